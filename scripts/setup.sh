@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything libasc needs on Debian 12, from Debian's packages and
+# PyPI.  Idempotent: a second run installs nothing.  Run as root (or with
+# sudo available).
+set -euo pipefail
+
+pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
+      libhwloc-dev hwloc libuv1-dev libjemalloc-dev libcmocka-dev
+      libxxhash-dev libomp-14-dev python3 python3-dev python3-pip
+      gnuplot-nox)
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python tools for the bindings, their tests and the benchmarks.  The
+# python3 on PATH is the one the bindings are built for.
+py=${PYTHON:-python3}
+need_py=()
+for m in numpy pytest; do
+  "$py" -c "import $m" 2>/dev/null || need_py+=("$m")
+done
+if [ ${#need_py[@]} -gt 0 ]; then
+  echo "setup: pip installing ${need_py[*]}"
+  "$py" -m pip install -q --disable-pip-version-check "${need_py[@]}" ||
+    "$py" -m pip install -q --break-system-packages "${need_py[@]}"
+fi
+echo "setup: ok"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The whole test suite: the normal build, an ASan+UBSan build, a TSan build,
+# the installed-package consumer, the Python tests and a bounded fuzz run.
+# Usage: scripts/test.sh [--quick]   (--quick: normal build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+step() { printf '\n=== %s\n' "$*"; }
+
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DASC_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs" >/dev/null
+}
+
+step "build (RelWithDebInfo, -Werror) and ctest"
+build build
+(cd build && ctest --output-on-failure -j"$jobs")
+
+if [ -x scripts/test-install.sh ]; then
+  step "consumer against the installed package"
+  scripts/test-install.sh build
+fi
+
+if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
+  step "python tests"
+  scripts/build-python.sh build
+  python3 -m pytest -q tests/python
+fi
+
+[ $quick = 1 ] && exit 0
+
+step "ASan+UBSan build and ctest"
+build build-asan -DASC_SANITIZE=address,undefined -DASC_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Debug
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j"$jobs")
+
+step "TSan build and ctest"
+build build-tsan -DASC_SANITIZE=thread -DASC_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Debug
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ctest --output-on-failure -j"$jobs" -LE no-tsan)
+
+if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
+  step "fuzz (bounded)"
+  CC=clang build build-fuzz -DASC_FUZZ=ON -DASC_BUILD_BENCH=OFF \
+    -DASC_BUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF \
+    -DASC_SANITIZE=address,undefined
+  for f in build-fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    corpus="tests/fuzz/corpus/$(basename "$f")"
+    mkdir -p "$corpus"
+    "$f" -max_total_time="${ASC_FUZZ_SECONDS:-30}" -timeout=10 \
+      -rss_limit_mb=2048 "$corpus" -print_final_stats=1 2>&1 | tail -3
+  done
+fi
+echo
+echo "all test stages passed"

@@ -1,0 +1,173 @@
+/*
+ * Compilation context: arena, diagnostics, the catch point.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cctx.h"
+
+struct asc__arena_chunk {
+  asc__arena_chunk *next;
+  size_t used;
+  size_t size;
+  _Alignas(16) unsigned char data[];
+};
+
+#define CHUNK_MIN (64u * 1024u)
+
+void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
+                    size_t len, int32_t first_line) {
+  memset(c, 0, sizeof *c);
+  c->filename = filename ? filename : "<string>";
+  c->text = text ? text : "";
+  c->len = text ? len : 0;
+  c->first_line = first_line > 0 ? first_line : 1;
+  c->max_errors = 20;
+  asc__buf_init(&c->diag);
+}
+
+void asc__cctx_free(asc__cctx *c) {
+  asc__arena_chunk *k = c->chunks;
+  while (k != NULL) {
+    asc__arena_chunk *next = k->next;
+    asc__free(k);
+    k = next;
+  }
+  c->chunks = NULL;
+  asc__buf_free(&c->diag);
+}
+
+_Noreturn void asc__cctx_throw(asc__cctx *c, asc__fail why) {
+  if (c->fail == ASC_FAIL_NONE || why == ASC_FAIL_OOM)
+    c->fail = why;
+  longjmp(*c->catch_point, 1);
+}
+
+void *asc__arena_alloc(asc__cctx *c, size_t size) {
+  asc__arena_chunk *k = c->chunks;
+  void *p;
+
+  size = (size + 15) & ~(size_t)15;
+  if (size == 0)
+    size = 16;
+  if (k == NULL || k->size - k->used < size) {
+    size_t want = size > CHUNK_MIN ? size : CHUNK_MIN;
+    k = asc__malloc(sizeof *k + want);
+    if (k == NULL)
+      asc__cctx_throw(c, ASC_FAIL_OOM);
+    k->size = want;
+    k->used = 0;
+    k->next = c->chunks;
+    c->chunks = k;
+  }
+  p = k->data + k->used;
+  k->used += size;
+  memset(p, 0, size);
+  return p;
+}
+
+char *asc__arena_strndup(asc__cctx *c, const char *s, size_t n) {
+  char *d = asc__arena_alloc(c, n + 1);
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+char *asc__arena_printf(asc__cctx *c, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  char *d;
+
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    asc__internal_error(c, __FILE__, __LINE__, "vsnprintf failed");
+  d = asc__arena_alloc(c, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(d, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return d;
+}
+
+const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len) {
+  const char *p = c->text, *end = c->text + c->len;
+  int32_t n = line - c->first_line;
+
+  if (n < 0)
+    return NULL;
+  while (n > 0) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (nl == NULL)
+      return NULL;
+    p = nl + 1;
+    n--;
+  }
+  if (p > end)
+    return NULL;
+  {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (l > 0 && p[l - 1] == '\r')
+      l--;
+    *len = l;
+  }
+  return p;
+}
+
+static void vdiag(asc__cctx *c, const char *kind, asc__loc loc,
+                  const char *fmt, va_list ap) {
+  char msg[1024];
+  size_t len;
+  const char *src;
+
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  asc__buf_printf(&c->diag, "%s:%d:%d: %s: %s\n", c->filename, (int)loc.line,
+                  (int)loc.col, kind, msg);
+  src = asc__source_line(c, loc.line, &len);
+  if (src != NULL) {
+    asc__buf_puts(&c->diag, "    ");
+    /* The source line is printed as is, tabs included, so the caret line
+     * copies its tabs to stay aligned. */
+    asc__buf_put(&c->diag, src, len);
+    asc__buf_puts(&c->diag, "\n    ");
+    for (int32_t i = 1; i < loc.col && (size_t)(i - 1) < len; i++)
+      asc__buf_put(&c->diag, src[i - 1] == '\t' ? "\t" : " ", 1);
+    asc__buf_puts(&c->diag, "^\n");
+  }
+  if (c->diag.oom)
+    asc__cctx_throw(c, ASC_FAIL_OOM);
+}
+
+void asc__diag_error(asc__cctx *c, asc__loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vdiag(c, "error", loc, fmt, ap);
+  va_end(ap);
+  if (++c->nerrors >= c->max_errors)
+    asc__cctx_throw(c, ASC_FAIL_ERRORS);
+}
+
+void asc__diag_note(asc__cctx *c, asc__loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vdiag(c, "note", loc, fmt, ap);
+  va_end(ap);
+}
+
+_Noreturn void asc__diag_fatal(asc__cctx *c, asc__loc loc, const char *fmt,
+                               ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vdiag(c, "error", loc, fmt, ap);
+  va_end(ap);
+  c->nerrors++;
+  asc__cctx_throw(c, ASC_FAIL_ERRORS);
+}
+
+_Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
+                                   const char *what) {
+  asc__buf_printf(&c->diag, "%s: internal compiler error: %s (%s:%d)\n",
+                  c->filename, what, file, line);
+  asc__cctx_throw(c, ASC_FAIL_INTERNAL);
+}

@@ -1,0 +1,96 @@
+/*
+ * One compilation = one context: an arena that owns every node, type and IR
+ * object of the compilation, the diagnostics collected so far, and the one
+ * catch point a fatal error unwinds to (Lua's luaD_pcall).  Nothing in the
+ * compiler keeps global state.
+ *
+ *   asc__cctx c;
+ *   jmp_buf jb;
+ *   asc__cctx_init(&c, filename, text, len, first_line);
+ *   c.catch_point = &jb;
+ *   if (setjmp(jb) == 0) { ... parse, type, lower, emit ... }
+ *   status = c.fail or c.nerrors ? ascErrorCompile : ascSuccess;
+ *   asc__cctx_free(&c);      // frees everything, in one place
+ *
+ * Locals of the function holding the setjmp that change after it must be
+ * volatile (C11 7.13.2.1).
+ */
+#ifndef ASC_CCTX_H
+#define ASC_CCTX_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* A source position.  Lines are those of the real file (first_line is
+ * added), columns count from 1 in bytes. */
+typedef struct asc__loc {
+  int32_t line;
+  int32_t col;
+} asc__loc;
+
+typedef struct asc__arena_chunk asc__arena_chunk;
+
+typedef enum asc__fail {
+  ASC_FAIL_NONE = 0,
+  ASC_FAIL_ERRORS,  /* user errors: diagnostics say why */
+  ASC_FAIL_OOM,     /* an allocation failed */
+  ASC_FAIL_INTERNAL /* a compiler bug caught by a check */
+} asc__fail;
+
+typedef struct asc__cctx {
+  /* source */
+  const char *filename;
+  const char *text;
+  size_t len;
+  int32_t first_line;   /* line number of text's first line */
+  /* arena */
+  asc__arena_chunk *chunks;
+  /* diagnostics: "file:line:col: error: msg\n  source\n  ^\n" ... */
+  asc__buf diag;
+  int nerrors;
+  int max_errors;       /* stop after this many (default 20) */
+  /* unwinding */
+  jmp_buf *catch_point;
+  asc__fail fail;
+} asc__cctx;
+
+void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
+                    size_t len, int32_t first_line);
+void asc__cctx_free(asc__cctx *c);
+
+/* Arena allocation: zeroed, 16-byte aligned; unwinds with ASC_FAIL_OOM on
+ * failure, so callers never check for NULL. */
+void *asc__arena_alloc(asc__cctx *c, size_t size);
+char *asc__arena_strndup(asc__cctx *c, const char *s, size_t n);
+char *asc__arena_printf(asc__cctx *c, const char *fmt, ...) ASC_PRINTF(2, 3);
+
+/* Records an error with the source line and a caret under loc.col, and
+ * goes on (the caller recovers).  Unwinds once max_errors is reached. */
+void asc__diag_error(asc__cctx *c, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+/* A note attached to the previous error ("note: first used here"). */
+void asc__diag_note(asc__cctx *c, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+/* Records an error and unwinds to the catch point. */
+_Noreturn void asc__diag_fatal(asc__cctx *c, asc__loc loc, const char *fmt,
+                               ...) ASC_PRINTF(3, 4);
+/* Unwinds with the given reason (ASC_FAIL_OOM / ASC_FAIL_INTERNAL / ...). */
+_Noreturn void asc__cctx_throw(asc__cctx *c, asc__fail why);
+/* An internal consistency check that unwinds instead of aborting. */
+#define ASC_CHECK(c, cond)                                                    \
+  do {                                                                        \
+    if (!(cond))                                                              \
+      asc__internal_error((c), __FILE__, __LINE__, #cond);                    \
+  } while (0)
+_Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
+                                   const char *what);
+
+/* The text of source line `line` (a real-file line number) without its
+ * newline, and its length; NULL when out of range. */
+const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len);
+
+#endif /* ASC_CCTX_H */

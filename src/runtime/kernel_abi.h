@@ -1,0 +1,151 @@
+/*
+ * The kernel ABI: what a compiled module exports and what the runtime hands
+ * each block.  docs/abi.md explains it in prose.
+ *
+ * This header is the single source of the ABI.  It is included by the
+ * runtime, by hand-written test modules, and embedded verbatim (at build
+ * time) at the top of every C file the compiler generates, so it must stay
+ * self-contained: only <stdint.h> and <stddef.h>, no libasc headers, no
+ * libc beyond those.
+ */
+#ifndef ASC_KERNEL_ABI_H
+#define ASC_KERNEL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ASC_KABI_VERSION 1
+#define ASC_KMAX_DIMS 8
+
+/* Same layout as ascTensor in asc.h (checked by a static assertion in the
+ * runtime). */
+typedef struct asc_ktensor {
+  void *data;
+  int32_t dtype;
+  int32_t ndim;
+  int64_t shape[ASC_KMAX_DIMS];
+  int64_t strides[ASC_KMAX_DIMS];
+} asc_ktensor;
+
+/* Same layout as ascScalar in asc.h. */
+typedef struct asc_kscalar {
+  int32_t dtype;
+  int32_t weak;
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+  } value;
+} asc_kscalar;
+
+/* Exception kinds; the Python class of the same name. */
+enum {
+  ASC_KEXC_NONE = 0,
+  ASC_KEXC_EXCEPTION,
+  ASC_KEXC_VALUE_ERROR,
+  ASC_KEXC_INDEX_ERROR,
+  ASC_KEXC_ZERO_DIVISION_ERROR,
+  ASC_KEXC_ASSERTION_ERROR,
+  ASC_KEXC_RUNTIME_ERROR,
+  ASC_KEXC_OVERFLOW_ERROR,
+  ASC_KEXC_ARITHMETIC_ERROR,
+  ASC_KEXC_TYPE_ERROR,
+  ASC_KEXC_COUNT
+};
+
+#define ASC_KEXC_MSG_MAX 256
+
+/* An exception in flight inside a kernel. */
+typedef struct asc_kexc {
+  int32_t kind;
+  int32_t line;                 /* Python source line of the raise */
+  char msg[ASC_KEXC_MSG_MAX];   /* NUL-terminated */
+} asc_kexc;
+
+typedef struct asc_kctx asc_kctx;
+
+/* The body of a parallel loop: runs iterations [lo, hi) of a loop of n
+ * iterations numbered 0..n-1 (the generated code maps them to the user's
+ * range), on team thread tid (0 <= tid < team size).  Returns 0, or, when an
+ * iteration raised and did not catch, the (0-based) index of that iteration
+ * plus one, with the exception stored in *exc. */
+typedef int64_t (*asc_kbody)(void *env, int64_t lo, int64_t hi, int32_t tid,
+                             asc_kexc *exc);
+
+/* Services of the runtime, called by generated code through ctx->rt. */
+typedef struct asc_krt {
+  uint32_t abi_version;
+  /* Runs body over 0..n-1 split over the block's team in guided chunks of
+   * at least min_chunk iterations, then joins.  Returns 0, or 1 when an
+   * iteration raised: *exc then holds the exception of the lowest raising
+   * iteration index (chunks are handed out in increasing order and no
+   * chunk above the lowest raising index is started afterwards, so this is
+   * deterministic). */
+  int (*parallel_for)(asc_kctx *ctx, int64_t n, int64_t min_chunk,
+                      asc_kbody body, void *env, asc_kexc *exc);
+  /* Threads in the calling block's team (>= 1). */
+  int32_t (*team_size)(asc_kctx *ctx);
+  /* Waits until every block of the launch has arrived.  Returns 0, or
+   * nonzero when another block raised, and the launch is being abandoned
+   * (the caller then returns at once). */
+  int (*barrier)(asc_kctx *ctx);
+  /* One lock per launch, for `with asc.critical():`. */
+  void (*critical_enter)(asc_kctx *ctx);
+  void (*critical_exit)(asc_kctx *ctx);
+  /* Nonzero once some block of the launch raised: long loops may poll it. */
+  int (*cancelled)(asc_kctx *ctx);
+} asc_krt;
+
+/* What the runtime hands each block. */
+struct asc_kctx {
+  uint32_t block_idx;
+  uint32_t block_num;
+  const asc_krt *rt;
+  void *team;     /* runtime-private */
+  void *launch;   /* runtime-private */
+  void *shared;   /* this block's shared_bytes of scratch, 64-byte aligned */
+};
+
+/* Runs one block.  args[i] points to the i-th argument, laid out as the
+ * kernel's parameter table says (asc_ktensor, asc_kscalar for generic
+ * scalars, or the scalar value).  Returns 0, or nonzero after storing an
+ * uncaught exception in *exc. */
+typedef int (*asc_kentry)(asc_kctx *ctx, void *const *args, asc_kexc *exc);
+
+enum {
+  ASC_KPARAM_TENSOR = 1 << 0,
+  ASC_KPARAM_GENERIC = 1 << 1,   /* dtype/ndim taken from the descriptor */
+  ASC_KPARAM_CONSTEXPR = 1 << 2
+};
+
+typedef struct asc_kparam {
+  const char *name;
+  uint32_t flags;
+  int32_t dtype;   /* ascDataType; ignored when generic */
+  int32_t ndim;    /* tensors; -1 when generic */
+} asc_kparam;
+
+enum {
+  ASC_KERNEL_USES_BARRIER = 1 << 0  /* all blocks must be resident */
+};
+
+typedef struct asc_kernel_desc {
+  const char *name;
+  asc_kentry entry;
+  uint32_t nparams;
+  const asc_kparam *params;
+  uint32_t flags;
+  uint64_t shared_bytes;  /* per block */
+  const char *file;       /* Python source file, for messages */
+} asc_kernel_desc;
+
+typedef struct asc_module_desc {
+  uint32_t abi_version;   /* ASC_KABI_VERSION */
+  uint32_t nkernels;
+  const asc_kernel_desc *kernels;
+} asc_module_desc;
+
+/* Every module exports exactly this symbol. */
+#define ASC_MODULE_SYMBOL "asc_module_v1"
+
+#endif /* ASC_KERNEL_ABI_H */
