@@ -23,6 +23,25 @@
 
 #include "memory.h"
 
+/* ASan does not see jemalloc's arenas, so under ASan the bytes between a
+ * block's requested size and the end of its jemalloc region are poisoned:
+ * writing past a block is reported like a heap overflow.  Everything is
+ * unpoisoned again before the region goes back to jemalloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+static void poison_tail(void *p, size_t size) {
+  size_t usable = sallocx(p, 0);
+  ASAN_POISON_MEMORY_REGION((char *)p + size, usable - size);
+}
+static void unpoison_all(void *p) { ASAN_UNPOISON_MEMORY_REGION(p, sallocx(p, 0)); }
+#else
+static void poison_tail(void *p, size_t size) {
+  (void)p;
+  (void)size;
+}
+static void unpoison_all(void *p) { (void)p; }
+#endif
+
 /* Every block is at least this aligned (a cache line, and what the code
  * generator assumes for vector loads). */
 #define BLOCK_ALIGN_MIN ((size_t)64)
@@ -272,10 +291,12 @@ ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
     return asc__error(ascErrorOutOfMemory,
                       "device memory: cannot allocate %zu bytes", size);
   b.p = p;
+  poison_tail(p, size);
 
   uv_mutex_lock(&m->lock);
   if (!table_reserve(m)) {
     uv_mutex_unlock(&m->lock);
+    unpoison_all(p);
     sdallocx(p, size, MALLOCX_LG_ALIGN(b.lg_align) | MALLOCX_TCACHE_NONE);
     return asc__error(ascErrorOutOfMemory,
                       "device memory: cannot grow the block table for a "
@@ -304,6 +325,7 @@ ascError_t asc__dev_free(asc__device *d, void *p) {
       table_remove(m, slot);
       m->bytes -= b.size;
       uv_mutex_unlock(&m->lock);
+      unpoison_all(b.p);
       sdallocx(b.p, b.size, MALLOCX_LG_ALIGN(b.lg_align) | MALLOCX_TCACHE_NONE);
       return ascSuccess;
     }
@@ -353,8 +375,10 @@ void asc__memory_reset(asc__device *d) {
   uv_mutex_lock(&m->lock);
   for (size_t i = 0; i < m->cap; i++) {
     block *b = &m->table[i];
-    if (b->p != NULL)
+    if (b->p != NULL) {
+      unpoison_all(b->p);
       sdallocx(b->p, b->size, MALLOCX_LG_ALIGN(b->lg_align) | MALLOCX_TCACHE_NONE);
+    }
   }
   asc__free(m->table);
   m->table = NULL;

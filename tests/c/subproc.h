@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,15 @@ static inline int subproc_run(const char *mode, const char *const *set, char *ou
   size_t nenv = 0, nset = 0, len = 0;
   char **envp;
   char *argv[4];
-  int fds[2], status;
+  int fds[2], status, rc;
+  posix_spawn_file_actions_t fa;
   pid_t pid;
+  char self[PATH_MAX];
+  ssize_t slen = readlink("/proc/self/exe", self, sizeof self - 1);
+
+  if (slen <= 0)
+    return -1;
+  self[slen] = '\0';
 
   while (environ[nenv] != NULL)
     nenv++;
@@ -76,20 +84,25 @@ static inline int subproc_run(const char *mode, const char *const *set, char *ou
     free(envp);
     return -1;
   }
-  pid = fork();
-  if (pid < 0) {
+  /* posix_spawn, not fork: fork runs the allocator's atfork handlers, which
+   * take every jemalloc arena lock at once and overflow TSan's deadlock
+   * detector (see docs/memory.md). */
+  if (posix_spawn_file_actions_init(&fa) != 0) {
     close(fds[0]);
     close(fds[1]);
     free(envp);
     return -1;
   }
-  if (pid == 0) {
-    /* Only async-signal-safe calls between fork and exec. */
-    dup2(fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  posix_spawn_file_actions_addclose(&fa, fds[1]);
+  rc = posix_spawn(&pid, self, &fa, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
     close(fds[0]);
     close(fds[1]);
-    execve("/proc/self/exe", argv, envp);
-    _exit(127);
+    free(envp);
+    return -1;
   }
   close(fds[1]);
   free(envp);

@@ -1,5 +1,6 @@
 /* Device memory: alignment, ownership, copies, failure injection,
  * concurrency, reset, NUMA arenas. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -574,6 +575,41 @@ static void test_uninitialisable_runtime(void **state) {
                       "ascErrorNoDevice");
 }
 
+/* Under ASan, writing one byte past a block is reported (the tail of its
+ * jemalloc region is poisoned). */
+static int child_overflow(void) {
+  char *p = NULL;
+  int devnull;
+
+  if (ascMalloc((void **)&p, 100) != ascSuccess)
+    return 3;
+  devnull = open("/dev/null", O_WRONLY);
+  printf("allocated=1\n");
+  fflush(stdout);
+  /* The expected report would read like a failure in the test log. */
+  if (devnull >= 0)
+    dup2(devnull, STDERR_FILENO);
+  p[100] = 1;
+  printf("survived=1\n");
+  return 0;
+}
+
+static void test_overflow_detected_under_asan(void **state) {
+  char out[SUBPROC_OUT_MAX];
+  int rc;
+  (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+  rc = subproc_run("overflow", NULL, out, sizeof out);
+  assert_int_not_equal(rc, 0);
+  assert_int_equal(subproc_get_ll(out, "allocated"), 1);
+  assert_true(subproc_get_ll(out, "survived") == LLONG_MIN);
+#else
+  (void)out;
+  (void)rc;
+  skip();
+#endif
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alignment_many_sizes),
@@ -597,12 +633,15 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_memory_destroy_and_recreate),
       cmocka_unit_test(test_two_numa_nodes),
       cmocka_unit_test(test_uninitialisable_runtime),
+      cmocka_unit_test(test_overflow_detected_under_asan),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
     if (strcmp(argv[2], "numa") == 0)
       return child_numa();
     if (strcmp(argv[2], "noinit") == 0)
       return child_noinit();
+    if (strcmp(argv[2], "overflow") == 0)
+      return child_overflow();
     return 2;
   }
   return cmocka_run_group_tests(tests, NULL, NULL);
