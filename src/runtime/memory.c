@@ -13,6 +13,7 @@
  * yet wait for earlier default-stream work.
  */
 #include <fcntl.h>
+#include <hwloc.h>
 #include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +59,16 @@ typedef struct arena {
   bool created;
 } arena;
 
+/* Extent hooks of an arena bound to one NUMA node: jemalloc's own hooks,
+ * with every new extent bound to the node before jemalloc carves it up. */
+typedef struct node_hooks {
+  extent_hooks_t hooks;    /* first: jemalloc hands &hooks back to us */
+  extent_hooks_t *dflt;    /* jemalloc's default hooks */
+  hwloc_topology_t topo;
+  hwloc_const_nodeset_t nodeset;
+  size_t extents;          /* extents allocated through these hooks */
+} node_hooks;
+
 struct asc__memory {
   /* Guards every field below.  A leaf lock: held only around table and
    * arena bookkeeping, never while calling into other libasc code. */
@@ -65,6 +76,7 @@ struct asc__memory {
   size_t page;             /* system page size */
   int nnodes;              /* NUMA nodes of the device, >= 1 */
   arena *arenas;           /* nnodes + 1 slots; [nnodes] has no placement */
+  node_hooks *hooks;       /* nnodes entries, or NULL: no binding */
   block *table;            /* open addressing, linear probing */
   size_t cap;              /* power of two, or 0 before the first block */
   size_t count;
@@ -163,6 +175,53 @@ static int arena_slot(const struct asc__memory *m, int numa_node) {
   return numa_node < 0 || m->nnodes == 1 ? m->nnodes : numa_node;
 }
 
+/* Binding is a placement request, like first touch: if the kernel refuses
+ * it (a synthetic or XML topology, no mbind), the extent is still good and
+ * its pages land where the kernel's default policy puts them. */
+static void *bound_extent_alloc(extent_hooks_t *h, void *new_addr,
+                                size_t size, size_t alignment, bool *zero,
+                                bool *commit, unsigned arena_ind) {
+  node_hooks *nh = (node_hooks *)h;
+  void *p = nh->dflt->alloc(nh->dflt, new_addr, size, alignment, zero, commit,
+                            arena_ind);
+  if (p != NULL)
+    __atomic_fetch_add(&nh->extents, 1, __ATOMIC_RELAXED);
+  if (p != NULL)
+    (void)hwloc_set_area_membind(nh->topo, p, size, nh->nodeset,
+                                 HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+  return p;
+}
+
+/* Prepares per-node hooks when the device spans several NUMA nodes.  On
+ * any failure the arenas are simply created unbound. */
+static void hooks_init(struct asc__memory *m, asc__device *d) {
+  extent_hooks_t *dflt = NULL;
+  size_t sz = sizeof dflt;
+
+  if (m->nnodes < 2 || d->topo == NULL)
+    return;
+  if (mallctl("arena.0.extent_hooks", &dflt, &sz, NULL, 0) != 0 ||
+      dflt == NULL || dflt->alloc == NULL)
+    return;
+  m->hooks = asc__calloc((size_t)m->nnodes, sizeof *m->hooks);
+  if (m->hooks == NULL)
+    return;
+  for (int i = 0; i < m->nnodes; i++) {
+    hwloc_obj_t node =
+        hwloc_get_obj_by_type(d->topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+    if (node == NULL || node->nodeset == NULL) {
+      asc__free(m->hooks);
+      m->hooks = NULL;
+      return;
+    }
+    m->hooks[i].hooks = *dflt;
+    m->hooks[i].hooks.alloc = bound_extent_alloc;
+    m->hooks[i].dflt = dflt;
+    m->hooks[i].topo = d->topo;
+    m->hooks[i].nodeset = node->nodeset;
+  }
+}
+
 /* Called with m->lock held. */
 static ascError_t arena_get(struct asc__memory *m, int slot, unsigned *index) {
   arena *a = &m->arenas[slot];
@@ -170,7 +229,13 @@ static ascError_t arena_get(struct asc__memory *m, int slot, unsigned *index) {
   if (!a->created) {
     unsigned idx;
     size_t sz = sizeof idx;
-    int rc = mallctl("arenas.create", &idx, &sz, NULL, 0);
+    extent_hooks_t *h = NULL;
+    int rc;
+
+    if (m->hooks != NULL && slot < m->nnodes)
+      h = &m->hooks[slot].hooks;
+    rc = mallctl("arenas.create", &idx, &sz, h ? (void *)&h : NULL,
+                 h ? sizeof h : 0);
     if (rc != 0)
       return asc__error(ascErrorOutOfMemory,
                         "device memory: jemalloc could not create an arena "
@@ -196,6 +261,7 @@ static struct asc__memory *memory_peek(asc__device *d) {
 
 static void memory_free(struct asc__memory *m) {
   uv_mutex_destroy(&m->lock);
+  asc__free(m->hooks);
   asc__free(m->arenas);
   asc__free(m->table);
   asc__free(m);
@@ -225,6 +291,7 @@ static ascError_t memory_get(asc__device *d, struct asc__memory **out) {
   }
   page = sysconf(_SC_PAGESIZE);
   m->page = page > 0 ? (size_t)page : 4096;
+  hooks_init(m, d);
   if (!__atomic_compare_exchange_n(&d->mem, &expected, m, false,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     memory_free(m);
@@ -364,6 +431,17 @@ size_t asc__dev_bytes_in_use(asc__device *d) {
   uv_mutex_lock(&m->lock);
   n = m->bytes;
   uv_mutex_unlock(&m->lock);
+  return n;
+}
+
+size_t asc__dev_bound_extents(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  size_t n = 0;
+
+  if (m == NULL || m->hooks == NULL)
+    return 0;
+  for (int i = 0; i < m->nnodes; i++)
+    n += __atomic_load_n(&m->hooks[i].extents, __ATOMIC_RELAXED);
   return n;
 }
 

@@ -43,6 +43,11 @@ bool asc__dev_owns(asc__device *d, const void *p, size_t *size);
  * rounded to). */
 size_t asc__dev_bytes_in_use(asc__device *d);
 
+/* Extents the per-node arenas of d have taken from the system (each one
+ * bound to its node); 0 when d has a single NUMA node.  For tests and
+ * statistics. */
+size_t asc__dev_bound_extents(asc__device *d);
+
 /* Frees every live block of d and returns the arenas' unused pages to the
  * system; d stays usable.  Called by ascDeviceReset after everything that
  * could still use a block (streams, pools) is gone. */

@@ -173,6 +173,17 @@ static void test_dev_alloc_alignment_and_nodes(void **state) {
   assert_false(asc__dev_owns(d, NULL, NULL));
 }
 
+static void test_single_node_has_no_bound_arenas(void **state) {
+  asc__device *d = device0();
+  void *p = NULL;
+  (void)state;
+  if (d->prop.numaNodes != 1)
+    skip();
+  assert_int_equal(asc__dev_alloc(d, 100, 0, 0, &p), ascSuccess);
+  assert_int_equal(asc__dev_bound_extents(d), 0);
+  assert_int_equal(asc__dev_free(d, p), ascSuccess);
+}
+
 static void test_bytes_in_use(void **state) {
   asc__device *d = device0();
   size_t before = asc__dev_bytes_in_use(d);
@@ -502,6 +513,7 @@ static int child_numa(void) {
   printf("node2=%s\n", ascGetErrorName(e));
   printf("node2_null=%d\n", bad == NULL);
   printf("owned=%d\n", asc__dev_owns(d, p[0], NULL) + asc__dev_owns(d, p[1], NULL));
+  printf("bound_extents=%zu\n", asc__dev_bound_extents(d));
   if (p[0] != NULL)
     memset(p[0], 1, ASC_PAGE_ALIGN_MIN);
   if (p[1] != NULL)
@@ -533,6 +545,8 @@ static void test_two_numa_nodes(void **state) {
                       "ascErrorInvalidValue");
   assert_int_equal(subproc_get_ll(out, "node2_null"), 1);
   assert_int_equal(subproc_get_ll(out, "owned"), 2);
+  /* Both node arenas went through the binding hooks. */
+  assert_true(subproc_get_ll(out, "bound_extents") >= 2);
   assert_string_equal(subproc_get(out, "free0", buf, sizeof buf), "ascSuccess");
   assert_int_equal(subproc_get_ll(out, "after_reset"), 0);
   assert_string_equal(subproc_get(out, "free1", buf, sizeof buf),
@@ -573,6 +587,52 @@ static void test_uninitialisable_runtime(void **state) {
                       "ascErrorNoDevice");
   assert_string_equal(subproc_get(out, "info", buf, sizeof buf),
                       "ascErrorNoDevice");
+}
+
+/* First use from many threads at once: the runtime and the memory state
+ * are created exactly once and every allocation succeeds. */
+enum { RACE_THREADS = 8 };
+static pthread_barrier_t race_barrier;
+static atomic_int race_failures;
+
+static void *race_thread(void *arg) {
+  void *p = NULL;
+  (void)arg;
+  pthread_barrier_wait(&race_barrier);
+  if (ascMalloc(&p, 4096) != ascSuccess || p == NULL) {
+    atomic_fetch_add(&race_failures, 1);
+    return NULL;
+  }
+  memset(p, 1, 4096);
+  if (ascFree(p) != ascSuccess)
+    atomic_fetch_add(&race_failures, 1);
+  return NULL;
+}
+
+static int child_race(void) {
+  pthread_t th[RACE_THREADS];
+  asc__device *d = NULL;
+
+  pthread_barrier_init(&race_barrier, NULL, RACE_THREADS);
+  for (int i = 0; i < RACE_THREADS; i++)
+    pthread_create(&th[i], NULL, race_thread, NULL);
+  for (int i = 0; i < RACE_THREADS; i++)
+    pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&race_barrier);
+  printf("failures=%d\n", atomic_load(&race_failures));
+  if (asc__get_device(&d, 0) == ascSuccess)
+    printf("in_use=%zu\n", asc__dev_bytes_in_use(d));
+  return 0;
+}
+
+static void test_first_use_race(void **state) {
+  char out[SUBPROC_OUT_MAX];
+  (void)state;
+  for (int round = 0; round < 3; round++) {
+    assert_int_equal(subproc_run("race", NULL, out, sizeof out), 0);
+    assert_int_equal(subproc_get_ll(out, "failures"), 0);
+    assert_int_equal(subproc_get_ll(out, "in_use"), 0);
+  }
 }
 
 /* Under ASan, writing one byte past a block is reported (the tail of its
@@ -620,6 +680,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_double_free),
       cmocka_unit_test(test_interior_pointer),
       cmocka_unit_test(test_dev_alloc_alignment_and_nodes),
+      cmocka_unit_test(test_single_node_has_no_bound_arenas),
       cmocka_unit_test(test_bytes_in_use),
       cmocka_unit_test(test_injected_failure),
       cmocka_unit_test(test_injected_failure_every_point),
@@ -633,6 +694,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_memory_destroy_and_recreate),
       cmocka_unit_test(test_two_numa_nodes),
       cmocka_unit_test(test_uninitialisable_runtime),
+      cmocka_unit_test(test_first_use_race),
       cmocka_unit_test(test_overflow_detected_under_asan),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
@@ -640,6 +702,8 @@ int main(int argc, char **argv) {
       return child_numa();
     if (strcmp(argv[2], "noinit") == 0)
       return child_noinit();
+    if (strcmp(argv[2], "race") == 0)
+      return child_race();
     if (strcmp(argv[2], "overflow") == 0)
       return child_overflow();
     return 2;
