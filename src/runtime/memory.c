@@ -184,11 +184,11 @@ static void *bound_extent_alloc(extent_hooks_t *h, void *new_addr,
   node_hooks *nh = (node_hooks *)h;
   void *p = nh->dflt->alloc(nh->dflt, new_addr, size, alignment, zero, commit,
                             arena_ind);
-  if (p != NULL)
+  if (p != NULL) {
     __atomic_fetch_add(&nh->extents, 1, __ATOMIC_RELAXED);
-  if (p != NULL)
     (void)hwloc_set_area_membind(nh->topo, p, size, nh->nodeset,
                                  HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+  }
   return p;
 }
 
