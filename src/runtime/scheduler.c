@@ -77,6 +77,7 @@ struct asc__sched {
 
   /* Polled by spinning workers without the lock. */
   _Alignas(ASC_CACHE_LINE) atomic_int njobs;
+  atomic_int nspinning;         /* workers in spin_for_work */
   atomic_int stop_flag;
   atomic_int bind_warned;
 };
@@ -144,7 +145,14 @@ static void job_push(asc__sched *s, asc__job *j, int nclaims) {
     s->tail[lv] = j;
   }
   j->queued = true;
-  atomic_fetch_add_explicit(&s->njobs, 1, memory_order_release);
+  atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
+  /* Spinning workers will see the job without a wakeup, and a worker
+   * submitting from its completion path is about to look for work
+   * itself. */
+  nclaims -= atomic_load_explicit(&s->nspinning, memory_order_seq_cst);
+  if (tls_worker != NULL && tls_worker->sched == s &&
+      j->kind == ASC__JOB_BLOCKS)
+    nclaims--;
   for (int k = 0; k < nclaims && k < s->nsleeping; k++)
     uv_cond_signal(&s->cond);
 }
@@ -539,17 +547,24 @@ static void bind_worker(worker *w) {
  * Returns true if it saw something to do. */
 static bool spin_for_work(asc__sched *s) {
   uint64_t t0 = uv_hrtime();
+  bool found = false;
 
+  atomic_fetch_add_explicit(&s->nspinning, 1, memory_order_seq_cst);
   for (;;) {
     for (int i = 0; i < 128; i++) {
       if (atomic_load_explicit(&s->njobs, memory_order_acquire) > 0 ||
-          atomic_load_explicit(&s->stop_flag, memory_order_relaxed))
-        return true;
+          atomic_load_explicit(&s->stop_flag, memory_order_relaxed)) {
+        found = true;
+        goto out;
+      }
       cpu_relax();
     }
     if (uv_hrtime() - t0 >= s->spin_ns)
-      return false;
+      break;
   }
+out:
+  atomic_fetch_sub_explicit(&s->nspinning, 1, memory_order_seq_cst);
+  return found;
 }
 
 static void worker_main(void *arg) {
