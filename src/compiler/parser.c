@@ -1491,6 +1491,8 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
       return ASC_BI_NONE;
     if (base != NULL && im->name != NULL)
       return ASC_BI_NONE;                  /* from asc import X; X.kernel */
+    if (base == NULL && im->name == NULL)
+      return ASC_BI_NONE;                  /* import asc; @asc */
     {
       const char *fname = base != NULL ? attr : im->name;
       const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, fname);
