@@ -319,9 +319,10 @@ bool asc__sig_equal(const asc__sig *a, const asc__sig *b) {
 /* Row-major dense, ignoring the strides of dimensions of extent 1. */
 static bool is_contiguous(const ascTensor *t) {
   int64_t want = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; d--) {
+  for (int32_t d = 0; d < t->ndim; d++)
     if (t->shape[d] == 0)
       return true;
+  for (int32_t d = t->ndim - 1; d >= 0; d--) {
     if (t->shape[d] != 1 && t->strides[d] != want)
       return false;
     want *= t->shape[d];
