@@ -353,6 +353,11 @@ struct asc__ast_class {
   asc__ast_field *fields;
   int nfields;
   const char *docstring;
+  /* Why the class is not a struct of scalars (bases, methods, other
+   * statements), NULL if it is one.  Host-side classes may live in the
+   * same file; using such a class in a kernel is an error. */
+  const char *unsupported;
+  asc__loc unsupported_loc;
   struct asc__type *type;     /* slot for type inference */
 };
 
@@ -372,7 +377,10 @@ typedef struct asc__ast_const {
   const char *name;
   asc__ast_expr *annotation; /* NAME: int = 3; NULL when absent */
   asc__ast_expr *value;
-  ascScalar folded;          /* resolver: the frozen value (weak) */
+  /* resolver: the frozen value (weak bool / int64 / float64), or
+   * dtype == ascDataTypeCount when the value is not a compile-time scalar
+   * constant (using such a name in a kernel is an error). */
+  ascScalar folded;
   bool from_caller;          /* value came from ascGlobalValue */
   asc__sym *sym;
 } asc__ast_const;

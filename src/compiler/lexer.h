@@ -55,8 +55,17 @@ typedef enum asc__tok_kind {
   ASC_TK_COUNT
 } asc__tok_kind;
 
+/* Literal forms that are valid Python but not kernel code: the parser
+ * rejects them in kernels and ignores them in module-level host code. */
+enum {
+  ASC_TOKF_FSTRING = 1, /* f"..." */
+  ASC_TOKF_BYTES = 2,   /* b"..." */
+  ASC_TOKF_IMAG = 4     /* 3j */
+};
+
 typedef struct asc__token {
   asc__tok_kind kind;
+  unsigned flags;         /* ASC_TOKF_* */
   asc__loc loc;
   size_t offset;          /* byte offset of the token in the source */
   size_t len;             /* length of its spelling */
@@ -79,6 +88,9 @@ asc__token *asc__lex(asc__cctx *c, int *ntokens);
 const char *asc__tok_kind_name(asc__tok_kind k);
 /* The spelling of punctuation and keywords; NULL for other kinds. */
 const char *asc__tok_spelling(asc__tok_kind k);
+
+/* s[0..n) as a double-quoted C-style string literal. */
+void asc__buf_put_quoted(asc__buf *out, const char *s, size_t n);
 
 /* One line per token: "line:col KIND value". */
 void asc__dump_tokens(const asc__token *toks, int n, asc__buf *out);
