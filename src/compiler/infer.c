@@ -772,6 +772,9 @@ static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
     report(r, fn->loc,
            "a parallel_for body takes one parameter (the index), not %d",
            fn->nparams);
+    /* no further messages about its parameters */
+    for (int i = 0; i < fn->nparams; i++)
+      assign_cell(r, fn->params[i].sym, fn->params[i].loc, err(r), NULL);
     return;
   }
   assign_cell(r, fn->params[0].sym, fn->params[0].loc,
@@ -1434,10 +1437,11 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       return;
     if (!fits(r, t, elem, true, 0))
       report(r, value ? value->loc : loc,
-             "cannot store %s into an element of %s%s", tn(r, t), tn(r, tt),
-             is_kind(t, ASC_TY_SCALAR) ? " (convert it explicitly, e.g. "
-                                         "asc.float32(x))"
-                                       : "");
+             "cannot store %s into an element of %s%s%s%s", tn(r, t),
+             tn(r, tt),
+             is_kind(t, ASC_TY_SCALAR) ? " (convert it explicitly: asc." : "",
+             is_kind(t, ASC_TY_SCALAR) ? asc__dtype_long(tt->dtype) : "",
+             is_kind(t, ASC_TY_SCALAR) ? "(...))" : "");
     else if (value != NULL)
       coerce(r, value, elem, 0);
     return;
@@ -1599,6 +1603,17 @@ static void nested_def(run *r, asc__ast_func *fn) {
       }
     }
   }
+  if (r->check)
+    for (int i = 0; i < fn->nparams; i++) {
+      cell *k = cell_of(r, fn->params[i].sym);
+      if (k->t == NULL) {
+        report(r, fn->params[i].loc,
+               "cannot infer the type of parameter '%s' of '%s' (a nested "
+               "function must be a parallel_for body)",
+               fn->params[i].name, fn->name);
+        k->t = err(r);
+      }
+    }
   r->cur = f;
   block(r, &fn->body);
   r->cur = saved;
