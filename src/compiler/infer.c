@@ -72,6 +72,7 @@ typedef struct run {
 } run;
 
 static asc__type *expr(run *r, asc__ast_expr *e);
+static void settype(run *r, asc__ast_expr *e, asc__type *t);
 static void block(run *r, asc__ast_block *b);
 static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
                                asc__type *const *args, int32_t nargs,
@@ -622,7 +623,7 @@ static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
     }
   }
   if (ix->kind == ASC_EXPR_TUPLE && r->check)
-    ix->type = asc__ty_shape(r->in->c, n);
+    settype(r, ix, asc__ty_shape(r->in->c, n));
   if (n != tt->ndim) {
     report(r, loc, "%s indexed with %d %s; it needs %d", tn(r, tt), n,
            n == 1 ? "index" : "indices", (int)tt->ndim);
@@ -780,9 +781,10 @@ static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
   assign_cell(r, fn->params[0].sym, fn->params[0].loc,
               scalar(r, ascInt64), NULL);
   if (r->check)
-    arg->type = asc__ty_func(r->in->c, fn->name, 1,
-                             (asc__type *[]){scalar(r, ascInt64)},
-                             asc__ty_none(r->in->c));
+    settype(r, arg,
+            asc__ty_func(r->in->c, fn->name, 1,
+                         (asc__type *[]){scalar(r, ascInt64)},
+                         asc__ty_none(r->in->c)));
   if (arg->kind != ASC_EXPR_LAMBDA)
     return; /* walked at its def */
   saved = r->cur;
@@ -831,7 +833,7 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
       }
     }
     if (r->check)
-      shape->type = asc__ty_shape(r->in->c, n);
+      settype(r, shape, asc__ty_shape(r->in->c, n));
   } else {
     asc__type *t = expr(r, shape);
     if (!is_const_int(r, shape, 0) ||
@@ -852,7 +854,7 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
   if (!dtype_arg(r, dt, &d) || !ok)
     return err(r);
   if (r->check)
-    dt->type = scalar(r, d);
+    settype(r, dt, scalar(r, d));
   return asc__ty_tensor(r->in->c, d, n, true);
 }
 
@@ -1323,6 +1325,23 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   return err(r);
 }
 
+/* Writes e's type slot in the check pass and remembers e, so that its
+ * type is made concrete at the end. */
+static void settype(run *r, asc__ast_expr *e, asc__type *t) {
+  if (!r->check || e == NULL)
+    return;
+  e->type = t;
+  if (r->ntyped == r->captyped) {
+    int32_t cap = r->captyped ? r->captyped * 2 : 256;
+    asc__ast_expr **n = asc__arena_alloc(r->in->c, sizeof *n * (size_t)cap);
+    if (r->ntyped > 0)
+      memcpy(n, r->typed, sizeof *n * (size_t)r->ntyped);
+    r->typed = n;
+    r->captyped = cap;
+  }
+  r->typed[r->ntyped++] = e;
+}
+
 static asc__type *expr(run *r, asc__ast_expr *e) {
   asc__type *t;
   if (e == NULL)
@@ -1333,18 +1352,7 @@ static asc__type *expr(run *r, asc__ast_expr *e) {
       report(r, e->loc, "cannot infer the type of this expression");
       t = err(r);
     }
-    /* Keep a type a child already set (a lambda body's FUNC type). */
-    if (e->type == NULL || e->kind != ASC_EXPR_LAMBDA)
-      e->type = t;
-    if (r->ntyped == r->captyped) {
-      int32_t cap = r->captyped ? r->captyped * 2 : 256;
-      asc__ast_expr **n = asc__arena_alloc(r->in->c, sizeof *n * (size_t)cap);
-      if (r->ntyped > 0)
-        memcpy(n, r->typed, sizeof *n * (size_t)r->ntyped);
-      r->typed = n;
-      r->captyped = cap;
-    }
-    r->typed[r->ntyped++] = e;
+    settype(r, e, t);
   }
   return t;
 }
@@ -1388,7 +1396,7 @@ static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
                       : NULL,
                   loc, depth + 1);
   if (r->check)
-    target->type = tt;
+    settype(r, target, tt);
 }
 
 static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
@@ -1413,7 +1421,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     }
     vt = assign_cell(r, s, target->loc, t, value);
     if (r->check)
-      target->type = vt ? vt : err(r);
+      settype(r, target, vt ? vt : err(r));
     return;
   }
   case ASC_EXPR_TUPLE:
@@ -1432,7 +1440,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     check_tensor_index(r, tt, target->u.sub.index, target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
-      target->type = elem;
+      settype(r, target, elem);
     if (t == NULL || is_err(t))
       return;
     if (!fits(r, t, elem, true, 0))
@@ -1461,7 +1469,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       return;
     }
     if (r->check)
-      target->type = ft;
+      settype(r, target, ft);
     if (t != NULL && !is_err(t) && !fits(r, t, ft, true, 0))
       report(r, value ? value->loc : loc,
              "cannot assign %s to field '%s', which has type %s", tn(r, t),
@@ -1515,7 +1523,7 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
       coerce(r, bounds[i], i64, 0);
   }
   if (r->check && s->u.for_.iter != NULL)
-    s->u.for_.iter->type = asc__ty_none(r->in->c);
+    settype(r, s->u.for_.iter, asc__ty_none(r->in->c));
   assign_target(r, s->u.for_.target, i64, NULL, s->loc, 0);
   block(r, &s->u.for_.body);
 }
@@ -1576,13 +1584,13 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
                tn(r, t));
     }
     if (r->check)
-      x->type = asc__ty_none(r->in->c);
+      settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   b = named_builtin(x);
   if (b != NULL && b->kind == ASC_BK_EXC) {
     if (r->check)
-      x->type = asc__ty_none(r->in->c);
+      settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   report(r, x->loc, "only exception classes (ValueError, ...) can be raised");
@@ -1675,7 +1683,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
       asc__type *t = expr(r, s->u.ann.value);
       assign_target(r, tg, t, s->u.ann.value, s->loc, 0);
     } else if (r->check) {
-      tg->type = at;
+      settype(r, tg, at);
     }
     return;
   }
@@ -1717,7 +1725,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
     for (int i = 0; i < s->u.try_.nhandlers; i++) {
       asc__ast_handler *h = &s->u.try_.handlers[i];
       if (r->check && h->type != NULL)
-        h->type->type = asc__ty_none(r->in->c);
+        settype(r, h->type, asc__ty_none(r->in->c));
       if (r->check && h->name_sym != NULL)
         h->name_sym->type = asc__ty_str(r->in->c);
       block(r, &h->body);
@@ -2024,9 +2032,15 @@ asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
   in.out = asc__arena_alloc(c, sizeof *in.out);
   in.out->kernel = kernel;
   in.out->sig = sig;
-  if (m != NULL)
+  /* Slots may hold types of an earlier specialisation, from an arena
+   * that is gone. */
+  asc__ast_clear_types(kernel);
+  if (m != NULL) {
     for (int i = 0; i < m->nclasses; i++)
       m->classes[i]->type = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+      asc__ast_clear_types(m->funcs[i]);
+  }
   if (sig->name != NULL && strcmp(sig->name, kernel->name) != 0) {
     asc__diag_error(c, kernel->loc,
                     "the signature is for '%s', not for kernel '%s'",

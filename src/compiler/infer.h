@@ -77,4 +77,8 @@ asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call);
  * names rebound to the copies), for a second instance. */
 asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
 
+/* Clears every type slot of fn, its nested functions and lambdas (types
+ * of an earlier compilation may point into a freed arena). */
+void asc__ast_clear_types(asc__ast_func *fn);
+
 #endif /* ASC_INFER_H */
