@@ -4,7 +4,6 @@
  * Resolved names show what they denote (x:param, sum:local, TILE:const=64,
  * range:builtin); calls show their target ([builtin sin], [helper f]).
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,26 +23,7 @@ static void loc(asc__buf *o, asc__loc l) {
   asc__buf_printf(o, "@%d:%d", (int)l.line, (int)l.col);
 }
 
-static void put_double(asc__buf *o, double v) {
-  char b[64];
-  if (isinf(v)) {
-    asc__buf_puts(o, v > 0 ? "inf" : "-inf");
-    return;
-  }
-  if (isnan(v)) {
-    asc__buf_puts(o, "nan");
-    return;
-  }
-  snprintf(b, sizeof b, "%.17g", v);
-  asc__buf_puts(o, b);
-  {
-    const char *p = b;
-    while (*p && *p != '.' && *p != 'e' && *p != 'n' && *p != 'i')
-      p++;
-    if (*p == '\0')
-      asc__buf_puts(o, ".0");
-  }
-}
+static void put_double(asc__buf *o, double v) { asc__buf_put_double(o, v); }
 
 static void scalar(asc__buf *o, const ascScalar *s) {
   switch (s->dtype) {
@@ -154,7 +134,7 @@ static void expr(asc__buf *o, const asc__ast_expr *e) {
       asc__buf_printf(o, " %s=", e->u.call.kws[i].name);
       expr(o, e->u.call.kws[i].value);
     }
-    if (e->u.call.builtin != NULL)
+    if (e->u.call.builtin != NULL && e->u.call.func->kind != ASC_EXPR_ATTR)
       asc__buf_printf(o, " [builtin %s]", e->u.call.builtin->name);
     if (e->u.call.callee != NULL)
       asc__buf_printf(o, " [helper %s]", e->u.call.callee->name);
@@ -454,11 +434,10 @@ void asc__dump_ast(const asc__ast_module *m, asc__buf *o) {
   }
   for (int i = 0; i < m->nimports; i++) {
     const asc__ast_import *im = &m->imports[i];
-    asc__buf_puts(o, "  import ");
     if (im->name != NULL)
-      asc__buf_printf(o, "%s.%s", im->module, im->name);
+      asc__buf_printf(o, "  from %s import %s", im->module, im->name);
     else
-      asc__buf_puts(o, im->module);
+      asc__buf_printf(o, "  import %s", im->module);
     asc__buf_printf(o, " as %s ", im->asname);
     loc(o, im->loc);
     asc__buf_puts(o, "\n");

@@ -438,7 +438,7 @@ static bool begin_line(lexer *L) {
       if (*p == '#')
         while (p < L->end && *p != '\n')
           p++;
-      if (*p == '\\')
+      if (p < L->end && *p == '\\')
         p++;
       while (p < L->end && *p == '\r')
         p++;
@@ -707,6 +707,26 @@ void asc__buf_put_quoted(asc__buf *out, const char *s, size_t n) {
   asc__buf_puts(out, "\"");
 }
 
+void asc__buf_put_double(asc__buf *out, double v) {
+  char b[64];
+  if (v != v) {
+    asc__buf_puts(out, "nan");
+    return;
+  }
+  if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+    asc__buf_puts(out, v > 0 ? "inf" : "-inf");
+    return;
+  }
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(b, sizeof b, "%.*g", prec, v);
+    if (strtod(b, NULL) == v)
+      break;
+  }
+  asc__buf_puts(out, b);
+  if (strpbrk(b, ".e") == NULL)
+    asc__buf_puts(out, ".0");
+}
+
 void asc__dump_tokens(const asc__token *toks, int n, asc__buf *out) {
   for (int i = 0; i < n; i++) {
     const asc__token *t = &toks[i];
@@ -720,7 +740,10 @@ void asc__dump_tokens(const asc__token *toks, int n, asc__buf *out) {
     case ASC_TK_INT:
       asc__buf_printf(out, "INT %llu", (unsigned long long)t->v.ival);
       break;
-    case ASC_TK_FLOAT: asc__buf_printf(out, "FLOAT %.17g", t->v.fval); break;
+    case ASC_TK_FLOAT:
+      asc__buf_puts(out, "FLOAT ");
+      asc__buf_put_double(out, t->v.fval);
+      break;
     case ASC_TK_STR:
       asc__buf_puts(out, "STR ");
       asc__buf_put_quoted(out, t->v.str.s, t->v.str.len);

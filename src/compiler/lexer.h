@@ -92,6 +92,10 @@ const char *asc__tok_spelling(asc__tok_kind k);
 /* s[0..n) as a double-quoted C-style string literal. */
 void asc__buf_put_quoted(asc__buf *out, const char *s, size_t n);
 
+/* v in the shortest form that reads back exactly, always with a '.' or
+ * an exponent ("1.0", "0.1", "1e+300", "inf", "nan"). */
+void asc__buf_put_double(asc__buf *out, double v);
+
 /* One line per token: "line:col KIND value". */
 void asc__dump_tokens(const asc__token *toks, int n, asc__buf *out);
 

@@ -351,9 +351,21 @@ static asc__ast_expr *atom(parser *p) {
   case ASC_TK_LPAR:
     return paren(p);
   case ASC_TK_LSQB:
-    syntax_error_at(p, t->loc, "list displays are not supported in kernels "
-                    "(use a tuple, or asc.local_array for storage)");
   case ASC_TK_LBRACE:
+    next(p);
+    if (!at(p, ASC_TK_RSQB) && !at(p, ASC_TK_RBRACE)) {
+      enter(p, t->loc);
+      (void)test(p);
+      leave(p);
+      if (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC))
+        syntax_error_at(p, t->loc, "%s comprehensions are not supported in "
+                        "kernels", t->kind == ASC_TK_LSQB ? "list"
+                                                          : "dict and set");
+    }
+    if (t->kind == ASC_TK_LSQB)
+      syntax_error_at(p, t->loc, "list displays are not supported in "
+                      "kernels (use a tuple, or asc.local_array for "
+                      "storage)");
     syntax_error_at(p, t->loc, "dict and set displays are not supported in "
                     "kernels");
   case ASC_TK_ELLIPSIS:
@@ -1479,6 +1491,8 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
       return ASC_BI_NONE;
     if (base != NULL && im->name != NULL)
       return ASC_BI_NONE;                  /* from asc import X; X.kernel */
+    if (base == NULL && im->name == NULL)
+      return ASC_BI_NONE;                  /* import asc; @asc */
     {
       const char *fname = base != NULL ? attr : im->name;
       const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, fname);
@@ -1811,6 +1825,9 @@ static void module_statement(parser *p, module_lists *ml) {
       strict = true;
     else
       strict = false;
+    if (dp->n > 0 && k == ASC_TK_KW_ASYNC)
+      syntax_error_at(p, tok(p)->loc, "'async' functions are not supported "
+                      "in kernels");
     if (dp->n > 0 && k != ASC_TK_KW_DEF && k != ASC_TK_KW_CLASS)
       syntax_error_at(p, tok(p)->loc, "expected 'def' or 'class' after "
                       "decorator");
