@@ -2,6 +2,7 @@
 # Diagnostics corpus: each tests/diag/*.py is a program that must fail to
 # compile.  Its header comments say how:
 #   # mode: types          (optional; the ascc --emit mode, default ast)
+#   # signature: k(f32[1]) (optional; passed as --signature)
 #   # expect: 4:12: error: expected ':' (to close 'if' at line 3)
 # Every `# expect:` line must appear in ascc's stderr as
 # "FILE.py:<line:col: ...>" (FILE.py relative to tests/diag), and ascc must
@@ -26,7 +27,9 @@ for py in "$dir"/*.py; do
     fail=1
     continue
   fi
-  (cd "$dir" && "$ascc" --emit="$mode" "$name") >/dev/null 2>"$tmp/err"
+  sig=$(sed -n 's/^# signature: //p' "$py" | head -1)
+  (cd "$dir" && "$ascc" --emit="$mode" ${sig:+--signature "$sig"} "$name") \
+    >/dev/null 2>"$tmp/err"
   rc=$?
   if [ $rc -ne 1 ]; then
     echo "FAIL $name: ascc --emit=$mode exited $rc, expected 1"

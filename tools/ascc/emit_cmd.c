@@ -22,7 +22,7 @@ static const struct {
 } modes[] = {
     {"tokens", ascc_emit_tokens},
     {"ast", ascc_emit_ast},
-    {"types", NULL},
+    {"types", ascc_emit_types},
     {"ir", NULL},
     {"c", NULL},
     {"so", NULL},
