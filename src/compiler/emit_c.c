@@ -1105,7 +1105,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->in_body = true;
   e->pfor = i;
   e->last_line = 0;
-  out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
+  if (i->line > 0)
+    out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
   out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
          "int32_t tid, asc_kexc *exc) {\n", K, J);
   e->depth = 1;
