@@ -405,9 +405,9 @@ static void print_type(asc__buf *o, asc__irtype t) {
   }
 }
 
-/* Shortest decimal that reads back to the same double; always with a '.'
- * or an exponent so it reads back as a float. */
-static void print_float(asc__buf *o, double x) {
+/* Shortest decimal that reads back to the same value of type dt; always
+ * with a '.' or an exponent so it reads back as a float. */
+static void print_float(asc__buf *o, double x, int dt) {
   char s[64];
   if (isnan(x)) {
     asc__buf_puts(o, "nan");
@@ -419,7 +419,7 @@ static void print_float(asc__buf *o, double x) {
   }
   for (int p = 1; p <= 17; p++) {
     snprintf(s, sizeof s, "%.*g", p, x);
-    if (strtod(s, NULL) == x)
+    if (asc__irv_float(dt, strtod(s, NULL)).c.f == x)
       break;
   }
   asc__buf_puts(o, s);
@@ -480,7 +480,7 @@ static void print_val(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
   if (v.dtype == ascBool)
     asc__buf_puts(o, v.c.i ? "true" : "false");
   else if (asc__dt_is_float(v.dtype))
-    print_float(o, v.c.f);
+    print_float(o, v.c.f, v.dtype);
   else if (v.dtype == ascUInt64)
     asc__buf_printf(o, "%llu", (unsigned long long)v.c.i);
   else

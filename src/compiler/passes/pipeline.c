@@ -17,6 +17,8 @@
  *              |
  *          strength -- i*stride -> running offsets
  *              |
+ *         fold, licm -- tidy the new inductions' set-up
+ *              |
  *             dce
  *              |
  *           emit C
@@ -110,6 +112,8 @@ static void pipeline(runner *r, const char *only) {
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
   run(r, "strength", asc__pass_strength);
+  run(r, "fold", asc__pass_fold);
+  run(r, "licm", asc__pass_licm);
   run(r, "dce", asc__pass_dce);
 }
 
