@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -732,6 +734,77 @@ static void test_lru_eviction(void **state) {
   asc__cache_close(c);
 }
 
+/* A lock holder that never lets go (a hung process) delays a build by the
+ * lock timeout, not forever. */
+static void test_lock_timeout(void **state) {
+  char dir[4200], lockp[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "late"};
+  uint64_t t0, ms;
+  int fd;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  setenv("ASC_CACHE_LOCK_TIMEOUT_MS", "300", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  unsetenv("ASC_CACHE_LOCK_TIMEOUT_MS");
+  key_of(&k, "stuck");
+  snprintf(lockp, sizeof lockp, "%s/%.2s", dir, k.hex);
+  assert_int_equal(mkdir(lockp, 0700), 0);
+  snprintf(lockp, sizeof lockp, "%s/%.2s/%s.lock", dir, k.hex, k.hex + 2);
+  fd = open(lockp, O_RDWR | O_CREAT, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX), 0); /* another open file: excludes */
+  t0 = uv_hrtime();
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  ms = (uv_hrtime() - t0) / 1000000;
+  assert_true(ms >= 250 && ms < 3000);
+  assert_int_equal(atomic_load(&f.calls), 1);
+  asc__free(p);
+  close(fd);
+  asc__cache_close(c);
+}
+
+/* Work directories left by a crashed process are removed once stale. */
+static void test_stale_temporaries(void **state) {
+  char dir[4200], tmp[4300], fresh[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  struct timespec old[2] = {{time(NULL) - 3 * 86400, 0},
+                            {time(NULL) - 3 * 86400, 0}};
+  fake f = {.content = "x"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  snprintf(tmp, sizeof tmp, "%s/00", dir);
+  assert_int_equal(mkdir(tmp, 0700), 0);
+  snprintf(tmp, sizeof tmp, "%s/00/.tmp-0123456789abcdef0123456789abcd-AAAAAA",
+           dir);
+  snprintf(fresh, sizeof fresh,
+           "%s/00/.tmp-0123456789abcdef0123456789abce-BBBBBB", dir);
+  assert_int_equal(mkdir(tmp, 0700), 0);
+  assert_int_equal(mkdir(fresh, 0700), 0);
+  {
+    char f2[4400];
+    snprintf(f2, sizeof f2, "%s/kernel.c", tmp);
+    write_bytes(f2, "int x;", 6);
+  }
+  assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+  key_of(&k, "triggers a scan");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  assert_int_equal(access(tmp, F_OK), -1);
+  assert_int_equal(access(fresh, F_OK), 0);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.temporaries, 1);
+  asc__cache_close(c);
+}
+
 /* ------------------------------------------------------- out of memory */
 
 static bool fail_all(size_t size, void *ud) {
@@ -836,6 +909,8 @@ int main(void) {
       cmocka_unit_test(test_disk_full),
       cmocka_unit_test(test_build_io_error_falls_back),
       cmocka_unit_test(test_lru_eviction),
+      cmocka_unit_test(test_lock_timeout),
+      cmocka_unit_test(test_stale_temporaries),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_invalid_arguments),
   };
