@@ -539,6 +539,7 @@ out:
 ascError_t asc__cache_open(asc__cache **out, const char *dir) {
   asc__cache *c;
   char *why = NULL;
+  char cwd[4096];
   ascError_t err;
 
   *out = NULL;
@@ -554,6 +555,17 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
   c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
                                DEFAULT_LOCK_TIMEOUT_MS, false);
   c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
+  if (c->configured != NULL && c->configured[0] != '/' &&
+      getcwd(cwd, sizeof cwd) != NULL) {
+    /* Relative to the directory we start in, not to a later chdir. */
+    char *abs = path_join(cwd, c->configured, NULL);
+    asc__free(c->configured);
+    c->configured = abs;
+    if (abs == NULL) {
+      asc__cache_close(c);
+      return asc__error(ascErrorOutOfMemory, "out of memory");
+    }
+  }
   if (c->configured != NULL) {
     why = dir_problem(c->configured);
     if (why == NULL)
@@ -599,16 +611,33 @@ void asc__cache_close(asc__cache *c) {
 static uv_once_t default_once = UV_ONCE_INIT;
 static uv_mutex_t default_lock;
 static asc__cache *default_cache;
+static pid_t default_pid;
 
 static void default_init(void) { uv_mutex_init(&default_lock); }
+
+/* The process's cache is never closed, but its private directory, if it
+ * had to make one, should not outlive the process.  Only the process that
+ * made it removes it: a forked child that calls exit() must not. */
+__attribute__((destructor)) static void default_cleanup(void) {
+  if (default_cache != NULL && getpid() == default_pid) {
+    uv_mutex_lock(&default_lock);
+    uv_mutex_lock(&default_cache->lock);
+    if (default_cache->fallback_dir != NULL)
+      remove_tree(default_cache->fallback_dir);
+    uv_mutex_unlock(&default_cache->lock);
+    uv_mutex_unlock(&default_lock);
+  }
+}
 
 ascError_t asc__cache_default(asc__cache **out) {
   ascError_t err = ascSuccess;
 
   uv_once(&default_once, default_init);
   uv_mutex_lock(&default_lock);
-  if (default_cache == NULL)
+  if (default_cache == NULL) {
     err = asc__cache_open(&default_cache, NULL);
+    default_pid = getpid();
+  }
   *out = default_cache;
   uv_mutex_unlock(&default_lock);
   return err;

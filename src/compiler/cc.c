@@ -106,30 +106,42 @@ static bool is_executable_file(const char *path) {
          access(path, X_OK) == 0;
 }
 
-/* name (no '/') looked up on PATH as execvp would; an absolute path, or
- * NULL with errno set. */
+/* path made absolute against the working directory, symlinks kept (a
+ * wrapper such as ccache decides what to do from argv[0]). */
+static char *absolute(const char *path) {
+  char cwd[4096];
+  asc__buf b;
+
+  if (path[0] == '/') {
+    char *d = asc__strdup(path);
+    if (d == NULL)
+      errno = ENOMEM;
+    return d;
+  }
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    return NULL;
+  asc__buf_init(&b);
+  asc__buf_printf(&b, "%s/%s", cwd, path);
+  if (b.oom) {
+    asc__buf_free(&b);
+    errno = ENOMEM;
+    return NULL;
+  }
+  return b.data;
+}
+
+/* name looked up on PATH as execvp would (used as is when it has a '/');
+ * an absolute path, or NULL with errno set. */
 static char *resolve_on_path(const char *name) {
   const char *p = getenv("PATH"), *end;
   asc__buf b;
 
   if (strchr(name, '/') != NULL) {
-    char *abs;
     if (!is_executable_file(name)) {
       errno = ENOENT;
       return NULL;
     }
-    abs = realpath(name, NULL);
-    if (abs == NULL)
-      return NULL;
-    /* realpath's result comes from libc malloc; hand back ours. */
-    p = abs;
-    {
-      char *d = asc__strdup(p);
-      free(abs);
-      if (d == NULL)
-        errno = ENOMEM;
-      return d;
-    }
+    return absolute(name);
   }
   if (p == NULL || *p == '\0')
     p = "/usr/local/bin:/usr/bin:/bin";
@@ -150,10 +162,8 @@ static char *resolve_on_path(const char *name) {
       return NULL;
     }
     if (is_executable_file(b.data)) {
-      char *r = asc__strdup(b.data);
+      char *r = absolute(b.data);
       asc__buf_free(&b);
-      if (r == NULL)
-        errno = ENOMEM;
       return r;
     }
     if (*end == '\0')
@@ -699,6 +709,14 @@ static bool write_all(int fd, const char *p, size_t n) {
   return true;
 }
 
+/* Whether compiler output says it could not write its files (the child
+ * runs with LC_ALL=C, so these are the C library's English messages). */
+static bool out_of_space(const char *diag) {
+  return strstr(diag, "No space left on device") != NULL ||
+         strstr(diag, "Disk quota exceeded") != NULL ||
+         strstr(diag, "Read-only file system") != NULL;
+}
+
 ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
                          const char *dir, const char *name, const char *text,
                          size_t len, char **so_path) {
@@ -728,6 +746,14 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
     goto done;
   }
   err = asc__cc_compile(cc, opts, c_path.data, o_path.data, &diag);
+  if (err == ascErrorInternal && out_of_space(asc__buf_str(&diag))) {
+    /* Not the generated code's fault: let the cache move elsewhere. */
+    err = asc__error(ascErrorCache, "C compiler could not write in %s:\n%s",
+                     dir, asc__buf_str(&diag));
+    unlink(c_path.data);
+    unlink(o_path.data);
+    goto done;
+  }
   if (err == ascErrorInternal || err == ascErrorTimeout) {
     /* Keep the generated file; the message leads with what happened. */
     asc__buf msg;

@@ -672,6 +672,71 @@ static void test_build_io_error_falls_back(void **state) {
   asc__cache_close(c);
 }
 
+/* The compiler itself runs out of space writing into the cache: the cache
+ * moves and the kernel still builds. */
+static void test_compiler_disk_full(void **state) {
+  char dir[4200], script[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  real r = {.value = 77};
+  void *h;
+  int (*answer)(void);
+  FILE *f;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  snprintf(script, sizeof script, "%s/fullcc", base);
+  f = fopen(script, "w");
+  assert_non_null(f);
+  fprintf(f,
+          "#!/bin/sh\n"
+          "case \"$*\" in *\"$FULL_DIR\"*)\n"
+          "  echo \"ld: final link failed: No space left on device\" >&2\n"
+          "  exit 1;;\n"
+          "esac\n"
+          "exec cc \"$@\"\n");
+  fclose(f);
+  assert_int_equal(chmod(script, 0755), 0);
+  setenv("ASC_CC", script, 1);
+  setenv("FULL_DIR", dir, 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "compiler runs out of space");
+  assert_int_equal(asc__cache_get_or_build(c, &k, real_build, &r, &p),
+                   ascSuccess);
+  unsetenv("ASC_CC");
+  unsetenv("FULL_DIR");
+  assert_int_equal(r.calls, 2);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_true(st.fallback);
+  h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(h);
+  *(void **)&answer = dlsym(h, "answer");
+  assert_int_equal(answer(), 77);
+  dlclose(h);
+  asc__free(p);
+  asc__cache_close(c);
+}
+
+static void test_relative_dir_made_absolute(void **state) {
+  char cwd[4096], rel[64];
+  asc__cache *c;
+  asc__cache_stats st;
+  ASC_UNUSED(state);
+
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(base), 0);
+  snprintf(rel, sizeof rel, "rel%d/cache", dir_seq++);
+  assert_int_equal(asc__cache_open(&c, rel), ascSuccess);
+  assert_int_equal(chdir(cwd), 0);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_false(st.fallback);
+  assert_true(st.dir[0] == '/');
+  assert_non_null(strstr(st.dir, rel));
+  assert_int_equal(access(st.dir, W_OK), 0);
+  asc__cache_close(c);
+}
+
 /* ------------------------------------------------------------ eviction */
 
 static void test_lru_eviction(void **state) {
@@ -908,6 +973,8 @@ int main(void) {
       cmocka_unit_test(test_not_a_directory),
       cmocka_unit_test(test_disk_full),
       cmocka_unit_test(test_build_io_error_falls_back),
+      cmocka_unit_test(test_compiler_disk_full),
+      cmocka_unit_test(test_relative_dir_made_absolute),
       cmocka_unit_test(test_lru_eviction),
       cmocka_unit_test(test_lock_timeout),
       cmocka_unit_test(test_stale_temporaries),

@@ -149,6 +149,26 @@ static void test_missing_compiler(void **state) {
   unsetenv("ASC_CC");
 }
 
+/* ASC_CC may name a wrapper followed by the compiler ("ccache gcc"). */
+static void test_wrapper_words(void **state) {
+  const asc__cc *cc;
+  char wrapper[4200], spec[4300];
+  char *so = NULL;
+  ASC_UNUSED(state);
+
+  snprintf(wrapper, sizeof wrapper, "%s/wrap", tmpdir);
+  write_file(wrapper, "#!/bin/sh\nexec \"$@\"\n", 0755);
+  snprintf(spec, sizeof spec, " %s  cc ", wrapper);
+  setenv("ASC_CC", spec, 1);
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  assert_string_equal(asc__cc_path(cc), wrapper);
+  assert_int_equal(asc__cc_build(cc, NULL, tmpdir, "w", "int w;\n", 7, &so),
+                   ascSuccess);
+  assert_int_equal(access(so, R_OK), 0);
+  asc__free(so);
+  unsetenv("ASC_CC");
+}
+
 static void test_cflags_applied(void **state) {
   const asc__cc *cc;
   const char *src = "int v(void) { return ASC_TEST_VALUE; }\n";
@@ -231,6 +251,7 @@ int main(void) {
       cmocka_unit_test(test_failure_keeps_file),
       cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_missing_compiler),
+      cmocka_unit_test(test_wrapper_words),
       cmocka_unit_test(test_cflags_applied),
       cmocka_unit_test(test_debug_flags),
       cmocka_unit_test(test_run_captures_both_streams),
