@@ -759,13 +759,42 @@ static void temp_maybe_remove(const char *sub, const char *name,
   if (lockp == NULL)
     return;
   if (lock_file(lockp, 0, &fd) == 0) {
+    char *entry = path_join(sub, rest, ".so");
     if (S_ISDIR(st->st_mode))
       remove_dir_files(path);
     else
       unlink(path);
+    if (entry != NULL && access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(lockp); /* held: see entry_remove */
+    asc__free(entry);
     close(fd);
   }
   asc__free(lockp);
+}
+
+/* A lock file "<30 hex>.lock" whose entry does not exist (its builds
+ * failed): removed when clearing, or when stale, if nobody holds it. */
+static void lock_maybe_remove(const char *sub, const char *name,
+                              const char *path, const struct stat *st,
+                              int mode) {
+  char *entry;
+  int fd;
+
+  if (mode == SCAN_STATS)
+    return;
+  if (mode == SCAN_EVICT && time(NULL) - st->st_mtime < STALE_TEMP_SECONDS)
+    return;
+  entry = path_join(sub, name, NULL);
+  if (entry == NULL)
+    return;
+  memcpy(entry + strlen(entry) - 5, ".so", 4);
+  if (access(entry, F_OK) != 0 && errno == ENOENT &&
+      lock_file(path, 0, &fd) == 0) {
+    if (access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(path);
+    close(fd);
+  }
+  asc__free(entry);
 }
 
 /* Walks every fan-out directory of dir, collecting entries (and, by
@@ -793,7 +822,9 @@ static void scan_dir(const char *dir, scan *s, int mode) {
       bool entry = len == 33 && strcmp(f->d_name + 30, ".so") == 0 &&
                    is_hex(f->d_name, 30);
       bool temp = strncmp(f->d_name, ".tmp-", 5) == 0;
-      if (!entry && !temp)
+      bool lock = len == 35 && strcmp(f->d_name + 30, ".lock") == 0 &&
+                  is_hex(f->d_name, 30);
+      if (!entry && !temp && !lock)
         continue;
       p = path_join(sub, f->d_name, NULL);
       if (p == NULL) {
@@ -807,6 +838,8 @@ static void scan_dir(const char *dir, scan *s, int mode) {
         } else if (temp) {
           s->temporaries++;
           temp_maybe_remove(sub, f->d_name, p, &st, mode);
+        } else if (lock && S_ISREG(st.st_mode)) {
+          lock_maybe_remove(sub, f->d_name, p, &st, mode);
         }
       }
       asc__free(p);

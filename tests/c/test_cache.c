@@ -425,6 +425,12 @@ static void test_failed_build_kept(void **state) {
     assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
     assert_int_equal(st.entries, 0);
     assert_int_equal(st.temporaries, 0);
+    /* and leaves no lock files behind */
+    {
+      char lockp[4300];
+      snprintf(lockp, sizeof lockp, "%s/%.2s/%s.lock", dir, k.hex, k.hex + 2);
+      assert_int_equal(access(lockp, F_OK), -1);
+    }
   }
   asc__cache_close(c);
 }
