@@ -1007,9 +1007,10 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     goto trouble;
   }
   e = lock_file(p.lockp, c->lock_timeout_ms, &lfd);
-  if (e == ETIMEDOUT) {
-    /* A holder stuck for longer than any compile may take: build anyway;
-     * publishing is atomic, so the worst case is building twice. */
+  if (e == ETIMEDOUT || e == ENOLCK || e == EOPNOTSUPP || e == EINVAL) {
+    /* A holder stuck for longer than any compile may take, or a file
+     * system without locks: build anyway.  Publishing is atomic, so the
+     * worst case is building twice. */
     lfd = -1;
   } else if (e != 0) {
     asc__buf_printf(why, "cannot lock %s: %s", p.lockp, strerror(e));
