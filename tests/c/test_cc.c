@@ -227,6 +227,45 @@ static void test_run_captures_both_streams(void **state) {
   asc__buf_free(&out);
 }
 
+static void test_run_failures(void **state) {
+  char *missing[] = {(char *)"/nonexistent/program", NULL};
+  char notexec[4200];
+  char *argv2[] = {notexec, NULL};
+  asc__buf out;
+  int st;
+  ASC_UNUSED(state);
+
+  asc__buf_init(&out);
+  assert_int_equal(asc__run_process(missing, 10000, &out, &st),
+                   ascErrorInternal);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "/nonexistent/program"));
+  snprintf(notexec, sizeof notexec, "%s/notexec", tmpdir);
+  write_file(notexec, "#!/bin/sh\necho no\n", 0644);
+  assert_int_equal(asc__run_process(argv2, 10000, &out, &st),
+                   ascErrorInternal);
+  asc__buf_free(&out);
+}
+
+/* A grandchild that leaves the process group and keeps the output pipe
+ * open does not keep the caller waiting. */
+static void test_run_escaped_grandchild(void **state) {
+  char *argv[] = {(char *)"/bin/sh", (char *)"-c",
+                  (char *)"setsid sleep 4 & echo started", NULL};
+  asc__buf out;
+  uint64_t t0, ms;
+  int st;
+  ASC_UNUSED(state);
+
+  asc__buf_init(&out);
+  t0 = uv_hrtime();
+  assert_int_equal(asc__run_process(argv, 10000, &out, &st), ascSuccess);
+  ms = (uv_hrtime() - t0) / 1000000;
+  assert_int_equal(st, 0);
+  assert_non_null(strstr(asc__buf_str(&out), "started"));
+  assert_true(ms < 3500);
+  asc__buf_free(&out);
+}
+
 static bool fail_all(size_t size, void *ud) {
   ASC_UNUSED(size);
   ASC_UNUSED(ud);
@@ -255,6 +294,8 @@ int main(void) {
       cmocka_unit_test(test_cflags_applied),
       cmocka_unit_test(test_debug_flags),
       cmocka_unit_test(test_run_captures_both_streams),
+      cmocka_unit_test(test_run_failures),
+      cmocka_unit_test(test_run_escaped_grandchild),
       cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
