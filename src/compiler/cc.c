@@ -40,6 +40,11 @@ static const char *const default_flags[] = {
     "-std=gnu11", "-fPIC", "-shared", "-march=native", "-fno-math-errno",
     "-pipe",
 };
+/* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
+ * ("fast" excess precision); generated code relies on every float16
+ * operation and cast rounding, as ISO C says.  clang rounds already (and
+ * older clang rejects the option). */
+static const char *const gcc_flags[] = {"-fexcess-precision=standard"};
 
 /* How long a run may still hold its output pipe open after the child
  * exited (a grandchild that escaped the process group). */
@@ -52,6 +57,7 @@ struct asc__cc {
   int nprefix;
   char *path;           /* == prefix[0] */
   char *identity;       /* NULL until computed */
+  bool is_clang;        /* from --version */
   uv_mutex_t lock;      /* serialises computing identity */
 };
 
@@ -474,6 +480,7 @@ static ascError_t cc_identify(asc__cc *cc) {
   asc__buf_printf(&id, "%s\n%s\n", cc->spec, real ? real : cc->path);
   free(real);
   asc__buf_put(&id, out.data ? out.data : "", out.len);
+  cc->is_clang = out.data != NULL && strstr(out.data, "clang") != NULL;
   asc__buf_free(&out);
   if (id.oom) {
     asc__buf_free(&id);
@@ -537,8 +544,8 @@ const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }
 
 /* Appends the flags of a compilation with opts to argv (NULL: count only)
  * and returns how many there are.  words holds ASC_CFLAGS. */
-static int build_flags(const asc__cc_opts *opts, char **words,
-                       const char **argv, char *olevel) {
+static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                       char **words, const char **argv, char *olevel) {
   int n = 0, level = -1;
   size_t i;
 
@@ -558,6 +565,11 @@ static int build_flags(const asc__cc_opts *opts, char **words,
   for (i = 0; i < ASC_ARRAY_SIZE(default_flags); i++) {
     if (argv)
       argv[n] = default_flags[i];
+    n++;
+  }
+  for (i = 0; !cc->is_clang && i < ASC_ARRAY_SIZE(gcc_flags); i++) {
+    if (argv)
+      argv[n] = gcc_flags[i];
     n++;
   }
   for (i = 0; words != NULL && words[i] != NULL; i++) {
@@ -582,7 +594,8 @@ static char **cflags_from_env(bool *oom) {
   return w;
 }
 
-void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out) {
+void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                   asc__buf *out) {
   bool oom;
   char **words = cflags_from_env(&oom);
   const char **argv;
@@ -593,12 +606,12 @@ void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out) {
     out->oom = true;
     return;
   }
-  n = build_flags(opts, words, NULL, olevel);
+  n = build_flags(cc, opts, words, NULL, olevel);
   argv = asc__malloc((size_t)n * sizeof *argv);
   if (argv == NULL) {
     out->oom = true;
   } else {
-    build_flags(opts, words, argv, olevel);
+    build_flags(cc, opts, words, argv, olevel);
     for (i = 0; i < n; i++) {
       asc__buf_puts(out, argv[i]);
       asc__buf_puts(out, "\n");
@@ -661,7 +674,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
 
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
-  nflags = build_flags(opts, words, NULL, olevel);
+  nflags = build_flags(cc, opts, words, NULL, olevel);
   argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 6) *
                      sizeof *argv);
   if (argv == NULL) {
@@ -672,7 +685,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   argv[n++] = cc->path;
   for (i = 1; i < cc->nprefix; i++)
     argv[n++] = cc->prefix[i];
-  n += build_flags(opts, words, argv + n, olevel);
+  n += build_flags(cc, opts, words, argv + n, olevel);
   argv[n++] = "-o";
   argv[n++] = so_path;
   argv[n++] = c_path;

@@ -44,9 +44,11 @@ typedef struct asc__cc_opts {
   int debug;        /* adds -g; with opt_level -1 uses -O1 */
 } asc__cc_opts;
 
-/* The flags a compilation with opts uses now (defaults, opts, ASC_CFLAGS),
- * each followed by '\n', appended to out: the cache-key component. */
-void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out);
+/* The flags a compilation by cc with opts uses now (defaults, opts,
+ * ASC_CFLAGS), each followed by '\n', appended to out: the cache-key
+ * component. */
+void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                   asc__buf *out);
 
 /* The target CPU (machine name and feature flags), computed once: a
  * cache-key component, since default flags include -march=native. */

@@ -31,7 +31,7 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "codegen", ASC_CODEGEN_VERSION);
   asc__cache_key_add_str(k, "cc", asc__cc_identity(cc));
   asc__buf_init(&flags);
-  asc__cc_flags(ccopts, &flags);
+  asc__cc_flags(cc, ccopts, &flags);
   /* On allocation failure hash a marker no flag list can produce rather
    * than a partial list: the key stays distinct, the build fails later. */
   asc__cache_key_add_str(k, "flags", flags.oom ? NULL : asc__buf_str(&flags));
