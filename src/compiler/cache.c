@@ -1107,12 +1107,18 @@ ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
                       "NULL cache, key, build function or result");
   if (!k->final)
     return asc__error(ascErrorInvalidValue, "cache key not finalised");
-  for (attempt = 0; attempt < 2; attempt++) {
+  for (attempt = 0; attempt < 3; attempt++) {
     const char *dir = current_dir(c);
     asc__buf why;
 
-    if (dir == NULL)
-      break;
+    if (dir == NULL) {
+      /* Not even a private directory could be made so far: try again,
+       * /tmp may have room now. */
+      err = use_fallback(c, NULL, "no usable directory");
+      if (err != ascSuccess)
+        return err;
+      continue;
+    }
     asc__buf_init(&why);
     err = get_in_dir(c, dir, k, build, ud, so_path, &why);
     if (err != ascErrorCache || why.len == 0) {

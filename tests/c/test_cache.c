@@ -605,6 +605,40 @@ static void test_not_a_directory(void **state) {
   expect_fallback(dir);
 }
 
+/* Neither the cache directory nor a private one: an error, not a crash;
+ * and once a private directory can be made, kernels build again. */
+static void test_no_directory_at_all(void **state) {
+  char dir[4200], *p = NULL;
+  const char *old = getenv("TMPDIR");
+  char *saved = old ? strdup(old) : NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "late"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0777), 0);
+  assert_int_equal(chmod(dir, 0777), 0);
+  setenv("TMPDIR", "/nonexistent-tmp-for-test", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "nowhere");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascErrorCache);
+  assert_null(p);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "nonexistent-tmp"));
+  assert_int_equal(atomic_load(&f.calls), 0);
+  if (saved)
+    setenv("TMPDIR", saved, 1);
+  else
+    unsetenv("TMPDIR");
+  free(saved);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  assert_int_equal(file_size(p), 4 + ASC_CACHE_TRAILER_SIZE);
+  asc__free(p);
+  asc__cache_close(c);
+}
+
 typedef struct io_fail_spec {
   const char *op;      /* operation to fail, NULL = all */
   const char *under;   /* only paths under this prefix */
@@ -977,6 +1011,7 @@ int main(void) {
       cmocka_unit_test(test_foreign_owner_dir),
       cmocka_unit_test(test_read_only_dir),
       cmocka_unit_test(test_not_a_directory),
+      cmocka_unit_test(test_no_directory_at_all),
       cmocka_unit_test(test_disk_full),
       cmocka_unit_test(test_build_io_error_falls_back),
       cmocka_unit_test(test_compiler_disk_full),
