@@ -1,0 +1,649 @@
+/*
+ * Stream-ordered memory pools: statistics, thresholds, trim, reuse across
+ * streams, placement, failure injection and handle validation.
+ *
+ * ASC_POOL_CHURN_OPS sets the number of operations of the churn test
+ * (default 10^6; the sanitizer CI jobs set it lower).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+#include "pool.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+static char *self_path;
+
+static uint64_t attr64(ascMemPool_t p, ascMemPoolAttr a) {
+  uint64_t v = UINT64_MAX;
+  assert_int_equal(ascMemPoolGetAttribute(p, a, &v), ascSuccess);
+  return v;
+}
+
+static void set64(ascMemPool_t p, ascMemPoolAttr a, uint64_t v) {
+  assert_int_equal(ascMemPoolSetAttribute(p, a, &v), ascSuccess);
+}
+
+static void set_int(ascMemPool_t p, ascMemPoolAttr a, int v) {
+  assert_int_equal(ascMemPoolSetAttribute(p, a, &v), ascSuccess);
+}
+
+static void expect_stats(ascMemPool_t p, uint64_t reserved, uint64_t used) {
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemCurrent), reserved);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), used);
+}
+
+static asc__device *device0(void) {
+  asc__device *d = NULL;
+  assert_int_equal(asc__current_device(&d), ascSuccess);
+  return d;
+}
+
+/* What a synchronising call does to the pools of the device. */
+static void sync_all(void) {
+  asc__pool_on_sync(device0());
+}
+
+static ascMemPool_t new_pool(int numa, size_t align, size_t max) {
+  ascMemPoolProps pr = {numa, align, max};
+  ascMemPool_t p = NULL;
+  assert_int_equal(ascMemPoolCreate(&p, &pr), ascSuccess);
+  assert_non_null(p);
+  return p;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_size_classes(void **state) {
+  (void)state;
+  assert_int_equal(asc__pool_block_size(0), 0);
+  assert_int_equal(asc__pool_block_size(1), 64);
+  assert_int_equal(asc__pool_block_size(64), 64);
+  assert_int_equal(asc__pool_block_size(65), 128);
+  assert_int_equal(asc__pool_block_size(1000), 1024);
+  assert_int_equal(asc__pool_block_size(1024), 1024);
+  assert_int_equal(asc__pool_block_size(1025), 1280);
+  assert_int_equal(asc__pool_block_size(2049), 2560);
+  assert_int_equal(asc__pool_block_size(4096), 4096);
+  assert_int_equal(asc__pool_block_size(100000), 114688);
+  assert_int_equal(asc__pool_block_size(64 * MiB), 64 * MiB);
+  assert_int_equal(asc__pool_block_size(64 * MiB + 1), 80 * MiB);
+  assert_int_equal(asc__pool_block_size(SIZE_MAX), 0);
+  for (size_t s = 1; s < (1u << 22); s = s * 3 / 2 + 1) {
+    size_t c = asc__pool_block_size(s);
+    assert_true(c >= s);
+    assert_true(c - s < s / 4 + 64);
+    assert_int_equal(c % 64, 0);
+  }
+}
+
+static void test_default_pool(void **state) {
+  ascMemPool_t p = NULL, q = NULL;
+  void *a = NULL, *b = NULL;
+  int v = -1;
+  (void)state;
+
+  assert_int_equal(ascDeviceGetDefaultMemPool(&p, 0), ascSuccess);
+  assert_int_equal(ascDeviceGetDefaultMemPool(&q, 0), ascSuccess);
+  assert_ptr_equal(p, q);
+  assert_int_equal(attr64(p, ascMemPoolAttrReleaseThreshold), 0);
+  assert_int_equal(ascMemPoolGetAttribute(
+                       p, ascMemPoolReuseFollowEventDependencies, &v),
+                   ascSuccess);
+  assert_int_equal(v, 1);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolReuseAllowOpportunistic, &v),
+      ascSuccess);
+  assert_int_equal(v, 1);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolReuseAllowInternalDependencies, &v),
+      ascSuccess);
+  assert_int_equal(v, 1);
+  expect_stats(p, 0, 0);
+  /* Attributes round-trip; any non-zero int reads back as 1. */
+  set_int(p, ascMemPoolReuseAllowOpportunistic, 0);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolReuseAllowOpportunistic, &v),
+      ascSuccess);
+  assert_int_equal(v, 0);
+  set_int(p, ascMemPoolReuseAllowOpportunistic, 7);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolReuseAllowOpportunistic, &v),
+      ascSuccess);
+  assert_int_equal(v, 1);
+
+  assert_int_equal(ascMallocAsync(&a, 100, NULL), ascSuccess);
+  assert_non_null(a);
+  assert_int_equal((uintptr_t)a % 64, 0);
+  memset(a, 0xab, 100);
+  expect_stats(p, 128, 128);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  expect_stats(p, 128, 0);
+  /* Same stream: the block comes back at once. */
+  assert_int_equal(ascMallocAsync(&b, 70, NULL), ascSuccess);
+  assert_ptr_equal(a, b);
+  expect_stats(p, 128, 128);
+  assert_int_equal(ascFreeAsync(b, NULL), ascSuccess);
+  /* Threshold 0: released at the next synchronisation. */
+  sync_all();
+  expect_stats(p, 0, 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemHigh), 128);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), 128);
+  set64(p, ascMemPoolAttrReservedMemHigh, 0);
+  set64(p, ascMemPoolAttrUsedMemHigh, 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemHigh), 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), 0);
+
+  /* Size 0 stores NULL; freeing NULL succeeds. */
+  a = &v;
+  assert_int_equal(ascMallocAsync(&a, 0, NULL), ascSuccess);
+  assert_null(a);
+  assert_int_equal(ascFreeAsync(NULL, NULL), ascSuccess);
+}
+
+static void test_alignment(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0), q = new_pool(-1, 4096, 0);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  static const size_t sizes[] = {1, 63, 64, 65, 1000, 4096, 65535,
+                                 ASC_PAGE_ALIGN_MIN, 300000, 5 * MiB};
+  void *ptrs[ASC_ARRAY_SIZE(sizes)];
+  (void)state;
+
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(sizes); i++) {
+    void *x = NULL;
+    assert_int_equal(ascMallocFromPoolAsync(&ptrs[i], sizes[i], p, NULL),
+                     ascSuccess);
+    assert_int_equal((uintptr_t)ptrs[i] % 64, 0);
+    if (sizes[i] >= ASC_PAGE_ALIGN_MIN)
+      assert_int_equal((uintptr_t)ptrs[i] % page, 0);
+    memset(ptrs[i], 1, sizes[i]);
+    assert_int_equal(ascMallocFromPoolAsync(&x, sizes[i], q, NULL),
+                     ascSuccess);
+    assert_int_equal((uintptr_t)x % 4096, 0);
+    assert_int_equal(ascFreeAsync(x, NULL), ascSuccess);
+  }
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(sizes); i++)
+    assert_int_equal(ascFreeAsync(ptrs[i], NULL), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(q), ascSuccess);
+}
+
+/* Exact statistics after every step of a mixed sequence. */
+static void test_statistics_exact(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  void *a, *b, *c;
+  uint64_t ca = asc__pool_block_size(3000), cb = asc__pool_block_size(1 * MiB),
+           cc = asc__pool_block_size(40);
+  (void)state;
+
+  set64(p, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 3000, p, NULL), ascSuccess);
+  expect_stats(p, ca, ca);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 1 * MiB, p, NULL), ascSuccess);
+  expect_stats(p, ca + cb, ca + cb);
+  assert_int_equal(ascMallocFromPoolAsync(&c, 40, p, NULL), ascSuccess);
+  expect_stats(p, ca + cb + cc, ca + cb + cc);
+  assert_int_equal(ascFreeAsync(b, NULL), ascSuccess);
+  expect_stats(p, ca + cb + cc, ca + cc);
+  sync_all();  /* threshold UINT64_MAX keeps everything */
+  expect_stats(p, ca + cb + cc, ca + cc);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  expect_stats(p, ca + cb + cc, cc);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), ca + cb + cc);
+  set64(p, ascMemPoolAttrUsedMemHigh, 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), cc);
+  /* A different class does not reuse the cached blocks. */
+  assert_int_equal(ascMallocFromPoolAsync(&a, 200, p, NULL), ascSuccess);
+  expect_stats(p, ca + cb + cc + 256, cc + 256);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, cc + 256, cc + 256);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemHigh),
+                   ca + cb + cc + 256);
+  set64(p, ascMemPoolAttrReservedMemHigh, 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemHigh), cc + 256);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(c, NULL), ascSuccess);
+  expect_stats(p, cc + 256, 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+static void alloc3_free3(ascMemPool_t p) {
+  void *x[3];
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(ascMallocFromPoolAsync(&x[i], 64 * MiB, p, NULL),
+                     ascSuccess);
+    memset(x[i], i, 4096);
+  }
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), 192 * MiB);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemCurrent), 192 * MiB);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(ascFreeAsync(x[i], NULL), ascSuccess);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), 0);
+}
+
+static void test_threshold_and_trim(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  (void)state;
+
+  /* Threshold 0 (the default): everything goes back at synchronisation. */
+  alloc3_free3(p);
+  expect_stats(p, 192 * MiB, 0);
+  sync_all();
+  expect_stats(p, 0, 0);
+
+  /* 64 MiB: one block stays. */
+  set64(p, ascMemPoolAttrReleaseThreshold, 64 * MiB);
+  alloc3_free3(p);
+  sync_all();
+  expect_stats(p, 64 * MiB, 0);
+
+  /* UINT64_MAX: everything stays. */
+  set64(p, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  alloc3_free3(p);
+  sync_all();
+  expect_stats(p, 192 * MiB, 0);
+  assert_int_equal(attr64(p, ascMemPoolAttrReservedMemHigh), 192 * MiB);
+
+  /* TrimTo keeps at most minBytesToKeep (whole blocks). */
+  assert_int_equal(ascMemPoolTrimTo(p, 100 * MiB), ascSuccess);
+  expect_stats(p, 64 * MiB, 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 64 * MiB), ascSuccess);
+  expect_stats(p, 64 * MiB, 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+
+  /* Live memory is never trimmed. */
+  {
+    void *x;
+    assert_int_equal(ascMallocFromPoolAsync(&x, 64 * MiB, p, NULL),
+                     ascSuccess);
+    assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+    expect_stats(p, 64 * MiB, 64 * MiB);
+    assert_int_equal(ascFreeAsync(x, NULL), ascSuccess);
+  }
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+static void test_max_size(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 4 * MiB);
+  void *a, *b, *c;
+  (void)state;
+
+  set64(p, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 2 * MiB, p, NULL), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 2 * MiB, p, NULL), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&c, 64, p, NULL),
+                   ascErrorOutOfMemory);
+  assert_null(c);
+  assert_int_equal(ascMallocFromPoolAsync(&c, 5 * MiB, p, NULL),
+                   ascErrorOutOfMemory);
+  expect_stats(p, 4 * MiB, 4 * MiB);
+  /* Cached blocks of another size are released to make room. */
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&c, 1 * MiB, p, NULL), ascSuccess);
+  expect_stats(p, 3 * MiB, 3 * MiB);
+  assert_int_equal(ascFreeAsync(b, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(c, NULL), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+static void test_destroy_with_live_blocks(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  void *live, *a;
+  uint64_t v;
+  (void)state;
+
+  assert_int_equal(ascMallocFromPoolAsync(&live, 1000, p, NULL), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+  assert_int_equal(ascMemPoolGetAttribute(
+                       p, ascMemPoolAttrReservedMemCurrent, &v),
+                   ascErrorInvalidHandle);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 8, p, NULL),
+                   ascErrorInvalidHandle);
+  assert_null(a);
+  assert_int_equal(ascMemPoolDestroy(p), ascErrorInvalidHandle);
+  /* The pointer from the destroyed pool is still usable and freed
+   * normally; the pool goes away with its last block. */
+  memset(live, 3, 1000);
+  assert_int_equal(ascFreeAsync(live, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(live, NULL), ascErrorInvalidValue);
+}
+
+static void test_invalid_handles(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0), dead = new_pool(-1, 0, 0), dflt;
+  struct { uint64_t junk[64]; } fake;
+  ascMemPool_t bogus = (ascMemPool_t)(void *)&fake;
+  ascMemPool_t bad[] = {NULL, dead, bogus};
+  ascMemPoolProps pr = {-1, 0, 0};
+  uint64_t v = 0;
+  int local;
+  void *x;
+  (void)state;
+
+  memset(&fake, 0x4c, sizeof fake);
+  assert_int_equal(ascMemPoolDestroy(dead), ascSuccess);
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(bad); i++) {
+    x = &local;
+    assert_int_equal(ascMallocFromPoolAsync(&x, 64, bad[i], NULL),
+                     ascErrorInvalidHandle);
+    assert_null(x);
+    assert_int_equal(ascMemPoolDestroy(bad[i]), ascErrorInvalidHandle);
+    assert_int_equal(ascMemPoolSetAttribute(
+                         bad[i], ascMemPoolAttrReleaseThreshold, &v),
+                     ascErrorInvalidHandle);
+    assert_int_equal(ascMemPoolGetAttribute(
+                         bad[i], ascMemPoolAttrReleaseThreshold, &v),
+                     ascErrorInvalidHandle);
+    assert_int_equal(ascMemPoolTrimTo(bad[i], 0), ascErrorInvalidHandle);
+    assert_int_equal(asc__pool_bind_failures(bad[i]), 0);
+  }
+  assert_int_equal(ascPeekAtLastError(), ascErrorInvalidHandle);
+  assert_true(strstr(ascGetLastErrorMessage(), "pool") != NULL);
+
+  /* NULL out-parameters and values. */
+  assert_int_equal(ascMallocAsync(NULL, 64, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascMallocFromPoolAsync(NULL, 64, p, NULL),
+                   ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolCreate(NULL, &pr), ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolCreate(&dflt, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascDeviceGetDefaultMemPool(NULL, 0), ascErrorInvalidValue);
+  assert_int_equal(ascDeviceGetDefaultMemPool(&dflt, 7),
+                   ascErrorInvalidDevice);
+  assert_int_equal(ascDeviceGetDefaultMemPool(&dflt, -1),
+                   ascErrorInvalidDevice);
+  assert_int_equal(
+      ascMemPoolSetAttribute(p, ascMemPoolAttrReleaseThreshold, NULL),
+      ascErrorInvalidValue);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolAttrReleaseThreshold, NULL),
+      ascErrorInvalidValue);
+
+  /* Bad properties. */
+  pr.numaNode = 4096;
+  assert_int_equal(ascMemPoolCreate(&dflt, &pr), ascErrorInvalidValue);
+  pr.numaNode = -2;
+  assert_int_equal(ascMemPoolCreate(&dflt, &pr), ascErrorInvalidValue);
+  pr.numaNode = -1;
+  pr.alignment = 32;
+  assert_int_equal(ascMemPoolCreate(&dflt, &pr), ascErrorInvalidValue);
+  pr.alignment = 96;
+  assert_int_equal(ascMemPoolCreate(&dflt, &pr), ascErrorInvalidValue);
+
+  /* Attributes: read-only, resets only to 0, unknown. */
+  v = 5;
+  assert_int_equal(
+      ascMemPoolSetAttribute(p, ascMemPoolAttrReservedMemCurrent, &v),
+      ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolSetAttribute(p, ascMemPoolAttrUsedMemCurrent, &v),
+                   ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolSetAttribute(p, ascMemPoolAttrUsedMemHigh, &v),
+                   ascErrorInvalidValue);
+  assert_int_equal(
+      ascMemPoolSetAttribute(p, ascMemPoolAttrReservedMemHigh, &v),
+      ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolSetAttribute(p, (ascMemPoolAttr)99, &v),
+                   ascErrorInvalidValue);
+  assert_int_equal(ascMemPoolGetAttribute(p, (ascMemPoolAttr)0, &v),
+                   ascErrorInvalidValue);
+
+  /* The default pool cannot be destroyed. */
+  assert_int_equal(ascDeviceGetDefaultMemPool(&dflt, 0), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(dflt), ascErrorInvalidValue);
+
+  /* Pointers that are not live pool allocations. */
+  assert_int_equal(ascFreeAsync(&local, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascMallocFromPoolAsync(&x, 256, p, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync((char *)x + 64, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascFreeAsync(x, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
+  x = malloc(64);
+  assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
+  free(x);
+
+  /* Too large for any pool. */
+  assert_int_equal(ascMallocAsync(&x, SIZE_MAX, NULL), ascErrorOutOfMemory);
+  assert_null(x);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* ---------------------------------------------------- failure injection */
+
+typedef struct fail_ctx {
+  long n;       /* fail the n-th allocation (0-based) */
+  long calls;
+  bool fired;
+} fail_ctx;
+
+static bool fail_nth(size_t size, void *ud) {
+  fail_ctx *f = ud;
+  (void)size;
+  if (f->calls++ == f->n) {
+    f->fired = true;
+    return true;
+  }
+  return false;
+}
+
+/* Runs a pool scenario where any allocation may fail; every failure must
+ * be a clean ascErrorOutOfMemory with statistics that still add up. */
+static void fail_scenario(void) {
+  static const size_t sizes[] = {64, 200, 4096, 70000, 1 * MiB, 64, 3000};
+  void *ptrs[ASC_ARRAY_SIZE(sizes) * 2];
+  uint64_t csize[ASC_ARRAY_SIZE(sizes) * 2];
+  uint64_t used = 0;
+  size_t n = 0;
+  ascMemPool_t p = NULL;
+  ascMemPoolProps pr = {-1, 0, 0};
+  ascError_t e = ascMemPoolCreate(&p, &pr);
+
+  if (e != ascSuccess) {
+    assert_int_equal(e, ascErrorOutOfMemory);
+    assert_null(p);
+    return;
+  }
+  for (int round = 0; round < 2; round++) {
+    for (size_t i = 0; i < ASC_ARRAY_SIZE(sizes); i++) {
+      void *x = &used;
+      e = ascMallocFromPoolAsync(&x, sizes[i], p, NULL);
+      if (e == ascSuccess) {
+        csize[n] = asc__pool_block_size(sizes[i]);
+        ptrs[n++] = x;
+        used += csize[n - 1];
+      } else {
+        assert_int_equal(e, ascErrorOutOfMemory);
+        assert_null(x);
+      }
+      assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), used);
+      assert_true(attr64(p, ascMemPoolAttrReservedMemCurrent) >= used);
+    }
+    /* Free half, so the second round reuses some blocks. */
+    while (n > 0 && (round == 1 || n % 2 == 1)) {
+      n--;
+      assert_int_equal(ascFreeAsync(ptrs[n], NULL), ascSuccess);
+      used -= csize[n];
+      assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), used);
+    }
+  }
+  while (n > 0)
+    assert_int_equal(ascFreeAsync(ptrs[--n], NULL), ascSuccess);
+  expect_stats(p, attr64(p, ascMemPoolAttrReservedMemCurrent), 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+static void test_failure_injection(void **state) {
+  (void)state;
+  /* Make sure the device and pool state exist: those are one-time
+   * allocations with their own tests elsewhere. */
+  {
+    ascMemPool_t d;
+    assert_int_equal(ascDeviceGetDefaultMemPool(&d, 0), ascSuccess);
+  }
+  for (long n = 0; n < 1000; n++) {
+    fail_ctx f = {n, 0, false};
+    asc__set_alloc_fail_hook(fail_nth, &f);
+    fail_scenario();
+    asc__set_alloc_fail_hook(NULL, NULL);
+    if (!f.fired)
+      return;  /* every allocation site has failed once */
+  }
+  fail();
+}
+
+/* ------------------------------------------------------------ NUMA child */
+
+/* In a child process with a synthetic 2-node topology (the topology is
+ * loaded once per process): pools on each node work, a third node is
+ * rejected.  Binding may fail there (the synthetic topology is not this
+ * system); it must not break allocation. */
+static int numa_child(void) {
+  ascDeviceProp prop;
+  ascMemPool_t p[2];
+  ascMemPoolProps pr = {2, 0, 0};
+  ascMemPool_t bad;
+
+  if (ascGetDeviceProperties(&prop, 0) != ascSuccess || prop.numaNodes != 2)
+    return 10;
+  if (ascMemPoolCreate(&bad, &pr) != ascErrorInvalidValue)
+    return 11;
+  for (int node = 0; node < 2; node++) {
+    void *small, *big;
+    pr.numaNode = node;
+    if (ascMemPoolCreate(&p[node], &pr) != ascSuccess)
+      return 12;
+    if (ascMallocFromPoolAsync(&small, 64, p[node], NULL) != ascSuccess ||
+        ascMallocFromPoolAsync(&big, 2 * MiB, p[node], NULL) != ascSuccess)
+      return 13;
+    if ((uintptr_t)small % 64 != 0 ||
+        (uintptr_t)big % (uintptr_t)sysconf(_SC_PAGESIZE) != 0)
+      return 14;
+    memset(small, 1, 64);
+    memset(big, 2, 2 * MiB);
+    if (ascFreeAsync(small, NULL) != ascSuccess ||
+        ascFreeAsync(big, NULL) != ascSuccess)
+      return 15;
+    printf("node %d: %llu binding failure(s)\n", node,
+           (unsigned long long)asc__pool_bind_failures(p[node]));
+    if (ascMemPoolDestroy(p[node]) != ascSuccess)
+      return 16;
+  }
+  return 0;
+}
+
+static void test_numa_synthetic(void **state) {
+  pid_t pid;
+  int status = -1;
+  (void)state;
+
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    char *argv[] = {self_path, (char *)"--numa-child", NULL};
+    setenv("HWLOC_SYNTHETIC", "pack:2 [numa] core:2 pu:1", 1);
+    unsetenv("ASC_VISIBLE_CORES");
+    execv(self_path, argv);
+    _exit(127);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ----------------------------------------------------------------- churn */
+
+static uint64_t rng_next(uint64_t *s) {
+  uint64_t x = *s;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return *s = x;
+}
+
+static long env_long(const char *name, long dflt) {
+  const char *v = getenv(name);
+  return v != NULL && *v != '\0' ? strtol(v, NULL, 10) : dflt;
+}
+
+static uint64_t churn_peak;
+
+static void test_churn(void **state) {
+  enum { NSLOTS = 512 };
+  long ops = env_long("ASC_POOL_CHURN_OPS", 1000000);
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  void *slot[NSLOTS] = {0};
+  uint64_t slot_size[NSLOTS] = {0};
+  uint64_t rng = 0x9e3779b97f4a7c15ull, live = 0, live_peak = 0;
+  (void)state;
+
+  set64(p, ascMemPoolAttrReleaseThreshold, 16 * MiB);
+  for (long i = 0; i < ops; i++) {
+    uint64_t r = rng_next(&rng);
+    size_t k = (size_t)(r % NSLOTS);
+    if (slot[k] == NULL) {
+      /* Mostly small, some up to 256 KiB. */
+      size_t size = (r >> 20) % 8 == 0 ? 1 + (r >> 24) % (256 << 10)
+                                       : 1 + (r >> 24) % 2048;
+      assert_int_equal(ascMallocFromPoolAsync(&slot[k], size, p, NULL),
+                       ascSuccess);
+      ((char *)slot[k])[0] = 1;
+      slot_size[k] = asc__pool_block_size(size);
+      live += slot_size[k];
+      if (live > live_peak)
+        live_peak = live;
+    } else {
+      ((char *)slot[k])[0] = 2;
+      assert_int_equal(ascFreeAsync(slot[k], NULL), ascSuccess);
+      live -= slot_size[k];
+      slot[k] = NULL;
+    }
+    if (i % 4096 == 0)
+      sync_all();
+  }
+  churn_peak = attr64(p, ascMemPoolAttrReservedMemHigh);
+  assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), live_peak);
+  /* Bounded: the peak of live memory plus one threshold's worth plus
+   * what accumulates between two synchronisations. */
+  assert_true(churn_peak <= live_peak + 16 * MiB + 32 * MiB);
+  for (size_t k = 0; k < NSLOTS; k++)
+    if (slot[k] != NULL)
+      assert_int_equal(ascFreeAsync(slot[k], NULL), ascSuccess);
+  print_message("churn: %ld ops, peak live %llu B, peak reserved %llu B\n",
+                ops, (unsigned long long)live_peak,
+                (unsigned long long)churn_peak);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_size_classes),
+      cmocka_unit_test(test_default_pool),
+      cmocka_unit_test(test_alignment),
+      cmocka_unit_test(test_statistics_exact),
+      cmocka_unit_test(test_threshold_and_trim),
+      cmocka_unit_test(test_max_size),
+      cmocka_unit_test(test_destroy_with_live_blocks),
+      cmocka_unit_test(test_invalid_handles),
+      cmocka_unit_test(test_failure_injection),
+      cmocka_unit_test(test_numa_synthetic),
+      cmocka_unit_test(test_churn),
+  };
+
+  self_path = argv[0];
+  if (argc > 1 && strcmp(argv[1], "--numa-child") == 0)
+    return numa_child();
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
