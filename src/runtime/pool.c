@@ -52,8 +52,7 @@ struct block {
   ascMemPool_t pool;
   block *hnext;         /* registry chain */
   block *prev, *next;   /* free list of its class while cached */
-  void *stream;         /* cached: stream of the free; NULL once that
-                           stream is destroyed (its work has completed) */
+  void *stream;         /* cached: stream of the free */
   uint64_t pos;         /* cached: that stream's position at the free */
   int cls;
   bool live;            /* handed out and not yet freed */
@@ -273,7 +272,7 @@ static void cache_push(ascMemPool_t pool, block *b) {
 
 /* True when nothing enqueued before b's free can still touch it. */
 static bool free_completed(block *b) {
-  if (!b->done && (b->stream == NULL || asc__order_reached(b->stream, b->pos)))
+  if (!b->done && asc__order_reached(b->stream, b->pos))
     b->done = true;
   return b->done;
 }
@@ -335,7 +334,7 @@ static block *take_cached(ascMemPool_t pool, int cls, void *key) {
   block *b, *cand = NULL;
 
   for (b = pool->cached[cls]; b != NULL; b = b->next) {
-    if (b->stream == key || b->stream == NULL)
+    if (b->stream == key)
       goto take;
     if (pool->reuse_opportunistic && free_completed(b))
       goto take;
@@ -850,32 +849,6 @@ void asc__pool_on_sync(asc__device *d) {
     nx = p->next;
     reap(ps, p);
   }
-  uv_mutex_unlock(&ps->lock);
-}
-
-static void forget_stream(ascMemPool_t p, void *s) {
-  int c;
-  for (c = 0; c < NCLASSES; c++) {
-    block *b;
-    for (b = p->cached[c]; b != NULL; b = b->next)
-      if (b->stream == s) {
-        b->stream = NULL;
-        b->done = true;
-      }
-  }
-}
-
-void asc__pool_on_stream_destroy(asc__device *d, void *s) {
-  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
-  ascMemPool_t p;
-
-  if (ps == NULL || s == NULL)
-    return;
-  uv_mutex_lock(&ps->lock);
-  for (p = ps->live; p != NULL; p = p->next)
-    forget_stream(p, s);
-  for (p = ps->zombies; p != NULL; p = p->next)
-    forget_stream(p, s);
   uv_mutex_unlock(&ps->lock);
 }
 

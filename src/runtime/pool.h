@@ -5,7 +5,7 @@
  * This header has two halves:
  *
  *  - what the rest of the runtime calls: the synchronisation hook that
- *    applies release thresholds, the stream-destruction hook, device reset;
+ *    applies release thresholds, and device reset;
  *
  *  - the "stream order" interface the pool needs from the stream code,
  *    implemented in pool_order.c: a stream's position is the number of
@@ -36,12 +36,6 @@
  * ascStreamSynchronize, ascEventSynchronize and ascDeviceSynchronize after
  * the wait succeeded, with no libasc lock held.  Never fails. */
 void asc__pool_on_sync(asc__device *d);
-
-/* Stream key s is going away: blocks whose free was enqueued on it stop
- * referring to it and become reusable by every stream.  Called by the
- * stream code once the stream's queued work has completed and before its
- * memory is released, with no libasc lock held. */
-void asc__pool_on_stream_destroy(asc__device *d, void *s);
 
 /* Frees every pool of d, their blocks (live ones too) and arenas; the
  * default pool is created again on next use.  Called by ascDeviceReset
