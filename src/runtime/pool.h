@@ -76,4 +76,11 @@ bool asc__order_follows(void *waiter, void *key, uint64_t pos);
  * then takes fresh memory instead). */
 bool asc__order_wait(void *waiter, void *key);
 
+/* Called by the stream code with st's lock held when it queues a wait for
+ * fence f on st: remembers that st's later work runs after f's record.
+ * Takes no lock. */
+struct asc__stream;
+struct asc__fence;
+void asc__order_note_wait(struct asc__stream *st, const struct asc__fence *f);
+
 #endif /* ASC_POOL_H */

@@ -6,6 +6,7 @@
  * (default 10^6, 2*10^5 in sanitizer builds).
  */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,15 +48,9 @@ static void expect_stats(ascMemPool_t p, uint64_t reserved, uint64_t used) {
   assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), used);
 }
 
-static asc__device *device0(void) {
-  asc__device *d = NULL;
-  assert_int_equal(asc__current_device(&d), ascSuccess);
-  return d;
-}
-
-/* What a synchronising call does to the pools of the device. */
+/* Applies release thresholds, as every synchronising call does. */
 static void sync_all(void) {
-  asc__pool_on_sync(device0());
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
 }
 
 static ascMemPool_t new_pool(int numa, size_t align, size_t max) {
@@ -574,6 +569,309 @@ static void test_numa_synthetic(void **state) {
   }
 }
 
+/* ------------------------------------------------------------ streams */
+
+/* A host function that holds its stream (and the callback thread) until
+ * the test opens the gate. */
+static atomic_int gate_open;
+
+static void gate_fn(void *ud) {
+  (void)ud;
+  while (!atomic_load(&gate_open))
+    usleep(200);
+}
+
+static void close_gate(ascStream_t s) {
+  atomic_store(&gate_open, 0);
+  assert_int_equal(ascLaunchHostFunc(s, gate_fn, NULL), ascSuccess);
+}
+
+static void open_gate(void) { atomic_store(&gate_open, 1); }
+
+static void set_policies(ascMemPool_t p, int follow, int opportunistic,
+                         int internal) {
+  set_int(p, ascMemPoolReuseFollowEventDependencies, follow);
+  set_int(p, ascMemPoolReuseAllowOpportunistic, opportunistic);
+  set_int(p, ascMemPoolReuseAllowInternalDependencies, internal);
+}
+
+static bool all_bytes(const void *p, int v, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++)
+    if (c[i] != (unsigned char)v)
+      return false;
+  return true;
+}
+
+/* Same stream: a block comes back at once, even while the stream is still
+ * busy with work queued before the free. */
+static void test_reuse_same_stream(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s;
+  void *a, *b;
+  (void)state;
+
+  set_policies(p, 0, 0, 0);
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  close_gate(s);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 4096, p, s), ascSuccess);
+  assert_int_equal(ascMemsetAsync(a, 0xaa, 4096, s), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 4000, p, s), ascSuccess);
+  assert_ptr_equal(a, b);
+  assert_int_equal(ascMemsetAsync(b, 0xbb, 4000, s), ascSuccess);
+  expect_stats(p, 4096, 4096);
+  open_gate();
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  assert_true(all_bytes(b, 0xbb, 4000));
+  assert_int_equal(ascFreeAsync(b, s), ascSuccess);
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Another stream without any dependency: not while the free may be
+ * pending; opportunistically once the freeing stream has completed. */
+static void test_reuse_other_stream_without_event(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  void *a, *b, *c;
+  (void)state;
+
+  set64(p, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  set_policies(p, 1, 1, 0);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  close_gate(s1);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 1000, p, s1), ascSuccess);
+  assert_int_equal(ascMemsetAsync(a, 0xaa, 1000, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  /* s1 is held: even opportunistic reuse must not take a. */
+  assert_int_equal(ascMallocFromPoolAsync(&b, 1000, p, s2), ascSuccess);
+  assert_ptr_not_equal(a, b);
+  assert_int_equal(ascMemsetAsync(b, 0xbb, 1000, s2), ascSuccess);
+  expect_stats(p, 2048, 1024);
+  open_gate();
+  assert_int_equal(ascStreamSynchronize(s1), ascSuccess);
+  /* Completed: opportunistic reuse takes it ... */
+  assert_int_equal(ascMallocFromPoolAsync(&c, 1000, p, s2), ascSuccess);
+  assert_ptr_equal(a, c);
+  assert_int_equal(ascFreeAsync(c, s2), ascSuccess);
+  /* ... unless the policy is off (s2 is idle, so the only same-stream
+   * block is c, just freed on s2 itself: use a third stream). */
+  set_policies(p, 1, 0, 0);
+  {
+    ascStream_t s3;
+    void *d;
+    assert_int_equal(ascStreamCreate(&s3), ascSuccess);
+    assert_int_equal(ascMallocFromPoolAsync(&d, 1000, p, s3), ascSuccess);
+    assert_ptr_not_equal(d, a);
+    assert_int_equal(ascFreeAsync(d, s3), ascSuccess);
+    assert_int_equal(ascStreamDestroy(s3), ascSuccess);
+  }
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Another stream that waited on an event recorded after the free reuses
+ * the block while the freeing stream is still held; its writes land after
+ * the old owner's. */
+static void test_reuse_other_stream_with_event(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  ascEvent_t ev, early;
+  void *a, *b;
+  (void)state;
+
+  set64(p, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  assert_int_equal(ascEventCreate(&ev), ascSuccess);
+  assert_int_equal(ascEventCreate(&early), ascSuccess);
+
+  /* An event recorded before the free does not order anything after it. */
+  set_policies(p, 1, 0, 0);
+  close_gate(s1);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 8192, p, s1), ascSuccess);
+  assert_int_equal(ascEventRecord(early, s1), ascSuccess);
+  assert_int_equal(ascMemsetAsync(a, 0xaa, 8192, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  assert_int_equal(ascStreamWaitEvent(s2, early, 0), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 8192, p, s2), ascSuccess);
+  assert_ptr_not_equal(a, b);
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+
+  /* Following event dependencies off: the event does not help. */
+  assert_int_equal(ascEventRecord(ev, s1), ascSuccess);
+  assert_int_equal(ascStreamWaitEvent(s2, ev, 0), ascSuccess);
+  set_policies(p, 0, 0, 0);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 8192, p, s2), ascSuccess);
+  assert_ptr_not_equal(a, b);
+  /* On: it does, while s1 is still held. */
+  set_policies(p, 1, 0, 0);
+  {
+    void *c;
+    assert_int_equal(ascMallocFromPoolAsync(&c, 8192, p, s2), ascSuccess);
+    assert_ptr_equal(a, c);
+    assert_int_equal(ascMemsetAsync(c, 0xcc, 8192, s2), ascSuccess);
+    assert_int_equal(ascStreamQuery(s1), ascErrorNotReady);
+    open_gate();
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    assert_true(all_bytes(c, 0xcc, 8192));
+    assert_int_equal(ascFreeAsync(c, s2), ascSuccess);
+  }
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascEventDestroy(ev), ascSuccess);
+  assert_int_equal(ascEventDestroy(early), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Internal dependencies: the pool makes the allocating stream wait. */
+static void test_reuse_internal_dependency(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  void *a, *b;
+  (void)state;
+
+  set_policies(p, 0, 0, 1);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  close_gate(s1);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 100000, p, s1), ascSuccess);
+  assert_int_equal(ascMemsetAsync(a, 0xaa, 100000, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 100000, p, s2), ascSuccess);
+  assert_ptr_equal(a, b);
+  assert_int_equal(ascMemsetAsync(b, 0xbb, 100000, s2), ascSuccess);
+  /* s2 now waits for s1. */
+  usleep(20000);
+  assert_int_equal(ascStreamQuery(s2), ascErrorNotReady);
+  open_gate();
+  assert_int_equal(ascStreamSynchronize(s2), ascSuccess);
+  assert_true(all_bytes(b, 0xbb, 100000));
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Work queued before a free (a slow "kernel": a held host function, then
+ * an ascMemsetAsync) never corrupts a newer allocation on another stream,
+ * whatever the policies. */
+static void test_pending_work_never_corrupts(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  (void)state;
+
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  for (int policy = 0; policy < 8; policy++) {
+    void *a, *b;
+    set_policies(p, policy & 1, (policy >> 1) & 1, (policy >> 2) & 1);
+    close_gate(s1);
+    assert_int_equal(ascMallocFromPoolAsync(&a, 256 << 10, p, s1),
+                     ascSuccess);
+    assert_int_equal(ascMemsetAsync(a, 0xaa, 256 << 10, s1), ascSuccess);
+    assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+    assert_int_equal(ascMallocFromPoolAsync(&b, 256 << 10, p, s2),
+                     ascSuccess);
+    assert_int_equal(ascMemsetAsync(b, 0xbb, 256 << 10, s2), ascSuccess);
+    /* Let s2 run ahead if it is allowed to. */
+    usleep(5000);
+    open_gate();
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    assert_true(all_bytes(b, 0xbb, 256 << 10));
+    assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  }
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* The threshold only releases frees that have completed. */
+static void test_threshold_waits_for_pending_frees(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  void *a;
+  (void)state;
+
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  close_gate(s1);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 1 * MiB, p, s1), ascSuccess);
+  assert_int_equal(ascMemsetAsync(a, 1, 1 * MiB, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  assert_int_equal(ascStreamSynchronize(s2), ascSuccess);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 1 * MiB, 0);
+  open_gate();
+  assert_int_equal(ascStreamSynchronize(s1), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Stream and event synchronisation apply thresholds too. */
+static void test_sync_calls_apply_threshold(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s;
+  ascEvent_t ev;
+  void *a;
+  (void)state;
+
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  assert_int_equal(ascEventCreate(&ev), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 5000, p, s), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s), ascSuccess);
+  expect_stats(p, asc__pool_block_size(5000), 0);
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 5000, p, s), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s), ascSuccess);
+  assert_int_equal(ascEventRecord(ev, s), ascSuccess);
+  assert_int_equal(ascEventSynchronize(ev), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascEventDestroy(ev), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+static void test_invalid_streams(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s;
+  void *a = NULL, *x = &a;
+  (void)state;
+
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 64, p, s), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+  assert_int_equal(ascMallocAsync(&x, 64, s), ascErrorInvalidHandle);
+  assert_null(x);
+  x = &a;
+  assert_int_equal(ascMallocFromPoolAsync(&x, 64, p, s),
+                   ascErrorInvalidHandle);
+  assert_null(x);
+  assert_int_equal(ascFreeAsync(a, s), ascErrorInvalidHandle);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 /* ----------------------------------------------------------------- churn */
 
 static uint64_t rng_next(uint64_t *s) {
@@ -650,6 +948,14 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_invalid_handles),
       cmocka_unit_test(test_failure_injection),
       cmocka_unit_test(test_numa_synthetic),
+      cmocka_unit_test(test_reuse_same_stream),
+      cmocka_unit_test(test_reuse_other_stream_without_event),
+      cmocka_unit_test(test_reuse_other_stream_with_event),
+      cmocka_unit_test(test_reuse_internal_dependency),
+      cmocka_unit_test(test_pending_work_never_corrupts),
+      cmocka_unit_test(test_threshold_waits_for_pending_frees),
+      cmocka_unit_test(test_sync_calls_apply_threshold),
+      cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_churn),
   };
 
