@@ -547,9 +547,11 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
                     "%s: %p is not a live memory pool", fn, (void *)h);
 }
 
-static ascError_t current_pools(struct asc__pools **ps) {
+/* The pools of the stream's device and the stream's order key. */
+static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
+                               void **key) {
   asc__device *d;
-  ascError_t e = asc__current_device(&d);
+  ascError_t e = asc__order_stream(stream, &d, key);
   if (e != ascSuccess)
     return e;
   return get_pools(d, ps);
@@ -566,9 +568,14 @@ ascError_t ascMemPoolCreate(ascMemPool_t *pool, const ascMemPoolProps *props) {
   *pool = NULL;
   if (props == NULL)
     return asc__error(ascErrorInvalidValue, "ascMemPoolCreate: props is NULL");
-  e = current_pools(&ps);
-  if (e != ascSuccess)
-    return e;
+  {
+    asc__device *d;
+    e = asc__current_device(&d);
+    if (e == ascSuccess)
+      e = get_pools(d, &ps);
+    if (e != ascSuccess)
+      return e;
+  }
   if (props->numaNode < -1 || props->numaNode >= ps->nnodes)
     return asc__error(ascErrorInvalidValue,
                       "ascMemPoolCreate: numaNode %d is not -1 or a node in "
@@ -640,20 +647,18 @@ ascError_t ascMallocFromPoolAsync(void **ptr, size_t size, ascMemPool_t pool,
     return asc__error(ascErrorInvalidValue,
                       "ascMallocFromPoolAsync: devPtr is NULL");
   *ptr = NULL;
-  e = lock_pool(pool, "ascMallocFromPoolAsync", &ps);
+  if (pool == NULL)
+    return asc__error(ascErrorInvalidHandle,
+                      "ascMallocFromPoolAsync: pool is NULL");
+  e = stream_pools(stream, &ps, &key);
   if (e != ascSuccess)
     return e;
-  uv_mutex_unlock(&ps->lock);
-  e = asc__order_stream(ps->dev, stream, &key);
-  if (e != ascSuccess)
-    return e;
-  if (size == 0)
-    return ascSuccess;
   uv_mutex_lock(&ps->lock);
   if (!pool_listed(ps, pool))
     e = asc__error(ascErrorInvalidHandle,
-                   "ascMallocFromPoolAsync: pool was destroyed");
-  else
+                   "ascMallocFromPoolAsync: %p is not a live memory pool of "
+                   "the stream's device", (void *)pool);
+  else if (size != 0)
     e = pool_alloc(ps, pool, size, key, ptr);
   uv_mutex_unlock(&ps->lock);
   return e;
@@ -668,10 +673,7 @@ ascError_t ascMallocAsync(void **ptr, size_t size, ascStream_t stream) {
   if (ptr == NULL)
     return asc__error(ascErrorInvalidValue, "ascMallocAsync: devPtr is NULL");
   *ptr = NULL;
-  e = current_pools(&ps);
-  if (e != ascSuccess)
-    return e;
-  e = asc__order_stream(ps->dev, stream, &key);
+  e = stream_pools(stream, &ps, &key);
   if (e != ascSuccess || size == 0)
     return e;
   uv_mutex_lock(&ps->lock);
@@ -689,10 +691,7 @@ ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
   void *key;
   ascError_t e;
 
-  e = current_pools(&ps);
-  if (e != ascSuccess)
-    return e;
-  e = asc__order_stream(ps->dev, stream, &key);
+  e = stream_pools(stream, &ps, &key);
   if (e != ascSuccess || ptr == NULL)
     return e;
   uv_mutex_lock(&ps->lock);

@@ -52,10 +52,11 @@ size_t asc__pool_block_size(size_t size);
 
 /* ------------------------------------------------------ stream order */
 
-/* Resolves a public stream handle (NULL is the default stream) to the key
- * the pool stores with a freed block.  Invalid or destroyed handles return
+/* Resolves a public stream handle of the current device (NULL is its
+ * default stream) to the key the pool stores with a freed block, and the
+ * stream's device.  Invalid or destroyed handles return
  * ascErrorInvalidHandle (last error set). */
-ascError_t asc__order_stream(asc__device *d, ascStream_t s, void **key);
+ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key);
 
 /* Position of the last operation enqueued on stream key so far (0 when
  * none).  A free recorded at position n may still be touched by the

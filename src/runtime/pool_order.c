@@ -16,15 +16,13 @@
 #include "pool.h"
 #include "stream.h"
 
-ascError_t asc__order_stream(asc__device *d, ascStream_t s, void **key) {
+ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key) {
   asc__stream *st;
   ascError_t e = asc__stream_resolve(s, &st);
 
   if (e != ascSuccess)
     return e;
-  if (st->rt->dev != d)
-    return asc__error(ascErrorInvalidHandle,
-                      "stream %p belongs to another device", (void *)s);
+  *dev = st->rt->dev;
   *key = st;
   return ascSuccess;
 }

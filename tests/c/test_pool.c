@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <uv.h>
 
 #include "internal.h"
 #include "pool.h"
@@ -438,7 +439,7 @@ static bool fail_nth(size_t size, void *ud) {
 
 /* Runs a pool scenario where any allocation may fail; every failure must
  * be a clean ascErrorOutOfMemory with statistics that still add up. */
-static void fail_scenario(void) {
+static void fail_scenario(ascStream_t sa, ascStream_t sf, bool internal) {
   static const size_t sizes[] = {64, 200, 4096, 70000, 1 * MiB, 64, 3000};
   void *ptrs[ASC_ARRAY_SIZE(sizes) * 2];
   uint64_t csize[ASC_ARRAY_SIZE(sizes) * 2];
@@ -453,10 +454,24 @@ static void fail_scenario(void) {
     assert_null(p);
     return;
   }
+  if (internal) {
+    /* Reuse across streams only through internal dependencies, whose
+     * event allocations may fail too. */
+    int off = 0, on = 1;
+    assert_int_equal(ascMemPoolSetAttribute(
+                         p, ascMemPoolReuseFollowEventDependencies, &off),
+                     ascSuccess);
+    assert_int_equal(ascMemPoolSetAttribute(
+                         p, ascMemPoolReuseAllowOpportunistic, &off),
+                     ascSuccess);
+    assert_int_equal(ascMemPoolSetAttribute(
+                         p, ascMemPoolReuseAllowInternalDependencies, &on),
+                     ascSuccess);
+  }
   for (int round = 0; round < 2; round++) {
     for (size_t i = 0; i < ASC_ARRAY_SIZE(sizes); i++) {
       void *x = &used;
-      e = ascMallocFromPoolAsync(&x, sizes[i], p, NULL);
+      e = ascMallocFromPoolAsync(&x, sizes[i], p, sa);
       if (e == ascSuccess) {
         csize[n] = asc__pool_block_size(sizes[i]);
         ptrs[n++] = x;
@@ -471,36 +486,50 @@ static void fail_scenario(void) {
     /* Free half, so the second round reuses some blocks. */
     while (n > 0 && (round == 1 || n % 2 == 1)) {
       n--;
-      assert_int_equal(ascFreeAsync(ptrs[n], NULL), ascSuccess);
+      assert_int_equal(ascFreeAsync(ptrs[n], sf), ascSuccess);
       used -= csize[n];
       assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), used);
     }
   }
   while (n > 0)
-    assert_int_equal(ascFreeAsync(ptrs[--n], NULL), ascSuccess);
+    assert_int_equal(ascFreeAsync(ptrs[--n], sf), ascSuccess);
   expect_stats(p, attr64(p, ascMemPoolAttrReservedMemCurrent), 0);
+  if (sf != NULL)
+    assert_int_equal(ascStreamSynchronize(sf), ascSuccess);
   assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
   expect_stats(p, 0, 0);
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
-static void test_failure_injection(void **state) {
-  (void)state;
-  /* Make sure the device and pool state exist: those are one-time
-   * allocations with their own tests elsewhere. */
-  {
-    ascMemPool_t d;
-    assert_int_equal(ascDeviceGetDefaultMemPool(&d, 0), ascSuccess);
-  }
+static void fail_every_site(ascStream_t sa, ascStream_t sf, bool internal) {
   for (long n = 0; n < 1000; n++) {
     fail_ctx f = {n, 0, false};
     asc__set_alloc_fail_hook(fail_nth, &f);
-    fail_scenario();
+    fail_scenario(sa, sf, internal);
     asc__set_alloc_fail_hook(NULL, NULL);
     if (!f.fired)
       return;  /* every allocation site has failed once */
   }
   fail();
+}
+
+static void test_failure_injection(void **state) {
+  ascStream_t s1, s2;
+  (void)state;
+  /* Make sure the device, stream and pool state exist: those are one-time
+   * allocations with their own tests elsewhere. */
+  {
+    ascMemPool_t d;
+    assert_int_equal(ascDeviceGetDefaultMemPool(&d, 0), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  }
+  fail_every_site(NULL, NULL, false);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  fail_every_site(s1, s1, false);
+  fail_every_site(s2, s1, true);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
 }
 
 /* ------------------------------------------------------------ NUMA child */
@@ -889,50 +918,152 @@ static long env_long(const char *name, long dflt) {
 
 static uint64_t churn_peak;
 
+/* 10^6 random-size allocations and frees on 4 streams (sizes mostly
+ * small, one in eight up to 256 KiB), with real work on the blocks
+ * (ascMemsetAsync every 64 operations), frees on another stream ordered by
+ * an event half of the time, and a synchronisation every 4096 operations.
+ * Statistics stay exact and reserved memory stays bounded. */
 static void test_churn(void **state) {
-  enum { NSLOTS = 512 };
+  enum { NSLOTS = 512, NSTREAMS = 4 };
   long ops = env_long("ASC_POOL_CHURN_OPS", CHURN_OPS_DEFAULT);
   ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t st[NSTREAMS];
+  ascEvent_t ev[NSTREAMS];
   void *slot[NSLOTS] = {0};
   uint64_t slot_size[NSLOTS] = {0};
+  int slot_stream[NSLOTS] = {0};
   uint64_t rng = 0x9e3779b97f4a7c15ull, live = 0, live_peak = 0;
+  uint64_t t0 = uv_hrtime();
   (void)state;
 
+  for (int i = 0; i < NSTREAMS; i++) {
+    assert_int_equal(ascStreamCreate(&st[i]), ascSuccess);
+    assert_int_equal(ascEventCreateWithFlags(&ev[i], ascEventDisableTiming),
+                     ascSuccess);
+  }
   set64(p, ascMemPoolAttrReleaseThreshold, 16 * MiB);
   for (long i = 0; i < ops; i++) {
     uint64_t r = rng_next(&rng);
     size_t k = (size_t)(r % NSLOTS);
+    int si = (int)((r >> 9) % NSTREAMS);
     if (slot[k] == NULL) {
-      /* Mostly small, some up to 256 KiB. */
       size_t size = (r >> 20) % 8 == 0 ? 1 + (r >> 24) % (256 << 10)
                                        : 1 + (r >> 24) % 2048;
-      assert_int_equal(ascMallocFromPoolAsync(&slot[k], size, p, NULL),
+      assert_int_equal(ascMallocFromPoolAsync(&slot[k], size, p, st[si]),
                        ascSuccess);
-      ((char *)slot[k])[0] = 1;
       slot_size[k] = asc__pool_block_size(size);
+      slot_stream[k] = si;
+      if (i % 64 == 0)
+        assert_int_equal(ascMemsetAsync(slot[k], (int)(i & 0xff), size,
+                                        st[si]),
+                         ascSuccess);
       live += slot_size[k];
       if (live > live_peak)
         live_peak = live;
     } else {
-      ((char *)slot[k])[0] = 2;
-      assert_int_equal(ascFreeAsync(slot[k], NULL), ascSuccess);
+      int owner = slot_stream[k];
+      if (si != owner && (r >> 12) % 2 == 0) {
+        assert_int_equal(ascEventRecord(ev[owner], st[owner]), ascSuccess);
+        assert_int_equal(ascStreamWaitEvent(st[si], ev[owner], 0),
+                         ascSuccess);
+      } else {
+        si = owner;
+      }
+      assert_int_equal(ascFreeAsync(slot[k], st[si]), ascSuccess);
       live -= slot_size[k];
       slot[k] = NULL;
     }
-    if (i % 4096 == 0)
-      sync_all();
+    if (i % 4096 == 0) {
+      assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+      assert_int_equal(attr64(p, ascMemPoolAttrUsedMemCurrent), live);
+    }
   }
   churn_peak = attr64(p, ascMemPoolAttrReservedMemHigh);
   assert_int_equal(attr64(p, ascMemPoolAttrUsedMemHigh), live_peak);
-  /* Bounded: the peak of live memory plus one threshold's worth plus
+  /* Bounded: the peak of live memory, plus one threshold's worth, plus
    * what accumulates between two synchronisations. */
   assert_true(churn_peak <= live_peak + 16 * MiB + 32 * MiB);
   for (size_t k = 0; k < NSLOTS; k++)
     if (slot[k] != NULL)
-      assert_int_equal(ascFreeAsync(slot[k], NULL), ascSuccess);
-  print_message("churn: %ld ops, peak live %llu B, peak reserved %llu B\n",
-                ops, (unsigned long long)live_peak,
+      assert_int_equal(ascFreeAsync(slot[k], st[slot_stream[k]]),
+                       ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, attr64(p, ascMemPoolAttrReservedMemCurrent), 0);
+  assert_true(attr64(p, ascMemPoolAttrReservedMemCurrent) <= 16 * MiB);
+  print_message("churn: %ld ops on %d streams in %.2f s, peak live %llu B, "
+                "peak reserved %llu B\n",
+                ops, NSTREAMS, (double)(uv_hrtime() - t0) / 1e9,
+                (unsigned long long)live_peak,
                 (unsigned long long)churn_peak);
+  for (int i = 0; i < NSTREAMS; i++) {
+    assert_int_equal(ascEventDestroy(ev[i]), ascSuccess);
+    assert_int_equal(ascStreamDestroy(st[i]), ascSuccess);
+  }
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* Host threads allocating and freeing on their own streams from one pool
+ * while another thread reads statistics, trims and synchronises (for
+ * TSan). */
+typedef struct thread_arg {
+  ascMemPool_t pool;
+  ascStream_t stream;
+  uint64_t seed;
+  int iters;
+  int failures;
+} thread_arg;
+
+static void thread_body(void *ud) {
+  thread_arg *a = ud;
+  void *held[16] = {0};
+  for (int i = 0; i < a->iters; i++) {
+    uint64_t r = rng_next(&a->seed);
+    int k = (int)(r % 16);
+    if (held[k] != NULL) {
+      if (ascFreeAsync(held[k], a->stream) != ascSuccess)
+        a->failures++;
+      held[k] = NULL;
+    } else if (ascMallocFromPoolAsync(&held[k], 1 + (r >> 8) % 20000,
+                                      a->pool, a->stream) != ascSuccess) {
+      a->failures++;
+    } else if (i % 32 == 0 &&
+               ascMemsetAsync(held[k], 1, 64, a->stream) != ascSuccess) {
+      a->failures++;
+    }
+  }
+  for (int k = 0; k < 16; k++)
+    if (held[k] != NULL && ascFreeAsync(held[k], a->stream) != ascSuccess)
+      a->failures++;
+}
+
+static void test_threads(void **state) {
+  enum { NTHREADS = 4 };
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  thread_arg args[NTHREADS];
+  uv_thread_t th[NTHREADS];
+  (void)state;
+
+  for (int i = 0; i < NTHREADS; i++) {
+    args[i].pool = p;
+    assert_int_equal(ascStreamCreate(&args[i].stream), ascSuccess);
+    args[i].seed = 0x1234567ull * (uint64_t)(i + 1);
+    args[i].iters = 20000;
+    args[i].failures = 0;
+    assert_int_equal(uv_thread_create(&th[i], thread_body, &args[i]), 0);
+  }
+  for (int i = 0; i < 200; i++) {
+    (void)attr64(p, ascMemPoolAttrReservedMemCurrent);
+    assert_int_equal(ascMemPoolTrimTo(p, 1 * MiB), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  }
+  for (int i = 0; i < NTHREADS; i++) {
+    assert_int_equal(uv_thread_join(&th[i]), 0);
+    assert_int_equal(args[i].failures, 0);
+  }
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, 0, 0);
+  for (int i = 0; i < NTHREADS; i++)
+    assert_int_equal(ascStreamDestroy(args[i].stream), ascSuccess);
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
@@ -957,6 +1088,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_sync_calls_apply_threshold),
       cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_churn),
+      cmocka_unit_test(test_threads),
   };
 
   if (argc >= 3 && strcmp(argv[1], "--child") == 0)
