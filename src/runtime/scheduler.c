@@ -251,8 +251,12 @@ static void launch_raise(asc__launch *l, uint32_t b, const asc_kexc *exc) {
 }
 
 static void launch_block_done(asc__sched *s, asc__launch *l) {
+  /* Read before counting: once the last block is counted, the record may
+   * be completed and reused for another launch. */
+  uint32_t nblocks = l->nblocks;
+
   if (atomic_fetch_add_explicit(&l->done, 1, memory_order_acq_rel) + 1 !=
-      l->nblocks)
+      nblocks)
     return;
   if (l->gang) {
     uv_mutex_lock(&s->lock);
