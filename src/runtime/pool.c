@@ -96,6 +96,7 @@ struct asc__pools {
   block **table;            /* registry, chained, power-of-two capacity */
   size_t cap;
   size_t count;
+  void *null_key;           /* the default stream's key; atomic, set once */
 };
 
 /* ------------------------------------------------------------ size classes */
@@ -547,11 +548,30 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
                     "%s: %p is not a live memory pool", fn, (void *)h);
 }
 
-/* The pools of the stream's device and the stream's order key. */
+/* The pools of the stream's device and the stream's order key.  The
+ * default stream's key never changes for a device (ascDeviceReset keeps
+ * the default stream), so it is looked up once. */
 static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
                                void **key) {
   asc__device *d;
-  ascError_t e = asc__order_stream(stream, &d, key);
+  ascError_t e;
+
+  if (stream == NULL) {
+    e = asc__current_device(&d);
+    if (e != ascSuccess)
+      return e;
+    e = get_pools(d, ps);
+    if (e != ascSuccess)
+      return e;
+    *key = __atomic_load_n(&(*ps)->null_key, __ATOMIC_ACQUIRE);
+    if (*key != NULL)
+      return ascSuccess;
+    e = asc__order_stream(NULL, &d, key);
+    if (e == ascSuccess)
+      __atomic_store_n(&(*ps)->null_key, *key, __ATOMIC_RELEASE);
+    return e;
+  }
+  e = asc__order_stream(stream, &d, key);
   if (e != ascSuccess)
     return e;
   return get_pools(d, ps);
