@@ -404,7 +404,7 @@ static ascError_t module_resolve(ascModule_t h, asc__module **out) {
   if (err != ascSuccess)
     return err;
   if (h == NULL ||
-      atomic_load(&((asc__module *)(void *)h)->magic) != ASC__MAGIC_MODULE)
+      asc__handle_magic(h) != ASC__MAGIC_MODULE)
     return asc__error(ascErrorInvalidHandle, "module %p is not loaded",
                       (void *)h);
   *out = (asc__module *)(void *)h;
@@ -418,7 +418,7 @@ static ascError_t kernel_resolve(ascKernel_t h, asc__kernel **out) {
   if (err != ascSuccess)
     return err;
   if (h == NULL ||
-      atomic_load(&((asc__kernel *)(void *)h)->magic) != ASC__MAGIC_KERNEL)
+      asc__handle_magic(h) != ASC__MAGIC_KERNEL)
     return asc__error(ascErrorInvalidHandle,
                       "kernel %p is not a kernel of a loaded module",
                       (void *)h);

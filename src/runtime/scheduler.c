@@ -95,6 +95,31 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* ------------------------------------------------------- aligned memory */
+
+void *asc__cache_alloc(size_t size) {
+  unsigned char *raw, *p;
+
+  if (size > SIZE_MAX - 2 * ASC_CACHE_LINE)
+    return NULL;
+  raw = asc__calloc(1, size + 2 * ASC_CACHE_LINE);
+  if (raw == NULL)
+    return NULL;
+  p = (unsigned char *)(((uintptr_t)raw + 2 * ASC_CACHE_LINE - 1) &
+                        ~(uintptr_t)(ASC_CACHE_LINE - 1));
+  memcpy(p - sizeof raw, &raw, sizeof raw);
+  return p;
+}
+
+void asc__cache_free(void *p) {
+  unsigned char *raw;
+
+  if (p == NULL)
+    return;
+  memcpy(&raw, (unsigned char *)p - sizeof raw, sizeof raw);
+  asc__free(raw);
+}
+
 /* ------------------------------------------------------------ ready lists */
 
 /* Pool lock held. */
@@ -603,12 +628,12 @@ static void sched_free(asc__sched *s, int started) {
     uv_thread_join(&s->workers[i].thread);
   uv_cond_destroy(&s->cond);
   uv_mutex_destroy(&s->lock);
-  asc__free(s->workers);
-  asc__free(s);
+  asc__cache_free(s->workers);
+  asc__cache_free(s);
 }
 
 static ascError_t sched_create(asc__device *dev, asc__sched **out) {
-  asc__sched *s = asc__calloc(1, sizeof *s);
+  asc__sched *s = asc__cache_alloc(sizeof *s);
   uv_thread_options_t opts;
   int i;
 
@@ -617,20 +642,20 @@ static ascError_t sched_create(asc__device *dev, asc__sched **out) {
   s->dev = dev;
   s->nworkers = dev->ncores;
   s->spin_ns = asc__spin_ns_env();
-  s->workers = asc__calloc((size_t)s->nworkers, sizeof *s->workers);
+  s->workers = asc__cache_alloc((size_t)s->nworkers * sizeof *s->workers);
   if (s->workers == NULL) {
-    asc__free(s);
+    asc__cache_free(s);
     return asc__error(ascErrorOutOfMemory, "cannot allocate the worker pool");
   }
   if (uv_mutex_init(&s->lock) != 0) {
-    asc__free(s->workers);
-    asc__free(s);
+    asc__cache_free(s->workers);
+    asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool lock");
   }
   if (uv_cond_init(&s->cond) != 0) {
     uv_mutex_destroy(&s->lock);
-    asc__free(s->workers);
-    asc__free(s);
+    asc__cache_free(s->workers);
+    asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool condition");
   }
   opts.flags = UV_THREAD_HAS_STACK_SIZE;

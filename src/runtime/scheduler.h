@@ -76,6 +76,11 @@ struct asc__launch {
   _Alignas(16) unsigned char argbuf[ASC_LAUNCH_INLINE_ARGS];
 };
 
+/* Cache-line aligned host allocations (asc__malloc underneath) for
+ * structures with _Alignas(ASC_CACHE_LINE) members.  Zeroed. */
+void *asc__cache_alloc(size_t size);
+void asc__cache_free(void *p);
+
 /* Once per pooled record: creates the record's locks. */
 int asc__launch_init(asc__launch *l);
 void asc__launch_fini(asc__launch *l);

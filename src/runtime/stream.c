@@ -130,11 +130,11 @@ static asc__op *op_get(asc__stream *st) {
     st->free_ops = op->next;
     st->nfree--;
   } else {
-    op = asc__malloc(sizeof *op);
+    op = asc__cache_alloc(sizeof *op);
     if (op == NULL)
       return NULL;
     if (asc__launch_init(&op->launch) != 0) {
-      asc__free(op);
+      asc__cache_free(op);
       return NULL;
     }
   }
@@ -163,7 +163,7 @@ static void op_put(asc__stream *st, asc__op *op) {
     st->nfree++;
   } else {
     asc__launch_fini(&op->launch);
-    asc__free(op);
+    asc__cache_free(op);
   }
 }
 
@@ -465,9 +465,9 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   if (st != NULL) {
     rt->free_streams = st->free_next;
   } else {
-    st = asc__calloc(1, sizeof *st);
+    st = asc__cache_alloc(sizeof *st);
     if (st == NULL || uv_mutex_init(&st->lock) != 0) {
-      asc__free(st);
+      asc__cache_free(st);
       uv_mutex_unlock(&rt->lock);
       return NULL;
     }
@@ -552,7 +552,7 @@ static ascError_t current_rt(asc__rt **rt) {
 }
 
 static bool valid_stream(ascStream_t h) {
-  return atomic_load(&((asc__stream *)(void *)h)->magic) == ASC__MAGIC_STREAM;
+  return asc__handle_magic(h) == ASC__MAGIC_STREAM;
 }
 
 ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
@@ -1012,7 +1012,7 @@ static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
     return err;
   if (h == NULL)
     return asc__error(ascErrorInvalidHandle, "event is NULL");
-  if (atomic_load(&((asc__event *)(void *)h)->magic) != ASC__MAGIC_EVENT)
+  if (asc__handle_magic(h) != ASC__MAGIC_EVENT)
     return asc__error(ascErrorInvalidHandle, "event %p is not a live event",
                       (void *)h);
   *out = (asc__event *)(void *)h;

@@ -34,6 +34,12 @@ enum {
   ASC__MAGIC_DEAD = 0xdeadbeefu
 };
 
+/* Every handle object starts with its atomic magic word.  Reads it
+ * without assuming which kind of object h is. */
+static inline unsigned asc__handle_magic(const void *h) {
+  return atomic_load((atomic_uint *)(uintptr_t)h);
+}
+
 /* Stream priorities: lower numbers are higher priorities, as in CUDA. */
 #define ASC_STREAM_PRIO_LEAST 0
 #define ASC_STREAM_PRIO_GREATEST (-(ASC_PRIO_LEVELS - 1))
