@@ -4,6 +4,7 @@
  * semantics are in docs/streams.md.
  */
 #include "stream.h"
+#include "pool.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -335,6 +336,12 @@ static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
     st->head = op;
   st->tail = op;
   atomic_fetch_add(&st->submitted, 1);
+  if (op->kind == OP_RECORD && op->fence != NULL) {
+    op->fence->rec_stream = st;
+    op->fence->rec_pos = atomic_load(&st->submitted);
+  } else if (op->kind == OP_WAIT && op->fence != NULL) {
+    asc__order_note_wait(st, op->fence);
+  }
   if (st->head == op)
     stream_advance(st, wl);
 }
@@ -961,6 +968,7 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
   if (in_callback())
     return not_permitted("ascStreamSynchronize");
   host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true);
+  asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
 }
 
@@ -1203,6 +1211,7 @@ ascError_t ascEventSynchronize(ascEvent_t event) {
   if (f == NULL)
     return ascSuccess;
   host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync));
+  asc__pool_on_sync(e->rt->dev);
   err = f->err;
   if (err != ascSuccess) {
     asc__error_text(err, f->err_msg != NULL ? f->err_msg : lost_message);
@@ -1262,6 +1271,7 @@ ascError_t ascDeviceSynchronize(void) {
   if (in_callback())
     return not_permitted("ascDeviceSynchronize");
   wait_streams(rt, false);
+  asc__pool_on_sync(rt->dev);
   /* Report the earliest pending error; every pending error counts as
    * reported. */
   uv_mutex_lock(&rt->lock);
@@ -1337,6 +1347,7 @@ ascError_t ascDeviceReset(void) {
   asc__modules_reset(dev);
   host_stop(rt);
   asc__sched_destroy(dev);
+  asc__pool_device_reset(dev);
   /* Device memory: the allocator's reset (asc__memory_reset(dev), in
    * memory.c) belongs here, after every stream has drained. */
   return ascSuccess;

@@ -45,6 +45,9 @@ static inline unsigned asc__handle_magic(const void *h) {
 #define ASC_STREAM_PRIO_GREATEST (-(ASC_PRIO_LEVELS - 1))
 
 typedef struct asc__stream asc__stream;
+
+/* Entries of a stream's table of waited-on records (see waited below). */
+#define ASC__WAITED_MAX 8
 typedef struct asc__op asc__op;
 typedef struct asc__rt asc__rt;
 
@@ -64,6 +67,11 @@ typedef struct asc__fence {
   uv_mutex_t lock;
   asc__op *waiters;        /* WAIT ops parked on it */
   struct asc__fence *dep_next;  /* private list while being queued */
+  /* Where the record was queued: the recording stream and the record's
+   * position in it (set once, under that stream's lock, before the fence
+   * is published).  pool.c follows event dependencies through it. */
+  asc__stream *rec_stream;
+  uint64_t rec_pos;
 } asc__fence;
 
 typedef void (*asc__stream_cb)(void *ud, ascError_t status);
@@ -108,6 +116,14 @@ struct asc__stream {
   ascError_t err;          /* pending error, reported by the next sync */
   uint64_t err_id;
   char *err_msg;
+  /* Records of other streams this stream has queued waits for: work
+   * queued here from now on runs after op `pos` of `src`.  Kept by
+   * asc__order_note_wait (pool.c); a full table forgets the oldest, which
+   * only makes the pool more conservative. */
+  struct asc__waited {
+    asc__stream *src;
+    uint64_t pos;
+  } waited[ASC__WAITED_MAX];
 
   /* Monotonic over the life of the memory (never reset on reuse), so a
    * waiter holding a stale target can never wait forever. */
