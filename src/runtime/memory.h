@@ -1,0 +1,60 @@
+/*
+ * Device memory: blocks carved from dedicated jemalloc arenas (one per NUMA
+ * node of the device, plus one unbound arena), with a table of live blocks
+ * so that a pointer libasc did not hand out is rejected instead of crashing.
+ * See docs/memory.md.
+ *
+ * Locking: each device's memory state has one mutex, a leaf lock.  No
+ * function here calls out (into jemalloc or hwloc excepted) while holding
+ * it, so callers may hold their own locks (a pool's, a stream's) when they
+ * call in; nothing here takes theirs.
+ */
+#ifndef ASC_MEMORY_H
+#define ASC_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "internal.h"
+
+/* Largest alignment asc__dev_alloc accepts. */
+#define ASC__DEV_ALIGN_MAX ((size_t)1 << 30)
+
+/* Allocates `size` bytes on device d.  align is 0 (the default rule: 64
+ * bytes, page aligned from ASC_PAGE_ALIGN_MIN up) or a power of two; the
+ * block gets the larger of align and the default rule.  numa_node is -1
+ * (no placement) or a NUMA node index in [0, prop.numaNodes).  size 0
+ * stores NULL and succeeds.  Failures set the thread's last error:
+ * ascErrorInvalidValue (bad align/node), ascErrorOutOfMemory (nothing
+ * allocated, *out = NULL). */
+ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
+                          int numa_node, void **out);
+
+/* Frees a block from asc__dev_alloc.  NULL succeeds.  A pointer that is not
+ * the start of a live block of d (foreign, interior, already freed) returns
+ * ascErrorInvalidValue and touches nothing. */
+ascError_t asc__dev_free(asc__device *d, void *p);
+
+/* True when p is the start of a live block of d; its requested size goes to
+ * *size when size is not NULL.  Never sets the last error. */
+bool asc__dev_owns(asc__device *d, const void *p, size_t *size);
+
+/* Bytes in live blocks of d (what was asked for, not what jemalloc
+ * rounded to). */
+size_t asc__dev_bytes_in_use(asc__device *d);
+
+/* Extents the per-node arenas of d have taken from the system (each one
+ * bound to its node); 0 when d has a single NUMA node.  For tests and
+ * statistics. */
+size_t asc__dev_bound_extents(asc__device *d);
+
+/* Frees every live block of d and returns the arenas' unused pages to the
+ * system; d stays usable.  Called by ascDeviceReset after everything that
+ * could still use a block (streams, pools) is gone. */
+void asc__memory_reset(asc__device *d);
+
+/* As asc__memory_reset, then destroys the arenas and the state itself;
+ * the next allocation creates them again. */
+void asc__memory_destroy(asc__device *d);
+
+#endif /* ASC_MEMORY_H */

@@ -1,0 +1,843 @@
+/* The kernel cache: keys, hits and misses, corruption, concurrency,
+ * unusable directories, eviction, allocation failure. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "cache.h"
+#include "cc.h"
+#include "internal.h"
+
+static char base[4096];
+static int dir_seq;
+
+/* A fresh, not yet existing cache directory path under base. */
+static void new_dir(char *out, size_t n) {
+  snprintf(out, n, "%s/c%d", base, dir_seq++);
+}
+
+static int setup(void **state) {
+  ASC_UNUSED(state);
+  snprintf(base, sizeof base, "%s/test-tmp-cache-XXXXXX", ASC_BINARY_DIR);
+  if (mkdtemp(base) == NULL)
+    return -1;
+  unsetenv("ASC_CACHE_MAX_BYTES");
+  return 0;
+}
+
+static int teardown(void **state) {
+  char *argv[] = {(char *)"rm", (char *)"-rf", base, NULL};
+  asc__buf out;
+  int st;
+  ASC_UNUSED(state);
+  chmod(base, 0700);
+  asc__buf_init(&out);
+  asc__run_process(argv, 20000, &out, &st);
+  asc__buf_free(&out);
+  return 0;
+}
+
+/* ------------------------------------------------------------- builders */
+
+typedef struct fake {
+  atomic_int calls;
+  const char *content;      /* bytes written as the "shared object" */
+  unsigned delay_ms;
+  const char *counter;      /* file that gets one line per build */
+  ascError_t fail;          /* returned instead of building */
+} fake;
+
+static ascError_t fake_build(void *ud, const char *workdir, char **so) {
+  fake *f = ud;
+  char path[4200];
+  FILE *o;
+
+  atomic_fetch_add(&f->calls, 1);
+  if (f->delay_ms)
+    uv_sleep(f->delay_ms);
+  if (f->counter != NULL) {
+    int fd = open(f->counter, O_WRONLY | O_APPEND | O_CREAT, 0600);
+    if (fd >= 0) {
+      ssize_t w = write(fd, "x\n", 2);
+      ASC_UNUSED(w);
+      close(fd);
+    }
+  }
+  snprintf(path, sizeof path, "%s/kept.c", workdir);
+  if (f->fail != ascSuccess) {
+    o = fopen(path, "w");
+    if (o) {
+      fputs("int broken(\n", o);
+      fclose(o);
+    }
+    return asc__error(f->fail, "fake build failed");
+  }
+  snprintf(path, sizeof path, "%s/out.so", workdir);
+  o = fopen(path, "w");
+  if (o == NULL)
+    return asc__error(ascErrorCache, "cannot write %s", path);
+  fputs(f->content ? f->content : "payload", o);
+  fclose(o);
+  *so = asc__strdup(path);
+  return *so ? ascSuccess : asc__error(ascErrorOutOfMemory, "oom");
+}
+
+typedef struct real {
+  int value;
+  int calls;
+} real;
+
+static ascError_t real_build(void *ud, const char *workdir, char **so) {
+  real *r = ud;
+  const asc__cc *cc;
+  char src[128];
+  ascError_t e;
+
+  r->calls++;
+  e = asc__cc_get(&cc);
+  if (e != ascSuccess)
+    return e;
+  snprintf(src, sizeof src, "int answer(void) { return %d; }\n", r->value);
+  return asc__cc_build(cc, NULL, workdir, "kernel", src, strlen(src), so);
+}
+
+static void key_of(asc__cache_key *k, const char *text) {
+  asc__cache_key_init(k);
+  asc__cache_key_add_str(k, "text", text);
+  asc__cache_key_final(k);
+}
+
+static long file_size(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static char *read_file(const char *p, long *n) {
+  FILE *f = fopen(p, "rb");
+  char *b;
+  *n = file_size(p);
+  assert_non_null(f);
+  b = malloc((size_t)*n + 1);
+  assert_int_equal(fread(b, 1, (size_t)*n, f), (size_t)*n);
+  b[*n] = 0;
+  fclose(f);
+  return b;
+}
+
+static void write_bytes(const char *p, const char *b, long n) {
+  FILE *f = fopen(p, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+}
+
+/* ----------------------------------------------------------------- keys */
+
+static void test_key_components_do_not_alias(void **state) {
+  asc__cache_key a, b;
+  ASC_UNUSED(state);
+
+  asc__cache_key_init(&a);
+  asc__cache_key_add_str(&a, "a", "bc");
+  asc__cache_key_final(&a);
+  asc__cache_key_init(&b);
+  asc__cache_key_add_str(&b, "ab", "c");
+  asc__cache_key_final(&b);
+  assert_string_not_equal(a.hex, b.hex);
+  assert_int_equal(strlen(a.hex), 32);
+
+  asc__cache_key_init(&a);
+  asc__cache_key_add_str(&a, "x", "");
+  asc__cache_key_final(&a);
+  asc__cache_key_init(&b);
+  asc__cache_key_add_str(&b, "x", NULL);
+  asc__cache_key_final(&b);
+  assert_string_not_equal(a.hex, b.hex);
+
+  asc__cache_key_init(&a);
+  asc__cache_key_add_str(&a, "s", "ab");
+  asc__cache_key_add_str(&a, "t", "");
+  asc__cache_key_final(&a);
+  asc__cache_key_init(&b);
+  asc__cache_key_add_str(&b, "s", "a");
+  asc__cache_key_add_str(&b, "t", "b");
+  asc__cache_key_final(&b);
+  assert_string_not_equal(a.hex, b.hex);
+
+  key_of(&a, "same");
+  key_of(&b, "same");
+  assert_string_equal(a.hex, b.hex);
+}
+
+/* ---------------------------------------------------------- hit / miss */
+
+static void test_miss_then_hit(void **state) {
+  char dir[4200], *p1 = NULL, *p2 = NULL, want[4300];
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  fake f = {.content = "hello"};
+  long n;
+  char *bytes;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "kernel one");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p1),
+                   ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p2),
+                   ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 1);
+  assert_string_equal(p1, p2);
+  /* Fan-out layout: <dir>/ab/<30 hex>.so */
+  snprintf(want, sizeof want, "%s/%.2s/%s.so", dir, k.hex, k.hex + 2);
+  assert_string_equal(p1, want);
+  bytes = read_file(p1, &n);
+  assert_int_equal(n, 5 + ASC_CACHE_TRAILER_SIZE);
+  assert_memory_equal(bytes, "hello", 5);
+  free(bytes);
+  {
+    struct stat s;
+    snprintf(want, sizeof want, "%s", dir);
+    assert_int_equal(stat(want, &s), 0);
+    assert_int_equal(s.st_mode & 0777, 0700);
+  }
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_false(st.fallback);
+  assert_string_equal(st.dir, dir);
+  assert_int_equal(st.entries, 1);
+  assert_int_equal(st.bytes, 5 + ASC_CACHE_TRAILER_SIZE);
+  assert_int_equal(st.hits, 1);
+  assert_int_equal(st.misses, 1);
+  assert_int_equal(st.builds, 1);
+  assert_int_equal(st.temporaries, 0);
+  asc__free(p1);
+  asc__free(p2);
+  asc__cache_close(c);
+
+  /* Another cache object (another process) on the same directory hits. */
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p1),
+                   ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 1);
+  asc__free(p1);
+  asc__cache_close(c);
+}
+
+/* The components the driver puts in a key (DESIGN.md section 7). */
+typedef struct components {
+  const char *v[11];
+} components;
+
+static const char *const component_names[11] = {
+    "libasc", "abi", "cc", "flags", "cpu", "source", "helpers",
+    "kernel", "signature", "globals", "debug"};
+
+static void key_of_components(asc__cache_key *k, const components *c) {
+  int i;
+  asc__cache_key_init(k);
+  for (i = 0; i < 11; i++)
+    asc__cache_key_add_str(k, component_names[i], c->v[i]);
+  asc__cache_key_final(k);
+}
+
+static void test_miss_on_each_component(void **state) {
+  const components base_c = {{"0.1.0", "1", "gcc 12", "-O3", "avx2",
+                              "def k(a): pass", "def h(): pass", "k",
+                              "f32[1]", "TILE=64", "debug=0"}};
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "x"};
+  int i;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of_components(&k, &base_c);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  for (i = 0; i < 11; i++) {
+    components m = base_c;
+    char changed[64];
+    snprintf(changed, sizeof changed, "%s+", base_c.v[i]);
+    m.v[i] = changed;
+    key_of_components(&k, &m);
+    assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                     ascSuccess);
+    asc__free(p);
+    assert_int_equal(atomic_load(&f.calls), i + 2);
+  }
+  /* And the unchanged key still hits. */
+  key_of_components(&k, &base_c);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  assert_int_equal(atomic_load(&f.calls), 12);
+  asc__cache_close(c);
+}
+
+/* ---------------------------------------------------------- corruption */
+
+enum { FLIP_PAYLOAD, FLIP_TRAILER, FLIP_MAGIC, TRUNC_ONE, TRUNC_HALF,
+       ZERO_LENGTH, GARBAGE, OTHER_KEY, DIRECTORY, NCORRUPT };
+
+static void test_corrupt_entries_rebuilt(void **state) {
+  char dir[4200], *p = NULL, *q = NULL;
+  asc__cache *c;
+  asc__cache_key k, other;
+  asc__cache_stats st;
+  int how;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&other, "other kernel");
+  for (how = 0; how < NCORRUPT; how++) {
+    fake f = {.content = "the shared object bytes"};
+    char text[32];
+    long n;
+    char *b;
+
+    snprintf(text, sizeof text, "corrupt %d", how);
+    key_of(&k, text);
+    assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                     ascSuccess);
+    b = read_file(p, &n);
+    switch (how) {
+    case FLIP_PAYLOAD: b[3] ^= 0x10; write_bytes(p, b, n); break;
+    case FLIP_TRAILER: b[n - 40] ^= 0x01; write_bytes(p, b, n); break;
+    case FLIP_MAGIC: b[n - 1] ^= 0x01; write_bytes(p, b, n); break;
+    case TRUNC_ONE: assert_int_equal(truncate(p, n - 1), 0); break;
+    case TRUNC_HALF: assert_int_equal(truncate(p, n / 2), 0); break;
+    case ZERO_LENGTH: assert_int_equal(truncate(p, 0), 0); break;
+    case GARBAGE: memset(b, 0xA5, (size_t)n); write_bytes(p, b, n); break;
+    case OTHER_KEY: {
+      /* A valid entry of another key placed at this key's path. */
+      fake g = {.content = "the shared object bytes"};
+      assert_int_equal(asc__cache_get_or_build(c, &other, fake_build, &g, &q),
+                       ascSuccess);
+      free(b);
+      b = read_file(q, &n);
+      write_bytes(p, b, n);
+      asc__free(q);
+      break;
+    }
+    case DIRECTORY:
+      assert_int_equal(unlink(p), 0);
+      assert_int_equal(mkdir(p, 0700), 0);
+      break;
+    }
+    free(b);
+    asc__free(p);
+    assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                     ascSuccess);
+    assert_int_equal(atomic_load(&f.calls), 2);
+    b = read_file(p, &n);
+    assert_int_equal(n, 23 + ASC_CACHE_TRAILER_SIZE);
+    assert_memory_equal(b, "the shared object bytes", 23);
+    free(b);
+    asc__free(p);
+    /* Repaired: now a hit. */
+    assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                     ascSuccess);
+    assert_int_equal(atomic_load(&f.calls), 2);
+    asc__free(p);
+  }
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.corrupt, NCORRUPT);
+  assert_false(st.fallback);
+  asc__cache_close(c);
+}
+
+/* An entry is a loadable shared object: the trailer does not disturb
+ * dlopen. */
+static void test_entry_is_loadable(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  real r = {.value = 1234};
+  void *h;
+  int (*answer)(void);
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "real 1234");
+  assert_int_equal(asc__cache_get_or_build(c, &k, real_build, &r, &p),
+                   ascSuccess);
+  h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(h);
+  *(void **)&answer = dlsym(h, "answer");
+  assert_non_null(answer);
+  assert_int_equal(answer(), 1234);
+  dlclose(h);
+  asc__free(p);
+  assert_int_equal(r.calls, 1);
+  asc__cache_close(c);
+}
+
+/* A failed build returns its error, keeps what it left for inspection,
+ * and does not poison the key. */
+static void test_failed_build_kept(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  fake bad = {.fail = ascErrorInternal}, good = {.content = "ok"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "fails once");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &bad, &p),
+                   ascErrorInternal);
+  assert_null(p);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.entries, 0);
+  assert_int_equal(st.temporaries, 1);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &good, &p),
+                   ascSuccess);
+  asc__free(p);
+  /* clear removes entries and idle temporaries */
+  {
+    uint64_t removed = 0;
+    assert_int_equal(asc__cache_clear(c, &removed), ascSuccess);
+    assert_int_equal(removed, 1);
+    assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+    assert_int_equal(st.entries, 0);
+    assert_int_equal(st.temporaries, 0);
+  }
+  asc__cache_close(c);
+}
+
+/* --------------------------------------------------------- concurrency */
+
+static void test_two_processes_same_key(void **state) {
+  char dir[4200], counter[4300];
+  asc__cache_key k;
+  pid_t pid[2];
+  int i, status;
+  long n;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  snprintf(counter, sizeof counter, "%s.count", dir);
+  key_of(&k, "raced kernel");
+  for (i = 0; i < 2; i++) {
+    pid[i] = fork();
+    assert_true(pid[i] >= 0);
+    if (pid[i] == 0) {
+      asc__cache *c;
+      fake f = {.content = "raced", .delay_ms = 400, .counter = counter};
+      char *p = NULL;
+      int ok = asc__cache_open(&c, dir) == ascSuccess &&
+               asc__cache_get_or_build(c, &k, fake_build, &f, &p) ==
+                   ascSuccess &&
+               file_size(p) == 5 + ASC_CACHE_TRAILER_SIZE;
+      _exit(ok ? 0 : 1);
+    }
+  }
+  for (i = 0; i < 2; i++) {
+    assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+  n = file_size(counter);
+  assert_int_equal(n, 2); /* exactly one build: one "x\n" */
+}
+
+typedef struct thread_arg {
+  asc__cache *c;
+  asc__cache_key k;
+  fake *f;
+  ascError_t err;
+} thread_arg;
+
+static void build_thread(void *p) {
+  thread_arg *a = p;
+  char *so = NULL;
+  a->err = asc__cache_get_or_build(a->c, &a->k, fake_build, a->f, &so);
+  asc__free(so);
+}
+
+static void test_threads_keys(void **state) {
+  char dir[4200];
+  asc__cache *c;
+  fake f = {.content = "k", .delay_ms = 300};
+  thread_arg a[4];
+  uv_thread_t t[4];
+  uint64_t t0, ms;
+  int i;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  /* Threads 0,1 want key A, threads 2,3 key B. */
+  for (i = 0; i < 4; i++) {
+    a[i].c = c;
+    a[i].f = &f;
+    key_of(&a[i].k, i < 2 ? "key A" : "key B");
+  }
+  t0 = uv_hrtime();
+  for (i = 0; i < 4; i++)
+    assert_int_equal(uv_thread_create(&t[i], build_thread, &a[i]), 0);
+  for (i = 0; i < 4; i++) {
+    uv_thread_join(&t[i]);
+    assert_int_equal(a[i].err, ascSuccess);
+  }
+  ms = (uv_hrtime() - t0) / 1000000;
+  /* Each key built once, and the two keys built at the same time. */
+  assert_int_equal(atomic_load(&f.calls), 2);
+  assert_true(ms < 580);
+  asc__cache_close(c);
+}
+
+/* --------------------------------------------------- unusable directories */
+
+static void expect_fallback(const char *dir) {
+  char *p = NULL, errfile[4300];
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  fake f = {.content = "fallback"};
+  int saved, fd;
+  long n;
+  char *text;
+
+  /* Capture stderr to see the warning. */
+  snprintf(errfile, sizeof errfile, "%s/stderr.txt", base);
+  fflush(stderr);
+  saved = dup(2);
+  fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, 2);
+  close(fd);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  text = read_file(errfile, &n);
+  assert_non_null(strstr(text, "warning"));
+  assert_non_null(strstr(text, dir));
+  free(text);
+
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_true(st.fallback);
+  assert_string_equal(st.configured, dir);
+  assert_string_not_equal(st.dir, dir);
+  key_of(&k, "fallback kernel");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  assert_int_equal(strncmp(p, st.dir, strlen(st.dir)), 0);
+  assert_int_equal(file_size(p), 8 + ASC_CACHE_TRAILER_SIZE);
+  asc__free(p);
+  {
+    char *fb = strdup(st.dir);
+    asc__cache_close(c);
+    /* The private directory goes away with the cache. */
+    assert_int_equal(access(fb, F_OK), -1);
+    free(fb);
+  }
+}
+
+static void test_world_writable_dir(void **state) {
+  char dir[4200];
+  ASC_UNUSED(state);
+  new_dir(dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  assert_int_equal(chmod(dir, 0777), 0);
+  expect_fallback(dir);
+  assert_int_equal(chmod(dir, 0770), 0);
+  expect_fallback(dir);
+}
+
+static void test_foreign_owner_dir(void **state) {
+  char dir[4200];
+  ASC_UNUSED(state);
+  new_dir(dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  if (chown(dir, 65534, 65534) != 0) {
+    skip(); /* needs root to give a directory away */
+    return;
+  }
+  expect_fallback(dir);
+}
+
+static void test_read_only_dir(void **state) {
+  char dir[4200];
+  ASC_UNUSED(state);
+  new_dir(dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  assert_int_equal(chmod(dir, 0500), 0);
+  expect_fallback(dir);
+  chmod(dir, 0700);
+}
+
+static void test_not_a_directory(void **state) {
+  char dir[4200];
+  ASC_UNUSED(state);
+  new_dir(dir, sizeof dir);
+  write_bytes(dir, "file", 4);
+  expect_fallback(dir);
+}
+
+typedef struct io_fail_spec {
+  const char *op;      /* operation to fail, NULL = all */
+  const char *under;   /* only paths under this prefix */
+  int err;
+  int hits;
+} io_fail_spec;
+
+static int io_hook(const char *op, const char *path, void *ud) {
+  io_fail_spec *s = ud;
+  if (strncmp(path, s->under, strlen(s->under)) != 0)
+    return 0;
+  if (s->op != NULL && strcmp(op, s->op) != 0)
+    return 0;
+  s->hits++;
+  return s->err;
+}
+
+static void test_disk_full(void **state) {
+  static const char *const ops[] = {"write", "fsync", "rename", "mkdtemp",
+                                    "mkdir", "create"};
+  size_t i;
+  ASC_UNUSED(state);
+
+  for (i = 0; i < ASC_ARRAY_SIZE(ops); i++) {
+    char dir[4200], *p = NULL;
+    asc__cache *c;
+    asc__cache_key k;
+    asc__cache_stats st;
+    fake f = {.content = "full"};
+    io_fail_spec s = {ops[i], dir, ENOSPC, 0};
+    ascError_t e;
+
+    new_dir(dir, sizeof dir);
+    assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+    key_of(&k, ops[i]);
+    asc__cache_set_io_fail_hook(io_hook, &s);
+    e = asc__cache_get_or_build(c, &k, fake_build, &f, &p);
+    asc__cache_set_io_fail_hook(NULL, NULL);
+    assert_int_equal(e, ascSuccess);
+    assert_true(s.hits > 0);
+    assert_int_equal(file_size(p), 4 + ASC_CACHE_TRAILER_SIZE);
+    assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+    assert_true(st.fallback);
+    assert_int_equal(strncmp(p, st.dir, strlen(st.dir)), 0);
+    assert_int_equal(st.fallbacks, 1);
+    asc__free(p);
+    /* Nothing half-written was left in the full directory. */
+    assert_int_equal(st.temporaries, 0);
+    asc__cache_close(c);
+  }
+}
+
+/* A build that cannot write its work directory moves the cache too. */
+static void test_build_io_error_falls_back(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.fail = ascErrorCache};
+  asc__cache_stats st;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "build io error");
+  /* Fails in both directories: reported, not retried forever. */
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascErrorCache);
+  assert_int_equal(atomic_load(&f.calls), 2);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_true(st.fallback);
+  asc__cache_close(c);
+}
+
+/* ------------------------------------------------------------ eviction */
+
+static void test_lru_eviction(void **state) {
+  char dir[4200], *pa = NULL, *pb = NULL, *pc = NULL, *p = NULL;
+  char payload[1001];
+  asc__cache *c;
+  asc__cache_key ka, kb, kc;
+  asc__cache_stats st;
+  fake f = {.content = payload};
+  ASC_UNUSED(state);
+
+  memset(payload, 'p', 1000);
+  payload[1000] = 0;
+  new_dir(dir, sizeof dir);
+  /* Room for two entries of 1064 bytes, not three. */
+  setenv("ASC_CACHE_MAX_BYTES", "2500", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  unsetenv("ASC_CACHE_MAX_BYTES");
+  key_of(&ka, "A");
+  key_of(&kb, "B");
+  key_of(&kc, "C");
+  assert_int_equal(asc__cache_get_or_build(c, &ka, fake_build, &f, &pa),
+                   ascSuccess);
+  uv_sleep(30);
+  assert_int_equal(asc__cache_get_or_build(c, &kb, fake_build, &f, &pb),
+                   ascSuccess);
+  uv_sleep(30);
+  /* Using A makes B the least recently used. */
+  assert_int_equal(asc__cache_get_or_build(c, &ka, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  uv_sleep(30);
+  assert_int_equal(asc__cache_get_or_build(c, &kc, fake_build, &f, &pc),
+                   ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 3);
+  assert_int_equal(access(pa, F_OK), 0);
+  assert_int_equal(access(pb, F_OK), -1);
+  assert_int_equal(access(pc, F_OK), 0);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.entries, 2);
+  assert_int_equal(st.evictions, 1);
+  assert_int_equal(st.max_bytes, 2500);
+  assert_true(st.bytes <= 2500);
+  asc__free(pa);
+  asc__free(pb);
+  asc__free(pc);
+  asc__cache_close(c);
+
+  /* An entry larger than the cap is still returned, usable. */
+  new_dir(dir, sizeof dir);
+  setenv("ASC_CACHE_MAX_BYTES", "1K", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  unsetenv("ASC_CACHE_MAX_BYTES");
+  assert_int_equal(asc__cache_get_or_build(c, &ka, fake_build, &f, &pa),
+                   ascSuccess);
+  assert_int_equal(access(pa, F_OK), 0);
+  asc__free(pa);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.max_bytes, 1024);
+  asc__cache_close(c);
+}
+
+/* ------------------------------------------------------- out of memory */
+
+static bool fail_all(size_t size, void *ud) {
+  ASC_UNUSED(size);
+  ASC_UNUSED(ud);
+  return true;
+}
+
+static bool fail_nth(size_t size, void *ud) {
+  int *n = ud;
+  ASC_UNUSED(size);
+  return (*n)-- == 0;
+}
+
+static void test_out_of_memory(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "oom"};
+  int nth, ok = 0;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "oom kernel");
+  asc__set_alloc_fail_hook(fail_all, NULL);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascErrorOutOfMemory);
+  asc__set_alloc_fail_hook(NULL, NULL);
+  assert_null(p);
+  asc__cache_close(c);
+
+  /* Fail each allocation in turn, open to build: never anything but a
+   * clean OutOfMemory, then success once past the last allocation. */
+  for (nth = 0; nth < 200 && ok < 3; nth++) {
+    int countdown = nth;
+    char text[32];
+    ascError_t e1, e2 = ascSuccess;
+
+    new_dir(dir, sizeof dir);
+    snprintf(text, sizeof text, "oom %d", nth);
+    key_of(&k, text);
+    c = NULL;
+    p = NULL;
+    asc__set_alloc_fail_hook(fail_nth, &countdown);
+    e1 = asc__cache_open(&c, dir);
+    if (e1 == ascSuccess)
+      e2 = asc__cache_get_or_build(c, &k, fake_build, &f, &p);
+    asc__set_alloc_fail_hook(NULL, NULL);
+    assert_true(e1 == ascSuccess || e1 == ascErrorOutOfMemory);
+    assert_true(e2 == ascSuccess || e2 == ascErrorOutOfMemory);
+    if (e1 == ascSuccess && e2 == ascSuccess) {
+      assert_int_equal(file_size(p), 3 + ASC_CACHE_TRAILER_SIZE);
+      ok++;
+    } else {
+      ok = 0;
+    }
+    asc__free(p);
+    asc__cache_close(c);
+  }
+  assert_true(ok >= 3);
+}
+
+static void test_invalid_arguments(void **state) {
+  char dir[4200], *p = (char *)1;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "x"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  asc__cache_key_init(&k);
+  asc__cache_key_add_str(&k, "unfinished", "key");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascErrorInvalidValue);
+  assert_null(p);
+  key_of(&k, "x");
+  assert_int_equal(asc__cache_get_or_build(NULL, &k, fake_build, &f, &p),
+                   ascErrorInvalidValue);
+  assert_int_equal(asc__cache_get_or_build(c, &k, NULL, &f, &p),
+                   ascErrorInvalidValue);
+  assert_int_equal(asc__cache_get_stats(NULL, NULL), ascErrorInvalidValue);
+  asc__cache_close(c);
+  asc__cache_close(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_key_components_do_not_alias),
+      cmocka_unit_test(test_miss_then_hit),
+      cmocka_unit_test(test_miss_on_each_component),
+      cmocka_unit_test(test_corrupt_entries_rebuilt),
+      cmocka_unit_test(test_entry_is_loadable),
+      cmocka_unit_test(test_failed_build_kept),
+      cmocka_unit_test(test_two_processes_same_key),
+      cmocka_unit_test(test_threads_keys),
+      cmocka_unit_test(test_world_writable_dir),
+      cmocka_unit_test(test_foreign_owner_dir),
+      cmocka_unit_test(test_read_only_dir),
+      cmocka_unit_test(test_not_a_directory),
+      cmocka_unit_test(test_disk_full),
+      cmocka_unit_test(test_build_io_error_falls_back),
+      cmocka_unit_test(test_lru_eviction),
+      cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_invalid_arguments),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
