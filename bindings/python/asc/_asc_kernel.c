@@ -252,7 +252,13 @@ static int scalar_to_raw(const ascScalar *s, ascDataType t, void *out,
       x = (double)s->value.i;
     switch (t) {
     case ascFloat16:
-      return PyFloat_Pack2(x, out, 1);
+      if (PyFloat_Pack2(x, out, 1) < 0) {
+        /* Beyond float16's range: infinity, as a C or numpy cast gives. */
+        uint16_t inf = x < 0 ? 0xfc00 : 0x7c00;
+        PyErr_Clear();
+        memcpy(out, &inf, 2);
+      }
+      return 0;
     case ascBFloat16: {
       uint16_t h = float_to_bf16((float)x);
       memcpy(out, &h, 2);
@@ -796,6 +802,12 @@ static int kernel_ensure_bound(KernelObject *k) {
   PyObject *r;
   if (k->handle != NULL)
     return 0;
+  if (k->dict == NULL || PyDict_GetItemString(k->dict, "_load") == NULL) {
+    PyErr_SetString(PyExc_TypeError,
+                    "this asc.Kernel is not bound to a compiled module; "
+                    "use @asc.kernel or asc.compile()");
+    return -1;
+  }
   r = PyObject_CallMethod((PyObject *)k, "_load", NULL);
   if (r == NULL)
     return -1;
