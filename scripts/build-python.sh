@@ -11,5 +11,5 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" --target asc -j"$(nproc)" >/dev/null
 cd bindings/python
-ASC_BUILD_DIR="$build" ASC_PY_WERROR=1 "$py" setup.py -q build_ext --inplace
+ASC_BUILD_DIR="$build" ASC_PY_WERROR=1 "$py" setup.py -q build_ext --inplace --force
 echo "build-python: asc built in bindings/python against $build/libasc.so"

@@ -70,7 +70,7 @@ class BuildExt(build_ext):
         shutil.copy2(lib, dest)
 
 
-cflags = ["-std=gnu11", "-Wall", "-Wextra", "-Wshadow",
+cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",
           "-Wmissing-prototypes", "-Wno-missing-field-initializers"]
 if os.environ.get("ASC_PY_WERROR"):
     cflags.append("-Werror")
@@ -88,6 +88,8 @@ setup(
     version=VERSION,
     packages=["asc"],
     package_data={"asc": [SONAME, "py.typed"]},
+    include_package_data=False,
+    exclude_package_data={"asc": ["*.c", "*.h"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
 )
