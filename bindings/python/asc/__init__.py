@@ -29,7 +29,7 @@ from ._dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
 from ._errors import (CompileError, Error, InvalidHandleError,
                       InvalidKernelError, InvalidValueError, KernelOnlyError,
                       OutOfMemoryError, SourceError)
-from ._kernel import CompiledModule, Func, compile, func, jit, kernel
+from ._kernel import CompiledModule, Func, compile, func, jit, kernel, load_module
 from ._lang import *  # noqa: F401,F403  (kernel-language names)
 from ._lang import ConstExpr, Tensor, parallel_for, prange, static_range
 

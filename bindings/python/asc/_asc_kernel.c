@@ -926,9 +926,10 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
                             PyObject *kw) {
   static char *kwlist[] = {"text",  "filename",    "first_line",
                            "globals", "debug",     "boundscheck",
-                           "opt_level", "is_path", NULL};
+                           "opt_level", "is_path", "compiled", NULL};
   PyObject *text, *filename = Py_None, *globals = Py_None, *items = NULL;
   int first_line = 0, debug = 0, boundscheck = 0, opt_level = 0, is_path = 0;
+  int compiled = 0;
   ascCompileOptions opts;
   ascGlobalValue *gv = NULL;
   Py_ssize_t ng = 0, j;
@@ -937,10 +938,10 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
   ModuleObject *mod = NULL;
   ascModule_t h = NULL;
   ascError_t e;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OiOppip:Module", kwlist,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OiOppipp:Module", kwlist,
                                    &text, &filename, &first_line, &globals,
                                    &debug, &boundscheck, &opt_level,
-                                   &is_path))
+                                   &is_path, &compiled))
     return NULL;
   memset(&opts, 0, sizeof opts);
   ctext = PyUnicode_AsUTF8AndSize(text, &clen);
@@ -1010,7 +1011,9 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
     opts.numGlobals = (int)ng;
   }
   Py_BEGIN_ALLOW_THREADS
-  if (is_path)
+  if (compiled)
+    e = ascModuleLoad(&h, ctext);
+  else if (is_path)
     e = ascModuleLoadPythonFile(&h, ctext, &opts);
   else
     e = ascModuleLoadPython(&h, ctext, &opts);
@@ -1025,9 +1028,9 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
     goto out;
   }
   mod->handle = h;
-  mod->filename = Py_NewRef(filename != Py_None ? filename
-                            : is_path           ? text
-                                                : Py_None);
+  mod->filename = Py_NewRef(filename != Py_None     ? filename
+                            : (is_path || compiled) ? text
+                                                    : Py_None);
 out:
   PyMem_Free(gv);
   Py_XDECREF(items);
@@ -1077,8 +1080,11 @@ static PyTypeObject ModuleType = {
     .tp_dealloc = (destructor)module_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Module(text, filename=None, first_line=1, globals=None, "
-              "debug=False, boundscheck=False, opt_level=0, is_path=False)\n\n"
-              "Python kernel text compiled by libasc (cached on disk).",
+              "debug=False, boundscheck=False, opt_level=0, is_path=False, "
+              "compiled=False)\n\n"
+              "Python kernel text (or a file of it: is_path) compiled by "
+              "libasc and cached on disk, or a module compiled ahead of time "
+              "(compiled: ascModuleLoad of a path).",
     .tp_weaklistoffset = offsetof(ModuleObject, weakrefs),
     .tp_methods = module_methods,
     .tp_members = module_members,

@@ -144,6 +144,14 @@ class CompiledModule:
         return f"<asc.CompiledModule {self.filename!r} kernels={list(self._names)}>"
 
 
+def load_module(path):
+    """Load a module compiled ahead of time (``ascc --emit=so``, or any
+    shared object that follows the kernel ABI).  Kernels are attributes."""
+    path = os.fspath(path)
+    module = _asc.Module(path, compiled=True)
+    return CompiledModule(module, "", path)
+
+
 def compile(source, *, filename=None, globals=None, debug=False,
             boundscheck=False, opt_level=0):
     """Compile kernels from Python text, or from a file that is never
