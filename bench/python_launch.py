@@ -1,0 +1,111 @@
+"""Launch overhead from Python: a cached, synchronous launch of an empty
+parallel kernel with asc, against numba's @njit(parallel=True) with an
+empty prange loop, measured in the same run.
+
+Both compilers may delete a loop whose body is `pass` (numba does: no
+parallel region runs), so each is also measured with a prange loop that
+stores one float per iteration into a 64-element array, which forces a
+real parallel region (fork/join over the worker threads).
+
+    python3 bench/python_launch.py [--calls N] [--repeat R]
+
+Prints microseconds per call (median of R repeats of N calls) for each,
+and the ratio asc / numba.  numba is optional; without it only asc and a
+plain Python call are shown.
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import asc
+
+
+@asc.kernel
+def empty_parallel(n):
+    for i in asc.prange(n):
+        pass
+
+
+@asc.kernel
+def tiny_parallel(a):
+    for i in asc.prange(a.shape[0]):
+        a[i] = 0.0
+
+
+def per_call_us(fn, calls, repeat):
+    fn()
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t) / calls * 1e6)
+    return statistics.median(times)
+
+
+def numba_kernels():
+    try:
+        import numba
+    except ImportError:
+        return None, None, None
+
+    @numba.njit(parallel=True)
+    def nb_empty(n):
+        for i in numba.prange(n):
+            pass
+
+    @numba.njit(parallel=True)
+    def nb_tiny(a):
+        for i in numba.prange(a.shape[0]):
+            a[i] = 0.0
+
+    nb_empty(1000)
+    nb_tiny(np.zeros(64, np.float32))
+    try:
+        layer = numba.threading_layer()
+    except Exception as exc:  # no parallel region ran
+        layer = f"unknown ({exc})"
+    return nb_empty, nb_tiny, f"numba {numba.__version__}, threading layer {layer}, {numba.config.NUMBA_NUM_THREADS} threads"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+
+    props = asc.device_properties()
+    print(f"asc {asc.__version__} on {props.name}: {props.cores} cores; python {sys.version.split()[0]}")
+    n = 1000
+    a = np.zeros(64, np.float32)
+
+    def noop(x):
+        pass
+
+    rows = [("python no-op call", per_call_us(lambda: noop(n), args.calls, args.repeat))]
+    asc_scalar = per_call_us(lambda: empty_parallel(n), args.calls, args.repeat)
+    asc_array = per_call_us(lambda: tiny_parallel(a), args.calls, args.repeat)
+    rows += [("asc   empty prange(n)", asc_scalar), ("asc   prange storing 64 floats", asc_array)]
+
+    nb_empty, nb_tiny, info = numba_kernels()
+    if nb_empty is not None:
+        nb_scalar = per_call_us(lambda: nb_empty(n), args.calls, args.repeat)
+        nb_array = per_call_us(lambda: nb_tiny(a), args.calls, args.repeat)
+        rows += [("numba empty prange(n)", nb_scalar), ("numba prange storing 64 floats", nb_array)]
+        print(info)
+    else:
+        print("numba not installed: no reference")
+
+    for name, us in rows:
+        print(f"  {name:34s} {us:9.3f} us/call")
+    if nb_empty is not None:
+        print(f"ratio asc/numba: empty {asc_scalar / nb_scalar:.2f}x, "
+              f"64-float store {asc_array / nb_array:.2f}x  (< 1: asc is faster)")
+
+
+if __name__ == "__main__":
+    main()

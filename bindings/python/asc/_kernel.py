@@ -1,0 +1,183 @@
+"""@asc.kernel / @asc.jit, @asc.func and asc.compile.
+
+A decorated kernel is an asc._asc.Kernel: calling it goes straight into C.
+It compiles on first use (so helpers and constants defined later in the
+file are seen): the loader below assembles the text, freezes the globals,
+loads the module and binds the kernel; from then on a launch never comes
+back to Python.
+"""
+import functools
+import os
+import re
+import threading
+import weakref
+
+from . import _asc
+from ._source import assemble, collect, function_piece
+
+
+class Func:
+    """An @asc.func helper.  Kernels that call it compile its text with
+    theirs; called from Python it runs as the plain Python function."""
+
+    def __init__(self, fn):
+        self.py_func = fn
+        self.piece = function_piece(fn, "@asc.func")
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<asc.func {self.py_func.__qualname__}>"
+
+
+def _is_helper(v):
+    return isinstance(v, Func)
+
+
+class _Loader:
+    """Compiles a decorated kernel the first time it is used."""
+
+    def __init__(self, kernel, fn, piece, options):
+        self.kref = weakref.ref(kernel)
+        self.fn = fn
+        self.piece = piece
+        self.options = options
+        self.lock = threading.Lock()
+
+    def source(self):
+        """(text, filename, first_line, globals) given to the compiler."""
+        pieces, frozen = collect(self.fn, self.piece, _is_helper)
+        text, filename, first = assemble(pieces)
+        return text, filename, first, frozen
+
+    def __call__(self):
+        with self.lock:
+            k = self.kref()
+            if k is None or k._bound:
+                return
+            text, filename, first, frozen = self.source()
+            module = _asc.Module(text, filename=filename, first_line=first,
+                                 globals=frozen, **self.options)
+            k._bind(module, self.fn.__name__)
+
+
+def _make_kernel(fn, options):
+    if not callable(fn) or not hasattr(fn, "__code__"):
+        raise TypeError(f"@asc.kernel decorates a Python function, got {fn!r}")
+    piece = function_piece(fn, "@asc.kernel")
+    k = _asc.Kernel()
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(k, attr, getattr(fn, attr, None))
+    k.__wrapped__ = k.py_func = fn
+    k.options = dict(options)
+    loader = _Loader(k, fn, piece, options)
+    k._load = loader
+    k._source = loader.source
+    return k
+
+
+def kernel(fn=None, *, debug=False, boundscheck=False, opt_level=0):
+    """Decorate a Python function as a kernel.
+
+    ``kern(*args)`` runs one block on the default stream and waits;
+    ``kern[blocks](*args)`` / ``kern[blocks, stream](*args)`` queue
+    `blocks` blocks and return at once.  debug keeps asserts and builds
+    with -O1 -g; boundscheck raises IndexError on out-of-bounds access.
+    """
+    options = {"debug": bool(debug), "boundscheck": bool(boundscheck),
+               "opt_level": int(opt_level)}
+    if fn is None:
+        return lambda f: _make_kernel(f, options)
+    return _make_kernel(fn, options)
+
+
+jit = kernel
+
+
+def func(fn):
+    """Decorate a helper that kernels may call."""
+    return Func(fn)
+
+
+_KERNEL_DEF = re.compile(
+    r"^[ \t]*@[ \t]*asc[ \t]*\.[ \t]*(?:kernel|jit)\b[^\n]*\n"
+    r"(?:[ \t]*@[^\n]*\n|[ \t]*\n)*[ \t]*def[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+class CompiledModule:
+    """Kernels compiled from text or a file by asc.compile(); each kernel is
+    an attribute."""
+
+    def __init__(self, module, text, filename):
+        self._module = module
+        self._names = tuple(dict.fromkeys(_KERNEL_DEF.findall(text)))
+        self.filename = filename
+        self._kernels = {}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        k = self._kernels.get(name)
+        if k is None:
+            k = self._module.get_kernel(name)
+            k.__name__ = k.__qualname__ = name
+            self._kernels[name] = k
+        return k
+
+    def __getitem__(self, name):
+        try:
+            return getattr(self, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    @property
+    def kernel_names(self):
+        """Names of the @asc.kernel / @asc.jit functions in the text."""
+        return self._names
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._names))
+
+    def __repr__(self):
+        return f"<asc.CompiledModule {self.filename!r} kernels={list(self._names)}>"
+
+
+def load_module(path):
+    """Load a module compiled ahead of time (``ascc --emit=so``, or any
+    shared object that follows the kernel ABI).  Kernels are attributes."""
+    path = os.fspath(path)
+    module = _asc.Module(path, compiled=True)
+    return CompiledModule(module, "", path)
+
+
+def compile(source, *, filename=None, globals=None, debug=False,
+            boundscheck=False, opt_level=0):
+    """Compile kernels from Python text, or from a file that is never
+    imported (so it may use the kernel language's extensions, such as
+    assignments in lambdas).
+
+    source: the text, or a path (str ending in .py without newlines, or an
+    os.PathLike).  globals: name -> int/float/bool values frozen into the
+    kernels (part of the cache key).  Returns a CompiledModule.
+    """
+    options = {"globals": dict(globals) if globals else None,
+               "debug": bool(debug), "boundscheck": bool(boundscheck),
+               "opt_level": int(opt_level)}
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and "\n" not in source
+            and (source.endswith(".py") or os.path.isfile(source))):
+        path = os.fspath(source)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"asc.compile: no such kernel file: {path!r}") from None
+        module = _asc.Module(path, filename=filename, is_path=True, **options)
+        return CompiledModule(module, text, filename or path)
+    if not isinstance(source, str):
+        raise TypeError(f"asc.compile() takes kernel text or a path, got {type(source).__name__}")
+    name = filename or "<string>"
+    module = _asc.Module(source, filename=name, **options)
+    return CompiledModule(module, source, name)

@@ -1,0 +1,17 @@
+"""pytest setup: import the in-tree asc package (built in place by
+scripts/build-python.sh) with a private kernel cache."""
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+os.environ.setdefault("ASC_CACHE_DIR", tempfile.mkdtemp(prefix="asc-pytest-cache-"))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def root():
+    return ROOT

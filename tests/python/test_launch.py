@@ -1,0 +1,175 @@
+"""The launch path against the runtime's hand-written test module
+(tests/c/modules/testkernels.c, built by CMake into
+BUILD/test_modules/testkernels.so): marshalling, asynchronous launches,
+streams, and kernel exceptions, without the Python kernel compiler."""
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import asc
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULE = Path(os.environ.get("ASC_TEST_MODULE_DIR", ROOT / "build" / "test_modules")) / "testkernels.so"
+
+# ASC_KEXC_* kinds of the kernel ABI and the classes they surface as.
+KINDS = {1: Exception, 2: ValueError, 3: IndexError, 4: ZeroDivisionError,
+         5: AssertionError, 6: RuntimeError, 7: OverflowError,
+         8: ArithmeticError, 9: TypeError}
+
+
+@pytest.fixture(scope="module")
+def tk():
+    assert MODULE.exists(), f"{MODULE} is built by `cmake --build build` (BUILD_TESTING)"
+    return asc.load_module(MODULE)
+
+
+def test_vadd_sync_and_params(tk):
+    a = np.arange(1000, dtype=np.float32)
+    b = np.ones(1000, np.float32)
+    c = np.zeros(1000, np.float32)
+    tk.vadd(a, b, c)
+    assert np.array_equal(c, a + 1)
+    assert [p["name"] for p in tk.vadd.params] == ["a", "b", "c"]
+    assert tk.vadd.params[0]["dtype"] == "float32" and tk.vadd.params[0]["ndim"] == 1
+
+
+def test_vadd_blocks_streams_pooled_and_temporaries(tk):
+    s = asc.Stream()
+    c = asc.zeros(4096, asc.float32)
+    for _ in range(10):
+        tk.vadd[4, s](np.full(4096, 2, np.float32), asc.asarray(np.ones(4096, np.float32)), c)
+    assert s._pending >= 1
+    s.synchronize()
+    assert s._pending == 0
+    assert (c.numpy() == 3).all()
+
+
+def test_vadd_argument_errors(tk):
+    a = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match="'vadd': parameter 'b' is Tensor\\[float32"):
+        tk.vadd(a, np.zeros(8), a)
+    with pytest.raises(TypeError, match="parameter 'c' has 1 dimension"):
+        tk.vadd(a, a, np.zeros((2, 4), np.float32))
+    with pytest.raises(TypeError, match="missing argument for parameter 'c'"):
+        tk.vadd(a, a)
+    with pytest.raises(TypeError, match="parameter 'a' expects an array"):
+        tk.vadd([1.0] * 8, a, a)
+
+
+def test_scalar_conversions(tk):
+    x = np.zeros(4, np.int64)
+    tk.affine(x, 3, 5)            # x = x * mul + add, by the test module
+    x0 = x.copy()
+    tk.affine(x, mul=np.int8(1), add=True)
+    assert np.array_equal(x, x0 * 1 + 1)
+    with pytest.raises(TypeError, match="parameter 'mul' is int64; got a float"):
+        tk.affine(x, 1.5, 0)
+    with pytest.raises(OverflowError, match="parameter 'add'"):
+        tk.affine(x, 1, 2**63)
+
+
+def test_generic_scalar_is_weak_descriptor(tk):
+    t = np.zeros(2, np.int64)
+    tk.generic(t, 42)
+    assert t[0] == 42
+    tk.generic(t, np.int32(-7))
+    assert t[0] == -7
+
+
+@pytest.mark.parametrize("kind,cls", sorted(KINDS.items()))
+def test_kernel_exceptions_surface_as_their_class(tk, kind, cls):
+    with pytest.raises(cls) as info:
+        tk.raise_block[4](kind, 0b0100)
+        asc.synchronize()
+    err = info.value
+    assert type(err) is cls
+    assert "kernel 'raise_block'" in str(err) and "block 2 failed" in str(err)
+    assert err.kernel == "raise_block" and err.lineno == 102
+    assert err.filename.endswith("testkernels.py")
+    tk.raise_block[4](kind, 0)          # the default stream works again
+    asc.synchronize()
+
+
+def test_parallel_loop_exception_names_line(tk):
+    x = np.zeros(1000, np.int32)
+    with pytest.raises(ValueError) as info:
+        tk.raise_at(x, 500)
+    assert "testkernels.py:42: kernel 'raise_at' raised ValueError" in str(info.value)
+    tk.raise_at(x, -1)
+
+
+def test_exception_on_a_stream_is_raised_by_its_synchronize(tk):
+    s = asc.Stream()
+    tk.raise_block[2, s](2, 0b1)
+    with pytest.raises(ValueError):
+        s.synchronize()
+    tk.raise_block[2, s](2, 0)
+    s.synchronize()
+    assert s.query()
+
+
+def test_query_and_events_around_a_sleeping_kernel(tk):
+    s = asc.Stream()
+    start, end = asc.Event(), asc.Event()
+    start.record(s)
+    tk.sleepy[1, s](200_000)            # 200 ms
+    end.record(s)
+    assert s.query() is False and end.query() is False
+    end.synchronize()
+    assert s.query() is True
+    assert start.elapsed_time(end) >= 150.0
+
+
+def test_synchronous_launch_releases_the_gil(tk):
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        n0 = len(ticks)
+        tk.sleepy(200_000)
+        assert len(ticks) - n0 >= 20
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_wait_event_orders_streams(tk):
+    s1, s2 = asc.Stream(), asc.Stream()
+    ev = asc.Event()
+    x = np.zeros(4, np.int64)
+    tk.sleepy[1, s1](100_000)
+    tk.affine[1, s1](x, 1, 1)
+    ev.record(s1)
+    s2.wait_event(ev)
+    tk.affine[1, s2](x, 10, 0)
+    s2.synchronize()
+    assert x.tolist() == [10, 10, 10, 10]
+
+
+def test_destroyed_stream_cannot_launch(tk):
+    s = asc.Stream()
+    s.destroy()
+    with pytest.raises(asc.InvalidHandleError):
+        tk.vadd[1, s](np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32))
+
+
+def test_unknown_kernel_and_bad_module(tk, tmp_path):
+    with pytest.raises(AttributeError):
+        tk.no_such_kernel
+    bad = tmp_path / "bad.so"
+    bad.write_bytes(b"not an elf")
+    with pytest.raises(asc.Error):
+        asc.load_module(bad)
+    with pytest.raises(asc.Error):
+        asc.load_module(tmp_path / "missing.so")

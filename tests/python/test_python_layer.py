@@ -1,0 +1,205 @@
+"""The Python layer without compiling anything: source assembly, frozen
+globals, kernel-language names, error translation, launch syntax checks."""
+import inspect
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import asc
+import sample_kernels as sk
+
+
+def source(k):
+    text, filename, first, frozen = k._source()
+    return text.split("\n"), filename, first, frozen
+
+
+def test_kernel_text_keeps_real_line_numbers_and_includes_helpers():
+    lines, filename, first, frozen = source(sk.scale_add)
+    assert filename == sk.__file__
+    helper_line = inspect.getsourcelines(sk.scaled)[1]
+    kernel_line = inspect.getsourcelines(sk.scale_add)[1]
+    assert first == helper_line
+    # every line of both functions sits at its real line number
+    real = open(sk.__file__).read().split("\n")
+    for i, text in enumerate(lines):
+        if text and not text.startswith("@"):
+            assert real[first - 1 + i] == text
+    assert lines[kernel_line - first] == "@asc.kernel"
+    assert lines[helper_line - first] == "@asc.func"
+    assert frozen == {"SCALE": 3, "OFFSET": 0.5}
+
+
+def test_decorators_are_canonical_and_options_kept():
+    lines, _, first, _ = source(sk.checked)
+    def_line = inspect.getsourcelines(sk.checked.py_func)[1]
+    assert lines[0] == ""                       # '@asc.jit(debug=True,'
+    assert lines[1] == "@asc.kernel"            # '         boundscheck=True)'
+    assert lines[2].startswith("def checked(")
+    assert first == def_line
+    assert sk.checked.options == {"debug": True, "boundscheck": True, "opt_level": 0}
+    lines, _, _, frozen = source(sk.aliased)
+    assert lines[0] == "@asc.kernel" and frozen == {"SCALE": 3}
+
+
+def test_methods_are_dedented():
+    lines, _, _, _ = source(sk.Holder.method_kernel)
+    assert lines[0] == "" and lines[1] == "@asc.kernel"
+    assert lines[2] == "def method_kernel(a):"
+
+
+def test_helpers_defined_after_the_kernel_are_found():
+    lines, _, first, _ = source(sk.uses_later_helper)
+    assert "@asc.func" in lines and "def later(x):" in lines
+
+
+def test_closure_constants_are_frozen():
+    TILE = 16
+
+    @asc.kernel
+    def k(a):
+        a[0] = TILE
+
+    assert k._source()[3] == {"TILE": 16}
+
+
+def test_kernel_object_before_compilation():
+    k = sk.scale_add
+    assert isinstance(k, asc.Kernel)
+    assert k.__name__ == "scale_add" and k.py_func.__name__ == "scale_add"
+    assert "scale_add" in repr(k)
+    assert k.__wrapped__ is k.py_func
+
+
+def test_helpers_run_as_python_outside_kernels():
+    assert sk.scaled(2) == 6
+    assert "scaled" in repr(sk.scaled)
+
+
+def test_launch_configuration_checks_need_no_compiler():
+    k = sk.scale_add
+    for bad in (0, -1, 2**32):
+        with pytest.raises(ValueError):
+            k[bad]
+    for bad in ("x", 1.5, True, (), (1, 2, 3)):
+        with pytest.raises(TypeError):
+            k[bad]
+    with pytest.raises(TypeError):
+        k[1, "stream"]
+    assert "blocks=4" in repr(k[4])
+    assert "blocks=2" in repr(k[2, asc.Stream()])
+    assert "blocks=1" in repr(k[1, None])
+
+
+def test_decorating_non_functions():
+    with pytest.raises(TypeError):
+        asc.kernel(3)
+    with pytest.raises(TypeError):
+        asc.kernel(print)
+
+
+def test_source_unavailable_suggests_asc_compile():
+    ns = {"asc": asc}
+    exec("def f(a):\n    a[0] = 1\n", ns)
+    with pytest.raises(asc.SourceError) as info:
+        asc.kernel(ns["f"])
+    assert "asc.compile" in str(info.value)
+    assert isinstance(info.value, OSError)
+
+
+def test_plain_repl_gives_clear_error():
+    code = "import asc\n@asc.kernel\ndef f(a):\n    a[0] = 1\n"
+    r = subprocess.run([sys.executable, "-i"], input=code, capture_output=True,
+                       text=True, env=_env(), timeout=120)
+    assert "asc.compile" in r.stderr
+
+
+def _env():
+    import os
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(asc.__path__[0].rsplit("/", 1)[0])
+    return env
+
+
+def test_bare_kernel_object_is_rejected():
+    with pytest.raises(TypeError, match="not bound"):
+        asc.Kernel()()
+    with pytest.raises(TypeError):
+        asc.Kernel(1)
+
+
+@pytest.mark.parametrize("name", ["prange", "static_range", "parallel_for",
+                                  "get_block_idx", "get_block_num", "barrier",
+                                  "critical", "atomic_add", "local_array",
+                                  "shared_array"])
+def test_kernel_only_names_raise_outside_kernels(name):
+    with pytest.raises(asc.KernelOnlyError) as info:
+        getattr(asc, name)(4)
+    assert "inside an @asc.kernel" in str(info.value)
+    assert isinstance(info.value, RuntimeError)
+
+
+def test_math_names_work_in_python():
+    assert asc.sqrt(4.0) == 2.0 and asc.exp(0.0) == 1.0
+
+
+def test_annotations():
+    t = asc.Tensor[asc.float32, 2]
+    assert t.dtype is asc.float32 and t.ndim == 2
+    assert repr(t) == "asc.Tensor[asc.float32, 2]"
+    assert asc.Tensor[asc.int8].ndim is None
+    assert asc.Tensor["float64", 1] == asc.Tensor[asc.float64, 1]
+    with pytest.raises(TypeError):
+        asc.Tensor[asc.float32, -1]
+    with pytest.raises(TypeError):
+        asc.Tensor[asc.float32, 1, 2]
+    with pytest.raises(TypeError):
+        asc.Tensor()
+    assert repr(asc.ConstExpr[int]) == "asc.ConstExpr[int]"
+    with pytest.raises(TypeError):
+        asc.ConstExpr["x"]
+
+
+def test_compile_error_from_diagnostics():
+    msg = ("/src/k.py:12:9: error: cannot add tensor and str\n"
+           "    x = a + 's'\n"
+           "        ^\n"
+           "/src/k.py:14:5: error: undefined name 'y'\n"
+           "    y\n"
+           "    ^\n")
+    err = asc._errors.from_code(asc._asc.ascErrorCompile, "ascErrorCompile", msg)
+    assert isinstance(err, asc.CompileError) and isinstance(err, SyntaxError)
+    assert isinstance(err, asc.Error)
+    assert err.filename == "/src/k.py" and err.lineno == 12 and err.offset == 9
+    assert err.text.strip() == "x = a + 's'"
+    assert "^" in str(err) and "cannot add tensor and str" in str(err)
+    assert [d[1] for d in err.diagnostics] == [12, 14]
+
+
+def test_compile_error_columns_of_dedented_kernels_are_real():
+    lines, filename, first, _ = source(sk.Holder.method_kernel)
+    def_line = first + 2
+    msg = f"{filename}:{def_line + 1}:5: error: bad\n    a[0] = 2\n    ^\n"
+    err = asc._errors.from_code(asc._asc.ascErrorCompile, "ascErrorCompile", msg)
+    assert err.offset == 5 + 4 and err.lineno == def_line + 1
+
+
+@pytest.mark.parametrize("cls", ["ValueError", "IndexError", "ZeroDivisionError",
+                                 "AssertionError", "RuntimeError", "OverflowError",
+                                 "ArithmeticError", "TypeError", "Exception"])
+def test_kernel_exceptions_map_to_builtin_classes(cls):
+    msg = f"/src/k.py:7: kernel 'scale_add' raised {cls}: bad value 3"
+    err = asc._errors.from_code(asc._asc.ascErrorKernelException,
+                                "ascErrorKernelException", msg)
+    assert type(err).__name__ == cls and type(err).__module__ == "builtins"
+    assert err.kernel == "scale_add" and err.lineno == 7 and err.filename == "/src/k.py"
+    assert str(err) == msg and err.kernel_message == "bad value 3"
+
+
+def test_other_errors_are_asc_errors():
+    err = asc._errors.from_code(asc._asc.ascErrorNotReady, "ascErrorNotReady", "busy")
+    assert type(err) is asc.Error and err.code == asc._asc.ascErrorNotReady
+    err = asc._errors.from_code(asc._asc.ascErrorInvalidValue, "ascErrorInvalidValue", "no")
+    assert isinstance(err, ValueError) and isinstance(err, asc.Error)
