@@ -1767,6 +1767,10 @@ static void module_item(parser *p, module_lists *ml, bool strict,
     return;
   }
   if (t->kind == ASC_TK_KW_CLASS) {
+    for (int i = 0; i < decos->n; i++)
+      if (decorator_id(p, decos->v[i]) != ASC_BI_NONE)
+        asc__diag_error(p->c, ((asc__ast_expr *)decos->v[i])->loc,
+                        "kernel decorators apply to functions, not classes");
     vpush(p, &ml->classes, classdef(p));
     return;
   }
