@@ -1512,6 +1512,13 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
       return ASC_BI_NONE;
     }
   }
+  /* Text taken from one function (inspect.getsource) has no imports:
+   * asc and pyasc then name the kernel module. */
+  if (base != NULL && is_asc_module(base)) {
+    const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, attr);
+    if (b != NULL && b->kind == ASC_BK_DECORATOR)
+      return b->id;
+  }
   return ASC_BI_NONE;
 }
 
