@@ -507,18 +507,14 @@ static asc__ast_expr *primary(parser *p) {
       next(p);
       n = new_expr(p, ASC_EXPR_CALL, e->loc);
       n->u.call.func = e;
-      enter(p, t->loc);
       arguments(p, n, t);
-      leave(p);
     } else if (t->kind == ASC_TK_LSQB) {
       next(p);
       n = new_expr(p, ASC_EXPR_SUBSCRIPT, e->loc);
       n->u.sub.value = e;
-      enter(p, t->loc);
       if (at(p, ASC_TK_RSQB))
         syntax_error_at(p, tok(p)->loc, "expected an index inside '[]'");
       n->u.sub.index = subscriptlist(p, t);
-      leave(p);
     } else if (t->kind == ASC_TK_DOT) {
       asc__token *name;
       next(p);
