@@ -333,8 +333,24 @@ static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
   return false;
 }
 
+/* Whether an integer literal of magnitude mag (negated when neg) is a
+ * value of dt. */
+static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  int bits;
+  if (asc__dtype_is_float(dt) || mag == 0)
+    return true;
+  bits = asc__dtype_bits(dt);
+  if (asc__dtype_is_unsigned(dt))
+    return !neg && (bits == 64 || mag >> bits == 0);
+  if (!asc__dtype_is_signed(dt))
+    return mag <= 1 && !neg;
+  return neg ? mag <= (uint64_t)1 << (bits - 1)
+             : mag < (uint64_t)1 << (bits - 1);
+}
+
 /* Gives a weak expression the type of its context, down through the
- * operators that passed the weak type up. */
+ * operators that passed the weak type up; an integer literal must be a
+ * value of the type it gets. */
 static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
@@ -346,9 +362,28 @@ static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_float(et->dtype) && !asc__dtype_is_float(t->dtype))
     return;
+  /* A variable keeps its own type; the operation converts it. */
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+       e->u.name.sym->kind == ASC_SYM_PARAM))
+    return;
   e->type = t;
   switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (!literal_fits(e->u.ival, false, t->dtype))
+      report(r, e->loc, "integer literal %llu does not fit in %s",
+             (unsigned long long)e->u.ival, tn(r, t));
+    break;
   case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT) {
+      /* -128 fits int8 although 128 does not */
+      if (!literal_fits(e->u.unary.operand->u.ival, true, t->dtype))
+        report(r, e->loc, "integer literal -%llu does not fit in %s",
+               (unsigned long long)e->u.unary.operand->u.ival, tn(r, t));
+      e->u.unary.operand->type = t;
+      break;
+    }
     coerce(r, e->u.unary.operand, t, depth + 1);
     break;
   case ASC_EXPR_BINARY:
@@ -915,7 +950,7 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   return t;
 }
 
-static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
   for (int i = 0; i < e->u.call.nrargs; i++)
@@ -1084,6 +1119,41 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' is not supported here", b->name);
     return err(r);
   }
+}
+
+/* Builtins whose weak arguments take the result's type. */
+static bool args_follow_result(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+  case ASC_BI_ABS:
+  case ASC_BI_POW:
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
+  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
+  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
+  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
+  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+  asc__type *t = builtin_call_inner(r, e);
+  asc__type *f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
+      args_follow_result(e->u.call.builtin->id))
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      coerce(r, e->u.call.rargs[i], f, 0);
+  return t;
 }
 
 static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
@@ -1279,10 +1349,18 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return err(r);
     }
     return asc__ty_find(a)->dtype == ascBool ? weak(r, ascInt64) : a;
-  case ASC_EXPR_BINARY:
+  case ASC_EXPR_BINARY: {
+    asc__type *t;
     a = expr(r, e->u.binary.lhs);
     b = expr(r, e->u.binary.rhs);
-    return binop_type(r, e->u.binary.op, a, b, e);
+    t = binop_type(r, e->u.binary.op, a, b, e);
+    /* a weak operand takes the type the operation is done in */
+    if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
+      coerce(r, e->u.binary.lhs, t, 0);
+      coerce(r, e->u.binary.rhs, t, 0);
+    }
+    return t;
+  }
   case ASC_EXPR_BOOLOP:
     a = expr(r, e->u.boolop.lhs);
     b = expr(r, e->u.boolop.rhs);
@@ -1291,7 +1369,14 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     if (!check_truth(r, a, e->u.boolop.lhs) ||
         !check_truth(r, b, e->u.boolop.rhs))
       return err(r);
-    return asc__ty_promote(r->in->c, a, b);
+    {
+      asc__type *t = asc__ty_promote(r->in->c, a, b);
+      if (r->check && !t->weak) {
+        coerce(r, e->u.boolop.lhs, t, 0);
+        coerce(r, e->u.boolop.rhs, t, 0);
+      }
+      return t;
+    }
   case ASC_EXPR_COMPARE:
     return compare(r, e);
   case ASC_EXPR_IFEXP: {

@@ -13,11 +13,19 @@
  *
  * The typed tree, as the back end reads it:
  *   asc__ast_expr.type   every expression, concrete (no weak types, no
- *                        variables).  A weak operand (a literal, a
- *                        ConstExpr) carries the type it is converted to.
- *                        Arithmetic: convert the operands to the node's
- *                        type.  Comparisons: convert both operands to
- *                        asc__ty_promote(lhs->type, rhs->type).
+ *                        variables).  A weak operand that is not a
+ *                        variable (a literal, a module constant, float(x))
+ *                        carries the type it is converted to, so an
+ *                        integer literal's value fits its type; a Name of a
+ *                        parameter or local always has its symbol's type.
+ *                        Arithmetic (and min/max/abs, math functions):
+ *                        convert the operands to the node's type.
+ *                        Comparisons: convert both operands to
+ *                        asc__ty_promote(lhs->type, rhs->type).  Not
+ *                        typed (NULL): annotations, call.func, decorators;
+ *                        typed None: for-loop iterables, raised exception
+ *                        expressions, except-clause classes.
+ *                        ConstExpr values are in sig->params[i].value.
  *   asc__sym.type        every parameter and local of the kernel, of its
  *                        nested functions and lambdas, and of each helper
  *                        instance.  EXC_VAR symbols are str.
