@@ -174,6 +174,17 @@ static asc__ast_expr *finish(parser *p, asc__ast_expr *e) {
     d = dmax(dmax(dmax(d, e->u.ifexp.cond), e->u.ifexp.then),
              e->u.ifexp.orelse);
     break;
+  case ASC_EXPR_LAMBDA: {
+    /* the body counts, so lambdas nested in deep trees stay bounded */
+    asc__ast_stmt *s = e->u.lambda.fn->body.stmts[0];
+    if (s->kind == ASC_STMT_RETURN)
+      d = dmax(d, s->u.ret.value);
+    else if (s->kind == ASC_STMT_ASSIGN)
+      d = dmax(dmax(d, s->u.assign.targets[0]), s->u.assign.value);
+    else
+      d = dmax(dmax(d, s->u.aug.target), s->u.aug.value);
+    break;
+  }
   default:
     break;
   }
@@ -835,7 +846,7 @@ static asc__ast_expr *lambdef(parser *p) {
   f->body.stmts[0] = s;
   f->body.n = 1;
   e->u.lambda.fn = f;
-  return e;
+  return finish(p, e);
 }
 
 /* test: or_test ['if' or_test 'else' test] | lambdef */
@@ -1756,6 +1767,10 @@ static void module_item(parser *p, module_lists *ml, bool strict,
     return;
   }
   if (t->kind == ASC_TK_KW_CLASS) {
+    for (int i = 0; i < decos->n; i++)
+      if (decorator_id(p, decos->v[i]) != ASC_BI_NONE)
+        asc__diag_error(p->c, ((asc__ast_expr *)decos->v[i])->loc,
+                        "kernel decorators apply to functions, not classes");
     vpush(p, &ml->classes, classdef(p));
     return;
   }

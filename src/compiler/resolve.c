@@ -614,7 +614,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   for (int i = 0; i < e->u.call.nargs; i++) {
     asc__ast_expr *a = e->u.call.args[i];
     bool body = b != NULL && b->id == ASC_BI_PARALLEL_FOR && i == 1;
-    r->lambda_ok = body;
+    r->lambda_ok = body && a->kind == ASC_EXPR_LAMBDA;
     if (body && a->kind == ASC_EXPR_NAME) {
       name_use(r, a, false);
       if (a->u.name.sym != NULL && (a->u.name.sym->kind != ASC_SYM_FUNC ||
@@ -630,7 +630,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   for (int i = 0; i < e->u.call.nkws; i++) {
     asc__ast_keyword *k = &e->u.call.kws[i];
     r->lambda_ok = b != NULL && b->id == ASC_BI_PARALLEL_FOR &&
-                   strcmp(k->name, "body") == 0;
+                   strcmp(k->name, "body") == 0 &&
+                   k->value->kind == ASC_EXPR_LAMBDA;
     expr(r, k->value);
     r->lambda_ok = false;
   }

@@ -319,6 +319,26 @@ static void test_deep_nesting_is_an_error(void **state) {
   s = repeat3(KHEAD, "n", 1, "", ".a", 100000, "\n");
   expect_error(s, "expression too complex");
   free(s);
+  /* lambdas nested at the bottom of long chains */
+  s = repeat3(KHEAD, "(lambda: ", 60, "n", " + n)", 60, "\n");
+  expect_error(s, "lambda is only supported as the body of asc.parallel_for");
+  free(s);
+  {
+    size_t cap = 200 * 4000;
+    char *b = malloc(cap), *q = b;
+    q += sprintf(q, KHEAD);
+    for (int i = 0; i < 60; i++)
+      q += sprintf(q, "(lambda: ");
+    q += sprintf(q, "n");
+    for (int i = 0; i < 60; i++) {
+      q += sprintf(q, ")");
+      for (int j = 0; j < 500; j++)
+        q += sprintf(q, " + n");
+    }
+    sprintf(q, "\n");
+    expect_error(b, "expression too complex");
+    free(b);
+  }
   s = repeat3(KHEAD, "n", 1, "", " and n", 100000, "\n");
   expect_error(s, "expression too complex");
   free(s);
