@@ -1228,9 +1228,20 @@ static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
     asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
     asc__type *at;
     if (a == NULL) {
-      if (cls->fields[i].def == NULL)
+      asc__ast_expr *def = cls->fields[i].def;
+      if (def == NULL) {
         report(r, e->loc, "%s() is missing field '%s'", cls->name,
                cls->fields[i].name);
+      } else if (r->check) {
+        /* the default is typed where it is used */
+        asc__type *dt = expr(r, def);
+        if (!fits(r, dt, st->fields[i].type, true, 0))
+          report(r, def->loc, "field '%s' of %s has type %s, not %s",
+                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+                 tn(r, dt));
+        else
+          coerce(r, def, st->fields[i].type, 0);
+      }
       continue;
     }
     at = expr(r, a);
