@@ -109,6 +109,14 @@ static const char *tn(run *r, asc__type *t) {
   return asc__ty_name(r->in->c, t);
 }
 
+/* As the source spells it: a weak scalar is Python's `int` / `float`. */
+static const char *py_name(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
+    return asc__dtype_is_float(t->dtype) ? "float" : "int";
+  return tn(r, t);
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static asc__type *err(run *r) { return asc__ty_error(r->in->c); }
@@ -1978,11 +1986,10 @@ static bool seed_kernel(run *r, frame *f) {
       continue;
     }
     /* scalars: the annotation decides; the signature must agree */
-    if (sp->is_tensor || (sp->dtype != at->dtype &&
-                          !(at->weak && sp->weak))) {
+    if (sp->is_tensor || sp->dtype != at->dtype) {
       report(r, p->loc,
              "parameter '%s' is annotated %s but the signature gives %s",
-             p->name, tn(r, at), tn(r, st));
+             p->name, py_name(r, at), py_name(r, st));
       ok = false;
     }
     if (cx && !sp->is_constexpr) {
