@@ -507,18 +507,14 @@ static asc__ast_expr *primary(parser *p) {
       next(p);
       n = new_expr(p, ASC_EXPR_CALL, e->loc);
       n->u.call.func = e;
-      enter(p, t->loc);
       arguments(p, n, t);
-      leave(p);
     } else if (t->kind == ASC_TK_LSQB) {
       next(p);
       n = new_expr(p, ASC_EXPR_SUBSCRIPT, e->loc);
       n->u.sub.value = e;
-      enter(p, t->loc);
       if (at(p, ASC_TK_RSQB))
         syntax_error_at(p, tok(p)->loc, "expected an index inside '[]'");
       n->u.sub.index = subscriptlist(p, t);
-      leave(p);
     } else if (t->kind == ASC_TK_DOT) {
       asc__token *name;
       next(p);
@@ -1511,6 +1507,13 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
         return b->id;
       return ASC_BI_NONE;
     }
+  }
+  /* Text taken from one function (inspect.getsource) has no imports:
+   * asc and pyasc then name the kernel module. */
+  if (base != NULL && is_asc_module(base)) {
+    const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, attr);
+    if (b != NULL && b->kind == ASC_BK_DECORATOR)
+      return b->id;
   }
   return ASC_BI_NONE;
 }
