@@ -1198,6 +1198,25 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
            fn->nparams, (int)n);
     return err(r);
   }
+  /* Annotated parameters take arguments that convert to them. */
+  for (int32_t i = 0; i < n && r->check; i++) {
+    asc__type *at;
+    if (fn->params[i].annotation == NULL)
+      continue;
+    at = annotation_type(r, fn->params[i].annotation, NULL);
+    if (at == NULL || is_err(at))
+      continue;
+    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+      at->contiguous = asc__ty_find(args[i])->contiguous;
+    if (!fits(r, args[i], at, true, 0)) {
+      report(r, e->u.call.rargs[i]->loc,
+             "argument '%s' of '%s' is annotated %s; cannot pass %s",
+             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
+      bad = true;
+    }
+  }
+  if (bad)
+    return err(r);
   in = instantiate(r, fn, args, n, e->loc);
   if (in == NULL)
     return err(r);
@@ -1922,8 +1941,11 @@ static void seed_helper(run *r, frame *f, asc__type *const *args,
     k->declared = true;
     if (p->annotation != NULL) {
       k->t = annotation_type(r, p->annotation, NULL);
-      if (k->t == NULL)
+      if (k->t == NULL || is_err(k->t))
         k->t = args[i];
+      else if (k->t->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+        /* an annotation names dtype and ndim; the layout is the argument's */
+        k->t->contiguous = asc__ty_find(args[i])->contiguous;
     } else {
       k->t = args[i];
     }
