@@ -1198,8 +1198,9 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
            fn->nparams, (int)n);
     return err(r);
   }
-  /* Annotated parameters take arguments that convert to them. */
-  for (int32_t i = 0; i < n && r->check; i++) {
+  /* Annotated parameters take arguments that convert to them, and an
+   * instance is made for the annotated type, not the argument's. */
+  for (int32_t i = 0; i < n; i++) {
     asc__type *at;
     if (fn->params[i].annotation == NULL)
       continue;
@@ -1214,6 +1215,7 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
              fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
       bad = true;
     }
+    args[i] = at;
   }
   if (bad)
     return err(r);
@@ -2100,6 +2102,8 @@ static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
     it->args = asc__arena_alloc(in->c, sizeof *it->args * (size_t)(nargs + 1));
     for (int32_t i = 0; i < nargs; i++)
       it->args[i] = args[i];
+    it->pub.args = it->args;
+    it->pub.nargs = nargs;
     it->all_next = in->insts;
     in->insts = it;
   }

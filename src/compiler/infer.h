@@ -53,6 +53,8 @@ typedef struct asc__tinst {
   asc__ast_func *fn;    /* the typed tree of this instance */
   asc__ast_func *orig;  /* the helper as the resolver left it */
   asc__type *type;      /* concrete FUNC type */
+  asc__type **args;     /* the argument types it was made for (weak kept) */
+  int32_t nargs;
   struct asc__tinst *next;
 } asc__tinst;
 
