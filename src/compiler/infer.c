@@ -798,7 +798,7 @@ static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
 }
 
 /* A parallel-loop body (lambda or nested def) taking the iteration index. */
-static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
+static void loop_body(run *r, asc__ast_expr *arg) {
   asc__ast_func *fn = NULL;
   frame *saved;
   if (arg->kind == ASC_EXPR_LAMBDA)
@@ -834,7 +834,6 @@ static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
   r->cur = frame_for(r, fn);
   block(r, &fn->body);
   r->cur = saved;
-  ASC_UNUSED(loc);
 }
 
 /* ascDataType named by a dtype argument (asc.float32, float, int). */
@@ -993,7 +992,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              tn(r, t));
     else
       coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
-    loop_body(r, e->u.call.rargs[1], e->loc);
+    loop_body(r, e->u.call.rargs[1]);
     return asc__ty_none(r->in->c);
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM:
