@@ -1858,12 +1858,20 @@ check:
   p->c->max_errors = saved_max;
   if (!strict && p->c->nerrors > mark.nerrors) {
     asc__diag_mark m = mark;
+    /* the warning quotes the first withdrawn error: "... error: WHY\n" */
+    char why[160] = "";
+    const char *d = p->c->diag.data ? p->c->diag.data + m.len : NULL;
+    const char *e = d ? strstr(d, ": error: ") : NULL;
+    if (e != NULL) {
+      size_t n = strcspn(e + 9, "\n");
+      snprintf(why, sizeof why, ": %.*s", (int)(n < 150 ? n : 150), e + 9);
+    }
     asc__diag_rollback(p->c, m);
     ml->funcs.n = n_funcs;
     ml->classes.n = n_classes;
     ml->consts.n = n_consts;
     asc__diag_warning(p->c, p->t[start].loc, "module-level code that is not "
-                      "kernel code is ignored");
+                      "kernel code is ignored%s", why);
   }
   if (p->c->nerrors >= p->c->max_errors)
     asc__cctx_throw(p->c, ASC_FAIL_ERRORS);
