@@ -451,6 +451,34 @@ static void test_helpers(void **state) {
   module_free(md);
 }
 
+/* Many errors: inference stops at the context's limit by unwinding, with
+ * every message well formed. */
+static void test_many_errors(void **state) {
+  char src[8192];
+  size_t n = 0;
+  module *md;
+  bool ok;
+  char *d;
+  int count = 0;
+  (void)state;
+  n += (size_t)snprintf(src + n, sizeof src - n,
+                        "import asc\n\n@asc.kernel\ndef k(a):\n");
+  for (int i = 0; i < 40; i++)
+    n += (size_t)snprintf(src + n, sizeof src - n,
+                          "    a[%d] = a + %d\n", i, i);
+  md = parse("many.py", src, n);
+  assert_non_null(md->m);
+  d = specialise(md, "k", "(f32[1])", &ok, NULL, NULL);
+  assert_false(ok);
+  for (const char *p = d; (p = strstr(p, ": error: ")) != NULL; p++)
+    count++;
+  assert_int_equal(count, 20);
+  assert_non_null(strstr(d, "many.py:5:12: error: unsupported operand types "
+                            "for +: Tensor[float32, 1] and weak int"));
+  free(d);
+  module_free(md);
+}
+
 /* ------------------------------------------------ parameter tables */
 
 static const char params_src[] =
@@ -664,6 +692,7 @@ int main(void) {
       cmocka_unit_test(test_conv2d),
       cmocka_unit_test(test_parallel_add),
       cmocka_unit_test(test_helpers),
+      cmocka_unit_test(test_many_errors),
       cmocka_unit_test(test_kernel_params),
       cmocka_unit_test(test_sweep),
   };
