@@ -221,8 +221,9 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
       stream_adopt(st, op->fence);
       break;
     case OP_CALLBACK:
-      op->cb(op->ud, st->err);
-      break;
+      /* Never skipped; runs once the lock is dropped. */
+      op->cb_status = st->err;
+      return op;
     default:
       break;
     }
@@ -231,20 +232,32 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
   return NULL;
 }
 
-/* Starts an op returned by stream_advance.  No lock held. */
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg);
+
+/* Starts an op returned by stream_advance.  No lock held.  Callbacks run
+ * here, one after the other (a loop, not a recursion, however many are
+ * queued). */
 static void op_start(asc__op *op) {
   asc__sched *s;
 
-  if (op == NULL)
-    return;
-  if (op->kind == OP_HOSTFN) {
-    host_post(op->stream->rt, op);
-    return;
+  while (op != NULL) {
+    switch (op->kind) {
+    case OP_HOSTFN:
+      host_post(op->stream->rt, op);
+      return;
+    case OP_CALLBACK:
+      op->cb(op->ud, op->cb_status);
+      op = stream_complete(op->stream, op, ascSuccess, NULL);
+      break;
+    default:
+      /* stream_advance made sure the pool exists; it lives until a
+       * device reset, which first waits for this op. */
+      if (asc__sched_get(op->stream->rt->dev, &s) == ascSuccess)
+        asc__sched_submit(s, &op->launch);
+      return;
+    }
   }
-  /* stream_advance made sure the pool exists; it lives until a device
-   * reset, which first waits for this op. */
-  if (asc__sched_get(op->stream->rt->dev, &s) == ascSuccess)
-    asc__sched_submit(s, &op->launch);
 }
 
 /* st's lock held: true for the one caller that must reap st. */
@@ -295,10 +308,10 @@ static void process_worklist(asc__op *wl) {
   }
 }
 
-/* The running head op of st has finished (on a worker or the callback
- * thread) with err and msg (owned, may be NULL). */
-static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
-                          char *msg) {
+/* The running head op of st has finished with err and msg (owned, may
+ * be NULL).  Returns the next op to op_start(). */
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg) {
   asc__rt *rt = st->rt;
   asc__op *wl = NULL, *start;
   bool reap;
@@ -312,12 +325,19 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   start = stream_advance(st, &wl);
   reap = check_reap(st);
   asc__spin_unlock(&st->lock);
-  op_start(start);
   asc__free(msg);
   process_worklist(wl);
   if (reap)
     stream_reap(st);
   notify_waiters(rt);
+  return start;
+}
+
+/* As stream_complete, then starts what follows (on a worker or the
+ * callback thread). */
+static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
+                          char *msg) {
+  op_start(stream_complete(st, op, err, msg));
 }
 
 static void launch_complete(asc__launch *l) {
