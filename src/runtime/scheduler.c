@@ -629,19 +629,30 @@ static void worker_main(void *arg) {
     if (j != NULL && j->kind == ASC__JOB_BLOCKS) {
       asc__launch *l = (asc__launch *)(void *)j;
       uint32_t b = l->next_block++;
+      bool more;
       if (l->next_block == l->nblocks)
         job_unlink(s, j);
+      more = job_first(s) != NULL;
       asc__spin_unlock(&s->lock);
+      /* Submitters do not wake a worker for a job a spinning worker will
+       * take; that worker may take another job instead, so whoever claims
+       * work while more is queued passes a wakeup on. */
+      if (more)
+        wake(s, 1);
       run_block(w, l, b);
       continue;
     }
     if (j != NULL) {
       team *t = (team *)(void *)j;
       int32_t tid = ++t->nhelpers;
+      bool more;
       atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
       if (t->nhelpers >= t->size - 1)
         job_unlink(s, j);
+      more = job_first(s) != NULL;
       asc__spin_unlock(&s->lock);
+      if (more)
+        wake(s, 1);
       loop_work(t, tid);
       atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
       continue;

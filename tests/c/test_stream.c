@@ -250,14 +250,16 @@ static void test_default_stream_semantics(void **state) {
   /* a non-blocking stream runs past a busy default stream (given a
    * second worker to run on) */
   if (ncores() >= 2) {
-    int32_t us3 = 300000, nlog[4] = {0};
-    ascTensor nt = test_tensor1(nlog, ascInt32, 4);
-    void *s3[] = {&us3}, *a3[] = {&nt, &v1};
-    ASSERT_OK(ascLaunchKernel(ks, 1, s3, NULL));
+    int32_t flag = 0, nlog[4] = {0};
+    ascTensor nt = test_tensor1(nlog, ascInt32, 4),
+              ft = test_tensor1(&flag, ascInt32, 1);
+    void *g[] = {&ft}, *a3[] = {&nt, &v1};
+    ASSERT_OK(ascLaunchKernel(test_kernel(m, "gate"), 1, g, NULL));
     ASSERT_OK(ascLaunchKernel(ka, 1, a3, nb));
-    ASSERT_OK(ascStreamSynchronize(nb));
+    ASSERT_OK(ascStreamSynchronize(nb));   /* would hang if nb waited */
     assert_int_equal(nlog[0], 1);
     ASSERT_ERR(ascStreamQuery(NULL), ascErrorNotReady);
+    __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
     ASSERT_OK(ascDeviceSynchronize());
   }
   ASSERT_OK(ascStreamDestroy(b));

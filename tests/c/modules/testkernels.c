@@ -261,6 +261,18 @@ static int sleepy_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 0;
 }
 
+/* ---- gate(flag): waits until flag[0] becomes non-zero (set by the test
+ * from the host), so a stream stays busy exactly as long as a test needs. */
+static int gate_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *f = args[0];
+  int32_t *flag = f->data;
+  struct timespec ts = {0, 50000};
+  (void)ctx; (void)exc;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+    nanosleep(&ts, NULL);
+  return 0;
+}
+
 /* ---- affine(x, mul, add): x[i] = x[i] * mul + add, one block, parallel
  * loop.  Order of launches changes the result. */
 typedef struct affine_env {
@@ -369,6 +381,7 @@ static const asc_kparam who_params[] = {TENSOR("out", I32, 1)};
 static const asc_kparam sleepy_params[] = {SCALAR("us", I32)};
 static const asc_kparam affine_params[] = {
     TENSOR("x", I64, 1), SCALAR("mul", I64), SCALAR("add", I64)};
+static const asc_kparam gate_params[] = {TENSOR("flag", I32, 1)};
 static const asc_kparam append_params[] = {TENSOR("log", I32, 1),
                                            SCALAR("v", I32)};
 static const asc_kparam critical_params[] = {TENSOR("c", I64, 1),
@@ -397,6 +410,7 @@ static const asc_kernel_desc kernels[] = {
     K("whoami", whoami_entry, who_params, 0, 0),
     K("sleepy", sleepy_entry, sleepy_params, 0, 0),
     K("affine", affine_entry, affine_params, 0, 0),
+    K("gate", gate_entry, gate_params, 0, 0),
     K("append", append_entry, append_params, 0, 0),
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),
