@@ -105,25 +105,45 @@ static inline int harness_guarded(asc__cctx *c, const harness_job *j) {
   return 1;
 }
 
-/* Compiles IR text to a loaded module; returns 0 on success, printing the
- * diagnostics or the C path on failure. */
-static inline int harness_load(harness_mod *hm, const char *ir,
-                               const char *passes) {
+/* Writes C text to a fresh file, compiles and loads it; 0 on success. */
+static inline int harness_load_c(harness_mod *hm, const char *ctext) {
   static int counter;
-  asc__cctx c;
-  asc__buf out;
-  harness_job j;
   FILE *fp;
-  int rc;
   char dir[400];
-
-  memset(hm, 0, sizeof *hm);
   snprintf(dir, sizeof dir, "%s/test-emit", ASC_BINARY_DIR);
   mkdir(dir, 0700);
   snprintf(hm->c_path, sizeof hm->c_path, "%s/k%d_%d.c", dir, (int)getpid(),
            counter);
   snprintf(hm->so_path, sizeof hm->so_path, "%s/k%d_%d.so", dir,
            (int)getpid(), counter++);
+  fp = fopen(hm->c_path, "w");
+  if (fp == NULL)
+    return -1;
+  fputs(ctext, fp);
+  fclose(fp);
+  if (harness_run_cc(hm->c_path, hm->so_path) != 0) {
+    fprintf(stderr, "cc failed on %s\n", hm->c_path);
+    return -1;
+  }
+  hm->so = dlopen(hm->so_path, RTLD_NOW | RTLD_LOCAL);
+  if (hm->so == NULL) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return -1;
+  }
+  hm->desc = (const asc_module_desc *)dlsym(hm->so, ASC_MODULE_SYMBOL);
+  return hm->desc ? 0 : -1;
+}
+
+/* Compiles IR text to a loaded module; returns 0 on success, printing the
+ * diagnostics or the C path on failure. */
+static inline int harness_load(harness_mod *hm, const char *ir,
+                               const char *passes) {
+  asc__cctx c;
+  asc__buf out;
+  harness_job j;
+  int rc;
+
+  memset(hm, 0, sizeof *hm);
   asc__cctx_init(&c, "test.ir", ir, strlen(ir), 1);
   asc__buf_init(&out);
   j.ir = ir;
@@ -136,24 +156,10 @@ static inline int harness_load(harness_mod *hm, const char *ir,
     asc__cctx_free(&c);
     return -1;
   }
-  fp = fopen(hm->c_path, "w");
-  if (fp == NULL)
-    return -1;
-  fputs(asc__buf_str(&out), fp);
-  fclose(fp);
+  rc = harness_load_c(hm, asc__buf_str(&out));
   asc__buf_free(&out);
   asc__cctx_free(&c);
-  if (harness_run_cc(hm->c_path, hm->so_path) != 0) {
-    fprintf(stderr, "cc failed on %s\n", hm->c_path);
-    return -1;
-  }
-  hm->so = dlopen(hm->so_path, RTLD_NOW | RTLD_LOCAL);
-  if (hm->so == NULL) {
-    fprintf(stderr, "dlopen: %s\n", dlerror());
-    return -1;
-  }
-  hm->desc = (const asc_module_desc *)dlsym(hm->so, ASC_MODULE_SYMBOL);
-  return hm->desc ? 0 : -1;
+  return rc;
 }
 
 static inline void harness_unload(harness_mod *hm) {

@@ -1,0 +1,299 @@
+/*
+ * Lowering: Python kernel text -> front end -> types -> IR -> passes -> C ->
+ * cc -> run, for the seed kernels and the constructs lowering handles.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "frontend.h"
+#include "infer.h"
+#include "kernel_harness.h"
+#include "lower.h"
+
+typedef struct py_job {
+  const char *kernel;
+  const char *sig;
+  asc__buf *out;
+  asc__buf *ir;
+} py_job;
+
+static void py_work(asc__cctx *c, const py_job *j) {
+  asc__ast_module *m = asc__frontend(c, NULL, 0);
+  asc__ast_func *k = asc__module_func(m, j->kernel);
+  asc__sig *sig;
+  asc__typed *t;
+  asc__irmodule *mod;
+  asc__emit_src src;
+  asc__pipeline_opts o;
+  ASC_CHECK(c, k != NULL);
+  sig = asc__sig_parse(c, j->sig);
+  ASC_CHECK(c, sig != NULL);
+  t = asc__infer_kernel(c, m, k, sig);
+  if (t == NULL)
+    asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  mod = asc__ir_module_new(c);
+  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+  memset(&o, 0, sizeof o);
+  o.verify = true;
+  asc__ir_pipeline(c, mod, &o);
+  if (j->ir)
+    asc__ir_print_module(j->ir, mod);
+  src.text = c->text;
+  src.len = c->len;
+  src.first_line = c->first_line;
+  asc__emit_module(c, mod, &src, j->out);
+}
+
+static int py_guarded(asc__cctx *c, const py_job *j) {
+  jmp_buf jb;
+  c->catch_point = &jb;
+  if (setjmp(jb) == 0) {
+    py_work(c, j);
+    return 0;
+  }
+  return 1;
+}
+
+/* Compiles kernel `name` of Python text for signature sig and loads it.
+ * On a compile error returns -1 and leaves the diagnostics in *diag (when
+ * not NULL). */
+static int load_py(harness_mod *hm, const char *text, const char *name,
+                   const char *sig, asc__buf *ir, asc__buf *diag) {
+  asc__cctx c;
+  asc__buf out;
+  py_job j = {name, sig, &out, ir};
+  int rc;
+  memset(hm, 0, sizeof *hm);
+  asc__cctx_init(&c, "kernel.py", text, strlen(text), 1);
+  asc__buf_init(&out);
+  rc = py_guarded(&c, &j);
+  if (rc != 0) {
+    if (diag)
+      asc__buf_puts(diag, asc__buf_str(&c.diag));
+    else
+      fprintf(stderr, "%s", asc__buf_str(&c.diag));
+    asc__buf_free(&out);
+    asc__cctx_free(&c);
+    return -1;
+  }
+  rc = harness_load_c(hm, asc__buf_str(&out));
+  asc__buf_free(&out);
+  asc__cctx_free(&c);
+  return rc;
+}
+
+static char *slurp(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  char *d;
+  long n;
+  if (!fp)
+    return NULL;
+  fseek(fp, 0, SEEK_END);
+  n = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  d = malloc((size_t)n + 1);
+  if (d && fread(d, 1, (size_t)n, fp) != (size_t)n) {
+    free(d);
+    d = NULL;
+  }
+  if (d)
+    d[n] = 0;
+  fclose(fp);
+  return d;
+}
+
+static void test_seed_parallel_add(void **state) {
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_parallel_add.py");
+  harness_mod hm;
+  enum { N = 1001 };
+  static float a[N], b[N], c[N];
+  int64_t shape[1] = {N}, st[1] = {1};
+  asc_ktensor ta, tb, tc;
+  void *args[3] = {&ta, &tb, &tc};
+  asc_kexc exc;
+  (void)state;
+  assert_non_null(text);
+  assert_int_equal(load_py(&hm, text, "parallel_add",
+                           "parallel_add(f32[1], f32[1], f32[1])", NULL,
+                           NULL),
+                   0);
+  for (int i = 0; i < N; i++) {
+    a[i] = (float)i * 0.25f;
+    b[i] = (float)(N - i);
+    c[i] = 0;
+  }
+  ta = harness_tensor(a, ascFloat32, 1, shape, st);
+  tb = harness_tensor(b, ascFloat32, 1, shape, st);
+  tc = harness_tensor(c, ascFloat32, 1, shape, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int i = 0; i < N; i++)
+    assert_true(c[i] == a[i] + b[i]);
+  harness_unload(&hm);
+  free(text);
+}
+
+static void conv_ref(const float *in, const float *w, float *out, int B,
+                     int IC, int H, int W, int OC, int KH, int KW) {
+  int OH = H - KH + 1, OW = W - KW + 1;
+  for (int b = 0; b < B; b++)
+    for (int oc = 0; oc < OC; oc++)
+      for (int oh = 0; oh < OH; oh++)
+        for (int ow = 0; ow < OW; ow++) {
+          double sum = 0.0; /* the kernel's sum is float64 (0.0 literal) */
+          for (int ic = 0; ic < IC; ic++)
+            for (int kh = 0; kh < KH; kh++)
+              for (int kw = 0; kw < KW; kw++)
+                sum += (double)(in[((b * IC + ic) * H + oh + kh) * W + ow +
+                                   kw] *
+                                w[((oc * IC + ic) * KH + kh) * KW + kw]);
+          out[((b * OC + oc) * OH + oh) * OW + ow] = (float)sum;
+        }
+}
+
+static void run_conv(const char *sig, bool strided) {
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_conv2d.py");
+  harness_mod hm;
+  enum { B = 2, IC = 3, H = 9, W = 11, OC = 4, KH = 3, KW = 2 };
+  enum { OH = H - KH + 1, OW = W - KW + 1 };
+  static float in[B * IC * H * W], w[OC * IC * KH * KW];
+  static float out[B * OC * OH * OW], ref[B * OC * OH * OW];
+  static float wbig[OC * IC * KH * KW * 2];
+  int64_t si[4] = {B, IC, H, W}, ssi[4] = {IC * H * W, H * W, W, 1};
+  int64_t sw[4] = {OC, IC, KH, KW}, ssw[4] = {IC * KH * KW, KH * KW, KW, 1};
+  int64_t so[4] = {B, OC, OH, OW}, sso[4] = {OC * OH * OW, OH * OW, OW, 1};
+  asc_ktensor ti, tw, to;
+  void *args[3] = {&ti, &tw, &to};
+  asc_kexc exc;
+  assert_non_null(text);
+  assert_int_equal(load_py(&hm, text, "conv2d", sig, NULL, NULL), 0);
+  for (int i = 0; i < B * IC * H * W; i++)
+    in[i] = (float)((i * 7) % 13) - 6.0f;
+  for (int i = 0; i < OC * IC * KH * KW; i++)
+    w[i] = (float)((i * 5) % 11) * 0.5f - 2.0f;
+  conv_ref(in, w, ref, B, IC, H, W, OC, KH, KW);
+  ti = harness_tensor(in, ascFloat32, 4, si, ssi);
+  if (strided) {
+    /* the weights as every other element of a bigger buffer */
+    for (int i = 0; i < OC * IC * KH * KW; i++)
+      wbig[2 * i] = w[i];
+    for (int k = 0; k < 4; k++)
+      ssw[k] *= 2;
+    tw = harness_tensor(wbig, ascFloat32, 4, sw, ssw);
+  } else {
+    tw = harness_tensor(w, ascFloat32, 4, sw, ssw);
+  }
+  to = harness_tensor(out, ascFloat32, 4, so, sso);
+  memset(out, 0, sizeof out);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int i = 0; i < B * OC * OH * OW; i++)
+    assert_true(out[i] == ref[i]);
+  harness_unload(&hm);
+  free(text);
+}
+
+static void test_seed_conv2d(void **state) {
+  (void)state;
+  run_conv("conv2d(f32[4], f32[4], f32[4])", false);
+}
+
+static void test_seed_conv2d_strided(void **state) {
+  (void)state;
+  run_conv("conv2d(f32[4], f32[4:s], f32[4])", true);
+}
+
+static void test_constructs(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "TILE = 4\n"
+      "\n"
+      "@asc.func\n"
+      "def clamp(x, lo, hi):\n"
+      "    return min(max(x, lo), hi)\n"
+      "\n"
+      "@asc.kernel\n"
+      "def k(a, o, n: asc.ConstExpr[int]):\n"
+      "    s = 0\n"
+      "    for i in asc.prange(a.shape[0]):\n"
+      "        s += a[i] // 3\n"
+      "    o[0] = s\n"
+      "    j = 0\n"
+      "    while j < n:\n"
+      "        j += 1\n"
+      "        if j == 2:\n"
+      "            continue\n"
+      "        o[1] += j * TILE\n"
+      "    try:\n"
+      "        o[2] = a[0] % a[1]\n"
+      "    except ZeroDivisionError:\n"
+      "        o[2] = -1\n"
+      "    o[3] = clamp(a[2], 0, 5)\n"
+      "    buf = asc.local_array((2, 3), asc.int64)\n"
+      "    for q in asc.static_range(6):\n"
+      "        buf[q // 3, q % 3] = q * q\n"
+      "    o[4] = buf[1, 2] + buf[0, 1]\n"
+      "    o[5] = 1 if 3 < a[3] <= 10 and not a[1] == 0 else 2\n"
+      "    assert a[4] >= 0, 'negative'\n";
+  harness_mod hm;
+  int64_t a[6] = {7, 0, 9, 5, 1, 0}, o[6];
+  int64_t shape_a[1] = {6}, shape_o[1] = {6}, st[1] = {1}, n = 3;
+  asc_ktensor ta, to;
+  void *args[3] = {&ta, &to, &n};
+  asc_kexc exc;
+  asc__buf ir;
+  (void)state;
+  asc__buf_init(&ir);
+  assert_int_equal(load_py(&hm, text, "k", "k(i64[1], i64[1], int=3)", &ir,
+                           NULL),
+                   0);
+  ta = harness_tensor(a, ascInt64, 1, shape_a, st);
+  to = harness_tensor(o, ascInt64, 1, shape_o, st);
+  memset(o, 0, sizeof o);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(o[0], 2 + 0 + 3 + 1 + 0 + 0);
+  assert_int_equal(o[1], (1 + 3) * 4);
+  assert_int_equal(o[2], -1);
+  assert_int_equal(o[3], 5);
+  assert_int_equal(o[4], 25 + 1);
+  assert_int_equal(o[5], 2);
+  a[4] = -1;
+  assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(exc.kind, ASC_KEXC_ASSERTION_ERROR);
+  assert_int_equal(exc.line, 30);
+  assert_string_equal(exc.msg, "negative");
+  harness_unload(&hm);
+  asc__buf_free(&ir);
+}
+
+static void test_unsupported_is_diagnosed(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a):\n"
+      "    s = 0.0\n"
+      "    for i in asc.prange(a.shape[0]):\n"
+      "        s = a[i]\n"
+      "    a[0] = s\n";
+  harness_mod hm;
+  asc__buf diag;
+  (void)state;
+  asc__buf_init(&diag);
+  assert_int_equal(load_py(&hm, text, "k", "k(f32[1])", NULL, &diag), -1);
+  assert_non_null(strstr(asc__buf_str(&diag), "kernel.py:6:9: error:"));
+  assert_non_null(strstr(asc__buf_str(&diag), "only reductions"));
+  asc__buf_free(&diag);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_seed_parallel_add),
+      cmocka_unit_test(test_seed_conv2d),
+      cmocka_unit_test(test_seed_conv2d_strided),
+      cmocka_unit_test(test_constructs),
+      cmocka_unit_test(test_unsupported_is_diagnosed),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
