@@ -1140,11 +1140,15 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
            ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
     }
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "kk" : "env->lo + kk * env->step");
   } else {
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),

@@ -1117,6 +1117,84 @@ static const asc__ast_block *kernel_body_of(lstate *ls) {
   return &ls->t->kernel->body;
 }
 
+/* A perfect nest of independent range loops under s (s first), each with
+ * step 1 and bounds that do not depend on the outer loop variables: they
+ * are collapsed into one parallel loop over the product of the trip
+ * counts, so a batch of 1 still spreads over the team. */
+static int collapse_nest(lstate *ls, const asc__ast_stmt *s,
+                         const asc__ast_stmt **nest, int max) {
+  int d = 1;
+  const asc__ast_stmt *cur = s;
+  nest[0] = s;
+  if (s->u.for_.step != NULL)
+    return 1;
+  while (d < max && cur->u.for_.body.n == 1 &&
+         cur->u.for_.body.stmts[0]->kind == ASC_STMT_FOR) {
+    const asc__ast_stmt *in = cur->u.for_.body.stmts[0];
+    bool dep = false;
+    if (in->u.for_.loop != ASC_BI_RANGE || in->u.for_.step != NULL ||
+        in->u.for_.target->kind != ASC_EXPR_NAME)
+      break;
+    for (int k = 0; k < d; k++) {
+      const asc__sym *v = nest[k]->u.for_.target->u.name.sym;
+      dep |= expr_mentions(in->u.for_.start, v) ||
+             expr_mentions(in->u.for_.stop, v);
+    }
+    if (dep || !independent_loop(ls, in, kernel_body_of(ls)))
+      break;
+    nest[d++] = in;
+    cur = in;
+  }
+  return d;
+}
+
+static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
+  asc__irval lo[8], trip[8], n = asc__irv_int(ascInt64, 1);
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  int32_t iv;
+  for (int k = 0; k < d; k++) {
+    asc__irval hi, st;
+    range_bounds(ls, nest[k], &lo[k], &hi, &st);
+    trip[k] = op2(ls, ASC_IR_MAX, ascInt64,
+                  op2(ls, ASC_IR_SUB, ascInt64, hi, lo[k]),
+                  asc__irv_int(ascInt64, 0));
+    n = op2(ls, ASC_IR_MUL, ascInt64, n, trip[k]);
+  }
+  iv = newreg(ls, ascInt64, "it");
+  i = emit(ls, ASC_IR_PFOR, iv, 3);
+  i->args[0] = asc__irv_int(ascInt64, 0);
+  i->args[1] = n;
+  i->args[2] = asc__irv_int(ascInt64, 1);
+  ls->cur = &i->body[0];
+  {
+    /* unsigned div/mod: the values are not negative, and that avoids the
+     * sign fix-ups of Python's // and % */
+    asc__irval rem = conv(ls, asc__irv_reg(iv), ascUInt64);
+    for (int k = d - 1; k >= 0; k--) {
+      const asc__ast_stmt *s = nest[k];
+      int32_t vr = var_reg(ls, s->u.for_.target->u.name.sym,
+                           s->u.for_.target->loc);
+      asc__irval idx = rem;
+      if (k > 0) {
+        asc__irval t = conv(ls, trip[k], ascUInt64);
+        idx = op2(ls, ASC_IR_MOD, ascUInt64, rem, t);
+        rem = op2(ls, ASC_IR_FLOORDIV, ascUInt64, rem, t);
+      }
+      ls->line = s->loc.line;
+      mov(ls, vr, conv(ls, op2(ls, ASC_IR_ADD, ascInt64, lo[k],
+                               conv(ls, idx, ascInt64)),
+                       ls->f->regs[vr].ty.dtype));
+    }
+  }
+  ls->loops++;
+  ls->pfors++;
+  lower_block(ls, &nest[d - 1]->u.for_.body);
+  ls->pfors--;
+  ls->loops--;
+  ls->cur = save;
+}
+
 static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irval lo, hi, st;
   asc__irins *i;
@@ -1129,8 +1207,15 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   if (vs == NULL)
     unsupported(ls, s->u.for_.target->loc, "this loop target");
   if (!par && ls->pfors == 0 && ls->loops == 0 && ls->inline_depth == 0 &&
-      independent_loop(ls, s, kernel_body_of(ls)))
+      independent_loop(ls, s, kernel_body_of(ls))) {
+    const asc__ast_stmt *nest[8];
+    int d = collapse_nest(ls, s, nest, 8);
+    if (d > 1) {
+      lower_collapsed(ls, nest, d);
+      return;
+    }
     par = true;
+  }
   range_bounds(ls, s, &lo, &hi, &st);
   iv = newreg(ls, ascInt64, asc__arena_printf(ls->c, "%s.it", vs->name));
   i = emit(ls, par && ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);

@@ -26,7 +26,10 @@ for py in "$dir"/*.py; do
     fail=1
     continue
   fi
-  (cd "$dir" && "$ascc" --emit="$mode" "$name") >/dev/null 2>"$tmp/err"
+  sig=$(sed -n 's/^# signature: //p' "$py" | head -1)
+  sigargs=()
+  [ -n "$sig" ] && sigargs=(--signature "$sig")
+  (cd "$dir" && "$ascc" --emit="$mode" "${sigargs[@]}" "$name") >/dev/null 2>"$tmp/err"
   rc=$?
   if [ $rc -ne 1 ]; then
     echo "FAIL $name: ascc --emit=$mode exited $rc, expected 1"
