@@ -19,7 +19,8 @@
 
 typedef struct symreg {
   const asc__sym *sym;
-  int32_t reg;
+  int32_t reg;        /* -1 for a ConstExpr parameter: cval */
+  asc__irval cval;
 } symreg;
 
 typedef struct lstate {
@@ -67,19 +68,31 @@ static int32_t newreg(lstate *ls, int dt, const char *hint) {
   return asc__ir_reg(ls->c, ls->f, asc__irt_scalar(dt), hint);
 }
 
+/* Operations on constants fold right away: shapes of local arrays and
+ * indices such as t.shape[-1] must be constants before any pass runs. */
 static asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
                       asc__irval b) {
   int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
-  int32_t d = newreg(ls, rdt, NULL);
-  asc__irins *i = emit(ls, op, d, 2);
+  asc__irval args[2] = {a, b}, r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
+    return r;
+  d = newreg(ls, rdt, NULL);
+  i = emit(ls, op, d, 2);
   i->args[0] = a;
   i->args[1] = b;
   return asc__irv_reg(d);
 }
 
 static asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
-  int32_t d = newreg(ls, dt, NULL);
-  asc__irins *i = emit(ls, op, d, 1);
+  asc__irval r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, dt, asc__irv_dtype(ls->f, a), &a, 1, &r))
+    return r;
+  d = newreg(ls, dt, NULL);
+  i = emit(ls, op, d, 1);
   i->args[0] = a;
   return asc__irv_reg(d);
 }
@@ -124,6 +137,16 @@ static void bind(lstate *ls, const asc__sym *s, int32_t reg) {
   ls->map[ls->nmap].sym = s;
   ls->map[ls->nmap].reg = reg;
   ls->nmap++;
+}
+
+/* A ConstExpr parameter: its value, or a NONE value. */
+static asc__irval const_sym(lstate *ls, const asc__sym *s) {
+  asc__irval none;
+  for (int k = ls->nmap - 1; k >= 0; k--)
+    if (ls->map[k].sym == s && ls->map[k].reg < 0)
+      return ls->map[k].cval;
+  memset(&none, 0, sizeof none);
+  return none;
 }
 
 static int32_t lookup(lstate *ls, const asc__sym *s) {
@@ -392,7 +415,11 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
       return asc__irv_float(scalar_dt(ls, e),
                             asc__builtin_value(s->u.builtin));
     if (s->kind == ASC_SYM_PARAM || s->kind == ASC_SYM_LOCAL) {
-      int32_t r = var_reg(ls, s, e->loc);
+      asc__irval cv = const_sym(ls, s);
+      int32_t r;
+      if (cv.kind == ASC_IRV_CONST)
+        return conv(ls, cv, scalar_dt(ls, e));
+      r = var_reg(ls, s, e->loc);
       return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
     }
     unsupported(ls, e->loc, "this kind of name");
@@ -1743,9 +1770,8 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
     r = asc__ir_param(c, ls.f, it, k->params[p].name);
     if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR) {
       /* a ConstExpr: uses read the constant */
-      int32_t cr = newreg(&ls, pt->dtype, k->params[p].name);
-      mov(&ls, cr, const_of(&ls, pt->dtype, sp->value));
-      bind(&ls, s, cr);
+      bind(&ls, s, -1);
+      ls.map[ls.nmap - 1].cval = const_of(&ls, pt->dtype, sp->value);
     } else {
       bind(&ls, s, r);
     }
