@@ -57,7 +57,8 @@ static const char helpers[] =
     "  static inline T asc_ipow_##S(T a, T e) { \\\n"
     "    uint64_t r = 1, x = (uint64_t)a; \\\n"
     "    for (uint64_t n = (uint64_t)e; n; n >>= 1) { \\\n"
-    "      if (n & 1) r *= x; x *= x; } \\\n"
+    "      if (n & 1) r *= x; \\\n"
+    "      x *= x; } \\\n"
     "    return (T)r; }\n"
     "ASC_IDIV(int8_t, i8) ASC_IDIV(int16_t, i16) ASC_IDIV(int32_t, i32)\n"
     "ASC_IDIV(int64_t, i64)\n"
@@ -145,6 +146,7 @@ typedef struct frame {
   int kind;
   int label;
   const asc__irins *ins;
+  bool used;            /* its exception label is jumped to */
 } frame;
 
 typedef struct emitter {
@@ -165,6 +167,7 @@ typedef struct emitter {
   int64_t *shared_off;  /* per register: byte offset in ctx->shared */
   uint64_t shared_bytes;
   bool uses_barrier;
+  bool raise_used;      /* L_raise is jumped to */
 } emitter;
 
 static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
@@ -225,6 +228,7 @@ static void push(emitter *e, int kind, int label, const asc__irins *i) {
   e->frames[e->nframes].kind = kind;
   e->frames[e->nframes].label = label;
   e->frames[e->nframes].ins = i;
+  e->frames[e->nframes].used = false;
   e->nframes++;
 }
 
@@ -457,6 +461,8 @@ static const char *binexpr(emitter *e, int op, int dt, const char *a,
 static const char *exc_target(emitter *e) {
   for (int k = e->nframes - 1; k >= 0; k--) {
     frame *fr = &e->frames[k];
+    if (fr->kind == F_TRY || fr->kind == F_EXCEPT || fr->kind == F_CRIT)
+      fr->used = true;
     if (fr->kind == F_TRY)
       return asc__arena_printf(e->c, "L%d_exc", fr->label);
     if (fr->kind == F_EXCEPT)
@@ -464,6 +470,7 @@ static const char *exc_target(emitter *e) {
     if (fr->kind == F_CRIT)
       return asc__arena_printf(e->c, "L%d_crit_exc", fr->label);
   }
+  e->raise_used = true;
   return "L_raise";
 }
 
@@ -484,13 +491,16 @@ static void cleanups(emitter *e, int to) {
       LINE(e, "ctx->rt->critical_exit(ctx);");
     } else if ((fr.kind == F_TRY || fr.kind == F_EXCEPT) &&
                fr.ins->has_finally) {
+      /* emit the finally body as if at frame k; frames below k keep what
+       * it marks (used labels), those from k up are put back */
       int saved = e->nframes;
-      frame *copy = asc__arena_alloc(e->c, sizeof *copy * (size_t)saved);
-      memcpy(copy, e->frames, sizeof *copy * (size_t)saved);
+      size_t nsave = (size_t)(saved - k);
+      frame *copy = asc__arena_alloc(e->c, sizeof *copy * nsave);
+      memcpy(copy, e->frames + k, sizeof *copy * nsave);
       e->nframes = k;
       push(e, F_FINALLY, fr.label, fr.ins);
       emit_block(e, &fr.ins->body[2]);
-      memcpy(e->frames, copy, sizeof *copy * (size_t)saved);
+      memcpy(e->frames + k, copy, sizeof *copy * nsave);
       e->nframes = saved;
     }
   }
@@ -828,6 +838,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     break;
   case ASC_IR_TRY: {
     int L = e->labels++;
+    bool pending = false;
     LINE(e, "{ /* try */");
     e->depth++;
     push(e, F_TRY, L, i);
@@ -835,7 +846,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     e->nframes--;
     LINE(e, "goto L%d_done;", L);
     e->depth--;
-    LINE(e, "L%d_exc:;", L);
+    if (e->frames[e->nframes].used)
+      LINE(e, "L%d_exc:;", L);
     e->depth++;
     if (i->has_except) {
       LINE(e, "if (asc_exc_match(exc->kind, 0x%xu)) {", (unsigned)i->exc_mask);
@@ -844,12 +856,14 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       push(e, F_EXCEPT, L, i);
       emit_block(e, &i->body[1]);
       e->nframes--;
+      pending = e->frames[e->nframes].used;
       LINE(e, "goto L%d_done;", L);
       e->depth--;
       LINE(e, "}");
     }
     e->depth--;
-    LINE(e, "L%d_pending:;", L);
+    if (pending)
+      LINE(e, "L%d_pending:;", L);
     e->depth++;
     if (i->has_finally) {
       LINE(e, "{");
@@ -882,6 +896,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "ctx->rt->critical_exit(ctx);");
+    if (!e->frames[e->nframes].used)
+      break;
     LINE(e, "goto L%d_crit_done;", L);
     LINE(e, "L%d_crit_exc:", L);
     LINE(e, "ctx->rt->critical_exit(ctx);");
@@ -1129,7 +1145,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   declare_scalars(e, defs, isiv, i);
   LINE(e, "int64_t k = lo;");
-  LINE(e, "(void)tid; (void)ctx;");
+  LINE(e, "(void)tid; (void)ctx; (void)exc;");
+  e->raise_used = false;
   if (i->nred > 0) {
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
@@ -1167,8 +1184,10 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->depth--;
   LINE(e, "}");
   LINE(e, "return 0;");
-  out(e, "L_raise:\n");
-  LINE(e, "return k + 1;");
+  if (e->raise_used) {
+    out(e, "L_raise:\n");
+    LINE(e, "return k + 1;");
+  }
   out(e, "}\n\n");
   e->in_body = false;
   e->depth = 0;
@@ -1322,16 +1341,21 @@ static void emit_kernel(emitter *e) {
       LINE(e, "%s %s = *(const %s *)args[%d];", ctype(g->ty.dtype),
            rname(e, r), ctype(g->ty.dtype), (int)p);
     }
+    if (g->ty.kind != ASC_IRK_TENSOR)
+      LINE(e, "(void)%s;", rname(e, r));
   }
   mark = asc__arena_alloc(e->c, (size_t)n + 1);
   isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   scan_entry(&f->body, mark, isiv);
   declare_scalars(e, mark, isiv, NULL);
-  LINE(e, "(void)ctx;");
+  LINE(e, "(void)ctx; (void)exc;");
+  e->raise_used = false;
   emit_block(e, &f->body);
   LINE(e, "return 0;");
-  out(e, "L_raise:\n");
-  LINE(e, "return 1;");
+  if (e->raise_used) {
+    out(e, "L_raise:\n");
+    LINE(e, "return 1;");
+  }
   out(e, "}\n\n");
   e->depth = 0;
 

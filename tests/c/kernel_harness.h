@@ -50,7 +50,16 @@ static inline int harness_barrier(asc_kctx *ctx) {
   (void)ctx;
   return 0;
 }
-static inline void harness_crit(asc_kctx *ctx) { (void)ctx; }
+/* critical sections entered minus exited (test-only state) */
+static int harness_crit_depth;
+static inline void harness_crit_enter(asc_kctx *ctx) {
+  (void)ctx;
+  harness_crit_depth++;
+}
+static inline void harness_crit_exit(asc_kctx *ctx) {
+  (void)ctx;
+  harness_crit_depth--;
+}
 static inline int harness_cancelled(asc_kctx *ctx) {
   (void)ctx;
   return 0;
@@ -58,7 +67,7 @@ static inline int harness_cancelled(asc_kctx *ctx) {
 
 static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
-    harness_barrier,  harness_crit,         harness_crit,
+    harness_barrier,  harness_crit_enter,   harness_crit_exit,
     harness_cancelled};
 
 typedef struct harness_mod {
@@ -70,9 +79,12 @@ typedef struct harness_mod {
 
 static inline int harness_run_cc(const char *c_path, const char *so_path) {
   const char *cc = getenv("ASC_CC") ? getenv("ASC_CC") : "cc";
-  char *argv[] = {(char *)cc, "-O2", "-std=gnu11", "-fexcess-precision=standard",
-                  "-shared", "-fPIC", "-o", (char *)so_path, (char *)c_path,
-                  "-lm", NULL};
+  /* generated C must also be warning-free C */
+  char *argv[] = {(char *)cc,      "-O2",         "-std=gnu11",
+                  "-Wall",         "-Wextra",     "-Werror",
+                  "-fexcess-precision=standard",  "-shared",
+                  "-fPIC",         "-o",          (char *)so_path,
+                  (char *)c_path,  "-lm",         NULL};
   pid_t pid;
   int st;
   if (posix_spawnp(&pid, cc, NULL, NULL, argv, environ) != 0)
