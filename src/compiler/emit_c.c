@@ -168,6 +168,7 @@ typedef struct emitter {
   uint64_t shared_bytes;
   bool uses_barrier;
   bool raise_used;      /* L_raise is jumped to */
+  const asc__irins **def; /* per register: its only definition, or NULL */
 } emitter;
 
 static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
@@ -516,12 +517,52 @@ static int innermost_loop(emitter *e) {
 
 /* -------------------------------------------------------- instructions */
 
+/* True when v is certainly positive: a positive constant, or a register
+ * whose only definition is max(x, c > 0), or a copy or widening cast of
+ * such a value. */
+static bool known_positive(emitter *e, asc__irval v, int depth) {
+  const asc__irins *d;
+  if (v.kind == ASC_IRV_CONST)
+    return !asc__dt_is_float(v.dtype) && v.dtype != ascBool &&
+           (asc__dt_is_signed(v.dtype) ? v.c.i > 0 : v.c.i != 0);
+  if (depth > 8 || e->def == NULL || (d = e->def[v.reg]) == NULL)
+    return false;
+  switch (d->op) {
+  case ASC_IR_MOV:
+    return known_positive(e, d->args[0], depth + 1);
+  case ASC_IR_CAST: {
+    int from = asc__irv_dtype(e->f, d->args[0]);
+    int to = e->f->regs[d->dst].ty.dtype;
+    return asc__dt_is_int(from) && asc__dt_is_int(to) &&
+           asc__dt_bits(to) >= asc__dt_bits(from) &&
+           known_positive(e, d->args[0], depth + 1);
+  }
+  case ASC_IR_MAX:
+    return known_positive(e, d->args[0], depth + 1) ||
+           known_positive(e, d->args[1], depth + 1);
+  default:
+    return false;
+  }
+}
+
+static void collect_defs(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
+        i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
+      e->def[i->dst] = i;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      collect_defs(e, &i->body[k]);
+  }
+}
+
 static void div_check(emitter *e, const asc__irins *i) {
   asc__irval b = i->args[1];
   int dt = e->f->regs[i->dst].ty.dtype;
   if (asc__dt_is_float(dt))
     return;
   if (b.kind == ASC_IRV_CONST && b.c.i != 0)
+    return;
+  if (known_positive(e, b, 0))
     return;
   LINE(e, "if (%s == 0) {", val(e, b));
   e->depth++;
@@ -1296,6 +1337,8 @@ static void emit_kernel(emitter *e) {
     if (!f->regs[r].param && f->regs[r].ty.kind == ASC_IRK_TENSOR)
       f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   }
+  e->def = asc__arena_alloc(e->c, sizeof *e->def * ((size_t)n + 1));
+  collect_defs(e, &f->body);
   e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));
   e->shared_bytes = 0;
   e->uses_barrier = false;

@@ -1204,7 +1204,10 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
                            s->u.for_.target->loc);
       asc__irval idx = rem;
       if (k > 0) {
-        asc__irval t = conv(ls, trip[k], ascUInt64);
+        /* max(trip, 1): never zero (when a trip is 0 no iteration runs) */
+        asc__irval t = conv(ls, op2(ls, ASC_IR_MAX, ascInt64, trip[k],
+                                    asc__irv_int(ascInt64, 1)),
+                            ascUInt64);
         idx = op2(ls, ASC_IR_MOD, ascUInt64, rem, t);
         rem = op2(ls, ASC_IR_FLOORDIV, ascUInt64, rem, t);
       }
