@@ -32,6 +32,12 @@ static void py_work(asc__cctx *c, const py_job *j) {
   ASC_CHECK(c, k != NULL);
   sig = asc__sig_parse(c, j->sig);
   ASC_CHECK(c, sig != NULL);
+  if (j->ir == NULL) {
+    /* the one-call back end the driver uses */
+    if (!asc__codegen_kernel(c, m, k, sig, NULL, j->out))
+      asc__cctx_throw(c, ASC_FAIL_ERRORS);
+    return;
+  }
   t = asc__infer_kernel(c, m, k, sig);
   if (t == NULL)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
