@@ -1037,8 +1037,9 @@ static void declare_array(emitter *e, int32_t r) {
   for (int32_t k = 0; k < a->nimm; k++)
     total *= a->imm[k];
   if (a->op == ASC_IR_LOCAL_ARRAY)
-    LINE(e, "_Alignas(64) %s %s[%lld];", ctype(g->ty.dtype), rname(e, r),
-         (long long)total);
+    LINE(e, "_Alignas(64) %s %s[%lld]%s;", ctype(g->ty.dtype), rname(e, r),
+         (long long)total,
+         g->nuses <= 1 ? " __attribute__((unused))" : "");
   else
     LINE(e, "%s *restrict %s = (%s *)__builtin_assume_aligned("
             "(char *)ctx->shared + %lld, 64);",
@@ -1076,7 +1077,9 @@ static void declare_scalars(emitter *e, const uint8_t *mark,
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR)
       declare_array(e, r);
     else
-      LINE(e, "%s %s;", ctype(f->regs[r].ty.dtype), rname(e, r));
+      LINE(e, "%s %s%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           /* written, never read: an atomic's unused old value */
+           f->regs[r].nuses == 0 ? " __attribute__((unused))" : "");
   }
 }
 
@@ -1174,8 +1177,9 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       continue;
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
       bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
-      LINE(e, "%s%s *restrict %s = env->%s;", ro ? "const " : "",
-           ctype(f->regs[r].ty.dtype), rname(e, r), rname(e, r));
+      LINE(e, "%s%s *restrict %s = env->%s; (void)%s;", ro ? "const " : "",
+           ctype(f->regs[r].ty.dtype), rname(e, r), rname(e, r),
+           rname(e, r));
       if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
         LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
              tname(e, r), tname(e, r));
@@ -1307,13 +1311,16 @@ static void emit_pfor_call(emitter *e, const asc__irins *i) {
   LINE(e, "}");
 }
 
-/* Marks tensors never stored to as read-only (const pointers). */
+/* written[r]: bit 0 when tensor r is stored to (its pointer stays
+ * non-const), bit 1 when its data is read or written at all. */
 static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
                           uint8_t *written) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->op == ASC_IR_STORE || i->op == ASC_IR_ATOMIC ||
         i->op == ASC_IR_CAS)
-      written[i->args[0].reg] = 1;
+      written[i->args[0].reg] = 3;
+    else if (i->op == ASC_IR_LOAD)
+      written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)
       mark_readonly(f, &i->body[k], written);
   }
@@ -1330,7 +1337,7 @@ static void emit_kernel(emitter *e) {
   written = asc__arena_alloc(e->c, (size_t)n + 1);
   mark_readonly(f, &f->body, written);
   for (int32_t r = 0; r < n; r++) {
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !written[r])
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !(written[r] & 1))
       f->regs[r].ty.flags |= ASC_IRT_READONLY;
     else
       f->regs[r].ty.flags &= (uint8_t)~ASC_IRT_READONLY;
@@ -1371,6 +1378,8 @@ static void emit_kernel(emitter *e) {
         LINE(e, "%s%s *restrict %s = (%s *)%s->data;", ro ? "const " : "",
              ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype),
              tname(e, r));
+      if (!(written[r] & 2))
+        LINE(e, "(void)%s; /* only its shape is used */", rname(e, r));
     } else if (g->ty.flags & ASC_IRT_GENERIC) {
       const char *fld = asc__dt_is_float(g->ty.dtype) ? "f" : "i";
       if (g->ty.dtype == ascBFloat16)

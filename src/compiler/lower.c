@@ -21,8 +21,11 @@
 
 typedef struct symreg {
   const asc__sym *sym;
-  int32_t reg;        /* -1 for a ConstExpr parameter: cval */
+  int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
+                       * aggregate (elems) */
   asc__irval cval;
+  int32_t *elems;     /* tuple / struct variables: one register each */
+  int nelems;
 } symreg;
 
 typedef struct lstate {
@@ -198,6 +201,7 @@ static int32_t tensor_reg(lstate *ls, const asc__ast_expr *e) {
 }
 
 static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e);
+static int32_t agg_member(lstate *ls, const asc__ast_expr *e);
 
 static asc__irval dim_of(lstate *ls, int32_t t, int k) {
   int32_t d = newreg(ls, ascInt64, NULL);
@@ -261,6 +265,135 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
   }
   *treg = t;
   return off;
+}
+
+/* ----------------------------------------------------------- aggregates */
+
+/* Tuples (t.shape, (a, b)) and struct objects live in one register per
+ * element or field: a variable of such a type is a list of registers. */
+
+static bool is_agg(asc__type *t) {
+  return t && (t->kind == ASC_TY_TUPLE || t->kind == ASC_TY_STRUCT);
+}
+
+static int agg_n(asc__type *t) { return t->n; }
+
+static asc__type *agg_elem(asc__type *t, int k) {
+  return asc__ty_find(t->kind == ASC_TY_TUPLE ? t->elems[k]
+                                              : t->fields[k].type);
+}
+
+static symreg *agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
+  asc__type *t = s->type ? asc__ty_find(s->type) : NULL;
+  symreg *m;
+  for (int k = ls->nmap - 1; k >= 0; k--)
+    if (ls->map[k].sym == s && ls->map[k].elems)
+      return &ls->map[k];
+  if (!is_agg(t))
+    unsupported(ls, loc, "a variable of this type");
+  bind(ls, s, -1);
+  m = &ls->map[ls->nmap - 1];
+  m->nelems = agg_n(t);
+  m->elems = asc__arena_alloc(ls->c, sizeof *m->elems * ((size_t)m->nelems + 1));
+  for (int k = 0; k < m->nelems; k++) {
+    asc__type *et = agg_elem(t, k);
+    if (et->kind != ASC_TY_SCALAR)
+      unsupported(ls, loc, "a nested tuple or struct");
+    m->elems[k] = newreg(ls, et->dtype,
+                         t->kind == ASC_TY_STRUCT
+                             ? asc__arena_printf(ls->c, "%s.%s", s->name,
+                                                 t->fields[k].name)
+                             : s->name);
+  }
+  return m;
+}
+
+/* A literal default of a struct field. */
+static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
+  bool neg = false;
+  if (d && d->kind == ASC_EXPR_UNARY && d->u.unary.op == ASC_UN_NEG) {
+    neg = true;
+    d = d->u.unary.operand;
+  }
+  if (d && d->kind == ASC_EXPR_INT)
+    return asc__dt_is_float(dt)
+               ? asc__irv_float(dt, neg ? -(double)d->u.ival : (double)d->u.ival)
+               : asc__irv_int(dt, neg ? -(int64_t)d->u.ival : (int64_t)d->u.ival);
+  if (d && d->kind == ASC_EXPR_FLOAT && asc__dt_is_float(dt))
+    return asc__irv_float(dt, neg ? -d->u.fval : d->u.fval);
+  if (d && d->kind == ASC_EXPR_BOOL)
+    return asc__irv_int(dt, d->u.bval);
+  unsupported(ls, d ? d->loc : ls->t->kernel->loc, "this field default");
+}
+
+/* The element values of an aggregate expression, converted to the element
+ * types of `want` (the target's type). */
+static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
+                      asc__irval *vals) {
+  int n = agg_n(want);
+  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "shape") == 0) {
+    int32_t t = tensor_reg(ls, e->u.attr.value);
+    for (int k = 0; k < n; k++)
+      vals[k] = dim_of(ls, t, k);
+  } else if (e->kind == ASC_EXPR_TUPLE && e->u.tuple.n == n) {
+    for (int k = 0; k < n; k++)
+      vals[k] = lower_expr(ls, e->u.tuple.elts[k]);
+  } else if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
+    symreg *m = agg_sym(ls, e->u.name.sym, e->loc);
+    if (m->nelems != n)
+      unsupported(ls, e->loc, "this aggregate");
+    for (int k = 0; k < n; k++)
+      vals[k] = asc__irv_reg(m->elems[k]);
+  } else if (e->kind == ASC_EXPR_CALL && e->u.call.cls) {
+    const asc__ast_class *cls = e->u.call.cls;
+    for (int k = 0; k < n; k++) {
+      const asc__ast_expr *a = k < e->u.call.nrargs ? e->u.call.rargs[k]
+                                                    : NULL;
+      vals[k] = a ? lower_expr(ls, a)
+                  : field_default(ls, cls->fields[k].def,
+                                  agg_elem(want, k)->dtype);
+    }
+  } else {
+    unsupported(ls, e->loc, "this tuple or struct value");
+  }
+  for (int k = 0; k < n; k++)
+    vals[k] = conv(ls, vals[k], agg_elem(want, k)->dtype);
+}
+
+/* The register of p.x / shp[k] when the base is an aggregate variable;
+ * -1 when it is not one. */
+static int32_t agg_member(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *base;
+  asc__type *bt;
+  symreg *m;
+  int idx = -1;
+  if (e->kind == ASC_EXPR_ATTR)
+    base = e->u.attr.value;
+  else if (e->kind == ASC_EXPR_SUBSCRIPT)
+    base = e->u.sub.value;
+  else
+    return -1;
+  if (base->kind != ASC_EXPR_NAME || base->u.name.sym == NULL)
+    return -1;
+  bt = base->u.name.sym->type ? asc__ty_find(base->u.name.sym->type) : NULL;
+  if (!is_agg(bt))
+    return -1;
+  m = agg_sym(ls, base->u.name.sym, base->loc);
+  if (e->kind == ASC_EXPR_ATTR) {
+    if (bt->kind != ASC_TY_STRUCT)
+      return -1;
+    for (int k = 0; k < bt->n; k++)
+      if (strcmp(bt->fields[k].name, e->u.attr.attr) == 0)
+        idx = k;
+  } else {
+    asc__irval k = lower_expr(ls, e->u.sub.index);
+    if (k.kind != ASC_IRV_CONST)
+      unsupported(ls, e->loc, "indexing a tuple with a variable");
+    idx = (int)(k.c.i < 0 ? k.c.i + m->nelems : k.c.i);
+  }
+  if (idx < 0 || idx >= m->nelems)
+    asc__diag_fatal(ls->c, e->loc, "no such element");
+  return m->elems[idx];
 }
 
 /* ---------------------------------------------------------- expressions */
@@ -427,6 +560,8 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
     unsupported(ls, e->loc, "this kind of name");
   }
   case ASC_EXPR_ATTR:
+    if (agg_member(ls, e) >= 0)
+      return conv(ls, asc__irv_reg(agg_member(ls, e)), scalar_dt(ls, e));
     if (e->u.attr.builtin && e->u.attr.builtin->kind == ASC_BK_CONST)
       return asc__irv_float(scalar_dt(ls, e),
                             asc__builtin_value(e->u.attr.builtin));
@@ -444,6 +579,9 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
     unsupported(ls, e->loc, "this attribute");
   case ASC_EXPR_SUBSCRIPT: {
     const asc__ast_expr *v = e->u.sub.value;
+    int32_t mr = agg_member(ls, e);
+    if (mr >= 0)
+      return conv(ls, asc__irv_reg(mr), scalar_dt(ls, e));
     if (v->kind == ASC_EXPR_ATTR && strcmp(v->u.attr.attr, "shape") == 0) {
       /* t.shape[k] with a constant k */
       int32_t t = tensor_reg(ls, v->u.attr.value);
@@ -535,6 +673,14 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
     const asc__ast_expr *a = e->u.call.rargs[k];
     if (pt && pt->kind == ASC_TY_TENSOR) {
       bind(ls, ps, tensor_reg(ls, a));
+    } else if (is_agg(pt)) {
+      symreg *m = agg_sym(ls, ps, a->loc);
+      asc__irval *vals =
+          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
+      int32_t *dst = m->elems;
+      lower_agg(ls, a, pt, vals);
+      for (int q = 0; q < agg_n(pt); q++)
+        mov(ls, dst[q], vals[q]);
     } else if (pt && pt->kind == ASC_TY_SCALAR) {
       int32_t pr = newreg(ls, pt->dtype, fn->params[k].name);
       mov(ls, pr, conv(ls, lower_expr(ls, a), pt->dtype));
@@ -651,6 +797,8 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
     if (x->kind == ASC_EXPR_ATTR && strcmp(x->u.attr.attr, "shape") == 0)
       return asc__irv_int(scalar_dt(ls, e),
                           ls->f->regs[tensor_reg(ls, x->u.attr.value)].ty.ndim);
+    if (is_agg(ty(x)))
+      return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
     return conv(ls, dim_of(ls, tensor_reg(ls, x), 0), scalar_dt(ls, e));
   }
   case ASC_BI_BARRIER:
@@ -747,6 +895,11 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
 
 static void assign_to(lstate *ls, const asc__ast_expr *target,
                       asc__irval v, const asc__ast_expr *value) {
+  int32_t mr = agg_member(ls, target);
+  if (mr >= 0) {
+    mov(ls, mr, conv(ls, v, ls->f->regs[mr].ty.dtype));
+    return;
+  }
   switch (target->kind) {
   case ASC_EXPR_NAME: {
     const asc__sym *s = target->u.name.sym;
@@ -792,19 +945,23 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
     if (tg->kind == ASC_EXPR_TUPLE) {
       int n = tg->u.tuple.n;
       asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n + 1);
-      if (value->kind == ASC_EXPR_ATTR &&
-          strcmp(value->u.attr.attr, "shape") == 0) {
-        int32_t t = tensor_reg(ls, value->u.attr.value);
-        for (int q = 0; q < n; q++)
-          vals[q] = dim_of(ls, t, q);
-      } else if (value->kind == ASC_EXPR_TUPLE && value->u.tuple.n == n) {
-        for (int q = 0; q < n; q++)
-          vals[q] = lower_expr(ls, value->u.tuple.elts[q]);
-      } else {
+      if (!is_agg(vt) || agg_n(vt) != n)
         unsupported(ls, value->loc, "unpacking this value");
-      }
+      lower_agg(ls, value, vt, vals);
       for (int q = 0; q < n; q++)
         assign_to(ls, tg->u.tuple.elts[q], vals[q], NULL);
+      continue;
+    }
+    if (is_agg(vt) && tg->kind == ASC_EXPR_NAME && tg->u.name.sym) {
+      /* the whole tuple / struct: one register per element */
+      symreg *m = agg_sym(ls, tg->u.name.sym, tg->loc);
+      asc__type *want = asc__ty_find(tg->u.name.sym->type);
+      asc__irval *vals =
+          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
+      int32_t *dst = m->elems;
+      lower_agg(ls, value, want, vals);
+      for (int q = 0; q < agg_n(want); q++)
+        mov(ls, dst[q], vals[q]);
       continue;
     }
     if (vt && vt->kind == ASC_TY_TENSOR) {
@@ -819,8 +976,10 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *tg = s->u.aug.target;
   asc__irval rhs = lower_expr(ls, s->u.aug.value);
   int op = binop_ir(s->u.aug.op);
-  if (tg->kind == ASC_EXPR_NAME) {
-    int32_t r = var_reg(ls, tg->u.name.sym, tg->loc);
+  if (tg->kind == ASC_EXPR_NAME || agg_member(ls, tg) >= 0) {
+    int32_t r = tg->kind == ASC_EXPR_NAME
+                    ? var_reg(ls, tg->u.name.sym, tg->loc)
+                    : agg_member(ls, tg);
     int dt = ls->f->regs[r].ty.dtype;
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
@@ -1010,6 +1169,11 @@ static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
     for (int k = 0; k < tg->u.tuple.n; k++)
       note_assign(ls, al, tg->u.tuple.elts[k], -1);
     return;
+  }
+  if (tg->kind == ASC_EXPR_ATTR && tg->u.attr.value->kind == ASC_EXPR_NAME) {
+    /* p.x = ...: assigns the struct variable p */
+    tg = tg->u.attr.value;
+    redop = -1;
   }
   if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL)
     return;

@@ -274,6 +274,44 @@ static void test_constructs(void **state) {
   asc__buf_free(&ir);
 }
 
+static void test_structs_and_tuples(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "class Point:\n"
+      "    x: asc.float32\n"
+      "    y: asc.float32\n"
+      "    tag: asc.int32 = -4\n"
+      "\n"
+      "@asc.func\n"
+      "def norm1(p):\n"
+      "    return abs(p.x) + abs(p.y)\n"
+      "\n"
+      "@asc.kernel\n"
+      "def k(a, t):\n"
+      "    p = Point(a[0], a[1])\n"
+      "    q = Point(1.0, 2.0)\n"
+      "    p.x += q.y\n"
+      "    shp = t.shape\n"
+      "    r, c = shp\n"
+      "    a[2] = p.x * p.y + q.tag + norm1(q) + shp[-1] * 10 + r + len(shp)\n";
+  harness_mod hm;
+  float a[3] = {1.5f, -2.0f, 0};
+  int32_t tbuf[6];
+  int64_t sa[1] = {3}, st[1] = {1}, s2[2] = {2, 3}, st2[2] = {3, 1};
+  asc_ktensor ta, tt;
+  void *args[2] = {&ta, &tt};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(f32[1], i32[2])", NULL, NULL),
+                   0);
+  ta = harness_tensor(a, ascFloat32, 1, sa, st);
+  tt = harness_tensor(tbuf, ascInt32, 2, s2, st2);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  /* (1.5+2)*-2 + -4 + 3 + 30 + 2 + 2 */
+  assert_true(a[2] == -7.0f - 4 + 3 + 30 + 2 + 2);
+  harness_unload(&hm);
+}
+
 static void test_unsupported_is_diagnosed(void **state) {
   static const char text[] =
       "import asc\n"
@@ -299,6 +337,7 @@ int main(void) {
       cmocka_unit_test(test_seed_conv2d),
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),
+      cmocka_unit_test(test_structs_and_tuples),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
