@@ -312,6 +312,34 @@ static void test_structs_and_tuples(void **state) {
   harness_unload(&hm);
 }
 
+static void test_boundscheck(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel(boundscheck=True)\n"
+      "def k(a, i: asc.int64):\n"
+      "    a[i] = a[-1] + 1.0\n";
+  harness_mod hm;
+  float a[4] = {0, 0, 0, 5};
+  int64_t i, sa[1] = {4}, st[1] = {1};
+  asc_ktensor ta;
+  void *args[2] = {&ta, &i};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(f32[1], i64)", NULL, NULL), 0);
+  ta = harness_tensor(a, ascFloat32, 1, sa, st);
+  i = 1;
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_true(a[1] == 6.0f);
+  i = 4;
+  assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(exc.kind, ASC_KEXC_INDEX_ERROR);
+  assert_int_equal(exc.line, 4);
+  i = -1; /* a variable negative index is out of range (no wrap-around) */
+  assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(exc.kind, ASC_KEXC_INDEX_ERROR);
+  harness_unload(&hm);
+}
+
 static void test_unsupported_is_diagnosed(void **state) {
   static const char text[] =
       "import asc\n"
@@ -338,6 +366,7 @@ int main(void) {
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),
       cmocka_unit_test(test_structs_and_tuples),
+      cmocka_unit_test(test_boundscheck),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
