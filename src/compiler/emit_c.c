@@ -893,6 +893,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     if (i->has_except) {
       LINE(e, "if (asc_exc_match(exc->kind, 0x%xu)) {", (unsigned)i->exc_mask);
       e->depth++;
+      LINE(e, "int32_t caught%d = exc->kind;", L);
+      LINE(e, "(void)caught%d;", L);
       LINE(e, "exc->kind = ASC_KEXC_NONE;");
       push(e, F_EXCEPT, L, i);
       emit_block(e, &i->body[1]);
@@ -960,6 +962,16 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_RAISE:
     emit_raise(e, i->aux, i->line, i->str ? i->str : "");
     break;
+  case ASC_IR_EXCMATCH: {
+    int L = -1;
+    for (int k = e->nframes - 1; k >= 0 && L < 0; k--)
+      if (e->frames[k].kind == F_EXCEPT)
+        L = e->frames[k].label;
+    ASC_CHECK(e->c, L >= 0);
+    LINE(e, "%s = asc_exc_match(caught%d, 0x%xu);", d, L,
+         (unsigned)i->exc_mask);
+    break;
+  }
   default:
     LINE(e, "%s = %s;", d,
          binexpr(e, i->op,

@@ -1511,10 +1511,9 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   asc__irblock *save = ls->cur;
   asc__irins *outer = NULL, *inner;
   int32_t ok = -1;
-  if (s->u.try_.nhandlers > 1)
-    unsupported(ls, s->loc, "more than one 'except' clause");
-  if (s->u.try_.nhandlers == 1 && s->u.try_.handlers[0].name)
-    unsupported(ls, s->u.try_.handlers[0].loc, "'except ... as name'");
+  for (int h = 0; h < s->u.try_.nhandlers; h++)
+    if (s->u.try_.handlers[h].name)
+      unsupported(ls, s->u.try_.handlers[h].loc, "'except ... as name'");
   if (s->u.try_.finalbody.n > 0) {
     outer = emit(ls, ASC_IR_TRY, -1, 0);
     outer->has_finally = true;
@@ -1529,13 +1528,31 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
     asc__irblock *mid = ls->cur;
     ls->cur = &inner->body[0];
     lower_block(ls, &s->u.try_.body);
-    if (s->u.try_.nhandlers == 1) {
+    if (s->u.try_.nhandlers > 0) {
+      /* one except region catching the union; the clauses are tried in
+       * order with excmatch, as Python does */
+      int nh = s->u.try_.nhandlers;
       inner->has_except = true;
-      inner->exc_mask = handler_mask(ls, &s->u.try_.handlers[0]);
+      for (int h = 0; h < nh; h++)
+        inner->exc_mask |= handler_mask(ls, &s->u.try_.handlers[h]);
       ls->cur = &inner->body[1];
       if (ok >= 0)
         mov(ls, ok, asc__irv_int(ascBool, 0));
-      lower_block(ls, &s->u.try_.handlers[0].body);
+      for (int h = 0; h < nh; h++) {
+        const asc__ast_handler *hd = &s->u.try_.handlers[h];
+        if (h + 1 < nh) {
+          int32_t m = newreg(ls, ascBool, NULL);
+          asc__irins *x = emit(ls, ASC_IR_EXCMATCH, m, 0), *br;
+          x->exc_mask = handler_mask(ls, hd);
+          br = emit(ls, ASC_IR_IF, -1, 1);
+          br->args[0] = asc__irv_reg(m);
+          ls->cur = &br->body[0];
+          lower_block(ls, &hd->body);
+          ls->cur = &br->body[1];
+        } else {
+          lower_block(ls, &hd->body);
+        }
+      }
     }
     ls->cur = mid;
   }

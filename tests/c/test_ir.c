@@ -88,7 +88,8 @@ static char *slurp(const char *path, size_t *len) {
 static const char *const samples[] = {
     "fold/arith.ir", "fold/branches.ir", "dce/dead.ir", "cse/common.ir",
     "licm/nest.ir", "unroll/static.ir", "strength/index.ir",
-    "pipeline/conv_inner.ir"};
+    "pipeline/conv_inner.ir", "pipeline/try_finally.ir",
+    "pipeline/except_clauses.ir"};
 
 /* print(parse(x)) is a fixed point after one step. */
 static void test_text_roundtrip(void **state) {

@@ -234,7 +234,9 @@ static void test_constructs(void **state) {
       "        o[1] += j * TILE\n"
       "    try:\n"
       "        o[2] = a[0] % a[1]\n"
-      "    except ZeroDivisionError:\n"
+      "    except ValueError:\n"
+      "        o[2] = -2\n"
+      "    except (IndexError, ArithmeticError):\n"
       "        o[2] = -1\n"
       "    o[3] = clamp(a[2], 0, 5)\n"
       "    buf = asc.local_array((2, 3), asc.int64)\n"
@@ -268,7 +270,7 @@ static void test_constructs(void **state) {
   a[4] = -1;
   assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
   assert_int_equal(exc.kind, ASC_KEXC_ASSERTION_ERROR);
-  assert_int_equal(exc.line, 30);
+  assert_int_equal(exc.line, 32);
   assert_string_equal(exc.msg, "negative");
   harness_unload(&hm);
   asc__buf_free(&ir);
