@@ -206,6 +206,12 @@ static void ind(emitter *e) {
     asc__buf_puts((e)->o, "\n");                                             \
   } while (0)
 
+/* Tensor data pointers are restrict unless the launch may pass
+ * overlapping tensors. */
+static const char *restrict_kw(const emitter *e) {
+  return e->src && e->src->may_alias ? "" : "restrict ";
+}
+
 static const char *ctype(int dt) {
   static const char *const t[] = {"_Bool",    "int8_t",   "int16_t",
                                   "int32_t",  "int64_t",  "uint8_t",
@@ -1189,9 +1195,9 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       continue;
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
       bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
-      LINE(e, "%s%s *restrict %s = env->%s; (void)%s;", ro ? "const " : "",
-           ctype(f->regs[r].ty.dtype), rname(e, r), rname(e, r),
-           rname(e, r));
+      LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
+           ctype(f->regs[r].ty.dtype), restrict_kw(e), rname(e, r),
+           rname(e, r), rname(e, r));
       if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
         LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
              tname(e, r), tname(e, r));
@@ -1202,7 +1208,9 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   declare_scalars(e, defs, isiv, i);
   LINE(e, "int64_t k = lo;");
-  LINE(e, "(void)tid; (void)ctx; (void)exc;");
+  /* locals, so stores through the tensors cannot make gcc reload them */
+  LINE(e, "const int64_t start = env->lo, step = env->step;");
+  LINE(e, "(void)tid; (void)ctx; (void)exc; (void)start; (void)step;");
   e->raise_used = false;
   if (i->nred > 0) {
     LINE(e, "for (; k < hi; k++) {");
@@ -1219,14 +1227,14 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "kk" : "env->lo + kk * env->step");
+         simple ? "kk" : "start + kk * step");
   } else {
     /* iterations of a parallel loop are independent by definition */
     out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "k" : "env->lo + k * env->step");
+         simple ? "k" : "start + k * step");
   }
   push(e, F_LOOP, 0, i);
   emit_block(e, &i->body[0]);
@@ -1382,14 +1390,14 @@ static void emit_kernel(emitter *e) {
       LINE(e, "const asc_ktensor *%s = (const asc_ktensor *)args[%d];",
            tname(e, r), (int)p);
       if (g->ty.flags & ASC_IRT_ALIGN64)
-        LINE(e, "%s%s *restrict %s = (%s *)__builtin_assume_aligned(%s->data, "
+        LINE(e, "%s%s *%s%s = (%s *)__builtin_assume_aligned(%s->data, "
                 "64);",
-             ro ? "const " : "", ctype(g->ty.dtype), rname(e, r),
-             ctype(g->ty.dtype), tname(e, r));
+             ro ? "const " : "", ctype(g->ty.dtype), restrict_kw(e),
+             rname(e, r), ctype(g->ty.dtype), tname(e, r));
       else
-        LINE(e, "%s%s *restrict %s = (%s *)%s->data;", ro ? "const " : "",
-             ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype),
-             tname(e, r));
+        LINE(e, "%s%s *%s%s = (%s *)%s->data;", ro ? "const " : "",
+             ctype(g->ty.dtype), restrict_kw(e), rname(e, r),
+             ctype(g->ty.dtype), tname(e, r));
       if (!(written[r] & 2))
         LINE(e, "(void)%s; /* only its shape is used */", rname(e, r));
     } else if (g->ty.flags & ASC_IRT_GENERIC) {

@@ -1969,7 +1969,7 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
 bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
                          const asc__sig *sig,
                          const struct asc__pipeline_opts *opts,
-                         asc__buf *out) {
+                         bool may_alias, asc__buf *out) {
   asc__typed *t = asc__infer_kernel(c, m, k, sig);
   asc__irmodule *mod;
   asc__emit_src src;
@@ -1978,9 +1978,11 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
   mod = asc__ir_module_new(c);
   asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
   asc__ir_pipeline(c, mod, opts);
+  memset(&src, 0, sizeof src);
   src.text = c->text;
   src.len = c->len;
   src.first_line = c->first_line;
+  src.may_alias = may_alias;
   asc__emit_module(c, mod, &src, out);
   return true;
 }

@@ -27,10 +27,11 @@ struct asc__pipeline_opts;
  * lower, run the pass pipeline (opts may be NULL) and append the C module
  * to out.  Returns false when type inference reported errors (they are in
  * c's diagnostics); other failures unwind to c's catch point.  The C
- * carries c's source lines as comments. */
+ * carries c's source lines as comments.  may_alias: tensor arguments may
+ * overlap, so the data pointers are not declared restrict. */
 bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m,
                          asc__ast_func *k, const asc__sig *sig,
                          const struct asc__pipeline_opts *opts,
-                         asc__buf *out);
+                         bool may_alias, asc__buf *out);
 
 #endif /* ASC_LOWER_H */

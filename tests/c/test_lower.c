@@ -19,6 +19,7 @@ typedef struct py_job {
   const char *sig;
   asc__buf *out;
   asc__buf *ir;
+  bool may_alias;
 } py_job;
 
 static void py_work(asc__cctx *c, const py_job *j) {
@@ -34,7 +35,7 @@ static void py_work(asc__cctx *c, const py_job *j) {
   ASC_CHECK(c, sig != NULL);
   if (j->ir == NULL) {
     /* the one-call back end the driver uses */
-    if (!asc__codegen_kernel(c, m, k, sig, NULL, j->out))
+    if (!asc__codegen_kernel(c, m, k, sig, NULL, j->may_alias, j->out))
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
     return;
   }
@@ -48,6 +49,7 @@ static void py_work(asc__cctx *c, const py_job *j) {
   asc__ir_pipeline(c, mod, &o);
   if (j->ir)
     asc__ir_print_module(j->ir, mod);
+  memset(&src, 0, sizeof src);
   src.text = c->text;
   src.len = c->len;
   src.first_line = c->first_line;
@@ -67,11 +69,12 @@ static int py_guarded(asc__cctx *c, const py_job *j) {
 /* Compiles kernel `name` of Python text for signature sig and loads it.
  * On a compile error returns -1 and leaves the diagnostics in *diag (when
  * not NULL). */
-static int load_py(harness_mod *hm, const char *text, const char *name,
-                   const char *sig, asc__buf *ir, asc__buf *diag) {
+static int load_py_opt(harness_mod *hm, const char *text, const char *name,
+                       const char *sig, asc__buf *ir, asc__buf *diag,
+                       bool may_alias) {
   asc__cctx c;
   asc__buf out;
-  py_job j = {name, sig, &out, ir};
+  py_job j = {name, sig, &out, ir, may_alias};
   int rc;
   memset(hm, 0, sizeof *hm);
   asc__cctx_init(&c, "kernel.py", text, strlen(text), 1);
@@ -90,6 +93,11 @@ static int load_py(harness_mod *hm, const char *text, const char *name,
   asc__buf_free(&out);
   asc__cctx_free(&c);
   return rc;
+}
+
+static int load_py(harness_mod *hm, const char *text, const char *name,
+                   const char *sig, asc__buf *ir, asc__buf *diag) {
+  return load_py_opt(hm, text, name, sig, ir, diag, false);
 }
 
 static char *slurp(const char *path) {
@@ -138,6 +146,39 @@ static void test_seed_parallel_add(void **state) {
   assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
   for (int i = 0; i < N; i++)
     assert_true(c[i] == a[i] + b[i]);
+  harness_unload(&hm);
+  free(text);
+}
+
+/* In-place: c is a.  With may_alias the data pointers lose restrict. */
+static void test_parallel_add_aliased(void **state) {
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_parallel_add.py");
+  char *csrc;
+  harness_mod hm;
+  enum { N = 100 };
+  static float a[N], b[N];
+  int64_t shape[1] = {N}, st[1] = {1};
+  asc_ktensor ta, tb;
+  void *args[3] = {&ta, &tb, &ta};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py_opt(&hm, text, "parallel_add",
+                               "parallel_add(f32[1], f32[1], f32[1])", NULL,
+                               NULL, true),
+                   0);
+  csrc = slurp(hm.c_path);
+  assert_non_null(csrc);
+  assert_null(strstr(csrc, "*restrict d"));
+  free(csrc);
+  for (int i = 0; i < N; i++) {
+    a[i] = (float)i;
+    b[i] = 1.0f;
+  }
+  ta = harness_tensor(a, ascFloat32, 1, shape, st);
+  tb = harness_tensor(b, ascFloat32, 1, shape, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int i = 0; i < N; i++)
+    assert_true(a[i] == (float)i + 1.0f);
   harness_unload(&hm);
   free(text);
 }
@@ -364,6 +405,7 @@ static void test_unsupported_is_diagnosed(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed_parallel_add),
+      cmocka_unit_test(test_parallel_add_aliased),
       cmocka_unit_test(test_seed_conv2d),
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),

@@ -74,6 +74,7 @@ int ascc_emit_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   asc__emit_src src;
   if (mod == NULL)
     return 2;
+  memset(&src, 0, sizeof src);
   src.text = is_ir_file(a->path) ? NULL : c->text;
   src.len = c->len;
   src.first_line = c->first_line;
