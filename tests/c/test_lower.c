@@ -383,6 +383,43 @@ static void test_boundscheck(void **state) {
   harness_unload(&hm);
 }
 
+static void test_shared_barrier_atomics(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a, f):\n"
+      "    buf = asc.shared_array((2, 3), asc.int32)\n"
+      "    buf[1, 2] = asc.int32(asc.get_block_idx() + 7)\n"
+      "    asc.barrier()\n"
+      "    a[0] = buf[1, 2]\n"
+      "    for i in asc.prange(10):\n"
+      "        asc.atomic_add(a, 1, 2)\n"
+      "        asc.atomic_max(f, 0, asc.float32(i) * 0.5)\n"
+      "    with asc.critical():\n"
+      "        a[2] += 1\n";
+  harness_mod hm;
+  int32_t a[3] = {0, 0, 0};
+  float f[1] = {-1.0f};
+  int64_t sa[1] = {3}, sf[1] = {1}, st[1] = {1};
+  asc_ktensor ta, tf;
+  void *args[2] = {&ta, &tf};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(i32[1], f32[1])", NULL, NULL),
+                   0);
+  assert_int_equal(hm.desc->kernels[0].flags, ASC_KERNEL_USES_BARRIER);
+  assert_int_equal(hm.desc->kernels[0].shared_bytes, 64);
+  ta = harness_tensor(a, ascInt32, 1, sa, st);
+  tf = harness_tensor(f, ascFloat32, 1, sf, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(a[0], 7);
+  assert_int_equal(a[1], 20);
+  assert_int_equal(a[2], 1);
+  assert_true(f[0] == 4.5f);
+  assert_int_equal(harness_crit_depth, 0);
+  harness_unload(&hm);
+}
+
 static void test_unsupported_is_diagnosed(void **state) {
   static const char text[] =
       "import asc\n"
@@ -411,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_constructs),
       cmocka_unit_test(test_structs_and_tuples),
       cmocka_unit_test(test_boundscheck),
+      cmocka_unit_test(test_shared_barrier_atomics),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
