@@ -1095,8 +1095,48 @@ static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym) {
 }
 
 static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
+                          const asc__ast_stmt *skip);
+
+/* 1 when b assigns sym (a whole-variable assignment at its top level)
+ * before any read of it, 2 when b may read it first, 0 when b does not
+ * mention it. */
+static int first_access(const asc__ast_block *b, const asc__sym *sym) {
+  for (int k = 0; k < b->n; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    if (s->kind == ASC_STMT_ASSIGN) {
+      bool writes = false;
+      if (expr_mentions(s->u.assign.value, sym))
+        return 2;
+      for (int q = 0; q < s->u.assign.ntargets; q++) {
+        const asc__ast_expr *t = s->u.assign.targets[q];
+        if (t->kind == ASC_EXPR_NAME && t->u.name.sym == sym)
+          writes = true;
+        else if (expr_mentions(t, sym))
+          return 2;
+      }
+      if (writes)
+        return 1;
+      continue;
+    }
+    if (stmt_mentions(s, sym, NULL))
+      return 2;
+  }
+  return 0;
+}
+
+static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
                           const asc__ast_stmt *skip) {
   if (s == skip)
+    return false;
+  /* another loop that assigns sym before any read of it (its loop
+   * variable, or a temporary set first in its body) does not see a value
+   * from outside; what follows it sees that loop's value (unless it runs
+   * no iteration, which these kernels do not rely on) */
+  if (s->kind == ASC_STMT_FOR && s != skip &&
+      !expr_mentions(s->u.for_.iter, sym) &&
+      ((s->u.for_.target->kind == ASC_EXPR_NAME &&
+        s->u.for_.target->u.name.sym == sym) ||
+       first_access(&s->u.for_.body, sym) == 1))
     return false;
   switch (s->kind) {
   case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
@@ -1310,6 +1350,31 @@ static const asc__ast_block *kernel_body_of(lstate *ls) {
   return &ls->t->kernel->body;
 }
 
+/* Gives the variables a parallel body assigns (and the loop target) fresh
+ * registers for the body, except its reductions: every parallel loop has
+ * its own private copies.  Returns the map size to restore afterwards. */
+static int privatize(lstate *ls, const asc__ast_block *body,
+                     const asc__ast_expr *target, const asc__irins *loop) {
+  int saved = ls->nmap;
+  alist al;
+  memset(&al, 0, sizeof al);
+  if (target)
+    note_assign(ls, &al, target, -1);
+  collect_assigned(ls, body, &al);
+  for (int k = 0; k < al.n; k++) {
+    const asc__sym *sym = al.v[k].sym;
+    asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
+    int32_t cur = lookup(ls, sym);
+    bool red = false;
+    for (int32_t q = 0; loop && q < loop->nred; q++)
+      red |= cur >= 0 && loop->red[q].reg == cur;
+    if (red || t == NULL || t->kind != ASC_TY_SCALAR)
+      continue;
+    bind(ls, sym, newreg(ls, t->dtype, sym->name));
+  }
+  return saved;
+}
+
 /* A perfect nest of independent range loops under s (s first), each with
  * step 1 and bounds that do not depend on the outer loop variables: they
  * are collapsed into one parallel loop over the product of the trip
@@ -1345,6 +1410,7 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
   asc__irval lo[8], trip[8], n = asc__irv_int(ascInt64, 1);
   asc__irins *i;
   asc__irblock *save = ls->cur;
+  int saved_map = ls->nmap;
   int32_t iv;
   for (int k = 0; k < d; k++) {
     asc__irval hi, st;
@@ -1360,6 +1426,8 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
   i->args[1] = n;
   i->args[2] = asc__irv_int(ascInt64, 1);
   ls->cur = &i->body[0];
+  for (int k = 0; k < d; k++)
+    (void)privatize(ls, &nest[k]->u.for_.body, nest[k]->u.for_.target, NULL);
   {
     /* unsigned div/mod: the values are not negative, and that avoids the
      * sign fix-ups of Python's // and % */
@@ -1388,6 +1456,7 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
   lower_block(ls, &nest[d - 1]->u.for_.body);
   ls->pfors--;
   ls->loops--;
+  ls->nmap = saved_map;
   ls->cur = save;
 }
 
@@ -1395,6 +1464,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irval lo, hi, st;
   asc__irins *i;
   asc__irblock *save = ls->cur;
+  int saved_map = ls->nmap;
   int32_t iv;
   bool par = s->u.for_.loop == ASC_BI_PRANGE;
   const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
@@ -1419,9 +1489,11 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   i->args[1] = hi;
   i->args[2] = st;
   i->unroll = s->u.for_.loop == ASC_BI_STATIC_RANGE;
-  if (i->op == ASC_IR_PFOR)
-    setup_reductions(ls, i, &s->u.for_.body, kernel_body_of(ls), s);
   ls->cur = &i->body[0];
+  if (i->op == ASC_IR_PFOR) {
+    setup_reductions(ls, i, &s->u.for_.body, kernel_body_of(ls), s);
+    saved_map = privatize(ls, &s->u.for_.body, s->u.for_.target, i);
+  }
   {
     int32_t vr = var_reg(ls, vs, s->u.for_.target->loc);
     mov(ls, vr, conv(ls, asc__irv_reg(iv), ls->f->regs[vr].ty.dtype));
@@ -1430,8 +1502,10 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   if (i->op == ASC_IR_PFOR)
     ls->pfors++;
   lower_block(ls, &s->u.for_.body);
-  if (i->op == ASC_IR_PFOR)
+  if (i->op == ASC_IR_PFOR) {
     ls->pfors--;
+    ls->nmap = saved_map;
+  }
   ls->loops--;
   ls->cur = save;
 }
@@ -1444,6 +1518,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   asc__irins *i;
   asc__irblock *save = ls->cur;
   bool saved_pb = ls->in_pbody;
+  int saved_map = ls->nmap;
   int32_t iv;
   if (fe->kind == ASC_EXPR_LAMBDA)
     fn = fe->u.lambda.fn;
@@ -1483,6 +1558,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   ls->in_pbody = saved_pb;
   ls->pfors--;
   ls->loops--;
+  ls->nmap = saved_map;
   ls->cur = save;
 }
 

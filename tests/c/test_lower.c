@@ -420,6 +420,51 @@ static void test_shared_barrier_atomics(void **state) {
   harness_unload(&hm);
 }
 
+/* Two parallel loops reuse the same loop and temporary variables: each
+ * gets private copies. */
+static void test_loops_share_names(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a, b):\n"
+      "    for i in asc.prange(a.shape[0]):\n"
+      "        t = a[i] * 2\n"
+      "        b[i] = t\n"
+      "    for i in range(a.shape[0]):\n"
+      "        t = b[i] + 1\n"
+      "        a[i] = t\n"
+      "    for i in range(3):\n"
+      "        b[i] = b[i] + a[i]\n";
+  harness_mod hm;
+  asc__buf ir;
+  int64_t a[5] = {1, 2, 3, 4, 5}, b[5];
+  int64_t sa[1] = {5}, st[1] = {1};
+  asc_ktensor ta, tb;
+  void *args[2] = {&ta, &tb};
+  asc_kexc exc;
+  (void)state;
+  asc__buf_init(&ir);
+  assert_int_equal(load_py(&hm, text, "k", "k(i64[1], i64[1])", &ir, NULL),
+                   0);
+  /* the three loops run in parallel */
+  {
+    int n = 0;
+    for (const char *p = asc__buf_str(&ir); (p = strstr(p, "pfor ")); p++)
+      n++;
+    assert_int_equal(n, 3);
+  }
+  ta = harness_tensor(a, ascInt64, 1, sa, st);
+  tb = harness_tensor(b, ascInt64, 1, sa, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int i = 0; i < 5; i++) {
+    int64_t bi = 2 * (i + 1), ai = bi + 1;
+    assert_int_equal(a[i], ai);
+    assert_int_equal(b[i], i < 3 ? bi + ai : bi);
+  }
+  harness_unload(&hm);
+  asc__buf_free(&ir);
+}
+
 static void test_unsupported_is_diagnosed(void **state) {
   static const char text[] =
       "import asc\n"
@@ -449,6 +494,7 @@ int main(void) {
       cmocka_unit_test(test_structs_and_tuples),
       cmocka_unit_test(test_boundscheck),
       cmocka_unit_test(test_shared_barrier_atomics),
+      cmocka_unit_test(test_loops_share_names),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
