@@ -19,6 +19,9 @@
 #include "passes/passes.h"
 #include "types.h"
 
+/* Bytes of one local_array: it is a stack array of the running thread. */
+#define LOCAL_ARRAY_MAX (256u * 1024u)
+
 typedef struct symreg {
   const asc__sym *sym;
   int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
@@ -888,6 +891,19 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
                         "array extents must be positive constants");
       i->imm[i->nimm++] = d.c.i;
     }
+  }
+  {
+    /* local arrays live on the stack of a worker thread */
+    uint64_t bytes = ascDataTypeSize((ascDataType)t->dtype);
+    for (int k = 0; k < i->nimm; k++)
+      bytes = bytes * (uint64_t)i->imm[k] > (UINT64_C(1) << 40)
+                  ? (UINT64_C(1) << 40)
+                  : bytes * (uint64_t)i->imm[k];
+    if (b->id == ASC_BI_LOCAL_ARRAY && bytes > LOCAL_ARRAY_MAX)
+      asc__diag_fatal(ls->c, value->loc,
+                      "local_array of %llu bytes is too large for the "
+                      "stack (at most %u)",
+                      (unsigned long long)bytes, (unsigned)LOCAL_ARRAY_MAX);
   }
   bind(ls, target->u.name.sym, r);
   return true;

@@ -482,6 +482,21 @@ static void test_unsupported_is_diagnosed(void **state) {
   assert_non_null(strstr(asc__buf_str(&diag), "kernel.py:6:9: error:"));
   assert_non_null(strstr(asc__buf_str(&diag), "only reductions"));
   asc__buf_free(&diag);
+  {
+    static const char big[] =
+        "import asc\n"
+        "@asc.kernel\n"
+        "def k(a):\n"
+        "    t = asc.local_array((1024, 1024), asc.float32)\n"
+        "    t[0, 0] = a[0]\n"
+        "    a[1] = t[0, 0]\n";
+    asc__buf_init(&diag);
+    assert_int_equal(load_py(&hm, big, "k", "k(f32[1])", NULL, &diag), -1);
+    assert_non_null(strstr(asc__buf_str(&diag), "kernel.py:4:9: error: "
+                                                "local_array of 4194304 "
+                                                "bytes is too large"));
+    asc__buf_free(&diag);
+  }
 }
 
 int main(void) {
