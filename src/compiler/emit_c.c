@@ -899,7 +899,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     if (i->has_except) {
       LINE(e, "if (asc_exc_match(exc->kind, 0x%xu)) {", (unsigned)i->exc_mask);
       e->depth++;
-      LINE(e, "int32_t caught%d = exc->kind;", L);
+      LINE(e, "asc_kexc caught%d = *exc;", L);
       LINE(e, "(void)caught%d;", L);
       LINE(e, "exc->kind = ASC_KEXC_NONE;");
       push(e, F_EXCEPT, L, i);
@@ -974,8 +974,18 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       if (e->frames[k].kind == F_EXCEPT)
         L = e->frames[k].label;
     ASC_CHECK(e->c, L >= 0);
-    LINE(e, "%s = asc_exc_match(caught%d, 0x%xu);", d, L,
+    LINE(e, "%s = asc_exc_match(caught%d.kind, 0x%xu);", d, L,
          (unsigned)i->exc_mask);
+    break;
+  }
+  case ASC_IR_RERAISE: {
+    int L = -1;
+    for (int k = e->nframes - 1; k >= 0 && L < 0; k--)
+      if (e->frames[k].kind == F_EXCEPT)
+        L = e->frames[k].label;
+    ASC_CHECK(e->c, L >= 0);
+    LINE(e, "*exc = caught%d;", L);
+    LINE(e, "goto %s;", exc_target(e));
     break;
   }
   default:

@@ -109,7 +109,9 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(RET, "ret", -1, 0)                                                       \
   X(RAISE, "raise", 0, 0)              /* aux = kind, str = message */ \
   X(EXCMATCH, "excmatch", 0, 0)        /* in an except region: does the  \
-                                          caught kind match exc_mask? */
+                                          caught kind match exc_mask? */ \
+  X(RERAISE, "reraise", 0, 0)          /* in an except region: raise the \
+                                          caught exception again */
 
 enum {
   ASC_OPF_PURE = 1 << 0, /* no side effect (may still trap: see below) */

@@ -260,6 +260,10 @@ static void vins(vstate *v, const asc__irins *i) {
     if (v->excepts == 0)
       fail(v, i, "excmatch outside an except region");
     break;
+  case ASC_IR_RERAISE:
+    if (v->excepts == 0)
+      fail(v, i, "reraise outside an except region");
+    break;
   case ASC_IR_TRY:
     vblock(v, &i->body[0]);
     v->excepts++;

@@ -43,6 +43,7 @@ typedef struct lstate {
   int pfors;             /* enclosing parallel loops */
   bool in_pbody;         /* lowering a parallel_for body function */
   bool boundscheck;
+  int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
   int inline_depth;
@@ -1045,8 +1046,12 @@ static void lower_raise(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *x = s->u.raise.exc;
   const asc__builtin *b = NULL;
   const char *msg = "";
-  if (x == NULL)
-    unsupported(ls, s->loc, "a bare 'raise'");
+  if (x == NULL) {
+    if (ls->excepts == 0)
+      unsupported(ls, s->loc, "a bare 'raise' outside an except clause");
+    emit(ls, ASC_IR_RERAISE, -1, 0);
+    return;
+  }
   if (x->kind == ASC_EXPR_CALL) {
     b = x->u.call.builtin;
     if (x->u.call.nrargs > 0)
@@ -1426,7 +1431,7 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
   asc__irval lo[8], trip[8], n = asc__irv_int(ascInt64, 1);
   asc__irins *i;
   asc__irblock *save = ls->cur;
-  int saved_map = ls->nmap;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
   int32_t iv;
   for (int k = 0; k < d; k++) {
     asc__irval hi, st;
@@ -1469,7 +1474,9 @@ static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
   }
   ls->loops++;
   ls->pfors++;
+  ls->excepts = 0;
   lower_block(ls, &nest[d - 1]->u.for_.body);
+  ls->excepts = saved_excepts;
   ls->pfors--;
   ls->loops--;
   ls->nmap = saved_map;
@@ -1480,7 +1487,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irval lo, hi, st;
   asc__irins *i;
   asc__irblock *save = ls->cur;
-  int saved_map = ls->nmap;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
   int32_t iv;
   bool par = s->u.for_.loop == ASC_BI_PRANGE;
   const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
@@ -1515,12 +1522,15 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     mov(ls, vr, conv(ls, asc__irv_reg(iv), ls->f->regs[vr].ty.dtype));
   }
   ls->loops++;
-  if (i->op == ASC_IR_PFOR)
+  if (i->op == ASC_IR_PFOR) {
     ls->pfors++;
+    ls->excepts = 0; /* the body is another function */
+  }
   lower_block(ls, &s->u.for_.body);
   if (i->op == ASC_IR_PFOR) {
     ls->pfors--;
     ls->nmap = saved_map;
+    ls->excepts = saved_excepts;
   }
   ls->loops--;
   ls->cur = save;
@@ -1534,7 +1544,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   asc__irins *i;
   asc__irblock *save = ls->cur;
   bool saved_pb = ls->in_pbody;
-  int saved_map = ls->nmap;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
   int32_t iv;
   if (fe->kind == ASC_EXPR_LAMBDA)
     fn = fe->u.lambda.fn;
@@ -1563,6 +1573,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   ls->loops++;
   ls->pfors++;
   ls->in_pbody = true;
+  ls->excepts = 0;
   if (fn->kind == ASC_FUNC_LAMBDA && fn->body.n == 1 &&
       fn->body.stmts[0]->kind == ASC_STMT_RETURN) {
     const asc__ast_expr *v = fn->body.stmts[0]->u.ret.value;
@@ -1572,6 +1583,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
     lower_block(ls, &fn->body);
   }
   ls->in_pbody = saved_pb;
+  ls->excepts = saved_excepts;
   ls->pfors--;
   ls->loops--;
   ls->nmap = saved_map;
@@ -1604,8 +1616,11 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   asc__irins *outer = NULL, *inner;
   int32_t ok = -1;
   for (int h = 0; h < s->u.try_.nhandlers; h++)
-    if (s->u.try_.handlers[h].name)
-      unsupported(ls, s->u.try_.handlers[h].loc, "'except ... as name'");
+    if (s->u.try_.handlers[h].name &&
+        block_mentions(&s->u.try_.handlers[h].body,
+                       s->u.try_.handlers[h].name_sym, NULL))
+      unsupported(ls, s->u.try_.handlers[h].loc,
+                  "using the exception object of 'except ... as name'");
   if (s->u.try_.finalbody.n > 0) {
     outer = emit(ls, ASC_IR_TRY, -1, 0);
     outer->has_finally = true;
@@ -1630,6 +1645,7 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
       ls->cur = &inner->body[1];
       if (ok >= 0)
         mov(ls, ok, asc__irv_int(ascBool, 0));
+      ls->excepts++;
       for (int h = 0; h < nh; h++) {
         const asc__ast_handler *hd = &s->u.try_.handlers[h];
         if (h + 1 < nh) {
@@ -1645,6 +1661,7 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
           lower_block(ls, &hd->body);
         }
       }
+      ls->excepts--;
     }
     ls->cur = mid;
   }

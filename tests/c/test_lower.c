@@ -277,7 +277,7 @@ static void test_constructs(void **state) {
       "        o[2] = a[0] % a[1]\n"
       "    except ValueError:\n"
       "        o[2] = -2\n"
-      "    except (IndexError, ArithmeticError):\n"
+      "    except (IndexError, ArithmeticError) as err:\n"
       "        o[2] = -1\n"
       "    o[3] = clamp(a[2], 0, 5)\n"
       "    buf = asc.local_array((2, 3), asc.int64)\n"
@@ -465,6 +465,32 @@ static void test_loops_share_names(void **state) {
   asc__buf_free(&ir);
 }
 
+static void test_reraise(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a, d: asc.int64):\n"
+      "    try:\n"
+      "        a[0] = a[0] // d\n"
+      "    except ZeroDivisionError:\n"
+      "        a[1] = 1\n"
+      "        raise\n";
+  harness_mod hm;
+  int64_t a[2] = {10, 0}, d = 0, sa[1] = {2}, st[1] = {1};
+  asc_ktensor ta;
+  void *args[2] = {&ta, &d};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(i64[1], i64)", NULL, NULL), 0);
+  ta = harness_tensor(a, ascInt64, 1, sa, st);
+  assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(exc.kind, ASC_KEXC_ZERO_DIVISION_ERROR);
+  assert_int_equal(exc.line, 5);
+  assert_string_equal(exc.msg, "integer division or modulo by zero");
+  assert_int_equal(a[1], 1);
+  harness_unload(&hm);
+}
+
 static void test_unsupported_is_diagnosed(void **state) {
   static const char text[] =
       "import asc\n"
@@ -510,6 +536,7 @@ int main(void) {
       cmocka_unit_test(test_boundscheck),
       cmocka_unit_test(test_shared_barrier_atomics),
       cmocka_unit_test(test_loops_share_names),
+      cmocka_unit_test(test_reraise),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
