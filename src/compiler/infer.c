@@ -72,6 +72,7 @@ typedef struct run {
 } run;
 
 static asc__type *expr(run *r, asc__ast_expr *e);
+static void settype(run *r, asc__ast_expr *e, asc__type *t);
 static void block(run *r, asc__ast_block *b);
 static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
                                asc__type *const *args, int32_t nargs,
@@ -106,6 +107,14 @@ static void note(run *r, asc__loc loc, const char *fmt, ...) {
 
 static const char *tn(run *r, asc__type *t) {
   return asc__ty_name(r->in->c, t);
+}
+
+/* As the source spells it: a weak scalar is Python's `int` / `float`. */
+static const char *py_name(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
+    return asc__dtype_is_float(t->dtype) ? "float" : "int";
+  return tn(r, t);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -332,8 +341,24 @@ static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
   return false;
 }
 
+/* Whether an integer literal of magnitude mag (negated when neg) is a
+ * value of dt. */
+static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  int bits;
+  if (asc__dtype_is_float(dt) || mag == 0)
+    return true;
+  bits = asc__dtype_bits(dt);
+  if (asc__dtype_is_unsigned(dt))
+    return !neg && (bits == 64 || mag >> bits == 0);
+  if (!asc__dtype_is_signed(dt))
+    return mag <= 1 && !neg;
+  return neg ? mag <= (uint64_t)1 << (bits - 1)
+             : mag < (uint64_t)1 << (bits - 1);
+}
+
 /* Gives a weak expression the type of its context, down through the
- * operators that passed the weak type up. */
+ * operators that passed the weak type up; an integer literal must be a
+ * value of the type it gets. */
 static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
@@ -345,9 +370,28 @@ static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_float(et->dtype) && !asc__dtype_is_float(t->dtype))
     return;
+  /* A variable keeps its own type; the operation converts it. */
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+       e->u.name.sym->kind == ASC_SYM_PARAM))
+    return;
   e->type = t;
   switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (!literal_fits(e->u.ival, false, t->dtype))
+      report(r, e->loc, "integer literal %llu does not fit in %s",
+             (unsigned long long)e->u.ival, tn(r, t));
+    break;
   case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT) {
+      /* -128 fits int8 although 128 does not */
+      if (!literal_fits(e->u.unary.operand->u.ival, true, t->dtype))
+        report(r, e->loc, "integer literal -%llu does not fit in %s",
+               (unsigned long long)e->u.unary.operand->u.ival, tn(r, t));
+      e->u.unary.operand->type = t;
+      break;
+    }
     coerce(r, e->u.unary.operand, t, depth + 1);
     break;
   case ASC_EXPR_BINARY:
@@ -622,7 +666,7 @@ static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
     }
   }
   if (ix->kind == ASC_EXPR_TUPLE && r->check)
-    ix->type = asc__ty_shape(r->in->c, n);
+    settype(r, ix, asc__ty_shape(r->in->c, n));
   if (n != tt->ndim) {
     report(r, loc, "%s indexed with %d %s; it needs %d", tn(r, tt), n,
            n == 1 ? "index" : "indices", (int)tt->ndim);
@@ -754,7 +798,7 @@ static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
 }
 
 /* A parallel-loop body (lambda or nested def) taking the iteration index. */
-static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
+static void loop_body(run *r, asc__ast_expr *arg) {
   asc__ast_func *fn = NULL;
   frame *saved;
   if (arg->kind == ASC_EXPR_LAMBDA)
@@ -780,16 +824,16 @@ static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
   assign_cell(r, fn->params[0].sym, fn->params[0].loc,
               scalar(r, ascInt64), NULL);
   if (r->check)
-    arg->type = asc__ty_func(r->in->c, fn->name, 1,
-                             (asc__type *[]){scalar(r, ascInt64)},
-                             asc__ty_none(r->in->c));
+    settype(r, arg,
+            asc__ty_func(r->in->c, fn->name, 1,
+                         (asc__type *[]){scalar(r, ascInt64)},
+                         asc__ty_none(r->in->c)));
   if (arg->kind != ASC_EXPR_LAMBDA)
     return; /* walked at its def */
   saved = r->cur;
   r->cur = frame_for(r, fn);
   block(r, &fn->body);
   r->cur = saved;
-  ASC_UNUSED(loc);
 }
 
 /* ascDataType named by a dtype argument (asc.float32, float, int). */
@@ -831,7 +875,7 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
       }
     }
     if (r->check)
-      shape->type = asc__ty_shape(r->in->c, n);
+      settype(r, shape, asc__ty_shape(r->in->c, n));
   } else {
     asc__type *t = expr(r, shape);
     if (!is_const_int(r, shape, 0) ||
@@ -852,7 +896,7 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
   if (!dtype_arg(r, dt, &d) || !ok)
     return err(r);
   if (r->check)
-    dt->type = scalar(r, d);
+    settype(r, dt, scalar(r, d));
   return asc__ty_tensor(r->in->c, d, n, true);
 }
 
@@ -913,7 +957,7 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   return t;
 }
 
-static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
   for (int i = 0; i < e->u.call.nrargs; i++)
@@ -948,7 +992,7 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
              tn(r, t));
     else
       coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
-    loop_body(r, e->u.call.rargs[1], e->loc);
+    loop_body(r, e->u.call.rargs[1]);
     return asc__ty_none(r->in->c);
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM:
@@ -1084,6 +1128,41 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
   }
 }
 
+/* Builtins whose weak arguments take the result's type. */
+static bool args_follow_result(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+  case ASC_BI_ABS:
+  case ASC_BI_POW:
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
+  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
+  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
+  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
+  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+  asc__type *t = builtin_call_inner(r, e);
+  asc__type *f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
+      args_follow_result(e->u.call.builtin->id))
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      coerce(r, e->u.call.rargs[i], f, 0);
+  return t;
+}
+
 static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
                          int32_t nargs, asc__loc loc);
 
@@ -1118,6 +1197,27 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
            fn->nparams, (int)n);
     return err(r);
   }
+  /* Annotated parameters take arguments that convert to them, and an
+   * instance is made for the annotated type, not the argument's. */
+  for (int32_t i = 0; i < n; i++) {
+    asc__type *at;
+    if (fn->params[i].annotation == NULL)
+      continue;
+    at = annotation_type(r, fn->params[i].annotation, NULL);
+    if (at == NULL || is_err(at))
+      continue;
+    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+      at->contiguous = asc__ty_find(args[i])->contiguous;
+    if (!fits(r, args[i], at, true, 0)) {
+      report(r, e->u.call.rargs[i]->loc,
+             "argument '%s' of '%s' is annotated %s; cannot pass %s",
+             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
+      bad = true;
+    }
+    args[i] = at;
+  }
+  if (bad)
+    return err(r);
   in = instantiate(r, fn, args, n, e->loc);
   if (in == NULL)
     return err(r);
@@ -1156,9 +1256,20 @@ static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
     asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
     asc__type *at;
     if (a == NULL) {
-      if (cls->fields[i].def == NULL)
+      asc__ast_expr *def = cls->fields[i].def;
+      if (def == NULL) {
         report(r, e->loc, "%s() is missing field '%s'", cls->name,
                cls->fields[i].name);
+      } else if (r->check) {
+        /* the default is typed where it is used */
+        asc__type *dt = expr(r, def);
+        if (!fits(r, dt, st->fields[i].type, true, 0))
+          report(r, def->loc, "field '%s' of %s has type %s, not %s",
+                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+                 tn(r, dt));
+        else
+          coerce(r, def, st->fields[i].type, 0);
+      }
       continue;
     }
     at = expr(r, a);
@@ -1277,10 +1388,18 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return err(r);
     }
     return asc__ty_find(a)->dtype == ascBool ? weak(r, ascInt64) : a;
-  case ASC_EXPR_BINARY:
+  case ASC_EXPR_BINARY: {
+    asc__type *t;
     a = expr(r, e->u.binary.lhs);
     b = expr(r, e->u.binary.rhs);
-    return binop_type(r, e->u.binary.op, a, b, e);
+    t = binop_type(r, e->u.binary.op, a, b, e);
+    /* a weak operand takes the type the operation is done in */
+    if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
+      coerce(r, e->u.binary.lhs, t, 0);
+      coerce(r, e->u.binary.rhs, t, 0);
+    }
+    return t;
+  }
   case ASC_EXPR_BOOLOP:
     a = expr(r, e->u.boolop.lhs);
     b = expr(r, e->u.boolop.rhs);
@@ -1289,7 +1408,14 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     if (!check_truth(r, a, e->u.boolop.lhs) ||
         !check_truth(r, b, e->u.boolop.rhs))
       return err(r);
-    return asc__ty_promote(r->in->c, a, b);
+    {
+      asc__type *t = asc__ty_promote(r->in->c, a, b);
+      if (r->check && !t->weak) {
+        coerce(r, e->u.boolop.lhs, t, 0);
+        coerce(r, e->u.boolop.rhs, t, 0);
+      }
+      return t;
+    }
   case ASC_EXPR_COMPARE:
     return compare(r, e);
   case ASC_EXPR_IFEXP: {
@@ -1323,6 +1449,23 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   return err(r);
 }
 
+/* Writes e's type slot in the check pass and remembers e, so that its
+ * type is made concrete at the end. */
+static void settype(run *r, asc__ast_expr *e, asc__type *t) {
+  if (!r->check || e == NULL)
+    return;
+  e->type = t;
+  if (r->ntyped == r->captyped) {
+    int32_t cap = r->captyped ? r->captyped * 2 : 256;
+    asc__ast_expr **n = asc__arena_alloc(r->in->c, sizeof *n * (size_t)cap);
+    if (r->ntyped > 0)
+      memcpy(n, r->typed, sizeof *n * (size_t)r->ntyped);
+    r->typed = n;
+    r->captyped = cap;
+  }
+  r->typed[r->ntyped++] = e;
+}
+
 static asc__type *expr(run *r, asc__ast_expr *e) {
   asc__type *t;
   if (e == NULL)
@@ -1333,18 +1476,7 @@ static asc__type *expr(run *r, asc__ast_expr *e) {
       report(r, e->loc, "cannot infer the type of this expression");
       t = err(r);
     }
-    /* Keep a type a child already set (a lambda body's FUNC type). */
-    if (e->type == NULL || e->kind != ASC_EXPR_LAMBDA)
-      e->type = t;
-    if (r->ntyped == r->captyped) {
-      int32_t cap = r->captyped ? r->captyped * 2 : 256;
-      asc__ast_expr **n = asc__arena_alloc(r->in->c, sizeof *n * (size_t)cap);
-      if (r->ntyped > 0)
-        memcpy(n, r->typed, sizeof *n * (size_t)r->ntyped);
-      r->typed = n;
-      r->captyped = cap;
-    }
-    r->typed[r->ntyped++] = e;
+    settype(r, e, t);
   }
   return t;
 }
@@ -1388,7 +1520,7 @@ static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
                       : NULL,
                   loc, depth + 1);
   if (r->check)
-    target->type = tt;
+    settype(r, target, tt);
 }
 
 static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
@@ -1413,7 +1545,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     }
     vt = assign_cell(r, s, target->loc, t, value);
     if (r->check)
-      target->type = vt ? vt : err(r);
+      settype(r, target, vt ? vt : err(r));
     return;
   }
   case ASC_EXPR_TUPLE:
@@ -1432,7 +1564,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     check_tensor_index(r, tt, target->u.sub.index, target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
-      target->type = elem;
+      settype(r, target, elem);
     if (t == NULL || is_err(t))
       return;
     if (!fits(r, t, elem, true, 0))
@@ -1461,7 +1593,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       return;
     }
     if (r->check)
-      target->type = ft;
+      settype(r, target, ft);
     if (t != NULL && !is_err(t) && !fits(r, t, ft, true, 0))
       report(r, value ? value->loc : loc,
              "cannot assign %s to field '%s', which has type %s", tn(r, t),
@@ -1515,7 +1647,7 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
       coerce(r, bounds[i], i64, 0);
   }
   if (r->check && s->u.for_.iter != NULL)
-    s->u.for_.iter->type = asc__ty_none(r->in->c);
+    settype(r, s->u.for_.iter, asc__ty_none(r->in->c));
   assign_target(r, s->u.for_.target, i64, NULL, s->loc, 0);
   block(r, &s->u.for_.body);
 }
@@ -1576,13 +1708,13 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
                tn(r, t));
     }
     if (r->check)
-      x->type = asc__ty_none(r->in->c);
+      settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   b = named_builtin(x);
   if (b != NULL && b->kind == ASC_BK_EXC) {
     if (r->check)
-      x->type = asc__ty_none(r->in->c);
+      settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   report(r, x->loc, "only exception classes (ValueError, ...) can be raised");
@@ -1675,7 +1807,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
       asc__type *t = expr(r, s->u.ann.value);
       assign_target(r, tg, t, s->u.ann.value, s->loc, 0);
     } else if (r->check) {
-      tg->type = at;
+      settype(r, tg, at);
     }
     return;
   }
@@ -1717,7 +1849,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
     for (int i = 0; i < s->u.try_.nhandlers; i++) {
       asc__ast_handler *h = &s->u.try_.handlers[i];
       if (r->check && h->type != NULL)
-        h->type->type = asc__ty_none(r->in->c);
+        settype(r, h->type, asc__ty_none(r->in->c));
       if (r->check && h->name_sym != NULL)
         h->name_sym->type = asc__ty_str(r->in->c);
       block(r, &h->body);
@@ -1810,8 +1942,11 @@ static void seed_helper(run *r, frame *f, asc__type *const *args,
     k->declared = true;
     if (p->annotation != NULL) {
       k->t = annotation_type(r, p->annotation, NULL);
-      if (k->t == NULL)
+      if (k->t == NULL || is_err(k->t))
         k->t = args[i];
+      else if (k->t->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+        /* an annotation names dtype and ndim; the layout is the argument's */
+        k->t->contiguous = asc__ty_find(args[i])->contiguous;
     } else {
       k->t = args[i];
     }
@@ -1874,11 +2009,10 @@ static bool seed_kernel(run *r, frame *f) {
       continue;
     }
     /* scalars: the annotation decides; the signature must agree */
-    if (sp->is_tensor || (sp->dtype != at->dtype &&
-                          !(at->weak && sp->weak))) {
+    if (sp->is_tensor || sp->dtype != at->dtype) {
       report(r, p->loc,
              "parameter '%s' is annotated %s but the signature gives %s",
-             p->name, tn(r, at), tn(r, st));
+             p->name, py_name(r, at), py_name(r, st));
       ok = false;
     }
     if (cx && !sp->is_constexpr) {
@@ -1967,6 +2101,8 @@ static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
     it->args = asc__arena_alloc(in->c, sizeof *it->args * (size_t)(nargs + 1));
     for (int32_t i = 0; i < nargs; i++)
       it->args[i] = args[i];
+    it->pub.args = it->args;
+    it->pub.nargs = nargs;
     it->all_next = in->insts;
     in->insts = it;
   }
@@ -2024,9 +2160,15 @@ asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
   in.out = asc__arena_alloc(c, sizeof *in.out);
   in.out->kernel = kernel;
   in.out->sig = sig;
-  if (m != NULL)
+  /* Slots may hold types of an earlier specialisation, from an arena
+   * that is gone. */
+  asc__ast_clear_types(kernel);
+  if (m != NULL) {
     for (int i = 0; i < m->nclasses; i++)
       m->classes[i]->type = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+      asc__ast_clear_types(m->funcs[i]);
+  }
   if (sig->name != NULL && strcmp(sig->name, kernel->name) != 0) {
     asc__diag_error(c, kernel->loc,
                     "the signature is for '%s', not for kernel '%s'",

@@ -321,3 +321,156 @@ asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn) {
   }
   return d;
 }
+
+/* ------------------------------------------------------ clearing slots */
+
+static void clear_block(asc__ast_block *b, int depth);
+
+static void clear_expr(asc__ast_expr *e, int depth) {
+  if (e == NULL || depth > 4 * ASC_MAX_NESTING)
+    return;
+  e->type = NULL;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      clear_expr(e->u.tuple.elts[i], depth + 1);
+    break;
+  case ASC_EXPR_ATTR:
+    clear_expr(e->u.attr.value, depth + 1);
+    break;
+  case ASC_EXPR_SUBSCRIPT:
+    clear_expr(e->u.sub.value, depth + 1);
+    clear_expr(e->u.sub.index, depth + 1);
+    break;
+  case ASC_EXPR_SLICE:
+    clear_expr(e->u.slice.lower, depth + 1);
+    clear_expr(e->u.slice.upper, depth + 1);
+    clear_expr(e->u.slice.step, depth + 1);
+    break;
+  case ASC_EXPR_CALL:
+    clear_expr(e->u.call.func, depth + 1);
+    for (int i = 0; i < e->u.call.nargs; i++)
+      clear_expr(e->u.call.args[i], depth + 1);
+    for (int i = 0; i < e->u.call.nkws; i++)
+      clear_expr(e->u.call.kws[i].value, depth + 1);
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      clear_expr(e->u.call.rargs[i], depth + 1);
+    break;
+  case ASC_EXPR_UNARY:
+    clear_expr(e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    clear_expr(e->u.binary.lhs, depth + 1);
+    clear_expr(e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_BOOLOP:
+    clear_expr(e->u.boolop.lhs, depth + 1);
+    clear_expr(e->u.boolop.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      clear_expr(e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_IFEXP:
+    clear_expr(e->u.ifexp.cond, depth + 1);
+    clear_expr(e->u.ifexp.then, depth + 1);
+    clear_expr(e->u.ifexp.orelse, depth + 1);
+    break;
+  case ASC_EXPR_LAMBDA:
+    asc__ast_clear_types(e->u.lambda.fn);
+    break;
+  default:
+    break;
+  }
+}
+
+static void clear_stmt(asc__ast_stmt *s, int depth) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    clear_expr(s->u.expr.value, depth + 1);
+    break;
+  case ASC_STMT_ASSIGN:
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      clear_expr(s->u.assign.targets[i], depth + 1);
+    clear_expr(s->u.assign.value, depth + 1);
+    break;
+  case ASC_STMT_AUGASSIGN:
+    clear_expr(s->u.aug.target, depth + 1);
+    clear_expr(s->u.aug.value, depth + 1);
+    break;
+  case ASC_STMT_ANNASSIGN:
+    clear_expr(s->u.ann.target, depth + 1);
+    clear_expr(s->u.ann.annotation, depth + 1);
+    clear_expr(s->u.ann.value, depth + 1);
+    break;
+  case ASC_STMT_IF:
+    clear_expr(s->u.if_.cond, depth + 1);
+    clear_block(&s->u.if_.body, depth + 1);
+    clear_block(&s->u.if_.orelse, depth + 1);
+    break;
+  case ASC_STMT_FOR:
+    clear_expr(s->u.for_.target, depth + 1);
+    clear_expr(s->u.for_.iter, depth + 1);
+    clear_expr(s->u.for_.start, depth + 1);
+    clear_expr(s->u.for_.stop, depth + 1);
+    clear_expr(s->u.for_.step, depth + 1);
+    clear_block(&s->u.for_.body, depth + 1);
+    break;
+  case ASC_STMT_WHILE:
+    clear_expr(s->u.while_.cond, depth + 1);
+    clear_block(&s->u.while_.body, depth + 1);
+    break;
+  case ASC_STMT_RETURN:
+    clear_expr(s->u.ret.value, depth + 1);
+    break;
+  case ASC_STMT_ASSERT:
+    clear_expr(s->u.assert_.test, depth + 1);
+    clear_expr(s->u.assert_.msg, depth + 1);
+    break;
+  case ASC_STMT_RAISE:
+    clear_expr(s->u.raise.exc, depth + 1);
+    break;
+  case ASC_STMT_TRY:
+    clear_block(&s->u.try_.body, depth + 1);
+    for (int i = 0; i < s->u.try_.nhandlers; i++) {
+      clear_expr(s->u.try_.handlers[i].type, depth + 1);
+      if (s->u.try_.handlers[i].name_sym != NULL)
+        s->u.try_.handlers[i].name_sym->type = NULL;
+      clear_block(&s->u.try_.handlers[i].body, depth + 1);
+    }
+    clear_block(&s->u.try_.orelse, depth + 1);
+    clear_block(&s->u.try_.finalbody, depth + 1);
+    break;
+  case ASC_STMT_WITH:
+    clear_expr(s->u.with.ctx, depth + 1);
+    clear_block(&s->u.with.body, depth + 1);
+    break;
+  case ASC_STMT_FUNCDEF:
+    asc__ast_clear_types(s->u.funcdef.fn);
+    break;
+  default:
+    break;
+  }
+}
+
+static void clear_block(asc__ast_block *b, int depth) {
+  if (depth > 4 * ASC_MAX_NESTING)
+    return;
+  for (int i = 0; i < b->n; i++)
+    clear_stmt(b->stmts[i], depth + 1);
+}
+
+void asc__ast_clear_types(asc__ast_func *fn) {
+  if (fn == NULL)
+    return;
+  fn->type = NULL;
+  for (int i = 0; i < fn->nlocals; i++)
+    if (fn->locals[i] != NULL && fn->locals[i]->owner == fn)
+      fn->locals[i]->type = NULL;
+  for (int i = 0; i < fn->nparams; i++) {
+    clear_expr(fn->params[i].annotation, 0);
+    clear_expr(fn->params[i].def, 0);
+  }
+  clear_expr(fn->returns, 0);
+  clear_block(&fn->body, 0);
+}

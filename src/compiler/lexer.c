@@ -438,7 +438,7 @@ static bool begin_line(lexer *L) {
       if (*p == '#')
         while (p < L->end && *p != '\n')
           p++;
-      if (*p == '\\')
+      if (p < L->end && *p == '\\')
         p++;
       while (p < L->end && *p == '\r')
         p++;

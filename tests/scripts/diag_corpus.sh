@@ -2,6 +2,7 @@
 # Diagnostics corpus: each tests/diag/*.py is a program that must fail to
 # compile.  Its header comments say how:
 #   # mode: types          (optional; the ascc --emit mode, default ast)
+#   # signature: k(f32[1]) (optional; passed as --signature)
 #   # expect: 4:12: error: expected ':' (to close 'if' at line 3)
 # Every `# expect:` line must appear in ascc's stderr as
 # "FILE.py:<line:col: ...>" (FILE.py relative to tests/diag), and ascc must
@@ -27,9 +28,8 @@ for py in "$dir"/*.py; do
     continue
   fi
   sig=$(sed -n 's/^# signature: //p' "$py" | head -1)
-  sigargs=()
-  [ -n "$sig" ] && sigargs=(--signature "$sig")
-  (cd "$dir" && "$ascc" --emit="$mode" "${sigargs[@]}" "$name") >/dev/null 2>"$tmp/err"
+  (cd "$dir" && "$ascc" --emit="$mode" ${sig:+--signature "$sig"} "$name") \
+    >/dev/null 2>"$tmp/err"
   rc=$?
   if [ $rc -ne 1 ]; then
     echo "FAIL $name: ascc --emit=$mode exited $rc, expected 1"
