@@ -77,6 +77,27 @@ static bool expr_uses(const asc__ast_expr *e, const asc__sym *s, int depth) {
     for (i = 0; i < e->u.call.nkws; i++)
       if (expr_uses(e->u.call.kws[i].value, s, depth))
         return true;
+    /* The array argument of atomics and len() is a tensor. */
+    if (e->u.call.builtin != NULL) {
+      const asc__ast_expr *a0 =
+          e->u.call.rargs != NULL && e->u.call.nrargs > 0 ? e->u.call.rargs[0]
+          : e->u.call.nargs > 0                          ? e->u.call.args[0]
+                                                         : NULL;
+      switch (e->u.call.builtin->id) {
+      case ASC_BI_ATOMIC_ADD:
+      case ASC_BI_ATOMIC_SUB:
+      case ASC_BI_ATOMIC_MIN:
+      case ASC_BI_ATOMIC_MAX:
+      case ASC_BI_ATOMIC_CAS:
+      case ASC_BI_ATOMIC_EXCHANGE:
+      case ASC_BI_LEN:
+        if (is_sym(a0, s))
+          return true;
+        break;
+      default:
+        break;
+      }
+    }
     /* Passed to a helper: a tensor if the helper uses its parameter as
      * one. */
     if (callee != NULL && e->u.call.rargs != NULL && depth < MAX_HELPER_DEPTH)

@@ -9,9 +9,11 @@
  *   t: asc.Tensor[asc.f32, 2]     tensor of that dtype and ndim
  *   t  (unannotated)              generic: a tensor when the kernel (or a
  *                                 helper it passes t to, or a nested
- *                                 function or lambda) indexes it or reads
+ *                                 function or lambda) indexes it, reads
  *                                 t.shape / t.ndim / t.strides / t.size /
- *                                 t.dtype; otherwise a scalar (ascScalar)
+ *                                 t.dtype, or passes it as the array of an
+ *                                 atomic or to len(); otherwise a scalar
+ *                                 (ascScalar)
  *
  * Annotations the kernel language does not know are left to type inference
  * to report; here they make the parameter generic.

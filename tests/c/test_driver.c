@@ -361,8 +361,9 @@ static void test_create_from_source(void **state) {
       "    asc.parallel_for(e.ndim, body)\n"
       "\n"
       "@asc.kernel\n"
-      "def second():\n"
-      "    pass\n";
+      "def second(hist, v, w):\n"
+      "    asc.atomic_add(hist, v, 1)\n"
+      "    n = len(w)\n";
   asc__pymodule *m;
   ascKernelInfo info;
   const ascKernelParamInfo *p;
@@ -405,7 +406,10 @@ static void test_create_from_source(void **state) {
   assert_int_equal(p->ndim, 2);
   assert_int_equal(asc__pymodule_kernel_info(m, 1, &info), ascSuccess);
   assert_string_equal(info.name, "second");
-  assert_int_equal(info.numParams, 0);
+  assert_int_equal(info.numParams, 3);
+  assert_int_equal(param(m, 1, 0)->isTensor, 1); /* atomic's array */
+  assert_int_equal(param(m, 1, 1)->isTensor, 0); /* index */
+  assert_int_equal(param(m, 1, 2)->isTensor, 1); /* len() */
   asc__pymodule_destroy(m);
 }
 
