@@ -477,6 +477,56 @@ static void test_specialize_types(void **state) {
   asc__pymodule_destroy(m);
 }
 
+typedef struct type_thread {
+  asc__pymodule *m;
+  ascDataType dt;
+  ascError_t err;
+} type_thread;
+
+static void typing_thread(void *p) {
+  type_thread *a = p;
+  const asc_kernel_desc *d;
+  double buf[4] = {0};
+  ascTensor t;
+  void *args[2] = {&t, &t};
+  memset(&t, 0, sizeof t);
+  t.data = buf;
+  t.dtype = a->dt;
+  t.ndim = 1;
+  t.shape[0] = 1;
+  t.strides[0] = 1;
+  a->err = asc__pymodule_specialize(a->m, 0, args, &d);
+}
+
+/* Different signatures of one module are typed at the same time, each in
+ * its own context (run under TSan to see that nothing is shared). */
+static void test_concurrent_typing(void **state) {
+  static const char src[] = "import asc\n@asc.kernel\ndef k(a, b):\n"
+                            "    for i in asc.prange(a.shape[0]):\n"
+                            "        a[i] = a[i] + b[i]\n";
+  static const ascDataType dts[] = {ascFloat32, ascFloat64, ascInt32,
+                                    ascInt64,   ascInt16,   ascUInt8};
+  asc__pymodule *m;
+  type_thread a[6];
+  uv_thread_t t[6];
+  int i;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create(&m, src, sizeof src - 1, NULL),
+                   ascSuccess);
+  for (i = 0; i < 6; i++) {
+    a[i].m = m;
+    a[i].dt = dts[i];
+    assert_int_equal(uv_thread_create(&t[i], typing_thread, &a[i]), 0);
+  }
+  for (i = 0; i < 6; i++) {
+    uv_thread_join(&t[i]);
+    /* well typed; success once the back end lowers kernels */
+    assert_true(a[i].err == ascSuccess || a[i].err == ascErrorUnsupported);
+  }
+  asc__pymodule_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_specialize_once_per_signature),
@@ -487,6 +537,7 @@ int main(void) {
       cmocka_unit_test(test_create_from_source),
       cmocka_unit_test(test_create_reports_compile_errors),
       cmocka_unit_test(test_specialize_types),
+      cmocka_unit_test(test_concurrent_typing),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
