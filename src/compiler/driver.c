@@ -170,6 +170,28 @@ static void scalar_value(sigtext *s, ascDataType dt, const void *p) {
   }
 }
 
+/* An ascScalar's value: value.i for bool and signed, value.u for
+ * unsigned, value.f for floating types (asc.h). */
+static void descriptor_value(sigtext *s, const ascScalar *v) {
+  switch (v->dtype) {
+  case ascUInt8:
+  case ascUInt16:
+  case ascUInt32:
+  case ascUInt64:
+    st_printf(s, "=%" PRIu64, v->value.u);
+    break;
+  case ascFloat16:
+  case ascBFloat16:
+  case ascFloat32:
+  case ascFloat64:
+    st_printf(s, "=%a", v->value.f);
+    break;
+  default:
+    st_printf(s, "=%" PRId64, v->value.i);
+    break;
+  }
+}
+
 /* The canonical signature text of a launch, "k(f32[2], f32[1:s], int,
  * i64=3)"; ascErrorInvalidValue naming the parameter when an argument does
  * not fit. */
@@ -217,7 +239,7 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
       else
         st_printf(s, "%s", dtype_short[v->dtype]);
       if (p->isConstExpr)
-        scalar_value(s, v->dtype, &v->value);
+        descriptor_value(s, v);
     } else {
       st_printf(s, "%s", dtype_short[p->dtype]);
       if (p->isConstExpr)

@@ -192,6 +192,54 @@ static void test_specialize_once_per_signature(void **state) {
   asc__cache_close(c);
 }
 
+/* A generic ConstExpr's value is part of the signature, read from the
+ * descriptor by its dtype (a float32 constant is stored in value.f). */
+static void test_generic_constexpr_values(void **state) {
+  static const ascKernelParamInfo ps[] = {
+      {"out", 1, ascDataTypeCount, -1, 1, 0},
+      {"c", 0, ascDataTypeCount, -1, 1, 1}};
+  static const ascKernelInfo ks[] = {{"scale", 2, ps}};
+  asc__cache *c = new_cache();
+  stages_state s = {0};
+  asc__pymodule *m;
+  const asc_kernel_desc *d;
+  int64_t r = 0;
+  ascTensor out;
+  ascScalar v;
+  void *args[2] = {&out, &v};
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create_with(&m, text, sizeof text - 1, NULL,
+                                             ks, 1, stages, &s, c),
+                   ascSuccess);
+  memset(&out, 0, sizeof out);
+  out.data = &r;
+  out.dtype = ascInt64;
+  out.ndim = 1;
+  out.shape[0] = 1;
+  out.strides[0] = 1;
+  memset(&v, 0, sizeof v);
+  v.dtype = ascFloat32;
+  v.value.f = 1.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], f32=0x1.8p+0)");
+  v.value.f = 2.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  v.value.f = 1.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  v.dtype = ascUInt8;
+  v.value.u = 200;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], u8=200)");
+  v.dtype = ascInt8;
+  v.value.i = -3;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], i8=-3)");
+  assert_int_equal(atomic_load(&s.calls), 4);
+  asc__pymodule_destroy(m);
+  asc__cache_close(c);
+}
+
 static void test_argument_errors(void **state) {
   asc__cache *c = new_cache();
   stages_state s = {0};
@@ -530,6 +578,7 @@ static void test_concurrent_typing(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_specialize_once_per_signature),
+      cmocka_unit_test(test_generic_constexpr_values),
       cmocka_unit_test(test_argument_errors),
       cmocka_unit_test(test_compile_error_remembered),
       cmocka_unit_test(test_threads_compile_once),
