@@ -31,7 +31,6 @@
 #include "infer.h"
 #include "internal.h"
 #include "jit.h"
-#include "kparams.h"
 #include "spectab.h"
 #include "types.h"
 
@@ -494,7 +493,8 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
       if (fn->kind != ASC_FUNC_KERNEL)
         continue;
       pi = asc__arena_alloc(&c, sizeof *pi * (size_t)(fn->nparams + 1));
-      asc__kernel_params(&c, fn, pi);
+      if (!asc__kernel_params(&c, fn, pi))
+        continue; /* reported; the module fails below */
       ki[n].name = fn->name;
       ki[n].numParams = fn->nparams;
       ki[n].params = pi;

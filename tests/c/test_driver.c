@@ -480,6 +480,15 @@ static void test_create_reports_compile_errors(void **state) {
   assert_non_null(strstr(ascGetLastErrorMessage(), "kern.py:104:"));
   assert_int_equal(asc__pymodule_create(NULL, bad, 1, NULL),
                    ascErrorInvalidValue);
+  /* A parameter annotation the language does not know. */
+  {
+    static const char ann[] = "import asc\n@asc.kernel\n"
+                              "def k(a: asc.Tensor[asc.float32]):\n"
+                              "    a[0] = 1.0\n";
+    assert_int_equal(asc__pymodule_create(&m, ann, sizeof ann - 1, NULL),
+                     ascErrorCompile);
+    assert_non_null(strstr(ascGetLastErrorMessage(), "<string>:3:"));
+  }
 }
 
 /* Launch arguments are type-checked per signature; type errors are
