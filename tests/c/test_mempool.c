@@ -412,6 +412,13 @@ static void test_invalid_handles(void **state) {
   x = malloc(64);
   assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
   free(x);
+  /* Device memory that is not from a pool, and the other way round. */
+  assert_int_equal(ascMalloc(&x, 256), ascSuccess);
+  assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascFree(x), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&x, 256, p, NULL), ascSuccess);
+  assert_int_equal(ascFree(x), ascErrorInvalidValue);
+  assert_int_equal(ascFreeAsync(x, NULL), ascSuccess);
 
   /* Too large for any pool. */
   assert_int_equal(ascMallocAsync(&x, SIZE_MAX, NULL), ascErrorOutOfMemory);
@@ -1067,6 +1074,34 @@ static void test_threads(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* ascDeviceReset frees every pool and block; the default pool comes back
+ * empty, created pools' handles are invalid.  Runs last. */
+static void test_device_reset(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0), d1 = NULL, d2 = NULL;
+  void *a, *b;
+  uint64_t v;
+  (void)state;
+
+  assert_int_equal(ascDeviceGetDefaultMemPool(&d1, 0), ascSuccess);
+  set64(d1, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  assert_int_equal(ascMallocAsync(&a, 1000, NULL), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 1000, p, NULL), ascSuccess);
+  assert_int_equal(ascDeviceReset(), ascSuccess);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolAttrReservedMemCurrent, &v),
+      ascErrorInvalidHandle);
+  assert_int_equal(ascFreeAsync(b, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascFreeAsync(a, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascDeviceGetDefaultMemPool(&d2, 0), ascSuccess);
+  expect_stats(d2, 0, 0);
+  assert_int_equal(attr64(d2, ascMemPoolAttrReleaseThreshold), 0);
+  assert_int_equal(ascMallocAsync(&a, 1000, NULL), ascSuccess);
+  expect_stats(d2, 1024, 1024);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d2, 0, 0);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_size_classes),
@@ -1089,6 +1124,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_churn),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_device_reset),
   };
 
   if (argc >= 3 && strcmp(argv[1], "--child") == 0)
