@@ -839,6 +839,65 @@ static void test_pending_work_never_corrupts(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* The same with real kernels from tests/c/modules/testkernels.c: on s1 a
+ * sleeping kernel, then affine(a, 1, 1000) on a block freed right after;
+ * on s2 the new owner fills its block with 0 and runs affine(b, 0, 7).
+ * Whatever block s2 gets and whatever the policies, b ends all 7. */
+static void test_kernel_before_free_never_corrupts(void **state) {
+  enum { N = 64 * 1024 };
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascModule_t m = NULL;
+  ascKernel_t sleepy, affine;
+  ascStream_t s1, s2;
+  (void)state;
+
+  assert_int_equal(ascModuleLoad(&m, ASC_TEST_MODULE_DIR "/testkernels.so"),
+                   ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&sleepy, m, "sleepy"), ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&affine, m, "affine"), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  for (int policy = 0; policy < 8; policy++) {
+    int32_t us = 20000;
+    int64_t one = 1, big = 1000, zero = 0, seven = 7;
+    void *a, *b;
+    ascTensor ta, tb;
+    void *sleep_args[] = {&us};
+    void *old_args[] = {&ta, &one, &big};
+    void *new_args[] = {&tb, &zero, &seven};
+
+    set_policies(p, policy & 1, (policy >> 1) & 1, (policy >> 2) & 1);
+    assert_int_equal(ascMallocFromPoolAsync(&a, N * sizeof(int64_t), p, s1),
+                     ascSuccess);
+    ta = (ascTensor){.data = a, .dtype = ascInt64, .ndim = 1};
+    ta.shape[0] = N;
+    ta.strides[0] = 1;
+    assert_int_equal(ascLaunchKernel(sleepy, 1, sleep_args, s1), ascSuccess);
+    assert_int_equal(ascLaunchKernel(affine, 1, old_args, s1), ascSuccess);
+    assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+
+    assert_int_equal(ascMallocFromPoolAsync(&b, N * sizeof(int64_t), p, s2),
+                     ascSuccess);
+    tb = ta;
+    tb.data = b;
+    assert_int_equal(ascMemsetAsync(b, 0, N * sizeof(int64_t), s2),
+                     ascSuccess);
+    assert_int_equal(ascLaunchKernel(affine, 1, new_args, s2), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    for (int i = 0; i < N; i++)
+      if (((int64_t *)b)[i] != 7)
+        fail_msg("policy %d: b[%d] = %lld, expected 7", policy, i,
+                 (long long)((int64_t *)b)[i]);
+    assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  }
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascModuleUnload(m), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 /* The threshold only releases frees that have completed. */
 static void test_threshold_waits_for_pending_frees(void **state) {
   ascMemPool_t p = new_pool(-1, 0, 0);
@@ -1119,6 +1178,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_reuse_other_stream_with_event),
       cmocka_unit_test(test_reuse_internal_dependency),
       cmocka_unit_test(test_pending_work_never_corrupts),
+      cmocka_unit_test(test_kernel_before_free_never_corrupts),
       cmocka_unit_test(test_threshold_waits_for_pending_frees),
       cmocka_unit_test(test_sync_calls_apply_threshold),
       cmocka_unit_test(test_invalid_streams),
