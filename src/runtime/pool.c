@@ -44,6 +44,7 @@
 #define NCLASSES (16 + 4 * 52)
 #define ALIGN_MAX ((size_t)1 << 30)
 #define TABLE_CAP_MIN ((size_t)256)
+#define SCAN_MAX 64             /* cached blocks examined per allocation */
 
 typedef struct block block;
 struct block {
@@ -330,17 +331,31 @@ static void reap(struct asc__pools *ps, ascMemPool_t pool) {
   pool_free_struct(pool);
 }
 
-/* Takes a cached block of class cls that stream key may use now, or NULL. */
+/* Takes a cached block of class cls that stream key may use now, or NULL.
+ * Looks at no more than SCAN_MAX blocks, most recently freed first, so an
+ * allocation costs a bounded time however many frees are pending on other
+ * streams; missing an older reusable block only costs memory, which the
+ * release threshold bounds. */
 static block *take_cached(ascMemPool_t pool, int cls, void *key) {
   block *b, *cand = NULL;
+  void *asked = NULL;       /* the stream last asked about, and its answer */
+  uint64_t waited = 0;
+  int n = 0;
 
-  for (b = pool->cached[cls]; b != NULL; b = b->next) {
+  for (b = pool->cached[cls]; b != NULL && n < SCAN_MAX; b = b->next, n++) {
     if (b->stream == key)
       goto take;
     if (pool->reuse_opportunistic && free_completed(b))
       goto take;
-    if (pool->reuse_follow && asc__order_follows(key, b->stream, b->pos))
-      goto take;
+    if (pool->reuse_follow) {
+      if (b->stream != asked) {
+        asked = b->stream;
+        waited = asc__order_waited(key, asked);
+      }
+      /* The record at position `waited` was queued after the free. */
+      if (waited > b->pos)
+        goto take;
+    }
     if (cand == NULL)
       cand = b;
   }

@@ -66,10 +66,12 @@ uint64_t asc__order_now(void *key);
 /* True when stream key has completed its operations 1..pos. */
 bool asc__order_reached(void *key, uint64_t pos);
 
-/* True when every operation enqueued on stream `waiter` from now on is
- * ordered after operation `pos` of stream key, through events the waiter
- * has waited on (ascStreamWaitEvent on an event recorded at or after pos). */
-bool asc__order_follows(void *waiter, void *key, uint64_t pos);
+/* The highest position p of stream key such that every operation enqueued
+ * on stream `waiter` from now on runs after key's operations 1..p-1,
+ * through events the waiter has waited on (an ascStreamWaitEvent on an
+ * event recorded on key as its operation p); 0 when there is none.  A free
+ * at position n is ordered before the waiter's future work when p > n. */
+uint64_t asc__order_waited(void *waiter, void *key);
 
 /* Makes stream `waiter` wait (in stream order, without blocking the host)
  * until stream key has completed everything enqueued on it so far.  Returns
