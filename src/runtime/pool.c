@@ -64,8 +64,7 @@ struct ascMemPool_st {
   uint32_t magic;
   bool is_default;
   bool destroyed;
-  struct asc__pools *owner;
-  ascMemPool_t next;        /* in owner->live or owner->zombies */
+  ascMemPool_t next;        /* in asc__pools.live or .zombies */
   unsigned arena;
   int numa;
   size_t align;             /* >= 64 */
@@ -453,7 +452,6 @@ static ascError_t pool_new(struct asc__pools *ps, const ascMemPoolProps *pr,
   }
   p->magic = POOL_MAGIC;
   p->is_default = is_default;
-  p->owner = ps;
   p->numa = pr->numaNode;
   p->align = pr->alignment ? pr->alignment : BLOCK_ALIGN;
   p->max_size = pr->maxSize;
