@@ -49,7 +49,8 @@ void asc__order_note_wait(asc__stream *st, const asc__fence *f) {
       return;
     }
   }
-  /* A free entry, else the one with the oldest position. */
+  /* A free entry, else the one with the smallest position (an arbitrary
+   * but cheap choice: dropping any entry is safe). */
   for (i = 0; i < ASC__WAITED_MAX; i++) {
     if (w[i].src == NULL) {
       slot = &w[i];

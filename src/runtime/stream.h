@@ -118,8 +118,9 @@ struct asc__stream {
   char *err_msg;
   /* Records of other streams this stream has queued waits for: work
    * queued here from now on runs after op `pos` of `src`.  Kept by
-   * asc__order_note_wait (pool.c); a full table forgets the oldest, which
-   * only makes the pool more conservative. */
+   * asc__order_note_wait (pool_order.c, with this stream's lock held); a
+   * full table drops an entry, which only makes the pool more
+   * conservative. */
   struct asc__waited {
     asc__stream *src;
     uint64_t pos;
