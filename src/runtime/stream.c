@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OP_FREE_MAX 64
+/* At most this many ops are queued on one stream; a host thread queuing
+ * more waits for room (as CUDA's launch queue does), so op records are
+ * recycled instead of allocated on the launch path. */
+#define STREAM_DEPTH 1024
+/* Free op records kept per stream: a full queue's worth. */
+#define OP_FREE_MAX (STREAM_DEPTH + 16)
 
 static const char *const exc_class[ASC_KEXC_COUNT] = {
     "Exception",      "Exception",         "ValueError",
@@ -23,13 +28,7 @@ static const char *const exc_class[ASC_KEXC_COUNT] = {
 static const char lost_message[] =
     "kernel raised an exception (its message was lost: out of memory)";
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
+#define cpu_relax asc__cpu_relax
 
 /* ----------------------------------------------------------------- fences */
 
@@ -267,12 +266,12 @@ static void process_worklist(asc__op *wl) {
     bool reap;
 
     wl = op->wnext;
-    uv_mutex_lock(&st->lock);
+    asc__spin_lock(&st->lock);
     stream_adopt(st, op->fence);
     head_pop(st, op);
     stream_advance(st, &wl);
     reap = check_reap(st);
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     if (reap)
       stream_reap(st);
   }
@@ -286,7 +285,7 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   asc__op *wl = NULL;
   bool reap;
 
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (err != ascSuccess && st->err == ascSuccess) {
     set_error(st, err, atomic_fetch_add(&rt->err_seq, 1) + 1, msg);
     msg = NULL;
@@ -294,7 +293,7 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   head_pop(st, op);
   stream_advance(st, &wl);
   reap = check_reap(st);
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   asc__free(msg);
   process_worklist(wl);
   if (reap)
@@ -466,8 +465,7 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
     rt->free_streams = st->free_next;
   } else {
     st = asc__cache_alloc(sizeof *st);
-    if (st == NULL || uv_mutex_init(&st->lock) != 0) {
-      asc__cache_free(st);
+    if (st == NULL) {
       uv_mutex_unlock(&rt->lock);
       return NULL;
     }
@@ -478,13 +476,13 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   st->priority = priority;
   st->level = priority - ASC_STREAM_PRIO_GREATEST;
   st->is_default = is_default;
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   st->destroyed = false;
   st->reaped = false;
   st->err = ascSuccess;
   st->err_id = 0;
   st->err_msg = NULL;
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   st->live_prev = NULL;
   st->live_next = rt->streams;
   if (rt->streams != NULL)
@@ -597,15 +595,15 @@ static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
 
   if (f == NULL)
     return asc__error(ascErrorOutOfMemory, "cannot allocate a fence");
-  uv_mutex_lock(&t->lock);
+  asc__spin_lock(&t->lock);
   if (t->head == NULL) {
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
     fence_unref(f);
     return ascSuccess;
   }
   op = op_get(t);
   if (op == NULL) {
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
     fence_unref(f);
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
   }
@@ -613,7 +611,7 @@ static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
   fence_ref(f);
   op->fence = f;
   stream_append(t, op, &wl);   /* t is busy: nothing starts here */
-  uv_mutex_unlock(&t->lock);
+  asc__spin_unlock(&t->lock);
   f->dep_next = *list;
   *list = f;
   return ascSuccess;
@@ -680,10 +678,26 @@ static ascError_t fill_launch(asc__op *op, const op_spec *sp) {
   return ascSuccess;
 }
 
+static bool stream_has_room(const void *a, uint64_t unused) {
+  const asc__stream *st = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&st->submitted) - atomic_load(&st->completed) <
+         STREAM_DEPTH;
+}
+
+static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
+                      const void *a, uint64_t b, bool spin);
+
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
   asc__op *op, *wl = NULL;
   ascError_t err;
+
+  /* Back-pressure on host threads only: a worker or the callback thread
+   * waiting here could be what the stream is waiting for. */
+  if (!stream_has_room(st, 0) && !asc__on_worker() &&
+      !asc__tls_get()->in_host_callback)
+    host_wait(st->rt, stream_has_room, st, 0, true);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -693,9 +707,9 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   err = legacy_deps(st, &deps);
   if (err != ascSuccess)
     goto fail;
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (st->destroyed) {
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
                      (void *)st);
     goto fail;
@@ -703,7 +717,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   while (deps != NULL) {
     asc__op *w = op_get(st);
     if (w == NULL) {
-      uv_mutex_unlock(&st->lock);
+      asc__spin_unlock(&st->lock);
       err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
       goto fail;
     }
@@ -714,7 +728,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   }
   op = op_get(st);
   if (op == NULL) {
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
     goto fail;
   }
@@ -726,7 +740,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
     err = fill_launch(op, sp);
     if (err != ascSuccess) {
       op_put(st, op);
-      uv_mutex_unlock(&st->lock);
+      asc__spin_unlock(&st->lock);
       goto fail;
     }
     op->inflight = sp->inflight;
@@ -736,7 +750,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   op->fence = sp->fence;
   sp->fence = NULL;
   stream_append(st, op, &wl);
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   process_worklist(wl);
   notify_waiters(st->rt);
   return ascSuccess;
@@ -828,13 +842,13 @@ static ascError_t stream_take_error(asc__stream *st) {
   ascError_t code;
   char *msg;
 
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   code = st->err;
   msg = st->err_msg;
   st->err = ascSuccess;
   st->err_id = 0;
   st->err_msg = NULL;
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   if (code == ascSuccess)
     return ascSuccess;
   asc__error_text(code, msg != NULL ? msg : lost_message);
@@ -941,9 +955,9 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   err = asc__stream_resolve(stream, &st);
   if (err != ascSuccess)
     return err;
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (st->destroyed) {
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     return asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
                       (void *)stream);
   }
@@ -953,7 +967,7 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   st->err_msg = NULL;
   st->err = ascSuccess;
   reap = check_reap(st);
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   if (reap)
     stream_reap(st);
   return ascSuccess;
@@ -1190,12 +1204,12 @@ ascError_t ascEventQuery(ascEvent_t event) {
 /* Clears st's pending error if it is still error id (it was reported
  * through an event). */
 static void stream_clear_error(asc__stream *st, uint64_t id) {
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (st->err != ascSuccess && st->err_id == id) {
     asc__free(st->err_msg);
     set_error(st, ascSuccess, 0, NULL);
   }
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
 }
 
 ascError_t ascEventSynchronize(ascEvent_t event) {
@@ -1276,7 +1290,7 @@ ascError_t ascDeviceSynchronize(void) {
    * reported. */
   uv_mutex_lock(&rt->lock);
   for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
-    uv_mutex_lock(&t->lock);
+    asc__spin_lock(&t->lock);
     if (t->err != ascSuccess) {
       if (code == ascSuccess || t->err_id < best) {
         asc__free(msg);
@@ -1288,7 +1302,7 @@ ascError_t ascDeviceSynchronize(void) {
       }
       set_error(t, ascSuccess, 0, NULL);
     }
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
   }
   uv_mutex_unlock(&rt->lock);
   if (code == ascSuccess)
@@ -1318,7 +1332,7 @@ ascError_t ascDeviceReset(void) {
   for (st = rt->streams; st != NULL; st = next) {
     bool mine = false;
     next = st->live_next;
-    uv_mutex_lock(&st->lock);
+    asc__spin_lock(&st->lock);
     asc__free(st->err_msg);
     set_error(st, ascSuccess, 0, NULL);
     if (!st->is_default && !st->reaped) {
@@ -1327,7 +1341,7 @@ ascError_t ascDeviceReset(void) {
       st->reaped = true;
       mine = true;
     }
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     if (!mine)
       continue;
     if (st->live_prev != NULL)

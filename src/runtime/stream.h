@@ -102,12 +102,13 @@ struct asc__stream {
   int level;
   bool is_default;
 
-  /* The stream lock guards everything below except the atomics.  Lock
-   * order: the rt lock may be held when a stream lock is taken; while
-   * holding a stream lock a thread may take the pool lock, a fence lock,
-   * the host-queue lock or an event's lock, but never the rt lock or a
-   * second stream lock. */
-  uv_mutex_t lock;
+  /* The stream lock (a spinlock: held only for short, non-blocking
+   * sections) guards everything below except the atomics.  Lock order:
+   * the rt lock may be held when a stream lock is taken; while holding a
+   * stream lock a thread may take the pool lock, a fence lock or the
+   * host-queue lock, but never the rt lock, an event's lock or a second
+   * stream lock. */
+  asc__spinlock lock;
   bool destroyed;
   bool reaped;
   asc__op *head, *tail;

@@ -139,6 +139,7 @@ static void test_error_through_event(void **state) {
   assert_int_equal(log[0], 0);
   /* both streams work again */
   ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s2));
+  ASSERT_OK(ascStreamSynchronize(s2));
   ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s1));
   ASSERT_OK(ascDeviceSynchronize());
   assert_int_equal(log[0], 2);

@@ -311,8 +311,9 @@ static int critical_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
 static int generic_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   const asc_ktensor *t = args[0];
   const asc_kscalar *s = args[1];
-  (void)ctx; (void)exc;
-  if (t->dtype == I64 && t->ndim >= 1 && t->shape[0] > 0)
+  (void)exc;
+  if (ctx->block_idx == 0 && t->dtype == I64 && t->ndim >= 1 &&
+      t->shape[0] > 0)
     ((int64_t *)t->data)[0] = s->value.i;
   return 0;
 }
