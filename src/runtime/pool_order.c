@@ -67,14 +67,14 @@ uint64_t asc__order_waited(void *waiter, void *key) {
   asc__stream *t = waiter;
   uint64_t pos = 0;
 
-  uv_mutex_lock(&t->lock);
+  asc__spin_lock(&t->lock);
   for (int i = 0; i < ASC__WAITED_MAX; i++) {
     if (t->waited[i].src == key) {
       pos = t->waited[i].pos;
       break;
     }
   }
-  uv_mutex_unlock(&t->lock);
+  asc__spin_unlock(&t->lock);
   return pos;
 }
 
