@@ -561,15 +561,6 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
                     "%s: %p is not a live memory pool", fn, (void *)h);
 }
 
-/* The calling thread's last (device ordinal, pool state) pair.  Pool state
- * lives as long as the process once created (ascDeviceReset empties it,
- * never frees it), so a cached pointer never dangles; this only skips the
- * device lookup on the default-stream fast path. */
-static _Thread_local struct {
-  int ordinal;
-  struct asc__pools *ps;
-} tls_pools;
-
 /* The pools of the stream's device and the stream's order key.  The
  * default stream's key never changes for a device (ascDeviceReset keeps
  * the default stream), so it is looked up once. */
@@ -579,17 +570,20 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
   ascError_t e;
 
   if (stream == NULL) {
-    int ordinal = asc__tls_get()->device;
-    if (tls_pools.ps != NULL && tls_pools.ordinal == ordinal) {
-      *ps = tls_pools.ps;
+    /* The thread's cached pool state (asc__tls.pools) skips the device
+     * lookup: pool state lives as long as the process once created
+     * (ascDeviceReset empties it, never frees it). */
+    asc__tls *tls = asc__tls_get();
+    if (tls->pools != NULL && tls->pools_device == tls->device) {
+      *ps = tls->pools;
     } else {
-      e = asc__get_device(&d, ordinal);
+      e = asc__get_device(&d, tls->device);
       if (e == ascSuccess)
         e = get_pools(d, ps);
       if (e != ascSuccess)
         return e;
-      tls_pools.ordinal = ordinal;
-      tls_pools.ps = *ps;
+      tls->pools_device = tls->device;
+      tls->pools = *ps;
     }
     *key = __atomic_load_n(&(*ps)->null_key, __ATOMIC_ACQUIRE);
     if (*key != NULL)
