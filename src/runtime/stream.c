@@ -187,9 +187,12 @@ static void notify_waiters(asc__rt *rt) {
 
 static void host_post(asc__rt *rt, asc__op *op);
 
-/* st's lock held.  Starts the head op if it is not running yet, finishing
- * inline every op that needs no worker. */
-static void stream_advance(asc__stream *st, asc__op **wl) {
+/* st's lock held.  Moves the stream forward: ops that need no worker
+ * (records, satisfied waits, callbacks, skipped work) finish inline; a
+ * launch or host function that must run is marked dispatched and
+ * returned, and the caller starts it with op_start() once it has dropped
+ * the lock (the op stays at the head, so nobody else touches it). */
+static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
   asc__op *op;
 
   while ((op = st->head) != NULL && !op->dispatched) {
@@ -198,10 +201,8 @@ static void stream_advance(asc__stream *st, asc__op **wl) {
     case OP_LAUNCH:
       if (st->err == ascSuccess) {
         asc__sched *s;
-        if (asc__sched_get(st->rt->dev, &s) == ascSuccess) {
-          asc__sched_submit(s, &op->launch);
-          return;
-        }
+        if (asc__sched_get(st->rt->dev, &s) == ascSuccess)
+          return op;
         set_error(st, ascErrorLaunchFailure,
                   atomic_fetch_add(&st->rt->err_seq, 1) + 1,
                   asc__strdup("kernel launch failed: the worker pool "
@@ -209,26 +210,54 @@ static void stream_advance(asc__stream *st, asc__op **wl) {
       }
       break;
     case OP_HOSTFN:
-      if (st->err == ascSuccess) {
-        host_post(st->rt, op);
-        return;
-      }
+      if (st->err == ascSuccess)
+        return op;
       break;
     case OP_RECORD:
       fence_signal(op->fence, st, wl);
       break;
     case OP_WAIT:
       if (!fence_wait_or_park(op->fence, op))
-        return;
+        return NULL;
       stream_adopt(st, op->fence);
       break;
     case OP_CALLBACK:
-      op->cb(op->ud, st->err);
-      break;
+      /* Never skipped; runs once the lock is dropped. */
+      op->cb_status = st->err;
+      return op;
     default:
       break;
     }
     head_pop(st, op);
+  }
+  return NULL;
+}
+
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg);
+
+/* Starts an op returned by stream_advance.  No lock held.  Callbacks run
+ * here, one after the other (a loop, not a recursion, however many are
+ * queued). */
+static void op_start(asc__op *op) {
+  asc__sched *s;
+
+  while (op != NULL) {
+    switch (op->kind) {
+    case OP_HOSTFN:
+      host_post(op->stream->rt, op);
+      return;
+    case OP_CALLBACK:
+      op->cb(op->ud, op->cb_status);
+      op = stream_complete(op->stream, op, ascSuccess, NULL);
+      break;
+    default:
+      /* stream_advance made sure the pool exists; it lives until a
+       * device reset, which first waits for this op. */
+      if (asc__sched_get(op->stream->rt->dev, &s) == ascSuccess)
+        asc__sched_submit(s, &op->launch);
+      return;
+    }
   }
 }
 
@@ -265,24 +294,27 @@ static void process_worklist(asc__op *wl) {
     asc__stream *st = op->stream;
     bool reap;
 
+    asc__op *start;
+
     wl = op->wnext;
     asc__spin_lock(&st->lock);
     stream_adopt(st, op->fence);
     head_pop(st, op);
-    stream_advance(st, &wl);
+    start = stream_advance(st, &wl);
     reap = check_reap(st);
     asc__spin_unlock(&st->lock);
+    op_start(start);
     if (reap)
       stream_reap(st);
   }
 }
 
-/* The running head op of st has finished (on a worker or the callback
- * thread) with err and msg (owned, may be NULL). */
-static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
-                          char *msg) {
+/* The running head op of st has finished with err and msg (owned, may
+ * be NULL).  Returns the next op to op_start(). */
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg) {
   asc__rt *rt = st->rt;
-  asc__op *wl = NULL;
+  asc__op *wl = NULL, *start;
   bool reap;
 
   asc__spin_lock(&st->lock);
@@ -291,7 +323,7 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
     msg = NULL;
   }
   head_pop(st, op);
-  stream_advance(st, &wl);
+  start = stream_advance(st, &wl);
   reap = check_reap(st);
   asc__spin_unlock(&st->lock);
   asc__free(msg);
@@ -299,6 +331,14 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   if (reap)
     stream_reap(st);
   notify_waiters(rt);
+  return start;
+}
+
+/* As stream_complete, then starts what follows (on a worker or the
+ * callback thread). */
+static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
+                          char *msg) {
+  op_start(stream_complete(st, op, err, msg));
 }
 
 static void launch_complete(asc__launch *l) {
@@ -326,8 +366,9 @@ static void launch_complete(asc__launch *l) {
   stream_finish(op->stream, op, err, msg);
 }
 
-/* st's lock held: appends op and starts it if the stream was idle. */
-static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
+/* st's lock held: appends op; if the stream was idle, advances it and
+ * returns what the caller must op_start() after dropping the lock. */
+static asc__op *stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
   op->next = NULL;
   if (st->tail != NULL)
     st->tail->next = op;
@@ -341,8 +382,7 @@ static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
   } else if (op->kind == OP_WAIT && op->fence != NULL) {
     asc__order_note_wait(st, op->fence);
   }
-  if (st->head == op)
-    stream_advance(st, wl);
+  return st->head == op ? stream_advance(st, wl) : NULL;
 }
 
 static bool stream_pending(asc__stream *st) {
@@ -610,7 +650,7 @@ static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
   op->kind = OP_RECORD;
   fence_ref(f);
   op->fence = f;
-  stream_append(t, op, &wl);   /* t is busy: nothing starts here */
+  (void)stream_append(t, op, &wl);   /* t is busy: nothing starts */
   asc__spin_unlock(&t->lock);
   f->dep_next = *list;
   *list = f;
@@ -690,7 +730,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
 
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
-  asc__op *op, *wl = NULL;
+  asc__op *op, *wl = NULL, *start[2] = {NULL, NULL};
   ascError_t err;
 
   /* Back-pressure on host threads only: a worker or the callback thread
@@ -704,32 +744,16 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
     if (err != ascSuccess)
       goto fail;
   }
-  err = legacy_deps(st, &deps);
-  if (err != ascSuccess)
-    goto fail;
+  /* Take a record and fill it outside the queue lock, which the worker
+   * completing the stream's head needs too. */
   asc__spin_lock(&st->lock);
-  if (st->destroyed) {
-    asc__spin_unlock(&st->lock);
-    err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
-                     (void *)st);
-    goto fail;
-  }
-  while (deps != NULL) {
-    asc__op *w = op_get(st);
-    if (w == NULL) {
-      asc__spin_unlock(&st->lock);
-      err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
-      goto fail;
-    }
-    w->kind = OP_WAIT;
-    w->fence = deps;
-    deps = deps->dep_next;
-    stream_append(st, w, &wl);
-  }
-  op = op_get(st);
+  op = st->destroyed ? NULL : op_get(st);
+  err = st->destroyed ? ascErrorInvalidHandle : ascSuccess;
+  asc__spin_unlock(&st->lock);
   if (op == NULL) {
-    asc__spin_unlock(&st->lock);
-    err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+    err = err == ascErrorInvalidHandle
+              ? asc__error(err, "stream %p was destroyed", (void *)st)
+              : asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
     goto fail;
   }
   op->kind = sp->kind;
@@ -738,26 +762,59 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   op->cb = sp->cb;
   if (sp->kind == OP_LAUNCH) {
     err = fill_launch(op, sp);
-    if (err != ascSuccess) {
-      op_put(st, op);
+    if (err != ascSuccess)
+      goto fail_op;
+  }
+  err = legacy_deps(st, &deps);
+  if (err != ascSuccess)
+    goto fail_op;
+
+  asc__spin_lock(&st->lock);
+  if (st->destroyed) {
+    asc__spin_unlock(&st->lock);
+    err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
+                     (void *)st);
+    goto fail_op;
+  }
+  while (deps != NULL) {
+    asc__op *w = op_get(st);
+    if (w == NULL) {
       asc__spin_unlock(&st->lock);
-      goto fail;
+      err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+      goto fail_op;
     }
+    w->kind = OP_WAIT;
+    w->fence = deps;
+    deps = deps->dep_next;
+    if (start[0] == NULL)
+      start[0] = stream_append(st, w, &wl);
+    else
+      (void)stream_append(st, w, &wl);   /* st is busy: nothing starts */
+  }
+  if (sp->kind == OP_LAUNCH) {
     op->inflight = sp->inflight;
     if (op->inflight != NULL)
       atomic_fetch_add(op->inflight, 1);
   }
   op->fence = sp->fence;
   sp->fence = NULL;
-  stream_append(st, op, &wl);
+  start[1] = stream_append(st, op, &wl);
   asc__spin_unlock(&st->lock);
+  op_start(start[0]);
+  op_start(start[1]);
   process_worklist(wl);
   notify_waiters(st->rt);
   return ascSuccess;
+
+fail_op:
+  asc__spin_lock(&st->lock);
+  op_put(st, op);
+  asc__spin_unlock(&st->lock);
 fail:
   drop_deps(deps);
   fence_unref(sp->fence);
   sp->fence = NULL;
+  op_start(start[0]);
   process_worklist(wl);
   return err;
 }

@@ -88,6 +88,7 @@ struct asc__op {
   ascHostFn_t fn;          /* HOSTFN */
   void *ud;
   asc__stream_cb cb;       /* CALLBACK */
+  ascError_t cb_status;
   atomic_int *inflight;    /* LAUNCH: the module's count of queued launches */
   asc__launch launch;      /* LAUNCH */
 };
@@ -197,11 +198,13 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
 
 /* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
  * earlier work of the stream has finished, inline on whichever thread
- * advanced the stream (a worker, the callback thread or a host thread in a
- * libasc call), with status the stream's pending error (ascSuccess or
- * ascErrorKernelException).  fn must be short and must not call libasc
- * stream, event or synchronising functions.  Stream-ordered frees
- * (ascFreeAsync) hook in here. */
+ * advanced the stream (a worker, the callback thread or a host thread
+ * inside a libasc call), with no libasc lock held, and status the
+ * stream's pending error (ascSuccess or ascErrorKernelException).  Later
+ * work on the stream waits for fn to return, so fn must be short and must
+ * not wait for stream progress (no synchronising calls); it may take its
+ * own locks and queue work.  Stream-ordered frees (ascFreeAsync) hook in
+ * here. */
 ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
                                         void *ud);
 
