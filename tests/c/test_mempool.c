@@ -30,6 +30,11 @@
 #define CHURN_OPS_DEFAULT 1000000
 #endif
 
+static long env_long(const char *name, long dflt) {
+  const char *v = getenv(name);
+  return v != NULL && *v != '\0' ? strtol(v, NULL, 10) : dflt;
+}
+
 static uint64_t attr64(ascMemPool_t p, ascMemPoolAttr a) {
   uint64_t v = UINT64_MAX;
   assert_int_equal(ascMemPoolGetAttribute(p, a, &v), ascSuccess);
@@ -539,6 +544,72 @@ static void test_failure_injection(void **state) {
   assert_int_equal(ascStreamDestroy(s2), ascSuccess);
 }
 
+/* The one-time allocations (device, stream runtime, pool state, default
+ * pool) can only fail in a fresh process: a child per N fails the N-th
+ * allocation of its life, then uses the default pool; every call must
+ * succeed or say ascErrorOutOfMemory, and once the hook is gone the pool
+ * must work with exact statistics. */
+static int child_failinit(void) {
+  fail_ctx f = {env_long("ASC_TEST_FAIL_N", -1), 0, false};
+  ascMemPool_t d = NULL;
+  void *p = NULL;
+  ascError_t e[4], after[3];
+  uint64_t reserved = 1, used = 1;
+
+  asc__set_alloc_fail_hook(fail_nth, &f);
+  e[0] = ascDeviceGetDefaultMemPool(&d, 0);
+  e[1] = ascMallocAsync(&p, 100, NULL);
+  e[2] = p != NULL ? ascFreeAsync(p, NULL) : ascSuccess;
+  e[3] = ascDeviceSynchronize();
+  asc__set_alloc_fail_hook(NULL, NULL);
+  printf("fired=%d\n", f.fired ? 1 : 0);
+  for (int i = 0; i < 4; i++)
+    printf("e%d=%s\n", i,
+           e[i] == ascSuccess || e[i] == ascErrorOutOfMemory
+               ? "ok" : ascGetErrorName(e[i]));
+  after[0] = ascMallocAsync(&p, 100, NULL);
+  after[1] = after[0] == ascSuccess ? ascFreeAsync(p, NULL) : after[0];
+  after[2] = ascDeviceSynchronize();
+  if (after[0] == ascSuccess &&
+      ascDeviceGetDefaultMemPool(&d, 0) == ascSuccess) {
+    ascMemPoolGetAttribute(d, ascMemPoolAttrReservedMemCurrent, &reserved);
+    ascMemPoolGetAttribute(d, ascMemPoolAttrUsedMemCurrent, &used);
+  }
+  printf("after=%s,%s,%s\nreserved=%llu\nused=%llu\n",
+         ascGetErrorName(after[0]), ascGetErrorName(after[1]),
+         ascGetErrorName(after[2]), (unsigned long long)reserved,
+         (unsigned long long)used);
+  return 0;
+}
+
+static void test_failure_injection_first_use(void **state) {
+  char out[SUBPROC_OUT_MAX], buf[128], env[64];
+  (void)state;
+
+  for (long n = 0; n < 200; n++) {
+    const char *set[] = {env, NULL};
+    snprintf(env, sizeof env, "ASC_TEST_FAIL_N=%ld", n);
+    if (subproc_run("failinit", set, out, sizeof out) != 0)
+      fail_msg("N=%ld: child failed:\n%s", n, out);
+    for (int i = 0; i < 4; i++) {
+      char key[8];
+      snprintf(key, sizeof key, "e%d", i);
+      assert_string_equal(subproc_get(out, key, buf, sizeof buf), "ok");
+    }
+    /* A failed device initialisation stays failed for the process (as
+     * ascInit documents); everything else must recover. */
+    subproc_get(out, "after", buf, sizeof buf);
+    if (strncmp(buf, "ascErrorOutOfMemory", 19) != 0) {
+      assert_string_equal(buf, "ascSuccess,ascSuccess,ascSuccess");
+      assert_int_equal(subproc_get_ll(out, "reserved"), 0);
+      assert_int_equal(subproc_get_ll(out, "used"), 0);
+    }
+    if (subproc_get_ll(out, "fired") == 0)
+      return;
+  }
+  fail();
+}
+
 /* ------------------------------------------------------------ NUMA child */
 
 /* In a child process with a synthetic 2-node topology (the topology is
@@ -977,10 +1048,6 @@ static uint64_t rng_next(uint64_t *s) {
   return *s = x;
 }
 
-static long env_long(const char *name, long dflt) {
-  const char *v = getenv(name);
-  return v != NULL && *v != '\0' ? strtol(v, NULL, 10) : dflt;
-}
 
 static uint64_t churn_peak;
 
@@ -1172,6 +1239,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_destroy_with_live_blocks),
       cmocka_unit_test(test_invalid_handles),
       cmocka_unit_test(test_failure_injection),
+      cmocka_unit_test(test_failure_injection_first_use),
       cmocka_unit_test(test_numa_synthetic),
       cmocka_unit_test(test_reuse_same_stream),
       cmocka_unit_test(test_reuse_other_stream_without_event),
@@ -1187,7 +1255,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_device_reset),
   };
 
-  if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-    return strcmp(argv[2], "numa") == 0 ? child_numa() : 2;
+  if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
+    if (strcmp(argv[2], "numa") == 0)
+      return child_numa();
+    if (strcmp(argv[2], "failinit") == 0)
+      return child_failinit();
+    return 2;
+  }
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
