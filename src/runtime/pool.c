@@ -920,6 +920,9 @@ void asc__pool_device_reset(asc__device *d) {
     pool_free_struct(p);
   }
   ps->live = ps->zombies = ps->default_pool = NULL;
+  /* Looked up again on next use, in case the stream code recreates its
+   * default stream. */
+  __atomic_store_n(&ps->null_key, NULL, __ATOMIC_RELEASE);
   uv_mutex_unlock(&ps->lock);
 }
 
