@@ -438,8 +438,14 @@ static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
     return 0;
   if (min_chunk < 1)
     min_chunk = 1;
-  if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk)
-    return body(env, 0, n, tls_tid, exc) != 0;
+  if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk) {
+    bool outer = tls_in_loop;
+    int64_t r;
+    tls_in_loop = true;
+    r = body(env, 0, n, tls_tid, exc);
+    tls_in_loop = outer;
+    return r != 0;
+  }
 
   s = tls_worker->sched;
   t->n = n;
@@ -496,6 +502,21 @@ static int krt_barrier(asc_kctx *ctx) {
 
   if (atomic_load_explicit(&l->cancelled, memory_order_acquire))
     return 1;
+  if (tls_in_loop || !(l->desc->flags & ASC_KERNEL_USES_BARRIER)) {
+    /* Inside a loop body (a compile error in the language) the team's
+     * threads would be counted as blocks; in a kernel not flagged
+     * ASC_KERNEL_USES_BARRIER the blocks need not be resident.  Either
+     * could hang, so the launch fails instead. */
+    asc_kexc exc;
+    exc.kind = ASC_KEXC_RUNTIME_ERROR;
+    exc.line = 0;
+    snprintf(exc.msg, sizeof exc.msg, "%s",
+             tls_in_loop ? "asc.barrier() called inside a parallel loop"
+                         : "asc.barrier() called by a kernel not flagged "
+                           "ASC_KERNEL_USES_BARRIER");
+    launch_raise(l, ctx->block_idx, &exc);
+    return 1;
+  }
   if (l->nblocks <= 1)
     return 0;
   gen = atomic_load_explicit(&l->bar_gen, memory_order_acquire);

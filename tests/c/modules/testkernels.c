@@ -155,6 +155,30 @@ static int barrier_raise_entry(asc_kctx *ctx, void *const *args,
   return 0;
 }
 
+/* ---- misuse(where): calls barrier inside a parallel loop (where=1) or
+ * without the kernel flag (kernel misuse_noflag); must fail, not hang. */
+static int64_t misuse_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                           asc_kexc *exc) {
+  asc_kctx *ctx = env;
+  (void)lo; (void)hi; (void)tid; (void)exc;
+  ctx->rt->barrier(ctx);
+  return 0;
+}
+
+static int misuse_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  (void)args;
+  if (ctx->rt->parallel_for(ctx, 64, 1, misuse_body, ctx, exc))
+    return 1;
+  return 0;
+}
+
+static int misuse_noflag_entry(asc_kctx *ctx, void *const *args,
+                               asc_kexc *exc) {
+  (void)args; (void)exc;
+  ctx->rt->barrier(ctx);
+  return 0;
+}
+
 /* ---- reduce(x, out): out[block] = sum of x, with per-thread partials. */
 typedef struct reduce_env {
   const double *x;
@@ -367,6 +391,8 @@ static const asc_kernel_desc kernels[] = {
     K("prefix", prefix_entry, prefix_params, ASC_KERNEL_USES_BARRIER, 0),
     {"barrier_raise", barrier_raise_entry, 0, NULL, ASC_KERNEL_USES_BARRIER,
      0, FILE_NAME},
+    {"misuse", misuse_entry, 0, NULL, ASC_KERNEL_USES_BARRIER, 0, FILE_NAME},
+    {"misuse_noflag", misuse_noflag_entry, 0, NULL, 0, 0, FILE_NAME},
     K("reduce", reduce_entry, reduce_params, 0, 0),
     K("whoami", whoami_entry, who_params, 0, 0),
     K("sleepy", sleepy_entry, sleepy_params, 0, 0),
