@@ -82,10 +82,12 @@ struct ascMemPool_st {
 
 struct asc__pools {
   /* The pools lock guards everything below and every field of every pool
-   * and block of this device.  It is taken after no other libasc lock;
-   * while it is held the pool may call the stream-order functions (which
-   * take stream and event locks), jemalloc and hwloc, never anything that
-   * could come back into the pool. */
+   * and block of this device.  It is taken after no other libasc lock.
+   * While it is held the pool reads stream counters, may take one
+   * stream's lock (a short spinlock section in asc__order_waited), and
+   * calls jemalloc and hwloc; it never queues stream work or waits for a
+   * stream (internal dependencies are queued with it dropped), and never
+   * calls anything that could come back into the pool. */
   uv_mutex_t lock;
   asc__device *dev;
   size_t page;
@@ -331,11 +333,14 @@ static void reap(struct asc__pools *ps, ascMemPool_t pool) {
 }
 
 /* Takes a cached block of class cls that stream key may use now, or NULL.
+ * *wait is set when the block may be used only after key has been made to
+ * wait for the block's freeing stream (an internal dependency).
  * Looks at no more than SCAN_MAX blocks, most recently freed first, so an
  * allocation costs a bounded time however many frees are pending on other
  * streams; missing an older reusable block only costs memory, which the
  * release threshold bounds. */
-static block *take_cached(ascMemPool_t pool, int cls, void *key) {
+static block *take_cached(ascMemPool_t pool, int cls, void *key,
+                          bool *wait) {
   block *b, *cand = NULL;
   void *asked = NULL;       /* the stream last asked about, and its answer */
   uint64_t waited = 0;
@@ -358,11 +363,11 @@ static block *take_cached(ascMemPool_t pool, int cls, void *key) {
     if (cand == NULL)
       cand = b;
   }
-  /* Nothing is ordered after its free yet: make the allocating stream wait
+  /* Nothing is ordered after its free yet: the allocating stream must wait
    * for the freeing one, as CUDA's internal dependencies do. */
-  if (cand != NULL && pool->reuse_internal &&
-      asc__order_wait(key, cand->stream)) {
+  if (cand != NULL && pool->reuse_internal) {
     b = cand;
+    *wait = true;
     goto take;
   }
   return NULL;
@@ -418,13 +423,29 @@ static ascError_t pool_alloc(struct asc__pools *ps, ascMemPool_t pool,
                              size_t size, void *key, void **out) {
   size_t csize = 0;
   int cls = size_class(size, &csize);
+  bool wait = false;
   block *b;
   ascError_t e;
 
   if (cls < 0)
     return asc__error(ascErrorOutOfMemory,
                       "cannot allocate %zu bytes from a pool", size);
-  b = take_cached(pool, cls, key);
+  b = take_cached(pool, cls, key, &wait);
+  if (b != NULL && wait) {
+    /* Queuing the wait may block (a full stream queue), and a host
+     * function that stream is running may call into the pool: so the
+     * pools lock is dropped meanwhile, with b off every list (still
+     * counted in reserved and nblocks, so the pool cannot go away). */
+    void *src = b->stream;
+    bool ok;
+    uv_mutex_unlock(&ps->lock);
+    ok = asc__order_wait(key, src);
+    uv_mutex_lock(&ps->lock);
+    if (!ok) {
+      cache_push(pool, b);
+      b = NULL;
+    }
+  }
   if (b == NULL) {
     e = new_block(ps, pool, cls, csize, &b);
     if (e != ascSuccess)

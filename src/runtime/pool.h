@@ -16,9 +16,11 @@
  * Locking: each device's pool state has one mutex (the "pools lock").  It
  * is taken after no other libasc lock: callers must not hold a stream,
  * event or scheduler lock when calling the hooks below.  While holding it
- * the pool calls the stream-order functions, which may take stream and
- * event locks, and jemalloc/hwloc; so the order is pools lock first, then
- * stream/event locks.
+ * the pool calls asc__order_now, asc__order_reached and asc__order_waited
+ * (atomics and one stream's spinlock), jemalloc and hwloc; it calls
+ * asc__order_wait, which queues stream work and may block, only with the
+ * pools lock dropped.  asc__order_note_wait is called by the stream code
+ * with a stream lock held and takes no lock.
  */
 #ifndef ASC_POOL_H
 #define ASC_POOL_H

@@ -969,6 +969,70 @@ static void test_kernel_before_free_never_corrupts(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* An internal dependency that has to wait for room on a full stream must
+ * not hold the pools lock meanwhile: the host function that stream is
+ * stuck behind allocates from the same pool. */
+typedef struct gate_alloc {
+  ascMemPool_t pool;
+  ascError_t err;
+} gate_alloc;
+
+static void gate_then_alloc_fn(void *ud) {
+  gate_alloc *g = ud;
+  void *x = NULL;
+  while (!atomic_load(&gate_open))
+    usleep(200);
+  g->err = ascMallocFromPoolAsync(&x, 100, g->pool, NULL);
+  if (g->err == ascSuccess)
+    g->err = ascFreeAsync(x, NULL);
+}
+
+static void open_gate_later(void *ud) {
+  (void)ud;
+  usleep(100000);
+  open_gate();
+}
+
+static void test_internal_dependency_on_full_stream(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  gate_alloc g = {p, ascErrorInternal};
+  uv_thread_t opener;
+  void *a, *b, *scratch;
+  (void)state;
+
+  set_policies(p, 0, 0, 1);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  assert_int_equal(ascMalloc(&scratch, 64), ascSuccess);
+  atomic_store(&gate_open, 0);
+  /* s1 holds the host-callback thread; s2's host function queues behind
+   * it, then enough work to fill s2's queue. */
+  assert_int_equal(ascLaunchHostFunc(s1, gate_then_alloc_fn, &g), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 8192, p, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  assert_int_equal(ascLaunchHostFunc(s2, gate_fn, NULL), ascSuccess);
+  assert_int_equal(uv_thread_create(&opener, open_gate_later, NULL), 0);
+  /* The stream code queues at most 1024 operations per stream (then the
+   * host waits for room): this fills s2's queue. */
+  for (int i = 0; i < 1023; i++)
+    assert_int_equal(ascMemsetAsync(scratch, i, 64, s2), ascSuccess);
+  assert_int_equal(ascStreamQuery(s1), ascErrorNotReady);
+  /* Reuses a through an internal dependency: s2 must wait for s1, and
+   * queuing that wait waits for room on s2. */
+  assert_int_equal(ascMallocFromPoolAsync(&b, 8192, p, s2), ascSuccess);
+  assert_ptr_equal(a, b);
+  assert_int_equal(uv_thread_join(&opener), 0);
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  assert_int_equal(g.err, ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascFree(scratch), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 /* The threshold only releases frees that have completed. */
 static void test_threshold_waits_for_pending_frees(void **state) {
   ascMemPool_t p = new_pool(-1, 0, 0);
@@ -1247,6 +1311,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_reuse_internal_dependency),
       cmocka_unit_test(test_pending_work_never_corrupts),
       cmocka_unit_test(test_kernel_before_free_never_corrupts),
+      cmocka_unit_test(test_internal_dependency_on_full_stream),
       cmocka_unit_test(test_threshold_waits_for_pending_frees),
       cmocka_unit_test(test_sync_calls_apply_threshold),
       cmocka_unit_test(test_invalid_streams),
