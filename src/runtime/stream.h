@@ -69,7 +69,7 @@ typedef struct asc__fence {
   struct asc__fence *dep_next;  /* private list while being queued */
   /* Where the record was queued: the recording stream and the record's
    * position in it (set once, under that stream's lock, before the fence
-   * is published).  pool.c follows event dependencies through it. */
+   * is published).  pool_order.c follows event dependencies through it. */
   asc__stream *rec_stream;
   uint64_t rec_pos;
 } asc__fence;
