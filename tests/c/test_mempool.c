@@ -513,6 +513,38 @@ static void fail_scenario(ascStream_t sa, ascStream_t sf, bool internal) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* The pointer registry's growth may fail: lookups only get slower. */
+static bool fail_table_growth(size_t size, void *ud) {
+  bool growth =
+      size >= 512 * sizeof(void *) && size % (512 * sizeof(void *)) == 0;
+  if (growth)
+    ++*(int *)ud;
+  return growth;
+}
+
+static void test_registry_growth_failure(void **state) {
+  enum { N = 3000 };
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  static void *ptrs[N];
+  int refused = 0;
+  (void)state;
+
+  asc__set_alloc_fail_hook(fail_table_growth, &refused);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(ascMallocFromPoolAsync(&ptrs[i], 64, p, NULL),
+                     ascSuccess);
+  asc__set_alloc_fail_hook(NULL, NULL);
+  assert_true(refused > 0);
+  expect_stats(p, N * 64, N * 64);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(ascFreeAsync(ptrs[i], NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(ptrs[0], NULL), ascErrorInvalidValue);
+  expect_stats(p, N * 64, 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 static void fail_every_site(ascStream_t sa, ascStream_t sf, bool internal) {
   for (long n = 0; n < 1000; n++) {
     fail_ctx f = {n, 0, false};
@@ -1304,6 +1336,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_invalid_handles),
       cmocka_unit_test(test_failure_injection),
       cmocka_unit_test(test_failure_injection_first_use),
+      cmocka_unit_test(test_registry_growth_failure),
       cmocka_unit_test(test_numa_synthetic),
       cmocka_unit_test(test_reuse_same_stream),
       cmocka_unit_test(test_reuse_other_stream_without_event),
