@@ -91,6 +91,7 @@ typedef struct pstate {
   bind binds[MAXCHK * MAXNEST];
   int nbinds;
   bool unstable;
+  int in_inv;               /* expanding an invariant's definition */
   int32_t line;
 } pstate;
 
@@ -292,7 +293,9 @@ static bool resolve_inv(pstate *s, int32_t r, poly *out, int depth) {
     bool saved = s->unstable;
     bool ok;
     s->unstable = false;
+    s->in_inv++;
     ok = resolve_def(s, s->gdef[r], out, depth);
+    s->in_inv--;
     ok = ok && !s->unstable;
     s->unstable = saved;
     if (ok)
@@ -319,6 +322,10 @@ static bool resolve(pstate *s, asc__irval v, poly *out, int depth) {
   r = v.reg;
   if (s->f->regs[r].ty.kind != ASC_IRK_SCALAR ||
       s->f->regs[r].ty.dtype != ascInt64)
+    return false;
+  /* an invariant computed before the nest from a register the nest
+   * assigns saw that register's old value: not expandable */
+  if (s->in_inv > 0 && (s->isiv[r] || s->nin[r] > 0))
     return false;
   if (s->isiv[r]) {
     p_atom(out, atom_id(s, A_IV, r, 0));
