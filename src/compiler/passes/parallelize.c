@@ -29,6 +29,8 @@
 
 #include "passes.h"
 
+#define FALLBACK_NOTE "parallelize: the serial nest, run when the test fails"
+
 enum { A_IV, A_DIM, A_STRIDE, A_SYM };
 enum { MAXT = 16, MAXF = 3, MAXNEST = 8, MAXCHK = 16 };
 enum { S_NONE, S_USE, S_DEF };
@@ -1282,6 +1284,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       asc__ir_remove(b, L1);
       asc__ir_splice(&iff->body[0], NULL, &pre);
       asc__ir_append(&iff->body[0], par);
+      serial_copy->note = FALLBACK_NOTE;
       asc__ir_append(&iff->body[1], serial_copy);
       top = iff;
     } else {
@@ -1367,6 +1370,8 @@ static void walk(pstate *s, asc__irblock *b, asc__irins *owner,
     next = i->next;
     switch (i->op) {
     case ASC_IR_FOR:
+      if (i->note != NULL && strcmp(i->note, FALLBACK_NOTE) == 0)
+        break;
       if (i->unroll || !try_nest(s, i, &cx))
         walk(s, &i->body[0], i, &cx);
       break;
