@@ -1004,6 +1004,19 @@ static asc__irins *collapse(pstate *s, nestplan *np, int m,
   return x;
 }
 
+/* Does level lvl walk the innermost axis of a contiguous written tensor
+ * one element at a time (the loop gcc vectorises)? */
+static bool unit_stride(pstate *s, int lvl) {
+  for (int k = 0; k < s->nbinds; k++) {
+    const bind *b = &s->binds[k];
+    const asc__irtype *t = &s->f->regs[b->t].ty;
+    if (b->lvl == lvl && b->set && b->alpha == 1 &&
+        b->axis == t->ndim - 1 && (t->flags & ASC_IRT_CONTIG))
+      return true;
+  }
+  return false;
+}
+
 /* Tries nest L1 (a serial for in cx->b); true when it became parallel. */
 static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__irfunc *f = s->f;
@@ -1153,12 +1166,12 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     }
     np.L[m + 1] = L->body[0].last;
   }
-  if (m >= 2 && !has_loop(&np.L[m - 1]->body[0])) {
+  if (m >= 2 && !has_loop(&np.L[m - 1]->body[0]) && unit_stride(s, m - 1)) {
     /* the innermost loop is gcc's to vectorise: keep it serial */
     m--;
     np.inner_why = asc__arena_printf(
-        s->c, "loop %s stays serial inside: innermost loop, left for the C "
-              "compiler to vectorise",
+        s->c, "loop %s stays serial inside: innermost, unit stride, left "
+              "for the C compiler to vectorise",
         rn(s, np.L[m]->dst));
   }
   np.depth = m;
