@@ -416,12 +416,67 @@ static void test_rows_recurrence(void **state) {
   harness_unload(&hp);
 }
 
+/* ------------------------------------------ collapsed transpose */
+
+static const char transpose_ir[] =
+    "kernel @transpose(%a: tensor<i32,2,contig>, %c: tensor<i32,2,contig>) "
+    "{\n"
+    "  %h:i64 = dim %a, 0\n"
+    "  %w:i64 = dim %a, 1\n"
+    "  for %i:i64 = 0, %h, 1 {\n"
+    "    for %j:i64 = 0, %w, 1 {\n"
+    "      %sa:i64 = stride %a, 0\n"
+    "      %ra:i64 = mul %i, %sa\n"
+    "      %oa:i64 = add %ra, %j\n"
+    "      %x:i32 = load %a, %oa\n"
+    "      %sc:i64 = stride %c, 0\n"
+    "      %rc:i64 = mul %j, %sc\n"
+    "      %oc:i64 = add %rc, %i\n"
+    "      store %c, %oc, %x\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static void test_transpose_collapsed(void **state) {
+  enum { H = 7, W = 13 };
+  static int32_t a[H * W], ser[W * H], par[W * H];
+  int64_t sha[2] = {H, W}, sta[2] = {W, 1};
+  int64_t shc[2] = {W, H}, stc[2] = {H, 1};
+  asc_ktensor ta, tc;
+  void *args[2];
+  harness_mod hs, hp;
+  (void)state;
+  for (int k = 0; k < H * W; k++)
+    a[k] = k * 3 + 1;
+  memset(ser, 0, sizeof ser);
+  memset(par, 0, sizeof par);
+  ta = harness_tensor(a, ascInt32, 2, sha, sta);
+  args[0] = &ta;
+  args[1] = &tc;
+  expect_in_ir(transpose_ir, "collapsed 2 loops (%i, %j)");
+  assert_int_equal(harness_load(&hs, transpose_ir, ""), 0);
+  assert_int_equal(harness_load(&hp, transpose_ir, NULL), 0);
+  tc = harness_tensor(ser, ascInt32, 2, shc, stc);
+  assert_int_equal(shuf_call(&hs, args), 0);
+  tc = harness_tensor(par, ascInt32, 2, shc, stc);
+  shuf_calls = 0;
+  assert_int_equal(shuf_call(&hp, args), 0);
+  assert_int_equal(shuf_calls, 1);
+  assert_memory_equal(ser, par, sizeof ser);
+  for (int i = 0; i < H; i++)
+    for (int j = 0; j < W; j++)
+      assert_int_equal(par[j * H + i], a[i * W + j]);
+  harness_unload(&hs);
+  harness_unload(&hp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv2d_batch1),
       cmocka_unit_test(test_dot_deterministic),
       cmocka_unit_test(test_minmax_count),
       cmocka_unit_test(test_rows_recurrence),
+      cmocka_unit_test(test_transpose_collapsed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
