@@ -98,8 +98,11 @@ def test_parallel_loop_exception_names_line(tk):
     x = np.zeros(1000, np.int32)
     with pytest.raises(ValueError) as info:
         tk.raise_at(x, 500)
-    assert "testkernels.py:42: kernel 'raise_at' raised ValueError" in str(info.value)
-    tk.raise_at(x, -1)
+    assert "testkernels.py:42: kernel 'raise_at' raised ValueError: bad value at 500" in str(info.value)
+    # at < 0: every iteration i % 7 == 3 raises; the lowest one is reported
+    with pytest.raises(ValueError, match="bad value at 3$"):
+        tk.raise_at(x, -1)
+    tk.raise_at(np.zeros(3, np.int32), 5)   # no iteration raises
 
 
 def test_exception_on_a_stream_is_raised_by_its_synchronize(tk):
