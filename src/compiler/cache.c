@@ -539,6 +539,7 @@ out:
 ascError_t asc__cache_open(asc__cache **out, const char *dir) {
   asc__cache *c;
   char *why = NULL;
+  char cwd[4096];
   ascError_t err;
 
   *out = NULL;
@@ -554,6 +555,17 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
   c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
                                DEFAULT_LOCK_TIMEOUT_MS, false);
   c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
+  if (c->configured != NULL && c->configured[0] != '/' &&
+      getcwd(cwd, sizeof cwd) != NULL) {
+    /* Relative to the directory we start in, not to a later chdir. */
+    char *abs = path_join(cwd, c->configured, NULL);
+    asc__free(c->configured);
+    c->configured = abs;
+    if (abs == NULL) {
+      asc__cache_close(c);
+      return asc__error(ascErrorOutOfMemory, "out of memory");
+    }
+  }
   if (c->configured != NULL) {
     why = dir_problem(c->configured);
     if (why == NULL)
@@ -599,16 +611,33 @@ void asc__cache_close(asc__cache *c) {
 static uv_once_t default_once = UV_ONCE_INIT;
 static uv_mutex_t default_lock;
 static asc__cache *default_cache;
+static pid_t default_pid;
 
 static void default_init(void) { uv_mutex_init(&default_lock); }
+
+/* The process's cache is never closed, but its private directory, if it
+ * had to make one, should not outlive the process.  Only the process that
+ * made it removes it: a forked child that calls exit() must not. */
+__attribute__((destructor)) static void default_cleanup(void) {
+  if (default_cache != NULL && getpid() == default_pid) {
+    uv_mutex_lock(&default_lock);
+    uv_mutex_lock(&default_cache->lock);
+    if (default_cache->fallback_dir != NULL)
+      remove_tree(default_cache->fallback_dir);
+    uv_mutex_unlock(&default_cache->lock);
+    uv_mutex_unlock(&default_lock);
+  }
+}
 
 ascError_t asc__cache_default(asc__cache **out) {
   ascError_t err = ascSuccess;
 
   uv_once(&default_once, default_init);
   uv_mutex_lock(&default_lock);
-  if (default_cache == NULL)
+  if (default_cache == NULL) {
     err = asc__cache_open(&default_cache, NULL);
+    default_pid = getpid();
+  }
   *out = default_cache;
   uv_mutex_unlock(&default_lock);
   return err;
@@ -730,13 +759,42 @@ static void temp_maybe_remove(const char *sub, const char *name,
   if (lockp == NULL)
     return;
   if (lock_file(lockp, 0, &fd) == 0) {
+    char *entry = path_join(sub, rest, ".so");
     if (S_ISDIR(st->st_mode))
       remove_dir_files(path);
     else
       unlink(path);
+    if (entry != NULL && access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(lockp); /* held: see entry_remove */
+    asc__free(entry);
     close(fd);
   }
   asc__free(lockp);
+}
+
+/* A lock file "<30 hex>.lock" whose entry does not exist (its builds
+ * failed): removed when clearing, or when stale, if nobody holds it. */
+static void lock_maybe_remove(const char *sub, const char *name,
+                              const char *path, const struct stat *st,
+                              int mode) {
+  char *entry;
+  int fd;
+
+  if (mode == SCAN_STATS)
+    return;
+  if (mode == SCAN_EVICT && time(NULL) - st->st_mtime < STALE_TEMP_SECONDS)
+    return;
+  entry = path_join(sub, name, NULL);
+  if (entry == NULL)
+    return;
+  memcpy(entry + strlen(entry) - 5, ".so", 4);
+  if (access(entry, F_OK) != 0 && errno == ENOENT &&
+      lock_file(path, 0, &fd) == 0) {
+    if (access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(path);
+    close(fd);
+  }
+  asc__free(entry);
 }
 
 /* Walks every fan-out directory of dir, collecting entries (and, by
@@ -764,7 +822,9 @@ static void scan_dir(const char *dir, scan *s, int mode) {
       bool entry = len == 33 && strcmp(f->d_name + 30, ".so") == 0 &&
                    is_hex(f->d_name, 30);
       bool temp = strncmp(f->d_name, ".tmp-", 5) == 0;
-      if (!entry && !temp)
+      bool lock = len == 35 && strcmp(f->d_name + 30, ".lock") == 0 &&
+                  is_hex(f->d_name, 30);
+      if (!entry && !temp && !lock)
         continue;
       p = path_join(sub, f->d_name, NULL);
       if (p == NULL) {
@@ -778,6 +838,8 @@ static void scan_dir(const char *dir, scan *s, int mode) {
         } else if (temp) {
           s->temporaries++;
           temp_maybe_remove(sub, f->d_name, p, &st, mode);
+        } else if (lock && S_ISREG(st.st_mode)) {
+          lock_maybe_remove(sub, f->d_name, p, &st, mode);
         }
       }
       asc__free(p);
@@ -945,9 +1007,10 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     goto trouble;
   }
   e = lock_file(p.lockp, c->lock_timeout_ms, &lfd);
-  if (e == ETIMEDOUT) {
-    /* A holder stuck for longer than any compile may take: build anyway;
-     * publishing is atomic, so the worst case is building twice. */
+  if (e == ETIMEDOUT || e == ENOLCK || e == EOPNOTSUPP || e == EINVAL) {
+    /* A holder stuck for longer than any compile may take, or a file
+     * system without locks: build anyway.  Publishing is atomic, so the
+     * worst case is building twice. */
     lfd = -1;
   } else if (e != 0) {
     asc__buf_printf(why, "cannot lock %s: %s", p.lockp, strerror(e));
@@ -1044,12 +1107,18 @@ ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
                       "NULL cache, key, build function or result");
   if (!k->final)
     return asc__error(ascErrorInvalidValue, "cache key not finalised");
-  for (attempt = 0; attempt < 2; attempt++) {
+  for (attempt = 0; attempt < 3; attempt++) {
     const char *dir = current_dir(c);
     asc__buf why;
 
-    if (dir == NULL)
-      break;
+    if (dir == NULL) {
+      /* Not even a private directory could be made so far: try again,
+       * /tmp may have room now. */
+      err = use_fallback(c, NULL, "no usable directory");
+      if (err != ascSuccess)
+        return err;
+      continue;
+    }
     asc__buf_init(&why);
     err = get_in_dir(c, dir, k, build, ud, so_path, &why);
     if (err != ascErrorCache || why.len == 0) {

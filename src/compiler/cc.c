@@ -40,6 +40,11 @@ static const char *const default_flags[] = {
     "-std=gnu11", "-fPIC", "-shared", "-march=native", "-fno-math-errno",
     "-pipe",
 };
+/* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
+ * ("fast" excess precision); generated code relies on every float16
+ * operation and cast rounding, as ISO C says.  clang rounds already (and
+ * older clang rejects the option). */
+static const char *const gcc_flags[] = {"-fexcess-precision=standard"};
 
 /* How long a run may still hold its output pipe open after the child
  * exited (a grandchild that escaped the process group). */
@@ -52,6 +57,7 @@ struct asc__cc {
   int nprefix;
   char *path;           /* == prefix[0] */
   char *identity;       /* NULL until computed */
+  bool is_clang;        /* from --version */
   uv_mutex_t lock;      /* serialises computing identity */
 };
 
@@ -106,30 +112,42 @@ static bool is_executable_file(const char *path) {
          access(path, X_OK) == 0;
 }
 
-/* name (no '/') looked up on PATH as execvp would; an absolute path, or
- * NULL with errno set. */
+/* path made absolute against the working directory, symlinks kept (a
+ * wrapper such as ccache decides what to do from argv[0]). */
+static char *absolute(const char *path) {
+  char cwd[4096];
+  asc__buf b;
+
+  if (path[0] == '/') {
+    char *d = asc__strdup(path);
+    if (d == NULL)
+      errno = ENOMEM;
+    return d;
+  }
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    return NULL;
+  asc__buf_init(&b);
+  asc__buf_printf(&b, "%s/%s", cwd, path);
+  if (b.oom) {
+    asc__buf_free(&b);
+    errno = ENOMEM;
+    return NULL;
+  }
+  return b.data;
+}
+
+/* name looked up on PATH as execvp would (used as is when it has a '/');
+ * an absolute path, or NULL with errno set. */
 static char *resolve_on_path(const char *name) {
   const char *p = getenv("PATH"), *end;
   asc__buf b;
 
   if (strchr(name, '/') != NULL) {
-    char *abs;
     if (!is_executable_file(name)) {
       errno = ENOENT;
       return NULL;
     }
-    abs = realpath(name, NULL);
-    if (abs == NULL)
-      return NULL;
-    /* realpath's result comes from libc malloc; hand back ours. */
-    p = abs;
-    {
-      char *d = asc__strdup(p);
-      free(abs);
-      if (d == NULL)
-        errno = ENOMEM;
-      return d;
-    }
+    return absolute(name);
   }
   if (p == NULL || *p == '\0')
     p = "/usr/local/bin:/usr/bin:/bin";
@@ -150,10 +168,8 @@ static char *resolve_on_path(const char *name) {
       return NULL;
     }
     if (is_executable_file(b.data)) {
-      char *r = asc__strdup(b.data);
+      char *r = absolute(b.data);
       asc__buf_free(&b);
-      if (r == NULL)
-        errno = ENOMEM;
       return r;
     }
     if (*end == '\0')
@@ -464,6 +480,7 @@ static ascError_t cc_identify(asc__cc *cc) {
   asc__buf_printf(&id, "%s\n%s\n", cc->spec, real ? real : cc->path);
   free(real);
   asc__buf_put(&id, out.data ? out.data : "", out.len);
+  cc->is_clang = out.data != NULL && strstr(out.data, "clang") != NULL;
   asc__buf_free(&out);
   if (id.oom) {
     asc__buf_free(&id);
@@ -527,8 +544,8 @@ const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }
 
 /* Appends the flags of a compilation with opts to argv (NULL: count only)
  * and returns how many there are.  words holds ASC_CFLAGS. */
-static int build_flags(const asc__cc_opts *opts, char **words,
-                       const char **argv, char *olevel) {
+static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                       char **words, const char **argv, char *olevel) {
   int n = 0, level = -1;
   size_t i;
 
@@ -548,6 +565,11 @@ static int build_flags(const asc__cc_opts *opts, char **words,
   for (i = 0; i < ASC_ARRAY_SIZE(default_flags); i++) {
     if (argv)
       argv[n] = default_flags[i];
+    n++;
+  }
+  for (i = 0; !cc->is_clang && i < ASC_ARRAY_SIZE(gcc_flags); i++) {
+    if (argv)
+      argv[n] = gcc_flags[i];
     n++;
   }
   for (i = 0; words != NULL && words[i] != NULL; i++) {
@@ -572,7 +594,8 @@ static char **cflags_from_env(bool *oom) {
   return w;
 }
 
-void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out) {
+void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                   asc__buf *out) {
   bool oom;
   char **words = cflags_from_env(&oom);
   const char **argv;
@@ -583,12 +606,12 @@ void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out) {
     out->oom = true;
     return;
   }
-  n = build_flags(opts, words, NULL, olevel);
+  n = build_flags(cc, opts, words, NULL, olevel);
   argv = asc__malloc((size_t)n * sizeof *argv);
   if (argv == NULL) {
     out->oom = true;
   } else {
-    build_flags(opts, words, argv, olevel);
+    build_flags(cc, opts, words, argv, olevel);
     for (i = 0; i < n; i++) {
       asc__buf_puts(out, argv[i]);
       asc__buf_puts(out, "\n");
@@ -651,7 +674,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
 
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
-  nflags = build_flags(opts, words, NULL, olevel);
+  nflags = build_flags(cc, opts, words, NULL, olevel);
   argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 6) *
                      sizeof *argv);
   if (argv == NULL) {
@@ -662,7 +685,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   argv[n++] = cc->path;
   for (i = 1; i < cc->nprefix; i++)
     argv[n++] = cc->prefix[i];
-  n += build_flags(opts, words, argv + n, olevel);
+  n += build_flags(cc, opts, words, argv + n, olevel);
   argv[n++] = "-o";
   argv[n++] = so_path;
   argv[n++] = c_path;
@@ -699,6 +722,14 @@ static bool write_all(int fd, const char *p, size_t n) {
   return true;
 }
 
+/* Whether compiler output says it could not write its files (the child
+ * runs with LC_ALL=C, so these are the C library's English messages). */
+static bool out_of_space(const char *diag) {
+  return strstr(diag, "No space left on device") != NULL ||
+         strstr(diag, "Disk quota exceeded") != NULL ||
+         strstr(diag, "Read-only file system") != NULL;
+}
+
 ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
                          const char *dir, const char *name, const char *text,
                          size_t len, char **so_path) {
@@ -728,6 +759,14 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
     goto done;
   }
   err = asc__cc_compile(cc, opts, c_path.data, o_path.data, &diag);
+  if (err == ascErrorInternal && out_of_space(asc__buf_str(&diag))) {
+    /* Not the generated code's fault: let the cache move elsewhere. */
+    err = asc__error(ascErrorCache, "C compiler could not write in %s:\n%s",
+                     dir, asc__buf_str(&diag));
+    unlink(c_path.data);
+    unlink(o_path.data);
+    goto done;
+  }
   if (err == ascErrorInternal || err == ascErrorTimeout) {
     /* Keep the generated file; the message leads with what happened. */
     asc__buf msg;

@@ -44,9 +44,11 @@ typedef struct asc__cc_opts {
   int debug;        /* adds -g; with opt_level -1 uses -O1 */
 } asc__cc_opts;
 
-/* The flags a compilation with opts uses now (defaults, opts, ASC_CFLAGS),
- * each followed by '\n', appended to out: the cache-key component. */
-void asc__cc_flags(const asc__cc_opts *opts, asc__buf *out);
+/* The flags a compilation by cc with opts uses now (defaults, opts,
+ * ASC_CFLAGS), each followed by '\n', appended to out: the cache-key
+ * component. */
+void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                   asc__buf *out);
 
 /* The target CPU (machine name and feature flags), computed once: a
  * cache-key component, since default flags include -march=native. */
@@ -56,7 +58,10 @@ const char *asc__cc_cpu_features(void);
  * dir/name.so.  On success the .c file is removed.  On failure the .c file
  * is kept and the error message names it: ascErrorInternal with the
  * compiler's diagnostics, ascErrorTimeout after the time limit (the
- * compiler is killed), ascErrorOutOfMemory.  opts may be NULL.  *so_path,
+ * compiler is killed), ascErrorOutOfMemory.  When dir cannot be written
+ * (writing the .c fails, or the compiler reports a full disk, exceeded
+ * quota or read-only file system) it returns ascErrorCache and keeps
+ * nothing, so the kernel cache can move to another directory.  opts may be NULL.  *so_path,
  * when so_path is not NULL, receives the output path (asc__free it). */
 ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
                          const char *dir, const char *name, const char *text,

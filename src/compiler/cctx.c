@@ -148,6 +148,32 @@ void asc__diag_error(asc__cctx *c, asc__loc loc, const char *fmt, ...) {
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
 }
 
+void asc__diag_warning(asc__cctx *c, asc__loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vdiag(c, "warning", loc, fmt, ap);
+  va_end(ap);
+  c->nwarnings++;
+}
+
+asc__diag_mark asc__diag_mark_get(const asc__cctx *c) {
+  asc__diag_mark m;
+  m.len = c->diag.len;
+  m.nerrors = c->nerrors;
+  m.nwarnings = c->nwarnings;
+  return m;
+}
+
+void asc__diag_rollback(asc__cctx *c, asc__diag_mark m) {
+  if (m.len <= c->diag.len) {
+    c->diag.len = m.len;
+    if (c->diag.data != NULL)
+      c->diag.data[m.len] = '\0';
+  }
+  c->nerrors = m.nerrors;
+  c->nwarnings = m.nwarnings;
+}
+
 void asc__diag_note(asc__cctx *c, asc__loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -52,6 +52,7 @@ typedef struct asc__cctx {
   /* diagnostics: "file:line:col: error: msg\n  source\n  ^\n" ... */
   asc__buf diag;
   int nerrors;
+  int nwarnings;
   int max_errors;       /* stop after this many (default 20) */
   /* unwinding */
   jmp_buf *catch_point;
@@ -72,6 +73,19 @@ char *asc__arena_printf(asc__cctx *c, const char *fmt, ...) ASC_PRINTF(2, 3);
  * goes on (the caller recovers).  Unwinds once max_errors is reached. */
 void asc__diag_error(asc__cctx *c, asc__loc loc, const char *fmt, ...)
     ASC_PRINTF(3, 4);
+/* A warning: reported, but the compilation goes on and succeeds. */
+void asc__diag_warning(asc__cctx *c, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+/* The diagnostics so far, to take back with asc__diag_rollback: a parser
+ * that tries input it may ignore (module-level host code) drops the
+ * errors of a failed try. */
+typedef struct asc__diag_mark {
+  size_t len;
+  int nerrors;
+  int nwarnings;
+} asc__diag_mark;
+asc__diag_mark asc__diag_mark_get(const asc__cctx *c);
+void asc__diag_rollback(asc__cctx *c, asc__diag_mark m);
 /* A note attached to the previous error ("note: first used here"). */
 void asc__diag_note(asc__cctx *c, asc__loc loc, const char *fmt, ...)
     ASC_PRINTF(3, 4);

@@ -13,9 +13,11 @@
 #define ASC_DRIVER_H
 
 #include "asc/asc.h"
+#include "internal.h"
 #include "kernel_abi.h"
 
 typedef struct asc__pymodule asc__pymodule;
+struct asc__cache;
 
 /* Parses and resolves text.  Compile errors return ascErrorCompile with the
  * diagnostics as the thread's last error message. */
@@ -38,5 +40,30 @@ ascError_t asc__pymodule_kernel_info(const asc__pymodule *m, int i,
 ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
                                     void *const *args,
                                     const asc_kernel_desc **desc);
+
+/* The per-specialisation stages after the front end: infer types of kernel
+ * `kernel` for `signature` (canonical text, e.g. "k(f32[2], i64=3)"; args
+ * are the launch arguments it was computed from), lower, run the passes and
+ * append the C translation unit to out.  Runs only when neither this
+ * process nor the disk cache has the specialisation.  User errors return
+ * ascErrorCompile with diagnostics. */
+typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
+                                              int kernel,
+                                              const char *signature,
+                                              void *const *args,
+                                              asc__buf *out);
+
+/* A module over text whose kernels (names, parameter tables; copied) are
+ * already known, compiled by stages.  asc__pymodule_create builds one from
+ * the front end's results; tests use it directly.  cache NULL means the
+ * process's kernel cache. */
+ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
+                                     size_t len,
+                                     const ascCompileOptions *opts,
+                                     const ascKernelInfo *kernels,
+                                     int nkernels,
+                                     asc__pymodule_stages_fn stages,
+                                     void *stages_ud,
+                                     struct asc__cache *cache);
 
 #endif /* ASC_DRIVER_H */

@@ -236,7 +236,7 @@ ascError_t ascGetDeviceCount(int *count) {
 }
 
 ascError_t ascSetDevice(int device) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e = asc__get_device(&d, device);
   if (e != ascSuccess)
     return e;
@@ -256,7 +256,7 @@ ascError_t ascGetDevice(int *device) {
 }
 
 ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
   if (prop == NULL)
     return asc__error(ascErrorInvalidValue,

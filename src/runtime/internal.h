@@ -71,6 +71,7 @@ struct asc__device {
   ascDeviceProp prop;
   struct asc__sched *sched;      /* worker pool, created on first use */
   struct asc__memory *mem;       /* device memory arenas and ownership */
+  struct asc__pools *pools;      /* stream-ordered pools (pool.c) */
   void *rt_private;              /* streams, pools, modules: see their files */
 };
 

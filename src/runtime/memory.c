@@ -184,11 +184,11 @@ static void *bound_extent_alloc(extent_hooks_t *h, void *new_addr,
   node_hooks *nh = (node_hooks *)h;
   void *p = nh->dflt->alloc(nh->dflt, new_addr, size, alignment, zero, commit,
                             arena_ind);
-  if (p != NULL)
+  if (p != NULL) {
     __atomic_fetch_add(&nh->extents, 1, __ATOMIC_RELAXED);
-  if (p != NULL)
     (void)hwloc_set_area_membind(nh->topo, p, size, nh->nodeset,
                                  HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
+  }
   return p;
 }
 
@@ -485,7 +485,7 @@ void asc__memory_destroy(asc__device *d) {
 /* ------------------------------------------------------------ public API */
 
 ascError_t ascMalloc(void **devPtr, size_t size) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
 
   if (devPtr == NULL)
@@ -498,7 +498,7 @@ ascError_t ascMalloc(void **devPtr, size_t size) {
 }
 
 ascError_t ascFree(void *devPtr) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
 
   if (devPtr == NULL)
@@ -525,7 +525,7 @@ static ascError_t check_range(asc__device *d, const char *fn, const char *what,
 
 ascError_t ascMemcpy(void *dst, const void *src, size_t count,
                      ascMemcpyKind kind) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
 
   if ((unsigned)kind > (unsigned)ascMemcpyDefault)
@@ -551,7 +551,7 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
 }
 
 ascError_t ascMemset(void *devPtr, int value, size_t count) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
 
   if (count == 0)
@@ -595,7 +595,7 @@ static size_t mem_available(void) {
 }
 
 ascError_t ascMemGetInfo(size_t *free, size_t *total) {
-  asc__device *d;
+  asc__device *d = NULL;
   ascError_t e;
   size_t avail;
 

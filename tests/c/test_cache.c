@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -423,6 +425,12 @@ static void test_failed_build_kept(void **state) {
     assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
     assert_int_equal(st.entries, 0);
     assert_int_equal(st.temporaries, 0);
+    /* and leaves no lock files behind */
+    {
+      char lockp[4300];
+      snprintf(lockp, sizeof lockp, "%s/%.2s/%s.lock", dir, k.hex, k.hex + 2);
+      assert_int_equal(access(lockp, F_OK), -1);
+    }
   }
   asc__cache_close(c);
 }
@@ -597,6 +605,40 @@ static void test_not_a_directory(void **state) {
   expect_fallback(dir);
 }
 
+/* Neither the cache directory nor a private one: an error, not a crash;
+ * and once a private directory can be made, kernels build again. */
+static void test_no_directory_at_all(void **state) {
+  char dir[4200], *p = NULL;
+  const char *old = getenv("TMPDIR");
+  char *saved = old ? strdup(old) : NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "late"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0777), 0);
+  assert_int_equal(chmod(dir, 0777), 0);
+  setenv("TMPDIR", "/nonexistent-tmp-for-test", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "nowhere");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascErrorCache);
+  assert_null(p);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "nonexistent-tmp"));
+  assert_int_equal(atomic_load(&f.calls), 0);
+  if (saved)
+    setenv("TMPDIR", saved, 1);
+  else
+    unsetenv("TMPDIR");
+  free(saved);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  assert_int_equal(file_size(p), 4 + ASC_CACHE_TRAILER_SIZE);
+  asc__free(p);
+  asc__cache_close(c);
+}
+
 typedef struct io_fail_spec {
   const char *op;      /* operation to fail, NULL = all */
   const char *under;   /* only paths under this prefix */
@@ -670,6 +712,71 @@ static void test_build_io_error_falls_back(void **state) {
   asc__cache_close(c);
 }
 
+/* The compiler itself runs out of space writing into the cache: the cache
+ * moves and the kernel still builds. */
+static void test_compiler_disk_full(void **state) {
+  char dir[4200], script[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  real r = {.value = 77};
+  void *h;
+  int (*answer)(void);
+  FILE *f;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  snprintf(script, sizeof script, "%s/fullcc", base);
+  f = fopen(script, "w");
+  assert_non_null(f);
+  fprintf(f,
+          "#!/bin/sh\n"
+          "case \"$*\" in *\"$FULL_DIR\"*)\n"
+          "  echo \"ld: final link failed: No space left on device\" >&2\n"
+          "  exit 1;;\n"
+          "esac\n"
+          "exec cc \"$@\"\n");
+  fclose(f);
+  assert_int_equal(chmod(script, 0755), 0);
+  setenv("ASC_CC", script, 1);
+  setenv("FULL_DIR", dir, 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "compiler runs out of space");
+  assert_int_equal(asc__cache_get_or_build(c, &k, real_build, &r, &p),
+                   ascSuccess);
+  unsetenv("ASC_CC");
+  unsetenv("FULL_DIR");
+  assert_int_equal(r.calls, 2);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_true(st.fallback);
+  h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(h);
+  *(void **)&answer = dlsym(h, "answer");
+  assert_int_equal(answer(), 77);
+  dlclose(h);
+  asc__free(p);
+  asc__cache_close(c);
+}
+
+static void test_relative_dir_made_absolute(void **state) {
+  char cwd[4096], rel[64];
+  asc__cache *c;
+  asc__cache_stats st;
+  ASC_UNUSED(state);
+
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(base), 0);
+  snprintf(rel, sizeof rel, "rel%d/cache", dir_seq++);
+  assert_int_equal(asc__cache_open(&c, rel), ascSuccess);
+  assert_int_equal(chdir(cwd), 0);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_false(st.fallback);
+  assert_true(st.dir[0] == '/');
+  assert_non_null(strstr(st.dir, rel));
+  assert_int_equal(access(st.dir, W_OK), 0);
+  asc__cache_close(c);
+}
+
 /* ------------------------------------------------------------ eviction */
 
 static void test_lru_eviction(void **state) {
@@ -729,6 +836,77 @@ static void test_lru_eviction(void **state) {
   asc__free(pa);
   assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
   assert_int_equal(st.max_bytes, 1024);
+  asc__cache_close(c);
+}
+
+/* A lock holder that never lets go (a hung process) delays a build by the
+ * lock timeout, not forever. */
+static void test_lock_timeout(void **state) {
+  char dir[4200], lockp[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "late"};
+  uint64_t t0, ms;
+  int fd;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  setenv("ASC_CACHE_LOCK_TIMEOUT_MS", "300", 1);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  unsetenv("ASC_CACHE_LOCK_TIMEOUT_MS");
+  key_of(&k, "stuck");
+  snprintf(lockp, sizeof lockp, "%s/%.2s", dir, k.hex);
+  assert_int_equal(mkdir(lockp, 0700), 0);
+  snprintf(lockp, sizeof lockp, "%s/%.2s/%s.lock", dir, k.hex, k.hex + 2);
+  fd = open(lockp, O_RDWR | O_CREAT, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX), 0); /* another open file: excludes */
+  t0 = uv_hrtime();
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  ms = (uv_hrtime() - t0) / 1000000;
+  assert_true(ms >= 250 && ms < 3000);
+  assert_int_equal(atomic_load(&f.calls), 1);
+  asc__free(p);
+  close(fd);
+  asc__cache_close(c);
+}
+
+/* Work directories left by a crashed process are removed once stale. */
+static void test_stale_temporaries(void **state) {
+  char dir[4200], tmp[4300], fresh[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  asc__cache_stats st;
+  struct timespec old[2] = {{time(NULL) - 3 * 86400, 0},
+                            {time(NULL) - 3 * 86400, 0}};
+  fake f = {.content = "x"};
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  snprintf(tmp, sizeof tmp, "%s/00", dir);
+  assert_int_equal(mkdir(tmp, 0700), 0);
+  snprintf(tmp, sizeof tmp, "%s/00/.tmp-0123456789abcdef0123456789abcd-AAAAAA",
+           dir);
+  snprintf(fresh, sizeof fresh,
+           "%s/00/.tmp-0123456789abcdef0123456789abce-BBBBBB", dir);
+  assert_int_equal(mkdir(tmp, 0700), 0);
+  assert_int_equal(mkdir(fresh, 0700), 0);
+  {
+    char f2[4400];
+    snprintf(f2, sizeof f2, "%s/kernel.c", tmp);
+    write_bytes(f2, "int x;", 6);
+  }
+  assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+  key_of(&k, "triggers a scan");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  assert_int_equal(access(tmp, F_OK), -1);
+  assert_int_equal(access(fresh, F_OK), 0);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.temporaries, 1);
   asc__cache_close(c);
 }
 
@@ -833,9 +1011,14 @@ int main(void) {
       cmocka_unit_test(test_foreign_owner_dir),
       cmocka_unit_test(test_read_only_dir),
       cmocka_unit_test(test_not_a_directory),
+      cmocka_unit_test(test_no_directory_at_all),
       cmocka_unit_test(test_disk_full),
       cmocka_unit_test(test_build_io_error_falls_back),
+      cmocka_unit_test(test_compiler_disk_full),
+      cmocka_unit_test(test_relative_dir_made_absolute),
       cmocka_unit_test(test_lru_eviction),
+      cmocka_unit_test(test_lock_timeout),
+      cmocka_unit_test(test_stale_temporaries),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_invalid_arguments),
   };

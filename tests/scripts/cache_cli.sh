@@ -14,6 +14,8 @@ grep -q "^directory *$T/cache\$" <<<"$out" || fail "directory not shown"
 grep -q "^status *ok" <<<"$out" || fail "status not ok"
 grep -q "^entries *0\$" <<<"$out" || fail "expected 0 entries"
 [ "$(stat -c %a "$T/cache")" = 700 ] || fail "cache dir not created 0700"
+grep -q "^compiler  */" <<<"$out" || fail "compiler not shown"
+grep -q "^flags .*-march=native" <<<"$out" || fail "flags not shown"
 
 # Two entries (the scan counts by name; contents are checked at lookup).
 mkdir -p "$T/cache/ab" "$T/cache/cd"

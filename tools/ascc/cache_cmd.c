@@ -5,14 +5,44 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ascc.h"
 #include "cache.h"
+#include "cc.h"
 #include "internal.h"
 
 static void print_size(const char *label, uint64_t bytes) {
   printf("%-12s %" PRIu64 " bytes (%.1f MiB)\n", label, bytes,
          (double)bytes / (1024.0 * 1024.0));
+}
+
+/* What kernels would be compiled with now: the first line of the
+ * compiler's --version and the flags (both part of every cache key). */
+static void print_compiler(void) {
+  const asc__cc *cc;
+  const char *id, *ver;
+  asc__buf flags;
+  size_t i;
+
+  if (asc__cc_get(&cc) != ascSuccess) {
+    printf("%-12s unusable: %s\n", "compiler", ascGetLastErrorMessage());
+    return;
+  }
+  /* identity: "ASC_CC value\npath\n--version output" */
+  id = asc__cc_identity(cc);
+  ver = strchr(id, '\n');
+  ver = ver ? strchr(ver + 1, '\n') : NULL;
+  ver = ver ? ver + 1 : "";
+  printf("%-12s %s (%.*s)\n", "compiler", asc__cc_path(cc),
+         (int)strcspn(ver, "\n"), ver);
+  asc__buf_init(&flags);
+  asc__cc_flags(cc, NULL, &flags);
+  for (i = 0; i < flags.len; i++)
+    if (flags.data[i] == '\n')
+      flags.data[i] = i + 1 == flags.len ? '\0' : ' ';
+  printf("%-12s %s\n", "flags", asc__buf_str(&flags));
+  asc__buf_free(&flags);
 }
 
 static int open_cache(asc__cache **c) {
@@ -48,6 +78,7 @@ int ascc_cache_info(void) {
     printf("%-12s %" PRIu64 " (builds in progress or kept after a failed "
            "compile)\n",
            "temporaries", st.temporaries);
+  print_compiler();
   asc__cache_close(c);
   return 0;
 }

@@ -1,11 +1,176 @@
-/* Placeholder until the compiler stages land. */
+/*
+ * ascc [--emit=MODE] [--signature SIG] [-o OUT] FILE.py
+ *
+ * Reads the file, runs the stages up to MODE inside one compilation context
+ * and prints that stage's text form.  Diagnostics go to stderr; exit status
+ * 0 on success, 1 on compile errors, 2 on usage or I/O errors.
+ */
+#include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ascc.h"
+#include "emit.h"
+#include "frontend.h"
+#include "lexer.h"
+
+/* Stages register here; NULL: the stage is not built in yet. */
+static const struct {
+  const char *mode;
+  ascc_emit_fn fn;
+} modes[] = {
+    {"tokens", ascc_emit_tokens},
+    {"ast", ascc_emit_ast},
+    {"types", ascc_emit_types},
+    {"ir", NULL},
+    {"c", NULL},
+    {"so", NULL},
+};
+
+int ascc_emit_tokens(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
+  int n;
+  asc__token *t = asc__lex(c, &n);
+  (void)a;
+  asc__dump_tokens(t, n, out);
+  return 0;
+}
+
+int ascc_emit_ast(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
+  asc__ast_module *m = asc__frontend(c, NULL, 0);
+  (void)a;
+  asc__dump_ast(m, out);
+  return 0;
+}
+
+static int usage_error(const char *msg, const char *arg) {
+  fprintf(stderr, "ascc: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+  fprintf(stderr, "usage: ascc [--emit=tokens|ast|types|ir|c|so] "
+                  "[--signature SIG] [-o OUT] FILE.py\n");
+  return 2;
+}
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (f == NULL)
+    return NULL;
+  for (;;) {
+    size_t got;
+    if (n == cap) {
+      char *nb;
+      cap = cap ? cap * 2 : 65536;
+      nb = realloc(buf, cap + 1);
+      if (nb == NULL) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = nb;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* Runs fn inside a compilation context; separate so that the locals of
+ * the function holding setjmp are few and volatile where needed. */
+static int run(const ascc_emit_args *a, ascc_emit_fn fn) {
+  asc__cctx c;
+  jmp_buf jb;
+  asc__buf out;
+  volatile int rc = 0;
+
+  asc__cctx_init(&c, a->path, a->text, a->len, 1);
+  asc__buf_init(&out);
+  c.catch_point = &jb;
+  if (setjmp(jb) == 0)
+    rc = fn(a, &c, &out);
+  if (c.fail == ASC_FAIL_OOM)
+    asc__buf_puts(&c.diag, "ascc: out of memory\n");
+  fputs(asc__buf_str(&c.diag), stderr);
+  if (rc == 0 && (c.fail != ASC_FAIL_NONE || c.nerrors > 0))
+    rc = 1;
+  if (rc == 0) {
+    FILE *f = stdout;
+    if (a->out != NULL && (f = fopen(a->out, "wb")) == NULL) {
+      fprintf(stderr, "ascc: cannot write %s\n", a->out);
+      rc = 2;
+    } else {
+      fwrite(out.data ? out.data : "", 1, out.len, f);
+      if (f != stdout && fclose(f) != 0) {
+        fprintf(stderr, "ascc: cannot write %s\n", a->out);
+        rc = 2;
+      }
+    }
+  }
+  asc__buf_free(&out);
+  asc__cctx_free(&c);
+  return rc;
+}
 
 int ascc_emit_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "ascc: the compiler is not built in yet\n");
-  return 2;
+  ascc_emit_args a;
+  ascc_emit_fn fn = NULL;
+  bool known = false;
+  int rc;
+  char *text;
+
+  memset(&a, 0, sizeof a);
+  a.mode = "so";
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (strncmp(s, "--emit=", 7) == 0) {
+      a.mode = s + 7;
+    } else if (strcmp(s, "--signature") == 0 || strcmp(s, "-o") == 0) {
+      if (i + 1 >= argc)
+        return usage_error("missing value after", s);
+      if (s[1] == 'o')
+        a.out = argv[++i];
+      else
+        a.signature = argv[++i];
+    } else if (strncmp(s, "--signature=", 12) == 0) {
+      a.signature = s + 12;
+    } else if (s[0] == '-' && s[1] != '\0') {
+      return usage_error("unknown option", s);
+    } else if (a.path != NULL) {
+      return usage_error("more than one input file", s);
+    } else {
+      a.path = s;
+    }
+  }
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (strcmp(modes[i].mode, a.mode) == 0) {
+      known = true;
+      fn = modes[i].fn;
+    }
+  if (!known)
+    return usage_error("unknown --emit mode", a.mode);
+  if (fn == NULL) {
+    fprintf(stderr, "ascc: --emit=%s is not built in yet\n", a.mode);
+    return 2;
+  }
+  if (a.path == NULL)
+    return usage_error("no input file", NULL);
+  text = read_file(a.path, &a.len);
+  if (text == NULL) {
+    fprintf(stderr, "ascc: cannot read %s\n", a.path);
+    return 2;
+  }
+  a.text = text;
+  rc = run(&a, fn);
+  free(text);
+  return rc;
 }

@@ -1,0 +1,133 @@
+/*
+ * Launch latency and throughput.
+ *
+ *  1. Round trip: launch an empty kernel whose one block spreads an empty
+ *     parallel loop over all cores, then synchronise the stream; compared
+ *     with an empty OpenMP `parallel for` over as many threads, measured
+ *     in the same process.
+ *  2. Asynchronous launch rate: back-to-back launches of an empty
+ *     one-block kernel on one stream, then one synchronisation.
+ *
+ * Each figure is the median over repetitions.  The last line is
+ *   launch_roundtrip_vs_openmp=<ratio> async_launches_per_s=<n>
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <uv.h>
+
+#include "asc/asc.h"
+
+#ifdef ASC_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#define REPS 9
+
+static void check(ascError_t e, const char *what) {
+  if (e != ascSuccess) {
+    fprintf(stderr, "%s: %s: %s\n", what, ascGetErrorName(e),
+            ascGetLastErrorMessage());
+    exit(1);
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Lets spinning threads of the other runtime go idle between phases. */
+static void settle(void) { uv_sleep(20); }
+
+static double asc_roundtrip_ns(ascKernel_t k, ascStream_t s, int iters) {
+  uint64_t t0;
+  for (int i = 0; i < 100; i++) {
+    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+    check(ascStreamSynchronize(s), "sync");
+  }
+  t0 = uv_hrtime();
+  for (int i = 0; i < iters; i++) {
+    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+    check(ascStreamSynchronize(s), "sync");
+  }
+  return (double)(uv_hrtime() - t0) / iters;
+}
+
+#ifdef ASC_HAVE_OPENMP
+static volatile int omp_sink;
+
+static double omp_roundtrip_ns(int threads, int iters) {
+  uint64_t t0;
+  for (int i = 0; i < 100; i++) {
+#pragma omp parallel for num_threads(threads)
+    for (int j = 0; j < threads; j++)
+      omp_sink = 0;
+  }
+  t0 = uv_hrtime();
+  for (int i = 0; i < iters; i++) {
+#pragma omp parallel for num_threads(threads)
+    for (int j = 0; j < threads; j++)
+      omp_sink = 0;
+  }
+  return (double)(uv_hrtime() - t0) / iters;
+}
+#endif
+
+static double asc_async_rate(ascKernel_t k, ascStream_t s, int n) {
+  uint64_t t0 = uv_hrtime();
+  for (int i = 0; i < n; i++)
+    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+  check(ascStreamSynchronize(s), "sync");
+  return n / ((double)(uv_hrtime() - t0) * 1e-9);
+}
+
+int main(int argc, char **argv) {
+  int iters = argc > 1 ? atoi(argv[1]) : 20000;
+  int async_n = argc > 2 ? atoi(argv[2]) : 1000000;
+  ascDeviceProp prop;
+  ascModule_t m;
+  ascKernel_t empty, team;
+  ascStream_t s;
+  double asc_rt[REPS], omp_rt[REPS], rate[REPS];
+  double a, o = 0, r, ratio;
+
+  check(ascGetDeviceProperties(&prop, 0), "properties");
+  check(ascModuleLoad(&m, ASC_BENCH_MODULE_DIR "/bench_kernels.so"), "load");
+  check(ascModuleGetKernel(&empty, m, "empty"), "kernel");
+  check(ascModuleGetKernel(&team, m, "empty_team"), "kernel");
+  check(ascStreamCreateWithFlags(&s, ascStreamNonBlocking), "stream");
+  printf("cores=%d iters=%d async_launches=%d reps=%d\n", prop.cores, iters,
+         async_n, REPS);
+
+  for (int rep = 0; rep < REPS; rep++) {
+#ifdef ASC_HAVE_OPENMP
+    omp_rt[rep] = omp_roundtrip_ns(prop.cores, iters);
+    settle();
+#else
+    omp_rt[rep] = 0;
+#endif
+    asc_rt[rep] = asc_roundtrip_ns(team, s, iters);
+    rate[rep] = asc_async_rate(empty, s, async_n / REPS + 1);
+    settle();
+  }
+  a = median(asc_rt, REPS);
+  r = median(rate, REPS);
+#ifdef ASC_HAVE_OPENMP
+  o = median(omp_rt, REPS);
+#endif
+  printf("asc_roundtrip_us=%.3f\n", a / 1000);
+  printf("openmp_roundtrip_us=%.3f%s\n", o / 1000,
+         o > 0 ? "" : " (OpenMP not found)");
+  ratio = o > 0 ? a / o : 0;
+  check(ascStreamDestroy(s), "destroy");
+  check(ascModuleUnload(m), "unload");
+  check(ascDeviceReset(), "reset");
+  printf("launch_roundtrip_vs_openmp=%.2f async_launches_per_s=%.0f\n", ratio,
+         r);
+  return 0;
+}

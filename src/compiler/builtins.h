@@ -1,0 +1,176 @@
+/*
+ * Every name a kernel may use without defining it: Python builtins (range,
+ * min, float, ValueError ...), the asc module (parallel_for, atomics, dtypes
+ * ...) and the math module.  One X-macro list gives the stable enum ids and
+ * the table; a name present in several namespaces (sqrt in asc and math,
+ * min in Python and asc) is one entry with a namespace mask, so asc.sqrt and
+ * math.sqrt resolve to the same id.
+ */
+#ifndef ASC_BUILTINS_H
+#define ASC_BUILTINS_H
+
+#include <stdint.h>
+
+#include "asc/asc.h"
+
+typedef enum asc__namespace {
+  ASC_NS_PY = 1,    /* bare names: range, min, max, abs, float, ValueError */
+  ASC_NS_ASC = 2,   /* asc.X (or the alias of `import pyasc as asc`) */
+  ASC_NS_MATH = 4   /* math.X */
+} asc__namespace;
+
+typedef enum asc__builtin_kind {
+  ASC_BK_FUNC,      /* callable */
+  ASC_BK_DTYPE,     /* a scalar type: annotation, dtype argument, and a cast
+                     * when called with one argument (asc.float32(x)) */
+  ASC_BK_TYPE,      /* a type constructor used in annotations only
+                     * (asc.Tensor[asc.float32, 2], asc.ConstExpr[int]) */
+  ASC_BK_CONST,     /* a value: math.pi, math.inf */
+  ASC_BK_EXC,       /* an exception class: raise/except */
+  ASC_BK_DECORATOR  /* asc.kernel, asc.jit, asc.func */
+} asc__builtin_kind;
+
+#define ASC_NS_AM (ASC_NS_ASC | ASC_NS_MATH)
+#define ASC_NS_PA (ASC_NS_PY | ASC_NS_ASC)
+#define ASC_NS_ALL (ASC_NS_PY | ASC_NS_ASC | ASC_NS_MATH)
+
+/* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
+ * params names the parameters for keyword arguments, comma-separated. */
+#define ASC_BUILTINS(X)                                                        \
+  /* loops and parallelism */                                                  \
+  X(RANGE, "range", ASC_NS_PY, ASC_BK_FUNC, 1, 3, "start,stop,step")           \
+  X(PRANGE, "prange", ASC_NS_ASC, ASC_BK_FUNC, 1, 3, "start,stop,step")        \
+  X(STATIC_RANGE, "static_range", ASC_NS_ASC, ASC_BK_FUNC, 1, 3,               \
+    "start,stop,step")                                                         \
+  X(PARALLEL_FOR, "parallel_for", ASC_NS_ASC, ASC_BK_FUNC, 2, 2, "n,body")     \
+  X(GET_BLOCK_IDX, "get_block_idx", ASC_NS_ASC, ASC_BK_FUNC, 0, 0, "")         \
+  X(GET_BLOCK_NUM, "get_block_num", ASC_NS_ASC, ASC_BK_FUNC, 0, 0, "")         \
+  /* synchronisation */                                                        \
+  X(BARRIER, "barrier", ASC_NS_ASC, ASC_BK_FUNC, 0, 0, "")                     \
+  X(CRITICAL, "critical", ASC_NS_ASC, ASC_BK_FUNC, 0, 0, "")                   \
+  X(ATOMIC_ADD, "atomic_add", ASC_NS_ASC, ASC_BK_FUNC, 3, 3, "ary,idx,val")    \
+  X(ATOMIC_SUB, "atomic_sub", ASC_NS_ASC, ASC_BK_FUNC, 3, 3, "ary,idx,val")    \
+  X(ATOMIC_MIN, "atomic_min", ASC_NS_ASC, ASC_BK_FUNC, 3, 3, "ary,idx,val")    \
+  X(ATOMIC_MAX, "atomic_max", ASC_NS_ASC, ASC_BK_FUNC, 3, 3, "ary,idx,val")    \
+  X(ATOMIC_CAS, "atomic_cas", ASC_NS_ASC, ASC_BK_FUNC, 4, 4,                   \
+    "ary,idx,expected,desired")                                                \
+  X(ATOMIC_EXCHANGE, "atomic_exchange", ASC_NS_ASC, ASC_BK_FUNC, 3, 3,         \
+    "ary,idx,val")                                                             \
+  X(LOCK_ARRAY, "lock_array", ASC_NS_ASC, ASC_BK_FUNC, 1, 1, "n")              \
+  X(LOCK, "lock", ASC_NS_ASC, ASC_BK_FUNC, 2, 2, "locks,idx")                  \
+  X(UNLOCK, "unlock", ASC_NS_ASC, ASC_BK_FUNC, 2, 2, "locks,idx")              \
+  /* scratch memory */                                                         \
+  X(LOCAL_ARRAY, "local_array", ASC_NS_ASC, ASC_BK_FUNC, 2, 2, "shape,dtype")  \
+  X(SHARED_ARRAY, "shared_array", ASC_NS_ASC, ASC_BK_FUNC, 2, 2,               \
+    "shape,dtype")                                                             \
+  /* Python builtins */                                                        \
+  X(MIN, "min", ASC_NS_PA, ASC_BK_FUNC, 2, -1, "")                             \
+  X(MAX, "max", ASC_NS_PA, ASC_BK_FUNC, 2, -1, "")                             \
+  X(ABS, "abs", ASC_NS_PA, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(LEN, "len", ASC_NS_PY, ASC_BK_FUNC, 1, 1, "obj")                           \
+  X(FLOAT, "float", ASC_NS_PY, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(INT, "int", ASC_NS_PY, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(BOOL, "bool", ASC_NS_PY, ASC_BK_FUNC, 1, 1, "x")                           \
+  /* math (asc.X and math.X) */                                                \
+  X(SIN, "sin", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(COS, "cos", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(TAN, "tan", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(ASIN, "asin", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(ACOS, "acos", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(ATAN, "atan", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(ATAN2, "atan2", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "y,x")                       \
+  X(SINH, "sinh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(COSH, "cosh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(TANH, "tanh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(EXP, "exp", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(EXP2, "exp2", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(EXPM1, "expm1", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(LOG, "log", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(LOG2, "log2", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(LOG10, "log10", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(LOG1P, "log1p", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(SQRT, "sqrt", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(POW, "pow", ASC_NS_ALL, ASC_BK_FUNC, 2, 2, "x,y")                          \
+  X(FLOOR, "floor", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(CEIL, "ceil", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(TRUNC, "trunc", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(FABS, "fabs", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(ERF, "erf", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(ERFC, "erfc", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(HYPOT, "hypot", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                       \
+  X(FMOD, "fmod", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                         \
+  X(COPYSIGN, "copysign", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                 \
+  X(ISNAN, "isnan", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(ISINF, "isinf", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
+  X(ISFINITE, "isfinite", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                   \
+  /* math constants */                                                         \
+  X(PI, "pi", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                               \
+  X(E, "e", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                                 \
+  X(INF, "inf", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                             \
+  X(NAN, "nan", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                             \
+  /* scalar types: annotations, dtype arguments, casts */                      \
+  X(DT_BOOL, "bool_", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                     \
+  X(DT_INT8, "int8", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                      \
+  X(DT_INT16, "int16", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                    \
+  X(DT_INT32, "int32", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                    \
+  X(DT_INT64, "int64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                    \
+  X(DT_UINT8, "uint8", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                    \
+  X(DT_UINT16, "uint16", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                  \
+  X(DT_UINT32, "uint32", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                  \
+  X(DT_UINT64, "uint64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                  \
+  X(DT_FLOAT16, "float16", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                \
+  X(DT_BFLOAT16, "bfloat16", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")              \
+  X(DT_FLOAT32, "float32", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                \
+  X(DT_FLOAT64, "float64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")                \
+  /* type constructors (annotations) */                                        \
+  X(TENSOR, "Tensor", ASC_NS_ASC, ASC_BK_TYPE, 0, 0, "")                       \
+  X(CONSTEXPR, "ConstExpr", ASC_NS_ASC, ASC_BK_TYPE, 0, 0, "")                 \
+  /* exception classes */                                                      \
+  X(EXCEPTION, "Exception", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")                \
+  X(VALUE_ERROR, "ValueError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")             \
+  X(INDEX_ERROR, "IndexError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")             \
+  X(ZERO_DIVISION_ERROR, "ZeroDivisionError", ASC_NS_PY, ASC_BK_EXC, 0, 1,     \
+    "msg")                                                                     \
+  X(ASSERTION_ERROR, "AssertionError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")     \
+  X(RUNTIME_ERROR, "RuntimeError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")         \
+  X(ARITHMETIC_ERROR, "ArithmeticError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")   \
+  X(OVERFLOW_ERROR, "OverflowError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")       \
+  X(TYPE_ERROR, "TypeError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")               \
+  X(NOT_IMPLEMENTED_ERROR, "NotImplementedError", ASC_NS_PY, ASC_BK_EXC, 0, 1, \
+    "msg")                                                                     \
+  /* decorators */                                                             \
+  X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 2, "debug,boundscheck") \
+  X(JIT, "jit", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 2, "debug,boundscheck")       \
+  X(FUNC, "func", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 0, "")
+
+typedef enum asc__builtin_id {
+  ASC_BI_NONE = 0,
+#define X(id, name, ns, kind, mn, mx, params) ASC_BI_##id,
+  ASC_BUILTINS(X)
+#undef X
+  ASC_BI_COUNT
+} asc__builtin_id;
+
+typedef struct asc__builtin {
+  asc__builtin_id id;
+  const char *name;
+  unsigned ns;              /* mask of asc__namespace */
+  asc__builtin_kind kind;
+  int8_t min_args;
+  int8_t max_args;          /* -1: any number >= min_args */
+  const char *params;       /* "x,y": names for keyword arguments */
+} asc__builtin;
+
+/* The builtin called `name` in namespace ns (one ASC_NS_* bit); NULL when
+ * there is none.  asc.bool is an alias of asc.bool_. */
+const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name);
+/* The entry of id; NULL for ASC_BI_NONE or out of range. */
+const asc__builtin *asc__builtin_get(asc__builtin_id id);
+/* ASC_BK_DTYPE: the scalar type; ascDataTypeCount for other builtins. */
+ascDataType asc__builtin_dtype(const asc__builtin *b);
+/* ASC_BK_CONST: the value (math.pi ...); 0 for other builtins. */
+double asc__builtin_value(const asc__builtin *b);
+/* Index of parameter `name` of b, or -1. */
+int asc__builtin_param_index(const asc__builtin *b, const char *name);
+
+#endif /* ASC_BUILTINS_H */

@@ -1,0 +1,1394 @@
+/*
+ * IR -> C.  The output is one translation unit:
+ *
+ *   kernel_abi.h (pasted)          the ABI, self-contained
+ *   runtime helpers                Python //, %, **, bf16, atomics, raise
+ *   per kernel K:
+ *     kK_envJ, kK_bodyJ()          one env struct + body function per pfor
+ *     kK_<name>()                  the entry (asc_kentry)
+ *   asc_module_v1                  the module table
+ *
+ * Registers become C locals named v<id>_<name> (scalars) or d<id>_<name> /
+ * t<id>_<name> (tensor data / descriptor): the id keeps them unique and away
+ * from C keywords, the name (already restricted to [A-Za-z0-9_.]) keeps them
+ * readable.  User text (kernel names, messages, source lines) only appears
+ * inside escaped string literals and comments.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi_prelude.h"
+#include "emit_c.h"
+#include "kernel_abi.h"
+
+/* Pasted after the ABI.  Everything is static inline, so unused helpers
+ * cost nothing. */
+static const char helpers[] =
+    "#include <math.h>\n"
+    "#include <string.h>\n"
+    "\n"
+    "/* ---- helpers: Python semantics the C operators do not give ---- */\n"
+    "typedef _Float16 asc_f16;\n"
+    "typedef uint16_t asc_bf16; /* bfloat16 storage */\n"
+    "static inline float asc_bf2f(asc_bf16 h) {\n"
+    "  uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;\n"
+    "}\n"
+    "/* float -> bfloat16, round to nearest even, NaN kept quiet. */\n"
+    "static inline asc_bf16 asc_f2bf(float f) {\n"
+    "  uint32_t u; memcpy(&u, &f, 4);\n"
+    "  if ((u & 0x7fffffffu) > 0x7f800000u) return (asc_bf16)((u >> 16) | "
+    "0x40u);\n"
+    "  u += 0x7fffu + ((u >> 16) & 1u);\n"
+    "  return (asc_bf16)(u >> 16);\n"
+    "}\n"
+    "#define ASC_IDIV(T, S) \\\n"
+    "  static inline T asc_floordiv_##S(T a, T b) { \\\n"
+    "    if (b == -1) return (T)(0 - (uint64_t)a); \\\n"
+    "    T q = (T)(a / b); \\\n"
+    "    if (a % b != 0 && ((a < 0) != (b < 0))) q--; \\\n"
+    "    return q; } \\\n"
+    "  static inline T asc_mod_##S(T a, T b) { \\\n"
+    "    if (b == -1) return 0; \\\n"
+    "    T m = (T)(a % b); \\\n"
+    "    if (m != 0 && ((m < 0) != (b < 0))) m = (T)(m + b); \\\n"
+    "    return m; } \\\n"
+    "  static inline T asc_ipow_##S(T a, T e) { \\\n"
+    "    uint64_t r = 1, x = (uint64_t)a; \\\n"
+    "    for (uint64_t n = (uint64_t)e; n; n >>= 1) { \\\n"
+    "      if (n & 1) r *= x; x *= x; } \\\n"
+    "    return (T)r; }\n"
+    "ASC_IDIV(int8_t, i8) ASC_IDIV(int16_t, i16) ASC_IDIV(int32_t, i32)\n"
+    "ASC_IDIV(int64_t, i64)\n"
+    "#define ASC_UPOW(T, S) \\\n"
+    "  static inline T asc_ipow_##S(T a, T e) { \\\n"
+    "    T r = 1; for (; e; e >>= 1) { if (e & 1) r = (T)(r * a); \\\n"
+    "    a = (T)(a * a); } return r; }\n"
+    "ASC_UPOW(uint8_t, u8) ASC_UPOW(uint16_t, u16) ASC_UPOW(uint32_t, u32)\n"
+    "ASC_UPOW(uint64_t, u64)\n"
+    "/* Python's float // and % (CPython float_divmod). */\n"
+    "static inline double asc_floordiv_f64(double a, double b) {\n"
+    "  double m = fmod(a, b), q = (a - m) / b;\n"
+    "  if (m != 0 && ((b < 0) != (m < 0))) q -= 1.0;\n"
+    "  if (q != 0) { double f = floor(q); if (q - f > 0.5) f += 1.0; "
+    "return f; }\n"
+    "  return copysign(0.0, a / b);\n"
+    "}\n"
+    "static inline double asc_mod_f64(double a, double b) {\n"
+    "  double m = fmod(a, b);\n"
+    "  if (m != 0) { if ((b < 0) != (m < 0)) m += b; }\n"
+    "  else m = copysign(0.0, b);\n"
+    "  return m;\n"
+    "}\n"
+    "static inline float asc_floordiv_f32(float a, float b) {\n"
+    "  return (float)asc_floordiv_f64(a, b);\n"
+    "}\n"
+    "static inline float asc_mod_f32(float a, float b) {\n"
+    "  return (float)asc_mod_f64(a, b);\n"
+    "}\n"
+    "/* Iterations of range(lo, hi, step). */\n"
+    "static inline int64_t asc_trip(int64_t lo, int64_t hi, int64_t st) {\n"
+    "  if (st > 0) return hi > lo ? (hi - lo - 1) / st + 1 : 0;\n"
+    "  if (st < 0) return lo > hi ? (lo - hi - 1) / (-st) + 1 : 0;\n"
+    "  return 0;\n"
+    "}\n"
+    "/* First iteration of part b of n iterations split in nb parts. */\n"
+    "static inline int64_t asc_part(int64_t n, int64_t nb, int64_t b) {\n"
+    "  return (n / nb) * b + (b < n % nb ? b : n % nb);\n"
+    "}\n"
+    "static inline void asc_raise(asc_kexc *e, int kind, int line,\n"
+    "                             const char *msg) {\n"
+    "  size_t n = strlen(msg);\n"
+    "  if (n >= ASC_KEXC_MSG_MAX) n = ASC_KEXC_MSG_MAX - 1;\n"
+    "  e->kind = kind; e->line = line;\n"
+    "  memcpy(e->msg, msg, n); e->msg[n] = 0;\n"
+    "}\n"
+    "/* except clause matching, with Python's ArithmeticError family. */\n"
+    "static inline int asc_exc_match(int kind, uint32_t mask) {\n"
+    "  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;\n"
+    "  if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&\n"
+    "      (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||\n"
+    "       kind == ASC_KEXC_OVERFLOW_ERROR)) return 1;\n"
+    "  return (mask >> kind) & 1u;\n"
+    "}\n"
+    "/* Atomics: read-modify-write through compare-and-swap where the\n"
+    " * compiler has no builtin (floats, min/max). */\n"
+    "#define ASC_ATOMIC_RMW(T, S, NAME, EXPR) \\\n"
+    "  static inline T asc_atomic_##NAME##_##S(T *p, T v) { \\\n"
+    "    T old, nw; __atomic_load(p, &old, __ATOMIC_RELAXED); \\\n"
+    "    do { nw = (EXPR); } while (!__atomic_compare_exchange( \\\n"
+    "        p, &old, &nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \\\n"
+    "    return old; }\n"
+    "#define ASC_ATOMICS(T, S) \\\n"
+    "  ASC_ATOMIC_RMW(T, S, add, (T)(old + v)) \\\n"
+    "  ASC_ATOMIC_RMW(T, S, sub, (T)(old - v)) \\\n"
+    "  ASC_ATOMIC_RMW(T, S, min, v < old ? v : old) \\\n"
+    "  ASC_ATOMIC_RMW(T, S, max, v > old ? v : old) \\\n"
+    "  static inline T asc_atomic_xchg_##S(T *p, T v) { \\\n"
+    "    T r; __atomic_exchange(p, &v, &r, __ATOMIC_SEQ_CST); return r; } \\\n"
+    "  static inline T asc_cas_##S(T *p, T e, T d) { \\\n"
+    "    __atomic_compare_exchange(p, &e, &d, 0, __ATOMIC_SEQ_CST, \\\n"
+    "                              __ATOMIC_SEQ_CST); return e; }\n"
+    "ASC_ATOMICS(int8_t, i8) ASC_ATOMICS(int16_t, i16)\n"
+    "ASC_ATOMICS(int32_t, i32) ASC_ATOMICS(int64_t, i64)\n"
+    "ASC_ATOMICS(uint8_t, u8) ASC_ATOMICS(uint16_t, u16)\n"
+    "ASC_ATOMICS(uint32_t, u32) ASC_ATOMICS(uint64_t, u64)\n"
+    "ASC_ATOMICS(float, f32) ASC_ATOMICS(double, f64)\n"
+    "\n";
+
+/* ------------------------------------------------------------ emitter */
+
+enum { F_LOOP, F_TRY, F_EXCEPT, F_FINALLY, F_CRIT };
+
+typedef struct frame {
+  int kind;
+  int label;
+  const asc__irins *ins;
+} frame;
+
+typedef struct emitter {
+  asc__cctx *c;
+  asc__buf *o;
+  const asc__emit_src *src;
+  const asc__irfunc *f;
+  int kidx;             /* kernel index in the module */
+  int labels;           /* label counter, per C function */
+  frame *frames;
+  int nframes, capframes;
+  int depth;            /* indentation */
+  int32_t last_line;
+  int npfor;            /* pfor bodies emitted / called so far */
+  bool in_body;         /* emitting a pfor body function */
+  bool body_reduces;    /* that body has reductions */
+  const asc__irins *pfor;  /* the pfor whose body is being emitted */
+  int64_t *shared_off;  /* per register: byte offset in ctx->shared */
+  uint64_t shared_bytes;
+  bool uses_barrier;
+} emitter;
+
+static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
+static void out(emitter *e, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    ASC_CHECK(e->c, !"vsnprintf");
+  if ((size_t)n < sizeof small) {
+    asc__buf_put(e->o, small, (size_t)n);
+  } else {
+    char *big = asc__arena_alloc(e->c, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    asc__buf_put(e->o, big, (size_t)n);
+  }
+  if (e->o->oom)
+    asc__cctx_throw(e->c, ASC_FAIL_OOM);
+}
+
+static void ind(emitter *e) {
+  for (int d = 0; d < e->depth; d++)
+    asc__buf_puts(e->o, "  ");
+}
+
+#define LINE(e, ...)                                                          \
+  do {                                                                        \
+    ind(e);                                                                   \
+    out(e, __VA_ARGS__);                                                      \
+    asc__buf_puts((e)->o, "\n");                                             \
+  } while (0)
+
+static const char *ctype(int dt) {
+  static const char *const t[] = {"_Bool",    "int8_t",   "int16_t",
+                                  "int32_t",  "int64_t",  "uint8_t",
+                                  "uint16_t", "uint32_t", "uint64_t",
+                                  "asc_f16",  "asc_bf16", "float",
+                                  "double"};
+  return dt >= 0 && dt < (int)ASC_ARRAY_SIZE(t) ? t[dt] : "void";
+}
+
+static const char *sfx(int dt) { return asc__dt_name(dt); }
+
+static void push(emitter *e, int kind, int label, const asc__irins *i) {
+  if (e->nframes == e->capframes) {
+    int cap = e->capframes ? e->capframes * 2 : 16;
+    frame *n = asc__arena_alloc(e->c, sizeof *n * (size_t)cap);
+    if (e->nframes)
+      memcpy(n, e->frames, sizeof *n * (size_t)e->nframes);
+    e->frames = n;
+    e->capframes = cap;
+  }
+  e->frames[e->nframes].kind = kind;
+  e->frames[e->nframes].label = label;
+  e->frames[e->nframes].ins = i;
+  e->nframes++;
+}
+
+/* ------------------------------------------------------------- names */
+
+static const char *rname(emitter *e, int32_t r) {
+  const asc__irreg *g = &e->f->regs[r];
+  char buf[64];
+  size_t n = 0;
+  for (const char *p = g->name; *p && n < 40; p++)
+    buf[n++] = *p == '.' ? '_' : *p;
+  buf[n] = 0;
+  return asc__arena_printf(e->c, "%c%d_%s",
+                           g->ty.kind == ASC_IRK_TENSOR ? 'd' : 'v', (int)r,
+                           buf);
+}
+
+static const char *tname(emitter *e, int32_t r) {
+  const char *d = rname(e, r);
+  return asc__arena_printf(e->c, "t%s", d + 1);
+}
+
+/* Escaped C string literal of user bytes: printable ASCII but '"', '\\'
+ * and '?' (trigraphs) as is, everything else as a 3-digit octal escape. */
+static const char *cstr(emitter *e, const char *s) {
+  asc__buf b;
+  const char *r;
+  asc__buf_init(&b);
+  asc__buf_puts(&b, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' && *p != '?') {
+      asc__buf_put(&b, p, 1);
+    } else {
+      char oct[8];
+      snprintf(oct, sizeof oct, "\\%03o", *p);
+      asc__buf_puts(&b, oct);
+    }
+  }
+  asc__buf_puts(&b, "\"");
+  if (b.oom) {
+    asc__buf_free(&b);
+    asc__cctx_throw(e->c, ASC_FAIL_OOM);
+  }
+  r = asc__arena_strndup(e->c, asc__buf_str(&b), b.len);
+  asc__buf_free(&b);
+  return r;
+}
+
+/* The comment for a Python source line: control characters and non-ASCII
+ * become '?', and no "*" "/" pair survives. */
+static void line_comment(emitter *e, int32_t line) {
+  size_t len = 0;
+  const char *s = NULL;
+  char prev = 0;
+  if (line <= 0 || line == e->last_line)
+    return;
+  e->last_line = line;
+  if (e->src && e->src->text && line >= e->src->first_line) {
+    asc__cctx tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.text = e->src->text;
+    tmp.len = e->src->len;
+    tmp.first_line = e->src->first_line;
+    s = asc__source_line(&tmp, line, &len);
+  }
+  ind(e);
+  out(e, "/* line %d", (int)line);
+  if (s != NULL) {
+    while (len > 0 && (*s == ' ' || *s == '\t')) {
+      s++;
+      len--;
+    }
+    asc__buf_puts(e->o, ": ");
+    for (size_t k = 0; k < len && k < 160; k++) {
+      char ch = s[k];
+      if ((unsigned char)ch < 0x20 || (unsigned char)ch >= 0x7f)
+        ch = '?';
+      if (ch == '/' && prev == '*')
+        asc__buf_puts(e->o, " ");
+      asc__buf_put(e->o, &ch, 1);
+      prev = ch;
+    }
+  }
+  asc__buf_puts(e->o, " */\n");
+}
+
+/* ------------------------------------------------------------ values */
+
+static const char *fconst(emitter *e, double x, bool single) {
+  char s[64];
+  if (isnan(x))
+    return single ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  if (isinf(x))
+    return x < 0 ? (single ? "(-__builtin_inff())" : "(-__builtin_inf())")
+                 : (single ? "__builtin_inff()" : "__builtin_inf()");
+  for (int p = 1; p <= 17; p++) {
+    snprintf(s, sizeof s, "%.*g", p, x);
+    if (single ? (float)strtod(s, NULL) == (float)x : strtod(s, NULL) == x)
+      break;
+  }
+  if (strpbrk(s, ".e") == NULL)
+    strcat(s, ".0");
+  return asc__arena_printf(e->c, "%s%s%s", x < 0 ? "(" : "", s,
+                           single ? (x < 0 ? "f)" : "f") : (x < 0 ? ")" : ""));
+}
+
+static const char *val(emitter *e, asc__irval v) {
+  if (v.kind == ASC_IRV_REG)
+    return rname(e, v.reg);
+  ASC_CHECK(e->c, v.kind == ASC_IRV_CONST);
+  switch (v.dtype) {
+  case ascBool:
+    return v.c.i ? "1" : "0";
+  case ascInt64:
+    if (v.c.i == INT64_MIN)
+      return "INT64_MIN";
+    if (v.c.i >= INT32_MIN && v.c.i <= INT32_MAX)
+      return asc__arena_printf(e->c, v.c.i < 0 ? "(%lld)" : "%lld",
+                               (long long)v.c.i);
+    return asc__arena_printf(e->c, "INT64_C(%lld)", (long long)v.c.i);
+  case ascUInt64:
+    return asc__arena_printf(e->c, "UINT64_C(%llu)",
+                             (unsigned long long)v.c.i);
+  case ascFloat64:
+    return fconst(e, v.c.f, false);
+  case ascFloat32:
+    return fconst(e, v.c.f, true);
+  case ascFloat16:
+    return asc__arena_printf(e->c, "((asc_f16)%s)", fconst(e, v.c.f, true));
+  case ascBFloat16: {
+    float f = (float)v.c.f;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return asc__arena_printf(e->c, "((asc_bf16)0x%04x)",
+                             (unsigned)(u >> 16));
+  }
+  default:
+    return asc__arena_printf(e->c, "((%s)%lld)", ctype(v.dtype),
+                             (long long)v.c.i);
+  }
+}
+
+/* The value of x (of dtype dt) as a number C can compute with: bf16 and
+ * f16 widen to float. */
+static const char *widen(emitter *e, int dt, const char *x) {
+  if (dt == ascBFloat16)
+    return asc__arena_printf(e->c, "asc_bf2f(%s)", x);
+  if (dt == ascFloat16)
+    return asc__arena_printf(e->c, "(float)%s", x);
+  return x;
+}
+
+/* Narrows a computed value back to dt. */
+static const char *narrow(emitter *e, int dt, const char *x) {
+  switch (dt) {
+  case ascBFloat16:
+    return asc__arena_printf(e->c, "asc_f2bf(%s)", x);
+  case ascFloat16:
+  case ascInt8:
+  case ascInt16:
+  case ascUInt8:
+  case ascUInt16:
+    return asc__arena_printf(e->c, "(%s)(%s)", ctype(dt), x);
+  default:
+    return x;
+  }
+}
+
+static bool is_half(int dt) { return dt == ascFloat16 || dt == ascBFloat16; }
+
+/* The C expression of a binary operation on C expressions a and b (both of
+ * type dt).  Division checks are emitted by the caller. */
+static const char *binexpr(emitter *e, int op, int dt, const char *a,
+                           const char *b) {
+  const char *wa = widen(e, dt, a), *wb = widen(e, dt, b);
+  const char *cop = NULL;
+  bool fl = asc__dt_is_float(dt);
+  const char *fs = (dt == ascFloat64) ? "" : "f";
+  switch (op) {
+  case ASC_IR_ADD: cop = "+"; break;
+  case ASC_IR_SUB: cop = "-"; break;
+  case ASC_IR_MUL: cop = "*"; break;
+  case ASC_IR_DIV: cop = "/"; break;
+  case ASC_IR_AND: cop = "&"; break;
+  case ASC_IR_OR: cop = "|"; break;
+  case ASC_IR_XOR: cop = "^"; break;
+  case ASC_IR_SHL: cop = "<<"; break;
+  case ASC_IR_SHR: cop = ">>"; break;
+  case ASC_IR_EQ: return asc__arena_printf(e->c, "(%s == %s)", wa, wb);
+  case ASC_IR_NE: return asc__arena_printf(e->c, "(%s != %s)", wa, wb);
+  case ASC_IR_LT: return asc__arena_printf(e->c, "(%s < %s)", wa, wb);
+  case ASC_IR_LE: return asc__arena_printf(e->c, "(%s <= %s)", wa, wb);
+  case ASC_IR_GT: return asc__arena_printf(e->c, "(%s > %s)", wa, wb);
+  case ASC_IR_GE: return asc__arena_printf(e->c, "(%s >= %s)", wa, wb);
+  case ASC_IR_MIN:
+    return asc__arena_printf(e->c, "(%s < %s ? %s : %s)", wb, wa, b, a);
+  case ASC_IR_MAX:
+    return asc__arena_printf(e->c, "(%s > %s ? %s : %s)", wb, wa, b, a);
+  case ASC_IR_FLOORDIV:
+  case ASC_IR_MOD: {
+    const char *nm = op == ASC_IR_FLOORDIV ? "floordiv" : "mod";
+    if (fl)
+      return narrow(e, dt,
+                    asc__arena_printf(e->c, "asc_%s_%s(%s, %s)", nm,
+                                      dt == ascFloat64 ? "f64" : "f32", wa,
+                                      wb));
+    if (!asc__dt_is_signed(dt))
+      return asc__arena_printf(e->c, "(%s)(%s %s %s)", ctype(dt), a,
+                               op == ASC_IR_FLOORDIV ? "/" : "%", b);
+    return asc__arena_printf(e->c, "asc_%s_%s(%s, %s)", nm, sfx(dt), a, b);
+  }
+  case ASC_IR_POW:
+    if (fl)
+      return narrow(e, dt, asc__arena_printf(e->c, "pow%s(%s, %s)", fs, wa,
+                                             wb));
+    return asc__arena_printf(e->c, "asc_ipow_%s(%s, %s)", sfx(dt), a, b);
+  default:
+    ASC_CHECK(e->c, !"binary operator");
+  }
+  if (fl && is_half(dt))
+    return narrow(e, dt, asc__arena_printf(e->c, "%s %s %s", wa, cop, wb));
+  if (dt == ascInt64 || dt == ascUInt64 || dt == ascInt32 ||
+      dt == ascUInt32 || fl || dt == ascBool)
+    return asc__arena_printf(e->c, "%s %s %s", a, cop, b);
+  return narrow(e, dt, asc__arena_printf(e->c, "%s %s %s", a, cop, b));
+}
+
+/* ---------------------------------------------------- exception paths */
+
+static const char *exc_target(emitter *e) {
+  for (int k = e->nframes - 1; k >= 0; k--) {
+    frame *fr = &e->frames[k];
+    if (fr->kind == F_TRY)
+      return asc__arena_printf(e->c, "L%d_exc", fr->label);
+    if (fr->kind == F_EXCEPT)
+      return asc__arena_printf(e->c, "L%d_pending", fr->label);
+    if (fr->kind == F_CRIT)
+      return asc__arena_printf(e->c, "L%d_crit_exc", fr->label);
+  }
+  return "L_raise";
+}
+
+static void emit_raise(emitter *e, int kind, int32_t line, const char *msg) {
+  LINE(e, "asc_raise(exc, %d /* %s */, %d, %s);", kind, asc__exc_name(kind),
+       (int)line, cstr(e, msg));
+  LINE(e, "goto %s;", exc_target(e));
+}
+
+static void emit_block(emitter *e, const asc__irblock *b);
+
+/* Emits the cleanups (finally bodies, critical exits) of frames above
+ * index `to`, innermost first, for a break/continue/return leaving them. */
+static void cleanups(emitter *e, int to) {
+  for (int k = e->nframes - 1; k >= to; k--) {
+    frame fr = e->frames[k];
+    if (fr.kind == F_CRIT) {
+      LINE(e, "ctx->rt->critical_exit(ctx);");
+    } else if ((fr.kind == F_TRY || fr.kind == F_EXCEPT) &&
+               fr.ins->has_finally) {
+      int saved = e->nframes;
+      frame *copy = asc__arena_alloc(e->c, sizeof *copy * (size_t)saved);
+      memcpy(copy, e->frames, sizeof *copy * (size_t)saved);
+      e->nframes = k;
+      push(e, F_FINALLY, fr.label, fr.ins);
+      emit_block(e, &fr.ins->body[2]);
+      memcpy(e->frames, copy, sizeof *copy * (size_t)saved);
+      e->nframes = saved;
+    }
+  }
+}
+
+static int innermost_loop(emitter *e) {
+  for (int k = e->nframes - 1; k >= 0; k--)
+    if (e->frames[k].kind == F_LOOP)
+      return k;
+  ASC_CHECK(e->c, !"break/continue outside a loop");
+  return 0;
+}
+
+/* -------------------------------------------------------- instructions */
+
+static void div_check(emitter *e, const asc__irins *i) {
+  asc__irval b = i->args[1];
+  int dt = e->f->regs[i->dst].ty.dtype;
+  if (asc__dt_is_float(dt))
+    return;
+  if (b.kind == ASC_IRV_CONST && b.c.i != 0)
+    return;
+  LINE(e, "if (%s == 0) {", val(e, b));
+  e->depth++;
+  emit_raise(e, ASC_KEXC_ZERO_DIVISION_ERROR, i->line,
+             "integer division or modulo by zero");
+  e->depth--;
+  LINE(e, "}");
+}
+
+static void emit_cast(emitter *e, const asc__irins *i) {
+  int to = e->f->regs[i->dst].ty.dtype;
+  int from = asc__irv_dtype(e->f, i->args[0]);
+  const char *x = val(e, i->args[0]);
+  const char *d = rname(e, i->dst);
+  if (to == from) {
+    LINE(e, "%s = %s;", d, x);
+    return;
+  }
+  if (to == ascBool) {
+    LINE(e, "%s = (%s != 0);", d, widen(e, from, x));
+    return;
+  }
+  if (asc__dt_is_float(from) && !asc__dt_is_float(to)) {
+    /* Python's int(x): truncate; NaN and out-of-range raise. */
+    int bits = asc__dt_bits(to);
+    double lo = asc__dt_is_signed(to) ? -ldexp(1.0, bits - 1) - 1.0 : -1.0;
+    double hi = asc__dt_is_signed(to) ? ldexp(1.0, bits - 1) : ldexp(1.0, bits);
+    const char *w = from == ascFloat64
+                        ? x
+                        : asc__arena_printf(e->c, "(double)%s",
+                                            widen(e, from, x));
+    LINE(e, "if (!(%s > %a && %s < %a)) {", w, lo, w, hi);
+    e->depth++;
+    LINE(e, "if (%s != %s) {", w, w);
+    e->depth++;
+    emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
+               "cannot convert float NaN to integer");
+    e->depth--;
+    LINE(e, "}");
+    emit_raise(e, ASC_KEXC_OVERFLOW_ERROR, i->line,
+               "float out of range for integer conversion");
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "%s = (%s)%s;", d, ctype(to), w);
+    return;
+  }
+  if (to == ascBFloat16) {
+    if (from == ascFloat16 || asc__dt_is_int(from) || from == ascBool ||
+        from == ascFloat64)
+      LINE(e, "%s = asc_f2bf((float)%s);", d, x);
+    else
+      LINE(e, "%s = asc_f2bf(%s);", d, x);
+    return;
+  }
+  LINE(e, "%s = (%s)%s;", d, ctype(to), widen(e, from, x));
+}
+
+static void emit_call(emitter *e, const asc__irins *i) {
+  int dt = asc__irv_dtype(e->f, i->args[0]);
+  const char *d = rname(e, i->dst);
+  const char *a[3];
+  const char *nm = asc__intr_name(i->aux);
+  const char *fs = dt == ascFloat64 ? "" : "f";
+  for (int32_t k = 0; k < i->nargs; k++)
+    a[k] = widen(e, dt, val(e, i->args[k]));
+  switch (i->aux) {
+  case ASC_INTR_ISNAN:
+    LINE(e, "%s = __builtin_isnan(%s);", d, a[0]);
+    return;
+  case ASC_INTR_ISINF:
+    LINE(e, "%s = __builtin_isinf(%s) != 0;", d, a[0]);
+    return;
+  case ASC_INTR_ISFINITE:
+    LINE(e, "%s = __builtin_isfinite(%s);", d, a[0]);
+    return;
+  case ASC_INTR_ROUND:
+    nm = "nearbyint"; /* Python rounds half to even */
+    break;
+  default:
+    break;
+  }
+  if (i->nargs == 1)
+    LINE(e, "%s = %s;", d,
+         narrow(e, dt, asc__arena_printf(e->c, "%s%s(%s)", nm, fs, a[0])));
+  else if (i->nargs == 2)
+    LINE(e, "%s = %s;", d,
+         narrow(e, dt, asc__arena_printf(e->c, "%s%s(%s, %s)", nm, fs, a[0],
+                                         a[1])));
+  else
+    LINE(e, "%s = %s;", d,
+         narrow(e, dt, asc__arena_printf(e->c, "%s%s(%s, %s, %s)", nm, fs,
+                                         a[0], a[1], a[2])));
+}
+
+static const char *ident_of(emitter *e, int op, int dt) {
+  bool fl = asc__dt_is_float(dt);
+  asc__irval v;
+  switch (op) {
+  case ASC_IR_MUL:
+    v = fl ? asc__irv_float(dt, 1.0) : asc__irv_int(dt, 1);
+    break;
+  case ASC_IR_MIN:
+    if (fl)
+      v = asc__irv_float(dt, INFINITY);
+    else
+      v = asc__irv_int(dt, asc__dt_is_signed(dt)
+                               ? (int64_t)((UINT64_C(1) << (asc__dt_bits(dt) - 1)) - 1)
+                               : -1);
+    break;
+  case ASC_IR_MAX:
+    if (fl)
+      v = asc__irv_float(dt, -INFINITY);
+    else
+      v = asc__irv_int(dt, asc__dt_is_signed(dt)
+                               ? -(int64_t)(UINT64_C(1) << (asc__dt_bits(dt) - 1))
+                               : 0);
+    break;
+  case ASC_IR_AND:
+    v = asc__irv_int(dt, -1);
+    break;
+  default:
+    v = fl ? asc__irv_float(dt, 0.0) : asc__irv_int(dt, 0);
+    break;
+  }
+  return val(e, v);
+}
+
+static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
+                            const char *ity) {
+  asc__irval step = i->args[2];
+  int L = e->labels++;
+  const char *hi = asc__arena_printf(e->c, "e%d", L);
+  if (step.kind == ASC_IRV_CONST && step.c.i > 0)
+    LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv,
+         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
+  else if (step.kind == ASC_IRV_CONST)
+    LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv,
+         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
+  else
+    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > %s; "
+            "%s += s%d) {",
+         ity, iv, val(e, i->args[0]), hi, val(e, i->args[1]), L, val(e, step),
+         L, iv, hi, iv, hi, iv, L);
+}
+
+static void emit_pfor_call(emitter *e, const asc__irins *i);
+static const asc__irins *array_def(const asc__irblock *b, int32_t r);
+
+static void emit_ins(emitter *e, const asc__irins *i) {
+  const asc__irfunc *f = e->f;
+  int dt = i->dst >= 0 ? f->regs[i->dst].ty.dtype : -1;
+  const char *d = i->dst >= 0 ? rname(e, i->dst) : NULL;
+
+  line_comment(e, i->line);
+  switch (i->op) {
+  case ASC_IR_MOV:
+    LINE(e, "%s = %s;", d, val(e, i->args[0]));
+    break;
+  case ASC_IR_FLOORDIV:
+  case ASC_IR_MOD:
+    div_check(e, i);
+    LINE(e, "%s = %s;", d,
+         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+    break;
+  case ASC_IR_POW:
+    if (!asc__dt_is_float(dt) && asc__dt_is_signed(dt) &&
+        !(i->args[1].kind == ASC_IRV_CONST && i->args[1].c.i >= 0)) {
+      LINE(e, "if (%s < 0) {", val(e, i->args[1]));
+      e->depth++;
+      emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
+                 "integer power with a negative exponent");
+      e->depth--;
+      LINE(e, "}");
+    }
+    LINE(e, "%s = %s;", d,
+         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+    break;
+  case ASC_IR_NEG:
+    if (dt == ascBFloat16)
+      LINE(e, "%s = (asc_bf16)(%s ^ 0x8000u);", d, val(e, i->args[0]));
+    else
+      LINE(e, "%s = %s;", d,
+           narrow(e, dt, asc__arena_printf(e->c, "-%s", val(e, i->args[0]))));
+    break;
+  case ASC_IR_ABS: {
+    const char *a = val(e, i->args[0]);
+    if (dt == ascBFloat16)
+      LINE(e, "%s = (asc_bf16)(%s & 0x7fffu);", d, a);
+    else if (asc__dt_is_float(dt))
+      LINE(e, "%s = %s;", d,
+           narrow(e, dt,
+                  asc__arena_printf(e->c, "fabs%s(%s)",
+                                    dt == ascFloat64 ? "" : "f",
+                                    widen(e, dt, a))));
+    else if (asc__dt_is_signed(dt))
+      LINE(e, "%s = %s;", d,
+           narrow(e, dt, asc__arena_printf(e->c, "(%s < 0 ? -%s : %s)", a, a,
+                                           a)));
+    else
+      LINE(e, "%s = %s;", d, a);
+    break;
+  }
+  case ASC_IR_NOT:
+    if (dt == ascBool)
+      LINE(e, "%s = !%s;", d, val(e, i->args[0]));
+    else
+      LINE(e, "%s = (%s)~%s;", d, ctype(dt), val(e, i->args[0]));
+    break;
+  case ASC_IR_SELECT:
+    LINE(e, "%s = %s ? %s : %s;", d, val(e, i->args[0]), val(e, i->args[1]),
+         val(e, i->args[2]));
+    break;
+  case ASC_IR_CAST:
+    emit_cast(e, i);
+    break;
+  case ASC_IR_CALL:
+    emit_call(e, i);
+    break;
+  case ASC_IR_DIM:
+  case ASC_IR_STRIDE: {
+    int32_t t = i->args[0].reg;
+    const asc__irreg *tr = &f->regs[t];
+    if (tr->ty.flags & ASC_IRT_LOCAL) {
+      /* local / shared arrays: the shape is a compile-time constant */
+      const asc__irins *a = array_def(&f->body, t);
+      int64_t v = 1;
+      ASC_CHECK(e->c, a != NULL && i->aux < a->nimm);
+      if (i->op == ASC_IR_DIM)
+        v = a->imm[i->aux];
+      else
+        for (int32_t k = i->aux + 1; k < a->nimm; k++)
+          v *= a->imm[k];
+      LINE(e, "%s = %lld;", d, (long long)v);
+    } else {
+      LINE(e, "%s = %s->%s[%d];", d, tname(e, t),
+           i->op == ASC_IR_DIM ? "shape" : "strides", (int)i->aux);
+    }
+    break;
+  }
+  case ASC_IR_LOAD:
+    LINE(e, "%s = %s[%s];", d, rname(e, i->args[0].reg), val(e, i->args[1]));
+    break;
+  case ASC_IR_STORE:
+    LINE(e, "%s[%s] = %s;", rname(e, i->args[0].reg), val(e, i->args[1]),
+         val(e, i->args[2]));
+    break;
+  case ASC_IR_ATOMIC:
+    LINE(e, "%s = asc_atomic_%s_%s(&%s[%s], %s);", d, asc__atom_name(i->aux),
+         sfx(dt), rname(e, i->args[0].reg), val(e, i->args[1]),
+         val(e, i->args[2]));
+    break;
+  case ASC_IR_CAS:
+    LINE(e, "%s = asc_cas_%s(&%s[%s], %s, %s);", d, sfx(dt),
+         rname(e, i->args[0].reg), val(e, i->args[1]), val(e, i->args[2]),
+         val(e, i->args[3]));
+    break;
+  case ASC_IR_LOCAL_ARRAY:
+  case ASC_IR_SHARED_ARRAY:
+    break; /* declared at the top of the function */
+  case ASC_IR_BLOCK_IDX:
+    LINE(e, "%s = (int64_t)ctx->block_idx;", d);
+    break;
+  case ASC_IR_BLOCK_NUM:
+    LINE(e, "%s = (int64_t)ctx->block_num;", d);
+    break;
+  case ASC_IR_BARRIER:
+    e->uses_barrier = true;
+    LINE(e, "if (ctx->rt->barrier(ctx) != 0) {");
+    e->depth++;
+    LINE(e, "asc_raise(exc, ASC_KEXC_RUNTIME_ERROR, %d, "
+            "\"launch abandoned: another block raised\");",
+         (int)i->line);
+    LINE(e, "return 1;");
+    e->depth--;
+    LINE(e, "}");
+    break;
+  case ASC_IR_PFOR:
+    if (!e->in_body) {
+      emit_pfor_call(e, i);
+      break;
+    }
+    /* a parallel loop nested in a parallel body runs serially */
+    /* fall through */
+  case ASC_IR_FOR:
+    emit_for_header(e, i, rname(e, i->dst), ctype(dt));
+    e->depth++;
+    push(e, F_LOOP, 0, i);
+    emit_block(e, &i->body[0]);
+    e->nframes--;
+    e->depth--;
+    LINE(e, "}");
+    break;
+  case ASC_IR_LOOP:
+    LINE(e, "for (;;) {");
+    e->depth++;
+    push(e, F_LOOP, 0, i);
+    emit_block(e, &i->body[0]);
+    e->nframes--;
+    e->depth--;
+    LINE(e, "}");
+    break;
+  case ASC_IR_IF:
+    LINE(e, "if (%s) {", val(e, i->args[0]));
+    e->depth++;
+    emit_block(e, &i->body[0]);
+    e->depth--;
+    if (i->body[1].first) {
+      LINE(e, "} else {");
+      e->depth++;
+      emit_block(e, &i->body[1]);
+      e->depth--;
+    }
+    LINE(e, "}");
+    break;
+  case ASC_IR_TRY: {
+    int L = e->labels++;
+    LINE(e, "{ /* try */");
+    e->depth++;
+    push(e, F_TRY, L, i);
+    emit_block(e, &i->body[0]);
+    e->nframes--;
+    LINE(e, "goto L%d_done;", L);
+    e->depth--;
+    LINE(e, "L%d_exc:;", L);
+    e->depth++;
+    if (i->has_except) {
+      LINE(e, "if (asc_exc_match(exc->kind, 0x%xu)) {", (unsigned)i->exc_mask);
+      e->depth++;
+      LINE(e, "exc->kind = ASC_KEXC_NONE;");
+      push(e, F_EXCEPT, L, i);
+      emit_block(e, &i->body[1]);
+      e->nframes--;
+      LINE(e, "goto L%d_done;", L);
+      e->depth--;
+      LINE(e, "}");
+    }
+    e->depth--;
+    LINE(e, "L%d_pending:;", L);
+    e->depth++;
+    if (i->has_finally) {
+      LINE(e, "{");
+      e->depth++;
+      LINE(e, "asc_kexc saved%d = *exc;", L);
+      push(e, F_FINALLY, L, i);
+      emit_block(e, &i->body[2]);
+      e->nframes--;
+      LINE(e, "*exc = saved%d;", L);
+      e->depth--;
+      LINE(e, "}");
+    }
+    LINE(e, "goto %s;", exc_target(e));
+    e->depth--;
+    LINE(e, "L%d_done:;", L);
+    e->depth++;
+    if (i->has_finally) {
+      push(e, F_FINALLY, L, i);
+      emit_block(e, &i->body[2]);
+      e->nframes--;
+    }
+    e->depth--;
+    LINE(e, "}");
+    break;
+  }
+  case ASC_IR_CRITICAL: {
+    int L = e->labels++;
+    LINE(e, "ctx->rt->critical_enter(ctx);");
+    push(e, F_CRIT, L, i);
+    emit_block(e, &i->body[0]);
+    e->nframes--;
+    LINE(e, "ctx->rt->critical_exit(ctx);");
+    LINE(e, "goto L%d_crit_done;", L);
+    LINE(e, "L%d_crit_exc:", L);
+    LINE(e, "ctx->rt->critical_exit(ctx);");
+    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "L%d_crit_done:;", L);
+    break;
+  }
+  case ASC_IR_BREAK:
+  case ASC_IR_CONTINUE: {
+    int k = innermost_loop(e);
+    cleanups(e, k + 1);
+    LINE(e, "%s;", i->op == ASC_IR_BREAK ? "break" : "continue");
+    break;
+  }
+  case ASC_IR_RET:
+    cleanups(e, 0);
+    LINE(e, "return 0;");
+    break;
+  case ASC_IR_RAISE:
+    emit_raise(e, i->aux, i->line, i->str ? i->str : "");
+    break;
+  default:
+    LINE(e, "%s = %s;", d,
+         binexpr(e, i->op,
+                 (asc__irop_flags(i->op) & ASC_OPF_CMP)
+                     ? asc__irv_dtype(f, i->args[0])
+                     : dt,
+                 val(e, i->args[0]), val(e, i->args[1])));
+    break;
+  }
+}
+
+static void emit_block(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next)
+    emit_ins(e, i);
+}
+
+/* --------------------------------------------------- register sets */
+
+/* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined. */
+static void scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0)
+      mark[i->dst] |= 3;
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+      isiv[i->dst] = 1;
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG)
+        mark[i->args[k].reg] |= 1;
+    for (int32_t k = 0; k < i->nred; k++)
+      mark[i->red[k].reg] |= 3;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      scan(&i->body[k], mark, isiv);
+  }
+}
+
+/* The registers the entry defines outside parallel bodies. */
+static void scan_entry(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0)
+      mark[i->dst] |= 3;
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+      isiv[i->dst] = 1;
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG)
+        mark[i->args[k].reg] |= 1;
+    for (int32_t k = 0; k < i->nred; k++)
+      mark[i->red[k].reg] |= 3;
+    if (i->op == ASC_IR_PFOR)
+      continue;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      scan_entry(&i->body[k], mark, isiv);
+  }
+}
+
+static const asc__irins *array_def(const asc__irblock *b, int32_t r) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if ((i->op == ASC_IR_LOCAL_ARRAY || i->op == ASC_IR_SHARED_ARRAY) &&
+        i->dst == r)
+      return i;
+    for (int k = 0; k < asc__ir_nregions(i); k++) {
+      const asc__irins *x = array_def(&i->body[k], r);
+      if (x)
+        return x;
+    }
+  }
+  return NULL;
+}
+
+/* Declares a local array or shared buffer and its shape/strides arrays. */
+static void declare_array(emitter *e, int32_t r) {
+  const asc__irins *a = array_def(&e->f->body, r);
+  const asc__irreg *g = &e->f->regs[r];
+  int64_t total = 1;
+  ASC_CHECK(e->c, a != NULL);
+  for (int32_t k = 0; k < a->nimm; k++)
+    total *= a->imm[k];
+  if (a->op == ASC_IR_LOCAL_ARRAY)
+    LINE(e, "_Alignas(64) %s %s[%lld];", ctype(g->ty.dtype), rname(e, r),
+         (long long)total);
+  else
+    LINE(e, "%s *restrict %s = (%s *)__builtin_assume_aligned("
+            "(char *)ctx->shared + %lld, 64);",
+         ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype),
+         (long long)e->shared_off[r]);
+}
+
+static void assign_shared(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_SHARED_ARRAY) {
+      int64_t total = (int64_t)ascDataTypeSize(e->f->regs[i->dst].ty.dtype);
+      for (int32_t k = 0; k < i->nimm; k++)
+        total *= i->imm[k];
+      e->shared_off[i->dst] = (int64_t)e->shared_bytes;
+      e->shared_bytes += ((uint64_t)total + 63u) & ~(uint64_t)63u;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      assign_shared(e, &i->body[k]);
+  }
+}
+
+static void declare_scalars(emitter *e, const uint8_t *mark,
+                            const uint8_t *isiv, const asc__irins *skip_red) {
+  const asc__irfunc *f = e->f;
+  for (int32_t r = 0; r < f->nregs; r++) {
+    bool red = false;
+    if (!(mark[r] & 2) || isiv[r] || f->regs[r].param)
+      continue;
+    if (skip_red)
+      for (int32_t k = 0; k < skip_red->nred; k++)
+        if (skip_red->red[k].reg == r)
+          red = true;
+    if (red)
+      continue;
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR)
+      declare_array(e, r);
+    else
+      LINE(e, "%s %s;", ctype(f->regs[r].ty.dtype), rname(e, r));
+  }
+}
+
+static const char *kname(emitter *e) {
+  char buf[48];
+  size_t n = 0;
+  for (const char *p = e->f->name; *p && n < 32; p++)
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+        (*p >= '0' && *p <= '9') || *p == '_')
+      buf[n++] = *p;
+  buf[n] = 0;
+  return asc__arena_printf(e->c, "k%d_%s", e->kidx, buf);
+}
+
+static bool has_loop(const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR || i->op == ASC_IR_LOOP)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (has_loop(&i->body[k]))
+        return true;
+  }
+  return false;
+}
+
+/* Registers a pfor body uses from outside: its captures. */
+static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
+                         uint8_t **ivs) {
+  int32_t n = e->f->nregs;
+  uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
+  uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
+  uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
+  scan(&i->body[0], mark, isiv);
+  for (int32_t r = 0; r < n; r++) {
+    bool red = false;
+    for (int32_t k = 0; k < i->nred; k++)
+      red |= i->red[k].reg == r;
+    if (r == i->dst || red)
+      continue;
+    if ((mark[r] & 1) && (!(mark[r] & 2) || e->f->regs[r].param))
+      cap[r] = 1;
+  }
+  /* bounds are evaluated outside */
+  *defs = mark;
+  *ivs = isiv;
+  return cap;
+}
+
+static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
+  const asc__irfunc *f = e->f;
+  const char *K = kname(e);
+  uint8_t *defs, *isiv;
+  uint8_t *cap = captures(e, i, &defs, &isiv);
+  int32_t iv = i->dst;
+  int it = f->regs[iv].ty.dtype;
+  bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
+                i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
+
+  /* env */
+  out(e, "typedef struct %s_env%d {\n", K, J);
+  out(e, "  asc_kctx *ctx;\n  int64_t lo, step, n, nb;\n");
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
+      out(e, "  %s%s *%s;\n",
+          (f->regs[r].ty.flags & ASC_IRT_READONLY) ? "const " : "",
+          ctype(f->regs[r].ty.dtype), rname(e, r));
+      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+        out(e, "  const asc_ktensor *%s;\n", tname(e, r));
+    } else {
+      out(e, "  %s %s;\n", ctype(f->regs[r].ty.dtype), rname(e, r));
+    }
+  }
+  for (int32_t k = 0; k < i->nred; k++)
+    out(e, "  %s *part_%s;\n", ctype(f->regs[i->red[k].reg].ty.dtype),
+        rname(e, i->red[k].reg));
+  out(e, "} %s_env%d;\n\n", K, J);
+
+  /* body */
+  e->labels = 0;
+  e->nframes = 0;
+  e->in_body = true;
+  e->pfor = i;
+  e->last_line = 0;
+  if (i->line > 0)
+    out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
+  out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
+         "int32_t tid, asc_kexc *exc) {\n", K, J);
+  e->depth = 1;
+  LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
+  LINE(e, "asc_kctx *ctx = env->ctx;");
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
+      bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
+      LINE(e, "%s%s *restrict %s = env->%s;", ro ? "const " : "",
+           ctype(f->regs[r].ty.dtype), rname(e, r), rname(e, r));
+      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+        LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
+             tname(e, r), tname(e, r));
+    } else {
+      LINE(e, "%s %s = env->%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           rname(e, r));
+    }
+  }
+  declare_scalars(e, defs, isiv, i);
+  LINE(e, "int64_t k = lo;");
+  LINE(e, "(void)tid; (void)ctx;");
+  if (i->nred > 0) {
+    LINE(e, "for (; k < hi; k++) {");
+    e->depth++;
+    LINE(e, "int64_t k0 = asc_part(env->n, env->nb, k);");
+    LINE(e, "int64_t k1 = asc_part(env->n, env->nb, k + 1);");
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
+    }
+    LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
+    e->depth++;
+    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
+         simple ? "kk" : "env->lo + kk * env->step");
+  } else {
+    LINE(e, "for (; k < hi; k++) {");
+    e->depth++;
+    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
+         simple ? "k" : "env->lo + k * env->step");
+  }
+  push(e, F_LOOP, 0, i);
+  emit_block(e, &i->body[0]);
+  e->nframes--;
+  if (i->nred > 0) {
+    e->depth--;
+    LINE(e, "}");
+    for (int32_t q = 0; q < i->nred; q++)
+      LINE(e, "env->part_%s[k] = %s;", rname(e, i->red[q].reg),
+           rname(e, i->red[q].reg));
+  }
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "return 0;");
+  out(e, "L_raise:\n");
+  LINE(e, "return k + 1;");
+  out(e, "}\n\n");
+  e->in_body = false;
+  e->depth = 0;
+}
+
+static void collect_bodies(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_PFOR) {
+      emit_pfor_body(e, i, e->npfor++);
+      continue;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      collect_bodies(e, &i->body[k]);
+  }
+}
+
+static void emit_pfor_call(emitter *e, const asc__irins *i) {
+  const asc__irfunc *f = e->f;
+  const char *K = kname(e);
+  int J = e->npfor++;
+  uint8_t *defs, *isiv;
+  uint8_t *cap = captures(e, i, &defs, &isiv);
+  LINE(e, "{ /* parallel loop */");
+  e->depth++;
+  LINE(e, "%s_env%d env%d;", K, J, J);
+  LINE(e, "env%d.ctx = ctx;", J);
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    LINE(e, "env%d.%s = %s;", J, rname(e, r), rname(e, r));
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
+        !(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+      LINE(e, "env%d.%s = %s;", J, tname(e, r), tname(e, r));
+  }
+  LINE(e, "env%d.lo = (int64_t)%s;", J, val(e, i->args[0]));
+  LINE(e, "env%d.step = (int64_t)%s;", J, val(e, i->args[2]));
+  LINE(e, "env%d.n = asc_trip(env%d.lo, (int64_t)%s, env%d.step);", J, J,
+       val(e, i->args[1]), J);
+  if (i->nred > 0) {
+    LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
+    LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
+    LINE(e, "if (env%d.nb < 1) env%d.nb = 1;", J, J);
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s part%d_%d[env%d.nb];", ctype(f->regs[r].ty.dtype), J,
+           (int)q, J);
+      LINE(e, "env%d.part_%s = part%d_%d;", J, rname(e, r), J, (int)q);
+    }
+    LINE(e, "if (env%d.n > 0) {", J);
+    e->depth++;
+    LINE(e, "if (ctx->rt->parallel_for(ctx, env%d.nb, 1, %s_body%d, &env%d, "
+            "exc) != 0)",
+         J, K, J, J);
+    LINE(e, "  goto %s;", exc_target(e));
+    LINE(e, "/* combine the partials in a fixed order: deterministic */");
+    LINE(e, "for (int64_t b = 0; b < env%d.nb; b++) {", J);
+    e->depth++;
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s = %s;", rname(e, r),
+           binexpr(e, i->red[q].op, f->regs[r].ty.dtype, rname(e, r),
+                   asc__arena_printf(e->c, "part%d_%d[b]", J, (int)q)));
+    }
+    e->depth--;
+    LINE(e, "}");
+    e->depth--;
+    LINE(e, "}");
+  } else {
+    LINE(e, "env%d.nb = 0;", J);
+    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
+            "%s_body%d, &env%d, exc) != 0)",
+         J, J, has_loop(&i->body[0]) ? 1 : 64, K, J, J);
+    LINE(e, "  goto %s;", exc_target(e));
+  }
+  e->depth--;
+  LINE(e, "}");
+}
+
+/* Marks tensors never stored to as read-only (const pointers). */
+static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
+                          uint8_t *written) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_STORE || i->op == ASC_IR_ATOMIC ||
+        i->op == ASC_IR_CAS)
+      written[i->args[0].reg] = 1;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      mark_readonly(f, &i->body[k], written);
+  }
+}
+
+static void emit_kernel(emitter *e) {
+  asc__irfunc *f = (asc__irfunc *)e->f;
+  const char *K;
+  uint8_t *mark, *isiv, *written;
+  int32_t n = f->nregs;
+
+  asc__ir_verify(e->c, f, "emit");
+  K = kname(e);
+  written = asc__arena_alloc(e->c, (size_t)n + 1);
+  mark_readonly(f, &f->body, written);
+  for (int32_t r = 0; r < n; r++) {
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !written[r])
+      f->regs[r].ty.flags |= ASC_IRT_READONLY;
+    else
+      f->regs[r].ty.flags &= (uint8_t)~ASC_IRT_READONLY;
+    if (!f->regs[r].param && f->regs[r].ty.kind == ASC_IRK_TENSOR)
+      f->regs[r].ty.flags |= ASC_IRT_LOCAL;
+  }
+  e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));
+  e->shared_bytes = 0;
+  e->uses_barrier = false;
+  assign_shared(e, &f->body);
+
+  out(e, "/* ---------------- kernel %d */\n\n", e->kidx);
+  e->npfor = 0;
+  collect_bodies(e, &f->body);
+
+  e->npfor = 0;
+  e->labels = 0;
+  e->nframes = 0;
+  e->last_line = 0;
+  out(e, "static int %s(asc_kctx *ctx, void *const *args, asc_kexc *exc) {\n",
+      K);
+  e->depth = 1;
+  for (int32_t p = 0; p < f->nparams; p++) {
+    int32_t r = f->params[p];
+    const asc__irreg *g = &f->regs[r];
+    if (g->ty.kind == ASC_IRK_TENSOR) {
+      bool ro = (g->ty.flags & ASC_IRT_READONLY) != 0;
+      LINE(e, "const asc_ktensor *%s = (const asc_ktensor *)args[%d];",
+           tname(e, r), (int)p);
+      if (g->ty.flags & ASC_IRT_ALIGN64)
+        LINE(e, "%s%s *restrict %s = (%s *)__builtin_assume_aligned(%s->data, "
+                "64);",
+             ro ? "const " : "", ctype(g->ty.dtype), rname(e, r),
+             ctype(g->ty.dtype), tname(e, r));
+      else
+        LINE(e, "%s%s *restrict %s = (%s *)%s->data;", ro ? "const " : "",
+             ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype),
+             tname(e, r));
+    } else if (g->ty.flags & ASC_IRT_GENERIC) {
+      const char *fld = asc__dt_is_float(g->ty.dtype) ? "f" : "i";
+      if (g->ty.dtype == ascBFloat16)
+        LINE(e, "%s %s = asc_f2bf((float)((const asc_kscalar *)args[%d])->"
+                "value.f);",
+             ctype(g->ty.dtype), rname(e, r), (int)p);
+      else
+        LINE(e, "%s %s = (%s)((const asc_kscalar *)args[%d])->value.%s;",
+             ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype), (int)p, fld);
+    } else {
+      LINE(e, "%s %s = *(const %s *)args[%d];", ctype(g->ty.dtype),
+           rname(e, r), ctype(g->ty.dtype), (int)p);
+    }
+  }
+  mark = asc__arena_alloc(e->c, (size_t)n + 1);
+  isiv = asc__arena_alloc(e->c, (size_t)n + 1);
+  scan_entry(&f->body, mark, isiv);
+  declare_scalars(e, mark, isiv, NULL);
+  LINE(e, "(void)ctx;");
+  emit_block(e, &f->body);
+  LINE(e, "return 0;");
+  out(e, "L_raise:\n");
+  LINE(e, "return 1;");
+  out(e, "}\n\n");
+  e->depth = 0;
+
+  if (f->nparams > 0) {
+    out(e, "static const asc_kparam %s_params[] = {\n", K);
+    for (int32_t p = 0; p < f->nparams; p++) {
+      const asc__irreg *g = &f->regs[f->params[p]];
+      bool ten = g->ty.kind == ASC_IRK_TENSOR;
+      out(e, "  {%s, %s, %d, %d},\n", cstr(e, g->name),
+          ten ? "ASC_KPARAM_TENSOR"
+              : (g->ty.flags & ASC_IRT_GENERIC) ? "ASC_KPARAM_GENERIC" : "0",
+          (int)g->ty.dtype, ten ? (int)g->ty.ndim : 0);
+    }
+    out(e, "};\n\n");
+  }
+}
+
+void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
+                      const asc__emit_src *src, asc__buf *o) {
+  emitter e;
+  uint64_t *shared = asc__arena_alloc(c, sizeof *shared *
+                                             ((size_t)m->nfuncs + 1));
+  bool *barrier = asc__arena_alloc(c, sizeof *barrier *
+                                          ((size_t)m->nfuncs + 1));
+  memset(&e, 0, sizeof e);
+  e.c = c;
+  e.o = o;
+  e.src = src;
+  out(&e, "/* Generated by libasc from Python kernels: do not edit. */\n");
+  asc__buf_puts(o, asc__abi_prelude);
+  asc__buf_puts(o, "\n");
+  asc__buf_puts(o, helpers);
+  for (int32_t k = 0; k < m->nfuncs; k++) {
+    e.f = m->funcs[k];
+    e.kidx = (int)k;
+    emit_kernel(&e);
+    shared[k] = e.shared_bytes;
+    barrier[k] = e.uses_barrier;
+  }
+  if (m->nfuncs == 0) {
+    out(&e, "__attribute__((visibility(\"default\")))\n"
+            "const asc_module_desc asc_module_v1 = {ASC_KABI_VERSION, 0, "
+            "NULL};\n");
+    return;
+  }
+  out(&e, "static const asc_kernel_desc asc_kernels[] = {\n");
+  for (int32_t k = 0; k < m->nfuncs; k++) {
+    const asc__irfunc *f = m->funcs[k];
+    e.f = f;
+    e.kidx = (int)k;
+    out(&e, "  {%s, %s, %d, %s, %s, %llu, %s},\n", cstr(&e, f->name),
+        kname(&e), (int)f->nparams,
+        f->nparams ? asc__arena_printf(c, "%s_params", kname(&e)) : "NULL",
+        barrier[k] ? "ASC_KERNEL_USES_BARRIER" : "0",
+        (unsigned long long)shared[k], cstr(&e, f->file ? f->file : ""));
+  }
+  out(&e, "};\n\n");
+  out(&e, "__attribute__((visibility(\"default\")))\n"
+          "const asc_module_desc asc_module_v1 = {ASC_KABI_VERSION, %d, "
+          "asc_kernels};\n",
+      (int)m->nfuncs);
+  if (o->oom)
+    asc__cctx_throw(c, ASC_FAIL_OOM);
+}

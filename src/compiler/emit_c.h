@@ -1,0 +1,24 @@
+/*
+ * C emission: an IR module -> one C translation unit that exports
+ * asc_module_v1 (kernel_abi.h).  docs/ir.md ("Generated C") describes the
+ * shape of the output.
+ */
+#ifndef ASC_EMIT_C_H
+#define ASC_EMIT_C_H
+
+#include "ir.h"
+
+/* The Python source the IR came from, for the per-line comments.  text may
+ * be NULL (comments then say only the line number). */
+typedef struct asc__emit_src {
+  const char *text;
+  size_t len;
+  int32_t first_line;   /* line number of text's first line */
+} asc__emit_src;
+
+/* Appends the C of every function of m to out.  Internal errors unwind to
+ * c's catch point. */
+void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
+                      const asc__emit_src *src, asc__buf *out);
+
+#endif /* ASC_EMIT_C_H */

@@ -1,0 +1,72 @@
+/*
+ * Dead-code elimination: instructions after a break / continue / return /
+ * raise in the same block, pure instructions whose result nobody reads
+ * (never one that may raise: `x = a // 0` still raises in Python), loops and
+ * branches left empty.  Iterates until nothing changes.
+ */
+#include "passes.h"
+
+static bool removable(const asc__irfunc *f, const asc__irins *i) {
+  if (i->dst < 0 || i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+    return false;
+  if (f->regs[i->dst].param || f->regs[i->dst].nuses > 0)
+    return false;
+  if (!(asc__irop_flags(i->op) & ASC_OPF_PURE) && i->op != ASC_IR_LOAD &&
+      i->op != ASC_IR_LOCAL_ARRAY && i->op != ASC_IR_SHARED_ARRAY)
+    return false;
+  return !asc__ir_may_trap(f, i);
+}
+
+static bool is_exit(int op) {
+  return op == ASC_IR_BREAK || op == ASC_IR_CONTINUE || op == ASC_IR_RET ||
+         op == ASC_IR_RAISE;
+}
+
+static bool dce_block(asc__irfunc *f, asc__irblock *b) {
+  bool changed = false;
+  asc__irins *i = b->first;
+  while (i != NULL) {
+    asc__irins *next = i->next;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      changed |= dce_block(f, &i->body[k]);
+    if (is_exit(i->op) && i->next != NULL) {
+      /* unreachable tail */
+      while (i->next != NULL)
+        asc__ir_remove(b, i->next);
+      next = NULL;
+      changed = true;
+    }
+    if (removable(f, i)) {
+      asc__ir_remove(b, i);
+      changed = true;
+    } else if ((i->op == ASC_IR_FOR ||
+                (i->op == ASC_IR_PFOR && i->nred == 0)) &&
+               i->body[0].first == NULL) {
+      asc__ir_remove(b, i);
+      changed = true;
+    } else if ((i->op == ASC_IR_IF && i->body[0].first == NULL &&
+                i->body[1].first == NULL) ||
+               (i->op == ASC_IR_CRITICAL && i->body[0].first == NULL)) {
+      asc__ir_remove(b, i);
+      changed = true;
+    } else if (i->op == ASC_IR_TRY && i->body[0].first == NULL) {
+      /* nothing can raise: only the finally part runs */
+      asc__ir_splice(b, i, &i->body[2]);
+      asc__ir_remove(b, i);
+      changed = true;
+    }
+    i = next;
+  }
+  return changed;
+}
+
+void asc__pass_dce(asc__cctx *c, asc__irfunc *f) {
+  bool changed;
+  int rounds = 0;
+  (void)c;
+  do {
+    asc__ir_count(f);
+    changed = dce_block(f, &f->body);
+  } while (changed && ++rounds < 64);
+  asc__ir_count(f);
+}

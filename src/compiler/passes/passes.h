@@ -1,0 +1,50 @@
+/*
+ * The optimisation passes, one per file, and the pipeline that orders them
+ * (pipeline.c).  Every pass takes one function and rewrites it in place.
+ */
+#ifndef ASC_PASSES_H
+#define ASC_PASSES_H
+
+#include <stdio.h>
+
+#include "ir.h"
+
+void asc__pass_fold(asc__cctx *c, asc__irfunc *f);
+void asc__pass_dce(asc__cctx *c, asc__irfunc *f);
+void asc__pass_cse(asc__cctx *c, asc__irfunc *f);
+void asc__pass_licm(asc__cctx *c, asc__irfunc *f);
+void asc__pass_unroll(asc__cctx *c, asc__irfunc *f);
+void asc__pass_strength(asc__cctx *c, asc__irfunc *f);
+
+typedef struct asc__pipeline_opts {
+  /* Comma-separated pass names to run instead of the standard pipeline
+   * (tests); NULL for the standard one. */
+  const char *only;
+  /* Comma-separated pass names after which the IR is printed ("all" for
+   * every pass); NULL reads ASC_DUMP. */
+  const char *dump;
+  FILE *dump_to;          /* NULL: stderr */
+  /* Verify between passes: always in builds without NDEBUG, else when
+   * this is set or ASC_VERIFY=1. */
+  bool verify;
+} asc__pipeline_opts;
+
+/* Runs the passes over every function of m. */
+void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
+                      const asc__pipeline_opts *opts);
+
+/* Helpers shared by the passes (ir_util.c). */
+/* Replaces every use of register `from` by v. */
+void asc__ir_replace_uses(asc__irfunc *f, int32_t from, asc__irval v);
+/* True when i may raise at run time (integer // and % by a possibly-zero
+ * divisor, int ** with a possibly-negative exponent, float -> int). */
+bool asc__ir_may_trap(const asc__irfunc *f, const asc__irins *i);
+/* True when b holds a break or continue of the loop whose body b is
+ * (not one of a nested loop). */
+bool asc__ir_has_loop_exit(const asc__irblock *b);
+/* Occurrences (defs + uses) of each register inside b, added to cnt. */
+void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt);
+/* Marks in def[] the registers assigned inside b. */
+void asc__ir_defined_in(const asc__irblock *b, uint8_t *def);
+
+#endif /* ASC_PASSES_H */

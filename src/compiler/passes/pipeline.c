@@ -1,0 +1,138 @@
+/*
+ * The pass pipeline.
+ *
+ *          lowered IR
+ *              |
+ *            fold  -- constants (incl. ConstExpr / frozen globals), copies,
+ *              |      identities, unit stride of contiguous tensors
+ *             dce
+ *              |
+ *           unroll -- static_range and small constant loops
+ *              |
+ *            fold  -- the unrolled induction values
+ *              |
+ *             cse
+ *              |
+ *            licm  -- shapes, strides, row offsets out of loop nests
+ *              |
+ *          strength -- i*stride -> running offsets
+ *              |
+ *         fold, licm -- tidy the new inductions' set-up
+ *              |
+ *             dce
+ *              |
+ *           emit C
+ *
+ * The verifier runs after every pass in builds without NDEBUG, and in any
+ * build with ASC_VERIFY=1.  ASC_DUMP=fold,licm (or "all") prints the IR
+ * after those passes, to stderr unless the caller gives a stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+typedef void (*pass_fn)(asc__cctx *c, asc__irfunc *f);
+
+static const struct {
+  const char *name;
+  pass_fn fn;
+} pass_table[] = {
+    {"fold", asc__pass_fold},       {"dce", asc__pass_dce},
+    {"cse", asc__pass_cse},         {"licm", asc__pass_licm},
+    {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
+};
+
+static bool in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  if (list == NULL)
+    return false;
+  for (const char *p = list; *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if ((len == n && memcmp(p, name, n) == 0) ||
+        (len == 3 && memcmp(p, "all", 3) == 0))
+      return true;
+    if (!comma)
+      break;
+    p = comma + 1;
+  }
+  return false;
+}
+
+typedef struct runner {
+  asc__cctx *c;
+  asc__irfunc *f;
+  const char *dump;
+  FILE *to;
+  bool verify;
+} runner;
+
+static void run(runner *r, const char *name, pass_fn fn) {
+  fn(r->c, r->f);
+  if (r->verify)
+    asc__ir_verify(r->c, r->f, name);
+  if (in_list(r->dump, name)) {
+    asc__buf b;
+    asc__buf_init(&b);
+    asc__buf_printf(&b, "; after %s\n", name);
+    asc__ir_print_func(&b, r->f);
+    fputs(asc__buf_str(&b), r->to);
+    asc__buf_free(&b);
+  }
+}
+
+static pass_fn lookup(const char *name, size_t len) {
+  for (size_t k = 0; k < ASC_ARRAY_SIZE(pass_table); k++)
+    if (strlen(pass_table[k].name) == len &&
+        memcmp(pass_table[k].name, name, len) == 0)
+      return pass_table[k].fn;
+  return NULL;
+}
+
+static void pipeline(runner *r, const char *only) {
+  if (only != NULL) {
+    for (const char *p = only; *p;) {
+      const char *comma = strchr(p, ',');
+      size_t len = comma ? (size_t)(comma - p) : strlen(p);
+      pass_fn fn = lookup(p, len);
+      if (fn == NULL)
+        asc__internal_error(r->c, __FILE__, __LINE__, "unknown pass name");
+      run(r, asc__arena_strndup(r->c, p, len), fn);
+      if (!comma)
+        break;
+      p = comma + 1;
+    }
+    return;
+  }
+  run(r, "fold", asc__pass_fold);
+  run(r, "dce", asc__pass_dce);
+  run(r, "unroll", asc__pass_unroll);
+  run(r, "fold", asc__pass_fold);
+  run(r, "cse", asc__pass_cse);
+  run(r, "licm", asc__pass_licm);
+  run(r, "strength", asc__pass_strength);
+  run(r, "fold", asc__pass_fold);
+  run(r, "licm", asc__pass_licm);
+  run(r, "dce", asc__pass_dce);
+}
+
+void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
+                      const asc__pipeline_opts *opts) {
+  runner r;
+  const char *env = getenv("ASC_VERIFY");
+  r.c = c;
+  r.dump = opts && opts->dump ? opts->dump : getenv("ASC_DUMP");
+  r.to = opts && opts->dump_to ? opts->dump_to : stderr;
+#ifdef NDEBUG
+  r.verify = (opts && opts->verify) || (env && strcmp(env, "1") == 0);
+#else
+  r.verify = true;
+  (void)env;
+#endif
+  for (int32_t k = 0; k < m->nfuncs; k++) {
+    r.f = m->funcs[k];
+    asc__ir_verify(c, r.f, NULL);
+    pipeline(&r, opts ? opts->only : NULL);
+  }
+}

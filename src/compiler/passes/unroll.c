@@ -1,0 +1,124 @@
+/*
+ * Full unrolling of counted loops with constant bounds: always for
+ * `for ... unroll` (asc.static_range), automatically when the loop is small
+ * (trip count <= AUTO_TRIP and at most AUTO_SIZE instructions in all).
+ * Each copy sees the induction variable as a constant, and registers local
+ * to the body get fresh names per copy, so they keep a single definition
+ * and fold / cse / licm still apply.  Loops with a break or continue of
+ * their own stay.
+ *
+ *   for %k:i64 = 0, 2, 1 { %x = mul %k, 3 }  ->  %x = mul 0, 3
+ *                                                %x.1 = mul 1, 3
+ */
+#include <string.h>
+
+#include "passes.h"
+
+enum { AUTO_TRIP = 4, AUTO_SIZE = 64, MAX_TRIP = 1024, MAX_TOTAL = 16384 };
+
+static int64_t size_of(const asc__irblock *b) {
+  int64_t n = 0;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    n++;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      n += size_of(&i->body[k]);
+  }
+  return n;
+}
+
+static int64_t trip(int64_t lo, int64_t hi, int64_t st) {
+  if (st > 0)
+    return hi > lo ? (int64_t)(((uint64_t)hi - (uint64_t)lo - 1) /
+                               (uint64_t)st) + 1
+                   : 0;
+  if (st < 0)
+    return lo > hi ? (int64_t)(((uint64_t)lo - (uint64_t)hi - 1) /
+                               (uint64_t)(-st)) + 1
+                   : 0;
+  return -1;
+}
+
+static void rename_block(asc__irblock *b, const int32_t *ren, int32_t iv,
+                         asc__irval ivv) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0 && ren[i->dst] >= 0)
+      i->dst = ren[i->dst];
+    for (int32_t k = 0; k < i->nargs; k++) {
+      asc__irval *v = &i->args[k];
+      if (v->kind != ASC_IRV_REG)
+        continue;
+      if (v->reg == iv)
+        *v = ivv;
+      else if (ren[v->reg] >= 0)
+        v->reg = ren[v->reg];
+    }
+    for (int32_t k = 0; k < i->nred; k++)
+      if (ren[i->red[k].reg] >= 0)
+        i->red[k].reg = ren[i->red[k].reg];
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      rename_block(&i->body[k], ren, iv, ivv);
+  }
+}
+
+static bool unroll_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
+                        asc__irins *loop) {
+  int64_t n, lo, st, sz;
+  int32_t nregs0 = f->nregs;
+  int32_t *cnt, *ren;
+  asc__irblock out = {NULL, NULL};
+
+  for (int k = 0; k < 3; k++)
+    if (loop->args[k].kind != ASC_IRV_CONST)
+      return false;
+  lo = loop->args[0].c.i;
+  st = loop->args[2].c.i;
+  n = trip(lo, loop->args[1].c.i, st);
+  if (n < 0 || n > MAX_TRIP || asc__ir_has_loop_exit(&loop->body[0]))
+    return false;
+  sz = size_of(&loop->body[0]);
+  if (!loop->unroll && (n > AUTO_TRIP || sz * n > AUTO_SIZE))
+    return false;
+  if (sz * n > MAX_TOTAL)
+    return false;
+
+  /* registers whose every occurrence is inside the body are private to
+   * one iteration (those with one definition get a new name per copy) */
+  asc__ir_count(f);
+  cnt = asc__arena_alloc(c, sizeof *cnt * ((size_t)nregs0 + 1));
+  asc__ir_occurrences(&loop->body[0], cnt);
+  for (int64_t k = 0; k < n; k++) {
+    asc__irval ivv = asc__irv_int(f->regs[loop->dst].ty.dtype, lo + k * st);
+    ren = asc__arena_alloc(c, sizeof *ren * ((size_t)nregs0 + 1));
+    for (int32_t r = 0; r < nregs0; r++) {
+      const asc__irreg *g = &f->regs[r];
+      ren[r] = -1;
+      if (k > 0 && !g->param && g->ndefs == 1 &&
+          cnt[r] == g->ndefs + g->nuses)
+        ren[r] = asc__ir_reg(c, f, g->ty, g->name);
+    }
+    for (const asc__irins *i = loop->body[0].first; i; i = i->next) {
+      asc__irblock one = {NULL, NULL};
+      asc__ir_append(&one, asc__ir_clone(c, i));
+      rename_block(&one, ren, loop->dst, ivv);
+      asc__ir_splice(&out, NULL, &one);
+    }
+  }
+  asc__ir_splice(b, loop, &out);
+  asc__ir_remove(b, loop);
+  return true;
+}
+
+static void unroll_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b) {
+  for (asc__irins *i = b->first, *next; i; i = next) {
+    next = i->next;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      unroll_block(c, f, &i->body[k]);
+    if (i->op == ASC_IR_FOR)
+      unroll_loop(c, f, b, i);
+  }
+}
+
+void asc__pass_unroll(asc__cctx *c, asc__irfunc *f) {
+  unroll_block(c, f, &f->body);
+  asc__ir_count(f);
+}

@@ -1,0 +1,727 @@
+/*
+ * The worker pool and the kernel services (asc_krt).
+ *
+ *   submit ──> ready lists (one per priority level, pool lock)
+ *                 │  BLOCKS job: launch with blocks left to hand out
+ *                 │  LOOP job:   a block's parallel loop with helper slots
+ *                 v
+ *   worker: take the first job of the highest level ─┬─ block: lead it
+ *                                                    └─ loop: help it
+ *
+ * Each block's team is its leader (the worker that took the block) plus up
+ * to team-1 helpers that join its parallel loops while they are open.  A
+ * parallel loop never waits for helpers to arrive, only for those that
+ * joined to finish their chunk, so a loop finishes even when every other
+ * worker is busy: nothing in the pool can deadlock on team size.
+ *
+ * Idle workers spin on the job count for ASC_SPIN_US microseconds, then
+ * park on the pool's condition variable.
+ */
+#include "scheduler.h"
+
+#include <hwloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SPIN_US 200
+#define WORKER_STACK_SIZE ((size_t)8 << 20)
+
+/* One block's team; embedded in the worker that leads the block. */
+typedef struct team {
+  asc__job job;                 /* LOOP job while a loop is open */
+  int32_t size;
+  int nhelpers;                 /* slots handed out; under the pool lock */
+  asc__launch *launch;
+  int64_t n;
+  int64_t min_chunk;
+  asc_kbody body;
+  void *env;
+  _Alignas(ASC_CACHE_LINE) _Atomic int64_t next;  /* next iteration */
+  _Atomic int64_t lowest;       /* lowest raising iteration, n if none */
+  _Alignas(ASC_CACHE_LINE) atomic_int nactive;    /* helpers inside */
+  atomic_flag exc_lock;         /* leaf lock guarding exc */
+  asc_kexc exc;
+} team;
+
+typedef struct worker {
+  _Alignas(ASC_CACHE_LINE) team team;
+  asc__sched *sched;
+  int index;
+  uv_thread_t thread;
+  void *scratch;                /* shared_bytes of the led block */
+  size_t scratch_cap;
+} worker;
+
+struct asc__sched {
+  asc__device *dev;
+  int nworkers;
+  uint64_t spin_ns;
+  worker *workers;
+
+  /* The pool lock guards the ready lists, nsleeping, the gang state and
+   * stop.  A thread may hold one stream lock when it takes the pool lock
+   * (submission happens while a stream is being advanced); while holding
+   * the pool lock it takes no other lock. */
+  _Alignas(ASC_CACHE_LINE) uv_mutex_t lock;
+  uv_cond_t cond;
+  asc__job *head[ASC_PRIO_LEVELS];
+  asc__job *tail[ASC_PRIO_LEVELS];
+  int nsleeping;
+  bool stop;
+  /* Launches that use barriers run one at a time so that two of them can
+   * never each hold half of the workers at a barrier. */
+  asc__launch *gang_active;
+  asc__launch *gang_head, *gang_tail;   /* linked through job.next */
+
+  /* Polled by spinning workers without the lock. */
+  _Alignas(ASC_CACHE_LINE) atomic_int njobs;
+  atomic_int nspinning;         /* workers in spin_for_work */
+  atomic_int stop_flag;
+  atomic_int bind_warned;
+};
+
+static _Thread_local worker *tls_worker;
+static _Thread_local int32_t tls_tid;
+static _Thread_local bool tls_in_loop;
+
+bool asc__on_worker(void) { return tls_worker != NULL; }
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* ------------------------------------------------------- aligned memory */
+
+void *asc__cache_alloc(size_t size) {
+  unsigned char *raw, *p;
+
+  if (size > SIZE_MAX - 2 * ASC_CACHE_LINE)
+    return NULL;
+  raw = asc__calloc(1, size + 2 * ASC_CACHE_LINE);
+  if (raw == NULL)
+    return NULL;
+  p = (unsigned char *)(((uintptr_t)raw + 2 * ASC_CACHE_LINE - 1) &
+                        ~(uintptr_t)(ASC_CACHE_LINE - 1));
+  memcpy(p - sizeof raw, &raw, sizeof raw);
+  return p;
+}
+
+void asc__cache_free(void *p) {
+  unsigned char *raw;
+
+  if (p == NULL)
+    return;
+  memcpy(&raw, (unsigned char *)p - sizeof raw, sizeof raw);
+  asc__free(raw);
+}
+
+/* ------------------------------------------------------------ ready lists */
+
+/* Pool lock held. */
+static void job_push(asc__sched *s, asc__job *j, int nclaims) {
+  int lv = j->level;
+
+  if (j->kind == ASC__JOB_LOOP) {     /* running blocks finish first */
+    j->prev = NULL;
+    j->next = s->head[lv];
+    if (s->head[lv] != NULL)
+      s->head[lv]->prev = j;
+    else
+      s->tail[lv] = j;
+    s->head[lv] = j;
+  } else {
+    j->next = NULL;
+    j->prev = s->tail[lv];
+    if (s->tail[lv] != NULL)
+      s->tail[lv]->next = j;
+    else
+      s->head[lv] = j;
+    s->tail[lv] = j;
+  }
+  j->queued = true;
+  atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
+  /* Spinning workers will see the job without a wakeup, and a worker
+   * submitting from its completion path is about to look for work
+   * itself. */
+  nclaims -= atomic_load_explicit(&s->nspinning, memory_order_seq_cst);
+  if (tls_worker != NULL && tls_worker->sched == s &&
+      j->kind == ASC__JOB_BLOCKS)
+    nclaims--;
+  for (int k = 0; k < nclaims && k < s->nsleeping; k++)
+    uv_cond_signal(&s->cond);
+}
+
+/* Pool lock held. */
+static void job_unlink(asc__sched *s, asc__job *j) {
+  int lv = j->level;
+
+  if (j->prev != NULL)
+    j->prev->next = j->next;
+  else
+    s->head[lv] = j->next;
+  if (j->next != NULL)
+    j->next->prev = j->prev;
+  else
+    s->tail[lv] = j->prev;
+  j->next = j->prev = NULL;
+  j->queued = false;
+  atomic_fetch_sub_explicit(&s->njobs, 1, memory_order_relaxed);
+}
+
+static asc__job *job_first(asc__sched *s) {
+  for (int lv = 0; lv < ASC_PRIO_LEVELS; lv++)
+    if (s->head[lv] != NULL)
+      return s->head[lv];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- launches */
+
+int asc__launch_init(asc__launch *l) {
+  memset(l, 0, offsetof(asc__launch, argbuf));
+  if (uv_mutex_init(&l->bar_lock) != 0)
+    return -1;
+  if (uv_cond_init(&l->bar_cond) != 0) {
+    uv_mutex_destroy(&l->bar_lock);
+    return -1;
+  }
+  if (uv_mutex_init(&l->crit) != 0) {
+    uv_cond_destroy(&l->bar_cond);
+    uv_mutex_destroy(&l->bar_lock);
+    return -1;
+  }
+  return 0;
+}
+
+void asc__launch_fini(asc__launch *l) {
+  uv_mutex_destroy(&l->crit);
+  uv_cond_destroy(&l->bar_cond);
+  uv_mutex_destroy(&l->bar_lock);
+}
+
+void asc__launch_prepare(asc__launch *l, asc__sched *s,
+                         const asc_kernel_desc *desc, uint32_t nblocks,
+                         int level) {
+  uint32_t resident = nblocks < (uint32_t)s->nworkers ? nblocks
+                                                      : (uint32_t)s->nworkers;
+  l->job.kind = ASC__JOB_BLOCKS;
+  l->job.level = level;
+  l->job.queued = false;
+  l->desc = desc;
+  l->nblocks = nblocks;
+  l->team = (int32_t)((uint32_t)s->nworkers / (resident ? resident : 1));
+  if (l->team < 1)
+    l->team = 1;
+  l->next_block = 0;
+  l->gang = (desc->flags & ASC_KERNEL_USES_BARRIER) != 0 && nblocks > 1;
+  atomic_store_explicit(&l->done, 0, memory_order_relaxed);
+  atomic_store_explicit(&l->err_block, UINT32_MAX, memory_order_relaxed);
+  atomic_store_explicit(&l->cancelled, 0, memory_order_relaxed);
+  atomic_flag_clear(&l->exc_lock);
+  memset(&l->exc, 0, sizeof l->exc);
+  atomic_store_explicit(&l->bar_count, 0, memory_order_relaxed);
+  atomic_store_explicit(&l->bar_gen, 0, memory_order_relaxed);
+}
+
+/* Pool lock held. */
+static void launch_queue(asc__sched *s, asc__launch *l) {
+  job_push(s, &l->job, (int)(l->nblocks < (uint32_t)s->nworkers
+                                 ? l->nblocks
+                                 : (uint32_t)s->nworkers));
+}
+
+void asc__sched_submit(asc__sched *s, asc__launch *l) {
+  uv_mutex_lock(&s->lock);
+  if (l->gang && s->gang_active != NULL) {
+    l->job.next = NULL;
+    if (s->gang_tail != NULL)
+      s->gang_tail->job.next = &l->job;
+    else
+      s->gang_head = l;
+    s->gang_tail = l;
+  } else {
+    if (l->gang)
+      s->gang_active = l;
+    launch_queue(s, l);
+  }
+  uv_mutex_unlock(&s->lock);
+}
+
+static void spin_lock(atomic_flag *f) {
+  while (atomic_flag_test_and_set_explicit(f, memory_order_acquire))
+    cpu_relax();
+}
+
+static void spin_unlock(atomic_flag *f) {
+  atomic_flag_clear_explicit(f, memory_order_release);
+}
+
+static void launch_raise(asc__launch *l, uint32_t b, const asc_kexc *exc) {
+  spin_lock(&l->exc_lock);
+  if (b < atomic_load_explicit(&l->err_block, memory_order_relaxed)) {
+    l->exc = *exc;
+    if (l->exc.kind <= ASC_KEXC_NONE || l->exc.kind >= ASC_KEXC_COUNT) {
+      l->exc.kind = ASC_KEXC_EXCEPTION;
+      if (l->exc.msg[0] == '\0')
+        snprintf(l->exc.msg, sizeof l->exc.msg,
+                 "kernel entry failed without an exception");
+    }
+    l->exc.msg[ASC_KEXC_MSG_MAX - 1] = '\0';
+    atomic_store_explicit(&l->err_block, b, memory_order_release);
+  }
+  spin_unlock(&l->exc_lock);
+  atomic_store_explicit(&l->cancelled, 1, memory_order_release);
+  /* Blocks waiting at a barrier must not wait for this one. */
+  uv_mutex_lock(&l->bar_lock);
+  uv_cond_broadcast(&l->bar_cond);
+  uv_mutex_unlock(&l->bar_lock);
+}
+
+static void launch_block_done(asc__sched *s, asc__launch *l) {
+  /* Read before counting: once the last block is counted, the record may
+   * be completed and reused for another launch. */
+  uint32_t nblocks = l->nblocks;
+
+  if (atomic_fetch_add_explicit(&l->done, 1, memory_order_acq_rel) + 1 !=
+      nblocks)
+    return;
+  if (l->gang) {
+    uv_mutex_lock(&s->lock);
+    s->gang_active = s->gang_head;
+    if (s->gang_head != NULL) {
+      s->gang_head = (asc__launch *)(void *)s->gang_head->job.next;
+      if (s->gang_head == NULL)
+        s->gang_tail = NULL;
+      launch_queue(s, s->gang_active);
+    }
+    uv_mutex_unlock(&s->lock);
+  }
+  l->complete(l);
+}
+
+static void *scratch_get(worker *w, uint64_t bytes) {
+  if (bytes == 0)
+    return NULL;
+  if (bytes > SIZE_MAX - ASC_CACHE_LINE)
+    return NULL;
+  if (w->scratch_cap < bytes) {
+    void *p = asc__malloc((size_t)bytes + ASC_CACHE_LINE);
+    if (p == NULL)
+      return NULL;
+    asc__free(w->scratch);
+    w->scratch = p;
+    w->scratch_cap = (size_t)bytes;
+  }
+  return (void *)(((uintptr_t)w->scratch + ASC_CACHE_LINE - 1) &
+                  ~(uintptr_t)(ASC_CACHE_LINE - 1));
+}
+
+static void run_block(worker *w, asc__launch *l, uint32_t b) {
+  asc__sched *s = w->sched;
+
+  /* Blocks are handed out in increasing order; one above a block that
+   * already raised cannot change which exception is reported. */
+  if (b <= atomic_load_explicit(&l->err_block, memory_order_acquire)) {
+    asc_kctx ctx;
+    asc_kexc exc;
+    team *t = &w->team;
+
+    t->size = l->team;
+    t->launch = l;
+    t->job.kind = ASC__JOB_LOOP;
+    t->job.level = l->job.level;
+    ctx.block_idx = b;
+    ctx.block_num = l->nblocks;
+    ctx.rt = &asc__krt;
+    ctx.team = t;
+    ctx.launch = l;
+    ctx.shared = scratch_get(w, l->desc->shared_bytes);
+    exc.kind = ASC_KEXC_NONE;
+    exc.line = 0;
+    exc.msg[0] = '\0';
+    tls_tid = 0;
+    if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
+      exc.kind = ASC_KEXC_RUNTIME_ERROR;
+      snprintf(exc.msg, sizeof exc.msg,
+               "cannot allocate %llu bytes of shared scratch",
+               (unsigned long long)l->desc->shared_bytes);
+      launch_raise(l, b, &exc);
+    } else if (l->desc->entry(&ctx, (void *const *)l->args, &exc) != 0) {
+      launch_raise(l, b, &exc);
+    }
+  }
+  launch_block_done(s, l);
+}
+
+/* ----------------------------------------------------------- parallel loops */
+
+static void loop_work(team *t, int32_t tid) {
+  asc_kexc exc;
+  int64_t n = t->n;
+  int64_t div = 2 * (int64_t)t->size;
+
+  tls_in_loop = true;
+  tls_tid = tid;
+  for (;;) {
+    int64_t cur = atomic_load_explicit(&t->next, memory_order_relaxed);
+    int64_t chunk, r;
+
+    do {
+      int64_t rem;
+      if (cur >= n ||
+          cur >= atomic_load_explicit(&t->lowest, memory_order_acquire))
+        goto out;
+      rem = n - cur;
+      chunk = rem / div;
+      if (chunk < t->min_chunk)
+        chunk = t->min_chunk;
+      if (chunk > rem)
+        chunk = rem;
+    } while (!atomic_compare_exchange_weak_explicit(
+        &t->next, &cur, cur + chunk, memory_order_relaxed,
+        memory_order_relaxed));
+    exc.kind = ASC_KEXC_NONE;
+    r = t->body(t->env, cur, cur + chunk, tid, &exc);
+    if (r != 0) {
+      int64_t idx = r - 1;
+      spin_lock(&t->exc_lock);
+      if (idx < atomic_load_explicit(&t->lowest, memory_order_relaxed)) {
+        t->exc = exc;
+        atomic_store_explicit(&t->lowest, idx, memory_order_release);
+      }
+      spin_unlock(&t->exc_lock);
+    }
+  }
+out:
+  tls_in_loop = false;
+}
+
+static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
+                            asc_kbody body, void *env, asc_kexc *exc) {
+  team *t = ctx->team;
+  asc__sched *s;
+  uint64_t t0 = 0;
+  unsigned spins = 0;
+
+  if (n <= 0)
+    return 0;
+  if (min_chunk < 1)
+    min_chunk = 1;
+  if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk)
+    return body(env, 0, n, tls_tid, exc) != 0;
+
+  s = tls_worker->sched;
+  t->n = n;
+  t->min_chunk = min_chunk;
+  t->body = body;
+  t->env = env;
+  t->nhelpers = 0;
+  atomic_store_explicit(&t->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->lowest, n, memory_order_relaxed);
+  atomic_store_explicit(&t->nactive, 0, memory_order_relaxed);
+  atomic_flag_clear(&t->exc_lock);
+
+  uv_mutex_lock(&s->lock);
+  job_push(s, &t->job, t->size - 1);
+  uv_mutex_unlock(&s->lock);
+
+  loop_work(t, 0);
+
+  uv_mutex_lock(&s->lock);
+  if (t->job.queued)
+    job_unlink(s, &t->job);
+  uv_mutex_unlock(&s->lock);
+  /* Helpers that joined are inside a chunk; wait for them. */
+  while (atomic_load_explicit(&t->nactive, memory_order_acquire) != 0) {
+    if (++spins < 64) {
+      cpu_relax();
+      continue;
+    }
+    spins = 0;
+    if (t0 == 0)
+      t0 = uv_hrtime();
+    else if (uv_hrtime() - t0 > s->spin_ns)
+      sched_yield();
+  }
+  tls_tid = 0;
+  if (atomic_load_explicit(&t->lowest, memory_order_acquire) < n) {
+    *exc = t->exc;
+    return 1;
+  }
+  return 0;
+}
+
+static int32_t krt_team_size(asc_kctx *ctx) {
+  team *t = ctx->team;
+  return t != NULL && t->size > 0 ? t->size : 1;
+}
+
+static int krt_barrier(asc_kctx *ctx) {
+  asc__launch *l = ctx->launch;
+  asc__sched *s = tls_worker != NULL ? tls_worker->sched : NULL;
+  unsigned gen;
+  uint64_t t0;
+
+  if (atomic_load_explicit(&l->cancelled, memory_order_acquire))
+    return 1;
+  if (l->nblocks <= 1)
+    return 0;
+  gen = atomic_load_explicit(&l->bar_gen, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&l->bar_count, 1, memory_order_acq_rel) + 1 ==
+      l->nblocks) {
+    atomic_store_explicit(&l->bar_count, 0, memory_order_relaxed);
+    uv_mutex_lock(&l->bar_lock);
+    atomic_store_explicit(&l->bar_gen, gen + 1, memory_order_release);
+    uv_cond_broadcast(&l->bar_cond);
+    uv_mutex_unlock(&l->bar_lock);
+    return atomic_load_explicit(&l->cancelled, memory_order_acquire) != 0;
+  }
+  t0 = uv_hrtime();
+  while (atomic_load_explicit(&l->bar_gen, memory_order_acquire) == gen &&
+         !atomic_load_explicit(&l->cancelled, memory_order_acquire)) {
+    for (int i = 0; i < 64; i++)
+      cpu_relax();
+    if (s == NULL || uv_hrtime() - t0 > s->spin_ns) {
+      uv_mutex_lock(&l->bar_lock);
+      while (atomic_load_explicit(&l->bar_gen, memory_order_acquire) == gen &&
+             !atomic_load_explicit(&l->cancelled, memory_order_acquire))
+        uv_cond_wait(&l->bar_cond, &l->bar_lock);
+      uv_mutex_unlock(&l->bar_lock);
+      break;
+    }
+  }
+  return atomic_load_explicit(&l->cancelled, memory_order_acquire) != 0;
+}
+
+static void krt_critical_enter(asc_kctx *ctx) {
+  asc__launch *l = ctx->launch;
+  uv_mutex_lock(&l->crit);
+}
+
+static void krt_critical_exit(asc_kctx *ctx) {
+  asc__launch *l = ctx->launch;
+  uv_mutex_unlock(&l->crit);
+}
+
+static int krt_cancelled(asc_kctx *ctx) {
+  asc__launch *l = ctx->launch;
+  return atomic_load_explicit(&l->cancelled, memory_order_acquire);
+}
+
+const asc_krt asc__krt = {
+    .abi_version = ASC_KABI_VERSION,
+    .parallel_for = krt_parallel_for,
+    .team_size = krt_team_size,
+    .barrier = krt_barrier,
+    .critical_enter = krt_critical_enter,
+    .critical_exit = krt_critical_exit,
+    .cancelled = krt_cancelled,
+};
+
+/* ----------------------------------------------------------------- workers */
+
+static void bind_worker(worker *w) {
+  asc__sched *s = w->sched;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  int rc = -1;
+
+  if (set != NULL) {
+    hwloc_bitmap_only(set, (unsigned)s->dev->core_pu[w->index]);
+    rc = hwloc_set_cpubind(s->dev->topo, set, HWLOC_CPUBIND_THREAD);
+    hwloc_bitmap_free(set);
+  }
+  if (rc != 0 && atomic_exchange(&s->bind_warned, 1) == 0)
+    fprintf(stderr,
+            "libasc: warning: cannot pin worker threads to their cores "
+            "(PU %d); running unpinned\n",
+            s->dev->core_pu[w->index]);
+}
+
+/* Spins until a job appears, stop is requested or the window closes.
+ * Returns true if it saw something to do. */
+static bool spin_for_work(asc__sched *s) {
+  uint64_t t0 = uv_hrtime();
+  bool found = false;
+
+  atomic_fetch_add_explicit(&s->nspinning, 1, memory_order_seq_cst);
+  for (;;) {
+    for (int i = 0; i < 128; i++) {
+      if (atomic_load_explicit(&s->njobs, memory_order_acquire) > 0 ||
+          atomic_load_explicit(&s->stop_flag, memory_order_relaxed)) {
+        found = true;
+        goto out;
+      }
+      cpu_relax();
+    }
+    if (uv_hrtime() - t0 >= s->spin_ns)
+      break;
+  }
+out:
+  atomic_fetch_sub_explicit(&s->nspinning, 1, memory_order_seq_cst);
+  return found;
+}
+
+static void worker_main(void *arg) {
+  worker *w = arg;
+  asc__sched *s = w->sched;
+
+  tls_worker = w;
+  bind_worker(w);
+  uv_mutex_lock(&s->lock);
+  for (;;) {
+    asc__job *j = job_first(s);
+
+    if (j != NULL) {
+      if (j->kind == ASC__JOB_BLOCKS) {
+        asc__launch *l = (asc__launch *)(void *)j;
+        uint32_t b = l->next_block++;
+        if (l->next_block == l->nblocks)
+          job_unlink(s, j);
+        uv_mutex_unlock(&s->lock);
+        run_block(w, l, b);
+      } else {
+        team *t = (team *)(void *)j;
+        int32_t tid = ++t->nhelpers;
+        atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
+        if (t->nhelpers >= t->size - 1)
+          job_unlink(s, j);
+        uv_mutex_unlock(&s->lock);
+        loop_work(t, tid);
+        atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
+      }
+      uv_mutex_lock(&s->lock);
+      continue;
+    }
+    if (s->stop)
+      break;
+    uv_mutex_unlock(&s->lock);
+    if (spin_for_work(s)) {
+      uv_mutex_lock(&s->lock);
+      continue;
+    }
+    uv_mutex_lock(&s->lock);
+    if (job_first(s) != NULL || s->stop)
+      continue;
+    s->nsleeping++;
+    uv_cond_wait(&s->cond, &s->lock);
+    s->nsleeping--;
+  }
+  uv_mutex_unlock(&s->lock);
+  asc__free(w->scratch);
+  w->scratch = NULL;
+  tls_worker = NULL;
+}
+
+uint64_t asc__spin_ns_env(void) {
+  const char *e = getenv("ASC_SPIN_US");
+  char *end;
+  long v;
+
+  if (e == NULL || *e == '\0')
+    return (uint64_t)DEFAULT_SPIN_US * 1000;
+  v = strtol(e, &end, 10);
+  if (*end != '\0' || v < 0)
+    return (uint64_t)DEFAULT_SPIN_US * 1000;
+  if (v > 1000000)
+    v = 1000000;
+  return (uint64_t)v * 1000;
+}
+
+static void sched_free(asc__sched *s, int started) {
+  uv_mutex_lock(&s->lock);
+  s->stop = true;
+  atomic_store(&s->stop_flag, 1);
+  uv_cond_broadcast(&s->cond);
+  uv_mutex_unlock(&s->lock);
+  for (int i = 0; i < started; i++)
+    uv_thread_join(&s->workers[i].thread);
+  uv_cond_destroy(&s->cond);
+  uv_mutex_destroy(&s->lock);
+  asc__cache_free(s->workers);
+  asc__cache_free(s);
+}
+
+static ascError_t sched_create(asc__device *dev, asc__sched **out) {
+  asc__sched *s = asc__cache_alloc(sizeof *s);
+  uv_thread_options_t opts;
+  int i;
+
+  if (s == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate the worker pool");
+  s->dev = dev;
+  s->nworkers = dev->ncores;
+  s->spin_ns = asc__spin_ns_env();
+  s->workers = asc__cache_alloc((size_t)s->nworkers * sizeof *s->workers);
+  if (s->workers == NULL) {
+    asc__cache_free(s);
+    return asc__error(ascErrorOutOfMemory, "cannot allocate the worker pool");
+  }
+  if (uv_mutex_init(&s->lock) != 0) {
+    asc__cache_free(s->workers);
+    asc__cache_free(s);
+    return asc__error(ascErrorInternal, "cannot create the pool lock");
+  }
+  if (uv_cond_init(&s->cond) != 0) {
+    uv_mutex_destroy(&s->lock);
+    asc__cache_free(s->workers);
+    asc__cache_free(s);
+    return asc__error(ascErrorInternal, "cannot create the pool condition");
+  }
+  opts.flags = UV_THREAD_HAS_STACK_SIZE;
+  opts.stack_size = WORKER_STACK_SIZE;
+  for (i = 0; i < s->nworkers; i++) {
+    worker *w = &s->workers[i];
+    int rc;
+    w->sched = s;
+    w->index = i;
+    rc = uv_thread_create_ex(&w->thread, &opts, worker_main, w);
+    if (rc != 0) {
+      sched_free(s, i);
+      return asc__error(ascErrorInternal, "cannot start worker thread %d: %s",
+                        i, uv_strerror(rc));
+    }
+  }
+  *out = s;
+  return ascSuccess;
+}
+
+/* dev->sched is NULL (no pool), CREATING (one thread is building it) or
+ * the pool. */
+#define CREATING ((asc__sched *)(uintptr_t)1)
+
+ascError_t asc__sched_get(asc__device *dev, asc__sched **out) {
+  asc__sched *s = __atomic_load_n(&dev->sched, __ATOMIC_ACQUIRE);
+  ascError_t err;
+
+  while (s == NULL || s == CREATING) {
+    asc__sched *expect = NULL;
+    if (s == NULL &&
+        __atomic_compare_exchange_n(&dev->sched, &expect, CREATING, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      err = sched_create(dev, &s);
+      __atomic_store_n(&dev->sched, err == ascSuccess ? s : NULL,
+                       __ATOMIC_RELEASE);
+      if (err != ascSuccess)
+        return err;
+      break;
+    }
+    sched_yield();
+    s = __atomic_load_n(&dev->sched, __ATOMIC_ACQUIRE);
+  }
+  *out = s;
+  return ascSuccess;
+}
+
+void asc__sched_destroy(asc__device *dev) {
+  asc__sched *s = __atomic_exchange_n(&dev->sched, NULL, __ATOMIC_ACQ_REL);
+  if (s != NULL && s != CREATING)
+    sched_free(s, s->nworkers);
+}
+
+int asc__sched_nworkers(const asc__sched *s) { return s->nworkers; }

@@ -1,0 +1,116 @@
+/*
+ * The worker pool: one pinned thread per usable core, owned by the device
+ * (asc__device.sched).  It runs launches: a launch hands out blocks in
+ * increasing index order; the worker that takes a block leads that block's
+ * team, and idle workers join the team's parallel loops as helpers.
+ *
+ * The pool knows nothing about streams.  Whoever submits a launch fills in
+ * launch->complete, which the worker that finishes the last block calls
+ * (without any pool lock held).
+ */
+#ifndef ASC_SCHEDULER_H
+#define ASC_SCHEDULER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "internal.h"
+#include "kernel_abi.h"
+
+#define ASC_CACHE_LINE 64
+
+/* Number of priority levels; level 0 is served first.  Stream priorities
+ * 0 (least) .. -(ASC_PRIO_LEVELS-1) (greatest) map to levels
+ * ASC_PRIO_LEVELS-1 .. 0. */
+#define ASC_PRIO_LEVELS 3
+
+typedef struct asc__sched asc__sched;
+
+/* An entry of the pool's ready lists: either a launch with blocks left to
+ * hand out, or a block's parallel loop with helper slots left. */
+typedef struct asc__job {
+  struct asc__job *next, *prev;
+  int kind;         /* ASC__JOB_BLOCKS or ASC__JOB_LOOP */
+  int level;        /* priority level, 0 = highest */
+  bool queued;      /* on a ready list (under the pool lock) */
+} asc__job;
+
+enum { ASC__JOB_BLOCKS = 1, ASC__JOB_LOOP = 2 };
+
+/* Bytes of argument storage inside a pooled launch record; launches whose
+ * copied arguments need more allocate once. */
+#define ASC_LAUNCH_INLINE_ARGS 1536
+
+typedef struct asc__launch asc__launch;
+typedef void (*asc__launch_done_fn)(asc__launch *l);
+
+struct asc__launch {
+  asc__job job;
+  const asc_kernel_desc *desc;
+  uint32_t nblocks;
+  int32_t team;             /* threads per block */
+  uint32_t next_block;      /* under the pool lock */
+  bool gang;                /* uses barriers: all blocks resident */
+  asc__launch_done_fn complete;
+  void **args;              /* args[i] points into argbuf or heap_args */
+  void *heap_args;          /* asc__malloc'd when inline space is short */
+
+  _Alignas(ASC_CACHE_LINE) atomic_uint done;     /* blocks finished */
+  atomic_uint err_block;    /* lowest raising block; UINT32_MAX if none */
+  atomic_int cancelled;
+  atomic_flag exc_lock;     /* guards exc; leaf lock, spun on briefly */
+  asc_kexc exc;
+
+  /* Barrier across the blocks.  bar_lock is a leaf lock: nothing else is
+   * taken while holding it. */
+  _Alignas(ASC_CACHE_LINE) atomic_uint bar_count;
+  atomic_uint bar_gen;
+  uv_mutex_t bar_lock;
+  uv_cond_t bar_cond;
+
+  /* `with asc.critical():`; a leaf lock held only by kernel code. */
+  uv_mutex_t crit;
+
+  _Alignas(16) unsigned char argbuf[ASC_LAUNCH_INLINE_ARGS];
+};
+
+/* Cache-line aligned host allocations (asc__malloc underneath) for
+ * structures with _Alignas(ASC_CACHE_LINE) members.  Zeroed. */
+void *asc__cache_alloc(size_t size);
+void asc__cache_free(void *p);
+
+/* Once per pooled record: creates the record's locks. */
+int asc__launch_init(asc__launch *l);
+void asc__launch_fini(asc__launch *l);
+/* Before each use: the fields above for a launch of desc over nblocks
+ * blocks at priority level `level`.  Argument storage is set up by the
+ * caller (args / heap_args). */
+void asc__launch_prepare(asc__launch *l, asc__sched *s,
+                         const asc_kernel_desc *desc, uint32_t nblocks,
+                         int level);
+
+/* The pool of dev, created on first use (thread-safe).  Returns
+ * ascErrorOutOfMemory or ascErrorInternal if threads cannot start. */
+ascError_t asc__sched_get(asc__device *dev, asc__sched **out);
+/* Stops and joins the workers after they have drained every queued
+ * launch, and frees the pool.  No submission may race with it. */
+void asc__sched_destroy(asc__device *dev);
+int asc__sched_nworkers(const asc__sched *s);
+/* Spin window in nanoseconds before a waiting thread parks: ASC_SPIN_US
+ * microseconds (default 200, at most 1 s). */
+uint64_t asc__spin_ns_env(void);
+
+/* Queues l; workers start taking its blocks at once.  Never blocks for
+ * long: takes the pool lock only.  Callers may hold a stream lock (lock
+ * order: stream lock, then pool lock). */
+void asc__sched_submit(asc__sched *s, asc__launch *l);
+
+/* The services table handed to kernels. */
+extern const asc_krt asc__krt;
+
+/* True on the pool's worker threads. */
+bool asc__on_worker(void);
+
+#endif /* ASC_SCHEDULER_H */

@@ -1,0 +1,1354 @@
+/*
+ * Streams, events, host functions, per-stream errors, device-wide
+ * synchronisation and reset.  stream.h explains the structure; the
+ * semantics are in docs/streams.md.
+ */
+#include "stream.h"
+#include "pool.h"
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OP_FREE_MAX 64
+
+static const char *const exc_class[ASC_KEXC_COUNT] = {
+    "Exception",      "Exception",         "ValueError",
+    "IndexError",     "ZeroDivisionError", "AssertionError",
+    "RuntimeError",   "OverflowError",     "ArithmeticError",
+    "TypeError"};
+
+static const char lost_message[] =
+    "kernel raised an exception (its message was lost: out of memory)";
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* ----------------------------------------------------------------- fences */
+
+static asc__fence *fence_new(void) {
+  asc__fence *f = asc__calloc(1, sizeof *f);
+  if (f == NULL)
+    return NULL;
+  if (uv_mutex_init(&f->lock) != 0) {
+    asc__free(f);
+    return NULL;
+  }
+  atomic_init(&f->refs, 1);
+  return f;
+}
+
+static void fence_ref(asc__fence *f) {
+  atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
+}
+
+static void fence_unref(asc__fence *f) {
+  if (f == NULL ||
+      atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  asc__free(f->err_msg);
+  uv_mutex_destroy(&f->lock);
+  asc__free(f);
+}
+
+static bool fence_done(const void *a, uint64_t unused) {
+  const asc__fence *f = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&f->signalled) != 0;
+}
+
+/* Signals f with st's pending error.  st's lock is held.  WAIT ops parked
+ * on f are pushed on *wl for the caller to finish once it has released
+ * st's lock. */
+static void fence_signal(asc__fence *f, asc__stream *st, asc__op **wl) {
+  char *msg = NULL;
+  asc__op *w;
+
+  if (st->err != ascSuccess && st->err_msg != NULL)
+    msg = asc__strdup(st->err_msg);
+  uv_mutex_lock(&f->lock);
+  f->err = st->err;
+  f->err_id = st->err_id;
+  f->err_msg = msg;
+  f->err_stream = st;
+  f->time_ns = uv_hrtime();
+  atomic_store(&f->signalled, 1);
+  w = f->waiters;
+  f->waiters = NULL;
+  uv_mutex_unlock(&f->lock);
+  while (w != NULL) {
+    asc__op *next = w->wnext;
+    w->wnext = *wl;
+    *wl = w;
+    w = next;
+  }
+}
+
+/* True when f has been signalled; otherwise parks op on f. */
+static bool fence_wait_or_park(asc__fence *f, asc__op *op) {
+  bool done;
+
+  if (atomic_load(&f->signalled))
+    return true;
+  uv_mutex_lock(&f->lock);
+  done = atomic_load(&f->signalled) != 0;
+  if (!done) {
+    op->wnext = f->waiters;
+    f->waiters = op;
+  }
+  uv_mutex_unlock(&f->lock);
+  return done;
+}
+
+/* ------------------------------------------------------------- stream ops */
+
+static void set_error(asc__stream *st, ascError_t code, uint64_t id,
+                      char *msg) {
+  st->err = code;
+  st->err_id = id;
+  st->err_msg = msg;
+}
+
+/* st's lock held: a wait on a failed record makes st fail too. */
+static void stream_adopt(asc__stream *st, const asc__fence *f) {
+  if (f->err != ascSuccess && st->err == ascSuccess)
+    set_error(st, f->err, f->err_id,
+              f->err_msg != NULL ? asc__strdup(f->err_msg) : NULL);
+}
+
+static asc__op *op_get(asc__stream *st) {
+  asc__op *op = st->free_ops;
+
+  if (op != NULL) {
+    st->free_ops = op->next;
+    st->nfree--;
+  } else {
+    op = asc__cache_alloc(sizeof *op);
+    if (op == NULL)
+      return NULL;
+    if (asc__launch_init(&op->launch) != 0) {
+      asc__cache_free(op);
+      return NULL;
+    }
+  }
+  op->next = NULL;
+  op->wnext = NULL;
+  op->stream = st;
+  op->kind = 0;
+  op->dispatched = false;
+  op->fence = NULL;
+  op->fn = NULL;
+  op->ud = NULL;
+  op->cb = NULL;
+  op->inflight = NULL;
+  op->launch.heap_args = NULL;
+  return op;
+}
+
+static void op_put(asc__stream *st, asc__op *op) {
+  fence_unref(op->fence);
+  op->fence = NULL;
+  asc__free(op->launch.heap_args);
+  op->launch.heap_args = NULL;
+  if (st->nfree < OP_FREE_MAX) {
+    op->next = st->free_ops;
+    st->free_ops = op;
+    st->nfree++;
+  } else {
+    asc__launch_fini(&op->launch);
+    asc__cache_free(op);
+  }
+}
+
+/* st's lock held; op is st's head. */
+static void head_pop(asc__stream *st, asc__op *op) {
+  st->head = op->next;
+  if (st->head == NULL)
+    st->tail = NULL;
+  if (op->inflight != NULL)
+    atomic_fetch_sub(op->inflight, 1);
+  op_put(st, op);
+  atomic_fetch_add(&st->completed, 1);
+}
+
+static void notify_waiters(asc__rt *rt) {
+  if (atomic_load(&rt->waiters) > 0) {
+    uv_mutex_lock(&rt->wait_lock);
+    uv_cond_broadcast(&rt->wait_cond);
+    uv_mutex_unlock(&rt->wait_lock);
+  }
+}
+
+static void host_post(asc__rt *rt, asc__op *op);
+
+/* st's lock held.  Starts the head op if it is not running yet, finishing
+ * inline every op that needs no worker. */
+static void stream_advance(asc__stream *st, asc__op **wl) {
+  asc__op *op;
+
+  while ((op = st->head) != NULL && !op->dispatched) {
+    op->dispatched = true;
+    switch (op->kind) {
+    case OP_LAUNCH:
+      if (st->err == ascSuccess) {
+        asc__sched *s;
+        if (asc__sched_get(st->rt->dev, &s) == ascSuccess) {
+          asc__sched_submit(s, &op->launch);
+          return;
+        }
+        set_error(st, ascErrorLaunchFailure,
+                  atomic_fetch_add(&st->rt->err_seq, 1) + 1,
+                  asc__strdup("kernel launch failed: the worker pool "
+                              "could not be started"));
+      }
+      break;
+    case OP_HOSTFN:
+      if (st->err == ascSuccess) {
+        host_post(st->rt, op);
+        return;
+      }
+      break;
+    case OP_RECORD:
+      fence_signal(op->fence, st, wl);
+      break;
+    case OP_WAIT:
+      if (!fence_wait_or_park(op->fence, op))
+        return;
+      stream_adopt(st, op->fence);
+      break;
+    case OP_CALLBACK:
+      op->cb(op->ud, st->err);
+      break;
+    default:
+      break;
+    }
+    head_pop(st, op);
+  }
+}
+
+/* st's lock held: true for the one caller that must reap st. */
+static bool check_reap(asc__stream *st) {
+  if (st->destroyed && st->head == NULL && !st->reaped) {
+    st->reaped = true;
+    return true;
+  }
+  return false;
+}
+
+/* Returns a drained, destroyed stream's memory to the free list. */
+static void stream_reap(asc__stream *st) {
+  asc__rt *rt = st->rt;
+
+  uv_mutex_lock(&rt->lock);
+  if (st->live_prev != NULL)
+    st->live_prev->live_next = st->live_next;
+  else
+    rt->streams = st->live_next;
+  if (st->live_next != NULL)
+    st->live_next->live_prev = st->live_prev;
+  st->live_prev = st->live_next = NULL;
+  st->free_next = rt->free_streams;
+  rt->free_streams = st;
+  uv_mutex_unlock(&rt->lock);
+}
+
+/* Finishes WAIT ops whose fences were signalled. */
+static void process_worklist(asc__op *wl) {
+  while (wl != NULL) {
+    asc__op *op = wl;
+    asc__stream *st = op->stream;
+    bool reap;
+
+    wl = op->wnext;
+    uv_mutex_lock(&st->lock);
+    stream_adopt(st, op->fence);
+    head_pop(st, op);
+    stream_advance(st, &wl);
+    reap = check_reap(st);
+    uv_mutex_unlock(&st->lock);
+    if (reap)
+      stream_reap(st);
+  }
+}
+
+/* The running head op of st has finished (on a worker or the callback
+ * thread) with err and msg (owned, may be NULL). */
+static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
+                          char *msg) {
+  asc__rt *rt = st->rt;
+  asc__op *wl = NULL;
+  bool reap;
+
+  uv_mutex_lock(&st->lock);
+  if (err != ascSuccess && st->err == ascSuccess) {
+    set_error(st, err, atomic_fetch_add(&rt->err_seq, 1) + 1, msg);
+    msg = NULL;
+  }
+  head_pop(st, op);
+  stream_advance(st, &wl);
+  reap = check_reap(st);
+  uv_mutex_unlock(&st->lock);
+  asc__free(msg);
+  process_worklist(wl);
+  if (reap)
+    stream_reap(st);
+  notify_waiters(rt);
+}
+
+static void launch_complete(asc__launch *l) {
+  asc__op *op = (asc__op *)(void *)((char *)l - offsetof(asc__op, launch));
+  ascError_t err = ascSuccess;
+  char *msg = NULL;
+
+  if (atomic_load(&l->err_block) != UINT32_MAX) {
+    const asc_kernel_desc *d = l->desc;
+    asc__buf b;
+    int kind = l->exc.kind > 0 && l->exc.kind < ASC_KEXC_COUNT
+                   ? l->exc.kind
+                   : ASC_KEXC_EXCEPTION;
+
+    asc__buf_init(&b);
+    asc__buf_printf(&b, "%s:%d: kernel '%s' raised %s: %s",
+                    d->file != NULL ? d->file : "<unknown>", (int)l->exc.line,
+                    d->name != NULL ? d->name : "?", exc_class[kind],
+                    l->exc.msg);
+    err = ascErrorKernelException;
+    msg = b.oom ? NULL : b.data;
+    if (b.oom)
+      asc__buf_free(&b);
+  }
+  stream_finish(op->stream, op, err, msg);
+}
+
+/* st's lock held: appends op and starts it if the stream was idle. */
+static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
+  op->next = NULL;
+  if (st->tail != NULL)
+    st->tail->next = op;
+  else
+    st->head = op;
+  st->tail = op;
+  atomic_fetch_add(&st->submitted, 1);
+  if (op->kind == OP_RECORD && op->fence != NULL) {
+    op->fence->rec_stream = st;
+    op->fence->rec_pos = atomic_load(&st->submitted);
+  } else if (op->kind == OP_WAIT && op->fence != NULL) {
+    asc__order_note_wait(st, op->fence);
+  }
+  if (st->head == op)
+    stream_advance(st, wl);
+}
+
+static bool stream_pending(asc__stream *st) {
+  return atomic_load(&st->submitted) != atomic_load(&st->completed);
+}
+
+/* ------------------------------------------------------- host callbacks */
+
+static void host_post(asc__rt *rt, asc__op *op) {
+  uv_mutex_lock(&rt->host_lock);
+  op->wnext = NULL;
+  if (rt->host_tail != NULL)
+    rt->host_tail->wnext = op;
+  else
+    rt->host_head = op;
+  rt->host_tail = op;
+  uv_mutex_unlock(&rt->host_lock);
+  uv_async_send(&rt->host_async);
+}
+
+static void host_async_cb(uv_async_t *a) {
+  asc__rt *rt = a->data;
+
+  for (;;) {
+    asc__op *op;
+    bool stop;
+    asc__tls *tls;
+
+    uv_mutex_lock(&rt->host_lock);
+    op = rt->host_head;
+    if (op != NULL) {
+      rt->host_head = op->wnext;
+      if (rt->host_head == NULL)
+        rt->host_tail = NULL;
+    }
+    stop = rt->host_stop;
+    uv_mutex_unlock(&rt->host_lock);
+    if (op == NULL) {
+      if (stop)
+        uv_close((uv_handle_t *)a, NULL);
+      return;
+    }
+    tls = asc__tls_get();
+    tls->in_host_callback = 1;
+    op->fn(op->ud);
+    tls->in_host_callback = 0;
+    stream_finish(op->stream, op, ascSuccess, NULL);
+  }
+}
+
+static void host_main(void *arg) {
+  asc__rt *rt = arg;
+  uv_run(&rt->host_loop, UV_RUN_DEFAULT);
+}
+
+static ascError_t host_start(asc__rt *rt) {
+  ascError_t err = ascSuccess;
+  int rc;
+
+  uv_mutex_lock(&rt->lock);
+  if (rt->host_started)
+    goto out;
+  rc = uv_loop_init(&rt->host_loop);
+  if (rc != 0) {
+    err = asc__error(ascErrorInternal, "cannot create the callback loop: %s",
+                     uv_strerror(rc));
+    goto out;
+  }
+  rc = uv_async_init(&rt->host_loop, &rt->host_async, host_async_cb);
+  if (rc != 0) {
+    uv_loop_close(&rt->host_loop);
+    err = asc__error(ascErrorInternal, "cannot create the callback loop: %s",
+                     uv_strerror(rc));
+    goto out;
+  }
+  rt->host_async.data = rt;
+  rt->host_stop = false;
+  rc = uv_thread_create(&rt->host_thread, host_main, rt);
+  if (rc != 0) {
+    uv_close((uv_handle_t *)&rt->host_async, NULL);
+    uv_run(&rt->host_loop, UV_RUN_DEFAULT);
+    uv_loop_close(&rt->host_loop);
+    err = asc__error(ascErrorInternal, "cannot start the callback thread: %s",
+                     uv_strerror(rc));
+    goto out;
+  }
+  rt->host_started = true;
+out:
+  uv_mutex_unlock(&rt->lock);
+  return err;
+}
+
+/* Every host function has run (the caller waited for all streams). */
+static void host_stop(asc__rt *rt) {
+  bool started;
+
+  uv_mutex_lock(&rt->lock);
+  started = rt->host_started;
+  rt->host_started = false;
+  uv_mutex_unlock(&rt->lock);
+  if (!started)
+    return;
+  uv_mutex_lock(&rt->host_lock);
+  rt->host_stop = true;
+  uv_mutex_unlock(&rt->host_lock);
+  uv_async_send(&rt->host_async);
+  uv_thread_join(&rt->host_thread);
+  uv_loop_close(&rt->host_loop);
+}
+
+/* ------------------------------------------------------------- rt objects */
+
+static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
+                                 bool is_default) {
+  asc__stream *st;
+
+  uv_mutex_lock(&rt->lock);
+  st = rt->free_streams;
+  if (st != NULL) {
+    rt->free_streams = st->free_next;
+  } else {
+    st = asc__cache_alloc(sizeof *st);
+    if (st == NULL || uv_mutex_init(&st->lock) != 0) {
+      asc__cache_free(st);
+      uv_mutex_unlock(&rt->lock);
+      return NULL;
+    }
+    st->rt = rt;
+  }
+  st->free_next = NULL;
+  st->flags = flags;
+  st->priority = priority;
+  st->level = priority - ASC_STREAM_PRIO_GREATEST;
+  st->is_default = is_default;
+  uv_mutex_lock(&st->lock);
+  st->destroyed = false;
+  st->reaped = false;
+  st->err = ascSuccess;
+  st->err_id = 0;
+  st->err_msg = NULL;
+  uv_mutex_unlock(&st->lock);
+  st->live_prev = NULL;
+  st->live_next = rt->streams;
+  if (rt->streams != NULL)
+    rt->streams->live_prev = st;
+  rt->streams = st;
+  atomic_store(&st->magic, ASC__MAGIC_STREAM);
+  uv_mutex_unlock(&rt->lock);
+  return st;
+}
+
+static ascError_t rt_create(asc__device *dev, asc__rt **out) {
+  asc__rt *rt = asc__calloc(1, sizeof *rt);
+
+  if (rt == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate runtime state");
+  rt->dev = dev;
+  rt->spin_ns = asc__spin_ns_env();
+  if (uv_mutex_init(&rt->lock) != 0 || uv_mutex_init(&rt->wait_lock) != 0 ||
+      uv_cond_init(&rt->wait_cond) != 0 || uv_mutex_init(&rt->host_lock) != 0)
+    return asc__error(ascErrorInternal, "cannot create runtime locks");
+  rt->null_stream = stream_alloc(rt, ascStreamDefault, ASC_STREAM_PRIO_LEAST,
+                                 true);
+  if (rt->null_stream == NULL)
+    return asc__error(ascErrorOutOfMemory,
+                      "cannot allocate the default stream");
+  *out = rt;
+  return ascSuccess;
+}
+
+#define RT_CREATING ((void *)(uintptr_t)1)
+
+/* The state is never freed: handles stay readable for the life of the
+ * process (type-stable memory). */
+ascError_t asc__rt_get(asc__device *dev, asc__rt **out) {
+  void *p = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
+
+  while (p == NULL || p == RT_CREATING) {
+    void *expect = NULL;
+    if (p == NULL &&
+        __atomic_compare_exchange_n(&dev->rt_private, &expect, RT_CREATING,
+                                    false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      asc__rt *rt = NULL;
+      ascError_t err = rt_create(dev, &rt);
+      __atomic_store_n(&dev->rt_private, err == ascSuccess ? rt : NULL,
+                       __ATOMIC_RELEASE);
+      if (err != ascSuccess)
+        return err;
+      p = rt;
+      break;
+    }
+    sched_yield();
+    p = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
+  }
+  *out = p;
+  return ascSuccess;
+}
+
+static ascError_t current_rt(asc__rt **rt) {
+  asc__device *dev;
+  ascError_t err = asc__current_device(&dev);
+  if (err != ascSuccess)
+    return err;
+  return asc__rt_get(dev, rt);
+}
+
+static bool valid_stream(ascStream_t h) {
+  return asc__handle_magic(h) == ASC__MAGIC_STREAM;
+}
+
+ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
+  asc__rt *rt;
+  ascError_t err = current_rt(&rt);
+
+  if (err != ascSuccess)
+    return err;
+  if (handle == NULL) {
+    *out = rt->null_stream;
+    return ascSuccess;
+  }
+  if (!valid_stream(handle))
+    return asc__error(ascErrorInvalidHandle,
+                      "stream %p is not a live stream", (void *)handle);
+  *out = (asc__stream *)(void *)handle;
+  return ascSuccess;
+}
+
+/* ------------------------------------------------------------- enqueueing */
+
+typedef struct op_spec {
+  int kind;
+  asc__fence *fence;        /* RECORD, WAIT: a reference handed over */
+  ascHostFn_t fn;
+  void *ud;
+  asc__stream_cb cb;
+  const asc_kernel_desc *desc;
+  uint32_t nblocks;
+  uint32_t nargs;
+  const size_t *sizes;
+  const void *const *src;
+  atomic_int *inflight;
+  asc__sched *sched;
+} op_spec;
+
+/* Queues a record of a new fence on t if t has work; the fence joins
+ * *list. */
+static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
+  asc__fence *f = fence_new();
+  asc__op *op, *wl = NULL;
+
+  if (f == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate a fence");
+  uv_mutex_lock(&t->lock);
+  if (t->head == NULL) {
+    uv_mutex_unlock(&t->lock);
+    fence_unref(f);
+    return ascSuccess;
+  }
+  op = op_get(t);
+  if (op == NULL) {
+    uv_mutex_unlock(&t->lock);
+    fence_unref(f);
+    return asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+  }
+  op->kind = OP_RECORD;
+  fence_ref(f);
+  op->fence = f;
+  stream_append(t, op, &wl);   /* t is busy: nothing starts here */
+  uv_mutex_unlock(&t->lock);
+  f->dep_next = *list;
+  *list = f;
+  return ascSuccess;
+}
+
+/* The legacy default stream: work on a blocking stream waits for the
+ * default stream's earlier work, and work on the default stream waits
+ * for every blocking stream's earlier work. */
+static ascError_t legacy_deps(asc__stream *st, asc__fence **deps) {
+  asc__rt *rt = st->rt;
+  ascError_t err = ascSuccess;
+
+  *deps = NULL;
+  if (st->flags & ascStreamNonBlocking)
+    return ascSuccess;
+  if (!st->is_default)
+    return stream_pending(rt->null_stream)
+               ? record_if_busy(rt->null_stream, deps)
+               : ascSuccess;
+  uv_mutex_lock(&rt->lock);
+  for (asc__stream *t = rt->streams; t != NULL && err == ascSuccess;
+       t = t->live_next)
+    if (!t->is_default && !(t->flags & ascStreamNonBlocking) &&
+        stream_pending(t))
+      err = record_if_busy(t, deps);
+  uv_mutex_unlock(&rt->lock);
+  return err;
+}
+
+static void drop_deps(asc__fence *f) {
+  while (f != NULL) {
+    asc__fence *next = f->dep_next;
+    fence_unref(f);
+    f = next;
+  }
+}
+
+static ascError_t fill_launch(asc__op *op, const op_spec *sp) {
+  asc__launch *l = &op->launch;
+  size_t head = ((size_t)sp->nargs * sizeof(void *) + 15) & ~(size_t)15;
+  size_t total = head;
+  unsigned char *buf, *p;
+
+  for (uint32_t i = 0; i < sp->nargs; i++)
+    total += (sp->sizes[i] + 15) & ~(size_t)15;
+  if (total <= sizeof l->argbuf) {
+    buf = l->argbuf;
+  } else {
+    buf = l->heap_args = asc__malloc(total);
+    if (buf == NULL)
+      return asc__error(ascErrorOutOfMemory,
+                        "cannot allocate %zu bytes of launch arguments",
+                        total);
+  }
+  l->args = (void **)(void *)buf;
+  p = buf + head;
+  for (uint32_t i = 0; i < sp->nargs; i++) {
+    memcpy(p, sp->src[i], sp->sizes[i]);
+    l->args[i] = p;
+    p += (sp->sizes[i] + 15) & ~(size_t)15;
+  }
+  asc__launch_prepare(l, sp->sched, sp->desc, sp->nblocks, op->stream->level);
+  l->complete = launch_complete;
+  return ascSuccess;
+}
+
+static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
+  asc__fence *deps = NULL;
+  asc__op *op, *wl = NULL;
+  ascError_t err;
+
+  if (sp->kind == OP_LAUNCH) {
+    err = asc__sched_get(st->rt->dev, &sp->sched);
+    if (err != ascSuccess)
+      goto fail;
+  }
+  err = legacy_deps(st, &deps);
+  if (err != ascSuccess)
+    goto fail;
+  uv_mutex_lock(&st->lock);
+  if (st->destroyed) {
+    uv_mutex_unlock(&st->lock);
+    err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
+                     (void *)st);
+    goto fail;
+  }
+  while (deps != NULL) {
+    asc__op *w = op_get(st);
+    if (w == NULL) {
+      uv_mutex_unlock(&st->lock);
+      err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+      goto fail;
+    }
+    w->kind = OP_WAIT;
+    w->fence = deps;
+    deps = deps->dep_next;
+    stream_append(st, w, &wl);
+  }
+  op = op_get(st);
+  if (op == NULL) {
+    uv_mutex_unlock(&st->lock);
+    err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+    goto fail;
+  }
+  op->kind = sp->kind;
+  op->fn = sp->fn;
+  op->ud = sp->ud;
+  op->cb = sp->cb;
+  if (sp->kind == OP_LAUNCH) {
+    err = fill_launch(op, sp);
+    if (err != ascSuccess) {
+      op_put(st, op);
+      uv_mutex_unlock(&st->lock);
+      goto fail;
+    }
+    op->inflight = sp->inflight;
+    if (op->inflight != NULL)
+      atomic_fetch_add(op->inflight, 1);
+  }
+  op->fence = sp->fence;
+  sp->fence = NULL;
+  stream_append(st, op, &wl);
+  uv_mutex_unlock(&st->lock);
+  process_worklist(wl);
+  notify_waiters(st->rt);
+  return ascSuccess;
+fail:
+  drop_deps(deps);
+  fence_unref(sp->fence);
+  sp->fence = NULL;
+  process_worklist(wl);
+  return err;
+}
+
+ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
+                              uint32_t nblocks, uint32_t nargs,
+                              const size_t *sizes, const void *const *src,
+                              atomic_int *inflight) {
+  op_spec sp;
+
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_LAUNCH;
+  sp.desc = desc;
+  sp.nblocks = nblocks;
+  sp.nargs = nargs;
+  sp.sizes = sizes;
+  sp.src = src;
+  sp.inflight = inflight;
+  return stream_enqueue(st, &sp);
+}
+
+ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
+                                        void *ud) {
+  op_spec sp;
+
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_CALLBACK;
+  sp.cb = fn;
+  sp.ud = ud;
+  return stream_enqueue(st, &sp);
+}
+
+/* ---------------------------------------------------------------- waiting */
+
+static bool stream_reached(const void *a, uint64_t target) {
+  const asc__stream *st = a;
+  return atomic_load(&st->completed) >= target;
+}
+
+/* Blocks the calling host thread until done(a, b): spins for the spin
+ * window (unless spin is false), then parks on the rt's condition. */
+static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
+                      const void *a, uint64_t b, bool spin) {
+  if (done(a, b))
+    return;
+  if (spin) {
+    uint64_t t0 = uv_hrtime();
+    for (;;) {
+      for (int i = 0; i < 64; i++) {
+        if (done(a, b))
+          return;
+        cpu_relax();
+      }
+      if (uv_hrtime() - t0 >= rt->spin_ns)
+        break;
+    }
+  }
+  uv_mutex_lock(&rt->wait_lock);
+  atomic_fetch_add(&rt->waiters, 1);
+  while (!done(a, b))
+    uv_cond_wait(&rt->wait_cond, &rt->wait_lock);
+  atomic_fetch_sub(&rt->waiters, 1);
+  uv_mutex_unlock(&rt->wait_lock);
+}
+
+void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
+                  const void *a, uint64_t b) {
+  host_wait(rt, done, a, b, true);
+}
+
+static ascError_t not_permitted(const char *what) {
+  return asc__error(ascErrorNotPermitted,
+                    "%s cannot be called from a host function (it would "
+                    "wait for the stream that runs the host function)",
+                    what);
+}
+
+static bool in_callback(void) { return asc__tls_get()->in_host_callback != 0; }
+
+/* Reports and clears st's pending error. */
+static ascError_t stream_take_error(asc__stream *st) {
+  ascError_t code;
+  char *msg;
+
+  uv_mutex_lock(&st->lock);
+  code = st->err;
+  msg = st->err_msg;
+  st->err = ascSuccess;
+  st->err_id = 0;
+  st->err_msg = NULL;
+  uv_mutex_unlock(&st->lock);
+  if (code == ascSuccess)
+    return ascSuccess;
+  asc__error_text(code, msg != NULL ? msg : lost_message);
+  asc__free(msg);
+  return code;
+}
+
+/* Waits for every stream of rt that match (all, or the default stream and
+ * blocking streams).  Streams are never freed, so a pointer taken under
+ * the rt lock stays readable after it is dropped. */
+static void wait_streams(asc__rt *rt, bool blocking_only) {
+  for (;;) {
+    asc__stream *pick = NULL;
+    uint64_t target = 0;
+
+    uv_mutex_lock(&rt->lock);
+    for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
+      if (blocking_only && (t->flags & ascStreamNonBlocking))
+        continue;
+      if (stream_pending(t)) {
+        pick = t;
+        target = atomic_load(&t->submitted);
+        break;
+      }
+    }
+    uv_mutex_unlock(&rt->lock);
+    if (pick == NULL)
+      return;
+    host_wait(rt, stream_reached, pick, target, true);
+  }
+}
+
+ascError_t asc__default_stream_wait(asc__device *dev) {
+  asc__rt *rt;
+  ascError_t err;
+
+  if (in_callback())
+    return not_permitted("a synchronous copy");
+  err = asc__rt_get(dev, &rt);
+  if (err != ascSuccess)
+    return err;
+  wait_streams(rt, true);
+  return ascSuccess;
+}
+
+/* --------------------------------------------------------------- streams */
+
+ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
+                                       int priority) {
+  asc__rt *rt;
+  asc__stream *st;
+  ascError_t err;
+
+  if (stream == NULL)
+    return asc__error(ascErrorInvalidValue, "ascStreamCreate: stream is NULL");
+  if (flags & ~(unsigned)ascStreamNonBlocking)
+    return asc__error(ascErrorInvalidValue,
+                      "ascStreamCreate: unknown flags 0x%x", flags);
+  err = current_rt(&rt);
+  if (err != ascSuccess)
+    return err;
+  /* Out-of-range priorities are clamped, as in CUDA. */
+  if (priority > ASC_STREAM_PRIO_LEAST)
+    priority = ASC_STREAM_PRIO_LEAST;
+  if (priority < ASC_STREAM_PRIO_GREATEST)
+    priority = ASC_STREAM_PRIO_GREATEST;
+  st = stream_alloc(rt, flags, priority, false);
+  if (st == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate a stream");
+  *stream = (ascStream_t)(void *)st;
+  return ascSuccess;
+}
+
+ascError_t ascStreamCreateWithFlags(ascStream_t *stream, unsigned int flags) {
+  return ascStreamCreateWithPriority(stream, flags, ASC_STREAM_PRIO_LEAST);
+}
+
+ascError_t ascStreamCreate(ascStream_t *stream) {
+  return ascStreamCreateWithPriority(stream, ascStreamDefault,
+                                     ASC_STREAM_PRIO_LEAST);
+}
+
+ascError_t ascDeviceGetStreamPriorityRange(int *leastPriority,
+                                           int *greatestPriority) {
+  ascError_t err = asc__init();
+  if (err != ascSuccess)
+    return err;
+  if (leastPriority != NULL)
+    *leastPriority = ASC_STREAM_PRIO_LEAST;
+  if (greatestPriority != NULL)
+    *greatestPriority = ASC_STREAM_PRIO_GREATEST;
+  return ascSuccess;
+}
+
+ascError_t ascStreamDestroy(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err;
+  bool reap;
+
+  if (stream == NULL)
+    return asc__error(ascErrorInvalidHandle,
+                      "ascStreamDestroy: the default stream cannot be "
+                      "destroyed");
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  uv_mutex_lock(&st->lock);
+  if (st->destroyed) {
+    uv_mutex_unlock(&st->lock);
+    return asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
+                      (void *)stream);
+  }
+  atomic_store(&st->magic, ASC__MAGIC_DEAD);
+  st->destroyed = true;
+  asc__free(st->err_msg);
+  st->err_msg = NULL;
+  st->err = ascSuccess;
+  reap = check_reap(st);
+  uv_mutex_unlock(&st->lock);
+  if (reap)
+    stream_reap(st);
+  return ascSuccess;
+}
+
+ascError_t ascStreamSynchronize(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err = asc__stream_resolve(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  if (in_callback())
+    return not_permitted("ascStreamSynchronize");
+  host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true);
+  asc__pool_on_sync(st->rt->dev);
+  return stream_take_error(st);
+}
+
+ascError_t ascStreamQuery(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err = asc__stream_resolve(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  return stream_pending(st) ? ascErrorNotReady : ascSuccess;
+}
+
+ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
+                             void *userData) {
+  asc__stream *st;
+  ascError_t err;
+  op_spec sp;
+
+  if (fn == NULL)
+    return asc__error(ascErrorInvalidValue, "ascLaunchHostFunc: fn is NULL");
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  err = host_start(st->rt);
+  if (err != ascSuccess)
+    return err;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_HOSTFN;
+  sp.fn = fn;
+  sp.ud = userData;
+  return stream_enqueue(st, &sp);
+}
+
+/* ---------------------------------------------------------------- events */
+
+static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
+  asc__rt *rt;
+  ascError_t err = current_rt(&rt);
+
+  if (err != ascSuccess)
+    return err;
+  if (h == NULL)
+    return asc__error(ascErrorInvalidHandle, "event is NULL");
+  if (asc__handle_magic(h) != ASC__MAGIC_EVENT)
+    return asc__error(ascErrorInvalidHandle, "event %p is not a live event",
+                      (void *)h);
+  *out = (asc__event *)(void *)h;
+  return ascSuccess;
+}
+
+static asc__fence *event_fence(asc__event *e) {
+  asc__fence *f;
+
+  uv_mutex_lock(&e->lock);
+  f = e->fence;
+  if (f != NULL)
+    fence_ref(f);
+  uv_mutex_unlock(&e->lock);
+  return f;
+}
+
+ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
+  asc__rt *rt;
+  asc__event *e;
+  ascError_t err;
+
+  if (event == NULL)
+    return asc__error(ascErrorInvalidValue, "ascEventCreate: event is NULL");
+  if (flags & ~(unsigned)(ascEventBlockingSync | ascEventDisableTiming))
+    return asc__error(ascErrorInvalidValue,
+                      "ascEventCreate: unknown flags 0x%x", flags);
+  err = current_rt(&rt);
+  if (err != ascSuccess)
+    return err;
+  uv_mutex_lock(&rt->lock);
+  e = rt->free_events;
+  if (e != NULL) {
+    rt->free_events = e->free_next;
+  } else {
+    e = asc__calloc(1, sizeof *e);
+    if (e == NULL || uv_mutex_init(&e->lock) != 0) {
+      asc__free(e);
+      uv_mutex_unlock(&rt->lock);
+      return asc__error(ascErrorOutOfMemory, "cannot allocate an event");
+    }
+    e->rt = rt;
+  }
+  e->free_next = NULL;
+  e->flags = flags;
+  e->fence = NULL;
+  e->live_prev = NULL;
+  e->live_next = rt->events;
+  if (rt->events != NULL)
+    rt->events->live_prev = e;
+  rt->events = e;
+  atomic_store(&e->magic, ASC__MAGIC_EVENT);
+  uv_mutex_unlock(&rt->lock);
+  *event = (ascEvent_t)(void *)e;
+  return ascSuccess;
+}
+
+ascError_t ascEventCreate(ascEvent_t *event) {
+  return ascEventCreateWithFlags(event, ascEventDefault);
+}
+
+/* rt lock held. */
+static void event_free_locked(asc__rt *rt, asc__event *e) {
+  asc__fence *f;
+
+  atomic_store(&e->magic, ASC__MAGIC_DEAD);
+  uv_mutex_lock(&e->lock);
+  f = e->fence;
+  e->fence = NULL;
+  uv_mutex_unlock(&e->lock);
+  fence_unref(f);
+  if (e->live_prev != NULL)
+    e->live_prev->live_next = e->live_next;
+  else
+    rt->events = e->live_next;
+  if (e->live_next != NULL)
+    e->live_next->live_prev = e->live_prev;
+  e->live_prev = e->live_next = NULL;
+  e->free_next = rt->free_events;
+  rt->free_events = e;
+}
+
+ascError_t ascEventDestroy(ascEvent_t event) {
+  asc__event *e;
+  ascError_t err = event_resolve(event, &e);
+
+  if (err != ascSuccess)
+    return err;
+  uv_mutex_lock(&e->rt->lock);
+  if (atomic_load(&e->magic) != ASC__MAGIC_EVENT) {
+    uv_mutex_unlock(&e->rt->lock);
+    return asc__error(ascErrorInvalidHandle, "event %p was destroyed",
+                      (void *)event);
+  }
+  event_free_locked(e->rt, e);
+  uv_mutex_unlock(&e->rt->lock);
+  return ascSuccess;
+}
+
+ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream) {
+  asc__event *e;
+  asc__stream *st;
+  asc__fence *f, *old;
+  ascError_t err;
+  op_spec sp;
+
+  err = event_resolve(event, &e);
+  if (err != ascSuccess)
+    return err;
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  f = fence_new();
+  if (f == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate an event record");
+  fence_ref(f);   /* one for the op, one for the event */
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_RECORD;
+  sp.fence = f;
+  err = stream_enqueue(st, &sp);
+  if (err != ascSuccess) {
+    fence_unref(f);
+    return err;
+  }
+  uv_mutex_lock(&e->lock);
+  old = e->fence;
+  e->fence = f;
+  uv_mutex_unlock(&e->lock);
+  fence_unref(old);
+  return ascSuccess;
+}
+
+ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
+                              unsigned int flags) {
+  asc__stream *st;
+  asc__event *e;
+  asc__fence *f;
+  ascError_t err;
+  op_spec sp;
+
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  err = event_resolve(event, &e);
+  if (err != ascSuccess)
+    return err;
+  if (flags != 0)
+    return asc__error(ascErrorInvalidValue,
+                      "ascStreamWaitEvent: flags must be 0, got %u", flags);
+  f = event_fence(e);
+  if (f == NULL)   /* never recorded: nothing to wait for, as in CUDA */
+    return ascSuccess;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_WAIT;
+  sp.fence = f;
+  return stream_enqueue(st, &sp);
+}
+
+ascError_t ascEventQuery(ascEvent_t event) {
+  asc__event *e;
+  asc__fence *f;
+  ascError_t err = event_resolve(event, &e);
+  bool done;
+
+  if (err != ascSuccess)
+    return err;
+  f = event_fence(e);
+  if (f == NULL)
+    return ascSuccess;
+  done = atomic_load(&f->signalled) != 0;
+  fence_unref(f);
+  return done ? ascSuccess : ascErrorNotReady;
+}
+
+/* Clears st's pending error if it is still error id (it was reported
+ * through an event). */
+static void stream_clear_error(asc__stream *st, uint64_t id) {
+  uv_mutex_lock(&st->lock);
+  if (st->err != ascSuccess && st->err_id == id) {
+    asc__free(st->err_msg);
+    set_error(st, ascSuccess, 0, NULL);
+  }
+  uv_mutex_unlock(&st->lock);
+}
+
+ascError_t ascEventSynchronize(ascEvent_t event) {
+  asc__event *e;
+  asc__fence *f;
+  ascError_t err = event_resolve(event, &e);
+
+  if (err != ascSuccess)
+    return err;
+  if (in_callback())
+    return not_permitted("ascEventSynchronize");
+  f = event_fence(e);
+  if (f == NULL)
+    return ascSuccess;
+  host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync));
+  asc__pool_on_sync(e->rt->dev);
+  err = f->err;
+  if (err != ascSuccess) {
+    asc__error_text(err, f->err_msg != NULL ? f->err_msg : lost_message);
+    stream_clear_error(f->err_stream, f->err_id);
+  }
+  fence_unref(f);
+  return err;
+}
+
+ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
+  asc__event *e0, *e1;
+  asc__fence *f0 = NULL, *f1 = NULL;
+  ascError_t err;
+
+  if (ms == NULL)
+    return asc__error(ascErrorInvalidValue, "ascEventElapsedTime: ms is NULL");
+  err = event_resolve(start, &e0);
+  if (err != ascSuccess)
+    return err;
+  err = event_resolve(end, &e1);
+  if (err != ascSuccess)
+    return err;
+  if ((e0->flags | e1->flags) & ascEventDisableTiming)
+    return asc__error(ascErrorInvalidValue,
+                      "ascEventElapsedTime: an event was created with "
+                      "ascEventDisableTiming");
+  f0 = event_fence(e0);
+  f1 = event_fence(e1);
+  if (f0 == NULL || f1 == NULL) {
+    err = asc__error(ascErrorInvalidValue,
+                     "ascEventElapsedTime: the %s event was never recorded",
+                     f0 == NULL ? "start" : "end");
+  } else if (!atomic_load(&f0->signalled) || !atomic_load(&f1->signalled)) {
+    err = asc__error(ascErrorNotReady,
+                     "ascEventElapsedTime: an event has not completed");
+  } else {
+    /* Microsecond resolution, as CUDA documents for its events. */
+    int64_t us = ((int64_t)f1->time_ns - (int64_t)f0->time_ns) / 1000;
+    *ms = (float)((double)us / 1000.0);
+  }
+  fence_unref(f0);
+  fence_unref(f1);
+  return err;
+}
+
+/* ---------------------------------------------------------------- device */
+
+ascError_t ascDeviceSynchronize(void) {
+  asc__rt *rt;
+  ascError_t err = current_rt(&rt);
+  ascError_t code = ascSuccess;
+  uint64_t best = 0;
+  char *msg = NULL;
+
+  if (err != ascSuccess)
+    return err;
+  if (in_callback())
+    return not_permitted("ascDeviceSynchronize");
+  wait_streams(rt, false);
+  asc__pool_on_sync(rt->dev);
+  /* Report the earliest pending error; every pending error counts as
+   * reported. */
+  uv_mutex_lock(&rt->lock);
+  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
+    uv_mutex_lock(&t->lock);
+    if (t->err != ascSuccess) {
+      if (code == ascSuccess || t->err_id < best) {
+        asc__free(msg);
+        code = t->err;
+        best = t->err_id;
+        msg = t->err_msg;
+      } else {
+        asc__free(t->err_msg);
+      }
+      set_error(t, ascSuccess, 0, NULL);
+    }
+    uv_mutex_unlock(&t->lock);
+  }
+  uv_mutex_unlock(&rt->lock);
+  if (code == ascSuccess)
+    return ascSuccess;
+  asc__error_text(code, msg != NULL ? msg : lost_message);
+  asc__free(msg);
+  return code;
+}
+
+ascError_t ascDeviceReset(void) {
+  asc__device *dev;
+  asc__rt *rt;
+  asc__stream *st, *next;
+  ascError_t err;
+
+  if (in_callback())
+    return not_permitted("ascDeviceReset");
+  err = asc__current_device(&dev);
+  if (err != ascSuccess)
+    return err;
+  err = asc__rt_get(dev, &rt);
+  if (err != ascSuccess)
+    return err;
+  wait_streams(rt, false);
+
+  uv_mutex_lock(&rt->lock);
+  for (st = rt->streams; st != NULL; st = next) {
+    bool mine = false;
+    next = st->live_next;
+    uv_mutex_lock(&st->lock);
+    asc__free(st->err_msg);
+    set_error(st, ascSuccess, 0, NULL);
+    if (!st->is_default && !st->reaped) {
+      atomic_store(&st->magic, ASC__MAGIC_DEAD);
+      st->destroyed = true;
+      st->reaped = true;
+      mine = true;
+    }
+    uv_mutex_unlock(&st->lock);
+    if (!mine)
+      continue;
+    if (st->live_prev != NULL)
+      st->live_prev->live_next = st->live_next;
+    else
+      rt->streams = st->live_next;
+    if (st->live_next != NULL)
+      st->live_next->live_prev = st->live_prev;
+    st->live_prev = st->live_next = NULL;
+    st->free_next = rt->free_streams;
+    rt->free_streams = st;
+  }
+  while (rt->events != NULL)
+    event_free_locked(rt, rt->events);
+  uv_mutex_unlock(&rt->lock);
+
+  asc__modules_reset(dev);
+  host_stop(rt);
+  asc__sched_destroy(dev);
+  asc__pool_device_reset(dev);
+  /* Device memory: the allocator's reset (asc__memory_reset(dev), in
+   * memory.c) belongs here, after every stream has drained. */
+  return ascSuccess;
+}

@@ -1,0 +1,222 @@
+/*
+ * Streams, events and the per-device runtime state (asc__device.rt_private).
+ *
+ * A stream is an in-order queue of operations (ops).  The op at the head is
+ * the only one in flight; when it completes, the thread that completed it
+ * advances the stream: ops that need no worker (event records, waits on
+ * completed events, callbacks, skipped work) finish inline, the next launch
+ * goes to the pool, the next host function to the callback thread.
+ *
+ * Handles (streams, events, modules, kernels) live in type-stable memory:
+ * a destroyed object keeps its memory (and its lock) in a per-device free
+ * list and is reused only for an object of the same kind, so a stale handle
+ * is always safe to read: its magic says it is dead.
+ *
+ * See docs/streams.md for the semantics offered to users.
+ */
+#ifndef ASC_STREAM_H
+#define ASC_STREAM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "internal.h"
+#include "kernel_abi.h"
+#include "scheduler.h"
+
+enum {
+  ASC__MAGIC_STREAM = 0x5354524du,   /* "STRM" */
+  ASC__MAGIC_EVENT = 0x4556454eu,    /* "EVEN" */
+  ASC__MAGIC_MODULE = 0x4d4f4455u,   /* "MODU" */
+  ASC__MAGIC_KERNEL = 0x4b45524eu,   /* "KERN" */
+  ASC__MAGIC_DEAD = 0xdeadbeefu
+};
+
+/* Every handle object starts with its atomic magic word.  Reads it
+ * without assuming which kind of object h is. */
+static inline unsigned asc__handle_magic(const void *h) {
+  return atomic_load((atomic_uint *)(uintptr_t)h);
+}
+
+/* Stream priorities: lower numbers are higher priorities, as in CUDA. */
+#define ASC_STREAM_PRIO_LEAST 0
+#define ASC_STREAM_PRIO_GREATEST (-(ASC_PRIO_LEVELS - 1))
+
+typedef struct asc__stream asc__stream;
+
+/* Entries of a stream's table of waited-on records (see waited below). */
+#define ASC__WAITED_MAX 8
+typedef struct asc__op asc__op;
+typedef struct asc__rt asc__rt;
+
+/* A completion point that other streams and host threads can wait on: an
+ * event record, or an implicit dependency of the default stream.
+ * Reference counted; the fence lock is a leaf lock (a stream lock may be
+ * held when it is taken, nothing is taken while it is held). */
+typedef struct asc__fence {
+  atomic_int refs;
+  atomic_int signalled;
+  uint64_t time_ns;        /* uv_hrtime() when signalled */
+  /* The recording stream's pending error when the record was reached. */
+  ascError_t err;
+  uint64_t err_id;
+  char *err_msg;
+  asc__stream *err_stream;
+  uv_mutex_t lock;
+  asc__op *waiters;        /* WAIT ops parked on it */
+  struct asc__fence *dep_next;  /* private list while being queued */
+  /* Where the record was queued: the recording stream and the record's
+   * position in it (set once, under that stream's lock, before the fence
+   * is published).  pool.c follows event dependencies through it. */
+  asc__stream *rec_stream;
+  uint64_t rec_pos;
+} asc__fence;
+
+typedef void (*asc__stream_cb)(void *ud, ascError_t status);
+
+enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK };
+
+struct asc__op {
+  asc__op *next;           /* in the stream queue or free list */
+  asc__op *wnext;          /* in a fence's waiters, a worklist, host queue */
+  asc__stream *stream;
+  int kind;
+  bool dispatched;
+  asc__fence *fence;       /* RECORD, WAIT: one reference */
+  ascHostFn_t fn;          /* HOSTFN */
+  void *ud;
+  asc__stream_cb cb;       /* CALLBACK */
+  atomic_int *inflight;    /* LAUNCH: the module's count of queued launches */
+  asc__launch launch;      /* LAUNCH */
+};
+
+struct asc__stream {
+  atomic_uint magic;
+  asc__rt *rt;
+  asc__stream *live_prev, *live_next;   /* rt->streams; under the rt lock */
+  asc__stream *free_next;               /* rt->free_streams */
+  unsigned flags;
+  int priority;
+  int level;
+  bool is_default;
+
+  /* The stream lock guards everything below except the atomics.  Lock
+   * order: the rt lock may be held when a stream lock is taken; while
+   * holding a stream lock a thread may take the pool lock, a fence lock,
+   * the host-queue lock or an event's lock, but never the rt lock or a
+   * second stream lock. */
+  uv_mutex_t lock;
+  bool destroyed;
+  bool reaped;
+  asc__op *head, *tail;
+  asc__op *free_ops;
+  int nfree;
+  ascError_t err;          /* pending error, reported by the next sync */
+  uint64_t err_id;
+  char *err_msg;
+  /* Records of other streams this stream has queued waits for: work
+   * queued here from now on runs after op `pos` of `src`.  Kept by
+   * asc__order_note_wait (pool.c); a full table forgets the oldest, which
+   * only makes the pool more conservative. */
+  struct asc__waited {
+    asc__stream *src;
+    uint64_t pos;
+  } waited[ASC__WAITED_MAX];
+
+  /* Monotonic over the life of the memory (never reset on reuse), so a
+   * waiter holding a stale target can never wait forever. */
+  _Alignas(ASC_CACHE_LINE) _Atomic uint64_t submitted;
+  _Alignas(ASC_CACHE_LINE) _Atomic uint64_t completed;
+};
+
+typedef struct asc__event {
+  atomic_uint magic;
+  asc__rt *rt;
+  struct asc__event *live_prev, *live_next;
+  struct asc__event *free_next;
+  unsigned flags;
+  uv_mutex_t lock;         /* guards fence; leaf lock */
+  asc__fence *fence;       /* NULL until recorded */
+} asc__event;
+
+struct asc__modreg;
+
+struct asc__rt {
+  asc__device *dev;
+  /* The rt lock guards the live lists and free lists of streams, events
+   * and modules, and the host callback thread's start and stop.  It is
+   * taken first: a thread holding it may take stream locks, never the
+   * reverse. */
+  uv_mutex_t lock;
+  asc__stream *streams;
+  asc__stream *free_streams;
+  asc__event *events;
+  asc__event *free_events;
+  asc__stream *null_stream;
+  struct asc__modreg *modreg;   /* module.c */
+  _Atomic uint64_t err_seq;
+  uint64_t spin_ns;             /* host waits spin this long, then park */
+
+  /* Host threads blocked in a synchronising call park here.  Completion
+   * paths broadcast only when waiters > 0.  Leaf lock. */
+  uv_mutex_t wait_lock;
+  uv_cond_t wait_cond;
+  atomic_int waiters;
+
+  /* The host callback thread: a libuv loop woken by an async handle.
+   * host_lock is a leaf lock guarding the queue and host_stop. */
+  bool host_started;
+  uv_thread_t host_thread;
+  uv_loop_t host_loop;
+  uv_async_t host_async;
+  uv_mutex_t host_lock;
+  asc__op *host_head, *host_tail;
+  bool host_stop;
+};
+
+/* The runtime state of dev, created on first use (thread-safe). */
+ascError_t asc__rt_get(asc__device *dev, asc__rt **out);
+
+/* Resolves a stream handle of the current device; NULL is the default
+ * stream.  ascErrorInvalidHandle for destroyed or foreign handles. */
+ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out);
+
+/* Queues a launch of desc over nblocks blocks.  Argument i (sizes[i]
+ * bytes at src[i]) is copied into launch-owned storage before the call
+ * returns; the kernel sees args[i] pointing at the copy, 16-byte aligned.
+ * inflight, if not NULL, is incremented now and decremented when the
+ * launch has finished or was skipped. */
+ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
+                              uint32_t nblocks, uint32_t nargs,
+                              const size_t *sizes, const void *const *src,
+                              atomic_int *inflight);
+
+/* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
+ * earlier work of the stream has finished, inline on whichever thread
+ * advanced the stream (a worker, the callback thread or a host thread in a
+ * libasc call), with status the stream's pending error (ascSuccess or
+ * ascErrorKernelException).  fn must be short and must not call libasc
+ * stream, event or synchronising functions.  Stream-ordered frees
+ * (ascFreeAsync) hook in here. */
+ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
+                                        void *ud);
+
+/* Waits, on the calling host thread, for all work already queued on the
+ * default stream and on every blocking stream of dev, as the legacy
+ * default stream orders a synchronous ascMemcpy/ascMemset.  Does not
+ * report or clear kernel errors (they stay with their streams).  Returns
+ * ascErrorNotPermitted inside a host callback. */
+ascError_t asc__default_stream_wait(asc__device *dev);
+
+/* Blocks the calling host thread until done(a, b) holds, re-checking it
+ * whenever a stream makes progress (spins for the spin window, then
+ * parks).  Not for use inside host functions. */
+void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
+                  const void *a, uint64_t b);
+
+/* module.c: drops every module of dev (no launch is in flight). */
+void asc__modules_reset(asc__device *dev);
+
+#endif /* ASC_STREAM_H */

@@ -1,0 +1,575 @@
+/*
+ * Type inference: the seed kernels for several signatures, re-typing one
+ * parsed module for another signature (as the driver does), helper
+ * instances, error reporting, and a sweep over every test program with
+ * many signatures that must end either typed (every slot concrete) or with
+ * diagnostics -- never a crash or an internal error.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cctx.h"
+#include "frontend.h"
+#include "infer.h"
+#include "types.h"
+
+static const char conv2d_src[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def conv2d(input, weight, output):\n"
+    "    batch, in_channels, in_height, in_width = input.shape\n"
+    "    out_channels, in_channels, kernel_height, kernel_width = "
+    "weight.shape\n"
+    "    out_height = in_height - kernel_height + 1\n"
+    "    out_width = in_width - kernel_width + 1\n"
+    "    for b in range(batch):\n"
+    "        for oc in range(out_channels):\n"
+    "            for oh in range(out_height):\n"
+    "                for ow in range(out_width):\n"
+    "                    sum = 0.0\n"
+    "                    for ic in range(in_channels):\n"
+    "                        for kh in range(kernel_height):\n"
+    "                            for kw in range(kernel_width):\n"
+    "                                sum += input[b, ic, oh + kh, ow + kw] * "
+    "weight[oc, ic, kh, kw]\n"
+    "                    output[b, oc, oh, ow] = sum\n";
+
+static const char add_src[] =
+    "import pyasc as asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def parallel_add(a, b, c):\n"
+    "    size = a.shape[0]\n"
+    "    asc.parallel_for(size, lambda i: c[i] = a[i] + b[i])\n";
+
+static const char helper_src[] =
+    "import asc\n"
+    "\n"
+    "@asc.func\n"
+    "def sq(x):\n"
+    "    y = x * x\n"
+    "    return y\n"
+    "\n"
+    "@asc.kernel\n"
+    "def k(a, n):\n"
+    "    a[0] = sq(a[1])\n"
+    "    m = sq(n)\n"
+    "    a[2] = m\n";
+
+/* ------------------------------------------------------- checking slots */
+
+typedef struct checker {
+  int bad;
+  char what[256];
+} checker;
+
+static bool concrete(asc__type *t, int depth) {
+  t = asc__ty_find(t);
+  if (t == NULL || depth > 16)
+    return false;
+  switch (t->kind) {
+  case ASC_TY_VAR:
+  case ASC_TY_ERROR:
+    return false;
+  case ASC_TY_SCALAR:
+    return !t->weak;
+  case ASC_TY_TUPLE:
+  case ASC_TY_FUNC:
+    for (int32_t i = 0; i < t->n; i++)
+      if (!concrete(t->elems[i], depth + 1))
+        return false;
+    return t->kind == ASC_TY_TUPLE || concrete(t->ret, depth + 1);
+  default:
+    return true;
+  }
+}
+
+static void flag(checker *k, asc__loc loc, const char *what) {
+  if (k->bad++ == 0)
+    snprintf(k->what, sizeof k->what, "%d:%d: %s", (int)loc.line,
+             (int)loc.col, what);
+}
+
+static void check_func(checker *k, const asc__ast_func *fn, int depth);
+static void check_block(checker *k, const asc__ast_block *b, int depth);
+
+static void check_expr(checker *k, const asc__ast_expr *e, int depth) {
+  if (e == NULL || depth > 400)
+    return;
+  if (e->kind != ASC_EXPR_SLICE && !concrete(e->type, 0))
+    flag(k, e->loc, "expression without a concrete type");
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      check_expr(k, e->u.tuple.elts[i], depth + 1);
+    break;
+  case ASC_EXPR_ATTR:
+    if (e->u.attr.builtin == NULL)
+      check_expr(k, e->u.attr.value, depth + 1);
+    break;
+  case ASC_EXPR_SUBSCRIPT:
+    check_expr(k, e->u.sub.value, depth + 1);
+    check_expr(k, e->u.sub.index, depth + 1);
+    break;
+  case ASC_EXPR_CALL:
+    for (int i = 0; i < e->u.call.nrargs; i++) {
+      const asc__ast_expr *a = e->u.call.rargs[i];
+      if (a == NULL)
+        continue;
+      /* dtype arguments of scratch arrays are names, not values */
+      if (e->u.call.builtin != NULL &&
+          (e->u.call.builtin->id == ASC_BI_LOCAL_ARRAY ||
+           e->u.call.builtin->id == ASC_BI_SHARED_ARRAY) &&
+          i == 1)
+        continue;
+      if (a->kind == ASC_EXPR_LAMBDA)
+        check_func(k, a->u.lambda.fn, depth + 1);
+      else
+        check_expr(k, a, depth + 1);
+    }
+    break;
+  case ASC_EXPR_UNARY:
+    check_expr(k, e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    check_expr(k, e->u.binary.lhs, depth + 1);
+    check_expr(k, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_BOOLOP:
+    check_expr(k, e->u.boolop.lhs, depth + 1);
+    check_expr(k, e->u.boolop.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      check_expr(k, e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_IFEXP:
+    check_expr(k, e->u.ifexp.cond, depth + 1);
+    check_expr(k, e->u.ifexp.then, depth + 1);
+    check_expr(k, e->u.ifexp.orelse, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void check_stmt(checker *k, const asc__ast_stmt *s, int depth) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    check_expr(k, s->u.expr.value, depth + 1);
+    break;
+  case ASC_STMT_ASSIGN:
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      check_expr(k, s->u.assign.targets[i], depth + 1);
+    check_expr(k, s->u.assign.value, depth + 1);
+    break;
+  case ASC_STMT_AUGASSIGN:
+    check_expr(k, s->u.aug.target, depth + 1);
+    check_expr(k, s->u.aug.value, depth + 1);
+    break;
+  case ASC_STMT_ANNASSIGN:
+    check_expr(k, s->u.ann.target, depth + 1);
+    check_expr(k, s->u.ann.value, depth + 1);
+    break;
+  case ASC_STMT_IF:
+    check_expr(k, s->u.if_.cond, depth + 1);
+    check_block(k, &s->u.if_.body, depth + 1);
+    check_block(k, &s->u.if_.orelse, depth + 1);
+    break;
+  case ASC_STMT_FOR:
+    check_expr(k, s->u.for_.target, depth + 1);
+    check_expr(k, s->u.for_.start, depth + 1);
+    check_expr(k, s->u.for_.stop, depth + 1);
+    check_expr(k, s->u.for_.step, depth + 1);
+    check_block(k, &s->u.for_.body, depth + 1);
+    break;
+  case ASC_STMT_WHILE:
+    check_expr(k, s->u.while_.cond, depth + 1);
+    check_block(k, &s->u.while_.body, depth + 1);
+    break;
+  case ASC_STMT_RETURN:
+    check_expr(k, s->u.ret.value, depth + 1);
+    break;
+  case ASC_STMT_ASSERT:
+    check_expr(k, s->u.assert_.test, depth + 1);
+    check_expr(k, s->u.assert_.msg, depth + 1);
+    break;
+  case ASC_STMT_TRY:
+    check_block(k, &s->u.try_.body, depth + 1);
+    for (int i = 0; i < s->u.try_.nhandlers; i++)
+      check_block(k, &s->u.try_.handlers[i].body, depth + 1);
+    check_block(k, &s->u.try_.orelse, depth + 1);
+    check_block(k, &s->u.try_.finalbody, depth + 1);
+    break;
+  case ASC_STMT_WITH:
+    check_expr(k, s->u.with.ctx, depth + 1);
+    check_block(k, &s->u.with.body, depth + 1);
+    break;
+  case ASC_STMT_FUNCDEF:
+    check_func(k, s->u.funcdef.fn, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void check_block(checker *k, const asc__ast_block *b, int depth) {
+  for (int i = 0; i < b->n; i++)
+    check_stmt(k, b->stmts[i], depth + 1);
+}
+
+static void check_func(checker *k, const asc__ast_func *fn, int depth) {
+  if (!concrete(fn->type, 0))
+    flag(k, fn->loc, "function without a concrete type");
+  for (int i = 0; i < fn->nlocals; i++) {
+    const asc__sym *s = fn->locals[i];
+    if (s->owner == fn && (s->kind == ASC_SYM_LOCAL ||
+                           s->kind == ASC_SYM_PARAM) &&
+        !concrete(s->type, 0))
+      flag(k, s->loc, "local without a concrete type");
+  }
+  check_block(k, &fn->body, depth + 1);
+}
+
+static void check_typed(const asc__typed *t) {
+  checker k;
+  memset(&k, 0, sizeof k);
+  check_func(&k, t->kernel, 0);
+  for (const asc__tinst *h = t->helpers; h != NULL; h = h->next)
+    check_func(&k, h->fn, 0);
+  if (k.bad)
+    fail_msg("%d slots not concrete, first at %s", k.bad, k.what);
+}
+
+/* ------------------------------------------------------------- harness */
+
+typedef struct module {
+  asc__cctx c;
+  jmp_buf jb;
+  asc__ast_module *m;
+} module;
+
+static module *parse(const char *name, const char *text, size_t len) {
+  module *md = calloc(1, sizeof *md);
+  assert_non_null(md);
+  asc__cctx_init(&md->c, name, text, len, 1);
+  md->c.catch_point = &md->jb;
+  if (setjmp(md->jb) == 0)
+    md->m = asc__frontend(&md->c, NULL, 0);
+  else
+    md->m = NULL;
+  return md;
+}
+
+static void module_free(module *md) {
+  asc__cctx_free(&md->c);
+  free(md);
+}
+
+/* One specialisation in its own context, as the driver will do it.
+ * Returns the diagnostics (caller frees); *ok says whether it typed. */
+typedef void (*typed_fn)(const asc__typed *t, void *ud);
+
+static char *specialise(module *md, const char *kernel, const char *sigtext,
+                        bool *ok, typed_fn fn, void *ud) {
+  asc__cctx c;
+  jmp_buf jb;
+  char *diag;
+  asc__cctx_init(&c, md->c.filename, md->c.text, md->c.len, 1);
+  c.catch_point = &jb;
+  *ok = false;
+  if (setjmp(jb) == 0) {
+    asc__sig *sig = asc__sig_parse(&c, sigtext);
+    asc__ast_func *k = asc__module_func(md->m, kernel);
+    if (sig != NULL && k != NULL) {
+      asc__typed *t = asc__infer_kernel(&c, md->m, k, sig);
+      if (t != NULL) {
+        *ok = true;
+        if (fn != NULL)
+          fn(t, ud);
+      }
+    }
+  }
+  if (c.fail == ASC_FAIL_INTERNAL || c.fail == ASC_FAIL_OOM)
+    fail_msg("%s %s: %s", kernel, sigtext, asc__buf_str(&c.diag));
+  diag = strdup(asc__buf_str(&c.diag));
+  asc__cctx_free(&c);
+  return diag;
+}
+
+static const asc__sym *local(const asc__ast_func *fn, const char *name) {
+  for (int i = 0; i < fn->nlocals; i++)
+    if (strcmp(fn->locals[i]->name, name) == 0)
+      return fn->locals[i];
+  fail_msg("no local %s", name);
+  return NULL;
+}
+
+static const char *tname(asc__type *t) {
+  static char buf[128];
+  asc__buf b;
+  asc__buf_init(&b);
+  asc__ty_print(&b, t);
+  snprintf(buf, sizeof buf, "%s", asc__buf_str(&b));
+  asc__buf_free(&b);
+  return buf;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void conv2d_checks(const asc__typed *t, void *ud) {
+  const char *want = ud;
+  check_typed(t);
+  assert_string_equal(tname(local(t->kernel, "sum")->type), want);
+  assert_string_equal(tname(local(t->kernel, "batch")->type), "int64");
+  assert_string_equal(tname(local(t->kernel, "kw")->type), "int64");
+}
+
+static void test_conv2d(void **state) {
+  module *md = parse("conv2d.py", conv2d_src, sizeof conv2d_src - 1);
+  bool ok;
+  char *d;
+  (void)state;
+  assert_non_null(md->m);
+  /* the same parsed module, three specialisations one after another */
+  d = specialise(md, "conv2d", "conv2d(f32[4], f32[4], f32[4])", &ok,
+                 conv2d_checks, "float32");
+  assert_true(ok);
+  free(d);
+  d = specialise(md, "conv2d", "conv2d(f64[4], f64[4], f64[4])", &ok,
+                 conv2d_checks, "float64");
+  assert_true(ok);
+  free(d);
+  d = specialise(md, "conv2d", "(bf16[4:s], bf16[4], bf16[4])", &ok,
+                 conv2d_checks, "bfloat16");
+  assert_true(ok);
+  free(d);
+  /* float32 input, float64 weight: sum is float64, stored into float32 */
+  d = specialise(md, "conv2d", "conv2d(f32[4], f64[4], f32[4])", &ok, NULL,
+                 NULL);
+  assert_false(ok);
+  assert_non_null(strstr(d, "cannot store float64 into an element of "
+                            "Tensor[float32, 4]"));
+  free(d);
+  /* wrong ndim: unpacking the shape fails */
+  d = specialise(md, "conv2d", "conv2d(f32[3], f32[4], f32[4])", &ok, NULL,
+                 NULL);
+  assert_false(ok);
+  assert_non_null(strstr(d, "cannot unpack the shape of a 3-dimensional "
+                            "tensor into 4 names"));
+  free(d);
+  module_free(md);
+}
+
+static void add_checks(const asc__typed *t, void *ud) {
+  const asc__ast_stmt *s = t->kernel->body.stmts[1];
+  const asc__ast_expr *call = s->u.expr.value;
+  const asc__ast_func *lam;
+  check_typed(t);
+  assert_int_equal(call->kind, ASC_EXPR_CALL);
+  lam = call->u.call.rargs[1]->u.lambda.fn;
+  assert_string_equal(tname(lam->params[0].sym->type), "int64");
+  assert_string_equal(tname(lam->type), "(int64) -> None");
+  assert_string_equal(tname(lam->body.stmts[0]->u.assign.value->type),
+                      (const char *)ud);
+}
+
+static void test_parallel_add(void **state) {
+  module *md = parse("add.py", add_src, sizeof add_src - 1);
+  bool ok;
+  char *d;
+  (void)state;
+  assert_non_null(md->m);
+  d = specialise(md, "parallel_add", "parallel_add(f32[1], f32[1], f32[1])",
+                 &ok, add_checks, "float32");
+  assert_true(ok);
+  free(d);
+  d = specialise(md, "parallel_add", "parallel_add(f64[1], f64[1], f64[1])",
+                 &ok, add_checks, "float64");
+  assert_true(ok);
+  free(d);
+  d = specialise(md, "parallel_add", "parallel_add(i8[1], u8[1], i16[1])",
+                 &ok, add_checks, "int16");
+  assert_true(ok);
+  free(d);
+  d = specialise(md, "parallel_add", "parallel_add(f32[1], f32[1])", &ok,
+                 NULL, NULL);
+  assert_false(ok);
+  assert_non_null(strstr(d, "takes 3 parameters but the signature gives 2"));
+  free(d);
+  d = specialise(md, "parallel_add", "other(f32[1], f32[1], f32[1])", &ok,
+                 NULL, NULL);
+  assert_false(ok);
+  assert_non_null(strstr(d, "the signature is for 'other'"));
+  free(d);
+  module_free(md);
+}
+
+static void helper_checks(const asc__typed *t, void *ud) {
+  int n = 0;
+  (void)ud;
+  check_typed(t);
+  /* sq(float32) and sq(int64): two instances, the second on a copy */
+  for (const asc__tinst *h = t->helpers; h != NULL; h = h->next) {
+    assert_string_equal(h->orig->name, "sq");
+    n++;
+  }
+  assert_int_equal(n, 2);
+  assert_ptr_equal(t->helpers->fn, t->helpers->orig);
+  assert_ptr_not_equal(t->helpers->next->fn, t->helpers->orig);
+  assert_string_equal(tname(t->helpers->type), "(float32) -> float32");
+  assert_string_equal(tname(t->helpers->next->type), "(int64) -> int64");
+  assert_string_equal(tname(local(t->helpers->next->fn, "y")->type), "int64");
+  assert_string_equal(tname(local(t->helpers->fn, "y")->type), "float32");
+  assert_int_equal(t->ncalls, 2);
+  for (int i = 0; i < t->ncalls; i++)
+    assert_ptr_equal(asc__typed_callee(t, t->calls[i].call), t->calls[i].inst);
+  assert_null(asc__typed_callee(t, NULL));
+}
+
+static void test_helpers(void **state) {
+  module *md = parse("h.py", helper_src, sizeof helper_src - 1);
+  bool ok;
+  char *d;
+  (void)state;
+  assert_non_null(md->m);
+  for (int round = 0; round < 2; round++) {
+    d = specialise(md, "k", "k(f32[1], i64)", &ok, helper_checks, NULL);
+    if (!ok)
+      fail_msg("%s", d);
+    free(d);
+  }
+  module_free(md);
+}
+
+/* ---------------------------------------------------------- the sweep */
+
+static const char *const sweep_sigs[] = {
+    "()",
+    "(f32[1])",
+    "(f32[1], f32[1])",
+    "(f32[1], f32[1], f32[1])",
+    "(f64[4], f64[4], f64[4])",
+    "(f32[2], f32[2], f32[2], f32[2])",
+    "(i32[1], i32[1], i32[1], i32[1], i32[1])",
+    "(bf16[3], u64[4:s], float, int, i64=5)",
+    "(i8, bool, f16[2])",
+    "(float, float, float)",
+    "(u8=3, u8=4, u8=5)",
+    "(f32[1], i64, i64, i64)",
+    "(f32[2], f32[2], i64=4, i64=4)",
+    "(bool[1], bool[2], bool[3])",
+    "(f32[1], i32[1], f32[2])",
+    "(f32[1], i64, bool)",
+    "(f32[2], f64[1], i64=16, float, i32)",
+};
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf;
+  long n;
+  if (f == NULL)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = malloc((size_t)n + 1);
+  if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  buf[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+static void sweep_checks(const asc__typed *t, void *ud) {
+  int *typed = ud;
+  check_typed(t);
+  (*typed)++;
+}
+
+static int sweep_dir(const char *dir, int *typed) {
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int programs = 0;
+  if (d == NULL)
+    return 0;
+  while ((de = readdir(d)) != NULL) {
+    char path[1024];
+    size_t len, nl = strlen(de->d_name);
+    char *text;
+    module *md;
+    if (nl < 4 || strcmp(de->d_name + nl - 3, ".py") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    text = read_all(path, &len);
+    if (text == NULL)
+      continue;
+    md = parse(de->d_name, text, len);
+    if (md->m != NULL) {
+      programs++;
+      for (int i = 0; i < md->m->nfuncs; i++) {
+        const asc__ast_func *fn = md->m->funcs[i];
+        if (fn->kind != ASC_FUNC_KERNEL)
+          continue;
+        for (size_t s = 0; s < sizeof sweep_sigs / sizeof sweep_sigs[0];
+             s++) {
+          bool ok;
+          free(specialise(md, fn->name, sweep_sigs[s], &ok, sweep_checks,
+                          typed));
+        }
+        /* the file's own `# signature:` lines, unnamed */
+        for (const char *p = strstr(text, "# signature: "); p != NULL;
+             p = strstr(p + 1, "# signature: ")) {
+          const char *open = strchr(p, '('), *eol = strchr(p, '\n');
+          char sig[512];
+          bool ok;
+          if (open == NULL || eol == NULL || open > eol ||
+              (size_t)(eol - open) >= sizeof sig)
+            continue;
+          memcpy(sig, open, (size_t)(eol - open));
+          sig[eol - open] = '\0';
+          free(specialise(md, fn->name, sig, &ok, sweep_checks, typed));
+        }
+      }
+    }
+    module_free(md);
+    free(text);
+  }
+  closedir(d);
+  return programs;
+}
+
+static void test_sweep(void **state) {
+  int typed = 0, programs = 0;
+  (void)state;
+  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden_types", &typed);
+  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden", &typed);
+  programs += sweep_dir(ASC_SOURCE_DIR "/tests/diag", &typed);
+  assert_true(programs >= 30);
+  /* plenty of the combinations must type */
+  if (typed < 40)
+    fail_msg("only %d of the sweep typed (%d programs)", typed, programs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conv2d),
+      cmocka_unit_test(test_parallel_add),
+      cmocka_unit_test(test_helpers),
+      cmocka_unit_test(test_sweep),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

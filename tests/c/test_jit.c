@@ -1,0 +1,332 @@
+/* From generated C to a loaded kernel (jit.c) and the per-module
+ * specialisation table (spectab.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "abi_prelude.h"
+#include "cache.h"
+#include "cc.h"
+#include "internal.h"
+#include "jit.h"
+#include "spectab.h"
+
+static char base[4096];
+static int dir_seq;
+
+static int setup(void **state) {
+  ASC_UNUSED(state);
+  snprintf(base, sizeof base, "%s/test-tmp-jit-XXXXXX", ASC_BINARY_DIR);
+  return mkdtemp(base) == NULL ? -1 : 0;
+}
+
+static int teardown(void **state) {
+  char *argv[] = {(char *)"rm", (char *)"-rf", base, NULL};
+  asc__buf out;
+  int st;
+  ASC_UNUSED(state);
+  asc__buf_init(&out);
+  asc__run_process(argv, 20000, &out, &st);
+  asc__buf_free(&out);
+  return 0;
+}
+
+static asc__cache *new_cache(void) {
+  char dir[4200];
+  asc__cache *c;
+  snprintf(dir, sizeof dir, "%s/c%d", base, dir_seq++);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  return c;
+}
+
+/* ------------------------------------------------------------------ jit */
+
+typedef struct emitter {
+  int calls;
+  int value;
+  ascError_t fail;
+} emitter;
+
+/* A module as emit_c would write one: the ABI prelude, then the kernel. */
+static ascError_t emit_module(void *ud, asc__buf *out) {
+  emitter *e = ud;
+  e->calls++;
+  if (e->fail != ascSuccess)
+    return asc__error(e->fail, "k.py:1:1: error: made-up type error");
+  asc__buf_puts(out, asc__abi_prelude);
+  asc__buf_printf(
+      out,
+      "static int answer_entry(asc_kctx *ctx, void *const *args,\n"
+      "                        asc_kexc *exc) {\n"
+      "  (void)exc;\n"
+      "  *(int32_t *)args[0] = %d + (int32_t)ctx->block_idx;\n"
+      "  return 0;\n"
+      "}\n"
+      "static const asc_kparam answer_params[] = {{\"out\", 0, 3, -1}};\n"
+      "static const asc_kernel_desc kernels[] = {\n"
+      "  {\"answer\", answer_entry, 1, answer_params, 0, 0, \"k.py\"}};\n"
+      "const asc_module_desc asc_module_v1 = {ASC_KABI_VERSION, 1, "
+      "kernels};\n",
+      e->value);
+  return ascSuccess;
+}
+
+static int32_t run_block(const asc_kernel_desc *d, uint32_t block) {
+  asc_kctx ctx;
+  asc_kexc exc;
+  int32_t out = -1;
+  void *args[1] = {&out};
+  memset(&ctx, 0, sizeof ctx);
+  ctx.block_idx = block;
+  ctx.block_num = block + 1;
+  assert_int_equal(d->entry(&ctx, args, &exc), 0);
+  return out;
+}
+
+static asc__jit_inputs inputs(const char *sig) {
+  static const char src[] = "@asc.kernel\ndef answer(out): ...\n";
+  asc__jit_inputs in;
+  memset(&in, 0, sizeof in);
+  in.kernel_name = "answer";
+  in.source = src;
+  in.source_len = sizeof src - 1;
+  in.signature = sig;
+  return in;
+}
+
+static void test_load_then_hit(void **state) {
+  asc__cache *c = new_cache();
+  asc__jit_inputs in = inputs("answer(i32)");
+  emitter e = {.value = 42};
+  asc__jit_lib *lib, *lib2;
+  const asc_kernel_desc *d, *d2;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib, &d),
+                   ascSuccess);
+  assert_int_equal(e.calls, 1);
+  assert_string_equal(d->name, "answer");
+  assert_int_equal(d->nparams, 1);
+  assert_int_equal(run_block(d, 0), 42);
+  assert_int_equal(run_block(d, 3), 45);
+  /* Same inputs: from the cache, no emission. */
+  assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib2, &d2),
+                   ascSuccess);
+  assert_int_equal(e.calls, 1);
+  assert_int_equal(run_block(d2, 1), 43);
+  asc__jit_unload(lib2);
+  asc__jit_unload(lib);
+  /* Another signature: another build. */
+  in = inputs("answer(i64)");
+  e.value = 7;
+  assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib, &d),
+                   ascSuccess);
+  assert_int_equal(e.calls, 2);
+  assert_int_equal(run_block(d, 0), 7);
+  asc__jit_unload(lib);
+  asc__cache_close(c);
+}
+
+static void test_errors(void **state) {
+  asc__cache *c = new_cache();
+  asc__jit_inputs in = inputs("answer(f32)");
+  emitter e = {.fail = ascErrorCompile};
+  asc__jit_lib *lib = (asc__jit_lib *)1;
+  const asc_kernel_desc *d = (const asc_kernel_desc *)1;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib, &d),
+                   ascErrorCompile);
+  assert_null(lib);
+  assert_null(d);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "made-up type error"));
+  e.fail = ascSuccess;
+  in.kernel_name = "not_in_module";
+  assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib, &d),
+                   ascErrorInternal);
+  assert_null(lib);
+  assert_int_equal(asc__jit_open("/nonexistent/x.so", &lib),
+                   ascErrorInvalidModule);
+  asc__cache_close(c);
+}
+
+static void test_key_inputs(void **state) {
+  const asc__cc *cc;
+  asc__cc_opts cco;
+  asc__cache_key k0, k;
+  ascGlobalValue g = {"TILE", {ascInt64, 1, {.i = 64}}};
+  ascCompileOptions o;
+  asc__jit_inputs in;
+  char seen[16][33];
+  int n = 0, i, j;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  memset(&o, 0, sizeof o);
+  in = inputs("answer(i32)");
+  in.globals = &g;
+  in.nglobals = 1;
+  in.opts = &o;
+  asc__jit_cc_opts(&o, &cco);
+  asc__jit_key(&k0, cc, &cco, &in);
+  strcpy(seen[n++], k0.hex);
+#define VARY(stmt)                                                            \
+  do {                                                                        \
+    asc__jit_inputs in2 = in;                                                 \
+    ascGlobalValue g2 = g;                                                    \
+    ascCompileOptions o2 = o;                                                 \
+    in2.globals = &g2;                                                        \
+    in2.opts = &o2;                                                           \
+    stmt;                                                                     \
+    asc__jit_cc_opts(&o2, &cco);                                              \
+    asc__jit_key(&k, cc, &cco, &in2);                                         \
+    strcpy(seen[n++], k.hex);                                                 \
+  } while (0)
+  VARY(in2.kernel_name = "answer2");
+  VARY(in2.source_len--);
+  VARY(in2.signature = "answer(i64)");
+  VARY(g2.value.value.i = 32);
+  VARY(g2.name = "TILE2");
+  VARY(in2.nglobals = 0);
+  VARY(o2.debug = 1);
+  VARY(o2.boundsCheck = 1);
+  VARY(o2.optLevel = 2);
+  VARY(o2.filename = "other.py");
+  VARY(o2.firstLine = 10);
+  setenv("ASC_CFLAGS", "-DX=1", 1);
+  VARY((void)0);
+  unsetenv("ASC_CFLAGS");
+#undef VARY
+  for (i = 0; i < n; i++)
+    for (j = i + 1; j < n; j++)
+      assert_string_not_equal(seen[i], seen[j]);
+  /* Stable: the same inputs give the same key. */
+  asc__jit_cc_opts(&o, &cco);
+  asc__jit_key(&k, cc, &cco, &in);
+  assert_string_equal(k.hex, k0.hex);
+}
+
+/* ------------------------------------------------------------ spectab */
+
+typedef struct tab_thread {
+  asc__spectab *t;
+  atomic_int *builds;
+  void *value;
+  ascError_t err;
+} tab_thread;
+
+static int the_value = 99;
+
+static void lookup_thread(void *p) {
+  tab_thread *a = p;
+  asc__spec *claim;
+  a->err = asc__spectab_lookup(a->t, 0, "sig", 3, &a->value, &claim);
+  if (a->err == ascSuccess && claim != NULL) {
+    atomic_fetch_add(a->builds, 1);
+    uv_sleep(100);
+    a->value = &the_value;
+    asc__spectab_publish(a->t, claim, ascSuccess, a->value);
+  }
+}
+
+static void test_spectab_once(void **state) {
+  asc__spectab t;
+  atomic_int builds = 0;
+  tab_thread a[8];
+  uv_thread_t th[8];
+  int i;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__spectab_init(&t, NULL), ascSuccess);
+  for (i = 0; i < 8; i++) {
+    a[i].t = &t;
+    a[i].builds = &builds;
+    assert_int_equal(uv_thread_create(&th[i], lookup_thread, &a[i]), 0);
+  }
+  for (i = 0; i < 8; i++) {
+    uv_thread_join(&th[i]);
+    assert_int_equal(a[i].err, ascSuccess);
+    assert_ptr_equal(a[i].value, &the_value);
+  }
+  assert_int_equal(atomic_load(&builds), 1);
+  assert_int_equal(asc__spectab_count(&t), 1);
+  asc__spectab_destroy(&t);
+}
+
+static int dropped;
+static void drop(void *v) {
+  ASC_UNUSED(v);
+  dropped++;
+}
+
+static void test_spectab_failures_and_growth(void **state) {
+  asc__spectab t;
+  asc__spec *claim;
+  void *v;
+  int i;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__spectab_init(&t, drop), ascSuccess);
+  /* A compile error is remembered, with its message. */
+  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim),
+                   ascSuccess);
+  assert_non_null(claim);
+  asc__spectab_publish(&t, claim,
+                       asc__error(ascErrorCompile, "k.py:3:1: error: no"),
+                       NULL);
+  asc__error(ascErrorInvalidValue, "something else");
+  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim),
+                   ascErrorCompile);
+  assert_null(claim);
+  assert_string_equal(ascGetLastErrorMessage(), "k.py:3:1: error: no");
+  /* A transient failure is not: the next lookup claims again. */
+  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim),
+                   ascSuccess);
+  asc__spectab_publish(&t, claim, asc__error(ascErrorOutOfMemory, "oom"),
+                       NULL);
+  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim),
+                   ascSuccess);
+  assert_non_null(claim);
+  asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+  /* Same bytes, other kernel: another entry. */
+  assert_int_equal(asc__spectab_lookup(&t, 2, "oom", 3, &v, &claim),
+                   ascSuccess);
+  assert_non_null(claim);
+  asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+  /* Many keys: the table grows and still finds each one. */
+  for (i = 0; i < 500; i++) {
+    assert_int_equal(asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim),
+                     ascSuccess);
+    assert_non_null(claim);
+    asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+  }
+  for (i = 0; i < 500; i++) {
+    assert_int_equal(asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim),
+                     ascSuccess);
+    assert_null(claim);
+    assert_ptr_equal(v, &the_value);
+  }
+  assert_int_equal(asc__spectab_count(&t), 503);
+  dropped = 0;
+  asc__spectab_destroy(&t);
+  assert_int_equal(dropped, 502);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_load_then_hit),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_key_inputs),
+      cmocka_unit_test(test_spectab_once),
+      cmocka_unit_test(test_spectab_failures_and_growth),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,427 @@
+/*
+ * Kernel launch: blocks and teams, parallel loops, barriers, critical
+ * sections, exceptions and per-stream errors, argument validation, and a
+ * stress run of tiny launches.
+ */
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static int ncores(void) {
+  ascDeviceProp p;
+  ASSERT_OK(ascGetDeviceProperties(&p, 0));
+  return p.cores;
+}
+
+static void test_empty_blocks(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "empty"), kp = test_kernel(m, "empty_pf");
+  uint32_t dims[] = {1, 2, 3, 7, 64, 1000, 10000};
+  (void)state;
+  for (size_t i = 0; i < (sizeof dims / sizeof dims[0]); i++) {
+    ASSERT_OK(ascLaunchKernel(k, dims[i], NULL, NULL));
+    ASSERT_OK(ascLaunchKernel(kp, dims[i], NULL, NULL));
+  }
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_vadd(void **state) {
+  enum { N = 100003 };
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "vadd");
+  float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b),
+        *c = malloc(N * sizeof *c);
+  uint32_t dims[] = {1, 2, 3, 64, 5000};
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    a[i] = (float)i;
+    b[i] = (float)(2 * i);
+  }
+  for (size_t d = 0; d < 5; d++) {
+    ascTensor ta = test_tensor1(a, ascFloat32, N),
+              tb = test_tensor1(b, ascFloat32, N),
+              tc = test_tensor1(c, ascFloat32, N);
+    void *args[] = {&ta, &tb, &tc};
+    memset(c, 0, N * sizeof *c);
+    ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
+    /* args are copied during the call */
+    memset(&ta, 0, sizeof ta);
+    ASSERT_OK(ascDeviceSynchronize());
+    for (int i = 0; i < N; i++)
+      if (c[i] != (float)(3 * i))
+        fail_msg("blockDim %u: c[%d] = %f", dims[d], i, (double)c[i]);
+  }
+  free(a);
+  free(b);
+  free(c);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_teams(void **state) {
+  int nc = ncores();
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "whoami");
+  uint32_t dims[] = {1, (uint32_t)nc, (uint32_t)nc * 4 + 1};
+  (void)state;
+  for (size_t d = 0; d < 3; d++) {
+    int32_t *out = calloc(4 * dims[d], sizeof *out);
+    ascTensor t = test_tensor1(out, ascInt32, 4 * dims[d]);
+    void *args[] = {&t};
+    int32_t resident = dims[d] < (uint32_t)nc ? (int32_t)dims[d] : nc;
+    ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (uint32_t b = 0; b < dims[d]; b++) {
+      assert_int_equal(out[4 * b + 3], 1);
+      assert_int_equal(out[4 * b + 2], dims[d]);
+      assert_int_equal(out[4 * b + 0], nc / resident);
+      assert_true(out[4 * b + 1] >= 1);
+      assert_true(out[4 * b + 1] <= out[4 * b + 0]);
+    }
+    free(out);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_reduce(void **state) {
+  enum { N = 50000 };
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "reduce");
+  double *x = malloc(N * sizeof *x), out[8];
+  ascTensor tx = test_tensor1(x, ascFloat64, N),
+            to = test_tensor1(out, ascFloat64, 8);
+  void *args[] = {&tx, &to};
+  (void)state;
+  for (int i = 0; i < N; i++)
+    x[i] = i % 100;
+  for (int rep = 0; rep < 20; rep++) {
+    for (uint32_t bd = 1; bd <= 8; bd *= 2) {
+      memset(out, 0, sizeof out);
+      ASSERT_OK(ascLaunchKernel(k, bd, args, NULL));
+      ASSERT_OK(ascStreamSynchronize(NULL));
+      for (uint32_t b = 0; b < bd; b++)
+        assert_true(out[b] == 49.5 * N);
+    }
+  }
+  free(x);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_critical_and_shared(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "critical"), ks = test_kernel(m, "shared");
+  int64_t c = 0, n = 20000;
+  int32_t out[16];
+  ascTensor tc = test_tensor1(&c, ascInt64, 1),
+            to = test_tensor1(out, ascInt32, 16);
+  void *args[] = {&tc, &n}, *sargs[] = {&to};
+  (void)state;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascLaunchKernel(k, 3, args, NULL));
+  memset(out, 0, sizeof out);
+  ASSERT_OK(ascLaunchKernel(ks, 16, sargs, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(c, 4 * n);
+  for (int b = 0; b < 16; b++)
+    assert_int_equal(out[b], b + 1);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_loop_exception_deterministic(void **state) {
+  enum { N = 100000 };
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "raise_at");
+  int32_t *x = malloc(N * sizeof *x);
+  ascTensor tx = test_tensor1(x, ascInt32, N);
+  int64_t at;
+  void *args[] = {&tx, &at};
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+  for (int rep = 0; rep < 20; rep++) {
+    at = rep % 2 ? 12345 : -1;
+    memset(x, 0, N * sizeof *x);
+    ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+    ASSERT_ERR(ascStreamSynchronize(s), ascErrorKernelException);
+    if (at == 12345) {
+      assert_string_equal(ascGetLastErrorMessage(),
+                          "testkernels.py:42: kernel 'raise_at' raised "
+                          "ValueError: bad value at 12345");
+      for (int i = 0; i < 12345; i++)
+        assert_int_equal(x[i], 1);
+    } else {
+      assert_string_equal(ascGetLastErrorMessage(),
+                          "testkernels.py:42: kernel 'raise_at' raised "
+                          "ValueError: bad value at 3");
+    }
+    /* reported once: the stream works again */
+    ASSERT_OK(ascStreamSynchronize(s));
+  }
+  ASSERT_OK(ascStreamDestroy(s));
+  free(x);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_block_exceptions(void **state) {
+  static const char *const cls[] = {
+      "", "Exception", "ValueError", "IndexError", "ZeroDivisionError",
+      "AssertionError", "RuntimeError", "OverflowError", "ArithmeticError",
+      "TypeError"};
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "raise_block"),
+              ka = test_kernel(m, "append");
+  int32_t kind;
+  int64_t mask = (1 << 5) | (1 << 9) | (1 << 30);
+  int32_t log[8] = {0}, v = 7;
+  ascTensor tl = test_tensor1(log, ascInt32, 8);
+  void *args[] = {&kind, &mask}, *aargs[] = {&tl, &v};
+  char want[256];
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
+  for (kind = 1; kind <= 9; kind++) {
+    ASSERT_OK(ascLaunchKernel(k, 40, args, s));
+    /* queued after the failure: skipped, and launching still succeeds */
+    ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s));
+    ASSERT_ERR(ascStreamSynchronize(s), ascErrorKernelException);
+    snprintf(want, sizeof want,
+             "testkernels.py:105: kernel 'raise_block' raised %s: block 5 "
+             "failed",
+             cls[kind]);
+    assert_string_equal(ascGetLastErrorMessage(), want);
+    assert_int_equal(log[0], 0);
+  }
+  /* once reported, work runs again */
+  ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_int_equal(log[0], 1);
+  assert_int_equal(log[1], 7);
+
+  /* ascDeviceSynchronize reports (and clears) the first error */
+  kind = 2;
+  ASSERT_OK(ascLaunchKernel(k, 8, args, s));
+  ASSERT_ERR(ascDeviceSynchronize(), ascErrorKernelException);
+  assert_string_equal(ascGetLastErrorMessage(),
+                      "testkernels.py:105: kernel 'raise_block' raised "
+                      "ValueError: block 5 failed");
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_barrier(void **state) {
+  int nc = ncores();
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "prefix"),
+              kr = test_kernel(m, "barrier_raise");
+  int64_t x[64], y[64];
+  ascTensor tx = test_tensor1(x, ascInt64, 64),
+            ty = test_tensor1(y, ascInt64, 64);
+  void *args[] = {&tx, &ty};
+  ascStream_t s[3];
+  (void)state;
+  for (int i = 0; i < 3; i++)
+    ASSERT_OK(ascStreamCreateWithFlags(&s[i], ascStreamNonBlocking));
+  for (int rep = 0; rep < 50; rep++) {
+    uint32_t bd = (uint32_t)(1 + rep % nc);
+    memset(y, 0, sizeof y);
+    ASSERT_OK(ascLaunchKernel(k, bd, args, s[0]));
+    ASSERT_OK(ascStreamSynchronize(s[0]));
+    for (uint32_t b = 0; b < bd; b++)
+      assert_int_equal(y[b], (int64_t)(b + 1) * (b + 2) / 2);
+  }
+  /* Barrier launches on several streams at once must not deadlock. */
+  {
+    int64_t xs[3][64], ys[3][64];
+    for (int rep = 0; rep < 20; rep++) {
+      for (int i = 0; i < 3; i++) {
+        ascTensor a = test_tensor1(xs[i], ascInt64, 64),
+                  b = test_tensor1(ys[i], ascInt64, 64);
+        void *ar[] = {&a, &b};
+        ASSERT_OK(ascLaunchKernel(k, (uint32_t)nc, ar, s[i]));
+      }
+      for (int i = 0; i < 3; i++)
+        ASSERT_OK(ascStreamSynchronize(s[i]));
+      for (int i = 0; i < 3; i++)
+        for (int b = 0; b < nc; b++)
+          assert_int_equal(ys[i][b], (int64_t)(b + 1) * (b + 2) / 2);
+    }
+  }
+  /* Cannot be resident: refused at launch, nothing queued. */
+  ASSERT_ERR(ascLaunchKernel(k, (uint32_t)nc + 1, args, s[0]),
+             ascErrorLaunchFailure);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "barrier"));
+  ASSERT_OK(ascStreamQuery(s[0]));
+  /* A block that raises releases the blocks waiting at the barrier. */
+  if (nc >= 2) {
+    ASSERT_OK(ascLaunchKernel(kr, (uint32_t)nc, NULL, s[1]));
+    ASSERT_ERR(ascStreamSynchronize(s[1]), ascErrorKernelException);
+    assert_string_equal(ascGetLastErrorMessage(),
+                        "testkernels.py:9: kernel 'barrier_raise' raised "
+                        "AssertionError: block 1 gives up");
+  }
+  for (int i = 0; i < 3; i++)
+    ASSERT_OK(ascStreamDestroy(s[i]));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_validation(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "vadd"), kg = test_kernel(m, "generic"),
+              ka = test_kernel(m, "affine");
+  float a[4] = {0};
+  int64_t xi[4] = {0};
+  ascTensor ta = test_tensor1(a, ascFloat32, 4), tb = ta, tc = ta;
+  void *args[] = {&ta, &tb, &tc};
+  ascScalar sc;
+  ascTensor tg = test_tensor1(xi, ascInt64, 4);
+  void *gargs[] = {&tg, &sc};
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+
+  ASSERT_ERR(ascLaunchKernel(k, 1, NULL, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "args is NULL"));
+  args[1] = NULL;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "parameter 'b'"));
+  args[1] = &tb;
+  tb.dtype = ascFloat64;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "parameter 'b'"));
+  assert_non_null(strstr(ascGetLastErrorMessage(), "float32"));
+  tb = ta;
+  tc.ndim = 2;
+  tc.shape[1] = 1;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "parameter 'c'"));
+  tc.ndim = 9;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  tc.ndim = -1;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  tc = ta;
+  tc.data = NULL;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "data is NULL"));
+  tc.shape[0] = -3;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  tc = ta;
+  tc.dtype = (ascDataType)99;
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "invalid dtype"));
+  tc = ta;
+  ASSERT_ERR(ascLaunchKernel(k, 0, args, s), ascErrorInvalidValue);
+  /* an empty tensor may have NULL data */
+  ta.data = tb.data = tc.data = NULL;
+  ta.shape[0] = tb.shape[0] = tc.shape[0] = 0;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+
+  /* generic parameters: any dtype/ndim; scalar descriptor checked */
+  sc.dtype = ascInt64;
+  sc.weak = 1;
+  sc.value.i = 42;
+  ASSERT_OK(ascLaunchKernel(kg, 1, gargs, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_int_equal(xi[0], 42);
+  sc.dtype = (ascDataType)-5;
+  ASSERT_ERR(ascLaunchKernel(kg, 1, gargs, s), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "parameter 's'"));
+  {
+    ascTensor t3 = tg;
+    t3.ndim = 3;
+    t3.shape[1] = t3.shape[2] = 1;
+    sc.dtype = ascFloat32;
+    gargs[0] = &t3;
+    ASSERT_OK(ascLaunchKernel(kg, 2, gargs, s));
+  }
+  {
+    int64_t mul = 1;
+    void *aargs[] = {&tg, &mul, NULL};
+    ASSERT_ERR(ascLaunchKernel(ka, 1, aargs, s), ascErrorInvalidValue);
+    assert_non_null(strstr(ascGetLastErrorMessage(), "parameter 'add'"));
+  }
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamQuery(s));
+
+  /* handles */
+  ASSERT_ERR(ascLaunchKernel(NULL, 1, args, s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascLaunchKernel((ascKernel_t)(void *)s, 1, args, s),
+             ascErrorInvalidHandle);
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, (ascStream_t)(void *)k),
+             ascErrorInvalidHandle);
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, s), ascErrorInvalidHandle);
+  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, NULL), ascErrorInvalidHandle);
+}
+
+static void test_many_tiny_launches(void **state) {
+  const int n = TEST_SCALE(1000000);
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "affine");
+  int64_t x = 0, mul = 1, add = 1;
+  ascTensor tx = test_tensor1(&x, ascInt64, 1);
+  void *args[] = {&tx, &mul, &add};
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
+  for (int i = 0; i < n; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_int_equal(x, n);
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_memcpy_memset_async(void **state) {
+  const size_t n = (size_t)9 << 20;
+  unsigned char *a = malloc(n), *b = malloc(n);
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+  for (size_t i = 0; i < n; i++)
+    a[i] = (unsigned char)(i * 31);
+  ASSERT_OK(ascMemsetAsync(b, 0x5a, n, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  for (size_t i = 0; i < n; i++)
+    if (b[i] != 0x5a)
+      fail_msg("memset b[%zu] = %d", i, b[i]);
+  ASSERT_OK(ascMemcpyAsync(b, a, n, ascMemcpyDefault, s));
+  ASSERT_OK(ascMemcpyAsync(b + 3, a, 100, ascMemcpyHostToHost, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_memory_equal(b + 103, a + 103, n - 103);
+  assert_memory_equal(b + 3, a, 100);
+  ASSERT_ERR(ascMemcpyAsync(NULL, a, 1, ascMemcpyDefault, s),
+             ascErrorInvalidValue);
+  ASSERT_ERR(ascMemcpyAsync(b, NULL, 1, ascMemcpyDefault, s),
+             ascErrorInvalidValue);
+  ASSERT_ERR(ascMemcpyAsync(b, a, 1, (ascMemcpyKind)9, s),
+             ascErrorInvalidValue);
+  ASSERT_ERR(ascMemsetAsync(NULL, 0, 1, s), ascErrorInvalidValue);
+  ASSERT_OK(ascMemsetAsync(NULL, 0, 0, s));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_ERR(ascMemsetAsync(b, 0, 1, s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascMemcpyAsync(b, a, 1, ascMemcpyDefault, s),
+             ascErrorInvalidHandle);
+  free(a);
+  free(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_empty_blocks, test_teardown),
+      cmocka_unit_test_teardown(test_vadd, test_teardown),
+      cmocka_unit_test_teardown(test_teams, test_teardown),
+      cmocka_unit_test_teardown(test_reduce, test_teardown),
+      cmocka_unit_test_teardown(test_critical_and_shared, test_teardown),
+      cmocka_unit_test_teardown(test_loop_exception_deterministic,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_block_exceptions, test_teardown),
+      cmocka_unit_test_teardown(test_barrier, test_teardown),
+      cmocka_unit_test_teardown(test_validation, test_teardown),
+      cmocka_unit_test_teardown(test_many_tiny_launches, test_teardown),
+      cmocka_unit_test_teardown(test_memcpy_memset_async, test_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

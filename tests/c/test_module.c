@@ -1,0 +1,110 @@
+/*
+ * Modules and kernels: loading shared-object modules (good, wrong ABI, no
+ * symbol, missing file), kernel lookup and parameter info, unloading with
+ * launches queued, Python entry points' argument checks, and stale
+ * handles.
+ */
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static void test_load_errors(void **state) {
+  ascModule_t m;
+  (void)state;
+  ASSERT_ERR(ascModuleLoad(NULL, TEST_MODULE("testkernels")),
+             ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleLoad(&m, NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleLoad(&m, ASC_TEST_MODULE_DIR "/no_such_module.so"),
+             ascErrorFileNotFound);
+  ASSERT_ERR(ascModuleLoad(&m, TEST_MODULE("badabi")), ascErrorInvalidModule);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "ABI version"));
+  ASSERT_ERR(ascModuleLoad(&m, TEST_MODULE("nosymbol")),
+             ascErrorInvalidModule);
+  ASSERT_ERR(ascModuleLoad(&m, ASC_SOURCE_DIR "/CMakeLists.txt"),
+             ascErrorInvalidModule);
+  ASSERT_ERR(ascModuleLoadPython(NULL, "x", NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleLoadPython(&m, NULL, NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, NULL, NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, "/nonexistent/k.py", NULL),
+             ascErrorFileNotFound);
+}
+
+static void test_kernels_and_info(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k;
+  ascKernelInfo info;
+  (void)state;
+  ASSERT_ERR(ascModuleGetKernel(&k, m, "no_such_kernel"),
+             ascErrorInvalidKernel);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "no_such_kernel"));
+  ASSERT_ERR(ascModuleGetKernel(NULL, m, "vadd"), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleGetKernel(&k, m, NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascModuleGetKernel(&k, NULL, "vadd"), ascErrorInvalidHandle);
+  ASSERT_OK(ascModuleGetKernel(&k, m, "vadd"));
+  ASSERT_ERR(ascKernelGetInfo(NULL, k), ascErrorInvalidValue);
+  ASSERT_ERR(ascKernelGetInfo(&info, NULL), ascErrorInvalidHandle);
+  ASSERT_OK(ascKernelGetInfo(&info, k));
+  assert_string_equal(info.name, "vadd");
+  assert_int_equal(info.numParams, 3);
+  assert_string_equal(info.params[2].name, "c");
+  assert_int_equal(info.params[0].isTensor, 1);
+  assert_int_equal(info.params[0].dtype, ascFloat32);
+  assert_int_equal(info.params[0].ndim, 1);
+  assert_int_equal(info.params[0].generic, 0);
+  ASSERT_OK(ascModuleGetKernel(&k, m, "generic"));
+  ASSERT_OK(ascKernelGetInfo(&info, k));
+  assert_int_equal(info.params[0].generic, 1);
+  assert_int_equal(info.params[0].dtype, ascDataTypeCount);
+  assert_int_equal(info.params[0].ndim, -1);
+  assert_int_equal(info.params[1].isTensor, 0);
+  assert_int_equal(info.params[1].generic, 1);
+  ASSERT_OK(ascModuleGetKernel(&k, m, "affine"));
+  ASSERT_OK(ascKernelGetInfo(&info, k));
+  assert_int_equal(info.params[1].dtype, ascInt64);
+  assert_int_equal(info.params[1].isTensor, 0);
+  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_ERR(ascModuleUnload(m), ascErrorInvalidHandle);
+  ASSERT_ERR(ascModuleUnload(NULL), ascErrorInvalidHandle);
+  ASSERT_ERR(ascModuleGetKernel(&k, m, "vadd"), ascErrorInvalidHandle);
+  ASSERT_ERR(ascKernelGetInfo(&info, k), ascErrorInvalidHandle);
+}
+
+static void test_unload_with_queued_launches(void **state) {
+  ascModule_t m = test_load_kernels(), m2 = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy"), ka = test_kernel(m2, "append");
+  int32_t us = 20000, log[4] = {0}, v = 9;
+  ascTensor t = test_tensor1(log, ascInt32, 4);
+  void *sargs[] = {&us}, *aargs[] = {&t, &v};
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascLaunchKernel(ks, 2, sargs, s));
+  ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s));
+  ASSERT_OK(ascModuleUnload(m));   /* waits for its launch */
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_int_equal(log[0], 1);
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m2));
+}
+
+static void test_many_loads(void **state) {
+  (void)state;
+  for (int i = 0; i < 50; i++) {
+    ascModule_t m = test_load_kernels();
+    ascKernel_t k = test_kernel(m, "empty");
+    ASSERT_OK(ascLaunchKernel(k, 2, NULL, NULL));
+    ASSERT_OK(ascModuleUnload(m));
+  }
+  ASSERT_OK(ascDeviceSynchronize());
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_load_errors, test_teardown),
+      cmocka_unit_test_teardown(test_kernels_and_info, test_teardown),
+      cmocka_unit_test_teardown(test_unload_with_queued_launches,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_many_loads, test_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,301 @@
+/*
+ * Streams: creation, flags and priorities, ordering within and across
+ * streams (events, the legacy default stream), destroy with queued work,
+ * concurrent host threads, and every entry point with NULL, invalid and
+ * destroyed handles.
+ */
+#include <stdlib.h>
+#include <uv.h>
+
+#include "stream.h"
+#include "testutil.h"
+
+static void test_create_destroy(void **state) {
+  ascStream_t s, s2;
+  int least = 99, greatest = 99;
+  (void)state;
+  ASSERT_ERR(ascStreamCreate(NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascStreamCreateWithFlags(NULL, 0), ascErrorInvalidValue);
+  ASSERT_ERR(ascStreamCreateWithFlags(&s, 0x100), ascErrorInvalidValue);
+  ASSERT_ERR(ascStreamCreateWithPriority(NULL, 0, 0), ascErrorInvalidValue);
+  ASSERT_OK(ascDeviceGetStreamPriorityRange(&least, &greatest));
+  assert_int_equal(least, 0);
+  assert_true(greatest < least);
+  ASSERT_OK(ascDeviceGetStreamPriorityRange(NULL, NULL));
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascStreamCreateWithPriority(&s2, ascStreamNonBlocking, -100));
+  ASSERT_OK(ascStreamQuery(s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  ASSERT_OK(ascStreamQuery(NULL));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascStreamDestroy(s2));
+  /* destroyed handles */
+  ASSERT_ERR(ascStreamDestroy(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamSynchronize(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamQuery(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamDestroy(NULL), ascErrorInvalidHandle);
+}
+
+static void test_invalid_handles(void **state) {
+  ascEvent_t e;
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascEventCreate(&e));
+  s = (ascStream_t)(void *)e;   /* an event is not a stream */
+  ASSERT_ERR(ascStreamSynchronize(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamQuery(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamDestroy(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamWaitEvent(s, e, 0), ascErrorInvalidHandle);
+  ASSERT_ERR(ascEventRecord(e, s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascLaunchHostFunc(s, (ascHostFn_t)free, NULL),
+             ascErrorInvalidHandle);
+  ASSERT_ERR(ascMemsetAsync(&e, 0, 1, s), ascErrorInvalidHandle);
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_ERR(ascStreamWaitEvent(s, NULL, 0), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamWaitEvent(s, e, 1), ascErrorInvalidValue);
+  ASSERT_OK(ascStreamWaitEvent(s, e, 0));   /* never recorded: no-op */
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_ERR(ascStreamWaitEvent(s, e, 0), ascErrorInvalidHandle);
+  ASSERT_OK(ascEventDestroy(e));
+}
+
+/* A chain of affine updates spread over N streams, ordered by events:
+ * the result equals the sequential fold exactly. */
+static void test_event_chain_across_streams(void **state) {
+  enum { NS = 4, M = 200, LEN = 513 };
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "affine");
+  ascStream_t s[NS];
+  ascEvent_t ev[NS];
+  int64_t x[LEN], want = 0, mul[M], add[M];
+  ascTensor tx = test_tensor1(x, ascInt64, LEN);
+  (void)state;
+  for (int i = 0; i < NS; i++) {
+    ASSERT_OK(ascStreamCreateWithPriority(&s[i], ascStreamNonBlocking,
+                                          -(i % 3)));
+    ASSERT_OK(ascEventCreateWithFlags(&ev[i], ascEventDisableTiming));
+  }
+  memset(x, 0, sizeof x);
+  for (int j = 0; j < M; j++) {
+    int cur = j % NS, prev = (j + NS - 1) % NS;
+    void *args[] = {&tx, &mul[j], &add[j]};
+    mul[j] = j % 3 == 0 ? -1 : 1;   /* order matters, values stay small */
+    add[j] = j;
+    want = want * mul[j] + add[j];
+    if (j > 0)
+      ASSERT_OK(ascStreamWaitEvent(s[cur], ev[prev], 0));
+    ASSERT_OK(ascLaunchKernel(k, (uint32_t)(1 + j % 3), args, s[cur]));
+    ASSERT_OK(ascEventRecord(ev[cur], s[cur]));
+  }
+  ASSERT_OK(ascDeviceSynchronize());
+  for (int i = 0; i < LEN; i++)
+    assert_int_equal(x[i], want);
+  for (int i = 0; i < NS; i++) {
+    ASSERT_OK(ascStreamDestroy(s[i]));
+    ASSERT_OK(ascEventDestroy(ev[i]));
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* N independent streams with M in-order launches each. */
+static void test_independent_streams(void **state) {
+  enum { NS = 6, M = 300 };
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "append");
+  ascStream_t s[NS];
+  int32_t log[NS][M + 1];
+  (void)state;
+  memset(log, 0, sizeof log);
+  for (int i = 0; i < NS; i++)
+    ASSERT_OK(ascStreamCreate(&s[i]));
+  for (int j = 0; j < M; j++)
+    for (int i = 0; i < NS; i++) {
+      ascTensor t = test_tensor1(log[i], ascInt32, M + 1);
+      int32_t v = j * 10 + i;
+      void *args[] = {&t, &v};
+      ASSERT_OK(ascLaunchKernel(k, 1, args, s[i]));
+    }
+  for (int i = 0; i < NS; i++) {
+    ASSERT_OK(ascStreamSynchronize(s[i]));
+    assert_int_equal(log[i][0], M);
+    for (int j = 0; j < M; j++)
+      assert_int_equal(log[i][1 + j], j * 10 + i);
+    ASSERT_OK(ascStreamDestroy(s[i]));
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_destroy_while_busy(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy"), ka = test_kernel(m, "append");
+  int32_t log[4] = {0}, us = 20000, v = 5;
+  ascTensor t = test_tensor1(log, ascInt32, 4);
+  void *sargs[] = {&us}, *aargs[] = {&t, &v};
+  (void)state;
+  for (int rep = 0; rep < 5; rep++) {
+    ascStream_t s;
+    log[0] = 0;
+    ASSERT_OK(ascStreamCreate(&s));
+    ASSERT_OK(ascLaunchKernel(ks, 3, sargs, s));
+    ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s));
+    ASSERT_OK(ascStreamDestroy(s));   /* work completes, then released */
+    ASSERT_ERR(ascLaunchKernel(ka, 1, aargs, s), ascErrorInvalidHandle);
+    ASSERT_OK(ascDeviceSynchronize());
+    assert_int_equal(log[0], 1);
+    assert_int_equal(log[1], 5);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+typedef struct thread_arg {
+  ascKernel_t k;
+  int64_t x[64];
+  int n;
+  int failures;
+} thread_arg;
+
+static void launcher(void *p) {
+  thread_arg *a = p;
+  ascStream_t s;
+  ascTensor t = test_tensor1(a->x, ascInt64, 64);
+  int64_t mul = 1, add = 1;
+  void *args[] = {&t, &mul, &add};
+  if (ascStreamCreate(&s) != ascSuccess) {
+    a->failures++;
+    return;
+  }
+  for (int i = 0; i < a->n; i++)
+    if (ascLaunchKernel(a->k, 1 + (uint32_t)(i % 2), args, s) != ascSuccess)
+      a->failures++;
+  if (ascStreamSynchronize(s) != ascSuccess)
+    a->failures++;
+  if (ascStreamDestroy(s) != ascSuccess)
+    a->failures++;
+}
+
+static void test_four_host_threads(void **state) {
+  ascModule_t m = test_load_kernels();
+  thread_arg args[4];
+  uv_thread_t th[4];
+  (void)state;
+  for (int i = 0; i < 4; i++) {
+    memset(&args[i], 0, sizeof args[i]);
+    args[i].k = test_kernel(m, "affine");
+    args[i].n = TEST_SCALE(5000);
+    assert_int_equal(uv_thread_create(&th[i], launcher, &args[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    uv_thread_join(&th[i]);
+    assert_int_equal(args[i].failures, 0);
+    for (int j = 0; j < 64; j++)
+      assert_int_equal(args[i].x[j], args[i].n);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* The legacy default stream: work on NULL waits for blocking streams and
+ * blocking streams wait for NULL; non-blocking streams wait for nobody. */
+static void test_default_stream_semantics(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy"), ka = test_kernel(m, "append");
+  int32_t log[8], us = 30000, v1 = 1, v2 = 2;
+  ascTensor t = test_tensor1(log, ascInt32, 8);
+  void *sargs[] = {&us}, *a1[] = {&t, &v1}, *a2[] = {&t, &v2};
+  ascStream_t b, nb;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&b));
+  ASSERT_OK(ascStreamCreateWithFlags(&nb, ascStreamNonBlocking));
+
+  memset(log, 0, sizeof log);
+  ASSERT_OK(ascLaunchKernel(ks, 1, sargs, b));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a1, b));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a2, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(log[0], 2);
+  assert_int_equal(log[1], 1);
+  assert_int_equal(log[2], 2);
+
+  memset(log, 0, sizeof log);
+  ASSERT_OK(ascLaunchKernel(ks, 1, sargs, NULL));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a1, NULL));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a2, b));
+  ASSERT_OK(ascStreamSynchronize(b));
+  assert_int_equal(log[0], 2);
+  assert_int_equal(log[1], 1);
+  assert_int_equal(log[2], 2);
+
+  /* the synchronous-copy hook waits for NULL and blocking streams */
+  {
+    int32_t us2 = 20000;
+    void *s2[] = {&us2};
+    memset(log, 0, sizeof log);
+    ASSERT_OK(ascLaunchKernel(ks, 1, s2, b));
+    ASSERT_OK(ascLaunchKernel(ka, 1, a1, b));
+    ASSERT_OK(ascStreamQuery(nb));
+    {
+      asc__device *dev;
+      ASSERT_OK(asc__current_device(&dev));
+      ASSERT_OK(asc__default_stream_wait(dev));
+    }
+    assert_int_equal(log[0], 1);
+  }
+
+  /* a non-blocking stream runs past a busy default stream */
+  {
+    int32_t us3 = 300000, nlog[4] = {0};
+    ascTensor nt = test_tensor1(nlog, ascInt32, 4);
+    void *s3[] = {&us3}, *a3[] = {&nt, &v1};
+    ASSERT_OK(ascLaunchKernel(ks, 1, s3, NULL));
+    ASSERT_OK(ascLaunchKernel(ka, 1, a3, nb));
+    ASSERT_OK(ascStreamSynchronize(nb));
+    assert_int_equal(nlog[0], 1);
+    ASSERT_ERR(ascStreamQuery(NULL), ascErrorNotReady);
+    ASSERT_OK(ascDeviceSynchronize());
+  }
+  ASSERT_OK(ascStreamDestroy(b));
+  ASSERT_OK(ascStreamDestroy(nb));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_query_and_reset(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy");
+  int32_t us = 50000;
+  void *sargs[] = {&us};
+  ascStream_t s;
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascLaunchKernel(ks, 1, sargs, s));
+  ASSERT_ERR(ascStreamQuery(s), ascErrorNotReady);
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamQuery(s));
+  /* reset with work queued: waits, then everything is gone */
+  ASSERT_OK(ascLaunchKernel(ks, 4, sargs, s));
+  ASSERT_OK(ascDeviceReset());
+  ASSERT_ERR(ascStreamQuery(s), ascErrorInvalidHandle);
+  ASSERT_ERR(ascModuleUnload(m), ascErrorInvalidHandle);
+  /* and the device works again */
+  m = test_load_kernels();
+  ks = test_kernel(m, "sleepy");
+  us = 1;
+  ASSERT_OK(ascLaunchKernel(ks, 4, sargs, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_create_destroy, test_teardown),
+      cmocka_unit_test_teardown(test_invalid_handles, test_teardown),
+      cmocka_unit_test_teardown(test_event_chain_across_streams,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_independent_streams, test_teardown),
+      cmocka_unit_test_teardown(test_destroy_while_busy, test_teardown),
+      cmocka_unit_test_teardown(test_four_host_threads, test_teardown),
+      cmocka_unit_test_teardown(test_default_stream_semantics,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_query_and_reset, test_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

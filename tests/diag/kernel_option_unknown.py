@@ -1,0 +1,6 @@
+# expect: 4:13: error: unknown kernel option 'fast' (expected debug or boundscheck)
+import asc
+
+@asc.kernel(fast=True)
+def k(x):
+    pass

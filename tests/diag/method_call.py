@@ -1,0 +1,6 @@
+# expect: 6:14: error: method calls are not supported in kernels ('.sum()')
+import asc
+
+@asc.kernel
+def k(x, n):
+    x[0] = x.sum()

@@ -1,0 +1,7 @@
+# expect: 6:13: error: expected ':' (to close 'if' at line 6)
+import asc
+
+@asc.kernel
+def k(x, n):
+    if n > 0
+        x[0] = 1

@@ -1,0 +1,9 @@
+# mode: types
+# signature: k(f32[1])
+# expect: 9:7: error: a tensor index must be an integer, not weak float
+import asc
+
+
+@asc.kernel
+def k(a):
+    a[0.5] = 1.0

@@ -1,0 +1,9 @@
+# mode: types
+# signature: k(f32[1])
+# expect: 9:9: error: unsupported operand types for <<: float32 and weak int
+import asc
+
+
+@asc.kernel
+def k(a):
+    x = a[0] << 2

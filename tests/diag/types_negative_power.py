@@ -1,0 +1,9 @@
+# mode: types
+# signature: k(i32[1])
+# expect: 9:20: error: integer power with a negative exponent (int32 ** weak int): make the base a float
+import asc
+
+
+@asc.kernel
+def k(a):
+    a[0] = a[1] ** -1

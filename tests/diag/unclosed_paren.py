@@ -1,0 +1,7 @@
+# expect: 6:12: error: '(' was never closed
+import asc
+
+@asc.kernel
+def k(x, n):
+    x[0] = (1 + 2
+    x[1] = 3
