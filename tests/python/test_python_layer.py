@@ -203,3 +203,18 @@ def test_other_errors_are_asc_errors():
     assert type(err) is asc.Error and err.code == asc._asc.ascErrorNotReady
     err = asc._errors.from_code(asc._asc.ascErrorInvalidValue, "ascErrorInvalidValue", "no")
     assert isinstance(err, ValueError) and isinstance(err, asc.Error)
+
+
+def test_cxx_code_loaded_after_asc_keeps_its_allocator():
+    # jemalloc (linked by libasc) defines operator new/delete; C++ code
+    # loaded later (numba's LLVM) must not mix them with glibc's free.
+    pytest.importorskip("numba")
+    code = ("import asc, numpy as np, numba\n"
+            "@numba.njit\n"
+            "def f(a):\n"
+            "    return a.sum()\n"
+            "print(f(np.ones(3)))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=_env(), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3.0"
