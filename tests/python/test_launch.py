@@ -176,3 +176,20 @@ def test_unknown_kernel_and_bad_module(tk, tmp_path):
         asc.load_module(bad)
     with pytest.raises(asc.Error):
         asc.load_module(tmp_path / "missing.so")
+
+
+def test_many_async_launches_stay_bounded_and_report_errors(tk):
+    s = asc.Stream()
+    a = np.ones(16, np.float32)
+    for _ in range(2000):
+        tk.vadd[1, s](a, a, np.empty(16, np.float32))
+    assert s._pending <= 2000
+    s.synchronize()
+    assert s._pending == 0
+    # an error found while reaping is raised by the next launch, not lost
+    tk.raise_block[1, s](2, 1)
+    with pytest.raises(ValueError, match="raise_block"):
+        for _ in range(2000):
+            tk.vadd[1, s](a, a, np.empty(16, np.float32))
+        s.synchronize()
+    s.synchronize()

@@ -867,6 +867,8 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
   int i;
   if (kernel_ensure_bound(k) < 0 || ascpy_stream_check(s) < 0)
     return NULL;
+  if (!sync && ascpy_stream_reap(s) < 0)
+    return NULL;
   if (launch_init(&L, k->nparams) < 0)
     goto fail;
   if (bind_args(k, &L, args, PyVectorcall_NARGS(nargsf), kwnames) < 0)
