@@ -90,8 +90,7 @@ typedef enum asc__expr_kind {
   ASC_EXPR_COUNT
 } asc__expr_kind;
 
-/* What an expression that names something denotes, decided by the resolver
- * for Name nodes and for module attributes (asc.sin, math.pi). */
+/* name=value in a call. */
 typedef struct asc__ast_keyword {
   asc__loc loc;
   const char *name;

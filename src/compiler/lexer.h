@@ -81,7 +81,8 @@ typedef struct asc__token {
 } asc__token;
 
 /* Tokenises c->text.  Errors are reported through c and the offending
- * characters skipped; the array always ends with NEWLINE? DEDENT* EOF. */
+ * characters skipped.  The array always ends with EOF, preceded by the
+ * last line's NEWLINE (if it had tokens) and a DEDENT per open block. */
 asc__token *asc__lex(asc__cctx *c, int *ntokens);
 
 /* "NAME", "'('", "'if'", "INDENT", ... for messages and dumps. */

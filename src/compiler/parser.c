@@ -174,6 +174,17 @@ static asc__ast_expr *finish(parser *p, asc__ast_expr *e) {
     d = dmax(dmax(dmax(d, e->u.ifexp.cond), e->u.ifexp.then),
              e->u.ifexp.orelse);
     break;
+  case ASC_EXPR_LAMBDA: {
+    /* the body counts, so lambdas nested in deep trees stay bounded */
+    asc__ast_stmt *s = e->u.lambda.fn->body.stmts[0];
+    if (s->kind == ASC_STMT_RETURN)
+      d = dmax(d, s->u.ret.value);
+    else if (s->kind == ASC_STMT_ASSIGN)
+      d = dmax(dmax(d, s->u.assign.targets[0]), s->u.assign.value);
+    else
+      d = dmax(dmax(d, s->u.aug.target), s->u.aug.value);
+    break;
+  }
   default:
     break;
   }
@@ -496,18 +507,14 @@ static asc__ast_expr *primary(parser *p) {
       next(p);
       n = new_expr(p, ASC_EXPR_CALL, e->loc);
       n->u.call.func = e;
-      enter(p, t->loc);
       arguments(p, n, t);
-      leave(p);
     } else if (t->kind == ASC_TK_LSQB) {
       next(p);
       n = new_expr(p, ASC_EXPR_SUBSCRIPT, e->loc);
       n->u.sub.value = e;
-      enter(p, t->loc);
       if (at(p, ASC_TK_RSQB))
         syntax_error_at(p, tok(p)->loc, "expected an index inside '[]'");
       n->u.sub.index = subscriptlist(p, t);
-      leave(p);
     } else if (t->kind == ASC_TK_DOT) {
       asc__token *name;
       next(p);
@@ -835,7 +842,7 @@ static asc__ast_expr *lambdef(parser *p) {
   f->body.stmts[0] = s;
   f->body.n = 1;
   e->u.lambda.fn = f;
-  return e;
+  return finish(p, e);
 }
 
 /* test: or_test ['if' or_test 'else' test] | lambdef */
@@ -1501,6 +1508,13 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
       return ASC_BI_NONE;
     }
   }
+  /* Text taken from one function (inspect.getsource) has no imports:
+   * asc and pyasc then name the kernel module. */
+  if (base != NULL && is_asc_module(base)) {
+    const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, attr);
+    if (b != NULL && b->kind == ASC_BK_DECORATOR)
+      return b->id;
+  }
   return ASC_BI_NONE;
 }
 
@@ -1756,6 +1770,10 @@ static void module_item(parser *p, module_lists *ml, bool strict,
     return;
   }
   if (t->kind == ASC_TK_KW_CLASS) {
+    for (int i = 0; i < decos->n; i++)
+      if (decorator_id(p, decos->v[i]) != ASC_BI_NONE)
+        asc__diag_error(p->c, ((asc__ast_expr *)decos->v[i])->loc,
+                        "kernel decorators apply to functions, not classes");
     vpush(p, &ml->classes, classdef(p));
     return;
   }
@@ -1840,12 +1858,20 @@ check:
   p->c->max_errors = saved_max;
   if (!strict && p->c->nerrors > mark.nerrors) {
     asc__diag_mark m = mark;
+    /* the warning quotes the first withdrawn error: "... error: WHY\n" */
+    char why[160] = "";
+    const char *d = p->c->diag.data ? p->c->diag.data + m.len : NULL;
+    const char *e = d ? strstr(d, ": error: ") : NULL;
+    if (e != NULL) {
+      size_t n = strcspn(e + 9, "\n");
+      snprintf(why, sizeof why, ": %.*s", (int)(n < 150 ? n : 150), e + 9);
+    }
     asc__diag_rollback(p->c, m);
     ml->funcs.n = n_funcs;
     ml->classes.n = n_classes;
     ml->consts.n = n_consts;
     asc__diag_warning(p->c, p->t[start].loc, "module-level code that is not "
-                      "kernel code is ignored");
+                      "kernel code is ignored%s", why);
   }
   if (p->c->nerrors >= p->c->max_errors)
     asc__cctx_throw(p->c, ASC_FAIL_ERRORS);

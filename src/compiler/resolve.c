@@ -206,12 +206,24 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
   case ASC_EXPR_ATTR: {
     asc__sym *s;
     const asc__builtin *bi;
+    asc__namespace ns;
     if (e->u.attr.value->kind != ASC_EXPR_NAME)
       return false;
     s = find(&r->module, e->u.attr.value->u.name.id);
-    if (s == NULL || s->kind != ASC_SYM_MODULE)
+    if (s == NULL) {
+      const char *n = e->u.attr.value->u.name.id;
+      if (strcmp(n, "math") == 0)
+        ns = ASC_NS_MATH;
+      else if (strcmp(n, "asc") == 0 || strcmp(n, "pyasc") == 0)
+        ns = ASC_NS_ASC;
+      else
+        return false;
+    } else if (s->kind == ASC_SYM_MODULE) {
+      ns = s->u.module;
+    } else {
       return false;
-    bi = asc__builtin_lookup(s->u.module, e->u.attr.attr);
+    }
+    bi = asc__builtin_lookup(ns, e->u.attr.attr);
     if (bi == NULL || bi->kind != ASC_BK_CONST)
       return false;
     set_f(o, asc__builtin_value(bi));
@@ -452,6 +464,16 @@ static asc__sym *lookup(resolver *r, const char *name) {
   s = find(&r->module, name);
   if (s != NULL)
     return s;
+  /* Text taken from one function (inspect.getsource) has no imports:
+   * asc, pyasc and math are then bound implicitly. */
+  if (strcmp(name, "asc") == 0 || strcmp(name, "pyasc") == 0 ||
+      strcmp(name, "math") == 0) {
+    asc__loc none = {0, 0};
+    s = new_sym(r, ASC_SYM_MODULE, name, none);
+    s->u.module = name[0] == 'm' ? ASC_NS_MATH : ASC_NS_ASC;
+    vpush(r, &r->module, s);
+    return s;
+  }
   {
     const asc__builtin *b = asc__builtin_lookup(ASC_NS_PY, name);
     if (b != NULL) {

@@ -207,7 +207,9 @@ static void test_warning_does_not_fail(void **state) {
                    ASC_FAIL_NONE);
   assert_int_equal(k.c.nerrors, 0);
   assert_int_equal(k.c.nwarnings, 1);
-  assert_diag_contains(&k, "t.py:2:1: warning:");
+  assert_diag_contains(&k, "t.py:2:1: warning: module-level code that is not "
+                           "kernel code is ignored: list comprehensions are "
+                           "not supported in kernels");
   done(&k);
 }
 
@@ -288,6 +290,9 @@ static void test_deep_nesting_is_an_error(void **state) {
   s = repeat3(KHEAD, "(", 100, "n", ")", 100, "\n");
   expect_ok(s);
   free(s);
+  s = repeat3(KHEAD, "abs(", 150, "n", ")", 150, "\n");
+  expect_ok(s);
+  free(s);
   s = repeat3(KHEAD, "(", 100000, "n", ")", 100000, "\n");
   expect_error(s, "too deeply nested");
   free(s);
@@ -319,6 +324,26 @@ static void test_deep_nesting_is_an_error(void **state) {
   s = repeat3(KHEAD, "n", 1, "", ".a", 100000, "\n");
   expect_error(s, "expression too complex");
   free(s);
+  /* lambdas nested at the bottom of long chains */
+  s = repeat3(KHEAD, "(lambda: ", 60, "n", " + n)", 60, "\n");
+  expect_error(s, "lambda is only supported as the body of asc.parallel_for");
+  free(s);
+  {
+    size_t cap = 200 * 4000;
+    char *b = malloc(cap), *q = b;
+    q += sprintf(q, KHEAD);
+    for (int i = 0; i < 60; i++)
+      q += sprintf(q, "(lambda: ");
+    q += sprintf(q, "n");
+    for (int i = 0; i < 60; i++) {
+      q += sprintf(q, ")");
+      for (int j = 0; j < 500; j++)
+        q += sprintf(q, " + n");
+    }
+    sprintf(q, "\n");
+    expect_error(b, "expression too complex");
+    free(b);
+  }
   s = repeat3(KHEAD, "n", 1, "", " and n", 100000, "\n");
   expect_error(s, "expression too complex");
   free(s);
