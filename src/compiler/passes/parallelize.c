@@ -1065,6 +1065,24 @@ static asc__irins *collapse(pstate *s, nestplan *np, int m,
   return x;
 }
 
+/* seen[r]: 1 when r's first occurrence in b (in text order) is an
+ * assignment by an instruction at depth 0 that does not read it, 2 when
+ * it is anything else. */
+static void first_seen(const asc__irblock *b, uint8_t *seen, int depth) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && !seen[i->args[k].reg])
+        seen[i->args[k].reg] = 2;
+    for (int32_t k = 0; k < i->nred; k++)
+      if (!seen[i->red[k].reg])
+        seen[i->red[k].reg] = 2;
+    if (i->dst >= 0 && !seen[i->dst])
+      seen[i->dst] = (depth == 0 && asc__ir_nregions(i) == 0) ? 1 : 2;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      first_seen(&i->body[k], seen, depth + 1);
+  }
+}
+
 /* Does level lvl walk the innermost axis of a contiguous written tensor
  * one element at a time (the loop gcc vectorises)? */
 static bool unit_stride(pstate *s, int lvl) {
@@ -1090,6 +1108,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__irblock chk = {NULL, NULL};
   asc__irins *top;
   asc__buf desc;
+  uint8_t *first_top;
+  int32_t *occ_in;
 
   memset(&np, 0, sizeof np);
   asc__buf_init(&desc);
@@ -1116,7 +1136,14 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     why = "a break leaves the loop";
     goto serial;
   }
-  /* scalars assigned in the nest: private, or reductions */
+  /* scalars assigned in the nest: private, or reductions.  Two quick
+   * answers keep big bodies linear: a register first met as an
+   * assignment at the top of the body is assigned before any read, and
+   * one that occurs nowhere else is not read after the nest. */
+  first_top = asc__arena_alloc(s->c, (size_t)nr + 1);
+  occ_in = asc__arena_alloc(s->c, sizeof *occ_in * ((size_t)nr + 1));
+  first_seen(&L1->body[0], first_top, 0);
+  asc__ir_occurrences(&L1->body[0], occ_in);
   for (int32_t r = 0; r < nr; r++) {
     int op;
     if (s->nin[r] == 0 || s->isiv[r])
@@ -1131,7 +1158,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       np.nred++;
       continue;
     }
-    if (scan_seq(L1->body[0].first, r) == S_USE) {
+    if (first_top[r] != 1 && scan_seq(L1->body[0].first, r) == S_USE) {
       why = asc__arena_printf(
           s->c,
           f->regs[r].ndefs > s->nin[r]
@@ -1141,7 +1168,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
           rn(s, r));
       goto serial;
     }
-    if (live_after(r, L1, cx)) {
+    if (f->regs[r].ndefs + f->regs[r].nuses > occ_in[r] &&
+        live_after(r, L1, cx)) {
       why = asc__arena_printf(s->c, "%s is assigned in the loop and used "
                                     "after it", rn(s, r));
       goto serial;
