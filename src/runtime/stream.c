@@ -3,6 +3,7 @@
  * synchronisation and reset.  stream.h explains the structure; the
  * semantics are in docs/streams.md.
  */
+#include "memory.h"
 #include "stream.h"
 #include "pool.h"
 
@@ -959,6 +960,9 @@ ascError_t asc__default_stream_wait(asc__device *dev) {
 
   if (in_callback())
     return not_permitted("a synchronous copy");
+  /* No stream runtime yet means no queued work: do not start one. */
+  if (__atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE) == NULL)
+    return ascSuccess;
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
@@ -1434,7 +1438,7 @@ ascError_t ascDeviceReset(void) {
   host_stop(rt);
   asc__sched_destroy(dev);
   asc__pool_device_reset(dev);
-  /* Device memory: the allocator's reset (asc__memory_reset(dev), in
-   * memory.c) belongs here, after every stream has drained. */
+  /* After every stream has drained: nothing can touch device memory. */
+  asc__memory_reset(dev);
   return ascSuccess;
 }
