@@ -492,8 +492,7 @@ static void test_create_reports_compile_errors(void **state) {
 }
 
 /* Launch arguments are type-checked per signature; type errors are
- * compile errors with the source position.  (Past type inference the back
- * end reports what it cannot do yet.) */
+ * compile errors with the source position; a well-typed one compiles. */
 static void test_specialize_types(void **state) {
   static const char src[] = "import asc\n\n\n@asc.kernel\ndef k(a):\n"
                             "    n = a.shape[0]\n    x = a[0]\n"
@@ -523,9 +522,8 @@ static void test_specialize_types(void **state) {
   t.data = &i64;
   t.dtype = ascInt64;
   e = asc__pymodule_specialize(m, 0, args, &d);
-  assert_true(e == ascSuccess || e == ascErrorUnsupported);
-  if (e == ascErrorUnsupported)
-    assert_non_null(strstr(ascGetLastErrorMessage(), "cannot be lowered"));
+  assert_int_equal(e, ascSuccess);
+  assert_string_equal(d->name, "k");
   /* A bad descriptor is an argument error naming the parameter. */
   t.shape[0] = -1;
   assert_int_equal(asc__pymodule_specialize(m, 0, args, &d),
@@ -555,8 +553,8 @@ static void typing_thread(void *p) {
   a->err = asc__pymodule_specialize(a->m, 0, args, &d);
 }
 
-/* Different signatures of one module are typed at the same time, each in
- * its own context (run under TSan to see that nothing is shared). */
+/* Different signatures of one module are compiled at the same time, each
+ * in its own context (run under TSan to see that nothing is shared). */
 static void test_concurrent_typing(void **state) {
   static const char src[] = "import asc\n@asc.kernel\ndef k(a, b):\n"
                             "    for i in asc.prange(a.shape[0]):\n"
@@ -578,8 +576,7 @@ static void test_concurrent_typing(void **state) {
   }
   for (i = 0; i < 6; i++) {
     uv_thread_join(&t[i]);
-    /* well typed; success once the back end lowers kernels */
-    assert_true(a[i].err == ascSuccess || a[i].err == ascErrorUnsupported);
+    assert_int_equal(a[i].err, ascSuccess);
   }
   asc__pymodule_destroy(m);
 }
