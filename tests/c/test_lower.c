@@ -420,8 +420,8 @@ static void test_shared_barrier_atomics(void **state) {
   harness_unload(&hm);
 }
 
-/* Two parallel loops reuse the same loop and temporary variables: each
- * gets private copies. */
+/* Three parallel loops (one asked for, two found by the parallelize pass)
+ * reuse the same loop and temporary variables: each gets private copies. */
 static void test_loops_share_names(void **state) {
   static const char text[] =
       "import asc\n"
@@ -433,7 +433,7 @@ static void test_loops_share_names(void **state) {
       "    for i in range(a.shape[0]):\n"
       "        t = b[i] + 1\n"
       "        a[i] = t\n"
-      "    for i in range(3):\n"
+      "    for i in range(a.shape[0] - 2):\n"
       "        b[i] = b[i] + a[i]\n";
   harness_mod hm;
   asc__buf ir;
@@ -463,6 +463,48 @@ static void test_loops_share_names(void **state) {
   }
   harness_unload(&hm);
   asc__buf_free(&ir);
+}
+
+/* A loop variable keeps its last value after the loop (Python scoping),
+ * also when the loop is the inner of two with the same target, and a
+ * temporary the body assigns is still seen after the loop. */
+static void test_loop_values_after(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a, out):\n"
+      "    j = 0\n"
+      "    t = 0\n"
+      "    for j in range(a.shape[0]):\n"
+      "        t = a[j] * 2\n"
+      "        a[j] = t\n"
+      "    out[0] = j\n"
+      "    out[1] = t\n"
+      "    for i in range(3):\n"
+      "        for i in range(a.shape[0] - 1):\n"
+      "            a[i] = a[i] + 1\n"
+      "        out[2] = i\n"
+      "    for j in range(2):\n"
+      "        out[3] = out[3] + j\n";
+  harness_mod hm;
+  int64_t a[5] = {1, 2, 3, 4, 5}, out[4] = {0, 0, 0, 0};
+  int64_t sa[1] = {5}, so[1] = {4}, st[1] = {1};
+  asc_ktensor ta, to;
+  void *args[2] = {&ta, &to};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(i64[1], i64[1])", NULL, NULL),
+                   0);
+  ta = harness_tensor(a, ascInt64, 1, sa, st);
+  to = harness_tensor(out, ascInt64, 1, so, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(out[0], 4);
+  assert_int_equal(out[1], 10);
+  assert_int_equal(out[2], 3);
+  assert_int_equal(out[3], 1);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(a[i], 2 * (i + 1) + (i < 4 ? 3 : 0));
+  harness_unload(&hm);
 }
 
 static void test_reraise(void **state) {
@@ -536,6 +578,7 @@ int main(void) {
       cmocka_unit_test(test_boundscheck),
       cmocka_unit_test(test_shared_barrier_atomics),
       cmocka_unit_test(test_loops_share_names),
+      cmocka_unit_test(test_loop_values_after),
       cmocka_unit_test(test_reraise),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
