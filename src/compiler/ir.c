@@ -447,6 +447,8 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
   case ASC_IR_STORE:
   case ASC_IR_ATOMIC:
   case ASC_IR_CAS:
+  case ASC_IR_LOCK:
+  case ASC_IR_UNLOCK:
     if (k == 1)
       return ascInt64;
     if (k >= 2 && i->args[0].kind == ASC_IRV_REG)

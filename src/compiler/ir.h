@@ -93,6 +93,9 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(STORE, "store", 3, 0)              /* t, element offset, value */       \
   X(ATOMIC, "atomic", 3, 0)            /* aux = add/sub/min/max/xchg */     \
   X(CAS, "cas", 4, 0)                  /* t, off, expected, desired */      \
+  X(LOCK, "lock", 2, 0)                /* t (i32), off: spin until 0 -> 1,  \
+                                          acquire */                        \
+  X(UNLOCK, "unlock", 2, 0)            /* t (i32), off: store 0, release */ \
   X(LOCAL_ARRAY, "local_array", 0, 0)  /* shape in imm[] */                 \
   X(SHARED_ARRAY, "shared_array", 0, 0)                                      \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \

@@ -809,6 +809,29 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_BARRIER:
     emit(ls, ASC_IR_BARRIER, -1, 0);
     return asc__irv_int(ascBool, 0);
+  case ASC_BI_LOCK:
+  case ASC_BI_UNLOCK: {
+    asc__ast_expr sub;
+    int32_t t;
+    asc__irval off;
+    asc__irins *i;
+    memset(&sub, 0, sizeof sub);
+    sub.kind = ASC_EXPR_SUBSCRIPT;
+    sub.loc = e->loc;
+    sub.u.sub.value = a[0];
+    sub.u.sub.index = a[1];
+    off = element_offset(ls, &sub, &t);
+    if (ls->f->regs[t].ty.dtype != ascInt32)
+      asc__diag_fatal(ls->c, a[0]->loc,
+                      "%s() needs an int32 lock array (0 = free), not %s "
+                      "elements",
+                      b->name,
+                      asc__dtype_long((ascDataType)ls->f->regs[t].ty.dtype));
+    i = emit(ls, b->id == ASC_BI_LOCK ? ASC_IR_LOCK : ASC_IR_UNLOCK, -1, 2);
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    return asc__irv_int(ascBool, 0);
+  }
   default: {
     int id = intrinsic_of(b->id);
     int dt = scalar_dt(ls, e);

@@ -491,6 +491,56 @@ static void test_finally_and_critical(void **state) {
   harness_unload(&hm);
 }
 
+/* Per-bin locks around a read-modify-write of two arrays, on real
+ * threads: every update is counted (acquire on lock, release on unlock). */
+static void test_lock_array(void **state) {
+  static const char ir[] =
+      "kernel @bins(%x: tensor<i64,1,contig>, %cnt: tensor<i64,1,contig>, "
+      "%sum: tensor<i64,1,contig>, %locks: tensor<i32,1,contig>) {\n"
+      "  %n:i64 = dim %x, 0 @3\n"
+      "  %nb:i64 = dim %cnt, 0 @3\n"
+      "  pfor %i:i64 = 0, %n, 1 @4 {\n"
+      "    %v:i64 = load %x, %i @5\n"
+      "    %b:i64 = mod %v, %nb @5\n"
+      "    lock %locks, %b @6\n"
+      "    %c:i64 = load %cnt, %b @7\n"
+      "    %c1:i64 = add %c, 1 @7\n"
+      "    store %cnt, %b, %c1 @7\n"
+      "    %s:i64 = load %sum, %b @8\n"
+      "    %s1:i64 = add %s, %v @8\n"
+      "    store %sum, %b, %s1 @8\n"
+      "    unlock %locks, %b @9\n"
+      "  }\n"
+      "}\n";
+  enum { N = 200000, NB = 3 };
+  static int64_t x[N];
+  int64_t cnt[NB] = {0}, sum[NB] = {0}, want_cnt[NB] = {0}, want_sum[NB] = {0};
+  int32_t locks[NB] = {0};
+  int64_t sx[1] = {N}, sb[1] = {NB}, st[1] = {1};
+  asc_ktensor tx, tc, ts, tl;
+  void *args[4] = {&tx, &tc, &ts, &tl};
+  asc_kexc exc;
+  harness_mod hm;
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    x[i] = (int64_t)((i * 7919) % 1009);
+    want_cnt[x[i] % NB]++;
+    want_sum[x[i] % NB] += x[i];
+  }
+  tx = harness_tensor(x, ascInt64, 1, sx, st);
+  tc = harness_tensor(cnt, ascInt64, 1, sb, st);
+  ts = harness_tensor(sum, ascInt64, 1, sb, st);
+  tl = harness_tensor(locks, ascInt32, 1, sb, st);
+  assert_int_equal(harness_load(&hm, ir, NULL), 0);
+  assert_int_equal(harness_call_threaded(&hm, 0, args, &exc), 0);
+  for (int b = 0; b < NB; b++) {
+    assert_int_equal(cnt[b], want_cnt[b]);
+    assert_int_equal(sum[b], want_sum[b]);
+    assert_int_equal(locks[b], 0);
+  }
+  harness_unload(&hm);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vadd),
@@ -504,6 +554,7 @@ int main(void) {
       cmocka_unit_test(test_local_array_and_unroll),
       cmocka_unit_test(test_float_to_int_and_pow),
       cmocka_unit_test(test_finally_and_critical),
+      cmocka_unit_test(test_lock_array),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

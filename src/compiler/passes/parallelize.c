@@ -439,6 +439,8 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
     case ASC_IR_STORE:
     case ASC_IR_ATOMIC:
     case ASC_IR_CAS:
+    case ASC_IR_LOCK:   /* a lock word is an atomic of its own */
+    case ASC_IR_UNLOCK:
       if (s->nin[i->args[0].reg] == 0)
         add_access(s, i, i->op == ASC_IR_LOAD    ? 0
                          : i->op == ASC_IR_STORE ? 1
