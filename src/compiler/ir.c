@@ -811,8 +811,12 @@ static bool eval_float(int op, double a, double b, double *r, int64_t *cmp) {
   case ASC_IR_FLOORDIV:
   case ASC_IR_MOD: {
     double m, q;
-    if (b == 0)
-      return false;
+    if (b == 0) {
+      /* IEEE, as numpy (docs/decisions.md): a // 0.0 is a / 0.0 (inf
+       * with the signs' sign, nan for 0 or nan), a % 0.0 is nan */
+      *r = op == ASC_IR_FLOORDIV ? a / b : NAN;
+      return true;
+    }
     m = fmod(a, b);
     q = (a - m) / b;
     if (m != 0 && ((b < 0) != (m < 0))) {
