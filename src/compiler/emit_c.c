@@ -1484,9 +1484,12 @@ static void emit_kernel(emitter *e) {
     for (int32_t p = 0; p < f->nparams; p++) {
       const asc__irreg *g = &f->regs[f->params[p]];
       bool ten = g->ty.kind == ASC_IRK_TENSOR;
-      out(e, "  {%s, %s, %d, %d},\n", cstr(e, g->name),
-          ten ? "ASC_KPARAM_TENSOR"
-              : (g->ty.flags & ASC_IRT_GENERIC) ? "ASC_KPARAM_GENERIC" : "0",
+      bool gen = !ten && (g->ty.flags & ASC_IRT_GENERIC);
+      bool cx = !ten && (g->ty.flags & ASC_IRT_CONSTEXPR);
+      out(e, "  {%s, %s%s%s, %d, %d},\n", cstr(e, g->name),
+          ten ? "ASC_KPARAM_TENSOR" : gen ? "ASC_KPARAM_GENERIC" : "",
+          gen && cx ? " | " : "",
+          cx ? "ASC_KPARAM_CONSTEXPR" : (ten || gen) ? "" : "0",
           (int)g->ty.dtype, ten ? (int)g->ty.ndim : 0);
     }
     out(e, "};\n\n");

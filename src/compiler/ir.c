@@ -679,6 +679,8 @@ void asc__ir_print_func(asc__buf *o, const asc__irfunc *f) {
     print_type(o, r->ty);
     if (r->ty.flags & ASC_IRT_GENERIC)
       asc__buf_puts(o, " generic");
+    if (r->ty.flags & ASC_IRT_CONSTEXPR)
+      asc__buf_puts(o, " constexpr");
   }
   asc__buf_puts(o, ") {\n");
   print_block(o, f, &f->body, 1);

@@ -38,7 +38,9 @@ enum {
   ASC_IRT_ALIGN64 = 1 << 1,  /* data is 64-byte aligned */
   ASC_IRT_GENERIC = 1 << 2,  /* scalar param passed as asc_kscalar */
   ASC_IRT_LOCAL = 1 << 3,    /* local_array / shared_array buffer */
-  ASC_IRT_READONLY = 1 << 4  /* never stored to (set by the verifier) */
+  ASC_IRT_READONLY = 1 << 4, /* never stored to (set by the verifier) */
+  ASC_IRT_CONSTEXPR = 1 << 5 /* ConstExpr scalar param: its value is a
+                              * constant of this specialisation */
 };
 
 typedef struct asc__irtype {

@@ -553,7 +553,7 @@ static void parse_block(parser *ps, asc__irblock *b) {
 }
 
 /* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')' region
- * param: REG ':' type ['generic'] */
+ * param: REG ':' type ['generic'] ['constexpr'] */
 static asc__irfunc *parse_func(parser *ps) {
   const char *w;
   size_t n;
@@ -581,6 +581,11 @@ static asc__irfunc *parse_func(parser *ps) {
     t = parse_type(ps);
     if (accept_word(ps, "generic"))
       t.flags |= ASC_IRT_GENERIC;
+    if (accept_word(ps, "constexpr")) {
+      if (t.kind != ASC_IRK_SCALAR)
+        PERR(ps, "only a scalar parameter can be constexpr");
+      t.flags |= ASC_IRT_CONSTEXPR;
+    }
     r = asc__ir_param(ps->c, f, t, asc__arena_strndup(ps->c, pn, pl));
     (void)r;
   }

@@ -1844,6 +1844,8 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
     } else {
       unsupported(&ls, k->params[p].loc, "a parameter of this type");
     }
+    if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR)
+      it.flags |= ASC_IRT_CONSTEXPR;
     r = asc__ir_param(c, ls.f, it, k->params[p].name);
     if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR) {
       /* a ConstExpr: uses read the constant */

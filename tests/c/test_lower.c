@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "asc/asc.h"
 #include "frontend.h"
 #include "infer.h"
 #include "kernel_harness.h"
@@ -507,6 +508,46 @@ static void test_loop_values_after(void **state) {
   harness_unload(&hm);
 }
 
+/* ConstExpr parameters are marked in the emitted parameter table, and the
+ * runtime reports them through ascKernelGetInfo. */
+static void test_constexpr_param_table(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def scale(x, y, k: asc.ConstExpr[int], s: asc.float32, n):\n"
+      "    for i in range(x.shape[0]):\n"
+      "        y[i] = x[i] * k + s + n\n";
+  harness_mod hm;
+  const asc_kparam *p;
+  ascModule_t m;
+  ascKernel_t k;
+  ascKernelInfo info;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "scale",
+                           "scale(f32[1], f32[1], i64=3, f32, float)", NULL,
+                           NULL),
+                   0);
+  p = hm.desc->kernels[0].params;
+  assert_int_equal(hm.desc->kernels[0].nparams, 5);
+  assert_int_equal(p[0].flags, ASC_KPARAM_TENSOR);
+  assert_int_equal(p[2].flags, ASC_KPARAM_CONSTEXPR);
+  assert_int_equal(p[2].dtype, ascInt64);
+  assert_int_equal(p[3].flags, 0);
+  assert_int_equal(p[4].flags, ASC_KPARAM_GENERIC);
+  assert_int_equal(ascModuleLoad(&m, hm.so_path), ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&k, m, "scale"), ascSuccess);
+  assert_int_equal(ascKernelGetInfo(&info, k), ascSuccess);
+  assert_int_equal(info.numParams, 5);
+  assert_int_equal(info.params[2].isConstExpr, 1);
+  assert_int_equal(info.params[2].isTensor, 0);
+  assert_int_equal(info.params[2].dtype, ascInt64);
+  assert_int_equal(info.params[0].isConstExpr, 0);
+  assert_int_equal(info.params[3].isConstExpr, 0);
+  assert_int_equal(info.params[4].isConstExpr, 0);
+  assert_int_equal(ascModuleUnload(m), ascSuccess);
+  harness_unload(&hm);
+}
+
 static void test_reraise(void **state) {
   static const char text[] =
       "import asc\n"
@@ -579,6 +620,7 @@ int main(void) {
       cmocka_unit_test(test_shared_barrier_atomics),
       cmocka_unit_test(test_loops_share_names),
       cmocka_unit_test(test_loop_values_after),
+      cmocka_unit_test(test_constexpr_param_table),
       cmocka_unit_test(test_reraise),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };
