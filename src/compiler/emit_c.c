@@ -241,7 +241,9 @@ static void ind(emitter *e) {
 /* Tensor data pointers are restrict unless the launch may pass
  * overlapping tensors. */
 static const char *restrict_kw(const emitter *e) {
-  return e->src && e->src->may_alias ? "" : "restrict ";
+  return (e->src && e->src->may_alias) || (e->f && e->f->may_alias)
+             ? ""
+             : "restrict ";
 }
 
 static const char *ctype(int dt) {

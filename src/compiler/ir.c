@@ -682,7 +682,7 @@ void asc__ir_print_func(asc__buf *o, const asc__irfunc *f) {
     if (r->ty.flags & ASC_IRT_CONSTEXPR)
       asc__buf_puts(o, " constexpr");
   }
-  asc__buf_puts(o, ") {\n");
+  asc__buf_puts(o, f->may_alias ? ") may_alias {\n" : ") {\n");
   print_block(o, f, &f->body, 1);
   asc__buf_puts(o, "}\n");
 }

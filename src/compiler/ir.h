@@ -251,6 +251,10 @@ typedef struct asc__irfunc {
   int32_t nregs, capregs;
   asc__irblock body;
   uint32_t next_tmp;       /* for fresh register names */
+  /* Tensor parameters may share memory (a launch passed overlapping
+   * arrays): no restrict in C, no automatic parallelisation.  Text form:
+   * `kernel @k(...) may_alias { ... }`. */
+  bool may_alias;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

@@ -552,7 +552,8 @@ static void parse_block(parser *ps, asc__irblock *b) {
   }
 }
 
-/* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')' region
+/* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')'
+ *       ['may_alias'] region
  * param: REG ':' type ['generic'] ['constexpr'] */
 static asc__irfunc *parse_func(parser *ps) {
   const char *w;
@@ -589,6 +590,8 @@ static asc__irfunc *parse_func(parser *ps) {
     r = asc__ir_param(ps->c, f, t, asc__arena_strndup(ps->c, pn, pl));
     (void)r;
   }
+  if (accept_word(ps, "may_alias"))
+    f->may_alias = true;
   parse_region(ps, &f->body);
   return f;
 }

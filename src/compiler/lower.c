@@ -1870,6 +1870,7 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
     return false;
   mod = asc__ir_module_new(c);
   asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+  mod->funcs[0]->may_alias = may_alias;
   asc__ir_pipeline(c, mod, opts);
   memset(&src, 0, sizeof src);
   src.text = c->text;

@@ -184,6 +184,44 @@ static void test_parallel_add_aliased(void **state) {
   free(text);
 }
 
+/* y[i] = x[i] + 1 with y one element after x in the same buffer: the
+ * may_alias specialisation drops restrict and keeps the loop serial, so
+ * each iteration reads what the previous one wrote, as Python does (run
+ * on real threads, a parallel loop would not give a[k] = a[0] + k). */
+static void test_overlap_stays_serial(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def shift(x, y):\n"
+      "    for i in range(y.shape[0]):\n"
+      "        y[i] = x[i] + 1\n";
+  enum { N = 20000 };
+  static int64_t a[N + 1];
+  int64_t shape[1] = {N}, st[1] = {1};
+  asc_ktensor tx, ty;
+  void *args[2] = {&tx, &ty};
+  asc_kexc exc;
+  harness_mod hm;
+  char *csrc;
+  (void)state;
+  assert_int_equal(load_py_opt(&hm, text, "shift", "shift(i64[1], i64[1])",
+                               NULL, NULL, true),
+                   0);
+  csrc = slurp(hm.c_path);
+  assert_non_null(csrc);
+  assert_null(strstr(csrc, "restrict"));
+  assert_null(strstr(csrc, "parallel_for("));
+  free(csrc);
+  for (int k = 0; k <= N; k++)
+    a[k] = k == 0 ? 5 : -1;
+  tx = harness_tensor(a, ascInt64, 1, shape, st);
+  ty = harness_tensor(a + 1, ascInt64, 1, shape, st);
+  assert_int_equal(harness_call_threaded(&hm, 0, args, &exc), 0);
+  for (int k = 0; k <= N; k++)
+    assert_int_equal(a[k], 5 + k);
+  harness_unload(&hm);
+}
+
 static void conv_ref(const float *in, const float *w, float *out, int B,
                      int IC, int H, int W, int OC, int KH, int KW) {
   int OH = H - KH + 1, OW = W - KW + 1;
@@ -612,6 +650,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed_parallel_add),
       cmocka_unit_test(test_parallel_add_aliased),
+      cmocka_unit_test(test_overlap_stays_serial),
       cmocka_unit_test(test_seed_conv2d),
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),
