@@ -1213,11 +1213,11 @@ static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
    * no iteration, which these kernels do not rely on).  A loop around
    * skip is not "another loop": its body after skip may read what skip
    * leaves. */
-  if (s->kind == ASC_STMT_FOR && (skip == NULL || !stmt_contains(s, skip)) &&
-      !expr_mentions(s->u.for_.iter, sym) &&
+  if (s->kind == ASC_STMT_FOR && !expr_mentions(s->u.for_.iter, sym) &&
       ((s->u.for_.target->kind == ASC_EXPR_NAME &&
         s->u.for_.target->u.name.sym == sym) ||
-       first_access(&s->u.for_.body, sym) == 1))
+       first_access(&s->u.for_.body, sym) == 1) &&
+      (skip == NULL || !stmt_contains(s, skip)))
     return false;
   switch (s->kind) {
   case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
