@@ -1810,6 +1810,18 @@ static void lower_block(lstate *ls, const asc__ast_block *b) {
 
 /* ---------------------------------------------------------------- entry */
 
+/* `n: asc.ConstExpr` without a type: like an unannotated parameter its
+ * argument is an asc_kscalar (params.c gives it the generic flag). */
+static bool bare_constexpr(const asc__ast_expr *a) {
+  const asc__builtin *b = NULL;
+  if (a->kind == ASC_EXPR_ATTR)
+    b = a->u.attr.builtin;
+  else if (a->kind == ASC_EXPR_NAME && a->u.name.sym != NULL &&
+           a->u.name.sym->kind == ASC_SYM_BUILTIN)
+    b = a->u.name.sym->u.builtin;
+  return b != NULL && b->id == ASC_BI_CONSTEXPR;
+}
+
 asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   lstate ls;
   asc__ast_func *k = t->kernel;
@@ -1839,7 +1851,8 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
         it.flags = ASC_IRT_CONTIG;
     } else if (pt->kind == ASC_TY_SCALAR) {
       it = asc__irt_scalar(pt->dtype);
-      if (k->params[p].annotation == NULL)
+      if (k->params[p].annotation == NULL ||
+          bare_constexpr(k->params[p].annotation))
         it.flags = ASC_IRT_GENERIC;
     } else {
       unsupported(&ls, k->params[p].loc, "a parameter of this type");

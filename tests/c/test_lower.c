@@ -552,9 +552,10 @@ static void test_constexpr_param_table(void **state) {
   static const char text[] =
       "import asc\n"
       "@asc.kernel\n"
-      "def scale(x, y, k: asc.ConstExpr[int], s: asc.float32, n):\n"
+      "def scale(x, y, k: asc.ConstExpr[int], s: asc.float32, n,\n"
+      "          m: asc.ConstExpr):\n"
       "    for i in range(x.shape[0]):\n"
-      "        y[i] = x[i] * k + s + n\n";
+      "        y[i] = x[i] * k + s + n + m\n";
   harness_mod hm;
   const asc_kparam *p;
   ascModule_t m;
@@ -562,26 +563,30 @@ static void test_constexpr_param_table(void **state) {
   ascKernelInfo info;
   (void)state;
   assert_int_equal(load_py(&hm, text, "scale",
-                           "scale(f32[1], f32[1], i64=3, f32, float)", NULL,
-                           NULL),
+                           "scale(f32[1], f32[1], i64=3, f32, float, int=2)",
+                           NULL, NULL),
                    0);
   p = hm.desc->kernels[0].params;
-  assert_int_equal(hm.desc->kernels[0].nparams, 5);
+  assert_int_equal(hm.desc->kernels[0].nparams, 6);
   assert_int_equal(p[0].flags, ASC_KPARAM_TENSOR);
   assert_int_equal(p[2].flags, ASC_KPARAM_CONSTEXPR);
   assert_int_equal(p[2].dtype, ascInt64);
   assert_int_equal(p[3].flags, 0);
   assert_int_equal(p[4].flags, ASC_KPARAM_GENERIC);
+  /* a bare asc.ConstExpr is passed as an asc_kscalar, as params.c says */
+  assert_int_equal(p[5].flags, ASC_KPARAM_GENERIC | ASC_KPARAM_CONSTEXPR);
   assert_int_equal(ascModuleLoad(&m, hm.so_path), ascSuccess);
   assert_int_equal(ascModuleGetKernel(&k, m, "scale"), ascSuccess);
   assert_int_equal(ascKernelGetInfo(&info, k), ascSuccess);
-  assert_int_equal(info.numParams, 5);
+  assert_int_equal(info.numParams, 6);
   assert_int_equal(info.params[2].isConstExpr, 1);
   assert_int_equal(info.params[2].isTensor, 0);
   assert_int_equal(info.params[2].dtype, ascInt64);
   assert_int_equal(info.params[0].isConstExpr, 0);
   assert_int_equal(info.params[3].isConstExpr, 0);
   assert_int_equal(info.params[4].isConstExpr, 0);
+  assert_int_equal(info.params[5].isConstExpr, 1);
+  assert_int_equal(info.params[5].generic, 1);
   assert_int_equal(ascModuleUnload(m), ascSuccess);
   harness_unload(&hm);
 }
