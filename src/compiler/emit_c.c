@@ -168,6 +168,21 @@ static const char helpers[] =
     "static inline void asc_unlock(int32_t *p) {\n"
     "  __atomic_store_n(p, 0, __ATOMIC_RELEASE);\n"
     "}\n"
+    "/* A float running sum of a serial loop (s += x[i]) adds in order\n"
+    " * (IEEE; no reassociation).  gcc then still vectorises the loop as an\n"
+    " * in-order reduction: one shuffle and one scalar add per element, and\n"
+    " * a vector path with epilogues that short loops (a 3x3 window) pay for\n"
+    " * in branches without ever using it.  The additions are one dependent\n"
+    " * chain either way, which bounds both loops; this empty asm on the sum\n"
+    " * (no instruction) keeps gcc from vectorising that loop.  With\n"
+    " * -fassociative-math (-ffast-math in ASC_CFLAGS) the sum may be split\n"
+    " * over vector lanes, which is faster: no barrier then. */\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \\\n"
+    "    !defined(__ASSOCIATIVE_MATH__)\n"
+    "#define ASC_SEQ_SUM(v) __asm__(\"\" : \"+x\"(v))\n"
+    "#else\n"
+    "#define ASC_SEQ_SUM(v) ((void)0)\n"
+    "#endif\n"
     "\n";
 
 /* ------------------------------------------------------------ emitter */
@@ -1038,9 +1053,59 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   }
 }
 
+/* 1 when b reads r before reaching stop (in text order), 2 when it
+ * reaches stop first, 0 when neither is in b. */
+static int read_before(const asc__irblock *b, int32_t r,
+                       const asc__irins *stop) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    int k;
+    if (i == stop)
+      return 2;
+    for (k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r)
+        return 1;
+    for (k = 0; k < i->nred; k++)
+      if (i->red[k].reg == r)
+        return 1;
+    for (k = 0; k < asc__ir_nregions(i); k++) {
+      int found = read_before(&i->body[k], r, stop);
+      if (found)
+        return found;
+    }
+  }
+  return 0;
+}
+
+/* True when i assigns an f32/f64 register that its innermost loop, a
+ * counted one, carries from one iteration to the next (read in the body
+ * before this assignment): the running sum ASC_SEQ_SUM is for. */
+static bool carried_float(emitter *e, const asc__irins *i) {
+  const asc__irfunc *f = e->f;
+  const asc__irins *L;
+  int dt;
+  if (i->dst < 0 || i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR ||
+      f->regs[i->dst].ty.kind == ASC_IRK_TENSOR || f->regs[i->dst].ndefs < 2)
+    return false;
+  dt = f->regs[i->dst].ty.dtype;
+  if (dt != ascFloat32 && dt != ascFloat64)
+    return false;
+  for (int k = e->nframes - 1; k >= 0; k--) {
+    if (e->frames[k].kind != F_LOOP)
+      continue;
+    L = e->frames[k].ins;
+    if (L->op != ASC_IR_FOR && L->op != ASC_IR_PFOR)
+      return false;
+    return read_before(&L->body[0], i->dst, i) == 1;
+  }
+  return false;
+}
+
 static void emit_block(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next)
+  for (const asc__irins *i = b->first; i; i = i->next) {
     emit_ins(e, i);
+    if (carried_float(e, i))
+      LINE(e, "ASC_SEQ_SUM(%s);", rname(e, i->dst));
+  }
 }
 
 /* --------------------------------------------------- register sets */
