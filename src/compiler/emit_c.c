@@ -70,6 +70,7 @@ static const char helpers[] =
     "ASC_UPOW(uint64_t, u64)\n"
     "/* Python's float // and % (CPython float_divmod). */\n"
     "static inline double asc_floordiv_f64(double a, double b) {\n"
+    "  if (b == 0) return a / b; /* numpy: inf, -inf or nan */\n"
     "  double m = fmod(a, b), q = (a - m) / b;\n"
     "  if (m != 0 && ((b < 0) != (m < 0))) q -= 1.0;\n"
     "  if (q != 0) { double f = floor(q); if (q - f > 0.5) f += 1.0; "
