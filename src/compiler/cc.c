@@ -35,10 +35,14 @@ extern char **environ;
 /* Flags every kernel is compiled with.  No -ffast-math: Python float
  * semantics are IEEE (NaN compares, signed zeros, no reassociation).
  * -fno-math-errno only stops libm calls from setting errno, which generated
- * code never reads, and lets sqrt become one instruction. */
+ * code never reads, and lets sqrt become one instruction.
+ * -ffp-contract=off: GNU C modes let gcc fuse a * b + c into one fma
+ * (one rounding instead of two) wherever -march=native has fma, so the
+ * same kernel would give other results than Python, numpy or the same
+ * kernel on another machine. */
 static const char *const default_flags[] = {
-    "-std=gnu11", "-fPIC", "-shared", "-march=native", "-fno-math-errno",
-    "-pipe",
+    "-std=gnu11", "-fPIC",           "-shared",           "-march=native",
+    "-fno-math-errno", "-ffp-contract=off", "-pipe",
 };
 /* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
  * ("fast" excess precision); generated code relies on every float16
