@@ -185,6 +185,30 @@ static void test_bounds_checks(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* Kernel exceptions count lines from firstLine too. */
+static void test_exception_lines_follow_first_line(void **state) {
+  const char *text = "import asc\n"
+                     "\n"
+                     "@asc.kernel\n"
+                     "def k(x, n):\n"
+                     "    x[0] = 1.0\n"
+                     "    if n > 1:\n"
+                     "        raise RuntimeError(\"n > 1\")\n";
+  ascCompileOptions o = named("lib/ops.py", 120);
+  ascModule_t m;
+  double x[1] = {0};
+  ascTensor tx = e2e_t1(x, ascFloat64, 1);
+  ascScalar sn = e2e_weak_int(2);
+  void *args[] = {&tx, &sn};
+  (void)state;
+  m = e2e_load_opts(text, &o);
+  ASSERT_ERR(e2e_run_err(m, "k", args), ascErrorKernelException);
+  expect_in(ascGetLastErrorMessage(),
+            "lib/ops.py:126: kernel 'k' raised RuntimeError: n > 1");
+  assert_true(x[0] == 1.0);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_syntax_error_at_load),
@@ -192,6 +216,7 @@ int main(void) {
       cmocka_unit_test(test_bad_arguments_name_the_parameter),
       cmocka_unit_test(test_unknown_kernel),
       cmocka_unit_test(test_bounds_checks),
+      cmocka_unit_test(test_exception_lines_follow_first_line),
   };
   return cmocka_run_group_tests_name("e2e_errors", tests, NULL, test_teardown);
 }
