@@ -855,6 +855,83 @@ static void test_static_range(void **state) {
   e2e_eq_f64(out, ref, 5, "k_static");
 }
 
+static void test_helper_keywords_and_defaults(void **state) {
+  double out[5] = {0};
+  const double ref[5] = {3.5, 5.0, 2.0, 8.0, 15.25};
+  ascTensor to = e2e_t1(out, ascFloat64, 5);
+  (void)state;
+  E2E_RUN(lang, "k_helper_forms", &to);
+  e2e_eq_f64(out, ref, 5, "k_helper_forms");
+}
+
+static void test_helper_returning_a_struct(void **state) {
+  double out[1] = {0};
+  ascTensor to = e2e_t1(out, ascFloat64, 1);
+  (void)state;
+  E2E_RUN(lang, "k_struct_result", &to);
+  assert_true(out[0] == 26.25);
+}
+
+static void test_range_step_zero_raises(void **state) {
+  int64_t out[1] = {-1};
+  ascTensor to = e2e_t1(out, ascInt64, 1);
+  ascScalar s = e2e_weak_int(0);
+  void *args[] = {&to, &s};
+  (void)state;
+  ASSERT_ERR(e2e_run_err(lang, "k_step", args), ascErrorKernelException);
+  if (strstr(ascGetLastErrorMessage(), "ValueError") == NULL)
+    fail_msg("message: %s", ascGetLastErrorMessage());
+  s = e2e_weak_int(3);
+  E2E_RUN(lang, "k_step", &to, &s);
+  assert_int_equal(out[0], 4);
+}
+
+/* A loop (parallelised or not) reports the exception of the lowest
+ * raising iteration, after every iteration below it has run. */
+static void test_exception_in_loop_is_the_first(void **state) {
+  enum { N = 5000 };
+  int64_t *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  ascTensor tx = e2e_t1(x, ascInt64, N), ty = e2e_t1(y, ascInt64, N);
+  void *args[] = {&tx, &ty};
+  char where[64];
+  (void)state;
+  assert_non_null(x);
+  assert_non_null(y);
+  for (int i = 0; i < N; i++) {
+    x[i] = i % 7 + 1;
+    y[i] = -1;
+  }
+  x[3001] = 0;
+  x[4500] = 0;
+  ASSERT_ERR(e2e_run_err(lang, "k_divloop", args), ascErrorKernelException);
+  snprintf(where, sizeof where, "lang.py:%d: kernel 'k_divloop' raised "
+           "ZeroDivisionError",
+           e2e_line_of(lang_text, "def k_divloop(", "y[i] = 100 // x[i]"));
+  if (strstr(ascGetLastErrorMessage(), where) == NULL)
+    fail_msg("'%s' not in '%s'", where, ascGetLastErrorMessage());
+  for (int i = 0; i < 3001; i++)
+    if (y[i] != 100 / x[i])
+      fail_msg("y[%d] = %lld: iterations below the raising one must run", i,
+               (long long)y[i]);
+  free(x);
+  free(y);
+}
+
+/* Comments and messages with C-significant characters reach C escaped:
+ * the kernel compiles and the message comes back byte for byte. */
+static void test_source_text_is_escaped(void **state) {
+  int64_t out[1] = {0};
+  ascTensor to = e2e_t1(out, ascInt64, 1);
+  ascScalar n = e2e_weak_int(1);
+  void *args[] = {&to, &n};
+  const char *want = "ValueError: q\"uote */ back\\slash\ttab \xc3\xa9 ??" "= %s %n";
+  (void)state;
+  ASSERT_ERR(e2e_run_err(lang, "k_msg", args), ascErrorKernelException);
+  if (strstr(ascGetLastErrorMessage(), want) == NULL)
+    fail_msg("'%s' not in '%s'", want, ascGetLastErrorMessage());
+  assert_int_equal(out[0], 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_assign_unpack_shape),
@@ -886,6 +963,11 @@ int main(void) {
       cmocka_unit_test(test_annotated_and_weak_scalars),
       cmocka_unit_test(test_local_array_2d),
       cmocka_unit_test(test_static_range),
+      cmocka_unit_test(test_helper_keywords_and_defaults),
+      cmocka_unit_test(test_helper_returning_a_struct),
+      cmocka_unit_test(test_range_step_zero_raises),
+      cmocka_unit_test(test_exception_in_loop_is_the_first),
+      cmocka_unit_test(test_source_text_is_escaped),
   };
   return cmocka_run_group_tests_name("e2e_lang", tests, setup, teardown);
 }

@@ -562,3 +562,50 @@ def k_static(x, out):
     out[0] = s
     for k in asc.static_range(TILE):
         out[1 + k] = x[k] * TILE - k
+
+
+@asc.func
+def scaled(v, k=2, bias=0.5):
+    return v * k + bias
+
+
+@asc.func
+def make_pt(a):
+    return Pt(a, a * 2.0)
+
+
+@asc.kernel
+def k_helper_forms(out):
+    out[0] = scaled(1.5)
+    out[1] = scaled(1.5, 3)
+    out[2] = scaled(1.5, bias=-1.0)
+    out[3] = scaled(bias=0.0, v=2.0, k=4)
+    out[4] = sq(2.5) + sq(3)
+
+
+@asc.kernel
+def k_struct_result(out):
+    p = make_pt(1.25)
+    out[0] = p.x + p.y * 10.0
+
+
+@asc.kernel
+def k_step(out, s):
+    c = 0
+    for i in range(0, 10, s):
+        c += 1
+    out[0] = c
+
+
+@asc.kernel
+def k_divloop(x, y):
+    for i in range(x.shape[0]):
+        y[i] = 100 // x[i]
+
+
+@asc.kernel
+def k_msg(out, n):
+    x = 1  # */ #include <stdio.h> "comment" \
+    out[0] = x
+    if n > 0:
+        raise ValueError("q\"uote */ back\\slash\ttab \u00e9 ??= %s %n")
