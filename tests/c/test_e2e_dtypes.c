@@ -319,6 +319,46 @@ static void test_strong_float64_scalar_is_not_weak(void **state) {
     fail_msg("message: %s", ascGetLastErrorMessage());
 }
 
+/* Annotated scalars are passed as the bare value of their size. */
+static void test_annotated_scalars_of_every_size(void **state) {
+  double y[7];
+  _Float16 a = (_Float16)1.5f;
+  uint16_t b = e2e_f2bf(-2.25f);
+  int8_t c = -7;
+  uint16_t d = 65535;
+  uint8_t e = 1;
+  double f = 1e300;
+  uint64_t g = (uint64_t)1 << 53;
+  ascTensor ty = e2e_t1(y, ascFloat64, 7);
+  const double ref[7] = {1.5, -2.25, -7, 65535, 1, 1e300, 9007199254740992.0};
+  (void)state;
+  E2E_RUN(mod, "raw_scalars", &ty, &a, &b, &c, &d, &e, &f, &g);
+  e2e_eq_f64(y, ref, 7, "raw_scalars");
+}
+
+/* Strong scalar descriptors keep their dtype: int8 * int16 is int16 and
+ * float16 * float16 rounds to float16. */
+static void test_strong_scalar_descriptors(void **state) {
+  int8_t x8[4] = {100, -100, 7, -128};
+  int16_t y16[4];
+  _Float16 xh[3] = {(_Float16)1.5f, (_Float16)-3.0f, (_Float16)1000.0f}, yh[3];
+  ascScalar s16 = e2e_strong_int(ascInt16, -300);
+  ascScalar sh = e2e_strong_float(ascFloat16, 0.1);
+  ascTensor a = e2e_t1(x8, ascInt8, 4), b = e2e_t1(y16, ascInt16, 4);
+  (void)state;
+  E2E_RUN(mod, "scale", &a, &b, &s16);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(y16[i], (int16_t)(uint16_t)(uint32_t)(x8[i] * -300));
+  a = e2e_t1(xh, ascFloat16, 3), b = e2e_t1(yh, ascFloat16, 3);
+  E2E_RUN(mod, "scale", &a, &b, &sh);
+  for (int i = 0; i < 3; i++) {
+    _Float16 r = f2h((float)xh[i] * (float)f2h(0.1f));
+    if (memcmp(&yh[i], &r, 2) != 0)
+      fail_msg("float16 * float16 0.1: got %g, expected %g", (double)yh[i],
+               (double)r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_affine_every_integer_dtype),
@@ -329,6 +369,8 @@ int main(void) {
       cmocka_unit_test(test_mixed_promotion),
       cmocka_unit_test(test_weak_scalar_takes_tensor_type),
       cmocka_unit_test(test_strong_float64_scalar_is_not_weak),
+      cmocka_unit_test(test_annotated_scalars_of_every_size),
+      cmocka_unit_test(test_strong_scalar_descriptors),
   };
   return cmocka_run_group_tests_name("e2e_dtypes", tests, setup, teardown);
 }

@@ -44,3 +44,15 @@ def mixed(a, b, c):
 def scale(x, y, s):
     for i in range(x.shape[0]):
         y[i] = x[i] * s
+
+
+@asc.kernel
+def raw_scalars(y, a: asc.float16, b: asc.bfloat16, c: asc.int8,
+                d: asc.uint16, e: asc.bool_, f: asc.float64, g: asc.uint64):
+    y[0] = a
+    y[1] = b
+    y[2] = c
+    y[3] = d
+    y[4] = 1.0 if e else 0.0
+    y[5] = f
+    y[6] = g
