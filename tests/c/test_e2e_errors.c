@@ -155,7 +155,14 @@ static const char bounds[] = "import asc\n"
                              "\n"
                              "@asc.kernel\n"
                              "def plain(x, i):\n"
-                             "    x[i] = 2.0\n";
+                             "    x[i] = 2.0\n"
+                             "\n"
+                             "@asc.kernel(boundscheck=True)\n"
+                             "def guarded(x, i, out):\n"
+                             "    n = x.shape[0]\n"
+                             "    out[0] = x[i] if i < n else -1.0\n"
+                             "    out[1] = 1.0 if i < n and x[i] > 0 else 0.0\n"
+                             "    out[2] = 1.0 if i >= n or x[i] > 0 else 0.0\n";
 
 static void expect_index_error(ascModule_t m, const char *kernel,
                                const char *where) {
@@ -177,6 +184,21 @@ static void test_bounds_checks(void **state) {
   (void)state;
   m = e2e_load_opts(bounds, &o);
   expect_index_error(m, "checked", "bounds.py:5:");
+  /* an access the condition rules out is not made (no IndexError) */
+  {
+    double x[3] = {1, 2, 3}, out[3];
+    ascTensor tx = e2e_t1(x, ascFloat64, 3), to = e2e_t1(out, ascFloat64, 3);
+    ascScalar si = e2e_weak_int(3);
+    E2E_RUN(m, "guarded", &tx, &si, &to);
+    assert_true(out[0] == -1.0);
+    assert_true(out[1] == 0.0);
+    assert_true(out[2] == 1.0);
+    si = e2e_weak_int(1);
+    E2E_RUN(m, "guarded", &tx, &si, &to);
+    assert_true(out[0] == 2.0);
+    assert_true(out[1] == 1.0);
+    assert_true(out[2] == 1.0);
+  }
   ASSERT_OK(ascModuleUnload(m));
   /* ascCompileOptions.boundsCheck turns checks on for every kernel */
   o.boundsCheck = 1;
