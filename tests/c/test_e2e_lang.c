@@ -495,9 +495,11 @@ static void test_math_domain_errors(void **state) {
 /* ----------------------------------------------------------------- casts */
 
 static void test_casts(void **state) {
-  enum { N = 10 };
+  enum { N = 11 };
+  /* the last: just above halfway between two float16 values; rounding
+   * through float32 first would give the lower one */
   const double x[N] = {2.7, -2.7, 0.5, -0.5, 1e9, -1e9, 3.0, 0.0, 65519.0,
-                       1e-8};
+                       1e-8, 1.0 + 0x1p-11 + 0x1p-40};
   int32_t oi[N];
   _Float16 oh[N];
   int64_t o64[N * 6];
