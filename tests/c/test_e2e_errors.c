@@ -231,6 +231,80 @@ static void test_exception_lines_follow_first_line(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+static const char streams_text[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def fill(out, v):\n"
+    "    b = asc.get_block_idx()\n"
+    "    if v < 0:\n"
+    "        raise ValueError(\"negative\")\n"
+    "    out[b] = v * 100 + b * 10 + asc.get_block_num()\n";
+
+/* Blocks see their index; a kernel exception is reported by its own
+ * stream only, once, and the stream works again afterwards. */
+static void test_blocks_and_per_stream_errors(void **state) {
+  ascModule_t m;
+  ascKernel_t k;
+  ascStream_t s1, s2;
+  int64_t a[5], b[5];
+  ascTensor ta = e2e_t1(a, ascInt64, 5), tb = e2e_t1(b, ascInt64, 5);
+  ascScalar bad = e2e_weak_int(-1), good = e2e_weak_int(3);
+  void *args_bad[] = {&ta, &bad}, *args_good[] = {&tb, &good};
+  (void)state;
+  m = e2e_load("streams.py", streams_text);
+  k = test_kernel(m, "fill");
+  ASSERT_OK(ascStreamCreate(&s1));
+  ASSERT_OK(ascStreamCreateWithFlags(&s2, ascStreamNonBlocking));
+  for (int i = 0; i < 5; i++)
+    a[i] = b[i] = -1;
+  ASSERT_OK(ascLaunchKernel(k, 5, args_bad, s1));
+  ASSERT_OK(ascLaunchKernel(k, 5, args_good, s2));
+  ASSERT_OK(ascStreamSynchronize(s2));
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(b[i], 300 + i * 10 + 5);
+  ASSERT_ERR(ascStreamSynchronize(s1), ascErrorKernelException);
+  expect_in(ascGetLastErrorMessage(),
+            "streams.py:7: kernel 'fill' raised ValueError: negative");
+  ASSERT_OK(ascStreamSynchronize(s1));
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(a[i], -1);
+  args_bad[1] = &good;
+  ASSERT_OK(ascLaunchKernel(k, 5, args_bad, s1));
+  ASSERT_OK(ascStreamSynchronize(s1));
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(a[i], 300 + i * 10 + 5);
+  ASSERT_OK(ascStreamDestroy(s1));
+  ASSERT_OK(ascStreamDestroy(s2));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* ascModuleLoadPythonFile: the path names the file in messages. */
+static void test_load_from_file(void **state) {
+  char path[512];
+  FILE *fp;
+  ascModule_t m;
+  int64_t a[5];
+  ascTensor ta = e2e_t1(a, ascInt64, 5);
+  ascScalar bad = e2e_weak_int(-1), good = e2e_weak_int(1);
+  void *args[] = {&ta, &good};
+  (void)state;
+  snprintf(path, sizeof path, "%s/e2e_streams_kernel.py", ASC_BINARY_DIR);
+  fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs(streams_text, fp);
+  fclose(fp);
+  ASSERT_OK(ascModuleLoadPythonFile(&m, path, NULL));
+  ASSERT_OK(e2e_run_err(m, "fill", args));
+  assert_int_equal(a[0], 101);
+  args[1] = &bad;
+  ASSERT_ERR(e2e_run_err(m, "fill", args), ascErrorKernelException);
+  expect_in(ascGetLastErrorMessage(), path);
+  expect_in(ascGetLastErrorMessage(), "e2e_streams_kernel.py:7: kernel");
+  ASSERT_OK(ascModuleUnload(m));
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_syntax_error_at_load),
@@ -239,6 +313,8 @@ int main(void) {
       cmocka_unit_test(test_unknown_kernel),
       cmocka_unit_test(test_bounds_checks),
       cmocka_unit_test(test_exception_lines_follow_first_line),
+      cmocka_unit_test(test_blocks_and_per_stream_errors),
+      cmocka_unit_test(test_load_from_file),
   };
   return cmocka_run_group_tests_name("e2e_errors", tests, NULL, test_teardown);
 }
