@@ -39,10 +39,13 @@ extern char **environ;
  * -ffp-contract=off: GNU C modes let gcc fuse a * b + c into one fma
  * (one rounding instead of two) wherever -march=native has fma, so the
  * same kernel would give other results than Python, numpy or the same
- * kernel on another machine. */
+ * kernel on another machine.
+ * -fwrapv: integer arithmetic of every width wraps (numpy, and the fold
+ * pass); without it gcc may assume int32/int64 never overflow and fold
+ * x + 1 > x to true. */
 static const char *const default_flags[] = {
-    "-std=gnu11", "-fPIC",           "-shared",           "-march=native",
-    "-fno-math-errno", "-ffp-contract=off", "-pipe",
+    "-std=gnu11",      "-fPIC",             "-shared", "-march=native",
+    "-fno-math-errno", "-ffp-contract=off", "-fwrapv", "-pipe",
 };
 /* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
  * ("fast" excess precision); generated code relies on every float16
