@@ -476,19 +476,44 @@ static void test_math_float32_vs_libm(void **state) {
   }
 }
 
+/* math.* raise as CPython's math module does: ValueError ("math domain
+ * error") for a NaN from non-NaN arguments or an infinity from finite ones,
+ * OverflowError ("math range error") where the function overflows (exp,
+ * cosh, pow, ...); asc.* functions never raise (numpy). */
 static void test_math_domain_errors(void **state) {
-  const double vs[] = {4.0, -1.0, 0.0};
-  const double ref[3][2] = {{2.0, 1.3862943611198906}, {-1.0, -2.0},
-                            {0.0, -2.0}};
+  static const struct {
+    int fn;
+    double x, y, r;
+    int code; /* 0: r; 1: ValueError; 2: OverflowError */
+  } cases[] = {
+      {0, 4.0, 0, 2.0, 0},        {0, -1.0, 0, 0, 1},
+      {0, NAN, 0, NAN, 0},        {0, -0.0, 0, -0.0, 0},
+      {1, 0.0, 0, 0, 1},          {1, -1.0, 0, 0, 1},
+      {1, INFINITY, 0, INFINITY, 0}, {2, 1000.0, 0, 0, 2},
+      {2, -INFINITY, 0, 0.0, 0},  {2, INFINITY, 0, INFINITY, 0},
+      {3, INFINITY, 0, 0, 1},     {3, 0.5, 0, 0.479425538604203, 0},
+      {4, 0.0, -1.0, 0, 1},       {4, 10.0, 400.0, 0, 2},
+      {4, -8.0, 1.0 / 3, 0, 1},   {4, 2.0, 10.0, 1024.0, 0},
+      {5, 1.0, 0.0, 0, 1},        {5, INFINITY, 1.0, 0, 1},
+      {5, 7.5, 2.0, 1.5, 0},      {6, 1.5e308, 1.5e308, INFINITY, 0},
+      {7, -1.0, 0, NAN, 0},       {8, 2.0, 0, 0, 1},
+      {9, -1.0, 0, 0, 1},         {9, -2.0, 0, 0, 1},
+      {10, 1000.0, 0, 0, 2},      {10, 0.0, 0, 1.0, 0},
+  };
   (void)state;
-  for (int c = 0; c < 3; c++) {
-    double out[2] = {99, 99};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    double out[2] = {-777, -777};
     ascTensor to = e2e_t1(out, ascFloat64, 2);
-    ascScalar sv = e2e_weak_float(vs[c]);
-    E2E_RUN(lang, "k_domain", &to, &sv);
-    if (out[0] != ref[c][0] || e2e_ulp64(out[1], ref[c][1]) > 1)
-      fail_msg("k_domain(%g): got %g %g, expected %g %g", vs[c], out[0],
-               out[1], ref[c][0], ref[c][1]);
+    ascScalar fn = e2e_weak_int(cases[c].fn), x = e2e_weak_float(cases[c].x),
+              y = e2e_weak_float(cases[c].y);
+    E2E_RUN(lang, "k_domain", &to, &fn, &x, &y);
+    if (out[1] != cases[c].code ||
+        (cases[c].code == 0 && e2e_ulp64(out[0], cases[c].r) > 1) ||
+        (cases[c].code != 0 && out[0] != -777))
+      fail_msg("k_domain function %d (%g, %g): result %g, code %g; "
+               "expected %g, code %d",
+               cases[c].fn, cases[c].x, cases[c].y, out[0], out[1],
+               cases[c].r, cases[c].code);
   }
 }
 

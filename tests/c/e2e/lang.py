@@ -433,15 +433,37 @@ def k_math32(x, y):
 
 
 @asc.kernel
-def k_domain(out, v):
+def k_domain(out, fn, x, y):
+    r = 0.0
     try:
-        out[0] = math.sqrt(v)
+        if fn == 0:
+            r = math.sqrt(x)
+        elif fn == 1:
+            r = math.log(x)
+        elif fn == 2:
+            r = math.exp(x)
+        elif fn == 3:
+            r = math.sin(x)
+        elif fn == 4:
+            r = math.pow(x, y)
+        elif fn == 5:
+            r = math.fmod(x, y)
+        elif fn == 6:
+            r = math.hypot(x, y)
+        elif fn == 7:
+            r = asc.sqrt(x)
+        elif fn == 8:
+            r = math.acos(x)
+        elif fn == 9:
+            r = math.log1p(x)
+        elif fn == 10:
+            r = math.cosh(x)
+        out[0] = r
+        out[1] = 0.0
     except ValueError:
-        out[0] = -1.0
-    try:
-        out[1] = math.log(v)
-    except ValueError:
-        out[1] = -2.0
+        out[1] = 1.0
+    except OverflowError:
+        out[1] = 2.0
 
 
 @asc.kernel
