@@ -959,8 +959,36 @@ static void test_source_text_is_escaped(void **state) {
   assert_int_equal(out[0], 1);
 }
 
+/* Parameter tables of Python kernels: unannotated parameters are generic,
+ * tensors when the kernel uses them as tensors. */
+static void test_kernel_info(void **state) {
+  ascKernelInfo info;
+  (void)state;
+  ASSERT_OK(ascKernelGetInfo(&info, test_kernel(lang, "k_aug")));
+  assert_string_equal(info.name, "k_aug");
+  assert_int_equal(info.numParams, 3);
+  assert_string_equal(info.params[0].name, "out");
+  assert_int_equal(info.params[0].isTensor, 1);
+  assert_int_equal(info.params[0].generic, 1);
+  assert_int_equal(info.params[0].dtype, ascDataTypeCount);
+  assert_int_equal(info.params[0].ndim, -1);
+  assert_string_equal(info.params[2].name, "n");
+  assert_int_equal(info.params[2].isTensor, 0);
+  assert_int_equal(info.params[2].generic, 1);
+  assert_int_equal(info.params[2].isConstExpr, 0);
+  ASSERT_OK(ascKernelGetInfo(&info, test_kernel(lang, "k_constexpr")));
+  assert_int_equal(info.params[1].isConstExpr, 1);
+  assert_int_equal(info.params[1].isTensor, 0);
+  assert_int_equal(info.params[1].dtype, ascInt64);
+  ASSERT_OK(ascKernelGetInfo(&info, test_kernel(lang, "k_scalars")));
+  assert_int_equal(info.params[2].dtype, ascFloat32);
+  assert_int_equal(info.params[2].generic, 0);
+  assert_int_equal(info.params[3].generic, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kernel_info),
       cmocka_unit_test(test_assign_unpack_shape),
       cmocka_unit_test(test_augmented_assignment),
       cmocka_unit_test(test_if_elif_else),
