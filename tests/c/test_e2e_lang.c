@@ -986,6 +986,15 @@ static void test_kernel_info(void **state) {
   assert_int_equal(info.params[3].generic, 1);
 }
 
+static void test_helper_returning_from_its_loop(void **state) {
+  int64_t x[6] = {3, 9, 7, 1, 7, 0}, out[2] = {-9, -9};
+  ascTensor tx = e2e_t1(x, ascInt64, 6), to = e2e_t1(out, ascInt64, 2);
+  (void)state;
+  E2E_RUN(lang, "k_helper_loop_return", &tx, &to);
+  assert_int_equal(out[0], 2);
+  assert_int_equal(out[1], -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_info),
@@ -1020,6 +1029,7 @@ int main(void) {
       cmocka_unit_test(test_static_range),
       cmocka_unit_test(test_helper_keywords_and_defaults),
       cmocka_unit_test(test_helper_returning_a_struct),
+      cmocka_unit_test(test_helper_returning_from_its_loop),
       cmocka_unit_test(test_range_step_zero_raises),
       cmocka_unit_test(test_exception_in_loop_is_the_first),
       cmocka_unit_test(test_source_text_is_escaped),

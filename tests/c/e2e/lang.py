@@ -631,3 +631,17 @@ def k_msg(out, n):
     out[0] = x
     if n > 0:
         raise ValueError("q\"uote */ back\\slash\ttab \u00e9 ??= %s %n")
+
+
+@asc.func
+def find_first(x, v):
+    for i in range(x.shape[0]):
+        if x[i] == v:
+            return i
+    return -1
+
+
+@asc.kernel
+def k_helper_loop_return(x, out):
+    out[0] = find_first(x, 7)
+    out[1] = find_first(x, 100)
