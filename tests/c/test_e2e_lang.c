@@ -995,6 +995,22 @@ static void test_helper_returning_from_its_loop(void **state) {
   assert_int_equal(out[1], -1);
 }
 
+/* With int64 arguments, then with weak (Python int) ones. */
+static void test_helper_returning_a_tuple(void **state) {
+  ascScalar args[2][2] = {
+      {e2e_strong_int(ascInt64, -17), e2e_strong_int(ascInt64, 5)},
+      {e2e_weak_int(-17), e2e_weak_int(5)}};
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    int64_t out[3] = {0, 0, 0};
+    ascTensor to = e2e_t1(out, ascInt64, 3);
+    E2E_RUN(lang, "k_tuple_result", &to, &args[c][0], &args[c][1]);
+    assert_int_equal(out[0], -4);
+    assert_int_equal(out[1], 3);
+    assert_int_equal(out[2], e2e_floordiv(5, -17) * 10 + e2e_mod(5, -17));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_info),
@@ -1030,6 +1046,7 @@ int main(void) {
       cmocka_unit_test(test_helper_keywords_and_defaults),
       cmocka_unit_test(test_helper_returning_a_struct),
       cmocka_unit_test(test_helper_returning_from_its_loop),
+      cmocka_unit_test(test_helper_returning_a_tuple),
       cmocka_unit_test(test_range_step_zero_raises),
       cmocka_unit_test(test_exception_in_loop_is_the_first),
       cmocka_unit_test(test_source_text_is_escaped),

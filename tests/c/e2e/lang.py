@@ -645,3 +645,17 @@ def find_first(x, v):
 def k_helper_loop_return(x, out):
     out[0] = find_first(x, 7)
     out[1] = find_first(x, 100)
+
+
+@asc.func
+def divmod_pair(a, b):
+    return a // b, a % b
+
+
+@asc.kernel
+def k_tuple_result(out, a, b):
+    q, r = divmod_pair(a, b)
+    out[0] = q
+    out[1] = r
+    t = divmod_pair(b, a)
+    out[2] = t[0] * 10 + t[1]
