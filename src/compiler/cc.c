@@ -35,14 +35,12 @@ extern char **environ;
 /* Flags every kernel is compiled with.  No -ffast-math: Python float
  * semantics are IEEE (NaN compares, signed zeros, no reassociation).
  * -fno-math-errno only stops libm calls from setting errno, which generated
- * code never reads, and lets sqrt become one instruction.
- * -ffp-contract=off: GNU C modes let gcc fuse a * b + c into one fma
- * (one rounding instead of two) wherever -march=native has fma, so the
- * same kernel would give other results than Python, numpy or the same
- * kernel on another machine.
- * -fwrapv: integer arithmetic of every width wraps (numpy, and the fold
- * pass); without it gcc may assume int32/int64 never overflow and fold
- * x + 1 > x to true. */
+ * code never reads, and lets sqrt become one instruction.  -ffp-contract=off:
+ * a * x + y rounds twice in Python, so it must not become one fma (gcc's
+ * GNU-mode default contracts, and -march=native has fma).  -fwrapv:
+ * integer arithmetic of every width wraps (numpy, and the fold pass);
+ * without it gcc may assume int32/int64 never overflow and fold x + 1 > x
+ * to true. */
 static const char *const default_flags[] = {
     "-std=gnu11",      "-fPIC",             "-shared", "-march=native",
     "-fno-math-errno", "-ffp-contract=off", "-fwrapv", "-pipe",
