@@ -109,6 +109,14 @@ static const char *tn(run *r, asc__type *t) {
   return asc__ty_name(r->in->c, t);
 }
 
+/* As the source spells it: a weak scalar is Python's `int` / `float`. */
+static const char *py_name(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
+    return asc__dtype_is_float(t->dtype) ? "float" : "int";
+  return tn(r, t);
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static asc__type *err(run *r) { return asc__ty_error(r->in->c); }
@@ -333,8 +341,24 @@ static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
   return false;
 }
 
+/* Whether an integer literal of magnitude mag (negated when neg) is a
+ * value of dt. */
+static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  int bits;
+  if (asc__dtype_is_float(dt) || mag == 0)
+    return true;
+  bits = asc__dtype_bits(dt);
+  if (asc__dtype_is_unsigned(dt))
+    return !neg && (bits == 64 || mag >> bits == 0);
+  if (!asc__dtype_is_signed(dt))
+    return mag <= 1 && !neg;
+  return neg ? mag <= (uint64_t)1 << (bits - 1)
+             : mag < (uint64_t)1 << (bits - 1);
+}
+
 /* Gives a weak expression the type of its context, down through the
- * operators that passed the weak type up. */
+ * operators that passed the weak type up; an integer literal must be a
+ * value of the type it gets. */
 static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
@@ -346,9 +370,28 @@ static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_float(et->dtype) && !asc__dtype_is_float(t->dtype))
     return;
+  /* A variable keeps its own type; the operation converts it. */
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+       e->u.name.sym->kind == ASC_SYM_PARAM))
+    return;
   e->type = t;
   switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (!literal_fits(e->u.ival, false, t->dtype))
+      report(r, e->loc, "integer literal %llu does not fit in %s",
+             (unsigned long long)e->u.ival, tn(r, t));
+    break;
   case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT) {
+      /* -128 fits int8 although 128 does not */
+      if (!literal_fits(e->u.unary.operand->u.ival, true, t->dtype))
+        report(r, e->loc, "integer literal -%llu does not fit in %s",
+               (unsigned long long)e->u.unary.operand->u.ival, tn(r, t));
+      e->u.unary.operand->type = t;
+      break;
+    }
     coerce(r, e->u.unary.operand, t, depth + 1);
     break;
   case ASC_EXPR_BINARY:
@@ -755,7 +798,7 @@ static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
 }
 
 /* A parallel-loop body (lambda or nested def) taking the iteration index. */
-static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
+static void loop_body(run *r, asc__ast_expr *arg) {
   asc__ast_func *fn = NULL;
   frame *saved;
   if (arg->kind == ASC_EXPR_LAMBDA)
@@ -791,7 +834,6 @@ static void loop_body(run *r, asc__ast_expr *arg, asc__loc loc) {
   r->cur = frame_for(r, fn);
   block(r, &fn->body);
   r->cur = saved;
-  ASC_UNUSED(loc);
 }
 
 /* ascDataType named by a dtype argument (asc.float32, float, int). */
@@ -915,7 +957,7 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   return t;
 }
 
-static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
   for (int i = 0; i < e->u.call.nrargs; i++)
@@ -950,7 +992,7 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
              tn(r, t));
     else
       coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
-    loop_body(r, e->u.call.rargs[1], e->loc);
+    loop_body(r, e->u.call.rargs[1]);
     return asc__ty_none(r->in->c);
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM:
@@ -1086,6 +1128,41 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
   }
 }
 
+/* Builtins whose weak arguments take the result's type. */
+static bool args_follow_result(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+  case ASC_BI_ABS:
+  case ASC_BI_POW:
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
+  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
+  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
+  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
+  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+  asc__type *t = builtin_call_inner(r, e);
+  asc__type *f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
+      args_follow_result(e->u.call.builtin->id))
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      coerce(r, e->u.call.rargs[i], f, 0);
+  return t;
+}
+
 static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
                          int32_t nargs, asc__loc loc);
 
@@ -1120,6 +1197,27 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
            fn->nparams, (int)n);
     return err(r);
   }
+  /* Annotated parameters take arguments that convert to them, and an
+   * instance is made for the annotated type, not the argument's. */
+  for (int32_t i = 0; i < n; i++) {
+    asc__type *at;
+    if (fn->params[i].annotation == NULL)
+      continue;
+    at = annotation_type(r, fn->params[i].annotation, NULL);
+    if (at == NULL || is_err(at))
+      continue;
+    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+      at->contiguous = asc__ty_find(args[i])->contiguous;
+    if (!fits(r, args[i], at, true, 0)) {
+      report(r, e->u.call.rargs[i]->loc,
+             "argument '%s' of '%s' is annotated %s; cannot pass %s",
+             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
+      bad = true;
+    }
+    args[i] = at;
+  }
+  if (bad)
+    return err(r);
   in = instantiate(r, fn, args, n, e->loc);
   if (in == NULL)
     return err(r);
@@ -1158,9 +1256,20 @@ static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
     asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
     asc__type *at;
     if (a == NULL) {
-      if (cls->fields[i].def == NULL)
+      asc__ast_expr *def = cls->fields[i].def;
+      if (def == NULL) {
         report(r, e->loc, "%s() is missing field '%s'", cls->name,
                cls->fields[i].name);
+      } else if (r->check) {
+        /* the default is typed where it is used */
+        asc__type *dt = expr(r, def);
+        if (!fits(r, dt, st->fields[i].type, true, 0))
+          report(r, def->loc, "field '%s' of %s has type %s, not %s",
+                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+                 tn(r, dt));
+        else
+          coerce(r, def, st->fields[i].type, 0);
+      }
       continue;
     }
     at = expr(r, a);
@@ -1279,10 +1388,18 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return err(r);
     }
     return asc__ty_find(a)->dtype == ascBool ? weak(r, ascInt64) : a;
-  case ASC_EXPR_BINARY:
+  case ASC_EXPR_BINARY: {
+    asc__type *t;
     a = expr(r, e->u.binary.lhs);
     b = expr(r, e->u.binary.rhs);
-    return binop_type(r, e->u.binary.op, a, b, e);
+    t = binop_type(r, e->u.binary.op, a, b, e);
+    /* a weak operand takes the type the operation is done in */
+    if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
+      coerce(r, e->u.binary.lhs, t, 0);
+      coerce(r, e->u.binary.rhs, t, 0);
+    }
+    return t;
+  }
   case ASC_EXPR_BOOLOP:
     a = expr(r, e->u.boolop.lhs);
     b = expr(r, e->u.boolop.rhs);
@@ -1291,7 +1408,14 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     if (!check_truth(r, a, e->u.boolop.lhs) ||
         !check_truth(r, b, e->u.boolop.rhs))
       return err(r);
-    return asc__ty_promote(r->in->c, a, b);
+    {
+      asc__type *t = asc__ty_promote(r->in->c, a, b);
+      if (r->check && !t->weak) {
+        coerce(r, e->u.boolop.lhs, t, 0);
+        coerce(r, e->u.boolop.rhs, t, 0);
+      }
+      return t;
+    }
   case ASC_EXPR_COMPARE:
     return compare(r, e);
   case ASC_EXPR_IFEXP: {
@@ -1818,8 +1942,11 @@ static void seed_helper(run *r, frame *f, asc__type *const *args,
     k->declared = true;
     if (p->annotation != NULL) {
       k->t = annotation_type(r, p->annotation, NULL);
-      if (k->t == NULL)
+      if (k->t == NULL || is_err(k->t))
         k->t = args[i];
+      else if (k->t->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+        /* an annotation names dtype and ndim; the layout is the argument's */
+        k->t->contiguous = asc__ty_find(args[i])->contiguous;
     } else {
       k->t = args[i];
     }
@@ -1882,11 +2009,10 @@ static bool seed_kernel(run *r, frame *f) {
       continue;
     }
     /* scalars: the annotation decides; the signature must agree */
-    if (sp->is_tensor || (sp->dtype != at->dtype &&
-                          !(at->weak && sp->weak))) {
+    if (sp->is_tensor || sp->dtype != at->dtype) {
       report(r, p->loc,
              "parameter '%s' is annotated %s but the signature gives %s",
-             p->name, tn(r, at), tn(r, st));
+             p->name, py_name(r, at), py_name(r, st));
       ok = false;
     }
     if (cx && !sp->is_constexpr) {
@@ -1975,6 +2101,8 @@ static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
     it->args = asc__arena_alloc(in->c, sizeof *it->args * (size_t)(nargs + 1));
     for (int32_t i = 0; i < nargs; i++)
       it->args[i] = args[i];
+    it->pub.args = it->args;
+    it->pub.nargs = nargs;
     it->all_next = in->insts;
     in->insts = it;
   }

@@ -13,11 +13,19 @@
  *
  * The typed tree, as the back end reads it:
  *   asc__ast_expr.type   every expression, concrete (no weak types, no
- *                        variables).  A weak operand (a literal, a
- *                        ConstExpr) carries the type it is converted to.
- *                        Arithmetic: convert the operands to the node's
- *                        type.  Comparisons: convert both operands to
- *                        asc__ty_promote(lhs->type, rhs->type).
+ *                        variables).  A weak operand that is not a
+ *                        variable (a literal, a module constant, float(x))
+ *                        carries the type it is converted to, so an
+ *                        integer literal's value fits its type; a Name of a
+ *                        parameter or local always has its symbol's type.
+ *                        Arithmetic (and min/max/abs, math functions):
+ *                        convert the operands to the node's type.
+ *                        Comparisons: convert both operands to
+ *                        asc__ty_promote(lhs->type, rhs->type).  Not
+ *                        typed (NULL): annotations, call.func, decorators;
+ *                        typed None: for-loop iterables, raised exception
+ *                        expressions, except-clause classes.
+ *                        ConstExpr values are in sig->params[i].value.
  *   asc__sym.type        every parameter and local of the kernel, of its
  *                        nested functions and lambdas, and of each helper
  *                        instance.  EXC_VAR symbols are str.
@@ -45,6 +53,8 @@ typedef struct asc__tinst {
   asc__ast_func *fn;    /* the typed tree of this instance */
   asc__ast_func *orig;  /* the helper as the resolver left it */
   asc__type *type;      /* concrete FUNC type */
+  asc__type **args;     /* the argument types it was made for (weak kept) */
+  int32_t nargs;
   struct asc__tinst *next;
 } asc__tinst;
 
@@ -76,6 +86,17 @@ asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call);
 /* A private deep copy of helper fn (its body, parameters and locals, with
  * names rebound to the copies), for a second instance. */
 asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
+
+/* The parameter table of kernel fn (fn->nparams entries into out; names
+ * point into the tree), for ascKernelGetInfo and asc__sig_from_args.  An
+ * annotated parameter is what its annotation says (`float`/`int` are
+ * float64/int64 values; asc.ConstExpr without a type is a generic
+ * ConstExpr scalar).  An unannotated one is generic: a tensor when the
+ * kernel indexes it, reads its shape/ndim/size, hands it to an atomic, a
+ * lock or len, or passes it to a helper that does; a scalar otherwise.
+ * Reports bad annotations and returns false. */
+bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
+                        ascKernelParamInfo *out);
 
 /* Clears every type slot of fn, its nested functions and lambdas (types
  * of an earlier compilation may point into a freed arena). */

@@ -451,6 +451,129 @@ static void test_helpers(void **state) {
   module_free(md);
 }
 
+/* Many errors: inference stops at the context's limit by unwinding, with
+ * every message well formed. */
+static void test_many_errors(void **state) {
+  char src[8192];
+  size_t n = 0;
+  module *md;
+  bool ok;
+  char *d;
+  int count = 0;
+  (void)state;
+  n += (size_t)snprintf(src + n, sizeof src - n,
+                        "import asc\n\n@asc.kernel\ndef k(a):\n");
+  for (int i = 0; i < 40; i++)
+    n += (size_t)snprintf(src + n, sizeof src - n,
+                          "    a[%d] = a + %d\n", i, i);
+  md = parse("many.py", src, n);
+  assert_non_null(md->m);
+  d = specialise(md, "k", "(f32[1])", &ok, NULL, NULL);
+  assert_false(ok);
+  for (const char *p = d; (p = strstr(p, ": error: ")) != NULL; p++)
+    count++;
+  assert_int_equal(count, 20);
+  assert_non_null(strstr(d, "many.py:5:12: error: unsupported operand types "
+                            "for +: Tensor[float32, 1] and weak int"));
+  free(d);
+  module_free(md);
+}
+
+/* ------------------------------------------------ parameter tables */
+
+static const char params_src[] =
+    "import asc\n"
+    "\n"
+    "@asc.func\n"
+    "def first(t):\n"
+    "    return t[0]\n"
+    "\n"
+    "@asc.func\n"
+    "def pass_on(t, s):\n"
+    "    return first(t) + s\n"
+    "\n"
+    "@asc.kernel\n"
+    "def k(a: asc.Tensor[asc.float32, 2], n: asc.ConstExpr[int], c,\n"
+    "      alpha: float, x, h, g, s, lam, z: asc.ConstExpr, k8: asc.int8,\n"
+    "      at):\n"
+    "    a[0, 0] = pass_on(h, s) * alpha + first(g) + x[n]\n"
+    "    asc.parallel_for(lam.shape[0], lambda i: a[i, 0] = c + z + k8)\n"
+    "    asc.atomic_add(at, 0, 1)\n";
+
+static void test_kernel_params(void **state) {
+  module *md = parse("p.py", params_src, sizeof params_src - 1);
+  ascKernelParamInfo info[12];
+  asc__ast_func *k;
+  (void)state;
+  assert_non_null(md->m);
+  k = asc__module_func(md->m, "k");
+  assert_non_null(k);
+  assert_int_equal(k->nparams, 12);
+  assert_true(asc__kernel_params(&md->c, k, info));
+  /* a: annotated tensor */
+  assert_string_equal(info[0].name, "a");
+  assert_true(info[0].isTensor && !info[0].generic);
+  assert_int_equal(info[0].dtype, ascFloat32);
+  assert_int_equal(info[0].ndim, 2);
+  /* n: ConstExpr[int] */
+  assert_true(!info[1].isTensor && info[1].isConstExpr && !info[1].generic);
+  assert_int_equal(info[1].dtype, ascInt64);
+  /* c: unannotated, used as a scalar */
+  assert_true(!info[2].isTensor && info[2].generic);
+  assert_int_equal(info[2].dtype, ascDataTypeCount);
+  /* alpha: float */
+  assert_true(!info[3].generic && !info[3].isTensor);
+  assert_int_equal(info[3].dtype, ascFloat64);
+  /* x: indexed; h: through two helpers; g: through one; s: scalar */
+  assert_true(info[4].isTensor && info[4].generic);
+  assert_int_equal(info[4].ndim, -1);
+  assert_true(info[5].isTensor);
+  assert_true(info[6].isTensor);
+  assert_false(info[7].isTensor);
+  /* lam: shape read; z: bare ConstExpr; k8; at: atomic target */
+  assert_true(info[8].isTensor);
+  assert_true(info[9].isConstExpr && info[9].generic && !info[9].isTensor);
+  assert_int_equal(info[10].dtype, ascInt8);
+  assert_true(info[11].isTensor);
+
+  /* a launch: parameter table -> signature -> types */
+  {
+    float fa[4];
+    float dx[8];
+    int32_t ia[2];
+    ascTensor ta = {fa, ascFloat32, 2, {2, 2}, {2, 1}};
+    ascTensor tx = {dx, ascFloat32, 1, {8}, {1}};
+    ascTensor th = {dx, ascFloat32, 1, {4}, {2}};
+    ascTensor tat = {ia, ascInt32, 1, {2}, {1}};
+    int64_t n = 3;
+    double alpha = 0.5;
+    int8_t k8 = 2;
+    ascScalar c = {ascFloat32, 0, {.f = 1}};
+    ascScalar s = {ascFloat64, 1, {.f = 2}};
+    ascScalar z = {ascInt64, 1, {.i = 9}};
+    void *args[12] = {&ta, &n, &c, &alpha, &tx, &th, &tx, &s, &tx, &z, &k8,
+                      &tat};
+    asc__sig sig;
+    asc__sig_param sp[12];
+    asc__buf b;
+    bool ok;
+    char *d;
+    assert_int_equal(asc__sig_from_args(&sig, sp, "k", info, 12, args),
+                     ascSuccess);
+    asc__buf_init(&b);
+    asc__sig_format(&b, &sig);
+    assert_string_equal(asc__buf_str(&b),
+                        "k(f32[2], i64=3, f32, f64, f32[1], f32[1:s], f32[1], "
+                        "float, f32[1], int=9, i8, i32[1])");
+    d = specialise(md, "k", asc__buf_str(&b), &ok, NULL, NULL);
+    if (!ok)
+      fail_msg("%s", d);
+    free(d);
+    asc__buf_free(&b);
+  }
+  module_free(md);
+}
+
 /* ---------------------------------------------------------- the sweep */
 
 static const char *const sweep_sigs[] = {
@@ -569,6 +692,8 @@ int main(void) {
       cmocka_unit_test(test_conv2d),
       cmocka_unit_test(test_parallel_add),
       cmocka_unit_test(test_helpers),
+      cmocka_unit_test(test_many_errors),
+      cmocka_unit_test(test_kernel_params),
       cmocka_unit_test(test_sweep),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

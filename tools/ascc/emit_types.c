@@ -287,11 +287,23 @@ static void dump_block(dumper *d, const asc__ast_block *b, int depth) {
 }
 
 static void dump_func(asc__buf *out, const char *what,
-                      const asc__ast_func *fn, int depth) {
+                      const asc__ast_func *fn, const asc__tinst *inst,
+                      int depth) {
   dumper d;
   memset(&d, 0, sizeof d);
   d.out = out;
-  asc__buf_printf(out, "%s %s: ", what, fn->name);
+  asc__buf_printf(out, "%s %s", what, fn->name);
+  if (inst != NULL) {
+    /* the argument types the instance was made for */
+    asc__buf_puts(out, "(");
+    for (int32_t i = 0; i < inst->nargs; i++) {
+      if (i > 0)
+        asc__buf_puts(out, ", ");
+      asc__ty_print(out, inst->args[i]);
+    }
+    asc__buf_puts(out, ")");
+  }
+  asc__buf_puts(out, ": ");
   asc__ty_print(out, fn->type);
   asc__buf_puts(out, "\n");
   for (int i = 0; i < fn->nlocals; i++) {
@@ -310,15 +322,15 @@ static void dump_func(asc__buf *out, const char *what,
     for (int i = 0; i < d.nnested; i++)
       dump_func(out, d.nested[i]->kind == ASC_FUNC_LAMBDA ? "lambda"
                                                           : "nested",
-                d.nested[i], depth + 1);
+                d.nested[i], NULL, depth + 1);
 }
 
 static void dump_types(const asc__typed *t, asc__buf *out) {
   asc__sig_format(out, t->sig);
   asc__buf_puts(out, "\n");
-  dump_func(out, "kernel", t->kernel, 0);
+  dump_func(out, "kernel", t->kernel, NULL, 0);
   for (const asc__tinst *h = t->helpers; h != NULL; h = h->next)
-    dump_func(out, "helper", h->fn, 0);
+    dump_func(out, "helper", h->fn, h, 0);
 }
 
 int ascc_emit_types(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
