@@ -985,7 +985,7 @@ def python_launch_child(args):
 
 
 def python_launch_rows(args, env):
-    bench = "Python launch"
+    bench = "py launch"
     cmd = [sys.executable, os.path.abspath(__file__), "--child-python-launch",
            "--build", args.build] + (["--quick"] if args.quick else [])
     try:
@@ -997,21 +997,22 @@ def python_launch_rows(args, env):
     rows = []
     for name, ts in data["rows"]:
         if isinstance(ts, str):
-            what = "empty prange(n)" if "empty" in name else "prange storing 64 floats"
+            what = "empty prange" if "empty" in name else "64-float store"
             rows.append(failed_row("runtime", f"{bench}: {what}", "asc", ts))
             continue
-        what = "empty prange(n)" if "empty" in name else "prange storing 64 floats"
+        what = "empty prange" if "empty" in name or name.startswith("python") else "64-float store"
         if name.startswith("python"):
-            rows.append(row("runtime", bench + " (no-op Python call)", "CPython no-op call",
+            rows.append(row("runtime", f"{bench}: {what}", "CPython no-op function call",
                             statistics.median(ts), min(ts), max(ts), "us", reps=repeat,
-                            size=f"{calls} calls", is_asc=False))
+                            size=f"{calls} calls", is_asc=False,
+                            note="the floor of any call from Python"))
             continue
         impl = "asc" if name.startswith("asc") else "numba @njit(parallel=True)"
         rows.append(row("runtime", f"{bench}: {what}", impl, statistics.median(ts), min(ts),
                         max(ts), "us", reps=repeat, size=f"{calls} calls",
                         note="synchronous call from Python"))
     if data["info"] is None:
-        rows.append(failed_row("runtime", f"{bench}: empty prange(n)",
+        rows.append(failed_row("runtime", f"{bench}: empty prange",
                                "numba @njit(parallel=True)", "numba: not installed"))
     return rows
 
@@ -1024,6 +1025,13 @@ def sh(cmd):
                               text=True, timeout=30).stdout.strip()
     except Exception:
         return ""
+
+
+def load_average():
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "?"
 
 
 def machine_info(args):
@@ -1132,6 +1140,14 @@ def kernel_rows(args, env):
     return rows
 
 
+def group(rows):
+    """Rows of one benchmark together, benchmarks in order of first row."""
+    order = {}
+    for r in rows:
+        order.setdefault(r["benchmark"], len(order))
+    return sorted(rows, key=lambda r: order[r["benchmark"]])
+
+
 def add_ratios(rows):
     """ratio = reference median / asc median of the same benchmark (time:
     above 1, asc is faster).  The asc row of a benchmark is the first
@@ -1172,6 +1188,8 @@ def print_table(rows, info, quick):
     print(f"  python {info['python']}, numpy {info['numpy']}, BLAS: {'; '.join(info['blas'])}")
     print(f"  OPENBLAS_CORETYPE={info['OPENBLAS_CORETYPE']}, OMP_NUM_THREADS={info['OMP_NUM_THREADS']}, numba {info['numba']}")
     print(f"  asc {info['asc']}; git {info['git']}")
+    print(f"  load average (1, 5, 15 min) before: {info['loadavg_before']}, after: {info['loadavg_after']}"
+          f" (above 0 means other work shared the cores)")
     if quick:
         print("  --quick: tiny sizes, for checking the suite only; do not read the numbers")
     print()
@@ -1254,29 +1272,39 @@ def chart(rows, info, png, quick):
         if why:
             bars.append((f"{name}: {why}", None, None))
         for impl, ratio in refs:
-            bars.append((f"{name} — vs {impl}", ratio, name))
-    fig_h = max(4, 0.24 * len(bars) + 1.5)
+            bars.append((f"{name} — vs {impl}", ratio, impl))
+    fig_h = max(4, 0.22 * len(bars) + 2)
     fig, ax = plt.subplots(figsize=(11, fig_h))
     ys = list(range(len(bars)))[::-1]
-    names = sorted({b[2] for b in bars if b[2]}, key=lambda n: [d[0] for d in data].index(n))
+    refs_seen = []
+    for b in bars:
+        if b[2] and b[2] not in refs_seen:
+            refs_seen.append(b[2])
     cmap = plt.get_cmap("tab20")
-    colors = {n: cmap(i % 20) for i, n in enumerate(names)}
+    colors = {n: cmap(i % 20) for i, n in enumerate(refs_seen)}
     vals = [b[1] for b in bars if b[1]]
-    lo = min(vals + [0.5]) / 1.5
-    hi = max(vals + [2]) * 1.5
-    for y, (label, ratio, name) in zip(ys, bars):
+    lo = min(vals + [0.5]) / 2
+    hi = max(vals + [2]) * 3
+    labelled = set()
+    for y, (label, ratio, impl) in zip(ys, bars):
         if ratio is None:
-            ax.text(1.0, y, "  asc FAILED: no ratio", va="center", fontsize=8, color="red")
+            ax.text(1.0, y, "  no ratio", va="center", fontsize=7, color="red")
             continue
-        ax.barh(y, ratio, left=0, color=colors[name], height=0.8)
-        ax.text(ratio * 1.05, y, f"{ratio:.2f}x", va="center", fontsize=7)
+        # from 1 to the ratio: right of 1 asc is faster, left it is slower
+        ax.barh(y, ratio - 1, left=1, color=colors[impl], height=0.8,
+                label=None if impl in labelled else impl)
+        labelled.add(impl)
+        ax.text(ratio * 1.06 if ratio >= 1 else ratio / 1.06, y, f"{ratio:.2f}x", va="center",
+                ha="left" if ratio >= 1 else "right", fontsize=6.5)
     ax.set_xscale("log")
-    ax.set_xlim(lo, hi * 2)
+    ax.set_xlim(lo, hi)
+    ax.legend(fontsize=7, loc="lower right", title="reference", title_fontsize=7)
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_yticks(ys)
     ax.set_yticklabels([b[0] for b in bars], fontsize=7)
     ax.set_xlabel("reference median time / asc median time (log scale; right of 1: asc is faster)")
     ax.set_title(title, fontsize=9)
+    ax.set_ylim(-1, len(bars))
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
@@ -1301,7 +1329,7 @@ def gnuplot_chart(data, title, png):
     h = max(480, 18 * len(lines) + 120)
     title = title.replace("\n", "\\n").replace('"', "'")
     script = f"""
-set terminal pngcairo size 1100,{h} font ",8"
+set terminal pngcairo size 1100,{h} font ",8" noenhanced
 set output "{png}"
 set title "{title}"
 set logscale x
@@ -1312,8 +1340,8 @@ set xlabel "reference median time / asc median time (log; right of 1: asc faster
 set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb "black"
 unset key
 set grid x
-plot "{dat}" using (0.1):1:(0.01):($2 > 1e-8 ? $2 : 1/0):($1-0.4):($1+0.4):ytic(3) with boxxyerror, \\
-     "{dat}" using ($2 > 1e-8 ? $2*1.1 : 0.012):1:($2 > 1e-8 ? sprintf("%.2fx", $2) : "asc FAILED: no ratio") with labels left
+plot "{dat}" using (1):1:($2 < 1 ? $2 : 1):($2 > 1e-8 ? ($2 > 1 ? $2 : 1) : 1/0):($1-0.4):($1+0.4):ytic(3) with boxxyerror, \\
+     "{dat}" using ($2 > 1e-8 ? ($2 > 1 ? $2*1.1 : 1.1) : 1.1):1:($2 > 1e-8 ? sprintf("%.2fx", $2) : "no ratio") with labels left
 """
     gp = os.path.join(d, "plot.gp")
     open(gp, "w").write(script)
@@ -1355,6 +1383,7 @@ def main():
     t0 = time.perf_counter()
     env = dict(os.environ)
     info = machine_info(args)
+    info["loadavg_before"] = load_average()
     parts = set(args.only.split(",")) if args.only else {"kernels", "runtime"}
     rows = []
     if "kernels" in parts:
@@ -1369,7 +1398,9 @@ def main():
             print(f"  {name} ...", end="", flush=True)
             rows += fn(args, env)
             print(f" {time.perf_counter() - t:.0f} s", flush=True)
+    rows = group(rows)
     add_ratios(rows)
+    info["loadavg_after"] = load_average()
     print_table(rows, info, args.quick)
     stem, how = write_outputs(rows, info, args, started)
     print(f"\nwrote {stem}.json, {stem}.csv, {stem}.png (chart: {how}); "
