@@ -24,7 +24,6 @@ import ctypes
 import datetime
 import gc
 import json
-import math
 import os
 import platform
 import re
@@ -34,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 import numpy as np
 
@@ -330,6 +328,9 @@ class Matmul(Case):
         self.n = n
         self.reps = reps
         self.name = f"matmul {n}^3"
+        if reps == 1:
+            self.note += ("; one timed run per implementation (each takes seconds on "
+                          "2 cores), so min = max = median")
 
     def size_text(self, inp):
         n, k = inp["a"].shape
@@ -1126,6 +1127,7 @@ def kernel_rows(args, env):
                             "ms", size=size, reps=len(ts),
                             rate=r["work"] / med / 1e9, rate_unit=unit,
                             note="; ".join(notes)))
+            rows[-1]["times_ms"] = [t * 1e3 for t in ts]
         if info.get("note"):
             rows[-1]["case_note"] = info["note"]
             for r in rows:
@@ -1362,6 +1364,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
     ap.add_argument("--out-dir", help="default: bench/results, or BUILD/bench/results with --quick")
     ap.add_argument("--only", default="", help="comma-separated: kernels,runtime")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 if a row FAILED (a missing optional package aside)")
     ap.add_argument("--child-case", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-python-launch", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--progress", help=argparse.SUPPRESS)
@@ -1407,6 +1411,11 @@ def main():
     stem, how = write_outputs(rows, info, args, started)
     print(f"\nwrote {stem}.json, {stem}.csv, {stem}.png (chart: {how}); "
           f"suite took {time.perf_counter() - t0:.0f} s")
+    failed = [r for r in rows if r["status"] != "ok" and "not installed" not in r["note"]]
+    if failed:
+        print(f"{len(failed)} rows FAILED")
+        if args.strict:
+            sys.exit(1)
 
 
 if __name__ == "__main__":
