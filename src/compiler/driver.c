@@ -21,13 +21,18 @@
 #include "driver.h"
 
 #include <inttypes.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cache.h"
+#include "cctx.h"
+#include "frontend.h"
+#include "infer.h"
 #include "internal.h"
 #include "jit.h"
 #include "spectab.h"
+#include "types.h"
 
 #define PYMODULE_MAGIC 0x50594d44u /* "PYMD" */
 
@@ -164,6 +169,28 @@ static void scalar_value(sigtext *s, ascDataType dt, const void *p) {
   }
 }
 
+/* An ascScalar's value: value.i for bool and signed, value.u for
+ * unsigned, value.f for floating types (asc.h). */
+static void descriptor_value(sigtext *s, const ascScalar *v) {
+  switch (v->dtype) {
+  case ascUInt8:
+  case ascUInt16:
+  case ascUInt32:
+  case ascUInt64:
+    st_printf(s, "=%" PRIu64, v->value.u);
+    break;
+  case ascFloat16:
+  case ascBFloat16:
+  case ascFloat32:
+  case ascFloat64:
+    st_printf(s, "=%a", v->value.f);
+    break;
+  default:
+    st_printf(s, "=%" PRId64, v->value.i);
+    break;
+  }
+}
+
 /* The canonical signature text of a launch, "k(f32[2], f32[1:s], int,
  * i64=3)"; ascErrorInvalidValue naming the parameter when an argument does
  * not fit. */
@@ -211,7 +238,7 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
       else
         st_printf(s, "%s", dtype_short[v->dtype]);
       if (p->isConstExpr)
-        scalar_value(s, v->dtype, &v->value);
+        descriptor_value(s, v);
     } else {
       st_printf(s, "%s", dtype_short[p->dtype]);
       if (p->isConstExpr)
@@ -363,18 +390,126 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
   return ascSuccess;
 }
 
+/* ------------------------------------------------------ Python stages */
+
+static int32_t first_line(const ascCompileOptions *o) {
+  return o != NULL && o->firstLine > 0 ? o->firstLine : 1;
+}
+
+/* The status of a compilation context after its catch point. */
+static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
+  if (c->fail == ASC_FAIL_OOM)
+    return asc__error(ascErrorOutOfMemory, "out of memory compiling %s",
+                      c->filename);
+  if (c->fail == ASC_FAIL_INTERNAL)
+    return asc__error_text(ascErrorInternal, asc__buf_str(&c->diag));
+  if (c->fail != ASC_FAIL_NONE || c->nerrors > 0)
+    return asc__error_text(ascErrorCompile, asc__buf_str(&c->diag));
+  return err;
+}
+
+/* After type inference.  The IR lowering plugs in here:
+ *   asc__irfunc *f = asc__lower_kernel(c, t);
+ *   asc__irmodule *mod = asc__ir_module_new(c);
+ *   asc__ir_module_add(c, mod, f);
+ *   asc__ir_pipeline(c, mod, NULL);
+ *   asc__emit_module(c, mod, &src, out);     src: m's text, first line */
+static ascError_t back_end(asc__cctx *c, const asc__typed *t,
+                           const char *signature, asc__buf *out) {
+  ASC_UNUSED(c);
+  ASC_UNUSED(out);
+  return asc__error(ascErrorUnsupported,
+                    "%s: kernels type-check but cannot be lowered to C yet "
+                    "(signature %s)",
+                    t->kernel->name, signature);
+}
+
+/* The per-specialisation stages for modules made from Python text.  Each
+ * run parses the text again into its own context: inference writes types
+ * into the tree, so specialisations built at the same time (or one that
+ * unwound half-way) must not share one.  Parsing costs far less than the C
+ * compiler, and runs only on a disk-cache miss. */
+static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
+                            const char *signature, void *const *args,
+                            asc__buf *out) {
+  const ascKernelInfo *info = &m->kernels[kernel].info;
+  asc__cctx c;
+  jmp_buf jb;
+  volatile ascError_t err = ascSuccess;
+
+  ASC_UNUSED(ud);
+  asc__cctx_init(&c, m->opts.filename, m->text, m->len, first_line(&m->opts));
+  c.catch_point = &jb;
+  if (setjmp(jb) == 0) {
+    asc__ast_module *am =
+        asc__frontend(&c, m->opts.globals, m->opts.numGlobals);
+    asc__ast_func *fn = asc__module_func(am, info->name);
+    asc__sig_param *sp;
+    asc__sig sig;
+    asc__typed *t;
+
+    ASC_CHECK(&c, fn != NULL && fn->nparams == info->numParams);
+    sp = asc__arena_alloc(&c, sizeof *sp * (size_t)(fn->nparams + 1));
+    err = asc__sig_from_args(&sig, sp, info->name, info->params,
+                             info->numParams, args);
+    if (err == ascSuccess) {
+      t = asc__infer_kernel(&c, am, fn, &sig);
+      if (t != NULL && c.nerrors == 0)
+        err = back_end(&c, t, signature, out);
+    }
+  }
+  err = cctx_status(&c, err);
+  asc__cctx_free(&c);
+  return err;
+}
+
 ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                                 size_t len, const ascCompileOptions *opts) {
-  ASC_UNUSED(text);
-  ASC_UNUSED(len);
-  ASC_UNUSED(opts);
-  if (out != NULL)
-    *out = NULL;
-  /* The front end plugs in here: parse and resolve once, fill the kernel
-   * table, and pass the type/lower/emit stages to
-   * asc__pymodule_create_with. */
-  return asc__error(ascErrorUnsupported,
-                    "the Python kernel compiler is not built in");
+  asc__cctx c;
+  jmp_buf jb;
+  ascKernelInfo *volatile infos = NULL;
+  volatile int nk = 0;
+  ascError_t err;
+
+  if (out == NULL || text == NULL)
+    return asc__error(ascErrorInvalidValue, "NULL module pointer or text");
+  *out = NULL;
+  asc__cctx_init(&c, opts && opts->filename ? opts->filename : "<string>",
+                 text, len, first_line(opts));
+  c.catch_point = &jb;
+  if (setjmp(jb) == 0) {
+    asc__ast_module *am = asc__frontend(&c, opts ? opts->globals : NULL,
+                                        opts ? opts->numGlobals : 0);
+    ascKernelInfo *ki;
+    int i, n = 0;
+
+    for (i = 0; i < am->nfuncs; i++)
+      n += am->funcs[i]->kind == ASC_FUNC_KERNEL;
+    ki = asc__arena_alloc(&c, sizeof *ki * (size_t)(n + 1));
+    n = 0;
+    for (i = 0; i < am->nfuncs; i++) {
+      asc__ast_func *fn = am->funcs[i];
+      ascKernelParamInfo *pi;
+      if (fn->kind != ASC_FUNC_KERNEL)
+        continue;
+      pi = asc__arena_alloc(&c, sizeof *pi * (size_t)(fn->nparams + 1));
+      if (!asc__kernel_params(&c, fn, pi))
+        continue; /* reported; the module fails below */
+      ki[n].name = fn->name;
+      ki[n].numParams = fn->nparams;
+      ki[n].params = pi;
+      n++;
+    }
+    infos = ki;
+    nk = n;
+  }
+  err = cctx_status(&c, ascSuccess);
+  /* The tables are copied out of the arena before it goes. */
+  if (err == ascSuccess)
+    err = asc__pymodule_create_with(out, text, len, opts, infos, nk,
+                                    py_stages, NULL, NULL);
+  asc__cctx_free(&c);
+  return err;
 }
 
 void asc__pymodule_destroy(asc__pymodule *m) {
@@ -463,6 +598,26 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   return ascSuccess;
 }
 
+/* The type system's checks of launch arguments (asc__sig_from_args):
+ * dtypes, ranks, extents, data pointers, each error naming the parameter.
+ * Parameter storage is on the stack for the usual kernel. */
+static ascError_t check_args(const drv_kernel *k, void *const *args) {
+  asc__sig_param small[16], *sp = small;
+  asc__sig sig;
+  ascError_t err;
+  int n = k->info.numParams;
+
+  if (n > (int)ASC_ARRAY_SIZE(small)) {
+    sp = asc__malloc(sizeof *sp * (size_t)n);
+    if (sp == NULL)
+      return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  err = asc__sig_from_args(&sig, sp, k->info.name, k->info.params, n, args);
+  if (sp != small)
+    asc__free(sp);
+  return err;
+}
+
 ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
                                     void *const *args,
                                     const asc_kernel_desc **desc) {
@@ -482,6 +637,9 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
   if (args == NULL && m->kernels[i].info.numParams > 0)
     return asc__error(ascErrorInvalidValue, "%s: NULL args",
                       m->kernels[i].info.name);
+  err = check_args(&m->kernels[i], args);
+  if (err != ascSuccess)
+    return err;
   st_init(&sig);
   err = signature_of(&m->kernels[i], args, &sig);
   if (err == ascSuccess)

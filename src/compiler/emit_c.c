@@ -57,7 +57,8 @@ static const char helpers[] =
     "  static inline T asc_ipow_##S(T a, T e) { \\\n"
     "    uint64_t r = 1, x = (uint64_t)a; \\\n"
     "    for (uint64_t n = (uint64_t)e; n; n >>= 1) { \\\n"
-    "      if (n & 1) r *= x; x *= x; } \\\n"
+    "      if (n & 1) r *= x; \\\n"
+    "      x *= x; } \\\n"
     "    return (T)r; }\n"
     "ASC_IDIV(int8_t, i8) ASC_IDIV(int16_t, i16) ASC_IDIV(int32_t, i32)\n"
     "ASC_IDIV(int64_t, i64)\n"
@@ -145,6 +146,7 @@ typedef struct frame {
   int kind;
   int label;
   const asc__irins *ins;
+  bool used;            /* its exception label is jumped to */
 } frame;
 
 typedef struct emitter {
@@ -165,6 +167,8 @@ typedef struct emitter {
   int64_t *shared_off;  /* per register: byte offset in ctx->shared */
   uint64_t shared_bytes;
   bool uses_barrier;
+  bool raise_used;      /* L_raise is jumped to */
+  const asc__irins **def; /* per register: its only definition, or NULL */
 } emitter;
 
 static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
@@ -202,6 +206,12 @@ static void ind(emitter *e) {
     asc__buf_puts((e)->o, "\n");                                             \
   } while (0)
 
+/* Tensor data pointers are restrict unless the launch may pass
+ * overlapping tensors. */
+static const char *restrict_kw(const emitter *e) {
+  return e->src && e->src->may_alias ? "" : "restrict ";
+}
+
 static const char *ctype(int dt) {
   static const char *const t[] = {"_Bool",    "int8_t",   "int16_t",
                                   "int32_t",  "int64_t",  "uint8_t",
@@ -225,6 +235,7 @@ static void push(emitter *e, int kind, int label, const asc__irins *i) {
   e->frames[e->nframes].kind = kind;
   e->frames[e->nframes].label = label;
   e->frames[e->nframes].ins = i;
+  e->frames[e->nframes].used = false;
   e->nframes++;
 }
 
@@ -457,6 +468,8 @@ static const char *binexpr(emitter *e, int op, int dt, const char *a,
 static const char *exc_target(emitter *e) {
   for (int k = e->nframes - 1; k >= 0; k--) {
     frame *fr = &e->frames[k];
+    if (fr->kind == F_TRY || fr->kind == F_EXCEPT || fr->kind == F_CRIT)
+      fr->used = true;
     if (fr->kind == F_TRY)
       return asc__arena_printf(e->c, "L%d_exc", fr->label);
     if (fr->kind == F_EXCEPT)
@@ -464,6 +477,7 @@ static const char *exc_target(emitter *e) {
     if (fr->kind == F_CRIT)
       return asc__arena_printf(e->c, "L%d_crit_exc", fr->label);
   }
+  e->raise_used = true;
   return "L_raise";
 }
 
@@ -484,13 +498,16 @@ static void cleanups(emitter *e, int to) {
       LINE(e, "ctx->rt->critical_exit(ctx);");
     } else if ((fr.kind == F_TRY || fr.kind == F_EXCEPT) &&
                fr.ins->has_finally) {
+      /* emit the finally body as if at frame k; frames below k keep what
+       * it marks (used labels), those from k up are put back */
       int saved = e->nframes;
-      frame *copy = asc__arena_alloc(e->c, sizeof *copy * (size_t)saved);
-      memcpy(copy, e->frames, sizeof *copy * (size_t)saved);
+      size_t nsave = (size_t)(saved - k);
+      frame *copy = asc__arena_alloc(e->c, sizeof *copy * nsave);
+      memcpy(copy, e->frames + k, sizeof *copy * nsave);
       e->nframes = k;
       push(e, F_FINALLY, fr.label, fr.ins);
       emit_block(e, &fr.ins->body[2]);
-      memcpy(e->frames, copy, sizeof *copy * (size_t)saved);
+      memcpy(e->frames + k, copy, sizeof *copy * nsave);
       e->nframes = saved;
     }
   }
@@ -506,12 +523,52 @@ static int innermost_loop(emitter *e) {
 
 /* -------------------------------------------------------- instructions */
 
+/* True when v is certainly positive: a positive constant, or a register
+ * whose only definition is max(x, c > 0), or a copy or widening cast of
+ * such a value. */
+static bool known_positive(emitter *e, asc__irval v, int depth) {
+  const asc__irins *d;
+  if (v.kind == ASC_IRV_CONST)
+    return !asc__dt_is_float(v.dtype) && v.dtype != ascBool &&
+           (asc__dt_is_signed(v.dtype) ? v.c.i > 0 : v.c.i != 0);
+  if (depth > 8 || e->def == NULL || (d = e->def[v.reg]) == NULL)
+    return false;
+  switch (d->op) {
+  case ASC_IR_MOV:
+    return known_positive(e, d->args[0], depth + 1);
+  case ASC_IR_CAST: {
+    int from = asc__irv_dtype(e->f, d->args[0]);
+    int to = e->f->regs[d->dst].ty.dtype;
+    return asc__dt_is_int(from) && asc__dt_is_int(to) &&
+           asc__dt_bits(to) >= asc__dt_bits(from) &&
+           known_positive(e, d->args[0], depth + 1);
+  }
+  case ASC_IR_MAX:
+    return known_positive(e, d->args[0], depth + 1) ||
+           known_positive(e, d->args[1], depth + 1);
+  default:
+    return false;
+  }
+}
+
+static void collect_defs(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
+        i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
+      e->def[i->dst] = i;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      collect_defs(e, &i->body[k]);
+  }
+}
+
 static void div_check(emitter *e, const asc__irins *i) {
   asc__irval b = i->args[1];
   int dt = e->f->regs[i->dst].ty.dtype;
   if (asc__dt_is_float(dt))
     return;
   if (b.kind == ASC_IRV_CONST && b.c.i != 0)
+    return;
+  if (known_positive(e, b, 0))
     return;
   LINE(e, "if (%s == 0) {", val(e, b));
   e->depth++;
@@ -828,6 +885,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     break;
   case ASC_IR_TRY: {
     int L = e->labels++;
+    bool pending = false;
     LINE(e, "{ /* try */");
     e->depth++;
     push(e, F_TRY, L, i);
@@ -835,21 +893,26 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     e->nframes--;
     LINE(e, "goto L%d_done;", L);
     e->depth--;
-    LINE(e, "L%d_exc:;", L);
+    if (e->frames[e->nframes].used)
+      LINE(e, "L%d_exc:;", L);
     e->depth++;
     if (i->has_except) {
       LINE(e, "if (asc_exc_match(exc->kind, 0x%xu)) {", (unsigned)i->exc_mask);
       e->depth++;
+      LINE(e, "asc_kexc caught%d = *exc;", L);
+      LINE(e, "(void)caught%d;", L);
       LINE(e, "exc->kind = ASC_KEXC_NONE;");
       push(e, F_EXCEPT, L, i);
       emit_block(e, &i->body[1]);
       e->nframes--;
+      pending = e->frames[e->nframes].used;
       LINE(e, "goto L%d_done;", L);
       e->depth--;
       LINE(e, "}");
     }
     e->depth--;
-    LINE(e, "L%d_pending:;", L);
+    if (pending)
+      LINE(e, "L%d_pending:;", L);
     e->depth++;
     if (i->has_finally) {
       LINE(e, "{");
@@ -882,6 +945,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "ctx->rt->critical_exit(ctx);");
+    if (!e->frames[e->nframes].used)
+      break;
     LINE(e, "goto L%d_crit_done;", L);
     LINE(e, "L%d_crit_exc:", L);
     LINE(e, "ctx->rt->critical_exit(ctx);");
@@ -903,6 +968,26 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_RAISE:
     emit_raise(e, i->aux, i->line, i->str ? i->str : "");
     break;
+  case ASC_IR_EXCMATCH: {
+    int L = -1;
+    for (int k = e->nframes - 1; k >= 0 && L < 0; k--)
+      if (e->frames[k].kind == F_EXCEPT)
+        L = e->frames[k].label;
+    ASC_CHECK(e->c, L >= 0);
+    LINE(e, "%s = asc_exc_match(caught%d.kind, 0x%xu);", d, L,
+         (unsigned)i->exc_mask);
+    break;
+  }
+  case ASC_IR_RERAISE: {
+    int L = -1;
+    for (int k = e->nframes - 1; k >= 0 && L < 0; k--)
+      if (e->frames[k].kind == F_EXCEPT)
+        L = e->frames[k].label;
+    ASC_CHECK(e->c, L >= 0);
+    LINE(e, "*exc = caught%d;", L);
+    LINE(e, "goto %s;", exc_target(e));
+    break;
+  }
   default:
     LINE(e, "%s = %s;", d,
          binexpr(e, i->op,
@@ -980,8 +1065,9 @@ static void declare_array(emitter *e, int32_t r) {
   for (int32_t k = 0; k < a->nimm; k++)
     total *= a->imm[k];
   if (a->op == ASC_IR_LOCAL_ARRAY)
-    LINE(e, "_Alignas(64) %s %s[%lld];", ctype(g->ty.dtype), rname(e, r),
-         (long long)total);
+    LINE(e, "_Alignas(64) %s %s[%lld]%s;", ctype(g->ty.dtype), rname(e, r),
+         (long long)total,
+         g->nuses <= 1 ? " __attribute__((unused))" : "");
   else
     LINE(e, "%s *restrict %s = (%s *)__builtin_assume_aligned("
             "(char *)ctx->shared + %lld, 64);",
@@ -1019,7 +1105,9 @@ static void declare_scalars(emitter *e, const uint8_t *mark,
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR)
       declare_array(e, r);
     else
-      LINE(e, "%s %s;", ctype(f->regs[r].ty.dtype), rname(e, r));
+      LINE(e, "%s %s%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           /* written, never read: an atomic's unused old value */
+           f->regs[r].nuses == 0 ? " __attribute__((unused))" : "");
   }
 }
 
@@ -1117,8 +1205,9 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       continue;
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
       bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
-      LINE(e, "%s%s *restrict %s = env->%s;", ro ? "const " : "",
-           ctype(f->regs[r].ty.dtype), rname(e, r), rname(e, r));
+      LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
+           ctype(f->regs[r].ty.dtype), restrict_kw(e), rname(e, r),
+           rname(e, r), rname(e, r));
       if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
         LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
              tname(e, r), tname(e, r));
@@ -1129,7 +1218,10 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   declare_scalars(e, defs, isiv, i);
   LINE(e, "int64_t k = lo;");
-  LINE(e, "(void)tid; (void)ctx;");
+  /* locals, so stores through the tensors cannot make gcc reload them */
+  LINE(e, "const int64_t start = env->lo, step = env->step;");
+  LINE(e, "(void)tid; (void)ctx; (void)exc; (void)start; (void)step;");
+  e->raise_used = false;
   if (i->nred > 0) {
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
@@ -1140,15 +1232,19 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
            ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
     }
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "kk" : "env->lo + kk * env->step");
+         simple ? "kk" : "start + kk * step");
   } else {
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "k" : "env->lo + k * env->step");
+         simple ? "k" : "start + k * step");
   }
   push(e, F_LOOP, 0, i);
   emit_block(e, &i->body[0]);
@@ -1163,8 +1259,10 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->depth--;
   LINE(e, "}");
   LINE(e, "return 0;");
-  out(e, "L_raise:\n");
-  LINE(e, "return k + 1;");
+  if (e->raise_used) {
+    out(e, "L_raise:\n");
+    LINE(e, "return k + 1;");
+  }
   out(e, "}\n\n");
   e->in_body = false;
   e->depth = 0;
@@ -1243,13 +1341,16 @@ static void emit_pfor_call(emitter *e, const asc__irins *i) {
   LINE(e, "}");
 }
 
-/* Marks tensors never stored to as read-only (const pointers). */
+/* written[r]: bit 0 when tensor r is stored to (its pointer stays
+ * non-const), bit 1 when its data is read or written at all. */
 static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
                           uint8_t *written) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->op == ASC_IR_STORE || i->op == ASC_IR_ATOMIC ||
         i->op == ASC_IR_CAS)
-      written[i->args[0].reg] = 1;
+      written[i->args[0].reg] = 3;
+    else if (i->op == ASC_IR_LOAD)
+      written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)
       mark_readonly(f, &i->body[k], written);
   }
@@ -1266,13 +1367,15 @@ static void emit_kernel(emitter *e) {
   written = asc__arena_alloc(e->c, (size_t)n + 1);
   mark_readonly(f, &f->body, written);
   for (int32_t r = 0; r < n; r++) {
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !written[r])
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !(written[r] & 1))
       f->regs[r].ty.flags |= ASC_IRT_READONLY;
     else
       f->regs[r].ty.flags &= (uint8_t)~ASC_IRT_READONLY;
     if (!f->regs[r].param && f->regs[r].ty.kind == ASC_IRK_TENSOR)
       f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   }
+  e->def = asc__arena_alloc(e->c, sizeof *e->def * ((size_t)n + 1));
+  collect_defs(e, &f->body);
   e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));
   e->shared_bytes = 0;
   e->uses_barrier = false;
@@ -1297,14 +1400,16 @@ static void emit_kernel(emitter *e) {
       LINE(e, "const asc_ktensor *%s = (const asc_ktensor *)args[%d];",
            tname(e, r), (int)p);
       if (g->ty.flags & ASC_IRT_ALIGN64)
-        LINE(e, "%s%s *restrict %s = (%s *)__builtin_assume_aligned(%s->data, "
+        LINE(e, "%s%s *%s%s = (%s *)__builtin_assume_aligned(%s->data, "
                 "64);",
-             ro ? "const " : "", ctype(g->ty.dtype), rname(e, r),
-             ctype(g->ty.dtype), tname(e, r));
+             ro ? "const " : "", ctype(g->ty.dtype), restrict_kw(e),
+             rname(e, r), ctype(g->ty.dtype), tname(e, r));
       else
-        LINE(e, "%s%s *restrict %s = (%s *)%s->data;", ro ? "const " : "",
-             ctype(g->ty.dtype), rname(e, r), ctype(g->ty.dtype),
-             tname(e, r));
+        LINE(e, "%s%s *%s%s = (%s *)%s->data;", ro ? "const " : "",
+             ctype(g->ty.dtype), restrict_kw(e), rname(e, r),
+             ctype(g->ty.dtype), tname(e, r));
+      if (!(written[r] & 2))
+        LINE(e, "(void)%s; /* only its shape is used */", rname(e, r));
     } else if (g->ty.flags & ASC_IRT_GENERIC) {
       const char *fld = asc__dt_is_float(g->ty.dtype) ? "f" : "i";
       if (g->ty.dtype == ascBFloat16)
@@ -1318,16 +1423,21 @@ static void emit_kernel(emitter *e) {
       LINE(e, "%s %s = *(const %s *)args[%d];", ctype(g->ty.dtype),
            rname(e, r), ctype(g->ty.dtype), (int)p);
     }
+    if (g->ty.kind != ASC_IRK_TENSOR)
+      LINE(e, "(void)%s;", rname(e, r));
   }
   mark = asc__arena_alloc(e->c, (size_t)n + 1);
   isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   scan_entry(&f->body, mark, isiv);
   declare_scalars(e, mark, isiv, NULL);
-  LINE(e, "(void)ctx;");
+  LINE(e, "(void)ctx; (void)exc;");
+  e->raise_used = false;
   emit_block(e, &f->body);
   LINE(e, "return 0;");
-  out(e, "L_raise:\n");
-  LINE(e, "return 1;");
+  if (e->raise_used) {
+    out(e, "L_raise:\n");
+    LINE(e, "return 1;");
+  }
   out(e, "}\n\n");
   e->depth = 0;
 

@@ -560,6 +560,17 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
     asc__buf_printf(o, " %s ", asc__exc_name(i->aux));
     print_str(o, i->str ? i->str : "");
     break;
+  case ASC_IR_EXCMATCH: {
+    bool first = true;
+    asc__buf_puts(o, "(");
+    for (int k = 1; k < ASC_KEXC_COUNT; k++)
+      if (i->exc_mask & (1u << k)) {
+        asc__buf_printf(o, "%s%s", first ? "" : ", ", asc__exc_name(k));
+        first = false;
+      }
+    asc__buf_puts(o, ")");
+    break;
+  }
   case ASC_IR_FOR:
   case ASC_IR_PFOR:
     asc__buf_printf(o, " %%%s:", f->regs[i->dst].name);

@@ -107,7 +107,11 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(BREAK, "break", 0, 0)                                                    \
   X(CONTINUE, "continue", 0, 0)                                              \
   X(RET, "ret", -1, 0)                                                       \
-  X(RAISE, "raise", 0, 0)              /* aux = kind, str = message */
+  X(RAISE, "raise", 0, 0)              /* aux = kind, str = message */ \
+  X(EXCMATCH, "excmatch", 0, 0)        /* in an except region: does the  \
+                                          caught kind match exc_mask? */ \
+  X(RERAISE, "reraise", 0, 0)          /* in an except region: raise the \
+                                          caught exception again */
 
 enum {
   ASC_OPF_PURE = 1 << 0, /* no side effect (may still trap: see below) */
@@ -220,8 +224,9 @@ struct asc__irins {
   /* PFOR reductions */
   int32_t nred;
   asc__irred *red;
-  /* TRY: except kinds as a bit set of ASC_KEXC_* (bit EXCEPTION: all);
-   * has_except / has_finally say which handlers exist. */
+  /* TRY, EXCMATCH: except kinds as a bit set of ASC_KEXC_* (bit
+   * EXCEPTION: all, bit ARITHMETIC_ERROR: also ZeroDivision and Overflow);
+   * TRY: has_except / has_finally say which handlers exist. */
   uint32_t exc_mask;
   bool has_except, has_finally;
   /* IF: then, else.  FOR/PFOR/LOOP/CRITICAL: body.  TRY: body, except,

@@ -421,6 +421,21 @@ static asc__irins *parse_ins(parser *ps) {
     i->str = parse_string(ps);
     break;
   }
+  case ASC_IR_EXCMATCH:
+    expect(ps, '(');
+    while (!accept(ps, ')')) {
+      const char *en;
+      size_t nn;
+      int k;
+      if (i->exc_mask)
+        expect(ps, ',');
+      nn = word(ps, &en);
+      k = asc__exc_lookup(en, nn);
+      if (k < 0)
+        PERR(ps, "unknown exception kind");
+      i->exc_mask |= 1u << k;
+    }
+    break;
   case ASC_IR_FOR:
   case ASC_IR_PFOR:
     if (dst >= 0)

@@ -15,6 +15,7 @@ typedef struct vstate {
   int loops;       /* enclosing loops in the current function body */
   int pfors;       /* enclosing pfor bodies */
   int loops_at_pfor;
+  int excepts;     /* enclosing except regions in this function body */
 } vstate;
 
 static _Noreturn void fail(vstate *v, const asc__irins *i, const char *what) {
@@ -215,11 +216,13 @@ static void vins(vstate *v, const asc__irins *i) {
     if (v->f->regs[i->dst].ndefs != 1)
       fail(v, i, "induction variable assigned elsewhere");
     if (op == ASC_IR_PFOR) {
-      int saved = v->loops_at_pfor;
+      int saved = v->loops_at_pfor, saved_exc = v->excepts;
       check_private(v, i);
       v->pfors++;
       v->loops_at_pfor = ++v->loops;
+      v->excepts = 0; /* the body is another C function */
       vblock(v, &i->body[0]);
+      v->excepts = saved_exc;
       v->loops--;
       v->pfors--;
       v->loops_at_pfor = saved;
@@ -251,7 +254,23 @@ static void vins(vstate *v, const asc__irins *i) {
     if (i->aux <= 0 || i->aux >= ASC_KEXC_COUNT)
       fail(v, i, "bad exception kind");
     break;
+  case ASC_IR_EXCMATCH:
+    if (ddt(v, i) != ascBool || i->exc_mask == 0)
+      fail(v, i, "excmatch gives bool and needs kinds");
+    if (v->excepts == 0)
+      fail(v, i, "excmatch outside an except region");
+    break;
+  case ASC_IR_RERAISE:
+    if (v->excepts == 0)
+      fail(v, i, "reraise outside an except region");
+    break;
   case ASC_IR_TRY:
+    vblock(v, &i->body[0]);
+    v->excepts++;
+    vblock(v, &i->body[1]);
+    v->excepts--;
+    vblock(v, &i->body[2]);
+    return;
   case ASC_IR_LOOP:
   case ASC_IR_CRITICAL:
     break;

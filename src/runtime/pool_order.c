@@ -66,7 +66,7 @@ bool asc__order_follows(void *waiter, void *key, uint64_t pos) {
   asc__stream *t = waiter;
   bool yes = false;
 
-  uv_mutex_lock(&t->lock);
+  asc__spin_lock(&t->lock);
   for (int i = 0; i < ASC__WAITED_MAX; i++) {
     if (t->waited[i].src == key) {
       /* The record is op rec_pos; it completes after ops 1..pos when it
@@ -75,7 +75,7 @@ bool asc__order_follows(void *waiter, void *key, uint64_t pos) {
       break;
     }
   }
-  uv_mutex_unlock(&t->lock);
+  asc__spin_unlock(&t->lock);
   return yes;
 }
 

@@ -60,16 +60,19 @@ struct asc__sched {
   uint64_t spin_ns;
   worker *workers;
 
-  /* The pool lock guards the ready lists, nsleeping, the gang state and
-   * stop.  A thread may hold one stream lock when it takes the pool lock
-   * (submission happens while a stream is being advanced); while holding
-   * the pool lock it takes no other lock. */
-  _Alignas(ASC_CACHE_LINE) uv_mutex_t lock;
-  uv_cond_t cond;
+  /* The pool lock (a spinlock) guards the ready lists, the gang state
+   * and stop.  A thread may hold one stream lock when it takes the pool
+   * lock (submission happens while a stream is being advanced); while
+   * holding the pool lock it takes no other lock. */
+  _Alignas(ASC_CACHE_LINE) asc__spinlock lock;
   asc__job *head[ASC_PRIO_LEVELS];
   asc__job *tail[ASC_PRIO_LEVELS];
-  int nsleeping;
   bool stop;
+  /* Parked workers wait on cond under park_lock, a leaf lock taken with
+   * no other lock held. */
+  uv_mutex_t park_lock;
+  uv_cond_t cond;
+  atomic_int nsleeping;
   /* Launches that use barriers run one at a time so that two of them can
    * never each hold half of the workers at a barrier. */
   asc__launch *gang_active;
@@ -88,13 +91,7 @@ static _Thread_local bool tls_in_loop;
 
 bool asc__on_worker(void) { return tls_worker != NULL; }
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
+#define cpu_relax asc__cpu_relax
 
 /* ------------------------------------------------------- aligned memory */
 
@@ -123,8 +120,31 @@ void asc__cache_free(void *p) {
 
 /* ------------------------------------------------------------ ready lists */
 
-/* Pool lock held. */
-static void job_push(asc__sched *s, asc__job *j, int nclaims) {
+void asc__spin_lock_slow(asc__spinlock *l) {
+  for (unsigned n = 0;; n++) {
+    if (!atomic_load_explicit(&l->v, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
+      return;
+    if (n < 100)
+      asc__cpu_relax();
+    else
+      sched_yield();
+  }
+}
+
+/* Wakes up to n parked workers.  No lock held. */
+static void wake(asc__sched *s, int n) {
+  if (n <= 0 || atomic_load(&s->nsleeping) == 0)
+    return;
+  uv_mutex_lock(&s->park_lock);
+  for (int k = 0; k < n; k++)
+    uv_cond_signal(&s->cond);
+  uv_mutex_unlock(&s->park_lock);
+}
+
+/* Pool lock held.  Returns how many parked workers the caller should wake
+ * once it has dropped the lock. */
+static int job_push(asc__sched *s, asc__job *j, int nclaims) {
   int lv = j->level;
 
   if (j->kind == ASC__JOB_LOOP) {     /* running blocks finish first */
@@ -153,8 +173,7 @@ static void job_push(asc__sched *s, asc__job *j, int nclaims) {
   if (tls_worker != NULL && tls_worker->sched == s &&
       j->kind == ASC__JOB_BLOCKS)
     nclaims--;
-  for (int k = 0; k < nclaims && k < s->nsleeping; k++)
-    uv_cond_signal(&s->cond);
+  return nclaims;
 }
 
 /* Pool lock held. */
@@ -229,15 +248,17 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
   atomic_store_explicit(&l->bar_gen, 0, memory_order_relaxed);
 }
 
-/* Pool lock held. */
-static void launch_queue(asc__sched *s, asc__launch *l) {
-  job_push(s, &l->job, (int)(l->nblocks < (uint32_t)s->nworkers
-                                 ? l->nblocks
-                                 : (uint32_t)s->nworkers));
+/* Pool lock held; returns the number of workers to wake. */
+static int launch_queue(asc__sched *s, asc__launch *l) {
+  return job_push(s, &l->job, (int)(l->nblocks < (uint32_t)s->nworkers
+                                        ? l->nblocks
+                                        : (uint32_t)s->nworkers));
 }
 
 void asc__sched_submit(asc__sched *s, asc__launch *l) {
-  uv_mutex_lock(&s->lock);
+  int n = 0;
+
+  asc__spin_lock(&s->lock);
   if (l->gang && s->gang_active != NULL) {
     l->job.next = NULL;
     if (s->gang_tail != NULL)
@@ -248,9 +269,10 @@ void asc__sched_submit(asc__sched *s, asc__launch *l) {
   } else {
     if (l->gang)
       s->gang_active = l;
-    launch_queue(s, l);
+    n = launch_queue(s, l);
   }
-  uv_mutex_unlock(&s->lock);
+  asc__spin_unlock(&s->lock);
+  wake(s, n);
 }
 
 static void spin_lock(atomic_flag *f) {
@@ -292,15 +314,17 @@ static void launch_block_done(asc__sched *s, asc__launch *l) {
       nblocks)
     return;
   if (l->gang) {
-    uv_mutex_lock(&s->lock);
+    int n = 0;
+    asc__spin_lock(&s->lock);
     s->gang_active = s->gang_head;
     if (s->gang_head != NULL) {
       s->gang_head = (asc__launch *)(void *)s->gang_head->job.next;
       if (s->gang_head == NULL)
         s->gang_tail = NULL;
-      launch_queue(s, s->gang_active);
+      n = launch_queue(s, s->gang_active);
     }
-    uv_mutex_unlock(&s->lock);
+    asc__spin_unlock(&s->lock);
+    wake(s, n);
   }
   l->complete(l);
 }
@@ -408,13 +432,20 @@ static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
   asc__sched *s;
   uint64_t t0 = 0;
   unsigned spins = 0;
+  int nwake;
 
   if (n <= 0)
     return 0;
   if (min_chunk < 1)
     min_chunk = 1;
-  if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk)
-    return body(env, 0, n, tls_tid, exc) != 0;
+  if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk) {
+    bool outer = tls_in_loop;
+    int64_t r;
+    tls_in_loop = true;
+    r = body(env, 0, n, tls_tid, exc);
+    tls_in_loop = outer;
+    return r != 0;
+  }
 
   s = tls_worker->sched;
   t->n = n;
@@ -427,16 +458,17 @@ static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
   atomic_store_explicit(&t->nactive, 0, memory_order_relaxed);
   atomic_flag_clear(&t->exc_lock);
 
-  uv_mutex_lock(&s->lock);
-  job_push(s, &t->job, t->size - 1);
-  uv_mutex_unlock(&s->lock);
+  asc__spin_lock(&s->lock);
+  nwake = job_push(s, &t->job, t->size - 1);
+  asc__spin_unlock(&s->lock);
+  wake(s, nwake);
 
   loop_work(t, 0);
 
-  uv_mutex_lock(&s->lock);
+  asc__spin_lock(&s->lock);
   if (t->job.queued)
     job_unlink(s, &t->job);
-  uv_mutex_unlock(&s->lock);
+  asc__spin_unlock(&s->lock);
   /* Helpers that joined are inside a chunk; wait for them. */
   while (atomic_load_explicit(&t->nactive, memory_order_acquire) != 0) {
     if (++spins < 64) {
@@ -470,6 +502,21 @@ static int krt_barrier(asc_kctx *ctx) {
 
   if (atomic_load_explicit(&l->cancelled, memory_order_acquire))
     return 1;
+  if (tls_in_loop || !(l->desc->flags & ASC_KERNEL_USES_BARRIER)) {
+    /* Inside a loop body (a compile error in the language) the team's
+     * threads would be counted as blocks; in a kernel not flagged
+     * ASC_KERNEL_USES_BARRIER the blocks need not be resident.  Either
+     * could hang, so the launch fails instead. */
+    asc_kexc exc;
+    exc.kind = ASC_KEXC_RUNTIME_ERROR;
+    exc.line = 0;
+    snprintf(exc.msg, sizeof exc.msg, "%s",
+             tls_in_loop ? "asc.barrier() called inside a parallel loop"
+                         : "asc.barrier() called by a kernel not flagged "
+                           "ASC_KERNEL_USES_BARRIER");
+    launch_raise(l, ctx->block_idx, &exc);
+    return 1;
+  }
   if (l->nblocks <= 1)
     return 0;
   gen = atomic_load_explicit(&l->bar_gen, memory_order_acquire);
@@ -573,46 +620,59 @@ static void worker_main(void *arg) {
 
   tls_worker = w;
   bind_worker(w);
-  uv_mutex_lock(&s->lock);
   for (;;) {
-    asc__job *j = job_first(s);
+    asc__job *j;
+    bool stop;
 
+    asc__spin_lock(&s->lock);
+    j = job_first(s);
+    if (j != NULL && j->kind == ASC__JOB_BLOCKS) {
+      asc__launch *l = (asc__launch *)(void *)j;
+      uint32_t b = l->next_block++;
+      bool more;
+      if (l->next_block == l->nblocks)
+        job_unlink(s, j);
+      more = job_first(s) != NULL;
+      asc__spin_unlock(&s->lock);
+      /* Submitters do not wake a worker for a job a spinning worker will
+       * take; that worker may take another job instead, so whoever claims
+       * work while more is queued passes a wakeup on. */
+      if (more)
+        wake(s, 1);
+      run_block(w, l, b);
+      continue;
+    }
     if (j != NULL) {
-      if (j->kind == ASC__JOB_BLOCKS) {
-        asc__launch *l = (asc__launch *)(void *)j;
-        uint32_t b = l->next_block++;
-        if (l->next_block == l->nblocks)
-          job_unlink(s, j);
-        uv_mutex_unlock(&s->lock);
-        run_block(w, l, b);
-      } else {
-        team *t = (team *)(void *)j;
-        int32_t tid = ++t->nhelpers;
-        atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
-        if (t->nhelpers >= t->size - 1)
-          job_unlink(s, j);
-        uv_mutex_unlock(&s->lock);
-        loop_work(t, tid);
-        atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
-      }
-      uv_mutex_lock(&s->lock);
+      team *t = (team *)(void *)j;
+      int32_t tid = ++t->nhelpers;
+      bool more;
+      atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
+      if (t->nhelpers >= t->size - 1)
+        job_unlink(s, j);
+      more = job_first(s) != NULL;
+      asc__spin_unlock(&s->lock);
+      if (more)
+        wake(s, 1);
+      loop_work(t, tid);
+      atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
       continue;
     }
-    if (s->stop)
+    stop = s->stop;
+    asc__spin_unlock(&s->lock);
+    if (stop)
       break;
-    uv_mutex_unlock(&s->lock);
-    if (spin_for_work(s)) {
-      uv_mutex_lock(&s->lock);
+    if (spin_for_work(s))
       continue;
-    }
-    uv_mutex_lock(&s->lock);
-    if (job_first(s) != NULL || s->stop)
-      continue;
-    s->nsleeping++;
-    uv_cond_wait(&s->cond, &s->lock);
-    s->nsleeping--;
+    /* Park.  A submitter raises njobs before it reads nsleeping, and this
+     * thread raises nsleeping before it reads njobs (all sequentially
+     * consistent), so one of the two always sees the other. */
+    uv_mutex_lock(&s->park_lock);
+    atomic_fetch_add(&s->nsleeping, 1);
+    while (atomic_load(&s->njobs) == 0 && !atomic_load(&s->stop_flag))
+      uv_cond_wait(&s->cond, &s->park_lock);
+    atomic_fetch_sub(&s->nsleeping, 1);
+    uv_mutex_unlock(&s->park_lock);
   }
-  uv_mutex_unlock(&s->lock);
   asc__free(w->scratch);
   w->scratch = NULL;
   tls_worker = NULL;
@@ -634,15 +694,17 @@ uint64_t asc__spin_ns_env(void) {
 }
 
 static void sched_free(asc__sched *s, int started) {
-  uv_mutex_lock(&s->lock);
+  asc__spin_lock(&s->lock);
   s->stop = true;
+  asc__spin_unlock(&s->lock);
+  uv_mutex_lock(&s->park_lock);
   atomic_store(&s->stop_flag, 1);
   uv_cond_broadcast(&s->cond);
-  uv_mutex_unlock(&s->lock);
+  uv_mutex_unlock(&s->park_lock);
   for (int i = 0; i < started; i++)
     uv_thread_join(&s->workers[i].thread);
   uv_cond_destroy(&s->cond);
-  uv_mutex_destroy(&s->lock);
+  uv_mutex_destroy(&s->park_lock);
   asc__cache_free(s->workers);
   asc__cache_free(s);
 }
@@ -662,13 +724,13 @@ static ascError_t sched_create(asc__device *dev, asc__sched **out) {
     asc__cache_free(s);
     return asc__error(ascErrorOutOfMemory, "cannot allocate the worker pool");
   }
-  if (uv_mutex_init(&s->lock) != 0) {
+  if (uv_mutex_init(&s->park_lock) != 0) {
     asc__cache_free(s->workers);
     asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool lock");
   }
   if (uv_cond_init(&s->cond) != 0) {
-    uv_mutex_destroy(&s->lock);
+    uv_mutex_destroy(&s->park_lock);
     asc__cache_free(s->workers);
     asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool condition");

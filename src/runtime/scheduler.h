@@ -28,6 +28,33 @@
 
 typedef struct asc__sched asc__sched;
 
+static inline void asc__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* A lock for short critical sections on the launch path (the pool's
+ * ready lists, a stream's queue): spins, then yields the CPU, never
+ * sleeps in the kernel.  Holders never block while holding it. */
+typedef struct asc__spinlock {
+  atomic_int v;
+} asc__spinlock;
+
+void asc__spin_lock_slow(asc__spinlock *l);
+
+static inline void asc__spin_lock(asc__spinlock *l) {
+  if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
+    return;
+  asc__spin_lock_slow(l);
+}
+
+static inline void asc__spin_unlock(asc__spinlock *l) {
+  atomic_store_explicit(&l->v, 0, memory_order_release);
+}
+
 /* An entry of the pool's ready lists: either a launch with blocks left to
  * hand out, or a block's parallel loop with helper slots left. */
 typedef struct asc__job {
@@ -41,7 +68,7 @@ enum { ASC__JOB_BLOCKS = 1, ASC__JOB_LOOP = 2 };
 
 /* Bytes of argument storage inside a pooled launch record; launches whose
  * copied arguments need more allocate once. */
-#define ASC_LAUNCH_INLINE_ARGS 1536
+#define ASC_LAUNCH_INLINE_ARGS 1024
 
 typedef struct asc__launch asc__launch;
 typedef void (*asc__launch_done_fn)(asc__launch *l);

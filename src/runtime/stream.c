@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OP_FREE_MAX 64
+/* At most this many ops are queued on one stream; a host thread queuing
+ * more waits for room (as CUDA's launch queue does), so op records are
+ * recycled instead of allocated on the launch path. */
+#define STREAM_DEPTH 1024
+/* Free op records kept per stream: a full queue's worth. */
+#define OP_FREE_MAX (STREAM_DEPTH + 16)
 
 static const char *const exc_class[ASC_KEXC_COUNT] = {
     "Exception",      "Exception",         "ValueError",
@@ -23,13 +28,7 @@ static const char *const exc_class[ASC_KEXC_COUNT] = {
 static const char lost_message[] =
     "kernel raised an exception (its message was lost: out of memory)";
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
+#define cpu_relax asc__cpu_relax
 
 /* ----------------------------------------------------------------- fences */
 
@@ -188,9 +187,12 @@ static void notify_waiters(asc__rt *rt) {
 
 static void host_post(asc__rt *rt, asc__op *op);
 
-/* st's lock held.  Starts the head op if it is not running yet, finishing
- * inline every op that needs no worker. */
-static void stream_advance(asc__stream *st, asc__op **wl) {
+/* st's lock held.  Moves the stream forward: ops that need no worker
+ * (records, satisfied waits, callbacks, skipped work) finish inline; a
+ * launch or host function that must run is marked dispatched and
+ * returned, and the caller starts it with op_start() once it has dropped
+ * the lock (the op stays at the head, so nobody else touches it). */
+static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
   asc__op *op;
 
   while ((op = st->head) != NULL && !op->dispatched) {
@@ -199,10 +201,8 @@ static void stream_advance(asc__stream *st, asc__op **wl) {
     case OP_LAUNCH:
       if (st->err == ascSuccess) {
         asc__sched *s;
-        if (asc__sched_get(st->rt->dev, &s) == ascSuccess) {
-          asc__sched_submit(s, &op->launch);
-          return;
-        }
+        if (asc__sched_get(st->rt->dev, &s) == ascSuccess)
+          return op;
         set_error(st, ascErrorLaunchFailure,
                   atomic_fetch_add(&st->rt->err_seq, 1) + 1,
                   asc__strdup("kernel launch failed: the worker pool "
@@ -210,26 +210,54 @@ static void stream_advance(asc__stream *st, asc__op **wl) {
       }
       break;
     case OP_HOSTFN:
-      if (st->err == ascSuccess) {
-        host_post(st->rt, op);
-        return;
-      }
+      if (st->err == ascSuccess)
+        return op;
       break;
     case OP_RECORD:
       fence_signal(op->fence, st, wl);
       break;
     case OP_WAIT:
       if (!fence_wait_or_park(op->fence, op))
-        return;
+        return NULL;
       stream_adopt(st, op->fence);
       break;
     case OP_CALLBACK:
-      op->cb(op->ud, st->err);
-      break;
+      /* Never skipped; runs once the lock is dropped. */
+      op->cb_status = st->err;
+      return op;
     default:
       break;
     }
     head_pop(st, op);
+  }
+  return NULL;
+}
+
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg);
+
+/* Starts an op returned by stream_advance.  No lock held.  Callbacks run
+ * here, one after the other (a loop, not a recursion, however many are
+ * queued). */
+static void op_start(asc__op *op) {
+  asc__sched *s;
+
+  while (op != NULL) {
+    switch (op->kind) {
+    case OP_HOSTFN:
+      host_post(op->stream->rt, op);
+      return;
+    case OP_CALLBACK:
+      op->cb(op->ud, op->cb_status);
+      op = stream_complete(op->stream, op, ascSuccess, NULL);
+      break;
+    default:
+      /* stream_advance made sure the pool exists; it lives until a
+       * device reset, which first waits for this op. */
+      if (asc__sched_get(op->stream->rt->dev, &s) == ascSuccess)
+        asc__sched_submit(s, &op->launch);
+      return;
+    }
   }
 }
 
@@ -266,40 +294,51 @@ static void process_worklist(asc__op *wl) {
     asc__stream *st = op->stream;
     bool reap;
 
+    asc__op *start;
+
     wl = op->wnext;
-    uv_mutex_lock(&st->lock);
+    asc__spin_lock(&st->lock);
     stream_adopt(st, op->fence);
     head_pop(st, op);
-    stream_advance(st, &wl);
+    start = stream_advance(st, &wl);
     reap = check_reap(st);
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
+    op_start(start);
     if (reap)
       stream_reap(st);
   }
 }
 
-/* The running head op of st has finished (on a worker or the callback
- * thread) with err and msg (owned, may be NULL). */
-static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
-                          char *msg) {
+/* The running head op of st has finished with err and msg (owned, may
+ * be NULL).  Returns the next op to op_start(). */
+static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
+                                char *msg) {
   asc__rt *rt = st->rt;
-  asc__op *wl = NULL;
+  asc__op *wl = NULL, *start;
   bool reap;
 
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (err != ascSuccess && st->err == ascSuccess) {
     set_error(st, err, atomic_fetch_add(&rt->err_seq, 1) + 1, msg);
     msg = NULL;
   }
   head_pop(st, op);
-  stream_advance(st, &wl);
+  start = stream_advance(st, &wl);
   reap = check_reap(st);
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   asc__free(msg);
   process_worklist(wl);
   if (reap)
     stream_reap(st);
   notify_waiters(rt);
+  return start;
+}
+
+/* As stream_complete, then starts what follows (on a worker or the
+ * callback thread). */
+static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
+                          char *msg) {
+  op_start(stream_complete(st, op, err, msg));
 }
 
 static void launch_complete(asc__launch *l) {
@@ -327,8 +366,9 @@ static void launch_complete(asc__launch *l) {
   stream_finish(op->stream, op, err, msg);
 }
 
-/* st's lock held: appends op and starts it if the stream was idle. */
-static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
+/* st's lock held: appends op; if the stream was idle, advances it and
+ * returns what the caller must op_start() after dropping the lock. */
+static asc__op *stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
   op->next = NULL;
   if (st->tail != NULL)
     st->tail->next = op;
@@ -342,8 +382,7 @@ static void stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
   } else if (op->kind == OP_WAIT && op->fence != NULL) {
     asc__order_note_wait(st, op->fence);
   }
-  if (st->head == op)
-    stream_advance(st, wl);
+  return st->head == op ? stream_advance(st, wl) : NULL;
 }
 
 static bool stream_pending(asc__stream *st) {
@@ -466,8 +505,7 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
     rt->free_streams = st->free_next;
   } else {
     st = asc__cache_alloc(sizeof *st);
-    if (st == NULL || uv_mutex_init(&st->lock) != 0) {
-      asc__cache_free(st);
+    if (st == NULL) {
       uv_mutex_unlock(&rt->lock);
       return NULL;
     }
@@ -478,13 +516,13 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   st->priority = priority;
   st->level = priority - ASC_STREAM_PRIO_GREATEST;
   st->is_default = is_default;
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   st->destroyed = false;
   st->reaped = false;
   st->err = ascSuccess;
   st->err_id = 0;
   st->err_msg = NULL;
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   st->live_prev = NULL;
   st->live_next = rt->streams;
   if (rt->streams != NULL)
@@ -597,23 +635,23 @@ static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
 
   if (f == NULL)
     return asc__error(ascErrorOutOfMemory, "cannot allocate a fence");
-  uv_mutex_lock(&t->lock);
+  asc__spin_lock(&t->lock);
   if (t->head == NULL) {
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
     fence_unref(f);
     return ascSuccess;
   }
   op = op_get(t);
   if (op == NULL) {
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
     fence_unref(f);
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
   }
   op->kind = OP_RECORD;
   fence_ref(f);
   op->fence = f;
-  stream_append(t, op, &wl);   /* t is busy: nothing starts here */
-  uv_mutex_unlock(&t->lock);
+  (void)stream_append(t, op, &wl);   /* t is busy: nothing starts */
+  asc__spin_unlock(&t->lock);
   f->dep_next = *list;
   *list = f;
   return ascSuccess;
@@ -680,42 +718,42 @@ static ascError_t fill_launch(asc__op *op, const op_spec *sp) {
   return ascSuccess;
 }
 
+static bool stream_has_room(const void *a, uint64_t unused) {
+  const asc__stream *st = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&st->submitted) - atomic_load(&st->completed) <
+         STREAM_DEPTH;
+}
+
+static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
+                      const void *a, uint64_t b, bool spin);
+
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
-  asc__op *op, *wl = NULL;
+  asc__op *op, *wl = NULL, *start[2] = {NULL, NULL};
   ascError_t err;
+
+  /* Back-pressure on host threads only: a worker or the callback thread
+   * waiting here could be what the stream is waiting for. */
+  if (!stream_has_room(st, 0) && !asc__on_worker() &&
+      !asc__tls_get()->in_host_callback)
+    host_wait(st->rt, stream_has_room, st, 0, true);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
     if (err != ascSuccess)
       goto fail;
   }
-  err = legacy_deps(st, &deps);
-  if (err != ascSuccess)
-    goto fail;
-  uv_mutex_lock(&st->lock);
-  if (st->destroyed) {
-    uv_mutex_unlock(&st->lock);
-    err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
-                     (void *)st);
-    goto fail;
-  }
-  while (deps != NULL) {
-    asc__op *w = op_get(st);
-    if (w == NULL) {
-      uv_mutex_unlock(&st->lock);
-      err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
-      goto fail;
-    }
-    w->kind = OP_WAIT;
-    w->fence = deps;
-    deps = deps->dep_next;
-    stream_append(st, w, &wl);
-  }
-  op = op_get(st);
+  /* Take a record and fill it outside the queue lock, which the worker
+   * completing the stream's head needs too. */
+  asc__spin_lock(&st->lock);
+  op = st->destroyed ? NULL : op_get(st);
+  err = st->destroyed ? ascErrorInvalidHandle : ascSuccess;
+  asc__spin_unlock(&st->lock);
   if (op == NULL) {
-    uv_mutex_unlock(&st->lock);
-    err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+    err = err == ascErrorInvalidHandle
+              ? asc__error(err, "stream %p was destroyed", (void *)st)
+              : asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
     goto fail;
   }
   op->kind = sp->kind;
@@ -724,26 +762,59 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   op->cb = sp->cb;
   if (sp->kind == OP_LAUNCH) {
     err = fill_launch(op, sp);
-    if (err != ascSuccess) {
-      op_put(st, op);
-      uv_mutex_unlock(&st->lock);
-      goto fail;
+    if (err != ascSuccess)
+      goto fail_op;
+  }
+  err = legacy_deps(st, &deps);
+  if (err != ascSuccess)
+    goto fail_op;
+
+  asc__spin_lock(&st->lock);
+  if (st->destroyed) {
+    asc__spin_unlock(&st->lock);
+    err = asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
+                     (void *)st);
+    goto fail_op;
+  }
+  while (deps != NULL) {
+    asc__op *w = op_get(st);
+    if (w == NULL) {
+      asc__spin_unlock(&st->lock);
+      err = asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
+      goto fail_op;
     }
+    w->kind = OP_WAIT;
+    w->fence = deps;
+    deps = deps->dep_next;
+    if (start[0] == NULL)
+      start[0] = stream_append(st, w, &wl);
+    else
+      (void)stream_append(st, w, &wl);   /* st is busy: nothing starts */
+  }
+  if (sp->kind == OP_LAUNCH) {
     op->inflight = sp->inflight;
     if (op->inflight != NULL)
       atomic_fetch_add(op->inflight, 1);
   }
   op->fence = sp->fence;
   sp->fence = NULL;
-  stream_append(st, op, &wl);
-  uv_mutex_unlock(&st->lock);
+  start[1] = stream_append(st, op, &wl);
+  asc__spin_unlock(&st->lock);
+  op_start(start[0]);
+  op_start(start[1]);
   process_worklist(wl);
   notify_waiters(st->rt);
   return ascSuccess;
+
+fail_op:
+  asc__spin_lock(&st->lock);
+  op_put(st, op);
+  asc__spin_unlock(&st->lock);
 fail:
   drop_deps(deps);
   fence_unref(sp->fence);
   sp->fence = NULL;
+  op_start(start[0]);
   process_worklist(wl);
   return err;
 }
@@ -828,13 +899,13 @@ static ascError_t stream_take_error(asc__stream *st) {
   ascError_t code;
   char *msg;
 
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   code = st->err;
   msg = st->err_msg;
   st->err = ascSuccess;
   st->err_id = 0;
   st->err_msg = NULL;
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   if (code == ascSuccess)
     return ascSuccess;
   asc__error_text(code, msg != NULL ? msg : lost_message);
@@ -941,9 +1012,9 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   err = asc__stream_resolve(stream, &st);
   if (err != ascSuccess)
     return err;
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (st->destroyed) {
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     return asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
                       (void *)stream);
   }
@@ -953,7 +1024,7 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   st->err_msg = NULL;
   st->err = ascSuccess;
   reap = check_reap(st);
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
   if (reap)
     stream_reap(st);
   return ascSuccess;
@@ -1190,12 +1261,12 @@ ascError_t ascEventQuery(ascEvent_t event) {
 /* Clears st's pending error if it is still error id (it was reported
  * through an event). */
 static void stream_clear_error(asc__stream *st, uint64_t id) {
-  uv_mutex_lock(&st->lock);
+  asc__spin_lock(&st->lock);
   if (st->err != ascSuccess && st->err_id == id) {
     asc__free(st->err_msg);
     set_error(st, ascSuccess, 0, NULL);
   }
-  uv_mutex_unlock(&st->lock);
+  asc__spin_unlock(&st->lock);
 }
 
 ascError_t ascEventSynchronize(ascEvent_t event) {
@@ -1276,7 +1347,7 @@ ascError_t ascDeviceSynchronize(void) {
    * reported. */
   uv_mutex_lock(&rt->lock);
   for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
-    uv_mutex_lock(&t->lock);
+    asc__spin_lock(&t->lock);
     if (t->err != ascSuccess) {
       if (code == ascSuccess || t->err_id < best) {
         asc__free(msg);
@@ -1288,7 +1359,7 @@ ascError_t ascDeviceSynchronize(void) {
       }
       set_error(t, ascSuccess, 0, NULL);
     }
-    uv_mutex_unlock(&t->lock);
+    asc__spin_unlock(&t->lock);
   }
   uv_mutex_unlock(&rt->lock);
   if (code == ascSuccess)
@@ -1318,7 +1389,7 @@ ascError_t ascDeviceReset(void) {
   for (st = rt->streams; st != NULL; st = next) {
     bool mine = false;
     next = st->live_next;
-    uv_mutex_lock(&st->lock);
+    asc__spin_lock(&st->lock);
     asc__free(st->err_msg);
     set_error(st, ascSuccess, 0, NULL);
     if (!st->is_default && !st->reaped) {
@@ -1327,7 +1398,7 @@ ascError_t ascDeviceReset(void) {
       st->reaped = true;
       mine = true;
     }
-    uv_mutex_unlock(&st->lock);
+    asc__spin_unlock(&st->lock);
     if (!mine)
       continue;
     if (st->live_prev != NULL)

@@ -88,6 +88,7 @@ struct asc__op {
   ascHostFn_t fn;          /* HOSTFN */
   void *ud;
   asc__stream_cb cb;       /* CALLBACK */
+  ascError_t cb_status;
   atomic_int *inflight;    /* LAUNCH: the module's count of queued launches */
   asc__launch launch;      /* LAUNCH */
 };
@@ -102,12 +103,13 @@ struct asc__stream {
   int level;
   bool is_default;
 
-  /* The stream lock guards everything below except the atomics.  Lock
-   * order: the rt lock may be held when a stream lock is taken; while
-   * holding a stream lock a thread may take the pool lock, a fence lock,
-   * the host-queue lock or an event's lock, but never the rt lock or a
-   * second stream lock. */
-  uv_mutex_t lock;
+  /* The stream lock (a spinlock: held only for short, non-blocking
+   * sections) guards everything below except the atomics.  Lock order:
+   * the rt lock may be held when a stream lock is taken; while holding a
+   * stream lock a thread may take the pool lock, a fence lock or the
+   * host-queue lock, but never the rt lock, an event's lock or a second
+   * stream lock. */
+  asc__spinlock lock;
   bool destroyed;
   bool reaped;
   asc__op *head, *tail;
@@ -195,11 +197,13 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
 
 /* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
  * earlier work of the stream has finished, inline on whichever thread
- * advanced the stream (a worker, the callback thread or a host thread in a
- * libasc call), with status the stream's pending error (ascSuccess or
- * ascErrorKernelException).  fn must be short and must not call libasc
- * stream, event or synchronising functions.  Stream-ordered frees
- * (ascFreeAsync) hook in here. */
+ * advanced the stream (a worker, the callback thread or a host thread
+ * inside a libasc call), with no libasc lock held, and status the
+ * stream's pending error (ascSuccess or ascErrorKernelException).  Later
+ * work on the stream waits for fn to return, so fn must be short and must
+ * not wait for stream progress (no synchronising calls); it may take its
+ * own locks and queue work.  Stream-ordered frees (ascFreeAsync) hook in
+ * here. */
 ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
                                         void *ud);
 

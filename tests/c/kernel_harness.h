@@ -50,7 +50,16 @@ static inline int harness_barrier(asc_kctx *ctx) {
   (void)ctx;
   return 0;
 }
-static inline void harness_crit(asc_kctx *ctx) { (void)ctx; }
+/* critical sections entered minus exited (test-only state) */
+static int harness_crit_depth;
+static inline void harness_crit_enter(asc_kctx *ctx) {
+  (void)ctx;
+  harness_crit_depth++;
+}
+static inline void harness_crit_exit(asc_kctx *ctx) {
+  (void)ctx;
+  harness_crit_depth--;
+}
 static inline int harness_cancelled(asc_kctx *ctx) {
   (void)ctx;
   return 0;
@@ -58,7 +67,7 @@ static inline int harness_cancelled(asc_kctx *ctx) {
 
 static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
-    harness_barrier,  harness_crit,         harness_crit,
+    harness_barrier,  harness_crit_enter,   harness_crit_exit,
     harness_cancelled};
 
 typedef struct harness_mod {
@@ -70,9 +79,12 @@ typedef struct harness_mod {
 
 static inline int harness_run_cc(const char *c_path, const char *so_path) {
   const char *cc = getenv("ASC_CC") ? getenv("ASC_CC") : "cc";
-  char *argv[] = {(char *)cc, "-O2", "-std=gnu11", "-fexcess-precision=standard",
-                  "-shared", "-fPIC", "-o", (char *)so_path, (char *)c_path,
-                  "-lm", NULL};
+  /* generated C must also be warning-free C */
+  char *argv[] = {(char *)cc,      "-O2",         "-std=gnu11",
+                  "-Wall",         "-Wextra",     "-Werror",
+                  "-fexcess-precision=standard",  "-shared",
+                  "-fPIC",         "-o",          (char *)so_path,
+                  (char *)c_path,  "-lm",         NULL};
   pid_t pid;
   int st;
   if (posix_spawnp(&pid, cc, NULL, NULL, argv, environ) != 0)
@@ -105,25 +117,45 @@ static inline int harness_guarded(asc__cctx *c, const harness_job *j) {
   return 1;
 }
 
-/* Compiles IR text to a loaded module; returns 0 on success, printing the
- * diagnostics or the C path on failure. */
-static inline int harness_load(harness_mod *hm, const char *ir,
-                               const char *passes) {
+/* Writes C text to a fresh file, compiles and loads it; 0 on success. */
+static inline int harness_load_c(harness_mod *hm, const char *ctext) {
   static int counter;
-  asc__cctx c;
-  asc__buf out;
-  harness_job j;
   FILE *fp;
-  int rc;
   char dir[400];
-
-  memset(hm, 0, sizeof *hm);
   snprintf(dir, sizeof dir, "%s/test-emit", ASC_BINARY_DIR);
   mkdir(dir, 0700);
   snprintf(hm->c_path, sizeof hm->c_path, "%s/k%d_%d.c", dir, (int)getpid(),
            counter);
   snprintf(hm->so_path, sizeof hm->so_path, "%s/k%d_%d.so", dir,
            (int)getpid(), counter++);
+  fp = fopen(hm->c_path, "w");
+  if (fp == NULL)
+    return -1;
+  fputs(ctext, fp);
+  fclose(fp);
+  if (harness_run_cc(hm->c_path, hm->so_path) != 0) {
+    fprintf(stderr, "cc failed on %s\n", hm->c_path);
+    return -1;
+  }
+  hm->so = dlopen(hm->so_path, RTLD_NOW | RTLD_LOCAL);
+  if (hm->so == NULL) {
+    fprintf(stderr, "dlopen: %s\n", dlerror());
+    return -1;
+  }
+  hm->desc = (const asc_module_desc *)dlsym(hm->so, ASC_MODULE_SYMBOL);
+  return hm->desc ? 0 : -1;
+}
+
+/* Compiles IR text to a loaded module; returns 0 on success, printing the
+ * diagnostics or the C path on failure. */
+static inline int harness_load(harness_mod *hm, const char *ir,
+                               const char *passes) {
+  asc__cctx c;
+  asc__buf out;
+  harness_job j;
+  int rc;
+
+  memset(hm, 0, sizeof *hm);
   asc__cctx_init(&c, "test.ir", ir, strlen(ir), 1);
   asc__buf_init(&out);
   j.ir = ir;
@@ -136,24 +168,10 @@ static inline int harness_load(harness_mod *hm, const char *ir,
     asc__cctx_free(&c);
     return -1;
   }
-  fp = fopen(hm->c_path, "w");
-  if (fp == NULL)
-    return -1;
-  fputs(asc__buf_str(&out), fp);
-  fclose(fp);
+  rc = harness_load_c(hm, asc__buf_str(&out));
   asc__buf_free(&out);
   asc__cctx_free(&c);
-  if (harness_run_cc(hm->c_path, hm->so_path) != 0) {
-    fprintf(stderr, "cc failed on %s\n", hm->c_path);
-    return -1;
-  }
-  hm->so = dlopen(hm->so_path, RTLD_NOW | RTLD_LOCAL);
-  if (hm->so == NULL) {
-    fprintf(stderr, "dlopen: %s\n", dlerror());
-    return -1;
-  }
-  hm->desc = (const asc_module_desc *)dlsym(hm->so, ASC_MODULE_SYMBOL);
-  return hm->desc ? 0 : -1;
+  return rc;
 }
 
 static inline void harness_unload(harness_mod *hm) {

@@ -192,6 +192,54 @@ static void test_specialize_once_per_signature(void **state) {
   asc__cache_close(c);
 }
 
+/* A generic ConstExpr's value is part of the signature, read from the
+ * descriptor by its dtype (a float32 constant is stored in value.f). */
+static void test_generic_constexpr_values(void **state) {
+  static const ascKernelParamInfo ps[] = {
+      {"out", 1, ascDataTypeCount, -1, 1, 0},
+      {"c", 0, ascDataTypeCount, -1, 1, 1}};
+  static const ascKernelInfo ks[] = {{"scale", 2, ps}};
+  asc__cache *c = new_cache();
+  stages_state s = {0};
+  asc__pymodule *m;
+  const asc_kernel_desc *d;
+  int64_t r = 0;
+  ascTensor out;
+  ascScalar v;
+  void *args[2] = {&out, &v};
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create_with(&m, text, sizeof text - 1, NULL,
+                                             ks, 1, stages, &s, c),
+                   ascSuccess);
+  memset(&out, 0, sizeof out);
+  out.data = &r;
+  out.dtype = ascInt64;
+  out.ndim = 1;
+  out.shape[0] = 1;
+  out.strides[0] = 1;
+  memset(&v, 0, sizeof v);
+  v.dtype = ascFloat32;
+  v.value.f = 1.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], f32=0x1.8p+0)");
+  v.value.f = 2.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  v.value.f = 1.5;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  v.dtype = ascUInt8;
+  v.value.u = 200;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], u8=200)");
+  v.dtype = ascInt8;
+  v.value.i = -3;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d), ascSuccess);
+  assert_string_equal(s.last_sig, "scale(i64[1], i8=-3)");
+  assert_int_equal(atomic_load(&s.calls), 4);
+  asc__pymodule_destroy(m);
+  asc__cache_close(c);
+}
+
 static void test_argument_errors(void **state) {
   asc__cache *c = new_cache();
   stages_state s = {0};
@@ -331,23 +379,223 @@ static void test_out_of_memory(void **state) {
   asc__cache_close(c);
 }
 
-static void test_create_placeholder(void **state) {
+static const ascKernelParamInfo *param(const asc__pymodule *m, int k,
+                                       int i) {
+  ascKernelInfo info;
+  assert_int_equal(asc__pymodule_kernel_info(m, k, &info), ascSuccess);
+  assert_true(i < info.numParams);
+  return &info.params[i];
+}
+
+/* The kernel table comes from the source: annotations, and for
+ * unannotated parameters how the kernel uses them. */
+static void test_create_from_source(void **state) {
+  static const char src[] =
+      "import asc\n"
+      "\n"
+      "@asc.func\n"
+      "def first(t):\n"
+      "    return t[0]\n"
+      "\n"
+      "@asc.kernel\n"
+      "def k(a, b, c, d, e, s, f: asc.float32, g: int,\n"
+      "      n: asc.ConstExpr[int], h: asc.ConstExpr,\n"
+      "      t: asc.Tensor[asc.float64, 2]):\n"
+      "    x = first(a)\n"
+      "    m = b.shape[0]\n"
+      "    asc.parallel_for(m, lambda i: c[i] = x)\n"
+      "    def body(i):\n"
+      "        d[i] = s\n"
+      "    asc.parallel_for(e.ndim, body)\n"
+      "\n"
+      "@asc.kernel\n"
+      "def second(hist, v, w):\n"
+      "    asc.atomic_add(hist, v, 1)\n"
+      "    n = len(w)\n";
+  asc__pymodule *m;
+  ascKernelInfo info;
+  const ascKernelParamInfo *p;
+  int i;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create(&m, src, sizeof src - 1, NULL),
+                   ascSuccess);
+  assert_int_equal(asc__pymodule_nkernels(m), 2);
+  assert_int_equal(asc__pymodule_kernel_info(m, 0, &info), ascSuccess);
+  assert_string_equal(info.name, "k");
+  assert_int_equal(info.numParams, 11);
+  for (i = 0; i < 5; i++) { /* a..e: tensors, each used another way */
+    p = param(m, 0, i);
+    assert_int_equal(p->isTensor, 1);
+    assert_int_equal(p->generic, 1);
+  }
+  p = param(m, 0, 5); /* s: a scalar */
+  assert_string_equal(p->name, "s");
+  assert_int_equal(p->isTensor, 0);
+  assert_int_equal(p->generic, 1);
+  p = param(m, 0, 6);
+  assert_int_equal(p->isTensor, 0);
+  assert_int_equal(p->generic, 0);
+  assert_int_equal(p->dtype, ascFloat32);
+  p = param(m, 0, 7);
+  assert_int_equal(p->dtype, ascInt64);
+  assert_int_equal(p->generic, 0);
+  p = param(m, 0, 8);
+  assert_int_equal(p->isConstExpr, 1);
+  assert_int_equal(p->dtype, ascInt64);
+  assert_int_equal(p->generic, 0);
+  p = param(m, 0, 9);
+  assert_int_equal(p->isConstExpr, 1);
+  assert_int_equal(p->generic, 1);
+  p = param(m, 0, 10);
+  assert_int_equal(p->isTensor, 1);
+  assert_int_equal(p->generic, 0);
+  assert_int_equal(p->dtype, ascFloat64);
+  assert_int_equal(p->ndim, 2);
+  assert_int_equal(asc__pymodule_kernel_info(m, 1, &info), ascSuccess);
+  assert_string_equal(info.name, "second");
+  assert_int_equal(info.numParams, 3);
+  assert_int_equal(param(m, 1, 0)->isTensor, 1); /* atomic's array */
+  assert_int_equal(param(m, 1, 1)->isTensor, 0); /* index */
+  assert_int_equal(param(m, 1, 2)->isTensor, 1); /* len() */
+  asc__pymodule_destroy(m);
+}
+
+static void test_create_reports_compile_errors(void **state) {
+  static const char bad[] = "import asc\n\n@asc.kernel\ndef k(a):\n"
+                            "    a[0] = = 1\n";
+  ascCompileOptions o;
   asc__pymodule *m = (asc__pymodule *)1;
   ASC_UNUSED(state);
-  /* Until the front end is built in. */
-  assert_int_equal(asc__pymodule_create(&m, text, sizeof text - 1, NULL),
-                   ascErrorUnsupported);
+
+  assert_int_equal(asc__pymodule_create(&m, bad, sizeof bad - 1, NULL),
+                   ascErrorCompile);
   assert_null(m);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "<string>:5:"));
+  memset(&o, 0, sizeof o);
+  o.filename = "kern.py";
+  o.firstLine = 100;
+  assert_int_equal(asc__pymodule_create(&m, bad, sizeof bad - 1, &o),
+                   ascErrorCompile);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "kern.py:104:"));
+  assert_int_equal(asc__pymodule_create(NULL, bad, 1, NULL),
+                   ascErrorInvalidValue);
+  /* A parameter annotation the language does not know. */
+  {
+    static const char ann[] = "import asc\n@asc.kernel\n"
+                              "def k(a: asc.Tensor[asc.float32]):\n"
+                              "    a[0] = 1.0\n";
+    assert_int_equal(asc__pymodule_create(&m, ann, sizeof ann - 1, NULL),
+                     ascErrorCompile);
+    assert_non_null(strstr(ascGetLastErrorMessage(), "<string>:3:"));
+  }
+}
+
+/* Launch arguments are type-checked per signature; type errors are
+ * compile errors with the source position.  (Past type inference the back
+ * end reports what it cannot do yet.) */
+static void test_specialize_types(void **state) {
+  static const char src[] = "import asc\n\n\n@asc.kernel\ndef k(a):\n"
+                            "    n = a.shape[0]\n    x = a[0]\n"
+                            "    n = x\n";
+  asc__pymodule *m;
+  const asc_kernel_desc *d;
+  ascTensor t;
+  int64_t i64 = 0;
+  float f32 = 0;
+  void *args[1] = {&t};
+  ascError_t e;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create(&m, src, sizeof src - 1, NULL),
+                   ascSuccess);
+  memset(&t, 0, sizeof t);
+  t.data = &f32;
+  t.dtype = ascFloat32;
+  t.ndim = 1;
+  t.shape[0] = 1;
+  t.strides[0] = 1;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d),
+                   ascErrorCompile);
+  assert_non_null(strstr(ascGetLastErrorMessage(),
+                         "8:9: error: cannot assign float32 to 'n'"));
+  /* int64 elements make it well typed. */
+  t.data = &i64;
+  t.dtype = ascInt64;
+  e = asc__pymodule_specialize(m, 0, args, &d);
+  assert_true(e == ascSuccess || e == ascErrorUnsupported);
+  if (e == ascErrorUnsupported)
+    assert_non_null(strstr(ascGetLastErrorMessage(), "cannot be lowered"));
+  /* A bad descriptor is an argument error naming the parameter. */
+  t.shape[0] = -1;
+  assert_int_equal(asc__pymodule_specialize(m, 0, args, &d),
+                   ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "'a'"));
+  asc__pymodule_destroy(m);
+}
+
+typedef struct type_thread {
+  asc__pymodule *m;
+  ascDataType dt;
+  ascError_t err;
+} type_thread;
+
+static void typing_thread(void *p) {
+  type_thread *a = p;
+  const asc_kernel_desc *d;
+  double buf[4] = {0};
+  ascTensor t;
+  void *args[2] = {&t, &t};
+  memset(&t, 0, sizeof t);
+  t.data = buf;
+  t.dtype = a->dt;
+  t.ndim = 1;
+  t.shape[0] = 1;
+  t.strides[0] = 1;
+  a->err = asc__pymodule_specialize(a->m, 0, args, &d);
+}
+
+/* Different signatures of one module are typed at the same time, each in
+ * its own context (run under TSan to see that nothing is shared). */
+static void test_concurrent_typing(void **state) {
+  static const char src[] = "import asc\n@asc.kernel\ndef k(a, b):\n"
+                            "    for i in asc.prange(a.shape[0]):\n"
+                            "        a[i] = a[i] + b[i]\n";
+  static const ascDataType dts[] = {ascFloat32, ascFloat64, ascInt32,
+                                    ascInt64,   ascInt16,   ascUInt8};
+  asc__pymodule *m;
+  type_thread a[6];
+  uv_thread_t t[6];
+  int i;
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__pymodule_create(&m, src, sizeof src - 1, NULL),
+                   ascSuccess);
+  for (i = 0; i < 6; i++) {
+    a[i].m = m;
+    a[i].dt = dts[i];
+    assert_int_equal(uv_thread_create(&t[i], typing_thread, &a[i]), 0);
+  }
+  for (i = 0; i < 6; i++) {
+    uv_thread_join(&t[i]);
+    /* well typed; success once the back end lowers kernels */
+    assert_true(a[i].err == ascSuccess || a[i].err == ascErrorUnsupported);
+  }
+  asc__pymodule_destroy(m);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_specialize_once_per_signature),
+      cmocka_unit_test(test_generic_constexpr_values),
       cmocka_unit_test(test_argument_errors),
       cmocka_unit_test(test_compile_error_remembered),
       cmocka_unit_test(test_threads_compile_once),
       cmocka_unit_test(test_out_of_memory),
-      cmocka_unit_test(test_create_placeholder),
+      cmocka_unit_test(test_create_from_source),
+      cmocka_unit_test(test_create_reports_compile_errors),
+      cmocka_unit_test(test_specialize_types),
+      cmocka_unit_test(test_concurrent_typing),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

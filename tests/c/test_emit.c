@@ -445,6 +445,52 @@ static void test_float_to_int_and_pow(void **state) {
   harness_unload(&hm);
 }
 
+/* break / raise leaving try-finally and critical regions */
+static void test_finally_and_critical(void **state) {
+  char path[600];
+  FILE *fp;
+  static char ir[4096];
+  size_t n;
+  harness_mod hm;
+  int32_t a[2], k;
+  int64_t shape[1] = {2}, st[1] = {1};
+  asc_ktensor ta = harness_tensor(a, ascInt32, 1, shape, st);
+  void *args[2] = {&ta, &k};
+  asc_kexc exc;
+  (void)state;
+  snprintf(path, sizeof path, "%s/tests/ir/pipeline/try_finally.ir",
+           ASC_SOURCE_DIR);
+  fp = fopen(path, "rb");
+  assert_non_null(fp);
+  n = fread(ir, 1, sizeof ir - 1, fp);
+  fclose(fp);
+  ir[n] = 0;
+  assert_int_equal(harness_load(&hm, ir, NULL), 0);
+  /* n=0: ten iterations, each runs the finally */
+  k = 0;
+  memset(a, 0, sizeof a);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(a[0], 1);
+  assert_int_equal(a[1], 0);
+  /* n=2: ValueError in the critical section: lock released, finally runs,
+   * not caught by except(IndexError) */
+  k = 2;
+  memset(a, 0, sizeof a);
+  assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(exc.kind, ASC_KEXC_VALUE_ERROR);
+  assert_string_equal(exc.msg, "two");
+  assert_int_equal(a[0], 1);
+  assert_int_equal(harness_crit_depth, 0);
+  /* n=7: break runs the finally, which raises IndexError: caught */
+  k = 7;
+  memset(a, 0, sizeof a);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(a[0], 0);
+  assert_int_equal(a[1], 2);
+  assert_int_equal(harness_crit_depth, 0);
+  harness_unload(&hm);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vadd),
@@ -457,6 +503,7 @@ int main(void) {
       cmocka_unit_test(test_reduction),
       cmocka_unit_test(test_local_array_and_unroll),
       cmocka_unit_test(test_float_to_int_and_pow),
+      cmocka_unit_test(test_finally_and_critical),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@ static void test_create_destroy(void **state) {
   ASSERT_ERR(ascEventQuery(e), ascErrorInvalidHandle);
   ASSERT_ERR(ascEventSynchronize(e), ascErrorInvalidHandle);
   ASSERT_ERR(ascEventRecord(e, NULL), ascErrorInvalidHandle);
+  ASSERT_ERR(ascStreamWaitEvent(NULL, e, 0), ascErrorInvalidHandle);
+  ASSERT_ERR(ascEventElapsedTime(&(float){0}, e, e), ascErrorInvalidHandle);
   ASSERT_ERR(ascEventQuery(NULL), ascErrorInvalidHandle);
   ASSERT_ERR(ascEventSynchronize(NULL), ascErrorInvalidHandle);
   ASSERT_ERR(ascEventRecord(NULL, NULL), ascErrorInvalidHandle);

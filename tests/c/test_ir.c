@@ -88,7 +88,8 @@ static char *slurp(const char *path, size_t *len) {
 static const char *const samples[] = {
     "fold/arith.ir", "fold/branches.ir", "dce/dead.ir", "cse/common.ir",
     "licm/nest.ir", "unroll/static.ir", "strength/index.ir",
-    "pipeline/conv_inner.ir"};
+    "pipeline/conv_inner.ir", "pipeline/try_finally.ir",
+    "pipeline/except_clauses.ir"};
 
 /* print(parse(x)) is a fixed point after one step. */
 static void test_text_roundtrip(void **state) {
@@ -271,12 +272,54 @@ static void test_builder(void **state) {
   asc__cctx_free(&c);
 }
 
+/* ASC_DUMP-style dumps go to the given stream after the named passes. */
+static int dump_guarded(asc__cctx *c, const char *text, FILE *to) {
+  jmp_buf jb;
+  c->catch_point = &jb;
+  if (setjmp(jb) == 0) {
+    asc__irmodule *m = asc__ir_parse(c, text, strlen(text));
+    asc__pipeline_opts o;
+    memset(&o, 0, sizeof o);
+    o.dump = "fold,licm";
+    o.dump_to = to;
+    asc__ir_pipeline(c, m, &o);
+    return 0;
+  }
+  return 1;
+}
+
+static void test_dump(void **state) {
+  static const char text[] = "kernel @k(%a: tensor<i64,1,contig>) {\n"
+                             "  %x:i64 = add 1, 2\n"
+                             "  store %a, 0, %x\n"
+                             "}\n";
+  asc__cctx c;
+  FILE *fp = tmpfile();
+  char buf[4096];
+  size_t n;
+  (void)state;
+  assert_non_null(fp);
+  asc__cctx_init(&c, "d.ir", text, strlen(text), 1);
+  assert_int_equal(dump_guarded(&c, text, fp), 0);
+  asc__cctx_free(&c);
+  rewind(fp);
+  n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = 0;
+  fclose(fp);
+  /* fold runs twice in the pipeline, licm twice */
+  assert_non_null(strstr(buf, "; after fold\nkernel @k"));
+  assert_non_null(strstr(buf, "; after licm\n"));
+  assert_null(strstr(buf, "; after dce"));
+  assert_non_null(strstr(buf, "store %a, 0, 3"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_text_roundtrip),
       cmocka_unit_test(test_parser_robust),
       cmocka_unit_test(test_eval),
       cmocka_unit_test(test_builder),
+      cmocka_unit_test(test_dump),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,6 +261,13 @@ static void test_barrier(void **state) {
                         "testkernels.py:9: kernel 'barrier_raise' raised "
                         "AssertionError: block 1 gives up");
   }
+  /* Misused barriers fail the launch instead of hanging. */
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "misuse"), 1, NULL, s[2]));
+  ASSERT_ERR(ascStreamSynchronize(s[2]), ascErrorKernelException);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "inside a parallel loop"));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "misuse_noflag"), 3, NULL, s[2]));
+  ASSERT_ERR(ascStreamSynchronize(s[2]), ascErrorKernelException);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "not flagged"));
   for (int i = 0; i < 3; i++)
     ASSERT_OK(ascStreamDestroy(s[i]));
   ASSERT_OK(ascModuleUnload(m));

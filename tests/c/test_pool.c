@@ -21,12 +21,18 @@ static int run_child(const char *mode, const char *var) {
   pid_t pid;
   int status;
 
+  size_t k = 0;
+
   while (environ[n] != NULL)
     n++;
   envp = calloc(n + 2, sizeof *envp);
+  /* The child sees only the machine shape it is given. */
   for (size_t i = 0; i < n; i++)
-    envp[i] = environ[i];
-  envp[n] = (char *)var;
+    if (strncmp(environ[i], "ASC_VISIBLE_CORES=", 18) != 0 &&
+        strncmp(environ[i], "HWLOC_", 6) != 0 &&
+        strncmp(environ[i], "ASC_SPIN_US=", 12) != 0)
+      envp[k++] = environ[i];
+  envp[k] = (char *)var;
   if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, envp) != 0) {
     free(envp);
     return -1;

@@ -28,5 +28,7 @@ typedef int (*ascc_emit_fn)(const ascc_emit_args *a, asc__cctx *c,
 int ascc_emit_tokens(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_ast(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_types(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+int ascc_emit_ir(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+int ascc_emit_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 
 #endif

@@ -23,8 +23,8 @@ static const struct {
     {"tokens", ascc_emit_tokens},
     {"ast", ascc_emit_ast},
     {"types", ascc_emit_types},
-    {"ir", NULL},
-    {"c", NULL},
+    {"ir", ascc_emit_ir},
+    {"c", ascc_emit_c},
     {"so", NULL},
 };
 

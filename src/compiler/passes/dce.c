@@ -19,7 +19,7 @@ static bool removable(const asc__irfunc *f, const asc__irins *i) {
 
 static bool is_exit(int op) {
   return op == ASC_IR_BREAK || op == ASC_IR_CONTINUE || op == ASC_IR_RET ||
-         op == ASC_IR_RAISE;
+         op == ASC_IR_RAISE || op == ASC_IR_RERAISE;
 }
 
 static bool dce_block(asc__irfunc *f, asc__irblock *b) {

@@ -155,6 +155,30 @@ static int barrier_raise_entry(asc_kctx *ctx, void *const *args,
   return 0;
 }
 
+/* ---- misuse(where): calls barrier inside a parallel loop (where=1) or
+ * without the kernel flag (kernel misuse_noflag); must fail, not hang. */
+static int64_t misuse_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                           asc_kexc *exc) {
+  asc_kctx *ctx = env;
+  (void)lo; (void)hi; (void)tid; (void)exc;
+  ctx->rt->barrier(ctx);
+  return 0;
+}
+
+static int misuse_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  (void)args;
+  if (ctx->rt->parallel_for(ctx, 64, 1, misuse_body, ctx, exc))
+    return 1;
+  return 0;
+}
+
+static int misuse_noflag_entry(asc_kctx *ctx, void *const *args,
+                               asc_kexc *exc) {
+  (void)args; (void)exc;
+  ctx->rt->barrier(ctx);
+  return 0;
+}
+
 /* ---- reduce(x, out): out[block] = sum of x, with per-thread partials. */
 typedef struct reduce_env {
   const double *x;
@@ -234,6 +258,18 @@ static int sleepy_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
   (void)ctx; (void)exc;
   nanosleep(&ts, NULL);
+  return 0;
+}
+
+/* ---- gate(flag): waits until flag[0] becomes non-zero (set by the test
+ * from the host), so a stream stays busy exactly as long as a test needs. */
+static int gate_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *f = args[0];
+  int32_t *flag = f->data;
+  struct timespec ts = {0, 50000};
+  (void)ctx; (void)exc;
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+    nanosleep(&ts, NULL);
   return 0;
 }
 
@@ -345,6 +381,7 @@ static const asc_kparam who_params[] = {TENSOR("out", I32, 1)};
 static const asc_kparam sleepy_params[] = {SCALAR("us", I32)};
 static const asc_kparam affine_params[] = {
     TENSOR("x", I64, 1), SCALAR("mul", I64), SCALAR("add", I64)};
+static const asc_kparam gate_params[] = {TENSOR("flag", I32, 1)};
 static const asc_kparam append_params[] = {TENSOR("log", I32, 1),
                                            SCALAR("v", I32)};
 static const asc_kparam critical_params[] = {TENSOR("c", I64, 1),
@@ -367,10 +404,13 @@ static const asc_kernel_desc kernels[] = {
     K("prefix", prefix_entry, prefix_params, ASC_KERNEL_USES_BARRIER, 0),
     {"barrier_raise", barrier_raise_entry, 0, NULL, ASC_KERNEL_USES_BARRIER,
      0, FILE_NAME},
+    {"misuse", misuse_entry, 0, NULL, ASC_KERNEL_USES_BARRIER, 0, FILE_NAME},
+    {"misuse_noflag", misuse_noflag_entry, 0, NULL, 0, 0, FILE_NAME},
     K("reduce", reduce_entry, reduce_params, 0, 0),
     K("whoami", whoami_entry, who_params, 0, 0),
     K("sleepy", sleepy_entry, sleepy_params, 0, 0),
     K("affine", affine_entry, affine_params, 0, 0),
+    K("gate", gate_entry, gate_params, 0, 0),
     K("append", append_entry, append_params, 0, 0),
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),

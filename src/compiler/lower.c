@@ -1,0 +1,2097 @@
+/*
+ * Lowering from the typed AST to the IR.
+ *
+ * Every expression becomes a value (a constant or a fresh single-definition
+ * register) of the type inference gave it; Python variables become
+ * registers assigned with `mov`.  Tensor indexing becomes an explicit
+ * element offset sum(index_k * stride_k), left for fold / cse / licm /
+ * strength to simplify.  Helpers are inlined.  A parallel loop
+ * (asc.prange, asc.parallel_for, or an outer nest of range loops found
+ * independent here) becomes a `pfor` whose body the emitter turns into a
+ * separate function.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "lower.h"
+#include "emit_c.h"
+#include "kernel_abi.h"
+#include "passes/passes.h"
+#include "types.h"
+
+/* Bytes of one local_array: it is a stack array of the running thread. */
+#define LOCAL_ARRAY_MAX (256u * 1024u)
+
+typedef struct symreg {
+  const asc__sym *sym;
+  int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
+                       * aggregate (elems) */
+  asc__irval cval;
+  int32_t *elems;     /* tuple / struct variables: one register each */
+  int nelems;
+} symreg;
+
+typedef struct lstate {
+  asc__cctx *c;
+  const asc__typed *t;
+  asc__irfunc *f;
+  asc__irblock *cur;
+  int32_t line;
+  symreg *map;
+  int nmap, capmap;
+  int loops;             /* enclosing loops (for break/continue) */
+  int pfors;             /* enclosing parallel loops */
+  bool in_pbody;         /* lowering a parallel_for body function */
+  bool boundscheck;
+  int excepts;           /* enclosing except clauses (for a bare raise) */
+  /* inlined helper: where `return v` goes */
+  int32_t ret_reg;
+  int inline_depth;
+} lstate;
+
+static _Noreturn void unsupported(lstate *ls, asc__loc loc, const char *what) {
+  asc__diag_fatal(ls->c, loc, "%s is not supported by the compiler yet",
+                  what);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static asc__type *ty(const asc__ast_expr *e) {
+  return e->type ? asc__ty_find(e->type) : NULL;
+}
+
+static int scalar_dt(lstate *ls, const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  if (t == NULL || t->kind != ASC_TY_SCALAR)
+    asc__diag_fatal(ls->c, e->loc, "expected a scalar value here");
+  return t->dtype;
+}
+
+static asc__irins *emit(lstate *ls, int op, int32_t dst, int nargs) {
+  asc__irins *i = asc__ir_ins(ls->c, op, dst, nargs, ls->line);
+  asc__ir_append(ls->cur, i);
+  return i;
+}
+
+static int32_t newreg(lstate *ls, int dt, const char *hint) {
+  return asc__ir_reg(ls->c, ls->f, asc__irt_scalar(dt), hint);
+}
+
+/* Operations on constants fold right away: shapes of local arrays and
+ * indices such as t.shape[-1] must be constants before any pass runs. */
+static asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
+                      asc__irval b) {
+  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
+  asc__irval args[2] = {a, b}, r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
+    return r;
+  d = newreg(ls, rdt, NULL);
+  i = emit(ls, op, d, 2);
+  i->args[0] = a;
+  i->args[1] = b;
+  return asc__irv_reg(d);
+}
+
+static asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
+  asc__irval r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, dt, asc__irv_dtype(ls->f, a), &a, 1, &r))
+    return r;
+  d = newreg(ls, dt, NULL);
+  i = emit(ls, op, d, 1);
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static void mov(lstate *ls, int32_t dst, asc__irval v) {
+  asc__irins *i = emit(ls, ASC_IR_MOV, dst, 1);
+  i->args[0] = v;
+}
+
+static int vdt(lstate *ls, asc__irval v) { return asc__irv_dtype(ls->f, v); }
+
+/* v converted to dt (constants at compile time when exact enough). */
+static asc__irval conv(lstate *ls, asc__irval v, int dt) {
+  int from = vdt(ls, v);
+  asc__irval r;
+  if (from == dt)
+    return v;
+  if (v.kind == ASC_IRV_CONST &&
+      asc__ir_eval(ASC_IR_CAST, 0, dt, from, &v, 1, &r))
+    return r;
+  return op1(ls, ASC_IR_CAST, dt, v);
+}
+
+static asc__irval truthy(lstate *ls, asc__irval v) {
+  int dt = vdt(ls, v);
+  if (dt == ascBool)
+    return v;
+  return op2(ls, ASC_IR_NE, dt, v,
+             asc__dt_is_float(dt) ? asc__irv_float(dt, 0.0)
+                                  : asc__irv_int(dt, 0));
+}
+
+static void bind(lstate *ls, const asc__sym *s, int32_t reg) {
+  if (ls->nmap == ls->capmap) {
+    int cap = ls->capmap ? ls->capmap * 2 : 32;
+    symreg *n = asc__arena_alloc(ls->c, sizeof *n * (size_t)cap);
+    if (ls->nmap)
+      memcpy(n, ls->map, sizeof *n * (size_t)ls->nmap);
+    ls->map = n;
+    ls->capmap = cap;
+  }
+  ls->map[ls->nmap].sym = s;
+  ls->map[ls->nmap].reg = reg;
+  ls->nmap++;
+}
+
+/* A ConstExpr parameter: its value, or a NONE value. */
+static asc__irval const_sym(lstate *ls, const asc__sym *s) {
+  asc__irval none;
+  for (int k = ls->nmap - 1; k >= 0; k--)
+    if (ls->map[k].sym == s && ls->map[k].reg < 0)
+      return ls->map[k].cval;
+  memset(&none, 0, sizeof none);
+  return none;
+}
+
+static int32_t lookup(lstate *ls, const asc__sym *s) {
+  for (int k = ls->nmap - 1; k >= 0; k--)
+    if (ls->map[k].sym == s)
+      return ls->map[k].reg;
+  return -1;
+}
+
+/* The register of a variable, created on first use with the symbol's
+ * type. */
+static int32_t var_reg(lstate *ls, const asc__sym *s, asc__loc loc) {
+  int32_t r = lookup(ls, s);
+  asc__type *t;
+  if (r >= 0)
+    return r;
+  t = s->type ? asc__ty_find(s->type) : NULL;
+  if (t == NULL || t->kind != ASC_TY_SCALAR)
+    unsupported(ls, loc, "a variable of this type");
+  r = newreg(ls, t->dtype, s->name);
+  bind(ls, s, r);
+  return r;
+}
+
+static asc__irval const_of(lstate *ls, int dt, ascScalar v) {
+  (void)ls;
+  if (asc__dt_is_float(dt)) {
+    double x = asc__dtype_is_float(v.dtype)   ? v.value.f
+               : asc__dtype_is_unsigned(v.dtype) ? (double)v.value.u
+                                                 : (double)v.value.i;
+    return asc__irv_float(dt, x);
+  }
+  if (asc__dtype_is_float(v.dtype))
+    return asc__irv_int(dt, (int64_t)v.value.f);
+  return asc__irv_int(dt, v.value.i);
+}
+
+/* ------------------------------------------------------------ tensors */
+
+static int32_t tensor_reg(lstate *ls, const asc__ast_expr *e) {
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
+    int32_t r = lookup(ls, e->u.name.sym);
+    if (r >= 0 && ls->f->regs[r].ty.kind == ASC_IRK_TENSOR)
+      return r;
+  }
+  unsupported(ls, e->loc, "this tensor expression");
+}
+
+static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e);
+static int32_t agg_member(lstate *ls, const asc__ast_expr *e);
+
+static asc__irval dim_of(lstate *ls, int32_t t, int k) {
+  int32_t d = newreg(ls, ascInt64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_DIM, d, 1);
+  i->args[0] = asc__irv_reg(t);
+  i->aux = k;
+  return asc__irv_reg(d);
+}
+
+static asc__irval stride_of(lstate *ls, int32_t t, int k) {
+  int32_t d = newreg(ls, ascInt64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_STRIDE, d, 1);
+  i->args[0] = asc__irv_reg(t);
+  i->aux = k;
+  return asc__irv_reg(d);
+}
+
+static void raise_here(lstate *ls, int kind, const char *msg) {
+  asc__irins *i = emit(ls, ASC_IR_RAISE, -1, 0);
+  i->aux = kind;
+  i->str = msg;
+}
+
+/* The element offset of t[idx...]. */
+static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
+                                 int32_t *treg) {
+  const asc__ast_expr *idx = sub->u.sub.index;
+  int32_t t = tensor_reg(ls, sub->u.sub.value);
+  int nd = ls->f->regs[t].ty.ndim;
+  const asc__ast_expr *one[1];
+  const asc__ast_expr *const *ix;
+  int n;
+  asc__irval off = asc__irv_int(ascInt64, 0);
+  if (idx->kind == ASC_EXPR_TUPLE) {
+    ix = (const asc__ast_expr *const *)idx->u.tuple.elts;
+    n = idx->u.tuple.n;
+  } else {
+    one[0] = idx;
+    ix = one;
+    n = 1;
+  }
+  if (n != nd)
+    asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
+  for (int k = 0; k < n; k++) {
+    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64);
+    if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
+      v = op2(ls, ASC_IR_ADD, ascInt64, dim_of(ls, t, k), v);
+    if (ls->boundscheck) {
+      asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
+      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, dim_of(ls, t, k));
+      asc__irval bad = op2(ls, ASC_IR_OR, ascBool, lo, hi);
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      asc__irblock *save = ls->cur;
+      i->args[0] = bad;
+      ls->cur = &i->body[0];
+      raise_here(ls, ASC_KEXC_INDEX_ERROR, "index out of range");
+      ls->cur = save;
+    }
+    off = op2(ls, ASC_IR_ADD, ascInt64, off,
+              op2(ls, ASC_IR_MUL, ascInt64, v, stride_of(ls, t, k)));
+  }
+  *treg = t;
+  return off;
+}
+
+/* ----------------------------------------------------------- aggregates */
+
+/* Tuples (t.shape, (a, b)) and struct objects live in one register per
+ * element or field: a variable of such a type is a list of registers. */
+
+static bool is_agg(asc__type *t) {
+  return t && (t->kind == ASC_TY_TUPLE || t->kind == ASC_TY_STRUCT);
+}
+
+static int agg_n(asc__type *t) { return t->n; }
+
+static asc__type *agg_elem(asc__type *t, int k) {
+  return asc__ty_find(t->kind == ASC_TY_TUPLE ? t->elems[k]
+                                              : t->fields[k].type);
+}
+
+static symreg *agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
+  asc__type *t = s->type ? asc__ty_find(s->type) : NULL;
+  symreg *m;
+  for (int k = ls->nmap - 1; k >= 0; k--)
+    if (ls->map[k].sym == s && ls->map[k].elems)
+      return &ls->map[k];
+  if (!is_agg(t))
+    unsupported(ls, loc, "a variable of this type");
+  bind(ls, s, -1);
+  m = &ls->map[ls->nmap - 1];
+  m->nelems = agg_n(t);
+  m->elems = asc__arena_alloc(ls->c, sizeof *m->elems * ((size_t)m->nelems + 1));
+  for (int k = 0; k < m->nelems; k++) {
+    asc__type *et = agg_elem(t, k);
+    if (et->kind != ASC_TY_SCALAR)
+      unsupported(ls, loc, "a nested tuple or struct");
+    m->elems[k] = newreg(ls, et->dtype,
+                         t->kind == ASC_TY_STRUCT
+                             ? asc__arena_printf(ls->c, "%s.%s", s->name,
+                                                 t->fields[k].name)
+                             : s->name);
+  }
+  return m;
+}
+
+/* A literal default of a struct field. */
+static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
+  bool neg = false;
+  if (d && d->kind == ASC_EXPR_UNARY && d->u.unary.op == ASC_UN_NEG) {
+    neg = true;
+    d = d->u.unary.operand;
+  }
+  if (d && d->kind == ASC_EXPR_INT)
+    return asc__dt_is_float(dt)
+               ? asc__irv_float(dt, neg ? -(double)d->u.ival : (double)d->u.ival)
+               : asc__irv_int(dt, neg ? -(int64_t)d->u.ival : (int64_t)d->u.ival);
+  if (d && d->kind == ASC_EXPR_FLOAT && asc__dt_is_float(dt))
+    return asc__irv_float(dt, neg ? -d->u.fval : d->u.fval);
+  if (d && d->kind == ASC_EXPR_BOOL)
+    return asc__irv_int(dt, d->u.bval);
+  unsupported(ls, d ? d->loc : ls->t->kernel->loc, "this field default");
+}
+
+/* The element values of an aggregate expression, converted to the element
+ * types of `want` (the target's type). */
+static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
+                      asc__irval *vals) {
+  int n = agg_n(want);
+  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "shape") == 0) {
+    int32_t t = tensor_reg(ls, e->u.attr.value);
+    for (int k = 0; k < n; k++)
+      vals[k] = dim_of(ls, t, k);
+  } else if (e->kind == ASC_EXPR_TUPLE && e->u.tuple.n == n) {
+    for (int k = 0; k < n; k++)
+      vals[k] = lower_expr(ls, e->u.tuple.elts[k]);
+  } else if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
+    symreg *m = agg_sym(ls, e->u.name.sym, e->loc);
+    if (m->nelems != n)
+      unsupported(ls, e->loc, "this aggregate");
+    for (int k = 0; k < n; k++)
+      vals[k] = asc__irv_reg(m->elems[k]);
+  } else if (e->kind == ASC_EXPR_CALL && e->u.call.cls) {
+    const asc__ast_class *cls = e->u.call.cls;
+    for (int k = 0; k < n; k++) {
+      const asc__ast_expr *a = k < e->u.call.nrargs ? e->u.call.rargs[k]
+                                                    : NULL;
+      vals[k] = a ? lower_expr(ls, a)
+                  : field_default(ls, cls->fields[k].def,
+                                  agg_elem(want, k)->dtype);
+    }
+  } else {
+    unsupported(ls, e->loc, "this tuple or struct value");
+  }
+  for (int k = 0; k < n; k++)
+    vals[k] = conv(ls, vals[k], agg_elem(want, k)->dtype);
+}
+
+/* The register of p.x / shp[k] when the base is an aggregate variable;
+ * -1 when it is not one. */
+static int32_t agg_member(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *base;
+  asc__type *bt;
+  symreg *m;
+  int idx = -1;
+  if (e->kind == ASC_EXPR_ATTR)
+    base = e->u.attr.value;
+  else if (e->kind == ASC_EXPR_SUBSCRIPT)
+    base = e->u.sub.value;
+  else
+    return -1;
+  if (base->kind != ASC_EXPR_NAME || base->u.name.sym == NULL)
+    return -1;
+  bt = base->u.name.sym->type ? asc__ty_find(base->u.name.sym->type) : NULL;
+  if (!is_agg(bt))
+    return -1;
+  m = agg_sym(ls, base->u.name.sym, base->loc);
+  if (e->kind == ASC_EXPR_ATTR) {
+    if (bt->kind != ASC_TY_STRUCT)
+      return -1;
+    for (int k = 0; k < bt->n; k++)
+      if (strcmp(bt->fields[k].name, e->u.attr.attr) == 0)
+        idx = k;
+  } else {
+    asc__irval k = lower_expr(ls, e->u.sub.index);
+    if (k.kind != ASC_IRV_CONST)
+      unsupported(ls, e->loc, "indexing a tuple with a variable");
+    idx = (int)(k.c.i < 0 ? k.c.i + m->nelems : k.c.i);
+  }
+  if (idx < 0 || idx >= m->nelems)
+    asc__diag_fatal(ls->c, e->loc, "no such element");
+  return m->elems[idx];
+}
+
+/* ---------------------------------------------------------- expressions */
+
+static int binop_ir(asc__binop op) {
+  switch (op) {
+  case ASC_BIN_ADD: return ASC_IR_ADD;
+  case ASC_BIN_SUB: return ASC_IR_SUB;
+  case ASC_BIN_MUL: return ASC_IR_MUL;
+  case ASC_BIN_DIV: return ASC_IR_DIV;
+  case ASC_BIN_FLOORDIV: return ASC_IR_FLOORDIV;
+  case ASC_BIN_MOD: return ASC_IR_MOD;
+  case ASC_BIN_POW: return ASC_IR_POW;
+  case ASC_BIN_LSHIFT: return ASC_IR_SHL;
+  case ASC_BIN_RSHIFT: return ASC_IR_SHR;
+  case ASC_BIN_BITAND: return ASC_IR_AND;
+  case ASC_BIN_BITOR: return ASC_IR_OR;
+  default: return ASC_IR_XOR;
+  }
+}
+
+static int cmpop_ir(asc__cmpop op) {
+  switch (op) {
+  case ASC_CMP_EQ: case ASC_CMP_IS: return ASC_IR_EQ;
+  case ASC_CMP_NE: case ASC_CMP_ISNOT: return ASC_IR_NE;
+  case ASC_CMP_LT: return ASC_IR_LT;
+  case ASC_CMP_LE: return ASC_IR_LE;
+  case ASC_CMP_GT: return ASC_IR_GT;
+  default: return ASC_IR_GE;
+  }
+}
+
+static int exc_kind(const asc__builtin *b) {
+  switch (b ? b->id : ASC_BI_NONE) {
+  case ASC_BI_VALUE_ERROR: return ASC_KEXC_VALUE_ERROR;
+  case ASC_BI_INDEX_ERROR: return ASC_KEXC_INDEX_ERROR;
+  case ASC_BI_ZERO_DIVISION_ERROR: return ASC_KEXC_ZERO_DIVISION_ERROR;
+  case ASC_BI_ASSERTION_ERROR: return ASC_KEXC_ASSERTION_ERROR;
+  case ASC_BI_RUNTIME_ERROR: return ASC_KEXC_RUNTIME_ERROR;
+  case ASC_BI_ARITHMETIC_ERROR: return ASC_KEXC_ARITHMETIC_ERROR;
+  case ASC_BI_OVERFLOW_ERROR: return ASC_KEXC_OVERFLOW_ERROR;
+  case ASC_BI_TYPE_ERROR: return ASC_KEXC_TYPE_ERROR;
+  case ASC_BI_NOT_IMPLEMENTED_ERROR: return ASC_KEXC_RUNTIME_ERROR;
+  default: return ASC_KEXC_EXCEPTION;
+  }
+}
+
+static int intrinsic_of(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_SIN: return ASC_INTR_SIN;
+  case ASC_BI_COS: return ASC_INTR_COS;
+  case ASC_BI_TAN: return ASC_INTR_TAN;
+  case ASC_BI_ASIN: return ASC_INTR_ASIN;
+  case ASC_BI_ACOS: return ASC_INTR_ACOS;
+  case ASC_BI_ATAN: return ASC_INTR_ATAN;
+  case ASC_BI_ATAN2: return ASC_INTR_ATAN2;
+  case ASC_BI_SINH: return ASC_INTR_SINH;
+  case ASC_BI_COSH: return ASC_INTR_COSH;
+  case ASC_BI_TANH: return ASC_INTR_TANH;
+  case ASC_BI_EXP: return ASC_INTR_EXP;
+  case ASC_BI_EXP2: return ASC_INTR_EXP2;
+  case ASC_BI_EXPM1: return ASC_INTR_EXPM1;
+  case ASC_BI_LOG: return ASC_INTR_LOG;
+  case ASC_BI_LOG2: return ASC_INTR_LOG2;
+  case ASC_BI_LOG10: return ASC_INTR_LOG10;
+  case ASC_BI_LOG1P: return ASC_INTR_LOG1P;
+  case ASC_BI_SQRT: return ASC_INTR_SQRT;
+  case ASC_BI_FLOOR: return ASC_INTR_FLOOR;
+  case ASC_BI_CEIL: return ASC_INTR_CEIL;
+  case ASC_BI_TRUNC: return ASC_INTR_TRUNC;
+  case ASC_BI_FABS: return ASC_INTR_FABS;
+  case ASC_BI_ERF: return ASC_INTR_ERF;
+  case ASC_BI_ERFC: return ASC_INTR_ERFC;
+  case ASC_BI_HYPOT: return ASC_INTR_HYPOT;
+  case ASC_BI_FMOD: return ASC_INTR_FMOD;
+  case ASC_BI_COPYSIGN: return ASC_INTR_COPYSIGN;
+  case ASC_BI_ISNAN: return ASC_INTR_ISNAN;
+  case ASC_BI_ISINF: return ASC_INTR_ISINF;
+  case ASC_BI_ISFINITE: return ASC_INTR_ISFINITE;
+  default: return -1;
+  }
+}
+
+static void lower_block(lstate *ls, const asc__ast_block *b);
+static asc__irval lower_call(lstate *ls, const asc__ast_expr *e);
+
+/* short-circuit and/or: the value of the deciding operand */
+static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
+  int dt = scalar_dt(ls, e);
+  int32_t r = newreg(ls, dt, NULL);
+  asc__irval l = conv(ls, lower_expr(ls, e->u.boolop.lhs), dt);
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  mov(ls, r, l);
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = truthy(ls, asc__irv_reg(r));
+  /* `truthy` may have emitted into cur before the if: move the if last */
+  asc__ir_remove(ls->cur, i);
+  asc__ir_append(ls->cur, i);
+  ls->cur = &i->body[e->u.boolop.is_and ? 0 : 1];
+  mov(ls, r, conv(ls, lower_expr(ls, e->u.boolop.rhs), dt));
+  ls->cur = save;
+  return asc__irv_reg(r);
+}
+
+static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
+  int32_t r = newreg(ls, ascBool, NULL);
+  asc__irblock *save = ls->cur;
+  asc__irval lhs = lower_expr(ls, e->u.cmp.operands[0]);
+  for (int k = 0; k < e->u.cmp.n; k++) {
+    const asc__ast_expr *re = e->u.cmp.operands[k + 1];
+    asc__irval rhs = lower_expr(ls, re);
+    asc__type *pt = asc__ty_promote(ls->c, ty(e->u.cmp.operands[k]), ty(re));
+    int dt;
+    asc__irins *i;
+    if (pt == NULL)
+      unsupported(ls, e->loc, "this comparison");
+    dt = asc__ty_concrete(ls->c, pt)->dtype;
+    mov(ls, r, op2(ls, cmpop_ir(e->u.cmp.ops[k]), dt, conv(ls, lhs, dt),
+                   conv(ls, rhs, dt)));
+    if (k + 1 < e->u.cmp.n) {
+      i = emit(ls, ASC_IR_IF, -1, 1);
+      i->args[0] = asc__irv_reg(r);
+      ls->cur = &i->body[0];
+    }
+    lhs = rhs;
+  }
+  ls->cur = save;
+  return asc__irv_reg(r);
+}
+
+static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+  case ASC_EXPR_BOOL: {
+    int dt = scalar_dt(ls, e);
+    int64_t v = e->kind == ASC_EXPR_BOOL ? (int64_t)e->u.bval
+                                         : (int64_t)e->u.ival;
+    if (asc__dt_is_float(dt))
+      return asc__irv_float(dt, e->kind == ASC_EXPR_INT
+                                    ? (double)e->u.ival
+                                    : (double)e->u.bval);
+    return asc__irv_int(dt, v);
+  }
+  case ASC_EXPR_FLOAT:
+    return asc__irv_float(scalar_dt(ls, e), e->u.fval);
+  case ASC_EXPR_NAME: {
+    const asc__sym *s = e->u.name.sym;
+    if (s == NULL)
+      unsupported(ls, e->loc, "this name");
+    if (s->kind == ASC_SYM_CONST)
+      return const_of(ls, scalar_dt(ls, e), s->u.cnst->folded);
+    if (s->kind == ASC_SYM_BUILTIN && s->u.builtin->kind == ASC_BK_CONST)
+      return asc__irv_float(scalar_dt(ls, e),
+                            asc__builtin_value(s->u.builtin));
+    if (s->kind == ASC_SYM_PARAM || s->kind == ASC_SYM_LOCAL) {
+      asc__irval cv = const_sym(ls, s);
+      int32_t r;
+      if (cv.kind == ASC_IRV_CONST)
+        return conv(ls, cv, scalar_dt(ls, e));
+      r = var_reg(ls, s, e->loc);
+      return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
+    }
+    unsupported(ls, e->loc, "this kind of name");
+  }
+  case ASC_EXPR_ATTR:
+    if (agg_member(ls, e) >= 0)
+      return conv(ls, asc__irv_reg(agg_member(ls, e)), scalar_dt(ls, e));
+    if (e->u.attr.builtin && e->u.attr.builtin->kind == ASC_BK_CONST)
+      return asc__irv_float(scalar_dt(ls, e),
+                            asc__builtin_value(e->u.attr.builtin));
+    if (strcmp(e->u.attr.attr, "ndim") == 0) {
+      int32_t t = tensor_reg(ls, e->u.attr.value);
+      return asc__irv_int(scalar_dt(ls, e), ls->f->regs[t].ty.ndim);
+    }
+    if (strcmp(e->u.attr.attr, "size") == 0) {
+      int32_t t = tensor_reg(ls, e->u.attr.value);
+      asc__irval n = asc__irv_int(ascInt64, 1);
+      for (int k = 0; k < ls->f->regs[t].ty.ndim; k++)
+        n = op2(ls, ASC_IR_MUL, ascInt64, n, dim_of(ls, t, k));
+      return conv(ls, n, scalar_dt(ls, e));
+    }
+    unsupported(ls, e->loc, "this attribute");
+  case ASC_EXPR_SUBSCRIPT: {
+    const asc__ast_expr *v = e->u.sub.value;
+    int32_t mr = agg_member(ls, e);
+    if (mr >= 0)
+      return conv(ls, asc__irv_reg(mr), scalar_dt(ls, e));
+    if (v->kind == ASC_EXPR_ATTR && strcmp(v->u.attr.attr, "shape") == 0) {
+      /* t.shape[k] with a constant k */
+      int32_t t = tensor_reg(ls, v->u.attr.value);
+      asc__irval k = lower_expr(ls, e->u.sub.index);
+      int nd = ls->f->regs[t].ty.ndim;
+      int64_t kk;
+      if (k.kind != ASC_IRV_CONST)
+        unsupported(ls, e->loc, "t.shape[i] with a variable i");
+      kk = k.c.i < 0 ? k.c.i + nd : k.c.i;
+      if (kk < 0 || kk >= nd)
+        asc__diag_fatal(ls->c, e->loc, "shape index out of range");
+      return conv(ls, dim_of(ls, t, (int)kk), scalar_dt(ls, e));
+    }
+    {
+      int32_t t;
+      asc__irval off = element_offset(ls, e, &t);
+      int32_t d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
+      asc__irins *i = emit(ls, ASC_IR_LOAD, d, 2);
+      i->args[0] = asc__irv_reg(t);
+      i->args[1] = off;
+      return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+    }
+  }
+  case ASC_EXPR_CALL:
+    return lower_call(ls, e);
+  case ASC_EXPR_UNARY: {
+    int dt = scalar_dt(ls, e);
+    asc__irval a = lower_expr(ls, e->u.unary.operand);
+    switch (e->u.unary.op) {
+    case ASC_UN_POS:
+      return conv(ls, a, dt);
+    case ASC_UN_NEG:
+      return op1(ls, ASC_IR_NEG, dt, conv(ls, a, dt));
+    case ASC_UN_NOT:
+      return op1(ls, ASC_IR_NOT, ascBool, truthy(ls, a));
+    default:
+      return op1(ls, ASC_IR_NOT, dt, conv(ls, a, dt));
+    }
+  }
+  case ASC_EXPR_BINARY: {
+    int dt = scalar_dt(ls, e);
+    asc__irval a = conv(ls, lower_expr(ls, e->u.binary.lhs), dt);
+    asc__irval b = conv(ls, lower_expr(ls, e->u.binary.rhs), dt);
+    return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
+  }
+  case ASC_EXPR_BOOLOP:
+    return lower_boolop(ls, e);
+  case ASC_EXPR_COMPARE:
+    return lower_compare(ls, e);
+  case ASC_EXPR_IFEXP: {
+    int dt = scalar_dt(ls, e);
+    int32_t r = newreg(ls, dt, NULL);
+    asc__irval c = truthy(ls, lower_expr(ls, e->u.ifexp.cond));
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *save = ls->cur;
+    i->args[0] = c;
+    ls->cur = &i->body[0];
+    mov(ls, r, conv(ls, lower_expr(ls, e->u.ifexp.then), dt));
+    ls->cur = &i->body[1];
+    mov(ls, r, conv(ls, lower_expr(ls, e->u.ifexp.orelse), dt));
+    ls->cur = save;
+    return asc__irv_reg(r);
+  }
+  default:
+    unsupported(ls, e->loc, "this expression");
+  }
+}
+
+/* A helper call, inlined: parameters become registers, `return v` stores
+ * into the result register and leaves a one-trip loop. */
+static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
+  asc__tinst *inst = asc__typed_callee(ls->t, e);
+  asc__ast_func *fn;
+  asc__irins *wrap;
+  asc__irblock *save = ls->cur;
+  int32_t saved_ret = ls->ret_reg;
+  int saved_loops = ls->loops;
+  asc__type *rt;
+  int32_t r = -1;
+  if (inst == NULL || ls->inline_depth > 32)
+    unsupported(ls, e->loc, "this call");
+  fn = inst->fn;
+  rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
+  if (rt && rt->kind == ASC_TY_SCALAR)
+    r = newreg(ls, rt->dtype, fn->name);
+  for (int k = 0; k < fn->nparams && k < e->u.call.nrargs; k++) {
+    const asc__sym *ps = fn->params[k].sym;
+    asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
+    const asc__ast_expr *a = e->u.call.rargs[k];
+    if (pt && pt->kind == ASC_TY_TENSOR) {
+      bind(ls, ps, tensor_reg(ls, a));
+    } else if (is_agg(pt)) {
+      symreg *m = agg_sym(ls, ps, a->loc);
+      asc__irval *vals =
+          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
+      int32_t *dst = m->elems;
+      lower_agg(ls, a, pt, vals);
+      for (int q = 0; q < agg_n(pt); q++)
+        mov(ls, dst[q], vals[q]);
+    } else if (pt && pt->kind == ASC_TY_SCALAR) {
+      int32_t pr = newreg(ls, pt->dtype, fn->params[k].name);
+      mov(ls, pr, conv(ls, lower_expr(ls, a), pt->dtype));
+      bind(ls, ps, pr);
+    } else {
+      unsupported(ls, a->loc, "this helper argument");
+    }
+  }
+  wrap = emit(ls, ASC_IR_LOOP, -1, 0);
+  ls->cur = &wrap->body[0];
+  ls->ret_reg = r;
+  ls->loops = 0;
+  ls->inline_depth++;
+  lower_block(ls, &fn->body);
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->inline_depth--;
+  ls->loops = saved_loops;
+  ls->ret_reg = saved_ret;
+  ls->cur = save;
+  if (r < 0)
+    return asc__irv_int(ascBool, 0);
+  return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
+}
+
+static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int n = e->u.call.nrargs;
+  if (e->u.call.callee)
+    return inline_helper(ls, e);
+  if (b == NULL)
+    unsupported(ls, e->loc, "this call");
+  if (b->kind == ASC_BK_DTYPE)
+    return conv(ls, lower_expr(ls, a[0]), scalar_dt(ls, e));
+  switch (b->id) {
+  case ASC_BI_INT:
+  case ASC_BI_FLOAT:
+  case ASC_BI_BOOL: {
+    int dt = scalar_dt(ls, e);
+    asc__irval v = lower_expr(ls, a[0]);
+    if (b->id == ASC_BI_BOOL)
+      return truthy(ls, v);
+    return conv(ls, v, dt);
+  }
+  case ASC_BI_MIN:
+  case ASC_BI_MAX: {
+    int dt = scalar_dt(ls, e);
+    asc__irval r = conv(ls, lower_expr(ls, a[0]), dt);
+    for (int k = 1; k < n; k++)
+      r = op2(ls, b->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX, dt, r,
+              conv(ls, lower_expr(ls, a[k]), dt));
+    return r;
+  }
+  case ASC_BI_ABS: {
+    int dt = scalar_dt(ls, e);
+    return op1(ls, ASC_IR_ABS, dt, conv(ls, lower_expr(ls, a[0]), dt));
+  }
+  case ASC_BI_POW: {
+    int dt = scalar_dt(ls, e);
+    return op2(ls, ASC_IR_POW, dt, conv(ls, lower_expr(ls, a[0]), dt),
+               conv(ls, lower_expr(ls, a[1]), dt));
+  }
+  case ASC_BI_GET_BLOCK_IDX:
+  case ASC_BI_GET_BLOCK_NUM: {
+    int32_t d = newreg(ls, ascInt64, NULL);
+    emit(ls, b->id == ASC_BI_GET_BLOCK_IDX ? ASC_IR_BLOCK_IDX
+                                           : ASC_IR_BLOCK_NUM,
+         d, 0);
+    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+  }
+  case ASC_BI_ATOMIC_ADD:
+  case ASC_BI_ATOMIC_SUB:
+  case ASC_BI_ATOMIC_MIN:
+  case ASC_BI_ATOMIC_MAX:
+  case ASC_BI_ATOMIC_EXCHANGE:
+  case ASC_BI_ATOMIC_CAS: {
+    asc__ast_expr sub;
+    int32_t t, d;
+    asc__irval off;
+    asc__irins *i;
+    int edt;
+    memset(&sub, 0, sizeof sub);
+    sub.kind = ASC_EXPR_SUBSCRIPT;
+    sub.loc = e->loc;
+    sub.u.sub.value = a[0];
+    sub.u.sub.index = a[1];
+    off = element_offset(ls, &sub, &t);
+    edt = ls->f->regs[t].ty.dtype;
+    d = newreg(ls, edt, NULL);
+    if (b->id == ASC_BI_ATOMIC_CAS) {
+      i = emit(ls, ASC_IR_CAS, d, 4);
+      i->args[2] = conv(ls, lower_expr(ls, a[2]), edt);
+      i->args[3] = conv(ls, lower_expr(ls, a[3]), edt);
+    } else {
+      i = emit(ls, ASC_IR_ATOMIC, d, 3);
+      i->aux = b->id == ASC_BI_ATOMIC_ADD   ? ASC_ATOM_ADD
+               : b->id == ASC_BI_ATOMIC_SUB ? ASC_ATOM_SUB
+               : b->id == ASC_BI_ATOMIC_MIN ? ASC_ATOM_MIN
+               : b->id == ASC_BI_ATOMIC_MAX ? ASC_ATOM_MAX
+                                            : ASC_ATOM_XCHG;
+      i->args[2] = conv(ls, lower_expr(ls, a[2]), edt);
+    }
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    /* the value operands were lowered after the instruction was placed:
+     * move it after them */
+    asc__ir_remove(ls->cur, i);
+    asc__ir_append(ls->cur, i);
+    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+  }
+  case ASC_BI_LEN: {
+    /* len(t) = t.shape[0]; len(t.shape) = ndim */
+    const asc__ast_expr *x = a[0];
+    if (x->kind == ASC_EXPR_ATTR && strcmp(x->u.attr.attr, "shape") == 0)
+      return asc__irv_int(scalar_dt(ls, e),
+                          ls->f->regs[tensor_reg(ls, x->u.attr.value)].ty.ndim);
+    if (is_agg(ty(x)))
+      return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
+    return conv(ls, dim_of(ls, tensor_reg(ls, x), 0), scalar_dt(ls, e));
+  }
+  case ASC_BI_BARRIER:
+    emit(ls, ASC_IR_BARRIER, -1, 0);
+    return asc__irv_int(ascBool, 0);
+  default: {
+    int id = intrinsic_of(b->id);
+    int dt = scalar_dt(ls, e);
+    int adt;
+    int32_t d;
+    asc__irins *i;
+    asc__irval args[3];
+    if (id < 0)
+      unsupported(ls, e->loc, "this builtin");
+    if (id == ASC_INTR_FLOOR || id == ASC_INTR_CEIL || id == ASC_INTR_TRUNC) {
+      /* math.floor gives an int, asc.floor the argument's type */
+      adt = scalar_dt(ls, a[0]);
+      if (!asc__dt_is_float(adt))
+        return conv(ls, lower_expr(ls, a[0]), dt);
+    } else if (id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
+               id == ASC_INTR_ISFINITE) {
+      adt = scalar_dt(ls, a[0]);
+      if (!asc__dt_is_float(adt))
+        return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
+    } else {
+      adt = dt;
+    }
+    for (int k = 0; k < n && k < 3; k++)
+      args[k] = conv(ls, lower_expr(ls, a[k]), adt);
+    d = newreg(ls, id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
+                           id == ASC_INTR_ISFINITE
+                       ? ascBool
+                       : adt,
+               NULL);
+    i = emit(ls, ASC_IR_CALL, d, n);
+    i->aux = id;
+    for (int k = 0; k < n; k++)
+      i->args[k] = args[k];
+    return conv(ls, asc__irv_reg(d), dt);
+  }
+  }
+}
+
+/* ---------------------------------------------------------- statements */
+
+static void assign_to(lstate *ls, const asc__ast_expr *target,
+                      asc__irval v, const asc__ast_expr *value);
+
+/* local_array / shared_array: a buffer register bound to the name. */
+static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
+                            const asc__ast_expr *value) {
+  const asc__builtin *b;
+  asc__irins *i;
+  asc__type *t;
+  const asc__ast_expr *shape;
+  asc__irtype it;
+  int32_t r;
+  if (value->kind != ASC_EXPR_CALL || (b = value->u.call.builtin) == NULL ||
+      (b->id != ASC_BI_LOCAL_ARRAY && b->id != ASC_BI_SHARED_ARRAY))
+    return false;
+  if (target->kind != ASC_EXPR_NAME || !target->u.name.sym)
+    unsupported(ls, target->loc, "this array target");
+  t = ty(value);
+  memset(&it, 0, sizeof it);
+  it.kind = ASC_IRK_TENSOR;
+  it.dtype = (uint8_t)t->dtype;
+  it.ndim = (uint8_t)t->ndim;
+  it.flags = ASC_IRT_CONTIG;
+  r = asc__ir_reg(ls->c, ls->f, it, target->u.name.sym->name);
+  i = emit(ls, b->id == ASC_BI_LOCAL_ARRAY ? ASC_IR_LOCAL_ARRAY
+                                           : ASC_IR_SHARED_ARRAY,
+           r, 0);
+  shape = value->u.call.rargs[0];
+  {
+    const asc__ast_expr *const *el = (const asc__ast_expr *const *)&shape;
+    int n = 1;
+    if (shape->kind == ASC_EXPR_TUPLE) {
+      el = (const asc__ast_expr *const *)shape->u.tuple.elts;
+      n = shape->u.tuple.n;
+    }
+    if (n > ASC_IR_MAXDIMS || n != t->ndim)
+      asc__diag_fatal(ls->c, shape->loc, "bad array shape");
+    for (int k = 0; k < n; k++) {
+      asc__irval d = lower_expr(ls, el[k]);
+      if (d.kind != ASC_IRV_CONST || asc__dt_is_float(d.dtype) || d.c.i <= 0)
+        asc__diag_fatal(ls->c, el[k]->loc,
+                        "array extents must be positive constants");
+      i->imm[i->nimm++] = d.c.i;
+    }
+  }
+  {
+    /* local arrays live on the stack of a worker thread */
+    uint64_t bytes = ascDataTypeSize((ascDataType)t->dtype);
+    for (int k = 0; k < i->nimm; k++)
+      bytes = bytes * (uint64_t)i->imm[k] > (UINT64_C(1) << 40)
+                  ? (UINT64_C(1) << 40)
+                  : bytes * (uint64_t)i->imm[k];
+    if (b->id == ASC_BI_LOCAL_ARRAY && bytes > LOCAL_ARRAY_MAX)
+      asc__diag_fatal(ls->c, value->loc,
+                      "local_array of %llu bytes is too large for the "
+                      "stack (at most %u)",
+                      (unsigned long long)bytes, (unsigned)LOCAL_ARRAY_MAX);
+  }
+  bind(ls, target->u.name.sym, r);
+  return true;
+}
+
+static void assign_to(lstate *ls, const asc__ast_expr *target,
+                      asc__irval v, const asc__ast_expr *value) {
+  int32_t mr = agg_member(ls, target);
+  if (mr >= 0) {
+    mov(ls, mr, conv(ls, v, ls->f->regs[mr].ty.dtype));
+    return;
+  }
+  switch (target->kind) {
+  case ASC_EXPR_NAME: {
+    const asc__sym *s = target->u.name.sym;
+    int32_t r;
+    asc__type *st;
+    if (s == NULL)
+      unsupported(ls, target->loc, "this assignment target");
+    st = s->type ? asc__ty_find(s->type) : NULL;
+    if (st && st->kind == ASC_TY_TENSOR) {
+      /* t2 = t: an alias of the same tensor */
+      if (value == NULL)
+        unsupported(ls, target->loc, "this tensor assignment");
+      bind(ls, s, tensor_reg(ls, value));
+      return;
+    }
+    r = var_reg(ls, s, target->loc);
+    mov(ls, r, conv(ls, v, ls->f->regs[r].ty.dtype));
+    return;
+  }
+  case ASC_EXPR_SUBSCRIPT: {
+    int32_t t;
+    asc__irval off = element_offset(ls, target, &t);
+    asc__irins *i;
+    asc__irval cv = conv(ls, v, ls->f->regs[t].ty.dtype);
+    i = emit(ls, ASC_IR_STORE, -1, 3);
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    i->args[2] = cv;
+    return;
+  }
+  default:
+    unsupported(ls, target->loc, "this assignment target");
+  }
+}
+
+static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
+  const asc__ast_expr *value = s->u.assign.value;
+  for (int k = 0; k < s->u.assign.ntargets; k++) {
+    const asc__ast_expr *tg = s->u.assign.targets[k];
+    asc__type *vt = ty(value);
+    if (lower_array_def(ls, tg, value))
+      continue;
+    if (tg->kind == ASC_EXPR_TUPLE) {
+      int n = tg->u.tuple.n;
+      asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n + 1);
+      if (!is_agg(vt) || agg_n(vt) != n)
+        unsupported(ls, value->loc, "unpacking this value");
+      lower_agg(ls, value, vt, vals);
+      for (int q = 0; q < n; q++)
+        assign_to(ls, tg->u.tuple.elts[q], vals[q], NULL);
+      continue;
+    }
+    if (is_agg(vt) && tg->kind == ASC_EXPR_NAME && tg->u.name.sym) {
+      /* the whole tuple / struct: one register per element */
+      symreg *m = agg_sym(ls, tg->u.name.sym, tg->loc);
+      asc__type *want = asc__ty_find(tg->u.name.sym->type);
+      asc__irval *vals =
+          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
+      int32_t *dst = m->elems;
+      lower_agg(ls, value, want, vals);
+      for (int q = 0; q < agg_n(want); q++)
+        mov(ls, dst[q], vals[q]);
+      continue;
+    }
+    if (vt && vt->kind == ASC_TY_TENSOR) {
+      assign_to(ls, tg, asc__irv_int(ascBool, 0), value);
+      continue;
+    }
+    assign_to(ls, tg, lower_expr(ls, value), value);
+  }
+}
+
+static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
+  const asc__ast_expr *tg = s->u.aug.target;
+  asc__irval rhs = lower_expr(ls, s->u.aug.value);
+  int op = binop_ir(s->u.aug.op);
+  if (tg->kind == ASC_EXPR_NAME || agg_member(ls, tg) >= 0) {
+    int32_t r = tg->kind == ASC_EXPR_NAME
+                    ? var_reg(ls, tg->u.name.sym, tg->loc)
+                    : agg_member(ls, tg);
+    int dt = ls->f->regs[r].ty.dtype;
+    asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                                    ty(s->u.aug.value));
+    int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+      odt = ascFloat64;
+    mov(ls, r, conv(ls, op2(ls, op, odt, conv(ls, asc__irv_reg(r), odt),
+                            conv(ls, rhs, odt)),
+                    dt));
+    return;
+  }
+  if (tg->kind == ASC_EXPR_SUBSCRIPT) {
+    int32_t t, d;
+    asc__irval off = element_offset(ls, tg, &t);
+    int dt = ls->f->regs[t].ty.dtype;
+    asc__irins *i;
+    asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                                    ty(s->u.aug.value));
+    int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
+    d = newreg(ls, dt, NULL);
+    i = emit(ls, ASC_IR_LOAD, d, 2);
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    {
+      asc__irval nv = conv(ls, op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt),
+                                   conv(ls, rhs, odt)),
+                           dt);
+      i = emit(ls, ASC_IR_STORE, -1, 3);
+      i->args[0] = asc__irv_reg(t);
+      i->args[1] = off;
+      i->args[2] = nv;
+    }
+    return;
+  }
+  unsupported(ls, tg->loc, "this augmented assignment");
+}
+
+static const char *message_of(lstate *ls, const asc__ast_expr *msg) {
+  if (msg == NULL)
+    return "";
+  if (msg->kind != ASC_EXPR_STR)
+    unsupported(ls, msg->loc, "a message that is not a string literal");
+  return msg->u.str.s;
+}
+
+static void lower_raise(lstate *ls, const asc__ast_stmt *s) {
+  const asc__ast_expr *x = s->u.raise.exc;
+  const asc__builtin *b = NULL;
+  const char *msg = "";
+  if (x == NULL) {
+    if (ls->excepts == 0)
+      unsupported(ls, s->loc, "a bare 'raise' outside an except clause");
+    emit(ls, ASC_IR_RERAISE, -1, 0);
+    return;
+  }
+  if (x->kind == ASC_EXPR_CALL) {
+    b = x->u.call.builtin;
+    if (x->u.call.nrargs > 0)
+      msg = message_of(ls, x->u.call.rargs[0]);
+  } else if (x->kind == ASC_EXPR_NAME && x->u.name.sym &&
+             x->u.name.sym->kind == ASC_SYM_BUILTIN) {
+    b = x->u.name.sym->u.builtin;
+  }
+  if (b == NULL || b->kind != ASC_BK_EXC)
+    unsupported(ls, x->loc, "raising this");
+  raise_here(ls, exc_kind(b), msg);
+}
+
+/* Does e (or s) mention symbol sym? */
+/* skip: a statement whose subtree does not count (the loop itself). */
+static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym);
+static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
+                           const asc__ast_stmt *skip);
+
+static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym) {
+  if (e == NULL)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME: return e->u.name.sym == sym;
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n; k++)
+      if (expr_mentions(e->u.tuple.elts[k], sym))
+        return true;
+    return false;
+  case ASC_EXPR_ATTR: return expr_mentions(e->u.attr.value, sym);
+  case ASC_EXPR_SUBSCRIPT:
+    return expr_mentions(e->u.sub.value, sym) ||
+           expr_mentions(e->u.sub.index, sym);
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nargs; k++)
+      if (expr_mentions(e->u.call.args[k], sym))
+        return true;
+    for (int k = 0; k < e->u.call.nkws; k++)
+      if (expr_mentions(e->u.call.kws[k].value, sym))
+        return true;
+    return false;
+  case ASC_EXPR_UNARY: return expr_mentions(e->u.unary.operand, sym);
+  case ASC_EXPR_BINARY:
+    return expr_mentions(e->u.binary.lhs, sym) ||
+           expr_mentions(e->u.binary.rhs, sym);
+  case ASC_EXPR_BOOLOP:
+    return expr_mentions(e->u.boolop.lhs, sym) ||
+           expr_mentions(e->u.boolop.rhs, sym);
+  case ASC_EXPR_COMPARE:
+    for (int k = 0; k <= e->u.cmp.n; k++)
+      if (expr_mentions(e->u.cmp.operands[k], sym))
+        return true;
+    return false;
+  case ASC_EXPR_IFEXP:
+    return expr_mentions(e->u.ifexp.cond, sym) ||
+           expr_mentions(e->u.ifexp.then, sym) ||
+           expr_mentions(e->u.ifexp.orelse, sym);
+  case ASC_EXPR_LAMBDA:
+    return block_mentions(&e->u.lambda.fn->body, sym, NULL);
+  default: return false;
+  }
+}
+
+static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
+                          const asc__ast_stmt *skip);
+
+/* 1 when b assigns sym (a whole-variable assignment at its top level)
+ * before any read of it, 2 when b may read it first, 0 when b does not
+ * mention it. */
+static int first_access(const asc__ast_block *b, const asc__sym *sym) {
+  for (int k = 0; k < b->n; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    if (s->kind == ASC_STMT_ASSIGN) {
+      bool writes = false;
+      if (expr_mentions(s->u.assign.value, sym))
+        return 2;
+      for (int q = 0; q < s->u.assign.ntargets; q++) {
+        const asc__ast_expr *t = s->u.assign.targets[q];
+        if (t->kind == ASC_EXPR_NAME && t->u.name.sym == sym)
+          writes = true;
+        else if (expr_mentions(t, sym))
+          return 2;
+      }
+      if (writes)
+        return 1;
+      continue;
+    }
+    if (stmt_mentions(s, sym, NULL))
+      return 2;
+  }
+  return 0;
+}
+
+static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
+                          const asc__ast_stmt *skip) {
+  if (s == skip)
+    return false;
+  /* another loop that assigns sym before any read of it (its loop
+   * variable, or a temporary set first in its body) does not see a value
+   * from outside; what follows it sees that loop's value (unless it runs
+   * no iteration, which these kernels do not rely on) */
+  if (s->kind == ASC_STMT_FOR && s != skip &&
+      !expr_mentions(s->u.for_.iter, sym) &&
+      ((s->u.for_.target->kind == ASC_EXPR_NAME &&
+        s->u.for_.target->u.name.sym == sym) ||
+       first_access(&s->u.for_.body, sym) == 1))
+    return false;
+  switch (s->kind) {
+  case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
+  case ASC_STMT_ASSIGN:
+    for (int k = 0; k < s->u.assign.ntargets; k++)
+      if (expr_mentions(s->u.assign.targets[k], sym))
+        return true;
+    return expr_mentions(s->u.assign.value, sym);
+  case ASC_STMT_AUGASSIGN:
+    return expr_mentions(s->u.aug.target, sym) ||
+           expr_mentions(s->u.aug.value, sym);
+  case ASC_STMT_ANNASSIGN:
+    return expr_mentions(s->u.ann.target, sym) ||
+           expr_mentions(s->u.ann.value, sym);
+  case ASC_STMT_IF:
+    return expr_mentions(s->u.if_.cond, sym) ||
+           block_mentions(&s->u.if_.body, sym, skip) ||
+           block_mentions(&s->u.if_.orelse, sym, skip);
+  case ASC_STMT_FOR:
+    return expr_mentions(s->u.for_.target, sym) ||
+           expr_mentions(s->u.for_.iter, sym) ||
+           block_mentions(&s->u.for_.body, sym, skip);
+  case ASC_STMT_WHILE:
+    return expr_mentions(s->u.while_.cond, sym) ||
+           block_mentions(&s->u.while_.body, sym, skip);
+  case ASC_STMT_RETURN: return expr_mentions(s->u.ret.value, sym);
+  case ASC_STMT_ASSERT:
+    return expr_mentions(s->u.assert_.test, sym);
+  case ASC_STMT_TRY:
+    if (block_mentions(&s->u.try_.body, sym, skip) ||
+        block_mentions(&s->u.try_.orelse, sym, skip) ||
+        block_mentions(&s->u.try_.finalbody, sym, skip))
+      return true;
+    for (int k = 0; k < s->u.try_.nhandlers; k++)
+      if (block_mentions(&s->u.try_.handlers[k].body, sym, skip))
+        return true;
+    return false;
+  case ASC_STMT_WITH: return block_mentions(&s->u.with.body, sym, skip);
+  case ASC_STMT_FUNCDEF:
+    return block_mentions(&s->u.funcdef.fn->body, sym, skip);
+  default: return false;
+  }
+}
+
+static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
+                           const asc__ast_stmt *skip) {
+  for (int k = 0; k < b->n; k++)
+    if (stmt_mentions(b->stmts[k], sym, skip))
+      return true;
+  return false;
+}
+
+/* Symbols assigned in b (targets of =, op=, for), with whether every
+ * assignment is `sym op= ...` with one reducible op (*redop). */
+typedef struct assigned {
+  const asc__sym *sym;
+  int redop;        /* ASC_IR_ADD ...; -1 when not a reduction */
+  asc__loc loc;
+} assigned;
+
+typedef struct alist {
+  assigned *v;
+  int n, cap;
+} alist;
+
+static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
+                        int redop) {
+  const asc__sym *s;
+  if (tg->kind == ASC_EXPR_TUPLE) {
+    for (int k = 0; k < tg->u.tuple.n; k++)
+      note_assign(ls, al, tg->u.tuple.elts[k], -1);
+    return;
+  }
+  if (tg->kind == ASC_EXPR_ATTR && tg->u.attr.value->kind == ASC_EXPR_NAME) {
+    /* p.x = ...: assigns the struct variable p */
+    tg = tg->u.attr.value;
+    redop = -1;
+  }
+  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL)
+    return;
+  for (int k = 0; k < al->n; k++)
+    if (al->v[k].sym == s) {
+      if (al->v[k].redop != redop)
+        al->v[k].redop = -1;
+      return;
+    }
+  if (al->n == al->cap) {
+    int cap = al->cap ? al->cap * 2 : 16;
+    assigned *n = asc__arena_alloc(ls->c, sizeof *n * (size_t)cap);
+    if (al->n)
+      memcpy(n, al->v, sizeof *n * (size_t)al->n);
+    al->v = n;
+    al->cap = cap;
+  }
+  al->v[al->n].sym = s;
+  al->v[al->n].redop = redop;
+  al->v[al->n].loc = tg->loc;
+  al->n++;
+}
+
+static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
+  for (int k = 0; k < b->n; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    switch (s->kind) {
+    case ASC_STMT_ASSIGN:
+      for (int q = 0; q < s->u.assign.ntargets; q++)
+        note_assign(ls, al, s->u.assign.targets[q], -1);
+      break;
+    case ASC_STMT_ANNASSIGN:
+      note_assign(ls, al, s->u.ann.target, -1);
+      break;
+    case ASC_STMT_AUGASSIGN: {
+      int op = -1;
+      switch (s->u.aug.op) {
+      case ASC_BIN_ADD: op = ASC_IR_ADD; break;
+      case ASC_BIN_MUL: op = ASC_IR_MUL; break;
+      case ASC_BIN_BITAND: op = ASC_IR_AND; break;
+      case ASC_BIN_BITOR: op = ASC_IR_OR; break;
+      case ASC_BIN_BITXOR: op = ASC_IR_XOR; break;
+      default: break;
+      }
+      note_assign(ls, al, s->u.aug.target, op);
+      break;
+    }
+    case ASC_STMT_IF:
+      collect_assigned(ls, &s->u.if_.body, al);
+      collect_assigned(ls, &s->u.if_.orelse, al);
+      break;
+    case ASC_STMT_FOR:
+      note_assign(ls, al, s->u.for_.target, -1);
+      collect_assigned(ls, &s->u.for_.body, al);
+      break;
+    case ASC_STMT_WHILE:
+      collect_assigned(ls, &s->u.while_.body, al);
+      break;
+    case ASC_STMT_TRY:
+      collect_assigned(ls, &s->u.try_.body, al);
+      collect_assigned(ls, &s->u.try_.orelse, al);
+      collect_assigned(ls, &s->u.try_.finalbody, al);
+      for (int q = 0; q < s->u.try_.nhandlers; q++)
+        collect_assigned(ls, &s->u.try_.handlers[q].body, al);
+      break;
+    case ASC_STMT_WITH:
+      collect_assigned(ls, &s->u.with.body, al);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* The range(...) bounds of a for statement, as int64 values. */
+static void range_bounds(lstate *ls, const asc__ast_stmt *s, asc__irval *lo,
+                         asc__irval *hi, asc__irval *st) {
+  *lo = s->u.for_.start ? conv(ls, lower_expr(ls, s->u.for_.start), ascInt64)
+                        : asc__irv_int(ascInt64, 0);
+  *hi = conv(ls, lower_expr(ls, s->u.for_.stop), ascInt64);
+  *st = s->u.for_.step ? conv(ls, lower_expr(ls, s->u.for_.step), ascInt64)
+                       : asc__irv_int(ascInt64, 1);
+  if (st->kind == ASC_IRV_CONST && st->c.i == 0)
+    asc__diag_fatal(ls->c, s->u.for_.step->loc,
+                    "range() step must not be zero");
+  if (st->kind != ASC_IRV_CONST) {
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *save = ls->cur;
+    i->args[0] = op2(ls, ASC_IR_EQ, ascInt64, *st, asc__irv_int(ascInt64, 0));
+    asc__ir_remove(ls->cur, i);
+    asc__ir_append(ls->cur, i);
+    ls->cur = &i->body[0];
+    raise_here(ls, ASC_KEXC_VALUE_ERROR, "range() arg 3 must not be zero");
+    ls->cur = save;
+  }
+}
+
+static bool independent_loop(lstate *ls, const asc__ast_stmt *s,
+                             const asc__ast_block *rest_of_kernel);
+
+/* A parallel loop: reductions are the variables of the enclosing code that
+ * the body only updates with one `v op= ...`; other variables assigned in
+ * the body must not be used outside it. */
+static void setup_reductions(lstate *ls, asc__irins *loop,
+                             const asc__ast_block *body,
+                             const asc__ast_block *kernel_body,
+                             const asc__ast_stmt *self) {
+  alist al;
+  memset(&al, 0, sizeof al);
+  collect_assigned(ls, body, &al);
+  loop->red = asc__arena_alloc(ls->c, sizeof *loop->red * ((size_t)al.n + 1));
+  for (int k = 0; k < al.n; k++) {
+    const asc__sym *sym = al.v[k].sym;
+    /* mentioned anywhere in the kernel outside this loop? */
+    bool outside = block_mentions(kernel_body, sym, self);
+    if (lookup(ls, sym) >= 0)
+      outside = true;
+    if (!outside)
+      continue;
+    if (al.v[k].redop < 0)
+      asc__diag_fatal(ls->c, al.v[k].loc,
+                      "'%s' is assigned in a parallel loop and used outside "
+                      "it; only reductions ('%s += ...') may be",
+                      sym->name, sym->name);
+    loop->red[loop->nred].reg = var_reg(ls, sym, al.v[k].loc);
+    loop->red[loop->nred].op = (uint8_t)al.v[k].redop;
+    loop->nred++;
+  }
+}
+
+static void lower_stmt(lstate *ls, const asc__ast_stmt *s);
+
+static const asc__ast_block *kernel_body_of(lstate *ls) {
+  return &ls->t->kernel->body;
+}
+
+/* Gives the variables a parallel body assigns (and the loop target) fresh
+ * registers for the body, except its reductions: every parallel loop has
+ * its own private copies.  Returns the map size to restore afterwards. */
+static int privatize(lstate *ls, const asc__ast_block *body,
+                     const asc__ast_expr *target, const asc__irins *loop) {
+  int saved = ls->nmap;
+  alist al;
+  memset(&al, 0, sizeof al);
+  if (target)
+    note_assign(ls, &al, target, -1);
+  collect_assigned(ls, body, &al);
+  for (int k = 0; k < al.n; k++) {
+    const asc__sym *sym = al.v[k].sym;
+    asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
+    int32_t cur = lookup(ls, sym);
+    bool red = false;
+    for (int32_t q = 0; loop && q < loop->nred; q++)
+      red |= cur >= 0 && loop->red[q].reg == cur;
+    if (red || t == NULL || t->kind != ASC_TY_SCALAR)
+      continue;
+    bind(ls, sym, newreg(ls, t->dtype, sym->name));
+  }
+  return saved;
+}
+
+/* A perfect nest of independent range loops under s (s first), each with
+ * step 1 and bounds that do not depend on the outer loop variables: they
+ * are collapsed into one parallel loop over the product of the trip
+ * counts, so a batch of 1 still spreads over the team. */
+static int collapse_nest(lstate *ls, const asc__ast_stmt *s,
+                         const asc__ast_stmt **nest, int max) {
+  int d = 1;
+  const asc__ast_stmt *cur = s;
+  nest[0] = s;
+  if (s->u.for_.step != NULL)
+    return 1;
+  while (d < max && cur->u.for_.body.n == 1 &&
+         cur->u.for_.body.stmts[0]->kind == ASC_STMT_FOR) {
+    const asc__ast_stmt *in = cur->u.for_.body.stmts[0];
+    bool dep = false;
+    if (in->u.for_.loop != ASC_BI_RANGE || in->u.for_.step != NULL ||
+        in->u.for_.target->kind != ASC_EXPR_NAME)
+      break;
+    for (int k = 0; k < d; k++) {
+      const asc__sym *v = nest[k]->u.for_.target->u.name.sym;
+      dep |= expr_mentions(in->u.for_.start, v) ||
+             expr_mentions(in->u.for_.stop, v);
+    }
+    if (dep || !independent_loop(ls, in, kernel_body_of(ls)))
+      break;
+    nest[d++] = in;
+    cur = in;
+  }
+  return d;
+}
+
+static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
+  asc__irval lo[8], trip[8], n = asc__irv_int(ascInt64, 1);
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
+  int32_t iv;
+  for (int k = 0; k < d; k++) {
+    asc__irval hi, st;
+    range_bounds(ls, nest[k], &lo[k], &hi, &st);
+    trip[k] = op2(ls, ASC_IR_MAX, ascInt64,
+                  op2(ls, ASC_IR_SUB, ascInt64, hi, lo[k]),
+                  asc__irv_int(ascInt64, 0));
+    n = op2(ls, ASC_IR_MUL, ascInt64, n, trip[k]);
+  }
+  iv = newreg(ls, ascInt64, "it");
+  i = emit(ls, ASC_IR_PFOR, iv, 3);
+  i->args[0] = asc__irv_int(ascInt64, 0);
+  i->args[1] = n;
+  i->args[2] = asc__irv_int(ascInt64, 1);
+  ls->cur = &i->body[0];
+  for (int k = 0; k < d; k++)
+    (void)privatize(ls, &nest[k]->u.for_.body, nest[k]->u.for_.target, NULL);
+  {
+    /* unsigned div/mod: the values are not negative, and that avoids the
+     * sign fix-ups of Python's // and % */
+    asc__irval rem = conv(ls, asc__irv_reg(iv), ascUInt64);
+    for (int k = d - 1; k >= 0; k--) {
+      const asc__ast_stmt *s = nest[k];
+      int32_t vr = var_reg(ls, s->u.for_.target->u.name.sym,
+                           s->u.for_.target->loc);
+      asc__irval idx = rem;
+      if (k > 0) {
+        /* max(trip, 1): never zero (when a trip is 0 no iteration runs) */
+        asc__irval t = conv(ls, op2(ls, ASC_IR_MAX, ascInt64, trip[k],
+                                    asc__irv_int(ascInt64, 1)),
+                            ascUInt64);
+        idx = op2(ls, ASC_IR_MOD, ascUInt64, rem, t);
+        rem = op2(ls, ASC_IR_FLOORDIV, ascUInt64, rem, t);
+      }
+      ls->line = s->loc.line;
+      mov(ls, vr, conv(ls, op2(ls, ASC_IR_ADD, ascInt64, lo[k],
+                               conv(ls, idx, ascInt64)),
+                       ls->f->regs[vr].ty.dtype));
+    }
+  }
+  ls->loops++;
+  ls->pfors++;
+  ls->excepts = 0;
+  lower_block(ls, &nest[d - 1]->u.for_.body);
+  ls->excepts = saved_excepts;
+  ls->pfors--;
+  ls->loops--;
+  ls->nmap = saved_map;
+  ls->cur = save;
+}
+
+static void lower_for(lstate *ls, const asc__ast_stmt *s) {
+  asc__irval lo, hi, st;
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
+  int32_t iv;
+  bool par = s->u.for_.loop == ASC_BI_PRANGE;
+  const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
+                           ? s->u.for_.target->u.name.sym
+                           : NULL;
+  if (vs == NULL)
+    unsupported(ls, s->u.for_.target->loc, "this loop target");
+  if (!par && ls->pfors == 0 && ls->loops == 0 && ls->inline_depth == 0 &&
+      independent_loop(ls, s, kernel_body_of(ls))) {
+    const asc__ast_stmt *nest[8];
+    int d = collapse_nest(ls, s, nest, 8);
+    if (d > 1) {
+      lower_collapsed(ls, nest, d);
+      return;
+    }
+    par = true;
+  }
+  range_bounds(ls, s, &lo, &hi, &st);
+  iv = newreg(ls, ascInt64, asc__arena_printf(ls->c, "%s.it", vs->name));
+  i = emit(ls, par && ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
+  i->args[0] = lo;
+  i->args[1] = hi;
+  i->args[2] = st;
+  i->unroll = s->u.for_.loop == ASC_BI_STATIC_RANGE;
+  ls->cur = &i->body[0];
+  if (i->op == ASC_IR_PFOR) {
+    setup_reductions(ls, i, &s->u.for_.body, kernel_body_of(ls), s);
+    saved_map = privatize(ls, &s->u.for_.body, s->u.for_.target, i);
+  }
+  {
+    int32_t vr = var_reg(ls, vs, s->u.for_.target->loc);
+    mov(ls, vr, conv(ls, asc__irv_reg(iv), ls->f->regs[vr].ty.dtype));
+  }
+  ls->loops++;
+  if (i->op == ASC_IR_PFOR) {
+    ls->pfors++;
+    ls->excepts = 0; /* the body is another function */
+  }
+  lower_block(ls, &s->u.for_.body);
+  if (i->op == ASC_IR_PFOR) {
+    ls->pfors--;
+    ls->nmap = saved_map;
+    ls->excepts = saved_excepts;
+  }
+  ls->loops--;
+  ls->cur = save;
+}
+
+/* asc.parallel_for(n, body): body is a lambda or a nested def of one
+ * parameter, which becomes the induction variable. */
+static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
+  const asc__ast_expr *fe = call->u.call.rargs[1];
+  const asc__ast_func *fn = NULL;
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  bool saved_pb = ls->in_pbody;
+  int saved_map = ls->nmap, saved_excepts = ls->excepts;
+  int32_t iv;
+  if (fe->kind == ASC_EXPR_LAMBDA)
+    fn = fe->u.lambda.fn;
+  else if (fe->kind == ASC_EXPR_NAME && fe->u.name.sym &&
+           fe->u.name.sym->kind == ASC_SYM_FUNC)
+    fn = fe->u.name.sym->u.func;
+  if (fn == NULL || fn->nparams != 1)
+    unsupported(ls, fe->loc, "this parallel_for body");
+  iv = newreg(ls, ascInt64, fn->params[0].name);
+  i = emit(ls, ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
+  i->args[0] = asc__irv_int(ascInt64, 0);
+  i->args[1] = conv(ls, lower_expr(ls, call->u.call.rargs[0]), ascInt64);
+  i->args[2] = asc__irv_int(ascInt64, 1);
+  asc__ir_remove(ls->cur, i);
+  asc__ir_append(ls->cur, i);
+  ls->cur = &i->body[0];
+  {
+    const asc__sym *ps = fn->params[0].sym;
+    asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
+    int32_t pr = newreg(ls, pt && pt->kind == ASC_TY_SCALAR ? pt->dtype
+                                                           : ascInt64,
+                        fn->params[0].name);
+    mov(ls, pr, conv(ls, asc__irv_reg(iv), ls->f->regs[pr].ty.dtype));
+    bind(ls, ps, pr);
+  }
+  ls->loops++;
+  ls->pfors++;
+  ls->in_pbody = true;
+  ls->excepts = 0;
+  if (fn->kind == ASC_FUNC_LAMBDA && fn->body.n == 1 &&
+      fn->body.stmts[0]->kind == ASC_STMT_RETURN) {
+    const asc__ast_expr *v = fn->body.stmts[0]->u.ret.value;
+    if (v)
+      (void)lower_expr(ls, v);
+  } else {
+    lower_block(ls, &fn->body);
+  }
+  ls->in_pbody = saved_pb;
+  ls->excepts = saved_excepts;
+  ls->pfors--;
+  ls->loops--;
+  ls->nmap = saved_map;
+  ls->cur = save;
+}
+
+static uint32_t handler_mask(lstate *ls, const asc__ast_handler *h) {
+  uint32_t m = 0;
+  const asc__ast_expr *t = h->type;
+  if (t == NULL)
+    return 1u << ASC_KEXC_EXCEPTION;
+  if (t->kind == ASC_EXPR_TUPLE) {
+    for (int k = 0; k < t->u.tuple.n; k++) {
+      const asc__ast_expr *x = t->u.tuple.elts[k];
+      if (x->kind != ASC_EXPR_NAME || !x->u.name.sym ||
+          x->u.name.sym->kind != ASC_SYM_BUILTIN)
+        unsupported(ls, x->loc, "this exception type");
+      m |= 1u << exc_kind(x->u.name.sym->u.builtin);
+    }
+    return m;
+  }
+  if (t->kind != ASC_EXPR_NAME || !t->u.name.sym ||
+      t->u.name.sym->kind != ASC_SYM_BUILTIN)
+    unsupported(ls, t->loc, "this exception type");
+  return 1u << exc_kind(t->u.name.sym->u.builtin);
+}
+
+static void lower_try(lstate *ls, const asc__ast_stmt *s) {
+  asc__irblock *save = ls->cur;
+  asc__irins *outer = NULL, *inner;
+  int32_t ok = -1;
+  for (int h = 0; h < s->u.try_.nhandlers; h++)
+    if (s->u.try_.handlers[h].name &&
+        block_mentions(&s->u.try_.handlers[h].body,
+                       s->u.try_.handlers[h].name_sym, NULL))
+      unsupported(ls, s->u.try_.handlers[h].loc,
+                  "using the exception object of 'except ... as name'");
+  if (s->u.try_.finalbody.n > 0) {
+    outer = emit(ls, ASC_IR_TRY, -1, 0);
+    outer->has_finally = true;
+    ls->cur = &outer->body[0];
+  }
+  if (s->u.try_.orelse.n > 0) {
+    ok = newreg(ls, ascBool, "try_ok");
+    mov(ls, ok, asc__irv_int(ascBool, 1));
+  }
+  inner = emit(ls, ASC_IR_TRY, -1, 0);
+  {
+    asc__irblock *mid = ls->cur;
+    ls->cur = &inner->body[0];
+    lower_block(ls, &s->u.try_.body);
+    if (s->u.try_.nhandlers > 0) {
+      /* one except region catching the union; the clauses are tried in
+       * order with excmatch, as Python does */
+      int nh = s->u.try_.nhandlers;
+      inner->has_except = true;
+      for (int h = 0; h < nh; h++)
+        inner->exc_mask |= handler_mask(ls, &s->u.try_.handlers[h]);
+      ls->cur = &inner->body[1];
+      if (ok >= 0)
+        mov(ls, ok, asc__irv_int(ascBool, 0));
+      ls->excepts++;
+      for (int h = 0; h < nh; h++) {
+        const asc__ast_handler *hd = &s->u.try_.handlers[h];
+        if (h + 1 < nh) {
+          int32_t m = newreg(ls, ascBool, NULL);
+          asc__irins *x = emit(ls, ASC_IR_EXCMATCH, m, 0), *br;
+          x->exc_mask = handler_mask(ls, hd);
+          br = emit(ls, ASC_IR_IF, -1, 1);
+          br->args[0] = asc__irv_reg(m);
+          ls->cur = &br->body[0];
+          lower_block(ls, &hd->body);
+          ls->cur = &br->body[1];
+        } else {
+          lower_block(ls, &hd->body);
+        }
+      }
+      ls->excepts--;
+    }
+    ls->cur = mid;
+  }
+  if (ok >= 0) {
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *mid = ls->cur;
+    i->args[0] = asc__irv_reg(ok);
+    ls->cur = &i->body[0];
+    lower_block(ls, &s->u.try_.orelse);
+    ls->cur = mid;
+  }
+  if (outer) {
+    ls->cur = &outer->body[2];
+    lower_block(ls, &s->u.try_.finalbody);
+  }
+  ls->cur = save;
+}
+
+static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
+  asc__irblock *save = ls->cur;
+  ls->line = s->loc.line;
+  switch (s->kind) {
+  case ASC_STMT_EXPR: {
+    const asc__ast_expr *e = s->u.expr.value;
+    if (e->kind == ASC_EXPR_STR)
+      return; /* docstring */
+    if (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
+        e->u.call.builtin->id == ASC_BI_PARALLEL_FOR) {
+      lower_parallel_for(ls, e);
+      return;
+    }
+    (void)lower_expr(ls, e);
+    return;
+  }
+  case ASC_STMT_ASSIGN:
+    lower_assign(ls, s);
+    return;
+  case ASC_STMT_ANNASSIGN:
+    if (s->u.ann.value) {
+      asc__ast_stmt tmp;
+      asc__ast_expr *tg[1];
+      memset(&tmp, 0, sizeof tmp);
+      tmp.kind = ASC_STMT_ASSIGN;
+      tmp.loc = s->loc;
+      tg[0] = s->u.ann.target;
+      tmp.u.assign.targets = tg;
+      tmp.u.assign.ntargets = 1;
+      tmp.u.assign.value = s->u.ann.value;
+      lower_assign(ls, &tmp);
+    }
+    return;
+  case ASC_STMT_AUGASSIGN:
+    lower_aug(ls, s);
+    return;
+  case ASC_STMT_IF: {
+    asc__irval c = truthy(ls, lower_expr(ls, s->u.if_.cond));
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = c;
+    ls->cur = &i->body[0];
+    lower_block(ls, &s->u.if_.body);
+    ls->cur = &i->body[1];
+    lower_block(ls, &s->u.if_.orelse);
+    ls->cur = save;
+    return;
+  }
+  case ASC_STMT_FOR:
+    lower_for(ls, s);
+    return;
+  case ASC_STMT_WHILE: {
+    asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0), *i;
+    asc__irval c;
+    ls->cur = &l->body[0];
+    c = truthy(ls, lower_expr(ls, s->u.while_.cond));
+    i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = c;
+    ls->cur = &i->body[1];
+    emit(ls, ASC_IR_BREAK, -1, 0);
+    ls->cur = &l->body[0];
+    ls->loops++;
+    lower_block(ls, &s->u.while_.body);
+    ls->loops--;
+    ls->cur = save;
+    return;
+  }
+  case ASC_STMT_BREAK:
+    emit(ls, ASC_IR_BREAK, -1, 0);
+    return;
+  case ASC_STMT_CONTINUE:
+    emit(ls, ASC_IR_CONTINUE, -1, 0);
+    return;
+  case ASC_STMT_RETURN:
+    if (ls->inline_depth > 0) {
+      if (s->u.ret.value && ls->ret_reg >= 0)
+        mov(ls, ls->ret_reg,
+            conv(ls, lower_expr(ls, s->u.ret.value),
+                 ls->f->regs[ls->ret_reg].ty.dtype));
+      if (ls->loops > 0)
+        unsupported(ls, s->loc, "'return' inside a loop of a helper");
+      emit(ls, ASC_IR_BREAK, -1, 0);
+      return;
+    }
+    if (ls->in_pbody) {
+      emit(ls, ASC_IR_CONTINUE, -1, 0);
+      return;
+    }
+    if (ls->pfors > 0)
+      asc__diag_fatal(ls->c, s->loc, "'return' inside a parallel loop");
+    emit(ls, ASC_IR_RET, -1, 0);
+    return;
+  case ASC_STMT_PASS:
+  case ASC_STMT_FUNCDEF:
+    return;
+  case ASC_STMT_ASSERT: {
+    asc__irval c = truthy(ls, lower_expr(ls, s->u.assert_.test));
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = c;
+    ls->cur = &i->body[1];
+    raise_here(ls, ASC_KEXC_ASSERTION_ERROR,
+               message_of(ls, s->u.assert_.msg));
+    ls->cur = save;
+    return;
+  }
+  case ASC_STMT_RAISE:
+    lower_raise(ls, s);
+    return;
+  case ASC_STMT_TRY:
+    lower_try(ls, s);
+    return;
+  case ASC_STMT_WITH: {
+    asc__irins *i = emit(ls, ASC_IR_CRITICAL, -1, 0);
+    ls->cur = &i->body[0];
+    lower_block(ls, &s->u.with.body);
+    ls->cur = save;
+    return;
+  }
+  default:
+    unsupported(ls, s->loc, "this statement");
+  }
+}
+
+static void lower_block(lstate *ls, const asc__ast_block *b) {
+  for (int k = 0; k < b->n; k++)
+    lower_stmt(ls, b->stmts[k]);
+}
+
+/* ------------------------------------------- automatic parallelisation */
+
+/* An index expression that is exactly the loop variable. */
+static bool is_var(const asc__ast_expr *e, const asc__sym *v) {
+  return e->kind == ASC_EXPR_NAME && e->u.name.sym == v;
+}
+
+typedef struct indep {
+  const asc__sym *v;
+  bool ok;
+  /* tensors written, with the index position holding v */
+  const asc__sym *wt[16];
+  int wpos[16];
+  int nw;
+} indep;
+
+static int index_pos(const asc__ast_expr *sub, const asc__sym *v) {
+  const asc__ast_expr *idx = sub->u.sub.index;
+  if (idx->kind == ASC_EXPR_TUPLE) {
+    for (int k = 0; k < idx->u.tuple.n; k++)
+      if (is_var(idx->u.tuple.elts[k], v))
+        return k;
+    return -1;
+  }
+  return is_var(idx, v) ? 0 : -1;
+}
+
+static const asc__sym *tensor_sym(const asc__ast_expr *sub) {
+  const asc__ast_expr *t = sub->u.sub.value;
+  return t->kind == ASC_EXPR_NAME ? t->u.name.sym : NULL;
+}
+
+static void scan_writes(indep *d, const asc__ast_block *b);
+
+static void note_write(indep *d, const asc__ast_expr *tg) {
+  const asc__sym *t;
+  int p;
+  if (tg->kind != ASC_EXPR_SUBSCRIPT)
+    return;
+  t = tensor_sym(tg);
+  p = index_pos(tg, d->v);
+  if (t == NULL || p < 0 || d->nw >= 16) {
+    d->ok = false;
+    return;
+  }
+  for (int k = 0; k < d->nw; k++)
+    if (d->wt[k] == t) {
+      if (d->wpos[k] != p)
+        d->ok = false;
+      return;
+    }
+  d->wt[d->nw] = t;
+  d->wpos[d->nw] = p;
+  d->nw++;
+}
+
+static void scan_writes(indep *d, const asc__ast_block *b) {
+  for (int k = 0; k < b->n && d->ok; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    switch (s->kind) {
+    case ASC_STMT_ASSIGN:
+      for (int q = 0; q < s->u.assign.ntargets; q++)
+        note_write(d, s->u.assign.targets[q]);
+      break;
+    case ASC_STMT_AUGASSIGN:
+      note_write(d, s->u.aug.target);
+      break;
+    case ASC_STMT_IF:
+      scan_writes(d, &s->u.if_.body);
+      scan_writes(d, &s->u.if_.orelse);
+      break;
+    case ASC_STMT_FOR:
+      scan_writes(d, &s->u.for_.body);
+      break;
+    case ASC_STMT_EXPR:
+    case ASC_STMT_PASS:
+    case ASC_STMT_ANNASSIGN:
+      break;
+    default:
+      /* while, break, return, raise, try, with, nested defs: keep it
+       * serial */
+      d->ok = false;
+      break;
+    }
+  }
+}
+
+/* Every read of a written tensor must use v at the same position. */
+static void scan_reads_expr(indep *d, const asc__ast_expr *e);
+
+static void scan_reads_block(indep *d, const asc__ast_block *b) {
+  for (int k = 0; k < b->n; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    switch (s->kind) {
+    case ASC_STMT_EXPR:
+      /* calls with effects (atomics, barrier, parallel_for) stay serial */
+      if (s->u.expr.value->kind == ASC_EXPR_CALL)
+        d->ok = false;
+      break;
+    case ASC_STMT_ASSIGN:
+      scan_reads_expr(d, s->u.assign.value);
+      for (int q = 0; q < s->u.assign.ntargets; q++)
+        if (s->u.assign.targets[q]->kind == ASC_EXPR_SUBSCRIPT)
+          scan_reads_expr(d, s->u.assign.targets[q]->u.sub.index);
+      break;
+    case ASC_STMT_AUGASSIGN:
+      scan_reads_expr(d, s->u.aug.value);
+      if (s->u.aug.target->kind == ASC_EXPR_SUBSCRIPT)
+        scan_reads_expr(d, s->u.aug.target->u.sub.index);
+      break;
+    case ASC_STMT_IF:
+      scan_reads_expr(d, s->u.if_.cond);
+      scan_reads_block(d, &s->u.if_.body);
+      scan_reads_block(d, &s->u.if_.orelse);
+      break;
+    case ASC_STMT_FOR:
+      scan_reads_expr(d, s->u.for_.iter);
+      scan_reads_block(d, &s->u.for_.body);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+static void scan_reads_expr(indep *d, const asc__ast_expr *e) {
+  if (e == NULL || !d->ok)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_SUBSCRIPT: {
+    const asc__sym *t = tensor_sym(e);
+    for (int k = 0; k < d->nw; k++)
+      if (d->wt[k] == t && index_pos(e, d->v) != d->wpos[k])
+        d->ok = false;
+    scan_reads_expr(d, e->u.sub.index);
+    break;
+  }
+  case ASC_EXPR_CALL:
+    if (e->u.call.callee || (e->u.call.builtin &&
+                             (e->u.call.builtin->id == ASC_BI_ATOMIC_ADD ||
+                              e->u.call.builtin->id == ASC_BI_ATOMIC_SUB ||
+                              e->u.call.builtin->id == ASC_BI_ATOMIC_MIN ||
+                              e->u.call.builtin->id == ASC_BI_ATOMIC_MAX ||
+                              e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ||
+                              e->u.call.builtin->id ==
+                                  ASC_BI_ATOMIC_EXCHANGE ||
+                              e->u.call.builtin->id == ASC_BI_LOCAL_ARRAY ||
+                              e->u.call.builtin->id == ASC_BI_SHARED_ARRAY)))
+      d->ok = false;
+    for (int k = 0; k < e->u.call.nargs; k++)
+      scan_reads_expr(d, e->u.call.args[k]);
+    break;
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n; k++)
+      scan_reads_expr(d, e->u.tuple.elts[k]);
+    break;
+  case ASC_EXPR_UNARY:
+    scan_reads_expr(d, e->u.unary.operand);
+    break;
+  case ASC_EXPR_BINARY:
+    scan_reads_expr(d, e->u.binary.lhs);
+    scan_reads_expr(d, e->u.binary.rhs);
+    break;
+  case ASC_EXPR_BOOLOP:
+    scan_reads_expr(d, e->u.boolop.lhs);
+    scan_reads_expr(d, e->u.boolop.rhs);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int k = 0; k <= e->u.cmp.n; k++)
+      scan_reads_expr(d, e->u.cmp.operands[k]);
+    break;
+  case ASC_EXPR_IFEXP:
+    scan_reads_expr(d, e->u.ifexp.cond);
+    scan_reads_expr(d, e->u.ifexp.then);
+    scan_reads_expr(d, e->u.ifexp.orelse);
+    break;
+  case ASC_EXPR_LAMBDA:
+    d->ok = false;
+    break;
+  default:
+    break;
+  }
+}
+
+/* An outer `for v in range(...)` at kernel level is run in parallel when
+ * (1) every tensor element it writes is indexed by v itself at one fixed
+ * position per tensor, and every read of a written tensor uses v at that
+ * position (so iterations touch disjoint elements), (2) the variables it
+ * assigns are private to it (not used elsewhere in the kernel), and (3) it
+ * has no break/return/raise/try/with/while/atomics/helper calls. */
+static bool independent_loop(lstate *ls, const asc__ast_stmt *s,
+                             const asc__ast_block *kernel_body) {
+  indep d;
+  alist al;
+  memset(&d, 0, sizeof d);
+  d.v = s->u.for_.target->kind == ASC_EXPR_NAME
+            ? s->u.for_.target->u.name.sym
+            : NULL;
+  d.ok = d.v != NULL && s->u.for_.loop == ASC_BI_RANGE;
+  if (!d.ok)
+    return false;
+  scan_writes(&d, &s->u.for_.body);
+  if (!d.ok || d.nw == 0)
+    return false;
+  scan_reads_block(&d, &s->u.for_.body);
+  if (!d.ok)
+    return false;
+  memset(&al, 0, sizeof al);
+  note_assign(ls, &al, s->u.for_.target, -1);
+  collect_assigned(ls, &s->u.for_.body, &al);
+  for (int k = 0; k < al.n; k++) {
+    if (lookup(ls, al.v[k].sym) >= 0)
+      return false;
+    if (block_mentions(kernel_body, al.v[k].sym, s))
+      return false;
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
+  lstate ls;
+  asc__ast_func *k = t->kernel;
+  memset(&ls, 0, sizeof ls);
+  ls.c = c;
+  ls.t = t;
+  ls.f = asc__ir_func_new(c, k->name);
+  ls.f->file = c->filename;
+  ls.cur = &ls.f->body;
+  ls.ret_reg = -1;
+  ls.boundscheck = k->opts.boundscheck == 1;
+  for (int p = 0; p < k->nparams; p++) {
+    const asc__sym *s = k->params[p].sym;
+    asc__type *pt = s && s->type ? asc__ty_find(s->type) : NULL;
+    const asc__sig_param *sp =
+        t->sig && p < t->sig->nparams ? &t->sig->params[p] : NULL;
+    asc__irtype it;
+    int32_t r;
+    memset(&it, 0, sizeof it);
+    if (pt == NULL)
+      unsupported(&ls, k->params[p].loc, "a parameter of this type");
+    if (pt->kind == ASC_TY_TENSOR) {
+      it.kind = ASC_IRK_TENSOR;
+      it.dtype = (uint8_t)pt->dtype;
+      it.ndim = (uint8_t)pt->ndim;
+      if (pt->contiguous && pt->ndim > 0)
+        it.flags = ASC_IRT_CONTIG;
+    } else if (pt->kind == ASC_TY_SCALAR) {
+      it = asc__irt_scalar(pt->dtype);
+      if (k->params[p].annotation == NULL)
+        it.flags = ASC_IRT_GENERIC;
+    } else {
+      unsupported(&ls, k->params[p].loc, "a parameter of this type");
+    }
+    r = asc__ir_param(c, ls.f, it, k->params[p].name);
+    if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR) {
+      /* a ConstExpr: uses read the constant */
+      bind(&ls, s, -1);
+      ls.map[ls.nmap - 1].cval = const_of(&ls, pt->dtype, sp->value);
+    } else {
+      bind(&ls, s, r);
+    }
+  }
+  lower_block(&ls, &k->body);
+  return ls.f;
+}
+
+bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
+                         const asc__sig *sig,
+                         const struct asc__pipeline_opts *opts,
+                         bool may_alias, asc__buf *out) {
+  asc__typed *t = asc__infer_kernel(c, m, k, sig);
+  asc__irmodule *mod;
+  asc__emit_src src;
+  if (t == NULL)
+    return false;
+  mod = asc__ir_module_new(c);
+  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+  asc__ir_pipeline(c, mod, opts);
+  memset(&src, 0, sizeof src);
+  src.text = c->text;
+  src.len = c->len;
+  src.first_line = c->first_line;
+  src.may_alias = may_alias;
+  asc__emit_module(c, mod, &src, out);
+  return true;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The generated C must let gcc vectorise what hand-written C would:
+#  * the parallel body of the seed parallel_add (unit stride, restrict,
+#    ivdep) at -O3;
+#  * the innermost loop of the seed conv2d (a float sum over unit-stride
+#    loads) once float reassociation is allowed (-ffast-math): under strict
+#    IEEE semantics gcc keeps a sequential sum, as Python evaluates it.
+# Skipped when the C compiler is not gcc (the -fopt-info format is gcc's).
+# usage: vectorize.sh SRC_DIR BUILD_DIR
+set -u
+src=$(cd "${1:?source dir}" && pwd)
+build=$(cd "${2:?build dir}" && pwd)
+cc=${ASC_CC:-cc}
+macros=$(echo | "$cc" -dM -E - 2>/dev/null)
+if ! grep -q __GNUC__ <<<"$macros" || grep -q __clang__ <<<"$macros"; then
+  echo "vectorize: $cc is not gcc, skipped"
+  exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# check NAME SIG PY LOOP_PATTERN FLAGS...
+check() {
+  local name=$1 sig=$2 py=$3 pat=$4
+  shift 4
+  (cd "$src/tests/golden" && "$build/ascc" --emit=c --signature "$sig" "$py") \
+    >"$tmp/$name.c" || { echo "FAIL $name: ascc"; fail=1; return; }
+  local line
+  line=$(grep -n -- "$pat" "$tmp/$name.c" | head -1 | cut -d: -f1)
+  if [ -z "$line" ]; then
+    echo "FAIL $name: no loop matching '$pat' in the generated C"
+    fail=1
+    return
+  fi
+  "$cc" "$@" -fexcess-precision=standard -fopt-info-vec-optimized -shared \
+    -fPIC -o "$tmp/$name.so" "$tmp/$name.c" -lm 2>"$tmp/$name.log"
+  if grep -q ":$line:[0-9]*: optimized: loop vectorized" "$tmp/$name.log"; then
+    echo "ok $name: line $line vectorized ($*)"
+  else
+    echo "FAIL $name: line $line not vectorized ($*)"
+    sed -n "${line}p" "$tmp/$name.c"
+    fail=1
+  fi
+}
+
+check parallel_add 'parallel_add(f32[1], f32[1], f32[1])' \
+  seed_parallel_add.py 'for (; k < hi; k++)' -O3
+check conv2d 'conv2d(f32[4], f32[4], f32[4])' seed_conv2d.py \
+  'for (int64_t v[0-9]*_kw_it' -O3 -ffast-math
+exit $fail
