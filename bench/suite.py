@@ -159,7 +159,12 @@ class Libs:
             sys.path.insert(0, HERE)
             import py_loops
             fn = getattr(py_loops, name)
-            self._numba[key] = numba.njit(parallel=parallel)(fn)
+            cache = os.path.join(self.build, "bench", "numba-cache")
+            # numba's cache index does not tell parallel=True from False
+            # builds of one function: each gets its own directory.  The
+            # locator reads config.CACHE_DIR when the dispatcher is made.
+            numba.config.CACHE_DIR = os.path.join(cache, "parallel" if parallel else "serial")
+            self._numba[key] = numba.njit(parallel=parallel, cache=True)(fn)
         return self._numba[key]
 
 
