@@ -1,6 +1,7 @@
 /*
  * Allocation throughput: alloc+free pairs per second for
- *   ascMallocAsync/ascFreeAsync on one stream (the default pool),
+ *   ascMallocAsync/ascFreeAsync on one stream (the default pool): the
+ *     default stream, and a created stream,
  *   ascMalloc/ascFree (device memory, no pool),
  *   malloc/free (the process allocator, jemalloc here),
  *   jemalloc mallocx/sdallocx with the thread cache (its fast path),
@@ -32,6 +33,7 @@ typedef struct target {
 } target;
 
 static unsigned private_arena;
+static ascStream_t bench_stream;
 static volatile unsigned char sink;
 
 static void *pool_alloc(size_t size) {
@@ -43,6 +45,16 @@ static void *pool_alloc(size_t size) {
 static void pool_release(void *p, size_t size) {
   (void)size;
   ascFreeAsync(p, NULL);
+}
+static void *pool_alloc_stream(size_t size) {
+  void *p = NULL;
+  if (ascMallocAsync(&p, size, bench_stream) != ascSuccess)
+    return NULL;
+  return p;
+}
+static void pool_release_stream(void *p, size_t size) {
+  (void)size;
+  ascFreeAsync(p, bench_stream);
 }
 static void *dev_alloc(size_t size) {
   void *p = NULL;
@@ -73,6 +85,7 @@ static void arena_release(void *p, size_t size) {
 
 static const target targets[] = {
     {"ascMallocAsync/ascFreeAsync", pool_alloc, pool_release},
+    {"  same, on a created stream", pool_alloc_stream, pool_release_stream},
     {"ascMalloc/ascFree", dev_alloc, dev_release},
     {"malloc/free", sys_alloc, sys_release},
     {"mallocx/sdallocx (tcache)", je_alloc, je_release},
@@ -186,6 +199,7 @@ int main(int argc, char **argv) {
   uint64_t keep = UINT64_MAX;
 
   if (pairs <= 0 || ascInit(0) != ascSuccess ||
+      ascStreamCreate(&bench_stream) != ascSuccess ||
       mallctl("arenas.create", &private_arena, &sz, NULL, 0) != 0) {
     fprintf(stderr, "pool_alloc: cannot initialise\n");
     return 1;
@@ -220,7 +234,7 @@ int main(int argc, char **argv) {
       printf("stats %s %zu %.6g %.6g %.6g\n", targets[t].name, sizes[s],
              rate[t][s], runs[t][s][0], runs[t][s][BENCH_REPS - 1]);
   printf("\nratio pool / jemalloc (time per pair; goal <= 2.0)\n");
-  for (int j = 3; j <= 4; j++) {
+  for (int j = 4; j <= 5; j++) {
     printf("  vs %-34s", targets[j].name);
     for (int s = 0; s < 3; s++)
       printf(" %14.2f", rate[j][s] / rate[0][s]);

@@ -524,8 +524,22 @@ static void print_line(asc__buf *o, const asc__irins *i) {
     asc__buf_printf(o, " @%d", (int)i->line);
 }
 
+static void print_note(asc__buf *o, const char *note, int depth) {
+  while (*note) {
+    const char *nl = strchr(note, '\n');
+    size_t n = nl ? (size_t)(nl - note) : strlen(note);
+    indent(o, depth);
+    asc__buf_puts(o, "; ");
+    asc__buf_put(o, note, n);
+    asc__buf_puts(o, "\n");
+    note += n + (nl ? 1 : 0);
+  }
+}
+
 static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
                       int depth) {
+  if (i->note)
+    print_note(o, i->note, depth);
   indent(o, depth);
   if (i->dst >= 0 && i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR) {
     asc__buf_printf(o, "%%%s:", f->regs[i->dst].name);

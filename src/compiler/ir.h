@@ -232,6 +232,9 @@ struct asc__irins {
   /* IF: then, else.  FOR/PFOR/LOOP/CRITICAL: body.  TRY: body, except,
    * finally. */
   asc__irblock body[3];
+  /* A pass's remark about this instruction (lines split at '\n'),
+   * printed as `; ...` comments above it; NULL when none. */
+  const char *note;
 };
 
 typedef struct asc__irfunc {

@@ -53,6 +53,10 @@ typedef struct asc__tls {
   char *message;            /* owned; "" when NULL */
   int device;               /* current device ordinal */
   int in_host_callback;     /* blocking calls return NotPermitted */
+  /* pool.c's cache: the pool state of device pools_device (never freed
+   * once created, so the pointer cannot dangle). */
+  struct asc__pools *pools;
+  int pools_device;
 } asc__tls;
 
 asc__tls *asc__tls_get(void);

@@ -44,6 +44,7 @@
 #define NCLASSES (16 + 4 * 52)
 #define ALIGN_MAX ((size_t)1 << 30)
 #define TABLE_CAP_MIN ((size_t)256)
+#define SCAN_MAX 64             /* cached blocks examined per allocation */
 
 typedef struct block block;
 struct block {
@@ -63,8 +64,7 @@ struct ascMemPool_st {
   uint32_t magic;
   bool is_default;
   bool destroyed;
-  struct asc__pools *owner;
-  ascMemPool_t next;        /* in owner->live or owner->zombies */
+  ascMemPool_t next;        /* in asc__pools.live or .zombies */
   unsigned arena;
   int numa;
   size_t align;             /* >= 64 */
@@ -82,10 +82,12 @@ struct ascMemPool_st {
 
 struct asc__pools {
   /* The pools lock guards everything below and every field of every pool
-   * and block of this device.  It is taken after no other libasc lock;
-   * while it is held the pool may call the stream-order functions (which
-   * take stream and event locks), jemalloc and hwloc, never anything that
-   * could come back into the pool. */
+   * and block of this device.  It is taken after no other libasc lock.
+   * While it is held the pool reads stream counters, may take one
+   * stream's lock (a short spinlock section in asc__order_waited), and
+   * calls jemalloc and hwloc; it never queues stream work or waits for a
+   * stream (internal dependencies are queued with it dropped), and never
+   * calls anything that could come back into the pool. */
   uv_mutex_t lock;
   asc__device *dev;
   size_t page;
@@ -330,25 +332,42 @@ static void reap(struct asc__pools *ps, ascMemPool_t pool) {
   pool_free_struct(pool);
 }
 
-/* Takes a cached block of class cls that stream key may use now, or NULL. */
-static block *take_cached(ascMemPool_t pool, int cls, void *key) {
+/* Takes a cached block of class cls that stream key may use now, or NULL.
+ * *wait is set when the block may be used only after key has been made to
+ * wait for the block's freeing stream (an internal dependency).
+ * Looks at no more than SCAN_MAX blocks, most recently freed first, so an
+ * allocation costs a bounded time however many frees are pending on other
+ * streams; missing an older reusable block only costs memory, which the
+ * release threshold bounds. */
+static block *take_cached(ascMemPool_t pool, int cls, void *key,
+                          bool *wait) {
   block *b, *cand = NULL;
+  void *asked = NULL;       /* the stream last asked about, and its answer */
+  uint64_t waited = 0;
+  int n = 0;
 
-  for (b = pool->cached[cls]; b != NULL; b = b->next) {
+  for (b = pool->cached[cls]; b != NULL && n < SCAN_MAX; b = b->next, n++) {
     if (b->stream == key)
       goto take;
     if (pool->reuse_opportunistic && free_completed(b))
       goto take;
-    if (pool->reuse_follow && asc__order_follows(key, b->stream, b->pos))
-      goto take;
+    if (pool->reuse_follow) {
+      if (b->stream != asked) {
+        asked = b->stream;
+        waited = asc__order_waited(key, asked);
+      }
+      /* The record at position `waited` was queued after the free. */
+      if (waited > b->pos)
+        goto take;
+    }
     if (cand == NULL)
       cand = b;
   }
-  /* Nothing is ordered after its free yet: make the allocating stream wait
+  /* Nothing is ordered after its free yet: the allocating stream must wait
    * for the freeing one, as CUDA's internal dependencies do. */
-  if (cand != NULL && pool->reuse_internal &&
-      asc__order_wait(key, cand->stream)) {
+  if (cand != NULL && pool->reuse_internal) {
     b = cand;
+    *wait = true;
     goto take;
   }
   return NULL;
@@ -404,13 +423,29 @@ static ascError_t pool_alloc(struct asc__pools *ps, ascMemPool_t pool,
                              size_t size, void *key, void **out) {
   size_t csize = 0;
   int cls = size_class(size, &csize);
+  bool wait = false;
   block *b;
   ascError_t e;
 
   if (cls < 0)
     return asc__error(ascErrorOutOfMemory,
                       "cannot allocate %zu bytes from a pool", size);
-  b = take_cached(pool, cls, key);
+  b = take_cached(pool, cls, key, &wait);
+  if (b != NULL && wait) {
+    /* Queuing the wait may block (a full stream queue), and a host
+     * function that stream is running may call into the pool: so the
+     * pools lock is dropped meanwhile, with b off every list (still
+     * counted in reserved and nblocks, so the pool cannot go away). */
+    void *src = b->stream;
+    bool ok;
+    uv_mutex_unlock(&ps->lock);
+    ok = asc__order_wait(key, src);
+    uv_mutex_lock(&ps->lock);
+    if (!ok) {
+      cache_push(pool, b);
+      b = NULL;
+    }
+  }
   if (b == NULL) {
     e = new_block(ps, pool, cls, csize, &b);
     if (e != ascSuccess)
@@ -438,7 +473,6 @@ static ascError_t pool_new(struct asc__pools *ps, const ascMemPoolProps *pr,
   }
   p->magic = POOL_MAGIC;
   p->is_default = is_default;
-  p->owner = ps;
   p->numa = pr->numaNode;
   p->align = pr->alignment ? pr->alignment : BLOCK_ALIGN;
   p->max_size = pr->maxSize;
@@ -557,12 +591,21 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
   ascError_t e;
 
   if (stream == NULL) {
-    e = asc__current_device(&d);
-    if (e != ascSuccess)
-      return e;
-    e = get_pools(d, ps);
-    if (e != ascSuccess)
-      return e;
+    /* The thread's cached pool state (asc__tls.pools) skips the device
+     * lookup: pool state lives as long as the process once created
+     * (ascDeviceReset empties it, never frees it). */
+    asc__tls *tls = asc__tls_get();
+    if (tls->pools != NULL && tls->pools_device == tls->device) {
+      *ps = tls->pools;
+    } else {
+      e = asc__get_device(&d, tls->device);
+      if (e == ascSuccess)
+        e = get_pools(d, ps);
+      if (e != ascSuccess)
+        return e;
+      tls->pools_device = tls->device;
+      tls->pools = *ps;
+    }
     *key = __atomic_load_n(&(*ps)->null_key, __ATOMIC_ACQUIRE);
     if (*key != NULL)
       return ascSuccess;
@@ -898,6 +941,9 @@ void asc__pool_device_reset(asc__device *d) {
     pool_free_struct(p);
   }
   ps->live = ps->zombies = ps->default_pool = NULL;
+  /* Looked up again on next use, in case the stream code recreates its
+   * default stream. */
+  __atomic_store_n(&ps->null_key, NULL, __ATOMIC_RELEASE);
   uv_mutex_unlock(&ps->lock);
 }
 

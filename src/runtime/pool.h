@@ -16,9 +16,11 @@
  * Locking: each device's pool state has one mutex (the "pools lock").  It
  * is taken after no other libasc lock: callers must not hold a stream,
  * event or scheduler lock when calling the hooks below.  While holding it
- * the pool calls the stream-order functions, which may take stream and
- * event locks, and jemalloc/hwloc; so the order is pools lock first, then
- * stream/event locks.
+ * the pool calls asc__order_now, asc__order_reached and asc__order_waited
+ * (atomics and one stream's spinlock), jemalloc and hwloc; it calls
+ * asc__order_wait, which queues stream work and may block, only with the
+ * pools lock dropped.  asc__order_note_wait is called by the stream code
+ * with a stream lock held and takes no lock.
  */
 #ifndef ASC_POOL_H
 #define ASC_POOL_H
@@ -66,10 +68,12 @@ uint64_t asc__order_now(void *key);
 /* True when stream key has completed its operations 1..pos. */
 bool asc__order_reached(void *key, uint64_t pos);
 
-/* True when every operation enqueued on stream `waiter` from now on is
- * ordered after operation `pos` of stream key, through events the waiter
- * has waited on (ascStreamWaitEvent on an event recorded at or after pos). */
-bool asc__order_follows(void *waiter, void *key, uint64_t pos);
+/* The highest position p of stream key such that every operation enqueued
+ * on stream `waiter` from now on runs after key's operations 1..p-1,
+ * through events the waiter has waited on (an ascStreamWaitEvent on an
+ * event recorded on key as its operation p); 0 when there is none.  A free
+ * at position n is ordered before the waiter's future work when p > n. */
+uint64_t asc__order_waited(void *waiter, void *key);
 
 /* Makes stream `waiter` wait (in stream order, without blocking the host)
  * until stream key has completed everything enqueued on it so far.  Returns

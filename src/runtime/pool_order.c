@@ -49,7 +49,8 @@ void asc__order_note_wait(asc__stream *st, const asc__fence *f) {
       return;
     }
   }
-  /* A free entry, else the one with the oldest position. */
+  /* A free entry, else the one with the smallest position (an arbitrary
+   * but cheap choice: dropping any entry is safe). */
   for (i = 0; i < ASC__WAITED_MAX; i++) {
     if (w[i].src == NULL) {
       slot = &w[i];
@@ -62,21 +63,19 @@ void asc__order_note_wait(asc__stream *st, const asc__fence *f) {
   slot->pos = f->rec_pos;
 }
 
-bool asc__order_follows(void *waiter, void *key, uint64_t pos) {
+uint64_t asc__order_waited(void *waiter, void *key) {
   asc__stream *t = waiter;
-  bool yes = false;
+  uint64_t pos = 0;
 
   asc__spin_lock(&t->lock);
   for (int i = 0; i < ASC__WAITED_MAX; i++) {
     if (t->waited[i].src == key) {
-      /* The record is op rec_pos; it completes after ops 1..pos when it
-       * was queued after them. */
-      yes = t->waited[i].pos > pos;
+      pos = t->waited[i].pos;
       break;
     }
   }
   asc__spin_unlock(&t->lock);
-  return yes;
+  return pos;
 }
 
 /* The public handle of stream st (NULL for the default stream). */

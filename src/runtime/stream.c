@@ -545,9 +545,15 @@ static ascError_t rt_create(asc__device *dev, asc__rt **out) {
     return asc__error(ascErrorInternal, "cannot create runtime locks");
   rt->null_stream = stream_alloc(rt, ascStreamDefault, ASC_STREAM_PRIO_LEAST,
                                  true);
-  if (rt->null_stream == NULL)
+  if (rt->null_stream == NULL) {
+    uv_mutex_destroy(&rt->host_lock);
+    uv_cond_destroy(&rt->wait_cond);
+    uv_mutex_destroy(&rt->wait_lock);
+    uv_mutex_destroy(&rt->lock);
+    asc__free(rt);
     return asc__error(ascErrorOutOfMemory,
                       "cannot allocate the default stream");
+  }
   *out = rt;
   return ascSuccess;
 }

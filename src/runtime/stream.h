@@ -69,7 +69,7 @@ typedef struct asc__fence {
   struct asc__fence *dep_next;  /* private list while being queued */
   /* Where the record was queued: the recording stream and the record's
    * position in it (set once, under that stream's lock, before the fence
-   * is published).  pool.c follows event dependencies through it. */
+   * is published).  pool_order.c follows event dependencies through it. */
   asc__stream *rec_stream;
   uint64_t rec_pos;
 } asc__fence;
@@ -120,8 +120,9 @@ struct asc__stream {
   char *err_msg;
   /* Records of other streams this stream has queued waits for: work
    * queued here from now on runs after op `pos` of `src`.  Kept by
-   * asc__order_note_wait (pool.c); a full table forgets the oldest, which
-   * only makes the pool more conservative. */
+   * asc__order_note_wait (pool_order.c, with this stream's lock held); a
+   * full table drops an entry, which only makes the pool more
+   * conservative. */
   struct asc__waited {
     asc__stream *src;
     uint64_t pos;

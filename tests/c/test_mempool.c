@@ -30,6 +30,11 @@
 #define CHURN_OPS_DEFAULT 1000000
 #endif
 
+static long env_long(const char *name, long dflt) {
+  const char *v = getenv(name);
+  return v != NULL && *v != '\0' ? strtol(v, NULL, 10) : dflt;
+}
+
 static uint64_t attr64(ascMemPool_t p, ascMemPoolAttr a) {
   uint64_t v = UINT64_MAX;
   assert_int_equal(ascMemPoolGetAttribute(p, a, &v), ascSuccess);
@@ -412,6 +417,13 @@ static void test_invalid_handles(void **state) {
   x = malloc(64);
   assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
   free(x);
+  /* Device memory that is not from a pool, and the other way round. */
+  assert_int_equal(ascMalloc(&x, 256), ascSuccess);
+  assert_int_equal(ascFreeAsync(x, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascFree(x), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&x, 256, p, NULL), ascSuccess);
+  assert_int_equal(ascFree(x), ascErrorInvalidValue);
+  assert_int_equal(ascFreeAsync(x, NULL), ascSuccess);
 
   /* Too large for any pool. */
   assert_int_equal(ascMallocAsync(&x, SIZE_MAX, NULL), ascErrorOutOfMemory);
@@ -501,6 +513,38 @@ static void fail_scenario(ascStream_t sa, ascStream_t sf, bool internal) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* The pointer registry's growth may fail: lookups only get slower. */
+static bool fail_table_growth(size_t size, void *ud) {
+  bool growth =
+      size >= 512 * sizeof(void *) && size % (512 * sizeof(void *)) == 0;
+  if (growth)
+    ++*(int *)ud;
+  return growth;
+}
+
+static void test_registry_growth_failure(void **state) {
+  enum { N = 3000 };
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  static void *ptrs[N];
+  int refused = 0;
+  (void)state;
+
+  asc__set_alloc_fail_hook(fail_table_growth, &refused);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(ascMallocFromPoolAsync(&ptrs[i], 64, p, NULL),
+                     ascSuccess);
+  asc__set_alloc_fail_hook(NULL, NULL);
+  assert_true(refused > 0);
+  expect_stats(p, N * 64, N * 64);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(ascFreeAsync(ptrs[i], NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(ptrs[0], NULL), ascErrorInvalidValue);
+  expect_stats(p, N * 64, 0);
+  assert_int_equal(ascMemPoolTrimTo(p, 0), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 static void fail_every_site(ascStream_t sa, ascStream_t sf, bool internal) {
   for (long n = 0; n < 1000; n++) {
     fail_ctx f = {n, 0, false};
@@ -530,6 +574,72 @@ static void test_failure_injection(void **state) {
   fail_every_site(s2, s1, true);
   assert_int_equal(ascStreamDestroy(s1), ascSuccess);
   assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+}
+
+/* The one-time allocations (device, stream runtime, pool state, default
+ * pool) can only fail in a fresh process: a child per N fails the N-th
+ * allocation of its life, then uses the default pool; every call must
+ * succeed or say ascErrorOutOfMemory, and once the hook is gone the pool
+ * must work with exact statistics. */
+static int child_failinit(void) {
+  fail_ctx f = {env_long("ASC_TEST_FAIL_N", -1), 0, false};
+  ascMemPool_t d = NULL;
+  void *p = NULL;
+  ascError_t e[4], after[3];
+  uint64_t reserved = 1, used = 1;
+
+  asc__set_alloc_fail_hook(fail_nth, &f);
+  e[0] = ascDeviceGetDefaultMemPool(&d, 0);
+  e[1] = ascMallocAsync(&p, 100, NULL);
+  e[2] = p != NULL ? ascFreeAsync(p, NULL) : ascSuccess;
+  e[3] = ascDeviceSynchronize();
+  asc__set_alloc_fail_hook(NULL, NULL);
+  printf("fired=%d\n", f.fired ? 1 : 0);
+  for (int i = 0; i < 4; i++)
+    printf("e%d=%s\n", i,
+           e[i] == ascSuccess || e[i] == ascErrorOutOfMemory
+               ? "ok" : ascGetErrorName(e[i]));
+  after[0] = ascMallocAsync(&p, 100, NULL);
+  after[1] = after[0] == ascSuccess ? ascFreeAsync(p, NULL) : after[0];
+  after[2] = ascDeviceSynchronize();
+  if (after[0] == ascSuccess &&
+      ascDeviceGetDefaultMemPool(&d, 0) == ascSuccess) {
+    ascMemPoolGetAttribute(d, ascMemPoolAttrReservedMemCurrent, &reserved);
+    ascMemPoolGetAttribute(d, ascMemPoolAttrUsedMemCurrent, &used);
+  }
+  printf("after=%s,%s,%s\nreserved=%llu\nused=%llu\n",
+         ascGetErrorName(after[0]), ascGetErrorName(after[1]),
+         ascGetErrorName(after[2]), (unsigned long long)reserved,
+         (unsigned long long)used);
+  return 0;
+}
+
+static void test_failure_injection_first_use(void **state) {
+  char out[SUBPROC_OUT_MAX], buf[128], env[64];
+  (void)state;
+
+  for (long n = 0; n < 200; n++) {
+    const char *set[] = {env, NULL};
+    snprintf(env, sizeof env, "ASC_TEST_FAIL_N=%ld", n);
+    if (subproc_run("failinit", set, out, sizeof out) != 0)
+      fail_msg("N=%ld: child failed:\n%s", n, out);
+    for (int i = 0; i < 4; i++) {
+      char key[8];
+      snprintf(key, sizeof key, "e%d", i);
+      assert_string_equal(subproc_get(out, key, buf, sizeof buf), "ok");
+    }
+    /* A failed device initialisation stays failed for the process (as
+     * ascInit documents); everything else must recover. */
+    subproc_get(out, "after", buf, sizeof buf);
+    if (strncmp(buf, "ascErrorOutOfMemory", 19) != 0) {
+      assert_string_equal(buf, "ascSuccess,ascSuccess,ascSuccess");
+      assert_int_equal(subproc_get_ll(out, "reserved"), 0);
+      assert_int_equal(subproc_get_ll(out, "used"), 0);
+    }
+    if (subproc_get_ll(out, "fired") == 0)
+      return;
+  }
+  fail();
 }
 
 /* ------------------------------------------------------------ NUMA child */
@@ -832,6 +942,129 @@ static void test_pending_work_never_corrupts(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* The same with real kernels from tests/c/modules/testkernels.c: on s1 a
+ * sleeping kernel, then affine(a, 1, 1000) on a block freed right after;
+ * on s2 the new owner fills its block with 0 and runs affine(b, 0, 7).
+ * Whatever block s2 gets and whatever the policies, b ends all 7. */
+static void test_kernel_before_free_never_corrupts(void **state) {
+  enum { N = 64 * 1024 };
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascModule_t m = NULL;
+  ascKernel_t sleepy, affine;
+  ascStream_t s1, s2;
+  (void)state;
+
+  assert_int_equal(ascModuleLoad(&m, ASC_TEST_MODULE_DIR "/testkernels.so"),
+                   ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&sleepy, m, "sleepy"), ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&affine, m, "affine"), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  for (int policy = 0; policy < 8; policy++) {
+    int32_t us = 20000;
+    int64_t one = 1, big = 1000, zero = 0, seven = 7;
+    void *a, *b;
+    ascTensor ta, tb;
+    void *sleep_args[] = {&us};
+    void *old_args[] = {&ta, &one, &big};
+    void *new_args[] = {&tb, &zero, &seven};
+
+    set_policies(p, policy & 1, (policy >> 1) & 1, (policy >> 2) & 1);
+    assert_int_equal(ascMallocFromPoolAsync(&a, N * sizeof(int64_t), p, s1),
+                     ascSuccess);
+    ta = (ascTensor){.data = a, .dtype = ascInt64, .ndim = 1};
+    ta.shape[0] = N;
+    ta.strides[0] = 1;
+    assert_int_equal(ascLaunchKernel(sleepy, 1, sleep_args, s1), ascSuccess);
+    assert_int_equal(ascLaunchKernel(affine, 1, old_args, s1), ascSuccess);
+    assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+
+    assert_int_equal(ascMallocFromPoolAsync(&b, N * sizeof(int64_t), p, s2),
+                     ascSuccess);
+    tb = ta;
+    tb.data = b;
+    assert_int_equal(ascMemsetAsync(b, 0, N * sizeof(int64_t), s2),
+                     ascSuccess);
+    assert_int_equal(ascLaunchKernel(affine, 1, new_args, s2), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    for (int i = 0; i < N; i++)
+      if (((int64_t *)b)[i] != 7)
+        fail_msg("policy %d: b[%d] = %lld, expected 7", policy, i,
+                 (long long)((int64_t *)b)[i]);
+    assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  }
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascModuleUnload(m), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
+/* An internal dependency that has to wait for room on a full stream must
+ * not hold the pools lock meanwhile: the host function that stream is
+ * stuck behind allocates from the same pool. */
+typedef struct gate_alloc {
+  ascMemPool_t pool;
+  ascError_t err;
+} gate_alloc;
+
+static void gate_then_alloc_fn(void *ud) {
+  gate_alloc *g = ud;
+  void *x = NULL;
+  while (!atomic_load(&gate_open))
+    usleep(200);
+  g->err = ascMallocFromPoolAsync(&x, 100, g->pool, NULL);
+  if (g->err == ascSuccess)
+    g->err = ascFreeAsync(x, NULL);
+}
+
+static void open_gate_later(void *ud) {
+  (void)ud;
+  usleep(100000);
+  open_gate();
+}
+
+static void test_internal_dependency_on_full_stream(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0);
+  ascStream_t s1, s2;
+  gate_alloc g = {p, ascErrorInternal};
+  uv_thread_t opener;
+  void *a, *b, *scratch;
+  (void)state;
+
+  set_policies(p, 0, 0, 1);
+  assert_int_equal(ascStreamCreate(&s1), ascSuccess);
+  assert_int_equal(ascStreamCreate(&s2), ascSuccess);
+  assert_int_equal(ascMalloc(&scratch, 64), ascSuccess);
+  atomic_store(&gate_open, 0);
+  /* s1 holds the host-callback thread; s2's host function queues behind
+   * it, then enough work to fill s2's queue. */
+  assert_int_equal(ascLaunchHostFunc(s1, gate_then_alloc_fn, &g), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&a, 8192, p, s1), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, s1), ascSuccess);
+  assert_int_equal(ascLaunchHostFunc(s2, gate_fn, NULL), ascSuccess);
+  assert_int_equal(uv_thread_create(&opener, open_gate_later, NULL), 0);
+  /* The stream code queues at most 1024 operations per stream (then the
+   * host waits for room): this fills s2's queue. */
+  for (int i = 0; i < 1023; i++)
+    assert_int_equal(ascMemsetAsync(scratch, i, 64, s2), ascSuccess);
+  assert_int_equal(ascStreamQuery(s1), ascErrorNotReady);
+  /* Reuses a through an internal dependency: s2 must wait for s1, and
+   * queuing that wait waits for room on s2. */
+  assert_int_equal(ascMallocFromPoolAsync(&b, 8192, p, s2), ascSuccess);
+  assert_ptr_equal(a, b);
+  assert_int_equal(uv_thread_join(&opener), 0);
+  assert_int_equal(ascFreeAsync(b, s2), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  assert_int_equal(g.err, ascSuccess);
+  expect_stats(p, 0, 0);
+  assert_int_equal(ascFree(scratch), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s1), ascSuccess);
+  assert_int_equal(ascStreamDestroy(s2), ascSuccess);
+  assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
+}
+
 /* The threshold only releases frees that have completed. */
 static void test_threshold_waits_for_pending_frees(void **state) {
   ascMemPool_t p = new_pool(-1, 0, 0);
@@ -911,10 +1144,6 @@ static uint64_t rng_next(uint64_t *s) {
   return *s = x;
 }
 
-static long env_long(const char *name, long dflt) {
-  const char *v = getenv(name);
-  return v != NULL && *v != '\0' ? strtol(v, NULL, 10) : dflt;
-}
 
 static uint64_t churn_peak;
 
@@ -1067,6 +1296,34 @@ static void test_threads(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* ascDeviceReset frees every pool and block; the default pool comes back
+ * empty, created pools' handles are invalid.  Runs last. */
+static void test_device_reset(void **state) {
+  ascMemPool_t p = new_pool(-1, 0, 0), d1 = NULL, d2 = NULL;
+  void *a, *b;
+  uint64_t v;
+  (void)state;
+
+  assert_int_equal(ascDeviceGetDefaultMemPool(&d1, 0), ascSuccess);
+  set64(d1, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  assert_int_equal(ascMallocAsync(&a, 1000, NULL), ascSuccess);
+  assert_int_equal(ascMallocFromPoolAsync(&b, 1000, p, NULL), ascSuccess);
+  assert_int_equal(ascDeviceReset(), ascSuccess);
+  assert_int_equal(
+      ascMemPoolGetAttribute(p, ascMemPoolAttrReservedMemCurrent, &v),
+      ascErrorInvalidHandle);
+  assert_int_equal(ascFreeAsync(b, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascFreeAsync(a, NULL), ascErrorInvalidValue);
+  assert_int_equal(ascDeviceGetDefaultMemPool(&d2, 0), ascSuccess);
+  expect_stats(d2, 0, 0);
+  assert_int_equal(attr64(d2, ascMemPoolAttrReleaseThreshold), 0);
+  assert_int_equal(ascMallocAsync(&a, 1000, NULL), ascSuccess);
+  expect_stats(d2, 1024, 1024);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d2, 0, 0);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_size_classes),
@@ -1078,20 +1335,30 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_destroy_with_live_blocks),
       cmocka_unit_test(test_invalid_handles),
       cmocka_unit_test(test_failure_injection),
+      cmocka_unit_test(test_failure_injection_first_use),
+      cmocka_unit_test(test_registry_growth_failure),
       cmocka_unit_test(test_numa_synthetic),
       cmocka_unit_test(test_reuse_same_stream),
       cmocka_unit_test(test_reuse_other_stream_without_event),
       cmocka_unit_test(test_reuse_other_stream_with_event),
       cmocka_unit_test(test_reuse_internal_dependency),
       cmocka_unit_test(test_pending_work_never_corrupts),
+      cmocka_unit_test(test_kernel_before_free_never_corrupts),
+      cmocka_unit_test(test_internal_dependency_on_full_stream),
       cmocka_unit_test(test_threshold_waits_for_pending_frees),
       cmocka_unit_test(test_sync_calls_apply_threshold),
       cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_churn),
       cmocka_unit_test(test_threads),
+      cmocka_unit_test(test_device_reset),
   };
 
-  if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-    return strcmp(argv[2], "numa") == 0 ? child_numa() : 2;
+  if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
+    if (strcmp(argv[2], "numa") == 0)
+      return child_numa();
+    if (strcmp(argv[2], "failinit") == 0)
+      return child_failinit();
+    return 2;
+  }
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

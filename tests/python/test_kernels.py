@@ -436,3 +436,38 @@ def test_new_process_hits_the_cache(tmp_path):
     script.write_text(script.read_text().replace("5, 5, 5", "6, 6, 6"))
     subprocess.run([sys.executable, str(script)], check=True, env=env, timeout=300)
     assert len(_entries(cache)) > len(first)  # a new value compiled anew
+
+
+# ------------------------------------------------------ decorator forms
+
+def test_helpers_and_frozen_constants_of_a_module():
+    import sample_kernels as sk
+    a = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    sk.scale_add(a, out)                       # out = a * SCALE + OFFSET
+    assert out.tolist() == [0.5, 3.5, 6.5, 9.5]
+    x = np.zeros(2, np.int64)
+    sk.uses_later_helper(x)                    # helper defined after the kernel
+    assert x[0] == 2
+    sk.aliased(x)                              # @kernel imported under an alias
+    assert x[0] == 3
+    sk.Holder.method_kernel(x)                 # a kernel inside a class
+    assert x[0] == 2
+    sk.checked(x)                              # @asc.jit(debug=..., boundscheck=...)
+    assert x[0] == 1
+
+
+def test_constexpr_parameter():
+    m = asc.compile(textwrap.dedent("""
+        import asc
+
+        @asc.kernel
+        def fill_n(a, n: asc.ConstExpr[int]):
+            for i in asc.static_range(n):
+                a[i] = i
+        """))
+    a = np.zeros(4, np.int64)
+    m.fill_n(a, 3)
+    assert a.tolist() == [0, 1, 2, 0]
+    m.fill_n(a, 4)
+    assert a.tolist() == [0, 1, 2, 3]

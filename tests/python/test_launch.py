@@ -98,8 +98,11 @@ def test_parallel_loop_exception_names_line(tk):
     x = np.zeros(1000, np.int32)
     with pytest.raises(ValueError) as info:
         tk.raise_at(x, 500)
-    assert "testkernels.py:42: kernel 'raise_at' raised ValueError" in str(info.value)
-    tk.raise_at(x, -1)
+    assert "testkernels.py:42: kernel 'raise_at' raised ValueError: bad value at 500" in str(info.value)
+    # at < 0: every iteration i % 7 == 3 raises; the lowest one is reported
+    with pytest.raises(ValueError, match="bad value at 3$"):
+        tk.raise_at(x, -1)
+    tk.raise_at(np.zeros(3, np.int32), 5)   # no iteration raises
 
 
 def test_exception_on_a_stream_is_raised_by_its_synchronize(tk):
@@ -173,3 +176,20 @@ def test_unknown_kernel_and_bad_module(tk, tmp_path):
         asc.load_module(bad)
     with pytest.raises(asc.Error):
         asc.load_module(tmp_path / "missing.so")
+
+
+def test_many_async_launches_stay_bounded_and_report_errors(tk):
+    s = asc.Stream()
+    a = np.ones(16, np.float32)
+    for _ in range(2000):
+        tk.vadd[1, s](a, a, np.empty(16, np.float32))
+    assert s._pending <= 2000
+    s.synchronize()
+    assert s._pending == 0
+    # an error found while reaping is raised by the next launch, not lost
+    tk.raise_block[1, s](2, 1)
+    with pytest.raises(ValueError, match="raise_block"):
+        for _ in range(2000):
+            tk.vadd[1, s](a, a, np.empty(16, np.float32))
+        s.synchronize()
+    s.synchronize()

@@ -16,38 +16,54 @@ def source(k):
     return text.split("\n"), filename, first, frozen
 
 
+def at(lines, first, real_line):
+    return lines[real_line - first]
+
+
 def test_kernel_text_keeps_real_line_numbers_and_includes_helpers():
     lines, filename, first, frozen = source(sk.scale_add)
     assert filename == sk.__file__
     helper_line = inspect.getsourcelines(sk.scaled)[1]
     kernel_line = inspect.getsourcelines(sk.scale_add)[1]
-    assert first == helper_line
     # every line of both functions sits at its real line number
     real = open(sk.__file__).read().split("\n")
     for i, text in enumerate(lines):
-        if text and not text.startswith("@"):
+        if text and not text.startswith(("@", "import", "from")):
             assert real[first - 1 + i] == text
-    assert lines[kernel_line - first] == "@asc.kernel"
-    assert lines[helper_line - first] == "@asc.func"
+    assert at(lines, first, kernel_line) == "@asc.kernel"
+    assert at(lines, first, helper_line) == "@asc.func"
     assert frozen == {"SCALE": 3, "OFFSET": 0.5}
+
+
+def test_imports_of_asc_and_math_come_first_at_real_lines():
+    lines, _, first, _ = source(sk.scale_add)
+    real = open(sk.__file__).read().split("\n")
+    imports = [(first + i, t) for i, t in enumerate(lines) if t.startswith(("import", "from"))]
+    assert (3, "import asc") in imports
+    assert (4, "from asc import kernel as _kernel_alias") in imports
+    assert real[2] == "import asc"
+    # math is not imported by the file: it goes on a free line above the kernel
+    (math_line,) = [ln for ln, t in imports if t == "import math"]
+    assert math_line < inspect.getsourcelines(sk.scaled)[1] and real[math_line - 1] == ""
 
 
 def test_decorators_are_canonical_and_options_kept():
     lines, _, first, _ = source(sk.checked)
-    def_line = inspect.getsourcelines(sk.checked.py_func)[1]
-    assert lines[0] == ""                       # '@asc.jit(debug=True,'
-    assert lines[1] == "@asc.kernel"            # '         boundscheck=True)'
-    assert lines[2].startswith("def checked(")
-    assert first == def_line
+    def_line = inspect.getsourcelines(sk.checked.py_func)[1] + 2
+    assert at(lines, first, def_line - 2) == ""            # '@asc.jit(debug=True,'
+    assert at(lines, first, def_line - 1) == "@asc.kernel"  # '         boundscheck=True)'
+    assert at(lines, first, def_line).startswith("def checked(")
     assert sk.checked.options == {"debug": True, "boundscheck": True, "opt_level": 0}
-    lines, _, _, frozen = source(sk.aliased)
-    assert lines[0] == "@asc.kernel" and frozen == {"SCALE": 3}
+    lines, _, first, frozen = source(sk.aliased)
+    line = inspect.getsourcelines(sk.aliased.py_func)[1]
+    assert at(lines, first, line) == "@asc.kernel" and frozen == {"SCALE": 3}
 
 
 def test_methods_are_dedented():
-    lines, _, _, _ = source(sk.Holder.method_kernel)
-    assert lines[0] == "" and lines[1] == "@asc.kernel"
-    assert lines[2] == "def method_kernel(a):"
+    lines, _, first, _ = source(sk.Holder.method_kernel)
+    line = inspect.getsourcelines(sk.Holder.method_kernel.py_func)[1]
+    assert at(lines, first, line) == "" and at(lines, first, line + 1) == "@asc.kernel"
+    assert at(lines, first, line + 2) == "def method_kernel(a):"
 
 
 def test_helpers_defined_after_the_kernel_are_found():
@@ -179,11 +195,12 @@ def test_compile_error_from_diagnostics():
 
 
 def test_compile_error_columns_of_dedented_kernels_are_real():
-    lines, filename, first, _ = source(sk.Holder.method_kernel)
-    def_line = first + 2
-    msg = f"{filename}:{def_line + 1}:5: error: bad\n    a[0] = 2\n    ^\n"
+    source(sk.Holder.method_kernel)
+    line = inspect.getsourcelines(sk.Holder.method_kernel.py_func)[1] + 3
+    msg = f"{sk.__file__}:{line}:5: error: bad\n    a[0] = 2\n    ^\n"
     err = asc._errors.from_code(asc._asc.ascErrorCompile, "ascErrorCompile", msg)
-    assert err.offset == 5 + 4 and err.lineno == def_line + 1
+    assert err.offset == 5 + 4 and err.lineno == line
+    assert err.text.strip() == "a[0] = 2"
 
 
 @pytest.mark.parametrize("cls", ["ValueError", "IndexError", "ZeroDivisionError",
@@ -203,3 +220,18 @@ def test_other_errors_are_asc_errors():
     assert type(err) is asc.Error and err.code == asc._asc.ascErrorNotReady
     err = asc._errors.from_code(asc._asc.ascErrorInvalidValue, "ascErrorInvalidValue", "no")
     assert isinstance(err, ValueError) and isinstance(err, asc.Error)
+
+
+def test_cxx_code_loaded_after_asc_keeps_its_allocator():
+    # jemalloc (linked by libasc) defines operator new/delete; C++ code
+    # loaded later (numba's LLVM) must not mix them with glibc's free.
+    pytest.importorskip("numba")
+    code = ("import asc, numpy as np, numba\n"
+            "@numba.njit\n"
+            "def f(a):\n"
+            "    return a.sum()\n"
+            "print(f(np.ones(3)))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=_env(), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "3.0"

@@ -113,11 +113,10 @@ def asarray(obj, dtype=None):
         dt = as_dtype(dtype)
     else:
         src = np.asarray(obj)
-        if src.dtype.kind == "f" and src.dtype.itemsize == 8 or src.dtype.kind in "iub" or \
-                src.dtype.name in ("float16", "float32", "bfloat16") or src.dtype.names == ("bfloat16",):
+        try:
             dt = as_dtype(src.dtype)
-        else:
-            raise TypeError(f"asc.asarray: no libasc dtype for {src.dtype}")
+        except TypeError:
+            raise TypeError(f"asc.asarray: no libasc dtype for {src.dtype}") from None
     out = Array(_shape(np.shape(obj)), dt)
     view = out.numpy()
     if dt.name == "bfloat16" and view.dtype.names:

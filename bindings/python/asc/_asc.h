@@ -62,6 +62,10 @@ extern PyTypeObject ascpy_PendingType;
 ascpy_Stream *ascpy_default_stream(void);
 /* Raises asc.Error and returns -1 when s was destroyed. */
 int ascpy_stream_check(ascpy_Stream *s);
+/* When many records piled up on s, asks whether it drained and drops them
+ * if so.  A kernel error found this way is raised (returns -1): the caller
+ * is about to queue more work, and the error must not be lost. */
+int ascpy_stream_reap(ascpy_Stream *s);
 /* Records work that keeps rec alive until s is known to be drained. */
 int ascpy_stream_add_pending(ascpy_Stream *s, PyObject *rec);
 /* The stream drained: drop its pending records. */

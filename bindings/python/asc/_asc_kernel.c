@@ -443,6 +443,9 @@ static int fill_shape(KernelObject *k, int i, ascTensor *t, int ndim,
                        ASC_MAX_DIMS);
   t->ndim = ndim;
   for (d = ndim - 1; d >= 0; d--) {
+    if (shape[d] < 0)
+      return param_error(k, i, PyExc_ValueError,
+                         "has a negative dimension (%zd)", shape[d]);
     t->shape[d] = shape[d];
     if (bstrides == NULL) {
       t->strides[d] = acc;
@@ -458,6 +461,13 @@ static int fill_shape(KernelObject *k, int i, ascTensor *t, int ndim,
   }
   for (d = ndim; d < ASC_MAX_DIMS; d++)
     t->shape[d] = t->strides[d] = 0;
+  if (t->data == NULL) {
+    for (d = 0; d < ndim && t->shape[d] != 0; d++)
+      ;
+    if (d == ndim)
+      return param_error(k, i, PyExc_ValueError,
+                         "has a NULL data pointer and elements");
+  }
   return 0;
 }
 
@@ -611,13 +621,17 @@ static int tensor_from_interface(KernelObject *k, int i, PyObject *o,
     if (dt < 0)
       goto out;
   }
-  if (int_tuple(shape, sh, ndim) < 0)
+  if (int_tuple(shape, sh, ndim) < 0 ||
+      (strides && strides != Py_None && int_tuple(strides, st, ndim) < 0) ||
+      ((t->data = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0))) == NULL &&
+       PyErr_Occurred())) {
+    PyErr_Clear();
+    param_error(k, i, PyExc_TypeError,
+                "got %s whose __array_interface__ has a shape, strides or "
+                "data pointer that is not an integer in range",
+                Py_TYPE(o)->tp_name);
     goto out;
-  if (strides && strides != Py_None && int_tuple(strides, st, ndim) < 0)
-    goto out;
-  t->data = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
-  if (t->data == NULL && PyErr_Occurred())
-    goto out;
+  }
   t->dtype = (ascDataType)dt;
   r = fill_shape(k, i, t, ndim, sh,
                  strides && strides != Py_None ? st : NULL,
@@ -866,6 +880,8 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
   ascStream_t h;
   int i;
   if (kernel_ensure_bound(k) < 0 || ascpy_stream_check(s) < 0)
+    return NULL;
+  if (!sync && ascpy_stream_reap(s) < 0)
     return NULL;
   if (launch_init(&L, k->nparams) < 0)
     goto fail;

@@ -74,14 +74,25 @@ void ascpy_all_streams_drained(void) {
     ascpy_stream_drained(s);
 }
 
-int ascpy_stream_add_pending(ascpy_Stream *s, PyObject *rec) {
-  if (PyList_GET_SIZE(s->pending) >= PENDING_QUERY_AT) {
-    ascError_t e = ascStreamQuery(s->handle);
-    if (e == ascSuccess)
-      ascpy_stream_drained(s);
-    else
-      (void)ascGetLastError(); /* errors surface at the next sync */
+int ascpy_stream_reap(ascpy_Stream *s) {
+  ascError_t e;
+  if (PyList_GET_SIZE(s->pending) < PENDING_QUERY_AT)
+    return 0;
+  e = ascStreamQuery(s->handle);
+  if (e == ascErrorNotReady) {
+    (void)ascGetLastError();
+    return 0;
   }
+  /* Finished, or failed: a failure is reported now, by this call. */
+  ascpy_stream_drained(s);
+  if (e != ascSuccess) {
+    ascpy_error(e);
+    return -1;
+  }
+  return 0;
+}
+
+int ascpy_stream_add_pending(ascpy_Stream *s, PyObject *rec) {
   return PyList_Append(s->pending, rec);
 }
 

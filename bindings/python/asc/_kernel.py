@@ -116,21 +116,25 @@ class CompiledModule:
         self.filename = filename
         self._kernels = {}
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
+    def __getitem__(self, name):
+        """The kernel `name` (any name, including ones starting with _)."""
         k = self._kernels.get(name)
         if k is None:
-            k = self._module.get_kernel(name)
+            try:
+                k = self._module.get_kernel(name)
+            except AttributeError:
+                raise KeyError(name) from None
             k.__name__ = k.__qualname__ = name
             self._kernels[name] = k
         return k
 
-    def __getitem__(self, name):
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
         try:
-            return getattr(self, name)
-        except AttributeError:
-            raise KeyError(name) from None
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"no kernel {name!r} in {self.filename}") from None
 
     @property
     def kernel_names(self):

@@ -12,6 +12,13 @@ line once (the process keeps its pid and its arguments); in interactive
 sessions (REPL, IPython, Jupyter) it raises ImportError saying what to set
 instead.  ASC_NO_REEXEC=1 turns the re-execution off.  docs/python.md
 explains the setting.
+
+Debian's jemalloc also defines C++ operator new/delete and needs
+libstdc++.  If libstdc++ is first loaded as part of libasc's dependency
+group, its own references to operator new resolve to jemalloc's while
+other C++ code in the process (LLVM in numba, for one) frees with glibc:
+"free(): invalid pointer".  Loading libstdc++ on its own first keeps its
+allocator its own, so asc loads it before the extension.
 """
 import os
 import sys
@@ -35,7 +42,16 @@ def _can_reexec():
             and not os.environ.get("ASC_TLS_REEXEC"))
 
 
+def _preload_libstdcxx():
+    import ctypes
+    try:
+        ctypes.CDLL("libstdc++.so.6")
+    except OSError:
+        pass  # no C++ runtime on the system: then jemalloc cannot need it
+
+
 def load_extension():
+    _preload_libstdcxx()
     try:
         from . import _asc
         return _asc

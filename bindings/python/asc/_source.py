@@ -5,10 +5,15 @@ kernel's own lines and those of every @asc.func helper it calls, each at
 its real line of the real file (the gaps are blank lines), so diagnostics
 and kernel exceptions point at the file the user edits.  Decorators are
 replaced by the canonical ``@asc.kernel`` / ``@asc.func`` line so that
-aliases (``from asc import kernel``) and options do not matter.
+aliases (``from asc import kernel``) and options do not matter.  The
+compiler learns what `asc` and `math` name from import statements, which it
+needs before the functions: the file's own imports of asc and math are kept
+at their real lines, and ``import asc`` / ``import math`` go on free lines
+above the first function.
 """
 import ast
 import inspect
+import linecache
 import numbers
 import textwrap
 import types
@@ -129,16 +134,56 @@ def collect(fn, piece, is_helper):
     return pieces, frozen
 
 
+_KERNEL_MODULES = ("asc", "pyasc", "math")
+
+
+def module_imports(filename):
+    """{line: (text, bound)} for the top-level imports of asc / math in
+    filename, reduced to those modules (``import numpy as np, math`` ->
+    ``import math``); bound: the module names the import binds."""
+    source = "".join(linecache.getlines(filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [a for a in node.names if a.name in _KERNEL_MODULES]
+            if names:
+                bound = {a.name for a in names
+                         if a.name in ("asc", "math") and a.asname in (None, a.name)}
+                out[node.lineno] = (ast.unparse(ast.Import(names=names)), bound)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 \
+                and node.module in _KERNEL_MODULES:
+            out[node.lineno] = (ast.unparse(node), set())
+    return out
+
+
 def assemble(pieces):
-    """(text, filename, first_line): the pieces of the kernel's file at
-    their real lines; helpers from other files follow at the end (their
-    line numbers are then approximate)."""
+    """(text, filename, first_line) for the compiler: the file's asc/math
+    imports and the pieces at their real lines; helpers from other files
+    follow at the end (their line numbers are then approximate)."""
     main = pieces[0]
     same = sorted((p for p in pieces if p.filename == main.filename),
                   key=lambda p: p.first)
     other = [p for p in pieces if p.filename != main.filename]
-    out = []
-    line = same[0].first
+    start = same[0].first
+    found = {ln: v for ln, v in module_imports(main.filename).items() if ln < start}
+    imports = {ln: text for ln, (text, _) in found.items()}
+    bound = set().union(*(b for _, b in found.values()))
+    extra = [f"import {m}" for m in ("asc", "math") if m not in bound]
+    free = [ln for ln in range(start - 1, 0, -1) if ln not in imports]
+    for text, ln in zip(extra, free):
+        imports[ln] = text
+    prepended = extra[len(free):]        # no room above: lines shift
+    out = list(prepended)
+    first = min(imports) if imports else start
+    line = first
+    for ln in sorted(imports):
+        out.extend([""] * (ln - line))
+        out.append(imports[ln])
+        line = ln + 1
     last_end = line - 1
     for p in same:
         if p.first <= last_end:      # nested inside an earlier piece
@@ -150,4 +195,4 @@ def assemble(pieces):
     for p in other:
         out.append("")
         out.extend(p.lines)
-    return "\n".join(out) + "\n", main.filename, same[0].first
+    return "\n".join(out) + "\n", main.filename, max(1, first - len(prepended))

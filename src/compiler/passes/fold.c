@@ -139,8 +139,9 @@ static void fold_ins(fstate *s, asc__irblock *b, asc__irins *i) {
       asc__ir_splice(b, i, keep);
       asc__ir_remove(b, i);
       s->changed = true;
+      return;
     }
-    return;
+    break; /* fold inside both branches */
   case ASC_IR_STRIDE:
   case ASC_IR_DIM: {
     int32_t t = i->args[0].reg;

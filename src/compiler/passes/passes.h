@@ -15,6 +15,7 @@ void asc__pass_cse(asc__cctx *c, asc__irfunc *f);
 void asc__pass_licm(asc__cctx *c, asc__irfunc *f);
 void asc__pass_unroll(asc__cctx *c, asc__irfunc *f);
 void asc__pass_strength(asc__cctx *c, asc__irfunc *f);
+void asc__pass_parallelize(asc__cctx *c, asc__irfunc *f);
 
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline

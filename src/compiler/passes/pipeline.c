@@ -15,6 +15,8 @@
  *              |
  *            licm  -- shapes, strides, row offsets out of loop nests
  *              |
+ *         parallelize -- independent outer nests -> (collapsed) pfor,
+ *              |         before strength turns offsets into running sums
  *          strength -- i*stride -> running offsets
  *              |
  *         fold, licm -- tidy the new inductions' set-up
@@ -41,6 +43,7 @@ static const struct {
     {"fold", asc__pass_fold},       {"dce", asc__pass_dce},
     {"cse", asc__pass_cse},         {"licm", asc__pass_licm},
     {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
+    {"parallelize", asc__pass_parallelize},
 };
 
 static bool in_list(const char *list, const char *name) {
@@ -111,6 +114,7 @@ static void pipeline(runner *r, const char *only) {
   run(r, "fold", asc__pass_fold);
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
+  run(r, "parallelize", asc__pass_parallelize);
   run(r, "strength", asc__pass_strength);
   run(r, "fold", asc__pass_fold);
   run(r, "licm", asc__pass_licm);

@@ -1,0 +1,1409 @@
+/*
+ * Automatic parallelisation: an outermost serial `for` nest whose
+ * iterations are proven independent becomes a `pfor`; a perfect nest of
+ * such loops is collapsed into one `pfor` over the product of the trip
+ * counts.  docs/parallelize.md explains the rules; in short, a nest
+ * L1 > L2 > ... is parallel over the prefix P = L1..Lm when
+ *
+ *   - every element offset of a written tensor is affine in the loop
+ *     indices, spelled sum(index_k * stride_k), and for each p in P one
+ *     axis holds exactly `alpha*p + C` (alpha a positive constant, C free of
+ *     loop indices), the same in every load and store of that tensor;
+ *   - every scalar assigned in the nest is private to an iteration or a
+ *     recognised reduction (`s = s op x`, op in + * min max & | ^);
+ *   - nothing leaves the nest (break of a P loop, return) and there is no
+ *     barrier, shared_array or nested pfor.
+ *
+ * What cannot be proven statically but is cheap to test (each p's range
+ * inside its axis, the written tensor not overlapping itself) becomes a
+ * launch-time test in front of the loop with the serial nest as fallback:
+ *
+ *   for %i = 0, %n, 1 { store %c, %i, ... }
+ *     ->  %ok = ge %cdim, %n
+ *         if %ok { pfor %i = 0, %n, 1 { ... } } else { for ... }
+ *
+ * Each decision is recorded as a note on the loop (`; parallelize: ...`
+ * in the text form).  Loops inside a pfor are never looked at.
+ */
+#include <string.h>
+
+#include "passes.h"
+
+#define FALLBACK_NOTE "parallelize: the serial nest, run when the test fails"
+
+enum { A_IV, A_DIM, A_STRIDE, A_SYM };
+enum { MAXT = 16, MAXF = 3, MAXNEST = 8, MAXCHK = 16 };
+enum { S_NONE, S_USE, S_DEF };
+
+typedef struct atom {
+  int kind;
+  int32_t a, b;       /* IV/SYM: register; DIM/STRIDE: tensor, axis */
+  int32_t reg;        /* its value in the launch test, once built; -1 */
+} atom;
+
+/* c * f[0] * f[1] ...; factors are atom ids, sorted */
+typedef struct term {
+  int64_t c;
+  int nf;
+  int32_t f[MAXF];
+} term;
+
+typedef struct poly {
+  int n;
+  term t[MAXT];
+} poly;
+
+typedef struct access {
+  asc__irins *ins;
+  int32_t t;
+  int kind;           /* 0 load, 1 store, 2 atomic */
+  bool ok;
+  poly e[ASC_IR_MAXDIMS];   /* index along each axis */
+} access;
+
+/* How a parallel index reaches a written tensor: axis, alpha, C. */
+typedef struct bind {
+  int32_t t;
+  int lvl;
+  int axis;
+  int64_t alpha;
+  poly c;
+  bool set;
+} bind;
+
+typedef struct pctx {
+  asc__irblock *b;
+  asc__irins *owner;   /* instruction whose region b is; NULL: function */
+  const struct pctx *up;
+} pctx;
+
+typedef struct pstate {
+  asc__cctx *c;
+  asc__irfunc *f;
+  atom *atoms;
+  int natoms, capatoms;
+  asc__irins **gdef;        /* per register: a definition */
+  int32_t *nin;             /* per register: definitions inside the nest */
+  asc__irins **din;
+  uint8_t *isiv;
+  access *acc;
+  int nacc, capacc;
+  int32_t chk[MAXCHK];      /* written tensors that are analysed */
+  int nchk;
+  bind binds[MAXCHK * MAXNEST];
+  int nbinds;
+  bool unstable;
+  int in_inv;               /* expanding an invariant's definition */
+  int32_t line;
+} pstate;
+
+/* ------------------------------------------------------------ polynomials */
+
+static int32_t atom_id(pstate *s, int kind, int32_t a, int32_t b) {
+  for (int k = 0; k < s->natoms; k++)
+    if (s->atoms[k].kind == kind && s->atoms[k].a == a && s->atoms[k].b == b)
+      return k;
+  if (s->natoms == s->capatoms) {
+    int cap = s->capatoms ? s->capatoms * 2 : 32;
+    atom *n = asc__arena_alloc(s->c, sizeof *n * (size_t)cap);
+    if (s->natoms)
+      memcpy(n, s->atoms, sizeof *n * (size_t)s->natoms);
+    s->atoms = n;
+    s->capatoms = cap;
+  }
+  s->atoms[s->natoms].kind = kind;
+  s->atoms[s->natoms].a = a;
+  s->atoms[s->natoms].b = b;
+  s->atoms[s->natoms].reg = -1;
+  return s->natoms++;
+}
+
+static void p_const(poly *p, int64_t c) {
+  p->n = 0;
+  if (c != 0) {
+    p->n = 1;
+    p->t[0].c = c;
+    p->t[0].nf = 0;
+  }
+}
+
+static void p_atom(poly *p, int32_t a) {
+  p->n = 1;
+  p->t[0].c = 1;
+  p->t[0].nf = 1;
+  p->t[0].f[0] = a;
+}
+
+static bool same_factors(const term *a, const term *b) {
+  if (a->nf != b->nf)
+    return false;
+  for (int k = 0; k < a->nf; k++)
+    if (a->f[k] != b->f[k])
+      return false;
+  return true;
+}
+
+/* Sorts factors, merges like terms, drops zeros; false on overflow or
+ * when more than MAXT terms remain. */
+static bool p_norm(term *t, int n, poly *out) {
+  int m = 0;
+  for (int k = 0; k < n; k++) {
+    term x = t[k];
+    for (int a = 1; a < x.nf; a++)
+      for (int b = a; b > 0 && x.f[b - 1] > x.f[b]; b--) {
+        int32_t tmp = x.f[b];
+        x.f[b] = x.f[b - 1];
+        x.f[b - 1] = tmp;
+      }
+    t[k] = x;
+  }
+  for (int k = 0; k < n; k++) {
+    bool merged = false;
+    if (t[k].c == 0)
+      continue;
+    for (int q = 0; q < m; q++)
+      if (same_factors(&out->t[q], &t[k])) {
+        if (__builtin_add_overflow(out->t[q].c, t[k].c, &out->t[q].c))
+          return false;
+        merged = true;
+        break;
+      }
+    if (!merged) {
+      if (m == MAXT)
+        return false;
+      out->t[m++] = t[k];
+    }
+  }
+  out->n = 0;
+  for (int q = 0; q < m; q++)
+    if (out->t[q].c != 0)
+      out->t[out->n++] = out->t[q];
+  return true;
+}
+
+static bool p_add(poly *out, const poly *a, const poly *b, int64_t sgn) {
+  term t[2 * MAXT];
+  int n = 0;
+  for (int k = 0; k < a->n; k++)
+    t[n++] = a->t[k];
+  for (int k = 0; k < b->n; k++) {
+    t[n] = b->t[k];
+    if (__builtin_mul_overflow(t[n].c, sgn, &t[n].c))
+      return false;
+    n++;
+  }
+  return p_norm(t, n, out);
+}
+
+static bool p_mul(poly *out, const poly *a, const poly *b) {
+  term t[MAXT * MAXT];
+  int n = 0;
+  for (int i = 0; i < a->n; i++)
+    for (int j = 0; j < b->n; j++) {
+      term x;
+      if (a->t[i].nf + b->t[j].nf > MAXF ||
+          __builtin_mul_overflow(a->t[i].c, b->t[j].c, &x.c))
+        return false;
+      x.nf = 0;
+      for (int k = 0; k < a->t[i].nf; k++)
+        x.f[x.nf++] = a->t[i].f[k];
+      for (int k = 0; k < b->t[j].nf; k++)
+        x.f[x.nf++] = b->t[j].f[k];
+      t[n++] = x;
+    }
+  return p_norm(t, n, out);
+}
+
+static bool p_eq(const poly *a, const poly *b) {
+  poly d;
+  return p_add(&d, a, b, -1) && d.n == 0;
+}
+
+/* True when p >= 0 whatever the atoms: non-negative coefficients on
+ * products of shapes. */
+static bool p_nonneg(const pstate *s, const poly *p) {
+  for (int k = 0; k < p->n; k++) {
+    if (p->t[k].c < 0)
+      return false;
+    for (int q = 0; q < p->t[k].nf; q++)
+      if (s->atoms[p->t[k].f[q]].kind != A_DIM)
+        return false;
+  }
+  return true;
+}
+
+static bool has_iv(const pstate *s, const term *t) {
+  for (int q = 0; q < t->nf; q++)
+    if (s->atoms[t->f[q]].kind == A_IV)
+      return true;
+  return false;
+}
+
+/* ------------------------------------------------------ affine values */
+
+static bool resolve(pstate *s, asc__irval v, poly *out, int depth);
+
+static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
+  int32_t t;
+  const asc__irreg *g;
+  if (i->args[0].kind != ASC_IRV_REG)
+    return false;
+  t = i->args[0].reg;
+  g = &s->f->regs[t];
+  if (!g->param || g->ty.kind != ASC_IRK_TENSOR)
+    return false;
+  if (i->op == ASC_IR_STRIDE && (g->ty.flags & ASC_IRT_CONTIG) &&
+      i->aux == g->ty.ndim - 1) {
+    p_const(out, 1);
+    return true;
+  }
+  p_atom(out, atom_id(s, i->op == ASC_IR_DIM ? A_DIM : A_STRIDE, t, i->aux));
+  return true;
+}
+
+static bool resolve_def(pstate *s, const asc__irins *i, poly *out,
+                        int depth) {
+  poly a, b;
+  switch (i->op) {
+  case ASC_IR_MOV:
+    return resolve(s, i->args[0], out, depth + 1);
+  case ASC_IR_ADD:
+  case ASC_IR_SUB:
+    return resolve(s, i->args[0], &a, depth + 1) &&
+           resolve(s, i->args[1], &b, depth + 1) &&
+           p_add(out, &a, &b, i->op == ASC_IR_ADD ? 1 : -1);
+  case ASC_IR_MUL:
+    return resolve(s, i->args[0], &a, depth + 1) &&
+           resolve(s, i->args[1], &b, depth + 1) && p_mul(out, &a, &b);
+  case ASC_IR_NEG:
+    p_const(&b, 0);
+    return resolve(s, i->args[0], &a, depth + 1) && p_add(out, &b, &a, -1);
+  case ASC_IR_DIM:
+  case ASC_IR_STRIDE:
+    return tensor_atom(s, i, out);
+  default:
+    return false;
+  }
+}
+
+/* A register not assigned in the nest: its value is fixed while the nest
+ * runs.  It is expanded through its definition when that is the only one
+ * and everything it reads is fixed for the whole kernel. */
+static bool resolve_inv(pstate *s, int32_t r, poly *out, int depth) {
+  const asc__irreg *g = &s->f->regs[r];
+  if (!g->param && g->ndefs == 1 && s->gdef[r] != NULL) {
+    bool saved = s->unstable;
+    bool ok;
+    s->unstable = false;
+    s->in_inv++;
+    ok = resolve_def(s, s->gdef[r], out, depth);
+    s->in_inv--;
+    ok = ok && !s->unstable;
+    s->unstable = saved;
+    if (ok)
+      return true;
+  }
+  if (!(g->ndefs == 1 || (g->param && g->ndefs == 1)))
+    s->unstable = true;
+  p_atom(out, atom_id(s, A_SYM, r, 0));
+  return true;
+}
+
+static bool resolve(pstate *s, asc__irval v, poly *out, int depth) {
+  int32_t r;
+  if (depth > 32)
+    return false;
+  if (v.kind == ASC_IRV_CONST) {
+    if (v.dtype != ascInt64)
+      return false;
+    p_const(out, v.c.i);
+    return true;
+  }
+  if (v.kind != ASC_IRV_REG)
+    return false;
+  r = v.reg;
+  if (s->f->regs[r].ty.kind != ASC_IRK_SCALAR ||
+      s->f->regs[r].ty.dtype != ascInt64)
+    return false;
+  /* an invariant computed before the nest from a register the nest
+   * assigns saw that register's old value: not expandable */
+  if (s->in_inv > 0 && (s->isiv[r] || s->nin[r] > 0))
+    return false;
+  if (s->isiv[r]) {
+    p_atom(out, atom_id(s, A_IV, r, 0));
+    return true;
+  }
+  if (s->nin[r] > 1)
+    return false;
+  if (s->nin[r] == 1)
+    return resolve_def(s, s->din[r], out, depth);
+  return resolve_inv(s, r, out, depth);
+}
+
+/* Splits an element offset of tensor t into per-axis indices. */
+static bool decompose(pstate *s, int32_t t, const poly *off, poly *e) {
+  const asc__irreg *g = &s->f->regs[t];
+  int nd = g->ty.ndim;
+  term buf[ASC_IR_MAXDIMS][MAXT];
+  int n[ASC_IR_MAXDIMS];
+  if (!g->param || nd == 0)
+    return false;
+  memset(n, 0, sizeof n);
+  for (int k = 0; k < off->n; k++) {
+    term x = off->t[k];
+    int axis = -1, cnt = 0, at = -1;
+    for (int q = 0; q < x.nf; q++) {
+      const atom *a = &s->atoms[x.f[q]];
+      if (a->kind == A_STRIDE && a->a == t) {
+        cnt++;
+        axis = a->b;
+        at = q;
+      }
+    }
+    if (cnt > 1)
+      return false;
+    if (cnt == 0) {
+      if (!(g->ty.flags & ASC_IRT_CONTIG))
+        return false;
+      axis = nd - 1;
+    } else {
+      for (int q = at; q + 1 < x.nf; q++)
+        x.f[q] = x.f[q + 1];
+      x.nf--;
+    }
+    if (n[axis] == MAXT)
+      return false;
+    buf[axis][n[axis]++] = x;
+  }
+  for (int k = 0; k < nd; k++)
+    if (!p_norm(buf[k], n[k], &e[k]))
+      return false;
+  return true;
+}
+
+/* --------------------------------------------------------- nest facts */
+
+static void count_defs(pstate *s, asc__irblock *b) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0) {
+      if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+        s->isiv[i->dst] = 1;
+      s->nin[i->dst]++;
+      s->din[i->dst] = i;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      count_defs(s, &i->body[k]);
+  }
+}
+
+static void global_defs(pstate *s, asc__irblock *b) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0)
+      s->gdef[i->dst] = i;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      global_defs(s, &i->body[k]);
+  }
+}
+
+static void add_access(pstate *s, asc__irins *i, int kind) {
+  if (s->nacc == s->capacc) {
+    int cap = s->capacc ? s->capacc * 2 : 16;
+    access *n = asc__arena_alloc(s->c, sizeof *n * (size_t)cap);
+    if (s->nacc)
+      memcpy(n, s->acc, sizeof *n * (size_t)s->nacc);
+    s->acc = n;
+    s->capacc = cap;
+  }
+  memset(&s->acc[s->nacc], 0, sizeof s->acc[s->nacc]);
+  s->acc[s->nacc].ins = i;
+  s->acc[s->nacc].t = i->args[0].reg;
+  s->acc[s->nacc].kind = kind;
+  s->nacc++;
+}
+
+/* Collects tensor accesses; returns a reason when the nest holds
+ * something that keeps it serial. */
+static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    const char *why = NULL;
+    switch (i->op) {
+    case ASC_IR_RET:
+      return "a return leaves the loop";
+    case ASC_IR_BARRIER:
+      return "barrier inside the loop";
+    case ASC_IR_PFOR:
+      return "it holds a parallel loop";
+    case ASC_IR_SHARED_ARRAY:
+      return "shared_array inside the loop";
+    case ASC_IR_LOAD:
+    case ASC_IR_STORE:
+    case ASC_IR_ATOMIC:
+    case ASC_IR_CAS:
+      if (s->nin[i->args[0].reg] == 0)
+        add_access(s, i, i->op == ASC_IR_LOAD    ? 0
+                         : i->op == ASC_IR_STORE ? 1
+                                                 : 2);
+      break;
+    default:
+      break;
+    }
+    (void)depth;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if ((why = scan_nest(s, &i->body[k], depth + 1)) != NULL)
+        return why;
+  }
+  return NULL;
+}
+
+/* A break of the loop whose body b is. */
+static bool has_break(const asc__irblock *b, int depth) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_BREAK && depth == 0)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++) {
+      bool loop = i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR ||
+                  i->op == ASC_IR_LOOP;
+      if (has_break(&i->body[k], depth + (loop ? 1 : 0)))
+        return true;
+    }
+  }
+  return false;
+}
+
+static bool has_loop(const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR || i->op == ASC_IR_LOOP)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (has_loop(&i->body[k]))
+        return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------ scalar flow */
+
+static bool reads(const asc__irins *i, int32_t r) {
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r)
+      return true;
+  return false;
+}
+
+/* From instruction i on: is r read before it is surely assigned (USE),
+ * surely assigned first (DEF), or neither?  Paths that jump away stop
+ * counting (conservative: the caller keeps looking). */
+static int scan_seq(const asc__irins *i, int32_t r) {
+  for (; i; i = i->next) {
+    switch (i->op) {
+    case ASC_IR_IF: {
+      int a, b;
+      if (reads(i, r))
+        return S_USE;
+      a = scan_seq(i->body[0].first, r);
+      b = scan_seq(i->body[1].first, r);
+      if (a == S_USE || b == S_USE)
+        return S_USE;
+      if (a == S_DEF && b == S_DEF)
+        return S_DEF;
+      break;
+    }
+    case ASC_IR_FOR:
+    case ASC_IR_PFOR:
+      if (reads(i, r))
+        return S_USE;
+      for (int32_t k = 0; k < i->nred; k++)
+        if (i->red[k].reg == r)
+          return S_USE;
+      if (i->dst != r && scan_seq(i->body[0].first, r) == S_USE)
+        return S_USE;
+      break;
+    case ASC_IR_LOOP:
+    case ASC_IR_TRY:
+    case ASC_IR_CRITICAL:
+      for (int k = 0; k < asc__ir_nregions(i); k++)
+        if (scan_seq(i->body[k].first, r) == S_USE)
+          return S_USE;
+      break;
+    case ASC_IR_BREAK:
+    case ASC_IR_CONTINUE:
+    case ASC_IR_RET:
+    case ASC_IR_RAISE:
+      return S_NONE;
+    default:
+      if (reads(i, r))
+        return S_USE;
+      if (i->dst == r)
+        return S_DEF;
+      break;
+    }
+  }
+  return S_NONE;
+}
+
+static bool occurs(const asc__irblock *b, int32_t r) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst == r || reads(i, r))
+      return true;
+    for (int32_t k = 0; k < i->nred; k++)
+      if (i->red[k].reg == r)
+        return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (occurs(&i->body[k], r))
+        return true;
+  }
+  return false;
+}
+
+/* May the value r has after instruction n (in cx->b) be read later? */
+static bool live_after(int32_t r, const asc__irins *n, const pctx *cx) {
+  const asc__irins *p;
+  int res = scan_seq(n->next, r);
+  if (res != S_NONE)
+    return res == S_USE;
+  if (cx == NULL || cx->owner == NULL)
+    return false;
+  p = cx->owner;
+  if ((p->op == ASC_IR_FOR || p->op == ASC_IR_PFOR ||
+       p->op == ASC_IR_LOOP) &&
+      scan_seq(cx->b->first, r) == S_USE)
+    return true;
+  if (p->op == ASC_IR_TRY &&
+      (occurs(&p->body[1], r) || occurs(&p->body[2], r)))
+    return true;
+  return live_after(r, p, cx->up);
+}
+
+static void count_occ(const asc__irblock *b, int32_t r, int *n) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst == r)
+      (*n)++;
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r)
+        (*n)++;
+    for (int32_t k = 0; k < i->nred; k++)
+      if (i->red[k].reg == r)
+        (*n) += 2;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      count_occ(&i->body[k], r, n);
+  }
+}
+
+static bool red_op_ok(int op, int dt) {
+  switch (op) {
+  case ASC_IR_ADD:
+  case ASC_IR_MUL:
+  case ASC_IR_MIN:
+  case ASC_IR_MAX:
+    return dt != ascBool;
+  case ASC_IR_AND:
+  case ASC_IR_OR:
+  case ASC_IR_XOR:
+    return !asc__dt_is_float(dt);
+  default:
+    return false;
+  }
+}
+
+/* `r = op r, x` or `r = mov t` with `t = op r, x` (t used once): the
+ * update's op, or -1. */
+static int update_op(const pstate *s, const asc__irins *i, int32_t r) {
+  const asc__irins *d = i;
+  int op;
+  if (i->op == ASC_IR_MOV) {
+    int32_t t;
+    if (i->args[0].kind != ASC_IRV_REG)
+      return -1;
+    t = i->args[0].reg;
+    if (s->isiv[t] || s->nin[t] != 1 || s->din[t] == NULL ||
+        s->f->regs[t].ndefs != 1 ||
+        s->f->regs[t].nuses != 1)
+      return -1;
+    d = s->din[t];
+  }
+  op = d->op;
+  if (d->nargs != 2 || !red_op_ok(op, s->f->regs[r].ty.dtype))
+    return -1;
+  if (d->args[0].kind == ASC_IRV_REG && d->args[0].reg == r &&
+      !(d->args[1].kind == ASC_IRV_REG && d->args[1].reg == r))
+    return op;
+  if (d->args[1].kind == ASC_IRV_REG && d->args[1].reg == r &&
+      !(d->args[0].kind == ASC_IRV_REG && d->args[0].reg == r))
+    return op;
+  return -1;
+}
+
+static int find_updates(const pstate *s, const asc__irblock *b, int32_t r,
+                        int *op, int *n) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst == r && i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR) {
+      int o = update_op(s, i, r);
+      if (o < 0 || (*op >= 0 && *op != o))
+        return -1;
+      *op = o;
+      (*n)++;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (find_updates(s, &i->body[k], r, op, n) < 0)
+        return -1;
+  }
+  return 0;
+}
+
+/* A reduction: every assignment in the nest is an update with one op, r
+ * is read nowhere else in the nest, and it has a value before it. */
+static int reduction_op(const pstate *s, asc__irins *nest, int32_t r) {
+  int op = -1, n = 0, occ = 0;
+  const asc__irreg *g = &s->f->regs[r];
+  if (g->ty.kind != ASC_IRK_SCALAR || g->ndefs <= s->nin[r])
+    return -1;
+  if (find_updates(s, &nest->body[0], r, &op, &n) < 0 || n == 0)
+    return -1;
+  count_occ(&nest->body[0], r, &occ);
+  return occ == 2 * n ? op : -1;
+}
+
+/* ------------------------------------------------------- dependences */
+
+static const char *rn(pstate *s, int32_t r) {
+  return asc__arena_printf(s->c, "%%%s", s->f->regs[r].name);
+}
+
+/* The axis of access a that holds parallel index p: 0 ok, 1 p absent,
+ * 2 mixed with other loop indices. */
+static int axis_of(pstate *s, const access *a, int32_t p, int *axis,
+                   int64_t *alpha, poly *c) {
+  int nd = s->f->regs[a->t].ty.ndim;
+  int32_t pa = atom_id(s, A_IV, p, 0);
+  *axis = -1;
+  for (int k = 0; k < nd; k++) {
+    const poly *e = &a->e[k];
+    bool has = false, other = false;
+    int64_t al = 0;
+    poly rest;
+    rest.n = 0;
+    for (int q = 0; q < e->n; q++) {
+      const term *t = &e->t[q];
+      bool hp = false;
+      for (int x = 0; x < t->nf; x++)
+        hp |= t->f[x] == pa;
+      if (hp) {
+        if (t->nf != 1)
+          return 2;
+        has = true;
+        al = t->c;
+      } else {
+        if (has_iv(s, t))
+          other = true;
+        rest.t[rest.n++] = *t;
+      }
+    }
+    if (!has)
+      continue;
+    if (*axis >= 0 || other || al <= 0)
+      return 2;
+    *axis = k;
+    *alpha = al;
+    *c = rest;
+  }
+  return *axis >= 0 ? 0 : 1;
+}
+
+static bind *find_bind(pstate *s, int32_t t, int lvl) {
+  for (int k = 0; k < s->nbinds; k++)
+    if (s->binds[k].t == t && s->binds[k].lvl == lvl)
+      return &s->binds[k];
+  s->binds[s->nbinds].t = t;
+  s->binds[s->nbinds].lvl = lvl;
+  s->binds[s->nbinds].set = false;
+  return &s->binds[s->nbinds++];
+}
+
+/* Level lvl (loop L[lvl], index p) against every access of the analysed
+ * tensors; NULL when each iteration of p touches its own elements. */
+static const char *level_ok(pstate *s, asc__irins *const *L, int lvl) {
+  int32_t p = L[lvl]->dst;
+  for (int k = 0; k < s->nacc; k++) {
+    access *a = &s->acc[k];
+    bool checked = false;
+    int axis, r;
+    int64_t alpha = 0;
+    poly c;
+    bind *b;
+    const char *what = a->kind == 0 ? "load from" : a->kind == 1 ? "store to"
+                                                                  : "atomic on";
+    for (int q = 0; q < s->nchk; q++)
+      checked |= s->chk[q] == a->t;
+    if (!checked)
+      continue;
+    if (!a->ok)
+      return asc__arena_printf(s->c, "%s %s at an offset not affine in %s",
+                               what, rn(s, a->t), rn(s, p));
+    r = axis_of(s, a, p, &axis, &alpha, &c);
+    if (r == 1)
+      return asc__arena_printf(
+          s->c, "%s %s does not depend on %s (iterations share elements)",
+          what, rn(s, a->t), rn(s, p));
+    if (r == 2)
+      return asc__arena_printf(
+          s->c, "%s %s mixes %s with other loop indices on one axis", what,
+          rn(s, a->t), rn(s, p));
+    b = find_bind(s, a->t, lvl);
+    if (!b->set) {
+      b->set = true;
+      b->axis = axis;
+      b->alpha = alpha;
+      b->c = c;
+    } else if (b->axis != axis || b->alpha != alpha || !p_eq(&b->c, &c)) {
+      return asc__arena_printf(
+          s->c, "%s %s at another offset along %s than its other accesses "
+                "(one iteration may touch what another writes)",
+          what, rn(s, a->t), rn(s, p));
+    }
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------- building IR */
+
+static int32_t emit2(pstate *s, asc__irblock *b, int op, int dt,
+                     asc__irval x, asc__irval y, const char *hint) {
+  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
+  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(rdt), hint);
+  asc__irins *i = asc__ir_ins(s->c, op, d, 2, s->line);
+  i->args[0] = x;
+  i->args[1] = y;
+  asc__ir_append(b, i);
+  return d;
+}
+
+static int32_t emit1(pstate *s, asc__irblock *b, int op, int dt,
+                     asc__irval x, const char *hint) {
+  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(dt), hint);
+  asc__irins *i = asc__ir_ins(s->c, op, d, 1, s->line);
+  i->args[0] = x;
+  asc__ir_append(b, i);
+  return d;
+}
+
+static asc__irval atom_val(pstate *s, asc__irblock *b, int32_t a) {
+  const atom *x = &s->atoms[a];
+  asc__irins *i;
+  int32_t r;
+  if (x->kind == A_SYM || x->kind == A_IV)
+    return asc__irv_reg(x->a);
+  if (x->reg >= 0)
+    return asc__irv_reg(x->reg);
+  r = asc__ir_reg(s->c, s->f, asc__irt_scalar(ascInt64),
+                  x->kind == A_DIM ? "dim" : "stride");
+  i = asc__ir_ins(s->c, x->kind == A_DIM ? ASC_IR_DIM : ASC_IR_STRIDE, r, 1,
+                  s->line);
+  i->args[0] = asc__irv_reg(x->a);
+  i->aux = x->b;
+  asc__ir_append(b, i);
+  s->atoms[a].reg = r;
+  return asc__irv_reg(r);
+}
+
+/* Sum of |c| * factors over the terms of p with the sign wanted. */
+static asc__irval mat_side(pstate *s, asc__irblock *b, const poly *p,
+                           int sign) {
+  asc__irval acc;
+  bool any = false;
+  acc = asc__irv_int(ascInt64, 0);
+  for (int k = 0; k < p->n; k++) {
+    const term *t = &p->t[k];
+    asc__irval v;
+    bool have = false;
+    int64_t c = t->c < 0 ? -t->c : t->c;
+    if ((t->c < 0) != (sign < 0))
+      continue;
+    for (int q = 0; q < t->nf; q++) {
+      asc__irval f = atom_val(s, b, t->f[q]);
+      v = have ? asc__irv_reg(emit2(s, b, ASC_IR_MUL, ascInt64, v, f, "chk"))
+               : f;
+      have = true;
+    }
+    if (!have)
+      v = asc__irv_int(ascInt64, c);
+    else if (c != 1)
+      v = asc__irv_reg(emit2(s, b, ASC_IR_MUL, ascInt64, v,
+                             asc__irv_int(ascInt64, c), "chk"));
+    acc = any ? asc__irv_reg(emit2(s, b, ASC_IR_ADD, ascInt64, acc, v, "chk"))
+              : v;
+    any = true;
+  }
+  return acc;
+}
+
+/* ok && (p >= 0), built in b. */
+static asc__irval check_nonneg(pstate *s, asc__irblock *b, const poly *p,
+                               asc__irval ok) {
+  asc__irval lhs = mat_side(s, b, p, 1), rhs = mat_side(s, b, p, -1);
+  asc__irval g = asc__irv_reg(emit2(s, b, ASC_IR_GE, ascInt64, lhs, rhs,
+                                    "ok"));
+  if (ok.kind == ASC_IRV_NONE)
+    return g;
+  return asc__irv_reg(emit2(s, b, ASC_IR_AND, ascBool, ok, g, "ok"));
+}
+
+/* ok && "tensor t does not overlap itself": going outwards, each axis of
+ * extent > 1 steps over everything the inner axes span. */
+static asc__irval check_overlap(pstate *s, asc__irblock *b, int32_t t,
+                                asc__irval ok) {
+  const asc__irreg *g = &s->f->regs[t];
+  int nd = g->ty.ndim;
+  asc__irval span = asc__irv_int(ascInt64, 1);
+  for (int k = nd - 1; k >= 0; k--) {
+    asc__irval d = atom_val(s, b, atom_id(s, A_DIM, t, k));
+    asc__irval st, as, good;
+    if (k == nd - 1 && (g->ty.flags & ASC_IRT_CONTIG)) {
+      if (k > 0)
+        span = asc__irv_reg(emit2(s, b, ASC_IR_MAX, ascInt64, d,
+                                  asc__irv_int(ascInt64, 1), "span"));
+      continue;
+    }
+    st = atom_val(s, b, atom_id(s, A_STRIDE, t, k));
+    as = asc__irv_reg(emit1(s, b, ASC_IR_ABS, ascInt64, st, "chk"));
+    good = asc__irv_reg(emit2(
+        s, b, ASC_IR_OR, ascBool,
+        asc__irv_reg(emit2(s, b, ASC_IR_LE, ascInt64, d,
+                           asc__irv_int(ascInt64, 1), "chk")),
+        asc__irv_reg(emit2(s, b, ASC_IR_GE, ascInt64, as, span, "chk")),
+        "ok"));
+    ok = ok.kind == ASC_IRV_NONE
+             ? good
+             : asc__irv_reg(emit2(s, b, ASC_IR_AND, ascBool, ok, good, "ok"));
+    if (k > 0) {
+      asc__irval d1 = asc__irv_reg(
+          emit2(s, b, ASC_IR_SUB, ascInt64, d, asc__irv_int(ascInt64, 1),
+                "chk"));
+      d1 = asc__irv_reg(emit2(s, b, ASC_IR_MAX, ascInt64, d1,
+                              asc__irv_int(ascInt64, 0), "chk"));
+      span = asc__irv_reg(emit2(
+          s, b, ASC_IR_ADD, ascInt64, span,
+          asc__irv_reg(emit2(s, b, ASC_IR_MUL, ascInt64, as, d1, "chk")),
+          "span"));
+    }
+  }
+  return ok;
+}
+
+static void rename_block(asc__irblock *b, const int32_t *map) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst >= 0 && map[i->dst] >= 0)
+      i->dst = map[i->dst];
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && map[i->args[k].reg] >= 0)
+        i->args[k].reg = map[i->args[k].reg];
+    for (int32_t k = 0; k < i->nred; k++)
+      if (map[i->red[k].reg] >= 0)
+        i->red[k].reg = map[i->red[k].reg];
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      rename_block(&i->body[k], map);
+  }
+}
+
+static void clear_notes(asc__irblock *b) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    i->note = NULL;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      clear_notes(&i->body[k]);
+  }
+}
+
+/* ---------------------------------------------------------- one nest */
+
+typedef struct nestplan {
+  asc__irins *L[MAXNEST];
+  int depth;            /* loops in P */
+  int kept;             /* 1 when the next loop stays serial for gcc */
+  const char *inner_why;
+  asc__irred red[16];
+  int nred;
+} nestplan;
+
+static void note(pstate *s, asc__irins *i, const char *why) {
+  i->note = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
+                              rn(s, i->dst), (int)i->line, why);
+}
+
+/* Trip count of L (constant step > 0) as an i64 value built in b. */
+static asc__irval trip_of(pstate *s, asc__irblock *b, const asc__irins *L) {
+  int64_t st = L->args[2].c.i;
+  asc__irval d = L->args[1];
+  if (!(L->args[0].kind == ASC_IRV_CONST && L->args[0].c.i == 0))
+    d = asc__irv_reg(emit2(s, b, ASC_IR_SUB, ascInt64, L->args[1],
+                           L->args[0], "trip"));
+  if (st != 1) {
+    d = asc__irv_reg(emit2(s, b, ASC_IR_ADD, ascInt64, d,
+                           asc__irv_int(ascInt64, st - 1), "trip"));
+    d = asc__irv_reg(emit2(s, b, ASC_IR_FLOORDIV, ascInt64, d,
+                           asc__irv_int(ascInt64, st), "trip"));
+  }
+  return asc__irv_reg(emit2(s, b, ASC_IR_MAX, ascInt64, d,
+                            asc__irv_int(ascInt64, 0), "trip"));
+}
+
+/* The collapsed loop replacing L[0..m-1], built with its set-up in pre. */
+static asc__irins *collapse(pstate *s, nestplan *np, int m,
+                            asc__irblock *pre) {
+  asc__irval trip[MAXNEST], n = asc__irv_int(ascInt64, 1);
+  asc__irval tu[MAXNEST];
+  asc__irins *x;
+  asc__irval u;
+  int32_t it;
+  for (int j = 0; j < m; j++) {
+    trip[j] = trip_of(s, pre, np->L[j]);
+    n = j == 0 ? trip[j]
+               : asc__irv_reg(emit2(s, pre, ASC_IR_MUL, ascInt64, n, trip[j],
+                                    "n"));
+    if (j > 0)
+      tu[j] = asc__irv_reg(emit1(s, pre, ASC_IR_CAST, ascUInt64, trip[j],
+                                 "tripu"));
+  }
+  it = asc__ir_reg(s->c, s->f, asc__irt_scalar(ascInt64), "it");
+  x = asc__ir_ins(s->c, ASC_IR_PFOR, it, 3, np->L[0]->line);
+  x->args[0] = asc__irv_int(ascInt64, 0);
+  x->args[1] = n;
+  x->args[2] = asc__irv_int(ascInt64, 1);
+  /* indices back from the flat one, innermost fastest */
+  u = asc__irv_reg(emit1(s, &x->body[0], ASC_IR_CAST, ascUInt64,
+                         asc__irv_reg(it), "u"));
+  for (int j = m - 1; j >= 0; j--) {
+    asc__irins *L = np->L[j];
+    asc__irval q = u, v;
+    asc__irins *d;
+    if (j > 0) {
+      q = asc__irv_reg(emit2(s, &x->body[0], ASC_IR_MOD, ascUInt64, u, tu[j],
+                             "q"));
+      u = asc__irv_reg(emit2(s, &x->body[0], ASC_IR_FLOORDIV, ascUInt64, u,
+                             tu[j], "u"));
+    }
+    v = asc__irv_reg(emit1(s, &x->body[0], ASC_IR_CAST, ascInt64, q, "q"));
+    if (L->args[2].c.i != 1)
+      v = asc__irv_reg(emit2(s, &x->body[0], ASC_IR_MUL, ascInt64, v,
+                             L->args[2], "q"));
+    d = asc__ir_ins(s->c, ASC_IR_ADD, L->dst, 2, L->line);
+    d->args[0] = L->args[0];
+    d->args[1] = v;
+    if (L->args[0].kind == ASC_IRV_CONST && L->args[0].c.i == 0) {
+      d->op = ASC_IR_MOV;
+      d->nargs = 1;
+      d->args[0] = v;
+    }
+    asc__ir_append(&x->body[0], d);
+  }
+  /* the bodies: each level's set-up, then the innermost body */
+  for (int j = 0; j < m; j++) {
+    asc__irblock *b = &np->L[j]->body[0];
+    if (j + 1 < m)
+      asc__ir_remove(b, np->L[j + 1]);
+    asc__ir_splice(&x->body[0], NULL, b);
+  }
+  return x;
+}
+
+/* Does level lvl walk the innermost axis of a contiguous written tensor
+ * one element at a time (the loop gcc vectorises)? */
+static bool unit_stride(pstate *s, int lvl) {
+  for (int k = 0; k < s->nbinds; k++) {
+    const bind *b = &s->binds[k];
+    const asc__irtype *t = &s->f->regs[b->t].ty;
+    if (b->lvl == lvl && b->set && b->alpha == 1 &&
+        b->axis == t->ndim - 1 && (t->flags & ASC_IRT_CONTIG))
+      return true;
+  }
+  return false;
+}
+
+/* Tries nest L1 (a serial for in cx->b); true when it became parallel. */
+static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
+  asc__irfunc *f = s->f;
+  int32_t nr;
+  nestplan np;
+  const char *why;
+  int m;
+  bool guarded = false;
+  asc__irval ok;
+  asc__irblock chk = {NULL, NULL};
+  asc__irins *top;
+  asc__buf desc;
+
+  memset(&np, 0, sizeof np);
+  asc__buf_init(&desc);
+  asc__ir_count(f);
+  nr = f->nregs;
+  s->gdef = asc__arena_alloc(s->c, sizeof *s->gdef * ((size_t)nr + 1));
+  s->nin = asc__arena_alloc(s->c, sizeof *s->nin * ((size_t)nr + 1));
+  s->din = asc__arena_alloc(s->c, sizeof *s->din * ((size_t)nr + 1));
+  s->isiv = asc__arena_alloc(s->c, (size_t)nr + 1);
+  s->natoms = 0;
+  s->nacc = 0;
+  s->nchk = 0;
+  s->nbinds = 0;
+  s->line = L1->line;
+  global_defs(s, &f->body);
+  s->isiv[L1->dst] = 1;
+  s->nin[L1->dst] = 1;
+  s->din[L1->dst] = L1;
+  count_defs(s, &L1->body[0]);
+
+  if ((why = scan_nest(s, &L1->body[0], 0)) != NULL)
+    goto serial;
+  if (has_break(&L1->body[0], 0)) {
+    why = "a break leaves the loop";
+    goto serial;
+  }
+  /* scalars assigned in the nest: private, or reductions */
+  for (int32_t r = 0; r < nr; r++) {
+    int op;
+    if (s->nin[r] == 0 || s->isiv[r])
+      continue;
+    if ((op = reduction_op(s, L1, r)) >= 0) {
+      if (np.nred == (int)ASC_ARRAY_SIZE(np.red)) {
+        why = "too many reductions";
+        goto serial;
+      }
+      np.red[np.nred].reg = r;
+      np.red[np.nred].op = (uint8_t)op;
+      np.nred++;
+      continue;
+    }
+    if (scan_seq(L1->body[0].first, r) == S_USE) {
+      why = asc__arena_printf(
+          s->c,
+          f->regs[r].ndefs > s->nin[r]
+              ? "%s is carried from one iteration to the next (not a "
+                "recognised reduction)"
+              : "%s is carried from one iteration to the next",
+          rn(s, r));
+      goto serial;
+    }
+    if (live_after(r, L1, cx)) {
+      why = asc__arena_printf(s->c, "%s is assigned in the loop and used "
+                                    "after it", rn(s, r));
+      goto serial;
+    }
+  }
+  /* tensors written in the nest */
+  for (int k = 0; k < s->nacc; k++) {
+    access *a = &s->acc[k];
+    bool plain = false, known = false;
+    if (a->kind == 0)
+      continue;
+    for (int q = 0; q < s->nacc; q++)
+      if (s->acc[q].t == a->t && s->acc[q].kind != 2)
+        plain = true;
+    if (a->kind == 2 && !plain)
+      continue; /* only atomics: any order is fine */
+    for (int q = 0; q < s->nchk; q++)
+      known |= s->chk[q] == a->t;
+    if (known)
+      continue;
+    if (!f->regs[a->t].param) {
+      why = asc__arena_printf(s->c, "it writes %s, an array all iterations "
+                                    "share", rn(s, a->t));
+      goto serial;
+    }
+    if (s->nchk == MAXCHK) {
+      why = "it writes too many tensors";
+      goto serial;
+    }
+    s->chk[s->nchk++] = a->t;
+  }
+  for (int k = 0; k < s->nacc; k++) {
+    access *a = &s->acc[k];
+    poly off;
+    bool checked = false;
+    for (int q = 0; q < s->nchk; q++)
+      checked |= s->chk[q] == a->t;
+    if (checked)
+      a->ok = resolve(s, a->ins->args[1], &off, 0) &&
+              decompose(s, a->t, &off, a->e);
+  }
+  /* the prefix of the nest that is independent */
+  np.L[0] = L1;
+  for (m = 0; m < MAXNEST; m++) {
+    asc__irins *L = np.L[m];
+    const char *w = NULL;
+    if (m > 0) {
+      /* perfect: the previous body is pure set-up ending in L */
+      asc__irins *prev = np.L[m - 1];
+      for (asc__irins *i = prev->body[0].first; i && i != L; i = i->next)
+        if (i->dst < 0 || !(asc__irop_flags(i->op) & ASC_OPF_PURE) ||
+            asc__ir_may_trap(f, i))
+          w = "its enclosing body does more than set it up";
+      if (!w && s->nchk == 0)
+        w = "only loops that write tensors are collapsed";
+      for (int k = 0; k < 2 && !w; k++)
+        if (L->args[k].kind == ASC_IRV_REG && s->nin[L->args[k].reg] > 0)
+          w = "its bounds depend on the outer loops";
+      if (!w && has_break(&L->body[0], 0))
+        w = "a break leaves it";
+    }
+    if (!w && s->nchk > 0 && f->regs[L->dst].ty.dtype != ascInt64)
+      w = "its index is not i64";
+    if (!w && s->nchk > 0 &&
+        !(L->args[2].kind == ASC_IRV_CONST && L->args[2].c.i > 0))
+      w = "its step is not a positive constant";
+    if (!w)
+      w = level_ok(s, np.L, m);
+    if (w) {
+      if (m == 0) {
+        why = w;
+        goto serial;
+      }
+      np.inner_why = asc__arena_printf(s->c, "loop %s stays serial inside: %s",
+                                       rn(s, L->dst), w);
+      break;
+    }
+    /* next level */
+    if (m + 1 == MAXNEST || L->body[0].last == NULL ||
+        L->body[0].last->op != ASC_IR_FOR || L->body[0].last->unroll) {
+      m++;
+      break;
+    }
+    np.L[m + 1] = L->body[0].last;
+  }
+  if (m >= 2 && !has_loop(&np.L[m - 1]->body[0]) && unit_stride(s, m - 1)) {
+    /* the innermost loop is gcc's to vectorise: keep it serial */
+    m--;
+    np.inner_why = asc__arena_printf(
+        s->c, "loop %s stays serial inside: innermost, unit stride, left "
+              "for the C compiler to vectorise",
+        rn(s, np.L[m]->dst));
+  }
+  np.depth = m;
+
+  /* launch-time checks for what is not proven */
+  ok.kind = ASC_IRV_NONE;
+  for (int q = 0; q < s->nchk; q++) {
+    int32_t t = s->chk[q];
+    for (int j = 0; j < m; j++) {
+      bind *b = find_bind(s, t, j);
+      asc__irins *L = np.L[j];
+      poly lo, hi, lowp, highp, tmp, al, dimp;
+      /* alpha*lo + C >= 0 and dim - (alpha*(hi-1) + C) - 1 >= 0 */
+      ASC_CHECK(s->c, b->set);
+      if (!resolve(s, L->args[0], &lo, 0) ||
+          !resolve(s, L->args[1], &hi, 0)) {
+        why = "its bounds are not affine";
+        goto serial;
+      }
+      p_const(&al, b->alpha);
+      p_atom(&dimp, atom_id(s, A_DIM, t, b->axis));
+      if (!p_mul(&tmp, &al, &lo) || !p_add(&lowp, &tmp, &b->c, 1)) {
+        why = "index arithmetic too large to check";
+        goto serial;
+      }
+      if (!p_nonneg(s, &lowp)) {
+        ok = check_nonneg(s, &chk, &lowp, ok);
+        asc__buf_printf(&desc, "%s%s >= 0 on axis %d of %s",
+                        desc.len ? ", " : "", rn(s, L->dst), b->axis,
+                        rn(s, t));
+      }
+      {
+        poly one, hm1, ahi;
+        p_const(&one, 1);
+        if (!p_add(&hm1, &hi, &one, -1) || !p_mul(&ahi, &al, &hm1) ||
+            !p_add(&tmp, &ahi, &b->c, 1) || !p_add(&tmp, &tmp, &one, 1) ||
+            !p_add(&highp, &dimp, &tmp, -1)) {
+          why = "index arithmetic too large to check";
+          goto serial;
+        }
+      }
+      if (!p_nonneg(s, &highp)) {
+        /* check with the bound register itself, as written */
+        poly hs, hm1, ahi, one;
+        p_const(&one, 1);
+        if (L->args[1].kind == ASC_IRV_REG)
+          p_atom(&hs, atom_id(s, A_SYM, L->args[1].reg, 0));
+        else
+          hs = hi;
+        if (!p_add(&hm1, &hs, &one, -1) || !p_mul(&ahi, &al, &hm1) ||
+            !p_add(&tmp, &ahi, &b->c, 1) || !p_add(&tmp, &tmp, &one, 1) ||
+            !p_add(&highp, &dimp, &tmp, -1)) {
+          why = "index arithmetic too large to check";
+          goto serial;
+        }
+        ok = check_nonneg(s, &chk, &highp, ok);
+        asc__buf_printf(&desc, "%s%s within axis %d of %s",
+                        desc.len ? ", " : "", rn(s, L->dst), b->axis,
+                        rn(s, t));
+      }
+    }
+    if (m > 0 && !(f->regs[t].ty.ndim == 1 &&
+                   (f->regs[t].ty.flags & ASC_IRT_CONTIG))) {
+      ok = check_overlap(s, &chk, t, ok);
+      asc__buf_printf(&desc, "%s%s does not overlap itself",
+                      desc.len ? ", " : "", rn(s, t));
+    }
+  }
+  guarded = ok.kind != ASC_IRV_NONE;
+
+  /* rewrite */
+  {
+    asc__irblock *b = cx->b;
+    asc__irins *par;
+    asc__irblock pre = {NULL, NULL};
+    asc__irins *serial_copy = NULL;
+    char *names;
+    asc__buf nb;
+
+    if (guarded) {
+      int32_t *map;
+      int32_t n0 = f->nregs;
+      serial_copy = asc__ir_clone(s->c, L1);
+      clear_notes(&serial_copy->body[0]);
+      map = asc__arena_alloc(s->c, sizeof *map * ((size_t)n0 + 1));
+      for (int32_t r = 0; r < n0; r++) {
+        bool red = false;
+        for (int q = 0; q < np.nred; q++)
+          red |= np.red[q].reg == r;
+        map[r] = -1;
+        if (r < nr && s->nin[r] > 0 && !red)
+          map[r] = asc__ir_reg(s->c, f, f->regs[r].ty, f->regs[r].name);
+      }
+      {
+        asc__irblock one = {NULL, NULL};
+        asc__ir_append(&one, serial_copy);
+        rename_block(&one, map);
+        asc__ir_remove(&one, serial_copy);
+      }
+    }
+    asc__buf_init(&nb);
+    for (int j = 0; j < m; j++)
+      asc__buf_printf(&nb, "%s%s", j ? ", " : "", rn(s, np.L[j]->dst));
+    names = asc__arena_strndup(s->c, asc__buf_str(&nb), nb.len);
+    asc__buf_free(&nb);
+
+    if (m == 1) {
+      par = L1;
+      L1->op = ASC_IR_PFOR;
+    } else {
+      par = collapse(s, &np, m, &pre);
+    }
+    if (np.nred > 0) {
+      par->nred = np.nred;
+      par->red = asc__arena_alloc(s->c, sizeof *par->red * (size_t)np.nred);
+      memcpy(par->red, np.red, sizeof *par->red * (size_t)np.nred);
+    }
+    if (guarded) {
+      asc__irins *iff = asc__ir_ins(s->c, ASC_IR_IF, -1, 1, L1->line);
+      iff->args[0] = ok;
+      asc__ir_splice(b, L1, &chk);
+      asc__ir_insert_before(b, L1, iff);
+      asc__ir_remove(b, L1);
+      asc__ir_splice(&iff->body[0], NULL, &pre);
+      asc__ir_append(&iff->body[0], par);
+      serial_copy->note = FALLBACK_NOTE;
+      asc__ir_append(&iff->body[1], serial_copy);
+      top = iff;
+    } else {
+      asc__ir_splice(b, L1, &pre);
+      if (par != L1) {
+        asc__ir_insert_before(b, L1, par);
+        asc__ir_remove(b, L1);
+      }
+      top = par;
+    }
+    /* privates that also occur outside (a reused Python variable): give
+     * the parallel body its own copy */
+    asc__ir_count(f);
+    {
+      int32_t n0 = f->nregs;
+      int32_t *cnt = asc__arena_alloc(s->c, sizeof *cnt * ((size_t)n0 + 1));
+      int32_t *map = asc__arena_alloc(s->c, sizeof *map * ((size_t)n0 + 1));
+      bool any = false;
+      asc__ir_occurrences(&par->body[0], cnt);
+      for (int32_t r = 0; r < n0; r++) {
+        bool red = false;
+        map[r] = -1;
+        for (int q = 0; q < np.nred; q++)
+          red |= np.red[q].reg == r;
+        if (r >= nr || s->nin[r] == 0 || red || r == par->dst)
+          continue;
+        if (f->regs[r].ndefs + f->regs[r].nuses > cnt[r]) {
+          map[r] = asc__ir_reg(s->c, f, f->regs[r].ty, f->regs[r].name);
+          any = true;
+        }
+      }
+      if (any)
+        rename_block(&par->body[0], map);
+    }
+    {
+      asc__buf t;
+      asc__buf_init(&t);
+      if (m == 1)
+        asc__buf_puts(&t, "becomes a pfor");
+      else
+        asc__buf_printf(&t, "collapsed %d loops (%s) into one pfor", m, names);
+      if (np.nred > 0) {
+        asc__buf_puts(&t, " with reduce(");
+        for (int q = 0; q < np.nred; q++)
+          asc__buf_printf(&t, "%s%s %s", q ? ", " : "",
+                          asc__irop_name(np.red[q].op),
+                          rn(s, np.red[q].reg));
+        asc__buf_puts(&t, ")");
+      }
+      if (s->nchk > 0) {
+        asc__buf_puts(&t, ": iterations write disjoint elements of ");
+        for (int q = 0; q < s->nchk; q++)
+          asc__buf_printf(&t, "%s%s", q ? ", " : "", rn(s, s->chk[q]));
+      }
+      if (np.inner_why)
+        asc__buf_printf(&t, "\n  %s", np.inner_why);
+      if (guarded)
+        asc__buf_printf(&t, "\n  runs serially unless, at run time: %s",
+                        asc__buf_str(&desc));
+      top->note = asc__arena_printf(s->c, "parallelize: loop %s at line %d "
+                                          "%s",
+                                    rn(s, L1->dst), (int)L1->line,
+                                    asc__buf_str(&t));
+      asc__buf_free(&t);
+    }
+    asc__buf_free(&desc);
+    return true;
+  }
+
+serial:
+  asc__buf_free(&desc);
+  note(s, L1, asc__arena_printf(s->c, "stays serial: %s", why));
+  return false;
+}
+
+static void walk(pstate *s, asc__irblock *b, asc__irins *owner,
+                 const pctx *up) {
+  pctx cx;
+  cx.b = b;
+  cx.owner = owner;
+  cx.up = up;
+  for (asc__irins *i = b->first, *next; i; i = next) {
+    next = i->next;
+    switch (i->op) {
+    case ASC_IR_FOR:
+      if (i->note != NULL && strcmp(i->note, FALLBACK_NOTE) == 0)
+        break;
+      if (i->unroll || !try_nest(s, i, &cx))
+        walk(s, &i->body[0], i, &cx);
+      break;
+    case ASC_IR_PFOR:
+    case ASC_IR_CRITICAL:
+      break;
+    default:
+      for (int k = 0; k < asc__ir_nregions(i); k++)
+        walk(s, &i->body[k], i, &cx);
+      break;
+    }
+  }
+}
+
+void asc__pass_parallelize(asc__cctx *c, asc__irfunc *f) {
+  pstate s;
+  memset(&s, 0, sizeof s);
+  s.c = c;
+  s.f = f;
+  walk(&s, &f->body, NULL, NULL);
+  asc__ir_count(f);
+}

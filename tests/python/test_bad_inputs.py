@@ -1,0 +1,118 @@
+"""Hostile and malformed arguments: every one is a Python exception, never
+a crash (uses the runtime's hand-written test module, see test_launch.py)."""
+import numpy as np
+import pytest
+
+import asc
+from test_launch import MODULE
+
+
+@pytest.fixture(scope="module")
+def tk():
+    return asc.load_module(MODULE)
+
+
+class Iface:
+    def __init__(self, d):
+        self.__array_interface__ = d
+
+
+class BadIface:
+    @property
+    def __array_interface__(self):
+        raise RuntimeError("boom")
+
+
+class BadDLPack:
+    def __init__(self, ret):
+        self.ret = ret
+
+    def __dlpack__(self, **kw):
+        if isinstance(self.ret, Exception):
+            raise self.ret
+        return self.ret
+
+
+GOOD = np.zeros(4, np.float32)
+
+BAD_TENSORS = [
+    None, 1, 2.5, "abc", b"abcd", bytearray(16), [1.0, 2.0], (1.0,), object(),
+    np.zeros(4, np.complex64), np.zeros(4, object), np.zeros(4, "U3"),
+    np.zeros(4, ">f4"), np.zeros((4,), [("a", "<f4"), ("b", "<i4")]),
+    np.zeros(4, np.float64), np.zeros((2, 2), np.float32), np.float32(1),
+    Iface(None), Iface({}), Iface({"shape": (4,), "typestr": "<f4"}),
+    Iface({"shape": (4,), "typestr": "<f4", "data": None}),
+    Iface({"shape": (4,), "typestr": "<f4", "data": ("x", False)}),
+    Iface({"shape": (-4,), "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": (4,), "typestr": "<f4", "data": (0, False)}),
+    Iface({"shape": (4,), "typestr": "<f4", "data": (GOOD.ctypes.data, False), "strides": (3,)}),
+    Iface({"shape": (4,), "typestr": "<f4", "data": (GOOD.ctypes.data, False), "strides": (4, 4)}),
+    Iface({"shape": (4,), "typestr": "zz", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": (4,), "typestr": "<c8", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": (1,) * 9, "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": ("a",), "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": (2**70,), "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
+    Iface([1, 2, 3]), BadIface(),
+    BadDLPack(None), BadDLPack(3), BadDLPack(ValueError("no")),
+    BadDLPack(np.zeros(3)),
+]
+
+
+@pytest.mark.parametrize("bad", BAD_TENSORS, ids=lambda b: type(b).__name__)
+def test_bad_tensor_arguments_raise(tk, bad):
+    with pytest.raises((TypeError, ValueError, OverflowError, RuntimeError)) as info:
+        tk.vadd(bad, GOOD, GOOD)
+    if isinstance(info.value, (TypeError, ValueError)) and not isinstance(bad, (BadIface, BadDLPack)):
+        assert "'vadd'" in str(info.value) and "'a'" in str(info.value)
+
+
+BAD_SCALARS = [None, "1", 1j, [1], np.zeros(2), object(), 2**64, -2**63 - 1, 1.5,
+               np.float64(2.5), np.complex64(1)]
+
+
+@pytest.mark.parametrize("bad", BAD_SCALARS, ids=lambda b: type(b).__name__)
+def test_bad_scalar_arguments_raise(tk, bad):
+    x = np.zeros(4, np.int64)
+    with pytest.raises((TypeError, OverflowError)) as info:
+        tk.affine(x, bad, 0)
+    assert "'mul'" in str(info.value)
+
+
+def test_weird_calls(tk):
+    with pytest.raises(TypeError):
+        tk.vadd(*([GOOD] * 100))
+    with pytest.raises(TypeError):
+        tk.vadd(GOOD, GOOD, c=GOOD, d=GOOD)
+    with pytest.raises(TypeError):
+        tk.vadd(GOOD, GOOD, GOOD, a=GOOD)
+    with pytest.raises(TypeError):
+        tk.vadd(**{"a": GOOD, "b": GOOD, "c": GOOD, "\udcff": 1})
+    with pytest.raises(TypeError):
+        tk.empty(1)
+    tk.empty()
+
+
+def test_empty_and_zero_sized_arrays(tk):
+    z = np.zeros(0, np.float32)
+    tk.vadd(z, z, z)
+    tk.vadd(asc.zeros(0, asc.float32), z, z)
+
+
+def test_bad_module_arguments():
+    for bad in (None, 3, b"x"):
+        with pytest.raises(TypeError):
+            asc._asc.Module(bad)
+    with pytest.raises(ValueError):
+        asc._asc.Module("x\0y")
+    with pytest.raises(TypeError):
+        asc._asc.Module("x", globals={1: 2})
+    with pytest.raises(TypeError):
+        asc._asc.Module("x", globals={"A": "str"})
+    with pytest.raises(OverflowError):
+        asc._asc.Module("x", globals={"A": 2**64})
+    with pytest.raises(ValueError):
+        asc._asc.Module("x", opt_level=7)
+    with pytest.raises(TypeError):
+        asc._asc.Module("x", globals=[1])
+    with pytest.raises(asc.Error):
+        asc._asc.Module("/nonexistent.so", compiled=True)
