@@ -39,6 +39,8 @@ def add_ratios(rows):
 def fmt(x):
     if x is None:
         return ""
+    if x >= 1e5:
+        return f"{x:.3g}"
     if x >= 100:
         return f"{x:.0f}"
     if x >= 10:
@@ -62,7 +64,7 @@ def print_table(rows, info, quick):
     if quick:
         print("  --quick: tiny sizes, for checking the suite only; do not read the numbers")
     print()
-    head = f"{'benchmark':28s} {'implementation':38s} {'median':>9s} {'min':>9s} {'max':>9s} {'unit':4s} {'n':>2s} {'rate':>10s} {'ref/asc':>8s}  note"
+    head = f"{'benchmark':28s} {'implementation':38s} {'median':>9s} {'min':>9s} {'max':>9s} {'unit':4s} {'n':>2s} {'rate':>14s} {'ref/asc':>8s}  note"
     print(head)
     print("-" * len(head))
     last = None
@@ -77,7 +79,7 @@ def print_table(rows, info, quick):
         rate = f"{fmt(r['rate'])} {r['rate_unit']}" if r["rate"] is not None else ""
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else ("-" if r["is_asc"] else r.get("ratio_note", ""))
         print(f"{bench:28s} {r['impl']:38s} {fmt(r['median']):>9s} {fmt(r['min']):>9s} {fmt(r['max']):>9s} "
-              f"{r['unit']:4s} {r['reps'] or '':>2} {rate:>10s} {ratio:>8s}  {r['note']}")
+              f"{r['unit']:4s} {r['reps'] or '':>2} {rate:>14s} {ratio:>8s}  {r['note']}")
     print()
     print("ref/asc = reference median / asc median of the same benchmark: above 1, asc is faster.")
     notes = {}
@@ -86,6 +88,35 @@ def print_table(rows, info, quick):
             notes[r["benchmark"]] = r["case_note"]
     for k, v in notes.items():
         print(f"  {k}: {v}")
+    print_summary(rows)
+
+
+def print_summary(rows):
+    """Kernels x references: the ratio column of the table in one grid."""
+    refs = ["C serial", "C OpenMP", "numpy", "numba", "numba parallel", "CPython"]
+    kernels = []
+    for r in rows:
+        if r["section"] == "kernel" and r["benchmark"] not in kernels:
+            kernels.append(r["benchmark"])
+    if not kernels:
+        return
+    print("\nasc speedup (reference time / asc time; above 1, asc is faster):")
+    print(f"  {'kernel':16s}" + "".join(f"{x:>16s}" for x in refs))
+    for k in kernels:
+        rs = {r["impl"]: r for r in rows if r["benchmark"] == k}
+        a = rs.get("asc")
+        cells = []
+        for x in refs:
+            r = rs.get(x)
+            if a is None or a["status"] != "ok":
+                cells.append("asc FAILED" if x == refs[0] else "")
+            elif r is None:
+                cells.append("-")
+            elif r["status"] != "ok":
+                cells.append("FAILED")
+            else:
+                cells.append(f"{r['ratio']:.2f}x")
+        print(f"  {k:16s}" + "".join(f"{c:>16s}" for c in cells))
 
 
 def write_outputs(rows, info, args, started):
