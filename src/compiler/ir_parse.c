@@ -96,14 +96,28 @@ static void end_of_line(parser *ps) {
     PERR(ps, "unexpected text at end of line");
 }
 
+/* Copies the number-like characters at p into buf (NUL-terminated): the
+ * text is not NUL-terminated, so strto* must not read it directly. */
+static size_t number_text(const parser *ps, const char *p, char *buf,
+                          size_t size) {
+  size_t n = 0;
+  while (p + n < ps->end && n + 1 < size &&
+         (is_ident(p[n]) || p[n] == '+' || p[n] == '-'))
+    n++;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return n;
+}
+
 static int64_t parse_int(parser *ps) {
-  char *e;
+  char buf[72], *e;
   long long v;
   skip(ps, false);
-  v = strtoll(ps->p, &e, 10);
-  if (e == ps->p)
+  number_text(ps, ps->p, buf, sizeof buf);
+  v = strtoll(buf, &e, 10);
+  if (e == buf)
     PERR(ps, "expected an integer");
-  ps->p = e;
+  ps->p += e - buf;
   return v;
 }
 
@@ -211,7 +225,7 @@ static asc__irval parse_operand(parser *ps) {
     v.c.i = 0;
   } else {
     const char *s = ps->p, *t = s;
-    char *e;
+    char buf[72], *e;
     bool isf = false, hex;
     if (t < ps->end && (*t == '-' || *t == '+'))
       t++;
@@ -229,22 +243,23 @@ static asc__irval parse_operand(parser *ps) {
           (!hex && (ch == 'e' || ch == 'E')))
         isf = true;
     }
+    number_text(ps, s, buf, sizeof buf);
     if (isf) {
-      double d = strtod(s, &e);
-      if (e == s)
+      double d = strtod(buf, &e);
+      if (e == buf)
         PERR(ps, "expected an operand");
       v.c.f = d;
       v.dtype = 0xfe; /* float of unknown width */
     } else {
-      if (*s == '-')
-        v.c.i = strtoll(s, &e, 0);
+      if (buf[0] == '-')
+        v.c.i = strtoll(buf, &e, 0);
       else
-        v.c.i = (int64_t)strtoull(s, &e, 0);
-      if (e == s)
+        v.c.i = (int64_t)strtoull(buf, &e, 0);
+      if (e == buf)
         PERR(ps, "expected an operand");
       v.dtype = 0xfd; /* int of unknown width */
     }
-    ps->p = e;
+    ps->p = s + (e - buf);
   }
   if (accept(ps, ':')) {
     int dt = parse_dtype(ps);

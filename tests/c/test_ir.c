@@ -127,10 +127,15 @@ static void test_parser_robust(void **state) {
   text = slurp(path, &len);
   assert_non_null(text);
   for (size_t n = 0; n <= len; n += 3) {
+    /* an exact-size copy with no NUL after it: the parser must not read
+     * past len (ASan builds catch it) */
+    char *cut = malloc(n ? n : 1);
     asc__buf o;
+    memcpy(cut, text, n);
     asc__buf_init(&o);
-    roundtrip(text, n, &o, false);
+    roundtrip(cut, n, &o, false);
     asc__buf_free(&o);
+    free(cut);
   }
   for (int it = 0; it < 2000; it++) {
     char *mut = malloc(len + 1);
