@@ -36,6 +36,10 @@ def add_ratios(rows):
             r["ratio"] = r["median"] / a["median"]
 
 
+def ratio_text(x):
+    return f"{x:.2f}x" if x >= 0.1 else f"{x:.2g}x"
+
+
 def fmt(x):
     if x is None:
         return ""
@@ -77,7 +81,7 @@ def print_table(rows, info, quick):
             print(f"{bench:28s} {r['impl']:38s} {'FAILED':>9s}  {r['note']}")
             continue
         rate = f"{fmt(r['rate'])} {r['rate_unit']}" if r["rate"] is not None else ""
-        ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else ("-" if r["is_asc"] else r.get("ratio_note", ""))
+        ratio = ratio_text(r["ratio"]) if r["ratio"] is not None else ("-" if r["is_asc"] else r.get("ratio_note", ""))
         print(f"{bench:28s} {r['impl']:38s} {fmt(r['median']):>9s} {fmt(r['min']):>9s} {fmt(r['max']):>9s} "
               f"{r['unit']:4s} {r['reps'] or '':>2} {rate:>14s} {ratio:>8s}  {r['note']}")
     print()
@@ -115,7 +119,7 @@ def print_summary(rows):
             elif r["status"] != "ok":
                 cells.append("FAILED")
             else:
-                cells.append(f"{r['ratio']:.2f}x")
+                cells.append(ratio_text(r["ratio"]))
         print(f"  {k:16s}" + "".join(f"{c:>16s}" for c in cells))
 
 
@@ -194,7 +198,7 @@ def chart(rows, info, png, quick):
         ax.barh(y, ratio - 1, left=1, color=colors[impl], height=0.8,
                 label=None if impl in labelled else impl)
         labelled.add(impl)
-        ax.text(ratio * 1.06 if ratio >= 1 else ratio / 1.06, y, f"{ratio:.2f}x", va="center",
+        ax.text(ratio * 1.06 if ratio >= 1 else ratio / 1.06, y, ratio_text(ratio), va="center",
                 ha="left" if ratio >= 1 else "right", fontsize=6.5)
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)

@@ -419,10 +419,10 @@ def compile_rows(args, env):
         rows.append(row("runtime", "compile softmax: cache hit", "asc cache hit (new process)",
                         *ms(hit), "ms", reps=reps,
                         note="asc.compile + first call (specialise, load the cached .so)"))
-        rows.append(row("runtime", "compile softmax: cache hit", "asc cold (empty ASC_CACHE_DIR)",
+        rows.append(row("runtime", "compile softmax: cache hit", "asc cold (empty cache dir)",
                         *ms(cold), "ms", reps=reps, is_asc=False,
                         note="the same, cold: front end, passes, cc, load"))
-        rows.append(row("runtime", "compile softmax: cold", "asc cold (empty ASC_CACHE_DIR)",
+        rows.append(row("runtime", "compile softmax: cold", "asc cold (empty cache dir)",
                         *ms(cold), "ms", reps=reps, note="asc.compile + first call"))
     try:
         for _ in range(reps):
