@@ -5,7 +5,7 @@ against their references, all measured in the same run.
 
 Run it through bench/run.sh, which builds what it needs first:
 
-    bash bench/run.sh            # full suite, about 6-8 minutes on 2 cores
+    bash bench/run.sh            # full suite, 2-4 minutes on 2 cores (under 10)
     bash bench/run.sh --quick    # tiny sizes, well under a minute
 
 Each kernel implementation is checked against numpy before it is timed; one
