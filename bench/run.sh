@@ -13,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 py=${PYTHON:-python3}
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" >/dev/null
-fi
+# Configure every time: a build folder made before bench/CMakeLists.txt
+# changed would not know the targets below.
+cmake -S . -B "$build" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target asc bench_launch_latency \
   bench_pool_alloc bench_ref >/dev/null
 if ! out=$(PYTHON=$py scripts/build-python.sh "$build" 2>&1); then

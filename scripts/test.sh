@@ -36,6 +36,9 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
     python3 -m pytest -q tests/python
 fi
 
+step "benchmarks, quick mode (correctness of every row, tiny sizes)"
+bash bench/run.sh --quick --strict
+
 [ $quick = 1 ] && exit 0
 
 step "ASan+UBSan build and ctest"
