@@ -482,6 +482,104 @@ static int intrinsic_of(asc__builtin_id id) {
   }
 }
 
+/* Whether a builtin was reached through the `asc` module (asc.sqrt), not
+ * `math` (math.sqrt, or a bare name, as type inference reads it too). */
+static bool via_asc(const asc__ast_expr *func) {
+  return func != NULL && func->kind == ASC_EXPR_ATTR &&
+         func->u.attr.value->kind == ASC_EXPR_NAME &&
+         func->u.attr.value->u.name.sym != NULL &&
+         func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
+         func->u.attr.value->u.name.sym->u.module == ASC_NS_ASC;
+}
+
+static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
+  int32_t d = newreg(ls, ascBool, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = id;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  raise_here(ls, kind, msg);
+  ls->cur = save;
+}
+
+/* How a math.X function reports errors (CPython's Modules/mathmodule.c):
+ * a NaN from non-NaN arguments is a ValueError; an infinity from finite
+ * arguments is an OverflowError for functions that can overflow, a
+ * ValueError for the others (log(0)), and no error for hypot and atan2. */
+enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_NONE };
+
+static int math_error_kind(int intr) {
+  switch (intr) {
+  case ASC_INTR_EXP:
+  case ASC_INTR_EXP2:
+  case ASC_INTR_EXPM1:
+  case ASC_INTR_SINH:
+  case ASC_INTR_COSH:
+    return MATH_INF_OVERFLOW;
+  case ASC_INTR_SIN:
+  case ASC_INTR_COS:
+  case ASC_INTR_TAN:
+  case ASC_INTR_ASIN:
+  case ASC_INTR_ACOS:
+  case ASC_INTR_LOG:
+  case ASC_INTR_LOG2:
+  case ASC_INTR_LOG10:
+  case ASC_INTR_LOG1P:
+  case ASC_INTR_SQRT:
+  case ASC_INTR_FMOD:
+    return MATH_INF_DOMAIN;
+  case ASC_INTR_ATAN:
+  case ASC_INTR_ATAN2:
+  case ASC_INTR_TANH:
+  case ASC_INTR_HYPOT:
+  case ASC_INTR_ERF:
+  case ASC_INTR_ERFC:
+    return MATH_NAN_ONLY;
+  default:
+    return MATH_NONE;
+  }
+}
+
+/* The checks after r = math.f(args...) (floats only).  pow_zero: math.pow,
+ * where 0 ** negative is a ValueError and other infinities overflow. */
+static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
+                        const asc__irval *args, int n, asc__irval r) {
+  asc__irval anynan = fpclass(ls, ASC_INTR_ISNAN, args[0]);
+  asc__irval allfin = fpclass(ls, ASC_INTR_ISFINITE, args[0]);
+  asc__irval inf;
+  if (kind == MATH_NONE || !asc__dt_is_float(dt))
+    return;
+  for (int k = 1; k < n; k++) {
+    anynan = op2(ls, ASC_IR_OR, ascBool, anynan,
+                 fpclass(ls, ASC_INTR_ISNAN, args[k]));
+    allfin = op2(ls, ASC_IR_AND, ascBool, allfin,
+                 fpclass(ls, ASC_INTR_ISFINITE, args[k]));
+  }
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISNAN, r),
+               op1(ls, ASC_IR_NOT, ascBool, anynan)),
+           ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_NAN_ONLY)
+    return;
+  inf = op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISINF, r), allfin);
+  if (pow_zero)
+    raise_if(ls,
+             op2(ls, ASC_IR_AND, ascBool, inf,
+                 op2(ls, ASC_IR_EQ, dt, args[0], asc__irv_float(dt, 0.0))),
+             ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_INF_OVERFLOW)
+    raise_if(ls, inf, ASC_KEXC_OVERFLOW_ERROR, "math range error");
+  else
+    raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
+}
+
 static void lower_block(lstate *ls, const asc__ast_block *b);
 static asc__irval lower_call(lstate *ls, const asc__ast_expr *e);
 
@@ -745,8 +843,13 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);
-    return op2(ls, ASC_IR_POW, dt, conv(ls, lower_expr(ls, a[0]), dt),
-               conv(ls, lower_expr(ls, a[1]), dt));
+    asc__irval pa[2], r;
+    pa[0] = conv(ls, lower_expr(ls, a[0]), dt);
+    pa[1] = conv(ls, lower_expr(ls, a[1]), dt);
+    r = op2(ls, ASC_IR_POW, dt, pa[0], pa[1]);
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !via_asc(e->u.call.func))
+      math_errors(ls, MATH_INF_OVERFLOW, true, dt, pa, 2, r); /* math.pow */
+    return r;
   }
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM: {
@@ -865,6 +968,9 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
+    if (!via_asc(e->u.call.func) && n <= 3)
+      math_errors(ls, math_error_kind(id), false, adt, args, n,
+                  asc__irv_reg(d));
     return conv(ls, asc__irv_reg(d), dt);
   }
   }
