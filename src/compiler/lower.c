@@ -47,6 +47,7 @@ typedef struct lstate {
   int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
+  int32_t ret_flag;      /* bool: a `return` inside a loop has run */
   int inline_depth;
 } lstate;
 
@@ -583,6 +584,21 @@ static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
 static void lower_block(lstate *ls, const asc__ast_block *b);
 static asc__irval lower_call(lstate *ls, const asc__ast_expr *e);
 
+/* After a loop inside an inlined helper: a `return` in it set ret_flag and
+ * left that loop; leave the enclosing one too (in the end the helper's
+ * one-trip wrapper).  Folds away when the helper has no such return. */
+static void after_helper_loop(lstate *ls) {
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  if (ls->inline_depth == 0 || ls->ret_flag < 0)
+    return;
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = asc__irv_reg(ls->ret_flag);
+  ls->cur = &i->body[0];
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->cur = save;
+}
+
 /* short-circuit and/or: the value of the deciding operand */
 static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
   int dt = scalar_dt(ls, e);
@@ -760,7 +776,7 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   asc__ast_func *fn;
   asc__irins *wrap;
   asc__irblock *save = ls->cur;
-  int32_t saved_ret = ls->ret_reg;
+  int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
   int saved_loops = ls->loops;
   asc__type *rt;
   int32_t r = -1;
@@ -792,6 +808,8 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
       unsupported(ls, a->loc, "this helper argument");
     }
   }
+  ls->ret_flag = newreg(ls, ascBool, "returned");
+  mov(ls, ls->ret_flag, asc__irv_int(ascBool, 0));
   wrap = emit(ls, ASC_IR_LOOP, -1, 0);
   ls->cur = &wrap->body[0];
   ls->ret_reg = r;
@@ -802,6 +820,7 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   ls->inline_depth--;
   ls->loops = saved_loops;
   ls->ret_reg = saved_ret;
+  ls->ret_flag = saved_flag;
   ls->cur = save;
   if (r < 0)
     return asc__irv_int(ascBool, 0);
@@ -1641,6 +1660,8 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     ls->map[k].sym = NULL;
   ls->loops--;
   ls->cur = save;
+  if (i->op == ASC_IR_FOR)
+    after_helper_loop(ls);
 }
 
 /* asc.parallel_for(n, body): body is a lambda or a nested def of one
@@ -1851,6 +1872,7 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     lower_block(ls, &s->u.while_.body);
     ls->loops--;
     ls->cur = save;
+    after_helper_loop(ls);
     return;
   }
   case ASC_STMT_BREAK:
@@ -1865,8 +1887,9 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
         mov(ls, ls->ret_reg,
             conv(ls, lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
+      /* inside loops: leave them one by one (after_helper_loop) */
       if (ls->loops > 0)
-        unsupported(ls, s->loc, "'return' inside a loop of a helper");
+        mov(ls, ls->ret_flag, asc__irv_int(ascBool, 1));
       emit(ls, ASC_IR_BREAK, -1, 0);
       return;
     }
@@ -1938,6 +1961,7 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   ls.f->file = c->filename;
   ls.cur = &ls.f->body;
   ls.ret_reg = -1;
+  ls.ret_flag = -1;
   ls.boundscheck = k->opts.boundscheck == 1;
   for (int p = 0; p < k->nparams; p++) {
     const asc__sym *s = k->params[p].sym;
