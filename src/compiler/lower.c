@@ -48,6 +48,8 @@ typedef struct lstate {
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
   int32_t ret_flag;      /* bool: a `return` inside a loop has run */
+  int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
+  asc__type *ret_type;
   int inline_depth;
 } lstate;
 
@@ -332,6 +334,9 @@ static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
   unsupported(ls, d ? d->loc : ls->t->kernel->loc, "this field default");
 }
 
+static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
+                                asc__irval *agg);
+
 /* The element values of an aggregate expression, converted to the element
  * types of `want` (the target's type). */
 static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
@@ -359,6 +364,9 @@ static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                   : field_default(ls, cls->fields[k].def,
                                   agg_elem(want, k)->dtype);
     }
+  } else if (e->kind == ASC_EXPR_CALL && e->u.call.callee &&
+             is_agg(ty(e)) && agg_n(ty(e)) == n) {
+    (void)inline_helper(ls, e, vals);
   } else {
     unsupported(ls, e->loc, "this tuple or struct value");
   }
@@ -770,13 +778,17 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
 }
 
 /* A helper call, inlined: parameters become registers, `return v` stores
- * into the result register and leaves a one-trip loop. */
-static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
+ * into the result register (the element registers of a tuple or struct
+ * result, copied to agg) and leaves a one-trip loop. */
+static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
+                                asc__irval *agg) {
   asc__tinst *inst = asc__typed_callee(ls->t, e);
   asc__ast_func *fn;
   asc__irins *wrap;
   asc__irblock *save = ls->cur;
   int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
+  int32_t *saved_elems = ls->ret_elems, *elems = NULL;
+  asc__type *saved_rtype = ls->ret_type;
   int saved_loops = ls->loops;
   asc__type *rt;
   int32_t r = -1;
@@ -786,6 +798,17 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
   if (rt && rt->kind == ASC_TY_SCALAR)
     r = newreg(ls, rt->dtype, fn->name);
+  if (is_agg(rt)) {
+    if (agg == NULL)
+      unsupported(ls, e->loc, "this use of a tuple or struct result");
+    elems = asc__arena_alloc(ls->c, sizeof *elems * ((size_t)agg_n(rt) + 1));
+    for (int k = 0; k < agg_n(rt); k++) {
+      asc__type *et = agg_elem(rt, k);
+      if (et->kind != ASC_TY_SCALAR)
+        unsupported(ls, e->loc, "a nested tuple or struct");
+      elems[k] = newreg(ls, et->dtype, fn->name);
+    }
+  }
   for (int k = 0; k < fn->nparams && k < e->u.call.nrargs; k++) {
     const asc__sym *ps = fn->params[k].sym;
     asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
@@ -813,6 +836,8 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   wrap = emit(ls, ASC_IR_LOOP, -1, 0);
   ls->cur = &wrap->body[0];
   ls->ret_reg = r;
+  ls->ret_elems = elems;
+  ls->ret_type = elems ? rt : NULL;
   ls->loops = 0;
   ls->inline_depth++;
   lower_block(ls, &fn->body);
@@ -821,7 +846,14 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   ls->loops = saved_loops;
   ls->ret_reg = saved_ret;
   ls->ret_flag = saved_flag;
+  ls->ret_elems = saved_elems;
+  ls->ret_type = saved_rtype;
   ls->cur = save;
+  if (elems != NULL) {
+    for (int k = 0; k < agg_n(rt); k++)
+      agg[k] = asc__irv_reg(elems[k]);
+    return asc__irv_int(ascBool, 0);
+  }
   if (r < 0)
     return asc__irv_int(ascBool, 0);
   return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
@@ -832,7 +864,7 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
   asc__ast_expr *const *a = e->u.call.rargs;
   int n = e->u.call.nrargs;
   if (e->u.call.callee)
-    return inline_helper(ls, e);
+    return inline_helper(ls, e, NULL);
   if (b == NULL)
     unsupported(ls, e->loc, "this call");
   if (b->kind == ASC_BK_DTYPE)
@@ -1887,6 +1919,14 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
         mov(ls, ls->ret_reg,
             conv(ls, lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
+      if (s->u.ret.value && ls->ret_elems != NULL) {
+        int n = agg_n(ls->ret_type);
+        asc__irval *vals =
+            asc__arena_alloc(ls->c, sizeof *vals * ((size_t)n + 1));
+        lower_agg(ls, s->u.ret.value, ls->ret_type, vals);
+        for (int k = 0; k < n; k++)
+          mov(ls, ls->ret_elems[k], vals[k]);
+      }
       /* inside loops: leave them one by one (after_helper_loop) */
       if (ls->loops > 0)
         mov(ls, ls->ret_flag, asc__irv_int(ascBool, 1));
