@@ -23,6 +23,7 @@
 #include <uv.h>
 
 #include "memory.h"
+#include "stream.h"
 
 /* ASan does not see jemalloc's arenas, so under ASan the bytes between a
  * block's requested size and the end of its jemalloc region are poisoned:
@@ -544,6 +545,11 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
     e = check_range(d, "ascMemcpy", "source", src, count);
   if (e != ascSuccess)
     return e;
+  /* Synchronous copies are ordered after work already queued on the
+   * default stream and the blocking streams, as cudaMemcpy is. */
+  e = asc__default_stream_wait(d);
+  if (e != ascSuccess)
+    return e;
   /* Every kind is a host copy on this device; overlapping ranges are
    * allowed and copied as if through a temporary buffer. */
   memmove(dst, src, count);
@@ -562,6 +568,8 @@ ascError_t ascMemset(void *devPtr, int value, size_t count) {
   if (e != ascSuccess)
     return e;
   e = check_range(d, "ascMemset", "destination", devPtr, count);
+  if (e == ascSuccess)
+    e = asc__default_stream_wait(d);
   if (e != ascSuccess)
     return e;
   memset(devPtr, (unsigned char)value, count);

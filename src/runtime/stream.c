@@ -3,6 +3,7 @@
  * synchronisation and reset.  stream.h explains the structure; the
  * semantics are in docs/streams.md.
  */
+#include "memory.h"
 #include "stream.h"
 #include "pool.h"
 
@@ -731,6 +732,15 @@ static bool stream_has_room(const void *a, uint64_t unused) {
          STREAM_DEPTH;
 }
 
+/* A full queue is waited on until it is half empty, so the host queues in
+ * bursts instead of trading the queue lock with the worker op by op. */
+static bool stream_half_empty(const void *a, uint64_t unused) {
+  const asc__stream *st = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&st->submitted) - atomic_load(&st->completed) <=
+         STREAM_DEPTH / 2;
+}
+
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin);
 
@@ -743,7 +753,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
    * waiting here could be what the stream is waiting for. */
   if (!stream_has_room(st, 0) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
-    host_wait(st->rt, stream_has_room, st, 0, true);
+    host_wait(st->rt, stream_half_empty, st, 0, true);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -950,6 +960,9 @@ ascError_t asc__default_stream_wait(asc__device *dev) {
 
   if (in_callback())
     return not_permitted("a synchronous copy");
+  /* No stream runtime yet means no queued work: do not start one. */
+  if (__atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE) == NULL)
+    return ascSuccess;
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
@@ -1425,7 +1438,7 @@ ascError_t ascDeviceReset(void) {
   host_stop(rt);
   asc__sched_destroy(dev);
   asc__pool_device_reset(dev);
-  /* Device memory: the allocator's reset (asc__memory_reset(dev), in
-   * memory.c) belongs here, after every stream has drained. */
+  /* After every stream has drained: nothing can touch device memory. */
+  asc__memory_reset(dev);
   return ascSuccess;
 }

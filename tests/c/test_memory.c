@@ -670,6 +670,36 @@ static void test_overflow_detected_under_asan(void **state) {
 #endif
 }
 
+/* A synchronous copy or set is ordered after work queued on the default
+ * stream: the large async memset (split over the workers) has finished
+ * before ascMemcpy reads the block, and ascMemset after an async one wins. */
+static void test_sync_ops_follow_default_stream(void **state) {
+  enum { N = 8 << 20 };
+  unsigned char *dev = NULL, *host = malloc(N);
+  size_t bad = 0;
+
+  (void)state;
+  assert_non_null(host);
+  assert_int_equal(ascMalloc((void **)&dev, N), ascSuccess);
+  for (int round = 0; round < 4; round++) {
+    int v = 0x11 * (round + 1);
+    assert_int_equal(ascMemsetAsync(dev, v, N, NULL), ascSuccess);
+    assert_int_equal(ascMemcpy(host, dev, N, ascMemcpyDeviceToHost),
+                     ascSuccess);
+    for (size_t i = 0; i < N; i++)
+      bad += host[i] != (unsigned char)v;
+    assert_int_equal(bad, 0);
+    assert_int_equal(ascMemsetAsync(dev, 0x7f, N, NULL), ascSuccess);
+    assert_int_equal(ascMemset(dev, v, N), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    for (size_t i = 0; i < N; i++)
+      bad += dev[i] != (unsigned char)v;
+    assert_int_equal(bad, 0);
+  }
+  assert_int_equal(ascFree(dev), ascSuccess);
+  free(host);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alignment_many_sizes),
@@ -696,6 +726,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_uninitialisable_runtime),
       cmocka_unit_test(test_first_use_race),
       cmocka_unit_test(test_overflow_detected_under_asan),
+      cmocka_unit_test(test_sync_ops_follow_default_stream),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
     if (strcmp(argv[2], "numa") == 0)

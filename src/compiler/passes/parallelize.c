@@ -490,54 +490,115 @@ static bool reads(const asc__irins *i, int32_t r) {
   return false;
 }
 
-/* From instruction i on: is r read before it is surely assigned (USE),
- * surely assigned first (DEF), or neither?  Paths that jump away stop
- * counting (conservative: the caller keeps looking). */
-static int scan_seq(const asc__irins *i, int32_t r) {
+/* Forward flow of one register r through structured code: is it read
+ * before it is surely assigned?  `defd` is "assigned on every path so
+ * far"; a branch that jumps away does not weaken the join.  Jumps at depth
+ * 0 (break/continue of the enclosing loop, raise) taken before r is
+ * assigned are remembered: the code they reach is not scanned here. */
+typedef struct flow {
+  int32_t r;
+  bool use;          /* read while not surely assigned */
+  bool jmp_undef;    /* a jump at depth 0 (or a raise) before assigning */
+  bool brk_undef;    /* a break at depth 0 before assigning */
+  bool raise_undef;  /* a raise before assigning */
+} flow;
+
+static bool fl_block(flow *F, const asc__irins *i, bool *defd, int depth) {
   for (; i; i = i->next) {
     switch (i->op) {
     case ASC_IR_IF: {
-      int a, b;
-      if (reads(i, r))
-        return S_USE;
-      a = scan_seq(i->body[0].first, r);
-      b = scan_seq(i->body[1].first, r);
-      if (a == S_USE || b == S_USE)
-        return S_USE;
-      if (a == S_DEF && b == S_DEF)
-        return S_DEF;
+      bool d1 = *defd, d2 = *defd, ft1, ft2;
+      if (reads(i, F->r) && !*defd)
+        F->use = true;
+      ft1 = fl_block(F, i->body[0].first, &d1, depth);
+      ft2 = fl_block(F, i->body[1].first, &d2, depth);
+      if (!ft1 && !ft2)
+        return false;
+      *defd = (ft1 ? d1 : true) && (ft2 ? d2 : true);
       break;
     }
     case ASC_IR_FOR:
-    case ASC_IR_PFOR:
-      if (reads(i, r))
-        return S_USE;
+    case ASC_IR_PFOR: {
+      bool d = *defd;
+      if (reads(i, F->r) && !*defd)
+        F->use = true;
       for (int32_t k = 0; k < i->nred; k++)
-        if (i->red[k].reg == r)
-          return S_USE;
-      if (i->dst != r && scan_seq(i->body[0].first, r) == S_USE)
-        return S_USE;
+        if (i->red[k].reg == F->r && !*defd)
+          F->use = true;
+      if (i->dst != F->r)
+        (void)fl_block(F, i->body[0].first, &d, depth + 1);
       break;
-    case ASC_IR_LOOP:
-    case ASC_IR_TRY:
-    case ASC_IR_CRITICAL:
-      for (int k = 0; k < asc__ir_nregions(i); k++)
-        if (scan_seq(i->body[k].first, r) == S_USE)
-          return S_USE;
+    }
+    case ASC_IR_LOOP: {
+      /* the body runs at least once; the code after it is reached by
+       * its breaks */
+      flow g;
+      bool d = *defd;
+      memset(&g, 0, sizeof g);
+      g.r = F->r;
+      (void)fl_block(&g, i->body[0].first, &d, 0);
+      F->use |= g.use;
+      F->jmp_undef |= g.raise_undef;
+      F->raise_undef |= g.raise_undef;
+      if (!g.brk_undef)
+        *defd = true;
       break;
+    }
+    case ASC_IR_TRY: {
+      /* conservative: assignments in a try do not count after it */
+      for (int k = 0; k < 3; k++) {
+        bool d = *defd;
+        (void)fl_block(F, i->body[k].first, &d, depth);
+      }
+      break;
+    }
+    case ASC_IR_CRITICAL: {
+      bool d = *defd;
+      if (!fl_block(F, i->body[0].first, &d, depth))
+        return false;
+      *defd = d;
+      break;
+    }
     case ASC_IR_BREAK:
+      if (depth == 0 && !*defd) {
+        F->jmp_undef = true;
+        F->brk_undef = true;
+      }
+      return false;
     case ASC_IR_CONTINUE:
-    case ASC_IR_RET:
+      if (depth == 0 && !*defd)
+        F->jmp_undef = true;
+      return false;
     case ASC_IR_RAISE:
-      return S_NONE;
+      if (!*defd)
+        F->jmp_undef = F->raise_undef = true;
+      return false;
+    case ASC_IR_RET:
+      return false;
     default:
-      if (reads(i, r))
-        return S_USE;
-      if (i->dst == r)
-        return S_DEF;
+      if (reads(i, F->r) && !*defd)
+        F->use = true;
+      if (i->dst == F->r)
+        *defd = true;
       break;
     }
   }
+  return true;
+}
+
+/* From instruction i on: is r read before it is surely assigned (USE),
+ * surely assigned before anything after could read it (DEF), or neither
+ * (the caller keeps looking further out)? */
+static int scan_seq(const asc__irins *i, int32_t r) {
+  flow F;
+  bool defd = false, ft;
+  memset(&F, 0, sizeof F);
+  F.r = r;
+  ft = fl_block(&F, i, &defd, 0);
+  if (F.use)
+    return S_USE;
+  if ((ft ? defd : true) && !F.jmp_undef)
+    return S_DEF;
   return S_NONE;
 }
 
@@ -1004,6 +1065,24 @@ static asc__irins *collapse(pstate *s, nestplan *np, int m,
   return x;
 }
 
+/* seen[r]: 1 when r's first occurrence in b (in text order) is an
+ * assignment by an instruction at depth 0 that does not read it, 2 when
+ * it is anything else. */
+static void first_seen(const asc__irblock *b, uint8_t *seen, int depth) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && !seen[i->args[k].reg])
+        seen[i->args[k].reg] = 2;
+    for (int32_t k = 0; k < i->nred; k++)
+      if (!seen[i->red[k].reg])
+        seen[i->red[k].reg] = 2;
+    if (i->dst >= 0 && !seen[i->dst])
+      seen[i->dst] = (depth == 0 && asc__ir_nregions(i) == 0) ? 1 : 2;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      first_seen(&i->body[k], seen, depth + 1);
+  }
+}
+
 /* Does level lvl walk the innermost axis of a contiguous written tensor
  * one element at a time (the loop gcc vectorises)? */
 static bool unit_stride(pstate *s, int lvl) {
@@ -1029,6 +1108,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__irblock chk = {NULL, NULL};
   asc__irins *top;
   asc__buf desc;
+  uint8_t *first_top;
+  int32_t *occ_in;
 
   memset(&np, 0, sizeof np);
   asc__buf_init(&desc);
@@ -1055,7 +1136,14 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     why = "a break leaves the loop";
     goto serial;
   }
-  /* scalars assigned in the nest: private, or reductions */
+  /* scalars assigned in the nest: private, or reductions.  Two quick
+   * answers keep big bodies linear: a register first met as an
+   * assignment at the top of the body is assigned before any read, and
+   * one that occurs nowhere else is not read after the nest. */
+  first_top = asc__arena_alloc(s->c, (size_t)nr + 1);
+  occ_in = asc__arena_alloc(s->c, sizeof *occ_in * ((size_t)nr + 1));
+  first_seen(&L1->body[0], first_top, 0);
+  asc__ir_occurrences(&L1->body[0], occ_in);
   for (int32_t r = 0; r < nr; r++) {
     int op;
     if (s->nin[r] == 0 || s->isiv[r])
@@ -1070,7 +1158,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       np.nred++;
       continue;
     }
-    if (scan_seq(L1->body[0].first, r) == S_USE) {
+    if (first_top[r] != 1 && scan_seq(L1->body[0].first, r) == S_USE) {
       why = asc__arena_printf(
           s->c,
           f->regs[r].ndefs > s->nin[r]
@@ -1080,7 +1168,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
           rn(s, r));
       goto serial;
     }
-    if (live_after(r, L1, cx)) {
+    if (f->regs[r].ndefs + f->regs[r].nuses > occ_in[r] &&
+        live_after(r, L1, cx)) {
       why = asc__arena_printf(s->c, "%s is assigned in the loop and used "
                                     "after it", rn(s, r));
       goto serial;

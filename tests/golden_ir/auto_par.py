@@ -1,0 +1,20 @@
+import asc
+
+
+# lowering leaves a loop that only reduces serial; the parallelisation
+# pass turns it into a reduction pfor
+@asc.kernel
+def total(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    out[0] = s
+
+
+# a running sum stored at every step is loop-carried: stays serial
+@asc.kernel
+def prefix(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+        y[i] = s
