@@ -805,6 +805,53 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
       return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
     return conv(ls, dim_of(ls, tensor_reg(ls, x), 0), scalar_dt(ls, e));
   }
+  case ASC_BI_LOCK:
+  case ASC_BI_UNLOCK: {
+    /* A lock is an int32 element, 0 free and 1 held.  lock spins on a
+     * compare-and-swap from 0 to 1, unlock stores 0 with an exchange; both
+     * are sequentially consistent, so the accesses they guard stay
+     * between them. */
+    asc__ast_expr sub;
+    int32_t t, d;
+    asc__irval off;
+    asc__irins *i;
+    int edt;
+    memset(&sub, 0, sizeof sub);
+    sub.kind = ASC_EXPR_SUBSCRIPT;
+    sub.loc = e->loc;
+    sub.u.sub.value = a[0];
+    sub.u.sub.index = a[1];
+    off = element_offset(ls, &sub, &t);
+    edt = ls->f->regs[t].ty.dtype;
+    if (b->id == ASC_BI_LOCK) {
+      asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0), *got;
+      asc__irblock *save = ls->cur;
+      ls->cur = &l->body[0];
+      d = newreg(ls, edt, NULL);
+      i = emit(ls, ASC_IR_CAS, d, 4);
+      i->args[0] = asc__irv_reg(t);
+      i->args[1] = off;
+      i->args[2] = asc__irv_int(edt, 0);
+      i->args[3] = asc__irv_int(edt, 1);
+      got = emit(ls, ASC_IR_IF, -1, 1);
+      got->args[0] =
+          op2(ls, ASC_IR_EQ, edt, asc__irv_reg(d), asc__irv_int(edt, 0));
+      /* the comparison was placed after the if: move the if after it */
+      asc__ir_remove(ls->cur, got);
+      asc__ir_append(ls->cur, got);
+      ls->cur = &got->body[0];
+      emit(ls, ASC_IR_BREAK, -1, 0);
+      ls->cur = save;
+    } else {
+      d = newreg(ls, edt, NULL);
+      i = emit(ls, ASC_IR_ATOMIC, d, 3);
+      i->aux = ASC_ATOM_XCHG;
+      i->args[0] = asc__irv_reg(t);
+      i->args[1] = off;
+      i->args[2] = asc__irv_int(edt, 0);
+    }
+    return asc__irv_int(ascBool, 0);
+  }
   case ASC_BI_BARRIER:
     emit(ls, ASC_IR_BARRIER, -1, 0);
     return asc__irv_int(ascBool, 0);
