@@ -1305,13 +1305,41 @@ static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
   al->n++;
 }
 
+/* ASC_IR_MIN / ASC_IR_MAX when `tg = value` is `s = min(s, x...)` or
+ * `s = max(...)` with s among the arguments once and in no other, else -1:
+ * such an assignment is a min/max reduction. */
+static int minmax_redop(const asc__ast_expr *tg, const asc__ast_expr *value) {
+  const asc__sym *s;
+  int self = 0;
+  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
+      value->kind != ASC_EXPR_CALL || value->u.call.callee != NULL ||
+      value->u.call.builtin == NULL ||
+      (value->u.call.builtin->id != ASC_BI_MIN &&
+       value->u.call.builtin->id != ASC_BI_MAX))
+    return -1;
+  for (int k = 0; k < value->u.call.nrargs; k++) {
+    const asc__ast_expr *a = value->u.call.rargs[k];
+    if (a->kind == ASC_EXPR_NAME && a->u.name.sym == s)
+      self++;
+    else if (expr_mentions(a, s))
+      return -1;
+  }
+  if (self != 1)
+    return -1;
+  return value->u.call.builtin->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX;
+}
+
 static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
   for (int k = 0; k < b->n; k++) {
     const asc__ast_stmt *s = b->stmts[k];
     switch (s->kind) {
     case ASC_STMT_ASSIGN:
       for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_assign(ls, al, s->u.assign.targets[q], -1);
+        note_assign(ls, al, s->u.assign.targets[q],
+                    s->u.assign.ntargets == 1
+                        ? minmax_redop(s->u.assign.targets[0],
+                                       s->u.assign.value)
+                        : -1);
       break;
     case ASC_STMT_ANNASSIGN:
       note_assign(ls, al, s->u.ann.target, -1);
