@@ -95,6 +95,21 @@ static const char exc_py[] =
     "        flag[0] = 1\n"
     "    flag[1] = 1\n"
     "\n"
+    "@asc.kernel\n"
+    "def def_body_raises(x, out, flag, catch: asc.int64):\n"
+    "    def body(i):\n"
+    "        if x[i] < 0:\n"
+    "            raise OverflowError(\"negative in def body\")\n"
+    "        out[i] = x[i]\n"
+    "    if catch == 1:\n"
+    "        try:\n"
+    "            asc.parallel_for(x.shape[0], body)\n"
+    "        except ArithmeticError:\n"
+    "            flag[0] = 1\n"
+    "    else:\n"
+    "        asc.parallel_for(x.shape[0], body)\n"
+    "    flag[1] = 1\n"
+    "\n"
     "@asc.kernel(boundscheck=True)\n"
     "def gather_checked(x, idx, out):\n"
     "    for i in asc.prange(idx.shape[0]):\n"
@@ -304,6 +319,46 @@ static void test_try_except(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* The same with asc.parallel_for and a nested def body: uncaught, the
+ * exception reaches the stream from the def's line; caught by a try around
+ * the parallel_for (ArithmeticError covers OverflowError), the kernel goes
+ * on after the handler. */
+static void test_parallel_for_def_raises(void **state) {
+  enum { N = 50000, BAD = 30001 };
+  ascModule_t m = e2p_load(exc_py, FILE_EXC, 0);
+  ascKernel_t k = e2p_kernel(m, "def_body_raises");
+  int64_t *x = e2p_alloc(N, 8), *out = e2p_alloc(N, 8), flag[2];
+  int64_t catch = 0;
+  ascTensor tx = e2p_t1(x, ascInt64, N), to = e2p_t1(out, ascInt64, N),
+            tf = e2p_t1(flag, ascInt64, 2);
+  void *args[] = {&tx, &to, &tf, &catch};
+  (void)state;
+  for (int i = 0; i < N; i++)
+    x[i] = i >= BAD && i % 2 == 1 ? -1 : i;
+  for (catch = 0; catch < 2; catch++) {
+    memset(out, 0, N * sizeof *out);
+    memset(flag, 0, sizeof flag);
+    ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+    if (catch == 0) {
+      e2p_expect_exc(NULL, FILE_EXC,
+                     e2p_line(exc_py, "\"negative in def body\""),
+                     "def_body_raises", "OverflowError",
+                     "negative in def body");
+      assert_int_equal(flag[1], 0);
+    } else {
+      ASSERT_OK(ascStreamSynchronize(NULL));
+      assert_int_equal(flag[0], 1);
+      assert_int_equal(flag[1], 1);
+    }
+    for (int i = 0; i < BAD; i++)
+      assert_int_equal(out[i], i);
+    assert_int_equal(out[BAD], 0);
+  }
+  free(x);
+  free(out);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 /* assert cond, msg -> AssertionError, from a loop body and kernel level. */
 static void test_assert(void **state) {
   ascModule_t m = e2p_load(exc_py, FILE_EXC, 0);
@@ -427,6 +482,7 @@ int main(void) {
       cmocka_unit_test(test_many_raise_lowest_reported),
       cmocka_unit_test(test_queued_work_skipped),
       cmocka_unit_test(test_try_except),
+      cmocka_unit_test(test_parallel_for_def_raises),
       cmocka_unit_test(test_assert),
       cmocka_unit_test(test_integer_division_by_zero),
       cmocka_unit_test(test_bounds_check),

@@ -17,10 +17,11 @@ static const char sync_py[] =
     "        asc.atomic_add(bins_i, x[i], 1)\n"
     "        asc.atomic_add(bins_f, x[i], 1.0)\n"
     "\n"
-    /* acc[0..5] counters, ret[k, i] the old value the i-th iteration saw */
+    /* acc[0..7] counters, ret[k, i] the old value the i-th iteration saw */
     "@asc.kernel\n"
-    "def atomics(acc, vals, ret):\n"
+    "def atomics(acc, vals, incs, ret):\n"
     "    for i in asc.prange(vals.shape[0]):\n"
+    "        ret[6, i] = asc.atomic_add(acc, 7, incs[i])\n"
     "        ret[0, i] = asc.atomic_add(acc, 0, 3)\n"
     "        ret[1, i] = asc.atomic_sub(acc, 1, 2)\n"
     "        ret[2, i] = asc.atomic_max(acc, 2, vals[i])\n"
@@ -155,7 +156,7 @@ static void set(void *p, ascDataType dt, size_t i, double v) {
 static void test_atomics_each_dtype(void **state) {
   static const ascDataType dts[] = {ascInt32, ascInt64, ascUInt32, ascFloat32,
                                     ascFloat64};
-  enum { N = 4000, NACC = 7 };
+  enum { N = 4000, NACC = 8 };
   ascModule_t m = e2p_load(sync_py, FILE_SYNC, 0);
   ascKernel_t k = e2p_kernel(m, "atomics");
   (void)state;
@@ -163,14 +164,16 @@ static void test_atomics_each_dtype(void **state) {
     ascDataType dt = dts[d];
     size_t es = ascDataTypeSize(dt);
     unsigned char acc[NACC * 8];
-    void *vals = e2p_alloc(N, es), *ret = e2p_alloc(6 * N, es);
+    void *vals = e2p_alloc(N, es), *incs = e2p_alloc(N, es),
+         *ret = e2p_alloc(7 * N, es);
     double *seen = e2p_alloc(N + 1, sizeof *seen);
     double init_max = 1000, init_min = 100000, init_x = 77777, vmax = 0,
            vmin = 1e9;
     double start_sub = 2.0 * N + 5;
     ascTensor ta = e2p_t1(acc, dt, NACC), tv = e2p_t1(vals, dt, N),
-              tr = e2p_tensor(ret, dt, 2, (int64_t)6, (int64_t)N);
-    void *args[] = {&ta, &tv, &tr};
+              tn = e2p_t1(incs, dt, N),
+              tr = e2p_tensor(ret, dt, 2, (int64_t)7, (int64_t)N);
+    void *args[] = {&ta, &tv, &tn, &tr};
     const char *dn = ascDataTypeName(dt);
 
     set(acc, dt, 0, 0);
@@ -180,9 +183,11 @@ static void test_atomics_each_dtype(void **state) {
     set(acc, dt, 4, init_x);
     set(acc, dt, 5, 0);
     set(acc, dt, 6, 0);
+    set(acc, dt, 7, 0);
     for (int i = 0; i < N; i++) {
       double v = (double)((i * 7919) % 60013 + 10);
       set(vals, dt, (size_t)i, v);
+      set(incs, dt, (size_t)i, (double)(i % 13 + 1));
       vmax = v > vmax ? v : vmax;
       vmin = v < vmin ? v : vmin;
     }
@@ -213,6 +218,27 @@ static void test_atomics_each_dtype(void **state) {
         get(acc, dt, 5) != N)
       fail_msg("%s: add %.1f sub %.1f cas %.1f", dn, get(acc, dt, 0),
                get(acc, dt, 1), get(acc, dt, 5));
+    /* add of different amounts: ordered by the old values they saw, the
+     * iterations form one serial order, each old value the previous one
+     * plus the previous iteration's amount (prefix sums of a permutation) */
+    {
+      double(*seq)[2] = e2p_alloc(N, sizeof *seq), sum = 0;
+      for (int i = 0; i < N; i++) {
+        seq[i][0] = get(ret, dt, 6 * (size_t)N + (size_t)i);
+        seq[i][1] = get(incs, dt, (size_t)i);
+        sum += seq[i][1];
+      }
+      qsort(seq, N, sizeof *seq, cmp_d); /* by old value (first member) */
+      for (int j = 0; j < N; j++) {
+        double want = j == 0 ? 0 : seq[j - 1][0] + seq[j - 1][1];
+        if (seq[j][0] != want)
+          fail_msg("%s add: %d-th old value %.1f, want %.1f", dn, j,
+                   seq[j][0], want);
+      }
+      if (get(acc, dt, 7) != sum)
+        fail_msg("%s add: final %.1f, want %.1f", dn, get(acc, dt, 7), sum);
+      free(seq);
+    }
     /* max / min */
     if (get(acc, dt, 2) != vmax || get(acc, dt, 3) != vmin)
       fail_msg("%s: max %.1f (want %.1f) min %.1f (want %.1f)", dn,
@@ -249,6 +275,7 @@ static void test_atomics_each_dtype(void **state) {
       free(want);
     }
     free(vals);
+    free(incs);
     free(ret);
     free(seen);
   }
