@@ -683,7 +683,7 @@ static const char *ident_of(emitter *e, int op, int dt) {
       v = asc__irv_float(dt, -INFINITY);
     else
       v = asc__irv_int(dt, asc__dt_is_signed(dt)
-                               ? -(int64_t)(UINT64_C(1) << (asc__dt_bits(dt) - 1))
+                               ? -(int64_t)((UINT64_C(1) << (asc__dt_bits(dt) - 1)) - 1) - 1
                                : 0);
     break;
   case ASC_IR_AND:
