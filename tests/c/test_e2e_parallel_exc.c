@@ -62,6 +62,15 @@ static const char exc_py[] =
     "        done[i] = 1\n"
     "\n"
     "@asc.kernel\n"
+    "def by_block(ran, first: asc.int64):\n"
+    "    b = asc.get_block_idx()\n"
+    "    if b == first:\n"
+    "        raise ValueError(\"the lowest raising block\")\n"
+    "    if b > first:\n"
+    "        raise RuntimeError(\"a higher block\")\n"
+    "    ran[b] = 1\n"
+    "\n"
+    "@asc.kernel\n"
     "def checked(x):\n"
     "    for i in asc.prange(x.shape[0]):\n"
     "        assert x[i] >= 0, \"negative element\"\n"
@@ -204,6 +213,8 @@ static void test_many_raise_lowest_reported(void **state) {
         ASSERT_OK(ascLaunchKernel(k, dims[d], args, s));
         e2p_expect_exc(s, FILE_EXC, line, "many", "ValueError",
                        "the lowest raising iteration");
+        /* exactly one error: reported once, then the stream is clean */
+        ASSERT_OK(ascStreamSynchronize(s));
         for (int64_t i = 0; i < first; i++)
           if (done[i] != 1)
             fail_msg("blockDim %u first %lld: iteration %lld did not run",
@@ -223,6 +234,39 @@ static void test_many_raise_lowest_reported(void **state) {
   }
   ASSERT_OK(ascStreamDestroy(s));
   free(done);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* Blocks from `first` on raise (kernel level): the lowest raising block is
+ * the one reported, every block below it ran; with more blocks than
+ * cores too. */
+static void test_many_blocks_raise_lowest_reported(void **state) {
+  int nc = e2p_cores();
+  uint32_t dims[] = {2, 8, (uint32_t)nc * 3 + 1, 200};
+  ascModule_t m = e2p_load(exc_py, FILE_EXC, 0);
+  ascKernel_t k = e2p_kernel(m, "by_block");
+  int line = e2p_line(exc_py, "raise ValueError(\"the lowest raising block");
+  (void)state;
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    uint32_t bd = dims[d];
+    int8_t *ran = e2p_alloc(bd, 1);
+    int64_t firsts[] = {0, 1, (int64_t)bd / 2, (int64_t)bd - 1};
+    for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
+      int64_t first = firsts[f];
+      ascTensor t = e2p_t1(ran, ascInt8, bd);
+      void *args[] = {&t, &first};
+      memset(ran, 0, bd);
+      ASSERT_OK(ascLaunchKernel(k, bd, args, NULL));
+      e2p_expect_exc(NULL, FILE_EXC, line, "by_block", "ValueError",
+                     "the lowest raising block");
+      ASSERT_OK(ascStreamSynchronize(NULL));
+      for (int64_t b = 0; b < first; b++)
+        if (ran[b] != 1)
+          fail_msg("blockDim %u first %lld: block %lld did not run", bd,
+                   (long long)first, (long long)b);
+    }
+    free(ran);
+  }
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -480,6 +524,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_class_in_and_out_of_loops),
       cmocka_unit_test(test_many_raise_lowest_reported),
+      cmocka_unit_test(test_many_blocks_raise_lowest_reported),
       cmocka_unit_test(test_queued_work_skipped),
       cmocka_unit_test(test_try_except),
       cmocka_unit_test(test_parallel_for_def_raises),
