@@ -71,6 +71,14 @@ static const char exc_py[] =
     "    ran[b] = 1\n"
     "\n"
     "@asc.kernel\n"
+    "def critical_raise(counter, n: asc.int64, at: asc.int64):\n"
+    "    for i in asc.prange(n):\n"
+    "        with asc.critical():\n"
+    "            counter[0] = counter[0] + 1\n"
+    "            if i == at:\n"
+    "                raise ValueError(\"inside a critical section\")\n"
+    "\n"
+    "@asc.kernel\n"
     "def checked(x):\n"
     "    for i in asc.prange(x.shape[0]):\n"
     "        assert x[i] >= 0, \"negative element\"\n"
@@ -267,6 +275,31 @@ static void test_many_blocks_raise_lowest_reported(void **state) {
     }
     free(ran);
   }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* An exception leaving `with asc.critical():` releases the lock: the
+ * iterations below it still get in, the launch ends, and the next launch
+ * (several blocks sharing the launch's lock) runs to completion. */
+static void test_raise_inside_critical(void **state) {
+  ascModule_t m = e2p_load(exc_py, FILE_EXC, 0);
+  ascKernel_t k = e2p_kernel(m, "critical_raise");
+  int64_t counter = 0, n = 20000, at = 12345;
+  ascTensor t = e2p_t1(&counter, ascInt64, 1);
+  void *args[] = {&t, &n, &at};
+  (void)state;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  e2p_expect_exc(NULL, FILE_EXC,
+                 e2p_line(exc_py, "\"inside a critical section\""),
+                 "critical_raise", "ValueError", "inside a critical section");
+  if (counter < at + 1 || counter > n)
+    fail_msg("counter %lld after the raise at %lld", (long long)counter,
+             (long long)at);
+  counter = 0;
+  at = -1;
+  ASSERT_OK(ascLaunchKernel(k, 3, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(counter, 3 * n);
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -525,6 +558,7 @@ int main(void) {
       cmocka_unit_test(test_each_class_in_and_out_of_loops),
       cmocka_unit_test(test_many_raise_lowest_reported),
       cmocka_unit_test(test_many_blocks_raise_lowest_reported),
+      cmocka_unit_test(test_raise_inside_critical),
       cmocka_unit_test(test_queued_work_skipped),
       cmocka_unit_test(test_try_except),
       cmocka_unit_test(test_parallel_for_def_raises),
