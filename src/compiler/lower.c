@@ -43,6 +43,7 @@ typedef struct lstate {
   int pfors;             /* enclosing parallel loops */
   bool in_pbody;         /* lowering a parallel_for body function */
   bool boundscheck;
+  bool serial;           /* no automatic parallelisation (aliased tensors) */
   int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
@@ -1570,8 +1571,8 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
                            : NULL;
   if (vs == NULL)
     unsupported(ls, s->u.for_.target->loc, "this loop target");
-  if (!par && ls->pfors == 0 && ls->loops == 0 && ls->inline_depth == 0 &&
-      independent_loop(ls, s, kernel_body_of(ls))) {
+  if (!par && !ls->serial && ls->pfors == 0 && ls->loops == 0 &&
+      ls->inline_depth == 0 && independent_loop(ls, s, kernel_body_of(ls))) {
     const asc__ast_stmt *nest[8];
     int d = collapse_nest(ls, s, nest, 8);
     if (d > 1) {
@@ -2103,10 +2104,12 @@ static bool independent_loop(lstate *ls, const asc__ast_stmt *s,
 
 /* ---------------------------------------------------------------- entry */
 
-asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
+static asc__irfunc *lower_kernel(asc__cctx *c, const asc__typed *t,
+                                 bool serial) {
   lstate ls;
   asc__ast_func *k = t->kernel;
   memset(&ls, 0, sizeof ls);
+  ls.serial = serial;
   ls.c = c;
   ls.t = t;
   ls.f = asc__ir_func_new(c, k->name);
@@ -2150,6 +2153,10 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   return ls.f;
 }
 
+asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
+  return lower_kernel(c, t, false);
+}
+
 bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
                          const asc__sig *sig,
                          const struct asc__pipeline_opts *opts,
@@ -2157,11 +2164,18 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
   asc__typed *t = asc__infer_kernel(c, m, k, sig);
   asc__irmodule *mod;
   asc__emit_src src;
+  asc__pipeline_opts po;
   if (t == NULL)
     return false;
+  /* Overlapping tensors: iterations that look independent may touch the
+   * same memory, so loops run as written (docs/parallelize.md). */
+  memset(&po, 0, sizeof po);
+  if (opts)
+    po = *opts;
+  po.serial |= may_alias;
   mod = asc__ir_module_new(c);
-  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
-  asc__ir_pipeline(c, mod, opts);
+  asc__ir_module_add(c, mod, lower_kernel(c, t, may_alias));
+  asc__ir_pipeline(c, mod, &po);
   memset(&src, 0, sizeof src);
   src.text = c->text;
   src.len = c->len;

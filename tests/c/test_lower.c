@@ -183,6 +183,52 @@ static void test_parallel_add_aliased(void **state) {
   free(text);
 }
 
+/* b[i + 1] = a[i] + 1 is parallelised automatically for distinct a and b;
+ * with may_alias (the launcher saw overlapping tensors) it must stay the
+ * serial loop Python runs, whose result for a == b is a chain: a[i] = a[0]
+ * + i.  Explicit prange loops stay parallel. */
+static void test_aliased_no_automatic_parallel(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def shift(a, b):\n"
+      "    for i in range(a.shape[0] - 1):\n"
+      "        b[i + 1] = a[i] + 1\n"
+      "    for j in asc.prange(a.shape[0]):\n"
+      "        b[j] = b[j] * 2\n";
+  enum { N = 1000 };
+  static int64_t a[N];
+  int64_t shape[1] = {N}, st[1] = {1};
+  asc_ktensor ta;
+  void *args[2] = {&ta, &ta};
+  asc_kexc exc;
+  (void)state;
+  for (int alias = 0; alias < 2; alias++) {
+    harness_mod hm;
+    char *csrc;
+    int calls = 0;
+    assert_int_equal(load_py_opt(&hm, text, "shift", "shift(i64[1], i64[1])",
+                                 NULL, NULL, alias != 0),
+                     0);
+    csrc = slurp(hm.c_path);
+    assert_non_null(csrc);
+    for (const char *p = csrc; (p = strstr(p, "rt->parallel_for(")); p++)
+      calls++;
+    /* both loops parallel; aliased: only the prange */
+    assert_int_equal(calls, alias ? 1 : 2);
+    free(csrc);
+    if (alias) {
+      for (int i = 0; i < N; i++)
+        a[i] = 5 * i;
+      ta = harness_tensor(a, ascInt64, 1, shape, st);
+      assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+      for (int i = 0; i < N; i++)
+        assert_int_equal(a[i], 2 * i);
+    }
+    harness_unload(&hm);
+  }
+}
+
 static void conv_ref(const float *in, const float *w, float *out, int B,
                      int IC, int H, int W, int OC, int KH, int KW) {
   int OH = H - KH + 1, OW = W - KW + 1;
@@ -529,6 +575,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed_parallel_add),
       cmocka_unit_test(test_parallel_add_aliased),
+      cmocka_unit_test(test_aliased_no_automatic_parallel),
       cmocka_unit_test(test_seed_conv2d),
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),
