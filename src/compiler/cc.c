@@ -35,10 +35,12 @@ extern char **environ;
 /* Flags every kernel is compiled with.  No -ffast-math: Python float
  * semantics are IEEE (NaN compares, signed zeros, no reassociation).
  * -fno-math-errno only stops libm calls from setting errno, which generated
- * code never reads, and lets sqrt become one instruction. */
+ * code never reads, and lets sqrt become one instruction.  -ffp-contract=off:
+ * a * x + y rounds twice in Python, so it must not become one fma (gcc's
+ * GNU-mode default contracts, and -march=native has fma). */
 static const char *const default_flags[] = {
     "-std=gnu11", "-fPIC", "-shared", "-march=native", "-fno-math-errno",
-    "-pipe",
+    "-ffp-contract=off", "-pipe",
 };
 /* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
  * ("fast" excess precision); generated code relies on every float16

@@ -31,6 +31,7 @@
 #include "infer.h"
 #include "internal.h"
 #include "jit.h"
+#include "lower.h"
 #include "spectab.h"
 #include "types.h"
 
@@ -169,6 +170,48 @@ static void scalar_value(sigtext *s, ascDataType dt, const void *p) {
   }
 }
 
+/* The byte range a tensor argument spans, [*lo, *hi); false when empty
+ * or without data. */
+static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
+  int64_t neg = 0, pos = 0;
+  size_t es = ascDataTypeSize(t->dtype);
+  int d;
+
+  if (t->data == NULL || es == 0)
+    return false;
+  for (d = 0; d < t->ndim; d++) {
+    int64_t reach;
+    if (t->shape[d] <= 0)
+      return false;
+    reach = (t->shape[d] - 1) * t->strides[d];
+    if (reach < 0)
+      neg += reach;
+    else
+      pos += reach;
+  }
+  *lo = (uintptr_t)t->data + (uintptr_t)(neg * (int64_t)es);
+  *hi = (uintptr_t)t->data + (uintptr_t)((pos + 1) * (int64_t)es);
+  return true;
+}
+
+/* Whether two tensor arguments share memory.  Generated code declares
+ * tensor data restrict; such a launch needs a specialisation without it,
+ * so this is part of the signature. */
+static bool args_overlap(const drv_kernel *k, void *const *args) {
+  int i, j;
+
+  for (i = 0; i < k->info.numParams; i++) {
+    uintptr_t alo, ahi, blo, bhi;
+    if (!k->info.params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
+      continue;
+    for (j = i + 1; j < k->info.numParams; j++)
+      if (k->info.params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
+          alo < bhi && blo < ahi)
+        return true;
+  }
+  return false;
+}
+
 /* An ascScalar's value: value.i for bool and signed, value.u for
  * unsigned, value.f for floating types (asc.h). */
 static void descriptor_value(sigtext *s, const ascScalar *v) {
@@ -246,6 +289,8 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
     }
   }
   st_printf(s, ")");
+  if (args_overlap(k, args))
+    st_printf(s, " aliased");
   if (s->oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
   return ascSuccess;
@@ -408,22 +453,6 @@ static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
   return err;
 }
 
-/* After type inference.  The IR lowering plugs in here:
- *   asc__irfunc *f = asc__lower_kernel(c, t);
- *   asc__irmodule *mod = asc__ir_module_new(c);
- *   asc__ir_module_add(c, mod, f);
- *   asc__ir_pipeline(c, mod, NULL);
- *   asc__emit_module(c, mod, &src, out);     src: m's text, first line */
-static ascError_t back_end(asc__cctx *c, const asc__typed *t,
-                           const char *signature, asc__buf *out) {
-  ASC_UNUSED(c);
-  ASC_UNUSED(out);
-  return asc__error(ascErrorUnsupported,
-                    "%s: kernels type-check but cannot be lowered to C yet "
-                    "(signature %s)",
-                    t->kernel->name, signature);
-}
-
 /* The per-specialisation stages for modules made from Python text.  Each
  * run parses the text again into its own context: inference writes types
  * into the tree, so specialisations built at the same time (or one that
@@ -438,6 +467,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
   volatile ascError_t err = ascSuccess;
 
   ASC_UNUSED(ud);
+  ASC_UNUSED(signature);
   asc__cctx_init(&c, m->opts.filename, m->text, m->len, first_line(&m->opts));
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
@@ -446,7 +476,6 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
     asc__ast_func *fn = asc__module_func(am, info->name);
     asc__sig_param *sp;
     asc__sig sig;
-    asc__typed *t;
 
     ASC_CHECK(&c, fn != NULL && fn->nparams == info->numParams);
     /* ascCompileOptions.boundsCheck applies to every kernel whose
@@ -458,9 +487,15 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
     err = asc__sig_from_args(&sig, sp, info->name, info->params,
                              info->numParams, args);
     if (err == ascSuccess) {
-      t = asc__infer_kernel(&c, am, fn, &sig);
-      if (t != NULL && c.nerrors == 0)
-        err = back_end(&c, t, signature, out);
+      /* Module-wide options fill in what the decorator left unsaid. */
+      if (m->opts.boundsCheck && fn->opts.boundscheck < 0)
+        fn->opts.boundscheck = 1;
+      if (m->opts.debug && fn->opts.debug < 0)
+        fn->opts.debug = 1;
+      /* Type errors are in c's diagnostics; cctx_status reports them. */
+      (void)asc__codegen_kernel(&c, am, fn, &sig, NULL,
+                                args_overlap(&m->kernels[kernel], args),
+                                out);
     }
   }
   err = cctx_status(&c, err);

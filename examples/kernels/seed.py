@@ -1,0 +1,28 @@
+# The two kernels of the PyAsc article, as printed there.  This file is
+# compiled by libasc from its text; it is never imported by Python (the
+# lambda with an assignment is libasc's parallel-loop body, not Python).
+import pyasc as asc
+
+
+@asc.kernel
+def conv2d(input, weight, output):
+    batch, in_channels, in_height, in_width = input.shape
+    out_channels, in_channels, kernel_height, kernel_width = weight.shape
+    out_height = in_height - kernel_height + 1
+    out_width = in_width - kernel_width + 1
+    for b in range(batch):
+        for oc in range(out_channels):
+            for oh in range(out_height):
+                for ow in range(out_width):
+                    sum = 0.0
+                    for ic in range(in_channels):
+                        for kh in range(kernel_height):
+                            for kw in range(kernel_width):
+                                sum += input[b, ic, oh + kh, ow + kw] * weight[oc, ic, kh, kw]
+                    output[b, oc, oh, ow] = sum
+
+
+@asc.kernel
+def parallel_add(a, b, c):
+    size = a.shape[0]
+    asc.parallel_for(size, lambda i: c[i] = a[i] + b[i])
