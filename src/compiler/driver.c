@@ -478,11 +478,6 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
     asc__sig sig;
 
     ASC_CHECK(&c, fn != NULL && fn->nparams == info->numParams);
-    /* ascCompileOptions.boundsCheck applies to every kernel whose
-     * decorator does not say (the Python bindings pass the decorator's
-     * options this way) */
-    if (fn->opts.boundscheck < 0 && m->opts.boundsCheck)
-      fn->opts.boundscheck = 1;
     sp = asc__arena_alloc(&c, sizeof *sp * (size_t)(fn->nparams + 1));
     err = asc__sig_from_args(&sig, sp, info->name, info->params,
                              info->numParams, args);
