@@ -27,6 +27,7 @@
  * cost nothing. */
 static const char helpers[] =
     "#include <math.h>\n"
+    "#include <sched.h>\n"
     "#include <string.h>\n"
     "\n"
     "/* ---- helpers: Python semantics the C operators do not give ---- */\n"
@@ -68,8 +69,11 @@ static const char helpers[] =
     "    a = (T)(a * a); } return r; }\n"
     "ASC_UPOW(uint8_t, u8) ASC_UPOW(uint16_t, u16) ASC_UPOW(uint32_t, u32)\n"
     "ASC_UPOW(uint64_t, u64)\n"
-    "/* Python's float // and % (CPython float_divmod). */\n"
+    "/* Python's float // and % (CPython float_divmod); by zero they\n"
+    " * follow IEEE as numpy does (a / b, and fmod's nan), not Python's\n"
+    " * ZeroDivisionError. */\n"
     "static inline double asc_floordiv_f64(double a, double b) {\n"
+    "  if (b == 0) return a / b;\n"
     "  double m = fmod(a, b), q = (a - m) / b;\n"
     "  if (m != 0 && ((b < 0) != (m < 0))) q -= 1.0;\n"
     "  if (q != 0) { double f = floor(q); if (q - f > 0.5) f += 1.0; "
@@ -136,6 +140,34 @@ static const char helpers[] =
     "ASC_ATOMICS(uint8_t, u8) ASC_ATOMICS(uint16_t, u16)\n"
     "ASC_ATOMICS(uint32_t, u32) ASC_ATOMICS(uint64_t, u64)\n"
     "ASC_ATOMICS(float, f32) ASC_ATOMICS(double, f64)\n"
+    "/* Lock words (asc.lock / asc.unlock): 0 free, 1 held.  Test and\n"
+    " * test-and-set with exponential backoff; a waiter yields the CPU once\n"
+    " * the backoff is long (the holder may have been preempted). */\n"
+    "static inline void asc_cpu_relax(void) {\n"
+    "#if defined(__x86_64__) || defined(__i386__)\n"
+    "  __builtin_ia32_pause();\n"
+    "#elif defined(__aarch64__)\n"
+    "  __asm__ __volatile__(\"yield\");\n"
+    "#endif\n"
+    "}\n"
+    "static inline void asc_lock(int32_t *p) {\n"
+    "  unsigned spins = 1;\n"
+    "  for (;;) {\n"
+    "    int32_t e = 0;\n"
+    "    if (__atomic_load_n(p, __ATOMIC_RELAXED) == 0 &&\n"
+    "        __atomic_compare_exchange_n(p, &e, 1, 1, __ATOMIC_ACQUIRE,\n"
+    "                                    __ATOMIC_RELAXED)) return;\n"
+    "    if (spins <= 1024) {\n"
+    "      for (unsigned k = 0; k < spins; k++) asc_cpu_relax();\n"
+    "      spins *= 2;\n"
+    "    } else {\n"
+    "      sched_yield();\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "static inline void asc_unlock(int32_t *p) {\n"
+    "  __atomic_store_n(p, 0, __ATOMIC_RELEASE);\n"
+    "}\n"
     "\n";
 
 /* ------------------------------------------------------------ emitter */
@@ -209,7 +241,9 @@ static void ind(emitter *e) {
 /* Tensor data pointers are restrict unless the launch may pass
  * overlapping tensors. */
 static const char *restrict_kw(const emitter *e) {
-  return e->src && e->src->may_alias ? "" : "restrict ";
+  return (e->src && e->src->may_alias) || (e->f && e->f->may_alias)
+             ? ""
+             : "restrict ";
 }
 
 static const char *ctype(int dt) {
@@ -825,6 +859,11 @@ static void emit_ins(emitter *e, const asc__irins *i) {
          rname(e, i->args[0].reg), val(e, i->args[1]), val(e, i->args[2]),
          val(e, i->args[3]));
     break;
+  case ASC_IR_LOCK:
+  case ASC_IR_UNLOCK:
+    LINE(e, "asc_%s(&%s[%s]);", i->op == ASC_IR_LOCK ? "lock" : "unlock",
+         rname(e, i->args[0].reg), val(e, i->args[1]));
+    break;
   case ASC_IR_LOCAL_ARRAY:
   case ASC_IR_SHARED_ARRAY:
     break; /* declared at the top of the function */
@@ -1347,7 +1386,8 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
                           uint8_t *written) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->op == ASC_IR_STORE || i->op == ASC_IR_ATOMIC ||
-        i->op == ASC_IR_CAS)
+        i->op == ASC_IR_CAS || i->op == ASC_IR_LOCK ||
+        i->op == ASC_IR_UNLOCK)
       written[i->args[0].reg] = 3;
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
@@ -1446,9 +1486,12 @@ static void emit_kernel(emitter *e) {
     for (int32_t p = 0; p < f->nparams; p++) {
       const asc__irreg *g = &f->regs[f->params[p]];
       bool ten = g->ty.kind == ASC_IRK_TENSOR;
-      out(e, "  {%s, %s, %d, %d},\n", cstr(e, g->name),
-          ten ? "ASC_KPARAM_TENSOR"
-              : (g->ty.flags & ASC_IRT_GENERIC) ? "ASC_KPARAM_GENERIC" : "0",
+      bool gen = !ten && (g->ty.flags & ASC_IRT_GENERIC);
+      bool cx = !ten && (g->ty.flags & ASC_IRT_CONSTEXPR);
+      out(e, "  {%s, %s%s%s, %d, %d},\n", cstr(e, g->name),
+          ten ? "ASC_KPARAM_TENSOR" : gen ? "ASC_KPARAM_GENERIC" : "",
+          gen && cx ? " | " : "",
+          cx ? "ASC_KPARAM_CONSTEXPR" : (ten || gen) ? "" : "0",
           (int)g->ty.dtype, ten ? (int)g->ty.ndim : 0);
     }
     out(e, "};\n\n");

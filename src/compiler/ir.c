@@ -447,6 +447,8 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
   case ASC_IR_STORE:
   case ASC_IR_ATOMIC:
   case ASC_IR_CAS:
+  case ASC_IR_LOCK:
+  case ASC_IR_UNLOCK:
     if (k == 1)
       return ascInt64;
     if (k >= 2 && i->args[0].kind == ASC_IRV_REG)
@@ -677,8 +679,10 @@ void asc__ir_print_func(asc__buf *o, const asc__irfunc *f) {
     print_type(o, r->ty);
     if (r->ty.flags & ASC_IRT_GENERIC)
       asc__buf_puts(o, " generic");
+    if (r->ty.flags & ASC_IRT_CONSTEXPR)
+      asc__buf_puts(o, " constexpr");
   }
-  asc__buf_puts(o, ") {\n");
+  asc__buf_puts(o, f->may_alias ? ") may_alias {\n" : ") {\n");
   print_block(o, f, &f->body, 1);
   asc__buf_puts(o, "}\n");
 }
@@ -809,8 +813,12 @@ static bool eval_float(int op, double a, double b, double *r, int64_t *cmp) {
   case ASC_IR_FLOORDIV:
   case ASC_IR_MOD: {
     double m, q;
-    if (b == 0)
-      return false;
+    if (b == 0) {
+      /* IEEE, as numpy (docs/decisions.md): a // 0.0 is a / 0.0 (inf
+       * with the signs' sign, nan for 0 or nan), a % 0.0 is nan */
+      *r = op == ASC_IR_FLOORDIV ? a / b : NAN;
+      return true;
+    }
     m = fmod(a, b);
     q = (a - m) / b;
     if (m != 0 && ((b < 0) != (m < 0))) {

@@ -38,7 +38,9 @@ enum {
   ASC_IRT_ALIGN64 = 1 << 1,  /* data is 64-byte aligned */
   ASC_IRT_GENERIC = 1 << 2,  /* scalar param passed as asc_kscalar */
   ASC_IRT_LOCAL = 1 << 3,    /* local_array / shared_array buffer */
-  ASC_IRT_READONLY = 1 << 4  /* never stored to (set by the verifier) */
+  ASC_IRT_READONLY = 1 << 4, /* never stored to (set by the verifier) */
+  ASC_IRT_CONSTEXPR = 1 << 5 /* ConstExpr scalar param: its value is a
+                              * constant of this specialisation */
 };
 
 typedef struct asc__irtype {
@@ -93,6 +95,9 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(STORE, "store", 3, 0)              /* t, element offset, value */       \
   X(ATOMIC, "atomic", 3, 0)            /* aux = add/sub/min/max/xchg */     \
   X(CAS, "cas", 4, 0)                  /* t, off, expected, desired */      \
+  X(LOCK, "lock", 2, 0)                /* t (i32), off: spin until 0 -> 1,  \
+                                          acquire */                        \
+  X(UNLOCK, "unlock", 2, 0)            /* t (i32), off: store 0, release */ \
   X(LOCAL_ARRAY, "local_array", 0, 0)  /* shape in imm[] */                 \
   X(SHARED_ARRAY, "shared_array", 0, 0)                                      \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
@@ -246,6 +251,10 @@ typedef struct asc__irfunc {
   int32_t nregs, capregs;
   asc__irblock body;
   uint32_t next_tmp;       /* for fresh register names */
+  /* Tensor parameters may share memory (a launch passed overlapping
+   * arrays): no restrict in C, no automatic parallelisation.  Text form:
+   * `kernel @k(...) may_alias { ... }`. */
+  bool may_alias;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

@@ -552,8 +552,9 @@ static void parse_block(parser *ps, asc__irblock *b) {
   }
 }
 
-/* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')' region
- * param: REG ':' type ['generic'] */
+/* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')'
+ *       ['may_alias'] region
+ * param: REG ':' type ['generic'] ['constexpr'] */
 static asc__irfunc *parse_func(parser *ps) {
   const char *w;
   size_t n;
@@ -581,9 +582,16 @@ static asc__irfunc *parse_func(parser *ps) {
     t = parse_type(ps);
     if (accept_word(ps, "generic"))
       t.flags |= ASC_IRT_GENERIC;
+    if (accept_word(ps, "constexpr")) {
+      if (t.kind != ASC_IRK_SCALAR)
+        PERR(ps, "only a scalar parameter can be constexpr");
+      t.flags |= ASC_IRT_CONSTEXPR;
+    }
     r = asc__ir_param(ps->c, f, t, asc__arena_strndup(ps->c, pn, pl));
     (void)r;
   }
+  if (accept_word(ps, "may_alias"))
+    f->may_alias = true;
   parse_region(ps, &f->body);
   return f;
 }

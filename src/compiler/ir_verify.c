@@ -178,6 +178,15 @@ static void vins(vstate *v, const asc__irins *i) {
       fail(v, i, "bad atomic operation");
     break;
   }
+  case ASC_IR_LOCK:
+  case ASC_IR_UNLOCK:
+    if (tensor_arg(v, i, 0).dtype != ascInt32)
+      fail(v, i, "lock words are i32");
+    if (vdt(v, i, 1) != ascInt64)
+      fail(v, i, "element offset must be i64");
+    if (i->dst >= 0)
+      fail(v, i, "lock/unlock give no value");
+    break;
   case ASC_IR_LOCAL_ARRAY:
   case ASC_IR_SHARED_ARRAY: {
     asc__irtype t;

@@ -5,10 +5,11 @@
  * register) of the type inference gave it; Python variables become
  * registers assigned with `mov`.  Tensor indexing becomes an explicit
  * element offset sum(index_k * stride_k), left for fold / cse / licm /
- * strength to simplify.  Helpers are inlined.  A parallel loop
- * (asc.prange, asc.parallel_for, or an outer nest of range loops found
- * independent here) becomes a `pfor` whose body the emitter turns into a
- * separate function.
+ * strength to simplify.  Helpers are inlined.  A loop the user asked to
+ * run in parallel (asc.prange, asc.parallel_for) becomes a `pfor` whose
+ * body the emitter turns into a separate function; every other `range`
+ * loop is a plain `for`, and deciding which of those may run in parallel
+ * is the parallelize pass's alone (passes/parallelize.c).
  */
 #include <math.h>
 #include <string.h>
@@ -43,7 +44,6 @@ typedef struct lstate {
   int pfors;             /* enclosing parallel loops */
   bool in_pbody;         /* lowering a parallel_for body function */
   bool boundscheck;
-  bool serial;           /* no automatic parallelisation (aliased tensors) */
   int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
@@ -806,56 +806,32 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
       return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
     return conv(ls, dim_of(ls, tensor_reg(ls, x), 0), scalar_dt(ls, e));
   }
+  case ASC_BI_BARRIER:
+    emit(ls, ASC_IR_BARRIER, -1, 0);
+    return asc__irv_int(ascBool, 0);
   case ASC_BI_LOCK:
   case ASC_BI_UNLOCK: {
-    /* A lock is an int32 element, 0 free and 1 held.  lock spins on a
-     * compare-and-swap from 0 to 1, unlock stores 0 with an exchange; both
-     * are sequentially consistent, so the accesses they guard stay
-     * between them. */
     asc__ast_expr sub;
-    int32_t t, d;
+    int32_t t;
     asc__irval off;
     asc__irins *i;
-    int edt;
     memset(&sub, 0, sizeof sub);
     sub.kind = ASC_EXPR_SUBSCRIPT;
     sub.loc = e->loc;
     sub.u.sub.value = a[0];
     sub.u.sub.index = a[1];
     off = element_offset(ls, &sub, &t);
-    edt = ls->f->regs[t].ty.dtype;
-    if (b->id == ASC_BI_LOCK) {
-      asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0), *got;
-      asc__irblock *save = ls->cur;
-      ls->cur = &l->body[0];
-      d = newreg(ls, edt, NULL);
-      i = emit(ls, ASC_IR_CAS, d, 4);
-      i->args[0] = asc__irv_reg(t);
-      i->args[1] = off;
-      i->args[2] = asc__irv_int(edt, 0);
-      i->args[3] = asc__irv_int(edt, 1);
-      got = emit(ls, ASC_IR_IF, -1, 1);
-      got->args[0] =
-          op2(ls, ASC_IR_EQ, edt, asc__irv_reg(d), asc__irv_int(edt, 0));
-      /* the comparison was placed after the if: move the if after it */
-      asc__ir_remove(ls->cur, got);
-      asc__ir_append(ls->cur, got);
-      ls->cur = &got->body[0];
-      emit(ls, ASC_IR_BREAK, -1, 0);
-      ls->cur = save;
-    } else {
-      d = newreg(ls, edt, NULL);
-      i = emit(ls, ASC_IR_ATOMIC, d, 3);
-      i->aux = ASC_ATOM_XCHG;
-      i->args[0] = asc__irv_reg(t);
-      i->args[1] = off;
-      i->args[2] = asc__irv_int(edt, 0);
-    }
+    if (ls->f->regs[t].ty.dtype != ascInt32)
+      asc__diag_fatal(ls->c, a[0]->loc,
+                      "%s() needs an int32 lock array (0 = free), not %s "
+                      "elements",
+                      b->name,
+                      asc__dtype_long((ascDataType)ls->f->regs[t].ty.dtype));
+    i = emit(ls, b->id == ASC_BI_LOCK ? ASC_IR_LOCK : ASC_IR_UNLOCK, -1, 2);
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
     return asc__irv_int(ascBool, 0);
   }
-  case ASC_BI_BARRIER:
-    emit(ls, ASC_IR_BARRIER, -1, 0);
-    return asc__irv_int(ascBool, 0);
   default: {
     int id = intrinsic_of(b->id);
     int dt = scalar_dt(ls, e);
@@ -1193,6 +1169,40 @@ static int first_access(const asc__ast_block *b, const asc__sym *sym) {
   return 0;
 }
 
+/* Is x (a statement) s or inside s? */
+static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x);
+
+static bool stmt_contains(const asc__ast_stmt *s, const asc__ast_stmt *x) {
+  if (s == x)
+    return true;
+  switch (s->kind) {
+  case ASC_STMT_IF:
+    return block_contains(&s->u.if_.body, x) ||
+           block_contains(&s->u.if_.orelse, x);
+  case ASC_STMT_FOR: return block_contains(&s->u.for_.body, x);
+  case ASC_STMT_WHILE: return block_contains(&s->u.while_.body, x);
+  case ASC_STMT_TRY:
+    if (block_contains(&s->u.try_.body, x) ||
+        block_contains(&s->u.try_.orelse, x) ||
+        block_contains(&s->u.try_.finalbody, x))
+      return true;
+    for (int k = 0; k < s->u.try_.nhandlers; k++)
+      if (block_contains(&s->u.try_.handlers[k].body, x))
+        return true;
+    return false;
+  case ASC_STMT_WITH: return block_contains(&s->u.with.body, x);
+  case ASC_STMT_FUNCDEF: return block_contains(&s->u.funcdef.fn->body, x);
+  default: return false;
+  }
+}
+
+static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x) {
+  for (int k = 0; k < b->n; k++)
+    if (stmt_contains(b->stmts[k], x))
+      return true;
+  return false;
+}
+
 static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
                           const asc__ast_stmt *skip) {
   if (s == skip)
@@ -1200,12 +1210,14 @@ static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
   /* another loop that assigns sym before any read of it (its loop
    * variable, or a temporary set first in its body) does not see a value
    * from outside; what follows it sees that loop's value (unless it runs
-   * no iteration, which these kernels do not rely on) */
-  if (s->kind == ASC_STMT_FOR && s != skip &&
-      !expr_mentions(s->u.for_.iter, sym) &&
+   * no iteration, which these kernels do not rely on).  A loop around
+   * skip is not "another loop": its body after skip may read what skip
+   * leaves. */
+  if (s->kind == ASC_STMT_FOR && !expr_mentions(s->u.for_.iter, sym) &&
       ((s->u.for_.target->kind == ASC_EXPR_NAME &&
         s->u.for_.target->u.name.sym == sym) ||
-       first_access(&s->u.for_.body, sym) == 1))
+       first_access(&s->u.for_.body, sym) == 1) &&
+      (skip == NULL || !stmt_contains(s, skip)))
     return false;
   switch (s->kind) {
   case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
@@ -1408,9 +1420,6 @@ static void range_bounds(lstate *ls, const asc__ast_stmt *s, asc__irval *lo,
   }
 }
 
-static bool independent_loop(lstate *ls, const asc__ast_stmt *s,
-                             const asc__ast_block *rest_of_kernel);
-
 /* A parallel loop: reductions are the variables of the enclosing code that
  * the body only updates with one `v op= ...`; other variables assigned in
  * the body must not be used outside it. */
@@ -1472,91 +1481,37 @@ static int privatize(lstate *ls, const asc__ast_block *body,
   return saved;
 }
 
-/* A perfect nest of independent range loops under s (s first), each with
- * step 1 and bounds that do not depend on the outer loop variables: they
- * are collapsed into one parallel loop over the product of the trip
- * counts, so a batch of 1 still spreads over the team. */
-static int collapse_nest(lstate *ls, const asc__ast_stmt *s,
-                         const asc__ast_stmt **nest, int max) {
-  int d = 1;
-  const asc__ast_stmt *cur = s;
-  nest[0] = s;
-  if (s->u.for_.step != NULL)
-    return 1;
-  while (d < max && cur->u.for_.body.n == 1 &&
-         cur->u.for_.body.stmts[0]->kind == ASC_STMT_FOR) {
-    const asc__ast_stmt *in = cur->u.for_.body.stmts[0];
-    bool dep = false;
-    if (in->u.for_.loop != ASC_BI_RANGE || in->u.for_.step != NULL ||
-        in->u.for_.target->kind != ASC_EXPR_NAME)
-      break;
-    for (int k = 0; k < d; k++) {
-      const asc__sym *v = nest[k]->u.for_.target->u.name.sym;
-      dep |= expr_mentions(in->u.for_.start, v) ||
-             expr_mentions(in->u.for_.stop, v);
-    }
-    if (dep || !independent_loop(ls, in, kernel_body_of(ls)))
-      break;
-    nest[d++] = in;
-    cur = in;
+/* Gives the variables local to a serial loop s fresh registers for its
+ * body: its target and the variables its body assigns before reading
+ * them, when nothing else in the kernel mentions them.  Python keeps one
+ * variable for the whole function, but a loop-local one never carries a
+ * value into or out of the loop, so each loop (`for j` used by three
+ * loops in a row) gets a register assigned once per iteration: that is
+ * what lets fold propagate `j` into index arithmetic and lets the
+ * parallelize pass see offsets affine in the loop index.  The bindings
+ * are appended to the map; returns how many. */
+static int localize(lstate *ls, const asc__ast_stmt *s) {
+  int n = 0;
+  const asc__sym *target = s->u.for_.target->u.name.sym;
+  alist al;
+  if (ls->inline_depth > 0)
+    return 0; /* a helper's variables live in the helper's body */
+  memset(&al, 0, sizeof al);
+  note_assign(ls, &al, s->u.for_.target, -1);
+  collect_assigned(ls, &s->u.for_.body, &al);
+  for (int k = 0; k < al.n; k++) {
+    const asc__sym *sym = al.v[k].sym;
+    asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
+    if (sym->kind != ASC_SYM_LOCAL || t == NULL || t->kind != ASC_TY_SCALAR)
+      continue;
+    if (sym != target && first_access(&s->u.for_.body, sym) != 1)
+      continue;
+    if (block_mentions(kernel_body_of(ls), sym, s))
+      continue;
+    bind(ls, sym, newreg(ls, t->dtype, sym->name));
+    n++;
   }
-  return d;
-}
-
-static void lower_collapsed(lstate *ls, const asc__ast_stmt **nest, int d) {
-  asc__irval lo[8], trip[8], n = asc__irv_int(ascInt64, 1);
-  asc__irins *i;
-  asc__irblock *save = ls->cur;
-  int saved_map = ls->nmap, saved_excepts = ls->excepts;
-  int32_t iv;
-  for (int k = 0; k < d; k++) {
-    asc__irval hi, st;
-    range_bounds(ls, nest[k], &lo[k], &hi, &st);
-    trip[k] = op2(ls, ASC_IR_MAX, ascInt64,
-                  op2(ls, ASC_IR_SUB, ascInt64, hi, lo[k]),
-                  asc__irv_int(ascInt64, 0));
-    n = op2(ls, ASC_IR_MUL, ascInt64, n, trip[k]);
-  }
-  iv = newreg(ls, ascInt64, "it");
-  i = emit(ls, ASC_IR_PFOR, iv, 3);
-  i->args[0] = asc__irv_int(ascInt64, 0);
-  i->args[1] = n;
-  i->args[2] = asc__irv_int(ascInt64, 1);
-  ls->cur = &i->body[0];
-  for (int k = 0; k < d; k++)
-    (void)privatize(ls, &nest[k]->u.for_.body, nest[k]->u.for_.target, NULL);
-  {
-    /* unsigned div/mod: the values are not negative, and that avoids the
-     * sign fix-ups of Python's // and % */
-    asc__irval rem = conv(ls, asc__irv_reg(iv), ascUInt64);
-    for (int k = d - 1; k >= 0; k--) {
-      const asc__ast_stmt *s = nest[k];
-      int32_t vr = var_reg(ls, s->u.for_.target->u.name.sym,
-                           s->u.for_.target->loc);
-      asc__irval idx = rem;
-      if (k > 0) {
-        /* max(trip, 1): never zero (when a trip is 0 no iteration runs) */
-        asc__irval t = conv(ls, op2(ls, ASC_IR_MAX, ascInt64, trip[k],
-                                    asc__irv_int(ascInt64, 1)),
-                            ascUInt64);
-        idx = op2(ls, ASC_IR_MOD, ascUInt64, rem, t);
-        rem = op2(ls, ASC_IR_FLOORDIV, ascUInt64, rem, t);
-      }
-      ls->line = s->loc.line;
-      mov(ls, vr, conv(ls, op2(ls, ASC_IR_ADD, ascInt64, lo[k],
-                               conv(ls, idx, ascInt64)),
-                       ls->f->regs[vr].ty.dtype));
-    }
-  }
-  ls->loops++;
-  ls->pfors++;
-  ls->excepts = 0;
-  lower_block(ls, &nest[d - 1]->u.for_.body);
-  ls->excepts = saved_excepts;
-  ls->pfors--;
-  ls->loops--;
-  ls->nmap = saved_map;
-  ls->cur = save;
+  return n;
 }
 
 static void lower_for(lstate *ls, const asc__ast_stmt *s) {
@@ -1564,6 +1519,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irins *i;
   asc__irblock *save = ls->cur;
   int saved_map = ls->nmap, saved_excepts = ls->excepts;
+  int loc_from = 0, nloc = 0;
   int32_t iv;
   bool par = s->u.for_.loop == ASC_BI_PRANGE;
   const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
@@ -1571,16 +1527,6 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
                            : NULL;
   if (vs == NULL)
     unsupported(ls, s->u.for_.target->loc, "this loop target");
-  if (!par && !ls->serial && ls->pfors == 0 && ls->loops == 0 &&
-      ls->inline_depth == 0 && independent_loop(ls, s, kernel_body_of(ls))) {
-    const asc__ast_stmt *nest[8];
-    int d = collapse_nest(ls, s, nest, 8);
-    if (d > 1) {
-      lower_collapsed(ls, nest, d);
-      return;
-    }
-    par = true;
-  }
   range_bounds(ls, s, &lo, &hi, &st);
   iv = newreg(ls, ascInt64, asc__arena_printf(ls->c, "%s.it", vs->name));
   i = emit(ls, par && ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
@@ -1592,6 +1538,9 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   if (i->op == ASC_IR_PFOR) {
     setup_reductions(ls, i, &s->u.for_.body, kernel_body_of(ls), s);
     saved_map = privatize(ls, &s->u.for_.body, s->u.for_.target, i);
+  } else {
+    loc_from = ls->nmap;
+    nloc = localize(ls, s);
   }
   {
     int32_t vr = var_reg(ls, vs, s->u.for_.target->loc);
@@ -1608,6 +1557,10 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     ls->nmap = saved_map;
     ls->excepts = saved_excepts;
   }
+  /* the loop's own variables go out of scope; variables first bound in
+   * its body stay (Python sees them after the loop) */
+  for (int k = loc_from; k < loc_from + nloc; k++)
+    ls->map[k].sym = NULL;
   ls->loops--;
   ls->cur = save;
 }
@@ -1883,233 +1836,24 @@ static void lower_block(lstate *ls, const asc__ast_block *b) {
     lower_stmt(ls, b->stmts[k]);
 }
 
-/* ------------------------------------------- automatic parallelisation */
-
-/* An index expression that is exactly the loop variable. */
-static bool is_var(const asc__ast_expr *e, const asc__sym *v) {
-  return e->kind == ASC_EXPR_NAME && e->u.name.sym == v;
-}
-
-typedef struct indep {
-  const asc__sym *v;
-  bool ok;
-  /* tensors written, with the index position holding v */
-  const asc__sym *wt[16];
-  int wpos[16];
-  int nw;
-} indep;
-
-static int index_pos(const asc__ast_expr *sub, const asc__sym *v) {
-  const asc__ast_expr *idx = sub->u.sub.index;
-  if (idx->kind == ASC_EXPR_TUPLE) {
-    for (int k = 0; k < idx->u.tuple.n; k++)
-      if (is_var(idx->u.tuple.elts[k], v))
-        return k;
-    return -1;
-  }
-  return is_var(idx, v) ? 0 : -1;
-}
-
-static const asc__sym *tensor_sym(const asc__ast_expr *sub) {
-  const asc__ast_expr *t = sub->u.sub.value;
-  return t->kind == ASC_EXPR_NAME ? t->u.name.sym : NULL;
-}
-
-static void scan_writes(indep *d, const asc__ast_block *b);
-
-static void note_write(indep *d, const asc__ast_expr *tg) {
-  const asc__sym *t;
-  int p;
-  if (tg->kind != ASC_EXPR_SUBSCRIPT)
-    return;
-  t = tensor_sym(tg);
-  p = index_pos(tg, d->v);
-  if (t == NULL || p < 0 || d->nw >= 16) {
-    d->ok = false;
-    return;
-  }
-  for (int k = 0; k < d->nw; k++)
-    if (d->wt[k] == t) {
-      if (d->wpos[k] != p)
-        d->ok = false;
-      return;
-    }
-  d->wt[d->nw] = t;
-  d->wpos[d->nw] = p;
-  d->nw++;
-}
-
-static void scan_writes(indep *d, const asc__ast_block *b) {
-  for (int k = 0; k < b->n && d->ok; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    switch (s->kind) {
-    case ASC_STMT_ASSIGN:
-      for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_write(d, s->u.assign.targets[q]);
-      break;
-    case ASC_STMT_AUGASSIGN:
-      note_write(d, s->u.aug.target);
-      break;
-    case ASC_STMT_IF:
-      scan_writes(d, &s->u.if_.body);
-      scan_writes(d, &s->u.if_.orelse);
-      break;
-    case ASC_STMT_FOR:
-      scan_writes(d, &s->u.for_.body);
-      break;
-    case ASC_STMT_EXPR:
-    case ASC_STMT_PASS:
-    case ASC_STMT_ANNASSIGN:
-      break;
-    default:
-      /* while, break, return, raise, try, with, nested defs: keep it
-       * serial */
-      d->ok = false;
-      break;
-    }
-  }
-}
-
-/* Every read of a written tensor must use v at the same position. */
-static void scan_reads_expr(indep *d, const asc__ast_expr *e);
-
-static void scan_reads_block(indep *d, const asc__ast_block *b) {
-  for (int k = 0; k < b->n; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    switch (s->kind) {
-    case ASC_STMT_EXPR:
-      /* calls with effects (atomics, barrier, parallel_for) stay serial */
-      if (s->u.expr.value->kind == ASC_EXPR_CALL)
-        d->ok = false;
-      break;
-    case ASC_STMT_ASSIGN:
-      scan_reads_expr(d, s->u.assign.value);
-      for (int q = 0; q < s->u.assign.ntargets; q++)
-        if (s->u.assign.targets[q]->kind == ASC_EXPR_SUBSCRIPT)
-          scan_reads_expr(d, s->u.assign.targets[q]->u.sub.index);
-      break;
-    case ASC_STMT_AUGASSIGN:
-      scan_reads_expr(d, s->u.aug.value);
-      if (s->u.aug.target->kind == ASC_EXPR_SUBSCRIPT)
-        scan_reads_expr(d, s->u.aug.target->u.sub.index);
-      break;
-    case ASC_STMT_IF:
-      scan_reads_expr(d, s->u.if_.cond);
-      scan_reads_block(d, &s->u.if_.body);
-      scan_reads_block(d, &s->u.if_.orelse);
-      break;
-    case ASC_STMT_FOR:
-      scan_reads_expr(d, s->u.for_.iter);
-      scan_reads_block(d, &s->u.for_.body);
-      break;
-    default:
-      break;
-    }
-  }
-}
-
-static void scan_reads_expr(indep *d, const asc__ast_expr *e) {
-  if (e == NULL || !d->ok)
-    return;
-  switch (e->kind) {
-  case ASC_EXPR_SUBSCRIPT: {
-    const asc__sym *t = tensor_sym(e);
-    for (int k = 0; k < d->nw; k++)
-      if (d->wt[k] == t && index_pos(e, d->v) != d->wpos[k])
-        d->ok = false;
-    scan_reads_expr(d, e->u.sub.index);
-    break;
-  }
-  case ASC_EXPR_CALL:
-    if (e->u.call.callee || (e->u.call.builtin &&
-                             (e->u.call.builtin->id == ASC_BI_ATOMIC_ADD ||
-                              e->u.call.builtin->id == ASC_BI_ATOMIC_SUB ||
-                              e->u.call.builtin->id == ASC_BI_ATOMIC_MIN ||
-                              e->u.call.builtin->id == ASC_BI_ATOMIC_MAX ||
-                              e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ||
-                              e->u.call.builtin->id ==
-                                  ASC_BI_ATOMIC_EXCHANGE ||
-                              e->u.call.builtin->id == ASC_BI_LOCAL_ARRAY ||
-                              e->u.call.builtin->id == ASC_BI_SHARED_ARRAY)))
-      d->ok = false;
-    for (int k = 0; k < e->u.call.nargs; k++)
-      scan_reads_expr(d, e->u.call.args[k]);
-    break;
-  case ASC_EXPR_TUPLE:
-    for (int k = 0; k < e->u.tuple.n; k++)
-      scan_reads_expr(d, e->u.tuple.elts[k]);
-    break;
-  case ASC_EXPR_UNARY:
-    scan_reads_expr(d, e->u.unary.operand);
-    break;
-  case ASC_EXPR_BINARY:
-    scan_reads_expr(d, e->u.binary.lhs);
-    scan_reads_expr(d, e->u.binary.rhs);
-    break;
-  case ASC_EXPR_BOOLOP:
-    scan_reads_expr(d, e->u.boolop.lhs);
-    scan_reads_expr(d, e->u.boolop.rhs);
-    break;
-  case ASC_EXPR_COMPARE:
-    for (int k = 0; k <= e->u.cmp.n; k++)
-      scan_reads_expr(d, e->u.cmp.operands[k]);
-    break;
-  case ASC_EXPR_IFEXP:
-    scan_reads_expr(d, e->u.ifexp.cond);
-    scan_reads_expr(d, e->u.ifexp.then);
-    scan_reads_expr(d, e->u.ifexp.orelse);
-    break;
-  case ASC_EXPR_LAMBDA:
-    d->ok = false;
-    break;
-  default:
-    break;
-  }
-}
-
-/* An outer `for v in range(...)` at kernel level is run in parallel when
- * (1) every tensor element it writes is indexed by v itself at one fixed
- * position per tensor, and every read of a written tensor uses v at that
- * position (so iterations touch disjoint elements), (2) the variables it
- * assigns are private to it (not used elsewhere in the kernel), and (3) it
- * has no break/return/raise/try/with/while/atomics/helper calls. */
-static bool independent_loop(lstate *ls, const asc__ast_stmt *s,
-                             const asc__ast_block *kernel_body) {
-  indep d;
-  alist al;
-  memset(&d, 0, sizeof d);
-  d.v = s->u.for_.target->kind == ASC_EXPR_NAME
-            ? s->u.for_.target->u.name.sym
-            : NULL;
-  d.ok = d.v != NULL && s->u.for_.loop == ASC_BI_RANGE;
-  if (!d.ok)
-    return false;
-  scan_writes(&d, &s->u.for_.body);
-  if (!d.ok || d.nw == 0)
-    return false;
-  scan_reads_block(&d, &s->u.for_.body);
-  if (!d.ok)
-    return false;
-  memset(&al, 0, sizeof al);
-  note_assign(ls, &al, s->u.for_.target, -1);
-  collect_assigned(ls, &s->u.for_.body, &al);
-  for (int k = 0; k < al.n; k++) {
-    if (lookup(ls, al.v[k].sym) >= 0)
-      return false;
-    if (block_mentions(kernel_body, al.v[k].sym, s))
-      return false;
-  }
-  return true;
-}
-
 /* ---------------------------------------------------------------- entry */
 
-static asc__irfunc *lower_kernel(asc__cctx *c, const asc__typed *t,
-                                 bool serial) {
+/* `n: asc.ConstExpr` without a type: like an unannotated parameter its
+ * argument is an asc_kscalar (params.c gives it the generic flag). */
+static bool bare_constexpr(const asc__ast_expr *a) {
+  const asc__builtin *b = NULL;
+  if (a->kind == ASC_EXPR_ATTR)
+    b = a->u.attr.builtin;
+  else if (a->kind == ASC_EXPR_NAME && a->u.name.sym != NULL &&
+           a->u.name.sym->kind == ASC_SYM_BUILTIN)
+    b = a->u.name.sym->u.builtin;
+  return b != NULL && b->id == ASC_BI_CONSTEXPR;
+}
+
+asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   lstate ls;
   asc__ast_func *k = t->kernel;
   memset(&ls, 0, sizeof ls);
-  ls.serial = serial;
   ls.c = c;
   ls.t = t;
   ls.f = asc__ir_func_new(c, k->name);
@@ -2135,11 +1879,14 @@ static asc__irfunc *lower_kernel(asc__cctx *c, const asc__typed *t,
         it.flags = ASC_IRT_CONTIG;
     } else if (pt->kind == ASC_TY_SCALAR) {
       it = asc__irt_scalar(pt->dtype);
-      if (k->params[p].annotation == NULL)
+      if (k->params[p].annotation == NULL ||
+          bare_constexpr(k->params[p].annotation))
         it.flags = ASC_IRT_GENERIC;
     } else {
       unsupported(&ls, k->params[p].loc, "a parameter of this type");
     }
+    if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR)
+      it.flags |= ASC_IRT_CONSTEXPR;
     r = asc__ir_param(c, ls.f, it, k->params[p].name);
     if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR) {
       /* a ConstExpr: uses read the constant */
@@ -2153,10 +1900,6 @@ static asc__irfunc *lower_kernel(asc__cctx *c, const asc__typed *t,
   return ls.f;
 }
 
-asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
-  return lower_kernel(c, t, false);
-}
-
 bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
                          const asc__sig *sig,
                          const struct asc__pipeline_opts *opts,
@@ -2164,18 +1907,12 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
   asc__typed *t = asc__infer_kernel(c, m, k, sig);
   asc__irmodule *mod;
   asc__emit_src src;
-  asc__pipeline_opts po;
   if (t == NULL)
     return false;
-  /* Overlapping tensors: iterations that look independent may touch the
-   * same memory, so loops run as written (docs/parallelize.md). */
-  memset(&po, 0, sizeof po);
-  if (opts)
-    po = *opts;
-  po.serial |= may_alias;
   mod = asc__ir_module_new(c);
-  asc__ir_module_add(c, mod, lower_kernel(c, t, may_alias));
-  asc__ir_pipeline(c, mod, &po);
+  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+  mod->funcs[0]->may_alias = may_alias;
+  asc__ir_pipeline(c, mod, opts);
   memset(&src, 0, sizeof src);
   src.text = c->text;
   src.len = c->len;

@@ -1,7 +1,8 @@
 /*
  * Test harness for generated modules: IR text -> passes -> C -> cc ->
  * dlopen, and a fake runtime whose parallel_for runs the body serially in
- * small chunks (so chunk boundaries are exercised) on "thread" 0.
+ * small chunks (so chunk boundaries are exercised) on "thread" 0;
+ * harness_call_threaded runs them on HARNESS_TEAM real threads instead.
  *
  * Tests only: the library runs the C compiler through its own driver.
  */
@@ -9,6 +10,7 @@
 #define ASC_KERNEL_HARNESS_H
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -188,6 +190,94 @@ static inline int harness_call(const harness_mod *hm, uint32_t k,
   memset(&ctx, 0, sizeof ctx);
   ctx.block_num = 1;
   ctx.rt = &harness_rt;
+  ctx.shared = shared;
+  memset(exc, 0, sizeof *exc);
+  return hm->desc->kernels[k].entry(&ctx, args, exc);
+}
+
+/* The threaded runtime: HARNESS_TEAM threads take chunks of
+ * HARNESS_CHUNK iterations from a shared counter until none is left. */
+typedef struct harness_tjob {
+  asc_kbody body;
+  void *env;
+  int64_t n;
+  int64_t next;            /* first unclaimed iteration (atomic) */
+  int failed;              /* atomic */
+  asc_kexc *exc;
+  pthread_mutex_t mu;      /* guards *exc */
+} harness_tjob;
+
+typedef struct harness_tworker {
+  harness_tjob *job;
+  int32_t tid;
+} harness_tworker;
+
+static inline void *harness_tworker_main(void *arg) {
+  harness_tworker *w = (harness_tworker *)arg;
+  harness_tjob *j = w->job;
+  asc_kexc mine;
+  for (;;) {
+    int64_t lo = __atomic_fetch_add(&j->next, HARNESS_CHUNK, __ATOMIC_RELAXED);
+    int64_t hi = lo + HARNESS_CHUNK < j->n ? lo + HARNESS_CHUNK : j->n;
+    if (lo >= j->n || __atomic_load_n(&j->failed, __ATOMIC_RELAXED))
+      break;
+    memset(&mine, 0, sizeof mine);
+    if (j->body(j->env, lo, hi, w->tid, &mine) != 0) {
+      pthread_mutex_lock(&j->mu);
+      if (!j->failed)
+        *j->exc = mine;
+      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+      pthread_mutex_unlock(&j->mu);
+      break;
+    }
+  }
+  return NULL;
+}
+
+static inline int harness_parallel_for_threads(asc_kctx *ctx, int64_t n,
+                                               int64_t min_chunk,
+                                               asc_kbody body, void *env,
+                                               asc_kexc *exc) {
+  harness_tjob j;
+  harness_tworker w[HARNESS_TEAM];
+  pthread_t th[HARNESS_TEAM];
+  int started = 0;
+  (void)ctx;
+  (void)min_chunk;
+  memset(&j, 0, sizeof j);
+  j.body = body;
+  j.env = env;
+  j.n = n;
+  j.exc = exc;
+  pthread_mutex_init(&j.mu, NULL);
+  for (int k = 0; k < HARNESS_TEAM; k++) {
+    w[k].job = &j;
+    w[k].tid = k;
+    if (pthread_create(&th[k], NULL, harness_tworker_main, &w[k]) != 0)
+      break;
+    started++;
+  }
+  if (started == 0)
+    (void)harness_tworker_main(&w[0]);
+  for (int k = 0; k < started; k++)
+    pthread_join(th[k], NULL);
+  pthread_mutex_destroy(&j.mu);
+  return j.failed;
+}
+
+static const asc_krt harness_rt_threads = {
+    ASC_KABI_VERSION, harness_parallel_for_threads, harness_team_size,
+    harness_barrier,  harness_crit_enter,           harness_crit_exit,
+    harness_cancelled};
+
+/* harness_call with parallel loops on HARNESS_TEAM threads. */
+static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,
+                                        void *const *args, asc_kexc *exc) {
+  asc_kctx ctx;
+  static _Alignas(64) unsigned char shared[1 << 16];
+  memset(&ctx, 0, sizeof ctx);
+  ctx.block_num = 1;
+  ctx.rt = &harness_rt_threads;
   ctx.shared = shared;
   memset(exc, 0, sizeof *exc);
   return hm->desc->kernels[k].entry(&ctx, args, exc);

@@ -109,6 +109,72 @@ static int64_t py_floordiv(int64_t a, int64_t b) {
   return q;
 }
 
+/* Float /, // and % by zero follow IEEE as numpy does (no
+ * ZeroDivisionError): a / 0 and a // 0 are inf with the signs' sign (nan
+ * for 0 and nan), a % 0 is nan; the folder agrees with the C helpers. */
+static void test_float_division_by_zero(void **state) {
+  static const char ir[] =
+      "kernel @dz(%a: tensor<f64,1,contig>, %b: tensor<f64,1,contig>, "
+      "%o: tensor<f64,2,contig>, %g: tensor<f32,1,contig>) {\n"
+      "  %n:i64 = dim %a, 0\n"
+      "  %so:i64 = stride %o, 0\n"
+      "  for %i:i64 = 0, %n, 1 {\n"
+      "    %x:f64 = load %a, %i\n"
+      "    %y:f64 = load %b, %i\n"
+      "    %q:f64 = div %x, %y\n"
+      "    %f:f64 = floordiv %x, %y\n"
+      "    %m:f64 = mod %x, %y\n"
+      "    %r:i64 = mul %i, %so\n"
+      "    store %o, %r, %q\n"
+      "    %r1:i64 = add %r, 1\n"
+      "    store %o, %r1, %f\n"
+      "    %r2:i64 = add %r, 2\n"
+      "    store %o, %r2, %m\n"
+      "  }\n"
+      "  %c1:f32 = floordiv -3.0, 0.0\n"
+      "  store %g, 0, %c1\n"
+      "  %c2:f32 = mod 3.0, 0.0\n"
+      "  store %g, 1, %c2\n"
+      "  %c3:f32 = div 3.0, -0.0\n"
+      "  store %g, 2, %c3\n"
+      "}\n";
+  enum { N = 6 };
+  double a[N] = {1.0, -1.0, 0.0, INFINITY, NAN, 2.5};
+  double b[N] = {0.0, 0.0, 0.0, 0.0, 0.0, -0.0};
+  double want[N][2] = {{INFINITY, INFINITY}, {-INFINITY, -INFINITY},
+                       {NAN, NAN},           {INFINITY, INFINITY},
+                       {NAN, NAN},           {-INFINITY, -INFINITY}};
+  double o[N * 3];
+  float g[3] = {0, 0, 0};
+  int64_t sa[1] = {N}, so[2] = {N, 3}, sto[2] = {3, 1}, sg[1] = {3},
+          st[1] = {1};
+  asc_ktensor ta, tb, to, tg;
+  void *args[4] = {&ta, &tb, &to, &tg};
+  harness_mod hm;
+  asc_kexc exc;
+  (void)state;
+  ta = harness_tensor(a, ascFloat64, 1, sa, st);
+  tb = harness_tensor(b, ascFloat64, 1, sa, st);
+  to = harness_tensor(o, ascFloat64, 2, so, sto);
+  tg = harness_tensor(g, ascFloat32, 1, sg, st);
+  assert_int_equal(harness_load(&hm, ir, NULL), 0);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int k = 0; k < N; k++) {
+    for (int j = 0; j < 2; j++) {
+      double got = o[k * 3 + j], w = want[k][j];
+      if (isnan(w))
+        assert_true(isnan(got));
+      else
+        assert_true(got == w);
+    }
+    assert_true(isnan(o[k * 3 + 2]));
+  }
+  assert_true(g[0] == -INFINITY);
+  assert_true(isnan(g[1]));
+  assert_true(g[2] == -INFINITY);
+  harness_unload(&hm);
+}
+
 static void test_floordiv_mod(void **state) {
   static const char ir[] =
       "kernel @dm(%a: tensor<i64,1,contig>, %b: tensor<i64,1,contig>, "
@@ -491,11 +557,62 @@ static void test_finally_and_critical(void **state) {
   harness_unload(&hm);
 }
 
+/* Per-bin locks around a read-modify-write of two arrays, on real
+ * threads: every update is counted (acquire on lock, release on unlock). */
+static void test_lock_array(void **state) {
+  static const char ir[] =
+      "kernel @bins(%x: tensor<i64,1,contig>, %cnt: tensor<i64,1,contig>, "
+      "%sum: tensor<i64,1,contig>, %locks: tensor<i32,1,contig>) {\n"
+      "  %n:i64 = dim %x, 0 @3\n"
+      "  %nb:i64 = dim %cnt, 0 @3\n"
+      "  pfor %i:i64 = 0, %n, 1 @4 {\n"
+      "    %v:i64 = load %x, %i @5\n"
+      "    %b:i64 = mod %v, %nb @5\n"
+      "    lock %locks, %b @6\n"
+      "    %c:i64 = load %cnt, %b @7\n"
+      "    %c1:i64 = add %c, 1 @7\n"
+      "    store %cnt, %b, %c1 @7\n"
+      "    %s:i64 = load %sum, %b @8\n"
+      "    %s1:i64 = add %s, %v @8\n"
+      "    store %sum, %b, %s1 @8\n"
+      "    unlock %locks, %b @9\n"
+      "  }\n"
+      "}\n";
+  enum { N = 200000, NB = 3 };
+  static int64_t x[N];
+  int64_t cnt[NB] = {0}, sum[NB] = {0}, want_cnt[NB] = {0}, want_sum[NB] = {0};
+  int32_t locks[NB] = {0};
+  int64_t sx[1] = {N}, sb[1] = {NB}, st[1] = {1};
+  asc_ktensor tx, tc, ts, tl;
+  void *args[4] = {&tx, &tc, &ts, &tl};
+  asc_kexc exc;
+  harness_mod hm;
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    x[i] = (int64_t)((i * 7919) % 1009);
+    want_cnt[x[i] % NB]++;
+    want_sum[x[i] % NB] += x[i];
+  }
+  tx = harness_tensor(x, ascInt64, 1, sx, st);
+  tc = harness_tensor(cnt, ascInt64, 1, sb, st);
+  ts = harness_tensor(sum, ascInt64, 1, sb, st);
+  tl = harness_tensor(locks, ascInt32, 1, sb, st);
+  assert_int_equal(harness_load(&hm, ir, NULL), 0);
+  assert_int_equal(harness_call_threaded(&hm, 0, args, &exc), 0);
+  for (int b = 0; b < NB; b++) {
+    assert_int_equal(cnt[b], want_cnt[b]);
+    assert_int_equal(sum[b], want_sum[b]);
+    assert_int_equal(locks[b], 0);
+  }
+  harness_unload(&hm);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vadd),
       cmocka_unit_test(test_strided_negative),
       cmocka_unit_test(test_floordiv_mod),
+      cmocka_unit_test(test_float_division_by_zero),
       cmocka_unit_test(test_zero_division_raises),
       cmocka_unit_test(test_raise_in_parallel_body),
       cmocka_unit_test(test_f16_bf16),
@@ -504,6 +621,7 @@ int main(void) {
       cmocka_unit_test(test_local_array_and_unroll),
       cmocka_unit_test(test_float_to_int_and_pow),
       cmocka_unit_test(test_finally_and_critical),
+      cmocka_unit_test(test_lock_array),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "asc/asc.h"
 #include "frontend.h"
 #include "infer.h"
 #include "kernel_harness.h"
@@ -183,50 +184,42 @@ static void test_parallel_add_aliased(void **state) {
   free(text);
 }
 
-/* b[i + 1] = a[i] + 1 is parallelised automatically for distinct a and b;
- * with may_alias (the launcher saw overlapping tensors) it must stay the
- * serial loop Python runs, whose result for a == b is a chain: a[i] = a[0]
- * + i.  Explicit prange loops stay parallel. */
-static void test_aliased_no_automatic_parallel(void **state) {
+/* y[i] = x[i] + 1 with y one element after x in the same buffer: the
+ * may_alias specialisation drops restrict and keeps the loop serial, so
+ * each iteration reads what the previous one wrote, as Python does (run
+ * on real threads, a parallel loop would not give a[k] = a[0] + k). */
+static void test_overlap_stays_serial(void **state) {
   static const char text[] =
       "import asc\n"
       "@asc.kernel\n"
-      "def shift(a, b):\n"
-      "    for i in range(a.shape[0] - 1):\n"
-      "        b[i + 1] = a[i] + 1\n"
-      "    for j in asc.prange(a.shape[0]):\n"
-      "        b[j] = b[j] * 2\n";
-  enum { N = 1000 };
-  static int64_t a[N];
+      "def shift(x, y):\n"
+      "    for i in range(y.shape[0]):\n"
+      "        y[i] = x[i] + 1\n";
+  enum { N = 20000 };
+  static int64_t a[N + 1];
   int64_t shape[1] = {N}, st[1] = {1};
-  asc_ktensor ta;
-  void *args[2] = {&ta, &ta};
+  asc_ktensor tx, ty;
+  void *args[2] = {&tx, &ty};
   asc_kexc exc;
+  harness_mod hm;
+  char *csrc;
   (void)state;
-  for (int alias = 0; alias < 2; alias++) {
-    harness_mod hm;
-    char *csrc;
-    int calls = 0;
-    assert_int_equal(load_py_opt(&hm, text, "shift", "shift(i64[1], i64[1])",
-                                 NULL, NULL, alias != 0),
-                     0);
-    csrc = slurp(hm.c_path);
-    assert_non_null(csrc);
-    for (const char *p = csrc; (p = strstr(p, "rt->parallel_for(")); p++)
-      calls++;
-    /* both loops parallel; aliased: only the prange */
-    assert_int_equal(calls, alias ? 1 : 2);
-    free(csrc);
-    if (alias) {
-      for (int i = 0; i < N; i++)
-        a[i] = 5 * i;
-      ta = harness_tensor(a, ascInt64, 1, shape, st);
-      assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
-      for (int i = 0; i < N; i++)
-        assert_int_equal(a[i], 2 * i);
-    }
-    harness_unload(&hm);
-  }
+  assert_int_equal(load_py_opt(&hm, text, "shift", "shift(i64[1], i64[1])",
+                               NULL, NULL, true),
+                   0);
+  csrc = slurp(hm.c_path);
+  assert_non_null(csrc);
+  assert_null(strstr(csrc, "restrict"));
+  assert_null(strstr(csrc, "parallel_for("));
+  free(csrc);
+  for (int k = 0; k <= N; k++)
+    a[k] = k == 0 ? 5 : -1;
+  tx = harness_tensor(a, ascInt64, 1, shape, st);
+  ty = harness_tensor(a + 1, ascInt64, 1, shape, st);
+  assert_int_equal(harness_call_threaded(&hm, 0, args, &exc), 0);
+  for (int k = 0; k <= N; k++)
+    assert_int_equal(a[k], 5 + k);
+  harness_unload(&hm);
 }
 
 static void conv_ref(const float *in, const float *w, float *out, int B,
@@ -466,8 +459,8 @@ static void test_shared_barrier_atomics(void **state) {
   harness_unload(&hm);
 }
 
-/* Two parallel loops reuse the same loop and temporary variables: each
- * gets private copies. */
+/* Three parallel loops (one asked for, two found by the parallelize pass)
+ * reuse the same loop and temporary variables: each gets private copies. */
 static void test_loops_share_names(void **state) {
   static const char text[] =
       "import asc\n"
@@ -479,7 +472,7 @@ static void test_loops_share_names(void **state) {
       "    for i in range(a.shape[0]):\n"
       "        t = b[i] + 1\n"
       "        a[i] = t\n"
-      "    for i in range(3):\n"
+      "    for i in range(a.shape[0] - 2):\n"
       "        b[i] = b[i] + a[i]\n";
   harness_mod hm;
   asc__buf ir;
@@ -509,6 +502,93 @@ static void test_loops_share_names(void **state) {
   }
   harness_unload(&hm);
   asc__buf_free(&ir);
+}
+
+/* A loop variable keeps its last value after the loop (Python scoping),
+ * also when the loop is the inner of two with the same target, and a
+ * temporary the body assigns is still seen after the loop. */
+static void test_loop_values_after(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def k(a, out):\n"
+      "    j = 0\n"
+      "    t = 0\n"
+      "    for j in range(a.shape[0]):\n"
+      "        t = a[j] * 2\n"
+      "        a[j] = t\n"
+      "    out[0] = j\n"
+      "    out[1] = t\n"
+      "    for i in range(3):\n"
+      "        for i in range(a.shape[0] - 1):\n"
+      "            a[i] = a[i] + 1\n"
+      "        out[2] = i\n"
+      "    for j in range(2):\n"
+      "        out[3] = out[3] + j\n";
+  harness_mod hm;
+  int64_t a[5] = {1, 2, 3, 4, 5}, out[4] = {0, 0, 0, 0};
+  int64_t sa[1] = {5}, so[1] = {4}, st[1] = {1};
+  asc_ktensor ta, to;
+  void *args[2] = {&ta, &to};
+  asc_kexc exc;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "k", "k(i64[1], i64[1])", NULL, NULL),
+                   0);
+  ta = harness_tensor(a, ascInt64, 1, sa, st);
+  to = harness_tensor(out, ascInt64, 1, so, st);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_int_equal(out[0], 4);
+  assert_int_equal(out[1], 10);
+  assert_int_equal(out[2], 3);
+  assert_int_equal(out[3], 1);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(a[i], 2 * (i + 1) + (i < 4 ? 3 : 0));
+  harness_unload(&hm);
+}
+
+/* ConstExpr parameters are marked in the emitted parameter table, and the
+ * runtime reports them through ascKernelGetInfo. */
+static void test_constexpr_param_table(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def scale(x, y, k: asc.ConstExpr[int], s: asc.float32, n,\n"
+      "          m: asc.ConstExpr):\n"
+      "    for i in range(x.shape[0]):\n"
+      "        y[i] = x[i] * k + s + n + m\n";
+  harness_mod hm;
+  const asc_kparam *p;
+  ascModule_t m;
+  ascKernel_t k;
+  ascKernelInfo info;
+  (void)state;
+  assert_int_equal(load_py(&hm, text, "scale",
+                           "scale(f32[1], f32[1], i64=3, f32, float, int=2)",
+                           NULL, NULL),
+                   0);
+  p = hm.desc->kernels[0].params;
+  assert_int_equal(hm.desc->kernels[0].nparams, 6);
+  assert_int_equal(p[0].flags, ASC_KPARAM_TENSOR);
+  assert_int_equal(p[2].flags, ASC_KPARAM_CONSTEXPR);
+  assert_int_equal(p[2].dtype, ascInt64);
+  assert_int_equal(p[3].flags, 0);
+  assert_int_equal(p[4].flags, ASC_KPARAM_GENERIC);
+  /* a bare asc.ConstExpr is passed as an asc_kscalar, as params.c says */
+  assert_int_equal(p[5].flags, ASC_KPARAM_GENERIC | ASC_KPARAM_CONSTEXPR);
+  assert_int_equal(ascModuleLoad(&m, hm.so_path), ascSuccess);
+  assert_int_equal(ascModuleGetKernel(&k, m, "scale"), ascSuccess);
+  assert_int_equal(ascKernelGetInfo(&info, k), ascSuccess);
+  assert_int_equal(info.numParams, 6);
+  assert_int_equal(info.params[2].isConstExpr, 1);
+  assert_int_equal(info.params[2].isTensor, 0);
+  assert_int_equal(info.params[2].dtype, ascInt64);
+  assert_int_equal(info.params[0].isConstExpr, 0);
+  assert_int_equal(info.params[3].isConstExpr, 0);
+  assert_int_equal(info.params[4].isConstExpr, 0);
+  assert_int_equal(info.params[5].isConstExpr, 1);
+  assert_int_equal(info.params[5].generic, 1);
+  assert_int_equal(ascModuleUnload(m), ascSuccess);
+  harness_unload(&hm);
 }
 
 static void test_reraise(void **state) {
@@ -575,7 +655,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seed_parallel_add),
       cmocka_unit_test(test_parallel_add_aliased),
-      cmocka_unit_test(test_aliased_no_automatic_parallel),
+      cmocka_unit_test(test_overlap_stays_serial),
       cmocka_unit_test(test_seed_conv2d),
       cmocka_unit_test(test_seed_conv2d_strided),
       cmocka_unit_test(test_constructs),
@@ -583,6 +663,8 @@ int main(void) {
       cmocka_unit_test(test_boundscheck),
       cmocka_unit_test(test_shared_barrier_atomics),
       cmocka_unit_test(test_loops_share_names),
+      cmocka_unit_test(test_loop_values_after),
+      cmocka_unit_test(test_constexpr_param_table),
       cmocka_unit_test(test_reraise),
       cmocka_unit_test(test_unsupported_is_diagnosed),
   };

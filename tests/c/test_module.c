@@ -98,6 +98,38 @@ static void test_many_loads(void **state) {
   ASSERT_OK(ascDeviceSynchronize());
 }
 
+/* The same buffer passed as x and y of a Python kernel, y one element
+ * ahead: the launch must give Python's serial result (each iteration reads
+ * what the previous one wrote), not a restrict or parallel build's. */
+static void test_python_overlapping_args(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def shift(x, y):\n"
+      "    for i in range(y.shape[0]):\n"
+      "        y[i] = x[i] + 1\n";
+  enum { N = 100000 };
+  int64_t *a = malloc(sizeof *a * (N + 1));
+  ascModule_t m;
+  ascKernel_t k;
+  ascTensor x, y;
+  void *args[2] = {&x, &y};
+  (void)state;
+  assert_non_null(a);
+  ASSERT_OK(ascModuleLoadPython(&m, text, NULL));
+  ASSERT_OK(ascModuleGetKernel(&k, m, "shift"));
+  for (int i = 0; i <= N; i++)
+    a[i] = i == 0 ? 7 : -1;
+  x = test_tensor1(a, ascInt64, N);
+  y = test_tensor1(a + 1, ascInt64, N);
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  for (int i = 0; i <= N; i++)
+    assert_int_equal(a[i], 7 + i);
+  ASSERT_OK(ascModuleUnload(m));
+  free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_load_errors, test_teardown),
@@ -105,6 +137,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_unload_with_queued_launches,
                                 test_teardown),
       cmocka_unit_test_teardown(test_many_loads, test_teardown),
+      cmocka_unit_test_teardown(test_python_overlapping_args, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

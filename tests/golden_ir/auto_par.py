@@ -1,8 +1,8 @@
 import asc
 
 
-# lowering leaves a loop that only reduces serial; the parallelisation
-# pass turns it into a reduction pfor
+# a loop that only reduces: the parallelisation pass turns it into a
+# reduction pfor
 @asc.kernel
 def total(x, out):
     s = 0.0

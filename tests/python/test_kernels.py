@@ -228,7 +228,7 @@ def test_kernel_value_error_is_reraised():
     msg = str(err)
     assert "raises_value_error" in msg and "element above the limit" in msg
     assert os.path.basename(__file__) in msg
-    line = raises_value_error.py_func.__code__.co_firstlineno + 3
+    line = raises_value_error.py_func.__code__.co_firstlineno + 4   # the raise
     assert f":{line}:" in msg and err.lineno == line
     # the stream works again afterwards
     raises_value_error(a, 10.0)

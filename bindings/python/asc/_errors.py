@@ -24,6 +24,11 @@ class CompileError(Error, SyntaxError):
     (filename, lineno, offset, message) for each one.
     """
 
+    def __str__(self):
+        # The diagnostics already say file:line:col; SyntaxError would add
+        # "(file, line N)" after the caret line.
+        return str(self.msg)
+
 
 class OutOfMemoryError(Error, MemoryError):
     """libasc could not allocate memory."""
@@ -52,6 +57,12 @@ class KernelOnlyError(Error, RuntimeError):
 class SourceError(Error, OSError):
     """The source text of a kernel could not be found."""
 
+
+for _cls in (CompileError, OutOfMemoryError, InvalidValueError,
+             InvalidHandleError, InvalidKernelError, FileNotFoundError_,
+             KernelOnlyError, SourceError):
+    _cls.__module__ = "asc"
+FileNotFoundError_.__name__ = FileNotFoundError_.__qualname__ = "FileNotFoundError"
 
 _BY_NAME = {
     "ascErrorOutOfMemory": OutOfMemoryError,

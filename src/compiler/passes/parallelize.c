@@ -439,6 +439,8 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
     case ASC_IR_STORE:
     case ASC_IR_ATOMIC:
     case ASC_IR_CAS:
+    case ASC_IR_LOCK:   /* a lock word is an atomic of its own */
+    case ASC_IR_UNLOCK:
       if (s->nin[i->args[0].reg] == 0)
         add_access(s, i, i->op == ASC_IR_LOAD    ? 0
                          : i->op == ASC_IR_STORE ? 1
@@ -1474,6 +1476,13 @@ static void walk(pstate *s, asc__irblock *b, asc__irins *owner,
     case ASC_IR_FOR:
       if (i->note != NULL && strcmp(i->note, FALLBACK_NOTE) == 0)
         break;
+      if (s->f->may_alias && !i->unroll) {
+        /* the proofs assume distinct tensor arguments never share an
+         * element; this specialisation was built for ones that do */
+        note(s, i, "stays serial, and the loops inside it: tensor "
+                   "arguments may overlap (may_alias specialisation)");
+        break;
+      }
       if (i->unroll || !try_nest(s, i, &cx))
         walk(s, &i->body[0], i, &cx);
       break;

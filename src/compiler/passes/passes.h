@@ -28,9 +28,6 @@ typedef struct asc__pipeline_opts {
   /* Verify between passes: always in builds without NDEBUG, else when
    * this is set or ASC_VERIFY=1. */
   bool verify;
-  /* Leave out automatic parallelisation (the parallelize pass): tensor
-   * arguments may overlap. */
-  bool serial;
 } asc__pipeline_opts;
 
 /* Runs the passes over every function of m. */

@@ -16,8 +16,7 @@
  *            licm  -- shapes, strides, row offsets out of loop nests
  *              |
  *         parallelize -- independent outer nests -> (collapsed) pfor,
- *              |         before strength turns offsets into running sums;
- *              |         left out when tensor arguments may overlap
+ *              |         before strength turns offsets into running sums
  *          strength -- i*stride -> running offsets
  *              |
  *         fold, licm -- tidy the new inductions' set-up
@@ -70,7 +69,6 @@ typedef struct runner {
   const char *dump;
   FILE *to;
   bool verify;
-  bool serial;
 } runner;
 
 static void run(runner *r, const char *name, pass_fn fn) {
@@ -116,8 +114,7 @@ static void pipeline(runner *r, const char *only) {
   run(r, "fold", asc__pass_fold);
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
-  if (!r->serial)
-    run(r, "parallelize", asc__pass_parallelize);
+  run(r, "parallelize", asc__pass_parallelize);
   run(r, "strength", asc__pass_strength);
   run(r, "fold", asc__pass_fold);
   run(r, "licm", asc__pass_licm);
@@ -131,7 +128,6 @@ void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
   r.c = c;
   r.dump = opts && opts->dump ? opts->dump : getenv("ASC_DUMP");
   r.to = opts && opts->dump_to ? opts->dump_to : stderr;
-  r.serial = opts && opts->serial;
 #ifdef NDEBUG
   r.verify = (opts && opts->verify) || (env && strcmp(env, "1") == 0);
 #else

@@ -1,0 +1,1 @@
+../golden_ir/locks.py	hist(i64[1], i64[1], i32[1])
