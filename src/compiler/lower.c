@@ -230,6 +230,16 @@ static void raise_here(lstate *ls, int kind, const char *msg) {
   i->str = msg;
 }
 
+/* raise with i64 values for the {} of msg */
+static void raise_values(lstate *ls, int kind, const char *msg,
+                         asc__irval a, asc__irval b) {
+  asc__irins *i = emit(ls, ASC_IR_RAISE, -1, 2);
+  i->aux = kind;
+  i->str = msg;
+  i->args[0] = a;
+  i->args[1] = b;
+}
+
 /* The element offset of t[idx...]. */
 static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
                                  int32_t *treg) {
@@ -251,18 +261,25 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
   if (n != nd)
     asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
   for (int k = 0; k < n; k++) {
-    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64);
+    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64), given = v;
     if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
       v = op2(ls, ASC_IR_ADD, ascInt64, dim_of(ls, t, k), v);
     if (ls->boundscheck) {
+      asc__irval size = dim_of(ls, t, k);
       asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
-      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, dim_of(ls, t, k));
+      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, size);
       asc__irval bad = op2(ls, ASC_IR_OR, ascBool, lo, hi);
       asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
       asc__irblock *save = ls->cur;
       i->args[0] = bad;
       ls->cur = &i->body[0];
-      raise_here(ls, ASC_KEXC_INDEX_ERROR, "index out of range");
+      /* numpy's wording, with the index as written */
+      raise_values(ls, ASC_KEXC_INDEX_ERROR,
+                   asc__arena_printf(ls->c,
+                                     "index {} is out of bounds for axis %d "
+                                     "with size {}",
+                                     k),
+                   given, size);
       ls->cur = save;
     }
     off = op2(ls, ASC_IR_ADD, ascInt64, off,
