@@ -553,9 +553,43 @@ static void test_bounds_check(void **state) {
   ASSERT_OK(ascModuleUnload(mb));
 }
 
+/* ASC_BOUNDSCHECK=1 checks modules loaded while it is set, like the
+ * compile option; without it the unchecked kernel does not raise. */
+static void test_boundscheck_env(void **state) {
+  enum { NX = 10, NI = 64 };
+  float x[NX], out[NI];
+  int64_t idx[NI];
+  ascModule_t m;
+  ascKernel_t k;
+  ascTensor tx, ti, to;
+  void *args[3];
+  (void)state;
+  for (int i = 0; i < NX; i++)
+    x[i] = (float)i;
+  for (int i = 0; i < NI; i++)
+    idx[i] = i % NX;
+  tx = e2p_t1(x, ascFloat32, NX);
+  ti = e2p_t1(idx, ascInt64, NI);
+  to = e2p_t1(out, ascFloat32, NI);
+  args[0] = &tx;
+  args[1] = &ti;
+  args[2] = &to;
+  setenv("ASC_BOUNDSCHECK", "1", 1);
+  m = e2p_load(exc_py, "e2p_exc_env.py", 0);
+  unsetenv("ASC_BOUNDSCHECK");
+  k = e2p_kernel(m, "gather");
+  idx[5] = NX + 2;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  e2p_expect_exc(NULL, "e2p_exc_env.py",
+                 e2p_line(exc_py, "def gather(x") + 2, "gather", "IndexError",
+                 "index 12 is out of bounds for axis 0 with size 10");
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_class_in_and_out_of_loops),
+      cmocka_unit_test(test_boundscheck_env),
       cmocka_unit_test(test_many_raise_lowest_reported),
       cmocka_unit_test(test_many_blocks_raise_lowest_reported),
       cmocka_unit_test(test_raise_inside_critical),
