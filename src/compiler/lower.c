@@ -233,6 +233,16 @@ static void raise_here(lstate *ls, int kind, const char *msg) {
   i->str = msg;
 }
 
+/* raise with i64 values for the {} of msg */
+static void raise_values(lstate *ls, int kind, const char *msg,
+                         asc__irval a, asc__irval b) {
+  asc__irins *i = emit(ls, ASC_IR_RAISE, -1, 2);
+  i->aux = kind;
+  i->str = msg;
+  i->args[0] = a;
+  i->args[1] = b;
+}
+
 /* The element offset of t[idx...]. */
 static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
                                  int32_t *treg) {
@@ -254,18 +264,25 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
   if (n != nd)
     asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
   for (int k = 0; k < n; k++) {
-    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64);
+    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64), given = v;
     if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
       v = op2(ls, ASC_IR_ADD, ascInt64, dim_of(ls, t, k), v);
     if (ls->boundscheck) {
+      asc__irval size = dim_of(ls, t, k);
       asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
-      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, dim_of(ls, t, k));
+      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, size);
       asc__irval bad = op2(ls, ASC_IR_OR, ascBool, lo, hi);
       asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
       asc__irblock *save = ls->cur;
       i->args[0] = bad;
       ls->cur = &i->body[0];
-      raise_here(ls, ASC_KEXC_INDEX_ERROR, "index out of range");
+      /* numpy's wording, with the index as written */
+      raise_values(ls, ASC_KEXC_INDEX_ERROR,
+                   asc__arena_printf(ls->c,
+                                     "index {} is out of bounds for axis %d "
+                                     "with size {}",
+                                     k),
+                   given, size);
       ls->cur = save;
     }
     off = op2(ls, ASC_IR_ADD, ascInt64, off,
@@ -1475,13 +1492,41 @@ static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
   al->n++;
 }
 
+/* ASC_IR_MIN / ASC_IR_MAX when `tg = value` is `s = min(s, x...)` or
+ * `s = max(...)` with s among the arguments once and in no other, else -1:
+ * such an assignment is a min/max reduction. */
+static int minmax_redop(const asc__ast_expr *tg, const asc__ast_expr *value) {
+  const asc__sym *s;
+  int self = 0;
+  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
+      value->kind != ASC_EXPR_CALL || value->u.call.callee != NULL ||
+      value->u.call.builtin == NULL ||
+      (value->u.call.builtin->id != ASC_BI_MIN &&
+       value->u.call.builtin->id != ASC_BI_MAX))
+    return -1;
+  for (int k = 0; k < value->u.call.nrargs; k++) {
+    const asc__ast_expr *a = value->u.call.rargs[k];
+    if (a->kind == ASC_EXPR_NAME && a->u.name.sym == s)
+      self++;
+    else if (expr_mentions(a, s))
+      return -1;
+  }
+  if (self != 1)
+    return -1;
+  return value->u.call.builtin->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX;
+}
+
 static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
   for (int k = 0; k < b->n; k++) {
     const asc__ast_stmt *s = b->stmts[k];
     switch (s->kind) {
     case ASC_STMT_ASSIGN:
       for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_assign(ls, al, s->u.assign.targets[q], -1);
+        note_assign(ls, al, s->u.assign.targets[q],
+                    s->u.assign.ntargets == 1
+                        ? minmax_redop(s->u.assign.targets[0],
+                                       s->u.assign.value)
+                        : -1);
       break;
     case ASC_STMT_ANNASSIGN:
       note_assign(ls, al, s->u.ann.target, -1);
