@@ -8,7 +8,9 @@
  *  2. Asynchronous launch rate: back-to-back launches of an empty
  *     one-block kernel on one stream, then one synchronisation.
  *
- * Each figure is the median over repetitions.  The last line is
+ * Each figure is the median over repetitions.  Lines
+ *   stats <name> <median> <min> <max>
+ * give the spread for bench/suite.py; the last line is
  *   launch_roundtrip_vs_openmp=<ratio> async_launches_per_s=<n>
  */
 #include <stdio.h>
@@ -39,6 +41,12 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Prints one `stats` line; v must be sorted (median() sorts it). */
+static void stats(const char *name, const double *v, int n, double scale) {
+  printf("stats %s %.6g %.6g %.6g\n", name, median((double *)v, n) * scale,
+         v[0] * scale, v[n - 1] * scale);
 }
 
 /* Lets spinning threads of the other runtime go idle between phases. */
@@ -127,6 +135,11 @@ int main(int argc, char **argv) {
   r = median(rate, REPS);
 #ifdef ASC_HAVE_OPENMP
   o = median(omp_rt, REPS);
+#endif
+  stats("asc_roundtrip_us", asc_rt, REPS, 1e-3);
+  stats("async_launches_per_s", rate, REPS, 1);
+#ifdef ASC_HAVE_OPENMP
+  stats("openmp_roundtrip_us", omp_rt, REPS, 1e-3);
 #endif
   printf("asc_roundtrip_us=%.3f\n", a / 1000);
   printf("openmp_roundtrip_us=%.3f%s\n", o / 1000,

@@ -9,7 +9,9 @@
  *     (what a pool does when it misses),
  * for 64 B, 4 KiB and 1 MiB; median of BENCH_REPS repetitions.  Prints
  * pool/jemalloc ratios and the peak reserved memory of a churn of random
- * sizes (the workload of test_mempool's churn test).
+ * sizes (the workload of test_mempool's churn test).  Lines
+ *   stats <target> <size> <median> <min> <max>
+ * (pairs per second) give the spread for bench/suite.py.
  *
  *   build/bench/pool_alloc [pairs-per-rep]
  */
@@ -227,6 +229,10 @@ int main(int argc, char **argv) {
     }
     printf("\n");
   }
+  for (int t = 0; t < NTARGETS; t++)
+    for (int s = 0; s < 3; s++)
+      printf("stats %s %zu %.6g %.6g %.6g\n", targets[t].name, sizes[s],
+             rate[t][s], runs[t][s][0], runs[t][s][BENCH_REPS - 1]);
   printf("\nratio pool / jemalloc (time per pair; goal <= 2.0)\n");
   for (int j = 4; j <= 5; j++) {
     printf("  vs %-34s", targets[j].name);

@@ -36,6 +36,7 @@ def tiny_parallel(a):
 
 
 def per_call_us(fn, calls, repeat):
+    """Microseconds per call of each of `repeat` runs of `calls` calls."""
     fn()
     fn()
     times = []
@@ -44,7 +45,7 @@ def per_call_us(fn, calls, repeat):
         for _ in range(calls):
             fn()
         times.append((time.perf_counter() - t) / calls * 1e6)
-    return statistics.median(times)
+    return times
 
 
 def numba_kernels():
@@ -72,6 +73,33 @@ def numba_kernels():
     return nb_empty, nb_tiny, f"numba {numba.__version__}, threading layer {layer}, {numba.config.NUMBA_NUM_THREADS} threads"
 
 
+def measure(calls=20000, repeat=7):
+    """Returns (rows, numba_info): rows are (name, [us per call of each
+    repeat]) in the order printed by main(), or (name, reason) for an asc
+    kernel that failed; numba_info is None without numba.  bench/suite.py
+    reuses this."""
+    n = 1000
+    a = np.zeros(64, np.float32)
+
+    def noop(x):
+        pass
+
+    def attempt(fn):
+        try:
+            return per_call_us(fn, calls, repeat)
+        except Exception as exc:  # a kernel that does not compile or run
+            return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+
+    rows = [("python no-op call", per_call_us(lambda: noop(n), calls, repeat)),
+            ("asc   empty prange(n)", attempt(lambda: empty_parallel(n))),
+            ("asc   prange storing 64 floats", attempt(lambda: tiny_parallel(a)))]
+    nb_empty, nb_tiny, info = numba_kernels()
+    if nb_empty is not None:
+        rows += [("numba empty prange(n)", per_call_us(lambda: nb_empty(n), calls, repeat)),
+                 ("numba prange storing 64 floats", per_call_us(lambda: nb_tiny(a), calls, repeat))]
+    return rows, info
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=20000)
@@ -80,31 +108,14 @@ def main():
 
     props = asc.device_properties()
     print(f"asc {asc.__version__} on {props.name}: {props.cores} cores; python {sys.version.split()[0]}")
-    n = 1000
-    a = np.zeros(64, np.float32)
-
-    def noop(x):
-        pass
-
-    rows = [("python no-op call", per_call_us(lambda: noop(n), args.calls, args.repeat))]
-    asc_scalar = per_call_us(lambda: empty_parallel(n), args.calls, args.repeat)
-    asc_array = per_call_us(lambda: tiny_parallel(a), args.calls, args.repeat)
-    rows += [("asc   empty prange(n)", asc_scalar), ("asc   prange storing 64 floats", asc_array)]
-
-    nb_empty, nb_tiny, info = numba_kernels()
-    if nb_empty is not None:
-        nb_scalar = per_call_us(lambda: nb_empty(n), args.calls, args.repeat)
-        nb_array = per_call_us(lambda: nb_tiny(a), args.calls, args.repeat)
-        rows += [("numba empty prange(n)", nb_scalar), ("numba prange storing 64 floats", nb_array)]
-        print(info)
-    else:
-        print("numba not installed: no reference")
-
-    for name, us in rows:
-        print(f"  {name:34s} {us:9.3f} us/call")
-    if nb_empty is not None:
-        print(f"ratio asc/numba: empty {asc_scalar / nb_scalar:.2f}x, "
-              f"64-float store {asc_array / nb_array:.2f}x  (< 1: asc is faster)")
+    rows, info = measure(args.calls, args.repeat)
+    print(info if info is not None else "numba not installed: no reference")
+    us = {name: statistics.median(t) for name, t in rows if not isinstance(t, str)}
+    for name, t in rows:
+        print(f"  {name:34s} {us[name]:9.3f} us/call" if name in us else f"  {name:34s} FAILED: {t}")
+    if info is not None and len(us) == len(rows):
+        print(f"ratio asc/numba: empty {us['asc   empty prange(n)'] / us['numba empty prange(n)']:.2f}x, "
+              f"64-float store {us['asc   prange storing 64 floats'] / us['numba prange storing 64 floats']:.2f}x  (< 1: asc is faster)")
 
 
 if __name__ == "__main__":

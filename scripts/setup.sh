@@ -35,4 +35,19 @@ if [ ${#need_py[@]} -gt 0 ]; then
   "$py" -m pip install -q --disable-pip-version-check "${need_py[@]}" ||
     "$py" -m pip install -q --break-system-packages "${need_py[@]}"
 fi
+
+# Optional references and chart of the benchmark suite (bench/run.sh):
+# numba (@njit rows), threadpoolctl (BLAS thread count), matplotlib (the
+# PNG; gnuplot draws it without).  The suite reports what is missing, so a
+# failure here does not fail the setup.
+need_bench=()
+for m in numba threadpoolctl matplotlib; do
+  "$py" -c "import $m" 2>/dev/null || need_bench+=("$m")
+done
+if [ ${#need_bench[@]} -gt 0 ]; then
+  echo "setup: pip installing ${need_bench[*]} (benchmarks only)"
+  "$py" -m pip install -q --disable-pip-version-check "${need_bench[@]}" ||
+    "$py" -m pip install -q --break-system-packages "${need_bench[@]}" ||
+    echo "setup: could not install ${need_bench[*]}; bench/run.sh runs without them"
+fi
 echo "setup: ok"

@@ -36,6 +36,9 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
     python3 -m pytest -q tests/python
 fi
 
+step "benchmarks, quick mode (correctness of every row, tiny sizes)"
+bash bench/run.sh --quick --strict
+
 [ $quick = 1 ] && exit 0
 
 step "ASan+UBSan build and ctest"
@@ -57,10 +60,21 @@ if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
     -DASC_SANITIZE=address,undefined
   for f in build-fuzz/fuzz_*; do
     [ -x "$f" ] || continue
-    corpus="tests/fuzz/corpus/$(basename "$f")"
-    mkdir -p "$corpus"
+    # New inputs go to a scratch corpus; the committed one only seeds it.
+    seeds="tests/fuzz/corpus/$(basename "$f")"
+    scratch="build-fuzz/corpus/$(basename "$f")"
+    mkdir -p "$scratch"
+    log="build-fuzz/$(basename "$f").log"
+    status=0
     "$f" -max_total_time="${ASC_FUZZ_SECONDS:-30}" -timeout=10 \
-      -rss_limit_mb=2048 "$corpus" -print_final_stats=1 2>&1 | tail -3
+      -rss_limit_mb=2048 "$scratch" $( [ -d "$seeds" ] && echo "$seeds" ) \
+      -print_final_stats=1 >"$log" 2>&1 || status=$?
+    echo "$(basename "$f"): $(grep -h 'stat::number_of_executed_units' "$log")"
+    if [ $status != 0 ]; then
+      tail -40 "$log"
+      echo "fuzzer $(basename "$f") failed (status $status)"
+      exit 1
+    fi
   done
 fi
 echo

@@ -37,10 +37,13 @@ extern char **environ;
  * -fno-math-errno only stops libm calls from setting errno, which generated
  * code never reads, and lets sqrt become one instruction.  -ffp-contract=off:
  * a * x + y rounds twice in Python, so it must not become one fma (gcc's
- * GNU-mode default contracts, and -march=native has fma). */
+ * GNU-mode default contracts, and -march=native has fma).  -fwrapv:
+ * integer arithmetic of every width wraps (numpy, and the fold pass);
+ * without it gcc may assume int32/int64 never overflow and fold x + 1 > x
+ * to true. */
 static const char *const default_flags[] = {
-    "-std=gnu11", "-fPIC", "-shared", "-march=native", "-fno-math-errno",
-    "-ffp-contract=off", "-pipe",
+    "-std=gnu11",      "-fPIC",             "-shared", "-march=native",
+    "-fno-math-errno", "-ffp-contract=off", "-fwrapv", "-pipe",
 };
 /* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
  * ("fast" excess precision); generated code relies on every float16

@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
@@ -314,6 +315,14 @@ static ascError_t copy_opts(asc__pymodule *m, const ascCompileOptions *opts) {
 
   if (opts != NULL)
     m->opts = *opts;
+  /* ASC_BOUNDSCHECK=1 turns bounds checks on for every module loaded
+   * afterwards, as the compile option does; the option is part of the
+   * cache key, so checked and unchecked builds never mix. */
+  {
+    const char *env = getenv("ASC_BOUNDSCHECK");
+    if (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0)
+      m->opts.boundsCheck = 1;
+  }
   m->filename = asc__strdup(opts && opts->filename ? opts->filename
                                                    : "<string>");
   if (m->filename == NULL)

@@ -109,6 +109,29 @@ static const char helpers[] =
     "  e->kind = kind; e->line = line;\n"
     "  memcpy(e->msg, msg, n); e->msg[n] = 0;\n"
     "}\n"
+    "/* asc_raise with each {} of fmt replaced by the next of n values. */\n"
+    "static inline void asc_raise_fmt(asc_kexc *e, int kind, int line,\n"
+    "                                 const char *fmt, int n, int64_t a0,\n"
+    "                                 int64_t a1, int64_t a2) {\n"
+    "  int64_t a[3] = {a0, a1, a2};\n"
+    "  size_t m = 0;\n"
+    "  int k = 0;\n"
+    "  for (; *fmt && m < ASC_KEXC_MSG_MAX - 1; fmt++) {\n"
+    "    if (fmt[0] == '{' && fmt[1] == '}' && k < n) {\n"
+    "      char d[24];\n"
+    "      int nd = 0;\n"
+    "      uint64_t u = a[k] < 0 ? 0 - (uint64_t)a[k] : (uint64_t)a[k];\n"
+    "      do { d[nd++] = (char)('0' + u % 10); u /= 10; } while (u);\n"
+    "      if (a[k] < 0) d[nd++] = '-';\n"
+    "      while (nd > 0 && m < ASC_KEXC_MSG_MAX - 1) e->msg[m++] = d[--nd];\n"
+    "      k++;\n"
+    "      fmt++;\n"
+    "    } else {\n"
+    "      e->msg[m++] = *fmt;\n"
+    "    }\n"
+    "  }\n"
+    "  e->msg[m] = 0; e->kind = kind; e->line = line;\n"
+    "}\n"
     "/* except clause matching, with Python's ArithmeticError family. */\n"
     "static inline int asc_exc_match(int kind, uint32_t mask) {\n"
     "  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;\n"
@@ -732,7 +755,7 @@ static const char *ident_of(emitter *e, int op, int dt) {
       v = asc__irv_float(dt, -INFINITY);
     else
       v = asc__irv_int(dt, asc__dt_is_signed(dt)
-                               ? -(int64_t)(UINT64_C(1) << (asc__dt_bits(dt) - 1))
+                               ? -(int64_t)((UINT64_C(1) << (asc__dt_bits(dt) - 1)) - 1) - 1
                                : 0);
     break;
   case ASC_IR_AND:
@@ -1020,7 +1043,17 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "return 0;");
     break;
   case ASC_IR_RAISE:
-    emit_raise(e, i->aux, i->line, i->str ? i->str : "");
+    if (i->nargs > 0) {
+      const char *v[ASC_IR_RAISE_MAXARGS] = {"0", "0", "0"};
+      for (int k = 0; k < i->nargs && k < ASC_IR_RAISE_MAXARGS; k++)
+        v[k] = val(e, i->args[k]);
+      LINE(e, "asc_raise_fmt(exc, %d /* %s */, %d, %s, %d, %s, %s, %s);",
+           i->aux, asc__exc_name(i->aux), (int)i->line,
+           cstr(e, i->str ? i->str : ""), (int)i->nargs, v[0], v[1], v[2]);
+      LINE(e, "goto %s;", exc_target(e));
+    } else {
+      emit_raise(e, i->aux, i->line, i->str ? i->str : "");
+    }
     break;
   case ASC_IR_EXCMATCH: {
     int L = -1;

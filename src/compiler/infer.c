@@ -2142,8 +2142,6 @@ static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
         tail = &(*tail)->next;
       *tail = &it->pub;
       in->out->nhelpers++;
-      if (it->pub.type != NULL && it->pub.type->ret != NULL)
-        it->ret = it->pub.type->ret;
     }
   }
   return it;

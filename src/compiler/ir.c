@@ -456,6 +456,8 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
     return -1;
   case ASC_IR_IF:
     return ascBool;
+  case ASC_IR_RAISE:
+    return ascInt64;
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
     return -1;
@@ -575,6 +577,10 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
   case ASC_IR_RAISE:
     asc__buf_printf(o, " %s ", asc__exc_name(i->aux));
     print_str(o, i->str ? i->str : "");
+    if (i->nargs > 0) {
+      asc__buf_puts(o, ", ");
+      print_args(o, f, i, 0);
+    }
     break;
   case ASC_IR_EXCMATCH: {
     bool first = true;

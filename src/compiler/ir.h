@@ -112,7 +112,7 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(BREAK, "break", 0, 0)                                                    \
   X(CONTINUE, "continue", 0, 0)                                              \
   X(RET, "ret", -1, 0)                                                       \
-  X(RAISE, "raise", 0, 0)              /* aux = kind, str = message */ \
+  X(RAISE, "raise", -1, 0)             /* aux = kind, str = message */ \
   X(EXCMATCH, "excmatch", 0, 0)        /* in an except region: does the  \
                                           caught kind match exc_mask? */ \
   X(RERAISE, "reraise", 0, 0)          /* in an except region: raise the \
@@ -206,6 +206,9 @@ typedef struct asc__irblock {
 } asc__irblock;
 
 #define ASC_IR_MAXDIMS 8
+/* RAISE: at most this many i64 values, written in turn where the message
+ * says {} (bounds checks report the index and the axis size) */
+#define ASC_IR_RAISE_MAXARGS 3
 
 typedef struct asc__irred {
   int32_t reg;        /* the register being reduced */
@@ -223,7 +226,8 @@ struct asc__irins {
   /* LOCAL_ARRAY / SHARED_ARRAY: constant shape */
   int32_t nimm;
   int64_t imm[ASC_IR_MAXDIMS];
-  const char *str;    /* RAISE message (raw bytes, escaped on output) */
+  const char *str;    /* RAISE message (raw bytes, escaped on output); with
+                       * args, each {} stands for the next arg's value */
   /* FOR: unroll request (static_range) */
   bool unroll;
   /* PFOR reductions */

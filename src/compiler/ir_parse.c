@@ -434,6 +434,13 @@ static asc__irins *parse_ins(parser *ps) {
     if (i->aux < 0)
       PERR(ps, "unknown exception kind");
     i->str = parse_string(ps);
+    /* values for the message's {} placeholders */
+    i->args = asc__arena_alloc(ps->c, sizeof *i->args * ASC_IR_RAISE_MAXARGS);
+    while (accept(ps, ',')) {
+      if (i->nargs >= ASC_IR_RAISE_MAXARGS)
+        PERR(ps, "too many values for a raise message");
+      i->args[i->nargs++] = parse_operand(ps);
+    }
     break;
   }
   case ASC_IR_EXCMATCH:

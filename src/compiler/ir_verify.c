@@ -262,6 +262,11 @@ static void vins(vstate *v, const asc__irins *i) {
   case ASC_IR_RAISE:
     if (i->aux <= 0 || i->aux >= ASC_KEXC_COUNT)
       fail(v, i, "bad exception kind");
+    if (i->nargs > ASC_IR_RAISE_MAXARGS)
+      fail(v, i, "too many values for a raise message");
+    for (int k = 0; k < i->nargs; k++)
+      if (asc__irv_dtype(v->f, i->args[k]) != ascInt64)
+        fail(v, i, "raise message values are i64");
     break;
   case ASC_IR_EXCMATCH:
     if (ddt(v, i) != ascBool || i->exc_mask == 0)

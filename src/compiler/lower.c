@@ -47,6 +47,9 @@ typedef struct lstate {
   int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
   int32_t ret_reg;
+  int32_t ret_flag;      /* bool: a `return` inside a loop has run */
+  int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
+  asc__type *ret_type;
   int inline_depth;
 } lstate;
 
@@ -230,6 +233,16 @@ static void raise_here(lstate *ls, int kind, const char *msg) {
   i->str = msg;
 }
 
+/* raise with i64 values for the {} of msg */
+static void raise_values(lstate *ls, int kind, const char *msg,
+                         asc__irval a, asc__irval b) {
+  asc__irins *i = emit(ls, ASC_IR_RAISE, -1, 2);
+  i->aux = kind;
+  i->str = msg;
+  i->args[0] = a;
+  i->args[1] = b;
+}
+
 /* The element offset of t[idx...]. */
 static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
                                  int32_t *treg) {
@@ -251,18 +264,25 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
   if (n != nd)
     asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
   for (int k = 0; k < n; k++) {
-    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64);
+    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64), given = v;
     if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
       v = op2(ls, ASC_IR_ADD, ascInt64, dim_of(ls, t, k), v);
     if (ls->boundscheck) {
+      asc__irval size = dim_of(ls, t, k);
       asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
-      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, dim_of(ls, t, k));
+      asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, size);
       asc__irval bad = op2(ls, ASC_IR_OR, ascBool, lo, hi);
       asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
       asc__irblock *save = ls->cur;
       i->args[0] = bad;
       ls->cur = &i->body[0];
-      raise_here(ls, ASC_KEXC_INDEX_ERROR, "index out of range");
+      /* numpy's wording, with the index as written */
+      raise_values(ls, ASC_KEXC_INDEX_ERROR,
+                   asc__arena_printf(ls->c,
+                                     "index {} is out of bounds for axis %d "
+                                     "with size {}",
+                                     k),
+                   given, size);
       ls->cur = save;
     }
     off = op2(ls, ASC_IR_ADD, ascInt64, off,
@@ -331,6 +351,9 @@ static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
   unsupported(ls, d ? d->loc : ls->t->kernel->loc, "this field default");
 }
 
+static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
+                                asc__irval *agg);
+
 /* The element values of an aggregate expression, converted to the element
  * types of `want` (the target's type). */
 static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
@@ -358,6 +381,9 @@ static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                   : field_default(ls, cls->fields[k].def,
                                   agg_elem(want, k)->dtype);
     }
+  } else if (e->kind == ASC_EXPR_CALL && e->u.call.callee &&
+             is_agg(ty(e)) && agg_n(ty(e)) == n) {
+    (void)inline_helper(ls, e, vals);
   } else {
     unsupported(ls, e->loc, "this tuple or struct value");
   }
@@ -482,8 +508,121 @@ static int intrinsic_of(asc__builtin_id id) {
   }
 }
 
+/* Whether a builtin was reached through the `asc` module (asc.sqrt), not
+ * `math` (math.sqrt, or a bare name, as type inference reads it too). */
+static bool via_asc(const asc__ast_expr *func) {
+  return func != NULL && func->kind == ASC_EXPR_ATTR &&
+         func->u.attr.value->kind == ASC_EXPR_NAME &&
+         func->u.attr.value->u.name.sym != NULL &&
+         func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
+         func->u.attr.value->u.name.sym->u.module == ASC_NS_ASC;
+}
+
+static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
+  int32_t d = newreg(ls, ascBool, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = id;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  raise_here(ls, kind, msg);
+  ls->cur = save;
+}
+
+/* How a math.X function reports errors (CPython's Modules/mathmodule.c):
+ * a NaN from non-NaN arguments is a ValueError; an infinity from finite
+ * arguments is an OverflowError for functions that can overflow, a
+ * ValueError for the others (log(0)), and no error for hypot and atan2. */
+enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_NONE };
+
+static int math_error_kind(int intr) {
+  switch (intr) {
+  case ASC_INTR_EXP:
+  case ASC_INTR_EXP2:
+  case ASC_INTR_EXPM1:
+  case ASC_INTR_SINH:
+  case ASC_INTR_COSH:
+    return MATH_INF_OVERFLOW;
+  case ASC_INTR_SIN:
+  case ASC_INTR_COS:
+  case ASC_INTR_TAN:
+  case ASC_INTR_ASIN:
+  case ASC_INTR_ACOS:
+  case ASC_INTR_LOG:
+  case ASC_INTR_LOG2:
+  case ASC_INTR_LOG10:
+  case ASC_INTR_LOG1P:
+  case ASC_INTR_SQRT:
+  case ASC_INTR_FMOD:
+    return MATH_INF_DOMAIN;
+  case ASC_INTR_ATAN:
+  case ASC_INTR_ATAN2:
+  case ASC_INTR_TANH:
+  case ASC_INTR_HYPOT:
+  case ASC_INTR_ERF:
+  case ASC_INTR_ERFC:
+    return MATH_NAN_ONLY;
+  default:
+    return MATH_NONE;
+  }
+}
+
+/* The checks after r = math.f(args...) (floats only).  pow_zero: math.pow,
+ * where 0 ** negative is a ValueError and other infinities overflow. */
+static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
+                        const asc__irval *args, int n, asc__irval r) {
+  asc__irval anynan = fpclass(ls, ASC_INTR_ISNAN, args[0]);
+  asc__irval allfin = fpclass(ls, ASC_INTR_ISFINITE, args[0]);
+  asc__irval inf;
+  if (kind == MATH_NONE || !asc__dt_is_float(dt))
+    return;
+  for (int k = 1; k < n; k++) {
+    anynan = op2(ls, ASC_IR_OR, ascBool, anynan,
+                 fpclass(ls, ASC_INTR_ISNAN, args[k]));
+    allfin = op2(ls, ASC_IR_AND, ascBool, allfin,
+                 fpclass(ls, ASC_INTR_ISFINITE, args[k]));
+  }
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISNAN, r),
+               op1(ls, ASC_IR_NOT, ascBool, anynan)),
+           ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_NAN_ONLY)
+    return;
+  inf = op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISINF, r), allfin);
+  if (pow_zero)
+    raise_if(ls,
+             op2(ls, ASC_IR_AND, ascBool, inf,
+                 op2(ls, ASC_IR_EQ, dt, args[0], asc__irv_float(dt, 0.0))),
+             ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_INF_OVERFLOW)
+    raise_if(ls, inf, ASC_KEXC_OVERFLOW_ERROR, "math range error");
+  else
+    raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
+}
+
 static void lower_block(lstate *ls, const asc__ast_block *b);
 static asc__irval lower_call(lstate *ls, const asc__ast_expr *e);
+
+/* After a loop inside an inlined helper: a `return` in it set ret_flag and
+ * left that loop; leave the enclosing one too (in the end the helper's
+ * one-trip wrapper).  Folds away when the helper has no such return. */
+static void after_helper_loop(lstate *ls) {
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  if (ls->inline_depth == 0 || ls->ret_flag < 0)
+    return;
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = asc__irv_reg(ls->ret_flag);
+  ls->cur = &i->body[0];
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->cur = save;
+}
 
 /* short-circuit and/or: the value of the deciding operand */
 static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
@@ -656,13 +795,17 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
 }
 
 /* A helper call, inlined: parameters become registers, `return v` stores
- * into the result register and leaves a one-trip loop. */
-static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
+ * into the result register (the element registers of a tuple or struct
+ * result, copied to agg) and leaves a one-trip loop. */
+static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
+                                asc__irval *agg) {
   asc__tinst *inst = asc__typed_callee(ls->t, e);
   asc__ast_func *fn;
   asc__irins *wrap;
   asc__irblock *save = ls->cur;
-  int32_t saved_ret = ls->ret_reg;
+  int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
+  int32_t *saved_elems = ls->ret_elems, *elems = NULL;
+  asc__type *saved_rtype = ls->ret_type;
   int saved_loops = ls->loops;
   asc__type *rt;
   int32_t r = -1;
@@ -672,6 +815,17 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
   if (rt && rt->kind == ASC_TY_SCALAR)
     r = newreg(ls, rt->dtype, fn->name);
+  if (is_agg(rt)) {
+    if (agg == NULL)
+      unsupported(ls, e->loc, "this use of a tuple or struct result");
+    elems = asc__arena_alloc(ls->c, sizeof *elems * ((size_t)agg_n(rt) + 1));
+    for (int k = 0; k < agg_n(rt); k++) {
+      asc__type *et = agg_elem(rt, k);
+      if (et->kind != ASC_TY_SCALAR)
+        unsupported(ls, e->loc, "a nested tuple or struct");
+      elems[k] = newreg(ls, et->dtype, fn->name);
+    }
+  }
   for (int k = 0; k < fn->nparams && k < e->u.call.nrargs; k++) {
     const asc__sym *ps = fn->params[k].sym;
     asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
@@ -694,9 +848,13 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
       unsupported(ls, a->loc, "this helper argument");
     }
   }
+  ls->ret_flag = newreg(ls, ascBool, "returned");
+  mov(ls, ls->ret_flag, asc__irv_int(ascBool, 0));
   wrap = emit(ls, ASC_IR_LOOP, -1, 0);
   ls->cur = &wrap->body[0];
   ls->ret_reg = r;
+  ls->ret_elems = elems;
+  ls->ret_type = elems ? rt : NULL;
   ls->loops = 0;
   ls->inline_depth++;
   lower_block(ls, &fn->body);
@@ -704,7 +862,15 @@ static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e) {
   ls->inline_depth--;
   ls->loops = saved_loops;
   ls->ret_reg = saved_ret;
+  ls->ret_flag = saved_flag;
+  ls->ret_elems = saved_elems;
+  ls->ret_type = saved_rtype;
   ls->cur = save;
+  if (elems != NULL) {
+    for (int k = 0; k < agg_n(rt); k++)
+      agg[k] = asc__irv_reg(elems[k]);
+    return asc__irv_int(ascBool, 0);
+  }
   if (r < 0)
     return asc__irv_int(ascBool, 0);
   return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
@@ -715,7 +881,7 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
   asc__ast_expr *const *a = e->u.call.rargs;
   int n = e->u.call.nrargs;
   if (e->u.call.callee)
-    return inline_helper(ls, e);
+    return inline_helper(ls, e, NULL);
   if (b == NULL)
     unsupported(ls, e->loc, "this call");
   if (b->kind == ASC_BK_DTYPE)
@@ -745,8 +911,13 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);
-    return op2(ls, ASC_IR_POW, dt, conv(ls, lower_expr(ls, a[0]), dt),
-               conv(ls, lower_expr(ls, a[1]), dt));
+    asc__irval pa[2], r;
+    pa[0] = conv(ls, lower_expr(ls, a[0]), dt);
+    pa[1] = conv(ls, lower_expr(ls, a[1]), dt);
+    r = op2(ls, ASC_IR_POW, dt, pa[0], pa[1]);
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !via_asc(e->u.call.func))
+      math_errors(ls, MATH_INF_OVERFLOW, true, dt, pa, 2, r); /* math.pow */
+    return r;
   }
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM: {
@@ -865,6 +1036,9 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
+    if (!via_asc(e->u.call.func) && n <= 3)
+      math_errors(ls, math_error_kind(id), false, adt, args, n,
+                  asc__irv_reg(d));
     return conv(ls, asc__irv_reg(d), dt);
   }
   }
@@ -1318,13 +1492,41 @@ static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
   al->n++;
 }
 
+/* ASC_IR_MIN / ASC_IR_MAX when `tg = value` is `s = min(s, x...)` or
+ * `s = max(...)` with s among the arguments once and in no other, else -1:
+ * such an assignment is a min/max reduction. */
+static int minmax_redop(const asc__ast_expr *tg, const asc__ast_expr *value) {
+  const asc__sym *s;
+  int self = 0;
+  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
+      value->kind != ASC_EXPR_CALL || value->u.call.callee != NULL ||
+      value->u.call.builtin == NULL ||
+      (value->u.call.builtin->id != ASC_BI_MIN &&
+       value->u.call.builtin->id != ASC_BI_MAX))
+    return -1;
+  for (int k = 0; k < value->u.call.nrargs; k++) {
+    const asc__ast_expr *a = value->u.call.rargs[k];
+    if (a->kind == ASC_EXPR_NAME && a->u.name.sym == s)
+      self++;
+    else if (expr_mentions(a, s))
+      return -1;
+  }
+  if (self != 1)
+    return -1;
+  return value->u.call.builtin->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX;
+}
+
 static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
   for (int k = 0; k < b->n; k++) {
     const asc__ast_stmt *s = b->stmts[k];
     switch (s->kind) {
     case ASC_STMT_ASSIGN:
       for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_assign(ls, al, s->u.assign.targets[q], -1);
+        note_assign(ls, al, s->u.assign.targets[q],
+                    s->u.assign.ntargets == 1
+                        ? minmax_redop(s->u.assign.targets[0],
+                                       s->u.assign.value)
+                        : -1);
       break;
     case ASC_STMT_ANNASSIGN:
       note_assign(ls, al, s->u.ann.target, -1);
@@ -1535,6 +1737,8 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     ls->map[k].sym = NULL;
   ls->loops--;
   ls->cur = save;
+  if (i->op == ASC_IR_FOR)
+    after_helper_loop(ls);
 }
 
 /* asc.parallel_for(n, body): body is a lambda or a nested def of one
@@ -1745,6 +1949,7 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     lower_block(ls, &s->u.while_.body);
     ls->loops--;
     ls->cur = save;
+    after_helper_loop(ls);
     return;
   }
   case ASC_STMT_BREAK:
@@ -1759,8 +1964,17 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
         mov(ls, ls->ret_reg,
             conv(ls, lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
+      if (s->u.ret.value && ls->ret_elems != NULL) {
+        int n = agg_n(ls->ret_type);
+        asc__irval *vals =
+            asc__arena_alloc(ls->c, sizeof *vals * ((size_t)n + 1));
+        lower_agg(ls, s->u.ret.value, ls->ret_type, vals);
+        for (int k = 0; k < n; k++)
+          mov(ls, ls->ret_elems[k], vals[k]);
+      }
+      /* inside loops: leave them one by one (after_helper_loop) */
       if (ls->loops > 0)
-        unsupported(ls, s->loc, "'return' inside a loop of a helper");
+        mov(ls, ls->ret_flag, asc__irv_int(ascBool, 1));
       emit(ls, ASC_IR_BREAK, -1, 0);
       return;
     }
@@ -1832,6 +2046,7 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   ls.f->file = c->filename;
   ls.cur = &ls.f->body;
   ls.ret_reg = -1;
+  ls.ret_flag = -1;
   ls.boundscheck = k->opts.boundscheck == 1;
   for (int p = 0; p < k->nparams; p++) {
     const asc__sym *s = k->params[p].sym;

@@ -216,6 +216,10 @@ static void test_debug_flags(void **state) {
   if (strstr(asc__cc_identity(cc), "clang") == NULL)
     assert_non_null(strstr(asc__buf_str(&f), "-fexcess-precision=standard"));
   assert_null(strstr(asc__buf_str(&f), "-g\n"));
+  /* a * b + c rounds twice, as in Python */
+  assert_non_null(strstr(asc__buf_str(&f), "-ffp-contract=off\n"));
+  /* int32/int64 wrap like the small integer types */
+  assert_non_null(strstr(asc__buf_str(&f), "-fwrapv\n"));
   asc__buf_free(&f);
 }
 

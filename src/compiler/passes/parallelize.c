@@ -572,6 +572,8 @@ static bool fl_block(flow *F, const asc__irins *i, bool *defd, int depth) {
         F->jmp_undef = true;
       return false;
     case ASC_IR_RAISE:
+      if (reads(i, F->r) && !*defd) /* a value in the message */
+        F->use = true;
       if (!*defd)
         F->jmp_undef = F->raise_undef = true;
       return false;

@@ -1,0 +1,63 @@
+# The asc kernels of the benchmark suite (bench/suite.py).  Kernel text:
+# compiled with asc.compile("bench/kernels/suite_kernels.py"), never
+# imported.  The same loops are written in C in bench/ref/loops.c and for
+# numba/CPython in bench/py_loops.py.  conv2d is the seed's, compiled from
+# examples/python/seed_kernels.asc.py as written there.
+import math
+
+import asc
+
+
+@asc.kernel
+def vadd(a, b, c):
+    for i in asc.prange(a.shape[0]):
+        c[i] = a[i] + b[i]
+
+
+@asc.kernel
+def saxpy(alpha, x, y, out):
+    for i in asc.prange(x.shape[0]):
+        out[i] = alpha * x[i] + y[i]
+
+
+@asc.kernel
+def matmul(a, b, c):
+    n, k = a.shape
+    m = b.shape[1]
+    for i in asc.prange(n):
+        for j in range(m):
+            s = 0.0
+            for p in range(k):
+                s += a[i, p] * b[p, j]
+            c[i, j] = s
+
+
+@asc.kernel
+def softmax(x, out):
+    rows, cols = x.shape
+    for r in asc.prange(rows):
+        m = x[r, 0]
+        for j in range(1, cols):
+            m = max(m, x[r, j])
+        s = 0.0
+        for j in range(cols):
+            e = math.exp(x[r, j] - m)
+            out[r, j] = e
+            s += e
+        for j in range(cols):
+            out[r, j] = out[r, j] / s
+
+
+@asc.kernel
+def histogram(x, hist):
+    for i in asc.prange(x.shape[0]):
+        b = min(int(x[i] * 256.0), 255)
+        asc.atomic_add(hist, b, 1)
+
+
+@asc.kernel
+def dot(a, b, out):
+    s = 0.0
+    for i in asc.prange(a.shape[0]):
+        s += a[i] * b[i]
+    out[0] = s

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds what the benchmark suite needs and runs it: asc kernels against C
+# (serial, OpenMP), numpy, numba and CPython, plus the runtime's launch,
+# pool, compile-cache and Python-launch costs.  Prints the table and writes
+# bench/results/<date>.json, .csv and .png.
+#
+#   bash bench/run.sh            # full suite (under 10 minutes on 2 cores)
+#   bash bench/run.sh --quick    # tiny sizes: checks that it builds and is right
+#
+# BUILD_DIR (default: build) is the CMake build folder; other arguments go
+# to bench/suite.py (--help lists them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+py=${PYTHON:-python3}
+# Configure every time: a build folder made before bench/CMakeLists.txt
+# changed would not know the targets below.
+cmake -S . -B "$build" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target asc bench_launch_latency \
+  bench_pool_alloc bench_ref >/dev/null
+if ! out=$(PYTHON=$py scripts/build-python.sh "$build" 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
+# jemalloc's initial-exec TLS must fit before Python starts (docs/python.md).
+case "${GLIBC_TUNABLES:-}" in
+  *optional_static_tls*) ;;
+  *) export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.rtld.optional_static_tls=65536 ;;
+esac
+export PYTHONPATH=$PWD/bindings/python${PYTHONPATH:+:$PYTHONPATH}
+# Kernels of the suite compile into a cache of the build, not the user's.
+export ASC_CACHE_DIR=${ASC_CACHE_DIR:-$PWD/$build/bench/asc-cache}
+exec "$py" bench/suite.py --build "$build" "$@"

@@ -1,0 +1,482 @@
+/*
+ * End to end: the kernel cache seen from outside, through processes.
+ *
+ * Every test uses its own cache directory and runs this executable again
+ * (`--child MODE`) with ASC_CACHE_DIR pointing at it, since a process reads
+ * the cache location once.  ASC_CC points at a wrapper script that logs
+ * each compilation (each call with -shared) before running cc, so the
+ * parent counts C compiler runs: a hit in a new process compiles nothing;
+ * changing any key component compiles once; a corrupt entry is rebuilt;
+ * two processes racing for one kernel compile it once; a read-only cache
+ * directory falls back to a private one with a warning.
+ */
+#define _GNU_SOURCE /* nftw */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "e2e.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------- the child */
+
+static const char base_text[] =
+    "import asc\n"
+    "\n"
+    "SCALE = 3\n"
+    "\n"
+    "@asc.func\n"
+    "def helper(v):\n"
+    "    return v * SCALE\n"
+    "\n"
+    "@asc.kernel\n"
+    "def k(x, y, n: asc.ConstExpr[int]):\n"
+    "    for i in range(y.shape[0]):\n"
+    "        y[i] = helper(y[i]) + n + x.ndim\n"
+    "\n"
+    "@asc.kernel\n"
+    "def k2(x, y, n: asc.ConstExpr[int]):\n"
+    "    for i in range(y.shape[0]):\n"
+    "        y[i] = helper(y[i]) + n + x.ndim\n";
+
+/* base_text with the first `from` replaced by `to`. */
+static char *edited(const char *from, const char *to) {
+  const char *p = strstr(base_text, from);
+  size_t n = sizeof base_text + strlen(to);
+  char *s = malloc(n);
+  if (p == NULL || s == NULL)
+    return NULL;
+  snprintf(s, n, "%.*s%s%s", (int)(p - base_text), base_text, to,
+           p + strlen(from));
+  return s;
+}
+
+/* Loads the kernel text of `mode`, launches it and checks the result;
+ * prints ok=1 or err=<message>. */
+static int child(const char *mode) {
+  char *text = NULL;
+  const char *kname = "k";
+  ascCompileOptions o;
+  ascGlobalValue g;
+  ascModule_t m;
+  ascKernel_t k;
+  double xd[4] = {0, 0, 0, 0}, yd[8];
+  float yf[4];
+  int64_t n = 2, scale = 3, stride = 1, ndim = 1;
+  int use_f32 = 0;
+  ascTensor tx, ty;
+  void *args[3];
+  ascError_t err;
+
+  memset(&o, 0, sizeof o);
+  o.filename = "cachekern.py";
+  if (strcmp(mode, "text") == 0)
+    text = edited("helper(y[i]) + n + x.ndim", "n + helper(y[i]) + x.ndim");
+  else if (strcmp(mode, "helper") == 0)
+    text = edited("return v * SCALE", "return SCALE * v");
+  else
+    text = edited("", "");
+  if (strcmp(mode, "name") == 0)
+    kname = "k2";
+  else if (strcmp(mode, "dtype") == 0)
+    use_f32 = 1;
+  else if (strcmp(mode, "ndim") == 0)
+    ndim = 2;
+  else if (strcmp(mode, "contig") == 0)
+    stride = 2;
+  else if (strcmp(mode, "constexpr") == 0)
+    n = 5;
+  else if (strcmp(mode, "global") == 0) {
+    g.name = "SCALE";
+    g.value = e2e_weak_int(4);
+    o.globals = &g;
+    o.numGlobals = 1;
+    scale = 4;
+  } else if (strcmp(mode, "debug") == 0)
+    o.debug = 1;
+  else if (strcmp(mode, "bounds") == 0)
+    o.boundsCheck = 1;
+  else if (strcmp(mode, "filename") == 0)
+    o.filename = "other.py";
+
+  for (int i = 0; i < 8; i++)
+    yd[i] = i + 1;
+  for (int i = 0; i < 4; i++)
+    yf[i] = (float)(i + 1);
+  tx = ndim == 2 ? e2e_t2(xd, ascFloat64, 2, 2) : e2e_t1(xd, ascFloat64, 4);
+  ty = use_f32 ? e2e_t1(yf, ascFloat32, 4) : e2e_t1(yd, ascFloat64, 4);
+  ty.strides[0] = stride;
+  args[0] = &tx;
+  args[1] = &ty;
+  args[2] = &n;
+  err = text == NULL ? ascErrorOutOfMemory : ascModuleLoadPython(&m, text, &o);
+  if (err == ascSuccess)
+    err = ascModuleGetKernel(&k, m, kname);
+  if (err == ascSuccess)
+    err = ascLaunchKernel(k, 1, args, NULL);
+  if (err == ascSuccess)
+    err = ascStreamSynchronize(NULL);
+  if (err != ascSuccess) {
+    printf("err=%s: %s\n", ascGetErrorName(err), ascGetLastErrorMessage());
+    free(text);
+    return 0;
+  }
+  for (int i = 0; i < 4; i++) {
+    double y0 = use_f32 ? yf[i] : yd[i * stride];
+    double want = (double)((i * stride + 1) * scale + n + ndim);
+    if (use_f32)
+      want = (double)((i + 1) * scale + n + ndim);
+    if (y0 != want) {
+      printf("err=y[%d] = %g, expected %g\n", i, y0, want);
+      free(text);
+      return 0;
+    }
+  }
+  printf("ok=1\n");
+  free(text);
+  ascModuleUnload(m);
+  ascDeviceReset();
+  return 0;
+}
+
+/* ------------------------------------------------------------ the parent */
+
+typedef struct cachetest {
+  char dir[700];    /* everything of this test */
+  char cache[800];  /* ASC_CACHE_DIR */
+  char log[800];    /* one line per compilation */
+  char wrap[800];   /* ASC_CC */
+  char wrap2[800];  /* a second compiler (other identity) */
+} cachetest;
+
+static int rm_entry(const char *p, const struct stat *sb, int flag,
+                    struct FTW *ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  chmod(p, 0700);
+  return remove(p) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static void rmtree(const char *dir) {
+  chmod(dir, 0700);
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void write_wrapper(const char *path, const char *log) {
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fprintf(fp,
+          "#!/bin/sh\n"
+          "for a in \"$@\"; do\n"
+          "  if [ \"$a\" = -shared ]; then\n"
+          "    echo \"$$ $*\" >> '%s'\n"
+          "    if [ -n \"$ASC_E2E_CC_SLEEP\" ]; then sleep \"$ASC_E2E_CC_SLEEP\"; fi\n"
+          "  fi\n"
+          "done\n"
+          "exec cc \"$@\"\n",
+          log);
+  fclose(fp);
+  assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void ct_init(cachetest *t, const char *name) {
+  char top[512];
+  snprintf(top, sizeof top, "%s/e2e-cache", ASC_BINARY_DIR);
+  mkdir(top, 0700);
+  snprintf(t->dir, sizeof t->dir, "%s/%s", top, name);
+  rmtree(t->dir);
+  assert_int_equal(mkdir(t->dir, 0700), 0);
+  snprintf(t->cache, sizeof t->cache, "%s/cache", t->dir);
+  snprintf(t->log, sizeof t->log, "%s/cc.log", t->dir);
+  snprintf(t->wrap, sizeof t->wrap, "%s/cc-wrap.sh", t->dir);
+  snprintf(t->wrap2, sizeof t->wrap2, "%s/cc-wrap2.sh", t->dir);
+  write_wrapper(t->wrap, t->log);
+  write_wrapper(t->wrap2, t->log);
+}
+
+static int compiles(const cachetest *t) {
+  FILE *fp = fopen(t->log, "r");
+  int n = 0, c;
+  if (fp == NULL)
+    return 0;
+  while ((c = fgetc(fp)) != EOF)
+    n += c == '\n';
+  fclose(fp);
+  return n;
+}
+
+/* The environment with each "NAME=value" of set replacing NAME. */
+static char **env_with(const char *const *set) {
+  size_t n = 0, k = 0, ns = 0;
+  char **env;
+  while (environ[n] != NULL)
+    n++;
+  while (set[ns] != NULL)
+    ns++;
+  env = calloc(n + ns + 1, sizeof *env);
+  assert_non_null(env);
+  for (size_t i = 0; i < n; i++) {
+    int replaced = 0;
+    for (size_t j = 0; j < ns; j++) {
+      size_t len = strcspn(set[j], "=") + 1;
+      if (strncmp(environ[i], set[j], len) == 0)
+        replaced = 1;
+    }
+    if (!replaced)
+      env[k++] = environ[i];
+  }
+  for (size_t j = 0; j < ns; j++)
+    env[k++] = (char *)set[j];
+  env[k] = NULL;
+  return env;
+}
+
+/* Starts `<self> --child mode` with stdout and stderr into outfile. */
+static pid_t spawn_child(const cachetest *t, const char *mode,
+                         const char *const *extra, const char *outfile) {
+  char cachev[900], ccv[900];
+  const char *set[8];
+  int ns = 0;
+  char **env;
+  char *argv[] = {(char *)"asc-e2e-cache-child", (char *)"--child",
+                  (char *)mode, NULL};
+  posix_spawn_file_actions_t fa;
+  pid_t pid;
+  int rc;
+
+  snprintf(cachev, sizeof cachev, "ASC_CACHE_DIR=%s", t->cache);
+  snprintf(ccv, sizeof ccv, "ASC_CC=%s", t->wrap);
+  set[ns++] = cachev;
+  set[ns++] = ccv;
+  for (int i = 0; extra != NULL && extra[i] != NULL && ns < 7; i++) {
+    /* an extra ASC_CC replaces the wrapper */
+    if (strncmp(extra[i], "ASC_CC=", 7) == 0)
+      set[1] = extra[i];
+    else
+      set[ns++] = extra[i];
+  }
+  set[ns] = NULL;
+  env = env_with(set);
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, outfile,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  fflush(NULL);
+  rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  assert_int_equal(rc, 0);
+  return pid;
+}
+
+static void wait_child(pid_t pid, const char *outfile, char *out,
+                       size_t outsz) {
+  int st;
+  FILE *fp;
+  size_t n;
+  while (waitpid(pid, &st, 0) < 0)
+    assert_int_equal(errno, EINTR);
+  fp = fopen(outfile, "r");
+  assert_non_null(fp);
+  n = fread(out, 1, outsz - 1, fp);
+  out[n] = '\0';
+  fclose(fp);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    fail_msg("child failed (status %d):\n%s", st, out);
+}
+
+/* Runs one child to completion; fails unless it printed ok=1.  Its
+ * output (stdout and stderr) is left in out. */
+static void run_child(const cachetest *t, const char *mode,
+                      const char *const *extra, char *out, size_t outsz) {
+  char outfile[900];
+  snprintf(outfile, sizeof outfile, "%s/child.out", t->dir);
+  wait_child(spawn_child(t, mode, extra, outfile), outfile, out, outsz);
+  if (strstr(out, "ok=1\n") == NULL)
+    fail_msg("child '%s' failed:\n%s", mode, out);
+}
+
+/* Runs mode and asserts the number of compilations it caused. */
+static void expect_compiles(const cachetest *t, const char *mode,
+                            const char *const *extra, int n) {
+  char out[8192];
+  int before = compiles(t), got;
+  run_child(t, mode, extra, out, sizeof out);
+  got = compiles(t) - before;
+  if (got != n)
+    fail_msg("mode '%s' (%s): %d compilations, expected %d\n%s", mode,
+             extra != NULL ? extra[0] : "", got, n, out);
+}
+
+static void test_hit_in_new_process_miss_on_each_key_component(void **state) {
+  static const char *const modes[] = {"text",   "helper",    "name",
+                                      "dtype",  "ndim",      "contig",
+                                      "constexpr", "global", "debug",
+                                      "bounds", "filename"};
+  const char *cflags[] = {"ASC_CFLAGS=-O2", NULL};
+  char cc2[900];
+  const char *cc[] = {cc2, NULL};
+  cachetest t;
+  (void)state;
+  ct_init(&t, "keys");
+  snprintf(cc2, sizeof cc2, "ASC_CC=%s", t.wrap2);
+  expect_compiles(&t, "base", NULL, 1);
+  expect_compiles(&t, "base", NULL, 0); /* a new process hits */
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+    expect_compiles(&t, modes[i], NULL, 1);
+    expect_compiles(&t, modes[i], NULL, 0);
+  }
+  expect_compiles(&t, "base", cflags, 1);
+  expect_compiles(&t, "base", cflags, 0);
+  expect_compiles(&t, "base", cc, 1);
+  expect_compiles(&t, "base", cc, 0);
+  expect_compiles(&t, "base", NULL, 0); /* nothing evicted the first */
+}
+
+/* The cache entry of a fresh directory that holds exactly one. */
+static void only_entry(const cachetest *t, char *path, size_t sz) {
+  DIR *top = opendir(t->cache);
+  struct dirent *d;
+  int found = 0;
+  assert_non_null(top);
+  while ((d = readdir(top)) != NULL) {
+    char sub[1024];
+    DIR *dd;
+    struct dirent *e;
+    if (d->d_name[0] == '.' || strlen(d->d_name) != 2)
+      continue;
+    snprintf(sub, sizeof sub, "%s/%s", t->cache, d->d_name);
+    dd = opendir(sub);
+    if (dd == NULL)
+      continue;
+    while ((e = readdir(dd)) != NULL) {
+      size_t n = strlen(e->d_name);
+      if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0) {
+        snprintf(path, sz, "%s/%s", sub, e->d_name);
+        found++;
+      }
+    }
+    closedir(dd);
+  }
+  closedir(top);
+  assert_int_equal(found, 1);
+}
+
+static void test_corrupt_entry_is_rebuilt(void **state) {
+  cachetest t;
+  char entry[1200];
+  struct stat st;
+  FILE *fp;
+  int c;
+  (void)state;
+  ct_init(&t, "corrupt");
+  expect_compiles(&t, "base", NULL, 1);
+  only_entry(&t, entry, sizeof entry);
+  /* one flipped byte in the middle of the shared object */
+  assert_int_equal(stat(entry, &st), 0);
+  fp = fopen(entry, "r+b");
+  assert_non_null(fp);
+  fseek(fp, st.st_size / 2, SEEK_SET);
+  c = fgetc(fp);
+  fseek(fp, st.st_size / 2, SEEK_SET);
+  fputc(c ^ 0x20, fp);
+  fclose(fp);
+  expect_compiles(&t, "base", NULL, 1);
+  expect_compiles(&t, "base", NULL, 0);
+  /* truncated */
+  only_entry(&t, entry, sizeof entry);
+  assert_int_equal(stat(entry, &st), 0);
+  assert_int_equal(truncate(entry, st.st_size / 2), 0);
+  expect_compiles(&t, "base", NULL, 1);
+  /* the trailer only (the payload cut off) */
+  only_entry(&t, entry, sizeof entry);
+  assert_int_equal(stat(entry, &st), 0);
+  {
+    unsigned char trailer[64];
+    fp = fopen(entry, "rb");
+    assert_non_null(fp);
+    fseek(fp, st.st_size - 64, SEEK_SET);
+    assert_int_equal(fread(trailer, 1, 64, fp), 64);
+    fclose(fp);
+    fp = fopen(entry, "wb");
+    assert_non_null(fp);
+    fwrite(trailer, 1, 64, fp);
+    fclose(fp);
+  }
+  expect_compiles(&t, "base", NULL, 1);
+  /* empty */
+  only_entry(&t, entry, sizeof entry);
+  assert_int_equal(truncate(entry, 0), 0);
+  expect_compiles(&t, "base", NULL, 1);
+  expect_compiles(&t, "base", NULL, 0);
+}
+
+static void test_racing_processes_compile_once(void **state) {
+  enum { NPROC = 3 };
+  cachetest t;
+  const char *slow[] = {"ASC_E2E_CC_SLEEP=1", NULL};
+  char outfile[NPROC][900], out[8192];
+  pid_t pid[NPROC];
+  (void)state;
+  ct_init(&t, "race");
+  for (int i = 0; i < NPROC; i++) {
+    snprintf(outfile[i], sizeof outfile[i], "%s/race%d.out", t.dir, i);
+    pid[i] = spawn_child(&t, "base", slow, outfile[i]);
+  }
+  for (int i = 0; i < NPROC; i++) {
+    wait_child(pid[i], outfile[i], out, sizeof out);
+    if (strstr(out, "ok=1\n") == NULL)
+      fail_msg("racing child %d failed:\n%s", i, out);
+  }
+  assert_int_equal(compiles(&t), 1);
+}
+
+static void test_read_only_cache_dir_falls_back(void **state) {
+  cachetest t;
+  char out[8192];
+  int before;
+  (void)state;
+  ct_init(&t, "readonly");
+  assert_int_equal(mkdir(t.cache, 0700), 0);
+  assert_int_equal(chmod(t.cache, 0500), 0);
+  before = compiles(&t);
+  run_child(&t, "base", NULL, out, sizeof out);
+  assert_int_equal(compiles(&t) - before, 1);
+  if (strstr(out, "libasc: warning: kernel cache ") == NULL ||
+      strstr(out, t.cache) == NULL || strstr(out, "unusable") == NULL)
+    fail_msg("no warning naming %s:\n%s", t.cache, out);
+  /* nothing was written there; the next process compiles again */
+  {
+    DIR *d = opendir(t.cache);
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+      n += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(n, 0);
+  }
+  expect_compiles(&t, "base", NULL, 1);
+  chmod(t.cache, 0700);
+}
+
+int main(int argc, char **argv) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hit_in_new_process_miss_on_each_key_component),
+      cmocka_unit_test(test_corrupt_entry_is_rebuilt),
+      cmocka_unit_test(test_racing_processes_compile_once),
+      cmocka_unit_test(test_read_only_cache_dir_falls_back),
+  };
+  if (argc == 3 && strcmp(argv[1], "--child") == 0)
+    return child(argv[2]);
+  return cmocka_run_group_tests_name("e2e_cache", tests, NULL, NULL);
+}

@@ -1,0 +1,635 @@
+/*
+ * End to end, Python text -> kernel -> launch: blocks and teams, explicit
+ * parallel loops (parallel_for with a lambda or a nested def, prange with
+ * any step), automatic parallelisation (the seed conv2d, a carried
+ * dependence, an aliased argument) and scalar reductions.  Every result is
+ * checked against a reference computed here.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "e2e_parallel_util.h"
+
+#define FILE_LOOPS "e2p_loops.py"
+
+static const char loops_py[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def blocks(idx, num, once, inner):\n"
+    "    b = asc.get_block_idx()\n"
+    "    idx[b] = b\n"
+    "    num[b] = asc.get_block_num()\n"
+    "    asc.atomic_add(once, 0, 1)\n"
+    "    for i in asc.prange(inner.shape[0]):\n"
+    "        asc.atomic_add(inner, i, 1)\n"
+    "\n"
+    "@asc.kernel\n"
+    "def team(active, peak, sink):\n"
+    "    b = asc.get_block_idx()\n"
+    "    for i in asc.prange(sink.shape[1]):\n"
+    "        now = asc.atomic_add(active, b, 1) + 1\n"
+    "        asc.atomic_max(peak, b, now)\n"
+    "        x = 0\n"
+    "        for k in range(2000):\n"
+    "            x += k * i\n"
+    "        sink[b, i] = x\n"
+    "        asc.atomic_sub(active, b, 1)\n"
+    "\n"
+    "@asc.kernel\n"
+    "def parallel_add(a, b, c):\n"
+    "    size = a.shape[0]\n"
+    "    asc.parallel_for(size, lambda i: c[i] = a[i] + b[i])\n"
+    "\n"
+    "@asc.kernel\n"
+    "def def_body(a, c):\n"
+    "    n = a.shape[0]\n"
+    "    def body(i):\n"
+    "        t = a[i] * 3\n"
+    "        if t % 2 == 0:\n"
+    "            c[i] = t + 1\n"
+    "        else:\n"
+    "            c[i] = -t\n"
+    "    asc.parallel_for(n, body)\n"
+    "\n"
+    "@asc.kernel\n"
+    "def stepped(a, c, start: asc.int64, stop: asc.int64, step: asc.int64):\n"
+    "    for i in asc.prange(start, stop, step):\n"
+    "        c[i] = a[i] * 2 + 1\n";
+
+/* ------------------------------------------------------ blocks and teams */
+
+static void test_block_index_and_count(void **state) {
+  static const uint32_t dims[] = {1, 2, 7, 64};
+  enum { INNER = 1000 };
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "blocks");
+  (void)state;
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    uint32_t bd = dims[d];
+    int64_t *idx = e2p_alloc(bd, sizeof *idx), *num = e2p_alloc(bd, 8);
+    int64_t once = 0, *inner = e2p_alloc(INNER, 8);
+    ascTensor ti = e2p_t1(idx, ascInt64, bd), tn = e2p_t1(num, ascInt64, bd),
+              to = e2p_t1(&once, ascInt64, 1),
+              tin = e2p_t1(inner, ascInt64, INNER);
+    void *args[] = {&ti, &tn, &to, &tin};
+    for (uint32_t b = 0; b < bd; b++)
+      idx[b] = num[b] = -1;
+    ASSERT_OK(ascLaunchKernel(k, bd, args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (uint32_t b = 0; b < bd; b++) {
+      if (idx[b] != (int64_t)b || num[b] != (int64_t)bd)
+        fail_msg("blockDim %u: block %u wrote idx %lld num %lld", bd, b,
+                 (long long)idx[b], (long long)num[b]);
+    }
+    /* kernel-level code ran once per block; each loop iteration once per
+     * block */
+    assert_int_equal(once, bd);
+    for (int i = 0; i < INNER; i++)
+      if (inner[i] != (int64_t)bd)
+        fail_msg("blockDim %u: iteration %d ran %lld times", bd, i,
+                 (long long)inner[i]);
+    free(idx);
+    free(num);
+    free(inner);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* The language has no team-size query, so the team is observed through
+ * concurrency: the peak number of iterations of one block's loop running
+ * at once can never exceed its team, cores / min(blockDim, cores) (docs/
+ * abi.md).  A team of one is then exact: every block of a launch with
+ * blockDim >= cores runs its loop alone.  (That helpers really joined a
+ * larger team is timing-dependent and only checked as >= 1.) */
+static void test_team_share_of_cores(void **state) {
+  int nc = e2p_cores();
+  uint32_t dims[] = {1, 2, (uint32_t)nc, (uint32_t)nc * 2 + 1};
+  enum { ITERS = 256 };
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "team");
+  (void)state;
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    uint32_t bd = dims[d];
+    int64_t resident = bd < (uint32_t)nc ? (int64_t)bd : (int64_t)nc;
+    int64_t team = nc / resident > 0 ? nc / resident : 1;
+    int64_t *active = e2p_alloc(bd, 8), *peak = e2p_alloc(bd, 8);
+    int64_t *sink = e2p_alloc((size_t)bd * ITERS, 8);
+    ascTensor ta = e2p_t1(active, ascInt64, bd), tp = e2p_t1(peak, ascInt64, bd),
+              ts = e2p_tensor(sink, ascInt64, 2, (int64_t)bd, (int64_t)ITERS);
+    void *args[] = {&ta, &tp, &ts};
+    ASSERT_OK(ascLaunchKernel(k, bd, args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (uint32_t b = 0; b < bd; b++) {
+      assert_int_equal(active[b], 0);
+      if (peak[b] < 1 || peak[b] > team)
+        fail_msg("blockDim %u on %d cores: block %u had %lld iterations at "
+                 "once, team is %lld",
+                 bd, nc, b, (long long)peak[b], (long long)team);
+      for (int i = 0; i < ITERS; i++)
+        assert_int_equal(sink[(size_t)b * ITERS + i],
+                         (int64_t)i * (1999 * 2000 / 2));
+    }
+    free(active);
+    free(peak);
+    free(sink);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* ------------------------------------------------ explicit parallel loops */
+
+static const int64_t sizes[] = {0, 1, 3, 1000000};
+
+static void test_parallel_for_lambda(void **state) {
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "parallel_add");
+  (void)state;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int64_t n = sizes[s];
+    float *a = e2p_alloc((size_t)n, 4), *b = e2p_alloc((size_t)n, 4);
+    float *c = e2p_alloc((size_t)n + 1, 4);
+    ascTensor ta = e2p_t1(a, ascFloat32, n), tb = e2p_t1(b, ascFloat32, n),
+              tc = e2p_t1(c, ascFloat32, n);
+    void *args[] = {&ta, &tb, &tc};
+    for (int64_t i = 0; i < n; i++) {
+      a[i] = (float)(i % 1021) * 0.5f;
+      b[i] = (float)(i % 977) - 300.0f;
+    }
+    c[n] = -7.0f; /* one past the end stays untouched */
+    ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (int64_t i = 0; i < n; i++)
+      if (c[i] != a[i] + b[i])
+        fail_msg("n %lld: c[%lld] = %g, want %g", (long long)n, (long long)i,
+                 (double)c[i], (double)(a[i] + b[i]));
+    assert_true(c[n] == -7.0f);
+    free(a);
+    free(b);
+    free(c);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_parallel_for_nested_def(void **state) {
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "def_body");
+  (void)state;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int64_t n = sizes[s];
+    int32_t *a = e2p_alloc((size_t)n, 4), *c = e2p_alloc((size_t)n, 4);
+    ascTensor ta = e2p_t1(a, ascInt32, n), tc = e2p_t1(c, ascInt32, n);
+    void *args[] = {&ta, &tc};
+    for (int64_t i = 0; i < n; i++)
+      a[i] = (int32_t)(i % 70001) - 35000;
+    ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (int64_t i = 0; i < n; i++) {
+      int32_t t = a[i] * 3;
+      /* Python's % takes the divisor's sign: t % 2 is 0 or 1 */
+      int32_t want = (t % 2 == 0) ? t + 1 : -t;
+      if (c[i] != want)
+        fail_msg("n %lld: c[%lld] = %d, want %d", (long long)n, (long long)i,
+                 c[i], want);
+    }
+    free(a);
+    free(c);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* Python range semantics for every (start, stop, step) below whose visited
+ * indices lie inside [0, n). */
+static void test_prange_steps(void **state) {
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "stepped");
+  int tried = 0;
+  (void)state;
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int64_t n = sizes[s];
+    const int64_t cases[][3] = {
+        {0, n, 1},       {1, n, 3},     {0, n, 7},     {2, n, 2},
+        {n - 1, -1, -1}, {n - 2, 0, -4}, {n - 1, 0, -3}, {n - 1, -1, -2},
+        {5, 5, 1},       {3, 1, 1},     {1, 3, -1},    {0, n, 1000001}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      int64_t start = cases[ci][0], stop = cases[ci][1], step = cases[ci][2];
+      int64_t *a, *c;
+      char *want;
+      ascTensor ta, tc;
+      void *args[5];
+      int inside = 1;
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        inside &= i >= 0 && i < n;
+      if (!inside)
+        continue;
+      tried++;
+      a = e2p_alloc((size_t)n, 8);
+      c = e2p_alloc((size_t)n, 8);
+      want = e2p_alloc((size_t)n, 1);
+      ta = e2p_t1(a, ascInt64, n);
+      tc = e2p_t1(c, ascInt64, n);
+      args[0] = &ta;
+      args[1] = &tc;
+      args[2] = &start;
+      args[3] = &stop;
+      args[4] = &step;
+      for (int64_t i = 0; i < n; i++) {
+        a[i] = i * 5 - 17;
+        c[i] = -1;
+      }
+      for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        want[i] = 1;
+      ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+      ASSERT_OK(ascStreamSynchronize(NULL));
+      for (int64_t i = 0; i < n; i++) {
+        int64_t w = want[i] ? a[i] * 2 + 1 : -1;
+        if (c[i] != w)
+          fail_msg("n %lld range(%lld, %lld, %lld): c[%lld] = %lld, want "
+                   "%lld",
+                   (long long)n, (long long)start, (long long)stop,
+                   (long long)step, (long long)i, (long long)c[i],
+                   (long long)w);
+      }
+      free(a);
+      free(c);
+      free(want);
+    }
+  }
+  assert_true(tried >= 30);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* ----------------------------------------- automatic parallelisation */
+
+#define FILE_AUTO "e2p_auto.py"
+
+static const char auto_py[] =
+    "import pyasc as asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def conv2d(input, weight, output):\n"
+    "    batch, in_channels, in_height, in_width = input.shape\n"
+    "    out_channels, in_channels, kernel_height, kernel_width = weight.shape\n"
+    "    out_height = in_height - kernel_height + 1\n"
+    "    out_width = in_width - kernel_width + 1\n"
+    "    for b in range(batch):\n"
+    "        for oc in range(out_channels):\n"
+    "            for oh in range(out_height):\n"
+    "                for ow in range(out_width):\n"
+    "                    sum = 0.0\n"
+    "                    for ic in range(in_channels):\n"
+    "                        for kh in range(kernel_height):\n"
+    "                            for kw in range(kernel_width):\n"
+    "                                sum += input[b, ic, oh + kh, ow + kw] * "
+    "weight[oc, ic, kh, kw]\n"
+    "                    output[b, oc, oh, ow] = sum\n"
+    "\n"
+    "@asc.kernel\n"
+    "def prefix(a, out):\n"
+    "    s = 0\n"
+    "    for i in range(a.shape[0]):\n"
+    "        s += a[i]\n"
+    "        out[i] = s\n"
+    "\n"
+    "@asc.kernel\n"
+    "def shift(a, b):\n"
+    "    for i in range(a.shape[0] - 1):\n"
+    "        b[i + 1] = a[i] + 1\n";
+
+/* The seed conv2d against a double-precision reference.  The kernel sums
+ * 144 float32 products in order, so |got - ref| <= 144 * FLT_EPSILON *
+ * sum |x * w| (the classic bound for a recursive sum of 144 terms, with
+ * room for a fused multiply-add). */
+static void test_auto_conv2d(void **state) {
+  enum { B = 1, C = 16, H = 64, W = 64, OC = 32, K = 3 };
+  enum { OH = H - K + 1, OW = W - K + 1 };
+  float *in = e2p_alloc(B * C * H * W, 4), *w = e2p_alloc(OC * C * K * K, 4);
+  float *out = e2p_alloc(B * OC * OH * OW, 4);
+  ascModule_t m = e2p_load(auto_py, FILE_AUTO, 0);
+  ascKernel_t k = e2p_kernel(m, "conv2d");
+  ascTensor ti = e2p_tensor(in, ascFloat32, 4, (int64_t)B, (int64_t)C,
+                            (int64_t)H, (int64_t)W),
+            tw = e2p_tensor(w, ascFloat32, 4, (int64_t)OC, (int64_t)C,
+                            (int64_t)K, (int64_t)K),
+            to = e2p_tensor(out, ascFloat32, 4, (int64_t)B, (int64_t)OC,
+                            (int64_t)OH, (int64_t)OW);
+  void *args[] = {&ti, &tw, &to};
+  uint32_t seed = 12345;
+  (void)state;
+  for (int i = 0; i < B * C * H * W; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    in[i] = (float)((int32_t)(seed >> 8) % 2001) / 1000.0f;
+  }
+  for (int i = 0; i < OC * C * K * K; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    w[i] = (float)((int32_t)(seed >> 8) % 1999 - 999) / 997.0f;
+  }
+  for (int i = 0; i < B * OC * OH * OW; i++)
+    out[i] = NAN;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  for (int oc = 0; oc < OC; oc++)
+    for (int oh = 0; oh < OH; oh++)
+      for (int ow = 0; ow < OW; ow++) {
+        double ref = 0, mag = 0;
+        float got = out[(oc * OH + oh) * OW + ow];
+        for (int ic = 0; ic < C; ic++)
+          for (int kh = 0; kh < K; kh++)
+            for (int kw = 0; kw < K; kw++) {
+              double p = (double)in[(ic * H + oh + kh) * W + ow + kw] *
+                         (double)w[((oc * C + ic) * K + kh) * K + kw];
+              ref += p;
+              mag += fabs(p);
+            }
+        if (!(fabs((double)got - ref) <= C * K * K * FLT_EPSILON * mag))
+          fail_msg("output[0, %d, %d, %d] = %.9g, reference %.9g", oc, oh, ow,
+                   (double)got, ref);
+      }
+  free(in);
+  free(w);
+  free(out);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* A carried dependence keeps the loop serial: the result is the exact
+ * running sum. */
+static void test_auto_prefix_sum_stays_serial(void **state) {
+  enum { N = 1000000 };
+  int64_t *a = e2p_alloc(N, 8), *out = e2p_alloc(N, 8);
+  ascModule_t m = e2p_load(auto_py, FILE_AUTO, 0);
+  ascKernel_t k = e2p_kernel(m, "prefix");
+  ascTensor ta = e2p_t1(a, ascInt64, N), to = e2p_t1(out, ascInt64, N);
+  void *args[] = {&ta, &to};
+  int64_t s = 0;
+  (void)state;
+  for (int i = 0; i < N; i++)
+    a[i] = ((int64_t)i * 7919) % 1000 - 500;
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  for (int i = 0; i < N; i++) {
+    s += a[i];
+    if (out[i] != s)
+      fail_msg("out[%d] = %lld, want %lld", i, (long long)out[i],
+               (long long)s);
+  }
+  free(a);
+  free(out);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* b[i + 1] = a[i] + 1 has independent iterations for distinct a and b and
+ * is parallelised.  Passed the same array twice, the serial (Python)
+ * result is a running chain: x[i] = x[0] + i.  docs/parallelize.md leaves
+ * overlap between tensor arguments to the launcher, which must then run a
+ * build without restrict and without automatic parallelisation. */
+static void test_auto_aliased_arguments(void **state) {
+  enum { N = 1000000 };
+  int64_t *x = e2p_alloc(N, 8), *y = e2p_alloc(N, 8);
+  ascModule_t m = e2p_load(auto_py, FILE_AUTO, 0);
+  ascKernel_t k = e2p_kernel(m, "shift");
+  ascTensor tx = e2p_t1(x, ascInt64, N), ty = e2p_t1(y, ascInt64, N);
+  void *distinct[] = {&tx, &ty}, *same[] = {&tx, &tx};
+  (void)state;
+  for (int i = 0; i < N; i++)
+    x[i] = 3 * (int64_t)i;
+  /* distinct arrays: the parallel result */
+  ASSERT_OK(ascLaunchKernel(k, 1, distinct, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  for (int i = 1; i < N; i++)
+    if (y[i] != x[i - 1] + 1)
+      fail_msg("distinct: b[%d] = %lld, want %lld", i, (long long)y[i],
+               (long long)(x[i - 1] + 1));
+  /* the same array as input and output: the serial result */
+  ASSERT_OK(ascLaunchKernel(k, 1, same, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  {
+    int bad = -1;
+    int64_t got = 0;
+    for (int i = 0; i < N && bad < 0; i++)
+      if (x[i] != (int64_t)i)
+        bad = i, got = x[i];
+    free(x);
+    free(y);
+    ASSERT_OK(ascModuleUnload(m));
+    if (bad >= 0)
+      fail_msg("aliased: x[%d] = %lld, want %d (x[0] + %d)", bad,
+               (long long)got, bad, bad);
+  }
+}
+
+/* ------------------------------------------------------------ reductions */
+
+#define FILE_RED "e2p_reduce.py"
+
+static const char reduce_py[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def dot(a, b, out):\n"
+    "    s = 0\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        s += a[i] * b[i]\n"
+    "    out[0] = s\n"
+    "\n"
+    "@asc.kernel\n"
+    "def dot_auto(a, b, out):\n"
+    "    s = 0\n"
+    "    for i in range(a.shape[0]):\n"
+    "        s += a[i] * b[i]\n"
+    "    out[0] = s\n"
+    "\n"
+    "@asc.kernel\n"
+    "def product(a, out):\n"
+    "    p = 1\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        p *= a[i]\n"
+    "    out[0] = p\n"
+    "\n"
+    "@asc.kernel\n"
+    "def minmax(a, out):\n"
+    "    lo = a[0]\n"
+    "    hi = a[0]\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        lo = min(lo, a[i])\n"
+    "        hi = max(hi, a[i])\n"
+    "    out[0] = lo\n"
+    "    out[1] = hi\n"
+    "\n"
+    "@asc.kernel\n"
+    "def minmax_auto(a, out):\n"
+    "    lo = a[0]\n"
+    "    hi = a[0]\n"
+    "    for i in range(a.shape[0]):\n"
+    "        lo = min(lo, a[i])\n"
+    "        hi = max(hi, a[i])\n"
+    "    out[0] = lo\n"
+    "    out[1] = hi\n";
+
+enum { RN = 1000000 };
+
+static void run2(ascKernel_t k, void *a, void *b, void *out, ascDataType dt,
+                 int64_t n, int64_t nout) {
+  ascTensor ta = e2p_t1(a, dt, n), tb = e2p_t1(b, dt, n),
+            to = e2p_t1(out, dt, nout);
+  void *args3[] = {&ta, &tb, &to}, *args2[] = {&ta, &to};
+  ASSERT_OK(ascLaunchKernel(k, 1, b != NULL ? args3 : args2, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+}
+
+static void test_reduce_dot_int64(void **state) {
+  int64_t *a = e2p_alloc(RN, 8), *b = e2p_alloc(RN, 8), got = 0, want = 0;
+  ascModule_t m = e2p_load(reduce_py, FILE_RED, 0);
+  const char *names[] = {"dot", "dot_auto"};
+  (void)state;
+  for (int i = 0; i < RN; i++) {
+    a[i] = (int64_t)((i * 2654435761u) % 200001) - 100000;
+    b[i] = (int64_t)(i % 1009) - 504;
+    want += a[i] * b[i];
+  }
+  for (int j = 0; j < 2; j++) {
+    run2(e2p_kernel(m, names[j]), a, b, &got, ascInt64, RN, 1);
+    if (got != want)
+      fail_msg("%s: %lld, want %lld", names[j], (long long)got,
+               (long long)want);
+  }
+  free(a);
+  free(b);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* float64: (1) terms that are exact multiples of 2^-20 whose every partial
+ * sum stays below 2^32: any summation order is exact, so the result must
+ * equal the reference bit for bit; (2) general terms: within n * DBL_EPSILON
+ * * sum |a_i b_i| of the exact sum (a bound for any order of summation),
+ * and bitwise identical across two runs (the split depends on the team
+ * size only, docs/parallelize.md). */
+static void test_reduce_dot_float64(void **state) {
+  double *a = e2p_alloc(RN, 8), *b = e2p_alloc(RN, 8), got = 0, again = 0;
+  long double want = 0, mag = 0;
+  ascModule_t m = e2p_load(reduce_py, FILE_RED, 0);
+  const char *names[] = {"dot", "dot_auto"};
+  uint64_t seed = 99;
+  (void)state;
+  for (int i = 0; i < RN; i++) {
+    a[i] = (double)((i * 37) % 1024 - 512) / 1024.0;
+    b[i] = (double)((i * 11) % 2048 - 1000) / 1024.0;
+    want += (long double)a[i] * b[i];
+  }
+  for (int j = 0; j < 2; j++) {
+    run2(e2p_kernel(m, names[j]), a, b, &got, ascFloat64, RN, 1);
+    if (got != (double)want)
+      fail_msg("%s exact terms: %.17g, want %.17g", names[j], got,
+               (double)want);
+  }
+  want = 0;
+  for (int i = 0; i < RN; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    a[i] = (double)(seed >> 11) / 9007199254740992.0 - 0.3;
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    b[i] = ((double)(seed >> 11) / 9007199254740992.0) * 1e3;
+    want += (long double)a[i] * b[i];
+    mag += fabsl((long double)a[i] * b[i]);
+  }
+  for (int j = 0; j < 2; j++) {
+    ascKernel_t k = e2p_kernel(m, names[j]);
+    run2(k, a, b, &got, ascFloat64, RN, 1);
+    if (!(fabsl((long double)got - want) <= (long double)RN * DBL_EPSILON * mag))
+      fail_msg("%s: %.17g, exact %.17Lg", names[j], got, want);
+    run2(k, a, b, &again, ascFloat64, RN, 1);
+    if (memcmp(&got, &again, sizeof got) != 0)
+      fail_msg("%s not deterministic: %.17g then %.17g", names[j], got,
+               again);
+  }
+  free(a);
+  free(b);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* s *= ...: int64 with factors 1, -1 and 2 (exact, no overflow); float64
+ * with powers of two (exact in any order). */
+static void test_reduce_product(void **state) {
+  enum { N = 100000 };
+  int64_t *ai = e2p_alloc(N, 8), goti = 0, wanti = 1;
+  double *af = e2p_alloc(N, 8), gotf = 0, wantf = 1;
+  ascModule_t m = e2p_load(reduce_py, FILE_RED, 0);
+  ascKernel_t k = e2p_kernel(m, "product");
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    ai[i] = i % 5003 == 0 ? 2 : i % 7919 == 0 ? -1 : 1;
+    wanti *= ai[i];
+    af[i] = i % 3001 == 0 ? 2.0 : i % 4001 == 0 ? 0.5 : i % 9973 == 0 ? -1.0
+                                                                       : 1.0;
+    wantf *= af[i];
+  }
+  run2(k, ai, NULL, &goti, ascInt64, N, 1);
+  if (goti != wanti)
+    fail_msg("int64 product %lld, want %lld", (long long)goti,
+             (long long)wanti);
+  run2(k, af, NULL, &gotf, ascFloat64, N, 1);
+  if (gotf != wantf)
+    fail_msg("float64 product %.17g, want %.17g", gotf, wantf);
+  free(ai);
+  free(af);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* s = min(s, ...), s = max(s, ...), int64 and float64, extremes placed
+ * first, last and in the middle. */
+static void check_min_max(const char *name) {
+  int64_t *ai = e2p_alloc(RN, 8), oi[2];
+  double *af = e2p_alloc(RN, 8), of[2];
+  ascModule_t m = e2p_load(reduce_py, FILE_RED, 0);
+  static const int64_t at[][2] = {{0, RN - 1}, {RN - 1, 0}, {777, 500001}};
+  ascKernel_t k = e2p_kernel(m, name);
+  for (size_t c = 0; c < sizeof at / sizeof at[0]; c++) {
+    for (int i = 0; i < RN; i++) {
+      ai[i] = (int64_t)((i * 2654435761u) % 1000000) - 500000;
+      af[i] = (double)ai[i] * 0.25;
+    }
+    ai[at[c][0]] = -7000000;
+    ai[at[c][1]] = 9000000;
+    af[at[c][0]] = -1e300;
+    af[at[c][1]] = 3e200;
+    run2(k, ai, NULL, oi, ascInt64, RN, 2);
+    if (oi[0] != -7000000 || oi[1] != 9000000)
+      fail_msg("%s int64 case %zu: min %lld max %lld", name, c,
+               (long long)oi[0], (long long)oi[1]);
+    run2(k, af, NULL, of, ascFloat64, RN, 2);
+    if (of[0] != -1e300 || of[1] != 3e200)
+      fail_msg("%s float64 case %zu: min %g max %g", name, c, of[0], of[1]);
+  }
+  free(ai);
+  free(af);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* in an asc.prange loop */
+static void test_reduce_min_max_prange(void **state) {
+  (void)state;
+  check_min_max("minmax");
+}
+
+/* in a range loop the compiler parallelises */
+static void test_reduce_min_max_auto(void **state) {
+  (void)state;
+  check_min_max("minmax_auto");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_block_index_and_count),
+      cmocka_unit_test(test_team_share_of_cores),
+      cmocka_unit_test(test_parallel_for_lambda),
+      cmocka_unit_test(test_parallel_for_nested_def),
+      cmocka_unit_test(test_prange_steps),
+      cmocka_unit_test(test_auto_conv2d),
+      cmocka_unit_test(test_auto_prefix_sum_stays_serial),
+      cmocka_unit_test(test_auto_aliased_arguments),
+      cmocka_unit_test(test_reduce_dot_int64),
+      cmocka_unit_test(test_reduce_dot_float64),
+      cmocka_unit_test(test_reduce_product),
+      cmocka_unit_test(test_reduce_min_max_prange),
+      cmocka_unit_test(test_reduce_min_max_auto),
+  };
+  return cmocka_run_group_tests(tests, NULL, test_teardown);
+}
