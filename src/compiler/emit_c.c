@@ -219,6 +219,20 @@ typedef struct frame {
   bool used;            /* its exception label is jumped to */
 } frame;
 
+/* A collapsed nest (passes/parallelize.c) recovers its loop indices from
+ * the flat iteration k: u0 = (u64)k, then q_j = u_j % t_j and
+ * u_{j+1} = u_j / t_j with every t_j invariant.  A body that starts so
+ * computes them once per chunk and then counts them up like an odometer:
+ * a chain of 64-bit divisions per iteration is what made a collapsed
+ * conv2d slower than the same nest written as loops. */
+#define MAXODO 8
+typedef struct odometer {
+  const asc__irins *cast;           /* u0 = cast k; NULL: no match */
+  int n;                            /* levels */
+  const asc__irins *mod[MAXODO];    /* q_j = mod u_j, t_j */
+  const asc__irins *div[MAXODO];    /* u_{j+1} = floordiv u_j, t_j */
+} odometer;
+
 typedef struct emitter {
   asc__cctx *c;
   asc__buf *o;
@@ -239,6 +253,7 @@ typedef struct emitter {
   bool uses_barrier;
   bool raise_used;      /* L_raise is jumped to */
   const asc__irins **def; /* per register: its only definition, or NULL */
+  odometer odo;         /* the pfor body being emitted, when it matched */
 } emitter;
 
 static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
@@ -1133,8 +1148,21 @@ static bool carried_float(emitter *e, const asc__irins *i) {
   return false;
 }
 
+static bool odometer_part(const emitter *e, const asc__irins *i) {
+  if (e->odo.cast == NULL)
+    return false;
+  if (i == e->odo.cast)
+    return true;
+  for (int j = 0; j < e->odo.n; j++)
+    if (i == e->odo.mod[j] || i == e->odo.div[j])
+      return true;
+  return false;
+}
+
 static void emit_block(emitter *e, const asc__irblock *b) {
   for (const asc__irins *i = b->first; i; i = i->next) {
+    if (odometer_part(e, i))
+      continue;
     emit_ins(e, i);
     if (carried_float(e, i))
       LINE(e, "ASC_SEQ_SUM(%s);", rname(e, i->dst));
@@ -1270,6 +1298,70 @@ static bool has_loop(const asc__irblock *b) {
   return false;
 }
 
+static int32_t uses_in(const asc__irblock *b, int32_t r) {
+  int32_t n = 0;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      n += i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r;
+    for (int32_t k = 0; k < i->nred; k++)
+      n += i->red[k].reg == r;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      n += uses_in(&i->body[k], r);
+  }
+  return n;
+}
+
+/* The instruction op(r, ...) of b itself (not nested), if one. */
+static const asc__irins *top_use(const asc__irblock *b, int op, int32_t r) {
+  for (const asc__irins *i = b->first; i; i = i->next)
+    if (i->op == op && i->nargs == 2 && i->args[0].kind == ASC_IRV_REG &&
+        i->args[0].reg == r)
+      return i;
+  return NULL;
+}
+
+static bool u64_reg1(const asc__irfunc *f, int32_t r) {
+  return r >= 0 && f->regs[r].ty.kind != ASC_IRK_TENSOR &&
+         f->regs[r].ty.dtype == ascUInt64 && f->regs[r].ndefs == 1;
+}
+
+/* Fills e->odo when pfor p's body starts from the index chain of a
+ * collapsed nest (see odometer); defs: registers the body assigns. */
+static void match_odometer(emitter *e, const asc__irins *p,
+                           const uint8_t *defs) {
+  const asc__irfunc *f = e->f;
+  const asc__irblock *b = &p->body[0];
+  odometer *o = &e->odo;
+  int32_t u;
+  memset(o, 0, sizeof *o);
+  for (const asc__irins *i = b->first; i && !o->cast; i = i->next)
+    if (i->op == ASC_IR_CAST && i->args[0].kind == ASC_IRV_REG &&
+        i->args[0].reg == p->dst && u64_reg1(f, i->dst))
+      o->cast = i;
+  if (o->cast == NULL)
+    return;
+  u = o->cast->dst;
+  while (o->n < MAXODO && uses_in(b, u) == 2) {
+    const asc__irins *m = top_use(b, ASC_IR_MOD, u);
+    const asc__irins *d = top_use(b, ASC_IR_FLOORDIV, u);
+    asc__irval t;
+    if (m == NULL || d == NULL || !asc__irv_eq(m->args[1], d->args[1]) ||
+        !u64_reg1(f, m->dst) || !u64_reg1(f, d->dst))
+      break;
+    /* invariant, and never zero: no ZeroDivisionError can move */
+    t = m->args[1];
+    if ((t.kind == ASC_IRV_REG && (defs[t.reg] & 2) != 0) ||
+        !known_positive(e, t, 0))
+      break;
+    o->mod[o->n] = m;
+    o->div[o->n] = d;
+    o->n++;
+    u = d->dst;
+  }
+  if (o->n == 0)
+    o->cast = NULL;
+}
+
 /* Registers a pfor body uses from outside: its captures. */
 static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
                          uint8_t **ivs) {
@@ -1375,6 +1467,38 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "kk" : "start + kk * step");
+  } else if (simple && (match_odometer(e, i, defs), e->odo.cast != NULL)) {
+    const odometer *o = &e->odo;
+    const char *step = "";
+    LINE(e, "if (k < hi) { /* indices of the collapsed loops, counted up */");
+    e->depth++;
+    LINE(e, "%s = (uint64_t)k;", rname(e, o->cast->dst));
+    for (int j = 0; j < o->n; j++) {
+      const char *u = val(e, o->mod[j]->args[0]);
+      const char *t = val(e, o->mod[j]->args[1]);
+      LINE(e, "%s = %s %% %s;", rname(e, o->mod[j]->dst), u, t);
+      LINE(e, "%s = %s / %s;", rname(e, o->div[j]->dst), u, t);
+    }
+    e->depth--;
+    LINE(e, "}");
+    for (int j = 0; j < o->n; j++) {
+      const char *q = rname(e, o->mod[j]->dst);
+      const char *t = val(e, o->mod[j]->args[1]);
+      step = j == 0 ? asc__arena_printf(e->c, "++%s == %s", q, t)
+                    : asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s == %s)",
+                                        step, e->depth * 2 + 6, "",
+                                        rname(e, o->mod[j - 1]->dst), q, t);
+    }
+    step = asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s)", step,
+                             e->depth * 2 + 6, "",
+                             rname(e, o->mod[o->n - 1]->dst),
+                             rname(e, o->div[o->n - 1]->dst));
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
+    LINE(e, "for (; k < hi; k++, (void)(%s)) {", step);
+    e->depth++;
+    LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
+         rname(e, iv));
   } else {
     /* iterations of a parallel loop are independent by definition */
     out(e, "#pragma GCC ivdep\n");
@@ -1402,6 +1526,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   out(e, "}\n\n");
   e->in_body = false;
+  e->odo.cast = NULL;
   e->depth = 0;
 }
 

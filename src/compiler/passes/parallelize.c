@@ -1023,9 +1023,15 @@ static asc__irins *collapse(pstate *s, nestplan *np, int m,
     n = j == 0 ? trip[j]
                : asc__irv_reg(emit2(s, pre, ASC_IR_MUL, ascInt64, n, trip[j],
                                     "n"));
+    /* The divisors of the flat index: the loop runs only when n > 0,
+     * so every trip is >= 1 there, and saying so (max 1) spares the
+     * ZeroDivisionError test of each division. */
     if (j > 0)
-      tu[j] = asc__irv_reg(emit1(s, pre, ASC_IR_CAST, ascUInt64, trip[j],
-                                 "tripu"));
+      tu[j] = asc__irv_reg(emit1(
+          s, pre, ASC_IR_CAST, ascUInt64,
+          asc__irv_reg(emit2(s, pre, ASC_IR_MAX, ascInt64, trip[j],
+                             asc__irv_int(ascInt64, 1), "trip")),
+          "tripu"));
   }
   it = asc__ir_reg(s->c, s->f, asc__irt_scalar(ascInt64), "it");
   x = asc__ir_ins(s->c, ASC_IR_PFOR, it, 3, np->L[0]->line);
