@@ -354,7 +354,8 @@ static void only_entry(const cachetest *t, char *path, size_t sz) {
     struct dirent *e;
     if (d->d_name[0] == '.' || strlen(d->d_name) != 2)
       continue;
-    snprintf(sub, sizeof sub, "%s/%s", t->cache, d->d_name);
+    /* d_name is two characters here (checked above). */
+    snprintf(sub, sizeof sub, "%s/%.2s", t->cache, d->d_name);
     dd = opendir(sub);
     if (dd == NULL)
       continue;
