@@ -16,7 +16,10 @@ typedef struct vstate {
   int pfors;       /* enclosing pfor bodies */
   int loops_at_pfor;
   int excepts;     /* enclosing except regions in this function body */
+  uint8_t *ind;    /* per register: IND_NO, or an induction out of / in scope */
 } vstate;
+
+enum { IND_NO = 0, IND_OUT, IND_IN };
 
 static _Noreturn void fail(vstate *v, const asc__irins *i, const char *what) {
   char *m = asc__arena_printf(
@@ -114,6 +117,11 @@ static void vins(vstate *v, const asc__irins *i) {
     if (i->args[k].kind == ASC_IRV_REG &&
         (i->args[k].reg < 0 || i->args[k].reg >= v->f->nregs))
       fail(v, i, "register out of range");
+  /* A loop induction exists only inside its loop: unrolling and the C
+   * emitter (which declares it in the for statement) rely on it. */
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && v->ind[i->args[k].reg] == IND_OUT)
+      fail(v, i, "loop induction used outside its loop");
   switch (op) {
   case ASC_IR_MOV:
   case ASC_IR_NEG:
@@ -230,7 +238,9 @@ static void vins(vstate *v, const asc__irins *i) {
       v->pfors++;
       v->loops_at_pfor = ++v->loops;
       v->excepts = 0; /* the body is another C function */
+      v->ind[i->dst] = IND_IN;
       vblock(v, &i->body[0]);
+      v->ind[i->dst] = IND_OUT;
       v->excepts = saved_exc;
       v->loops--;
       v->pfors--;
@@ -306,12 +316,27 @@ static void vins(vstate *v, const asc__irins *i) {
   }
   if (i->op == ASC_IR_FOR || i->op == ASC_IR_LOOP) {
     v->loops++;
+    if (i->op == ASC_IR_FOR)
+      v->ind[i->dst] = IND_IN;
     vblock(v, &i->body[0]);
+    if (i->op == ASC_IR_FOR)
+      v->ind[i->dst] = IND_OUT;
     v->loops--;
     return;
   }
   for (int k = 0; k < asc__ir_nregions(i); k++)
     vblock(v, &i->body[k]);
+}
+
+/* Marks every loop induction of b as one (out of scope until its loop). */
+static void mark_inductions(vstate *v, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if ((i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) && i->dst >= 0 &&
+        i->dst < v->f->nregs)
+      v->ind[i->dst] = IND_OUT;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      mark_inductions(v, &i->body[k]);
+  }
 }
 
 static void vblock(vstate *v, const asc__irblock *b) {
@@ -338,5 +363,7 @@ void asc__ir_verify(asc__cctx *c, const asc__irfunc *f, const char *after) {
       fail(&v, NULL,
            asc__arena_printf(c, "register %%%s used but never defined",
                              f->regs[r].name));
+  v.ind = asc__arena_alloc(c, (size_t)(f->nregs > 0 ? f->nregs : 1));
+  mark_inductions(&v, &f->body);
   vblock(&v, &f->body);
 }
