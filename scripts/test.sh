@@ -66,7 +66,10 @@ if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
     mkdir -p "$scratch"
     log="build-fuzz/$(basename "$f").log"
     status=0
-    "$f" -max_total_time="${ASC_FUZZ_SECONDS:-30}" -timeout=10 \
+    # A fixed seed and run count make CI's run the one verified before
+    # landing; ASC_FUZZ_SEED / ASC_FUZZ_RUNS / ASC_FUZZ_SECONDS explore more.
+    "$f" -seed="${ASC_FUZZ_SEED:-1}" -runs="${ASC_FUZZ_RUNS:-60000}" \
+      -max_total_time="${ASC_FUZZ_SECONDS:-60}" -timeout=10 \
       -rss_limit_mb=2048 "$scratch" $( [ -d "$seeds" ] && echo "$seeds" ) \
       -print_final_stats=1 >"$log" 2>&1 || status=$?
     echo "$(basename "$f"): $(grep -h 'stat::number_of_executed_units' "$log")"
