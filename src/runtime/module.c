@@ -47,7 +47,7 @@ struct asc__module {
   int nkernels;
   asc__kernel **kernels;
   ascKernelParamInfo *params;       /* shared-object modules */
-  atomic_int inflight;              /* launches queued or running */
+  asc__inflight inflight;           /* launches queued or running */
 };
 
 /* Guarded by the rt lock. */
@@ -139,7 +139,8 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
   m->nkernels = proto->nkernels;
   m->kernels = proto->kernels;
   m->params = proto->params;
-  atomic_store(&m->inflight, 0);
+  atomic_store(&m->inflight.launched, 0);
+  atomic_store(&m->inflight.retired, 0);
   for (int i = 0; i < m->nkernels; i++) {
     asc__kernel *k = m->kernels[i];
     k->module = m;
@@ -429,7 +430,7 @@ static ascError_t kernel_resolve(ascKernel_t h, asc__kernel **out) {
 static bool no_inflight(const void *a, uint64_t unused) {
   const asc__module *m = a;
   ASC_UNUSED(unused);
-  return atomic_load(&m->inflight) == 0;
+  return asc__inflight_idle((asc__inflight *)(uintptr_t)&m->inflight);
 }
 
 ascError_t ascModuleUnload(ascModule_t module) {
@@ -444,7 +445,7 @@ ascError_t ascModuleUnload(ascModule_t module) {
     return err;
   /* Launches already queued keep running; the code stays mapped until they
    * have finished. */
-  if (atomic_load(&m->inflight) != 0) {
+  if (!asc__inflight_idle(&m->inflight)) {
     if (asc__tls_get()->in_host_callback)
       return asc__error(ascErrorNotPermitted,
                         "ascModuleUnload: launches of this module are still "

@@ -14,12 +14,20 @@
  * joined to finish their chunk, so a loop finishes even when every other
  * worker is busy: nothing in the pool can deadlock on team size.
  *
+ * A host thread waiting for a stream (asc__sched_help) takes that
+ * stream's jobs the same way, as a guest with a worker record on its own
+ * stack.
+ *
  * Idle workers spin on the job count for ASC_SPIN_US microseconds, then
- * park on the pool's condition variable.
+ * park on the pool's condition variable; while guests are waiting, one
+ * idle worker per guest parks at once, so that no more threads spin than
+ * there are cores.
  */
+#define _GNU_SOURCE    /* pthread_getattr_np */
 #include "scheduler.h"
 
 #include <hwloc.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +35,9 @@
 
 #define DEFAULT_SPIN_US 200
 #define WORKER_STACK_SIZE ((size_t)8 << 20)
+/* A host thread runs kernel blocks only with this much stack free below
+ * it: kernels may use as much (local arrays live on the stack). */
+#define GUEST_STACK_MIN (WORKER_STACK_SIZE - ((size_t)1 << 20))
 
 /* One block's team; embedded in the worker that leads the block. */
 typedef struct team {
@@ -52,6 +63,7 @@ typedef struct worker {
   uv_thread_t thread;
   void *scratch;                /* shared_bytes of the led block */
   size_t scratch_cap;
+  asc__launch *next;            /* a one-block launch to run next */
 } worker;
 
 struct asc__sched {
@@ -80,7 +92,14 @@ struct asc__sched {
 
   /* Polled by spinning workers without the lock. */
   _Alignas(ASC_CACHE_LINE) atomic_int njobs;
-  atomic_int nspinning;         /* workers in spin_for_work */
+  /* Workers neither running a job nor parked: counted from the moment a
+   * worker has finished its part of a job (before it signals that), so
+   * that a submitter reacting to that signal sees it available. */
+  atomic_int navail;
+  /* Host threads lent to the pool while they wait (asc__sched_guest),
+   * and idle workers that parked early to give them a core. */
+  atomic_int nguests;
+  atomic_int nyielded;
   atomic_int stop_flag;
   atomic_int bind_warned;
 };
@@ -88,6 +107,9 @@ struct asc__sched {
 static _Thread_local worker *tls_worker;
 static _Thread_local int32_t tls_tid;
 static _Thread_local bool tls_in_loop;
+/* The calling thread's lowest stack address; 0 until looked up, 1 when
+ * it cannot be found. */
+static _Thread_local uintptr_t tls_stack_low;
 
 bool asc__on_worker(void) { return tls_worker != NULL; }
 
@@ -166,13 +188,13 @@ static int job_push(asc__sched *s, asc__job *j, int nclaims) {
   }
   j->queued = true;
   atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
-  /* Spinning workers will see the job without a wakeup, and a worker
-   * submitting from its completion path is about to look for work
-   * itself. */
-  nclaims -= atomic_load_explicit(&s->nspinning, memory_order_seq_cst);
-  if (tls_worker != NULL && tls_worker->sched == s &&
-      j->kind == ASC__JOB_BLOCKS)
-    nclaims--;
+  /* Available workers (a worker submitting from its completion path is
+   * one of them) will see the job without a wakeup.  A loop never waits
+   * for helpers to arrive, so it wakes nobody for slots that host threads
+   * waiting in the pool (guests) may take. */
+  nclaims -= atomic_load_explicit(&s->navail, memory_order_seq_cst);
+  if (j->kind == ASC__JOB_LOOP)
+    nclaims -= atomic_load_explicit(&s->nguests, memory_order_relaxed);
   return nclaims;
 }
 
@@ -198,6 +220,10 @@ static asc__job *job_first(asc__sched *s) {
     if (s->head[lv] != NULL)
       return s->head[lv];
   return NULL;
+}
+
+static void avail(asc__sched *s, int delta) {
+  atomic_fetch_add_explicit(&s->navail, delta, memory_order_seq_cst);
 }
 
 /* ---------------------------------------------------------------- launches */
@@ -243,7 +269,10 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
   atomic_store_explicit(&l->err_block, UINT32_MAX, memory_order_relaxed);
   atomic_store_explicit(&l->cancelled, 0, memory_order_relaxed);
   atomic_flag_clear(&l->exc_lock);
-  memset(&l->exc, 0, sizeof l->exc);
+  /* exc is read only after launch_raise has written it whole. */
+  l->exc.kind = ASC_KEXC_NONE;
+  l->exc.line = 0;
+  l->exc.msg[0] = '\0';
   atomic_store_explicit(&l->bar_count, 0, memory_order_relaxed);
   atomic_store_explicit(&l->bar_gen, 0, memory_order_relaxed);
 }
@@ -256,8 +285,20 @@ static int launch_queue(asc__sched *s, asc__launch *l) {
 }
 
 void asc__sched_submit(asc__sched *s, asc__launch *l) {
+  worker *w = tls_worker;
   int n = 0;
 
+  /* A worker that finished a stream's launch and starts the stream's
+   * next one-block launch runs it itself when nothing else is queued:
+   * the launch never goes through the ready lists (its parallel loops
+   * still do). */
+  if (w != NULL && w->index >= 0 && w->sched == s && w->next == NULL &&
+      l->nblocks == 1 && !l->gang &&
+      atomic_load_explicit(&s->njobs, memory_order_acquire) == 0) {
+    l->next_block = 1;
+    w->next = l;
+    return;
+  }
   asc__spin_lock(&s->lock);
   if (l->gang && s->gang_active != NULL) {
     l->job.next = NULL;
@@ -380,6 +421,8 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
       launch_raise(l, b, &exc);
     }
   }
+  if (w->index >= 0)
+    avail(s, 1);
   launch_block_done(s, l);
 }
 
@@ -590,28 +633,82 @@ static void bind_worker(worker *w) {
             s->dev->core_pu[w->index]);
 }
 
-/* Spins until a job appears, stop is requested or the window closes.
- * Returns true if it saw something to do. */
-static bool spin_for_work(asc__sched *s) {
-  uint64_t t0 = uv_hrtime();
-  bool found = false;
+/* Pool lock held; j is queued.  Claims one unit of j for w (a block to
+ * lead or a helper slot of a loop), drops the lock and runs it.  A pool
+ * worker stops counting as available while it runs the job. */
+static void job_run_unlock(asc__sched *s, worker *w, asc__job *j) {
+  bool more;
 
-  atomic_fetch_add_explicit(&s->nspinning, 1, memory_order_seq_cst);
+  if (w->index >= 0)
+    avail(s, -1);
+  if (j->kind == ASC__JOB_BLOCKS) {
+    asc__launch *l = (asc__launch *)(void *)j;
+    uint32_t b = l->next_block++;
+    if (l->next_block == l->nblocks)
+      job_unlink(s, j);
+    more = job_first(s) != NULL;
+    asc__spin_unlock(&s->lock);
+    /* Submitters do not wake a worker for a job an available worker will
+     * take; that worker may take another job instead, so whoever claims
+     * work while more is queued passes a wakeup on. */
+    if (more)
+      wake(s, 1);
+    run_block(w, l, b);
+    /* Launches handed on by run_block's completion (asc__sched_submit). */
+    while ((l = w->next) != NULL) {
+      w->next = NULL;
+      avail(s, -1);
+      run_block(w, l, 0);
+    }
+  } else {
+    team *t = (team *)(void *)j;
+    int32_t tid = ++t->nhelpers;
+    atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
+    if (t->nhelpers >= t->size - 1)
+      job_unlink(s, j);
+    more = job_first(s) != NULL;
+    asc__spin_unlock(&s->lock);
+    if (more)
+      wake(s, 1);
+    loop_work(t, tid);
+    if (w->index >= 0)
+      avail(s, 1);
+    atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
+  }
+}
+
+/* True if an idle worker should park now so that a host thread lent to
+ * the pool (asc__sched_guest) has a core: each guest displaces one idle
+ * worker, and one worker always stays.  Claims the place; the caller
+ * gives it back (nyielded) when it wakes. */
+static bool yield_to_guest(asc__sched *s) {
+  int y = atomic_load_explicit(&s->nyielded, memory_order_relaxed);
+
+  return y < atomic_load_explicit(&s->nguests, memory_order_relaxed) &&
+         y < s->nworkers - 1 &&
+         atomic_compare_exchange_strong(&s->nyielded, &y, y + 1);
+}
+
+/* Spins until a job appears, stop is requested or the window closes.
+ * Returns true if it saw something to do; *yielded is set when it gave
+ * its core to a guest instead. */
+static bool spin_for_work(asc__sched *s, bool *yielded) {
+  uint64_t t0 = uv_hrtime();
+
   for (;;) {
     for (int i = 0; i < 128; i++) {
       if (atomic_load_explicit(&s->njobs, memory_order_acquire) > 0 ||
-          atomic_load_explicit(&s->stop_flag, memory_order_relaxed)) {
-        found = true;
-        goto out;
+          atomic_load_explicit(&s->stop_flag, memory_order_relaxed))
+        return true;
+      if ((i & 15) == 0 && yield_to_guest(s)) {
+        *yielded = true;
+        return false;
       }
       cpu_relax();
     }
     if (uv_hrtime() - t0 >= s->spin_ns)
-      break;
+      return false;
   }
-out:
-  atomic_fetch_sub_explicit(&s->nspinning, 1, memory_order_seq_cst);
-  return found;
 }
 
 static void worker_main(void *arg) {
@@ -620,62 +717,109 @@ static void worker_main(void *arg) {
 
   tls_worker = w;
   bind_worker(w);
+  avail(s, 1);
   for (;;) {
     asc__job *j;
-    bool stop;
+    bool stop, yielded = false;
 
     asc__spin_lock(&s->lock);
     j = job_first(s);
-    if (j != NULL && j->kind == ASC__JOB_BLOCKS) {
-      asc__launch *l = (asc__launch *)(void *)j;
-      uint32_t b = l->next_block++;
-      bool more;
-      if (l->next_block == l->nblocks)
-        job_unlink(s, j);
-      more = job_first(s) != NULL;
-      asc__spin_unlock(&s->lock);
-      /* Submitters do not wake a worker for a job a spinning worker will
-       * take; that worker may take another job instead, so whoever claims
-       * work while more is queued passes a wakeup on. */
-      if (more)
-        wake(s, 1);
-      run_block(w, l, b);
-      continue;
-    }
     if (j != NULL) {
-      team *t = (team *)(void *)j;
-      int32_t tid = ++t->nhelpers;
-      bool more;
-      atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
-      if (t->nhelpers >= t->size - 1)
-        job_unlink(s, j);
-      more = job_first(s) != NULL;
-      asc__spin_unlock(&s->lock);
-      if (more)
-        wake(s, 1);
-      loop_work(t, tid);
-      atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
+      job_run_unlock(s, w, j);
       continue;
     }
     stop = s->stop;
     asc__spin_unlock(&s->lock);
     if (stop)
       break;
-    if (spin_for_work(s))
+    if (spin_for_work(s, &yielded))
       continue;
     /* Park.  A submitter raises njobs before it reads nsleeping, and this
      * thread raises nsleeping before it reads njobs (all sequentially
      * consistent), so one of the two always sees the other. */
+    avail(s, -1);
     uv_mutex_lock(&s->park_lock);
     atomic_fetch_add(&s->nsleeping, 1);
     while (atomic_load(&s->njobs) == 0 && !atomic_load(&s->stop_flag))
       uv_cond_wait(&s->cond, &s->park_lock);
     atomic_fetch_sub(&s->nsleeping, 1);
     uv_mutex_unlock(&s->park_lock);
+    avail(s, 1);
+    if (yielded)
+      atomic_fetch_sub(&s->nyielded, 1);
   }
   asc__free(w->scratch);
   w->scratch = NULL;
   tls_worker = NULL;
+}
+
+/* Pool lock held: the first queued job, in priority order, that belongs
+ * to a launch `mine` accepts. */
+static asc__job *job_find(asc__sched *s, asc__help_fn mine, const void *arg) {
+  for (int lv = 0; lv < ASC_PRIO_LEVELS; lv++)
+    for (asc__job *j = s->head[lv]; j != NULL; j = j->next) {
+      const asc__launch *l =
+          j->kind == ASC__JOB_BLOCKS ? (const asc__launch *)(const void *)j
+                                     : ((const team *)(const void *)j)->launch;
+      if (mine(l, arg))
+        return j;
+    }
+  return NULL;
+}
+
+/* True if the calling thread has GUEST_STACK_MIN of stack left. */
+static bool stack_roomy(void) {
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+  if (tls_stack_low == 0) {
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+
+    tls_stack_low = 1;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr != NULL)
+        tls_stack_low = (uintptr_t)addr;
+      pthread_attr_destroy(&a);
+    }
+  }
+  return tls_stack_low > 1 && here > tls_stack_low &&
+         here - tls_stack_low >= GUEST_STACK_MIN;
+}
+
+bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg) {
+  worker guest, *g = &guest;
+  bool ran = false;
+
+  if (tls_worker != NULL ||
+      atomic_load_explicit(&s->njobs, memory_order_acquire) == 0 ||
+      !stack_roomy())
+    return false;
+  /* The guest lives for this call only: a block it leads and the loops
+   * that block opens end before it returns. */
+  memset(g, 0, sizeof *g);
+  g->sched = s;
+  g->index = -1;
+  tls_worker = g;
+  for (;;) {
+    asc__job *j;
+
+    asc__spin_lock(&s->lock);
+    j = s->stop ? NULL : job_find(s, mine, arg);
+    if (j == NULL) {
+      asc__spin_unlock(&s->lock);
+      break;
+    }
+    job_run_unlock(s, g, j);
+    ran = true;
+  }
+  tls_worker = NULL;
+  asc__free(g->scratch);
+  return ran;
+}
+
+void asc__sched_guest(asc__sched *s, int delta) {
+  atomic_fetch_add_explicit(&s->nguests, delta, memory_order_relaxed);
 }
 
 uint64_t asc__spin_ns_env(void) {
@@ -778,6 +922,11 @@ ascError_t asc__sched_get(asc__device *dev, asc__sched **out) {
   }
   *out = s;
   return ascSuccess;
+}
+
+asc__sched *asc__sched_peek(asc__device *dev) {
+  asc__sched *s = __atomic_load_n(&dev->sched, __ATOMIC_ACQUIRE);
+  return s == CREATING ? NULL : s;
 }
 
 void asc__sched_destroy(asc__device *dev) {

@@ -121,6 +121,8 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
 /* The pool of dev, created on first use (thread-safe).  Returns
  * ascErrorOutOfMemory or ascErrorInternal if threads cannot start. */
 ascError_t asc__sched_get(asc__device *dev, asc__sched **out);
+/* The pool of dev if it has been created, else NULL. */
+asc__sched *asc__sched_peek(asc__device *dev);
 /* Stops and joins the workers after they have drained every queued
  * launch, and frees the pool.  No submission may race with it. */
 void asc__sched_destroy(asc__device *dev);
@@ -133,6 +135,21 @@ uint64_t asc__spin_ns_env(void);
  * long: takes the pool lock only.  Callers may hold a stream lock (lock
  * order: stream lock, then pool lock). */
 void asc__sched_submit(asc__sched *s, asc__launch *l);
+
+/* Accepts the launches a helping host thread may work on. */
+typedef bool (*asc__help_fn)(const asc__launch *l, const void *arg);
+
+/* Lends the calling host thread to the pool while it waits: runs blocks
+ * and joins parallel loops of queued launches that mine(l, arg) accepts,
+ * in priority order, until none is left to take.  Returns true if it ran
+ * anything.  Does nothing on a worker thread. */
+bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg);
+
+/* A host thread starts (+1) or stops (-1) waiting with asc__sched_help:
+ * while it does, one idle worker parks instead of spinning, so that the
+ * pool and its guests together spin on no more threads than it has
+ * cores. */
+void asc__sched_guest(asc__sched *s, int delta);
 
 /* The services table handed to kernels. */
 extern const asc_krt asc__krt;

@@ -123,21 +123,19 @@ static void stream_adopt(asc__stream *st, const asc__fence *f) {
               f->err_msg != NULL ? asc__strdup(f->err_msg) : NULL);
 }
 
-static asc__op *op_get(asc__stream *st) {
+/* st's lock held: a record from st's free list, NULL if it is empty. */
+static asc__op *op_pop(asc__stream *st) {
   asc__op *op = st->free_ops;
 
   if (op != NULL) {
     st->free_ops = op->next;
     st->nfree--;
-  } else {
-    op = asc__cache_alloc(sizeof *op);
-    if (op == NULL)
-      return NULL;
-    if (asc__launch_init(&op->launch) != 0) {
-      asc__cache_free(op);
-      return NULL;
-    }
   }
+  return op;
+}
+
+/* Makes op (free, or just allocated) a blank op of st. */
+static void op_reset(asc__stream *st, asc__op *op) {
   op->next = NULL;
   op->wnext = NULL;
   op->stream = st;
@@ -149,6 +147,22 @@ static asc__op *op_get(asc__stream *st) {
   op->cb = NULL;
   op->inflight = NULL;
   op->launch.heap_args = NULL;
+}
+
+/* st's lock held: a blank op of st, NULL when out of memory. */
+static asc__op *op_get(asc__stream *st) {
+  asc__op *op = op_pop(st);
+
+  if (op == NULL) {
+    op = asc__cache_alloc(sizeof *op);
+    if (op == NULL)
+      return NULL;
+    if (asc__launch_init(&op->launch) != 0) {
+      asc__cache_free(op);
+      return NULL;
+    }
+  }
+  op_reset(st, op);
   return op;
 }
 
@@ -173,7 +187,7 @@ static void head_pop(asc__stream *st, asc__op *op) {
   if (st->head == NULL)
     st->tail = NULL;
   if (op->inflight != NULL)
-    atomic_fetch_sub(op->inflight, 1);
+    atomic_fetch_add(&op->inflight->retired, 1);
   op_put(st, op);
   atomic_fetch_add(&st->completed, 1);
 }
@@ -630,7 +644,7 @@ typedef struct op_spec {
   uint32_t nargs;
   const size_t *sizes;
   const void *const *src;
-  atomic_int *inflight;
+  asc__inflight *inflight;
   asc__sched *sched;
 } op_spec;
 
@@ -742,7 +756,8 @@ static bool stream_half_empty(const void *a, uint64_t unused) {
 }
 
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
-                      const void *a, uint64_t b, bool spin);
+                      const void *a, uint64_t b, bool spin,
+                      asc__stream *help);
 
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
@@ -753,7 +768,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
    * waiting here could be what the stream is waiting for. */
   if (!stream_has_room(st, 0) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
-    host_wait(st->rt, stream_half_empty, st, 0, true);
+    host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -761,11 +776,18 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
       goto fail;
   }
   /* Take a record and fill it outside the queue lock, which the worker
-   * completing the stream's head needs too. */
-  asc__spin_lock(&st->lock);
-  op = st->destroyed ? NULL : op_get(st);
-  err = st->destroyed ? ascErrorInvalidHandle : ascSuccess;
-  asc__spin_unlock(&st->lock);
+   * completing the stream's head needs too: the spare that the previous
+   * enqueue set aside, or one from the free list. */
+  op = atomic_exchange_explicit(&st->spare, NULL, memory_order_acquire);
+  err = ascSuccess;
+  if (op != NULL) {
+    op_reset(st, op);
+  } else {
+    asc__spin_lock(&st->lock);
+    op = st->destroyed ? NULL : op_get(st);
+    err = st->destroyed ? ascErrorInvalidHandle : ascSuccess;
+    asc__spin_unlock(&st->lock);
+  }
   if (op == NULL) {
     err = err == ascErrorInvalidHandle
               ? asc__error(err, "stream %p was destroyed", (void *)st)
@@ -810,11 +832,17 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   if (sp->kind == OP_LAUNCH) {
     op->inflight = sp->inflight;
     if (op->inflight != NULL)
-      atomic_fetch_add(op->inflight, 1);
+      atomic_fetch_add(&op->inflight->launched, 1);
   }
   op->fence = sp->fence;
   sp->fence = NULL;
   start[1] = stream_append(st, op, &wl);
+  if (atomic_load_explicit(&st->spare, memory_order_relaxed) == NULL &&
+      st->free_ops != NULL) {
+    asc__op *spare = op_pop(st), *none = NULL;
+    if (!atomic_compare_exchange_strong(&st->spare, &none, spare))
+      op_put(st, spare);
+  }
   asc__spin_unlock(&st->lock);
   op_start(start[0]);
   op_start(start[1]);
@@ -838,7 +866,7 @@ fail:
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
-                              atomic_int *inflight) {
+                              asc__inflight *inflight) {
   op_spec sp;
 
   memset(&sp, 0, sizeof sp);
@@ -870,23 +898,54 @@ static bool stream_reached(const void *a, uint64_t target) {
   return atomic_load(&st->completed) >= target;
 }
 
+static bool launch_of_stream(const asc__launch *l, const void *st) {
+  const asc__op *op = (const asc__op *)(const void *)((const char *)l -
+                                                      offsetof(asc__op, launch));
+  return op->stream == st;
+}
+
+/* Spins until done(a, b) or the spin window closes; true if done.  A
+ * thread waiting for stream `help` works for it meanwhile: runs its
+ * blocks and joins its parallel loops. */
+static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
+                      const void *a, uint64_t b, asc__sched *s,
+                      asc__stream *help) {
+  uint64_t t0 = uv_hrtime();
+
+  for (;;) {
+    if (s != NULL && asc__sched_help(s, launch_of_stream, help))
+      t0 = uv_hrtime();
+    for (int i = 0; i < 64; i++) {
+      if (done(a, b))
+        return true;
+      cpu_relax();
+    }
+    if (uv_hrtime() - t0 >= rt->spin_ns)
+      return done(a, b);
+  }
+}
+
 /* Blocks the calling host thread until done(a, b): spins for the spin
- * window (unless spin is false), then parks on the rt's condition. */
+ * window (unless spin is false), then parks on the rt's condition.  While
+ * it spins, a thread waiting for stream `help` is lent to the pool (it
+ * works for that stream, see host_spin) and an idle worker parks to leave
+ * it a core (docs/streams.md). */
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
-                      const void *a, uint64_t b, bool spin) {
+                      const void *a, uint64_t b, bool spin,
+                      asc__stream *help) {
+  asc__sched *s = help != NULL ? asc__sched_peek(rt->dev) : NULL;
+  bool ok;
+
   if (done(a, b))
     return;
   if (spin) {
-    uint64_t t0 = uv_hrtime();
-    for (;;) {
-      for (int i = 0; i < 64; i++) {
-        if (done(a, b))
-          return;
-        cpu_relax();
-      }
-      if (uv_hrtime() - t0 >= rt->spin_ns)
-        break;
-    }
+    if (s != NULL)
+      asc__sched_guest(s, 1);
+    ok = host_spin(rt, done, a, b, s, help);
+    if (s != NULL)
+      asc__sched_guest(s, -1);
+    if (ok)
+      return;
   }
   uv_mutex_lock(&rt->wait_lock);
   atomic_fetch_add(&rt->waiters, 1);
@@ -898,7 +957,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
 
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b) {
-  host_wait(rt, done, a, b, true);
+  host_wait(rt, done, a, b, true, NULL);
 }
 
 static ascError_t not_permitted(const char *what) {
@@ -950,7 +1009,7 @@ static void wait_streams(asc__rt *rt, bool blocking_only) {
     uv_mutex_unlock(&rt->lock);
     if (pick == NULL)
       return;
-    host_wait(rt, stream_reached, pick, target, true);
+    host_wait(rt, stream_reached, pick, target, true, NULL);
   }
 }
 
@@ -1057,7 +1116,8 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
     return err;
   if (in_callback())
     return not_permitted("ascStreamSynchronize");
-  host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true);
+  host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true,
+            st);
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
 }
@@ -1300,7 +1360,8 @@ ascError_t ascEventSynchronize(ascEvent_t event) {
   f = event_fence(e);
   if (f == NULL)
     return ascSuccess;
-  host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync));
+  host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync),
+            NULL);
   asc__pool_on_sync(e->rt->dev);
   err = f->err;
   if (err != ascSuccess) {

@@ -76,6 +76,22 @@ typedef struct asc__fence {
 
 typedef void (*asc__stream_cb)(void *ud, ascError_t status);
 
+/* A module's launches queued or running: launched - retired.  The two
+ * counters are a cache line apart, so the host thread that counts
+ * launches and the worker that counts completions do not trade a line
+ * per launch. */
+typedef struct asc__inflight {
+  _Atomic uint64_t launched;
+  char pad[ASC_CACHE_LINE - sizeof(uint64_t)];
+  _Atomic uint64_t retired;
+} asc__inflight;
+
+/* True if, at some moment during the call, nothing was in flight. */
+static inline bool asc__inflight_idle(asc__inflight *c) {
+  uint64_t r = atomic_load(&c->retired);   /* first: see stream.c */
+  return atomic_load(&c->launched) == r;
+}
+
 enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK };
 
 struct asc__op {
@@ -89,7 +105,7 @@ struct asc__op {
   void *ud;
   asc__stream_cb cb;       /* CALLBACK */
   ascError_t cb_status;
-  atomic_int *inflight;    /* LAUNCH: the module's count of queued launches */
+  asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   asc__launch launch;      /* LAUNCH */
 };
 
@@ -131,6 +147,10 @@ struct asc__stream {
   /* Monotonic over the life of the memory (never reset on reuse), so a
    * waiter holding a stale target can never wait forever. */
   _Alignas(ASC_CACHE_LINE) _Atomic uint64_t submitted;
+  /* A free op set aside, under the lock, for the next enqueue to take
+   * without it; on the submitters' line, which workers do not write.
+   * Stays with the stream's memory like free_ops. */
+  _Atomic(asc__op *) spare;
   _Alignas(ASC_CACHE_LINE) _Atomic uint64_t completed;
 };
 
@@ -189,12 +209,12 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out);
 /* Queues a launch of desc over nblocks blocks.  Argument i (sizes[i]
  * bytes at src[i]) is copied into launch-owned storage before the call
  * returns; the kernel sees args[i] pointing at the copy, 16-byte aligned.
- * inflight, if not NULL, is incremented now and decremented when the
+ * inflight, if not NULL, counts the launch now and its retirement when the
  * launch has finished or was skipped. */
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
-                              atomic_int *inflight);
+                              asc__inflight *inflight);
 
 /* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
  * earlier work of the stream has finished, inline on whichever thread

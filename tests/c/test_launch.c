@@ -3,7 +3,11 @@
  * sections, exceptions and per-stream errors, argument validation, and a
  * stress run of tiny launches.
  */
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -381,6 +385,89 @@ static void test_many_tiny_launches(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+static int64_t my_tid(void) { return (int64_t)syscall(SYS_gettid); }
+
+/* Every worker is held by a block of stream a; a launch on stream b can
+ * then only run on the host thread synchronising b, which lends itself to
+ * the pool (docs/streams.md).  Without that, release never runs, the held
+ * blocks time out and raise, and the checks below fail. */
+static void test_sync_runs_own_stream(void **state) {
+  ascModule_t m = test_load_kernels();
+  int n = ncores();
+  int64_t st[2] = {0, 0}, tid = 0;
+  ascTensor ts = test_tensor1(st, ascInt64, 2),
+            tt = test_tensor1(&tid, ascInt64, 1);
+  void *hargs[] = {&ts}, *rargs[] = {&ts, &tt};
+  ascStream_t a, b;
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&b, ascStreamNonBlocking));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), (unsigned)n, hargs, a));
+  while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < n) {
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "release"), 1, rargs, b));
+  ASSERT_OK(ascStreamSynchronize(b));
+  assert_int_equal(tid, my_tid());
+  ASSERT_OK(ascStreamSynchronize(a));
+  ASSERT_OK(ascStreamDestroy(a));
+  ASSERT_OK(ascStreamDestroy(b));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* A host thread with a small stack never runs kernel code: blocks may
+ * use as much stack as a worker's. */
+typedef struct small_stack {
+  ascError_t err;
+  int64_t kernel_tid, host_tid;
+} small_stack;
+
+static void *small_stack_main(void *arg) {
+  small_stack *r = arg;
+  ascModule_t m;
+  int64_t st[2] = {0, 0};
+  ascTensor ts = test_tensor1(st, ascInt64, 2),
+            tt = test_tensor1(&r->kernel_tid, ascInt64, 1);
+  void *rargs[] = {&ts, &tt};
+  ascKernel_t k;
+  ascStream_t s;
+
+  r->host_tid = my_tid();
+  r->err = ascModuleLoad(&m, TEST_MODULE("testkernels"));
+  if (r->err == ascSuccess)
+    r->err = ascModuleGetKernel(&k, m, "release");
+  if (r->err == ascSuccess)
+    r->err = ascStreamCreateWithFlags(&s, ascStreamNonBlocking);
+  for (int i = 0; i < 200 && r->err == ascSuccess; i++) {
+    r->err = ascLaunchKernel(k, 1, rargs, s);
+    if (r->err == ascSuccess)
+      r->err = ascStreamSynchronize(s);
+    if (r->kernel_tid == r->host_tid)
+      break;
+  }
+  if (r->err == ascSuccess)
+    r->err = ascStreamDestroy(s);
+  if (r->err == ascSuccess)
+    r->err = ascModuleUnload(m);
+  return NULL;
+}
+
+static void test_small_stack_host(void **state) {
+  pthread_attr_t attr;
+  pthread_t th;
+  small_stack r = {ascSuccess, 0, 0};
+  (void)state;
+  assert_int_equal(pthread_attr_init(&attr), 0);
+  assert_int_equal(pthread_attr_setstacksize(&attr, (size_t)512 << 10), 0);
+  assert_int_equal(pthread_create(&th, &attr, small_stack_main, &r), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  pthread_attr_destroy(&attr);
+  assert_int_equal(r.err, ascSuccess);
+  assert_true(r.kernel_tid != 0);
+  assert_true(r.kernel_tid != r.host_tid);
+}
+
 static void test_memcpy_memset_async(void **state) {
   const size_t n = (size_t)9 << 20;
   unsigned char *a = malloc(n), *b = malloc(n);
@@ -429,6 +516,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_validation, test_teardown),
       cmocka_unit_test_teardown(test_many_tiny_launches, test_teardown),
       cmocka_unit_test_teardown(test_memcpy_memset_async, test_teardown),
+      cmocka_unit_test_teardown(test_sync_runs_own_stream, test_teardown),
+      cmocka_unit_test_teardown(test_small_stack_host, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernel_abi.h"
 
@@ -273,6 +275,36 @@ static int gate_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 0;
 }
 
+/* ---- hold(state): counts itself in state[0], then waits until state[1]
+ * is set (by release), for about 5 s at most: then raises RuntimeError. */
+static int hold_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *t = args[0];
+  int64_t *st = t->data;
+  struct timespec ts = {0, 20000}, t0, now;
+  (void)ctx;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  __atomic_fetch_add(&st[0], 1, __ATOMIC_ACQ_REL);
+  while (__atomic_load_n(&st[1], __ATOMIC_ACQUIRE) == 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - t0.tv_sec > 5) {
+      kraise(exc, ASC_KEXC_RUNTIME_ERROR, 7, "hold: never released");
+      return 1;
+    }
+    nanosleep(&ts, NULL);
+  }
+  return 0;
+}
+
+/* ---- release(state, tid): sets state[1]; tid[0] = the running thread's
+ * id. */
+static int release_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *t = args[0], *tid = args[1];
+  (void)ctx; (void)exc;
+  *(int64_t *)tid->data = (int64_t)syscall(SYS_gettid);
+  __atomic_store_n(&((int64_t *)t->data)[1], 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
 /* ---- affine(x, mul, add): x[i] = x[i] * mul + add, one block, parallel
  * loop.  Order of launches changes the result. */
 typedef struct affine_env {
@@ -382,6 +414,9 @@ static const asc_kparam sleepy_params[] = {SCALAR("us", I32)};
 static const asc_kparam affine_params[] = {
     TENSOR("x", I64, 1), SCALAR("mul", I64), SCALAR("add", I64)};
 static const asc_kparam gate_params[] = {TENSOR("flag", I32, 1)};
+static const asc_kparam hold_params[] = {TENSOR("state", I64, 1)};
+static const asc_kparam release_params[] = {TENSOR("state", I64, 1),
+                                            TENSOR("tid", I64, 1)};
 static const asc_kparam append_params[] = {TENSOR("log", I32, 1),
                                            SCALAR("v", I32)};
 static const asc_kparam critical_params[] = {TENSOR("c", I64, 1),
@@ -411,6 +446,8 @@ static const asc_kernel_desc kernels[] = {
     K("sleepy", sleepy_entry, sleepy_params, 0, 0),
     K("affine", affine_entry, affine_params, 0, 0),
     K("gate", gate_entry, gate_params, 0, 0),
+    K("hold", hold_entry, hold_params, 0, 0),
+    K("release", release_entry, release_params, 0, 0),
     K("append", append_entry, append_params, 0, 0),
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),
