@@ -114,6 +114,7 @@ static void set_error(asc__stream *st, ascError_t code, uint64_t id,
   st->err = code;
   st->err_id = id;
   st->err_msg = msg;
+  atomic_store(&st->err_pending, code != ascSuccess);
 }
 
 /* st's lock held: a wait on a failed record makes st fail too. */
@@ -534,9 +535,7 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   asc__spin_lock(&st->lock);
   st->destroyed = false;
   st->reaped = false;
-  st->err = ascSuccess;
-  st->err_id = 0;
-  st->err_msg = NULL;
+  set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
   st->live_prev = NULL;
   st->live_next = rt->streams;
@@ -974,12 +973,14 @@ static ascError_t stream_take_error(asc__stream *st) {
   ascError_t code;
   char *msg;
 
+  /* Without the lock when no error is pending: the line read here is the
+   * one the synchronising caller has just read `completed` from. */
+  if (!atomic_load(&st->err_pending))
+    return ascSuccess;
   asc__spin_lock(&st->lock);
   code = st->err;
   msg = st->err_msg;
-  st->err = ascSuccess;
-  st->err_id = 0;
-  st->err_msg = NULL;
+  set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
   if (code == ascSuccess)
     return ascSuccess;
@@ -1099,8 +1100,7 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   atomic_store(&st->magic, ASC__MAGIC_DEAD);
   st->destroyed = true;
   asc__free(st->err_msg);
-  st->err_msg = NULL;
-  st->err = ascSuccess;
+  set_error(st, ascSuccess, 0, NULL);
   reap = check_reap(st);
   asc__spin_unlock(&st->lock);
   if (reap)

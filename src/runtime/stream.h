@@ -152,6 +152,7 @@ struct asc__stream {
    * Stays with the stream's memory like free_ops. */
   _Atomic(asc__op *) spare;
   _Alignas(ASC_CACHE_LINE) _Atomic uint64_t completed;
+  atomic_int err_pending;  /* err != ascSuccess; written with err */
 };
 
 typedef struct asc__event {
