@@ -41,6 +41,11 @@ bash bench/run.sh --quick --strict
 
 [ $quick = 1 ] && exit 0
 
+step "Release build of the library (-O3 -Werror: warnings only -O3 finds)"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DASC_WERROR=ON \
+  >/dev/null
+cmake --build build-release -j"$jobs" --target asc >/dev/null
+
 step "ASan+UBSan build and ctest"
 build build-asan -DASC_SANITIZE=address,undefined -DASC_BUILD_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=Debug

@@ -402,6 +402,7 @@ static ascError_t module_resolve(ascModule_t h, asc__module **out) {
   asc__rt *rt;
   ascError_t err = current_rt(&rt);
 
+  *out = NULL;
   if (err != ascSuccess)
     return err;
   if (h == NULL ||
@@ -416,6 +417,7 @@ static ascError_t kernel_resolve(ascKernel_t h, asc__kernel **out) {
   asc__rt *rt;
   ascError_t err = current_rt(&rt);
 
+  *out = NULL;
   if (err != ascSuccess)
     return err;
   if (h == NULL ||

@@ -617,6 +617,7 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
   asc__rt *rt;
   ascError_t err = current_rt(&rt);
 
+  *out = NULL;
   if (err != ascSuccess)
     return err;
   if (handle == NULL) {
@@ -1158,6 +1159,7 @@ static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
   asc__rt *rt;
   ascError_t err = current_rt(&rt);
 
+  *out = NULL;
   if (err != ascSuccess)
     return err;
   if (h == NULL)
