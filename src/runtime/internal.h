@@ -105,6 +105,33 @@ void asc__buf_printf(asc__buf *b, const char *fmt, ...) ASC_PRINTF(2, 3);
 const char *asc__buf_str(asc__buf *b);
 
 #define ASC_UNUSED(x) ((void)(x))
+
+/* Handle objects (streams, events, modules) sit on their owner's live
+ * list (links live_prev, live_next) and, once dead, on a free list (link
+ * free_next) for reuse by an object of the same kind.  The caller holds
+ * the lock that guards both lists. */
+#define ASC__LIVE_PUSH(head, o)                                              \
+  do {                                                                       \
+    (o)->live_prev = NULL;                                                   \
+    (o)->live_next = (head);                                                 \
+    if ((head) != NULL)                                                      \
+      (head)->live_prev = (o);                                               \
+    (head) = (o);                                                            \
+  } while (0)
+
+/* Moves o from the live list `live` to the free list `free`. */
+#define ASC__LIVE_RETIRE(live, free, o)                                      \
+  do {                                                                       \
+    if ((o)->live_prev != NULL)                                              \
+      (o)->live_prev->live_next = (o)->live_next;                            \
+    else                                                                     \
+      (live) = (o)->live_next;                                               \
+    if ((o)->live_next != NULL)                                              \
+      (o)->live_next->live_prev = (o)->live_prev;                            \
+    (o)->live_prev = (o)->live_next = NULL;                                  \
+    (o)->free_next = (free);                                                 \
+    (free) = (o);                                                            \
+  } while (0)
 #define ASC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif /* ASC_INTERNAL_H */

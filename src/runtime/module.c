@@ -102,15 +102,7 @@ static void module_retire_locked(asc__modreg *reg, asc__module *m) {
     k->free_next = reg->free_kernels;
     reg->free_kernels = k;
   }
-  if (m->live_prev != NULL)
-    m->live_prev->live_next = m->live_next;
-  else
-    reg->live = m->live_next;
-  if (m->live_next != NULL)
-    m->live_next->live_prev = m->live_prev;
-  m->live_prev = m->live_next = NULL;
-  m->free_next = reg->free_modules;
-  reg->free_modules = m;
+  ASC__LIVE_RETIRE(reg->live, reg->free_modules, m);
 }
 
 /* Builds the handle objects of a module whose kernels/params are set, and
@@ -147,11 +139,7 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
     atomic_store(&k->magic, ASC__MAGIC_KERNEL);
   }
   m->free_next = NULL;
-  m->live_prev = NULL;
-  m->live_next = reg->live;
-  if (reg->live != NULL)
-    reg->live->live_prev = m;
-  reg->live = m;
+  ASC__LIVE_PUSH(reg->live, m);
   atomic_store(&m->magic, ASC__MAGIC_MODULE);
   uv_mutex_unlock(&rt->lock);
   *out = (ascModule_t)(void *)m;

@@ -291,15 +291,7 @@ static void stream_reap(asc__stream *st) {
   asc__rt *rt = st->rt;
 
   uv_mutex_lock(&rt->lock);
-  if (st->live_prev != NULL)
-    st->live_prev->live_next = st->live_next;
-  else
-    rt->streams = st->live_next;
-  if (st->live_next != NULL)
-    st->live_next->live_prev = st->live_prev;
-  st->live_prev = st->live_next = NULL;
-  st->free_next = rt->free_streams;
-  rt->free_streams = st;
+  ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
   uv_mutex_unlock(&rt->lock);
 }
 
@@ -537,11 +529,7 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   st->reaped = false;
   set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
-  st->live_prev = NULL;
-  st->live_next = rt->streams;
-  if (rt->streams != NULL)
-    rt->streams->live_prev = st;
-  rt->streams = st;
+  ASC__LIVE_PUSH(rt->streams, st);
   atomic_store(&st->magic, ASC__MAGIC_STREAM);
   uv_mutex_unlock(&rt->lock);
   return st;
@@ -1211,11 +1199,7 @@ ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
   e->free_next = NULL;
   e->flags = flags;
   e->fence = NULL;
-  e->live_prev = NULL;
-  e->live_next = rt->events;
-  if (rt->events != NULL)
-    rt->events->live_prev = e;
-  rt->events = e;
+  ASC__LIVE_PUSH(rt->events, e);
   atomic_store(&e->magic, ASC__MAGIC_EVENT);
   uv_mutex_unlock(&rt->lock);
   *event = (ascEvent_t)(void *)e;
@@ -1236,15 +1220,7 @@ static void event_free_locked(asc__rt *rt, asc__event *e) {
   e->fence = NULL;
   uv_mutex_unlock(&e->lock);
   fence_unref(f);
-  if (e->live_prev != NULL)
-    e->live_prev->live_next = e->live_next;
-  else
-    rt->events = e->live_next;
-  if (e->live_next != NULL)
-    e->live_next->live_prev = e->live_prev;
-  e->live_prev = e->live_next = NULL;
-  e->free_next = rt->free_events;
-  rt->free_events = e;
+  ASC__LIVE_RETIRE(rt->events, rt->free_events, e);
 }
 
 ascError_t ascEventDestroy(ascEvent_t event) {
@@ -1483,15 +1459,7 @@ ascError_t ascDeviceReset(void) {
     asc__spin_unlock(&st->lock);
     if (!mine)
       continue;
-    if (st->live_prev != NULL)
-      st->live_prev->live_next = st->live_next;
-    else
-      rt->streams = st->live_next;
-    if (st->live_next != NULL)
-      st->live_next->live_prev = st->live_prev;
-    st->live_prev = st->live_next = NULL;
-    st->free_next = rt->free_streams;
-    rt->free_streams = st;
+    ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
   }
   while (rt->events != NULL)
     event_free_locked(rt, rt->events);
