@@ -92,6 +92,7 @@ struct asc__sched {
 
   /* Polled by spinning workers without the lock. */
   _Alignas(ASC_CACHE_LINE) atomic_int njobs;
+  atomic_uint pushes;           /* jobs ever pushed, wrapping */
   /* Workers neither running a job nor parked: counted from the moment a
    * worker has finished its part of a job (before it signals that), so
    * that a submitter reacting to that signal sees it available. */
@@ -187,6 +188,7 @@ static int job_push(asc__sched *s, asc__job *j, int nclaims) {
     s->tail[lv] = j;
   }
   j->queued = true;
+  atomic_fetch_add_explicit(&s->pushes, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
   /* Available workers (a worker submitting from its completion path is
    * one of them) will see the job without a wakeup.  A loop never waits
@@ -690,12 +692,17 @@ static bool yield_to_guest(asc__sched *s) {
 }
 
 /* Spins until a job appears, stop is requested or the window closes.
- * Returns true if it saw something to do; *yielded is set when it gave
- * its core to a guest instead. */
+ * The window restarts whenever a job was pushed meanwhile, seen queued or
+ * not: a job that a guest or another worker claims at once still shows
+ * the pool is busy, and a parked worker costs the next submitter a
+ * wakeup.  Returns true if it saw something to do; *yielded is set when
+ * it gave its core to a guest instead. */
 static bool spin_for_work(asc__sched *s, bool *yielded) {
   uint64_t t0 = uv_hrtime();
+  unsigned seen = atomic_load_explicit(&s->pushes, memory_order_relaxed);
 
   for (;;) {
+    unsigned now;
     for (int i = 0; i < 128; i++) {
       if (atomic_load_explicit(&s->njobs, memory_order_acquire) > 0 ||
           atomic_load_explicit(&s->stop_flag, memory_order_relaxed))
@@ -706,8 +713,13 @@ static bool spin_for_work(asc__sched *s, bool *yielded) {
       }
       cpu_relax();
     }
-    if (uv_hrtime() - t0 >= s->spin_ns)
+    now = atomic_load_explicit(&s->pushes, memory_order_relaxed);
+    if (now != seen) {
+      seen = now;
+      t0 = uv_hrtime();
+    } else if (uv_hrtime() - t0 >= s->spin_ns) {
       return false;
+    }
   }
 }
 
