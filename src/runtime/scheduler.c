@@ -799,11 +799,15 @@ static bool stack_roomy(void) {
          here - tls_stack_low >= GUEST_STACK_MIN;
 }
 
-bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg) {
+bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
+                     uint64_t *seen) {
   worker guest, *g = &guest;
   bool ran = false;
+  unsigned pushes = atomic_load_explicit(&s->pushes, memory_order_acquire);
 
-  if (tls_worker != NULL ||
+  /* Jobs of the caller's launches appear only by being pushed: nothing
+   * new to find since the last scan that found nothing. */
+  if (tls_worker != NULL || pushes == *seen ||
       atomic_load_explicit(&s->njobs, memory_order_acquire) == 0 ||
       !stack_roomy())
     return false;
@@ -816,10 +820,12 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg) {
   for (;;) {
     asc__job *j;
 
+    pushes = atomic_load_explicit(&s->pushes, memory_order_acquire);
     asc__spin_lock(&s->lock);
     j = s->stop ? NULL : job_find(s, mine, arg);
     if (j == NULL) {
       asc__spin_unlock(&s->lock);
+      *seen = pushes;
       break;
     }
     job_run_unlock(s, g, j);

@@ -142,8 +142,11 @@ typedef bool (*asc__help_fn)(const asc__launch *l, const void *arg);
 /* Lends the calling host thread to the pool while it waits: runs blocks
  * and joins parallel loops of queued launches that mine(l, arg) accepts,
  * in priority order, until none is left to take.  Returns true if it ran
- * anything.  Does nothing on a worker thread. */
-bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg);
+ * anything.  Does nothing on a worker thread.  *seen (UINT64_MAX at
+ * first) remembers the last fruitless scan, so that repeated calls do
+ * not take the pool lock again until a job has been pushed. */
+bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
+                     uint64_t *seen);
 
 /* A host thread starts (+1) or stops (-1) waiting with asc__sched_help:
  * while it does, one idle worker parks instead of spinning, so that the

@@ -898,10 +898,10 @@ static bool launch_of_stream(const asc__launch *l, const void *st) {
 static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, asc__sched *s,
                       asc__stream *help) {
-  uint64_t t0 = uv_hrtime();
+  uint64_t t0 = uv_hrtime(), seen = UINT64_MAX;
 
   for (;;) {
-    if (s != NULL && asc__sched_help(s, launch_of_stream, help))
+    if (s != NULL && asc__sched_help(s, launch_of_stream, help, &seen))
       t0 = uv_hrtime();
     for (int i = 0; i < 64; i++) {
       if (done(a, b))
