@@ -270,7 +270,9 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
   atomic_store_explicit(&l->done, 0, memory_order_relaxed);
   atomic_store_explicit(&l->err_block, UINT32_MAX, memory_order_relaxed);
   atomic_store_explicit(&l->cancelled, 0, memory_order_relaxed);
-  atomic_flag_clear(&l->exc_lock);
+  /* Plain stores: a locked clear here was a full fence on a line the
+   * previous launch's worker still holds. */
+  atomic_flag_clear_explicit(&l->exc_lock, memory_order_relaxed);
   /* exc is read only after launch_raise has written it whole. */
   l->exc.kind = ASC_KEXC_NONE;
   l->exc.line = 0;

@@ -727,20 +727,28 @@ static ascError_t fill_launch(asc__op *op, const op_spec *sp) {
   return ascSuccess;
 }
 
-static bool stream_has_room(const void *a, uint64_t unused) {
-  const asc__stream *st = a;
-  ASC_UNUSED(unused);
-  return atomic_load(&st->submitted) - atomic_load(&st->completed) <
-         STREAM_DEPTH;
+/* Counts are read completed first: completed <= submitted at every
+ * moment, so the difference cannot wrap. */
+static bool stream_has_room(asc__stream *st) {
+  /* A completion count seen before is a lower bound that lives on the
+   * submitters' line; `completed` itself, written by the worker at every
+   * op, is read only when the bound says the queue may be full. */
+  uint64_t done = atomic_load_explicit(&st->completed_seen,
+                                       memory_order_relaxed);
+  if (atomic_load(&st->submitted) - done < STREAM_DEPTH)
+    return true;
+  done = atomic_load(&st->completed);
+  atomic_store_explicit(&st->completed_seen, done, memory_order_relaxed);
+  return atomic_load(&st->submitted) - done < STREAM_DEPTH;
 }
 
 /* A full queue is waited on until it is half empty, so the host queues in
  * bursts instead of trading the queue lock with the worker op by op. */
 static bool stream_half_empty(const void *a, uint64_t unused) {
   const asc__stream *st = a;
+  uint64_t done = atomic_load(&st->completed);
   ASC_UNUSED(unused);
-  return atomic_load(&st->submitted) - atomic_load(&st->completed) <=
-         STREAM_DEPTH / 2;
+  return atomic_load(&st->submitted) - done <= STREAM_DEPTH / 2;
 }
 
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
@@ -754,7 +762,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
 
   /* Back-pressure on host threads only: a worker or the callback thread
    * waiting here could be what the stream is waiting for. */
-  if (!stream_has_room(st, 0) && !asc__on_worker() &&
+  if (!stream_has_room(st) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
     host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
 

@@ -151,6 +151,8 @@ struct asc__stream {
    * without it; on the submitters' line, which workers do not write.
    * Stays with the stream's memory like free_ops. */
   _Atomic(asc__op *) spare;
+  /* Some earlier value of `completed`, for stream_has_room. */
+  _Atomic uint64_t completed_seen;
   _Alignas(ASC_CACHE_LINE) _Atomic uint64_t completed;
   atomic_int err_pending;  /* err != ascSuccess; written with err */
 };
