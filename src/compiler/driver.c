@@ -101,6 +101,29 @@ static void st_free(sigtext *s) {
     asc__free(s->p);
 }
 
+/* Makes room for n more characters and the terminator. */
+static bool st_reserve(sigtext *s, size_t n) {
+  size_t cap;
+  char *p;
+
+  if (s->oom)
+    return false;
+  if (n < s->cap - s->len)
+    return true;
+  cap = (s->len + n + 1) * 2;
+  p = s->heap ? asc__realloc(s->p, cap) : asc__malloc(cap);
+  if (p == NULL) {
+    s->oom = true;
+    return false;
+  }
+  if (!s->heap)
+    memcpy(p, s->p, s->len + 1);
+  s->p = p;
+  s->cap = cap;
+  s->heap = true;
+  return true;
+}
+
 static void st_printf(sigtext *s, const char *fmt, ...) ASC_PRINTF(2, 3);
 static void st_printf(sigtext *s, const char *fmt, ...) {
   va_list ap;
@@ -116,22 +139,24 @@ static void st_printf(sigtext *s, const char *fmt, ...) {
     return;
   }
   if ((size_t)n >= s->cap - s->len) {
-    size_t cap = (s->len + (size_t)n + 1) * 2;
-    char *p = s->heap ? asc__realloc(s->p, cap) : asc__malloc(cap);
-    if (p == NULL) {
-      s->oom = true;
+    if (!st_reserve(s, (size_t)n))
       return;
-    }
-    if (!s->heap)
-      memcpy(p, s->p, s->len + 1);
-    s->p = p;
-    s->cap = cap;
-    s->heap = true;
     va_start(ap, fmt);
     vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
     va_end(ap);
   }
   s->len += (size_t)n;
+}
+
+/* st_printf(s, "%s", str) without the formatter: signatures are built
+ * at every launch of a Python kernel. */
+static void st_puts(sigtext *s, const char *str) {
+  size_t n = strlen(str);
+
+  if (!st_reserve(s, n))
+    return;
+  memcpy(s->p + s->len, str, n + 1);
+  s->len += n;
 }
 
 /* Row-major contiguity; size-1 dimensions and empty tensors do not
@@ -242,13 +267,14 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
                                sigtext *s) {
   int i;
 
-  st_printf(s, "%s(", k->info.name);
+  st_puts(s, k->info.name);
+  st_puts(s, "(");
   for (i = 0; i < k->info.numParams; i++) {
     const ascKernelParamInfo *p = &k->info.params[i];
     const void *a = args[i];
 
     if (i > 0)
-      st_printf(s, ", ");
+      st_puts(s, ", ");
     if (a == NULL)
       return asc__error(ascErrorInvalidValue,
                         "%s: argument %d ('%s') is NULL", k->info.name, i,
@@ -267,8 +293,14 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
                           "%d, got %s of ndim %d",
                           k->info.name, p->name, ascDataTypeName(p->dtype),
                           p->ndim, ascDataTypeName(t->dtype), (int)t->ndim);
-      st_printf(s, "%s[%d%s]", dtype_short[t->dtype], (int)t->ndim,
-                contiguous(t) ? "" : ":s");
+      {
+        /* "<dtype>[<ndim>]", ":s" inside the brackets when strided */
+        const char nd[] = {'[', (char)('0' + t->ndim), '\0'};
+        _Static_assert(ASC_MAX_DIMS < 10, "ndim is one digit");
+        st_puts(s, dtype_short[t->dtype]);
+        st_puts(s, nd);
+        st_puts(s, contiguous(t) ? "]" : ":s]");
+      }
     } else if (p->generic) {
       const ascScalar *v = a;
       if (!dtype_ok(v->dtype))
@@ -276,22 +308,22 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
                           "%s: argument '%s' has invalid dtype %d",
                           k->info.name, p->name, (int)v->dtype);
       if (v->weak)
-        st_printf(s, "%s", v->dtype == ascBool      ? "bool"
-                           : v->dtype == ascFloat64 ? "float"
-                                                    : "int");
+        st_puts(s, v->dtype == ascBool      ? "bool"
+                   : v->dtype == ascFloat64 ? "float"
+                                            : "int");
       else
-        st_printf(s, "%s", dtype_short[v->dtype]);
+        st_puts(s, dtype_short[v->dtype]);
       if (p->isConstExpr)
         descriptor_value(s, v);
     } else {
-      st_printf(s, "%s", dtype_short[p->dtype]);
+      st_puts(s, dtype_short[p->dtype]);
       if (p->isConstExpr)
         scalar_value(s, p->dtype, a);
     }
   }
-  st_printf(s, ")");
+  st_puts(s, ")");
   if (args_overlap(k, args))
-    st_printf(s, " aliased");
+    st_puts(s, " aliased");
   if (s->oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
   return ascSuccess;
