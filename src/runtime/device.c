@@ -172,11 +172,46 @@ out:
   return err;
 }
 
+static bool has_data_cache(hwloc_topology_t t) {
+  return hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L1CACHE) > 0 ||
+         hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L2CACHE) > 0 ||
+         hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE) > 0;
+}
+
+/* Loads the machine's topology into *out.  hwloc's x86 backend runs CPUID
+ * on every PU (a VM exit each under a hypervisor: about 1 ms of a
+ * process's first call on the 2-core development VM) and adds nothing
+ * when Linux's sysfs describes the caches, so it is left out unless the
+ * topology comes back without any data cache. */
+static int load_topology(hwloc_topology_t *out) {
+  hwloc_topology_t t;
+
+#if HWLOC_API_VERSION >= 0x00020100
+  if (hwloc_topology_init(&t) == 0) {
+    if (hwloc_topology_set_components(
+            t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86") == 0 &&
+        hwloc_topology_load(t) == 0 && has_data_cache(t)) {
+      *out = t;
+      return 0;
+    }
+    hwloc_topology_destroy(t);
+  }
+#endif
+  if (hwloc_topology_init(&t) != 0)
+    return -1;
+  if (hwloc_topology_load(t) != 0) {
+    hwloc_topology_destroy(t);
+    return -1;
+  }
+  *out = t;
+  return 0;
+}
+
 static void runtime_init(void) {
   asc__device *d = &rt.devices[0];
 
   rt.init_status = ascSuccess;
-  if (hwloc_topology_init(&rt.topo) != 0 || hwloc_topology_load(rt.topo) != 0) {
+  if (load_topology(&rt.topo) != 0) {
     rt.init_status = asc__error(ascErrorNotInitialized,
                                 "hwloc could not load the machine topology");
     goto fail;
