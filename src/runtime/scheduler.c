@@ -956,3 +956,11 @@ void asc__sched_destroy(asc__device *dev) {
 }
 
 int asc__sched_nworkers(const asc__sched *s) { return s->nworkers; }
+
+void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out) {
+  out->nworkers = s->nworkers;
+  out->navail = atomic_load(&s->navail);
+  out->nsleeping = atomic_load(&s->nsleeping);
+  out->nguests = atomic_load(&s->nguests);
+  out->nyielded = atomic_load(&s->nyielded);
+}

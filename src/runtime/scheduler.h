@@ -127,6 +127,16 @@ asc__sched *asc__sched_peek(asc__device *dev);
  * launch, and frees the pool.  No submission may race with it. */
 void asc__sched_destroy(asc__device *dev);
 int asc__sched_nworkers(const asc__sched *s);
+
+/* A snapshot of the pool's thread accounting, for tests. */
+typedef struct asc__sched_counts {
+  int nworkers;
+  int navail;       /* workers neither running a job nor parked */
+  int nsleeping;    /* parked workers */
+  int nguests;      /* host threads waiting with asc__sched_help */
+  int nyielded;     /* workers parked to leave a core to a guest */
+} asc__sched_counts;
+void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out);
 /* Spin window in nanoseconds before a waiting thread parks: ASC_SPIN_US
  * microseconds (default 200, at most 1 s). */
 uint64_t asc__spin_ns_env(void);

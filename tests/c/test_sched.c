@@ -1,0 +1,120 @@
+/*
+ * The pool's thread accounting while host threads wait in
+ * ascStreamSynchronize (docs/streams.md, "The waiting thread lends
+ * itself"): an idle worker parks to leave the waiting thread a core, the
+ * count returns when the thread leaves, and a launch with more blocks
+ * than awake workers still wakes the parked one.
+ *
+ * Runs in its own process: ASC_SPIN_US is raised to 1 s before the pool
+ * starts, so that a waiting thread stays in its spin window (a guest)
+ * for the whole test instead of parking after 200 us.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "testutil.h"
+
+#include "internal.h"
+#include "scheduler.h"
+
+static asc__sched *pool(void) {
+  asc__device *dev;
+  asc__sched *s;
+  ASSERT_OK(asc__current_device(&dev));
+  ASSERT_OK(asc__sched_get(dev, &s));
+  return s;
+}
+
+static void pause_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Polls the pool's counts until ok(c) holds, for at most 2 s. */
+static bool wait_counts(asc__sched *s, bool (*ok)(const asc__sched_counts *),
+                        asc__sched_counts *c) {
+  for (int i = 0; i < 2000; i++) {
+    asc__sched_get_counts(s, c);
+    if (ok(c))
+      return true;
+    pause_ms(1);
+  }
+  return false;
+}
+
+static bool one_guest_yielded(const asc__sched_counts *c) {
+  int expect = c->nworkers > 1 ? 1 : 0;
+  return c->nguests == 1 && c->nyielded == expect &&
+         c->nsleeping >= expect;
+}
+
+static bool no_guest(const asc__sched_counts *c) { return c->nguests == 0; }
+
+typedef struct syncer {
+  ascStream_t stream;
+  ascError_t err;
+} syncer;
+
+static void *sync_main(void *arg) {
+  syncer *y = arg;
+  y->err = ascStreamSynchronize(y->stream);
+  return NULL;
+}
+
+static void test_idle_worker_yields_to_waiting_thread(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t hold = test_kernel(m, "hold");
+  int64_t st[2] = {0, 0}, st2[2] = {0, 0};
+  ascTensor ts = test_tensor1(st, ascInt64, 2),
+            ts2 = test_tensor1(st2, ascInt64, 2);
+  void *args[] = {&ts}, *args2[] = {&ts2};
+  asc__sched_counts c;
+  asc__sched *s;
+  syncer y;
+  pthread_t th;
+  int n;
+  (void)state;
+
+  ASSERT_OK(ascStreamCreateWithFlags(&y.stream, ascStreamNonBlocking));
+  s = pool();
+  /* One worker holds a block; the others are idle. */
+  ASSERT_OK(ascLaunchKernel(hold, 1, args, y.stream));
+  while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < 1)
+    pause_ms(1);
+  y.err = ascErrorNotReady;
+  assert_int_equal(pthread_create(&th, NULL, sync_main, &y), 0);
+  /* The waiting thread is a guest; one idle worker parks for it. */
+  if (!wait_counts(s, one_guest_yielded, &c))
+    fail_msg("while a thread waits: guests %d, yielded %d, sleeping %d "
+             "of %d workers",
+             c.nguests, c.nyielded, c.nsleeping, c.nworkers);
+  __atomic_store_n(&st[1], 1, __ATOMIC_RELEASE);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  ASSERT_OK(y.err);
+  asc__sched_get_counts(s, &c);
+  assert_int_equal(c.nguests, 0);
+
+  /* As many blocks as workers, each waiting until all have started: the
+   * parked worker must be woken, or this times out and raises. */
+  n = c.nworkers;
+  ASSERT_OK(ascLaunchKernel(hold, (unsigned)n, args2, y.stream));
+  for (int i = 0; i < 5000 && __atomic_load_n(&st2[0], __ATOMIC_ACQUIRE) < n;
+       i++)
+    pause_ms(1);
+  assert_int_equal(__atomic_load_n(&st2[0], __ATOMIC_ACQUIRE), n);
+  __atomic_store_n(&st2[1], 1, __ATOMIC_RELEASE);
+  ASSERT_OK(ascStreamSynchronize(y.stream));
+  assert_true(wait_counts(s, no_guest, &c));
+  ASSERT_OK(ascStreamDestroy(y.stream));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_idle_worker_yields_to_waiting_thread,
+                                test_teardown),
+  };
+  setenv("ASC_SPIN_US", "1000000", 1);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
