@@ -753,7 +753,7 @@ static bool stream_half_empty(const void *a, uint64_t unused) {
 
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin,
-                      asc__stream *help);
+                      asc__help_fn mine, const void *arg);
 
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
@@ -764,7 +764,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
    * waiting here could be what the stream is waiting for. */
   if (!stream_has_room(st) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
-    host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
+    host_wait(st->rt, stream_half_empty, st, 0, true, NULL, NULL);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -894,22 +894,30 @@ static bool stream_reached(const void *a, uint64_t target) {
   return atomic_load(&st->completed) >= target;
 }
 
+/* What a waiting host thread may work on: launches of one stream (st),
+ * or any launch (a thread waiting for the whole device). */
 static bool launch_of_stream(const asc__launch *l, const void *st) {
   const asc__op *op = (const asc__op *)(const void *)((const char *)l -
                                                       offsetof(asc__op, launch));
   return op->stream == st;
 }
 
-/* Spins until done(a, b) or the spin window closes; true if done.  A
- * thread waiting for stream `help` works for it meanwhile: runs its
- * blocks and joins its parallel loops. */
+static bool any_launch(const asc__launch *l, const void *unused) {
+  ASC_UNUSED(l);
+  ASC_UNUSED(unused);
+  return true;
+}
+
+/* Spins until done(a, b) or the spin window closes; true if done.  With
+ * a pool s, the thread works meanwhile: runs the blocks and joins the
+ * parallel loops of the launches mine(l, arg) accepts. */
 static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, asc__sched *s,
-                      asc__stream *help) {
+                      asc__help_fn mine, const void *arg) {
   uint64_t t0 = uv_hrtime(), seen = UINT64_MAX;
 
   for (;;) {
-    if (s != NULL && asc__sched_help(s, launch_of_stream, help, &seen))
+    if (s != NULL && asc__sched_help(s, mine, arg, &seen))
       t0 = uv_hrtime();
     for (int i = 0; i < 64; i++) {
       if (done(a, b))
@@ -922,14 +930,14 @@ static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
 }
 
 /* Blocks the calling host thread until done(a, b): spins for the spin
- * window (unless spin is false), then parks on the rt's condition.  While
- * it spins, a thread waiting for stream `help` is lent to the pool (it
- * works for that stream, see host_spin) and an idle worker parks to leave
- * it a core (docs/streams.md). */
+ * window (unless spin is false), then parks on the rt's condition.  With
+ * mine, the spinning thread is lent to the pool: it works on the launches
+ * mine(l, arg) accepts (host_spin) and an idle worker parks to leave it a
+ * core (docs/streams.md). */
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin,
-                      asc__stream *help) {
-  asc__sched *s = help != NULL ? asc__sched_peek(rt->dev) : NULL;
+                      asc__help_fn mine, const void *arg) {
+  asc__sched *s = mine != NULL ? asc__sched_peek(rt->dev) : NULL;
   bool ok;
 
   if (done(a, b))
@@ -937,7 +945,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);
-    ok = host_spin(rt, done, a, b, s, help);
+    ok = host_spin(rt, done, a, b, s, mine, arg);
     if (s != NULL)
       asc__sched_guest(s, -1);
     if (ok)
@@ -953,7 +961,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
 
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b) {
-  host_wait(rt, done, a, b, true, NULL);
+  host_wait(rt, done, a, b, true, NULL, NULL);
 }
 
 static ascError_t not_permitted(const char *what) {
@@ -1007,7 +1015,13 @@ static void wait_streams(asc__rt *rt, bool blocking_only) {
     uv_mutex_unlock(&rt->lock);
     if (pick == NULL)
       return;
-    host_wait(rt, stream_reached, pick, target, true, NULL);
+    /* A device-wide wait may work on anything; the default stream's
+     * ordering wait only on the stream it waits for. */
+    if (blocking_only)
+      host_wait(rt, stream_reached, pick, target, true, launch_of_stream,
+                pick);
+    else
+      host_wait(rt, stream_reached, pick, target, true, any_launch, NULL);
   }
 }
 
@@ -1114,7 +1128,7 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
   if (in_callback())
     return not_permitted("ascStreamSynchronize");
   host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true,
-            st);
+            launch_of_stream, st);
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
 }
@@ -1346,8 +1360,9 @@ ascError_t ascEventSynchronize(ascEvent_t event) {
   f = event_fence(e);
   if (f == NULL)
     return ascSuccess;
+  /* Works on the recording stream's launches while it spins. */
   host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync),
-            NULL);
+            f->rec_stream != NULL ? launch_of_stream : NULL, f->rec_stream);
   asc__pool_on_sync(e->rt->dev);
   err = f->err;
   if (err != ascSuccess) {

@@ -387,11 +387,14 @@ static void test_many_tiny_launches(void **state) {
 
 static int64_t my_tid(void) { return (int64_t)syscall(SYS_gettid); }
 
+enum { SYNC_STREAM, SYNC_EVENT, SYNC_DEVICE };
+
 /* Every worker is held by a block of stream a; a launch on stream b can
- * then only run on the host thread synchronising b, which lends itself to
- * the pool (docs/streams.md).  Without that, release never runs, the held
- * blocks time out and raise, and the checks below fail. */
-static void test_sync_runs_own_stream(void **state) {
+ * then only run on the host thread that waits, which lends itself to the
+ * pool (docs/streams.md): ascStreamSynchronize(b), ascEventSynchronize of
+ * an event recorded on b, or ascDeviceSynchronize.  Without that, release
+ * never runs, the held blocks time out and raise, and the checks fail. */
+static void sync_runs_held_work(int how) {
   ascModule_t m = test_load_kernels();
   int n = ncores();
   int64_t st[2] = {0, 0}, tid = 0;
@@ -399,21 +402,45 @@ static void test_sync_runs_own_stream(void **state) {
             tt = test_tensor1(&tid, ascInt64, 1);
   void *hargs[] = {&ts}, *rargs[] = {&ts, &tt};
   ascStream_t a, b;
-  (void)state;
+  ascEvent_t ev;
+
   ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
   ASSERT_OK(ascStreamCreateWithFlags(&b, ascStreamNonBlocking));
+  ASSERT_OK(ascEventCreate(&ev));
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), (unsigned)n, hargs, a));
   while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < n) {
     struct timespec pause = {0, 1000000};
     nanosleep(&pause, NULL);
   }
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "release"), 1, rargs, b));
-  ASSERT_OK(ascStreamSynchronize(b));
+  ASSERT_OK(ascEventRecord(ev, b));
+  if (how == SYNC_STREAM)
+    ASSERT_OK(ascStreamSynchronize(b));
+  else if (how == SYNC_EVENT)
+    ASSERT_OK(ascEventSynchronize(ev));
+  else
+    ASSERT_OK(ascDeviceSynchronize());
   assert_int_equal(tid, my_tid());
   ASSERT_OK(ascStreamSynchronize(a));
+  ASSERT_OK(ascEventDestroy(ev));
   ASSERT_OK(ascStreamDestroy(a));
   ASSERT_OK(ascStreamDestroy(b));
   ASSERT_OK(ascModuleUnload(m));
+}
+
+static void test_sync_runs_own_stream(void **state) {
+  (void)state;
+  sync_runs_held_work(SYNC_STREAM);
+}
+
+static void test_event_sync_runs_recording_stream(void **state) {
+  (void)state;
+  sync_runs_held_work(SYNC_EVENT);
+}
+
+static void test_device_sync_runs_any_stream(void **state) {
+  (void)state;
+  sync_runs_held_work(SYNC_DEVICE);
 }
 
 /* A host thread with a small stack never runs kernel code: blocks may
@@ -517,6 +544,10 @@ int main(void) {
       cmocka_unit_test_teardown(test_many_tiny_launches, test_teardown),
       cmocka_unit_test_teardown(test_memcpy_memset_async, test_teardown),
       cmocka_unit_test_teardown(test_sync_runs_own_stream, test_teardown),
+      cmocka_unit_test_teardown(test_event_sync_runs_recording_stream,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_device_sync_runs_any_stream,
+                                test_teardown),
       cmocka_unit_test_teardown(test_small_stack_host, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
