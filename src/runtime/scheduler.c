@@ -196,7 +196,7 @@ static int job_push(asc__sched *s, asc__job *j, int nclaims) {
    * waiting in the pool (guests) may take. */
   nclaims -= atomic_load_explicit(&s->navail, memory_order_seq_cst);
   if (j->kind == ASC__JOB_LOOP)
-    nclaims -= atomic_load_explicit(&s->nguests, memory_order_relaxed);
+    nclaims -= atomic_load_explicit(&s->nguests, memory_order_seq_cst);
   return nclaims;
 }
 
@@ -839,7 +839,15 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 }
 
 void asc__sched_guest(asc__sched *s, int delta) {
-  atomic_fetch_add_explicit(&s->nguests, delta, memory_order_relaxed);
+  atomic_fetch_add_explicit(&s->nguests, delta, memory_order_seq_cst);
+  /* A leaving guest hands its core back: helper slots that loops left
+   * open for guests, or anything else still queued, get the worker that
+   * parked for it.  (A loop pushed meanwhile saw the guest gone and woke
+   * one itself: njobs and nguests are both sequentially consistent.) */
+  if (delta < 0 &&
+      atomic_load_explicit(&s->nyielded, memory_order_relaxed) > 0 &&
+      atomic_load_explicit(&s->njobs, memory_order_seq_cst) > 0)
+    wake(s, 1);
 }
 
 uint64_t asc__spin_ns_env(void) {

@@ -110,9 +110,61 @@ static void test_idle_worker_yields_to_waiting_thread(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+static void sleep_300ms(void *ud) {
+  (void)ud;
+  pause_ms(300);
+}
+
+/* A loop that leaves a helper slot open while a guest is waiting does not
+ * wake the worker parked for that guest; when the guest leaves, that
+ * worker must come back for the slot.  The loop here needs two threads at
+ * once: its leader waits for the second iteration's thread. */
+static void test_leaving_guest_returns_its_core(void **state) {
+  ascModule_t m = test_load_kernels();
+  int64_t st[2] = {0, 0};
+  ascTensor ts = test_tensor1(st, ascInt64, 2);
+  void *args[] = {&ts};
+  asc__sched_counts c;
+  asc__sched *s;
+  ascStream_t y;
+  syncer x;
+  pthread_t th;
+  (void)state;
+
+  ASSERT_OK(ascStreamCreateWithFlags(&x.stream, ascStreamNonBlocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&y, ascStreamNonBlocking));
+  s = pool();
+  /* The waiting thread can do nothing for x (a host function runs on the
+   * callback thread) and stays a guest for 300 ms. */
+  ASSERT_OK(ascLaunchHostFunc(x.stream, sleep_300ms, NULL));
+  x.err = ascErrorNotReady;
+  assert_int_equal(pthread_create(&th, NULL, sync_main, &x), 0);
+  if (!wait_counts(s, one_guest_yielded, &c))
+    fail_msg("guests %d, yielded %d", c.nguests, c.nyielded);
+  if (c.nworkers < 2) {
+    /* One worker never parks for a guest, and one thread cannot meet. */
+    assert_int_equal(c.nyielded, 0);
+  } else {
+    ASSERT_OK(ascLaunchKernel(test_kernel(m, "rendezvous"), 1, args, y));
+    /* Not synchronising y: this thread must not be the second thread. */
+    for (int i = 0; i < 2000 && __atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < 2;
+         i++)
+      pause_ms(1);
+    assert_int_equal(__atomic_load_n(&st[0], __ATOMIC_ACQUIRE), 2);
+    ASSERT_OK(ascStreamSynchronize(y));
+  }
+  assert_int_equal(pthread_join(th, NULL), 0);
+  ASSERT_OK(x.err);
+  ASSERT_OK(ascStreamDestroy(x.stream));
+  ASSERT_OK(ascStreamDestroy(y));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_idle_worker_yields_to_waiting_thread,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_leaving_guest_returns_its_core,
                                 test_teardown),
   };
   setenv("ASC_SPIN_US", "1000000", 1);

@@ -305,6 +305,35 @@ static int release_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 0;
 }
 
+/* ---- rendezvous(state): a parallel loop of two iterations that wait for
+ * each other (state[0] counts arrivals), so two threads must be in it at
+ * once; after about 5 s alone an iteration raises RuntimeError. */
+static int64_t rendezvous_body(void *env, int64_t lo, int64_t hi,
+                               int32_t tid, asc_kexc *exc) {
+  int64_t *st = env;
+  struct timespec ts = {0, 20000}, t0, now;
+  (void)tid;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int64_t i = lo; i < hi; i++) {
+    __atomic_fetch_add(&st[0], 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < 2) {
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if (now.tv_sec - t0.tv_sec > 5) {
+        kraise(exc, ASC_KEXC_RUNTIME_ERROR, 9, "rendezvous: alone");
+        return i + 1;
+      }
+      nanosleep(&ts, NULL);
+    }
+  }
+  return 0;
+}
+
+static int rendezvous_entry(asc_kctx *ctx, void *const *args,
+                            asc_kexc *exc) {
+  const asc_ktensor *t = args[0];
+  return ctx->rt->parallel_for(ctx, 2, 1, rendezvous_body, t->data, exc);
+}
+
 /* ---- affine(x, mul, add): x[i] = x[i] * mul + add, one block, parallel
  * loop.  Order of launches changes the result. */
 typedef struct affine_env {
@@ -448,6 +477,7 @@ static const asc_kernel_desc kernels[] = {
     K("gate", gate_entry, gate_params, 0, 0),
     K("hold", hold_entry, hold_params, 0, 0),
     K("release", release_entry, release_params, 0, 0),
+    K("rendezvous", rendezvous_entry, hold_params, 0, 0),
     K("append", append_entry, append_params, 0, 0),
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),
