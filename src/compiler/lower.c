@@ -1049,7 +1049,25 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
 static void assign_to(lstate *ls, const asc__ast_expr *target,
                       asc__irval v, const asc__ast_expr *value);
 
-/* local_array / shared_array: a buffer register bound to the name. */
+/* n unlocked locks of a lock array a, by the thread running this code. */
+static void unlock_all(lstate *ls, int32_t a, int64_t n) {
+  asc__irblock *save = ls->cur;
+  int32_t k = newreg(ls, ascInt64, "lock.k");
+  asc__irins *f = emit(ls, ASC_IR_FOR, k, 3), *st;
+  f->args[0] = asc__irv_int(ascInt64, 0);
+  f->args[1] = asc__irv_int(ascInt64, n);
+  f->args[2] = asc__irv_int(ascInt64, 1);
+  ls->cur = &f->body[0];
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(a);
+  st->args[1] = asc__irv_reg(k);
+  st->args[2] = asc__irv_int(ascInt32, 0);
+  ls->cur = save;
+}
+
+/* local_array / shared_array / lock_array: a buffer register bound to the
+ * name.  A lock array is a block's shared int32 buffer whose words are
+ * set to 0 (unlocked) where it is created. */
 static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value) {
   const asc__builtin *b;
@@ -1059,10 +1077,15 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
   asc__irtype it;
   int32_t r;
   if (value->kind != ASC_EXPR_CALL || (b = value->u.call.builtin) == NULL ||
-      (b->id != ASC_BI_LOCAL_ARRAY && b->id != ASC_BI_SHARED_ARRAY))
+      (b->id != ASC_BI_LOCAL_ARRAY && b->id != ASC_BI_SHARED_ARRAY &&
+       b->id != ASC_BI_LOCK_ARRAY))
     return false;
   if (target->kind != ASC_EXPR_NAME || !target->u.name.sym)
     unsupported(ls, target->loc, "this array target");
+  if (b->id == ASC_BI_LOCK_ARRAY && ls->pfors > 0)
+    asc__diag_fatal(ls->c, value->loc,
+                    "asc.lock_array() must be called outside parallel "
+                    "loops: its locks are shared by the block's threads");
   t = ty(value);
   memset(&it, 0, sizeof it);
   it.kind = ASC_IRK_TENSOR;
@@ -1104,6 +1127,8 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
                       "stack (at most %u)",
                       (unsigned long long)bytes, (unsigned)LOCAL_ARRAY_MAX);
   }
+  if (b->id == ASC_BI_LOCK_ARRAY)
+    unlock_all(ls, r, i->imm[0]);
   bind(ls, target->u.name.sym, r);
   return true;
 }

@@ -73,6 +73,17 @@ static const char sync_py[] =
     "        asc.unlock(locks, j)\n"
     "\n"
     "@asc.kernel\n"
+    "def block_locked(count, total, x):\n"
+    "    locks = asc.lock_array(16)\n"
+    "    r = asc.get_block_idx() * 16\n"
+    "    for i in asc.prange(x.shape[0]):\n"
+    "        j = i % 16\n"
+    "        asc.lock(locks, j)\n"
+    "        count[r + j] = count[r + j] + 1\n"
+    "        total[r + j] = total[r + j] + x[i]\n"
+    "        asc.unlock(locks, j)\n"
+    "\n"
+    "@asc.kernel\n"
     "def shared(x, out, rev):\n"
     "    b = asc.get_block_idx()\n"
     "    buf = asc.shared_array(256, asc.int64)\n"
@@ -416,6 +427,43 @@ static void test_lock_array(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* asc.lock_array(16): each block's own 16 locks, created unlocked, guard
+ * plain updates of that block's row of count and total by the block's
+ * threads (blockDim 1: one block with every core). */
+static void test_lock_array_builtin(void **state) {
+  enum { N = 200000, NL = 16, MAXB = 3 };
+  static const uint32_t dims[] = {1, 3};
+  int64_t *x = e2p_alloc(N, 8), wc[NL] = {0};
+  double wt[NL] = {0};
+  ascModule_t m = e2p_load(sync_py, FILE_SYNC, 0);
+  ascKernel_t k = e2p_kernel(m, "block_locked");
+  (void)state;
+  for (int i = 0; i < N; i++) {
+    x[i] = (i * 29) % 5000;
+    wc[i % NL]++;
+    wt[i % NL] += (double)x[i];
+  }
+  for (size_t d = 0; d < 2; d++) {
+    int64_t count[MAXB * NL] = {0};
+    double total[MAXB * NL] = {0};
+    ascTensor tc = e2p_t1(count, ascInt64, MAXB * NL),
+              tt = e2p_t1(total, ascFloat64, MAXB * NL),
+              tx = e2p_t1(x, ascInt64, N);
+    void *args[] = {&tc, &tt, &tx};
+    ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (uint32_t b = 0; b < dims[d]; b++)
+      for (int j = 0; j < NL; j++) {
+        assert_int_equal(count[b * NL + j], wc[j]);
+        if (total[b * NL + j] != wt[j])
+          fail_msg("blockDim %u: total[%u][%d] = %.1f, want %.1f", dims[d],
+                   b, j, total[b * NL + j], wt[j]);
+      }
+  }
+  free(x);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 /* ------------------------------------------------------- shared arrays */
 
 /* asc.shared_array: one buffer per block, filled by the block's team in a
@@ -462,6 +510,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_too_many_blocks),
       cmocka_unit_test(test_critical_section),
       cmocka_unit_test(test_lock_array),
+      cmocka_unit_test(test_lock_array_builtin),
       cmocka_unit_test(test_shared_array),
   };
   return cmocka_run_group_tests(tests, NULL, test_teardown);
