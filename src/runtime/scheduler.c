@@ -108,9 +108,9 @@ struct asc__sched {
 static _Thread_local worker *tls_worker;
 static _Thread_local int32_t tls_tid;
 static _Thread_local bool tls_in_loop;
-/* The calling thread's lowest stack address; 0 until looked up, 1 when
- * it cannot be found. */
-static _Thread_local uintptr_t tls_stack_low;
+/* The calling thread's stack: lowest address (0 until looked up, 1 when
+ * it cannot be found) and end. */
+static _Thread_local uintptr_t tls_stack_low, tls_stack_high;
 
 bool asc__on_worker(void) { return tls_worker != NULL; }
 
@@ -295,13 +295,19 @@ void asc__sched_submit(asc__sched *s, asc__launch *l) {
   /* A worker that finished a stream's launch and starts the stream's
    * next one-block launch runs it itself when nothing else is queued:
    * the launch never goes through the ready lists (its parallel loops
-   * still do). */
+   * still do).  The worker stops counting as available before it looks
+   * at njobs, and a pusher raises njobs before it reads navail (all
+   * sequentially consistent): either this sees the pushed job and queues
+   * l instead, or the pusher does not count this worker and wakes one. */
   if (w != NULL && w->index >= 0 && w->sched == s && w->next == NULL &&
-      l->nblocks == 1 && !l->gang &&
-      atomic_load_explicit(&s->njobs, memory_order_acquire) == 0) {
-    l->next_block = 1;
-    w->next = l;
-    return;
+      l->nblocks == 1 && !l->gang) {
+    avail(s, -1);
+    if (atomic_load_explicit(&s->njobs, memory_order_seq_cst) == 0) {
+      l->next_block = 1;
+      w->next = l;
+      return;
+    }
+    avail(s, 1);
   }
   asc__spin_lock(&s->lock);
   if (l->gang && s->gang_active != NULL) {
@@ -658,10 +664,10 @@ static void job_run_unlock(asc__sched *s, worker *w, asc__job *j) {
     if (more)
       wake(s, 1);
     run_block(w, l, b);
-    /* Launches handed on by run_block's completion (asc__sched_submit). */
+    /* Launches handed on by run_block's completion (asc__sched_submit,
+     * which already took the worker out of navail). */
     while ((l = w->next) != NULL) {
       w->next = NULL;
-      avail(s, -1);
       run_block(w, l, 0);
     }
   } else {
@@ -781,7 +787,8 @@ static asc__job *job_find(asc__sched *s, asc__help_fn mine, const void *arg) {
   return NULL;
 }
 
-/* True if the calling thread has GUEST_STACK_MIN of stack left. */
+/* True if the calling thread runs on its own stack (not a fiber's or a
+ * signal stack) with GUEST_STACK_MIN of it left. */
 static bool stack_roomy(void) {
   uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
@@ -792,13 +799,19 @@ static bool stack_roomy(void) {
 
     tls_stack_low = 1;
     if (pthread_getattr_np(pthread_self(), &a) == 0) {
-      if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr != NULL)
+      if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr != NULL) {
         tls_stack_low = (uintptr_t)addr;
+        tls_stack_high = (uintptr_t)addr + size;
+      }
       pthread_attr_destroy(&a);
     }
   }
   return tls_stack_low > 1 && here > tls_stack_low &&
-         here - tls_stack_low >= GUEST_STACK_MIN;
+         here < tls_stack_high && here - tls_stack_low >= GUEST_STACK_MIN;
+}
+
+bool asc__sched_can_help(void) {
+  return tls_worker == NULL && stack_roomy();
 }
 
 bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
@@ -841,12 +854,10 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 void asc__sched_guest(asc__sched *s, int delta) {
   atomic_fetch_add_explicit(&s->nguests, delta, memory_order_seq_cst);
   /* A leaving guest hands its core back: helper slots that loops left
-   * open for guests, or anything else still queued, get the worker that
-   * parked for it.  (A loop pushed meanwhile saw the guest gone and woke
+   * open for guests, or anything else still queued, get a parked worker
+   * (wake() does nothing when none is parked).  (A loop pushed meanwhile saw the guest gone and woke
    * one itself: njobs and nguests are both sequentially consistent.) */
-  if (delta < 0 &&
-      atomic_load_explicit(&s->nyielded, memory_order_relaxed) > 0 &&
-      atomic_load_explicit(&s->njobs, memory_order_seq_cst) > 0)
+  if (delta < 0 && atomic_load_explicit(&s->njobs, memory_order_seq_cst) > 0)
     wake(s, 1);
 }
 

@@ -158,6 +158,10 @@ typedef bool (*asc__help_fn)(const asc__launch *l, const void *arg);
 bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
                      uint64_t *seen);
 
+/* True if the calling thread may run kernel code as a guest: a host
+ * thread on its own stack with enough of it free (see scheduler.c). */
+bool asc__sched_can_help(void);
+
 /* A host thread starts (+1) or stops (-1) waiting with asc__sched_help:
  * while it does, one idle worker parks instead of spinning, so that the
  * pool and its guests together spin on no more threads than it has

@@ -383,10 +383,12 @@ static asc__op *stream_append(asc__stream *st, asc__op *op, asc__op **wl) {
   else
     st->head = op;
   st->tail = op;
-  atomic_fetch_add(&st->submitted, 1);
+  op->seq = atomic_fetch_add(&st->submitted, 1) + 1;
+  op->gseq = atomic_fetch_add_explicit(&st->rt->enq_seq, 1,
+                                       memory_order_relaxed) + 1;
   if (op->kind == OP_RECORD && op->fence != NULL) {
     op->fence->rec_stream = st;
-    op->fence->rec_pos = atomic_load(&st->submitted);
+    op->fence->rec_pos = op->seq;
   } else if (op->kind == OP_WAIT && op->fence != NULL) {
     asc__order_note_wait(st, op->fence);
   }
@@ -751,9 +753,17 @@ static bool stream_half_empty(const void *a, uint64_t unused) {
   return atomic_load(&st->submitted) - done <= STREAM_DEPTH / 2;
 }
 
+/* The launches a waiting host thread may work on: those queued before
+ * its wait began, of one stream (st: positions up to `upto`) or of the
+ * whole device (st NULL: device-wide positions up to `upto`). */
+typedef struct help_scope {
+  const asc__stream *st;
+  uint64_t upto;
+} help_scope;
+
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin,
-                      asc__help_fn mine, const void *arg);
+                      const help_scope *scope);
 
 static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   asc__fence *deps = NULL;
@@ -764,7 +774,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
    * waiting here could be what the stream is waiting for. */
   if (!stream_has_room(st) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
-    host_wait(st->rt, stream_half_empty, st, 0, true, NULL, NULL);
+    host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -894,30 +904,27 @@ static bool stream_reached(const void *a, uint64_t target) {
   return atomic_load(&st->completed) >= target;
 }
 
-/* What a waiting host thread may work on: launches of one stream (st),
- * or any launch (a thread waiting for the whole device). */
-static bool launch_of_stream(const asc__launch *l, const void *st) {
+/* asc__help_fn over a help_scope: work queued after the wait began is
+ * never taken, so a waiting thread cannot be held up by it. */
+static bool in_scope(const asc__launch *l, const void *arg) {
+  const help_scope *h = arg;
   const asc__op *op = (const asc__op *)(const void *)((const char *)l -
                                                       offsetof(asc__op, launch));
-  return op->stream == st;
-}
-
-static bool any_launch(const asc__launch *l, const void *unused) {
-  ASC_UNUSED(l);
-  ASC_UNUSED(unused);
-  return true;
+  if (h->st != NULL)
+    return op->stream == h->st && op->seq <= h->upto;
+  return op->gseq <= h->upto;
 }
 
 /* Spins until done(a, b) or the spin window closes; true if done.  With
  * a pool s, the thread works meanwhile: runs the blocks and joins the
- * parallel loops of the launches mine(l, arg) accepts. */
+ * parallel loops of the launches in scope. */
 static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, asc__sched *s,
-                      asc__help_fn mine, const void *arg) {
+                      const help_scope *scope) {
   uint64_t t0 = uv_hrtime(), seen = UINT64_MAX;
 
   for (;;) {
-    if (s != NULL && asc__sched_help(s, mine, arg, &seen))
+    if (s != NULL && asc__sched_help(s, in_scope, scope, &seen))
       t0 = uv_hrtime();
     for (int i = 0; i < 64; i++) {
       if (done(a, b))
@@ -931,13 +938,15 @@ static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
 
 /* Blocks the calling host thread until done(a, b): spins for the spin
  * window (unless spin is false), then parks on the rt's condition.  With
- * mine, the spinning thread is lent to the pool: it works on the launches
- * mine(l, arg) accepts (host_spin) and an idle worker parks to leave it a
+ * a scope, the spinning thread is lent to the pool: it works on the
+ * launches in scope (host_spin) and an idle worker parks to leave it a
  * core (docs/streams.md). */
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin,
-                      asc__help_fn mine, const void *arg) {
-  asc__sched *s = mine != NULL ? asc__sched_peek(rt->dev) : NULL;
+                      const help_scope *scope) {
+  asc__sched *s = scope != NULL && asc__sched_can_help()
+                      ? asc__sched_peek(rt->dev)
+                      : NULL;
   bool ok;
 
   if (done(a, b))
@@ -945,7 +954,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);
-    ok = host_spin(rt, done, a, b, s, mine, arg);
+    ok = host_spin(rt, done, a, b, s, scope);
     if (s != NULL)
       asc__sched_guest(s, -1);
     if (ok)
@@ -961,7 +970,7 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
 
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b) {
-  host_wait(rt, done, a, b, true, NULL, NULL);
+  host_wait(rt, done, a, b, true, NULL);
 }
 
 static ascError_t not_permitted(const char *what) {
@@ -994,10 +1003,8 @@ static ascError_t stream_take_error(asc__stream *st) {
   return code;
 }
 
-/* Waits for every stream of rt that match (all, or the default stream and
- * blocking streams).  Streams are never freed, so a pointer taken under
- * the rt lock stays readable after it is dropped. */
-static void wait_streams(asc__rt *rt, bool blocking_only) {
+/* wait_streams without memory: until every matching stream is idle. */
+static void wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
   for (;;) {
     asc__stream *pick = NULL;
     uint64_t target = 0;
@@ -1015,14 +1022,51 @@ static void wait_streams(asc__rt *rt, bool blocking_only) {
     uv_mutex_unlock(&rt->lock);
     if (pick == NULL)
       return;
-    /* A device-wide wait may work on anything; the default stream's
-     * ordering wait only on the stream it waits for. */
-    if (blocking_only)
-      host_wait(rt, stream_reached, pick, target, true, launch_of_stream,
-                pick);
-    else
-      host_wait(rt, stream_reached, pick, target, true, any_launch, NULL);
+    host_wait(rt, stream_reached, pick, target, true, NULL);
   }
+}
+
+/* Waits for the work queued so far on every stream of rt (all, or the
+ * default stream and blocking streams): each stream up to its count of
+ * ops at the call, so that work queued meanwhile by other threads cannot
+ * keep the caller waiting.  Streams are never freed, so pointers taken
+ * under the rt lock stay readable after it is dropped.  The waiting thread
+ * works on that same work: any stream's ops queued before the call, or,
+ * for the default stream's ordering wait, the stream it is waiting on. */
+static void wait_streams(asc__rt *rt, bool blocking_only) {
+  struct mark {
+    asc__stream *st;
+    uint64_t target;
+  } *marks = NULL;
+  size_t n = 0, cap = 0;
+  help_scope all = {NULL, atomic_load(&rt->enq_seq)};
+
+  uv_mutex_lock(&rt->lock);
+  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next)
+    cap++;
+  marks = asc__malloc((cap ? cap : 1) * sizeof *marks);
+  for (asc__stream *t = rt->streams; marks != NULL && t != NULL;
+       t = t->live_next) {
+    if (blocking_only && (t->flags & ascStreamNonBlocking))
+      continue;
+    if (stream_pending(t)) {
+      marks[n].st = t;
+      marks[n].target = atomic_load(&t->submitted);
+      n++;
+    }
+  }
+  uv_mutex_unlock(&rt->lock);
+  if (marks == NULL) {
+    /* Out of memory: wait for streams one by one until all are idle. */
+    wait_streams_unbounded(rt, blocking_only);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    help_scope one = {marks[i].st, marks[i].target};
+    host_wait(rt, stream_reached, marks[i].st, marks[i].target, true,
+              blocking_only ? &one : &all);
+  }
+  asc__free(marks);
 }
 
 ascError_t asc__default_stream_wait(asc__device *dev) {
@@ -1127,8 +1171,10 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
     return err;
   if (in_callback())
     return not_permitted("ascStreamSynchronize");
-  host_wait(st->rt, stream_reached, st, atomic_load(&st->submitted), true,
-            launch_of_stream, st);
+  {
+    help_scope mine = {st, atomic_load(&st->submitted)};
+    host_wait(st->rt, stream_reached, st, mine.upto, true, &mine);
+  }
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
 }
@@ -1360,9 +1406,13 @@ ascError_t ascEventSynchronize(ascEvent_t event) {
   f = event_fence(e);
   if (f == NULL)
     return ascSuccess;
-  /* Works on the recording stream's launches while it spins. */
-  host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync),
-            f->rec_stream != NULL ? launch_of_stream : NULL, f->rec_stream);
+  {
+    /* Works on the recording stream's launches queued before the record
+     * while it spins. */
+    help_scope before = {f->rec_stream, f->rec_pos - 1};
+    host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync),
+              f->rec_stream != NULL ? &before : NULL);
+  }
   asc__pool_on_sync(e->rt->dev);
   err = f->err;
   if (err != ascSuccess) {
@@ -1464,7 +1514,9 @@ ascError_t ascDeviceReset(void) {
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
-  wait_streams(rt, false);
+  /* Everything, including work other threads queue meanwhile: the pool
+   * and the streams' records go away below. */
+  wait_streams_unbounded(rt, false);
 
   uv_mutex_lock(&rt->lock);
   for (st = rt->streams; st != NULL; st = next) {

@@ -106,6 +106,8 @@ struct asc__op {
   asc__stream_cb cb;       /* CALLBACK */
   ascError_t cb_status;
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
+  uint64_t seq;            /* position in the stream (its `submitted`) */
+  uint64_t gseq;           /* position among all ops of the device */
   asc__launch launch;      /* LAUNCH */
 };
 
@@ -184,6 +186,11 @@ struct asc__rt {
   struct asc__modreg *modreg;   /* module.c */
   _Atomic uint64_t err_seq;
   uint64_t spin_ns;             /* host waits spin this long, then park */
+  /* Ops ever appended to any stream (asc__op.gseq), apart from the
+   * fields around it that other threads read. */
+  char pad0[ASC_CACHE_LINE];
+  _Atomic uint64_t enq_seq;
+  char pad1[ASC_CACHE_LINE];
 
   /* Host threads blocked in a synchronising call park here.  Completion
    * paths broadcast only when waiters > 0.  Leaf lock. */

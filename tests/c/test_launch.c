@@ -443,6 +443,83 @@ static void test_device_sync_runs_any_stream(void **state) {
   sync_runs_held_work(SYNC_DEVICE);
 }
 
+/* A waiting thread works only on what it waits for: with every worker
+ * held, ascEventSynchronize runs the launch queued before the record and
+ * returns; the launch queued after the record (which would wait for this
+ * thread) stays queued for a worker. */
+static void test_event_sync_skips_later_work(void **state) {
+  ascModule_t m = test_load_kernels();
+  int n = ncores();
+  int64_t sx[2] = {0, 0}, sb[2] = {0, 0};
+  ascTensor tx = test_tensor1(sx, ascInt64, 2), tb = test_tensor1(sb, ascInt64, 2);
+  void *ax[] = {&tx}, *ab[] = {&tb};
+  ascStream_t x, a;
+  ascEvent_t e;
+  struct timespec pause = {0, 1000000};
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&x, ascStreamNonBlocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
+  ASSERT_OK(ascEventCreate(&e));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), (unsigned)n, ax, x));
+  while (__atomic_load_n(&sx[0], __ATOMIC_ACQUIRE) < n)
+    nanosleep(&pause, NULL);
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "empty"), 1, NULL, a));
+  ASSERT_OK(ascEventRecord(e, a));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), 1, ab, a));
+  ASSERT_OK(ascEventSynchronize(e));
+  assert_int_equal(__atomic_load_n(&sb[0], __ATOMIC_ACQUIRE), 0);
+  __atomic_store_n(&sx[1], 1, __ATOMIC_RELEASE);
+  while (__atomic_load_n(&sb[0], __ATOMIC_ACQUIRE) < 1)
+    nanosleep(&pause, NULL);
+  __atomic_store_n(&sb[1], 1, __ATOMIC_RELEASE);
+  ASSERT_OK(ascStreamSynchronize(a));
+  ASSERT_OK(ascStreamSynchronize(x));
+  ASSERT_OK(ascEventDestroy(e));
+  ASSERT_OK(ascStreamDestroy(x));
+  ASSERT_OK(ascStreamDestroy(a));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* A fork through an event: the worker finishing K1 starts both stream
+ * a's next launch and stream b's waiting one.  Both hold until the other
+ * has started, so they must run at the same time: the worker that keeps
+ * one for itself must not count as free for the other (which wakes a
+ * parked worker).  Workers are left to park first. */
+static void test_fork_runs_both_branches(void **state) {
+  ascModule_t m = test_load_kernels();
+  int64_t st[2] = {0, 0};
+  ascTensor ts = test_tensor1(st, ascInt64, 2);
+  void *args[] = {&ts};
+  ascStream_t a, b;
+  ascEvent_t e;
+  struct timespec settle = {0, 50000000}, pause = {0, 1000000};
+  int want = ncores() >= 2 ? 2 : 1;
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&b, ascStreamNonBlocking));
+  ASSERT_OK(ascEventCreateWithFlags(&e, ascEventDisableTiming));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "empty"), 1, NULL, a));
+  ASSERT_OK(ascStreamSynchronize(a));
+  nanosleep(&settle, NULL);
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "empty"), 1, NULL, a));
+  ASSERT_OK(ascEventRecord(e, a));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), 1, args, a));
+  ASSERT_OK(ascStreamWaitEvent(b, e, 0));
+  ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), 1, args, b));
+  /* Not synchronising: this thread must not be the one that helps. */
+  for (int i = 0; i < 3000 && __atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < want;
+       i++)
+    nanosleep(&pause, NULL);
+  assert_int_equal(__atomic_load_n(&st[0], __ATOMIC_ACQUIRE), want);
+  __atomic_store_n(&st[1], 1, __ATOMIC_RELEASE);
+  ASSERT_OK(ascStreamSynchronize(a));
+  ASSERT_OK(ascStreamSynchronize(b));
+  ASSERT_OK(ascEventDestroy(e));
+  ASSERT_OK(ascStreamDestroy(a));
+  ASSERT_OK(ascStreamDestroy(b));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 /* A host thread with a small stack never runs kernel code: blocks may
  * use as much stack as a worker's. */
 typedef struct small_stack {
@@ -549,6 +626,9 @@ int main(void) {
       cmocka_unit_test_teardown(test_device_sync_runs_any_stream,
                                 test_teardown),
       cmocka_unit_test_teardown(test_small_stack_host, test_teardown),
+      cmocka_unit_test_teardown(test_event_sync_skips_later_work,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_fork_runs_both_branches, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
