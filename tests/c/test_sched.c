@@ -110,9 +110,9 @@ static void test_idle_worker_yields_to_waiting_thread(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
-static void sleep_300ms(void *ud) {
+static void sleep_600ms(void *ud) {
   (void)ud;
-  pause_ms(300);
+  pause_ms(600);
 }
 
 /* A loop that leaves a helper slot open while a guest is waiting does not
@@ -135,8 +135,8 @@ static void test_leaving_guest_returns_its_core(void **state) {
   ASSERT_OK(ascStreamCreateWithFlags(&y, ascStreamNonBlocking));
   s = pool();
   /* The waiting thread can do nothing for x (a host function runs on the
-   * callback thread) and stays a guest for 300 ms. */
-  ASSERT_OK(ascLaunchHostFunc(x.stream, sleep_300ms, NULL));
+   * callback thread) and stays a guest for 600 ms. */
+  ASSERT_OK(ascLaunchHostFunc(x.stream, sleep_600ms, NULL));
   x.err = ascErrorNotReady;
   assert_int_equal(pthread_create(&th, NULL, sync_main, &x), 0);
   if (!wait_counts(s, one_guest_yielded, &c))
