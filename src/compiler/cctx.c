@@ -66,6 +66,19 @@ void *asc__arena_alloc(asc__cctx *c, size_t size) {
   return p;
 }
 
+void *asc__arena_grow(asc__cctx *c, void *v, int32_t n, int32_t *cap,
+                      size_t elem, int32_t first) {
+  void *grown;
+
+  if (n < *cap)
+    return v;
+  *cap = *cap ? *cap * 2 : first;
+  grown = asc__arena_alloc(c, elem * (size_t)*cap);
+  if (n > 0)
+    memcpy(grown, v, elem * (size_t)n);
+  return grown;
+}
+
 char *asc__arena_strndup(asc__cctx *c, const char *s, size_t n) {
   char *d = asc__arena_alloc(c, n + 1);
   memcpy(d, s, n);

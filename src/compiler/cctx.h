@@ -66,6 +66,12 @@ void asc__cctx_free(asc__cctx *c);
 /* Arena allocation: zeroed, 16-byte aligned; unwinds with ASC_FAIL_OOM on
  * failure, so callers never check for NULL. */
 void *asc__arena_alloc(asc__cctx *c, size_t size);
+/* Room for one more element in the arena array v holding n elements of
+ * elem bytes in *cap slots: v itself while n < *cap, else a zeroed copy
+ * with twice the slots (`first` when *cap is 0), *cap updated.  The old
+ * array stays in the arena. */
+void *asc__arena_grow(asc__cctx *c, void *v, int32_t n, int32_t *cap,
+                      size_t elem, int32_t first);
 char *asc__arena_strndup(asc__cctx *c, const char *s, size_t n);
 char *asc__arena_printf(asc__cctx *c, const char *fmt, ...) ASC_PRINTF(2, 3);
 

@@ -311,14 +311,8 @@ static const char *ctype(int dt) {
 static const char *sfx(int dt) { return asc__dt_name(dt); }
 
 static void push(emitter *e, int kind, int label, const asc__irins *i) {
-  if (e->nframes == e->capframes) {
-    int cap = e->capframes ? e->capframes * 2 : 16;
-    frame *n = asc__arena_alloc(e->c, sizeof *n * (size_t)cap);
-    if (e->nframes)
-      memcpy(n, e->frames, sizeof *n * (size_t)e->nframes);
-    e->frames = n;
-    e->capframes = cap;
-  }
+  e->frames = asc__arena_grow(e->c, e->frames, e->nframes, &e->capframes,
+                              sizeof *e->frames, 16);
   e->frames[e->nframes].kind = kind;
   e->frames[e->nframes].label = label;
   e->frames[e->nframes].ins = i;

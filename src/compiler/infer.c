@@ -1228,14 +1228,8 @@ static asc__type *helper_call(run *r, asc__ast_expr *e) {
     for (int32_t i = 0; i < n; i++)
       coerce(r, e->u.call.rargs[i], in->pub.type ? in->pub.type->elems[i]
                                                  : NULL, 0);
-    if (out->ncalls == I->ncalls_cap) {
-      int32_t cap = I->ncalls_cap ? I->ncalls_cap * 2 : 16;
-      asc__callsite *nc = asc__arena_alloc(I->c, sizeof *nc * (size_t)cap);
-      if (out->ncalls > 0)
-        memcpy(nc, out->calls, sizeof *nc * (size_t)out->ncalls);
-      out->calls = nc;
-      I->ncalls_cap = cap;
-    }
+    out->calls = asc__arena_grow(I->c, out->calls, out->ncalls,
+                                 &I->ncalls_cap, sizeof *out->calls, 16);
     out->calls[out->ncalls].call = e;
     out->calls[out->ncalls].inst = &in->pub;
     out->ncalls++;
@@ -1455,14 +1449,8 @@ static void settype(run *r, asc__ast_expr *e, asc__type *t) {
   if (!r->check || e == NULL)
     return;
   e->type = t;
-  if (r->ntyped == r->captyped) {
-    int32_t cap = r->captyped ? r->captyped * 2 : 256;
-    asc__ast_expr **n = asc__arena_alloc(r->in->c, sizeof *n * (size_t)cap);
-    if (r->ntyped > 0)
-      memcpy(n, r->typed, sizeof *n * (size_t)r->ntyped);
-    r->typed = n;
-    r->captyped = cap;
-  }
+  r->typed = asc__arena_grow(r->in->c, r->typed, r->ntyped, &r->captyped,
+                             sizeof *r->typed, 256);
   r->typed[r->ntyped++] = e;
 }
 

@@ -120,14 +120,8 @@ asc__irmodule *asc__ir_module_new(asc__cctx *c) {
 }
 
 void asc__ir_module_add(asc__cctx *c, asc__irmodule *m, asc__irfunc *f) {
-  if (m->nfuncs == m->capfuncs) {
-    int32_t cap = m->capfuncs ? m->capfuncs * 2 : 4;
-    asc__irfunc **n = asc__arena_alloc(c, sizeof *n * (size_t)cap);
-    if (m->nfuncs)
-      memcpy(n, m->funcs, sizeof *n * (size_t)m->nfuncs);
-    m->funcs = n;
-    m->capfuncs = cap;
-  }
+  m->funcs = asc__arena_grow(c, m->funcs, m->nfuncs, &m->capfuncs,
+                             sizeof *m->funcs, 4);
   m->funcs[m->nfuncs++] = f;
 }
 
@@ -151,14 +145,8 @@ int32_t asc__ir_reg(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
   size_t n = 0;
   const char *name;
 
-  if (f->nregs == f->capregs) {
-    int32_t cap = f->capregs ? f->capregs * 2 : 32;
-    asc__irreg *r = asc__arena_alloc(c, sizeof *r * (size_t)cap);
-    if (f->nregs)
-      memcpy(r, f->regs, sizeof *r * (size_t)f->nregs);
-    f->regs = r;
-    f->capregs = cap;
-  }
+  f->regs = asc__arena_grow(c, f->regs, f->nregs, &f->capregs,
+                            sizeof *f->regs, 32);
   /* Keep only [A-Za-z0-9_.]: names reach C identifiers (mangled) and the
    * text form. */
   if (hint != NULL)

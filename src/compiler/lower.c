@@ -139,14 +139,8 @@ static asc__irval truthy(lstate *ls, asc__irval v) {
 }
 
 static void bind(lstate *ls, const asc__sym *s, int32_t reg) {
-  if (ls->nmap == ls->capmap) {
-    int cap = ls->capmap ? ls->capmap * 2 : 32;
-    symreg *n = asc__arena_alloc(ls->c, sizeof *n * (size_t)cap);
-    if (ls->nmap)
-      memcpy(n, ls->map, sizeof *n * (size_t)ls->nmap);
-    ls->map = n;
-    ls->capmap = cap;
-  }
+  ls->map = asc__arena_grow(ls->c, ls->map, ls->nmap, &ls->capmap,
+                            sizeof *ls->map, 32);
   ls->map[ls->nmap].sym = s;
   ls->map[ls->nmap].reg = reg;
   ls->nmap++;
@@ -1503,14 +1497,7 @@ static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
         al->v[k].redop = -1;
       return;
     }
-  if (al->n == al->cap) {
-    int cap = al->cap ? al->cap * 2 : 16;
-    assigned *n = asc__arena_alloc(ls->c, sizeof *n * (size_t)cap);
-    if (al->n)
-      memcpy(n, al->v, sizeof *n * (size_t)al->n);
-    al->v = n;
-    al->cap = cap;
-  }
+  al->v = asc__arena_grow(ls->c, al->v, al->n, &al->cap, sizeof *al->v, 16);
   al->v[al->n].sym = s;
   al->v[al->n].redop = redop;
   al->v[al->n].loc = tg->loc;

@@ -61,14 +61,8 @@ static bool same(const asc__irfunc *f, const asc__irins *a,
 }
 
 static void add(cstate *s, asc__irins *i) {
-  if (s->navail == s->cap) {
-    int cap = s->cap ? s->cap * 2 : 64;
-    asc__irins **n = asc__arena_alloc(s->c, sizeof *n * (size_t)cap);
-    if (s->navail)
-      memcpy(n, s->avail, sizeof *n * (size_t)s->navail);
-    s->avail = n;
-    s->cap = cap;
-  }
+  s->avail = asc__arena_grow(s->c, s->avail, s->navail, &s->cap,
+                             sizeof *s->avail, 64);
   s->avail[s->navail++] = i;
 }
 

@@ -103,14 +103,8 @@ static int32_t atom_id(pstate *s, int kind, int32_t a, int32_t b) {
   for (int k = 0; k < s->natoms; k++)
     if (s->atoms[k].kind == kind && s->atoms[k].a == a && s->atoms[k].b == b)
       return k;
-  if (s->natoms == s->capatoms) {
-    int cap = s->capatoms ? s->capatoms * 2 : 32;
-    atom *n = asc__arena_alloc(s->c, sizeof *n * (size_t)cap);
-    if (s->natoms)
-      memcpy(n, s->atoms, sizeof *n * (size_t)s->natoms);
-    s->atoms = n;
-    s->capatoms = cap;
-  }
+  s->atoms = asc__arena_grow(s->c, s->atoms, s->natoms, &s->capatoms,
+                             sizeof *s->atoms, 32);
   s->atoms[s->natoms].kind = kind;
   s->atoms[s->natoms].a = a;
   s->atoms[s->natoms].b = b;
@@ -406,14 +400,8 @@ static void global_defs(pstate *s, asc__irblock *b) {
 }
 
 static void add_access(pstate *s, asc__irins *i, int kind) {
-  if (s->nacc == s->capacc) {
-    int cap = s->capacc ? s->capacc * 2 : 16;
-    access *n = asc__arena_alloc(s->c, sizeof *n * (size_t)cap);
-    if (s->nacc)
-      memcpy(n, s->acc, sizeof *n * (size_t)s->nacc);
-    s->acc = n;
-    s->capacc = cap;
-  }
+  s->acc = asc__arena_grow(s->c, s->acc, s->nacc, &s->capacc, sizeof *s->acc,
+                           16);
   memset(&s->acc[s->nacc], 0, sizeof s->acc[s->nacc]);
   s->acc[s->nacc].ins = i;
   s->acc[s->nacc].t = i->args[0].reg;
