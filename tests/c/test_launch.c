@@ -408,10 +408,7 @@ static void sync_runs_held_work(int how) {
   ASSERT_OK(ascStreamCreateWithFlags(&b, ascStreamNonBlocking));
   ASSERT_OK(ascEventCreate(&ev));
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), (unsigned)n, hargs, a));
-  while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < n) {
-    struct timespec pause = {0, 1000000};
-    nanosleep(&pause, NULL);
-  }
+  (void)test_wait_count(&st[0], n, -1);
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "release"), 1, rargs, b));
   ASSERT_OK(ascEventRecord(ev, b));
   if (how == SYNC_STREAM)
@@ -455,22 +452,19 @@ static void test_event_sync_skips_later_work(void **state) {
   void *ax[] = {&tx}, *ab[] = {&tb};
   ascStream_t x, a;
   ascEvent_t e;
-  struct timespec pause = {0, 1000000};
   (void)state;
   ASSERT_OK(ascStreamCreateWithFlags(&x, ascStreamNonBlocking));
   ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
   ASSERT_OK(ascEventCreate(&e));
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), (unsigned)n, ax, x));
-  while (__atomic_load_n(&sx[0], __ATOMIC_ACQUIRE) < n)
-    nanosleep(&pause, NULL);
+  (void)test_wait_count(&sx[0], n, -1);
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "empty"), 1, NULL, a));
   ASSERT_OK(ascEventRecord(e, a));
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), 1, ab, a));
   ASSERT_OK(ascEventSynchronize(e));
   assert_int_equal(__atomic_load_n(&sb[0], __ATOMIC_ACQUIRE), 0);
   __atomic_store_n(&sx[1], 1, __ATOMIC_RELEASE);
-  while (__atomic_load_n(&sb[0], __ATOMIC_ACQUIRE) < 1)
-    nanosleep(&pause, NULL);
+  (void)test_wait_count(&sb[0], 1, -1);
   __atomic_store_n(&sb[1], 1, __ATOMIC_RELEASE);
   ASSERT_OK(ascStreamSynchronize(a));
   ASSERT_OK(ascStreamSynchronize(x));
@@ -492,7 +486,7 @@ static void test_fork_runs_both_branches(void **state) {
   void *args[] = {&ts};
   ascStream_t a, b;
   ascEvent_t e;
-  struct timespec settle = {0, 50000000}, pause = {0, 1000000};
+  struct timespec settle = {0, 50000000};
   int want = ncores() >= 2 ? 2 : 1;
   (void)state;
   ASSERT_OK(ascStreamCreateWithFlags(&a, ascStreamNonBlocking));
@@ -507,10 +501,7 @@ static void test_fork_runs_both_branches(void **state) {
   ASSERT_OK(ascStreamWaitEvent(b, e, 0));
   ASSERT_OK(ascLaunchKernel(test_kernel(m, "hold"), 1, args, b));
   /* Not synchronising: this thread must not be the one that helps. */
-  for (int i = 0; i < 3000 && __atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < want;
-       i++)
-    nanosleep(&pause, NULL);
-  assert_int_equal(__atomic_load_n(&st[0], __ATOMIC_ACQUIRE), want);
+  assert_int_equal(test_wait_count(&st[0], want, 3000), want);
   __atomic_store_n(&st[1], 1, __ATOMIC_RELEASE);
   ASSERT_OK(ascStreamSynchronize(a));
   ASSERT_OK(ascStreamSynchronize(b));

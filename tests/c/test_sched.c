@@ -80,8 +80,7 @@ static void test_idle_worker_yields_to_waiting_thread(void **state) {
   s = pool();
   /* One worker holds a block; the others are idle. */
   ASSERT_OK(ascLaunchKernel(hold, 1, args, y.stream));
-  while (__atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < 1)
-    pause_ms(1);
+  (void)test_wait_count(&st[0], 1, -1);
   y.err = ascErrorNotReady;
   assert_int_equal(pthread_create(&th, NULL, sync_main, &y), 0);
   /* The waiting thread is a guest; one idle worker parks for it. */
@@ -99,10 +98,7 @@ static void test_idle_worker_yields_to_waiting_thread(void **state) {
    * parked worker must be woken, or this times out and raises. */
   n = c.nworkers;
   ASSERT_OK(ascLaunchKernel(hold, (unsigned)n, args2, y.stream));
-  for (int i = 0; i < 5000 && __atomic_load_n(&st2[0], __ATOMIC_ACQUIRE) < n;
-       i++)
-    pause_ms(1);
-  assert_int_equal(__atomic_load_n(&st2[0], __ATOMIC_ACQUIRE), n);
+  assert_int_equal(test_wait_count(&st2[0], n, 5000), n);
   __atomic_store_n(&st2[1], 1, __ATOMIC_RELEASE);
   ASSERT_OK(ascStreamSynchronize(y.stream));
   assert_true(wait_counts(s, no_guest, &c));
@@ -147,10 +143,7 @@ static void test_leaving_guest_returns_its_core(void **state) {
   } else {
     ASSERT_OK(ascLaunchKernel(test_kernel(m, "rendezvous"), 1, args, y));
     /* Not synchronising y: this thread must not be the second thread. */
-    for (int i = 0; i < 2000 && __atomic_load_n(&st[0], __ATOMIC_ACQUIRE) < 2;
-         i++)
-      pause_ms(1);
-    assert_int_equal(__atomic_load_n(&st[0], __ATOMIC_ACQUIRE), 2);
+    assert_int_equal(test_wait_count(&st[0], 2, 2000), 2);
     ASSERT_OK(ascStreamSynchronize(y));
   }
   assert_int_equal(pthread_join(th, NULL), 0);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -65,6 +66,20 @@ static inline ascKernel_t test_kernel(ascModule_t m, const char *name) {
   ascKernel_t k = NULL;
   ASSERT_OK(ascModuleGetKernel(&k, m, name));
   return k;
+}
+
+/* Polls the counter a kernel raises (atomically) every millisecond until
+ * it reaches want or ms milliseconds have passed (ms < 0: no limit), and
+ * returns its last value. */
+static inline int64_t test_wait_count(const int64_t *count, int64_t want,
+                                      int ms) {
+  struct timespec pause = {0, 1000000};
+  int64_t v;
+  for (int i = 0; (v = __atomic_load_n(count, __ATOMIC_ACQUIRE)) < want &&
+                  (ms < 0 || i < ms);
+       i++)
+    nanosleep(&pause, NULL);
+  return v;
 }
 
 /* Every test group resets the device at the end so workers are joined. */
