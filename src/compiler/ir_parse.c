@@ -358,6 +358,26 @@ static const char *parse_string(parser *ps) {
 }
 
 /* ins: [def '='] op operands ['@' INT] [region...] */
+/* "A, B)" after an opening '(' (excmatch, try ... except): the exception
+ * kinds named, as a mask. */
+static uint32_t parse_exc_kinds(parser *ps) {
+  uint32_t mask = 0;
+
+  while (!accept(ps, ')')) {
+    const char *en;
+    size_t nn;
+    int k;
+    if (mask)
+      expect(ps, ',');
+    nn = word(ps, &en);
+    k = asc__exc_lookup(en, nn);
+    if (k < 0)
+      PERR(ps, "unknown exception kind");
+    mask |= 1u << k;
+  }
+  return mask;
+}
+
 static asc__irins *parse_ins(parser *ps) {
   int32_t dst = -1;
   const char *w;
@@ -445,18 +465,7 @@ static asc__irins *parse_ins(parser *ps) {
   }
   case ASC_IR_EXCMATCH:
     expect(ps, '(');
-    while (!accept(ps, ')')) {
-      const char *en;
-      size_t nn;
-      int k;
-      if (i->exc_mask)
-        expect(ps, ',');
-      nn = word(ps, &en);
-      k = asc__exc_lookup(en, nn);
-      if (k < 0)
-        PERR(ps, "unknown exception kind");
-      i->exc_mask |= 1u << k;
-    }
+    i->exc_mask = parse_exc_kinds(ps);
     break;
   case ASC_IR_FOR:
   case ASC_IR_PFOR:
@@ -519,20 +528,8 @@ static asc__irins *parse_ins(parser *ps) {
     parse_region(ps, &i->body[0]);
     if (accept_word(ps, "except")) {
       i->has_except = true;
-      if (accept(ps, '(')) {
-        while (!accept(ps, ')')) {
-          const char *en;
-          size_t nn;
-          int k;
-          if (i->exc_mask)
-            expect(ps, ',');
-          nn = word(ps, &en);
-          k = asc__exc_lookup(en, nn);
-          if (k < 0)
-            PERR(ps, "unknown exception kind");
-          i->exc_mask |= 1u << k;
-        }
-      }
+      if (accept(ps, '('))
+        i->exc_mask = parse_exc_kinds(ps);
       if (i->exc_mask == 0)
         i->exc_mask = 1u << ASC_KEXC_EXCEPTION;
       parse_region(ps, &i->body[1]);
