@@ -49,3 +49,22 @@ const char *asc__stmt_kind_name(asc__stmt_kind k) {
   _Static_assert(ASC_ARRAY_SIZE(s) == ASC_STMT_COUNT, "stmt names");
   return (unsigned)k < ASC_ARRAY_SIZE(s) ? s[k] : "?";
 }
+
+const asc__builtin *asc__expr_builtin(const asc__ast_expr *e) {
+  if (e == NULL)
+    return NULL;
+  if (e->kind == ASC_EXPR_ATTR)
+    return e->u.attr.builtin;
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      e->u.name.sym->kind == ASC_SYM_BUILTIN)
+    return e->u.name.sym->u.builtin;
+  return NULL;
+}
+
+bool asc__expr_via_asc(const asc__ast_expr *func) {
+  return func != NULL && func->kind == ASC_EXPR_ATTR &&
+         func->u.attr.value->kind == ASC_EXPR_NAME &&
+         func->u.attr.value->u.name.sym != NULL &&
+         func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
+         func->u.attr.value->u.name.sym->u.module == ASC_NS_ASC;
+}

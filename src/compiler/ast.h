@@ -432,6 +432,13 @@ struct asc__sym {
 /* -------------------------------------------------------------- utilities */
 
 const char *asc__expr_kind_name(asc__expr_kind k);
+/* The builtin an expression names (a name bound to a builtin, or asc.X /
+ * math.X); NULL otherwise, and for NULL. */
+const asc__builtin *asc__expr_builtin(const asc__ast_expr *e);
+/* True if func is an attribute of the `asc` module (asc.sqrt), not of
+ * `math` (math.sqrt) nor a bare name: type inference and lowering treat
+ * the two kinds of math builtin differently. */
+bool asc__expr_via_asc(const asc__ast_expr *func);
 const char *asc__stmt_kind_name(asc__stmt_kind k);
 
 #endif /* ASC_AST_H */

@@ -166,26 +166,6 @@ static ascDataType builtin_dtype(const asc__builtin *b) {
   }
 }
 
-/* The builtin an expression names (asc.float32, float, range ...). */
-static const asc__builtin *named_builtin(const asc__ast_expr *e) {
-  if (e == NULL)
-    return NULL;
-  if (e->kind == ASC_EXPR_ATTR)
-    return e->u.attr.builtin;
-  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
-      e->u.name.sym->kind == ASC_SYM_BUILTIN)
-    return e->u.name.sym->u.builtin;
-  return NULL;
-}
-
-/* Whether a math builtin was reached through the `asc` module. */
-static bool via_asc(const asc__ast_expr *func) {
-  return func != NULL && func->kind == ASC_EXPR_ATTR &&
-         func->u.attr.value->kind == ASC_EXPR_NAME &&
-         func->u.attr.value->u.name.sym != NULL &&
-         func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
-         func->u.attr.value->u.name.sym->u.module == ASC_NS_ASC;
-}
 
 /* Compile-time constant integer expressions: literals, module constants,
  * ConstExpr parameters, arithmetic of those. */
@@ -212,7 +192,7 @@ static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
       /* n: asc.ConstExpr[int] */
       return p->annotation != NULL &&
              p->annotation->kind == ASC_EXPR_SUBSCRIPT &&
-             (b = named_builtin(p->annotation->u.sub.value)) != NULL &&
+             (b = asc__expr_builtin(p->annotation->u.sub.value)) != NULL &&
              b->id == ASC_BI_CONSTEXPR;
     }
     return false;
@@ -465,7 +445,7 @@ static asc__type *struct_type(run *r, asc__ast_class *cls);
 
 /* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
 static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
-  const asc__builtin *b = named_builtin(a);
+  const asc__builtin *b = asc__expr_builtin(a);
   if (constexpr)
     *constexpr = false;
   if (a == NULL)
@@ -491,7 +471,7 @@ static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
       a->u.name.sym->kind == ASC_SYM_CLASS)
     return struct_type(r, a->u.name.sym->u.cls);
   if (a->kind == ASC_EXPR_SUBSCRIPT) {
-    const asc__builtin *head = named_builtin(a->u.sub.value);
+    const asc__builtin *head = asc__expr_builtin(a->u.sub.value);
     asc__ast_expr *ix = a->u.sub.index;
     if (head != NULL && head->id == ASC_BI_CONSTEXPR) {
       asc__type *t = annotation_type(r, ix, NULL);
@@ -838,7 +818,7 @@ static void loop_body(run *r, asc__ast_expr *arg) {
 
 /* ascDataType named by a dtype argument (asc.float32, float, int). */
 static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
-  const asc__builtin *b = named_builtin(a);
+  const asc__builtin *b = asc__expr_builtin(a);
   if (b != NULL && b->kind == ASC_BK_DTYPE) {
     *dt = builtin_dtype(b);
     return true;
@@ -1084,7 +1064,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   case ASC_BI_TRUNC:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
-    if (!via_asc(e->u.call.func)) /* math.floor returns a Python int */
+    if (!asc__expr_via_asc(e->u.call.func)) /* math.floor returns a Python int */
       return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
                  ? scalar(r, ascInt64)
                  : t;
@@ -1094,7 +1074,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     u = need_scalar(r, e, 1);
     PROPAGATE(t);
     PROPAGATE(u);
-    if (e->u.call.func->kind == ASC_EXPR_ATTR && !via_asc(e->u.call.func))
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
       return floatify(r, asc__ty_promote(r->in->c, t, u)); /* math.pow */
     {
       asc__type *p = arith_promote(r, t, u);
@@ -1699,7 +1679,7 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
       settype(r, x, asc__ty_none(r->in->c));
     return;
   }
-  b = named_builtin(x);
+  b = asc__expr_builtin(x);
   if (b != NULL && b->kind == ASC_BK_EXC) {
     if (r->check)
       settype(r, x, asc__ty_none(r->in->c));

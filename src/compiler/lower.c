@@ -502,15 +502,6 @@ static int intrinsic_of(asc__builtin_id id) {
   }
 }
 
-/* Whether a builtin was reached through the `asc` module (asc.sqrt), not
- * `math` (math.sqrt, or a bare name, as type inference reads it too). */
-static bool via_asc(const asc__ast_expr *func) {
-  return func != NULL && func->kind == ASC_EXPR_ATTR &&
-         func->u.attr.value->kind == ASC_EXPR_NAME &&
-         func->u.attr.value->u.name.sym != NULL &&
-         func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
-         func->u.attr.value->u.name.sym->u.module == ASC_NS_ASC;
-}
 
 static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
   int32_t d = newreg(ls, ascBool, NULL);
@@ -909,7 +900,7 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
     pa[0] = conv(ls, lower_expr(ls, a[0]), dt);
     pa[1] = conv(ls, lower_expr(ls, a[1]), dt);
     r = op2(ls, ASC_IR_POW, dt, pa[0], pa[1]);
-    if (e->u.call.func->kind == ASC_EXPR_ATTR && !via_asc(e->u.call.func))
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
       math_errors(ls, MATH_INF_OVERFLOW, true, dt, pa, 2, r); /* math.pow */
     return r;
   }
@@ -1030,7 +1021,7 @@ static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
-    if (!via_asc(e->u.call.func) && n <= 3)
+    if (!asc__expr_via_asc(e->u.call.func) && n <= 3)
       math_errors(ls, math_error_kind(id), false, adt, args, n,
                   asc__irv_reg(d));
     return conv(ls, asc__irv_reg(d), dt);

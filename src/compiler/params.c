@@ -230,21 +230,10 @@ static ascDataType dtype_of_builtin(const asc__builtin *b) {
   return ascDataTypeCount;
 }
 
-static const asc__builtin *builtin_of(const asc__ast_expr *e) {
-  if (e == NULL)
-    return NULL;
-  if (e->kind == ASC_EXPR_ATTR)
-    return e->u.attr.builtin;
-  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
-      e->u.name.sym->kind == ASC_SYM_BUILTIN)
-    return e->u.name.sym->u.builtin;
-  return NULL;
-}
-
 /* Fills p from annotation a; false when a is not a parameter type. */
 static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
                             int depth) {
-  const asc__builtin *b = builtin_of(a);
+  const asc__builtin *b = asc__expr_builtin(a);
   ascDataType dt = dtype_of_builtin(b);
   if (dt != ascDataTypeCount) {
     p->dtype = dt;
@@ -257,7 +246,7 @@ static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
   }
   if (a->kind != ASC_EXPR_SUBSCRIPT || depth > 2)
     return false;
-  b = builtin_of(a->u.sub.value);
+  b = asc__expr_builtin(a->u.sub.value);
   if (b != NULL && b->id == ASC_BI_CONSTEXPR) {
     p->isConstExpr = 1;
     return from_annotation(p, a->u.sub.index, depth + 1) && !p->isTensor;
@@ -268,7 +257,7 @@ static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
         ix->u.tuple.elts[1]->kind != ASC_EXPR_INT ||
         ix->u.tuple.elts[1]->u.ival > ASC_MAX_DIMS)
       return false;
-    p->dtype = dtype_of_builtin(builtin_of(ix->u.tuple.elts[0]));
+    p->dtype = dtype_of_builtin(asc__expr_builtin(ix->u.tuple.elts[0]));
     if (p->dtype == ascDataTypeCount)
       return false;
     p->isTensor = 1;

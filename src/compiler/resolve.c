@@ -487,17 +487,6 @@ static asc__sym *lookup(resolver *r, const char *name) {
   return NULL;
 }
 
-/* The builtin an expression names (a Name bound to a builtin, or asc.X /
- * math.X); NULL otherwise. */
-static const asc__builtin *builtin_of(asc__ast_expr *e) {
-  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
-      e->u.name.sym->kind == ASC_SYM_BUILTIN)
-    return e->u.name.sym->u.builtin;
-  if (e->kind == ASC_EXPR_ATTR)
-    return e->u.attr.builtin;
-  return NULL;
-}
-
 static const char *callee_name(resolver *r, asc__ast_expr *f) {
   if (f->kind == ASC_EXPR_NAME)
     return f->u.name.id;
@@ -630,7 +619,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
     return;
   }
   what = callee_name(r, f);
-  b = builtin_of(f);
+  b = asc__expr_builtin(f);
 
   /* arguments first; a parallel_for body may be a lambda */
   for (int i = 0; i < e->u.call.nargs; i++) {
@@ -888,7 +877,7 @@ static void target(resolver *r, asc__ast_expr *t) {
 /* ------------------------------------------------------------ statements */
 
 static bool is_exc_class(asc__ast_expr *e) {
-  const asc__builtin *b = builtin_of(e);
+  const asc__builtin *b = asc__expr_builtin(e);
   return b != NULL && b->kind == ASC_BK_EXC;
 }
 
