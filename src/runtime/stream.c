@@ -1003,22 +1003,27 @@ static ascError_t stream_take_error(asc__stream *st) {
   return code;
 }
 
+/* rt lock held: the first stream from t on in the live list that has work
+ * pending and that a wait of this kind covers (all streams, or the default
+ * stream and blocking streams); NULL if none. */
+static asc__stream *next_pending(asc__stream *t, bool blocking_only) {
+  for (; t != NULL; t = t->live_next)
+    if (!(blocking_only && (t->flags & ascStreamNonBlocking)) &&
+        stream_pending(t))
+      return t;
+  return NULL;
+}
+
 /* wait_streams without memory: until every matching stream is idle. */
 static void wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
   for (;;) {
-    asc__stream *pick = NULL;
+    asc__stream *pick;
     uint64_t target = 0;
 
     uv_mutex_lock(&rt->lock);
-    for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
-      if (blocking_only && (t->flags & ascStreamNonBlocking))
-        continue;
-      if (stream_pending(t)) {
-        pick = t;
-        target = atomic_load(&t->submitted);
-        break;
-      }
-    }
+    pick = next_pending(rt->streams, blocking_only);
+    if (pick != NULL)
+      target = atomic_load(&pick->submitted);
     uv_mutex_unlock(&rt->lock);
     if (pick == NULL)
       return;
@@ -1045,15 +1050,12 @@ static void wait_streams(asc__rt *rt, bool blocking_only) {
   for (asc__stream *t = rt->streams; t != NULL; t = t->live_next)
     cap++;
   marks = asc__malloc((cap ? cap : 1) * sizeof *marks);
-  for (asc__stream *t = rt->streams; marks != NULL && t != NULL;
-       t = t->live_next) {
-    if (blocking_only && (t->flags & ascStreamNonBlocking))
-      continue;
-    if (stream_pending(t)) {
-      marks[n].st = t;
-      marks[n].target = atomic_load(&t->submitted);
-      n++;
-    }
+  for (asc__stream *t = next_pending(rt->streams, blocking_only);
+       marks != NULL && t != NULL;
+       t = next_pending(t->live_next, blocking_only)) {
+    marks[n].st = t;
+    marks[n].target = atomic_load(&t->submitted);
+    n++;
   }
   uv_mutex_unlock(&rt->lock);
   if (marks == NULL) {
