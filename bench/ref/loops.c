@@ -2,7 +2,7 @@
  * The benchmark kernels hand-written in C: the reference the asc kernels
  * (bench/kernels/suite.py) are measured against.  The loops are the same
  * as the Python text; bench/CMakeLists.txt builds this file twice with the
- * flags libasc gives the C compiler for kernels (src/compiler/cc.c):
+ * flags libasc gives the C compiler for kernels (src/jit/cc.c):
  * without OpenMP (bench_ref_serial.so) and with -fopenmp
  * (bench_ref_omp.so), where PARALLEL_FOR splits the outer loop like
  * asc.prange.  Called from bench/suite.py through ctypes.

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cctx.h"
+#include "compiler/cctx.h"
 
 struct asc__arena_chunk {
   asc__arena_chunk *next;

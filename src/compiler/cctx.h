@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 /* A source position.  Lines are those of the real file (first_line is
  * added), columns count from 1 in bytes. */

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "abi_prelude.h"
-#include "emit_c.h"
-#include "kernel_abi.h"
+#include "compiler/emit_c.h"
+#include "base/kernel_abi.h"
 
 /* Pasted after the ABI.  Everything is static inline, so unused helpers
  * cost nothing. */

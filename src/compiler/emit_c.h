@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "ir.h"
+#include "compiler/ir/ir.h"
 
 /* The Python source the IR came from, for the per-line comments (text may
  * be NULL: comments then say only the line number), and code options. */

@@ -14,11 +14,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "lower.h"
-#include "emit_c.h"
-#include "kernel_abi.h"
-#include "passes/passes.h"
-#include "types.h"
+#include "compiler/lower.h"
+#include "compiler/emit_c.h"
+#include "base/kernel_abi.h"
+#include "compiler/passes/passes.h"
+#include "compiler/types/types.h"
 
 /* Bytes of one local_array: it is a stack array of the running thread. */
 #define LOCAL_ARRAY_MAX (256u * 1024u)

@@ -13,8 +13,8 @@
 #ifndef ASC_LOWER_H
 #define ASC_LOWER_H
 
-#include "infer.h"
-#include "ir.h"
+#include "compiler/types/infer.h"
+#include "compiler/ir/ir.h"
 
 /* The IR of the typed kernel.  Constructs the back end does not support
  * yet are compile errors at their source position (reported, then

@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "internal.h"
+#include "asc/version.h"
+#include "runtime/runtime.h"
 
 typedef struct runtime {
   ascError_t init_status;
@@ -314,4 +315,16 @@ const char *ascDataTypeName(ascDataType t) {
       "bool",   "int8",   "int16",   "int32",    "int64",   "uint8", "uint16",
       "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
   return (unsigned)t < ascDataTypeCount ? names[t] : NULL;
+}
+
+static _Thread_local asc__tls tls_state;
+
+asc__tls *asc__tls_get(void) { return &tls_state; }
+
+ascError_t ascGetVersion(int *version) {
+  if (version == NULL)
+    return asc__error(ascErrorInvalidValue, "ascGetVersion: version is NULL");
+  *version = ASC_VERSION_MAJOR * 10000 + ASC_VERSION_MINOR * 100 +
+             ASC_VERSION_PATCH;
+  return ascSuccess;
 }

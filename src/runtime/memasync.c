@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "stream.h"
+#include "runtime/stream.h"
 
 /* Copies below this size run as one block: splitting costs more than it
  * saves. */

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "memory.h"
-#include "stream.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
 
 /* ASan does not see jemalloc's arenas, so under ASan the bytes between a
  * block's requested size and the end of its jemalloc region are poisoned:

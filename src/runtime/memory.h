@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 /* Largest alignment asc__dev_alloc accepts. */
 #define ASC__DEV_ALIGN_MAX ((size_t)1 << 30)

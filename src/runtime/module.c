@@ -11,8 +11,8 @@
 #include <string.h>
 #include <uv.h>
 
-#include "driver.h"
-#include "stream.h"
+#include "jit/driver.h"
+#include "runtime/stream.h"
 
 _Static_assert(sizeof(ascTensor) == sizeof(asc_ktensor) &&
                    offsetof(ascTensor, data) == offsetof(asc_ktensor, data) &&

@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "pool.h"
+#include "runtime/pool.h"
 
 #define POOL_MAGIC UINT32_C(0x4c4f4f50)  /* "POOL" */
 #define POOL_DEAD UINT32_C(0x44414544)   /* "DEAD" */

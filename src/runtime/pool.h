@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 /* ---------------------------------------------------- hooks for the runtime */
 

@@ -13,8 +13,8 @@
  * asc__order_note_wait keeps the highest such position per source stream in
  * the waiting stream's `waited` table.
  */
-#include "pool.h"
-#include "stream.h"
+#include "runtime/pool.h"
+#include "runtime/stream.h"
 
 ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key) {
   asc__stream *st;
@@ -84,8 +84,7 @@ static ascStream_t handle_of(asc__stream *st) {
 }
 
 bool asc__order_wait(void *waiter, void *key) {
-  asc__tls *tls = asc__tls_get();
-  ascError_t saved = tls->last_error;
+  ascError_t saved = ascPeekAtLastError();
   ascEvent_t ev;
   bool ok = false;
 
@@ -96,6 +95,6 @@ bool asc__order_wait(void *waiter, void *key) {
          ascStreamWaitEvent(handle_of(waiter), ev, 0) == ascSuccess;
     (void)ascEventDestroy(ev);
   }
-  tls->last_error = saved;
+  asc__error_restore(saved);
   return ok;
 }

@@ -24,7 +24,7 @@
  * there are cores.
  */
 #define _GNU_SOURCE    /* pthread_getattr_np */
-#include "scheduler.h"
+#include "runtime/scheduler.h"
 
 #include <hwloc.h>
 #include <pthread.h>

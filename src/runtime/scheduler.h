@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "internal.h"
-#include "kernel_abi.h"
+#include "runtime/runtime.h"
+#include "base/kernel_abi.h"
 
 #define ASC_CACHE_LINE 64
 

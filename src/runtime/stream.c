@@ -3,9 +3,9 @@
  * synchronisation and reset.  stream.h explains the structure; the
  * semantics are in docs/streams.md.
  */
-#include "memory.h"
-#include "stream.h"
-#include "pool.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
+#include "runtime/pool.h"
 
 #include <sched.h>
 #include <stddef.h>

@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "internal.h"
-#include "kernel_abi.h"
-#include "scheduler.h"
+#include "runtime/runtime.h"
+#include "base/kernel_abi.h"
+#include "runtime/scheduler.h"
 
 enum {
   ASC__MAGIC_STREAM = 0x5354524du,   /* "STRM" */

@@ -20,11 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cctx.h"
-#include "emit_c.h"
-#include "ir.h"
-#include "kernel_abi.h"
-#include "passes/passes.h"
+#include "compiler/cctx.h"
+#include "compiler/emit_c.h"
+#include "compiler/ir/ir.h"
+#include "base/kernel_abi.h"
+#include "compiler/passes/passes.h"
 
 extern char **environ;
 

@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "cache.h"
-#include "cc.h"
-#include "internal.h"
+#include "jit/cache.h"
+#include "jit/cc.h"
+#include "runtime/runtime.h"
 
 static char base[4096];
 static int dir_seq;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "cc.h"
-#include "internal.h"
+#include "jit/cc.h"
+#include "runtime/runtime.h"
 
 static char tmpdir[4096];
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 #include "subproc.h"
 
 #define SYNTH_2x4 "HWLOC_SYNTHETIC=pack:2 core:4 pu:1"

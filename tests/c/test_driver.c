@@ -14,10 +14,10 @@
 #include <uv.h>
 
 #include "abi_prelude.h"
-#include "cache.h"
-#include "cc.h"
-#include "driver.h"
-#include "internal.h"
+#include "jit/cache.h"
+#include "jit/cc.h"
+#include "jit/driver.h"
+#include "runtime/runtime.h"
 
 static char base[4096];
 static int dir_seq;

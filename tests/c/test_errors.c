@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 typedef struct err_entry {
   ascError_t code;

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "frontend.h"
-#include "lexer.h"
+#include "compiler/front/frontend.h"
+#include "compiler/front/lexer.h"
 
 /* One compilation of text; fills *m (NULL on failure) and returns the
  * failure kind.  The context stays alive for inspection until done(). */

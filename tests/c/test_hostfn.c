@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <uv.h>
 
-#include "scheduler.h"
+#include "runtime/scheduler.h"
 #include "testutil.h"
 
 typedef struct probe {

@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "cctx.h"
-#include "frontend.h"
-#include "infer.h"
-#include "types.h"
+#include "compiler/cctx.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
 
 static const char conv2d_src[] =
     "import asc\n"

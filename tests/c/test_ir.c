@@ -13,10 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cctx.h"
-#include "emit_c.h"
-#include "ir.h"
-#include "passes/passes.h"
+#include "compiler/cctx.h"
+#include "compiler/emit_c.h"
+#include "compiler/ir/ir.h"
+#include "compiler/passes/passes.h"
 
 typedef struct rt_job {
   const char *text;

@@ -13,11 +13,11 @@
 #include <uv.h>
 
 #include "abi_prelude.h"
-#include "cache.h"
-#include "cc.h"
-#include "internal.h"
-#include "jit.h"
-#include "spectab.h"
+#include "jit/cache.h"
+#include "jit/cc.h"
+#include "runtime/runtime.h"
+#include "jit/jit.h"
+#include "jit/spectab.h"
 
 static char base[4096];
 static int dir_seq;

@@ -10,10 +10,10 @@
 #include <cmocka.h>
 
 #include "asc/asc.h"
-#include "frontend.h"
-#include "infer.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
 #include "kernel_harness.h"
-#include "lower.h"
+#include "compiler/lower.h"
 
 typedef struct py_job {
   const char *kernel;

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
-#include "memory.h"
+#include "runtime/runtime.h"
+#include "runtime/memory.h"
 #include "subproc.h"
 
 static asc__device *device0(void) {

@@ -18,8 +18,8 @@
 #include <cmocka.h>
 #include <uv.h>
 
-#include "internal.h"
-#include "pool.h"
+#include "runtime/runtime.h"
+#include "runtime/pool.h"
 #include "subproc.h"
 
 #define MiB ((uint64_t)1 << 20)

@@ -15,8 +15,8 @@
 
 #include "testutil.h"
 
-#include "internal.h"
-#include "scheduler.h"
+#include "runtime/runtime.h"
+#include "runtime/scheduler.h"
 
 static asc__sched *pool(void) {
   asc__device *dev;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <uv.h>
 
-#include "stream.h"
+#include "runtime/stream.h"
 #include "testutil.h"
 
 static void test_create_destroy(void **state) {

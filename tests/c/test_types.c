@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "cctx.h"
-#include "types.h"
+#include "compiler/cctx.h"
+#include "compiler/types/types.h"
 
 typedef struct fixture {
   asc__cctx c;

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "frontend.h"
-#include "lexer.h"
+#include "compiler/front/frontend.h"
+#include "compiler/front/lexer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

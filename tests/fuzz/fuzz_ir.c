@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cctx.h"
-#include "emit_c.h"
-#include "ir.h"
-#include "passes/passes.h"
+#include "compiler/cctx.h"
+#include "compiler/emit_c.h"
+#include "compiler/ir/ir.h"
+#include "compiler/passes/passes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
-#include "infer.h"
-#include "lower.h"
-#include "passes/passes.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
+#include "compiler/lower.h"
+#include "compiler/passes/passes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
-#include "infer.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cctx.h"
-#include "emit_c.h"
-#include "ir.h"
-#include "passes/passes.h"
+#include "compiler/cctx.h"
+#include "compiler/emit_c.h"
+#include "compiler/ir/ir.h"
+#include "compiler/passes/passes.h"
 
 static char *slurp(const char *path, size_t *len) {
   FILE *fp = fopen(path, "rb");

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "ascc.h"
-#include "cache.h"
-#include "cc.h"
-#include "internal.h"
+#include "jit/cache.h"
+#include "jit/cc.h"
+#include "base/base.h"
 
 static void print_size(const char *label, uint64_t bytes) {
   printf("%-12s %" PRIu64 " bytes (%.1f MiB)\n", label, bytes,

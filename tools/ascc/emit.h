@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "cctx.h"
+#include "compiler/cctx.h"
 
 typedef struct ascc_emit_args {
   const char *mode;

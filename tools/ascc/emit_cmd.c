@@ -12,8 +12,8 @@
 
 #include "ascc.h"
 #include "emit.h"
-#include "frontend.h"
-#include "lexer.h"
+#include "compiler/front/frontend.h"
+#include "compiler/front/lexer.h"
 
 /* Stages register here; NULL: the stage is not built in yet. */
 static const struct {

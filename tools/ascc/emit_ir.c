@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "emit.h"
-#include "emit_c.h"
-#include "frontend.h"
-#include "infer.h"
-#include "lower.h"
-#include "passes/passes.h"
+#include "compiler/emit_c.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
+#include "compiler/lower.h"
+#include "compiler/passes/passes.h"
 
 static bool is_ir_file(const char *path) {
   size_t n = strlen(path);

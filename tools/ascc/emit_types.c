@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "emit.h"
-#include "frontend.h"
-#include "infer.h"
-#include "types.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
 
 #define MAX_PRINT_DEPTH 12
 

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 typedef struct cstate {
   asc__cctx *c;

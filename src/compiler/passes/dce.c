@@ -4,7 +4,7 @@
  * (never one that may raise: `x = a // 0` still raises in Python), loops and
  * branches left empty.  Iterates until nothing changes.
  */
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 static bool removable(const asc__irfunc *f, const asc__irins *i) {
   if (i->dst < 0 || i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)

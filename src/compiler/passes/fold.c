@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 typedef struct fstate {
   asc__cctx *c;

@@ -1,7 +1,7 @@
 /*
  * Small IR queries shared by the passes.
  */
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 static void replace_block(asc__irblock *b, int32_t from, asc__irval v) {
   for (asc__irins *i = b->first; i; i = i->next) {

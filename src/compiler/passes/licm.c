@@ -10,7 +10,7 @@
  *     %s1 = stride %a, 0     ->    for %i = 0, %n, 1 {
  *     %o = mul %i, %s1               %o = mul %i, %s1
  */
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 static bool is_loop(int op) {
   return op == ASC_IR_FOR || op == ASC_IR_PFOR || op == ASC_IR_LOOP;

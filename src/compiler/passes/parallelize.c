@@ -27,7 +27,7 @@
  */
 #include <string.h>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 #define FALLBACK_NOTE "parallelize: the serial nest, run when the test fails"
 

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "ir.h"
+#include "compiler/ir/ir.h"
 
 void asc__pass_fold(asc__cctx *c, asc__irfunc *f);
 void asc__pass_dce(asc__cctx *c, asc__irfunc *f);

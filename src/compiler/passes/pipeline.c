@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 typedef void (*pass_fn)(asc__cctx *c, asc__irfunc *f);
 

@@ -15,7 +15,7 @@
  * thing; doing it here keeps the IR honest about the cost and shows the
  * transformation in the pass tests.
  */
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 static bool is_iv_mul(const asc__irfunc *f, const asc__irins *i, int32_t iv,
                       const uint8_t *inside, asc__irval *inv) {

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "passes.h"
+#include "compiler/passes/passes.h"
 
 enum { AUTO_TRIP = 4, AUTO_SIZE = 64, MAX_TRIP = 1024, MAX_TOTAL = 16384 };
 

@@ -1,0 +1,70 @@
+/*
+ * Growable byte buffers: a failed allocation sets oom and turns further
+ * appends into no-ops, so builders check once at the end.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+
+void asc__buf_init(asc__buf *b) { memset(b, 0, sizeof *b); }
+
+void asc__buf_free(asc__buf *b) {
+  asc__free(b->data);
+  asc__buf_init(b);
+}
+
+static bool buf_reserve(asc__buf *b, size_t extra) {
+  size_t need, cap;
+  char *d;
+
+  if (b->oom)
+    return false;
+  if (extra > SIZE_MAX - b->len - 1) {
+    b->oom = true;
+    return false;
+  }
+  need = b->len + extra + 1;
+  if (need <= b->cap)
+    return true;
+  cap = b->cap ? b->cap : 256;
+  while (cap < need)
+    cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+  d = asc__realloc(b->data, cap);
+  if (d == NULL) {
+    b->oom = true;
+    return false;
+  }
+  b->data = d;
+  b->cap = cap;
+  return true;
+}
+
+void asc__buf_put(asc__buf *b, const void *p, size_t n) {
+  if (!buf_reserve(b, n))
+    return;
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void asc__buf_puts(asc__buf *b, const char *s) { asc__buf_put(b, s, strlen(s)); }
+
+void asc__buf_printf(asc__buf *b, const char *fmt, ...) {
+  va_list ap;
+  int n;
+
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || !buf_reserve(b, (size_t)n))
+    return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+const char *asc__buf_str(asc__buf *b) { return b->data ? b->data : ""; }

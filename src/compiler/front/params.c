@@ -1,0 +1,303 @@
+/*
+ * Kernel parameter tables (ascKernelParamInfo) from the resolved AST: what
+ * ascKernelGetInfo reports and what asc__sig_from_args reads launch
+ * arguments with.
+ *
+ * An annotated parameter is what its annotation says.  An unannotated one
+ * is generic; it is a tensor when the kernel uses it as one -- indexes it,
+ * takes its shape, ndim or size, hands it to an atomic, a lock or len, or
+ * passes it to a helper that does -- and a scalar otherwise.
+ */
+#include <string.h>
+
+#include "compiler/types/infer.h"
+
+#define MAX_HELPER_DEPTH 16
+
+/* Answers already found for (helper, parameter), so that helpers that
+ * call each other many times are walked once each. */
+typedef struct memo {
+  struct {
+    const asc__ast_func *fn;
+    int param;
+    bool tensor;
+  } e[128];
+  int n;
+} memo;
+
+typedef struct usage {
+  const asc__sym *sym;
+  bool tensor;
+  int helpers;  /* helper calls followed to get here */
+  memo *memo;
+} usage;
+
+static bool names(const asc__ast_expr *e, const asc__sym *s) {
+  return e != NULL && e->kind == ASC_EXPR_NAME && e->u.name.sym == s;
+}
+
+static void use_func(usage *u, const asc__ast_func *fn, int depth);
+static void use_block(usage *u, const asc__ast_block *b, int depth);
+
+/* Whether helper fn uses its parameter i as a tensor. */
+static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
+                                   int helpers, memo *m) {
+  usage v;
+  if (i < 0 || i >= fn->nparams || helpers > MAX_HELPER_DEPTH)
+    return false;
+  for (int k = 0; k < m->n; k++)
+    if (m->e[k].fn == fn && m->e[k].param == i)
+      return m->e[k].tensor;
+  if (fn->params[i].annotation != NULL) {
+    const asc__ast_expr *a = fn->params[i].annotation;
+    return a->kind == ASC_EXPR_SUBSCRIPT &&
+           a->u.sub.value->kind == ASC_EXPR_ATTR &&
+           a->u.sub.value->u.attr.builtin != NULL &&
+           a->u.sub.value->u.attr.builtin->id == ASC_BI_TENSOR;
+  }
+  v.sym = fn->params[i].sym;
+  v.tensor = false;
+  v.helpers = helpers;
+  v.memo = m;
+  use_func(&v, fn, 0);
+  if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
+    m->e[m->n].fn = fn;
+    m->e[m->n].param = i;
+    m->e[m->n].tensor = v.tensor;
+    m->n++;
+  }
+  return v.tensor;
+}
+
+static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
+  if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      use_expr(u, e->u.tuple.elts[i], depth + 1);
+    break;
+  case ASC_EXPR_ATTR:
+    if (names(e->u.attr.value, u->sym) &&
+        (strcmp(e->u.attr.attr, "shape") == 0 ||
+         strcmp(e->u.attr.attr, "ndim") == 0 ||
+         strcmp(e->u.attr.attr, "size") == 0))
+      u->tensor = true;
+    use_expr(u, e->u.attr.value, depth + 1);
+    break;
+  case ASC_EXPR_SUBSCRIPT:
+    if (names(e->u.sub.value, u->sym))
+      u->tensor = true;
+    use_expr(u, e->u.sub.value, depth + 1);
+    use_expr(u, e->u.sub.index, depth + 1);
+    break;
+  case ASC_EXPR_CALL: {
+    const asc__builtin *b = e->u.call.builtin;
+    if (b != NULL && e->u.call.nrargs > 0 &&
+        names(e->u.call.rargs[0], u->sym) &&
+        (b->id == ASC_BI_ATOMIC_ADD || b->id == ASC_BI_ATOMIC_SUB ||
+         b->id == ASC_BI_ATOMIC_MIN || b->id == ASC_BI_ATOMIC_MAX ||
+         b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
+         b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK ||
+         b->id == ASC_BI_LEN))
+      u->tensor = true;
+    for (int i = 0; i < e->u.call.nrargs; i++) {
+      const asc__ast_expr *a = e->u.call.rargs[i];
+      if (a == NULL)
+        continue;
+      if (e->u.call.callee != NULL && names(a, u->sym) &&
+          helper_param_is_tensor(e->u.call.callee, i, u->helpers + 1,
+                                 u->memo))
+        u->tensor = true;
+      if (a->kind == ASC_EXPR_LAMBDA)
+        use_func(u, a->u.lambda.fn, depth + 1);
+      else
+        use_expr(u, a, depth + 1);
+    }
+    break;
+  }
+  case ASC_EXPR_UNARY:
+    use_expr(u, e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    use_expr(u, e->u.binary.lhs, depth + 1);
+    use_expr(u, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_BOOLOP:
+    use_expr(u, e->u.boolop.lhs, depth + 1);
+    use_expr(u, e->u.boolop.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      use_expr(u, e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_IFEXP:
+    use_expr(u, e->u.ifexp.cond, depth + 1);
+    use_expr(u, e->u.ifexp.then, depth + 1);
+    use_expr(u, e->u.ifexp.orelse, depth + 1);
+    break;
+  case ASC_EXPR_LAMBDA:
+    use_func(u, e->u.lambda.fn, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    use_expr(u, s->u.expr.value, depth + 1);
+    break;
+  case ASC_STMT_ASSIGN:
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      use_expr(u, s->u.assign.targets[i], depth + 1);
+    use_expr(u, s->u.assign.value, depth + 1);
+    break;
+  case ASC_STMT_AUGASSIGN:
+    use_expr(u, s->u.aug.target, depth + 1);
+    use_expr(u, s->u.aug.value, depth + 1);
+    break;
+  case ASC_STMT_ANNASSIGN:
+    use_expr(u, s->u.ann.target, depth + 1);
+    use_expr(u, s->u.ann.value, depth + 1);
+    break;
+  case ASC_STMT_IF:
+    use_expr(u, s->u.if_.cond, depth + 1);
+    use_block(u, &s->u.if_.body, depth + 1);
+    use_block(u, &s->u.if_.orelse, depth + 1);
+    break;
+  case ASC_STMT_FOR:
+    use_expr(u, s->u.for_.iter, depth + 1);
+    use_block(u, &s->u.for_.body, depth + 1);
+    break;
+  case ASC_STMT_WHILE:
+    use_expr(u, s->u.while_.cond, depth + 1);
+    use_block(u, &s->u.while_.body, depth + 1);
+    break;
+  case ASC_STMT_RETURN:
+    use_expr(u, s->u.ret.value, depth + 1);
+    break;
+  case ASC_STMT_ASSERT:
+    use_expr(u, s->u.assert_.test, depth + 1);
+    break;
+  case ASC_STMT_TRY:
+    use_block(u, &s->u.try_.body, depth + 1);
+    for (int i = 0; i < s->u.try_.nhandlers; i++)
+      use_block(u, &s->u.try_.handlers[i].body, depth + 1);
+    use_block(u, &s->u.try_.orelse, depth + 1);
+    use_block(u, &s->u.try_.finalbody, depth + 1);
+    break;
+  case ASC_STMT_WITH:
+    use_block(u, &s->u.with.body, depth + 1);
+    break;
+  case ASC_STMT_FUNCDEF:
+    use_func(u, s->u.funcdef.fn, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void use_block(usage *u, const asc__ast_block *b, int depth) {
+  if (depth > 4 * ASC_MAX_NESTING)
+    return;
+  for (int i = 0; i < b->n && !u->tensor; i++)
+    use_stmt(u, b->stmts[i], depth + 1);
+}
+
+static void use_func(usage *u, const asc__ast_func *fn, int depth) {
+  use_block(u, &fn->body, depth + 1);
+}
+
+static ascDataType dtype_of_builtin(const asc__builtin *b) {
+  static const struct {
+    asc__builtin_id id;
+    ascDataType dt;
+  } map[] = {
+      {ASC_BI_DT_BOOL, ascBool},         {ASC_BI_DT_INT8, ascInt8},
+      {ASC_BI_DT_INT16, ascInt16},       {ASC_BI_DT_INT32, ascInt32},
+      {ASC_BI_DT_INT64, ascInt64},       {ASC_BI_DT_UINT8, ascUInt8},
+      {ASC_BI_DT_UINT16, ascUInt16},     {ASC_BI_DT_UINT32, ascUInt32},
+      {ASC_BI_DT_UINT64, ascUInt64},     {ASC_BI_DT_FLOAT16, ascFloat16},
+      {ASC_BI_DT_BFLOAT16, ascBFloat16}, {ASC_BI_DT_FLOAT32, ascFloat32},
+      {ASC_BI_DT_FLOAT64, ascFloat64},   {ASC_BI_FLOAT, ascFloat64},
+      {ASC_BI_INT, ascInt64},            {ASC_BI_BOOL, ascBool},
+  };
+  for (size_t i = 0; b != NULL && i < sizeof map / sizeof map[0]; i++)
+    if (map[i].id == b->id)
+      return map[i].dt;
+  return ascDataTypeCount;
+}
+
+/* Fills p from annotation a; false when a is not a parameter type. */
+static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
+                            int depth) {
+  const asc__builtin *b = asc__expr_builtin(a);
+  ascDataType dt = dtype_of_builtin(b);
+  if (dt != ascDataTypeCount) {
+    p->dtype = dt;
+    return true;
+  }
+  if (b != NULL && b->id == ASC_BI_CONSTEXPR) {
+    p->isConstExpr = 1;
+    p->generic = 1;
+    return true;
+  }
+  if (a->kind != ASC_EXPR_SUBSCRIPT || depth > 2)
+    return false;
+  b = asc__expr_builtin(a->u.sub.value);
+  if (b != NULL && b->id == ASC_BI_CONSTEXPR) {
+    p->isConstExpr = 1;
+    return from_annotation(p, a->u.sub.index, depth + 1) && !p->isTensor;
+  }
+  if (b != NULL && b->id == ASC_BI_TENSOR) {
+    const asc__ast_expr *ix = a->u.sub.index;
+    if (ix->kind != ASC_EXPR_TUPLE || ix->u.tuple.n != 2 ||
+        ix->u.tuple.elts[1]->kind != ASC_EXPR_INT ||
+        ix->u.tuple.elts[1]->u.ival > ASC_MAX_DIMS)
+      return false;
+    p->dtype = dtype_of_builtin(asc__expr_builtin(ix->u.tuple.elts[0]));
+    if (p->dtype == ascDataTypeCount)
+      return false;
+    p->isTensor = 1;
+    p->ndim = (int)ix->u.tuple.elts[1]->u.ival;
+    return true;
+  }
+  return false;
+}
+
+bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
+                        ascKernelParamInfo *out) {
+  bool ok = true;
+  memo m;
+  m.n = 0;
+  for (int i = 0; i < fn->nparams; i++) {
+    const asc__ast_param *pa = &fn->params[i];
+    ascKernelParamInfo *p = &out[i];
+    memset(p, 0, sizeof *p);
+    p->name = pa->name;
+    p->dtype = ascDataTypeCount;
+    p->ndim = -1;
+    if (pa->annotation != NULL) {
+      if (!from_annotation(p, pa->annotation, 0)) {
+        asc__diag_error(c, pa->annotation->loc,
+                        "parameter '%s': not a parameter type (a dtype such "
+                        "as asc.float32, int, float, "
+                        "asc.Tensor[dtype, ndim] or asc.ConstExpr[...])",
+                        pa->name);
+        ok = false;
+      }
+      if (p->generic)
+        p->dtype = ascDataTypeCount;
+      continue;
+    }
+    {
+      usage u = {pa->sym, false, 0, &m};
+      use_func(&u, fn, 0);
+      p->isTensor = u.tensor;
+      p->generic = 1;
+    }
+  }
+  return ok;
+}

@@ -1,0 +1,1163 @@
+/*
+ * Name resolution: binds every name of the kernels and helpers to a symbol.
+ *
+ * Scoping is Python's: a name assigned anywhere in a function is local to
+ * the whole function (found by a first walk over its statements, nested
+ * functions excluded); other names are looked up in the enclosing functions
+ * (nested defs and lambdas used as parallel-loop bodies capture them), then
+ * at module level (imports, constants, classes, functions), then among the
+ * Python builtins.  Module constants are folded and frozen here.  Calls
+ * get their target and their arguments in parameter order.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/front/frontend.h"
+
+typedef struct vec {
+  void **v;
+  int n, cap;
+} vec;
+
+typedef struct resolver {
+  asc__cctx *c;
+  asc__ast_module *m;
+  vec module;             /* asc__sym *: module-level names */
+  const ascGlobalValue *globals;
+  int nglobals;
+  asc__ast_func *fn;      /* function being resolved */
+  vec *locals;            /* its symbols (asc__sym *) */
+  int parallel;           /* inside a parallel-loop body */
+  int handlers;           /* inside an except block */
+  bool lambda_ok;         /* the next lambda is a parallel_for body */
+} resolver;
+
+static void vpush(resolver *r, vec *v, void *x) {
+  if (v->n == v->cap) {
+    int ncap = v->cap ? v->cap * 2 : 8;
+    void **nv = asc__arena_alloc(r->c, (size_t)ncap * sizeof *nv);
+    if (v->n)
+      memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
+    v->v = nv;
+    v->cap = ncap;
+  }
+  v->v[v->n++] = x;
+}
+
+static asc__sym *new_sym(resolver *r, asc__sym_kind k, const char *name,
+                         asc__loc loc) {
+  asc__sym *s = asc__arena_alloc(r->c, sizeof *s);
+  s->kind = k;
+  s->name = name;
+  s->loc = loc;
+  return s;
+}
+
+static asc__sym *find(vec *v, const char *name) {
+  for (int i = v->n - 1; i >= 0; i--) {
+    asc__sym *s = v->v[i];
+    if (strcmp(s->name, name) == 0)
+      return s;
+  }
+  return NULL;
+}
+
+/* ---------------------------------------------------- constant folding */
+
+static bool fold(resolver *r, asc__ast_expr *e, ascScalar *out);
+
+static bool is_num(const ascScalar *s) { return s->dtype != ascDataTypeCount; }
+static double as_f(const ascScalar *s) {
+  return s->dtype == ascFloat64 ? s->value.f : (double)s->value.i;
+}
+static void set_i(ascScalar *o, int64_t v) {
+  o->dtype = ascInt64;
+  o->weak = 1;
+  o->value.i = v;
+}
+static void set_f(ascScalar *o, double v) {
+  o->dtype = ascFloat64;
+  o->weak = 1;
+  o->value.f = v;
+}
+static void set_b(ascScalar *o, bool v) {
+  o->dtype = ascBool;
+  o->weak = 1;
+  o->value.i = v;
+}
+
+static bool fold_binary(asc__binop op, const ascScalar *a, const ascScalar *b,
+                        ascScalar *o) {
+  bool fl = a->dtype == ascFloat64 || b->dtype == ascFloat64;
+  if (op == ASC_BIN_DIV) {
+    double d = as_f(b);
+    if (d == 0.0)
+      return false;
+    set_f(o, as_f(a) / d);
+    return true;
+  }
+  if (fl) {
+    double x = as_f(a), y = as_f(b), m;
+    switch (op) {
+    case ASC_BIN_ADD: set_f(o, x + y); return true;
+    case ASC_BIN_SUB: set_f(o, x - y); return true;
+    case ASC_BIN_MUL: set_f(o, x * y); return true;
+    case ASC_BIN_POW: set_f(o, pow(x, y)); return !isnan(o->value.f) || isnan(x) || isnan(y);
+    case ASC_BIN_FLOORDIV:
+    case ASC_BIN_MOD:
+      if (y == 0.0)
+        return false;
+      m = fmod(x, y);
+      if (m != 0.0 && ((m < 0) != (y < 0)))
+        m += y;
+      if (op == ASC_BIN_MOD)
+        set_f(o, m);
+      else
+        set_f(o, floor((x - m) / y + 0.5));
+      return true;
+    default:
+      return false;
+    }
+  }
+  {
+    int64_t x = a->value.i, y = b->value.i, v;
+    switch (op) {
+    case ASC_BIN_ADD:
+      if (__builtin_add_overflow(x, y, &v)) return false;
+      break;
+    case ASC_BIN_SUB:
+      if (__builtin_sub_overflow(x, y, &v)) return false;
+      break;
+    case ASC_BIN_MUL:
+      if (__builtin_mul_overflow(x, y, &v)) return false;
+      break;
+    case ASC_BIN_FLOORDIV:
+    case ASC_BIN_MOD:
+      if (y == 0 || (x == INT64_MIN && y == -1))
+        return false;
+      {
+        int64_t q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) {
+          q--;
+          m += y;
+        }
+        v = op == ASC_BIN_MOD ? m : q;
+      }
+      break;
+    case ASC_BIN_POW:
+      if (y < 0) {
+        if (x == 0)
+          return false;
+        set_f(o, pow((double)x, (double)y));
+        return true;
+      }
+      v = 1;
+      for (int64_t i = 0; i < y; i++) {
+        if (__builtin_mul_overflow(v, x, &v))
+          return false;
+        if (v == 0 || v == 1)
+          break;
+        if (v == -1 && i + 1 < y) {
+          v = ((y - i - 1) % 2 == 0) ? -1 : 1;
+          break;
+        }
+      }
+      break;
+    case ASC_BIN_LSHIFT:
+      if (y < 0 || y > 62 || x < 0 || x > (INT64_MAX >> y))
+        return false;
+      v = x << y;
+      break;
+    case ASC_BIN_RSHIFT:
+      if (y < 0)
+        return false;
+      v = y > 63 ? (x < 0 ? -1 : 0) : x >> y;
+      break;
+    case ASC_BIN_BITAND: v = x & y; break;
+    case ASC_BIN_BITOR: v = x | y; break;
+    case ASC_BIN_BITXOR: v = x ^ y; break;
+    default: return false;
+    }
+    set_i(o, v);
+    return true;
+  }
+}
+
+static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
+  ascScalar a, b;
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (e->u.ival > (uint64_t)INT64_MAX)
+      return false;
+    set_i(o, (int64_t)e->u.ival);
+    return true;
+  case ASC_EXPR_FLOAT: set_f(o, e->u.fval); return true;
+  case ASC_EXPR_BOOL: set_b(o, e->u.bval); return true;
+  case ASC_EXPR_NAME: {
+    asc__sym *s = find(&r->module, e->u.name.id);
+    if (s == NULL || s->kind != ASC_SYM_CONST ||
+        !is_num(&s->u.cnst->folded))
+      return false;
+    e->u.name.sym = s;
+    *o = s->u.cnst->folded;
+    return true;
+  }
+  case ASC_EXPR_ATTR: {
+    asc__sym *s;
+    const asc__builtin *bi;
+    asc__namespace ns;
+    if (e->u.attr.value->kind != ASC_EXPR_NAME)
+      return false;
+    s = find(&r->module, e->u.attr.value->u.name.id);
+    if (s == NULL) {
+      const char *n = e->u.attr.value->u.name.id;
+      if (strcmp(n, "math") == 0)
+        ns = ASC_NS_MATH;
+      else if (strcmp(n, "asc") == 0 || strcmp(n, "pyasc") == 0)
+        ns = ASC_NS_ASC;
+      else
+        return false;
+    } else if (s->kind == ASC_SYM_MODULE) {
+      ns = s->u.module;
+    } else {
+      return false;
+    }
+    bi = asc__builtin_lookup(ns, e->u.attr.attr);
+    if (bi == NULL || bi->kind != ASC_BK_CONST)
+      return false;
+    set_f(o, asc__builtin_value(bi));
+    return true;
+  }
+  case ASC_EXPR_UNARY:
+    if (!fold(r, e->u.unary.operand, &a))
+      return false;
+    switch (e->u.unary.op) {
+    case ASC_UN_NOT:
+      set_b(o, a.dtype == ascFloat64 ? a.value.f == 0.0 : a.value.i == 0);
+      return true;
+    case ASC_UN_POS:
+      if (a.dtype == ascBool)
+        set_i(o, a.value.i);
+      else
+        *o = a;
+      return true;
+    case ASC_UN_NEG:
+      if (a.dtype == ascFloat64)
+        set_f(o, -a.value.f);
+      else if (a.value.i == INT64_MIN)
+        return false;
+      else
+        set_i(o, -a.value.i);
+      return true;
+    case ASC_UN_INVERT:
+      if (a.dtype == ascFloat64)
+        return false;
+      set_i(o, ~a.value.i);
+      return true;
+    }
+    return false;
+  case ASC_EXPR_BINARY:
+    if (!fold(r, e->u.binary.lhs, &a) || !fold(r, e->u.binary.rhs, &b))
+      return false;
+    return fold_binary(e->u.binary.op, &a, &b, o);
+  case ASC_EXPR_BOOLOP: {
+    bool t;
+    if (!fold(r, e->u.boolop.lhs, &a))
+      return false;
+    t = a.dtype == ascFloat64 ? a.value.f != 0.0 : a.value.i != 0;
+    if (e->u.boolop.is_and ? !t : t) {
+      *o = a;
+      return true;
+    }
+    return fold(r, e->u.boolop.rhs, o);
+  }
+  default:
+    return false;
+  }
+}
+
+/* ------------------------------------------------------- module scope */
+
+static void declare_module(resolver *r, asc__sym *s) {
+  asc__sym *old = find(&r->module, s->name);
+  if (old != NULL && old->kind == ASC_SYM_FUNC && s->kind == ASC_SYM_FUNC &&
+      (old->u.func->kind != ASC_FUNC_PLAIN ||
+       s->u.func->kind != ASC_FUNC_PLAIN)) {
+    asc__diag_error(r->c, s->loc, "redefinition of '%s'", s->name);
+    asc__diag_note(r->c, old->loc, "'%s' was first defined here", s->name);
+  }
+  vpush(r, &r->module, s);
+}
+
+static void module_scope(resolver *r) {
+  asc__ast_module *m = r->m;
+  for (int i = 0; i < m->nimports; i++) {
+    asc__ast_import *im = &m->imports[i];
+    asc__sym *s;
+    bool is_asc = strcmp(im->module, "asc") == 0 ||
+                  strcmp(im->module, "pyasc") == 0;
+    bool is_math = strcmp(im->module, "math") == 0;
+    if (im->name == NULL) {
+      s = new_sym(r, is_asc || is_math ? ASC_SYM_MODULE : ASC_SYM_FOREIGN,
+                  im->asname, im->loc);
+      s->u.module = is_asc ? ASC_NS_ASC : ASC_NS_MATH;
+    } else if (is_asc || is_math) {
+      const asc__builtin *b =
+          asc__builtin_lookup(is_asc ? ASC_NS_ASC : ASC_NS_MATH, im->name);
+      if (b == NULL) {
+        asc__diag_error(r->c, im->loc, "cannot import name '%s' from '%s' "
+                        "(not a kernel builtin)", im->name, im->module);
+        continue;
+      }
+      s = new_sym(r, ASC_SYM_BUILTIN, im->asname, im->loc);
+      s->u.builtin = b;
+    } else {
+      s = new_sym(r, ASC_SYM_FOREIGN, im->asname, im->loc);
+    }
+    vpush(r, &r->module, s);
+  }
+  for (int i = 0; i < m->nclasses; i++) {
+    asc__sym *s = new_sym(r, ASC_SYM_CLASS, m->classes[i]->name,
+                          m->classes[i]->loc);
+    s->u.cls = m->classes[i];
+    vpush(r, &r->module, s);
+  }
+  for (int i = 0; i < m->nfuncs; i++) {
+    asc__sym *s = new_sym(r, ASC_SYM_FUNC, m->funcs[i]->name,
+                          m->funcs[i]->loc);
+    s->u.func = m->funcs[i];
+    declare_module(r, s);
+  }
+  /* constants last, in source order, so each folds against those before */
+  for (int i = 0; i < m->nconsts; i++) {
+    asc__ast_const *k = m->consts[i];
+    asc__sym *s = new_sym(r, ASC_SYM_CONST, k->name, k->loc);
+    s->u.cnst = k;
+    k->sym = s;
+    k->folded.dtype = ascDataTypeCount;
+    if (!fold(r, k->value, &k->folded))
+      k->folded.dtype = ascDataTypeCount;
+    for (int g = 0; g < r->nglobals; g++)
+      if (r->globals[g].name != NULL &&
+          strcmp(r->globals[g].name, k->name) == 0) {
+        k->folded = r->globals[g].value;
+        k->from_caller = true;
+      }
+    vpush(r, &r->module, s);
+  }
+  /* caller-supplied names the module does not define */
+  for (int g = 0; g < r->nglobals; g++) {
+    asc__ast_const *k;
+    asc__sym *s;
+    asc__loc none = {0, 0};
+    if (r->globals[g].name == NULL || find(&r->module, r->globals[g].name))
+      continue;
+    k = asc__arena_alloc(r->c, sizeof *k);
+    k->name = asc__arena_strndup(r->c, r->globals[g].name,
+                                 strlen(r->globals[g].name));
+    k->folded = r->globals[g].value;
+    k->from_caller = true;
+    s = new_sym(r, ASC_SYM_CONST, k->name, none);
+    s->u.cnst = k;
+    k->sym = s;
+    vpush(r, &r->module, s);
+    {
+      asc__ast_const **nc = asc__arena_alloc(
+          r->c, (size_t)(r->m->nconsts + 1) * sizeof *nc);
+      if (r->m->nconsts)
+        memcpy(nc, r->m->consts, (size_t)r->m->nconsts * sizeof *nc);
+      nc[r->m->nconsts++] = k;
+      r->m->consts = nc;
+    }
+  }
+}
+
+/* ------------------------------------------------------------- locals */
+
+static void bind_local(resolver *r, asc__ast_func *f, vec *locals,
+                       const char *name, asc__loc loc, asc__sym_kind k) {
+  asc__sym *s = find(locals, name);
+  if (s != NULL)
+    return;
+  s = new_sym(r, k, name, loc);
+  s->owner = f;
+  s->u.index = locals->n;
+  vpush(r, locals, s);
+}
+
+static void bind_target(resolver *r, asc__ast_func *f, vec *locals,
+                        asc__ast_expr *t) {
+  if (t->kind == ASC_EXPR_NAME)
+    bind_local(r, f, locals, t->u.name.id, t->loc, ASC_SYM_LOCAL);
+  else if (t->kind == ASC_EXPR_TUPLE)
+    for (int i = 0; i < t->u.tuple.n; i++)
+      bind_target(r, f, locals, t->u.tuple.elts[i]);
+}
+
+/* The names a block binds (Python: assigned anywhere => local). */
+static void collect(resolver *r, asc__ast_func *f, vec *locals,
+                    asc__ast_block *b) {
+  for (int i = 0; i < b->n; i++) {
+    asc__ast_stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case ASC_STMT_ASSIGN:
+      for (int j = 0; j < s->u.assign.ntargets; j++)
+        bind_target(r, f, locals, s->u.assign.targets[j]);
+      break;
+    case ASC_STMT_AUGASSIGN: bind_target(r, f, locals, s->u.aug.target); break;
+    case ASC_STMT_ANNASSIGN: bind_target(r, f, locals, s->u.ann.target); break;
+    case ASC_STMT_IF:
+      collect(r, f, locals, &s->u.if_.body);
+      collect(r, f, locals, &s->u.if_.orelse);
+      break;
+    case ASC_STMT_FOR:
+      bind_target(r, f, locals, s->u.for_.target);
+      collect(r, f, locals, &s->u.for_.body);
+      break;
+    case ASC_STMT_WHILE: collect(r, f, locals, &s->u.while_.body); break;
+    case ASC_STMT_TRY:
+      collect(r, f, locals, &s->u.try_.body);
+      for (int j = 0; j < s->u.try_.nhandlers; j++) {
+        asc__ast_handler *h = &s->u.try_.handlers[j];
+        if (h->name != NULL)
+          bind_local(r, f, locals, h->name, h->name_loc, ASC_SYM_EXC_VAR);
+        collect(r, f, locals, &h->body);
+      }
+      collect(r, f, locals, &s->u.try_.orelse);
+      collect(r, f, locals, &s->u.try_.finalbody);
+      break;
+    case ASC_STMT_WITH: collect(r, f, locals, &s->u.with.body); break;
+    case ASC_STMT_FUNCDEF: {
+      asc__ast_func *g = s->u.funcdef.fn;
+      if (find(locals, g->name) == NULL) {
+        asc__sym *sym = new_sym(r, ASC_SYM_FUNC, g->name, g->loc);
+        sym->owner = f;
+        sym->u.func = g;
+        vpush(r, locals, sym);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+/* --------------------------------------------------------- expressions */
+
+static void expr(resolver *r, asc__ast_expr *e);
+static void block(resolver *r, asc__ast_block *b);
+static void function(resolver *r, asc__ast_func *f);
+
+static asc__sym *lookup(resolver *r, const char *name) {
+  asc__sym *s = find(r->locals, name);
+  if (s != NULL)
+    return s;
+  for (asc__ast_func *f = r->fn ? r->fn->parent : NULL; f; f = f->parent) {
+    for (int i = 0; i < f->nlocals; i++)
+      if (strcmp(f->locals[i]->name, name) == 0) {
+        f->locals[i]->captured = true;
+        return f->locals[i];
+      }
+  }
+  s = find(&r->module, name);
+  if (s != NULL)
+    return s;
+  /* Text taken from one function (inspect.getsource) has no imports:
+   * asc, pyasc and math are then bound implicitly. */
+  if (strcmp(name, "asc") == 0 || strcmp(name, "pyasc") == 0 ||
+      strcmp(name, "math") == 0) {
+    asc__loc none = {0, 0};
+    s = new_sym(r, ASC_SYM_MODULE, name, none);
+    s->u.module = name[0] == 'm' ? ASC_NS_MATH : ASC_NS_ASC;
+    vpush(r, &r->module, s);
+    return s;
+  }
+  {
+    const asc__builtin *b = asc__builtin_lookup(ASC_NS_PY, name);
+    if (b != NULL) {
+      asc__loc none = {0, 0};
+      s = new_sym(r, ASC_SYM_BUILTIN, name, none);
+      s->u.builtin = b;
+      vpush(r, &r->module, s);
+      return s;
+    }
+  }
+  return NULL;
+}
+
+static const char *callee_name(resolver *r, asc__ast_expr *f) {
+  if (f->kind == ASC_EXPR_NAME)
+    return f->u.name.id;
+  if (f->kind == ASC_EXPR_ATTR && f->u.attr.value->kind == ASC_EXPR_NAME)
+    return asc__arena_printf(r->c, "%s.%s", f->u.attr.value->u.name.id,
+                             f->u.attr.attr);
+  return "function";
+}
+
+static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
+  asc__sym *s = lookup(r, e->u.name.id);
+  e->u.name.sym = s;
+  if (s == NULL) {
+    asc__diag_error(r->c, e->loc, "name '%s' is not defined", e->u.name.id);
+    return;
+  }
+  switch (s->kind) {
+  case ASC_SYM_MODULE:
+    if (!as_attr_base)
+      asc__diag_error(r->c, e->loc, "module '%s' cannot be used as a value",
+                      e->u.name.id);
+    break;
+  case ASC_SYM_FOREIGN:
+    asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
+                    "that kernels cannot use", e->u.name.id);
+    break;
+  case ASC_SYM_CONST:
+    if (!is_num(&s->u.cnst->folded))
+      asc__diag_error(r->c, e->loc, "'%s' is not a compile-time constant "
+                      "(module-level names used in kernels must be bool, "
+                      "int or float constants)", e->u.name.id);
+    break;
+  case ASC_SYM_CLASS:
+    if (s->u.cls->unsupported != NULL) {
+      asc__diag_error(r->c, e->loc, "class '%s' cannot be used in a kernel",
+                      e->u.name.id);
+      asc__diag_note(r->c, s->u.cls->unsupported_loc, "%s",
+                     s->u.cls->unsupported);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* Maps a call's arguments to parameters: names[i] for keywords, n slots,
+ * min required. */
+static void bind_args(resolver *r, asc__ast_expr *call, const char *what,
+                      int min, int max, const char *const *names,
+                      asc__ast_expr *const *defaults) {
+  int n = call->u.call.nargs;
+  int slots = max < 0 ? n : max;
+  asc__ast_expr **ra;
+  if (max >= 0 && n > max) {
+    asc__diag_error(r->c, call->u.call.args[max]->loc, "%s() takes %s%d "
+                    "argument%s (%d given)", what,
+                    min == max ? "" : "at most ", max, max == 1 ? "" : "s", n);
+    return;
+  }
+  if (max < 0 && call->u.call.nkws > 0) {
+    asc__diag_error(r->c, call->u.call.kws[0].loc, "%s() takes no keyword "
+                    "arguments", what);
+    return;
+  }
+  ra = asc__arena_alloc(r->c, (size_t)(slots ? slots : 1) * sizeof *ra);
+  for (int i = 0; i < n; i++)
+    ra[i] = call->u.call.args[i];
+  for (int i = 0; i < call->u.call.nkws; i++) {
+    asc__ast_keyword *k = &call->u.call.kws[i];
+    int idx = -1;
+    for (int j = 0; j < slots && names != NULL; j++)
+      if (names[j] != NULL && strcmp(names[j], k->name) == 0)
+        idx = j;
+    if (idx < 0) {
+      asc__diag_error(r->c, k->loc, "%s() got an unexpected keyword "
+                      "argument '%s'", what, k->name);
+      return;
+    }
+    if (ra[idx] != NULL) {
+      asc__diag_error(r->c, k->loc, "%s() got multiple values for argument "
+                      "'%s'", what, k->name);
+      return;
+    }
+    ra[idx] = k->value;
+  }
+  for (int j = 0; j < slots; j++) {
+    if (ra[j] == NULL && defaults != NULL)
+      ra[j] = defaults[j];
+    if (ra[j] == NULL && j < min) {
+      if (names != NULL && names[j] != NULL)
+        asc__diag_error(r->c, call->loc, "%s() missing required argument "
+                        "'%s'", what, names[j]);
+      else
+        asc__diag_error(r->c, call->loc, "%s() takes %s%d argument%s (%d "
+                        "given)", what, min == max ? "" : "at least ", min,
+                        min == 1 ? "" : "s", n);
+      return;
+    }
+  }
+  call->u.call.rargs = ra;
+  call->u.call.nrargs = slots;
+}
+
+static const char **builtin_param_names(resolver *r, const asc__builtin *b) {
+  int n = b->max_args < 0 ? 0 : b->max_args;
+  const char **names = asc__arena_alloc(r->c, (size_t)(n + 1) * sizeof *names);
+  const char *p = b->params;
+  for (int i = 0; i < n && *p; i++) {
+    const char *e = strchr(p, ',');
+    size_t l = e ? (size_t)(e - p) : strlen(p);
+    names[i] = asc__arena_strndup(r->c, p, l);
+    p = e ? e + 1 : p + l;
+  }
+  return names;
+}
+
+static void call_expr(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr *f = e->u.call.func;
+  const asc__builtin *b;
+  const char *what;
+
+  if (f->kind == ASC_EXPR_NAME)
+    name_use(r, f, false);
+  else if (f->kind == ASC_EXPR_ATTR)
+    expr(r, f);
+  else {
+    expr(r, f);
+    asc__diag_error(r->c, f->loc, "this expression is not callable in a "
+                    "kernel");
+    return;
+  }
+  what = callee_name(r, f);
+  b = asc__expr_builtin(f);
+
+  /* arguments first; a parallel_for body may be a lambda */
+  for (int i = 0; i < e->u.call.nargs; i++) {
+    asc__ast_expr *a = e->u.call.args[i];
+    bool body = b != NULL && b->id == ASC_BI_PARALLEL_FOR && i == 1;
+    r->lambda_ok = body && a->kind == ASC_EXPR_LAMBDA;
+    if (body && a->kind == ASC_EXPR_NAME) {
+      name_use(r, a, false);
+      if (a->u.name.sym != NULL && (a->u.name.sym->kind != ASC_SYM_FUNC ||
+                                    a->u.name.sym->u.func->kind !=
+                                        ASC_FUNC_NESTED))
+        asc__diag_error(r->c, a->loc, "the body of asc.parallel_for must be "
+                        "a lambda or a function defined in the kernel");
+    } else {
+      expr(r, a);
+    }
+    r->lambda_ok = false;
+  }
+  for (int i = 0; i < e->u.call.nkws; i++) {
+    asc__ast_keyword *k = &e->u.call.kws[i];
+    r->lambda_ok = b != NULL && b->id == ASC_BI_PARALLEL_FOR &&
+                   strcmp(k->name, "body") == 0 &&
+                   k->value->kind == ASC_EXPR_LAMBDA;
+    expr(r, k->value);
+    r->lambda_ok = false;
+  }
+
+  if (b != NULL) {
+    switch (b->kind) {
+    case ASC_BK_FUNC:
+    case ASC_BK_DTYPE:
+    case ASC_BK_EXC:
+      e->u.call.builtin = b;
+      bind_args(r, e, what, b->min_args, b->max_args,
+                builtin_param_names(r, b), NULL);
+      if (b->id == ASC_BI_BARRIER && r->parallel > 0)
+        asc__diag_error(r->c, e->loc, "asc.barrier() cannot be used inside "
+                        "a parallel loop");
+      return;
+    default:
+      asc__diag_error(r->c, f->loc, "'%s' is not callable", what);
+      return;
+    }
+  }
+  if (f->kind == ASC_EXPR_ATTR) {
+    if (f->u.attr.value->kind == ASC_EXPR_NAME &&
+        f->u.attr.value->u.name.sym != NULL &&
+        f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE)
+      return; /* unknown module attribute: already reported */
+    asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
+                    "supported in kernels ('.%s()')", f->u.attr.attr);
+    return;
+  }
+  {
+    asc__sym *s = f->u.name.sym;
+    if (s == NULL)
+      return;
+    if (s->kind == ASC_SYM_FUNC) {
+      asc__ast_func *g = s->u.func;
+      const char **names;
+      asc__ast_expr **defs;
+      int min = 0;
+      if (g->kind == ASC_FUNC_KERNEL) {
+        asc__diag_error(r->c, f->loc, "'%s' is a kernel and cannot be called "
+                        "from kernel code (make it an @asc.func helper)",
+                        g->name);
+        return;
+      }
+      if (g->kind == ASC_FUNC_PLAIN) {
+        asc__diag_error(r->c, f->loc, "'%s' is not a kernel helper "
+                        "(decorate it with @asc.func)", g->name);
+        return;
+      }
+      if (g->kind == ASC_FUNC_NESTED) {
+        asc__diag_error(r->c, f->loc, "nested function '%s' can only be "
+                        "used as the body of asc.parallel_for", g->name);
+        return;
+      }
+      names = asc__arena_alloc(r->c, (size_t)(g->nparams + 1) * sizeof *names);
+      defs = asc__arena_alloc(r->c, (size_t)(g->nparams + 1) * sizeof *defs);
+      for (int i = 0; i < g->nparams; i++) {
+        names[i] = g->params[i].name;
+        defs[i] = g->params[i].def;
+        if (g->params[i].def == NULL)
+          min = i + 1;
+      }
+      e->u.call.callee = g;
+      bind_args(r, e, g->name, min, g->nparams, names, defs);
+      if (r->fn != NULL) {
+        asc__ast_func *top = r->fn;
+        while (top->parent != NULL)
+          top = top->parent;
+        for (int i = 0; i < top->ncallees; i++)
+          if (top->callees[i] == g)
+            return;
+        {
+          asc__ast_func **nc = asc__arena_alloc(
+              r->c, (size_t)(top->ncallees + 1) * sizeof *nc);
+          if (top->ncallees)
+            memcpy(nc, top->callees, (size_t)top->ncallees * sizeof *nc);
+          nc[top->ncallees++] = g;
+          top->callees = nc;
+        }
+      }
+      return;
+    }
+    if (s->kind == ASC_SYM_CLASS) {
+      asc__ast_class *k = s->u.cls;
+      const char **names;
+      asc__ast_expr **defs;
+      int min = 0;
+      if (k->unsupported != NULL)
+        return; /* reported by name_use */
+      names = asc__arena_alloc(r->c, (size_t)(k->nfields + 1) * sizeof *names);
+      defs = asc__arena_alloc(r->c, (size_t)(k->nfields + 1) * sizeof *defs);
+      for (int i = 0; i < k->nfields; i++) {
+        names[i] = k->fields[i].name;
+        defs[i] = k->fields[i].def;
+        if (k->fields[i].def == NULL)
+          min = i + 1;
+      }
+      e->u.call.cls = k;
+      bind_args(r, e, k->name, min, k->nfields, names, defs);
+      return;
+    }
+    if (s->kind == ASC_SYM_MODULE || s->kind == ASC_SYM_FOREIGN ||
+        (s->kind == ASC_SYM_CONST && !is_num(&s->u.cnst->folded)))
+      return; /* reported by name_use */
+    asc__diag_error(r->c, f->loc, "'%s' is not callable", f->u.name.id);
+  }
+}
+
+static void expr(resolver *r, asc__ast_expr *e) {
+  if (e == NULL)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    name_use(r, e, false);
+    return;
+  case ASC_EXPR_INT:
+  case ASC_EXPR_FLOAT:
+  case ASC_EXPR_BOOL:
+  case ASC_EXPR_NONE:
+  case ASC_EXPR_STR:
+    return;
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      expr(r, e->u.tuple.elts[i]);
+    return;
+  case ASC_EXPR_ATTR: {
+    asc__ast_expr *v = e->u.attr.value;
+    if (v->kind == ASC_EXPR_NAME) {
+      name_use(r, v, true);
+      if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
+        asc__namespace ns = v->u.name.sym->u.module;
+        const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);
+        if (b == NULL)
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
+                          "in kernels (module '%s' has no kernel builtin "
+                          "'%s')", v->u.name.id, e->u.attr.attr,
+                          ns == ASC_NS_ASC ? "asc" : "math", e->u.attr.attr);
+        else if (b->kind == ASC_BK_DECORATOR)
+          asc__diag_error(r->c, e->loc, "%s.%s is a decorator, not a value",
+                          v->u.name.id, e->u.attr.attr);
+        e->u.attr.builtin = b;
+      }
+      return;
+    }
+    expr(r, v);
+    return;
+  }
+  case ASC_EXPR_SUBSCRIPT:
+    expr(r, e->u.sub.value);
+    expr(r, e->u.sub.index);
+    return;
+  case ASC_EXPR_SLICE:
+    asc__diag_error(r->c, e->loc, "slices are not supported in kernels "
+                    "(index one element at a time)");
+    return;
+  case ASC_EXPR_CALL:
+    call_expr(r, e);
+    return;
+  case ASC_EXPR_UNARY:
+    expr(r, e->u.unary.operand);
+    return;
+  case ASC_EXPR_BINARY:
+    expr(r, e->u.binary.lhs);
+    expr(r, e->u.binary.rhs);
+    return;
+  case ASC_EXPR_BOOLOP:
+    expr(r, e->u.boolop.lhs);
+    expr(r, e->u.boolop.rhs);
+    return;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      expr(r, e->u.cmp.operands[i]);
+    return;
+  case ASC_EXPR_IFEXP:
+    expr(r, e->u.ifexp.cond);
+    expr(r, e->u.ifexp.then);
+    expr(r, e->u.ifexp.orelse);
+    return;
+  case ASC_EXPR_LAMBDA: {
+    asc__ast_func *f = e->u.lambda.fn;
+    bool ok = r->lambda_ok;
+    r->lambda_ok = false;
+    if (!ok) {
+      if (f->body.n == 1 && f->body.stmts[0]->kind != ASC_STMT_RETURN)
+        asc__diag_error(r->c, e->loc, "a lambda whose body is an "
+                        "assignment is only allowed as the body of "
+                        "asc.parallel_for");
+      else
+        asc__diag_error(r->c, e->loc, "lambda is only supported as the "
+                        "body of asc.parallel_for");
+      return;
+    }
+    r->parallel++;
+    function(r, f);
+    r->parallel--;
+    return;
+  }
+  case ASC_EXPR_COUNT:
+    break;
+  }
+}
+
+/* Annotations name types: asc.float32, int, asc.Tensor[asc.float32, 2],
+ * a struct class. */
+static void annotation(resolver *r, asc__ast_expr *e) {
+  if (e == NULL)
+    return;
+  if (e->kind == ASC_EXPR_STR) {
+    asc__diag_error(r->c, e->loc, "string annotations are not supported in "
+                    "kernels");
+    return;
+  }
+  expr(r, e);
+}
+
+static void target(resolver *r, asc__ast_expr *t) {
+  switch (t->kind) {
+  case ASC_EXPR_NAME:
+    t->u.name.sym = lookup(r, t->u.name.id);
+    return;
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < t->u.tuple.n; i++)
+      target(r, t->u.tuple.elts[i]);
+    return;
+  default:
+    expr(r, t);
+    return;
+  }
+}
+
+/* ------------------------------------------------------------ statements */
+
+static bool is_exc_class(asc__ast_expr *e) {
+  const asc__builtin *b = asc__expr_builtin(e);
+  return b != NULL && b->kind == ASC_BK_EXC;
+}
+
+static void for_stmt(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *it = s->u.for_.iter;
+  const asc__builtin *b = NULL;
+  target(r, s->u.for_.target);
+  if (s->u.for_.target->kind != ASC_EXPR_NAME)
+    asc__diag_error(r->c, s->u.for_.target->loc, "the target of a kernel "
+                    "'for' loop must be a single name");
+  expr(r, it);
+  if (it->kind == ASC_EXPR_CALL)
+    b = it->u.call.builtin;
+  if (b == NULL || (b->id != ASC_BI_RANGE && b->id != ASC_BI_PRANGE &&
+                    b->id != ASC_BI_STATIC_RANGE)) {
+    asc__diag_error(r->c, it->loc, "kernel 'for' loops iterate over "
+                    "range(), asc.prange() or asc.static_range()");
+  } else if (it->u.call.rargs != NULL) {
+    asc__ast_expr **a = it->u.call.rargs;
+    s->u.for_.loop = b->id;
+    if (a[1] == NULL) {     /* range(stop) */
+      s->u.for_.stop = a[0];
+    } else {
+      s->u.for_.start = a[0];
+      s->u.for_.stop = a[1];
+      s->u.for_.step = a[2];
+    }
+  }
+  if (b != NULL && b->id == ASC_BI_PRANGE) {
+    r->parallel++;
+    block(r, &s->u.for_.body);
+    r->parallel--;
+  } else {
+    block(r, &s->u.for_.body);
+  }
+}
+
+static void stmt(resolver *r, asc__ast_stmt *s) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    expr(r, s->u.expr.value);
+    return;
+  case ASC_STMT_ASSIGN:
+    expr(r, s->u.assign.value);
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      target(r, s->u.assign.targets[i]);
+    return;
+  case ASC_STMT_AUGASSIGN:
+    expr(r, s->u.aug.value);
+    target(r, s->u.aug.target);
+    return;
+  case ASC_STMT_ANNASSIGN:
+    annotation(r, s->u.ann.annotation);
+    expr(r, s->u.ann.value);
+    target(r, s->u.ann.target);
+    return;
+  case ASC_STMT_IF:
+    expr(r, s->u.if_.cond);
+    block(r, &s->u.if_.body);
+    block(r, &s->u.if_.orelse);
+    return;
+  case ASC_STMT_FOR:
+    for_stmt(r, s);
+    return;
+  case ASC_STMT_WHILE:
+    expr(r, s->u.while_.cond);
+    block(r, &s->u.while_.body);
+    return;
+  case ASC_STMT_BREAK:
+  case ASC_STMT_CONTINUE:
+  case ASC_STMT_PASS:
+    return;
+  case ASC_STMT_RETURN:
+    expr(r, s->u.ret.value);
+    return;
+  case ASC_STMT_ASSERT:
+    expr(r, s->u.assert_.test);
+    expr(r, s->u.assert_.msg);
+    return;
+  case ASC_STMT_RAISE: {
+    asc__ast_expr *x = s->u.raise.exc;
+    if (x == NULL) {
+      if (r->handlers == 0)
+        asc__diag_error(r->c, s->loc, "bare 'raise' is only allowed inside "
+                        "an 'except' block");
+      return;
+    }
+    expr(r, x);
+    if (!(is_exc_class(x) ||
+          (x->kind == ASC_EXPR_CALL && is_exc_class(x->u.call.func))))
+      asc__diag_error(r->c, x->loc, "'raise' takes an exception class, "
+                      "e.g. raise ValueError(\"message\")");
+    return;
+  }
+  case ASC_STMT_TRY:
+    block(r, &s->u.try_.body);
+    for (int i = 0; i < s->u.try_.nhandlers; i++) {
+      asc__ast_handler *h = &s->u.try_.handlers[i];
+      if (h->type != NULL) {
+        expr(r, h->type);
+        if (h->type->kind == ASC_EXPR_TUPLE) {
+          for (int j = 0; j < h->type->u.tuple.n; j++)
+            if (!is_exc_class(h->type->u.tuple.elts[j]))
+              asc__diag_error(r->c, h->type->u.tuple.elts[j]->loc,
+                              "'except' takes exception classes");
+        } else if (!is_exc_class(h->type)) {
+          asc__diag_error(r->c, h->type->loc, "'except' takes exception "
+                          "classes");
+        }
+      }
+      if (h->name != NULL)
+        h->name_sym = lookup(r, h->name);
+      r->handlers++;
+      block(r, &h->body);
+      r->handlers--;
+    }
+    block(r, &s->u.try_.orelse);
+    block(r, &s->u.try_.finalbody);
+    return;
+  case ASC_STMT_WITH: {
+    asc__ast_expr *x = s->u.with.ctx;
+    expr(r, x);
+    if (x->kind != ASC_EXPR_CALL || x->u.call.builtin == NULL ||
+        x->u.call.builtin->id != ASC_BI_CRITICAL)
+      asc__diag_error(r->c, x->loc, "only 'with asc.critical():' is "
+                      "supported in kernels");
+    block(r, &s->u.with.body);
+    return;
+  }
+  case ASC_STMT_FUNCDEF:
+    r->parallel++;
+    function(r, s->u.funcdef.fn);
+    r->parallel--;
+    return;
+  case ASC_STMT_COUNT:
+    return;
+  }
+}
+
+static void block(resolver *r, asc__ast_block *b) {
+  for (int i = 0; i < b->n; i++)
+    stmt(r, b->stmts[i]);
+}
+
+static void function(resolver *r, asc__ast_func *f) {
+  asc__ast_func *saved_fn = r->fn;
+  vec *saved_locals = r->locals;
+  int saved_handlers = r->handlers;
+  vec *locals = asc__arena_alloc(r->c, sizeof *locals);
+
+  /* defaults and annotations live in the enclosing scope */
+  for (int i = 0; i < f->nparams; i++) {
+    annotation(r, f->params[i].annotation);
+    expr(r, f->params[i].def);
+  }
+  annotation(r, f->returns);
+
+  for (int i = 0; i < f->nparams; i++) {
+    asc__sym *s = new_sym(r, ASC_SYM_PARAM, f->params[i].name,
+                          f->params[i].loc);
+    s->owner = f;
+    s->u.index = i;
+    f->params[i].sym = s;
+    vpush(r, locals, s);
+  }
+  collect(r, f, locals, &f->body);
+  f->locals = (asc__sym **)locals->v;
+  f->nlocals = locals->n;
+  for (int i = f->nparams; i < locals->n; i++)
+    if (((asc__sym *)locals->v[i])->kind == ASC_SYM_LOCAL ||
+        ((asc__sym *)locals->v[i])->kind == ASC_SYM_EXC_VAR)
+      ((asc__sym *)locals->v[i])->u.index = i;
+
+  r->fn = f;
+  r->locals = locals;
+  r->handlers = 0;
+  block(r, &f->body);
+  r->fn = saved_fn;
+  r->locals = saved_locals;
+  r->handlers = saved_handlers;
+}
+
+/* --------------------------------------------------------- recursion */
+
+/* Depth-first search over helper calls; colour 1 = on the stack. */
+static void check_recursion(resolver *r, asc__ast_func *f, asc__ast_func **stack,
+                            int depth, unsigned char *colour,
+                            asc__ast_func **all, int nall) {
+  int me = -1;
+  for (int i = 0; i < nall; i++)
+    if (all[i] == f)
+      me = i;
+  if (me < 0 || colour[me] == 2)
+    return;
+  if (colour[me] == 1) {
+    int from = 0;
+    asc__buf path;
+    while (from < depth && stack[from] != f)
+      from++;
+    asc__buf_init(&path);
+    for (int i = from; i < depth; i++)
+      asc__buf_printf(&path, "%s -> ", stack[i]->name);
+    asc__buf_puts(&path, f->name);
+    if (path.oom) {
+      asc__buf_free(&path);
+      asc__cctx_throw(r->c, ASC_FAIL_OOM);
+    }
+    {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", asc__buf_str(&path));
+      asc__buf_free(&path);
+      asc__diag_error(r->c, f->loc, "recursion is not supported in kernels "
+                      "(%s)", msg);
+    }
+    return;
+  }
+  colour[me] = 1;
+  stack[depth] = f;
+  for (int i = 0; i < f->ncallees; i++)
+    check_recursion(r, f->callees[i], stack, depth + 1, colour, all, nall);
+  colour[me] = 2;
+}
+
+/* ---------------------------------------------------------------- API */
+
+void asc__resolve(asc__cctx *c, asc__ast_module *m,
+                  const ascGlobalValue *globals, int nglobals) {
+  resolver R, *r = &R;
+  vec empty = {0};
+
+  memset(r, 0, sizeof *r);
+  r->c = c;
+  r->m = m;
+  r->globals = globals;
+  r->nglobals = globals != NULL && nglobals > 0 ? nglobals : 0;
+  r->locals = &empty;
+  module_scope(r);
+
+  for (int i = 0; i < m->nfuncs; i++) {
+    asc__ast_func *f = m->funcs[i];
+    if (f->kind != ASC_FUNC_KERNEL && f->kind != ASC_FUNC_HELPER)
+      continue;
+    r->parallel = 0;
+    r->locals = &empty;
+    function(r, f);
+  }
+  for (int i = 0; i < m->nclasses; i++) {
+    asc__ast_class *k = m->classes[i];
+    if (k->unsupported != NULL)
+      continue;
+    for (int j = 0; j < k->nfields; j++) {
+      annotation(r, k->fields[j].annotation);
+      expr(r, k->fields[j].def);
+    }
+  }
+  {
+    unsigned char *colour = asc__arena_alloc(c, (size_t)m->nfuncs + 1);
+    asc__ast_func **stack =
+        asc__arena_alloc(c, ((size_t)m->nfuncs + 1) * sizeof *stack);
+    for (int i = 0; i < m->nfuncs; i++)
+      if (m->funcs[i]->kind == ASC_FUNC_HELPER)
+        check_recursion(r, m->funcs[i], stack, 0, colour, m->funcs,
+                        m->nfuncs);
+  }
+}
+
+asc__ast_module *asc__frontend(asc__cctx *c, const ascGlobalValue *globals,
+                               int nglobals) {
+  asc__ast_module *m = asc__parse(c);
+  if (c->nerrors > 0)
+    asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  asc__resolve(c, m, globals, nglobals);
+  if (c->nerrors > 0)
+    asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  return m;
+}
+
+asc__ast_func *asc__module_func(const asc__ast_module *m, const char *name) {
+  for (int i = m->nfuncs - 1; i >= 0; i--)
+    if (strcmp(m->funcs[i]->name, name) == 0)
+      return m->funcs[i];
+  return NULL;
+}

@@ -1,0 +1,331 @@
+/*
+ * The IR between the typed AST and C: structured control flow over typed
+ * virtual registers.  docs/ir.md describes it with its text form.
+ *
+ *   module  = functions (kernels)
+ *   func    = params (registers) + one block
+ *   block   = doubly linked list of instructions
+ *   ins     = op, optional destination register, operands (registers or
+ *             typed constants), small immediates, up to three regions
+ *
+ * Registers are not SSA: a register may be assigned several times (Python
+ * variables, loop-carried sums).  Passes that move or merge values (cse,
+ * licm, strength) only touch registers with exactly one definition, which is
+ * what lowering produces for every temporary.
+ *
+ * Every object lives in the compilation's arena.
+ */
+#ifndef ASC_IR_H
+#define ASC_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compiler/cctx.h"
+
+/* ------------------------------------------------------------------ types */
+
+/* Scalar dtypes use ascDataType's numbering (ascBool .. ascFloat64). */
+enum {
+  ASC_IRK_VOID = 0,
+  ASC_IRK_SCALAR,
+  ASC_IRK_TENSOR
+};
+
+enum {
+  ASC_IRT_CONTIG = 1 << 0,   /* innermost stride is 1 */
+  ASC_IRT_ALIGN64 = 1 << 1,  /* data is 64-byte aligned */
+  ASC_IRT_GENERIC = 1 << 2,  /* scalar param passed as asc_kscalar */
+  ASC_IRT_LOCAL = 1 << 3,    /* local_array / shared_array buffer */
+  ASC_IRT_READONLY = 1 << 4, /* never stored to (set by the verifier) */
+  ASC_IRT_CONSTEXPR = 1 << 5 /* ConstExpr scalar param: its value is a
+                              * constant of this specialisation */
+};
+
+typedef struct asc__irtype {
+  uint8_t kind;
+  uint8_t dtype;  /* scalar type, or a tensor's element type */
+  uint8_t ndim;
+  uint8_t flags;
+} asc__irtype;
+
+asc__irtype asc__irt_scalar(int dtype);
+bool asc__irt_eq(asc__irtype a, asc__irtype b);
+bool asc__dt_is_float(int dt);
+bool asc__dt_is_int(int dt);     /* signed or unsigned, not bool */
+bool asc__dt_is_signed(int dt);
+int asc__dt_bits(int dt);
+const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
+
+/* -------------------------------------------------------------- opcodes */
+
+/*   name       nargs  flags */
+#define ASC_IR_OPS(X)                                                        \
+  X(MOV, "mov", 1, ASC_OPF_PURE)                                             \
+  X(ADD, "add", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(SUB, "sub", 2, ASC_OPF_PURE)                                             \
+  X(MUL, "mul", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(DIV, "div", 2, ASC_OPF_PURE)       /* true division, floats */          \
+  X(FLOORDIV, "floordiv", 2, ASC_OPF_PURE) /* Python // */                  \
+  X(MOD, "mod", 2, ASC_OPF_PURE)       /* Python %: divisor's sign */       \
+  X(POW, "pow", 2, ASC_OPF_PURE)                                             \
+  X(MIN, "min", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(MAX, "max", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(AND, "and", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(OR, "or", 2, ASC_OPF_PURE | ASC_OPF_COMM)                                \
+  X(XOR, "xor", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(SHL, "shl", 2, ASC_OPF_PURE)                                             \
+  X(SHR, "shr", 2, ASC_OPF_PURE)                                             \
+  X(NEG, "neg", 1, ASC_OPF_PURE)                                             \
+  X(ABS, "abs", 1, ASC_OPF_PURE)                                             \
+  X(NOT, "not", 1, ASC_OPF_PURE)       /* logical on bool, ~ on ints */     \
+  X(EQ, "eq", 2, ASC_OPF_PURE | ASC_OPF_CMP | ASC_OPF_COMM)                  \
+  X(NE, "ne", 2, ASC_OPF_PURE | ASC_OPF_CMP | ASC_OPF_COMM)                  \
+  X(LT, "lt", 2, ASC_OPF_PURE | ASC_OPF_CMP)                                 \
+  X(LE, "le", 2, ASC_OPF_PURE | ASC_OPF_CMP)                                 \
+  X(GT, "gt", 2, ASC_OPF_PURE | ASC_OPF_CMP)                                 \
+  X(GE, "ge", 2, ASC_OPF_PURE | ASC_OPF_CMP)                                 \
+  X(SELECT, "select", 3, ASC_OPF_PURE)                                       \
+  X(CAST, "cast", 1, ASC_OPF_PURE)                                           \
+  X(CALL, "call", -1, ASC_OPF_PURE)    /* math intrinsic, aux = id */       \
+  X(DIM, "dim", 1, ASC_OPF_PURE)       /* shape[imm] of a tensor */         \
+  X(STRIDE, "stride", 1, ASC_OPF_PURE) /* strides[imm], in elements */      \
+  X(LOAD, "load", 2, 0)                /* t, element offset */              \
+  X(STORE, "store", 3, 0)              /* t, element offset, value */       \
+  X(ATOMIC, "atomic", 3, 0)            /* aux = add/sub/min/max/xchg */     \
+  X(CAS, "cas", 4, 0)                  /* t, off, expected, desired */      \
+  X(LOCK, "lock", 2, 0)                /* t (i32), off: spin until 0 -> 1,  \
+                                          acquire */                        \
+  X(UNLOCK, "unlock", 2, 0)            /* t (i32), off: store 0, release */ \
+  X(LOCAL_ARRAY, "local_array", 0, 0)  /* shape in imm[] */                 \
+  X(SHARED_ARRAY, "shared_array", 0, 0)                                      \
+  X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
+  X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
+  X(BARRIER, "barrier", 0, 0)                                                \
+  X(FOR, "for", 3, 0)                  /* dst = induction; lo, hi, step */  \
+  X(PFOR, "pfor", 3, 0)                /* parallel for, + reductions */     \
+  X(LOOP, "loop", 0, 0)                /* forever, until break */           \
+  X(IF, "if", 1, 0)                    /* then = body[0], else = body[1] */ \
+  X(TRY, "try", 0, 0)                  /* body[0] except body[1] finally body[2] */ \
+  X(CRITICAL, "critical", 0, 0)                                              \
+  X(BREAK, "break", 0, 0)                                                    \
+  X(CONTINUE, "continue", 0, 0)                                              \
+  X(RET, "ret", -1, 0)                                                       \
+  X(RAISE, "raise", -1, 0)             /* aux = kind, str = message */ \
+  X(EXCMATCH, "excmatch", 0, 0)        /* in an except region: does the  \
+                                          caught kind match exc_mask? */ \
+  X(RERAISE, "reraise", 0, 0)          /* in an except region: raise the \
+                                          caught exception again */
+
+enum {
+  ASC_OPF_PURE = 1 << 0, /* no side effect (may still trap: see below) */
+  ASC_OPF_COMM = 1 << 1,
+  ASC_OPF_CMP = 1 << 2
+};
+
+typedef enum asc__irop {
+#define X(id, name, nargs, flags) ASC_IR_##id,
+  ASC_IR_OPS(X)
+#undef X
+  ASC_IR_NOPS
+} asc__irop;
+
+const char *asc__irop_name(int op);
+int asc__irop_nargs(int op);   /* -1: variable */
+unsigned asc__irop_flags(int op);
+
+/* Math intrinsics (CALL's aux). */
+#define ASC_IR_INTRINSICS(X)                                                 \
+  X(SIN, "sin", 1) X(COS, "cos", 1) X(TAN, "tan", 1) X(ASIN, "asin", 1)      \
+  X(ACOS, "acos", 1) X(ATAN, "atan", 1) X(ATAN2, "atan2", 2)                 \
+  X(SINH, "sinh", 1) X(COSH, "cosh", 1) X(TANH, "tanh", 1)                   \
+  X(EXP, "exp", 1) X(EXP2, "exp2", 1) X(EXPM1, "expm1", 1)                   \
+  X(LOG, "log", 1) X(LOG2, "log2", 1) X(LOG10, "log10", 1)                   \
+  X(LOG1P, "log1p", 1) X(SQRT, "sqrt", 1) X(CBRT, "cbrt", 1)                 \
+  X(FLOOR, "floor", 1) X(CEIL, "ceil", 1) X(TRUNC, "trunc", 1)               \
+  X(ROUND, "round", 1) X(FABS, "fabs", 1) X(ERF, "erf", 1)                   \
+  X(ERFC, "erfc", 1) X(FMA, "fma", 3) X(HYPOT, "hypot", 2)                   \
+  X(COPYSIGN, "copysign", 2) X(FMOD, "fmod", 2) X(ISNAN, "isnan", 1)         \
+  X(ISINF, "isinf", 1) X(ISFINITE, "isfinite", 1)
+
+typedef enum asc__irintr {
+#define X(id, name, n) ASC_INTR_##id,
+  ASC_IR_INTRINSICS(X)
+#undef X
+  ASC_INTR_COUNT
+} asc__irintr;
+
+const char *asc__intr_name(int id);
+int asc__intr_nargs(int id);
+int asc__intr_lookup(const char *name, size_t len);   /* -1 if unknown */
+
+/* ATOMIC's aux. */
+enum {
+  ASC_ATOM_ADD,
+  ASC_ATOM_SUB,
+  ASC_ATOM_MIN,
+  ASC_ATOM_MAX,
+  ASC_ATOM_XCHG,
+  ASC_ATOM_COUNT
+};
+const char *asc__atom_name(int a);
+
+/* Exception kinds for RAISE and TRY's except list: ASC_KEXC_* of
+ * kernel_abi.h.  Names as in Python ("ValueError"). */
+const char *asc__exc_name(int kind);
+int asc__exc_lookup(const char *name, size_t len);   /* -1 if unknown */
+
+/* ------------------------------------------------------------- objects */
+
+enum { ASC_IRV_NONE = 0, ASC_IRV_REG, ASC_IRV_CONST };
+
+typedef struct asc__irval {
+  uint8_t kind;
+  uint8_t dtype;      /* constants: their scalar type */
+  int32_t reg;        /* registers: index in func->regs */
+  union {
+    int64_t i;        /* bool, signed and unsigned ints (bit pattern) */
+    double f;         /* floats, already rounded to dtype */
+  } c;
+} asc__irval;
+
+typedef struct asc__irreg {
+  const char *name;   /* unique in the function, [A-Za-z0-9_.] */
+  asc__irtype ty;
+  bool param;
+  /* Filled by asc__ir_count(): */
+  int32_t ndefs;
+  int32_t nuses;
+} asc__irreg;
+
+typedef struct asc__irins asc__irins;
+
+typedef struct asc__irblock {
+  asc__irins *first, *last;
+} asc__irblock;
+
+#define ASC_IR_MAXDIMS 8
+/* RAISE: at most this many i64 values, written in turn where the message
+ * says {} (bounds checks report the index and the axis size) */
+#define ASC_IR_RAISE_MAXARGS 3
+
+typedef struct asc__irred {
+  int32_t reg;        /* the register being reduced */
+  uint8_t op;         /* ASC_IR_ADD, MUL, MIN, MAX, AND, OR, XOR */
+} asc__irred;
+
+struct asc__irins {
+  asc__irins *prev, *next;
+  uint16_t op;
+  int32_t line;       /* Python source line; 0 when none */
+  int32_t dst;        /* -1 when none */
+  int32_t aux;        /* CALL intrinsic, ATOMIC op, RAISE kind, dim axis */
+  int32_t nargs;
+  asc__irval *args;
+  /* LOCAL_ARRAY / SHARED_ARRAY: constant shape */
+  int32_t nimm;
+  int64_t imm[ASC_IR_MAXDIMS];
+  const char *str;    /* RAISE message (raw bytes, escaped on output); with
+                       * args, each {} stands for the next arg's value */
+  /* FOR: unroll request (static_range) */
+  bool unroll;
+  /* PFOR reductions */
+  int32_t nred;
+  asc__irred *red;
+  /* TRY, EXCMATCH: except kinds as a bit set of ASC_KEXC_* (bit
+   * EXCEPTION: all, bit ARITHMETIC_ERROR: also ZeroDivision and Overflow);
+   * TRY: has_except / has_finally say which handlers exist. */
+  uint32_t exc_mask;
+  bool has_except, has_finally;
+  /* IF: then, else.  FOR/PFOR/LOOP/CRITICAL: body.  TRY: body, except,
+   * finally. */
+  asc__irblock body[3];
+  /* A pass's remark about this instruction (lines split at '\n'),
+   * printed as `; ...` comments above it; NULL when none. */
+  const char *note;
+};
+
+typedef struct asc__irfunc {
+  const char *name;        /* kernel name (user text: never emitted raw) */
+  const char *file;        /* Python source file, for the module table */
+  int32_t nparams;
+  int32_t *params;         /* register indices */
+  asc__irreg *regs;
+  int32_t nregs, capregs;
+  asc__irblock body;
+  uint32_t next_tmp;       /* for fresh register names */
+  /* Tensor parameters may share memory (a launch passed overlapping
+   * arrays): no restrict in C, no automatic parallelisation.  Text form:
+   * `kernel @k(...) may_alias { ... }`. */
+  bool may_alias;
+} asc__irfunc;
+
+typedef struct asc__irmodule {
+  asc__irfunc **funcs;
+  int32_t nfuncs, capfuncs;
+} asc__irmodule;
+
+/* ----------------------------------------------------------- building */
+
+asc__irmodule *asc__ir_module_new(asc__cctx *c);
+void asc__ir_module_add(asc__cctx *c, asc__irmodule *m, asc__irfunc *f);
+asc__irfunc *asc__ir_func_new(asc__cctx *c, const char *name);
+
+/* A new register.  hint may be NULL; the name is made unique. */
+int32_t asc__ir_reg(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
+                    const char *hint);
+int32_t asc__ir_param(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
+                      const char *name);
+
+asc__irval asc__irv_reg(int32_t r);
+asc__irval asc__irv_int(int dtype, int64_t v);
+asc__irval asc__irv_float(int dtype, double v);
+/* The value's scalar type (registers: looked up in f). */
+int asc__irv_dtype(const asc__irfunc *f, asc__irval v);
+bool asc__irv_eq(asc__irval a, asc__irval b);
+
+/* A new instruction, not yet in a block. */
+asc__irins *asc__ir_ins(asc__cctx *c, int op, int32_t dst, int nargs,
+                        int32_t line);
+void asc__ir_append(asc__irblock *b, asc__irins *i);
+void asc__ir_insert_before(asc__irblock *b, asc__irins *pos, asc__irins *i);
+void asc__ir_remove(asc__irblock *b, asc__irins *i);
+/* Moves all of src's instructions before pos (at the end when NULL). */
+void asc__ir_splice(asc__irblock *b, asc__irins *pos, asc__irblock *src);
+int asc__ir_nregions(const asc__irins *i);
+
+/* Convenience builders (append to b and return the destination). */
+int32_t asc__ir_bin(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
+                    int dtype, asc__irval x, asc__irval y, int32_t line);
+int32_t asc__ir_un(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
+                   int dtype, asc__irval x, int32_t line);
+
+/* Deep copy of an instruction (and its regions). */
+asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *i);
+
+/* Recounts every register's ndefs / nuses. */
+void asc__ir_count(asc__irfunc *f);
+
+/* ------------------------------------------------------- text form */
+
+/* Prints a module or one function in the text form of docs/ir.md. */
+void asc__ir_print_module(asc__buf *out, const asc__irmodule *m);
+void asc__ir_print_func(asc__buf *out, const asc__irfunc *f);
+/* Parses the text form; errors are diagnostics against (c->text) when
+ * text is c->text, else reported with IR line numbers, and unwind. */
+asc__irmodule *asc__ir_parse(asc__cctx *c, const char *text, size_t len);
+
+/* Checks structure and types; an inconsistency is an internal error that
+ * unwinds, naming the pass that ran last (when not NULL). */
+void asc__ir_verify(asc__cctx *c, const asc__irfunc *f, const char *after);
+
+/* Constant folding helpers shared by passes: true when the operation on
+ * constant operands has a value, stored in *out. */
+bool asc__ir_eval(int op, int aux, int dtype, int src_dtype,
+                  const asc__irval *args, int nargs, asc__irval *out);
+/* Rounds a float to dtype (f16 / bf16 / f32 / f64), and wraps an integer to
+ * dtype's width. */
+asc__irval asc__irv_normalize(asc__irval v);
+
+#endif /* ASC_IR_H */

@@ -1,0 +1,2154 @@
+/*
+ * Type inference (infer.h explains the method, docs/types.md the rules).
+ *
+ *   asc__infer_kernel
+ *     run_function(kernel)          one run per function instance
+ *       solve: walk the body until no cell widens
+ *       check: walk once more, report, write the type slots
+ *       helper calls -> instantiate(helper, argument types) -> a nested run
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/types/infer.h"
+
+#define MAX_SOLVE_ITERS 64
+#define MAX_HELPER_NEST 32
+
+/* The solver's state for one local: its current type and where it came
+ * from. */
+typedef struct cell {
+  asc__type *t;          /* NULL: nothing assigned yet (the bottom) */
+  bool declared;         /* an annotation or a parameter fixed it */
+  bool has_first;
+  asc__loc first_loc;    /* first assignment seen */
+  asc__loc origin_loc;   /* the assignment that gave t its current value */
+} cell;
+
+typedef struct frame {
+  asc__ast_func *fn;
+  cell *cells;           /* one per fn->locals */
+  cell ret;              /* the value returned */
+  struct frame *next;
+} frame;
+
+typedef struct inst {
+  asc__tinst pub;
+  asc__type **args;
+  int32_t nargs;
+  asc__type *ret;        /* solved return type */
+  bool busy;             /* being solved (a cycle is a resolver bug) */
+  bool checked;
+  struct inst *all_next;
+} inst;
+
+typedef struct typed_fn {  /* helpers whose original tree is taken */
+  const asc__ast_func *fn;
+  struct typed_fn *next;
+} typed_fn;
+
+typedef struct infer {
+  asc__cctx *c;
+  asc__ast_module *mod;
+  const asc__sig *sig;
+  asc__typed *out;
+  inst *insts;
+  typed_fn *taken;
+  int nest;
+  int32_t ncalls_cap;
+} infer;
+
+typedef struct run {
+  infer *in;
+  asc__ast_func *fn;
+  frame *frames;
+  frame *cur;            /* innermost function being walked */
+  bool check;
+  bool changed;
+  /* check pass: every expression typed, to turn weak types into their
+   * defaults once parents have coerced them */
+  asc__ast_expr **typed;
+  int32_t ntyped, captyped;
+} run;
+
+static asc__type *expr(run *r, asc__ast_expr *e);
+static void settype(run *r, asc__ast_expr *e, asc__type *t);
+static void block(run *r, asc__ast_block *b);
+static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
+                               asc__type *const *args, int32_t nargs,
+                               bool check);
+
+/* ------------------------------------------------------------ reporting */
+
+static void report(run *r, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+static void report(run *r, asc__loc loc, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  if (!r->check)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  asc__diag_error(r->in->c, loc, "%s", msg);
+}
+
+static void note(run *r, asc__loc loc, const char *fmt, ...) ASC_PRINTF(3, 4);
+static void note(run *r, asc__loc loc, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  if (!r->check)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  asc__diag_note(r->in->c, loc, "%s", msg);
+}
+
+static const char *tn(run *r, asc__type *t) {
+  return asc__ty_name(r->in->c, t);
+}
+
+/* As the source spells it: a weak scalar is Python's `int` / `float`. */
+static const char *py_name(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
+    return asc__dtype_is_float(t->dtype) ? "float" : "int";
+  return tn(r, t);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static asc__type *err(run *r) { return asc__ty_error(r->in->c); }
+static asc__type *scalar(run *r, ascDataType dt) {
+  return asc__ty_scalar(r->in->c, dt);
+}
+static asc__type *weak(run *r, ascDataType dt) {
+  return asc__ty_weak(r->in->c, dt);
+}
+
+static bool is_err(asc__type *t) {
+  t = asc__ty_find(t);
+  return t != NULL && t->kind == ASC_TY_ERROR;
+}
+
+static bool is_kind(asc__type *t, asc__tkind k) {
+  t = asc__ty_find(t);
+  return t != NULL && t->kind == k;
+}
+
+/* An unknown (bottom) or poisoned operand makes the result unknown or
+ * poisoned without a further message. */
+#define PROPAGATE(t)                                                          \
+  do {                                                                        \
+    if ((t) == NULL)                                                          \
+      return NULL;                                                            \
+    if (is_err(t))                                                            \
+      return err(r);                                                          \
+  } while (0)
+
+static ascDataType builtin_dtype(const asc__builtin *b) {
+  switch (b->id) {
+  case ASC_BI_DT_BOOL: return ascBool;
+  case ASC_BI_DT_INT8: return ascInt8;
+  case ASC_BI_DT_INT16: return ascInt16;
+  case ASC_BI_DT_INT32: return ascInt32;
+  case ASC_BI_DT_INT64: return ascInt64;
+  case ASC_BI_DT_UINT8: return ascUInt8;
+  case ASC_BI_DT_UINT16: return ascUInt16;
+  case ASC_BI_DT_UINT32: return ascUInt32;
+  case ASC_BI_DT_UINT64: return ascUInt64;
+  case ASC_BI_DT_FLOAT16: return ascFloat16;
+  case ASC_BI_DT_BFLOAT16: return ascBFloat16;
+  case ASC_BI_DT_FLOAT32: return ascFloat32;
+  case ASC_BI_DT_FLOAT64: return ascFloat64;
+  default: return ascDataTypeCount;
+  }
+}
+
+
+/* Compile-time constant integer expressions: literals, module constants,
+ * ConstExpr parameters, arithmetic of those. */
+static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
+  if (e == NULL || depth > ASC_MAX_NESTING)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+  case ASC_EXPR_BOOL:
+    return true;
+  case ASC_EXPR_NAME: {
+    const asc__sym *s = e->u.name.sym;
+    if (s == NULL)
+      return false;
+    if (s->kind == ASC_SYM_CONST)
+      return !asc__dtype_is_float(s->u.cnst->folded.dtype);
+    if (s->kind == ASC_SYM_PARAM && s->owner == r->in->out->kernel &&
+        s->u.index >= 0 && s->u.index < r->in->sig->nparams) {
+      const asc__ast_param *p = &s->owner->params[s->u.index];
+      const asc__sig_param *sp = &r->in->sig->params[s->u.index];
+      const asc__builtin *b;
+      if (sp->is_constexpr && !asc__dtype_is_float(sp->dtype))
+        return true;
+      /* n: asc.ConstExpr[int] */
+      return p->annotation != NULL &&
+             p->annotation->kind == ASC_EXPR_SUBSCRIPT &&
+             (b = asc__expr_builtin(p->annotation->u.sub.value)) != NULL &&
+             b->id == ASC_BI_CONSTEXPR;
+    }
+    return false;
+  }
+  case ASC_EXPR_UNARY:
+    return is_const_int(r, e->u.unary.operand, depth + 1);
+  case ASC_EXPR_BINARY:
+    return e->u.binary.op != ASC_BIN_DIV &&
+           is_const_int(r, e->u.binary.lhs, depth + 1) &&
+           is_const_int(r, e->u.binary.rhs, depth + 1);
+  case ASC_EXPR_ATTR: /* t.ndim */
+    return e->u.attr.builtin == NULL && strcmp(e->u.attr.attr, "ndim") == 0;
+  default:
+    return false;
+  }
+}
+
+/* ------------------------------------------------------------- frames */
+
+static frame *frame_for(run *r, asc__ast_func *fn) {
+  frame *f;
+  for (f = r->frames; f != NULL; f = f->next)
+    if (f->fn == fn)
+      return f;
+  f = asc__arena_alloc(r->in->c, sizeof *f);
+  f->fn = fn;
+  f->cells = asc__arena_alloc(r->in->c, sizeof *f->cells *
+                                            (size_t)(fn->nlocals + 1));
+  f->next = r->frames;
+  r->frames = f;
+  return f;
+}
+
+static int local_index(const asc__sym *s) {
+  const asc__ast_func *fn = s->owner;
+  if (s->u.index >= 0 && s->u.index < fn->nlocals && fn->locals[s->u.index] == s)
+    return s->u.index;
+  for (int i = 0; i < fn->nlocals; i++)
+    if (fn->locals[i] == s)
+      return i;
+  return -1;
+}
+
+static cell *cell_of(run *r, asc__sym *s) {
+  int i;
+  ASC_CHECK(r->in->c, s != NULL && s->owner != NULL);
+  i = local_index(s);
+  ASC_CHECK(r->in->c, i >= 0);
+  return &frame_for(r, s->owner)->cells[i];
+}
+
+/* ------------------------------------------------------ the assignment rules */
+
+/* The solver's widening: weak values give way to the first strong one;
+ * a strong value never changes (a later conflicting assignment is
+ * reported by the check pass). */
+static asc__type *widen(run *r, asc__type *cur, asc__type *nw, int depth) {
+  cur = asc__ty_find(cur);
+  nw = asc__ty_find(nw);
+  if (cur == NULL)
+    return nw;
+  if (nw == NULL || cur->kind == ASC_TY_ERROR || nw->kind == ASC_TY_ERROR ||
+      depth > ASC_MAX_NESTING)
+    return cur;
+  if (cur->kind == ASC_TY_SCALAR && nw->kind == ASC_TY_SCALAR) {
+    if (!cur->weak)
+      return cur;
+    if (!nw->weak)
+      return nw;
+    return asc__ty_promote(r->in->c, cur, nw);
+  }
+  if (cur->kind == ASC_TY_TUPLE && nw->kind == ASC_TY_TUPLE &&
+      cur->n == nw->n) {
+    asc__type *t = asc__ty_tuple(r->in->c, cur->n, cur->elems);
+    for (int32_t i = 0; i < cur->n; i++)
+      t->elems[i] = widen(r, cur->elems[i], nw->elems[i], depth + 1);
+    return asc__ty_equal(t, cur) ? cur : t;
+  }
+  return cur;
+}
+
+static bool same(asc__type *a, asc__type *b) {
+  a = asc__ty_find(a);
+  b = asc__ty_find(b);
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->kind == ASC_TY_ERROR || b->kind == ASC_TY_ERROR)
+    return a->kind == b->kind;
+  return asc__ty_equal(a, b);
+}
+
+/* Whether a value of type s may be stored where t is expected.  declared:
+ * t comes from an annotation, a parameter, a tensor element or a struct
+ * field, and a strong value that promotes to t without changing it
+ * converts implicitly. */
+static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
+                 int depth) {
+  s = asc__ty_find(s);
+  t = asc__ty_find(t);
+  if (s == NULL || t == NULL || is_err(s) || is_err(t))
+    return true;
+  if (depth > ASC_MAX_NESTING)
+    return false;
+  if (asc__ty_equal(s, t))
+    return true;
+  if (s->kind == ASC_TY_SCALAR && t->kind == ASC_TY_SCALAR) {
+    if (s->weak) {
+      if (t->weak)
+        return same(asc__ty_promote(r->in->c, s, t), t);
+      if (asc__dtype_is_float(s->dtype))
+        return asc__dtype_is_float(t->dtype);
+      return t->dtype != ascBool;
+    }
+    if (!declared)
+      return false;
+    if (t->weak)
+      t = scalar(r, t->dtype);
+    return same(asc__ty_promote(r->in->c, s, t), t);
+  }
+  if (s->kind == ASC_TY_TUPLE && t->kind == ASC_TY_TUPLE && s->n == t->n) {
+    for (int32_t i = 0; i < s->n; i++)
+      if (!fits(r, s->elems[i], t->elems[i], declared, depth + 1))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+/* Whether an integer literal of magnitude mag (negated when neg) is a
+ * value of dt. */
+static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  int bits;
+  if (asc__dtype_is_float(dt) || mag == 0)
+    return true;
+  bits = asc__dtype_bits(dt);
+  if (asc__dtype_is_unsigned(dt))
+    return !neg && (bits == 64 || mag >> bits == 0);
+  if (!asc__dtype_is_signed(dt))
+    return mag <= 1 && !neg;
+  return neg ? mag <= (uint64_t)1 << (bits - 1)
+             : mag < (uint64_t)1 << (bits - 1);
+}
+
+/* Gives a weak expression the type of its context, down through the
+ * operators that passed the weak type up; an integer literal must be a
+ * value of the type it gets. */
+static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
+  asc__type *et;
+  t = asc__ty_find(t);
+  if (!r->check || e == NULL || t == NULL || depth > ASC_MAX_NESTING)
+    return;
+  et = asc__ty_find(e->type);
+  if (et == NULL || et->kind != ASC_TY_SCALAR || !et->weak ||
+      t->kind != ASC_TY_SCALAR || t->weak)
+    return;
+  if (asc__dtype_is_float(et->dtype) && !asc__dtype_is_float(t->dtype))
+    return;
+  /* A variable keeps its own type; the operation converts it. */
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+       e->u.name.sym->kind == ASC_SYM_PARAM))
+    return;
+  e->type = t;
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (!literal_fits(e->u.ival, false, t->dtype))
+      report(r, e->loc, "integer literal %llu does not fit in %s",
+             (unsigned long long)e->u.ival, tn(r, t));
+    break;
+  case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT) {
+      /* -128 fits int8 although 128 does not */
+      if (!literal_fits(e->u.unary.operand->u.ival, true, t->dtype))
+        report(r, e->loc, "integer literal -%llu does not fit in %s",
+               (unsigned long long)e->u.unary.operand->u.ival, tn(r, t));
+      e->u.unary.operand->type = t;
+      break;
+    }
+    coerce(r, e->u.unary.operand, t, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    if (e->u.binary.op != ASC_BIN_LSHIFT && e->u.binary.op != ASC_BIN_RSHIFT) {
+      coerce(r, e->u.binary.lhs, t, depth + 1);
+      coerce(r, e->u.binary.rhs, t, depth + 1);
+    }
+    break;
+  case ASC_EXPR_BOOLOP:
+    coerce(r, e->u.boolop.lhs, t, depth + 1);
+    coerce(r, e->u.boolop.rhs, t, depth + 1);
+    break;
+  case ASC_EXPR_IFEXP:
+    coerce(r, e->u.ifexp.then, t, depth + 1);
+    coerce(r, e->u.ifexp.orelse, t, depth + 1);
+    break;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin != NULL && e->u.call.builtin->kind == ASC_BK_FUNC &&
+        e->u.call.builtin->id != ASC_BI_LEN)
+      for (int i = 0; i < e->u.call.nrargs; i++)
+        coerce(r, e->u.call.rargs[i], t, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+/* Records a value of type s stored into the cell of sym. */
+static asc__type *assign_cell(run *r, asc__sym *sym, asc__loc loc,
+                              asc__type *s, asc__ast_expr *value) {
+  cell *k = cell_of(r, sym);
+  if (!r->check) {
+    if (!k->has_first) {
+      k->has_first = true;
+      k->first_loc = loc;
+    }
+    if (!k->declared) {
+      asc__type *nt = widen(r, k->t, s, 0);
+      if (!same(nt, k->t)) {
+        k->t = nt;
+        k->origin_loc = loc;
+        r->changed = true;
+      }
+    }
+    return k->t;
+  }
+  if (s != NULL && k->t != NULL && !fits(r, s, k->t, k->declared, 0)) {
+    report(r, value ? value->loc : loc,
+           "cannot assign %s to '%s', which has type %s", tn(r, s), sym->name,
+           tn(r, k->t));
+    if (sym->kind == ASC_SYM_PARAM)
+      note(r, k->origin_loc, "'%s' is a parameter of type %s", sym->name,
+           tn(r, k->t));
+    else if (k->declared)
+      note(r, k->origin_loc, "'%s' declared here", sym->name);
+    else if (k->origin_loc.line == k->first_loc.line &&
+             k->origin_loc.col == k->first_loc.col)
+      note(r, k->origin_loc, "'%s' first assigned here", sym->name);
+    else
+      note(r, k->origin_loc, "'%s' gets type %s here", sym->name,
+           tn(r, k->t));
+  } else if (value != NULL) {
+    coerce(r, value, k->t, 0);
+  }
+  return k->t;
+}
+
+/* -------------------------------------------------------- annotations */
+
+static asc__type *struct_type(run *r, asc__ast_class *cls);
+
+/* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
+static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
+  const asc__builtin *b = asc__expr_builtin(a);
+  if (constexpr)
+    *constexpr = false;
+  if (a == NULL)
+    return NULL;
+  if (b != NULL) {
+    if (b->kind == ASC_BK_DTYPE)
+      return scalar(r, builtin_dtype(b));
+    if (b->id == ASC_BI_FLOAT)
+      return weak(r, ascFloat64);
+    if (b->id == ASC_BI_INT)
+      return weak(r, ascInt64);
+    if (b->id == ASC_BI_BOOL)
+      return scalar(r, ascBool);
+    if (b->id == ASC_BI_CONSTEXPR) {
+      if (constexpr)
+        *constexpr = true;
+      return NULL; /* ConstExpr without a type: from the signature */
+    }
+  }
+  if (a->kind == ASC_EXPR_NONE)
+    return asc__ty_none(r->in->c);
+  if (a->kind == ASC_EXPR_NAME && a->u.name.sym != NULL &&
+      a->u.name.sym->kind == ASC_SYM_CLASS)
+    return struct_type(r, a->u.name.sym->u.cls);
+  if (a->kind == ASC_EXPR_SUBSCRIPT) {
+    const asc__builtin *head = asc__expr_builtin(a->u.sub.value);
+    asc__ast_expr *ix = a->u.sub.index;
+    if (head != NULL && head->id == ASC_BI_CONSTEXPR) {
+      asc__type *t = annotation_type(r, ix, NULL);
+      if (constexpr)
+        *constexpr = true;
+      if (t != NULL && !is_err(t) && t->kind != ASC_TY_SCALAR) {
+        report(r, ix->loc, "ConstExpr takes a scalar type, not %s", tn(r, t));
+        return err(r);
+      }
+      return t;
+    }
+    if (head != NULL && head->id == ASC_BI_TENSOR) {
+      asc__type *dt;
+      asc__ast_expr *nd;
+      if (ix->kind != ASC_EXPR_TUPLE || ix->u.tuple.n != 2) {
+        report(r, ix->loc, "expected Tensor[dtype, ndim]");
+        return err(r);
+      }
+      dt = annotation_type(r, ix->u.tuple.elts[0], NULL);
+      nd = ix->u.tuple.elts[1];
+      if (dt == NULL || dt->kind != ASC_TY_SCALAR || dt->weak) {
+        report(r, ix->u.tuple.elts[0]->loc,
+               "a tensor's element type must be a dtype such as asc.float32");
+        return err(r);
+      }
+      if (nd->kind != ASC_EXPR_INT || nd->u.ival > ASC_MAX_DIMS) {
+        report(r, nd->loc, "a tensor's ndim must be an integer from 0 to %d",
+               ASC_MAX_DIMS);
+        return err(r);
+      }
+      return asc__ty_tensor(r->in->c, dt->dtype, (int32_t)nd->u.ival, true);
+    }
+  }
+  report(r, a->loc, "not a type annotation the kernel language knows");
+  return err(r);
+}
+
+static asc__type *struct_type(run *r, asc__ast_class *cls) {
+  asc__field *fields;
+  /* annotation_type is called for the fields below */
+  if (cls->type != NULL)
+    return cls->type;
+  fields = asc__arena_alloc(r->in->c,
+                            sizeof *fields * (size_t)(cls->nfields + 1));
+  for (int i = 0; i < cls->nfields; i++) {
+    asc__type *t = annotation_type(r, cls->fields[i].annotation, NULL);
+    fields[i].name = cls->fields[i].name;
+    if (t != NULL && !is_err(t) && t->kind != ASC_TY_SCALAR) {
+      report(r, cls->fields[i].loc, "field '%s' of a struct must be a scalar",
+             cls->fields[i].name);
+      t = err(r);
+    }
+    fields[i].type = t ? t : err(r);
+  }
+  cls->type = asc__ty_struct(r->in->c, cls->name, cls->nfields, fields);
+  return cls->type;
+}
+
+/* ------------------------------------------------------------ operators */
+
+static bool is_neg_int_literal(const asc__ast_expr *e) {
+  return e != NULL && e->kind == ASC_EXPR_UNARY &&
+         e->u.unary.op == ASC_UN_NEG &&
+         e->u.unary.operand->kind == ASC_EXPR_INT &&
+         e->u.unary.operand->u.ival != 0;
+}
+
+static const char *op_name(asc__binop op) { return asc__binop_str(op); }
+
+static asc__type *arith_promote(run *r, asc__type *a, asc__type *b) {
+  asc__type *p = asc__ty_promote(r->in->c, a, b);
+  /* Python: True + True == 2. */
+  if (p != NULL && p->dtype == ascBool)
+    return weak(r, ascInt64);
+  return p;
+}
+
+static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
+                             asc__type *b, asc__ast_expr *e) {
+  asc__type *p;
+  PROPAGATE(a);
+  PROPAGATE(b);
+  a = asc__ty_find(a);
+  b = asc__ty_find(b);
+  if (a->kind != ASC_TY_SCALAR || b->kind != ASC_TY_SCALAR) {
+    report(r, e->loc, "unsupported operand types for %s: %s and %s%s",
+           op_name(op), tn(r, a), tn(r, b),
+           a->kind == ASC_TY_TENSOR || b->kind == ASC_TY_TENSOR
+               ? " (whole-tensor arithmetic is not supported: index the "
+                 "tensor)"
+               : "");
+    return err(r);
+  }
+  switch (op) {
+  case ASC_BIN_ADD:
+  case ASC_BIN_SUB:
+  case ASC_BIN_MUL:
+  case ASC_BIN_FLOORDIV:
+  case ASC_BIN_MOD:
+    return arith_promote(r, a, b);
+  case ASC_BIN_DIV:
+    p = arith_promote(r, a, b);
+    if (asc__dtype_is_float(p->dtype))
+      return p;
+    return p->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
+  case ASC_BIN_POW:
+    p = arith_promote(r, a, b);
+    if (!asc__dtype_is_float(p->dtype) &&
+        is_neg_int_literal(e->u.binary.rhs)) {
+      report(r, e->u.binary.rhs->loc,
+             "integer power with a negative exponent (%s ** %s): make the "
+             "base a float",
+             tn(r, a), tn(r, b));
+      return err(r);
+    }
+    return p;
+  case ASC_BIN_LSHIFT:
+  case ASC_BIN_RSHIFT:
+  case ASC_BIN_BITAND:
+  case ASC_BIN_BITOR:
+  case ASC_BIN_BITXOR: {
+    bool shift = op == ASC_BIN_LSHIFT || op == ASC_BIN_RSHIFT;
+    if (!asc__ty_is_intlike(a) || !asc__ty_is_intlike(b) ||
+        (shift && (a->dtype == ascBool || b->dtype == ascBool))) {
+      report(r, e->loc, "unsupported operand types for %s: %s and %s",
+             op_name(op), tn(r, a), tn(r, b));
+      return err(r);
+    }
+    p = asc__ty_promote(r->in->c, a, b);
+    return p;
+  }
+  }
+  return err(r);
+}
+
+static bool check_truth(run *r, asc__type *t, asc__ast_expr *e) {
+  t = asc__ty_find(t);
+  if (t == NULL || is_err(t) || t->kind == ASC_TY_SCALAR)
+    return true;
+  report(r, e->loc, "a condition must be a scalar, not %s", tn(r, t));
+  return false;
+}
+
+/* ------------------------------------------------------------- indexing */
+
+/* Checks the indices of t[...] (or an atomic's idx) against a tensor of
+ * type tt; ix is the index expression (a Tuple for several). */
+static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
+                               asc__loc loc) {
+  asc__ast_expr *one[1];
+  asc__ast_expr **elts = one;
+  int n = 1;
+  if (ix->kind == ASC_EXPR_TUPLE) {
+    elts = ix->u.tuple.elts;
+    n = ix->u.tuple.n;
+  } else {
+    one[0] = ix;
+  }
+  for (int i = 0; i < n; i++) {
+    asc__type *it;
+    if (elts[i]->kind == ASC_EXPR_SLICE) {
+      report(r, elts[i]->loc, "slicing a tensor is not supported");
+      continue;
+    }
+    it = asc__ty_find(expr(r, elts[i]));
+    if (it != NULL && !is_err(it) &&
+        (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
+      report(r, elts[i]->loc, "a tensor index must be an integer, not %s",
+             tn(r, it));
+    } else if (it != NULL && it->weak) {
+      coerce(r, elts[i], scalar(r, ascInt64), 0);
+    }
+  }
+  if (ix->kind == ASC_EXPR_TUPLE && r->check)
+    settype(r, ix, asc__ty_shape(r->in->c, n));
+  if (n != tt->ndim) {
+    report(r, loc, "%s indexed with %d %s; it needs %d", tn(r, tt), n,
+           n == 1 ? "index" : "indices", (int)tt->ndim);
+  }
+}
+
+static asc__type *subscript(run *r, asc__ast_expr *e) {
+  asc__type *vt = expr(r, e->u.sub.value);
+  asc__ast_expr *ix = e->u.sub.index;
+  PROPAGATE(vt);
+  vt = asc__ty_find(vt);
+  if (vt->kind == ASC_TY_TENSOR) {
+    check_tensor_index(r, vt, ix, e->loc);
+    return scalar(r, vt->dtype);
+  }
+  if (vt->kind == ASC_TY_TUPLE) {
+    asc__type *it = expr(r, ix);
+    PROPAGATE(it);
+    if (!asc__ty_is_intlike(it)) {
+      report(r, ix->loc, "a tuple index must be an integer, not %s",
+             tn(r, it));
+      return err(r);
+    }
+    coerce(r, ix, scalar(r, ascInt64), 0);
+    if (ix->kind == ASC_EXPR_INT ||
+        (is_neg_int_literal(ix))) {
+      int64_t k = ix->kind == ASC_EXPR_INT
+                      ? (int64_t)(ix->u.ival > INT32_MAX ? INT32_MAX
+                                                         : ix->u.ival)
+                      : -(int64_t)(ix->u.unary.operand->u.ival > INT32_MAX
+                                       ? INT32_MAX
+                                       : ix->u.unary.operand->u.ival);
+      if (k < 0)
+        k += vt->n;
+      if (k < 0 || k >= vt->n) {
+        report(r, ix->loc, "tuple index out of range: %s has %d elements",
+               tn(r, vt), (int)vt->n);
+        return err(r);
+      }
+      return vt->elems[k];
+    }
+    for (int32_t i = 1; i < vt->n; i++)
+      if (!same(vt->elems[i], vt->elems[0])) {
+        report(r, ix->loc,
+               "a %s can only be indexed with a constant", tn(r, vt));
+        return err(r);
+      }
+    if (vt->n == 0) {
+      report(r, ix->loc, "tuple index out of range: the tuple is empty");
+      return err(r);
+    }
+    return vt->elems[0];
+  }
+  report(r, e->loc, "%s is not subscriptable", tn(r, vt));
+  return err(r);
+}
+
+static asc__type *attribute(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.attr.builtin;
+  asc__type *vt;
+  const char *a = e->u.attr.attr;
+  if (b != NULL) {
+    if (b->kind == ASC_BK_CONST)
+      return weak(r, ascFloat64);
+    report(r, e->loc, "'%s' is not a value", b->name);
+    return err(r);
+  }
+  vt = expr(r, e->u.attr.value);
+  PROPAGATE(vt);
+  vt = asc__ty_find(vt);
+  if (vt->kind == ASC_TY_TENSOR) {
+    if (strcmp(a, "shape") == 0)
+      return asc__ty_shape(r->in->c, vt->ndim);
+    if (strcmp(a, "ndim") == 0)
+      return weak(r, ascInt64);
+    if (strcmp(a, "size") == 0)
+      return scalar(r, ascInt64);
+  } else if (vt->kind == ASC_TY_STRUCT) {
+    for (int32_t i = 0; i < vt->n; i++)
+      if (strcmp(vt->fields[i].name, a) == 0)
+        return vt->fields[i].type;
+  }
+  report(r, e->u.attr.attr_loc, "%s has no attribute '%s'", tn(r, vt), a);
+  return err(r);
+}
+
+static asc__type *name(run *r, asc__ast_expr *e) {
+  asc__sym *s = e->u.name.sym;
+  if (s == NULL) {
+    report(r, e->loc, "'%s' is not defined", e->u.name.id);
+    return err(r);
+  }
+  switch (s->kind) {
+  case ASC_SYM_PARAM:
+  case ASC_SYM_LOCAL:
+    return cell_of(r, s)->t;
+  case ASC_SYM_CONST: {
+    const ascScalar *v = &s->u.cnst->folded;
+    if (v->dtype == ascBool)
+      return scalar(r, ascBool);
+    if (v->weak)
+      return weak(r, v->dtype);
+    return scalar(r, v->dtype);
+  }
+  case ASC_SYM_EXC_VAR:
+    return asc__ty_str(r->in->c);
+  case ASC_SYM_BUILTIN:
+    if (s->u.builtin->kind == ASC_BK_CONST)
+      return weak(r, ascFloat64);
+    report(r, e->loc, "'%s' is not a value", s->name);
+    return err(r);
+  case ASC_SYM_FUNC:
+    report(r, e->loc,
+           "a function is not a value (only parallel_for takes one)");
+    return err(r);
+  default:
+    report(r, e->loc, "'%s' is not a value", s->name);
+    return err(r);
+  }
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
+  asc__ast_expr *a = i < call->u.call.nrargs ? call->u.call.rargs[i] : NULL;
+  if (a == NULL)
+    return NULL;
+  return expr(r, a);
+}
+
+/* A parallel-loop body (lambda or nested def) taking the iteration index. */
+static void loop_body(run *r, asc__ast_expr *arg) {
+  asc__ast_func *fn = NULL;
+  frame *saved;
+  if (arg->kind == ASC_EXPR_LAMBDA)
+    fn = arg->u.lambda.fn;
+  else if (arg->kind == ASC_EXPR_NAME && arg->u.name.sym != NULL &&
+           arg->u.name.sym->kind == ASC_SYM_FUNC &&
+           arg->u.name.sym->u.func->kind == ASC_FUNC_NESTED)
+    fn = arg->u.name.sym->u.func;
+  if (fn == NULL) {
+    report(r, arg->loc,
+           "parallel_for's body must be a lambda or a nested def");
+    return;
+  }
+  if (fn->nparams != 1) {
+    report(r, fn->loc,
+           "a parallel_for body takes one parameter (the index), not %d",
+           fn->nparams);
+    /* no further messages about its parameters */
+    for (int i = 0; i < fn->nparams; i++)
+      assign_cell(r, fn->params[i].sym, fn->params[i].loc, err(r), NULL);
+    return;
+  }
+  assign_cell(r, fn->params[0].sym, fn->params[0].loc,
+              scalar(r, ascInt64), NULL);
+  if (r->check)
+    settype(r, arg,
+            asc__ty_func(r->in->c, fn->name, 1,
+                         (asc__type *[]){scalar(r, ascInt64)},
+                         asc__ty_none(r->in->c)));
+  if (arg->kind != ASC_EXPR_LAMBDA)
+    return; /* walked at its def */
+  saved = r->cur;
+  r->cur = frame_for(r, fn);
+  block(r, &fn->body);
+  r->cur = saved;
+}
+
+/* ascDataType named by a dtype argument (asc.float32, float, int). */
+static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
+  const asc__builtin *b = asc__expr_builtin(a);
+  if (b != NULL && b->kind == ASC_BK_DTYPE) {
+    *dt = builtin_dtype(b);
+    return true;
+  }
+  if (b != NULL && (b->id == ASC_BI_FLOAT || b->id == ASC_BI_INT ||
+                    b->id == ASC_BI_BOOL)) {
+    *dt = b->id == ASC_BI_FLOAT ? ascFloat64
+          : b->id == ASC_BI_INT ? ascInt64
+                                : ascBool;
+    return true;
+  }
+  report(r, a->loc, "expected a dtype such as asc.float32");
+  return false;
+}
+
+static asc__type *scratch_array(run *r, asc__ast_expr *e) {
+  asc__ast_expr *shape = e->u.call.rargs[0], *dt = e->u.call.rargs[1];
+  ascDataType d;
+  int n = 1;
+  bool ok = true;
+  if (shape == NULL || dt == NULL)
+    return err(r);
+  if (shape->kind == ASC_EXPR_TUPLE) {
+    n = shape->u.tuple.n;
+    for (int i = 0; i < n; i++) {
+      asc__type *t = expr(r, shape->u.tuple.elts[i]);
+      if (!is_const_int(r, shape->u.tuple.elts[i], 0) ||
+          (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
+        report(r, shape->u.tuple.elts[i]->loc,
+               "a scratch array's shape must be made of integer constants");
+        ok = false;
+      } else {
+        coerce(r, shape->u.tuple.elts[i], scalar(r, ascInt64), 0);
+      }
+    }
+    if (r->check)
+      settype(r, shape, asc__ty_shape(r->in->c, n));
+  } else {
+    asc__type *t = expr(r, shape);
+    if (!is_const_int(r, shape, 0) ||
+        (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
+      report(r, shape->loc,
+             "a scratch array's shape must be an integer constant or a "
+             "tuple of them");
+      ok = false;
+    } else {
+      coerce(r, shape, scalar(r, ascInt64), 0);
+    }
+  }
+  if (n < 1 || n > ASC_MAX_DIMS) {
+    report(r, shape->loc, "a scratch array has 1 to %d dimensions",
+           ASC_MAX_DIMS);
+    ok = false;
+  }
+  if (!dtype_arg(r, dt, &d) || !ok)
+    return err(r);
+  if (r->check)
+    settype(r, dt, scalar(r, d));
+  return asc__ty_tensor(r->in->c, d, n, true);
+}
+
+static asc__type *atomic(run *r, asc__ast_expr *e) {
+  asc__type *at = call_arg(r, e, 0);
+  int nvals = e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ? 2 : 1;
+  asc__type *elem;
+  PROPAGATE(at);
+  at = asc__ty_find(at);
+  if (at->kind != ASC_TY_TENSOR) {
+    report(r, e->u.call.rargs[0]->loc,
+           "%s needs a tensor as its first argument, not %s",
+           e->u.call.builtin->name, tn(r, at));
+    return err(r);
+  }
+  elem = scalar(r, at->dtype);
+  check_tensor_index(r, at, e->u.call.rargs[1], e->u.call.rargs[1]->loc);
+  for (int i = 0; i < nvals; i++) {
+    asc__ast_expr *v = e->u.call.rargs[2 + i];
+    asc__type *vt = expr(r, v);
+    if (vt == NULL || is_err(vt))
+      continue;
+    if (!fits(r, vt, elem, true, 0))
+      report(r, v->loc, "%s on %s: cannot convert %s to %s",
+             e->u.call.builtin->name, tn(r, at), tn(r, vt), tn(r, elem));
+    else
+      coerce(r, v, elem, 0);
+  }
+  if ((e->u.call.builtin->id == ASC_BI_ATOMIC_SUB ||
+       e->u.call.builtin->id == ASC_BI_ATOMIC_ADD) &&
+      at->dtype == ascBool) {
+    report(r, e->loc, "%s is not defined on bool tensors",
+           e->u.call.builtin->name);
+    return err(r);
+  }
+  return elem;
+}
+
+/* Unary float functions: a float keeps its type, an integer gives
+ * float64, a weak int a weak float. */
+static asc__type *floatify(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (asc__dtype_is_float(t->dtype))
+    return t;
+  return t->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
+}
+
+static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
+  asc__type *t = call_arg(r, e, i);
+  if (t == NULL || is_err(t))
+    return t;
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_SCALAR) {
+    report(r, e->u.call.rargs[i]->loc, "%s() takes a scalar, not %s",
+           e->u.call.builtin->name, tn(r, t));
+    return err(r);
+  }
+  return t;
+}
+
+static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t, *u;
+  for (int i = 0; i < e->u.call.nrargs; i++)
+    if (e->u.call.rargs[i] == NULL && i < b->min_args)
+      return err(r); /* the resolver reported it */
+  switch (b->kind) {
+  case ASC_BK_DTYPE:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, builtin_dtype(b));
+  case ASC_BK_EXC:
+    report(r, e->loc, "an exception can only be raised");
+    return err(r);
+  case ASC_BK_FUNC:
+    break;
+  default:
+    report(r, e->loc, "'%s' cannot be called", b->name);
+    return err(r);
+  }
+  switch (b->id) {
+  case ASC_BI_RANGE:
+  case ASC_BI_PRANGE:
+  case ASC_BI_STATIC_RANGE:
+    report(r, e->loc, "%s() can only be the iterable of a for loop", b->name);
+    return err(r);
+  case ASC_BI_PARALLEL_FOR:
+    t = call_arg(r, e, 0);
+    if (t != NULL && !is_err(t) &&
+        (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool))
+      report(r, e->u.call.rargs[0]->loc,
+             "parallel_for's iteration count must be an integer, not %s",
+             tn(r, t));
+    else
+      coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
+    loop_body(r, e->u.call.rargs[1]);
+    return asc__ty_none(r->in->c);
+  case ASC_BI_GET_BLOCK_IDX:
+  case ASC_BI_GET_BLOCK_NUM:
+    return scalar(r, ascInt64);
+  case ASC_BI_BARRIER:
+  case ASC_BI_CRITICAL:
+    return asc__ty_none(r->in->c);
+  case ASC_BI_ATOMIC_ADD:
+  case ASC_BI_ATOMIC_SUB:
+  case ASC_BI_ATOMIC_MIN:
+  case ASC_BI_ATOMIC_MAX:
+  case ASC_BI_ATOMIC_CAS:
+  case ASC_BI_ATOMIC_EXCHANGE:
+    return atomic(r, e);
+  case ASC_BI_LOCK_ARRAY:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    if (!asc__ty_is_intlike(t) || !is_const_int(r, e->u.call.rargs[0], 0)) {
+      report(r, e->u.call.rargs[0]->loc,
+             "lock_array's size must be an integer constant");
+      return err(r);
+    }
+    coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
+    /* A lock array is a tensor of int32 lock words. */
+    return asc__ty_tensor(r->in->c, ascInt32, 1, true);
+  case ASC_BI_LOCK:
+  case ASC_BI_UNLOCK:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    if (!is_kind(t, ASC_TY_TENSOR)) {
+      report(r, e->u.call.rargs[0]->loc, "%s() needs a lock array, not %s",
+             b->name, tn(r, t));
+      return err(r);
+    }
+    check_tensor_index(r, asc__ty_find(t), e->u.call.rargs[1],
+                       e->u.call.rargs[1]->loc);
+    return asc__ty_none(r->in->c);
+  case ASC_BI_LOCAL_ARRAY:
+  case ASC_BI_SHARED_ARRAY:
+    return scratch_array(r, e);
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+    t = need_scalar(r, e, 0);
+    for (int i = 1; i < e->u.call.nrargs; i++) {
+      u = need_scalar(r, e, i);
+      if (t == NULL || u == NULL) {
+        t = NULL;
+        continue;
+      }
+      if (is_err(t) || is_err(u)) {
+        t = err(r);
+        continue;
+      }
+      t = asc__ty_promote(r->in->c, t, u);
+    }
+    return t;
+  case ASC_BI_ABS:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_LEN:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    t = asc__ty_find(t);
+    if (t->kind == ASC_TY_TUPLE)
+      return weak(r, ascInt64);
+    if (t->kind == ASC_TY_TENSOR && t->ndim > 0)
+      return scalar(r, ascInt64);
+    report(r, e->loc, "len() of %s", tn(r, t));
+    return err(r);
+  case ASC_BI_FLOAT:
+  case ASC_BI_INT:
+    /* Python scalars are weak. */
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return weak(r, b->id == ASC_BI_FLOAT ? ascFloat64 : ascInt64);
+  case ASC_BI_BOOL:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, ascBool);
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, ascBool);
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    if (!asc__expr_via_asc(e->u.call.func)) /* math.floor returns a Python int */
+      return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
+                 ? scalar(r, ascInt64)
+                 : t;
+    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_POW:
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
+      return floatify(r, asc__ty_promote(r->in->c, t, u)); /* math.pow */
+    {
+      asc__type *p = arith_promote(r, t, u);
+      if (!asc__dtype_is_float(p->dtype) &&
+          is_neg_int_literal(e->u.call.rargs[1])) {
+        report(r, e->u.call.rargs[1]->loc,
+               "integer power with a negative exponent: make the base a "
+               "float");
+        return err(r);
+      }
+      return p;
+    }
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    return floatify(r, asc__ty_promote(r->in->c, t, u));
+  default:
+    /* sin, cos, exp, log, sqrt, erf, fabs, ... */
+    if (b->min_args == 1 && b->max_args == 1) {
+      t = need_scalar(r, e, 0);
+      PROPAGATE(t);
+      return floatify(r, t);
+    }
+    report(r, e->loc, "'%s' is not supported here", b->name);
+    return err(r);
+  }
+}
+
+/* Builtins whose weak arguments take the result's type. */
+static bool args_follow_result(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+  case ASC_BI_ABS:
+  case ASC_BI_POW:
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
+  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
+  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
+  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
+  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+  asc__type *t = builtin_call_inner(r, e);
+  asc__type *f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
+      args_follow_result(e->u.call.builtin->id))
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      coerce(r, e->u.call.rargs[i], f, 0);
+  return t;
+}
+
+static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
+                         int32_t nargs, asc__loc loc);
+
+static asc__type *helper_call(run *r, asc__ast_expr *e) {
+  asc__ast_func *fn = e->u.call.callee;
+  int32_t n = e->u.call.nrargs;
+  asc__type **args = asc__arena_alloc(r->in->c, sizeof *args * (size_t)(n + 1));
+  bool unknown = false, bad = false;
+  inst *in;
+  for (int32_t i = 0; i < n; i++) {
+    asc__ast_expr *a = e->u.call.rargs[i];
+    if (a == NULL) {
+      bad = true;
+      continue;
+    }
+    args[i] = expr(r, a);
+    if (args[i] == NULL)
+      unknown = true;
+    else if (is_err(args[i]))
+      bad = true;
+    else if (is_kind(args[i], ASC_TY_STR) || is_kind(args[i], ASC_TY_NONE)) {
+      report(r, a->loc, "cannot pass %s to a helper", tn(r, args[i]));
+      bad = true;
+    }
+  }
+  if (bad)
+    return err(r);
+  if (unknown)
+    return NULL;
+  if (n != fn->nparams) {
+    report(r, e->loc, "'%s' takes %d arguments, not %d", fn->name,
+           fn->nparams, (int)n);
+    return err(r);
+  }
+  /* Annotated parameters take arguments that convert to them, and an
+   * instance is made for the annotated type, not the argument's. */
+  for (int32_t i = 0; i < n; i++) {
+    asc__type *at;
+    if (fn->params[i].annotation == NULL)
+      continue;
+    at = annotation_type(r, fn->params[i].annotation, NULL);
+    if (at == NULL || is_err(at))
+      continue;
+    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+      at->contiguous = asc__ty_find(args[i])->contiguous;
+    if (!fits(r, args[i], at, true, 0)) {
+      report(r, e->u.call.rargs[i]->loc,
+             "argument '%s' of '%s' is annotated %s; cannot pass %s",
+             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
+      bad = true;
+    }
+    args[i] = at;
+  }
+  if (bad)
+    return err(r);
+  in = instantiate(r, fn, args, n, e->loc);
+  if (in == NULL)
+    return err(r);
+  if (r->check) {
+    infer *I = r->in;
+    asc__typed *out = I->out;
+    /* Annotated parameters convert the arguments. */
+    for (int32_t i = 0; i < n; i++)
+      coerce(r, e->u.call.rargs[i], in->pub.type ? in->pub.type->elems[i]
+                                                 : NULL, 0);
+    out->calls = asc__arena_grow(I->c, out->calls, out->ncalls,
+                                 &I->ncalls_cap, sizeof *out->calls, 16);
+    out->calls[out->ncalls].call = e;
+    out->calls[out->ncalls].inst = &in->pub;
+    out->ncalls++;
+  }
+  return in->ret;
+}
+
+static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
+  asc__type *st = struct_type(r, e->u.call.cls);
+  asc__ast_class *cls = e->u.call.cls;
+  bool unknown = false;
+  if (e->u.call.nrargs > cls->nfields) {
+    report(r, e->loc, "%s has %d fields, not %d", cls->name, cls->nfields,
+           e->u.call.nrargs);
+    return err(r);
+  }
+  for (int i = 0; i < cls->nfields; i++) {
+    asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
+    asc__type *at;
+    if (a == NULL) {
+      asc__ast_expr *def = cls->fields[i].def;
+      if (def == NULL) {
+        report(r, e->loc, "%s() is missing field '%s'", cls->name,
+               cls->fields[i].name);
+      } else if (r->check) {
+        /* the default is typed where it is used */
+        asc__type *dt = expr(r, def);
+        if (!fits(r, dt, st->fields[i].type, true, 0))
+          report(r, def->loc, "field '%s' of %s has type %s, not %s",
+                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+                 tn(r, dt));
+        else
+          coerce(r, def, st->fields[i].type, 0);
+      }
+      continue;
+    }
+    at = expr(r, a);
+    if (at == NULL) {
+      unknown = true;
+      continue;
+    }
+    if (!fits(r, at, st->fields[i].type, true, 0))
+      report(r, a->loc, "field '%s' of %s has type %s, not %s",
+             cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+             tn(r, at));
+    else
+      coerce(r, a, st->fields[i].type, 0);
+  }
+  return unknown ? NULL : st;
+}
+
+static asc__type *call(run *r, asc__ast_expr *e) {
+  if (e->u.call.builtin != NULL)
+    return builtin_call(r, e);
+  if (e->u.call.callee != NULL)
+    return helper_call(r, e);
+  if (e->u.call.cls != NULL)
+    return struct_ctor(r, e);
+  report(r, e->loc, "only helpers (@asc.func), builtins and struct classes "
+                    "can be called");
+  return err(r);
+}
+
+/* ---------------------------------------------------------- expressions */
+
+static asc__type *compare(run *r, asc__ast_expr *e) {
+  asc__type *prev = expr(r, e->u.cmp.operands[0]);
+  bool unknown = prev == NULL, bad = false;
+  for (int i = 0; i < e->u.cmp.n; i++) {
+    asc__ast_expr *lhs = e->u.cmp.operands[i], *rhs = e->u.cmp.operands[i + 1];
+    asc__type *t = expr(r, rhs);
+    asc__cmpop op = e->u.cmp.ops[i];
+    if (t == NULL || prev == NULL) {
+      unknown = true;
+    } else if (is_err(t) || is_err(prev)) {
+      bad = true;
+    } else if (op == ASC_CMP_IS || op == ASC_CMP_ISNOT) {
+      if (!is_kind(t, ASC_TY_NONE) && !is_kind(prev, ASC_TY_NONE)) {
+        report(r, e->loc, "'%s' only compares with None",
+               asc__cmpop_str(op));
+        bad = true;
+      }
+    } else if (!is_kind(t, ASC_TY_SCALAR) || !is_kind(prev, ASC_TY_SCALAR)) {
+      report(r, e->loc, "cannot compare %s and %s with %s", tn(r, prev),
+             tn(r, t), asc__cmpop_str(op));
+      bad = true;
+    } else {
+      asc__type *p = asc__ty_promote(r->in->c, prev, t);
+      if (p->weak)
+        p = scalar(r, p->dtype);
+      coerce(r, lhs, p, 0);
+      coerce(r, rhs, p, 0);
+    }
+    prev = t;
+  }
+  if (bad)
+    return err(r);
+  return unknown ? NULL : scalar(r, ascBool);
+}
+
+static asc__type *expr_inner(run *r, asc__ast_expr *e) {
+  asc__type *a, *b;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return name(r, e);
+  case ASC_EXPR_INT:
+    if (e->u.ival > (uint64_t)INT64_MAX)
+      return scalar(r, ascUInt64);
+    return weak(r, ascInt64);
+  case ASC_EXPR_FLOAT:
+    return weak(r, ascFloat64);
+  case ASC_EXPR_BOOL:
+    return scalar(r, ascBool);
+  case ASC_EXPR_NONE:
+    return asc__ty_none(r->in->c);
+  case ASC_EXPR_STR:
+    return asc__ty_str(r->in->c);
+  case ASC_EXPR_TUPLE: {
+    asc__type **el = asc__arena_alloc(
+        r->in->c, sizeof *el * (size_t)(e->u.tuple.n + 1));
+    bool unknown = false;
+    for (int i = 0; i < e->u.tuple.n; i++) {
+      el[i] = expr(r, e->u.tuple.elts[i]);
+      if (el[i] == NULL)
+        unknown = true;
+    }
+    return unknown ? NULL : asc__ty_tuple(r->in->c, e->u.tuple.n, el);
+  }
+  case ASC_EXPR_ATTR:
+    return attribute(r, e);
+  case ASC_EXPR_SUBSCRIPT:
+    return subscript(r, e);
+  case ASC_EXPR_SLICE:
+    report(r, e->loc, "slices are not supported");
+    return err(r);
+  case ASC_EXPR_CALL:
+    return call(r, e);
+  case ASC_EXPR_UNARY:
+    a = expr(r, e->u.unary.operand);
+    PROPAGATE(a);
+    if (e->u.unary.op == ASC_UN_NOT) {
+      check_truth(r, a, e->u.unary.operand);
+      return scalar(r, ascBool);
+    }
+    if (!is_kind(a, ASC_TY_SCALAR) ||
+        (e->u.unary.op == ASC_UN_INVERT &&
+         (!asc__ty_is_intlike(a) || asc__ty_find(a)->dtype == ascBool))) {
+      report(r, e->loc, "bad operand type for unary %s: %s",
+             asc__unop_str(e->u.unary.op), tn(r, a));
+      return err(r);
+    }
+    return asc__ty_find(a)->dtype == ascBool ? weak(r, ascInt64) : a;
+  case ASC_EXPR_BINARY: {
+    asc__type *t;
+    a = expr(r, e->u.binary.lhs);
+    b = expr(r, e->u.binary.rhs);
+    t = binop_type(r, e->u.binary.op, a, b, e);
+    /* a weak operand takes the type the operation is done in */
+    if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
+      coerce(r, e->u.binary.lhs, t, 0);
+      coerce(r, e->u.binary.rhs, t, 0);
+    }
+    return t;
+  }
+  case ASC_EXPR_BOOLOP:
+    a = expr(r, e->u.boolop.lhs);
+    b = expr(r, e->u.boolop.rhs);
+    PROPAGATE(a);
+    PROPAGATE(b);
+    if (!check_truth(r, a, e->u.boolop.lhs) ||
+        !check_truth(r, b, e->u.boolop.rhs))
+      return err(r);
+    {
+      asc__type *t = asc__ty_promote(r->in->c, a, b);
+      if (r->check && !t->weak) {
+        coerce(r, e->u.boolop.lhs, t, 0);
+        coerce(r, e->u.boolop.rhs, t, 0);
+      }
+      return t;
+    }
+  case ASC_EXPR_COMPARE:
+    return compare(r, e);
+  case ASC_EXPR_IFEXP: {
+    asc__type *c = expr(r, e->u.ifexp.cond), *j;
+    a = expr(r, e->u.ifexp.then);
+    b = expr(r, e->u.ifexp.orelse);
+    if (c != NULL)
+      check_truth(r, c, e->u.ifexp.cond);
+    PROPAGATE(a);
+    PROPAGATE(b);
+    j = asc__ty_join(r->in->c, a, b);
+    if (j == NULL) {
+      report(r, e->loc,
+             "the branches of a conditional expression have types %s and %s",
+             tn(r, a), tn(r, b));
+      return err(r);
+    }
+    if (r->check && is_kind(j, ASC_TY_SCALAR) && !asc__ty_find(j)->weak) {
+      coerce(r, e->u.ifexp.then, j, 0);
+      coerce(r, e->u.ifexp.orelse, j, 0);
+    }
+    return j;
+  }
+  case ASC_EXPR_LAMBDA:
+    report(r, e->loc, "a lambda can only be a parallel_for body");
+    return err(r);
+  case ASC_EXPR_COUNT:
+    break;
+  }
+  report(r, e->loc, "unsupported expression");
+  return err(r);
+}
+
+/* Writes e's type slot in the check pass and remembers e, so that its
+ * type is made concrete at the end. */
+static void settype(run *r, asc__ast_expr *e, asc__type *t) {
+  if (!r->check || e == NULL)
+    return;
+  e->type = t;
+  r->typed = asc__arena_grow(r->in->c, r->typed, r->ntyped, &r->captyped,
+                             sizeof *r->typed, 256);
+  r->typed[r->ntyped++] = e;
+}
+
+static asc__type *expr(run *r, asc__ast_expr *e) {
+  asc__type *t;
+  if (e == NULL)
+    return NULL;
+  t = expr_inner(r, e);
+  if (r->check) {
+    if (t == NULL) {
+      report(r, e->loc, "cannot infer the type of this expression");
+      t = err(r);
+    }
+    settype(r, e, t);
+  }
+  return t;
+}
+
+/* ----------------------------------------------------------- statements */
+
+static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
+                          asc__ast_expr *value, asc__loc loc, int depth);
+
+static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
+                         asc__ast_expr *value, asc__loc loc, int depth) {
+  asc__type *tt = asc__ty_find(t);
+  int n = target->u.tuple.n;
+  if (tt == NULL || is_err(tt)) {
+    for (int i = 0; i < n; i++)
+      assign_target(r, target->u.tuple.elts[i], tt, NULL, loc, depth + 1);
+    return;
+  }
+  if (tt->kind != ASC_TY_TUPLE) {
+    report(r, value ? value->loc : loc, "cannot unpack %s into %d names",
+           tn(r, tt), n);
+    return;
+  }
+  if (tt->n != n) {
+    if (value != NULL && value->kind == ASC_EXPR_ATTR &&
+        strcmp(value->u.attr.attr, "shape") == 0)
+      report(r, target->loc,
+             "cannot unpack the shape of a %d-dimensional tensor into %d "
+             "names",
+             (int)tt->n, n);
+    else
+      report(r, target->loc, "cannot unpack %s (%d values) into %d names",
+             tn(r, tt), (int)tt->n, n);
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    assign_target(r, target->u.tuple.elts[i], tt->elems[i],
+                  value && value->kind == ASC_EXPR_TUPLE &&
+                          value->u.tuple.n == n
+                      ? value->u.tuple.elts[i]
+                      : NULL,
+                  loc, depth + 1);
+  if (r->check)
+    settype(r, target, tt);
+}
+
+static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
+                          asc__ast_expr *value, asc__loc loc, int depth) {
+  if (depth > ASC_MAX_NESTING) {
+    report(r, target->loc, "assignment target too deeply nested");
+    return;
+  }
+  switch (target->kind) {
+  case ASC_EXPR_NAME: {
+    asc__sym *s = target->u.name.sym;
+    asc__type *vt;
+    if (s == NULL || (s->kind != ASC_SYM_LOCAL && s->kind != ASC_SYM_PARAM)) {
+      report(r, target->loc, "cannot assign to '%s'", target->u.name.id);
+      return;
+    }
+    if (t != NULL && (is_kind(t, ASC_TY_NONE) || is_kind(t, ASC_TY_STR) ||
+                      is_kind(t, ASC_TY_FUNC))) {
+      report(r, value ? value->loc : loc,
+             "a variable cannot hold %s", tn(r, t));
+      t = err(r);
+    }
+    vt = assign_cell(r, s, target->loc, t, value);
+    if (r->check)
+      settype(r, target, vt ? vt : err(r));
+    return;
+  }
+  case ASC_EXPR_TUPLE:
+    assign_tuple(r, target, t, value, loc, depth);
+    return;
+  case ASC_EXPR_SUBSCRIPT: {
+    asc__type *tt = expr(r, target->u.sub.value), *elem;
+    if (tt == NULL || is_err(tt))
+      return;
+    tt = asc__ty_find(tt);
+    if (tt->kind != ASC_TY_TENSOR) {
+      report(r, target->loc, "cannot assign to an element of %s",
+             tn(r, tt));
+      return;
+    }
+    check_tensor_index(r, tt, target->u.sub.index, target->loc);
+    elem = scalar(r, tt->dtype);
+    if (r->check)
+      settype(r, target, elem);
+    if (t == NULL || is_err(t))
+      return;
+    if (!fits(r, t, elem, true, 0))
+      report(r, value ? value->loc : loc,
+             "cannot store %s into an element of %s%s%s%s", tn(r, t),
+             tn(r, tt),
+             is_kind(t, ASC_TY_SCALAR) ? " (convert it explicitly: asc." : "",
+             is_kind(t, ASC_TY_SCALAR) ? asc__dtype_long(tt->dtype) : "",
+             is_kind(t, ASC_TY_SCALAR) ? "(...))" : "");
+    else if (value != NULL)
+      coerce(r, value, elem, 0);
+    return;
+  }
+  case ASC_EXPR_ATTR: {
+    asc__type *st = expr(r, target->u.attr.value), *ft = NULL;
+    if (st == NULL || is_err(st))
+      return;
+    st = asc__ty_find(st);
+    if (st->kind == ASC_TY_STRUCT)
+      for (int32_t i = 0; i < st->n; i++)
+        if (strcmp(st->fields[i].name, target->u.attr.attr) == 0)
+          ft = st->fields[i].type;
+    if (ft == NULL) {
+      report(r, target->u.attr.attr_loc, "cannot assign to '%s' of %s",
+             target->u.attr.attr, tn(r, st));
+      return;
+    }
+    if (r->check)
+      settype(r, target, ft);
+    if (t != NULL && !is_err(t) && !fits(r, t, ft, true, 0))
+      report(r, value ? value->loc : loc,
+             "cannot assign %s to field '%s', which has type %s", tn(r, t),
+             target->u.attr.attr, tn(r, ft));
+    else if (value != NULL)
+      coerce(r, value, ft, 0);
+    return;
+  }
+  default:
+    report(r, target->loc, "cannot assign to this expression");
+    return;
+  }
+}
+
+/* The current value of an assignment target, for `x op= v`. */
+static asc__type *target_value(run *r, asc__ast_expr *target) {
+  if (target->kind == ASC_EXPR_NAME) {
+    asc__sym *s = target->u.name.sym;
+    if (s == NULL || (s->kind != ASC_SYM_LOCAL && s->kind != ASC_SYM_PARAM))
+      return NULL;
+    return cell_of(r, s)->t;
+  }
+  if (target->kind == ASC_EXPR_SUBSCRIPT) {
+    asc__type *tt = asc__ty_find(expr(r, target->u.sub.value));
+    if (tt != NULL && tt->kind == ASC_TY_TENSOR)
+      return scalar(r, tt->dtype);
+    return tt;
+  }
+  return expr(r, target);
+}
+
+static void for_stmt(run *r, asc__ast_stmt *s) {
+  asc__ast_expr *bounds[3] = {s->u.for_.start, s->u.for_.stop,
+                              s->u.for_.step};
+  asc__type *i64 = scalar(r, ascInt64);
+  for (int i = 0; i < 3; i++) {
+    asc__type *t;
+    if (bounds[i] == NULL)
+      continue;
+    t = expr(r, bounds[i]);
+    if (t == NULL || is_err(t))
+      continue;
+    if (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool)
+      report(r, bounds[i]->loc, "range bounds must be integers, not %s",
+             tn(r, t));
+    else if (s->u.for_.loop == ASC_BI_STATIC_RANGE &&
+             !is_const_int(r, bounds[i], 0))
+      report(r, bounds[i]->loc,
+             "static_range bounds must be compile-time constants");
+    else
+      coerce(r, bounds[i], i64, 0);
+  }
+  if (r->check && s->u.for_.iter != NULL)
+    settype(r, s->u.for_.iter, asc__ty_none(r->in->c));
+  assign_target(r, s->u.for_.target, i64, NULL, s->loc, 0);
+  block(r, &s->u.for_.body);
+}
+
+static void return_stmt(run *r, asc__ast_stmt *s) {
+  frame *f = r->cur;
+  asc__type *t = s->u.ret.value ? expr(r, s->u.ret.value)
+                                : asc__ty_none(r->in->c);
+  cell *k = &f->ret;
+  if (f->fn->kind == ASC_FUNC_KERNEL || f->fn->kind == ASC_FUNC_LAMBDA ||
+      f->fn->kind == ASC_FUNC_NESTED) {
+    if (t != NULL && !is_err(t) && !is_kind(t, ASC_TY_NONE) &&
+        f->fn->kind != ASC_FUNC_LAMBDA)
+      report(r, s->u.ret.value->loc, "a %s cannot return a value",
+             f->fn->kind == ASC_FUNC_KERNEL ? "kernel"
+                                            : "parallel-loop body");
+    return;
+  }
+  if (!r->check) {
+    if (!k->has_first) {
+      k->has_first = true;
+      k->first_loc = s->loc;
+    }
+    if (!k->declared) {
+      asc__type *nt = widen(r, k->t, t, 0);
+      if (!same(nt, k->t)) {
+        k->t = nt;
+        k->origin_loc = s->loc;
+        r->changed = true;
+      }
+    }
+    return;
+  }
+  if (t != NULL && k->t != NULL && !fits(r, t, k->t, k->declared, 0)) {
+    report(r, s->u.ret.value ? s->u.ret.value->loc : s->loc,
+           "'%s' returns %s here but %s elsewhere", f->fn->name, tn(r, t),
+           tn(r, k->t));
+    note(r, k->origin_loc, k->declared ? "return type declared here"
+                                       : "returns %s here",
+         tn(r, k->t));
+  } else if (s->u.ret.value != NULL) {
+    coerce(r, s->u.ret.value, k->t, 0);
+  }
+}
+
+static void raise_stmt(run *r, asc__ast_stmt *s) {
+  asc__ast_expr *x = s->u.raise.exc;
+  const asc__builtin *b;
+  if (x == NULL)
+    return;
+  if (x->kind == ASC_EXPR_CALL && x->u.call.builtin != NULL &&
+      x->u.call.builtin->kind == ASC_BK_EXC) {
+    asc__ast_expr *msg = x->u.call.nrargs > 0 ? x->u.call.rargs[0] : NULL;
+    if (msg != NULL) {
+      asc__type *t = expr(r, msg);
+      if (t != NULL && !is_err(t) && !is_kind(t, ASC_TY_STR))
+        report(r, msg->loc, "an exception message must be a string, not %s",
+               tn(r, t));
+    }
+    if (r->check)
+      settype(r, x, asc__ty_none(r->in->c));
+    return;
+  }
+  b = asc__expr_builtin(x);
+  if (b != NULL && b->kind == ASC_BK_EXC) {
+    if (r->check)
+      settype(r, x, asc__ty_none(r->in->c));
+    return;
+  }
+  report(r, x->loc, "only exception classes (ValueError, ...) can be raised");
+}
+
+static void nested_def(run *r, asc__ast_func *fn) {
+  frame *saved = r->cur;
+  frame *f = frame_for(r, fn);
+  for (int i = 0; i < fn->nparams; i++) {
+    asc__ast_param *p = &fn->params[i];
+    if (p->annotation != NULL) {
+      cell *k = cell_of(r, p->sym);
+      if (!k->declared) {
+        k->t = annotation_type(r, p->annotation, NULL);
+        k->declared = true;
+        k->origin_loc = p->loc;
+        r->changed = true;
+      }
+    }
+  }
+  if (r->check)
+    for (int i = 0; i < fn->nparams; i++) {
+      cell *k = cell_of(r, fn->params[i].sym);
+      if (k->t == NULL) {
+        report(r, fn->params[i].loc,
+               "cannot infer the type of parameter '%s' of '%s' (a nested "
+               "function must be a parallel_for body)",
+               fn->params[i].name, fn->name);
+        k->t = err(r);
+      }
+    }
+  r->cur = f;
+  block(r, &fn->body);
+  r->cur = saved;
+}
+
+static void stmt(run *r, asc__ast_stmt *s) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    expr(r, s->u.expr.value);
+    return;
+  case ASC_STMT_ASSIGN: {
+    asc__type *t = expr(r, s->u.assign.value);
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      assign_target(r, s->u.assign.targets[i], t, s->u.assign.value, s->loc,
+                    0);
+    return;
+  }
+  case ASC_STMT_AUGASSIGN: {
+    asc__type *cur = target_value(r, s->u.aug.target);
+    asc__type *v = expr(r, s->u.aug.value);
+    asc__type *t;
+    asc__ast_expr fake;
+    /* Type `target op value` as a binary node would be. */
+    memset(&fake, 0, sizeof fake);
+    fake.kind = ASC_EXPR_BINARY;
+    fake.loc = s->loc;
+    fake.u.binary.op = s->u.aug.op;
+    fake.u.binary.lhs = s->u.aug.target;
+    fake.u.binary.rhs = s->u.aug.value;
+    t = binop_type(r, s->u.aug.op, cur, v, &fake);
+    assign_target(r, s->u.aug.target, t, NULL, s->loc, 0);
+    if (r->check && t != NULL && !is_err(t)) {
+      asc__type *tt = asc__ty_find(s->u.aug.target->type);
+      if (tt != NULL && tt->kind == ASC_TY_SCALAR)
+        coerce(r, s->u.aug.value, tt, 0);
+    }
+    return;
+  }
+  case ASC_STMT_ANNASSIGN: {
+    asc__ast_expr *tg = s->u.ann.target;
+    asc__type *at = annotation_type(r, s->u.ann.annotation, NULL);
+    if (tg->kind == ASC_EXPR_NAME && tg->u.name.sym != NULL &&
+        (tg->u.name.sym->kind == ASC_SYM_LOCAL ||
+         tg->u.name.sym->kind == ASC_SYM_PARAM)) {
+      cell *k = cell_of(r, tg->u.name.sym);
+      if (!k->declared && !r->check) {
+        k->t = at;
+        k->declared = true;
+        k->origin_loc = s->loc;
+        r->changed = true;
+      } else if (r->check && at != NULL && k->t != NULL && !same(at, k->t)) {
+        report(r, s->u.ann.annotation->loc,
+               "'%s' is annotated %s here but has type %s",
+               tg->u.name.id, tn(r, at), tn(r, k->t));
+        note(r, k->origin_loc, "'%s' declared here", tg->u.name.id);
+      }
+    }
+    if (s->u.ann.value != NULL) {
+      asc__type *t = expr(r, s->u.ann.value);
+      assign_target(r, tg, t, s->u.ann.value, s->loc, 0);
+    } else if (r->check) {
+      settype(r, tg, at);
+    }
+    return;
+  }
+  case ASC_STMT_IF: {
+    asc__type *c = expr(r, s->u.if_.cond);
+    check_truth(r, c, s->u.if_.cond);
+    block(r, &s->u.if_.body);
+    block(r, &s->u.if_.orelse);
+    return;
+  }
+  case ASC_STMT_FOR:
+    for_stmt(r, s);
+    return;
+  case ASC_STMT_WHILE: {
+    asc__type *c = expr(r, s->u.while_.cond);
+    check_truth(r, c, s->u.while_.cond);
+    block(r, &s->u.while_.body);
+    return;
+  }
+  case ASC_STMT_RETURN:
+    return_stmt(r, s);
+    return;
+  case ASC_STMT_ASSERT: {
+    asc__type *c = expr(r, s->u.assert_.test);
+    check_truth(r, c, s->u.assert_.test);
+    if (s->u.assert_.msg != NULL) {
+      asc__type *m = expr(r, s->u.assert_.msg);
+      if (m != NULL && !is_err(m) && !is_kind(m, ASC_TY_STR))
+        report(r, s->u.assert_.msg->loc,
+               "an assertion message must be a string, not %s", tn(r, m));
+    }
+    return;
+  }
+  case ASC_STMT_RAISE:
+    raise_stmt(r, s);
+    return;
+  case ASC_STMT_TRY:
+    block(r, &s->u.try_.body);
+    for (int i = 0; i < s->u.try_.nhandlers; i++) {
+      asc__ast_handler *h = &s->u.try_.handlers[i];
+      if (r->check && h->type != NULL)
+        settype(r, h->type, asc__ty_none(r->in->c));
+      if (r->check && h->name_sym != NULL)
+        h->name_sym->type = asc__ty_str(r->in->c);
+      block(r, &h->body);
+    }
+    block(r, &s->u.try_.orelse);
+    block(r, &s->u.try_.finalbody);
+    return;
+  case ASC_STMT_WITH: {
+    asc__ast_expr *cx = s->u.with.ctx;
+    if (cx->kind != ASC_EXPR_CALL || cx->u.call.builtin == NULL ||
+        cx->u.call.builtin->id != ASC_BI_CRITICAL)
+      report(r, cx->loc, "only 'with asc.critical():' is supported");
+    else
+      expr(r, cx);
+    block(r, &s->u.with.body);
+    return;
+  }
+  case ASC_STMT_FUNCDEF:
+    nested_def(r, s->u.funcdef.fn);
+    return;
+  case ASC_STMT_BREAK:
+  case ASC_STMT_CONTINUE:
+  case ASC_STMT_PASS:
+  case ASC_STMT_COUNT:
+    return;
+  }
+}
+
+static void block(run *r, asc__ast_block *b) {
+  for (int i = 0; i < b->n; i++)
+    stmt(r, b->stmts[i]);
+}
+
+/* ------------------------------------------------------------ functions */
+
+/* Writes the solved types of every frame of the run into the tree. */
+static void finish(run *r) {
+  asc__cctx *c = r->in->c;
+  for (int32_t i = 0; i < r->ntyped; i++) {
+    asc__ast_expr *e = r->typed[i];
+    asc__type *t = asc__ty_concrete(c, e->type);
+    e->type = t ? t : asc__ty_error(c);
+  }
+  for (frame *f = r->frames; f != NULL; f = f->next) {
+    asc__ast_func *fn = f->fn;
+    asc__type **ps = asc__arena_alloc(c, sizeof *ps *
+                                             (size_t)(fn->nparams + 1));
+    asc__type *ret;
+    for (int i = 0; i < fn->nlocals; i++) {
+      asc__sym *s = fn->locals[i];
+      asc__type *t;
+      if (s->owner != fn)
+        continue;
+      if (s->kind == ASC_SYM_EXC_VAR) {
+        s->type = asc__ty_str(c);
+        continue;
+      }
+      if (s->kind != ASC_SYM_PARAM && s->kind != ASC_SYM_LOCAL)
+        continue;
+      t = asc__ty_concrete(c, f->cells[i].t);
+      if (t == NULL) {
+        if (f->cells[i].has_first || s->kind == ASC_SYM_PARAM)
+          report(r, s->loc, "cannot infer the type of '%s'", s->name);
+        t = asc__ty_error(c);
+      }
+      s->type = t;
+    }
+    for (int i = 0; i < fn->nparams; i++)
+      ps[i] = fn->params[i].sym && fn->params[i].sym->type
+                  ? fn->params[i].sym->type
+                  : asc__ty_error(c);
+    ret = f->ret.t ? asc__ty_concrete(c, f->ret.t) : asc__ty_none(c);
+    fn->type = asc__ty_func(c, fn->name, fn->nparams, ps,
+                            ret ? ret : asc__ty_error(c));
+  }
+}
+
+/* Seeds the parameter cells of fn (a helper instance) from argument
+ * types; annotated parameters keep their annotation, and the argument must
+ * fit it. */
+static void seed_helper(run *r, frame *f, asc__type *const *args,
+                        int32_t nargs) {
+  asc__ast_func *fn = f->fn;
+  for (int i = 0; i < fn->nparams && i < nargs; i++) {
+    asc__ast_param *p = &fn->params[i];
+    cell *k = cell_of(r, p->sym);
+    k->origin_loc = p->loc;
+    k->first_loc = p->loc;
+    k->has_first = true;
+    k->declared = true;
+    if (p->annotation != NULL) {
+      k->t = annotation_type(r, p->annotation, NULL);
+      if (k->t == NULL || is_err(k->t))
+        k->t = args[i];
+      else if (k->t->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+        /* an annotation names dtype and ndim; the layout is the argument's */
+        k->t->contiguous = asc__ty_find(args[i])->contiguous;
+    } else {
+      k->t = args[i];
+    }
+  }
+  if (fn->returns != NULL) {
+    f->ret.t = annotation_type(r, fn->returns, NULL);
+    f->ret.declared = true;
+    f->ret.origin_loc = fn->returns->loc;
+  }
+}
+
+/* Seeds the kernel's parameters from the signature and annotations. */
+static bool seed_kernel(run *r, frame *f) {
+  asc__ast_func *fn = f->fn;
+  const asc__sig *sig = r->in->sig;
+  bool ok = true;
+  if (sig->nparams != fn->nparams) {
+    report(r, fn->loc,
+           "kernel '%s' takes %d parameters but the signature gives %d",
+           fn->name, fn->nparams, (int)sig->nparams);
+    return false;
+  }
+  for (int i = 0; i < fn->nparams; i++) {
+    asc__ast_param *p = &fn->params[i];
+    const asc__sig_param *sp = &sig->params[i];
+    cell *k = cell_of(r, p->sym);
+    asc__type *st = asc__sig_param_type(r->in->c, sp), *at = NULL;
+    bool cx = false;
+    k->origin_loc = p->loc;
+    k->first_loc = p->loc;
+    k->has_first = true;
+    k->declared = true;
+    if (p->annotation != NULL)
+      at = annotation_type(r, p->annotation, &cx);
+    if (at != NULL && is_err(at)) {
+      k->t = at;
+      ok = false;
+      continue;
+    }
+    if (at == NULL) {
+      k->t = st;
+      if (cx && !sp->is_constexpr) {
+        report(r, p->loc,
+               "ConstExpr parameter '%s' needs a value in the signature "
+               "(e.g. i64=16)",
+               p->name);
+        ok = false;
+      }
+      continue;
+    }
+    if (at->kind == ASC_TY_TENSOR) {
+      if (!sp->is_tensor || sp->dtype != at->dtype || sp->ndim != at->ndim) {
+        report(r, p->loc,
+               "parameter '%s' is annotated %s but the signature gives %s",
+               p->name, tn(r, at), tn(r, st));
+        ok = false;
+      }
+      at->contiguous = sp->is_tensor ? sp->contiguous : true;
+      k->t = at;
+      continue;
+    }
+    /* scalars: the annotation decides; the signature must agree */
+    if (sp->is_tensor || sp->dtype != at->dtype) {
+      report(r, p->loc,
+             "parameter '%s' is annotated %s but the signature gives %s",
+             p->name, py_name(r, at), py_name(r, st));
+      ok = false;
+    }
+    if (cx && !sp->is_constexpr) {
+      report(r, p->loc,
+             "ConstExpr parameter '%s' needs a value in the signature "
+             "(e.g. i64=16)",
+             p->name);
+      ok = false;
+    }
+    k->t = at;
+  }
+  return ok;
+}
+
+/* Types one function instance: the kernel (self NULL) or a helper.
+ * Returns the solved return type (NULL: unknown yet). */
+static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
+                               asc__type *const *args, int32_t nargs,
+                               bool check) {
+  run r;
+  frame *f;
+  int iter;
+  memset(&r, 0, sizeof r);
+  r.in = in;
+  r.fn = fn;
+  f = frame_for(&r, fn);
+  r.cur = f;
+  if (self == NULL) {
+    r.check = true; /* signature errors are reported once, now */
+    if (!seed_kernel(&r, f))
+      return NULL;
+    r.check = false;
+  } else {
+    r.check = check; /* annotation errors are reported by the check run */
+    seed_helper(&r, f, args, nargs);
+    r.check = false;
+  }
+  for (iter = 0; iter < MAX_SOLVE_ITERS; iter++) {
+    r.changed = false;
+    block(&r, &fn->body);
+    if (!r.changed)
+      break;
+  }
+  if (iter == MAX_SOLVE_ITERS) {
+    asc__diag_error(in->c, fn->loc,
+                    "type inference of '%s' did not settle (internal limit)",
+                    fn->name);
+    return NULL;
+  }
+  if (!check)
+    return f->ret.t ? f->ret.t : asc__ty_none(in->c);
+  r.check = true;
+  for (frame *g = r.frames; g != NULL; g = g->next)
+    g->ret.has_first = false;
+  block(&r, &fn->body);
+  finish(&r);
+  return f->ret.t ? f->ret.t : asc__ty_none(in->c);
+}
+
+static bool taken(infer *in, const asc__ast_func *fn) {
+  for (typed_fn *t = in->taken; t != NULL; t = t->next)
+    if (t->fn == fn)
+      return true;
+  return false;
+}
+
+static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
+                         int32_t nargs, asc__loc loc) {
+  infer *in = r->in;
+  inst *it;
+  for (it = in->insts; it != NULL; it = it->all_next) {
+    int32_t i;
+    if (it->pub.orig != fn || it->nargs != nargs)
+      continue;
+    for (i = 0; i < nargs; i++)
+      if (!same(it->args[i], args[i]))
+        break;
+    if (i == nargs)
+      break;
+  }
+  if (it == NULL) {
+    it = asc__arena_alloc(in->c, sizeof *it);
+    it->pub.orig = fn;
+    it->pub.fn = fn;
+    it->nargs = nargs;
+    it->args = asc__arena_alloc(in->c, sizeof *it->args * (size_t)(nargs + 1));
+    for (int32_t i = 0; i < nargs; i++)
+      it->args[i] = args[i];
+    it->pub.args = it->args;
+    it->pub.nargs = nargs;
+    it->all_next = in->insts;
+    in->insts = it;
+  }
+  if (it->busy) {
+    report(r, loc, "'%s' calls itself; recursion is not supported",
+           fn->name);
+    return NULL;
+  }
+  if (in->nest >= MAX_HELPER_NEST) {
+    report(r, loc, "helpers nested more than %d calls deep", MAX_HELPER_NEST);
+    return NULL;
+  }
+  if (it->ret == NULL || (r->check && !it->checked)) {
+    bool check = r->check;
+    it->busy = true;
+    in->nest++;
+    if (check) {
+      /* The first checked instance of a helper is typed in place, the
+       * others on a copy. */
+      if (taken(in, fn)) {
+        it->pub.fn = asc__ast_clone_func(in->c, fn);
+      } else {
+        typed_fn *tf = asc__arena_alloc(in->c, sizeof *tf);
+        tf->fn = fn;
+        tf->next = in->taken;
+        in->taken = tf;
+      }
+    }
+    it->ret = run_function(in, it->pub.fn, it, args, nargs, check);
+    in->nest--;
+    it->busy = false;
+    if (check) {
+      asc__tinst **tail = &in->out->helpers;
+      it->checked = true;
+      it->pub.type = it->pub.fn->type;
+      while (*tail != NULL)
+        tail = &(*tail)->next;
+      *tail = &it->pub;
+      in->out->nhelpers++;
+    }
+  }
+  return it;
+}
+
+asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
+                              asc__ast_func *kernel, const asc__sig *sig) {
+  infer in;
+  int errors = c->nerrors;
+  memset(&in, 0, sizeof in);
+  in.c = c;
+  in.mod = m;
+  in.sig = sig;
+  in.out = asc__arena_alloc(c, sizeof *in.out);
+  in.out->kernel = kernel;
+  in.out->sig = sig;
+  /* Slots may hold types of an earlier specialisation, from an arena
+   * that is gone. */
+  asc__ast_clear_types(kernel);
+  if (m != NULL) {
+    for (int i = 0; i < m->nclasses; i++)
+      m->classes[i]->type = NULL;
+    for (int i = 0; i < m->nfuncs; i++)
+      asc__ast_clear_types(m->funcs[i]);
+  }
+  if (sig->name != NULL && strcmp(sig->name, kernel->name) != 0) {
+    asc__diag_error(c, kernel->loc,
+                    "the signature is for '%s', not for kernel '%s'",
+                    sig->name, kernel->name);
+    return NULL;
+  }
+  /* Solve (quietly) then check: one run does both for the kernel. */
+  run_function(&in, kernel, NULL, NULL, 0, true);
+  return c->nerrors > errors ? NULL : in.out;
+}
+
+asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call) {
+  for (int32_t i = 0; t != NULL && i < t->ncalls; i++)
+    if (t->calls[i].call == call)
+      return t->calls[i].inst;
+  return NULL;
+}

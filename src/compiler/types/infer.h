@@ -1,0 +1,105 @@
+/*
+ * Type inference: one kernel, one launch signature.
+ *
+ * Constraints come from every node: each local (and each helper's return
+ * value) has a type variable; an assignment `x = e` says T_x >= type(e);
+ * operators, builtins and calls give their result types from their operand
+ * types through the promotion lattice.  The solver walks the function in
+ * program order and widens the variables until nothing changes (a least
+ * fixed point: the lattice is finite and a strong type, once a variable has
+ * one, never changes), then a last walk checks every assignment against
+ * the solution, reports conflicts naming both types and both places, and
+ * writes the result into the tree.  docs/types.md gives the rules.
+ *
+ * The typed tree, as the back end reads it:
+ *   asc__ast_expr.type   every expression, concrete (no weak types, no
+ *                        variables).  A weak operand that is not a
+ *                        variable (a literal, a module constant, float(x))
+ *                        carries the type it is converted to, so an
+ *                        integer literal's value fits its type; a Name of a
+ *                        parameter or local always has its symbol's type.
+ *                        Arithmetic (and min/max/abs, math functions):
+ *                        convert the operands to the node's type.
+ *                        Comparisons: convert both operands to
+ *                        asc__ty_promote(lhs->type, rhs->type).  Not
+ *                        typed (NULL): annotations, call.func, decorators;
+ *                        typed None: for-loop iterables, raised exception
+ *                        expressions, except-clause classes.
+ *                        ConstExpr values are in sig->params[i].value.
+ *   asc__sym.type        every parameter and local of the kernel, of its
+ *                        nested functions and lambdas, and of each helper
+ *                        instance.  EXC_VAR symbols are str.
+ *   asc__ast_func.type   the kernel, nested functions, lambdas and helper
+ *                        instances: a FUNC type (params) -> return.
+ *   asc__ast_class.type  the STRUCT type of every class the kernel uses.
+ * A helper is typed once per distinct argument-type tuple (an "instance");
+ * the first instance of a helper is typed in place, each further one on a
+ * private copy of the helper's tree (asc__tinst.fn), and asc__typed_callee
+ * says which instance a call node targets.
+ *
+ * Inference writes the slots of the module's tree, so specialisations of
+ * one module are typed (and lowered) one at a time; the types live in the
+ * arena of the cctx given to asc__infer_kernel.
+ */
+#ifndef ASC_INFER_H
+#define ASC_INFER_H
+
+#include "compiler/front/ast.h"
+#include "compiler/cctx.h"
+#include "compiler/front/frontend.h"
+#include "compiler/types/types.h"
+
+typedef struct asc__tinst {
+  asc__ast_func *fn;    /* the typed tree of this instance */
+  asc__ast_func *orig;  /* the helper as the resolver left it */
+  asc__type *type;      /* concrete FUNC type */
+  asc__type **args;     /* the argument types it was made for (weak kept) */
+  int32_t nargs;
+  struct asc__tinst *next;
+} asc__tinst;
+
+typedef struct asc__callsite {
+  const asc__ast_expr *call;
+  asc__tinst *inst;
+} asc__callsite;
+
+typedef struct asc__typed {
+  asc__ast_func *kernel;
+  const asc__sig *sig;
+  asc__tinst *helpers;      /* callees before their callers */
+  int32_t nhelpers;
+  asc__callsite *calls;     /* every typed helper call */
+  int32_t ncalls;
+} asc__typed;
+
+/* Types `kernel` of module m for sig (its name may be NULL; it must have as
+ * many parameters as the kernel).  Returns NULL after reporting errors to
+ * c's diagnostics; unwinds only when asc__diag_error reaches max_errors or
+ * on OOM. */
+asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
+                              asc__ast_func *kernel, const asc__sig *sig);
+
+/* The helper instance a call node of the typed tree calls; NULL when the
+ * call is not a helper call. */
+asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call);
+
+/* A private deep copy of helper fn (its body, parameters and locals, with
+ * names rebound to the copies), for a second instance. */
+asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
+
+/* The parameter table of kernel fn (fn->nparams entries into out; names
+ * point into the tree), for ascKernelGetInfo and asc__sig_from_args.  An
+ * annotated parameter is what its annotation says (`float`/`int` are
+ * float64/int64 values; asc.ConstExpr without a type is a generic
+ * ConstExpr scalar).  An unannotated one is generic: a tensor when the
+ * kernel indexes it, reads its shape/ndim/size, hands it to an atomic, a
+ * lock or len, or passes it to a helper that does; a scalar otherwise.
+ * Reports bad annotations and returns false. */
+bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
+                        ascKernelParamInfo *out);
+
+/* Clears every type slot of fn, its nested functions and lambdas (types
+ * of an earlier compilation may point into a freed arena). */
+void asc__ast_clear_types(asc__ast_func *fn);
+
+#endif /* ASC_INFER_H */

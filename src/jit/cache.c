@@ -1,0 +1,1134 @@
+/*
+ * The kernel cache: a directory of shared objects named by the XXH3-128 of
+ * everything that went into building them.
+ *
+ *   <dir>/ab/<30 hex>.so        entry: payload (the .so) + 64-byte trailer
+ *   <dir>/ab/<30 hex>.lock      per-key lock file (flock)
+ *   <dir>/ab/.tmp-<30 hex>-XXXXXX/   work directory of a build in progress,
+ *                               or kept after a failed one
+ *
+ * Lookup never locks: entries only appear by rename(2) of a complete,
+ * fsynced file, so a reader sees either nothing or a whole entry, and it
+ * verifies size and hash before handing the path out.  A miss takes the
+ * key's lock, looks again (another process may have just built it), builds
+ * in a work directory on the same file system, appends the trailer, fsyncs
+ * and renames into place.
+ *
+ * Lock files are removed only by a holder of their lock (eviction, clear).
+ * A process that obtains a lock therefore checks that the file it locked
+ * is still the one at the path, and starts over otherwise.
+ *
+ * c->lock guards the directory fields only and is never held across a
+ * build or a file lock wait.
+ */
+#include "jit/cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+#define TRAILER_MAGIC "ASCKCACH"
+#define STALE_TEMP_SECONDS (24 * 3600)
+#define DEFAULT_LOCK_TIMEOUT_MS 180000
+
+struct asc__cache {
+  uv_mutex_t lock;
+  char *configured;       /* NULL when no directory could be named */
+  char *fallback_dir;     /* our mkdtemp, removed at close; or NULL */
+  /* configured or fallback_dir, or NULL when neither is usable.  It
+   * changes at most once (to fallback_dir) and both strings live until
+   * close, so a reader may keep the pointer it read under the lock. */
+  const char *dir;
+  bool fallback;
+  uint64_t max_bytes;
+  uint64_t lock_timeout_ms;
+  _Atomic uint64_t hits, misses, builds, corrupt, evictions, fallbacks;
+};
+
+/* ------------------------------------------------------------ test seam */
+
+typedef struct io_hook {
+  asc__cache_io_fail_fn fn;
+  void *ud;
+} io_hook;
+
+static _Atomic(io_hook *) io_hook_current;
+static io_hook io_hook_slots[2];
+static atomic_int io_hook_slot;
+
+void asc__cache_set_io_fail_hook(asc__cache_io_fail_fn fn, void *ud) {
+  io_hook *h;
+
+  if (fn == NULL) {
+    atomic_store(&io_hook_current, NULL);
+    return;
+  }
+  h = &io_hook_slots[atomic_fetch_add(&io_hook_slot, 1) & 1];
+  h->fn = fn;
+  h->ud = ud;
+  atomic_store(&io_hook_current, h);
+}
+
+/* 0, or the errno a test wants op on path to fail with (errno is set). */
+static int io_fail(const char *op, const char *path) {
+  io_hook *h = atomic_load_explicit(&io_hook_current, memory_order_acquire);
+  int e = h != NULL ? h->fn(op, path, h->ud) : 0;
+  if (e != 0)
+    errno = e;
+  return e;
+}
+
+/* ------------------------------------------------------------------ keys */
+
+static void put_le64(unsigned char *p, uint64_t v) {
+  int i;
+  for (i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void asc__cache_key_init(asc__cache_key *k) {
+  memset(k, 0, sizeof *k);
+  XXH3_128bits_reset(&k->state);
+}
+
+static void key_add_raw(asc__cache_key *k, const char *name, uint64_t len,
+                        const void *bytes, size_t n) {
+  unsigned char l[8];
+  size_t nl = strlen(name);
+
+  put_le64(l, nl);
+  XXH3_128bits_update(&k->state, l, 8);
+  XXH3_128bits_update(&k->state, name, nl);
+  put_le64(l, len);
+  XXH3_128bits_update(&k->state, l, 8);
+  if (n > 0)
+    XXH3_128bits_update(&k->state, bytes, n);
+}
+
+void asc__cache_key_add(asc__cache_key *k, const char *name,
+                        const void *bytes, size_t len) {
+  key_add_raw(k, name, len, bytes, len);
+}
+
+void asc__cache_key_add_str(asc__cache_key *k, const char *name,
+                            const char *s) {
+  if (s == NULL)
+    key_add_raw(k, name, UINT64_MAX, NULL, 0); /* no string has this length */
+  else
+    key_add_raw(k, name, strlen(s), s, strlen(s));
+}
+
+void asc__cache_key_add_u64(asc__cache_key *k, const char *name, uint64_t v) {
+  unsigned char b[8];
+  put_le64(b, v);
+  key_add_raw(k, name, 8, b, 8);
+}
+
+void asc__cache_key_final(asc__cache_key *k) {
+  static const char hexd[] = "0123456789abcdef";
+  XXH128_canonical_t c;
+  int i;
+
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&k->state));
+  memcpy(k->digest, c.digest, 16);
+  for (i = 0; i < 16; i++) {
+    k->hex[2 * i] = hexd[k->digest[i] >> 4];
+    k->hex[2 * i + 1] = hexd[k->digest[i] & 15];
+  }
+  k->hex[32] = '\0';
+  k->final = true;
+}
+
+/* ------------------------------------------------------------ file utils */
+
+static char *path_join(const char *a, const char *b, const char *c) {
+  asc__buf p;
+  asc__buf_init(&p);
+  asc__buf_puts(&p, a);
+  if (b != NULL) {
+    asc__buf_puts(&p, "/");
+    asc__buf_puts(&p, b);
+  }
+  if (c != NULL)
+    asc__buf_puts(&p, c);
+  if (p.oom || p.data == NULL) {
+    asc__buf_free(&p);
+    return NULL;
+  }
+  return p.data;
+}
+
+/* mkdir -p with mode 0700 for what it creates.  0 or errno. */
+static int mkdir_p(const char *dir) {
+  char *p = asc__strdup(dir), *s;
+  int e = 0;
+
+  if (p == NULL)
+    return ENOMEM;
+  for (s = p + 1;; s++) {
+    if (*s == '/' || *s == '\0') {
+      char was = *s;
+      *s = '\0';
+      if (io_fail("mkdir", p) != 0 ||
+          (mkdir(p, 0700) != 0 && errno != EEXIST)) {
+        e = errno;
+        break;
+      }
+      *s = was;
+      if (was == '\0')
+        break;
+    }
+  }
+  asc__free(p);
+  return e;
+}
+
+static bool write_all(int fd, const void *buf, size_t n, off_t off) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = pwrite(fd, p, n, off);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    p += w;
+    off += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+static bool read_all(int fd, void *buf, size_t n, off_t off) {
+  char *p = buf;
+  while (n > 0) {
+    ssize_t r = pread(fd, p, n, off);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return false;
+    p += r;
+    off += r;
+    n -= (size_t)r;
+  }
+  return true;
+}
+
+/* XXH3-128 of the first size bytes of fd (canonical form). */
+static bool hash_fd(int fd, uint64_t size, unsigned char out[16]) {
+  XXH3_state_t st;
+  XXH128_canonical_t c;
+  char buf[16384];
+  uint64_t off = 0;
+
+  XXH3_128bits_reset(&st);
+  while (off < size) {
+    size_t n = size - off < sizeof buf ? (size_t)(size - off) : sizeof buf;
+    if (!read_all(fd, buf, n, (off_t)off))
+      return false;
+    XXH3_128bits_update(&st, buf, n);
+    off += n;
+  }
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+  memcpy(out, c.digest, 16);
+  return true;
+}
+
+/* Removes the files of dir, then dir.  Only one level: work directories
+ * hold plain files. */
+static void remove_dir_files(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+
+  if (d != NULL) {
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+static void fsync_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
+}
+
+/* ----------------------------------------------------------------- locks */
+
+/* Locks path (created if needed).  *fd receives the locked descriptor.
+ * Returns 0; EWOULDBLOCK when wait_ms is 0 and another holds it;
+ * ETIMEDOUT when wait_ms passed; or the errno of creating the file. */
+static int lock_file(const char *path, uint64_t wait_ms, int *fd) {
+  uint64_t deadline = uv_hrtime() + wait_ms * 1000000u;
+  unsigned delay = 1;
+  struct stat a, b;
+
+  *fd = -1;
+  for (;;) {
+    int f;
+    if (io_fail("create", path) != 0)
+      return errno;
+    f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (f < 0)
+      return errno;
+    while (flock(f, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno != EWOULDBLOCK || wait_ms == 0 || uv_hrtime() >= deadline) {
+        int e = errno == EWOULDBLOCK && wait_ms > 0 ? ETIMEDOUT : errno;
+        close(f);
+        return e;
+      }
+      uv_sleep(delay);
+      if (delay < 50)
+        delay *= 2;
+    }
+    /* The file may have been unlinked by its previous holder. */
+    if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino) {
+      *fd = f;
+      return 0;
+    }
+    close(f);
+  }
+}
+
+/* ------------------------------------------------------------- entries */
+
+typedef enum entry_state { ENTRY_MISSING, ENTRY_OK, ENTRY_BAD } entry_state;
+
+static void make_trailer(unsigned char t[ASC_CACHE_TRAILER_SIZE],
+                         uint64_t size, const unsigned char hash[16],
+                         const unsigned char key[16]) {
+  memset(t, 0, ASC_CACHE_TRAILER_SIZE);
+  put_le64(t, size);
+  memcpy(t + 8, hash, 16);
+  memcpy(t + 24, key, 16);
+  put_le64(t + 40, ASC_CACHE_FORMAT_VERSION |
+                       ((uint64_t)ASC_CACHE_TRAILER_SIZE << 32));
+  put_le64(t + 48, XXH3_64bits(t, 48));
+  memcpy(t + 56, TRAILER_MAGIC, 8);
+}
+
+/* Checks the entry at path against k: whole trailer, size, payload hash.
+ * On success the entry's times are set to now (LRU). */
+static entry_state entry_verify(const char *path, const asc__cache_key *k) {
+  unsigned char t[ASC_CACHE_TRAILER_SIZE], want[ASC_CACHE_TRAILER_SIZE];
+  unsigned char hash[16];
+  struct stat st;
+  uint64_t size;
+  entry_state r = ENTRY_BAD;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return errno == ENOENT ? ENTRY_MISSING : ENTRY_BAD;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (uint64_t)st.st_size <= ASC_CACHE_TRAILER_SIZE)
+    goto out;
+  size = (uint64_t)st.st_size - ASC_CACHE_TRAILER_SIZE;
+  if (!read_all(fd, t, sizeof t, (off_t)size) || !hash_fd(fd, size, hash))
+    goto out;
+  make_trailer(want, size, hash, k->digest);
+  if (memcmp(t, want, sizeof t) != 0)
+    goto out;
+  r = ENTRY_OK;
+  futimens(fd, NULL);
+out:
+  close(fd);
+  return r;
+}
+
+/* Appends the trailer to the built file, syncs it and renames it to
+ * entry.  0 or errno. */
+static int entry_publish(const char *built, const char *entry,
+                         const char *subdir, const asc__cache_key *k) {
+  unsigned char t[ASC_CACHE_TRAILER_SIZE], hash[16];
+  struct stat st;
+  int fd, e = 0;
+
+  fd = open(built, O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    return errno;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    e = errno ? errno : EINVAL;
+    goto out;
+  }
+  if (!hash_fd(fd, (uint64_t)st.st_size, hash)) {
+    e = errno ? errno : EIO;
+    goto out;
+  }
+  make_trailer(t, (uint64_t)st.st_size, hash, k->digest);
+  if (io_fail("write", built) != 0 ||
+      !write_all(fd, t, sizeof t, st.st_size) ||
+      io_fail("fsync", built) != 0 || fsync(fd) != 0) {
+    e = errno;
+    goto out;
+  }
+out:
+  if (close(fd) != 0 && e == 0)
+    e = errno;
+  if (e == 0 && (io_fail("rename", entry) != 0 || rename(built, entry) != 0))
+    e = errno;
+  if (e == 0)
+    fsync_dir(subdir);
+  return e;
+}
+
+/* ------------------------------------------------------------ directory */
+
+static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
+  const char *s = getenv(name);
+  char *end;
+  unsigned long long v;
+  int shift = 0;
+
+  if (s == NULL || *s == '\0')
+    return dflt;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0 || end == s)
+    return dflt;
+  if (suffixes && *end != '\0') {
+    switch (*end == 'k' || *end == 'm' || *end == 'g' || *end == 't'
+                ? *end - 'a' + 'A'
+                : *end) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: return dflt;
+    }
+    end++;
+    if (*end == 'i')
+      end++;
+    if (*end == 'B' || *end == 'b')
+      end++;
+  }
+  if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
+    return dflt;
+  return (uint64_t)v << shift;
+}
+
+/* The directory the environment names (asc__malloc), NULL if none. */
+static char *dir_from_env(void) {
+  const char *s = getenv("ASC_CACHE_DIR");
+  struct passwd pw, *res = NULL;
+  char pwbuf[4096];
+
+  if (s != NULL && *s != '\0')
+    return asc__strdup(s);
+  s = getenv("XDG_CACHE_HOME");
+  if (s != NULL && s[0] == '/')   /* relative values are invalid (XDG) */
+    return path_join(s, "asc", NULL);
+  s = getenv("HOME");
+  if ((s == NULL || s[0] != '/') &&
+      getpwuid_r(geteuid(), &pw, pwbuf, sizeof pwbuf, &res) == 0 &&
+      res != NULL)
+    s = pw.pw_dir;
+  if (s == NULL || s[0] != '/')
+    return NULL;
+  return path_join(s, ".cache/asc", NULL);
+}
+
+/* Creates dir if needed and checks that it is safe and writable.  Returns
+ * NULL when usable, else why not (asc__malloc'd; "" on OOM). */
+static char *dir_problem(const char *dir) {
+  struct stat st;
+  struct statvfs vfs;
+  asc__buf why;
+  int e;
+
+  asc__buf_init(&why);
+  e = mkdir_p(dir);
+  if (e == ENOMEM)
+    return asc__strdup("");
+  if (e != 0)
+    asc__buf_printf(&why, "cannot create it: %s", strerror(e));
+  else if (stat(dir, &st) != 0)
+    asc__buf_printf(&why, "%s", strerror(errno));
+  else if (!S_ISDIR(st.st_mode))
+    asc__buf_puts(&why, "not a directory");
+  else if (st.st_uid != geteuid())
+    asc__buf_printf(&why, "owned by uid %ld, not by this user (uid %ld)",
+                    (long)st.st_uid, (long)geteuid());
+  else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    asc__buf_printf(&why, "group or world writable (mode %04o)",
+                    (unsigned)(st.st_mode & 07777));
+  else if ((st.st_mode & S_IWUSR) == 0 || access(dir, W_OK | X_OK) != 0)
+    asc__buf_puts(&why, "read-only");
+  else if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0)
+    asc__buf_puts(&why, "on a read-only file system");
+  else
+    return NULL;
+  if (why.oom || why.data == NULL) {
+    asc__buf_free(&why);
+    return asc__strdup("");
+  }
+  return why.data;
+}
+
+/* Moves c to a private temporary directory because `failed` (the directory
+ * in use when the trouble happened) is unusable for `why`.  Returns
+ * ascSuccess when c now uses another directory (maybe switched by another
+ * thread meanwhile), ascErrorCache when there is none. */
+static ascError_t use_fallback(asc__cache *c, const char *failed,
+                               const char *why) {
+  const char *tmp = getenv("TMPDIR");
+  ascError_t err = ascSuccess;
+  char *templ;
+
+  if (tmp == NULL || tmp[0] != '/')
+    tmp = "/tmp";
+  uv_mutex_lock(&c->lock);
+  if (failed != NULL && c->dir != failed)
+    goto out; /* someone switched already */
+  if (c->fallback) {
+    err = asc__error(ascErrorCache,
+                     "kernel cache: private directory %s unusable: %s",
+                     c->dir ? c->dir : "(none)", why);
+    goto out;
+  }
+  {
+    char name[64];
+    snprintf(name, sizeof name, "asc-cache-%ld-XXXXXX", (long)geteuid());
+    templ = path_join(tmp, name, NULL);
+  }
+  if (templ == NULL) {
+    err = asc__error(ascErrorOutOfMemory, "out of memory");
+    goto out;
+  }
+  if (mkdtemp(templ) == NULL) {
+    err = asc__error(ascErrorCache,
+                     "kernel cache %s unusable (%s), and no private "
+                     "directory could be made in %s: %s",
+                     c->configured ? c->configured : "(unset)", why, tmp,
+                     strerror(errno));
+    asc__free(templ);
+    goto out;
+  }
+  fprintf(stderr,
+          "libasc: warning: kernel cache %s unusable (%s); compiling in %s "
+          "for this process\n",
+          c->configured ? c->configured : "(no directory)", why, templ);
+  c->fallback_dir = templ;
+  c->dir = templ;
+  c->fallback = true;
+  atomic_fetch_add(&c->fallbacks, 1);
+out:
+  uv_mutex_unlock(&c->lock);
+  return err;
+}
+
+ascError_t asc__cache_open(asc__cache **out, const char *dir) {
+  asc__cache *c;
+  char *why = NULL;
+  char cwd[4096];
+  ascError_t err;
+
+  *out = NULL;
+  c = asc__calloc(1, sizeof *c);
+  if (c == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  if (uv_mutex_init(&c->lock) != 0) {
+    asc__free(c);
+    return asc__error(ascErrorInternal, "cannot create a mutex");
+  }
+  c->max_bytes = env_u64("ASC_CACHE_MAX_BYTES", ASC_CACHE_DEFAULT_MAX_BYTES,
+                         true);
+  c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
+                               DEFAULT_LOCK_TIMEOUT_MS, false);
+  c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
+  if (c->configured != NULL && c->configured[0] != '/' &&
+      getcwd(cwd, sizeof cwd) != NULL) {
+    /* Relative to the directory we start in, not to a later chdir. */
+    char *abs = path_join(cwd, c->configured, NULL);
+    asc__free(c->configured);
+    c->configured = abs;
+    if (abs == NULL) {
+      asc__cache_close(c);
+      return asc__error(ascErrorOutOfMemory, "out of memory");
+    }
+  }
+  if (c->configured != NULL) {
+    why = dir_problem(c->configured);
+    if (why == NULL)
+      c->dir = c->configured;
+  } else if (dir != NULL || (why = asc__strdup("no home directory")) == NULL) {
+    asc__cache_close(c);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  if (why != NULL && why[0] == '\0') {
+    asc__free(why);
+    asc__cache_close(c);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  if (why != NULL) {
+    /* Not a failure of open: compilation still works, privately. */
+    err = use_fallback(c, NULL, why);
+    asc__free(why);
+    if (err == ascErrorOutOfMemory) {
+      asc__cache_close(c);
+      return err;
+    }
+  } else if (c->dir == NULL) {
+    asc__cache_close(c);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  *out = c;
+  return ascSuccess;
+}
+
+static void remove_tree(const char *dir);
+
+void asc__cache_close(asc__cache *c) {
+  if (c == NULL)
+    return;
+  if (c->fallback_dir != NULL)
+    remove_tree(c->fallback_dir);
+  uv_mutex_destroy(&c->lock);
+  asc__free(c->configured);
+  asc__free(c->fallback_dir);
+  asc__free(c);
+}
+
+static uv_once_t default_once = UV_ONCE_INIT;
+static uv_mutex_t default_lock;
+static asc__cache *default_cache;
+static pid_t default_pid;
+
+static void default_init(void) { uv_mutex_init(&default_lock); }
+
+/* The process's cache is never closed, but its private directory, if it
+ * had to make one, should not outlive the process.  Only the process that
+ * made it removes it: a forked child that calls exit() must not. */
+__attribute__((destructor)) static void default_cleanup(void) {
+  if (default_cache != NULL && getpid() == default_pid) {
+    uv_mutex_lock(&default_lock);
+    uv_mutex_lock(&default_cache->lock);
+    if (default_cache->fallback_dir != NULL)
+      remove_tree(default_cache->fallback_dir);
+    uv_mutex_unlock(&default_cache->lock);
+    uv_mutex_unlock(&default_lock);
+  }
+}
+
+ascError_t asc__cache_default(asc__cache **out) {
+  ascError_t err = ascSuccess;
+
+  uv_once(&default_once, default_init);
+  uv_mutex_lock(&default_lock);
+  if (default_cache == NULL) {
+    err = asc__cache_open(&default_cache, NULL);
+    default_pid = getpid();
+  }
+  *out = default_cache;
+  uv_mutex_unlock(&default_lock);
+  return err;
+}
+
+/* The directory in use now (valid until close), or NULL. */
+static const char *current_dir(asc__cache *c) {
+  const char *d;
+
+  uv_mutex_lock(&c->lock);
+  d = c->dir;
+  uv_mutex_unlock(&c->lock);
+  return d;
+}
+
+/* ---------------------------------------------------------------- scans */
+
+typedef struct scan_entry {
+  char *path;
+  uint64_t size;
+  struct timespec mtime;
+} scan_entry;
+
+typedef struct scan {
+  scan_entry *v;
+  size_t n, cap;
+  uint64_t bytes;
+  uint64_t temporaries;
+  bool oom;
+} scan;
+
+enum { SCAN_STATS, SCAN_EVICT, SCAN_CLEAR };
+
+static bool is_hex(const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+      return false;
+  return true;
+}
+
+static void remove_tree_depth(const char *dir, int depth) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  struct stat st;
+
+  if (d != NULL) {
+    while ((e = readdir(d)) != NULL) {
+      char *p;
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      p = path_join(dir, e->d_name, NULL);
+      if (p == NULL)
+        continue;
+      if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth > 0)
+        remove_tree_depth(p, depth - 1);
+      else
+        unlink(p);
+      asc__free(p);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+/* Cache directories are three levels deep at most. */
+static void remove_tree(const char *dir) { remove_tree_depth(dir, 3); }
+
+static void scan_add(scan *s, const char *path, const struct stat *st) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    scan_entry *v = asc__realloc(s->v, cap * sizeof *v);
+    if (v == NULL) {
+      s->oom = true;
+      return;
+    }
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n].path = asc__strdup(path);
+  if (s->v[s->n].path == NULL) {
+    s->oom = true;
+    return;
+  }
+  s->v[s->n].size = (uint64_t)st->st_size;
+  s->v[s->n].mtime = st->st_mtim;
+  s->n++;
+}
+
+static void scan_free(scan *s) {
+  size_t i;
+  for (i = 0; i < s->n; i++)
+    asc__free(s->v[i].path);
+  asc__free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+/* A temporary ".tmp-<30 hex>-XXXXXX" in sub: removes it when its key is
+ * not being built (its lock is free) and, unless clearing, it is stale. */
+static void temp_maybe_remove(const char *sub, const char *name,
+                              const char *path, const struct stat *st,
+                              int mode) {
+  char rest[31];
+  char *lockp;
+  int fd;
+
+  if (mode == SCAN_STATS)
+    return;
+  if (mode == SCAN_EVICT && time(NULL) - st->st_mtime < STALE_TEMP_SECONDS)
+    return;
+  if (strlen(name) < 5 + 30 || !is_hex(name + 5, 30)) {
+    if (mode == SCAN_CLEAR)
+      S_ISDIR(st->st_mode) ? remove_dir_files(path) : (void)unlink(path);
+    return;
+  }
+  memcpy(rest, name + 5, 30);
+  rest[30] = '\0';
+  lockp = path_join(sub, rest, ".lock");
+  if (lockp == NULL)
+    return;
+  if (lock_file(lockp, 0, &fd) == 0) {
+    char *entry = path_join(sub, rest, ".so");
+    if (S_ISDIR(st->st_mode))
+      remove_dir_files(path);
+    else
+      unlink(path);
+    if (entry != NULL && access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(lockp); /* held: see entry_remove */
+    asc__free(entry);
+    close(fd);
+  }
+  asc__free(lockp);
+}
+
+/* A lock file "<30 hex>.lock" whose entry does not exist (its builds
+ * failed): removed when clearing, or when stale, if nobody holds it. */
+static void lock_maybe_remove(const char *sub, const char *name,
+                              const char *path, const struct stat *st,
+                              int mode) {
+  char *entry;
+  int fd;
+
+  if (mode == SCAN_STATS)
+    return;
+  if (mode == SCAN_EVICT && time(NULL) - st->st_mtime < STALE_TEMP_SECONDS)
+    return;
+  entry = path_join(sub, name, NULL);
+  if (entry == NULL)
+    return;
+  memcpy(entry + strlen(entry) - 5, ".so", 4);
+  if (access(entry, F_OK) != 0 && errno == ENOENT &&
+      lock_file(path, 0, &fd) == 0) {
+    if (access(entry, F_OK) != 0 && errno == ENOENT)
+      unlink(path);
+    close(fd);
+  }
+  asc__free(entry);
+}
+
+/* Walks every fan-out directory of dir, collecting entries (and, by
+ * mode, removing temporaries). */
+static void scan_dir(const char *dir, scan *s, int mode) {
+  DIR *top = opendir(dir), *d;
+  struct dirent *e, *f;
+  struct stat st;
+
+  if (top == NULL)
+    return;
+  while ((e = readdir(top)) != NULL) {
+    char *sub;
+    if (strlen(e->d_name) != 2 || !is_hex(e->d_name, 2))
+      continue;
+    sub = path_join(dir, e->d_name, NULL);
+    if (sub == NULL || (d = opendir(sub)) == NULL) {
+      s->oom |= sub == NULL;
+      asc__free(sub);
+      continue;
+    }
+    while ((f = readdir(d)) != NULL) {
+      size_t len = strlen(f->d_name);
+      char *p;
+      bool entry = len == 33 && strcmp(f->d_name + 30, ".so") == 0 &&
+                   is_hex(f->d_name, 30);
+      bool temp = strncmp(f->d_name, ".tmp-", 5) == 0;
+      bool lock = len == 35 && strcmp(f->d_name + 30, ".lock") == 0 &&
+                  is_hex(f->d_name, 30);
+      if (!entry && !temp && !lock)
+        continue;
+      p = path_join(sub, f->d_name, NULL);
+      if (p == NULL) {
+        s->oom = true;
+        continue;
+      }
+      if (lstat(p, &st) == 0) {
+        if (entry && S_ISREG(st.st_mode)) {
+          scan_add(s, p, &st);
+          s->bytes += (uint64_t)st.st_size;
+        } else if (temp) {
+          s->temporaries++;
+          temp_maybe_remove(sub, f->d_name, p, &st, mode);
+        } else if (lock && S_ISREG(st.st_mode)) {
+          lock_maybe_remove(sub, f->d_name, p, &st, mode);
+        }
+      }
+      asc__free(p);
+    }
+    closedir(d);
+    asc__free(sub);
+  }
+  closedir(top);
+}
+
+/* Removes an entry and its lock file if nobody holds its lock.  The lock
+ * file goes first while we hold it, so a waiter that gets the old inode
+ * notices (lock_file compares inodes) and starts over. */
+static bool entry_remove(const char *path) {
+  size_t n = strlen(path);
+  char *lockp = asc__malloc(n + 3);
+  bool removed = false;
+  int fd;
+
+  if (lockp == NULL)
+    return false;
+  memcpy(lockp, path, n - 3);
+  memcpy(lockp + n - 3, ".lock", 6);
+  if (lock_file(lockp, 0, &fd) == 0) {
+    removed = unlink(path) == 0;
+    unlink(lockp);
+    close(fd);
+  }
+  asc__free(lockp);
+  return removed;
+}
+
+static int by_mtime(const void *a, const void *b) {
+  const scan_entry *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec)
+    return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+    return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+/* Evicts least recently used entries of dir until it fits the cap, never
+ * `keep` (just published) nor an entry whose key is locked. */
+static void evict(asc__cache *c, const char *dir, const char *keep) {
+  scan s;
+  size_t i;
+
+  memset(&s, 0, sizeof s);
+  scan_dir(dir, &s, SCAN_EVICT);
+  if (s.bytes > c->max_bytes && !s.oom) {
+    qsort(s.v, s.n, sizeof *s.v, by_mtime);
+    for (i = 0; i < s.n && s.bytes > c->max_bytes; i++) {
+      if (strcmp(s.v[i].path, keep) == 0)
+        continue;
+      if (entry_remove(s.v[i].path)) {
+        s.bytes -= s.v[i].size;
+        atomic_fetch_add(&c->evictions, 1);
+      }
+    }
+  }
+  scan_free(&s);
+}
+
+ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st) {
+  scan s;
+
+  if (c == NULL || st == NULL)
+    return asc__error(ascErrorInvalidValue, "NULL cache or stats");
+  memset(st, 0, sizeof *st);
+  memset(&s, 0, sizeof s);
+  uv_mutex_lock(&c->lock);
+  st->dir = c->dir;
+  st->configured = c->configured;
+  st->fallback = c->fallback;
+  uv_mutex_unlock(&c->lock);
+  st->max_bytes = c->max_bytes;
+  st->hits = atomic_load(&c->hits);
+  st->misses = atomic_load(&c->misses);
+  st->builds = atomic_load(&c->builds);
+  st->corrupt = atomic_load(&c->corrupt);
+  st->evictions = atomic_load(&c->evictions);
+  st->fallbacks = atomic_load(&c->fallbacks);
+  if (st->dir != NULL)
+    scan_dir(st->dir, &s, SCAN_STATS);
+  st->entries = s.n;
+  st->bytes = s.bytes;
+  st->temporaries = s.temporaries;
+  scan_free(&s);
+  return ascSuccess;
+}
+
+ascError_t asc__cache_clear(asc__cache *c, uint64_t *removed) {
+  const char *dir;
+  uint64_t n = 0;
+  scan s;
+  size_t i;
+
+  if (removed != NULL)
+    *removed = 0;
+  if (c == NULL)
+    return asc__error(ascErrorInvalidValue, "NULL cache");
+  dir = current_dir(c);
+  if (dir == NULL)
+    return asc__error(ascErrorCache, "kernel cache: no usable directory");
+  memset(&s, 0, sizeof s);
+  scan_dir(dir, &s, SCAN_CLEAR);
+  for (i = 0; i < s.n; i++)
+    if (entry_remove(s.v[i].path))
+      n++;
+  if (s.oom) {
+    scan_free(&s);
+    return asc__error(ascErrorOutOfMemory, "out of memory clearing %s", dir);
+  }
+  scan_free(&s);
+  if (removed != NULL)
+    *removed = n;
+  return ascSuccess;
+}
+
+/* ------------------------------------------------------------ get/build */
+
+typedef struct key_paths {
+  char *sub, *entry, *lockp, *work;
+} key_paths;
+
+static void key_paths_free(key_paths *p) {
+  asc__free(p->sub);
+  asc__free(p->entry);
+  asc__free(p->lockp);
+  asc__free(p->work);
+}
+
+/* One attempt in dir.  Trouble with the directory itself (cannot create,
+ * write, rename) is described in why and ascErrorCache returned, so the
+ * caller can move to the fallback directory. */
+static ascError_t get_in_dir(asc__cache *c, const char *dir,
+                             const asc__cache_key *k,
+                             asc__cache_build_fn build, void *ud,
+                             char **so_path, asc__buf *why) {
+  char sub2[3] = {k->hex[0], k->hex[1], '\0'};
+  key_paths p;
+  entry_state es;
+  char *built = NULL;
+  ascError_t err = ascSuccess;
+  int lfd = -1, e;
+  size_t wl;
+
+  memset(&p, 0, sizeof p);
+  p.sub = path_join(dir, sub2, NULL);
+  p.entry = p.sub ? path_join(p.sub, k->hex + 2, ".so") : NULL;
+  p.lockp = p.sub ? path_join(p.sub, k->hex + 2, ".lock") : NULL;
+  p.work = p.sub ? path_join(p.sub, ".tmp-", k->hex + 2) : NULL;
+  if (p.entry == NULL || p.lockp == NULL || p.work == NULL) {
+    key_paths_free(&p);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+
+  es = entry_verify(p.entry, k);
+  if (es == ENTRY_OK)
+    goto hit;
+
+  if (io_fail("mkdir", p.sub) != 0 ||
+      (mkdir(p.sub, 0700) != 0 && errno != EEXIST)) {
+    asc__buf_printf(why, "cannot create %s: %s", p.sub, strerror(errno));
+    goto trouble;
+  }
+  e = lock_file(p.lockp, c->lock_timeout_ms, &lfd);
+  if (e == ETIMEDOUT || e == ENOLCK || e == EOPNOTSUPP || e == EINVAL) {
+    /* A holder stuck for longer than any compile may take, or a file
+     * system without locks: build anyway.  Publishing is atomic, so the
+     * worst case is building twice. */
+    lfd = -1;
+  } else if (e != 0) {
+    asc__buf_printf(why, "cannot lock %s: %s", p.lockp, strerror(e));
+    goto trouble;
+  }
+  es = entry_verify(p.entry, k);
+  if (es == ENTRY_OK)
+    goto hit;
+  if (es == ENTRY_BAD) {
+    atomic_fetch_add(&c->corrupt, 1);
+    if (unlink(p.entry) != 0 && (errno == EISDIR || errno == EPERM))
+      remove_tree(p.entry); /* something made a directory there */
+  }
+  atomic_fetch_add(&c->misses, 1);
+
+  /* ".tmp-<rest>" + "-XXXXXX" */
+  wl = strlen(p.work);
+  {
+    char *w = asc__realloc(p.work, wl + 8);
+    if (w == NULL) {
+      err = asc__error(ascErrorOutOfMemory, "out of memory");
+      goto out;
+    }
+    memcpy(w + wl, "-XXXXXX", 8);
+    p.work = w;
+    wl += 7;
+  }
+  if (io_fail("mkdtemp", p.work) != 0 || mkdtemp(p.work) == NULL) {
+    asc__buf_printf(why, "cannot create a work directory in %s: %s", p.sub,
+                    strerror(errno));
+    goto trouble;
+  }
+  err = build(ud, p.work, &built);
+  if (err != ascSuccess) {
+    rmdir(p.work); /* kept when the build left files to inspect */
+    asc__free(built);
+    built = NULL;
+    if (err == ascErrorCache) {
+      asc__buf_puts(why, ascGetLastErrorMessage());
+      goto trouble;
+    }
+    goto out;
+  }
+  atomic_fetch_add(&c->builds, 1);
+  if (built == NULL || strncmp(built, p.work, wl) != 0 || built[wl] != '/') {
+    err = asc__error(ascErrorInternal,
+                     "kernel cache: build result %s is not in %s",
+                     built ? built : "(null)", p.work);
+    remove_dir_files(p.work);
+    goto out;
+  }
+  e = entry_publish(built, p.entry, p.sub, k);
+  remove_dir_files(p.work);
+  if (e != 0) {
+    asc__buf_printf(why, "cannot write %s: %s", p.entry, strerror(e));
+    goto trouble;
+  }
+  if (lfd >= 0) {
+    close(lfd);
+    lfd = -1;
+  }
+  evict(c, dir, p.entry);
+  goto done;
+
+hit:
+  atomic_fetch_add(&c->hits, 1);
+done:
+  *so_path = p.entry;
+  p.entry = NULL;
+  goto out;
+trouble:
+  if (why->oom)
+    err = asc__error(ascErrorOutOfMemory, "out of memory");
+  else
+    err = ascErrorCache;
+out:
+  if (lfd >= 0)
+    close(lfd);
+  asc__free(built);
+  key_paths_free(&p);
+  return err;
+}
+
+ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
+                                   asc__cache_build_fn build, void *ud,
+                                   char **so_path) {
+  ascError_t err;
+  int attempt;
+
+  if (so_path != NULL)
+    *so_path = NULL;
+  if (c == NULL || k == NULL || build == NULL || so_path == NULL)
+    return asc__error(ascErrorInvalidValue,
+                      "NULL cache, key, build function or result");
+  if (!k->final)
+    return asc__error(ascErrorInvalidValue, "cache key not finalised");
+  for (attempt = 0; attempt < 3; attempt++) {
+    const char *dir = current_dir(c);
+    asc__buf why;
+
+    if (dir == NULL) {
+      /* Not even a private directory could be made so far: try again,
+       * /tmp may have room now. */
+      err = use_fallback(c, NULL, "no usable directory");
+      if (err != ascSuccess)
+        return err;
+      continue;
+    }
+    asc__buf_init(&why);
+    err = get_in_dir(c, dir, k, build, ud, so_path, &why);
+    if (err != ascErrorCache || why.len == 0) {
+      asc__buf_free(&why);
+      return err;
+    }
+    err = use_fallback(c, dir, asc__buf_str(&why));
+    asc__buf_free(&why);
+    if (err != ascSuccess)
+      return err;
+  }
+  return asc__error(ascErrorCache, "kernel cache: no usable directory");
+}

@@ -1,0 +1,804 @@
+/*
+ * Running the system C compiler.
+ *
+ * Each run owns a private uv_loop: one pipe carries the child's stdout and
+ * stderr (both ends of the child share it, so diagnostics keep their
+ * order), one timer bounds the run, one process handle reaps the child.
+ * The child is a process-group leader (UV_PROCESS_DETACHED calls setsid),
+ * so a timeout kills the compiler driver and everything it started (cc1,
+ * as, ld) with one signal.
+ *
+ * Known compilers live in a process-wide list, because their identity is a
+ * property of the process's environment, not of any libasc object.  The
+ * list lock is held only to find or insert an entry; `--version` runs under
+ * the entry's own lock, so a slow compiler never blocks another one.
+ */
+#include "jit/cc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <uv.h>
+
+#ifndef ASC_DEFAULT_CC
+#define ASC_DEFAULT_CC "cc"
+#endif
+
+extern char **environ;
+
+/* Flags every kernel is compiled with.  No -ffast-math: Python float
+ * semantics are IEEE (NaN compares, signed zeros, no reassociation).
+ * -fno-math-errno only stops libm calls from setting errno, which generated
+ * code never reads, and lets sqrt become one instruction.  -ffp-contract=off:
+ * a * x + y rounds twice in Python, so it must not become one fma (gcc's
+ * GNU-mode default contracts, and -march=native has fma).  -fwrapv:
+ * integer arithmetic of every width wraps (numpy, and the fold pass);
+ * without it gcc may assume int32/int64 never overflow and fold x + 1 > x
+ * to true. */
+static const char *const default_flags[] = {
+    "-std=gnu11",      "-fPIC",             "-shared", "-march=native",
+    "-fno-math-errno", "-ffp-contract=off", "-fwrapv", "-pipe",
+};
+/* gcc only: with -std=gnu11 gcc keeps _Float16 intermediates in float
+ * ("fast" excess precision); generated code relies on every float16
+ * operation and cast rounding, as ISO C says.  clang rounds already (and
+ * older clang rejects the option). */
+static const char *const gcc_flags[] = {"-fexcess-precision=standard"};
+
+/* How long a run may still hold its output pipe open after the child
+ * exited (a grandchild that escaped the process group). */
+#define AFTER_EXIT_GRACE_MS 2000
+
+struct asc__cc {
+  struct asc__cc *next;
+  char *spec;           /* the ASC_CC value this entry answers */
+  char **prefix;        /* argv words of spec; prefix[0] resolved */
+  int nprefix;
+  char *path;           /* == prefix[0] */
+  char *identity;       /* NULL until computed */
+  bool is_clang;        /* from --version */
+  uv_mutex_t lock;      /* serialises computing identity */
+};
+
+static uv_once_t registry_once = UV_ONCE_INIT;
+static uv_mutex_t registry_lock;
+static asc__cc *registry;
+static int registry_ok;
+
+static void registry_init(void) {
+  registry_ok = uv_mutex_init(&registry_lock) == 0;
+}
+
+/* ------------------------------------------------------------ utilities */
+
+/* Splits s on whitespace into a NULL-terminated vector held in one
+ * allocation (pointers followed by the copied words). */
+static char **split_words(const char *s, int *count) {
+  size_t len = strlen(s), nwords = 0, i;
+  bool in = false;
+  char **v, *text;
+  int n = 0;
+
+  for (i = 0; i < len; i++) {
+    bool sp = s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r';
+    if (!sp && !in)
+      nwords++;
+    in = !sp;
+  }
+  v = asc__malloc((nwords + 1) * sizeof *v + len + 1);
+  if (v == NULL)
+    return NULL;
+  text = (char *)(v + nwords + 1);
+  memcpy(text, s, len + 1);
+  in = false;
+  for (i = 0; i < len; i++) {
+    bool sp = text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
+              text[i] == '\r';
+    if (sp)
+      text[i] = '\0';
+    else if (!in)
+      v[n++] = text + i;
+    in = !sp;
+  }
+  v[n] = NULL;
+  *count = n;
+  return v;
+}
+
+static bool is_executable_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+         access(path, X_OK) == 0;
+}
+
+/* path made absolute against the working directory, symlinks kept (a
+ * wrapper such as ccache decides what to do from argv[0]). */
+static char *absolute(const char *path) {
+  char cwd[4096];
+  asc__buf b;
+
+  if (path[0] == '/') {
+    char *d = asc__strdup(path);
+    if (d == NULL)
+      errno = ENOMEM;
+    return d;
+  }
+  if (getcwd(cwd, sizeof cwd) == NULL)
+    return NULL;
+  asc__buf_init(&b);
+  asc__buf_printf(&b, "%s/%s", cwd, path);
+  if (b.oom) {
+    asc__buf_free(&b);
+    errno = ENOMEM;
+    return NULL;
+  }
+  return b.data;
+}
+
+/* name looked up on PATH as execvp would (used as is when it has a '/');
+ * an absolute path, or NULL with errno set. */
+static char *resolve_on_path(const char *name) {
+  const char *p = getenv("PATH"), *end;
+  asc__buf b;
+
+  if (strchr(name, '/') != NULL) {
+    if (!is_executable_file(name)) {
+      errno = ENOENT;
+      return NULL;
+    }
+    return absolute(name);
+  }
+  if (p == NULL || *p == '\0')
+    p = "/usr/local/bin:/usr/bin:/bin";
+  asc__buf_init(&b);
+  for (;; p = end + 1) {
+    end = strchr(p, ':');
+    if (end == NULL)
+      end = p + strlen(p);
+    b.len = 0;
+    if (end == p)
+      asc__buf_puts(&b, ".");
+    else
+      asc__buf_put(&b, p, (size_t)(end - p));
+    asc__buf_printf(&b, "/%s", name);
+    if (b.oom) {
+      asc__buf_free(&b);
+      errno = ENOMEM;
+      return NULL;
+    }
+    if (is_executable_file(b.data)) {
+      char *r = absolute(b.data);
+      asc__buf_free(&b);
+      return r;
+    }
+    if (*end == '\0')
+      break;
+  }
+  asc__buf_free(&b);
+  errno = ENOENT;
+  return NULL;
+}
+
+static uint64_t timeout_ms_from_env(void) {
+  const char *s = getenv("ASC_CC_TIMEOUT_MS");
+  char *end;
+  unsigned long long v;
+
+  if (s == NULL || *s == '\0')
+    return ASC_CC_DEFAULT_TIMEOUT_MS;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v == 0)
+    return ASC_CC_DEFAULT_TIMEOUT_MS;
+  return (uint64_t)v;
+}
+
+static const char *cc_spec_from_env(void) {
+  const char *s = getenv("ASC_CC");
+  if (s != NULL && strspn(s, " \t\r\n") != strlen(s))
+    return s;
+  s = ASC_DEFAULT_CC;
+  return *s ? s : "cc";
+}
+
+/* ------------------------------------------------------- child processes */
+
+typedef struct run_state {
+  uv_loop_t loop;
+  uv_process_t proc;
+  uv_pipe_t out;
+  uv_timer_t timer;
+  asc__buf *buf;
+  bool pipe_open, proc_open, timer_open;
+  bool exited, timed_out, truncated;
+  int status;
+  char rbuf[16384];
+} run_state;
+
+static void on_close(uv_handle_t *h) { ASC_UNUSED(h); }
+
+static void finish_if_done(run_state *r) {
+  if (r->exited && !r->pipe_open && r->timer_open) {
+    uv_close((uv_handle_t *)&r->timer, on_close);
+    r->timer_open = false;
+  }
+}
+
+static void close_pipe(run_state *r) {
+  if (r->pipe_open) {
+    uv_close((uv_handle_t *)&r->out, on_close);
+    r->pipe_open = false;
+  }
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  run_state *r = h->data;
+  ASC_UNUSED(suggested);
+  *buf = uv_buf_init(r->rbuf, sizeof r->rbuf);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  run_state *r = s->data;
+
+  if (n > 0) {
+    size_t keep = (size_t)n;
+    if (r->buf->len >= ASC_CC_MAX_OUTPUT) {
+      keep = 0;
+    } else if (keep > ASC_CC_MAX_OUTPUT - r->buf->len) {
+      keep = ASC_CC_MAX_OUTPUT - r->buf->len;
+    }
+    if (keep < (size_t)n)
+      r->truncated = true;
+    asc__buf_put(r->buf, buf->base, keep);
+  } else if (n < 0) {
+    close_pipe(r);
+    finish_if_done(r);
+  }
+}
+
+static void on_timer(uv_timer_t *t);
+
+static void on_exit_cb(uv_process_t *p, int64_t exit_status, int term_signal) {
+  run_state *r = p->data;
+
+  r->exited = true;
+  r->status = term_signal ? 128 + term_signal : (int)exit_status;
+  uv_close((uv_handle_t *)p, on_close);
+  r->proc_open = false;
+  if (r->pipe_open && r->timer_open) {
+    /* Normally EOF is already queued; give escaped grandchildren a moment,
+     * then stop listening. */
+    uv_timer_stop(&r->timer);
+    uv_timer_start(&r->timer, on_timer, AFTER_EXIT_GRACE_MS, 0);
+  }
+  finish_if_done(r);
+}
+
+static void on_timer(uv_timer_t *t) {
+  run_state *r = t->data;
+
+  if (!r->exited) {
+    r->timed_out = true;
+    /* The whole group: the driver and the programs it started. */
+    uv_kill(-r->proc.pid, SIGKILL);
+    uv_process_kill(&r->proc, SIGKILL);
+    uv_timer_start(t, on_timer, AFTER_EXIT_GRACE_MS, 0);
+    return;
+  }
+  close_pipe(r);
+  finish_if_done(r);
+}
+
+/* Builds the child's environment: ours with LC_ALL=C, so diagnostics and
+ * `--version` do not depend on the caller's locale. */
+static char **child_env(void) {
+  size_t n = 0, i, j = 0;
+  char **env;
+
+  while (environ != NULL && environ[n] != NULL)
+    n++;
+  env = asc__malloc((n + 2) * sizeof *env);
+  if (env == NULL)
+    return NULL;
+  for (i = 0; i < n; i++)
+    if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+      env[j++] = environ[i];
+  env[j++] = (char *)"LC_ALL=C";
+  env[j] = NULL;
+  return env;
+}
+
+ascError_t asc__run_process(char *const *argv, uint64_t timeout_ms,
+                            asc__buf *out, int *status) {
+  run_state *r;
+  uv_process_options_t o;
+  uv_stdio_container_t stdio[3];
+  uv_file fds[2] = {-1, -1};
+  char **env;
+  ascError_t err = ascSuccess;
+  int rc;
+
+  *status = -1;
+  r = asc__calloc(1, sizeof *r);
+  env = child_env();
+  if (r == NULL || env == NULL) {
+    asc__free(r);
+    asc__free(env);
+    return asc__error(ascErrorOutOfMemory, "out of memory running %s",
+                      argv[0]);
+  }
+  r->buf = out;
+  rc = uv_loop_init(&r->loop);
+  if (rc != 0) {
+    asc__free(r);
+    asc__free(env);
+    return asc__error(ascErrorInternal, "cannot run %s: uv_loop_init: %s",
+                      argv[0], uv_strerror(rc));
+  }
+  rc = uv_pipe(fds, 0, 0);
+  if (rc == 0)
+    rc = uv_pipe_init(&r->loop, &r->out, 0);
+  if (rc == 0) {
+    r->out.data = r;
+    rc = uv_pipe_open(&r->out, fds[0]);
+    r->pipe_open = true;
+    if (rc != 0)
+      close(fds[0]);
+    fds[0] = -1;
+  }
+  if (rc == 0) {
+    memset(&o, 0, sizeof o);
+    stdio[0].flags = UV_IGNORE;
+    stdio[1].flags = UV_INHERIT_FD;
+    stdio[1].data.fd = fds[1];
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = fds[1];
+    o.file = argv[0];
+    o.args = (char **)argv;
+    o.env = env;
+    o.stdio = stdio;
+    o.stdio_count = 3;
+    o.exit_cb = on_exit_cb;
+    o.flags = UV_PROCESS_DETACHED;
+    r->proc.data = r;
+    rc = uv_spawn(&r->loop, &r->proc, &o);
+    if (rc == 0)
+      r->proc_open = true;
+    else
+      uv_close((uv_handle_t *)&r->proc, on_close);
+  }
+  if (fds[1] >= 0)
+    close(fds[1]);
+  if (fds[0] >= 0)
+    close(fds[0]);
+  if (rc != 0) {
+    err = asc__error(ascErrorInternal, "cannot run '%s': %s", argv[0],
+                     uv_strerror(rc));
+    close_pipe(r);
+  } else {
+    uv_timer_init(&r->loop, &r->timer);
+    r->timer.data = r;
+    r->timer_open = true;
+    uv_timer_start(&r->timer, on_timer, timeout_ms, 0);
+    uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
+  }
+  uv_run(&r->loop, UV_RUN_DEFAULT);
+  if (uv_loop_close(&r->loop) != 0 && err == ascSuccess)
+    err = asc__error(ascErrorInternal, "running %s left handles open",
+                     argv[0]);
+  if (err == ascSuccess) {
+    *status = r->status;
+    if (r->truncated)
+      asc__buf_puts(out, "\n[... output truncated]\n");
+    if (out->oom)
+      err = asc__error(ascErrorOutOfMemory,
+                       "out of memory capturing the output of %s", argv[0]);
+    else if (r->timed_out)
+      err = asc__error(ascErrorTimeout, "'%s' timed out after %llu ms",
+                       argv[0], (unsigned long long)timeout_ms);
+  }
+  asc__free(env);
+  asc__free(r);
+  return err;
+}
+
+/* ------------------------------------------------------------- compilers */
+
+static void cc_free(asc__cc *cc) {
+  if (cc == NULL)
+    return;
+  asc__free(cc->spec);
+  asc__free(cc->prefix);
+  asc__free(cc->path);
+  asc__free(cc->identity);
+  asc__free(cc);
+}
+
+/* A new, unidentified entry for spec. */
+static ascError_t cc_new(asc__cc **out, const char *spec) {
+  asc__cc *cc = asc__calloc(1, sizeof *cc);
+
+  *out = NULL;
+  if (cc == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  cc->spec = asc__strdup(spec);
+  cc->prefix = cc->spec ? split_words(spec, &cc->nprefix) : NULL;
+  if (cc->prefix == NULL) {
+    cc_free(cc);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  if (uv_mutex_init(&cc->lock) != 0) {
+    cc_free(cc);
+    return asc__error(ascErrorInternal, "cannot create a mutex");
+  }
+  *out = cc;
+  return ascSuccess;
+}
+
+/* Resolves the program and runs `--version`.  Called with cc->lock held. */
+static ascError_t cc_identify(asc__cc *cc) {
+  char **argv;
+  char *real;
+  asc__buf out, id;
+  ascError_t err;
+  int status, i;
+
+  if (cc->path == NULL) {
+    cc->path = resolve_on_path(cc->prefix[0]);
+    if (cc->path == NULL) {
+      if (errno == ENOMEM)
+        return asc__error(ascErrorOutOfMemory, "out of memory");
+      return asc__error(ascErrorInternal,
+                        "C compiler '%s' not found (set ASC_CC to a C "
+                        "compiler)",
+                        cc->prefix[0]);
+    }
+  }
+  argv = asc__malloc(((size_t)cc->nprefix + 2) * sizeof *argv);
+  if (argv == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  argv[0] = cc->path;
+  for (i = 1; i < cc->nprefix; i++)
+    argv[i] = cc->prefix[i];
+  argv[i++] = (char *)"--version";
+  argv[i] = NULL;
+  asc__buf_init(&out);
+  err = asc__run_process(argv, timeout_ms_from_env(), &out, &status);
+  asc__free(argv);
+  if (err == ascSuccess && status != 0)
+    err = asc__error(ascErrorInternal,
+                     "C compiler '%s' failed to report its version (exit "
+                     "status %d):\n%s",
+                     cc->path, status, asc__buf_str(&out));
+  if (err != ascSuccess) {
+    asc__buf_free(&out);
+    return err;
+  }
+  asc__buf_init(&id);
+  real = realpath(cc->path, NULL);
+  asc__buf_printf(&id, "%s\n%s\n", cc->spec, real ? real : cc->path);
+  free(real);
+  asc__buf_put(&id, out.data ? out.data : "", out.len);
+  cc->is_clang = out.data != NULL && strstr(out.data, "clang") != NULL;
+  asc__buf_free(&out);
+  if (id.oom) {
+    asc__buf_free(&id);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  cc->identity = id.data ? id.data : asc__strdup("");
+  if (cc->identity == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  return ascSuccess;
+}
+
+ascError_t asc__cc_get(const asc__cc **out) {
+  const char *spec = cc_spec_from_env();
+  asc__cc *cc, *fresh = NULL;
+  ascError_t err;
+
+  *out = NULL;
+  uv_once(&registry_once, registry_init);
+  if (!registry_ok)
+    return asc__error(ascErrorInternal, "cannot create a mutex");
+  uv_mutex_lock(&registry_lock);
+  for (cc = registry; cc != NULL; cc = cc->next)
+    if (strcmp(cc->spec, spec) == 0)
+      break;
+  uv_mutex_unlock(&registry_lock);
+  if (cc == NULL) {
+    err = cc_new(&fresh, spec);
+    if (err != ascSuccess)
+      return err;
+    uv_mutex_lock(&registry_lock);
+    for (cc = registry; cc != NULL; cc = cc->next)
+      if (strcmp(cc->spec, spec) == 0)
+        break;
+    if (cc == NULL) {
+      fresh->next = registry;
+      registry = fresh;
+      cc = fresh;
+      fresh = NULL;
+    }
+    uv_mutex_unlock(&registry_lock);
+    if (fresh != NULL) {
+      uv_mutex_destroy(&fresh->lock);
+      cc_free(fresh);
+    }
+  }
+  /* A failed identification is not remembered: the next call retries (the
+   * user may install the compiler or fix PATH meanwhile). */
+  uv_mutex_lock(&cc->lock);
+  err = cc->identity != NULL ? ascSuccess : cc_identify(cc);
+  uv_mutex_unlock(&cc->lock);
+  if (err == ascSuccess)
+    *out = cc;
+  return err;
+}
+
+const char *asc__cc_path(const asc__cc *cc) { return cc->path; }
+
+const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }
+
+/* -------------------------------------------------------------- flags */
+
+/* Appends the flags of a compilation with opts to argv (NULL: count only)
+ * and returns how many there are.  words holds ASC_CFLAGS. */
+static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                       char **words, const char **argv, char *olevel) {
+  int n = 0, level = -1;
+  size_t i;
+
+  if (opts != NULL)
+    level = opts->opt_level;
+  if (level < 0 || level > 3)
+    level = opts != NULL && opts->debug ? 1 : 3;
+  snprintf(olevel, 4, "-O%d", level);
+  if (argv)
+    argv[n] = olevel;
+  n++;
+  if (opts != NULL && opts->debug) {
+    if (argv)
+      argv[n] = "-g";
+    n++;
+  }
+  for (i = 0; i < ASC_ARRAY_SIZE(default_flags); i++) {
+    if (argv)
+      argv[n] = default_flags[i];
+    n++;
+  }
+  for (i = 0; !cc->is_clang && i < ASC_ARRAY_SIZE(gcc_flags); i++) {
+    if (argv)
+      argv[n] = gcc_flags[i];
+    n++;
+  }
+  for (i = 0; words != NULL && words[i] != NULL; i++) {
+    if (argv)
+      argv[n] = words[i];
+    n++;
+  }
+  return n;
+}
+
+static char **cflags_from_env(bool *oom) {
+  const char *s = getenv("ASC_CFLAGS");
+  char **w;
+  int n;
+
+  *oom = false;
+  if (s == NULL)
+    return NULL;
+  w = split_words(s, &n);
+  if (w == NULL)
+    *oom = true;
+  return w;
+}
+
+void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
+                   asc__buf *out) {
+  bool oom;
+  char **words = cflags_from_env(&oom);
+  const char **argv;
+  char olevel[4];
+  int n, i;
+
+  if (oom) {
+    out->oom = true;
+    return;
+  }
+  n = build_flags(cc, opts, words, NULL, olevel);
+  argv = asc__malloc((size_t)n * sizeof *argv);
+  if (argv == NULL) {
+    out->oom = true;
+  } else {
+    build_flags(cc, opts, words, argv, olevel);
+    for (i = 0; i < n; i++) {
+      asc__buf_puts(out, argv[i]);
+      asc__buf_puts(out, "\n");
+    }
+  }
+  asc__free(argv);
+  asc__free(words);
+}
+
+/* ----------------------------------------------------------- target CPU */
+
+static uv_once_t cpu_once = UV_ONCE_INIT;
+static char cpu_features[8192];
+
+/* The machine name and the kernel's feature line for the first CPU
+ * ("flags" on x86, "Features" on Arm, "isa" on RISC-V and POWER).  Read
+ * with plain stdio into a fixed buffer: it runs once and must not fail. */
+static void cpu_features_init(void) {
+  struct utsname u;
+  size_t n = 0;
+  FILE *f;
+  char line[4096];
+
+  if (uname(&u) == 0)
+    n = (size_t)snprintf(cpu_features, sizeof cpu_features, "%s\n",
+                         u.machine);
+  f = fopen("/proc/cpuinfo", "re");
+  if (f == NULL)
+    return;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0 ||
+        strncmp(line, "isa", 3) == 0 || strncmp(line, "cpu\t", 4) == 0 ||
+        strncmp(line, "cpu ", 4) == 0) {
+      if (n < sizeof cpu_features)
+        n += (size_t)snprintf(cpu_features + n, sizeof cpu_features - n,
+                              "%s", line);
+    }
+    if (line[0] == '\n')
+      break;  /* first processor only */
+  }
+  fclose(f);
+}
+
+const char *asc__cc_cpu_features(void) {
+  uv_once(&cpu_once, cpu_features_init);
+  return cpu_features;
+}
+
+/* ------------------------------------------------------------ compiling */
+
+ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
+                           const char *c_path, const char *so_path,
+                           asc__buf *diag) {
+  bool oom;
+  char **words = cflags_from_env(&oom);
+  const char **argv;
+  char olevel[4];
+  int nflags, n, i, status;
+  ascError_t err;
+
+  if (oom)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  nflags = build_flags(cc, opts, words, NULL, olevel);
+  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 6) *
+                     sizeof *argv);
+  if (argv == NULL) {
+    asc__free(words);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  n = 0;
+  argv[n++] = cc->path;
+  for (i = 1; i < cc->nprefix; i++)
+    argv[n++] = cc->prefix[i];
+  n += build_flags(cc, opts, words, argv + n, olevel);
+  argv[n++] = "-o";
+  argv[n++] = so_path;
+  argv[n++] = c_path;
+  argv[n++] = "-lm";
+  argv[n] = NULL;
+  err = asc__run_process((char *const *)argv, timeout_ms_from_env(), diag,
+                         &status);
+  if (err == ascErrorTimeout)
+    err = asc__error(ascErrorTimeout,
+                     "C compiler '%s' timed out after %llu ms compiling %s "
+                     "(ASC_CC_TIMEOUT_MS)",
+                     cc->path, (unsigned long long)timeout_ms_from_env(),
+                     c_path);
+  else if (err == ascSuccess && status != 0)
+    err = asc__error(ascErrorInternal,
+                     "C compiler '%s' failed (exit status %d) on %s",
+                     cc->path, status, c_path);
+  asc__free(argv);
+  asc__free(words);
+  return err;
+}
+
+static bool write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Whether compiler output says it could not write its files (the child
+ * runs with LC_ALL=C, so these are the C library's English messages). */
+static bool out_of_space(const char *diag) {
+  return strstr(diag, "No space left on device") != NULL ||
+         strstr(diag, "Disk quota exceeded") != NULL ||
+         strstr(diag, "Read-only file system") != NULL;
+}
+
+ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
+                         const char *dir, const char *name, const char *text,
+                         size_t len, char **so_path) {
+  asc__buf c_path, o_path, diag;
+  ascError_t err = ascSuccess;
+  int fd, e;
+
+  if (so_path != NULL)
+    *so_path = NULL;
+  asc__buf_init(&c_path);
+  asc__buf_init(&o_path);
+  asc__buf_init(&diag);
+  asc__buf_printf(&c_path, "%s/%s.c", dir, name);
+  asc__buf_printf(&o_path, "%s/%s.so", dir, name);
+  if (c_path.oom || o_path.oom) {
+    err = asc__error(ascErrorOutOfMemory, "out of memory");
+    goto done;
+  }
+  fd = open(c_path.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || !write_all(fd, text, len) || close(fd) != 0) {
+    e = errno;
+    if (fd >= 0)
+      close(fd);
+    unlink(c_path.data);
+    err = asc__error(ascErrorCache, "cannot write %s: %s", c_path.data,
+                     strerror(e));
+    goto done;
+  }
+  err = asc__cc_compile(cc, opts, c_path.data, o_path.data, &diag);
+  if (err == ascErrorInternal && out_of_space(asc__buf_str(&diag))) {
+    /* Not the generated code's fault: let the cache move elsewhere. */
+    err = asc__error(ascErrorCache, "C compiler could not write in %s:\n%s",
+                     dir, asc__buf_str(&diag));
+    unlink(c_path.data);
+    unlink(o_path.data);
+    goto done;
+  }
+  if (err == ascErrorInternal || err == ascErrorTimeout) {
+    /* Keep the generated file; the message leads with what happened. */
+    asc__buf msg;
+    asc__buf_init(&msg);
+    asc__buf_printf(&msg, "%s\ngenerated C kept at %s\n",
+                    ascGetLastErrorMessage(), c_path.data);
+    asc__buf_put(&msg, diag.data ? diag.data : "", diag.len);
+    if (msg.oom)
+      err = asc__error(ascErrorOutOfMemory, "out of memory");
+    else
+      asc__error_text(err, msg.data);
+    asc__buf_free(&msg);
+    unlink(o_path.data);
+    goto done;
+  }
+  if (err != ascSuccess) {
+    unlink(o_path.data);
+    goto done;
+  }
+  unlink(c_path.data);
+  if (so_path != NULL) {
+    *so_path = o_path.data;
+    o_path.data = NULL;
+  }
+done:
+  asc__buf_free(&c_path);
+  asc__buf_free(&o_path);
+  asc__buf_free(&diag);
+  return err;
+}

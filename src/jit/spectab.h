@@ -1,0 +1,65 @@
+/*
+ * A module's specialisations: (kernel index, signature bytes) -> the loaded
+ * kernel, found by one hash lookup at launch.  The first thread to ask for
+ * a new key claims it and builds without holding the table lock; threads
+ * asking for the same key meanwhile wait for that build and share its
+ * result, so a signature is compiled once per process.
+ *
+ *   void *v; asc__spec *claim;
+ *   err = asc__spectab_lookup(t, kernel, key, len, &v, &claim);
+ *   if (err == ascSuccess && claim != NULL) {
+ *     err = build(..., &v);                  // no lock held
+ *     asc__spectab_publish(t, claim, err, v); // wakes waiters
+ *   }
+ *
+ * A failed build whose error is ascErrorCompile or ascErrorInvalidValue
+ * (the input cannot compile, retrying cannot help) is remembered: later
+ * lookups return the same code and message at once.  Other failures (out of
+ * memory, timeout, cache trouble) are returned to the builder and its
+ * waiters and forgotten, so a later launch tries again.
+ */
+#ifndef ASC_SPECTAB_H
+#define ASC_SPECTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "base/base.h"
+
+typedef struct asc__spec asc__spec;
+
+typedef struct asc__spectab {
+  /* lock guards every field and every entry; it is a leaf lock: nothing is
+   * called with it held but memory allocation. */
+  uv_mutex_t lock;
+  uv_cond_t done;        /* broadcast when any build finishes */
+  asc__spec **buckets;
+  size_t nbuckets;       /* power of two */
+  size_t count;
+  void (*drop)(void *value); /* frees a ready value at destroy */
+} asc__spectab;
+
+ascError_t asc__spectab_init(asc__spectab *t, void (*drop)(void *value));
+/* Drops every ready value.  No lookup may be running or waiting. */
+void asc__spectab_destroy(asc__spectab *t);
+
+/* Finds (kernel, key[0..len)).  Ready: ascSuccess, *value set, *claim
+ * NULL.  New: ascSuccess, *value NULL, *claim set; the caller must build
+ * and call asc__spectab_publish exactly once.  Being built by another
+ * thread: waits, then answers as for ready or failed.  Failed: that error
+ * (message restored as this thread's last error). */
+ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
+                               const void *key, size_t len, void **value,
+                               asc__spec **claim);
+
+/* Completes a claim: value on success (err == ascSuccess), else err with
+ * this thread's last error message. */
+void asc__spectab_publish(asc__spectab *t, asc__spec *claim, ascError_t err,
+                          void *value);
+
+/* Entries in the table: ready, being built, or remembered as failed. */
+size_t asc__spectab_count(asc__spectab *t);
+
+#endif /* ASC_SPECTAB_H */
