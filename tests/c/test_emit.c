@@ -524,7 +524,7 @@ static void test_finally_and_critical(void **state) {
   void *args[2] = {&ta, &k};
   asc_kexc exc;
   (void)state;
-  snprintf(path, sizeof path, "%s/tests/ir/pipeline/try_finally.ir",
+  snprintf(path, sizeof path, "%s/tests/golden/passes/pipeline/try_finally.ir",
            ASC_SOURCE_DIR);
   fp = fopen(path, "rb");
   assert_non_null(fp);

@@ -678,8 +678,8 @@ static int sweep_dir(const char *dir, int *typed) {
 static void test_sweep(void **state) {
   int typed = 0, programs = 0;
   (void)state;
-  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden_types", &typed);
-  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden", &typed);
+  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden/types", &typed);
+  programs += sweep_dir(ASC_SOURCE_DIR "/tests/golden/front", &typed);
   programs += sweep_dir(ASC_SOURCE_DIR "/tests/diag", &typed);
   assert_true(programs >= 30);
   /* plenty of the combinations must type */

@@ -99,7 +99,7 @@ static void test_text_roundtrip(void **state) {
     size_t len;
     char *text;
     asc__buf a, b;
-    snprintf(path, sizeof path, "%s/tests/ir/%s", ASC_SOURCE_DIR, samples[k]);
+    snprintf(path, sizeof path, "%s/tests/golden/passes/%s", ASC_SOURCE_DIR, samples[k]);
     text = slurp(path, &len);
     assert_non_null(text);
     asc__buf_init(&a);
@@ -122,7 +122,7 @@ static void test_parser_robust(void **state) {
   unsigned seed = 12345;
   static const char junk[] = "%@{}(),:=<>\"\\-.0x9zq\n;";
   (void)state;
-  snprintf(path, sizeof path, "%s/tests/ir/pipeline/conv_inner.ir",
+  snprintf(path, sizeof path, "%s/tests/golden/passes/pipeline/conv_inner.ir",
            ASC_SOURCE_DIR);
   text = slurp(path, &len);
   assert_non_null(text);

@@ -122,7 +122,7 @@ static char *slurp(const char *path) {
 }
 
 static void test_seed_parallel_add(void **state) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_parallel_add.py");
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py");
   harness_mod hm;
   enum { N = 1001 };
   static float a[N], b[N], c[N];
@@ -153,7 +153,7 @@ static void test_seed_parallel_add(void **state) {
 
 /* In-place: c is a.  With may_alias the data pointers lose restrict. */
 static void test_parallel_add_aliased(void **state) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_parallel_add.py");
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py");
   char *csrc;
   harness_mod hm;
   enum { N = 100 };
@@ -241,7 +241,7 @@ static void conv_ref(const float *in, const float *w, float *out, int B,
 }
 
 static void run_conv(const char *sig, bool strided) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/seed_conv2d.py");
+  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_conv2d.py");
   harness_mod hm;
   enum { B = 2, IC = 3, H = 9, W = 11, OC = 4, KH = 3, KW = 2 };
   enum { OH = H - KH + 1, OW = W - KW + 1 };

@@ -17,7 +17,7 @@ check() {  # check NAME EXPECTED_RC ACTUAL_RC
   fi
 }
 
-cp "$src/tests/golden/seed_parallel_add.py" "$tmp/ok.py"
+cp "$src/tests/golden/front/seed_parallel_add.py" "$tmp/ok.py"
 printf 'import asc\n@asc.kernel\ndef k(x):\n    if x\n        pass\n' >"$tmp/bad.py"
 
 "$ascc" --emit=ast "$tmp/ok.py" >"$tmp/out" 2>"$tmp/err"

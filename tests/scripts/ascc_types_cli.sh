@@ -18,7 +18,7 @@ check() {  # check NAME EXPECTED_RC ACTUAL_RC
   fi
 }
 
-cp "$src/tests/golden/seed_parallel_add.py" "$tmp/add.py"
+cp "$src/tests/golden/front/seed_parallel_add.py" "$tmp/add.py"
 
 "$ascc" --emit=types --signature 'parallel_add(f32[1], f32[1], f32[1])' \
   "$tmp/add.py" >"$tmp/out" 2>"$tmp/err"

@@ -25,7 +25,7 @@ expect() { # NAME FILE PATTERN COUNT: PATTERN (grep -E) matches COUNT lines
 }
 
 sig='conv2d(f32[4], f32[4], f32[4])'
-(cd "$src/tests/golden" && "$ascc" --emit=ir --signature "$sig" seed_conv2d.py) \
+(cd "$src/tests/golden/front" && "$ascc" --emit=ir --signature "$sig" seed_conv2d.py) \
   >"$tmp/conv.ir" 2>&1 || { echo "FAIL conv2d: ascc"; cat "$tmp/conv.ir"; exit 1; }
 expect conv2d "$tmp/conv.ir" '^ *pfor ' 1
 expect conv2d "$tmp/conv.ir" '^ *pfor %[a-z0-9_.]+:i64 = 0, %[a-z0-9_.]+, 1 @9 \{$' 1
@@ -40,7 +40,7 @@ if [ "$for_indent" -le "$pfor_indent" ]; then
   fail=1
 fi
 
-(cd "$src/tests/golden" && ASC_DUMP=parallelize "$ascc" --emit=ir \
+(cd "$src/tests/golden/front" && ASC_DUMP=parallelize "$ascc" --emit=ir \
   --signature "$sig" seed_conv2d.py) 2>"$tmp/dump.txt" >/dev/null ||
   { echo "FAIL conv2d: ASC_DUMP=parallelize"; fail=1; }
 expect dump "$tmp/dump.txt" '^; after parallelize$' 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden tests of the front end: for each tests/golden/NAME.py, the output
+# Golden tests of the front end: for each tests/golden/front/NAME.py, the output
 # of `ascc --emit=tokens` must equal NAME.tokens and that of
 # `ascc --emit=ast` NAME.ast.  ASC_UPDATE_GOLDEN=1 rewrites the expected
 # files instead (review the diff before committing).
@@ -8,7 +8,7 @@ set -u
 src=$(cd "${1:?source dir}" && pwd)
 build=$(cd "${2:?build dir}" && pwd)
 ascc=$build/ascc
-dir=$src/tests/golden
+dir=$src/tests/golden/front
 fail=0
 count=0
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden files of `ascc --emit=types`: for each tests/golden_types/NAME.py,
+# Golden files of `ascc --emit=types`: for each tests/golden/types/NAME.py,
 # every `# signature: SIG` line at its top is run, and the outputs (stdout,
 # stderr, exit status) together must equal NAME.types.
 #   bash golden_types.sh SRC_DIR BUILD_DIR
@@ -8,7 +8,7 @@ set -u
 src=$(cd "${1:?source dir}" && pwd)
 build=$(cd "${2:?build dir}" && pwd)
 ascc=$build/ascc
-dir=$src/tests/golden_types
+dir=$src/tests/golden/types
 fail=0
 count=0
 tmp=$(mktemp)

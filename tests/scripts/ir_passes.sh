@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# IR-in/IR-out pass tests.  Each tests/ir/<pass>/NAME.ir runs through
-# `ir_pass_driver --passes=<pass>` (tests/ir/pipeline/: the whole pipeline;
+# IR-in/IR-out pass tests.  Each tests/golden/passes/<pass>/NAME.ir runs through
+# `ir_pass_driver --passes=<pass>` (tests/golden/passes/pipeline/: the whole pipeline;
 # a first line "; passes: a,b" overrides) and the output must equal
 # NAME.out.  ASC_UPDATE_GOLDEN=1 rewrites the .out files instead.
 set -u
@@ -10,7 +10,7 @@ driver=$build/ir_pass_driver
 fail=0
 n=0
 cd "$src" || exit 1
-for f in tests/ir/*/*.ir; do
+for f in tests/golden/passes/*/*.ir; do
   dir=$(basename "$(dirname "$f")")
   want=${f%.ir}.out
   first=$(head -n 1 "$f")

@@ -33,7 +33,7 @@ check() {
   fi
   local name=$1 sig=$2 py=$3 pat=$4
   shift 4
-  (cd "$src/tests/golden" && "$build/ascc" --emit=c --signature "$sig" "$py") \
+  (cd "$src/tests/golden/front" && "$build/ascc" --emit=c --signature "$sig" "$py") \
     >"$tmp/$name.c" || { echo "FAIL $name: ascc"; fail=1; return; }
   local line
   line=$(grep -n -- "$pat" "$tmp/$name.c" | head -1 | cut -d: -f1)

@@ -1,6 +1,6 @@
 /*
  * ascc --emit=types: the types inference gives one kernel for one
- * signature, as a stable text (the golden files of tests/golden_types).
+ * signature, as a stable text (the golden files of tests/golden/types).
  *
  *   kernel conv2d(f32[4], f32[4], f32[4])
  *     param input: Tensor[float32, 4]

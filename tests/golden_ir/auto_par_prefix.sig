@@ -1,1 +1,0 @@
-../golden_ir/auto_par.py	prefix(f32[1], f32[1])

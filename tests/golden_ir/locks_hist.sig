@@ -1,1 +1,0 @@
-../golden_ir/locks.py	hist(i64[1], i64[1], i32[1])

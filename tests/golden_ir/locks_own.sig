@@ -1,1 +1,0 @@
-../golden_ir/locks.py	hist_own_locks(i64[1], i64[1])
