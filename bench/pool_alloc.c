@@ -128,7 +128,7 @@ static uint64_t rng_next(uint64_t *s) {
  * device synchronisation every 4096 operations. */
 static int churn(uint64_t *peak_reserved, uint64_t *peak_used, double *secs) {
   enum { NSLOTS = 512, NSTREAMS = 4 };
-  ascMemPoolProps props = {-1, 0, 0};
+  ascMemPoolProps props = {.numaNode = -1};
   ascMemPool_t pool;
   ascStream_t st[NSTREAMS];
   ascEvent_t ev[NSTREAMS];

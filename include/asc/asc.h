@@ -1,9 +1,48 @@
 /*
  * libasc — Python-written compute kernels on the cores of this machine.
  *
- * A CUDA-runtime-style C API: every function returns an ascError_t, handles
- * are opaque, out-parameters come first.  See docs/ for the execution model,
- * the kernel ABI and the kernel language.
+ * A CUDA-runtime-style C API: every function returns an ascError_t (except
+ * the few that return a name or a size), handles are opaque, out-parameters
+ * come first.  See docs/ for the execution model (docs/streams.md), the
+ * kernel ABI (docs/abi.md), the kernel language and docs/architecture.md
+ * for how a kernel travels from text to launch.
+ *
+ * Conventions that hold for every function below:
+ *
+ * Errors.  A failing call returns its code, records it as the calling
+ * thread's last error (ascGetLastError) with a message
+ * (ascGetLastErrorMessage), and changes none of its out-parameters unless
+ * it says otherwise.  NULL, invalid and destroyed handles give
+ * ascErrorInvalidHandle, never a crash.  Errors of queued work (a kernel
+ * that raised, a failed copy) belong to the stream they ran on and are
+ * returned by that stream's next synchronising call.
+ *
+ * Threads.  Every function may be called from any host thread at the same
+ * time as any other, on the same or different handles, except where a group
+ * below says otherwise: destroying a handle while another thread still
+ * passes it to a call is the caller's race (the other call then returns
+ * ascErrorInvalidHandle or works on the object as it was; it never
+ * crashes), and ascDeviceReset may not race calls on the device it resets.
+ * The current device (ascSetDevice) and the last error are per thread.
+ * Inside a host function (ascLaunchHostFunc) blocking calls return
+ * ascErrorNotPermitted.
+ *
+ * Ownership.  The library copies what it keeps: strings, option structs and
+ * argument arrays passed in are the caller's again when the call returns.
+ * Pointers the library hands out (names, messages, kernel info) stay valid
+ * for the lifetime stated next to the function.
+ *
+ * ABI and versions.  ASC_VERSION_MAJOR.MINOR.PATCH (asc/version.h,
+ * ascGetVersion); the shared object's SONAME carries the major version.
+ * Within one major version a release may add functions, enum values
+ * (error codes included: treat unknown codes as failures) and fields taken
+ * from a struct's reserved space; it never removes or reorders a function,
+ * field or enum value, nor changes a struct's size.  Structs that may grow
+ * end in `reserved` space that callers must zero ({0} initialisation does);
+ * a field added there reads as 0 from older callers and 0 always means
+ * "the default".  ascTensor and ascScalar are fixed: they are the kernel
+ * ABI (docs/abi.md).  While the major version is 0, minor releases may
+ * break this rule, and say so in their notes.
  */
 #ifndef ASC_ASC_H
 #define ASC_ASC_H
@@ -23,7 +62,8 @@ extern "C" {
 #define ASC_API
 #endif
 
-/* ---------------------------------------------------------------- errors */
+/* ---------------------------------------------------------------- errors
+ * Thread-safe; the last error and its message are per thread. */
 
 /* X(enum name, value, message).  One list generates the enum,
  * ascGetErrorName and ascGetErrorString. */
@@ -70,7 +110,8 @@ ASC_API const char *ascGetLastErrorMessage(void);
 /* major * 10000 + minor * 100 + patch */
 ASC_API ascError_t ascGetVersion(int *version);
 
-/* ------------------------------------------------------------ data types */
+/* ------------------------------------------------------------ data types
+ * Plain values; the functions here are pure and thread-safe. */
 
 typedef enum ascDataType {
   ascBool = 0,
@@ -119,8 +160,13 @@ ASC_API size_t ascDataTypeSize(ascDataType dtype);
 /* "float32", ... ; NULL for an invalid type. */
 ASC_API const char *ascDataTypeName(ascDataType dtype);
 
-/* --------------------------------------------------------------- devices */
+/* --------------------------------------------------------------- devices
+ * A device is the set of cores hwloc finds in the process's allowed cpuset
+ * (one device today).  Thread-safe; ascSetDevice changes the calling
+ * thread's current device only.  ascDeviceReset must not race other calls
+ * on the same device. */
 
+/* Filled by ascGetDeviceProperties. */
 typedef struct ascDeviceProp {
   char name[256];
   int cores;              /* usable cores = worker threads */
@@ -132,22 +178,33 @@ typedef struct ascDeviceProp {
   int simdWidth;          /* widest vector register, bytes */
   size_t totalGlobalMem;  /* bytes */
   int firstCore;          /* OS index of the first usable PU */
+  uint8_t reserved[256];  /* room to grow; zeroed by the library */
 } ascDeviceProp;
 
 /* Initialise the runtime; implicit in every other call.  flags must be 0. */
 ASC_API ascError_t ascInit(unsigned int flags);
+/* Number of devices (1 when any core is usable). */
 ASC_API ascError_t ascGetDeviceCount(int *count);
 /* Current device of the calling host thread (default 0). */
 ASC_API ascError_t ascSetDevice(int device);
 ASC_API ascError_t ascGetDevice(int *device);
+/* Cores, NUMA nodes, cache sizes, SIMD width and memory of a device. */
 ASC_API ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device);
+/* Waits for the work queued on every stream of the current device before
+ * the call; returns the first pending stream error, as a synchronising
+ * call on that stream would. */
 ASC_API ascError_t ascDeviceSynchronize(void);
 /* Waits for all work, destroys every stream, event, pool, module and
  * allocation of the current device, and returns it to its first state. */
 ASC_API ascError_t ascDeviceReset(void);
+/* Free and total bytes of the device's memory (host memory on this
+ * device). */
 ASC_API ascError_t ascMemGetInfo(size_t *free, size_t *total);
 
-/* ---------------------------------------------------------- opaque handles */
+/* ---------------------------------------------------------- opaque handles
+ * Handles are checked on every call: a destroyed or foreign handle gives
+ * ascErrorInvalidHandle.  NULL is the default stream where a stream is
+ * taken. */
 
 typedef struct ascStream_st *ascStream_t;
 typedef struct ascEvent_st *ascEvent_t;
@@ -155,7 +212,11 @@ typedef struct ascMemPool_st *ascMemPool_t;
 typedef struct ascModule_st *ascModule_t;
 typedef struct ascKernel_st *ascKernel_t;
 
-/* ---------------------------------------------------------------- memory */
+/* ---------------------------------------------------------------- memory
+ * Device memory is host memory on this device, so host and device pointers
+ * mix freely and every ascMemcpyKind copies the same way.  Thread-safe.
+ * The synchronous calls wait for nothing queued: order them against
+ * streams yourself (or use the Async forms). */
 
 typedef enum ascMemcpyKind {
   ascMemcpyHostToHost = 0,
@@ -168,22 +229,35 @@ typedef enum ascMemcpyKind {
 /* Blocks are 64-byte aligned, page aligned from ASC_PAGE_ALIGN_MIN bytes up.
  * ascMalloc(&p, 0) stores NULL and succeeds; ascFree(NULL) succeeds. */
 #define ASC_PAGE_ALIGN_MIN ((size_t)1 << 16)
+/* Allocates size bytes of device memory (NUMA-local to the device). */
 ASC_API ascError_t ascMalloc(void **devPtr, size_t size);
+/* Frees memory from ascMalloc; other pointers give ascErrorInvalidValue. */
 ASC_API ascError_t ascFree(void *devPtr);
+/* Copies count bytes now; the ranges must not overlap. */
 ASC_API ascError_t ascMemcpy(void *dst, const void *src, size_t count,
                              ascMemcpyKind kind);
+/* Sets count bytes to (unsigned char)value now. */
 ASC_API ascError_t ascMemset(void *devPtr, int value, size_t count);
+/* As ascMemcpy / ascMemset, queued on stream: the memory must stay valid
+ * until the stream reaches the copy. */
 ASC_API ascError_t ascMemcpyAsync(void *dst, const void *src, size_t count,
                                   ascMemcpyKind kind, ascStream_t stream);
 ASC_API ascError_t ascMemsetAsync(void *devPtr, int value, size_t count,
                                   ascStream_t stream);
 
-/* ------------------------------------------------------- stream-ordered pools */
+/* ------------------------------------------------------- stream-ordered pools
+ * As CUDA's: memory allocated and freed in stream order from jemalloc
+ * arenas (docs/pools.md).  Thread-safe; a pool may be used from several
+ * streams and threads at once.  Destroying a pool frees what is left in
+ * it once the work queued before the call has run. */
 
+/* Copied by ascMemPoolCreate.  Zero-initialise: new fields come from
+ * reserved and 0 means their default. */
 typedef struct ascMemPoolProps {
   int numaNode;      /* -1: any node */
   size_t alignment;  /* 0: 64; else a power of two >= 64 */
   size_t maxSize;    /* 0: unlimited */
+  uint8_t reserved[64];
 } ascMemPoolProps;
 
 typedef enum ascMemPoolAttr {
@@ -197,23 +271,34 @@ typedef enum ascMemPoolAttr {
   ascMemPoolAttrUsedMemHigh = 8               /* uint64_t, set to 0 resets */
 } ascMemPoolAttr;
 
+/* Allocates from the device's default pool (ascDeviceGetDefaultMemPool),
+ * usable by work queued on stream after this call. */
 ASC_API ascError_t ascMallocAsync(void **devPtr, size_t size,
                                   ascStream_t stream);
+/* Returns memory from any pool to it once stream reaches this point. */
 ASC_API ascError_t ascFreeAsync(void *devPtr, ascStream_t stream);
 ASC_API ascError_t ascMallocFromPoolAsync(void **devPtr, size_t size,
                                           ascMemPool_t pool,
                                           ascStream_t stream);
+/* props may be NULL (defaults). */
 ASC_API ascError_t ascMemPoolCreate(ascMemPool_t *pool,
                                     const ascMemPoolProps *props);
 ASC_API ascError_t ascMemPoolDestroy(ascMemPool_t pool);
+/* value points to an int or a uint64_t, as ascMemPoolAttr says. */
 ASC_API ascError_t ascMemPoolSetAttribute(ascMemPool_t pool,
                                           ascMemPoolAttr attr, void *value);
 ASC_API ascError_t ascMemPoolGetAttribute(ascMemPool_t pool,
                                           ascMemPoolAttr attr, void *value);
+/* Releases cached memory until at most minBytesToKeep stay reserved. */
 ASC_API ascError_t ascMemPoolTrimTo(ascMemPool_t pool, size_t minBytesToKeep);
+/* The pool ascMallocAsync uses; it lives as long as the device. */
 ASC_API ascError_t ascDeviceGetDefaultMemPool(ascMemPool_t *pool, int device);
 
-/* --------------------------------------------------------------- streams */
+/* --------------------------------------------------------------- streams
+ * In-order queues of work (docs/streams.md).  Thread-safe: several threads
+ * may queue on one stream; the order between them is the order their calls
+ * took the stream's lock.  The NULL (default) stream synchronises with
+ * blocking streams as in CUDA's legacy default stream. */
 
 enum { ascStreamDefault = 0, ascStreamNonBlocking = 1 };
 
@@ -226,9 +311,15 @@ ASC_API ascError_t ascStreamCreateWithPriority(ascStream_t *stream,
                                                int priority);
 ASC_API ascError_t ascDeviceGetStreamPriorityRange(int *leastPriority,
                                                    int *greatestPriority);
+/* Work already queued still runs; the handle is invalid at once. */
 ASC_API ascError_t ascStreamDestroy(ascStream_t stream);
+/* Waits for everything queued on stream; returns its pending error (a
+ * kernel exception, ...) and clears it, so the stream is usable again. */
 ASC_API ascError_t ascStreamSynchronize(ascStream_t stream);
+/* ascSuccess when all queued work is done, else ascErrorNotReady. */
 ASC_API ascError_t ascStreamQuery(ascStream_t stream);
+/* Work queued on stream after this call waits for event's last record.
+ * flags must be 0. */
 ASC_API ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
                                       unsigned int flags);
 
@@ -239,7 +330,10 @@ typedef void (*ascHostFn_t)(void *userData);
 ASC_API ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
                                      void *userData);
 
-/* ---------------------------------------------------------------- events */
+/* ---------------------------------------------------------------- events
+ * Markers in a stream: for ordering across streams and for timing.
+ * Thread-safe.  An event recorded after a failed kernel carries the
+ * stream's error to those waiting for it. */
 
 enum {
   ascEventDefault = 0,
@@ -251,13 +345,23 @@ ASC_API ascError_t ascEventCreate(ascEvent_t *event);
 ASC_API ascError_t ascEventCreateWithFlags(ascEvent_t *event,
                                            unsigned int flags);
 ASC_API ascError_t ascEventDestroy(ascEvent_t event);
+/* Captures the work queued on stream so far; re-recording replaces the
+ * capture. */
 ASC_API ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream);
+/* ascSuccess when the captured work is done, else ascErrorNotReady. */
 ASC_API ascError_t ascEventQuery(ascEvent_t event);
 ASC_API ascError_t ascEventSynchronize(ascEvent_t event);
+/* Milliseconds between two completed records (uv_hrtime clock);
+ * ascErrorInvalidHandle for events created with ascEventDisableTiming. */
 ASC_API ascError_t ascEventElapsedTime(float *ms, ascEvent_t start,
                                        ascEvent_t end);
 
-/* ------------------------------------------------------ modules and kernels */
+/* ------------------------------------------------------ modules and kernels
+ * Thread-safe: several threads may load, look up and launch at once; the
+ * first launch of a new specialisation compiles it once while others
+ * asking for it wait.  Text, file names and option structs are copied
+ * (opts->globals included); kernel handles stay valid until their module
+ * is unloaded. */
 
 /* A frozen module-level constant passed by the caller (Python bindings pass
  * the values of referenced globals).  Part of the cache key. */
@@ -266,6 +370,8 @@ typedef struct ascGlobalValue {
   ascScalar value;
 } ascGlobalValue;
 
+/* Zero-initialise: new fields come from reserved and 0 means their
+ * default. */
 typedef struct ascCompileOptions {
   const char *filename;   /* for diagnostics; default "<string>" */
   int firstLine;          /* line number of the text's first line; 0 = 1 */
@@ -274,6 +380,7 @@ typedef struct ascCompileOptions {
   int optLevel;           /* 0..3; 0 = default (3) */
   const ascGlobalValue *globals;
   int numGlobals;
+  uint8_t reserved[64];
 } ascCompileOptions;
 
 /* Load a module compiled ahead of time (ascc --emit=so). */
@@ -282,10 +389,14 @@ ASC_API ascError_t ascModuleLoad(ascModule_t *module, const char *path);
  * errors return ascErrorCompile, diagnostics in ascGetLastErrorMessage(). */
 ASC_API ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
                                        const ascCompileOptions *opts);
+/* As ascModuleLoadPython, reading the text from path (the file name goes
+ * into diagnostics unless opts->filename says otherwise). */
 ASC_API ascError_t ascModuleLoadPythonFile(ascModule_t *module,
                                            const char *path,
                                            const ascCompileOptions *opts);
+/* The module's kernels become invalid handles at once. */
 ASC_API ascError_t ascModuleUnload(ascModule_t module);
+/* ascErrorInvalidKernel when the module has no kernel of that name. */
 ASC_API ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
                                       const char *name);
 
@@ -296,6 +407,7 @@ typedef struct ascKernelParamInfo {
   int ndim;           /* tensors: -1 when generic */
   int generic;        /* specialised from the descriptor at launch */
   int isConstExpr;    /* compile-time constant (scalars) */
+  uint8_t reserved[32];
 } ascKernelParamInfo;
 
 /* Pointers stay valid while the module is loaded. */
@@ -303,11 +415,15 @@ typedef struct ascKernelInfo {
   const char *name;
   int numParams;
   const ascKernelParamInfo *params;
+  uint8_t reserved[32];
 } ascKernelInfo;
 
+/* The kernel's name and parameter table. */
 ASC_API ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel);
 
-/* args[i] points to the i-th argument: an ascTensor for tensor parameters,
+/* Queues blockDim blocks of kernel on stream (docs/streams.md); returns
+ * once the launch is queued (a new specialisation is compiled first).
+ * args[i] points to the i-th argument: an ascTensor for tensor parameters,
  * an ascScalar for generic scalar parameters, the value itself (of the
  * annotated type) for annotated scalar parameters.  args is copied during
  * the call.  blockDim 0 is rejected. */

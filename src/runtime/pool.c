@@ -532,7 +532,7 @@ static ascError_t get_pools(asc__device *d, struct asc__pools **out) {
 
 static ascError_t default_pool_locked(struct asc__pools *ps,
                                       ascMemPool_t *out) {
-  static const ascMemPoolProps defaults = {-1, 0, 0};
+  static const ascMemPoolProps defaults = {.numaNode = -1};
   if (ps->default_pool == NULL) {
     ascError_t e = pool_new(ps, &defaults, true, &ps->default_pool);
     if (e != ascSuccess)

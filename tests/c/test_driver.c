@@ -53,11 +53,11 @@ static const char text[] =
     "    out[0] = x * n\n";
 
 static const ascKernelParamInfo scale_params[] = {
-    {"out", 1, ascDataTypeCount, -1, 1, 0},
-    {"x", 0, ascDataTypeCount, -1, 1, 0},
-    {"n", 0, ascInt64, -1, 0, 1},
+    {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
+    {.name = "x", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
+    {.name = "n", .isTensor = 0, .dtype = ascInt64, .ndim = -1, .generic = 0, .isConstExpr = 1},
 };
-static const ascKernelInfo kernels[] = {{"scale", 3, scale_params}};
+static const ascKernelInfo kernels[] = {{.name = "scale", .numParams = 3, .params = scale_params}};
 
 typedef struct stages_state {
   atomic_int calls;
@@ -196,9 +196,9 @@ static void test_specialize_once_per_signature(void **state) {
  * descriptor by its dtype (a float32 constant is stored in value.f). */
 static void test_generic_constexpr_values(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {"out", 1, ascDataTypeCount, -1, 1, 0},
-      {"c", 0, ascDataTypeCount, -1, 1, 1}};
-  static const ascKernelInfo ks[] = {{"scale", 2, ps}};
+      {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
+      {.name = "c", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 1}};
+  static const ascKernelInfo ks[] = {{.name = "scale", .numParams = 2, .params = ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};
   asc__pymodule *m;
@@ -243,9 +243,9 @@ static void test_generic_constexpr_values(void **state) {
 /* Tensor arguments that share memory get their own specialisation. */
 static void test_aliased_tensors(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {"a", 1, ascDataTypeCount, -1, 1, 0},
-      {"b", 1, ascDataTypeCount, -1, 1, 0}};
-  static const ascKernelInfo ks[] = {{"scale", 2, ps}};
+      {.name = "a", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
+      {.name = "b", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0}};
+  static const ascKernelInfo ks[] = {{.name = "scale", .numParams = 2, .params = ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};
   asc__pymodule *m;

@@ -60,7 +60,7 @@ static void sync_all(void) {
 }
 
 static ascMemPool_t new_pool(int numa, size_t align, size_t max) {
-  ascMemPoolProps pr = {numa, align, max};
+  ascMemPoolProps pr = {.numaNode = numa, .alignment = align, .maxSize = max};
   ascMemPool_t p = NULL;
   assert_int_equal(ascMemPoolCreate(&p, &pr), ascSuccess);
   assert_non_null(p);
@@ -332,7 +332,7 @@ static void test_invalid_handles(void **state) {
   struct { uint64_t junk[64]; } fake;
   ascMemPool_t bogus = (ascMemPool_t)(void *)&fake;
   ascMemPool_t bad[] = {NULL, dead, bogus};
-  ascMemPoolProps pr = {-1, 0, 0};
+  ascMemPoolProps pr = {.numaNode = -1};
   uint64_t v = 0;
   int local;
   void *x;
@@ -458,7 +458,7 @@ static void fail_scenario(ascStream_t sa, ascStream_t sf, bool internal) {
   uint64_t used = 0;
   size_t n = 0;
   ascMemPool_t p = NULL;
-  ascMemPoolProps pr = {-1, 0, 0};
+  ascMemPoolProps pr = {.numaNode = -1};
   ascError_t e = ascMemPoolCreate(&p, &pr);
 
   if (e != ascSuccess) {
@@ -651,7 +651,7 @@ static void test_failure_injection_first_use(void **state) {
 static int child_numa(void) {
   ascDeviceProp prop;
   ascMemPool_t p = NULL, bad = NULL;
-  ascMemPoolProps pr = {2, 0, 0};
+  ascMemPoolProps pr = {.numaNode = 2};
   ascError_t e;
 
   e = ascGetDeviceProperties(&prop, 0);
