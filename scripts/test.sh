@@ -9,12 +9,30 @@ jobs=$(nproc)
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each stage prints its name, and the time the previous one took.
+suite_start=$SECONDS
+stage_start=$SECONDS
+stage_name=""
+step() {
+  [ -n "$stage_name" ] && printf '=== %s: %ds\n' "$stage_name" $((SECONDS - stage_start))
+  stage_name=$*
+  stage_start=$SECONDS
+  printf '\n=== %s\n' "$*"
+}
+
+# Build progress, one line per tenth of the build; errors and warnings in
+# full (the build log is kept in DIR/build.log).
+progress() {
+  awk '/^\[ *[0-9]+%\]/ { p = int(substr($0, 2, 3) / 10) * 10
+                            if (p != last) { printf "  build %3d%%\n", p; last = p } ; next }
+       /error|warning|Error/ { print }'
+}
 
 build() {  # build DIR [cmake args...]
   local dir=$1; shift
   cmake -S . -B "$dir" -DASC_WERROR=ON "$@" >/dev/null
-  cmake --build "$dir" -j"$jobs" >/dev/null
+  cmake --build "$dir" -j"$jobs" 2>&1 | tee "$dir/build.log" | progress
+  return "${PIPESTATUS[0]}"
 }
 
 step "build (RelWithDebInfo, -Werror) and ctest"
@@ -85,5 +103,5 @@ if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
     fi
   done
 fi
-echo
-echo "all test stages passed"
+step done
+echo "all test stages passed in $((SECONDS - suite_start))s"
