@@ -2089,25 +2089,3 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   lower_block(&ls, &k->body);
   return ls.f;
 }
-
-bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
-                         const asc__sig *sig,
-                         const struct asc__pipeline_opts *opts,
-                         bool may_alias, asc__buf *out) {
-  asc__typed *t = asc__infer_kernel(c, m, k, sig);
-  asc__irmodule *mod;
-  asc__emit_src src;
-  if (t == NULL)
-    return false;
-  mod = asc__ir_module_new(c);
-  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
-  mod->funcs[0]->may_alias = may_alias;
-  asc__ir_pipeline(c, mod, opts);
-  memset(&src, 0, sizeof src);
-  src.text = c->text;
-  src.len = c->len;
-  src.first_line = c->first_line;
-  src.may_alias = may_alias;
-  asc__emit_module(c, mod, &src, out);
-  return true;
-}

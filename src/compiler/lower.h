@@ -21,17 +21,4 @@
  * unwinding). */
 asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t);
 
-struct asc__pipeline_opts;
-
-/* The whole back end for one specialisation: infer kernel k of m for sig,
- * lower, run the pass pipeline (opts may be NULL) and append the C module
- * to out.  Returns false when type inference reported errors (they are in
- * c's diagnostics); other failures unwind to c's catch point.  The C
- * carries c's source lines as comments.  may_alias: tensor arguments may
- * overlap, so the data pointers are not declared restrict. */
-bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m,
-                         asc__ast_func *k, const asc__sig *sig,
-                         const struct asc__pipeline_opts *opts,
-                         bool may_alias, asc__buf *out);
-
 #endif /* ASC_LOWER_H */

@@ -32,7 +32,7 @@
 #include "compiler/types/infer.h"
 #include "base/base.h"
 #include "jit/jit.h"
-#include "compiler/lower.h"
+#include "compiler/compile.h"
 #include "jit/spectab.h"
 #include "compiler/types/types.h"
 
@@ -529,9 +529,13 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
       if (m->opts.debug && fn->opts.debug < 0)
         fn->opts.debug = 1;
       /* Type errors are in c's diagnostics; cctx_status reports them. */
-      (void)asc__codegen_kernel(&c, am, fn, &sig, NULL,
+      asc__compile_in in = {.module = am,
+                            .kernel = fn,
+                            .sig = &sig,
+                            .may_alias =
                                 args_overlap(&m->kernels[kernel], args),
-                                out);
+                            .stop = ASC_STOP_C};
+      (void)asc__compile_kernel(&c, &in, NULL, out);
     }
   }
   err = cctx_status(&c, err);

@@ -13,7 +13,7 @@
 #include "compiler/front/frontend.h"
 #include "compiler/types/infer.h"
 #include "kernel_harness.h"
-#include "compiler/lower.h"
+#include "compiler/compile.h"
 
 typedef struct py_job {
   const char *kernel;
@@ -27,34 +27,20 @@ static void py_work(asc__cctx *c, const py_job *j) {
   asc__ast_module *m = asc__frontend(c, NULL, 0);
   asc__ast_func *k = asc__module_func(m, j->kernel);
   asc__sig *sig;
-  asc__typed *t;
-  asc__irmodule *mod;
-  asc__emit_src src;
   asc__pipeline_opts o;
+  asc__compile_out res;
   ASC_CHECK(c, k != NULL);
   sig = asc__sig_parse(c, j->sig);
   ASC_CHECK(c, sig != NULL);
-  if (j->ir == NULL) {
-    /* the one-call back end the driver uses */
-    if (!asc__codegen_kernel(c, m, k, sig, NULL, j->may_alias, j->out))
-      asc__cctx_throw(c, ASC_FAIL_ERRORS);
-    return;
-  }
-  t = asc__infer_kernel(c, m, k, sig);
-  if (t == NULL)
-    asc__cctx_throw(c, ASC_FAIL_ERRORS);
-  mod = asc__ir_module_new(c);
-  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
   memset(&o, 0, sizeof o);
   o.verify = true;
-  asc__ir_pipeline(c, mod, &o);
+  asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
+                        .passes = j->ir ? &o : NULL,
+                        .may_alias = j->may_alias, .stop = ASC_STOP_C};
+  if (!asc__compile_kernel(c, &in, &res, j->out))
+    asc__cctx_throw(c, ASC_FAIL_ERRORS);
   if (j->ir)
-    asc__ir_print_module(j->ir, mod);
-  memset(&src, 0, sizeof src);
-  src.text = c->text;
-  src.len = c->len;
-  src.first_line = c->first_line;
-  asc__emit_module(c, mod, &src, j->out);
+    asc__ir_print_module(j->ir, res.ir);
 }
 
 static int py_guarded(asc__cctx *c, const py_job *j) {

@@ -14,7 +14,7 @@
 
 #include "compiler/front/frontend.h"
 #include "compiler/types/infer.h"
-#include "compiler/lower.h"
+#include "compiler/compile.h"
 #include "compiler/passes/passes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,7 +40,9 @@ static void one(const char *sigtext, const char *text, size_t len) {
       o.verify = true;
       o.dump = "";
       typed_ok = 1;
-      if (!asc__codegen_kernel(&c, m, k, sig, &o, false, &out))
+      asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
+                            .passes = &o, .stop = ASC_STOP_C};
+      if (!asc__compile_kernel(&c, &in, NULL, &out))
         typed_ok = 0;
     }
   }

@@ -15,7 +15,7 @@
 #include "compiler/emit_c.h"
 #include "compiler/front/frontend.h"
 #include "compiler/types/infer.h"
-#include "compiler/lower.h"
+#include "compiler/compile.h"
 #include "compiler/passes/passes.h"
 
 static bool is_ir_file(const char *path) {
@@ -33,7 +33,7 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     asc__ast_module *m;
     asc__sig *sig;
     asc__ast_func *k = NULL;
-    asc__typed *t;
+    asc__compile_out res;
     if (a->signature == NULL) {
       fprintf(stderr, "ascc: --emit=%s needs --signature 'name(...)'\n",
               a->mode);
@@ -51,11 +51,11 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
       fprintf(stderr, "ascc: %s: no such kernel\n", a->path);
       return NULL;
     }
-    t = asc__infer_kernel(c, m, k, sig);
-    if (t == NULL)
+    asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
+                          .stop = ASC_STOP_IR};
+    if (!asc__compile_kernel(c, &in, &res, NULL))
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
-    mod = asc__ir_module_new(c);
-    asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+    return res.ir;
   }
   asc__ir_pipeline(c, mod, NULL);
   return mod;

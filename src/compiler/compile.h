@@ -1,0 +1,56 @@
+/*
+ * The compiler as one function: kernel text in, C text out.
+ *
+ *   text --lex--> tokens --parse--> AST --resolve--> resolved AST
+ *        (asc__frontend: once per module; front/)
+ *   resolved AST + signature --infer--> typed kernel      (types/infer.c)
+ *   typed kernel --lower--> IR                            (lower.c)
+ *   IR --passes--> IR     fold, dce, cse, licm, unroll,   (passes/pipeline.c)
+ *                         strength, parallelize
+ *   IR --emit--> C text                                   (emit_c.c)
+ *
+ * What happens next is jit/'s: the C text goes to the system C compiler,
+ * the shared object into the disk cache, and dlopen hands the runtime a
+ * kernel to launch (docs/architecture.md).
+ *
+ * Everything is allocated in c's arena; errors are c's diagnostics, and
+ * internal failures unwind to c's catch point.
+ */
+#ifndef ASC_COMPILER_COMPILE_H
+#define ASC_COMPILER_COMPILE_H
+
+#include "compiler/ir/ir.h"
+#include "compiler/passes/passes.h"
+#include "compiler/types/infer.h"
+
+/* How far asc__compile_kernel goes. */
+typedef enum asc__stop {
+  ASC_STOP_TYPES,   /* infer only */
+  ASC_STOP_IR,      /* infer, lower, run the passes */
+  ASC_STOP_C        /* ... and emit C */
+} asc__stop;
+
+typedef struct asc__compile_in {
+  asc__ast_module *module;          /* from asc__frontend */
+  asc__ast_func *kernel;            /* one of module's kernels */
+  const asc__sig *sig;              /* the specialisation */
+  const asc__pipeline_opts *passes; /* NULL: the standard pipeline */
+  /* Tensor arguments may overlap, so data pointers are not restrict. */
+  bool may_alias;
+  asc__stop stop;
+} asc__compile_in;
+
+typedef struct asc__compile_out {
+  asc__typed *typed;                /* ASC_STOP_TYPES and later */
+  asc__irmodule *ir;                /* ASC_STOP_IR and later */
+} asc__compile_out;
+
+/* Runs the pipeline above for one specialisation, up to in->stop; the C
+ * (ASC_STOP_C) is appended to c_out, which may be NULL otherwise.  Returns
+ * false when type inference reported errors (they are in c's
+ * diagnostics); other failures unwind.  The C carries c's source lines as
+ * comments. */
+bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
+                         asc__compile_out *out, asc__buf *c_out);
+
+#endif /* ASC_COMPILER_COMPILE_H */
