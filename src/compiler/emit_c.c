@@ -1281,17 +1281,6 @@ static const char *kname(emitter *e) {
   return asc__arena_printf(e->c, "k%d_%s", e->kidx, buf);
 }
 
-static bool has_loop(const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR || i->op == ASC_IR_LOOP)
-      return true;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      if (has_loop(&i->body[k]))
-        return true;
-  }
-  return false;
-}
-
 static int32_t uses_in(const asc__irblock *b, int32_t r) {
   int32_t n = 0;
   for (const asc__irins *i = b->first; i; i = i->next) {
@@ -1590,7 +1579,7 @@ static void emit_pfor_call(emitter *e, const asc__irins *i) {
     LINE(e, "env%d.nb = 0;", J);
     LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
             "%s_body%d, &env%d, exc) != 0)",
-         J, J, has_loop(&i->body[0]) ? 1 : 64, K, J, J);
+         J, J, asc__ir_has_loop(&i->body[0]) ? 1 : 64, K, J, J);
     LINE(e, "  goto %s;", exc_target(e));
   }
   e->depth--;

@@ -68,14 +68,6 @@ static ascError_t modreg_get(asc__rt *rt, asc__modreg **out) {
   return ascSuccess;
 }
 
-static ascError_t current_rt(asc__rt **rt) {
-  asc__device *dev;
-  ascError_t err = asc__current_device(&dev);
-  if (err != ascSuccess)
-    return err;
-  return asc__rt_get(dev, rt);
-}
-
 /* Frees what a module owns (not its handle memory). */
 static void module_release(asc__module *m) {
   if (m->py != NULL)
@@ -239,7 +231,7 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   if (module == NULL || path == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleLoad: %s is NULL",
                       module == NULL ? "module" : "path");
-  err = current_rt(&rt);
+  err = asc__rt_current(&rt);
   if (err != ascSuccess)
     return err;
   memset(&proto, 0, sizeof proto);
@@ -315,7 +307,7 @@ ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
   if (module == NULL || text == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleLoadPython: %s is NULL",
                       module == NULL ? "module" : "text");
-  err = current_rt(&rt);
+  err = asc__rt_current(&rt);
   if (err != ascSuccess)
     return err;
   memset(&proto, 0, sizeof proto);
@@ -388,7 +380,7 @@ ascError_t ascModuleLoadPythonFile(ascModule_t *module, const char *path,
 
 static ascError_t module_resolve(ascModule_t h, asc__module **out) {
   asc__rt *rt;
-  ascError_t err = current_rt(&rt);
+  ascError_t err = asc__rt_current(&rt);
 
   *out = NULL;
   if (err != ascSuccess)
@@ -403,7 +395,7 @@ static ascError_t module_resolve(ascModule_t h, asc__module **out) {
 
 static ascError_t kernel_resolve(ascKernel_t h, asc__kernel **out) {
   asc__rt *rt;
-  ascError_t err = current_rt(&rt);
+  ascError_t err = asc__rt_current(&rt);
 
   *out = NULL;
   if (err != ascSuccess)
@@ -430,7 +422,7 @@ ascError_t ascModuleUnload(ascModule_t module) {
 
   if (err != ascSuccess)
     return err;
-  err = current_rt(&rt);
+  err = asc__rt_current(&rt);
   if (err != ascSuccess)
     return err;
   /* Launches already queued keep running; the code stays mapped until they

@@ -591,7 +591,7 @@ ascError_t asc__rt_get(asc__device *dev, asc__rt **out) {
   return ascSuccess;
 }
 
-static ascError_t current_rt(asc__rt **rt) {
+ascError_t asc__rt_current(asc__rt **rt) {
   asc__device *dev;
   ascError_t err = asc__current_device(&dev);
   if (err != ascSuccess)
@@ -605,7 +605,7 @@ static bool valid_stream(ascStream_t h) {
 
 ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
   asc__rt *rt;
-  ascError_t err = current_rt(&rt);
+  ascError_t err = asc__rt_current(&rt);
 
   *out = NULL;
   if (err != ascSuccess)
@@ -1100,7 +1100,7 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
   if (flags & ~(unsigned)ascStreamNonBlocking)
     return asc__error(ascErrorInvalidValue,
                       "ascStreamCreate: unknown flags 0x%x", flags);
-  err = current_rt(&rt);
+  err = asc__rt_current(&rt);
   if (err != ascSuccess)
     return err;
   /* Out-of-range priorities are clamped, as in CUDA. */
@@ -1215,7 +1215,7 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
 
 static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
   asc__rt *rt;
-  ascError_t err = current_rt(&rt);
+  ascError_t err = asc__rt_current(&rt);
 
   *out = NULL;
   if (err != ascSuccess)
@@ -1250,7 +1250,7 @@ ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
   if (flags & ~(unsigned)(ascEventBlockingSync | ascEventDisableTiming))
     return asc__error(ascErrorInvalidValue,
                       "ascEventCreate: unknown flags 0x%x", flags);
-  err = current_rt(&rt);
+  err = asc__rt_current(&rt);
   if (err != ascSuccess)
     return err;
   uv_mutex_lock(&rt->lock);
@@ -1465,7 +1465,7 @@ ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
 
 ascError_t ascDeviceSynchronize(void) {
   asc__rt *rt;
-  ascError_t err = current_rt(&rt);
+  ascError_t err = asc__rt_current(&rt);
   ascError_t code = ascSuccess;
   uint64_t best = 0;
   char *msg = NULL;

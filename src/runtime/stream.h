@@ -211,6 +211,8 @@ struct asc__rt {
 
 /* The runtime state of dev, created on first use (thread-safe). */
 ascError_t asc__rt_get(asc__device *dev, asc__rt **out);
+/* asc__rt_get for the calling thread's current device. */
+ascError_t asc__rt_current(asc__rt **out);
 
 /* Resolves a stream handle of the current device; NULL is the default
  * stream.  ascErrorInvalidHandle for destroyed or foreign handles. */

@@ -328,4 +328,21 @@ bool asc__ir_eval(int op, int aux, int dtype, int src_dtype,
  * dtype's width. */
 asc__irval asc__irv_normalize(asc__irval v);
 
+/* ------------------------------------------------ walks and queries (ir_walk.c) */
+/* Replaces every use of register `from` by v. */
+void asc__ir_replace_uses(asc__irfunc *f, int32_t from, asc__irval v);
+/* True when i may raise at run time (integer // and % by a possibly-zero
+ * divisor, int ** with a possibly-negative exponent, float -> int). */
+bool asc__ir_may_trap(const asc__irfunc *f, const asc__irins *i);
+/* True when b holds a break or continue of the loop whose body b is
+ * (not one of a nested loop). */
+bool asc__ir_has_loop_exit(const asc__irblock *b);
+/* True when b holds a loop (for, pfor, while), at any depth. */
+bool asc__ir_has_loop(const asc__irblock *b);
+/* Occurrences (defs + uses) of each register inside b, added to cnt. */
+void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt);
+/* Marks in def[] the registers assigned inside b. */
+void asc__ir_defined_in(const asc__irblock *b, uint8_t *def);
+
+
 #endif /* ASC_IR_H */

@@ -58,21 +58,6 @@ static int ddt(vstate *v, const asc__irins *i) {
   return v->f->regs[i->dst].ty.dtype;
 }
 
-/* Counts defs and uses of every register inside b into cnt. */
-static void occurrences(const asc__irblock *b, int32_t *cnt) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      cnt[i->dst]++;
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG)
-        cnt[i->args[k].reg]++;
-    for (int32_t k = 0; k < i->nred; k++)
-      cnt[i->red[k].reg] += 2;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      occurrences(&i->body[k], cnt);
-  }
-}
-
 static void vblock(vstate *v, const asc__irblock *b);
 
 static bool assigns(const asc__irblock *b, int32_t r) {
@@ -89,7 +74,7 @@ static bool assigns(const asc__irblock *b, int32_t r) {
 static void check_private(vstate *v, const asc__irins *i) {
   const asc__irfunc *f = v->f;
   int32_t *cnt = asc__arena_alloc(v->c, sizeof *cnt * (size_t)f->nregs);
-  occurrences(&i->body[0], cnt);
+  asc__ir_occurrences(&i->body[0], cnt);
   for (int32_t k = 0; k < i->nred; k++)
     cnt[i->red[k].reg] = 0;
   for (int32_t r = 0; r < f->nregs; r++) {

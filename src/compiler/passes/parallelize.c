@@ -460,17 +460,6 @@ static bool has_break(const asc__irblock *b, int depth) {
   return false;
 }
 
-static bool has_loop(const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR || i->op == ASC_IR_LOOP)
-      return true;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      if (has_loop(&i->body[k]))
-        return true;
-  }
-  return false;
-}
-
 /* ------------------------------------------------------ scalar flow */
 
 static bool reads(const asc__irins *i, int32_t r) {
@@ -1253,7 +1242,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     }
     np.L[m + 1] = L->body[0].last;
   }
-  if (m >= 2 && !has_loop(&np.L[m - 1]->body[0]) && unit_stride(s, m - 1)) {
+  if (m >= 2 && !asc__ir_has_loop(&np.L[m - 1]->body[0]) && unit_stride(s, m - 1)) {
     /* the innermost loop is gcc's to vectorise: keep it serial */
     m--;
     np.inner_why = asc__arena_printf(

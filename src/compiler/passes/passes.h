@@ -34,18 +34,4 @@ typedef struct asc__pipeline_opts {
 void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
                       const asc__pipeline_opts *opts);
 
-/* Helpers shared by the passes (ir_util.c). */
-/* Replaces every use of register `from` by v. */
-void asc__ir_replace_uses(asc__irfunc *f, int32_t from, asc__irval v);
-/* True when i may raise at run time (integer // and % by a possibly-zero
- * divisor, int ** with a possibly-negative exponent, float -> int). */
-bool asc__ir_may_trap(const asc__irfunc *f, const asc__irins *i);
-/* True when b holds a break or continue of the loop whose body b is
- * (not one of a nested loop). */
-bool asc__ir_has_loop_exit(const asc__irblock *b);
-/* Occurrences (defs + uses) of each register inside b, added to cnt. */
-void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt);
-/* Marks in def[] the registers assigned inside b. */
-void asc__ir_defined_in(const asc__irblock *b, uint8_t *def);
-
 #endif /* ASC_PASSES_H */

@@ -147,26 +147,6 @@ static bool is_kind(asc__type *t, asc__tkind k) {
       return err(r);                                                          \
   } while (0)
 
-static ascDataType builtin_dtype(const asc__builtin *b) {
-  switch (b->id) {
-  case ASC_BI_DT_BOOL: return ascBool;
-  case ASC_BI_DT_INT8: return ascInt8;
-  case ASC_BI_DT_INT16: return ascInt16;
-  case ASC_BI_DT_INT32: return ascInt32;
-  case ASC_BI_DT_INT64: return ascInt64;
-  case ASC_BI_DT_UINT8: return ascUInt8;
-  case ASC_BI_DT_UINT16: return ascUInt16;
-  case ASC_BI_DT_UINT32: return ascUInt32;
-  case ASC_BI_DT_UINT64: return ascUInt64;
-  case ASC_BI_DT_FLOAT16: return ascFloat16;
-  case ASC_BI_DT_BFLOAT16: return ascBFloat16;
-  case ASC_BI_DT_FLOAT32: return ascFloat32;
-  case ASC_BI_DT_FLOAT64: return ascFloat64;
-  default: return ascDataTypeCount;
-  }
-}
-
-
 /* Compile-time constant integer expressions: literals, module constants,
  * ConstExpr parameters, arithmetic of those. */
 static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
@@ -452,7 +432,7 @@ static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
     return NULL;
   if (b != NULL) {
     if (b->kind == ASC_BK_DTYPE)
-      return scalar(r, builtin_dtype(b));
+      return scalar(r, asc__builtin_dtype(b));
     if (b->id == ASC_BI_FLOAT)
       return weak(r, ascFloat64);
     if (b->id == ASC_BI_INT)
@@ -820,7 +800,7 @@ static void loop_body(run *r, asc__ast_expr *arg) {
 static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
   const asc__builtin *b = asc__expr_builtin(a);
   if (b != NULL && b->kind == ASC_BK_DTYPE) {
-    *dt = builtin_dtype(b);
+    *dt = asc__builtin_dtype(b);
     return true;
   }
   if (b != NULL && (b->id == ASC_BI_FLOAT || b->id == ASC_BI_INT ||
@@ -947,7 +927,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   case ASC_BK_DTYPE:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
-    return scalar(r, builtin_dtype(b));
+    return scalar(r, asc__builtin_dtype(b));
   case ASC_BK_EXC:
     report(r, e->loc, "an exception can only be raised");
     return err(r);

@@ -1,7 +1,8 @@
 /*
- * Small IR queries shared by the passes.
+ * Walks over the IR's nested regions and small queries on it, shared by
+ * the passes, the verifier and the emitter.
  */
-#include "compiler/passes/passes.h"
+#include "compiler/ir/ir.h"
 
 static void replace_block(asc__irblock *b, int32_t from, asc__irval v) {
   for (asc__irins *i = b->first; i; i = i->next) {
@@ -50,6 +51,17 @@ static bool exits(const asc__irblock *b, int depth) {
 }
 
 bool asc__ir_has_loop_exit(const asc__irblock *b) { return exits(b, 0); }
+
+bool asc__ir_has_loop(const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR || i->op == ASC_IR_LOOP)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (asc__ir_has_loop(&i->body[k]))
+        return true;
+  }
+  return false;
+}
 
 void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt) {
   for (const asc__irins *i = b->first; i; i = i->next) {
