@@ -2,6 +2,7 @@
  * Growable byte buffers: a failed allocation sets oom and turns further
  * appends into no-ops, so builders check once at the end.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,3 +69,28 @@ void asc__buf_printf(asc__buf *b, const char *fmt, ...) {
 }
 
 const char *asc__buf_str(asc__buf *b) { return b->data ? b->data : ""; }
+
+char *asc__read_file(const char *path, size_t *len) {
+  asc__buf b;
+  char chunk[65536];
+  size_t n;
+  int saved;
+  FILE *f = fopen(path, "rb");
+
+  if (f == NULL)
+    return NULL;
+  asc__buf_init(&b);
+  asc__buf_put(&b, "", 0);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    asc__buf_put(&b, chunk, n);
+  saved = ferror(f) ? EIO : b.oom ? ENOMEM : 0;
+  fclose(f);
+  if (saved != 0 || b.data == NULL) {
+    asc__buf_free(&b);
+    errno = saved != 0 ? saved : ENOMEM;
+    return NULL;
+  }
+  if (len != NULL)
+    *len = b.len;
+  return b.data;  /* NUL-terminated: buf_reserve keeps room for it */
+}

@@ -21,4 +21,9 @@ void asc__buf_printf(asc__buf *b, const char *fmt, ...) ASC_PRINTF(2, 3);
 /* NUL-terminated contents; "" when empty. */
 const char *asc__buf_str(asc__buf *b);
 
+/* The whole file at path, NUL-terminated, in memory from asc__malloc (free
+ * with asc__free); its length in *len when len is not NULL.  NULL with
+ * errno set when it cannot be opened or read, or memory runs out. */
+char *asc__read_file(const char *path, size_t *len);
+
 #endif /* ASC_BASE_BUF_H */

@@ -596,27 +596,6 @@ static const char *const sweep_sigs[] = {
     "(f32[2], f64[1], i64=16, float, i32)",
 };
 
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  long n;
-  if (f == NULL)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)n + 1);
-  if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    fclose(f);
-    return NULL;
-  }
-  buf[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
-
 static void sweep_checks(const asc__typed *t, void *ud) {
   int *typed = ud;
   check_typed(t);
@@ -637,7 +616,7 @@ static int sweep_dir(const char *dir, int *typed) {
     if (nl < 4 || strcmp(de->d_name + nl - 3, ".py") != 0)
       continue;
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    text = read_all(path, &len);
+    text = asc__read_file(path, &len);
     if (text == NULL)
       continue;
     md = parse(de->d_name, text, len);

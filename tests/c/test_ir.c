@@ -67,24 +67,6 @@ static int roundtrip(const char *text, size_t len, asc__buf *out,
   return rc;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  char *d;
-  long n;
-  if (!fp)
-    return NULL;
-  fseek(fp, 0, SEEK_END);
-  n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  d = malloc((size_t)n + 1);
-  assert_non_null(d);
-  assert_int_equal(fread(d, 1, (size_t)n, fp), (size_t)n);
-  d[n] = 0;
-  fclose(fp);
-  *len = (size_t)n;
-  return d;
-}
-
 static const char *const samples[] = {
     "fold/arith.ir", "fold/branches.ir", "dce/dead.ir", "cse/common.ir",
     "licm/nest.ir", "unroll/static.ir", "strength/index.ir",
@@ -100,7 +82,7 @@ static void test_text_roundtrip(void **state) {
     char *text;
     asc__buf a, b;
     snprintf(path, sizeof path, "%s/tests/golden/passes/%s", ASC_SOURCE_DIR, samples[k]);
-    text = slurp(path, &len);
+    text = asc__read_file(path, &len);
     assert_non_null(text);
     asc__buf_init(&a);
     asc__buf_init(&b);
@@ -124,7 +106,7 @@ static void test_parser_robust(void **state) {
   (void)state;
   snprintf(path, sizeof path, "%s/tests/golden/passes/pipeline/conv_inner.ir",
            ASC_SOURCE_DIR);
-  text = slurp(path, &len);
+  text = asc__read_file(path, &len);
   assert_non_null(text);
   for (size_t n = 0; n <= len; n += 3) {
     /* an exact-size copy with no NUL after it: the parser must not read

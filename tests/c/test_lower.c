@@ -87,28 +87,8 @@ static int load_py(harness_mod *hm, const char *text, const char *name,
   return load_py_opt(hm, text, name, sig, ir, diag, false);
 }
 
-static char *slurp(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  char *d;
-  long n;
-  if (!fp)
-    return NULL;
-  fseek(fp, 0, SEEK_END);
-  n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  d = malloc((size_t)n + 1);
-  if (d && fread(d, 1, (size_t)n, fp) != (size_t)n) {
-    free(d);
-    d = NULL;
-  }
-  if (d)
-    d[n] = 0;
-  fclose(fp);
-  return d;
-}
-
 static void test_seed_parallel_add(void **state) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py");
+  char *text = asc__read_file(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py", NULL);
   harness_mod hm;
   enum { N = 1001 };
   static float a[N], b[N], c[N];
@@ -139,7 +119,7 @@ static void test_seed_parallel_add(void **state) {
 
 /* In-place: c is a.  With may_alias the data pointers lose restrict. */
 static void test_parallel_add_aliased(void **state) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py");
+  char *text = asc__read_file(ASC_SOURCE_DIR "/tests/golden/front/seed_parallel_add.py", NULL);
   char *csrc;
   harness_mod hm;
   enum { N = 100 };
@@ -153,7 +133,7 @@ static void test_parallel_add_aliased(void **state) {
                                "parallel_add(f32[1], f32[1], f32[1])", NULL,
                                NULL, true),
                    0);
-  csrc = slurp(hm.c_path);
+  csrc = asc__read_file(hm.c_path, NULL);
   assert_non_null(csrc);
   assert_null(strstr(csrc, "*restrict d"));
   free(csrc);
@@ -193,7 +173,7 @@ static void test_overlap_stays_serial(void **state) {
   assert_int_equal(load_py_opt(&hm, text, "shift", "shift(i64[1], i64[1])",
                                NULL, NULL, true),
                    0);
-  csrc = slurp(hm.c_path);
+  csrc = asc__read_file(hm.c_path, NULL);
   assert_non_null(csrc);
   assert_null(strstr(csrc, "restrict"));
   assert_null(strstr(csrc, "parallel_for("));
@@ -227,7 +207,7 @@ static void conv_ref(const float *in, const float *w, float *out, int B,
 }
 
 static void run_conv(const char *sig, bool strided) {
-  char *text = slurp(ASC_SOURCE_DIR "/tests/golden/front/seed_conv2d.py");
+  char *text = asc__read_file(ASC_SOURCE_DIR "/tests/golden/front/seed_conv2d.py", NULL);
   harness_mod hm;
   enum { B = 2, IC = 3, H = 9, W = 11, OC = 4, KH = 3, KW = 2 };
   enum { OH = H - KH + 1, OW = W - KW + 1 };

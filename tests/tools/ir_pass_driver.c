@@ -18,28 +18,6 @@
 #include "compiler/ir/ir.h"
 #include "compiler/passes/passes.h"
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  char *d;
-  long n;
-  if (!fp)
-    return NULL;
-  fseek(fp, 0, SEEK_END);
-  n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  d = malloc((size_t)n + 1);
-  if (d && fread(d, 1, (size_t)n, fp) != (size_t)n) {
-    free(d);
-    d = NULL;
-  }
-  fclose(fp);
-  if (d) {
-    d[n] = 0;
-    *len = (size_t)n;
-  }
-  return d;
-}
-
 typedef struct job {
   const char *passes, *emit, *text;
   size_t len;
@@ -102,7 +80,7 @@ int main(int argc, char **argv) {
                     "[--emit=ir|c] FILE.ir\n");
     return 2;
   }
-  text = slurp(file, &len);
+  text = asc__read_file(file, &len);
   if (text == NULL) {
     fprintf(stderr, "ir_pass_driver: cannot read %s\n", file);
     return 2;
