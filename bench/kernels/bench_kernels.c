@@ -2,7 +2,7 @@
  * Kernels for the benchmarks, written against the kernel ABI
  * (docs/abi.md) as generated code would be.
  */
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 static int64_t nop_body(void *env, int64_t lo, int64_t hi, int32_t tid,
                         asc_kexc *exc) {

@@ -21,7 +21,7 @@
 
 #include "abi_prelude.h"
 #include "compiler/emit_c.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 /* Pasted after the ABI.  Everything is static inline, so unused helpers
  * cost nothing. */

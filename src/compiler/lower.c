@@ -16,7 +16,7 @@
 
 #include "compiler/lower.h"
 #include "compiler/emit_c.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 #include "compiler/passes/passes.h"
 #include "compiler/types/types.h"
 

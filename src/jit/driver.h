@@ -14,7 +14,7 @@
 
 #include "asc/asc.h"
 #include "base/base.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 typedef struct asc__pymodule asc__pymodule;
 struct asc__cache;

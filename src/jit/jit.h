@@ -19,7 +19,7 @@
 #include "jit/cache.h"
 #include "jit/cc.h"
 #include "base/base.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 /* Version of the generated code's conventions beyond the ABI header (the
  * shape of emitted C, runtime helpers it expects).  Part of every key: bump

@@ -17,7 +17,7 @@
 #include <uv.h>
 
 #include "runtime/runtime.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 #define ASC_CACHE_LINE 64
 

@@ -23,7 +23,7 @@
 #include <uv.h>
 
 #include "runtime/runtime.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 #include "runtime/scheduler.h"
 
 enum {

@@ -23,7 +23,7 @@
 #include "compiler/cctx.h"
 #include "compiler/emit_c.h"
 #include "compiler/ir/ir.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 #include "compiler/passes/passes.h"
 
 extern char **environ;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compiler/ir/ir.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 /* ------------------------------------------------------------------ types */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "compiler/ir/ir.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k);
 

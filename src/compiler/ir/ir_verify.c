@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "compiler/ir/ir.h"
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 typedef struct vstate {
   asc__cctx *c;

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/kernel_abi.h"
+#include "asc/kernel_abi.h"
 
 #define F32 11
 #define F64 12

@@ -2,9 +2,10 @@
  * The kernel ABI: what a compiled module exports and what the runtime hands
  * each block.  docs/abi.md explains it in prose.
  *
- * This header is the single source of the ABI.  It is included by the
- * runtime, by hand-written test modules, and embedded verbatim (at build
- * time) at the top of every C file the compiler generates, so it must stay
+ * This header is the single source of the ABI.  It is public: a module
+ * written by hand for ascModuleLoad includes it (#include <asc/kernel_abi.h>).
+ * The runtime includes it too, and the compiler embeds it verbatim (at
+ * build time) at the top of every C file it generates, so it must stay
  * self-contained: only <stdint.h> and <stddef.h>, no libasc headers, no
  * libc beyond those.
  */
