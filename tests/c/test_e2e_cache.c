@@ -470,12 +470,58 @@ static void test_read_only_cache_dir_falls_back(void **state) {
   chmod(t.cache, 0700);
 }
 
+static void write_file(const char *path, const char *text, mode_t mode) {
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs(text, fp);
+  fclose(fp);
+  assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Search-path variables of the C compiler (a header directory whose
+ * math.h stops the build, an assembler that fails) are not seen by the
+ * compiler: the kernel builds as without them, and the entry is the one a
+ * clean environment hits. */
+static void test_compiler_environment_cleared(void **state) {
+  cachetest t;
+  char inc[900], bin[900], path[1000], cpath[1000], cinc[1000], cpath2[1000],
+      compiler[1000], libpath[1000];
+  const char *poison[7];
+  (void)state;
+  ct_init(&t, "ccenv");
+  snprintf(inc, sizeof inc, "%s/poison-include", t.dir);
+  snprintf(bin, sizeof bin, "%s/poison-bin", t.dir);
+  assert_int_equal(mkdir(inc, 0700), 0);
+  assert_int_equal(mkdir(bin, 0700), 0);
+  snprintf(path, sizeof path, "%s/math.h", inc);
+  write_file(path, "#error poisoned header from CPATH\n", 0600);
+  snprintf(path, sizeof path, "%s/string.h", inc);
+  write_file(path, "#error poisoned header from CPATH\n", 0600);
+  snprintf(path, sizeof path, "%s/as", bin);
+  write_file(path, "#!/bin/sh\necho poisoned assembler >&2\nexit 1\n", 0755);
+  snprintf(cpath, sizeof cpath, "CPATH=%s", inc);
+  snprintf(cinc, sizeof cinc, "C_INCLUDE_PATH=%s", inc);
+  snprintf(cpath2, sizeof cpath2, "GCC_EXEC_PREFIX=%s/", bin);
+  snprintf(compiler, sizeof compiler, "COMPILER_PATH=%s", bin);
+  snprintf(libpath, sizeof libpath, "LIBRARY_PATH=%s", bin);
+  poison[0] = cpath;
+  poison[1] = cinc;
+  poison[2] = cpath2;
+  poison[3] = compiler;
+  poison[4] = libpath;
+  poison[5] = NULL;
+  expect_compiles(&t, "base", poison, 1);
+  expect_compiles(&t, "base", NULL, 0);
+  expect_compiles(&t, "base", poison, 0);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hit_in_new_process_miss_on_each_key_component),
       cmocka_unit_test(test_corrupt_entry_is_rebuilt),
       cmocka_unit_test(test_racing_processes_compile_once),
       cmocka_unit_test(test_read_only_cache_dir_falls_back),
+      cmocka_unit_test(test_compiler_environment_cleared),
   };
   if (argc == 3 && strcmp(argv[1], "--child") == 0)
     return child(argv[2]);
