@@ -335,7 +335,10 @@ static entry_state entry_verify(const char *path, const asc__cache_key *k) {
   struct stat st;
   uint64_t size;
   entry_state r = ENTRY_BAD;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO planted here must not block the lookup;
+   * O_NOFOLLOW: nor may a symbolic link lead elsewhere.  Both are bad
+   * entries, removed and rebuilt. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
   if (fd < 0)
     return errno == ENOENT ? ENTRY_MISSING : ENTRY_BAD;

@@ -63,6 +63,18 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
                          asc__jit_emit_fn emit, void *ud, asc__jit_lib **lib,
                          const asc_kernel_desc **desc);
 
+/* Opens path to be loaded (O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags, e.g.
+ * O_NOFOLLOW): without blocking on a FIFO or reading a device, and only a
+ * regular file.  *fd receives the descriptor.  ascErrorFileNotFound when
+ * path does not exist, ascErrorInvalidModule for anything else, with a
+ * message naming path. */
+ascError_t asc__jit_open_file(const char *path, int flags, int *fd);
+
+/* uv_dlopen of the file open at fd, through /proc/self/fd so that the
+ * file checked on fd is the file loaded; by path where /proc is missing.
+ * Returns uv_dlopen's result. */
+int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path);
+
 /* Loads the module file at path and checks its ABI version. */
 ascError_t asc__jit_open(const char *path, asc__jit_lib **lib);
 void asc__jit_unload(asc__jit_lib *lib);

@@ -298,7 +298,7 @@ static void test_miss_on_each_component(void **state) {
 /* ---------------------------------------------------------- corruption */
 
 enum { FLIP_PAYLOAD, FLIP_TRAILER, FLIP_MAGIC, TRUNC_ONE, TRUNC_HALF,
-       ZERO_LENGTH, GARBAGE, OTHER_KEY, DIRECTORY, NCORRUPT };
+       ZERO_LENGTH, GARBAGE, OTHER_KEY, DIRECTORY, FIFO, SYMLINK, NCORRUPT };
 
 static void test_corrupt_entries_rebuilt(void **state) {
   char dir[4200], *p = NULL, *q = NULL;
@@ -345,6 +345,17 @@ static void test_corrupt_entries_rebuilt(void **state) {
       assert_int_equal(unlink(p), 0);
       assert_int_equal(mkdir(p, 0700), 0);
       break;
+    case FIFO: /* must not block the lookup */
+      assert_int_equal(unlink(p), 0);
+      assert_int_equal(mkfifo(p, 0600), 0);
+      break;
+    case SYMLINK: { /* to a valid entry of this key: still not followed */
+      char moved[4300];
+      snprintf(moved, sizeof moved, "%s.elsewhere", p);
+      assert_int_equal(rename(p, moved), 0);
+      assert_int_equal(symlink(moved, p), 0);
+      break;
+    }
     }
     free(b);
     asc__free(p);
