@@ -328,8 +328,11 @@ static void make_trailer(unsigned char t[ASC_CACHE_TRAILER_SIZE],
 }
 
 /* Checks the entry at path against k: whole trailer, size, payload hash.
- * On success the entry's times are set to now (LRU). */
-static entry_state entry_verify(const char *path, const asc__cache_key *k) {
+ * On success the entry's times are set to now (LRU) and, when fdp is not
+ * NULL, *fdp receives the open entry: loading through it cannot be
+ * undone by another process evicting or replacing the path meanwhile. */
+static entry_state entry_verify(const char *path, const asc__cache_key *k,
+                                int *fdp) {
   unsigned char t[ASC_CACHE_TRAILER_SIZE], want[ASC_CACHE_TRAILER_SIZE];
   unsigned char hash[16];
   struct stat st;
@@ -353,15 +356,20 @@ static entry_state entry_verify(const char *path, const asc__cache_key *k) {
     goto out;
   r = ENTRY_OK;
   futimens(fd, NULL);
+  if (fdp != NULL) {
+    *fdp = fd;
+    return r;
+  }
 out:
   close(fd);
   return r;
 }
 
 /* Appends the trailer to the built file, syncs it and renames it to
- * entry.  0 or errno. */
+ * entry.  0 or errno; on success *fdp is the published file, open. */
 static int entry_publish(const char *built, const char *entry,
-                         const char *subdir, const asc__cache_key *k) {
+                         const char *subdir, const asc__cache_key *k,
+                         int *fdp) {
   unsigned char t[ASC_CACHE_TRAILER_SIZE], hash[16];
   struct stat st;
   int fd, e = 0;
@@ -385,18 +393,27 @@ static int entry_publish(const char *built, const char *entry,
     goto out;
   }
 out:
-  if (close(fd) != 0 && e == 0)
-    e = errno;
   if (e == 0 && (io_fail("rename", entry) != 0 || rename(built, entry) != 0))
     e = errno;
-  if (e == 0)
-    fsync_dir(subdir);
-  return e;
+  if (e != 0) {
+    close(fd);
+    return e;
+  }
+  fsync_dir(subdir);
+  *fdp = fd;
+  return 0;
 }
 
 /* ------------------------------------------------------------ directory */
 
-static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
+/* A positive decimal number from the environment (with suffixes: an
+ * optional K, M, G or T, binary, then optional "i" and "B").  An unset or
+ * empty variable gives dflt; anything else that is not such a number
+ * ("abc", "-1", "10Q", an overflow, 0) gives dflt with one warning on
+ * stderr per variable and process: a typo must not silently leave the
+ * cache unbounded or the lock wait at a surprise value. */
+static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes,
+                        atomic_bool *warned) {
   const char *s = getenv(name);
   char *end;
   unsigned long long v;
@@ -404,10 +421,12 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
 
   if (s == NULL || *s == '\0')
     return dflt;
+  if (*s < '0' || *s > '9') /* strtoull would take "-1", " 5", "+5" */
+    goto bad;
   errno = 0;
   v = strtoull(s, &end, 10);
-  if (errno != 0 || end == s)
-    return dflt;
+  if (errno != 0)
+    goto bad;
   if (suffixes && *end != '\0') {
     switch (*end == 'k' || *end == 'm' || *end == 'g' || *end == 't'
                 ? *end - 'a' + 'A'
@@ -416,7 +435,7 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
     case 'M': shift = 20; break;
     case 'G': shift = 30; break;
     case 'T': shift = 40; break;
-    default: return dflt;
+    default: goto bad;
     }
     end++;
     if (*end == 'i')
@@ -425,9 +444,19 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
       end++;
   }
   if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-    return dflt;
+    goto bad;
   return (uint64_t)v << shift;
+bad:
+  if (!atomic_exchange(warned, true))
+    fprintf(stderr,
+            "libasc: warning: %s=%s is not a positive number%s; using the "
+            "default %llu\n",
+            name, s, suffixes ? " (with an optional K, M, G or T suffix)" : "",
+            (unsigned long long)dflt);
+  return dflt;
 }
+
+static atomic_bool max_bytes_warned, lock_timeout_warned;
 
 /* The directory the environment names (asc__malloc), NULL if none. */
 static char *dir_from_env(void) {
@@ -554,9 +583,10 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     return asc__error(ascErrorInternal, "cannot create a mutex");
   }
   c->max_bytes = env_u64("ASC_CACHE_MAX_BYTES", ASC_CACHE_DEFAULT_MAX_BYTES,
-                         true);
+                         true, &max_bytes_warned);
   c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
-                               DEFAULT_LOCK_TIMEOUT_MS, false);
+                               DEFAULT_LOCK_TIMEOUT_MS, false,
+                               &lock_timeout_warned);
   c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
   if (c->configured != NULL && c->configured[0] != '/' &&
       getcwd(cwd, sizeof cwd) != NULL) {
@@ -981,7 +1011,7 @@ static void key_paths_free(key_paths *p) {
 static ascError_t get_in_dir(asc__cache *c, const char *dir,
                              const asc__cache_key *k,
                              asc__cache_build_fn build, void *ud,
-                             char **so_path, asc__buf *why) {
+                             char **so_path, int *so_fd, asc__buf *why) {
   char sub2[3] = {k->hex[0], k->hex[1], '\0'};
   key_paths p;
   entry_state es;
@@ -1000,7 +1030,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
 
-  es = entry_verify(p.entry, k);
+  es = entry_verify(p.entry, k, so_fd);
   if (es == ENTRY_OK)
     goto hit;
 
@@ -1019,7 +1049,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     asc__buf_printf(why, "cannot lock %s: %s", p.lockp, strerror(e));
     goto trouble;
   }
-  es = entry_verify(p.entry, k);
+  es = entry_verify(p.entry, k, so_fd);
   if (es == ENTRY_OK)
     goto hit;
   if (es == ENTRY_BAD) {
@@ -1065,7 +1095,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     remove_dir_files(p.work);
     goto out;
   }
-  e = entry_publish(built, p.entry, p.sub, k);
+  e = entry_publish(built, p.entry, p.sub, k, so_fd);
   remove_dir_files(p.work);
   if (e != 0) {
     asc__buf_printf(why, "cannot write %s: %s", p.entry, strerror(e));
@@ -1100,12 +1130,26 @@ out:
 ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
                                    asc__cache_build_fn build, void *ud,
                                    char **so_path) {
+  int fd = -1;
+  ascError_t err = asc__cache_get_or_build_fd(c, k, build, ud, so_path, &fd);
+
+  if (fd >= 0)
+    close(fd);
+  return err;
+}
+
+ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
+                                      asc__cache_build_fn build, void *ud,
+                                      char **so_path, int *so_fd) {
   ascError_t err;
   int attempt;
 
   if (so_path != NULL)
     *so_path = NULL;
-  if (c == NULL || k == NULL || build == NULL || so_path == NULL)
+  if (so_fd != NULL)
+    *so_fd = -1;
+  if (c == NULL || k == NULL || build == NULL || so_path == NULL ||
+      so_fd == NULL)
     return asc__error(ascErrorInvalidValue,
                       "NULL cache, key, build function or result");
   if (!k->final)
@@ -1123,7 +1167,7 @@ ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
       continue;
     }
     asc__buf_init(&why);
-    err = get_in_dir(c, dir, k, build, ud, so_path, &why);
+    err = get_in_dir(c, dir, k, build, ud, so_path, so_fd, &why);
     if (err != ascErrorCache || why.len == 0) {
       asc__buf_free(&why);
       return err;

@@ -226,7 +226,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   build_ctx b;
   char *path = NULL;
   ascError_t err;
-  int attempt;
+  int fd = -1;
 
   *lib = NULL;
   *desc = NULL;
@@ -240,20 +240,14 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   b.emit = emit;
   b.ud = ud;
   asc__jit_key(&k, b.cc, &ccopts, in);
-  /* A verified entry can still vanish before dlopen (evicted or cleared by
-   * another process); one more lookup rebuilds it. */
-  for (attempt = 0; attempt < 2; attempt++) {
-    err = asc__cache_get_or_build(cache, &k, build_so, &b, &path);
-    if (err != ascSuccess)
-      return err;
-    err = asc__jit_open(path, lib);
-    if (err == ascSuccess || access(path, F_OK) == 0 || errno != ENOENT) {
-      asc__free(path);
-      break;
-    }
-    asc__free(path);
-    path = NULL;
-  }
+  /* Loaded through the descriptor the cache verified: another process
+   * evicting or clearing the entry meanwhile cannot make this fail. */
+  err = asc__cache_get_or_build_fd(cache, &k, build_so, &b, &path, &fd);
+  if (err != ascSuccess)
+    return err;
+  err = jit_open_fd(fd, path, lib);
+  close(fd);
+  asc__free(path);
   if (err != ascSuccess)
     return err;
   *desc = find_kernel(*lib, in->kernel_name);

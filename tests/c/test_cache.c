@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "cc.h"
 #include "internal.h"
+#include "jit.h"
 
 static char base[4096];
 static int dir_seq;
@@ -850,6 +851,101 @@ static void test_lru_eviction(void **state) {
   asc__cache_close(c);
 }
 
+/* The descriptor handed out stays the verified entry: clearing (or
+ * evicting) the entry between lookup and load does not break the load. */
+static void test_fd_survives_eviction(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  real r = {.value = 4321};
+  uv_lib_t lib;
+  int (*answer)(void) = NULL;
+  uint64_t removed = 0;
+  int fd = -1;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "real 4321");
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_true(fd >= 0);
+  assert_int_equal(asc__cache_clear(c, &removed), ascSuccess);
+  assert_int_equal(removed, 1);
+  assert_int_equal(access(p, F_OK), -1);
+  assert_int_equal(asc__jit_dlopen_fd(&lib, fd, p), 0);
+  close(fd);
+  assert_int_equal(uv_dlsym(&lib, "answer", (void **)&answer), 0);
+  assert_int_equal(answer(), 4321);
+  uv_dlclose(&lib);
+  asc__free(p);
+  /* A hit hands out a descriptor too. */
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_int_equal(r.calls, 2);
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_int_equal(r.calls, 2);
+  assert_true(fd >= 0);
+  close(fd);
+  asc__free(p);
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, NULL, &fd),
+      ascErrorInvalidValue);
+  asc__cache_close(c);
+}
+
+/* An ASC_CACHE_MAX_BYTES that is not a positive size gives the default
+ * and one warning per process, however many caches are opened. */
+static void test_invalid_max_bytes_warns(void **state) {
+  static const char *const bad[] = {"abc", "-1", "10Q", "0", " 5", "1K5",
+                                    "99999999999999999999", "17179869184T"};
+  char errfile[4300];
+  size_t i;
+  ASC_UNUSED(state);
+
+  snprintf(errfile, sizeof errfile, "%s/maxbytes.txt", base);
+  for (i = 0; i < ASC_ARRAY_SIZE(bad); i++) {
+    pid_t pid;
+    int status, warnings = 0;
+    long n;
+    char *text, *at;
+
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+      char dir[4200];
+      asc__cache *c;
+      asc__cache_stats st;
+      int ok = 1, fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 2);
+      close(fd);
+      setenv("ASC_CACHE_MAX_BYTES", bad[i], 1);
+      for (int j = 0; j < 3; j++) {
+        new_dir(dir, sizeof dir);
+        ok &= asc__cache_open(&c, dir) == ascSuccess &&
+              asc__cache_get_stats(c, &st) == ascSuccess &&
+              st.max_bytes == ASC_CACHE_DEFAULT_MAX_BYTES;
+        asc__cache_close(c);
+      }
+      fflush(stderr);
+      _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    text = read_file(errfile, &n);
+    for (at = text; (at = strstr(at, "warning")) != NULL; at++)
+      warnings++;
+    if (warnings != 1 || strstr(text, "ASC_CACHE_MAX_BYTES") == NULL ||
+        strstr(text, bad[i]) == NULL)
+      fail_msg("ASC_CACHE_MAX_BYTES=%s: %d warnings:\n%s", bad[i], warnings,
+               text);
+    free(text);
+  }
+}
+
 /* A lock holder that never lets go (a hung process) delays a build by the
  * lock timeout, not forever. */
 static void test_lock_timeout(void **state) {
@@ -1028,6 +1124,8 @@ int main(void) {
       cmocka_unit_test(test_compiler_disk_full),
       cmocka_unit_test(test_relative_dir_made_absolute),
       cmocka_unit_test(test_lru_eviction),
+      cmocka_unit_test(test_fd_survives_eviction),
+      cmocka_unit_test(test_invalid_max_bytes_warns),
       cmocka_unit_test(test_lock_timeout),
       cmocka_unit_test(test_stale_temporaries),
       cmocka_unit_test(test_out_of_memory),

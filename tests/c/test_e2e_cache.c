@@ -147,6 +147,49 @@ static int child(const char *mode) {
   return 0;
 }
 
+/* Compiles and runs NSPEC specialisations of k (ConstExpr n = 100 * which
+ * + j), each a new cache entry; with a tiny ASC_CACHE_MAX_BYTES every
+ * publish (of this process or another) evicts all the others. */
+#define NSPEC 4
+static int child_evict(int which) {
+  char *text = edited("", "");
+  ascModule_t m;
+  ascKernel_t k;
+  ascCompileOptions o;
+  ascError_t err;
+
+  memset(&o, 0, sizeof o);
+  o.filename = "cachekern.py";
+  err = text == NULL ? ascErrorOutOfMemory : ascModuleLoadPython(&m, text, &o);
+  if (err == ascSuccess)
+    err = ascModuleGetKernel(&k, m, "k");
+  for (int j = 0; j < NSPEC && err == ascSuccess; j++) {
+    double xd[4] = {0, 0, 0, 0}, yd[4] = {1, 2, 3, 4};
+    int64_t n = 100 * which + j;
+    ascTensor tx = e2e_t1(xd, ascFloat64, 4), ty = e2e_t1(yd, ascFloat64, 4);
+    void *args[3] = {&tx, &ty, &n};
+    err = ascLaunchKernel(k, 1, args, NULL);
+    if (err == ascSuccess)
+      err = ascStreamSynchronize(NULL);
+    for (int i = 0; i < 4 && err == ascSuccess; i++) {
+      if (yd[i] != (double)((i + 1) * 3 + n + 1)) {
+        printf("err=n=%lld: y[%d] = %g\n", (long long)n, i, yd[i]);
+        free(text);
+        return 0;
+      }
+    }
+  }
+  if (err != ascSuccess) {
+    printf("err=%s: %s\n", ascGetErrorName(err), ascGetLastErrorMessage());
+    free(text);
+    return 0;
+  }
+  printf("ok=1\n");
+  free(text);
+  ascModuleUnload(m);
+  return 0;
+}
+
 /* ------------------------------------------------------------ the parent */
 
 typedef struct cachetest {
@@ -470,6 +513,30 @@ static void test_read_only_cache_dir_falls_back(void **state) {
   chmod(t.cache, 0700);
 }
 
+/* Several processes compile different kernels under a cap smaller than
+ * one entry, so each publish evicts the entries the others have just
+ * found or built: loading one must never fail because it was evicted. */
+static void test_eviction_never_breaks_a_load(void **state) {
+  enum { NPROC = 6 };
+  cachetest t;
+  const char *tiny[] = {"ASC_CACHE_MAX_BYTES=1", NULL};
+  char outfile[NPROC][900], mode[NPROC][16], out[8192];
+  pid_t pid[NPROC];
+  (void)state;
+  ct_init(&t, "evict");
+  for (int i = 0; i < NPROC; i++) {
+    snprintf(outfile[i], sizeof outfile[i], "%s/evict%d.out", t.dir, i);
+    snprintf(mode[i], sizeof mode[i], "evict%d", i);
+    pid[i] = spawn_child(&t, mode[i], tiny, outfile[i]);
+  }
+  for (int i = 0; i < NPROC; i++) {
+    wait_child(pid[i], outfile[i], out, sizeof out);
+    if (strstr(out, "ok=1\n") == NULL)
+      fail_msg("child %d failed:\n%s", i, out);
+  }
+  assert_int_equal(compiles(&t), NPROC * NSPEC);
+}
+
 static void write_file(const char *path, const char *text, mode_t mode) {
   FILE *fp = fopen(path, "w");
   assert_non_null(fp);
@@ -522,8 +589,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_racing_processes_compile_once),
       cmocka_unit_test(test_read_only_cache_dir_falls_back),
       cmocka_unit_test(test_compiler_environment_cleared),
+      cmocka_unit_test(test_eviction_never_breaks_a_load),
   };
   if (argc == 3 && strcmp(argv[1], "--child") == 0)
-    return child(argv[2]);
+    return strncmp(argv[2], "evict", 5) == 0 ? child_evict(atoi(argv[2] + 5))
+                                             : child(argv[2]);
   return cmocka_run_group_tests_name("e2e_cache", tests, NULL, NULL);
 }
