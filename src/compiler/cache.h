@@ -57,9 +57,10 @@ typedef struct asc__cache asc__cache;
 
 /* Opens the cache at dir, or, when dir is NULL, at $ASC_CACHE_DIR, else
  * $XDG_CACHE_HOME/asc, else ~/.cache/asc (created 0700).  A directory that
- * is not owned by the user, is group or world writable, or is read-only is
- * not used: a warning goes to stderr once and the cache lives in a private
- * temporary directory, removed by asc__cache_close.  The size cap is
+ * is a symbolic link, is not owned by the user, is group or world
+ * writable, is read-only, or lies below a directory that another user
+ * controls is not used: a warning goes to stderr once and the cache lives
+ * in a private temporary directory, removed by asc__cache_close.  The size cap is
  * $ASC_CACHE_MAX_BYTES (suffixes K, M, G), default 1 GiB.  Fails only for
  * lack of memory. */
 ascError_t asc__cache_open(asc__cache **out, const char *dir);
