@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
+#include "cc.h"
 #include "e2e.h"
 
 extern char **environ;
@@ -537,6 +539,67 @@ static void test_eviction_never_breaks_a_load(void **state) {
   assert_int_equal(compiles(&t), NPROC * NSPEC);
 }
 
+static ascError_t evil_build(void *ud, const char *workdir, char **so) {
+  const asc__cc *cc;
+  ascError_t e = asc__cc_get(&cc);
+  if (e != ascSuccess)
+    return e;
+  return asc__cc_build(cc, NULL, workdir, "evil", ud, strlen(ud), so);
+}
+
+/* Another user's shared object at an entry's path -- with a valid trailer
+ * for the key, which anyone can compute -- is never loaded, even by root:
+ * its constructor does not run and the kernel is rebuilt. */
+static void test_foreign_entry_never_loaded(void **state) {
+  cachetest t;
+  char entry[1200], marker[900], evil_src[1400], evil_dir[900];
+  const char *name;
+  asc__cache *c;
+  asc__cache_key k;
+  char *forged = NULL;
+  struct stat st;
+  (void)state;
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to give a file to a second user)\n");
+    return;
+  }
+  ct_init(&t, "foreign");
+  expect_compiles(&t, "base", NULL, 1);
+  only_entry(&t, entry, sizeof entry);
+  /* The key of the entry, from its name: <cache>/ab/<30 hex>.so */
+  name = entry + strlen(entry) - 36;
+  memset(&k, 0, sizeof k);
+  snprintf(k.hex, sizeof k.hex, "%.2s%.30s", name, name + 3);
+  for (int i = 0; i < 16; i++) {
+    unsigned v;
+    sscanf(k.hex + 2 * i, "%2x", &v);
+    k.digest[i] = (unsigned char)v;
+  }
+  k.final = true;
+  snprintf(marker, sizeof marker, "%s/constructor-ran", t.dir);
+  snprintf(evil_src, sizeof evil_src,
+           "#include <fcntl.h>\n#include <unistd.h>\n"
+           "__attribute__((constructor)) static void evil(void) {\n"
+           "  close(open(\"%s\", O_WRONLY | O_CREAT, 0644));\n}\n",
+           marker);
+  snprintf(evil_dir, sizeof evil_dir, "%s/evil-cache", t.dir);
+  assert_int_equal(asc__cache_open(&c, evil_dir), ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(c, &k, evil_build, evil_src,
+                                           &forged),
+                   ascSuccess);
+  /* Planted: the attacker's file, at the victim's entry path. */
+  assert_int_equal(rename(forged, entry), 0);
+  assert_int_equal(chown(entry, 65534, 65534), 0);
+  asc__free(forged);
+  asc__cache_close(c);
+  expect_compiles(&t, "base", NULL, 1);
+  if (access(marker, F_OK) == 0)
+    fail_msg("the planted object's constructor ran");
+  assert_int_equal(stat(entry, &st), 0);
+  assert_int_equal(st.st_uid, geteuid());
+  expect_compiles(&t, "base", NULL, 0);
+}
+
 static void write_file(const char *path, const char *text, mode_t mode) {
   FILE *fp = fopen(path, "w");
   assert_non_null(fp);
@@ -590,6 +653,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_read_only_cache_dir_falls_back),
       cmocka_unit_test(test_compiler_environment_cleared),
       cmocka_unit_test(test_eviction_never_breaks_a_load),
+      cmocka_unit_test(test_foreign_entry_never_loaded),
   };
   if (argc == 3 && strcmp(argv[1], "--child") == 0)
     return strncmp(argv[2], "evict", 5) == 0 ? child_evict(atoi(argv[2] + 5))
