@@ -1144,6 +1144,8 @@ static void test_fd_survives_eviction(void **state) {
   assert_int_equal(
       asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
   assert_int_equal(r.calls, 2);
+  close(fd);
+  asc__free(p);
   assert_int_equal(
       asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
   assert_int_equal(r.calls, 2);
