@@ -18,6 +18,13 @@
  * A process that obtains a lock therefore checks that the file it locked
  * is still the one at the path, and starts over otherwise.
  *
+ * The directory is opened once, checked with its ancestors (dir_check)
+ * and kept open; every later operation is relative to that descriptor and
+ * never follows a symbolic link, and entries are handed out as verified
+ * open descriptors, so neither another user swapping a path nor another
+ * process evicting an entry can change what gets loaded (docs/cache.md,
+ * threat model).
+ *
  * c->lock guards the directory fields only and is never held across a
  * build or a file lock wait.
  */
@@ -50,6 +57,11 @@ struct asc__cache {
    * changes at most once (to fallback_dir) and both strings live until
    * close, so a reader may keep the pointer it read under the lock. */
   const char *dir;
+  /* Descriptors of configured and fallback_dir (-1 when not open), and of
+   * dir.  Every operation in the cache is relative to dir_fd, so the
+   * directory that was checked is the one used, whatever later happens
+   * to the path (docs/cache.md, threat model). */
+  int configured_fd, fallback_fd, dir_fd;
   bool fallback;
   uint64_t max_bytes;
   uint64_t lock_timeout_ms;
@@ -83,7 +95,7 @@ void asc__cache_set_io_fail_hook(asc__cache_io_fail_fn fn, void *ud) {
 /* 0, or the errno a test wants op on path to fail with (errno is set). */
 static int io_fail(const char *op, const char *path) {
   io_hook *h = atomic_load_explicit(&io_hook_current, memory_order_acquire);
-  int e = h != NULL ? h->fn(op, path, h->ud) : 0;
+  int e = h != NULL && path != NULL ? h->fn(op, path, h->ud) : 0;
   if (e != 0)
     errno = e;
   return e;
@@ -245,37 +257,80 @@ static bool hash_fd(int fd, uint64_t size, unsigned char out[16]) {
   return true;
 }
 
-/* Removes the files of dir, then dir.  Only one level: work directories
- * hold plain files. */
-static void remove_dir_files(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-
-  if (d != NULL) {
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-        continue;
-      unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
-  }
-  rmdir(dir);
+/* Opens the directory name in dfd, never through a symbolic link. */
+static int open_dir_at(int dfd, const char *name) {
+  return openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-static void fsync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static void remove_at(int dfd, const char *name, int depth);
+
+/* Removes what the directory open at fd holds, down to depth levels. */
+static void remove_children(int fd, int depth) {
+  int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+  struct dirent *e;
+
+  if (d == NULL) {
+    if (dfd >= 0)
+      close(dfd);
+    return;
+  }
+  rewinddir(d); /* the duplicate shares fd's offset */
+  while ((e = readdir(d)) != NULL)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+      remove_at(dirfd(d), e->d_name, depth - 1);
+  closedir(d);
+}
+
+/* Removes name in dfd: a file, a symbolic link (not what it points to),
+ * or a directory with what it holds down to depth levels. */
+static void remove_at(int dfd, const char *name, int depth) {
+  int fd;
+
+  if (unlinkat(dfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) ||
+      depth <= 0)
+    return;
+  fd = open_dir_at(dfd, name);
   if (fd >= 0) {
-    fsync(fd);
+    remove_children(fd, depth);
     close(fd);
   }
+  unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* mkdtemp relative to dfd: name ends in "XXXXXX".  0 or errno. */
+static int mkdtemp_at(int dfd, char *name) {
+  static const char chars[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static atomic_uint seq;
+  size_t n = strlen(name);
+  int tries;
+
+  for (tries = 0; tries < 100; tries++) {
+    uint64_t r = uv_hrtime() ^ ((uint64_t)getpid() << 32) ^
+                 (uint64_t)atomic_fetch_add(&seq, 1) * 0x9E3779B97F4A7C15u;
+    int i;
+    for (i = 0; i < 6; i++) {
+      name[n - 6 + i] = chars[r % 62];
+      r /= 62;
+    }
+    if (mkdirat(dfd, name, 0700) == 0)
+      return 0;
+    if (errno != EEXIST)
+      return errno;
+  }
+  return EEXIST;
 }
 
 /* ----------------------------------------------------------------- locks */
 
-/* Locks path (created if needed).  *fd receives the locked descriptor.
- * Returns 0; EWOULDBLOCK when wait_ms is 0 and another holds it;
- * ETIMEDOUT when wait_ms passed; or the errno of creating the file. */
-static int lock_file(const char *path, uint64_t wait_ms, int *fd) {
+/* Locks name in dfd (created if needed; path names it for the test hook,
+ * NULL for none).  *fd receives the locked descriptor.  Returns 0;
+ * EWOULDBLOCK when wait_ms is 0 and another holds it; ETIMEDOUT when
+ * wait_ms passed; EINVAL when something else than a file is there; or the
+ * errno of creating the file. */
+static int lock_file(int dfd, const char *name, const char *path,
+                     uint64_t wait_ms, int *fd) {
   uint64_t deadline = uv_hrtime() + wait_ms * 1000000u;
   unsigned delay = 1;
   struct stat a, b;
@@ -285,9 +340,14 @@ static int lock_file(const char *path, uint64_t wait_ms, int *fd) {
     int f;
     if (io_fail("create", path) != 0)
       return errno;
-    f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    f = openat(dfd, name,
+               O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (f < 0)
-      return errno;
+      return errno == ELOOP ? EINVAL : errno;
+    if (fstat(f, &a) != 0 || !S_ISREG(a.st_mode)) {
+      close(f);
+      return EINVAL;
+    }
     while (flock(f, LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR)
         continue;
@@ -301,8 +361,8 @@ static int lock_file(const char *path, uint64_t wait_ms, int *fd) {
         delay *= 2;
     }
     /* The file may have been unlinked by its previous holder. */
-    if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino) {
+    if (fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+        a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
       *fd = f;
       return 0;
     }
@@ -328,18 +388,27 @@ static void make_trailer(unsigned char t[ASC_CACHE_TRAILER_SIZE],
 }
 
 /* Checks the entry at path against k: whole trailer, size, payload hash.
- * On success the entry's times are set to now (LRU). */
-static entry_state entry_verify(const char *path, const asc__cache_key *k) {
+ * On success the entry's times are set to now (LRU) and, when fdp is not
+ * NULL, *fdp receives the open entry: loading through it cannot be
+ * undone by another process evicting or replacing the path meanwhile. */
+static entry_state entry_verify(int dfd, const char *name,
+                                const asc__cache_key *k, int *fdp) {
   unsigned char t[ASC_CACHE_TRAILER_SIZE], want[ASC_CACHE_TRAILER_SIZE];
   unsigned char hash[16];
   struct stat st;
   uint64_t size;
   entry_state r = ENTRY_BAD;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO planted here must not block the lookup;
+   * O_NOFOLLOW: nor may a symbolic link lead elsewhere.  Both are bad
+   * entries, removed and rebuilt. */
+  int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
   if (fd < 0)
     return errno == ENOENT ? ENTRY_MISSING : ENTRY_BAD;
+  /* Only this user's files, which no one else may have written: the
+   * trailer is no signature, anyone can compute it. */
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
       (uint64_t)st.st_size <= ASC_CACHE_TRAILER_SIZE)
     goto out;
   size = (uint64_t)st.st_size - ASC_CACHE_TRAILER_SIZE;
@@ -350,20 +419,28 @@ static entry_state entry_verify(const char *path, const asc__cache_key *k) {
     goto out;
   r = ENTRY_OK;
   futimens(fd, NULL);
+  if (fdp != NULL) {
+    *fdp = fd;
+    return r;
+  }
 out:
   close(fd);
   return r;
 }
 
-/* Appends the trailer to the built file, syncs it and renames it to
- * entry.  0 or errno. */
-static int entry_publish(const char *built, const char *entry,
-                         const char *subdir, const asc__cache_key *k) {
+/* Appends the trailer to the built file (built_name in workfd; built is
+ * its path, for the test hook), syncs it and renames it to entry_name in
+ * subfd (entry: its path).  0 or errno; on success *fdp is the published
+ * file, open. */
+static int entry_publish(int workfd, const char *built_name,
+                         const char *built, int subfd,
+                         const char *entry_name, const char *entry,
+                         const asc__cache_key *k, int *fdp) {
   unsigned char t[ASC_CACHE_TRAILER_SIZE], hash[16];
   struct stat st;
   int fd, e = 0;
 
-  fd = open(built, O_RDWR | O_CLOEXEC);
+  fd = openat(workfd, built_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return errno;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -382,18 +459,28 @@ static int entry_publish(const char *built, const char *entry,
     goto out;
   }
 out:
-  if (close(fd) != 0 && e == 0)
+  if (e == 0 && (io_fail("rename", entry) != 0 ||
+                 renameat(workfd, built_name, subfd, entry_name) != 0))
     e = errno;
-  if (e == 0 && (io_fail("rename", entry) != 0 || rename(built, entry) != 0))
-    e = errno;
-  if (e == 0)
-    fsync_dir(subdir);
-  return e;
+  if (e != 0) {
+    close(fd);
+    return e;
+  }
+  fsync(subfd);
+  *fdp = fd;
+  return 0;
 }
 
 /* ------------------------------------------------------------ directory */
 
-static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
+/* A positive decimal number from the environment (with suffixes: an
+ * optional K, M, G or T, binary, then optional "i" and "B").  An unset or
+ * empty variable gives dflt; anything else that is not such a number
+ * ("abc", "-1", "10Q", an overflow, 0) gives dflt with one warning on
+ * stderr per variable and process: a typo must not silently leave the
+ * cache unbounded or the lock wait at a surprise value. */
+static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes,
+                        atomic_bool *warned) {
   const char *s = getenv(name);
   char *end;
   unsigned long long v;
@@ -401,10 +488,12 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
 
   if (s == NULL || *s == '\0')
     return dflt;
+  if (*s < '0' || *s > '9') /* strtoull would take "-1", " 5", "+5" */
+    goto bad;
   errno = 0;
   v = strtoull(s, &end, 10);
-  if (errno != 0 || end == s)
-    return dflt;
+  if (errno != 0)
+    goto bad;
   if (suffixes && *end != '\0') {
     switch (*end == 'k' || *end == 'm' || *end == 'g' || *end == 't'
                 ? *end - 'a' + 'A'
@@ -413,7 +502,7 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
     case 'M': shift = 20; break;
     case 'G': shift = 30; break;
     case 'T': shift = 40; break;
-    default: return dflt;
+    default: goto bad;
     }
     end++;
     if (*end == 'i')
@@ -422,9 +511,19 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes) {
       end++;
   }
   if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-    return dflt;
+    goto bad;
   return (uint64_t)v << shift;
+bad:
+  if (!atomic_exchange(warned, true))
+    fprintf(stderr,
+            "libasc: warning: %s=%s is not a positive number%s; using the "
+            "default %llu\n",
+            name, s, suffixes ? " (with an optional K, M, G or T suffix)" : "",
+            (unsigned long long)dflt);
+  return dflt;
 }
+
+static atomic_bool max_bytes_warned, lock_timeout_warned;
 
 /* The directory the environment names (asc__malloc), NULL if none. */
 static char *dir_from_env(void) {
@@ -447,36 +546,148 @@ static char *dir_from_env(void) {
   return path_join(s, ".cache/asc", NULL);
 }
 
-/* Creates dir if needed and checks that it is safe and writable.  Returns
- * NULL when usable, else why not (asc__malloc'd; "" on OOM). */
-static char *dir_problem(const char *dir) {
-  struct stat st;
+/* The name of the directory `up` levels above real (an absolute path
+ * without symbolic links), for messages. */
+static void ancestor_name(asc__buf *out, const char *real, int up) {
+  size_t n = real != NULL ? strlen(real) : 0;
+
+  if (real == NULL) {
+    asc__buf_printf(out, "%d levels up", up);
+    return;
+  }
+  while (up-- > 0 && n > 1) {
+    while (n > 1 && real[n - 1] != '/')
+      n--;
+    if (n > 1)
+      n--; /* the slash, unless it is the root's */
+  }
+  asc__buf_printf(out, "%.*s", (int)n, real);
+}
+
+/* Why the directory open at fd (named dir) must not hold the cache, into
+ * why; nothing when it may.  It must be a directory owned by this user,
+ * not group or world writable, writable by its owner, on a writable file
+ * system; and each directory above it, up to the root, owned by root or
+ * by this user and not writable by group or others -- except a sticky
+ * one (/tmp) when the directory just below it is this user's or root's,
+ * which no one else can then rename or remove.  Otherwise whoever may
+ * write an ancestor could swap the path to the cache for a directory of
+ * their own (the check ssh and sudo make).  The walk goes up through
+ * ".." from fd, so it checks the directories the descriptor really lies
+ * in, whatever symbolic links the path went through. */
+static void dir_check(int fd, const char *dir, asc__buf *why) {
+  struct stat st, up;
   struct statvfs vfs;
+  uid_t me = geteuid();
+  char *real = NULL;
+  int cur, level;
+
+  if (fstat(fd, &st) != 0) {
+    asc__buf_printf(why, "%s", strerror(errno));
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    asc__buf_puts(why, "not a directory");
+    return;
+  }
+  if (st.st_uid != me) {
+    asc__buf_printf(why, "owned by uid %ld, not by this user (uid %ld)",
+                    (long)st.st_uid, (long)me);
+    return;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    asc__buf_printf(why, "group or world writable (mode %04o)",
+                    (unsigned)(st.st_mode & 07777));
+    return;
+  }
+  if ((st.st_mode & S_IWUSR) == 0 || faccessat(fd, ".", W_OK | X_OK, 0) != 0) {
+    asc__buf_puts(why, "read-only");
+    return;
+  }
+  if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0) {
+    asc__buf_puts(why, "on a read-only file system");
+    return;
+  }
+  cur = fd;
+  for (level = 1;; level++) {
+    int parent = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *bad = NULL;
+
+    if (cur != fd)
+      close(cur);
+    if (parent < 0 || fstat(parent, &up) != 0) {
+      asc__buf_printf(why, "cannot check the directory above it: %s",
+                      strerror(errno));
+      if (parent >= 0)
+        close(parent);
+      break;
+    }
+    if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+      close(parent); /* the root: its ".." is itself */
+      break;
+    }
+    if (up.st_uid != 0 && up.st_uid != me)
+      bad = "owned by another user";
+    else if ((up.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+             ((up.st_mode & S_ISVTX) == 0 ||
+              (st.st_uid != me && st.st_uid != 0)))
+      bad = "writable by others";
+    if (bad != NULL) {
+      if (real == NULL)
+        real = realpath(dir, NULL);
+      asc__buf_puts(why, "the directory ");
+      ancestor_name(why, real, level);
+      asc__buf_printf(why,
+                      " above it is %s (uid %ld, mode %04o): only root or "
+                      "this user (uid %ld) may control the directories "
+                      "above the cache",
+                      bad, (long)up.st_uid, (unsigned)(up.st_mode & 07777),
+                      (long)me);
+      close(parent);
+      break;
+    }
+    st = up;
+    cur = parent;
+  }
+  free(real);
+}
+
+/* Creates dir if needed (missing parents too, mode 0700), opens it without
+ * following a symbolic link and checks it (dir_check).  Returns NULL and
+ * the descriptor in *fd when usable, else why not (asc__malloc'd; "" on
+ * OOM). */
+static char *dir_open(const char *dir, int *fd) {
   asc__buf why;
+  struct stat st;
   int e;
 
+  *fd = -1;
   asc__buf_init(&why);
   e = mkdir_p(dir);
   if (e == ENOMEM)
     return asc__strdup("");
-  if (e != 0)
+  if (e != 0) {
     asc__buf_printf(&why, "cannot create it: %s", strerror(e));
-  else if (stat(dir, &st) != 0)
-    asc__buf_printf(&why, "%s", strerror(errno));
-  else if (!S_ISDIR(st.st_mode))
-    asc__buf_puts(&why, "not a directory");
-  else if (st.st_uid != geteuid())
-    asc__buf_printf(&why, "owned by uid %ld, not by this user (uid %ld)",
-                    (long)st.st_uid, (long)geteuid());
-  else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    asc__buf_printf(&why, "group or world writable (mode %04o)",
-                    (unsigned)(st.st_mode & 07777));
-  else if ((st.st_mode & S_IWUSR) == 0 || access(dir, W_OK | X_OK) != 0)
-    asc__buf_puts(&why, "read-only");
-  else if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0)
-    asc__buf_puts(&why, "on a read-only file system");
-  else
-    return NULL;
+  } else {
+    int f = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    e = errno;
+    if (f < 0 && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+      asc__buf_puts(&why, "a symbolic link (refused: the cache directory "
+                          "must be named by its real path)");
+    else if (f < 0 && e == ENOTDIR)
+      asc__buf_puts(&why, "not a directory");
+    else if (f < 0)
+      asc__buf_printf(&why, "%s", strerror(e));
+    else
+      dir_check(f, dir, &why);
+    if (f >= 0 && why.len == 0 && !why.oom) {
+      asc__buf_free(&why);
+      *fd = f;
+      return NULL;
+    }
+    if (f >= 0)
+      close(f);
+  }
   if (why.oom || why.data == NULL) {
     asc__buf_free(&why);
     return asc__strdup("");
@@ -523,12 +734,29 @@ static ascError_t use_fallback(asc__cache *c, const char *failed,
     asc__free(templ);
     goto out;
   }
+  {
+    char *bad = dir_open(templ, &c->fallback_fd);
+    if (bad != NULL) {
+      err = bad[0] == '\0'
+                ? asc__error(ascErrorOutOfMemory, "out of memory")
+                : asc__error(ascErrorCache,
+                             "kernel cache %s unusable (%s), and the private "
+                             "directory %s is not safe either: %s",
+                             c->configured ? c->configured : "(unset)", why,
+                             templ, bad);
+      asc__free(bad);
+      rmdir(templ);
+      asc__free(templ);
+      goto out;
+    }
+  }
   fprintf(stderr,
           "libasc: warning: kernel cache %s unusable (%s); compiling in %s "
           "for this process\n",
           c->configured ? c->configured : "(no directory)", why, templ);
   c->fallback_dir = templ;
   c->dir = templ;
+  c->dir_fd = c->fallback_fd;
   c->fallback = true;
   atomic_fetch_add(&c->fallbacks, 1);
 out:
@@ -550,10 +778,12 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     asc__free(c);
     return asc__error(ascErrorInternal, "cannot create a mutex");
   }
+  c->configured_fd = c->fallback_fd = c->dir_fd = -1;
   c->max_bytes = env_u64("ASC_CACHE_MAX_BYTES", ASC_CACHE_DEFAULT_MAX_BYTES,
-                         true);
+                         true, &max_bytes_warned);
   c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
-                               DEFAULT_LOCK_TIMEOUT_MS, false);
+                               DEFAULT_LOCK_TIMEOUT_MS, false,
+                               &lock_timeout_warned);
   c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
   if (c->configured != NULL && c->configured[0] != '/' &&
       getcwd(cwd, sizeof cwd) != NULL) {
@@ -567,9 +797,11 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     }
   }
   if (c->configured != NULL) {
-    why = dir_problem(c->configured);
-    if (why == NULL)
+    why = dir_open(c->configured, &c->configured_fd);
+    if (why == NULL) {
       c->dir = c->configured;
+      c->dir_fd = c->configured_fd;
+    }
   } else if (dir != NULL || (why = asc__strdup("no home directory")) == NULL) {
     asc__cache_close(c);
     return asc__error(ascErrorOutOfMemory, "out of memory");
@@ -595,13 +827,22 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
   return ascSuccess;
 }
 
-static void remove_tree(const char *dir);
+/* Removes the private directory (its files through its descriptor). */
+static void remove_fallback(asc__cache *c) {
+  if (c->fallback_fd >= 0)
+    remove_children(c->fallback_fd, 3);
+  if (c->fallback_dir != NULL)
+    rmdir(c->fallback_dir);
+}
 
 void asc__cache_close(asc__cache *c) {
   if (c == NULL)
     return;
-  if (c->fallback_dir != NULL)
-    remove_tree(c->fallback_dir);
+  remove_fallback(c);
+  if (c->fallback_fd >= 0)
+    close(c->fallback_fd);
+  if (c->configured_fd >= 0)
+    close(c->configured_fd);
   uv_mutex_destroy(&c->lock);
   asc__free(c->configured);
   asc__free(c->fallback_dir);
@@ -622,8 +863,7 @@ __attribute__((destructor)) static void default_cleanup(void) {
   if (default_cache != NULL && getpid() == default_pid) {
     uv_mutex_lock(&default_lock);
     uv_mutex_lock(&default_cache->lock);
-    if (default_cache->fallback_dir != NULL)
-      remove_tree(default_cache->fallback_dir);
+    remove_fallback(default_cache);
     uv_mutex_unlock(&default_cache->lock);
     uv_mutex_unlock(&default_lock);
   }
@@ -643,12 +883,14 @@ ascError_t asc__cache_default(asc__cache **out) {
   return err;
 }
 
-/* The directory in use now (valid until close), or NULL. */
-static const char *current_dir(asc__cache *c) {
+/* The directory in use now and its descriptor (valid until close), or
+ * NULL and -1. */
+static const char *current_dir(asc__cache *c, int *fd) {
   const char *d;
 
   uv_mutex_lock(&c->lock);
   d = c->dir;
+  *fd = c->dir_fd;
   uv_mutex_unlock(&c->lock);
   return d;
 }
@@ -656,7 +898,8 @@ static const char *current_dir(asc__cache *c) {
 /* ---------------------------------------------------------------- scans */
 
 typedef struct scan_entry {
-  char *path;
+  char sub[3];     /* fan-out directory */
+  char name[34];   /* "<30 hex>.so" */
   uint64_t size;
   struct timespec mtime;
 } scan_entry;
@@ -679,34 +922,8 @@ static bool is_hex(const char *s, size_t n) {
   return true;
 }
 
-static void remove_tree_depth(const char *dir, int depth) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  struct stat st;
-
-  if (d != NULL) {
-    while ((e = readdir(d)) != NULL) {
-      char *p;
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-        continue;
-      p = path_join(dir, e->d_name, NULL);
-      if (p == NULL)
-        continue;
-      if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth > 0)
-        remove_tree_depth(p, depth - 1);
-      else
-        unlink(p);
-      asc__free(p);
-    }
-    closedir(d);
-  }
-  rmdir(dir);
-}
-
-/* Cache directories are three levels deep at most. */
-static void remove_tree(const char *dir) { remove_tree_depth(dir, 3); }
-
-static void scan_add(scan *s, const char *path, const struct stat *st) {
+static void scan_add(scan *s, const char *sub, const char *name,
+                     const struct stat *st) {
   if (s->n == s->cap) {
     size_t cap = s->cap ? s->cap * 2 : 64;
     scan_entry *v = asc__realloc(s->v, cap * sizeof *v);
@@ -717,31 +934,24 @@ static void scan_add(scan *s, const char *path, const struct stat *st) {
     s->v = v;
     s->cap = cap;
   }
-  s->v[s->n].path = asc__strdup(path);
-  if (s->v[s->n].path == NULL) {
-    s->oom = true;
-    return;
-  }
+  memcpy(s->v[s->n].sub, sub, 3);
+  memcpy(s->v[s->n].name, name, 34);
   s->v[s->n].size = (uint64_t)st->st_size;
   s->v[s->n].mtime = st->st_mtim;
   s->n++;
 }
 
 static void scan_free(scan *s) {
-  size_t i;
-  for (i = 0; i < s->n; i++)
-    asc__free(s->v[i].path);
   asc__free(s->v);
   memset(s, 0, sizeof *s);
 }
 
-/* A temporary ".tmp-<30 hex>-XXXXXX" in sub: removes it when its key is
+/* A temporary ".tmp-<30 hex>-XXXXXX" in subfd: removes it when its key is
  * not being built (its lock is free) and, unless clearing, it is stale. */
-static void temp_maybe_remove(const char *sub, const char *name,
-                              const char *path, const struct stat *st,
-                              int mode) {
-  char rest[31];
-  char *lockp;
+static void temp_maybe_remove(int subfd, const char *name,
+                              const struct stat *st, int mode) {
+  char lockn[36], entryn[34];
+  struct stat es;
   int fd;
 
   if (mode == SCAN_STATS)
@@ -750,75 +960,73 @@ static void temp_maybe_remove(const char *sub, const char *name,
     return;
   if (strlen(name) < 5 + 30 || !is_hex(name + 5, 30)) {
     if (mode == SCAN_CLEAR)
-      S_ISDIR(st->st_mode) ? remove_dir_files(path) : (void)unlink(path);
+      remove_at(subfd, name, 1);
     return;
   }
-  memcpy(rest, name + 5, 30);
-  rest[30] = '\0';
-  lockp = path_join(sub, rest, ".lock");
-  if (lockp == NULL)
-    return;
-  if (lock_file(lockp, 0, &fd) == 0) {
-    char *entry = path_join(sub, rest, ".so");
-    if (S_ISDIR(st->st_mode))
-      remove_dir_files(path);
-    else
-      unlink(path);
-    if (entry != NULL && access(entry, F_OK) != 0 && errno == ENOENT)
-      unlink(lockp); /* held: see entry_remove */
-    asc__free(entry);
+  snprintf(lockn, sizeof lockn, "%.30s.lock", name + 5);
+  snprintf(entryn, sizeof entryn, "%.30s.so", name + 5);
+  if (lock_file(subfd, lockn, NULL, 0, &fd) == 0) {
+    remove_at(subfd, name, 1);
+    if (fstatat(subfd, entryn, &es, AT_SYMLINK_NOFOLLOW) != 0 &&
+        errno == ENOENT)
+      unlinkat(subfd, lockn, 0); /* held: see entry_remove */
     close(fd);
   }
-  asc__free(lockp);
 }
 
 /* A lock file "<30 hex>.lock" whose entry does not exist (its builds
  * failed): removed when clearing, or when stale, if nobody holds it. */
-static void lock_maybe_remove(const char *sub, const char *name,
-                              const char *path, const struct stat *st,
-                              int mode) {
-  char *entry;
+static void lock_maybe_remove(int subfd, const char *name,
+                              const struct stat *st, int mode) {
+  char entryn[34];
+  struct stat es;
   int fd;
 
   if (mode == SCAN_STATS)
     return;
   if (mode == SCAN_EVICT && time(NULL) - st->st_mtime < STALE_TEMP_SECONDS)
     return;
-  entry = path_join(sub, name, NULL);
-  if (entry == NULL)
-    return;
-  memcpy(entry + strlen(entry) - 5, ".so", 4);
-  if (access(entry, F_OK) != 0 && errno == ENOENT &&
-      lock_file(path, 0, &fd) == 0) {
-    if (access(entry, F_OK) != 0 && errno == ENOENT)
-      unlink(path);
+  snprintf(entryn, sizeof entryn, "%.30s.so", name);
+  if (fstatat(subfd, entryn, &es, AT_SYMLINK_NOFOLLOW) != 0 &&
+      errno == ENOENT && lock_file(subfd, name, NULL, 0, &fd) == 0) {
+    if (fstatat(subfd, entryn, &es, AT_SYMLINK_NOFOLLOW) != 0 &&
+        errno == ENOENT)
+      unlinkat(subfd, name, 0);
     close(fd);
   }
-  asc__free(entry);
 }
 
-/* Walks every fan-out directory of dir, collecting entries (and, by
- * mode, removing temporaries). */
-static void scan_dir(const char *dir, scan *s, int mode) {
-  DIR *top = opendir(dir), *d;
+/* Walks every fan-out directory of the cache open at dfd, collecting
+ * entries (and, by mode, removing temporaries).  Symbolic links are
+ * neither followed nor counted. */
+static void scan_dir(int dfd, scan *s, int mode) {
+  int tfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+  DIR *top = tfd >= 0 ? fdopendir(tfd) : NULL, *d;
   struct dirent *e, *f;
   struct stat st;
 
-  if (top == NULL)
+  if (top == NULL) {
+    if (tfd >= 0)
+      close(tfd);
     return;
+  }
+  rewinddir(top); /* the duplicate shares dfd's offset */
   while ((e = readdir(top)) != NULL) {
-    char *sub;
+    char sub[3];
+    int subfd;
     if (strlen(e->d_name) != 2 || !is_hex(e->d_name, 2))
       continue;
-    sub = path_join(dir, e->d_name, NULL);
-    if (sub == NULL || (d = opendir(sub)) == NULL) {
-      s->oom |= sub == NULL;
-      asc__free(sub);
+    memcpy(sub, e->d_name, 3);
+    subfd = open_dir_at(dfd, sub);
+    if (subfd < 0)
+      continue;
+    d = fdopendir(subfd);
+    if (d == NULL) {
+      close(subfd);
       continue;
     }
     while ((f = readdir(d)) != NULL) {
       size_t len = strlen(f->d_name);
-      char *p;
       bool entry = len == 33 && strcmp(f->d_name + 30, ".so") == 0 &&
                    is_hex(f->d_name, 30);
       bool temp = strncmp(f->d_name, ".tmp-", 5) == 0;
@@ -826,75 +1034,71 @@ static void scan_dir(const char *dir, scan *s, int mode) {
                   is_hex(f->d_name, 30);
       if (!entry && !temp && !lock)
         continue;
-      p = path_join(sub, f->d_name, NULL);
-      if (p == NULL) {
-        s->oom = true;
+      if (fstatat(subfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
+      if (entry && S_ISREG(st.st_mode)) {
+        scan_add(s, sub, f->d_name, &st);
+        s->bytes += (uint64_t)st.st_size;
+      } else if (temp) {
+        s->temporaries++;
+        temp_maybe_remove(subfd, f->d_name, &st, mode);
+      } else if (lock && S_ISREG(st.st_mode)) {
+        lock_maybe_remove(subfd, f->d_name, &st, mode);
       }
-      if (lstat(p, &st) == 0) {
-        if (entry && S_ISREG(st.st_mode)) {
-          scan_add(s, p, &st);
-          s->bytes += (uint64_t)st.st_size;
-        } else if (temp) {
-          s->temporaries++;
-          temp_maybe_remove(sub, f->d_name, p, &st, mode);
-        } else if (lock && S_ISREG(st.st_mode)) {
-          lock_maybe_remove(sub, f->d_name, p, &st, mode);
-        }
-      }
-      asc__free(p);
     }
     closedir(d);
-    asc__free(sub);
   }
   closedir(top);
 }
 
 /* Removes an entry and its lock file if nobody holds its lock.  The lock
  * file goes first while we hold it, so a waiter that gets the old inode
- * notices (lock_file compares inodes) and starts over. */
-static bool entry_remove(const char *path) {
-  size_t n = strlen(path);
-  char *lockp = asc__malloc(n + 3);
+ * notices (lock_file compares inodes) and starts over.  A process that
+ * has the entry open or loaded keeps its file. */
+static bool entry_remove(int dfd, const scan_entry *v) {
+  char lockn[36];
   bool removed = false;
-  int fd;
+  int subfd = open_dir_at(dfd, v->sub), fd;
 
-  if (lockp == NULL)
+  if (subfd < 0)
     return false;
-  memcpy(lockp, path, n - 3);
-  memcpy(lockp + n - 3, ".lock", 6);
-  if (lock_file(lockp, 0, &fd) == 0) {
-    removed = unlink(path) == 0;
-    unlink(lockp);
+  snprintf(lockn, sizeof lockn, "%.30s.lock", v->name);
+  if (lock_file(subfd, lockn, NULL, 0, &fd) == 0) {
+    removed = unlinkat(subfd, v->name, 0) == 0;
+    unlinkat(subfd, lockn, 0);
     close(fd);
   }
-  asc__free(lockp);
+  close(subfd);
   return removed;
 }
 
 static int by_mtime(const void *a, const void *b) {
   const scan_entry *x = a, *y = b;
+  int c;
   if (x->mtime.tv_sec != y->mtime.tv_sec)
     return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
   if (x->mtime.tv_nsec != y->mtime.tv_nsec)
     return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-  return strcmp(x->path, y->path);
+  c = strcmp(x->sub, y->sub);
+  return c != 0 ? c : strcmp(x->name, y->name);
 }
 
-/* Evicts least recently used entries of dir until it fits the cap, never
- * `keep` (just published) nor an entry whose key is locked. */
-static void evict(asc__cache *c, const char *dir, const char *keep) {
+/* Evicts least recently used entries of the cache at dfd until it fits
+ * the cap, never the entry of key `keep` (just published) nor an entry
+ * whose key is locked. */
+static void evict(asc__cache *c, int dfd, const asc__cache_key *keep) {
   scan s;
   size_t i;
 
   memset(&s, 0, sizeof s);
-  scan_dir(dir, &s, SCAN_EVICT);
+  scan_dir(dfd, &s, SCAN_EVICT);
   if (s.bytes > c->max_bytes && !s.oom) {
     qsort(s.v, s.n, sizeof *s.v, by_mtime);
     for (i = 0; i < s.n && s.bytes > c->max_bytes; i++) {
-      if (strcmp(s.v[i].path, keep) == 0)
+      if (memcmp(s.v[i].sub, keep->hex, 2) == 0 &&
+          memcmp(s.v[i].name, keep->hex + 2, 30) == 0)
         continue;
-      if (entry_remove(s.v[i].path)) {
+      if (entry_remove(dfd, &s.v[i])) {
         s.bytes -= s.v[i].size;
         atomic_fetch_add(&c->evictions, 1);
       }
@@ -905,6 +1109,7 @@ static void evict(asc__cache *c, const char *dir, const char *keep) {
 
 ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st) {
   scan s;
+  int fd;
 
   if (c == NULL || st == NULL)
     return asc__error(ascErrorInvalidValue, "NULL cache or stats");
@@ -914,6 +1119,7 @@ ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st) {
   st->dir = c->dir;
   st->configured = c->configured;
   st->fallback = c->fallback;
+  fd = c->dir_fd;
   uv_mutex_unlock(&c->lock);
   st->max_bytes = c->max_bytes;
   st->hits = atomic_load(&c->hits);
@@ -922,8 +1128,8 @@ ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st) {
   st->corrupt = atomic_load(&c->corrupt);
   st->evictions = atomic_load(&c->evictions);
   st->fallbacks = atomic_load(&c->fallbacks);
-  if (st->dir != NULL)
-    scan_dir(st->dir, &s, SCAN_STATS);
+  if (fd >= 0)
+    scan_dir(fd, &s, SCAN_STATS);
   st->entries = s.n;
   st->bytes = s.bytes;
   st->temporaries = s.temporaries;
@@ -936,18 +1142,19 @@ ascError_t asc__cache_clear(asc__cache *c, uint64_t *removed) {
   uint64_t n = 0;
   scan s;
   size_t i;
+  int fd;
 
   if (removed != NULL)
     *removed = 0;
   if (c == NULL)
     return asc__error(ascErrorInvalidValue, "NULL cache");
-  dir = current_dir(c);
+  dir = current_dir(c, &fd);
   if (dir == NULL)
     return asc__error(ascErrorCache, "kernel cache: no usable directory");
   memset(&s, 0, sizeof s);
-  scan_dir(dir, &s, SCAN_CLEAR);
+  scan_dir(fd, &s, SCAN_CLEAR);
   for (i = 0; i < s.n; i++)
-    if (entry_remove(s.v[i].path))
+    if (entry_remove(fd, &s.v[i]))
       n++;
   if (s.oom) {
     scan_free(&s);
@@ -962,7 +1169,7 @@ ascError_t asc__cache_clear(asc__cache *c, uint64_t *removed) {
 /* ------------------------------------------------------------ get/build */
 
 typedef struct key_paths {
-  char *sub, *entry, *lockp, *work;
+  char *sub, *entry, *lockp, *work;  /* for messages, hooks and the build */
 } key_paths;
 
 static void key_paths_free(key_paths *p) {
@@ -972,41 +1179,78 @@ static void key_paths_free(key_paths *p) {
   asc__free(p->work);
 }
 
-/* One attempt in dir.  Trouble with the directory itself (cannot create,
- * write, rename) is described in why and ascErrorCache returned, so the
- * caller can move to the fallback directory. */
-static ascError_t get_in_dir(asc__cache *c, const char *dir,
+/* Opens (creating it if create) the fan-out directory sub of the cache at
+ * dfd and checks it: a directory of this user's that no one else may
+ * write.  A symbolic link or a file in its place is removed, never
+ * followed.  The descriptor, or -1 with errno (EPERM: unsafe). */
+static int open_sub(int dfd, const char *sub, const char *path, bool create) {
+  struct stat st;
+  int fd = open_dir_at(dfd, sub);
+
+  if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+    remove_at(dfd, sub, 0);
+    errno = ENOENT;
+  }
+  if (fd < 0 && errno == ENOENT && create) {
+    if (io_fail("mkdir", path) != 0 ||
+        (mkdirat(dfd, sub, 0700) != 0 && errno != EEXIST))
+      return -1;
+    fd = open_dir_at(dfd, sub);
+  }
+  if (fd < 0)
+    return -1;
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    close(fd);
+    errno = EPERM;
+    return -1;
+  }
+  return fd;
+}
+
+/* One attempt in dir (open at dfd).  Trouble with the directory itself
+ * (cannot create, write, rename) is described in why and ascErrorCache
+ * returned, so the caller can move to the fallback directory. */
+static ascError_t get_in_dir(asc__cache *c, const char *dir, int dfd,
                              const asc__cache_key *k,
                              asc__cache_build_fn build, void *ud,
-                             char **so_path, asc__buf *why) {
+                             char **so_path, int *so_fd, asc__buf *why) {
   char sub2[3] = {k->hex[0], k->hex[1], '\0'};
+  char entryn[34], lockn[36], workn[48];
   key_paths p;
   entry_state es;
   char *built = NULL;
   ascError_t err = ascSuccess;
-  int lfd = -1, e;
+  int lfd = -1, subfd = -1, workfd = -1, e;
   size_t wl;
 
+  snprintf(entryn, sizeof entryn, "%s.so", k->hex + 2);
+  snprintf(lockn, sizeof lockn, "%s.lock", k->hex + 2);
+  snprintf(workn, sizeof workn, ".tmp-%s-XXXXXX", k->hex + 2);
   memset(&p, 0, sizeof p);
   p.sub = path_join(dir, sub2, NULL);
-  p.entry = p.sub ? path_join(p.sub, k->hex + 2, ".so") : NULL;
-  p.lockp = p.sub ? path_join(p.sub, k->hex + 2, ".lock") : NULL;
-  p.work = p.sub ? path_join(p.sub, ".tmp-", k->hex + 2) : NULL;
-  if (p.entry == NULL || p.lockp == NULL || p.work == NULL) {
+  p.entry = p.sub ? path_join(p.sub, entryn, NULL) : NULL;
+  p.lockp = p.sub ? path_join(p.sub, lockn, NULL) : NULL;
+  if (p.entry == NULL || p.lockp == NULL) {
     key_paths_free(&p);
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
 
-  es = entry_verify(p.entry, k);
-  if (es == ENTRY_OK)
-    goto hit;
+  subfd = open_sub(dfd, sub2, p.sub, false);
+  if (subfd >= 0) {
+    es = entry_verify(subfd, entryn, k, so_fd);
+    if (es == ENTRY_OK)
+      goto hit;
+  }
 
-  if (io_fail("mkdir", p.sub) != 0 ||
-      (mkdir(p.sub, 0700) != 0 && errno != EEXIST)) {
-    asc__buf_printf(why, "cannot create %s: %s", p.sub, strerror(errno));
+  if (subfd < 0 && (subfd = open_sub(dfd, sub2, p.sub, true)) < 0) {
+    asc__buf_printf(why, "cannot create %s: %s", p.sub,
+                    errno == EPERM ? "it exists and is not this user's "
+                                     "directory, or others may write it"
+                                   : strerror(errno));
     goto trouble;
   }
-  e = lock_file(p.lockp, c->lock_timeout_ms, &lfd);
+  e = lock_file(subfd, lockn, p.lockp, c->lock_timeout_ms, &lfd);
   if (e == ETIMEDOUT || e == ENOLCK || e == EOPNOTSUPP || e == EINVAL) {
     /* A holder stuck for longer than any compile may take, or a file
      * system without locks: build anyway.  Publishing is atomic, so the
@@ -1016,36 +1260,35 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     asc__buf_printf(why, "cannot lock %s: %s", p.lockp, strerror(e));
     goto trouble;
   }
-  es = entry_verify(p.entry, k);
+  es = entry_verify(subfd, entryn, k, so_fd);
   if (es == ENTRY_OK)
     goto hit;
   if (es == ENTRY_BAD) {
     atomic_fetch_add(&c->corrupt, 1);
-    if (unlink(p.entry) != 0 && (errno == EISDIR || errno == EPERM))
-      remove_tree(p.entry); /* something made a directory there */
+    remove_at(subfd, entryn, 3); /* a file, link, FIFO or directory */
   }
   atomic_fetch_add(&c->misses, 1);
 
-  /* ".tmp-<rest>" + "-XXXXXX" */
-  wl = strlen(p.work);
-  {
-    char *w = asc__realloc(p.work, wl + 8);
-    if (w == NULL) {
-      err = asc__error(ascErrorOutOfMemory, "out of memory");
-      goto out;
-    }
-    memcpy(w + wl, "-XXXXXX", 8);
-    p.work = w;
-    wl += 7;
-  }
-  if (io_fail("mkdtemp", p.work) != 0 || mkdtemp(p.work) == NULL) {
+  e = io_fail("mkdtemp", p.sub) != 0 ? errno : mkdtemp_at(subfd, workn);
+  if (e != 0) {
     asc__buf_printf(why, "cannot create a work directory in %s: %s", p.sub,
-                    strerror(errno));
+                    strerror(e));
     goto trouble;
   }
+  p.work = path_join(p.sub, workn, NULL);
+  workfd = open_dir_at(subfd, workn);
+  if (p.work == NULL || workfd < 0) {
+    err = p.work == NULL ? asc__error(ascErrorOutOfMemory, "out of memory")
+                         : asc__error(ascErrorCache, "cannot open %s/%s: %s",
+                                      p.sub, workn, strerror(errno));
+    remove_at(subfd, workn, 1);
+    goto out;
+  }
+  wl = strlen(p.work);
   err = build(ud, p.work, &built);
   if (err != ascSuccess) {
-    rmdir(p.work); /* kept when the build left files to inspect */
+    /* kept when the build left files to inspect */
+    unlinkat(subfd, workn, AT_REMOVEDIR);
     asc__free(built);
     built = NULL;
     if (err == ascErrorCache) {
@@ -1055,15 +1298,17 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     goto out;
   }
   atomic_fetch_add(&c->builds, 1);
-  if (built == NULL || strncmp(built, p.work, wl) != 0 || built[wl] != '/') {
+  if (built == NULL || strncmp(built, p.work, wl) != 0 || built[wl] != '/' ||
+      strchr(built + wl + 1, '/') != NULL) {
     err = asc__error(ascErrorInternal,
                      "kernel cache: build result %s is not in %s",
                      built ? built : "(null)", p.work);
-    remove_dir_files(p.work);
+    remove_at(subfd, workn, 1);
     goto out;
   }
-  e = entry_publish(built, p.entry, p.sub, k);
-  remove_dir_files(p.work);
+  e = entry_publish(workfd, built + wl + 1, built, subfd, entryn, p.entry, k,
+                    so_fd);
+  remove_at(subfd, workn, 1);
   if (e != 0) {
     asc__buf_printf(why, "cannot write %s: %s", p.entry, strerror(e));
     goto trouble;
@@ -1072,7 +1317,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir,
     close(lfd);
     lfd = -1;
   }
-  evict(c, dir, p.entry);
+  evict(c, dfd, k);
   goto done;
 
 hit:
@@ -1089,6 +1334,10 @@ trouble:
 out:
   if (lfd >= 0)
     close(lfd);
+  if (workfd >= 0)
+    close(workfd);
+  if (subfd >= 0)
+    close(subfd);
   asc__free(built);
   key_paths_free(&p);
   return err;
@@ -1097,18 +1346,33 @@ out:
 ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
                                    asc__cache_build_fn build, void *ud,
                                    char **so_path) {
+  int fd = -1;
+  ascError_t err = asc__cache_get_or_build_fd(c, k, build, ud, so_path, &fd);
+
+  if (fd >= 0)
+    close(fd);
+  return err;
+}
+
+ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
+                                      asc__cache_build_fn build, void *ud,
+                                      char **so_path, int *so_fd) {
   ascError_t err;
   int attempt;
 
   if (so_path != NULL)
     *so_path = NULL;
-  if (c == NULL || k == NULL || build == NULL || so_path == NULL)
+  if (so_fd != NULL)
+    *so_fd = -1;
+  if (c == NULL || k == NULL || build == NULL || so_path == NULL ||
+      so_fd == NULL)
     return asc__error(ascErrorInvalidValue,
                       "NULL cache, key, build function or result");
   if (!k->final)
     return asc__error(ascErrorInvalidValue, "cache key not finalised");
   for (attempt = 0; attempt < 3; attempt++) {
-    const char *dir = current_dir(c);
+    int dfd;
+    const char *dir = current_dir(c, &dfd);
     asc__buf why;
 
     if (dir == NULL) {
@@ -1120,7 +1384,7 @@ ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
       continue;
     }
     asc__buf_init(&why);
-    err = get_in_dir(c, dir, k, build, ud, so_path, &why);
+    err = get_in_dir(c, dir, dfd, k, build, ud, so_path, so_fd, &why);
     if (err != ascErrorCache || why.len == 0) {
       asc__buf_free(&why);
       return err;

@@ -6,8 +6,9 @@
  *   asc__cache_key_add_str(&k, "cc", asc__cc_identity(cc));
  *   ...                                      // every input of the build
  *   asc__cache_key_final(&k);
- *   err = asc__cache_get_or_build(cache, &k, build, ud, &so_path);
- *   ... uv_dlopen(so_path) ...; asc__free(so_path);
+ *   err = asc__cache_get_or_build_fd(cache, &k, build, ud, &so_path, &fd);
+ *   ... asc__jit_dlopen_fd(&lib, fd, so_path) ...; close(fd);
+ *   asc__free(so_path);
  *
  * An entry is the compiler's shared object with a 64-byte trailer appended
  * (ELF loaders ignore bytes past the last segment), so one atomic rename
@@ -56,9 +57,10 @@ typedef struct asc__cache asc__cache;
 
 /* Opens the cache at dir, or, when dir is NULL, at $ASC_CACHE_DIR, else
  * $XDG_CACHE_HOME/asc, else ~/.cache/asc (created 0700).  A directory that
- * is not owned by the user, is group or world writable, or is read-only is
- * not used: a warning goes to stderr once and the cache lives in a private
- * temporary directory, removed by asc__cache_close.  The size cap is
+ * is a symbolic link, is not owned by the user, is group or world
+ * writable, is read-only, or lies below a directory that another user
+ * controls is not used: a warning goes to stderr once and the cache lives
+ * in a private temporary directory, removed by asc__cache_close.  The size cap is
  * $ASC_CACHE_MAX_BYTES (suffixes K, M, G), default 1 GiB.  Fails only for
  * lack of memory. */
 ascError_t asc__cache_open(asc__cache **out, const char *dir);
@@ -88,6 +90,14 @@ typedef ascError_t (*asc__cache_build_fn)(void *ud, const char *workdir,
 ascError_t asc__cache_get_or_build(asc__cache *c, const asc__cache_key *k,
                                    asc__cache_build_fn build, void *ud,
                                    char **so_path);
+
+/* As asc__cache_get_or_build, and *so_fd receives the verified entry,
+ * open (the caller closes it).  Load through the descriptor
+ * (asc__jit_dlopen_fd): the path may be evicted, cleared or replaced by
+ * another process at any moment, the open file stays what was checked. */
+ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
+                                      asc__cache_build_fn build, void *ud,
+                                      char **so_path, int *so_fd);
 
 typedef struct asc__cache_stats {
   const char *dir;         /* directory in use (owned by the cache) */

@@ -295,8 +295,39 @@ static void on_timer(uv_timer_t *t) {
   finish_if_done(r);
 }
 
-/* Builds the child's environment: ours with LC_ALL=C, so diagnostics and
- * `--version` do not depend on the caller's locale. */
+/* Variables the compiler driver, the preprocessor or the linker read that
+ * change what is built (search paths, extra options, the linker's
+ * emulation and rpath) or make it write elsewhere.  The cache key does not
+ * hash the environment, so the child must not see them: one process's
+ * CPATH would otherwise poison the entry every later process loads
+ * (docs/cache.md).  An entry ending in '_' is a prefix: gcc's GCC_* and
+ * clang's CCC_*, CC_PRINT_*, CC_LOG_* families. */
+static const char *const cleared_env[] = {
+    "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+    "OBJCPLUS_INCLUDE_PATH", "COMPILER_PATH", "LIBRARY_PATH",
+    "DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES", "LD_RUN_PATH",
+    "LDEMULATION", "COLLECT_GCC", "COLLECT_GCC_OPTIONS", "COLLECT_LTO_WRAPPER",
+    "QA_OVERRIDE_GCC3_OPTIONS", "SDKROOT", "MACOSX_DEPLOYMENT_TARGET",
+    "IPHONEOS_DEPLOYMENT_TARGET", "LC_ALL",
+    "GCC_", "CCC_", "CC_PRINT_", "CC_LOG_", "CLANG_", NULL};
+
+static bool env_cleared(const char *entry) {
+  size_t len = strcspn(entry, "=");
+  int i;
+
+  for (i = 0; cleared_env[i] != NULL; i++) {
+    size_t n = strlen(cleared_env[i]);
+    if (cleared_env[i][n - 1] == '_' ? strncmp(entry, cleared_env[i], n) == 0
+                                     : n == len &&
+                                           memcmp(entry, cleared_env[i], n) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* Builds the child's environment: ours without cleared_env, with LC_ALL=C
+ * so that diagnostics and `--version` do not depend on the caller's
+ * locale. */
 static char **child_env(void) {
   size_t n = 0, i, j = 0;
   char **env;
@@ -307,7 +338,7 @@ static char **child_env(void) {
   if (env == NULL)
     return NULL;
   for (i = 0; i < n; i++)
-    if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+    if (!env_cleared(environ[i]))
       env[j++] = environ[i];
   env[j++] = (char *)"LC_ALL=C";
   env[j] = NULL;

@@ -12,6 +12,8 @@
 #ifndef ASC_DRIVER_H
 #define ASC_DRIVER_H
 
+#include <uv.h>
+
 #include "asc/asc.h"
 #include "base/base.h"
 #include "asc/kernel_abi.h"
@@ -65,5 +67,19 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
                                      asc__pymodule_stages_fn stages,
                                      void *stages_ud,
                                      struct asc__cache *cache);
+
+/* Module files (jit.c): how the runtime opens what ascModuleLoad loads. */
+
+/* Opens path to be loaded (O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags, e.g.
+ * O_NOFOLLOW): without blocking on a FIFO or reading a device, and only a
+ * regular file.  *fd receives the descriptor.  ascErrorFileNotFound when
+ * path does not exist, ascErrorInvalidModule for anything else, with a
+ * message naming path. */
+ascError_t asc__jit_open_file(const char *path, int flags, int *fd);
+
+/* uv_dlopen of the file open at fd, through /proc/self/fd so that the
+ * file checked on fd is the file loaded; by path where /proc is missing.
+ * Returns uv_dlopen's result. */
+int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path);
 
 #endif /* ASC_DRIVER_H */

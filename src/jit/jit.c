@@ -4,7 +4,11 @@
 #include "jit/jit.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "asc/version.h"
@@ -85,7 +89,63 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
 
 /* ----------------------------------------------------------------- load */
 
-ascError_t asc__jit_open(const char *path, asc__jit_lib **out) {
+ascError_t asc__jit_open_file(const char *path, int flags, int *fd) {
+  struct stat st;
+  int f;
+
+  *fd = -1;
+  /* O_NONBLOCK: opening a FIFO for reading would wait for a writer, and a
+   * device could be read forever; neither is a shared object. */
+  f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+  if (f < 0) {
+    if (errno == ENOENT)
+      return asc__error(ascErrorFileNotFound, "%s: no such file", path);
+    if (errno == ELOOP && (flags & O_NOFOLLOW) != 0)
+      return asc__error(ascErrorInvalidModule, "%s: is a symbolic link",
+                        path);
+    return asc__error(ascErrorInvalidModule, "%s: cannot open: %s", path,
+                      strerror(errno));
+  }
+  if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ascError_t e =
+        asc__error(ascErrorInvalidModule, "%s: not a regular file", path);
+    close(f);
+    return e;
+  }
+  *fd = f;
+  return ascSuccess;
+}
+
+int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path) {
+  /* glibc returns an already loaded object whose name equals the one
+   * asked for without opening anything, and descriptor numbers are
+   * reused: a second "/proc/self/fd/7" could get the object loaded from
+   * an earlier descriptor 7.  So each load gets a name never used before
+   * in this process: "/proc/self/fd", then the bits of a counter as "/."
+   * (1) or "/" (0) path components, which the kernel ignores, then
+   * "/<fd>". */
+  static _Atomic uint64_t generation;
+  uint64_t g = atomic_fetch_add(&generation, 1) + 1;
+  char name[16 + 2 * 64 + 24];
+  size_t n = (size_t)snprintf(name, sizeof name, "/proc/self/fd");
+  struct stat a, b;
+
+  for (; g != 0; g >>= 1)
+    n += (size_t)snprintf(name + n, sizeof name - n, "%s",
+                          (g & 1) != 0 ? "/." : "/");
+  snprintf(name + n, sizeof name - n, "/%d", fd);
+  if (stat(name, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+      a.st_ino == b.st_ino)
+    return uv_dlopen(name, lib);
+  /* No /proc (a chroot or container without it): load by path.  What was
+   * checked on fd and what gets loaded can then differ only if the file
+   * at path is replaced in between, which the cache's directory checks
+   * leave to this user and root (docs/cache.md). */
+  return uv_dlopen(path, lib);
+}
+
+/* Loads the object open at fd (named path in messages). */
+static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   asc__jit_lib *l;
   void *sym = NULL;
 
@@ -95,7 +155,7 @@ ascError_t asc__jit_open(const char *path, asc__jit_lib **out) {
     asc__free(l);
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
-  if (uv_dlopen(path, &l->lib) != 0) {
+  if (asc__jit_dlopen_fd(&l->lib, fd, path) != 0) {
     ascError_t e = asc__error(ascErrorInvalidModule, "cannot load %s: %s",
                               path, uv_dlerror(&l->lib));
     uv_dlclose(&l->lib);
@@ -124,6 +184,22 @@ fail:
   return ascErrorInvalidModule;
 }
 
+ascError_t asc__jit_open(const char *path, asc__jit_lib **out) {
+  ascError_t err;
+  int fd;
+
+  *out = NULL;
+  err = asc__jit_open_file(path, 0, &fd);
+  if (err == ascErrorFileNotFound)
+    return asc__error(ascErrorInvalidModule, "cannot load %s: no such file",
+                      path);
+  if (err != ascSuccess)
+    return err;
+  err = jit_open_fd(fd, path, out);
+  close(fd);
+  return err;
+}
+
 void asc__jit_unload(asc__jit_lib *l) {
   if (l == NULL)
     return;
@@ -150,7 +226,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   build_ctx b;
   char *path = NULL;
   ascError_t err;
-  int attempt;
+  int fd = -1;
 
   *lib = NULL;
   *desc = NULL;
@@ -164,20 +240,14 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   b.emit = emit;
   b.ud = ud;
   asc__jit_key(&k, b.cc, &ccopts, in);
-  /* A verified entry can still vanish before dlopen (evicted or cleared by
-   * another process); one more lookup rebuilds it. */
-  for (attempt = 0; attempt < 2; attempt++) {
-    err = asc__cache_get_or_build(cache, &k, build_so, &b, &path);
-    if (err != ascSuccess)
-      return err;
-    err = asc__jit_open(path, lib);
-    if (err == ascSuccess || access(path, F_OK) == 0 || errno != ENOENT) {
-      asc__free(path);
-      break;
-    }
-    asc__free(path);
-    path = NULL;
-  }
+  /* Loaded through the descriptor the cache verified: another process
+   * evicting or clearing the entry meanwhile cannot make this fail. */
+  err = asc__cache_get_or_build_fd(cache, &k, build_so, &b, &path, &fd);
+  if (err != ascSuccess)
+    return err;
+  err = jit_open_fd(fd, path, lib);
+  close(fd);
+  asc__free(path);
   if (err != ascSuccess)
     return err;
   *desc = find_kernel(*lib, in->kernel_name);

@@ -18,6 +18,7 @@
 #include "asc/asc.h"
 #include "jit/cache.h"
 #include "jit/cc.h"
+#include "jit/driver.h"
 #include "base/base.h"
 #include "asc/kernel_abi.h"
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "jit/driver.h"
@@ -227,6 +228,7 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   void *sym = NULL;
   size_t np = 0, at = 0;
   ascError_t err;
+  int fd, rc;
 
   if (module == NULL || path == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleLoad: %s is NULL",
@@ -235,15 +237,16 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   if (err != ascSuccess)
     return err;
   memset(&proto, 0, sizeof proto);
-  if (uv_dlopen(path, &proto.lib) != 0) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL && errno == ENOENT)
-      err = asc__error(ascErrorFileNotFound, "%s: no such file", path);
-    else
-      err = asc__error(ascErrorInvalidModule, "%s: cannot load: %s", path,
-                       uv_dlerror(&proto.lib));
-    if (f != NULL)
-      fclose(f);
+  /* Opened first, without blocking, and loaded through the descriptor:
+   * a FIFO, a device (/dev/zero) or a directory is refused at once. */
+  err = asc__jit_open_file(path, 0, &fd);
+  if (err != ascSuccess)
+    return err;
+  rc = asc__jit_dlopen_fd(&proto.lib, fd, path);
+  close(fd);
+  if (rc != 0) {
+    err = asc__error(ascErrorInvalidModule, "%s: cannot load: %s", path,
+                     uv_dlerror(&proto.lib));
     uv_dlclose(&proto.lib);
     return err;
   }

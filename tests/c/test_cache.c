@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* setresuid */
 /* The kernel cache: keys, hits and misses, corruption, concurrency,
  * unusable directories, eviction, allocation failure. */
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "jit/cache.h"
 #include "jit/cc.h"
 #include "runtime/runtime.h"
+#include "jit/jit.h"
 
 static char base[4096];
 static int dir_seq;
@@ -37,6 +40,7 @@ static int setup(void **state) {
   snprintf(base, sizeof base, "%s/test-tmp-cache-XXXXXX", ASC_BINARY_DIR);
   if (mkdtemp(base) == NULL)
     return -1;
+  chmod(base, 0755); /* the second user's processes reach their dirs */
   unsetenv("ASC_CACHE_MAX_BYTES");
   return 0;
 }
@@ -298,7 +302,7 @@ static void test_miss_on_each_component(void **state) {
 /* ---------------------------------------------------------- corruption */
 
 enum { FLIP_PAYLOAD, FLIP_TRAILER, FLIP_MAGIC, TRUNC_ONE, TRUNC_HALF,
-       ZERO_LENGTH, GARBAGE, OTHER_KEY, DIRECTORY, NCORRUPT };
+       ZERO_LENGTH, GARBAGE, OTHER_KEY, DIRECTORY, FIFO, SYMLINK, NCORRUPT };
 
 static void test_corrupt_entries_rebuilt(void **state) {
   char dir[4200], *p = NULL, *q = NULL;
@@ -345,6 +349,17 @@ static void test_corrupt_entries_rebuilt(void **state) {
       assert_int_equal(unlink(p), 0);
       assert_int_equal(mkdir(p, 0700), 0);
       break;
+    case FIFO: /* must not block the lookup */
+      assert_int_equal(unlink(p), 0);
+      assert_int_equal(mkfifo(p, 0600), 0);
+      break;
+    case SYMLINK: { /* to a valid entry of this key: still not followed */
+      char moved[4300];
+      snprintf(moved, sizeof moved, "%s.elsewhere", p);
+      assert_int_equal(rename(p, moved), 0);
+      assert_int_equal(symlink(moved, p), 0);
+      break;
+    }
     }
     free(b);
     asc__free(p);
@@ -519,7 +534,7 @@ static void test_threads_keys(void **state) {
 
 /* --------------------------------------------------- unusable directories */
 
-static void expect_fallback(const char *dir) {
+static void expect_fallback_why(const char *dir, const char *reason) {
   char *p = NULL, errfile[4300];
   asc__cache *c;
   asc__cache_key k;
@@ -543,6 +558,8 @@ static void expect_fallback(const char *dir) {
   text = read_file(errfile, &n);
   assert_non_null(strstr(text, "warning"));
   assert_non_null(strstr(text, dir));
+  if (reason != NULL && strstr(text, reason) == NULL)
+    fail_msg("warning without \"%s\":\n%s", reason, text);
   free(text);
 
   assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
@@ -562,6 +579,262 @@ static void expect_fallback(const char *dir) {
     assert_int_equal(access(fb, F_OK), -1);
     free(fb);
   }
+}
+
+static void expect_fallback(const char *dir) { expect_fallback_why(dir, NULL); }
+
+/* --------------------------------------------------- another local user */
+
+#define ATTACKER 65534
+
+/* Runs fn(arg) in a child process as uid/gid ATTACKER, which plays the
+ * other local user.  false (with the reason printed) when this process
+ * cannot change its uid, i.e. is not root. */
+static bool as_attacker(void (*fn)(void *), void *arg) {
+  pid_t pid;
+  int status;
+
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to act as a second user)\n");
+    return false;
+  }
+  fflush(NULL);
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (setgroups(0, NULL) != 0 ||
+        setresgid(ATTACKER, ATTACKER, ATTACKER) != 0 ||
+        setresuid(ATTACKER, ATTACKER, ATTACKER) != 0)
+      _exit(2);
+    fn(arg);
+    _exit(0);
+  }
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  return true;
+}
+
+/* A fresh root-owned sticky world-writable directory, like /tmp. */
+static void new_sticky(char *out, size_t n) {
+  new_dir(out, n);
+  assert_int_equal(mkdir(out, 0700), 0);
+  assert_int_equal(chmod(out, 01777), 0);
+}
+
+typedef struct plant {
+  const char *path;     /* what to create */
+  const char *target;   /* symlink target, or NULL for a directory */
+  const char *file;     /* and then this file in it ... */
+  const char *bytes;    /* ... with these bytes */
+  long n;
+} plant;
+
+static void plant_fn(void *arg) {
+  const plant *p = arg;
+  if (p->target != NULL) {
+    if (symlink(p->target, p->path) != 0)
+      _exit(3);
+    return;
+  }
+  if (mkdir(p->path, 0755) != 0 && errno != EEXIST)
+    _exit(4);
+  if (p->file != NULL) {
+    char sub[4300];
+    FILE *f;
+    snprintf(sub, sizeof sub, "%s", p->file);
+    *strrchr(sub, '/') = '\0';
+    mkdir(sub, 0755);
+    f = fopen(p->file, "wb");
+    if (f == NULL || fwrite(p->bytes, 1, (size_t)p->n, f) != (size_t)p->n)
+      _exit(5);
+    fclose(f);
+  }
+}
+
+/* ASC_CACHE_DIR naming a symbolic link (here the attacker's, in a sticky
+ * directory) is refused, even when it points to a directory of ours. */
+static void test_symlinked_root_refused(void **state) {
+  char sticky[4200], mine[4300], link[4300], theirs[4300];
+  plant pl;
+  ASC_UNUSED(state);
+  new_sticky(sticky, sizeof sticky);
+  snprintf(mine, sizeof mine, "%s/mine", sticky);
+  snprintf(link, sizeof link, "%s/link", sticky);
+  snprintf(theirs, sizeof theirs, "%s/theirs", sticky);
+  assert_int_equal(mkdir(mine, 0700), 0);
+  pl = (plant){.path = link, .target = mine};
+  if (!as_attacker(plant_fn, &pl))
+    return;
+  expect_fallback_why(link, "symbolic link");
+  pl = (plant){.path = theirs};
+  assert_true(as_attacker(plant_fn, &pl));
+  assert_int_equal(unlink(link), 0);
+  pl = (plant){.path = link, .target = theirs};
+  assert_true(as_attacker(plant_fn, &pl));
+  expect_fallback_why(link, "symbolic link");
+  /* A link of our own is refused too: the check is on the name given. */
+  assert_int_equal(unlink(link), 0);
+  assert_int_equal(symlink(mine, link), 0);
+  expect_fallback_why(link, "symbolic link");
+}
+
+/* A cache below a directory that someone else controls is refused: that
+ * user could swap the path.  Below a sticky directory (like /tmp) the
+ * cache is fine when the directory just below it is ours. */
+static void test_unsafe_ancestors_refused(void **state) {
+  char sticky[4200], att[4300], dir[4400], open_dir[4200], ok[4400];
+  asc__cache *c;
+  asc__cache_stats st;
+  plant pl;
+  ASC_UNUSED(state);
+  new_sticky(sticky, sizeof sticky);
+  snprintf(att, sizeof att, "%s/theirs", sticky);
+  pl = (plant){.path = att};
+  if (!as_attacker(plant_fn, &pl))
+    return;
+  snprintf(dir, sizeof dir, "%s/cache", att);
+  expect_fallback_why(dir, "owned by another user");
+  /* two levels below theirs: still theirs to swap */
+  snprintf(dir, sizeof dir, "%s/a/b/cache", att);
+  expect_fallback_why(dir, "owned by another user");
+  /* a world-writable directory without the sticky bit */
+  new_dir(open_dir, sizeof open_dir);
+  assert_int_equal(mkdir(open_dir, 0700), 0);
+  assert_int_equal(chmod(open_dir, 0777), 0);
+  snprintf(dir, sizeof dir, "%s/cache", open_dir);
+  expect_fallback_why(dir, "writable by others");
+  /* group-writable, same */
+  assert_int_equal(chmod(open_dir, 0775), 0);
+  expect_fallback_why(dir, "writable by others");
+  /* our directory in a sticky one, and below it: accepted */
+  snprintf(ok, sizeof ok, "%s/mine/cache", sticky);
+  assert_int_equal(asc__cache_open(&c, ok), ascSuccess);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_false(st.fallback);
+  asc__cache_close(c);
+}
+
+/* An entry that another user could have written -- owned by them, or
+ * writable by group or others, or reached through a symbolic link in
+ * place of a fan-out directory -- is never handed out, even with a valid
+ * trailer (anyone can compute one): it is rebuilt. */
+static void test_planted_entries_rebuilt(void **state) {
+  char dir[4200], *p = NULL, *q = NULL, sticky[4200], evil[4300],
+      evil_entry[4400], sub[4300];
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "victim"};
+  long n;
+  char *bytes;
+  int fd = -1;
+  plant pl;
+  ASC_UNUSED(state);
+
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to give files to a second user)\n");
+    return;
+  }
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "planted");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  bytes = read_file(p, &n);
+  /* owned by another user */
+  assert_int_equal(chown(p, ATTACKER, ATTACKER), 0);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &q),
+                   ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 2);
+  asc__free(q);
+  /* writable by the group */
+  assert_int_equal(chmod(p, 0620), 0);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &q),
+                   ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 3);
+  asc__free(q);
+  /* the fan-out directory replaced by a link to the attacker's copy of
+   * a valid entry */
+  new_sticky(sticky, sizeof sticky);
+  snprintf(evil, sizeof evil, "%s/evil", sticky);
+  snprintf(evil_entry, sizeof evil_entry, "%s/%s.so", evil, k.hex + 2);
+  pl = (plant){.path = evil, .file = evil_entry, .bytes = bytes, .n = n};
+  assert_true(as_attacker(plant_fn, &pl));
+  snprintf(sub, sizeof sub, "%s/%.2s", dir, k.hex);
+  {
+    char moved[4400];
+    snprintf(moved, sizeof moved, "%s.moved", sub);
+    assert_int_equal(rename(sub, moved), 0);
+  }
+  assert_int_equal(symlink(evil, sub), 0);
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, fake_build, &f, &q, &fd), ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 4);
+  assert_true(fd >= 0);
+  {
+    struct stat a, b;
+    assert_int_equal(fstat(fd, &a), 0);
+    assert_int_equal(lstat(sub, &b), 0);
+    assert_true(S_ISDIR(b.st_mode)); /* the link was replaced */
+    assert_int_equal(a.st_uid, geteuid());
+    assert_int_equal(access(evil_entry, F_OK), 0); /* theirs untouched */
+  }
+  close(fd);
+  asc__free(q);
+  free(bytes);
+  asc__free(p);
+  asc__cache_close(c);
+}
+
+/* The cache directory is used through the descriptor opened at start: a
+ * directory swapped in at its path later (with a forged entry that has a
+ * valid trailer) is never read. */
+static void test_swapped_root_not_followed(void **state) {
+  char sticky[4200], dir[4300], old[4300], forged[4400], *p = NULL;
+  asc__cache *c, *other;
+  asc__cache_key k;
+  fake f = {.content = "victim"}, g = {.content = "forged"};
+  char otherdir[4200], buf[16];
+  long n;
+  char *bytes;
+  int fd = -1;
+  plant pl;
+  ASC_UNUSED(state);
+
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to act as a second user)\n");
+    return;
+  }
+  /* the attacker's entry for the key, with a valid trailer */
+  key_of(&k, "swapped");
+  new_dir(otherdir, sizeof otherdir);
+  assert_int_equal(asc__cache_open(&other, otherdir), ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(other, &k, fake_build, &g, &p),
+                   ascSuccess);
+  bytes = read_file(p, &n);
+  asc__free(p);
+  asc__cache_close(other);
+
+  new_sticky(sticky, sizeof sticky);
+  snprintf(dir, sizeof dir, "%s/cache", sticky);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  asc__free(p);
+  snprintf(old, sizeof old, "%s/cache-old", sticky);
+  assert_int_equal(rename(dir, old), 0);
+  snprintf(forged, sizeof forged, "%s/%.2s/%s.so", dir, k.hex, k.hex + 2);
+  pl = (plant){.path = dir, .file = forged, .bytes = bytes, .n = n};
+  assert_true(as_attacker(plant_fn, &pl));
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, fake_build, &f, &p, &fd), ascSuccess);
+  assert_int_equal(atomic_load(&f.calls), 1); /* our entry, a hit */
+  assert_int_equal(pread(fd, buf, 6, 0), 6);
+  assert_memory_equal(buf, "victim", 6);
+  close(fd);
+  asc__free(p);
+  free(bytes);
+  asc__cache_close(c);
 }
 
 static void test_world_writable_dir(void **state) {
@@ -839,6 +1112,103 @@ static void test_lru_eviction(void **state) {
   asc__cache_close(c);
 }
 
+/* The descriptor handed out stays the verified entry: clearing (or
+ * evicting) the entry between lookup and load does not break the load. */
+static void test_fd_survives_eviction(void **state) {
+  char dir[4200], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  real r = {.value = 4321};
+  uv_lib_t lib;
+  int (*answer)(void) = NULL;
+  uint64_t removed = 0;
+  int fd = -1;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "real 4321");
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_true(fd >= 0);
+  assert_int_equal(asc__cache_clear(c, &removed), ascSuccess);
+  assert_int_equal(removed, 1);
+  assert_int_equal(access(p, F_OK), -1);
+  assert_int_equal(asc__jit_dlopen_fd(&lib, fd, p), 0);
+  close(fd);
+  assert_int_equal(uv_dlsym(&lib, "answer", (void **)&answer), 0);
+  assert_int_equal(answer(), 4321);
+  uv_dlclose(&lib);
+  asc__free(p);
+  /* A hit hands out a descriptor too. */
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_int_equal(r.calls, 2);
+  close(fd);
+  asc__free(p);
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, &p, &fd), ascSuccess);
+  assert_int_equal(r.calls, 2);
+  assert_true(fd >= 0);
+  close(fd);
+  asc__free(p);
+  assert_int_equal(
+      asc__cache_get_or_build_fd(c, &k, real_build, &r, NULL, &fd),
+      ascErrorInvalidValue);
+  asc__cache_close(c);
+}
+
+/* An ASC_CACHE_MAX_BYTES that is not a positive size gives the default
+ * and one warning per process, however many caches are opened. */
+static void test_invalid_max_bytes_warns(void **state) {
+  static const char *const bad[] = {"abc", "-1", "10Q", "0", " 5", "1K5",
+                                    "99999999999999999999", "17179869184T"};
+  char errfile[4300];
+  size_t i;
+  ASC_UNUSED(state);
+
+  snprintf(errfile, sizeof errfile, "%s/maxbytes.txt", base);
+  for (i = 0; i < ASC_ARRAY_SIZE(bad); i++) {
+    pid_t pid;
+    int status, warnings = 0;
+    long n;
+    char *text, *at;
+
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+      char dir[4200];
+      asc__cache *c;
+      asc__cache_stats st;
+      int ok = 1, fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 2);
+      close(fd);
+      setenv("ASC_CACHE_MAX_BYTES", bad[i], 1);
+      for (int j = 0; j < 3; j++) {
+        new_dir(dir, sizeof dir);
+        ok &= asc__cache_open(&c, dir) == ascSuccess &&
+              asc__cache_get_stats(c, &st) == ascSuccess &&
+              st.max_bytes == ASC_CACHE_DEFAULT_MAX_BYTES;
+        asc__cache_close(c);
+      }
+      fflush(stderr);
+      _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    text = read_file(errfile, &n);
+    for (at = text; (at = strstr(at, "warning")) != NULL; at++)
+      warnings++;
+    if (warnings != 1 || strstr(text, "ASC_CACHE_MAX_BYTES") == NULL ||
+        strstr(text, bad[i]) == NULL)
+      fail_msg("ASC_CACHE_MAX_BYTES=%s: %d warnings:\n%s", bad[i], warnings,
+               text);
+    free(text);
+  }
+}
+
 /* A lock holder that never lets go (a hung process) delays a build by the
  * lock timeout, not forever. */
 static void test_lock_timeout(void **state) {
@@ -1009,6 +1379,10 @@ int main(void) {
       cmocka_unit_test(test_threads_keys),
       cmocka_unit_test(test_world_writable_dir),
       cmocka_unit_test(test_foreign_owner_dir),
+      cmocka_unit_test(test_symlinked_root_refused),
+      cmocka_unit_test(test_unsafe_ancestors_refused),
+      cmocka_unit_test(test_planted_entries_rebuilt),
+      cmocka_unit_test(test_swapped_root_not_followed),
       cmocka_unit_test(test_read_only_dir),
       cmocka_unit_test(test_not_a_directory),
       cmocka_unit_test(test_no_directory_at_all),
@@ -1017,6 +1391,8 @@ int main(void) {
       cmocka_unit_test(test_compiler_disk_full),
       cmocka_unit_test(test_relative_dir_made_absolute),
       cmocka_unit_test(test_lru_eviction),
+      cmocka_unit_test(test_fd_survives_eviction),
+      cmocka_unit_test(test_invalid_max_bytes_warns),
       cmocka_unit_test(test_lock_timeout),
       cmocka_unit_test(test_stale_temporaries),
       cmocka_unit_test(test_out_of_memory),

@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jit/cache.h"
+#include "jit/cc.h"
 #include "e2e.h"
 
 extern char **environ;
@@ -144,6 +146,49 @@ static int child(const char *mode) {
   free(text);
   ascModuleUnload(m);
   ascDeviceReset();
+  return 0;
+}
+
+/* Compiles and runs NSPEC specialisations of k (ConstExpr n = 100 * which
+ * + j), each a new cache entry; with a tiny ASC_CACHE_MAX_BYTES every
+ * publish (of this process or another) evicts all the others. */
+#define NSPEC 4
+static int child_evict(int which) {
+  char *text = edited("", "");
+  ascModule_t m;
+  ascKernel_t k;
+  ascCompileOptions o;
+  ascError_t err;
+
+  memset(&o, 0, sizeof o);
+  o.filename = "cachekern.py";
+  err = text == NULL ? ascErrorOutOfMemory : ascModuleLoadPython(&m, text, &o);
+  if (err == ascSuccess)
+    err = ascModuleGetKernel(&k, m, "k");
+  for (int j = 0; j < NSPEC && err == ascSuccess; j++) {
+    double xd[4] = {0, 0, 0, 0}, yd[4] = {1, 2, 3, 4};
+    int64_t n = 100 * which + j;
+    ascTensor tx = e2e_t1(xd, ascFloat64, 4), ty = e2e_t1(yd, ascFloat64, 4);
+    void *args[3] = {&tx, &ty, &n};
+    err = ascLaunchKernel(k, 1, args, NULL);
+    if (err == ascSuccess)
+      err = ascStreamSynchronize(NULL);
+    for (int i = 0; i < 4 && err == ascSuccess; i++) {
+      if (yd[i] != (double)((i + 1) * 3 + n + 1)) {
+        printf("err=n=%lld: y[%d] = %g\n", (long long)n, i, yd[i]);
+        free(text);
+        return 0;
+      }
+    }
+  }
+  if (err != ascSuccess) {
+    printf("err=%s: %s\n", ascGetErrorName(err), ascGetLastErrorMessage());
+    free(text);
+    return 0;
+  }
+  printf("ok=1\n");
+  free(text);
+  ascModuleUnload(m);
   return 0;
 }
 
@@ -470,14 +515,148 @@ static void test_read_only_cache_dir_falls_back(void **state) {
   chmod(t.cache, 0700);
 }
 
+/* Several processes compile different kernels under a cap smaller than
+ * one entry, so each publish evicts the entries the others have just
+ * found or built: loading one must never fail because it was evicted. */
+static void test_eviction_never_breaks_a_load(void **state) {
+  enum { NPROC = 6 };
+  cachetest t;
+  const char *tiny[] = {"ASC_CACHE_MAX_BYTES=1", NULL};
+  char outfile[NPROC][900], mode[NPROC][16], out[8192];
+  pid_t pid[NPROC];
+  (void)state;
+  ct_init(&t, "evict");
+  for (int i = 0; i < NPROC; i++) {
+    snprintf(outfile[i], sizeof outfile[i], "%s/evict%d.out", t.dir, i);
+    snprintf(mode[i], sizeof mode[i], "evict%d", i);
+    pid[i] = spawn_child(&t, mode[i], tiny, outfile[i]);
+  }
+  for (int i = 0; i < NPROC; i++) {
+    wait_child(pid[i], outfile[i], out, sizeof out);
+    if (strstr(out, "ok=1\n") == NULL)
+      fail_msg("child %d failed:\n%s", i, out);
+  }
+  assert_int_equal(compiles(&t), NPROC * NSPEC);
+}
+
+static ascError_t evil_build(void *ud, const char *workdir, char **so) {
+  const asc__cc *cc;
+  ascError_t e = asc__cc_get(&cc);
+  if (e != ascSuccess)
+    return e;
+  return asc__cc_build(cc, NULL, workdir, "evil", ud, strlen(ud), so);
+}
+
+/* Another user's shared object at an entry's path -- with a valid trailer
+ * for the key, which anyone can compute -- is never loaded, even by root:
+ * its constructor does not run and the kernel is rebuilt. */
+static void test_foreign_entry_never_loaded(void **state) {
+  cachetest t;
+  char entry[1200], marker[900], evil_src[1400], evil_dir[900];
+  const char *name;
+  asc__cache *c;
+  asc__cache_key k;
+  char *forged = NULL;
+  struct stat st;
+  (void)state;
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to give a file to a second user)\n");
+    return;
+  }
+  ct_init(&t, "foreign");
+  expect_compiles(&t, "base", NULL, 1);
+  only_entry(&t, entry, sizeof entry);
+  /* The key of the entry, from its name: <cache>/ab/<30 hex>.so */
+  name = entry + strlen(entry) - 36;
+  memset(&k, 0, sizeof k);
+  snprintf(k.hex, sizeof k.hex, "%.2s%.30s", name, name + 3);
+  for (int i = 0; i < 16; i++) {
+    unsigned v;
+    sscanf(k.hex + 2 * i, "%2x", &v);
+    k.digest[i] = (unsigned char)v;
+  }
+  k.final = true;
+  snprintf(marker, sizeof marker, "%s/constructor-ran", t.dir);
+  snprintf(evil_src, sizeof evil_src,
+           "#include <fcntl.h>\n#include <unistd.h>\n"
+           "__attribute__((constructor)) static void evil(void) {\n"
+           "  close(open(\"%s\", O_WRONLY | O_CREAT, 0644));\n}\n",
+           marker);
+  snprintf(evil_dir, sizeof evil_dir, "%s/evil-cache", t.dir);
+  assert_int_equal(asc__cache_open(&c, evil_dir), ascSuccess);
+  assert_int_equal(asc__cache_get_or_build(c, &k, evil_build, evil_src,
+                                           &forged),
+                   ascSuccess);
+  /* Planted: the attacker's file, at the victim's entry path. */
+  assert_int_equal(rename(forged, entry), 0);
+  assert_int_equal(chown(entry, 65534, 65534), 0);
+  asc__free(forged);
+  asc__cache_close(c);
+  expect_compiles(&t, "base", NULL, 1);
+  if (access(marker, F_OK) == 0)
+    fail_msg("the planted object's constructor ran");
+  assert_int_equal(stat(entry, &st), 0);
+  assert_int_equal(st.st_uid, geteuid());
+  expect_compiles(&t, "base", NULL, 0);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode) {
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs(text, fp);
+  fclose(fp);
+  assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Search-path variables of the C compiler (a header directory whose
+ * math.h stops the build, an assembler that fails) are not seen by the
+ * compiler: the kernel builds as without them, and the entry is the one a
+ * clean environment hits. */
+static void test_compiler_environment_cleared(void **state) {
+  cachetest t;
+  char inc[900], bin[900], path[1000], cpath[1000], cinc[1000], cpath2[1000],
+      compiler[1000], libpath[1000];
+  const char *poison[7];
+  (void)state;
+  ct_init(&t, "ccenv");
+  snprintf(inc, sizeof inc, "%s/poison-include", t.dir);
+  snprintf(bin, sizeof bin, "%s/poison-bin", t.dir);
+  assert_int_equal(mkdir(inc, 0700), 0);
+  assert_int_equal(mkdir(bin, 0700), 0);
+  snprintf(path, sizeof path, "%s/math.h", inc);
+  write_file(path, "#error poisoned header from CPATH\n", 0600);
+  snprintf(path, sizeof path, "%s/string.h", inc);
+  write_file(path, "#error poisoned header from CPATH\n", 0600);
+  snprintf(path, sizeof path, "%s/as", bin);
+  write_file(path, "#!/bin/sh\necho poisoned assembler >&2\nexit 1\n", 0755);
+  snprintf(cpath, sizeof cpath, "CPATH=%s", inc);
+  snprintf(cinc, sizeof cinc, "C_INCLUDE_PATH=%s", inc);
+  snprintf(cpath2, sizeof cpath2, "GCC_EXEC_PREFIX=%s/", bin);
+  snprintf(compiler, sizeof compiler, "COMPILER_PATH=%s", bin);
+  snprintf(libpath, sizeof libpath, "LIBRARY_PATH=%s", bin);
+  poison[0] = cpath;
+  poison[1] = cinc;
+  poison[2] = cpath2;
+  poison[3] = compiler;
+  poison[4] = libpath;
+  poison[5] = NULL;
+  expect_compiles(&t, "base", poison, 1);
+  expect_compiles(&t, "base", NULL, 0);
+  expect_compiles(&t, "base", poison, 0);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hit_in_new_process_miss_on_each_key_component),
       cmocka_unit_test(test_corrupt_entry_is_rebuilt),
       cmocka_unit_test(test_racing_processes_compile_once),
       cmocka_unit_test(test_read_only_cache_dir_falls_back),
+      cmocka_unit_test(test_compiler_environment_cleared),
+      cmocka_unit_test(test_eviction_never_breaks_a_load),
+      cmocka_unit_test(test_foreign_entry_never_loaded),
   };
   if (argc == 3 && strcmp(argv[1], "--child") == 0)
-    return child(argv[2]);
+    return strncmp(argv[2], "evict", 5) == 0 ? child_evict(atoi(argv[2] + 5))
+                                             : child(argv[2]);
   return cmocka_run_group_tests_name("e2e_cache", tests, NULL, NULL);
 }

@@ -5,6 +5,9 @@
  * handles.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
 
 #include "testutil.h"
 
@@ -27,6 +30,27 @@ static void test_load_errors(void **state) {
   ASSERT_ERR(ascModuleLoadPythonFile(&m, NULL, NULL), ascErrorInvalidValue);
   ASSERT_ERR(ascModuleLoadPythonFile(&m, "/nonexistent/k.py", NULL),
              ascErrorFileNotFound);
+}
+
+/* Files that are not shared objects and cannot be read to their end
+ * fail at once, without blocking or reading forever. */
+static void test_load_non_regular_files(void **state) {
+  char dir[512], fifo[600];
+  ascModule_t m;
+  uint64_t t0 = uv_hrtime();
+  (void)state;
+  snprintf(dir, sizeof dir, "%s/test-module-XXXXXX", ASC_BINARY_DIR);
+  assert_non_null(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/fifo.so", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  ASSERT_ERR(ascModuleLoad(&m, "/dev/zero"), ascErrorInvalidModule);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "not a regular file"));
+  ASSERT_ERR(ascModuleLoad(&m, fifo), ascErrorInvalidModule);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "not a regular file"));
+  ASSERT_ERR(ascModuleLoad(&m, dir), ascErrorInvalidModule);
+  assert_true((uv_hrtime() - t0) / 1000000 < 5000);
+  unlink(fifo);
+  rmdir(dir);
 }
 
 static void test_kernels_and_info(void **state) {
@@ -133,6 +157,7 @@ static void test_python_overlapping_args(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_load_errors, test_teardown),
+      cmocka_unit_test_teardown(test_load_non_regular_files, test_teardown),
       cmocka_unit_test_teardown(test_kernels_and_info, test_teardown),
       cmocka_unit_test_teardown(test_unload_with_queued_launches,
                                 test_teardown),
