@@ -143,7 +143,10 @@ ASC_API ascError_t ascGetDevice(int *device);
 ASC_API ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device);
 ASC_API ascError_t ascDeviceSynchronize(void);
 /* Waits for all work, destroys every stream, event, pool, module and
- * allocation of the current device, and returns it to its first state. */
+ * allocation of the current device, and returns it to its first state.
+ * Module and launch calls other threads are inside finish first; those
+ * that start during the reset return ascErrorNotPermitted, and so does a
+ * second concurrent reset (docs/streams.md, "Module lifetime"). */
 ASC_API ascError_t ascDeviceReset(void);
 ASC_API ascError_t ascMemGetInfo(size_t *free, size_t *total);
 
@@ -285,6 +288,10 @@ ASC_API ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
 ASC_API ascError_t ascModuleLoadPythonFile(ascModule_t *module,
                                            const char *path,
                                            const ascCompileOptions *opts);
+/* Marks the module dead (later calls with it or its kernels return
+ * ascErrorInvalidHandle), waits for the calls of other threads that are
+ * using it and for its queued launches, then unloads it.  Inside a host
+ * function it returns ascErrorNotPermitted if it would have to wait. */
 ASC_API ascError_t ascModuleUnload(ascModule_t module);
 ASC_API ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
                                       const char *name);

@@ -1502,6 +1502,29 @@ ascError_t ascDeviceSynchronize(void) {
   return code;
 }
 
+void asc__rt_notify(asc__rt *rt) { notify_waiters(rt); }
+
+ascError_t asc__api_enter(asc__rt *rt) {
+  if (atomic_fetch_add(&rt->api_gate, 2) & 1) {
+    asc__api_leave(rt);
+    return asc__error(ascErrorNotPermitted,
+                      "the device is being reset by another thread");
+  }
+  return ascSuccess;
+}
+
+void asc__api_leave(asc__rt *rt) {
+  /* The last thread out of a closed gate wakes the reset. */
+  if (atomic_fetch_sub(&rt->api_gate, 2) == 3)
+    notify_waiters(rt);
+}
+
+static bool api_drained(const void *a, uint64_t unused) {
+  const asc__rt *rt = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&((asc__rt *)(uintptr_t)rt)->api_gate) == 1;
+}
+
 ascError_t ascDeviceReset(void) {
   asc__device *dev;
   asc__rt *rt;
@@ -1516,6 +1539,14 @@ ascError_t ascDeviceReset(void) {
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
+  /* Close the gate, then wait for the module and launch calls other
+   * threads are inside (a launch compiling a specialisation, an unload
+   * waiting for its launches): they end without waiting for this reset. */
+  if (atomic_fetch_or(&rt->api_gate, 1) & 1)
+    return asc__error(ascErrorNotPermitted,
+                      "ascDeviceReset: another thread is resetting the "
+                      "device");
+  host_wait(rt, api_drained, rt, 0, true, NULL);
   /* Everything, including work other threads queue meanwhile: the pool
    * and the streams' records go away below. */
   wait_streams_unbounded(rt, false);
@@ -1548,5 +1579,6 @@ ascError_t ascDeviceReset(void) {
   asc__pool_device_reset(dev);
   /* After every stream has drained: nothing can touch device memory. */
   asc__memory_reset(dev);
+  atomic_fetch_and(&rt->api_gate, ~(uint64_t)1);
   return ascSuccess;
 }

@@ -191,6 +191,10 @@ struct asc__rt {
   char pad0[ASC_CACHE_LINE];
   _Atomic uint64_t enq_seq;
   char pad1[ASC_CACHE_LINE];
+  /* The API gate (asc__api_enter): twice the number of threads inside a
+   * gated call, plus 1 while ascDeviceReset runs. */
+  _Atomic uint64_t api_gate;
+  char pad2[ASC_CACHE_LINE];
 
   /* Host threads blocked in a synchronising call park here.  Completion
    * paths broadcast only when waiters > 0.  Leaf lock. */
@@ -250,6 +254,19 @@ ascError_t asc__default_stream_wait(asc__device *dev);
  * parks).  Not for use inside host functions. */
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b);
+
+/* The calls that use module and kernel handles (module.c) run between
+ * asc__api_enter and asc__api_leave.  ascDeviceReset closes the gate,
+ * waits for the threads inside to leave, and opens it again when done;
+ * asc__api_enter fails with ascErrorNotPermitted while it is closed
+ * (never waits: a host function calling in must not block the reset that
+ * drains its stream). */
+ascError_t asc__api_enter(asc__rt *rt);
+void asc__api_leave(asc__rt *rt);
+
+/* Wakes host threads blocked in asc__rt_wait so they re-check their
+ * condition (for conditions that are not stream progress). */
+void asc__rt_notify(asc__rt *rt);
 
 /* module.c: drops every module of dev (no launch is in flight). */
 void asc__modules_reset(asc__device *dev);

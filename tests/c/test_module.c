@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 
+#include <uv.h>
+
 #include "testutil.h"
 
 static void test_load_errors(void **state) {
@@ -130,6 +132,51 @@ static void test_python_overlapping_args(void **state) {
   free(a);
 }
 
+/* Unload races launches that resolve the module's kernel, specialise it
+ * (compile or load from the disk cache) and queue it: every launch
+ * succeeds or reports ascErrorInvalidHandle; none touches freed memory
+ * (run under ASan and TSan). */
+static void test_unload_races_launch(void **state) {
+  enum { NTHREADS = 3 };
+  _Atomic(ascModule_t) shared = NULL;
+  atomic_int stop = 0;
+  test_racer r[NTHREADS];
+  uv_thread_t th[NTHREADS];
+  uint64_t t0 = uv_hrtime();
+  int rounds = 0, ok = 0, refused = 0;
+  (void)state;
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < NTHREADS; i++) {
+    r[i].module = &shared;
+    r[i].stop = &stop;
+    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
+  }
+  /* Bounded: a few seconds whatever the machine. */
+  while (rounds < 200 && uv_hrtime() - t0 < 3000000000u) {
+    ascModule_t m;
+    struct timespec pause = {0, 200000L * (rounds % 8)};
+    ASSERT_OK(ascModuleLoadPython(&m, TEST_RACE_TEXT, NULL));
+    atomic_store(&shared, m);
+    nanosleep(&pause, NULL);
+    ASSERT_OK(ascModuleUnload(m));
+    rounds++;
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < NTHREADS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    ok += r[i].ok;
+    refused += r[i].refused;
+  }
+  ASSERT_OK(ascDeviceSynchronize());
+  print_message("%d rounds, %d launches queued, %d refused\n", rounds, ok,
+                refused);
+  assert_true(ok > 0);
+  assert_true(refused > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_load_errors, test_teardown),
@@ -138,6 +185,7 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_many_loads, test_teardown),
       cmocka_unit_test_teardown(test_python_overlapping_args, test_teardown),
+      cmocka_unit_test_teardown(test_unload_races_launch, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
