@@ -8,6 +8,7 @@
 #define ASC_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -133,5 +134,25 @@ const char *asc__buf_str(asc__buf *b);
     (free) = (o);                                                            \
   } while (0)
 #define ASC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef ASC_CACHE_LINE
+#define ASC_CACHE_LINE 64
+#endif
+
+/* Launches of a module or specialisation queued or running: launched -
+ * retired (stream.c counts them).  The two counters are a cache line
+ * apart, so the host thread that counts launches and the worker that
+ * counts completions do not trade a line per launch. */
+typedef struct asc__inflight {
+  _Atomic uint64_t launched;
+  char pad[ASC_CACHE_LINE - sizeof(uint64_t)];
+  _Atomic uint64_t retired;
+} asc__inflight;
+
+/* True if, at some moment during the call, nothing was in flight. */
+static inline bool asc__inflight_idle(asc__inflight *c) {
+  uint64_t r = atomic_load(&c->retired);   /* first: see stream.c */
+  return atomic_load(&c->launched) == r;
+}
 
 #endif /* ASC_INTERNAL_H */

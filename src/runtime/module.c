@@ -690,36 +690,17 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
 
 #define STACK_PARAMS 32
 
-/* k and its module m are held by the caller. */
-static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
-                                uint32_t blockDim, void **args,
-                                ascStream_t stream) {
-  asc__stream *st;
-  asc__device *dev;
-  const asc_kernel_desc *desc;
+/* Queues desc, the code of k for these args (of a specialisation counted
+ * in spec_inflight, or NULL). */
+static ascError_t queue_launch(asc__kernel *k, asc__module *m,
+                               asc__stream *st, const asc_kernel_desc *desc,
+                               uint32_t blockDim, void **args,
+                               asc__inflight *spec_inflight) {
+  asc__device *dev = st->rt->dev;
   size_t stack_sizes[STACK_PARAMS], *sizes = stack_sizes;
   int np;
   ascError_t err;
 
-  if (blockDim == 0)
-    return asc__error(ascErrorInvalidValue,
-                      "ascLaunchKernel: kernel '%s': blockDim must be >= 1",
-                      k->info.name);
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess)
-    return err;
-  err = check_args(&k->info, args);
-  if (err != ascSuccess)
-    return err;
-  if (m->py != NULL) {
-    err = asc__pymodule_specialize(m->py, k->index, (void *const *)args,
-                                   &desc);
-    if (err != ascSuccess)
-      return err;
-  } else {
-    desc = k->desc;
-  }
-  dev = st->rt->dev;
   if ((desc->flags & ASC_KERNEL_USES_BARRIER) &&
       blockDim > (uint32_t)dev->ncores)
     return asc__error(ascErrorLaunchFailure,
@@ -742,10 +723,44 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
     else
       sizes[i] = ascDataTypeSize(p->dtype);
   }
-  err = asc__stream_launch(st, desc, blockDim, (uint32_t)np, sizes,
-                           (const void *const *)args, &m->inflight);
+  err = asc__stream_launch(st, desc, blockDim, (uint32_t)np,
+                           np > 0 ? sizes : NULL, (const void *const *)args,
+                           &m->inflight, spec_inflight);
   if (sizes != stack_sizes)
     asc__free(sizes);
+  return err;
+}
+
+/* k and its module m are held by the caller. */
+static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
+                                uint32_t blockDim, void **args,
+                                ascStream_t stream) {
+  asc__stream *st;
+  const asc_kernel_desc *desc;
+  asc__inflight *spec_inflight;
+  struct asc__spec *pin;
+  ascError_t err;
+
+  if (blockDim == 0)
+    return asc__error(ascErrorInvalidValue,
+                      "ascLaunchKernel: kernel '%s': blockDim must be >= 1",
+                      k->info.name);
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  err = check_args(&k->info, args);
+  if (err != ascSuccess)
+    return err;
+  if (m->py == NULL)
+    return queue_launch(k, m, st, k->desc, blockDim, args, NULL);
+  /* The pin keeps the specialisation loaded until the launch is queued
+   * and counted in spec_inflight. */
+  err = asc__pymodule_specialize_pin(m->py, k->index, (void *const *)args,
+                                     &desc, &spec_inflight, &pin);
+  if (err != ascSuccess)
+    return err;
+  err = queue_launch(k, m, st, desc, blockDim, args, spec_inflight);
+  asc__pymodule_unpin(pin);
   return err;
 }
 

@@ -147,6 +147,7 @@ static void op_reset(asc__stream *st, asc__op *op) {
   op->ud = NULL;
   op->cb = NULL;
   op->inflight = NULL;
+  op->spec_inflight = NULL;
   op->launch.heap_args = NULL;
 }
 
@@ -189,6 +190,8 @@ static void head_pop(asc__stream *st, asc__op *op) {
     st->tail = NULL;
   if (op->inflight != NULL)
     atomic_fetch_add(&op->inflight->retired, 1);
+  if (op->spec_inflight != NULL)
+    atomic_fetch_add(&op->spec_inflight->retired, 1);
   op_put(st, op);
   atomic_fetch_add(&st->completed, 1);
 }
@@ -635,6 +638,7 @@ typedef struct op_spec {
   const size_t *sizes;
   const void *const *src;
   asc__inflight *inflight;
+  asc__inflight *spec_inflight;
   asc__sched *sched;
 } op_spec;
 
@@ -839,6 +843,9 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
     op->inflight = sp->inflight;
     if (op->inflight != NULL)
       atomic_fetch_add(&op->inflight->launched, 1);
+    op->spec_inflight = sp->spec_inflight;
+    if (op->spec_inflight != NULL)
+      atomic_fetch_add(&op->spec_inflight->launched, 1);
   }
   op->fence = sp->fence;
   sp->fence = NULL;
@@ -872,7 +879,8 @@ fail:
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
-                              asc__inflight *inflight) {
+                              asc__inflight *inflight,
+                              asc__inflight *spec_inflight) {
   op_spec sp;
 
   memset(&sp, 0, sizeof sp);
@@ -883,6 +891,7 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
   sp.sizes = sizes;
   sp.src = src;
   sp.inflight = inflight;
+  sp.spec_inflight = spec_inflight;
   return stream_enqueue(st, &sp);
 }
 

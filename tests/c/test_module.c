@@ -177,6 +177,66 @@ static void test_unload_races_launch(void **state) {
   assert_true(refused > 0);
 }
 
+/* Maps of this process whose path contains dir. */
+static int maps_under(const char *dir) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[8192];
+  int n = 0;
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (strstr(line, dir) != NULL)
+      n++;
+  fclose(f);
+  return n;
+}
+
+/* With ASC_MAX_LOADED_SPECIALIZATIONS=4, launches of 24 specialisations
+ * (queued four at a time, then run) keep at most 4 loaded (their maps
+ * under the cache directory), and every result, relaunches of evicted
+ * ones included, is right. */
+static void test_python_specialisations_bounded(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def put(a, n: asc.ConstExpr[int]):\n"
+      "    a[0] = n * 3\n";
+  enum { LIMIT = 4, N = 24 };
+  const char *dir = getenv("ASC_CACHE_DIR");
+  int64_t out[N];
+  ascTensor t[N];
+  int64_t n[N];
+  ascModule_t m;
+  ascKernel_t k;
+  ascStream_t s;
+  (void)state;
+  assert_non_null(dir);
+  setenv("ASC_MAX_LOADED_SPECIALIZATIONS", "4", 1);
+  ASSERT_OK(ascModuleLoadPython(&m, text, NULL));
+  unsetenv("ASC_MAX_LOADED_SPECIALIZATIONS");
+  ASSERT_OK(ascModuleGetKernel(&k, m, "put"));
+  ASSERT_OK(ascStreamCreate(&s));
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < N; i++) {
+      void *args[2] = {&t[i], &n[i]};
+      out[i] = -1;
+      n[i] = i;
+      t[i] = test_tensor1(&out[i], ascInt64, 1);
+      ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+      if (i % LIMIT == LIMIT - 1) {
+        ASSERT_OK(ascStreamSynchronize(s));
+        assert_in_range(maps_under(dir), 1, LIMIT * 6);
+      }
+    }
+    ASSERT_OK(ascStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+      assert_int_equal(out[i], i * 3);
+  }
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+  assert_int_equal(maps_under(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_load_errors, test_teardown),
@@ -186,6 +246,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_many_loads, test_teardown),
       cmocka_unit_test_teardown(test_python_overlapping_args, test_teardown),
       cmocka_unit_test_teardown(test_unload_races_launch, test_teardown),
+      cmocka_unit_test_teardown(test_python_specialisations_bounded,
+                                test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
