@@ -188,10 +188,12 @@ static void head_pop(asc__stream *st, asc__op *op) {
   st->head = op->next;
   if (st->head == NULL)
     st->tail = NULL;
-  if (op->inflight != NULL)
-    atomic_fetch_add(&op->inflight->retired, 1);
+  /* The specialisation's count first: once the module's shows it idle,
+   * an unload frees the specialisation's counters. */
   if (op->spec_inflight != NULL)
     atomic_fetch_add(&op->spec_inflight->retired, 1);
+  if (op->inflight != NULL)
+    atomic_fetch_add(&op->inflight->retired, 1);
   op_put(st, op);
   atomic_fetch_add(&st->completed, 1);
 }
