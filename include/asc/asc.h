@@ -22,7 +22,9 @@
  * below says otherwise: destroying a handle while another thread still
  * passes it to a call is the caller's race (the other call then returns
  * ascErrorInvalidHandle or works on the object as it was; it never
- * crashes), and ascDeviceReset may not race calls on the device it resets.
+ * crashes).  ascDeviceReset waits for the module and launch calls other
+ * threads are inside and refuses new ones while it runs; other calls that
+ * race a reset of their device are the caller's race.
  * The current device (ascSetDevice) and the last error are per thread.
  * Inside a host function (ascLaunchHostFunc) blocking calls return
  * ascErrorNotPermitted.
@@ -195,7 +197,10 @@ ASC_API ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device);
  * call on that stream would. */
 ASC_API ascError_t ascDeviceSynchronize(void);
 /* Waits for all work, destroys every stream, event, pool, module and
- * allocation of the current device, and returns it to its first state. */
+ * allocation of the current device, and returns it to its first state.
+ * Module and launch calls other threads are inside finish first; those
+ * that start during the reset return ascErrorNotPermitted, and so does a
+ * second concurrent reset (docs/streams.md, "Module lifetime"). */
 ASC_API ascError_t ascDeviceReset(void);
 /* Free and total bytes of the device's memory (host memory on this
  * device). */
@@ -394,7 +399,10 @@ ASC_API ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
 ASC_API ascError_t ascModuleLoadPythonFile(ascModule_t *module,
                                            const char *path,
                                            const ascCompileOptions *opts);
-/* The module's kernels become invalid handles at once. */
+/* Marks the module dead (later calls with it or its kernels return
+ * ascErrorInvalidHandle), waits for the calls of other threads that are
+ * using it and for its queued launches, then unloads it.  Inside a host
+ * function it returns ascErrorNotPermitted if it would have to wait. */
 ASC_API ascError_t ascModuleUnload(ascModule_t module);
 /* ascErrorInvalidKernel when the module has no kernel of that name. */
 ASC_API ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,

@@ -53,5 +53,6 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/inflight.h"
 
 #endif /* ASC_BASE_H */

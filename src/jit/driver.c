@@ -8,7 +8,9 @@
  *        v
  *     jit: cache key over inputs -> cache hit? dlopen
  *                                -> miss: stages() -> C -> cc -> publish
- *        -> asc_kernel_desc, kept in the spectab until destroy
+ *        -> asc_kernel_desc, kept in the spectab until destroy or until
+ *           evicted (least recently used, no launch queued) to keep at
+ *           most ASC_MAX_LOADED_SPECIALIZATIONS loaded
  *
  * The compilation stages (infer types for the signature, lower, passes,
  * emit C) are one function pointer, `stages`, so the table, the in-flight
@@ -46,7 +48,13 @@ typedef struct drv_kernel {
 typedef struct drv_spec {
   asc__jit_lib *lib;
   const asc_kernel_desc *desc;
+  asc__inflight inflight;        /* its launches queued or running */
 } drv_spec;
+
+/* Loaded specialisations per module unless ASC_MAX_LOADED_SPECIALIZATIONS
+ * says otherwise.  Each costs about 21 KB and 5 memory maps; the kernel's
+ * default vm.max_map_count (65530) allows about 13,000. */
+#define DEFAULT_MAX_LOADED 1024
 
 struct asc__pymodule {
   uint32_t magic;
@@ -341,6 +349,26 @@ static void drop_spec(void *v) {
   asc__free(s);
 }
 
+static bool spec_busy(void *v) {
+  drv_spec *s = v;
+  return !asc__inflight_idle(&s->inflight);
+}
+
+/* ASC_MAX_LOADED_SPECIALIZATIONS: a positive decimal number; anything else
+ * means the default. */
+static size_t max_loaded(void) {
+  const char *env = getenv("ASC_MAX_LOADED_SPECIALIZATIONS");
+  char *end;
+  unsigned long long n;
+
+  if (env == NULL || *env == '\0')
+    return DEFAULT_MAX_LOADED;
+  n = strtoull(env, &end, 10);
+  if (*end != '\0' || n == 0 || env[0] == '-' || n > SIZE_MAX)
+    return DEFAULT_MAX_LOADED;
+  return (size_t)n;
+}
+
 /* Copies opts (filename, globals) into m. */
 static ascError_t copy_opts(asc__pymodule *m, const ascCompileOptions *opts) {
   int i;
@@ -464,6 +492,7 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
     asc__free(m);
     return err;
   }
+  asc__spectab_set_limit(&m->specs, max_loaded(), spec_busy);
   m->magic = PYMODULE_MAGIC;
   err = copy_opts(m, opts);
   if (err == ascSuccess)
@@ -698,20 +727,26 @@ static ascError_t check_args(const drv_kernel *k, void *const *args) {
   return err;
 }
 
-ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
-                                    void *const *args,
-                                    const asc_kernel_desc **desc) {
+ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
+                                        void *const *args,
+                                        const asc_kernel_desc **desc,
+                                        asc__inflight **inflight,
+                                        struct asc__spec **pin) {
   sigtext sig;
-  asc__spec *claim;
+  asc__spec *claim, *p = NULL;
   void *v;
   ascError_t err;
 
   if (desc != NULL)
     *desc = NULL;
+  if (pin != NULL)
+    *pin = NULL;
+  if (inflight != NULL)
+    *inflight = NULL;
   if (!valid(m))
     return asc__error(ascErrorInvalidHandle, "invalid module");
-  if (desc == NULL)
-    return asc__error(ascErrorInvalidValue, "NULL desc");
+  if (desc == NULL || pin == NULL || inflight == NULL)
+    return asc__error(ascErrorInvalidValue, "NULL desc, inflight or pin");
   if (i < 0 || i >= m->nkernels)
     return asc__error(ascErrorInvalidKernel, "no kernel %d", i);
   if (args == NULL && m->kernels[i].info.numParams > 0)
@@ -723,15 +758,42 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
   st_init(&sig);
   err = signature_of(&m->kernels[i], args, &sig);
   if (err == ascSuccess)
-    err = asc__spectab_lookup(&m->specs, i, sig.p, sig.len, &v, &claim);
+    err = asc__spectab_lookup(&m->specs, i, sig.p, sig.len, &v, &claim,
+                              &p);
   if (err == ascSuccess && claim != NULL) {
     drv_spec *s = NULL;
     err = build_spec(m, i, sig.p, args, &s);
-    asc__spectab_publish(&m->specs, claim, err, s);
+    asc__spectab_publish(&m->specs, claim, err, s, &p);
     v = s;
   }
   st_free(&sig);
-  if (err == ascSuccess)
+  if (err == ascSuccess) {
     *desc = ((drv_spec *)v)->desc;
+    *inflight = &((drv_spec *)v)->inflight;
+    *pin = p;
+  }
   return err;
+}
+
+ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
+                                    void *const *args,
+                                    const asc_kernel_desc **desc) {
+  asc__inflight *inflight;
+  asc__spec *pin;
+  ascError_t err =
+      asc__pymodule_specialize_pin(m, i, args, desc, &inflight, &pin);
+
+  asc__spectab_unpin(pin);
+  return err;
+}
+
+void asc__pymodule_unpin(struct asc__spec *pin) { asc__spectab_unpin(pin); }
+
+size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions) {
+  if (!valid(m)) {
+    if (evictions != NULL)
+      *evictions = 0;
+    return 0;
+  }
+  return asc__spectab_loaded(&m->specs, evictions);
 }

@@ -43,6 +43,25 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
                                     void *const *args,
                                     const asc_kernel_desc **desc);
 
+/* As asc__pymodule_specialize, for a launch: the specialisation is also
+ * pinned (*pin) so that it cannot be evicted before the launch is queued;
+ * the launch counts itself in *inflight (asc__stream_launch), which keeps
+ * the code loaded until it has run; then asc__pymodule_unpin(*pin).
+ * asc__pymodule_specialize pins and unpins at once: its *desc stays valid
+ * only while at most ASC_MAX_LOADED_SPECIALIZATIONS are in use. */
+struct asc__spec;
+ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
+                                        void *const *args,
+                                        const asc_kernel_desc **desc,
+                                        asc__inflight **inflight,
+                                        struct asc__spec **pin);
+void asc__pymodule_unpin(struct asc__spec *pin);
+
+/* Specialisations loaded now (or being built), at most the limit
+ * ASC_MAX_LOADED_SPECIALIZATIONS (read when the module is created, default
+ * 1024); *evictions, if not NULL, how many were unloaded to stay under it. */
+size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions);
+
 /* The per-specialisation stages after the front end: infer types of kernel
  * `kernel` for `signature` (canonical text, e.g. "k(f32[2], i64=3)"; args
  * are the launch arguments it was computed from), lower, run the passes and

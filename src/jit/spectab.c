@@ -2,6 +2,8 @@
  * The specialisation table: chained hashing on XXH3-64 of the key bytes,
  * entries reference-counted so that a waiter can read the result of a
  * build whose entry has already been unlinked (a forgotten failure).
+ * Ready entries are also on a list in order of last use, oldest first,
+ * from which claims beyond the limit evict.
  */
 #include "jit/spectab.h"
 
@@ -18,6 +20,9 @@ struct asc__spec {
   spec_state state;
   bool linked;            /* still in a bucket */
   int refs;               /* waiters + the claim, while building */
+  /* Callers using the value now; grows only under the table lock. */
+  atomic_int pins;
+  asc__spec *lru_prev, *lru_next;  /* ready entries, oldest first */
   void *value;
   ascError_t err;
   char *msg;              /* failure message */
@@ -31,6 +36,7 @@ static uint64_t spec_hash(int32_t kernel, const void *key, size_t len) {
 
 ascError_t asc__spectab_init(asc__spectab *t, void (*drop)(void *value)) {
   memset(t, 0, sizeof *t);
+  t->max_loaded = SIZE_MAX;
   t->nbuckets = 16;
   t->buckets = asc__calloc(t->nbuckets, sizeof *t->buckets);
   t->drop = drop;
@@ -73,6 +79,28 @@ void asc__spectab_destroy(asc__spectab *t) {
   uv_mutex_destroy(&t->lock);
 }
 
+static void lru_remove(asc__spectab *t, asc__spec *s) {
+  if (s->lru_prev != NULL)
+    s->lru_prev->lru_next = s->lru_next;
+  else
+    t->lru_head = s->lru_next;
+  if (s->lru_next != NULL)
+    s->lru_next->lru_prev = s->lru_prev;
+  else
+    t->lru_tail = s->lru_prev;
+  s->lru_prev = s->lru_next = NULL;
+}
+
+static void lru_append(asc__spectab *t, asc__spec *s) {
+  s->lru_prev = t->lru_tail;
+  s->lru_next = NULL;
+  if (t->lru_tail != NULL)
+    t->lru_tail->lru_next = s;
+  else
+    t->lru_head = s;
+  t->lru_tail = s;
+}
+
 static void unlink_spec(asc__spectab *t, asc__spec *s) {
   asc__spec **p = &t->buckets[s->hash & (t->nbuckets - 1)];
   while (*p != s)
@@ -106,10 +134,20 @@ static void grow(asc__spectab *t) {
   t->nbuckets = n;
 }
 
-/* The answer of a finished entry; t->lock held. */
-static ascError_t answer(asc__spec *s, void **value) {
+/* The answer of a finished entry; t->lock held.  A ready entry is pinned
+ * for the caller (if pin) and becomes the most recently used. */
+static ascError_t answer(asc__spectab *t, asc__spec *s, void **value,
+                         asc__spec **pin) {
   if (s->state == SPEC_READY) {
     *value = s->value;
+    if (pin != NULL) {
+      atomic_fetch_add(&s->pins, 1);
+      *pin = s;
+    }
+    if (s->linked && t->lru_tail != s) {
+      lru_remove(t, s);
+      lru_append(t, s);
+    }
     return ascSuccess;
   }
   if (s->msg != NULL)
@@ -119,24 +157,70 @@ static ascError_t answer(asc__spec *s, void **value) {
   return s->err;
 }
 
+/* t->lock held: unlinks least recently used entries that nobody uses
+ * (no pin, no waiter, not busy) until a new entry fits under the limit,
+ * and returns them on a list (through next) for evicted_drop once the
+ * lock is dropped.  False if everything loaded is in use. */
+static bool make_room(asc__spectab *t, asc__spec **evicted) {
+  asc__spec *s = t->lru_head, *next;
+
+  for (; t->loaded >= t->max_loaded && s != NULL; s = next) {
+    next = s->lru_next;
+    if (atomic_load(&s->pins) != 0 || s->refs != 0 ||
+        (t->busy != NULL && t->busy(s->value)))
+      continue;
+    lru_remove(t, s);
+    unlink_spec(t, s);
+    t->loaded--;
+    t->evictions++;
+    s->next = *evicted;
+    *evicted = s;
+  }
+  return t->loaded < t->max_loaded;
+}
+
+static void evicted_drop(asc__spectab *t, asc__spec *s) {
+  while (s != NULL) {
+    asc__spec *next = s->next;
+    if (t->drop != NULL)
+      t->drop(s->value);
+    spec_free(s);
+    s = next;
+  }
+}
+
 ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
                                const void *key, size_t len, void **value,
-                               asc__spec **claim) {
+                               asc__spec **claim, asc__spec **pin) {
   uint64_t h = spec_hash(kernel, key, len);
-  asc__spec *s;
+  asc__spec *s, *evicted = NULL;
   ascError_t err;
 
   *value = NULL;
   *claim = NULL;
+  if (pin != NULL)
+    *pin = NULL;
   uv_mutex_lock(&t->lock);
   for (s = t->buckets[h & (t->nbuckets - 1)]; s != NULL; s = s->next)
     if (s->hash == h && s->kernel == kernel && s->len == len &&
         memcmp(s->key, key, len) == 0)
       break;
   if (s == NULL) {
+    if (!make_room(t, &evicted)) {
+      size_t n = t->loaded;
+      uv_mutex_unlock(&t->lock);
+      evicted_drop(t, evicted);
+      return asc__error(ascErrorLaunchFailure,
+                        "all %zu loaded specialisations of this module are "
+                        "in use by queued or running launches, the limit "
+                        "(ASC_MAX_LOADED_SPECIALIZATIONS); synchronise "
+                        "first or raise the limit",
+                        n);
+    }
     s = asc__malloc(sizeof *s + len);
     if (s == NULL) {
       uv_mutex_unlock(&t->lock);
+      evicted_drop(t, evicted);
       return asc__error(ascErrorOutOfMemory, "out of memory");
     }
     memset(s, 0, sizeof *s);
@@ -151,7 +235,9 @@ ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
     t->buckets[h & (t->nbuckets - 1)] = s;
     s->linked = true;
     t->count++;
+    t->loaded++;              /* reserved while building */
     uv_mutex_unlock(&t->lock);
+    evicted_drop(t, evicted);
     *claim = s;
     return ascSuccess;
   }
@@ -159,18 +245,18 @@ ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
     s->refs++;
     while (s->state == SPEC_BUILDING)
       uv_cond_wait(&t->done, &t->lock);
-    err = answer(s, value);
+    err = answer(t, s, value, pin);
     if (--s->refs == 0 && !s->linked)
       spec_free(s);
   } else {
-    err = answer(s, value);
+    err = answer(t, s, value, pin);
   }
   uv_mutex_unlock(&t->lock);
   return err;
 }
 
 void asc__spectab_publish(asc__spectab *t, asc__spec *s, ascError_t err,
-                          void *value) {
+                          void *value, asc__spec **pin) {
   /* Copy the message before taking the lock: libc allocation, as the
    * error model does, so recording an out-of-memory failure works. */
   const char *m = err != ascSuccess ? ascGetLastErrorMessage() : NULL;
@@ -182,11 +268,19 @@ void asc__spectab_publish(asc__spectab *t, asc__spec *s, ascError_t err,
     if (msg != NULL)
       memcpy(msg, m, n);
   }
+  if (pin != NULL)
+    *pin = NULL;
   uv_mutex_lock(&t->lock);
   if (err == ascSuccess) {
     s->state = SPEC_READY;
     s->value = value;
+    if (pin != NULL) {
+      atomic_fetch_add(&s->pins, 1);
+      *pin = s;
+    }
+    lru_append(t, s);
   } else {
+    t->loaded--;
     s->state = SPEC_FAILED;
     s->err = err;
     s->msg = msg;
@@ -199,6 +293,29 @@ void asc__spectab_publish(asc__spectab *t, asc__spec *s, ascError_t err,
   uv_cond_broadcast(&t->done);
   uv_mutex_unlock(&t->lock);
   asc__free(msg);
+}
+
+void asc__spectab_unpin(asc__spec *pin) {
+  if (pin != NULL)
+    atomic_fetch_sub(&pin->pins, 1);
+}
+
+void asc__spectab_set_limit(asc__spectab *t, size_t max_loaded,
+                            bool (*busy)(void *value)) {
+  uv_mutex_lock(&t->lock);
+  t->max_loaded = max_loaded > 0 ? max_loaded : 1;
+  t->busy = busy;
+  uv_mutex_unlock(&t->lock);
+}
+
+size_t asc__spectab_loaded(asc__spectab *t, uint64_t *evictions) {
+  size_t n;
+  uv_mutex_lock(&t->lock);
+  n = t->loaded;
+  if (evictions != NULL)
+    *evictions = t->evictions;
+  uv_mutex_unlock(&t->lock);
+  return n;
 }
 
 size_t asc__spectab_count(asc__spectab *t) {

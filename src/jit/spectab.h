@@ -17,10 +17,21 @@
  * lookups return the same code and message at once.  Other failures (out of
  * memory, timeout, cache trouble) are returned to the builder and its
  * waiters and forgotten, so a later launch tries again.
+ *
+ * Bounded: at most max_loaded values are held (ready, or reserved by a
+ * build).  A claim beyond it evicts the least recently used ready entries
+ * that no caller has pinned and that busy() says no launch uses; their
+ * values are dropped and a later lookup builds them again (from the disk
+ * cache).  If every entry is in use the lookup fails with
+ * ascErrorLaunchFailure.  A caller that keeps using a value after the
+ * lookup (a launch, until it is queued and counted by busy) asks for a
+ * pin and calls asc__spectab_unpin when done.
  */
 #ifndef ASC_SPECTAB_H
 #define ASC_SPECTAB_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +49,14 @@ typedef struct asc__spectab {
   asc__spec **buckets;
   size_t nbuckets;       /* power of two */
   size_t count;
-  void (*drop)(void *value); /* frees a ready value at destroy */
+  void (*drop)(void *value); /* frees a ready value at destroy/eviction */
+  size_t loaded;         /* ready entries + builds in progress */
+  size_t max_loaded;     /* SIZE_MAX: no limit */
+  uint64_t evictions;
+  asc__spec *lru_head, *lru_tail;
+  /* Whether a value is used by queued launches; called with the lock
+   * held, so it may only read atomics. */
+  bool (*busy)(void *value);
 } asc__spectab;
 
 ascError_t asc__spectab_init(asc__spectab *t, void (*drop)(void *value));
@@ -46,18 +64,31 @@ ascError_t asc__spectab_init(asc__spectab *t, void (*drop)(void *value));
 void asc__spectab_destroy(asc__spectab *t);
 
 /* Finds (kernel, key[0..len)).  Ready: ascSuccess, *value set, *claim
- * NULL.  New: ascSuccess, *value NULL, *claim set; the caller must build
- * and call asc__spectab_publish exactly once.  Being built by another
- * thread: waits, then answers as for ready or failed.  Failed: that error
+ * NULL, and with pin != NULL the entry pinned in *pin.  New: ascSuccess,
+ * *value NULL, *claim set; the caller must build and call
+ * asc__spectab_publish exactly once.  Being built by another thread:
+ * waits, then answers as for ready or failed.  Failed: that error
  * (message restored as this thread's last error). */
 ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
                                const void *key, size_t len, void **value,
-                               asc__spec **claim);
+                               asc__spec **claim, asc__spec **pin);
 
-/* Completes a claim: value on success (err == ascSuccess), else err with
- * this thread's last error message. */
+/* Completes a claim: value on success (err == ascSuccess; pinned in *pin
+ * if pin != NULL), else err with this thread's last error message. */
 void asc__spectab_publish(asc__spectab *t, asc__spec *claim, ascError_t err,
-                          void *value);
+                          void *value, asc__spec **pin);
+
+/* Ends a pin (NULL: nothing).  Needs no lock. */
+void asc__spectab_unpin(asc__spec *pin);
+
+/* Bounds the loaded values to max_loaded (at least 1); busy as above
+ * (NULL: values are in use only while pinned). */
+void asc__spectab_set_limit(asc__spectab *t, size_t max_loaded,
+                            bool (*busy)(void *value));
+
+/* Values held now (ready or being built); *evictions, if not NULL, the
+ * number evicted so far. */
+size_t asc__spectab_loaded(asc__spectab *t, uint64_t *evictions);
 
 /* Entries in the table: ready, being built, or remembered as failed. */
 size_t asc__spectab_count(asc__spectab *t);

@@ -5,6 +5,14 @@
  * with uv_dlopen) or Python kernel text handed to the compiler driver
  * (driver.h), which specialises kernels at launch.  Module and kernel
  * handles live in type-stable memory like streams (stream.h).
+ *
+ * Lifetime: every call that uses a module (get kernel, kernel info,
+ * launch, with the compile a launch may do) holds a use of it from the
+ * handle check to its return, and every launch it queued is counted in
+ * `inflight` until it has run.  ascModuleUnload marks the module and its
+ * kernels dead first, so later calls get ascErrorInvalidHandle, then waits
+ * until no use and no launch is left before it unmaps the code and frees
+ * the tables.  ascDeviceReset is kept out by the API gate (stream.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +40,8 @@ typedef struct asc__module asc__module;
 
 typedef struct asc__kernel {
   atomic_uint magic;
-  asc__module *module;
+  /* Atomic: a stale handle may read it while a load reuses the memory. */
+  _Atomic(asc__module *) module;
   int index;
   const asc_kernel_desc *desc;      /* shared-object modules */
   ascKernelInfo info;
@@ -49,6 +58,10 @@ struct asc__module {
   asc__kernel **kernels;
   ascKernelParamInfo *params;       /* shared-object modules */
   asc__inflight inflight;           /* launches queued or running */
+  /* The lock orders the magic's change to dead against new uses: users
+   * grows only under it while the magic says loaded.  A leaf lock. */
+  asc__spinlock lock;
+  atomic_int users;                 /* calls using the module now */
 };
 
 /* Guarded by the rt lock. */
@@ -69,7 +82,8 @@ static ascError_t modreg_get(asc__rt *rt, asc__modreg **out) {
   return ascSuccess;
 }
 
-/* Frees what a module owns (not its handle memory). */
+/* Frees what a module owns (not its handle memory): m is a copy made by
+ * module_retire_locked, or a module that was never published. */
 static void module_release(asc__module *m) {
   if (m->py != NULL)
     asc__pymodule_destroy(m->py);
@@ -84,8 +98,11 @@ static void module_release(asc__module *m) {
   m->nkernels = 0;
 }
 
-/* rt lock held: handle memory back to the free lists. */
-static void module_retire_locked(asc__modreg *reg, asc__module *m) {
+/* rt lock held: moves what m owns to *own (for module_release once the
+ * lock is dropped) and m's handle memory back to the free lists, where a
+ * load may reuse it at once. */
+static void module_retire_locked(asc__modreg *reg, asc__module *m,
+                                 asc__module *own) {
   atomic_store(&m->magic, ASC__MAGIC_DEAD);
   for (int i = 0; i < m->nkernels; i++) {
     asc__kernel *k = m->kernels[i];
@@ -95,6 +112,18 @@ static void module_retire_locked(asc__modreg *reg, asc__module *m) {
     k->free_next = reg->free_kernels;
     reg->free_kernels = k;
   }
+  memset(own, 0, sizeof *own);
+  own->has_lib = m->has_lib;
+  own->lib = m->lib;
+  own->py = m->py;
+  own->nkernels = m->nkernels;
+  own->kernels = m->kernels;
+  own->params = m->params;
+  m->has_lib = false;
+  m->py = NULL;
+  m->nkernels = 0;
+  m->kernels = NULL;
+  m->params = NULL;
   ASC__LIVE_RETIRE(reg->live, reg->free_modules, m);
 }
 
@@ -128,7 +157,7 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
   atomic_store(&m->inflight.retired, 0);
   for (int i = 0; i < m->nkernels; i++) {
     asc__kernel *k = m->kernels[i];
-    k->module = m;
+    atomic_store(&k->module, m);
     atomic_store(&k->magic, ASC__MAGIC_KERNEL);
   }
   m->free_next = NULL;
@@ -221,8 +250,8 @@ static ascError_t check_module_desc(const char *path,
   return ascSuccess;
 }
 
-ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
-  asc__rt *rt;
+static ascError_t module_load(asc__rt *rt, ascModule_t *module,
+                              const char *path) {
   asc__module proto;
   const asc_module_desc *md;
   void *sym = NULL;
@@ -233,9 +262,6 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   if (module == NULL || path == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleLoad: %s is NULL",
                       module == NULL ? "module" : "path");
-  err = asc__rt_current(&rt);
-  if (err != ascSuccess)
-    return err;
   memset(&proto, 0, sizeof proto);
   /* Opened first, without blocking, and loaded through the descriptor:
    * a FIFO, a device (/dev/zero) or a directory is refused at once. */
@@ -300,9 +326,9 @@ fail:
   return err;
 }
 
-ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
-                               const ascCompileOptions *opts) {
-  asc__rt *rt;
+static ascError_t module_load_python(asc__rt *rt, ascModule_t *module,
+                                     const char *text,
+                                     const ascCompileOptions *opts) {
   asc__module proto;
   ascError_t err;
   int n;
@@ -310,9 +336,6 @@ ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
   if (module == NULL || text == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleLoadPython: %s is NULL",
                       module == NULL ? "module" : "text");
-  err = asc__rt_current(&rt);
-  if (err != ascSuccess)
-    return err;
   memset(&proto, 0, sizeof proto);
   err = asc__pymodule_create(&proto.py, text, strlen(text), opts);
   if (err != ascSuccess)
@@ -336,6 +359,33 @@ ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
   return ascSuccess;
 fail:
   module_release(&proto);
+  return err;
+}
+
+ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
+  asc__rt *rt;
+  ascError_t err = asc__rt_current(&rt);
+
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = module_load(rt, module, path);
+  asc__api_leave(rt);
+  return err;
+}
+
+ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
+                               const ascCompileOptions *opts) {
+  asc__rt *rt;
+  ascError_t err = asc__rt_current(&rt);
+
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = module_load_python(rt, module, text, opts);
+  asc__api_leave(rt);
   return err;
 }
 
@@ -381,132 +431,189 @@ ascError_t ascModuleLoadPythonFile(ascModule_t *module, const char *path,
   return err;
 }
 
-static ascError_t module_resolve(ascModule_t h, asc__module **out) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+/* Takes a use of module h (rt is the current device's). */
+static ascError_t module_acquire(ascModule_t h, asc__module **out) {
+  asc__module *m = (asc__module *)(void *)h;
+  bool ok;
 
   *out = NULL;
-  if (err != ascSuccess)
-    return err;
-  if (h == NULL ||
-      asc__handle_magic(h) != ASC__MAGIC_MODULE)
+  if (h == NULL || asc__handle_magic(h) != ASC__MAGIC_MODULE)
     return asc__error(ascErrorInvalidHandle, "module %p is not loaded",
                       (void *)h);
-  *out = (asc__module *)(void *)h;
+  asc__spin_lock(&m->lock);
+  ok = atomic_load(&m->magic) == ASC__MAGIC_MODULE;
+  if (ok)
+    atomic_fetch_add(&m->users, 1);
+  asc__spin_unlock(&m->lock);
+  if (!ok)
+    return asc__error(ascErrorInvalidHandle, "module %p is not loaded",
+                      (void *)h);
+  *out = m;
   return ascSuccess;
 }
 
-static ascError_t kernel_resolve(ascKernel_t h, asc__kernel **out) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+/* Takes a use of the module of kernel h. */
+static ascError_t kernel_acquire(ascKernel_t h, asc__kernel **kout,
+                                 asc__module **mout) {
+  asc__kernel *k = (asc__kernel *)(void *)h;
+  asc__module *m;
+  bool ok = false;
 
-  *out = NULL;
-  if (err != ascSuccess)
-    return err;
-  if (h == NULL ||
-      asc__handle_magic(h) != ASC__MAGIC_KERNEL)
+  *kout = NULL;
+  *mout = NULL;
+  if (h != NULL && asc__handle_magic(h) == ASC__MAGIC_KERNEL &&
+      (m = atomic_load(&k->module)) != NULL) {
+    /* The kernel's memory returns to the free list only after its module
+     * has no use left, so once the module is held, a kernel that still
+     * names it and is alive stays so until module_put. */
+    asc__spin_lock(&m->lock);
+    ok = atomic_load(&m->magic) == ASC__MAGIC_MODULE &&
+         atomic_load(&k->magic) == ASC__MAGIC_KERNEL &&
+         atomic_load(&k->module) == m;
+    if (ok)
+      atomic_fetch_add(&m->users, 1);
+    asc__spin_unlock(&m->lock);
+  }
+  if (!ok)
     return asc__error(ascErrorInvalidHandle,
                       "kernel %p is not a kernel of a loaded module",
                       (void *)h);
-  *out = (asc__kernel *)(void *)h;
+  *kout = k;
+  *mout = m;
   return ascSuccess;
 }
 
-static bool no_inflight(const void *a, uint64_t unused) {
-  const asc__module *m = a;
+static void module_put(asc__rt *rt, asc__module *m) {
+  /* An unload waiting for the last use re-checks on notify. */
+  if (atomic_fetch_sub(&m->users, 1) == 1 &&
+      atomic_load(&m->magic) != ASC__MAGIC_MODULE)
+    asc__rt_notify(rt);
+}
+
+static bool module_idle(const void *a, uint64_t unused) {
+  asc__module *m = (asc__module *)(uintptr_t)a;
   ASC_UNUSED(unused);
-  return asc__inflight_idle((asc__inflight *)(uintptr_t)&m->inflight);
+  return atomic_load(&m->users) == 0 && asc__inflight_idle(&m->inflight);
+}
+
+static ascError_t module_unload(asc__rt *rt, ascModule_t module) {
+  asc__module *m = (asc__module *)(void *)module, own;
+  bool in_cb = asc__tls_get()->in_host_callback != 0;
+  ascError_t err = ascSuccess;
+
+  if (module == NULL || asc__handle_magic(module) != ASC__MAGIC_MODULE)
+    return asc__error(ascErrorInvalidHandle, "module %p is not loaded",
+                      (void *)module);
+  asc__spin_lock(&m->lock);
+  if (atomic_load(&m->magic) != ASC__MAGIC_MODULE) {
+    err = asc__error(ascErrorInvalidHandle, "module %p is not loaded",
+                     (void *)module);
+  } else if (in_cb && !module_idle(m, 0)) {
+    err = asc__error(ascErrorNotPermitted,
+                     "ascModuleUnload: launches of this module are still "
+                     "queued or being made; unloading from a host function "
+                     "would wait for them");
+  } else {
+    atomic_store(&m->magic, ASC__MAGIC_DEAD);
+    for (int i = 0; i < m->nkernels; i++)
+      atomic_store(&m->kernels[i]->magic, ASC__MAGIC_DEAD);
+  }
+  asc__spin_unlock(&m->lock);
+  if (err != ascSuccess)
+    return err;
+  /* Calls already using the module finish (a compile, a launch being
+   * queued); launches already queued keep running and the code stays
+   * mapped until they have finished. */
+  asc__rt_wait(rt, module_idle, m, 0);
+  uv_mutex_lock(&rt->lock);
+  module_retire_locked(rt->modreg, m, &own);
+  uv_mutex_unlock(&rt->lock);
+  module_release(&own);
+  return ascSuccess;
 }
 
 ascError_t ascModuleUnload(ascModule_t module) {
-  asc__module *m;
   asc__rt *rt;
-  ascError_t err = module_resolve(module, &m);
+  ascError_t err = asc__rt_current(&rt);
 
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
-  err = asc__rt_current(&rt);
-  if (err != ascSuccess)
-    return err;
-  /* Launches already queued keep running; the code stays mapped until they
-   * have finished. */
-  if (!asc__inflight_idle(&m->inflight)) {
-    if (asc__tls_get()->in_host_callback)
-      return asc__error(ascErrorNotPermitted,
-                        "ascModuleUnload: launches of this module are still "
-                        "queued; unloading from a host function would wait "
-                        "for them");
-    asc__rt_wait(rt, no_inflight, m, 0);
-  }
-  uv_mutex_lock(&rt->lock);
-  if (atomic_load(&m->magic) != ASC__MAGIC_MODULE) {
-    uv_mutex_unlock(&rt->lock);
-    return asc__error(ascErrorInvalidHandle, "module %p is not loaded",
-                      (void *)module);
-  }
-  module_retire_locked(rt->modreg, m);
-  uv_mutex_unlock(&rt->lock);
-  module_release(m);
-  return ascSuccess;
+  err = module_unload(rt, module);
+  asc__api_leave(rt);
+  return err;
 }
 
 void asc__modules_reset(asc__device *dev) {
   asc__rt *rt;
-  asc__module *dead = NULL;
+  asc__module own;
 
   if (asc__rt_get(dev, &rt) != ascSuccess)
     return;
+  /* The API gate is closed and every stream has drained: no module has a
+   * use or a launch left. */
   uv_mutex_lock(&rt->lock);
-  if (rt->modreg != NULL) {
-    while (rt->modreg->live != NULL) {
-      asc__module *m = rt->modreg->live;
-      module_retire_locked(rt->modreg, m);
-      /* module_retire_locked pushed m on the free list; release its
-       * contents after dropping the lock. */
-      m->live_next = dead;
-      dead = m;
-    }
+  while (rt->modreg != NULL && rt->modreg->live != NULL) {
+    module_retire_locked(rt->modreg, rt->modreg->live, &own);
+    uv_mutex_unlock(&rt->lock);
+    module_release(&own);
+    uv_mutex_lock(&rt->lock);
   }
   uv_mutex_unlock(&rt->lock);
-  while (dead != NULL) {
-    asc__module *next = dead->live_next;
-    dead->live_next = NULL;
-    module_release(dead);
-    dead = next;
-  }
 }
 
 ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
                               const char *name) {
   asc__module *m;
+  asc__rt *rt;
   ascError_t err;
 
   if (kernel == NULL || name == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleGetKernel: %s is NULL",
                       kernel == NULL ? "kernel" : "name");
-  err = module_resolve(module, &m);
+  err = asc__rt_current(&rt);
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
-  for (int i = 0; i < m->nkernels; i++) {
-    if (strcmp(m->kernels[i]->info.name, name) == 0) {
-      *kernel = (ascKernel_t)(void *)m->kernels[i];
-      return ascSuccess;
+  err = module_acquire(module, &m);
+  if (err == ascSuccess) {
+    err = asc__error(ascErrorInvalidKernel, "module has no kernel '%s'",
+                     name);
+    for (int i = 0; i < m->nkernels; i++) {
+      if (strcmp(m->kernels[i]->info.name, name) == 0) {
+        *kernel = (ascKernel_t)(void *)m->kernels[i];
+        err = ascSuccess;
+        break;
+      }
     }
+    module_put(rt, m);
   }
-  return asc__error(ascErrorInvalidKernel, "module has no kernel '%s'", name);
+  asc__api_leave(rt);
+  return err;
 }
 
 ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel) {
   asc__kernel *k;
+  asc__module *m;
+  asc__rt *rt;
   ascError_t err;
 
   if (info == NULL)
     return asc__error(ascErrorInvalidValue, "ascKernelGetInfo: info is NULL");
-  err = kernel_resolve(kernel, &k);
+  err = asc__rt_current(&rt);
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
-  *info = k->info;
-  return ascSuccess;
+  err = kernel_acquire(kernel, &k, &m);
+  if (err == ascSuccess) {
+    *info = k->info;
+    module_put(rt, m);
+  }
+  asc__api_leave(rt);
+  return err;
 }
 
 /* ---------------------------------------------------------------- launch */
@@ -578,40 +685,17 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
 
 #define STACK_PARAMS 32
 
-ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
-                           ascStream_t stream) {
-  asc__kernel *k;
-  asc__module *m;
-  asc__stream *st;
-  asc__device *dev;
-  const asc_kernel_desc *desc;
+/* Queues desc, the code of k for these args (of a specialisation counted
+ * in spec_inflight, or NULL). */
+static ascError_t queue_launch(asc__kernel *k, asc__module *m,
+                               asc__stream *st, const asc_kernel_desc *desc,
+                               uint32_t blockDim, void **args,
+                               asc__inflight *spec_inflight) {
+  asc__device *dev = st->rt->dev;
   size_t stack_sizes[STACK_PARAMS], *sizes = stack_sizes;
   int np;
   ascError_t err;
 
-  err = kernel_resolve(kernel, &k);
-  if (err != ascSuccess)
-    return err;
-  m = k->module;
-  if (blockDim == 0)
-    return asc__error(ascErrorInvalidValue,
-                      "ascLaunchKernel: kernel '%s': blockDim must be >= 1",
-                      k->info.name);
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess)
-    return err;
-  err = check_args(&k->info, args);
-  if (err != ascSuccess)
-    return err;
-  if (m->py != NULL) {
-    err = asc__pymodule_specialize(m->py, k->index, (void *const *)args,
-                                   &desc);
-    if (err != ascSuccess)
-      return err;
-  } else {
-    desc = k->desc;
-  }
-  dev = st->rt->dev;
   if ((desc->flags & ASC_KERNEL_USES_BARRIER) &&
       blockDim > (uint32_t)dev->ncores)
     return asc__error(ascErrorLaunchFailure,
@@ -634,9 +718,63 @@ ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
     else
       sizes[i] = ascDataTypeSize(p->dtype);
   }
-  err = asc__stream_launch(st, desc, blockDim, (uint32_t)np, sizes,
-                           (const void *const *)args, &m->inflight);
+  err = asc__stream_launch(st, desc, blockDim, (uint32_t)np,
+                           np > 0 ? sizes : NULL, (const void *const *)args,
+                           &m->inflight, spec_inflight);
   if (sizes != stack_sizes)
     asc__free(sizes);
+  return err;
+}
+
+/* k and its module m are held by the caller. */
+static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
+                                uint32_t blockDim, void **args,
+                                ascStream_t stream) {
+  asc__stream *st;
+  const asc_kernel_desc *desc;
+  asc__inflight *spec_inflight;
+  struct asc__spec *pin;
+  ascError_t err;
+
+  if (blockDim == 0)
+    return asc__error(ascErrorInvalidValue,
+                      "ascLaunchKernel: kernel '%s': blockDim must be >= 1",
+                      k->info.name);
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  err = check_args(&k->info, args);
+  if (err != ascSuccess)
+    return err;
+  if (m->py == NULL)
+    return queue_launch(k, m, st, k->desc, blockDim, args, NULL);
+  /* The pin keeps the specialisation loaded until the launch is queued
+   * and counted in spec_inflight. */
+  err = asc__pymodule_specialize_pin(m->py, k->index, (void *const *)args,
+                                     &desc, &spec_inflight, &pin);
+  if (err != ascSuccess)
+    return err;
+  err = queue_launch(k, m, st, desc, blockDim, args, spec_inflight);
+  asc__pymodule_unpin(pin);
+  return err;
+}
+
+ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
+                           ascStream_t stream) {
+  asc__kernel *k;
+  asc__module *m;
+  asc__rt *rt;
+  ascError_t err = asc__rt_current(&rt);
+
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = kernel_acquire(kernel, &k, &m);
+  if (err == ascSuccess) {
+    err = launch_kernel(k, m, blockDim, args, stream);
+    module_put(rt, m);
+  }
+  asc__api_leave(rt);
   return err;
 }

@@ -147,6 +147,7 @@ static void op_reset(asc__stream *st, asc__op *op) {
   op->ud = NULL;
   op->cb = NULL;
   op->inflight = NULL;
+  op->spec_inflight = NULL;
   op->launch.heap_args = NULL;
 }
 
@@ -187,6 +188,10 @@ static void head_pop(asc__stream *st, asc__op *op) {
   st->head = op->next;
   if (st->head == NULL)
     st->tail = NULL;
+  /* The specialisation's count first: once the module's shows it idle,
+   * an unload frees the specialisation's counters. */
+  if (op->spec_inflight != NULL)
+    atomic_fetch_add(&op->spec_inflight->retired, 1);
   if (op->inflight != NULL)
     atomic_fetch_add(&op->inflight->retired, 1);
   op_put(st, op);
@@ -635,6 +640,7 @@ typedef struct op_spec {
   const size_t *sizes;
   const void *const *src;
   asc__inflight *inflight;
+  asc__inflight *spec_inflight;
   asc__sched *sched;
 } op_spec;
 
@@ -839,6 +845,9 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
     op->inflight = sp->inflight;
     if (op->inflight != NULL)
       atomic_fetch_add(&op->inflight->launched, 1);
+    op->spec_inflight = sp->spec_inflight;
+    if (op->spec_inflight != NULL)
+      atomic_fetch_add(&op->spec_inflight->launched, 1);
   }
   op->fence = sp->fence;
   sp->fence = NULL;
@@ -872,7 +881,8 @@ fail:
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
-                              asc__inflight *inflight) {
+                              asc__inflight *inflight,
+                              asc__inflight *spec_inflight) {
   op_spec sp;
 
   memset(&sp, 0, sizeof sp);
@@ -883,6 +893,7 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
   sp.sizes = sizes;
   sp.src = src;
   sp.inflight = inflight;
+  sp.spec_inflight = spec_inflight;
   return stream_enqueue(st, &sp);
 }
 
@@ -1502,6 +1513,29 @@ ascError_t ascDeviceSynchronize(void) {
   return code;
 }
 
+void asc__rt_notify(asc__rt *rt) { notify_waiters(rt); }
+
+ascError_t asc__api_enter(asc__rt *rt) {
+  if (atomic_fetch_add(&rt->api_gate, 2) & 1) {
+    asc__api_leave(rt);
+    return asc__error(ascErrorNotPermitted,
+                      "the device is being reset by another thread");
+  }
+  return ascSuccess;
+}
+
+void asc__api_leave(asc__rt *rt) {
+  /* The last thread out of a closed gate wakes the reset. */
+  if (atomic_fetch_sub(&rt->api_gate, 2) == 3)
+    notify_waiters(rt);
+}
+
+static bool api_drained(const void *a, uint64_t unused) {
+  const asc__rt *rt = a;
+  ASC_UNUSED(unused);
+  return atomic_load(&((asc__rt *)(uintptr_t)rt)->api_gate) == 1;
+}
+
 ascError_t ascDeviceReset(void) {
   asc__device *dev;
   asc__rt *rt;
@@ -1516,6 +1550,14 @@ ascError_t ascDeviceReset(void) {
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
+  /* Close the gate, then wait for the module and launch calls other
+   * threads are inside (a launch compiling a specialisation, an unload
+   * waiting for its launches): they end without waiting for this reset. */
+  if (atomic_fetch_or(&rt->api_gate, 1) & 1)
+    return asc__error(ascErrorNotPermitted,
+                      "ascDeviceReset: another thread is resetting the "
+                      "device");
+  host_wait(rt, api_drained, rt, 0, true, NULL);
   /* Everything, including work other threads queue meanwhile: the pool
    * and the streams' records go away below. */
   wait_streams_unbounded(rt, false);
@@ -1548,5 +1590,6 @@ ascError_t ascDeviceReset(void) {
   asc__pool_device_reset(dev);
   /* After every stream has drained: nothing can touch device memory. */
   asc__memory_reset(dev);
+  atomic_fetch_and(&rt->api_gate, ~(uint64_t)1);
   return ascSuccess;
 }

@@ -76,22 +76,6 @@ typedef struct asc__fence {
 
 typedef void (*asc__stream_cb)(void *ud, ascError_t status);
 
-/* A module's launches queued or running: launched - retired.  The two
- * counters are a cache line apart, so the host thread that counts
- * launches and the worker that counts completions do not trade a line
- * per launch. */
-typedef struct asc__inflight {
-  _Atomic uint64_t launched;
-  char pad[ASC_CACHE_LINE - sizeof(uint64_t)];
-  _Atomic uint64_t retired;
-} asc__inflight;
-
-/* True if, at some moment during the call, nothing was in flight. */
-static inline bool asc__inflight_idle(asc__inflight *c) {
-  uint64_t r = atomic_load(&c->retired);   /* first: see stream.c */
-  return atomic_load(&c->launched) == r;
-}
-
 enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK };
 
 struct asc__op {
@@ -106,6 +90,7 @@ struct asc__op {
   asc__stream_cb cb;       /* CALLBACK */
   ascError_t cb_status;
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
+  asc__inflight *spec_inflight; /* LAUNCH: the specialisation's */
   uint64_t seq;            /* position in the stream (its `submitted`) */
   uint64_t gseq;           /* position among all ops of the device */
   asc__launch launch;      /* LAUNCH */
@@ -191,6 +176,10 @@ struct asc__rt {
   char pad0[ASC_CACHE_LINE];
   _Atomic uint64_t enq_seq;
   char pad1[ASC_CACHE_LINE];
+  /* The API gate (asc__api_enter): twice the number of threads inside a
+   * gated call, plus 1 while ascDeviceReset runs. */
+  _Atomic uint64_t api_gate;
+  char pad2[ASC_CACHE_LINE];
 
   /* Host threads blocked in a synchronising call park here.  Completion
    * paths broadcast only when waiters > 0.  Leaf lock. */
@@ -221,12 +210,14 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out);
 /* Queues a launch of desc over nblocks blocks.  Argument i (sizes[i]
  * bytes at src[i]) is copied into launch-owned storage before the call
  * returns; the kernel sees args[i] pointing at the copy, 16-byte aligned.
- * inflight, if not NULL, counts the launch now and its retirement when the
- * launch has finished or was skipped. */
+ * inflight and spec_inflight (the module's and the specialisation's), if
+ * not NULL, count the launch now and its retirement when the launch has
+ * finished or was skipped. */
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
-                              asc__inflight *inflight);
+                              asc__inflight *inflight,
+                              asc__inflight *spec_inflight);
 
 /* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
  * earlier work of the stream has finished, inline on whichever thread
@@ -252,6 +243,19 @@ ascError_t asc__default_stream_wait(asc__device *dev);
  * parks).  Not for use inside host functions. */
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b);
+
+/* The calls that use module and kernel handles (module.c) run between
+ * asc__api_enter and asc__api_leave.  ascDeviceReset closes the gate,
+ * waits for the threads inside to leave, and opens it again when done;
+ * asc__api_enter fails with ascErrorNotPermitted while it is closed
+ * (never waits: a host function calling in must not block the reset that
+ * drains its stream). */
+ascError_t asc__api_enter(asc__rt *rt);
+void asc__api_leave(asc__rt *rt);
+
+/* Wakes host threads blocked in asc__rt_wait so they re-check their
+ * condition (for conditions that are not stream progress). */
+void asc__rt_notify(asc__rt *rt);
 
 /* module.c: drops every module of dev (no launch is in flight). */
 void asc__modules_reset(asc__device *dev);

@@ -620,6 +620,122 @@ static void test_concurrent_typing(void **state) {
   asc__pymodule_destroy(m);
 }
 
+/* Maps of this process whose path contains dir. */
+static int maps_under(const char *dir) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[8192];
+  int n = 0;
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (strstr(line, dir) != NULL)
+      n++;
+  fclose(f);
+  return n;
+}
+
+/* Far more specialisations than ASC_MAX_LOADED_SPECIALIZATIONS: at most
+ * the limit stay loaded (counted by the table and in /proc/self/maps),
+ * every result stays right, an evicted one comes back from the disk cache
+ * without a compile, and when everything loaded is pinned or has launches
+ * queued a new one fails with a clear error instead of unloading them. */
+static void test_loaded_specialisations_bounded(void **state) {
+  enum { LIMIT = 8, N = 40 };
+  asc__cache *c = new_cache();
+  asc__cache_stats cs;
+  stages_state s = {0};
+  asc__pymodule *m;
+  const asc_kernel_desc *d, *held[LIMIT];
+  asc__inflight *inf, *held_inf[LIMIT];
+  struct asc__spec *pin, *pins[LIMIT];
+  int64_t first[N], held_value[LIMIT];
+  uint64_t evictions, builds, hits;
+  launch l;
+  int i, maps;
+  ASC_UNUSED(state);
+
+  setenv("ASC_MAX_LOADED_SPECIALIZATIONS", "8", 1);
+  assert_int_equal(asc__pymodule_create_with(&m, text, sizeof text - 1, NULL,
+                                             kernels, 1, stages, &s, c),
+                   ascSuccess);
+  unsetenv("ASC_MAX_LOADED_SPECIALIZATIONS");
+  for (i = 0; i < N; i++) {
+    launch_init(&l, ascInt64, i);
+    assert_int_equal(
+        asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+        ascSuccess);
+    first[i] = run(d, &l);
+    assert_int_equal(first[i], i + 1);
+    asc__pymodule_unpin(pin);
+    assert_in_range(asc__pymodule_loaded(m, NULL), 1, LIMIT);
+  }
+  assert_int_equal(asc__pymodule_loaded(m, &evictions), LIMIT);
+  assert_int_equal(evictions, N - LIMIT);
+  assert_int_equal(atomic_load(&s.calls), N);
+  assert_int_equal(asc__cache_get_stats(c, &cs), ascSuccess);
+  maps = maps_under(cs.dir);
+  print_message("%d specialisations, %zu loaded, %d maps under the cache\n",
+                N, asc__pymodule_loaded(m, NULL), maps);
+  assert_in_range(maps, 1, LIMIT * 6);
+  builds = cs.builds;
+  hits = cs.hits;
+
+  /* Each one again, oldest first: every one was evicted by then, and
+   * comes back from disk with its first code. */
+  for (i = 0; i < N; i++) {
+    launch_init(&l, ascInt64, i);
+    assert_int_equal(
+        asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+        ascSuccess);
+    assert_int_equal(run(d, &l), first[i]);
+    asc__pymodule_unpin(pin);
+  }
+  assert_int_equal(atomic_load(&s.calls), N);
+  assert_int_equal(asc__cache_get_stats(c, &cs), ascSuccess);
+  assert_int_equal(cs.builds, builds);
+  assert_int_equal(cs.hits, hits + N);
+  assert_int_equal(asc__pymodule_loaded(m, NULL), LIMIT);
+
+  /* Everything in use: LIMIT pinned, then one more is refused. */
+  for (i = 0; i < LIMIT; i++) {
+    launch_init(&l, ascInt64, 100 + i);
+    assert_int_equal(asc__pymodule_specialize_pin(m, 0, l.args, &held[i],
+                                                  &held_inf[i], &pins[i]),
+                     ascSuccess);
+    held_value[i] = run(held[i], &l);
+  }
+  launch_init(&l, ascInt64, 200);
+  assert_int_equal(
+      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      ascErrorLaunchFailure);
+  assert_non_null(
+      strstr(ascGetLastErrorMessage(), "ASC_MAX_LOADED_SPECIALIZATIONS"));
+  /* A queued launch (counted as stream.c does) keeps one loaded after its
+   * pin has gone. */
+  atomic_fetch_add(&held_inf[0]->launched, 1);
+  asc__pymodule_unpin(pins[0]);
+  assert_int_equal(
+      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      ascErrorLaunchFailure);
+  for (i = 0; i < LIMIT; i++) {
+    launch_init(&l, ascInt64, 100 + i);
+    assert_int_equal(run(held[i], &l), held_value[i]);
+  }
+  /* The launch has run: now the new one takes its place. */
+  atomic_fetch_add(&held_inf[0]->retired, 1);
+  launch_init(&l, ascInt64, 200);
+  assert_int_equal(
+      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      ascSuccess);
+  assert_int_equal(run(d, &l), N + LIMIT + 1);
+  asc__pymodule_unpin(pin);
+  for (i = 1; i < LIMIT; i++)
+    asc__pymodule_unpin(pins[i]);
+  asc__pymodule_destroy(m);
+  assert_int_equal(maps_under(cs.dir), 0);
+  asc__cache_close(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_specialize_once_per_signature),
@@ -633,6 +749,7 @@ int main(void) {
       cmocka_unit_test(test_create_reports_compile_errors),
       cmocka_unit_test(test_specialize_types),
       cmocka_unit_test(test_concurrent_typing),
+      cmocka_unit_test(test_loaded_specialisations_bounded),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -228,12 +228,12 @@ static int the_value = 99;
 static void lookup_thread(void *p) {
   tab_thread *a = p;
   asc__spec *claim;
-  a->err = asc__spectab_lookup(a->t, 0, "sig", 3, &a->value, &claim);
+  a->err = asc__spectab_lookup(a->t, 0, "sig", 3, &a->value, &claim, NULL);
   if (a->err == ascSuccess && claim != NULL) {
     atomic_fetch_add(a->builds, 1);
     uv_sleep(100);
     a->value = &the_value;
-    asc__spectab_publish(a->t, claim, ascSuccess, a->value);
+    asc__spectab_publish(a->t, claim, ascSuccess, a->value, NULL);
   }
 }
 
@@ -276,41 +276,43 @@ static void test_spectab_failures_and_growth(void **state) {
 
   assert_int_equal(asc__spectab_init(&t, drop), ascSuccess);
   /* A compile error is remembered, with its message. */
-  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim),
+  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim, NULL),
                    ascSuccess);
   assert_non_null(claim);
   asc__spectab_publish(&t, claim,
                        asc__error(ascErrorCompile, "k.py:3:1: error: no"),
-                       NULL);
+                       NULL, NULL);
   asc__error(ascErrorInvalidValue, "something else");
-  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim),
+  assert_int_equal(asc__spectab_lookup(&t, 0, "bad", 3, &v, &claim, NULL),
                    ascErrorCompile);
   assert_null(claim);
   assert_string_equal(ascGetLastErrorMessage(), "k.py:3:1: error: no");
   /* A transient failure is not: the next lookup claims again. */
-  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim),
+  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim, NULL),
                    ascSuccess);
   asc__spectab_publish(&t, claim, asc__error(ascErrorOutOfMemory, "oom"),
-                       NULL);
-  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim),
+                       NULL, NULL);
+  assert_int_equal(asc__spectab_lookup(&t, 1, "oom", 3, &v, &claim, NULL),
                    ascSuccess);
   assert_non_null(claim);
-  asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+  asc__spectab_publish(&t, claim, ascSuccess, &the_value, NULL);
   /* Same bytes, other kernel: another entry. */
-  assert_int_equal(asc__spectab_lookup(&t, 2, "oom", 3, &v, &claim),
+  assert_int_equal(asc__spectab_lookup(&t, 2, "oom", 3, &v, &claim, NULL),
                    ascSuccess);
   assert_non_null(claim);
-  asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+  asc__spectab_publish(&t, claim, ascSuccess, &the_value, NULL);
   /* Many keys: the table grows and still finds each one. */
   for (i = 0; i < 500; i++) {
-    assert_int_equal(asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim),
-                     ascSuccess);
+    assert_int_equal(
+        asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim, NULL),
+        ascSuccess);
     assert_non_null(claim);
-    asc__spectab_publish(&t, claim, ascSuccess, &the_value);
+    asc__spectab_publish(&t, claim, ascSuccess, &the_value, NULL);
   }
   for (i = 0; i < 500; i++) {
-    assert_int_equal(asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim),
-                     ascSuccess);
+    assert_int_equal(
+        asc__spectab_lookup(&t, 3, &i, sizeof i, &v, &claim, NULL),
+        ascSuccess);
     assert_null(claim);
     assert_ptr_equal(v, &the_value);
   }

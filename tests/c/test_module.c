@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include <uv.h>
+
 #include "testutil.h"
 
 static void test_load_errors(void **state) {
@@ -154,6 +156,111 @@ static void test_python_overlapping_args(void **state) {
   free(a);
 }
 
+/* Unload races launches that resolve the module's kernel, specialise it
+ * (compile or load from the disk cache) and queue it: every launch
+ * succeeds or reports ascErrorInvalidHandle; none touches freed memory
+ * (run under ASan and TSan). */
+static void test_unload_races_launch(void **state) {
+  enum { NTHREADS = 3 };
+  _Atomic(ascModule_t) shared = NULL;
+  atomic_int stop = 0;
+  test_racer r[NTHREADS];
+  uv_thread_t th[NTHREADS];
+  uint64_t t0 = uv_hrtime();
+  int rounds = 0, ok = 0, refused = 0;
+  (void)state;
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < NTHREADS; i++) {
+    r[i].module = &shared;
+    r[i].stop = &stop;
+    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
+  }
+  /* Bounded: a few seconds whatever the machine. */
+  while (rounds < 200 && uv_hrtime() - t0 < 3000000000u) {
+    ascModule_t m;
+    struct timespec pause = {0, 200000L * (rounds % 8)};
+    ASSERT_OK(ascModuleLoadPython(&m, TEST_RACE_TEXT, NULL));
+    atomic_store(&shared, m);
+    nanosleep(&pause, NULL);
+    ASSERT_OK(ascModuleUnload(m));
+    rounds++;
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < NTHREADS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    ok += r[i].ok;
+    refused += r[i].refused;
+  }
+  ASSERT_OK(ascDeviceSynchronize());
+  print_message("%d rounds, %d launches queued, %d refused\n", rounds, ok,
+                refused);
+  assert_true(ok > 0);
+  assert_true(refused > 0);
+}
+
+/* Maps of this process whose path contains dir. */
+static int maps_under(const char *dir) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[8192];
+  int n = 0;
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (strstr(line, dir) != NULL)
+      n++;
+  fclose(f);
+  return n;
+}
+
+/* With ASC_MAX_LOADED_SPECIALIZATIONS=4, launches of 24 specialisations
+ * (queued four at a time, then run) keep at most 4 loaded (their maps
+ * under the cache directory), and every result, relaunches of evicted
+ * ones included, is right. */
+static void test_python_specialisations_bounded(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "@asc.kernel\n"
+      "def put(a, n: asc.ConstExpr[int]):\n"
+      "    a[0] = n * 3\n";
+  enum { LIMIT = 4, N = 24 };
+  const char *dir = getenv("ASC_CACHE_DIR");
+  int64_t out[N];
+  ascTensor t[N];
+  int64_t n[N];
+  ascModule_t m;
+  ascKernel_t k;
+  ascStream_t s;
+  (void)state;
+  assert_non_null(dir);
+  setenv("ASC_MAX_LOADED_SPECIALIZATIONS", "4", 1);
+  ASSERT_OK(ascModuleLoadPython(&m, text, NULL));
+  unsetenv("ASC_MAX_LOADED_SPECIALIZATIONS");
+  ASSERT_OK(ascModuleGetKernel(&k, m, "put"));
+  ASSERT_OK(ascStreamCreate(&s));
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < N; i++) {
+      void *args[2] = {&t[i], &n[i]};
+      out[i] = -1;
+      n[i] = i;
+      t[i] = test_tensor1(&out[i], ascInt64, 1);
+      ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+      if (i % LIMIT == LIMIT - 1) {
+        ASSERT_OK(ascStreamSynchronize(s));
+        assert_in_range(maps_under(dir), 1, LIMIT * 6);
+      }
+    }
+    ASSERT_OK(ascStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+      assert_int_equal(out[i], i * 3);
+  }
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+  assert_int_equal(maps_under(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_load_errors, test_teardown),
@@ -163,6 +270,9 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_many_loads, test_teardown),
       cmocka_unit_test_teardown(test_python_overlapping_args, test_teardown),
+      cmocka_unit_test_teardown(test_unload_races_launch, test_teardown),
+      cmocka_unit_test_teardown(test_python_specialisations_bounded,
+                                test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +81,61 @@ static inline int64_t test_wait_count(const int64_t *count, int64_t want,
        i++)
     nanosleep(&pause, NULL);
   return v;
+}
+
+/* Threads that race module handles: each launches kernel `put` of the
+ * module published in *module (see TEST_RACE_TEXT), specialising it for a
+ * rotating set of dtypes, until *stop.  Outcomes other than success and
+ * the errors a racing unload or reset may give are counted in `bad`. */
+#define TEST_RACE_TEXT                                                       \
+  "import asc\n"                                                             \
+  "@asc.kernel\n"                                                            \
+  "def put(a, v):\n"                                                         \
+  "    a[0] = v\n"
+
+typedef struct test_racer {
+  _Atomic(ascModule_t) *module;
+  atomic_int *stop;
+  int ok, refused, bad;
+  char why[256];
+  int64_t buf[8][4];    /* one slot per dtype, written by the kernels */
+} test_racer;
+
+static inline void test_racer_run(void *arg) {
+  static const ascDataType dts[] = {ascInt32, ascInt64, ascFloat32,
+                                    ascFloat64, ascInt16, ascUInt8};
+  test_racer *r = arg;
+  unsigned n = 0;
+
+  while (!atomic_load(r->stop)) {
+    ascModule_t m = atomic_load(r->module);
+    ascKernel_t k;
+    ascError_t e;
+    int d = (int)(n++ % (sizeof dts / sizeof dts[0]));
+    ascTensor t = test_tensor1(r->buf[d], dts[d], 1);
+    ascScalar v;
+    void *args[2] = {&t, &v};
+
+    memset(&v, 0, sizeof v);
+    v.dtype = ascInt64;
+    v.weak = 1;
+    v.value.i = 7;
+    if (m == NULL) {
+      struct timespec pause = {0, 100000};
+      nanosleep(&pause, NULL);
+      continue;
+    }
+    e = ascModuleGetKernel(&k, m, "put");
+    if (e == ascSuccess)
+      e = ascLaunchKernel(k, 1, args, NULL);
+    if (e == ascSuccess)
+      r->ok++;
+    else if (e == ascErrorInvalidHandle || e == ascErrorNotPermitted)
+      r->refused++;
+    else if (r->bad++ == 0)
+      snprintf(r->why, sizeof r->why, "%s: %s", ascGetErrorName(e),
+               ascGetLastErrorMessage());
+  }
 }
 
 /* Every test group resets the device at the end so workers are joined. */
