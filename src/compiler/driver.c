@@ -220,18 +220,18 @@ static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
   return true;
 }
 
-/* Whether two tensor arguments share memory.  Generated code declares
- * tensor data restrict; such a launch needs a specialisation without it,
- * so this is part of the signature. */
-static bool args_overlap(const drv_kernel *k, void *const *args) {
+/* Generated code declares tensor data restrict; a launch whose tensors
+ * overlap needs a specialisation without it, so this is part of the
+ * signature. */
+bool asc__args_overlap(const ascKernelInfo *k, void *const *args) {
   int i, j;
 
-  for (i = 0; i < k->info.numParams; i++) {
+  for (i = 0; i < k->numParams; i++) {
     uintptr_t alo, ahi, blo, bhi;
-    if (!k->info.params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
+    if (!k->params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
       continue;
-    for (j = i + 1; j < k->info.numParams; j++)
-      if (k->info.params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
+    for (j = i + 1; j < k->numParams; j++)
+      if (k->params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
           alo < bhi && blo < ahi)
         return true;
   }
@@ -322,7 +322,7 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
     }
   }
   st_puts(s, ")");
-  if (args_overlap(k, args))
+  if (asc__args_overlap(&k->info, args))
     st_puts(s, " aliased");
   if (s->oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
@@ -529,9 +529,9 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
       if (m->opts.debug && fn->opts.debug < 0)
         fn->opts.debug = 1;
       /* Type errors are in c's diagnostics; cctx_status reports them. */
-      (void)asc__codegen_kernel(&c, am, fn, &sig, NULL,
-                                args_overlap(&m->kernels[kernel], args),
-                                out);
+      (void)asc__codegen_kernel(
+          &c, am, fn, &sig, NULL,
+          asc__args_overlap(&m->kernels[kernel].info, args), out);
     }
   }
   err = cctx_status(&c, err);

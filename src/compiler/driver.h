@@ -66,4 +66,8 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
                                      void *stages_ud,
                                      struct asc__cache *cache);
 
+/* Whether two tensor arguments of a launch of k share memory (the data
+ * they span overlaps). */
+bool asc__args_overlap(const ascKernelInfo *k, void *const *args);
+
 #endif /* ASC_DRIVER_H */

@@ -2090,24 +2090,43 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   return ls.f;
 }
 
-bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
-                         const asc__sig *sig,
-                         const struct asc__pipeline_opts *opts,
-                         bool may_alias, asc__buf *out) {
-  asc__typed *t = asc__infer_kernel(c, m, k, sig);
-  asc__irmodule *mod;
+bool asc__codegen_kernels(asc__cctx *c, asc__ast_module *m,
+                          const asc__codegen_spec *specs, int n,
+                          const struct asc__pipeline_opts *opts,
+                          asc__buf *out) {
+  asc__irmodule *mod = asc__ir_module_new(c);
   asc__emit_src src;
-  if (t == NULL)
+  bool ok = true;
+  /* Inference clears the tree's types, so each specialisation is lowered
+   * before the next one is typed. */
+  for (int i = 0; i < n; i++) {
+    asc__typed *t = asc__infer_kernel(c, m, specs[i].kernel, specs[i].sig);
+    if (t == NULL) {
+      ok = false;
+      continue;
+    }
+    asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
+    mod->funcs[mod->nfuncs - 1]->may_alias = specs[i].may_alias;
+  }
+  if (!ok)
     return false;
-  mod = asc__ir_module_new(c);
-  asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
-  mod->funcs[0]->may_alias = may_alias;
   asc__ir_pipeline(c, mod, opts);
   memset(&src, 0, sizeof src);
   src.text = c->text;
   src.len = c->len;
   src.first_line = c->first_line;
-  src.may_alias = may_alias;
+  src.may_alias = n == 1 && specs[0].may_alias;
   asc__emit_module(c, mod, &src, out);
   return true;
+}
+
+bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
+                         const asc__sig *sig,
+                         const struct asc__pipeline_opts *opts,
+                         bool may_alias, asc__buf *out) {
+  asc__codegen_spec s;
+  s.kernel = k;
+  s.sig = sig;
+  s.may_alias = may_alias;
+  return asc__codegen_kernels(c, m, &s, 1, opts, out);
 }

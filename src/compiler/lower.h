@@ -34,4 +34,20 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m,
                          const struct asc__pipeline_opts *opts,
                          bool may_alias, asc__buf *out);
 
+/* One specialisation of a module built ahead of time. */
+typedef struct asc__codegen_spec {
+  asc__ast_func *kernel;
+  const asc__sig *sig;
+  bool may_alias;
+} asc__codegen_spec;
+
+/* asc__codegen_kernel for n specialisations at once (ascc --emit=so): one
+ * C module whose kernel table lists them in order, each under its
+ * kernel's name.  Every specialisation is typed, so the diagnostics cover
+ * all of them; returns false when any had type errors. */
+bool asc__codegen_kernels(asc__cctx *c, asc__ast_module *m,
+                          const asc__codegen_spec *specs, int n,
+                          const struct asc__pipeline_opts *opts,
+                          asc__buf *out);
+
 #endif /* ASC_LOWER_H */

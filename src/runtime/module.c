@@ -11,6 +11,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "aot.h"
 #include "driver.h"
 #include "stream.h"
 
@@ -44,6 +45,7 @@ struct asc__module {
   bool has_lib;
   uv_lib_t lib;
   asc__pymodule *py;
+  asc__aot *aot;                    /* shared objects written by ascc */
   int nkernels;
   asc__kernel **kernels;
   ascKernelParamInfo *params;       /* shared-object modules */
@@ -80,9 +82,11 @@ static ascError_t current_rt(asc__rt **rt) {
 static void module_release(asc__module *m) {
   if (m->py != NULL)
     asc__pymodule_destroy(m->py);
+  asc__aot_destroy(m->aot);
   if (m->has_lib)
     uv_dlclose(&m->lib);
   m->py = NULL;
+  m->aot = NULL;
   m->has_lib = false;
   asc__free(m->kernels);
   asc__free(m->params);
@@ -128,6 +132,7 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
   m->has_lib = proto->has_lib;
   m->lib = proto->lib;
   m->py = proto->py;
+  m->aot = proto->aot;
   m->nkernels = proto->nkernels;
   m->kernels = proto->kernels;
   m->params = proto->params;
@@ -228,12 +233,46 @@ static ascError_t check_module_desc(const char *path,
   return ascSuccess;
 }
 
+/* One kernel per entry of md (hand-written and JIT-built modules). */
+static ascError_t load_kernels(asc__rt *rt, asc__module *proto,
+                               const asc_module_desc *md) {
+  size_t np = 0, at = 0;
+  ascError_t err;
+
+  for (uint32_t i = 0; i < md->nkernels; i++)
+    np += md->kernels[i].nparams;
+  proto->params = asc__calloc(np > 0 ? np : 1, sizeof *proto->params);
+  if (proto->params == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate parameter tables");
+  err = kernels_alloc(rt, proto, (int)md->nkernels);
+  if (err != ascSuccess)
+    return err;
+  for (uint32_t i = 0; i < md->nkernels; i++) {
+    const asc_kernel_desc *d = &md->kernels[i];
+    asc__kernel *k = proto->kernels[i];
+    k->desc = d;
+    k->info.name = d->name;
+    k->info.numParams = (int)d->nparams;
+    k->info.params = &proto->params[at];
+    for (uint32_t j = 0; j < d->nparams; j++, at++) {
+      const asc_kparam *p = &d->params[j];
+      ascKernelParamInfo *q = &proto->params[at];
+      q->name = p->name;
+      q->isTensor = (p->flags & ASC_KPARAM_TENSOR) != 0;
+      q->generic = (p->flags & ASC_KPARAM_GENERIC) != 0;
+      q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
+      q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
+      q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
+    }
+  }
+  return ascSuccess;
+}
+
 ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   asc__rt *rt;
   asc__module proto;
   const asc_module_desc *md;
   void *sym = NULL;
-  size_t np = 0, at = 0;
   ascError_t err;
 
   if (module == NULL || path == NULL)
@@ -266,33 +305,20 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
   err = check_module_desc(path, md);
   if (err != ascSuccess)
     goto fail;
-  for (uint32_t i = 0; i < md->nkernels; i++)
-    np += md->kernels[i].nparams;
-  proto.params = asc__calloc(np > 0 ? np : 1, sizeof *proto.params);
-  if (proto.params == NULL) {
-    err = asc__error(ascErrorOutOfMemory, "cannot allocate parameter tables");
-    goto fail;
-  }
-  err = kernels_alloc(rt, &proto, (int)md->nkernels);
-  if (err != ascSuccess)
-    goto fail;
-  for (uint32_t i = 0; i < md->nkernels; i++) {
-    const asc_kernel_desc *d = &md->kernels[i];
-    asc__kernel *k = proto.kernels[i];
-    k->desc = d;
-    k->info.name = d->name;
-    k->info.numParams = (int)d->nparams;
-    k->info.params = &proto.params[at];
-    for (uint32_t j = 0; j < d->nparams; j++, at++) {
-      const asc_kparam *p = &d->params[j];
-      ascKernelParamInfo *q = &proto.params[at];
-      q->name = p->name;
-      q->isTensor = (p->flags & ASC_KPARAM_TENSOR) != 0;
-      q->generic = (p->flags & ASC_KPARAM_GENERIC) != 0;
-      q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
-      q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
-      q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
-    }
+  sym = NULL;
+  if (uv_dlsym(&proto.lib, ASC_SPECS_SYMBOL, &sym) == 0 && sym != NULL) {
+    /* Written by ascc: one kernel per name over its specialisations. */
+    err = asc__aot_create(&proto.aot, path, md, sym);
+    if (err == ascSuccess)
+      err = kernels_alloc(rt, &proto, asc__aot_nkernels(proto.aot));
+    if (err != ascSuccess)
+      goto fail;
+    for (int i = 0; i < proto.nkernels; i++)
+      asc__aot_kernel_info(proto.aot, i, &proto.kernels[i]->info);
+  } else {
+    err = load_kernels(rt, &proto, md);
+    if (err != ascSuccess)
+      goto fail;
   }
   err = module_publish(rt, &proto, module);
   if (err != ascSuccess) {
@@ -611,6 +637,10 @@ ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
   if (m->py != NULL) {
     err = asc__pymodule_specialize(m->py, k->index, (void *const *)args,
                                    &desc);
+    if (err != ascSuccess)
+      return err;
+  } else if (m->aot != NULL) {
+    err = asc__aot_select(m->aot, k->index, (void *const *)args, &desc);
     if (err != ascSuccess)
       return err;
   } else {
