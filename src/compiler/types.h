@@ -134,6 +134,9 @@ asc__type *asc__ty_concrete(asc__cctx *c, asc__type *t);
 /* "float32", "weak int", "Tensor[float32, 2]", "Tensor[float32, 2, strided]",
  * "tuple[int64, int64]", "None", "str", "Point", "(int64) -> None", "T3". */
 void asc__ty_print(asc__buf *b, asc__type *t);
+/* The type as diagnostics name it: as asc__ty_print, but a weak scalar is
+ * "a Python int literal" / "a Python float literal" ("Python int" inside a
+ * tuple), never "weak int". */
 const char *asc__ty_name(asc__cctx *c, asc__type *t);
 
 /* ----------------------------------------------- the promotion lattice */
