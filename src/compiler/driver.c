@@ -561,16 +561,27 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
 
     for (i = 0; i < am->nfuncs; i++)
       n += am->funcs[i]->kind == ASC_FUNC_KERNEL;
+    if (n == 0 && c.nerrors == 0) {
+      asc__loc top = {c.first_line, 1};
+      asc__diag_error(&c, top, "no @asc.kernel function in %s: nothing "
+                      "to launch (decorate each kernel with @asc.kernel)",
+                      c.filename);
+    }
     ki = asc__arena_alloc(&c, sizeof *ki * (size_t)(n + 1));
     n = 0;
     for (i = 0; i < am->nfuncs; i++) {
       asc__ast_func *fn = am->funcs[i];
       ascKernelParamInfo *pi;
+      asc__sig sig;
       if (fn->kind != ASC_FUNC_KERNEL)
         continue;
       pi = asc__arena_alloc(&c, sizeof *pi * (size_t)(fn->nparams + 1));
       if (!asc__kernel_params(&c, fn, pi))
         continue; /* reported; the module fails below */
+      /* A kernel whose annotations fix every type is checked now, so its
+       * type errors fail the load, not its first launch. */
+      if (asc__sig_from_annotations(&c, fn->name, pi, fn->nparams, &sig))
+        (void)asc__infer_kernel(&c, am, fn, &sig);
       ki[n].name = fn->name;
       ki[n].numParams = fn->nparams;
       ki[n].params = pi;

@@ -520,6 +520,26 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
   return ascSuccess;
 }
 
+bool asc__sig_from_annotations(asc__cctx *c, const char *name,
+                                const ascKernelParamInfo *params,
+                                int32_t nparams, asc__sig *out) {
+  out->name = name;
+  out->nparams = nparams;
+  out->params = asc__arena_alloc(c, sizeof *out->params *
+                                        (size_t)(nparams + 1));
+  for (int32_t i = 0; i < nparams; i++) {
+    const ascKernelParamInfo *pi = &params[i];
+    asc__sig_param *p = &out->params[i];
+    if (pi->generic || pi->isConstExpr || !asc__dtype_valid(pi->dtype))
+      return false;
+    p->is_tensor = pi->isTensor != 0;
+    p->dtype = pi->dtype;
+    p->ndim = pi->isTensor ? pi->ndim : 0;
+    p->contiguous = true;
+  }
+  return true;
+}
+
 asc__type *asc__sig_param_type(asc__cctx *c, const asc__sig_param *p) {
   if (p->is_tensor)
     return asc__ty_tensor(c, p->dtype, p->ndim, p->contiguous);

@@ -206,6 +206,13 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
                               const ascKernelParamInfo *params,
                               int32_t nparams, void *const *args);
 
+/* The signature a kernel's annotations alone give (tensors contiguous),
+ * into out (arena storage); false when some parameter is generic or a
+ * ConstExpr, whose type or value only a launch can give. */
+bool asc__sig_from_annotations(asc__cctx *c, const char *name,
+                                const ascKernelParamInfo *params,
+                                int32_t nparams, asc__sig *out);
+
 /* The type a signature parameter gives a generic parameter. */
 asc__type *asc__sig_param_type(asc__cctx *c, const asc__sig_param *p);
 

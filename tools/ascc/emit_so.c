@@ -196,20 +196,9 @@ static const char *annotated_signature(asc__cctx *c, asc__ast_func *k) {
   asc__buf b;
   const char *text;
 
-  if (!asc__kernel_params(c, k, pi))
+  if (!asc__kernel_params(c, k, pi) ||
+      !asc__sig_from_annotations(c, k->name, pi, k->nparams, &sig))
     return NULL;
-  sig.name = k->name;
-  sig.nparams = k->nparams;
-  sig.params = asc__arena_alloc(c, sizeof *sig.params *
-                                       (size_t)(k->nparams + 1));
-  for (int i = 0; i < k->nparams; i++) {
-    if (pi[i].generic || pi[i].isConstExpr)
-      return NULL;
-    sig.params[i].is_tensor = pi[i].isTensor != 0;
-    sig.params[i].dtype = pi[i].dtype;
-    sig.params[i].ndim = pi[i].isTensor ? pi[i].ndim : 0;
-    sig.params[i].contiguous = true;
-  }
   asc__buf_init(&b);
   asc__sig_format(&b, &sig);
   if (b.oom)
