@@ -102,4 +102,20 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$src/include" \
 check "header compiles" 0 $?
 has "aliased wrapper" "$tmp/k.h" "asc_launch_axpy_f64("
 has "aliased comment" "$tmp/k.h" "axpy(float, f64[1], f64[1]) aliased"
+# ConstExpr parameters are compiled in (no wrapper argument); float16
+# scalars: a double for a generic one (ascScalar), the bits for an
+# annotated one
+printf 'import asc\n\n@asc.kernel\ndef c(x, n: asc.ConstExpr[int], h, g: asc.float16, m: asc.ConstExpr[asc.bfloat16]):\n    for i in range(n):\n        x[i] = x[i] + h + g + m\n' \
+  >"$tmp/ce.py"
+"$ascc" --emit=h --signature 'c(f32[1], i64=3, f16, f16, bf16=1.5)' \
+  -o "$tmp/ce.h" "$tmp/ce.py" 2>"$tmp/err"
+check "constexpr header" 0 $?
+has "generic f16 arg" "$tmp/ce.h" "    double h,"
+has "annotated f16 arg" "$tmp/ce.h" "    uint16_t g) {"
+has "constexpr compiled in" "$tmp/ce.h" "int64_t asc_v1 = 3LL;"
+has "bf16 bits" "$tmp/ce.h" "uint16_t asc_v4 = 0x3fc0;"
+printf '#include "ce.h"\nint main(void) { return 0; }\n' >"$tmp/main2.c"
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$src/include" \
+  -I"$build/generated" -I"$tmp" -c "$tmp/main2.c" -o "$tmp/main2.o" 2>"$tmp/err"
+check "constexpr header compiles" 0 $?
 exit $fail

@@ -436,7 +436,7 @@ static bool c_keyword(const char *s) {
   for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
     if (strcmp(s, kw[i]) == 0)
       return true;
-  return strncmp(s, "asc_", 4) == 0 || s[0] == '_';
+  return strncmp(s, "asc", 3) == 0 || s[0] == '_';
 }
 
 /* A C identifier for a Python name: ASCII letters, digits and '_' kept,
@@ -481,9 +481,30 @@ static const char *const dtype_enum[] = {
     "ascUInt8",   "ascUInt16", "ascUInt32",   "ascUInt64", "ascFloat16",
     "ascBFloat16", "ascFloat32", "ascFloat64"};
 
+/* The storage bits of a float16 / bfloat16 value (round to nearest even),
+ * for annotated ConstExpr parameters, which are passed as raw bits. */
+static uint16_t half_bits(ascDataType dt, double v) {
+  uint16_t h;
+  if (dt == ascFloat16) {
+    _Float16 f = (_Float16)v;
+    memcpy(&h, &f, sizeof h);
+  } else {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+      return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    h = (uint16_t)(u >> 16);
+  }
+  return h;
+}
+
 /* A ConstExpr value as a C expression. */
-static void put_value(asc__buf *b, const asc__sig_param *p) {
-  if (asc__dtype_is_float(p->dtype))
+static void put_value(asc__buf *b, const asc__sig_param *p, bool generic) {
+  if (!generic && (p->dtype == ascFloat16 || p->dtype == ascBFloat16))
+    asc__buf_printf(b, "0x%04x", half_bits(p->dtype, p->value.value.f));
+  else if (asc__dtype_is_float(p->dtype))
     asc__buf_printf(b, "%a", p->value.value.f);
   else if (asc__dtype_is_unsigned(p->dtype))
     asc__buf_printf(b, "%lluULL", (unsigned long long)p->value.value.u);
@@ -531,6 +552,9 @@ static void put_wrapper(asc__buf *o, const aot_spec *s, const char *name,
     asc__buf_puts(o, ",\n    ");
     if (p->is_tensor)
       asc__buf_puts(o, "const ascTensor *");
+    else if (s->generic[i] && (p->dtype == ascFloat16 ||
+                               p->dtype == ascBFloat16))
+      asc__buf_puts(o, "double "); /* an ascScalar holds it as value.f */
     else
       asc__buf_printf(o, "%s ", c_type(p));
     put_param(o, k->params[i].name);
@@ -555,13 +579,13 @@ static void put_wrapper(asc__buf *o, const aot_spec *s, const char *name,
                       : asc__dtype_is_unsigned(p->dtype) ? "u"
                                                          : "i");
       if (p->is_constexpr)
-        put_value(o, p);
+        put_value(o, p, true);
       else
         put_param(o, k->params[i].name);
       asc__buf_printf(o, ";\n  asc_args[%d] = &asc_s%d;\n", i, i);
     } else if (p->is_constexpr) {
       asc__buf_printf(o, "  %s asc_v%d = ", c_type(p), i);
-      put_value(o, p);
+      put_value(o, p, false);
       asc__buf_printf(o, ";\n  asc_args[%d] = &asc_v%d;\n", i, i);
     } else {
       asc__buf_printf(o, "  asc_args[%d] = &", i);
