@@ -524,7 +524,21 @@ ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
       return ascSuccess;
     }
   }
-  return asc__error(ascErrorInvalidKernel, "module has no kernel '%s'", name);
+  {
+    asc__buf b;
+    asc__buf_init(&b);
+    asc__buf_printf(&b, "module has no kernel '%s'", name);
+    for (int i = 0; i < m->nkernels; i++)
+      asc__buf_printf(&b, "%s'%s'", i == 0 ? "; its kernels: " : ", ",
+                      m->kernels[i]->info.name);
+    if (m->nkernels == 0)
+      asc__buf_puts(&b, "; it has none");
+    err = b.oom ? asc__error(ascErrorInvalidKernel, "module has no kernel "
+                                                    "'%s'", name)
+                : asc__error_text(ascErrorInvalidKernel, asc__buf_str(&b));
+    asc__buf_free(&b);
+    return err;
+  }
 }
 
 ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel) {

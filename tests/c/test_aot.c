@@ -39,6 +39,10 @@ static void test_kernels(void **state) {
   assert_int_equal(info.params[0].isTensor, 0);
   assert_int_equal(info.params[0].generic, 1);
   ASSERT_ERR(ascModuleGetKernel(&k, m, "scale"), ascErrorInvalidKernel);
+  assert_non_null(strstr(ascGetLastErrorMessage(),
+                         "no kernel 'scale'; its kernels: "));
+  assert_non_null(strstr(ascGetLastErrorMessage(), "'vadd'"));
+  assert_non_null(strstr(ascGetLastErrorMessage(), "'axpy'"));
   ASSERT_OK(ascModuleUnload(m));
 }
 
