@@ -202,11 +202,23 @@ static void test_header(void **state) {
   ASSERT_OK(asc_aot_kernels_unload());
 }
 
+/* A specs table that does not describe the module's kernels. */
+static void test_bad_specs_table(void **state) {
+  ascModule_t m = NULL;
+  (void)state;
+  ASSERT_ERR(ascModuleLoad(&m, TEST_MODULE("badspecs")),
+             ascErrorInvalidModule);
+  assert_null(m);
+  assert_non_null(strstr(ascGetLastErrorMessage(),
+                         "malformed signature 'k(f32[1], i64)'"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_no_compiler), cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_vadd),        cmocka_unit_test(test_axpy),
       cmocka_unit_test(test_no_fit),      cmocka_unit_test(test_header),
+      cmocka_unit_test(test_bad_specs_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
