@@ -102,6 +102,17 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$src/include" \
 check "header compiles" 0 $?
 has "aliased wrapper" "$tmp/k.h" "asc_launch_axpy_f64("
 has "aliased comment" "$tmp/k.h" "axpy(float, f64[1], f64[1]) aliased"
+# --boundscheck reaches the generated code
+printf 'import asc\n\n@asc.kernel\ndef oob(x):\n    x[x.shape[0]] = 1.0\n' >"$tmp/oob.py"
+"$ascc" --emit=c --boundscheck --signature 'oob(f32[1])' "$tmp/oob.py" \
+  >"$tmp/out" 2>"$tmp/err"
+check "boundscheck" 0 $?
+has "boundscheck" "$tmp/out" "out of bounds"
+"$ascc" --emit=c --signature 'oob(f32[1])' "$tmp/oob.py" >"$tmp/out" 2>"$tmp/err"
+if grep -q "out of bounds" "$tmp/out"; then
+  echo "FAIL no boundscheck: checks emitted anyway"
+  fail=1
+fi
 # ConstExpr parameters are compiled in (no wrapper argument); float16
 # scalars: a double for a generic one (ascScalar), the bits for an
 # annotated one
