@@ -388,7 +388,9 @@ typedef struct ascCompileOptions {
   uint8_t reserved[64];
 } ascCompileOptions;
 
-/* Load a module compiled ahead of time (ascc --emit=so). */
+/* Load a module compiled ahead of time (ascc --emit=so): no compiler is
+ * needed.  A launch whose arguments fit none of the module's signatures
+ * returns ascErrorInvalidValue listing them (docs/abi.md). */
 ASC_API ascError_t ascModuleLoad(ascModule_t *module, const char *path);
 /* Compile Python kernel text (cached on disk).  opts may be NULL.  Compile
  * errors return ascErrorCompile, diagnostics in ascGetLastErrorMessage(). */

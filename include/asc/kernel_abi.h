@@ -149,4 +149,28 @@ typedef struct asc_module_desc {
 /* Every module exports exactly this symbol. */
 #define ASC_MODULE_SYMBOL "asc_module_v1"
 
+/* Optional, in modules written by `ascc --emit=so`: what each entry of
+ * asc_module_v1.kernels was specialised for, in the same order.  Entries
+ * may then share a kernel name: the runtime shows one kernel per name and
+ * runs the entry whose signature the launch arguments fit, never
+ * compiling. */
+enum {
+  ASC_KSPEC_MAY_ALIAS = 1 << 0   /* compiled for overlapping tensors */
+};
+
+typedef struct asc_kspec {
+  /* Canonical signature text, "k(f32[2], f32[1:s], int, i64=3)" (the
+   * syntax of `ascc --signature`, docs/types.md). */
+  const char *signature;
+  uint32_t flags;
+} asc_kspec;
+
+typedef struct asc_kspecs_desc {
+  uint32_t abi_version;   /* ASC_KABI_VERSION */
+  uint32_t nkernels;      /* == asc_module_v1.nkernels */
+  const asc_kspec *specs;
+} asc_kspecs_desc;
+
+#define ASC_SPECS_SYMBOL "asc_specs_v1"
+
 #endif /* ASC_KERNEL_ABI_H */

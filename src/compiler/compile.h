@@ -53,4 +53,19 @@ typedef struct asc__compile_out {
 bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
                          asc__compile_out *out, asc__buf *c_out);
 
+/* One specialisation of a module built ahead of time. */
+typedef struct asc__compile_spec {
+  asc__ast_func *kernel;
+  const asc__sig *sig;
+  bool may_alias;
+} asc__compile_spec;
+
+/* The pipeline for n specialisations at once (ascc --emit=so): one C
+ * module whose kernel table lists them in order, each under its kernel's
+ * name.  Every specialisation is typed, so the diagnostics cover all of
+ * them; returns false when any had type errors. */
+bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
+                         const asc__compile_spec *specs, int n,
+                         const asc__pipeline_opts *passes, asc__buf *c_out);
+
 #endif /* ASC_COMPILER_COMPILE_H */

@@ -578,10 +578,13 @@ const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }
 
 /* -------------------------------------------------------------- flags */
 
+#define ASC_CC_MARCH_MAX 128
+
 /* Appends the flags of a compilation with opts to argv (NULL: count only)
  * and returns how many there are.  words holds ASC_CFLAGS. */
 static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
-                       char **words, const char **argv, char *olevel) {
+                       char **words, const char **argv, char *olevel,
+                       char *march) {
   int n = 0, level = -1;
   size_t i;
 
@@ -599,8 +602,21 @@ static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
     n++;
   }
   for (i = 0; i < ASC_ARRAY_SIZE(default_flags); i++) {
+    const char *f = default_flags[i];
+    if (strcmp(f, "-march=native") == 0 && opts != NULL &&
+        opts->march != NULL) {
+      if (opts->march[0] == '\0')
+        continue;
+      snprintf(march, ASC_CC_MARCH_MAX, "-march=%s", opts->march);
+      f = march;
+    }
     if (argv)
-      argv[n] = default_flags[i];
+      argv[n] = f;
+    n++;
+  }
+  if (opts != NULL && opts->fastmath) {
+    if (argv)
+      argv[n] = "-ffast-math";
     n++;
   }
   for (i = 0; !cc->is_clang && i < ASC_ARRAY_SIZE(gcc_flags); i++) {
@@ -635,19 +651,19 @@ void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
   bool oom;
   char **words = cflags_from_env(&oom);
   const char **argv;
-  char olevel[4];
+  char olevel[4], march[ASC_CC_MARCH_MAX];
   int n, i;
 
   if (oom) {
     out->oom = true;
     return;
   }
-  n = build_flags(cc, opts, words, NULL, olevel);
+  n = build_flags(cc, opts, words, NULL, olevel, march);
   argv = asc__malloc((size_t)n * sizeof *argv);
   if (argv == NULL) {
     out->oom = true;
   } else {
-    build_flags(cc, opts, words, argv, olevel);
+    build_flags(cc, opts, words, argv, olevel, march);
     for (i = 0; i < n; i++) {
       asc__buf_puts(out, argv[i]);
       asc__buf_puts(out, "\n");
@@ -704,13 +720,13 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   bool oom;
   char **words = cflags_from_env(&oom);
   const char **argv;
-  char olevel[4];
+  char olevel[4], march[ASC_CC_MARCH_MAX];
   int nflags, n, i, status;
   ascError_t err;
 
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
-  nflags = build_flags(cc, opts, words, NULL, olevel);
+  nflags = build_flags(cc, opts, words, NULL, olevel, march);
   argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 6) *
                      sizeof *argv);
   if (argv == NULL) {
@@ -721,7 +737,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   argv[n++] = cc->path;
   for (i = 1; i < cc->nprefix; i++)
     argv[n++] = cc->prefix[i];
-  n += build_flags(cc, opts, words, argv + n, olevel);
+  n += build_flags(cc, opts, words, argv + n, olevel, march);
   argv[n++] = "-o";
   argv[n++] = so_path;
   argv[n++] = c_path;

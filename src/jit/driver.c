@@ -228,18 +228,18 @@ static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
   return true;
 }
 
-/* Whether two tensor arguments share memory.  Generated code declares
- * tensor data restrict; such a launch needs a specialisation without it,
- * so this is part of the signature. */
-static bool args_overlap(const drv_kernel *k, void *const *args) {
+/* Generated code declares tensor data restrict; a launch whose tensors
+ * overlap needs a specialisation without it, so this is part of the
+ * signature. */
+bool asc__args_overlap(const ascKernelInfo *k, void *const *args) {
   int i, j;
 
-  for (i = 0; i < k->info.numParams; i++) {
+  for (i = 0; i < k->numParams; i++) {
     uintptr_t alo, ahi, blo, bhi;
-    if (!k->info.params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
+    if (!k->params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
       continue;
-    for (j = i + 1; j < k->info.numParams; j++)
-      if (k->info.params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
+    for (j = i + 1; j < k->numParams; j++)
+      if (k->params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
           alo < bhi && blo < ahi)
         return true;
   }
@@ -330,7 +330,7 @@ static ascError_t signature_of(const drv_kernel *k, void *const *args,
     }
   }
   st_puts(s, ")");
-  if (args_overlap(k, args))
+  if (asc__args_overlap(&k->info, args))
     st_puts(s, " aliased");
   if (s->oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
@@ -562,7 +562,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                             .kernel = fn,
                             .sig = &sig,
                             .may_alias =
-                                args_overlap(&m->kernels[kernel], args),
+                                asc__args_overlap(&m->kernels[kernel].info, args),
                             .stop = ASC_STOP_C};
       (void)asc__compile_kernel(&c, &in, NULL, out);
     }
@@ -594,16 +594,27 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
 
     for (i = 0; i < am->nfuncs; i++)
       n += am->funcs[i]->kind == ASC_FUNC_KERNEL;
+    if (n == 0 && c.nerrors == 0) {
+      asc__loc top = {c.first_line, 1};
+      asc__diag_error(&c, top, "no @asc.kernel function in %s: nothing "
+                      "to launch (decorate each kernel with @asc.kernel)",
+                      c.filename);
+    }
     ki = asc__arena_alloc(&c, sizeof *ki * (size_t)(n + 1));
     n = 0;
     for (i = 0; i < am->nfuncs; i++) {
       asc__ast_func *fn = am->funcs[i];
       ascKernelParamInfo *pi;
+      asc__sig sig;
       if (fn->kind != ASC_FUNC_KERNEL)
         continue;
       pi = asc__arena_alloc(&c, sizeof *pi * (size_t)(fn->nparams + 1));
       if (!asc__kernel_params(&c, fn, pi))
         continue; /* reported; the module fails below */
+      /* A kernel whose annotations fix every type is checked now, so its
+       * type errors fail the load, not its first launch. */
+      if (asc__sig_from_annotations(&c, fn->name, pi, fn->nparams, &sig))
+        (void)asc__infer_kernel(&c, am, fn, &sig);
       ki[n].name = fn->name;
       ki[n].numParams = fn->nparams;
       ki[n].params = pi;

@@ -87,6 +87,10 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
                                      void *stages_ud,
                                      struct asc__cache *cache);
 
+/* Whether two tensor arguments of a launch of k share memory (the data
+ * they span overlaps). */
+bool asc__args_overlap(const ascKernelInfo *k, void *const *args);
+
 /* Module files (jit.c): how the runtime opens what ascModuleLoad loads. */
 
 /* Opens path to be loaded (O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags, e.g.
@@ -100,5 +104,37 @@ ascError_t asc__jit_open_file(const char *path, int flags, int *fd);
  * file checked on fd is the file loaded; by path where /proc is missing.
  * Returns uv_dlopen's result. */
 int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path);
+
+/* ------------------------------------------------ ahead-of-time modules (aot.c)
+ * Modules compiled ahead of time (`ascc --emit=so`): one shared object
+ * holding several specialisations of each kernel, described by the optional
+ * asc_specs_v1 table (kernel_abi.h).  The runtime shows one kernel per name
+ * and, at launch, picks the entry whose signature the arguments fit.
+ * Nothing here compiles: a launch no entry fits is an error that lists the
+ * signatures the module has.
+ */
+
+typedef struct asc__aot asc__aot;
+
+/* Groups the entries of md by kernel name and reads their signatures from
+ * sd.  A table that does not describe md returns ascErrorInvalidModule
+ * naming path. */
+ascError_t asc__aot_create(asc__aot **out, const char *path,
+                           const asc_module_desc *md,
+                           const asc_kspecs_desc *sd);
+void asc__aot_destroy(asc__aot *a);
+
+int asc__aot_nkernels(const asc__aot *a);
+/* Kernel i's name and parameter table (owned by a): tensors are generic
+ * (their dtype and ndim select the entry), scalars as the source says. */
+void asc__aot_kernel_info(const asc__aot *a, int i, ascKernelInfo *info);
+
+/* The entry of kernel i the launch arguments fit: dtypes, ndims, layouts
+ * (a contiguous entry needs contiguous tensors; a strided one takes any),
+ * weak scalars, ConstExpr values, and overlapping tensors only for entries
+ * compiled for them.  Several fits: the most specialised.  None:
+ * ascErrorInvalidValue with the launch's signature and the module's. */
+ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
+                           const asc_kernel_desc **desc);
 
 #endif /* ASC_DRIVER_H */

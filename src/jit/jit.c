@@ -16,6 +16,8 @@
 void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
   out->opt_level = -1;
   out->debug = 0;
+  out->march = NULL;
+  out->fastmath = 0;
   if (opts == NULL)
     return;
   out->debug = opts->debug != 0;

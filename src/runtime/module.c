@@ -54,6 +54,7 @@ struct asc__module {
   bool has_lib;
   uv_lib_t lib;
   asc__pymodule *py;
+  asc__aot *aot;                    /* shared objects written by ascc */
   int nkernels;
   asc__kernel **kernels;
   ascKernelParamInfo *params;       /* shared-object modules */
@@ -87,9 +88,11 @@ static ascError_t modreg_get(asc__rt *rt, asc__modreg **out) {
 static void module_release(asc__module *m) {
   if (m->py != NULL)
     asc__pymodule_destroy(m->py);
+  asc__aot_destroy(m->aot);
   if (m->has_lib)
     uv_dlclose(&m->lib);
   m->py = NULL;
+  m->aot = NULL;
   m->has_lib = false;
   asc__free(m->kernels);
   asc__free(m->params);
@@ -116,11 +119,13 @@ static void module_retire_locked(asc__modreg *reg, asc__module *m,
   own->has_lib = m->has_lib;
   own->lib = m->lib;
   own->py = m->py;
+  own->aot = m->aot;
   own->nkernels = m->nkernels;
   own->kernels = m->kernels;
   own->params = m->params;
   m->has_lib = false;
   m->py = NULL;
+  m->aot = NULL;
   m->nkernels = 0;
   m->kernels = NULL;
   m->params = NULL;
@@ -150,6 +155,7 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
   m->has_lib = proto->has_lib;
   m->lib = proto->lib;
   m->py = proto->py;
+  m->aot = proto->aot;
   m->nkernels = proto->nkernels;
   m->kernels = proto->kernels;
   m->params = proto->params;
@@ -250,12 +256,46 @@ static ascError_t check_module_desc(const char *path,
   return ascSuccess;
 }
 
+/* One kernel per entry of md (hand-written and JIT-built modules). */
+static ascError_t load_kernels(asc__rt *rt, asc__module *proto,
+                               const asc_module_desc *md) {
+  size_t np = 0, at = 0;
+  ascError_t err;
+
+  for (uint32_t i = 0; i < md->nkernels; i++)
+    np += md->kernels[i].nparams;
+  proto->params = asc__calloc(np > 0 ? np : 1, sizeof *proto->params);
+  if (proto->params == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate parameter tables");
+  err = kernels_alloc(rt, proto, (int)md->nkernels);
+  if (err != ascSuccess)
+    return err;
+  for (uint32_t i = 0; i < md->nkernels; i++) {
+    const asc_kernel_desc *d = &md->kernels[i];
+    asc__kernel *k = proto->kernels[i];
+    k->desc = d;
+    k->info.name = d->name;
+    k->info.numParams = (int)d->nparams;
+    k->info.params = &proto->params[at];
+    for (uint32_t j = 0; j < d->nparams; j++, at++) {
+      const asc_kparam *p = &d->params[j];
+      ascKernelParamInfo *q = &proto->params[at];
+      q->name = p->name;
+      q->isTensor = (p->flags & ASC_KPARAM_TENSOR) != 0;
+      q->generic = (p->flags & ASC_KPARAM_GENERIC) != 0;
+      q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
+      q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
+      q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
+    }
+  }
+  return ascSuccess;
+}
+
 static ascError_t module_load(asc__rt *rt, ascModule_t *module,
                               const char *path) {
   asc__module proto;
   const asc_module_desc *md;
   void *sym = NULL;
-  size_t np = 0, at = 0;
   ascError_t err;
   int fd, rc;
 
@@ -287,33 +327,20 @@ static ascError_t module_load(asc__rt *rt, ascModule_t *module,
   err = check_module_desc(path, md);
   if (err != ascSuccess)
     goto fail;
-  for (uint32_t i = 0; i < md->nkernels; i++)
-    np += md->kernels[i].nparams;
-  proto.params = asc__calloc(np > 0 ? np : 1, sizeof *proto.params);
-  if (proto.params == NULL) {
-    err = asc__error(ascErrorOutOfMemory, "cannot allocate parameter tables");
-    goto fail;
-  }
-  err = kernels_alloc(rt, &proto, (int)md->nkernels);
-  if (err != ascSuccess)
-    goto fail;
-  for (uint32_t i = 0; i < md->nkernels; i++) {
-    const asc_kernel_desc *d = &md->kernels[i];
-    asc__kernel *k = proto.kernels[i];
-    k->desc = d;
-    k->info.name = d->name;
-    k->info.numParams = (int)d->nparams;
-    k->info.params = &proto.params[at];
-    for (uint32_t j = 0; j < d->nparams; j++, at++) {
-      const asc_kparam *p = &d->params[j];
-      ascKernelParamInfo *q = &proto.params[at];
-      q->name = p->name;
-      q->isTensor = (p->flags & ASC_KPARAM_TENSOR) != 0;
-      q->generic = (p->flags & ASC_KPARAM_GENERIC) != 0;
-      q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
-      q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
-      q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
-    }
+  sym = NULL;
+  if (uv_dlsym(&proto.lib, ASC_SPECS_SYMBOL, &sym) == 0 && sym != NULL) {
+    /* Written by ascc: one kernel per name over its specialisations. */
+    err = asc__aot_create(&proto.aot, path, md, sym);
+    if (err == ascSuccess)
+      err = kernels_alloc(rt, &proto, asc__aot_nkernels(proto.aot));
+    if (err != ascSuccess)
+      goto fail;
+    for (int i = 0; i < proto.nkernels; i++)
+      asc__aot_kernel_info(proto.aot, i, &proto.kernels[i]->info);
+  } else {
+    err = load_kernels(rt, &proto, md);
+    if (err != ascSuccess)
+      goto fail;
   }
   err = module_publish(rt, &proto, module);
   if (err != ascSuccess) {
@@ -563,6 +590,32 @@ void asc__modules_reset(asc__device *dev) {
   uv_mutex_unlock(&rt->lock);
 }
 
+/* The kernel of m called name; the error lists the kernels m has. */
+static ascError_t find_kernel(const asc__module *m, const char *name,
+                              ascKernel_t *kernel) {
+  asc__buf b;
+  ascError_t err;
+
+  for (int i = 0; i < m->nkernels; i++) {
+    if (strcmp(m->kernels[i]->info.name, name) == 0) {
+      *kernel = (ascKernel_t)(void *)m->kernels[i];
+      return ascSuccess;
+    }
+  }
+  asc__buf_init(&b);
+  asc__buf_printf(&b, "module has no kernel '%s'", name);
+  for (int i = 0; i < m->nkernels; i++)
+    asc__buf_printf(&b, "%s'%s'", i == 0 ? "; its kernels: " : ", ",
+                    m->kernels[i]->info.name);
+  if (m->nkernels == 0)
+    asc__buf_puts(&b, "; it has none");
+  err = b.oom ? asc__error(ascErrorInvalidKernel,
+                           "module has no kernel '%s'", name)
+              : asc__error_text(ascErrorInvalidKernel, asc__buf_str(&b));
+  asc__buf_free(&b);
+  return err;
+}
+
 ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
                               const char *name) {
   asc__module *m;
@@ -579,15 +632,7 @@ ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
     return err;
   err = module_acquire(module, &m);
   if (err == ascSuccess) {
-    err = asc__error(ascErrorInvalidKernel, "module has no kernel '%s'",
-                     name);
-    for (int i = 0; i < m->nkernels; i++) {
-      if (strcmp(m->kernels[i]->info.name, name) == 0) {
-        *kernel = (ascKernel_t)(void *)m->kernels[i];
-        err = ascSuccess;
-        break;
-      }
-    }
+    err = find_kernel(m, name, kernel);
     module_put(rt, m);
   }
   asc__api_leave(rt);
@@ -746,6 +791,13 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
   err = check_args(&k->info, args);
   if (err != ascSuccess)
     return err;
+  if (m->aot != NULL) {
+    /* Ahead-of-time code: pick the specialisation, never compile. */
+    err = asc__aot_select(m->aot, k->index, (void *const *)args, &desc);
+    if (err != ascSuccess)
+      return err;
+    return queue_launch(k, m, st, desc, blockDim, args, NULL);
+  }
   if (m->py == NULL)
     return queue_launch(k, m, st, k->desc, blockDim, args, NULL);
   /* The pin keeps the specialisation loaded until the launch is queued

@@ -198,7 +198,7 @@ static void test_cflags_applied(void **state) {
 }
 
 static void test_debug_flags(void **state) {
-  asc__cc_opts o = {-1, 1};
+  asc__cc_opts o = {-1, 1, NULL, 0};
   const asc__cc *cc;
   asc__buf f;
   ASC_UNUSED(state);

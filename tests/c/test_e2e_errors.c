@@ -77,6 +77,55 @@ static void test_type_error_at_launch(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* A kernel whose parameters are all annotated is type-checked at load:
+ * its type error fails ascModuleLoadPython.  The same body in a generic
+ * kernel still loads (its types depend on the launch). */
+static void test_annotated_type_error_at_load(void **state) {
+  const char *text = "import asc\n"
+                     "\n"
+                     "@asc.kernel\n"
+                     "def bad(x: asc.Tensor[asc.float32, 1]):\n"
+                     "    n = x.shape[0]\n"
+                     "    n = x[0]\n"
+                     "    x[1] = n\n";
+  const char *generic = "import asc\n"
+                        "\n"
+                        "@asc.kernel\n"
+                        "def bad(x):\n"
+                        "    n = x.shape[0]\n"
+                        "    n = x[0]\n"
+                        "    x[1] = n\n";
+  ascModule_t m = NULL;
+  ascCompileOptions o = named("typed.py", 10);
+  const char *msg;
+  (void)state;
+  ASSERT_ERR(ascModuleLoadPython(&m, text, &o), ascErrorCompile);
+  assert_null(m);
+  msg = ascGetLastErrorMessage();
+  expect_in(msg, "typed.py:15:9: error: ");
+  expect_in(msg, "    n = x[0]\n");
+  m = e2e_load_opts(generic, &o);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* Text without @asc.kernel is an error, not an empty module. */
+static void test_no_kernel_is_an_error(void **state) {
+  const char *text = "import asc\n"
+                     "\n"
+                     "@asc.func\n"
+                     "def helper(x):\n"
+                     "    return x\n";
+  ascModule_t m = NULL;
+  ascCompileOptions o = named("helpers.py", 1);
+  (void)state;
+  ASSERT_ERR(ascModuleLoadPython(&m, text, &o), ascErrorCompile);
+  assert_null(m);
+  expect_in(ascGetLastErrorMessage(),
+            "helpers.py:1:1: error: no @asc.kernel function in helpers.py");
+  ASSERT_ERR(ascModuleLoadPython(&m, "", NULL), ascErrorCompile);
+  expect_in(ascGetLastErrorMessage(), "no @asc.kernel function in <string>");
+}
+
 static const char annotated[] =
     "import asc\n"
     "\n"
@@ -309,6 +358,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_syntax_error_at_load),
       cmocka_unit_test(test_type_error_at_launch),
+      cmocka_unit_test(test_annotated_type_error_at_load),
+      cmocka_unit_test(test_no_kernel_is_an_error),
       cmocka_unit_test(test_bad_arguments_name_the_parameter),
       cmocka_unit_test(test_unknown_kernel),
       cmocka_unit_test(test_bounds_checks),

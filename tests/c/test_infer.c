@@ -474,7 +474,7 @@ static void test_many_errors(void **state) {
     count++;
   assert_int_equal(count, 20);
   assert_non_null(strstr(d, "many.py:5:12: error: unsupported operand types "
-                            "for +: Tensor[float32, 1] and weak int"));
+                            "for +: Tensor[float32, 1] and a Python int literal"));
   free(d);
   module_free(md);
 }

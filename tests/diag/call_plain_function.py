@@ -1,4 +1,4 @@
-# expect: 9:12: error: 'helper' is not a kernel helper (decorate it with @asc.func)
+# expect: 9:12: error: 'helper' is a Python function; decorate it with @asc.func to call it from a kernel
 import asc
 
 def helper(a):

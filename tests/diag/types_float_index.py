@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1])
-# expect: 9:7: error: a tensor index must be an integer, not weak float
+# expect: 9:7: error: a tensor index must be an integer, not a Python float literal
 import asc
 
 

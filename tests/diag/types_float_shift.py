@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1])
-# expect: 9:9: error: unsupported operand types for <<: float32 and weak int
+# expect: 9:9: error: unsupported operand types for <<: float32 and a Python int literal
 import asc
 
 

@@ -1,7 +1,7 @@
 # mode: types
 # signature: k(f32[1], f32[1:s], f64[1])
 # expect: 16:16: error: argument 't' of 'get' is annotated Tensor[float32, 1]; cannot pass Tensor[float64, 1]
-# expect: 17:19: error: argument 'i' of 'get' is annotated int64; cannot pass weak float
+# expect: 17:19: error: argument 'i' of 'get' is annotated int64; cannot pass a Python float literal
 import asc
 
 

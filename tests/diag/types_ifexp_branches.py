@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1])
-# expect: 9:9: error: the branches of a conditional expression have types Tensor[float32, 1] and weak float
+# expect: 9:9: error: the branches of a conditional expression have types Tensor[float32, 1] and a Python float literal
 import asc
 
 

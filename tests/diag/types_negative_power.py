@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(i32[1])
-# expect: 9:20: error: integer power with a negative exponent (int32 ** weak int): make the base a float
+# expect: 9:20: error: integer power with a negative exponent (int32 ** a Python int literal): make the base a float
 import asc
 
 

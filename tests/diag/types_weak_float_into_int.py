@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1])
-# expect: 11:9: error: cannot assign weak float to 'n', which has type int64
+# expect: 11:9: error: cannot assign a Python float literal to 'n', which has type int64
 # expect: 10:5: note: 'n' first assigned here
 import asc
 

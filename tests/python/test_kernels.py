@@ -373,6 +373,24 @@ def test_compile_syntax_error_text():
     assert info.value.lineno == 4 and info.value.filename == "text.py"
 
 
+def test_compile_text_without_a_kernel_is_an_error():
+    with pytest.raises(asc.CompileError) as info:
+        asc.compile("import asc\n\ndef helper(x):\n    return x\n", filename="plain.py")
+    assert "no @asc.kernel function in plain.py" in str(info.value)
+    assert info.value.filename == "plain.py" and info.value.lineno == 1
+
+
+def test_annotated_kernel_type_error_at_compile():
+    text = ("import asc\n\n@asc.kernel\n"
+            "def k(x: asc.Tensor[asc.float32, 1]):\n"
+            "    n = x.shape[0]\n    n = x[0]\n")
+    with pytest.raises(asc.CompileError) as info:
+        asc.compile(text, filename="ann.py")
+    assert info.value.lineno == 6 and "cannot assign float32" in str(info.value)
+    # unannotated: its types depend on the call, so it compiles now
+    asc.compile(text.replace(": asc.Tensor[asc.float32, 1]", ""), filename="gen.py")
+
+
 def test_missing_kernel_file():
     with pytest.raises(FileNotFoundError):
         asc.compile("/nonexistent/kernels.py")

@@ -3,6 +3,8 @@
 BUILD/test_modules/testkernels.so): marshalling, asynchronous launches,
 streams, and kernel exceptions, without the Python kernel compiler."""
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -193,3 +195,30 @@ def test_many_async_launches_stay_bounded_and_report_errors(tk):
             tk.vadd[1, s](a, a, np.empty(16, np.float32))
         s.synchronize()
     s.synchronize()
+
+
+def test_ahead_of_time_module_runs_without_a_compiler(tmp_path):
+    """A module from `ascc --emit=so` (tests/c/aot/aot_kernels.py) loads and
+    runs from Python in a process whose C compiler is /bin/false; a call
+    that fits no compiled signature lists the signatures."""
+    build = Path(os.environ.get("ASC_BUILD_DIR", ROOT / "build"))
+    so = tmp_path / "aot.so"
+    subprocess.run([str(build / "ascc"), "--signature", "axpy(float, f64[:], f64[:])",
+                    "-o", str(so), str(ROOT / "tests" / "c" / "aot" / "aot_kernels.py")],
+                   check=True)
+    script = (
+        "import asc, numpy as np\n"
+        f"m = asc.load_module({str(so)!r})\n"
+        "x = np.arange(4, dtype=np.float32); o = np.zeros(4, np.float32)\n"
+        "m.vadd(x, x.copy(), o); assert o.tolist() == [0, 2, 4, 6], o\n"
+        "y = np.ones(3); m.axpy(2.0, np.arange(3.0), y); assert y.tolist() == [1, 3, 5], y\n"
+        "try:\n"
+        "    m.vadd(np.arange(3), np.arange(3), np.zeros(3, np.int64))\n"
+        "except asc.InvalidValueError as e:\n"
+        "    assert 'vadd(f64[1], f64[1], f64[1])' in str(e), e\n"
+        "else:\n"
+        "    raise AssertionError('no error')\n")
+    env = dict(os.environ, ASC_CC="/bin/false")
+    r = subprocess.run([sys.executable, "-c", script], env=env,
+                       cwd=ROOT / "bindings" / "python", capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -10,13 +10,21 @@
 
 #include "compiler/cctx.h"
 
+#define ASCC_MAX_SIGNATURES 256
+
 typedef struct ascc_emit_args {
   const char *mode;
   const char *path;        /* the source file */
   const char *text;        /* its contents */
   size_t len;
-  const char *signature;   /* --signature, NULL when absent */
-  const char *out;         /* -o, NULL: stdout */
+  const char *signature;   /* the first --signature, NULL when absent */
+  const char *signatures[ASCC_MAX_SIGNATURES]; /* every --signature */
+  int nsignatures;
+  const char *out;         /* -o, NULL: stdout (so: STEM.so) */
+  int opt_level;           /* -O0..-O3; -1: default */
+  int fastmath;            /* --fastmath */
+  int boundscheck;         /* --boundscheck */
+  const char *march;       /* -march=...; NULL: the C compiler's default */
 } ascc_emit_args;
 
 /* Runs a stage over c (already initialised from the file, with its catch
@@ -30,5 +38,19 @@ int ascc_emit_ast(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_types(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_ir(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+/* The ahead-of-time module (emit_so.c): --emit=so compiles it to a shared
+ * object itself (out stays empty), --emit=h is its C header. */
+int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+int ascc_emit_h(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+/* --emit=c of a .py file: the C text --emit=so compiles. */
+int ascc_emit_aot_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+
+struct asc__ast_module;
+struct asc__ast_func;
+/* The kernel of m called name; NULL after printing, on stderr, that the
+ * file has none and which kernels it has. */
+struct asc__ast_func *ascc_find_kernel(const ascc_emit_args *a,
+                                       const struct asc__ast_module *m,
+                                       const char *name);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * ascc [--emit=MODE] [--signature SIG] [-o OUT] FILE.py
+ * ascc [--emit=MODE] [--signature SIG]... [-o OUT] [options] FILE.py
  *
  * Reads the file, runs the stages up to MODE inside one compilation context
- * and prints that stage's text form.  Diagnostics go to stderr; exit status
- * 0 on success, 1 on compile errors, 2 on usage or I/O errors.
+ * and prints that stage's text form (--emit=so writes a shared object).
+ * Diagnostics go to stderr; exit status 0 on success, 1 on compile errors,
+ * 2 on usage or I/O errors.
  */
 #include <setjmp.h>
 #include <stdio.h>
@@ -15,17 +16,20 @@
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
 
-/* Stages register here; NULL: the stage is not built in yet. */
+/* Stages register here.  writes_file: the stage writes its own output
+ * (a binary), nothing goes to -o or stdout. */
 static const struct {
   const char *mode;
   ascc_emit_fn fn;
+  bool writes_file;
 } modes[] = {
-    {"tokens", ascc_emit_tokens},
-    {"ast", ascc_emit_ast},
-    {"types", ascc_emit_types},
-    {"ir", ascc_emit_ir},
-    {"c", ascc_emit_c},
-    {"so", NULL},
+    {"tokens", ascc_emit_tokens, false},
+    {"ast", ascc_emit_ast, false},
+    {"types", ascc_emit_types, false},
+    {"ir", ascc_emit_ir, false},
+    {"c", ascc_emit_c, false},
+    {"so", ascc_emit_so, true},
+    {"h", ascc_emit_h, false},
 };
 
 int ascc_emit_tokens(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
@@ -45,8 +49,10 @@ int ascc_emit_ast(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
 
 static int usage_error(const char *msg, const char *arg) {
   fprintf(stderr, "ascc: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-  fprintf(stderr, "usage: ascc [--emit=tokens|ast|types|ir|c|so] "
-                  "[--signature SIG] [-o OUT] FILE.py\n");
+  fprintf(stderr, "usage: ascc [--emit=so|h|c|ir|types|ast|tokens] "
+                  "[--signature SIG]... [-o OUT] [-O0..-O3] [--fastmath] "
+                  "[--boundscheck] [-march=CPU] FILE.py\n"
+                  "(ascc --help explains each)\n");
   return 2;
 }
 
@@ -87,7 +93,7 @@ static char *read_file(const char *path, size_t *len) {
 
 /* Runs fn inside a compilation context; separate so that the locals of
  * the function holding setjmp are few and volatile where needed. */
-static int run(const ascc_emit_args *a, ascc_emit_fn fn) {
+static int run(const ascc_emit_args *a, ascc_emit_fn fn, bool writes_file) {
   asc__cctx c;
   jmp_buf jb;
   asc__buf out;
@@ -103,7 +109,7 @@ static int run(const ascc_emit_args *a, ascc_emit_fn fn) {
   fputs(asc__buf_str(&c.diag), stderr);
   if (rc == 0 && (c.fail != ASC_FAIL_NONE || c.nerrors > 0))
     rc = 1;
-  if (rc == 0) {
+  if (rc == 0 && !writes_file) {
     FILE *f = stdout;
     if (a->out != NULL && (f = fopen(a->out, "wb")) == NULL) {
       fprintf(stderr, "ascc: cannot write %s\n", a->out);
@@ -121,17 +127,32 @@ static int run(const ascc_emit_args *a, ascc_emit_fn fn) {
   return rc;
 }
 
+/* -march values are passed to the C compiler as one argument: keep them
+ * to the characters CPU names use. */
+static bool march_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > 100)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+          (s[i] >= '0' && s[i] <= '9') || strchr("-_.+", s[i]) != NULL))
+      return false;
+  return true;
+}
+
 int ascc_emit_main(int argc, char **argv) {
   ascc_emit_args a;
   ascc_emit_fn fn = NULL;
-  bool known = false;
+  bool known = false, writes_file = false;
   int rc;
   char *text;
 
   memset(&a, 0, sizeof a);
   a.mode = "so";
+  a.opt_level = -1;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
+    const char *sig = NULL;
     if (strncmp(s, "--emit=", 7) == 0) {
       a.mode = s + 7;
     } else if (strcmp(s, "--signature") == 0 || strcmp(s, "-o") == 0) {
@@ -140,9 +161,20 @@ int ascc_emit_main(int argc, char **argv) {
       if (s[1] == 'o')
         a.out = argv[++i];
       else
-        a.signature = argv[++i];
+        sig = argv[++i];
     } else if (strncmp(s, "--signature=", 12) == 0) {
-      a.signature = s + 12;
+      sig = s + 12;
+    } else if (strlen(s) == 3 && s[0] == '-' && s[1] == 'O' &&
+               s[2] >= '0' && s[2] <= '3') {
+      a.opt_level = s[2] - '0';
+    } else if (strcmp(s, "--fastmath") == 0) {
+      a.fastmath = 1;
+    } else if (strcmp(s, "--boundscheck") == 0) {
+      a.boundscheck = 1;
+    } else if (strncmp(s, "-march=", 7) == 0) {
+      if (!march_ok(s + 7))
+        return usage_error("bad -march value", s + 7);
+      a.march = s + 7;
     } else if (s[0] == '-' && s[1] != '\0') {
       return usage_error("unknown option", s);
     } else if (a.path != NULL) {
@@ -150,18 +182,22 @@ int ascc_emit_main(int argc, char **argv) {
     } else {
       a.path = s;
     }
+    if (sig != NULL) {
+      if (a.nsignatures == ASCC_MAX_SIGNATURES)
+        return usage_error("too many --signature options", sig);
+      a.signatures[a.nsignatures++] = sig;
+      if (a.signature == NULL)
+        a.signature = sig;
+    }
   }
   for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
     if (strcmp(modes[i].mode, a.mode) == 0) {
       known = true;
       fn = modes[i].fn;
+      writes_file = modes[i].writes_file;
     }
   if (!known)
     return usage_error("unknown --emit mode", a.mode);
-  if (fn == NULL) {
-    fprintf(stderr, "ascc: --emit=%s is not built in yet\n", a.mode);
-    return 2;
-  }
   if (a.path == NULL)
     return usage_error("no input file", NULL);
   text = read_file(a.path, &a.len);
@@ -170,7 +206,7 @@ int ascc_emit_main(int argc, char **argv) {
     return 2;
   }
   a.text = text;
-  rc = run(&a, fn);
+  rc = run(&a, fn, writes_file);
   free(text);
   return rc;
 }

@@ -2,7 +2,7 @@
  * ascc --emit=ir and --emit=c.
  *
  *   ascc --emit=ir --signature 'conv2d(f32[4], f32[4], f32[4])' conv.py
- *   ascc --emit=c  --signature '...' conv.py
+ *   ascc --emit=c  --signature '...' conv.py   the C --emit=so compiles
  *   ascc --emit=ir passes.ir        IR text in (a .ir file), IR out
  *
  * The IR printed is the one after the pass pipeline; ASC_DUMP=fold,licm
@@ -43,14 +43,17 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     sig = asc__sig_parse(c, a->signature);
     if (sig == NULL)
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
-    for (int i = 0; i < m->nfuncs && k == NULL; i++)
-      if (m->funcs[i]->kind == ASC_FUNC_KERNEL &&
-          (sig->name == NULL || strcmp(m->funcs[i]->name, sig->name) == 0))
-        k = m->funcs[i];
-    if (k == NULL) {
-      fprintf(stderr, "ascc: %s: no such kernel\n", a->path);
-      return NULL;
+    if (sig->name != NULL) {
+      k = ascc_find_kernel(a, m, sig->name);
+    } else {
+      for (int i = 0; i < m->nfuncs && k == NULL; i++)
+        if (m->funcs[i]->kind == ASC_FUNC_KERNEL)
+          k = m->funcs[i];
+      if (k == NULL)
+        fprintf(stderr, "ascc: %s: no @asc.kernel function\n", a->path);
     }
+    if (k == NULL)
+      return NULL;
     asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
                           .stop = ASC_STOP_IR};
     if (!asc__compile_kernel(c, &in, &res, NULL))
@@ -70,8 +73,11 @@ int ascc_emit_ir(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
 }
 
 int ascc_emit_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
-  asc__irmodule *mod = build(a, c);
+  asc__irmodule *mod;
   asc__emit_src src;
+  if (!is_ir_file(a->path))
+    return ascc_emit_aot_c(a, c, out);
+  mod = build(a, c);
   if (mod == NULL)
     return 2;
   memset(&src, 0, sizeof src);

@@ -348,12 +348,9 @@ int ascc_emit_types(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   if (sig == NULL)
     return 0; /* the diagnostics say why */
   if (sig->name != NULL) {
-    k = asc__module_func(m, sig->name);
-    if (k == NULL || k->kind != ASC_FUNC_KERNEL) {
-      fprintf(stderr, "ascc: %s: no kernel named '%s'\n", a->path,
-              sig->name);
+    k = ascc_find_kernel(a, m, sig->name);
+    if (k == NULL)
       return 2;
-    }
   } else {
     for (int i = 0; i < m->nfuncs && k == NULL; i++)
       if (m->funcs[i]->kind == ASC_FUNC_KERNEL)

@@ -426,6 +426,7 @@ struct asc__sym {
     asc__ast_class *cls;
     asc__namespace module;    /* ASC_NS_ASC or ASC_NS_MATH */
     const asc__builtin *builtin;
+    const asc__ast_import *import; /* FOREIGN: the import that bound it */
   } u;
 };
 

@@ -315,6 +315,8 @@ static void module_scope(resolver *r) {
     } else {
       s = new_sym(r, ASC_SYM_FOREIGN, im->asname, im->loc);
     }
+    if (s->kind == ASC_SYM_FOREIGN)
+      s->u.import = im;
     vpush(r, &r->module, s);
   }
   for (int i = 0; i < m->nclasses; i++) {
@@ -496,11 +498,50 @@ static const char *callee_name(resolver *r, asc__ast_expr *f) {
   return "function";
 }
 
+/* A name imported from numpy (import numpy as np; from numpy import x). */
+static bool is_numpy(const asc__sym *s) {
+  const char *m;
+  if (s == NULL || s->kind != ASC_SYM_FOREIGN || s->u.import == NULL)
+    return false;
+  m = s->u.import->module;
+  return strcmp(m, "numpy") == 0 || strncmp(m, "numpy.", 6) == 0;
+}
+
+/* numpy's `fn` used in a kernel: name the asc equivalent when there is
+ * one. */
+static void numpy_error(resolver *r, asc__loc loc, const char *written,
+                        const char *fn) {
+  const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, fn);
+  if (b != NULL && b->kind != ASC_BK_DECORATOR)
+    asc__diag_error(r->c, loc, "numpy is not supported in kernels yet: use "
+                    "asc.%s instead of %s", fn, written);
+  else
+    asc__diag_error(r->c, loc, "numpy is not supported in kernels yet, and "
+                    "asc has no '%s' (%s)", fn, written);
+}
+
 static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
   asc__sym *s = lookup(r, e->u.name.id);
   e->u.name.sym = s;
   if (s == NULL) {
-    asc__diag_error(r->c, e->loc, "name '%s' is not defined", e->u.name.id);
+    if (strcmp(e->u.name.id, "print") == 0)
+      asc__diag_error(r->c, e->loc, "printing is not supported in kernels "
+                      "(write the values to a tensor, or raise an "
+                      "exception with a message)");
+    else
+      asc__diag_error(r->c, e->loc, "name '%s' is not defined",
+                      e->u.name.id);
+    return;
+  }
+  if (is_numpy(s)) {
+    /* np.sqrt: reported with its attribute (expr, ASC_EXPR_ATTR) */
+    if (as_attr_base)
+      return;
+    if (s->u.import->name != NULL)
+      numpy_error(r, e->loc, e->u.name.id, s->u.import->name);
+    else
+      asc__diag_error(r->c, e->loc, "numpy ('%s') is not supported in "
+                      "kernels yet", e->u.name.id);
     return;
   }
   switch (s->kind) {
@@ -667,7 +708,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   if (f->kind == ASC_EXPR_ATTR) {
     if (f->u.attr.value->kind == ASC_EXPR_NAME &&
         f->u.attr.value->u.name.sym != NULL &&
-        f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE)
+        (f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE ||
+         f->u.attr.value->u.name.sym->kind == ASC_SYM_FOREIGN))
       return; /* unknown module attribute: already reported */
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
                     "supported in kernels ('.%s()')", f->u.attr.attr);
@@ -689,8 +731,9 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
         return;
       }
       if (g->kind == ASC_FUNC_PLAIN) {
-        asc__diag_error(r->c, f->loc, "'%s' is not a kernel helper "
-                        "(decorate it with @asc.func)", g->name);
+        asc__diag_error(r->c, f->loc, "'%s' is a Python function; decorate "
+                        "it with @asc.func to call it from a kernel",
+                        g->name);
         return;
       }
       if (g->kind == ASC_FUNC_NESTED) {
@@ -773,6 +816,13 @@ static void expr(resolver *r, asc__ast_expr *e) {
     asc__ast_expr *v = e->u.attr.value;
     if (v->kind == ASC_EXPR_NAME) {
       name_use(r, v, true);
+      if (is_numpy(v->u.name.sym)) {
+        numpy_error(r, e->loc,
+                    asc__arena_printf(r->c, "%s.%s", v->u.name.id,
+                                      e->u.attr.attr),
+                    e->u.attr.attr);
+        return;
+      }
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);

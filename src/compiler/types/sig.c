@@ -4,7 +4,9 @@
  * from ascLaunchKernel arguments.
  *
  *   sig    := [name] '(' [param {',' param} [',']] ')'
- *   param  := dtype ['[' ndim [':' ('c'|'s')] ']'] ['=' value]
+ *   param  := dtype ['[' (ndim [':' ('c'|'s')] | dims) ']'] ['=' value]
+ *   dims   := dim {',' dim}      numba's array types: ':' per dimension,
+ *   dim    := ':' | '::1'        '::1' on the last one for C-contiguous
  *   dtype  := f16 | bf16 | f32 | f64 | i8..i64 | u8..u64 | bool | long names
  *           | int | float                       (weak scalars)
  *   value  := ['-'] digits | float literal | True | False
@@ -121,6 +123,59 @@ static bool parse_value(sigp *s, asc__sig_param *p) {
   return true;
 }
 
+/* After '[': numba's "f32[:, :]" (any layout: strided) or "f32[:, ::1]"
+ * (C-contiguous), through the closing ']'. */
+static bool parse_dims(sigp *s, asc__sig_param *p) {
+  int32_t n = 0;
+  bool unit_last = false;
+
+  for (;;) {
+    const char *at = s->p;
+    if (*s->p != ':') {
+      sig_error(s, at, "expected ':' (one per dimension, as in f32[:, :])");
+      return false;
+    }
+    s->p++;
+    skip_ws(s);
+    unit_last = false;
+    if (*s->p == ':') {
+      s->p++;
+      skip_ws(s);
+      if (*s->p != '1') {
+        sig_error(s, s->p, "expected '1' (::1 marks the contiguous "
+                           "dimension)");
+        return false;
+      }
+      s->p++;
+      skip_ws(s);
+      unit_last = true;
+    }
+    if (++n > ASC_MAX_DIMS) {
+      sig_error(s, at, "ndim must be between 0 and 8");
+      return false;
+    }
+    if (unit_last && *s->p != ']') {
+      sig_error(s, at, "only the last dimension can be ::1 (C order; "
+                       "Fortran order is not supported)");
+      return false;
+    }
+    if (*s->p == ']')
+      break;
+    if (*s->p != ',') {
+      sig_error(s, s->p, "expected ',' or ']'");
+      return false;
+    }
+    s->p++;
+    skip_ws(s);
+  }
+  s->p++;
+  skip_ws(s);
+  p->is_tensor = true;
+  p->ndim = n;
+  p->contiguous = unit_last;
+  return true;
+}
+
 static bool parse_param(sigp *s, asc__sig_param *p) {
   const char *start;
   size_t n = 0;
@@ -155,6 +210,8 @@ static bool parse_param(sigp *s, asc__sig_param *p) {
     s->p++;
     skip_ws(s);
     nd = s->p;
+    if (*nd == ':')
+      return parse_dims(s, p);
     if (!isdigit((unsigned char)*nd)) {
       sig_error(s, nd, "expected the tensor's ndim");
       return false;
@@ -461,6 +518,26 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
     }
   }
   return ascSuccess;
+}
+
+bool asc__sig_from_annotations(asc__cctx *c, const char *name,
+                                const ascKernelParamInfo *params,
+                                int32_t nparams, asc__sig *out) {
+  out->name = name;
+  out->nparams = nparams;
+  out->params = asc__arena_alloc(c, sizeof *out->params *
+                                        (size_t)(nparams + 1));
+  for (int32_t i = 0; i < nparams; i++) {
+    const ascKernelParamInfo *pi = &params[i];
+    asc__sig_param *p = &out->params[i];
+    if (pi->generic || pi->isConstExpr || !asc__dtype_valid(pi->dtype))
+      return false;
+    p->is_tensor = pi->isTensor != 0;
+    p->dtype = pi->dtype;
+    p->ndim = pi->isTensor ? pi->ndim : 0;
+    p->contiguous = true;
+  }
+  return true;
 }
 
 asc__type *asc__sig_param_type(asc__cctx *c, const asc__sig_param *p) {

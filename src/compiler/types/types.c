@@ -418,7 +418,10 @@ asc__type *asc__ty_concrete(asc__cctx *c, asc__type *t) {
   return concrete_rec(c, t, 0);
 }
 
-static void print_rec(asc__buf *b, asc__type *t, int depth) {
+/* user: the text of a diagnostic, where weak scalars read as what they
+ * come from ("a Python float literal"), not as the type system's name
+ * (the --emit=types dump and docs/types.md say "weak float"). */
+static void print_rec(asc__buf *b, asc__type *t, int depth, bool user) {
   t = asc__ty_find(t);
   if (t == NULL) {
     asc__buf_puts(b, "<null>");
@@ -442,7 +445,11 @@ static void print_rec(asc__buf *b, asc__type *t, int depth) {
     asc__buf_puts(b, "str");
     return;
   case ASC_TY_SCALAR:
-    if (t->weak)
+    if (t->weak && user)
+      asc__buf_printf(b, "%sPython %s%s", depth == 0 ? "a " : "",
+                      asc__dtype_is_float(t->dtype) ? "float" : "int",
+                      depth == 0 ? " literal" : "");
+    else if (t->weak)
       asc__buf_puts(b, asc__dtype_is_float(t->dtype) ? "weak float"
                                                      : "weak int");
     else
@@ -461,25 +468,25 @@ static void print_rec(asc__buf *b, asc__type *t, int depth) {
     for (int32_t i = 0; i < t->n; i++) {
       if (i > 0)
         asc__buf_puts(b, ", ");
-      print_rec(b, t->elems[i], depth + 1);
+      print_rec(b, t->elems[i], depth + 1, user);
     }
     if (t->kind == ASC_TY_TUPLE) {
       asc__buf_puts(b, t->n == 0 ? "()]" : "]");
     } else {
       asc__buf_puts(b, ") -> ");
-      print_rec(b, t->ret, depth + 1);
+      print_rec(b, t->ret, depth + 1, user);
     }
     return;
   }
 }
 
-void asc__ty_print(asc__buf *b, asc__type *t) { print_rec(b, t, 0); }
+void asc__ty_print(asc__buf *b, asc__type *t) { print_rec(b, t, 0, false); }
 
 const char *asc__ty_name(asc__cctx *c, asc__type *t) {
   asc__buf b;
   const char *s;
   asc__buf_init(&b);
-  asc__ty_print(&b, t);
+  print_rec(&b, t, 0, true);
   if (b.oom) {
     asc__buf_free(&b);
     asc__cctx_throw(c, ASC_FAIL_OOM);

@@ -134,6 +134,9 @@ asc__type *asc__ty_concrete(asc__cctx *c, asc__type *t);
 /* "float32", "weak int", "Tensor[float32, 2]", "Tensor[float32, 2, strided]",
  * "tuple[int64, int64]", "None", "str", "Point", "(int64) -> None", "T3". */
 void asc__ty_print(asc__buf *b, asc__type *t);
+/* The type as diagnostics name it: as asc__ty_print, but a weak scalar is
+ * "a Python int literal" / "a Python float literal" ("Python int" inside a
+ * tuple), never "weak int". */
 const char *asc__ty_name(asc__cctx *c, asc__type *t);
 
 /* ----------------------------------------------- the promotion lattice */
@@ -202,6 +205,13 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
                               const char *kernel_name,
                               const ascKernelParamInfo *params,
                               int32_t nparams, void *const *args);
+
+/* The signature a kernel's annotations alone give (tensors contiguous),
+ * into out (arena storage); false when some parameter is generic or a
+ * ConstExpr, whose type or value only a launch can give. */
+bool asc__sig_from_annotations(asc__cctx *c, const char *name,
+                                const ascKernelParamInfo *params,
+                                int32_t nparams, asc__sig *out);
 
 /* The type a signature parameter gives a generic parameter. */
 asc__type *asc__sig_param_type(asc__cctx *c, const asc__sig_param *p);
