@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "asc/version.h"
+#include "trace.h"
 
 void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
   out->opt_level = -1;
@@ -65,20 +66,26 @@ typedef struct build_ctx {
   const asc__cc_opts *ccopts;
   asc__jit_emit_fn emit;
   void *ud;
+  bool built;   /* the cache missed and build_so ran */
 } build_ctx;
 
 static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   build_ctx *b = ud;
   asc__buf c;
   ascError_t err;
+  uint64_t t0;
 
+  b->built = true;
   asc__buf_init(&c);
   err = b->emit(b->ud, &c);
   if (err == ascSuccess && c.oom)
     err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
+  t0 = asc__trace_clock();
   if (err == ascSuccess)
     err = asc__cc_build(b->cc, b->ccopts, workdir, "kernel", asc__buf_str(&c),
                         c.len, so_path);
+  ASC_TRACE(asc__trace_span("compile", "C compiler", asc__cc_path(b->cc),
+                            c.len, t0));
   asc__buf_free(&c);
   return err;
 }
@@ -167,7 +174,11 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   /* A verified entry can still vanish before dlopen (evicted or cleared by
    * another process); one more lookup rebuilds it. */
   for (attempt = 0; attempt < 2; attempt++) {
+    uint64_t t0 = asc__trace_clock();
+    b.built = false;
     err = asc__cache_get_or_build(cache, &k, build_so, &b, &path);
+    ASC_TRACE(asc__trace_span("cache", b.built ? "cache miss" : "cache hit",
+                              in->kernel_name, 0, t0));
     if (err != ascSuccess)
       return err;
     err = asc__jit_open(path, lib);

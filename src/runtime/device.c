@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "internal.h"
+#include "trace.h"
 
 typedef struct runtime {
   ascError_t init_status;
@@ -210,6 +211,7 @@ static int load_topology(hwloc_topology_t *out) {
 static void runtime_init(void) {
   asc__device *d = &rt.devices[0];
 
+  asc__trace_env_start();
   rt.init_status = ascSuccess;
   if (load_topology(&rt.topo) != 0) {
     rt.init_status = asc__error(ascErrorNotInitialized,

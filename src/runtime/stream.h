@@ -108,6 +108,7 @@ struct asc__op {
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   uint64_t seq;            /* position in the stream (its `submitted`) */
   uint64_t gseq;           /* position among all ops of the device */
+  uint64_t trace_ns[2];    /* queued, started: written while tracing */
   asc__launch launch;      /* LAUNCH */
 };
 
