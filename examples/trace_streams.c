@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   ascEvent_t ev;
   ascMemPool_t pool;
   double *a, *b, *c, *d, *scratch;
-  int64_t reps = 40;
+  int64_t reps = 200;
   double limit = 0.5;
   int calls = 0;
   ascError_t e;
