@@ -310,8 +310,8 @@ static void process_worklist(asc__op *wl) {
     asc__op *start;
 
     wl = op->wnext;
-    asc__spin_lock(&st->lock);
     ASC_TRACE(asc__trace_wait(st, op));
+    asc__spin_lock(&st->lock);
     stream_adopt(st, op->fence);
     head_pop(st, op);
     start = stream_advance(st, &wl);

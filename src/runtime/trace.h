@@ -9,6 +9,11 @@
  * count, so the flusher (ascProfilerStop, ascDeviceReset, process exit)
  * reads whole records only.  With tracing off every hook costs one
  * relaxed load of asc__trace_on and a predicted branch.
+ *
+ * Locks: hooks may be called with a stream spinlock, a pool lock or the
+ * pool's ready-list lock held.  Once every CHUNK_RECS records a hook
+ * allocates a chunk and takes the chunk-list lock, a leaf lock: the
+ * flusher holds it while formatting and takes no other libasc lock.
  */
 #ifndef ASC_TRACE_H
 #define ASC_TRACE_H
