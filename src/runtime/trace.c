@@ -35,9 +35,11 @@ enum {
   TR_POOL         /* X mark on the thread + C on the pool's counter */
 };
 
-#define NAME_MAX_ 64
-#define DETAIL_MAX 160
+#define NAME_MAX_ 46
 
+/* 128 bytes: a launch writes two, and fresh chunk pages cost page
+ * faults, so records stay small; the rare long text (an exception, a
+ * signature, a compile's detail) is allocated. */
 typedef struct rec {
   uint64_t ts, end;
   uint64_t id;            /* launch id; flow: record's time */
@@ -45,10 +47,10 @@ typedef struct rec {
   const void *track;      /* stream (or pool) for stream records */
   const void *track2;     /* WAIT: the recording stream */
   const char *cat;        /* static string */
+  char *detail;           /* owned; freed by the flush */
   uint8_t type;
   uint8_t flag;           /* stream is the default stream */
   char name[NAME_MAX_];
-  char detail[DETAIL_MAX];
 } rec;
 
 #define CHUNK_RECS 512
@@ -68,6 +70,9 @@ atomic_int asc__trace_on;
 static _Thread_local chunk *tl_chunk;
 static _Thread_local int tl_tid;
 static _Thread_local char tl_name[32];
+/* When this thread's last block span ended: the launch's end if this
+ * thread finished its last block (it then completes the launch). */
+static _Thread_local uint64_t tl_block_end;
 
 static uv_once_t once = UV_ONCE_INIT;
 /* Guards the chunk list and the session below.  A leaf lock except that
@@ -187,7 +192,8 @@ static rec *rec_begin(int type, const char *cat, const char *name,
   r->track = r->track2 = NULL;
   r->flag = 0;
   copy_str(r->name, sizeof r->name, name);
-  copy_str(r->detail, sizeof r->detail, detail);
+  r->detail = detail != NULL && detail[0] != '\0' ? asc__strdup(detail)
+                                                   : NULL;
   return r;
 }
 
@@ -247,24 +253,31 @@ void asc__trace_launch_done(asc__op *op, const char *error) {
   const asc__launch *l = &op->launch;
   rec *r;
 
+  uint64_t t1 = tl_block_end >= op->trace_ns[1] ? tl_block_end : uv_hrtime();
+
+  tl_block_end = 0;
   if (op->trace_ns[1] == 0 ||
-      (r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op,
-                      uv_hrtime())) == NULL)
+      (r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op, t1)) == NULL)
     return;
   r->cat = "launch";
   r->id = l->trace_id;
   r->a0 = l->nblocks;
   r->a1 = (uint64_t)l->team;
   r->track2 = l->desc;
-  copy_str(r->detail, sizeof r->detail, error);
+  if (error != NULL && error[0] != '\0')
+    r->detail = asc__strdup(error);
   rec_put();
 }
 
 void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
   rec *r;
 
-  if (t0 == 0 || (r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0,
-                                uv_hrtime())) == NULL)
+  uint64_t t1;
+
+  if (t0 == 0)
+    return;
+  t1 = tl_block_end = uv_hrtime();
+  if ((r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0, t1)) == NULL)
     return;
   r->id = l->trace_id;
   r->a0 = block;
@@ -390,7 +403,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
     ev_dur(b, r->ts, r->end);
     asc__buf_puts(b, ",\"args\":{");
-    if (r->detail[0] != '\0') {
+    if (r->detail != NULL) {
       asc__buf_puts(b, "\"detail\":\"");
       put_json(b, r->detail);
       asc__buf_puts(b, r->a0 != 0 ? "\"," : "\"");
@@ -424,7 +437,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
       put_json(b, sig);
       asc__buf_puts(b, "\"");
     }
-    if (r->detail[0] != '\0') {
+    if (r->detail != NULL) {
       asc__buf_puts(b, ",\"error\":\"");
       put_json(b, r->detail);
       asc__buf_puts(b, "\"");
@@ -495,6 +508,7 @@ static void drain(void) {
       if (c->recs[i].ts >= S.t0)
         any = true;
       format(&S.events, c, &c->recs[i]);
+      asc__free(c->recs[i].detail);
     }
     c->read = n;
     if (any)
@@ -632,8 +646,12 @@ static ascError_t start(const char *path, bool from_env) {
   S.from_env = from_env;
   S.active = true;
   /* Records already in the chunks belong to no session. */
-  for (chunk *c = chunks; c != NULL; c = c->next)
-    c->read = atomic_load_explicit(&c->n, memory_order_acquire);
+  for (chunk *c = chunks; c != NULL; c = c->next) {
+    size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
+    for (size_t i = c->read; i < n; i++)
+      asc__free(c->recs[i].detail);
+    c->read = n;
+  }
   S.t0 = uv_hrtime();
   if (!atexit_done && atexit(trace_atexit) == 0)
     atexit_done = true;
