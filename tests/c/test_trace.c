@@ -98,6 +98,33 @@ static void test_sessions_and_chunks(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* ascDeviceReset writes the file so far and tracing goes on. */
+static void test_reset_checkpoint(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "empty");
+  char path[512];
+  char *s;
+  (void)state;
+  trace_path(path, sizeof path, "reset");
+  ASSERT_OK(ascProfilerStart(path));
+  for (int i = 0; i < 3; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_OK(ascDeviceReset());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 3);
+  free(s);
+  m = test_load_kernels();
+  k = test_kernel(m, "empty");
+  ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStop());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 4);
+  free(s);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 typedef struct host_arg {
   ascKernel_t k;
   int launches;
@@ -185,6 +212,7 @@ int main(void) {
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_one_session_at_a_time),
       cmocka_unit_test(test_sessions_and_chunks),
+      cmocka_unit_test(test_reset_checkpoint),
       cmocka_unit_test(test_threads_and_streams),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
