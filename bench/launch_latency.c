@@ -102,7 +102,14 @@ int main(int argc, char **argv) {
   ascKernel_t empty, team;
   ascStream_t s;
   double asc_rt[REPS], omp_rt[REPS], rate[REPS];
-  double a, o = 0, r, ratio;
+  double traced_rt[REPS], traced_rate[REPS];
+  double a, o = 0, r, ratio, ta, tr;
+  int traced_n = async_n / REPS + 1 < 50000 ? async_n / REPS + 1 : 50000;
+  char trace_path[512];
+  const char *tmp = getenv("TMPDIR");
+
+  snprintf(trace_path, sizeof trace_path, "%s/asc-bench-trace-%d.json",
+           tmp != NULL ? tmp : "/tmp", (int)uv_os_getpid());
 
   check(ascGetDeviceProperties(&prop, 0), "properties");
   check(ascModuleLoad(&m, ASC_BENCH_MODULE_DIR "/bench_kernels.so"), "load");
@@ -121,6 +128,17 @@ int main(int argc, char **argv) {
     rate[rep] = asc_async_rate(empty, s, async_n / REPS + 1);
     settle();
   }
+  /* The same with tracing on (docs/tracing.md): each launch records a
+   * stream span and a block span.  Fewer launches per rep: the records
+   * stay in memory until ascProfilerStop writes them (not timed). */
+  for (int rep = 0; rep < REPS; rep++) {
+    check(ascProfilerStart(trace_path), "profiler start");
+    traced_rt[rep] = asc_roundtrip_ns(team, s, iters / 4 + 1);
+    traced_rate[rep] = asc_async_rate(empty, s, traced_n);
+    check(ascProfilerStop(), "profiler stop");
+    settle();
+  }
+  remove(trace_path);
   check(ascStreamDestroy(s), "destroy");
   check(ascModuleUnload(m), "unload");
   check(ascDeviceReset(), "reset");
@@ -133,11 +151,15 @@ int main(int argc, char **argv) {
   }
   a = median(asc_rt, REPS);
   r = median(rate, REPS);
+  ta = median(traced_rt, REPS);
+  tr = median(traced_rate, REPS);
 #ifdef ASC_HAVE_OPENMP
   o = median(omp_rt, REPS);
 #endif
   stats("asc_roundtrip_us", asc_rt, REPS, 1e-3);
   stats("async_launches_per_s", rate, REPS, 1);
+  stats("traced_asc_roundtrip_us", traced_rt, REPS, 1e-3);
+  stats("traced_async_launches_per_s", traced_rate, REPS, 1);
 #ifdef ASC_HAVE_OPENMP
   stats("openmp_roundtrip_us", omp_rt, REPS, 1e-3);
 #endif
@@ -147,5 +169,8 @@ int main(int argc, char **argv) {
   ratio = o > 0 ? a / o : 0;
   printf("launch_roundtrip_vs_openmp=%.2f async_launches_per_s=%.0f\n", ratio,
          r);
+  printf("tracing_on: roundtrip_us=%.3f async_launches_per_s=%.0f "
+         "overhead_us_per_async_launch=%.3f\n",
+         ta / 1000, tr, 1e6 / tr - 1e6 / r);
   return 0;
 }

@@ -206,6 +206,16 @@ ASC_API ascError_t ascDeviceReset(void);
  * device). */
 ASC_API ascError_t ascMemGetInfo(size_t *free, size_t *total);
 
+/* Tracing (docs/tracing.md).  ascProfilerStart records a timeline of
+ * streams, launches, blocks, copies, host functions, events, pool
+ * allocations and compiles; ascProfilerStop writes it to path as Chrome
+ * trace-event JSON (also written at ascDeviceReset and at normal process
+ * exit).  $ASC_TRACE=path starts one at initialisation.  Start while a
+ * trace runs, or stop while none does, returns ascErrorNotPermitted; an
+ * unwritable path, ascErrorInvalidValue. */
+ASC_API ascError_t ascProfilerStart(const char *path);
+ASC_API ascError_t ascProfilerStop(void);
+
 /* ---------------------------------------------------------- opaque handles
  * Handles are checked on every call: a destroyed or foreign handle gives
  * ascErrorInvalidHandle.  NULL is the default stream where a stream is

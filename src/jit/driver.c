@@ -37,6 +37,8 @@
 #include "compiler/compile.h"
 #include "jit/spectab.h"
 #include "compiler/types/types.h"
+#include "base/trace.h"
+#include "compiler/lower.h"
 
 #define PYMODULE_MAGIC 0x50594d44u /* "PYMD" */
 
@@ -541,12 +543,14 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
   asc__cctx_init(&c, m->opts.filename, m->text, m->len, first_line(&m->opts));
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
+    uint64_t t0 = asc__trace_clock();
     asc__ast_module *am =
         asc__frontend(&c, m->opts.globals, m->opts.numGlobals);
     asc__ast_func *fn = asc__module_func(am, info->name);
     asc__sig_param *sp;
     asc__sig sig;
 
+    ASC_TRACE(asc__trace_span("compile", "front end", info->name, 0, t0));
     ASC_CHECK(&c, fn != NULL && fn->nparams == info->numParams);
     sp = asc__arena_alloc(&c, sizeof *sp * (size_t)(fn->nparams + 1));
     err = asc__sig_from_args(&sig, sp, info->name, info->params,
@@ -558,6 +562,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
       if (m->opts.debug && fn->opts.debug < 0)
         fn->opts.debug = 1;
       /* Type errors are in c's diagnostics; cctx_status reports them. */
+      t0 = asc__trace_clock();
       asc__compile_in in = {.module = am,
                             .kernel = fn,
                             .sig = &sig,
@@ -565,6 +570,8 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                                 asc__args_overlap(&m->kernels[kernel].info, args),
                             .stop = ASC_STOP_C};
       (void)asc__compile_kernel(&c, &in, NULL, out);
+      ASC_TRACE(asc__trace_span("compile", "types, passes, emit C",
+                                info->name, 0, t0));
     }
   }
   err = cctx_status(&c, err);
@@ -693,6 +700,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   emit_ctx e = {m, i, sig, args};
   drv_spec *s;
   ascError_t err;
+  uint64_t t0;
 
   *out = NULL;
   s = asc__calloc(1, sizeof *s);
@@ -709,7 +717,11 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   in.globals = m->opts.globals;
   in.nglobals = m->opts.numGlobals;
   in.opts = &m->opts;
+  t0 = asc__trace_clock();
   err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
+  ASC_TRACE(asc__trace_span("compile", in.kernel_name, sig, 0, t0));
+  if (err == ascSuccess)
+    ASC_TRACE(asc__trace_sig(s->desc, sig));
   if (err != ascSuccess) {
     asc__free(s);
     return err;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "asc/version.h"
+#include "base/trace.h"
 
 void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
   out->opt_level = -1;
@@ -71,20 +72,26 @@ typedef struct build_ctx {
   const asc__cc_opts *ccopts;
   asc__jit_emit_fn emit;
   void *ud;
+  bool built;   /* the cache missed and build_so ran */
 } build_ctx;
 
 static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   build_ctx *b = ud;
   asc__buf c;
   ascError_t err;
+  uint64_t t0;
 
+  b->built = true;
   asc__buf_init(&c);
   err = b->emit(b->ud, &c);
   if (err == ascSuccess && c.oom)
     err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
+  t0 = asc__trace_clock();
   if (err == ascSuccess)
     err = asc__cc_build(b->cc, b->ccopts, workdir, "kernel", asc__buf_str(&c),
                         c.len, so_path);
+  ASC_TRACE(asc__trace_span("compile", "C compiler", asc__cc_path(b->cc),
+                            c.len, t0));
   asc__buf_free(&c);
   return err;
 }
@@ -228,6 +235,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   build_ctx b;
   char *path = NULL;
   ascError_t err;
+  uint64_t t0;
   int fd = -1;
 
   *lib = NULL;
@@ -244,7 +252,11 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   asc__jit_key(&k, b.cc, &ccopts, in);
   /* Loaded through the descriptor the cache verified: another process
    * evicting or clearing the entry meanwhile cannot make this fail. */
+  t0 = asc__trace_clock();
+  b.built = false;
   err = asc__cache_get_or_build_fd(cache, &k, build_so, &b, &path, &fd);
+  ASC_TRACE(asc__trace_span("cache", b.built ? "cache miss" : "cache hit",
+                            in->kernel_name, 0, t0));
   if (err != ascSuccess)
     return err;
   err = jit_open_fd(fd, path, lib);

@@ -17,6 +17,7 @@
 
 #include "asc/version.h"
 #include "runtime/runtime.h"
+#include "runtime/trace.h"
 
 typedef struct runtime {
   ascError_t init_status;
@@ -211,6 +212,7 @@ static int load_topology(hwloc_topology_t *out) {
 static void runtime_init(void) {
   asc__device *d = &rt.devices[0];
 
+  asc__trace_env_start();
   rt.init_status = ascSuccess;
   if (load_topology(&rt.topo) != 0) {
     rt.init_status = asc__error(ascErrorNotInitialized,

@@ -24,6 +24,7 @@
 
 #include "runtime/memory.h"
 #include "runtime/stream.h"
+#include "runtime/trace.h"
 
 /* ASan does not see jemalloc's arenas, so under ASan the bytes between a
  * block's requested size and the end of its jemalloc region are poisoned:
@@ -528,6 +529,7 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
                      ascMemcpyKind kind) {
   asc__device *d = NULL;
   ascError_t e;
+  uint64_t t0;
 
   if ((unsigned)kind > (unsigned)ascMemcpyDefault)
     return asc__error(ascErrorInvalidValue,
@@ -552,13 +554,16 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
     return e;
   /* Every kind is a host copy on this device; overlapping ranges are
    * allowed and copied as if through a temporary buffer. */
+  t0 = asc__trace_clock();
   memmove(dst, src, count);
+  ASC_TRACE(asc__trace_span("copy", "memcpy", NULL, count, t0));
   return ascSuccess;
 }
 
 ascError_t ascMemset(void *devPtr, int value, size_t count) {
   asc__device *d = NULL;
   ascError_t e;
+  uint64_t t0;
 
   if (count == 0)
     return ascSuccess;
@@ -572,7 +577,9 @@ ascError_t ascMemset(void *devPtr, int value, size_t count) {
     e = asc__default_stream_wait(d);
   if (e != ascSuccess)
     return e;
+  t0 = asc__trace_clock();
   memset(devPtr, (unsigned char)value, count);
+  ASC_TRACE(asc__trace_span("copy", "memset", NULL, count, t0));
   return ascSuccess;
 }
 

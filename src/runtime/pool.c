@@ -34,6 +34,7 @@
 #include <uv.h>
 
 #include "runtime/pool.h"
+#include "runtime/trace.h"
 
 #define POOL_MAGIC UINT32_C(0x4c4f4f50)  /* "POOL" */
 #define POOL_DEAD UINT32_C(0x44414544)   /* "DEAD" */
@@ -456,6 +457,8 @@ static ascError_t pool_alloc(struct asc__pools *ps, ascMemPool_t pool,
   b->done = false;
   pool->used += b->size;
   note_used(pool);
+  ASC_TRACE(asc__trace_pool("pool alloc", pool, b->size, pool->reserved,
+                            pool->used));
   *out = b->ptr;
   return ascSuccess;
 }
@@ -772,6 +775,8 @@ ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
   b->pos = asc__order_now(key);
   b->done = false;
   pool->used -= b->size;
+  ASC_TRACE(asc__trace_pool("pool free", pool, b->size, pool->reserved,
+                            pool->used));
   cache_push(pool, b);
   if (pool->destroyed)
     reap(ps, pool);

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
+#include "runtime/trace.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -406,6 +407,7 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
     asc_kctx ctx;
     asc_kexc exc;
     team *t = &w->team;
+    uint64_t t0;
 
     t->size = l->team;
     t->launch = l;
@@ -421,6 +423,7 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
     exc.line = 0;
     exc.msg[0] = '\0';
     tls_tid = 0;
+    t0 = asc__trace_clock();
     if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
       exc.kind = ASC_KEXC_RUNTIME_ERROR;
       snprintf(exc.msg, sizeof exc.msg,
@@ -430,6 +433,7 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
     } else if (l->desc->entry(&ctx, (void *const *)l->args, &exc) != 0) {
       launch_raise(l, b, &exc);
     }
+    ASC_TRACE(asc__trace_block(l, b, t0));
   }
   if (w->index >= 0)
     avail(s, 1);
@@ -736,6 +740,7 @@ static void worker_main(void *arg) {
   asc__sched *s = w->sched;
 
   tls_worker = w;
+  asc__trace_thread_name("worker", w->index);
   bind_worker(w);
   avail(s, 1);
   for (;;) {

@@ -83,6 +83,7 @@ struct asc__launch {
   asc__launch_done_fn complete;
   void **args;              /* args[i] points into argbuf or heap_args */
   void *heap_args;          /* asc__malloc'd when inline space is short */
+  uint64_t trace_id;        /* set when started while tracing (trace.c) */
 
   _Alignas(ASC_CACHE_LINE) atomic_uint done;     /* blocks finished */
   atomic_uint err_block;    /* lowest raising block; UINT32_MAX if none */

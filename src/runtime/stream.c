@@ -6,6 +6,7 @@
 #include "runtime/memory.h"
 #include "runtime/stream.h"
 #include "runtime/pool.h"
+#include "runtime/trace.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -236,10 +237,13 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
       break;
     case OP_RECORD:
       fence_signal(op->fence, st, wl);
+      ASC_TRACE(asc__trace_record(st, op));
       break;
     case OP_WAIT:
+      ASC_TRACE(op->trace_ns[1] = asc__trace_now());
       if (!fence_wait_or_park(op->fence, op))
         return NULL;
+      ASC_TRACE(asc__trace_wait(st, op));
       stream_adopt(st, op->fence);
       break;
     case OP_CALLBACK:
@@ -264,6 +268,7 @@ static void op_start(asc__op *op) {
   asc__sched *s;
 
   while (op != NULL) {
+    ASC_TRACE(asc__trace_op_started(op));
     switch (op->kind) {
     case OP_HOSTFN:
       host_post(op->stream->rt, op);
@@ -310,6 +315,7 @@ static void process_worklist(asc__op *wl) {
     asc__op *start;
 
     wl = op->wnext;
+    ASC_TRACE(asc__trace_wait(st, op));
     asc__spin_lock(&st->lock);
     stream_adopt(st, op->fence);
     head_pop(st, op);
@@ -376,6 +382,7 @@ static void launch_complete(asc__launch *l) {
     if (b.oom)
       asc__buf_free(&b);
   }
+  ASC_TRACE(asc__trace_launch_done(op, msg));
   stream_finish(op->stream, op, err, msg);
 }
 
@@ -425,6 +432,7 @@ static void host_async_cb(uv_async_t *a) {
     asc__op *op;
     bool stop;
     asc__tls *tls;
+    uint64_t t0;
 
     uv_mutex_lock(&rt->host_lock);
     op = rt->host_head;
@@ -442,7 +450,9 @@ static void host_async_cb(uv_async_t *a) {
     }
     tls = asc__tls_get();
     tls->in_host_callback = 1;
+    t0 = asc__trace_clock();
     op->fn(op->ud);
+    ASC_TRACE(asc__trace_hostfn(op, t0));
     tls->in_host_callback = 0;
     stream_finish(op->stream, op, ascSuccess, NULL);
   }
@@ -450,6 +460,7 @@ static void host_async_cb(uv_async_t *a) {
 
 static void host_main(void *arg) {
   asc__rt *rt = arg;
+  asc__trace_thread_name("callback thread", -1);
   uv_run(&rt->host_loop, UV_RUN_DEFAULT);
 }
 
@@ -807,6 +818,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
     goto fail;
   }
   op->kind = sp->kind;
+  ASC_TRACE(asc__trace_op_queued(op));
   op->fn = sp->fn;
   op->ud = sp->ud;
   op->cb = sp->cb;
@@ -1561,6 +1573,7 @@ ascError_t ascDeviceReset(void) {
   /* Everything, including work other threads queue meanwhile: the pool
    * and the streams' records go away below. */
   wait_streams_unbounded(rt, false);
+  asc__trace_checkpoint();
 
   uv_mutex_lock(&rt->lock);
   for (st = rt->streams; st != NULL; st = next) {

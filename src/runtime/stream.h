@@ -93,6 +93,7 @@ struct asc__op {
   asc__inflight *spec_inflight; /* LAUNCH: the specialisation's */
   uint64_t seq;            /* position in the stream (its `submitted`) */
   uint64_t gseq;           /* position among all ops of the device */
+  uint64_t trace_ns[2];    /* queued, started: written while tracing */
   asc__launch launch;      /* LAUNCH */
 };
 

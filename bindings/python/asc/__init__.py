@@ -32,6 +32,7 @@ from ._errors import (CompileError, Error, InvalidHandleError,
 from ._kernel import CompiledModule, Func, compile, func, jit, kernel, load_module
 from ._lang import *  # noqa: F401,F403  (kernel-language names)
 from ._lang import ConstExpr, Tensor, parallel_for, prange, static_range
+from ._profile import Profile, profile
 
 _asc._set_error_factory(__import__("asc._errors", fromlist=["from_code"]).from_code)
 

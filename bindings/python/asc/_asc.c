@@ -233,6 +233,31 @@ static PyObject *stream_priority_range(PyObject *self, PyObject *unused) {
   return Py_BuildValue("(ii)", least, greatest);
 }
 
+static PyObject *profiler_start(PyObject *self, PyObject *path) {
+  PyObject *bytes;
+  ascError_t e;
+  (void)self;
+  if (!PyUnicode_FSConverter(path, &bytes))
+    return NULL;
+  e = ascProfilerStart(PyBytes_AS_STRING(bytes));
+  Py_DECREF(bytes);
+  if (e != ascSuccess)
+    return ascpy_error(e);
+  Py_RETURN_NONE;
+}
+
+static PyObject *profiler_stop(PyObject *self, PyObject *unused) {
+  ascError_t e;
+  (void)self;
+  (void)unused;
+  Py_BEGIN_ALLOW_THREADS
+  e = ascProfilerStop();
+  Py_END_ALLOW_THREADS
+  if (e != ascSuccess)
+    return ascpy_error(e);
+  Py_RETURN_NONE;
+}
+
 static PyObject *synchronize(PyObject *self, PyObject *unused) {
   ascError_t e;
   (void)self;
@@ -283,6 +308,10 @@ static PyMethodDef methods[] = {
     {"mem_get_info", mem_get_info, METH_NOARGS, "(free, total) bytes."},
     {"stream_priority_range", stream_priority_range, METH_NOARGS,
      "(least, greatest) stream priority; lower numbers are higher."},
+    {"profiler_start", profiler_start, METH_O,
+     "ascProfilerStart(path): start a trace (docs/tracing.md)."},
+    {"profiler_stop", profiler_stop, METH_NOARGS,
+     "ascProfilerStop(): write the trace and stop."},
     {"synchronize", synchronize, METH_NOARGS,
      "Wait for all work on the current device; raises the first pending "
      "error."},

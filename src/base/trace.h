@@ -1,0 +1,55 @@
+/*
+ * The trace hooks every layer may call (jit/ records its compiles, the
+ * runtime its streams): a relaxed flag test, and records appended to the
+ * calling thread's own buffer.  The recorder and the trace session behind
+ * them (start, flush, the file) are the runtime's: runtime/trace.c,
+ * docs/tracing.md.
+ */
+#ifndef ASC_BASE_TRACE_H
+#define ASC_BASE_TRACE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+extern atomic_int asc__trace_on;
+
+static inline bool asc__tracing(void) {
+  return __builtin_expect(
+      atomic_load_explicit(&asc__trace_on, memory_order_relaxed) != 0, 0);
+}
+
+/* Runs call only while tracing. */
+#define ASC_TRACE(call)                                                      \
+  do {                                                                       \
+    if (asc__tracing())                                                      \
+      call;                                                                  \
+  } while (0)
+
+/* uv_hrtime() while tracing, else 0: a span's start, which its end hook
+ * ignores when 0. */
+uint64_t asc__trace_now(void);
+static inline uint64_t asc__trace_clock(void) {
+  return asc__tracing() ? asc__trace_now() : 0;
+}
+
+/* Names the calling thread's track ("worker 3"); cheap, call it once at
+ * thread start whether tracing or not. */
+void asc__trace_thread_name(const char *prefix, int n);
+
+/* A span [t0, now] on the calling thread's track, in category cat
+ * ("compile", "copy", ...).  detail, if not NULL, becomes args.detail;
+ * bytes, if not 0, args.bytes.  No-op when t0 == 0. */
+void asc__trace_span(const char *cat, const char *name, const char *detail,
+                     uint64_t bytes, uint64_t t0);
+/* A zero-length mark on the calling thread's track. */
+void asc__trace_mark(const char *cat, const char *name, const char *detail);
+/* A pool allocation or free of `bytes` from pool, with the pool's
+ * reserved and used bytes after it (a counter track per pool). */
+void asc__trace_pool(const char *name, const void *pool, uint64_t bytes,
+                     uint64_t reserved, uint64_t used);
+
+/* Remembers kernel desc's specialisation signature for launch spans. */
+void asc__trace_sig(const void *desc, const char *sig);
+
+#endif /* ASC_BASE_TRACE_H */

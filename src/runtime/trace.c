@@ -1,0 +1,720 @@
+/*
+ * Tracing (see trace.h and docs/tracing.md).
+ *
+ * Record flow: a hook checks asc__trace_on (relaxed), fills the next
+ * record of the calling thread's chunk and publishes it with a release
+ * store of the chunk's count.  The flusher takes the list lock, reads each
+ * chunk's count with acquire, formats the records it has not read yet into
+ * the session's text, and writes the whole file.  A record that a thread
+ * finishes after the session stopped lands in its chunk and is dropped by
+ * the next session, which keeps only records stamped after its start.
+ *
+ * Tracks: pid 1 holds one track per stream (tid = order of first
+ * appearance) and the pool counters; pid 2 one track per thread that
+ * recorded something (workers, host threads, the callback thread).
+ */
+#include "runtime/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "runtime/stream.h"
+
+enum {
+  TR_SPAN = 1,    /* X on the thread's track */
+  TR_MARK,        /* X, zero length, on the thread's track */
+  TR_LAUNCH,      /* X on a stream track */
+  TR_BLOCK,       /* X on the thread's track */
+  TR_HOSTFN,      /* X on a stream track and on the thread's track */
+  TR_RECORD,      /* X, zero length, on a stream track */
+  TR_WAIT,        /* X on a stream track + flow from the record */
+  TR_POOL         /* X mark on the thread + C on the pool's counter */
+};
+
+#define NAME_MAX_ 46
+
+/* 128 bytes: a launch writes two, and fresh chunk pages cost page
+ * faults, so records stay small; the rare long text (an exception, a
+ * signature, a compile's detail) is allocated. */
+typedef struct rec {
+  uint64_t ts, end;
+  uint64_t id;            /* launch id; flow: record's time */
+  uint64_t a0, a1, a2;
+  const void *track;      /* stream (or pool) for stream records */
+  const void *track2;     /* WAIT: the recording stream */
+  const char *cat;        /* static string */
+  char *detail;           /* owned; freed by the flush */
+  uint8_t type;
+  uint8_t flag;           /* stream is the default stream */
+  char name[NAME_MAX_];
+} rec;
+
+#define CHUNK_RECS 512
+
+typedef struct chunk {
+  struct chunk *next;          /* under list_lock */
+  int tid;                     /* the owning thread's track */
+  char tname[32];
+  size_t read;                 /* under list_lock: records flushed */
+  atomic_int full;             /* the owner moved to a new chunk */
+  _Atomic size_t n;            /* published records */
+  rec recs[CHUNK_RECS];
+} chunk;
+
+atomic_int asc__trace_on;
+
+static _Thread_local chunk *tl_chunk;
+static _Thread_local int tl_tid;
+static _Thread_local char tl_name[32];
+/* When this thread's last block span ended: the launch's end if this
+ * thread finished its last block (it then completes the launch). */
+static _Thread_local uint64_t tl_block_end;
+
+static uv_once_t once = UV_ONCE_INIT;
+/* Guards the chunk list and the session below.  A leaf lock except that
+ * the flusher allocates while holding it. */
+static uv_mutex_t list_lock;
+static chunk *chunks;
+static atomic_int next_tid;
+static _Atomic uint64_t next_launch_id;
+static _Atomic uint64_t next_flow_id;
+static atomic_int dropped;
+
+/* The session: under list_lock. */
+static struct {
+  bool active;
+  bool from_env;
+  char *path;
+  uint64_t t0;
+  asc__buf events;             /* formatted events, comma separated */
+  const void *streams[256];    /* stream track tid = index + 1 */
+  bool stream_default[256];
+  int nstreams;
+  const void *pools[64];
+  int npools;
+  int tids[1024];              /* thread tracks named so far */
+  char tnames[1024][32];
+  int ntids;
+  /* Specialisation signatures of kernels compiled while tracing. */
+  const void *sig_desc[256];
+  char *sig_text[256];
+  int nsigs;
+} S;
+
+static bool atexit_done;
+
+static void init_once(void) { uv_mutex_init(&list_lock); }
+
+uint64_t asc__trace_now(void) { return uv_hrtime(); }
+
+void asc__trace_thread_name(const char *prefix, int n) {
+  if (n >= 0)
+    snprintf(tl_name, sizeof tl_name, "%s %d", prefix, n);
+  else
+    snprintf(tl_name, sizeof tl_name, "%s", prefix);
+}
+
+/* ---------------------------------------------------------- recording */
+
+static chunk *chunk_new(void) {
+  chunk *c = asc__calloc(1, sizeof *c);
+
+  if (c == NULL)
+    return NULL;
+  if (tl_tid == 0)
+    tl_tid = atomic_fetch_add(&next_tid, 1) + 1;
+  c->tid = tl_tid;
+  if (tl_name[0] != '\0')
+    snprintf(c->tname, sizeof c->tname, "%s", tl_name);
+  else
+    snprintf(c->tname, sizeof c->tname, "host thread %d", tl_tid);
+  uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  c->next = chunks;
+  chunks = c;
+  uv_mutex_unlock(&list_lock);
+  return c;
+}
+
+/* The next free record of this thread, or NULL (out of memory). */
+static rec *rec_get(void) {
+  chunk *c = tl_chunk;
+  size_t n;
+
+  if (c == NULL || atomic_load_explicit(&c->n, memory_order_relaxed) ==
+                       CHUNK_RECS) {
+    chunk *nc = chunk_new();
+    if (nc == NULL) {
+      atomic_fetch_add(&dropped, 1);
+      return NULL;
+    }
+    tl_chunk = nc;
+    if (c != NULL)
+      atomic_store_explicit(&c->full, 1, memory_order_release);
+    c = nc;
+  }
+  n = atomic_load_explicit(&c->n, memory_order_relaxed);
+  return &c->recs[n];
+}
+
+static void rec_put(void) {
+  chunk *c = tl_chunk;
+  atomic_store_explicit(&c->n,
+                        atomic_load_explicit(&c->n, memory_order_relaxed) + 1,
+                        memory_order_release);
+}
+
+static void copy_str(char *dst, size_t cap, const char *s) {
+  size_t n = s != NULL ? strlen(s) : 0;
+
+  if (n >= cap)
+    n = cap - 1;
+  if (n != 0)
+    memcpy(dst, s, n);
+  dst[n] = '\0';
+}
+
+static rec *rec_begin(int type, const char *cat, const char *name,
+                      const char *detail, uint64_t t0, uint64_t t1) {
+  rec *r = rec_get();
+
+  if (r == NULL)
+    return NULL;
+  r->type = (uint8_t)type;
+  r->cat = cat;
+  r->ts = t0;
+  r->end = t1;
+  r->id = r->a0 = r->a1 = r->a2 = 0;
+  r->track = r->track2 = NULL;
+  r->flag = 0;
+  copy_str(r->name, sizeof r->name, name);
+  r->detail = detail != NULL && detail[0] != '\0' ? asc__strdup(detail)
+                                                   : NULL;
+  return r;
+}
+
+void asc__trace_span(const char *cat, const char *name, const char *detail,
+                     uint64_t bytes, uint64_t t0) {
+  rec *r;
+
+  if (t0 == 0 || (r = rec_begin(TR_SPAN, cat, name, detail, t0,
+                                uv_hrtime())) == NULL)
+    return;
+  r->a0 = bytes;
+  rec_put();
+}
+
+void asc__trace_mark(const char *cat, const char *name, const char *detail) {
+  uint64_t t = uv_hrtime();
+
+  if (rec_begin(TR_MARK, cat, name, detail, t, t) != NULL)
+    rec_put();
+}
+
+void asc__trace_pool(const char *name, const void *pool, uint64_t bytes,
+                     uint64_t reserved, uint64_t used) {
+  uint64_t t = uv_hrtime();
+  rec *r = rec_begin(TR_POOL, "memory", name, NULL, t, t);
+
+  if (r == NULL)
+    return;
+  r->track = pool;
+  r->a0 = bytes;
+  r->a1 = reserved;
+  r->a2 = used;
+  rec_put();
+}
+
+void asc__trace_op_queued(asc__op *op) { op->trace_ns[0] = uv_hrtime(); }
+
+void asc__trace_op_started(asc__op *op) {
+  op->trace_ns[1] = uv_hrtime();
+  if (op->kind == OP_LAUNCH)
+    op->launch.trace_id = atomic_fetch_add(&next_launch_id, 1) + 1;
+}
+
+static rec *stream_rec(int type, const char *name, asc__stream *st,
+                       const asc__op *op, uint64_t t1) {
+  rec *r = rec_begin(type, "stream", name, NULL, op->trace_ns[1], t1);
+
+  if (r == NULL)
+    return NULL;
+  r->track = st;
+  r->flag = st->is_default;
+  r->a2 = op->trace_ns[0];    /* queued at */
+  return r;
+}
+
+void asc__trace_launch_done(asc__op *op, const char *error) {
+  const asc__launch *l = &op->launch;
+  rec *r;
+
+  uint64_t t1 = tl_block_end >= op->trace_ns[1] ? tl_block_end : uv_hrtime();
+
+  tl_block_end = 0;
+  if (op->trace_ns[1] == 0 ||
+      (r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op, t1)) == NULL)
+    return;
+  r->cat = "launch";
+  r->id = l->trace_id;
+  r->a0 = l->nblocks;
+  r->a1 = (uint64_t)l->team;
+  r->track2 = l->desc;
+  if (error != NULL && error[0] != '\0')
+    r->detail = asc__strdup(error);
+  rec_put();
+}
+
+void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
+  rec *r;
+
+  uint64_t t1;
+
+  if (t0 == 0)
+    return;
+  t1 = tl_block_end = uv_hrtime();
+  if ((r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0, t1)) == NULL)
+    return;
+  r->id = l->trace_id;
+  r->a0 = block;
+  r->a1 = l->nblocks;
+  rec_put();
+}
+
+void asc__trace_hostfn(asc__op *op, uint64_t t0) {
+  rec *r;
+
+  if (t0 == 0 || op->trace_ns[1] == 0 ||
+      (r = stream_rec(TR_HOSTFN, "host function", op->stream, op,
+                      uv_hrtime())) == NULL)
+    return;
+  r->a0 = t0;    /* when it started running on this thread */
+  rec_put();
+}
+
+void asc__trace_record(asc__stream *st, asc__op *op) {
+  rec *r;
+  uint64_t t = op->fence->time_ns;
+
+  op->trace_ns[1] = t;
+  if ((r = stream_rec(TR_RECORD, "event record", st, op, t)) == NULL)
+    return;
+  r->cat = "event";
+  rec_put();
+}
+
+void asc__trace_wait(asc__stream *st, asc__op *op) {
+  uint64_t t1 = uv_hrtime();
+  rec *r;
+
+  if (op->trace_ns[1] == 0)
+    op->trace_ns[1] = t1;
+  if ((r = stream_rec(TR_WAIT, "event wait", st, op, t1)) == NULL)
+    return;
+  r->cat = "event";
+  r->id = atomic_fetch_add(&next_flow_id, 1) + 1;
+  r->a0 = op->fence->time_ns;
+  r->track2 = op->fence->err_stream;
+  rec_put();
+}
+
+/* -------------------------------------------------------------- output */
+
+static int stream_tid(const void *st, bool is_default) {
+  for (int i = 0; i < S.nstreams; i++)
+    if (S.streams[i] == st)
+      return i + 1;
+  if (S.nstreams == (int)ASC_ARRAY_SIZE(S.streams))
+    return (int)ASC_ARRAY_SIZE(S.streams);
+  S.streams[S.nstreams] = st;
+  S.stream_default[S.nstreams] = is_default;
+  return ++S.nstreams;
+}
+
+static int pool_index(const void *p) {
+  for (int i = 0; i < S.npools; i++)
+    if (S.pools[i] == p)
+      return i;
+  if (S.npools == (int)ASC_ARRAY_SIZE(S.pools))
+    return S.npools - 1;
+  S.pools[S.npools] = p;
+  return S.npools++;
+}
+
+static void note_thread(const chunk *c) {
+  for (int i = 0; i < S.ntids; i++)
+    if (S.tids[i] == c->tid)
+      return;
+  if (S.ntids == (int)ASC_ARRAY_SIZE(S.tids))
+    return;
+  S.tids[S.ntids] = c->tid;
+  snprintf(S.tnames[S.ntids], sizeof S.tnames[0], "%s", c->tname);
+  S.ntids++;
+}
+
+static const char *sig_of(const void *desc) {
+  for (int i = 0; i < S.nsigs; i++)
+    if (S.sig_desc[i] == desc)
+      return S.sig_text[i];
+  return NULL;
+}
+
+/* JSON string contents. */
+static void put_json(asc__buf *b, const char *s) {
+  for (; *s != '\0'; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      asc__buf_printf(b, "\\%c", ch);
+    else if (ch < 0x20)
+      asc__buf_printf(b, "\\u%04x", ch);
+    else
+      asc__buf_put(b, s, 1);
+  }
+}
+
+static double us(uint64_t t) { return (double)(t - S.t0) / 1e3; }
+
+static void ev_begin(asc__buf *b, char ph, const char *cat, const char *name,
+                     int pid, int tid, uint64_t ts) {
+  if (b->len != 0)
+    asc__buf_puts(b, ",\n");
+  asc__buf_printf(b, "{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"", ph, cat);
+  put_json(b, name);
+  asc__buf_printf(b, "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f", pid, tid,
+                  us(ts));
+}
+
+static void ev_dur(asc__buf *b, uint64_t t0, uint64_t t1) {
+  asc__buf_printf(b, ",\"dur\":%.3f", t1 > t0 ? (double)(t1 - t0) / 1e3 : 0.0);
+}
+
+static void format(asc__buf *b, const chunk *c, const rec *r) {
+  int tid;
+
+  if (r->ts < S.t0)
+    return;
+  switch (r->type) {
+  case TR_SPAN:
+  case TR_MARK:
+    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_puts(b, ",\"args\":{");
+    if (r->detail != NULL) {
+      asc__buf_puts(b, "\"detail\":\"");
+      put_json(b, r->detail);
+      asc__buf_puts(b, r->a0 != 0 ? "\"," : "\"");
+    }
+    if (r->a0 != 0)
+      asc__buf_printf(b, "\"bytes\":%" PRIu64, r->a0);
+    asc__buf_puts(b, "}}");
+    break;
+  case TR_BLOCK:
+    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_printf(b,
+                    ",\"args\":{\"launch\":%" PRIu64 ",\"block\":%" PRIu64
+                    ",\"blocks\":%" PRIu64 "}}",
+                    r->id, r->a0, r->a1);
+    break;
+  case TR_LAUNCH: {
+    const char *sig = sig_of(r->track2);
+    tid = stream_tid(r->track, r->flag);
+    ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_printf(b,
+                    ",\"args\":{\"launch\":%" PRIu64 ",\"blocks\":%" PRIu64
+                    ",\"team\":%" PRIu64,
+                    r->id, r->a0, r->a1);
+    if (r->a2 >= S.t0 && r->a2 <= r->ts)
+      asc__buf_printf(b, ",\"queued_us\":%.3f",
+                      (double)(r->ts - r->a2) / 1e3);
+    if (sig != NULL) {
+      asc__buf_puts(b, ",\"signature\":\"");
+      put_json(b, sig);
+      asc__buf_puts(b, "\"");
+    }
+    if (r->detail != NULL) {
+      asc__buf_puts(b, ",\"error\":\"");
+      put_json(b, r->detail);
+      asc__buf_puts(b, "\"");
+    }
+    asc__buf_puts(b, "}}");
+    break;
+  }
+  case TR_HOSTFN:
+    tid = stream_tid(r->track, r->flag);
+    ev_begin(b, 'X', "hostfn", r->name, 1, tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    if (r->a2 >= S.t0 && r->a2 <= r->ts)
+      asc__buf_printf(b, ",\"args\":{\"queued_us\":%.3f}}",
+                      (double)(r->ts - r->a2) / 1e3);
+    else
+      asc__buf_puts(b, ",\"args\":{}}");
+    if (r->a0 >= S.t0) {
+      ev_begin(b, 'X', "hostfn", r->name, 2, c->tid, r->a0);
+      ev_dur(b, r->a0, r->end);
+      asc__buf_puts(b, ",\"args\":{}}");
+    }
+    break;
+  case TR_RECORD:
+    tid = stream_tid(r->track, r->flag);
+    ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_puts(b, ",\"args\":{}}");
+    break;
+  case TR_WAIT:
+    tid = stream_tid(r->track, r->flag);
+    ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_printf(b, ",\"args\":{\"flow\":%" PRIu64 "}}", r->id);
+    /* The arrow from the record's slice to the end of this wait; a
+     * record from before the session has no slice to start from. */
+    if (r->track2 != NULL && r->a0 >= S.t0 && r->a0 <= r->end) {
+      int rtid = stream_tid(r->track2, false);
+      ev_begin(b, 's', "flow", "event", 1, rtid, r->a0);
+      asc__buf_printf(b, ",\"id\":%" PRIu64 "}", r->id);
+      ev_begin(b, 'f', "flow", "event", 1, tid, r->end);
+      asc__buf_printf(b, ",\"id\":%" PRIu64 ",\"bp\":\"e\"}", r->id);
+    }
+    break;
+  case TR_POOL: {
+    int p = pool_index(r->track);
+    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+    asc__buf_printf(b, ",\"dur\":0,\"args\":{\"bytes\":%" PRIu64 "}}", r->a0);
+    if (b->len != 0)
+      asc__buf_puts(b, ",\n");
+    asc__buf_printf(b,
+                    "{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"pool %d\","
+                    "\"pid\":1,\"tid\":0,\"ts\":%.3f,\"args\":{\"reserved\":%"
+                    PRIu64 ",\"used\":%" PRIu64 "}}",
+                    p, us(r->ts), r->a1, r->a2);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+/* list_lock held: moves every published record into S.events. */
+static void drain(void) {
+  for (chunk *c = chunks; c != NULL; c = c->next) {
+    size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
+    bool any = false;
+    for (size_t i = c->read; i < n; i++) {
+      if (c->recs[i].ts >= S.t0)
+        any = true;
+      format(&S.events, c, &c->recs[i]);
+      asc__free(c->recs[i].detail);
+    }
+    c->read = n;
+    if (any)
+      note_thread(c);
+  }
+  /* Chunks whose owner moved on and which are read to the end will never
+   * change again. */
+  for (chunk **pc = &chunks; *pc != NULL;) {
+    chunk *c = *pc;
+    if (atomic_load_explicit(&c->full, memory_order_acquire) &&
+        c->read == CHUNK_RECS) {
+      *pc = c->next;
+      asc__free(c);
+    } else {
+      pc = &c->next;
+    }
+  }
+}
+
+static void meta(asc__buf *b, int pid, int tid, const char *what,
+                 const char *name) {
+  asc__buf_printf(b,
+                  ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                  "\"args\":{\"name\":\"",
+                  what, pid, tid);
+  put_json(b, name);
+  asc__buf_puts(b, "\"}}");
+}
+
+static void sort_index(asc__buf *b, int pid, int tid, int idx) {
+  asc__buf_printf(b,
+                  ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,"
+                  "\"tid\":%d,\"args\":{\"sort_index\":%d}}",
+                  pid, tid, idx);
+}
+
+/* list_lock held: writes S.path. */
+static ascError_t write_file(void) {
+  asc__buf m;
+  FILE *f;
+  bool ok;
+  char name[48];
+
+  asc__buf_init(&m);
+  asc__buf_puts(&m, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"
+                    "\"tid\":0,\"args\":{\"name\":\"libasc streams\"}}");
+  meta(&m, 2, 0, "process_name", "libasc threads");
+  for (int i = 0; i < S.nstreams; i++) {
+    snprintf(name, sizeof name, "stream %d%s", i + 1,
+             S.stream_default[i] ? " (default)" : "");
+    meta(&m, 1, i + 1, "thread_name", name);
+    sort_index(&m, 1, i + 1, i + 1);
+  }
+  for (int i = 0; i < S.ntids; i++) {
+    meta(&m, 2, S.tids[i], "thread_name", S.tnames[i]);
+    sort_index(&m, 2, S.tids[i], S.tids[i]);
+  }
+  if (m.oom || S.events.oom) {
+    asc__buf_free(&m);
+    return asc__error(ascErrorOutOfMemory, "out of memory writing a trace");
+  }
+  f = fopen(S.path, "w");
+  if (f == NULL) {
+    asc__buf_free(&m);
+    return asc__error(ascErrorInvalidValue, "cannot write trace file %s: %s",
+                      S.path, strerror(errno));
+  }
+  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"libasc\","
+        "\"clock\":\"uv_hrtime\"},\n\"traceEvents\":[\n",
+        f);
+  fputs(asc__buf_str(&m), f);
+  if (S.events.len != 0) {
+    fputs(",\n", f);
+    fwrite(S.events.data, 1, S.events.len, f);
+  }
+  fputs("\n]}\n", f);
+  ok = ferror(f) == 0;
+  ok = fclose(f) == 0 && ok;
+  asc__buf_free(&m);
+  if (!ok)
+    return asc__error(ascErrorInvalidValue, "cannot write trace file %s",
+                      S.path);
+  return ascSuccess;
+}
+
+static void session_end(void) {
+  asc__free(S.path);
+  S.path = NULL;
+  asc__buf_free(&S.events);
+  for (int i = 0; i < S.nsigs; i++)
+    asc__free(S.sig_text[i]);
+  S.nsigs = S.nstreams = S.npools = S.ntids = 0;
+  S.active = false;
+  S.from_env = false;
+}
+
+static void trace_atexit(void) {
+  uv_mutex_lock(&list_lock);
+  if (S.active) {
+    atomic_store(&asc__trace_on, 0);
+    drain();
+    (void)write_file();
+    session_end();
+  }
+  uv_mutex_unlock(&list_lock);
+}
+
+static ascError_t start(const char *path, bool from_env) {
+  FILE *f;
+
+  uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  if (S.active) {
+    uv_mutex_unlock(&list_lock);
+    return asc__error(ascErrorNotPermitted,
+                      "ascProfilerStart: a trace to %s is already running",
+                      S.path);
+  }
+  /* Fail now, not at the end of the run. */
+  f = fopen(path, "w");
+  if (f == NULL) {
+    int e = errno;
+    uv_mutex_unlock(&list_lock);
+    return asc__error(ascErrorInvalidValue,
+                      "ascProfilerStart: cannot write %s: %s", path,
+                      strerror(e));
+  }
+  fclose(f);
+  S.path = asc__strdup(path);
+  if (S.path == NULL) {
+    uv_mutex_unlock(&list_lock);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  asc__buf_init(&S.events);
+  S.from_env = from_env;
+  S.active = true;
+  /* Records already in the chunks belong to no session. */
+  for (chunk *c = chunks; c != NULL; c = c->next) {
+    size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
+    for (size_t i = c->read; i < n; i++)
+      asc__free(c->recs[i].detail);
+    c->read = n;
+  }
+  S.t0 = uv_hrtime();
+  if (!atexit_done && atexit(trace_atexit) == 0)
+    atexit_done = true;
+  atomic_store(&asc__trace_on, 1);
+  uv_mutex_unlock(&list_lock);
+  return ascSuccess;
+}
+
+void asc__trace_env_start(void) {
+  const char *p = getenv("ASC_TRACE");
+
+  if (p != NULL && p[0] != '\0' && start(p, true) != ascSuccess) {
+    fprintf(stderr, "libasc: ASC_TRACE: %s\n", ascGetLastErrorMessage());
+    (void)ascGetLastError();   /* not the error of the caller's call */
+  }
+}
+
+void asc__trace_checkpoint(void) {
+  uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  if (S.active) {
+    drain();
+    (void)write_file();
+  }
+  uv_mutex_unlock(&list_lock);
+}
+
+void asc__trace_sig(const void *desc, const char *sig) {
+  uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  if (S.active && sig_of(desc) == NULL &&
+      S.nsigs < (int)ASC_ARRAY_SIZE(S.sig_desc)) {
+    char *s = asc__strdup(sig);
+    if (s != NULL) {
+      S.sig_desc[S.nsigs] = desc;
+      S.sig_text[S.nsigs++] = s;
+    }
+  }
+  uv_mutex_unlock(&list_lock);
+}
+
+ascError_t ascProfilerStart(const char *path) {
+  if (path == NULL || path[0] == '\0')
+    return asc__error(ascErrorInvalidValue,
+                      "ascProfilerStart: path is %s",
+                      path == NULL ? "NULL" : "empty");
+  return start(path, false);
+}
+
+ascError_t ascProfilerStop(void) {
+  ascError_t e;
+
+  uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  if (!S.active) {
+    uv_mutex_unlock(&list_lock);
+    return asc__error(ascErrorNotPermitted,
+                      "ascProfilerStop: no trace is running");
+  }
+  atomic_store(&asc__trace_on, 0);
+  drain();
+  e = write_file();
+  session_end();
+  uv_mutex_unlock(&list_lock);
+  return e;
+}

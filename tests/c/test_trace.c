@@ -1,0 +1,219 @@
+/*
+ * ascProfilerStart / ascProfilerStop: argument checks, sessions, and a
+ * traced run from several host threads and streams (run under TSan too).
+ * The span-by-span checks of a scripted run are in
+ * tests/scripts/trace_check.py (ctest trace_streams).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <uv.h>
+
+#include "testutil.h"
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long n;
+  char *s;
+
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  s = malloc((size_t)n + 1);
+  assert_non_null(s);
+  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+static int count(const char *s, const char *what) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+    n++;
+  return n;
+}
+
+static void trace_path(char *buf, size_t cap, const char *name) {
+  snprintf(buf, cap, "%s/trace-%s.json", ASC_BINARY_DIR, name);
+}
+
+static void test_bad_arguments(void **state) {
+  (void)state;
+  ASSERT_ERR(ascProfilerStart(NULL), ascErrorInvalidValue);
+  ASSERT_ERR(ascProfilerStart(""), ascErrorInvalidValue);
+  ASSERT_ERR(ascProfilerStart("/nonexistent-dir/x/trace.json"),
+             ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "cannot write"));
+  ASSERT_ERR(ascProfilerStop(), ascErrorNotPermitted);
+}
+
+static void test_one_session_at_a_time(void **state) {
+  char p1[512], p2[512];
+  char *s;
+  (void)state;
+  trace_path(p1, sizeof p1, "one");
+  trace_path(p2, sizeof p2, "two");
+  ASSERT_OK(ascProfilerStart(p1));
+  ASSERT_ERR(ascProfilerStart(p2), ascErrorNotPermitted);
+  ASSERT_OK(ascProfilerStop());
+  ASSERT_ERR(ascProfilerStop(), ascErrorNotPermitted);
+  s = slurp(p1);
+  assert_non_null(strstr(s, "\"traceEvents\":["));
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 0);
+  free(s);
+}
+
+/* Work done while no trace runs never shows up in a later one; a session
+ * longer than a thread's chunk keeps every record. */
+static void test_sessions_and_chunks(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "empty");
+  char path[512];
+  char *s;
+  int n = TEST_SANITIZED ? 300 : 1500;
+  (void)state;
+  trace_path(path, sizeof path, "chunks");
+  for (int i = 0; i < 50; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStart(path));
+  for (int i = 0; i < n; i++)
+    ASSERT_OK(ascLaunchKernel(k, 2, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStop());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), n);
+  assert_int_equal(count(s, "\"cat\":\"block\""), 2 * n);
+  free(s);
+  /* Again: the second session holds only its own launches. */
+  ASSERT_OK(ascProfilerStart(path));
+  for (int i = 0; i < 7; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStop());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 7);
+  free(s);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* ascDeviceReset writes the file so far and tracing goes on. */
+static void test_reset_checkpoint(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "empty");
+  char path[512];
+  char *s;
+  (void)state;
+  trace_path(path, sizeof path, "reset");
+  ASSERT_OK(ascProfilerStart(path));
+  for (int i = 0; i < 3; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_OK(ascDeviceReset());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 3);
+  free(s);
+  m = test_load_kernels();
+  k = test_kernel(m, "empty");
+  ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStop());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 4);
+  free(s);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+typedef struct host_arg {
+  ascKernel_t k;
+  int launches;
+  atomic_int *hostfns;
+  ascError_t err;
+} host_arg;
+
+static void bump(void *ud) { atomic_fetch_add((atomic_int *)ud, 1); }
+
+static void host_thread(void *p) {
+  host_arg *a = p;
+  ascStream_t s1 = NULL, s2 = NULL;
+  ascEvent_t ev = NULL;
+  ascError_t e = ascStreamCreate(&s1);
+
+  if (e == ascSuccess)
+    e = ascStreamCreateWithFlags(&s2, ascStreamNonBlocking);
+  if (e == ascSuccess)
+    e = ascEventCreate(&ev);
+  for (int i = 0; e == ascSuccess && i < a->launches; i++) {
+    e = ascLaunchKernel(a->k, 3, NULL, s1);
+    if (e == ascSuccess)
+      e = ascEventRecord(ev, s1);
+    if (e == ascSuccess)
+      e = ascStreamWaitEvent(s2, ev, 0);
+    if (e == ascSuccess)
+      e = ascLaunchKernel(a->k, 2, NULL, s2);
+    if (e == ascSuccess && i % 8 == 0)
+      e = ascLaunchHostFunc(s2, bump, a->hostfns);
+  }
+  if (e == ascSuccess)
+    e = ascStreamSynchronize(s2);
+  if (e == ascSuccess)
+    e = ascStreamSynchronize(s1);
+  if (ev != NULL)
+    (void)ascEventDestroy(ev);
+  if (s1 != NULL)
+    (void)ascStreamDestroy(s1);
+  if (s2 != NULL)
+    (void)ascStreamDestroy(s2);
+  a->err = e;
+}
+
+/* Three host threads, each with two streams tied by events, all traced:
+ * every launch, block, record, wait and host function is in the file. */
+static void test_threads_and_streams(void **state) {
+  ascModule_t m = test_load_kernels();
+  atomic_int hostfns = 0;
+  host_arg a[3];
+  uv_thread_t t[3];
+  char path[512];
+  char *s;
+  int per = TEST_SANITIZED ? 40 : 200;
+  (void)state;
+  trace_path(path, sizeof path, "threads");
+  ASSERT_OK(ascProfilerStart(path));
+  for (int i = 0; i < 3; i++) {
+    a[i].k = test_kernel(m, "empty");
+    a[i].launches = per;
+    a[i].hostfns = &hostfns;
+    a[i].err = ascErrorInternal;
+    assert_int_equal(uv_thread_create(&t[i], host_thread, &a[i]), 0);
+  }
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(uv_thread_join(&t[i]), 0);
+    ASSERT_OK(a[i].err);
+  }
+  ASSERT_OK(ascProfilerStop());
+  s = slurp(path);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 3 * 2 * per);
+  assert_int_equal(count(s, "\"cat\":\"block\""), 3 * 5 * per);
+  assert_int_equal(count(s, "\"name\":\"event record\""), 3 * per);
+  assert_int_equal(count(s, "\"name\":\"event wait\""), 3 * per);
+  assert_int_equal(count(s, "\"ph\":\"s\""), count(s, "\"ph\":\"f\""));
+  assert_int_equal(count(s, "\"cat\":\"hostfn\",\"name\":\"host function\","
+                            "\"pid\":1"),
+                   atomic_load(&hostfns));
+  assert_non_null(strstr(s, "\"name\":\"worker 0\""));
+  free(s);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_one_session_at_a_time),
+      cmocka_unit_test(test_sessions_and_chunks),
+      cmocka_unit_test(test_reset_checkpoint),
+      cmocka_unit_test(test_threads_and_streams),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,109 @@
+"""asc.profile and the trace tools (docs/tracing.md).  The span-by-span
+checks of the C scripted run live in tests/scripts/trace_check.py; here
+they run on the C example (from the build tree) and on a Python run."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import asc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+trace_check = _load("trace_check", os.path.join(ROOT, "tests", "scripts", "trace_check.py"))
+
+
+@asc.kernel
+def axpy(a: asc.float64, x, y):
+    for i in asc.prange(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+@asc.kernel
+def fails(x):
+    if x[0] > 0:
+        raise ValueError("positive")
+
+
+def _example():
+    build = os.environ.get("ASC_BUILD_DIR", os.path.join(ROOT, "build"))
+    exe = os.path.join(build, "examples", "trace_streams")
+    assert os.path.exists(exe), f"build {exe} first (cmake --build {build})"
+    return exe
+
+
+@pytest.mark.parametrize("use_env", [False, True], ids=["api", "ASC_TRACE"])
+def test_c_scripted_run(use_env):
+    doc = trace_check.run_example(_example(), use_env)
+    trace_check.check_scripted(doc)
+
+
+def test_python_profile(tmp_path):
+    path = tmp_path / "run.json"
+    x = np.arange(1000, dtype=np.float64)
+    y = np.zeros_like(x)
+    s1, s2 = asc.Stream(), asc.Stream()
+    with asc.profile(path) as prof:
+        for _ in range(3):
+            axpy(2.0, x, y)
+        axpy[4, s1](1.0, x, y)
+        axpy[2, s2](1.0, x, x.copy())
+        s1.synchronize()
+        s2.synchronize()
+        with pytest.raises(ValueError, match="positive"):
+            fails(np.ones(3))
+    doc = json.loads(path.read_text())
+    trace_check.validate_schema(doc)
+    trace_check.check_monotonic(doc)
+    rows = prof.summary()
+    assert rows["axpy"][0] == 5
+    assert rows["fails"][0] == 1
+    calls, total, mean, lo, hi, share = rows["axpy"]
+    assert lo <= mean <= hi and abs(total - mean * calls) < 1e-6 and share > 0
+    table = prof.table()
+    assert "axpy" in table and "Calls" in table
+    evs = prof.events
+    err = [e for e in evs if e.get("cat") == "launch" and e["name"] == "fails"]
+    assert "ValueError: positive" in err[0]["args"]["error"]
+    blocks = [e for e in evs if e.get("cat") == "block" and e["name"] == "axpy"]
+    assert len(blocks) == 3 + 4 + 2
+    # A second session has only its own launches.
+    with asc.profile() as p2:
+        axpy(2.0, x, y)
+    assert p2.summary()["axpy"][0] == 1 and "fails" not in p2.summary()
+
+
+def test_profile_errors(tmp_path):
+    with asc.profile(tmp_path / "a.json"):
+        with pytest.raises(asc.Error):
+            asc.profile(tmp_path / "b.json").start()
+    with pytest.raises(asc.Error):
+        asc.profile(tmp_path / "no" / "such" / "dir.json").start()
+
+
+def test_tools(tmp_path):
+    doc = trace_check.run_example(_example(), False)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace_summary.py"),
+                          str(path)], check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert lines[0].split()[:2] == ["Time", "(%)"]
+    smooth = [l for l in lines if l.endswith(" smooth")]
+    assert len(smooth) == 1 and smooth[0].split()[2] == "4"
+    png = tmp_path / "t.png"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace_plot.py"), str(path),
+                    "-o", str(png)], check=True, capture_output=True)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
