@@ -591,6 +591,22 @@ asc__token *asc__lex(asc__cctx *c, int *ntokens) {
     asc__diag_fatal(c, loc_at(L, z), "source code cannot contain null "
                     "bytes");
   }
+  /* Python reads source with universal newlines: a lone "\r" (old Mac
+   * line ending) ends a line like "\n" ("\r\n" is handled where it
+   * occurs).  Rewriting it in a copy keeps every offset and length. */
+  for (const char *q = c->text; q < L->end; q++) {
+    if (*q == '\r' && (q + 1 == L->end || q[1] != '\n')) {
+      char *t = asc__arena_alloc(c, c->len + 1);
+      memcpy(t, c->text, c->len);
+      for (size_t k = (size_t)(q - c->text); k < c->len; k++)
+        if (t[k] == '\r' && (k + 1 == c->len || t[k + 1] != '\n'))
+          t[k] = '\n';
+      c->text = t;
+      L->p = L->line_start = t;
+      L->end = t + c->len;
+      break;
+    }
+  }
   /* a UTF-8 byte order mark is skipped */
   if (c->len >= 3 && memcmp(c->text, "\xEF\xBB\xBF", 3) == 0)
     L->p += 3;

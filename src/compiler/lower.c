@@ -1247,6 +1247,22 @@ static const char *message_of(lstate *ls, const asc__ast_expr *msg) {
     return "";
   if (msg->kind != ASC_EXPR_STR)
     unsupported(ls, msg->loc, "a message that is not a string literal");
+  if (memchr(msg->u.str.s, '\0', msg->u.str.len) != NULL) {
+    /* Messages travel as C strings: an embedded NUL is written as Python's
+     * repr writes it, "\x00", instead of ending the text there. */
+    size_t n = 0;
+    char *t = asc__arena_alloc(ls->c, msg->u.str.len * 4 + 1);
+    for (size_t k = 0; k < msg->u.str.len; k++) {
+      if (msg->u.str.s[k] == '\0') {
+        memcpy(t + n, "\\x00", 4);
+        n += 4;
+      } else {
+        t[n++] = msg->u.str.s[k];
+      }
+    }
+    t[n] = '\0';
+    return t;
+  }
   return msg->u.str.s;
 }
 
