@@ -157,12 +157,83 @@ static void test_clang_builds_kernels(void **state) {
   ascModuleUnload(m);
 }
 
+/* --------------------------------------------------- reduction order */
+
+/* A plain range loop keeps Python's order of float additions (docs/
+ * parallelize.md, "Reductions and their order"): 1e16, then ones, then
+ * -1e16 sums to exactly 0 sequentially (each 1e16 + 1 rounds back to
+ * 1e16), while partial sums per part give the ones back.  asc.prange
+ * still reorders: with a team of two or more it differs from the
+ * sequential sum, and it is the same on every run. */
+static void test_plain_range_float_sum_is_sequential(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "\n"
+      "@asc.kernel\n"
+      "def fsum(x, out):\n"
+      "    s = 0.0\n"
+      "    for i in range(x.shape[0]):\n"
+      "        s += x[i]\n"
+      "    out[0] = s\n"
+      "\n"
+      "@asc.kernel\n"
+      "def fsum_prange(x, out):\n"
+      "    s = 0.0\n"
+      "    for i in asc.prange(x.shape[0]):\n"
+      "        s += x[i]\n"
+      "    out[0] = s\n"
+      "\n"
+      "@asc.kernel\n"
+      "def isum(x, out):\n"
+      "    s = 0\n"
+      "    for i in range(x.shape[0]):\n"
+      "        s += x[i]\n"
+      "    out[0] = s\n";
+  enum { N = 200001 };
+  double *x = malloc(N * sizeof *x), out[1], again[1], seq = 0;
+  int64_t *xi = malloc(N * sizeof *xi), outi[1], seqi = 0;
+  ascTensor tx = e2e_t1(x, ascFloat64, N), to = e2e_t1(out, ascFloat64, 1);
+  ascTensor ta = e2e_t1(again, ascFloat64, 1);
+  ascTensor txi = e2e_t1(xi, ascInt64, N), toi = e2e_t1(outi, ascInt64, 1);
+  ascDeviceProp p;
+  ascModule_t m;
+  (void)state;
+  assert_non_null(x);
+  assert_non_null(xi);
+  for (int i = 0; i < N; i++) {
+    x[i] = i == 0 ? 1e16 : i == N - 1 ? -1e16 : 1.0;
+    xi[i] = (int64_t)(i % 1000) * (i % 2 ? -1 : 1) + (i == 0 ? INT64_MAX / 2 : 0);
+  }
+  for (int i = 0; i < N; i++) {
+    seq += x[i];
+    seqi += xi[i];
+  }
+  assert_true(seq == 0.0); /* the data does what the comment says */
+  m = load(text);
+  E2E_RUN(m, "fsum", &tx, &to);
+  if (memcmp(out, &seq, sizeof seq) != 0)
+    fail_msg("plain range sum %.17g, sequential %.17g", out[0], seq);
+  E2E_RUN(m, "isum", &txi, &toi);
+  assert_true(outi[0] == seqi);
+  ASSERT_OK(ascGetDeviceProperties(&p, 0));
+  E2E_RUN(m, "fsum_prange", &tx, &to);
+  E2E_RUN(m, "fsum_prange", &tx, &ta);
+  assert_memory_equal(out, again, sizeof out);
+  if (p.cores >= 2 && out[0] == seq)
+    fail_msg("asc.prange on %d cores gave the sequential sum %.17g: not "
+             "reordered", p.cores, out[0]);
+  ascModuleUnload(m);
+  free(x);
+  free(xi);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int64_min_literal),
       cmocka_unit_test(test_cr_only_line_endings),
       cmocka_unit_test(test_raise_message_with_nul),
       cmocka_unit_test(test_clang_builds_kernels),
+      cmocka_unit_test(test_plain_range_float_sum_is_sequential),
   };
   return cmocka_run_group_tests(tests, NULL, test_teardown);
 }
