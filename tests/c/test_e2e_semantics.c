@@ -157,6 +157,158 @@ static void test_clang_builds_kernels(void **state) {
   ascModuleUnload(m);
 }
 
+/* -------------------------------------------------------------- shifts */
+
+static const char shift_py[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def shifts(a, n, l, r):\n"
+    "    for i in range(a.shape[0]):\n"
+    "        l[i] = a[i] << n[i]\n"
+    "        r[i] = a[i] >> n[i]\n"
+    "\n"
+    "@asc.kernel\n"
+    "def shift_consts(a, l, r):\n"
+    "    for i in range(a.shape[0]):\n"
+    "        l[3 * i] = a[i] << 3\n"
+    "        l[3 * i + 1] = a[i] << 70\n"
+    "        l[3 * i + 2] = a[i] << 0\n"
+    "        r[3 * i] = a[i] >> 3\n"
+    "        r[3 * i + 1] = a[i] >> 70\n"
+    "        r[3 * i + 2] = a[i] >> 0\n"
+    "\n"
+    "@asc.kernel\n"
+    "def shift_neg(a, n, l):\n"
+    "    l[0] = 1\n"
+    "    l[1] = a[0] << n\n"
+    "    l[2] = 2\n";
+
+/* numpy's result for an element of `bits` bits (signed or not), as int64
+ * (the value, sign-extended or zero-extended). */
+static int64_t wrap_to(uint64_t v, int bits, int sgn) {
+  if (bits == 64)
+    return (int64_t)v;
+  v &= ((uint64_t)1 << bits) - 1;
+  if (sgn && (v >> (bits - 1)) & 1)
+    v |= ~(((uint64_t)1 << bits) - 1);
+  return (int64_t)v;
+}
+
+static int64_t ref_shl(int64_t a, int64_t n, int bits, int sgn) {
+  return n >= bits ? 0 : wrap_to((uint64_t)a << n, bits, sgn);
+}
+
+static int64_t ref_shr(int64_t a, int64_t n, int bits, int sgn) {
+  if (n >= bits)
+    return sgn && a < 0 ? -1 : 0;
+  if (sgn)
+    return a < 0 ? ~(~a >> n) : a >> n;
+  return (int64_t)((uint64_t)a >> n);
+}
+
+static void put(void *p, int64_t i, int size, int64_t v) {
+  switch (size) {
+  case 1: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case 2: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  case 4: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  default: ((uint64_t *)p)[i] = (uint64_t)v; break;
+  }
+}
+
+static int64_t get(const void *p, int64_t i, int size, int sgn) {
+  uint64_t v;
+  switch (size) {
+  case 1: v = ((const uint8_t *)p)[i]; break;
+  case 2: v = ((const uint16_t *)p)[i]; break;
+  case 4: v = ((const uint32_t *)p)[i]; break;
+  default: v = ((const uint64_t *)p)[i]; break;
+  }
+  return wrap_to(v, size * 8, sgn);
+}
+
+/* a << n and a >> n for every count 0 .. width + 9 (numpy: 0 past the
+ * width on the left, the sign fill on the right) and constant counts in
+ * and past the width; the C must be free of undefined behaviour
+ * (scripts/test.sh runs this under -fsanitize=undefined). */
+static void test_shifts_past_the_width(void **state) {
+  static const struct { ascDataType dt; int size, sgn; } types[] = {
+      {ascInt8, 1, 1},  {ascInt16, 2, 1}, {ascInt32, 4, 1},
+      {ascInt64, 8, 1}, {ascUInt8, 1, 0}, {ascUInt32, 4, 0},
+      {ascUInt64, 8, 0}};
+  static const int64_t vals[] = {0, 1, -1, 3, -3, 5, -128, 127, 0x55,
+                                 -0x5555, 0x7fffffff, INT64_MIN, INT64_MAX,
+                                 -123456789012345};
+  enum { NV = sizeof vals / sizeof vals[0] };
+  ascModule_t m;
+  (void)state;
+  m = load(shift_py);
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    int size = types[t].size, sgn = types[t].sgn, bits = size * 8;
+    int64_t n = (int64_t)NV * (bits + 10);
+    void *a = calloc((size_t)n, 8), *c = calloc((size_t)n, 8),
+         *l = calloc((size_t)n * 3, 8), *r = calloc((size_t)n * 3, 8);
+    ascTensor ta = e2e_t1(a, types[t].dt, n), tc = e2e_t1(c, types[t].dt, n);
+    ascTensor tl = e2e_t1(l, types[t].dt, n), tr = e2e_t1(r, types[t].dt, n);
+    ascTensor tl3 = e2e_t1(l, types[t].dt, 3 * n),
+              tr3 = e2e_t1(r, types[t].dt, 3 * n);
+    int64_t k = 0;
+    assert_true(a && c && l && r);
+    for (int v = 0; v < NV; v++)
+      for (int s = 0; s < bits + 10; s++, k++) {
+        put(a, k, size, vals[v]);
+        put(c, k, size, s);
+      }
+    E2E_RUN(m, "shifts", &ta, &tc, &tl, &tr);
+    for (k = 0; k < n; k++) {
+      int64_t av = get(a, k, size, sgn), cv = get(c, k, size, sgn);
+      int64_t wl = ref_shl(av, cv, bits, sgn), wr = ref_shr(av, cv, bits, sgn);
+      if (get(l, k, size, sgn) != wl || get(r, k, size, sgn) != wr)
+        fail_msg("dtype %d: %lld << %lld = %lld (want %lld), >> = %lld "
+                 "(want %lld)", (int)t, (long long)av,
+                 (long long)cv, (long long)get(l, k, size, sgn),
+                 (long long)wl, (long long)get(r, k, size, sgn),
+                 (long long)wr);
+    }
+    E2E_RUN(m, "shift_consts", &ta, &tl3, &tr3);
+    for (k = 0; k < n; k++) {
+      int64_t av = get(a, k, size, sgn);
+      static const int cnt[3] = {3, 70, 0};
+      for (int q = 0; q < 3; q++)
+        if (get(l, 3 * k + q, size, sgn) != ref_shl(av, cnt[q], bits, sgn) ||
+            get(r, 3 * k + q, size, sgn) != ref_shr(av, cnt[q], bits, sgn))
+          fail_msg("dtype %d: %lld shifted by the constant %d", (int)t,
+                   (long long)av, cnt[q]);
+    }
+    free(a);
+    free(c);
+    free(l);
+    free(r);
+  }
+  ascModuleUnload(m);
+}
+
+/* A negative count raises ValueError("negative shift count"), as Python
+ * does (numpy gives 0; Python's rule wins for kernels). */
+static void test_negative_shift_count_raises(void **state) {
+  int64_t a[1] = {5}, l[3] = {0, 0, 0};
+  ascTensor ta = e2e_t1(a, ascInt64, 1), tl = e2e_t1(l, ascInt64, 3);
+  ascScalar neg = e2e_weak_int(-1), ok = e2e_weak_int(2);
+  void *args[] = {&ta, &neg, &tl};
+  ascModule_t m;
+  (void)state;
+  m = load(shift_py);
+  ASSERT_ERR(e2e_run_err(m, "shift_neg", args), ascErrorKernelException);
+  if (strstr(ascGetLastErrorMessage(), "ValueError: negative shift count") ==
+      NULL)
+    fail_msg("'%s'", ascGetLastErrorMessage());
+  assert_int_equal(l[0], 1);
+  assert_int_equal(l[2], 0);
+  E2E_RUN(m, "shift_neg", &ta, &ok, &tl);
+  assert_int_equal(l[1], 20);
+  ascModuleUnload(m);
+}
+
 /* --------------------------------------------------- reduction order */
 
 /* A plain range loop keeps Python's order of float additions (docs/
@@ -234,6 +386,8 @@ int main(void) {
       cmocka_unit_test(test_raise_message_with_nul),
       cmocka_unit_test(test_clang_builds_kernels),
       cmocka_unit_test(test_plain_range_float_sum_is_sequential),
+      cmocka_unit_test(test_shifts_past_the_width),
+      cmocka_unit_test(test_negative_shift_count_raises),
   };
   return cmocka_run_group_tests(tests, NULL, test_teardown);
 }
