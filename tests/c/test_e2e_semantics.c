@@ -157,6 +157,67 @@ static void test_clang_builds_kernels(void **state) {
   ascModuleUnload(m);
 }
 
+/* ------------------------------------------------------- stack limits */
+
+/* A kernel with n local arrays of 256 KiB, each written and read. */
+static char *arrays_kernel(int n) {
+  size_t cap = 512 + (size_t)n * 200;
+  char *t = malloc(cap);
+  size_t k;
+  assert_non_null(t);
+  k = (size_t)snprintf(t, cap, "import asc\n\n@asc.kernel\n"
+                                "def many(out):\n    s = 0.0\n");
+  for (int a = 0; a < n; a++)
+    k += (size_t)snprintf(t + k, cap - k,
+                          "    a%d = asc.local_array(65536, asc.float32)\n"
+                          "    for i in range(65536):\n"
+                          "        a%d[i] = i * %d.0\n"
+                          "    s += a%d[65535 - %d]\n",
+                          a, a, a + 1, a, a);
+  snprintf(t + k, cap - k, "    out[0] = s\n");
+  return t;
+}
+
+/* 40 local arrays of 256 KiB (each under the per-array limit) once
+ * overflowed a worker's 8 MiB stack; now the kernel fails to compile at
+ * the array that crosses the 4 MiB total (docs/abi.md).  16 of them, the
+ * most that fit, run correctly. */
+static void test_local_arrays_past_the_stack(void **state) {
+  char *big = arrays_kernel(40), *fits = arrays_kernel(16);
+  float out[1] = {0};
+  ascTensor to = e2e_t1(out, ascFloat32, 1);
+  void *args[] = {&to};
+  ascModule_t m = NULL;
+  ascCompileOptions o;
+  ascError_t err;
+  double want = 0;
+  (void)state;
+  memset(&o, 0, sizeof o);
+  o.filename = "sem.py";
+  err = ascModuleLoadPython(&m, big, &o);
+  if (err == ascSuccess) {
+    ascKernel_t k = test_kernel(m, "many");
+    err = ascLaunchKernel(k, 1, args, NULL);
+    if (err == ascSuccess)
+      err = ascStreamSynchronize(NULL);
+    ascModuleUnload(m);
+  }
+  if (err != ascErrorCompile ||
+      strstr(ascGetLastErrorMessage(), "sem.py:70:") == NULL ||
+      strstr(ascGetLastErrorMessage(), "local arrays take 4456448 bytes") ==
+          NULL)
+    fail_msg("40 x 256 KiB: %s: %s", ascGetErrorName(err),
+             ascGetLastErrorMessage());
+  m = load(fits);
+  E2E_RUN(m, "many", &to);
+  for (int a = 0; a < 16; a++) /* integers below 2**24: exact */
+    want += (65535.0 - a) * (a + 1);
+  assert_true(out[0] == (float)want);
+  ascModuleUnload(m);
+  free(big);
+  free(fits);
+}
+
 /* -------------------------------------------------------------- shifts */
 
 static const char shift_py[] =
@@ -388,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_plain_range_float_sum_is_sequential),
       cmocka_unit_test(test_shifts_past_the_width),
       cmocka_unit_test(test_negative_shift_count_raises),
+      cmocka_unit_test(test_local_arrays_past_the_stack),
   };
   return cmocka_run_group_tests(tests, NULL, test_teardown);
 }
