@@ -157,6 +157,40 @@ static void test_clang_builds_kernels(void **state) {
   ascModuleUnload(m);
 }
 
+/* --------------------------------------------------------- identifiers */
+
+/* Identifiers are NFKC-normalised as Python does (PEP 3131): full-width
+ * x is x, the fi ligature is "fi", e + U+0301 is the precomposed e-acute;
+ * each pair below is one variable. */
+static void test_identifiers_nfkc(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "\n"
+      "@asc.kernel\n"
+      "def k(b):\n"
+      "    \xef\xbd\x98 = 5\n"                       /* full-width x */
+      "    x += 1\n"
+      "    b[0] = \xef\xbd\x98\n"
+      "    \xef\xac\x81le = 2\n"                     /* U+FB01 fi */
+      "    b[1] = file\n"
+      "    e\xcc\x81t\xc3\xa9 = 3\n"                 /* e U+0301, e-acute */
+      "    b[2] = \xc3\xa9te\xcc\x81 * 10\n"
+      "    for \xe2\x85\xb0 in range(2):\n"          /* U+2170 small roman i */
+      "        b[3 + i] = i + 7\n";
+  int64_t b[5] = {0, 0, 0, 0, 0};
+  ascTensor tb = e2e_t1(b, ascInt64, 5);
+  ascModule_t m;
+  (void)state;
+  m = load(text);
+  E2E_RUN(m, "k", &tb);
+  assert_int_equal(b[0], 6);
+  assert_int_equal(b[1], 2);
+  assert_int_equal(b[2], 30);
+  assert_int_equal(b[3], 7);
+  assert_int_equal(b[4], 8);
+  ascModuleUnload(m);
+}
+
 /* ------------------------------------------------------- stack limits */
 
 /* A kernel with n local arrays of 256 KiB, each written and read. */
@@ -450,6 +484,7 @@ int main(void) {
       cmocka_unit_test(test_shifts_past_the_width),
       cmocka_unit_test(test_negative_shift_count_raises),
       cmocka_unit_test(test_local_arrays_past_the_stack),
+      cmocka_unit_test(test_identifiers_nfkc),
   };
   return cmocka_run_group_tests(tests, NULL, test_teardown);
 }
