@@ -31,7 +31,14 @@ static const char helpers[] =
     "#include <string.h>\n"
     "\n"
     "/* ---- helpers: Python semantics the C operators do not give ---- */\n"
+    "/* float16 needs a C compiler with _Float16 (gcc 12, clang 15); older\n"
+    " * clang rejects even an unused typedef, so a kernel without float16\n"
+    " * compiles anywhere and one with it names the reason. */\n"
+    "#ifdef __FLT16_MAX__\n"
     "typedef _Float16 asc_f16;\n"
+    "#else\n"
+    "typedef struct asc_C_compiler_has_no__Float16_for_float16 asc_f16;\n"
+    "#endif\n"
     "typedef uint16_t asc_bf16; /* bfloat16 storage */\n"
     "static inline float asc_bf2f(asc_bf16 h) {\n"
     "  uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;\n"
@@ -69,6 +76,20 @@ static const char helpers[] =
     "    a = (T)(a * a); } return r; }\n"
     "ASC_UPOW(uint8_t, u8) ASC_UPOW(uint16_t, u16) ASC_UPOW(uint32_t, u32)\n"
     "ASC_UPOW(uint64_t, u64)\n"
+    "/* numpy's shifts, no C undefined behaviour: a count of at least the\n"
+    " * width gives 0 (left) or the sign fill (right); a negative count of\n"
+    " * a signed type raised ValueError before the call. */\n"
+    "#define ASC_SHIFT(T, W, S, FILL) \\\n"
+    "  static inline T asc_shl_##S(T a, T n) { \\\n"
+    "    return (uint64_t)n >= W ? (T)0 : (T)((uint64_t)a << n); } \\\n"
+    "  static inline T asc_shr_##S(T a, T n) { \\\n"
+    "    return (uint64_t)n >= W ? (T)(FILL) : (T)(a >> n); }\n"
+    "ASC_SHIFT(int8_t, 8, i8, a < 0 ? -1 : 0)\n"
+    "ASC_SHIFT(int16_t, 16, i16, a < 0 ? -1 : 0)\n"
+    "ASC_SHIFT(int32_t, 32, i32, a < 0 ? -1 : 0)\n"
+    "ASC_SHIFT(int64_t, 64, i64, a < 0 ? -1 : 0)\n"
+    "ASC_SHIFT(uint8_t, 8, u8, 0) ASC_SHIFT(uint16_t, 16, u16, 0)\n"
+    "ASC_SHIFT(uint32_t, 32, u32, 0) ASC_SHIFT(uint64_t, 64, u64, 0)\n"
     "/* Python's float // and % (CPython float_divmod); by zero they\n"
     " * follow IEEE as numpy does (a / b, and fmod's nan), not Python's\n"
     " * ZeroDivisionError. */\n"
@@ -503,8 +524,10 @@ static const char *binexpr(emitter *e, int op, int dt, const char *a,
   case ASC_IR_AND: cop = "&"; break;
   case ASC_IR_OR: cop = "|"; break;
   case ASC_IR_XOR: cop = "^"; break;
-  case ASC_IR_SHL: cop = "<<"; break;
-  case ASC_IR_SHR: cop = ">>"; break;
+  case ASC_IR_SHL:
+  case ASC_IR_SHR:
+    return asc__arena_printf(e->c, "asc_%s_%s(%s, %s)",
+                             op == ASC_IR_SHL ? "shl" : "shr", sfx(dt), a, b);
   case ASC_IR_EQ: return asc__arena_printf(e->c, "(%s == %s)", wa, wb);
   case ASC_IR_NE: return asc__arena_printf(e->c, "(%s != %s)", wa, wb);
   case ASC_IR_LT: return asc__arena_printf(e->c, "(%s < %s)", wa, wb);
@@ -827,6 +850,30 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "%s = %s;", d,
          binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
     break;
+  case ASC_IR_SHL:
+  case ASC_IR_SHR: {
+    asc__irval n = i->args[1];
+    if (n.kind == ASC_IRV_CONST && n.c.i >= 0 && n.c.i < asc__dt_bits(dt)) {
+      /* a constant count inside the width: the C shift is defined */
+      if (i->op == ASC_IR_SHL)
+        LINE(e, "%s = (%s)((uint64_t)%s << %d);", d, ctype(dt),
+             val(e, i->args[0]), (int)n.c.i);
+      else
+        LINE(e, "%s = (%s)(%s >> %d);", d, ctype(dt), val(e, i->args[0]),
+             (int)n.c.i);
+      break;
+    }
+    if (asc__dt_is_signed(dt) && !(n.kind == ASC_IRV_CONST && n.c.i >= 0)) {
+      LINE(e, "if (%s < 0) {", val(e, n));
+      e->depth++;
+      emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line, "negative shift count");
+      e->depth--;
+      LINE(e, "}");
+    }
+    LINE(e, "%s = %s;", d, binexpr(e, i->op, dt, val(e, i->args[0]),
+                                  val(e, n)));
+    break;
+  }
   case ASC_IR_NEG:
     if (dt == ascBFloat16)
       LINE(e, "%s = (asc_bf16)(%s ^ 0x8000u);", d, val(e, i->args[0]));

@@ -22,6 +22,11 @@
 
 /* Bytes of one local_array: it is a stack array of the running thread. */
 #define LOCAL_ARRAY_MAX (256u * 1024u)
+/* Bytes of all the local arrays of a kernel together (helpers inlined,
+ * parallel-loop bodies included: a thread may run a body chunk while the
+ * kernel's own frame is below it).  A block may use 7 MiB of stack
+ * (docs/abi.md); 3 MiB of that is left for frames and libm. */
+#define LOCAL_TOTAL_MAX (4u * 1024u * 1024u)
 
 typedef struct symreg {
   const asc__sym *sym;
@@ -51,6 +56,7 @@ typedef struct lstate {
   int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
   asc__type *ret_type;
   int inline_depth;
+  uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
 } lstate;
 
 static _Noreturn void unsupported(lstate *ls, asc__loc loc, const char *what) {
@@ -1111,6 +1117,17 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
                       "local_array of %llu bytes is too large for the "
                       "stack (at most %u)",
                       (unsigned long long)bytes, (unsigned)LOCAL_ARRAY_MAX);
+    if (b->id == ASC_BI_LOCAL_ARRAY) {
+      ls->local_bytes += bytes;
+      if (ls->local_bytes > LOCAL_TOTAL_MAX)
+        asc__diag_fatal(ls->c, value->loc,
+                        "the kernel's local arrays take %llu bytes with this "
+                        "one, more than the %u bytes they may use of a "
+                        "thread's stack (docs/abi.md); use fewer or smaller "
+                        "local arrays, or pass a tensor",
+                        (unsigned long long)ls->local_bytes,
+                        (unsigned)LOCAL_TOTAL_MAX);
+    }
   }
   if (b->id == ASC_BI_LOCK_ARRAY)
     unlock_all(ls, r, i->imm[0]);
@@ -1247,6 +1264,22 @@ static const char *message_of(lstate *ls, const asc__ast_expr *msg) {
     return "";
   if (msg->kind != ASC_EXPR_STR)
     unsupported(ls, msg->loc, "a message that is not a string literal");
+  if (memchr(msg->u.str.s, '\0', msg->u.str.len) != NULL) {
+    /* Messages travel as C strings: an embedded NUL is written as Python's
+     * repr writes it, "\x00", instead of ending the text there. */
+    size_t n = 0;
+    char *t = asc__arena_alloc(ls->c, msg->u.str.len * 4 + 1);
+    for (size_t k = 0; k < msg->u.str.len; k++) {
+      if (msg->u.str.s[k] == '\0') {
+        memcpy(t + n, "\\x00", 4);
+        n += 4;
+      } else {
+        t[n++] = msg->u.str.s[k];
+      }
+    }
+    t[n] = '\0';
+    return t;
+  }
   return msg->u.str.s;
 }
 

@@ -609,7 +609,8 @@ static void test_reduce_min_max_prange(void **state) {
   check_min_max("minmax");
 }
 
-/* in a range loop the compiler parallelises */
+/* in a plain range loop: the int64 one is parallelised, the float64 one
+ * stays serial (docs/parallelize.md, "Reductions and their order") */
 static void test_reduce_min_max_auto(void **state) {
   (void)state;
   check_min_max("minmax_auto");

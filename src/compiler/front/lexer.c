@@ -15,6 +15,7 @@
 
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
+#include "compiler/front/nfkc_table.h"
 
 typedef struct lexer {
   asc__cctx *c;
@@ -516,6 +517,128 @@ static void close_bracket(lexer *L, const char *p) {
   L->nbrackets--;
 }
 
+/* --------------------------------------------------------- identifiers */
+
+/* Decodes one UTF-8 character at p (n bytes left); returns its length,
+ * 0 when malformed. */
+static int utf8_decode(const unsigned char *p, size_t n, uint32_t *cp) {
+  int len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3
+          : (p[0] >> 3) == 30 ? 4 : 0;
+  uint32_t v;
+  if (len == 0 || (size_t)len > n)
+    return 0;
+  v = len == 1 ? p[0] : p[0] & (0x7Fu >> len);
+  for (int k = 1; k < len; k++) {
+    if ((p[k] & 0xC0) != 0x80)
+      return 0;
+    v = (v << 6) | (p[k] & 0x3Fu);
+  }
+  *cp = v;
+  return len;
+}
+
+static const char *nfkc_lookup(uint32_t cp) {
+  size_t lo = 0, hi = ASC_ARRAY_SIZE(asc__nfkc_map);
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (asc__nfkc_map[mid].cp == cp)
+      return asc__nfkc_map[mid].utf8;
+    if (asc__nfkc_map[mid].cp < cp)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+static bool nfkc_combining(uint32_t cp) {
+  for (size_t k = 0; k < ASC_ARRAY_SIZE(asc__nfkc_combining); k++)
+    if (cp >= asc__nfkc_combining[k][0] && cp <= asc__nfkc_combining[k][1])
+      return true;
+  return false;
+}
+
+/* NFC(a b) when it is one character, else 0; *composite set when a is
+ * itself a composition (a mark after it may need reordering). */
+static uint32_t nfkc_compose(uint32_t a, uint32_t b, bool *composite) {
+  *composite = false;
+  if (a >= 0x1100 && a <= 0x1112 && b >= 0x1161 && b <= 0x1175)
+    return 0xAC00 + ((a - 0x1100) * 21 + (b - 0x1161)) * 28;
+  if (a >= 0xAC00 && a <= 0xD7A3 && (a - 0xAC00) % 28 == 0 && b >= 0x11A8 &&
+      b <= 0x11C2)
+    return a + (b - 0x11A7);
+  for (size_t k = 0; k < ASC_ARRAY_SIZE(asc__nfkc_pairs); k++) {
+    if (asc__nfkc_pairs[k][0] == a && asc__nfkc_pairs[k][1] == b)
+      return asc__nfkc_pairs[k][2];
+    if (asc__nfkc_pairs[k][2] == a)
+      *composite = true;
+  }
+  if (a >= 0xAC00 && a <= 0xD7A3)
+    *composite = true;
+  return 0;
+}
+
+/* The name [p, p + n) in NFKC, as Python normalises identifiers (PEP
+ * 3131): each character through its own NFKC form, a combining mark
+ * composed with the character before it.  What needs more of the
+ * algorithm (canonical reordering of several marks) is an error instead
+ * of a silently different name. */
+static char *nfkc_name(lexer *L, const char *p, size_t n) {
+  uint32_t *cps = asc__arena_alloc(L->c, (n * 3 + 1) * sizeof *cps);
+  size_t ncp = 0, k = 0;
+  char *out;
+  bool prev_mark = false;
+  while (k < n) {
+    uint32_t cp;
+    int len = utf8_decode((const unsigned char *)p + k, n - k, &cp);
+    const char *m;
+    if (len == 0)       /* malformed UTF-8: the bytes stay as written */
+      return asc__arena_strndup(L->c, p, n);
+    m = cp >= 0x80 ? nfkc_lookup(cp) : NULL;
+    k += (size_t)len;
+    if (m != NULL) {
+      const unsigned char *q = (const unsigned char *)m;
+      size_t left = strlen(m);
+      while (left > 0) {
+        uint32_t c2;
+        int l2 = utf8_decode(q, left, &c2);
+        ASC_CHECK(L->c, l2 > 0);
+        cps[ncp++] = c2;
+        q += l2;
+        left -= (size_t)l2;
+      }
+      prev_mark = false;
+      continue;
+    }
+    if (ncp > 0 && cp >= 0x300 && nfkc_combining(cp)) {
+      bool composite;
+      uint32_t c = prev_mark ? 0 : nfkc_compose(cps[ncp - 1], cp, &composite);
+      if (c != 0) {
+        cps[ncp - 1] = c;
+        continue;
+      }
+      if (prev_mark || composite) {
+        asc__diag_error(L->c, loc_at(L, p + k - len), "identifier '%.*s': "
+                        "U+%04X after this character needs Unicode "
+                        "normalisation that libasc does not do (canonical "
+                        "reordering); write the name precomposed",
+                        (int)n, p, (unsigned)cp);
+        return asc__arena_strndup(L->c, p, n);
+      }
+      prev_mark = true;
+    } else {
+      prev_mark = false;
+    }
+    cps[ncp++] = cp;
+  }
+  out = asc__arena_alloc(L->c, ncp * 4 + 1);
+  k = 0;
+  for (size_t i = 0; i < ncp; i++)
+    put_utf8(out, &k, cps[i]);
+  out[k] = '\0';
+  return out;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static asc__tok_kind keyword(const char *s, size_t n) {
@@ -591,6 +714,22 @@ asc__token *asc__lex(asc__cctx *c, int *ntokens) {
     asc__diag_fatal(c, loc_at(L, z), "source code cannot contain null "
                     "bytes");
   }
+  /* Python reads source with universal newlines: a lone "\r" (old Mac
+   * line ending) ends a line like "\n" ("\r\n" is handled where it
+   * occurs).  Rewriting it in a copy keeps every offset and length. */
+  for (const char *q = c->text; q < L->end; q++) {
+    if (*q == '\r' && (q + 1 == L->end || q[1] != '\n')) {
+      char *t = asc__arena_alloc(c, c->len + 1);
+      memcpy(t, c->text, c->len);
+      for (size_t k = (size_t)(q - c->text); k < c->len; k++)
+        if (t[k] == '\r' && (k + 1 == c->len || t[k + 1] != '\n'))
+          t[k] = '\n';
+      c->text = t;
+      L->p = L->line_start = t;
+      L->end = t + c->len;
+      break;
+    }
+  }
   /* a UTF-8 byte order mark is skipped */
   if (c->len >= 3 && memcmp(c->text, "\xEF\xBB\xBF", 3) == 0)
     L->p += 3;
@@ -663,8 +802,13 @@ asc__token *asc__lex(asc__cctx *c, int *ntokens) {
       }
       asc__tok_kind k = keyword(p, (size_t)(q - p));
       asc__token *t = push(L, k, p, q);
-      if (k == ASC_TK_NAME)
-        t->v.name = asc__arena_strndup(c, p, (size_t)(q - p));
+      if (k == ASC_TK_NAME) {
+        size_t n = (size_t)(q - p);
+        bool ascii = true;
+        for (size_t j = 0; j < n && ascii; j++)
+          ascii = (unsigned char)p[j] < 0x80;
+        t->v.name = ascii ? asc__arena_strndup(c, p, n) : nfkc_name(L, p, n);
+      }
       L->p = q;
       continue;
     }

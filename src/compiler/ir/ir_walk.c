@@ -26,6 +26,8 @@ bool asc__ir_may_trap(const asc__irfunc *f, const asc__irins *i) {
     return !asc__dt_is_float(dt) &&
            !(i->args[1].kind == ASC_IRV_CONST && i->args[1].c.i != 0);
   case ASC_IR_POW:
+  case ASC_IR_SHL: /* ValueError: negative shift count */
+  case ASC_IR_SHR:
     return asc__dt_is_signed(dt) &&
            !(i->args[1].kind == ASC_IRV_CONST && i->args[1].c.i >= 0);
   case ASC_IR_CAST:

@@ -10,7 +10,8 @@
  *     axis holds exactly `alpha*p + C` (alpha a positive constant, C free of
  *     loop indices), the same in every load and store of that tensor;
  *   - every scalar assigned in the nest is private to an iteration or a
- *     recognised reduction (`s = s op x`, op in + * min max & | ^);
+ *     recognised integer reduction (`s = s op x`, op in + * min max & | ^);
+ *     a floating-point reduction keeps the loop serial, in Python's order;
  *   - nothing leaves the nest (break of a P loop, return) and there is no
  *     barrier, shared_array or nested pfor.
  *
@@ -1136,6 +1137,14 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     if (s->nin[r] == 0 || s->isiv[r])
       continue;
     if ((op = reduction_op(s, L1, r)) >= 0) {
+      if (asc__dt_is_float(f->regs[r].ty.dtype)) {
+        /* the one rule: docs/parallelize.md, "Reductions and their order" */
+        why = asc__arena_printf(
+            s->c, "%s is a floating-point reduction, which a plain range "
+                  "loop keeps in Python's order (asc.prange reorders it)",
+            rn(s, r));
+        goto serial;
+      }
       if (np.nred == (int)ASC_ARRAY_SIZE(np.red)) {
         why = "too many reductions";
         goto serial;

@@ -1328,6 +1328,16 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   case ASC_EXPR_CALL:
     return call(r, e);
   case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT &&
+        e->u.unary.operand->u.ival == (uint64_t)INT64_MAX + 1) {
+      /* -9223372036854775808 is INT64_MIN, a (weak) int64 like Python's
+       * -2**63, although 9223372036854775808 alone is a uint64 */
+      a = weak(r, ascInt64);
+      if (r->check)
+        settype(r, e->u.unary.operand, a);
+      return a;
+    }
     a = expr(r, e->u.unary.operand);
     PROPAGATE(a);
     if (e->u.unary.op == ASC_UN_NOT) {

@@ -1,8 +1,8 @@
 import asc
 
 
-# a loop that only reduces: the parallelisation pass turns it into a
-# reduction pfor
+# a float sum in a plain range loop: stays serial, in Python's order
+# (docs/parallelize.md, "Reductions and their order")
 @asc.kernel
 def total(x, out):
     s = 0.0
