@@ -134,6 +134,7 @@ static const char helpers[] =
     "}\n"
     "/* except clause matching, with Python's ArithmeticError family. */\n"
     "static inline int asc_exc_match(int kind, uint32_t mask) {\n"
+    "  if (kind == ASC_KEXC_CANCELLED) return 0;\n"
     "  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;\n"
     "  if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&\n"
     "      (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||\n"
@@ -206,6 +207,32 @@ static const char helpers[] =
     "#else\n"
     "#define ASC_SEQ_SUM(v) ((void)0)\n"
     "#endif\n"
+    "/* Cancellation polls (docs/abi.md): a relaxed load of the launch's\n"
+    " * stop flag at loop back-edges; counted loops run in chunks of\n"
+    " * ASC_POLL_CHUNK iterations with the poll between chunks, so the\n"
+    " * inner loop stays vectorisable.  -DASC_NO_POLL (in ASC_CFLAGS) is\n"
+    " * an internal switch that removes both, to measure their cost. */\n"
+    "static const int32_t asc_never_stop = 0;\n"
+    "#define ASC_STOP_OF(ctx) \\\n"
+    "  ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)\n"
+    "#define ASC_POLL_CHUNK 65536\n"
+    "#ifdef ASC_NO_POLL\n"
+    "#define ASC_POLL(stop) 0\n"
+    "#define ASC_CHUNK_UP(T, i, e) (e)\n"
+    "#define ASC_CHUNK_DOWN(T, i, e) (e)\n"
+    "#else\n"
+    "#define ASC_POLL(stop) \\\n"
+    "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
+    "#define ASC_CHUNK_UP(T, i, e) \\\n"
+    "  ((uint64_t)(e) - (uint64_t)(i) > ASC_POLL_CHUNK \\\n"
+    "       ? (T)((i) + ASC_POLL_CHUNK) : (e))\n"
+    "#define ASC_CHUNK_DOWN(T, i, e) \\\n"
+    "  ((uint64_t)(i) - (uint64_t)(e) > ASC_POLL_CHUNK \\\n"
+    "       ? (T)((i) - ASC_POLL_CHUNK) : (e))\n"
+    "#endif\n"
+    "static inline void asc_stopped(asc_kexc *e, int line) {\n"
+    "  asc_raise(e, ASC_KEXC_CANCELLED, line, \"launch stopped\");\n"
+    "}\n"
     "\n";
 
 /* ------------------------------------------------------------ emitter */
@@ -570,6 +597,17 @@ static void emit_raise(emitter *e, int kind, int32_t line, const char *msg) {
 
 static void emit_block(emitter *e, const asc__irblock *b);
 
+/* A cancellation poll: a stopped launch unwinds like an exception that
+ * no except clause matches. */
+static void emit_poll(emitter *e, int32_t line) {
+  LINE(e, "if (ASC_POLL(asc_stop)) {");
+  e->depth++;
+  LINE(e, "asc_stopped(exc, %d);", (int)line);
+  LINE(e, "goto %s;", exc_target(e));
+  e->depth--;
+  LINE(e, "}");
+}
+
 /* Emits the cleanups (finally bodies, critical exits) of frames above
  * index `to`, innermost first, for a break/continue/return leaving them. */
 static void cleanups(emitter *e, int to) {
@@ -777,22 +815,78 @@ static const char *ident_of(emitter *e, int op, int dt) {
   return val(e, v);
 }
 
-static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
-                            const char *ity) {
+/* True when the counted loop i certainly runs at most ASC_POLL_CHUNK
+ * iterations (constant bounds): it needs no poll of its own. */
+static bool short_loop(const asc__irins *i) {
+  const asc__irval *a = i->args;
+  uint64_t span;
+  if (a[0].kind != ASC_IRV_CONST || a[1].kind != ASC_IRV_CONST ||
+      a[2].kind != ASC_IRV_CONST || a[2].c.i == 0)
+    return false;
+  span = a[2].c.i > 0 ? (uint64_t)a[1].c.i - (uint64_t)a[0].c.i
+                      : (uint64_t)a[0].c.i - (uint64_t)a[1].c.i;
+  /* a negative span (empty loop) reads as huge: chunked, still right */
+  return span <= 65536;
+}
+
+/* Opens a serial counted loop.  A loop that may be long runs in chunks
+ * (an outer loop around the user's): returns the label L of the chunk
+ * loop, which the caller closes with a poll (close_for), or -1 for a
+ * short loop opened plainly. */
+static int emit_for_header(emitter *e, const asc__irins *i, const char *iv,
+                           const char *ity) {
   asc__irval step = i->args[2];
   int L = e->labels++;
   const char *hi = asc__arena_printf(e->c, "e%d", L);
-  if (step.kind == ASC_IRV_CONST && step.c.i > 0)
-    LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv,
-         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
-  else if (step.kind == ASC_IRV_CONST)
-    LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv,
-         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
-  else
-    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > %s; "
-            "%s += s%d) {",
-         ity, iv, val(e, i->args[0]), hi, val(e, i->args[1]), L, val(e, step),
-         L, iv, hi, iv, hi, iv, L);
+  const char *ce = asc__arena_printf(e->c, "c%d", L);
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+
+  if (short_loop(i)) {
+    if (step.c.i > 0)
+      LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv, lo,
+           hi, up, iv, hi, iv, val(e, step));
+    else
+      LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv, lo,
+           hi, up, iv, hi, iv, val(e, step));
+    return -1;
+  }
+  if (step.kind == ASC_IRV_CONST && step.c.i > 0) {
+    LINE(e, "for (%s %s = %s, %s = %s; %s < %s;) {", ity, iv, lo, hi, up, iv,
+         hi);
+    e->depth++;
+    LINE(e, "const %s %s = ASC_CHUNK_UP(%s, %s, %s);", ity, ce, ity, iv, hi);
+    LINE(e, "for (; %s < %s; %s += %s) {", iv, ce, iv, val(e, step));
+  } else if (step.kind == ASC_IRV_CONST) {
+    LINE(e, "for (%s %s = %s, %s = %s; %s > %s;) {", ity, iv, lo, hi, up, iv,
+         hi);
+    e->depth++;
+    LINE(e, "const %s %s = ASC_CHUNK_DOWN(%s, %s, %s);", ity, ce, ity, iv,
+         hi);
+    LINE(e, "for (; %s > %s; %s += %s) {", iv, ce, iv, val(e, step));
+  } else {
+    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > %s;) "
+            "{",
+         ity, iv, lo, hi, up, L, val(e, step), L, iv, hi, iv, hi);
+    e->depth++;
+    LINE(e, "const %s %s = s%d > 0 ? ASC_CHUNK_UP(%s, %s, %s) : "
+            "ASC_CHUNK_DOWN(%s, %s, %s);",
+         ity, ce, L, ity, iv, hi, ity, iv, hi);
+    LINE(e, "for (; s%d > 0 ? %s < %s : %s > %s; %s += s%d) {", L, iv, ce, iv,
+         ce, iv, L);
+  }
+  return L;
+}
+
+/* Closes what emit_for_header opened (the user's loop is closed):
+ * the poll between chunks, and the target of a break. */
+static void close_for(emitter *e, const asc__irins *i, int L, bool brk) {
+  if (L < 0)
+    return;
+  emit_poll(e, i->line);
+  e->depth--;
+  LINE(e, "}");
+  if (brk)
+    LINE(e, "L%d_brk:;", L);
 }
 
 static void emit_pfor_call(emitter *e, const asc__irins *i);
@@ -938,19 +1032,23 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     }
     /* a parallel loop nested in a parallel body runs serially */
     /* fall through */
-  case ASC_IR_FOR:
-    emit_for_header(e, i, rname(e, i->dst), ctype(dt));
+  case ASC_IR_FOR: {
+    int L = emit_for_header(e, i, rname(e, i->dst), ctype(dt));
+    bool brk;
     e->depth++;
-    push(e, F_LOOP, 0, i);
+    push(e, F_LOOP, L, i);
     emit_block(e, &i->body[0]);
-    e->nframes--;
+    brk = e->frames[--e->nframes].used;
     e->depth--;
     LINE(e, "}");
+    close_for(e, i, L, brk);
     break;
+  }
   case ASC_IR_LOOP:
     LINE(e, "for (;;) {");
     e->depth++;
-    push(e, F_LOOP, 0, i);
+    push(e, F_LOOP, -1, i);
+    emit_poll(e, i->line);
     emit_block(e, &i->body[0]);
     e->nframes--;
     e->depth--;
@@ -1044,7 +1142,13 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_CONTINUE: {
     int k = innermost_loop(e);
     cleanups(e, k + 1);
-    LINE(e, "%s;", i->op == ASC_IR_BREAK ? "break" : "continue");
+    if (i->op == ASC_IR_BREAK && e->frames[k].label >= 0) {
+      /* out of the chunk loop too (emit_for_header) */
+      e->frames[k].used = true;
+      LINE(e, "goto L%d_brk;", e->frames[k].label);
+    } else {
+      LINE(e, "%s;", i->op == ASC_IR_BREAK ? "break" : "continue");
+    }
     break;
   }
   case ASC_IR_RET:
@@ -1423,6 +1527,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->depth = 1;
   LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
   LINE(e, "asc_kctx *ctx = env->ctx;");
+  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   for (int32_t r = 0; r < f->nregs; r++) {
     if (!cap[r])
       continue;
@@ -1455,9 +1560,13 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
            ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
     }
+    /* a partition runs in chunks, with a poll between them */
+    LINE(e, "for (int64_t kc = k0; kc < k1;) {");
+    e->depth++;
+    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1);");
     /* iterations of a parallel loop are independent by definition */
     out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
+    LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "kk" : "start + kk * step");
@@ -1501,10 +1610,14 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "k" : "start + k * step");
   }
-  push(e, F_LOOP, 0, i);
+  push(e, F_LOOP, -1, i);
   emit_block(e, &i->body[0]);
   e->nframes--;
   if (i->nred > 0) {
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "kc = kce;");
+    emit_poll(e, i->line);
     e->depth--;
     LINE(e, "}");
     for (int32_t q = 0; q < i->nred; q++)
@@ -1688,6 +1801,7 @@ static void emit_kernel(emitter *e) {
   scan_entry(&f->body, mark, isiv);
   declare_scalars(e, mark, isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
+  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   e->raise_used = false;
   emit_block(e, &f->body);
   LINE(e, "return 0;");
