@@ -107,6 +107,35 @@ static ascError_t stream_sync(ascpy_Stream *s) {
   return e;
 }
 
+/* A slice of an interruptible wait: the bound on how late a signal is
+ * seen, well under the 100 ms that KeyboardInterrupt may take. */
+#define WAIT_SLICE_MS 20
+
+int ascpy_wait(ascStream_t h, ascError_t *e) {
+  for (;;) {
+    ascError_t r;
+    Py_BEGIN_ALLOW_THREADS
+    r = ascStreamSynchronizeTimeout(h, WAIT_SLICE_MS);
+    Py_END_ALLOW_THREADS
+    if (r != ascErrorNotReady) {
+      *e = r;
+      return 0;
+    }
+    if (PyErr_CheckSignals() < 0) {
+      /* Polls stop the running kernel within about a millisecond; the
+       * queued work is skipped.  The cancellation is this call's to
+       * report, as the handler's exception. */
+      Py_BEGIN_ALLOW_THREADS
+      (void)ascStreamCancel(h);
+      r = ascStreamSynchronize(h);
+      Py_END_ALLOW_THREADS
+      (void)r;
+      (void)ascGetLastError();
+      return -1;
+    }
+  }
+}
+
 static ascError_t stream_destroy(ascpy_Stream *s) {
   ascError_t e, e2;
   if (s->is_default || s->destroyed)
@@ -179,10 +208,25 @@ static void stream_dealloc(ascpy_Stream *s) {
 
 static PyObject *stream_synchronize(ascpy_Stream *s, PyObject *unused) {
   ascError_t e;
+  int r;
   (void)unused;
   if (ascpy_stream_check(s) < 0)
     return NULL;
-  e = stream_sync(s);
+  r = ascpy_wait(s->handle, &e);
+  ascpy_stream_drained(s);
+  if (r < 0)
+    return NULL;
+  if (e != ascSuccess)
+    return ascpy_error(e);
+  Py_RETURN_NONE;
+}
+
+static PyObject *stream_cancel(ascpy_Stream *s, PyObject *unused) {
+  ascError_t e;
+  (void)unused;
+  if (ascpy_stream_check(s) < 0)
+    return NULL;
+  e = ascStreamCancel(s->handle);
   if (e != ascSuccess)
     return ascpy_error(e);
   Py_RETURN_NONE;
@@ -262,6 +306,9 @@ static PyMethodDef stream_methods[] = {
      "exception."},
     {"query", (PyCFunction)stream_query, METH_NOARGS,
      "True when all queued work finished, False while some runs."},
+    {"cancel", (PyCFunction)stream_cancel, METH_NOARGS,
+     "Stop the running kernel at its next poll and skip the queued work; "
+     "the next synchronize raises asc.CancelledError.  Does not wait."},
     {"wait_event", (PyCFunction)stream_wait_event, METH_O,
      "Make later work on this stream wait for the event."},
     {"destroy", (PyCFunction)stream_destroy_m, METH_NOARGS,
