@@ -218,11 +218,15 @@ static const char helpers[] =
     "#define ASC_POLL_CHUNK 65536\n"
     "#ifdef ASC_NO_POLL\n"
     "#define ASC_POLL(stop) 0\n"
+    "#define ASC_LONG(lo, hi) 0\n"
     "#define ASC_CHUNK_UP(T, i, e) (e)\n"
     "#define ASC_CHUNK_DOWN(T, i, e) (e)\n"
     "#else\n"
     "#define ASC_POLL(stop) \\\n"
     "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
+    "#define ASC_LONG(lo, hi) \\\n"
+    "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > ASC_POLL_CHUNK && \\\n"
+    "                   (hi) > (lo), 0)\n"
     "#define ASC_CHUNK_UP(T, i, e) \\\n"
     "  ((uint64_t)(e) - (uint64_t)(i) > ASC_POLL_CHUNK \\\n"
     "       ? (T)((i) + ASC_POLL_CHUNK) : (e))\n"
@@ -829,64 +833,140 @@ static bool short_loop(const asc__irins *i) {
   return span <= 65536;
 }
 
-/* Opens a serial counted loop.  A loop that may be long runs in chunks
- * (an outer loop around the user's): returns the label L of the chunk
- * loop, which the caller closes with a poll (close_for), or -1 for a
- * short loop opened plainly. */
-static int emit_for_header(emitter *e, const asc__irins *i, const char *iv,
-                           const char *ity) {
+static bool has_loop(const asc__irblock *b);
+
+/* Opens a serial counted loop plainly; a loop whose body holds a loop
+ * polls at the top of every iteration (the inner loop's work pays for
+ * it).  Where polls go is explained at emit_for. */
+static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
+                            const char *ity, bool poll) {
   asc__irval step = i->args[2];
   int L = e->labels++;
   const char *hi = asc__arena_printf(e->c, "e%d", L);
-  const char *ce = asc__arena_printf(e->c, "c%d", L);
   const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
 
-  if (short_loop(i)) {
-    if (step.c.i > 0)
-      LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv, lo,
-           hi, up, iv, hi, iv, val(e, step));
-    else
-      LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv, lo,
-           hi, up, iv, hi, iv, val(e, step));
-    return -1;
+  if (step.kind == ASC_IRV_CONST && step.c.i > 0)
+    LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv, lo,
+         hi, up, iv, hi, iv, val(e, step));
+  else if (step.kind == ASC_IRV_CONST)
+    LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv, lo,
+         hi, up, iv, hi, iv, val(e, step));
+  else
+    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > "
+            "%s; %s += s%d) {",
+         ity, iv, lo, hi, up, L, val(e, step), L, iv, hi, iv, hi, iv, L);
+  if (poll) {
+    e->depth++;
+    emit_poll(e, i->line);
+    e->depth--;
   }
-  if (step.kind == ASC_IRV_CONST && step.c.i > 0) {
-    LINE(e, "for (%s %s = %s, %s = %s; %s < %s;) {", ity, iv, lo, hi, up, iv,
-         hi);
-    e->depth++;
-    LINE(e, "const %s %s = ASC_CHUNK_UP(%s, %s, %s);", ity, ce, ity, iv, hi);
-    LINE(e, "for (; %s < %s; %s += %s) {", iv, ce, iv, val(e, step));
-  } else if (step.kind == ASC_IRV_CONST) {
-    LINE(e, "for (%s %s = %s, %s = %s; %s > %s;) {", ity, iv, lo, hi, up, iv,
-         hi);
-    e->depth++;
-    LINE(e, "const %s %s = ASC_CHUNK_DOWN(%s, %s, %s);", ity, ce, ity, iv,
-         hi);
-    LINE(e, "for (; %s > %s; %s += %s) {", iv, ce, iv, val(e, step));
-  } else {
-    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > %s;) "
-            "{",
-         ity, iv, lo, hi, up, L, val(e, step), L, iv, hi, iv, hi);
-    e->depth++;
-    LINE(e, "const %s %s = s%d > 0 ? ASC_CHUNK_UP(%s, %s, %s) : "
-            "ASC_CHUNK_DOWN(%s, %s, %s);",
-         ity, ce, L, ity, iv, hi, ity, iv, hi);
-    LINE(e, "for (; s%d > 0 ? %s < %s : %s > %s; %s += s%d) {", L, iv, ce, iv,
-         ce, iv, L);
-  }
-  return L;
 }
 
-/* Closes what emit_for_header opened (the user's loop is closed):
- * the poll between chunks, and the target of a break. */
-static void close_for(emitter *e, const asc__irins *i, int L, bool brk) {
-  if (L < 0)
-    return;
-  emit_poll(e, i->line);
+/* Opens the chunked copy of an innermost loop (label L): an outer loop
+ * over chunks of ASC_POLL_CHUNK iterations around the user's loop, which
+ * stays vectorisable.  close_chunks closes it. */
+static void emit_chunk_header(emitter *e, const asc__irins *i, int L,
+                              const char *iv, const char *ity) {
+  asc__irval step = i->args[2];
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+
+  if (step.kind == ASC_IRV_CONST && step.c.i > 0) {
+    LINE(e, "for (%s %s = %s, e%d = %s; %s < e%d;) {", ity, iv, lo, L, up,
+         iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = ASC_CHUNK_UP(%s, %s, e%d);", ity, L, ity, iv, L);
+    LINE(e, "for (; %s < c%d; %s += %s) {", iv, L, iv, val(e, step));
+  } else if (step.kind == ASC_IRV_CONST) {
+    LINE(e, "for (%s %s = %s, e%d = %s; %s > e%d;) {", ity, iv, lo, L, up,
+         iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = ASC_CHUNK_DOWN(%s, %s, e%d);", ity, L, ity, iv,
+         L);
+    LINE(e, "for (; %s > c%d; %s += %s) {", iv, L, iv, val(e, step));
+  } else {
+    LINE(e, "for (%s %s = %s, e%d = %s, s%d = %s; s%d > 0 ? %s < e%d : %s > "
+            "e%d;) {",
+         ity, iv, lo, L, up, L, val(e, step), L, iv, L, iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = s%d > 0 ? ASC_CHUNK_UP(%s, %s, e%d) : "
+            "ASC_CHUNK_DOWN(%s, %s, e%d);",
+         ity, L, L, ity, iv, L, ity, iv, L);
+    LINE(e, "for (; s%d > 0 ? %s < c%d : %s > c%d; %s += s%d) {", L, iv, L,
+         iv, L, iv, L);
+  }
+}
+
+/* After the user's loop of a chunked copy: the poll between chunks, when
+ * the chunk was cut short, and the end of the chunk loop. */
+static void close_chunks(emitter *e, const asc__irins *i, int L) {
+  LINE(e, "if (c%d != e%d && ASC_POLL(asc_stop)) {", L, L);
+  e->depth++;
+  LINE(e, "asc_stopped(exc, %d);", (int)i->line);
+  LINE(e, "goto %s;", exc_target(e));
   e->depth--;
   LINE(e, "}");
-  if (brk)
-    LINE(e, "L%d_brk:;", L);
+  e->depth--;
+  LINE(e, "}");
+}
+
+/* The condition under which loop i runs more than ASC_POLL_CHUNK
+ * iterations (more precisely: spans more than ASC_POLL_CHUNK). */
+static const char *long_cond(emitter *e, const asc__irins *i) {
+  asc__irval step = i->args[2];
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+  const char *upc = asc__arena_printf(e->c, "ASC_LONG(%s, %s)", lo, up);
+  const char *dnc = asc__arena_printf(e->c, "ASC_LONG(%s, %s)", up, lo);
+  if (step.kind == ASC_IRV_CONST)
+    return step.c.i > 0 ? upc : dnc;
+  return asc__arena_printf(e->c, "(%s > 0 ? %s : %s)", val(e, step), upc,
+                           dnc);
+}
+
+/* A serial counted loop.  Where polls go (docs/abi.md):
+ *  - a loop whose body holds a loop polls at the top of every iteration;
+ *  - an innermost loop is emitted twice: as written, taken when it spans
+ *    at most ASC_POLL_CHUNK (no poll: a short inner loop pays one compare
+ *    at entry), and in chunks of ASC_POLL_CHUNK iterations with a poll
+ *    between them, taken when it is longer.  Only innermost bodies are
+ *    copied (straight-line code), so the code grows at most twofold;
+ *  - an innermost loop with constant bounds spanning at most
+ *    ASC_POLL_CHUNK is emitted once, without a poll. */
+static void emit_for(emitter *e, const asc__irins *i, const char *iv,
+                     const char *ity) {
+  bool outer = has_loop(&i->body[0]);
+  int L = -1;
+  bool brk = false;
+
+  if (!outer && !short_loop(i)) {
+    L = e->labels++;
+    LINE(e, "if (%s) { /* long: in chunks, polling between them */",
+         long_cond(e, i));
+    e->depth++;
+    emit_chunk_header(e, i, L, iv, ity);
+    e->depth++;
+    push(e, F_LOOP, L, i);
+    emit_block(e, &i->body[0]);
+    brk = e->frames[--e->nframes].used;
+    e->depth--;
+    LINE(e, "}");
+    close_chunks(e, i, L);
+    e->depth--;
+    LINE(e, "} else {");
+    e->depth++;
+  }
+  emit_for_header(e, i, iv, ity, outer);
+  e->depth++;
+  push(e, F_LOOP, L, i);
+  emit_block(e, &i->body[0]);
+  brk |= e->frames[--e->nframes].used;
+  e->depth--;
+  LINE(e, "}");
+  if (L >= 0) {
+    e->depth--;
+    LINE(e, "}");
+    if (brk)
+      LINE(e, "L%d_brk:;", L);
+  }
 }
 
 static void emit_pfor_call(emitter *e, const asc__irins *i);
@@ -1032,18 +1112,9 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     }
     /* a parallel loop nested in a parallel body runs serially */
     /* fall through */
-  case ASC_IR_FOR: {
-    int L = emit_for_header(e, i, rname(e, i->dst), ctype(dt));
-    bool brk;
-    e->depth++;
-    push(e, F_LOOP, L, i);
-    emit_block(e, &i->body[0]);
-    brk = e->frames[--e->nframes].used;
-    e->depth--;
-    LINE(e, "}");
-    close_for(e, i, L, brk);
+  case ASC_IR_FOR:
+    emit_for(e, i, rname(e, i->dst), ctype(dt));
     break;
-  }
   case ASC_IR_LOOP:
     LINE(e, "for (;;) {");
     e->depth++;
@@ -1616,8 +1687,13 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   if (i->nred > 0) {
     e->depth--;
     LINE(e, "}");
+    LINE(e, "if (kce != k1 && ASC_POLL(asc_stop)) {");
+    e->depth++;
+    LINE(e, "asc_stopped(exc, %d);", (int)i->line);
+    LINE(e, "goto %s;", exc_target(e));
+    e->depth--;
+    LINE(e, "}");
     LINE(e, "kc = kce;");
-    emit_poll(e, i->line);
     e->depth--;
     LINE(e, "}");
     for (int32_t q = 0; q < i->nred; q++)
