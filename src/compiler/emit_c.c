@@ -216,23 +216,22 @@ static const char helpers[] =
     "#define ASC_STOP_OF(ctx) \\\n"
     "  ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)\n"
     "#define ASC_POLL_CHUNK 65536\n"
+    "#define ASC_POLL_OUTER 64\n"
     "#ifdef ASC_NO_POLL\n"
     "#define ASC_POLL(stop) 0\n"
     "#define ASC_LONG(lo, hi) 0\n"
-    "#define ASC_CHUNK_UP(T, i, e) (e)\n"
-    "#define ASC_CHUNK_DOWN(T, i, e) (e)\n"
+    "#define ASC_CHUNK_UP(T, i, e, n) (e)\n"
+    "#define ASC_CHUNK_DOWN(T, i, e, n) (e)\n"
     "#else\n"
     "#define ASC_POLL(stop) \\\n"
     "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
     "#define ASC_LONG(lo, hi) \\\n"
     "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > ASC_POLL_CHUNK && \\\n"
     "                   (hi) > (lo), 0)\n"
-    "#define ASC_CHUNK_UP(T, i, e) \\\n"
-    "  ((uint64_t)(e) - (uint64_t)(i) > ASC_POLL_CHUNK \\\n"
-    "       ? (T)((i) + ASC_POLL_CHUNK) : (e))\n"
-    "#define ASC_CHUNK_DOWN(T, i, e) \\\n"
-    "  ((uint64_t)(i) - (uint64_t)(e) > ASC_POLL_CHUNK \\\n"
-    "       ? (T)((i) - ASC_POLL_CHUNK) : (e))\n"
+    "#define ASC_CHUNK_UP(T, i, e, n) \\\n"
+    "  ((uint64_t)(e) - (uint64_t)(i) > (n) ? (T)((i) + (n)) : (e))\n"
+    "#define ASC_CHUNK_DOWN(T, i, e, n) \\\n"
+    "  ((uint64_t)(i) - (uint64_t)(e) > (n) ? (T)((i) - (n)) : (e))\n"
     "#endif\n"
     "static inline void asc_stopped(asc_kexc *e, int line) {\n"
     "  asc_raise(e, ASC_KEXC_CANCELLED, line, \"launch stopped\");\n"
@@ -277,6 +276,7 @@ typedef struct emitter {
   int32_t last_line;
   int npfor;            /* pfor bodies emitted / called so far */
   bool in_body;         /* emitting a pfor body function */
+  int sdepth;           /* serial loops around the code being emitted */
   bool body_reduces;    /* that body has reductions */
   const asc__irins *pfor;  /* the pfor whose body is being emitted */
   int64_t *shared_off;  /* per register: byte offset in ctx->shared */
@@ -835,9 +835,8 @@ static bool short_loop(const asc__irins *i) {
 
 static bool has_loop(const asc__irblock *b);
 
-/* Opens a serial counted loop plainly; a loop whose body holds a loop
- * polls at the top of every iteration (the inner loop's work pays for
- * it).  Where polls go is explained at emit_for. */
+/* Opens a serial counted loop plainly, with a poll at the top of every
+ * iteration if `poll`.  Where polls go is explained at emit_for. */
 static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
                             const char *ity, bool poll) {
   asc__irval step = i->args[2];
@@ -866,7 +865,8 @@ static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
  * over chunks of ASC_POLL_CHUNK iterations around the user's loop, which
  * stays vectorisable.  close_chunks closes it. */
 static void emit_chunk_header(emitter *e, const asc__irins *i, int L,
-                              const char *iv, const char *ity) {
+                              const char *iv, const char *ity,
+                              const char *n) {
   asc__irval step = i->args[2];
   const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
 
@@ -874,23 +874,24 @@ static void emit_chunk_header(emitter *e, const asc__irins *i, int L,
     LINE(e, "for (%s %s = %s, e%d = %s; %s < e%d;) {", ity, iv, lo, L, up,
          iv, L);
     e->depth++;
-    LINE(e, "const %s c%d = ASC_CHUNK_UP(%s, %s, e%d);", ity, L, ity, iv, L);
+    LINE(e, "const %s c%d = ASC_CHUNK_UP(%s, %s, e%d, %s);", ity, L, ity, iv,
+         L, n);
     LINE(e, "for (; %s < c%d; %s += %s) {", iv, L, iv, val(e, step));
   } else if (step.kind == ASC_IRV_CONST) {
     LINE(e, "for (%s %s = %s, e%d = %s; %s > e%d;) {", ity, iv, lo, L, up,
          iv, L);
     e->depth++;
-    LINE(e, "const %s c%d = ASC_CHUNK_DOWN(%s, %s, e%d);", ity, L, ity, iv,
-         L);
+    LINE(e, "const %s c%d = ASC_CHUNK_DOWN(%s, %s, e%d, %s);", ity, L, ity,
+         iv, L, n);
     LINE(e, "for (; %s > c%d; %s += %s) {", iv, L, iv, val(e, step));
   } else {
     LINE(e, "for (%s %s = %s, e%d = %s, s%d = %s; s%d > 0 ? %s < e%d : %s > "
             "e%d;) {",
          ity, iv, lo, L, up, L, val(e, step), L, iv, L, iv, L);
     e->depth++;
-    LINE(e, "const %s c%d = s%d > 0 ? ASC_CHUNK_UP(%s, %s, e%d) : "
-            "ASC_CHUNK_DOWN(%s, %s, e%d);",
-         ity, L, L, ity, iv, L, ity, iv, L);
+    LINE(e, "const %s c%d = s%d > 0 ? ASC_CHUNK_UP(%s, %s, e%d, %s) : "
+            "ASC_CHUNK_DOWN(%s, %s, e%d, %s);",
+         ity, L, L, ity, iv, L, n, ity, iv, L, n);
     LINE(e, "for (; s%d > 0 ? %s < c%d : %s > c%d; %s += s%d) {", L, iv, L,
          iv, L, iv, L);
   }
@@ -922,30 +923,56 @@ static const char *long_cond(emitter *e, const asc__irins *i) {
                            dnc);
 }
 
-/* A serial counted loop.  Where polls go (docs/abi.md):
- *  - a loop whose body holds a loop polls at the top of every iteration;
- *  - an innermost loop is emitted twice: as written, taken when it spans
- *    at most ASC_POLL_CHUNK (no poll: a short inner loop pays one compare
- *    at entry), and in chunks of ASC_POLL_CHUNK iterations with a poll
- *    between them, taken when it is longer.  Only innermost bodies are
- *    copied (straight-line code), so the code grows at most twofold;
- *  - an innermost loop with constant bounds spanning at most
- *    ASC_POLL_CHUNK is emitted once, without a poll. */
+/* A serial counted loop.  Where polls go (docs/abi.md), counting depth
+ * in the serial loops of the C function being emitted (a kernel entry or
+ * a parallel-loop body):
+ *  - an outermost loop (depth 0) whose body holds a loop runs in chunks
+ *    of ASC_POLL_OUTER (64) iterations and polls between them (a compare
+ *    per entry, a poll only when it runs longer);
+ *  - an innermost loop at depth 0 or 1 is emitted twice: as written,
+ *    taken when it spans at most ASC_POLL_CHUNK (no poll: a short inner
+ *    loop pays one compare at entry), and in chunks of ASC_POLL_CHUNK
+ *    iterations with a poll between them, taken when it is longer.  Only
+ *    innermost bodies are copied (straight-line code), so the code grows
+ *    at most twofold; with constant bounds spanning at most
+ *    ASC_POLL_CHUNK it is emitted once, without a poll;
+ *  - deeper loops do not poll: the enclosing polls bound the latency to
+ *    64 iterations of the outermost loop (plus the long loops that poll
+ *    themselves), and a nest of short loops (a 3x3 window) pays nothing
+ *    per inner iteration. */
 static void emit_for(emitter *e, const asc__irins *i, const char *iv,
                      const char *ity) {
   bool outer = has_loop(&i->body[0]);
   int L = -1;
   bool brk = false;
 
-  if (!outer && !short_loop(i)) {
+  if (outer && e->sdepth == 0) {
+    L = e->labels++;
+    emit_chunk_header(e, i, L, iv, ity, "ASC_POLL_OUTER");
+    e->depth++;
+    push(e, F_LOOP, L, i);
+    e->sdepth++;
+    emit_block(e, &i->body[0]);
+    e->sdepth--;
+    brk = e->frames[--e->nframes].used;
+    e->depth--;
+    LINE(e, "}");
+    close_chunks(e, i, L);
+    if (brk)
+      LINE(e, "L%d_brk:;", L);
+    return;
+  }
+  if (!outer && e->sdepth <= 1 && !short_loop(i)) {
     L = e->labels++;
     LINE(e, "if (%s) { /* long: in chunks, polling between them */",
          long_cond(e, i));
     e->depth++;
-    emit_chunk_header(e, i, L, iv, ity);
+    emit_chunk_header(e, i, L, iv, ity, "ASC_POLL_CHUNK");
     e->depth++;
     push(e, F_LOOP, L, i);
+    e->sdepth++;
     emit_block(e, &i->body[0]);
+    e->sdepth--;
     brk = e->frames[--e->nframes].used;
     e->depth--;
     LINE(e, "}");
@@ -954,10 +981,12 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
     LINE(e, "} else {");
     e->depth++;
   }
-  emit_for_header(e, i, iv, ity, outer);
+  emit_for_header(e, i, iv, ity, false);
   e->depth++;
   push(e, F_LOOP, L, i);
+  e->sdepth++;
   emit_block(e, &i->body[0]);
+  e->sdepth--;
   brk |= e->frames[--e->nframes].used;
   e->depth--;
   LINE(e, "}");
@@ -1120,7 +1149,9 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     e->depth++;
     push(e, F_LOOP, -1, i);
     emit_poll(e, i->line);
+    e->sdepth++;
     emit_block(e, &i->body[0]);
+    e->sdepth--;
     e->nframes--;
     e->depth--;
     LINE(e, "}");
@@ -1588,6 +1619,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   /* body */
   e->labels = 0;
   e->nframes = 0;
+  e->sdepth = 0;
   e->in_body = true;
   e->pfor = i;
   e->last_line = 0;
@@ -1634,7 +1666,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     /* a partition runs in chunks, with a poll between them */
     LINE(e, "for (int64_t kc = k0; kc < k1;) {");
     e->depth++;
-    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1);");
+    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
+            "ASC_POLL_CHUNK);");
     /* iterations of a parallel loop are independent by definition */
     out(e, "#pragma GCC ivdep\n");
     LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
@@ -1834,6 +1867,7 @@ static void emit_kernel(emitter *e) {
   e->npfor = 0;
   e->labels = 0;
   e->nframes = 0;
+  e->sdepth = 0;
   e->last_line = 0;
   out(e, "static int %s(asc_kctx *ctx, void *const *args, asc_kexc *exc) {\n",
       K);

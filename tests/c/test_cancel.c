@@ -1,6 +1,7 @@
 /*
  * Cooperative cancellation (docs/streams.md, "Cancellation"): endless
- * kernels (a while loop, a long counted loop, a long parallel loop) are
+ * kernels (a while loop, a long counted loop, a long loop of short loops,
+ * a long parallel loop) are
  * stopped by ascStreamCancel from another thread and by a stream's kernel
  * timeout; the stream reports the stop once, skips the work queued behind
  * it, and then works again; an except clause never catches the stop but
@@ -32,6 +33,16 @@ static const char kernels[] =
     "    s = 0.0\n"
     "    for i in range(flag.shape[0] * 1000000000000000):\n"
     "        s = s * 0.5 + 1.0\n"
+    "    out[0] = s\n"
+    "\n"
+    "@asc.kernel\n"
+    "def nested(flag, out):\n"
+    "    asc.atomic_add(flag, 0, 1)\n"
+    "    s = 0.0\n"
+    "    for i in range(flag.shape[0] * 1000000000000000):\n"
+    "        for j in range(flag.shape[0] - 1):\n"
+    "            for k in range(flag.shape[0] - 2):\n"
+    "                s = s * 0.5 + 1.0\n"
     "    out[0] = s\n"
     "\n"
     "@asc.kernel\n"
@@ -141,6 +152,12 @@ static void test_cancel_while_loop(void **state) {
 static void test_cancel_long_for_loop(void **state) {
   (void)state;
   cancel_from_thread("longfor", 1);
+}
+
+/* A long loop of short loops: the outer loop polls between chunks. */
+static void test_cancel_nested_loops(void **state) {
+  (void)state;
+  cancel_from_thread("nested", 1);
 }
 
 static void test_cancel_parallel_loop(void **state) {
@@ -278,6 +295,7 @@ int main(void) {
       cmocka_unit_test(test_cancel_idle_and_handles),
       cmocka_unit_test(test_cancel_while_loop),
       cmocka_unit_test(test_cancel_long_for_loop),
+      cmocka_unit_test(test_cancel_nested_loops),
       cmocka_unit_test(test_cancel_parallel_loop),
       cmocka_unit_test(test_cancel_many_blocks),
       cmocka_unit_test(test_cancel_skips_except_runs_finally),

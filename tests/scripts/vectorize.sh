@@ -60,7 +60,7 @@ check() {
 check parallel_add 'parallel_add(f32[1], f32[1], f32[1])' \
   seed_parallel_add.py 'for (; k < hi; k++)' -O3
 check conv2d 'conv2d(f32[4], f32[4], f32[4])' seed_conv2d.py \
-  'for (; v[0-9]*_kw_it <' -O3 -ffast-math
+  'for (int64_t v[0-9]*_kw_it' -O3 -ffast-math
 check -n conv2d 'conv2d(f32[4], f32[4], f32[4])' seed_conv2d.py \
-  'for (; v[0-9]*_kw_it <' -O3
+  'for (int64_t v[0-9]*_kw_it' -O3
 exit $fail
