@@ -219,15 +219,14 @@ static const char helpers[] =
     "#define ASC_POLL_OUTER 64\n"
     "#ifdef ASC_NO_POLL\n"
     "#define ASC_POLL(stop) 0\n"
-    "#define ASC_LONG(lo, hi) 0\n"
+    "#define ASC_LONG(lo, hi, n) 0\n"
     "#define ASC_CHUNK_UP(T, i, e, n) (e)\n"
     "#define ASC_CHUNK_DOWN(T, i, e, n) (e)\n"
     "#else\n"
     "#define ASC_POLL(stop) \\\n"
     "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
-    "#define ASC_LONG(lo, hi) \\\n"
-    "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > ASC_POLL_CHUNK && \\\n"
-    "                   (hi) > (lo), 0)\n"
+    "#define ASC_LONG(lo, hi, n) \\\n"
+    "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > (n) && (hi) > (lo), 0)\n"
     "#define ASC_CHUNK_UP(T, i, e, n) \\\n"
     "  ((uint64_t)(e) - (uint64_t)(i) > (n) ? (T)((i) + (n)) : (e))\n"
     "#define ASC_CHUNK_DOWN(T, i, e, n) \\\n"
@@ -819,9 +818,9 @@ static const char *ident_of(emitter *e, int op, int dt) {
   return val(e, v);
 }
 
-/* True when the counted loop i certainly runs at most ASC_POLL_CHUNK
- * iterations (constant bounds): it needs no poll of its own. */
-static bool short_loop(const asc__irins *i) {
+/* True when the counted loop i certainly spans at most limit (constant
+ * bounds): it needs no poll of its own. */
+static bool short_loop(const asc__irins *i, uint64_t limit) {
   const asc__irval *a = i->args;
   uint64_t span;
   if (a[0].kind != ASC_IRV_CONST || a[1].kind != ASC_IRV_CONST ||
@@ -830,7 +829,7 @@ static bool short_loop(const asc__irins *i) {
   span = a[2].c.i > 0 ? (uint64_t)a[1].c.i - (uint64_t)a[0].c.i
                       : (uint64_t)a[0].c.i - (uint64_t)a[1].c.i;
   /* a negative span (empty loop) reads as huge: chunked, still right */
-  return span <= 65536;
+  return span <= limit;
 }
 
 static bool has_loop(const asc__irblock *b);
@@ -910,13 +909,13 @@ static void close_chunks(emitter *e, const asc__irins *i, int L) {
   LINE(e, "}");
 }
 
-/* The condition under which loop i runs more than ASC_POLL_CHUNK
- * iterations (more precisely: spans more than ASC_POLL_CHUNK). */
-static const char *long_cond(emitter *e, const asc__irins *i) {
+/* The condition under which loop i spans more than n. */
+static const char *long_cond(emitter *e, const asc__irins *i,
+                             const char *n) {
   asc__irval step = i->args[2];
   const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
-  const char *upc = asc__arena_printf(e->c, "ASC_LONG(%s, %s)", lo, up);
-  const char *dnc = asc__arena_printf(e->c, "ASC_LONG(%s, %s)", up, lo);
+  const char *upc = asc__arena_printf(e->c, "ASC_LONG(%s, %s, %s)", lo, up, n);
+  const char *dnc = asc__arena_printf(e->c, "ASC_LONG(%s, %s, %s)", up, lo, n);
   if (step.kind == ASC_IRV_CONST)
     return step.c.i > 0 ? upc : dnc;
   return asc__arena_printf(e->c, "(%s > 0 ? %s : %s)", val(e, step), upc,
@@ -926,16 +925,14 @@ static const char *long_cond(emitter *e, const asc__irins *i) {
 /* A serial counted loop.  Where polls go (docs/abi.md), counting depth
  * in the serial loops of the C function being emitted (a kernel entry or
  * a parallel-loop body):
- *  - an outermost loop (depth 0) whose body holds a loop runs in chunks
- *    of ASC_POLL_OUTER (64) iterations and polls between them (a compare
- *    per entry, a poll only when it runs longer);
- *  - an innermost loop at depth 0 or 1 is emitted twice: as written,
- *    taken when it spans at most ASC_POLL_CHUNK (no poll: a short inner
- *    loop pays one compare at entry), and in chunks of ASC_POLL_CHUNK
- *    iterations with a poll between them, taken when it is longer.  Only
- *    innermost bodies are copied (straight-line code), so the code grows
- *    at most twofold; with constant bounds spanning at most
- *    ASC_POLL_CHUNK it is emitted once, without a poll;
+ *  - an outermost loop (depth 0) whose body holds a loop, and an
+ *    innermost loop at depth 0 or 1, are emitted twice: as written, taken
+ *    when the loop spans at most n (no poll: a short loop pays one
+ *    compare at entry), and in chunks of n iterations with a poll between
+ *    them, taken when it is longer; n is ASC_POLL_OUTER (64) for the
+ *    outer loop, ASC_POLL_CHUNK (65536) for the innermost one, whose
+ *    chunks stay vectorisable.  A nest is thus copied at most fourfold;
+ *    a loop with constant bounds spanning at most n is emitted once;
  *  - deeper loops do not poll: the enclosing polls bound the latency to
  *    64 iterations of the outermost loop (plus the long loops that poll
  *    themselves), and a nest of short loops (a 3x3 window) pays nothing
@@ -943,31 +940,17 @@ static const char *long_cond(emitter *e, const asc__irins *i) {
 static void emit_for(emitter *e, const asc__irins *i, const char *iv,
                      const char *ity) {
   bool outer = has_loop(&i->body[0]);
+  const char *n = outer ? "ASC_POLL_OUTER" : "ASC_POLL_CHUNK";
   int L = -1;
   bool brk = false;
 
-  if (outer && e->sdepth == 0) {
-    L = e->labels++;
-    emit_chunk_header(e, i, L, iv, ity, "ASC_POLL_OUTER");
-    e->depth++;
-    push(e, F_LOOP, L, i);
-    e->sdepth++;
-    emit_block(e, &i->body[0]);
-    e->sdepth--;
-    brk = e->frames[--e->nframes].used;
-    e->depth--;
-    LINE(e, "}");
-    close_chunks(e, i, L);
-    if (brk)
-      LINE(e, "L%d_brk:;", L);
-    return;
-  }
-  if (!outer && e->sdepth <= 1 && !short_loop(i)) {
+  if (outer ? e->sdepth == 0 && !short_loop(i, 64)
+            : e->sdepth <= 1 && !short_loop(i, 65536)) {
     L = e->labels++;
     LINE(e, "if (%s) { /* long: in chunks, polling between them */",
-         long_cond(e, i));
+         long_cond(e, i, n));
     e->depth++;
-    emit_chunk_header(e, i, L, iv, ity, "ASC_POLL_CHUNK");
+    emit_chunk_header(e, i, L, iv, ity, n);
     e->depth++;
     push(e, F_LOOP, L, i);
     e->sdepth++;
