@@ -1,5 +1,5 @@
-"""Ctrl-C stops a kernel: a synchronous launch and Stream.synchronize()
-wait in slices, so SIGINT cancels the launch being waited for and
+"""Ctrl-C stops a kernel: during a synchronous launch or
+Stream.synchronize(), SIGINT cancels the launch being waited for and
 KeyboardInterrupt is raised promptly; the stream works again afterwards
 and the interpreter exits normally.  Also Stream.cancel() from another
 thread and the Python exception classes of a cancellation."""

@@ -11,6 +11,14 @@
  */
 #include "_asc.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "structmember.h"
 
 /* Drained streams are checked with a query once this many records pile up,
@@ -107,33 +115,123 @@ static ascError_t stream_sync(ascpy_Stream *s) {
   return e;
 }
 
-/* A slice of an interruptible wait: the bound on how late a signal is
- * seen, well under the 100 ms that KeyboardInterrupt may take. */
-#define WAIT_SLICE_MS 20
+/* Ctrl-C during a wait.  The waiting thread lends itself to the pool
+ * (it may run the kernel it waits for, which keeps launches fast), so it
+ * cannot look at signals until the kernel ends.  Instead, while the main
+ * thread waits, a SIGINT handler chained in front of Python's writes a
+ * byte to a pipe (async-signal-safe); a watcher thread reading the pipe
+ * cancels the stream being waited for; the kernel stops at its next poll,
+ * the wait returns, and the main thread then runs Python's handler
+ * (KeyboardInterrupt).  Other threads wait plainly: Python runs signal
+ * handlers on the main thread only. */
+static int sig_pipe[2] = {-1, -1};
+static int watcher_started;              /* under the GIL */
+static struct sigaction sig_prev;        /* Python's handler, chained */
+static _Atomic(ascStream_t) sig_stream;  /* the stream being waited for */
+static atomic_int sig_waiting;
+
+static void on_sigint(int sig, siginfo_t *info, void *uctx) {
+  int saved = errno;
+  char c = 1;
+  if (atomic_load(&sig_waiting))
+    (void)!write(sig_pipe[1], &c, 1);
+  errno = saved;
+  if (sig_prev.sa_flags & SA_SIGINFO) {
+    if (sig_prev.sa_sigaction != NULL)
+      sig_prev.sa_sigaction(sig, info, uctx);
+  } else if (sig_prev.sa_handler != SIG_DFL &&
+             sig_prev.sa_handler != SIG_IGN) {
+    sig_prev.sa_handler(sig);
+  }
+}
+
+static void *watcher_main(void *arg) {
+  char c;
+  (void)arg;
+  for (;;) {
+    ssize_t n = read(sig_pipe[0], &c, 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return NULL;
+    if (atomic_load(&sig_waiting))
+      (void)ascStreamCancel(atomic_load(&sig_stream));
+  }
+}
+
+static void watcher_after_fork(void) { watcher_started = 0; }
+
+/* GIL held.  0 when the watcher runs. */
+static int watcher_start(void) {
+  pthread_t t;
+  pthread_attr_t attr;
+  int rc;
+  if (watcher_started)
+    return 0;
+  if (sig_pipe[0] < 0) {
+    if (pipe(sig_pipe) != 0)
+      return -1;
+    (void)fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
+    (void)fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC);
+    (void)fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+    (void)pthread_atfork(NULL, NULL, watcher_after_fork);
+  }
+  if (pthread_attr_init(&attr) != 0)
+    return -1;
+  (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  rc = pthread_create(&t, &attr, watcher_main, NULL);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    return -1;
+  watcher_started = 1;
+  return 0;
+}
+
+/* GIL held, main thread: makes on_sigint the process's SIGINT handler,
+ * chained in front of the current one, unless it is already.  It stays
+ * installed after the wait (one sigaction call per wait instead of
+ * three); Python replacing it (signal.signal) is noticed at the next
+ * wait.  0 when installed. */
+static int sigint_arm(void) {
+  struct sigaction cur, mine;
+  if (sigaction(SIGINT, NULL, &cur) != 0)
+    return -1;
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigint)
+    return 0;
+  if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler == SIG_DFL ||
+      cur.sa_handler == SIG_IGN)
+    return -1;   /* not Python's handler: leave it alone */
+  memset(&mine, 0, sizeof mine);
+  mine.sa_sigaction = on_sigint;
+  mine.sa_flags = SA_SIGINFO | SA_ONSTACK | (cur.sa_flags & SA_RESTART);
+  sigemptyset(&mine.sa_mask);
+  sig_prev = cur;
+  return sigaction(SIGINT, &mine, NULL);
+}
 
 int ascpy_wait(ascStream_t h, ascError_t *e) {
-  for (;;) {
-    ascError_t r;
-    Py_BEGIN_ALLOW_THREADS
-    r = ascStreamSynchronizeTimeout(h, WAIT_SLICE_MS);
-    Py_END_ALLOW_THREADS
-    if (r != ascErrorNotReady) {
-      *e = r;
-      return 0;
-    }
-    if (PyErr_CheckSignals() < 0) {
-      /* Polls stop the running kernel within about a millisecond; the
-       * queued work is skipped.  The cancellation is this call's to
-       * report, as the handler's exception. */
-      Py_BEGIN_ALLOW_THREADS
-      (void)ascStreamCancel(h);
-      r = ascStreamSynchronize(h);
-      Py_END_ALLOW_THREADS
-      (void)r;
-      (void)ascGetLastError();
-      return -1;
-    }
+  int armed = 0;
+  ascError_t r;
+
+  if (_PyOS_IsMainThread() && watcher_start() == 0 && sigint_arm() == 0) {
+    atomic_store(&sig_stream, h);
+    atomic_store(&sig_waiting, 1);
+    armed = 1;
   }
+  Py_BEGIN_ALLOW_THREADS
+  r = ascStreamSynchronize(h);
+  Py_END_ALLOW_THREADS
+  if (armed)
+    atomic_store(&sig_waiting, 0);
+  if (PyErr_CheckSignals() < 0) {
+    /* The watcher cancelled the stream; the cancellation is reported
+     * as the handler's exception. */
+    if (r != ascSuccess)
+      (void)ascGetLastError();
+    return -1;
+  }
+  *e = r;
+  return 0;
 }
 
 static ascError_t stream_destroy(ascpy_Stream *s) {
