@@ -612,6 +612,8 @@ static ascError_t rt_create(asc__device *dev, asc__rt **out) {
   rt->null_stream = stream_alloc(rt, ascStreamDefault, ASC_STREAM_PRIO_LEAST,
                                  true);
   if (rt->null_stream == NULL) {
+    uv_cond_destroy(&rt->wd_cond);
+    uv_mutex_destroy(&rt->wd_lock);
     uv_mutex_destroy(&rt->host_lock);
     uv_cond_destroy(&rt->wait_cond);
     uv_mutex_destroy(&rt->wait_lock);

@@ -159,7 +159,16 @@ static void *watcher_main(void *arg) {
   }
 }
 
-static void watcher_after_fork(void) { watcher_started = 0; }
+/* In a forked child: no watcher thread, and a pipe of its own (the
+ * parent's watcher must not read the child's signals). */
+static void watcher_after_fork(void) {
+  watcher_started = 0;
+  if (sig_pipe[0] >= 0) {
+    close(sig_pipe[0]);
+    close(sig_pipe[1]);
+    sig_pipe[0] = sig_pipe[1] = -1;
+  }
+}
 
 /* GIL held.  0 when the watcher runs. */
 static int watcher_start(void) {
@@ -168,13 +177,17 @@ static int watcher_start(void) {
   int rc;
   if (watcher_started)
     return 0;
+  static int atfork_done;
+  if (!atfork_done) {
+    (void)pthread_atfork(NULL, NULL, watcher_after_fork);
+    atfork_done = 1;
+  }
   if (sig_pipe[0] < 0) {
     if (pipe(sig_pipe) != 0)
       return -1;
     (void)fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
     (void)fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC);
     (void)fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
-    (void)pthread_atfork(NULL, NULL, watcher_after_fork);
   }
   if (pthread_attr_init(&attr) != 0)
     return -1;
