@@ -88,7 +88,9 @@ extern "C" {
   X(ascErrorNoDevice, 15, "no usable cores")                                  \
   X(ascErrorInvalidKernel, 16, "kernel not found in module")                  \
   X(ascErrorInvalidModule, 17, "not a valid libasc module")                   \
-  X(ascErrorCache, 18, "kernel cache unusable")
+  X(ascErrorCache, 18, "kernel cache unusable")                              \
+  X(ascErrorCancelled, 19, "work cancelled")                                  \
+  X(ascErrorLaunchTimeout, 20, "kernel ran past its timeout")
 
 typedef enum ascError {
 #define ASC_ERROR_ENUM_(name, value, msg) name = value,
@@ -333,6 +335,24 @@ ASC_API ascError_t ascStreamDestroy(ascStream_t stream);
 ASC_API ascError_t ascStreamSynchronize(ascStream_t stream);
 /* ascSuccess when all queued work is done, else ascErrorNotReady. */
 ASC_API ascError_t ascStreamQuery(ascStream_t stream);
+/* As ascStreamSynchronize, but waits at most timeoutMs milliseconds:
+ * ascErrorNotReady (and the pending error kept) if the work queued at the
+ * call has not finished by then. */
+ASC_API ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
+                                               unsigned int timeoutMs);
+/* Cooperative cancellation (docs/streams.md): stops the running launch of
+ * the stream at its next poll and skips the work queued on it; the stream
+ * reports ascErrorCancelled at its next synchronising call, then works
+ * again.  Does not wait.  A stream with nothing pending is left as is. */
+ASC_API ascError_t ascStreamCancel(ascStream_t stream);
+/* Per-launch timeout of the stream's launches, in milliseconds from the
+ * moment a launch starts running; 0 (the default, or
+ * $ASC_KERNEL_TIMEOUT_MS for new streams) means none.  A launch past it
+ * is stopped as by ascStreamCancel and reported as ascErrorLaunchTimeout. */
+ASC_API ascError_t ascStreamSetKernelTimeout(ascStream_t stream,
+                                             unsigned int timeoutMs);
+ASC_API ascError_t ascStreamGetKernelTimeout(unsigned int *timeoutMs,
+                                             ascStream_t stream);
 /* Work queued on stream after this call waits for event's last record.
  * flags must be 0. */
 ASC_API ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,

@@ -54,6 +54,11 @@ enum {
   ASC_KEXC_COUNT
 };
 
+/* Not a Python class: the kind a generated poll raises when it finds the
+ * launch stopped (*ctx->stop != 0).  No except clause matches it; finally
+ * bodies run as it unwinds. */
+#define ASC_KEXC_CANCELLED 31
+
 #define ASC_KEXC_MSG_MAX 256
 
 /* An exception in flight inside a kernel. */
@@ -105,6 +110,10 @@ struct asc_kctx {
   void *team;     /* runtime-private */
   void *launch;   /* runtime-private */
   void *shared;   /* this block's shared_bytes of scratch, 64-byte aligned */
+  /* Non-zero once the launch is stopped (ascStreamCancel, its timeout,
+   * ascDeviceReset).  Generated code reads it with a relaxed atomic load
+   * at loop back-edges and then raises ASC_KEXC_CANCELLED. */
+  const int32_t *stop;
 };
 
 /* Runs one block.  args[i] points to the i-th argument, laid out as the

@@ -155,6 +155,7 @@ static const char helpers[] =
     "}\n"
     "/* except clause matching, with Python's ArithmeticError family. */\n"
     "static inline int asc_exc_match(int kind, uint32_t mask) {\n"
+    "  if (kind == ASC_KEXC_CANCELLED) return 0;\n"
     "  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;\n"
     "  if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&\n"
     "      (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||\n"
@@ -227,6 +228,34 @@ static const char helpers[] =
     "#else\n"
     "#define ASC_SEQ_SUM(v) ((void)0)\n"
     "#endif\n"
+    "/* Cancellation polls (docs/abi.md): a relaxed load of the launch's\n"
+    " * stop flag at loop back-edges; counted loops run in chunks of\n"
+    " * ASC_POLL_CHUNK iterations with the poll between chunks, so the\n"
+    " * inner loop stays vectorisable.  -DASC_NO_POLL (in ASC_CFLAGS) is\n"
+    " * an internal switch that removes both, to measure their cost. */\n"
+    "static const int32_t asc_never_stop = 0;\n"
+    "#define ASC_STOP_OF(ctx) \\\n"
+    "  ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)\n"
+    "#define ASC_POLL_CHUNK 65536\n"
+    "#define ASC_POLL_OUTER 64\n"
+    "#ifdef ASC_NO_POLL\n"
+    "#define ASC_POLL(stop) 0\n"
+    "#define ASC_LONG(lo, hi, n) 0\n"
+    "#define ASC_CHUNK_UP(T, i, e, n) (e)\n"
+    "#define ASC_CHUNK_DOWN(T, i, e, n) (e)\n"
+    "#else\n"
+    "#define ASC_POLL(stop) \\\n"
+    "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
+    "#define ASC_LONG(lo, hi, n) \\\n"
+    "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > (n) && (hi) > (lo), 0)\n"
+    "#define ASC_CHUNK_UP(T, i, e, n) \\\n"
+    "  ((uint64_t)(e) - (uint64_t)(i) > (n) ? (T)((i) + (n)) : (e))\n"
+    "#define ASC_CHUNK_DOWN(T, i, e, n) \\\n"
+    "  ((uint64_t)(i) - (uint64_t)(e) > (n) ? (T)((i) - (n)) : (e))\n"
+    "#endif\n"
+    "static inline void asc_stopped(asc_kexc *e, int line) {\n"
+    "  asc_raise(e, ASC_KEXC_CANCELLED, line, \"launch stopped\");\n"
+    "}\n"
     "\n";
 
 /* ------------------------------------------------------------ emitter */
@@ -265,8 +294,13 @@ typedef struct emitter {
   int nframes, capframes;
   int depth;            /* indentation */
   int32_t last_line;
-  int npfor;            /* pfor bodies emitted / called so far */
+  int npfor;            /* pfor bodies emitted so far */
+  /* The pfor instructions in body order: body function J is pfors[J].  A
+   * loop emitted twice (polled and plain) calls the same body twice. */
+  const asc__irins **pfors;
+  int32_t capfors;
   bool in_body;         /* emitting a pfor body function */
+  int sdepth;           /* serial loops around the code being emitted */
   bool body_reduces;    /* that body has reductions */
   const asc__irins *pfor;  /* the pfor whose body is being emitted */
   int64_t *shared_off;  /* per register: byte offset in ctx->shared */
@@ -593,6 +627,17 @@ static void emit_raise(emitter *e, int kind, int32_t line, const char *msg) {
 
 static void emit_block(emitter *e, const asc__irblock *b);
 
+/* A cancellation poll: a stopped launch unwinds like an exception that
+ * no except clause matches. */
+static void emit_poll(emitter *e, int32_t line) {
+  LINE(e, "if (ASC_POLL(asc_stop)) {");
+  e->depth++;
+  LINE(e, "asc_stopped(exc, %d);", (int)line);
+  LINE(e, "goto %s;", exc_target(e));
+  e->depth--;
+  LINE(e, "}");
+}
+
 /* Emits the cleanups (finally bodies, critical exits) of frames above
  * index `to`, innermost first, for a break/continue/return leaving them. */
 static void cleanups(emitter *e, int to) {
@@ -800,22 +845,166 @@ static const char *ident_of(emitter *e, int op, int dt) {
   return val(e, v);
 }
 
+/* True when the counted loop i certainly spans at most limit (constant
+ * bounds): it needs no poll of its own. */
+static bool short_loop(const asc__irins *i, uint64_t limit) {
+  const asc__irval *a = i->args;
+  uint64_t span;
+  if (a[0].kind != ASC_IRV_CONST || a[1].kind != ASC_IRV_CONST ||
+      a[2].kind != ASC_IRV_CONST || a[2].c.i == 0)
+    return false;
+  span = a[2].c.i > 0 ? (uint64_t)a[1].c.i - (uint64_t)a[0].c.i
+                      : (uint64_t)a[0].c.i - (uint64_t)a[1].c.i;
+  /* a negative span (empty loop) reads as huge: chunked, still right */
+  return span <= limit;
+}
+
+
+/* Opens a serial counted loop plainly, with a poll at the top of every
+ * iteration if `poll`.  Where polls go is explained at emit_for. */
 static void emit_for_header(emitter *e, const asc__irins *i, const char *iv,
-                            const char *ity) {
+                            const char *ity, bool poll) {
   asc__irval step = i->args[2];
   int L = e->labels++;
   const char *hi = asc__arena_printf(e->c, "e%d", L);
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+
   if (step.kind == ASC_IRV_CONST && step.c.i > 0)
-    LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv,
-         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
+    LINE(e, "for (%s %s = %s, %s = %s; %s < %s; %s += %s) {", ity, iv, lo,
+         hi, up, iv, hi, iv, val(e, step));
   else if (step.kind == ASC_IRV_CONST)
-    LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv,
-         val(e, i->args[0]), hi, val(e, i->args[1]), iv, hi, iv, val(e, step));
+    LINE(e, "for (%s %s = %s, %s = %s; %s > %s; %s += %s) {", ity, iv, lo,
+         hi, up, iv, hi, iv, val(e, step));
   else
-    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > %s; "
-            "%s += s%d) {",
-         ity, iv, val(e, i->args[0]), hi, val(e, i->args[1]), L, val(e, step),
-         L, iv, hi, iv, hi, iv, L);
+    LINE(e, "for (%s %s = %s, %s = %s, s%d = %s; s%d > 0 ? %s < %s : %s > "
+            "%s; %s += s%d) {",
+         ity, iv, lo, hi, up, L, val(e, step), L, iv, hi, iv, hi, iv, L);
+  if (poll) {
+    e->depth++;
+    emit_poll(e, i->line);
+    e->depth--;
+  }
+}
+
+/* Opens the chunked copy of an innermost loop (label L): an outer loop
+ * over chunks of ASC_POLL_CHUNK iterations around the user's loop, which
+ * stays vectorisable.  close_chunks closes it. */
+static void emit_chunk_header(emitter *e, const asc__irins *i, int L,
+                              const char *iv, const char *ity,
+                              const char *n) {
+  asc__irval step = i->args[2];
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+
+  if (step.kind == ASC_IRV_CONST && step.c.i > 0) {
+    LINE(e, "for (%s %s = %s, e%d = %s; %s < e%d;) {", ity, iv, lo, L, up,
+         iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = ASC_CHUNK_UP(%s, %s, e%d, %s);", ity, L, ity, iv,
+         L, n);
+    LINE(e, "for (; %s < c%d; %s += %s) {", iv, L, iv, val(e, step));
+  } else if (step.kind == ASC_IRV_CONST) {
+    LINE(e, "for (%s %s = %s, e%d = %s; %s > e%d;) {", ity, iv, lo, L, up,
+         iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = ASC_CHUNK_DOWN(%s, %s, e%d, %s);", ity, L, ity,
+         iv, L, n);
+    LINE(e, "for (; %s > c%d; %s += %s) {", iv, L, iv, val(e, step));
+  } else {
+    LINE(e, "for (%s %s = %s, e%d = %s, s%d = %s; s%d > 0 ? %s < e%d : %s > "
+            "e%d;) {",
+         ity, iv, lo, L, up, L, val(e, step), L, iv, L, iv, L);
+    e->depth++;
+    LINE(e, "const %s c%d = s%d > 0 ? ASC_CHUNK_UP(%s, %s, e%d, %s) : "
+            "ASC_CHUNK_DOWN(%s, %s, e%d, %s);",
+         ity, L, L, ity, iv, L, n, ity, iv, L, n);
+    LINE(e, "for (; s%d > 0 ? %s < c%d : %s > c%d; %s += s%d) {", L, iv, L,
+         iv, L, iv, L);
+  }
+}
+
+/* After the user's loop of a chunked copy: the poll between chunks, when
+ * the chunk was cut short, and the end of the chunk loop. */
+static void close_chunks(emitter *e, const asc__irins *i, int L) {
+  LINE(e, "if (c%d != e%d && ASC_POLL(asc_stop)) {", L, L);
+  e->depth++;
+  LINE(e, "asc_stopped(exc, %d);", (int)i->line);
+  LINE(e, "goto %s;", exc_target(e));
+  e->depth--;
+  LINE(e, "}");
+  e->depth--;
+  LINE(e, "}");
+}
+
+/* The condition under which loop i spans more than n. */
+static const char *long_cond(emitter *e, const asc__irins *i,
+                             const char *n) {
+  asc__irval step = i->args[2];
+  const char *lo = val(e, i->args[0]), *up = val(e, i->args[1]);
+  const char *upc = asc__arena_printf(e->c, "ASC_LONG(%s, %s, %s)", lo, up, n);
+  const char *dnc = asc__arena_printf(e->c, "ASC_LONG(%s, %s, %s)", up, lo, n);
+  if (step.kind == ASC_IRV_CONST)
+    return step.c.i > 0 ? upc : dnc;
+  return asc__arena_printf(e->c, "(%s > 0 ? %s : %s)", val(e, step), upc,
+                           dnc);
+}
+
+/* A serial counted loop.  Where polls go (docs/abi.md), counting depth
+ * in the serial loops of the C function being emitted (a kernel entry or
+ * a parallel-loop body):
+ *  - an outermost loop (depth 0) whose body holds a loop, and an
+ *    innermost loop at depth 0 or 1, are emitted twice: as written, taken
+ *    when the loop spans at most n (no poll: a short loop pays one
+ *    compare at entry), and in chunks of n iterations with a poll between
+ *    them, taken when it is longer; n is ASC_POLL_OUTER (64) for the
+ *    outer loop, ASC_POLL_CHUNK (65536) for the innermost one, whose
+ *    chunks stay vectorisable.  A nest is thus copied at most fourfold;
+ *    a loop with constant bounds spanning at most n is emitted once;
+ *  - deeper loops do not poll: the enclosing polls bound the latency to
+ *    64 iterations of the outermost loop (plus the long loops that poll
+ *    themselves), and a nest of short loops (a 3x3 window) pays nothing
+ *    per inner iteration. */
+static void emit_for(emitter *e, const asc__irins *i, const char *iv,
+                     const char *ity) {
+  bool outer = asc__ir_has_loop(&i->body[0]);
+  const char *n = outer ? "ASC_POLL_OUTER" : "ASC_POLL_CHUNK";
+  int L = -1;
+  bool brk = false;
+
+  if (outer ? e->sdepth == 0 && !short_loop(i, 64)
+            : e->sdepth <= 1 && !short_loop(i, 65536)) {
+    L = e->labels++;
+    LINE(e, "if (%s) { /* long: in chunks, polling between them */",
+         long_cond(e, i, n));
+    e->depth++;
+    emit_chunk_header(e, i, L, iv, ity, n);
+    e->depth++;
+    push(e, F_LOOP, L, i);
+    e->sdepth++;
+    emit_block(e, &i->body[0]);
+    e->sdepth--;
+    brk = e->frames[--e->nframes].used;
+    e->depth--;
+    LINE(e, "}");
+    close_chunks(e, i, L);
+    e->depth--;
+    LINE(e, "} else {");
+    e->depth++;
+  }
+  emit_for_header(e, i, iv, ity, false);
+  e->depth++;
+  push(e, F_LOOP, L, i);
+  e->sdepth++;
+  emit_block(e, &i->body[0]);
+  e->sdepth--;
+  brk |= e->frames[--e->nframes].used;
+  e->depth--;
+  LINE(e, "}");
+  if (L >= 0) {
+    e->depth--;
+    LINE(e, "}");
+    if (brk)
+      LINE(e, "L%d_brk:;", L);
+  }
 }
 
 static void emit_pfor_call(emitter *e, const asc__irins *i);
@@ -986,19 +1175,16 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     /* a parallel loop nested in a parallel body runs serially */
     /* fall through */
   case ASC_IR_FOR:
-    emit_for_header(e, i, rname(e, i->dst), ctype(dt));
-    e->depth++;
-    push(e, F_LOOP, 0, i);
-    emit_block(e, &i->body[0]);
-    e->nframes--;
-    e->depth--;
-    LINE(e, "}");
+    emit_for(e, i, rname(e, i->dst), ctype(dt));
     break;
   case ASC_IR_LOOP:
     LINE(e, "for (;;) {");
     e->depth++;
-    push(e, F_LOOP, 0, i);
+    push(e, F_LOOP, -1, i);
+    emit_poll(e, i->line);
+    e->sdepth++;
     emit_block(e, &i->body[0]);
+    e->sdepth--;
     e->nframes--;
     e->depth--;
     LINE(e, "}");
@@ -1091,7 +1277,13 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_CONTINUE: {
     int k = innermost_loop(e);
     cleanups(e, k + 1);
-    LINE(e, "%s;", i->op == ASC_IR_BREAK ? "break" : "continue");
+    if (i->op == ASC_IR_BREAK && e->frames[k].label >= 0) {
+      /* out of the chunk loop too (emit_for_header) */
+      e->frames[k].used = true;
+      LINE(e, "goto L%d_brk;", e->frames[k].label);
+    } else {
+      LINE(e, "%s;", i->op == ASC_IR_BREAK ? "break" : "continue");
+    }
     break;
   }
   case ASC_IR_RET:
@@ -1449,6 +1641,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   /* body */
   e->labels = 0;
   e->nframes = 0;
+  e->sdepth = 0;
   e->in_body = true;
   e->pfor = i;
   e->last_line = 0;
@@ -1459,6 +1652,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->depth = 1;
   LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
   LINE(e, "asc_kctx *ctx = env->ctx;");
+  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   for (int32_t r = 0; r < f->nregs; r++) {
     if (!cap[r])
       continue;
@@ -1491,9 +1685,14 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
       LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
            ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
     }
+    /* a partition runs in chunks, with a poll between them */
+    LINE(e, "for (int64_t kc = k0; kc < k1;) {");
+    e->depth++;
+    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
+            "ASC_POLL_CHUNK);");
     /* iterations of a parallel loop are independent by definition */
     out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (int64_t kk = k0; kk < k1; kk++) {");
+    LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "kk" : "start + kk * step");
@@ -1537,10 +1736,19 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
          simple ? "k" : "start + k * step");
   }
-  push(e, F_LOOP, 0, i);
+  push(e, F_LOOP, -1, i);
   emit_block(e, &i->body[0]);
   e->nframes--;
   if (i->nred > 0) {
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "if (kce != k1 && ASC_POLL(asc_stop)) {");
+    e->depth++;
+    LINE(e, "asc_stopped(exc, %d);", (int)i->line);
+    LINE(e, "goto %s;", exc_target(e));
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "kc = kce;");
     e->depth--;
     LINE(e, "}");
     for (int32_t q = 0; q < i->nred; q++)
@@ -1563,6 +1771,9 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
 static void collect_bodies(emitter *e, const asc__irblock *b) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->op == ASC_IR_PFOR) {
+      e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
+                                 &e->capfors, sizeof *e->pfors, 8);
+      e->pfors[e->npfor] = i;
       emit_pfor_body(e, i, e->npfor++);
       continue;
     }
@@ -1574,8 +1785,11 @@ static void collect_bodies(emitter *e, const asc__irblock *b) {
 static void emit_pfor_call(emitter *e, const asc__irins *i) {
   const asc__irfunc *f = e->f;
   const char *K = kname(e);
-  int J = e->npfor++;
+  int J = 0;
   uint8_t *defs, *isiv;
+  while (J < e->npfor && e->pfors[J] != i)
+    J++;
+  ASC_CHECK(e->c, J < e->npfor);
   uint8_t *cap = captures(e, i, &defs, &isiv);
   LINE(e, "{ /* parallel loop */");
   e->depth++;
@@ -1676,11 +1890,13 @@ static void emit_kernel(emitter *e) {
 
   out(e, "/* ---------------- kernel %d */\n\n", e->kidx);
   e->npfor = 0;
+  e->capfors = 0;
+  e->pfors = NULL;
   collect_bodies(e, &f->body);
 
-  e->npfor = 0;
   e->labels = 0;
   e->nframes = 0;
+  e->sdepth = 0;
   e->last_line = 0;
   out(e, "static int %s(asc_kctx *ctx, void *const *args, asc_kexc *exc) {\n",
       K);
@@ -1724,6 +1940,7 @@ static void emit_kernel(emitter *e) {
   scan_entry(&f->body, mark, isiv);
   declare_scalars(e, mark, isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
+  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   e->raise_used = false;
   emit_block(e, &f->body);
   LINE(e, "return 0;");

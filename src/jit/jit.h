@@ -25,7 +25,7 @@
 /* Version of the generated code's conventions beyond the ABI header (the
  * shape of emitted C, runtime helpers it expects).  Part of every key: bump
  * it when emit_c changes what it produces for the same input. */
-#define ASC_CODEGEN_VERSION 7
+#define ASC_CODEGEN_VERSION 8
 
 /* Everything besides compiler, flags and CPU that determines the code. */
 typedef struct asc__jit_inputs {

@@ -271,6 +271,7 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
   atomic_store_explicit(&l->done, 0, memory_order_relaxed);
   atomic_store_explicit(&l->err_block, UINT32_MAX, memory_order_relaxed);
   atomic_store_explicit(&l->cancelled, 0, memory_order_relaxed);
+  atomic_store_explicit(&l->stop, 0, memory_order_relaxed);
   /* Plain stores: a locked clear here was a full fence on a line the
    * previous launch's worker still holds. */
   atomic_flag_clear_explicit(&l->exc_lock, memory_order_relaxed);
@@ -340,7 +341,8 @@ static void launch_raise(asc__launch *l, uint32_t b, const asc_kexc *exc) {
   spin_lock(&l->exc_lock);
   if (b < atomic_load_explicit(&l->err_block, memory_order_relaxed)) {
     l->exc = *exc;
-    if (l->exc.kind <= ASC_KEXC_NONE || l->exc.kind >= ASC_KEXC_COUNT) {
+    if ((l->exc.kind <= ASC_KEXC_NONE || l->exc.kind >= ASC_KEXC_COUNT) &&
+        l->exc.kind != ASC_KEXC_CANCELLED) {
       l->exc.kind = ASC_KEXC_EXCEPTION;
       if (l->exc.msg[0] == '\0')
         snprintf(l->exc.msg, sizeof l->exc.msg,
@@ -422,9 +424,13 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
     exc.kind = ASC_KEXC_NONE;
     exc.line = 0;
     exc.msg[0] = '\0';
+    ctx.stop = (const int32_t *)(const void *)&l->stop;
     tls_tid = 0;
     t0 = asc__trace_clock();
-    if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
+    if (atomic_load_explicit(&l->stop, memory_order_relaxed) != 0) {
+      asc__kexc_cancelled(&exc, 0);
+      launch_raise(l, b, &exc);
+    } else if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
       exc.kind = ASC_KEXC_RUNTIME_ERROR;
       snprintf(exc.msg, sizeof exc.msg,
                "cannot allocate %llu bytes of shared scratch",
@@ -460,6 +466,8 @@ static void loop_work(team *t, int32_t tid) {
         goto out;
       rem = n - cur;
       chunk = rem / div;
+      if (chunk > ASC_LOOP_CHUNK_MAX)
+        chunk = ASC_LOOP_CHUNK_MAX;
       if (chunk < t->min_chunk)
         chunk = t->min_chunk;
       if (chunk > rem)
@@ -468,7 +476,13 @@ static void loop_work(team *t, int32_t tid) {
         &t->next, &cur, cur + chunk, memory_order_relaxed,
         memory_order_relaxed));
     exc.kind = ASC_KEXC_NONE;
-    r = t->body(t->env, cur, cur + chunk, tid, &exc);
+    if (atomic_load_explicit(&t->launch->stop, memory_order_relaxed) != 0) {
+      /* Stopped from outside: as if iteration cur raised. */
+      asc__kexc_cancelled(&exc, 0);
+      r = cur + 1;
+    } else {
+      r = t->body(t->env, cur, cur + chunk, tid, &exc);
+    }
     if (r != 0) {
       int64_t idx = r - 1;
       spin_lock(&t->exc_lock);
@@ -496,10 +510,22 @@ static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
   if (min_chunk < 1)
     min_chunk = 1;
   if (t == NULL || t->size <= 1 || tls_in_loop || n <= min_chunk) {
+    /* In chunks too, checking the stop flag between them. */
+    const asc__launch *l = ctx->launch;
+    int64_t step = min_chunk > ASC_LOOP_CHUNK_MAX ? min_chunk
+                                                  : ASC_LOOP_CHUNK_MAX;
     bool outer = tls_in_loop;
-    int64_t r;
+    int64_t r = 0;
     tls_in_loop = true;
-    r = body(env, 0, n, tls_tid, exc);
+    for (int64_t lo = 0; lo < n && r == 0; lo += step) {
+      if (l != NULL &&
+          atomic_load_explicit(&l->stop, memory_order_relaxed) != 0) {
+        asc__kexc_cancelled(exc, 0);
+        r = lo + 1;
+        break;
+      }
+      r = body(env, lo, n - lo > step ? lo + step : n, tls_tid, exc);
+    }
     tls_in_loop = outer;
     return r != 0;
   }

@@ -87,7 +87,12 @@ struct asc__launch {
 
   _Alignas(ASC_CACHE_LINE) atomic_uint done;     /* blocks finished */
   atomic_uint err_block;    /* lowest raising block; UINT32_MAX if none */
-  atomic_int cancelled;
+  atomic_int cancelled;     /* some block raised */
+  /* Why the launch was stopped from outside (ASC__STOP_*), 0 if not: set
+   * by the stream under its lock, read by generated polls through
+   * asc_kctx.stop. */
+  atomic_int stop;
+  uint64_t start_ns;        /* when dispatched, for the stream's timeout */
   atomic_flag exc_lock;     /* guards exc; leaf lock, spun on briefly */
   asc_kexc exc;
 
@@ -103,6 +108,22 @@ struct asc__launch {
 
   _Alignas(16) unsigned char argbuf[ASC_LAUNCH_INLINE_ARGS];
 };
+
+enum { ASC__STOP_CANCEL = 1, ASC__STOP_TIMEOUT = 2, ASC__STOP_RESET = 3 };
+
+/* A parallel loop hands out chunks of at most this many iterations (or
+ * min_chunk, if larger), and checks the launch's stop flag between
+ * them: the bound on a loop's cancellation latency. */
+#define ASC_LOOP_CHUNK_MAX 65536
+
+/* Fills *exc with the exception a stopped launch unwinds with. */
+static inline void asc__kexc_cancelled(asc_kexc *exc, int32_t line) {
+  static const char msg[] = "launch stopped";
+  exc->kind = ASC_KEXC_CANCELLED;
+  exc->line = line;
+  for (size_t i = 0; i < sizeof msg; i++)
+    exc->msg[i] = msg[i];
+}
 
 /* Cache-line aligned host allocations (asc__malloc underneath) for
  * structures with _Alignas(ASC_CACHE_LINE) members.  Zeroed. */

@@ -27,6 +27,9 @@ static const char *const exc_class[ASC_KEXC_COUNT] = {
     "RuntimeError",   "OverflowError",     "ArithmeticError",
     "TypeError"};
 
+static void watchdog_start(asc__rt *rt);
+static void stop_stream(asc__stream *st, int why, const char *msg);
+
 static const char lost_message[] =
     "kernel raised an exception (its message was lost: out of memory)";
 
@@ -223,6 +226,10 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
     case OP_LAUNCH:
       if (st->err == ascSuccess) {
         asc__sched *s;
+        op->launch.start_ns =
+            atomic_load_explicit(&st->timeout_ms, memory_order_relaxed) != 0
+                ? uv_hrtime()
+                : 0;
         if (asc__sched_get(st->rt->dev, &s) == ascSuccess)
           return op;
         set_error(st, ascErrorLaunchFailure,
@@ -360,12 +367,46 @@ static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   op_start(stream_complete(st, op, err, msg));
 }
 
+/* The error and message (owned, may be NULL) of launch op, which a poll
+ * found stopped. */
+static char *launch_stopped_msg(asc__op *op, ascError_t *err) {
+  const asc__launch *l = &op->launch;
+  const char *name = l->desc->name != NULL ? l->desc->name : "?";
+  asc__buf b;
+
+  asc__buf_init(&b);
+  switch (atomic_load(&l->stop)) {
+  case ASC__STOP_TIMEOUT:
+    *err = ascErrorLaunchTimeout;
+    asc__buf_printf(&b, "kernel '%s' stopped: it ran past the stream's "
+                    "kernel timeout of %u ms", name,
+                    atomic_load(&op->stream->timeout_ms));
+    break;
+  case ASC__STOP_RESET:
+    *err = ascErrorCancelled;
+    asc__buf_printf(&b, "kernel '%s' cancelled by ascDeviceReset", name);
+    break;
+  default:
+    *err = ascErrorCancelled;
+    asc__buf_printf(&b, "kernel '%s' cancelled by ascStreamCancel", name);
+    break;
+  }
+  if (b.oom) {
+    asc__buf_free(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
 static void launch_complete(asc__launch *l) {
   asc__op *op = (asc__op *)(void *)((char *)l - offsetof(asc__op, launch));
   ascError_t err = ascSuccess;
   char *msg = NULL;
 
-  if (atomic_load(&l->err_block) != UINT32_MAX) {
+  if (atomic_load(&l->err_block) != UINT32_MAX &&
+      l->exc.kind == ASC_KEXC_CANCELLED) {
+    msg = launch_stopped_msg(op, &err);
+  } else if (atomic_load(&l->err_block) != UINT32_MAX) {
     const asc_kernel_desc *d = l->desc;
     asc__buf b;
     int kind = l->exc.kind > 0 && l->exc.kind < ASC_KEXC_COUNT
@@ -542,6 +583,7 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   st->priority = priority;
   st->level = priority - ASC_STREAM_PRIO_GREATEST;
   st->is_default = is_default;
+  atomic_store(&st->timeout_ms, rt->timeout_default_ms);
   asc__spin_lock(&st->lock);
   st->destroyed = false;
   st->reaped = false;
@@ -553,6 +595,24 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   return st;
 }
 
+/* $ASC_KERNEL_TIMEOUT_MS: the kernel timeout of new streams; 0 (none)
+ * when unset or invalid (with a warning). */
+static unsigned timeout_env(void) {
+  const char *e = getenv("ASC_KERNEL_TIMEOUT_MS");
+  char *end;
+  unsigned long v;
+
+  if (e == NULL || *e == '\0')
+    return 0;
+  v = strtoul(e, &end, 10);
+  if (*end != '\0' || *e == '-' || v > UINT32_MAX) {
+    fprintf(stderr, "libasc: ignoring ASC_KERNEL_TIMEOUT_MS=%s (expected "
+            "milliseconds, 0 to 4294967295)\n", e);
+    return 0;
+  }
+  return (unsigned)v;
+}
+
 static ascError_t rt_create(asc__device *dev, asc__rt **out) {
   asc__rt *rt = asc__calloc(1, sizeof *rt);
 
@@ -560,12 +620,16 @@ static ascError_t rt_create(asc__device *dev, asc__rt **out) {
     return asc__error(ascErrorOutOfMemory, "cannot allocate runtime state");
   rt->dev = dev;
   rt->spin_ns = asc__spin_ns_env();
+  rt->timeout_default_ms = timeout_env();
   if (uv_mutex_init(&rt->lock) != 0 || uv_mutex_init(&rt->wait_lock) != 0 ||
-      uv_cond_init(&rt->wait_cond) != 0 || uv_mutex_init(&rt->host_lock) != 0)
+      uv_cond_init(&rt->wait_cond) != 0 || uv_mutex_init(&rt->host_lock) != 0 ||
+      uv_mutex_init(&rt->wd_lock) != 0 || uv_cond_init(&rt->wd_cond) != 0)
     return asc__error(ascErrorInternal, "cannot create runtime locks");
   rt->null_stream = stream_alloc(rt, ascStreamDefault, ASC_STREAM_PRIO_LEAST,
                                  true);
   if (rt->null_stream == NULL) {
+    uv_cond_destroy(&rt->wd_cond);
+    uv_mutex_destroy(&rt->wd_lock);
     uv_mutex_destroy(&rt->host_lock);
     uv_cond_destroy(&rt->wait_cond);
     uv_mutex_destroy(&rt->wait_lock);
@@ -574,6 +638,8 @@ static ascError_t rt_create(asc__device *dev, asc__rt **out) {
     return asc__error(ascErrorOutOfMemory,
                       "cannot allocate the default stream");
   }
+  if (rt->timeout_default_ms != 0)
+    watchdog_start(rt);
   *out = rt;
   return ascSuccess;
 }
@@ -964,16 +1030,30 @@ static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
  * a scope, the spinning thread is lent to the pool: it works on the
  * launches in scope (host_spin) and an idle worker parks to leave it a
  * core (docs/streams.md). */
+static bool host_wait_until(asc__rt *rt,
+                            bool (*done)(const void *, uint64_t),
+                            const void *a, uint64_t b, bool spin,
+                            const help_scope *scope, uint64_t deadline);
+
 static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, bool spin,
                       const help_scope *scope) {
+  (void)host_wait_until(rt, done, a, b, spin, scope, UINT64_MAX);
+}
+
+/* host_wait, giving up at uv_hrtime() >= deadline (UINT64_MAX: never);
+ * true if done(a, b). */
+static bool host_wait_until(asc__rt *rt,
+                            bool (*done)(const void *, uint64_t),
+                            const void *a, uint64_t b, bool spin,
+                            const help_scope *scope, uint64_t deadline) {
   asc__sched *s = scope != NULL && asc__sched_can_help()
                       ? asc__sched_peek(rt->dev)
                       : NULL;
   bool ok;
 
   if (done(a, b))
-    return;
+    return true;
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);
@@ -981,14 +1061,24 @@ static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
     if (s != NULL)
       asc__sched_guest(s, -1);
     if (ok)
-      return;
+      return true;
   }
   uv_mutex_lock(&rt->wait_lock);
   atomic_fetch_add(&rt->waiters, 1);
-  while (!done(a, b))
-    uv_cond_wait(&rt->wait_cond, &rt->wait_lock);
+  while (!(ok = done(a, b))) {
+    uint64_t now;
+    if (deadline == UINT64_MAX) {
+      uv_cond_wait(&rt->wait_cond, &rt->wait_lock);
+      continue;
+    }
+    now = uv_hrtime();
+    if (now >= deadline)
+      break;
+    (void)uv_cond_timedwait(&rt->wait_cond, &rt->wait_lock, deadline - now);
+  }
   atomic_fetch_sub(&rt->waiters, 1);
   uv_mutex_unlock(&rt->wait_lock);
+  return ok;
 }
 
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
@@ -1548,6 +1638,16 @@ static bool api_drained(const void *a, uint64_t unused) {
   return atomic_load(&((asc__rt *)(uintptr_t)rt)->api_gate) == 1;
 }
 
+/* Stops every stream's running kernel and skips its queued work
+ * (ascDeviceReset). */
+static void stop_all(asc__rt *rt) {
+  asc__stream *st;
+  uv_mutex_lock(&rt->lock);
+  for (st = rt->streams; st != NULL; st = st->live_next)
+    stop_stream(st, ASC__STOP_RESET, "work cancelled by ascDeviceReset");
+  uv_mutex_unlock(&rt->lock);
+}
+
 ascError_t ascDeviceReset(void) {
   asc__device *dev;
   asc__rt *rt;
@@ -1562,14 +1662,19 @@ ascError_t ascDeviceReset(void) {
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
-  /* Close the gate, then wait for the module and launch calls other
-   * threads are inside (a launch compiling a specialisation, an unload
-   * waiting for its launches): they end without waiting for this reset. */
+  /* Close the gate, so that no new module or launch call starts.  Then
+   * stop running kernels at their next poll and skip queued work, so that
+   * an endless kernel cannot hold the reset, and wait for the module and
+   * launch calls other threads are inside (a launch compiling a
+   * specialisation, an unload waiting for its launches): they end without
+   * waiting for this reset.  What they queued meanwhile is stopped too. */
   if (atomic_fetch_or(&rt->api_gate, 1) & 1)
     return asc__error(ascErrorNotPermitted,
                       "ascDeviceReset: another thread is resetting the "
                       "device");
+  stop_all(rt);
   host_wait(rt, api_drained, rt, 0, true, NULL);
+  stop_all(rt);
   /* Everything, including work other threads queue meanwhile: the pool
    * and the streams' records go away below. */
   wait_streams_unbounded(rt, false);
@@ -1605,4 +1710,145 @@ ascError_t ascDeviceReset(void) {
   asc__memory_reset(dev);
   atomic_fetch_and(&rt->api_gate, ~(uint64_t)1);
   return ascSuccess;
+}
+
+/* ------------------------------------------------------------ cancellation */
+
+/* Stops st's work: the running launch at its next poll (why is an
+ * ASC__STOP_* reason), and, through the pending error (msg, unless an
+ * error is already pending), whatever is queued behind it.  Takes st's
+ * lock; the rt lock may be held. */
+static void stop_stream(asc__stream *st, int why, const char *msg) {
+  asc__spin_lock(&st->lock);
+  if (st->head != NULL) {
+    asc__op *op = st->head;
+    if (st->err == ascSuccess)
+      set_error(st, ascErrorCancelled,
+                atomic_fetch_add(&st->rt->err_seq, 1) + 1, asc__strdup(msg));
+    /* A dispatched launch at the head is running (or about to be
+     * submitted; its blocks then see the flag before they start). */
+    if (op->kind == OP_LAUNCH && op->dispatched)
+      atomic_store(&op->launch.stop, why);
+  }
+  asc__spin_unlock(&st->lock);
+}
+
+ascError_t ascStreamCancel(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err = asc__stream_resolve(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
+  return ascSuccess;
+}
+
+ascError_t ascStreamSetKernelTimeout(ascStream_t stream,
+                                     unsigned int timeoutMs) {
+  asc__stream *st;
+  ascError_t err = asc__stream_resolve(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  atomic_store(&st->timeout_ms, timeoutMs);
+  if (timeoutMs != 0)
+    watchdog_start(st->rt);
+  return ascSuccess;
+}
+
+ascError_t ascStreamGetKernelTimeout(unsigned int *timeoutMs,
+                                     ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err;
+
+  if (timeoutMs == NULL)
+    return asc__error(ascErrorInvalidValue,
+                      "ascStreamGetKernelTimeout: timeoutMs is NULL");
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  *timeoutMs = atomic_load(&st->timeout_ms);
+  return ascSuccess;
+}
+
+ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
+                                       unsigned int timeoutMs) {
+  asc__stream *st;
+  ascError_t err = asc__stream_resolve(stream, &st);
+  uint64_t target, deadline;
+
+  if (err != ascSuccess)
+    return err;
+  if (in_callback())
+    return not_permitted("ascStreamSynchronizeTimeout");
+  target = atomic_load(&st->submitted);
+  deadline = uv_hrtime() + (uint64_t)timeoutMs * 1000000u;
+  /* Without a help scope: the caller must get control back at the
+   * deadline, so it never runs kernel code itself. */
+  if (!host_wait_until(st->rt, stream_reached, st, target, true, NULL,
+                       deadline))
+    return ascErrorNotReady;
+  asc__pool_on_sync(st->rt->dev);
+  return stream_take_error(st);
+}
+
+/* The watchdog: every WATCHDOG_TICK_NS it stops the launches that have
+ * run past their stream's timeout.  It lives as long as the process (the
+ * rt is never freed) and only sleeps when no stream has a timeout. */
+#define WATCHDOG_TICK_NS 2000000u
+
+/* Stops the launches past their stream's timeout; true if some stream
+ * has a timeout. */
+static bool watchdog_scan(asc__rt *rt) {
+  uint64_t now = uv_hrtime();
+  bool any = false;
+
+  uv_mutex_lock(&rt->lock);
+  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
+    unsigned ms = atomic_load(&t->timeout_ms);
+    asc__op *op;
+    if (ms == 0)
+      continue;
+    any = true;
+    asc__spin_lock(&t->lock);
+    op = t->head;
+    if (op != NULL && op->kind == OP_LAUNCH && op->dispatched &&
+        op->launch.start_ns != 0 &&
+        now - op->launch.start_ns >= (uint64_t)ms * 1000000u &&
+        atomic_load(&op->launch.stop) == 0) {
+      /* The launch reports the timeout; the queued work is skipped as
+       * after an exception. */
+      atomic_store(&op->launch.stop, ASC__STOP_TIMEOUT);
+    }
+    asc__spin_unlock(&t->lock);
+  }
+  uv_mutex_unlock(&rt->lock);
+  return any;
+}
+
+static void watchdog_main(void *arg) {
+  asc__rt *rt = arg;
+  bool any = true;
+
+  uv_mutex_lock(&rt->wd_lock);
+  for (;;) {
+    /* With no timeout anywhere, sleep until watchdog_start wakes us. */
+    if (any)
+      (void)uv_cond_timedwait(&rt->wd_cond, &rt->wd_lock, WATCHDOG_TICK_NS);
+    else
+      uv_cond_wait(&rt->wd_cond, &rt->wd_lock);
+    uv_mutex_unlock(&rt->wd_lock);
+    any = watchdog_scan(rt);
+    uv_mutex_lock(&rt->wd_lock);
+  }
+}
+
+/* Starts the watchdog, or wakes it: some stream now has a timeout. */
+static void watchdog_start(asc__rt *rt) {
+  uv_mutex_lock(&rt->wd_lock);
+  if (rt->wd_started)
+    uv_cond_signal(&rt->wd_cond);
+  else if (uv_thread_create(&rt->wd_thread, watchdog_main, rt) == 0)
+    rt->wd_started = true;
+  uv_mutex_unlock(&rt->wd_lock);
 }

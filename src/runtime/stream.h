@@ -143,6 +143,8 @@ struct asc__stream {
   _Atomic uint64_t completed_seen;
   _Alignas(ASC_CACHE_LINE) _Atomic uint64_t completed;
   atomic_int err_pending;  /* err != ascSuccess; written with err */
+  /* ascStreamSetKernelTimeout; 0 = none.  Read by the watchdog. */
+  atomic_uint timeout_ms;
 };
 
 typedef struct asc__event {
@@ -197,6 +199,16 @@ struct asc__rt {
   uv_mutex_t host_lock;
   asc__op *host_head, *host_tail;
   bool host_stop;
+
+  /* The timeout watchdog (stream.c), started when a stream first gets a
+   * kernel timeout.  wd_lock is a leaf lock guarding wd_started and
+   * wd_quit; the watchdog takes the rt lock and stream locks only
+   * without it. */
+  unsigned timeout_default_ms;  /* $ASC_KERNEL_TIMEOUT_MS */
+  uv_mutex_t wd_lock;
+  uv_cond_t wd_cond;
+  bool wd_started;
+  uv_thread_t wd_thread;
 };
 
 /* The runtime state of dev, created on first use (thread-safe). */

@@ -55,7 +55,13 @@ static const char loops_py[] =
     "@asc.kernel\n"
     "def stepped(a, c, start: asc.int64, stop: asc.int64, step: asc.int64):\n"
     "    for i in asc.prange(start, stop, step):\n"
-    "        c[i] = a[i] * 2 + 1\n";
+    "        c[i] = a[i] * 2 + 1\n"
+    "\n"
+    "@asc.kernel\n"
+    "def repeated(a, c, reps: asc.int64):\n"
+    "    for r in range(reps):\n"
+    "        for i in asc.prange(a.shape[0]):\n"
+    "            c[i] = c[i] + a[i]\n";
 
 /* ------------------------------------------------------ blocks and teams */
 
@@ -166,6 +172,35 @@ static void test_parallel_for_lambda(void **state) {
     assert_true(c[n] == -7.0f);
     free(a);
     free(b);
+    free(c);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* A parallel loop inside a serial loop whose trip count is known only at
+ * run time: the serial loop is emitted twice (as written, and in polled
+ * chunks when long), and both copies call the one parallel body. */
+static void test_prange_in_serial_loop(void **state) {
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "repeated");
+  const int64_t n = 1000, reps_list[] = {0, 3, 64, 65, 200};
+  (void)state;
+  for (size_t r = 0; r < sizeof reps_list / sizeof reps_list[0]; r++) {
+    int64_t reps = reps_list[r];
+    double *a = e2p_alloc((size_t)n, 8), *c = e2p_alloc((size_t)n, 8);
+    ascTensor ta = e2p_t1(a, ascFloat64, n), tc = e2p_t1(c, ascFloat64, n);
+    void *args[] = {&ta, &tc, &reps};
+    for (int64_t i = 0; i < n; i++) {
+      a[i] = (double)(i % 17);
+      c[i] = 1.0;
+    }
+    ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (int64_t i = 0; i < n; i++)
+      if (c[i] != 1.0 + (double)reps * a[i])
+        fail_msg("reps %lld: c[%lld] = %g, want %g", (long long)reps,
+                 (long long)i, c[i], 1.0 + (double)reps * a[i]);
+    free(a);
     free(c);
   }
   ASSERT_OK(ascModuleUnload(m));
@@ -621,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_block_index_and_count),
       cmocka_unit_test(test_team_share_of_cores),
       cmocka_unit_test(test_parallel_for_lambda),
+      cmocka_unit_test(test_prange_in_serial_loop),
       cmocka_unit_test(test_parallel_for_nested_def),
       cmocka_unit_test(test_prange_steps),
       cmocka_unit_test(test_auto_conv2d),

@@ -26,8 +26,9 @@ from ._array import Array, asarray, empty, empty_like, zeros, zeros_like
 from ._dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                       float64, from_bfloat16_bits, int8, int16, int32, int64,
                       to_bfloat16_bits, uint8, uint16, uint32, uint64)
-from ._errors import (CompileError, Error, InvalidHandleError,
-                      InvalidKernelError, InvalidValueError, KernelOnlyError,
+from ._errors import (CancelledError, CompileError, Error,
+                      InvalidHandleError, InvalidKernelError,
+                      InvalidValueError, KernelOnlyError, LaunchTimeoutError,
                       OutOfMemoryError, SourceError)
 from ._kernel import CompiledModule, Func, compile, func, jit, kernel, load_module
 from ._lang import *  # noqa: F401,F403  (kernel-language names)

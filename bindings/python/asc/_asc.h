@@ -68,6 +68,13 @@ int ascpy_stream_check(ascpy_Stream *s);
 int ascpy_stream_reap(ascpy_Stream *s);
 /* Records work that keeps rec alive until s is known to be drained. */
 int ascpy_stream_add_pending(ascpy_Stream *s, PyObject *rec);
+/* Waits for the work queued on h with the GIL released (as
+ * ascStreamSynchronize).  On the main thread a SIGINT during the wait
+ * cancels h's work (see _asc_stream.c); when a signal handler then
+ * raises (KeyboardInterrupt), the cancellation is dropped and -1
+ * returned with the handler's exception set.  Otherwise 0, and *e is
+ * what ascStreamSynchronize returned. */
+int ascpy_wait(ascStream_t h, ascError_t *e);
 /* The stream drained: drop its pending records. */
 void ascpy_stream_drained(ascpy_Stream *s);
 /* Every stream drained (after ascDeviceSynchronize). */

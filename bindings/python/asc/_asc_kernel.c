@@ -898,11 +898,14 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
   h = s->handle;
   Py_BEGIN_ALLOW_THREADS
   e = ascLaunchKernel(k->handle, blocks, L.argv, h);
-  if (e == ascSuccess && sync)
-    e = ascStreamSynchronize(h);
   Py_END_ALLOW_THREADS
-  if (sync)
+  if (e == ascSuccess && sync) {
+    /* Ctrl-C cancels the launch and raises KeyboardInterrupt. */
+    int r = ascpy_wait(h, &e);
     ascpy_stream_drained(s);
+    if (r < 0)
+      goto fail;
+  }
   if (e != ascSuccess) {
     ascpy_error(e);
     goto fail;

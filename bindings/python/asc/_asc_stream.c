@@ -11,6 +11,14 @@
  */
 #include "_asc.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "structmember.h"
 
 /* Drained streams are checked with a query once this many records pile up,
@@ -107,6 +115,138 @@ static ascError_t stream_sync(ascpy_Stream *s) {
   return e;
 }
 
+/* Ctrl-C during a wait.  The waiting thread lends itself to the pool
+ * (it may run the kernel it waits for, which keeps launches fast), so it
+ * cannot look at signals until the kernel ends.  Instead, while the main
+ * thread waits, a SIGINT handler chained in front of Python's writes a
+ * byte to a pipe (async-signal-safe); a watcher thread reading the pipe
+ * cancels the stream being waited for; the kernel stops at its next poll,
+ * the wait returns, and the main thread then runs Python's handler
+ * (KeyboardInterrupt).  Other threads wait plainly: Python runs signal
+ * handlers on the main thread only. */
+static int sig_pipe[2] = {-1, -1};
+static int watcher_started;              /* under the GIL */
+static struct sigaction sig_prev;        /* Python's handler, chained */
+static _Atomic(ascStream_t) sig_stream;  /* the stream being waited for */
+static atomic_int sig_waiting;
+
+static void on_sigint(int sig, siginfo_t *info, void *uctx) {
+  int saved = errno;
+  char c = 1;
+  if (atomic_load(&sig_waiting))
+    (void)!write(sig_pipe[1], &c, 1);
+  errno = saved;
+  if (sig_prev.sa_flags & SA_SIGINFO) {
+    if (sig_prev.sa_sigaction != NULL)
+      sig_prev.sa_sigaction(sig, info, uctx);
+  } else if (sig_prev.sa_handler != SIG_DFL &&
+             sig_prev.sa_handler != SIG_IGN) {
+    sig_prev.sa_handler(sig);
+  }
+}
+
+static void *watcher_main(void *arg) {
+  char c;
+  (void)arg;
+  for (;;) {
+    ssize_t n = read(sig_pipe[0], &c, 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return NULL;
+    if (atomic_load(&sig_waiting))
+      (void)ascStreamCancel(atomic_load(&sig_stream));
+  }
+}
+
+/* In a forked child: no watcher thread, and a pipe of its own (the
+ * parent's watcher must not read the child's signals). */
+static void watcher_after_fork(void) {
+  watcher_started = 0;
+  if (sig_pipe[0] >= 0) {
+    close(sig_pipe[0]);
+    close(sig_pipe[1]);
+    sig_pipe[0] = sig_pipe[1] = -1;
+  }
+}
+
+/* GIL held.  0 when the watcher runs. */
+static int watcher_start(void) {
+  pthread_t t;
+  pthread_attr_t attr;
+  int rc;
+  if (watcher_started)
+    return 0;
+  static int atfork_done;
+  if (!atfork_done) {
+    (void)pthread_atfork(NULL, NULL, watcher_after_fork);
+    atfork_done = 1;
+  }
+  if (sig_pipe[0] < 0) {
+    if (pipe(sig_pipe) != 0)
+      return -1;
+    (void)fcntl(sig_pipe[0], F_SETFD, FD_CLOEXEC);
+    (void)fcntl(sig_pipe[1], F_SETFD, FD_CLOEXEC);
+    (void)fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+  }
+  if (pthread_attr_init(&attr) != 0)
+    return -1;
+  (void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  rc = pthread_create(&t, &attr, watcher_main, NULL);
+  pthread_attr_destroy(&attr);
+  if (rc != 0)
+    return -1;
+  watcher_started = 1;
+  return 0;
+}
+
+/* GIL held, main thread: makes on_sigint the process's SIGINT handler,
+ * chained in front of the current one, unless it is already.  It stays
+ * installed after the wait (one sigaction call per wait instead of
+ * three); Python replacing it (signal.signal) is noticed at the next
+ * wait.  0 when installed. */
+static int sigint_arm(void) {
+  struct sigaction cur, mine;
+  if (sigaction(SIGINT, NULL, &cur) != 0)
+    return -1;
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigint)
+    return 0;
+  if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler == SIG_DFL ||
+      cur.sa_handler == SIG_IGN)
+    return -1;   /* not Python's handler: leave it alone */
+  memset(&mine, 0, sizeof mine);
+  mine.sa_sigaction = on_sigint;
+  mine.sa_flags = SA_SIGINFO | SA_ONSTACK | (cur.sa_flags & SA_RESTART);
+  sigemptyset(&mine.sa_mask);
+  sig_prev = cur;
+  return sigaction(SIGINT, &mine, NULL);
+}
+
+int ascpy_wait(ascStream_t h, ascError_t *e) {
+  int armed = 0;
+  ascError_t r;
+
+  if (_PyOS_IsMainThread() && watcher_start() == 0 && sigint_arm() == 0) {
+    atomic_store(&sig_stream, h);
+    atomic_store(&sig_waiting, 1);
+    armed = 1;
+  }
+  Py_BEGIN_ALLOW_THREADS
+  r = ascStreamSynchronize(h);
+  Py_END_ALLOW_THREADS
+  if (armed)
+    atomic_store(&sig_waiting, 0);
+  if (PyErr_CheckSignals() < 0) {
+    /* The watcher cancelled the stream; the cancellation is reported
+     * as the handler's exception. */
+    if (r != ascSuccess)
+      (void)ascGetLastError();
+    return -1;
+  }
+  *e = r;
+  return 0;
+}
+
 static ascError_t stream_destroy(ascpy_Stream *s) {
   ascError_t e, e2;
   if (s->is_default || s->destroyed)
@@ -179,10 +319,25 @@ static void stream_dealloc(ascpy_Stream *s) {
 
 static PyObject *stream_synchronize(ascpy_Stream *s, PyObject *unused) {
   ascError_t e;
+  int r;
   (void)unused;
   if (ascpy_stream_check(s) < 0)
     return NULL;
-  e = stream_sync(s);
+  r = ascpy_wait(s->handle, &e);
+  ascpy_stream_drained(s);
+  if (r < 0)
+    return NULL;
+  if (e != ascSuccess)
+    return ascpy_error(e);
+  Py_RETURN_NONE;
+}
+
+static PyObject *stream_cancel(ascpy_Stream *s, PyObject *unused) {
+  ascError_t e;
+  (void)unused;
+  if (ascpy_stream_check(s) < 0)
+    return NULL;
+  e = ascStreamCancel(s->handle);
   if (e != ascSuccess)
     return ascpy_error(e);
   Py_RETURN_NONE;
@@ -262,6 +417,9 @@ static PyMethodDef stream_methods[] = {
      "exception."},
     {"query", (PyCFunction)stream_query, METH_NOARGS,
      "True when all queued work finished, False while some runs."},
+    {"cancel", (PyCFunction)stream_cancel, METH_NOARGS,
+     "Stop the running kernel at its next poll and skip the queued work; "
+     "the next synchronize raises asc.CancelledError.  Does not wait."},
     {"wait_event", (PyCFunction)stream_wait_event, METH_O,
      "Make later work on this stream wait for the event."},
     {"destroy", (PyCFunction)stream_destroy_m, METH_NOARGS,

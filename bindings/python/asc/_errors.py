@@ -54,6 +54,14 @@ class KernelOnlyError(Error, RuntimeError):
     """A kernel-language construct was called by the Python interpreter."""
 
 
+class CancelledError(Error):
+    """The stream's work was cancelled (Stream.cancel, ascStreamCancel)."""
+
+
+class LaunchTimeoutError(Error, TimeoutError):
+    """A kernel ran past its stream's timeout (ASC_KERNEL_TIMEOUT_MS)."""
+
+
 class SourceError(Error, OSError):
     """The source text of a kernel could not be found."""
 
@@ -70,6 +78,8 @@ _BY_NAME = {
     "ascErrorInvalidHandle": InvalidHandleError,
     "ascErrorInvalidKernel": InvalidKernelError,
     "ascErrorFileNotFound": FileNotFoundError_,
+    "ascErrorCancelled": CancelledError,
+    "ascErrorLaunchTimeout": LaunchTimeoutError,
 }
 
 KERNEL_EXCEPTIONS = ("ValueError", "IndexError", "ZeroDivisionError",
