@@ -128,6 +128,36 @@ const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len) {
   return p;
 }
 
+void asc__lineidx_init(asc__cctx *c, asc__lineidx *x, const char *text,
+                       size_t len, int32_t first_line) {
+  const char *p = text, *end = text + len, *nl;
+  int32_t n = 1;
+  for (p = text; (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+    n++;
+  x->text = text;
+  x->len = len;
+  x->first_line = first_line;
+  x->n = n;
+  x->starts = asc__arena_alloc(c, sizeof *x->starts * ((size_t)n + 1));
+  x->starts[0] = text;
+  n = 1;
+  for (p = text; (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+    x->starts[n++] = nl + 1;
+  x->starts[n] = end + 1;
+}
+
+const char *asc__lineidx_get(const asc__lineidx *x, int32_t line, size_t *len) {
+  int64_t n = (int64_t)line - x->first_line;
+  size_t l;
+  if (x->starts == NULL || n < 0 || n >= x->n)
+    return NULL;
+  l = (size_t)(x->starts[n + 1] - x->starts[n]) - 1;
+  if (l > 0 && x->starts[n][l - 1] == '\r')
+    l--;
+  *len = l;
+  return x->starts[n];
+}
+
 static void vdiag(asc__cctx *c, const char *kind, asc__loc loc,
                   const char *fmt, va_list ap) {
   char msg[1024];

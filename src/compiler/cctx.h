@@ -113,4 +113,18 @@ _Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
  * newline, and its length; NULL when out of range. */
 const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len);
 
+/* Where every line of a text starts, for lookups in O(1) by code that asks
+ * for many lines (the emitter's comments); built once in O(len). */
+typedef struct asc__lineidx {
+  const char *text;
+  size_t len;
+  int32_t first_line;
+  int32_t n;            /* lines */
+  const char **starts;  /* n + 1 entries, the last one text + len + 1 */
+} asc__lineidx;
+void asc__lineidx_init(asc__cctx *c, asc__lineidx *x, const char *text,
+                       size_t len, int32_t first_line);
+/* As asc__source_line, for a text indexed by asc__lineidx_init. */
+const char *asc__lineidx_get(const asc__lineidx *x, int32_t line, size_t *len);
+
 #endif /* ASC_CCTX_H */
