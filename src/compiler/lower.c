@@ -1940,6 +1940,7 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
 static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   asc__irblock *save = ls->cur;
   ls->line = s->loc.line;
+  asc__cctx_tick(ls->c, "lower");
   switch (s->kind) {
   case ASC_STMT_EXPR: {
     const asc__ast_expr *e = s->u.expr.value;
@@ -2148,6 +2149,7 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
   asc__emit_src src;
   if (t == NULL)
     return false;
+  asc__cctx_budget(c, "infer");
   mod = asc__ir_module_new(c);
   asc__ir_module_add(c, mod, asc__lower_kernel(c, t));
   mod->funcs[0]->may_alias = may_alias;
@@ -2157,6 +2159,8 @@ bool asc__codegen_kernel(asc__cctx *c, asc__ast_module *m, asc__ast_func *k,
   src.len = c->len;
   src.first_line = c->first_line;
   src.may_alias = may_alias;
+  asc__cctx_budget(c, "the passes");
   asc__emit_module(c, mod, &src, out);
+  asc__cctx_budget(c, "emit");
   return true;
 }

@@ -955,6 +955,7 @@ static void for_stmt(resolver *r, asc__ast_stmt *s) {
 }
 
 static void stmt(resolver *r, asc__ast_stmt *s) {
+  asc__cctx_tick(r->c, "resolve");
   switch (s->kind) {
   case ASC_STMT_EXPR:
     expr(r, s->u.expr.value);
@@ -1188,9 +1189,11 @@ asc__ast_module *asc__frontend(asc__cctx *c, const ascGlobalValue *globals,
   asc__ast_module *m = asc__parse(c);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  asc__cctx_budget(c, "parse");
   asc__resolve(c, m, globals, nglobals);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  asc__cctx_budget(c, "resolve");
   return m;
 }
 

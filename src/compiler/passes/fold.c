@@ -232,6 +232,7 @@ void asc__pass_fold(asc__cctx *c, asc__irfunc *f) {
   do {
     size_t n = (size_t)f->nregs + 1;
     s.changed = false;
+    asc__cctx_budget(c, "fold");
     asc__ir_count(f);
     /* One set of tables while the register count holds: a round per
      * fresh copy would keep 16 of them in the arena. */

@@ -1109,6 +1109,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   uint8_t *first_top;
   int32_t *occ_in;
 
+  /* each nest costs a walk over the whole function */
+  asc__cctx_budget(s->c, "parallelize");
   memset(&np, 0, sizeof np);
   asc__buf_init(&desc);
   asc__ir_count(f);
