@@ -29,6 +29,18 @@ ascError_t asc__verror(ascError_t code, const char *fmt, va_list ap);
 /* As asc__error, with a message that may be long (compile diagnostics). */
 ascError_t asc__error_text(ascError_t code, const char *text);
 
+/* -------------------------------------------------------------- tensors */
+
+/* The bytes a tensor's elements span around its data pointer: offsets
+ * [*lo, *hi) (0, 0 when some extent is 0), computed with overflow checks.
+ * False, with the reason in why, when the descriptor cannot describe
+ * memory: an invalid dtype, ndim outside 0..ASC_MAX_DIMS, a negative
+ * extent, or a shape x stride x item size that does not fit in a ptrdiff_t
+ * (no object is larger).  Every size derived from a descriptor is
+ * validated through this before it is multiplied anywhere else. */
+bool asc__tensor_extent(const ascTensor *t, int64_t *lo, int64_t *hi,
+                        char *why, size_t whylen);
+
 /* ------------------------------------------------------- host allocations */
 
 /* Every host allocation of libasc (runtime and compiler) and every device
