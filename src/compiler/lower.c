@@ -22,6 +22,9 @@
 
 /* Bytes of one local_array: it is a stack array of the running thread. */
 #define LOCAL_ARRAY_MAX (256u * 1024u)
+/* Bytes of any local, shared or lock array: 1 TiB, far above what a
+ * block can be given, and small enough that sums of them cannot overflow. */
+#define SCRATCH_ARRAY_MAX (UINT64_C(1) << 40)
 
 typedef struct symreg {
   const asc__sym *sym;
@@ -1149,12 +1152,16 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
     }
   }
   {
-    /* local arrays live on the stack of a worker thread */
+    /* local arrays live on the stack of a worker thread; every scratch
+     * array's size is checked here, with overflow checks, so that emit
+     * and the launch can multiply extents freely */
     uint64_t bytes = ascDataTypeSize((ascDataType)t->dtype);
     for (int k = 0; k < i->nimm; k++)
-      bytes = bytes * (uint64_t)i->imm[k] > (UINT64_C(1) << 40)
-                  ? (UINT64_C(1) << 40)
-                  : bytes * (uint64_t)i->imm[k];
+      if (__builtin_mul_overflow(bytes, (uint64_t)i->imm[k], &bytes) ||
+          bytes > SCRATCH_ARRAY_MAX)
+        asc__diag_fatal(ls->c, value->loc,
+                        "array of more than %llu bytes is too large",
+                        (unsigned long long)SCRATCH_ARRAY_MAX);
     if (b->id == ASC_BI_LOCAL_ARRAY && bytes > LOCAL_ARRAY_MAX)
       asc__diag_fatal(ls->c, value->loc,
                       "local_array of %llu bytes is too large for the "
