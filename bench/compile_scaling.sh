@@ -16,8 +16,9 @@
 # column.  BUILD_DIR (default: build) holds ascc.  Figures measured on the
 # 2-core development machine (user CPU, seconds), before -> after the
 # hashing work (commits f91b6d0..13a8979):
-#   aug   5k 5.3 -> 0.25   20k > 22 (killed) -> 1.0   50k > 21 (killed) -> 2.3
-#   vars  5k 0.9 -> 0.23   20k 12.5 -> 1.2    50k -> 1.6
+#   aug   5k 5.3 -> 0.13   20k > 28 (killed) -> 0.7   50k > 21 (killed) -> 2.0
+#   vars  20k > 505 (killed) -> 0.6, 50k -> 1.6 (12.5 at 20k with only
+#         the CSE and register-name fixes: resolve and lower scanned names)
 #   loops 2k 1.5 -> 1.5    4k 9.3 -> 5.3      (still quadratic, see above)
 set -euo pipefail
 cd "$(dirname "$0")/.."
