@@ -54,5 +54,6 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/inflight.h"
+#include "base/tensor.h"
 
 #endif /* ASC_BASE_H */

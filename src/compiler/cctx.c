@@ -1,8 +1,11 @@
 /*
  * Compilation context: arena, diagnostics, the catch point.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compiler/cctx.h"
 
@@ -15,6 +18,28 @@ struct asc__arena_chunk {
 
 #define CHUNK_MIN (64u * 1024u)
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ASC_COMPILE_TIMEOUT_MS, read as ASC_CC_TIMEOUT_MS is: a positive
+ * decimal number of milliseconds; anything else gives the default.  At
+ * most a day, so the deadline cannot overflow. */
+static uint64_t budget_from_env(void) {
+  const char *s = getenv("ASC_COMPILE_TIMEOUT_MS");
+  char *end;
+  unsigned long long v;
+  if (s == NULL || *s == '\0')
+    return ASC_COMPILE_DEFAULT_TIMEOUT_MS;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v == 0 || s[0] == '-')
+    return ASC_COMPILE_DEFAULT_TIMEOUT_MS;
+  return v > 86400000u ? 86400000u : (uint64_t)v;
+}
+
 void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
                     size_t len, int32_t first_line) {
   memset(c, 0, sizeof *c);
@@ -24,6 +49,19 @@ void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
   c->first_line = first_line > 0 ? first_line : 1;
   c->max_errors = 20;
   asc__buf_init(&c->diag);
+  c->budget_ms = budget_from_env();
+  c->deadline_ns = now_ns() + c->budget_ms * 1000000u;
+}
+
+void asc__cctx_budget(asc__cctx *c, const char *where) {
+  if (now_ns() <= c->deadline_ns)
+    return;
+  asc__buf_printf(&c->diag,
+                  "%s: error: compiling took longer than its budget of %llu "
+                  "ms (ASC_COMPILE_TIMEOUT_MS); stopped in %s\n",
+                  c->filename, (unsigned long long)c->budget_ms, where);
+  c->nerrors++;
+  asc__cctx_throw(c, c->diag.oom ? ASC_FAIL_OOM : ASC_FAIL_ERRORS);
 }
 
 void asc__cctx_free(asc__cctx *c) {
@@ -126,6 +164,36 @@ const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len) {
     *len = l;
   }
   return p;
+}
+
+void asc__lineidx_init(asc__cctx *c, asc__lineidx *x, const char *text,
+                       size_t len, int32_t first_line) {
+  const char *p = text, *end = text + len, *nl;
+  int32_t n = 1;
+  for (p = text; (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+    n++;
+  x->text = text;
+  x->len = len;
+  x->first_line = first_line;
+  x->n = n;
+  x->starts = asc__arena_alloc(c, sizeof *x->starts * ((size_t)n + 1));
+  x->starts[0] = text;
+  n = 1;
+  for (p = text; (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+    x->starts[n++] = nl + 1;
+  x->starts[n] = end + 1;
+}
+
+const char *asc__lineidx_get(const asc__lineidx *x, int32_t line, size_t *len) {
+  int64_t n = (int64_t)line - x->first_line;
+  size_t l;
+  if (x->starts == NULL || n < 0 || n >= x->n)
+    return NULL;
+  l = (size_t)(x->starts[n + 1] - x->starts[n]) - 1;
+  if (l > 0 && x->starts[n][l - 1] == '\r')
+    l--;
+  *len = l;
+  return x->starts[n];
 }
 
 static void vdiag(asc__cctx *c, const char *kind, asc__loc loc,

@@ -54,6 +54,11 @@ typedef struct asc__cctx {
   int nerrors;
   int nwarnings;
   int max_errors;       /* stop after this many (default 20) */
+  /* compile budget (ASC_COMPILE_TIMEOUT_MS): asc__cctx_budget unwinds
+   * once the monotonic clock passes deadline_ns */
+  uint64_t budget_ms;
+  uint64_t deadline_ns;
+  uint32_t ticks;
   /* unwinding */
   jmp_buf *catch_point;
   asc__fail fail;
@@ -109,8 +114,35 @@ _Noreturn void asc__cctx_throw(asc__cctx *c, asc__fail why);
 _Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
                                    const char *what);
 
+/* The default of ASC_COMPILE_TIMEOUT_MS: the time one compilation may
+ * spend in libasc itself (front end, passes, emit), set when the context
+ * is made.  The C compiler has its own limit, ASC_CC_TIMEOUT_MS. */
+#define ASC_COMPILE_DEFAULT_TIMEOUT_MS 60000u
+/* Unwinds with an error naming `where` and ASC_COMPILE_TIMEOUT_MS once the
+ * compilation has used up its budget.  Called between phases and passes. */
+void asc__cctx_budget(asc__cctx *c, const char *where);
+/* The same, looking at the clock only every 1024th call: for long loops. */
+static inline void asc__cctx_tick(asc__cctx *c, const char *where) {
+  if ((++c->ticks & 1023u) == 0)
+    asc__cctx_budget(c, where);
+}
+
 /* The text of source line `line` (a real-file line number) without its
  * newline, and its length; NULL when out of range. */
 const char *asc__source_line(const asc__cctx *c, int32_t line, size_t *len);
+
+/* Where every line of a text starts, for lookups in O(1) by code that asks
+ * for many lines (the emitter's comments); built once in O(len). */
+typedef struct asc__lineidx {
+  const char *text;
+  size_t len;
+  int32_t first_line;
+  int32_t n;            /* lines */
+  const char **starts;  /* n + 1 entries, the last one text + len + 1 */
+} asc__lineidx;
+void asc__lineidx_init(asc__cctx *c, asc__lineidx *x, const char *text,
+                       size_t len, int32_t first_line);
+/* As asc__source_line, for a text indexed by asc__lineidx_init. */
+const char *asc__lineidx_get(const asc__lineidx *x, int32_t line, size_t *len);
 
 #endif /* ASC_CCTX_H */

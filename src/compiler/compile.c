@@ -16,6 +16,7 @@ static void emit(asc__cctx *c, const asc__irmodule *ir, bool may_alias,
   src.first_line = c->first_line;
   src.may_alias = may_alias;
   asc__emit_module(c, ir, &src, c_out);
+  asc__cctx_budget(c, "emit");
 }
 
 bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
@@ -29,6 +30,7 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   out->typed = asc__infer_kernel(c, in->module, in->kernel, in->sig);
   if (out->typed == NULL)
     return false;
+  asc__cctx_budget(c, "infer");
   if (in->stop == ASC_STOP_TYPES)
     return true;
 
@@ -36,6 +38,7 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   asc__ir_module_add(c, out->ir, asc__lower_kernel(c, out->typed));
   out->ir->funcs[0]->may_alias = in->may_alias;
   asc__ir_pipeline(c, out->ir, in->passes);
+  asc__cctx_budget(c, "the passes");
   if (in->stop == ASC_STOP_IR)
     return true;
 
@@ -58,12 +61,14 @@ bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
       ok = false;
       continue;
     }
+    asc__cctx_budget(c, "infer");
     asc__ir_module_add(c, ir, asc__lower_kernel(c, t));
     ir->funcs[ir->nfuncs - 1]->may_alias = specs[i].may_alias;
   }
   if (!ok)
     return false;
   asc__ir_pipeline(c, ir, passes);
+  asc__cctx_budget(c, "the passes");
   emit(c, ir, n == 1 && specs[0].may_alias, c_out);
   return true;
 }

@@ -294,6 +294,7 @@ typedef struct emitter {
   int nframes, capframes;
   int depth;            /* indentation */
   int32_t last_line;
+  asc__lineidx lines;   /* of src->text, built on first use */
   int npfor;            /* pfor bodies emitted so far */
   /* The pfor instructions in body order: body function J is pfors[J].  A
    * loop emitted twice (polled and plain) calls the same body twice. */
@@ -430,12 +431,10 @@ static void line_comment(emitter *e, int32_t line) {
     return;
   e->last_line = line;
   if (e->src && e->src->text && line >= e->src->first_line) {
-    asc__cctx tmp;
-    memset(&tmp, 0, sizeof tmp);
-    tmp.text = e->src->text;
-    tmp.len = e->src->len;
-    tmp.first_line = e->src->first_line;
-    s = asc__source_line(&tmp, line, &len);
+    if (e->lines.starts == NULL)
+      asc__lineidx_init(e->c, &e->lines, e->src->text, e->src->len,
+                        e->src->first_line);
+    s = asc__lineidx_get(&e->lines, line, &len);
   }
   ind(e);
   out(e, "/* line %d", (int)line);

@@ -28,6 +28,10 @@
  * (docs/abi.md); 3 MiB of that is left for frames and libm. */
 #define LOCAL_TOTAL_MAX (4u * 1024u * 1024u)
 
+/* Bytes of any local, shared or lock array: 1 TiB, far above what a
+ * block can be given, and small enough that sums of them cannot overflow. */
+#define SCRATCH_ARRAY_MAX (UINT64_C(1) << 40)
+
 typedef struct symreg {
   const asc__sym *sym;
   int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
@@ -35,6 +39,8 @@ typedef struct symreg {
   asc__irval cval;
   int32_t *elems;     /* tuple / struct variables: one register each */
   int nelems;
+  uint32_t bucket;    /* of sym, in lstate.heads */
+  int32_t older;      /* the previous entry in that bucket, or -1 */
 } symreg;
 
 typedef struct lstate {
@@ -43,8 +49,13 @@ typedef struct lstate {
   asc__irfunc *f;
   asc__irblock *cur;
   int32_t line;
+  /* Bindings, newest last; a scope ends by unbind_to(its start).  heads
+   * chains them by symbol, newest first, so a lookup visits what the
+   * backwards scan of map would, for that symbol only. */
   symreg *map;
   int nmap, capmap;
+  int32_t *heads;        /* per bucket: its newest entry, or -1 */
+  uint32_t nheads;
   int loops;             /* enclosing loops (for break/continue) */
   int pfors;             /* enclosing parallel loops */
   bool in_pbody;         /* lowering a parallel_for body function */
@@ -144,29 +155,71 @@ static asc__irval truthy(lstate *ls, asc__irval v) {
                                   : asc__irv_int(dt, 0));
 }
 
+static uint32_t sym_bucket(const lstate *ls, const asc__sym *s) {
+  uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15u;
+  return (uint32_t)(h >> 32) & (ls->nheads - 1);
+}
+
 static void bind(lstate *ls, const asc__sym *s, int32_t reg) {
+  symreg *m;
+  if ((uint32_t)ls->nmap >= ls->nheads) {
+    /* rechain everything, oldest first, into twice the buckets */
+    ls->nheads = ls->nheads ? 2 * ls->nheads : 64;
+    ls->heads = asc__arena_alloc(ls->c, sizeof *ls->heads * ls->nheads);
+    memset(ls->heads, 0xff, sizeof *ls->heads * ls->nheads);
+    for (int k = 0; k < ls->nmap; k++) {
+      m = &ls->map[k];
+      m->bucket = sym_bucket(ls, m->sym);
+      m->older = ls->heads[m->bucket];
+      ls->heads[m->bucket] = k;
+    }
+  }
   ls->map = asc__arena_grow(ls->c, ls->map, ls->nmap, &ls->capmap,
                             sizeof *ls->map, 32);
-  ls->map[ls->nmap].sym = s;
-  ls->map[ls->nmap].reg = reg;
-  ls->nmap++;
+  m = &ls->map[ls->nmap];
+  m->sym = s;
+  m->reg = reg;
+  m->bucket = sym_bucket(ls, s);
+  m->older = ls->heads[m->bucket];
+  ls->heads[m->bucket] = ls->nmap++;
+}
+
+/* Ends the bindings made since nmap was n, newest first: each is then the
+ * head of its chain. */
+static void unbind_to(lstate *ls, int n) {
+  while (ls->nmap > n) {
+    symreg *m = &ls->map[--ls->nmap];
+    ls->heads[m->bucket] = m->older;
+  }
+}
+
+/* The newest binding of s, or -1. */
+static int32_t first_of(const lstate *ls, const asc__sym *s) {
+  int32_t k = ls->nheads ? ls->heads[sym_bucket(ls, s)] : -1;
+  while (k >= 0 && ls->map[k].sym != s)
+    k = ls->map[k].older;
+  return k;
+}
+
+static int32_t next_of(const lstate *ls, const asc__sym *s, int32_t k) {
+  for (k = ls->map[k].older; k >= 0 && ls->map[k].sym != s;)
+    k = ls->map[k].older;
+  return k;
 }
 
 /* A ConstExpr parameter: its value, or a NONE value. */
 static asc__irval const_sym(lstate *ls, const asc__sym *s) {
   asc__irval none;
-  for (int k = ls->nmap - 1; k >= 0; k--)
-    if (ls->map[k].sym == s && ls->map[k].reg < 0)
+  for (int32_t k = first_of(ls, s); k >= 0; k = next_of(ls, s, k))
+    if (ls->map[k].reg < 0)
       return ls->map[k].cval;
   memset(&none, 0, sizeof none);
   return none;
 }
 
 static int32_t lookup(lstate *ls, const asc__sym *s) {
-  for (int k = ls->nmap - 1; k >= 0; k--)
-    if (ls->map[k].sym == s)
-      return ls->map[k].reg;
-  return -1;
+  int32_t k = first_of(ls, s);
+  return k >= 0 ? ls->map[k].reg : -1;
 }
 
 /* The register of a variable, created on first use with the symbol's
@@ -311,8 +364,8 @@ static asc__type *agg_elem(asc__type *t, int k) {
 static symreg *agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
   asc__type *t = s->type ? asc__ty_find(s->type) : NULL;
   symreg *m;
-  for (int k = ls->nmap - 1; k >= 0; k--)
-    if (ls->map[k].sym == s && ls->map[k].elems)
+  for (int32_t k = first_of(ls, s); k >= 0; k = next_of(ls, s, k))
+    if (ls->map[k].elems)
       return &ls->map[k];
   if (!is_agg(t))
     unsupported(ls, loc, "a variable of this type");
@@ -1106,12 +1159,16 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
     }
   }
   {
-    /* local arrays live on the stack of a worker thread */
+    /* local arrays live on the stack of a worker thread; every scratch
+     * array's size is checked here, with overflow checks, so that emit
+     * and the launch can multiply extents freely */
     uint64_t bytes = ascDataTypeSize((ascDataType)t->dtype);
     for (int k = 0; k < i->nimm; k++)
-      bytes = bytes * (uint64_t)i->imm[k] > (UINT64_C(1) << 40)
-                  ? (UINT64_C(1) << 40)
-                  : bytes * (uint64_t)i->imm[k];
+      if (__builtin_mul_overflow(bytes, (uint64_t)i->imm[k], &bytes) ||
+          bytes > SCRATCH_ARRAY_MAX)
+        asc__diag_fatal(ls->c, value->loc,
+                        "array of more than %llu bytes is too large",
+                        (unsigned long long)SCRATCH_ARRAY_MAX);
     if (b->id == ASC_BI_LOCAL_ARRAY && bytes > LOCAL_ARRAY_MAX)
       asc__diag_fatal(ls->c, value->loc,
                       "local_array of %llu bytes is too large for the "
@@ -1764,7 +1821,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   lower_block(ls, &s->u.for_.body);
   if (i->op == ASC_IR_PFOR) {
     ls->pfors--;
-    ls->nmap = saved_map;
+    unbind_to(ls, saved_map);
     ls->excepts = saved_excepts;
   }
   /* the loop's own variables go out of scope; variables first bound in
@@ -1827,7 +1884,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   ls->excepts = saved_excepts;
   ls->pfors--;
   ls->loops--;
-  ls->nmap = saved_map;
+  unbind_to(ls, saved_map);
   ls->cur = save;
 }
 
@@ -1924,6 +1981,7 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
 static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   asc__irblock *save = ls->cur;
   ls->line = s->loc.line;
+  asc__cctx_tick(ls->c, "lower");
   switch (s->kind) {
   case ASC_STMT_EXPR: {
     const asc__ast_expr *e = s->u.expr.value;

@@ -181,7 +181,8 @@ static bool contiguous(const ascTensor *t) {
   for (d = t->ndim - 1; d >= 0; d--) {
     if (t->shape[d] != 1 && t->strides[d] != expect)
       return false;
-    expect *= t->shape[d];
+    if (__builtin_mul_overflow(expect, t->shape[d], &expect))
+      return false; /* no strides can match: the launch checks reject it */
   }
   return true;
 }
@@ -209,24 +210,21 @@ static void scalar_value(sigtext *s, ascDataType dt, const void *p) {
 /* The byte range a tensor argument spans, [*lo, *hi); false when empty
  * or without data. */
 static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
-  int64_t neg = 0, pos = 0;
-  size_t es = ascDataTypeSize(t->dtype);
-  int d;
+  int64_t blo, bhi;
+  char why[160];
 
-  if (t->data == NULL || es == 0)
+  if (t->data == NULL)
     return false;
-  for (d = 0; d < t->ndim; d++) {
-    int64_t reach;
-    if (t->shape[d] <= 0)
-      return false;
-    reach = (t->shape[d] - 1) * t->strides[d];
-    if (reach < 0)
-      neg += reach;
-    else
-      pos += reach;
+  if (!asc__tensor_extent(t, &blo, &bhi, why, sizeof why)) {
+    /* rejected before any launch; as a span, everything may overlap */
+    *lo = 0;
+    *hi = UINTPTR_MAX;
+    return true;
   }
-  *lo = (uintptr_t)t->data + (uintptr_t)(neg * (int64_t)es);
-  *hi = (uintptr_t)t->data + (uintptr_t)((pos + 1) * (int64_t)es);
+  if (blo == bhi)
+    return false;
+  *lo = (uintptr_t)t->data + (uintptr_t)blo;
+  *hi = (uintptr_t)t->data + (uintptr_t)bhi;
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <hwloc.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -304,19 +305,6 @@ ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device) {
     return e;
   *prop = d->prop;
   return ascSuccess;
-}
-
-size_t ascDataTypeSize(ascDataType t) {
-  static const unsigned char sizes[ascDataTypeCount] = {1, 1, 2, 4, 8, 1, 2,
-                                                        4, 8, 2, 2, 4, 8};
-  return (unsigned)t < ascDataTypeCount ? sizes[t] : 0;
-}
-
-const char *ascDataTypeName(ascDataType t) {
-  static const char *const names[ascDataTypeCount] = {
-      "bool",   "int8",   "int16",   "int32",    "int64",   "uint8", "uint16",
-      "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
-  return (unsigned)t < ascDataTypeCount ? names[t] : NULL;
 }
 
 static _Thread_local asc__tls tls_state;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime/stream.h"
+#include "runtime/memory.h"
 
 /* Copies below this size run as one block: splitting costs more than it
  * saves. */
@@ -88,6 +89,13 @@ ascError_t ascMemcpyAsync(void *dst, const void *src, size_t count,
   err = asc__stream_resolve(stream, &st);
   if (err != ascSuccess || count == 0)
     return err;
+  err = asc__mem_range_check(st->rt->dev, "ascMemcpyAsync", "destination",
+                             dst, count);
+  if (err == ascSuccess)
+    err = asc__mem_range_check(st->rt->dev, "ascMemcpyAsync", "source", src,
+                               count);
+  if (err != ascSuccess)
+    return err;
   memset(&a, 0, sizeof a);
   a.dst = dst;
   a.src = src;
@@ -105,6 +113,10 @@ ascError_t ascMemsetAsync(void *devPtr, int value, size_t count,
     return asc__error(ascErrorInvalidValue, "ascMemsetAsync: devPtr is NULL");
   err = asc__stream_resolve(stream, &st);
   if (err != ascSuccess || count == 0)
+    return err;
+  err = asc__mem_range_check(st->rt->dev, "ascMemsetAsync", "destination",
+                             devPtr, count);
+  if (err != ascSuccess)
     return err;
   memset(&a, 0, sizeof a);
   a.dst = devPtr;

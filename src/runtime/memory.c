@@ -514,10 +514,19 @@ ascError_t ascFree(void *devPtr) {
 /* A range that starts at a device block must stay inside it.  (A range
  * starting inside a block cannot be checked without a search, and host
  * memory is accepted everywhere: it is the same memory on this device.) */
-static ascError_t check_range(asc__device *d, const char *fn, const char *what,
-                              const void *p, size_t count) {
+ascError_t asc__mem_range_check(asc__device *d, const char *fn,
+                                const char *what, const void *p,
+                                size_t count) {
   size_t size;
+  uintptr_t end;
 
+  if (count > (size_t)PTRDIFF_MAX ||
+      __builtin_add_overflow((uintptr_t)p, (uintptr_t)count, &end))
+    return asc__error(ascErrorInvalidValue,
+                      "%s: %zu bytes from the %s %p cannot be a range of "
+                      "memory (larger than any object, or past the end of "
+                      "the address space)",
+                      fn, count, what, p);
   if (asc__dev_owns(d, p, &size) && count > size)
     return asc__error(ascErrorInvalidValue,
                       "%s: %zu bytes overrun the %zu-byte %s block at %p", fn,
@@ -542,9 +551,9 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
   e = asc__current_device(&d);
   if (e != ascSuccess)
     return e;
-  e = check_range(d, "ascMemcpy", "destination", dst, count);
+  e = asc__mem_range_check(d, "ascMemcpy", "destination", dst, count);
   if (e == ascSuccess)
-    e = check_range(d, "ascMemcpy", "source", src, count);
+    e = asc__mem_range_check(d, "ascMemcpy", "source", src, count);
   if (e != ascSuccess)
     return e;
   /* Synchronous copies are ordered after work already queued on the
@@ -572,7 +581,7 @@ ascError_t ascMemset(void *devPtr, int value, size_t count) {
   e = asc__current_device(&d);
   if (e != ascSuccess)
     return e;
-  e = check_range(d, "ascMemset", "destination", devPtr, count);
+  e = asc__mem_range_check(d, "ascMemset", "destination", devPtr, count);
   if (e == ascSuccess)
     e = asc__default_stream_wait(d);
   if (e != ascSuccess)

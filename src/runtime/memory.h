@@ -39,6 +39,16 @@ ascError_t asc__dev_free(asc__device *d, void *p);
  * *size when size is not NULL.  Never sets the last error. */
 bool asc__dev_owns(asc__device *d, const void *p, size_t *size);
 
+/* Whether [p, p + count) can be a range of memory for fn (ascMemcpy, ...):
+ * count at most PTRDIFF_MAX and the range not wrapping past the end of
+ * the address space, and a range that starts at a block of d inside it.
+ * Else ascErrorInvalidValue with a message naming fn and what ("source",
+ * "destination").  The synchronous and the stream-ordered calls share it,
+ * so they accept and reject the same ranges. */
+ascError_t asc__mem_range_check(asc__device *d, const char *fn,
+                                const char *what, const void *p,
+                                size_t count);
+
 /* Bytes in live blocks of d (what was asked for, not what jemalloc
  * rounded to). */
 size_t asc__dev_bytes_in_use(asc__device *d);

@@ -684,7 +684,7 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
       return bad_arg(ki, i, "argument pointer is NULL");
     if (p->isTensor) {
       const ascTensor *t = args[i];
-      int64_t count = 1;
+      int64_t lo, hi;
 
       if (ascDataTypeSize(t->dtype) == 0) {
         snprintf(why, sizeof why, "tensor has invalid dtype %d",
@@ -706,15 +706,11 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
                  p->ndim, (int)t->ndim);
         return bad_arg(ki, i, why);
       }
-      for (int d = 0; d < t->ndim; d++) {
-        if (t->shape[d] < 0) {
-          snprintf(why, sizeof why, "shape[%d] is negative (%lld)", d,
-                   (long long)t->shape[d]);
-          return bad_arg(ki, i, why);
-        }
-        count *= t->shape[d];
-      }
-      if (t->data == NULL && count != 0)
+      /* negative extents, and sizes that overflow before any kernel
+       * multiplies them */
+      if (!asc__tensor_extent(t, &lo, &hi, why, sizeof why))
+        return bad_arg(ki, i, why);
+      if (t->data == NULL && hi != lo)
         return bad_arg(ki, i, "tensor data is NULL but its size is not 0");
     } else if (p->generic || p->dtype == ascDataTypeCount) {
       const ascScalar *s = args[i];

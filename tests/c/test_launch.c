@@ -367,6 +367,74 @@ static void test_validation(void **state) {
   ASSERT_ERR(ascLaunchKernel(k, 1, args, NULL), ascErrorInvalidHandle);
 }
 
+/* Descriptors whose byte size overflows are rejected before anything
+ * multiplies their sizes (UBSan saw shape x itemsize overflow in the
+ * driver), for hand-written and Python kernels alike. */
+static const struct {
+  int64_t shape0, stride0, shape1, stride1;
+  const char *why;
+} overflow_cases[] = {
+    {INT64_MAX, 1, 1, 1, "spans more bytes"},          /* x itemsize */
+    {INT64_MAX / 4 + 1, 1, 1, 1, "spans more bytes"},  /* x 4 bytes */
+    {4, INT64_MAX, 1, 1, "overflows"},                 /* 3 x stride */
+    {4, INT64_MIN, 1, 1, "overflows"},
+    {3, INT64_MAX / 2, 2, INT64_MAX / 2, "overflows"}, /* sum of reaches */
+    {-1, 1, 1, 1, "negative"},
+};
+
+static ascTensor overflow_tensor(ascTensor t, size_t i, int ndim) {
+  t.ndim = ndim;
+  t.shape[0] = overflow_cases[i].shape0;
+  t.strides[0] = overflow_cases[i].stride0;
+  t.shape[1] = overflow_cases[i].shape1;
+  t.strides[1] = overflow_cases[i].stride1;
+  return t;
+}
+
+static void expect_overflow(ascError_t e, size_t i, const char *param) {
+  const char *msg = ascGetLastErrorMessage();
+  assert_int_equal(e, ascErrorInvalidValue);
+  if (strstr(msg, overflow_cases[i].why) == NULL ||
+      strstr(msg, param) == NULL) {
+    print_error("case %zu: '%s'\n", i, msg);
+    fail();
+  }
+}
+
+static void test_size_overflow_rejected(void **state) {
+  ascModule_t m = test_load_kernels(), mp;
+  ascKernel_t k = test_kernel(m, "vadd"), kp;
+  float a[4] = {0};
+  ascTensor ta = test_tensor1(a, ascFloat32, 4), tb;
+  ascStream_t s;
+  size_t n = sizeof overflow_cases / sizeof overflow_cases[0];
+  (void)state;
+  ASSERT_OK(ascStreamCreate(&s));
+  for (size_t i = 0; i < n; i++) {
+    void *args[] = {&ta, &tb, &ta};
+    if (overflow_cases[i].shape1 != 1)
+      continue; /* vadd is 1-d */
+    tb = overflow_tensor(ta, i, 1);
+    expect_overflow(ascLaunchKernel(k, 1, args, s), i, "parameter 'b'");
+  }
+  /* a generic Python kernel: rejected at launch, before its signature
+   * (and the driver's span arithmetic) is computed */
+  ASSERT_OK(ascModuleLoadPython(&mp,
+                                "import asc\n@asc.kernel\n"
+                                "def g(x, y):\n    x[0] = y[0, 0]\n",
+                                NULL));
+  ASSERT_OK(ascModuleGetKernel(&kp, mp, "g"));
+  for (size_t i = 0; i < n; i++) {
+    void *gargs[] = {&ta, &tb};
+    tb = overflow_tensor(ta, i, 2);
+    expect_overflow(ascLaunchKernel(kp, 1, gargs, s), i, "parameter 'y'");
+  }
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(mp));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 static void test_many_tiny_launches(void **state) {
   const int n = TEST_SCALE(1000000);
   ascModule_t m = test_load_kernels();
@@ -659,6 +727,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_block_exceptions, test_teardown),
       cmocka_unit_test_teardown(test_barrier, test_teardown),
       cmocka_unit_test_teardown(test_validation, test_teardown),
+      cmocka_unit_test_teardown(test_size_overflow_rejected, test_teardown),
       cmocka_unit_test_teardown(test_many_tiny_launches, test_teardown),
       cmocka_unit_test_teardown(test_memcpy_memset_async, test_teardown),
       cmocka_unit_test_teardown(test_sync_runs_own_stream, test_teardown),

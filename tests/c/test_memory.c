@@ -35,6 +35,76 @@ static void expect_error(ascError_t got, ascError_t want, const char *needle) {
 
 /* ---------------------------------------------------------- allocation */
 
+/* Sizes that cannot be a range of memory: larger than any object, or
+ * wrapping past the end of the address space.  The synchronous call used
+ * to segfault on SIZE_MAX while the stream-ordered one returned success
+ * and copied nothing; both now reject the same ranges the same way. */
+static void test_copy_sizes_that_cannot_be_ranges(void **state) {
+  char a[64], b[64];
+  ascStream_t s;
+  void *high = (void *)(UINTPTR_MAX - 15);
+  static const size_t counts[] = {SIZE_MAX, (size_t)PTRDIFF_MAX + 1,
+                                  SIZE_MAX / 2 + 1};
+  (void)state;
+  memset(a, 1, sizeof a);
+  memset(b, 2, sizeof b);
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    size_t n = counts[i];
+    expect_error(ascMemcpy(a, b, n, ascMemcpyDefault), ascErrorInvalidValue,
+                 "ascMemcpy: ");
+    expect_error(ascMemcpyAsync(a, b, n, ascMemcpyDefault, s),
+                 ascErrorInvalidValue, "ascMemcpyAsync: ");
+    expect_error(ascMemcpyAsync(a, b, n, ascMemcpyDefault, NULL),
+                 ascErrorInvalidValue, "cannot be a range of memory");
+    expect_error(ascMemset(a, 0, n), ascErrorInvalidValue, "ascMemset: ");
+    expect_error(ascMemsetAsync(a, 0, n, s), ascErrorInvalidValue,
+                 "ascMemsetAsync: ");
+  }
+  /* 32 bytes from 16 below the top of the address space wrap */
+  expect_error(ascMemcpy(high, b, 32, ascMemcpyDefault), ascErrorInvalidValue,
+               "destination");
+  expect_error(ascMemcpy(a, high, 32, ascMemcpyDefault), ascErrorInvalidValue,
+               "source");
+  expect_error(ascMemcpyAsync(a, high, 32, ascMemcpyDefault, s),
+               ascErrorInvalidValue, "source");
+  expect_error(ascMemsetAsync(high, 0, 32, s), ascErrorInvalidValue,
+               "destination");
+  /* nothing was queued or copied */
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  assert_int_equal(a[0], 1);
+  assert_int_equal(a[63], 1);
+  /* a device block overrun: rejected by both, as the sync one did */
+  {
+    void *d = NULL;
+    assert_int_equal(ascMalloc(&d, 16), ascSuccess);
+    expect_error(ascMemcpy(d, a, 32, ascMemcpyDefault), ascErrorInvalidValue,
+                 "overrun");
+    expect_error(ascMemcpyAsync(d, a, 32, ascMemcpyDefault, s),
+                 ascErrorInvalidValue, "overrun");
+    expect_error(ascMemsetAsync(d, 0, 32, s), ascErrorInvalidValue,
+                 "overrun");
+    assert_int_equal(ascMemcpyAsync(d, a, 16, ascMemcpyDefault, s),
+                     ascSuccess);
+    assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+    assert_int_equal(ascFree(d), ascSuccess);
+  }
+  /* allocation: out of memory, not a crash, sync and stream-ordered */
+  {
+    void *p = NULL;
+    ascMemPool_t pool;
+    expect_error(ascMalloc(&p, SIZE_MAX), ascErrorOutOfMemory, "bytes");
+    expect_error(ascMallocAsync(&p, SIZE_MAX, s), ascErrorOutOfMemory, NULL);
+    assert_int_equal(ascDeviceGetDefaultMemPool(&pool, 0), ascSuccess);
+    expect_error(ascMallocFromPoolAsync(&p, SIZE_MAX, pool, s),
+                 ascErrorOutOfMemory, NULL);
+    expect_error(ascMallocFromPoolAsync(&p, (size_t)PTRDIFF_MAX + 1, pool, s),
+                 ascErrorOutOfMemory, NULL);
+    assert_null(p);
+  }
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+}
+
 static void test_alignment_many_sizes(void **state) {
   static const size_t sizes[] = {1, 2, 3, 7, 8, 63, 64, 65, 100, 127, 128,
                                  1000, 4095, 4096, 4097, 8191, 12345,
@@ -726,6 +796,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_uninitialisable_runtime),
       cmocka_unit_test(test_first_use_race),
       cmocka_unit_test(test_overflow_detected_under_asan),
+      cmocka_unit_test(test_copy_sizes_that_cannot_be_ranges),
       cmocka_unit_test(test_sync_ops_follow_default_stream),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0) {

@@ -70,6 +70,29 @@ BAD_SCALARS = [None, "1", 1j, [1], np.zeros(2), object(), 2**64, -2**63 - 1, 1.5
                np.float64(2.5), np.complex64(1)]
 
 
+HUGE = [
+    # shape x itemsize overflows (UBSan, then an out-of-bounds kernel)
+    ({"shape": (2**63 - 1,)}, "spans more bytes"),
+    ({"shape": (2**62,)}, "spans more bytes"),
+    # shape x stride overflows
+    ({"shape": (4,), "strides": (2**62,)}, "spans more bytes"),
+    ({"shape": (4,), "strides": (2**62 - 4,)}, "spans more bytes"),
+    ({"shape": (4,), "strides": (-2**63 + 4,)}, "spans more bytes"),
+    # the contiguous strides of the binding itself overflow
+    ({"shape": (2**32, 2**32, 2)}, "more elements in all"),
+]
+
+
+@pytest.mark.parametrize("extra,why", HUGE)
+def test_sizes_that_overflow_raise(tk, extra, why):
+    d = {"typestr": "<f4", "data": (GOOD.ctypes.data, False)}
+    d.update(extra)
+    with pytest.raises(ValueError) as info:
+        tk.vadd(Iface(d), GOOD, GOOD)
+    msg = str(info.value)
+    assert why in msg and "'vadd'" in msg and "'a'" in msg, msg
+
+
 @pytest.mark.parametrize("bad", BAD_SCALARS, ids=lambda b: type(b).__name__)
 def test_bad_scalar_arguments_raise(tk, bad):
     x = np.zeros(4, np.int64)

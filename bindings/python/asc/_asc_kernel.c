@@ -449,7 +449,12 @@ static int fill_shape(KernelObject *k, int i, ascTensor *t, int ndim,
     t->shape[d] = shape[d];
     if (bstrides == NULL) {
       t->strides[d] = acc;
-      acc *= shape[d] ? shape[d] : 1;
+      /* the launch checks the whole byte size; here only no overflow */
+      if (__builtin_mul_overflow(acc, shape[d] ? (int64_t)shape[d] : 1,
+                                 &acc))
+        return param_error(k, i, PyExc_ValueError,
+                           "has %d dimensions of more elements in all than "
+                           "an array can hold", ndim);
     } else {
       if (bstrides[d] % itemsize != 0)
         return param_error(k, i, PyExc_ValueError,
@@ -712,8 +717,11 @@ static int tensor_from_dlpack(KernelObject *k, int i, PyObject *o,
   itemsize = (int)ascDataTypeSize((ascDataType)dt);
   for (j = 0; j < d->ndim; j++) {
     sh[j] = (Py_ssize_t)d->shape[j];
-    if (d->strides)
-      st[j] = (Py_ssize_t)d->strides[j] * itemsize;
+    if (d->strides && __builtin_mul_overflow(d->strides[j],
+                                             (Py_ssize_t)itemsize, &st[j]))
+      return param_error(k, i, PyExc_ValueError,
+                         "has a DLPack stride (%lld elements) whose size in "
+                         "bytes overflows", (long long)d->strides[j]);
   }
   t->data = (char *)d->data + d->byte_offset;
   t->dtype = (ascDataType)dt;

@@ -18,6 +18,11 @@
 typedef struct vec {
   void **v;
   int n, cap;
+  /* For find() on a vector of symbols: an open-addressing set of
+   * index + 1 (0: free) by name, newest symbol per name, holding the first
+   * `indexed` entries; built once the vector is long enough to need it. */
+  int32_t *tab;
+  int tabcap, indexed;
 } vec;
 
 typedef struct resolver {
@@ -54,13 +59,47 @@ static asc__sym *new_sym(resolver *r, asc__sym_kind k, const char *name,
   return s;
 }
 
-static asc__sym *find(vec *v, const char *name) {
-  for (int i = v->n - 1; i >= 0; i--) {
-    asc__sym *s = v->v[i];
-    if (strcmp(s->name, name) == 0)
-      return s;
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static int32_t *tab_slot(const vec *v, const char *name) {
+  uint32_t mask = (uint32_t)v->tabcap - 1;
+  for (uint32_t h = name_hash(name) & mask;; h = (h + 1) & mask) {
+    int32_t *slot = &v->tab[h];
+    if (*slot == 0 ||
+        strcmp(((asc__sym *)v->v[*slot - 1])->name, name) == 0)
+      return slot;
   }
-  return NULL;
+}
+
+/* The newest symbol called name in v.  Kernels with thousands of
+ * variables look names up through the index, not a scan per use. */
+static asc__sym *find(resolver *r, vec *v, const char *name) {
+  int32_t k;
+  if (v->n < 16) {
+    for (int i = v->n - 1; i >= 0; i--) {
+      asc__sym *s = v->v[i];
+      if (strcmp(s->name, name) == 0)
+        return s;
+    }
+    return NULL;
+  }
+  if (2 * v->n > v->tabcap) {
+    int cap = 64;
+    while (cap < 2 * v->n)
+      cap *= 2;
+    v->tab = asc__arena_alloc(r->c, sizeof *v->tab * (size_t)cap);
+    v->tabcap = cap;
+    v->indexed = 0;
+  }
+  for (; v->indexed < v->n; v->indexed++)
+    *tab_slot(v, ((asc__sym *)v->v[v->indexed])->name) = v->indexed + 1;
+  k = *tab_slot(v, name);
+  return k ? v->v[k - 1] : NULL;
 }
 
 /* ---------------------------------------------------- constant folding */
@@ -195,7 +234,7 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
   case ASC_EXPR_FLOAT: set_f(o, e->u.fval); return true;
   case ASC_EXPR_BOOL: set_b(o, e->u.bval); return true;
   case ASC_EXPR_NAME: {
-    asc__sym *s = find(&r->module, e->u.name.id);
+    asc__sym *s = find(r, &r->module, e->u.name.id);
     if (s == NULL || s->kind != ASC_SYM_CONST ||
         !is_num(&s->u.cnst->folded))
       return false;
@@ -209,7 +248,7 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
     asc__namespace ns;
     if (e->u.attr.value->kind != ASC_EXPR_NAME)
       return false;
-    s = find(&r->module, e->u.attr.value->u.name.id);
+    s = find(r, &r->module, e->u.attr.value->u.name.id);
     if (s == NULL) {
       const char *n = e->u.attr.value->u.name.id;
       if (strcmp(n, "math") == 0)
@@ -280,7 +319,7 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
 /* ------------------------------------------------------- module scope */
 
 static void declare_module(resolver *r, asc__sym *s) {
-  asc__sym *old = find(&r->module, s->name);
+  asc__sym *old = find(r, &r->module, s->name);
   if (old != NULL && old->kind == ASC_SYM_FUNC && s->kind == ASC_SYM_FUNC &&
       (old->u.func->kind != ASC_FUNC_PLAIN ||
        s->u.func->kind != ASC_FUNC_PLAIN)) {
@@ -353,7 +392,7 @@ static void module_scope(resolver *r) {
     asc__ast_const *k;
     asc__sym *s;
     asc__loc none = {0, 0};
-    if (r->globals[g].name == NULL || find(&r->module, r->globals[g].name))
+    if (r->globals[g].name == NULL || find(r, &r->module, r->globals[g].name))
       continue;
     k = asc__arena_alloc(r->c, sizeof *k);
     k->name = asc__arena_strndup(r->c, r->globals[g].name,
@@ -379,7 +418,7 @@ static void module_scope(resolver *r) {
 
 static void bind_local(resolver *r, asc__ast_func *f, vec *locals,
                        const char *name, asc__loc loc, asc__sym_kind k) {
-  asc__sym *s = find(locals, name);
+  asc__sym *s = find(r, locals, name);
   if (s != NULL)
     return;
   s = new_sym(r, k, name, loc);
@@ -432,7 +471,7 @@ static void collect(resolver *r, asc__ast_func *f, vec *locals,
     case ASC_STMT_WITH: collect(r, f, locals, &s->u.with.body); break;
     case ASC_STMT_FUNCDEF: {
       asc__ast_func *g = s->u.funcdef.fn;
-      if (find(locals, g->name) == NULL) {
+      if (find(r, locals, g->name) == NULL) {
         asc__sym *sym = new_sym(r, ASC_SYM_FUNC, g->name, g->loc);
         sym->owner = f;
         sym->u.func = g;
@@ -453,7 +492,7 @@ static void block(resolver *r, asc__ast_block *b);
 static void function(resolver *r, asc__ast_func *f);
 
 static asc__sym *lookup(resolver *r, const char *name) {
-  asc__sym *s = find(r->locals, name);
+  asc__sym *s = find(r, r->locals, name);
   if (s != NULL)
     return s;
   for (asc__ast_func *f = r->fn ? r->fn->parent : NULL; f; f = f->parent) {
@@ -463,7 +502,7 @@ static asc__sym *lookup(resolver *r, const char *name) {
         return f->locals[i];
       }
   }
-  s = find(&r->module, name);
+  s = find(r, &r->module, name);
   if (s != NULL)
     return s;
   /* Text taken from one function (inspect.getsource) has no imports:
@@ -966,6 +1005,7 @@ static void for_stmt(resolver *r, asc__ast_stmt *s) {
 }
 
 static void stmt(resolver *r, asc__ast_stmt *s) {
+  asc__cctx_tick(r->c, "resolve");
   switch (s->kind) {
   case ASC_STMT_EXPR:
     expr(r, s->u.expr.value);
@@ -1199,9 +1239,11 @@ asc__ast_module *asc__frontend(asc__cctx *c, const ascGlobalValue *globals,
   asc__ast_module *m = asc__parse(c);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  asc__cctx_budget(c, "parse");
   asc__resolve(c, m, globals, nglobals);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
+  asc__cctx_budget(c, "resolve");
   return m;
 }
 

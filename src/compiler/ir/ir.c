@@ -132,11 +132,38 @@ asc__irfunc *asc__ir_func_new(asc__cctx *c, const char *name) {
   return f;
 }
 
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+/* The slot of name in f->names: its register's, or the free one where it
+ * would go. */
+static int32_t *name_slot(const asc__irfunc *f, const char *name) {
+  uint32_t mask = (uint32_t)f->capnames - 1;
+  for (uint32_t h = name_hash(name) & mask;; h = (h + 1) & mask) {
+    int32_t *slot = &f->names[h];
+    if (*slot == 0 || strcmp(f->regs[*slot - 1].name, name) == 0)
+      return slot;
+  }
+}
+
 static bool name_taken(const asc__irfunc *f, const char *name) {
-  for (int32_t i = 0; i < f->nregs; i++)
-    if (strcmp(f->regs[i].name, name) == 0)
-      return true;
-  return false;
+  return f->capnames > 0 && *name_slot(f, name) != 0;
+}
+
+/* Adds register r's name to the set, keeping it at most half full. */
+static void name_add(asc__cctx *c, asc__irfunc *f, int32_t r) {
+  if (2 * (f->nregs + 1) > f->capnames) {
+    int32_t cap = f->capnames ? 2 * f->capnames : 64;
+    f->names = asc__arena_alloc(c, sizeof *f->names * (size_t)cap);
+    f->capnames = cap;
+    for (int32_t k = 0; k < r; k++)
+      *name_slot(f, f->regs[k].name) = k + 1;
+  }
+  *name_slot(f, f->regs[r].name) = r + 1;
 }
 
 int32_t asc__ir_reg(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
@@ -168,6 +195,7 @@ int32_t asc__ir_reg(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
   }
   f->regs[f->nregs].name = name;
   f->regs[f->nregs].ty = ty;
+  name_add(c, f, f->nregs);
   return f->nregs++;
 }
 

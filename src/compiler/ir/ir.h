@@ -255,6 +255,10 @@ typedef struct asc__irfunc {
   int32_t nregs, capregs;
   asc__irblock body;
   uint32_t next_tmp;       /* for fresh register names */
+  /* Register names as an open-addressing set of register index + 1 (0:
+   * free), so asc__ir_reg makes a name unique in O(1), not O(nregs). */
+  int32_t *names;
+  int32_t capnames;
   /* Tensor parameters may share memory (a launch passed overlapping
    * arrays): no restrict in C, no automatic parallelisation.  Text form:
    * `kernel @k(...) may_alias { ... }`. */

@@ -225,15 +225,27 @@ static void fold_block(fstate *s, asc__irblock *b) {
 void asc__pass_fold(asc__cctx *c, asc__irfunc *f) {
   fstate s;
   int rounds = 0;
+  size_t nalloc = 0;
   memset(&s, 0, sizeof s);
   s.c = c;
   s.f = f;
   do {
+    size_t n = (size_t)f->nregs + 1;
     s.changed = false;
+    asc__cctx_budget(c, "fold");
     asc__ir_count(f);
-    s.known = asc__arena_alloc(c, sizeof *s.known * ((size_t)f->nregs + 1));
-    s.arr = asc__arena_alloc(c, sizeof *s.arr * ((size_t)f->nregs + 1));
-    s.iv = asc__arena_alloc(c, (size_t)f->nregs + 1);
+    /* One set of tables while the register count holds: a round per
+     * fresh copy would keep 16 of them in the arena. */
+    if (s.known == NULL || n != nalloc) {
+      s.known = asc__arena_alloc(c, sizeof *s.known * n);
+      s.arr = asc__arena_alloc(c, sizeof *s.arr * n);
+      s.iv = asc__arena_alloc(c, n);
+      nalloc = n;
+    } else {
+      memset(s.known, 0, sizeof *s.known * n);
+      memset(s.arr, 0, sizeof *s.arr * n);
+      memset(s.iv, 0, n);
+    }
     mark_iv(&s, &f->body);
     collect(&s, &f->body);
     fold_block(&s, &f->body);

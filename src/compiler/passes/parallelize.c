@@ -87,6 +87,7 @@ typedef struct pstate {
   int32_t *nin;             /* per register: definitions inside the nest */
   asc__irins **din;
   uint8_t *isiv;
+  int32_t capnr;            /* the four tables above have room for this */
   access *acc;
   int nacc, capacc;
   int32_t chk[MAXCHK];      /* written tensors that are analysed */
@@ -1099,14 +1100,26 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   uint8_t *first_top;
   int32_t *occ_in;
 
+  /* each nest costs a walk over the whole function */
+  asc__cctx_budget(s->c, "parallelize");
   memset(&np, 0, sizeof np);
   asc__buf_init(&desc);
   asc__ir_count(f);
   nr = f->nregs;
-  s->gdef = asc__arena_alloc(s->c, sizeof *s->gdef * ((size_t)nr + 1));
-  s->nin = asc__arena_alloc(s->c, sizeof *s->nin * ((size_t)nr + 1));
-  s->din = asc__arena_alloc(s->c, sizeof *s->din * ((size_t)nr + 1));
-  s->isiv = asc__arena_alloc(s->c, (size_t)nr + 1);
+  /* One set of tables for all nests, grown by doubling: fresh ones per
+   * nest kept O(nests x registers) bytes in the arena. */
+  if (nr + 1 > s->capnr) {
+    s->capnr = 2 * (nr + 1);
+    s->gdef = asc__arena_alloc(s->c, sizeof *s->gdef * (size_t)s->capnr);
+    s->nin = asc__arena_alloc(s->c, sizeof *s->nin * (size_t)s->capnr);
+    s->din = asc__arena_alloc(s->c, sizeof *s->din * (size_t)s->capnr);
+    s->isiv = asc__arena_alloc(s->c, (size_t)s->capnr);
+  } else {
+    memset(s->gdef, 0, sizeof *s->gdef * ((size_t)nr + 1));
+    memset(s->nin, 0, sizeof *s->nin * ((size_t)nr + 1));
+    memset(s->din, 0, sizeof *s->din * ((size_t)nr + 1));
+    memset(s->isiv, 0, (size_t)nr + 1);
+  }
   s->natoms = 0;
   s->nacc = 0;
   s->nchk = 0;

@@ -25,7 +25,8 @@
  *              |
  *           emit C
  *
- * The verifier runs after every pass in builds without NDEBUG, and in any
+ * The compile budget (ASC_COMPILE_TIMEOUT_MS) is checked before every
+ * pass.  The verifier runs after every pass in builds without NDEBUG, and in any
  * build with ASC_VERIFY=1.  ASC_DUMP=fold,licm (or "all") prints the IR
  * after those passes, to stderr unless the caller gives a stream.
  */
@@ -72,6 +73,7 @@ typedef struct runner {
 } runner;
 
 static void run(runner *r, const char *name, pass_fn fn) {
+  asc__cctx_budget(r->c, name);
   fn(r->c, r->f);
   if (r->verify)
     asc__ir_verify(r->c, r->f, name);

@@ -382,7 +382,8 @@ static bool is_contiguous(const ascTensor *t) {
   for (int32_t d = t->ndim - 1; d >= 0; d--) {
     if (t->shape[d] != 1 && t->strides[d] != want)
       return false;
-    want *= t->shape[d];
+    if (__builtin_mul_overflow(want, t->shape[d], &want))
+      return false;
   }
   return true;
 }
@@ -463,6 +464,13 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
                             "%s: tensor argument '%s' has a negative extent "
                             "in dimension %d",
                             kn, pn, (int)d);
+      {
+        int64_t lo, hi;
+        char why[160];
+        if (!asc__tensor_extent(t, &lo, &hi, why, sizeof why))
+          return asc__error(ascErrorInvalidValue,
+                            "%s: tensor argument '%s': %s", kn, pn, why);
+      }
       if (!pi->generic && pi->dtype != ascDataTypeCount &&
           pi->dtype != t->dtype)
         return asc__error(ascErrorInvalidValue,
@@ -476,10 +484,10 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
                           "kernel expects %d",
                           kn, pn, (int)t->ndim, pi->ndim);
       if (t->data == NULL) {
-        int64_t elems = 1;
+        bool elems = true; /* the extents were checked above */
         for (int32_t d = 0; d < t->ndim; d++)
-          elems *= t->shape[d];
-        if (elems != 0)
+          elems &= t->shape[d] != 0;
+        if (elems)
           return asc__error(ascErrorInvalidValue,
                             "%s: tensor argument '%s' has no data", kn, pn);
       }
