@@ -41,7 +41,6 @@ def _env(tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(PKG)
     env["ASC_CACHE_DIR"] = os.environ.get("ASC_CACHE_DIR", str(tmp_path / "cache"))
-    env.pop("GLIBC_TUNABLES", None)
     return env
 
 
