@@ -296,6 +296,8 @@ typedef struct ascKernelParamInfo {
   int ndim;           /* tensors: -1 when generic */
   int generic;        /* specialised from the descriptor at launch */
   int isConstExpr;    /* compile-time constant (scalars) */
+  int isWritten;      /* tensors: the kernel may store through it, so the
+                       * memory must be writable (1 when unknown) */
 } ascKernelParamInfo;
 
 /* Pointers stay valid while the module is loaded. */

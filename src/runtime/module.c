@@ -292,6 +292,7 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
       q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
       q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
       q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
+      q->isWritten = q->isTensor; /* the ABI does not say: assume stores */
     }
   }
   err = module_publish(rt, &proto, module);

@@ -53,9 +53,9 @@ static const char text[] =
     "    out[0] = x * n\n";
 
 static const ascKernelParamInfo scale_params[] = {
-    {"out", 1, ascDataTypeCount, -1, 1, 0},
-    {"x", 0, ascDataTypeCount, -1, 1, 0},
-    {"n", 0, ascInt64, -1, 0, 1},
+    {"out", 1, ascDataTypeCount, -1, 1, 0, 1},
+    {"x", 0, ascDataTypeCount, -1, 1, 0, 0},
+    {"n", 0, ascInt64, -1, 0, 1, 0},
 };
 static const ascKernelInfo kernels[] = {{"scale", 3, scale_params}};
 
@@ -196,8 +196,8 @@ static void test_specialize_once_per_signature(void **state) {
  * descriptor by its dtype (a float32 constant is stored in value.f). */
 static void test_generic_constexpr_values(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {"out", 1, ascDataTypeCount, -1, 1, 0},
-      {"c", 0, ascDataTypeCount, -1, 1, 1}};
+      {"out", 1, ascDataTypeCount, -1, 1, 0, 1},
+      {"c", 0, ascDataTypeCount, -1, 1, 1, 0}};
   static const ascKernelInfo ks[] = {{"scale", 2, ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};
@@ -243,8 +243,8 @@ static void test_generic_constexpr_values(void **state) {
 /* Tensor arguments that share memory get their own specialisation. */
 static void test_aliased_tensors(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {"a", 1, ascDataTypeCount, -1, 1, 0},
-      {"b", 1, ascDataTypeCount, -1, 1, 0}};
+      {"a", 1, ascDataTypeCount, -1, 1, 0, 1},
+      {"b", 1, ascDataTypeCount, -1, 1, 0, 1}};
   static const ascKernelInfo ks[] = {{"scale", 2, ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};

@@ -445,12 +445,12 @@ static void test_sig_parse_bad(void **state) {
 static void test_sig_from_args(void **state) {
   fixture *f = *state;
   ascKernelParamInfo info[6] = {
-      {"a", 1, ascDataTypeCount, -1, 1, 0}, /* generic tensor */
-      {"b", 1, ascFloat32, 2, 0, 0},        /* annotated tensor */
-      {"n", 0, ascDataTypeCount, -1, 1, 0}, /* generic scalar */
-      {"k", 0, ascInt32, -1, 0, 1},         /* ConstExpr[asc.int32] */
-      {"x", 0, ascFloat32, -1, 0, 0},       /* annotated scalar */
-      {"h", 0, ascFloat16, -1, 0, 1},       /* ConstExpr[asc.float16] */
+      {"a", 1, ascDataTypeCount, -1, 1, 0, 1}, /* generic tensor */
+      {"b", 1, ascFloat32, 2, 0, 0, 1},        /* annotated tensor */
+      {"n", 0, ascDataTypeCount, -1, 1, 0, 0}, /* generic scalar */
+      {"k", 0, ascInt32, -1, 0, 1, 0},         /* ConstExpr[asc.int32] */
+      {"x", 0, ascFloat32, -1, 0, 0, 0},       /* annotated scalar */
+      {"h", 0, ascFloat16, -1, 0, 1, 0},       /* ConstExpr[asc.float16] */
   };
   float data[64];
   ascTensor a = {data, ascFloat64, 3, {2, 1, 4}, {4, 99, 1}};
