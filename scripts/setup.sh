@@ -55,7 +55,7 @@ fi
 # python3 on PATH is the one the bindings are built for.
 py=${PYTHON:-python3}
 need_py=()
-for m in numpy pytest; do
+for m in numpy pytest wheel; do
   "$py" -c "import $m" 2>/dev/null || need_py+=("$m")
 done
 if [ ${#need_py[@]} -gt 0 ]; then

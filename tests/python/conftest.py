@@ -15,3 +15,7 @@ import pytest  # noqa: E402
 @pytest.fixture
 def root():
     return ROOT
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: builds a wheel or a venv (still run in CI)")
