@@ -6,8 +6,7 @@ timed in alternation so that a noisy neighbour slows both alike.  Prints
 the medians and (off - on) / off.
 
     bash bench/run.sh --only kernels    # the suite itself
-    GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 \\
-      PYTHONPATH=bindings/python python3 bench/poll_overhead.py [--reps N]
+    PYTHONPATH=bindings/python python3 bench/poll_overhead.py [--reps N]
 
 The runtime's side of cancellation (parallel loops hand out chunks of at
 most 65536 iterations and check the stop flag between them) is not

@@ -3,7 +3,7 @@
  *   ascMallocAsync/ascFreeAsync on one stream (the default pool): the
  *     default stream, and a created stream,
  *   ascMalloc/ascFree (device memory, no pool),
- *   malloc/free (the process allocator, jemalloc here),
+ *   malloc/free (the process allocator, glibc's),
  *   jemalloc mallocx/sdallocx with the thread cache (its fast path),
  *   jemalloc mallocx/sdallocx on a private arena without thread cache
  *     (what a pool does when it misses),
@@ -15,6 +15,9 @@
  *
  *   build/bench/pool_alloc [pairs-per-rep]
  */
+/* libasc's private jemalloc (cmake/jemalloc.cmake): JEMALLOC_MANGLE maps
+ * mallocx, mallctl, ... onto its asc_je_ names. */
+#define JEMALLOC_MANGLE
 #include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdio.h>

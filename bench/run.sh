@@ -22,11 +22,6 @@ if ! out=$(PYTHON=$py scripts/build-python.sh "$build" 2>&1); then
   echo "$out" >&2
   exit 1
 fi
-# jemalloc's initial-exec TLS must fit before Python starts (docs/python.md).
-case "${GLIBC_TUNABLES:-}" in
-  *optional_static_tls*) ;;
-  *) export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.rtld.optional_static_tls=65536 ;;
-esac
 export PYTHONPATH=$PWD/bindings/python${PYTHONPATH:+:$PYTHONPATH}
 # Kernels of the suite compile into a cache of the build, not the user's.
 export ASC_CACHE_DIR=${ASC_CACHE_DIR:-$PWD/$build/bench/asc-cache}

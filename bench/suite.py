@@ -359,7 +359,7 @@ def pool_rows(args, env):
                             1e9 / med, 1e9 / hi, 1e9 / lo, "ns", reps=7,
                             size=f"{args.sizes['pool_pairs']} pairs", rate=med,
                             rate_unit="pairs/s",
-                            note="malloc is jemalloc (libasc links it)" if key == "malloc/free" else ""))
+                            note="malloc is glibc's" if key == "malloc/free" else ""))
     return rows
 
 

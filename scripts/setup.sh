@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
-      libhwloc-dev hwloc libuv1-dev libjemalloc-dev libcmocka-dev
+      libhwloc-dev hwloc libuv1-dev libcmocka-dev dpkg-dev
       libxxhash-dev libomp-14-dev python3 python3-dev python3-pip
       gnuplot-nox)
 
@@ -23,11 +23,39 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# jemalloc's source, from Debian's source package: libasc builds a private,
+# prefixed copy of it (cmake/jemalloc.cmake, docs/decisions.md).  Kept
+# outside the repository, in /var/cache/libasc (ASC_JEMALLOC_CACHE).
+jcache=${ASC_JEMALLOC_CACHE:-/var/cache/libasc}
+if ! ls "$jcache"/jemalloc-*/configure >/dev/null 2>&1; then
+  if ! apt-get source --print-uris jemalloc >/dev/null 2>&1; then
+    # No deb-src line yet: add one for the mirrors the deb lines use.
+    echo "setup: adding deb-src entries for the configured Debian mirrors"
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] && grep -q '^Types:.*\bdeb\b' "$f" || continue
+      case "$f" in *libasc-deb-src.sources) continue ;; esac
+      sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/;p' "$f"
+      echo
+    done | $sudo tee /etc/apt/sources.list.d/libasc-deb-src.sources >/dev/null
+    if [ -f /etc/apt/sources.list ]; then
+      grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+        $sudo tee /etc/apt/sources.list.d/libasc-deb-src.list >/dev/null
+    fi
+    $sudo apt-get update -qq
+  fi
+  echo "setup: fetching jemalloc's Debian source into $jcache"
+  $sudo mkdir -p "$jcache"
+  (cd "$jcache" && $sudo apt-get source -qq jemalloc >/dev/null 2>&1) || {
+    echo "setup: apt-get source jemalloc failed (is a deb-src line reachable?)" >&2
+    exit 1
+  }
+fi
+
 # Python tools for the bindings, their tests and the benchmarks.  The
 # python3 on PATH is the one the bindings are built for.
 py=${PYTHON:-python3}
 need_py=()
-for m in numpy pytest; do
+for m in numpy pytest wheel; do
   "$py" -c "import $m" 2>/dev/null || need_py+=("$m")
 done
 if [ ${#need_py[@]} -gt 0 ]; then

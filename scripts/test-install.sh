@@ -39,6 +39,13 @@ major=$(sed -n 's/^#define ASC_VERSION_MAJOR \([0-9]*\)$/\1/p' \
   "$prefix/include/asc/version.h")
 [ -n "$major" ] || fail "version.h has no ASC_VERSION_MAJOR"
 [ -L "$libdir/libasc.so" ] || fail "libasc.so is not a symlink"
+# jemalloc is private to libasc (docs/decisions.md): not required, not
+# loaded, and none of its symbols exported.
+! grep -q jemalloc "$pc" || fail "asc.pc mentions jemalloc"
+! ldd "$libdir/libasc.so.$major" | grep -q jemalloc ||
+  fail "libasc.so.$major loads a shared jemalloc"
+exported=$(nm -D --defined-only "$libdir/libasc.so.$major" | awk '$3 !~ /^asc[A-Z]/ {print $3}')
+[ -z "$exported" ] || fail "libasc exports non-asc symbols: $exported"
 [ -L "$libdir/libasc.so.$major" ] || fail "libasc.so.$major (SOVERSION) missing"
 soname=$(readelf -d "$libdir/libasc.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libasc.so.$major" ] || fail "SONAME is '$soname'"

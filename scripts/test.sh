@@ -55,11 +55,7 @@ fi
 if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   step "python tests"
   scripts/build-python.sh build
-  # libasc links jemalloc, whose initial-exec TLS needs room reserved at
-  # process start when the extension is dlopen'd (docs/python.md).  Set it
-  # here rather than let asc re-execute the interpreter under pytest.
-  GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 \
-    python3 -m pytest -q tests/python
+  python3 -m pytest -q tests/python
 fi
 
 step "benchmarks, quick mode (correctness of every row, tiny sizes)"

@@ -4,6 +4,10 @@ libasc itself is built with CMake from the repository root (two levels up)
 unless ASC_BUILD_DIR names a build directory that already has libasc.so.
 The shared library is copied into the package and found through an
 $ORIGIN rpath, so the installed package does not depend on the build tree.
+libasc's own shared dependencies other than glibc (hwloc, libuv, xxhash
+and what they need, e.g. libudev) are copied beside it too; libasc's
+RUNPATH is $ORIGIN, so the wheel needs no -dev package on the target
+(docs/decisions.md).  Its jemalloc is already inside libasc.
 
     pip install ./bindings/python                 # from the repository root
     ASC_BUILD_DIR=build python3 setup.py build_ext --inplace   # development
@@ -12,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -33,6 +38,31 @@ VERSION = project_version()
 SONAME = "libasc.so." + VERSION.split(".")[0]
 
 
+# glibc's own libraries: always on the target, never bundled.
+SYSTEM_LIBS = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so",
+               "libpthread.so", "librt.so", "libresolv.so")
+
+
+def need_tool(name, what):
+    if shutil.which(name) is None:
+        sys.exit(f"libasc: {what} '{name}' not found; run scripts/setup.sh "
+                 f"(from the libasc repository) first")
+
+
+def shared_deps(lib):
+    """Paths of the non-glibc libraries lib loads, recursively (ldd)."""
+    out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True,
+                         check=True).stdout
+    deps = []
+    for line in out.splitlines():
+        parts = line.split()
+        if "=>" in parts and len(parts) >= 3 and parts[2].startswith("/"):
+            name = parts[0]
+            if not name.startswith(SYSTEM_LIBS) and name != SONAME:
+                deps.append((name, Path(parts[2])))
+    return deps
+
+
 class BuildExt(build_ext):
     """build_ext that first makes sure libasc.so exists."""
 
@@ -44,17 +74,21 @@ class BuildExt(build_ext):
                 raise RuntimeError(f"ASC_BUILD_DIR={given} has no libasc.so; "
                                    f"run cmake --build {given} first")
             return bdir
+        need_tool("cmake", "CMake")
+        need_tool(os.environ.get("CC", "cc").split()[0], "C compiler")
         bdir = Path(self.build_temp).resolve() / "libasc"
         jobs = str(os.cpu_count() or 2)
-        subprocess.check_call([
+        run = subprocess.check_call
+        run([
             "cmake", "-S", str(ROOT), "-B", str(bdir),
             "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_TESTING=OFF",
             "-DASC_BUILD_EXAMPLES=OFF", "-DASC_BUILD_BENCH=OFF"])
-        subprocess.check_call(["cmake", "--build", str(bdir), "--target", "asc",
+        run(["cmake", "--build", str(bdir), "--target", "asc",
                                "-j", jobs])
         return bdir
 
     def run(self):
+        need_tool(os.environ.get("CC", "cc").split()[0], "C compiler")
         bdir = self.libasc_build_dir()
         for ext in self.extensions:
             ext.include_dirs += [str(ROOT / "include"), str(bdir / "generated")]
@@ -68,6 +102,8 @@ class BuildExt(build_ext):
         if dest.exists() or dest.is_symlink():
             dest.unlink()
         shutil.copy2(lib, dest)
+        for name, path in shared_deps(lib):
+            shutil.copy2(path, dest.parent / name)
 
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",
@@ -87,7 +123,7 @@ ext = Extension(
 setup(
     version=VERSION,
     packages=["asc"],
-    package_data={"asc": [SONAME, "py.typed"]},
+    package_data={"asc": [SONAME, "py.typed", "lib*.so.*"]},
     include_package_data=False,
     exclude_package_data={"asc": ["*.c", "*.h"]},
     ext_modules=[ext],

@@ -447,7 +447,9 @@ typedef struct ascKernelParamInfo {
   int ndim;           /* tensors: -1 when generic */
   int generic;        /* specialised from the descriptor at launch */
   int isConstExpr;    /* compile-time constant (scalars) */
-  uint8_t reserved[32];
+  int isWritten;      /* tensors: the kernel may store through it, so the
+                       * memory must be writable (1 when unknown) */
+  uint8_t reserved[28];
 } ascKernelParamInfo;
 
 /* Pointers stay valid while the module is loaded. */

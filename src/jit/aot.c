@@ -73,6 +73,7 @@ static ascError_t kernel_init(aot_kernel *k, const asc_kernel_desc *d) {
     q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
     q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
     q->ndim = q->isTensor ? -1 : 0;
+    q->isWritten = q->isTensor; /* the ABI does not say: assume stores */
   }
   k->info.params = k->params;
   return ascSuccess;

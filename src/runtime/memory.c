@@ -14,6 +14,9 @@
  */
 #include <fcntl.h>
 #include <hwloc.h>
+/* libasc's private jemalloc (cmake/jemalloc.cmake): JEMALLOC_MANGLE maps
+ * mallocx, mallctl, ... onto its asc_je_ names. */
+#define JEMALLOC_MANGLE
 #include <jemalloc/jemalloc.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -286,6 +286,7 @@ static ascError_t load_kernels(asc__rt *rt, asc__module *proto,
       q->isConstExpr = (p->flags & ASC_KPARAM_CONSTEXPR) != 0;
       q->dtype = q->generic ? ascDataTypeCount : (ascDataType)p->dtype;
       q->ndim = q->isTensor ? (q->generic ? -1 : p->ndim) : 0;
+      q->isWritten = q->isTensor; /* the ABI does not say: assume stores */
     }
   }
   return ascSuccess;

@@ -27,6 +27,9 @@
  * its size from the pointer alone and rejects a pointer that is not one.
  */
 #include <hwloc.h>
+/* libasc's private jemalloc (cmake/jemalloc.cmake): JEMALLOC_MANGLE maps
+ * mallocx, mallctl, ... onto its asc_je_ names. */
+#define JEMALLOC_MANGLE
 #include <jemalloc/jemalloc.h>
 #include <stdio.h>
 #include <string.h>

@@ -53,9 +53,9 @@ static const char text[] =
     "    out[0] = x * n\n";
 
 static const ascKernelParamInfo scale_params[] = {
-    {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
-    {.name = "x", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
-    {.name = "n", .isTensor = 0, .dtype = ascInt64, .ndim = -1, .generic = 0, .isConstExpr = 1},
+    {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 1},
+    {.name = "x", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 0},
+    {.name = "n", .isTensor = 0, .dtype = ascInt64, .ndim = -1, .generic = 0, .isConstExpr = 1, .isWritten = 0},
 };
 static const ascKernelInfo kernels[] = {{.name = "scale", .numParams = 3, .params = scale_params}};
 
@@ -196,8 +196,8 @@ static void test_specialize_once_per_signature(void **state) {
  * descriptor by its dtype (a float32 constant is stored in value.f). */
 static void test_generic_constexpr_values(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
-      {.name = "c", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 1}};
+      {.name = "out", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 1},
+      {.name = "c", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 1, .isWritten = 0}};
   static const ascKernelInfo ks[] = {{.name = "scale", .numParams = 2, .params = ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};
@@ -243,8 +243,8 @@ static void test_generic_constexpr_values(void **state) {
 /* Tensor arguments that share memory get their own specialisation. */
 static void test_aliased_tensors(void **state) {
   static const ascKernelParamInfo ps[] = {
-      {.name = "a", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0},
-      {.name = "b", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0}};
+      {.name = "a", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 1},
+      {.name = "b", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 1}};
   static const ascKernelInfo ks[] = {{.name = "scale", .numParams = 2, .params = ps}};
   asc__cache *c = new_cache();
   stages_state s = {0};

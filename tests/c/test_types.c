@@ -456,12 +456,12 @@ static void test_sig_parse_bad(void **state) {
 static void test_sig_from_args(void **state) {
   fixture *f = *state;
   ascKernelParamInfo info[6] = {
-      {.name = "a", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0}, /* generic tensor */
-      {.name = "b", .isTensor = 1, .dtype = ascFloat32, .ndim = 2, .generic = 0, .isConstExpr = 0},        /* annotated tensor */
-      {.name = "n", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0}, /* generic scalar */
-      {.name = "k", .isTensor = 0, .dtype = ascInt32, .ndim = -1, .generic = 0, .isConstExpr = 1},         /* ConstExpr[asc.int32] */
-      {.name = "x", .isTensor = 0, .dtype = ascFloat32, .ndim = -1, .generic = 0, .isConstExpr = 0},       /* annotated scalar */
-      {.name = "h", .isTensor = 0, .dtype = ascFloat16, .ndim = -1, .generic = 0, .isConstExpr = 1},       /* ConstExpr[asc.float16] */
+      {.name = "a", .isTensor = 1, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 1}, /* generic tensor */
+      {.name = "b", .isTensor = 1, .dtype = ascFloat32, .ndim = 2, .generic = 0, .isConstExpr = 0, .isWritten = 1},        /* annotated tensor */
+      {.name = "n", .isTensor = 0, .dtype = ascDataTypeCount, .ndim = -1, .generic = 1, .isConstExpr = 0, .isWritten = 0}, /* generic scalar */
+      {.name = "k", .isTensor = 0, .dtype = ascInt32, .ndim = -1, .generic = 0, .isConstExpr = 1, .isWritten = 0},         /* ConstExpr[asc.int32] */
+      {.name = "x", .isTensor = 0, .dtype = ascFloat32, .ndim = -1, .generic = 0, .isConstExpr = 0, .isWritten = 0},       /* annotated scalar */
+      {.name = "h", .isTensor = 0, .dtype = ascFloat16, .ndim = -1, .generic = 0, .isConstExpr = 1, .isWritten = 0},       /* ConstExpr[asc.float16] */
   };
   float data[64];
   ascTensor a = {data, ascFloat64, 3, {2, 1, 4}, {4, 99, 1}};

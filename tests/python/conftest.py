@@ -12,20 +12,10 @@ os.environ.setdefault("ASC_CACHE_DIR", tempfile.mkdtemp(prefix="asc-pytest-cache
 import pytest  # noqa: E402
 
 
-def pytest_configure(config):
-    # Import asc with pytest's output capture suspended: when libasc needs
-    # glibc's static-TLS tunable, the import re-executes the interpreter
-    # (asc/_loader.py), and the new process must write to the real stdout.
-    capman = config.pluginmanager.getplugin("capturemanager")
-    if capman is not None:
-        capman.suspend_global_capture(in_=True)
-    try:
-        import asc  # noqa: F401
-    finally:
-        if capman is not None:
-            capman.resume_global_capture()
-
-
 @pytest.fixture
 def root():
     return ROOT
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: builds a wheel or a venv (still run in CI)")

@@ -223,8 +223,8 @@ def test_other_errors_are_asc_errors():
 
 
 def test_cxx_code_loaded_after_asc_keeps_its_allocator():
-    # jemalloc (linked by libasc) defines operator new/delete; C++ code
-    # loaded later (numba's LLVM) must not mix them with glibc's free.
+    # libasc's jemalloc is private: C++ code loaded later (numba's LLVM)
+    # keeps glibc's operator new/delete.
     pytest.importorskip("numba")
     code = ("import asc, numpy as np, numba\n"
             "@numba.njit\n"

@@ -19,9 +19,7 @@ See docs/python.md.
 import atexit as _atexit
 from collections import namedtuple as _namedtuple
 
-from ._loader import load_extension as _load_extension
-
-_asc = _load_extension()
+from . import _asc
 from ._array import Array, asarray, empty, empty_like, zeros, zeros_like
 from ._dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
                       float64, from_bfloat16_bits, int8, int16, int32, int64,

@@ -30,6 +30,7 @@ typedef struct {
   int constexpr_;
   ascDataType dtype; /* ascDataTypeCount when generic */
   int ndim;          /* -1 when generic */
+  int written;       /* the kernel may store through it: needs writable memory */
   char *what;        /* "kernel 'k': parameter 'x'", for messages */
 } ParamInfo;
 
@@ -494,6 +495,13 @@ static int tensor_from_buffer(KernelObject *k, int i, PyObject *o,
     return 0;
   }
   L->nbufs++;
+  if (b->readonly && k->params[i].written) {
+    param_error(k, i, PyExc_ValueError,
+                "is written by the kernel, but got a read-only %s "
+                "(pass a writable array, e.g. a copy)",
+                Py_TYPE(o)->tp_name);
+    return -1;
+  }
   dt = ascpy_dtype_from_format(b->format, b->itemsize);
   if (dt < 0) {
     param_error(k, i, PyExc_TypeError,
@@ -618,6 +626,14 @@ static int tensor_from_interface(KernelObject *k, int i, PyObject *o,
     goto out;
   }
   ndim = (int)PyTuple_GET_SIZE(shape);
+  if (k->params[i].written && PyTuple_GET_SIZE(data) >= 2 &&
+      PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1) {
+    param_error(k, i, PyExc_ValueError,
+                "is written by the kernel, but got a read-only %s "
+                "(its __array_interface__ says so; pass a writable array)",
+                Py_TYPE(o)->tp_name);
+    goto out;
+  }
   {
     const char *ts = PyUnicode_AsUTF8(typestr);
     if (ts == NULL)
@@ -1194,6 +1210,7 @@ static int kernel_bind(KernelObject *k, ModuleObject *mod, PyObject *name) {
                           ? pi->dtype
                           : ascDataTypeCount;
     params[i].ndim = pi->ndim;
+    params[i].written = pi->isWritten != 0;
     if (!params[i].is_tensor && !params[i].generic &&
         params[i].dtype == ascDataTypeCount)
       params[i].generic = 1; /* no type to convert to: send a descriptor */

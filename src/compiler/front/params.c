@@ -7,6 +7,12 @@
  * is generic; it is a tensor when the kernel uses it as one -- indexes it,
  * takes its shape, ndim or size, hands it to an atomic, a lock or len, or
  * passes it to a helper that does -- and a scalar otherwise.
+ *
+ * A parameter is written (isWritten) when the kernel may store through it:
+ * a subscript of it (or of a local bound to it or to a view of it) is an
+ * assignment target, it is the first argument of an atomic or a lock, or
+ * it goes to a helper parameter that is written.  Callers must then pass
+ * writable memory.
  */
 #include <string.h>
 
@@ -210,6 +216,236 @@ static void use_func(usage *u, const asc__ast_func *fn, int depth) {
   use_block(u, &fn->body, depth + 1);
 }
 
+/* ------------------------------------------------------------ writes */
+
+#define MAX_ALIASES 32
+
+typedef struct wmemo {
+  struct {
+    const asc__ast_func *fn;
+    int param;
+    bool written;
+  } e[128];
+  int n;
+} wmemo;
+
+typedef struct writes {
+  const asc__sym *syms[MAX_ALIASES]; /* the parameter and its aliases */
+  int nsyms;
+  bool written;
+  int helpers;
+  wmemo *memo;
+} writes;
+
+static void wr_func(writes *w, const asc__ast_func *fn, int depth);
+
+/* Whether e is the parameter, an alias of it, or a subscript/slice chain
+ * of one of those. */
+static bool wr_based(const writes *w, const asc__ast_expr *e) {
+  while (e != NULL && e->kind == ASC_EXPR_SUBSCRIPT)
+    e = e->u.sub.value;
+  if (e == NULL || e->kind != ASC_EXPR_NAME)
+    return false;
+  for (int i = 0; i < w->nsyms; i++)
+    if (e->u.name.sym == w->syms[i])
+      return true;
+  return false;
+}
+
+static void wr_alias(writes *w, const asc__ast_expr *target) {
+  if (target == NULL || target->kind != ASC_EXPR_NAME ||
+      target->u.name.sym == NULL || wr_based(w, target))
+    return;
+  if (w->nsyms < MAX_ALIASES)
+    w->syms[w->nsyms++] = target->u.name.sym;
+  else
+    w->written = true; /* too many aliases to follow: assume a store */
+}
+
+static bool helper_param_is_written(const asc__ast_func *fn, int i,
+                                    int helpers, wmemo *m) {
+  writes v;
+  if (i < 0 || i >= fn->nparams)
+    return false;
+  if (helpers > MAX_HELPER_DEPTH)
+    return true;
+  for (int k = 0; k < m->n; k++)
+    if (m->e[k].fn == fn && m->e[k].param == i)
+      return m->e[k].written;
+  v.syms[0] = fn->params[i].sym;
+  v.nsyms = 1;
+  v.written = false;
+  v.helpers = helpers;
+  v.memo = m;
+  wr_func(&v, fn, 0);
+  if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
+    m->e[m->n].fn = fn;
+    m->e[m->n].param = i;
+    m->e[m->n].written = v.written;
+    m->n++;
+  }
+  return v.written;
+}
+
+static void wr_expr(writes *w, const asc__ast_expr *e, int depth) {
+  if (e == NULL || w->written || depth > 4 * ASC_MAX_NESTING)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      wr_expr(w, e->u.tuple.elts[i], depth + 1);
+    break;
+  case ASC_EXPR_ATTR:
+    wr_expr(w, e->u.attr.value, depth + 1);
+    break;
+  case ASC_EXPR_SUBSCRIPT:
+    wr_expr(w, e->u.sub.value, depth + 1);
+    wr_expr(w, e->u.sub.index, depth + 1);
+    break;
+  case ASC_EXPR_CALL: {
+    const asc__builtin *b = e->u.call.builtin;
+    if (b != NULL && e->u.call.nrargs > 0 &&
+        wr_based(w, e->u.call.rargs[0]) &&
+        (b->id == ASC_BI_ATOMIC_ADD || b->id == ASC_BI_ATOMIC_SUB ||
+         b->id == ASC_BI_ATOMIC_MIN || b->id == ASC_BI_ATOMIC_MAX ||
+         b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
+         b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK))
+      w->written = true;
+    for (int i = 0; i < e->u.call.nrargs; i++) {
+      const asc__ast_expr *a = e->u.call.rargs[i];
+      if (a == NULL)
+        continue;
+      if (e->u.call.callee != NULL && wr_based(w, a) &&
+          helper_param_is_written(e->u.call.callee, i, w->helpers + 1,
+                                  w->memo))
+        w->written = true;
+      if (a->kind == ASC_EXPR_LAMBDA)
+        wr_func(w, a->u.lambda.fn, depth + 1);
+      else
+        wr_expr(w, a, depth + 1);
+    }
+    break;
+  }
+  case ASC_EXPR_UNARY:
+    wr_expr(w, e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    wr_expr(w, e->u.binary.lhs, depth + 1);
+    wr_expr(w, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_BOOLOP:
+    wr_expr(w, e->u.boolop.lhs, depth + 1);
+    wr_expr(w, e->u.boolop.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      wr_expr(w, e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_IFEXP:
+    wr_expr(w, e->u.ifexp.cond, depth + 1);
+    wr_expr(w, e->u.ifexp.then, depth + 1);
+    wr_expr(w, e->u.ifexp.orelse, depth + 1);
+    break;
+  case ASC_EXPR_LAMBDA:
+    wr_func(w, e->u.lambda.fn, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+/* A store to target: a subscript of the parameter writes it; a name bound
+ * to the parameter (or a view of it) becomes an alias. */
+static void wr_target(writes *w, const asc__ast_expr *target,
+                      const asc__ast_expr *value, int depth) {
+  if (target == NULL)
+    return;
+  if (target->kind == ASC_EXPR_TUPLE) {
+    for (int i = 0; i < target->u.tuple.n; i++)
+      wr_target(w, target->u.tuple.elts[i], NULL, depth + 1);
+    return;
+  }
+  if (target->kind == ASC_EXPR_SUBSCRIPT && wr_based(w, target))
+    w->written = true;
+  if (value != NULL && wr_based(w, value))
+    wr_alias(w, target);
+  wr_expr(w, target, depth + 1);
+}
+
+static void wr_block(writes *w, const asc__ast_block *b, int depth);
+
+static void wr_stmt(writes *w, const asc__ast_stmt *s, int depth) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    wr_expr(w, s->u.expr.value, depth + 1);
+    break;
+  case ASC_STMT_ASSIGN:
+    for (int i = 0; i < s->u.assign.ntargets; i++)
+      wr_target(w, s->u.assign.targets[i], s->u.assign.value, depth + 1);
+    wr_expr(w, s->u.assign.value, depth + 1);
+    break;
+  case ASC_STMT_AUGASSIGN:
+    wr_target(w, s->u.aug.target, NULL, depth + 1);
+    wr_expr(w, s->u.aug.value, depth + 1);
+    break;
+  case ASC_STMT_ANNASSIGN:
+    wr_target(w, s->u.ann.target, s->u.ann.value, depth + 1);
+    wr_expr(w, s->u.ann.value, depth + 1);
+    break;
+  case ASC_STMT_IF:
+    wr_expr(w, s->u.if_.cond, depth + 1);
+    wr_block(w, &s->u.if_.body, depth + 1);
+    wr_block(w, &s->u.if_.orelse, depth + 1);
+    break;
+  case ASC_STMT_FOR:
+    wr_expr(w, s->u.for_.iter, depth + 1);
+    wr_block(w, &s->u.for_.body, depth + 1);
+    break;
+  case ASC_STMT_WHILE:
+    wr_expr(w, s->u.while_.cond, depth + 1);
+    wr_block(w, &s->u.while_.body, depth + 1);
+    break;
+  case ASC_STMT_RETURN:
+    wr_expr(w, s->u.ret.value, depth + 1);
+    break;
+  case ASC_STMT_ASSERT:
+    wr_expr(w, s->u.assert_.test, depth + 1);
+    break;
+  case ASC_STMT_TRY:
+    wr_block(w, &s->u.try_.body, depth + 1);
+    for (int i = 0; i < s->u.try_.nhandlers; i++)
+      wr_block(w, &s->u.try_.handlers[i].body, depth + 1);
+    wr_block(w, &s->u.try_.orelse, depth + 1);
+    wr_block(w, &s->u.try_.finalbody, depth + 1);
+    break;
+  case ASC_STMT_WITH:
+    wr_block(w, &s->u.with.body, depth + 1);
+    break;
+  case ASC_STMT_FUNCDEF:
+    wr_func(w, s->u.funcdef.fn, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+static void wr_block(writes *w, const asc__ast_block *b, int depth) {
+  if (depth > 4 * ASC_MAX_NESTING)
+    return;
+  for (int i = 0; i < b->n && !w->written; i++)
+    wr_stmt(w, b->stmts[i], depth + 1);
+}
+
+/* Walks fn until no new alias appears (an alias bound after its store in
+ * a loop body is seen on the next round). */
+static void wr_func(writes *w, const asc__ast_func *fn, int depth) {
+  int before;
+  do {
+    before = w->nsyms;
+    wr_block(w, &fn->body, depth + 1);
+  } while (!w->written && w->nsyms != before);
+}
+
 static ascDataType dtype_of_builtin(const asc__builtin *b) {
   static const struct {
     asc__builtin_id id;
@@ -271,7 +507,9 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
                         ascKernelParamInfo *out) {
   bool ok = true;
   memo m;
+  wmemo wm;
   m.n = 0;
+  wm.n = 0;
   for (int i = 0; i < fn->nparams; i++) {
     const asc__ast_param *pa = &fn->params[i];
     ascKernelParamInfo *p = &out[i];
@@ -290,13 +528,21 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
       }
       if (p->generic)
         p->dtype = ascDataTypeCount;
-      continue;
-    }
-    {
+    } else {
       usage u = {pa->sym, false, 0, &m};
       use_func(&u, fn, 0);
       p->isTensor = u.tensor;
       p->generic = 1;
+    }
+    if (p->isTensor) {
+      writes w;
+      w.syms[0] = pa->sym;
+      w.nsyms = 1;
+      w.written = false;
+      w.helpers = 0;
+      w.memo = &wm;
+      wr_func(&w, fn, 0);
+      p->isWritten = w.written;
     }
   }
   return ok;
