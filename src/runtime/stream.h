@@ -92,7 +92,7 @@ static inline bool asc__inflight_idle(asc__inflight *c) {
   return atomic_load(&c->launched) == r;
 }
 
-enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK };
+enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK, OP_EXTERN };
 
 struct asc__op {
   asc__op *next;           /* in the stream queue or free list */
@@ -104,7 +104,9 @@ struct asc__op {
   ascHostFn_t fn;          /* HOSTFN */
   void *ud;
   asc__stream_cb cb;       /* CALLBACK */
-  ascError_t cb_status;
+  ascError_t cb_status;    /* CALLBACK, EXTERN */
+  /* EXTERN (runtime/extern_op.h): started, completed from outside. */
+  void (*xstart)(void *ud, asc__op *op, ascError_t status);
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   uint64_t seq;            /* position in the stream (its `submitted`) */
   uint64_t gseq;           /* position among all ops of the device */
