@@ -86,7 +86,8 @@ extern "C" {
   X(ascErrorNoDevice, 15, "no usable cores")                                  \
   X(ascErrorInvalidKernel, 16, "kernel not found in module")                  \
   X(ascErrorInvalidModule, 17, "not a valid libasc module")                   \
-  X(ascErrorCache, 18, "kernel cache unusable")
+  X(ascErrorCache, 18, "kernel cache unusable")                              \
+  X(ascErrorCommunication, 19, "communication failed")
 
 typedef enum ascError {
 #define ASC_ERROR_ENUM_(name, value, msg) name = value,

@@ -49,6 +49,11 @@ ASC_API ascError_t asc__stream_enqueue_extern(ascStream_t stream,
 ASC_API void asc__extern_complete(asc__extern *op, ascError_t err,
                                   const char *msg);
 
+/* Records code and text (copied) as the calling thread's last error, as
+ * libasc's own calls do, and returns code: a component's failing calls
+ * read like libasc's (ascGetLastErrorMessage). */
+ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
+
 #ifdef __cplusplus
 }
 #endif

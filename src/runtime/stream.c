@@ -935,6 +935,10 @@ void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
   stream_finish(op->stream, op, err, copy);
 }
 
+ascError_t asc__extern_error(ascError_t code, const char *text) {
+  return asc__error_text(code, text != NULL ? text : "");
+}
+
 /* ---------------------------------------------------------------- waiting */
 
 static bool stream_reached(const void *a, uint64_t target) {
