@@ -56,6 +56,8 @@ void asc__mpi_op_free(xop *o) {
   free(o->tmp);
   if (o->reqs != &o->req1)
     free(o->reqs);
+  if (o->stats != &o->stat1)
+    free(o->stats);
   free(o);
 }
 
@@ -178,9 +180,18 @@ static void *progress_main(void *arg) {
       for (xop **p = &active; *p != NULL;) {
         int flag = 0, rc;
         o = *p;
-        rc = o->nreqs > 0 ? MPI_Testall(o->nreqs, o->reqs, &flag,
-                                        MPI_STATUSES_IGNORE)
+        rc = o->nreqs > 0 ? MPI_Testall(o->nreqs, o->reqs, &flag, o->stats)
                           : (flag = 1, MPI_SUCCESS);
+        if (rc == MPI_ERR_IN_STATUS) {
+          /* The failed request's own code says what went wrong. */
+          for (int i = 0; i < o->nreqs; i++) {
+            int e = o->stats[i].MPI_ERROR;
+            if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) {
+              rc = e;
+              break;
+            }
+          }
+        }
         if (rc != MPI_SUCCESS || flag) {
           *p = o->next;
           progress = true;

@@ -65,8 +65,10 @@ struct xop {
   int nsubs;
   /* Set by op_start on the progress thread. */
   MPI_Request *reqs;
+  MPI_Status *stats;       /* one per request: MPI_ERR_IN_STATUS names it */
   int nreqs;
   MPI_Request req1;
+  MPI_Status stat1;
   void *tmp;               /* gathered halves, or a copy of sendbuf */
 };
 

@@ -138,6 +138,7 @@ ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize) {
   int rc = MPI_SUCCESS;
 
   o->reqs = &o->req1;
+  o->stats = &o->stat1;
   o->nreqs = 1;
   switch (o->kind) {
   case K_ALLREDUCE:
@@ -237,8 +238,12 @@ ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize) {
     break;
   case K_GROUP:
     o->reqs = malloc(sizeof *o->reqs * (size_t)(o->nsubs ? o->nsubs : 1));
-    if (o->reqs == NULL) {
+    o->stats = malloc(sizeof *o->stats * (size_t)(o->nsubs ? o->nsubs : 1));
+    if (o->reqs == NULL || o->stats == NULL) {
+      free(o->reqs);
+      free(o->stats);
       o->reqs = &o->req1;
+      o->stats = &o->stat1;
       goto oom;
     }
     o->nreqs = 0;
