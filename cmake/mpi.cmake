@@ -103,6 +103,8 @@ if(ASC_BUILD_EXAMPLES AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/examples/mpi)
   set_target_properties(example_jacobi2d PROPERTIES OUTPUT_NAME jacobi2d
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/examples)
   target_compile_options(example_jacobi2d PRIVATE ${ASC_WARNINGS})
+  target_compile_definitions(example_jacobi2d PRIVATE
+    ASC_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
   target_link_libraries(example_jacobi2d PRIVATE asc::mpi m)
   if(BUILD_TESTING)
     # The same grid on 1, 2 and 4 ranks must give the same bits.
