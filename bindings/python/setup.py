@@ -68,6 +68,13 @@ class BuildExt(build_ext):
         if dest.exists() or dest.is_symlink():
             dest.unlink()
         shutil.copy2(lib, dest)
+        # libasc_mpi (asc.distributed loads it with ctypes), when built.
+        mpi = bdir / "libasc_mpi.so"
+        if mpi.exists():
+            mdest = dest.parent / ("libasc_mpi.so." + VERSION.split(".")[0])
+            if mdest.exists() or mdest.is_symlink():
+                mdest.unlink()
+            shutil.copy2(os.path.realpath(mpi), mdest)
 
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",
