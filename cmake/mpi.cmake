@@ -26,7 +26,7 @@ file(GLOB ASC_MPI_SOURCES CONFIGURE_DEPENDS src/mpi/*.c)
 add_library(asc_mpi SHARED ${ASC_MPI_SOURCES})
 set_target_properties(asc_mpi PROPERTIES
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
-  OUTPUT_NAME asc_mpi)
+  OUTPUT_NAME asc_mpi EXPORT_NAME mpi)
 target_compile_options(asc_mpi PRIVATE ${ASC_WARNINGS})
 target_compile_definitions(asc_mpi PRIVATE ASC_BUILDING_MPI)
 target_include_directories(asc_mpi
@@ -40,8 +40,14 @@ target_include_directories(asc_mpi
 target_link_libraries(asc_mpi PUBLIC asc MPI::MPI_C PRIVATE Threads::Threads)
 add_library(asc::mpi ALIAS asc_mpi)
 
-install(TARGETS asc_mpi EXPORT ascTargets
+# Its own export set: find_package(asc) alone needs no MPI;
+# find_package(asc COMPONENTS mpi) loads it (cmake/ascConfig.cmake.in).
+install(TARGETS asc_mpi EXPORT ascMpiTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT ascMpiTargets NAMESPACE asc::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/asc)
+install(FILES include/asc/asc_mpi.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/asc)
 string(REPLACE ";" " " ASC_MPI_PC_CFLAGS "${MPI_C_COMPILE_OPTIONS}")
 foreach(dir ${MPI_C_INCLUDE_DIRS})
   string(APPEND ASC_MPI_PC_CFLAGS " -I${dir}")
