@@ -72,6 +72,8 @@ set(ASC_MPIRUN ${MPIEXEC_EXECUTABLE} --oversubscribe ${MPIEXEC_PREFLAGS})
 set(ASC_MPI_TEST_ENV
   "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
   "OMPI_MCA_btl_vader_single_copy_mechanism=none"
+  "OMPI_MCA_mca_base_component_disable_dlclose=1"
+  "ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0"
   "OMPI_MCA_rmaps_base_oversubscribe=1"
   "ASC_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/test-cache"
   "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tests/lsan-openmpi.supp:print_suppressions=0")

@@ -8,7 +8,7 @@ mpirun=$2
 ref=""
 for np in 1 2 4; do
   for mode in "" --no-overlap; do
-    out=$("$mpirun" --oversubscribe -np $np "$exe" $mode 130 96 60)
+    out=$("$mpirun" --oversubscribe -np $np "$exe" $mode 66 48 40)
     echo "$out"
     line=$(echo "$out" | grep 'residual' | sed 's/ranks [0-9]*//')
     [ -n "$line" ] || { echo "no result line"; exit 1; }
