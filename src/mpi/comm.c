@@ -10,6 +10,7 @@
  * there), polls them with MPI_Testall, and completes each on its stream.
  */
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 
 /* Polling: spin (yielding) this long after the last completion, then
  * sleep between polls, so a slow transfer does not take a core from the
- * kernels it overlaps. */
+ * kernels it overlaps.  An idle progress thread also looks for new work
+ * this long before it sleeps on the condition variable. */
 #define SPIN_NS 200000
 #define NAP_NS 50000
 
@@ -144,6 +146,14 @@ static void *progress_main(void *arg) {
         break;
       if (c->stop && c->completed == c->next_seq)
         break;
+      if (now_ns() - last < SPIN_NS) {
+        /* Work often comes back to back (a loop of collectives): look
+         * again for a while before paying for a wake-up. */
+        pthread_mutex_unlock(&c->lock);
+        sched_yield();
+        pthread_mutex_lock(&c->lock);
+        continue;
+      }
       pthread_cond_wait(&c->cond, &c->lock);
     }
     if (start == NULL && active == NULL) {
