@@ -19,10 +19,13 @@
 
 #include "mpi/mpi_internal.h"
 
-/* Polling: spin (yielding) this long after the last completion, then
- * sleep between polls, so a slow transfer does not take a core from the
- * kernels it overlaps.  An idle progress thread also looks for new work
- * this long before it sleeps on the condition variable. */
+/* Polling: while operations are in flight, poll (yielding between polls:
+ * MPI moves a large message one segment per poll) for POLL_NS after the
+ * last completion, then nap between polls, so that a transfer waiting
+ * on a slow peer does not take a core from the kernels it overlaps.  An
+ * idle progress thread looks for new work for SPIN_NS before it sleeps
+ * on the condition variable. */
+#define POLL_NS 5000000
 #define SPIN_NS 200000
 #define NAP_NS 50000
 
@@ -218,7 +221,7 @@ static void *progress_main(void *arg) {
       if (progress) {
         last = now_ns();
       } else if (active != NULL) {
-        if (now_ns() - last < SPIN_NS) {
+        if (now_ns() - last < POLL_NS) {
           sched_yield();
         } else {
           struct timespec nap = {0, NAP_NS};

@@ -18,7 +18,8 @@ def run(root, np_, script, timeout=120):
     env.update({
         "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
         "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-        "OMPI_MCA_rmaps_base_oversubscribe": "1",
+        "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl": "self,vader",
+        "ASC_SPIN_US": "0",
         "PYTHONPATH": str(root / "bindings" / "python") + os.pathsep
         + env.get("PYTHONPATH", ""),
         "GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=65536",
