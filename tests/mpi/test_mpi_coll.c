@@ -210,6 +210,53 @@ static void test_bcast_gather_scatter(ascComm_t comm, ascStream_t s) {
   }
 }
 
+/* Inexact float16 / bfloat16 sums: the result is the float32 sum over
+ * ranks in rank order, rounded once, and the same bits on every rank. */
+static void test_half_rounding(ascComm_t comm, ascStream_t s) {
+  enum { N = 64 };
+  for (int dt = ascFloat16; dt <= ascBFloat16; dt++) {
+    uint16_t in[N], out[N], want[N], *all = malloc(sizeof *all * N * size);
+    CHECK(all != NULL, "out of memory");
+    for (int i = 0; i < N; i++) {
+      float acc = 0;
+      for (int r = 0; r < size; r++) {
+        uint16_t h;
+        float v;
+        store(dt, &h, 0.1 * (r + 1) + 0.013 * i);   /* rounded input */
+        if (dt == ascFloat16) {
+          _Float16 x;
+          memcpy(&x, &h, 2);
+          v = (float)x;
+        } else {
+          uint32_t u = (uint32_t)h << 16;
+          memcpy(&v, &u, 4);
+        }
+        acc = r == 0 ? v : acc + v;
+        if (r == rank)
+          in[i] = h;
+      }
+      if (dt == ascFloat16) {
+        _Float16 x = (_Float16)acc;
+        memcpy(&want[i], &x, 2);
+      } else {
+        uint32_t u;
+        memcpy(&u, &acc, 4);
+        want[i] = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+      }
+    }
+    OK(ascAllReduce(in, out, N, dt, ascRedSum, comm, s));
+    OK(ascAllGather(out, all, N, dt, comm, s));
+    OK(ascStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+      CHECK(out[i] == want[i], "%s sum element %d: 0x%04x, want 0x%04x",
+            ascDataTypeName(dt), i, out[i], want[i]);
+    for (int r = 0; r < size; r++)
+      CHECK(memcmp(all + (size_t)r * N, out, sizeof out) == 0,
+            "%s: rank %d got other bits", ascDataTypeName(dt), r);
+    free(all);
+  }
+}
+
 /* A ring: every rank sends to the next and receives from the previous,
  * in one group (as a halo exchange), then with the send and the receive
  * on two streams. */
@@ -262,6 +309,7 @@ int main(int argc, char **argv) {
   test_allreduce(comm, s);
   test_reduce(comm, s);
   test_bcast_gather_scatter(comm, s);
+  test_half_rounding(comm, s);
   test_p2p(comm, s, s2);
   OK(ascStreamDestroy(s2));
   OK(ascStreamDestroy(s));
