@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
       libhwloc-dev hwloc libuv1-dev libcmocka-dev dpkg-dev
       libxxhash-dev libomp-14-dev python3 python3-dev python3-pip
-      gnuplot-nox)
+      gnuplot-nox libopenmpi-dev openmpi-bin)
 
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
@@ -62,6 +62,15 @@ if [ ${#need_py[@]} -gt 0 ]; then
   echo "setup: pip installing ${need_py[*]}"
   "$py" -m pip install -q --disable-pip-version-check "${need_py[@]}" ||
     "$py" -m pip install -q --break-system-packages "${need_py[@]}"
+fi
+
+# asc.distributed (libasc_mpi from Python) takes mpi4py communicators.
+# Built from source so that it uses the Open MPI installed above (a binary
+# wheel may carry another MPI).
+if ! "$py" -c "import mpi4py" 2>/dev/null; then
+  echo "setup: pip installing mpi4py (built against Open MPI)"
+  "$py" -m pip install -q --disable-pip-version-check --no-binary mpi4py mpi4py ||
+    "$py" -m pip install -q --break-system-packages --no-binary mpi4py mpi4py
 fi
 
 # Optional references and chart of the benchmark suite (bench/run.sh):

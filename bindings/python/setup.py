@@ -104,6 +104,13 @@ class BuildExt(build_ext):
         shutil.copy2(lib, dest)
         for name, path in shared_deps(lib):
             shutil.copy2(path, dest.parent / name)
+        # libasc_mpi (asc.distributed loads it with ctypes), when built.
+        mpi = bdir / "libasc_mpi.so"
+        if mpi.exists():
+            mdest = dest.parent / ("libasc_mpi.so." + VERSION.split(".")[0])
+            if mdest.exists() or mdest.is_symlink():
+                mdest.unlink()
+            shutil.copy2(os.path.realpath(mpi), mdest)
 
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",

@@ -90,7 +90,8 @@ extern "C" {
   X(ascErrorInvalidModule, 17, "not a valid libasc module")                   \
   X(ascErrorCache, 18, "kernel cache unusable")                              \
   X(ascErrorCancelled, 19, "work cancelled")                                  \
-  X(ascErrorLaunchTimeout, 20, "kernel ran past its timeout")
+  X(ascErrorLaunchTimeout, 20, "kernel ran past its timeout")                 \
+  X(ascErrorCommunication, 21, "communication failed")
 
 typedef enum ascError {
 #define ASC_ERROR_ENUM_(name, value, msg) name = value,

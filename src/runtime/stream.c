@@ -4,6 +4,7 @@
  * semantics are in docs/streams.md.
  */
 #include "runtime/memory.h"
+#include "runtime/extern_op.h"
 #include "runtime/stream.h"
 #include "runtime/pool.h"
 #include "runtime/trace.h"
@@ -150,6 +151,7 @@ static void op_reset(asc__stream *st, asc__op *op) {
   op->fn = NULL;
   op->ud = NULL;
   op->cb = NULL;
+  op->xstart = NULL;
   op->inflight = NULL;
   op->spec_inflight = NULL;
   op->launch.heap_args = NULL;
@@ -257,6 +259,10 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
       /* Never skipped; runs once the lock is dropped. */
       op->cb_status = st->err;
       return op;
+    case OP_EXTERN:
+      /* Never skipped either: the component sees the pending error. */
+      op->cb_status = st->err;
+      return op;
     default:
       break;
     }
@@ -284,6 +290,10 @@ static void op_start(asc__op *op) {
       op->cb(op->ud, op->cb_status);
       op = stream_complete(op->stream, op, ascSuccess, NULL);
       break;
+    case OP_EXTERN:
+      /* Stays at the head until asc__extern_complete. */
+      op->xstart(op->ud, op, op->cb_status);
+      return;
     default:
       /* stream_advance made sure the pool exists; it lives until a
        * device reset, which first waits for this op. */
@@ -711,6 +721,7 @@ typedef struct op_spec {
   ascHostFn_t fn;
   void *ud;
   asc__stream_cb cb;
+  asc__extern_start_fn xstart;
   const asc_kernel_desc *desc;
   uint32_t nblocks;
   uint32_t nargs;
@@ -888,6 +899,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
   op->fn = sp->fn;
   op->ud = sp->ud;
   op->cb = sp->cb;
+  op->xstart = sp->xstart;
   if (sp->kind == OP_LAUNCH) {
     err = fill_launch(op, sp);
     if (err != ascSuccess)
@@ -984,6 +996,36 @@ ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
   sp.cb = fn;
   sp.ud = ud;
   return stream_enqueue(st, &sp);
+}
+
+ascError_t asc__stream_enqueue_extern(ascStream_t stream,
+                                      asc__extern_start_fn start, void *ud) {
+  asc__stream *st;
+  ascError_t err;
+  op_spec sp;
+
+  if (start == NULL)
+    return asc__error(ascErrorInvalidValue, "external op: start is NULL");
+  err = asc__stream_resolve(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  memset(&sp, 0, sizeof sp);
+  sp.kind = OP_EXTERN;
+  sp.xstart = start;
+  sp.ud = ud;
+  return stream_enqueue(st, &sp);
+}
+
+void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
+  char *copy = NULL;
+
+  if (err != ascSuccess)
+    copy = asc__strdup(msg != NULL ? msg : ascGetErrorString(err));
+  stream_finish(op->stream, op, err, copy);
+}
+
+ascError_t asc__extern_error(ascError_t code, const char *text) {
+  return asc__error_text(code, text != NULL ? text : "");
 }
 
 /* ---------------------------------------------------------------- waiting */

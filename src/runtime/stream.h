@@ -76,7 +76,7 @@ typedef struct asc__fence {
 
 typedef void (*asc__stream_cb)(void *ud, ascError_t status);
 
-enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK };
+enum { OP_LAUNCH = 1, OP_RECORD, OP_WAIT, OP_HOSTFN, OP_CALLBACK, OP_EXTERN };
 
 struct asc__op {
   asc__op *next;           /* in the stream queue or free list */
@@ -88,7 +88,9 @@ struct asc__op {
   ascHostFn_t fn;          /* HOSTFN */
   void *ud;
   asc__stream_cb cb;       /* CALLBACK */
-  ascError_t cb_status;
+  ascError_t cb_status;    /* CALLBACK, EXTERN */
+  /* EXTERN (runtime/extern_op.h): started, completed from outside. */
+  void (*xstart)(void *ud, asc__op *op, ascError_t status);
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   asc__inflight *spec_inflight; /* LAUNCH: the specialisation's */
   uint64_t seq;            /* position in the stream (its `submitted`) */

@@ -7,14 +7,14 @@ import sys
 
 import asc
 
-# The flags libasc adds to every kernel compile (src/compiler/cc.c,
+# The flags libasc adds to every kernel compile (src/jit/cc.c,
 # default_flags; -O3 unless a kernel asks otherwise), before $ASC_CFLAGS.
 KERNEL_FLAGS = ("-O3 -std=gnu11 -fPIC -shared -march=native -fno-math-errno "
                 "-ffp-contract=off -fwrapv -pipe")
 
 
 def _cache_dir():
-    # As src/compiler/cache.c finds it.
+    # As src/jit/cache.c finds it.
     d = os.environ.get("ASC_CACHE_DIR")
     if d:
         return d

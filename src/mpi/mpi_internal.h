@@ -1,0 +1,109 @@
+/*
+ * libasc_mpi internals: the communicator, its progress thread and the
+ * operation record shared by comm.c (threading) and ops.c (what each
+ * operation asks of MPI).
+ *
+ * Threads: the application's threads validate arguments and queue
+ * operations (ops.c); the runtime calls reached() when a stream reaches
+ * one, on whatever thread advanced the stream; the communicator's
+ * progress thread is the only thread of this library that calls MPI
+ * after ascCommInitFromMPI (MPI_Comm_dup) and before ascCommDestroy
+ * (MPI_Comm_free).
+ */
+#ifndef ASC_MPI_INTERNAL_H
+#define ASC_MPI_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "asc/asc_mpi.h"
+#include "runtime/extern_op.h"
+
+enum {
+  COMM_MAGIC = 0x434f4d4du,   /* "COMM" */
+  COMM_DEAD = 0xdeadc0deu
+};
+
+typedef enum op_kind {
+  K_HOLE = 0,   /* a queued position whose enqueue failed: start nothing */
+  K_ALLREDUCE,
+  K_REDUCE,
+  K_BCAST,
+  K_ALLGATHER,
+  K_REDSCAT,
+  K_SEND,
+  K_RECV,
+  K_GROUP
+} op_kind;
+
+/* One send or receive of a group. */
+typedef struct p2p {
+  bool send;
+  void *buf;
+  size_t count;
+  ascDataType dtype;
+  int peer;
+} p2p;
+
+typedef struct xop xop;
+struct xop {
+  xop *next;               /* reached list, then active list */
+  struct ascComm_st *comm;
+  uint64_t seq;            /* queue position on comm */
+  op_kind kind;
+  const char *name;        /* "ascAllReduce", for messages */
+  asc__extern *x;          /* set by reached() */
+  const void *sendbuf;
+  void *recvbuf;
+  size_t count;
+  ascDataType dtype;
+  ascRedOp op;
+  int root;                /* root, or peer for K_SEND / K_RECV */
+  p2p *subs;               /* K_GROUP */
+  int nsubs;
+  /* Set by op_start on the progress thread. */
+  MPI_Request *reqs;
+  MPI_Status *stats;       /* one per request: MPI_ERR_IN_STATUS names it */
+  int nreqs;
+  MPI_Request req1;
+  MPI_Status stat1;
+  void *tmp;               /* gathered halves, or a copy of sendbuf */
+};
+
+struct ascComm_st {
+  atomic_uint magic;
+  struct ascComm_st *free_next;   /* the free list (type-stable handles) */
+  MPI_Comm mpi;
+  int rank, size;
+  pthread_t thread;
+  /* Guards everything below.  Leaf lock: never held while calling the
+   * runtime (asc__extern_complete may start the next op of a stream,
+   * whose reached() takes this lock) or MPI. */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;     /* the progress thread waits for work here,
+                              ascCommDestroy for the last completion */
+  uint64_t next_seq;       /* next queue position (application threads) */
+  uint64_t next_start;     /* next position the progress thread starts */
+  uint64_t completed;      /* positions finished (holes included) */
+  xop *reached;            /* reached, not yet started, any order */
+  bool stop;
+};
+
+/* comm.c */
+ascError_t asc__mpi_comm_check(ascComm_t comm, const char *fn);
+/* Queues o (filled, kind set) on stream in comm's order; takes o, also
+ * on failure. */
+ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream);
+ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void asc__mpi_op_free(xop *o);
+
+/* ops.c, on the progress thread.  op_start posts o's MPI calls; on
+ * failure it returns the error and fills msg.  op_finish runs once they
+ * have all completed (the float16 / bfloat16 reductions). */
+ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize);
+void asc__mpi_op_finish(xop *o);
+
+#endif /* ASC_MPI_INTERNAL_H */

@@ -1,0 +1,61 @@
+/*
+ * External ops: stream-ordered work that a component outside the runtime
+ * (libasc_mpi) starts when the stream reaches it and completes later,
+ * from any thread, without a worker core or the host-callback thread
+ * waiting for it meanwhile.
+ *
+ * Not a public API: no stability promise, not in docs/api.md.  The two
+ * functions are exported from libasc.so (asc__ prefix, default
+ * visibility) only so that libasc_mpi.so, built in the same tree against
+ * the same version, can reach the one runtime the program uses
+ * (docs/decisions.md, "External ops").  This header includes only the
+ * public header, so a component sees no runtime internals.
+ */
+#ifndef ASC_RUNTIME_EXTERN_OP_H
+#define ASC_RUNTIME_EXTERN_OP_H
+
+#include "asc/asc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct asc__op asc__extern;
+
+/* Called exactly once, when every earlier op of the stream has finished,
+ * on whichever thread advanced the stream (a worker, the callback thread,
+ * a host thread inside a libasc call or a thread that completed another
+ * external op), with no libasc lock held.  status is the stream's pending
+ * error (ascSuccess or the error an earlier op left); the op is never
+ * skipped, so a component can keep peers in step after a local failure.
+ * start must not block: it hands the work to its own thread. */
+typedef void (*asc__extern_start_fn)(void *ud, asc__extern *op,
+                                     ascError_t status);
+
+/* Queues an external op on stream (NULL: the default stream).  Later
+ * work on the stream waits until asc__extern_complete(op).  On failure
+ * start never runs. */
+ASC_API ascError_t asc__stream_enqueue_extern(ascStream_t stream,
+                                              asc__extern_start_fn start,
+                                              void *ud);
+
+/* Completes op, exactly once, from any thread (start itself included).
+ * err != ascSuccess becomes the stream's pending error unless one is
+ * already pending, reported by the next synchronising call and carried
+ * by later event records like a kernel error; msg (copied; NULL for the
+ * error's generic text) is its message.  Later work of the stream may
+ * start on the calling thread before this returns, so the caller must
+ * hold no lock that such work (another external op's start) takes. */
+ASC_API void asc__extern_complete(asc__extern *op, ascError_t err,
+                                  const char *msg);
+
+/* Records code and text (copied) as the calling thread's last error, as
+ * libasc's own calls do, and returns code: a component's failing calls
+ * read like libasc's (ascGetLastErrorMessage). */
+ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ASC_RUNTIME_EXTERN_OP_H */

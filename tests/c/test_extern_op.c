@@ -1,0 +1,180 @@
+/*
+ * External ops (runtime/extern_op.h): the stream waits for them without
+ * holding a worker, they complete from another thread, they never skip,
+ * and their errors reach synchronising calls and events like kernel
+ * errors.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <uv.h>
+
+#include "runtime/extern_op.h"
+#include "testutil.h"
+
+typedef struct xprobe {
+  atomic_int started;
+  ascError_t status;          /* what start saw */
+  asc__extern *op;            /* completed later by the test */
+  int32_t seen_log0;          /* log[0] when start ran */
+  int32_t *log;
+  ascError_t complete_err;    /* for complete_now */
+} xprobe;
+
+static void park(void *ud, asc__extern *op, ascError_t status) {
+  xprobe *p = ud;
+  p->status = status;
+  p->seen_log0 = p->log != NULL ? p->log[0] : 0;
+  p->op = op;
+  atomic_store(&p->started, 1);
+}
+
+static void complete_now(void *ud, asc__extern *op, ascError_t status) {
+  xprobe *p = ud;
+  p->status = status;
+  atomic_fetch_add(&p->started, 1);
+  asc__extern_complete(op, p->complete_err,
+                       p->complete_err ? "peer said no" : NULL);
+}
+
+typedef struct completer {
+  xprobe *p;
+  ascError_t err;
+} completer;
+
+static void complete_later(void *arg) {
+  completer *c = arg;
+  struct timespec ms = {0, 20000000};
+  while (!atomic_load(&c->p->started))
+    nanosleep(&ms, NULL);
+  nanosleep(&ms, NULL);
+  asc__extern_complete(c->p->op, c->err, c->err ? "MPI_ERR_TRUNCATE: x" : NULL);
+}
+
+/* append(1); extern; append(2): the second kernel waits for the op,
+ * which another thread completes while the host is synchronising. */
+static void test_orders_kernels(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ka = test_kernel(m, "append");
+  int32_t log[8] = {0}, one = 1, two = 2;
+  ascTensor t = test_tensor1(log, ascInt32, 8);
+  void *a1[] = {&t, &one}, *a2[] = {&t, &two};
+  xprobe p;
+  completer c;
+  uv_thread_t th;
+  ascStream_t s;
+  (void)state;
+
+  memset(&p, 0, sizeof p);
+  p.log = log;
+  c.p = &p;
+  c.err = ascSuccess;
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a1, s));
+  ASSERT_OK(asc__stream_enqueue_extern(s, park, &p));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a2, s));
+  assert_int_equal(uv_thread_create(&th, complete_later, &c), 0);
+  assert_int_equal(ascStreamQuery(s), ascErrorNotReady);
+  ASSERT_OK(ascStreamSynchronize(s));
+  uv_thread_join(&th);
+  assert_int_equal(p.status, ascSuccess);
+  assert_int_equal(p.seen_log0, 1);   /* started after the first kernel */
+  assert_int_equal(log[0], 2);
+  assert_int_equal(log[1], 1);
+  assert_int_equal(log[2], 2);
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* An error given at completion is the stream's error, with its message;
+ * a record after it carries it to another stream; the kernel after it
+ * is skipped. */
+static void test_error_reaches_stream_and_events(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ka = test_kernel(m, "append");
+  int32_t log[8] = {0}, one = 1;
+  ascTensor t = test_tensor1(log, ascInt32, 8);
+  void *a1[] = {&t, &one};
+  xprobe p;
+  completer c;
+  uv_thread_t th;
+  ascStream_t s, s2;
+  ascEvent_t e;
+  (void)state;
+
+  memset(&p, 0, sizeof p);
+  c.p = &p;
+  c.err = ascErrorInternal;
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascStreamCreate(&s2));
+  ASSERT_OK(ascEventCreate(&e));
+  ASSERT_OK(asc__stream_enqueue_extern(s, park, &p));
+  ASSERT_OK(ascLaunchKernel(ka, 1, a1, s));
+  ASSERT_OK(ascEventRecord(e, s));
+  ASSERT_OK(ascStreamWaitEvent(s2, e, 0));
+  assert_int_equal(uv_thread_create(&th, complete_later, &c), 0);
+  ASSERT_ERR(ascStreamSynchronize(s2), ascErrorInternal);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "MPI_ERR_TRUNCATE"));
+  uv_thread_join(&th);
+  assert_int_equal(log[0], 0);        /* skipped */
+  ASSERT_ERR(ascStreamSynchronize(s), ascErrorInternal);
+  ASSERT_OK(ascStreamSynchronize(s));  /* reported once */
+  ASSERT_OK(ascEventDestroy(e));
+  ASSERT_OK(ascStreamDestroy(s2));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* An op after a failed kernel still starts, and sees the error. */
+static void test_never_skipped(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t kr = test_kernel(m, "raise_at");
+  int32_t x[16];
+  int64_t at = 5;
+  ascTensor t = test_tensor1(x, ascInt32, 16);
+  void *ra[] = {&t, &at};
+  xprobe p;
+  ascStream_t s;
+  (void)state;
+
+  memset(&p, 0, sizeof p);
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascLaunchKernel(kr, 1, ra, s));
+  ASSERT_OK(asc__stream_enqueue_extern(s, complete_now, &p));
+  ASSERT_OK(asc__stream_enqueue_extern(s, complete_now, &p));
+  ASSERT_ERR(ascStreamSynchronize(s), ascErrorKernelException);
+  assert_int_equal(atomic_load(&p.started), 2);
+  assert_int_equal(p.status, ascErrorKernelException);
+  /* Inline completion with an error, on the default stream. */
+  p.complete_err = ascErrorTimeout;
+  ASSERT_OK(asc__stream_enqueue_extern(NULL, complete_now, &p));
+  ASSERT_ERR(ascDeviceSynchronize(), ascErrorTimeout);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "peer said no"));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* Bad arguments: start never runs. */
+static void test_bad_arguments(void **state) {
+  xprobe p;
+  ascStream_t s;
+  (void)state;
+
+  memset(&p, 0, sizeof p);
+  ASSERT_ERR(asc__stream_enqueue_extern(NULL, NULL, &p), ascErrorInvalidValue);
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_ERR(asc__stream_enqueue_extern(s, complete_now, &p),
+             ascErrorInvalidHandle);
+  assert_int_equal(atomic_load(&p.started), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_orders_kernels, test_teardown),
+      cmocka_unit_test_teardown(test_error_reaches_stream_and_events,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_never_skipped, test_teardown),
+      cmocka_unit_test_teardown(test_bad_arguments, test_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
