@@ -28,6 +28,7 @@
  * c->lock guards the directory fields only and is never held across a
  * build or a file lock wait.
  */
+#define _GNU_SOURCE /* O_PATH */
 #include "jit/cache.h"
 
 #include <dirent.h>
@@ -53,6 +54,8 @@ struct asc__cache {
   uv_mutex_t lock;
   char *configured;       /* NULL when no directory could be named */
   char *fallback_dir;     /* our mkdtemp, removed at close; or NULL */
+  /* The real path of configured (what dir_open checked), or NULL. */
+  char *configured_real;
   /* configured or fallback_dir, or NULL when neither is usable.  It
    * changes at most once (to fallback_dir) and both strings live until
    * close, so a reader may keep the pointer it read under the lock. */
@@ -600,7 +603,7 @@ static void dir_check(int fd, const char *dir, asc__buf *why) {
                     (unsigned)(st.st_mode & 07777));
     return;
   }
-  if ((st.st_mode & S_IWUSR) == 0 || faccessat(fd, ".", W_OK | X_OK, 0) != 0) {
+  if ((st.st_mode & S_IWUSR) == 0 || faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
     asc__buf_puts(why, "read-only");
     return;
   }
@@ -610,7 +613,8 @@ static void dir_check(int fd, const char *dir, asc__buf *why) {
   }
   cur = fd;
   for (level = 1;; level++) {
-    int parent = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* O_PATH: an ancestor with search permission only (0711) is fine */
+    int parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
     const char *bad = NULL;
 
     if (cur != fd)
@@ -652,16 +656,39 @@ static void dir_check(int fd, const char *dir, asc__buf *why) {
   free(real);
 }
 
+/* The path the kernel gives the directory open at fd, if naming it again
+ * reaches that very directory (asc__malloc'd), else NULL.  Every component
+ * of it is one of the directories dir_check walked, so only the user or
+ * root can change what it names: later work done by path (the C
+ * compiler's files) stays inside what was checked, even when the
+ * configured path went through a link another user owns. */
+static char *real_path_of(int fd) {
+  char lnk[64], real[4096];
+  struct stat a, b;
+  ssize_t n;
+
+  snprintf(lnk, sizeof lnk, "/proc/self/fd/%d", fd);
+  n = readlink(lnk, real, sizeof real - 1);
+  if (n <= 0 || real[0] != '/')
+    return NULL;
+  real[n] = '\0';
+  if (stat(real, &a) != 0 || fstat(fd, &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino)
+    return NULL;
+  return asc__strdup(real);
+}
+
 /* Creates dir if needed (missing parents too, mode 0700), opens it without
- * following a symbolic link and checks it (dir_check).  Returns NULL and
- * the descriptor in *fd when usable, else why not (asc__malloc'd; "" on
- * OOM). */
-static char *dir_open(const char *dir, int *fd) {
+ * following a symbolic link and checks it (dir_check).  Returns NULL, the
+ * descriptor in *fd and the directory's real path in *real
+ * (asc__malloc'd) when usable, else why not (asc__malloc'd; "" on OOM). */
+static char *dir_open(const char *dir, int *fd, char **real) {
   asc__buf why;
   struct stat st;
   int e;
 
   *fd = -1;
+  *real = NULL;
   asc__buf_init(&why);
   e = mkdir_p(dir);
   if (e == ENOMEM)
@@ -680,6 +707,9 @@ static char *dir_open(const char *dir, int *fd) {
       asc__buf_printf(&why, "%s", strerror(e));
     else
       dir_check(f, dir, &why);
+    if (f >= 0 && why.len == 0 && !why.oom &&
+        (*real = real_path_of(f)) == NULL)
+      asc__buf_puts(&why, "cannot name it by its real path (/proc/self/fd)");
     if (f >= 0 && why.len == 0 && !why.oom) {
       asc__buf_free(&why);
       *fd = f;
@@ -703,7 +733,7 @@ static ascError_t use_fallback(asc__cache *c, const char *failed,
                                const char *why) {
   const char *tmp = getenv("TMPDIR");
   ascError_t err = ascSuccess;
-  char *templ;
+  char *templ, *real = NULL;
 
   if (tmp == NULL || tmp[0] != '/')
     tmp = "/tmp";
@@ -735,7 +765,7 @@ static ascError_t use_fallback(asc__cache *c, const char *failed,
     goto out;
   }
   {
-    char *bad = dir_open(templ, &c->fallback_fd);
+    char *bad = dir_open(templ, &c->fallback_fd, &real);
     if (bad != NULL) {
       err = bad[0] == '\0'
                 ? asc__error(ascErrorOutOfMemory, "out of memory")
@@ -754,6 +784,10 @@ static ascError_t use_fallback(asc__cache *c, const char *failed,
           "libasc: warning: kernel cache %s unusable (%s); compiling in %s "
           "for this process\n",
           c->configured ? c->configured : "(no directory)", why, templ);
+  /* mkdtemp's name is already real unless TMPDIR goes through a link;
+   * the compiler works below the real one. */
+  asc__free(templ);
+  templ = real;
   c->fallback_dir = templ;
   c->dir = templ;
   c->dir_fd = c->fallback_fd;
@@ -797,9 +831,9 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     }
   }
   if (c->configured != NULL) {
-    why = dir_open(c->configured, &c->configured_fd);
+    why = dir_open(c->configured, &c->configured_fd, &c->configured_real);
     if (why == NULL) {
-      c->dir = c->configured;
+      c->dir = c->configured_real;
       c->dir_fd = c->configured_fd;
     }
   } else if (dir != NULL || (why = asc__strdup("no home directory")) == NULL) {
@@ -845,6 +879,7 @@ void asc__cache_close(asc__cache *c) {
     close(c->configured_fd);
   uv_mutex_destroy(&c->lock);
   asc__free(c->configured);
+  asc__free(c->configured_real);
   asc__free(c->fallback_dir);
   asc__free(c);
 }

@@ -800,7 +800,8 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
     err = asc__error(ascErrorOutOfMemory, "out of memory");
     goto done;
   }
-  fd = open(c_path.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  fd = open(c_path.data,
+            O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 || !write_all(fd, text, len) || close(fd) != 0) {
     e = errno;
     if (fd >= 0)

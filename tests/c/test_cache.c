@@ -715,6 +715,66 @@ static void test_unsafe_ancestors_refused(void **state) {
   asc__cache_close(c);
 }
 
+static void open_as_user_fn(void *arg) {
+  asc__cache *c;
+  asc__cache_stats st;
+  if (asc__cache_open(&c, arg) != ascSuccess)
+    _exit(4);
+  if (asc__cache_get_stats(c, &st) != ascSuccess || st.fallback)
+    _exit(5);
+  asc__cache_close(c);
+}
+
+/* An ancestor that others may search but not list (mode 0711, as many
+ * home directories are) does not make the cache unusable: the walk up
+ * needs search permission only. */
+static void test_search_only_ancestor_accepted(void **state) {
+  char top[4200], home[4300], dir[4400];
+  ASC_UNUSED(state);
+  new_dir(top, sizeof top);
+  assert_int_equal(mkdir(top, 0711), 0);
+  assert_int_equal(chmod(top, 0711), 0);
+  snprintf(home, sizeof home, "%s/u", top);
+  assert_int_equal(mkdir(home, 0700), 0);
+  assert_int_equal(chown(home, ATTACKER, ATTACKER), 0);
+  snprintf(dir, sizeof dir, "%s/cache", home);
+  /* the "attacker" uid is simply another user here */
+  as_attacker(open_as_user_fn, dir);
+}
+
+/* A configured path that reaches our directory through another user's
+ * link: the directory itself is sound (its real ancestors pass), but the
+ * C compiler's work is done by path, and the link's owner could retarget
+ * it mid-build.  The cache works under the real path it checked. */
+static void test_path_through_foreign_link_uses_real_path(void **state) {
+  char sticky[4200], mine[4300], theirs[4300], link[4400], dir[4500],
+      want[4500], *rp;
+  asc__cache *c;
+  asc__cache_stats st;
+  plant pl;
+  ASC_UNUSED(state);
+  new_sticky(sticky, sizeof sticky);
+  snprintf(mine, sizeof mine, "%s/mine", sticky);
+  snprintf(theirs, sizeof theirs, "%s/theirs", sticky);
+  snprintf(link, sizeof link, "%s/link", theirs);
+  assert_int_equal(mkdir(mine, 0700), 0);
+  pl = (plant){.path = theirs};
+  if (!as_attacker(plant_fn, &pl))
+    return;
+  pl = (plant){.path = link, .target = mine};
+  assert_true(as_attacker(plant_fn, &pl));
+  snprintf(dir, sizeof dir, "%s/cache", link);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_false(st.fallback);
+  rp = realpath(mine, NULL);
+  assert_non_null(rp);
+  snprintf(want, sizeof want, "%s/cache", rp);
+  free(rp);
+  assert_string_equal(st.dir, want);
+  asc__cache_close(c);
+}
+
 /* An entry that another user could have written -- owned by them, or
  * writable by group or others, or reached through a symbolic link in
  * place of a fan-out directory -- is never handed out, even with a valid
@@ -1381,6 +1441,8 @@ int main(void) {
       cmocka_unit_test(test_foreign_owner_dir),
       cmocka_unit_test(test_symlinked_root_refused),
       cmocka_unit_test(test_unsafe_ancestors_refused),
+      cmocka_unit_test(test_path_through_foreign_link_uses_real_path),
+      cmocka_unit_test(test_search_only_ancestor_accepted),
       cmocka_unit_test(test_planted_entries_rebuilt),
       cmocka_unit_test(test_swapped_root_not_followed),
       cmocka_unit_test(test_read_only_dir),
