@@ -70,9 +70,6 @@ atomic_int asc__trace_on;
 static _Thread_local chunk *tl_chunk;
 static _Thread_local int tl_tid;
 static _Thread_local char tl_name[32];
-/* When this thread's last block span ended: the launch's end if this
- * thread finished its last block (it then completes the launch). */
-static _Thread_local uint64_t tl_block_end;
 
 static uv_once_t once = UV_ONCE_INIT;
 /* Guards the chunk list and the session below.  A leaf lock except that
@@ -253,9 +250,11 @@ void asc__trace_launch_done(asc__op *op, const char *error) {
   const asc__launch *l = &op->launch;
   rec *r;
 
-  uint64_t t1 = tl_block_end >= op->trace_ns[1] ? tl_block_end : uv_hrtime();
+  /* Read now, after every block has counted itself done: the end of the
+   * thread's own last block could be earlier than another thread's block
+   * of this launch (each takes its end time before it counts itself). */
+  uint64_t t1 = uv_hrtime();
 
-  tl_block_end = 0;
   if (op->trace_ns[1] == 0 ||
       (r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op, t1)) == NULL)
     return;
@@ -276,7 +275,7 @@ void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
 
   if (t0 == 0)
     return;
-  t1 = tl_block_end = uv_hrtime();
+  t1 = uv_hrtime();
   if ((r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0, t1)) == NULL)
     return;
   r->id = l->trace_id;
