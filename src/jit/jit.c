@@ -1,10 +1,13 @@
 /*
  * Generated C -> cached shared object -> loaded kernel.
  */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "jit/jit.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +29,114 @@ void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
     out->opt_level = opts->optLevel;
 }
 
+/* ------------------------------------------------------- build identity */
+
+typedef struct object_id {
+  const void *addr;   /* an address inside the object */
+  bool use_build_id;  /* false: skip the note, hash the text */
+  char *out;
+  bool found;
+} object_id;
+
+/* The NT_GNU_BUILD_ID note among the notes of one PT_NOTE segment, as
+ * "build-id:<hex>" in out (ASC_JIT_ID_MAX bytes). */
+static bool note_build_id(const unsigned char *p, size_t size, size_t align,
+                          char *out) {
+  static const char hexd[] = "0123456789abcdef";
+  size_t off = 0, i, n;
+
+  while (size - off >= sizeof(ElfW(Nhdr))) {
+    ElfW(Nhdr) nh;
+    size_t name_at, desc_at, next;
+    memcpy(&nh, p + off, sizeof nh);
+    name_at = off + sizeof nh;
+    desc_at = name_at + ((nh.n_namesz + align - 1) & ~(align - 1));
+    next = desc_at + ((nh.n_descsz + align - 1) & ~(align - 1));
+    if (desc_at > size || next > size || next <= off)
+      return false;
+    if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+        memcmp(p + name_at, "GNU", 4) == 0 && nh.n_descsz > 0) {
+      n = (size_t)snprintf(out, ASC_JIT_ID_MAX, "build-id:");
+      for (i = 0; i < nh.n_descsz && n + 2 < ASC_JIT_ID_MAX; i++) {
+        out[n++] = hexd[p[desc_at + i] >> 4];
+        out[n++] = hexd[p[desc_at + i] & 15];
+      }
+      out[n] = '\0';
+      return true;
+    }
+    off = next;
+  }
+  return false;
+}
+
+static int object_id_cb(struct dl_phdr_info *info, size_t size, void *ud) {
+  object_id *o = ud;
+  uintptr_t a = (uintptr_t)o->addr;
+  asc__cache_key k;
+  bool mine = false;
+  int i;
+
+  ASC_UNUSED(size);
+  for (i = 0; i < info->dlpi_phnum && !mine; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+    mine = ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz;
+  }
+  if (!mine)
+    return 0;
+  for (i = 0; i < info->dlpi_phnum && o->use_build_id; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_NOTE &&
+        note_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
+                      ph->p_memsz, ph->p_align == 8 ? 8 : 4, o->out)) {
+      o->found = true;
+      return 1;
+    }
+  }
+  /* No build-id: hash the executable segments as mapped (position
+   * independent code has no relocations in them). */
+  asc__cache_key_init(&k);
+  for (i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) != 0)
+      asc__cache_key_add(&k, "text",
+                         (const void *)(info->dlpi_addr + ph->p_vaddr),
+                         ph->p_filesz);
+  }
+  asc__cache_key_final(&k);
+  snprintf(o->out, ASC_JIT_ID_MAX, "text:%s", k.hex);
+  o->found = true;
+  return 1;
+}
+
+bool asc__jit_object_identity(const void *addr, bool use_build_id,
+                              char out[ASC_JIT_ID_MAX]) {
+  object_id o = {addr, use_build_id, out, false};
+  out[0] = '\0';
+  dl_iterate_phdr(object_id_cb, &o);
+  return o.found;
+}
+
+static uv_once_t build_id_once = UV_ONCE_INIT;
+static char build_id[ASC_JIT_ID_MAX];
+static const char *build_id_override;
+
+static void build_id_init(void) {
+  if (!asc__jit_object_identity((const void *)asc__jit_key, true, build_id))
+    snprintf(build_id, sizeof build_id, "unknown");
+}
+
+const char *asc__jit_build_identity(void) {
+  if (build_id_override != NULL)
+    return build_id_override;
+  uv_once(&build_id_once, build_id_init);
+  return build_id;
+}
+
+void asc__jit_set_build_identity(const char *id) {
+  build_id_override = id;
+}
+
 void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
                   const asc__cc_opts *ccopts, const asc__jit_inputs *in) {
   const ascCompileOptions *o = in->opts;
@@ -36,6 +147,7 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_str(k, "libasc", ASC_VERSION_STRING);
   asc__cache_key_add_u64(k, "abi", ASC_KABI_VERSION);
   asc__cache_key_add_u64(k, "codegen", ASC_CODEGEN_VERSION);
+  asc__cache_key_add_str(k, "build", asc__jit_build_identity());
   asc__cache_key_add_str(k, "cc", asc__cc_identity(cc));
   asc__buf_init(&flags);
   asc__cc_flags(cc, ccopts, &flags);

@@ -220,6 +220,53 @@ static void test_key_inputs(void **state) {
   assert_string_equal(k.hex, k0.hex);
 }
 
+/* A rebuilt libasc (another compiler, another emitter) must not be served
+ * kernels that the old one generated: the key covers the identity of the
+ * binary that holds libasc's code. */
+static void test_key_build_identity(void **state) {
+  const asc__cc *cc;
+  asc__cc_opts cco;
+  asc__cache_key k0, ka, kb, ka2;
+  asc__jit_inputs in = inputs("answer(i32)");
+  char real[ASC_JIT_ID_MAX], text[ASC_JIT_ID_MAX], text2[ASC_JIT_ID_MAX];
+  ASC_UNUSED(state);
+
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  asc__jit_cc_opts(NULL, &cco);
+  /* The real identity: non-empty, the same on every call, a build-id (the
+   * build links with -Wl,--build-id) of the object holding asc__jit_key. */
+  snprintf(real, sizeof real, "%s", asc__jit_build_identity());
+  assert_true(strncmp(real, "build-id:", 9) == 0);
+  assert_true(strlen(real) > 9 + 8);
+  assert_string_equal(asc__jit_build_identity(), real);
+  assert_true(asc__jit_object_identity((const void *)asc__jit_key, true,
+                                       text));
+  assert_string_equal(text, real);
+  /* The fallback: a hash of the mapped text, also stable. */
+  assert_true(asc__jit_object_identity((const void *)asc__jit_key, false,
+                                       text));
+  assert_true(asc__jit_object_identity((const void *)asc__cc_get, false,
+                                       text2));
+  assert_true(strncmp(text, "text:", 5) == 0 && strlen(text) == 5 + 32);
+  assert_string_equal(text, text2);
+  assert_false(asc__jit_object_identity(NULL, true, text));
+
+  asc__jit_key(&k0, cc, &cco, &in);
+  asc__jit_set_build_identity("build-id:aaaa");
+  asc__jit_key(&ka, cc, &cco, &in);
+  asc__jit_set_build_identity("build-id:bbbb");
+  asc__jit_key(&kb, cc, &cco, &in);
+  asc__jit_set_build_identity("build-id:aaaa");
+  asc__jit_key(&ka2, cc, &cco, &in);
+  asc__jit_set_build_identity(NULL);
+  assert_string_not_equal(ka.hex, kb.hex);
+  assert_string_not_equal(ka.hex, k0.hex);
+  assert_string_not_equal(kb.hex, k0.hex);
+  assert_string_equal(ka.hex, ka2.hex);
+  asc__jit_key(&ka2, cc, &cco, &in);
+  assert_string_equal(ka2.hex, k0.hex);
+}
+
 /* ------------------------------------------------------------ spectab */
 
 typedef struct tab_thread {
@@ -333,6 +380,7 @@ int main(void) {
       cmocka_unit_test(test_load_then_hit),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_key_inputs),
+      cmocka_unit_test(test_key_build_identity),
       cmocka_unit_test(test_spectab_once),
       cmocka_unit_test(test_spectab_failures_and_growth),
   };
