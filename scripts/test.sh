@@ -87,7 +87,7 @@ build build-tsan -DASC_SANITIZE=thread -DASC_BUILD_BENCH=OFF \
 if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   step "fuzz (bounded)"
   CC=clang build build-fuzz -DASC_FUZZ=ON -DASC_BUILD_BENCH=OFF \
-    -DASC_BUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF \
+    -DASC_BUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF -DASC_WITH_MPI=OFF \
     -DASC_SANITIZE=address,undefined
   for f in build-fuzz/fuzz_*; do
     [ -x "$f" ] || continue

@@ -481,13 +481,59 @@ static const char *const dtype_enum[] = {
     "ascUInt8",   "ascUInt16", "ascUInt32",   "ascUInt64", "ascFloat16",
     "ascBFloat16", "ascFloat32", "ascFloat64"};
 
+#if !defined(__FLT16_MAX__)
+/* IEEE binary16 bits of v, rounded to nearest even, for C compilers
+ * without _Float16 (clang 14 on x86-64). */
+static uint16_t f16_bits_portable(double v) {
+  uint64_t u, sign, mant;
+  int exp;
+  memcpy(&u, &v, sizeof u);
+  sign = (u >> 48) & 0x8000u;
+  exp = (int)((u >> 52) & 0x7ff);
+  mant = u & 0xfffffffffffffull;
+  if (exp == 0x7ff) /* inf or nan */
+    return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
+  exp -= 1023 - 15;
+  if (exp >= 31)
+    return (uint16_t)(sign | 0x7c00u);
+  if (exp <= 0) { /* subnormal or zero in half */
+    int shift;
+    if (exp < -10)
+      return (uint16_t)sign;
+    mant |= 1ull << 52;
+    shift = 42 + 1 - exp;
+    {
+      uint64_t half = mant >> shift, rem = mant & ((1ull << shift) - 1),
+               mid = 1ull << (shift - 1);
+      if (rem > mid || (rem == mid && (half & 1)))
+        half++;
+      return (uint16_t)(sign | half);
+    }
+  }
+  {
+    uint64_t half = mant >> 42, rem = mant & ((1ull << 42) - 1),
+             mid = 1ull << 41, bits;
+    if (rem > mid || (rem == mid && (half & 1)))
+      half++;
+    bits = ((uint64_t)exp << 10) + half; /* a carry moves into exp */
+    if (bits >= 0x7c00u)
+      return (uint16_t)(sign | 0x7c00u);
+    return (uint16_t)(sign | bits);
+  }
+}
+#endif
+
 /* The storage bits of a float16 / bfloat16 value (round to nearest even),
  * for annotated ConstExpr parameters, which are passed as raw bits. */
 static uint16_t half_bits(ascDataType dt, double v) {
   uint16_t h;
   if (dt == ascFloat16) {
+#if defined(__FLT16_MAX__)
     _Float16 f = (_Float16)v;
     memcpy(&h, &f, sizeof h);
+#else
+    h = f16_bits_portable(v);
+#endif
   } else {
     float f = (float)v;
     uint32_t u;
