@@ -3,9 +3,11 @@
  * end once disagreed with Python (issue 13): literal typing of INT64_MIN,
  * old Mac line endings, NUL bytes in raise messages, kernels built with
  * clang, shifts by any count, NFKC identifiers, the order of plain-range
- * float sums, and local storage that cannot fit a worker's stack.
+ * float sums, and local storage that cannot fit a worker's stack; and the
+ * fastmath option that relaxes the float rules per module.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "e2e.h"
@@ -473,6 +475,16 @@ static void test_plain_range_float_sum_is_sequential(void **state) {
   free(x);
   free(xi);
 }
+
+/* fastmath came out of the reserved space: the struct's size and every
+ * other field's offset are what callers built before it was added have. */
+_Static_assert(offsetof(ascCompileOptions, fastmath) ==
+                       offsetof(ascCompileOptions, numGlobals) + sizeof(int) &&
+                   offsetof(ascCompileOptions, reserved) +
+                           sizeof(((ascCompileOptions *)0)->reserved) ==
+                       offsetof(ascCompileOptions, numGlobals) + sizeof(int) +
+                           64,
+               "ascCompileOptions.fastmath must take reserved space");
 
 /* ascCompileOptions.fastmath: the module's floating-point mode for kernels
  * whose decorator does not say; the sum above reassociates under reassoc
