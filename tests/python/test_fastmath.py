@@ -246,3 +246,21 @@ def test_fastmath_is_part_of_the_cache_key(tmp_path):
     both = run("fast")
     assert len(both) == 2                        # a second entry, not a hit
     assert run("default", "fast") == both        # each mode hits its own
+
+
+@pytest.mark.parametrize("spelling", ['["contract"]', '("contract",)', '"contract"',
+                                      '{"contract", "nsz"}', 'True'])
+def test_kernel_text_spellings_of_fastmath(spelling):
+    n = 5
+    a = np.full(n, 1 + 2.0**-27)
+    b = np.full(n, 1 - 2.0**-27)
+    c = np.full(n, -1.0)
+    out = np.empty(n)
+    m = asc.compile(FMA_TEXT.replace('fastmath={"contract"}', f"fastmath={spelling}"))
+    m.fused(a, b, c, out)
+    assert (out == (-(2.0**-54) if _has_fma() else 0.0)).all()
+
+
+def test_list_displays_stay_errors_outside_decorators():
+    with pytest.raises(asc.CompileError, match="list displays are not supported"):
+        asc.compile("import asc\n@asc.kernel\ndef k(x):\n    y = [1, 2]\n")
