@@ -542,11 +542,57 @@ class Dot(Case):
         return lambda: (fn(a, b, out), out)[1]
 
 
+class FastmathSum(Case):
+    """One kernel text, fastmath=True against the default mode in the same
+    run: the ratio of the "asc default" row is how much faster fastmath is."""
+    name = "f32 sum fastmath"
+    unit = "GB/s"
+    py_name = "fsum"
+    note = ("s += x[i] over a plain range, one kernel text: asc fastmath=True is "
+            "the asc row, 'asc default' (Python's order, bit for bit) its "
+            "reference, so its ratio = default time / fastmath time; inputs are "
+            "multiples of 1/4, so every order sums exactly; GB/s counts 4 B per element")
+
+    def size_text(self, inp):
+        return f"n={inp['x'].size}"
+
+    def inputs(self, n):
+        return {"x": quarters(rng(), n), "out": np.zeros(1, np.float32)}
+
+    def expected(self, inp):
+        return np.array([inp["x"].astype(np.float64).sum()])
+
+    def check(self, out, exp):
+        return check_equal(np.asarray(out, np.float64).reshape(1), exp)
+
+    def work(self, inp):
+        return 4 * inp["x"].size
+
+    def elements(self, inp):
+        return inp["x"].size
+
+    def _run(self, inp, name):
+        k = getattr(self.libs.asc_module("suite"), name)
+        x, out = inp["x"], inp["out"]
+        return lambda: (k(x, out), out)[1]
+
+    def variants(self, inp):
+        """impl -> runner maker, replacing the suite's usual set."""
+        x = inp["x"]
+        return {"asc fastmath=True": lambda: self._run(inp, "fsum_fast"),
+                "asc default": lambda: self._run(inp, "fsum"),
+                "numpy": lambda: (lambda: np.array([x.sum()]))}
+
+    def run_py(self, inp, fn):
+        x, out = inp["x"], inp["out"]
+        return lambda: (fn(x, out), out)[1]
+
+
 def make_cases(sizes, libs):
     cases = [VectorAdd(sizes, libs), Saxpy(sizes, libs)]
     cases += [Matmul(sizes, libs, n, reps) for n, reps in sizes["matmul"]]
     cases += [Conv2d(sizes, libs), Softmax(sizes, libs), Histogram(sizes, libs),
-              Dot(sizes, libs)]
+              Dot(sizes, libs), FastmathSum(sizes, libs)]
     return cases
 
 

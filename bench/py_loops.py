@@ -92,6 +92,13 @@ def histogram_private(x, hist):
             hist[b] += part[c, b]
 
 
+def fsum(x, out):
+    s = np.float32(0.0)
+    for i in range(x.shape[0]):
+        s += x[i]
+    out[0] = s
+
+
 def dot(a, b, out):
     s = np.float32(0.0)
     for i in prange(a.shape[0]):

@@ -108,7 +108,9 @@ def print_summary(rows):
     print(f"  {'kernel':16s}" + "".join(f"{x:>16s}" for x in refs))
     for k in kernels:
         rs = {r["impl"]: r for r in rows if r["benchmark"] == k}
-        a = rs.get("asc")
+        # the asc row, as add_ratios picks it (a case may name its asc
+        # variants, as the fastmath row does: "asc fastmath=True")
+        a = next((r for r in rs.values() if r["is_asc"]), None)
         cells = []
         for x in refs:
             r = rs.get(x)
@@ -120,6 +122,10 @@ def print_summary(rows):
                 cells.append("FAILED")
             else:
                 cells.append(ratio_text(r["ratio"]))
+        # other asc variants of the row (asc default against asc fastmath)
+        cells += [f"  {i}: {ratio_text(r['ratio'])}" for i, r in rs.items()
+                  if r["is_asc"] and r is not a and r["status"] == "ok"
+                  and r["ratio"] is not None]
         print(f"  {k:16s}" + "".join(f"{c:>16s}" for c in cells))
 
 

@@ -131,6 +131,8 @@ def run_case_child(case_index, sizes, libs, skip, progress):
                                      else case.py_name, True))}
     if isinstance(case, VectorAdd) and not isinstance(case, Saxpy):
         variants["STREAM triad (C OpenMP)"] = lambda: triad_runner(full, libs)
+    if hasattr(case, "variants"):
+        variants = case.variants(full)
     progress.write(event="case", name=case.name, size=case.size_text(full), unit=case.unit,
                    note=case.note, reps=reps)
     for impl, make in variants.items():
@@ -576,6 +578,9 @@ def kernel_rows(args, env):
         by_impl = {r["impl"]: r for r in got}
         impls = [x for x in IMPL_ORDER + ["STREAM triad (C OpenMP)"]
                  if x in by_impl or x in failed]
+        # a case's own variants (case.variants) first, in its order
+        impls = [x for x in dict.fromkeys(list(by_impl) + list(failed))
+                 if x not in impls and x != "(case)"] + impls
         if "(case)" in failed:
             rows.append(failed_row("kernel", name, "asc", failed["(case)"], size))
             continue

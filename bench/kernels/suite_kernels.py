@@ -61,3 +61,22 @@ def dot(a, b, out):
     for i in asc.prange(a.shape[0]):
         s += a[i] * b[i]
     out[0] = s
+
+
+# A float sum in a plain range: the default mode keeps Python's order (one
+# dependent chain of additions); fastmath=True lets the compiler reorder it
+# (a reduction pfor over the team, vector lanes in each part).
+@asc.kernel
+def fsum(x, out):
+    s = asc.float32(0.0)
+    for i in range(x.shape[0]):
+        s += x[i]
+    out[0] = s
+
+
+@asc.kernel(fastmath=True)
+def fsum_fast(x, out):
+    s = asc.float32(0.0)
+    for i in range(x.shape[0]):
+        s += x[i]
+    out[0] = s

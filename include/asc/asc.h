@@ -406,6 +406,18 @@ typedef struct ascGlobalValue {
   ascScalar value;
 } ascGlobalValue;
 
+/* Floating-point permissions of a kernel (numba's fastmath flags), one
+ * bit each; docs/fastmath.md says exactly what each permits.  0 is the
+ * deterministic default: IEEE semantics, Python's order of operations. */
+#define ASC_FASTMATH_CONTRACT 0x01u /* fuse a * b + c into one fma */
+#define ASC_FASTMATH_REASSOC 0x02u  /* reassociate (vectorised float sums) */
+#define ASC_FASTMATH_NNAN 0x04u     /* assume no NaN operands or results */
+#define ASC_FASTMATH_NINF 0x08u     /* assume no infinities */
+#define ASC_FASTMATH_NSZ 0x10u      /* ignore the sign of zero */
+#define ASC_FASTMATH_ARCP 0x20u     /* x / y may become x * (1 / y) */
+#define ASC_FASTMATH_AFN 0x40u      /* approximate math functions */
+#define ASC_FASTMATH_ALL 0x7fu      /* fastmath=True */
+
 /* Zero-initialise: new fields come from reserved and 0 means their
  * default. */
 typedef struct ascCompileOptions {
@@ -416,7 +428,10 @@ typedef struct ascCompileOptions {
   int optLevel;           /* 0..3; 0 = default (3) */
   const ascGlobalValue *globals;
   int numGlobals;
-  uint8_t reserved[64];
+  /* ASC_FASTMATH_* bits for kernels whose decorator does not say
+   * fastmath=; 0: none.  Other bits are rejected (ascErrorInvalidValue). */
+  unsigned fastmath;
+  uint8_t reserved[60];
 } ascCompileOptions;
 
 /* Load a module compiled ahead of time (ascc --emit=so): no compiler is

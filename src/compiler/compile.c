@@ -6,6 +6,18 @@
 #include "compiler/compile.h"
 #include "compiler/emit_c.h"
 #include "compiler/lower.h"
+#include "base/fastmath.h"
+
+unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt) {
+  unsigned m = t->kernel->opts.fastmath >= 0 ? (unsigned)t->kernel->opts.fastmath
+                                             : dflt;
+  for (const asc__tinst *in = t->helpers; in != NULL; in = in->next) {
+    const asc__ast_func *h = in->orig != NULL ? in->orig : in->fn;
+    if (h->opts.fastmath >= 0)
+      m &= (unsigned)h->opts.fastmath;
+  }
+  return m & ASC_FASTMATH_ALL;
+}
 
 static void emit(asc__cctx *c, const asc__irmodule *ir, bool may_alias,
                  asc__buf *c_out) {
@@ -34,9 +46,11 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   if (in->stop == ASC_STOP_TYPES)
     return true;
 
+  out->fastmath = asc__kernel_fastmath(out->typed, in->fastmath);
   out->ir = asc__ir_module_new(c);
   asc__ir_module_add(c, out->ir, asc__lower_kernel(c, out->typed));
   out->ir->funcs[0]->may_alias = in->may_alias;
+  out->ir->funcs[0]->fastmath = out->fastmath;
   asc__ir_pipeline(c, out->ir, in->passes);
   asc__cctx_budget(c, "the passes");
   if (in->stop == ASC_STOP_IR)
@@ -49,9 +63,11 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
 
 bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
                          const asc__compile_spec *specs, int n,
-                         const asc__pipeline_opts *passes, asc__buf *c_out) {
+                         const asc__pipeline_opts *passes, asc__buf *c_out,
+                         unsigned *fastmath) {
   asc__irmodule *ir = asc__ir_module_new(c);
   bool ok = true;
+  unsigned mode = 0;
 
   /* Inference clears the tree's types, so each specialisation is lowered
    * before the next one is typed. */
@@ -62,9 +78,34 @@ bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
       continue;
     }
     asc__cctx_budget(c, "infer");
-    asc__ir_module_add(c, ir, asc__lower_kernel(c, t));
+    {
+      unsigned fm = asc__kernel_fastmath(t, specs[i].fastmath);
+      if (ir->nfuncs == 0) {
+        mode = fm;
+      } else if (fm != mode) {
+        asc__buf a, b;
+        asc__buf_init(&a);
+        asc__buf_init(&b);
+        asc__fastmath_names(&a, mode);
+        asc__fastmath_names(&b, fm);
+        asc__diag_error(c, specs[i].kernel->loc, "kernel '%s' needs "
+                        "fastmath={%s} but '%s' needs {%s}: one module "
+                        "built ahead of time has one floating-point mode "
+                        "(build them as separate modules)",
+                        specs[i].kernel->name, asc__buf_str(&b),
+                        ir->funcs[0]->name, asc__buf_str(&a));
+        asc__buf_free(&a);
+        asc__buf_free(&b);
+        ok = false;
+        continue;
+      }
+      asc__ir_module_add(c, ir, asc__lower_kernel(c, t));
+      ir->funcs[ir->nfuncs - 1]->fastmath = fm;
+    }
     ir->funcs[ir->nfuncs - 1]->may_alias = specs[i].may_alias;
   }
+  if (fastmath != NULL)
+    *fastmath = mode;
   if (!ok)
     return false;
   asc__ir_pipeline(c, ir, passes);

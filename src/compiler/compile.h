@@ -38,12 +38,23 @@ typedef struct asc__compile_in {
   /* Tensor arguments may overlap, so data pointers are not restrict. */
   bool may_alias;
   asc__stop stop;
+  /* ASC_FASTMATH_* bits when the kernel's decorator says no fastmath=
+   * (the module's option). */
+  unsigned fastmath;
 } asc__compile_in;
 
 typedef struct asc__compile_out {
   asc__typed *typed;                /* ASC_STOP_TYPES and later */
   asc__irmodule *ir;                /* ASC_STOP_IR and later */
+  unsigned fastmath;                /* asc__kernel_fastmath's answer */
 } asc__compile_out;
+
+/* The floating-point mode a typed kernel is compiled in: its decorator's
+ * fastmath= (else dflt), less every bit that a helper it calls leaves out
+ * of its own fastmath= (helpers that do not say inherit the kernel's).
+ * One mode per kernel: helpers are compiled into the kernel's C, and
+ * neither compiler offers each flag per function (docs/fastmath.md). */
+unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt);
 
 /* Runs the pipeline above for one specialisation, up to in->stop; the C
  * (ASC_STOP_C) is appended to c_out, which may be NULL otherwise.  Returns
@@ -58,14 +69,18 @@ typedef struct asc__compile_spec {
   asc__ast_func *kernel;
   const asc__sig *sig;
   bool may_alias;
+  unsigned fastmath;   /* as asc__compile_in's */
 } asc__compile_spec;
 
 /* The pipeline for n specialisations at once (ascc --emit=so): one C
  * module whose kernel table lists them in order, each under its kernel's
  * name.  Every specialisation is typed, so the diagnostics cover all of
- * them; returns false when any had type errors. */
+ * them; returns false when any had type errors.  *fastmath (when not
+ * NULL) receives the specialisations' floating-point mode; specialisations
+ * whose modes differ are an error (one C unit has one mode). */
 bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
                          const asc__compile_spec *specs, int n,
-                         const asc__pipeline_opts *passes, asc__buf *c_out);
+                         const asc__pipeline_opts *passes, asc__buf *c_out,
+                         unsigned *fastmath);
 
 #endif /* ASC_COMPILER_COMPILE_H */

@@ -580,6 +580,63 @@ const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }
 
 #define ASC_CC_MARCH_MAX 128
 
+/* The flags that grant the ASC_FASTMATH_* bits of mask (docs/fastmath.md),
+ * appended to argv at n (argv NULL: count only); returns the new count.
+ * They follow the defaults, so -ffp-contract=fast overrides =off.  Each
+ * bit gets what both compilers honour, never more than it permits: gcc
+ * has no separate switch for nnan, ninf or afn, so there nnan and ninf
+ * only take effect together (-ffinite-math-only), and afn only with
+ * reassoc, nsz and arcp (-funsafe-math-optimizations implies those). */
+static int fastmath_flags(const asc__cc *cc, unsigned mask, const char **argv,
+                          int n) {
+  const char *f[12];
+  int k = 0;
+  const unsigned finite = ASC_FASTMATH_NNAN | ASC_FASTMATH_NINF;
+  const unsigned unsafe = ASC_FASTMATH_REASSOC | ASC_FASTMATH_NSZ |
+                          ASC_FASTMATH_ARCP | ASC_FASTMATH_AFN;
+
+  if (mask == ASC_FASTMATH_ALL) {
+    f[k++] = "-ffast-math";
+    f[k++] = "-ffp-contract=fast";
+  } else if (mask != 0) {
+    if (mask & ASC_FASTMATH_CONTRACT)
+      f[k++] = "-ffp-contract=fast";
+    if (mask & ASC_FASTMATH_REASSOC) {
+      /* Both compilers reassociate only without signed zeros and traps. */
+      f[k++] = "-fassociative-math";
+      f[k++] = "-fno-trapping-math";
+    }
+    if (mask & (ASC_FASTMATH_REASSOC | ASC_FASTMATH_NSZ))
+      f[k++] = "-fno-signed-zeros";
+    if (mask & ASC_FASTMATH_ARCP)
+      f[k++] = "-freciprocal-math";
+    if ((mask & finite) == finite) {
+      f[k++] = "-ffinite-math-only";
+    } else if (cc->is_clang) {
+      if (mask & ASC_FASTMATH_NNAN)
+        f[k++] = "-fno-honor-nans";
+      if (mask & ASC_FASTMATH_NINF)
+        f[k++] = "-fno-honor-infinities";
+    }
+    if (cc->is_clang && (mask & ASC_FASTMATH_AFN))
+      f[k++] = "-fapprox-func";
+    else if ((mask & unsafe) == unsafe)
+      f[k++] = "-funsafe-math-optimizations";
+  }
+  /* glibc's math.h declares the vector variants of expf, sinf, ... (libmvec,
+   * within 4 ulp) only under __FAST_MATH__, which gcc defines with
+   * -ffast-math only when excess precision is "fast"; generated code needs
+   * -fexcess-precision=standard (float16), so afn says it outright. */
+  if (!cc->is_clang && (mask & ASC_FASTMATH_AFN))
+    f[k++] = "-D__FAST_MATH__=1";
+  for (int i = 0; i < k; i++) {
+    if (argv)
+      argv[n] = f[i];
+    n++;
+  }
+  return n;
+}
+
 /* Appends the flags of a compilation with opts to argv (NULL: count only)
  * and returns how many there are.  words holds ASC_CFLAGS. */
 static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
@@ -614,11 +671,8 @@ static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
       argv[n] = f;
     n++;
   }
-  if (opts != NULL && opts->fastmath) {
-    if (argv)
-      argv[n] = "-ffast-math";
-    n++;
-  }
+  if (opts != NULL)
+    n = fastmath_flags(cc, opts->fastmath & ASC_FASTMATH_ALL, argv, n);
   for (i = 0; !cc->is_clang && i < ASC_ARRAY_SIZE(gcc_flags); i++) {
     if (argv)
       argv[n] = gcc_flags[i];

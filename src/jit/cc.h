@@ -42,10 +42,10 @@ const char *asc__cc_identity(const asc__cc *cc);
 typedef struct asc__cc_opts {
   int opt_level;    /* 0..3; -1 = default (-O3) */
   int debug;        /* adds -g; with opt_level -1 uses -O1 */
-  /* Ahead-of-time builds (ascc) only; the JIT leaves them 0/NULL. */
+  unsigned fastmath; /* ASC_FASTMATH_* bits: the flags that grant them */
+  /* Ahead-of-time builds (ascc) only; the JIT leaves it NULL. */
   const char *march; /* -march=VALUE instead of -march=native; "" drops
                         -march altogether (the compiler's default target) */
-  int fastmath;      /* adds -ffast-math */
 } asc__cc_opts;
 
 /* The flags a compilation by cc with opts uses now (defaults, opts,

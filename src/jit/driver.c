@@ -530,7 +530,7 @@ static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
  * compiler, and runs only on a disk-cache miss. */
 static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                             const char *signature, void *const *args,
-                            asc__buf *out) {
+                            asc__buf *out, unsigned *fastmath) {
   const ascKernelInfo *info = &m->kernels[kernel].info;
   asc__cctx c;
   jmp_buf jb;
@@ -566,8 +566,11 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                             .sig = &sig,
                             .may_alias =
                                 asc__args_overlap(&m->kernels[kernel].info, args),
-                            .stop = ASC_STOP_C};
-      (void)asc__compile_kernel(&c, &in, NULL, out);
+                            .stop = ASC_STOP_C,
+                            .fastmath = *fastmath};
+      asc__compile_out co;
+      if (asc__compile_kernel(&c, &in, &co, out))
+        *fastmath = co.fastmath;
       ASC_TRACE(asc__trace_span("compile", "types, passes, emit C",
                                 info->name, 0, t0));
     }
@@ -588,6 +591,11 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
   if (out == NULL || text == NULL)
     return asc__error(ascErrorInvalidValue, "NULL module pointer or text");
   *out = NULL;
+  if (opts != NULL && (opts->fastmath & ~ASC_FASTMATH_ALL) != 0)
+    return asc__error(ascErrorInvalidValue,
+                      "ascCompileOptions.fastmath %#x has bits that name no "
+                      "ASC_FASTMATH_* flag (valid: %#x)",
+                      opts->fastmath, ASC_FASTMATH_ALL);
   asc__cctx_init(&c, opts && opts->filename ? opts->filename : "<string>",
                  text, len, first_line(opts));
   c.catch_point = &jb;
@@ -683,19 +691,20 @@ typedef struct emit_ctx {
   int kernel;
   const char *signature;
   void *const *args;
+  unsigned fastmath;   /* the module's mode, then the kernel's */
 } emit_ctx;
 
 static ascError_t emit_stages(void *ud, asc__buf *out) {
   emit_ctx *e = ud;
   return e->m->stages(e->m->stages_ud, e->m, e->kernel, e->signature,
-                      e->args, out);
+                      e->args, out, &e->fastmath);
 }
 
 /* Compiles (or loads from the disk cache) kernel i for signature sig. */
 static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
                              void *const *args, drv_spec **out) {
   asc__jit_inputs in;
-  emit_ctx e = {m, i, sig, args};
+  emit_ctx e = {m, i, sig, args, m->opts.fastmath & ASC_FASTMATH_ALL};
   drv_spec *s;
   ascError_t err;
   uint64_t t0;
@@ -715,6 +724,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   in.globals = m->opts.globals;
   in.nglobals = m->opts.numGlobals;
   in.opts = &m->opts;
+  in.fastmath = &e.fastmath;
   t0 = asc__trace_clock();
   err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
   ASC_TRACE(asc__trace_span("compile", in.kernel_name, sig, 0, t0));

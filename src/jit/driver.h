@@ -67,12 +67,15 @@ size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions);
  * are the launch arguments it was computed from), lower, run the passes and
  * append the C translation unit to out.  Runs only when neither this
  * process nor the disk cache has the specialisation.  User errors return
- * ascErrorCompile with diagnostics. */
+ * ascErrorCompile with diagnostics.  *fastmath holds the module's
+ * ASC_FASTMATH_* bits on entry and receives those the C is compiled with
+ * (asc__kernel_fastmath). */
 typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
                                               int kernel,
                                               const char *signature,
                                               void *const *args,
-                                              asc__buf *out);
+                                              asc__buf *out,
+                                              unsigned *fastmath);
 
 /* A module over text whose kernels (names, parameter tables; copied) are
  * already known, compiled by stages.  asc__pymodule_create builds one from

@@ -25,6 +25,7 @@ void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
   if (opts == NULL)
     return;
   out->debug = opts->debug != 0;
+  out->fastmath = opts->fastmath & ASC_FASTMATH_ALL;
   if (opts->optLevel >= 1 && opts->optLevel <= 3)
     out->opt_level = opts->optLevel;
 }
@@ -172,6 +173,9 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
   asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
   asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+  /* The module's floating-point mode (also in "flags"; a decorator's
+   * fastmath= is in the source). */
+  asc__cache_key_add_u64(k, "fastmath", (uint64_t)ccopts->fastmath);
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
   asc__cache_key_final(k);
@@ -181,7 +185,8 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
 
 typedef struct build_ctx {
   const asc__cc *cc;
-  const asc__cc_opts *ccopts;
+  asc__cc_opts *ccopts;
+  const unsigned *fastmath;     /* NULL, or set by emit: the mode to build */
   asc__jit_emit_fn emit;
   void *ud;
   bool built;   /* the cache missed and build_so ran */
@@ -198,6 +203,8 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   err = b->emit(b->ud, &c);
   if (err == ascSuccess && c.oom)
     err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
+  if (b->fastmath != NULL)
+    b->ccopts->fastmath = *b->fastmath & ASC_FASTMATH_ALL;
   t0 = asc__trace_clock();
   if (err == ascSuccess)
     err = asc__cc_build(b->cc, b->ccopts, workdir, "kernel", asc__buf_str(&c),
@@ -359,6 +366,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   if (err != ascSuccess)
     return err;
   b.ccopts = &ccopts;
+  b.fastmath = in->fastmath;
   b.emit = emit;
   b.ud = ud;
   asc__jit_key(&k, b.cc, &ccopts, in);

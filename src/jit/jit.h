@@ -53,6 +53,10 @@ typedef struct asc__jit_inputs {
   const ascGlobalValue *globals;
   int nglobals;
   const ascCompileOptions *opts;  /* may be NULL */
+  /* NULL, or where the emit callback leaves the ASC_FASTMATH_* bits the
+   * kernel is built with (its decorator's, narrowed by its helpers'): a
+   * function of the source and opts, so the key stays complete. */
+  const unsigned *fastmath;
 } asc__jit_inputs;
 
 /* Produces the C translation unit (appended to out).  Runs on a miss only.

@@ -197,8 +197,116 @@ static void test_cflags_applied(void **state) {
   unsetenv("ASC_CFLAGS");
 }
 
+/* The flags of a fastmath mask, one per line, for substring checks. */
+static const char *fm_flags(const asc__cc *cc, unsigned mask, asc__buf *f) {
+  asc__cc_opts o = {.opt_level = -1, .fastmath = mask};
+  asc__buf_free(f);
+  asc__buf_init(f);
+  asc__cc_flags(cc, &o, f);
+  return asc__buf_str(f);
+}
+
+/* Each ASC_FASTMATH_* bit maps to flags that grant it and nothing more
+ * (docs/fastmath.md), after the deterministic defaults. */
+static void test_fastmath_flags(void **state) {
+  const asc__cc *cc;
+  asc__buf f;
+  const char *s, *off;
+  const char *src =
+      "int v(void) {\n"
+      "#if defined(__ASSOCIATIVE_MATH__) || defined(__clang__)\n"
+      "  int r = 1;\n"
+      "#else\n"
+      "  int r = 0;\n"
+      "#endif\n"
+      "#ifdef __FAST_MATH__\n"
+      "  r |= 2;\n"
+      "#endif\n"
+      "#ifdef __FINITE_MATH_ONLY__\n"
+      "  if (__FINITE_MATH_ONLY__) r |= 4;\n"
+      "#endif\n"
+      "  return r;\n"
+      "}\n";
+  ASC_UNUSED(state);
+  unsetenv("ASC_CFLAGS");
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  asc__buf_init(&f);
+
+  s = fm_flags(cc, 0, &f);
+  assert_null(strstr(s, "fast-math"));
+  assert_null(strstr(s, "-ffp-contract=fast"));
+  assert_null(strstr(s, "associative"));
+
+  s = fm_flags(cc, ASC_FASTMATH_CONTRACT, &f);
+  off = strstr(s, "-ffp-contract=off\n");
+  assert_non_null(off);
+  /* later wins: =fast must come after the default =off */
+  assert_non_null(strstr(off, "-ffp-contract=fast\n"));
+  assert_null(strstr(s, "associative"));
+  assert_null(strstr(s, "finite"));
+
+  s = fm_flags(cc, ASC_FASTMATH_REASSOC, &f);
+  assert_non_null(strstr(s, "-fassociative-math\n"));
+  assert_non_null(strstr(s, "-fno-signed-zeros\n"));
+  assert_non_null(strstr(s, "-fno-trapping-math\n"));
+  assert_null(strstr(s, "-ffp-contract=fast"));
+  assert_null(strstr(s, "reciprocal"));
+
+  s = fm_flags(cc, ASC_FASTMATH_NSZ, &f);
+  assert_non_null(strstr(s, "-fno-signed-zeros\n"));
+  assert_null(strstr(s, "associative"));
+  s = fm_flags(cc, ASC_FASTMATH_ARCP, &f);
+  assert_non_null(strstr(s, "-freciprocal-math\n"));
+
+  /* nnan alone never becomes finite-math-only (that would add ninf) */
+  s = fm_flags(cc, ASC_FASTMATH_NNAN, &f);
+  assert_null(strstr(s, "-ffinite-math-only"));
+  s = fm_flags(cc, ASC_FASTMATH_NNAN | ASC_FASTMATH_NINF, &f);
+  assert_non_null(strstr(s, "-ffinite-math-only\n"));
+
+  s = fm_flags(cc, ASC_FASTMATH_ALL, &f);
+  assert_non_null(strstr(s, "-ffast-math\n"));
+  assert_non_null(strstr(s, "-ffp-contract=fast\n"));
+
+  /* bits outside ASC_FASTMATH_ALL are ignored here (the API rejects them) */
+  s = fm_flags(cc, 0x80u, &f);
+  assert_null(strstr(s, "fast-math"));
+  asc__buf_free(&f);
+
+  /* and the compiler honours them: the predefined macros say so */
+  {
+    const struct { unsigned mask; int want; } cases[] = {
+        {0, 0},
+        {ASC_FASTMATH_REASSOC, 1},
+        {ASC_FASTMATH_NNAN | ASC_FASTMATH_NINF, 4},
+        {ASC_FASTMATH_ALL, 7},
+    };
+    for (size_t i = 0; i < ASC_ARRAY_SIZE(cases); i++) {
+      asc__cc_opts o = {.opt_level = -1, .fastmath = cases[i].mask};
+      char name[16], *so = NULL;
+      void *h;
+      int (*v)(void);
+      int got;
+      snprintf(name, sizeof name, "fm%zu", i);
+      assert_int_equal(asc__cc_build(cc, &o, tmpdir, name, src, strlen(src),
+                                     &so),
+                       ascSuccess);
+      h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+      assert_non_null(h);
+      *(void **)&v = dlsym(h, "v");
+      got = v();
+      /* clang defines no __ASSOCIATIVE_MATH__: bit 1 is taken as given */
+      if (cases[i].mask == 0)
+        got &= ~1;
+      assert_int_equal(got, cases[i].want);
+      dlclose(h);
+      asc__free(so);
+    }
+  }
+}
+
 static void test_debug_flags(void **state) {
-  asc__cc_opts o = {-1, 1, NULL, 0};
+  asc__cc_opts o = {.opt_level = -1, .debug = 1};
   const asc__cc *cc;
   asc__buf f;
   ASC_UNUSED(state);
@@ -302,6 +410,7 @@ int main(void) {
       cmocka_unit_test(test_wrapper_words),
       cmocka_unit_test(test_cflags_applied),
       cmocka_unit_test(test_debug_flags),
+      cmocka_unit_test(test_fastmath_flags),
       cmocka_unit_test(test_run_captures_both_streams),
       cmocka_unit_test(test_run_failures),
       cmocka_unit_test(test_run_escaped_grandchild),

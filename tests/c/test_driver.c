@@ -70,12 +70,13 @@ typedef struct stages_state {
  * compile that produced it, so tests can tell specialisations apart. */
 static ascError_t stages(void *ud, asc__pymodule *m, int kernel,
                          const char *signature, void *const *args,
-                         asc__buf *out) {
+                         asc__buf *out, unsigned *fastmath) {
   stages_state *s = ud;
   ascKernelInfo info;
   int n = atomic_fetch_add(&s->calls, 1) + 1;
 
   ASC_UNUSED(args);
+  ASC_UNUSED(fastmath);
   snprintf(s->last_sig, sizeof s->last_sig, "%s", signature);
   if (s->delay_ms)
     uv_sleep(s->delay_ms);

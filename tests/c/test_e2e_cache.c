@@ -84,6 +84,8 @@ static int child(const char *mode) {
     text = edited("helper(y[i]) + n + x.ndim", "n + helper(y[i]) + x.ndim");
   else if (strcmp(mode, "helper") == 0)
     text = edited("return v * SCALE", "return SCALE * v");
+  else if (strcmp(mode, "fastmath_text") == 0)
+    text = edited("@asc.kernel\ndef k(", "@asc.kernel(fastmath={'nsz'})\ndef k(");
   else
     text = edited("", "");
   if (strcmp(mode, "name") == 0)
@@ -108,6 +110,10 @@ static int child(const char *mode) {
     o.boundsCheck = 1;
   else if (strcmp(mode, "filename") == 0)
     o.filename = "other.py";
+  else if (strcmp(mode, "fastmath") == 0)
+    o.fastmath = ASC_FASTMATH_ALL;
+  else if (strcmp(mode, "fastmath_contract") == 0)
+    o.fastmath = ASC_FASTMATH_CONTRACT;
 
   for (int i = 0; i < 8; i++)
     yd[i] = i + 1;
@@ -366,7 +372,8 @@ static void test_hit_in_new_process_miss_on_each_key_component(void **state) {
   static const char *const modes[] = {"text",   "helper",    "name",
                                       "dtype",  "ndim",      "contig",
                                       "constexpr", "global", "debug",
-                                      "bounds", "filename"};
+                                      "bounds", "filename", "fastmath",
+                                      "fastmath_contract", "fastmath_text"};
   const char *cflags[] = {"ASC_CFLAGS=-O2", NULL};
   char cc2[900];
   const char *cc[] = {cc2, NULL};

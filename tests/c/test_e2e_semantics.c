@@ -3,9 +3,11 @@
  * end once disagreed with Python (issue 13): literal typing of INT64_MIN,
  * old Mac line endings, NUL bytes in raise messages, kernels built with
  * clang, shifts by any count, NFKC identifiers, the order of plain-range
- * float sums, and local storage that cannot fit a worker's stack.
+ * float sums, and local storage that cannot fit a worker's stack; and the
+ * fastmath option that relaxes the float rules per module.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "e2e.h"
@@ -474,6 +476,104 @@ static void test_plain_range_float_sum_is_sequential(void **state) {
   free(xi);
 }
 
+/* fastmath came out of the reserved space: the struct's size and every
+ * other field's offset are what callers built before it was added have. */
+_Static_assert(offsetof(ascCompileOptions, fastmath) ==
+                       offsetof(ascCompileOptions, numGlobals) + sizeof(int) &&
+                   offsetof(ascCompileOptions, reserved) +
+                           sizeof(((ascCompileOptions *)0)->reserved) ==
+                       offsetof(ascCompileOptions, numGlobals) + sizeof(int) +
+                           64,
+               "ascCompileOptions.fastmath must take reserved space");
+
+/* ascCompileOptions.fastmath: the module's floating-point mode for kernels
+ * whose decorator does not say; the sum above reassociates under reassoc
+ * (vector lanes, per-thread parts), a * b + c fuses under contract, and
+ * bits that name no flag are rejected. */
+static void test_fastmath_option(void **state) {
+  static const char text[] =
+      "import asc\n"
+      "\n"
+      "@asc.kernel\n"
+      "def fsum(x, out):\n"
+      "    s = 0.0\n"
+      "    for i in range(x.shape[0]):\n"
+      "        s += x[i]\n"
+      "    out[0] = s\n"
+      "\n"
+      "@asc.kernel\n"
+      "def madd(a, b, c, out):\n"
+      "    for i in range(a.shape[0]):\n"
+      "        out[i] = a[i] * b[i] + c[i]\n"
+      "\n"
+      "@asc.kernel(fastmath=False)\n"
+      "def madd_strict(a, b, c, out):\n"
+      "    for i in range(a.shape[0]):\n"
+      "        out[i] = a[i] * b[i] + c[i]\n";
+  enum { N = 200001, M = 19 };
+  double *x = malloc(N * sizeof *x), out[1];
+  double a[M], b[M], c[M], r[M], fused = 0.0;
+  ascTensor tx = e2e_t1(x, ascFloat64, N), to = e2e_t1(out, ascFloat64, 1);
+  ascTensor ta = e2e_t1(a, ascFloat64, M), tb = e2e_t1(b, ascFloat64, M);
+  ascTensor tc = e2e_t1(c, ascFloat64, M), tr = e2e_t1(r, ascFloat64, M);
+  ascCompileOptions o;
+  ascModule_t m = NULL;
+  (void)state;
+  assert_non_null(x);
+  for (int i = 0; i < N; i++)
+    x[i] = i == 0 ? 1e16 : i == N - 1 ? -1e16 : 1.0;
+  for (int i = 0; i < M; i++) {
+    a[i] = 1 + 0x1p-27; /* a * b = 1 - 2^-54, which rounds to 1 */
+    b[i] = 1 - 0x1p-27;
+    c[i] = -1.0;
+  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("fma"))
+    fused = -0x1p-54;
+#endif
+
+  memset(&o, 0, sizeof o);
+  o.filename = "sem.py";
+  o.fastmath = 0x80u;
+  ASSERT_ERR(ascModuleLoadPython(&m, text, &o), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "ASC_FASTMATH"));
+  o.fastmath = ASC_FASTMATH_ALL + 1u;
+  ASSERT_ERR(ascModuleLoadPython(&m, text, &o), ascErrorInvalidValue);
+
+  o.fastmath = 0;                 /* the default: deterministic */
+  m = e2e_load_opts(text, &o);
+  E2E_RUN(m, "fsum", &tx, &to);
+  assert_true(out[0] == 0.0);
+  E2E_RUN(m, "madd", &ta, &tb, &tc, &tr);
+  for (int i = 0; i < M; i++)
+    assert_true(r[i] == 0.0);
+  ascModuleUnload(m);
+
+  o.fastmath = ASC_FASTMATH_REASSOC;
+  m = e2e_load_opts(text, &o);
+  E2E_RUN(m, "fsum", &tx, &to);
+  if (out[0] == 0.0 || out[0] > N)
+    fail_msg("fsum under reassoc gave %.17g: not reassociated", out[0]);
+  E2E_RUN(m, "madd", &ta, &tb, &tc, &tr);
+  for (int i = 0; i < M; i++)
+    assert_true(r[i] == 0.0);     /* reassoc does not contract */
+  ascModuleUnload(m);
+
+  o.fastmath = ASC_FASTMATH_CONTRACT;
+  m = e2e_load_opts(text, &o);
+  E2E_RUN(m, "fsum", &tx, &to);
+  assert_true(out[0] == 0.0);     /* contract does not reassociate */
+  E2E_RUN(m, "madd", &ta, &tb, &tc, &tr);
+  for (int i = 0; i < M; i++)
+    if (r[i] != fused)
+      fail_msg("madd under contract: r[%d] = %a, want %a", i, r[i], fused);
+  E2E_RUN(m, "madd_strict", &ta, &tb, &tc, &tr); /* the decorator wins */
+  for (int i = 0; i < M; i++)
+    assert_true(r[i] == 0.0);
+  ascModuleUnload(m);
+  free(x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int64_min_literal),
@@ -481,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_raise_message_with_nul),
       cmocka_unit_test(test_clang_builds_kernels),
       cmocka_unit_test(test_plain_range_float_sum_is_sequential),
+      cmocka_unit_test(test_fastmath_option),
       cmocka_unit_test(test_shifts_past_the_width),
       cmocka_unit_test(test_negative_shift_count_raises),
       cmocka_unit_test(test_local_arrays_past_the_stack),

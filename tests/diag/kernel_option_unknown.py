@@ -1,4 +1,4 @@
-# expect: 4:13: error: unknown kernel option 'fast' (expected debug or boundscheck)
+# expect: 4:13: error: unknown kernel option 'fast' (expected debug, boundscheck or fastmath)
 import asc
 
 @asc.kernel(fast=True)

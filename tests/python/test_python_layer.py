@@ -53,7 +53,8 @@ def test_decorators_are_canonical_and_options_kept():
     assert at(lines, first, def_line - 2) == ""            # '@asc.jit(debug=True,'
     assert at(lines, first, def_line - 1) == "@asc.kernel"  # '         boundscheck=True)'
     assert at(lines, first, def_line).startswith("def checked(")
-    assert sk.checked.options == {"debug": True, "boundscheck": True, "opt_level": 0}
+    assert sk.checked.options == {"debug": True, "boundscheck": True, "opt_level": 0,
+                                  "fastmath": 0}
     lines, _, first, frozen = source(sk.aliased)
     line = inspect.getsourcelines(sk.aliased.py_func)[1]
     assert at(lines, first, line) == "@asc.kernel" and frozen == {"SCALE": 3}

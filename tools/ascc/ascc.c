@@ -11,7 +11,7 @@
 static void usage(FILE *f) {
   fputs(
       "usage: ascc [--emit=MODE] [--signature SIG]... [-o OUT] [-O0..-O3]\n"
-      "            [--fastmath] [--boundscheck] [-march=CPU] FILE.py\n"
+      "            [--fastmath[=FLAGS]] [--boundscheck] [-march=CPU] FILE.py\n"
       "       ascc --cache-info | --cache-clear | --version | -h | --help\n"
       "\n"
       "Compiles the @asc.kernel functions of FILE.py ahead of time.\n"
@@ -51,8 +51,11 @@ static void usage(FILE *f) {
       "                   accepts tensors that overlap in memory\n"
       "  -o OUT           output file\n"
       "  -O0 .. -O3       C optimisation level (default -O3)\n"
-      "  --fastmath       compile with -ffast-math (ahead-of-time builds only;\n"
-      "                   reassociates float arithmetic, results may differ)\n"
+      "  --fastmath[=FLAGS]  floating-point permissions for kernels whose\n"
+      "                   decorator does not say fastmath=: FLAGS is a comma\n"
+      "                   list of contract,reassoc,nnan,ninf,nsz,arcp,afn;\n"
+      "                   alone it allows all (results may differ; see\n"
+      "                   docs/fastmath.md)\n"
       "  --boundscheck    IndexError on out-of-bounds tensor accesses\n"
       "  -march=CPU       target CPU, passed to the C compiler (default: the\n"
       "                   compiler's default target, so the module runs on\n"

@@ -22,7 +22,8 @@ typedef struct ascc_emit_args {
   int nsignatures;
   const char *out;         /* -o, NULL: stdout (so: STEM.so) */
   int opt_level;           /* -O0..-O3; -1: default */
-  int fastmath;            /* --fastmath */
+  unsigned fastmath;       /* --fastmath[=FLAGS]: ASC_FASTMATH_* bits for
+                              kernels whose decorator does not say */
   int boundscheck;         /* --boundscheck */
   const char *march;       /* -march=...; NULL: the C compiler's default */
 } ascc_emit_args;

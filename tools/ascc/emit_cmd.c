@@ -15,6 +15,7 @@
 #include "emit.h"
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
+#include "base/fastmath.h"
 
 /* Stages register here.  writes_file: the stage writes its own output
  * (a binary), nothing goes to -o or stdout. */
@@ -50,8 +51,8 @@ int ascc_emit_ast(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
 static int usage_error(const char *msg, const char *arg) {
   fprintf(stderr, "ascc: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
   fprintf(stderr, "usage: ascc [--emit=so|h|c|ir|types|ast|tokens] "
-                  "[--signature SIG]... [-o OUT] [-O0..-O3] [--fastmath] "
-                  "[--boundscheck] [-march=CPU] FILE.py\n"
+                  "[--signature SIG]... [-o OUT] [-O0..-O3] "
+                  "[--fastmath[=FLAGS]] [--boundscheck] [-march=CPU] FILE.py\n"
                   "(ascc --help explains each)\n");
   return 2;
 }
@@ -140,6 +141,25 @@ static bool march_ok(const char *s) {
   return true;
 }
 
+/* --fastmath=FLAGS: names separated by commas, as numba spells them. */
+static bool parse_fastmath(const char *s, unsigned *mask) {
+  *mask = 0;
+  for (;;) {
+    size_t n = strcspn(s, ",");
+    unsigned bit = asc__fastmath_bit(s, n);
+    if (bit == 0) {
+      fprintf(stderr, "ascc: unknown fastmath flag '%.*s' (valid: "
+              ASC_FASTMATH_VALID "; --fastmath alone allows them all)\n",
+              (int)n, s);
+      return false;
+    }
+    *mask |= bit;
+    if (s[n] == '\0')
+      return true;
+    s += n + 1;
+  }
+}
+
 int ascc_emit_main(int argc, char **argv) {
   ascc_emit_args a;
   ascc_emit_fn fn = NULL;
@@ -168,7 +188,10 @@ int ascc_emit_main(int argc, char **argv) {
                s[2] >= '0' && s[2] <= '3') {
       a.opt_level = s[2] - '0';
     } else if (strcmp(s, "--fastmath") == 0) {
-      a.fastmath = 1;
+      a.fastmath = ASC_FASTMATH_ALL;
+    } else if (strncmp(s, "--fastmath=", 11) == 0) {
+      if (!parse_fastmath(s + 11, &a.fastmath))
+        return 2;
     } else if (strcmp(s, "--boundscheck") == 0) {
       a.boundscheck = 1;
     } else if (strncmp(s, "-march=", 7) == 0) {

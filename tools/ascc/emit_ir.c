@@ -55,7 +55,7 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     if (k == NULL)
       return NULL;
     asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
-                          .stop = ASC_STOP_IR};
+                          .stop = ASC_STOP_IR, .fastmath = a->fastmath};
     if (!asc__compile_kernel(c, &in, &res, NULL))
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
     return res.ir;

@@ -274,7 +274,7 @@ static void put_cstring(asc__buf *b, const char *s) {
 
 /* The module's C text: the kernels, then asc_specs_v1. */
 static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
-                   asc__buf *out) {
+                   asc__buf *out, unsigned *fastmath) {
   asc__ast_module *m = asc__frontend(c, NULL, 0);
   asc__compile_spec *cg;
   int rc = collect(a, c, m, specs);
@@ -286,8 +286,9 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
     cg[i] = specs->v[i].cg;
     if (a->boundscheck && cg[i].kernel->opts.boundscheck < 0)
       cg[i].kernel->opts.boundscheck = 1;
+    cg[i].fastmath = a->fastmath;
   }
-  if (!asc__compile_module(c, m, cg, specs->n, NULL, out))
+  if (!asc__compile_module(c, m, cg, specs->n, NULL, out, fastmath))
     return 0; /* type errors, in c's diagnostics */
   asc__buf_puts(out, "\n/* The signature of each entry of asc_module_v1 "
                      "(ascc --emit=so). */\n"
@@ -310,7 +311,7 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
 /* --emit=c of a .py file: the C --emit=so compiles. */
 int ascc_emit_aot_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   aot_specs specs = {NULL, 0, 0};
-  return build_c(a, c, &specs, out);
+  return build_c(a, c, &specs, out, NULL);
 }
 
 /* -------------------------------------------------------------- --emit=so */
@@ -368,11 +369,12 @@ int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   char dir[] = "/tmp/ascc-XXXXXX", *so = NULL, *dst;
   const char *tmp = getenv("TMPDIR");
   char dirbuf[4096];
+  unsigned fastmath = 0;
   int rc;
 
   (void)out;
   asc__buf_init(&text);
-  rc = build_c(a, c, &specs, &text);
+  rc = build_c(a, c, &specs, &text, &fastmath);
   if (rc != 0 || c->nerrors > 0 || c->fail != ASC_FAIL_NONE) {
     asc__buf_free(&text);
     return rc;
@@ -384,7 +386,7 @@ int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   }
   memset(&o, 0, sizeof o);
   o.opt_level = a->opt_level;
-  o.fastmath = a->fastmath;
+  o.fastmath = fastmath;
   o.march = a->march != NULL ? a->march : "";
   if (tmp != NULL && tmp[0] != '\0' &&
       snprintf(dirbuf, sizeof dirbuf, "%s/ascc-XXXXXX", tmp) <
@@ -671,7 +673,7 @@ int ascc_emit_h(const ascc_emit_args *a, asc__cctx *c, asc__buf *o) {
   int rc;
 
   asc__buf_init(&scratch);
-  rc = build_c(a, c, &specs, &scratch);  /* type-checks every signature */
+  rc = build_c(a, c, &specs, &scratch, NULL); /* type-checks them all */
   asc__buf_free(&scratch);
   if (rc != 0 || c->nerrors > 0)
     return rc;

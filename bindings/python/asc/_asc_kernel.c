@@ -969,10 +969,12 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
                             PyObject *kw) {
   static char *kwlist[] = {"text",  "filename",    "first_line",
                            "globals", "debug",     "boundscheck",
-                           "opt_level", "is_path", "compiled", NULL};
+                           "opt_level", "is_path", "compiled",
+                           "fastmath", NULL};
   PyObject *text, *filename = Py_None, *globals = Py_None, *items = NULL;
   int first_line = 0, debug = 0, boundscheck = 0, opt_level = 0, is_path = 0;
   int compiled = 0;
+  unsigned int fastmath = 0;
   ascCompileOptions opts;
   ascGlobalValue *gv = NULL;
   Py_ssize_t ng = 0, j;
@@ -981,10 +983,10 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
   ModuleObject *mod = NULL;
   ascModule_t h = NULL;
   ascError_t e;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OiOppipp:Module", kwlist,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "U|OiOppippI:Module", kwlist,
                                    &text, &filename, &first_line, &globals,
                                    &debug, &boundscheck, &opt_level,
-                                   &is_path, &compiled))
+                                   &is_path, &compiled, &fastmath))
     return NULL;
   memset(&opts, 0, sizeof opts);
   ctext = PyUnicode_AsUTF8AndSize(text, &clen);
@@ -1015,6 +1017,7 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args,
   opts.debug = debug;
   opts.boundsCheck = boundscheck;
   opts.optLevel = opt_level;
+  opts.fastmath = fastmath; /* libasc rejects unknown bits */
   if (globals != Py_None) {
     if (!PyDict_Check(globals)) {
       PyErr_SetString(PyExc_TypeError, "globals must be a dict or None");
@@ -1124,7 +1127,7 @@ static PyTypeObject ModuleType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Module(text, filename=None, first_line=1, globals=None, "
               "debug=False, boundscheck=False, opt_level=0, is_path=False, "
-              "compiled=False)\n\n"
+              "compiled=False, fastmath=0)\n\n"
               "Python kernel text (or a file of it: is_path) compiled by "
               "libasc and cached on disk, or a module compiled ahead of time "
               "(compiled: ascModuleLoad of a path).",

@@ -15,14 +15,63 @@ import weakref
 from . import _asc
 from ._source import assemble, collect, function_piece
 
+# numba's fastmath flag names, in the order of the ASC_FASTMATH_* bits
+# (include/asc/asc.h); docs/fastmath.md says what each permits.
+FASTMATH_FLAGS = ("contract", "reassoc", "nnan", "ninf", "nsz", "arcp", "afn")
+_FASTMATH_ALL = (1 << len(FASTMATH_FLAGS)) - 1
+
+
+def fastmath_mask(value):
+    """The ASC_FASTMATH_* bits of a fastmath= value: True (every flag, as
+    numba), False or None (none: the deterministic default), or a set (any
+    iterable) of flag names."""
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return _FASTMATH_ALL
+    if isinstance(value, str):
+        value = (value,)
+    try:
+        names = list(value)
+    except TypeError:
+        raise TypeError("fastmath must be True, False or a set of flag names "
+                        f"({', '.join(FASTMATH_FLAGS)}), got {value!r}") from None
+    mask = 0
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"fastmath flags are strings, got {name!r}")
+        if name not in FASTMATH_FLAGS:
+            raise ValueError(f"unknown fastmath flag {name!r} (valid: "
+                             f"{', '.join(FASTMATH_FLAGS)})")
+        mask |= 1 << FASTMATH_FLAGS.index(name)
+    return mask
+
+
+def _fastmath_text(mask):
+    """mask as the kernel language writes it in a decorator."""
+    if mask == _FASTMATH_ALL:
+        return "True"
+    if mask == 0:
+        return "False"
+    return "{" + ", ".join(repr(n) for i, n in enumerate(FASTMATH_FLAGS)
+                           if mask & (1 << i)) + "}"
+
 
 class Func:
     """An @asc.func helper.  Kernels that call it compile its text with
-    theirs; called from Python it runs as the plain Python function."""
+    theirs; called from Python it runs as the plain Python function.
 
-    def __init__(self, fn):
+    fastmath (None: inherit) limits the floating-point mode of every kernel
+    that calls it: a kernel runs with the flags it asks for that each
+    helper it calls allows too (docs/fastmath.md)."""
+
+    def __init__(self, fn, fastmath=None):
         self.py_func = fn
-        self.piece = function_piece(fn, "@asc.func")
+        self.fastmath = None if fastmath is None else fastmath_mask(fastmath)
+        deco = "@asc.func"
+        if self.fastmath is not None:
+            deco += f"(fastmath={_fastmath_text(self.fastmath)})"
+        self.piece = function_piece(fn, deco)
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
@@ -78,16 +127,22 @@ def _make_kernel(fn, options):
     return k
 
 
-def kernel(fn=None, *, debug=False, boundscheck=False, opt_level=0):
+def kernel(fn=None, *, debug=False, boundscheck=False, opt_level=0,
+           fastmath=False):
     """Decorate a Python function as a kernel.
 
     ``kern(*args)`` runs one block on the default stream and waits;
     ``kern[blocks](*args)`` / ``kern[blocks, stream](*args)`` queue
     `blocks` blocks and return at once.  debug keeps asserts and builds
     with -O1 -g; boundscheck raises IndexError on out-of-bounds access.
+    fastmath: True, or a set of numba's flag names ("contract", "reassoc",
+    "nnan", "ninf", "nsz", "arcp", "afn"), lets the compiler change
+    floating-point results in the ways docs/fastmath.md lists; the default
+    (False) is deterministic.
     """
     options = {"debug": bool(debug), "boundscheck": bool(boundscheck),
-               "opt_level": int(opt_level)}
+               "opt_level": int(opt_level),
+               "fastmath": fastmath_mask(fastmath)}
     if fn is None:
         return lambda f: _make_kernel(f, options)
     return _make_kernel(fn, options)
@@ -96,9 +151,15 @@ def kernel(fn=None, *, debug=False, boundscheck=False, opt_level=0):
 jit = kernel
 
 
-def func(fn):
-    """Decorate a helper that kernels may call."""
-    return Func(fn)
+def func(fn=None, *, fastmath=None):
+    """Decorate a helper that kernels may call.  fastmath= (default: the
+    calling kernel's) caps the floating-point mode of the kernels that call
+    it (docs/fastmath.md)."""
+    if fn is None:
+        if fastmath is not None:
+            fastmath_mask(fastmath)     # a bad flag fails at the decorator
+        return lambda f: Func(f, fastmath)
+    return Func(fn, fastmath)
 
 
 _KERNEL_DEF = re.compile(
@@ -157,18 +218,21 @@ def load_module(path):
 
 
 def compile(source, *, filename=None, globals=None, debug=False,
-            boundscheck=False, opt_level=0):
+            boundscheck=False, opt_level=0, fastmath=False):
     """Compile kernels from Python text, or from a file that is never
     imported (so it may use the kernel language's extensions, such as
     assignments in lambdas).
 
     source: the text, or a path (str ending in .py without newlines, or an
     os.PathLike).  globals: name -> int/float/bool values frozen into the
-    kernels (part of the cache key).  Returns a CompiledModule.
+    kernels (part of the cache key).  fastmath: as @asc.kernel's, for the
+    kernels whose decorator in the text does not say fastmath=.  Returns a
+    CompiledModule.
     """
     options = {"globals": dict(globals) if globals else None,
                "debug": bool(debug), "boundscheck": bool(boundscheck),
-               "opt_level": int(opt_level)}
+               "opt_level": int(opt_level),
+               "fastmath": fastmath_mask(fastmath)}
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source
             and (source.endswith(".py") or os.path.isfile(source))):

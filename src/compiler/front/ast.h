@@ -305,10 +305,13 @@ typedef struct asc__ast_param {
   asc__sym *sym;              /* resolver */
 } asc__ast_param;
 
-/* Options of @asc.kernel(debug=True, boundscheck=True).  -1: not given. */
+/* Options of @asc.kernel(debug=True, boundscheck=True, fastmath=...) and
+ * @asc.func(fastmath=...).  -1: not given; fastmath: ASC_FASTMATH_* bits
+ * (True: all of them). */
 typedef struct asc__kernel_opts {
   int debug;
   int boundscheck;
+  int fastmath;
 } asc__kernel_opts;
 
 struct asc__ast_func {

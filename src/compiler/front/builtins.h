@@ -139,9 +139,11 @@ typedef enum asc__builtin_kind {
   X(NOT_IMPLEMENTED_ERROR, "NotImplementedError", ASC_NS_PY, ASC_BK_EXC, 0, 1, \
     "msg")                                                                     \
   /* decorators */                                                             \
-  X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 2, "debug,boundscheck") \
-  X(JIT, "jit", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 2, "debug,boundscheck")       \
-  X(FUNC, "func", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 0, "")
+  X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
+    "debug,boundscheck,fastmath")                                              \
+  X(JIT, "jit", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                            \
+    "debug,boundscheck,fastmath")                                              \
+  X(FUNC, "func", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 1, "fastmath")
 
 typedef enum asc__builtin_id {
   ASC_BI_NONE = 0,

@@ -395,6 +395,8 @@ static void func(asc__buf *o, const asc__ast_func *f, int ind) {
     asc__buf_printf(o, " debug=%d", f->opts.debug);
   if (f->opts.boundscheck >= 0)
     asc__buf_printf(o, " boundscheck=%d", f->opts.boundscheck);
+  if (f->opts.fastmath >= 0)
+    asc__buf_printf(o, " fastmath=%#x", (unsigned)f->opts.fastmath);
   asc__buf_puts(o, "\n");
   if (f->docstring != NULL) {
     indent(o, ind + 1);

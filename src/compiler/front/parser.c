@@ -18,6 +18,7 @@
 
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
+#include "base/fastmath.h"
 
 /* Height limit of expression trees built by loops (a + b + c ... ,
  * f()()(), elif chains), so later recursive passes stay bounded. */
@@ -39,6 +40,7 @@ typedef struct parser {
   asc__ast_func *fn;     /* innermost function; NULL at module level */
   int loops;             /* loops around this point in fn */
   bool in_class;
+  bool in_decorator;     /* [..] and {..} of strings are kernel options */
   asc__ast_module *m;
   vec imports;           /* asc__ast_import * */
 } parser;
@@ -324,6 +326,29 @@ static asc__ast_expr *paren(parser *p) {
   return finish(p, e);
 }
 
+/* option_display: ('[' | '{') [test (',' test)* [',']] (']' | '}')
+ * Only in a decorator, as in fastmath={"contract", "reassoc"}; read as a
+ * tuple (kernel_options checks what the elements are). */
+static asc__ast_expr *option_display(parser *p) {
+  asc__token *open = next(p);
+  asc__tok_kind close = open->kind == ASC_TK_LSQB ? ASC_TK_RSQB
+                                                  : ASC_TK_RBRACE;
+  asc__ast_expr *e;
+  vec v = {0};
+  while (!at(p, close)) {
+    enter(p, open->loc);
+    vpush(p, &v, test(p));
+    leave(p);
+    if (!accept(p, ASC_TK_COMMA))
+      break;
+  }
+  expect(p, close, open->kind == ASC_TK_LSQB ? "'['" : "'{'", open->loc);
+  e = new_expr(p, ASC_EXPR_TUPLE, open->loc);
+  e->u.tuple.elts = vfinish(&v);
+  e->u.tuple.n = v.n;
+  return finish(p, e);
+}
+
 /* atom: NAME | NUMBER | STRING+ | 'True' | 'False' | 'None'
  *     | '(' [testlist_inner] ')' */
 static asc__ast_expr *atom(parser *p) {
@@ -363,6 +388,8 @@ static asc__ast_expr *atom(parser *p) {
     return paren(p);
   case ASC_TK_LSQB:
   case ASC_TK_LBRACE:
+    if (p->in_decorator)
+      return option_display(p);
     next(p);
     if (!at(p, ASC_TK_RSQB) && !at(p, ASC_TK_RBRACE)) {
       enter(p, t->loc);
@@ -762,6 +789,7 @@ static asc__ast_func *new_func(parser *p, asc__func_kind k, asc__loc loc,
   f->name = name;
   f->opts.debug = -1;
   f->opts.boundscheck = -1;
+  f->opts.fastmath = -1;
   f->parent = p->fn;
   return f;
 }
@@ -1339,7 +1367,9 @@ static asc__ast_func *funcdef(parser *p, asc__func_kind kind) {
 static void decorators(parser *p, vec *out) {
   while (at(p, ASC_TK_AT)) {
     next(p);
+    p->in_decorator = true;
     vpush(p, out, test(p));
+    p->in_decorator = false;
     if (!accept(p, ASC_TK_NEWLINE))
       syntax_error_at(p, tok(p)->loc, "expected newline after decorator, "
                       "found %s", describe(tok(p)));
@@ -1518,20 +1548,58 @@ static asc__builtin_id decorator_id(parser *p, asc__ast_expr *e) {
   return ASC_BI_NONE;
 }
 
+/* fastmath=True | False | a string | a tuple, list or set of strings:
+ * the ASC_FASTMATH_* bits, or -1 after reporting an error. */
+static int fastmath_option(parser *p, asc__ast_expr *v) {
+  asc__ast_expr *one = v;
+  int n = 1, mask = 0;
+
+  if (v->kind == ASC_EXPR_BOOL)
+    return v->u.bval ? (int)ASC_FASTMATH_ALL : 0;
+  if (v->kind == ASC_EXPR_TUPLE)
+    n = v->u.tuple.n;
+  for (int i = 0; i < n; i++) {
+    unsigned bit;
+    if (v->kind == ASC_EXPR_TUPLE)
+      one = v->u.tuple.elts[i];
+    if (one->kind != ASC_EXPR_STR) {
+      asc__diag_error(p->c, one->loc, "fastmath must be True, False or a "
+                      "set of flag names (" ASC_FASTMATH_VALID ")");
+      return -1;
+    }
+    bit = asc__fastmath_bit(one->u.str.s, one->u.str.len);
+    if (bit == 0) {
+      asc__diag_error(p->c, one->loc, "unknown fastmath flag '%s' (valid: "
+                      ASC_FASTMATH_VALID ")", one->u.str.s);
+      return -1;
+    }
+    mask |= (int)bit;
+  }
+  return mask;
+}
+
 static void kernel_options(parser *p, asc__ast_func *f, asc__ast_expr *d,
                            asc__builtin_id id) {
+  bool helper = id == ASC_BI_FUNC;
   if (d->kind != ASC_EXPR_CALL)
     return;
-  if (id == ASC_BI_FUNC && (d->u.call.nargs || d->u.call.nkws)) {
-    asc__diag_error(p->c, d->loc, "@asc.func takes no options");
-    return;
-  }
   if (d->u.call.nargs > 0)
-    asc__diag_error(p->c, d->u.call.args[0]->loc, "kernel options are "
-                    "keyword arguments (debug=, boundscheck=)");
+    asc__diag_error(p->c, d->u.call.args[0]->loc, "%s options are "
+                    "keyword arguments (%s)", helper ? "@asc.func" : "kernel",
+                    helper ? "fastmath=" : "debug=, boundscheck=, fastmath=");
   for (int i = 0; i < d->u.call.nkws; i++) {
     asc__ast_keyword *k = &d->u.call.kws[i];
     int v;
+    if (strcmp(k->name, "fastmath") == 0) {
+      if ((v = fastmath_option(p, k->value)) >= 0)
+        f->opts.fastmath = v;
+      continue;
+    }
+    if (helper) {
+      asc__diag_error(p->c, k->loc, "unknown @asc.func option '%s' "
+                      "(expected fastmath)", k->name);
+      continue;
+    }
     if (k->value->kind == ASC_EXPR_BOOL)
       v = k->value->u.bval;
     else if (k->value->kind == ASC_EXPR_INT && k->value->u.ival <= 1)
@@ -1547,7 +1615,7 @@ static void kernel_options(parser *p, asc__ast_func *f, asc__ast_expr *d,
       f->opts.boundscheck = v;
     else
       asc__diag_error(p->c, k->loc, "unknown kernel option '%s' (expected "
-                      "debug or boundscheck)", k->name);
+                      "debug, boundscheck or fastmath)", k->name);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "compiler/ir/ir.h"
 #include "asc/kernel_abi.h"
+#include "base/fastmath.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -704,7 +705,13 @@ void asc__ir_print_func(asc__buf *o, const asc__irfunc *f) {
     if (r->ty.flags & ASC_IRT_CONSTEXPR)
       asc__buf_puts(o, " constexpr");
   }
-  asc__buf_puts(o, f->may_alias ? ") may_alias {\n" : ") {\n");
+  asc__buf_puts(o, f->may_alias ? ") may_alias" : ")");
+  if (f->fastmath != 0) {
+    asc__buf_puts(o, " fastmath(");
+    asc__fastmath_names(o, f->fastmath);
+    asc__buf_puts(o, ")");
+  }
+  asc__buf_puts(o, " {\n");
   print_block(o, f, &f->body, 1);
   asc__buf_puts(o, "}\n");
 }

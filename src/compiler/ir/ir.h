@@ -263,6 +263,10 @@ typedef struct asc__irfunc {
    * arrays): no restrict in C, no automatic parallelisation.  Text form:
    * `kernel @k(...) may_alias { ... }`. */
   bool may_alias;
+  /* ASC_FASTMATH_* bits the kernel is compiled with (passes that reorder
+   * float operations read it).  Text form: `fastmath(reassoc,nsz)` after
+   * the parameters. */
+  unsigned fastmath;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

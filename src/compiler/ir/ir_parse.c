@@ -9,6 +9,7 @@
 
 #include "compiler/ir/ir.h"
 #include "asc/kernel_abi.h"
+#include "base/fastmath.h"
 
 int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k);
 
@@ -557,7 +558,7 @@ static void parse_block(parser *ps, asc__irblock *b) {
 }
 
 /* func: ('kernel' | 'func') '@' name '(' [param {',' param}] ')'
- *       ['may_alias'] region
+ *       ['may_alias'] ['fastmath' '(' flag {',' flag} ')'] region
  * param: REG ':' type ['generic'] ['constexpr'] */
 static asc__irfunc *parse_func(parser *ps) {
   const char *w;
@@ -596,6 +597,18 @@ static asc__irfunc *parse_func(parser *ps) {
   }
   if (accept_word(ps, "may_alias"))
     f->may_alias = true;
+  if (accept_word(ps, "fastmath")) {
+    expect(ps, '(');
+    do {
+      const char *fw;
+      size_t fl = word(ps, &fw);
+      unsigned bit = asc__fastmath_bit(fw, fl);
+      if (bit == 0)
+        PERR(ps, "expected a fastmath flag (" ASC_FASTMATH_VALID ")");
+      f->fastmath |= bit;
+    } while (accept(ps, ','));
+    expect(ps, ')');
+  }
   parse_region(ps, &f->body);
   return f;
 }

@@ -11,7 +11,9 @@
  *     loop indices), the same in every load and store of that tensor;
  *   - every scalar assigned in the nest is private to an iteration or a
  *     recognised integer reduction (`s = s op x`, op in + * min max & | ^);
- *     a floating-point reduction keeps the loop serial, in Python's order;
+ *     a floating-point reduction keeps the loop serial, in Python's order,
+ *     unless the kernel's fastmath mode permits reordering it
+ *     (float_reorder_ok);
  *   - nothing leaves the nest (break of a P loop, return) and there is no
  *     barrier, shared_array or nested pfor.
  *
@@ -633,6 +635,17 @@ static void count_occ(const asc__irblock *b, int32_t r, int *n) {
   }
 }
 
+/* Whether fastmath bits fm let a floating-point reduction with op run in
+ * any order: + and * need reassoc (which also gives nsz: neither compiler
+ * reassociates with signed zeros); min and max differ between orders only
+ * for NaNs and the sign of zero, so they need nnan and nsz. */
+static bool float_reorder_ok(unsigned fm, int op) {
+  if (op == ASC_IR_ADD || op == ASC_IR_MUL)
+    return (fm & ASC_FASTMATH_REASSOC) != 0;
+  return (fm & (ASC_FASTMATH_NNAN | ASC_FASTMATH_NSZ)) ==
+         (ASC_FASTMATH_NNAN | ASC_FASTMATH_NSZ);
+}
+
 static bool red_op_ok(int op, int dt) {
   switch (op) {
   case ASC_IR_ADD:
@@ -1150,11 +1163,13 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     if (s->nin[r] == 0 || s->isiv[r])
       continue;
     if ((op = reduction_op(s, L1, r)) >= 0) {
-      if (asc__dt_is_float(f->regs[r].ty.dtype)) {
+      if (asc__dt_is_float(f->regs[r].ty.dtype) &&
+          !float_reorder_ok(f->fastmath, op)) {
         /* the one rule: docs/parallelize.md, "Reductions and their order" */
         why = asc__arena_printf(
             s->c, "%s is a floating-point reduction, which a plain range "
-                  "loop keeps in Python's order (asc.prange reorders it)",
+                  "loop keeps in Python's order (asc.prange or fastmath "
+                  "reorders it)",
             rn(s, r));
         goto serial;
       }
