@@ -528,17 +528,44 @@ static const char *sig_of(const void *desc) {
   return NULL;
 }
 
-/* JSON string contents. */
+/* JSON string contents: plain runs in one copy each. */
 static void put_json(asc__buf *b, const char *s) {
-  for (; *s != '\0'; s++) {
-    unsigned char ch = (unsigned char)*s;
+  while (*s != '\0') {
+    size_t n = 0;
+    unsigned char ch;
+    while ((ch = (unsigned char)s[n]) != '\0' && ch != '"' && ch != '\\' &&
+           ch >= 0x20)
+      n++;
+    if (n != 0)
+      asc__buf_put(b, s, n);
+    s += n;
+    if (ch == '\0')
+      break;
     if (ch == '"' || ch == '\\')
       asc__buf_printf(b, "\\%c", ch);
-    else if (ch < 0x20)
-      asc__buf_printf(b, "\\u%04x", ch);
     else
-      asc__buf_put(b, s, 1);
+      asc__buf_printf(b, "\\u%04x", ch);
+    s++;
   }
+}
+
+/* The flush formats several numbers per record: decimal digits by hand,
+ * not through printf. */
+static void put_u(asc__buf *b, uint64_t v) {
+  char d[20];
+  int i = (int)sizeof d;
+
+  do {
+    d[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  asc__buf_put(b, d + i, sizeof d - (size_t)i);
+}
+
+/* s, then v. */
+static void put_su(asc__buf *b, const char *s, uint64_t v) {
+  asc__buf_puts(b, s);
+  put_u(b, v);
 }
 
 /* Nanoseconds since the session's start of trace-clock time t >= S.t0. */
@@ -549,8 +576,12 @@ static uint64_t ns_of(uint64_t t) {
 /* pre, then ns as microseconds with three decimals (integers: no
  * floating-point formatting in the flush). */
 static void put_us(asc__buf *b, const char *pre, uint64_t ns) {
-  asc__buf_printf(b, "%s%" PRIu64 ".%03u", pre, ns / 1000,
-                  (unsigned)(ns % 1000));
+  unsigned f = (unsigned)(ns % 1000);
+  char frac[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10),
+                  (char)('0' + f % 10)};
+
+  put_su(b, pre, ns / 1000);
+  asc__buf_put(b, frac, sizeof frac);
 }
 
 /* A duration: the difference of the converted ends, so ts + dur is the
@@ -561,11 +592,17 @@ static uint64_t dur_ns(uint64_t t0, uint64_t t1) {
 
 static void ev_begin(asc__buf *b, char ph, const char *cat, const char *name,
                      int pid, int tid, uint64_t ts) {
+  char head[9] = {'{', '"', 'p', 'h', '"', ':', '"', ph, '"'};
+
   if (b->len != 0)
     asc__buf_puts(b, ",\n");
-  asc__buf_printf(b, "{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"", ph, cat);
+  asc__buf_put(b, head, sizeof head);
+  asc__buf_puts(b, ",\"cat\":\"");
+  asc__buf_puts(b, cat);
+  asc__buf_puts(b, "\",\"name\":\"");
   put_json(b, name);
-  asc__buf_printf(b, "\",\"pid\":%d,\"tid\":%d", pid, tid);
+  put_su(b, "\",\"pid\":", (uint64_t)pid);
+  put_su(b, ",\"tid\":", (uint64_t)tid);
   put_us(b, ",\"ts\":", ns_of(ts));
 }
 
@@ -596,20 +633,19 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
   case TR_BLOCK:
     ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
     ev_dur(b, r->ts, r->end);
-    asc__buf_printf(b,
-                    ",\"args\":{\"launch\":%" PRIu64 ",\"block\":%" PRIu64
-                    ",\"blocks\":%" PRIu64 "}}",
-                    r->id, r->a0, r->a1);
+    put_su(b, ",\"args\":{\"launch\":", r->id);
+    put_su(b, ",\"block\":", r->a0);
+    put_su(b, ",\"blocks\":", r->a1);
+    asc__buf_puts(b, "}}");
     break;
   case TR_LAUNCH: {
     const char *sig = sig_of(r->track2);
     tid = stream_tid(r->track, r->flag);
     ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
     ev_dur(b, r->ts, r->end);
-    asc__buf_printf(b,
-                    ",\"args\":{\"launch\":%" PRIu64 ",\"blocks\":%" PRIu64
-                    ",\"team\":%" PRIu64,
-                    r->id, r->a0, r->a1);
+    put_su(b, ",\"args\":{\"launch\":", r->id);
+    put_su(b, ",\"blocks\":", r->a0);
+    put_su(b, ",\"team\":", r->a1);
     if (r->a2 >= S.t0 && r->a2 <= r->ts)
       put_us(b, ",\"queued_us\":", dur_ns(r->a2, r->ts));
     if (sig != NULL) {
