@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     flush[rep] = (double)(uv_hrtime() - t0) / n;
   }
   remove(path);
+  (void)sink;
   qsort(per, REPS, sizeof per[0], cmp_double);
   qsort(clk, REPS, sizeof clk[0], cmp_double);
   qsort(flush, REPS, sizeof flush[0], cmp_double);
