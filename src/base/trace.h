@@ -26,9 +26,30 @@ static inline bool asc__tracing(void) {
       call;                                                                  \
   } while (0)
 
-/* uv_hrtime() while tracing, else 0: a span's start, which its end hook
- * ignores when 0. */
-uint64_t asc__trace_now(void);
+/* The trace clock, in ticks that the flush converts to nanoseconds
+ * (runtime/trace.c, docs/tracing.md "Clock"): the TSC (`lfence; rdtsc`)
+ * on x86-64 when it is invariant and the kernel's clocksource, else
+ * CLOCK_MONOTONIC in ns.  asc__trace_clk: 0 not decided yet, 1 monotonic,
+ * 2 TSC; decided once, before the first session, and never changed. */
+extern atomic_int asc__trace_clk;
+uint64_t asc__trace_now_slow(void);
+static inline uint64_t asc__trace_now(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_expect(atomic_load_explicit(&asc__trace_clk,
+                                            memory_order_relaxed) == 2,
+                       1)) {
+    uint32_t lo, hi;
+    /* lfence: the read waits for the instructions before it (the atomic
+     * that counted a block done), as the kernel's rdtsc_ordered. */
+    __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+  }
+#endif
+  return asc__trace_now_slow();
+}
+
+/* asc__trace_now() while tracing, else 0: a span's start, which its end
+ * hook ignores when 0. */
 static inline uint64_t asc__trace_clock(void) {
   return asc__tracing() ? asc__trace_now() : 0;
 }

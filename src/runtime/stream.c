@@ -84,6 +84,7 @@ static void fence_signal(asc__fence *f, asc__stream *st, asc__op **wl) {
   f->err_msg = msg;
   f->err_stream = st;
   f->time_ns = uv_hrtime();
+  f->trace_ts = asc__trace_clock();
   atomic_store(&f->signalled, 1);
   w = f->waiters;
   f->waiters = NULL;

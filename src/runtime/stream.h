@@ -59,6 +59,7 @@ typedef struct asc__fence {
   atomic_int refs;
   atomic_int signalled;
   uint64_t time_ns;        /* uv_hrtime() when signalled */
+  uint64_t trace_ts;       /* trace clock then, while tracing, else 0 */
   /* The recording stream's pending error when the record was reached. */
   ascError_t err;
   uint64_t err_id;

@@ -20,7 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "runtime/stream.h"
 
@@ -54,6 +58,9 @@ typedef struct rec {
 } rec;
 
 #define CHUNK_RECS 512
+/* Chunks that a flush read to the end are kept for reuse, up to this
+ * many (4 MiB): their pages are already mapped. */
+#define SPARE_MAX 64
 
 typedef struct chunk {
   struct chunk *next;          /* under list_lock */
@@ -66,10 +73,18 @@ typedef struct chunk {
 } chunk;
 
 atomic_int asc__trace_on;
+atomic_int asc__trace_clk;
 
-static _Thread_local chunk *tl_chunk;
-static _Thread_local int tl_tid;
-static _Thread_local char tl_name[32];
+/* The calling thread's recording state: one TLS block, so a hook looks
+ * its thread up once. */
+static _Thread_local struct {
+  chunk *chunk;
+  int tid;                     /* track, assigned at the first record */
+  uint32_t launches;           /* launch ids handed out by this thread */
+  uint64_t block_launch;       /* trace id of the last block recorded */
+  uint64_t block_end;          /* and when it ended */
+  char name[32];
+} tl;
 
 static uv_once_t once = UV_ONCE_INIT;
 /* Guards the chunk list and the session below.  A leaf lock except that
@@ -77,16 +92,18 @@ static uv_once_t once = UV_ONCE_INIT;
 static uv_mutex_t list_lock;
 static chunk *chunks;
 static atomic_int next_tid;
-static _Atomic uint64_t next_launch_id;
 static _Atomic uint64_t next_flow_id;
 static atomic_int dropped;
+static chunk *spare;           /* under list_lock: chunks to reuse */
+static int nspare;
 
 /* The session: under list_lock. */
 static struct {
   bool active;
   bool from_env;
   char *path;
-  uint64_t t0;
+  uint64_t t0;                 /* trace clock at the start */
+  double ns_per_tick;          /* fixed at the session's first flush */
   asc__buf events;             /* formatted events, comma separated */
   const void *streams[256];    /* stream track tid = index + 1 */
   bool stream_default[256];
@@ -106,30 +123,163 @@ static bool atexit_done;
 
 static void init_once(void) { uv_mutex_init(&list_lock); }
 
-uint64_t asc__trace_now(void) { return uv_hrtime(); }
+/* ---------------------------------------------------------------- clock */
+
+/* The TSC is used when all of these hold (else CLOCK_MONOTONIC):
+ * x86-64; /proc/cpuinfo lists constant_tsc (a fixed rate whatever the
+ * core's frequency) and nonstop_tsc (it runs in deep C-states); the
+ * kernel's current clocksource is "tsc" (the kernel checked that the
+ * cores' counters agree, and switches away from it when they do not);
+ * and $ASC_TRACE_CLOCK is not "monotonic".  Ticks become nanoseconds at
+ * the flush, by the rate measured against CLOCK_MONOTONIC from the first
+ * session's start to the flush: one linear map for every thread, so the
+ * order of timestamps is kept exactly and durations are off by the rate's
+ * error (well under 0.01 %: the flush measures over at least 10 ms). */
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uv_once_t clk_once = UV_ONCE_INIT;
+static uint64_t cal_tick, cal_ns;    /* the anchor, set once in clk_init */
+
+static bool file_has(const char *path, const char *word, bool whole_line) {
+  FILE *f = fopen(path, "r");
+  char line[4096];
+  bool found = false;
+  size_t n = strlen(word);
+
+  if (f == NULL)
+    return false;
+  while (!found && fgets(line, sizeof line, f) != NULL) {
+    if (whole_line) {
+      found = strncmp(line, word, n) == 0 &&
+              (line[n] == '\n' || line[n] == '\0');
+      continue;
+    }
+    for (char *p = strstr(line, word); p != NULL && !found;
+         p = strstr(p + 1, word))
+      found = (p == line || p[-1] == ' ') &&
+              (p[n] == ' ' || p[n] == '\n' || p[n] == '\0');
+    if (strncmp(line, "flags", 5) == 0)
+      break;    /* the first core's flags are enough */
+  }
+  fclose(f);
+  return found;
+}
+
+/* A (tick, ns) pair read as close together as three tries allow. */
+static void clock_pair(uint64_t *tick, uint64_t *ns) {
+  uint64_t best = UINT64_MAX;
+
+  for (int i = 0; i < 3; i++) {
+    uint64_t a = mono_ns(), t = asc__trace_now(), b = mono_ns();
+    if (b - a < best) {
+      best = b - a;
+      *tick = t;
+      *ns = a + (b - a) / 2;
+    }
+  }
+}
+
+static void clk_init(void) {
+  int kind = 1;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const char *env = getenv("ASC_TRACE_CLOCK");
+
+  if ((env == NULL || strcmp(env, "monotonic") != 0) &&
+      file_has("/proc/cpuinfo", "constant_tsc", false) &&
+      file_has("/proc/cpuinfo", "nonstop_tsc", false) &&
+      file_has("/sys/devices/system/clocksource/clocksource0/"
+               "current_clocksource",
+               "tsc", true))
+    kind = 2;
+#endif
+  atomic_store(&asc__trace_clk, kind);
+  clock_pair(&cal_tick, &cal_ns);
+}
+
+uint64_t asc__trace_now_slow(void) {
+  int k = atomic_load_explicit(&asc__trace_clk, memory_order_acquire);
+
+  if (k == 0) {
+    uv_once(&clk_once, clk_init);
+    k = atomic_load(&asc__trace_clk);
+  }
+  return k == 2 ? asc__trace_now() : mono_ns();
+}
+
+/* list_lock held: the session's rate, measured at its first flush. */
+static void fix_rate(void) {
+  uint64_t tick, ns;
+
+  if (S.ns_per_tick != 0)
+    return;
+  if (atomic_load(&asc__trace_clk) != 2) {
+    S.ns_per_tick = 1;
+    return;
+  }
+  /* Short first sessions wait for a measurable interval. */
+  ns = mono_ns();
+  if (ns - cal_ns < 10000000u)
+    uv_sleep((unsigned)((10000000u - (ns - cal_ns)) / 1000000u) + 1);
+  clock_pair(&tick, &ns);
+  S.ns_per_tick = tick > cal_tick ? (double)(ns - cal_ns) /
+                                        (double)(tick - cal_tick)
+                                  : 1;
+}
 
 void asc__trace_thread_name(const char *prefix, int n) {
   if (n >= 0)
-    snprintf(tl_name, sizeof tl_name, "%s %d", prefix, n);
+    snprintf(tl.name, sizeof tl.name, "%s %d", prefix, n);
   else
-    snprintf(tl_name, sizeof tl_name, "%s", prefix);
+    snprintf(tl.name, sizeof tl.name, "%s", prefix);
 }
 
 /* ---------------------------------------------------------- recording */
 
-static chunk *chunk_new(void) {
-  chunk *c = asc__calloc(1, sizeof *c);
+static int my_tid(void) {
+  if (tl.tid == 0)
+    tl.tid = atomic_fetch_add(&next_tid, 1) + 1;
+  return tl.tid;
+}
 
-  if (c == NULL)
-    return NULL;
-  if (tl_tid == 0)
-    tl_tid = atomic_fetch_add(&next_tid, 1) + 1;
-  c->tid = tl_tid;
-  if (tl_name[0] != '\0')
-    snprintf(c->tname, sizeof c->tname, "%s", tl_name);
-  else
-    snprintf(c->tname, sizeof c->tname, "host thread %d", tl_tid);
+/* A chunk for this thread: a spare one (its pages mapped already), else
+ * a new one whose pages are mapped here in one call rather than by a
+ * page fault each in the records that follow. */
+static chunk *chunk_new(void) {
+  chunk *c;
+
   uv_once(&once, init_once);
+  uv_mutex_lock(&list_lock);
+  c = spare;
+  if (c != NULL) {
+    spare = c->next;
+    nspare--;
+  }
+  uv_mutex_unlock(&list_lock);
+  if (c == NULL) {
+    c = asc__malloc(sizeof *c);
+    if (c == NULL)
+      return NULL;
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    {
+      uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095;
+      uintptr_t e = ((uintptr_t)c + sizeof *c) & ~(uintptr_t)4095;
+      if (e > a)
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+    }
+#endif
+  }
+  c->tid = my_tid();
+  if (tl.name[0] != '\0')
+    snprintf(c->tname, sizeof c->tname, "%s", tl.name);
+  else
+    snprintf(c->tname, sizeof c->tname, "host thread %d", c->tid);
+  c->read = 0;
+  atomic_init(&c->full, 0);
+  atomic_init(&c->n, 0);
   uv_mutex_lock(&list_lock);
   c->next = chunks;
   chunks = c;
@@ -139,7 +289,7 @@ static chunk *chunk_new(void) {
 
 /* The next free record of this thread, or NULL (out of memory). */
 static rec *rec_get(void) {
-  chunk *c = tl_chunk;
+  chunk *c = tl.chunk;
   size_t n;
 
   if (c == NULL || atomic_load_explicit(&c->n, memory_order_relaxed) ==
@@ -149,7 +299,7 @@ static rec *rec_get(void) {
       atomic_fetch_add(&dropped, 1);
       return NULL;
     }
-    tl_chunk = nc;
+    tl.chunk = nc;
     if (c != NULL)
       atomic_store_explicit(&c->full, 1, memory_order_release);
     c = nc;
@@ -159,7 +309,7 @@ static rec *rec_get(void) {
 }
 
 static void rec_put(void) {
-  chunk *c = tl_chunk;
+  chunk *c = tl.chunk;
   atomic_store_explicit(&c->n,
                         atomic_load_explicit(&c->n, memory_order_relaxed) + 1,
                         memory_order_release);
@@ -199,14 +349,14 @@ void asc__trace_span(const char *cat, const char *name, const char *detail,
   rec *r;
 
   if (t0 == 0 || (r = rec_begin(TR_SPAN, cat, name, detail, t0,
-                                uv_hrtime())) == NULL)
+                                asc__trace_now())) == NULL)
     return;
   r->a0 = bytes;
   rec_put();
 }
 
 void asc__trace_mark(const char *cat, const char *name, const char *detail) {
-  uint64_t t = uv_hrtime();
+  uint64_t t = asc__trace_now();
 
   if (rec_begin(TR_MARK, cat, name, detail, t, t) != NULL)
     rec_put();
@@ -214,7 +364,7 @@ void asc__trace_mark(const char *cat, const char *name, const char *detail) {
 
 void asc__trace_pool(const char *name, const void *pool, uint64_t bytes,
                      uint64_t reserved, uint64_t used) {
-  uint64_t t = uv_hrtime();
+  uint64_t t = asc__trace_now();
   rec *r = rec_begin(TR_POOL, "memory", name, NULL, t, t);
 
   if (r == NULL)
@@ -226,12 +376,17 @@ void asc__trace_pool(const char *name, const void *pool, uint64_t bytes,
   rec_put();
 }
 
-void asc__trace_op_queued(asc__op *op) { op->trace_ns[0] = uv_hrtime(); }
+void asc__trace_op_queued(asc__op *op) {
+  op->trace_ns[0] = asc__trace_now();
+}
 
+/* Launch ids come from the starting thread's own counter (no shared
+ * cache line): its track number in the high 32 bits. */
 void asc__trace_op_started(asc__op *op) {
-  op->trace_ns[1] = uv_hrtime();
+  op->trace_ns[1] = asc__trace_now();
   if (op->kind == OP_LAUNCH)
-    op->launch.trace_id = atomic_fetch_add(&next_launch_id, 1) + 1;
+    op->launch.trace_id = ((uint64_t)(uint32_t)my_tid() << 32) |
+                          ++tl.launches;
 }
 
 static rec *stream_rec(int type, const char *name, asc__stream *st,
@@ -249,14 +404,21 @@ static rec *stream_rec(int type, const char *name, asc__stream *st,
 void asc__trace_launch_done(asc__op *op, const char *error) {
   const asc__launch *l = &op->launch;
   rec *r;
+  uint64_t t1;
 
-  /* Read now, after every block has counted itself done: the end of the
+  if (op->trace_ns[1] == 0)
+    return;
+  /* A one-block launch ends with its block, which this thread ran and
+   * recorded just before counting it done: reuse that time.  Otherwise
+   * read now, after every block has counted itself done: the end of the
    * thread's own last block could be earlier than another thread's block
    * of this launch (each takes its end time before it counts itself). */
-  uint64_t t1 = uv_hrtime();
-
-  if (op->trace_ns[1] == 0 ||
-      (r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op, t1)) == NULL)
+  if (l->nblocks == 1 && l->trace_id != 0 && tl.block_launch == l->trace_id)
+    t1 = tl.block_end;
+  else
+    t1 = asc__trace_now();
+  r = stream_rec(TR_LAUNCH, l->desc->name, op->stream, op, t1);
+  if (r == NULL)
     return;
   r->cat = "launch";
   r->id = l->trace_id;
@@ -275,7 +437,9 @@ void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
 
   if (t0 == 0)
     return;
-  t1 = uv_hrtime();
+  t1 = asc__trace_now();
+  tl.block_launch = l->trace_id;
+  tl.block_end = t1;
   if ((r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0, t1)) == NULL)
     return;
   r->id = l->trace_id;
@@ -289,7 +453,7 @@ void asc__trace_hostfn(asc__op *op, uint64_t t0) {
 
   if (t0 == 0 || op->trace_ns[1] == 0 ||
       (r = stream_rec(TR_HOSTFN, "host function", op->stream, op,
-                      uv_hrtime())) == NULL)
+                      asc__trace_now())) == NULL)
     return;
   r->a0 = t0;    /* when it started running on this thread */
   rec_put();
@@ -297,7 +461,9 @@ void asc__trace_hostfn(asc__op *op, uint64_t t0) {
 
 void asc__trace_record(asc__stream *st, asc__op *op) {
   rec *r;
-  uint64_t t = op->fence->time_ns;
+  /* Read when the fence was signalled (0: tracing started since). */
+  uint64_t t = op->fence->trace_ts != 0 ? op->fence->trace_ts
+                                        : asc__trace_now();
 
   op->trace_ns[1] = t;
   if ((r = stream_rec(TR_RECORD, "event record", st, op, t)) == NULL)
@@ -307,7 +473,7 @@ void asc__trace_record(asc__stream *st, asc__op *op) {
 }
 
 void asc__trace_wait(asc__stream *st, asc__op *op) {
-  uint64_t t1 = uv_hrtime();
+  uint64_t t1 = asc__trace_now();
   rec *r;
 
   if (op->trace_ns[1] == 0)
@@ -316,7 +482,7 @@ void asc__trace_wait(asc__stream *st, asc__op *op) {
     return;
   r->cat = "event";
   r->id = atomic_fetch_add(&next_flow_id, 1) + 1;
-  r->a0 = op->fence->time_ns;
+  r->a0 = op->fence->trace_ts;
   r->track2 = op->fence->err_stream;
   rec_put();
 }
@@ -362,33 +528,86 @@ static const char *sig_of(const void *desc) {
   return NULL;
 }
 
-/* JSON string contents. */
+/* JSON string contents: plain runs in one copy each. */
 static void put_json(asc__buf *b, const char *s) {
-  for (; *s != '\0'; s++) {
-    unsigned char ch = (unsigned char)*s;
+  while (*s != '\0') {
+    size_t n = 0;
+    unsigned char ch;
+    while ((ch = (unsigned char)s[n]) != '\0' && ch != '"' && ch != '\\' &&
+           ch >= 0x20)
+      n++;
+    if (n != 0)
+      asc__buf_put(b, s, n);
+    s += n;
+    if (ch == '\0')
+      break;
     if (ch == '"' || ch == '\\')
       asc__buf_printf(b, "\\%c", ch);
-    else if (ch < 0x20)
-      asc__buf_printf(b, "\\u%04x", ch);
     else
-      asc__buf_put(b, s, 1);
+      asc__buf_printf(b, "\\u%04x", ch);
+    s++;
   }
 }
 
-static double us(uint64_t t) { return (double)(t - S.t0) / 1e3; }
+/* The flush formats several numbers per record: decimal digits by hand,
+ * not through printf. */
+static void put_u(asc__buf *b, uint64_t v) {
+  char d[20];
+  int i = (int)sizeof d;
+
+  do {
+    d[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  asc__buf_put(b, d + i, sizeof d - (size_t)i);
+}
+
+/* s, then v. */
+static void put_su(asc__buf *b, const char *s, uint64_t v) {
+  asc__buf_puts(b, s);
+  put_u(b, v);
+}
+
+/* Nanoseconds since the session's start of trace-clock time t >= S.t0. */
+static uint64_t ns_of(uint64_t t) {
+  return t <= S.t0 ? 0 : (uint64_t)((double)(t - S.t0) * S.ns_per_tick + 0.5);
+}
+
+/* pre, then ns as microseconds with three decimals (integers: no
+ * floating-point formatting in the flush). */
+static void put_us(asc__buf *b, const char *pre, uint64_t ns) {
+  unsigned f = (unsigned)(ns % 1000);
+  char frac[4] = {'.', (char)('0' + f / 100), (char)('0' + f / 10 % 10),
+                  (char)('0' + f % 10)};
+
+  put_su(b, pre, ns / 1000);
+  asc__buf_put(b, frac, sizeof frac);
+}
+
+/* A duration: the difference of the converted ends, so ts + dur is the
+ * end exactly. */
+static uint64_t dur_ns(uint64_t t0, uint64_t t1) {
+  return t1 > t0 ? ns_of(t1) - ns_of(t0) : 0;
+}
 
 static void ev_begin(asc__buf *b, char ph, const char *cat, const char *name,
                      int pid, int tid, uint64_t ts) {
+  char head[9] = {'{', '"', 'p', 'h', '"', ':', '"', ph, '"'};
+
   if (b->len != 0)
     asc__buf_puts(b, ",\n");
-  asc__buf_printf(b, "{\"ph\":\"%c\",\"cat\":\"%s\",\"name\":\"", ph, cat);
+  asc__buf_put(b, head, sizeof head);
+  asc__buf_puts(b, ",\"cat\":\"");
+  asc__buf_puts(b, cat);
+  asc__buf_puts(b, "\",\"name\":\"");
   put_json(b, name);
-  asc__buf_printf(b, "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f", pid, tid,
-                  us(ts));
+  put_su(b, "\",\"pid\":", (uint64_t)pid);
+  put_su(b, ",\"tid\":", (uint64_t)tid);
+  put_us(b, ",\"ts\":", ns_of(ts));
 }
 
 static void ev_dur(asc__buf *b, uint64_t t0, uint64_t t1) {
-  asc__buf_printf(b, ",\"dur\":%.3f", t1 > t0 ? (double)(t1 - t0) / 1e3 : 0.0);
+  put_us(b, ",\"dur\":", dur_ns(t0, t1));
 }
 
 static void format(asc__buf *b, const chunk *c, const rec *r) {
@@ -414,23 +633,21 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
   case TR_BLOCK:
     ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
     ev_dur(b, r->ts, r->end);
-    asc__buf_printf(b,
-                    ",\"args\":{\"launch\":%" PRIu64 ",\"block\":%" PRIu64
-                    ",\"blocks\":%" PRIu64 "}}",
-                    r->id, r->a0, r->a1);
+    put_su(b, ",\"args\":{\"launch\":", r->id);
+    put_su(b, ",\"block\":", r->a0);
+    put_su(b, ",\"blocks\":", r->a1);
+    asc__buf_puts(b, "}}");
     break;
   case TR_LAUNCH: {
     const char *sig = sig_of(r->track2);
     tid = stream_tid(r->track, r->flag);
     ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
     ev_dur(b, r->ts, r->end);
-    asc__buf_printf(b,
-                    ",\"args\":{\"launch\":%" PRIu64 ",\"blocks\":%" PRIu64
-                    ",\"team\":%" PRIu64,
-                    r->id, r->a0, r->a1);
+    put_su(b, ",\"args\":{\"launch\":", r->id);
+    put_su(b, ",\"blocks\":", r->a0);
+    put_su(b, ",\"team\":", r->a1);
     if (r->a2 >= S.t0 && r->a2 <= r->ts)
-      asc__buf_printf(b, ",\"queued_us\":%.3f",
-                      (double)(r->ts - r->a2) / 1e3);
+      put_us(b, ",\"queued_us\":", dur_ns(r->a2, r->ts));
     if (sig != NULL) {
       asc__buf_puts(b, ",\"signature\":\"");
       put_json(b, sig);
@@ -448,10 +665,10 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     tid = stream_tid(r->track, r->flag);
     ev_begin(b, 'X', "hostfn", r->name, 1, tid, r->ts);
     ev_dur(b, r->ts, r->end);
-    if (r->a2 >= S.t0 && r->a2 <= r->ts)
-      asc__buf_printf(b, ",\"args\":{\"queued_us\":%.3f}}",
-                      (double)(r->ts - r->a2) / 1e3);
-    else
+    if (r->a2 >= S.t0 && r->a2 <= r->ts) {
+      put_us(b, ",\"args\":{\"queued_us\":", dur_ns(r->a2, r->ts));
+      asc__buf_puts(b, "}}");
+    } else
       asc__buf_puts(b, ",\"args\":{}}");
     if (r->a0 >= S.t0) {
       ev_begin(b, 'X', "hostfn", r->name, 2, c->tid, r->a0);
@@ -488,9 +705,13 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
       asc__buf_puts(b, ",\n");
     asc__buf_printf(b,
                     "{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"pool %d\","
-                    "\"pid\":1,\"tid\":0,\"ts\":%.3f,\"args\":{\"reserved\":%"
-                    PRIu64 ",\"used\":%" PRIu64 "}}",
-                    p, us(r->ts), r->a1, r->a2);
+                    "\"pid\":1,\"tid\":0",
+                    p);
+    put_us(b, ",\"ts\":", ns_of(r->ts));
+    asc__buf_printf(b,
+                    ",\"args\":{\"reserved\":%" PRIu64 ",\"used\":%" PRIu64
+                    "}}",
+                    r->a1, r->a2);
     break;
   }
   default:
@@ -500,6 +721,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
 
 /* list_lock held: moves every published record into S.events. */
 static void drain(void) {
+  fix_rate();
   for (chunk *c = chunks; c != NULL; c = c->next) {
     size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
     bool any = false;
@@ -520,7 +742,13 @@ static void drain(void) {
     if (atomic_load_explicit(&c->full, memory_order_acquire) &&
         c->read == CHUNK_RECS) {
       *pc = c->next;
-      asc__free(c);
+      if (nspare < SPARE_MAX) {
+        c->next = spare;
+        spare = c;
+        nspare++;
+      } else {
+        asc__free(c);
+      }
     } else {
       pc = &c->next;
     }
@@ -575,9 +803,10 @@ static ascError_t write_file(void) {
     return asc__error(ascErrorInvalidValue, "cannot write trace file %s: %s",
                       S.path, strerror(errno));
   }
-  fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"libasc\","
-        "\"clock\":\"uv_hrtime\"},\n\"traceEvents\":[\n",
-        f);
+  fprintf(f,
+          "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
+          "\"libasc\",\"clock\":\"%s\"},\n\"traceEvents\":[\n",
+          atomic_load(&asc__trace_clk) == 2 ? "tsc" : "monotonic");
   fputs(asc__buf_str(&m), f);
   if (S.events.len != 0) {
     fputs(",\n", f);
@@ -618,6 +847,7 @@ static void trace_atexit(void) {
 static ascError_t start(const char *path, bool from_env) {
   FILE *f;
 
+  uv_once(&clk_once, clk_init);
   uv_once(&once, init_once);
   uv_mutex_lock(&list_lock);
   if (S.active) {
@@ -651,7 +881,8 @@ static ascError_t start(const char *path, bool from_env) {
       asc__free(c->recs[i].detail);
     c->read = n;
   }
-  S.t0 = uv_hrtime();
+  S.ns_per_tick = 0;
+  S.t0 = asc__trace_now();
   if (!atexit_done && atexit(trace_atexit) == 0)
     atexit_done = true;
   atomic_store(&asc__trace_on, 1);

@@ -34,8 +34,12 @@ static int count(const char *s, const char *what) {
   return n;
 }
 
+/* Per clock: ctest runs this binary once more with
+ * ASC_TRACE_CLOCK=monotonic (test_trace_monotonic), maybe at once. */
 static void trace_path(char *buf, size_t cap, const char *name) {
-  snprintf(buf, cap, "%s/trace-%s.json", ASC_BINARY_DIR, name);
+  const char *clk = getenv("ASC_TRACE_CLOCK");
+  snprintf(buf, cap, "%s/trace-%s%s%s.json", ASC_BINARY_DIR, name,
+           clk != NULL ? "-" : "", clk != NULL ? clk : "");
 }
 
 static void test_bad_arguments(void **state) {
@@ -207,6 +211,62 @@ static void test_threads_and_streams(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+static void sleep_ms(void *ud) { uv_sleep((unsigned)(uintptr_t)ud); }
+
+/* The value after `key` in the first event that contains `event`. */
+static double event_field(const char *s, const char *event, const char *key) {
+  const char *e = strstr(s, event);
+  const char *v;
+
+  assert_non_null(e);
+  v = strstr(e, key);
+  assert_non_null(v);
+  assert_true(strchr(e, '}') == NULL || v < strchr(e, '}'));
+  return strtod(v + strlen(key), NULL);
+}
+
+/* The trace clock's ticks become nanoseconds (docs/tracing.md "Clock"):
+ * a host function that sleeps 30 ms spans at least that, and no more
+ * than the caller's own uv_hrtime() saw around it; the file names the
+ * clock it used. */
+static void test_clock_in_ns(void **state) {
+  ascStream_t st;
+  char path[512];
+  char *s;
+  uint64_t t0, wall;
+  double dur, ts;
+  const char *clk = getenv("ASC_TRACE_CLOCK");
+  (void)state;
+  trace_path(path, sizeof path, "clock");
+  ASSERT_OK(ascStreamCreate(&st));
+  ASSERT_OK(ascProfilerStart(path));
+  t0 = uv_hrtime();
+  ASSERT_OK(ascLaunchHostFunc(st, sleep_ms, (void *)(uintptr_t)30));
+  ASSERT_OK(ascStreamSynchronize(st));
+  wall = uv_hrtime() - t0;
+  ASSERT_OK(ascProfilerStop());
+  ASSERT_OK(ascStreamDestroy(st));
+  s = slurp(path);
+  dur = event_field(s, "\"cat\":\"hostfn\",\"name\":\"host function\","
+                       "\"pid\":2",
+                    "\"dur\":");
+  ts = event_field(s, "\"cat\":\"hostfn\",\"name\":\"host function\","
+                      "\"pid\":2",
+                   "\"ts\":");
+  /* The rate is measured to well under 0.1 %. */
+  assert_true(dur >= 30000.0 * 0.999);
+  assert_true(dur <= (double)wall / 1e3 * 1.001);
+  /* It started after the session did, and ended before the stop (the
+   * start came less than a millisecond before t0). */
+  assert_true(ts >= 0 && ts + dur <= (double)wall / 1e3 * 1.001 + 1000.0);
+  if (clk != NULL && strcmp(clk, "monotonic") == 0)
+    assert_non_null(strstr(s, "\"clock\":\"monotonic\""));
+  else
+    assert_true(strstr(s, "\"clock\":\"tsc\"") != NULL ||
+                strstr(s, "\"clock\":\"monotonic\"") != NULL);
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_arguments),
@@ -214,6 +274,7 @@ int main(void) {
       cmocka_unit_test(test_sessions_and_chunks),
       cmocka_unit_test(test_reset_checkpoint),
       cmocka_unit_test(test_threads_and_streams),
+      cmocka_unit_test(test_clock_in_ns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
