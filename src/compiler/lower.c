@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "compiler/prange.h"
 #include "compiler/emit_c.h"
 #include "asc/kernel_abi.h"
 #include "compiler/passes/passes.h"
@@ -1363,307 +1364,6 @@ static void lower_raise(lstate *ls, const asc__ast_stmt *s) {
   raise_here(ls, exc_kind(b), msg);
 }
 
-/* Does e (or s) mention symbol sym? */
-/* skip: a statement whose subtree does not count (the loop itself). */
-static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym);
-static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
-                           const asc__ast_stmt *skip);
-
-static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym) {
-  if (e == NULL)
-    return false;
-  switch (e->kind) {
-  case ASC_EXPR_NAME: return e->u.name.sym == sym;
-  case ASC_EXPR_TUPLE:
-    for (int k = 0; k < e->u.tuple.n; k++)
-      if (expr_mentions(e->u.tuple.elts[k], sym))
-        return true;
-    return false;
-  case ASC_EXPR_ATTR: return expr_mentions(e->u.attr.value, sym);
-  case ASC_EXPR_SUBSCRIPT:
-    return expr_mentions(e->u.sub.value, sym) ||
-           expr_mentions(e->u.sub.index, sym);
-  case ASC_EXPR_CALL:
-    for (int k = 0; k < e->u.call.nargs; k++)
-      if (expr_mentions(e->u.call.args[k], sym))
-        return true;
-    for (int k = 0; k < e->u.call.nkws; k++)
-      if (expr_mentions(e->u.call.kws[k].value, sym))
-        return true;
-    return false;
-  case ASC_EXPR_UNARY: return expr_mentions(e->u.unary.operand, sym);
-  case ASC_EXPR_BINARY:
-    return expr_mentions(e->u.binary.lhs, sym) ||
-           expr_mentions(e->u.binary.rhs, sym);
-  case ASC_EXPR_BOOLOP:
-    return expr_mentions(e->u.boolop.lhs, sym) ||
-           expr_mentions(e->u.boolop.rhs, sym);
-  case ASC_EXPR_COMPARE:
-    for (int k = 0; k <= e->u.cmp.n; k++)
-      if (expr_mentions(e->u.cmp.operands[k], sym))
-        return true;
-    return false;
-  case ASC_EXPR_IFEXP:
-    return expr_mentions(e->u.ifexp.cond, sym) ||
-           expr_mentions(e->u.ifexp.then, sym) ||
-           expr_mentions(e->u.ifexp.orelse, sym);
-  case ASC_EXPR_LAMBDA:
-    return block_mentions(&e->u.lambda.fn->body, sym, NULL);
-  default: return false;
-  }
-}
-
-static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
-                          const asc__ast_stmt *skip);
-
-/* 1 when b assigns sym (a whole-variable assignment at its top level)
- * before any read of it, 2 when b may read it first, 0 when b does not
- * mention it. */
-static int first_access(const asc__ast_block *b, const asc__sym *sym) {
-  for (int k = 0; k < b->n; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    if (s->kind == ASC_STMT_ASSIGN) {
-      bool writes = false;
-      if (expr_mentions(s->u.assign.value, sym))
-        return 2;
-      for (int q = 0; q < s->u.assign.ntargets; q++) {
-        const asc__ast_expr *t = s->u.assign.targets[q];
-        if (t->kind == ASC_EXPR_NAME && t->u.name.sym == sym)
-          writes = true;
-        else if (expr_mentions(t, sym))
-          return 2;
-      }
-      if (writes)
-        return 1;
-      continue;
-    }
-    if (stmt_mentions(s, sym, NULL))
-      return 2;
-  }
-  return 0;
-}
-
-/* Is x (a statement) s or inside s? */
-static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x);
-
-static bool stmt_contains(const asc__ast_stmt *s, const asc__ast_stmt *x) {
-  if (s == x)
-    return true;
-  switch (s->kind) {
-  case ASC_STMT_IF:
-    return block_contains(&s->u.if_.body, x) ||
-           block_contains(&s->u.if_.orelse, x);
-  case ASC_STMT_FOR: return block_contains(&s->u.for_.body, x);
-  case ASC_STMT_WHILE: return block_contains(&s->u.while_.body, x);
-  case ASC_STMT_TRY:
-    if (block_contains(&s->u.try_.body, x) ||
-        block_contains(&s->u.try_.orelse, x) ||
-        block_contains(&s->u.try_.finalbody, x))
-      return true;
-    for (int k = 0; k < s->u.try_.nhandlers; k++)
-      if (block_contains(&s->u.try_.handlers[k].body, x))
-        return true;
-    return false;
-  case ASC_STMT_WITH: return block_contains(&s->u.with.body, x);
-  case ASC_STMT_FUNCDEF: return block_contains(&s->u.funcdef.fn->body, x);
-  default: return false;
-  }
-}
-
-static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x) {
-  for (int k = 0; k < b->n; k++)
-    if (stmt_contains(b->stmts[k], x))
-      return true;
-  return false;
-}
-
-static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
-                          const asc__ast_stmt *skip) {
-  if (s == skip)
-    return false;
-  /* another loop that assigns sym before any read of it (its loop
-   * variable, or a temporary set first in its body) does not see a value
-   * from outside; what follows it sees that loop's value (unless it runs
-   * no iteration, which these kernels do not rely on).  A loop around
-   * skip is not "another loop": its body after skip may read what skip
-   * leaves. */
-  if (s->kind == ASC_STMT_FOR && !expr_mentions(s->u.for_.iter, sym) &&
-      ((s->u.for_.target->kind == ASC_EXPR_NAME &&
-        s->u.for_.target->u.name.sym == sym) ||
-       first_access(&s->u.for_.body, sym) == 1) &&
-      (skip == NULL || !stmt_contains(s, skip)))
-    return false;
-  switch (s->kind) {
-  case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
-  case ASC_STMT_ASSIGN:
-    for (int k = 0; k < s->u.assign.ntargets; k++)
-      if (expr_mentions(s->u.assign.targets[k], sym))
-        return true;
-    return expr_mentions(s->u.assign.value, sym);
-  case ASC_STMT_AUGASSIGN:
-    return expr_mentions(s->u.aug.target, sym) ||
-           expr_mentions(s->u.aug.value, sym);
-  case ASC_STMT_ANNASSIGN:
-    return expr_mentions(s->u.ann.target, sym) ||
-           expr_mentions(s->u.ann.value, sym);
-  case ASC_STMT_IF:
-    return expr_mentions(s->u.if_.cond, sym) ||
-           block_mentions(&s->u.if_.body, sym, skip) ||
-           block_mentions(&s->u.if_.orelse, sym, skip);
-  case ASC_STMT_FOR:
-    return expr_mentions(s->u.for_.target, sym) ||
-           expr_mentions(s->u.for_.iter, sym) ||
-           block_mentions(&s->u.for_.body, sym, skip);
-  case ASC_STMT_WHILE:
-    return expr_mentions(s->u.while_.cond, sym) ||
-           block_mentions(&s->u.while_.body, sym, skip);
-  case ASC_STMT_RETURN: return expr_mentions(s->u.ret.value, sym);
-  case ASC_STMT_ASSERT:
-    return expr_mentions(s->u.assert_.test, sym);
-  case ASC_STMT_TRY:
-    if (block_mentions(&s->u.try_.body, sym, skip) ||
-        block_mentions(&s->u.try_.orelse, sym, skip) ||
-        block_mentions(&s->u.try_.finalbody, sym, skip))
-      return true;
-    for (int k = 0; k < s->u.try_.nhandlers; k++)
-      if (block_mentions(&s->u.try_.handlers[k].body, sym, skip))
-        return true;
-    return false;
-  case ASC_STMT_WITH: return block_mentions(&s->u.with.body, sym, skip);
-  case ASC_STMT_FUNCDEF:
-    return block_mentions(&s->u.funcdef.fn->body, sym, skip);
-  default: return false;
-  }
-}
-
-static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
-                           const asc__ast_stmt *skip) {
-  for (int k = 0; k < b->n; k++)
-    if (stmt_mentions(b->stmts[k], sym, skip))
-      return true;
-  return false;
-}
-
-/* Symbols assigned in b (targets of =, op=, for), with whether every
- * assignment is `sym op= ...` with one reducible op (*redop). */
-typedef struct assigned {
-  const asc__sym *sym;
-  int redop;        /* ASC_IR_ADD ...; -1 when not a reduction */
-  asc__loc loc;
-} assigned;
-
-typedef struct alist {
-  assigned *v;
-  int n, cap;
-} alist;
-
-static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
-                        int redop) {
-  const asc__sym *s;
-  if (tg->kind == ASC_EXPR_TUPLE) {
-    for (int k = 0; k < tg->u.tuple.n; k++)
-      note_assign(ls, al, tg->u.tuple.elts[k], -1);
-    return;
-  }
-  if (tg->kind == ASC_EXPR_ATTR && tg->u.attr.value->kind == ASC_EXPR_NAME) {
-    /* p.x = ...: assigns the struct variable p */
-    tg = tg->u.attr.value;
-    redop = -1;
-  }
-  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL)
-    return;
-  for (int k = 0; k < al->n; k++)
-    if (al->v[k].sym == s) {
-      if (al->v[k].redop != redop)
-        al->v[k].redop = -1;
-      return;
-    }
-  al->v = asc__arena_grow(ls->c, al->v, al->n, &al->cap, sizeof *al->v, 16);
-  al->v[al->n].sym = s;
-  al->v[al->n].redop = redop;
-  al->v[al->n].loc = tg->loc;
-  al->n++;
-}
-
-/* ASC_IR_MIN / ASC_IR_MAX when `tg = value` is `s = min(s, x...)` or
- * `s = max(...)` with s among the arguments once and in no other, else -1:
- * such an assignment is a min/max reduction. */
-static int minmax_redop(const asc__ast_expr *tg, const asc__ast_expr *value) {
-  const asc__sym *s;
-  int self = 0;
-  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
-      value->kind != ASC_EXPR_CALL || value->u.call.callee != NULL ||
-      value->u.call.builtin == NULL ||
-      (value->u.call.builtin->id != ASC_BI_MIN &&
-       value->u.call.builtin->id != ASC_BI_MAX))
-    return -1;
-  for (int k = 0; k < value->u.call.nrargs; k++) {
-    const asc__ast_expr *a = value->u.call.rargs[k];
-    if (a->kind == ASC_EXPR_NAME && a->u.name.sym == s)
-      self++;
-    else if (expr_mentions(a, s))
-      return -1;
-  }
-  if (self != 1)
-    return -1;
-  return value->u.call.builtin->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX;
-}
-
-static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
-  for (int k = 0; k < b->n; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    switch (s->kind) {
-    case ASC_STMT_ASSIGN:
-      for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_assign(ls, al, s->u.assign.targets[q],
-                    s->u.assign.ntargets == 1
-                        ? minmax_redop(s->u.assign.targets[0],
-                                       s->u.assign.value)
-                        : -1);
-      break;
-    case ASC_STMT_ANNASSIGN:
-      note_assign(ls, al, s->u.ann.target, -1);
-      break;
-    case ASC_STMT_AUGASSIGN: {
-      int op = -1;
-      switch (s->u.aug.op) {
-      case ASC_BIN_ADD: op = ASC_IR_ADD; break;
-      case ASC_BIN_MUL: op = ASC_IR_MUL; break;
-      case ASC_BIN_BITAND: op = ASC_IR_AND; break;
-      case ASC_BIN_BITOR: op = ASC_IR_OR; break;
-      case ASC_BIN_BITXOR: op = ASC_IR_XOR; break;
-      default: break;
-      }
-      note_assign(ls, al, s->u.aug.target, op);
-      break;
-    }
-    case ASC_STMT_IF:
-      collect_assigned(ls, &s->u.if_.body, al);
-      collect_assigned(ls, &s->u.if_.orelse, al);
-      break;
-    case ASC_STMT_FOR:
-      note_assign(ls, al, s->u.for_.target, -1);
-      collect_assigned(ls, &s->u.for_.body, al);
-      break;
-    case ASC_STMT_WHILE:
-      collect_assigned(ls, &s->u.while_.body, al);
-      break;
-    case ASC_STMT_TRY:
-      collect_assigned(ls, &s->u.try_.body, al);
-      collect_assigned(ls, &s->u.try_.orelse, al);
-      collect_assigned(ls, &s->u.try_.finalbody, al);
-      for (int q = 0; q < s->u.try_.nhandlers; q++)
-        collect_assigned(ls, &s->u.try_.handlers[q].body, al);
-      break;
-    case ASC_STMT_WITH:
-      collect_assigned(ls, &s->u.with.body, al);
-      break;
-    default:
-      break;
-    }
-  }
-}
-
 /* The range(...) bounds of a for statement, as int64 values. */
 static void range_bounds(lstate *ls, const asc__ast_stmt *s, asc__irval *lo,
                          asc__irval *hi, asc__irval *st) {
@@ -1694,14 +1394,14 @@ static void setup_reductions(lstate *ls, asc__irins *loop,
                              const asc__ast_block *body,
                              const asc__ast_block *kernel_body,
                              const asc__ast_stmt *self) {
-  alist al;
+  asc__prange_alist al;
   memset(&al, 0, sizeof al);
-  collect_assigned(ls, body, &al);
+  asc__prange_collect_assigned(ls->c, body, &al);
   loop->red = asc__arena_alloc(ls->c, sizeof *loop->red * ((size_t)al.n + 1));
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     /* mentioned anywhere in the kernel outside this loop? */
-    bool outside = block_mentions(kernel_body, sym, self);
+    bool outside = asc__prange_block_mentions(kernel_body, sym, self);
     if (lookup(ls, sym) >= 0)
       outside = true;
     if (!outside)
@@ -1729,11 +1429,11 @@ static const asc__ast_block *kernel_body_of(lstate *ls) {
 static int privatize(lstate *ls, const asc__ast_block *body,
                      const asc__ast_expr *target, const asc__irins *loop) {
   int saved = ls->nmap;
-  alist al;
+  asc__prange_alist al;
   memset(&al, 0, sizeof al);
   if (target)
-    note_assign(ls, &al, target, -1);
-  collect_assigned(ls, body, &al);
+    asc__prange_note_assign(ls->c, &al, target, -1);
+  asc__prange_collect_assigned(ls->c, body, &al);
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
@@ -1760,20 +1460,20 @@ static int privatize(lstate *ls, const asc__ast_block *body,
 static int localize(lstate *ls, const asc__ast_stmt *s) {
   int n = 0;
   const asc__sym *target = s->u.for_.target->u.name.sym;
-  alist al;
+  asc__prange_alist al;
   if (ls->inline_depth > 0)
     return 0; /* a helper's variables live in the helper's body */
   memset(&al, 0, sizeof al);
-  note_assign(ls, &al, s->u.for_.target, -1);
-  collect_assigned(ls, &s->u.for_.body, &al);
+  asc__prange_note_assign(ls->c, &al, s->u.for_.target, -1);
+  asc__prange_collect_assigned(ls->c, &s->u.for_.body, &al);
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
     if (sym->kind != ASC_SYM_LOCAL || t == NULL || t->kind != ASC_TY_SCALAR)
       continue;
-    if (sym != target && first_access(&s->u.for_.body, sym) != 1)
+    if (sym != target && asc__prange_first_access(&s->u.for_.body, sym) != 1)
       continue;
-    if (block_mentions(kernel_body_of(ls), sym, s))
+    if (asc__prange_block_mentions(kernel_body_of(ls), sym, s))
       continue;
     bind(ls, sym, newreg(ls, t->dtype, sym->name));
     n++;
@@ -1915,8 +1615,8 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   int32_t ok = -1;
   for (int h = 0; h < s->u.try_.nhandlers; h++)
     if (s->u.try_.handlers[h].name &&
-        block_mentions(&s->u.try_.handlers[h].body,
-                       s->u.try_.handlers[h].name_sym, NULL))
+        asc__prange_block_mentions(&s->u.try_.handlers[h].body,
+                                   s->u.try_.handlers[h].name_sym, NULL))
       unsupported(ls, s->u.try_.handlers[h].loc,
                   "using the exception object of 'except ... as name'");
   if (s->u.try_.finalbody.n > 0) {
