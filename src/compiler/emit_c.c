@@ -468,14 +468,11 @@ static bool known_positive(emitter *e, asc__irval v, int depth) {
   }
 }
 
-static void collect_defs(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
-        i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
-      e->def[i->dst] = i;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      collect_defs(e, &i->body[k]);
-  }
+static void collect_def(asc__irins *i, void *ctx) {
+  emitter *e = ctx;
+  if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
+      i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
+    e->def[i->dst] = i;
 }
 
 static void div_check(emitter *e, const asc__irins *i) {
@@ -1241,17 +1238,14 @@ static void declare_array(emitter *e, int32_t r) {
          (long long)e->shared_off[r]);
 }
 
-static void assign_shared(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_SHARED_ARRAY) {
-      int64_t total = (int64_t)ascDataTypeSize(e->f->regs[i->dst].ty.dtype);
-      for (int32_t k = 0; k < i->nimm; k++)
-        total *= i->imm[k];
-      e->shared_off[i->dst] = (int64_t)e->shared_bytes;
-      e->shared_bytes += ((uint64_t)total + 63u) & ~(uint64_t)63u;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      assign_shared(e, &i->body[k]);
+static void assign_shared(asc__irins *i, void *ctx) {
+  emitter *e = ctx;
+  if (i->op == ASC_IR_SHARED_ARRAY) {
+    int64_t total = (int64_t)ascDataTypeSize(e->f->regs[i->dst].ty.dtype);
+    for (int32_t k = 0; k < i->nimm; k++)
+      total *= i->imm[k];
+    e->shared_off[i->dst] = (int64_t)e->shared_bytes;
+    e->shared_bytes += ((uint64_t)total + 63u) & ~(uint64_t)63u;
   }
 }
 
@@ -1650,11 +1644,11 @@ static void emit_kernel(emitter *e) {
       f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   }
   e->def = asc__arena_alloc(e->c, sizeof *e->def * ((size_t)n + 1));
-  collect_defs(e, &f->body);
+  asc__ir_walk(&f->body, collect_def, e);
   e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));
   e->shared_bytes = 0;
   e->uses_barrier = false;
-  assign_shared(e, &f->body);
+  asc__ir_walk(&f->body, assign_shared, e);
 
   out(e, "/* ---------------- kernel %d */\n\n", e->kidx);
   e->npfor = 0;
