@@ -25,144 +25,10 @@
 #include "abi_prelude.h"
 #include "emit_helpers_text.h"
 #include "compiler/emit_c.h"
+#include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
 
 /* ------------------------------------------------------------ emitter */
-
-enum { F_LOOP, F_TRY, F_EXCEPT, F_FINALLY, F_CRIT };
-
-typedef struct frame {
-  int kind;
-  int label;
-  const asc__irins *ins;
-  bool used;            /* its exception label is jumped to */
-} frame;
-
-/* A collapsed nest (passes/parallelize.c) recovers its loop indices from
- * the flat iteration k: u0 = (u64)k, then q_j = u_j % t_j and
- * u_{j+1} = u_j / t_j with every t_j invariant.  A body that starts so
- * computes them once per chunk and then counts them up like an odometer:
- * a chain of 64-bit divisions per iteration is what made a collapsed
- * conv2d slower than the same nest written as loops. */
-#define MAXODO 8
-typedef struct odometer {
-  const asc__irins *cast;           /* u0 = cast k; NULL: no match */
-  int n;                            /* levels */
-  const asc__irins *mod[MAXODO];    /* q_j = mod u_j, t_j */
-  const asc__irins *div[MAXODO];    /* u_{j+1} = floordiv u_j, t_j */
-} odometer;
-
-typedef struct emitter {
-  asc__cctx *c;
-  asc__buf *o;
-  const asc__emit_src *src;
-  const asc__irfunc *f;
-  int kidx;             /* kernel index in the module */
-  int labels;           /* label counter, per C function */
-  frame *frames;
-  int nframes, capframes;
-  int depth;            /* indentation */
-  int32_t last_line;
-  asc__lineidx lines;   /* of src->text, built on first use */
-  int npfor;            /* pfor bodies emitted so far */
-  /* The pfor instructions in body order: body function J is pfors[J].  A
-   * loop emitted twice (polled and plain) calls the same body twice. */
-  const asc__irins **pfors;
-  int32_t capfors;
-  bool in_body;         /* emitting a pfor body function */
-  int sdepth;           /* serial loops around the code being emitted */
-  bool body_reduces;    /* that body has reductions */
-  const asc__irins *pfor;  /* the pfor whose body is being emitted */
-  int64_t *shared_off;  /* per register: byte offset in ctx->shared */
-  uint64_t shared_bytes;
-  bool uses_barrier;
-  bool raise_used;      /* L_raise is jumped to */
-  const asc__irins **def; /* per register: its only definition, or NULL */
-  odometer odo;         /* the pfor body being emitted, when it matched */
-} emitter;
-
-static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
-static void out(emitter *e, const char *fmt, ...) {
-  char small[512];
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    ASC_CHECK(e->c, !"vsnprintf");
-  if ((size_t)n < sizeof small) {
-    asc__buf_put(e->o, small, (size_t)n);
-  } else {
-    char *big = asc__arena_alloc(e->c, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    asc__buf_put(e->o, big, (size_t)n);
-  }
-  if (e->o->oom)
-    asc__cctx_throw(e->c, ASC_FAIL_OOM);
-}
-
-static void ind(emitter *e) {
-  for (int d = 0; d < e->depth; d++)
-    asc__buf_puts(e->o, "  ");
-}
-
-#define LINE(e, ...)                                                          \
-  do {                                                                        \
-    ind(e);                                                                   \
-    out(e, __VA_ARGS__);                                                      \
-    asc__buf_puts((e)->o, "\n");                                             \
-  } while (0)
-
-/* Tensor data pointers are restrict unless the launch may pass
- * overlapping tensors. */
-static const char *restrict_kw(const emitter *e) {
-  return (e->src && e->src->may_alias) || (e->f && e->f->may_alias)
-             ? ""
-             : "restrict ";
-}
-
-static const char *ctype(int dt) {
-  static const char *const t[] = {"_Bool",    "int8_t",   "int16_t",
-                                  "int32_t",  "int64_t",  "uint8_t",
-                                  "uint16_t", "uint32_t", "uint64_t",
-                                  "asc_f16",  "asc_bf16", "float",
-                                  "double"};
-  return dt >= 0 && dt < (int)ASC_ARRAY_SIZE(t) ? t[dt] : "void";
-}
-
-static const char *sfx(int dt) { return asc__dt_name(dt); }
-
-static void push(emitter *e, int kind, int label, const asc__irins *i) {
-  e->frames = asc__arena_grow(e->c, e->frames, e->nframes, &e->capframes,
-                              sizeof *e->frames, 16);
-  e->frames[e->nframes].kind = kind;
-  e->frames[e->nframes].label = label;
-  e->frames[e->nframes].ins = i;
-  e->frames[e->nframes].used = false;
-  e->nframes++;
-}
-
-/* ------------------------------------------------------------- names */
-
-static const char *rname(emitter *e, int32_t r) {
-  const asc__irreg *g = &e->f->regs[r];
-  char buf[64];
-  size_t n = 0;
-  for (const char *p = g->name; *p && n < 40; p++)
-    buf[n++] = *p == '.' ? '_' : *p;
-  buf[n] = 0;
-  return asc__arena_printf(e->c, "%c%d_%s",
-                           g->ty.kind == ASC_IRK_TENSOR ? 'd' : 'v', (int)r,
-                           buf);
-}
-
-static const char *tname(emitter *e, int32_t r) {
-  const char *d = rname(e, r);
-  return asc__arena_printf(e->c, "t%s", d + 1);
-}
 
 /* Escaped C string literal of user bytes: printable ASCII but '"', '\\'
  * and '?' (trigraphs) as is, everything else as a 3-digit octal escape. */
@@ -282,6 +148,9 @@ static const char *val(emitter *e, asc__irval v) {
   }
 }
 
+/* val, for emit_pfor.c. */
+const char *asc__emit_val(emitter *e, asc__irval v) { return val(e, v); }
+
 /* The value of x (of dtype dt) as a number C can compute with: bf16 and
  * f16 widen to float. */
 static const char *widen(emitter *e, int dt, const char *x) {
@@ -312,8 +181,8 @@ static bool is_half(int dt) { return dt == ascFloat16 || dt == ascBFloat16; }
 
 /* The C expression of a binary operation on C expressions a and b (both of
  * type dt).  Division checks are emitted by the caller. */
-static const char *binexpr(emitter *e, int op, int dt, const char *a,
-                           const char *b) {
+const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
+                              const char *b) {
   const char *wa = widen(e, dt, a), *wb = widen(e, dt, b);
   const char *cop = NULL;
   bool fl = asc__dt_is_float(dt);
@@ -371,7 +240,7 @@ static const char *binexpr(emitter *e, int op, int dt, const char *a,
 
 /* ---------------------------------------------------- exception paths */
 
-static const char *exc_target(emitter *e) {
+const char *asc__emit_exc_target(emitter *e) {
   for (int k = e->nframes - 1; k >= 0; k--) {
     frame *fr = &e->frames[k];
     if (fr->kind == F_TRY || fr->kind == F_EXCEPT || fr->kind == F_CRIT)
@@ -390,10 +259,9 @@ static const char *exc_target(emitter *e) {
 static void emit_raise(emitter *e, int kind, int32_t line, const char *msg) {
   LINE(e, "asc_raise(exc, %d /* %s */, %d, %s);", kind, asc__exc_name(kind),
        (int)line, cstr(e, msg));
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
 }
 
-static void emit_block(emitter *e, const asc__irblock *b);
 
 /* A cancellation poll: a stopped launch unwinds like an exception that
  * no except clause matches. */
@@ -401,7 +269,7 @@ static void emit_poll(emitter *e, int32_t line) {
   LINE(e, "if (ASC_POLL(asc_stop)) {");
   e->depth++;
   LINE(e, "asc_stopped(exc, %d);", (int)line);
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
   e->depth--;
   LINE(e, "}");
 }
@@ -423,7 +291,7 @@ static void cleanups(emitter *e, int to) {
       memcpy(copy, e->frames + k, sizeof *copy * nsave);
       e->nframes = k;
       push(e, F_FINALLY, fr.label, fr.ins);
-      emit_block(e, &fr.ins->body[2]);
+      asc__emit_block(e, &fr.ins->body[2]);
       memcpy(e->frames + k, copy, sizeof *copy * nsave);
       e->nframes = saved;
     }
@@ -443,7 +311,7 @@ static int innermost_loop(emitter *e) {
 /* True when v is certainly positive: a positive constant, or a register
  * whose only definition is max(x, c > 0), or a copy or widening cast of
  * such a value. */
-static bool known_positive(emitter *e, asc__irval v, int depth) {
+bool asc__emit_known_positive(emitter *e, asc__irval v, int depth) {
   const asc__irins *d;
   if (v.kind == ASC_IRV_CONST)
     return !asc__dt_is_float(v.dtype) && v.dtype != ascBool &&
@@ -452,17 +320,17 @@ static bool known_positive(emitter *e, asc__irval v, int depth) {
     return false;
   switch (d->op) {
   case ASC_IR_MOV:
-    return known_positive(e, d->args[0], depth + 1);
+    return asc__emit_known_positive(e, d->args[0], depth + 1);
   case ASC_IR_CAST: {
     int from = asc__irv_dtype(e->f, d->args[0]);
     int to = e->f->regs[d->dst].ty.dtype;
     return asc__dt_is_int(from) && asc__dt_is_int(to) &&
            asc__dt_bits(to) >= asc__dt_bits(from) &&
-           known_positive(e, d->args[0], depth + 1);
+           asc__emit_known_positive(e, d->args[0], depth + 1);
   }
   case ASC_IR_MAX:
-    return known_positive(e, d->args[0], depth + 1) ||
-           known_positive(e, d->args[1], depth + 1);
+    return asc__emit_known_positive(e, d->args[0], depth + 1) ||
+           asc__emit_known_positive(e, d->args[1], depth + 1);
   default:
     return false;
   }
@@ -482,7 +350,7 @@ static void div_check(emitter *e, const asc__irins *i) {
     return;
   if (b.kind == ASC_IRV_CONST && b.c.i != 0)
     return;
-  if (known_positive(e, b, 0))
+  if (asc__emit_known_positive(e, b, 0))
     return;
   LINE(e, "if (%s == 0) {", val(e, b));
   e->depth++;
@@ -577,7 +445,7 @@ static void emit_call(emitter *e, const asc__irins *i) {
                                          a[0], a[1], a[2])));
 }
 
-static const char *ident_of(emitter *e, int op, int dt) {
+const char *asc__emit_ident_of(emitter *e, int op, int dt) {
   bool fl = asc__dt_is_float(dt);
   asc__irval v;
   switch (op) {
@@ -693,7 +561,7 @@ static void close_chunks(emitter *e, const asc__irins *i, int L) {
   LINE(e, "if (c%d != e%d && ASC_POLL(asc_stop)) {", L, L);
   e->depth++;
   LINE(e, "asc_stopped(exc, %d);", (int)i->line);
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
   e->depth--;
   LINE(e, "}");
   e->depth--;
@@ -745,7 +613,7 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
     e->depth++;
     push(e, F_LOOP, L, i);
     e->sdepth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->sdepth--;
     brk = e->frames[--e->nframes].used;
     e->depth--;
@@ -759,7 +627,7 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
   e->depth++;
   push(e, F_LOOP, L, i);
   e->sdepth++;
-  emit_block(e, &i->body[0]);
+  asc__emit_block(e, &i->body[0]);
   e->sdepth--;
   brk |= e->frames[--e->nframes].used;
   e->depth--;
@@ -772,7 +640,6 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
   }
 }
 
-static void emit_pfor_call(emitter *e, const asc__irins *i);
 static const asc__irins *array_def(const asc__irblock *b, int32_t r);
 
 static void emit_ins(emitter *e, const asc__irins *i) {
@@ -789,7 +656,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_MOD:
     div_check(e, i);
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
+                           val(e, i->args[1])));
     break;
   case ASC_IR_POW:
     if (!asc__dt_is_float(dt) && asc__dt_is_signed(dt) &&
@@ -802,7 +670,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "}");
     }
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
+                           val(e, i->args[1])));
     break;
   case ASC_IR_SHL:
   case ASC_IR_SHR: {
@@ -824,7 +693,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       e->depth--;
       LINE(e, "}");
     }
-    LINE(e, "%s = %s;", d, binexpr(e, i->op, dt, val(e, i->args[0]),
+    LINE(e, "%s = %s;", d, asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
                                   val(e, n)));
     break;
   }
@@ -934,7 +803,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     break;
   case ASC_IR_PFOR:
     if (!e->in_body) {
-      emit_pfor_call(e, i);
+      asc__emit_pfor_call(e, i);
       break;
     }
     /* a parallel loop nested in a parallel body runs serially */
@@ -948,7 +817,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     push(e, F_LOOP, -1, i);
     emit_poll(e, i->line);
     e->sdepth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->sdepth--;
     e->nframes--;
     e->depth--;
@@ -957,12 +826,12 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_IF:
     LINE(e, "if (%s) {", val(e, i->args[0]));
     e->depth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->depth--;
     if (i->body[1].first) {
       LINE(e, "} else {");
       e->depth++;
-      emit_block(e, &i->body[1]);
+      asc__emit_block(e, &i->body[1]);
       e->depth--;
     }
     LINE(e, "}");
@@ -973,7 +842,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "{ /* try */");
     e->depth++;
     push(e, F_TRY, L, i);
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "goto L%d_done;", L);
     e->depth--;
@@ -987,7 +856,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "(void)caught%d;", L);
       LINE(e, "exc->kind = ASC_KEXC_NONE;");
       push(e, F_EXCEPT, L, i);
-      emit_block(e, &i->body[1]);
+      asc__emit_block(e, &i->body[1]);
       e->nframes--;
       pending = e->frames[e->nframes].used;
       LINE(e, "goto L%d_done;", L);
@@ -1003,19 +872,19 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       e->depth++;
       LINE(e, "asc_kexc saved%d = *exc;", L);
       push(e, F_FINALLY, L, i);
-      emit_block(e, &i->body[2]);
+      asc__emit_block(e, &i->body[2]);
       e->nframes--;
       LINE(e, "*exc = saved%d;", L);
       e->depth--;
       LINE(e, "}");
     }
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     e->depth--;
     LINE(e, "L%d_done:;", L);
     e->depth++;
     if (i->has_finally) {
       push(e, F_FINALLY, L, i);
-      emit_block(e, &i->body[2]);
+      asc__emit_block(e, &i->body[2]);
       e->nframes--;
     }
     e->depth--;
@@ -1026,7 +895,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     int L = e->labels++;
     LINE(e, "ctx->rt->critical_enter(ctx);");
     push(e, F_CRIT, L, i);
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "ctx->rt->critical_exit(ctx);");
     if (!e->frames[e->nframes].used)
@@ -1034,7 +903,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "goto L%d_crit_done;", L);
     LINE(e, "L%d_crit_exc:", L);
     LINE(e, "ctx->rt->critical_exit(ctx);");
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     LINE(e, "L%d_crit_done:;", L);
     break;
   }
@@ -1063,7 +932,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "asc_raise_fmt(exc, %d /* %s */, %d, %s, %d, %s, %s, %s);",
            i->aux, asc__exc_name(i->aux), (int)i->line,
            cstr(e, i->str ? i->str : ""), (int)i->nargs, v[0], v[1], v[2]);
-      LINE(e, "goto %s;", exc_target(e));
+      LINE(e, "goto %s;", asc__emit_exc_target(e));
     } else {
       emit_raise(e, i->aux, i->line, i->str ? i->str : "");
     }
@@ -1085,16 +954,16 @@ static void emit_ins(emitter *e, const asc__irins *i) {
         L = e->frames[k].label;
     ASC_CHECK(e->c, L >= 0);
     LINE(e, "*exc = caught%d;", L);
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     break;
   }
   default:
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op,
-                 (asc__irop_flags(i->op) & ASC_OPF_CMP)
-                     ? asc__irv_dtype(f, i->args[0])
-                     : dt,
-                 val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op,
+                           (asc__irop_flags(i->op) & ASC_OPF_CMP)
+                               ? asc__irv_dtype(f, i->args[0])
+                               : dt,
+                           val(e, i->args[0]), val(e, i->args[1])));
     break;
   }
 }
@@ -1157,7 +1026,7 @@ static bool odometer_part(const emitter *e, const asc__irins *i) {
   return false;
 }
 
-static void emit_block(emitter *e, const asc__irblock *b) {
+void asc__emit_block(emitter *e, const asc__irblock *b) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (odometer_part(e, i))
       continue;
@@ -1170,7 +1039,7 @@ static void emit_block(emitter *e, const asc__irblock *b) {
 /* --------------------------------------------------- register sets */
 
 /* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined. */
-static void scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
+void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->dst >= 0)
       mark[i->dst] |= 3;
@@ -1182,7 +1051,7 @@ static void scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
     for (int32_t k = 0; k < i->nred; k++)
       mark[i->red[k].reg] |= 3;
     for (int k = 0; k < asc__ir_nregions(i); k++)
-      scan(&i->body[k], mark, isiv);
+      asc__emit_scan(&i->body[k], mark, isiv);
   }
 }
 
@@ -1249,8 +1118,9 @@ static void assign_shared(asc__irins *i, void *ctx) {
   }
 }
 
-static void declare_scalars(emitter *e, const uint8_t *mark,
-                            const uint8_t *isiv, const asc__irins *skip_red) {
+void asc__emit_declare_scalars(emitter *e, const uint8_t *mark,
+                               const uint8_t *isiv,
+                               const asc__irins *skip_red) {
   const asc__irfunc *f = e->f;
   for (int32_t r = 0; r < f->nregs; r++) {
     bool red = false;
@@ -1271,7 +1141,7 @@ static void declare_scalars(emitter *e, const uint8_t *mark,
   }
 }
 
-static const char *kname(emitter *e) {
+const char *asc__emit_kname(emitter *e) {
   char buf[48];
   size_t n = 0;
   for (const char *p = e->f->name; *p && n < 32; p++)
@@ -1280,333 +1150,6 @@ static const char *kname(emitter *e) {
       buf[n++] = *p;
   buf[n] = 0;
   return asc__arena_printf(e->c, "k%d_%s", e->kidx, buf);
-}
-
-static int32_t uses_in(const asc__irblock *b, int32_t r) {
-  int32_t n = 0;
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    for (int32_t k = 0; k < i->nargs; k++)
-      n += i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r;
-    for (int32_t k = 0; k < i->nred; k++)
-      n += i->red[k].reg == r;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      n += uses_in(&i->body[k], r);
-  }
-  return n;
-}
-
-/* The instruction op(r, ...) of b itself (not nested), if one. */
-static const asc__irins *top_use(const asc__irblock *b, int op, int32_t r) {
-  for (const asc__irins *i = b->first; i; i = i->next)
-    if (i->op == op && i->nargs == 2 && i->args[0].kind == ASC_IRV_REG &&
-        i->args[0].reg == r)
-      return i;
-  return NULL;
-}
-
-static bool u64_reg1(const asc__irfunc *f, int32_t r) {
-  return r >= 0 && f->regs[r].ty.kind != ASC_IRK_TENSOR &&
-         f->regs[r].ty.dtype == ascUInt64 && f->regs[r].ndefs == 1;
-}
-
-/* Fills e->odo when pfor p's body starts from the index chain of a
- * collapsed nest (see odometer); defs: registers the body assigns. */
-static void match_odometer(emitter *e, const asc__irins *p,
-                           const uint8_t *defs) {
-  const asc__irfunc *f = e->f;
-  const asc__irblock *b = &p->body[0];
-  odometer *o = &e->odo;
-  int32_t u;
-  memset(o, 0, sizeof *o);
-  for (const asc__irins *i = b->first; i && !o->cast; i = i->next)
-    if (i->op == ASC_IR_CAST && i->args[0].kind == ASC_IRV_REG &&
-        i->args[0].reg == p->dst && u64_reg1(f, i->dst))
-      o->cast = i;
-  if (o->cast == NULL)
-    return;
-  u = o->cast->dst;
-  while (o->n < MAXODO && uses_in(b, u) == 2) {
-    const asc__irins *m = top_use(b, ASC_IR_MOD, u);
-    const asc__irins *d = top_use(b, ASC_IR_FLOORDIV, u);
-    asc__irval t;
-    if (m == NULL || d == NULL || !asc__irv_eq(m->args[1], d->args[1]) ||
-        !u64_reg1(f, m->dst) || !u64_reg1(f, d->dst))
-      break;
-    /* invariant, and never zero: no ZeroDivisionError can move */
-    t = m->args[1];
-    if ((t.kind == ASC_IRV_REG && (defs[t.reg] & 2) != 0) ||
-        !known_positive(e, t, 0))
-      break;
-    o->mod[o->n] = m;
-    o->div[o->n] = d;
-    o->n++;
-    u = d->dst;
-  }
-  if (o->n == 0)
-    o->cast = NULL;
-}
-
-/* Registers a pfor body uses from outside: its captures. */
-static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
-                         uint8_t **ivs) {
-  int32_t n = e->f->nregs;
-  uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
-  scan(&i->body[0], mark, isiv);
-  for (int32_t r = 0; r < n; r++) {
-    bool red = false;
-    for (int32_t k = 0; k < i->nred; k++)
-      red |= i->red[k].reg == r;
-    if (r == i->dst || red)
-      continue;
-    if ((mark[r] & 1) && (!(mark[r] & 2) || e->f->regs[r].param))
-      cap[r] = 1;
-  }
-  /* bounds are evaluated outside */
-  *defs = mark;
-  *ivs = isiv;
-  return cap;
-}
-
-static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
-  const asc__irfunc *f = e->f;
-  const char *K = kname(e);
-  uint8_t *defs, *isiv;
-  uint8_t *cap = captures(e, i, &defs, &isiv);
-  int32_t iv = i->dst;
-  int it = f->regs[iv].ty.dtype;
-  bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
-                i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
-
-  /* env */
-  out(e, "typedef struct %s_env%d {\n", K, J);
-  out(e, "  asc_kctx *ctx;\n  int64_t lo, step, n, nb;\n");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
-      out(e, "  %s%s *%s;\n",
-          (f->regs[r].ty.flags & ASC_IRT_READONLY) ? "const " : "",
-          ctype(f->regs[r].ty.dtype), rname(e, r));
-      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-        out(e, "  const asc_ktensor *%s;\n", tname(e, r));
-    } else {
-      out(e, "  %s %s;\n", ctype(f->regs[r].ty.dtype), rname(e, r));
-    }
-  }
-  for (int32_t k = 0; k < i->nred; k++)
-    out(e, "  %s *part_%s;\n", ctype(f->regs[i->red[k].reg].ty.dtype),
-        rname(e, i->red[k].reg));
-  out(e, "} %s_env%d;\n\n", K, J);
-
-  /* body */
-  e->labels = 0;
-  e->nframes = 0;
-  e->sdepth = 0;
-  e->in_body = true;
-  e->pfor = i;
-  e->last_line = 0;
-  if (i->line > 0)
-    out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
-  out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
-         "int32_t tid, asc_kexc *exc) {\n", K, J);
-  e->depth = 1;
-  LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
-  LINE(e, "asc_kctx *ctx = env->ctx;");
-  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
-      bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
-      LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
-           ctype(f->regs[r].ty.dtype), restrict_kw(e), rname(e, r),
-           rname(e, r), rname(e, r));
-      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-        LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
-             tname(e, r), tname(e, r));
-    } else {
-      LINE(e, "%s %s = env->%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
-           rname(e, r));
-    }
-  }
-  declare_scalars(e, defs, isiv, i);
-  LINE(e, "int64_t k = lo;");
-  /* locals, so stores through the tensors cannot make gcc reload them */
-  LINE(e, "const int64_t start = env->lo, step = env->step;");
-  LINE(e, "(void)tid; (void)ctx; (void)exc; (void)start; (void)step;");
-  e->raise_used = false;
-  if (i->nred > 0) {
-    LINE(e, "for (; k < hi; k++) {");
-    e->depth++;
-    LINE(e, "int64_t k0 = asc_part(env->n, env->nb, k);");
-    LINE(e, "int64_t k1 = asc_part(env->n, env->nb, k + 1);");
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
-           ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
-    }
-    /* a partition runs in chunks, with a poll between them */
-    LINE(e, "for (int64_t kc = k0; kc < k1;) {");
-    e->depth++;
-    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
-            "ASC_POLL_CHUNK);");
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
-    e->depth++;
-    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "kk" : "start + kk * step");
-  } else if (simple && (match_odometer(e, i, defs), e->odo.cast != NULL)) {
-    const odometer *o = &e->odo;
-    const char *step = "";
-    LINE(e, "if (k < hi) { /* indices of the collapsed loops, counted up */");
-    e->depth++;
-    LINE(e, "%s = (uint64_t)k;", rname(e, o->cast->dst));
-    for (int j = 0; j < o->n; j++) {
-      const char *u = val(e, o->mod[j]->args[0]);
-      const char *t = val(e, o->mod[j]->args[1]);
-      LINE(e, "%s = %s %% %s;", rname(e, o->mod[j]->dst), u, t);
-      LINE(e, "%s = %s / %s;", rname(e, o->div[j]->dst), u, t);
-    }
-    e->depth--;
-    LINE(e, "}");
-    for (int j = 0; j < o->n; j++) {
-      const char *q = rname(e, o->mod[j]->dst);
-      const char *t = val(e, o->mod[j]->args[1]);
-      step = j == 0 ? asc__arena_printf(e->c, "++%s == %s", q, t)
-                    : asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s == %s)",
-                                        step, e->depth * 2 + 6, "",
-                                        rname(e, o->mod[j - 1]->dst), q, t);
-    }
-    step = asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s)", step,
-                             e->depth * 2 + 6, "",
-                             rname(e, o->mod[o->n - 1]->dst),
-                             rname(e, o->div[o->n - 1]->dst));
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (; k < hi; k++, (void)(%s)) {", step);
-    e->depth++;
-    LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
-         rname(e, iv));
-  } else {
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (; k < hi; k++) {");
-    e->depth++;
-    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "k" : "start + k * step");
-  }
-  push(e, F_LOOP, -1, i);
-  emit_block(e, &i->body[0]);
-  e->nframes--;
-  if (i->nred > 0) {
-    e->depth--;
-    LINE(e, "}");
-    LINE(e, "if (kce != k1 && ASC_POLL(asc_stop)) {");
-    e->depth++;
-    LINE(e, "asc_stopped(exc, %d);", (int)i->line);
-    LINE(e, "goto %s;", exc_target(e));
-    e->depth--;
-    LINE(e, "}");
-    LINE(e, "kc = kce;");
-    e->depth--;
-    LINE(e, "}");
-    for (int32_t q = 0; q < i->nred; q++)
-      LINE(e, "env->part_%s[k] = %s;", rname(e, i->red[q].reg),
-           rname(e, i->red[q].reg));
-  }
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "return 0;");
-  if (e->raise_used) {
-    out(e, "L_raise:\n");
-    LINE(e, "return k + 1;");
-  }
-  out(e, "}\n\n");
-  e->in_body = false;
-  e->odo.cast = NULL;
-  e->depth = 0;
-}
-
-static void collect_bodies(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_PFOR) {
-      e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
-                                 &e->capfors, sizeof *e->pfors, 8);
-      e->pfors[e->npfor] = i;
-      emit_pfor_body(e, i, e->npfor++);
-      continue;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      collect_bodies(e, &i->body[k]);
-  }
-}
-
-static void emit_pfor_call(emitter *e, const asc__irins *i) {
-  const asc__irfunc *f = e->f;
-  const char *K = kname(e);
-  int J = 0;
-  uint8_t *defs, *isiv;
-  while (J < e->npfor && e->pfors[J] != i)
-    J++;
-  ASC_CHECK(e->c, J < e->npfor);
-  uint8_t *cap = captures(e, i, &defs, &isiv);
-  LINE(e, "{ /* parallel loop */");
-  e->depth++;
-  LINE(e, "%s_env%d env%d;", K, J, J);
-  LINE(e, "env%d.ctx = ctx;", J);
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    LINE(e, "env%d.%s = %s;", J, rname(e, r), rname(e, r));
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
-        !(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-      LINE(e, "env%d.%s = %s;", J, tname(e, r), tname(e, r));
-  }
-  LINE(e, "env%d.lo = (int64_t)%s;", J, val(e, i->args[0]));
-  LINE(e, "env%d.step = (int64_t)%s;", J, val(e, i->args[2]));
-  LINE(e, "env%d.n = asc_trip(env%d.lo, (int64_t)%s, env%d.step);", J, J,
-       val(e, i->args[1]), J);
-  if (i->nred > 0) {
-    LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
-    LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
-    LINE(e, "if (env%d.nb < 1) env%d.nb = 1;", J, J);
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s part%d_%d[env%d.nb];", ctype(f->regs[r].ty.dtype), J,
-           (int)q, J);
-      LINE(e, "env%d.part_%s = part%d_%d;", J, rname(e, r), J, (int)q);
-    }
-    LINE(e, "if (env%d.n > 0) {", J);
-    e->depth++;
-    LINE(e, "if (ctx->rt->parallel_for(ctx, env%d.nb, 1, %s_body%d, &env%d, "
-            "exc) != 0)",
-         J, K, J, J);
-    LINE(e, "  goto %s;", exc_target(e));
-    LINE(e, "/* combine the partials in a fixed order: deterministic */");
-    LINE(e, "for (int64_t b = 0; b < env%d.nb; b++) {", J);
-    e->depth++;
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s = %s;", rname(e, r),
-           binexpr(e, i->red[q].op, f->regs[r].ty.dtype, rname(e, r),
-                   asc__arena_printf(e->c, "part%d_%d[b]", J, (int)q)));
-    }
-    e->depth--;
-    LINE(e, "}");
-    e->depth--;
-    LINE(e, "}");
-  } else {
-    LINE(e, "env%d.nb = 0;", J);
-    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
-            "%s_body%d, &env%d, exc) != 0)",
-         J, J, asc__ir_has_loop(&i->body[0]) ? 1 : 64, K, J, J);
-    LINE(e, "  goto %s;", exc_target(e));
-  }
-  e->depth--;
-  LINE(e, "}");
 }
 
 /* written[r]: bit 0 when tensor r is stored to (its pointer stays
@@ -1632,7 +1175,7 @@ static void emit_kernel(emitter *e) {
   int32_t n = f->nregs;
 
   asc__ir_verify(e->c, f, "emit");
-  K = kname(e);
+  K = asc__emit_kname(e);
   written = asc__arena_alloc(e->c, (size_t)n + 1);
   mark_readonly(f, &f->body, written);
   for (int32_t r = 0; r < n; r++) {
@@ -1654,7 +1197,7 @@ static void emit_kernel(emitter *e) {
   e->npfor = 0;
   e->capfors = 0;
   e->pfors = NULL;
-  collect_bodies(e, &f->body);
+  asc__emit_collect_bodies(e, &f->body);
 
   e->labels = 0;
   e->nframes = 0;
@@ -1700,11 +1243,11 @@ static void emit_kernel(emitter *e) {
   mark = asc__arena_alloc(e->c, (size_t)n + 1);
   isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   scan_entry(&f->body, mark, isiv);
-  declare_scalars(e, mark, isiv, NULL);
+  asc__emit_declare_scalars(e, mark, isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   e->raise_used = false;
-  emit_block(e, &f->body);
+  asc__emit_block(e, &f->body);
   LINE(e, "return 0;");
   if (e->raise_used) {
     out(e, "L_raise:\n");
@@ -1764,8 +1307,9 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
     e.f = f;
     e.kidx = (int)k;
     out(&e, "  {%s, %s, %d, %s, %s, %llu, %s},\n", cstr(&e, f->name),
-        kname(&e), (int)f->nparams,
-        f->nparams ? asc__arena_printf(c, "%s_params", kname(&e)) : "NULL",
+        asc__emit_kname(&e), (int)f->nparams,
+        f->nparams ? asc__arena_printf(c, "%s_params", asc__emit_kname(&e))
+                   : "NULL",
         barrier[k] ? "ASC_KERNEL_USES_BARRIER" : "0",
         (unsigned long long)shared[k], cstr(&e, f->file ? f->file : ""));
   }
