@@ -121,8 +121,8 @@ if os.environ.get("ASC_PY_WERROR"):
 ext = Extension(
     "asc._asc",
     sources=["asc/_asc.c", "asc/_asc_stream.c", "asc/_asc_array.c",
-             "asc/_asc_kernel.c"],
-    depends=["asc/_asc.h"],
+             "asc/_asc_kernel.c", "asc/_asc_args.c"],
+    depends=["asc/_asc.h", "asc/_asc_kernel.h"],
     extra_compile_args=cflags,
     extra_link_args=["-Wl,-rpath,$ORIGIN"],
 )

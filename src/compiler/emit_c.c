@@ -3,6 +3,9 @@
  *
  *   kernel_abi.h (pasted)          the ABI, self-contained
  *   runtime helpers                Python //, %, **, bf16, atomics, raise
+ *                                  (emit_helpers.h, embedded at build
+ *                                  time as asc__emit_helpers: static
+ *                                  inline, so unused helpers cost nothing)
  *   per kernel K:
  *     kK_envJ, kK_bodyJ()          one env struct + body function per pfor
  *     kK_<name>()                  the entry (asc_kentry)
@@ -20,380 +23,12 @@
 #include <string.h>
 
 #include "abi_prelude.h"
+#include "emit_helpers_text.h"
 #include "compiler/emit_c.h"
+#include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
 
-/* Pasted after the ABI.  Everything is static inline, so unused helpers
- * cost nothing. */
-static const char helpers[] =
-    "#include <math.h>\n"
-    "#include <sched.h>\n"
-    "#include <string.h>\n"
-    "\n"
-    "/* ---- helpers: Python semantics the C operators do not give ---- */\n"
-    "/* float16 needs a C compiler with _Float16 (gcc 12, clang 15); older\n"
-    " * clang rejects even an unused typedef, so a kernel without float16\n"
-    " * compiles anywhere and one with it names the reason. */\n"
-    "#ifdef __FLT16_MAX__\n"
-    "typedef _Float16 asc_f16;\n"
-    "#else\n"
-    "typedef struct asc_C_compiler_has_no__Float16_for_float16 asc_f16;\n"
-    "#endif\n"
-    "typedef uint16_t asc_bf16; /* bfloat16 storage */\n"
-    "static inline float asc_bf2f(asc_bf16 h) {\n"
-    "  uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;\n"
-    "}\n"
-    "/* float -> bfloat16, round to nearest even, NaN kept quiet. */\n"
-    "static inline asc_bf16 asc_f2bf(float f) {\n"
-    "  uint32_t u; memcpy(&u, &f, 4);\n"
-    "  if ((u & 0x7fffffffu) > 0x7f800000u) return (asc_bf16)((u >> 16) | "
-    "0x40u);\n"
-    "  u += 0x7fffu + ((u >> 16) & 1u);\n"
-    "  return (asc_bf16)(u >> 16);\n"
-    "}\n"
-    "#define ASC_IDIV(T, S) \\\n"
-    "  static inline T asc_floordiv_##S(T a, T b) { \\\n"
-    "    if (b == -1) return (T)(0 - (uint64_t)a); \\\n"
-    "    T q = (T)(a / b); \\\n"
-    "    if (a % b != 0 && ((a < 0) != (b < 0))) q--; \\\n"
-    "    return q; } \\\n"
-    "  static inline T asc_mod_##S(T a, T b) { \\\n"
-    "    if (b == -1) return 0; \\\n"
-    "    T m = (T)(a % b); \\\n"
-    "    if (m != 0 && ((m < 0) != (b < 0))) m = (T)(m + b); \\\n"
-    "    return m; } \\\n"
-    "  static inline T asc_ipow_##S(T a, T e) { \\\n"
-    "    uint64_t r = 1, x = (uint64_t)a; \\\n"
-    "    for (uint64_t n = (uint64_t)e; n; n >>= 1) { \\\n"
-    "      if (n & 1) r *= x; \\\n"
-    "      x *= x; } \\\n"
-    "    return (T)r; }\n"
-    "ASC_IDIV(int8_t, i8) ASC_IDIV(int16_t, i16) ASC_IDIV(int32_t, i32)\n"
-    "ASC_IDIV(int64_t, i64)\n"
-    "#define ASC_UPOW(T, S) \\\n"
-    "  static inline T asc_ipow_##S(T a, T e) { \\\n"
-    "    T r = 1; for (; e; e >>= 1) { if (e & 1) r = (T)(r * a); \\\n"
-    "    a = (T)(a * a); } return r; }\n"
-    "ASC_UPOW(uint8_t, u8) ASC_UPOW(uint16_t, u16) ASC_UPOW(uint32_t, u32)\n"
-    "ASC_UPOW(uint64_t, u64)\n"
-    "/* numpy's shifts, no C undefined behaviour: a count of at least the\n"
-    " * width gives 0 (left) or the sign fill (right); a negative count of\n"
-    " * a signed type raised ValueError before the call. */\n"
-    "#define ASC_SHIFT(T, W, S, FILL) \\\n"
-    "  static inline T asc_shl_##S(T a, T n) { \\\n"
-    "    return (uint64_t)n >= W ? (T)0 : (T)((uint64_t)a << n); } \\\n"
-    "  static inline T asc_shr_##S(T a, T n) { \\\n"
-    "    return (uint64_t)n >= W ? (T)(FILL) : (T)(a >> n); }\n"
-    "ASC_SHIFT(int8_t, 8, i8, a < 0 ? -1 : 0)\n"
-    "ASC_SHIFT(int16_t, 16, i16, a < 0 ? -1 : 0)\n"
-    "ASC_SHIFT(int32_t, 32, i32, a < 0 ? -1 : 0)\n"
-    "ASC_SHIFT(int64_t, 64, i64, a < 0 ? -1 : 0)\n"
-    "ASC_SHIFT(uint8_t, 8, u8, 0) ASC_SHIFT(uint16_t, 16, u16, 0)\n"
-    "ASC_SHIFT(uint32_t, 32, u32, 0) ASC_SHIFT(uint64_t, 64, u64, 0)\n"
-    "/* Python's float // and % (CPython float_divmod); by zero they\n"
-    " * follow IEEE as numpy does (a / b, and fmod's nan), not Python's\n"
-    " * ZeroDivisionError. */\n"
-    "static inline double asc_floordiv_f64(double a, double b) {\n"
-    "  if (b == 0) return a / b;\n"
-    "  double m = fmod(a, b), q = (a - m) / b;\n"
-    "  if (m != 0 && ((b < 0) != (m < 0))) q -= 1.0;\n"
-    "  if (q != 0) { double f = floor(q); if (q - f > 0.5) f += 1.0; "
-    "return f; }\n"
-    "  return copysign(0.0, a / b);\n"
-    "}\n"
-    "static inline double asc_mod_f64(double a, double b) {\n"
-    "  double m = fmod(a, b);\n"
-    "  if (m != 0) { if ((b < 0) != (m < 0)) m += b; }\n"
-    "  else m = copysign(0.0, b);\n"
-    "  return m;\n"
-    "}\n"
-    "static inline float asc_floordiv_f32(float a, float b) {\n"
-    "  return (float)asc_floordiv_f64(a, b);\n"
-    "}\n"
-    "static inline float asc_mod_f32(float a, float b) {\n"
-    "  return (float)asc_mod_f64(a, b);\n"
-    "}\n"
-    "/* Iterations of range(lo, hi, step). */\n"
-    "static inline int64_t asc_trip(int64_t lo, int64_t hi, int64_t st) {\n"
-    "  if (st > 0) return hi > lo ? (hi - lo - 1) / st + 1 : 0;\n"
-    "  if (st < 0) return lo > hi ? (lo - hi - 1) / (-st) + 1 : 0;\n"
-    "  return 0;\n"
-    "}\n"
-    "/* First iteration of part b of n iterations split in nb parts. */\n"
-    "static inline int64_t asc_part(int64_t n, int64_t nb, int64_t b) {\n"
-    "  return (n / nb) * b + (b < n % nb ? b : n % nb);\n"
-    "}\n"
-    "static inline void asc_raise(asc_kexc *e, int kind, int line,\n"
-    "                             const char *msg) {\n"
-    "  size_t n = strlen(msg);\n"
-    "  if (n >= ASC_KEXC_MSG_MAX) n = ASC_KEXC_MSG_MAX - 1;\n"
-    "  e->kind = kind; e->line = line;\n"
-    "  memcpy(e->msg, msg, n); e->msg[n] = 0;\n"
-    "}\n"
-    "/* asc_raise with each {} of fmt replaced by the next of n values. */\n"
-    "static inline void asc_raise_fmt(asc_kexc *e, int kind, int line,\n"
-    "                                 const char *fmt, int n, int64_t a0,\n"
-    "                                 int64_t a1, int64_t a2) {\n"
-    "  int64_t a[3] = {a0, a1, a2};\n"
-    "  size_t m = 0;\n"
-    "  int k = 0;\n"
-    "  for (; *fmt && m < ASC_KEXC_MSG_MAX - 1; fmt++) {\n"
-    "    if (fmt[0] == '{' && fmt[1] == '}' && k < n) {\n"
-    "      char d[24];\n"
-    "      int nd = 0;\n"
-    "      uint64_t u = a[k] < 0 ? 0 - (uint64_t)a[k] : (uint64_t)a[k];\n"
-    "      do { d[nd++] = (char)('0' + u % 10); u /= 10; } while (u);\n"
-    "      if (a[k] < 0) d[nd++] = '-';\n"
-    "      while (nd > 0 && m < ASC_KEXC_MSG_MAX - 1) e->msg[m++] = d[--nd];\n"
-    "      k++;\n"
-    "      fmt++;\n"
-    "    } else {\n"
-    "      e->msg[m++] = *fmt;\n"
-    "    }\n"
-    "  }\n"
-    "  e->msg[m] = 0; e->kind = kind; e->line = line;\n"
-    "}\n"
-    "/* except clause matching, with Python's ArithmeticError family. */\n"
-    "static inline int asc_exc_match(int kind, uint32_t mask) {\n"
-    "  if (kind == ASC_KEXC_CANCELLED) return 0;\n"
-    "  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;\n"
-    "  if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&\n"
-    "      (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||\n"
-    "       kind == ASC_KEXC_OVERFLOW_ERROR)) return 1;\n"
-    "  return (mask >> kind) & 1u;\n"
-    "}\n"
-    "/* Atomics: read-modify-write through compare-and-swap where the\n"
-    " * compiler has no builtin (floats, min/max). */\n"
-    "#define ASC_ATOMIC_RMW(T, S, NAME, EXPR) \\\n"
-    "  static inline T asc_atomic_##NAME##_##S(T *p, T v) { \\\n"
-    "    T old, nw; __atomic_load(p, &old, __ATOMIC_RELAXED); \\\n"
-    "    do { nw = (EXPR); } while (!__atomic_compare_exchange( \\\n"
-    "        p, &old, &nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \\\n"
-    "    return old; }\n"
-    "#define ASC_ATOMICS(T, S) \\\n"
-    "  ASC_ATOMIC_RMW(T, S, add, (T)(old + v)) \\\n"
-    "  ASC_ATOMIC_RMW(T, S, sub, (T)(old - v)) \\\n"
-    "  ASC_ATOMIC_RMW(T, S, min, v < old ? v : old) \\\n"
-    "  ASC_ATOMIC_RMW(T, S, max, v > old ? v : old) \\\n"
-    "  static inline T asc_atomic_xchg_##S(T *p, T v) { \\\n"
-    "    T r; __atomic_exchange(p, &v, &r, __ATOMIC_SEQ_CST); return r; } \\\n"
-    "  static inline T asc_cas_##S(T *p, T e, T d) { \\\n"
-    "    __atomic_compare_exchange(p, &e, &d, 0, __ATOMIC_SEQ_CST, \\\n"
-    "                              __ATOMIC_SEQ_CST); return e; }\n"
-    "ASC_ATOMICS(int8_t, i8) ASC_ATOMICS(int16_t, i16)\n"
-    "ASC_ATOMICS(int32_t, i32) ASC_ATOMICS(int64_t, i64)\n"
-    "ASC_ATOMICS(uint8_t, u8) ASC_ATOMICS(uint16_t, u16)\n"
-    "ASC_ATOMICS(uint32_t, u32) ASC_ATOMICS(uint64_t, u64)\n"
-    "ASC_ATOMICS(float, f32) ASC_ATOMICS(double, f64)\n"
-    "/* Lock words (asc.lock / asc.unlock): 0 free, 1 held.  Test and\n"
-    " * test-and-set with exponential backoff; a waiter yields the CPU once\n"
-    " * the backoff is long (the holder may have been preempted). */\n"
-    "static inline void asc_cpu_relax(void) {\n"
-    "#if defined(__x86_64__) || defined(__i386__)\n"
-    "  __builtin_ia32_pause();\n"
-    "#elif defined(__aarch64__)\n"
-    "  __asm__ __volatile__(\"yield\");\n"
-    "#endif\n"
-    "}\n"
-    "static inline void asc_lock(int32_t *p) {\n"
-    "  unsigned spins = 1;\n"
-    "  for (;;) {\n"
-    "    int32_t e = 0;\n"
-    "    if (__atomic_load_n(p, __ATOMIC_RELAXED) == 0 &&\n"
-    "        __atomic_compare_exchange_n(p, &e, 1, 1, __ATOMIC_ACQUIRE,\n"
-    "                                    __ATOMIC_RELAXED)) return;\n"
-    "    if (spins <= 1024) {\n"
-    "      for (unsigned k = 0; k < spins; k++) asc_cpu_relax();\n"
-    "      spins *= 2;\n"
-    "    } else {\n"
-    "      sched_yield();\n"
-    "    }\n"
-    "  }\n"
-    "}\n"
-    "static inline void asc_unlock(int32_t *p) {\n"
-    "  __atomic_store_n(p, 0, __ATOMIC_RELEASE);\n"
-    "}\n"
-    "/* A float running sum of a serial loop (s += x[i]) adds in order\n"
-    " * (IEEE; no reassociation).  gcc then still vectorises the loop as an\n"
-    " * in-order reduction: one shuffle and one scalar add per element, and\n"
-    " * a vector path with epilogues that short loops (a 3x3 window) pay for\n"
-    " * in branches without ever using it.  The additions are one dependent\n"
-    " * chain either way, which bounds both loops; this empty asm on the sum\n"
-    " * (no instruction) keeps gcc from vectorising that loop.  With\n"
-    " * -fassociative-math (-ffast-math in ASC_CFLAGS) the sum may be split\n"
-    " * over vector lanes, which is faster: no barrier then. */\n"
-    "#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \\\n"
-    "    !defined(__ASSOCIATIVE_MATH__)\n"
-    "#define ASC_SEQ_SUM(v) __asm__(\"\" : \"+x\"(v))\n"
-    "#else\n"
-    "#define ASC_SEQ_SUM(v) ((void)0)\n"
-    "#endif\n"
-    "/* Cancellation polls (docs/abi.md): a relaxed load of the launch's\n"
-    " * stop flag at loop back-edges; counted loops run in chunks of\n"
-    " * ASC_POLL_CHUNK iterations with the poll between chunks, so the\n"
-    " * inner loop stays vectorisable.  -DASC_NO_POLL (in ASC_CFLAGS) is\n"
-    " * an internal switch that removes both, to measure their cost. */\n"
-    "static const int32_t asc_never_stop = 0;\n"
-    "#define ASC_STOP_OF(ctx) \\\n"
-    "  ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)\n"
-    "#define ASC_POLL_CHUNK 65536\n"
-    "#define ASC_POLL_OUTER 64\n"
-    "#ifdef ASC_NO_POLL\n"
-    "#define ASC_POLL(stop) 0\n"
-    "#define ASC_LONG(lo, hi, n) 0\n"
-    "#define ASC_CHUNK_UP(T, i, e, n) (e)\n"
-    "#define ASC_CHUNK_DOWN(T, i, e, n) (e)\n"
-    "#else\n"
-    "#define ASC_POLL(stop) \\\n"
-    "  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)\n"
-    "#define ASC_LONG(lo, hi, n) \\\n"
-    "  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > (n) && (hi) > (lo), 0)\n"
-    "#define ASC_CHUNK_UP(T, i, e, n) \\\n"
-    "  ((uint64_t)(e) - (uint64_t)(i) > (n) ? (T)((i) + (n)) : (e))\n"
-    "#define ASC_CHUNK_DOWN(T, i, e, n) \\\n"
-    "  ((uint64_t)(i) - (uint64_t)(e) > (n) ? (T)((i) - (n)) : (e))\n"
-    "#endif\n"
-    "static inline void asc_stopped(asc_kexc *e, int line) {\n"
-    "  asc_raise(e, ASC_KEXC_CANCELLED, line, \"launch stopped\");\n"
-    "}\n"
-    "\n";
-
 /* ------------------------------------------------------------ emitter */
-
-enum { F_LOOP, F_TRY, F_EXCEPT, F_FINALLY, F_CRIT };
-
-typedef struct frame {
-  int kind;
-  int label;
-  const asc__irins *ins;
-  bool used;            /* its exception label is jumped to */
-} frame;
-
-/* A collapsed nest (passes/parallelize.c) recovers its loop indices from
- * the flat iteration k: u0 = (u64)k, then q_j = u_j % t_j and
- * u_{j+1} = u_j / t_j with every t_j invariant.  A body that starts so
- * computes them once per chunk and then counts them up like an odometer:
- * a chain of 64-bit divisions per iteration is what made a collapsed
- * conv2d slower than the same nest written as loops. */
-#define MAXODO 8
-typedef struct odometer {
-  const asc__irins *cast;           /* u0 = cast k; NULL: no match */
-  int n;                            /* levels */
-  const asc__irins *mod[MAXODO];    /* q_j = mod u_j, t_j */
-  const asc__irins *div[MAXODO];    /* u_{j+1} = floordiv u_j, t_j */
-} odometer;
-
-typedef struct emitter {
-  asc__cctx *c;
-  asc__buf *o;
-  const asc__emit_src *src;
-  const asc__irfunc *f;
-  int kidx;             /* kernel index in the module */
-  int labels;           /* label counter, per C function */
-  frame *frames;
-  int nframes, capframes;
-  int depth;            /* indentation */
-  int32_t last_line;
-  asc__lineidx lines;   /* of src->text, built on first use */
-  int npfor;            /* pfor bodies emitted so far */
-  /* The pfor instructions in body order: body function J is pfors[J].  A
-   * loop emitted twice (polled and plain) calls the same body twice. */
-  const asc__irins **pfors;
-  int32_t capfors;
-  bool in_body;         /* emitting a pfor body function */
-  int sdepth;           /* serial loops around the code being emitted */
-  bool body_reduces;    /* that body has reductions */
-  const asc__irins *pfor;  /* the pfor whose body is being emitted */
-  int64_t *shared_off;  /* per register: byte offset in ctx->shared */
-  uint64_t shared_bytes;
-  bool uses_barrier;
-  bool raise_used;      /* L_raise is jumped to */
-  const asc__irins **def; /* per register: its only definition, or NULL */
-  odometer odo;         /* the pfor body being emitted, when it matched */
-} emitter;
-
-static void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);
-static void out(emitter *e, const char *fmt, ...) {
-  char small[512];
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    ASC_CHECK(e->c, !"vsnprintf");
-  if ((size_t)n < sizeof small) {
-    asc__buf_put(e->o, small, (size_t)n);
-  } else {
-    char *big = asc__arena_alloc(e->c, (size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    asc__buf_put(e->o, big, (size_t)n);
-  }
-  if (e->o->oom)
-    asc__cctx_throw(e->c, ASC_FAIL_OOM);
-}
-
-static void ind(emitter *e) {
-  for (int d = 0; d < e->depth; d++)
-    asc__buf_puts(e->o, "  ");
-}
-
-#define LINE(e, ...)                                                          \
-  do {                                                                        \
-    ind(e);                                                                   \
-    out(e, __VA_ARGS__);                                                      \
-    asc__buf_puts((e)->o, "\n");                                             \
-  } while (0)
-
-/* Tensor data pointers are restrict unless the launch may pass
- * overlapping tensors. */
-static const char *restrict_kw(const emitter *e) {
-  return (e->src && e->src->may_alias) || (e->f && e->f->may_alias)
-             ? ""
-             : "restrict ";
-}
-
-static const char *ctype(int dt) {
-  static const char *const t[] = {"_Bool",    "int8_t",   "int16_t",
-                                  "int32_t",  "int64_t",  "uint8_t",
-                                  "uint16_t", "uint32_t", "uint64_t",
-                                  "asc_f16",  "asc_bf16", "float",
-                                  "double"};
-  return dt >= 0 && dt < (int)ASC_ARRAY_SIZE(t) ? t[dt] : "void";
-}
-
-static const char *sfx(int dt) { return asc__dt_name(dt); }
-
-static void push(emitter *e, int kind, int label, const asc__irins *i) {
-  e->frames = asc__arena_grow(e->c, e->frames, e->nframes, &e->capframes,
-                              sizeof *e->frames, 16);
-  e->frames[e->nframes].kind = kind;
-  e->frames[e->nframes].label = label;
-  e->frames[e->nframes].ins = i;
-  e->frames[e->nframes].used = false;
-  e->nframes++;
-}
-
-/* ------------------------------------------------------------- names */
-
-static const char *rname(emitter *e, int32_t r) {
-  const asc__irreg *g = &e->f->regs[r];
-  char buf[64];
-  size_t n = 0;
-  for (const char *p = g->name; *p && n < 40; p++)
-    buf[n++] = *p == '.' ? '_' : *p;
-  buf[n] = 0;
-  return asc__arena_printf(e->c, "%c%d_%s",
-                           g->ty.kind == ASC_IRK_TENSOR ? 'd' : 'v', (int)r,
-                           buf);
-}
-
-static const char *tname(emitter *e, int32_t r) {
-  const char *d = rname(e, r);
-  return asc__arena_printf(e->c, "t%s", d + 1);
-}
 
 /* Escaped C string literal of user bytes: printable ASCII but '"', '\\'
  * and '?' (trigraphs) as is, everything else as a 3-digit octal escape. */
@@ -513,6 +148,9 @@ static const char *val(emitter *e, asc__irval v) {
   }
 }
 
+/* val, for emit_pfor.c. */
+const char *asc__emit_val(emitter *e, asc__irval v) { return val(e, v); }
+
 /* The value of x (of dtype dt) as a number C can compute with: bf16 and
  * f16 widen to float. */
 static const char *widen(emitter *e, int dt, const char *x) {
@@ -543,8 +181,8 @@ static bool is_half(int dt) { return dt == ascFloat16 || dt == ascBFloat16; }
 
 /* The C expression of a binary operation on C expressions a and b (both of
  * type dt).  Division checks are emitted by the caller. */
-static const char *binexpr(emitter *e, int op, int dt, const char *a,
-                           const char *b) {
+const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
+                              const char *b) {
   const char *wa = widen(e, dt, a), *wb = widen(e, dt, b);
   const char *cop = NULL;
   bool fl = asc__dt_is_float(dt);
@@ -602,7 +240,7 @@ static const char *binexpr(emitter *e, int op, int dt, const char *a,
 
 /* ---------------------------------------------------- exception paths */
 
-static const char *exc_target(emitter *e) {
+const char *asc__emit_exc_target(emitter *e) {
   for (int k = e->nframes - 1; k >= 0; k--) {
     frame *fr = &e->frames[k];
     if (fr->kind == F_TRY || fr->kind == F_EXCEPT || fr->kind == F_CRIT)
@@ -621,10 +259,9 @@ static const char *exc_target(emitter *e) {
 static void emit_raise(emitter *e, int kind, int32_t line, const char *msg) {
   LINE(e, "asc_raise(exc, %d /* %s */, %d, %s);", kind, asc__exc_name(kind),
        (int)line, cstr(e, msg));
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
 }
 
-static void emit_block(emitter *e, const asc__irblock *b);
 
 /* A cancellation poll: a stopped launch unwinds like an exception that
  * no except clause matches. */
@@ -632,7 +269,7 @@ static void emit_poll(emitter *e, int32_t line) {
   LINE(e, "if (ASC_POLL(asc_stop)) {");
   e->depth++;
   LINE(e, "asc_stopped(exc, %d);", (int)line);
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
   e->depth--;
   LINE(e, "}");
 }
@@ -654,7 +291,7 @@ static void cleanups(emitter *e, int to) {
       memcpy(copy, e->frames + k, sizeof *copy * nsave);
       e->nframes = k;
       push(e, F_FINALLY, fr.label, fr.ins);
-      emit_block(e, &fr.ins->body[2]);
+      asc__emit_block(e, &fr.ins->body[2]);
       memcpy(e->frames + k, copy, sizeof *copy * nsave);
       e->nframes = saved;
     }
@@ -674,7 +311,7 @@ static int innermost_loop(emitter *e) {
 /* True when v is certainly positive: a positive constant, or a register
  * whose only definition is max(x, c > 0), or a copy or widening cast of
  * such a value. */
-static bool known_positive(emitter *e, asc__irval v, int depth) {
+bool asc__emit_known_positive(emitter *e, asc__irval v, int depth) {
   const asc__irins *d;
   if (v.kind == ASC_IRV_CONST)
     return !asc__dt_is_float(v.dtype) && v.dtype != ascBool &&
@@ -683,30 +320,27 @@ static bool known_positive(emitter *e, asc__irval v, int depth) {
     return false;
   switch (d->op) {
   case ASC_IR_MOV:
-    return known_positive(e, d->args[0], depth + 1);
+    return asc__emit_known_positive(e, d->args[0], depth + 1);
   case ASC_IR_CAST: {
     int from = asc__irv_dtype(e->f, d->args[0]);
     int to = e->f->regs[d->dst].ty.dtype;
     return asc__dt_is_int(from) && asc__dt_is_int(to) &&
            asc__dt_bits(to) >= asc__dt_bits(from) &&
-           known_positive(e, d->args[0], depth + 1);
+           asc__emit_known_positive(e, d->args[0], depth + 1);
   }
   case ASC_IR_MAX:
-    return known_positive(e, d->args[0], depth + 1) ||
-           known_positive(e, d->args[1], depth + 1);
+    return asc__emit_known_positive(e, d->args[0], depth + 1) ||
+           asc__emit_known_positive(e, d->args[1], depth + 1);
   default:
     return false;
   }
 }
 
-static void collect_defs(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
-        i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
-      e->def[i->dst] = i;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      collect_defs(e, &i->body[k]);
-  }
+static void collect_def(asc__irins *i, void *ctx) {
+  emitter *e = ctx;
+  if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
+      i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
+    e->def[i->dst] = i;
 }
 
 static void div_check(emitter *e, const asc__irins *i) {
@@ -716,7 +350,7 @@ static void div_check(emitter *e, const asc__irins *i) {
     return;
   if (b.kind == ASC_IRV_CONST && b.c.i != 0)
     return;
-  if (known_positive(e, b, 0))
+  if (asc__emit_known_positive(e, b, 0))
     return;
   LINE(e, "if (%s == 0) {", val(e, b));
   e->depth++;
@@ -811,7 +445,7 @@ static void emit_call(emitter *e, const asc__irins *i) {
                                          a[0], a[1], a[2])));
 }
 
-static const char *ident_of(emitter *e, int op, int dt) {
+const char *asc__emit_ident_of(emitter *e, int op, int dt) {
   bool fl = asc__dt_is_float(dt);
   asc__irval v;
   switch (op) {
@@ -927,7 +561,7 @@ static void close_chunks(emitter *e, const asc__irins *i, int L) {
   LINE(e, "if (c%d != e%d && ASC_POLL(asc_stop)) {", L, L);
   e->depth++;
   LINE(e, "asc_stopped(exc, %d);", (int)i->line);
-  LINE(e, "goto %s;", exc_target(e));
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
   e->depth--;
   LINE(e, "}");
   e->depth--;
@@ -979,7 +613,7 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
     e->depth++;
     push(e, F_LOOP, L, i);
     e->sdepth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->sdepth--;
     brk = e->frames[--e->nframes].used;
     e->depth--;
@@ -993,7 +627,7 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
   e->depth++;
   push(e, F_LOOP, L, i);
   e->sdepth++;
-  emit_block(e, &i->body[0]);
+  asc__emit_block(e, &i->body[0]);
   e->sdepth--;
   brk |= e->frames[--e->nframes].used;
   e->depth--;
@@ -1006,7 +640,6 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
   }
 }
 
-static void emit_pfor_call(emitter *e, const asc__irins *i);
 static const asc__irins *array_def(const asc__irblock *b, int32_t r);
 
 static void emit_ins(emitter *e, const asc__irins *i) {
@@ -1023,7 +656,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_MOD:
     div_check(e, i);
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
+                           val(e, i->args[1])));
     break;
   case ASC_IR_POW:
     if (!asc__dt_is_float(dt) && asc__dt_is_signed(dt) &&
@@ -1036,7 +670,8 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "}");
     }
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op, dt, val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
+                           val(e, i->args[1])));
     break;
   case ASC_IR_SHL:
   case ASC_IR_SHR: {
@@ -1058,7 +693,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       e->depth--;
       LINE(e, "}");
     }
-    LINE(e, "%s = %s;", d, binexpr(e, i->op, dt, val(e, i->args[0]),
+    LINE(e, "%s = %s;", d, asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
                                   val(e, n)));
     break;
   }
@@ -1168,7 +803,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     break;
   case ASC_IR_PFOR:
     if (!e->in_body) {
-      emit_pfor_call(e, i);
+      asc__emit_pfor_call(e, i);
       break;
     }
     /* a parallel loop nested in a parallel body runs serially */
@@ -1182,7 +817,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     push(e, F_LOOP, -1, i);
     emit_poll(e, i->line);
     e->sdepth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->sdepth--;
     e->nframes--;
     e->depth--;
@@ -1191,12 +826,12 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_IF:
     LINE(e, "if (%s) {", val(e, i->args[0]));
     e->depth++;
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->depth--;
     if (i->body[1].first) {
       LINE(e, "} else {");
       e->depth++;
-      emit_block(e, &i->body[1]);
+      asc__emit_block(e, &i->body[1]);
       e->depth--;
     }
     LINE(e, "}");
@@ -1207,7 +842,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "{ /* try */");
     e->depth++;
     push(e, F_TRY, L, i);
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "goto L%d_done;", L);
     e->depth--;
@@ -1221,7 +856,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "(void)caught%d;", L);
       LINE(e, "exc->kind = ASC_KEXC_NONE;");
       push(e, F_EXCEPT, L, i);
-      emit_block(e, &i->body[1]);
+      asc__emit_block(e, &i->body[1]);
       e->nframes--;
       pending = e->frames[e->nframes].used;
       LINE(e, "goto L%d_done;", L);
@@ -1237,19 +872,19 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       e->depth++;
       LINE(e, "asc_kexc saved%d = *exc;", L);
       push(e, F_FINALLY, L, i);
-      emit_block(e, &i->body[2]);
+      asc__emit_block(e, &i->body[2]);
       e->nframes--;
       LINE(e, "*exc = saved%d;", L);
       e->depth--;
       LINE(e, "}");
     }
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     e->depth--;
     LINE(e, "L%d_done:;", L);
     e->depth++;
     if (i->has_finally) {
       push(e, F_FINALLY, L, i);
-      emit_block(e, &i->body[2]);
+      asc__emit_block(e, &i->body[2]);
       e->nframes--;
     }
     e->depth--;
@@ -1260,7 +895,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     int L = e->labels++;
     LINE(e, "ctx->rt->critical_enter(ctx);");
     push(e, F_CRIT, L, i);
-    emit_block(e, &i->body[0]);
+    asc__emit_block(e, &i->body[0]);
     e->nframes--;
     LINE(e, "ctx->rt->critical_exit(ctx);");
     if (!e->frames[e->nframes].used)
@@ -1268,7 +903,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     LINE(e, "goto L%d_crit_done;", L);
     LINE(e, "L%d_crit_exc:", L);
     LINE(e, "ctx->rt->critical_exit(ctx);");
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     LINE(e, "L%d_crit_done:;", L);
     break;
   }
@@ -1297,7 +932,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
       LINE(e, "asc_raise_fmt(exc, %d /* %s */, %d, %s, %d, %s, %s, %s);",
            i->aux, asc__exc_name(i->aux), (int)i->line,
            cstr(e, i->str ? i->str : ""), (int)i->nargs, v[0], v[1], v[2]);
-      LINE(e, "goto %s;", exc_target(e));
+      LINE(e, "goto %s;", asc__emit_exc_target(e));
     } else {
       emit_raise(e, i->aux, i->line, i->str ? i->str : "");
     }
@@ -1319,16 +954,16 @@ static void emit_ins(emitter *e, const asc__irins *i) {
         L = e->frames[k].label;
     ASC_CHECK(e->c, L >= 0);
     LINE(e, "*exc = caught%d;", L);
-    LINE(e, "goto %s;", exc_target(e));
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
     break;
   }
   default:
     LINE(e, "%s = %s;", d,
-         binexpr(e, i->op,
-                 (asc__irop_flags(i->op) & ASC_OPF_CMP)
-                     ? asc__irv_dtype(f, i->args[0])
-                     : dt,
-                 val(e, i->args[0]), val(e, i->args[1])));
+         asc__emit_binexpr(e, i->op,
+                           (asc__irop_flags(i->op) & ASC_OPF_CMP)
+                               ? asc__irv_dtype(f, i->args[0])
+                               : dt,
+                           val(e, i->args[0]), val(e, i->args[1])));
     break;
   }
 }
@@ -1391,7 +1026,7 @@ static bool odometer_part(const emitter *e, const asc__irins *i) {
   return false;
 }
 
-static void emit_block(emitter *e, const asc__irblock *b) {
+void asc__emit_block(emitter *e, const asc__irblock *b) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (odometer_part(e, i))
       continue;
@@ -1404,7 +1039,7 @@ static void emit_block(emitter *e, const asc__irblock *b) {
 /* --------------------------------------------------- register sets */
 
 /* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined. */
-static void scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
+void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->dst >= 0)
       mark[i->dst] |= 3;
@@ -1416,7 +1051,7 @@ static void scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
     for (int32_t k = 0; k < i->nred; k++)
       mark[i->red[k].reg] |= 3;
     for (int k = 0; k < asc__ir_nregions(i); k++)
-      scan(&i->body[k], mark, isiv);
+      asc__emit_scan(&i->body[k], mark, isiv);
   }
 }
 
@@ -1472,22 +1107,20 @@ static void declare_array(emitter *e, int32_t r) {
          (long long)e->shared_off[r]);
 }
 
-static void assign_shared(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_SHARED_ARRAY) {
-      int64_t total = (int64_t)ascDataTypeSize(e->f->regs[i->dst].ty.dtype);
-      for (int32_t k = 0; k < i->nimm; k++)
-        total *= i->imm[k];
-      e->shared_off[i->dst] = (int64_t)e->shared_bytes;
-      e->shared_bytes += ((uint64_t)total + 63u) & ~(uint64_t)63u;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      assign_shared(e, &i->body[k]);
+static void assign_shared(asc__irins *i, void *ctx) {
+  emitter *e = ctx;
+  if (i->op == ASC_IR_SHARED_ARRAY) {
+    int64_t total = (int64_t)ascDataTypeSize(e->f->regs[i->dst].ty.dtype);
+    for (int32_t k = 0; k < i->nimm; k++)
+      total *= i->imm[k];
+    e->shared_off[i->dst] = (int64_t)e->shared_bytes;
+    e->shared_bytes += ((uint64_t)total + 63u) & ~(uint64_t)63u;
   }
 }
 
-static void declare_scalars(emitter *e, const uint8_t *mark,
-                            const uint8_t *isiv, const asc__irins *skip_red) {
+void asc__emit_declare_scalars(emitter *e, const uint8_t *mark,
+                               const uint8_t *isiv,
+                               const asc__irins *skip_red) {
   const asc__irfunc *f = e->f;
   for (int32_t r = 0; r < f->nregs; r++) {
     bool red = false;
@@ -1508,7 +1141,7 @@ static void declare_scalars(emitter *e, const uint8_t *mark,
   }
 }
 
-static const char *kname(emitter *e) {
+const char *asc__emit_kname(emitter *e) {
   char buf[48];
   size_t n = 0;
   for (const char *p = e->f->name; *p && n < 32; p++)
@@ -1517,333 +1150,6 @@ static const char *kname(emitter *e) {
       buf[n++] = *p;
   buf[n] = 0;
   return asc__arena_printf(e->c, "k%d_%s", e->kidx, buf);
-}
-
-static int32_t uses_in(const asc__irblock *b, int32_t r) {
-  int32_t n = 0;
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    for (int32_t k = 0; k < i->nargs; k++)
-      n += i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r;
-    for (int32_t k = 0; k < i->nred; k++)
-      n += i->red[k].reg == r;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      n += uses_in(&i->body[k], r);
-  }
-  return n;
-}
-
-/* The instruction op(r, ...) of b itself (not nested), if one. */
-static const asc__irins *top_use(const asc__irblock *b, int op, int32_t r) {
-  for (const asc__irins *i = b->first; i; i = i->next)
-    if (i->op == op && i->nargs == 2 && i->args[0].kind == ASC_IRV_REG &&
-        i->args[0].reg == r)
-      return i;
-  return NULL;
-}
-
-static bool u64_reg1(const asc__irfunc *f, int32_t r) {
-  return r >= 0 && f->regs[r].ty.kind != ASC_IRK_TENSOR &&
-         f->regs[r].ty.dtype == ascUInt64 && f->regs[r].ndefs == 1;
-}
-
-/* Fills e->odo when pfor p's body starts from the index chain of a
- * collapsed nest (see odometer); defs: registers the body assigns. */
-static void match_odometer(emitter *e, const asc__irins *p,
-                           const uint8_t *defs) {
-  const asc__irfunc *f = e->f;
-  const asc__irblock *b = &p->body[0];
-  odometer *o = &e->odo;
-  int32_t u;
-  memset(o, 0, sizeof *o);
-  for (const asc__irins *i = b->first; i && !o->cast; i = i->next)
-    if (i->op == ASC_IR_CAST && i->args[0].kind == ASC_IRV_REG &&
-        i->args[0].reg == p->dst && u64_reg1(f, i->dst))
-      o->cast = i;
-  if (o->cast == NULL)
-    return;
-  u = o->cast->dst;
-  while (o->n < MAXODO && uses_in(b, u) == 2) {
-    const asc__irins *m = top_use(b, ASC_IR_MOD, u);
-    const asc__irins *d = top_use(b, ASC_IR_FLOORDIV, u);
-    asc__irval t;
-    if (m == NULL || d == NULL || !asc__irv_eq(m->args[1], d->args[1]) ||
-        !u64_reg1(f, m->dst) || !u64_reg1(f, d->dst))
-      break;
-    /* invariant, and never zero: no ZeroDivisionError can move */
-    t = m->args[1];
-    if ((t.kind == ASC_IRV_REG && (defs[t.reg] & 2) != 0) ||
-        !known_positive(e, t, 0))
-      break;
-    o->mod[o->n] = m;
-    o->div[o->n] = d;
-    o->n++;
-    u = d->dst;
-  }
-  if (o->n == 0)
-    o->cast = NULL;
-}
-
-/* Registers a pfor body uses from outside: its captures. */
-static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
-                         uint8_t **ivs) {
-  int32_t n = e->f->nregs;
-  uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
-  scan(&i->body[0], mark, isiv);
-  for (int32_t r = 0; r < n; r++) {
-    bool red = false;
-    for (int32_t k = 0; k < i->nred; k++)
-      red |= i->red[k].reg == r;
-    if (r == i->dst || red)
-      continue;
-    if ((mark[r] & 1) && (!(mark[r] & 2) || e->f->regs[r].param))
-      cap[r] = 1;
-  }
-  /* bounds are evaluated outside */
-  *defs = mark;
-  *ivs = isiv;
-  return cap;
-}
-
-static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
-  const asc__irfunc *f = e->f;
-  const char *K = kname(e);
-  uint8_t *defs, *isiv;
-  uint8_t *cap = captures(e, i, &defs, &isiv);
-  int32_t iv = i->dst;
-  int it = f->regs[iv].ty.dtype;
-  bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
-                i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
-
-  /* env */
-  out(e, "typedef struct %s_env%d {\n", K, J);
-  out(e, "  asc_kctx *ctx;\n  int64_t lo, step, n, nb;\n");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
-      out(e, "  %s%s *%s;\n",
-          (f->regs[r].ty.flags & ASC_IRT_READONLY) ? "const " : "",
-          ctype(f->regs[r].ty.dtype), rname(e, r));
-      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-        out(e, "  const asc_ktensor *%s;\n", tname(e, r));
-    } else {
-      out(e, "  %s %s;\n", ctype(f->regs[r].ty.dtype), rname(e, r));
-    }
-  }
-  for (int32_t k = 0; k < i->nred; k++)
-    out(e, "  %s *part_%s;\n", ctype(f->regs[i->red[k].reg].ty.dtype),
-        rname(e, i->red[k].reg));
-  out(e, "} %s_env%d;\n\n", K, J);
-
-  /* body */
-  e->labels = 0;
-  e->nframes = 0;
-  e->sdepth = 0;
-  e->in_body = true;
-  e->pfor = i;
-  e->last_line = 0;
-  if (i->line > 0)
-    out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
-  out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
-         "int32_t tid, asc_kexc *exc) {\n", K, J);
-  e->depth = 1;
-  LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
-  LINE(e, "asc_kctx *ctx = env->ctx;");
-  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
-      bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
-      LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
-           ctype(f->regs[r].ty.dtype), restrict_kw(e), rname(e, r),
-           rname(e, r), rname(e, r));
-      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-        LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
-             tname(e, r), tname(e, r));
-    } else {
-      LINE(e, "%s %s = env->%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
-           rname(e, r));
-    }
-  }
-  declare_scalars(e, defs, isiv, i);
-  LINE(e, "int64_t k = lo;");
-  /* locals, so stores through the tensors cannot make gcc reload them */
-  LINE(e, "const int64_t start = env->lo, step = env->step;");
-  LINE(e, "(void)tid; (void)ctx; (void)exc; (void)start; (void)step;");
-  e->raise_used = false;
-  if (i->nred > 0) {
-    LINE(e, "for (; k < hi; k++) {");
-    e->depth++;
-    LINE(e, "int64_t k0 = asc_part(env->n, env->nb, k);");
-    LINE(e, "int64_t k1 = asc_part(env->n, env->nb, k + 1);");
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
-           ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
-    }
-    /* a partition runs in chunks, with a poll between them */
-    LINE(e, "for (int64_t kc = k0; kc < k1;) {");
-    e->depth++;
-    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
-            "ASC_POLL_CHUNK);");
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
-    e->depth++;
-    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "kk" : "start + kk * step");
-  } else if (simple && (match_odometer(e, i, defs), e->odo.cast != NULL)) {
-    const odometer *o = &e->odo;
-    const char *step = "";
-    LINE(e, "if (k < hi) { /* indices of the collapsed loops, counted up */");
-    e->depth++;
-    LINE(e, "%s = (uint64_t)k;", rname(e, o->cast->dst));
-    for (int j = 0; j < o->n; j++) {
-      const char *u = val(e, o->mod[j]->args[0]);
-      const char *t = val(e, o->mod[j]->args[1]);
-      LINE(e, "%s = %s %% %s;", rname(e, o->mod[j]->dst), u, t);
-      LINE(e, "%s = %s / %s;", rname(e, o->div[j]->dst), u, t);
-    }
-    e->depth--;
-    LINE(e, "}");
-    for (int j = 0; j < o->n; j++) {
-      const char *q = rname(e, o->mod[j]->dst);
-      const char *t = val(e, o->mod[j]->args[1]);
-      step = j == 0 ? asc__arena_printf(e->c, "++%s == %s", q, t)
-                    : asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s == %s)",
-                                        step, e->depth * 2 + 6, "",
-                                        rname(e, o->mod[j - 1]->dst), q, t);
-    }
-    step = asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s)", step,
-                             e->depth * 2 + 6, "",
-                             rname(e, o->mod[o->n - 1]->dst),
-                             rname(e, o->div[o->n - 1]->dst));
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (; k < hi; k++, (void)(%s)) {", step);
-    e->depth++;
-    LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
-         rname(e, iv));
-  } else {
-    /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
-    LINE(e, "for (; k < hi; k++) {");
-    e->depth++;
-    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
-         simple ? "k" : "start + k * step");
-  }
-  push(e, F_LOOP, -1, i);
-  emit_block(e, &i->body[0]);
-  e->nframes--;
-  if (i->nred > 0) {
-    e->depth--;
-    LINE(e, "}");
-    LINE(e, "if (kce != k1 && ASC_POLL(asc_stop)) {");
-    e->depth++;
-    LINE(e, "asc_stopped(exc, %d);", (int)i->line);
-    LINE(e, "goto %s;", exc_target(e));
-    e->depth--;
-    LINE(e, "}");
-    LINE(e, "kc = kce;");
-    e->depth--;
-    LINE(e, "}");
-    for (int32_t q = 0; q < i->nred; q++)
-      LINE(e, "env->part_%s[k] = %s;", rname(e, i->red[q].reg),
-           rname(e, i->red[q].reg));
-  }
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "return 0;");
-  if (e->raise_used) {
-    out(e, "L_raise:\n");
-    LINE(e, "return k + 1;");
-  }
-  out(e, "}\n\n");
-  e->in_body = false;
-  e->odo.cast = NULL;
-  e->depth = 0;
-}
-
-static void collect_bodies(emitter *e, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_PFOR) {
-      e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
-                                 &e->capfors, sizeof *e->pfors, 8);
-      e->pfors[e->npfor] = i;
-      emit_pfor_body(e, i, e->npfor++);
-      continue;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      collect_bodies(e, &i->body[k]);
-  }
-}
-
-static void emit_pfor_call(emitter *e, const asc__irins *i) {
-  const asc__irfunc *f = e->f;
-  const char *K = kname(e);
-  int J = 0;
-  uint8_t *defs, *isiv;
-  while (J < e->npfor && e->pfors[J] != i)
-    J++;
-  ASC_CHECK(e->c, J < e->npfor);
-  uint8_t *cap = captures(e, i, &defs, &isiv);
-  LINE(e, "{ /* parallel loop */");
-  e->depth++;
-  LINE(e, "%s_env%d env%d;", K, J, J);
-  LINE(e, "env%d.ctx = ctx;", J);
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
-    LINE(e, "env%d.%s = %s;", J, rname(e, r), rname(e, r));
-    if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
-        !(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-      LINE(e, "env%d.%s = %s;", J, tname(e, r), tname(e, r));
-  }
-  LINE(e, "env%d.lo = (int64_t)%s;", J, val(e, i->args[0]));
-  LINE(e, "env%d.step = (int64_t)%s;", J, val(e, i->args[2]));
-  LINE(e, "env%d.n = asc_trip(env%d.lo, (int64_t)%s, env%d.step);", J, J,
-       val(e, i->args[1]), J);
-  if (i->nred > 0) {
-    LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
-    LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
-    LINE(e, "if (env%d.nb < 1) env%d.nb = 1;", J, J);
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s part%d_%d[env%d.nb];", ctype(f->regs[r].ty.dtype), J,
-           (int)q, J);
-      LINE(e, "env%d.part_%s = part%d_%d;", J, rname(e, r), J, (int)q);
-    }
-    LINE(e, "if (env%d.n > 0) {", J);
-    e->depth++;
-    LINE(e, "if (ctx->rt->parallel_for(ctx, env%d.nb, 1, %s_body%d, &env%d, "
-            "exc) != 0)",
-         J, K, J, J);
-    LINE(e, "  goto %s;", exc_target(e));
-    LINE(e, "/* combine the partials in a fixed order: deterministic */");
-    LINE(e, "for (int64_t b = 0; b < env%d.nb; b++) {", J);
-    e->depth++;
-    for (int32_t q = 0; q < i->nred; q++) {
-      int32_t r = i->red[q].reg;
-      LINE(e, "%s = %s;", rname(e, r),
-           binexpr(e, i->red[q].op, f->regs[r].ty.dtype, rname(e, r),
-                   asc__arena_printf(e->c, "part%d_%d[b]", J, (int)q)));
-    }
-    e->depth--;
-    LINE(e, "}");
-    e->depth--;
-    LINE(e, "}");
-  } else {
-    LINE(e, "env%d.nb = 0;", J);
-    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
-            "%s_body%d, &env%d, exc) != 0)",
-         J, J, asc__ir_has_loop(&i->body[0]) ? 1 : 64, K, J, J);
-    LINE(e, "  goto %s;", exc_target(e));
-  }
-  e->depth--;
-  LINE(e, "}");
 }
 
 /* written[r]: bit 0 when tensor r is stored to (its pointer stays
@@ -1869,7 +1175,7 @@ static void emit_kernel(emitter *e) {
   int32_t n = f->nregs;
 
   asc__ir_verify(e->c, f, "emit");
-  K = kname(e);
+  K = asc__emit_kname(e);
   written = asc__arena_alloc(e->c, (size_t)n + 1);
   mark_readonly(f, &f->body, written);
   for (int32_t r = 0; r < n; r++) {
@@ -1881,17 +1187,17 @@ static void emit_kernel(emitter *e) {
       f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   }
   e->def = asc__arena_alloc(e->c, sizeof *e->def * ((size_t)n + 1));
-  collect_defs(e, &f->body);
+  asc__ir_walk(&f->body, collect_def, e);
   e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));
   e->shared_bytes = 0;
   e->uses_barrier = false;
-  assign_shared(e, &f->body);
+  asc__ir_walk(&f->body, assign_shared, e);
 
   out(e, "/* ---------------- kernel %d */\n\n", e->kidx);
   e->npfor = 0;
   e->capfors = 0;
   e->pfors = NULL;
-  collect_bodies(e, &f->body);
+  asc__emit_collect_bodies(e, &f->body);
 
   e->labels = 0;
   e->nframes = 0;
@@ -1937,11 +1243,11 @@ static void emit_kernel(emitter *e) {
   mark = asc__arena_alloc(e->c, (size_t)n + 1);
   isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   scan_entry(&f->body, mark, isiv);
-  declare_scalars(e, mark, isiv, NULL);
+  asc__emit_declare_scalars(e, mark, isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   e->raise_used = false;
-  emit_block(e, &f->body);
+  asc__emit_block(e, &f->body);
   LINE(e, "return 0;");
   if (e->raise_used) {
     out(e, "L_raise:\n");
@@ -1981,7 +1287,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   out(&e, "/* Generated by libasc from Python kernels: do not edit. */\n");
   asc__buf_puts(o, asc__abi_prelude);
   asc__buf_puts(o, "\n");
-  asc__buf_puts(o, helpers);
+  asc__buf_puts(o, asc__emit_helpers);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;
@@ -2001,8 +1307,9 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
     e.f = f;
     e.kidx = (int)k;
     out(&e, "  {%s, %s, %d, %s, %s, %llu, %s},\n", cstr(&e, f->name),
-        kname(&e), (int)f->nparams,
-        f->nparams ? asc__arena_printf(c, "%s_params", kname(&e)) : "NULL",
+        asc__emit_kname(&e), (int)f->nparams,
+        f->nparams ? asc__arena_printf(c, "%s_params", asc__emit_kname(&e))
+                   : "NULL",
         barrier[k] ? "ASC_KERNEL_USES_BARRIER" : "0",
         (unsigned long long)shared[k], cstr(&e, f->file ? f->file : ""));
   }

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/prange.h"
 #include "compiler/emit_c.h"
 #include "asc/kernel_abi.h"
 #include "compiler/passes/passes.h"
@@ -32,135 +34,12 @@
  * block can be given, and small enough that sums of them cannot overflow. */
 #define SCRATCH_ARRAY_MAX (UINT64_C(1) << 40)
 
-typedef struct symreg {
-  const asc__sym *sym;
-  int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
-                       * aggregate (elems) */
-  asc__irval cval;
-  int32_t *elems;     /* tuple / struct variables: one register each */
-  int nelems;
-  uint32_t bucket;    /* of sym, in lstate.heads */
-  int32_t older;      /* the previous entry in that bucket, or -1 */
-} symreg;
-
-typedef struct lstate {
-  asc__cctx *c;
-  const asc__typed *t;
-  asc__irfunc *f;
-  asc__irblock *cur;
-  int32_t line;
-  /* Bindings, newest last; a scope ends by unbind_to(its start).  heads
-   * chains them by symbol, newest first, so a lookup visits what the
-   * backwards scan of map would, for that symbol only. */
-  symreg *map;
-  int nmap, capmap;
-  int32_t *heads;        /* per bucket: its newest entry, or -1 */
-  uint32_t nheads;
-  int loops;             /* enclosing loops (for break/continue) */
-  int pfors;             /* enclosing parallel loops */
-  bool in_pbody;         /* lowering a parallel_for body function */
-  bool boundscheck;
-  int excepts;           /* enclosing except clauses (for a bare raise) */
-  /* inlined helper: where `return v` goes */
-  int32_t ret_reg;
-  int32_t ret_flag;      /* bool: a `return` inside a loop has run */
-  int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
-  asc__type *ret_type;
-  int inline_depth;
-  uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
-} lstate;
-
-static _Noreturn void unsupported(lstate *ls, asc__loc loc, const char *what) {
-  asc__diag_fatal(ls->c, loc, "%s is not supported by the compiler yet",
-                  what);
-}
-
-/* ------------------------------------------------------------- helpers */
-
-static asc__type *ty(const asc__ast_expr *e) {
-  return e->type ? asc__ty_find(e->type) : NULL;
-}
-
-static int scalar_dt(lstate *ls, const asc__ast_expr *e) {
-  asc__type *t = ty(e);
-  if (t == NULL || t->kind != ASC_TY_SCALAR)
-    asc__diag_fatal(ls->c, e->loc, "expected a scalar value here");
-  return t->dtype;
-}
-
-static asc__irins *emit(lstate *ls, int op, int32_t dst, int nargs) {
-  asc__irins *i = asc__ir_ins(ls->c, op, dst, nargs, ls->line);
-  asc__ir_append(ls->cur, i);
-  return i;
-}
-
-static int32_t newreg(lstate *ls, int dt, const char *hint) {
-  return asc__ir_reg(ls->c, ls->f, asc__irt_scalar(dt), hint);
-}
-
-/* Operations on constants fold right away: shapes of local arrays and
- * indices such as t.shape[-1] must be constants before any pass runs. */
-static asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
-                      asc__irval b) {
-  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
-  asc__irval args[2] = {a, b}, r;
-  int32_t d;
-  asc__irins *i;
-  if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
-    return r;
-  d = newreg(ls, rdt, NULL);
-  i = emit(ls, op, d, 2);
-  i->args[0] = a;
-  i->args[1] = b;
-  return asc__irv_reg(d);
-}
-
-static asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
-  asc__irval r;
-  int32_t d;
-  asc__irins *i;
-  if (asc__ir_eval(op, 0, dt, asc__irv_dtype(ls->f, a), &a, 1, &r))
-    return r;
-  d = newreg(ls, dt, NULL);
-  i = emit(ls, op, d, 1);
-  i->args[0] = a;
-  return asc__irv_reg(d);
-}
-
-static void mov(lstate *ls, int32_t dst, asc__irval v) {
-  asc__irins *i = emit(ls, ASC_IR_MOV, dst, 1);
-  i->args[0] = v;
-}
-
-static int vdt(lstate *ls, asc__irval v) { return asc__irv_dtype(ls->f, v); }
-
-/* v converted to dt (constants at compile time when exact enough). */
-static asc__irval conv(lstate *ls, asc__irval v, int dt) {
-  int from = vdt(ls, v);
-  asc__irval r;
-  if (from == dt)
-    return v;
-  if (v.kind == ASC_IRV_CONST &&
-      asc__ir_eval(ASC_IR_CAST, 0, dt, from, &v, 1, &r))
-    return r;
-  return op1(ls, ASC_IR_CAST, dt, v);
-}
-
-static asc__irval truthy(lstate *ls, asc__irval v) {
-  int dt = vdt(ls, v);
-  if (dt == ascBool)
-    return v;
-  return op2(ls, ASC_IR_NE, dt, v,
-             asc__dt_is_float(dt) ? asc__irv_float(dt, 0.0)
-                                  : asc__irv_int(dt, 0));
-}
-
 static uint32_t sym_bucket(const lstate *ls, const asc__sym *s) {
   uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15u;
   return (uint32_t)(h >> 32) & (ls->nheads - 1);
 }
 
-static void bind(lstate *ls, const asc__sym *s, int32_t reg) {
+void asc__lower_bind(lstate *ls, const asc__sym *s, int32_t reg) {
   symreg *m;
   if ((uint32_t)ls->nmap >= ls->nheads) {
     /* rechain everything, oldest first, into twice the buckets */
@@ -233,7 +112,7 @@ static int32_t var_reg(lstate *ls, const asc__sym *s, asc__loc loc) {
   if (t == NULL || t->kind != ASC_TY_SCALAR)
     unsupported(ls, loc, "a variable of this type");
   r = newreg(ls, t->dtype, s->name);
-  bind(ls, s, r);
+  asc__lower_bind(ls, s, r);
   return r;
 }
 
@@ -252,7 +131,7 @@ static asc__irval const_of(lstate *ls, int dt, ascScalar v) {
 
 /* ------------------------------------------------------------ tensors */
 
-static int32_t tensor_reg(lstate *ls, const asc__ast_expr *e) {
+int32_t asc__lower_tensor_reg(lstate *ls, const asc__ast_expr *e) {
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
     int32_t r = lookup(ls, e->u.name.sym);
     if (r >= 0 && ls->f->regs[r].ty.kind == ASC_IRK_TENSOR)
@@ -261,10 +140,9 @@ static int32_t tensor_reg(lstate *ls, const asc__ast_expr *e) {
   unsupported(ls, e->loc, "this tensor expression");
 }
 
-static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e);
 static int32_t agg_member(lstate *ls, const asc__ast_expr *e);
 
-static asc__irval dim_of(lstate *ls, int32_t t, int k) {
+asc__irval asc__lower_dim_of(lstate *ls, int32_t t, int k) {
   int32_t d = newreg(ls, ascInt64, NULL);
   asc__irins *i = emit(ls, ASC_IR_DIM, d, 1);
   i->args[0] = asc__irv_reg(t);
@@ -280,7 +158,7 @@ static asc__irval stride_of(lstate *ls, int32_t t, int k) {
   return asc__irv_reg(d);
 }
 
-static void raise_here(lstate *ls, int kind, const char *msg) {
+void asc__lower_raise_here(lstate *ls, int kind, const char *msg) {
   asc__irins *i = emit(ls, ASC_IR_RAISE, -1, 0);
   i->aux = kind;
   i->str = msg;
@@ -297,10 +175,10 @@ static void raise_values(lstate *ls, int kind, const char *msg,
 }
 
 /* The element offset of t[idx...]. */
-static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
-                                 int32_t *treg) {
+asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
+                                     int32_t *treg) {
   const asc__ast_expr *idx = sub->u.sub.index;
-  int32_t t = tensor_reg(ls, sub->u.sub.value);
+  int32_t t = asc__lower_tensor_reg(ls, sub->u.sub.value);
   int nd = ls->f->regs[t].ty.ndim;
   const asc__ast_expr *one[1];
   const asc__ast_expr *const *ix;
@@ -317,11 +195,11 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
   if (n != nd)
     asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
   for (int k = 0; k < n; k++) {
-    asc__irval v = conv(ls, lower_expr(ls, ix[k]), ascInt64), given = v;
+    asc__irval v = conv(ls, asc__lower_expr(ls, ix[k]), ascInt64), given = v;
     if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
-      v = op2(ls, ASC_IR_ADD, ascInt64, dim_of(ls, t, k), v);
+      v = op2(ls, ASC_IR_ADD, ascInt64, asc__lower_dim_of(ls, t, k), v);
     if (ls->boundscheck) {
-      asc__irval size = dim_of(ls, t, k);
+      asc__irval size = asc__lower_dim_of(ls, t, k);
       asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
       asc__irval hi = op2(ls, ASC_IR_GE, ascInt64, v, size);
       asc__irval bad = op2(ls, ASC_IR_OR, ascBool, lo, hi);
@@ -350,18 +228,7 @@ static asc__irval element_offset(lstate *ls, const asc__ast_expr *sub,
 /* Tuples (t.shape, (a, b)) and struct objects live in one register per
  * element or field: a variable of such a type is a list of registers. */
 
-static bool is_agg(asc__type *t) {
-  return t && (t->kind == ASC_TY_TUPLE || t->kind == ASC_TY_STRUCT);
-}
-
-static int agg_n(asc__type *t) { return t->n; }
-
-static asc__type *agg_elem(asc__type *t, int k) {
-  return asc__ty_find(t->kind == ASC_TY_TUPLE ? t->elems[k]
-                                              : t->fields[k].type);
-}
-
-static symreg *agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
+symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
   asc__type *t = s->type ? asc__ty_find(s->type) : NULL;
   symreg *m;
   for (int32_t k = first_of(ls, s); k >= 0; k = next_of(ls, s, k))
@@ -369,7 +236,7 @@ static symreg *agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
       return &ls->map[k];
   if (!is_agg(t))
     unsupported(ls, loc, "a variable of this type");
-  bind(ls, s, -1);
+  asc__lower_bind(ls, s, -1);
   m = &ls->map[ls->nmap - 1];
   m->nelems = agg_n(t);
   m->elems = asc__arena_alloc(ls->c, sizeof *m->elems * ((size_t)m->nelems + 1));
@@ -404,23 +271,20 @@ static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
   unsupported(ls, d ? d->loc : ls->t->kernel->loc, "this field default");
 }
 
-static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
-                                asc__irval *agg);
-
 /* The element values of an aggregate expression, converted to the element
  * types of `want` (the target's type). */
-static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
-                      asc__irval *vals) {
+void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
+                    asc__irval *vals) {
   int n = agg_n(want);
   if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "shape") == 0) {
-    int32_t t = tensor_reg(ls, e->u.attr.value);
+    int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
     for (int k = 0; k < n; k++)
-      vals[k] = dim_of(ls, t, k);
+      vals[k] = asc__lower_dim_of(ls, t, k);
   } else if (e->kind == ASC_EXPR_TUPLE && e->u.tuple.n == n) {
     for (int k = 0; k < n; k++)
-      vals[k] = lower_expr(ls, e->u.tuple.elts[k]);
+      vals[k] = asc__lower_expr(ls, e->u.tuple.elts[k]);
   } else if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
-    symreg *m = agg_sym(ls, e->u.name.sym, e->loc);
+    symreg *m = asc__lower_agg_sym(ls, e->u.name.sym, e->loc);
     if (m->nelems != n)
       unsupported(ls, e->loc, "this aggregate");
     for (int k = 0; k < n; k++)
@@ -430,13 +294,13 @@ static void lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
     for (int k = 0; k < n; k++) {
       const asc__ast_expr *a = k < e->u.call.nrargs ? e->u.call.rargs[k]
                                                     : NULL;
-      vals[k] = a ? lower_expr(ls, a)
+      vals[k] = a ? asc__lower_expr(ls, a)
                   : field_default(ls, cls->fields[k].def,
                                   agg_elem(want, k)->dtype);
     }
   } else if (e->kind == ASC_EXPR_CALL && e->u.call.callee &&
              is_agg(ty(e)) && agg_n(ty(e)) == n) {
-    (void)inline_helper(ls, e, vals);
+    (void)asc__lower_inline_helper(ls, e, vals);
   } else {
     unsupported(ls, e->loc, "this tuple or struct value");
   }
@@ -462,7 +326,7 @@ static int32_t agg_member(lstate *ls, const asc__ast_expr *e) {
   bt = base->u.name.sym->type ? asc__ty_find(base->u.name.sym->type) : NULL;
   if (!is_agg(bt))
     return -1;
-  m = agg_sym(ls, base->u.name.sym, base->loc);
+  m = asc__lower_agg_sym(ls, base->u.name.sym, base->loc);
   if (e->kind == ASC_EXPR_ATTR) {
     if (bt->kind != ASC_TY_STRUCT)
       return -1;
@@ -470,7 +334,7 @@ static int32_t agg_member(lstate *ls, const asc__ast_expr *e) {
       if (strcmp(bt->fields[k].name, e->u.attr.attr) == 0)
         idx = k;
   } else {
-    asc__irval k = lower_expr(ls, e->u.sub.index);
+    asc__irval k = asc__lower_expr(ls, e->u.sub.index);
     if (k.kind != ASC_IRV_CONST)
       unsupported(ls, e->loc, "indexing a tuple with a variable");
     idx = (int)(k.c.i < 0 ? k.c.i + m->nelems : k.c.i);
@@ -525,134 +389,6 @@ static int exc_kind(const asc__builtin *b) {
   }
 }
 
-static int intrinsic_of(asc__builtin_id id) {
-  switch (id) {
-  case ASC_BI_SIN: return ASC_INTR_SIN;
-  case ASC_BI_COS: return ASC_INTR_COS;
-  case ASC_BI_TAN: return ASC_INTR_TAN;
-  case ASC_BI_ASIN: return ASC_INTR_ASIN;
-  case ASC_BI_ACOS: return ASC_INTR_ACOS;
-  case ASC_BI_ATAN: return ASC_INTR_ATAN;
-  case ASC_BI_ATAN2: return ASC_INTR_ATAN2;
-  case ASC_BI_SINH: return ASC_INTR_SINH;
-  case ASC_BI_COSH: return ASC_INTR_COSH;
-  case ASC_BI_TANH: return ASC_INTR_TANH;
-  case ASC_BI_EXP: return ASC_INTR_EXP;
-  case ASC_BI_EXP2: return ASC_INTR_EXP2;
-  case ASC_BI_EXPM1: return ASC_INTR_EXPM1;
-  case ASC_BI_LOG: return ASC_INTR_LOG;
-  case ASC_BI_LOG2: return ASC_INTR_LOG2;
-  case ASC_BI_LOG10: return ASC_INTR_LOG10;
-  case ASC_BI_LOG1P: return ASC_INTR_LOG1P;
-  case ASC_BI_SQRT: return ASC_INTR_SQRT;
-  case ASC_BI_FLOOR: return ASC_INTR_FLOOR;
-  case ASC_BI_CEIL: return ASC_INTR_CEIL;
-  case ASC_BI_TRUNC: return ASC_INTR_TRUNC;
-  case ASC_BI_FABS: return ASC_INTR_FABS;
-  case ASC_BI_ERF: return ASC_INTR_ERF;
-  case ASC_BI_ERFC: return ASC_INTR_ERFC;
-  case ASC_BI_HYPOT: return ASC_INTR_HYPOT;
-  case ASC_BI_FMOD: return ASC_INTR_FMOD;
-  case ASC_BI_COPYSIGN: return ASC_INTR_COPYSIGN;
-  case ASC_BI_ISNAN: return ASC_INTR_ISNAN;
-  case ASC_BI_ISINF: return ASC_INTR_ISINF;
-  case ASC_BI_ISFINITE: return ASC_INTR_ISFINITE;
-  default: return -1;
-  }
-}
-
-
-static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
-  int32_t d = newreg(ls, ascBool, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = id;
-  i->args[0] = a;
-  return asc__irv_reg(d);
-}
-
-static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
-  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-  asc__irblock *save = ls->cur;
-  i->args[0] = cond;
-  ls->cur = &i->body[0];
-  raise_here(ls, kind, msg);
-  ls->cur = save;
-}
-
-/* How a math.X function reports errors (CPython's Modules/mathmodule.c):
- * a NaN from non-NaN arguments is a ValueError; an infinity from finite
- * arguments is an OverflowError for functions that can overflow, a
- * ValueError for the others (log(0)), and no error for hypot and atan2. */
-enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_NONE };
-
-static int math_error_kind(int intr) {
-  switch (intr) {
-  case ASC_INTR_EXP:
-  case ASC_INTR_EXP2:
-  case ASC_INTR_EXPM1:
-  case ASC_INTR_SINH:
-  case ASC_INTR_COSH:
-    return MATH_INF_OVERFLOW;
-  case ASC_INTR_SIN:
-  case ASC_INTR_COS:
-  case ASC_INTR_TAN:
-  case ASC_INTR_ASIN:
-  case ASC_INTR_ACOS:
-  case ASC_INTR_LOG:
-  case ASC_INTR_LOG2:
-  case ASC_INTR_LOG10:
-  case ASC_INTR_LOG1P:
-  case ASC_INTR_SQRT:
-  case ASC_INTR_FMOD:
-    return MATH_INF_DOMAIN;
-  case ASC_INTR_ATAN:
-  case ASC_INTR_ATAN2:
-  case ASC_INTR_TANH:
-  case ASC_INTR_HYPOT:
-  case ASC_INTR_ERF:
-  case ASC_INTR_ERFC:
-    return MATH_NAN_ONLY;
-  default:
-    return MATH_NONE;
-  }
-}
-
-/* The checks after r = math.f(args...) (floats only).  pow_zero: math.pow,
- * where 0 ** negative is a ValueError and other infinities overflow. */
-static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
-                        const asc__irval *args, int n, asc__irval r) {
-  asc__irval anynan = fpclass(ls, ASC_INTR_ISNAN, args[0]);
-  asc__irval allfin = fpclass(ls, ASC_INTR_ISFINITE, args[0]);
-  asc__irval inf;
-  if (kind == MATH_NONE || !asc__dt_is_float(dt))
-    return;
-  for (int k = 1; k < n; k++) {
-    anynan = op2(ls, ASC_IR_OR, ascBool, anynan,
-                 fpclass(ls, ASC_INTR_ISNAN, args[k]));
-    allfin = op2(ls, ASC_IR_AND, ascBool, allfin,
-                 fpclass(ls, ASC_INTR_ISFINITE, args[k]));
-  }
-  raise_if(ls,
-           op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISNAN, r),
-               op1(ls, ASC_IR_NOT, ascBool, anynan)),
-           ASC_KEXC_VALUE_ERROR, "math domain error");
-  if (kind == MATH_NAN_ONLY)
-    return;
-  inf = op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISINF, r), allfin);
-  if (pow_zero)
-    raise_if(ls,
-             op2(ls, ASC_IR_AND, ascBool, inf,
-                 op2(ls, ASC_IR_EQ, dt, args[0], asc__irv_float(dt, 0.0))),
-             ASC_KEXC_VALUE_ERROR, "math domain error");
-  if (kind == MATH_INF_OVERFLOW)
-    raise_if(ls, inf, ASC_KEXC_OVERFLOW_ERROR, "math range error");
-  else
-    raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
-}
-
-static void lower_block(lstate *ls, const asc__ast_block *b);
-static asc__irval lower_call(lstate *ls, const asc__ast_expr *e);
-
 /* After a loop inside an inlined helper: a `return` in it set ret_flag and
  * left that loop; leave the enclosing one too (in the end the helper's
  * one-trip wrapper).  Folds away when the helper has no such return. */
@@ -672,7 +408,7 @@ static void after_helper_loop(lstate *ls) {
 static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
   int dt = scalar_dt(ls, e);
   int32_t r = newreg(ls, dt, NULL);
-  asc__irval l = conv(ls, lower_expr(ls, e->u.boolop.lhs), dt);
+  asc__irval l = conv(ls, asc__lower_expr(ls, e->u.boolop.lhs), dt);
   asc__irins *i;
   asc__irblock *save = ls->cur;
   mov(ls, r, l);
@@ -682,7 +418,7 @@ static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
   asc__ir_remove(ls->cur, i);
   asc__ir_append(ls->cur, i);
   ls->cur = &i->body[e->u.boolop.is_and ? 0 : 1];
-  mov(ls, r, conv(ls, lower_expr(ls, e->u.boolop.rhs), dt));
+  mov(ls, r, conv(ls, asc__lower_expr(ls, e->u.boolop.rhs), dt));
   ls->cur = save;
   return asc__irv_reg(r);
 }
@@ -690,10 +426,10 @@ static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
 static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   int32_t r = newreg(ls, ascBool, NULL);
   asc__irblock *save = ls->cur;
-  asc__irval lhs = lower_expr(ls, e->u.cmp.operands[0]);
+  asc__irval lhs = asc__lower_expr(ls, e->u.cmp.operands[0]);
   for (int k = 0; k < e->u.cmp.n; k++) {
     const asc__ast_expr *re = e->u.cmp.operands[k + 1];
-    asc__irval rhs = lower_expr(ls, re);
+    asc__irval rhs = asc__lower_expr(ls, re);
     asc__type *pt = asc__ty_promote(ls->c, ty(e->u.cmp.operands[k]), ty(re));
     int dt;
     asc__irins *i;
@@ -713,7 +449,7 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   return asc__irv_reg(r);
 }
 
-static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
+asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
   switch (e->kind) {
   case ASC_EXPR_INT:
   case ASC_EXPR_BOOL: {
@@ -754,14 +490,14 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
       return asc__irv_float(scalar_dt(ls, e),
                             asc__builtin_value(e->u.attr.builtin));
     if (strcmp(e->u.attr.attr, "ndim") == 0) {
-      int32_t t = tensor_reg(ls, e->u.attr.value);
+      int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
       return asc__irv_int(scalar_dt(ls, e), ls->f->regs[t].ty.ndim);
     }
     if (strcmp(e->u.attr.attr, "size") == 0) {
-      int32_t t = tensor_reg(ls, e->u.attr.value);
+      int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
       asc__irval n = asc__irv_int(ascInt64, 1);
       for (int k = 0; k < ls->f->regs[t].ty.ndim; k++)
-        n = op2(ls, ASC_IR_MUL, ascInt64, n, dim_of(ls, t, k));
+        n = op2(ls, ASC_IR_MUL, ascInt64, n, asc__lower_dim_of(ls, t, k));
       return conv(ls, n, scalar_dt(ls, e));
     }
     unsupported(ls, e->loc, "this attribute");
@@ -772,8 +508,8 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
       return conv(ls, asc__irv_reg(mr), scalar_dt(ls, e));
     if (v->kind == ASC_EXPR_ATTR && strcmp(v->u.attr.attr, "shape") == 0) {
       /* t.shape[k] with a constant k */
-      int32_t t = tensor_reg(ls, v->u.attr.value);
-      asc__irval k = lower_expr(ls, e->u.sub.index);
+      int32_t t = asc__lower_tensor_reg(ls, v->u.attr.value);
+      asc__irval k = asc__lower_expr(ls, e->u.sub.index);
       int nd = ls->f->regs[t].ty.ndim;
       int64_t kk;
       if (k.kind != ASC_IRV_CONST)
@@ -781,11 +517,11 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
       kk = k.c.i < 0 ? k.c.i + nd : k.c.i;
       if (kk < 0 || kk >= nd)
         asc__diag_fatal(ls->c, e->loc, "shape index out of range");
-      return conv(ls, dim_of(ls, t, (int)kk), scalar_dt(ls, e));
+      return conv(ls, asc__lower_dim_of(ls, t, (int)kk), scalar_dt(ls, e));
     }
     {
       int32_t t;
-      asc__irval off = element_offset(ls, e, &t);
+      asc__irval off = asc__lower_element_offset(ls, e, &t);
       int32_t d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
       asc__irins *i = emit(ls, ASC_IR_LOAD, d, 2);
       i->args[0] = asc__irv_reg(t);
@@ -794,10 +530,10 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
     }
   }
   case ASC_EXPR_CALL:
-    return lower_call(ls, e);
+    return asc__lower_call(ls, e);
   case ASC_EXPR_UNARY: {
     int dt = scalar_dt(ls, e);
-    asc__irval a = lower_expr(ls, e->u.unary.operand);
+    asc__irval a = asc__lower_expr(ls, e->u.unary.operand);
     switch (e->u.unary.op) {
     case ASC_UN_POS:
       return conv(ls, a, dt);
@@ -811,8 +547,8 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
   }
   case ASC_EXPR_BINARY: {
     int dt = scalar_dt(ls, e);
-    asc__irval a = conv(ls, lower_expr(ls, e->u.binary.lhs), dt);
-    asc__irval b = conv(ls, lower_expr(ls, e->u.binary.rhs), dt);
+    asc__irval a = conv(ls, asc__lower_expr(ls, e->u.binary.lhs), dt);
+    asc__irval b = conv(ls, asc__lower_expr(ls, e->u.binary.rhs), dt);
     return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
   }
   case ASC_EXPR_BOOLOP:
@@ -822,269 +558,19 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_IFEXP: {
     int dt = scalar_dt(ls, e);
     int32_t r = newreg(ls, dt, NULL);
-    asc__irval c = truthy(ls, lower_expr(ls, e->u.ifexp.cond));
+    asc__irval c = truthy(ls, asc__lower_expr(ls, e->u.ifexp.cond));
     asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
     asc__irblock *save = ls->cur;
     i->args[0] = c;
     ls->cur = &i->body[0];
-    mov(ls, r, conv(ls, lower_expr(ls, e->u.ifexp.then), dt));
+    mov(ls, r, conv(ls, asc__lower_expr(ls, e->u.ifexp.then), dt));
     ls->cur = &i->body[1];
-    mov(ls, r, conv(ls, lower_expr(ls, e->u.ifexp.orelse), dt));
+    mov(ls, r, conv(ls, asc__lower_expr(ls, e->u.ifexp.orelse), dt));
     ls->cur = save;
     return asc__irv_reg(r);
   }
   default:
     unsupported(ls, e->loc, "this expression");
-  }
-}
-
-/* A helper call, inlined: parameters become registers, `return v` stores
- * into the result register (the element registers of a tuple or struct
- * result, copied to agg) and leaves a one-trip loop. */
-static asc__irval inline_helper(lstate *ls, const asc__ast_expr *e,
-                                asc__irval *agg) {
-  asc__tinst *inst = asc__typed_callee(ls->t, e);
-  asc__ast_func *fn;
-  asc__irins *wrap;
-  asc__irblock *save = ls->cur;
-  int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
-  int32_t *saved_elems = ls->ret_elems, *elems = NULL;
-  asc__type *saved_rtype = ls->ret_type;
-  int saved_loops = ls->loops;
-  asc__type *rt;
-  int32_t r = -1;
-  if (inst == NULL || ls->inline_depth > 32)
-    unsupported(ls, e->loc, "this call");
-  fn = inst->fn;
-  rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
-  if (rt && rt->kind == ASC_TY_SCALAR)
-    r = newreg(ls, rt->dtype, fn->name);
-  if (is_agg(rt)) {
-    if (agg == NULL)
-      unsupported(ls, e->loc, "this use of a tuple or struct result");
-    elems = asc__arena_alloc(ls->c, sizeof *elems * ((size_t)agg_n(rt) + 1));
-    for (int k = 0; k < agg_n(rt); k++) {
-      asc__type *et = agg_elem(rt, k);
-      if (et->kind != ASC_TY_SCALAR)
-        unsupported(ls, e->loc, "a nested tuple or struct");
-      elems[k] = newreg(ls, et->dtype, fn->name);
-    }
-  }
-  for (int k = 0; k < fn->nparams && k < e->u.call.nrargs; k++) {
-    const asc__sym *ps = fn->params[k].sym;
-    asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
-    const asc__ast_expr *a = e->u.call.rargs[k];
-    if (pt && pt->kind == ASC_TY_TENSOR) {
-      bind(ls, ps, tensor_reg(ls, a));
-    } else if (is_agg(pt)) {
-      symreg *m = agg_sym(ls, ps, a->loc);
-      asc__irval *vals =
-          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
-      int32_t *dst = m->elems;
-      lower_agg(ls, a, pt, vals);
-      for (int q = 0; q < agg_n(pt); q++)
-        mov(ls, dst[q], vals[q]);
-    } else if (pt && pt->kind == ASC_TY_SCALAR) {
-      int32_t pr = newreg(ls, pt->dtype, fn->params[k].name);
-      mov(ls, pr, conv(ls, lower_expr(ls, a), pt->dtype));
-      bind(ls, ps, pr);
-    } else {
-      unsupported(ls, a->loc, "this helper argument");
-    }
-  }
-  ls->ret_flag = newreg(ls, ascBool, "returned");
-  mov(ls, ls->ret_flag, asc__irv_int(ascBool, 0));
-  wrap = emit(ls, ASC_IR_LOOP, -1, 0);
-  ls->cur = &wrap->body[0];
-  ls->ret_reg = r;
-  ls->ret_elems = elems;
-  ls->ret_type = elems ? rt : NULL;
-  ls->loops = 0;
-  ls->inline_depth++;
-  lower_block(ls, &fn->body);
-  emit(ls, ASC_IR_BREAK, -1, 0);
-  ls->inline_depth--;
-  ls->loops = saved_loops;
-  ls->ret_reg = saved_ret;
-  ls->ret_flag = saved_flag;
-  ls->ret_elems = saved_elems;
-  ls->ret_type = saved_rtype;
-  ls->cur = save;
-  if (elems != NULL) {
-    for (int k = 0; k < agg_n(rt); k++)
-      agg[k] = asc__irv_reg(elems[k]);
-    return asc__irv_int(ascBool, 0);
-  }
-  if (r < 0)
-    return asc__irv_int(ascBool, 0);
-  return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
-}
-
-static asc__irval lower_call(lstate *ls, const asc__ast_expr *e) {
-  const asc__builtin *b = e->u.call.builtin;
-  asc__ast_expr *const *a = e->u.call.rargs;
-  int n = e->u.call.nrargs;
-  if (e->u.call.callee)
-    return inline_helper(ls, e, NULL);
-  if (b == NULL)
-    unsupported(ls, e->loc, "this call");
-  if (b->kind == ASC_BK_DTYPE)
-    return conv(ls, lower_expr(ls, a[0]), scalar_dt(ls, e));
-  switch (b->id) {
-  case ASC_BI_INT:
-  case ASC_BI_FLOAT:
-  case ASC_BI_BOOL: {
-    int dt = scalar_dt(ls, e);
-    asc__irval v = lower_expr(ls, a[0]);
-    if (b->id == ASC_BI_BOOL)
-      return truthy(ls, v);
-    return conv(ls, v, dt);
-  }
-  case ASC_BI_MIN:
-  case ASC_BI_MAX: {
-    int dt = scalar_dt(ls, e);
-    asc__irval r = conv(ls, lower_expr(ls, a[0]), dt);
-    for (int k = 1; k < n; k++)
-      r = op2(ls, b->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX, dt, r,
-              conv(ls, lower_expr(ls, a[k]), dt));
-    return r;
-  }
-  case ASC_BI_ABS: {
-    int dt = scalar_dt(ls, e);
-    return op1(ls, ASC_IR_ABS, dt, conv(ls, lower_expr(ls, a[0]), dt));
-  }
-  case ASC_BI_POW: {
-    int dt = scalar_dt(ls, e);
-    asc__irval pa[2], r;
-    pa[0] = conv(ls, lower_expr(ls, a[0]), dt);
-    pa[1] = conv(ls, lower_expr(ls, a[1]), dt);
-    r = op2(ls, ASC_IR_POW, dt, pa[0], pa[1]);
-    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
-      math_errors(ls, MATH_INF_OVERFLOW, true, dt, pa, 2, r); /* math.pow */
-    return r;
-  }
-  case ASC_BI_GET_BLOCK_IDX:
-  case ASC_BI_GET_BLOCK_NUM: {
-    int32_t d = newreg(ls, ascInt64, NULL);
-    emit(ls, b->id == ASC_BI_GET_BLOCK_IDX ? ASC_IR_BLOCK_IDX
-                                           : ASC_IR_BLOCK_NUM,
-         d, 0);
-    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
-  }
-  case ASC_BI_ATOMIC_ADD:
-  case ASC_BI_ATOMIC_SUB:
-  case ASC_BI_ATOMIC_MIN:
-  case ASC_BI_ATOMIC_MAX:
-  case ASC_BI_ATOMIC_EXCHANGE:
-  case ASC_BI_ATOMIC_CAS: {
-    asc__ast_expr sub;
-    int32_t t, d;
-    asc__irval off;
-    asc__irins *i;
-    int edt;
-    memset(&sub, 0, sizeof sub);
-    sub.kind = ASC_EXPR_SUBSCRIPT;
-    sub.loc = e->loc;
-    sub.u.sub.value = a[0];
-    sub.u.sub.index = a[1];
-    off = element_offset(ls, &sub, &t);
-    edt = ls->f->regs[t].ty.dtype;
-    d = newreg(ls, edt, NULL);
-    if (b->id == ASC_BI_ATOMIC_CAS) {
-      i = emit(ls, ASC_IR_CAS, d, 4);
-      i->args[2] = conv(ls, lower_expr(ls, a[2]), edt);
-      i->args[3] = conv(ls, lower_expr(ls, a[3]), edt);
-    } else {
-      i = emit(ls, ASC_IR_ATOMIC, d, 3);
-      i->aux = b->id == ASC_BI_ATOMIC_ADD   ? ASC_ATOM_ADD
-               : b->id == ASC_BI_ATOMIC_SUB ? ASC_ATOM_SUB
-               : b->id == ASC_BI_ATOMIC_MIN ? ASC_ATOM_MIN
-               : b->id == ASC_BI_ATOMIC_MAX ? ASC_ATOM_MAX
-                                            : ASC_ATOM_XCHG;
-      i->args[2] = conv(ls, lower_expr(ls, a[2]), edt);
-    }
-    i->args[0] = asc__irv_reg(t);
-    i->args[1] = off;
-    /* the value operands were lowered after the instruction was placed:
-     * move it after them */
-    asc__ir_remove(ls->cur, i);
-    asc__ir_append(ls->cur, i);
-    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
-  }
-  case ASC_BI_LEN: {
-    /* len(t) = t.shape[0]; len(t.shape) = ndim */
-    const asc__ast_expr *x = a[0];
-    if (x->kind == ASC_EXPR_ATTR && strcmp(x->u.attr.attr, "shape") == 0)
-      return asc__irv_int(scalar_dt(ls, e),
-                          ls->f->regs[tensor_reg(ls, x->u.attr.value)].ty.ndim);
-    if (is_agg(ty(x)))
-      return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
-    return conv(ls, dim_of(ls, tensor_reg(ls, x), 0), scalar_dt(ls, e));
-  }
-  case ASC_BI_BARRIER:
-    emit(ls, ASC_IR_BARRIER, -1, 0);
-    return asc__irv_int(ascBool, 0);
-  case ASC_BI_LOCK:
-  case ASC_BI_UNLOCK: {
-    asc__ast_expr sub;
-    int32_t t;
-    asc__irval off;
-    asc__irins *i;
-    memset(&sub, 0, sizeof sub);
-    sub.kind = ASC_EXPR_SUBSCRIPT;
-    sub.loc = e->loc;
-    sub.u.sub.value = a[0];
-    sub.u.sub.index = a[1];
-    off = element_offset(ls, &sub, &t);
-    if (ls->f->regs[t].ty.dtype != ascInt32)
-      asc__diag_fatal(ls->c, a[0]->loc,
-                      "%s() needs an int32 lock array (0 = free), not %s "
-                      "elements",
-                      b->name,
-                      asc__dtype_long((ascDataType)ls->f->regs[t].ty.dtype));
-    i = emit(ls, b->id == ASC_BI_LOCK ? ASC_IR_LOCK : ASC_IR_UNLOCK, -1, 2);
-    i->args[0] = asc__irv_reg(t);
-    i->args[1] = off;
-    return asc__irv_int(ascBool, 0);
-  }
-  default: {
-    int id = intrinsic_of(b->id);
-    int dt = scalar_dt(ls, e);
-    int adt;
-    int32_t d;
-    asc__irins *i;
-    asc__irval args[3];
-    if (id < 0)
-      unsupported(ls, e->loc, "this builtin");
-    if (id == ASC_INTR_FLOOR || id == ASC_INTR_CEIL || id == ASC_INTR_TRUNC) {
-      /* math.floor gives an int, asc.floor the argument's type */
-      adt = scalar_dt(ls, a[0]);
-      if (!asc__dt_is_float(adt))
-        return conv(ls, lower_expr(ls, a[0]), dt);
-    } else if (id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
-               id == ASC_INTR_ISFINITE) {
-      adt = scalar_dt(ls, a[0]);
-      if (!asc__dt_is_float(adt))
-        return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
-    } else {
-      adt = dt;
-    }
-    for (int k = 0; k < n && k < 3; k++)
-      args[k] = conv(ls, lower_expr(ls, a[k]), adt);
-    d = newreg(ls, id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
-                           id == ASC_INTR_ISFINITE
-                       ? ascBool
-                       : adt,
-               NULL);
-    i = emit(ls, ASC_IR_CALL, d, n);
-    i->aux = id;
-    for (int k = 0; k < n; k++)
-      i->args[k] = args[k];
-    if (!asc__expr_via_asc(e->u.call.func) && n <= 3)
-      math_errors(ls, math_error_kind(id), false, adt, args, n,
-                  asc__irv_reg(d));
-    return conv(ls, asc__irv_reg(d), dt);
-  }
   }
 }
 
@@ -1151,7 +637,7 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
     if (n > ASC_IR_MAXDIMS || n != t->ndim)
       asc__diag_fatal(ls->c, shape->loc, "bad array shape");
     for (int k = 0; k < n; k++) {
-      asc__irval d = lower_expr(ls, el[k]);
+      asc__irval d = asc__lower_expr(ls, el[k]);
       if (d.kind != ASC_IRV_CONST || asc__dt_is_float(d.dtype) || d.c.i <= 0)
         asc__diag_fatal(ls->c, el[k]->loc,
                         "array extents must be positive constants");
@@ -1188,7 +674,7 @@ static bool lower_array_def(lstate *ls, const asc__ast_expr *target,
   }
   if (b->id == ASC_BI_LOCK_ARRAY)
     unlock_all(ls, r, i->imm[0]);
-  bind(ls, target->u.name.sym, r);
+  asc__lower_bind(ls, target->u.name.sym, r);
   return true;
 }
 
@@ -1211,7 +697,7 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
       /* t2 = t: an alias of the same tensor */
       if (value == NULL)
         unsupported(ls, target->loc, "this tensor assignment");
-      bind(ls, s, tensor_reg(ls, value));
+      asc__lower_bind(ls, s, asc__lower_tensor_reg(ls, value));
       return;
     }
     r = var_reg(ls, s, target->loc);
@@ -1220,7 +706,7 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
   }
   case ASC_EXPR_SUBSCRIPT: {
     int32_t t;
-    asc__irval off = element_offset(ls, target, &t);
+    asc__irval off = asc__lower_element_offset(ls, target, &t);
     asc__irins *i;
     asc__irval cv = conv(ls, v, ls->f->regs[t].ty.dtype);
     i = emit(ls, ASC_IR_STORE, -1, 3);
@@ -1246,19 +732,19 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
       asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n + 1);
       if (!is_agg(vt) || agg_n(vt) != n)
         unsupported(ls, value->loc, "unpacking this value");
-      lower_agg(ls, value, vt, vals);
+      asc__lower_agg(ls, value, vt, vals);
       for (int q = 0; q < n; q++)
         assign_to(ls, tg->u.tuple.elts[q], vals[q], NULL);
       continue;
     }
     if (is_agg(vt) && tg->kind == ASC_EXPR_NAME && tg->u.name.sym) {
       /* the whole tuple / struct: one register per element */
-      symreg *m = agg_sym(ls, tg->u.name.sym, tg->loc);
+      symreg *m = asc__lower_agg_sym(ls, tg->u.name.sym, tg->loc);
       asc__type *want = asc__ty_find(tg->u.name.sym->type);
       asc__irval *vals =
           asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
       int32_t *dst = m->elems;
-      lower_agg(ls, value, want, vals);
+      asc__lower_agg(ls, value, want, vals);
       for (int q = 0; q < agg_n(want); q++)
         mov(ls, dst[q], vals[q]);
       continue;
@@ -1267,13 +753,13 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
       assign_to(ls, tg, asc__irv_int(ascBool, 0), value);
       continue;
     }
-    assign_to(ls, tg, lower_expr(ls, value), value);
+    assign_to(ls, tg, asc__lower_expr(ls, value), value);
   }
 }
 
 static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *tg = s->u.aug.target;
-  asc__irval rhs = lower_expr(ls, s->u.aug.value);
+  asc__irval rhs = asc__lower_expr(ls, s->u.aug.value);
   int op = binop_ir(s->u.aug.op);
   if (tg->kind == ASC_EXPR_NAME || agg_member(ls, tg) >= 0) {
     int32_t r = tg->kind == ASC_EXPR_NAME
@@ -1292,7 +778,7 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
   }
   if (tg->kind == ASC_EXPR_SUBSCRIPT) {
     int32_t t, d;
-    asc__irval off = element_offset(ls, tg, &t);
+    asc__irval off = asc__lower_element_offset(ls, tg, &t);
     int dt = ls->f->regs[t].ty.dtype;
     asc__irins *i;
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
@@ -1360,318 +846,19 @@ static void lower_raise(lstate *ls, const asc__ast_stmt *s) {
   }
   if (b == NULL || b->kind != ASC_BK_EXC)
     unsupported(ls, x->loc, "raising this");
-  raise_here(ls, exc_kind(b), msg);
-}
-
-/* Does e (or s) mention symbol sym? */
-/* skip: a statement whose subtree does not count (the loop itself). */
-static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym);
-static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
-                           const asc__ast_stmt *skip);
-
-static bool expr_mentions(const asc__ast_expr *e, const asc__sym *sym) {
-  if (e == NULL)
-    return false;
-  switch (e->kind) {
-  case ASC_EXPR_NAME: return e->u.name.sym == sym;
-  case ASC_EXPR_TUPLE:
-    for (int k = 0; k < e->u.tuple.n; k++)
-      if (expr_mentions(e->u.tuple.elts[k], sym))
-        return true;
-    return false;
-  case ASC_EXPR_ATTR: return expr_mentions(e->u.attr.value, sym);
-  case ASC_EXPR_SUBSCRIPT:
-    return expr_mentions(e->u.sub.value, sym) ||
-           expr_mentions(e->u.sub.index, sym);
-  case ASC_EXPR_CALL:
-    for (int k = 0; k < e->u.call.nargs; k++)
-      if (expr_mentions(e->u.call.args[k], sym))
-        return true;
-    for (int k = 0; k < e->u.call.nkws; k++)
-      if (expr_mentions(e->u.call.kws[k].value, sym))
-        return true;
-    return false;
-  case ASC_EXPR_UNARY: return expr_mentions(e->u.unary.operand, sym);
-  case ASC_EXPR_BINARY:
-    return expr_mentions(e->u.binary.lhs, sym) ||
-           expr_mentions(e->u.binary.rhs, sym);
-  case ASC_EXPR_BOOLOP:
-    return expr_mentions(e->u.boolop.lhs, sym) ||
-           expr_mentions(e->u.boolop.rhs, sym);
-  case ASC_EXPR_COMPARE:
-    for (int k = 0; k <= e->u.cmp.n; k++)
-      if (expr_mentions(e->u.cmp.operands[k], sym))
-        return true;
-    return false;
-  case ASC_EXPR_IFEXP:
-    return expr_mentions(e->u.ifexp.cond, sym) ||
-           expr_mentions(e->u.ifexp.then, sym) ||
-           expr_mentions(e->u.ifexp.orelse, sym);
-  case ASC_EXPR_LAMBDA:
-    return block_mentions(&e->u.lambda.fn->body, sym, NULL);
-  default: return false;
-  }
-}
-
-static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
-                          const asc__ast_stmt *skip);
-
-/* 1 when b assigns sym (a whole-variable assignment at its top level)
- * before any read of it, 2 when b may read it first, 0 when b does not
- * mention it. */
-static int first_access(const asc__ast_block *b, const asc__sym *sym) {
-  for (int k = 0; k < b->n; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    if (s->kind == ASC_STMT_ASSIGN) {
-      bool writes = false;
-      if (expr_mentions(s->u.assign.value, sym))
-        return 2;
-      for (int q = 0; q < s->u.assign.ntargets; q++) {
-        const asc__ast_expr *t = s->u.assign.targets[q];
-        if (t->kind == ASC_EXPR_NAME && t->u.name.sym == sym)
-          writes = true;
-        else if (expr_mentions(t, sym))
-          return 2;
-      }
-      if (writes)
-        return 1;
-      continue;
-    }
-    if (stmt_mentions(s, sym, NULL))
-      return 2;
-  }
-  return 0;
-}
-
-/* Is x (a statement) s or inside s? */
-static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x);
-
-static bool stmt_contains(const asc__ast_stmt *s, const asc__ast_stmt *x) {
-  if (s == x)
-    return true;
-  switch (s->kind) {
-  case ASC_STMT_IF:
-    return block_contains(&s->u.if_.body, x) ||
-           block_contains(&s->u.if_.orelse, x);
-  case ASC_STMT_FOR: return block_contains(&s->u.for_.body, x);
-  case ASC_STMT_WHILE: return block_contains(&s->u.while_.body, x);
-  case ASC_STMT_TRY:
-    if (block_contains(&s->u.try_.body, x) ||
-        block_contains(&s->u.try_.orelse, x) ||
-        block_contains(&s->u.try_.finalbody, x))
-      return true;
-    for (int k = 0; k < s->u.try_.nhandlers; k++)
-      if (block_contains(&s->u.try_.handlers[k].body, x))
-        return true;
-    return false;
-  case ASC_STMT_WITH: return block_contains(&s->u.with.body, x);
-  case ASC_STMT_FUNCDEF: return block_contains(&s->u.funcdef.fn->body, x);
-  default: return false;
-  }
-}
-
-static bool block_contains(const asc__ast_block *b, const asc__ast_stmt *x) {
-  for (int k = 0; k < b->n; k++)
-    if (stmt_contains(b->stmts[k], x))
-      return true;
-  return false;
-}
-
-static bool stmt_mentions(const asc__ast_stmt *s, const asc__sym *sym,
-                          const asc__ast_stmt *skip) {
-  if (s == skip)
-    return false;
-  /* another loop that assigns sym before any read of it (its loop
-   * variable, or a temporary set first in its body) does not see a value
-   * from outside; what follows it sees that loop's value (unless it runs
-   * no iteration, which these kernels do not rely on).  A loop around
-   * skip is not "another loop": its body after skip may read what skip
-   * leaves. */
-  if (s->kind == ASC_STMT_FOR && !expr_mentions(s->u.for_.iter, sym) &&
-      ((s->u.for_.target->kind == ASC_EXPR_NAME &&
-        s->u.for_.target->u.name.sym == sym) ||
-       first_access(&s->u.for_.body, sym) == 1) &&
-      (skip == NULL || !stmt_contains(s, skip)))
-    return false;
-  switch (s->kind) {
-  case ASC_STMT_EXPR: return expr_mentions(s->u.expr.value, sym);
-  case ASC_STMT_ASSIGN:
-    for (int k = 0; k < s->u.assign.ntargets; k++)
-      if (expr_mentions(s->u.assign.targets[k], sym))
-        return true;
-    return expr_mentions(s->u.assign.value, sym);
-  case ASC_STMT_AUGASSIGN:
-    return expr_mentions(s->u.aug.target, sym) ||
-           expr_mentions(s->u.aug.value, sym);
-  case ASC_STMT_ANNASSIGN:
-    return expr_mentions(s->u.ann.target, sym) ||
-           expr_mentions(s->u.ann.value, sym);
-  case ASC_STMT_IF:
-    return expr_mentions(s->u.if_.cond, sym) ||
-           block_mentions(&s->u.if_.body, sym, skip) ||
-           block_mentions(&s->u.if_.orelse, sym, skip);
-  case ASC_STMT_FOR:
-    return expr_mentions(s->u.for_.target, sym) ||
-           expr_mentions(s->u.for_.iter, sym) ||
-           block_mentions(&s->u.for_.body, sym, skip);
-  case ASC_STMT_WHILE:
-    return expr_mentions(s->u.while_.cond, sym) ||
-           block_mentions(&s->u.while_.body, sym, skip);
-  case ASC_STMT_RETURN: return expr_mentions(s->u.ret.value, sym);
-  case ASC_STMT_ASSERT:
-    return expr_mentions(s->u.assert_.test, sym);
-  case ASC_STMT_TRY:
-    if (block_mentions(&s->u.try_.body, sym, skip) ||
-        block_mentions(&s->u.try_.orelse, sym, skip) ||
-        block_mentions(&s->u.try_.finalbody, sym, skip))
-      return true;
-    for (int k = 0; k < s->u.try_.nhandlers; k++)
-      if (block_mentions(&s->u.try_.handlers[k].body, sym, skip))
-        return true;
-    return false;
-  case ASC_STMT_WITH: return block_mentions(&s->u.with.body, sym, skip);
-  case ASC_STMT_FUNCDEF:
-    return block_mentions(&s->u.funcdef.fn->body, sym, skip);
-  default: return false;
-  }
-}
-
-static bool block_mentions(const asc__ast_block *b, const asc__sym *sym,
-                           const asc__ast_stmt *skip) {
-  for (int k = 0; k < b->n; k++)
-    if (stmt_mentions(b->stmts[k], sym, skip))
-      return true;
-  return false;
-}
-
-/* Symbols assigned in b (targets of =, op=, for), with whether every
- * assignment is `sym op= ...` with one reducible op (*redop). */
-typedef struct assigned {
-  const asc__sym *sym;
-  int redop;        /* ASC_IR_ADD ...; -1 when not a reduction */
-  asc__loc loc;
-} assigned;
-
-typedef struct alist {
-  assigned *v;
-  int n, cap;
-} alist;
-
-static void note_assign(lstate *ls, alist *al, const asc__ast_expr *tg,
-                        int redop) {
-  const asc__sym *s;
-  if (tg->kind == ASC_EXPR_TUPLE) {
-    for (int k = 0; k < tg->u.tuple.n; k++)
-      note_assign(ls, al, tg->u.tuple.elts[k], -1);
-    return;
-  }
-  if (tg->kind == ASC_EXPR_ATTR && tg->u.attr.value->kind == ASC_EXPR_NAME) {
-    /* p.x = ...: assigns the struct variable p */
-    tg = tg->u.attr.value;
-    redop = -1;
-  }
-  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL)
-    return;
-  for (int k = 0; k < al->n; k++)
-    if (al->v[k].sym == s) {
-      if (al->v[k].redop != redop)
-        al->v[k].redop = -1;
-      return;
-    }
-  al->v = asc__arena_grow(ls->c, al->v, al->n, &al->cap, sizeof *al->v, 16);
-  al->v[al->n].sym = s;
-  al->v[al->n].redop = redop;
-  al->v[al->n].loc = tg->loc;
-  al->n++;
-}
-
-/* ASC_IR_MIN / ASC_IR_MAX when `tg = value` is `s = min(s, x...)` or
- * `s = max(...)` with s among the arguments once and in no other, else -1:
- * such an assignment is a min/max reduction. */
-static int minmax_redop(const asc__ast_expr *tg, const asc__ast_expr *value) {
-  const asc__sym *s;
-  int self = 0;
-  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
-      value->kind != ASC_EXPR_CALL || value->u.call.callee != NULL ||
-      value->u.call.builtin == NULL ||
-      (value->u.call.builtin->id != ASC_BI_MIN &&
-       value->u.call.builtin->id != ASC_BI_MAX))
-    return -1;
-  for (int k = 0; k < value->u.call.nrargs; k++) {
-    const asc__ast_expr *a = value->u.call.rargs[k];
-    if (a->kind == ASC_EXPR_NAME && a->u.name.sym == s)
-      self++;
-    else if (expr_mentions(a, s))
-      return -1;
-  }
-  if (self != 1)
-    return -1;
-  return value->u.call.builtin->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX;
-}
-
-static void collect_assigned(lstate *ls, const asc__ast_block *b, alist *al) {
-  for (int k = 0; k < b->n; k++) {
-    const asc__ast_stmt *s = b->stmts[k];
-    switch (s->kind) {
-    case ASC_STMT_ASSIGN:
-      for (int q = 0; q < s->u.assign.ntargets; q++)
-        note_assign(ls, al, s->u.assign.targets[q],
-                    s->u.assign.ntargets == 1
-                        ? minmax_redop(s->u.assign.targets[0],
-                                       s->u.assign.value)
-                        : -1);
-      break;
-    case ASC_STMT_ANNASSIGN:
-      note_assign(ls, al, s->u.ann.target, -1);
-      break;
-    case ASC_STMT_AUGASSIGN: {
-      int op = -1;
-      switch (s->u.aug.op) {
-      case ASC_BIN_ADD: op = ASC_IR_ADD; break;
-      case ASC_BIN_MUL: op = ASC_IR_MUL; break;
-      case ASC_BIN_BITAND: op = ASC_IR_AND; break;
-      case ASC_BIN_BITOR: op = ASC_IR_OR; break;
-      case ASC_BIN_BITXOR: op = ASC_IR_XOR; break;
-      default: break;
-      }
-      note_assign(ls, al, s->u.aug.target, op);
-      break;
-    }
-    case ASC_STMT_IF:
-      collect_assigned(ls, &s->u.if_.body, al);
-      collect_assigned(ls, &s->u.if_.orelse, al);
-      break;
-    case ASC_STMT_FOR:
-      note_assign(ls, al, s->u.for_.target, -1);
-      collect_assigned(ls, &s->u.for_.body, al);
-      break;
-    case ASC_STMT_WHILE:
-      collect_assigned(ls, &s->u.while_.body, al);
-      break;
-    case ASC_STMT_TRY:
-      collect_assigned(ls, &s->u.try_.body, al);
-      collect_assigned(ls, &s->u.try_.orelse, al);
-      collect_assigned(ls, &s->u.try_.finalbody, al);
-      for (int q = 0; q < s->u.try_.nhandlers; q++)
-        collect_assigned(ls, &s->u.try_.handlers[q].body, al);
-      break;
-    case ASC_STMT_WITH:
-      collect_assigned(ls, &s->u.with.body, al);
-      break;
-    default:
-      break;
-    }
-  }
+  asc__lower_raise_here(ls, exc_kind(b), msg);
 }
 
 /* The range(...) bounds of a for statement, as int64 values. */
 static void range_bounds(lstate *ls, const asc__ast_stmt *s, asc__irval *lo,
                          asc__irval *hi, asc__irval *st) {
-  *lo = s->u.for_.start ? conv(ls, lower_expr(ls, s->u.for_.start), ascInt64)
-                        : asc__irv_int(ascInt64, 0);
-  *hi = conv(ls, lower_expr(ls, s->u.for_.stop), ascInt64);
-  *st = s->u.for_.step ? conv(ls, lower_expr(ls, s->u.for_.step), ascInt64)
-                       : asc__irv_int(ascInt64, 1);
+  *lo = s->u.for_.start
+            ? conv(ls, asc__lower_expr(ls, s->u.for_.start), ascInt64)
+            : asc__irv_int(ascInt64, 0);
+  *hi = conv(ls, asc__lower_expr(ls, s->u.for_.stop), ascInt64);
+  *st = s->u.for_.step
+            ? conv(ls, asc__lower_expr(ls, s->u.for_.step), ascInt64)
+            : asc__irv_int(ascInt64, 1);
   if (st->kind == ASC_IRV_CONST && st->c.i == 0)
     asc__diag_fatal(ls->c, s->u.for_.step->loc,
                     "range() step must not be zero");
@@ -1682,7 +869,8 @@ static void range_bounds(lstate *ls, const asc__ast_stmt *s, asc__irval *lo,
     asc__ir_remove(ls->cur, i);
     asc__ir_append(ls->cur, i);
     ls->cur = &i->body[0];
-    raise_here(ls, ASC_KEXC_VALUE_ERROR, "range() arg 3 must not be zero");
+    asc__lower_raise_here(ls, ASC_KEXC_VALUE_ERROR,
+                          "range() arg 3 must not be zero");
     ls->cur = save;
   }
 }
@@ -1694,14 +882,14 @@ static void setup_reductions(lstate *ls, asc__irins *loop,
                              const asc__ast_block *body,
                              const asc__ast_block *kernel_body,
                              const asc__ast_stmt *self) {
-  alist al;
+  asc__prange_alist al;
   memset(&al, 0, sizeof al);
-  collect_assigned(ls, body, &al);
+  asc__prange_collect_assigned(ls->c, body, &al);
   loop->red = asc__arena_alloc(ls->c, sizeof *loop->red * ((size_t)al.n + 1));
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     /* mentioned anywhere in the kernel outside this loop? */
-    bool outside = block_mentions(kernel_body, sym, self);
+    bool outside = asc__prange_block_mentions(kernel_body, sym, self);
     if (lookup(ls, sym) >= 0)
       outside = true;
     if (!outside)
@@ -1729,11 +917,11 @@ static const asc__ast_block *kernel_body_of(lstate *ls) {
 static int privatize(lstate *ls, const asc__ast_block *body,
                      const asc__ast_expr *target, const asc__irins *loop) {
   int saved = ls->nmap;
-  alist al;
+  asc__prange_alist al;
   memset(&al, 0, sizeof al);
   if (target)
-    note_assign(ls, &al, target, -1);
-  collect_assigned(ls, body, &al);
+    asc__prange_note_assign(ls->c, &al, target, -1);
+  asc__prange_collect_assigned(ls->c, body, &al);
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
@@ -1743,7 +931,7 @@ static int privatize(lstate *ls, const asc__ast_block *body,
       red |= cur >= 0 && loop->red[q].reg == cur;
     if (red || t == NULL || t->kind != ASC_TY_SCALAR)
       continue;
-    bind(ls, sym, newreg(ls, t->dtype, sym->name));
+    asc__lower_bind(ls, sym, newreg(ls, t->dtype, sym->name));
   }
   return saved;
 }
@@ -1760,22 +948,22 @@ static int privatize(lstate *ls, const asc__ast_block *body,
 static int localize(lstate *ls, const asc__ast_stmt *s) {
   int n = 0;
   const asc__sym *target = s->u.for_.target->u.name.sym;
-  alist al;
+  asc__prange_alist al;
   if (ls->inline_depth > 0)
     return 0; /* a helper's variables live in the helper's body */
   memset(&al, 0, sizeof al);
-  note_assign(ls, &al, s->u.for_.target, -1);
-  collect_assigned(ls, &s->u.for_.body, &al);
+  asc__prange_note_assign(ls->c, &al, s->u.for_.target, -1);
+  asc__prange_collect_assigned(ls->c, &s->u.for_.body, &al);
   for (int k = 0; k < al.n; k++) {
     const asc__sym *sym = al.v[k].sym;
     asc__type *t = sym->type ? asc__ty_find(sym->type) : NULL;
     if (sym->kind != ASC_SYM_LOCAL || t == NULL || t->kind != ASC_TY_SCALAR)
       continue;
-    if (sym != target && first_access(&s->u.for_.body, sym) != 1)
+    if (sym != target && asc__prange_first_access(&s->u.for_.body, sym) != 1)
       continue;
-    if (block_mentions(kernel_body_of(ls), sym, s))
+    if (asc__prange_block_mentions(kernel_body_of(ls), sym, s))
       continue;
-    bind(ls, sym, newreg(ls, t->dtype, sym->name));
+    asc__lower_bind(ls, sym, newreg(ls, t->dtype, sym->name));
     n++;
   }
   return n;
@@ -1818,7 +1006,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     ls->pfors++;
     ls->excepts = 0; /* the body is another function */
   }
-  lower_block(ls, &s->u.for_.body);
+  asc__lower_block(ls, &s->u.for_.body);
   if (i->op == ASC_IR_PFOR) {
     ls->pfors--;
     unbind_to(ls, saved_map);
@@ -1854,7 +1042,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   iv = newreg(ls, ascInt64, fn->params[0].name);
   i = emit(ls, ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
   i->args[0] = asc__irv_int(ascInt64, 0);
-  i->args[1] = conv(ls, lower_expr(ls, call->u.call.rargs[0]), ascInt64);
+  i->args[1] = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), ascInt64);
   i->args[2] = asc__irv_int(ascInt64, 1);
   asc__ir_remove(ls->cur, i);
   asc__ir_append(ls->cur, i);
@@ -1866,7 +1054,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
                                                            : ascInt64,
                         fn->params[0].name);
     mov(ls, pr, conv(ls, asc__irv_reg(iv), ls->f->regs[pr].ty.dtype));
-    bind(ls, ps, pr);
+    asc__lower_bind(ls, ps, pr);
   }
   ls->loops++;
   ls->pfors++;
@@ -1876,9 +1064,9 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
       fn->body.stmts[0]->kind == ASC_STMT_RETURN) {
     const asc__ast_expr *v = fn->body.stmts[0]->u.ret.value;
     if (v)
-      (void)lower_expr(ls, v);
+      (void)asc__lower_expr(ls, v);
   } else {
-    lower_block(ls, &fn->body);
+    asc__lower_block(ls, &fn->body);
   }
   ls->in_pbody = saved_pb;
   ls->excepts = saved_excepts;
@@ -1915,8 +1103,8 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   int32_t ok = -1;
   for (int h = 0; h < s->u.try_.nhandlers; h++)
     if (s->u.try_.handlers[h].name &&
-        block_mentions(&s->u.try_.handlers[h].body,
-                       s->u.try_.handlers[h].name_sym, NULL))
+        asc__prange_block_mentions(&s->u.try_.handlers[h].body,
+                                   s->u.try_.handlers[h].name_sym, NULL))
       unsupported(ls, s->u.try_.handlers[h].loc,
                   "using the exception object of 'except ... as name'");
   if (s->u.try_.finalbody.n > 0) {
@@ -1932,7 +1120,7 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   {
     asc__irblock *mid = ls->cur;
     ls->cur = &inner->body[0];
-    lower_block(ls, &s->u.try_.body);
+    asc__lower_block(ls, &s->u.try_.body);
     if (s->u.try_.nhandlers > 0) {
       /* one except region catching the union; the clauses are tried in
        * order with excmatch, as Python does */
@@ -1953,10 +1141,10 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
           br = emit(ls, ASC_IR_IF, -1, 1);
           br->args[0] = asc__irv_reg(m);
           ls->cur = &br->body[0];
-          lower_block(ls, &hd->body);
+          asc__lower_block(ls, &hd->body);
           ls->cur = &br->body[1];
         } else {
-          lower_block(ls, &hd->body);
+          asc__lower_block(ls, &hd->body);
         }
       }
       ls->excepts--;
@@ -1968,12 +1156,12 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
     asc__irblock *mid = ls->cur;
     i->args[0] = asc__irv_reg(ok);
     ls->cur = &i->body[0];
-    lower_block(ls, &s->u.try_.orelse);
+    asc__lower_block(ls, &s->u.try_.orelse);
     ls->cur = mid;
   }
   if (outer) {
     ls->cur = &outer->body[2];
-    lower_block(ls, &s->u.try_.finalbody);
+    asc__lower_block(ls, &s->u.try_.finalbody);
   }
   ls->cur = save;
 }
@@ -1992,7 +1180,7 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
       lower_parallel_for(ls, e);
       return;
     }
-    (void)lower_expr(ls, e);
+    (void)asc__lower_expr(ls, e);
     return;
   }
   case ASC_STMT_ASSIGN:
@@ -2016,13 +1204,13 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     lower_aug(ls, s);
     return;
   case ASC_STMT_IF: {
-    asc__irval c = truthy(ls, lower_expr(ls, s->u.if_.cond));
+    asc__irval c = truthy(ls, asc__lower_expr(ls, s->u.if_.cond));
     asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
     i->args[0] = c;
     ls->cur = &i->body[0];
-    lower_block(ls, &s->u.if_.body);
+    asc__lower_block(ls, &s->u.if_.body);
     ls->cur = &i->body[1];
-    lower_block(ls, &s->u.if_.orelse);
+    asc__lower_block(ls, &s->u.if_.orelse);
     ls->cur = save;
     return;
   }
@@ -2033,14 +1221,14 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0), *i;
     asc__irval c;
     ls->cur = &l->body[0];
-    c = truthy(ls, lower_expr(ls, s->u.while_.cond));
+    c = truthy(ls, asc__lower_expr(ls, s->u.while_.cond));
     i = emit(ls, ASC_IR_IF, -1, 1);
     i->args[0] = c;
     ls->cur = &i->body[1];
     emit(ls, ASC_IR_BREAK, -1, 0);
     ls->cur = &l->body[0];
     ls->loops++;
-    lower_block(ls, &s->u.while_.body);
+    asc__lower_block(ls, &s->u.while_.body);
     ls->loops--;
     ls->cur = save;
     after_helper_loop(ls);
@@ -2056,13 +1244,13 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     if (ls->inline_depth > 0) {
       if (s->u.ret.value && ls->ret_reg >= 0)
         mov(ls, ls->ret_reg,
-            conv(ls, lower_expr(ls, s->u.ret.value),
+            conv(ls, asc__lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
       if (s->u.ret.value && ls->ret_elems != NULL) {
         int n = agg_n(ls->ret_type);
         asc__irval *vals =
             asc__arena_alloc(ls->c, sizeof *vals * ((size_t)n + 1));
-        lower_agg(ls, s->u.ret.value, ls->ret_type, vals);
+        asc__lower_agg(ls, s->u.ret.value, ls->ret_type, vals);
         for (int k = 0; k < n; k++)
           mov(ls, ls->ret_elems[k], vals[k]);
       }
@@ -2084,12 +1272,12 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   case ASC_STMT_FUNCDEF:
     return;
   case ASC_STMT_ASSERT: {
-    asc__irval c = truthy(ls, lower_expr(ls, s->u.assert_.test));
+    asc__irval c = truthy(ls, asc__lower_expr(ls, s->u.assert_.test));
     asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
     i->args[0] = c;
     ls->cur = &i->body[1];
-    raise_here(ls, ASC_KEXC_ASSERTION_ERROR,
-               message_of(ls, s->u.assert_.msg));
+    asc__lower_raise_here(ls, ASC_KEXC_ASSERTION_ERROR,
+                          message_of(ls, s->u.assert_.msg));
     ls->cur = save;
     return;
   }
@@ -2102,7 +1290,7 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   case ASC_STMT_WITH: {
     asc__irins *i = emit(ls, ASC_IR_CRITICAL, -1, 0);
     ls->cur = &i->body[0];
-    lower_block(ls, &s->u.with.body);
+    asc__lower_block(ls, &s->u.with.body);
     ls->cur = save;
     return;
   }
@@ -2111,7 +1299,7 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   }
 }
 
-static void lower_block(lstate *ls, const asc__ast_block *b) {
+void asc__lower_block(lstate *ls, const asc__ast_block *b) {
   for (int k = 0; k < b->n; k++)
     lower_stmt(ls, b->stmts[k]);
 }
@@ -2171,12 +1359,12 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
     r = asc__ir_param(c, ls.f, it, k->params[p].name);
     if (sp && sp->is_constexpr && pt->kind == ASC_TY_SCALAR) {
       /* a ConstExpr: uses read the constant */
-      bind(&ls, s, -1);
+      asc__lower_bind(&ls, s, -1);
       ls.map[ls.nmap - 1].cval = const_of(&ls, pt->dtype, sp->value);
     } else {
-      bind(&ls, s, r);
+      asc__lower_bind(&ls, s, r);
     }
   }
-  lower_block(&ls, &k->body);
+  asc__lower_block(&ls, &k->body);
   return ls.f;
 }

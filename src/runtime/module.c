@@ -101,6 +101,24 @@ static void module_release(asc__module *m) {
   m->nkernels = 0;
 }
 
+/* Moves what from owns (the library, the module from text, the AOT table,
+ * the kernels and their parameters) to to, which owns none of it. */
+static void module_move(asc__module *to, asc__module *from) {
+  to->has_lib = from->has_lib;
+  to->lib = from->lib;
+  to->py = from->py;
+  to->aot = from->aot;
+  to->nkernels = from->nkernels;
+  to->kernels = from->kernels;
+  to->params = from->params;
+  from->has_lib = false;
+  from->py = NULL;
+  from->aot = NULL;
+  from->nkernels = 0;
+  from->kernels = NULL;
+  from->params = NULL;
+}
+
 /* rt lock held: moves what m owns to *own (for module_release once the
  * lock is dropped) and m's handle memory back to the free lists, where a
  * load may reuse it at once. */
@@ -116,19 +134,7 @@ static void module_retire_locked(asc__modreg *reg, asc__module *m,
     reg->free_kernels = k;
   }
   memset(own, 0, sizeof *own);
-  own->has_lib = m->has_lib;
-  own->lib = m->lib;
-  own->py = m->py;
-  own->aot = m->aot;
-  own->nkernels = m->nkernels;
-  own->kernels = m->kernels;
-  own->params = m->params;
-  m->has_lib = false;
-  m->py = NULL;
-  m->aot = NULL;
-  m->nkernels = 0;
-  m->kernels = NULL;
-  m->params = NULL;
+  module_move(own, m);
   ASC__LIVE_RETIRE(reg->live, reg->free_modules, m);
 }
 
@@ -152,13 +158,7 @@ static ascError_t module_publish(asc__rt *rt, asc__module *proto,
     uv_mutex_unlock(&rt->lock);
     return asc__error(ascErrorOutOfMemory, "cannot allocate a module");
   }
-  m->has_lib = proto->has_lib;
-  m->lib = proto->lib;
-  m->py = proto->py;
-  m->aot = proto->aot;
-  m->nkernels = proto->nkernels;
-  m->kernels = proto->kernels;
-  m->params = proto->params;
+  module_move(m, proto);
   atomic_store(&m->inflight.launched, 0);
   atomic_store(&m->inflight.retired, 0);
   for (int i = 0; i < m->nkernels; i++) {
@@ -221,6 +221,19 @@ static void kernels_free(asc__rt *rt, asc__module *proto) {
   }
   uv_mutex_unlock(&rt->lock);
   proto->nkernels = 0;
+}
+
+/* The tail of every load: publishes proto (its kernels allocated) as
+ * *module, or, when that fails, frees what proto holds. */
+static ascError_t module_finish(asc__rt *rt, asc__module *proto,
+                                ascModule_t *module) {
+  ascError_t err = module_publish(rt, proto, module);
+
+  if (err != ascSuccess) {
+    kernels_free(rt, proto);
+    module_release(proto);
+  }
+  return err;
 }
 
 static ascError_t check_module_desc(const char *path,
@@ -343,12 +356,7 @@ static ascError_t module_load(asc__rt *rt, ascModule_t *module,
     if (err != ascSuccess)
       goto fail;
   }
-  err = module_publish(rt, &proto, module);
-  if (err != ascSuccess) {
-    kernels_free(rt, &proto);
-    goto fail;
-  }
-  return ascSuccess;
+  return module_finish(rt, &proto, module);
 fail:
   module_release(&proto);
   return err;
@@ -379,23 +387,26 @@ static ascError_t module_load_python(asc__rt *rt, ascModule_t *module,
       goto fail;
     }
   }
-  err = module_publish(rt, &proto, module);
-  if (err != ascSuccess) {
-    kernels_free(rt, &proto);
-    goto fail;
-  }
-  return ascSuccess;
+  return module_finish(rt, &proto, module);
 fail:
   module_release(&proto);
   return err;
 }
 
-ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+/* asc__rt_current, then asc__api_enter: a module or launch call's way in
+ * (leave with asc__api_leave when this succeeds). */
+static ascError_t api_enter_current(asc__rt **rt) {
+  ascError_t err = asc__rt_current(rt);
 
   if (err == ascSuccess)
-    err = asc__api_enter(rt);
+    err = asc__api_enter(*rt);
+  return err;
+}
+
+ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
+  asc__rt *rt;
+  ascError_t err = api_enter_current(&rt);
+
   if (err != ascSuccess)
     return err;
   err = module_load(rt, module, path);
@@ -406,10 +417,8 @@ ascError_t ascModuleLoad(ascModule_t *module, const char *path) {
 ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
                                const ascCompileOptions *opts) {
   asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+  ascError_t err = api_enter_current(&rt);
 
-  if (err == ascSuccess)
-    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   err = module_load_python(rt, module, text, opts);
@@ -420,42 +429,32 @@ ascError_t ascModuleLoadPython(ascModule_t *module, const char *text,
 ascError_t ascModuleLoadPythonFile(ascModule_t *module, const char *path,
                                    const ascCompileOptions *opts) {
   ascCompileOptions o;
-  asc__buf b;
-  char chunk[4096];
-  size_t n;
-  FILE *f;
+  char *text;
   ascError_t err;
 
   if (module == NULL || path == NULL)
     return asc__error(ascErrorInvalidValue,
                       "ascModuleLoadPythonFile: %s is NULL",
                       module == NULL ? "module" : "path");
-  f = fopen(path, "rb");
-  if (f == NULL)
+  /* asc__read_file: EIO a read error, ENOMEM out of memory, anything
+   * else from opening. */
+  text = asc__read_file(path, NULL);
+  if (text == NULL && errno == EIO)
+    return asc__error(ascErrorInvalidValue, "%s: read error", path);
+  if (text == NULL && errno == ENOMEM)
+    return asc__error(ascErrorOutOfMemory, "%s: cannot hold the file", path);
+  if (text == NULL)
     return asc__error(errno == ENOENT ? ascErrorFileNotFound
                                       : ascErrorInvalidValue,
                       "%s: cannot open: %s", path, strerror(errno));
-  asc__buf_init(&b);
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    asc__buf_put(&b, chunk, n);
-  if (ferror(f)) {
-    fclose(f);
-    asc__buf_free(&b);
-    return asc__error(ascErrorInvalidValue, "%s: read error", path);
-  }
-  fclose(f);
-  if (b.oom) {
-    asc__buf_free(&b);
-    return asc__error(ascErrorOutOfMemory, "%s: cannot hold the file", path);
-  }
   if (opts != NULL)
     o = *opts;
   else
     memset(&o, 0, sizeof o);
   if (o.filename == NULL)
     o.filename = path;
-  err = ascModuleLoadPython(module, asc__buf_str(&b), &o);
-  asc__buf_free(&b);
+  err = ascModuleLoadPython(module, text, &o);
+  asc__free(text);
   return err;
 }
 
@@ -562,10 +561,8 @@ static ascError_t module_unload(asc__rt *rt, ascModule_t module) {
 
 ascError_t ascModuleUnload(ascModule_t module) {
   asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+  ascError_t err = api_enter_current(&rt);
 
-  if (err == ascSuccess)
-    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   err = module_unload(rt, module);
@@ -626,9 +623,7 @@ ascError_t ascModuleGetKernel(ascKernel_t *kernel, ascModule_t module,
   if (kernel == NULL || name == NULL)
     return asc__error(ascErrorInvalidValue, "ascModuleGetKernel: %s is NULL",
                       kernel == NULL ? "kernel" : "name");
-  err = asc__rt_current(&rt);
-  if (err == ascSuccess)
-    err = asc__api_enter(rt);
+  err = api_enter_current(&rt);
   if (err != ascSuccess)
     return err;
   err = module_acquire(module, &m);
@@ -648,9 +643,7 @@ ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel) {
 
   if (info == NULL)
     return asc__error(ascErrorInvalidValue, "ascKernelGetInfo: info is NULL");
-  err = asc__rt_current(&rt);
-  if (err == ascSuccess)
-    err = asc__api_enter(rt);
+  err = api_enter_current(&rt);
   if (err != ascSuccess)
     return err;
   err = kernel_acquire(kernel, &k, &m);
@@ -813,10 +806,8 @@ ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
   asc__kernel *k;
   asc__module *m;
   asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+  ascError_t err = api_enter_current(&rt);
 
-  if (err == ascSuccess)
-    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   err = kernel_acquire(kernel, &k, &m);

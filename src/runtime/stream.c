@@ -1,11 +1,14 @@
 /*
- * Streams, events, host functions, per-stream errors, device-wide
- * synchronisation and reset.  stream.h explains the structure; the
- * semantics are in docs/streams.md.
+ * Streams: fences, the op queue and its advance, enqueueing, host-thread
+ * waits, per-stream errors and cancellation.  Events are in event.c, the
+ * host-callback thread in hostfn.c, the per-device state, device-wide
+ * synchronisation and reset in rt.c.  stream.h explains the structure;
+ * the semantics are in docs/streams.md.
  */
 #include "runtime/memory.h"
 #include "runtime/extern_op.h"
 #include "runtime/stream.h"
+#include "runtime/stream_internal.h"
 #include "runtime/pool.h"
 #include "runtime/trace.h"
 
@@ -28,17 +31,14 @@ static const char *const exc_class[ASC_KEXC_COUNT] = {
     "RuntimeError",   "OverflowError",     "ArithmeticError",
     "TypeError"};
 
-static void watchdog_start(asc__rt *rt);
-static void stop_stream(asc__stream *st, int why, const char *msg);
-
-static const char lost_message[] =
+const char asc__lost_message[] =
     "kernel raised an exception (its message was lost: out of memory)";
 
 #define cpu_relax asc__cpu_relax
 
 /* ----------------------------------------------------------------- fences */
 
-static asc__fence *fence_new(void) {
+asc__fence *asc__fence_new(void) {
   asc__fence *f = asc__calloc(1, sizeof *f);
   if (f == NULL)
     return NULL;
@@ -50,11 +50,11 @@ static asc__fence *fence_new(void) {
   return f;
 }
 
-static void fence_ref(asc__fence *f) {
+void asc__fence_ref(asc__fence *f) {
   atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
 }
 
-static void fence_unref(asc__fence *f) {
+void asc__fence_unref(asc__fence *f) {
   if (f == NULL ||
       atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
     return;
@@ -63,7 +63,7 @@ static void fence_unref(asc__fence *f) {
   asc__free(f);
 }
 
-static bool fence_done(const void *a, uint64_t unused) {
+bool asc__fence_done(const void *a, uint64_t unused) {
   const asc__fence *f = a;
   ASC_UNUSED(unused);
   return atomic_load(&f->signalled) != 0;
@@ -115,8 +115,8 @@ static bool fence_wait_or_park(asc__fence *f, asc__op *op) {
 
 /* ------------------------------------------------------------- stream ops */
 
-static void set_error(asc__stream *st, ascError_t code, uint64_t id,
-                      char *msg) {
+void asc__stream_set_error(asc__stream *st, ascError_t code, uint64_t id,
+                           char *msg) {
   st->err = code;
   st->err_id = id;
   st->err_msg = msg;
@@ -126,8 +126,8 @@ static void set_error(asc__stream *st, ascError_t code, uint64_t id,
 /* st's lock held: a wait on a failed record makes st fail too. */
 static void stream_adopt(asc__stream *st, const asc__fence *f) {
   if (f->err != ascSuccess && st->err == ascSuccess)
-    set_error(st, f->err, f->err_id,
-              f->err_msg != NULL ? asc__strdup(f->err_msg) : NULL);
+    asc__stream_set_error(st, f->err, f->err_id,
+                          f->err_msg != NULL ? asc__strdup(f->err_msg) : NULL);
 }
 
 /* st's lock held: a record from st's free list, NULL if it is empty. */
@@ -176,7 +176,7 @@ static asc__op *op_get(asc__stream *st) {
 }
 
 static void op_put(asc__stream *st, asc__op *op) {
-  fence_unref(op->fence);
+  asc__fence_unref(op->fence);
   op->fence = NULL;
   asc__free(op->launch.heap_args);
   op->launch.heap_args = NULL;
@@ -213,7 +213,7 @@ static void notify_waiters(asc__rt *rt) {
   }
 }
 
-static void host_post(asc__rt *rt, asc__op *op);
+void asc__rt_notify(asc__rt *rt) { notify_waiters(rt); }
 
 /* st's lock held.  Moves the stream forward: ops that need no worker
  * (records, satisfied waits, callbacks, skipped work) finish inline; a
@@ -235,10 +235,10 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
                 : 0;
         if (asc__sched_get(st->rt->dev, &s) == ascSuccess)
           return op;
-        set_error(st, ascErrorLaunchFailure,
-                  atomic_fetch_add(&st->rt->err_seq, 1) + 1,
-                  asc__strdup("kernel launch failed: the worker pool "
-                              "could not be started"));
+        asc__stream_set_error(st, ascErrorLaunchFailure,
+                              atomic_fetch_add(&st->rt->err_seq, 1) + 1,
+                              asc__strdup("kernel launch failed: the worker "
+                                          "pool could not be started"));
       }
       break;
     case OP_HOSTFN:
@@ -285,7 +285,7 @@ static void op_start(asc__op *op) {
     ASC_TRACE(asc__trace_op_started(op));
     switch (op->kind) {
     case OP_HOSTFN:
-      host_post(op->stream->rt, op);
+      asc__host_post(op->stream->rt, op);
       return;
     case OP_CALLBACK:
       op->cb(op->ud, op->cb_status);
@@ -356,7 +356,7 @@ static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
 
   asc__spin_lock(&st->lock);
   if (err != ascSuccess && st->err == ascSuccess) {
-    set_error(st, err, atomic_fetch_add(&rt->err_seq, 1) + 1, msg);
+    asc__stream_set_error(st, err, atomic_fetch_add(&rt->err_seq, 1) + 1, msg);
     msg = NULL;
   }
   head_pop(st, op);
@@ -373,8 +373,8 @@ static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
 
 /* As stream_complete, then starts what follows (on a worker or the
  * callback thread). */
-static void stream_finish(asc__stream *st, asc__op *op, ascError_t err,
-                          char *msg) {
+void asc__stream_finish(asc__stream *st, asc__op *op, ascError_t err,
+                        char *msg) {
   op_start(stream_complete(st, op, err, msg));
 }
 
@@ -435,7 +435,7 @@ static void launch_complete(asc__launch *l) {
       asc__buf_free(&b);
   }
   ASC_TRACE(asc__trace_launch_done(op, msg));
-  stream_finish(op->stream, op, err, msg);
+  asc__stream_finish(op->stream, op, err, msg);
 }
 
 /* st's lock held: appends op; if the stream was idle, advances it and
@@ -463,118 +463,10 @@ static bool stream_pending(asc__stream *st) {
   return atomic_load(&st->submitted) != atomic_load(&st->completed);
 }
 
-/* ------------------------------------------------------- host callbacks */
-
-static void host_post(asc__rt *rt, asc__op *op) {
-  uv_mutex_lock(&rt->host_lock);
-  op->wnext = NULL;
-  if (rt->host_tail != NULL)
-    rt->host_tail->wnext = op;
-  else
-    rt->host_head = op;
-  rt->host_tail = op;
-  uv_mutex_unlock(&rt->host_lock);
-  uv_async_send(&rt->host_async);
-}
-
-static void host_async_cb(uv_async_t *a) {
-  asc__rt *rt = a->data;
-
-  for (;;) {
-    asc__op *op;
-    bool stop;
-    asc__tls *tls;
-    uint64_t t0;
-
-    uv_mutex_lock(&rt->host_lock);
-    op = rt->host_head;
-    if (op != NULL) {
-      rt->host_head = op->wnext;
-      if (rt->host_head == NULL)
-        rt->host_tail = NULL;
-    }
-    stop = rt->host_stop;
-    uv_mutex_unlock(&rt->host_lock);
-    if (op == NULL) {
-      if (stop)
-        uv_close((uv_handle_t *)a, NULL);
-      return;
-    }
-    tls = asc__tls_get();
-    tls->in_host_callback = 1;
-    t0 = asc__trace_clock();
-    op->fn(op->ud);
-    ASC_TRACE(asc__trace_hostfn(op, t0));
-    tls->in_host_callback = 0;
-    stream_finish(op->stream, op, ascSuccess, NULL);
-  }
-}
-
-static void host_main(void *arg) {
-  asc__rt *rt = arg;
-  asc__trace_thread_name("callback thread", -1);
-  uv_run(&rt->host_loop, UV_RUN_DEFAULT);
-}
-
-static ascError_t host_start(asc__rt *rt) {
-  ascError_t err = ascSuccess;
-  int rc;
-
-  uv_mutex_lock(&rt->lock);
-  if (rt->host_started)
-    goto out;
-  rc = uv_loop_init(&rt->host_loop);
-  if (rc != 0) {
-    err = asc__error(ascErrorInternal, "cannot create the callback loop: %s",
-                     uv_strerror(rc));
-    goto out;
-  }
-  rc = uv_async_init(&rt->host_loop, &rt->host_async, host_async_cb);
-  if (rc != 0) {
-    uv_loop_close(&rt->host_loop);
-    err = asc__error(ascErrorInternal, "cannot create the callback loop: %s",
-                     uv_strerror(rc));
-    goto out;
-  }
-  rt->host_async.data = rt;
-  rt->host_stop = false;
-  rc = uv_thread_create(&rt->host_thread, host_main, rt);
-  if (rc != 0) {
-    uv_close((uv_handle_t *)&rt->host_async, NULL);
-    uv_run(&rt->host_loop, UV_RUN_DEFAULT);
-    uv_loop_close(&rt->host_loop);
-    err = asc__error(ascErrorInternal, "cannot start the callback thread: %s",
-                     uv_strerror(rc));
-    goto out;
-  }
-  rt->host_started = true;
-out:
-  uv_mutex_unlock(&rt->lock);
-  return err;
-}
-
-/* Every host function has run (the caller waited for all streams). */
-static void host_stop(asc__rt *rt) {
-  bool started;
-
-  uv_mutex_lock(&rt->lock);
-  started = rt->host_started;
-  rt->host_started = false;
-  uv_mutex_unlock(&rt->lock);
-  if (!started)
-    return;
-  uv_mutex_lock(&rt->host_lock);
-  rt->host_stop = true;
-  uv_mutex_unlock(&rt->host_lock);
-  uv_async_send(&rt->host_async);
-  uv_thread_join(&rt->host_thread);
-  uv_loop_close(&rt->host_loop);
-}
-
 /* ------------------------------------------------------------- rt objects */
 
-static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
-                                 bool is_default) {
+asc__stream *asc__stream_alloc(asc__rt *rt, unsigned flags, int priority,
+                               bool is_default) {
   asc__stream *st;
 
   uv_mutex_lock(&rt->lock);
@@ -598,98 +490,12 @@ static asc__stream *stream_alloc(asc__rt *rt, unsigned flags, int priority,
   asc__spin_lock(&st->lock);
   st->destroyed = false;
   st->reaped = false;
-  set_error(st, ascSuccess, 0, NULL);
+  asc__stream_set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
   ASC__LIVE_PUSH(rt->streams, st);
   atomic_store(&st->magic, ASC__MAGIC_STREAM);
   uv_mutex_unlock(&rt->lock);
   return st;
-}
-
-/* $ASC_KERNEL_TIMEOUT_MS: the kernel timeout of new streams; 0 (none)
- * when unset or invalid (with a warning). */
-static unsigned timeout_env(void) {
-  const char *e = getenv("ASC_KERNEL_TIMEOUT_MS");
-  char *end;
-  unsigned long v;
-
-  if (e == NULL || *e == '\0')
-    return 0;
-  v = strtoul(e, &end, 10);
-  if (*end != '\0' || *e == '-' || v > UINT32_MAX) {
-    fprintf(stderr, "libasc: ignoring ASC_KERNEL_TIMEOUT_MS=%s (expected "
-            "milliseconds, 0 to 4294967295)\n", e);
-    return 0;
-  }
-  return (unsigned)v;
-}
-
-static ascError_t rt_create(asc__device *dev, asc__rt **out) {
-  asc__rt *rt = asc__calloc(1, sizeof *rt);
-
-  if (rt == NULL)
-    return asc__error(ascErrorOutOfMemory, "cannot allocate runtime state");
-  rt->dev = dev;
-  rt->spin_ns = asc__spin_ns_env();
-  rt->timeout_default_ms = timeout_env();
-  if (uv_mutex_init(&rt->lock) != 0 || uv_mutex_init(&rt->wait_lock) != 0 ||
-      uv_cond_init(&rt->wait_cond) != 0 || uv_mutex_init(&rt->host_lock) != 0 ||
-      uv_mutex_init(&rt->wd_lock) != 0 || uv_cond_init(&rt->wd_cond) != 0)
-    return asc__error(ascErrorInternal, "cannot create runtime locks");
-  rt->null_stream = stream_alloc(rt, ascStreamDefault, ASC_STREAM_PRIO_LEAST,
-                                 true);
-  if (rt->null_stream == NULL) {
-    uv_cond_destroy(&rt->wd_cond);
-    uv_mutex_destroy(&rt->wd_lock);
-    uv_mutex_destroy(&rt->host_lock);
-    uv_cond_destroy(&rt->wait_cond);
-    uv_mutex_destroy(&rt->wait_lock);
-    uv_mutex_destroy(&rt->lock);
-    asc__free(rt);
-    return asc__error(ascErrorOutOfMemory,
-                      "cannot allocate the default stream");
-  }
-  if (rt->timeout_default_ms != 0)
-    watchdog_start(rt);
-  *out = rt;
-  return ascSuccess;
-}
-
-#define RT_CREATING ((void *)(uintptr_t)1)
-
-/* The state is never freed: handles stay readable for the life of the
- * process (type-stable memory). */
-ascError_t asc__rt_get(asc__device *dev, asc__rt **out) {
-  void *p = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
-
-  while (p == NULL || p == RT_CREATING) {
-    void *expect = NULL;
-    if (p == NULL &&
-        __atomic_compare_exchange_n(&dev->rt_private, &expect, RT_CREATING,
-                                    false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-      asc__rt *rt = NULL;
-      ascError_t err = rt_create(dev, &rt);
-      __atomic_store_n(&dev->rt_private, err == ascSuccess ? rt : NULL,
-                       __ATOMIC_RELEASE);
-      if (err != ascSuccess)
-        return err;
-      p = rt;
-      break;
-    }
-    sched_yield();
-    p = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
-  }
-  *out = p;
-  return ascSuccess;
-}
-
-ascError_t asc__rt_current(asc__rt **rt) {
-  asc__device *dev;
-  ascError_t err = asc__current_device(&dev);
-  if (err != ascSuccess)
-    return err;
-  return asc__rt_get(dev, rt);
 }
 
 static bool valid_stream(ascStream_t h) {
@@ -716,27 +522,10 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
 
 /* ------------------------------------------------------------- enqueueing */
 
-typedef struct op_spec {
-  int kind;
-  asc__fence *fence;        /* RECORD, WAIT: a reference handed over */
-  ascHostFn_t fn;
-  void *ud;
-  asc__stream_cb cb;
-  asc__extern_start_fn xstart;
-  const asc_kernel_desc *desc;
-  uint32_t nblocks;
-  uint32_t nargs;
-  const size_t *sizes;
-  const void *const *src;
-  asc__inflight *inflight;
-  asc__inflight *spec_inflight;
-  asc__sched *sched;
-} op_spec;
-
 /* Queues a record of a new fence on t if t has work; the fence joins
  * *list. */
 static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
-  asc__fence *f = fence_new();
+  asc__fence *f = asc__fence_new();
   asc__op *op, *wl = NULL;
 
   if (f == NULL)
@@ -744,17 +533,17 @@ static ascError_t record_if_busy(asc__stream *t, asc__fence **list) {
   asc__spin_lock(&t->lock);
   if (t->head == NULL) {
     asc__spin_unlock(&t->lock);
-    fence_unref(f);
+    asc__fence_unref(f);
     return ascSuccess;
   }
   op = op_get(t);
   if (op == NULL) {
     asc__spin_unlock(&t->lock);
-    fence_unref(f);
+    asc__fence_unref(f);
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream op");
   }
   op->kind = OP_RECORD;
-  fence_ref(f);
+  asc__fence_ref(f);
   op->fence = f;
   (void)stream_append(t, op, &wl);   /* t is busy: nothing starts */
   asc__spin_unlock(&t->lock);
@@ -790,12 +579,12 @@ static ascError_t legacy_deps(asc__stream *st, asc__fence **deps) {
 static void drop_deps(asc__fence *f) {
   while (f != NULL) {
     asc__fence *next = f->dep_next;
-    fence_unref(f);
+    asc__fence_unref(f);
     f = next;
   }
 }
 
-static ascError_t fill_launch(asc__op *op, const op_spec *sp) {
+static ascError_t fill_launch(asc__op *op, const asc__op_spec *sp) {
   asc__launch *l = &op->launch;
   size_t head = ((size_t)sp->nargs * sizeof(void *) + 15) & ~(size_t)15;
   size_t total = head;
@@ -848,19 +637,7 @@ static bool stream_half_empty(const void *a, uint64_t unused) {
   return atomic_load(&st->submitted) - done <= STREAM_DEPTH / 2;
 }
 
-/* The launches a waiting host thread may work on: those queued before
- * its wait began, of one stream (st: positions up to `upto`) or of the
- * whole device (st NULL: device-wide positions up to `upto`). */
-typedef struct help_scope {
-  const asc__stream *st;
-  uint64_t upto;
-} help_scope;
-
-static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
-                      const void *a, uint64_t b, bool spin,
-                      const help_scope *scope);
-
-static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
+ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp) {
   asc__fence *deps = NULL;
   asc__op *op, *wl = NULL, *start[2] = {NULL, NULL};
   ascError_t err;
@@ -869,7 +646,7 @@ static ascError_t stream_enqueue(asc__stream *st, op_spec *sp) {
    * waiting here could be what the stream is waiting for. */
   if (!stream_has_room(st) && !asc__on_worker() &&
       !asc__tls_get()->in_host_callback)
-    host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
+    asc__host_wait(st->rt, stream_half_empty, st, 0, true, NULL);
 
   if (sp->kind == OP_LAUNCH) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
@@ -962,7 +739,7 @@ fail_op:
   asc__spin_unlock(&st->lock);
 fail:
   drop_deps(deps);
-  fence_unref(sp->fence);
+  asc__fence_unref(sp->fence);
   sp->fence = NULL;
   op_start(start[0]);
   process_worklist(wl);
@@ -974,7 +751,7 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               const size_t *sizes, const void *const *src,
                               asc__inflight *inflight,
                               asc__inflight *spec_inflight) {
-  op_spec sp;
+  asc__op_spec sp;
 
   memset(&sp, 0, sizeof sp);
   sp.kind = OP_LAUNCH;
@@ -985,25 +762,25 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
   sp.src = src;
   sp.inflight = inflight;
   sp.spec_inflight = spec_inflight;
-  return stream_enqueue(st, &sp);
+  return asc__stream_enqueue(st, &sp);
 }
 
 ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
                                         void *ud) {
-  op_spec sp;
+  asc__op_spec sp;
 
   memset(&sp, 0, sizeof sp);
   sp.kind = OP_CALLBACK;
   sp.cb = fn;
   sp.ud = ud;
-  return stream_enqueue(st, &sp);
+  return asc__stream_enqueue(st, &sp);
 }
 
 ascError_t asc__stream_enqueue_extern(ascStream_t stream,
                                       asc__extern_start_fn start, void *ud) {
   asc__stream *st;
   ascError_t err;
-  op_spec sp;
+  asc__op_spec sp;
 
   if (start == NULL)
     return asc__error(ascErrorInvalidValue, "external op: start is NULL");
@@ -1014,7 +791,7 @@ ascError_t asc__stream_enqueue_extern(ascStream_t stream,
   sp.kind = OP_EXTERN;
   sp.xstart = start;
   sp.ud = ud;
-  return stream_enqueue(st, &sp);
+  return asc__stream_enqueue(st, &sp);
 }
 
 void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
@@ -1022,7 +799,7 @@ void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
 
   if (err != ascSuccess)
     copy = asc__strdup(msg != NULL ? msg : ascGetErrorString(err));
-  stream_finish(op->stream, op, err, copy);
+  asc__stream_finish(op->stream, op, err, copy);
 }
 
 ascError_t asc__extern_error(ascError_t code, const char *text) {
@@ -1036,10 +813,10 @@ static bool stream_reached(const void *a, uint64_t target) {
   return atomic_load(&st->completed) >= target;
 }
 
-/* asc__help_fn over a help_scope: work queued after the wait began is
+/* asc__help_fn over an asc__help_scope: work queued after the wait began is
  * never taken, so a waiting thread cannot be held up by it. */
 static bool in_scope(const asc__launch *l, const void *arg) {
-  const help_scope *h = arg;
+  const asc__help_scope *h = arg;
   const asc__op *op = (const asc__op *)(const void *)((const char *)l -
                                                       offsetof(asc__op, launch));
   if (h->st != NULL)
@@ -1052,7 +829,7 @@ static bool in_scope(const asc__launch *l, const void *arg) {
  * parallel loops of the launches in scope. */
 static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
                       const void *a, uint64_t b, asc__sched *s,
-                      const help_scope *scope) {
+                      const asc__help_scope *scope) {
   uint64_t t0 = uv_hrtime(), seen = UINT64_MAX;
 
   for (;;) {
@@ -1076,20 +853,20 @@ static bool host_spin(asc__rt *rt, bool (*done)(const void *, uint64_t),
 static bool host_wait_until(asc__rt *rt,
                             bool (*done)(const void *, uint64_t),
                             const void *a, uint64_t b, bool spin,
-                            const help_scope *scope, uint64_t deadline);
+                            const asc__help_scope *scope, uint64_t deadline);
 
-static void host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
-                      const void *a, uint64_t b, bool spin,
-                      const help_scope *scope) {
+void asc__host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
+                    const void *a, uint64_t b, bool spin,
+                    const asc__help_scope *scope) {
   (void)host_wait_until(rt, done, a, b, spin, scope, UINT64_MAX);
 }
 
-/* host_wait, giving up at uv_hrtime() >= deadline (UINT64_MAX: never);
+/* asc__host_wait, giving up at uv_hrtime() >= deadline (UINT64_MAX: never);
  * true if done(a, b). */
 static bool host_wait_until(asc__rt *rt,
                             bool (*done)(const void *, uint64_t),
                             const void *a, uint64_t b, bool spin,
-                            const help_scope *scope, uint64_t deadline) {
+                            const asc__help_scope *scope, uint64_t deadline) {
   asc__sched *s = scope != NULL && asc__sched_can_help()
                       ? asc__sched_peek(rt->dev)
                       : NULL;
@@ -1126,17 +903,17 @@ static bool host_wait_until(asc__rt *rt,
 
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b) {
-  host_wait(rt, done, a, b, true, NULL);
+  asc__host_wait(rt, done, a, b, true, NULL);
 }
 
-static ascError_t not_permitted(const char *what) {
+ascError_t asc__not_permitted(const char *what) {
   return asc__error(ascErrorNotPermitted,
                     "%s cannot be called from a host function (it would "
                     "wait for the stream that runs the host function)",
                     what);
 }
 
-static bool in_callback(void) { return asc__tls_get()->in_host_callback != 0; }
+bool asc__in_callback(void) { return asc__tls_get()->in_host_callback != 0; }
 
 /* Reports and clears st's pending error. */
 static ascError_t stream_take_error(asc__stream *st) {
@@ -1150,11 +927,11 @@ static ascError_t stream_take_error(asc__stream *st) {
   asc__spin_lock(&st->lock);
   code = st->err;
   msg = st->err_msg;
-  set_error(st, ascSuccess, 0, NULL);
+  asc__stream_set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
   if (code == ascSuccess)
     return ascSuccess;
-  asc__error_text(code, msg != NULL ? msg : lost_message);
+  asc__error_text(code, msg != NULL ? msg : asc__lost_message);
   asc__free(msg);
   return code;
 }
@@ -1170,8 +947,8 @@ static asc__stream *next_pending(asc__stream *t, bool blocking_only) {
   return NULL;
 }
 
-/* wait_streams without memory: until every matching stream is idle. */
-static void wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
+/* asc__wait_streams without memory: until every matching stream is idle. */
+void asc__wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
   for (;;) {
     asc__stream *pick;
     uint64_t target = 0;
@@ -1183,7 +960,7 @@ static void wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
     uv_mutex_unlock(&rt->lock);
     if (pick == NULL)
       return;
-    host_wait(rt, stream_reached, pick, target, true, NULL);
+    asc__host_wait(rt, stream_reached, pick, target, true, NULL);
   }
 }
 
@@ -1194,13 +971,13 @@ static void wait_streams_unbounded(asc__rt *rt, bool blocking_only) {
  * under the rt lock stay readable after it is dropped.  The waiting thread
  * works on that same work: any stream's ops queued before the call, or,
  * for the default stream's ordering wait, the stream it is waiting on. */
-static void wait_streams(asc__rt *rt, bool blocking_only) {
+void asc__wait_streams(asc__rt *rt, bool blocking_only) {
   struct mark {
     asc__stream *st;
     uint64_t target;
   } *marks = NULL;
   size_t n = 0, cap = 0;
-  help_scope all = {NULL, atomic_load(&rt->enq_seq)};
+  asc__help_scope all = {NULL, atomic_load(&rt->enq_seq)};
 
   uv_mutex_lock(&rt->lock);
   for (asc__stream *t = rt->streams; t != NULL; t = t->live_next)
@@ -1216,13 +993,13 @@ static void wait_streams(asc__rt *rt, bool blocking_only) {
   uv_mutex_unlock(&rt->lock);
   if (marks == NULL) {
     /* Out of memory: wait for streams one by one until all are idle. */
-    wait_streams_unbounded(rt, blocking_only);
+    asc__wait_streams_unbounded(rt, blocking_only);
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    help_scope one = {marks[i].st, marks[i].target};
-    host_wait(rt, stream_reached, marks[i].st, marks[i].target, true,
-              blocking_only ? &one : &all);
+    asc__help_scope one = {marks[i].st, marks[i].target};
+    asc__host_wait(rt, stream_reached, marks[i].st, marks[i].target, true,
+                   blocking_only ? &one : &all);
   }
   asc__free(marks);
 }
@@ -1231,15 +1008,15 @@ ascError_t asc__default_stream_wait(asc__device *dev) {
   asc__rt *rt;
   ascError_t err;
 
-  if (in_callback())
-    return not_permitted("a synchronous copy");
+  if (asc__in_callback())
+    return asc__not_permitted("a synchronous copy");
   /* No stream runtime yet means no queued work: do not start one. */
   if (__atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE) == NULL)
     return ascSuccess;
   err = asc__rt_get(dev, &rt);
   if (err != ascSuccess)
     return err;
-  wait_streams(rt, true);
+  asc__wait_streams(rt, true);
   return ascSuccess;
 }
 
@@ -1264,7 +1041,7 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
     priority = ASC_STREAM_PRIO_LEAST;
   if (priority < ASC_STREAM_PRIO_GREATEST)
     priority = ASC_STREAM_PRIO_GREATEST;
-  st = stream_alloc(rt, flags, priority, false);
+  st = asc__stream_alloc(rt, flags, priority, false);
   if (st == NULL)
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream");
   *stream = (ascStream_t)(void *)st;
@@ -1313,7 +1090,7 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   atomic_store(&st->magic, ASC__MAGIC_DEAD);
   st->destroyed = true;
   asc__free(st->err_msg);
-  set_error(st, ascSuccess, 0, NULL);
+  asc__stream_set_error(st, ascSuccess, 0, NULL);
   reap = check_reap(st);
   asc__spin_unlock(&st->lock);
   if (reap)
@@ -1327,11 +1104,11 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
 
   if (err != ascSuccess)
     return err;
-  if (in_callback())
-    return not_permitted("ascStreamSynchronize");
+  if (asc__in_callback())
+    return asc__not_permitted("ascStreamSynchronize");
   {
-    help_scope mine = {st, atomic_load(&st->submitted)};
-    host_wait(st->rt, stream_reached, st, mine.upto, true, &mine);
+    asc__help_scope mine = {st, atomic_load(&st->submitted)};
+    asc__host_wait(st->rt, stream_reached, st, mine.upto, true, &mine);
   }
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
@@ -1350,409 +1127,21 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
                              void *userData) {
   asc__stream *st;
   ascError_t err;
-  op_spec sp;
+  asc__op_spec sp;
 
   if (fn == NULL)
     return asc__error(ascErrorInvalidValue, "ascLaunchHostFunc: fn is NULL");
   err = asc__stream_resolve(stream, &st);
   if (err != ascSuccess)
     return err;
-  err = host_start(st->rt);
+  err = asc__host_start(st->rt);
   if (err != ascSuccess)
     return err;
   memset(&sp, 0, sizeof sp);
   sp.kind = OP_HOSTFN;
   sp.fn = fn;
   sp.ud = userData;
-  return stream_enqueue(st, &sp);
-}
-
-/* ---------------------------------------------------------------- events */
-
-static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
-
-  *out = NULL;
-  if (err != ascSuccess)
-    return err;
-  if (h == NULL)
-    return asc__error(ascErrorInvalidHandle, "event is NULL");
-  if (asc__handle_magic(h) != ASC__MAGIC_EVENT)
-    return asc__error(ascErrorInvalidHandle, "event %p is not a live event",
-                      (void *)h);
-  *out = (asc__event *)(void *)h;
-  return ascSuccess;
-}
-
-static asc__fence *event_fence(asc__event *e) {
-  asc__fence *f;
-
-  uv_mutex_lock(&e->lock);
-  f = e->fence;
-  if (f != NULL)
-    fence_ref(f);
-  uv_mutex_unlock(&e->lock);
-  return f;
-}
-
-ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
-  asc__rt *rt;
-  asc__event *e;
-  ascError_t err;
-
-  if (event == NULL)
-    return asc__error(ascErrorInvalidValue, "ascEventCreate: event is NULL");
-  if (flags & ~(unsigned)(ascEventBlockingSync | ascEventDisableTiming))
-    return asc__error(ascErrorInvalidValue,
-                      "ascEventCreate: unknown flags 0x%x", flags);
-  err = asc__rt_current(&rt);
-  if (err != ascSuccess)
-    return err;
-  uv_mutex_lock(&rt->lock);
-  e = rt->free_events;
-  if (e != NULL) {
-    rt->free_events = e->free_next;
-  } else {
-    e = asc__calloc(1, sizeof *e);
-    if (e == NULL || uv_mutex_init(&e->lock) != 0) {
-      asc__free(e);
-      uv_mutex_unlock(&rt->lock);
-      return asc__error(ascErrorOutOfMemory, "cannot allocate an event");
-    }
-    e->rt = rt;
-  }
-  e->free_next = NULL;
-  e->flags = flags;
-  e->fence = NULL;
-  ASC__LIVE_PUSH(rt->events, e);
-  atomic_store(&e->magic, ASC__MAGIC_EVENT);
-  uv_mutex_unlock(&rt->lock);
-  *event = (ascEvent_t)(void *)e;
-  return ascSuccess;
-}
-
-ascError_t ascEventCreate(ascEvent_t *event) {
-  return ascEventCreateWithFlags(event, ascEventDefault);
-}
-
-/* rt lock held. */
-static void event_free_locked(asc__rt *rt, asc__event *e) {
-  asc__fence *f;
-
-  atomic_store(&e->magic, ASC__MAGIC_DEAD);
-  uv_mutex_lock(&e->lock);
-  f = e->fence;
-  e->fence = NULL;
-  uv_mutex_unlock(&e->lock);
-  fence_unref(f);
-  ASC__LIVE_RETIRE(rt->events, rt->free_events, e);
-}
-
-ascError_t ascEventDestroy(ascEvent_t event) {
-  asc__event *e;
-  ascError_t err = event_resolve(event, &e);
-
-  if (err != ascSuccess)
-    return err;
-  uv_mutex_lock(&e->rt->lock);
-  if (atomic_load(&e->magic) != ASC__MAGIC_EVENT) {
-    uv_mutex_unlock(&e->rt->lock);
-    return asc__error(ascErrorInvalidHandle, "event %p was destroyed",
-                      (void *)event);
-  }
-  event_free_locked(e->rt, e);
-  uv_mutex_unlock(&e->rt->lock);
-  return ascSuccess;
-}
-
-ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream) {
-  asc__event *e;
-  asc__stream *st;
-  asc__fence *f, *old;
-  ascError_t err;
-  op_spec sp;
-
-  err = event_resolve(event, &e);
-  if (err != ascSuccess)
-    return err;
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess)
-    return err;
-  f = fence_new();
-  if (f == NULL)
-    return asc__error(ascErrorOutOfMemory, "cannot allocate an event record");
-  fence_ref(f);   /* one for the op, one for the event */
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_RECORD;
-  sp.fence = f;
-  err = stream_enqueue(st, &sp);
-  if (err != ascSuccess) {
-    fence_unref(f);
-    return err;
-  }
-  uv_mutex_lock(&e->lock);
-  old = e->fence;
-  e->fence = f;
-  uv_mutex_unlock(&e->lock);
-  fence_unref(old);
-  return ascSuccess;
-}
-
-ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
-                              unsigned int flags) {
-  asc__stream *st;
-  asc__event *e;
-  asc__fence *f;
-  ascError_t err;
-  op_spec sp;
-
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess)
-    return err;
-  err = event_resolve(event, &e);
-  if (err != ascSuccess)
-    return err;
-  if (flags != 0)
-    return asc__error(ascErrorInvalidValue,
-                      "ascStreamWaitEvent: flags must be 0, got %u", flags);
-  f = event_fence(e);
-  if (f == NULL)   /* never recorded: nothing to wait for, as in CUDA */
-    return ascSuccess;
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_WAIT;
-  sp.fence = f;
-  return stream_enqueue(st, &sp);
-}
-
-ascError_t ascEventQuery(ascEvent_t event) {
-  asc__event *e;
-  asc__fence *f;
-  ascError_t err = event_resolve(event, &e);
-  bool done;
-
-  if (err != ascSuccess)
-    return err;
-  f = event_fence(e);
-  if (f == NULL)
-    return ascSuccess;
-  done = atomic_load(&f->signalled) != 0;
-  fence_unref(f);
-  return done ? ascSuccess : ascErrorNotReady;
-}
-
-/* Clears st's pending error if it is still error id (it was reported
- * through an event). */
-static void stream_clear_error(asc__stream *st, uint64_t id) {
-  asc__spin_lock(&st->lock);
-  if (st->err != ascSuccess && st->err_id == id) {
-    asc__free(st->err_msg);
-    set_error(st, ascSuccess, 0, NULL);
-  }
-  asc__spin_unlock(&st->lock);
-}
-
-ascError_t ascEventSynchronize(ascEvent_t event) {
-  asc__event *e;
-  asc__fence *f;
-  ascError_t err = event_resolve(event, &e);
-
-  if (err != ascSuccess)
-    return err;
-  if (in_callback())
-    return not_permitted("ascEventSynchronize");
-  f = event_fence(e);
-  if (f == NULL)
-    return ascSuccess;
-  {
-    /* Works on the recording stream's launches queued before the record
-     * while it spins. */
-    help_scope before = {f->rec_stream, f->rec_pos - 1};
-    host_wait(e->rt, fence_done, f, 0, !(e->flags & ascEventBlockingSync),
-              f->rec_stream != NULL ? &before : NULL);
-  }
-  asc__pool_on_sync(e->rt->dev);
-  err = f->err;
-  if (err != ascSuccess) {
-    asc__error_text(err, f->err_msg != NULL ? f->err_msg : lost_message);
-    stream_clear_error(f->err_stream, f->err_id);
-  }
-  fence_unref(f);
-  return err;
-}
-
-ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
-  asc__event *e0, *e1;
-  asc__fence *f0 = NULL, *f1 = NULL;
-  ascError_t err;
-
-  if (ms == NULL)
-    return asc__error(ascErrorInvalidValue, "ascEventElapsedTime: ms is NULL");
-  err = event_resolve(start, &e0);
-  if (err != ascSuccess)
-    return err;
-  err = event_resolve(end, &e1);
-  if (err != ascSuccess)
-    return err;
-  if ((e0->flags | e1->flags) & ascEventDisableTiming)
-    return asc__error(ascErrorInvalidValue,
-                      "ascEventElapsedTime: an event was created with "
-                      "ascEventDisableTiming");
-  f0 = event_fence(e0);
-  f1 = event_fence(e1);
-  if (f0 == NULL || f1 == NULL) {
-    err = asc__error(ascErrorInvalidValue,
-                     "ascEventElapsedTime: the %s event was never recorded",
-                     f0 == NULL ? "start" : "end");
-  } else if (!atomic_load(&f0->signalled) || !atomic_load(&f1->signalled)) {
-    err = asc__error(ascErrorNotReady,
-                     "ascEventElapsedTime: an event has not completed");
-  } else {
-    /* Microsecond resolution, as CUDA documents for its events. */
-    int64_t us = ((int64_t)f1->time_ns - (int64_t)f0->time_ns) / 1000;
-    *ms = (float)((double)us / 1000.0);
-  }
-  fence_unref(f0);
-  fence_unref(f1);
-  return err;
-}
-
-/* ---------------------------------------------------------------- device */
-
-ascError_t ascDeviceSynchronize(void) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
-  ascError_t code = ascSuccess;
-  uint64_t best = 0;
-  char *msg = NULL;
-
-  if (err != ascSuccess)
-    return err;
-  if (in_callback())
-    return not_permitted("ascDeviceSynchronize");
-  wait_streams(rt, false);
-  asc__pool_on_sync(rt->dev);
-  /* Report the earliest pending error; every pending error counts as
-   * reported. */
-  uv_mutex_lock(&rt->lock);
-  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
-    asc__spin_lock(&t->lock);
-    if (t->err != ascSuccess) {
-      if (code == ascSuccess || t->err_id < best) {
-        asc__free(msg);
-        code = t->err;
-        best = t->err_id;
-        msg = t->err_msg;
-      } else {
-        asc__free(t->err_msg);
-      }
-      set_error(t, ascSuccess, 0, NULL);
-    }
-    asc__spin_unlock(&t->lock);
-  }
-  uv_mutex_unlock(&rt->lock);
-  if (code == ascSuccess)
-    return ascSuccess;
-  asc__error_text(code, msg != NULL ? msg : lost_message);
-  asc__free(msg);
-  return code;
-}
-
-void asc__rt_notify(asc__rt *rt) { notify_waiters(rt); }
-
-ascError_t asc__api_enter(asc__rt *rt) {
-  if (atomic_fetch_add(&rt->api_gate, 2) & 1) {
-    asc__api_leave(rt);
-    return asc__error(ascErrorNotPermitted,
-                      "the device is being reset by another thread");
-  }
-  return ascSuccess;
-}
-
-void asc__api_leave(asc__rt *rt) {
-  /* The last thread out of a closed gate wakes the reset. */
-  if (atomic_fetch_sub(&rt->api_gate, 2) == 3)
-    notify_waiters(rt);
-}
-
-static bool api_drained(const void *a, uint64_t unused) {
-  const asc__rt *rt = a;
-  ASC_UNUSED(unused);
-  return atomic_load(&((asc__rt *)(uintptr_t)rt)->api_gate) == 1;
-}
-
-/* Stops every stream's running kernel and skips its queued work
- * (ascDeviceReset). */
-static void stop_all(asc__rt *rt) {
-  asc__stream *st;
-  uv_mutex_lock(&rt->lock);
-  for (st = rt->streams; st != NULL; st = st->live_next)
-    stop_stream(st, ASC__STOP_RESET, "work cancelled by ascDeviceReset");
-  uv_mutex_unlock(&rt->lock);
-}
-
-ascError_t ascDeviceReset(void) {
-  asc__device *dev;
-  asc__rt *rt;
-  asc__stream *st, *next;
-  ascError_t err;
-
-  if (in_callback())
-    return not_permitted("ascDeviceReset");
-  err = asc__current_device(&dev);
-  if (err != ascSuccess)
-    return err;
-  err = asc__rt_get(dev, &rt);
-  if (err != ascSuccess)
-    return err;
-  /* Close the gate, so that no new module or launch call starts.  Then
-   * stop running kernels at their next poll and skip queued work, so that
-   * an endless kernel cannot hold the reset, and wait for the module and
-   * launch calls other threads are inside (a launch compiling a
-   * specialisation, an unload waiting for its launches): they end without
-   * waiting for this reset.  What they queued meanwhile is stopped too. */
-  if (atomic_fetch_or(&rt->api_gate, 1) & 1)
-    return asc__error(ascErrorNotPermitted,
-                      "ascDeviceReset: another thread is resetting the "
-                      "device");
-  stop_all(rt);
-  host_wait(rt, api_drained, rt, 0, true, NULL);
-  stop_all(rt);
-  /* Everything, including work other threads queue meanwhile: the pool
-   * and the streams' records go away below. */
-  wait_streams_unbounded(rt, false);
-  asc__trace_checkpoint();
-
-  uv_mutex_lock(&rt->lock);
-  for (st = rt->streams; st != NULL; st = next) {
-    bool mine = false;
-    next = st->live_next;
-    asc__spin_lock(&st->lock);
-    asc__free(st->err_msg);
-    set_error(st, ascSuccess, 0, NULL);
-    if (!st->is_default && !st->reaped) {
-      atomic_store(&st->magic, ASC__MAGIC_DEAD);
-      st->destroyed = true;
-      st->reaped = true;
-      mine = true;
-    }
-    asc__spin_unlock(&st->lock);
-    if (!mine)
-      continue;
-    ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
-  }
-  while (rt->events != NULL)
-    event_free_locked(rt, rt->events);
-  uv_mutex_unlock(&rt->lock);
-
-  asc__modules_reset(dev);
-  host_stop(rt);
-  asc__sched_destroy(dev);
-  asc__pool_device_reset(dev);
-  /* After every stream has drained: nothing can touch device memory. */
-  asc__memory_reset(dev);
-  atomic_fetch_and(&rt->api_gate, ~(uint64_t)1);
-  return ascSuccess;
+  return asc__stream_enqueue(st, &sp);
 }
 
 /* ------------------------------------------------------------ cancellation */
@@ -1761,13 +1150,14 @@ ascError_t ascDeviceReset(void) {
  * ASC__STOP_* reason), and, through the pending error (msg, unless an
  * error is already pending), whatever is queued behind it.  Takes st's
  * lock; the rt lock may be held. */
-static void stop_stream(asc__stream *st, int why, const char *msg) {
+void asc__stop_stream(asc__stream *st, int why, const char *msg) {
   asc__spin_lock(&st->lock);
   if (st->head != NULL) {
     asc__op *op = st->head;
     if (st->err == ascSuccess)
-      set_error(st, ascErrorCancelled,
-                atomic_fetch_add(&st->rt->err_seq, 1) + 1, asc__strdup(msg));
+      asc__stream_set_error(st, ascErrorCancelled,
+                            atomic_fetch_add(&st->rt->err_seq, 1) + 1,
+                            asc__strdup(msg));
     /* A dispatched launch at the head is running (or about to be
      * submitted; its blocks then see the flag before they start). */
     if (op->kind == OP_LAUNCH && op->dispatched)
@@ -1782,7 +1172,7 @@ ascError_t ascStreamCancel(ascStream_t stream) {
 
   if (err != ascSuccess)
     return err;
-  stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
+  asc__stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
   return ascSuccess;
 }
 
@@ -1795,7 +1185,7 @@ ascError_t ascStreamSetKernelTimeout(ascStream_t stream,
     return err;
   atomic_store(&st->timeout_ms, timeoutMs);
   if (timeoutMs != 0)
-    watchdog_start(st->rt);
+    asc__watchdog_start(st->rt);
   return ascSuccess;
 }
 
@@ -1822,8 +1212,8 @@ ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
 
   if (err != ascSuccess)
     return err;
-  if (in_callback())
-    return not_permitted("ascStreamSynchronizeTimeout");
+  if (asc__in_callback())
+    return asc__not_permitted("ascStreamSynchronizeTimeout");
   target = atomic_load(&st->submitted);
   deadline = uv_hrtime() + (uint64_t)timeoutMs * 1000000u;
   /* Without a help scope: the caller must get control back at the
@@ -1833,65 +1223,4 @@ ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
     return ascErrorNotReady;
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
-}
-
-/* The watchdog: every WATCHDOG_TICK_NS it stops the launches that have
- * run past their stream's timeout.  It lives as long as the process (the
- * rt is never freed) and only sleeps when no stream has a timeout. */
-#define WATCHDOG_TICK_NS 2000000u
-
-/* Stops the launches past their stream's timeout; true if some stream
- * has a timeout. */
-static bool watchdog_scan(asc__rt *rt) {
-  uint64_t now = uv_hrtime();
-  bool any = false;
-
-  uv_mutex_lock(&rt->lock);
-  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next) {
-    unsigned ms = atomic_load(&t->timeout_ms);
-    asc__op *op;
-    if (ms == 0)
-      continue;
-    any = true;
-    asc__spin_lock(&t->lock);
-    op = t->head;
-    if (op != NULL && op->kind == OP_LAUNCH && op->dispatched &&
-        op->launch.start_ns != 0 &&
-        now - op->launch.start_ns >= (uint64_t)ms * 1000000u &&
-        atomic_load(&op->launch.stop) == 0) {
-      /* The launch reports the timeout; the queued work is skipped as
-       * after an exception. */
-      atomic_store(&op->launch.stop, ASC__STOP_TIMEOUT);
-    }
-    asc__spin_unlock(&t->lock);
-  }
-  uv_mutex_unlock(&rt->lock);
-  return any;
-}
-
-static void watchdog_main(void *arg) {
-  asc__rt *rt = arg;
-  bool any = true;
-
-  uv_mutex_lock(&rt->wd_lock);
-  for (;;) {
-    /* With no timeout anywhere, sleep until watchdog_start wakes us. */
-    if (any)
-      (void)uv_cond_timedwait(&rt->wd_cond, &rt->wd_lock, WATCHDOG_TICK_NS);
-    else
-      uv_cond_wait(&rt->wd_cond, &rt->wd_lock);
-    uv_mutex_unlock(&rt->wd_lock);
-    any = watchdog_scan(rt);
-    uv_mutex_lock(&rt->wd_lock);
-  }
-}
-
-/* Starts the watchdog, or wakes it: some stream now has a timeout. */
-static void watchdog_start(asc__rt *rt) {
-  uv_mutex_lock(&rt->wd_lock);
-  if (rt->wd_started)
-    uv_cond_signal(&rt->wd_cond);
-  else if (uv_thread_create(&rt->wd_thread, watchdog_main, rt) == 0)
-    rt->wd_started = true;
-  uv_mutex_unlock(&rt->wd_lock);
 }

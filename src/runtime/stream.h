@@ -203,7 +203,7 @@ struct asc__rt {
   asc__op *host_head, *host_tail;
   bool host_stop;
 
-  /* The timeout watchdog (stream.c), started when a stream first gets a
+  /* The timeout watchdog (rt.c), started when a stream first gets a
    * kernel timeout.  wd_lock is a leaf lock guarding wd_started and
    * wd_quit; the watchdog takes the rt lock and stream locks only
    * without it. */

@@ -132,15 +132,12 @@ static long file_size(const char *p) {
   return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* asc__read_file that must succeed (free with asc__free). */
 static char *read_file(const char *p, long *n) {
-  FILE *f = fopen(p, "rb");
-  char *b;
-  *n = file_size(p);
-  assert_non_null(f);
-  b = malloc((size_t)*n + 1);
-  assert_int_equal(fread(b, 1, (size_t)*n, f), (size_t)*n);
-  b[*n] = 0;
-  fclose(f);
+  size_t len = 0;
+  char *b = asc__read_file(p, &len);
+  assert_non_null(b);
+  *n = (long)len;
   return b;
 }
 
@@ -216,7 +213,7 @@ static void test_miss_then_hit(void **state) {
   bytes = read_file(p1, &n);
   assert_int_equal(n, 5 + ASC_CACHE_TRAILER_SIZE);
   assert_memory_equal(bytes, "hello", 5);
-  free(bytes);
+  asc__free(bytes);
   {
     struct stat s;
     snprintf(want, sizeof want, "%s", dir);
@@ -339,7 +336,7 @@ static void test_corrupt_entries_rebuilt(void **state) {
       fake g = {.content = "the shared object bytes"};
       assert_int_equal(asc__cache_get_or_build(c, &other, fake_build, &g, &q),
                        ascSuccess);
-      free(b);
+      asc__free(b);
       b = read_file(q, &n);
       write_bytes(p, b, n);
       asc__free(q);
@@ -361,7 +358,7 @@ static void test_corrupt_entries_rebuilt(void **state) {
       break;
     }
     }
-    free(b);
+    asc__free(b);
     asc__free(p);
     assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
                      ascSuccess);
@@ -369,7 +366,7 @@ static void test_corrupt_entries_rebuilt(void **state) {
     b = read_file(p, &n);
     assert_int_equal(n, 23 + ASC_CACHE_TRAILER_SIZE);
     assert_memory_equal(b, "the shared object bytes", 23);
-    free(b);
+    asc__free(b);
     asc__free(p);
     /* Repaired: now a hit. */
     assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
@@ -560,7 +557,7 @@ static void expect_fallback_why(const char *dir, const char *reason) {
   assert_non_null(strstr(text, dir));
   if (reason != NULL && strstr(text, reason) == NULL)
     fail_msg("warning without \"%s\":\n%s", reason, text);
-  free(text);
+  asc__free(text);
 
   assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
   assert_true(st.fallback);
@@ -841,7 +838,7 @@ static void test_planted_entries_rebuilt(void **state) {
   }
   close(fd);
   asc__free(q);
-  free(bytes);
+  asc__free(bytes);
   asc__free(p);
   asc__cache_close(c);
 }
@@ -893,7 +890,7 @@ static void test_swapped_root_not_followed(void **state) {
   assert_memory_equal(buf, "victim", 6);
   close(fd);
   asc__free(p);
-  free(bytes);
+  asc__free(bytes);
   asc__cache_close(c);
 }
 
@@ -1265,7 +1262,7 @@ static void test_invalid_max_bytes_warns(void **state) {
         strstr(text, bad[i]) == NULL)
       fail_msg("ASC_CACHE_MAX_BYTES=%s: %d warnings:\n%s", bad[i], warnings,
                text);
-    free(text);
+    asc__free(text);
   }
 }
 

@@ -19,33 +19,8 @@
 #include "jit/driver.h"
 #include "runtime/runtime.h"
 
-static char base[4096];
-static int dir_seq;
-
-static int setup(void **state) {
-  ASC_UNUSED(state);
-  snprintf(base, sizeof base, "%s/test-tmp-driver-XXXXXX", ASC_BINARY_DIR);
-  return mkdtemp(base) == NULL ? -1 : 0;
-}
-
-static int teardown(void **state) {
-  char *argv[] = {(char *)"rm", (char *)"-rf", base, NULL};
-  asc__buf out;
-  int st;
-  ASC_UNUSED(state);
-  asc__buf_init(&out);
-  asc__run_process(argv, 20000, &out, &st);
-  asc__buf_free(&out);
-  return 0;
-}
-
-static asc__cache *new_cache(void) {
-  char dir[4200];
-  asc__cache *c;
-  snprintf(dir, sizeof dir, "%s/c%d", base, dir_seq++);
-  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
-  return c;
-}
+#define JIT_FIXTURE_NAME "driver"
+#include "jit_fixture.h"
 
 static const char text[] =
     "@asc.kernel\n"

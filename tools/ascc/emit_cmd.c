@@ -57,41 +57,6 @@ static int usage_error(const char *msg, const char *arg) {
   return 2;
 }
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  if (f == NULL)
-    return NULL;
-  for (;;) {
-    size_t got;
-    if (n == cap) {
-      char *nb;
-      cap = cap ? cap * 2 : 65536;
-      nb = realloc(buf, cap + 1);
-      if (nb == NULL) {
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      buf = nb;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0)
-      break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    fclose(f);
-    return NULL;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
-
 /* Runs fn inside a compilation context; separate so that the locals of
  * the function holding setjmp are few and volatile where needed. */
 static int run(const ascc_emit_args *a, ascc_emit_fn fn, bool writes_file) {
@@ -223,13 +188,13 @@ int ascc_emit_main(int argc, char **argv) {
     return usage_error("unknown --emit mode", a.mode);
   if (a.path == NULL)
     return usage_error("no input file", NULL);
-  text = read_file(a.path, &a.len);
+  text = asc__read_file(a.path, &a.len);
   if (text == NULL) {
     fprintf(stderr, "ascc: cannot read %s\n", a.path);
     return 2;
   }
   a.text = text;
   rc = run(&a, fn, writes_file);
-  free(text);
+  asc__free(text);
   return rc;
 }

@@ -381,19 +381,16 @@ asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *s) {
   return i;
 }
 
-static void count_block(asc__irfunc *f, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      f->regs[i->dst].ndefs++;
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG)
-        f->regs[i->args[k].reg].nuses++;
-    for (int32_t k = 0; k < i->nred; k++) {
-      f->regs[i->red[k].reg].nuses++;
-      f->regs[i->red[k].reg].ndefs++;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      count_block(f, &i->body[k]);
+static void count_ins(asc__irins *i, void *ctx) {
+  asc__irfunc *f = ctx;
+  if (i->dst >= 0)
+    f->regs[i->dst].ndefs++;
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG)
+      f->regs[i->args[k].reg].nuses++;
+  for (int32_t k = 0; k < i->nred; k++) {
+    f->regs[i->red[k].reg].nuses++;
+    f->regs[i->red[k].reg].ndefs++;
   }
 }
 
@@ -402,7 +399,7 @@ void asc__ir_count(asc__irfunc *f) {
     f->regs[r].ndefs = f->regs[r].param ? 1 : 0;
     f->regs[r].nuses = 0;
   }
-  count_block(f, &f->body);
+  asc__ir_walk(&f->body, count_ins, f);
 }
 
 /* ------------------------------------------------------------- printing */

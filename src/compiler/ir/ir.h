@@ -352,5 +352,14 @@ void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt);
 /* Marks in def[] the registers assigned inside b. */
 void asc__ir_defined_in(const asc__irblock *b, uint8_t *def);
 
+/* Calls fn(i, ctx) for every instruction of b and of the regions nested in
+ * it, in program order: an instruction before the instructions of its
+ * regions.  fn may change i's operands but must not unlink or insert
+ * instructions.  (b is const so that read-only walks need no cast.) */
+void asc__ir_walk(const asc__irblock *b, void (*fn)(asc__irins *i, void *ctx),
+                  void *ctx);
+/* The number of instructions in b, at any depth. */
+int64_t asc__ir_size(const asc__irblock *b);
+
 
 #endif /* ASC_IR_H */

@@ -314,14 +314,11 @@ static void vins(vstate *v, const asc__irins *i) {
 }
 
 /* Marks every loop induction of b as one (out of scope until its loop). */
-static void mark_inductions(vstate *v, const asc__irblock *b) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if ((i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) && i->dst >= 0 &&
-        i->dst < v->f->nregs)
-      v->ind[i->dst] = IND_OUT;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      mark_inductions(v, &i->body[k]);
-  }
+static void mark_induction(asc__irins *i, void *ctx) {
+  vstate *v = ctx;
+  if ((i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) && i->dst >= 0 &&
+      i->dst < v->f->nregs)
+    v->ind[i->dst] = IND_OUT;
 }
 
 static void vblock(vstate *v, const asc__irblock *b) {
@@ -349,6 +346,6 @@ void asc__ir_verify(asc__cctx *c, const asc__irfunc *f, const char *after) {
            asc__arena_printf(c, "register %%%s used but never defined",
                              f->regs[r].name));
   v.ind = asc__arena_alloc(c, (size_t)(f->nregs > 0 ? f->nregs : 1));
-  mark_inductions(&v, &f->body);
+  asc__ir_walk(&f->body, mark_induction, &v);
   vblock(&v, &f->body);
 }

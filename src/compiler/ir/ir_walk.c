@@ -4,6 +4,15 @@
  */
 #include "compiler/ir/ir.h"
 
+void asc__ir_walk(const asc__irblock *b, void (*fn)(asc__irins *i, void *ctx),
+                  void *ctx) {
+  for (asc__irins *i = b->first; i; i = i->next) {
+    fn(i, ctx);
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      asc__ir_walk(&i->body[k], fn, ctx);
+  }
+}
+
 static void replace_block(asc__irblock *b, int32_t from, asc__irval v) {
   for (asc__irins *i = b->first; i; i = i->next) {
     for (int32_t k = 0; k < i->nargs; k++)
@@ -65,27 +74,40 @@ bool asc__ir_has_loop(const asc__irblock *b) {
   return false;
 }
 
+static void count_ins(asc__irins *i, void *ctx) {
+  ASC_UNUSED(i);
+  (*(int64_t *)ctx)++;
+}
+
+int64_t asc__ir_size(const asc__irblock *b) {
+  int64_t n = 0;
+  asc__ir_walk(b, count_ins, &n);
+  return n;
+}
+
+static void occurrences(asc__irins *i, void *ctx) {
+  int32_t *cnt = ctx;
+  if (i->dst >= 0)
+    cnt[i->dst]++;
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG)
+      cnt[i->args[k].reg]++;
+  for (int32_t k = 0; k < i->nred; k++)
+    cnt[i->red[k].reg] += 2;
+}
+
 void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      cnt[i->dst]++;
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG)
-        cnt[i->args[k].reg]++;
-    for (int32_t k = 0; k < i->nred; k++)
-      cnt[i->red[k].reg] += 2;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      asc__ir_occurrences(&i->body[k], cnt);
-  }
+  asc__ir_walk(b, occurrences, cnt);
+}
+
+static void defined_in(asc__irins *i, void *ctx) {
+  uint8_t *def = ctx;
+  if (i->dst >= 0)
+    def[i->dst] = 1;
+  for (int32_t k = 0; k < i->nred; k++)
+    def[i->red[k].reg] = 1;
 }
 
 void asc__ir_defined_in(const asc__irblock *b, uint8_t *def) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      def[i->dst] = 1;
-    for (int32_t k = 0; k < i->nred; k++)
-      def[i->red[k].reg] = 1;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      asc__ir_defined_in(&i->body[k], def);
-  }
+  asc__ir_walk(b, defined_in, def);
 }

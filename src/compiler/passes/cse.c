@@ -181,21 +181,11 @@ static void rewrite_all(cstate *s, asc__irblock *b) {
   }
 }
 
-static int32_t count_ins(const asc__irblock *b) {
-  int32_t n = 0;
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    n++;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      n += count_ins(&i->body[k]);
-  }
-  return n;
-}
-
 void asc__pass_cse(asc__cctx *c, asc__irfunc *f) {
   cstate s;
   memset(&s, 0, sizeof s);
   uint32_t nb = 64;
-  int32_t n = count_ins(&f->body);
+  int32_t n = (int32_t)asc__ir_size(&f->body);
   s.c = c;
   s.f = f;
   while (nb < (uint32_t)n && nb < (1u << 30))

@@ -26,30 +26,24 @@ static bool single(const asc__irfunc *f, int32_t r) {
   return f->regs[r].ndefs == 1 && !f->regs[r].param;
 }
 
-static void mark_iv(fstate *s, asc__irblock *b) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-      s->iv[i->dst] = 1;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      mark_iv(s, &i->body[k]);
-  }
+static void mark_iv(asc__irins *i, void *ctx) {
+  fstate *s = ctx;
+  if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+    s->iv[i->dst] = 1;
 }
 
-static void collect(fstate *s, asc__irblock *b) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_MOV && single(s->f, i->dst)) {
-      asc__irval a = i->args[0];
-      if (a.kind == ASC_IRV_CONST ||
-          (a.kind == ASC_IRV_REG && a.reg != i->dst &&
-           (single(s->f, a.reg) || s->f->regs[a.reg].param) &&
-           s->f->regs[a.reg].ty.kind == ASC_IRK_SCALAR))
-        s->known[i->dst] = a;
-    }
-    if (i->op == ASC_IR_LOCAL_ARRAY || i->op == ASC_IR_SHARED_ARRAY)
-      s->arr[i->dst] = i;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      collect(s, &i->body[k]);
+static void collect(asc__irins *i, void *ctx) {
+  fstate *s = ctx;
+  if (i->op == ASC_IR_MOV && single(s->f, i->dst)) {
+    asc__irval a = i->args[0];
+    if (a.kind == ASC_IRV_CONST ||
+        (a.kind == ASC_IRV_REG && a.reg != i->dst &&
+         (single(s->f, a.reg) || s->f->regs[a.reg].param) &&
+         s->f->regs[a.reg].ty.kind == ASC_IRK_SCALAR))
+      s->known[i->dst] = a;
   }
+  if (i->op == ASC_IR_LOCAL_ARRAY || i->op == ASC_IR_SHARED_ARRAY)
+    s->arr[i->dst] = i;
 }
 
 static void to_mov(fstate *s, asc__irins *i, asc__irval v) {
@@ -246,8 +240,8 @@ void asc__pass_fold(asc__cctx *c, asc__irfunc *f) {
       memset(s.arr, 0, sizeof *s.arr * n);
       memset(s.iv, 0, n);
     }
-    mark_iv(&s, &f->body);
-    collect(&s, &f->body);
+    asc__ir_walk(&f->body, mark_iv, &s);
+    asc__ir_walk(&f->body, collect, &s);
     fold_block(&s, &f->body);
   } while (s.changed && ++rounds < 16);
 }

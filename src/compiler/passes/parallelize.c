@@ -381,26 +381,20 @@ static bool decompose(pstate *s, int32_t t, const poly *off, poly *e) {
 
 /* --------------------------------------------------------- nest facts */
 
-static void count_defs(pstate *s, asc__irblock *b) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0) {
-      if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-        s->isiv[i->dst] = 1;
-      s->nin[i->dst]++;
-      s->din[i->dst] = i;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      count_defs(s, &i->body[k]);
+static void count_def(asc__irins *i, void *ctx) {
+  pstate *s = ctx;
+  if (i->dst >= 0) {
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
+      s->isiv[i->dst] = 1;
+    s->nin[i->dst]++;
+    s->din[i->dst] = i;
   }
 }
 
-static void global_defs(pstate *s, asc__irblock *b) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      s->gdef[i->dst] = i;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      global_defs(s, &i->body[k]);
-  }
+static void global_def(asc__irins *i, void *ctx) {
+  pstate *s = ctx;
+  if (i->dst >= 0)
+    s->gdef[i->dst] = i;
 }
 
 static void add_access(pstate *s, asc__irins *i, int kind) {
@@ -946,27 +940,22 @@ static asc__irval check_overlap(pstate *s, asc__irblock *b, int32_t t,
   return ok;
 }
 
-static void rename_block(asc__irblock *b, const int32_t *map) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0 && map[i->dst] >= 0)
-      i->dst = map[i->dst];
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && map[i->args[k].reg] >= 0)
-        i->args[k].reg = map[i->args[k].reg];
-    for (int32_t k = 0; k < i->nred; k++)
-      if (map[i->red[k].reg] >= 0)
-        i->red[k].reg = map[i->red[k].reg];
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      rename_block(&i->body[k], map);
-  }
+/* asc__ir_walk over a rename map (int32_t *: -1 keeps the register). */
+static void rename_ins(asc__irins *i, void *ctx) {
+  const int32_t *map = ctx;
+  if (i->dst >= 0 && map[i->dst] >= 0)
+    i->dst = map[i->dst];
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && map[i->args[k].reg] >= 0)
+      i->args[k].reg = map[i->args[k].reg];
+  for (int32_t k = 0; k < i->nred; k++)
+    if (map[i->red[k].reg] >= 0)
+      i->red[k].reg = map[i->red[k].reg];
 }
 
-static void clear_notes(asc__irblock *b) {
-  for (asc__irins *i = b->first; i; i = i->next) {
-    i->note = NULL;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      clear_notes(&i->body[k]);
-  }
+static void clear_note(asc__irins *i, void *ctx) {
+  ASC_UNUSED(ctx);
+  i->note = NULL;
 }
 
 /* ---------------------------------------------------------- one nest */
@@ -1138,11 +1127,11 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   s->nchk = 0;
   s->nbinds = 0;
   s->line = L1->line;
-  global_defs(s, &f->body);
+  asc__ir_walk(&f->body, global_def, s);
   s->isiv[L1->dst] = 1;
   s->nin[L1->dst] = 1;
   s->din[L1->dst] = L1;
-  count_defs(s, &L1->body[0]);
+  asc__ir_walk(&L1->body[0], count_def, s);
 
   if ((why = scan_nest(s, &L1->body[0], 0)) != NULL)
     goto serial;
@@ -1368,7 +1357,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       int32_t *map;
       int32_t n0 = f->nregs;
       serial_copy = asc__ir_clone(s->c, L1);
-      clear_notes(&serial_copy->body[0]);
+      asc__ir_walk(&serial_copy->body[0], clear_note, NULL);
       map = asc__arena_alloc(s->c, sizeof *map * ((size_t)n0 + 1));
       for (int32_t r = 0; r < n0; r++) {
         bool red = false;
@@ -1381,7 +1370,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       {
         asc__irblock one = {NULL, NULL};
         asc__ir_append(&one, serial_copy);
-        rename_block(&one, map);
+        asc__ir_walk(&one, rename_ins, map);
         asc__ir_remove(&one, serial_copy);
       }
     }
@@ -1443,7 +1432,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
         }
       }
       if (any)
-        rename_block(&par->body[0], map);
+        asc__ir_walk(&par->body[0], rename_ins, map);
     }
     {
       asc__buf t;

@@ -16,16 +16,6 @@
 
 enum { AUTO_TRIP = 4, AUTO_SIZE = 64, MAX_TRIP = 1024, MAX_TOTAL = 16384 };
 
-static int64_t size_of(const asc__irblock *b) {
-  int64_t n = 0;
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    n++;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      n += size_of(&i->body[k]);
-  }
-  return n;
-}
-
 static int64_t trip(int64_t lo, int64_t hi, int64_t st) {
   if (st > 0)
     return hi > lo ? (int64_t)(((uint64_t)hi - (uint64_t)lo - 1) /
@@ -75,7 +65,7 @@ static bool unroll_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
   n = trip(lo, loop->args[1].c.i, st);
   if (n < 0 || n > MAX_TRIP || asc__ir_has_loop_exit(&loop->body[0]))
     return false;
-  sz = size_of(&loop->body[0]);
+  sz = asc__ir_size(&loop->body[0]);
   if (!loop->unroll && (n > AUTO_TRIP || sz * n > AUTO_SIZE))
     return false;
   if (sz * n > MAX_TOTAL)

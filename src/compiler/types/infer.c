@@ -5,151 +5,25 @@
  *     run_function(kernel)          one run per function instance
  *       solve: walk the body until no cell widens
  *       check: walk once more, report, write the type slots
- *       helper calls -> instantiate(helper, argument types) -> a nested run
+ *       helper calls -> asc__infer_instantiate(helper, argument types)
+ *                       -> a nested run
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "compiler/types/infer.h"
+#include "compiler/types/infer_int.h"
 
 #define MAX_SOLVE_ITERS 64
 #define MAX_HELPER_NEST 32
 
-/* The solver's state for one local: its current type and where it came
- * from. */
-typedef struct cell {
-  asc__type *t;          /* NULL: nothing assigned yet (the bottom) */
-  bool declared;         /* an annotation or a parameter fixed it */
-  bool has_first;
-  asc__loc first_loc;    /* first assignment seen */
-  asc__loc origin_loc;   /* the assignment that gave t its current value */
-} cell;
-
-typedef struct frame {
-  asc__ast_func *fn;
-  cell *cells;           /* one per fn->locals */
-  cell ret;              /* the value returned */
-  struct frame *next;
-} frame;
-
-typedef struct inst {
-  asc__tinst pub;
-  asc__type **args;
-  int32_t nargs;
-  asc__type *ret;        /* solved return type */
-  bool busy;             /* being solved (a cycle is a resolver bug) */
-  bool checked;
-  struct inst *all_next;
-} inst;
-
-typedef struct typed_fn {  /* helpers whose original tree is taken */
-  const asc__ast_func *fn;
-  struct typed_fn *next;
-} typed_fn;
-
-typedef struct infer {
-  asc__cctx *c;
-  asc__ast_module *mod;
-  const asc__sig *sig;
-  asc__typed *out;
-  inst *insts;
-  typed_fn *taken;
-  int nest;
-  int32_t ncalls_cap;
-} infer;
-
-typedef struct run {
-  infer *in;
-  asc__ast_func *fn;
-  frame *frames;
-  frame *cur;            /* innermost function being walked */
-  bool check;
-  bool changed;
-  /* check pass: every expression typed, to turn weak types into their
-   * defaults once parents have coerced them */
-  asc__ast_expr **typed;
-  int32_t ntyped, captyped;
-} run;
-
-static asc__type *expr(run *r, asc__ast_expr *e);
-static void settype(run *r, asc__ast_expr *e, asc__type *t);
-static void block(run *r, asc__ast_block *b);
 static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
                                asc__type *const *args, int32_t nargs,
                                bool check);
 
-/* ------------------------------------------------------------ reporting */
-
-static void report(run *r, asc__loc loc, const char *fmt, ...)
-    ASC_PRINTF(3, 4);
-static void report(run *r, asc__loc loc, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  if (!r->check)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  asc__diag_error(r->in->c, loc, "%s", msg);
-}
-
-static void note(run *r, asc__loc loc, const char *fmt, ...) ASC_PRINTF(3, 4);
-static void note(run *r, asc__loc loc, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  if (!r->check)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  asc__diag_note(r->in->c, loc, "%s", msg);
-}
-
-static const char *tn(run *r, asc__type *t) {
-  return asc__ty_name(r->in->c, t);
-}
-
-/* As the source spells it: a weak scalar is Python's `int` / `float`. */
-static const char *py_name(run *r, asc__type *t) {
-  t = asc__ty_find(t);
-  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
-    return asc__dtype_is_float(t->dtype) ? "float" : "int";
-  return tn(r, t);
-}
-
-/* ------------------------------------------------------------- helpers */
-
-static asc__type *err(run *r) { return asc__ty_error(r->in->c); }
-static asc__type *scalar(run *r, ascDataType dt) {
-  return asc__ty_scalar(r->in->c, dt);
-}
-static asc__type *weak(run *r, ascDataType dt) {
-  return asc__ty_weak(r->in->c, dt);
-}
-
-static bool is_err(asc__type *t) {
-  t = asc__ty_find(t);
-  return t != NULL && t->kind == ASC_TY_ERROR;
-}
-
-static bool is_kind(asc__type *t, asc__tkind k) {
-  t = asc__ty_find(t);
-  return t != NULL && t->kind == k;
-}
-
-/* An unknown (bottom) or poisoned operand makes the result unknown or
- * poisoned without a further message. */
-#define PROPAGATE(t)                                                          \
-  do {                                                                        \
-    if ((t) == NULL)                                                          \
-      return NULL;                                                            \
-    if (is_err(t))                                                            \
-      return err(r);                                                          \
-  } while (0)
-
 /* Compile-time constant integer expressions: literals, module constants,
  * ConstExpr parameters, arithmetic of those. */
-static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
+bool asc__infer_is_const_int(run *r, const asc__ast_expr *e, int depth) {
   if (e == NULL || depth > ASC_MAX_NESTING)
     return false;
   switch (e->kind) {
@@ -178,11 +52,11 @@ static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
     return false;
   }
   case ASC_EXPR_UNARY:
-    return is_const_int(r, e->u.unary.operand, depth + 1);
+    return asc__infer_is_const_int(r, e->u.unary.operand, depth + 1);
   case ASC_EXPR_BINARY:
     return e->u.binary.op != ASC_BIN_DIV &&
-           is_const_int(r, e->u.binary.lhs, depth + 1) &&
-           is_const_int(r, e->u.binary.rhs, depth + 1);
+           asc__infer_is_const_int(r, e->u.binary.lhs, depth + 1) &&
+           asc__infer_is_const_int(r, e->u.binary.rhs, depth + 1);
   case ASC_EXPR_ATTR: /* t.ndim */
     return e->u.attr.builtin == NULL && strcmp(e->u.attr.attr, "ndim") == 0;
   default:
@@ -192,7 +66,7 @@ static bool is_const_int(run *r, const asc__ast_expr *e, int depth) {
 
 /* ------------------------------------------------------------- frames */
 
-static frame *frame_for(run *r, asc__ast_func *fn) {
+frame *asc__infer_frame_for(run *r, asc__ast_func *fn) {
   frame *f;
   for (f = r->frames; f != NULL; f = f->next)
     if (f->fn == fn)
@@ -221,7 +95,7 @@ static cell *cell_of(run *r, asc__sym *s) {
   ASC_CHECK(r->in->c, s != NULL && s->owner != NULL);
   i = local_index(s);
   ASC_CHECK(r->in->c, i >= 0);
-  return &frame_for(r, s->owner)->cells[i];
+  return &asc__infer_frame_for(r, s->owner)->cells[i];
 }
 
 /* ------------------------------------------------------ the assignment rules */
@@ -268,8 +142,8 @@ static bool same(asc__type *a, asc__type *b) {
  * t comes from an annotation, a parameter, a tensor element or a struct
  * field, and a strong value that promotes to t without changing it
  * converts implicitly. */
-static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
-                 int depth) {
+bool asc__infer_fits(run *r, asc__type *s, asc__type *t, bool declared,
+                     int depth) {
   s = asc__ty_find(s);
   t = asc__ty_find(t);
   if (s == NULL || t == NULL || is_err(s) || is_err(t))
@@ -294,7 +168,7 @@ static bool fits(run *r, asc__type *s, asc__type *t, bool declared,
   }
   if (s->kind == ASC_TY_TUPLE && t->kind == ASC_TY_TUPLE && s->n == t->n) {
     for (int32_t i = 0; i < s->n; i++)
-      if (!fits(r, s->elems[i], t->elems[i], declared, depth + 1))
+      if (!asc__infer_fits(r, s->elems[i], t->elems[i], declared, depth + 1))
         return false;
     return true;
   }
@@ -319,7 +193,7 @@ static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
 /* Gives a weak expression the type of its context, down through the
  * operators that passed the weak type up; an integer literal must be a
  * value of the type it gets. */
-static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
+void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
   if (!r->check || e == NULL || t == NULL || depth > ASC_MAX_NESTING)
@@ -352,27 +226,27 @@ static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
       e->u.unary.operand->type = t;
       break;
     }
-    coerce(r, e->u.unary.operand, t, depth + 1);
+    asc__infer_coerce(r, e->u.unary.operand, t, depth + 1);
     break;
   case ASC_EXPR_BINARY:
     if (e->u.binary.op != ASC_BIN_LSHIFT && e->u.binary.op != ASC_BIN_RSHIFT) {
-      coerce(r, e->u.binary.lhs, t, depth + 1);
-      coerce(r, e->u.binary.rhs, t, depth + 1);
+      asc__infer_coerce(r, e->u.binary.lhs, t, depth + 1);
+      asc__infer_coerce(r, e->u.binary.rhs, t, depth + 1);
     }
     break;
   case ASC_EXPR_BOOLOP:
-    coerce(r, e->u.boolop.lhs, t, depth + 1);
-    coerce(r, e->u.boolop.rhs, t, depth + 1);
+    asc__infer_coerce(r, e->u.boolop.lhs, t, depth + 1);
+    asc__infer_coerce(r, e->u.boolop.rhs, t, depth + 1);
     break;
   case ASC_EXPR_IFEXP:
-    coerce(r, e->u.ifexp.then, t, depth + 1);
-    coerce(r, e->u.ifexp.orelse, t, depth + 1);
+    asc__infer_coerce(r, e->u.ifexp.then, t, depth + 1);
+    asc__infer_coerce(r, e->u.ifexp.orelse, t, depth + 1);
     break;
   case ASC_EXPR_CALL:
     if (e->u.call.builtin != NULL && e->u.call.builtin->kind == ASC_BK_FUNC &&
         e->u.call.builtin->id != ASC_BI_LEN)
       for (int i = 0; i < e->u.call.nrargs; i++)
-        coerce(r, e->u.call.rargs[i], t, depth + 1);
+        asc__infer_coerce(r, e->u.call.rargs[i], t, depth + 1);
     break;
   default:
     break;
@@ -380,8 +254,8 @@ static void coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
 }
 
 /* Records a value of type s stored into the cell of sym. */
-static asc__type *assign_cell(run *r, asc__sym *sym, asc__loc loc,
-                              asc__type *s, asc__ast_expr *value) {
+asc__type *asc__infer_assign_cell(run *r, asc__sym *sym, asc__loc loc,
+                                  asc__type *s, asc__ast_expr *value) {
   cell *k = cell_of(r, sym);
   if (!r->check) {
     if (!k->has_first) {
@@ -398,7 +272,8 @@ static asc__type *assign_cell(run *r, asc__sym *sym, asc__loc loc,
     }
     return k->t;
   }
-  if (s != NULL && k->t != NULL && !fits(r, s, k->t, k->declared, 0)) {
+  if (s != NULL && k->t != NULL &&
+      !asc__infer_fits(r, s, k->t, k->declared, 0)) {
     report(r, value ? value->loc : loc,
            "cannot assign %s to '%s', which has type %s", tn(r, s), sym->name,
            tn(r, k->t));
@@ -414,17 +289,17 @@ static asc__type *assign_cell(run *r, asc__sym *sym, asc__loc loc,
       note(r, k->origin_loc, "'%s' gets type %s here", sym->name,
            tn(r, k->t));
   } else if (value != NULL) {
-    coerce(r, value, k->t, 0);
+    asc__infer_coerce(r, value, k->t, 0);
   }
   return k->t;
 }
 
 /* -------------------------------------------------------- annotations */
 
-static asc__type *struct_type(run *r, asc__ast_class *cls);
 
 /* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
-static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
+asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
+                                      bool *constexpr) {
   const asc__builtin *b = asc__expr_builtin(a);
   if (constexpr)
     *constexpr = false;
@@ -449,12 +324,12 @@ static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
     return asc__ty_none(r->in->c);
   if (a->kind == ASC_EXPR_NAME && a->u.name.sym != NULL &&
       a->u.name.sym->kind == ASC_SYM_CLASS)
-    return struct_type(r, a->u.name.sym->u.cls);
+    return asc__infer_struct_type(r, a->u.name.sym->u.cls);
   if (a->kind == ASC_EXPR_SUBSCRIPT) {
     const asc__builtin *head = asc__expr_builtin(a->u.sub.value);
     asc__ast_expr *ix = a->u.sub.index;
     if (head != NULL && head->id == ASC_BI_CONSTEXPR) {
-      asc__type *t = annotation_type(r, ix, NULL);
+      asc__type *t = asc__infer_annotation_type(r, ix, NULL);
       if (constexpr)
         *constexpr = true;
       if (t != NULL && !is_err(t) && t->kind != ASC_TY_SCALAR) {
@@ -470,7 +345,7 @@ static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
         report(r, ix->loc, "expected Tensor[dtype, ndim]");
         return err(r);
       }
-      dt = annotation_type(r, ix->u.tuple.elts[0], NULL);
+      dt = asc__infer_annotation_type(r, ix->u.tuple.elts[0], NULL);
       nd = ix->u.tuple.elts[1];
       if (dt == NULL || dt->kind != ASC_TY_SCALAR || dt->weak) {
         report(r, ix->u.tuple.elts[0]->loc,
@@ -489,7 +364,7 @@ static asc__type *annotation_type(run *r, asc__ast_expr *a, bool *constexpr) {
   return err(r);
 }
 
-static asc__type *struct_type(run *r, asc__ast_class *cls) {
+asc__type *asc__infer_struct_type(run *r, asc__ast_class *cls) {
   asc__field *fields;
   /* annotation_type is called for the fields below */
   if (cls->type != NULL)
@@ -497,7 +372,8 @@ static asc__type *struct_type(run *r, asc__ast_class *cls) {
   fields = asc__arena_alloc(r->in->c,
                             sizeof *fields * (size_t)(cls->nfields + 1));
   for (int i = 0; i < cls->nfields; i++) {
-    asc__type *t = annotation_type(r, cls->fields[i].annotation, NULL);
+    asc__type *t =
+        asc__infer_annotation_type(r, cls->fields[i].annotation, NULL);
     fields[i].name = cls->fields[i].name;
     if (t != NULL && !is_err(t) && t->kind != ASC_TY_SCALAR) {
       report(r, cls->fields[i].loc, "field '%s' of a struct must be a scalar",
@@ -512,7 +388,7 @@ static asc__type *struct_type(run *r, asc__ast_class *cls) {
 
 /* ------------------------------------------------------------ operators */
 
-static bool is_neg_int_literal(const asc__ast_expr *e) {
+bool asc__infer_is_neg_int_literal(const asc__ast_expr *e) {
   return e != NULL && e->kind == ASC_EXPR_UNARY &&
          e->u.unary.op == ASC_UN_NEG &&
          e->u.unary.operand->kind == ASC_EXPR_INT &&
@@ -521,7 +397,7 @@ static bool is_neg_int_literal(const asc__ast_expr *e) {
 
 static const char *op_name(asc__binop op) { return asc__binop_str(op); }
 
-static asc__type *arith_promote(run *r, asc__type *a, asc__type *b) {
+asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
   asc__type *p = asc__ty_promote(r->in->c, a, b);
   /* Python: True + True == 2. */
   if (p != NULL && p->dtype == ascBool)
@@ -551,16 +427,16 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
   case ASC_BIN_MUL:
   case ASC_BIN_FLOORDIV:
   case ASC_BIN_MOD:
-    return arith_promote(r, a, b);
+    return asc__infer_arith_promote(r, a, b);
   case ASC_BIN_DIV:
-    p = arith_promote(r, a, b);
+    p = asc__infer_arith_promote(r, a, b);
     if (asc__dtype_is_float(p->dtype))
       return p;
     return p->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
   case ASC_BIN_POW:
-    p = arith_promote(r, a, b);
+    p = asc__infer_arith_promote(r, a, b);
     if (!asc__dtype_is_float(p->dtype) &&
-        is_neg_int_literal(e->u.binary.rhs)) {
+        asc__infer_is_neg_int_literal(e->u.binary.rhs)) {
       report(r, e->u.binary.rhs->loc,
              "integer power with a negative exponent (%s ** %s): make the "
              "base a float",
@@ -599,8 +475,8 @@ static bool check_truth(run *r, asc__type *t, asc__ast_expr *e) {
 
 /* Checks the indices of t[...] (or an atomic's idx) against a tensor of
  * type tt; ix is the index expression (a Tuple for several). */
-static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
-                               asc__loc loc) {
+void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
+                                   asc__loc loc) {
   asc__ast_expr *one[1];
   asc__ast_expr **elts = one;
   int n = 1;
@@ -616,17 +492,17 @@ static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
       report(r, elts[i]->loc, "slicing a tensor is not supported");
       continue;
     }
-    it = asc__ty_find(expr(r, elts[i]));
+    it = asc__ty_find(asc__infer_expr(r, elts[i]));
     if (it != NULL && !is_err(it) &&
         (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
       report(r, elts[i]->loc, "a tensor index must be an integer, not %s",
              tn(r, it));
     } else if (it != NULL && it->weak) {
-      coerce(r, elts[i], scalar(r, ascInt64), 0);
+      asc__infer_coerce(r, elts[i], scalar(r, ascInt64), 0);
     }
   }
   if (ix->kind == ASC_EXPR_TUPLE && r->check)
-    settype(r, ix, asc__ty_shape(r->in->c, n));
+    asc__infer_settype(r, ix, asc__ty_shape(r->in->c, n));
   if (n != tt->ndim) {
     report(r, loc, "%s indexed with %d %s; it needs %d", tn(r, tt), n,
            n == 1 ? "index" : "indices", (int)tt->ndim);
@@ -634,25 +510,25 @@ static void check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
 }
 
 static asc__type *subscript(run *r, asc__ast_expr *e) {
-  asc__type *vt = expr(r, e->u.sub.value);
+  asc__type *vt = asc__infer_expr(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
-    check_tensor_index(r, vt, ix, e->loc);
+    asc__infer_check_tensor_index(r, vt, ix, e->loc);
     return scalar(r, vt->dtype);
   }
   if (vt->kind == ASC_TY_TUPLE) {
-    asc__type *it = expr(r, ix);
+    asc__type *it = asc__infer_expr(r, ix);
     PROPAGATE(it);
     if (!asc__ty_is_intlike(it)) {
       report(r, ix->loc, "a tuple index must be an integer, not %s",
              tn(r, it));
       return err(r);
     }
-    coerce(r, ix, scalar(r, ascInt64), 0);
+    asc__infer_coerce(r, ix, scalar(r, ascInt64), 0);
     if (ix->kind == ASC_EXPR_INT ||
-        (is_neg_int_literal(ix))) {
+        (asc__infer_is_neg_int_literal(ix))) {
       int64_t k = ix->kind == ASC_EXPR_INT
                       ? (int64_t)(ix->u.ival > INT32_MAX ? INT32_MAX
                                                          : ix->u.ival)
@@ -694,7 +570,7 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' is not a value", b->name);
     return err(r);
   }
-  vt = expr(r, e->u.attr.value);
+  vt = asc__infer_expr(r, e->u.attr.value);
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
@@ -748,519 +624,14 @@ static asc__type *name(run *r, asc__ast_expr *e) {
   }
 }
 
-/* ---------------------------------------------------------------- calls */
-
-static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
-  asc__ast_expr *a = i < call->u.call.nrargs ? call->u.call.rargs[i] : NULL;
-  if (a == NULL)
-    return NULL;
-  return expr(r, a);
-}
-
-/* A parallel-loop body (lambda or nested def) taking the iteration index. */
-static void loop_body(run *r, asc__ast_expr *arg) {
-  asc__ast_func *fn = NULL;
-  frame *saved;
-  if (arg->kind == ASC_EXPR_LAMBDA)
-    fn = arg->u.lambda.fn;
-  else if (arg->kind == ASC_EXPR_NAME && arg->u.name.sym != NULL &&
-           arg->u.name.sym->kind == ASC_SYM_FUNC &&
-           arg->u.name.sym->u.func->kind == ASC_FUNC_NESTED)
-    fn = arg->u.name.sym->u.func;
-  if (fn == NULL) {
-    report(r, arg->loc,
-           "parallel_for's body must be a lambda or a nested def");
-    return;
-  }
-  if (fn->nparams != 1) {
-    report(r, fn->loc,
-           "a parallel_for body takes one parameter (the index), not %d",
-           fn->nparams);
-    /* no further messages about its parameters */
-    for (int i = 0; i < fn->nparams; i++)
-      assign_cell(r, fn->params[i].sym, fn->params[i].loc, err(r), NULL);
-    return;
-  }
-  assign_cell(r, fn->params[0].sym, fn->params[0].loc,
-              scalar(r, ascInt64), NULL);
-  if (r->check)
-    settype(r, arg,
-            asc__ty_func(r->in->c, fn->name, 1,
-                         (asc__type *[]){scalar(r, ascInt64)},
-                         asc__ty_none(r->in->c)));
-  if (arg->kind != ASC_EXPR_LAMBDA)
-    return; /* walked at its def */
-  saved = r->cur;
-  r->cur = frame_for(r, fn);
-  block(r, &fn->body);
-  r->cur = saved;
-}
-
-/* ascDataType named by a dtype argument (asc.float32, float, int). */
-static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
-  const asc__builtin *b = asc__expr_builtin(a);
-  if (b != NULL && b->kind == ASC_BK_DTYPE) {
-    *dt = asc__builtin_dtype(b);
-    return true;
-  }
-  if (b != NULL && (b->id == ASC_BI_FLOAT || b->id == ASC_BI_INT ||
-                    b->id == ASC_BI_BOOL)) {
-    *dt = b->id == ASC_BI_FLOAT ? ascFloat64
-          : b->id == ASC_BI_INT ? ascInt64
-                                : ascBool;
-    return true;
-  }
-  report(r, a->loc, "expected a dtype such as asc.float32");
-  return false;
-}
-
-static asc__type *scratch_array(run *r, asc__ast_expr *e) {
-  asc__ast_expr *shape = e->u.call.rargs[0], *dt = e->u.call.rargs[1];
-  ascDataType d;
-  int n = 1;
-  bool ok = true;
-  if (shape == NULL || dt == NULL)
-    return err(r);
-  if (shape->kind == ASC_EXPR_TUPLE) {
-    n = shape->u.tuple.n;
-    for (int i = 0; i < n; i++) {
-      asc__type *t = expr(r, shape->u.tuple.elts[i]);
-      if (!is_const_int(r, shape->u.tuple.elts[i], 0) ||
-          (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
-        report(r, shape->u.tuple.elts[i]->loc,
-               "a scratch array's shape must be made of integer constants");
-        ok = false;
-      } else {
-        coerce(r, shape->u.tuple.elts[i], scalar(r, ascInt64), 0);
-      }
-    }
-    if (r->check)
-      settype(r, shape, asc__ty_shape(r->in->c, n));
-  } else {
-    asc__type *t = expr(r, shape);
-    if (!is_const_int(r, shape, 0) ||
-        (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
-      report(r, shape->loc,
-             "a scratch array's shape must be an integer constant or a "
-             "tuple of them");
-      ok = false;
-    } else {
-      coerce(r, shape, scalar(r, ascInt64), 0);
-    }
-  }
-  if (n < 1 || n > ASC_MAX_DIMS) {
-    report(r, shape->loc, "a scratch array has 1 to %d dimensions",
-           ASC_MAX_DIMS);
-    ok = false;
-  }
-  if (!dtype_arg(r, dt, &d) || !ok)
-    return err(r);
-  if (r->check)
-    settype(r, dt, scalar(r, d));
-  return asc__ty_tensor(r->in->c, d, n, true);
-}
-
-static asc__type *atomic(run *r, asc__ast_expr *e) {
-  asc__type *at = call_arg(r, e, 0);
-  int nvals = e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ? 2 : 1;
-  asc__type *elem;
-  PROPAGATE(at);
-  at = asc__ty_find(at);
-  if (at->kind != ASC_TY_TENSOR) {
-    report(r, e->u.call.rargs[0]->loc,
-           "%s needs a tensor as its first argument, not %s",
-           e->u.call.builtin->name, tn(r, at));
-    return err(r);
-  }
-  elem = scalar(r, at->dtype);
-  check_tensor_index(r, at, e->u.call.rargs[1], e->u.call.rargs[1]->loc);
-  for (int i = 0; i < nvals; i++) {
-    asc__ast_expr *v = e->u.call.rargs[2 + i];
-    asc__type *vt = expr(r, v);
-    if (vt == NULL || is_err(vt))
-      continue;
-    if (!fits(r, vt, elem, true, 0))
-      report(r, v->loc, "%s on %s: cannot convert %s to %s",
-             e->u.call.builtin->name, tn(r, at), tn(r, vt), tn(r, elem));
-    else
-      coerce(r, v, elem, 0);
-  }
-  if ((e->u.call.builtin->id == ASC_BI_ATOMIC_SUB ||
-       e->u.call.builtin->id == ASC_BI_ATOMIC_ADD) &&
-      at->dtype == ascBool) {
-    report(r, e->loc, "%s is not defined on bool tensors",
-           e->u.call.builtin->name);
-    return err(r);
-  }
-  return elem;
-}
-
-/* Unary float functions: a float keeps its type, an integer gives
- * float64, a weak int a weak float. */
-static asc__type *floatify(run *r, asc__type *t) {
-  t = asc__ty_find(t);
-  if (asc__dtype_is_float(t->dtype))
-    return t;
-  return t->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
-}
-
-static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
-  asc__type *t = call_arg(r, e, i);
-  if (t == NULL || is_err(t))
-    return t;
-  t = asc__ty_find(t);
-  if (t->kind != ASC_TY_SCALAR) {
-    report(r, e->u.call.rargs[i]->loc, "%s() takes a scalar, not %s",
-           e->u.call.builtin->name, tn(r, t));
-    return err(r);
-  }
-  return t;
-}
-
-static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
-  const asc__builtin *b = e->u.call.builtin;
-  asc__type *t, *u;
-  for (int i = 0; i < e->u.call.nrargs; i++)
-    if (e->u.call.rargs[i] == NULL && i < b->min_args)
-      return err(r); /* the resolver reported it */
-  switch (b->kind) {
-  case ASC_BK_DTYPE:
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    return scalar(r, asc__builtin_dtype(b));
-  case ASC_BK_EXC:
-    report(r, e->loc, "an exception can only be raised");
-    return err(r);
-  case ASC_BK_FUNC:
-    break;
-  default:
-    report(r, e->loc, "'%s' cannot be called", b->name);
-    return err(r);
-  }
-  switch (b->id) {
-  case ASC_BI_RANGE:
-  case ASC_BI_PRANGE:
-  case ASC_BI_STATIC_RANGE:
-    report(r, e->loc, "%s() can only be the iterable of a for loop", b->name);
-    return err(r);
-  case ASC_BI_PARALLEL_FOR:
-    t = call_arg(r, e, 0);
-    if (t != NULL && !is_err(t) &&
-        (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool))
-      report(r, e->u.call.rargs[0]->loc,
-             "parallel_for's iteration count must be an integer, not %s",
-             tn(r, t));
-    else
-      coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
-    loop_body(r, e->u.call.rargs[1]);
-    return asc__ty_none(r->in->c);
-  case ASC_BI_GET_BLOCK_IDX:
-  case ASC_BI_GET_BLOCK_NUM:
-    return scalar(r, ascInt64);
-  case ASC_BI_BARRIER:
-  case ASC_BI_CRITICAL:
-    return asc__ty_none(r->in->c);
-  case ASC_BI_ATOMIC_ADD:
-  case ASC_BI_ATOMIC_SUB:
-  case ASC_BI_ATOMIC_MIN:
-  case ASC_BI_ATOMIC_MAX:
-  case ASC_BI_ATOMIC_CAS:
-  case ASC_BI_ATOMIC_EXCHANGE:
-    return atomic(r, e);
-  case ASC_BI_LOCK_ARRAY:
-    t = call_arg(r, e, 0);
-    PROPAGATE(t);
-    if (!asc__ty_is_intlike(t) || !is_const_int(r, e->u.call.rargs[0], 0)) {
-      report(r, e->u.call.rargs[0]->loc,
-             "lock_array's size must be an integer constant");
-      return err(r);
-    }
-    coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
-    /* A lock array is a tensor of int32 lock words. */
-    return asc__ty_tensor(r->in->c, ascInt32, 1, true);
-  case ASC_BI_LOCK:
-  case ASC_BI_UNLOCK:
-    t = call_arg(r, e, 0);
-    PROPAGATE(t);
-    if (!is_kind(t, ASC_TY_TENSOR)) {
-      report(r, e->u.call.rargs[0]->loc, "%s() needs a lock array, not %s",
-             b->name, tn(r, t));
-      return err(r);
-    }
-    check_tensor_index(r, asc__ty_find(t), e->u.call.rargs[1],
-                       e->u.call.rargs[1]->loc);
-    return asc__ty_none(r->in->c);
-  case ASC_BI_LOCAL_ARRAY:
-  case ASC_BI_SHARED_ARRAY:
-    return scratch_array(r, e);
-  case ASC_BI_MIN:
-  case ASC_BI_MAX:
-    t = need_scalar(r, e, 0);
-    for (int i = 1; i < e->u.call.nrargs; i++) {
-      u = need_scalar(r, e, i);
-      if (t == NULL || u == NULL) {
-        t = NULL;
-        continue;
-      }
-      if (is_err(t) || is_err(u)) {
-        t = err(r);
-        continue;
-      }
-      t = asc__ty_promote(r->in->c, t, u);
-    }
-    return t;
-  case ASC_BI_ABS:
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
-  case ASC_BI_LEN:
-    t = call_arg(r, e, 0);
-    PROPAGATE(t);
-    t = asc__ty_find(t);
-    if (t->kind == ASC_TY_TUPLE)
-      return weak(r, ascInt64);
-    if (t->kind == ASC_TY_TENSOR && t->ndim > 0)
-      return scalar(r, ascInt64);
-    report(r, e->loc, "len() of %s", tn(r, t));
-    return err(r);
-  case ASC_BI_FLOAT:
-  case ASC_BI_INT:
-    /* Python scalars are weak. */
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    return weak(r, b->id == ASC_BI_FLOAT ? ascFloat64 : ascInt64);
-  case ASC_BI_BOOL:
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    return scalar(r, ascBool);
-  case ASC_BI_ISNAN:
-  case ASC_BI_ISINF:
-  case ASC_BI_ISFINITE:
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    return scalar(r, ascBool);
-  case ASC_BI_FLOOR:
-  case ASC_BI_CEIL:
-  case ASC_BI_TRUNC:
-    t = need_scalar(r, e, 0);
-    PROPAGATE(t);
-    if (!asc__expr_via_asc(e->u.call.func)) /* math.floor returns a Python int */
-      return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
-                 ? scalar(r, ascInt64)
-                 : t;
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
-  case ASC_BI_POW:
-    t = need_scalar(r, e, 0);
-    u = need_scalar(r, e, 1);
-    PROPAGATE(t);
-    PROPAGATE(u);
-    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
-      return floatify(r, asc__ty_promote(r->in->c, t, u)); /* math.pow */
-    {
-      asc__type *p = arith_promote(r, t, u);
-      if (!asc__dtype_is_float(p->dtype) &&
-          is_neg_int_literal(e->u.call.rargs[1])) {
-        report(r, e->u.call.rargs[1]->loc,
-               "integer power with a negative exponent: make the base a "
-               "float");
-        return err(r);
-      }
-      return p;
-    }
-  case ASC_BI_ATAN2:
-  case ASC_BI_HYPOT:
-  case ASC_BI_FMOD:
-  case ASC_BI_COPYSIGN:
-    t = need_scalar(r, e, 0);
-    u = need_scalar(r, e, 1);
-    PROPAGATE(t);
-    PROPAGATE(u);
-    return floatify(r, asc__ty_promote(r->in->c, t, u));
-  default:
-    /* sin, cos, exp, log, sqrt, erf, fabs, ... */
-    if (b->min_args == 1 && b->max_args == 1) {
-      t = need_scalar(r, e, 0);
-      PROPAGATE(t);
-      return floatify(r, t);
-    }
-    report(r, e->loc, "'%s' is not supported here", b->name);
-    return err(r);
-  }
-}
-
-/* Builtins whose weak arguments take the result's type. */
-static bool args_follow_result(asc__builtin_id id) {
-  switch (id) {
-  case ASC_BI_MIN:
-  case ASC_BI_MAX:
-  case ASC_BI_ABS:
-  case ASC_BI_POW:
-  case ASC_BI_ATAN2:
-  case ASC_BI_HYPOT:
-  case ASC_BI_FMOD:
-  case ASC_BI_COPYSIGN:
-  case ASC_BI_FLOOR:
-  case ASC_BI_CEIL:
-  case ASC_BI_TRUNC:
-  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
-  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
-  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
-  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
-  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
-    return true;
-  default:
-    return false;
-  }
-}
-
-static asc__type *builtin_call(run *r, asc__ast_expr *e) {
-  asc__type *t = builtin_call_inner(r, e);
-  asc__type *f = asc__ty_find(t);
-  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
-      args_follow_result(e->u.call.builtin->id))
-    for (int i = 0; i < e->u.call.nrargs; i++)
-      coerce(r, e->u.call.rargs[i], f, 0);
-  return t;
-}
-
-static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
-                         int32_t nargs, asc__loc loc);
-
-static asc__type *helper_call(run *r, asc__ast_expr *e) {
-  asc__ast_func *fn = e->u.call.callee;
-  int32_t n = e->u.call.nrargs;
-  asc__type **args = asc__arena_alloc(r->in->c, sizeof *args * (size_t)(n + 1));
-  bool unknown = false, bad = false;
-  inst *in;
-  for (int32_t i = 0; i < n; i++) {
-    asc__ast_expr *a = e->u.call.rargs[i];
-    if (a == NULL) {
-      bad = true;
-      continue;
-    }
-    args[i] = expr(r, a);
-    if (args[i] == NULL)
-      unknown = true;
-    else if (is_err(args[i]))
-      bad = true;
-    else if (is_kind(args[i], ASC_TY_STR) || is_kind(args[i], ASC_TY_NONE)) {
-      report(r, a->loc, "cannot pass %s to a helper", tn(r, args[i]));
-      bad = true;
-    }
-  }
-  if (bad)
-    return err(r);
-  if (unknown)
-    return NULL;
-  if (n != fn->nparams) {
-    report(r, e->loc, "'%s' takes %d arguments, not %d", fn->name,
-           fn->nparams, (int)n);
-    return err(r);
-  }
-  /* Annotated parameters take arguments that convert to them, and an
-   * instance is made for the annotated type, not the argument's. */
-  for (int32_t i = 0; i < n; i++) {
-    asc__type *at;
-    if (fn->params[i].annotation == NULL)
-      continue;
-    at = annotation_type(r, fn->params[i].annotation, NULL);
-    if (at == NULL || is_err(at))
-      continue;
-    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
-      at->contiguous = asc__ty_find(args[i])->contiguous;
-    if (!fits(r, args[i], at, true, 0)) {
-      report(r, e->u.call.rargs[i]->loc,
-             "argument '%s' of '%s' is annotated %s; cannot pass %s",
-             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
-      bad = true;
-    }
-    args[i] = at;
-  }
-  if (bad)
-    return err(r);
-  in = instantiate(r, fn, args, n, e->loc);
-  if (in == NULL)
-    return err(r);
-  if (r->check) {
-    infer *I = r->in;
-    asc__typed *out = I->out;
-    /* Annotated parameters convert the arguments. */
-    for (int32_t i = 0; i < n; i++)
-      coerce(r, e->u.call.rargs[i], in->pub.type ? in->pub.type->elems[i]
-                                                 : NULL, 0);
-    out->calls = asc__arena_grow(I->c, out->calls, out->ncalls,
-                                 &I->ncalls_cap, sizeof *out->calls, 16);
-    out->calls[out->ncalls].call = e;
-    out->calls[out->ncalls].inst = &in->pub;
-    out->ncalls++;
-  }
-  return in->ret;
-}
-
-static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
-  asc__type *st = struct_type(r, e->u.call.cls);
-  asc__ast_class *cls = e->u.call.cls;
-  bool unknown = false;
-  if (e->u.call.nrargs > cls->nfields) {
-    report(r, e->loc, "%s has %d fields, not %d", cls->name, cls->nfields,
-           e->u.call.nrargs);
-    return err(r);
-  }
-  for (int i = 0; i < cls->nfields; i++) {
-    asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
-    asc__type *at;
-    if (a == NULL) {
-      asc__ast_expr *def = cls->fields[i].def;
-      if (def == NULL) {
-        report(r, e->loc, "%s() is missing field '%s'", cls->name,
-               cls->fields[i].name);
-      } else if (r->check) {
-        /* the default is typed where it is used */
-        asc__type *dt = expr(r, def);
-        if (!fits(r, dt, st->fields[i].type, true, 0))
-          report(r, def->loc, "field '%s' of %s has type %s, not %s",
-                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
-                 tn(r, dt));
-        else
-          coerce(r, def, st->fields[i].type, 0);
-      }
-      continue;
-    }
-    at = expr(r, a);
-    if (at == NULL) {
-      unknown = true;
-      continue;
-    }
-    if (!fits(r, at, st->fields[i].type, true, 0))
-      report(r, a->loc, "field '%s' of %s has type %s, not %s",
-             cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
-             tn(r, at));
-    else
-      coerce(r, a, st->fields[i].type, 0);
-  }
-  return unknown ? NULL : st;
-}
-
-static asc__type *call(run *r, asc__ast_expr *e) {
-  if (e->u.call.builtin != NULL)
-    return builtin_call(r, e);
-  if (e->u.call.callee != NULL)
-    return helper_call(r, e);
-  if (e->u.call.cls != NULL)
-    return struct_ctor(r, e);
-  report(r, e->loc, "only helpers (@asc.func), builtins and struct classes "
-                    "can be called");
-  return err(r);
-}
-
 /* ---------------------------------------------------------- expressions */
 
 static asc__type *compare(run *r, asc__ast_expr *e) {
-  asc__type *prev = expr(r, e->u.cmp.operands[0]);
+  asc__type *prev = asc__infer_expr(r, e->u.cmp.operands[0]);
   bool unknown = prev == NULL, bad = false;
   for (int i = 0; i < e->u.cmp.n; i++) {
     asc__ast_expr *lhs = e->u.cmp.operands[i], *rhs = e->u.cmp.operands[i + 1];
-    asc__type *t = expr(r, rhs);
+    asc__type *t = asc__infer_expr(r, rhs);
     asc__cmpop op = e->u.cmp.ops[i];
     if (t == NULL || prev == NULL) {
       unknown = true;
@@ -1280,8 +651,8 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
       asc__type *p = asc__ty_promote(r->in->c, prev, t);
       if (p->weak)
         p = scalar(r, p->dtype);
-      coerce(r, lhs, p, 0);
-      coerce(r, rhs, p, 0);
+      asc__infer_coerce(r, lhs, p, 0);
+      asc__infer_coerce(r, rhs, p, 0);
     }
     prev = t;
   }
@@ -1312,7 +683,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
         r->in->c, sizeof *el * (size_t)(e->u.tuple.n + 1));
     bool unknown = false;
     for (int i = 0; i < e->u.tuple.n; i++) {
-      el[i] = expr(r, e->u.tuple.elts[i]);
+      el[i] = asc__infer_expr(r, e->u.tuple.elts[i]);
       if (el[i] == NULL)
         unknown = true;
     }
@@ -1326,7 +697,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     report(r, e->loc, "slices are not supported");
     return err(r);
   case ASC_EXPR_CALL:
-    return call(r, e);
+    return asc__infer_call(r, e);
   case ASC_EXPR_UNARY:
     if (e->u.unary.op == ASC_UN_NEG &&
         e->u.unary.operand->kind == ASC_EXPR_INT &&
@@ -1335,10 +706,10 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
        * -2**63, although 9223372036854775808 alone is a uint64 */
       a = weak(r, ascInt64);
       if (r->check)
-        settype(r, e->u.unary.operand, a);
+        asc__infer_settype(r, e->u.unary.operand, a);
       return a;
     }
-    a = expr(r, e->u.unary.operand);
+    a = asc__infer_expr(r, e->u.unary.operand);
     PROPAGATE(a);
     if (e->u.unary.op == ASC_UN_NOT) {
       check_truth(r, a, e->u.unary.operand);
@@ -1354,19 +725,19 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     return asc__ty_find(a)->dtype == ascBool ? weak(r, ascInt64) : a;
   case ASC_EXPR_BINARY: {
     asc__type *t;
-    a = expr(r, e->u.binary.lhs);
-    b = expr(r, e->u.binary.rhs);
+    a = asc__infer_expr(r, e->u.binary.lhs);
+    b = asc__infer_expr(r, e->u.binary.rhs);
     t = binop_type(r, e->u.binary.op, a, b, e);
     /* a weak operand takes the type the operation is done in */
     if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
-      coerce(r, e->u.binary.lhs, t, 0);
-      coerce(r, e->u.binary.rhs, t, 0);
+      asc__infer_coerce(r, e->u.binary.lhs, t, 0);
+      asc__infer_coerce(r, e->u.binary.rhs, t, 0);
     }
     return t;
   }
   case ASC_EXPR_BOOLOP:
-    a = expr(r, e->u.boolop.lhs);
-    b = expr(r, e->u.boolop.rhs);
+    a = asc__infer_expr(r, e->u.boolop.lhs);
+    b = asc__infer_expr(r, e->u.boolop.rhs);
     PROPAGATE(a);
     PROPAGATE(b);
     if (!check_truth(r, a, e->u.boolop.lhs) ||
@@ -1375,17 +746,17 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     {
       asc__type *t = asc__ty_promote(r->in->c, a, b);
       if (r->check && !t->weak) {
-        coerce(r, e->u.boolop.lhs, t, 0);
-        coerce(r, e->u.boolop.rhs, t, 0);
+        asc__infer_coerce(r, e->u.boolop.lhs, t, 0);
+        asc__infer_coerce(r, e->u.boolop.rhs, t, 0);
       }
       return t;
     }
   case ASC_EXPR_COMPARE:
     return compare(r, e);
   case ASC_EXPR_IFEXP: {
-    asc__type *c = expr(r, e->u.ifexp.cond), *j;
-    a = expr(r, e->u.ifexp.then);
-    b = expr(r, e->u.ifexp.orelse);
+    asc__type *c = asc__infer_expr(r, e->u.ifexp.cond), *j;
+    a = asc__infer_expr(r, e->u.ifexp.then);
+    b = asc__infer_expr(r, e->u.ifexp.orelse);
     if (c != NULL)
       check_truth(r, c, e->u.ifexp.cond);
     PROPAGATE(a);
@@ -1398,8 +769,8 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return err(r);
     }
     if (r->check && is_kind(j, ASC_TY_SCALAR) && !asc__ty_find(j)->weak) {
-      coerce(r, e->u.ifexp.then, j, 0);
-      coerce(r, e->u.ifexp.orelse, j, 0);
+      asc__infer_coerce(r, e->u.ifexp.then, j, 0);
+      asc__infer_coerce(r, e->u.ifexp.orelse, j, 0);
     }
     return j;
   }
@@ -1415,7 +786,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
 
 /* Writes e's type slot in the check pass and remembers e, so that its
  * type is made concrete at the end. */
-static void settype(run *r, asc__ast_expr *e, asc__type *t) {
+void asc__infer_settype(run *r, asc__ast_expr *e, asc__type *t) {
   if (!r->check || e == NULL)
     return;
   e->type = t;
@@ -1424,7 +795,7 @@ static void settype(run *r, asc__ast_expr *e, asc__type *t) {
   r->typed[r->ntyped++] = e;
 }
 
-static asc__type *expr(run *r, asc__ast_expr *e) {
+asc__type *asc__infer_expr(run *r, asc__ast_expr *e) {
   asc__type *t;
   if (e == NULL)
     return NULL;
@@ -1434,7 +805,7 @@ static asc__type *expr(run *r, asc__ast_expr *e) {
       report(r, e->loc, "cannot infer the type of this expression");
       t = err(r);
     }
-    settype(r, e, t);
+    asc__infer_settype(r, e, t);
   }
   return t;
 }
@@ -1478,7 +849,7 @@ static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
                       : NULL,
                   loc, depth + 1);
   if (r->check)
-    settype(r, target, tt);
+    asc__infer_settype(r, target, tt);
 }
 
 static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
@@ -1501,16 +872,16 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              "a variable cannot hold %s", tn(r, t));
       t = err(r);
     }
-    vt = assign_cell(r, s, target->loc, t, value);
+    vt = asc__infer_assign_cell(r, s, target->loc, t, value);
     if (r->check)
-      settype(r, target, vt ? vt : err(r));
+      asc__infer_settype(r, target, vt ? vt : err(r));
     return;
   }
   case ASC_EXPR_TUPLE:
     assign_tuple(r, target, t, value, loc, depth);
     return;
   case ASC_EXPR_SUBSCRIPT: {
-    asc__type *tt = expr(r, target->u.sub.value), *elem;
+    asc__type *tt = asc__infer_expr(r, target->u.sub.value), *elem;
     if (tt == NULL || is_err(tt))
       return;
     tt = asc__ty_find(tt);
@@ -1519,13 +890,13 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              tn(r, tt));
       return;
     }
-    check_tensor_index(r, tt, target->u.sub.index, target->loc);
+    asc__infer_check_tensor_index(r, tt, target->u.sub.index, target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
-      settype(r, target, elem);
+      asc__infer_settype(r, target, elem);
     if (t == NULL || is_err(t))
       return;
-    if (!fits(r, t, elem, true, 0))
+    if (!asc__infer_fits(r, t, elem, true, 0))
       report(r, value ? value->loc : loc,
              "cannot store %s into an element of %s%s%s%s", tn(r, t),
              tn(r, tt),
@@ -1533,11 +904,11 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              is_kind(t, ASC_TY_SCALAR) ? asc__dtype_long(tt->dtype) : "",
              is_kind(t, ASC_TY_SCALAR) ? "(...))" : "");
     else if (value != NULL)
-      coerce(r, value, elem, 0);
+      asc__infer_coerce(r, value, elem, 0);
     return;
   }
   case ASC_EXPR_ATTR: {
-    asc__type *st = expr(r, target->u.attr.value), *ft = NULL;
+    asc__type *st = asc__infer_expr(r, target->u.attr.value), *ft = NULL;
     if (st == NULL || is_err(st))
       return;
     st = asc__ty_find(st);
@@ -1551,13 +922,13 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       return;
     }
     if (r->check)
-      settype(r, target, ft);
-    if (t != NULL && !is_err(t) && !fits(r, t, ft, true, 0))
+      asc__infer_settype(r, target, ft);
+    if (t != NULL && !is_err(t) && !asc__infer_fits(r, t, ft, true, 0))
       report(r, value ? value->loc : loc,
              "cannot assign %s to field '%s', which has type %s", tn(r, t),
              target->u.attr.attr, tn(r, ft));
     else if (value != NULL)
-      coerce(r, value, ft, 0);
+      asc__infer_coerce(r, value, ft, 0);
     return;
   }
   default:
@@ -1575,12 +946,12 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
     return cell_of(r, s)->t;
   }
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
-    asc__type *tt = asc__ty_find(expr(r, target->u.sub.value));
+    asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
     if (tt != NULL && tt->kind == ASC_TY_TENSOR)
       return scalar(r, tt->dtype);
     return tt;
   }
-  return expr(r, target);
+  return asc__infer_expr(r, target);
 }
 
 static void for_stmt(run *r, asc__ast_stmt *s) {
@@ -1591,28 +962,28 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
     asc__type *t;
     if (bounds[i] == NULL)
       continue;
-    t = expr(r, bounds[i]);
+    t = asc__infer_expr(r, bounds[i]);
     if (t == NULL || is_err(t))
       continue;
     if (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool)
       report(r, bounds[i]->loc, "range bounds must be integers, not %s",
              tn(r, t));
     else if (s->u.for_.loop == ASC_BI_STATIC_RANGE &&
-             !is_const_int(r, bounds[i], 0))
+             !asc__infer_is_const_int(r, bounds[i], 0))
       report(r, bounds[i]->loc,
              "static_range bounds must be compile-time constants");
     else
-      coerce(r, bounds[i], i64, 0);
+      asc__infer_coerce(r, bounds[i], i64, 0);
   }
   if (r->check && s->u.for_.iter != NULL)
-    settype(r, s->u.for_.iter, asc__ty_none(r->in->c));
+    asc__infer_settype(r, s->u.for_.iter, asc__ty_none(r->in->c));
   assign_target(r, s->u.for_.target, i64, NULL, s->loc, 0);
-  block(r, &s->u.for_.body);
+  asc__infer_block(r, &s->u.for_.body);
 }
 
 static void return_stmt(run *r, asc__ast_stmt *s) {
   frame *f = r->cur;
-  asc__type *t = s->u.ret.value ? expr(r, s->u.ret.value)
+  asc__type *t = s->u.ret.value ? asc__infer_expr(r, s->u.ret.value)
                                 : asc__ty_none(r->in->c);
   cell *k = &f->ret;
   if (f->fn->kind == ASC_FUNC_KERNEL || f->fn->kind == ASC_FUNC_LAMBDA ||
@@ -1639,7 +1010,8 @@ static void return_stmt(run *r, asc__ast_stmt *s) {
     }
     return;
   }
-  if (t != NULL && k->t != NULL && !fits(r, t, k->t, k->declared, 0)) {
+  if (t != NULL && k->t != NULL &&
+      !asc__infer_fits(r, t, k->t, k->declared, 0)) {
     report(r, s->u.ret.value ? s->u.ret.value->loc : s->loc,
            "'%s' returns %s here but %s elsewhere", f->fn->name, tn(r, t),
            tn(r, k->t));
@@ -1647,7 +1019,7 @@ static void return_stmt(run *r, asc__ast_stmt *s) {
                                        : "returns %s here",
          tn(r, k->t));
   } else if (s->u.ret.value != NULL) {
-    coerce(r, s->u.ret.value, k->t, 0);
+    asc__infer_coerce(r, s->u.ret.value, k->t, 0);
   }
 }
 
@@ -1660,19 +1032,19 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
       x->u.call.builtin->kind == ASC_BK_EXC) {
     asc__ast_expr *msg = x->u.call.nrargs > 0 ? x->u.call.rargs[0] : NULL;
     if (msg != NULL) {
-      asc__type *t = expr(r, msg);
+      asc__type *t = asc__infer_expr(r, msg);
       if (t != NULL && !is_err(t) && !is_kind(t, ASC_TY_STR))
         report(r, msg->loc, "an exception message must be a string, not %s",
                tn(r, t));
     }
     if (r->check)
-      settype(r, x, asc__ty_none(r->in->c));
+      asc__infer_settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   b = asc__expr_builtin(x);
   if (b != NULL && b->kind == ASC_BK_EXC) {
     if (r->check)
-      settype(r, x, asc__ty_none(r->in->c));
+      asc__infer_settype(r, x, asc__ty_none(r->in->c));
     return;
   }
   report(r, x->loc, "only exception classes (ValueError, ...) can be raised");
@@ -1680,13 +1052,13 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
 
 static void nested_def(run *r, asc__ast_func *fn) {
   frame *saved = r->cur;
-  frame *f = frame_for(r, fn);
+  frame *f = asc__infer_frame_for(r, fn);
   for (int i = 0; i < fn->nparams; i++) {
     asc__ast_param *p = &fn->params[i];
     if (p->annotation != NULL) {
       cell *k = cell_of(r, p->sym);
       if (!k->declared) {
-        k->t = annotation_type(r, p->annotation, NULL);
+        k->t = asc__infer_annotation_type(r, p->annotation, NULL);
         k->declared = true;
         k->origin_loc = p->loc;
         r->changed = true;
@@ -1705,17 +1077,17 @@ static void nested_def(run *r, asc__ast_func *fn) {
       }
     }
   r->cur = f;
-  block(r, &fn->body);
+  asc__infer_block(r, &fn->body);
   r->cur = saved;
 }
 
 static void stmt(run *r, asc__ast_stmt *s) {
   switch (s->kind) {
   case ASC_STMT_EXPR:
-    expr(r, s->u.expr.value);
+    asc__infer_expr(r, s->u.expr.value);
     return;
   case ASC_STMT_ASSIGN: {
-    asc__type *t = expr(r, s->u.assign.value);
+    asc__type *t = asc__infer_expr(r, s->u.assign.value);
     for (int i = 0; i < s->u.assign.ntargets; i++)
       assign_target(r, s->u.assign.targets[i], t, s->u.assign.value, s->loc,
                     0);
@@ -1723,7 +1095,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
   }
   case ASC_STMT_AUGASSIGN: {
     asc__type *cur = target_value(r, s->u.aug.target);
-    asc__type *v = expr(r, s->u.aug.value);
+    asc__type *v = asc__infer_expr(r, s->u.aug.value);
     asc__type *t;
     asc__ast_expr fake;
     /* Type `target op value` as a binary node would be. */
@@ -1738,13 +1110,13 @@ static void stmt(run *r, asc__ast_stmt *s) {
     if (r->check && t != NULL && !is_err(t)) {
       asc__type *tt = asc__ty_find(s->u.aug.target->type);
       if (tt != NULL && tt->kind == ASC_TY_SCALAR)
-        coerce(r, s->u.aug.value, tt, 0);
+        asc__infer_coerce(r, s->u.aug.value, tt, 0);
     }
     return;
   }
   case ASC_STMT_ANNASSIGN: {
     asc__ast_expr *tg = s->u.ann.target;
-    asc__type *at = annotation_type(r, s->u.ann.annotation, NULL);
+    asc__type *at = asc__infer_annotation_type(r, s->u.ann.annotation, NULL);
     if (tg->kind == ASC_EXPR_NAME && tg->u.name.sym != NULL &&
         (tg->u.name.sym->kind == ASC_SYM_LOCAL ||
          tg->u.name.sym->kind == ASC_SYM_PARAM)) {
@@ -1762,37 +1134,37 @@ static void stmt(run *r, asc__ast_stmt *s) {
       }
     }
     if (s->u.ann.value != NULL) {
-      asc__type *t = expr(r, s->u.ann.value);
+      asc__type *t = asc__infer_expr(r, s->u.ann.value);
       assign_target(r, tg, t, s->u.ann.value, s->loc, 0);
     } else if (r->check) {
-      settype(r, tg, at);
+      asc__infer_settype(r, tg, at);
     }
     return;
   }
   case ASC_STMT_IF: {
-    asc__type *c = expr(r, s->u.if_.cond);
+    asc__type *c = asc__infer_expr(r, s->u.if_.cond);
     check_truth(r, c, s->u.if_.cond);
-    block(r, &s->u.if_.body);
-    block(r, &s->u.if_.orelse);
+    asc__infer_block(r, &s->u.if_.body);
+    asc__infer_block(r, &s->u.if_.orelse);
     return;
   }
   case ASC_STMT_FOR:
     for_stmt(r, s);
     return;
   case ASC_STMT_WHILE: {
-    asc__type *c = expr(r, s->u.while_.cond);
+    asc__type *c = asc__infer_expr(r, s->u.while_.cond);
     check_truth(r, c, s->u.while_.cond);
-    block(r, &s->u.while_.body);
+    asc__infer_block(r, &s->u.while_.body);
     return;
   }
   case ASC_STMT_RETURN:
     return_stmt(r, s);
     return;
   case ASC_STMT_ASSERT: {
-    asc__type *c = expr(r, s->u.assert_.test);
+    asc__type *c = asc__infer_expr(r, s->u.assert_.test);
     check_truth(r, c, s->u.assert_.test);
     if (s->u.assert_.msg != NULL) {
-      asc__type *m = expr(r, s->u.assert_.msg);
+      asc__type *m = asc__infer_expr(r, s->u.assert_.msg);
       if (m != NULL && !is_err(m) && !is_kind(m, ASC_TY_STR))
         report(r, s->u.assert_.msg->loc,
                "an assertion message must be a string, not %s", tn(r, m));
@@ -1803,17 +1175,17 @@ static void stmt(run *r, asc__ast_stmt *s) {
     raise_stmt(r, s);
     return;
   case ASC_STMT_TRY:
-    block(r, &s->u.try_.body);
+    asc__infer_block(r, &s->u.try_.body);
     for (int i = 0; i < s->u.try_.nhandlers; i++) {
       asc__ast_handler *h = &s->u.try_.handlers[i];
       if (r->check && h->type != NULL)
-        settype(r, h->type, asc__ty_none(r->in->c));
+        asc__infer_settype(r, h->type, asc__ty_none(r->in->c));
       if (r->check && h->name_sym != NULL)
         h->name_sym->type = asc__ty_str(r->in->c);
-      block(r, &h->body);
+      asc__infer_block(r, &h->body);
     }
-    block(r, &s->u.try_.orelse);
-    block(r, &s->u.try_.finalbody);
+    asc__infer_block(r, &s->u.try_.orelse);
+    asc__infer_block(r, &s->u.try_.finalbody);
     return;
   case ASC_STMT_WITH: {
     asc__ast_expr *cx = s->u.with.ctx;
@@ -1821,8 +1193,8 @@ static void stmt(run *r, asc__ast_stmt *s) {
         cx->u.call.builtin->id != ASC_BI_CRITICAL)
       report(r, cx->loc, "only 'with asc.critical():' is supported");
     else
-      expr(r, cx);
-    block(r, &s->u.with.body);
+      asc__infer_expr(r, cx);
+    asc__infer_block(r, &s->u.with.body);
     return;
   }
   case ASC_STMT_FUNCDEF:
@@ -1836,7 +1208,7 @@ static void stmt(run *r, asc__ast_stmt *s) {
   }
 }
 
-static void block(run *r, asc__ast_block *b) {
+void asc__infer_block(run *r, asc__ast_block *b) {
   for (int i = 0; i < b->n; i++)
     stmt(r, b->stmts[i]);
 }
@@ -1899,7 +1271,7 @@ static void seed_helper(run *r, frame *f, asc__type *const *args,
     k->has_first = true;
     k->declared = true;
     if (p->annotation != NULL) {
-      k->t = annotation_type(r, p->annotation, NULL);
+      k->t = asc__infer_annotation_type(r, p->annotation, NULL);
       if (k->t == NULL || is_err(k->t))
         k->t = args[i];
       else if (k->t->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
@@ -1910,7 +1282,7 @@ static void seed_helper(run *r, frame *f, asc__type *const *args,
     }
   }
   if (fn->returns != NULL) {
-    f->ret.t = annotation_type(r, fn->returns, NULL);
+    f->ret.t = asc__infer_annotation_type(r, fn->returns, NULL);
     f->ret.declared = true;
     f->ret.origin_loc = fn->returns->loc;
   }
@@ -1938,7 +1310,7 @@ static bool seed_kernel(run *r, frame *f) {
     k->has_first = true;
     k->declared = true;
     if (p->annotation != NULL)
-      at = annotation_type(r, p->annotation, &cx);
+      at = asc__infer_annotation_type(r, p->annotation, &cx);
     if (at != NULL && is_err(at)) {
       k->t = at;
       ok = false;
@@ -1996,7 +1368,7 @@ static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
   memset(&r, 0, sizeof r);
   r.in = in;
   r.fn = fn;
-  f = frame_for(&r, fn);
+  f = asc__infer_frame_for(&r, fn);
   r.cur = f;
   if (self == NULL) {
     r.check = true; /* signature errors are reported once, now */
@@ -2010,7 +1382,7 @@ static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
   }
   for (iter = 0; iter < MAX_SOLVE_ITERS; iter++) {
     r.changed = false;
-    block(&r, &fn->body);
+    asc__infer_block(&r, &fn->body);
     if (!r.changed)
       break;
   }
@@ -2025,7 +1397,7 @@ static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
   r.check = true;
   for (frame *g = r.frames; g != NULL; g = g->next)
     g->ret.has_first = false;
-  block(&r, &fn->body);
+  asc__infer_block(&r, &fn->body);
   finish(&r);
   return f->ret.t ? f->ret.t : asc__ty_none(in->c);
 }
@@ -2037,8 +1409,8 @@ static bool taken(infer *in, const asc__ast_func *fn) {
   return false;
 }
 
-static inst *instantiate(run *r, asc__ast_func *fn, asc__type **args,
-                         int32_t nargs, asc__loc loc) {
+inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
+                             int32_t nargs, asc__loc loc) {
   infer *in = r->in;
   inst *it;
   for (it = in->insts; it != NULL; it = it->all_next) {

@@ -1,0 +1,229 @@
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+
+/* ---- helpers: Python semantics the C operators do not give ---- */
+/* float16 needs a C compiler with _Float16 (gcc 12, clang 15); older
+ * clang rejects even an unused typedef, so a kernel without float16
+ * compiles anywhere and one with it names the reason. */
+#ifdef __FLT16_MAX__
+typedef _Float16 asc_f16;
+#else
+typedef struct asc_C_compiler_has_no__Float16_for_float16 asc_f16;
+#endif
+typedef uint16_t asc_bf16; /* bfloat16 storage */
+static inline float asc_bf2f(asc_bf16 h) {
+  uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f;
+}
+/* float -> bfloat16, round to nearest even, NaN kept quiet. */
+static inline asc_bf16 asc_f2bf(float f) {
+  uint32_t u; memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (asc_bf16)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (asc_bf16)(u >> 16);
+}
+#define ASC_IDIV(T, S) \
+  static inline T asc_floordiv_##S(T a, T b) { \
+    if (b == -1) return (T)(0 - (uint64_t)a); \
+    T q = (T)(a / b); \
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--; \
+    return q; } \
+  static inline T asc_mod_##S(T a, T b) { \
+    if (b == -1) return 0; \
+    T m = (T)(a % b); \
+    if (m != 0 && ((m < 0) != (b < 0))) m = (T)(m + b); \
+    return m; } \
+  static inline T asc_ipow_##S(T a, T e) { \
+    uint64_t r = 1, x = (uint64_t)a; \
+    for (uint64_t n = (uint64_t)e; n; n >>= 1) { \
+      if (n & 1) r *= x; \
+      x *= x; } \
+    return (T)r; }
+ASC_IDIV(int8_t, i8) ASC_IDIV(int16_t, i16) ASC_IDIV(int32_t, i32)
+ASC_IDIV(int64_t, i64)
+#define ASC_UPOW(T, S) \
+  static inline T asc_ipow_##S(T a, T e) { \
+    T r = 1; for (; e; e >>= 1) { if (e & 1) r = (T)(r * a); \
+    a = (T)(a * a); } return r; }
+ASC_UPOW(uint8_t, u8) ASC_UPOW(uint16_t, u16) ASC_UPOW(uint32_t, u32)
+ASC_UPOW(uint64_t, u64)
+/* numpy's shifts, no C undefined behaviour: a count of at least the
+ * width gives 0 (left) or the sign fill (right); a negative count of
+ * a signed type raised ValueError before the call. */
+#define ASC_SHIFT(T, W, S, FILL) \
+  static inline T asc_shl_##S(T a, T n) { \
+    return (uint64_t)n >= W ? (T)0 : (T)((uint64_t)a << n); } \
+  static inline T asc_shr_##S(T a, T n) { \
+    return (uint64_t)n >= W ? (T)(FILL) : (T)(a >> n); }
+ASC_SHIFT(int8_t, 8, i8, a < 0 ? -1 : 0)
+ASC_SHIFT(int16_t, 16, i16, a < 0 ? -1 : 0)
+ASC_SHIFT(int32_t, 32, i32, a < 0 ? -1 : 0)
+ASC_SHIFT(int64_t, 64, i64, a < 0 ? -1 : 0)
+ASC_SHIFT(uint8_t, 8, u8, 0) ASC_SHIFT(uint16_t, 16, u16, 0)
+ASC_SHIFT(uint32_t, 32, u32, 0) ASC_SHIFT(uint64_t, 64, u64, 0)
+/* Python's float // and % (CPython float_divmod); by zero they
+ * follow IEEE as numpy does (a / b, and fmod's nan), not Python's
+ * ZeroDivisionError. */
+static inline double asc_floordiv_f64(double a, double b) {
+  if (b == 0) return a / b;
+  double m = fmod(a, b), q = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) q -= 1.0;
+  if (q != 0) { double f = floor(q); if (q - f > 0.5) f += 1.0; return f; }
+  return copysign(0.0, a / b);
+}
+static inline double asc_mod_f64(double a, double b) {
+  double m = fmod(a, b);
+  if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+  else m = copysign(0.0, b);
+  return m;
+}
+static inline float asc_floordiv_f32(float a, float b) {
+  return (float)asc_floordiv_f64(a, b);
+}
+static inline float asc_mod_f32(float a, float b) {
+  return (float)asc_mod_f64(a, b);
+}
+/* Iterations of range(lo, hi, step). */
+static inline int64_t asc_trip(int64_t lo, int64_t hi, int64_t st) {
+  if (st > 0) return hi > lo ? (hi - lo - 1) / st + 1 : 0;
+  if (st < 0) return lo > hi ? (lo - hi - 1) / (-st) + 1 : 0;
+  return 0;
+}
+/* First iteration of part b of n iterations split in nb parts. */
+static inline int64_t asc_part(int64_t n, int64_t nb, int64_t b) {
+  return (n / nb) * b + (b < n % nb ? b : n % nb);
+}
+static inline void asc_raise(asc_kexc *e, int kind, int line,
+                             const char *msg) {
+  size_t n = strlen(msg);
+  if (n >= ASC_KEXC_MSG_MAX) n = ASC_KEXC_MSG_MAX - 1;
+  e->kind = kind; e->line = line;
+  memcpy(e->msg, msg, n); e->msg[n] = 0;
+}
+/* asc_raise with each {} of fmt replaced by the next of n values. */
+static inline void asc_raise_fmt(asc_kexc *e, int kind, int line,
+                                 const char *fmt, int n, int64_t a0,
+                                 int64_t a1, int64_t a2) {
+  int64_t a[3] = {a0, a1, a2};
+  size_t m = 0;
+  int k = 0;
+  for (; *fmt && m < ASC_KEXC_MSG_MAX - 1; fmt++) {
+    if (fmt[0] == '{' && fmt[1] == '}' && k < n) {
+      char d[24];
+      int nd = 0;
+      uint64_t u = a[k] < 0 ? 0 - (uint64_t)a[k] : (uint64_t)a[k];
+      do { d[nd++] = (char)('0' + u % 10); u /= 10; } while (u);
+      if (a[k] < 0) d[nd++] = '-';
+      while (nd > 0 && m < ASC_KEXC_MSG_MAX - 1) e->msg[m++] = d[--nd];
+      k++;
+      fmt++;
+    } else {
+      e->msg[m++] = *fmt;
+    }
+  }
+  e->msg[m] = 0; e->kind = kind; e->line = line;
+}
+/* except clause matching, with Python's ArithmeticError family. */
+static inline int asc_exc_match(int kind, uint32_t mask) {
+  if (kind == ASC_KEXC_CANCELLED) return 0;
+  if (mask & (1u << ASC_KEXC_EXCEPTION)) return 1;
+  if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&
+      (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||
+       kind == ASC_KEXC_OVERFLOW_ERROR)) return 1;
+  return (mask >> kind) & 1u;
+}
+/* Atomics: read-modify-write through compare-and-swap where the
+ * compiler has no builtin (floats, min/max). */
+#define ASC_ATOMIC_RMW(T, S, NAME, EXPR) \
+  static inline T asc_atomic_##NAME##_##S(T *p, T v) { \
+    T old, nw; __atomic_load(p, &old, __ATOMIC_RELAXED); \
+    do { nw = (EXPR); } while (!__atomic_compare_exchange( \
+        p, &old, &nw, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
+    return old; }
+#define ASC_ATOMICS(T, S) \
+  ASC_ATOMIC_RMW(T, S, add, (T)(old + v)) \
+  ASC_ATOMIC_RMW(T, S, sub, (T)(old - v)) \
+  ASC_ATOMIC_RMW(T, S, min, v < old ? v : old) \
+  ASC_ATOMIC_RMW(T, S, max, v > old ? v : old) \
+  static inline T asc_atomic_xchg_##S(T *p, T v) { \
+    T r; __atomic_exchange(p, &v, &r, __ATOMIC_SEQ_CST); return r; } \
+  static inline T asc_cas_##S(T *p, T e, T d) { \
+    __atomic_compare_exchange(p, &e, &d, 0, __ATOMIC_SEQ_CST, \
+                              __ATOMIC_SEQ_CST); return e; }
+ASC_ATOMICS(int8_t, i8) ASC_ATOMICS(int16_t, i16)
+ASC_ATOMICS(int32_t, i32) ASC_ATOMICS(int64_t, i64)
+ASC_ATOMICS(uint8_t, u8) ASC_ATOMICS(uint16_t, u16)
+ASC_ATOMICS(uint32_t, u32) ASC_ATOMICS(uint64_t, u64)
+ASC_ATOMICS(float, f32) ASC_ATOMICS(double, f64)
+/* Lock words (asc.lock / asc.unlock): 0 free, 1 held.  Test and
+ * test-and-set with exponential backoff; a waiter yields the CPU once
+ * the backoff is long (the holder may have been preempted). */
+static inline void asc_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+static inline void asc_lock(int32_t *p) {
+  unsigned spins = 1;
+  for (;;) {
+    int32_t e = 0;
+    if (__atomic_load_n(p, __ATOMIC_RELAXED) == 0 &&
+        __atomic_compare_exchange_n(p, &e, 1, 1, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED)) return;
+    if (spins <= 1024) {
+      for (unsigned k = 0; k < spins; k++) asc_cpu_relax();
+      spins *= 2;
+    } else {
+      sched_yield();
+    }
+  }
+}
+static inline void asc_unlock(int32_t *p) {
+  __atomic_store_n(p, 0, __ATOMIC_RELEASE);
+}
+/* A float running sum of a serial loop (s += x[i]) adds in order
+ * (IEEE; no reassociation).  gcc then still vectorises the loop as an
+ * in-order reduction: one shuffle and one scalar add per element, and
+ * a vector path with epilogues that short loops (a 3x3 window) pay for
+ * in branches without ever using it.  The additions are one dependent
+ * chain either way, which bounds both loops; this empty asm on the sum
+ * (no instruction) keeps gcc from vectorising that loop.  With
+ * -fassociative-math (-ffast-math in ASC_CFLAGS) the sum may be split
+ * over vector lanes, which is faster: no barrier then. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__ASSOCIATIVE_MATH__)
+#define ASC_SEQ_SUM(v) __asm__("" : "+x"(v))
+#else
+#define ASC_SEQ_SUM(v) ((void)0)
+#endif
+/* Cancellation polls (docs/abi.md): a relaxed load of the launch's
+ * stop flag at loop back-edges; counted loops run in chunks of
+ * ASC_POLL_CHUNK iterations with the poll between chunks, so the
+ * inner loop stays vectorisable.  -DASC_NO_POLL (in ASC_CFLAGS) is
+ * an internal switch that removes both, to measure their cost. */
+static const int32_t asc_never_stop = 0;
+#define ASC_STOP_OF(ctx) \
+  ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)
+#define ASC_POLL_CHUNK 65536
+#define ASC_POLL_OUTER 64
+#ifdef ASC_NO_POLL
+#define ASC_POLL(stop) 0
+#define ASC_LONG(lo, hi, n) 0
+#define ASC_CHUNK_UP(T, i, e, n) (e)
+#define ASC_CHUNK_DOWN(T, i, e, n) (e)
+#else
+#define ASC_POLL(stop) \
+  __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)
+#define ASC_LONG(lo, hi, n) \
+  __builtin_expect((uint64_t)(hi) - (uint64_t)(lo) > (n) && (hi) > (lo), 0)
+#define ASC_CHUNK_UP(T, i, e, n) \
+  ((uint64_t)(e) - (uint64_t)(i) > (n) ? (T)((i) + (n)) : (e))
+#define ASC_CHUNK_DOWN(T, i, e, n) \
+  ((uint64_t)(i) - (uint64_t)(e) > (n) ? (T)((i) - (n)) : (e))
+#endif
+static inline void asc_stopped(asc_kexc *e, int line) {
+  asc_raise(e, ASC_KEXC_CANCELLED, line, "launch stopped");
+}
+

@@ -1,0 +1,340 @@
+/*
+ * IR -> C for parallel loops: each pfor's body becomes a C function over
+ * an environment struct of its captures (with the odometer of a collapsed
+ * nest), and the pfor itself a call of ctx->rt->parallel_for.  emit_c.c
+ * emits everything else; emit_int.h is what the two share.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/emit_c.h"
+#include "compiler/emit_int.h"
+
+static int32_t uses_in(const asc__irblock *b, int32_t r) {
+  int32_t n = 0;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      n += i->args[k].kind == ASC_IRV_REG && i->args[k].reg == r;
+    for (int32_t k = 0; k < i->nred; k++)
+      n += i->red[k].reg == r;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      n += uses_in(&i->body[k], r);
+  }
+  return n;
+}
+
+/* The instruction op(r, ...) of b itself (not nested), if one. */
+static const asc__irins *top_use(const asc__irblock *b, int op, int32_t r) {
+  for (const asc__irins *i = b->first; i; i = i->next)
+    if (i->op == op && i->nargs == 2 && i->args[0].kind == ASC_IRV_REG &&
+        i->args[0].reg == r)
+      return i;
+  return NULL;
+}
+
+static bool u64_reg1(const asc__irfunc *f, int32_t r) {
+  return r >= 0 && f->regs[r].ty.kind != ASC_IRK_TENSOR &&
+         f->regs[r].ty.dtype == ascUInt64 && f->regs[r].ndefs == 1;
+}
+
+/* Fills e->odo when pfor p's body starts from the index chain of a
+ * collapsed nest (see odometer); defs: registers the body assigns. */
+static void match_odometer(emitter *e, const asc__irins *p,
+                           const uint8_t *defs) {
+  const asc__irfunc *f = e->f;
+  const asc__irblock *b = &p->body[0];
+  odometer *o = &e->odo;
+  int32_t u;
+  memset(o, 0, sizeof *o);
+  for (const asc__irins *i = b->first; i && !o->cast; i = i->next)
+    if (i->op == ASC_IR_CAST && i->args[0].kind == ASC_IRV_REG &&
+        i->args[0].reg == p->dst && u64_reg1(f, i->dst))
+      o->cast = i;
+  if (o->cast == NULL)
+    return;
+  u = o->cast->dst;
+  while (o->n < MAXODO && uses_in(b, u) == 2) {
+    const asc__irins *m = top_use(b, ASC_IR_MOD, u);
+    const asc__irins *d = top_use(b, ASC_IR_FLOORDIV, u);
+    asc__irval t;
+    if (m == NULL || d == NULL || !asc__irv_eq(m->args[1], d->args[1]) ||
+        !u64_reg1(f, m->dst) || !u64_reg1(f, d->dst))
+      break;
+    /* invariant, and never zero: no ZeroDivisionError can move */
+    t = m->args[1];
+    if ((t.kind == ASC_IRV_REG && (defs[t.reg] & 2) != 0) ||
+        !asc__emit_known_positive(e, t, 0))
+      break;
+    o->mod[o->n] = m;
+    o->div[o->n] = d;
+    o->n++;
+    u = d->dst;
+  }
+  if (o->n == 0)
+    o->cast = NULL;
+}
+
+/* Registers a pfor body uses from outside: its captures. */
+static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
+                         uint8_t **ivs) {
+  int32_t n = e->f->nregs;
+  uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
+  uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
+  uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
+  asc__emit_scan(&i->body[0], mark, isiv);
+  for (int32_t r = 0; r < n; r++) {
+    bool red = false;
+    for (int32_t k = 0; k < i->nred; k++)
+      red |= i->red[k].reg == r;
+    if (r == i->dst || red)
+      continue;
+    if ((mark[r] & 1) && (!(mark[r] & 2) || e->f->regs[r].param))
+      cap[r] = 1;
+  }
+  /* bounds are evaluated outside */
+  *defs = mark;
+  *ivs = isiv;
+  return cap;
+}
+
+static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
+  const asc__irfunc *f = e->f;
+  const char *K = asc__emit_kname(e);
+  uint8_t *defs, *isiv;
+  uint8_t *cap = captures(e, i, &defs, &isiv);
+  int32_t iv = i->dst;
+  int it = f->regs[iv].ty.dtype;
+  bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
+                i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
+
+  /* env */
+  out(e, "typedef struct %s_env%d {\n", K, J);
+  out(e, "  asc_kctx *ctx;\n  int64_t lo, step, n, nb;\n");
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
+      out(e, "  %s%s *%s;\n",
+          (f->regs[r].ty.flags & ASC_IRT_READONLY) ? "const " : "",
+          ctype(f->regs[r].ty.dtype), rname(e, r));
+      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+        out(e, "  const asc_ktensor *%s;\n", tname(e, r));
+    } else {
+      out(e, "  %s %s;\n", ctype(f->regs[r].ty.dtype), rname(e, r));
+    }
+  }
+  for (int32_t k = 0; k < i->nred; k++)
+    out(e, "  %s *part_%s;\n", ctype(f->regs[i->red[k].reg].ty.dtype),
+        rname(e, i->red[k].reg));
+  out(e, "} %s_env%d;\n\n", K, J);
+
+  /* body */
+  e->labels = 0;
+  e->nframes = 0;
+  e->sdepth = 0;
+  e->in_body = true;
+  e->pfor = i;
+  e->last_line = 0;
+  if (i->line > 0)
+    out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
+  out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
+         "int32_t tid, asc_kexc *exc) {\n", K, J);
+  e->depth = 1;
+  LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
+  LINE(e, "asc_kctx *ctx = env->ctx;");
+  LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
+      bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
+      LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
+           ctype(f->regs[r].ty.dtype), restrict_kw(e), rname(e, r),
+           rname(e, r), rname(e, r));
+      if (!(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+        LINE(e, "const asc_ktensor *%s = env->%s; (void)%s;", tname(e, r),
+             tname(e, r), tname(e, r));
+    } else {
+      LINE(e, "%s %s = env->%s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           rname(e, r));
+    }
+  }
+  asc__emit_declare_scalars(e, defs, isiv, i);
+  LINE(e, "int64_t k = lo;");
+  /* locals, so stores through the tensors cannot make gcc reload them */
+  LINE(e, "const int64_t start = env->lo, step = env->step;");
+  LINE(e, "(void)tid; (void)ctx; (void)exc; (void)start; (void)step;");
+  e->raise_used = false;
+  if (i->nred > 0) {
+    LINE(e, "for (; k < hi; k++) {");
+    e->depth++;
+    LINE(e, "int64_t k0 = asc_part(env->n, env->nb, k);");
+    LINE(e, "int64_t k1 = asc_part(env->n, env->nb, k + 1);");
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s %s = %s;", ctype(f->regs[r].ty.dtype), rname(e, r),
+           asc__emit_ident_of(e, i->red[q].op, f->regs[r].ty.dtype));
+    }
+    /* a partition runs in chunks, with a poll between them */
+    LINE(e, "for (int64_t kc = k0; kc < k1;) {");
+    e->depth++;
+    LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
+            "ASC_POLL_CHUNK);");
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
+    LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
+    e->depth++;
+    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
+         simple ? "kk" : "start + kk * step");
+  } else if (simple && (match_odometer(e, i, defs), e->odo.cast != NULL)) {
+    const odometer *o = &e->odo;
+    const char *step = "";
+    LINE(e, "if (k < hi) { /* indices of the collapsed loops, counted up */");
+    e->depth++;
+    LINE(e, "%s = (uint64_t)k;", rname(e, o->cast->dst));
+    for (int j = 0; j < o->n; j++) {
+      const char *u = asc__emit_val(e, o->mod[j]->args[0]);
+      const char *t = asc__emit_val(e, o->mod[j]->args[1]);
+      LINE(e, "%s = %s %% %s;", rname(e, o->mod[j]->dst), u, t);
+      LINE(e, "%s = %s / %s;", rname(e, o->div[j]->dst), u, t);
+    }
+    e->depth--;
+    LINE(e, "}");
+    for (int j = 0; j < o->n; j++) {
+      const char *q = rname(e, o->mod[j]->dst);
+      const char *t = asc__emit_val(e, o->mod[j]->args[1]);
+      step = j == 0 ? asc__arena_printf(e->c, "++%s == %s", q, t)
+                    : asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s == %s)",
+                                        step, e->depth * 2 + 6, "",
+                                        rname(e, o->mod[j - 1]->dst), q, t);
+    }
+    step = asc__arena_printf(e->c, "%s &&\n%*s(%s = 0, ++%s)", step,
+                             e->depth * 2 + 6, "",
+                             rname(e, o->mod[o->n - 1]->dst),
+                             rname(e, o->div[o->n - 1]->dst));
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
+    LINE(e, "for (; k < hi; k++, (void)(%s)) {", step);
+    e->depth++;
+    LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
+         rname(e, iv));
+  } else {
+    /* iterations of a parallel loop are independent by definition */
+    out(e, "#pragma GCC ivdep\n");
+    LINE(e, "for (; k < hi; k++) {");
+    e->depth++;
+    LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
+         simple ? "k" : "start + k * step");
+  }
+  push(e, F_LOOP, -1, i);
+  asc__emit_block(e, &i->body[0]);
+  e->nframes--;
+  if (i->nred > 0) {
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "if (kce != k1 && ASC_POLL(asc_stop)) {");
+    e->depth++;
+    LINE(e, "asc_stopped(exc, %d);", (int)i->line);
+    LINE(e, "goto %s;", asc__emit_exc_target(e));
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "kc = kce;");
+    e->depth--;
+    LINE(e, "}");
+    for (int32_t q = 0; q < i->nred; q++)
+      LINE(e, "env->part_%s[k] = %s;", rname(e, i->red[q].reg),
+           rname(e, i->red[q].reg));
+  }
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "return 0;");
+  if (e->raise_used) {
+    out(e, "L_raise:\n");
+    LINE(e, "return k + 1;");
+  }
+  out(e, "}\n\n");
+  e->in_body = false;
+  e->odo.cast = NULL;
+  e->depth = 0;
+}
+
+void asc__emit_collect_bodies(emitter *e, const asc__irblock *b) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_PFOR) {
+      e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
+                                 &e->capfors, sizeof *e->pfors, 8);
+      e->pfors[e->npfor] = i;
+      emit_pfor_body(e, i, e->npfor++);
+      continue;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      asc__emit_collect_bodies(e, &i->body[k]);
+  }
+}
+
+void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
+  const asc__irfunc *f = e->f;
+  const char *K = asc__emit_kname(e);
+  int J = 0;
+  uint8_t *defs, *isiv;
+  while (J < e->npfor && e->pfors[J] != i)
+    J++;
+  ASC_CHECK(e->c, J < e->npfor);
+  uint8_t *cap = captures(e, i, &defs, &isiv);
+  LINE(e, "{ /* parallel loop */");
+  e->depth++;
+  LINE(e, "%s_env%d env%d;", K, J, J);
+  LINE(e, "env%d.ctx = ctx;", J);
+  for (int32_t r = 0; r < f->nregs; r++) {
+    if (!cap[r])
+      continue;
+    LINE(e, "env%d.%s = %s;", J, rname(e, r), rname(e, r));
+    if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
+        !(f->regs[r].ty.flags & ASC_IRT_LOCAL))
+      LINE(e, "env%d.%s = %s;", J, tname(e, r), tname(e, r));
+  }
+  LINE(e, "env%d.lo = (int64_t)%s;", J, asc__emit_val(e, i->args[0]));
+  LINE(e, "env%d.step = (int64_t)%s;", J, asc__emit_val(e, i->args[2]));
+  LINE(e, "env%d.n = asc_trip(env%d.lo, (int64_t)%s, env%d.step);", J, J,
+       asc__emit_val(e, i->args[1]), J);
+  if (i->nred > 0) {
+    LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
+    LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
+    LINE(e, "if (env%d.nb < 1) env%d.nb = 1;", J, J);
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s part%d_%d[env%d.nb];", ctype(f->regs[r].ty.dtype), J,
+           (int)q, J);
+      LINE(e, "env%d.part_%s = part%d_%d;", J, rname(e, r), J, (int)q);
+    }
+    LINE(e, "if (env%d.n > 0) {", J);
+    e->depth++;
+    LINE(e, "if (ctx->rt->parallel_for(ctx, env%d.nb, 1, %s_body%d, &env%d, "
+            "exc) != 0)",
+         J, K, J, J);
+    LINE(e, "  goto %s;", asc__emit_exc_target(e));
+    LINE(e, "/* combine the partials in a fixed order: deterministic */");
+    LINE(e, "for (int64_t b = 0; b < env%d.nb; b++) {", J);
+    e->depth++;
+    for (int32_t q = 0; q < i->nred; q++) {
+      int32_t r = i->red[q].reg;
+      LINE(e, "%s = %s;", rname(e, r),
+           asc__emit_binexpr(e, i->red[q].op, f->regs[r].ty.dtype,
+                             rname(e, r),
+                             asc__arena_printf(e->c, "part%d_%d[b]", J,
+                                               (int)q)));
+    }
+    e->depth--;
+    LINE(e, "}");
+    e->depth--;
+    LINE(e, "}");
+  } else {
+    LINE(e, "env%d.nb = 0;", J);
+    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
+            "%s_body%d, &env%d, exc) != 0)",
+         J, J, asc__ir_has_loop(&i->body[0]) ? 1 : 64, K, J, J);
+    LINE(e, "  goto %s;", asc__emit_exc_target(e));
+  }
+  e->depth--;
+  LINE(e, "}");
+}

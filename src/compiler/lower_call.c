@@ -1,0 +1,389 @@
+/*
+ * Lowering of calls: builtins and intrinsics (with the math errors Python
+ * raises), and helper calls, inlined.  lower.c lowers everything else;
+ * lower_int.h is what the two share.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "asc/kernel_abi.h"
+#include "compiler/types/types.h"
+
+static int intrinsic_of(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_SIN: return ASC_INTR_SIN;
+  case ASC_BI_COS: return ASC_INTR_COS;
+  case ASC_BI_TAN: return ASC_INTR_TAN;
+  case ASC_BI_ASIN: return ASC_INTR_ASIN;
+  case ASC_BI_ACOS: return ASC_INTR_ACOS;
+  case ASC_BI_ATAN: return ASC_INTR_ATAN;
+  case ASC_BI_ATAN2: return ASC_INTR_ATAN2;
+  case ASC_BI_SINH: return ASC_INTR_SINH;
+  case ASC_BI_COSH: return ASC_INTR_COSH;
+  case ASC_BI_TANH: return ASC_INTR_TANH;
+  case ASC_BI_EXP: return ASC_INTR_EXP;
+  case ASC_BI_EXP2: return ASC_INTR_EXP2;
+  case ASC_BI_EXPM1: return ASC_INTR_EXPM1;
+  case ASC_BI_LOG: return ASC_INTR_LOG;
+  case ASC_BI_LOG2: return ASC_INTR_LOG2;
+  case ASC_BI_LOG10: return ASC_INTR_LOG10;
+  case ASC_BI_LOG1P: return ASC_INTR_LOG1P;
+  case ASC_BI_SQRT: return ASC_INTR_SQRT;
+  case ASC_BI_FLOOR: return ASC_INTR_FLOOR;
+  case ASC_BI_CEIL: return ASC_INTR_CEIL;
+  case ASC_BI_TRUNC: return ASC_INTR_TRUNC;
+  case ASC_BI_FABS: return ASC_INTR_FABS;
+  case ASC_BI_ERF: return ASC_INTR_ERF;
+  case ASC_BI_ERFC: return ASC_INTR_ERFC;
+  case ASC_BI_HYPOT: return ASC_INTR_HYPOT;
+  case ASC_BI_FMOD: return ASC_INTR_FMOD;
+  case ASC_BI_COPYSIGN: return ASC_INTR_COPYSIGN;
+  case ASC_BI_ISNAN: return ASC_INTR_ISNAN;
+  case ASC_BI_ISINF: return ASC_INTR_ISINF;
+  case ASC_BI_ISFINITE: return ASC_INTR_ISFINITE;
+  default: return -1;
+  }
+}
+
+
+static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
+  int32_t d = newreg(ls, ascBool, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = id;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  asc__lower_raise_here(ls, kind, msg);
+  ls->cur = save;
+}
+
+/* How a math.X function reports errors (CPython's Modules/mathmodule.c):
+ * a NaN from non-NaN arguments is a ValueError; an infinity from finite
+ * arguments is an OverflowError for functions that can overflow, a
+ * ValueError for the others (log(0)), and no error for hypot and atan2. */
+enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_NONE };
+
+static int math_error_kind(int intr) {
+  switch (intr) {
+  case ASC_INTR_EXP:
+  case ASC_INTR_EXP2:
+  case ASC_INTR_EXPM1:
+  case ASC_INTR_SINH:
+  case ASC_INTR_COSH:
+    return MATH_INF_OVERFLOW;
+  case ASC_INTR_SIN:
+  case ASC_INTR_COS:
+  case ASC_INTR_TAN:
+  case ASC_INTR_ASIN:
+  case ASC_INTR_ACOS:
+  case ASC_INTR_LOG:
+  case ASC_INTR_LOG2:
+  case ASC_INTR_LOG10:
+  case ASC_INTR_LOG1P:
+  case ASC_INTR_SQRT:
+  case ASC_INTR_FMOD:
+    return MATH_INF_DOMAIN;
+  case ASC_INTR_ATAN:
+  case ASC_INTR_ATAN2:
+  case ASC_INTR_TANH:
+  case ASC_INTR_HYPOT:
+  case ASC_INTR_ERF:
+  case ASC_INTR_ERFC:
+    return MATH_NAN_ONLY;
+  default:
+    return MATH_NONE;
+  }
+}
+
+/* The checks after r = math.f(args...) (floats only).  pow_zero: math.pow,
+ * where 0 ** negative is a ValueError and other infinities overflow. */
+static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
+                        const asc__irval *args, int n, asc__irval r) {
+  asc__irval anynan = fpclass(ls, ASC_INTR_ISNAN, args[0]);
+  asc__irval allfin = fpclass(ls, ASC_INTR_ISFINITE, args[0]);
+  asc__irval inf;
+  if (kind == MATH_NONE || !asc__dt_is_float(dt))
+    return;
+  for (int k = 1; k < n; k++) {
+    anynan = op2(ls, ASC_IR_OR, ascBool, anynan,
+                 fpclass(ls, ASC_INTR_ISNAN, args[k]));
+    allfin = op2(ls, ASC_IR_AND, ascBool, allfin,
+                 fpclass(ls, ASC_INTR_ISFINITE, args[k]));
+  }
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISNAN, r),
+               op1(ls, ASC_IR_NOT, ascBool, anynan)),
+           ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_NAN_ONLY)
+    return;
+  inf = op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISINF, r), allfin);
+  if (pow_zero)
+    raise_if(ls,
+             op2(ls, ASC_IR_AND, ascBool, inf,
+                 op2(ls, ASC_IR_EQ, dt, args[0], asc__irv_float(dt, 0.0))),
+             ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_INF_OVERFLOW)
+    raise_if(ls, inf, ASC_KEXC_OVERFLOW_ERROR, "math range error");
+  else
+    raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
+}
+
+/* A helper call, inlined: parameters become registers, `return v` stores
+ * into the result register (the element registers of a tuple or struct
+ * result, copied to agg) and leaves a one-trip loop. */
+asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
+                                    asc__irval *agg) {
+  asc__tinst *inst = asc__typed_callee(ls->t, e);
+  asc__ast_func *fn;
+  asc__irins *wrap;
+  asc__irblock *save = ls->cur;
+  int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
+  int32_t *saved_elems = ls->ret_elems, *elems = NULL;
+  asc__type *saved_rtype = ls->ret_type;
+  int saved_loops = ls->loops;
+  asc__type *rt;
+  int32_t r = -1;
+  if (inst == NULL || ls->inline_depth > 32)
+    unsupported(ls, e->loc, "this call");
+  fn = inst->fn;
+  rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
+  if (rt && rt->kind == ASC_TY_SCALAR)
+    r = newreg(ls, rt->dtype, fn->name);
+  if (is_agg(rt)) {
+    if (agg == NULL)
+      unsupported(ls, e->loc, "this use of a tuple or struct result");
+    elems = asc__arena_alloc(ls->c, sizeof *elems * ((size_t)agg_n(rt) + 1));
+    for (int k = 0; k < agg_n(rt); k++) {
+      asc__type *et = agg_elem(rt, k);
+      if (et->kind != ASC_TY_SCALAR)
+        unsupported(ls, e->loc, "a nested tuple or struct");
+      elems[k] = newreg(ls, et->dtype, fn->name);
+    }
+  }
+  for (int k = 0; k < fn->nparams && k < e->u.call.nrargs; k++) {
+    const asc__sym *ps = fn->params[k].sym;
+    asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
+    const asc__ast_expr *a = e->u.call.rargs[k];
+    if (pt && pt->kind == ASC_TY_TENSOR) {
+      asc__lower_bind(ls, ps, asc__lower_tensor_reg(ls, a));
+    } else if (is_agg(pt)) {
+      symreg *m = asc__lower_agg_sym(ls, ps, a->loc);
+      asc__irval *vals =
+          asc__arena_alloc(ls->c, sizeof *vals * ((size_t)m->nelems + 1));
+      int32_t *dst = m->elems;
+      asc__lower_agg(ls, a, pt, vals);
+      for (int q = 0; q < agg_n(pt); q++)
+        mov(ls, dst[q], vals[q]);
+    } else if (pt && pt->kind == ASC_TY_SCALAR) {
+      int32_t pr = newreg(ls, pt->dtype, fn->params[k].name);
+      mov(ls, pr, conv(ls, asc__lower_expr(ls, a), pt->dtype));
+      asc__lower_bind(ls, ps, pr);
+    } else {
+      unsupported(ls, a->loc, "this helper argument");
+    }
+  }
+  ls->ret_flag = newreg(ls, ascBool, "returned");
+  mov(ls, ls->ret_flag, asc__irv_int(ascBool, 0));
+  wrap = emit(ls, ASC_IR_LOOP, -1, 0);
+  ls->cur = &wrap->body[0];
+  ls->ret_reg = r;
+  ls->ret_elems = elems;
+  ls->ret_type = elems ? rt : NULL;
+  ls->loops = 0;
+  ls->inline_depth++;
+  asc__lower_block(ls, &fn->body);
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->inline_depth--;
+  ls->loops = saved_loops;
+  ls->ret_reg = saved_ret;
+  ls->ret_flag = saved_flag;
+  ls->ret_elems = saved_elems;
+  ls->ret_type = saved_rtype;
+  ls->cur = save;
+  if (elems != NULL) {
+    for (int k = 0; k < agg_n(rt); k++)
+      agg[k] = asc__irv_reg(elems[k]);
+    return asc__irv_int(ascBool, 0);
+  }
+  if (r < 0)
+    return asc__irv_int(ascBool, 0);
+  return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
+}
+
+asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int n = e->u.call.nrargs;
+  if (e->u.call.callee)
+    return asc__lower_inline_helper(ls, e, NULL);
+  if (b == NULL)
+    unsupported(ls, e->loc, "this call");
+  if (b->kind == ASC_BK_DTYPE)
+    return conv(ls, asc__lower_expr(ls, a[0]), scalar_dt(ls, e));
+  switch (b->id) {
+  case ASC_BI_INT:
+  case ASC_BI_FLOAT:
+  case ASC_BI_BOOL: {
+    int dt = scalar_dt(ls, e);
+    asc__irval v = asc__lower_expr(ls, a[0]);
+    if (b->id == ASC_BI_BOOL)
+      return truthy(ls, v);
+    return conv(ls, v, dt);
+  }
+  case ASC_BI_MIN:
+  case ASC_BI_MAX: {
+    int dt = scalar_dt(ls, e);
+    asc__irval r = conv(ls, asc__lower_expr(ls, a[0]), dt);
+    for (int k = 1; k < n; k++)
+      r = op2(ls, b->id == ASC_BI_MIN ? ASC_IR_MIN : ASC_IR_MAX, dt, r,
+              conv(ls, asc__lower_expr(ls, a[k]), dt));
+    return r;
+  }
+  case ASC_BI_ABS: {
+    int dt = scalar_dt(ls, e);
+    return op1(ls, ASC_IR_ABS, dt, conv(ls, asc__lower_expr(ls, a[0]), dt));
+  }
+  case ASC_BI_POW: {
+    int dt = scalar_dt(ls, e);
+    asc__irval pa[2], r;
+    pa[0] = conv(ls, asc__lower_expr(ls, a[0]), dt);
+    pa[1] = conv(ls, asc__lower_expr(ls, a[1]), dt);
+    r = op2(ls, ASC_IR_POW, dt, pa[0], pa[1]);
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
+      math_errors(ls, MATH_INF_OVERFLOW, true, dt, pa, 2, r); /* math.pow */
+    return r;
+  }
+  case ASC_BI_GET_BLOCK_IDX:
+  case ASC_BI_GET_BLOCK_NUM: {
+    int32_t d = newreg(ls, ascInt64, NULL);
+    emit(ls, b->id == ASC_BI_GET_BLOCK_IDX ? ASC_IR_BLOCK_IDX
+                                           : ASC_IR_BLOCK_NUM,
+         d, 0);
+    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+  }
+  case ASC_BI_ATOMIC_ADD:
+  case ASC_BI_ATOMIC_SUB:
+  case ASC_BI_ATOMIC_MIN:
+  case ASC_BI_ATOMIC_MAX:
+  case ASC_BI_ATOMIC_EXCHANGE:
+  case ASC_BI_ATOMIC_CAS: {
+    asc__ast_expr sub;
+    int32_t t, d;
+    asc__irval off;
+    asc__irins *i;
+    int edt;
+    memset(&sub, 0, sizeof sub);
+    sub.kind = ASC_EXPR_SUBSCRIPT;
+    sub.loc = e->loc;
+    sub.u.sub.value = a[0];
+    sub.u.sub.index = a[1];
+    off = asc__lower_element_offset(ls, &sub, &t);
+    edt = ls->f->regs[t].ty.dtype;
+    d = newreg(ls, edt, NULL);
+    if (b->id == ASC_BI_ATOMIC_CAS) {
+      i = emit(ls, ASC_IR_CAS, d, 4);
+      i->args[2] = conv(ls, asc__lower_expr(ls, a[2]), edt);
+      i->args[3] = conv(ls, asc__lower_expr(ls, a[3]), edt);
+    } else {
+      i = emit(ls, ASC_IR_ATOMIC, d, 3);
+      i->aux = b->id == ASC_BI_ATOMIC_ADD   ? ASC_ATOM_ADD
+               : b->id == ASC_BI_ATOMIC_SUB ? ASC_ATOM_SUB
+               : b->id == ASC_BI_ATOMIC_MIN ? ASC_ATOM_MIN
+               : b->id == ASC_BI_ATOMIC_MAX ? ASC_ATOM_MAX
+                                            : ASC_ATOM_XCHG;
+      i->args[2] = conv(ls, asc__lower_expr(ls, a[2]), edt);
+    }
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    /* the value operands were lowered after the instruction was placed:
+     * move it after them */
+    asc__ir_remove(ls->cur, i);
+    asc__ir_append(ls->cur, i);
+    return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+  }
+  case ASC_BI_LEN: {
+    /* len(t) = t.shape[0]; len(t.shape) = ndim */
+    const asc__ast_expr *x = a[0];
+    if (x->kind == ASC_EXPR_ATTR && strcmp(x->u.attr.attr, "shape") == 0)
+      return asc__irv_int(
+          scalar_dt(ls, e),
+          ls->f->regs[asc__lower_tensor_reg(ls, x->u.attr.value)].ty.ndim);
+    if (is_agg(ty(x)))
+      return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
+    return conv(ls, asc__lower_dim_of(ls, asc__lower_tensor_reg(ls, x), 0),
+                scalar_dt(ls, e));
+  }
+  case ASC_BI_BARRIER:
+    emit(ls, ASC_IR_BARRIER, -1, 0);
+    return asc__irv_int(ascBool, 0);
+  case ASC_BI_LOCK:
+  case ASC_BI_UNLOCK: {
+    asc__ast_expr sub;
+    int32_t t;
+    asc__irval off;
+    asc__irins *i;
+    memset(&sub, 0, sizeof sub);
+    sub.kind = ASC_EXPR_SUBSCRIPT;
+    sub.loc = e->loc;
+    sub.u.sub.value = a[0];
+    sub.u.sub.index = a[1];
+    off = asc__lower_element_offset(ls, &sub, &t);
+    if (ls->f->regs[t].ty.dtype != ascInt32)
+      asc__diag_fatal(ls->c, a[0]->loc,
+                      "%s() needs an int32 lock array (0 = free), not %s "
+                      "elements",
+                      b->name,
+                      asc__dtype_long((ascDataType)ls->f->regs[t].ty.dtype));
+    i = emit(ls, b->id == ASC_BI_LOCK ? ASC_IR_LOCK : ASC_IR_UNLOCK, -1, 2);
+    i->args[0] = asc__irv_reg(t);
+    i->args[1] = off;
+    return asc__irv_int(ascBool, 0);
+  }
+  default: {
+    int id = intrinsic_of(b->id);
+    int dt = scalar_dt(ls, e);
+    int adt;
+    int32_t d;
+    asc__irins *i;
+    asc__irval args[3];
+    if (id < 0)
+      unsupported(ls, e->loc, "this builtin");
+    if (id == ASC_INTR_FLOOR || id == ASC_INTR_CEIL || id == ASC_INTR_TRUNC) {
+      /* math.floor gives an int, asc.floor the argument's type */
+      adt = scalar_dt(ls, a[0]);
+      if (!asc__dt_is_float(adt))
+        return conv(ls, asc__lower_expr(ls, a[0]), dt);
+    } else if (id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
+               id == ASC_INTR_ISFINITE) {
+      adt = scalar_dt(ls, a[0]);
+      if (!asc__dt_is_float(adt))
+        return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
+    } else {
+      adt = dt;
+    }
+    for (int k = 0; k < n && k < 3; k++)
+      args[k] = conv(ls, asc__lower_expr(ls, a[k]), adt);
+    d = newreg(ls, id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
+                           id == ASC_INTR_ISFINITE
+                       ? ascBool
+                       : adt,
+               NULL);
+    i = emit(ls, ASC_IR_CALL, d, n);
+    i->aux = id;
+    for (int k = 0; k < n; k++)
+      i->args[k] = args[k];
+    if (!asc__expr_via_asc(e->u.call.func) && n <= 3)
+      math_errors(ls, math_error_kind(id), false, adt, args, n,
+                  asc__irv_reg(d));
+    return conv(ls, asc__irv_reg(d), dt);
+  }
+  }
+}

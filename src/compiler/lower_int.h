@@ -1,0 +1,177 @@
+/*
+ * Shared by the files of lowering (lower.c: expressions, statements, the
+ * entry; lower_call.c: calls) and by nothing else.
+ */
+#ifndef ASC_LOWER_INT_H
+#define ASC_LOWER_INT_H
+
+#include "compiler/lower.h"
+#include "compiler/passes/passes.h"
+#include "compiler/types/types.h"
+
+typedef struct symreg {
+  const asc__sym *sym;
+  int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
+                       * aggregate (elems) */
+  asc__irval cval;
+  int32_t *elems;     /* tuple / struct variables: one register each */
+  int nelems;
+  uint32_t bucket;    /* of sym, in lstate.heads */
+  int32_t older;      /* the previous entry in that bucket, or -1 */
+} symreg;
+
+typedef struct lstate {
+  asc__cctx *c;
+  const asc__typed *t;
+  asc__irfunc *f;
+  asc__irblock *cur;
+  int32_t line;
+  /* Bindings, newest last; a scope ends by unbind_to(its start).  heads
+   * chains them by symbol, newest first, so a lookup visits what the
+   * backwards scan of map would, for that symbol only. */
+  symreg *map;
+  int nmap, capmap;
+  int32_t *heads;        /* per bucket: its newest entry, or -1 */
+  uint32_t nheads;
+  int loops;             /* enclosing loops (for break/continue) */
+  int pfors;             /* enclosing parallel loops */
+  bool in_pbody;         /* lowering a parallel_for body function */
+  bool boundscheck;
+  int excepts;           /* enclosing except clauses (for a bare raise) */
+  /* inlined helper: where `return v` goes */
+  int32_t ret_reg;
+  int32_t ret_flag;      /* bool: a `return` inside a loop has run */
+  int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
+  asc__type *ret_type;
+  int inline_depth;
+  uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
+} lstate;
+
+static inline _Noreturn void unsupported(lstate *ls, asc__loc loc,
+                                         const char *what) {
+  asc__diag_fatal(ls->c, loc, "%s is not supported by the compiler yet",
+                  what);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static inline asc__type *ty(const asc__ast_expr *e) {
+  return e->type ? asc__ty_find(e->type) : NULL;
+}
+
+static inline int scalar_dt(lstate *ls, const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  if (t == NULL || t->kind != ASC_TY_SCALAR)
+    asc__diag_fatal(ls->c, e->loc, "expected a scalar value here");
+  return t->dtype;
+}
+
+static inline asc__irins *emit(lstate *ls, int op, int32_t dst, int nargs) {
+  asc__irins *i = asc__ir_ins(ls->c, op, dst, nargs, ls->line);
+  asc__ir_append(ls->cur, i);
+  return i;
+}
+
+static inline int32_t newreg(lstate *ls, int dt, const char *hint) {
+  return asc__ir_reg(ls->c, ls->f, asc__irt_scalar(dt), hint);
+}
+
+/* Operations on constants fold right away: shapes of local arrays and
+ * indices such as t.shape[-1] must be constants before any pass runs. */
+static inline asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
+                      asc__irval b) {
+  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
+  asc__irval args[2] = {a, b}, r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
+    return r;
+  d = newreg(ls, rdt, NULL);
+  i = emit(ls, op, d, 2);
+  i->args[0] = a;
+  i->args[1] = b;
+  return asc__irv_reg(d);
+}
+
+static inline asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
+  asc__irval r;
+  int32_t d;
+  asc__irins *i;
+  if (asc__ir_eval(op, 0, dt, asc__irv_dtype(ls->f, a), &a, 1, &r))
+    return r;
+  d = newreg(ls, dt, NULL);
+  i = emit(ls, op, d, 1);
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static inline void mov(lstate *ls, int32_t dst, asc__irval v) {
+  asc__irins *i = emit(ls, ASC_IR_MOV, dst, 1);
+  i->args[0] = v;
+}
+
+static inline int vdt(lstate *ls, asc__irval v) {
+  return asc__irv_dtype(ls->f, v);
+}
+
+/* v converted to dt (constants at compile time when exact enough). */
+static inline asc__irval conv(lstate *ls, asc__irval v, int dt) {
+  int from = vdt(ls, v);
+  asc__irval r;
+  if (from == dt)
+    return v;
+  if (v.kind == ASC_IRV_CONST &&
+      asc__ir_eval(ASC_IR_CAST, 0, dt, from, &v, 1, &r))
+    return r;
+  return op1(ls, ASC_IR_CAST, dt, v);
+}
+
+static inline asc__irval truthy(lstate *ls, asc__irval v) {
+  int dt = vdt(ls, v);
+  if (dt == ascBool)
+    return v;
+  return op2(ls, ASC_IR_NE, dt, v,
+             asc__dt_is_float(dt) ? asc__irv_float(dt, 0.0)
+                                  : asc__irv_int(dt, 0));
+}
+
+/* Tuples (t.shape, (a, b)) and struct objects live in one register per
+ * element or field: a variable of such a type is a list of registers. */
+static inline bool is_agg(asc__type *t) {
+  return t && (t->kind == ASC_TY_TUPLE || t->kind == ASC_TY_STRUCT);
+}
+
+static inline int agg_n(asc__type *t) { return t->n; }
+
+static inline asc__type *agg_elem(asc__type *t, int k) {
+  return asc__ty_find(t->kind == ASC_TY_TUPLE ? t->elems[k]
+                                              : t->fields[k].type);
+}
+
+/* -------------------------------------------------------------- lower.c */
+
+/* Binds symbol s to register reg in the current scope. */
+void asc__lower_bind(lstate *ls, const asc__sym *s, int32_t reg);
+/* The register of tensor expression e. */
+int32_t asc__lower_tensor_reg(lstate *ls, const asc__ast_expr *e);
+/* Axis k's size of tensor register t. */
+asc__irval asc__lower_dim_of(lstate *ls, int32_t t, int k);
+/* Raises an exception of kind with msg here. */
+void asc__lower_raise_here(lstate *ls, int kind, const char *msg);
+asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
+                                     int32_t *treg);
+symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc);
+void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
+                    asc__irval *vals);
+asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
+void asc__lower_block(lstate *ls, const asc__ast_block *b);
+
+/* --------------------------------------------------------- lower_call.c */
+
+/* A helper call, inlined (lower_call.c explains how). */
+asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
+                                    asc__irval *agg);
+/* A call of a builtin, an intrinsic or a helper. */
+asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
+
+#endif /* ASC_LOWER_INT_H */

@@ -1,0 +1,517 @@
+/*
+ * Type inference of calls: builtins (dtype constructors, math, atomics,
+ * scratch arrays, parallel loops), helper calls (one instance per argument
+ * types) and struct constructors.  infer.c holds the solver; infer_int.h
+ * what the two share.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/types/infer.h"
+#include "compiler/types/infer_int.h"
+
+/* ---------------------------------------------------------------- calls */
+
+static asc__type *call_arg(run *r, asc__ast_expr *call, int i) {
+  asc__ast_expr *a = i < call->u.call.nrargs ? call->u.call.rargs[i] : NULL;
+  if (a == NULL)
+    return NULL;
+  return asc__infer_expr(r, a);
+}
+
+/* A parallel-loop body (lambda or nested def) taking the iteration index. */
+static void loop_body(run *r, asc__ast_expr *arg) {
+  asc__ast_func *fn = NULL;
+  frame *saved;
+  if (arg->kind == ASC_EXPR_LAMBDA)
+    fn = arg->u.lambda.fn;
+  else if (arg->kind == ASC_EXPR_NAME && arg->u.name.sym != NULL &&
+           arg->u.name.sym->kind == ASC_SYM_FUNC &&
+           arg->u.name.sym->u.func->kind == ASC_FUNC_NESTED)
+    fn = arg->u.name.sym->u.func;
+  if (fn == NULL) {
+    report(r, arg->loc,
+           "parallel_for's body must be a lambda or a nested def");
+    return;
+  }
+  if (fn->nparams != 1) {
+    report(r, fn->loc,
+           "a parallel_for body takes one parameter (the index), not %d",
+           fn->nparams);
+    /* no further messages about its parameters */
+    for (int i = 0; i < fn->nparams; i++)
+      asc__infer_assign_cell(r, fn->params[i].sym, fn->params[i].loc, err(r),
+                             NULL);
+    return;
+  }
+  asc__infer_assign_cell(r, fn->params[0].sym, fn->params[0].loc,
+                         scalar(r, ascInt64), NULL);
+  if (r->check)
+    asc__infer_settype(r, arg,
+                       asc__ty_func(r->in->c, fn->name, 1,
+                                    (asc__type *[]){scalar(r, ascInt64)},
+                                    asc__ty_none(r->in->c)));
+  if (arg->kind != ASC_EXPR_LAMBDA)
+    return; /* walked at its def */
+  saved = r->cur;
+  r->cur = asc__infer_frame_for(r, fn);
+  asc__infer_block(r, &fn->body);
+  r->cur = saved;
+}
+
+/* ascDataType named by a dtype argument (asc.float32, float, int). */
+static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
+  const asc__builtin *b = asc__expr_builtin(a);
+  if (b != NULL && b->kind == ASC_BK_DTYPE) {
+    *dt = asc__builtin_dtype(b);
+    return true;
+  }
+  if (b != NULL && (b->id == ASC_BI_FLOAT || b->id == ASC_BI_INT ||
+                    b->id == ASC_BI_BOOL)) {
+    *dt = b->id == ASC_BI_FLOAT ? ascFloat64
+          : b->id == ASC_BI_INT ? ascInt64
+                                : ascBool;
+    return true;
+  }
+  report(r, a->loc, "expected a dtype such as asc.float32");
+  return false;
+}
+
+static asc__type *scratch_array(run *r, asc__ast_expr *e) {
+  asc__ast_expr *shape = e->u.call.rargs[0], *dt = e->u.call.rargs[1];
+  ascDataType d;
+  int n = 1;
+  bool ok = true;
+  if (shape == NULL || dt == NULL)
+    return err(r);
+  if (shape->kind == ASC_EXPR_TUPLE) {
+    n = shape->u.tuple.n;
+    for (int i = 0; i < n; i++) {
+      asc__type *t = asc__infer_expr(r, shape->u.tuple.elts[i]);
+      if (!asc__infer_is_const_int(r, shape->u.tuple.elts[i], 0) ||
+          (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
+        report(r, shape->u.tuple.elts[i]->loc,
+               "a scratch array's shape must be made of integer constants");
+        ok = false;
+      } else {
+        asc__infer_coerce(r, shape->u.tuple.elts[i], scalar(r, ascInt64), 0);
+      }
+    }
+    if (r->check)
+      asc__infer_settype(r, shape, asc__ty_shape(r->in->c, n));
+  } else {
+    asc__type *t = asc__infer_expr(r, shape);
+    if (!asc__infer_is_const_int(r, shape, 0) ||
+        (t != NULL && !is_err(t) && !asc__ty_is_intlike(t))) {
+      report(r, shape->loc,
+             "a scratch array's shape must be an integer constant or a "
+             "tuple of them");
+      ok = false;
+    } else {
+      asc__infer_coerce(r, shape, scalar(r, ascInt64), 0);
+    }
+  }
+  if (n < 1 || n > ASC_MAX_DIMS) {
+    report(r, shape->loc, "a scratch array has 1 to %d dimensions",
+           ASC_MAX_DIMS);
+    ok = false;
+  }
+  if (!dtype_arg(r, dt, &d) || !ok)
+    return err(r);
+  if (r->check)
+    asc__infer_settype(r, dt, scalar(r, d));
+  return asc__ty_tensor(r->in->c, d, n, true);
+}
+
+static asc__type *atomic(run *r, asc__ast_expr *e) {
+  asc__type *at = call_arg(r, e, 0);
+  int nvals = e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ? 2 : 1;
+  asc__type *elem;
+  PROPAGATE(at);
+  at = asc__ty_find(at);
+  if (at->kind != ASC_TY_TENSOR) {
+    report(r, e->u.call.rargs[0]->loc,
+           "%s needs a tensor as its first argument, not %s",
+           e->u.call.builtin->name, tn(r, at));
+    return err(r);
+  }
+  elem = scalar(r, at->dtype);
+  asc__infer_check_tensor_index(r, at, e->u.call.rargs[1],
+                                e->u.call.rargs[1]->loc);
+  for (int i = 0; i < nvals; i++) {
+    asc__ast_expr *v = e->u.call.rargs[2 + i];
+    asc__type *vt = asc__infer_expr(r, v);
+    if (vt == NULL || is_err(vt))
+      continue;
+    if (!asc__infer_fits(r, vt, elem, true, 0))
+      report(r, v->loc, "%s on %s: cannot convert %s to %s",
+             e->u.call.builtin->name, tn(r, at), tn(r, vt), tn(r, elem));
+    else
+      asc__infer_coerce(r, v, elem, 0);
+  }
+  if ((e->u.call.builtin->id == ASC_BI_ATOMIC_SUB ||
+       e->u.call.builtin->id == ASC_BI_ATOMIC_ADD) &&
+      at->dtype == ascBool) {
+    report(r, e->loc, "%s is not defined on bool tensors",
+           e->u.call.builtin->name);
+    return err(r);
+  }
+  return elem;
+}
+
+/* Unary float functions: a float keeps its type, an integer gives
+ * float64, a weak int a weak float. */
+static asc__type *floatify(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (asc__dtype_is_float(t->dtype))
+    return t;
+  return t->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
+}
+
+static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
+  asc__type *t = call_arg(r, e, i);
+  if (t == NULL || is_err(t))
+    return t;
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_SCALAR) {
+    report(r, e->u.call.rargs[i]->loc, "%s() takes a scalar, not %s",
+           e->u.call.builtin->name, tn(r, t));
+    return err(r);
+  }
+  return t;
+}
+
+static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t, *u;
+  for (int i = 0; i < e->u.call.nrargs; i++)
+    if (e->u.call.rargs[i] == NULL && i < b->min_args)
+      return err(r); /* the resolver reported it */
+  switch (b->kind) {
+  case ASC_BK_DTYPE:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, asc__builtin_dtype(b));
+  case ASC_BK_EXC:
+    report(r, e->loc, "an exception can only be raised");
+    return err(r);
+  case ASC_BK_FUNC:
+    break;
+  default:
+    report(r, e->loc, "'%s' cannot be called", b->name);
+    return err(r);
+  }
+  switch (b->id) {
+  case ASC_BI_RANGE:
+  case ASC_BI_PRANGE:
+  case ASC_BI_STATIC_RANGE:
+    report(r, e->loc, "%s() can only be the iterable of a for loop", b->name);
+    return err(r);
+  case ASC_BI_PARALLEL_FOR:
+    t = call_arg(r, e, 0);
+    if (t != NULL && !is_err(t) &&
+        (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool))
+      report(r, e->u.call.rargs[0]->loc,
+             "parallel_for's iteration count must be an integer, not %s",
+             tn(r, t));
+    else
+      asc__infer_coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
+    loop_body(r, e->u.call.rargs[1]);
+    return asc__ty_none(r->in->c);
+  case ASC_BI_GET_BLOCK_IDX:
+  case ASC_BI_GET_BLOCK_NUM:
+    return scalar(r, ascInt64);
+  case ASC_BI_BARRIER:
+  case ASC_BI_CRITICAL:
+    return asc__ty_none(r->in->c);
+  case ASC_BI_ATOMIC_ADD:
+  case ASC_BI_ATOMIC_SUB:
+  case ASC_BI_ATOMIC_MIN:
+  case ASC_BI_ATOMIC_MAX:
+  case ASC_BI_ATOMIC_CAS:
+  case ASC_BI_ATOMIC_EXCHANGE:
+    return atomic(r, e);
+  case ASC_BI_LOCK_ARRAY:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    if (!asc__ty_is_intlike(t) ||
+        !asc__infer_is_const_int(r, e->u.call.rargs[0], 0)) {
+      report(r, e->u.call.rargs[0]->loc,
+             "lock_array's size must be an integer constant");
+      return err(r);
+    }
+    asc__infer_coerce(r, e->u.call.rargs[0], scalar(r, ascInt64), 0);
+    /* A lock array is a tensor of int32 lock words. */
+    return asc__ty_tensor(r->in->c, ascInt32, 1, true);
+  case ASC_BI_LOCK:
+  case ASC_BI_UNLOCK:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    if (!is_kind(t, ASC_TY_TENSOR)) {
+      report(r, e->u.call.rargs[0]->loc, "%s() needs a lock array, not %s",
+             b->name, tn(r, t));
+      return err(r);
+    }
+    asc__infer_check_tensor_index(r, asc__ty_find(t), e->u.call.rargs[1],
+                                  e->u.call.rargs[1]->loc);
+    return asc__ty_none(r->in->c);
+  case ASC_BI_LOCAL_ARRAY:
+  case ASC_BI_SHARED_ARRAY:
+    return scratch_array(r, e);
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+    t = need_scalar(r, e, 0);
+    for (int i = 1; i < e->u.call.nrargs; i++) {
+      u = need_scalar(r, e, i);
+      if (t == NULL || u == NULL) {
+        t = NULL;
+        continue;
+      }
+      if (is_err(t) || is_err(u)) {
+        t = err(r);
+        continue;
+      }
+      t = asc__ty_promote(r->in->c, t, u);
+    }
+    return t;
+  case ASC_BI_ABS:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_LEN:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    t = asc__ty_find(t);
+    if (t->kind == ASC_TY_TUPLE)
+      return weak(r, ascInt64);
+    if (t->kind == ASC_TY_TENSOR && t->ndim > 0)
+      return scalar(r, ascInt64);
+    report(r, e->loc, "len() of %s", tn(r, t));
+    return err(r);
+  case ASC_BI_FLOAT:
+  case ASC_BI_INT:
+    /* Python scalars are weak. */
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return weak(r, b->id == ASC_BI_FLOAT ? ascFloat64 : ascInt64);
+  case ASC_BI_BOOL:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, ascBool);
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return scalar(r, ascBool);
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    if (!asc__expr_via_asc(e->u.call.func)) /* math.floor returns a Python int */
+      return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
+                 ? scalar(r, ascInt64)
+                 : t;
+    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_POW:
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    if (e->u.call.func->kind == ASC_EXPR_ATTR && !asc__expr_via_asc(e->u.call.func))
+      return floatify(r, asc__ty_promote(r->in->c, t, u)); /* math.pow */
+    {
+      asc__type *p = asc__infer_arith_promote(r, t, u);
+      if (!asc__dtype_is_float(p->dtype) &&
+          asc__infer_is_neg_int_literal(e->u.call.rargs[1])) {
+        report(r, e->u.call.rargs[1]->loc,
+               "integer power with a negative exponent: make the base a "
+               "float");
+        return err(r);
+      }
+      return p;
+    }
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    return floatify(r, asc__ty_promote(r->in->c, t, u));
+  default:
+    /* sin, cos, exp, log, sqrt, erf, fabs, ... */
+    if (b->min_args == 1 && b->max_args == 1) {
+      t = need_scalar(r, e, 0);
+      PROPAGATE(t);
+      return floatify(r, t);
+    }
+    report(r, e->loc, "'%s' is not supported here", b->name);
+    return err(r);
+  }
+}
+
+/* Builtins whose weak arguments take the result's type. */
+static bool args_follow_result(asc__builtin_id id) {
+  switch (id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+  case ASC_BI_ABS:
+  case ASC_BI_POW:
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
+  case ASC_BI_FLOOR:
+  case ASC_BI_CEIL:
+  case ASC_BI_TRUNC:
+  case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
+  case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
+  case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
+  case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
+  case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static asc__type *builtin_call(run *r, asc__ast_expr *e) {
+  asc__type *t = builtin_call_inner(r, e);
+  asc__type *f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
+      args_follow_result(e->u.call.builtin->id))
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      asc__infer_coerce(r, e->u.call.rargs[i], f, 0);
+  return t;
+}
+
+
+static asc__type *helper_call(run *r, asc__ast_expr *e) {
+  asc__ast_func *fn = e->u.call.callee;
+  int32_t n = e->u.call.nrargs;
+  asc__type **args = asc__arena_alloc(r->in->c, sizeof *args * (size_t)(n + 1));
+  bool unknown = false, bad = false;
+  inst *in;
+  for (int32_t i = 0; i < n; i++) {
+    asc__ast_expr *a = e->u.call.rargs[i];
+    if (a == NULL) {
+      bad = true;
+      continue;
+    }
+    args[i] = asc__infer_expr(r, a);
+    if (args[i] == NULL)
+      unknown = true;
+    else if (is_err(args[i]))
+      bad = true;
+    else if (is_kind(args[i], ASC_TY_STR) || is_kind(args[i], ASC_TY_NONE)) {
+      report(r, a->loc, "cannot pass %s to a helper", tn(r, args[i]));
+      bad = true;
+    }
+  }
+  if (bad)
+    return err(r);
+  if (unknown)
+    return NULL;
+  if (n != fn->nparams) {
+    report(r, e->loc, "'%s' takes %d arguments, not %d", fn->name,
+           fn->nparams, (int)n);
+    return err(r);
+  }
+  /* Annotated parameters take arguments that convert to them, and an
+   * instance is made for the annotated type, not the argument's. */
+  for (int32_t i = 0; i < n; i++) {
+    asc__type *at;
+    if (fn->params[i].annotation == NULL)
+      continue;
+    at = asc__infer_annotation_type(r, fn->params[i].annotation, NULL);
+    if (at == NULL || is_err(at))
+      continue;
+    if (at->kind == ASC_TY_TENSOR && is_kind(args[i], ASC_TY_TENSOR))
+      at->contiguous = asc__ty_find(args[i])->contiguous;
+    if (!asc__infer_fits(r, args[i], at, true, 0)) {
+      report(r, e->u.call.rargs[i]->loc,
+             "argument '%s' of '%s' is annotated %s; cannot pass %s",
+             fn->params[i].name, fn->name, py_name(r, at), tn(r, args[i]));
+      bad = true;
+    }
+    args[i] = at;
+  }
+  if (bad)
+    return err(r);
+  in = asc__infer_instantiate(r, fn, args, n, e->loc);
+  if (in == NULL)
+    return err(r);
+  if (r->check) {
+    infer *I = r->in;
+    asc__typed *out = I->out;
+    /* Annotated parameters convert the arguments. */
+    for (int32_t i = 0; i < n; i++)
+      asc__infer_coerce(r, e->u.call.rargs[i],
+                        in->pub.type ? in->pub.type->elems[i] : NULL, 0);
+    out->calls = asc__arena_grow(I->c, out->calls, out->ncalls,
+                                 &I->ncalls_cap, sizeof *out->calls, 16);
+    out->calls[out->ncalls].call = e;
+    out->calls[out->ncalls].inst = &in->pub;
+    out->ncalls++;
+  }
+  return in->ret;
+}
+
+static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
+  asc__type *st = asc__infer_struct_type(r, e->u.call.cls);
+  asc__ast_class *cls = e->u.call.cls;
+  bool unknown = false;
+  if (e->u.call.nrargs > cls->nfields) {
+    report(r, e->loc, "%s has %d fields, not %d", cls->name, cls->nfields,
+           e->u.call.nrargs);
+    return err(r);
+  }
+  for (int i = 0; i < cls->nfields; i++) {
+    asc__ast_expr *a = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
+    asc__type *at;
+    if (a == NULL) {
+      asc__ast_expr *def = cls->fields[i].def;
+      if (def == NULL) {
+        report(r, e->loc, "%s() is missing field '%s'", cls->name,
+               cls->fields[i].name);
+      } else if (r->check) {
+        /* the default is typed where it is used */
+        asc__type *dt = asc__infer_expr(r, def);
+        if (!asc__infer_fits(r, dt, st->fields[i].type, true, 0))
+          report(r, def->loc, "field '%s' of %s has type %s, not %s",
+                 cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+                 tn(r, dt));
+        else
+          asc__infer_coerce(r, def, st->fields[i].type, 0);
+      }
+      continue;
+    }
+    at = asc__infer_expr(r, a);
+    if (at == NULL) {
+      unknown = true;
+      continue;
+    }
+    if (!asc__infer_fits(r, at, st->fields[i].type, true, 0))
+      report(r, a->loc, "field '%s' of %s has type %s, not %s",
+             cls->fields[i].name, cls->name, tn(r, st->fields[i].type),
+             tn(r, at));
+    else
+      asc__infer_coerce(r, a, st->fields[i].type, 0);
+  }
+  return unknown ? NULL : st;
+}
+
+asc__type *asc__infer_call(run *r, asc__ast_expr *e) {
+  if (e->u.call.builtin != NULL)
+    return builtin_call(r, e);
+  if (e->u.call.callee != NULL)
+    return helper_call(r, e);
+  if (e->u.call.cls != NULL)
+    return struct_ctor(r, e);
+  report(r, e->loc, "only helpers (@asc.func), builtins and struct classes "
+                    "can be called");
+  return err(r);
+}

@@ -1,0 +1,170 @@
+/*
+ * Shared by the files of type inference (infer.c: the solver, statements
+ * and expressions; infer_call.c: calls) and by nothing else.
+ */
+#ifndef ASC_INFER_INT_H
+#define ASC_INFER_INT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "compiler/types/infer.h"
+
+/* The solver's state for one local: its current type and where it came
+ * from. */
+typedef struct cell {
+  asc__type *t;          /* NULL: nothing assigned yet (the bottom) */
+  bool declared;         /* an annotation or a parameter fixed it */
+  bool has_first;
+  asc__loc first_loc;    /* first assignment seen */
+  asc__loc origin_loc;   /* the assignment that gave t its current value */
+} cell;
+
+typedef struct frame {
+  asc__ast_func *fn;
+  cell *cells;           /* one per fn->locals */
+  cell ret;              /* the value returned */
+  struct frame *next;
+} frame;
+
+typedef struct inst {
+  asc__tinst pub;
+  asc__type **args;
+  int32_t nargs;
+  asc__type *ret;        /* solved return type */
+  bool busy;             /* being solved (a cycle is a resolver bug) */
+  bool checked;
+  struct inst *all_next;
+} inst;
+
+typedef struct typed_fn {  /* helpers whose original tree is taken */
+  const asc__ast_func *fn;
+  struct typed_fn *next;
+} typed_fn;
+
+typedef struct infer {
+  asc__cctx *c;
+  asc__ast_module *mod;
+  const asc__sig *sig;
+  asc__typed *out;
+  inst *insts;
+  typed_fn *taken;
+  int nest;
+  int32_t ncalls_cap;
+} infer;
+
+typedef struct run {
+  infer *in;
+  asc__ast_func *fn;
+  frame *frames;
+  frame *cur;            /* innermost function being walked */
+  bool check;
+  bool changed;
+  /* check pass: every expression typed, to turn weak types into their
+   * defaults once parents have coerced them */
+  asc__ast_expr **typed;
+  int32_t ntyped, captyped;
+} run;
+
+/* ------------------------------------------------------------ reporting */
+
+static inline void report(run *r, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+static inline void report(run *r, asc__loc loc, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  if (!r->check)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  asc__diag_error(r->in->c, loc, "%s", msg);
+}
+
+static inline void note(run *r, asc__loc loc, const char *fmt, ...)
+    ASC_PRINTF(3, 4);
+static inline void note(run *r, asc__loc loc, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  if (!r->check)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  asc__diag_note(r->in->c, loc, "%s", msg);
+}
+
+static inline const char *tn(run *r, asc__type *t) {
+  return asc__ty_name(r->in->c, t);
+}
+
+/* As the source spells it: a weak scalar is Python's `int` / `float`. */
+static inline const char *py_name(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_SCALAR && t->weak)
+    return asc__dtype_is_float(t->dtype) ? "float" : "int";
+  return tn(r, t);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static inline asc__type *err(run *r) { return asc__ty_error(r->in->c); }
+static inline asc__type *scalar(run *r, ascDataType dt) {
+  return asc__ty_scalar(r->in->c, dt);
+}
+static inline asc__type *weak(run *r, ascDataType dt) {
+  return asc__ty_weak(r->in->c, dt);
+}
+
+static inline bool is_err(asc__type *t) {
+  t = asc__ty_find(t);
+  return t != NULL && t->kind == ASC_TY_ERROR;
+}
+
+static inline bool is_kind(asc__type *t, asc__tkind k) {
+  t = asc__ty_find(t);
+  return t != NULL && t->kind == k;
+}
+
+/* An unknown (bottom) or poisoned operand makes the result unknown or
+ * poisoned without a further message. */
+#define PROPAGATE(t)                                                          \
+  do {                                                                        \
+    if ((t) == NULL)                                                          \
+      return NULL;                                                            \
+    if (is_err(t))                                                            \
+      return err(r);                                                          \
+  } while (0)
+
+/* ------------------------------------------------------------- infer.c */
+
+asc__type *asc__infer_expr(run *r, asc__ast_expr *e);
+void asc__infer_settype(run *r, asc__ast_expr *e, asc__type *t);
+void asc__infer_block(run *r, asc__ast_block *b);
+/* Compile-time constant integer expressions: literals, module constants,
+ * ConstExpr parameters, arithmetic of those. */
+bool asc__infer_is_const_int(run *r, const asc__ast_expr *e, int depth);
+frame *asc__infer_frame_for(run *r, asc__ast_func *fn);
+bool asc__infer_fits(run *r, asc__type *s, asc__type *t, bool declared,
+                     int depth);
+void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth);
+asc__type *asc__infer_assign_cell(run *r, asc__sym *sym, asc__loc loc,
+                                  asc__type *s, asc__ast_expr *value);
+/* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
+asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
+                                      bool *constexpr);
+asc__type *asc__infer_struct_type(run *r, asc__ast_class *cls);
+bool asc__infer_is_neg_int_literal(const asc__ast_expr *e);
+asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b);
+void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
+                                   asc__loc loc);
+/* The instance of helper fn for these argument types, solved. */
+inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
+                             int32_t nargs, asc__loc loc);
+
+/* -------------------------------------------------------- infer_call.c */
+
+/* The type of call expression e (a builtin, helper or struct class). */
+asc__type *asc__infer_call(run *r, asc__ast_expr *e);
+
+#endif /* ASC_INFER_INT_H */
