@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/env.h"
 #include "compiler/cctx.h"
 
 struct asc__arena_chunk {
@@ -27,18 +28,11 @@ static uint64_t now_ns(void) {
 /* ASC_COMPILE_TIMEOUT_MS, read as ASC_CC_TIMEOUT_MS is: a positive
  * decimal number of milliseconds; anything else gives the default.  At
  * most a day, so the deadline cannot overflow. */
-static uint64_t budget_from_env(void) {
-  const char *s = getenv("ASC_COMPILE_TIMEOUT_MS");
-  char *end;
-  unsigned long long v;
-  if (s == NULL || *s == '\0')
-    return ASC_COMPILE_DEFAULT_TIMEOUT_MS;
-  errno = 0;
-  v = strtoull(s, &end, 10);
-  if (errno != 0 || *end != '\0' || v == 0 || s[0] == '-')
-    return ASC_COMPILE_DEFAULT_TIMEOUT_MS;
-  return v > 86400000u ? 86400000u : (uint64_t)v;
-}
+static asc__env_num budget_env = {"ASC_COMPILE_TIMEOUT_MS",
+                                  ASC_COMPILE_DEFAULT_TIMEOUT_MS, 1,
+                                  86400000u, ASC__ENV_CLAMP, false};
+
+static uint64_t budget_from_env(void) { return asc__env_u64(&budget_env); }
 
 void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
                     size_t len, int32_t first_line) {

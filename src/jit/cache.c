@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE /* O_PATH */
 #include "jit/cache.h"
+#include "base/env.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -336,6 +337,7 @@ static int lock_file(int dfd, const char *name, const char *path,
                      uint64_t wait_ms, int *fd) {
   uint64_t deadline = uv_hrtime() + wait_ms * 1000000u;
   unsigned delay = 1;
+  int replaced = 0;
   struct stat a, b;
 
   *fd = -1;
@@ -345,11 +347,23 @@ static int lock_file(int dfd, const char *name, const char *path,
       return errno;
     f = openat(dfd, name,
                O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-    if (f < 0)
-      return errno == ELOOP ? EINVAL : errno;
-    if (fstat(f, &a) != 0 || !S_ISREG(a.st_mode)) {
+    if (f >= 0 && (fstat(f, &a) != 0 || !S_ISREG(a.st_mode))) {
       close(f);
-      return EINVAL;
+      f = -1;
+      errno = EINVAL;
+    }
+    if (f < 0) {
+      /* A link, FIFO, device or directory where the lock file belongs
+       * (planted, or left by a crash) would leave every build unlocked:
+       * replace it, as a bad entry is replaced, a few times at most
+       * (another process may be doing the same). */
+      if ((errno == ELOOP || errno == EINVAL || errno == EISDIR ||
+           errno == ENXIO) && replaced++ < 3) {
+        remove_at(dfd, name, 1);
+        continue;
+      }
+      return errno == ELOOP || errno == EISDIR || errno == ENXIO ? EINVAL
+                                                                 : errno;
     }
     while (flock(f, LOCK_EX | LOCK_NB) != 0) {
       if (errno == EINTR)
@@ -476,57 +490,12 @@ out:
 
 /* ------------------------------------------------------------ directory */
 
-/* A positive decimal number from the environment (with suffixes: an
- * optional K, M, G or T, binary, then optional "i" and "B").  An unset or
- * empty variable gives dflt; anything else that is not such a number
- * ("abc", "-1", "10Q", an overflow, 0) gives dflt with one warning on
- * stderr per variable and process: a typo must not silently leave the
- * cache unbounded or the lock wait at a surprise value. */
-static uint64_t env_u64(const char *name, uint64_t dflt, bool suffixes,
-                        atomic_bool *warned) {
-  const char *s = getenv(name);
-  char *end;
-  unsigned long long v;
-  int shift = 0;
-
-  if (s == NULL || *s == '\0')
-    return dflt;
-  if (*s < '0' || *s > '9') /* strtoull would take "-1", " 5", "+5" */
-    goto bad;
-  errno = 0;
-  v = strtoull(s, &end, 10);
-  if (errno != 0)
-    goto bad;
-  if (suffixes && *end != '\0') {
-    switch (*end == 'k' || *end == 'm' || *end == 'g' || *end == 't'
-                ? *end - 'a' + 'A'
-                : *end) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: goto bad;
-    }
-    end++;
-    if (*end == 'i')
-      end++;
-    if (*end == 'B' || *end == 'b')
-      end++;
-  }
-  if (*end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-    goto bad;
-  return (uint64_t)v << shift;
-bad:
-  if (!atomic_exchange(warned, true))
-    fprintf(stderr,
-            "libasc: warning: %s=%s is not a positive number%s; using the "
-            "default %llu\n",
-            name, s, suffixes ? " (with an optional K, M, G or T suffix)" : "",
-            (unsigned long long)dflt);
-  return dflt;
-}
-
-static atomic_bool max_bytes_warned, lock_timeout_warned;
+static asc__env_num max_bytes_env = {"ASC_CACHE_MAX_BYTES",
+                                     ASC_CACHE_DEFAULT_MAX_BYTES, 1,
+                                     UINT64_MAX, ASC__ENV_SUFFIXES, false};
+static asc__env_num lock_timeout_env = {"ASC_CACHE_LOCK_TIMEOUT_MS",
+                                        DEFAULT_LOCK_TIMEOUT_MS, 1,
+                                        UINT64_MAX, 0, false};
 
 /* The directory the environment names (asc__malloc), NULL if none. */
 static char *dir_from_env(void) {
@@ -813,11 +782,8 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     return asc__error(ascErrorInternal, "cannot create a mutex");
   }
   c->configured_fd = c->fallback_fd = c->dir_fd = -1;
-  c->max_bytes = env_u64("ASC_CACHE_MAX_BYTES", ASC_CACHE_DEFAULT_MAX_BYTES,
-                         true, &max_bytes_warned);
-  c->lock_timeout_ms = env_u64("ASC_CACHE_LOCK_TIMEOUT_MS",
-                               DEFAULT_LOCK_TIMEOUT_MS, false,
-                               &lock_timeout_warned);
+  c->max_bytes = asc__env_u64(&max_bytes_env);
+  c->lock_timeout_ms = asc__env_u64(&lock_timeout_env);
   c->configured = dir != NULL ? asc__strdup(dir) : dir_from_env();
   if (c->configured != NULL && c->configured[0] != '/' &&
       getcwd(cwd, sizeof cwd) != NULL) {

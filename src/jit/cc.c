@@ -14,6 +14,7 @@
  * the entry's own lock, so a slow compiler never blocks another one.
  */
 #include "jit/cc.h"
+#include "base/env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,18 +186,12 @@ static char *resolve_on_path(const char *name) {
   return NULL;
 }
 
-static uint64_t timeout_ms_from_env(void) {
-  const char *s = getenv("ASC_CC_TIMEOUT_MS");
-  char *end;
-  unsigned long long v;
+static asc__env_num cc_timeout_env = {"ASC_CC_TIMEOUT_MS",
+                                      ASC_CC_DEFAULT_TIMEOUT_MS, 1,
+                                      UINT64_MAX, 0, false};
 
-  if (s == NULL || *s == '\0')
-    return ASC_CC_DEFAULT_TIMEOUT_MS;
-  errno = 0;
-  v = strtoull(s, &end, 10);
-  if (errno != 0 || *end != '\0' || v == 0)
-    return ASC_CC_DEFAULT_TIMEOUT_MS;
-  return (uint64_t)v;
+static uint64_t timeout_ms_from_env(void) {
+  return asc__env_u64(&cc_timeout_env);
 }
 
 static const char *cc_spec_from_env(void) {

@@ -39,6 +39,7 @@
 #include "compiler/types/types.h"
 #include "base/trace.h"
 #include "compiler/lower.h"
+#include "base/env.h"
 
 #define PYMODULE_MAGIC 0x50594d44u /* "PYMD" */
 
@@ -354,20 +355,10 @@ static bool spec_busy(void *v) {
   return !asc__inflight_idle(&s->inflight);
 }
 
-/* ASC_MAX_LOADED_SPECIALIZATIONS: a positive decimal number; anything else
- * means the default. */
-static size_t max_loaded(void) {
-  const char *env = getenv("ASC_MAX_LOADED_SPECIALIZATIONS");
-  char *end;
-  unsigned long long n;
-
-  if (env == NULL || *env == '\0')
-    return DEFAULT_MAX_LOADED;
-  n = strtoull(env, &end, 10);
-  if (*end != '\0' || n == 0 || env[0] == '-' || n > SIZE_MAX)
-    return DEFAULT_MAX_LOADED;
-  return (size_t)n;
-}
+/* ASC_MAX_LOADED_SPECIALIZATIONS: a positive number (base/env.h). */
+static asc__env_num max_loaded_env = {"ASC_MAX_LOADED_SPECIALIZATIONS",
+                                      DEFAULT_MAX_LOADED, 1, SIZE_MAX, 0,
+                                      false};
 
 /* Copies opts (filename, globals) into m. */
 static ascError_t copy_opts(asc__pymodule *m, const ascCompileOptions *opts) {
@@ -492,7 +483,7 @@ ascError_t asc__pymodule_create_with(asc__pymodule **out, const char *text,
     asc__free(m);
     return err;
   }
-  asc__spectab_set_limit(&m->specs, max_loaded(), spec_busy);
+  asc__spectab_set_limit(&m->specs, (size_t)asc__env_u64(&max_loaded_env), spec_busy);
   m->magic = PYMODULE_MAGIC;
   err = copy_opts(m, opts);
   if (err == ascSuccess)

@@ -272,7 +272,30 @@ int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path) {
   return uv_dlopen(path, lib);
 }
 
-/* Loads the object open at fd (named path in messages). */
+/* The sanitizers' symbolizers read every loaded object by the name it was
+ * loaded under: a "/proc/self/fd/N" whose N has since been closed and
+ * reused names another file (a TSan report then died of SIGBUS reading
+ * it).  Sanitizer builds keep the descriptor open while the object is
+ * loaded; others close it at once and spend no descriptor per kernel. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KEEP_LOAD_FD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KEEP_LOAD_FD 1
+#endif
+#endif
+#ifndef KEEP_LOAD_FD
+#define KEEP_LOAD_FD 0
+#endif
+
+static void lib_free(asc__jit_lib *l) {
+  if (l->fd >= 0)
+    close(l->fd);
+  asc__free(l->path);
+  asc__free(l);
+}
+
+/* Loads the object open at fd (named path in messages); takes fd. */
 static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   asc__jit_lib *l;
   void *sym = NULL;
@@ -281,16 +304,22 @@ static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   l = asc__calloc(1, sizeof *l);
   if (l == NULL || (l->path = asc__strdup(path)) == NULL) {
     asc__free(l);
+    close(fd);
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
+  l->fd = -1;
   if (asc__jit_dlopen_fd(&l->lib, fd, path) != 0) {
     ascError_t e = asc__error(ascErrorInvalidModule, "cannot load %s: %s",
                               path, uv_dlerror(&l->lib));
     uv_dlclose(&l->lib);
-    asc__free(l->path);
-    asc__free(l);
+    close(fd);
+    lib_free(l);
     return e;
   }
+  if (KEEP_LOAD_FD)
+    l->fd = fd;
+  else
+    close(fd);
   if (uv_dlsym(&l->lib, ASC_MODULE_SYMBOL, &sym) != 0 || sym == NULL) {
     asc__error(ascErrorInvalidModule, "%s does not export %s", path,
                ASC_MODULE_SYMBOL);
@@ -307,8 +336,7 @@ static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   return ascSuccess;
 fail:
   uv_dlclose(&l->lib);
-  asc__free(l->path);
-  asc__free(l);
+  lib_free(l);
   return ascErrorInvalidModule;
 }
 
@@ -323,17 +351,14 @@ ascError_t asc__jit_open(const char *path, asc__jit_lib **out) {
                       path);
   if (err != ascSuccess)
     return err;
-  err = jit_open_fd(fd, path, out);
-  close(fd);
-  return err;
+  return jit_open_fd(fd, path, out);
 }
 
 void asc__jit_unload(asc__jit_lib *l) {
   if (l == NULL)
     return;
   uv_dlclose(&l->lib);
-  asc__free(l->path);
-  asc__free(l);
+  lib_free(l);
 }
 
 static const asc_kernel_desc *find_kernel(const asc__jit_lib *l,
@@ -380,7 +405,6 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   if (err != ascSuccess)
     return err;
   err = jit_open_fd(fd, path, lib);
-  close(fd);
   asc__free(path);
   if (err != ascSuccess)
     return err;

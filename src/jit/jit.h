@@ -68,6 +68,7 @@ typedef struct asc__jit_lib {
   uv_lib_t lib;
   const asc_module_desc *module;
   char *path;
+  int fd;        /* kept open while loaded in sanitizer builds, else -1 */
 } asc__jit_lib;
 
 /* The C compiler options that opts asks for. */

@@ -79,26 +79,37 @@ void asc__spectab_destroy(asc__spectab *t) {
   uv_mutex_destroy(&t->lock);
 }
 
-static void lru_remove(asc__spectab *t, asc__spec *s) {
+/* The lists of entries (ready ones in order of use, remembered failures
+ * in order of failure) link through lru_prev/lru_next: an entry is on one
+ * at most. */
+static void list_remove(asc__spec **head, asc__spec **tail, asc__spec *s) {
   if (s->lru_prev != NULL)
     s->lru_prev->lru_next = s->lru_next;
   else
-    t->lru_head = s->lru_next;
+    *head = s->lru_next;
   if (s->lru_next != NULL)
     s->lru_next->lru_prev = s->lru_prev;
   else
-    t->lru_tail = s->lru_prev;
+    *tail = s->lru_prev;
   s->lru_prev = s->lru_next = NULL;
 }
 
-static void lru_append(asc__spectab *t, asc__spec *s) {
-  s->lru_prev = t->lru_tail;
+static void list_append(asc__spec **head, asc__spec **tail, asc__spec *s) {
+  s->lru_prev = *tail;
   s->lru_next = NULL;
-  if (t->lru_tail != NULL)
-    t->lru_tail->lru_next = s;
+  if (*tail != NULL)
+    (*tail)->lru_next = s;
   else
-    t->lru_head = s;
-  t->lru_tail = s;
+    *head = s;
+  *tail = s;
+}
+
+static void lru_remove(asc__spectab *t, asc__spec *s) {
+  list_remove(&t->lru_head, &t->lru_tail, s);
+}
+
+static void lru_append(asc__spectab *t, asc__spec *s) {
+  list_append(&t->lru_head, &t->lru_tail, s);
 }
 
 static void unlink_spec(asc__spectab *t, asc__spec *s) {
@@ -285,8 +296,20 @@ void asc__spectab_publish(asc__spectab *t, asc__spec *s, ascError_t err,
     s->err = err;
     s->msg = msg;
     msg = NULL;
-    if (err != ascErrorCompile && err != ascErrorInvalidValue)
+    if (err != ascErrorCompile && err != ascErrorInvalidValue) {
       unlink_spec(t, s);
+    } else {
+      list_append(&t->fail_head, &t->fail_tail, s);
+      if (++t->failed > ASC__SPECTAB_MAX_FAILED) {
+        /* Forget the oldest failure; a waiter still reading it frees it. */
+        asc__spec *old = t->fail_head;
+        list_remove(&t->fail_head, &t->fail_tail, old);
+        t->failed--;
+        unlink_spec(t, old);
+        if (old->refs == 0)
+          spec_free(old);
+      }
+    }
   }
   if (--s->refs == 0 && !s->linked)
     spec_free(s);

@@ -41,6 +41,10 @@
 
 typedef struct asc__spec asc__spec;
 
+/* Failures remembered per table: launches with ever new failing
+ * signatures must not grow it without bound. */
+#define ASC__SPECTAB_MAX_FAILED 64
+
 typedef struct asc__spectab {
   /* lock guards every field and every entry; it is a leaf lock: nothing is
    * called with it held but memory allocation. */
@@ -54,6 +58,10 @@ typedef struct asc__spectab {
   size_t max_loaded;     /* SIZE_MAX: no limit */
   uint64_t evictions;
   asc__spec *lru_head, *lru_tail;
+  /* Remembered failures (a compile error answers the next identical
+   * launch at once), oldest first, at most ASC__SPECTAB_MAX_FAILED. */
+  asc__spec *fail_head, *fail_tail;
+  size_t failed;
   /* Whether a value is used by queued launches; called with the lock
    * held, so it may only read atomics. */
   bool (*busy)(void *value);

@@ -53,6 +53,10 @@ struct asc__module {
   asc__module *live_prev, *live_next, *free_next;
   bool has_lib;
   uv_lib_t lib;
+  /* The descriptor lib was loaded through ("/proc/self/fd/N"), open while
+   * lib is (with has_lib): debuggers and the sanitizers' symbolizers read
+   * a loaded object by its name, and N must not name another file. */
+  int lib_fd;
   asc__pymodule *py;
   asc__aot *aot;                    /* shared objects written by ascc */
   int nkernels;
@@ -89,8 +93,10 @@ static void module_release(asc__module *m) {
   if (m->py != NULL)
     asc__pymodule_destroy(m->py);
   asc__aot_destroy(m->aot);
-  if (m->has_lib)
+  if (m->has_lib) {
     uv_dlclose(&m->lib);
+    close(m->lib_fd);
+  }
   m->py = NULL;
   m->aot = NULL;
   m->has_lib = false;
@@ -106,6 +112,7 @@ static void module_release(asc__module *m) {
 static void module_move(asc__module *to, asc__module *from) {
   to->has_lib = from->has_lib;
   to->lib = from->lib;
+  to->lib_fd = from->lib_fd;
   to->py = from->py;
   to->aot = from->aot;
   to->nkernels = from->nkernels;
@@ -323,14 +330,15 @@ static ascError_t module_load(asc__rt *rt, ascModule_t *module,
   if (err != ascSuccess)
     return err;
   rc = asc__jit_dlopen_fd(&proto.lib, fd, path);
-  close(fd);
   if (rc != 0) {
     err = asc__error(ascErrorInvalidModule, "%s: cannot load: %s", path,
                      uv_dlerror(&proto.lib));
     uv_dlclose(&proto.lib);
+    close(fd);
     return err;
   }
   proto.has_lib = true;
+  proto.lib_fd = fd;
   if (uv_dlsym(&proto.lib, ASC_MODULE_SYMBOL, &sym) != 0 || sym == NULL) {
     err = asc__error(ascErrorInvalidModule,
                      "%s: not a libasc module (no symbol %s)", path,

@@ -4,6 +4,7 @@
  * kernel-timeout watchdog.  stream.h explains the structure; the semantics
  * are in docs/streams.md.
  */
+#include "base/env.h"
 #include "runtime/memory.h"
 #include "runtime/extern_op.h"
 #include "runtime/stream.h"
@@ -16,20 +17,11 @@
 
 /* $ASC_KERNEL_TIMEOUT_MS: the kernel timeout of new streams; 0 (none)
  * when unset or invalid (with a warning). */
-static unsigned timeout_env(void) {
-  const char *e = getenv("ASC_KERNEL_TIMEOUT_MS");
-  char *end;
-  unsigned long v;
+static asc__env_num kernel_timeout_env = {"ASC_KERNEL_TIMEOUT_MS", 0, 0,
+                                          UINT32_MAX, 0, false};
 
-  if (e == NULL || *e == '\0')
-    return 0;
-  v = strtoul(e, &end, 10);
-  if (*end != '\0' || *e == '-' || v > UINT32_MAX) {
-    fprintf(stderr, "libasc: ignoring ASC_KERNEL_TIMEOUT_MS=%s (expected "
-            "milliseconds, 0 to 4294967295)\n", e);
-    return 0;
-  }
-  return (unsigned)v;
+static unsigned timeout_env(void) {
+  return (unsigned)asc__env_u64(&kernel_timeout_env);
 }
 
 static ascError_t rt_create(asc__device *dev, asc__rt **out) {

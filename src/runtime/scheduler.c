@@ -26,6 +26,7 @@
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
 #include "runtime/trace.h"
+#include "base/env.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -892,20 +893,10 @@ void asc__sched_guest(asc__sched *s, int delta) {
     wake(s, 1);
 }
 
-uint64_t asc__spin_ns_env(void) {
-  const char *e = getenv("ASC_SPIN_US");
-  char *end;
-  long v;
+static asc__env_num spin_env = {"ASC_SPIN_US", DEFAULT_SPIN_US, 0, 1000000,
+                                ASC__ENV_CLAMP, false};
 
-  if (e == NULL || *e == '\0')
-    return (uint64_t)DEFAULT_SPIN_US * 1000;
-  v = strtol(e, &end, 10);
-  if (*end != '\0' || v < 0)
-    return (uint64_t)DEFAULT_SPIN_US * 1000;
-  if (v > 1000000)
-    v = 1000000;
-  return (uint64_t)v * 1000;
-}
+uint64_t asc__spin_ns_env(void) { return asc__env_u64(&spin_env) * 1000; }
 
 static void sched_free(asc__sched *s, int started) {
   asc__spin_lock(&s->lock);

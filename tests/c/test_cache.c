@@ -380,6 +380,47 @@ static void test_corrupt_entries_rebuilt(void **state) {
   asc__cache_close(c);
 }
 
+/* A FIFO, a symbolic link or a directory where a key's lock file goes is
+ * replaced by a lock file: builds of the key stay locked against each
+ * other (before, such a file made every build of the key unlocked). */
+static void test_bad_lock_files_replaced(void **state) {
+  enum { LOCK_FIFO, LOCK_SYMLINK, LOCK_DIR, NLOCK };
+  char dir[4200], lockp[4300], *p = NULL;
+  asc__cache *c;
+  asc__cache_key k;
+  fake f = {.content = "bytes"};
+  struct stat sb;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  key_of(&k, "lock files");
+  assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                   ascSuccess);
+  {
+    const char *slash = strrchr(p, '/') + 1;
+    snprintf(lockp, sizeof lockp, "%.*s%.30s.lock", (int)(slash - p), p, slash);
+  }
+  for (int how = 0; how < NLOCK; how++) {
+    unlink(lockp);
+    rmdir(lockp);
+    switch (how) {
+    case LOCK_FIFO: assert_int_equal(mkfifo(lockp, 0600), 0); break;
+    case LOCK_SYMLINK: assert_int_equal(symlink("/dev/null", lockp), 0); break;
+    case LOCK_DIR: assert_int_equal(mkdir(lockp, 0700), 0); break;
+    }
+    assert_int_equal(unlink(p), 0);   /* the next lookup builds */
+    asc__free(p);
+    assert_int_equal(asc__cache_get_or_build(c, &k, fake_build, &f, &p),
+                     ascSuccess);
+    assert_int_equal(atomic_load(&f.calls), how + 2);
+    assert_int_equal(lstat(lockp, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+  }
+  asc__free(p);
+  asc__cache_close(c);
+}
+
 /* An entry is a loadable shared object: the trailer does not disturb
  * dlopen. */
 static void test_entry_is_loadable(void **state) {
@@ -1430,6 +1471,7 @@ int main(void) {
       cmocka_unit_test(test_miss_then_hit),
       cmocka_unit_test(test_miss_on_each_component),
       cmocka_unit_test(test_corrupt_entries_rebuilt),
+      cmocka_unit_test(test_bad_lock_files_replaced),
       cmocka_unit_test(test_entry_is_loadable),
       cmocka_unit_test(test_failed_build_kept),
       cmocka_unit_test(test_two_processes_same_key),

@@ -350,6 +350,40 @@ static void test_spectab_failures_and_growth(void **state) {
   assert_int_equal(dropped, 502);
 }
 
+/* Remembered compile failures are bounded: after more distinct failing
+ * keys than ASC__SPECTAB_MAX_FAILED, the oldest is forgotten (its next
+ * lookup builds again) and the newest still answers with its error. */
+static void test_spectab_failures_bounded(void **state) {
+  enum { N = ASC__SPECTAB_MAX_FAILED + 40 };
+  asc__spectab t;
+  asc__spec *claim;
+  void *v;
+  int i;
+  (void)state;
+  assert_int_equal(asc__spectab_init(&t, NULL), ascSuccess);
+  for (i = 0; i < N; i++) {
+    assert_int_equal(asc__spectab_lookup(&t, 0, &i, sizeof i, &v, &claim,
+                                         NULL),
+                     ascSuccess);
+    assert_non_null(claim);
+    asc__spectab_publish(&t, claim, asc__error(ascErrorCompile, "bad %d", i),
+                         NULL, NULL);
+  }
+  assert_int_equal(asc__spectab_count(&t), ASC__SPECTAB_MAX_FAILED);
+  i = N - 1;
+  assert_int_equal(asc__spectab_lookup(&t, 0, &i, sizeof i, &v, &claim, NULL),
+                   ascErrorCompile);
+  assert_null(claim);
+  i = 0;
+  assert_int_equal(asc__spectab_lookup(&t, 0, &i, sizeof i, &v, &claim, NULL),
+                   ascSuccess);
+  assert_non_null(claim);
+  asc__spectab_publish(&t, claim, asc__error(ascErrorCompile, "again"), NULL,
+                       NULL);
+  assert_int_equal(asc__spectab_count(&t), ASC__SPECTAB_MAX_FAILED);
+  asc__spectab_destroy(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_then_hit),
@@ -358,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_key_build_identity),
       cmocka_unit_test(test_spectab_once),
       cmocka_unit_test(test_spectab_failures_and_growth),
+      cmocka_unit_test(test_spectab_failures_bounded),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -201,6 +201,67 @@ static void test_unload_races_launch(void **state) {
   assert_true(refused > 0);
 }
 
+/* The same race with the specialisation table at two entries (six
+ * dtypes, so launches evict each other's code) and device resets from the
+ * unloading thread: launches succeed or are refused, nothing crashes or
+ * touches freed memory (ASan, TSan).  A review's stress program that
+ * crashed here wrote through a launcher's stack buffer after the thread
+ * had returned (an asynchronous launch of stack memory, a user error);
+ * the racers' buffers live as long as the test. */
+static void test_unload_reset_evict_race(void **state) {
+  enum { NTHREADS = 3 };
+  _Atomic(ascModule_t) shared = NULL;
+  atomic_int stop = 0;
+  test_racer r[NTHREADS];
+  uv_thread_t th[NTHREADS];
+  uint64_t t0 = uv_hrtime();
+  int rounds = 0, resets = 0, ok = 0;
+  (void)state;
+  memset(r, 0, sizeof r);
+  setenv("ASC_MAX_LOADED_SPECIALIZATIONS", "2", 1);
+  for (int i = 0; i < NTHREADS; i++) {
+    r[i].module = &shared;
+    r[i].stop = &stop;
+    /* Every loaded specialisation busy with queued launches: refused. */
+    r[i].also_refused = ascErrorLaunchFailure;
+    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
+  }
+  while (rounds < 300 && uv_hrtime() - t0 < 3000000000u) {
+    ascModule_t m;
+    struct timespec pause = {0, 100000L * (rounds % 8)};
+    ASSERT_OK(ascModuleLoadPython(&m, TEST_RACE_TEXT, NULL));
+    atomic_store(&shared, m);
+    nanosleep(&pause, NULL);
+    if (rounds % 10 == 9) {
+      /* Reset retires every module: m's handle dies with it. */
+      ascError_t e = ascDeviceReset();
+      if (e == ascSuccess)
+        resets++;
+      else
+        assert_int_equal(e, ascErrorNotPermitted);
+      e = ascModuleUnload(m);
+      assert_true(e == ascSuccess || e == ascErrorInvalidHandle);
+    } else {
+      ASSERT_OK(ascModuleUnload(m));
+    }
+    rounds++;
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < NTHREADS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    ok += r[i].ok;
+  }
+  unsetenv("ASC_MAX_LOADED_SPECIALIZATIONS");
+  ASSERT_OK(ascDeviceSynchronize());
+  print_message("%d rounds, %d resets, %d launches queued\n", rounds, resets,
+                ok);
+  assert_true(ok > 0);
+  assert_true(resets > 0);
+}
+
 /* Maps of this process whose path contains dir. */
 static int maps_under(const char *dir) {
   FILE *f = fopen("/proc/self/maps", "r");
@@ -271,6 +332,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_many_loads, test_teardown),
       cmocka_unit_test_teardown(test_python_overlapping_args, test_teardown),
       cmocka_unit_test_teardown(test_unload_races_launch, test_teardown),
+      cmocka_unit_test_teardown(test_unload_reset_evict_race, test_teardown),
       cmocka_unit_test_teardown(test_python_specialisations_bounded,
                                 test_teardown),
   };
