@@ -8,22 +8,13 @@
 #include <stdlib.h>
 #include <uv.h>
 
+#include "base/buf.h"
 #include "testutil.h"
 
+/* The whole file; the test fails if it cannot be read. */
 static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  long n;
-  char *s;
-
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  s = malloc((size_t)n + 1);
+  char *s = asc__read_file(path, NULL);
   assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  fclose(f);
   return s;
 }
 
@@ -65,7 +56,7 @@ static void test_one_session_at_a_time(void **state) {
   s = slurp(p1);
   assert_non_null(strstr(s, "\"traceEvents\":["));
   assert_int_equal(count(s, "\"cat\":\"launch\""), 0);
-  free(s);
+  asc__free(s);
 }
 
 /* Work done while no trace runs never shows up in a later one; a session
@@ -89,7 +80,7 @@ static void test_sessions_and_chunks(void **state) {
   s = slurp(path);
   assert_int_equal(count(s, "\"cat\":\"launch\""), n);
   assert_int_equal(count(s, "\"cat\":\"block\""), 2 * n);
-  free(s);
+  asc__free(s);
   /* Again: the second session holds only its own launches. */
   ASSERT_OK(ascProfilerStart(path));
   for (int i = 0; i < 7; i++)
@@ -98,7 +89,7 @@ static void test_sessions_and_chunks(void **state) {
   ASSERT_OK(ascProfilerStop());
   s = slurp(path);
   assert_int_equal(count(s, "\"cat\":\"launch\""), 7);
-  free(s);
+  asc__free(s);
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -117,7 +108,7 @@ static void test_reset_checkpoint(void **state) {
   ASSERT_OK(ascDeviceReset());
   s = slurp(path);
   assert_int_equal(count(s, "\"cat\":\"launch\""), 3);
-  free(s);
+  asc__free(s);
   m = test_load_kernels();
   k = test_kernel(m, "empty");
   ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
@@ -125,7 +116,7 @@ static void test_reset_checkpoint(void **state) {
   ASSERT_OK(ascProfilerStop());
   s = slurp(path);
   assert_int_equal(count(s, "\"cat\":\"launch\""), 4);
-  free(s);
+  asc__free(s);
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -207,7 +198,7 @@ static void test_threads_and_streams(void **state) {
                             "\"pid\":1"),
                    atomic_load(&hostfns));
   assert_non_null(strstr(s, "\"name\":\"worker 0\""));
-  free(s);
+  asc__free(s);
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -264,7 +255,7 @@ static void test_clock_in_ns(void **state) {
   else
     assert_true(strstr(s, "\"clock\":\"tsc\"") != NULL ||
                 strstr(s, "\"clock\":\"monotonic\"") != NULL);
-  free(s);
+  asc__free(s);
 }
 
 int main(void) {
