@@ -14,9 +14,16 @@
 
 extern atomic_int asc__trace_on;
 
+/* ASC_NO_TRACE_HOOKS (CMake -DASC_TRACE_HOOKS=OFF) compiles every hook
+ * out: a build that exists only to measure what the hooks cost while
+ * tracing is off (bench/trace_off_cost.sh); it records nothing. */
 static inline bool asc__tracing(void) {
+#ifdef ASC_NO_TRACE_HOOKS
+  return false;
+#else
   return __builtin_expect(
       atomic_load_explicit(&asc__trace_on, memory_order_relaxed) != 0, 0);
+#endif
 }
 
 /* Runs call only while tracing. */

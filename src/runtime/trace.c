@@ -212,7 +212,7 @@ uint64_t asc__trace_now_slow(void) {
 
 /* list_lock held: the session's rate, measured at its first flush. */
 static void fix_rate(void) {
-  uint64_t tick, ns;
+  uint64_t tick = 0, ns;
 
   if (S.ns_per_tick != 0)
     return;
