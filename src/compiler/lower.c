@@ -397,6 +397,10 @@ static void after_helper_loop(lstate *ls) {
   asc__irblock *save = ls->cur;
   if (ls->inline_depth == 0 || ls->ret_flag < 0)
     return;
+  /* inside one of the helper's parallel loops no `return` can have run
+   * (it is an error there), and a break would leave the parallel loop */
+  if (ls->pfors > ls->helper_pfors)
+    return;
   i = emit(ls, ASC_IR_IF, -1, 1);
   i->args[0] = asc__irv_reg(ls->ret_flag);
   ls->cur = &i->body[0];
@@ -1241,6 +1245,8 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     emit(ls, ASC_IR_CONTINUE, -1, 0);
     return;
   case ASC_STMT_RETURN:
+    if (ls->inline_depth > 0 && ls->pfors > ls->helper_pfors)
+      asc__diag_fatal(ls->c, s->loc, "'return' inside a parallel loop");
     if (ls->inline_depth > 0) {
       if (s->u.ret.value && ls->ret_reg >= 0)
         mov(ls, ls->ret_reg,

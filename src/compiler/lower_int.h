@@ -44,6 +44,7 @@ typedef struct lstate {
   int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
   asc__type *ret_type;
   int inline_depth;
+  int helper_pfors;      /* pfors when the innermost inlined helper began */
   uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
 } lstate;
 
