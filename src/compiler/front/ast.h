@@ -427,7 +427,7 @@ struct asc__sym {
     asc__ast_const *cnst;
     asc__ast_func *func;
     asc__ast_class *cls;
-    asc__namespace module;    /* ASC_NS_ASC or ASC_NS_MATH */
+    asc__namespace module;    /* ASC_NS_ASC, ASC_NS_MATH or ASC_NS_NP */
     const asc__builtin *builtin;
     const asc__ast_import *import; /* FOREIGN: the import that bound it */
   } u;
