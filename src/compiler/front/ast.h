@@ -41,7 +41,7 @@ typedef struct asc__sym asc__sym;
 #define ASC_BINOPS(X)                                                         \
   X(ADD, "+") X(SUB, "-") X(MUL, "*") X(DIV, "/") X(FLOORDIV, "//")           \
   X(MOD, "%") X(POW, "**") X(LSHIFT, "<<") X(RSHIFT, ">>") X(BITAND, "&")     \
-  X(BITOR, "|") X(BITXOR, "^")
+  X(BITOR, "|") X(BITXOR, "^") X(MATMUL, "@")
 #define ASC_UNOPS(X) X(NEG, "-") X(POS, "+") X(NOT, "not") X(INVERT, "~")
 #define ASC_CMPOPS(X)                                                         \
   X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")       \

@@ -408,6 +408,12 @@ asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
 static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
                              asc__type *b, asc__ast_expr *e) {
   asc__type *p;
+  if (op == ASC_BIN_MATMUL) {
+    report(r, e->loc, "the matrix multiplication operator '@' is not "
+           "supported in kernels yet (write the loop nest: s += a[i, k] * "
+           "b[k, j])");
+    return err(r);
+  }
   PROPAGATE(a);
   PROPAGATE(b);
   a = asc__ty_find(a);
@@ -459,6 +465,8 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     p = asc__ty_promote(r->in->c, a, b);
     return p;
   }
+  case ASC_BIN_MATMUL: /* reported above */
+    break;
   }
   return err(r);
 }
