@@ -904,6 +904,10 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       asc__infer_settype(r, target, elem);
     if (t == NULL || is_err(t))
       return;
+    /* numpy's item assignment converts any real scalar to the element
+     * type (float -> int truncates; docs/arrays.md) */
+    if (is_kind(t, ASC_TY_SCALAR) && !asc__infer_fits(r, t, elem, true, 0))
+      return;
     if (!asc__infer_fits(r, t, elem, true, 0))
       report(r, value ? value->loc : loc,
              "cannot store %s into an element of %s%s%s%s", tn(r, t),
