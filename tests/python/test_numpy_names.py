@@ -121,3 +121,15 @@ def test_decorated_kernel_uses_module_numpy_alias():
     deco_kernel(a, out)
     np.testing.assert_allclose(out, np.sqrt(a.astype(np.float32)).astype(np.float64) + np.pi,
                                rtol=1e-7)
+
+
+def test_numpy_dtypes_in_annotations():
+    src = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+           "def k(a: asc.Tensor[np.float32, 1], x: np.float32):\n"
+           "    y: np.float64 = x\n    a[0] = y * 2\n")
+    m = asc.compile(src)
+    a = np.zeros(1, np.float32)
+    m.k(a, 1.5)
+    assert a[0] == 3.0
+    with pytest.raises(TypeError):
+        m.k(np.zeros(1, np.float64), 1.5)
