@@ -174,6 +174,261 @@ static void raise_values(lstate *ls, int kind, const char *msg,
   i->args[1] = b;
 }
 
+/* ---------------------------------------------- negative index analysis */
+
+#define LB_MAX ((int64_t)1 << 40) /* bounds kept far from overflow */
+
+static bool lower_bound(lstate *ls, const asc__ast_expr *e, int64_t *lb);
+
+static bool is_tensor(const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  return t && t->kind == ASC_TY_TENSOR;
+}
+
+/* A loop variable of an enclosing range loop that its body never
+ * assigns: its lower bound is the start's when the step is positive, the
+ * stop's plus one when it is negative. */
+static bool loop_var_bound(lstate *ls, const asc__sym *sym, int64_t *lb) {
+  for (const lfor *f = ls->fors; f; f = f->up) {
+    const asc__ast_stmt *s = f->s;
+    const asc__ast_expr *st;
+    int64_t a;
+    if (s == NULL) {
+      if (f->pvar != sym)
+        continue;
+      *lb = 0;
+      return f->target_kept;
+    }
+    st = s->u.for_.step;
+    if (s->u.for_.target->kind != ASC_EXPR_NAME ||
+        s->u.for_.target->u.name.sym != sym)
+      continue;
+    if (!f->target_kept)
+      return false;
+    if (st == NULL || (st->kind == ASC_EXPR_INT && st->u.ival > 0)) {
+      if (s->u.for_.start == NULL) {
+        *lb = 0;
+        return true;
+      }
+      return lower_bound(ls, s->u.for_.start, lb);
+    }
+    if (st->kind == ASC_EXPR_UNARY && st->u.unary.op == ASC_UN_NEG &&
+        st->u.unary.operand->kind == ASC_EXPR_INT &&
+        lower_bound(ls, s->u.for_.stop, &a)) {
+      *lb = a + 1; /* range(hi, stop, -k) stays above stop */
+      return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+/* Counts the assignments of sym in b (2 for any but `sym = v`) and keeps
+ * the value of the last plain one. */
+static void count_assigns(const asc__ast_block *b, const asc__sym *sym,
+                          int *n, const asc__ast_expr **value) {
+  for (int k = 0; k < b->n && *n < 2; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    switch (s->kind) {
+    case ASC_STMT_ASSIGN:
+      for (int q = 0; q < s->u.assign.ntargets; q++) {
+        const asc__ast_expr *tg = s->u.assign.targets[q];
+        if (tg->kind == ASC_EXPR_NAME && tg->u.name.sym == sym) {
+          (*n)++;
+          *value = s->u.assign.value;
+        } else if (tg->kind == ASC_EXPR_TUPLE) {
+          for (int z = 0; z < tg->u.tuple.n; z++)
+            if (tg->u.tuple.elts[z]->kind == ASC_EXPR_NAME &&
+                tg->u.tuple.elts[z]->u.name.sym == sym)
+              *n += 2;
+        }
+      }
+      break;
+    case ASC_STMT_ANNASSIGN:
+      if (s->u.ann.target->kind == ASC_EXPR_NAME &&
+          s->u.ann.target->u.name.sym == sym)
+        *n += 2;
+      break;
+    case ASC_STMT_AUGASSIGN:
+      if (s->u.aug.target->kind == ASC_EXPR_NAME &&
+          s->u.aug.target->u.name.sym == sym)
+        *n += 2;
+      break;
+    case ASC_STMT_IF:
+      count_assigns(&s->u.if_.body, sym, n, value);
+      count_assigns(&s->u.if_.orelse, sym, n, value);
+      break;
+    case ASC_STMT_FOR:
+      if (s->u.for_.target->kind != ASC_EXPR_NAME ||
+          s->u.for_.target->u.name.sym == sym)
+        *n += 2;
+      count_assigns(&s->u.for_.body, sym, n, value);
+      break;
+    case ASC_STMT_WHILE:
+      count_assigns(&s->u.while_.body, sym, n, value);
+      break;
+    case ASC_STMT_WITH:
+      count_assigns(&s->u.with.body, sym, n, value);
+      break;
+    case ASC_STMT_TRY:
+      count_assigns(&s->u.try_.body, sym, n, value);
+      count_assigns(&s->u.try_.orelse, sym, n, value);
+      count_assigns(&s->u.try_.finalbody, sym, n, value);
+      for (int q = 0; q < s->u.try_.nhandlers; q++)
+        count_assigns(&s->u.try_.handlers[q].body, sym, n, value);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* A local assigned once, by `sym = v` with v provably at least lb
+ * wherever it runs (so proved without any loop variable). */
+static bool single_assign_bound(lstate *ls, const asc__sym *sym, int64_t *lb) {
+  int n = 0;
+  const asc__ast_expr *v = NULL;
+  lfor *saved = ls->fors;
+  bool ok;
+  if (sym->captured || sym->owner == NULL || ls->lb_depth > 8)
+    return false;
+  count_assigns(&sym->owner->body, sym, &n, &v);
+  if (n != 1 || v == NULL)
+    return false;
+  ls->fors = NULL;
+  ls->lb_depth++;
+  ok = lower_bound(ls, v, lb);
+  ls->lb_depth--;
+  ls->fors = saved;
+  return ok;
+}
+
+/* A lower bound of the integer expression e, when one can be proved from
+ * the source (constants, unsigned values, sizes, range loop variables and
+ * sums, products, floor quotients and remainders of those).  Used only to
+ * leave out the wrap of negative indices, so false is always safe. */
+static bool lower_bound(lstate *ls, const asc__ast_expr *e, int64_t *lb) {
+  asc__type *t = ty(e);
+  int64_t a, b;
+  if (t && t->kind == ASC_TY_SCALAR &&
+      (t->dtype == ascBool || t->dtype == ascUInt8 || t->dtype == ascUInt16 ||
+       t->dtype == ascUInt32 || t->dtype == ascUInt64)) {
+    *lb = 0;
+    return true;
+  }
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+    if (e->u.ival >= (uint64_t)LB_MAX)
+      return false;
+    *lb = (int64_t)e->u.ival;
+    return true;
+  case ASC_EXPR_BOOL:
+    *lb = 0;
+    return true;
+  case ASC_EXPR_UNARY:
+    if (e->u.unary.op == ASC_UN_NEG &&
+        e->u.unary.operand->kind == ASC_EXPR_INT &&
+        e->u.unary.operand->u.ival < (uint64_t)LB_MAX) {
+      *lb = -(int64_t)e->u.unary.operand->u.ival;
+      return true;
+    }
+    if (e->u.unary.op == ASC_UN_POS)
+      return lower_bound(ls, e->u.unary.operand, lb);
+    return false;
+  case ASC_EXPR_NAME:
+    if (e->u.name.sym == NULL)
+      return false;
+    if ((e->u.name.sym->kind == ASC_SYM_LOCAL ||
+         e->u.name.sym->kind == ASC_SYM_PARAM) &&
+        loop_var_bound(ls, e->u.name.sym, lb))
+      return true;
+    return e->u.name.sym->kind == ASC_SYM_LOCAL &&
+           single_assign_bound(ls, e->u.name.sym, lb);
+  case ASC_EXPR_ATTR: /* t.size, t.ndim */
+    *lb = 0;
+    return e->u.attr.builtin == NULL && is_tensor(e->u.attr.value) &&
+           (strcmp(e->u.attr.attr, "size") == 0 ||
+            strcmp(e->u.attr.attr, "ndim") == 0);
+  case ASC_EXPR_SUBSCRIPT: /* t.shape[k] */
+    *lb = 0;
+    return e->u.sub.value->kind == ASC_EXPR_ATTR &&
+           e->u.sub.value->u.attr.builtin == NULL &&
+           is_tensor(e->u.sub.value->u.attr.value) &&
+           strcmp(e->u.sub.value->u.attr.attr, "shape") == 0;
+  case ASC_EXPR_CALL: {
+    const asc__builtin *bi = e->u.call.builtin;
+    *lb = 0;
+    if (bi == NULL)
+      return false;
+    if (bi->id == ASC_BI_LEN || bi->id == ASC_BI_GET_BLOCK_IDX ||
+        bi->id == ASC_BI_GET_BLOCK_NUM)
+      return true;
+    if (bi->id == ASC_BI_MIN || bi->id == ASC_BI_MAX) {
+      bool any = false, all = true;
+      int64_t lo = LB_MAX, hi = -LB_MAX;
+      for (int k = 0; k < e->u.call.nrargs; k++) {
+        if (e->u.call.rargs[k] && lower_bound(ls, e->u.call.rargs[k], &a)) {
+          any = true;
+          lo = a < lo ? a : lo;
+          hi = a > hi ? a : hi;
+        } else {
+          all = false;
+        }
+      }
+      *lb = bi->id == ASC_BI_MIN ? lo : hi;
+      return bi->id == ASC_BI_MIN ? all && any : any;
+    }
+    return false;
+  }
+  case ASC_EXPR_BINARY: {
+    const asc__ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
+    switch (e->u.binary.op) {
+    case ASC_BIN_ADD:
+      if (!lower_bound(ls, l, &a) || !lower_bound(ls, r, &b))
+        return false;
+      *lb = a + b;
+      return *lb > -LB_MAX && *lb < LB_MAX;
+    case ASC_BIN_SUB: /* x - c */
+      if (r->kind != ASC_EXPR_INT || r->u.ival >= (uint64_t)LB_MAX ||
+          !lower_bound(ls, l, &a))
+        return false;
+      *lb = a - (int64_t)r->u.ival;
+      return true;
+    case ASC_BIN_MUL:
+      if (!lower_bound(ls, l, &a) || !lower_bound(ls, r, &b) || a < 0 ||
+          b < 0 || a > ((int64_t)1 << 20) || b > ((int64_t)1 << 20))
+        return false;
+      *lb = a * b;
+      return true;
+    case ASC_BIN_FLOORDIV: /* nonneg // positive constant */
+    case ASC_BIN_RSHIFT:
+      if (!lower_bound(ls, l, &a) || a < 0 || !lower_bound(ls, r, &b) ||
+          b < (e->u.binary.op == ASC_BIN_RSHIFT ? 0 : 1))
+        return false;
+      *lb = 0;
+      return true;
+    case ASC_BIN_MOD: /* Python: the divisor's sign (0 raises) */
+      *lb = 0;
+      return lower_bound(ls, r, &b) && b >= 0;
+    case ASC_BIN_BITAND:
+      *lb = 0;
+      return (lower_bound(ls, l, &a) && a >= 0) ||
+             (lower_bound(ls, r, &b) && b >= 0);
+    default:
+      return false;
+    }
+  }
+  case ASC_EXPR_IFEXP:
+    if (!lower_bound(ls, e->u.ifexp.then, &a) ||
+        !lower_bound(ls, e->u.ifexp.orelse, &b))
+      return false;
+    *lb = a < b ? a : b;
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* The element offset of t[idx...]. */
 asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
                                      int32_t *treg) {
@@ -196,8 +451,23 @@ asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
     asc__diag_fatal(ls->c, sub->loc, "expected %d indices", nd);
   for (int k = 0; k < n; k++) {
     asc__irval v = conv(ls, asc__lower_expr(ls, ix[k]), ascInt64), given = v;
+    int64_t lb;
     if (v.kind == ASC_IRV_CONST && v.c.i < 0) /* t[-1]: from the end */
       v = op2(ls, ASC_IR_ADD, ascInt64, asc__lower_dim_of(ls, t, k), v);
+    else if (v.kind != ASC_IRV_CONST &&
+             !(lower_bound(ls, ix[k], &lb) && lb >= 0)) {
+      /* a run-time index may be negative: from the end, as in numpy */
+      asc__irval neg =
+          op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
+      asc__irval wrapped =
+          op2(ls, ASC_IR_ADD, ascInt64, v, asc__lower_dim_of(ls, t, k));
+      int32_t d = newreg(ls, ascInt64, NULL);
+      asc__irins *sel = emit(ls, ASC_IR_SELECT, d, 3);
+      sel->args[0] = neg;
+      sel->args[1] = wrapped;
+      sel->args[2] = v;
+      v = asc__irv_reg(d);
+    }
     if (ls->boundscheck) {
       asc__irval size = asc__lower_dim_of(ls, t, k);
       asc__irval lo = op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
@@ -396,6 +666,10 @@ static void after_helper_loop(lstate *ls) {
   asc__irins *i;
   asc__irblock *save = ls->cur;
   if (ls->inline_depth == 0 || ls->ret_flag < 0)
+    return;
+  /* inside one of the helper's parallel loops no `return` can have run
+   * (it is an error there), and a break would leave the parallel loop */
+  if (ls->pfors > ls->helper_pfors)
     return;
   i = emit(ls, ASC_IR_IF, -1, 1);
   i->args[0] = asc__irv_reg(ls->ret_flag);
@@ -969,6 +1243,18 @@ static int localize(lstate *ls, const asc__ast_stmt *s) {
   return n;
 }
 
+/* Does block b assign sym anywhere? */
+static bool assigns_sym(lstate *ls, const asc__ast_block *b,
+                        const asc__sym *sym) {
+  asc__prange_alist al;
+  memset(&al, 0, sizeof al);
+  asc__prange_collect_assigned(ls->c, b, &al);
+  for (int k = 0; k < al.n; k++)
+    if (al.v[k].sym == sym)
+      return true;
+  return false;
+}
+
 static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irval lo, hi, st;
   asc__irins *i;
@@ -976,6 +1262,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   int saved_map = ls->nmap, saved_excepts = ls->excepts;
   int loc_from = 0, nloc = 0;
   int32_t iv;
+  lfor fr;
   bool par = s->u.for_.loop == ASC_BI_PRANGE;
   const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
                            ? s->u.for_.target->u.name.sym
@@ -990,6 +1277,11 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   i->args[2] = st;
   i->unroll = s->u.for_.loop == ASC_BI_STATIC_RANGE;
   ls->cur = &i->body[0];
+  fr.s = s;
+  fr.pvar = NULL;
+  fr.target_kept = !assigns_sym(ls, &s->u.for_.body, vs);
+  fr.up = ls->fors;
+  ls->fors = &fr;
   if (i->op == ASC_IR_PFOR) {
     setup_reductions(ls, i, &s->u.for_.body, kernel_body_of(ls), s);
     saved_map = privatize(ls, &s->u.for_.body, s->u.for_.target, i);
@@ -1017,6 +1309,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   for (int k = loc_from; k < loc_from + nloc; k++)
     ls->map[k].sym = NULL;
   ls->loops--;
+  ls->fors = fr.up;
   ls->cur = save;
   if (i->op == ASC_IR_FOR)
     after_helper_loop(ls);
@@ -1032,6 +1325,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   bool saved_pb = ls->in_pbody;
   int saved_map = ls->nmap, saved_excepts = ls->excepts;
   int32_t iv;
+  lfor fr;
   if (fe->kind == ASC_EXPR_LAMBDA)
     fn = fe->u.lambda.fn;
   else if (fe->kind == ASC_EXPR_NAME && fe->u.name.sym &&
@@ -1055,6 +1349,11 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
                         fn->params[0].name);
     mov(ls, pr, conv(ls, asc__irv_reg(iv), ls->f->regs[pr].ty.dtype));
     asc__lower_bind(ls, ps, pr);
+    fr.s = NULL;
+    fr.pvar = ps;
+    fr.target_kept = !assigns_sym(ls, &fn->body, ps);
+    fr.up = ls->fors;
+    ls->fors = &fr;
   }
   ls->loops++;
   ls->pfors++;
@@ -1072,6 +1371,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   ls->excepts = saved_excepts;
   ls->pfors--;
   ls->loops--;
+  ls->fors = fr.up;
   unbind_to(ls, saved_map);
   ls->cur = save;
 }
@@ -1241,6 +1541,8 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     emit(ls, ASC_IR_CONTINUE, -1, 0);
     return;
   case ASC_STMT_RETURN:
+    if (ls->inline_depth > 0 && ls->pfors > ls->helper_pfors)
+      asc__diag_fatal(ls->c, s->loc, "'return' inside a parallel loop");
     if (ls->inline_depth > 0) {
       if (s->u.ret.value && ls->ret_reg >= 0)
         mov(ls, ls->ret_reg,

@@ -148,7 +148,7 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
   int32_t saved_ret = ls->ret_reg, saved_flag = ls->ret_flag;
   int32_t *saved_elems = ls->ret_elems, *elems = NULL;
   asc__type *saved_rtype = ls->ret_type;
-  int saved_loops = ls->loops;
+  int saved_loops = ls->loops, saved_hpfors = ls->helper_pfors;
   asc__type *rt;
   int32_t r = -1;
   if (inst == NULL || ls->inline_depth > 32)
@@ -198,11 +198,13 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
   ls->ret_elems = elems;
   ls->ret_type = elems ? rt : NULL;
   ls->loops = 0;
+  ls->helper_pfors = ls->pfors;
   ls->inline_depth++;
   asc__lower_block(ls, &fn->body);
   emit(ls, ASC_IR_BREAK, -1, 0);
   ls->inline_depth--;
   ls->loops = saved_loops;
+  ls->helper_pfors = saved_hpfors;
   ls->ret_reg = saved_ret;
   ls->ret_flag = saved_flag;
   ls->ret_elems = saved_elems;

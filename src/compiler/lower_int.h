@@ -20,6 +20,14 @@ typedef struct symreg {
   int32_t older;      /* the previous entry in that bucket, or -1 */
 } symreg;
 
+/* A range loop being lowered, innermost first (negative-index analysis). */
+typedef struct lfor {
+  const asc__ast_stmt *s;  /* or NULL: pvar, an asc.parallel_for index */
+  const asc__sym *pvar;
+  bool target_kept;      /* the body never assigns the loop variable */
+  struct lfor *up;
+} lfor;
+
 typedef struct lstate {
   asc__cctx *c;
   const asc__typed *t;
@@ -44,6 +52,9 @@ typedef struct lstate {
   int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
   asc__type *ret_type;
   int inline_depth;
+  int helper_pfors;      /* pfors when the innermost inlined helper began */
+  lfor *fors;            /* enclosing range loops, innermost first */
+  int lb_depth;          /* lower_bound through single assignments */
   uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
 } lstate;
 

@@ -516,7 +516,7 @@ static void test_bounds_check(void **state) {
             {e2p_kernel(mb, "gather"), "gather", "e2p_exc_bc.py"},
             {e2p_kernel(mb, "gather_checked"), "gather_checked",
              "e2p_exc_bc.py"}};
-  int64_t bad[] = {12, NX, -1};
+  int64_t bad[] = {12, NX, -NX - 1}; /* -1 .. -NX wrap, as in numpy */
   float x[NX], out[NI];
   int64_t idx[NI];
   (void)state;

@@ -382,9 +382,13 @@ static void test_boundscheck(void **state) {
   assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
   assert_int_equal(exc.kind, ASC_KEXC_INDEX_ERROR);
   assert_int_equal(exc.line, 4);
-  i = -1; /* a variable negative index is out of range (no wrap-around) */
+  i = -1; /* a run-time negative index counts from the end, as in numpy */
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  assert_true(a[3] == 6.0f);
+  i = -5; /* still out of range after wrapping */
   assert_int_not_equal(harness_call(&hm, 0, args, &exc), 0);
   assert_int_equal(exc.kind, ASC_KEXC_INDEX_ERROR);
+  assert_string_equal(exc.msg, "index -5 is out of bounds for axis 0 with size 4");
   harness_unload(&hm);
 }
 

@@ -1,6 +1,13 @@
-# expect: 6:14: error: the matrix multiplication operator '@' is not supported in kernels
+# mode: types
+# signature: k(f32[:,:], f32[:,:], f32[:,:], i64)
+# expect: 11:15: error: the matrix multiplication operator '@' is not supported in kernels yet (write the loop nest: s += a[i, k] * b[k, j])
+# expect: 12:5: error: the matrix multiplication operator '@' is not supported in kernels yet
+# expect: 13:15: error: unsupported operand types for +: Tensor[float32, 2, strided]
 import asc
 
+
 @asc.kernel
-def k(x, n):
-    x[0] = n @ n
+def k(a, b, c, n):
+    c[0, 0] = a @ b
+    n @= n
+    c[1, 1] = a + b

@@ -1,5 +1,5 @@
-# expect: 9:12: error: numpy is not supported in kernels yet: use asc.exp instead of e
-# expect: 10:9: error: numpy ('numpy') is not supported in kernels yet
+# expect: 9:12: error: names imported from numpy are not supported in kernels (e): `import numpy as np` and write np.exp
+# expect: 10:9: error: module 'numpy' cannot be used as a value
 import asc
 import numpy
 from numpy import exp as e

@@ -1,9 +1,10 @@
 # mode: types
 # signature: k(f32[1], f64[1])
-# expect: 9:12: error: cannot store float64 into an element of Tensor[float32, 1] (convert it explicitly: asc.float32(...))
+# expect: 10:12: error: cannot store Tensor[float64, 1] into an element of Tensor[float32, 1]
 import asc
 
 
+# scalars convert on store like numpy's item assignment; a whole tensor does not
 @asc.kernel
 def k(a, b):
-    a[0] = b[0]
+    a[0] = b

@@ -751,6 +751,15 @@ int ascpy_bind_args(KernelObject *k, Launch *L, PyObject *const *args,
     L->objs[i] = args[nargs + j];
   }
   for (i = 0; i < k->nparams; i++) {
+    if (L->objs[i] == NULL && k->dict != NULL) {
+      /* the Python default of the parameter (kernel._defaults, filled by
+       * the Python layer): passed like an argument, so it specialises the
+       * same way; the dict keeps it alive during the launch */
+      PyObject *defs = PyDict_GetItemString(k->dict, "_defaults");
+      if (defs != NULL && PyDict_Check(defs))
+        L->objs[i] =
+            PyDict_GetItem(defs, PyTuple_GET_ITEM(k->param_names, i));
+    }
     if (L->objs[i] == NULL) {
       PyErr_Format(PyExc_TypeError,
                    "kernel '%s' missing argument for parameter '%U'",

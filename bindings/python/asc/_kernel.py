@@ -6,7 +6,9 @@ file are seen): the loader below assembles the text, freezes the globals,
 loads the module and binds the kernel; from then on a launch never comes
 back to Python.
 """
+import ast
 import functools
+import inspect
 import os
 import re
 import threading
@@ -112,6 +114,45 @@ class _Loader:
             k._bind(module, self.fn.__name__)
 
 
+def _function_defaults(fn):
+    """{parameter: default} of a Python function (used for the arguments a
+    call leaves out, as a passed argument would be)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return {}
+    return {n: p.default for n, p in sig.parameters.items()
+            if p.default is not inspect.Parameter.empty}
+
+
+def _text_defaults(text, name):
+    """{parameter: default} of kernel `name` in kernel text: literal
+    defaults (numbers, bools, negated numbers); others are left to the
+    caller."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            a = node.args
+            out = {}
+            pos = a.posonlyargs + a.args
+            for p, d in zip(pos[len(pos) - len(a.defaults):], a.defaults):
+                try:
+                    out[p.arg] = ast.literal_eval(d)
+                except ValueError:
+                    pass
+            for p, d in zip(a.kwonlyargs, a.kw_defaults):
+                if d is not None:
+                    try:
+                        out[p.arg] = ast.literal_eval(d)
+                    except ValueError:
+                        pass
+            return out
+    return {}
+
+
 def _make_kernel(fn, options):
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise TypeError(f"@asc.kernel decorates a Python function, got {fn!r}")
@@ -120,6 +161,7 @@ def _make_kernel(fn, options):
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(k, attr, getattr(fn, attr, None))
     k.__wrapped__ = k.py_func = fn
+    k._defaults = _function_defaults(fn)
     k.options = dict(options)
     loader = _Loader(k, fn, piece, options)
     k._load = loader
@@ -174,6 +216,7 @@ class CompiledModule:
     def __init__(self, module, text, filename):
         self._module = module
         self._names = tuple(dict.fromkeys(_KERNEL_DEF.findall(text)))
+        self._text = text
         self.filename = filename
         self._kernels = {}
 
@@ -186,6 +229,7 @@ class CompiledModule:
             except AttributeError:
                 raise KeyError(name) from None
             k.__name__ = k.__qualname__ = name
+            k._defaults = _text_defaults(self._text, name)
             self._kernels[name] = k
         return k
 

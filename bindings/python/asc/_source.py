@@ -6,8 +6,9 @@ its real line of the real file (the gaps are blank lines), so diagnostics
 and kernel exceptions point at the file the user edits.  Decorators are
 replaced by the canonical ``@asc.kernel`` / ``@asc.func`` line so that
 aliases (``from asc import kernel``) and options do not matter.  The
-compiler learns what `asc` and `math` name from import statements, which it
-needs before the functions: the file's own imports of asc and math are kept
+compiler learns what `asc`, `math` and numpy's alias name from import
+statements, which it needs before the functions: the file's own imports of
+asc and math (and ``import numpy [as np]``) are kept
 at their real lines, and ``import asc`` / ``import math`` go on free lines
 above the first function.
 """
@@ -149,7 +150,8 @@ def module_imports(filename):
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Import):
-            names = [a for a in node.names if a.name in _KERNEL_MODULES]
+            names = [a for a in node.names
+                     if a.name in _KERNEL_MODULES or a.name == "numpy"]
             if names:
                 bound = {a.name for a in names
                          if a.name in ("asc", "math") and a.asname in (None, a.name)}

@@ -41,7 +41,7 @@ typedef struct asc__sym asc__sym;
 #define ASC_BINOPS(X)                                                         \
   X(ADD, "+") X(SUB, "-") X(MUL, "*") X(DIV, "/") X(FLOORDIV, "//")           \
   X(MOD, "%") X(POW, "**") X(LSHIFT, "<<") X(RSHIFT, ">>") X(BITAND, "&")     \
-  X(BITOR, "|") X(BITXOR, "^")
+  X(BITOR, "|") X(BITXOR, "^") X(MATMUL, "@")
 #define ASC_UNOPS(X) X(NEG, "-") X(POS, "+") X(NOT, "not") X(INVERT, "~")
 #define ASC_CMPOPS(X)                                                         \
   X(EQ, "==") X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")       \
@@ -427,7 +427,7 @@ struct asc__sym {
     asc__ast_const *cnst;
     asc__ast_func *func;
     asc__ast_class *cls;
-    asc__namespace module;    /* ASC_NS_ASC or ASC_NS_MATH */
+    asc__namespace module;    /* ASC_NS_ASC, ASC_NS_MATH or ASC_NS_NP */
     const asc__builtin *builtin;
     const asc__ast_import *import; /* FOREIGN: the import that bound it */
   } u;

@@ -19,7 +19,50 @@ const asc__builtin *asc__builtin_get(asc__builtin_id id) {
   return &entries[id - 1];
 }
 
+/* numpy name -> the builtin with numpy's semantics (that of asc.X) */
+static const struct {
+  const char *np;
+  asc__builtin_id id;
+} numpy_alias[] = {
+    {"sin", ASC_BI_SIN}, {"cos", ASC_BI_COS}, {"tan", ASC_BI_TAN},
+    {"arcsin", ASC_BI_ASIN}, {"arccos", ASC_BI_ACOS},
+    {"arctan", ASC_BI_ATAN}, {"arctan2", ASC_BI_ATAN2},
+    {"sinh", ASC_BI_SINH}, {"cosh", ASC_BI_COSH}, {"tanh", ASC_BI_TANH},
+    {"exp", ASC_BI_EXP}, {"exp2", ASC_BI_EXP2}, {"expm1", ASC_BI_EXPM1},
+    {"log", ASC_BI_LOG}, {"log2", ASC_BI_LOG2}, {"log10", ASC_BI_LOG10},
+    {"log1p", ASC_BI_LOG1P}, {"sqrt", ASC_BI_SQRT}, {"power", ASC_BI_POW},
+    {"floor", ASC_BI_FLOOR}, {"ceil", ASC_BI_CEIL}, {"trunc", ASC_BI_TRUNC},
+    {"fabs", ASC_BI_FABS}, {"abs", ASC_BI_ABS}, {"absolute", ASC_BI_ABS},
+    {"hypot", ASC_BI_HYPOT}, {"fmod", ASC_BI_FMOD},
+    {"copysign", ASC_BI_COPYSIGN}, {"isnan", ASC_BI_ISNAN},
+    {"isinf", ASC_BI_ISINF}, {"isfinite", ASC_BI_ISFINITE},
+    {"minimum", ASC_BI_MIN}, {"maximum", ASC_BI_MAX},
+    {"pi", ASC_BI_PI}, {"e", ASC_BI_E}, {"inf", ASC_BI_INF},
+    {"nan", ASC_BI_NAN}, {"bool_", ASC_BI_DT_BOOL},
+    {"int8", ASC_BI_DT_INT8}, {"int16", ASC_BI_DT_INT16},
+    {"int32", ASC_BI_DT_INT32}, {"int64", ASC_BI_DT_INT64},
+    {"intp", ASC_BI_DT_INT64}, {"uint8", ASC_BI_DT_UINT8},
+    {"uint16", ASC_BI_DT_UINT16}, {"uint32", ASC_BI_DT_UINT32},
+    {"uint64", ASC_BI_DT_UINT64}, {"float16", ASC_BI_DT_FLOAT16},
+    {"half", ASC_BI_DT_FLOAT16}, {"float32", ASC_BI_DT_FLOAT32},
+    {"single", ASC_BI_DT_FLOAT32}, {"float64", ASC_BI_DT_FLOAT64},
+    {"double", ASC_BI_DT_FLOAT64}, {"float_", ASC_BI_DT_FLOAT64},
+};
+
+const char asc__numpy_names[] =
+    "sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, exp, "
+    "exp2, expm1, log, log2, log10, log1p, sqrt, power, floor, ceil, trunc, "
+    "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
+    "minimum, maximum, pi, e, inf, nan and the dtypes bool_, int8..int64, "
+    "uint8..uint64, float16, float32, float64";
+
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
+  if (ns == ASC_NS_NP) {
+    for (size_t i = 0; i < sizeof numpy_alias / sizeof numpy_alias[0]; i++)
+      if (strcmp(numpy_alias[i].np, name) == 0)
+        return asc__builtin_get(numpy_alias[i].id);
+    return NULL;
+  }
   if (ns == ASC_NS_ASC && strcmp(name, "bool") == 0)
     return asc__builtin_get(ASC_BI_DT_BOOL);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)

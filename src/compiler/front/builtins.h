@@ -16,7 +16,10 @@
 typedef enum asc__namespace {
   ASC_NS_PY = 1,    /* bare names: range, min, max, abs, float, ValueError */
   ASC_NS_ASC = 2,   /* asc.X (or the alias of `import pyasc as asc`) */
-  ASC_NS_MATH = 4   /* math.X */
+  ASC_NS_MATH = 4,  /* math.X */
+  ASC_NS_NP = 8     /* np.X (import numpy as np): the numpy names of the
+                     * math builtins, constants and dtypes, looked up
+                     * through asc__builtin_lookup's alias table */
 } asc__namespace;
 
 typedef enum asc__builtin_kind {
@@ -174,5 +177,9 @@ ascDataType asc__builtin_dtype(const asc__builtin *b);
 double asc__builtin_value(const asc__builtin *b);
 /* Index of parameter `name` of b, or -1. */
 int asc__builtin_param_index(const asc__builtin *b, const char *name);
+
+/* The numpy names kernels accept (np.sqrt, np.arcsin, np.float32 ...),
+ * comma-separated, for diagnostics. */
+extern const char asc__numpy_names[];
 
 #endif /* ASC_BUILTINS_H */

@@ -623,9 +623,7 @@ static asc__ast_expr *term(parser *p) {
     case ASC_TK_SLASH: op = ASC_BIN_DIV; break;
     case ASC_TK_DSLASH: op = ASC_BIN_FLOORDIV; break;
     case ASC_TK_PERCENT: op = ASC_BIN_MOD; break;
-    case ASC_TK_AT:
-      syntax_error_at(p, tok(p)->loc, "the matrix multiplication operator "
-                      "'@' is not supported in kernels");
+    case ASC_TK_AT: op = ASC_BIN_MATMUL; break; /* rejected by types */
     default: return e;
     }
     next(p);
@@ -948,6 +946,7 @@ static bool is_augassign(asc__tok_kind k, asc__binop *op) {
   case ASC_TK_PLUSEQUAL: o = ASC_BIN_ADD; break;
   case ASC_TK_MINEQUAL: o = ASC_BIN_SUB; break;
   case ASC_TK_STAREQUAL: o = ASC_BIN_MUL; break;
+  case ASC_TK_ATEQUAL: o = ASC_BIN_MATMUL; break;
   case ASC_TK_SLASHEQUAL: o = ASC_BIN_DIV; break;
   case ASC_TK_DSLASHEQUAL: o = ASC_BIN_FLOORDIV; break;
   case ASC_TK_PERCENTEQUAL: o = ASC_BIN_MOD; break;
@@ -972,9 +971,6 @@ static asc__ast_stmt *expr_stmt(parser *p) {
   asc__ast_stmt *s;
   asc__binop op;
 
-  if (at(p, ASC_TK_ATEQUAL))
-    syntax_error_at(p, tok(p)->loc, "the matrix multiplication operator "
-                    "'@=' is not supported in kernels");
   if (at(p, ASC_TK_COLONEQUAL))
     syntax_error_at(p, tok(p)->loc, "assignment expressions (:=) are not "
                     "supported in kernels");

@@ -337,7 +337,11 @@ static void module_scope(resolver *r) {
     bool is_asc = strcmp(im->module, "asc") == 0 ||
                   strcmp(im->module, "pyasc") == 0;
     bool is_math = strcmp(im->module, "math") == 0;
-    if (im->name == NULL) {
+    bool is_np = strcmp(im->module, "numpy") == 0;
+    if (im->name == NULL && is_np) {
+      s = new_sym(r, ASC_SYM_MODULE, im->asname, im->loc);
+      s->u.module = ASC_NS_NP;
+    } else if (im->name == NULL) {
       s = new_sym(r, is_asc || is_math ? ASC_SYM_MODULE : ASC_SYM_FOREIGN,
                   im->asname, im->loc);
       s->u.module = is_asc ? ASC_NS_ASC : ASC_NS_MATH;
@@ -551,7 +555,11 @@ static bool is_numpy(const asc__sym *s) {
 static void numpy_error(resolver *r, asc__loc loc, const char *written,
                         const char *fn) {
   const asc__builtin *b = asc__builtin_lookup(ASC_NS_ASC, fn);
-  if (b != NULL && b->kind != ASC_BK_DECORATOR)
+  if (asc__builtin_lookup(ASC_NS_NP, fn) != NULL)
+    asc__diag_error(r->c, loc, "names imported from numpy are not supported "
+                    "in kernels (%s): `import numpy as np` and write np.%s",
+                    written, fn);
+  else if (b != NULL && b->kind != ASC_BK_DECORATOR)
     asc__diag_error(r->c, loc, "numpy is not supported in kernels yet: use "
                     "asc.%s instead of %s", fn, written);
   else
@@ -745,6 +753,12 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
     }
   }
   if (f->kind == ASC_EXPR_ATTR) {
+    const asc__ast_expr *base = f->u.attr.value;
+    while (base->kind == ASC_EXPR_ATTR)
+      base = base->u.attr.value;
+    if (base != f->u.attr.value && base->kind == ASC_EXPR_NAME &&
+        base->u.name.sym != NULL && base->u.name.sym->kind == ASC_SYM_MODULE)
+      return; /* np.linalg.norm: np.linalg already reported */
     if (f->u.attr.value->kind == ASC_EXPR_NAME &&
         f->u.attr.value->u.name.sym != NULL &&
         (f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE ||
@@ -865,7 +879,11 @@ static void expr(resolver *r, asc__ast_expr *e) {
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);
-        if (b == NULL)
+        if (b == NULL && ns == ASC_NS_NP)
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
+                          "in kernels yet (numpy names kernels accept: %s)",
+                          v->u.name.id, e->u.attr.attr, asc__numpy_names);
+        else if (b == NULL)
           asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
                           "in kernels (module '%s' has no kernel builtin "
                           "'%s')", v->u.name.id, e->u.attr.attr,

@@ -408,6 +408,12 @@ asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
 static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
                              asc__type *b, asc__ast_expr *e) {
   asc__type *p;
+  if (op == ASC_BIN_MATMUL) {
+    report(r, e->loc, "the matrix multiplication operator '@' is not "
+           "supported in kernels yet (write the loop nest: s += a[i, k] * "
+           "b[k, j])");
+    return err(r);
+  }
   PROPAGATE(a);
   PROPAGATE(b);
   a = asc__ty_find(a);
@@ -459,6 +465,8 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     p = asc__ty_promote(r->in->c, a, b);
     return p;
   }
+  case ASC_BIN_MATMUL: /* reported above */
+    break;
   }
   return err(r);
 }
@@ -895,6 +903,10 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     if (r->check)
       asc__infer_settype(r, target, elem);
     if (t == NULL || is_err(t))
+      return;
+    /* numpy's item assignment converts any real scalar to the element
+     * type (float -> int truncates; docs/arrays.md) */
+    if (is_kind(t, ASC_TY_SCALAR) && !asc__infer_fits(r, t, elem, true, 0))
       return;
     if (!asc__infer_fits(r, t, elem, true, 0))
       report(r, value ? value->loc : loc,

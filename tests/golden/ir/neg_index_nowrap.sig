@@ -1,0 +1,1 @@
+../ir/neg_index.py	nowrap(f64[:], f64[:])

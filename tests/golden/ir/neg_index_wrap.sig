@@ -1,0 +1,1 @@
+../ir/neg_index.py	wrap(f64[:], f64[:], i64)
