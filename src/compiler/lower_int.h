@@ -169,6 +169,9 @@ int32_t asc__lower_tensor_reg(lstate *ls, const asc__ast_expr *e);
 asc__irval asc__lower_dim_of(lstate *ls, int32_t t, int k);
 /* Raises an exception of kind with msg here. */
 void asc__lower_raise_here(lstate *ls, int kind, const char *msg);
+/* A proved lower bound of the integer expression e in *lb (lower_index.c);
+ * false when none can be proved. */
+bool asc__lower_bound(lstate *ls, const asc__ast_expr *e, int64_t *lb);
 asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
                                      int32_t *treg);
 symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc);
