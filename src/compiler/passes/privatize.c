@@ -15,9 +15,12 @@
  *   pfor ... { ... if %use { %w = worker_id
  *                            p[w * nb + off] += v }   ; plain load/add/store
  *                   else { atomic add %h, off, v } ... }
- *   if %use { for %b = 0, %nb { %s = load %h, %b
+ *   if %use { for %b = 0, %nb { %s = 0
  *                               for %q = 0, %nw { %s = add %s, p[q*nb + b] }
- *                               store %h, %b, %s } }
+ *                               atomic add %h, %b, %s } }
+ *
+ * (the merge adds atomically: other blocks of the launch may update %h
+ * at the same time.)
  *
  * so the decision is taken at run time from the array's size, the team
  * size and the trip count (the cost model), with the atomics as the
@@ -275,7 +278,7 @@ static void privatize(pv *s, asc__irblock *pb, asc__irins *p, int32_t h) {
   asc__ir_append(&br->body[0], fz);
   asc__ir_append(&pre, br);
 
-  /* the merge: h[b] + p[0][b] + p[1][b] + ... in worker order */
+  /* the merge: h[b] += p[0][b] + p[1][b] + ... in worker order */
   br = ins(s, ASC_IR_IF, -1, 1, line);
   br->args[0] = asc__irv_reg(use);
   fb = ins(s, ASC_IR_FOR, reg(s, ascInt64, "bin"), 3, line);
@@ -285,9 +288,9 @@ static void privatize(pv *s, asc__irblock *pb, asc__irins *p, int32_t h) {
   {
     int32_t sum = reg(s, dt, "sum"), q = reg(s, ascInt64, "q");
     int32_t qb, qo, x, nx;
-    i = ins(s, ASC_IR_LOAD, sum, 2, line);
-    i->args[0] = asc__irv_reg(h);
-    i->args[1] = asc__irv_reg(fb->dst);
+    i = ins(s, ASC_IR_MOV, sum, 1, line);
+    i->args[0] = asc__dt_is_float(dt) ? asc__irv_float(dt, 0.0)
+                                      : asc__irv_int(dt, 0);
     asc__ir_append(&fb->body[0], i);
     fq = ins(s, ASC_IR_FOR, q, 3, line);
     fq->args[0] = asc__irv_int(ascInt64, 0);
@@ -308,7 +311,9 @@ static void privatize(pv *s, asc__irblock *pb, asc__irins *p, int32_t h) {
     i->args[0] = asc__irv_reg(nx);
     asc__ir_append(&fq->body[0], i);
     asc__ir_append(&fb->body[0], fq);
-    i = ins(s, ASC_IR_STORE, -1, 3, line);
+    /* atomic: the other blocks of the launch may add to %h too */
+    i = ins(s, ASC_IR_ATOMIC, reg(s, dt, "old"), 3, line);
+    i->aux = ASC_ATOM_ADD;
     i->args[0] = asc__irv_reg(h);
     i->args[1] = asc__irv_reg(fb->dst);
     i->args[2] = asc__irv_reg(sum);
