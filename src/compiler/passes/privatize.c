@@ -5,8 +5,10 @@
  * "Privatised reductions into arrays").
  *
  * For a `pfor` P (not inside another pfor) and a tensor %h that P's body
- * touches only with `atomic add %h, off, v` whose old value is unused
- * (and with dim/stride), %h 1-D and contig, the pass writes
+ * touches only with `atomic add %h, off, v` whose old value is unused,
+ * or with `h[idx] += v` where idx comes from a load (a scatter; the
+ * load-add-store becomes an atomic add in the fallback), and with
+ * dim/stride, %h 1-D and contig, the pass writes
  *
  *   %nw = team_size;  %nb = dim %h, 0;  %tot = mul %nb, %nw
  *   %use = nb <= CAP && tot <= CAP && 2 * tot * step <= hi - lo
@@ -47,7 +49,10 @@ typedef struct pv {
   const asc__irins *pfor;
   int32_t h;           /* the tensor being checked */
   const char *why;     /* first reason it cannot be privatised */
-  int32_t nsites;      /* atomic adds into h */
+  int32_t nsites;      /* atomic adds and += into h */
+  const asc__irins **def; /* the one definition of each register, in the
+                           * pfor body (NULL: none or several) */
+  int32_t ndef;           /* registers def covers (later ones are new) */
   int32_t cand[8];     /* tensors with atomic adds, in order of appearance */
   int32_t ncand;
 } pv;
@@ -69,10 +74,68 @@ static bool is_add_site(const asc__irfunc *f, const asc__irins *i) {
          f->regs[i->args[0].reg].ty.kind == ASC_IRK_TENSOR;
 }
 
+/* True when value v is computed from a load (through at most 8 pure,
+ * single-definition instructions of the body): a data-dependent index,
+ * as in h[x[i]].  An affine h[i] += v is not a scatter: parallel loops
+ * own such elements, and the atomics' fallback would slow them down. */
+static bool from_load(const pv *s, asc__irval v, int depth) {
+  const asc__irins *d;
+  if (v.kind != ASC_IRV_REG || depth > 8 || v.reg >= s->ndef ||
+      s->def[v.reg] == NULL)
+    return false;
+  d = s->def[v.reg];
+  if (d->op == ASC_IR_LOAD)
+    return true;
+  if (!(asc__irop_flags(d->op) & ASC_OPF_PURE))
+    return false;
+  for (int32_t k = 0; k < d->nargs; k++)
+    if (from_load(s, d->args[k], depth + 1))
+      return true;
+  return false;
+}
+
+/* h[idx] += v as lowering writes it: l = `%a = load %h, off`, then
+ * `%b = add %a, v` (either order), then `store %h, off, %b`, %a and %b
+ * used nowhere else, and off loaded from memory.  *v: the addend. */
+static bool is_rmw(const pv *s, const asc__irins *l, asc__irval *v) {
+  const asc__irfunc *f = s->f;
+  const asc__irins *a, *st;
+  int32_t x;
+  if (l->op != ASC_IR_LOAD || l->args[0].kind != ASC_IRV_REG ||
+      f->regs[l->args[0].reg].ty.kind != ASC_IRK_TENSOR)
+    return false;
+  x = l->dst;
+  a = l->next;
+  st = a ? a->next : NULL;
+  if (st == NULL || a->op != ASC_IR_ADD || st->op != ASC_IR_STORE ||
+      f->regs[x].ndefs != 1 || f->regs[x].nuses != 1 ||
+      f->regs[a->dst].ndefs != 1 || f->regs[a->dst].nuses != 1)
+    return false;
+  if (a->args[0].kind == ASC_IRV_REG && a->args[0].reg == x)
+    *v = a->args[1];
+  else if (a->args[1].kind == ASC_IRV_REG && a->args[1].reg == x)
+    *v = a->args[0];
+  else
+    return false;
+  return st->args[0].kind == ASC_IRV_REG &&
+         st->args[0].reg == l->args[0].reg &&
+         asc__irv_eq(st->args[1], l->args[1]) &&
+         st->args[2].kind == ASC_IRV_REG && st->args[2].reg == a->dst &&
+         !(v->kind == ASC_IRV_REG && v->reg == l->args[0].reg) &&
+         from_load(s, l->args[1], 0);
+}
+
+static void record_def(asc__irins *i, void *ctx) {
+  pv *s = ctx;
+  if (i->dst >= 0 && i->dst < s->ndef && s->f->regs[i->dst].ndefs == 1)
+    s->def[i->dst] = i;
+}
+
 static void find_cands(asc__irins *i, void *ctx) {
   pv *s = ctx;
   int32_t h;
-  if (!is_add_site(s->f, i))
+  asc__irval v;
+  if (!is_add_site(s->f, i) && !is_rmw(s, i, &v))
     return;
   h = i->args[0].reg;
   for (int32_t k = 0; k < s->ncand; k++)
@@ -90,6 +153,18 @@ static void check_uses(asc__irins *i, void *ctx) {
     return;
   if (i->op == ASC_IR_DIM || i->op == ASC_IR_STRIDE)
     return;
+  {
+    asc__irval v;
+    if (is_rmw(s, i, &v) && i->args[0].reg == s->h) {
+      s->nsites++;
+      return;
+    }
+    /* the store of a += counted at its load */
+    if (i->op == ASC_IR_STORE && i->prev && i->prev->prev &&
+        is_rmw(s, i->prev->prev, &v) && i->prev->prev->next->next == i &&
+        i->args[0].reg == s->h)
+      return;
+  }
   if (is_add_site(s->f, i) && i->args[0].reg == s->h &&
       !(i->args[1].kind == ASC_IRV_REG && i->args[1].reg == s->h) &&
       !(i->args[2].kind == ASC_IRV_REG && i->args[2].reg == s->h)) {
@@ -165,7 +240,8 @@ static asc__irval to_i64(pv *s, asc__irblock *b, asc__irval v, int32_t line) {
 
 /* Replaces the add site a (in block b) by
  * if use { p[worker * nb + off] += v } else { a } */
-static void rewrite_site(site_rw *w, asc__irblock *b, asc__irins *a) {
+static void rewrite_site(site_rw *w, asc__irblock *b, asc__irins *a,
+                         asc__irval addend, int nins) {
   pv *s = w->s;
   int dt = s->f->regs[w->h].ty.dtype;
   int32_t line = a->line;
@@ -189,7 +265,7 @@ static void rewrite_site(site_rw *w, asc__irblock *b, asc__irins *a) {
     ld->args[1] = asc__irv_reg(o);
     asc__ir_append(t, ld);
   }
-  y = asc__ir_bin(s->c, s->f, t, ASC_IR_ADD, dt, asc__irv_reg(x), a->args[2],
+  y = asc__ir_bin(s->c, s->f, t, ASC_IR_ADD, dt, asc__irv_reg(x), addend,
                   line);
   st = ins(s, ASC_IR_STORE, -1, 3, line);
   st->args[0] = asc__irv_reg(w->p);
@@ -197,15 +273,39 @@ static void rewrite_site(site_rw *w, asc__irblock *b, asc__irins *a) {
   st->args[2] = asc__irv_reg(y);
   asc__ir_append(t, st);
   asc__ir_insert_before(b, a, br);
-  asc__ir_remove(b, a);
-  asc__ir_append(&br->body[1], a);
+  if (nins == 1) {
+    asc__ir_remove(b, a);
+    asc__ir_append(&br->body[1], a);
+    return;
+  }
+  /* h[idx] += v: the fallback is an atomic add (the load-add-store is a
+   * race between iterations, which the user's prange did not see) */
+  {
+    asc__irins *at = ins(s, ASC_IR_ATOMIC, reg(s, dt, "old"), 3, line);
+    at->aux = ASC_ATOM_ADD;
+    at->args[0] = asc__irv_reg(w->h);
+    at->args[1] = a->args[1];
+    at->args[2] = addend;
+    asc__ir_append(&br->body[1], at);
+  }
+  for (int k = 0; k < nins; k++) {
+    asc__irins *nx = a->next;
+    asc__ir_remove(b, a);
+    a = nx;
+  }
 }
 
 static void rewrite_block(site_rw *w, asc__irblock *b) {
   for (asc__irins *i = b->first, *next; i; i = next) {
+    asc__irval v;
     next = i->next;
     if (is_add_site(w->s->f, i) && i->args[0].reg == w->h) {
-      rewrite_site(w, b, i);
+      rewrite_site(w, b, i, i->args[2], 1);
+      continue;
+    }
+    if (is_rmw(w->s, i, &v) && i->args[0].reg == w->h) {
+      next = i->next->next->next;
+      rewrite_site(w, b, i, v, 3);
       continue;
     }
     for (int k = 0; k < asc__ir_nregions(i); k++)
@@ -348,6 +448,10 @@ static void visit(pv *s, asc__irblock *b) {
     /* loops inside a pfor run serially: only this one is looked at */
     s->pfor = i;
     s->ncand = 0;
+    s->ndef = s->f->nregs;
+    s->def = asc__arena_alloc(s->c, sizeof *s->def * (size_t)s->ndef + 1);
+    memset(s->def, 0, sizeof *s->def * (size_t)s->ndef);
+    asc__ir_walk(&i->body[0], record_def, s);
     asc__ir_walk(&i->body[0], find_cands, s);
     for (int32_t k = 0; k < s->ncand; k++) {
       int32_t h = s->cand[k];
@@ -365,7 +469,7 @@ static void visit(pv *s, asc__irblock *b) {
                  asc__arena_printf(
                      s->c,
                      "adds into per-worker private copies of %s (%d "
-                     "atomic add%s, %s), summed into it after the loop,\n"
+                     "update%s, %s), summed into it after the loop,\n"
                      "  when at run time dim(%s, 0) * team size <= %lld "
                      "and 2 * that * step <= the loop's span; else the "
                      "atomics",
