@@ -46,7 +46,6 @@
 typedef struct pv {
   asc__cctx *c;
   asc__irfunc *f;
-  const asc__irins *pfor;
   int32_t h;           /* the tensor being checked */
   const char *why;     /* first reason it cannot be privatised */
   int32_t nsites;      /* atomic adds and += into h */
@@ -446,7 +445,6 @@ static void visit(pv *s, asc__irblock *b) {
       continue;
     }
     /* loops inside a pfor run serially: only this one is looked at */
-    s->pfor = i;
     s->ncand = 0;
     s->ndef = s->f->nregs;
     s->def = asc__arena_alloc(s->c, sizeof *s->def * (size_t)s->ndef + 1);
