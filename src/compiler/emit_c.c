@@ -790,6 +790,13 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_BLOCK_NUM:
     LINE(e, "%s = (int64_t)ctx->block_num;", d);
     break;
+  case ASC_IR_TEAM_SIZE:
+    LINE(e, "%s = (int64_t)ctx->rt->team_size(ctx);", d);
+    break;
+  case ASC_IR_WORKER_ID:
+    /* tid is the body function's parameter (0 <= tid < team size) */
+    LINE(e, "%s = %s;", d, e->in_body ? "(int64_t)tid" : "0");
+    break;
   case ASC_IR_BARRIER:
     e->uses_barrier = true;
     LINE(e, "if (ctx->rt->barrier(ctx) != 0) {");

@@ -97,6 +97,21 @@ static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
   return cap;
 }
 
+static void find_worker_id(asc__irins *i, void *ctx) {
+  if (i->op == ASC_IR_WORKER_ID)
+    *(bool *)ctx = true;
+}
+
+/* `#pragma GCC ivdep`, unless the body updates per-worker private copies
+ * (worker_id, the privatize pass): two iterations of one chunk may add to
+ * the same element, which a vectorised scatter would lose. */
+static void ivdep(emitter *e, const asc__irins *p) {
+  bool priv = false;
+  asc__ir_walk(&p->body[0], find_worker_id, &priv);
+  if (!priv)
+    out(e, "#pragma GCC ivdep\n");
+}
+
 static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
@@ -181,7 +196,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "const int64_t kce = ASC_CHUNK_UP(int64_t, kc, k1, "
             "ASC_POLL_CHUNK);");
     /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
+    ivdep(e, i);
     LINE(e, "for (int64_t kk = kc; kk < kce; kk++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),
@@ -213,14 +228,14 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
                              rname(e, o->mod[o->n - 1]->dst),
                              rname(e, o->div[o->n - 1]->dst));
     /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
+    ivdep(e, i);
     LINE(e, "for (; k < hi; k++, (void)(%s)) {", step);
     e->depth++;
     LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
          rname(e, iv));
   } else {
     /* iterations of a parallel loop are independent by definition */
-    out(e, "#pragma GCC ivdep\n");
+    ivdep(e, i);
     LINE(e, "for (; k < hi; k++) {");
     e->depth++;
     LINE(e, "%s %s = (%s)(%s);", ctype(it), rname(e, iv), ctype(it),

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "jit/jit.h"
 
+#include "compiler/passes/passes.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +178,8 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   /* The module's floating-point mode (also in "flags"; a decorator's
    * fastmath= is in the source). */
   asc__cache_key_add_u64(k, "fastmath", (uint64_t)ccopts->fastmath);
+  /* ASC_PRIVATIZE=0 leaves a pass out of the pipeline */
+  asc__cache_key_add_u64(k, "privatize", asc__privatize_enabled() ? 1 : 0);
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
   asc__cache_key_final(k);

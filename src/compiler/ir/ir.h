@@ -102,6 +102,10 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(SHARED_ARRAY, "shared_array", 0, 0)                                      \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
+  X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \
+  X(WORKER_ID, "worker_id", 0, 0)      /* team thread running a pfor body   \
+                                          (0 outside one); not pure: it     \
+                                          must not leave the body */        \
   X(BARRIER, "barrier", 0, 0)                                                \
   X(FOR, "for", 3, 0)                  /* dst = induction; lo, hi, step */  \
   X(PFOR, "pfor", 3, 0)                /* parallel for, + reductions */     \

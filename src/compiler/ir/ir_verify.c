@@ -200,8 +200,10 @@ static void vins(vstate *v, const asc__irins *i) {
   }
   case ASC_IR_BLOCK_IDX:
   case ASC_IR_BLOCK_NUM:
+  case ASC_IR_TEAM_SIZE:
+  case ASC_IR_WORKER_ID:
     if (ddt(v, i) != ascInt64)
-      fail(v, i, "block_idx/block_num give i64");
+      fail(v, i, "block_idx/block_num/team_size/worker_id give i64");
     break;
   case ASC_IR_BARRIER:
     if (v->pfors)

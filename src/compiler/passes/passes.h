@@ -16,6 +16,10 @@ void asc__pass_licm(asc__cctx *c, asc__irfunc *f);
 void asc__pass_unroll(asc__cctx *c, asc__irfunc *f);
 void asc__pass_strength(asc__cctx *c, asc__irfunc *f);
 void asc__pass_parallelize(asc__cctx *c, asc__irfunc *f);
+void asc__pass_privatize(asc__cctx *c, asc__irfunc *f);
+/* False when ASC_PRIVATIZE=0 turns the privatize pass off (it is then
+ * left out of the standard pipeline; part of the kernel cache key). */
+bool asc__privatize_enabled(void);
 
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline

@@ -17,6 +17,8 @@
  *              |
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
+ *          privatize -- atomic adds into small arrays in a pfor ->
+ *              |        per-worker copies (off with ASC_PRIVATIZE=0)
  *          strength -- i*stride -> running offsets
  *              |
  *         fold, licm -- tidy the new inductions' set-up
@@ -45,7 +47,13 @@ static const struct {
     {"cse", asc__pass_cse},         {"licm", asc__pass_licm},
     {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
     {"parallelize", asc__pass_parallelize},
+    {"privatize", asc__pass_privatize},
 };
+
+bool asc__privatize_enabled(void) {
+  const char *s = getenv("ASC_PRIVATIZE");
+  return s == NULL || strcmp(s, "0") != 0;
+}
 
 static bool in_list(const char *list, const char *name) {
   size_t n = strlen(name);
@@ -117,6 +125,8 @@ static void pipeline(runner *r, const char *only) {
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
   run(r, "parallelize", asc__pass_parallelize);
+  if (asc__privatize_enabled())
+    run(r, "privatize", asc__pass_privatize);
   run(r, "strength", asc__pass_strength);
   run(r, "fold", asc__pass_fold);
   run(r, "licm", asc__pass_licm);
