@@ -5,10 +5,10 @@
  *
  * Threads: the application's threads validate arguments and queue
  * operations (ops.c); the runtime calls reached() when a stream reaches
- * one, on whatever thread advanced the stream; the communicator's
- * progress thread is the only thread of this library that calls MPI
- * after ascCommInitFromMPI (MPI_Comm_dup) and before ascCommDestroy
- * (MPI_Comm_free).
+ * one, on whatever thread advanced the stream, and that thread posts it
+ * (one poster at a time, in position order); a host thread waiting in
+ * libasc, or the communicator's progress thread, tests the posted ones
+ * (one tester at a time) and completes them.
  */
 #ifndef ASC_MPI_INTERNAL_H
 #define ASC_MPI_INTERNAL_H
@@ -63,7 +63,7 @@ struct xop {
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
   int nsubs;
-  /* Set by op_start on the progress thread. */
+  /* Set by op_start on the posting thread. */
   MPI_Request *reqs;
   MPI_Status *stats;       /* one per request: MPI_ERR_IN_STATUS names it */
   int nreqs;
@@ -75,12 +75,14 @@ struct xop {
 struct ascComm_st {
   atomic_uint magic;
   struct ascComm_st *free_next;   /* the free list (type-stable handles) */
+  struct ascComm_st *live_next;   /* live communicators (the wait hook) */
   MPI_Comm mpi;
   int rank, size;
   pthread_t thread;
-  /* Guards everything below.  Leaf lock: never held while calling the
-   * runtime (asc__extern_complete may start the next op of a stream,
-   * whose reached() takes this lock) or MPI. */
+  /* Guards everything below but driven_ns.  Leaf lock: never held while
+   * calling the runtime (asc__extern_complete may start the next op of a
+   * stream, whose reached() takes this lock) or MPI.  Initialised once,
+   * never destroyed (the memory is reused, never freed). */
   pthread_mutex_t lock;
   pthread_cond_t cond;     /* the progress thread waits for work here,
                               ascCommDestroy for the last completion */
@@ -88,7 +90,16 @@ struct ascComm_st {
   uint64_t next_start;     /* next position the progress thread starts */
   uint64_t completed;      /* positions finished (holes included) */
   xop *reached;            /* reached, not yet started, any order */
+  xop *active;             /* started, in position order */
+  xop **active_tail;
+  bool starting;           /* a thread is posting reached ops */
+  bool polling;            /* a thread is testing the active ops (it has
+                              detached them from the list meanwhile) */
+  bool sleeping;           /* the progress thread waits untimed: wake it
+                              when an op starts */
   bool stop;
+  /* When a waiting host thread last polled (now_ns; 0: never). */
+  _Atomic uint64_t driven_ns;
 };
 
 /* comm.c */
@@ -100,7 +111,7 @@ ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void asc__mpi_op_free(xop *o);
 
-/* ops.c, on the progress thread.  op_start posts o's MPI calls; on
+/* ops.c, on a posting thread.  op_start posts o's MPI calls; on
  * failure it returns the error and fills msg.  op_finish runs once they
  * have all completed (the float16 / bfloat16 reductions). */
 ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize);

@@ -874,6 +874,8 @@ static bool host_wait_until(asc__rt *rt,
 
   if (done(a, b))
     return true;
+  if (asc__extern_drive(done, a, b, deadline))   /* extern_op.h */
+    return true;
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);
