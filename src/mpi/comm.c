@@ -35,6 +35,10 @@
 #define POLL_NS 5000000
 #define NAP_NS 50000
 #define DRIVEN_NS 500000
+/* A small allreduce runs blocking (ops.c): on a host thread that waits
+ * in libasc if one comes within GRACE_NS (ascStreamSynchronize right
+ * after the call, the common case), else on the progress thread. */
+#define GRACE_NS 50000
 
 /* Destroyed communicators keep their memory here, for reuse by the next
  * ascCommInitFromMPI: a stale handle always reads a dead magic, and a
@@ -43,7 +47,7 @@
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ascComm_st *free_comms;
 static struct ascComm_st *live_comms;   /* under free_lock */
-static atomic_int inflight;             /* active ops, all communicators */
+static atomic_int inflight;   /* reached, not completed: all communicators */
 
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...) {
   char text[512];
@@ -84,11 +88,20 @@ static uint64_t now_ns(void) {
 }
 
 /* c's lock held: unlinks and returns the reached op at position
- * next_start, NULL if it has not been reached yet. */
-static xop *take_next(struct ascComm_st *c) {
+ * next_start, NULL if it has not been reached yet, or if it must run
+ * blocking (o->blocking) and the caller may not block: it then sets
+ * blocked_ready and wakes the progress thread. */
+static xop *take_next(struct ascComm_st *c, bool may_block) {
   for (xop **p = &c->reached; *p != NULL; p = &(*p)->next) {
     if ((*p)->seq == c->next_start) {
       xop *o = *p;
+      if (o->blocking && !may_block) {
+        c->blocked_ready = true;
+        if (c->sleeping)
+          pthread_cond_signal(&c->cond);
+        return NULL;
+      }
+      c->blocked_ready = false;
       *p = o->next;
       o->next = NULL;
       c->next_start++;
@@ -101,7 +114,8 @@ static xop *take_next(struct ascComm_st *c) {
 static void count_done(struct ascComm_st *c) {
   pthread_mutex_lock(&c->lock);
   c->completed++;
-  pthread_cond_broadcast(&c->cond);
+  if (c->stop)   /* the progress thread's exit waits for the last one */
+    pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
 }
 
@@ -110,6 +124,7 @@ static void finish(xop *o, ascError_t err, const char *msg) {
 
   if (err == ascSuccess)
     asc__mpi_op_finish(o);
+  atomic_fetch_sub(&inflight, 1);
   asc__extern_complete(o->x, err, msg);
   asc__mpi_op_free(o);
   count_done(c);
@@ -127,41 +142,50 @@ static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
 /* Posts c's reached operations in position order, on the calling
  * thread; a thread that finds another posting leaves its operation to
  * that one, which looks for more under the lock before it stops.  No
- * lock held.  A failed post completes its op here. */
-static void start_ready(struct ascComm_st *c) {
+ * lock held.  A failed post completes its op here.  With may_block (a
+ * waiting host thread, the progress thread) it also runs the small
+ * operations that use blocking MPI (o->blocking) and completes them;
+ * otherwise it stops before one.  Returns true if it completed any. */
+static bool start_ready(struct ascComm_st *c, bool may_block) {
   char msg[MPI_MAX_ERROR_STRING + 128];
+  bool ran = false;
   xop *o;
 
   pthread_mutex_lock(&c->lock);
   if (c->starting) {
     pthread_mutex_unlock(&c->lock);
-    return;
+    return false;
   }
   c->starting = true;
-  while ((o = take_next(c)) != NULL) {
+  while ((o = take_next(c, may_block)) != NULL) {
     ascError_t err = ascSuccess;
-    bool hole = o->kind == K_HOLE;
+    bool done = o->kind == K_HOLE || o->blocking;
 
     pthread_mutex_unlock(&c->lock);
-    if (hole) {
+    if (o->kind == K_HOLE) {
       asc__mpi_op_free(o);
       count_done(c);
-    } else if ((err = asc__mpi_op_start(o, msg, sizeof msg)) != ascSuccess) {
+    } else if (o->blocking) {
       /* Its completion may reach the stream's next op: that one's
        * reached() finds starting set and leaves it to this loop. */
+      err = asc__mpi_op_run(o, msg, sizeof msg);
+      finish(o, err, err != ascSuccess ? msg : NULL);
+      ran = true;
+    } else if ((err = asc__mpi_op_start(o, msg, sizeof msg)) != ascSuccess) {
       finish(o, err, msg);
+      ran = true;
     }
     pthread_mutex_lock(&c->lock);
-    if (!hole && err == ascSuccess) {
+    if (!done && err == ascSuccess) {
       *c->active_tail = o;
       c->active_tail = &o->next;
-      atomic_fetch_add(&inflight, 1);
       if (c->sleeping)
         pthread_cond_signal(&c->cond);
     }
   }
   c->starting = false;
   pthread_mutex_unlock(&c->lock);
+  return ran;
 }
 
 /* asc__extern_start_fn: the stream has reached o. */
@@ -174,11 +198,12 @@ static void reached(void *ud, asc__extern *x, ascError_t status) {
    * reporting the earlier error. */
   (void)status;
   o->x = x;
+  atomic_fetch_add(&inflight, 1);
   pthread_mutex_lock(&c->lock);
   o->next = c->reached;
   c->reached = o;
   pthread_mutex_unlock(&c->lock);
-  start_ready(c);
+  start_ready(c, false);
 }
 
 /* Tests c's active operations once (one thread at a time) and completes
@@ -225,7 +250,6 @@ static int poll_comm(struct ascComm_st *c) {
       continue;
     }
     progress = true;
-    atomic_fetch_sub(&inflight, 1);
     /* Completing may start the stream's next op here (start_ready
      * appends it to c->active, detached meanwhile). */
     if (rc != MPI_SUCCESS) {
@@ -274,7 +298,10 @@ static int wait_poll(void) {
   for (int i = 0; i < n; i++) {
     int ri;
     atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
-    ri = poll_comm(cs[i]);
+    if (start_ready(cs[i], true))
+      ri = ASC__EXTERN_PROGRESS;
+    else
+      ri = poll_comm(cs[i]);
     if (ri > r)
       r = ri;
   }
@@ -298,7 +325,7 @@ static void *progress_main(void *arg) {
   uint64_t last = now_ns();
 
   for (;;) {
-    bool waited = false;
+    bool waited = false, graced = false;
     int r;
 
     pthread_mutex_lock(&c->lock);
@@ -311,13 +338,17 @@ static void *progress_main(void *arg) {
       now = now_ns();
       since = now - atomic_load_explicit(&c->driven_ns,
                                          memory_order_relaxed);
-      if (since >= DRIVEN_NS && c->active != NULL)
+      if (since >= DRIVEN_NS && (c->active != NULL || graced))
         break;   /* nobody else polls: this thread does */
-      if (since >= DRIVEN_NS) {
+      if (since >= DRIVEN_NS && c->blocked_ready) {
+        graced = true;
+        timed_wait(c, GRACE_NS);
+      } else if (since >= DRIVEN_NS) {
         /* Idle, and no waiter around: sleep until an op is started. */
         c->sleeping = true;
         pthread_cond_wait(&c->cond, &c->lock);
         c->sleeping = false;
+        graced = false;
       } else {
         /* A waiter polls (or did a moment ago, and may again for the
          * next op): stand by, without being woken for each op. */
@@ -329,7 +360,7 @@ static void *progress_main(void *arg) {
     if (waited)
       last = now_ns();
 
-    r = poll_comm(c);
+    r = start_ready(c, true) ? ASC__EXTERN_PROGRESS : poll_comm(c);
     if (r == ASC__EXTERN_PROGRESS) {
       last = now_ns();
     } else if (r == ASC__EXTERN_BUSY) {
@@ -358,7 +389,7 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
     o->next = comm->reached;
     comm->reached = o;
     pthread_mutex_unlock(&comm->lock);
-    start_ready(comm);
+    start_ready(comm, false);
   }
   return err;
 }
@@ -418,7 +449,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->reached = NULL;
   c->active = NULL;
   c->active_tail = &c->active;
-  c->starting = c->polling = c->sleeping = false;
+  c->starting = c->polling = c->sleeping = c->blocked_ready = false;
   atomic_store(&c->driven_ns, 0);
   c->stop = false;
   rc = MPI_Comm_dup(mpiComm, &c->mpi);

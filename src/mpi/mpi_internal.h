@@ -62,6 +62,8 @@ struct xop {
   ascRedOp op;
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
+  bool blocking;           /* small: blocking MPI on a thread that may
+                              block (asc__mpi_op_run), not posted */
   int nsubs;
   /* Set by op_start on the posting thread. */
   MPI_Request *reqs;
@@ -93,6 +95,8 @@ struct ascComm_st {
   xop *active;             /* started, in position order */
   xop **active_tail;
   bool starting;           /* a thread is posting reached ops */
+  bool blocked_ready;      /* the next op to start must run blocking and
+                              waits for a thread that may block */
   bool polling;            /* a thread is testing the active ops (it has
                               detached them from the list meanwhile) */
   bool sleeping;           /* the progress thread waits untimed: wake it
@@ -116,5 +120,9 @@ void asc__mpi_op_free(xop *o);
  * have all completed (the float16 / bfloat16 reductions). */
 ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize);
 void asc__mpi_op_finish(xop *o);
+/* Runs a blocking op (o->blocking) to completion; as op_start on error.
+ * Only on a thread that may block: a host thread waiting in libasc or
+ * the progress thread. */
+ascError_t asc__mpi_op_run(xop *o, char *msg, size_t msgsize);
 
 #endif /* ASC_MPI_INTERNAL_H */

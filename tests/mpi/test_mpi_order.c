@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mpitest.h"
 
@@ -108,6 +109,44 @@ static void test_error_on_one_rank(ascComm_t comm) {
   OK(ascStreamSynchronize(s));
   CHECK(sum == size, "sum %g", sum);
   OK(ascStreamDestroy(s));
+}
+
+/* Small allreduces run as blocking MPI on a thread that may block: a
+ * host thread waiting in libasc, else the progress thread.  Here nobody
+ * waits in libasc (ascStreamQuery and nanosleep only), so the progress
+ * thread must run them; a large one (posted, MPI_Iallreduce) sits
+ * between them in the communicator's order, on another stream. */
+static void test_no_waiter(ascComm_t comm) {
+  enum { BIG = 20000 };   /* 80 KB of float32: the posted path */
+  static float big[BIG];
+  double small[3] = {1, 2, 3}, last = 0;
+  ascStream_t s, t;
+  struct timespec nap = {0, 1000000};
+  int polls = 0;
+
+  for (int i = 0; i < BIG; i++)
+    big[i] = (float)(rank + i % 5);
+  OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
+  OK(ascStreamCreateWithFlags(&t, ascStreamNonBlocking));
+  OK(ascAllReduce(small, small, 3, ascFloat64, ascRedSum, comm, s));
+  OK(ascAllReduce(big, big, BIG, ascFloat32, ascRedSum, comm, t));
+  OK(ascAllReduce(&small[2], &last, 1, ascFloat64, ascRedMax, comm, s));
+  while (ascStreamQuery(s) == ascErrorNotReady ||
+         ascStreamQuery(t) == ascErrorNotReady) {
+    CHECK(++polls < 20000, "no progress without a waiter");
+    nanosleep(&nap, NULL);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK(small[i] == (i + 1) * (double)size, "small[%d] = %g", i,
+          small[i]);
+  CHECK(last == 3.0 * size, "last %g", last);
+  for (int i = 0; i < BIG; i++)
+    CHECK(big[i] == (float)(size * (size - 1) / 2 + size * (i % 5)),
+          "big[%d] = %g", i, (double)big[i]);
+  OK(ascStreamSynchronize(s));
+  OK(ascStreamSynchronize(t));
+  OK(ascStreamDestroy(s));
+  OK(ascStreamDestroy(t));
 }
 
 /* A kernel exception before a collective: the collective still runs
@@ -226,6 +265,7 @@ int main(int argc, char **argv) {
   test_same_stream(affine, sleepy, comm);
   test_across_streams(affine, sleepy, comm);
   test_error_on_one_rank(comm);
+  test_no_waiter(comm);
   test_kernel_error_still_runs(raise_at, comm);
   test_misuse(comm);
   test_destroy_waits(sleepy);
