@@ -280,7 +280,7 @@ static int poll_comm(struct ascComm_st *c) {
  * communicator's active operations (the first WAIT_POLL_MAX of them;
  * the progress threads look after any others). */
 #define WAIT_POLL_MAX 8
-static int wait_poll(void) {
+static int wait_poll(bool may_block) {
   struct ascComm_st *cs[WAIT_POLL_MAX];
   int n = 0, r = ASC__EXTERN_IDLE;
   uint64_t now;
@@ -298,7 +298,7 @@ static int wait_poll(void) {
   for (int i = 0; i < n; i++) {
     int ri;
     atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
-    if (start_ready(cs[i], true))
+    if (start_ready(cs[i], may_block))
       ri = ASC__EXTERN_PROGRESS;
     else
       ri = poll_comm(cs[i]);

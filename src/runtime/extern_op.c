@@ -34,7 +34,7 @@ bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
     int r;
     if (done(a, b))
       return true;
-    r = fn();
+    r = fn(deadline == UINT64_MAX);
     if (r == ASC__EXTERN_IDLE)
       return false;
     now = uv_hrtime();

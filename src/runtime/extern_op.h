@@ -67,11 +67,13 @@ ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
  * is in flight but nothing completed, ASC__EXTERN_PROGRESS when
  * something did.  After a while without progress the thread stops
  * calling it and waits the ordinary way, so the component's own thread
- * must still complete everything.  The hook runs with no libasc lock
- * held, on any host thread, possibly on several at once.  One hook per
+ * must still complete everything.  may_block is false when the waiter
+ * has a deadline (ascStreamSynchronizeTimeout): the hook must then not
+ * block in a call that waits for peers.  The hook runs with no libasc
+ * lock held, on any host thread, possibly on several at once.  One hook per
  * process; NULL removes it. */
 enum { ASC__EXTERN_IDLE = 0, ASC__EXTERN_BUSY = 1, ASC__EXTERN_PROGRESS = 2 };
-typedef int (*asc__extern_poll_fn)(void);
+typedef int (*asc__extern_poll_fn)(bool may_block);
 ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
 
 #ifdef ASC_BUILDING_LIBRARY

@@ -176,8 +176,10 @@ static atomic_int hook_calls;
 static uv_thread_t hook_thread;
 static atomic_int hook_wrong_thread;
 
-static int poll_hook(void) {
+static int poll_hook(bool may_block) {
   uv_thread_t self = uv_thread_self();
+  if (!may_block)   /* ascStreamSynchronize has no deadline */
+    atomic_store(&hook_wrong_thread, 1);
   if (!uv_thread_equal(&self, &hook_thread))
     atomic_store(&hook_wrong_thread, 1);
   if (hook_probe == NULL || !atomic_load(&hook_probe->started))
