@@ -445,6 +445,9 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
     pthread_condattr_destroy(&ca);
   }
   c->free_next = NULL;
+  /* Under the lock: a waiter's poll may still hold this memory from an
+   * earlier life. */
+  pthread_mutex_lock(&c->lock);
   c->next_seq = c->next_start = c->completed = 0;
   c->reached = NULL;
   c->active = NULL;
@@ -452,6 +455,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->starting = c->polling = c->sleeping = c->blocked_ready = false;
   atomic_store(&c->driven_ns, 0);
   c->stop = false;
+  pthread_mutex_unlock(&c->lock);
   rc = MPI_Comm_dup(mpiComm, &c->mpi);
   if (rc != MPI_SUCCESS) {
     MPI_Error_string(rc, text, &len);
