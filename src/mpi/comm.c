@@ -483,8 +483,8 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   pthread_mutex_lock(&free_lock);
   c->live_next = live_comms;
   live_comms = c;
-  pthread_mutex_unlock(&free_lock);
   asc__extern_set_poll(wait_poll);
+  pthread_mutex_unlock(&free_lock);
   atomic_store(&c->magic, COMM_MAGIC);
   *comm = c;
   return ascSuccess;
@@ -513,6 +513,10 @@ ascError_t ascCommDestroy(ascComm_t comm) {
       *p = comm->live_next;
       break;
     }
+  /* No hook into this library once nothing uses it (it may be
+   * unloaded). */
+  if (live_comms == NULL)
+    asc__extern_set_poll(NULL);
   comm->free_next = free_comms;
   free_comms = comm;
   pthread_mutex_unlock(&free_lock);
