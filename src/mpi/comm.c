@@ -39,6 +39,7 @@
  * in libasc if one comes within GRACE_NS (ascStreamSynchronize right
  * after the call, the common case), else on the progress thread. */
 #define GRACE_NS 50000
+#define BLOCKING_MAX 32768   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
 
 /* Destroyed communicators keep their memory here, for reuse by the next
  * ascCommInitFromMPI: a stale handle always reads a dead magic, and a
@@ -87,15 +88,22 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Who may run a blocking op (o->blocking): nobody (a thread that
+ * reached it), a host thread waiting for the op's stream, anybody (the
+ * progress thread). */
+enum { BLOCK_NONE, BLOCK_STREAM, BLOCK_ANY };
+
 /* c's lock held: unlinks and returns the reached op at position
  * next_start, NULL if it has not been reached yet, or if it must run
- * blocking (o->blocking) and the caller may not block: it then sets
- * blocked_ready and wakes the progress thread. */
-static xop *take_next(struct ascComm_st *c, bool may_block) {
+ * blocking (o->blocking) and the caller may not (block, stream): it then
+ * sets blocked_ready and wakes the progress thread. */
+static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
   for (xop **p = &c->reached; *p != NULL; p = &(*p)->next) {
     if ((*p)->seq == c->next_start) {
       xop *o = *p;
-      if (o->blocking && !may_block) {
+      if (o->blocking &&
+          !(block == BLOCK_ANY ||
+            (block == BLOCK_STREAM && o->stream == stream))) {
         c->blocked_ready = true;
         if (c->sleeping)
           pthread_cond_signal(&c->cond);
@@ -142,11 +150,12 @@ static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
 /* Posts c's reached operations in position order, on the calling
  * thread; a thread that finds another posting leaves its operation to
  * that one, which looks for more under the lock before it stops.  No
- * lock held.  A failed post completes its op here.  With may_block (a
- * waiting host thread, the progress thread) it also runs the small
- * operations that use blocking MPI (o->blocking) and completes them;
- * otherwise it stops before one.  Returns true if it completed any. */
-static bool start_ready(struct ascComm_st *c, bool may_block) {
+ * lock held.  A failed post completes its op here.  It also runs the
+ * small operations that use blocking MPI (o->blocking) and completes
+ * them when block and stream allow (take_next); otherwise it stops
+ * before one.  Returns true if it completed any. */
+static bool start_ready(struct ascComm_st *c, int block,
+                        ascStream_t stream) {
   char msg[MPI_MAX_ERROR_STRING + 128];
   bool ran = false;
   xop *o;
@@ -157,7 +166,7 @@ static bool start_ready(struct ascComm_st *c, bool may_block) {
     return false;
   }
   c->starting = true;
-  while ((o = take_next(c, may_block)) != NULL) {
+  while ((o = take_next(c, block, stream)) != NULL) {
     ascError_t err = ascSuccess;
     bool done = o->kind == K_HOLE || o->blocking;
 
@@ -203,7 +212,7 @@ static void reached(void *ud, asc__extern *x, ascError_t status) {
   o->next = c->reached;
   c->reached = o;
   pthread_mutex_unlock(&c->lock);
-  start_ready(c, false);
+  start_ready(c, BLOCK_NONE, NULL);
 }
 
 /* Tests c's active operations once (one thread at a time) and completes
@@ -280,7 +289,7 @@ static int poll_comm(struct ascComm_st *c) {
  * communicator's active operations (the first WAIT_POLL_MAX of them;
  * the progress threads look after any others). */
 #define WAIT_POLL_MAX 8
-static int wait_poll(bool may_block) {
+static int wait_poll(bool may_block, ascStream_t stream) {
   struct ascComm_st *cs[WAIT_POLL_MAX];
   int n = 0, r = ASC__EXTERN_IDLE;
   uint64_t now;
@@ -298,7 +307,7 @@ static int wait_poll(bool may_block) {
   for (int i = 0; i < n; i++) {
     int ri;
     atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
-    if (start_ready(cs[i], may_block))
+    if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream))
       ri = ASC__EXTERN_PROGRESS;
     else
       ri = poll_comm(cs[i]);
@@ -360,7 +369,8 @@ static void *progress_main(void *arg) {
     if (waited)
       last = now_ns();
 
-    r = start_ready(c, true) ? ASC__EXTERN_PROGRESS : poll_comm(c);
+    r = start_ready(c, BLOCK_ANY, NULL) ? ASC__EXTERN_PROGRESS
+                                        : poll_comm(c);
     if (r == ASC__EXTERN_PROGRESS) {
       last = now_ns();
     } else if (r == ASC__EXTERN_BUSY) {
@@ -379,6 +389,7 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
 
   pthread_mutex_lock(&comm->lock);
   o->comm = comm;
+  o->stream = stream;
   o->seq = comm->next_seq++;
   pthread_mutex_unlock(&comm->lock);
   err = asc__stream_enqueue_extern(stream, reached, o);
@@ -389,7 +400,7 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
     o->next = comm->reached;
     comm->reached = o;
     pthread_mutex_unlock(&comm->lock);
-    start_ready(comm, false);
+    start_ready(comm, BLOCK_NONE, NULL);
   }
   return err;
 }
@@ -470,6 +481,17 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->mpi, &c->rank);
   MPI_Comm_size(c->mpi, &c->size);
+  {
+    /* The blocking limit must be the same on every rank: the smallest
+     * asked for wins (ASC_MPI_BLOCKING_MAX, bytes; 0 or less: never). */
+    const char *e = getenv("ASC_MPI_BLOCKING_MAX");
+    long long lim = e != NULL && *e != '\0' ? strtoll(e, NULL, 10)
+                                           : BLOCKING_MAX;
+    if (MPI_Allreduce(MPI_IN_PLACE, &lim, 1, MPI_LONG_LONG, MPI_MIN,
+                      c->mpi) != MPI_SUCCESS)
+      lim = 0;
+    c->blocking_max = lim > 0 ? lim : -1;
+  }
   if (pthread_create(&c->thread, NULL, progress_main, c) != 0) {
     MPI_Comm_free(&c->mpi);
     pthread_mutex_lock(&free_lock);

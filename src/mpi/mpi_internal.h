@@ -54,6 +54,7 @@ struct xop {
   uint64_t seq;            /* queue position on comm */
   op_kind kind;
   const char *name;        /* "ascAllReduce", for messages */
+  ascStream_t stream;      /* as the application passed it */
   asc__extern *x;          /* set by reached() */
   const void *sendbuf;
   void *recvbuf;
@@ -80,6 +81,9 @@ struct ascComm_st {
   struct ascComm_st *live_next;   /* live communicators (the wait hook) */
   MPI_Comm mpi;
   int rank, size;
+  /* Allreduces up to this many bytes run blocking (ops.c); the same on
+   * every rank (ASC_MPI_BLOCKING_MAX, agreed at init). */
+  long long blocking_max;
   pthread_t thread;
   /* Guards everything below but driven_ns.  Leaf lock: never held while
    * calling the runtime (asc__extern_complete may start the next op of a

@@ -279,14 +279,13 @@ oom:
   return ascErrorOutOfMemory;
 }
 
-/* Small allreduces run as blocking MPI_Allreduce, which Open MPI does
- * in about half the time of MPI_Iallreduce + MPI_Test (its nonblocking
- * collectives build a schedule per call): bench/mpi_allreduce.  Every
- * rank must choose the same variant (blocking and nonblocking
- * collectives do not match), so the choice depends only on the count
- * and type, which all ranks share. */
-#define BLOCKING_MAX_BYTES 32768
-
+/* Small allreduces (comm->blocking_max) run as blocking MPI_Allreduce,
+ * which Open MPI does in about half the time of MPI_Iallreduce +
+ * MPI_Test (its nonblocking collectives build a schedule per call):
+ * bench/mpi_allreduce.  Every rank must choose the same variant
+ * (blocking and nonblocking collectives do not match), so the choice
+ * depends only on the count and type, which all ranks share, and on a
+ * limit the ranks agree on at init. */
 ascError_t asc__mpi_op_run(xop *o, char *msg, size_t msgsize) {
   MPI_Comm mc = o->comm->mpi;
   size_t bytes = o->count * ascDataTypeSize(o->dtype);
@@ -428,7 +427,8 @@ static ascError_t submit(const char *fn, op_kind kind, const void *sendbuf,
   o->op = op;
   o->root = root;
   o->blocking = kind == K_ALLREDUCE && !is_half(dtype) &&
-                count * ascDataTypeSize(dtype) <= BLOCKING_MAX_BYTES;
+                (long long)(count * ascDataTypeSize(dtype)) <=
+                    comm->blocking_max;
   return asc__mpi_enqueue(comm, o, stream);
 }
 

@@ -6,6 +6,7 @@
  * thread hand-offs per operation).  extern_op.h has the contract.
  */
 #include "runtime/extern_op.h"
+#include "runtime/stream.h"
 
 #include <stdatomic.h>
 #include <uv.h>
@@ -22,19 +23,26 @@ void asc__extern_set_poll(asc__extern_poll_fn fn) {
 }
 
 bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
-                       uint64_t b, uint64_t deadline) {
+                       uint64_t b, uint64_t deadline, const void *stream) {
   asc__extern_poll_fn fn =
       atomic_load_explicit(&poll_hook, memory_order_acquire);
+  const asc__stream *st = stream;
+  bool may_block = st != NULL && deadline == UINT64_MAX;
+  ascStream_t handle = NULL;
   uint64_t t0, now;
 
   if (fn == NULL)
     return false;
+  /* The handle the application passed: the stream itself, or NULL for
+   * the default stream. */
+  if (st != NULL && st != st->rt->null_stream)
+    handle = (ascStream_t)(void *)(uintptr_t)st;
   t0 = uv_hrtime();
   for (;;) {
     int r;
     if (done(a, b))
       return true;
-    r = fn(deadline == UINT64_MAX);
+    r = fn(may_block, handle);
     if (r == ASC__EXTERN_IDLE)
       return false;
     now = uv_hrtime();

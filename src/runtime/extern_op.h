@@ -67,22 +67,26 @@ ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
  * is in flight but nothing completed, ASC__EXTERN_PROGRESS when
  * something did.  After a while without progress the thread stops
  * calling it and waits the ordinary way, so the component's own thread
- * must still complete everything.  may_block is false when the waiter
- * has a deadline (ascStreamSynchronizeTimeout): the hook must then not
- * block in a call that waits for peers.  The hook runs with no libasc
- * lock held, on any host thread, possibly on several at once.  One hook per
+ * must still complete everything.  With may_block the thread waits,
+ * without a deadline, for stream (NULL: the default stream) to pass
+ * what was queued on it: the hook may then block in a call that waits
+ * for peers, for work queued on that stream only (blocking for another
+ * stream could hold the waiter, and whatever it does next, on a peer
+ * that needs it first).  The hook runs with no libasc lock held, on any
+ * host thread, possibly on several at once.  One hook per
  * process; NULL removes it. */
 enum { ASC__EXTERN_IDLE = 0, ASC__EXTERN_BUSY = 1, ASC__EXTERN_PROGRESS = 2 };
-typedef int (*asc__extern_poll_fn)(bool may_block);
+typedef int (*asc__extern_poll_fn)(bool may_block, ascStream_t stream);
 ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
 
 #ifdef ASC_BUILDING_LIBRARY
 /* Runtime side (host_wait_until): drives the hook until done(a, b)
  * (true), or until it is idle, the drive window passes without progress
  * or uv_hrtime() reaches deadline (UINT64_MAX: none); then false unless
- * done. */
+ * done.  stream: the asc__stream the wait is for, NULL if not a stream
+ * wait. */
 bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
-                       uint64_t b, uint64_t deadline);
+                       uint64_t b, uint64_t deadline, const void *stream);
 #endif
 
 #ifdef __cplusplus

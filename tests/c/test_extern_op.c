@@ -176,9 +176,12 @@ static atomic_int hook_calls;
 static uv_thread_t hook_thread;
 static atomic_int hook_wrong_thread;
 
-static int poll_hook(bool may_block) {
+static ascStream_t hook_stream;
+
+static int poll_hook(bool may_block, ascStream_t stream) {
   uv_thread_t self = uv_thread_self();
-  if (!may_block)   /* ascStreamSynchronize has no deadline */
+  /* ascStreamSynchronize(s): no deadline, a wait for s */
+  if (!may_block || stream != hook_stream)
     atomic_store(&hook_wrong_thread, 1);
   if (!uv_thread_equal(&self, &hook_thread))
     atomic_store(&hook_wrong_thread, 1);
@@ -198,6 +201,7 @@ static void test_waiter_drives(void **state) {
 
   hook_thread = uv_thread_self();
   assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  hook_stream = s;
   hook_probe = &p;
   asc__extern_set_poll(poll_hook);
   assert_int_equal(asc__stream_enqueue_extern(s, park, &p), ascSuccess);

@@ -149,6 +149,50 @@ static void test_no_waiter(ascComm_t comm) {
   OK(ascStreamDestroy(t));
 }
 
+static void nap20ms(void *ud) {
+  struct timespec t = {0, 20000000};
+  (void)ud;
+  nanosleep(&t, NULL);
+}
+
+/* A host thread synchronising one stream must not block in another
+ * stream's small allreduce: here rank 1 enters the allreduce only after
+ * a message that rank 0 sends (on a second communicator) after its
+ * synchronisation returns.  A waiter that ran rank 0's allreduce would
+ * deadlock. */
+static void test_waiter_only_its_stream(ascComm_t comm) {
+  ascComm_t c2;
+  ascStream_t s1, s2;
+  ascEvent_t got;
+  double one = 1, sum = 0, x = 0;
+
+  OK(ascCommInitFromMPI(&c2, MPI_COMM_WORLD));
+  OK(ascStreamCreateWithFlags(&s1, ascStreamNonBlocking));
+  OK(ascStreamCreateWithFlags(&s2, ascStreamNonBlocking));
+  OK(ascEventCreate(&got));
+  if (rank == 1) {
+    OK(ascRecv(&x, 1, ascFloat64, 0, c2, s1));
+    OK(ascEventRecord(got, s1));
+    OK(ascStreamWaitEvent(s2, got, 0));
+  }
+  OK(ascAllReduce(&one, &sum, 1, ascFloat64, ascRedSum, comm, s2));
+  if (rank == 0) {
+    x = 42;
+    OK(ascLaunchHostFunc(s1, nap20ms, NULL));
+    OK(ascStreamSynchronize(s1));   /* while the allreduce is ready */
+    OK(ascSend(&x, 1, ascFloat64, 1, c2, s1));
+  }
+  OK(ascStreamSynchronize(s2));
+  OK(ascStreamSynchronize(s1));
+  CHECK(sum == size, "sum %g", sum);
+  if (rank == 1)
+    CHECK(x == 42, "x %g", x);
+  OK(ascEventDestroy(got));
+  OK(ascStreamDestroy(s1));
+  OK(ascStreamDestroy(s2));
+  OK(ascCommDestroy(c2));
+}
+
 /* A kernel exception before a collective: the collective still runs
  * (peers would wait for it forever otherwise); the stream reports the
  * kernel's error. */
@@ -266,6 +310,7 @@ int main(int argc, char **argv) {
   test_across_streams(affine, sleepy, comm);
   test_error_on_one_rank(comm);
   test_no_waiter(comm);
+  test_waiter_only_its_stream(comm);
   test_kernel_error_still_runs(raise_at, comm);
   test_misuse(comm);
   test_destroy_waits(sleepy);
