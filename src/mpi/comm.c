@@ -347,9 +347,13 @@ static void *progress_main(void *arg) {
       now = now_ns();
       since = now - atomic_load_explicit(&c->driven_ns,
                                          memory_order_relaxed);
-      if (since >= DRIVEN_NS && (c->active != NULL || graced))
+      if (c->blocked_ready && graced)
+        break;   /* no waiter of its stream came: this thread runs it */
+      if (since >= DRIVEN_NS && c->active != NULL)
         break;   /* nobody else polls: this thread does */
-      if (since >= DRIVEN_NS && c->blocked_ready) {
+      if (c->blocked_ready) {
+        /* Even while a waiter polls: it may wait for another stream,
+         * and then never runs this op. */
         graced = true;
         timed_wait(c, GRACE_NS);
       } else if (since >= DRIVEN_NS) {
