@@ -1,13 +1,18 @@
 /*
  * Communicators and their progress threads.
  *
- * An operation goes through three hands: the application thread queues
- * it on a stream as an external op (asc__mpi_enqueue, taking the next
- * position on the communicator); when the stream reaches it, reached()
- * hands it to the progress thread; the progress thread starts reached
- * operations strictly in position order (so that every rank calls MPI in
- * the order its application queued, whatever order its streams get
- * there), polls them with MPI_Testall, and completes each on its stream.
+ * The application thread queues an operation on a stream as an external
+ * op (asc__mpi_enqueue, taking the next position on the communicator).
+ * When the stream reaches it, reached() starts it at once on the thread
+ * that got there (the application thread itself when the stream was
+ * idle), strictly in position order (so that every rank calls MPI in the
+ * order its application queued, whatever order its streams get there):
+ * one thread at a time posts, and a thread finding another posting
+ * leaves its operation to it.  Started operations are tested with
+ * MPI_Testall by a host thread waiting in libasc (the wait hook) or, when
+ * nobody waits, by the communicator's progress thread; whoever sees one
+ * finish completes it on its stream.  docs/distributed.md has the
+ * measurements behind this.
  */
 #include <limits.h>
 #include <sched.h>
@@ -19,20 +24,31 @@
 
 #include "mpi/mpi_internal.h"
 
-/* Polling: while operations are in flight, poll (yielding between polls:
- * MPI moves a large message one segment per poll) for POLL_NS after the
- * last completion, then nap between polls, so that a transfer waiting
- * on a slow peer does not take a core from the kernels it overlaps.  An
- * idle progress thread looks for new work for SPIN_NS before it sleeps
- * on the condition variable. */
+/* Polling.  A host thread waiting in libasc polls the active operations
+ * itself (wait_poll, the runtime's wait hook), as MPI_Wait would; the
+ * progress thread leaves them to it while it does (a waiter polled in
+ * the last DRIVEN_NS) and polls when nobody waits: yielding between
+ * polls (MPI moves a large message one segment per poll) for POLL_NS
+ * after the last completion, then napping NAP_NS between polls, so that
+ * a transfer waiting on a slow peer does not take a core from the
+ * kernels it overlaps. */
 #define POLL_NS 5000000
-#define SPIN_NS 200000
 #define NAP_NS 50000
+#define DRIVEN_NS 500000
+/* A small allreduce runs blocking (ops.c): on a host thread that waits
+ * in libasc if one comes within GRACE_NS (ascStreamSynchronize right
+ * after the call, the common case), else on the progress thread. */
+#define GRACE_NS 50000
+#define BLOCKING_MAX 32768   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
 
 /* Destroyed communicators keep their memory here, for reuse by the next
- * ascCommInitFromMPI: a stale handle always reads a dead magic. */
+ * ascCommInitFromMPI: a stale handle always reads a dead magic, and a
+ * waiter's poll that races with ascCommDestroy finds a valid lock and an
+ * empty active list.  Live ones are on live_comms, for the wait hook. */
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ascComm_st *free_comms;
+static struct ascComm_st *live_comms;   /* under free_lock */
+static atomic_int inflight;   /* reached, not completed: all communicators */
 
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...) {
   char text[512];
@@ -72,29 +88,28 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* asc__extern_start_fn: the stream has reached o. */
-static void reached(void *ud, asc__extern *x, ascError_t status) {
-  xop *o = ud;
-  struct ascComm_st *c = o->comm;
-
-  /* status (an earlier failure on the stream) does not skip o: peers
-   * would wait for this rank forever.  It runs, and the stream keeps
-   * reporting the earlier error. */
-  (void)status;
-  o->x = x;
-  pthread_mutex_lock(&c->lock);
-  o->next = c->reached;
-  c->reached = o;
-  pthread_cond_signal(&c->cond);
-  pthread_mutex_unlock(&c->lock);
-}
+/* Who may run a blocking op (o->blocking): nobody (a thread that
+ * reached it), a host thread waiting for the op's stream, anybody (the
+ * progress thread). */
+enum { BLOCK_NONE, BLOCK_STREAM, BLOCK_ANY };
 
 /* c's lock held: unlinks and returns the reached op at position
- * next_start, NULL if it has not been reached yet. */
-static xop *take_next(struct ascComm_st *c) {
+ * next_start, NULL if it has not been reached yet, or if it must run
+ * blocking (o->blocking) and the caller may not (block, stream): it then
+ * sets blocked_ready and wakes the progress thread. */
+static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
   for (xop **p = &c->reached; *p != NULL; p = &(*p)->next) {
     if ((*p)->seq == c->next_start) {
       xop *o = *p;
+      if (o->blocking &&
+          !(block == BLOCK_ANY ||
+            (block == BLOCK_STREAM && o->stream == stream))) {
+        c->blocked_ready = true;
+        if (c->sleeping)
+          pthread_cond_signal(&c->cond);
+        return NULL;
+      }
+      c->blocked_ready = false;
       *p = o->next;
       o->next = NULL;
       c->next_start++;
@@ -107,7 +122,8 @@ static xop *take_next(struct ascComm_st *c) {
 static void count_done(struct ascComm_st *c) {
   pthread_mutex_lock(&c->lock);
   c->completed++;
-  pthread_cond_broadcast(&c->cond);
+  if (c->stop)   /* the progress thread's exit waits for the last one */
+    pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
 }
 
@@ -116,6 +132,7 @@ static void finish(xop *o, ascError_t err, const char *msg) {
 
   if (err == ascSuccess)
     asc__mpi_op_finish(o);
+  atomic_fetch_sub(&inflight, 1);
   asc__extern_complete(o->x, err, msg);
   asc__mpi_op_free(o);
   count_done(c);
@@ -130,103 +147,242 @@ static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
   snprintf(msg, size, "%s: MPI failed: %s", o->name, text);
 }
 
+/* Posts c's reached operations in position order, on the calling
+ * thread; a thread that finds another posting leaves its operation to
+ * that one, which looks for more under the lock before it stops.  No
+ * lock held.  A failed post completes its op here.  It also runs the
+ * small operations that use blocking MPI (o->blocking) and completes
+ * them when block and stream allow (take_next); otherwise it stops
+ * before one.  Returns true if it completed any. */
+static bool start_ready(struct ascComm_st *c, int block,
+                        ascStream_t stream) {
+  char msg[MPI_MAX_ERROR_STRING + 128];
+  bool ran = false;
+  xop *o;
+
+  pthread_mutex_lock(&c->lock);
+  if (c->starting) {
+    pthread_mutex_unlock(&c->lock);
+    return false;
+  }
+  c->starting = true;
+  while ((o = take_next(c, block, stream)) != NULL) {
+    ascError_t err = ascSuccess;
+    bool done = o->kind == K_HOLE || o->blocking;
+
+    pthread_mutex_unlock(&c->lock);
+    if (o->kind == K_HOLE) {
+      asc__mpi_op_free(o);
+      count_done(c);
+    } else if (o->blocking) {
+      /* Its completion may reach the stream's next op: that one's
+       * reached() finds starting set and leaves it to this loop. */
+      err = asc__mpi_op_run(o, msg, sizeof msg);
+      finish(o, err, err != ascSuccess ? msg : NULL);
+      ran = true;
+    } else if ((err = asc__mpi_op_start(o, msg, sizeof msg)) != ascSuccess) {
+      finish(o, err, msg);
+      ran = true;
+    }
+    pthread_mutex_lock(&c->lock);
+    if (!done && err == ascSuccess) {
+      *c->active_tail = o;
+      c->active_tail = &o->next;
+      if (c->sleeping)
+        pthread_cond_signal(&c->cond);
+    }
+  }
+  c->starting = false;
+  pthread_mutex_unlock(&c->lock);
+  return ran;
+}
+
+/* asc__extern_start_fn: the stream has reached o. */
+static void reached(void *ud, asc__extern *x, ascError_t status) {
+  xop *o = ud;
+  struct ascComm_st *c = o->comm;
+
+  /* status (an earlier failure on the stream) does not skip o: peers
+   * would wait for this rank forever.  It runs, and the stream keeps
+   * reporting the earlier error. */
+  (void)status;
+  o->x = x;
+  atomic_fetch_add(&inflight, 1);
+  pthread_mutex_lock(&c->lock);
+  o->next = c->reached;
+  c->reached = o;
+  pthread_mutex_unlock(&c->lock);
+  start_ready(c, BLOCK_NONE, NULL);
+}
+
+/* Tests c's active operations once (one thread at a time) and completes
+ * the finished ones, on the calling thread.  Any thread, no lock held.
+ * Returns ASC__EXTERN_IDLE (none active), _BUSY or _PROGRESS. */
+static int poll_comm(struct ascComm_st *c) {
+  char msg[MPI_MAX_ERROR_STRING + 128];
+  xop *list, *keep = NULL, **kt = &keep;
+  bool progress = false;
+
+  pthread_mutex_lock(&c->lock);
+  if (c->polling || c->active == NULL) {
+    int r = c->active != NULL ? ASC__EXTERN_BUSY : ASC__EXTERN_IDLE;
+    pthread_mutex_unlock(&c->lock);
+    return r;
+  }
+  c->polling = true;
+  list = c->active;
+  c->active = NULL;
+  c->active_tail = &c->active;
+  pthread_mutex_unlock(&c->lock);
+
+  while (list != NULL) {
+    xop *o = list;
+    int flag = 0, rc;
+
+    list = o->next;
+    o->next = NULL;
+    rc = o->nreqs > 0 ? MPI_Testall(o->nreqs, o->reqs, &flag, o->stats)
+                      : (flag = 1, MPI_SUCCESS);
+    if (rc == MPI_ERR_IN_STATUS) {
+      /* The failed request's own code says what went wrong. */
+      for (int i = 0; i < o->nreqs; i++) {
+        int e = o->stats[i].MPI_ERROR;
+        if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) {
+          rc = e;
+          break;
+        }
+      }
+    }
+    if (rc == MPI_SUCCESS && !flag) {
+      *kt = o;
+      kt = &o->next;
+      continue;
+    }
+    progress = true;
+    /* Completing may start the stream's next op here (start_ready
+     * appends it to c->active, detached meanwhile). */
+    if (rc != MPI_SUCCESS) {
+      mpi_failure(o, rc, msg, sizeof msg);
+      finish(o, ascErrorCommunication, msg);
+    } else {
+      finish(o, ascSuccess, NULL);
+    }
+  }
+
+  pthread_mutex_lock(&c->lock);
+  if (keep != NULL) {   /* the oldest first, then those started meanwhile */
+    *kt = c->active;
+    if (c->active == NULL)
+      c->active_tail = kt;
+    c->active = keep;
+    /* The progress thread may have found the list detached, hence
+     * empty, and gone to sleep. */
+    if (c->sleeping)
+      pthread_cond_signal(&c->cond);
+  }
+  c->polling = false;
+  pthread_mutex_unlock(&c->lock);
+  return progress ? ASC__EXTERN_PROGRESS : ASC__EXTERN_BUSY;
+}
+
+/* asc__extern_poll_fn: a host thread waiting in libasc polls every live
+ * communicator's active operations (the first WAIT_POLL_MAX of them;
+ * the progress threads look after any others). */
+#define WAIT_POLL_MAX 8
+static int wait_poll(bool may_block, ascStream_t stream) {
+  struct ascComm_st *cs[WAIT_POLL_MAX];
+  int n = 0, r = ASC__EXTERN_IDLE;
+  uint64_t now;
+
+  if (atomic_load_explicit(&inflight, memory_order_relaxed) == 0)
+    return ASC__EXTERN_IDLE;
+  pthread_mutex_lock(&free_lock);
+  for (struct ascComm_st *c = live_comms; c != NULL && n < WAIT_POLL_MAX;
+       c = c->live_next)
+    cs[n++] = c;
+  pthread_mutex_unlock(&free_lock);
+  /* A communicator destroyed meanwhile is still memory with a valid
+   * lock and no active operation (see free_comms). */
+  now = now_ns();
+  for (int i = 0; i < n; i++) {
+    int ri;
+    atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
+    if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream))
+      ri = ASC__EXTERN_PROGRESS;
+    else
+      ri = poll_comm(cs[i]);
+    if (ri > r)
+      r = ri;
+  }
+  return r;
+}
+
+/* c's lock held: waits on c's condition at most ns. */
+static void timed_wait(struct ascComm_st *c, uint64_t ns) {
+  struct timespec ts;
+  uint64_t t;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  t = (uint64_t)ts.tv_nsec + ns;
+  ts.tv_sec += (time_t)(t / 1000000000u);
+  ts.tv_nsec = (long)(t % 1000000000u);
+  (void)pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+}
+
 static void *progress_main(void *arg) {
   struct ascComm_st *c = arg;
-  xop *active = NULL, **tailp;
   uint64_t last = now_ns();
-  char msg[MPI_MAX_ERROR_STRING + 128];
 
   for (;;) {
-    xop *start = NULL, **sp = &start, *o;
+    bool waited = false, graced = false;
+    int r;
 
     pthread_mutex_lock(&c->lock);
     for (;;) {
-      while ((o = take_next(c)) != NULL) {
-        *sp = o;
-        sp = &o->next;
-      }
-      if (start != NULL || active != NULL)
-        break;
-      if (c->stop && c->completed == c->next_seq)
-        break;
-      if (now_ns() - last < SPIN_NS) {
-        /* Work often comes back to back (a loop of collectives): look
-         * again for a while before paying for a wake-up. */
+      uint64_t now, since;
+      if (c->stop && c->completed == c->next_seq) {
         pthread_mutex_unlock(&c->lock);
-        sched_yield();
-        pthread_mutex_lock(&c->lock);
-        continue;
+        return NULL;   /* stopped, everything completed */
       }
-      pthread_cond_wait(&c->cond, &c->lock);
-    }
-    if (start == NULL && active == NULL) {
-      pthread_mutex_unlock(&c->lock);
-      return NULL;   /* stopped, everything completed */
+      now = now_ns();
+      since = now - atomic_load_explicit(&c->driven_ns,
+                                         memory_order_relaxed);
+      if (c->blocked_ready && graced)
+        break;   /* no waiter of its stream came: this thread runs it */
+      if (since >= DRIVEN_NS && c->active != NULL)
+        break;   /* nobody else polls: this thread does */
+      if (c->blocked_ready) {
+        /* Even while a waiter polls: it may wait for another stream,
+         * and then never runs this op. */
+        graced = true;
+        timed_wait(c, GRACE_NS);
+      } else if (since >= DRIVEN_NS) {
+        /* Idle, and no waiter around: sleep until an op is started. */
+        c->sleeping = true;
+        pthread_cond_wait(&c->cond, &c->lock);
+        c->sleeping = false;
+        graced = false;
+      } else {
+        /* A waiter polls (or did a moment ago, and may again for the
+         * next op): stand by, without being woken for each op. */
+        timed_wait(c, DRIVEN_NS - since);
+      }
+      waited = true;
     }
     pthread_mutex_unlock(&c->lock);
+    if (waited)
+      last = now_ns();
 
-    /* Start in position order; active keeps that order too. */
-    for (tailp = &active; *tailp != NULL; tailp = &(*tailp)->next)
-      ;
-    while (start != NULL) {
-      ascError_t err;
-      o = start;
-      start = o->next;
-      o->next = NULL;
-      if (o->kind == K_HOLE) {
-        asc__mpi_op_free(o);
-        count_done(c);
-        continue;
-      }
-      err = asc__mpi_op_start(o, msg, sizeof msg);
-      if (err != ascSuccess) {
-        finish(o, err, msg);
-        continue;
-      }
-      *tailp = o;
-      tailp = &o->next;
-    }
-
-    /* Poll. */
-    {
-      bool progress = false;
-      for (xop **p = &active; *p != NULL;) {
-        int flag = 0, rc;
-        o = *p;
-        rc = o->nreqs > 0 ? MPI_Testall(o->nreqs, o->reqs, &flag, o->stats)
-                          : (flag = 1, MPI_SUCCESS);
-        if (rc == MPI_ERR_IN_STATUS) {
-          /* The failed request's own code says what went wrong. */
-          for (int i = 0; i < o->nreqs; i++) {
-            int e = o->stats[i].MPI_ERROR;
-            if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) {
-              rc = e;
-              break;
-            }
-          }
-        }
-        if (rc != MPI_SUCCESS || flag) {
-          *p = o->next;
-          progress = true;
-          if (rc != MPI_SUCCESS) {
-            mpi_failure(o, rc, msg, sizeof msg);
-            finish(o, ascErrorCommunication, msg);
-          } else {
-            finish(o, ascSuccess, NULL);
-          }
-          continue;
-        }
-        p = &o->next;
-      }
-      if (progress) {
-        last = now_ns();
-      } else if (active != NULL) {
-        if (now_ns() - last < POLL_NS) {
-          sched_yield();
-        } else {
-          struct timespec nap = {0, NAP_NS};
-          nanosleep(&nap, NULL);
-        }
+    r = start_ready(c, BLOCK_ANY, NULL) ? ASC__EXTERN_PROGRESS
+                                        : poll_comm(c);
+    if (r == ASC__EXTERN_PROGRESS) {
+      last = now_ns();
+    } else if (r == ASC__EXTERN_BUSY) {
+      if (now_ns() - last < POLL_NS) {
+        sched_yield();
+      } else {
+        struct timespec nap = {0, NAP_NS};
+        nanosleep(&nap, NULL);
       }
     }
   }
@@ -237,6 +393,7 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
 
   pthread_mutex_lock(&comm->lock);
   o->comm = comm;
+  o->stream = stream;
   o->seq = comm->next_seq++;
   pthread_mutex_unlock(&comm->lock);
   err = asc__stream_enqueue_extern(stream, reached, o);
@@ -246,8 +403,8 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
     pthread_mutex_lock(&comm->lock);
     o->next = comm->reached;
     comm->reached = o;
-    pthread_cond_signal(&comm->cond);
     pthread_mutex_unlock(&comm->lock);
+    start_ready(comm, BLOCK_NONE, NULL);
   }
   return err;
 }
@@ -285,15 +442,35 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
     free_comms = c->free_next;
   pthread_mutex_unlock(&free_lock);
   if (c == NULL) {
+    pthread_condattr_t ca;
     c = calloc(1, sizeof *c);
     if (c == NULL)
       return asc__mpi_err(ascErrorOutOfMemory,
                           "ascCommInitFromMPI: out of memory");
+    /* Once: the memory and its lock outlive the communicator (the free
+     * list), so a waiter's poll may race with ascCommDestroy. */
+    if (pthread_condattr_init(&ca) != 0 ||
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+        pthread_mutex_init(&c->lock, NULL) != 0 ||
+        pthread_cond_init(&c->cond, &ca) != 0) {
+      free(c);
+      return asc__mpi_err(ascErrorInternal,
+                          "ascCommInitFromMPI: cannot create a lock");
+    }
+    pthread_condattr_destroy(&ca);
   }
   c->free_next = NULL;
+  /* Under the lock: a waiter's poll may still hold this memory from an
+   * earlier life. */
+  pthread_mutex_lock(&c->lock);
   c->next_seq = c->next_start = c->completed = 0;
   c->reached = NULL;
+  c->active = NULL;
+  c->active_tail = &c->active;
+  c->starting = c->polling = c->sleeping = c->blocked_ready = false;
+  atomic_store(&c->driven_ns, 0);
   c->stop = false;
+  pthread_mutex_unlock(&c->lock);
   rc = MPI_Comm_dup(mpiComm, &c->mpi);
   if (rc != MPI_SUCCESS) {
     MPI_Error_string(rc, text, &len);
@@ -308,9 +485,18 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
   MPI_Comm_rank(c->mpi, &c->rank);
   MPI_Comm_size(c->mpi, &c->size);
-  if (pthread_mutex_init(&c->lock, NULL) != 0 ||
-      pthread_cond_init(&c->cond, NULL) != 0 ||
-      pthread_create(&c->thread, NULL, progress_main, c) != 0) {
+  {
+    /* The blocking limit must be the same on every rank: the smallest
+     * asked for wins (ASC_MPI_BLOCKING_MAX, bytes; 0 or less: never). */
+    const char *e = getenv("ASC_MPI_BLOCKING_MAX");
+    long long lim = e != NULL && *e != '\0' ? strtoll(e, NULL, 10)
+                                           : BLOCKING_MAX;
+    if (MPI_Allreduce(MPI_IN_PLACE, &lim, 1, MPI_LONG_LONG, MPI_MIN,
+                      c->mpi) != MPI_SUCCESS)
+      lim = 0;
+    c->blocking_max = lim > 0 ? lim : -1;
+  }
+  if (pthread_create(&c->thread, NULL, progress_main, c) != 0) {
     MPI_Comm_free(&c->mpi);
     pthread_mutex_lock(&free_lock);
     c->free_next = free_comms;
@@ -320,6 +506,11 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
                         "ascCommInitFromMPI: cannot start the progress "
                         "thread");
   }
+  pthread_mutex_lock(&free_lock);
+  c->live_next = live_comms;
+  live_comms = c;
+  asc__extern_set_poll(wait_poll);
+  pthread_mutex_unlock(&free_lock);
   atomic_store(&c->magic, COMM_MAGIC);
   *comm = c;
   return ascSuccess;
@@ -341,10 +532,17 @@ ascError_t ascCommDestroy(ascComm_t comm) {
   pthread_mutex_unlock(&comm->lock);
   /* The thread returns once every queued operation has completed. */
   pthread_join(comm->thread, NULL);
-  pthread_cond_destroy(&comm->cond);
-  pthread_mutex_destroy(&comm->lock);
   MPI_Comm_free(&comm->mpi);
   pthread_mutex_lock(&free_lock);
+  for (struct ascComm_st **p = &live_comms; *p != NULL; p = &(*p)->live_next)
+    if (*p == comm) {
+      *p = comm->live_next;
+      break;
+    }
+  /* No hook into this library once nothing uses it (it may be
+   * unloaded). */
+  if (live_comms == NULL)
+    asc__extern_set_poll(NULL);
   comm->free_next = free_comms;
   free_comms = comm;
   pthread_mutex_unlock(&free_lock);

@@ -5,10 +5,10 @@
  *
  * Threads: the application's threads validate arguments and queue
  * operations (ops.c); the runtime calls reached() when a stream reaches
- * one, on whatever thread advanced the stream; the communicator's
- * progress thread is the only thread of this library that calls MPI
- * after ascCommInitFromMPI (MPI_Comm_dup) and before ascCommDestroy
- * (MPI_Comm_free).
+ * one, on whatever thread advanced the stream, and that thread posts it
+ * (one poster at a time, in position order); a host thread waiting in
+ * libasc, or the communicator's progress thread, tests the posted ones
+ * (one tester at a time) and completes them.
  */
 #ifndef ASC_MPI_INTERNAL_H
 #define ASC_MPI_INTERNAL_H
@@ -54,6 +54,7 @@ struct xop {
   uint64_t seq;            /* queue position on comm */
   op_kind kind;
   const char *name;        /* "ascAllReduce", for messages */
+  ascStream_t stream;      /* as the application passed it */
   asc__extern *x;          /* set by reached() */
   const void *sendbuf;
   void *recvbuf;
@@ -62,8 +63,10 @@ struct xop {
   ascRedOp op;
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
+  bool blocking;           /* small: blocking MPI on a thread that may
+                              block (asc__mpi_op_run), not posted */
   int nsubs;
-  /* Set by op_start on the progress thread. */
+  /* Set by op_start on the posting thread. */
   MPI_Request *reqs;
   MPI_Status *stats;       /* one per request: MPI_ERR_IN_STATUS names it */
   int nreqs;
@@ -75,12 +78,17 @@ struct xop {
 struct ascComm_st {
   atomic_uint magic;
   struct ascComm_st *free_next;   /* the free list (type-stable handles) */
+  struct ascComm_st *live_next;   /* live communicators (the wait hook) */
   MPI_Comm mpi;
   int rank, size;
+  /* Allreduces up to this many bytes run blocking (ops.c); the same on
+   * every rank (ASC_MPI_BLOCKING_MAX, agreed at init). */
+  long long blocking_max;
   pthread_t thread;
-  /* Guards everything below.  Leaf lock: never held while calling the
-   * runtime (asc__extern_complete may start the next op of a stream,
-   * whose reached() takes this lock) or MPI. */
+  /* Guards everything below but driven_ns.  Leaf lock: never held while
+   * calling the runtime (asc__extern_complete may start the next op of a
+   * stream, whose reached() takes this lock) or MPI.  Initialised once,
+   * never destroyed (the memory is reused, never freed). */
   pthread_mutex_t lock;
   pthread_cond_t cond;     /* the progress thread waits for work here,
                               ascCommDestroy for the last completion */
@@ -88,7 +96,18 @@ struct ascComm_st {
   uint64_t next_start;     /* next position the progress thread starts */
   uint64_t completed;      /* positions finished (holes included) */
   xop *reached;            /* reached, not yet started, any order */
+  xop *active;             /* started, in position order */
+  xop **active_tail;
+  bool starting;           /* a thread is posting reached ops */
+  bool blocked_ready;      /* the next op to start must run blocking and
+                              waits for a thread that may block */
+  bool polling;            /* a thread is testing the active ops (it has
+                              detached them from the list meanwhile) */
+  bool sleeping;           /* the progress thread waits untimed: wake it
+                              when an op starts */
   bool stop;
+  /* When a waiting host thread last polled (now_ns; 0: never). */
+  _Atomic uint64_t driven_ns;
 };
 
 /* comm.c */
@@ -100,10 +119,14 @@ ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void asc__mpi_op_free(xop *o);
 
-/* ops.c, on the progress thread.  op_start posts o's MPI calls; on
+/* ops.c, on a posting thread.  op_start posts o's MPI calls; on
  * failure it returns the error and fills msg.  op_finish runs once they
  * have all completed (the float16 / bfloat16 reductions). */
 ascError_t asc__mpi_op_start(xop *o, char *msg, size_t msgsize);
 void asc__mpi_op_finish(xop *o);
+/* Runs a blocking op (o->blocking) to completion; as op_start on error.
+ * Only on a thread that may block: a host thread waiting in libasc or
+ * the progress thread. */
+ascError_t asc__mpi_op_run(xop *o, char *msg, size_t msgsize);
 
 #endif /* ASC_MPI_INTERNAL_H */

@@ -14,6 +14,9 @@
 #ifndef ASC_RUNTIME_EXTERN_OP_H
 #define ASC_RUNTIME_EXTERN_OP_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "asc/asc.h"
 
 #ifdef __cplusplus
@@ -53,6 +56,38 @@ ASC_API void asc__extern_complete(asc__extern *op, ascError_t err,
  * libasc's own calls do, and returns code: a component's failing calls
  * read like libasc's (ascGetLastErrorMessage). */
 ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
+
+/* Progress in the waiter.  A host thread about to wait in libasc
+ * (ascStreamSynchronize, ascEventSynchronize, ascDeviceSynchronize, a
+ * full queue) first calls the hook again and again while what it waits
+ * for is not done: the hook polls the component's in-flight work once,
+ * completing what has finished (asc__extern_complete, on the waiting
+ * thread), and returns ASC__EXTERN_IDLE when it has nothing in flight
+ * (the thread then waits the ordinary way), ASC__EXTERN_BUSY when work
+ * is in flight but nothing completed, ASC__EXTERN_PROGRESS when
+ * something did.  After a while without progress the thread stops
+ * calling it and waits the ordinary way, so the component's own thread
+ * must still complete everything.  With may_block the thread waits,
+ * without a deadline, for stream (NULL: the default stream) to pass
+ * what was queued on it: the hook may then block in a call that waits
+ * for peers, for work queued on that stream only (blocking for another
+ * stream could hold the waiter, and whatever it does next, on a peer
+ * that needs it first).  The hook runs with no libasc lock held, on any
+ * host thread, possibly on several at once.  One hook per
+ * process; NULL removes it. */
+enum { ASC__EXTERN_IDLE = 0, ASC__EXTERN_BUSY = 1, ASC__EXTERN_PROGRESS = 2 };
+typedef int (*asc__extern_poll_fn)(bool may_block, ascStream_t stream);
+ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
+
+#ifdef ASC_BUILDING_LIBRARY
+/* Runtime side (host_wait_until): drives the hook until done(a, b)
+ * (true), or until it is idle, the drive window passes without progress
+ * or uv_hrtime() reaches deadline (UINT64_MAX: none); then false unless
+ * done.  stream: the asc__stream the wait is for, NULL if not a stream
+ * wait. */
+bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
+                       uint64_t b, uint64_t deadline, const void *stream);
+#endif
 
 #ifdef __cplusplus
 }

@@ -874,6 +874,9 @@ static bool host_wait_until(asc__rt *rt,
 
   if (done(a, b))
     return true;
+  if (asc__extern_drive(done, a, b, deadline,   /* extern_op.h */
+                        done == stream_reached ? a : NULL))
+    return true;
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);

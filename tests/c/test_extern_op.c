@@ -168,6 +168,50 @@ static void test_bad_arguments(void **state) {
   assert_int_equal(atomic_load(&p.started), 0);
 }
 
+/* The wait hook: a host thread waiting in ascStreamSynchronize polls
+ * the component itself; here the hook completes the parked op on its
+ * third call, on the waiting thread, with nobody else to complete it. */
+static xprobe *hook_probe;
+static atomic_int hook_calls;
+static uv_thread_t hook_thread;
+static atomic_int hook_wrong_thread;
+
+static ascStream_t hook_stream;
+
+static int poll_hook(bool may_block, ascStream_t stream) {
+  uv_thread_t self = uv_thread_self();
+  /* ascStreamSynchronize(s): no deadline, a wait for s */
+  if (!may_block || stream != hook_stream)
+    atomic_store(&hook_wrong_thread, 1);
+  if (!uv_thread_equal(&self, &hook_thread))
+    atomic_store(&hook_wrong_thread, 1);
+  if (hook_probe == NULL || !atomic_load(&hook_probe->started))
+    return ASC__EXTERN_IDLE;
+  if (atomic_fetch_add(&hook_calls, 1) + 1 < 3)
+    return ASC__EXTERN_BUSY;
+  asc__extern_complete(hook_probe->op, ascSuccess, NULL);
+  hook_probe = NULL;
+  return ASC__EXTERN_PROGRESS;
+}
+
+static void test_waiter_drives(void **state) {
+  xprobe p = {0};
+  ascStream_t s;
+  (void)state;
+
+  hook_thread = uv_thread_self();
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  hook_stream = s;
+  hook_probe = &p;
+  asc__extern_set_poll(poll_hook);
+  assert_int_equal(asc__stream_enqueue_extern(s, park, &p), ascSuccess);
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  asc__extern_set_poll(NULL);
+  assert_int_equal(atomic_load(&hook_calls), 3);
+  assert_int_equal(atomic_load(&hook_wrong_thread), 0);
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_orders_kernels, test_teardown),
@@ -175,6 +219,7 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_never_skipped, test_teardown),
       cmocka_unit_test_teardown(test_bad_arguments, test_teardown),
+      cmocka_unit_test_teardown(test_waiter_drives, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

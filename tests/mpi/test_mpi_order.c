@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "mpitest.h"
 
@@ -108,6 +109,88 @@ static void test_error_on_one_rank(ascComm_t comm) {
   OK(ascStreamSynchronize(s));
   CHECK(sum == size, "sum %g", sum);
   OK(ascStreamDestroy(s));
+}
+
+/* Small allreduces run as blocking MPI on a thread that may block: a
+ * host thread waiting in libasc, else the progress thread.  Here nobody
+ * waits in libasc (ascStreamQuery and nanosleep only), so the progress
+ * thread must run them; a large one (posted, MPI_Iallreduce) sits
+ * between them in the communicator's order, on another stream. */
+static void test_no_waiter(ascComm_t comm) {
+  enum { BIG = 20000 };   /* 80 KB of float32: the posted path */
+  static float big[BIG];
+  double small[3] = {1, 2, 3}, last = 0;
+  ascStream_t s, t;
+  struct timespec nap = {0, 1000000};
+  int polls = 0;
+
+  for (int i = 0; i < BIG; i++)
+    big[i] = (float)(rank + i % 5);
+  OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
+  OK(ascStreamCreateWithFlags(&t, ascStreamNonBlocking));
+  OK(ascAllReduce(small, small, 3, ascFloat64, ascRedSum, comm, s));
+  OK(ascAllReduce(big, big, BIG, ascFloat32, ascRedSum, comm, t));
+  OK(ascAllReduce(&small[2], &last, 1, ascFloat64, ascRedMax, comm, s));
+  while (ascStreamQuery(s) == ascErrorNotReady ||
+         ascStreamQuery(t) == ascErrorNotReady) {
+    CHECK(++polls < 20000, "no progress without a waiter");
+    nanosleep(&nap, NULL);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK(small[i] == (i + 1) * (double)size, "small[%d] = %g", i,
+          small[i]);
+  CHECK(last == 3.0 * size, "last %g", last);
+  for (int i = 0; i < BIG; i++)
+    CHECK(big[i] == (float)(size * (size - 1) / 2 + size * (i % 5)),
+          "big[%d] = %g", i, (double)big[i]);
+  OK(ascStreamSynchronize(s));
+  OK(ascStreamSynchronize(t));
+  OK(ascStreamDestroy(s));
+  OK(ascStreamDestroy(t));
+}
+
+static void nap20ms(void *ud) {
+  struct timespec t = {0, 20000000};
+  (void)ud;
+  nanosleep(&t, NULL);
+}
+
+/* A host thread synchronising one stream must not block in another
+ * stream's small allreduce: here rank 1 enters the allreduce only after
+ * a message that rank 0 sends (on a second communicator) after its
+ * synchronisation returns.  A waiter that ran rank 0's allreduce would
+ * deadlock. */
+static void test_waiter_only_its_stream(ascComm_t comm) {
+  ascComm_t c2;
+  ascStream_t s1, s2;
+  ascEvent_t got;
+  double one = 1, sum = 0, x = 0;
+
+  OK(ascCommInitFromMPI(&c2, MPI_COMM_WORLD));
+  OK(ascStreamCreateWithFlags(&s1, ascStreamNonBlocking));
+  OK(ascStreamCreateWithFlags(&s2, ascStreamNonBlocking));
+  OK(ascEventCreate(&got));
+  if (rank == 1) {
+    OK(ascRecv(&x, 1, ascFloat64, 0, c2, s1));
+    OK(ascEventRecord(got, s1));
+    OK(ascStreamWaitEvent(s2, got, 0));
+  }
+  OK(ascAllReduce(&one, &sum, 1, ascFloat64, ascRedSum, comm, s2));
+  if (rank == 0) {
+    x = 42;
+    OK(ascLaunchHostFunc(s1, nap20ms, NULL));
+    OK(ascStreamSynchronize(s1));   /* while the allreduce is ready */
+    OK(ascSend(&x, 1, ascFloat64, 1, c2, s1));
+  }
+  OK(ascStreamSynchronize(s2));
+  OK(ascStreamSynchronize(s1));
+  CHECK(sum == size, "sum %g", sum);
+  if (rank == 1)
+    CHECK(x == 42, "x %g", x);
+  OK(ascEventDestroy(got));
+  OK(ascStreamDestroy(s1));
+  OK(ascStreamDestroy(s2));
+  OK(ascCommDestroy(c2));
 }
 
 /* A kernel exception before a collective: the collective still runs
@@ -226,6 +309,8 @@ int main(int argc, char **argv) {
   test_same_stream(affine, sleepy, comm);
   test_across_streams(affine, sleepy, comm);
   test_error_on_one_rank(comm);
+  test_no_waiter(comm);
+  test_waiter_only_its_stream(comm);
   test_kernel_error_still_runs(raise_at, comm);
   test_misuse(comm);
   test_destroy_waits(sleepy);
