@@ -6,6 +6,9 @@
 # (-DASC_TRACE_HOOKS=OFF), at two launch counts, so that start-up cancels:
 #   per launch = (I(2N) - I(N)) / N.
 # Usage: bench/trace_off_cost.sh [build-dir] [N]   (default build, 20000)
+# Threads that wait loop a varying number of times under valgrind, so
+# counts move by some tens of instructions per launch from run to run:
+# run it more than once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -13,10 +16,11 @@ N=${2:-20000}
 OFF=$B-trace-off
 command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 1; }
 cmake --build "$B" --target bench_launch_count -j2 >/dev/null
-if [ ! -f "$OFF/CMakeCache.txt" ]; then
-  cmake -S . -B "$OFF" -DCMAKE_BUILD_TYPE=Release -DASC_TRACE_HOOKS=OFF \
-    -DASC_BUILD_EXAMPLES=OFF -DASC_WITH_MPI=OFF >/dev/null
-fi
+# The same build type and C flags as $B: only the hooks may differ.
+type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$B/CMakeCache.txt")
+cflags=$(sed -n 's/^CMAKE_C_FLAGS:STRING=//p' "$B/CMakeCache.txt")
+cmake -S . -B "$OFF" -DCMAKE_BUILD_TYPE="$type" -DCMAKE_C_FLAGS="$cflags" \
+  -DASC_TRACE_HOOKS=OFF -DASC_BUILD_EXAMPLES=OFF -DASC_WITH_MPI=OFF >/dev/null
 cmake --build "$OFF" --target bench_launch_count -j2 >/dev/null
 irefs() { # build n
   ASC_SPIN_US=0 valgrind --tool=cachegrind --cache-sim=no \
