@@ -156,25 +156,49 @@ static void test_python_overlapping_args(void **state) {
   free(a);
 }
 
+enum { NRACERS = 3 };
+
+/* Starts the racer threads on *shared; also_refused is one more error
+ * counted as a refusal (ascSuccess: none). */
+static void racers_start(test_racer *r, uv_thread_t *th,
+                         _Atomic(ascModule_t) *shared, atomic_int *stop,
+                         ascError_t also_refused) {
+  memset(r, 0, sizeof *r * NRACERS);
+  for (int i = 0; i < NRACERS; i++) {
+    r[i].module = shared;
+    r[i].stop = stop;
+    r[i].also_refused = also_refused;
+    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
+  }
+}
+
+/* Stops and joins them; fails on any unexpected error; adds up. */
+static void racers_join(test_racer *r, uv_thread_t *th, atomic_int *stop,
+                        int *ok, int *refused) {
+  atomic_store(stop, 1);
+  for (int i = 0; i < NRACERS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    *ok += r[i].ok;
+    *refused += r[i].refused;
+  }
+}
+
 /* Unload races launches that resolve the module's kernel, specialise it
  * (compile or load from the disk cache) and queue it: every launch
  * succeeds or reports ascErrorInvalidHandle; none touches freed memory
  * (run under ASan and TSan). */
 static void test_unload_races_launch(void **state) {
-  enum { NTHREADS = 3 };
   _Atomic(ascModule_t) shared = NULL;
   atomic_int stop = 0;
-  test_racer r[NTHREADS];
-  uv_thread_t th[NTHREADS];
+  test_racer r[NRACERS];
+  uv_thread_t th[NRACERS];
   uint64_t t0 = uv_hrtime();
   int rounds = 0, ok = 0, refused = 0;
   (void)state;
-  memset(r, 0, sizeof r);
-  for (int i = 0; i < NTHREADS; i++) {
-    r[i].module = &shared;
-    r[i].stop = &stop;
-    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
-  }
+  racers_start(r, th, &shared, &stop, ascSuccess);
   /* Bounded: a few seconds whatever the machine. */
   while (rounds < 200 && uv_hrtime() - t0 < 3000000000u) {
     ascModule_t m;
@@ -185,15 +209,7 @@ static void test_unload_races_launch(void **state) {
     ASSERT_OK(ascModuleUnload(m));
     rounds++;
   }
-  atomic_store(&stop, 1);
-  for (int i = 0; i < NTHREADS; i++) {
-    uv_thread_join(&th[i]);
-    if (r[i].bad > 0)
-      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
-               r[i].why);
-    ok += r[i].ok;
-    refused += r[i].refused;
-  }
+  racers_join(r, th, &stop, &ok, &refused);
   ASSERT_OK(ascDeviceSynchronize());
   print_message("%d rounds, %d launches queued, %d refused\n", rounds, ok,
                 refused);
@@ -209,23 +225,16 @@ static void test_unload_races_launch(void **state) {
  * had returned (an asynchronous launch of stack memory, a user error);
  * the racers' buffers live as long as the test. */
 static void test_unload_reset_evict_race(void **state) {
-  enum { NTHREADS = 3 };
   _Atomic(ascModule_t) shared = NULL;
   atomic_int stop = 0;
-  test_racer r[NTHREADS];
-  uv_thread_t th[NTHREADS];
+  test_racer r[NRACERS];
+  uv_thread_t th[NRACERS];
   uint64_t t0 = uv_hrtime();
-  int rounds = 0, resets = 0, ok = 0;
+  int rounds = 0, resets = 0, ok = 0, refused = 0;
   (void)state;
-  memset(r, 0, sizeof r);
   setenv("ASC_MAX_LOADED_SPECIALIZATIONS", "2", 1);
-  for (int i = 0; i < NTHREADS; i++) {
-    r[i].module = &shared;
-    r[i].stop = &stop;
-    /* Every loaded specialisation busy with queued launches: refused. */
-    r[i].also_refused = ascErrorLaunchFailure;
-    assert_int_equal(uv_thread_create(&th[i], test_racer_run, &r[i]), 0);
-  }
+  /* Every loaded specialisation busy with queued launches: refused. */
+  racers_start(r, th, &shared, &stop, ascErrorLaunchFailure);
   while (rounds < 300 && uv_hrtime() - t0 < 3000000000u) {
     ascModule_t m;
     struct timespec pause = {0, 100000L * (rounds % 8)};
@@ -246,14 +255,7 @@ static void test_unload_reset_evict_race(void **state) {
     }
     rounds++;
   }
-  atomic_store(&stop, 1);
-  for (int i = 0; i < NTHREADS; i++) {
-    uv_thread_join(&th[i]);
-    if (r[i].bad > 0)
-      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
-               r[i].why);
-    ok += r[i].ok;
-  }
+  racers_join(r, th, &stop, &ok, &refused);
   unsetenv("ASC_MAX_LOADED_SPECIALIZATIONS");
   ASSERT_OK(ascDeviceSynchronize());
   print_message("%d rounds, %d resets, %d launches queued\n", rounds, resets,
