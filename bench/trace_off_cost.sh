@@ -59,38 +59,9 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# callgrind build mode n out-dir
-count() {
-  mkdir -p "$4"
-  ASC_SPIN_US=0 valgrind --tool=callgrind --separate-threads=yes \
-    --toggle-collect=ascLaunchKernel --toggle-collect=run_block \
-    --callgrind-out-file="$4/cg" "$1/bench/launch_count" "$3" "$2" \
-    >/dev/null 2>"$4/log" || { cat "$4/log" >&2; exit 1; }
-}
-for r in $(seq "$RUNS"); do
-  for mode in roundtrip async; do
-    n=$N_RT
-    [ "$mode" = async ] && n=$N_ASYNC
-    count "$B" "$mode" "$n" "$tmp/cg/in/$mode/$r"
-    count "$OFF" "$mode" "$n" "$tmp/cg/out/$mode/$r"
-  done
-done
-for p in $(seq "$PAIRS"); do
-  order="$B $OFF"
-  [ $((p % 2)) = 0 ] && order="$OFF $B"
-  for b in $order; do
-    side=in
-    [ "$b" = "$OFF" ] && side=out
-    "$b/bench/launch_latency" "$ITERS" "$ASYNC" untraced |
-      sed -n "s/^asc_roundtrip_us=\([0-9.]*\) async_launches_per_s=\([0-9.]*\)/$p $side \1 \2/p" \
-      >>"$tmp/timed"
-  done
-done
-
-python3 - "$tmp" "$N_RT" "$N_ASYNC" <<'EOF'
+cat >"$tmp/an.py" <<'EOF'
 import collections, os, statistics, sys
 
-tmp, n_rt, n_async = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 def parse(path):
     """Self Ir per function, Ir of the calls each function made, call
@@ -141,64 +112,114 @@ def parse(path):
             pending = (cfn, int(line[6:].split()[0]))
     return self_, callee_ir, calls, in_trace_h
 
-def measure(side, mode, n):
-    """Per launch, for each run: (path, ascLaunchKernel, in trace.h,
-    blocks run by the launching thread)."""
-    out = []
-    base = os.path.join(tmp, 'cg', side, mode)
-    for r in sorted(os.listdir(base), key=int):
-        # cg-01: thread 1's part after the dump at the start of the
-        # measured launches (cg.1-01 holds the warm-up).
-        s, c, calls, th = parse(os.path.join(base, r, 'cg-01'))
-        k = 'ascLaunchKernel'
-        out.append((sum(s.values()) / n, (s[k] + c[k]) / n, th / n,
-                    calls['run_block']))
-    return out
+def report(tmp, n_rt, n_async):
+    def measure(side, mode, n):
+        """Per launch, for each run: (path, ascLaunchKernel, in trace.h,
+        blocks run by the launching thread)."""
+        out = []
+        base = os.path.join(tmp, 'cg', side, mode)
+        for r in sorted(os.listdir(base), key=int):
+            # cg-01: thread 1's part after the dump at the start of the
+            # measured launches (cg.1-01 holds the warm-up).
+            s, c, calls, th = parse(os.path.join(base, r, 'cg-01'))
+            k = 'ascLaunchKernel'
+            out.append((sum(s.values()) / n, (s[k] + c[k]) / n, th / n,
+                        calls['run_block'], s))
+        return out
 
-def fmt(vals):
-    lo, hi = min(vals), max(vals)
-    return f"{lo:.1f}" if lo == hi else f"{statistics.median(vals):.1f} ({lo:.1f}..{hi:.1f})"
+    def fmt(vals):
+        lo, hi = min(vals), max(vals)
+        return f"{lo:.1f}" if lo == hi else f"{statistics.median(vals):.1f} ({lo:.1f}..{hi:.1f})"
 
-print("counted (callgrind, instructions per launch; median (min..max) over"
-      " the runs):")
-for mode, n in (('roundtrip', n_rt), ('async', n_async)):
-    on, off = measure('in', mode, n), measure('out', mode, n)
-    if mode == 'roundtrip':
-        # Only runs whose launching thread ran every block hold the
-        # whole path (a worker rarely takes one).
-        on = [m for m in on if m[3] == n]
-        off = [m for m in off if m[3] == n]
-        col, what = 0, 'whole launch path'
-    else:
-        col, what = 1, 'ascLaunchKernel on the launching thread'
-    if not on or not off:
-        print(f"  {mode}: no run of one build had the launching thread run"
-              " every block; run it again")
-        continue
-    a = [m[col] for m in on]
-    b = [m[col] for m in off]
-    d = statistics.median(a) - statistics.median(b)
-    extra = (f"; in trace.h: {fmt([m[2] for m in on])}"
-             if mode == 'roundtrip' else '')
-    print(f"  {mode} ({what}; {len(a)}+{len(b)} runs): hooks_in={fmt(a)}"
-          f" hooks_compiled_out={fmt(b)} -> {d:+.1f}"
-          f" ({100 * d / statistics.median(b):+.2f}%){extra}")
+    print("counted (callgrind, instructions per launch; median (min..max) over"
+          " the runs):")
+    for mode, n in (('roundtrip', n_rt), ('async', n_async)):
+        on, off = measure('in', mode, n), measure('out', mode, n)
+        if mode == 'roundtrip':
+            # Only runs whose launching thread ran every block hold the
+            # whole path (a worker rarely takes one).
+            on = [m for m in on if m[3] == n]
+            off = [m for m in off if m[3] == n]
+            col, what = 0, 'whole launch path'
+        else:
+            col, what = 1, 'ascLaunchKernel on the launching thread'
+        if not on or not off:
+            print(f"  {mode}: no run of one build had the launching thread run"
+                  " every block; run it again")
+            continue
+        a = [m[col] for m in on]
+        b = [m[col] for m in off]
+        d = statistics.median(a) - statistics.median(b)
+        extra = (f"; in trace.h: {fmt([m[2] for m in on])}"
+                 if mode == 'roundtrip' else '')
+        print(f"  {mode} ({what}; {len(a)}+{len(b)} runs): hooks_in={fmt(a)}"
+              f" hooks_compiled_out={fmt(b)} -> {d:+.1f}"
+              f" ({100 * d / statistics.median(b):+.2f}%){extra}")
+        if mode == 'roundtrip':
+            # Where the difference is: own instructions per launch of each
+            # function (first run of each build).
+            fa, fb = on[0][4], off[0][4]
+            diff = sorted(((fa[f] - fb[f]) / n, f) for f in set(fa) | set(fb))
+            print("    by function: " + ", ".join(
+                f"{f} {v:+.1f}" for v, f in reversed(diff) if abs(v) >= 0.5))
 
-rows = [l.split() for l in open(os.path.join(tmp, 'timed'))]
-pairs = collections.defaultdict(dict)
-for p, side, rt, rate in rows:
-    pairs[p][side] = (float(rt), 1e6 / float(rate))
-pairs = [v for v in pairs.values() if len(v) == 2]
-print(f"timed (bench/launch_latency untraced, {len(pairs)} alternating pairs,"
-      " each run the median of 9 repetitions):")
-for i, name in ((0, 'roundtrip_us'), (1, 'async_us_per_launch')):
-    a = [p['in'][i] for p in pairs]
-    b = [p['out'][i] for p in pairs]
-    d = [100 * (p['in'][i] - p['out'][i]) / p['out'][i] for p in pairs]
-    print(f"  {name}: hooks_in={statistics.median(a):.3f}"
-          f" ({min(a):.3f}..{max(a):.3f}) hooks_compiled_out="
-          f"{statistics.median(b):.3f} ({min(b):.3f}..{max(b):.3f});"
-          f" paired difference {statistics.median(d):+.1f}%"
-          f" (range {min(d):+.1f}%..{max(d):+.1f}%);"
-          f" best {100 * (min(a) - min(b)) / min(b):+.1f}%")
+    rows = [l.split() for l in open(os.path.join(tmp, 'timed'))]
+    pairs = collections.defaultdict(dict)
+    for p, side, rt, rate in rows:
+        pairs[p][side] = (float(rt), 1e6 / float(rate))
+    pairs = [v for v in pairs.values() if len(v) == 2]
+    print(f"timed (bench/launch_latency untraced, {len(pairs)} alternating pairs,"
+          " each run the median of 9 repetitions):")
+    for i, name in ((0, 'roundtrip_us'), (1, 'async_us_per_launch')):
+        a = [p['in'][i] for p in pairs]
+        b = [p['out'][i] for p in pairs]
+        d = [100 * (p['in'][i] - p['out'][i]) / p['out'][i] for p in pairs]
+        print(f"  {name}: hooks_in={statistics.median(a):.3f}"
+              f" ({min(a):.3f}..{max(a):.3f}) hooks_compiled_out="
+              f"{statistics.median(b):.3f} ({min(b):.3f}..{max(b):.3f});"
+              f" paired difference {statistics.median(d):+.1f}%"
+              f" (range {min(d):+.1f}%..{max(d):+.1f}%);"
+              f" best {100 * (min(a) - min(b)) / min(b):+.1f}%")
+
+if sys.argv[1] == 'blocks':
+    # Blocks the launching thread ran in its measured part.
+    print(parse(sys.argv[2])[2]['run_block'])
+else:
+    report(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 EOF
+# callgrind build mode n out-dir
+count() {
+  mkdir -p "$4"
+  ASC_SPIN_US=0 valgrind --tool=callgrind --separate-threads=yes \
+    --toggle-collect=ascLaunchKernel --toggle-collect=run_block \
+    --callgrind-out-file="$4/cg" "$1/bench/launch_count" "$3" "$2" \
+    >/dev/null 2>"$4/log" || { cat "$4/log" >&2; exit 1; }
+}
+# A roundtrip run counts only if the launching thread ran every block (a
+# worker sometimes takes one): such a run is repeated, up to 3 times.
+roundtrip() { # build out-dir
+  for try in 1 2 3; do
+    rm -rf "$2"
+    count "$1" roundtrip "$N_RT" "$2"
+    [ "$(python3 "$tmp/an.py" blocks "$2/cg-01")" = "$N_RT" ] && return
+  done
+}
+for r in $(seq "$RUNS"); do
+  roundtrip "$B" "$tmp/cg/in/roundtrip/$r"
+  roundtrip "$OFF" "$tmp/cg/out/roundtrip/$r"
+  count "$B" async "$N_ASYNC" "$tmp/cg/in/async/$r"
+  count "$OFF" async "$N_ASYNC" "$tmp/cg/out/async/$r"
+done
+for p in $(seq "$PAIRS"); do
+  order="$B $OFF"
+  [ $((p % 2)) = 0 ] && order="$OFF $B"
+  for b in $order; do
+    side=in
+    [ "$b" = "$OFF" ] && side=out
+    "$b/bench/launch_latency" "$ITERS" "$ASYNC" untraced |
+      sed -n "s/^asc_roundtrip_us=\([0-9.]*\) async_launches_per_s=\([0-9.]*\)/$p $side \1 \2/p" \
+      >>"$tmp/timed"
+  done
+done
+
+python3 "$tmp/an.py" report "$tmp" "$N_RT" "$N_ASYNC"
