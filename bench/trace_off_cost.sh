@@ -157,8 +157,12 @@ def report(tmp, n_rt, n_async):
               f" ({100 * d / statistics.median(b):+.2f}%){extra}")
         if mode == 'roundtrip':
             # Where the difference is: own instructions per launch of each
-            # function (first run of each build).
-            fa, fb = on[0][4], off[0][4]
+            # function, in the run of each build nearest its median (a run
+            # may take another path, e.g. no worker to wake).
+            def typical(runs):
+                med = statistics.median(m[0] for m in runs)
+                return min(runs, key=lambda m: abs(m[0] - med))[4]
+            fa, fb = typical(on), typical(off)
             diff = sorted(((fa[f] - fb[f]) / n, f) for f in set(fa) | set(fb))
             print("    by function: " + ", ".join(
                 f"{f} {v:+.1f}" for v, f in reversed(diff) if abs(v) >= 0.5))
