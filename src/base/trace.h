@@ -15,9 +15,9 @@
 /* Hidden: libasc's own, so a hook reads the flag straight from its
  * address (`mov asc__trace_on(%rip)`).  Declared with default visibility,
  * PIC code fetched the address from the GOT first (relaxed by the linker
- * to a `lea`) and kept it in a callee-saved register across loops: twice
- * the instructions per hook, and a push and pop where the register was
- * spare (docs/tracing.md "Tracing off"). */
+ * to a `lea`) and, in loops, kept it in a callee-saved register: one more
+ * instruction per hook, and a push and a pop even where no hook ran
+ * (docs/tracing.md "Tracing off"). */
 #define ASC__TRACE_HIDDEN __attribute__((visibility("hidden")))
 
 extern ASC__TRACE_HIDDEN atomic_int asc__trace_on;
