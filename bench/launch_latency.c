@@ -11,6 +11,12 @@
  *  3. Both again with tracing on (docs/tracing.md), in the same
  *     repetitions, each right after its untraced twin.
  *
+ *   launch_latency [iters] [async_launches] [untraced]
+ *
+ * `untraced` measures 1 and 2 only (no tracing, no OpenMP): the timed
+ * half of bench/trace_off_cost.sh, which runs it alternately in this
+ * build and in one with the trace hooks compiled out.
+ *
  * Each figure is the median over repetitions.  Lines
  *   stats <name> <median> <min> <max>
  * give the spread for bench/suite.py; then
@@ -22,6 +28,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uv.h>
 
 #include "asc/asc.h"
@@ -104,6 +111,7 @@ static double asc_async_rate(ascKernel_t k, ascStream_t s, int n) {
 int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 20000;
   int async_n = argc > 2 ? atoi(argv[2]) : 1000000;
+  int untraced = argc > 3 && strcmp(argv[3], "untraced") == 0;
   ascDeviceProp prop;
   ascModule_t m;
   ascKernel_t empty, team;
@@ -140,6 +148,8 @@ int main(int argc, char **argv) {
     asc_rt[rep] = asc_roundtrip_ns(team, s, iters);
     rate[rep] = asc_async_rate(empty, s, async_n / REPS + 1);
     settle();
+    if (untraced)
+      continue;
     check(ascProfilerStart(trace_path), "profiler start");
     traced_rt[rep] = asc_roundtrip_ns(team, s, iters / 4 + 1);
     traced_rate[rep] = asc_async_rate(empty, s, traced_n);
@@ -151,6 +161,14 @@ int main(int argc, char **argv) {
   check(ascStreamDestroy(s), "destroy");
   check(ascModuleUnload(m), "unload");
   check(ascDeviceReset(), "reset");
+  if (untraced) {
+    a = median(asc_rt, REPS);
+    r = median(rate, REPS);
+    stats("asc_roundtrip_us", asc_rt, REPS, 1e-3);
+    stats("async_launches_per_s", rate, REPS, 1);
+    printf("asc_roundtrip_us=%.3f async_launches_per_s=%.0f\n", a / 1000, r);
+    return 0;
+  }
   for (int rep = 0; rep < REPS; rep++) {
 #ifdef ASC_HAVE_OPENMP
     omp_rt[rep] = omp_roundtrip_ns(prop.cores, iters);

@@ -12,7 +12,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-extern atomic_int asc__trace_on;
+/* Hidden: libasc's own, so a hook reads the flag straight from its
+ * address (`mov asc__trace_on(%rip)`).  Declared with default visibility,
+ * PIC code fetched the address from the GOT first (relaxed by the linker
+ * to a `lea`) and, in loops, kept it in a callee-saved register: one more
+ * instruction per hook, and a push and a pop even where no hook ran
+ * (docs/tracing.md "Tracing off"). */
+#define ASC__TRACE_HIDDEN __attribute__((visibility("hidden")))
+
+extern ASC__TRACE_HIDDEN atomic_int asc__trace_on;
 
 /* ASC_NO_TRACE_HOOKS (CMake -DASC_TRACE_HOOKS=OFF) compiles every hook
  * out: a build that exists only to measure what the hooks cost while
@@ -38,7 +46,7 @@ static inline bool asc__tracing(void) {
  * on x86-64 when it is invariant and the kernel's clocksource, else
  * CLOCK_MONOTONIC in ns.  asc__trace_clk: 0 not decided yet, 1 monotonic,
  * 2 TSC; decided once, before the first session, and never changed. */
-extern atomic_int asc__trace_clk;
+extern ASC__TRACE_HIDDEN atomic_int asc__trace_clk;
 uint64_t asc__trace_now_slow(void);
 static inline uint64_t asc__trace_now(void) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

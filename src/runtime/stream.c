@@ -275,6 +275,18 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
 static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
                                 char *msg);
 
+static void launch_complete(asc__launch *l);
+static void launch_complete_traced(asc__launch *l);
+
+/* The started hook.  A launch started while tracing completes through
+ * launch_complete_traced, which records its span: the untraced
+ * completion tests no flag. */
+static void op_trace_started(asc__op *op) {
+  asc__trace_op_started(op);
+  if (op->kind == OP_LAUNCH && op->launch.complete == launch_complete)
+    op->launch.complete = launch_complete_traced;
+}
+
 /* Starts an op returned by stream_advance.  No lock held.  Callbacks run
  * here, one after the other (a loop, not a recursion, however many are
  * queued). */
@@ -282,7 +294,7 @@ static void op_start(asc__op *op) {
   asc__sched *s;
 
   while (op != NULL) {
-    ASC_TRACE(asc__trace_op_started(op));
+    ASC_TRACE(op_trace_started(op));
     switch (op->kind) {
     case OP_HOSTFN:
       asc__host_post(op->stream->rt, op);
@@ -409,7 +421,13 @@ static char *launch_stopped_msg(asc__op *op, ascError_t *err) {
   return b.data;
 }
 
-static void launch_complete(asc__launch *l) {
+/* A launch's last block is done: the launch's error, its span (traced),
+ * and the stream's next op.  Two copies: launch_complete, which
+ * fill_launch installs, tests no trace flag; op_start installs
+ * launch_complete_traced instead in launches started while tracing
+ * (docs/tracing.md "Tracing off"). */
+static inline __attribute__((always_inline)) void
+launch_end(asc__launch *l, bool traced) {
   asc__op *op = (asc__op *)(void *)((char *)l - offsetof(asc__op, launch));
   ascError_t err = ascSuccess;
   char *msg = NULL;
@@ -434,9 +452,14 @@ static void launch_complete(asc__launch *l) {
     if (b.oom)
       asc__buf_free(&b);
   }
-  ASC_TRACE(asc__trace_launch_done(op, msg));
+  if (traced)
+    asc__trace_launch_done(op, msg);
   asc__stream_finish(op->stream, op, err, msg);
 }
+
+static void launch_complete(asc__launch *l) { launch_end(l, false); }
+
+static void launch_complete_traced(asc__launch *l) { launch_end(l, true); }
 
 /* st's lock held: appends op; if the stream was idle, advances it and
  * returns what the caller must op_start() after dropping the lock. */

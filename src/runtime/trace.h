@@ -8,7 +8,9 @@
  * the list lock.  Records are published by a release store of the chunk's
  * count, so the flusher (ascProfilerStop, ascDeviceReset, process exit)
  * reads whole records only.  With tracing off every hook costs one
- * relaxed load of asc__trace_on and a predicted branch.
+ * relaxed load of asc__trace_on and a predicted branch; a launch's
+ * completion none (stream.c gives launches started while tracing a
+ * traced completion).
  *
  * Locks: hooks may be called with a stream spinlock, a pool lock or the
  * pool's ready-list lock held.  Once every CHUNK_RECS records a hook
