@@ -227,3 +227,120 @@ static inline void asc_stopped(asc_kexc *e, int line) {
   asc_raise(e, ASC_KEXC_CANCELLED, line, "launch stopped");
 }
 
+/* ---- vector math (docs/vecmath.md) ----
+ * Generated code calls asc_vm_<f>[f](x) for exp, log, sin, ... outside
+ * the afn mode.  With ASC_VECMATH_SLEEF (src/jit/cc.c adds it, and links
+ * libsleef, when the C compiler finds SLEEF) each is SLEEF's 1-ulp (u10)
+ * function, and gcc's vectoriser calls its vector variants: the simd
+ * attribute declares _ZGV<isa>N<lanes>v_ variants, defined below.  Every
+ * lane count (the scalar call of a loop's remainder too) runs the one
+ * widest SLEEF variant of the target, padded: SLEEF's variants of sin
+ * and cos for different widths differ in the last bit, and the default
+ * mode gives one answer per input wherever the element falls.  Without
+ * SLEEF they are libm's functions.  The emitter instantiates the ones a
+ * module calls (ASC_VM_FN1(exp) ...): all of them would triple gcc's
+ * time on a small kernel. */
+#if defined(ASC_VECMATH_SLEEF) && defined(__x86_64__)
+#define ASC_VM_HID \
+  __attribute__((visibility("hidden"), const, nothrow, unused))
+#if defined(__GNUC__) && !defined(__clang__)
+#define ASC_VM_SIMD __attribute__((simd("notinbranch"), const, nothrow))
+#else
+#define ASC_VM_SIMD __attribute__((const, nothrow))
+#endif
+typedef float asc_vf4 __attribute__((vector_size(16)));
+typedef float asc_vf8 __attribute__((vector_size(32)));
+typedef float asc_vf16 __attribute__((vector_size(64)));
+typedef double asc_vd2 __attribute__((vector_size(16)));
+typedef double asc_vd4 __attribute__((vector_size(32)));
+typedef double asc_vd8 __attribute__((vector_size(64)));
+/* The widest variant: W lanes of type asc_vfW / asc_vdW. */
+#if defined(__AVX512F__)
+#define ASC_VM_F(F) Sleef_##F##f16_u10avx512f
+#define ASC_VM_D(F) Sleef_##F##d8_u10avx512f
+typedef asc_vf16 asc_vfw;
+typedef asc_vd8 asc_vdw;
+#elif defined(__AVX2__) && defined(__FMA__)
+#define ASC_VM_F(F) Sleef_##F##f8_u10avx2
+#define ASC_VM_D(F) Sleef_##F##d4_u10avx2
+typedef asc_vf8 asc_vfw;
+typedef asc_vd4 asc_vdw;
+#elif defined(__AVX__)
+#define ASC_VM_F(F) Sleef_##F##f8_u10avx
+#define ASC_VM_D(F) Sleef_##F##d4_u10avx
+typedef asc_vf8 asc_vfw;
+typedef asc_vd4 asc_vdw;
+#else
+#define ASC_VM_F(F) Sleef_##F##f4_u10sse2
+#define ASC_VM_D(F) Sleef_##F##d2_u10sse2
+typedef asc_vf4 asc_vfw;
+typedef asc_vd2 asc_vdw;
+#endif
+/* Variant X (ABI letter) of N lanes (vector type VT) of the one- or
+ * two-argument function F (name suffix NS: f or nothing): the lanes padded
+ * to the widest variant IMPL(F), of type VW. */
+#define ASC_VM_VAR1(F, NS, VT, VW, IMPL, X, N) \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) \
+      __asm__("_ZGV" #X "N" #N "v_asc_vms_" #F #NS); \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) { \
+    VW w = {0}; memcpy(&w, &a, sizeof a); w = IMPL(F)(w); \
+    memcpy(&a, &w, sizeof a); return a; }
+#define ASC_VM_VAR2(F, NS, VT, VW, IMPL, X, N) \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) \
+      __asm__("_ZGV" #X "N" #N "vv_asc_vms_" #F #NS); \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) { \
+    VW w = {0}, v = {0}; memcpy(&w, &a, sizeof a); memcpy(&v, &b, sizeof b); \
+    w = IMPL(F)(w, v); memcpy(&a, &w, sizeof a); return a; }
+/* The variants gcc may call for the target: b (SSE), c (AVX), d (AVX2),
+ * e (AVX-512); each with the float and the double lane counts. */
+#define ASC_VM_ISA(V, F, X, NF, ND) \
+  V(F, f, asc_vf##NF, asc_vfw, ASC_VM_F, X, NF) \
+  V(F, , asc_vd##ND, asc_vdw, ASC_VM_D, X, ND)
+#define ASC_VM_VB(V, F) ASC_VM_ISA(V, F, b, 4, 2)
+#if defined(__AVX__)
+#define ASC_VM_VC(V, F) ASC_VM_ISA(V, F, c, 8, 4)
+#else
+#define ASC_VM_VC(V, F)
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#define ASC_VM_VD(V, F) ASC_VM_ISA(V, F, d, 8, 4)
+#else
+#define ASC_VM_VD(V, F)
+#endif
+#if defined(__AVX512F__)
+#define ASC_VM_VE(V, F) ASC_VM_ISA(V, F, e, 16, 8)
+#else
+#define ASC_VM_VE(V, F)
+#endif
+#define ASC_VM_VARS(V, F) \
+  ASC_VM_VB(V, F) ASC_VM_VC(V, F) ASC_VM_VD(V, F) ASC_VM_VE(V, F)
+/* asc_vm_F (double) and asc_vm_Ff (float), their scalar definitions
+ * asc_vms_F[f] (lane 0) and their vector variants. */
+#define ASC_VM_FN1(F) \
+  asc_vfw ASC_VM_F(F)(asc_vfw) __attribute__((const, nothrow)); \
+  asc_vdw ASC_VM_D(F)(asc_vdw) __attribute__((const, nothrow)); \
+  ASC_VM_HID float asc_vms_##F##f(float a) { \
+    asc_vfw w = {a}; return ASC_VM_F(F)(w)[0]; } \
+  ASC_VM_HID double asc_vms_##F(double a) { \
+    asc_vdw w = {a}; return ASC_VM_D(F)(w)[0]; } \
+  ASC_VM_VARS(ASC_VM_VAR1, F) \
+  ASC_VM_SIMD float asc_vm_##F##f(float) __asm__("asc_vms_" #F "f"); \
+  ASC_VM_SIMD double asc_vm_##F(double) __asm__("asc_vms_" #F);
+#define ASC_VM_FN2(F) \
+  asc_vfw ASC_VM_F(F)(asc_vfw, asc_vfw) __attribute__((const, nothrow)); \
+  asc_vdw ASC_VM_D(F)(asc_vdw, asc_vdw) __attribute__((const, nothrow)); \
+  ASC_VM_HID float asc_vms_##F##f(float a, float b) { \
+    asc_vfw w = {a}, v = {b}; return ASC_VM_F(F)(w, v)[0]; } \
+  ASC_VM_HID double asc_vms_##F(double a, double b) { \
+    asc_vdw w = {a}, v = {b}; return ASC_VM_D(F)(w, v)[0]; } \
+  ASC_VM_VARS(ASC_VM_VAR2, F) \
+  ASC_VM_SIMD float asc_vm_##F##f(float, float) __asm__("asc_vms_" #F "f"); \
+  ASC_VM_SIMD double asc_vm_##F(double, double) __asm__("asc_vms_" #F);
+#else
+#define ASC_VM_FN1(F) \
+  static inline float asc_vm_##F##f(float a) { return F##f(a); } \
+  static inline double asc_vm_##F(double a) { return F(a); }
+#define ASC_VM_FN2(F) \
+  static inline float asc_vm_##F##f(float a, float b) { return F##f(a, b); } \
+  static inline double asc_vm_##F(double a, double b) { return F(a, b); }
+#endif
