@@ -419,18 +419,28 @@ static void emit_cast(emitter *e, const asc__irins *i) {
 static const struct {
   int id;
   const char *name;
+  const char *impl; /* emit_helpers.h's ASC_VM_FN1/2 arguments after F */
   int nargs;
 } vm_funcs[] = {
-    {ASC_INTR_SIN, "sin", 1},     {ASC_INTR_COS, "cos", 1},
-    {ASC_INTR_TAN, "tan", 1},     {ASC_INTR_ASIN, "asin", 1},
-    {ASC_INTR_ACOS, "acos", 1},   {ASC_INTR_ATAN, "atan", 1},
-    {ASC_INTR_SINH, "sinh", 1},   {ASC_INTR_COSH, "cosh", 1},
-    {ASC_INTR_TANH, "tanh", 1},   {ASC_INTR_EXP, "exp", 1},
-    {ASC_INTR_EXPM1, "expm1", 1},
-    {ASC_INTR_LOG, "log", 1},     {ASC_INTR_LOG2, "log2", 1},
-    {ASC_INTR_LOG10, "log10", 1}, {ASC_INTR_LOG1P, "log1p", 1},
-    {ASC_INTR_CBRT, "cbrt", 1},   {ASC_INTR_ERF, "erf", 1},
-    {ASC_INTR_ATAN2, "atan2", 2}, {-1, "pow", 2},
+    {ASC_INTR_SIN, "sin", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_COS, "cos", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_TAN, "tan", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ASIN, "asin", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ACOS, "acos", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ATAN, "atan", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_SINH, "sinh", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_COSH, "cosh", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_TANH, "tanh", "ASC_VM_FW, ASC_VM_D", 1},
+    {ASC_INTR_EXP, "exp", "ASC_VM_F, ASC_VM_DW", 1},
+    {ASC_INTR_EXPM1, "expm1", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG, "log", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG2, "log2", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG10, "log10", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG1P, "log1p", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_CBRT, "cbrt", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ERF, "erf", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ATAN2, "atan2", "ASC_VM_F, ASC_VM_D", 2},
+    {-1, "pow", "ASC_VM_F, ASC_VM_D", 2},
 };
 
 /* vm_funcs' index of the function i calls as asc_vm_*, or -1. */
@@ -472,7 +482,8 @@ static void emit_vecmath(emitter *e, const asc__irmodule *m) {
   }
   for (int k = 0; k < (int)ASC_ARRAY_SIZE(vm_funcs); k++)
     if (u.used & (1u << k))
-      out(e, "ASC_VM_FN%d(%s)\n", vm_funcs[k].nargs, vm_funcs[k].name);
+      out(e, "ASC_VM_FN%d(%s, %s)\n", vm_funcs[k].nargs, vm_funcs[k].name,
+          vm_funcs[k].impl);
 }
 
 static void emit_call(emitter *e, const asc__irins *i) {
