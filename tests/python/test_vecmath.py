@@ -325,3 +325,20 @@ def test_libm_fallback_is_libm_and_a_separate_cache_entry(dt, vecmath_env):
     o_def = _run(asc.compile(TEXT), x, y)
     differs = not np.array_equal(o_def.view(np.uint8), o_libm.view(np.uint8))
     assert differs == _sleef_found()
+
+
+def test_a_fastmath_kernel_leaves_subnormals_to_later_kernels(vecmath_env):
+    """Loading a fastmath=True kernel (linked with crtfastmath.o) must not
+    turn on flush-to-zero in the loading thread: a default-mode exp whose
+    result is subnormal still gives it, on that thread and on workers."""
+    vecmath_env(None)
+    fast = asc.compile("import asc\n@asc.kernel(fastmath=True)\n"
+                       "def f(x):\n    x[0] = x[0] * 2.0\n")
+    x = np.ones(1, np.float32)
+    fast.f(x)
+    assert np.float32(1e-30) * np.float32(1e-10) != 0  # numpy, this thread
+    x, y = _inputs(np.float32, np.random.default_rng(3))
+    k = [f[0] for f in FUNCS].index("exp")
+    x[k, :] = np.float32(-98.0)       # exp(-98) = 2.7e-43, subnormal
+    o = _run(asc.compile(TEXT), x, y)
+    assert (o[k] > 0).all(), o[k][o[k] == 0][:4]
