@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
       libhwloc-dev hwloc libuv1-dev libcmocka-dev dpkg-dev
       libxxhash-dev libomp-14-dev python3 python3-dev python3-pip
-      gnuplot-nox libopenmpi-dev openmpi-bin)
+      gnuplot-nox libopenmpi-dev openmpi-bin libsleef-dev)
 
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi

@@ -224,8 +224,11 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
   }
   case ASC_IR_POW:
     if (fl)
-      return narrow(e, dt, asc__arena_printf(e->c, "pow%s(%s, %s)", fs, wa,
-                                             wb));
+      return narrow(e, dt, asc__arena_printf(
+                               e->c, "%spow%s(%s, %s)",
+                               e->f->fastmath & ASC_FASTMATH_AFN ? ""
+                                                                 : "asc_vm_",
+                               fs, wa, wb));
     return asc__arena_printf(e->c, "asc_ipow_%s(%s, %s)", sfx(dt), a, b);
   default:
     ASC_CHECK(e->c, !"binary operator");
@@ -408,6 +411,81 @@ static void emit_cast(emitter *e, const asc__irins *i) {
   LINE(e, "%s = (%s)%s;", d, ctype(to), widen(e, from, x));
 }
 
+/* The math functions generated code calls as asc_vm_<name> outside the
+ * afn mode: SLEEF's 1-ulp functions, vectorised, where the C compiler has
+ * SLEEF, else libm's (emit_helpers.h, docs/vecmath.md).  In afn, plain
+ * libm calls, which gcc may vectorise with glibc's 4-ulp libmvec.  id -1:
+ * float `**`. */
+static const struct {
+  int id;
+  const char *name;
+  const char *impl; /* emit_helpers.h's ASC_VM_FN1/2 arguments after F */
+  int nargs;
+} vm_funcs[] = {
+    {ASC_INTR_SIN, "sin", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_COS, "cos", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_TAN, "tan", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ASIN, "asin", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ACOS, "acos", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ATAN, "atan", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_SINH, "sinh", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_COSH, "cosh", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_TANH, "tanh", "ASC_VM_FW, ASC_VM_D", 1},
+    {ASC_INTR_EXP, "exp", "ASC_VM_F, ASC_VM_DW", 1},
+    {ASC_INTR_EXPM1, "expm1", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG, "log", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG2, "log2", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG10, "log10", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_LOG1P, "log1p", "ASC_VM_FW, ASC_VM_DW", 1},
+    {ASC_INTR_CBRT, "cbrt", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ERF, "erf", "ASC_VM_F, ASC_VM_D", 1},
+    {ASC_INTR_ATAN2, "atan2", "ASC_VM_F, ASC_VM_D", 2},
+    {-1, "pow", "ASC_VM_F, ASC_VM_D", 2},
+};
+
+/* vm_funcs' index of the function i calls as asc_vm_*, or -1. */
+static int vm_index(const asc__irfunc *f, const asc__irins *i) {
+  int id;
+  if (f->fastmath & ASC_FASTMATH_AFN)
+    return -1;
+  if (i->op == ASC_IR_POW && i->dst >= 0 &&
+      asc__dt_is_float(f->regs[i->dst].ty.dtype))
+    id = -1; /* asc__emit_binexpr's float pow */
+  else if (i->op == ASC_IR_CALL)
+    id = i->aux;
+  else
+    return -1;
+  for (int k = 0; k < (int)ASC_ARRAY_SIZE(vm_funcs); k++)
+    if (vm_funcs[k].id == id)
+      return k;
+  return -1;
+}
+
+typedef struct vm_use {
+  const asc__irfunc *f;
+  uint32_t used; /* bit k: vm_funcs[k] */
+} vm_use;
+
+static void vm_mark(asc__irins *i, void *ctx) {
+  vm_use *u = ctx;
+  int k = vm_index(u->f, i);
+  if (k >= 0)
+    u->used |= 1u << k;
+}
+
+/* Instantiates the asc_vm_* functions the kernels of m call. */
+static void emit_vecmath(emitter *e, const asc__irmodule *m) {
+  vm_use u = {NULL, 0};
+  for (int32_t k = 0; k < m->nfuncs; k++) {
+    u.f = m->funcs[k];
+    asc__ir_walk(&u.f->body, vm_mark, &u);
+  }
+  for (int k = 0; k < (int)ASC_ARRAY_SIZE(vm_funcs); k++)
+    if (u.used & (1u << k))
+      out(e, "ASC_VM_FN%d(%s, %s)\n", vm_funcs[k].nargs, vm_funcs[k].name,
+          vm_funcs[k].impl);
+}
+
 static void emit_call(emitter *e, const asc__irins *i) {
   int dt = asc__irv_dtype(e->f, i->args[0]);
   const char *d = rname(e, i->dst);
@@ -430,6 +508,8 @@ static void emit_call(emitter *e, const asc__irins *i) {
     nm = "nearbyint"; /* Python rounds half to even */
     break;
   default:
+    if (vm_index(e->f, i) >= 0)
+      nm = asc__arena_printf(e->c, "asc_vm_%s", nm);
     break;
   }
   if (i->nargs == 1)
@@ -1295,6 +1375,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   asc__buf_puts(o, asc__abi_prelude);
   asc__buf_puts(o, "\n");
   asc__buf_puts(o, asc__emit_helpers);
+  emit_vecmath(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;

@@ -227,3 +227,183 @@ static inline void asc_stopped(asc_kexc *e, int line) {
   asc_raise(e, ASC_KEXC_CANCELLED, line, "launch stopped");
 }
 
+/* ---- vector math (docs/vecmath.md) ----
+ * Generated code calls asc_vm_<f>[f](x) for exp, log, sin, ... outside
+ * the afn mode.  With ASC_VECMATH_SLEEF (src/jit/cc.c adds it, and links
+ * libsleef, when the C compiler finds SLEEF) each is SLEEF's 1-ulp (u10)
+ * function, and gcc's vectoriser calls its vector variants: the simd
+ * attribute declares _ZGV<isa>N<lanes>v_ variants, defined below.  Every
+ * call runs SLEEF's deterministic build (finz_: FMA targets, cinz_:
+ * others), whose variants of one family give the same bits at every
+ * width (the plain sin, cos, tan pick a reduction for the whole vector,
+ * so a lane's last bit depends on its neighbours and widths differ; the
+ * default mode gives one answer per input wherever it falls).  Vector
+ * calls of any width run the target's widest variant, padded; a scalar
+ * call (a remainder, or clang, which does not vectorise these) the
+ * scalar one of the family.  Without
+ * SLEEF they are libm's functions.  The emitter instantiates the ones a
+ * module calls (ASC_VM_FN1(exp, ...)): all of them tripled gcc's time on a
+ * small kernel. */
+#if defined(ASC_VECMATH_SLEEF) && defined(__x86_64__)
+#define ASC_VM_HID \
+  __attribute__((visibility("hidden"), const, nothrow, unused))
+#if defined(__GNUC__) && !defined(__clang__)
+#define ASC_VM_SIMD __attribute__((simd("notinbranch"), const, nothrow))
+#else
+#define ASC_VM_SIMD __attribute__((const, nothrow))
+#endif
+typedef float asc_vf4 __attribute__((vector_size(16)));
+typedef float asc_vf8 __attribute__((vector_size(32)));
+typedef float asc_vf16 __attribute__((vector_size(64)));
+typedef double asc_vd2 __attribute__((vector_size(16)));
+typedef double asc_vd4 __attribute__((vector_size(32)));
+typedef double asc_vd8 __attribute__((vector_size(64)));
+/* The widest variant: W lanes of type asc_vfW / asc_vdW; and the
+ * scalar one of the same family (_S). */
+#if defined(__AVX512F__)
+#define ASC_VM_F(F) Sleef_finz_##F##f16_u10avx512f
+#define ASC_VM_D(F) Sleef_finz_##F##d8_u10avx512f
+#define ASC_VM_F_S(F) Sleef_finz_##F##f1_u10purecfma
+#define ASC_VM_D_S(F) Sleef_finz_##F##d1_u10purecfma
+typedef asc_vf16 asc_vfw;
+typedef asc_vd8 asc_vdw;
+#elif defined(__AVX2__) && defined(__FMA__)
+#define ASC_VM_F(F) Sleef_finz_##F##f8_u10avx2
+#define ASC_VM_D(F) Sleef_finz_##F##d4_u10avx2
+#define ASC_VM_F_S(F) Sleef_finz_##F##f1_u10purecfma
+#define ASC_VM_D_S(F) Sleef_finz_##F##d1_u10purecfma
+typedef asc_vf8 asc_vfw;
+typedef asc_vd4 asc_vdw;
+#elif defined(__AVX__)
+#define ASC_VM_F(F) Sleef_cinz_##F##f8_u10avx
+#define ASC_VM_D(F) Sleef_cinz_##F##d4_u10avx
+#define ASC_VM_F_S(F) Sleef_cinz_##F##f1_u10purec
+#define ASC_VM_D_S(F) Sleef_cinz_##F##d1_u10purec
+typedef asc_vf8 asc_vfw;
+typedef asc_vd4 asc_vdw;
+#else
+#define ASC_VM_F(F) Sleef_cinz_##F##f4_u10sse2
+#define ASC_VM_D(F) Sleef_cinz_##F##d2_u10sse2
+#define ASC_VM_F_S(F) Sleef_cinz_##F##f1_u10purec
+#define ASC_VM_D_S(F) Sleef_cinz_##F##d1_u10purec
+typedef asc_vf4 asc_vfw;
+typedef asc_vd2 asc_vdw;
+#endif
+/* Variant X (ABI letter) of N lanes (vector type VT) of the one- or
+ * two-argument function F (name suffix NS: f or nothing): the lanes padded
+ * to the widest variant IMPL(F), of type VW. */
+#define ASC_VM_VAR1(F, NS, VT, VW, IMPL, X, N) \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) \
+      __asm__("_ZGV" #X "N" #N "v_asc_vms_" #F #NS); \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) { \
+    VW w = {0}; memcpy(&w, &a, sizeof a); w = IMPL(F)(w); \
+    memcpy(&a, &w, sizeof a); return a; }
+#define ASC_VM_VAR2(F, NS, VT, VW, IMPL, X, N) \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) \
+      __asm__("_ZGV" #X "N" #N "vv_asc_vms_" #F #NS); \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) { \
+    VW w = {0}, v = {0}; memcpy(&w, &a, sizeof a); memcpy(&v, &b, sizeof b); \
+    w = IMPL(F)(w, v); memcpy(&a, &w, sizeof a); return a; }
+/* The variants gcc may call for the target: b (SSE), c (AVX), d (AVX2),
+ * e (AVX-512); each with the float and the double lane counts. */
+#define ASC_VM_ISA(V, F, FI, DI, X, NF, ND) \
+  V(F, f, asc_vf##NF, asc_vfw, FI, X, NF) \
+  V(F, , asc_vd##ND, asc_vdw, DI, X, ND)
+#define ASC_VM_VB(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, b, 4, 2)
+#if defined(__AVX__)
+#define ASC_VM_VC(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, c, 8, 4)
+#else
+#define ASC_VM_VC(V, F, FI, DI)
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#define ASC_VM_VD(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, d, 8, 4)
+#else
+#define ASC_VM_VD(V, F, FI, DI)
+#endif
+#if defined(__AVX512F__)
+#define ASC_VM_VE(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, e, 16, 8)
+#else
+#define ASC_VM_VE(V, F, FI, DI)
+#endif
+#define ASC_VM_VARS(V, F, FI, DI) \
+  ASC_VM_VB(V, F, FI, DI) ASC_VM_VC(V, F, FI, DI) ASC_VM_VD(V, F, FI, DI) \
+  ASC_VM_VE(V, F, FI, DI)
+/* SLEEF's widest variants of every function used. */
+#define ASC_VM_PROTO1(F) \
+  asc_vfw ASC_VM_F(F)(asc_vfw) __attribute__((const, nothrow)); \
+  asc_vdw ASC_VM_D(F)(asc_vdw) __attribute__((const, nothrow)); \
+  float ASC_VM_F_S(F)(float) __attribute__((const, nothrow)); \
+  double ASC_VM_D_S(F)(double) __attribute__((const, nothrow));
+#define ASC_VM_PROTO2(F) \
+  asc_vfw ASC_VM_F(F)(asc_vfw, asc_vfw) __attribute__((const, nothrow)); \
+  asc_vdw ASC_VM_D(F)(asc_vdw, asc_vdw) __attribute__((const, nothrow)); \
+  float ASC_VM_F_S(F)(float, float) __attribute__((const, nothrow)); \
+  double ASC_VM_D_S(F)(double, double) __attribute__((const, nothrow));
+ASC_VM_PROTO1(sin) ASC_VM_PROTO1(cos) ASC_VM_PROTO1(tan)
+ASC_VM_PROTO1(asin) ASC_VM_PROTO1(acos) ASC_VM_PROTO1(atan)
+ASC_VM_PROTO1(sinh) ASC_VM_PROTO1(cosh) ASC_VM_PROTO1(tanh)
+ASC_VM_PROTO1(exp) ASC_VM_PROTO1(expm1) ASC_VM_PROTO1(log)
+ASC_VM_PROTO1(log2) ASC_VM_PROTO1(log10) ASC_VM_PROTO1(log1p)
+ASC_VM_PROTO1(cbrt) ASC_VM_PROTO1(erf) ASC_VM_PROTO2(atan2)
+ASC_VM_PROTO2(pow)
+/* Where SLEEF's function misses 1 ulp or overflows early, the widest
+ * variant is wrapped (asc_vmw_*, named by ASC_VM_FW / ASC_VM_DW):
+ * float sinh, cosh, tanh (sinhf at 88.8 overflows; tanhf of a tiny x is
+ * 1 ulp and a hair off) and log1p (log1pf(FLT_MAX) is inf) are SLEEF's
+ * double function rounded once more (within 0.5 ulp and 2^-29); double
+ * exp, sinh, cosh next to the overflow threshold and log1p of a huge x
+ * (inf from SLEEF, finite in truth) take libm's answer in those lanes. */
+#define ASC_VM_FW(F) asc_vmw_##F##f
+#define ASC_VM_DW(F) asc_vmw_##F
+#define ASC_VM_FW_S(F) asc_vmsw_##F##f
+#define ASC_VM_DW_S(F) asc_vmsw_##F
+#define ASC_VM_FVIAD(F) \
+  static inline asc_vfw asc_vmw_##F##f(asc_vfw a) { \
+    enum { W = sizeof(asc_vfw) / sizeof(float), H = W / 2 }; \
+    float x[W]; \
+    asc_vdw d; \
+    memcpy(x, &a, sizeof a); \
+    for (int h = 0; h < 2; h++) { \
+      for (int k = 0; k < H; k++) d[k] = x[h * H + k]; \
+      d = ASC_VM_D(F)(d); \
+      for (int k = 0; k < H; k++) x[h * H + k] = (float)d[k]; } \
+    memcpy(&a, x, sizeof a); return a; } \
+  static inline float asc_vmsw_##F##f(float a) { \
+    return (float)ASC_VM_D_S(F)(a); }
+#define ASC_VM_DFIX(F, COND) \
+  static inline asc_vdw asc_vmw_##F(asc_vdw a) { \
+    enum { W = sizeof(asc_vdw) / sizeof(double) }; \
+    asc_vdw r = ASC_VM_D(F)(a); \
+    for (int k = 0; k < W; k++) { double x = a[k]; if (COND) r[k] = F(x); } \
+    return r; } \
+  static inline double asc_vmsw_##F(double x) { \
+    return COND ? F(x) : ASC_VM_D_S(F)(x); }
+ASC_VM_FVIAD(sinh) ASC_VM_FVIAD(cosh) ASC_VM_FVIAD(tanh) ASC_VM_FVIAD(log1p)
+ASC_VM_DFIX(exp, x > 709.78) ASC_VM_DFIX(sinh, fabs(x) > 709.78)
+ASC_VM_DFIX(cosh, fabs(x) > 709.78) ASC_VM_DFIX(log1p, x > 1e300)
+/* asc_vm_F (double) and asc_vm_Ff (float), their scalar definitions
+ * asc_vms_F[f] and their vector variants; FI / DI name the widest variant
+ * (ASC_VM_F / ASC_VM_D: SLEEF's; ASC_VM_FW / ASC_VM_DW: the wrappers
+ * above), FI##_S / DI##_S the scalar one. */
+#define ASC_VM_FN1(F, FI, DI) \
+  ASC_VM_HID float asc_vms_##F##f(float a) { return FI##_S(F)(a); } \
+  ASC_VM_HID double asc_vms_##F(double a) { return DI##_S(F)(a); } \
+  ASC_VM_VARS(ASC_VM_VAR1, F, FI, DI) \
+  ASC_VM_SIMD float asc_vm_##F##f(float) __asm__("asc_vms_" #F "f"); \
+  ASC_VM_SIMD double asc_vm_##F(double) __asm__("asc_vms_" #F);
+#define ASC_VM_FN2(F, FI, DI) \
+  ASC_VM_HID float asc_vms_##F##f(float a, float b) { \
+    return FI##_S(F)(a, b); } \
+  ASC_VM_HID double asc_vms_##F(double a, double b) { \
+    return DI##_S(F)(a, b); } \
+  ASC_VM_VARS(ASC_VM_VAR2, F, FI, DI) \
+  ASC_VM_SIMD float asc_vm_##F##f(float, float) __asm__("asc_vms_" #F "f"); \
+  ASC_VM_SIMD double asc_vm_##F(double, double) __asm__("asc_vms_" #F);
+#else
+#define ASC_VM_FN1(F, FI, DI) \
+  static inline float asc_vm_##F##f(float a) { return F##f(a); } \
+  static inline double asc_vm_##F(double a) { return F(a); }
+#define ASC_VM_FN2(F, FI, DI) \
+  static inline float asc_vm_##F##f(float a, float b) { return F##f(a, b); } \
+  static inline double asc_vm_##F(double a, double b) { return F(a, b); }
+#endif

@@ -27,6 +27,10 @@
 #include <unistd.h>
 #include <uv.h>
 
+/* SLEEF's ABI version 3 (3.0 to 3.6) has every name emit_helpers.h
+ * declares. */
+#define ASC_SLEEF_SONAME "libsleef.so.3"
+
 #ifndef ASC_DEFAULT_CC
 #define ASC_DEFAULT_CC "cc"
 #endif
@@ -64,6 +68,7 @@ struct asc__cc {
   char *path;           /* == prefix[0] */
   char *identity;       /* NULL until computed */
   bool is_clang;        /* from --version */
+  char *sleef;          /* SLEEF's shared library as cc finds it, or NULL */
   uv_mutex_t lock;      /* serialises computing identity */
 };
 
@@ -443,6 +448,7 @@ static void cc_free(asc__cc *cc) {
   asc__free(cc->prefix);
   asc__free(cc->path);
   asc__free(cc->identity);
+  asc__free(cc->sleef);
   asc__free(cc);
 }
 
@@ -465,6 +471,56 @@ static ascError_t cc_new(asc__cc **out, const char *spec) {
   }
   *out = cc;
   return ascSuccess;
+}
+
+/* Where cc finds SLEEF's shared library (`-print-file-name`, which
+ * answers the bare name when it finds nothing), or NULL.  Only the
+ * runtime library is needed: generated code declares the few SLEEF
+ * functions it calls itself (emit_helpers.h), so no header is read. */
+static char *find_sleef(const asc__cc *cc) {
+#if defined(__x86_64__)
+  char **argv;
+  asc__buf out;
+  char *r = NULL;
+  int status, i;
+
+  argv = asc__malloc(((size_t)cc->nprefix + 2) * sizeof *argv);
+  if (argv == NULL)
+    return NULL;
+  argv[0] = cc->path;
+  for (i = 1; i < cc->nprefix; i++)
+    argv[i] = cc->prefix[i];
+  argv[i++] = (char *)"-print-file-name=" ASC_SLEEF_SONAME;
+  argv[i] = NULL;
+  asc__buf_init(&out);
+  if (asc__run_process(argv, timeout_ms_from_env(), &out, &status) ==
+          ascSuccess &&
+      status == 0 && out.data != NULL) {
+    out.data[strcspn(out.data, "\r\n")] = '\0';
+    if (out.data[0] == '/' && access(out.data, R_OK) == 0)
+      r = realpath(out.data, NULL);
+  }
+  asc__buf_free(&out);
+  asc__free(argv);
+  if (r != NULL) {
+    char *d = asc__strdup(r);
+    free(r);
+    r = d;
+  }
+  return r;
+#else
+  ASC_UNUSED(cc);
+  return NULL; /* emit_helpers.h declares SLEEF's x86 variants only */
+#endif
+}
+
+/* SLEEF's library if kernels use it now: found by cc, and not turned off
+ * with ASC_VECMATH=libm (docs/vecmath.md). */
+static const char *vecmath_lib(const asc__cc *cc) {
+  const char *v = getenv("ASC_VECMATH");
+  if (v != NULL && strcmp(v, "libm") == 0)
+    return NULL;
+  return cc->sleef;
 }
 
 /* Resolves the program and runs `--version`.  Called with cc->lock held. */
@@ -517,6 +573,7 @@ static ascError_t cc_identify(asc__cc *cc) {
     asc__buf_free(&id);
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
+  cc->sleef = find_sleef(cc);
   cc->identity = id.data ? id.data : asc__strdup("");
   if (cc->identity == NULL)
     return asc__error(ascErrorOutOfMemory, "out of memory");
@@ -633,10 +690,12 @@ static int fastmath_flags(const asc__cc *cc, unsigned mask, const char **argv,
 }
 
 /* Appends the flags of a compilation with opts to argv (NULL: count only)
- * and returns how many there are.  words holds ASC_CFLAGS. */
+ * and returns how many there are.  words holds ASC_CFLAGS, vm what
+ * vecmath_lib said (read once per compilation: the environment may
+ * change between the count and the fill). */
 static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
-                       char **words, const char **argv, char *olevel,
-                       char *march) {
+                       char **words, const char *vm, const char **argv,
+                       char *olevel, char *march) {
   int n = 0, level = -1;
   size_t i;
 
@@ -673,6 +732,11 @@ static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
       argv[n] = gcc_flags[i];
     n++;
   }
+  if (vm != NULL) {
+    if (argv)
+      argv[n] = "-DASC_VECMATH_SLEEF=1";
+    n++;
+  }
   for (i = 0; words != NULL && words[i] != NULL; i++) {
     if (argv)
       argv[n] = words[i];
@@ -701,22 +765,27 @@ void asc__cc_flags(const asc__cc *cc, const asc__cc_opts *opts,
   char **words = cflags_from_env(&oom);
   const char **argv;
   char olevel[4], march[ASC_CC_MARCH_MAX];
+  const char *vm = vecmath_lib(cc);
   int n, i;
 
   if (oom) {
     out->oom = true;
     return;
   }
-  n = build_flags(cc, opts, words, NULL, olevel, march);
+  n = build_flags(cc, opts, words, vm, NULL, olevel, march);
   argv = asc__malloc((size_t)n * sizeof *argv);
   if (argv == NULL) {
     out->oom = true;
   } else {
-    build_flags(cc, opts, words, argv, olevel, march);
+    build_flags(cc, opts, words, vm, argv, olevel, march);
     for (i = 0; i < n; i++) {
       asc__buf_puts(out, argv[i]);
       asc__buf_puts(out, "\n");
     }
+    /* The library linked after the source (asc__cc_compile): which one
+     * is part of the cache key. */
+    if (vm != NULL)
+      asc__buf_printf(out, "%s\n", vm);
   }
   asc__free(argv);
   asc__free(words);
@@ -770,13 +839,14 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   char **words = cflags_from_env(&oom);
   const char **argv;
   char olevel[4], march[ASC_CC_MARCH_MAX];
+  const char *vm = vecmath_lib(cc);
   int nflags, n, i, status;
   ascError_t err;
 
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
-  nflags = build_flags(cc, opts, words, NULL, olevel, march);
-  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 6) *
+  nflags = build_flags(cc, opts, words, vm, NULL, olevel, march);
+  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 7) *
                      sizeof *argv);
   if (argv == NULL) {
     asc__free(words);
@@ -786,10 +856,12 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   argv[n++] = cc->path;
   for (i = 1; i < cc->nprefix; i++)
     argv[n++] = cc->prefix[i];
-  n += build_flags(cc, opts, words, argv + n, olevel, march);
+  n += build_flags(cc, opts, words, vm, argv + n, olevel, march);
   argv[n++] = "-o";
   argv[n++] = so_path;
   argv[n++] = c_path;
+  if (vm != NULL)
+    argv[n++] = vm;
   argv[n++] = "-lm";
   argv[n] = NULL;
   err = asc__run_process((char *const *)argv, timeout_ms_from_env(), diag,

@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fenv.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -219,6 +220,23 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   return err;
 }
 
+/* uv_dlopen, keeping the calling thread's floating-point mode.  gcc and
+ * clang link an object built with -ffast-math (fastmath=True) with
+ * crtfastmath.o, whose constructor turns on flush-to-zero and
+ * denormals-are-zero in the thread that loads it: every later kernel that
+ * thread ran, in any mode, would flush subnormals to zero (and differ
+ * from the same kernel's iterations run by workers).  A kernel's mode is
+ * its own (docs/fastmath.md), so the loader puts the thread's back. */
+static int dlopen_keep_fpmode(const char *name, uv_lib_t *lib) {
+  fenv_t env;
+  int r, saved = fegetenv(&env) == 0;
+
+  r = uv_dlopen(name, lib);
+  if (saved)
+    fesetenv(&env);
+  return r;
+}
+
 /* ----------------------------------------------------------------- load */
 
 ascError_t asc__jit_open_file(const char *path, int flags, int *fd) {
@@ -268,12 +286,12 @@ int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path) {
   snprintf(name + n, sizeof name - n, "/%d", fd);
   if (stat(name, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
       a.st_ino == b.st_ino)
-    return uv_dlopen(name, lib);
+    return dlopen_keep_fpmode(name, lib);
   /* No /proc (a chroot or container without it): load by path.  What was
    * checked on fd and what gets loaded can then differ only if the file
    * at path is replaced in between, which the cache's directory checks
    * leave to this user and root (docs/cache.md). */
-  return uv_dlopen(path, lib);
+  return dlopen_keep_fpmode(path, lib);
 }
 
 /* The sanitizers' symbolizers read every loaded object by the name it was

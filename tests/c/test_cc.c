@@ -197,6 +197,35 @@ static void test_cflags_applied(void **state) {
   unsetenv("ASC_CFLAGS");
 }
 
+/* SLEEF, where the compiler finds it, is a define and a library among
+ * the flags (so part of the cache key); ASC_VECMATH=libm removes both
+ * (docs/vecmath.md). */
+static void test_vecmath_flags(void **state) {
+  const asc__cc *cc;
+  asc__buf f;
+  bool on;
+  ASC_UNUSED(state);
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  asc__buf_init(&f);
+  asc__cc_flags(cc, NULL, &f);
+  on = strstr(asc__buf_str(&f), "-DASC_VECMATH_SLEEF=1\n") != NULL;
+  assert_int_equal(on, strstr(asc__buf_str(&f), "/libsleef.so.3") != NULL);
+#if defined(__x86_64__) && defined(__linux__)
+  /* Debian's libsleef3 (scripts/setup.sh installs it) */
+  if (access("/usr/lib/x86_64-linux-gnu/libsleef.so.3", R_OK) == 0 &&
+      getenv("ASC_VECMATH") == NULL)
+    assert_true(on);
+#endif
+  asc__buf_free(&f);
+  setenv("ASC_VECMATH", "libm", 1);
+  asc__buf_init(&f);
+  asc__cc_flags(cc, NULL, &f);
+  assert_null(strstr(asc__buf_str(&f), "ASC_VECMATH"));
+  assert_null(strstr(asc__buf_str(&f), "libsleef"));
+  asc__buf_free(&f);
+  unsetenv("ASC_VECMATH");
+}
+
 /* The flags of a fastmath mask, one per line, for substring checks. */
 static const char *fm_flags(const asc__cc *cc, unsigned mask, asc__buf *f) {
   asc__cc_opts o = {.opt_level = -1, .fastmath = mask};
@@ -415,6 +444,7 @@ int main(void) {
       cmocka_unit_test(test_run_failures),
       cmocka_unit_test(test_run_escaped_grandchild),
       cmocka_unit_test(test_oom),
+      cmocka_unit_test(test_vecmath_flags),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
