@@ -34,6 +34,9 @@ typedef struct memo {
 typedef struct usage {
   const asc__sym *sym;
   bool tensor;
+  int nall;     /* times the name appears */
+  int narray;   /* of those, as an operand of a whole-array statement or
+                 * the target of an augmented assignment */
   int helpers;  /* helper calls followed to get here */
   memo *memo;
 } usage;
@@ -61,11 +64,13 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
            a->u.sub.value->u.attr.builtin != NULL &&
            a->u.sub.value->u.attr.builtin->id == ASC_BI_TENSOR;
   }
+  memset(&v, 0, sizeof v);
   v.sym = fn->params[i].sym;
-  v.tensor = false;
   v.helpers = helpers;
   v.memo = m;
   use_func(&v, fn, 0);
+  if (v.narray > 0 && v.narray == v.nall)
+    v.tensor = true;
   if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
     m->e[m->n].fn = fn;
     m->e[m->n].param = i;
@@ -79,6 +84,15 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
   switch (e->kind) {
+  case ASC_EXPR_NAME:
+    if (names(e, u->sym))
+      u->nall++;
+    break;
+  case ASC_EXPR_SLICE:
+    use_expr(u, e->u.slice.lower, depth + 1);
+    use_expr(u, e->u.slice.upper, depth + 1);
+    use_expr(u, e->u.slice.step, depth + 1);
+    break;
   case ASC_EXPR_TUPLE:
     for (int i = 0; i < e->u.tuple.n; i++)
       use_expr(u, e->u.tuple.elts[i], depth + 1);
@@ -87,7 +101,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     if (names(e->u.attr.value, u->sym) &&
         (strcmp(e->u.attr.attr, "shape") == 0 ||
          strcmp(e->u.attr.attr, "ndim") == 0 ||
-         strcmp(e->u.attr.attr, "size") == 0))
+         strcmp(e->u.attr.attr, "size") == 0 ||
+         strcmp(e->u.attr.attr, "T") == 0))
       u->tensor = true;
     use_expr(u, e->u.attr.value, depth + 1);
     break;
@@ -150,18 +165,73 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   }
 }
 
+/* Does subscript e select a view, as written (a slice or None in its
+ * index)? */
+static bool slices(const asc__ast_expr *e) {
+  const asc__ast_expr *ix;
+  int n;
+  if (e == NULL || e->kind != ASC_EXPR_SUBSCRIPT)
+    return false;
+  ix = e->u.sub.index;
+  n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
+  for (int i = 0; i < n; i++) {
+    const asc__ast_expr *x =
+        ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.elts[i] : ix;
+    if (x->kind == ASC_EXPR_SLICE || x->kind == ASC_EXPR_NONE)
+      return true;
+  }
+  return false;
+}
+
+/* The value of a whole-array statement (out[1:] = v, out[:] += v): counts
+ * the parameter's appearances as an operand of its elementwise
+ * arithmetic.  A parameter that appears only there (and as the target of
+ * augmented assignments, b *= 2) is an array, or a number passed as a
+ * 0-d array (docs/arrays.md). */
+static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
+  if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    if (names(e, u->sym))
+      u->narray++;
+    break;
+  case ASC_EXPR_UNARY:
+    use_array_operand(u, e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    use_array_operand(u, e->u.binary.lhs, depth + 1);
+    use_array_operand(u, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin != NULL && e->u.call.callee == NULL)
+      for (int i = 0; i < e->u.call.nrargs; i++)
+        use_array_operand(u, e->u.call.rargs[i], depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
 static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
   switch (s->kind) {
   case ASC_STMT_EXPR:
     use_expr(u, s->u.expr.value, depth + 1);
     break;
   case ASC_STMT_ASSIGN:
-    for (int i = 0; i < s->u.assign.ntargets; i++)
+    for (int i = 0; i < s->u.assign.ntargets; i++) {
       use_expr(u, s->u.assign.targets[i], depth + 1);
+      if (slices(s->u.assign.targets[i]))
+        use_array_operand(u, s->u.assign.value, depth + 1);
+    }
     use_expr(u, s->u.assign.value, depth + 1);
     break;
   case ASC_STMT_AUGASSIGN:
+    if (names(s->u.aug.target, u->sym))
+      u->narray++;
     use_expr(u, s->u.aug.target, depth + 1);
+    if (slices(s->u.aug.target))
+      use_array_operand(u, s->u.aug.value, depth + 1);
     use_expr(u, s->u.aug.value, depth + 1);
     break;
   case ASC_STMT_ANNASSIGN:
@@ -529,9 +599,13 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
       if (p->generic)
         p->dtype = ascDataTypeCount;
     } else {
-      usage u = {pa->sym, false, 0, &m};
+      usage u;
+      memset(&u, 0, sizeof u);
+      u.sym = pa->sym;
+      u.memo = &m;
       use_func(&u, fn, 0);
-      p->isTensor = u.tensor;
+      p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
+      p->isTensor = u.tensor || p->numberAsArray;
       p->generic = 1;
     }
     if (p->isTensor) {

@@ -902,9 +902,13 @@ static void expr(resolver *r, asc__ast_expr *e) {
     expr(r, e->u.sub.value);
     expr(r, e->u.sub.index);
     return;
-  case ASC_EXPR_SLICE:
-    asc__diag_error(r->c, e->loc, "slices are not supported in kernels "
-                    "(index one element at a time)");
+  case ASC_EXPR_SLICE: /* only inside a subscript: the parser sees to it */
+    if (e->u.slice.lower)
+      expr(r, e->u.slice.lower);
+    if (e->u.slice.upper)
+      expr(r, e->u.slice.upper);
+    if (e->u.slice.step)
+      expr(r, e->u.slice.step);
     return;
   case ASC_EXPR_CALL:
     call_expr(r, e);

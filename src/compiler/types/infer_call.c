@@ -173,6 +173,13 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   if (t == NULL || is_err(t))
     return t;
   t = asc__ty_find(t);
+  if (t->kind == ASC_TY_TENSOR && r->ew) {
+    /* elementwise: typed as one element; the call's result has the
+     * broadcast number of axes */
+    if (t->ndim > r->ew_ndim)
+      r->ew_ndim = t->ndim;
+    return scalar(r, t->dtype);
+  }
   if (t->kind != ASC_TY_SCALAR) {
     report(r, e->u.call.rargs[i]->loc, "%s() takes a scalar, not %s",
            e->u.call.builtin->name, tn(r, t));
@@ -378,9 +385,39 @@ static bool args_follow_result(asc__builtin_id id) {
   }
 }
 
+/* Builtins that apply to each element of array arguments (numpy's
+ * ufuncs); min and max only as np.minimum / np.maximum, since Python's
+ * min(a, b) of arrays is an error. */
+bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  switch (b->id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+    return e->u.call.func->kind == ASC_EXPR_ATTR &&
+           asc__expr_via_asc(e->u.call.func) &&
+           e->u.call.func->u.attr.value->u.name.sym->u.module == ASC_NS_NP;
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    return true;
+  default:
+    return b->kind == ASC_BK_FUNC && args_follow_result(b->id);
+  }
+}
+
 static asc__type *builtin_call(run *r, asc__ast_expr *e) {
-  asc__type *t = builtin_call_inner(r, e);
-  asc__type *f = asc__ty_find(t);
+  bool save_ew = r->ew;
+  int32_t save_nd = r->ew_ndim, nd;
+  asc__type *t, *f;
+  r->ew = asc__builtin_is_elementwise(e);
+  r->ew_ndim = 0;
+  t = builtin_call_inner(r, e);
+  nd = r->ew_ndim;
+  r->ew = save_ew;
+  r->ew_ndim = save_nd;
+  f = asc__ty_find(t);
+  if (nd > 0 && f != NULL && f->kind == ASC_TY_SCALAR)
+    return asc__ty_tensor(r->in->c, f->dtype, nd, true);
   if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
       args_follow_result(e->u.call.builtin->id))
     for (int i = 0; i < e->u.call.nrargs; i++)
