@@ -471,16 +471,59 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
 }
 
 /* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest. */
+/* The nest of a whole-array statement with the operands' strides as they
+ * are in ew. */
+static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
+                      const asc__irval *shape, const asc__ast_expr *value,
+                      int op) {
+  asc__irval idx[ASC_MAX_DIMS], v, off;
+  asc__irblock *save = open_nest(ls, shape, dst->nd, idx);
+  asc__ewctx *outer = ls->ew;
+  int dt = ls->f->regs[dst->t].ty.dtype;
+  asc__irins *st;
+  ew->nd = dst->nd;
+  ew->idx = idx;
+  off = elem_offset(ls, dst, idx, dst->nd);
+  ls->ew = ew;
+  v = asc__lower_expr(ls, value);
+  if (op >= 0) {
+    int32_t d = newreg(ls, dt, NULL);
+    /* loaded after the value's operands, which may be the target */
+    asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2);
+    asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                                    asc__ty_scalar(ls->c, vdt(ls, v)));
+    int odt = asc__ty_concrete(ls->c, pt)->dtype;
+    if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+      odt = ascFloat64;
+    ld->args[0] = asc__irv_reg(dst->t);
+    ld->args[1] = off;
+    v = op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt), conv(ls, v, odt));
+  }
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(dst->t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->ew = outer;
+  ls->cur = save;
+}
+
+/* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest.  When
+ * an operand may broadcast at run time, the nest is made twice: with the
+ * operands' own strides when every axis has the target's size (the usual
+ * case, where contiguous operands keep unit strides the C compiler can
+ * vectorise), and with stride 0 on axes of size 1 otherwise. */
 static void store_nest(lstate *ls, const asc__ast_expr *where,
                        asc__lview *dst, const asc__ast_expr *value, int op) {
   asc__ewctx ew;
-  asc__irval shape[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
-  asc__irblock *save;
-  int dt = ls->f->regs[dst->t].ty.dtype;
+  asc__irval shape[ASC_MAX_DIMS], same = asc__irv_int(ascBool, 1);
+  asc__irval *own;
   memset(&ew, 0, sizeof ew);
   collect(ls, &ew, value);
   for (int k = 0; k < dst->nd; k++)
     shape[k] = dst->shape[k];
+  own = asc__arena_alloc(ls->c, sizeof *own * ASC_MAX_DIMS *
+                                    ((size_t)ew.nops + 1));
   for (int k = 0; k < ew.nops; k++) {
     asc__lview *v = &ew.ops[k].v;
     if (v->nd > dst->nd)
@@ -488,44 +531,42 @@ static void store_nest(lstate *ls, const asc__ast_expr *where,
                       "cannot broadcast a %d-dimensional array into a "
                       "%d-dimensional one",
                       v->nd, dst->nd);
-    if (v->t == dst->t && !same_view(v, dst) && !same_expr(ew.ops[k].e, where))
+    if (v->t == dst->t && !same_view(v, dst) &&
+        !same_expr(ew.ops[k].e, where))
       asc__diag_fatal(ls->c, ew.ops[k].e->loc,
                       "this array expression reads the array it writes "
                       "through another view; numpy would copy it first, "
                       "which kernels do not do yet: write the result into "
                       "a separate array");
-    broadcast(ls, v, shape, dst->nd, false);
-  }
-  ew.nd = dst->nd;
-  ew.idx = idx;
-  save = open_nest(ls, shape, dst->nd, idx);
-  {
-    asc__ewctx *outer = ls->ew;
-    asc__irval v, off = elem_offset(ls, dst, idx, dst->nd);
-    asc__irins *st;
-    ls->ew = &ew;
-    v = asc__lower_expr(ls, value);
-    if (op >= 0) {
-      int32_t d = newreg(ls, dt, NULL);
-      asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2); /* after the value: the
-                                                       value may read it */
-      asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
-                                      asc__ty_scalar(ls->c, vdt(ls, v)));
-      int odt = asc__ty_concrete(ls->c, pt)->dtype;
-      if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
-        odt = ascFloat64;
-      ld->args[0] = asc__irv_reg(dst->t);
-      ld->args[1] = off;
-      v = op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt), conv(ls, v, odt));
+    for (int a = 0; a < v->nd; a++) {
+      asc__irval s = v->shape[a], t = shape[dst->nd - v->nd + a];
+      own[k * ASC_MAX_DIMS + a] = v->stride[a];
+      if ((s.kind == ASC_IRV_CONST && s.c.i == 1) || same_val(s, t) ||
+          (v->src[a] >= 0 && v->t == dst->t && v->src[a] == dst->src[a]))
+        continue;
+      same = op2(ls, ASC_IR_AND, ascBool, same,
+                 op2(ls, ASC_IR_EQ, ascInt64, s, t));
     }
-    v = conv(ls, v, dt);
-    st = emit(ls, ASC_IR_STORE, -1, 3);
-    st->args[0] = asc__irv_reg(dst->t);
-    st->args[1] = off;
-    st->args[2] = v;
-    ls->ew = outer;
+    broadcast(ls, v, shape, dst->nd, false);
+    for (int a = 0; a < v->nd; a++)
+      if (v->shape[a].kind == ASC_IRV_CONST && v->shape[a].c.i == 1)
+        own[k * ASC_MAX_DIMS + a] = v->stride[a]; /* 0 in both nests */
   }
-  ls->cur = save;
+  if (same.kind == ASC_IRV_CONST && same.c.i) {
+    emit_nest(ls, &ew, dst, shape, value, op);
+  } else {
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *save = ls->cur;
+    i->args[0] = same;
+    ls->cur = &i->body[1];
+    emit_nest(ls, &ew, dst, shape, value, op);
+    for (int k = 0; k < ew.nops; k++)
+      for (int a = 0; a < ew.ops[k].v.nd; a++)
+        ew.ops[k].v.stride[a] = own[k * ASC_MAX_DIMS + a];
+    ls->cur = &i->body[0];
+    emit_nest(ls, &ew, dst, shape, value, op);
+    ls->cur = save;
+  }
 }
 
 bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
