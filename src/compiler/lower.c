@@ -482,7 +482,12 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   for (int k = 0; k < e->u.cmp.n; k++) {
     const asc__ast_expr *re = e->u.cmp.operands[k + 1];
     asc__irval rhs = asc__lower_expr(ls, re);
-    asc__type *pt = asc__ty_promote(ls->c, ty(e->u.cmp.operands[k]), ty(re));
+    asc__type *lt = ty(e->u.cmp.operands[k]), *rtt = ty(re), *pt;
+    if (lt && lt->kind == ASC_TY_TENSOR) /* one element of an array */
+      lt = asc__ty_scalar(ls->c, lt->dtype);
+    if (rtt && rtt->kind == ASC_TY_TENSOR)
+      rtt = asc__ty_scalar(ls->c, rtt->dtype);
+    pt = asc__ty_promote(ls->c, lt, rtt);
     int dt;
     asc__irins *i;
     if (pt == NULL)

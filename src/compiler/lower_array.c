@@ -15,6 +15,8 @@
  * before the loops, as numpy evaluates them.  Operands broadcast as in
  * numpy: an axis of size 1 has stride 0.
  */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "asc/kernel_abi.h"
@@ -291,6 +293,46 @@ asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
 
 /* ------------------------------------------------- whole-array statements */
 
+/* A reduction along one axis inside a whole-array statement
+ * (out[:] = a.sum(axis=1)): each element is a loop over that axis. */
+typedef struct asc__ewred {
+  const asc__ast_expr *call;
+  asc__ewctx sub;                  /* the reduced expression's operands */
+  asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
+  int nd;
+  int axis;
+  bool keep;
+} asc__ewred;
+
+static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                      bool grow);
+static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
+                               asc__ewctx *sub, const asc__irval *shape,
+                               int nd, const asc__irval *fixed, int axis);
+
+/* The constant axis of a reduction call, normalised, or -1. */
+static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
+  const asc__ast_expr *a =
+      call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
+  const asc__builtin *b = call->u.call.builtin;
+  int64_t k;
+  int ki = b->id == ASC_BI_NP_SUM || b->id == ASC_BI_NP_PROD ||
+                   b->id == ASC_BI_NP_MEAN
+               ? 4
+           : b->id == ASC_BI_NP_VAR || b->id == ASC_BI_NP_STD ? 5
+                                                               : 3;
+  *keep = call->u.call.nrargs > ki && call->u.call.rargs[ki] != NULL &&
+          call->u.call.rargs[ki]->kind == ASC_EXPR_BOOL &&
+          call->u.call.rargs[ki]->u.bval;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return -1;
+  if (a->kind == ASC_EXPR_INT)
+    k = (int64_t)a->u.ival;
+  else
+    k = -(int64_t)a->u.unary.operand->u.ival;
+  return (int)(k < 0 ? k + nd : k);
+}
+
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
 static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
@@ -311,7 +353,46 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
   case ASC_EXPR_UNARY:
     collect(ls, ew, e->u.unary.operand);
     return;
+  case ASC_EXPR_COMPARE:
+    collect(ls, ew, e->u.cmp.operands[0]);
+    collect(ls, ew, e->u.cmp.operands[1]);
+    return;
   case ASC_EXPR_CALL:
+    if (e->u.call.builtin &&
+        asc__builtin_is_reduction(e->u.call.builtin->id)) {
+      /* along an axis: an operand whose elements are loops */
+      const asc__ast_expr *arg = e->u.call.rargs[0];
+      asc__ewred *red = asc__arena_alloc(ls->c, sizeof *red);
+      asc__ewop *op;
+      int nd;
+      memset(red, 0, sizeof *red);
+      red->call = e;
+      red->nd = ty(arg)->ndim;
+      red->axis = call_axis(e, red->nd, &red->keep);
+      collect(ls, &red->sub, arg);
+      for (int k = 0; k < red->nd; k++)
+        red->shape[k] = i64(1);
+      for (int k = 0; k < red->sub.nops; k++)
+        broadcast(ls, &red->sub.ops[k].v, red->shape, red->nd, true);
+      ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                                sizeof *ew->ops, 8);
+      op = &ew->ops[ew->nops++];
+      memset(op, 0, sizeof *op);
+      op->e = e;
+      op->red = red;
+      op->v.t = -1;
+      op->v.off = i64(0);
+      nd = 0;
+      for (int k = 0; k < red->nd; k++) {
+        if (k == red->axis && !red->keep)
+          continue;
+        op->v.shape[nd] = k == red->axis ? i64(1) : red->shape[k];
+        op->v.stride[nd] = i64(1);
+        op->v.src[nd++] = -1;
+      }
+      op->v.nd = nd;
+      return;
+    }
     if (e->u.call.builtin && asc__builtin_is_elementwise(e)) {
       for (int k = 0; k < e->u.call.nrargs; k++)
         if (e->u.call.rargs[k])
@@ -327,6 +408,7 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
                               sizeof *ew->ops, 8);
     op = &ew->ops[ew->nops++];
     op->e = e;
+    op->red = NULL;
     asc__lower_view(ls, e, &op->v);
     return;
   }
@@ -348,6 +430,12 @@ static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
       v->stride[k] = i64(0);
       continue;
     }
+    if (grow && shape[a].kind == ASC_IRV_CONST && shape[a].c.i == 1) {
+      shape[a] = s; /* the first operand of this size: it sets it */
+      continue;
+    }
+    if (same_val(s, shape[a]))
+      continue;
     if (grow)
       shape[a] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, shape[a], i64(1)), s,
                      shape[a]);
@@ -457,7 +545,26 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
       return true;
     }
   for (int k = 0; k < ew->nops; k++)
-    if (ew->ops[k].e == e) {
+    if (ew->ops[k].e == e && ew->ops[k].red != NULL) {
+      asc__ewred *red = ew->ops[k].red;
+      const asc__lview *v = &ew->ops[k].v;
+      asc__irval fixed[ASC_MAX_DIMS];
+      for (int j = 0, q = 0; j < red->nd; j++) {
+        int r;
+        if (j == red->axis) {
+          fixed[j] = i64(0);
+          if (!red->keep)
+            continue;
+        }
+        r = q++;
+        fixed[j] = j == red->axis
+                       ? i64(0)
+                       : mul(ls, ew->idx[ew->nd - v->nd + r], v->stride[r]);
+      }
+      *out = reduce_loops(ls, e, &red->sub, red->shape, red->nd, fixed,
+                          red->axis);
+      return true;
+    } else if (ew->ops[k].e == e) {
       const asc__lview *v = &ew->ops[k].v;
       asc__irval off = elem_offset(ls, v, ew->idx, ew->nd);
       int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
@@ -538,6 +645,14 @@ static void store_nest(lstate *ls, const asc__ast_expr *where,
                       "through another view; numpy would copy it first, "
                       "which kernels do not do yet: write the result into "
                       "a separate array");
+    if (ew.ops[k].red != NULL)
+      for (int q = 0; q < ew.ops[k].red->sub.nops; q++)
+        if (ew.ops[k].red->sub.ops[q].v.t == dst->t)
+          asc__diag_fatal(ls->c, ew.ops[k].red->sub.ops[q].e->loc,
+                          "this reduction reads the array the statement "
+                          "writes; numpy would reduce it first, which "
+                          "kernels do not do yet: reduce into a separate "
+                          "array");
     for (int a = 0; a < v->nd; a++) {
       asc__irval s = v->shape[a], t = shape[dst->nd - v->nd + a];
       own[k * ASC_MAX_DIMS + a] = v->stride[a];
@@ -592,4 +707,255 @@ bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
   asc__lower_view(ls, target, &dst);
   store_nest(ls, target, &dst, value, op);
   return true;
+}
+
+/* ----------------------------------------------------------- reductions */
+
+static bool is_small_float(int dt) {
+  return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32;
+}
+
+/* The identities of min and max: the largest and smallest value of dt. */
+static asc__irval extreme(int dt, bool largest) {
+  switch (dt) {
+  case ascBool: return asc__irv_int(dt, largest);
+  case ascInt8: return asc__irv_int(dt, largest ? INT8_MAX : INT8_MIN);
+  case ascInt16: return asc__irv_int(dt, largest ? INT16_MAX : INT16_MIN);
+  case ascInt32: return asc__irv_int(dt, largest ? INT32_MAX : INT32_MIN);
+  case ascInt64: return asc__irv_int(dt, largest ? INT64_MAX : INT64_MIN);
+  case ascUInt8: return asc__irv_int(dt, largest ? UINT8_MAX : 0);
+  case ascUInt16: return asc__irv_int(dt, largest ? UINT16_MAX : 0);
+  case ascUInt32: return asc__irv_int(dt, largest ? UINT32_MAX : 0);
+  case ascUInt64: return asc__irv_int(dt, largest ? -1 : 0);
+  default: return asc__irv_float(dt, largest ? HUGE_VAL : -HUGE_VAL);
+  }
+}
+
+enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV };
+
+/* One loop over the reduced axes (all when axis < 0, else that one, the
+ * others at fixed[]), folding each element of the call's argument into
+ * acc (and idx for arg*); center: PASS_SQDEV's mean. */
+static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
+                 const asc__irval *shape, int nd, const asc__irval *fixed,
+                 int axis, int kind, int32_t acc, int32_t idx,
+                 asc__irval center) {
+  asc__irval ix[ASC_MAX_DIMS], x;
+  asc__irblock *save = ls->cur;
+  asc__ewctx *outer = ls->ew;
+  int adt = ls->f->regs[acc].ty.dtype;
+  int32_t count = -1;
+  if (idx >= 0) {
+    count = newreg(ls, ascInt64, "red.i");
+    mov(ls, count, i64(0));
+  }
+  for (int k = 0; k < nd; k++) {
+    if (axis >= 0 && k != axis) {
+      ix[k] = fixed[k];
+      continue;
+    }
+    {
+      int32_t r = newreg(ls, ascInt64, "red");
+      asc__irins *f = emit(ls, ASC_IR_FOR, r, 3);
+      f->args[0] = i64(0);
+      f->args[1] = shape[k];
+      f->args[2] = i64(1);
+      ls->cur = &f->body[0];
+      ix[k] = asc__irv_reg(r);
+    }
+  }
+  sub->idx = ix;
+  sub->nd = nd;
+  ls->ew = sub;
+  if (call->u.call.builtin->id == ASC_BI_NP_DOT) {
+    asc__irval a = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), adt);
+    asc__irval b = conv(ls, asc__lower_expr(ls, call->u.call.rargs[1]), adt);
+    x = op2(ls, ASC_IR_MUL, adt, a, b);
+  } else {
+    x = asc__lower_expr(ls, call->u.call.rargs[0]);
+  }
+  ls->ew = outer;
+  switch (kind) {
+  case PASS_SUM:
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_PROD:
+    mov(ls, acc, op2(ls, ASC_IR_MUL, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_SQDEV: {
+    asc__irval d = op2(ls, ASC_IR_SUB, adt, conv(ls, x, adt), center);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_MUL, adt, d, d)));
+    break;
+  }
+  case PASS_ANY:
+    mov(ls, acc, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  case PASS_ALL:
+    mov(ls, acc, op2(ls, ASC_IR_AND, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  default: { /* min, max, argmin, argmax: a NaN wins, the first one */
+    bool lt = kind == PASS_MIN || kind == PASS_ARGMIN;
+    asc__irval a = asc__irv_reg(acc), better;
+    x = conv(ls, x, adt);
+    better = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
+    if (asc__dt_is_float(adt))
+      better = op2(ls, ASC_IR_OR, ascBool, better,
+                   op2(ls, ASC_IR_AND, ascBool,
+                       op2(ls, ASC_IR_NE, adt, x, x),
+                       op2(ls, ASC_IR_EQ, adt, a, a)));
+    if (idx >= 0) {
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      asc__irblock *here = ls->cur;
+      i->args[0] = better;
+      ls->cur = &i->body[0];
+      mov(ls, acc, x);
+      mov(ls, idx, asc__irv_reg(count));
+      ls->cur = here;
+      mov(ls, count, add(ls, asc__irv_reg(count), i64(1)));
+    } else {
+      mov(ls, acc, sel(ls, better, x, a));
+    }
+    break;
+  }
+  }
+  ls->cur = save;
+}
+
+static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
+                               asc__ewctx *sub, const asc__irval *shape,
+                               int nd, const asc__irval *fixed, int axis) {
+  asc__builtin_id id = call->u.call.builtin->id;
+  asc__type *ct = ty(call);
+  int rt = ct->dtype, edt, adt;
+  asc__irval n = i64(1);
+  int32_t acc, idx = -1;
+  const asc__ast_expr *arg = call->u.call.rargs[0];
+  edt = ty(arg)->dtype;
+  for (int k = 0; k < nd; k++)
+    if (axis < 0 || k == axis)
+      n = mul(ls, n, shape[k]);
+  switch (id) {
+  case ASC_BI_NP_SUM:
+  case ASC_BI_NP_PROD:
+  case ASC_BI_NP_MEAN:
+  case ASC_BI_NP_VAR:
+  case ASC_BI_NP_STD:
+  case ASC_BI_NP_DOT:
+    /* small floats are summed in float64 (docs/arrays.md) */
+    adt = is_small_float(rt) ? ascFloat64 : rt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
+                                      : conv(ls, i64(0), adt));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0));
+    if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_DOT)
+      return conv(ls, asc__irv_reg(acc), rt);
+    {
+      asc__irval nf = conv(ls, n, adt);
+      asc__irval mean = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(acc), nf);
+      asc__irval ddof, var;
+      int32_t ss;
+      if (id == ASC_BI_NP_MEAN)
+        return conv(ls, mean, rt);
+      ss = newreg(ls, adt, "red.ss");
+      mov(ls, ss, conv(ls, i64(0), adt));
+      pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
+                     call->u.call.rargs[4]->kind != ASC_EXPR_NONE
+                 ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),
+                        ascInt64)
+                 : i64(0);
+      var = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(ss),
+                conv(ls, op2(ls, ASC_IR_SUB, ascInt64, n, ddof), adt));
+      if (id == ASC_BI_NP_STD) {
+        int32_t d = newreg(ls, adt, NULL);
+        asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+        i->aux = ASC_INTR_SQRT;
+        i->args[0] = var;
+        var = asc__irv_reg(d);
+      }
+      return conv(ls, var, rt);
+    }
+  case ASC_BI_NP_ANY:
+  case ASC_BI_NP_ALL:
+    acc = newreg(ls, ascBool, "red.acc");
+    mov(ls, acc, asc__irv_int(ascBool, id == ASC_BI_NP_ALL));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0));
+    return asc__irv_reg(acc);
+  default: {
+    bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+    bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
+             ASC_KEXC_VALUE_ERROR,
+             arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                        : "attempt to get argmax of an empty sequence")
+                  : (lt ? "zero-size array to reduction operation minimum "
+                          "which has no identity"
+                        : "zero-size array to reduction operation maximum "
+                          "which has no identity"),
+             i64(0), i64(0));
+    adt = edt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, extreme(adt, lt));
+    if (arg_) {
+      idx = newreg(ls, ascInt64, "red.idx");
+      mov(ls, idx, i64(0));
+    }
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_MIN      ? PASS_MIN
+         : id == ASC_BI_NP_MAX    ? PASS_MAX
+         : id == ASC_BI_NP_ARGMIN ? PASS_ARGMIN
+                                  : PASS_ARGMAX,
+         acc, idx, i64(0));
+    return conv(ls, asc__irv_reg(arg_ ? idx : acc), rt);
+  }
+  }
+}
+
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *arg = e->u.call.rargs[0];
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ewctx sub, *outer = ls->ew;
+  asc__irval shape[ASC_MAX_DIMS], r;
+  int nd;
+  if (!is_tensor(arg)) { /* np.sum(3.0): of one element */
+    asc__irval v = asc__lower_expr(ls, arg);
+    int rt = scalar_dt(ls, e);
+    switch (id) {
+    case ASC_BI_NP_ANY:
+    case ASC_BI_NP_ALL:
+      return truthy(ls, v);
+    case ASC_BI_NP_ARGMIN:
+    case ASC_BI_NP_ARGMAX:
+      return asc__irv_int(rt, 0);
+    case ASC_BI_NP_VAR:
+    case ASC_BI_NP_STD:
+      return asc__irv_float(rt, 0.0);
+    default:
+      return conv(ls, v, rt);
+    }
+  }
+  memset(&sub, 0, sizeof sub);
+  ls->ew = NULL;
+  collect(ls, &sub, arg);
+  nd = ty(arg)->ndim;
+  if (id == ASC_BI_NP_DOT) {
+    collect(ls, &sub, e->u.call.rargs[1]);
+    if (sub.nops == 2 && sub.ops[0].red == NULL && sub.ops[1].red == NULL &&
+        sub.ops[0].v.nd == 1 && sub.ops[1].v.nd == 1)
+      raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
+                       sub.ops[1].v.shape[0]),
+               ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
+               sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
+  }
+  for (int k = 0; k < nd; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < sub.nops; k++)
+    broadcast(ls, &sub.ops[k].v, shape, nd, true);
+  r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
+  ls->ew = outer;
+  return r;
 }

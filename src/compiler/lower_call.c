@@ -230,6 +230,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     unsupported(ls, e->loc, "this call");
   if (b->kind == ASC_BK_DTYPE)
     return conv(ls, asc__lower_expr(ls, a[0]), scalar_dt(ls, e));
+  if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
+    return asc__lower_reduce(ls, e);
   switch (b->id) {
   case ASC_BI_INT:
   case ASC_BI_FLOAT:

@@ -22,9 +22,13 @@ typedef struct asc__lview {
 
 /* A whole-array statement's loop body being lowered: its array operands
  * read at the loop indices, its scalar parts evaluated before the loops. */
+struct asc__ewred;
+
 typedef struct asc__ewop {
   const asc__ast_expr *e;
   asc__lview v;       /* strides 0 on broadcast axes */
+  struct asc__ewred *red; /* a reduction along an axis (v.t is -1, and
+                           * v.stride[k] is 1, or 0 where it broadcasts) */
 } asc__ewop;
 
 typedef struct asc__ewval {
@@ -234,6 +238,8 @@ asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
  * when e is one of its operands or scalar parts. */
 bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
                           asc__irval *out);
+/* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
 /* target[...] = value into a view: true when it was one. */
 bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
                              const asc__ast_expr *value);

@@ -278,3 +278,158 @@ def test_new_array_from_expression_is_a_clear_error():
                     "    c = a[:] + b[:]\n    a[0] = c[0]\n").k(np.zeros(3),
                                                                np.zeros(3))
     assert ":4:" in str(e.value)
+
+
+RED = """
+import numpy as np
+import asc
+
+@asc.kernel
+def full(a, b, out):
+    out[0] = np.sum(a)
+    out[1] = a.prod()
+    out[2] = np.min(a)
+    out[3] = a.max()
+    out[4] = np.mean(a)
+    out[5] = a.var()
+    out[6] = np.std(a, ddof=1)
+    out[7] = np.argmin(a)
+    out[8] = a.argmax()
+    out[9] = np.dot(a[0], b[0])
+    out[10] = np.any(a > 1.5) + 2 * np.all(a > 0.1)
+    out[11] = np.sum(a * b)
+    out[12] = np.amax(a[1:, ::2]) - np.amin(b.T)
+
+@asc.kernel
+def axes(a, rows, cols, rmax, cmean, rarg):
+    rows[:] = a.sum(axis=1)
+    cols[:] = np.sum(a, axis=0)
+    rmax[:] = a.max(axis=-1)
+    cmean[:] = a.mean(0)
+    rarg[:] = np.argmax(a, axis=1)
+
+@asc.kernel
+def center(a, out):
+    out[:, :] = a - a.mean(axis=1, keepdims=True)
+
+@asc.kernel
+def softmax(x, out):
+    for i in range(x.shape[0]):
+        m = np.max(x[i])
+        out[i] = np.exp(x[i] - m)
+        out[i] /= np.sum(out[i])
+
+@asc.kernel
+def ints(a, out):
+    out[0] = np.sum(a)
+    out[1] = np.max(a)
+    out[2] = a.argmin()
+    out[3] = np.mean(a) * 1000
+
+@asc.kernel
+def nan_min(a, out):
+    out[0] = np.min(a)
+    out[1] = np.argmax(a)
+
+@asc.kernel
+def empty_max(a, out):
+    out[0] = np.max(a)
+
+@asc.kernel
+def masks(a, out):
+    out[:] = (a > 1.0) * a + (a <= 1.0) * 0.5
+"""
+
+
+@pytest.fixture(scope="module")
+def red():
+    return asc.compile(RED)
+
+
+def test_full_reductions(red):
+    a, b = rnd(3, 4), rnd(3, 4, seed=1)
+    out = np.zeros(13)
+    red.full(a, b, out)
+    ref = [a.sum(), a.prod(), a.min(), a.max(), a.mean(), a.var(),
+           a.std(ddof=1), a.argmin(), a.argmax(), np.dot(a[0], b[0]),
+           np.any(a > 1.5) + 2 * np.all(a > 0.1), np.sum(a * b),
+           a[1:, ::2].max() - b.T.min()]
+    np.testing.assert_allclose(out, ref, rtol=1e-13, atol=0)
+    assert out[7] == a.argmin() and out[8] == a.argmax()
+
+
+def test_reductions_along_an_axis(red):
+    a = rnd(5, 7)
+    rows, cols, rmax = np.zeros(5), np.zeros(7), np.zeros(5)
+    cmean, rarg = np.zeros(7), np.zeros(5, np.int64)
+    red.axes(a, rows, cols, rmax, cmean, rarg)
+    np.testing.assert_allclose(rows, a.sum(axis=1), rtol=1e-14)
+    np.testing.assert_allclose(cols, a.sum(axis=0), rtol=1e-14)
+    np.testing.assert_array_equal(rmax, a.max(axis=1))
+    np.testing.assert_allclose(cmean, a.mean(axis=0), rtol=1e-14)
+    np.testing.assert_array_equal(rarg, a.argmax(axis=1))
+
+
+def test_keepdims_broadcasts(red):
+    a = rnd(4, 6)
+    out = np.zeros_like(a)
+    red.center(a, out)
+    np.testing.assert_allclose(out, a - a.mean(axis=1, keepdims=True),
+                               rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_style_softmax(red, dtype):
+    x = np.random.default_rng(5).standard_normal((6, 33)).astype(dtype)
+    out = np.zeros_like(x)
+    red.softmax(x, out)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_integer_reductions(red):
+    a = np.array([5, -3, 7, 2, -3, 9], np.int32)
+    out = np.zeros(4, np.int64)
+    red.ints(a, out)
+    assert list(out) == [a.sum(), a.max(), a.argmin(),
+                         int(np.mean(a) * 1000)]
+
+
+def test_nan_propagates_like_numpy(red):
+    a = np.array([3.0, np.nan, -1.0, np.nan])
+    out = np.zeros(2)
+    red.nan_min(a, out)
+    assert np.isnan(out[0]) and np.isnan(np.min(a))
+    assert out[1] == np.argmax(a) == 1
+
+
+def test_empty_max_raises_like_numpy(red):
+    with pytest.raises(ValueError, match="zero-size array to reduction "
+                       "operation maximum which has no identity"):
+        red.empty_max(np.zeros(0), np.zeros(1))
+
+
+def test_comparisons_give_bool_arrays(red):
+    a = np.linspace(0, 2, 9)
+    out = np.zeros_like(a)
+    red.masks(a, out)
+    np.testing.assert_array_equal(out, (a > 1.0) * a + (a <= 1.0) * 0.5)
+
+
+def test_reduction_of_the_target_is_a_compile_error():
+    with pytest.raises(asc.CompileError, match="this reduction reads the "
+                       "array the statement writes"):
+        asc.compile("import asc\n@asc.kernel\ndef k(a):\n"
+                    "    a[:] = a.sum(axis=0)\n").k(np.zeros((3, 3)))
+
+
+def test_unsupported_reduction_arguments_are_diagnosed():
+    with pytest.raises(asc.CompileError, match="out=.*not supported"):
+        asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(a, o):\n    o[0] = np.sum(a, out=o)\n").k(
+                        np.zeros(3), np.zeros(3))
+    with pytest.raises(asc.CompileError, match="axis 2 is out of bounds"):
+        asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(a, o):\n    o[:] = np.sum(a, axis=2)\n").k(
+                        np.zeros((3, 3)), np.zeros(3))

@@ -80,6 +80,8 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
   return v.tensor;
 }
 
+static void use_array_operand(usage *u, const asc__ast_expr *e, int depth);
+
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
@@ -120,8 +122,16 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_ATOMIC_MIN || b->id == ASC_BI_ATOMIC_MAX ||
          b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
          b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK ||
-         b->id == ASC_BI_LEN))
+         b->id == ASC_BI_LEN || asc__builtin_is_reduction(b->id) ||
+         b->id == ASC_BI_NP_DOT))
       u->tensor = true;
+    if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
+        names(e->u.call.rargs[1], u->sym))
+      u->tensor = true;
+    if (b != NULL &&
+        (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT))
+      for (int i = 0; i < e->u.call.nrargs && i < 2; i++)
+        use_array_operand(u, e->u.call.rargs[i], depth + 1);
     for (int i = 0; i < e->u.call.nrargs; i++) {
       const asc__ast_expr *a = e->u.call.rargs[i];
       if (a == NULL)
@@ -202,6 +212,10 @@ static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
   case ASC_EXPR_BINARY:
     use_array_operand(u, e->u.binary.lhs, depth + 1);
     use_array_operand(u, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      use_array_operand(u, e->u.cmp.operands[i], depth + 1);
     break;
   case ASC_EXPR_CALL:
     if (e->u.call.builtin != NULL && e->u.call.callee == NULL)

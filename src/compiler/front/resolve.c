@@ -764,8 +764,25 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
         (f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE ||
          f->u.attr.value->u.name.sym->kind == ASC_SYM_FOREIGN))
       return; /* unknown module attribute: already reported */
+    b = asc__builtin_method(f->u.attr.attr);
+    if (b != NULL) {
+      /* a.sum(axis=1) is np.sum(a, axis=1): the receiver goes first */
+      asc__ast_expr **args = asc__arena_alloc(
+          r->c, sizeof *args * ((size_t)e->u.call.nargs + 1));
+      args[0] = f->u.attr.value;
+      for (int i = 0; i < e->u.call.nargs; i++)
+        args[i + 1] = e->u.call.args[i];
+      e->u.call.args = args;
+      e->u.call.nargs++;
+      e->u.call.builtin = b;
+      bind_args(r, e, what, b->min_args, b->max_args,
+                builtin_param_names(r, b), NULL);
+      return;
+    }
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
-                    "supported in kernels ('.%s()')", f->u.attr.attr);
+                    "supported in kernels ('.%s()'; array methods kernels "
+                    "accept: sum, prod, min, max, mean, var, std, any, all, "
+                    "argmin, argmax, dot)", f->u.attr.attr);
     return;
   }
   {

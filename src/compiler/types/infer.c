@@ -732,9 +732,50 @@ static asc__type *name(run *r, asc__ast_expr *e) {
 
 /* ---------------------------------------------------------- expressions */
 
+/* a < b with an array operand: elementwise, a bool array (numpy); one
+ * comparison, not a chain. */
+static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
+                                asc__type *b) {
+  int32_t nd = 0;
+  asc__type *ea, *eb, *p;
+  a = asc__ty_find(a);
+  b = asc__ty_find(b);
+  if (e->u.cmp.n != 1 || e->u.cmp.ops[0] == ASC_CMP_IS ||
+      e->u.cmp.ops[0] == ASC_CMP_ISNOT ||
+      (a->kind != ASC_TY_TENSOR && a->kind != ASC_TY_SCALAR) ||
+      (b->kind != ASC_TY_TENSOR && b->kind != ASC_TY_SCALAR)) {
+    report(r, e->loc, "cannot compare %s and %s%s", tn(r, a), tn(r, b),
+           e->u.cmp.n != 1 ? " in a chain (compare arrays one pair at a "
+                             "time)"
+                           : "");
+    return err(r);
+  }
+  ea = a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a;
+  eb = b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b;
+  if (a->kind == ASC_TY_TENSOR)
+    nd = a->ndim;
+  if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
+    nd = b->ndim;
+  p = asc__ty_promote(r->in->c, ea, eb);
+  if (p != NULL && r->check) {
+    p = asc__ty_find(p);
+    if (a->kind == ASC_TY_SCALAR && a->weak)
+      asc__infer_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype), 0);
+    if (b->kind == ASC_TY_SCALAR && b->weak)
+      asc__infer_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype), 0);
+  }
+  return asc__ty_tensor(r->in->c, ascBool, nd, true);
+}
+
 static asc__type *compare(run *r, asc__ast_expr *e) {
   asc__type *prev = asc__infer_expr(r, e->u.cmp.operands[0]);
   bool unknown = prev == NULL, bad = false;
+  if (e->u.cmp.n >= 1 && prev != NULL && !is_err(prev)) {
+    asc__type *second = asc__infer_expr(r, e->u.cmp.operands[1]);
+    if (second != NULL && !is_err(second) &&
+        (is_kind(prev, ASC_TY_TENSOR) || is_kind(second, ASC_TY_TENSOR)))
+      return array_compare(r, e, prev, second);
+  }
   for (int i = 0; i < e->u.cmp.n; i++) {
     asc__ast_expr *lhs = e->u.cmp.operands[i], *rhs = e->u.cmp.operands[i + 1];
     asc__type *t = asc__infer_expr(r, rhs);
@@ -1004,8 +1045,11 @@ static bool names_an_array(const asc__ast_expr *value) {
   switch (value->kind) {
   case ASC_EXPR_NAME:
   case ASC_EXPR_SUBSCRIPT:
-  case ASC_EXPR_CALL:
     return true;
+  case ASC_EXPR_CALL: /* asc.local_array(...) and friends */
+    return value->u.call.builtin == NULL ||
+           !(asc__builtin_is_reduction(value->u.call.builtin->id) ||
+             asc__builtin_is_elementwise(value));
   case ASC_EXPR_ATTR:
     return strcmp(value->u.attr.attr, "T") == 0;
   case ASC_EXPR_IFEXP:

@@ -19,3 +19,9 @@ def stencil(A, B):
 @asc.kernel
 def scale_rows(a, alpha, i):
     a[i, ::2] *= alpha
+
+
+# a reduction along an axis: the row loop, and inside it the sum over p
+@asc.kernel
+def row_sums(x, out):
+    out[:] = x.sum(axis=1)
