@@ -183,52 +183,132 @@ def run(name):
 
 # ---- what blocks each kernel, by construct -------------------------------
 
-# (construct, regex on a diagnostic's message)
+# (construct, regex on a diagnostic's message), first match wins
 DIAG_CONSTRUCTS = [
-    ("slices", r"slices are not supported"),
-    ("np.<function>", r"\bnp\.\w+ is not supported"),
+    ("slices / views", r"slices are not supported"),
+    ("sub-array a[i] of an n-d array", r"indexed with \d+ index(es)?; it needs"),
     ("'@' / matmul", r"matrix multiplication|'@'"),
-    ("method calls", r"method calls are not supported"),
-    ("returning a value", r"cannot return a value|return a value"),
-    ("complex numbers", r"complex"),
-    ("whole-array arithmetic", r"cannot (compare|add|subtract|multiply|divide|apply)|Tensor\[.*\] and|expected a scalar, got"),
-    ("tuple/other assignment", r"tuple|unpack"),
+    ("returning a value", r"cannot return a value"),
+    ("complex numbers", r"complex|element format 'Z"),
+    ("whole-array arithmetic", r"whole-tensor arithmetic|expected a scalar, got|cannot compare Tensor"),
+    ("for over an array / zip / enumerate", r"loops iterate over range|target of a kernel 'for' loop|name '(zip|enumerate)' is not defined"),
+    ("list comprehensions", r"list comprehension"),
 ]
 
 
 def diag_construct(message):
+    m = re.search(r"\b\w+\.(\w+) is not supported in kernels yet", message)
+    if m:
+        return "np." + m.group(1)
+    m = re.search(r"method calls are not supported in kernels \('(\.\w+)\(\)'\)", message)
+    if m:
+        return "method " + m.group(1) + "()"
     for construct, rx in DIAG_CONSTRUCTS:
         if re.search(rx, message):
-            if construct == "np.<function>":
-                m = re.search(r"\b(np\.\w+) is not supported", message)
-                return m.group(1)
             return construct
-    return "other: " + re.sub(r"'[^']*'", "'…'", message)[:60]
+    return "other: " + re.sub(r"'[^']*'", "'…'", message)[:70]
 
 
-# (construct, regex on the kernel's source text): what each kernel uses,
-# whether or not the compiler reaches it yet
-SOURCE_CONSTRUCTS = [
-    ("slices / views", r"\[[^\]\n]*:[^\]\n]*\]"),
-    ("np.sum/max/min/mean/... reductions", r"\bnp\.(sum|max|min|mean|std|var|argmax|argmin|any|all|prod|cumsum)\(|\.(sum|max|min|mean|argmin|argmax)\("),
-    ("reduction with axis=", r"axis\s*="),
-    ("array creation (np.empty/zeros/...)", r"\bnp\.(empty|zeros|ones|full|empty_like|zeros_like|ones_like|eye|arange|linspace|array)\("),
-    ("'@' / np.dot / np.outer", r"[\w\)\]]\s*@\s*[\w\(]|np\.(dot|outer|matmul)\("),
-    ("reshape / transpose / .T", r"np\.(reshape|transpose)\(|\.T\b|\.reshape\("),
-    ("array methods (.copy/.flat/...)", r"\.(copy|flat|astype|fill|ravel|flatten)\b"),
-    ("complex numbers", r"\d[jJ]\b|complex"),
-    ("boolean masks / gathers", r"\[\w+\s*(<=|>=|<|>|==)\s*[\w.]+\]|\[mask\w*\]|\[I\]|x\[cols\]"),
-    ("in-place array operators", r"\]\s*[-+*/]=|^\s*\w+\s*[-+*/]=\s*[^\n]*\b(np\.|@)"),
-    ("returns a value", r"^\s*return\s+\S"),
-    ("np.linalg / np.cov / np.where / np.histogram ...", r"np\.(linalg|cov|where|histogram|triu|flip|hstack|eye|clip|logical_\w+|less|multiply|add|absolute|maximum|minimum|exp|sqrt|sin|cos|tanh|power|arctan2)\b"),
-]
+_MODULES = {"np", "numpy", "math", "asc"}
+_CREATE = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "eye",
+           "arange", "linspace", "array"}
+_SCALAR_NP = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "arctan2", "power", "abs",
+              "absolute", "maximum", "minimum", "float32", "float64", "int32", "int64", "pi"}
 
 
 def source_constructs(mod):
-    src = Path(mod.__file__).read_text()
-    lines = src.splitlines()
-    body = "\n".join("\n".join(lines[a - 1:b]) for a, b in kernel_line_range(mod))
-    return [c for c, rx in SOURCE_CONSTRUCTS if re.search(rx, body, re.M)]
+    """What the kernel and its helpers use (a static scan of their AST), as
+    a sorted list of construct names."""
+    tree = ast.parse(Path(mod.__file__).read_text())
+    fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != "args"]
+    used = set()
+    entry = mod.KERNEL.py_func.__name__
+    params = list(inspect.signature(mod.KERNEL.py_func).parameters)
+    array_params = {p for p, v in zip(params, mod.args()) if isinstance(v, np.ndarray)}
+    if any(isinstance(v, np.ndarray) and v.dtype.kind == "c" for v in mod.args()):
+        used.add("complex numbers")
+    for fn in fns:
+        arrays = set(array_params) if fn.name == entry else set()
+        arrays |= {n.value.id for n in ast.walk(fn)
+                  if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)}
+        masks = set()
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, (ast.Compare, ast.Call)):
+                v = n.value
+                is_mask = isinstance(v, ast.Compare) or (
+                    isinstance(v.func, ast.Attribute) and v.func.attr in ("logical_and", "less"))
+                for t in n.targets:
+                    if isinstance(t, ast.Name) and is_mask:
+                        masks.add(t.id)
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+                f = n.value.func
+                if isinstance(f, ast.Attribute) and f.attr in _CREATE:
+                    arrays |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Subscript) and any(
+                    isinstance(x, ast.Slice) for x in ast.walk(n.value.slice)):
+                arrays |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+
+        def sliced(e):
+            return isinstance(e, ast.Subscript) and any(
+                isinstance(x, ast.Slice) for x in ast.walk(e.slice))
+
+        def arrayish(e):
+            return sliced(e) or (isinstance(e, ast.Name) and e.id in arrays)
+
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Subscript):
+                if sliced(n):
+                    used.add("slices / views")
+                idx = n.slice
+                if isinstance(idx, ast.Compare) or (isinstance(idx, ast.Name) and idx.id in masks):
+                    used.add("boolean masks")
+                if isinstance(idx, ast.Name) and idx.id not in masks and idx.id in arrays:
+                    used.add("integer-array gathers")
+            elif isinstance(n, (ast.BinOp, ast.AugAssign)) and isinstance(n.op, ast.MatMult):
+                used.add("'@' / np.dot / np.outer")
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                f = n.func
+                base = f.value.id if isinstance(f.value, ast.Name) else None
+                if base in ("np", "numpy") or isinstance(f.value, ast.Attribute):
+                    if f.attr in _CREATE:
+                        used.add("array creation (np.empty/zeros/...)")
+                    elif f.attr in ("dot", "outer", "matmul"):
+                        used.add("'@' / np.dot / np.outer")
+                    elif f.attr in ("sum", "max", "min", "mean", "std", "argmin", "argmax"):
+                        used.add("reductions (np.sum/max/mean ...)")
+                    elif f.attr in ("reshape", "transpose"):
+                        used.add("reshape / transpose / .T")
+                    elif f.attr not in _SCALAR_NP:
+                        used.add("other numpy functions (np.where, np.linalg, np.triu, ...)")
+                elif base not in _MODULES:
+                    used.add("array methods (.copy(), .max(), .reshape() ...)")
+                if any(k.arg == "axis" for k in n.keywords):
+                    used.add("reduction with axis=")
+            elif isinstance(n, ast.Attribute) and n.attr in ("T", "flat"):
+                used.add("reshape / transpose / .T" if n.attr == "T" else
+                         "array methods (.copy(), .max(), .reshape() ...)")
+            elif isinstance(n, ast.Constant) and isinstance(n.value, complex):
+                used.add("complex numbers")
+            elif isinstance(n, ast.Attribute) and n.attr.startswith("complex"):
+                used.add("complex numbers")
+            elif isinstance(n, ast.ListComp):
+                used.add("list comprehensions")
+            elif isinstance(n, ast.For) and not (isinstance(n.iter, ast.Call) and isinstance(
+                    n.iter.func, (ast.Name, ast.Attribute)) and getattr(
+                    n.iter.func, "id", getattr(n.iter.func, "attr", "")) in ("range", "prange")):
+                used.add("for over an array / zip / enumerate")
+            if isinstance(n, ast.AugAssign) and arrayish(n.target):
+                used.add("in-place array operators")
+            if isinstance(n, ast.BinOp) and not isinstance(n.op, ast.MatMult) and (
+                    arrayish(n.left) or arrayish(n.right)):
+                used.add("whole-array arithmetic")
+            if isinstance(n, ast.Assign) and any(sliced(t) for t in n.targets):
+                used.add("slice assignment")
+    for fn in fns:
+        if fn.name == entry:
+            if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn)):
+                used.add("kernel returns a value")
+    return sorted(used)
 
 
 if __name__ == "__main__":   # python3 -m corpus._harness NAME: one kernel, one line
