@@ -110,6 +110,9 @@ class View:
             parts.append(txt)
         self.base = tuple(base)
         self.axes = axes
+        # loop mode: index this axis with negative numbers (all of start - L +
+        # step * i is negative when the step is negative)
+        self.negative = [step < 0 and rng.random() < 0.5 for (_ax, _st, step) in axes]
         self.fixed = fixed
         self.index = "" if not sliced else "[" + ", ".join(parts) + "]"
         if sliced and all(p == ":" for p in parts):
@@ -128,6 +131,9 @@ class View:
                 idx[ax] = str(start)
             else:
                 iv = ivars[off + k]
+                if self.negative[k]:
+                    # a run-time negative index: start - L + step * i is in [-L, -1]
+                    start -= self.base[ax]
                 idx[ax] = (iv if step == 1 else f"{step} * {iv}") if start == 0 else (
                     f"{start} + {iv}" if step == 1 else f"{start} + {step} * {iv}")
         return f"{name}[{', '.join(idx)}]"
@@ -181,7 +187,8 @@ class Expr:
 
 
 def _literal(rng, nonzero=False):
-    return rng.choice(["2", "3", "0.5", "1.5", "2.0", "4"] + ([] if nonzero else ["1", "-1"]))
+    return rng.choice(["2", "3", "0.5", "1.5", "2.0", "4", "-3", "100000"] +
+                      ([] if nonzero else ["1", "-1"]))
 
 
 def gen_expr(rng, names, depth):
