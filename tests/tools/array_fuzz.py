@@ -23,7 +23,8 @@ prints how many kernels compiled, matched, mismatched, and were rejected
 --mode array (the default) writes the kernels as array statements: today
 libasc rejects nearly all of them (no slices or whole-array arithmetic yet).
 --mode loop writes the same computation as an explicit loop nest over the
-elements (out[i0, i1] = a[2 + -2 * i1] + ..., no overlap forms): what
+elements (out[i0, i1] = a[2 + -2 * i1] + ..., the outer loop an asc.prange
+half of the time, no overlap forms): what
 libasc compiles today, checked against numpy's array semantics (dtype
 promotion, weak Python scalars, conversion on store, floor division and
 modulo of negative numbers, slice index arithmetic).  --mode both does each
@@ -253,6 +254,7 @@ class Case:
             self.views["out"] = _Shift(n + k, 0 if rng.random() < 0.5 else k, n)
             self.src = _Shift(n + k, k if self.views["out"].start == 0 else 0, n)
         self.rng = rng
+        self._loop = None
 
     def body_array(self):
         out = "out" + self.views["out"].index
@@ -266,10 +268,17 @@ class Case:
         return f"    {out} = {e}\n"
 
     def body_loop(self):
+        if self._loop is None:
+            self._loop = self._body_loop()
+        return self._loop
+
+    def _body_loop(self):
         iv = [f"i{d}" for d in range(len(self.T))]
         lines, ind = [], "    "
-        for d, v in enumerate(iv):
-            lines.append(f"{ind}for {v} in range({self.T[d]}):")
+        par = self.rng.random() < 0.5      # the outer loop in parallel: out is written
+        for d, v in enumerate(iv):         # once per element, so no two iterations race
+            rng_fn = "asc.prange" if par and d == 0 else "range"
+            lines.append(f"{ind}for {v} in {rng_fn}({self.T[d]}):")
             ind += "    "
         e = self.expr.scalar(self.views, iv)
         tgt = (self.views["out"].element("out", iv) if self.form != "inplace"
