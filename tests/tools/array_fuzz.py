@@ -28,9 +28,11 @@ half of the time, no overlap forms): what
 libasc compiles today, checked against numpy's array semantics (dtype
 promotion, weak Python scalars, conversion on store, floor division and
 modulo of negative numbers, slice index arithmetic).  --mode both does each
-case both ways.  libasc promotes by JAX's lattice (docs/types.md: int op
-float32 is float32, numpy says float64); cases that mix float32 with int
-inputs are made float64 unless --lattice-diff.
+case both ways.  What libasc is known to do differently from numpy is not
+generated unless --known-diffs: it promotes by JAX's lattice (docs/types.md:
+int op float32 is float32, numpy says float64), np.sqrt of an int8 is
+float64 (numpy float16), and np.* of Python scalars stays weak (numpy: a
+strong float64/int64, so np.maximum(2.0, 0.5) + float32 is float64).
 
 Exit status 1 if any kernel mismatched numpy or hit an internal error; 0
 otherwise (rejections are expected until array expressions land).  The
@@ -160,6 +162,10 @@ class Expr:
             return f"np.{k}({', '.join(x.array(views) for x in c)})"
         if k == "sqrt":
             return f"np.sqrt(np.abs({c[0].array(views)}))"
+        if k == "cmp":
+            return f"({c[0].array(views)} {self.text} {c[1].array(views)})"
+        if k == "cast":
+            return f"np.{self.text}({c[0].array(views)})"
         if k == "where":
             return (f"np.where({c[0].array(views)} > {c[1].array(views)}, "
                     f"{c[2].array(views)}, {c[3].array(views)})")
@@ -175,12 +181,14 @@ class Expr:
             return f"({c[0].scalar(views, ivars)} {k} {c[1].scalar(views, ivars)})"
         if k == "neg":
             return f"(-{c[0].scalar(views, ivars)})"
-        if k in ("maximum", "minimum"):
-            return f"{k[:3]}({', '.join(x.scalar(views, ivars) for x in c)})"
-        if k == "abs":
-            return f"abs({c[0].scalar(views, ivars)})"
+        if k in ("maximum", "minimum", "abs"):
+            return f"np.{k}({', '.join(x.scalar(views, ivars) for x in c)})"
         if k == "sqrt":
-            return f"np.sqrt(abs({c[0].scalar(views, ivars)}))"
+            return f"np.sqrt(np.abs({c[0].scalar(views, ivars)}))"
+        if k == "cmp":
+            return f"({c[0].scalar(views, ivars)} {self.text} {c[1].scalar(views, ivars)})"
+        if k == "cast":
+            return f"np.{self.text}({c[0].scalar(views, ivars)})"
         if k == "where":
             s = [x.scalar(views, ivars) for x in c]
             return f"({s[2]} if {s[0]} > {s[1]} else {s[3]})"
@@ -192,14 +200,19 @@ def _literal(rng, nonzero=False):
                       ([] if nonzero else ["1", "-1"]))
 
 
-def gen_expr(rng, names, depth, no_sqrt=False):
+def _weak(e):
+    """True if e has no array operand: only Python literals."""
+    return e.kind == "lit" or (e.kind not in ("leaf", "cast") and all(_weak(x) for x in e.kids))
+
+
+def gen_expr(rng, names, depth, no_sqrt=False, known=False):
     if depth == 0 or rng.random() < 0.25:
         if rng.random() < 0.8:
             return Expr("leaf", text=rng.choice(names))
         return Expr("lit", text=_literal(rng))
     op = rng.choice(["+", "-", "*", "+", "*", "/", "//", "%", "**", "neg", "maximum",
-                     "minimum", "abs", "where"] + ([] if no_sqrt else ["sqrt"]))
-    sub = lambda: gen_expr(rng, names, depth - 1, no_sqrt)   # noqa: E731
+                     "minimum", "abs", "where", "cmp", "cast"] + ([] if no_sqrt else ["sqrt"]))
+    sub = lambda: gen_expr(rng, names, depth - 1, no_sqrt, known)   # noqa: E731
     if op in ("/", "//", "%"):
         # divisors are b, c (never 0) or a non-zero literal
         div = (Expr("leaf", text=rng.choice([n for n in names if n in "bc"] or ["b"]))
@@ -207,11 +220,28 @@ def gen_expr(rng, names, depth, no_sqrt=False):
         return Expr(op, sub(), div)
     if op == "**":
         return Expr(op, sub(), Expr("lit", text="2"))
-    if op in ("neg", "abs", "sqrt"):
+    leaf = lambda: Expr("leaf", text=rng.choice(names))   # noqa: E731
+    if op in ("abs", "sqrt"):
+        # numpy functions of Python scalars give strong float64/int64 in
+        # numpy and weak values in libasc (a known difference, --known-diffs)
+        x = sub()
+        return Expr(op, x if known or not _weak(x) else leaf())
+    if op == "neg":
         return Expr(op, sub())
     if op == "where":
-        return Expr(op, sub(), sub(), sub(), sub())
-    return Expr(op, sub(), sub())
+        x, y = sub(), sub()
+        if not known and _weak(x) and _weak(y):
+            x = leaf()
+        return Expr(op, sub(), sub(), x, y)
+    if op == "cmp":       # a bool operand: (x > y) + c
+        e = Expr(op, sub(), sub(), text=rng.choice(["<", "<=", ">", ">=", "==", "!="]))
+        return Expr(rng.choice(["+", "*"]), e, sub())
+    if op == "cast":      # float casts only: an int cast of a huge float differs
+        return Expr(op, sub(), text=rng.choice(["float32", "float64"]))
+    x, y = sub(), sub()
+    if op in ("maximum", "minimum") and not known and _weak(x) and _weak(y):
+        x = leaf()
+    return Expr(op, x, y)
 
 
 # ---- cases ------------------------------------------------------------------
@@ -220,7 +250,7 @@ FORMS = ["all", "all", "slice", "inplace", "inplace_slice", "overlap"]
 
 
 class Case:
-    def __init__(self, seed, mode_loop, lattice_diff=False, dtypes=DTYPES):
+    def __init__(self, seed, mode_loop, known_diffs=False, dtypes=DTYPES):
         rng = random.Random(seed)
         self.seed = seed
         r = rng.randint(1, 3)
@@ -231,10 +261,10 @@ class Case:
         self.form, self.T = form, T
         self.dt = {n: rng.choice(dtypes) for n in ("out", "a", "b", "c")}
         kinds = {np.dtype(self.dt[n]).kind for n in "abc"}
-        if not lattice_diff and kinds & {"i", "u"}:
+        if not known_diffs and kinds & {"i", "u"}:
             # libasc promotes with JAX's lattice (docs/types.md): int op float32 is
             # float32 where numpy gives float64 (and int16 op float16 is float16,
-            # numpy float32).  Documented, so not generated unless --lattice-diff:
+            # numpy float32).  Documented, so not generated unless --known-diffs:
             # with integer inputs, floats are float64.
             self.dt.update({n: "float64" for n in "abc" if np.dtype(self.dt[n]).kind == "f"})
         self.views = {}
@@ -248,11 +278,11 @@ class Case:
         if form == "all":
             self.views["out"].index = rng.choice(["[...]", "[:]"] if len(T) == 1 else ["[...]"])
         # np.sqrt of an int8/int16 is float16/float32 in numpy, float64 in
-        # libasc (docs/types.md, Builtins): left out unless --lattice-diff
+        # libasc (docs/types.md, Builtins): left out unless --known-diffs
         small_int = any(np.dtype(self.dt[n]).kind in "iu" and np.dtype(self.dt[n]).itemsize <= 2
                         for n in "abc")
         self.expr = gen_expr(rng, list("abc"), rng.randint(1, 3),
-                             no_sqrt=small_int and not lattice_diff)
+                             no_sqrt=small_int and not known_diffs, known=known_diffs)
         self.op = rng.choice(["+=", "-=", "*="])
         if form == "overlap":
             n = T[0]
@@ -449,9 +479,11 @@ def main():
     ap.add_argument("--show", action="store_true", help="print every kernel")
     ap.add_argument("--dtypes", default=",".join(DTYPES),
                     help="comma-separated numpy dtypes to draw from (default: %(default)s)")
-    ap.add_argument("--lattice-diff", action="store_true",
-                    help="also mix float32 with int inputs (libasc's documented JAX-lattice "
-                         "promotion differs from numpy's there)")
+    ap.add_argument("--known-diffs", dest="known_diffs", action="store_true",
+                    help="also generate what libasc is known to do differently from numpy: "
+                         "float32 (or float16) mixed with int inputs (JAX lattice, docs/types.md), "
+                         "np.sqrt of int8/int16, np.maximum/np.abs/np.sqrt/np.where of Python "
+                         "scalars only (numpy: a strong float64/int64; libasc: weak)")
     ap.add_argument("--max-failures", type=int, default=10, help="failures printed in full")
     ap.add_argument("--last", default=os.path.join(tempfile.gettempdir(), "array_fuzz_last.py"))
     args = ap.parse_args()
@@ -461,7 +493,7 @@ def main():
         seed = args.seed * 1_000_003 + i
         modes = {"array": [False], "loop": [True], "both": [False, True]}[args.mode]
         for loop in modes:
-            case = Case(seed, mode_loop=loop, lattice_diff=args.lattice_diff,
+            case = Case(seed, mode_loop=loop, known_diffs=args.known_diffs,
                         dtypes=args.dtypes.split(","))
             stats["cases"] += 1
             run_case(case, loop, stats, args)
