@@ -16,6 +16,8 @@ the failure message says so.  tests/tools/corpus_report.py prints the
 table of statuses and what blocks the rest.
 """
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,8 +87,9 @@ def test_corpus_covers_the_constructs_the_issue_names():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_corpus_kernel(name):
+def test_corpus_kernel(name, record_property):
     r = h.run(name)
+    record_property("corpus_status", r.line())   # in the junit XML, per kernel
     if name in EXPECTED_TO_RUN:
         assert r.status == h.OK, f"{name} no longer runs and matches numpy: {r.line()}\n{r.detail}"
         return
@@ -102,3 +105,15 @@ def test_corpus_kernel(name):
     assert r.status == h.DIAG, f"{name}: not a diagnostic inside the kernel: {r.line()}\n{r.detail}"
     assert r.lineno > 0 and r.message.strip()
     assert "internal compiler error" not in r.detail
+
+
+def test_array_fuzz_tool_runs(root, tmp_path):
+    """tests/tools/array_fuzz.py (issue 16's differential fuzzer) still runs:
+    a few cases each way; the loop form compiles today and must match numpy."""
+    p = subprocess.run([sys.executable, str(root / "tests/tools/array_fuzz.py"), "--seed", "3",
+                        "--count", "6", "--mode", "both", "--last", str(tmp_path / "last.py")],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    counts = dict(re.findall(r"^  (\w[\w ]*?)\s+(\d+)$", p.stdout, re.M))
+    assert counts["cases"] == "12" and counts["mismatched"] == "0" and counts["internal error"] == "0"
+    assert int(counts["matched"]) >= 5, p.stdout
