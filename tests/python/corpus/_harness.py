@@ -8,7 +8,6 @@ statement.  Inside it ``asc.prange`` is ``range`` (the real one raises
 KernelOnlyError outside kernels); the module's other names are untouched.
 """
 import ast
-import copy
 import importlib
 import inspect
 import re
