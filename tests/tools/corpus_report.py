@@ -5,6 +5,8 @@ what happened to each, then what blocks them, by construct.
     python3 tests/tools/corpus_report.py            # each kernel in its own process
     python3 tests/tools/corpus_report.py --inprocess   # faster; a crash ends the run
     python3 tests/tools/corpus_report.py npb_gemm nex_fbcorr   # some kernels only
+    python3 tests/tools/corpus_report.py --verify-port spcl/npbench=PATH \
+        numba/numba-examples=PATH     # git checkouts of the sources (fetch them)
 
 Needs the in-tree package (scripts/build-python.sh build).  Statuses:
   ok                              compiled, ran, matched numpy
@@ -20,7 +22,9 @@ Blocker tables:
                      compiler gets that far today)
 """
 import argparse
+import ast
 import collections
+import re
 import json
 import os
 import subprocess
@@ -61,6 +65,45 @@ def run_isolated(name, timeout):
     return h.Result(name, h.CRASH, message=f"exit status {p.returncode}: {tail}"[:200])
 
 
+def _normalised(fn):
+    """A function's AST without decorators and docstring, prange from any module."""
+    fn = ast.parse(ast.unparse(fn)).body[0]
+    fn.decorator_list = []
+    if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(
+            getattr(fn.body[0], "value", None), ast.Constant) and isinstance(fn.body[0].value.value, str):
+        fn.body = fn.body[1:]
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr == "prange" and isinstance(n.value, ast.Name):
+            n.value.id = "PRANGE_MODULE"
+    return ast.dump(fn)
+
+
+def verify_port(names, checkouts):
+    """Each function of each corpus file must equal (as an AST) the function
+    of the same name in the source file its header cites: the port rule."""
+    bad = 0
+    for n in names:
+        text = (h.CORPUS_DIR / f"{n}.py").read_text()
+        m = re.search(r"^# Ported from (\S+) .*\n# file (\S+?)(?: at commit \w+)?\.$", text, re.M)
+        repo, path = m.group(1), m.group(2)
+        if repo not in checkouts:
+            print(f"{n:30s} not checked (no checkout of {repo})")
+            continue
+        src = subprocess.run(["git", "-C", checkouts[repo], "show", f"HEAD:{path}"],
+                             capture_output=True, text=True, check=True).stdout
+        theirs = collections.defaultdict(list)
+        for f in ast.walk(ast.parse(src)):
+            if isinstance(f, ast.FunctionDef):
+                theirs[f.name].append(_normalised(f))
+        for f in ast.parse(text).body:
+            if isinstance(f, ast.FunctionDef) and f.name != "args":
+                ok = _normalised(f) in theirs.get(f.name, [])
+                bad += not ok
+                print(f"{n:30s} {f.name:32s} {'same as the source' if ok else 'DIFFERS from ' + path}")
+    print(f"functions differing from their source: {bad}")
+    return 1 if bad else 0
+
+
 def short(message):
     return message.split(" (numpy names kernels accept")[0]
 
@@ -70,8 +113,13 @@ def main():
     ap.add_argument("names", nargs="*", help="corpus kernels (default: all)")
     ap.add_argument("--inprocess", action="store_true", help="run in this process (no crash isolation)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per kernel (isolated runs)")
+    ap.add_argument("--verify-port", nargs="+", metavar="OWNER/REPO=CHECKOUT",
+                    help="only check that each ported function equals its source's (AST, "
+                         "ignoring decorators, docstrings and prange's module)")
     a = ap.parse_args()
     names = a.names or h.names()
+    if a.verify_port:
+        return verify_port(names, dict(x.split("=", 1) for x in a.verify_port))
 
     results = []
     for n in names:
