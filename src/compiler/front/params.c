@@ -35,8 +35,14 @@ typedef struct usage {
   const asc__sym *sym;
   bool tensor;
   int nall;     /* times the name appears */
-  int narray;   /* of those, as an operand of a whole-array statement or
-                 * the target of an augmented assignment */
+  int narray;   /* of those, as an operand of a whole-array statement,
+                 * of '@', of a numpy function kernels do not have, of a
+                 * kernel's return value, or the target of an augmented
+                 * assignment */
+  bool kernel;  /* walking the kernel itself, not a helper */
+  const asc__ast_expr *counted[64]; /* the appearances in narray, once
+                                     * each (a[:] = x @ y walks x twice) */
+  int ncounted;
   int helpers;  /* helper calls followed to get here */
   memo *memo;
 } usage;
@@ -81,6 +87,20 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
 }
 
 static void use_array_operand(usage *u, const asc__ast_expr *e, int depth);
+
+/* np.X(...) or np.linalg.X(...): a call of a numpy function. */
+static bool numpy_call(const asc__ast_expr *e) {
+  const asc__ast_expr *f = e->u.call.func;
+  while (f != NULL && f->kind == ASC_EXPR_ATTR)
+    f = f->u.attr.value;
+  return f != NULL && f != e->u.call.func && f->kind == ASC_EXPR_NAME &&
+         f->u.name.sym != NULL &&
+         ((f->u.name.sym->kind == ASC_SYM_MODULE &&
+           f->u.name.sym->u.module == ASC_NS_NP) ||
+          (f->u.name.sym->kind == ASC_SYM_FOREIGN &&
+           f->u.name.sym->u.import != NULL &&
+           strcmp(f->u.name.sym->u.import->module, "numpy") == 0));
+}
 
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
@@ -132,6 +152,9 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
         (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT))
       for (int i = 0; i < e->u.call.nrargs && i < 2; i++)
         use_array_operand(u, e->u.call.rargs[i], depth + 1);
+    if (b == NULL && numpy_call(e)) /* np.outer(u, v): reported later */
+      for (int i = 0; i < e->u.call.nargs; i++)
+        use_array_operand(u, e->u.call.args[i], depth + 1);
     for (int i = 0; i < e->u.call.nrargs; i++) {
       const asc__ast_expr *a = e->u.call.rargs[i];
       if (a == NULL)
@@ -151,6 +174,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     use_expr(u, e->u.unary.operand, depth + 1);
     break;
   case ASC_EXPR_BINARY:
+    if (e->u.binary.op == ASC_BIN_MATMUL) {
+      use_array_operand(u, e->u.binary.lhs, depth + 1);
+      use_array_operand(u, e->u.binary.rhs, depth + 1);
+    }
     use_expr(u, e->u.binary.lhs, depth + 1);
     use_expr(u, e->u.binary.rhs, depth + 1);
     break;
@@ -203,8 +230,16 @@ static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
     return;
   switch (e->kind) {
   case ASC_EXPR_NAME:
-    if (names(e, u->sym))
+    if (names(e, u->sym)) {
+      for (int i = 0; i < u->ncounted; i++)
+        if (u->counted[i] == e)
+          return;
+      if (u->ncounted < (int)(sizeof u->counted / sizeof u->counted[0]))
+        u->counted[u->ncounted++] = e;
+      else
+        u->narray = -1000000; /* too many to tell: not an array use */
       u->narray++;
+    }
     break;
   case ASC_EXPR_UNARY:
     use_array_operand(u, e->u.unary.operand, depth + 1);
@@ -216,6 +251,10 @@ static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
   case ASC_EXPR_COMPARE:
     for (int i = 0; i <= e->u.cmp.n; i++)
       use_array_operand(u, e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      use_array_operand(u, e->u.tuple.elts[i], depth + 1);
     break;
   case ASC_EXPR_CALL:
     if (e->u.call.builtin != NULL && e->u.call.callee == NULL)
@@ -266,6 +305,8 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     use_block(u, &s->u.while_.body, depth + 1);
     break;
   case ASC_STMT_RETURN:
+    if (u->kernel) /* numba kernels return arrays (reported later) */
+      use_array_operand(u, s->u.ret.value, depth + 1);
     use_expr(u, s->u.ret.value, depth + 1);
     break;
   case ASC_STMT_ASSERT:
@@ -617,6 +658,7 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
       memset(&u, 0, sizeof u);
       u.sym = pa->sym;
       u.memo = &m;
+      u.kernel = true;
       use_func(&u, fn, 0);
       p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
       p->isTensor = u.tensor || p->numberAsArray;
