@@ -225,6 +225,20 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     v->off = in.off;
     for (int i = 0; i < n; i++) {
       const asc__ast_expr *x = elts[i];
+      if (x->kind == ASC_EXPR_SLICE && x->u.slice.ellipsis) {
+        /* the axes the other entries do not name */
+        int named = 0;
+        for (int q = 0; q < n; q++)
+          if (elts[q]->kind != ASC_EXPR_NONE &&
+              !(elts[q]->kind == ASC_EXPR_SLICE && elts[q]->u.slice.ellipsis))
+            named++;
+        for (int q = 0; q < in.nd - named && axis < in.nd; q++, axis++) {
+          v->shape[v->nd] = in.shape[axis];
+          v->stride[v->nd] = in.stride[axis];
+          v->src[v->nd++] = in.src[axis];
+        }
+        continue;
+      }
       if (x->kind == ASC_EXPR_NONE) { /* a new axis of size 1 */
         v->shape[v->nd] = i64(1);
         v->stride[v->nd] = i64(0);

@@ -433,3 +433,64 @@ def test_unsupported_reduction_arguments_are_diagnosed():
         asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
                     "def k(a, o):\n    o[:] = np.sum(a, axis=2)\n").k(
                         np.zeros((3, 3)), np.zeros(3))
+
+
+def test_ellipsis_and_newaxis():
+    m = asc.compile(
+        "import numpy as np\nimport asc\n@asc.kernel\n"
+        "def k(a, b, out, out2):\n"
+        "    out[...] = a[..., ::-1] * 2\n"
+        "    out2[:, np.newaxis, :] = b[np.newaxis, ...] + "
+        "a[..., 0, np.newaxis, np.newaxis]\n")
+    a, b = rnd(3, 4), rnd(5, seed=1)
+    out, out2 = np.zeros((3, 4)), np.zeros((3, 5))
+    m.k(a, b, out, out2)
+    np.testing.assert_array_equal(out, a[..., ::-1] * 2)
+    ref = np.zeros((3, 5))
+    ref[:, np.newaxis, :] = b[np.newaxis, ...] + a[..., 0, np.newaxis,
+                                                    np.newaxis]
+    np.testing.assert_array_equal(out2, ref)
+
+
+def test_two_ellipses_are_an_error():
+    with pytest.raises(asc.CompileError, match="single ellipsis"):
+        asc.compile("import asc\n@asc.kernel\ndef k(a):\n"
+                    "    a[..., ...] = 1.0\n").k(np.zeros((2, 2)))
+
+
+def test_where_clip_and_dtype_casts():
+    m = asc.compile(
+        "import numpy as np\nimport asc\n@asc.kernel\n"
+        "def k(a, out, out32):\n"
+        "    out[:] = np.where(a > 1.0, a, -a) + np.clip(a, 0.7, 1.5)\n"
+        "    out32[:] = np.float32(a) * np.float32(3)\n"
+        "    out[0] = np.where(a[0] > 5.0, 1.0, 2.0)\n")
+    a = rnd(20)
+    a[3] = np.nan
+    out, out32 = np.zeros(20), np.zeros(20, np.float32)
+    m.k(a, out, out32)
+    ref = np.where(a > 1.0, a, -a) + np.clip(a, 0.7, 1.5)
+    ref[0] = 2.0
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(out32, a.astype(np.float32) * np.float32(3))
+
+
+def test_array_fuzz_matches_numpy(tmp_path):
+    """tests/tools/array_fuzz.py in its array form (slices with negative
+    steps, broadcasting, four dtypes, overlap, in-place forms), bounded:
+    whatever compiles must match numpy, and nothing is an internal
+    error."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, str(root / "tests/tools/array_fuzz.py"),
+                        "--seed", "20261203", "--count", "40", "--mode", "array",
+                        "--last", str(tmp_path / "last.py")],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    counts = dict(re.findall(r"^  (\w[\w ]*?)\s+(\d+)$", p.stdout, re.M))
+    assert counts["mismatched"] == "0", p.stdout
+    assert counts["internal error"] == "0", p.stdout
+    assert int(counts["matched"]) >= 20, p.stdout

@@ -52,11 +52,13 @@ static const struct {
     {"mean", ASC_BI_NP_MEAN}, {"var", ASC_BI_NP_VAR}, {"std", ASC_BI_NP_STD},
     {"any", ASC_BI_NP_ANY}, {"all", ASC_BI_NP_ALL},
     {"argmin", ASC_BI_NP_ARGMIN}, {"argmax", ASC_BI_NP_ARGMAX},
-    {"dot", ASC_BI_NP_DOT},
+    {"dot", ASC_BI_NP_DOT}, {"where", ASC_BI_NP_WHERE},
+    {"clip", ASC_BI_NP_CLIP},
 };
 
 const asc__builtin *asc__builtin_method(const char *name) {
-  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_DOT; id++)
+  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_CLIP; id++)
+    if (id != ASC_BI_NP_WHERE)
     if (strcmp(entries[id - 1].name, name) == 0)
       return &entries[id - 1];
   return NULL;
@@ -68,7 +70,8 @@ const char asc__numpy_names[] =
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
-    "1-D arrays) and the dtypes bool_, int8..int64, uint8..uint64, "
+    "1-D arrays), where, clip and the dtypes bool_, int8..int64, "
+    "uint8..uint64, "
     "float16, float32, float64";
 
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {

@@ -155,6 +155,8 @@ typedef enum asc__builtin_kind {
   X(NP_ARGMIN, "argmin", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")       \
   X(NP_ARGMAX, "argmax", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")       \
   X(NP_DOT, "dot", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                         \
+  X(NP_WHERE, "where", 0, ASC_BK_FUNC, 3, 3, "condition,x,y")               \
+  X(NP_CLIP, "clip", 0, ASC_BK_FUNC, 3, 3, "a,a_min,a_max")                 \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \

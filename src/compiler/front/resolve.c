@@ -893,6 +893,12 @@ static void expr(resolver *r, asc__ast_expr *e) {
                     e->u.attr.attr);
         return;
       }
+      if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE &&
+          v->u.name.sym->u.module == ASC_NS_NP &&
+          strcmp(e->u.attr.attr, "newaxis") == 0) {
+        e->kind = ASC_EXPR_NONE; /* np.newaxis is None */
+        return;
+      }
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);

@@ -555,11 +555,20 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
   asc__ast_expr **elts = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.elts : one;
   int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
   int32_t used = 0, out = 0;
-  bool bad = false;
+  bool bad = false, ellipsis = false;
   for (int i = 0; i < n; i++) {
     asc__ast_expr *x = elts[i];
     asc__ast_expr *parts[3] = {x, NULL, NULL};
     int np_ = 1;
+    if (x->kind == ASC_EXPR_SLICE && x->u.slice.ellipsis) {
+      if (ellipsis) {
+        report(r, x->loc, "an index can only have a single ellipsis "
+               "('...')");
+        bad = true;
+      }
+      ellipsis = true;
+      continue;
+    }
     if (x->kind == ASC_EXPR_NONE) {
       out++;
       if (r->check)

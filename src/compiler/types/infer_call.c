@@ -488,6 +488,22 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       }
       return p;
     }
+  case ASC_BI_NP_WHERE:
+  case ASC_BI_NP_CLIP: {
+    /* np.where(c, x, y): c's truth chooses; np.clip(a, lo, hi) */
+    asc__type *w;
+    bool where = b->id == ASC_BI_NP_WHERE;
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    w = need_scalar(r, e, 2);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    PROPAGATE(w);
+    if (where)
+      return asc__infer_arith_promote(r, u, w);
+    return asc__infer_arith_promote(r, t,
+                                    asc__infer_arith_promote(r, u, w));
+  }
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
   case ASC_BI_FMOD:
@@ -523,6 +539,7 @@ static bool args_follow_result(asc__builtin_id id) {
   case ASC_BI_FLOOR:
   case ASC_BI_CEIL:
   case ASC_BI_TRUNC:
+  case ASC_BI_NP_CLIP:
   case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
   case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
   case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
@@ -548,9 +565,13 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   case ASC_BI_ISNAN:
   case ASC_BI_ISINF:
   case ASC_BI_ISFINITE:
+  case ASC_BI_NP_WHERE:
+  case ASC_BI_NP_CLIP:
     return true;
   default:
-    return b->kind == ASC_BK_FUNC && args_follow_result(b->id);
+    /* np.float32(a) of an array converts each element (a.astype) */
+    return b->kind == ASC_BK_DTYPE ||
+           (b->kind == ASC_BK_FUNC && args_follow_result(b->id));
   }
 }
 
