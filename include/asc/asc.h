@@ -465,7 +465,10 @@ typedef struct ascKernelParamInfo {
   int isConstExpr;    /* compile-time constant (scalars) */
   int isWritten;      /* tensors: the kernel may store through it, so the
                        * memory must be writable (1 when unknown) */
-  uint8_t reserved[28];
+  int numberAsArray;  /* tensors: used only in whole-array arithmetic, so
+                       * a number may be passed as a 0-d array
+                       * (docs/arrays.md); the Python binding does so */
+  uint8_t reserved[24];
 } ascKernelParamInfo;
 
 /* Pointers stay valid while the module is loaded. */

@@ -57,6 +57,9 @@ void asc__lower_bind(lstate *ls, const asc__sym *s, int32_t reg) {
                             sizeof *ls->map, 32);
   m = &ls->map[ls->nmap];
   m->sym = s;
+  m->view = NULL;
+  m->elems = NULL;
+  m->nelems = 0;
   m->reg = reg;
   m->bucket = sym_bucket(ls, s);
   m->older = ls->heads[m->bucket];
@@ -86,11 +89,25 @@ static int32_t next_of(const lstate *ls, const asc__sym *s, int32_t k) {
   return k;
 }
 
+void asc__lower_bind_view(lstate *ls, const asc__sym *s,
+                          const asc__lview *v) {
+  asc__lview *copy = asc__arena_alloc(ls->c, sizeof *copy);
+  *copy = *v;
+  asc__lower_bind(ls, s, -1);
+  ls->map[ls->nmap - 1].view = copy;
+}
+
+const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s) {
+  int32_t k = first_of(ls, s);
+  return k >= 0 ? ls->map[k].view : NULL;
+}
+
 /* A ConstExpr parameter: its value, or a NONE value. */
 static asc__irval const_sym(lstate *ls, const asc__sym *s) {
   asc__irval none;
   for (int32_t k = first_of(ls, s); k >= 0; k = next_of(ls, s, k))
-    if (ls->map[k].reg < 0)
+    if (ls->map[k].reg < 0 && ls->map[k].view == NULL &&
+        ls->map[k].elems == NULL)
       return ls->map[k].cval;
   memset(&none, 0, sizeof none);
   return none;
@@ -179,8 +196,16 @@ static void raise_values(lstate *ls, int kind, const char *msg,
 asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
                                      int32_t *treg) {
   const asc__ast_expr *idx = sub->u.sub.index;
-  int32_t t = asc__lower_tensor_reg(ls, sub->u.sub.value);
-  int nd = ls->f->regs[t].ty.ndim;
+  int32_t t;
+  int nd;
+  if (asc__lower_is_view(ls, sub->u.sub.value)) {
+    asc__lview v;
+    asc__lower_view(ls, sub->u.sub.value, &v);
+    *treg = v.t;
+    return asc__lower_view_offset(ls, &v, sub);
+  }
+  t = asc__lower_tensor_reg(ls, sub->u.sub.value);
+  nd = ls->f->regs[t].ty.ndim;
   const asc__ast_expr *one[1];
   const asc__ast_expr *const *ix;
   int n;
@@ -292,7 +317,14 @@ static asc__irval field_default(lstate *ls, const asc__ast_expr *d, int dt) {
 void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                     asc__irval *vals) {
   int n = agg_n(want);
-  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "shape") == 0) {
+  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "shape") == 0 &&
+      asc__lower_is_view(ls, e->u.attr.value)) {
+    asc__lview v;
+    asc__lower_view(ls, e->u.attr.value, &v);
+    for (int k = 0; k < n; k++)
+      vals[k] = v.shape[k];
+  } else if (e->kind == ASC_EXPR_ATTR &&
+             strcmp(e->u.attr.attr, "shape") == 0) {
     int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
     for (int k = 0; k < n; k++)
       vals[k] = asc__lower_dim_of(ls, t, k);
@@ -450,7 +482,12 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   for (int k = 0; k < e->u.cmp.n; k++) {
     const asc__ast_expr *re = e->u.cmp.operands[k + 1];
     asc__irval rhs = asc__lower_expr(ls, re);
-    asc__type *pt = asc__ty_promote(ls->c, ty(e->u.cmp.operands[k]), ty(re));
+    asc__type *lt = ty(e->u.cmp.operands[k]), *rtt = ty(re), *pt;
+    if (lt && lt->kind == ASC_TY_TENSOR) /* one element of an array */
+      lt = asc__ty_scalar(ls->c, lt->dtype);
+    if (rtt && rtt->kind == ASC_TY_TENSOR)
+      rtt = asc__ty_scalar(ls->c, rtt->dtype);
+    pt = asc__ty_promote(ls->c, lt, rtt);
     int dt;
     asc__irins *i;
     if (pt == NULL)
@@ -470,6 +507,11 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
 }
 
 asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
+  if (ls->ew != NULL) {
+    asc__irval v;
+    if (asc__lower_ew_lookup(ls, e, &v))
+      return v;
+  }
   switch (e->kind) {
   case ASC_EXPR_INT:
   case ASC_EXPR_BOOL: {
@@ -499,6 +541,14 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
       if (cv.kind == ASC_IRV_CONST)
         return conv(ls, cv, scalar_dt(ls, e));
       r = var_reg(ls, s, e->loc);
+      if (ls->f->regs[r].ty.kind == ASC_IRK_TENSOR) {
+        /* a 0-d array parameter: its one element */
+        int32_t d = newreg(ls, ls->f->regs[r].ty.dtype, NULL);
+        asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2);
+        ld->args[0] = asc__irv_reg(r);
+        ld->args[1] = asc__irv_int(ascInt64, 0);
+        return conv(ls, asc__irv_reg(d), scalar_dt(ls, e));
+      }
       return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
     }
     unsupported(ls, e->loc, "this kind of name");
@@ -510,8 +560,15 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
       return asc__irv_float(scalar_dt(ls, e),
                             asc__builtin_value(e->u.attr.builtin));
     if (strcmp(e->u.attr.attr, "ndim") == 0) {
-      int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
-      return asc__irv_int(scalar_dt(ls, e), ls->f->regs[t].ty.ndim);
+      asc__type *vt = ty(e->u.attr.value);
+      if (vt && vt->kind == ASC_TY_TENSOR)
+        return asc__irv_int(scalar_dt(ls, e), vt->ndim);
+    }
+    if (strcmp(e->u.attr.attr, "size") == 0 &&
+        asc__lower_is_view(ls, e->u.attr.value)) {
+      asc__lview v;
+      asc__lower_view(ls, e->u.attr.value, &v);
+      return conv(ls, asc__lower_view_size(ls, &v), scalar_dt(ls, e));
     }
     if (strcmp(e->u.attr.attr, "size") == 0) {
       int32_t t = asc__lower_tensor_reg(ls, e->u.attr.value);
@@ -526,6 +583,20 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
     int32_t mr = agg_member(ls, e);
     if (mr >= 0)
       return conv(ls, asc__irv_reg(mr), scalar_dt(ls, e));
+    if (v->kind == ASC_EXPR_ATTR && strcmp(v->u.attr.attr, "shape") == 0 &&
+        asc__lower_is_view(ls, v->u.attr.value)) {
+      asc__lview w;
+      asc__irval k;
+      int64_t kk;
+      asc__lower_view(ls, v->u.attr.value, &w);
+      k = asc__lower_expr(ls, e->u.sub.index);
+      if (k.kind != ASC_IRV_CONST)
+        unsupported(ls, e->loc, "t.shape[i] with a variable i");
+      kk = k.c.i < 0 ? k.c.i + w.nd : k.c.i;
+      if (kk < 0 || kk >= w.nd)
+        asc__diag_fatal(ls->c, e->loc, "shape index out of range");
+      return conv(ls, w.shape[kk], scalar_dt(ls, e));
+    }
     if (v->kind == ASC_EXPR_ATTR && strcmp(v->u.attr.attr, "shape") == 0) {
       /* t.shape[k] with a constant k */
       int32_t t = asc__lower_tensor_reg(ls, v->u.attr.value);
@@ -714,9 +785,15 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
       unsupported(ls, target->loc, "this assignment target");
     st = s->type ? asc__ty_find(s->type) : NULL;
     if (st && st->kind == ASC_TY_TENSOR) {
-      /* t2 = t: an alias of the same tensor */
+      /* t2 = t: an alias of the same tensor; row = a[i]: a view */
       if (value == NULL)
         unsupported(ls, target->loc, "this tensor assignment");
+      if (asc__lower_is_view(ls, value)) {
+        asc__lview view;
+        asc__lower_view(ls, value, &view);
+        asc__lower_bind_view(ls, s, &view);
+        return;
+      }
       asc__lower_bind(ls, s, asc__lower_tensor_reg(ls, value));
       return;
     }
@@ -746,6 +823,8 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
     if (lower_array_def(ls, tg, value))
+      continue;
+    if (asc__lower_array_assign(ls, tg, value))
       continue;
     if (tg->kind == ASC_EXPR_TUPLE) {
       int n = tg->u.tuple.n;
@@ -779,8 +858,11 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
 
 static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *tg = s->u.aug.target;
-  asc__irval rhs = asc__lower_expr(ls, s->u.aug.value);
+  asc__irval rhs;
   int op = binop_ir(s->u.aug.op);
+  if (asc__lower_array_aug(ls, tg, s->u.aug.value, op))
+    return;
+  rhs = asc__lower_expr(ls, s->u.aug.value);
   if (tg->kind == ASC_EXPR_NAME || agg_member(ls, tg) >= 0) {
     int32_t r = tg->kind == ASC_EXPR_NAME
                     ? var_reg(ls, tg->u.name.sym, tg->loc)

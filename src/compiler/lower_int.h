@@ -9,8 +9,45 @@
 #include "compiler/passes/passes.h"
 #include "compiler/types/types.h"
 
+/* A view of a tensor register (lower_array.c): never an IR value. */
+typedef struct asc__lview {
+  int32_t t;                        /* the tensor viewed */
+  int nd;
+  asc__irval off;                   /* of the first element, in elements */
+  asc__irval shape[ASC_MAX_DIMS];
+  asc__irval stride[ASC_MAX_DIMS];  /* in elements */
+  int8_t src[ASC_MAX_DIMS];         /* the axis of t whose size and stride
+                                     * these are unchanged, or -1 */
+} asc__lview;
+
+/* A whole-array statement's loop body being lowered: its array operands
+ * read at the loop indices, its scalar parts evaluated before the loops. */
+struct asc__ewred;
+
+typedef struct asc__ewop {
+  const asc__ast_expr *e;
+  asc__lview v;       /* strides 0 on broadcast axes */
+  struct asc__ewred *red; /* a reduction along an axis (v.t is -1, and
+                           * v.stride[k] is 1, or 0 where it broadcasts) */
+} asc__ewop;
+
+typedef struct asc__ewval {
+  const asc__ast_expr *e;
+  asc__irval v;
+} asc__ewval;
+
+typedef struct asc__ewctx {
+  asc__ewop *ops;
+  int nops, capops;
+  asc__ewval *scalars;
+  int nscalars, capscalars;
+  asc__irval *idx;    /* the loop indices, one per axis of the nest */
+  int nd;
+} asc__ewctx;
+
 typedef struct symreg {
   const asc__sym *sym;
+  const asc__lview *view; /* a name bound to a view (reg is -1) */
   int32_t reg;        /* -1 for a ConstExpr parameter (cval) or an
                        * aggregate (elems) */
   asc__irval cval;
@@ -56,6 +93,7 @@ typedef struct lstate {
   lfor *fors;            /* enclosing range loops, innermost first */
   int lb_depth;          /* lower_bound through single assignments */
   uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
+  asc__ewctx *ew;        /* inside a whole-array statement's loop body */
 } lstate;
 
 static inline _Noreturn void unsupported(lstate *ls, asc__loc loc,
@@ -72,6 +110,8 @@ static inline asc__type *ty(const asc__ast_expr *e) {
 
 static inline int scalar_dt(lstate *ls, const asc__ast_expr *e) {
   asc__type *t = ty(e);
+  if (t != NULL && t->kind == ASC_TY_TENSOR && ls->ew != NULL)
+    return t->dtype; /* one element of an array expression */
   if (t == NULL || t->kind != ASC_TY_SCALAR)
     asc__diag_fatal(ls->c, e->loc, "expected a scalar value here");
   return t->dtype;
@@ -179,6 +219,33 @@ void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                     asc__irval *vals);
 asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
 void asc__lower_block(lstate *ls, const asc__ast_block *b);
+
+/* The view a name is bound to, or NULL. */
+const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s);
+void asc__lower_bind_view(lstate *ls, const asc__sym *s, const asc__lview *v);
+
+/* -------------------------------------------------------- lower_array.c */
+
+/* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
+bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
+/* The view of tensor expression e (a whole tensor is one too). */
+void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
+asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);
+/* The element offset of v[i, j, ...] (sub: the subscript). */
+asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
+                                  const asc__ast_expr *sub);
+/* Inside a whole-array statement: the value of e at the current element
+ * when e is one of its operands or scalar parts. */
+bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
+                          asc__irval *out);
+/* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
+/* target[...] = value into a view: true when it was one. */
+bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
+                             const asc__ast_expr *value);
+/* target op= value on an array: true when target is one. */
+bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value, int op);
 
 /* --------------------------------------------------------- lower_call.c */
 

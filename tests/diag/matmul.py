@@ -2,7 +2,7 @@
 # signature: k(f32[:,:], f32[:,:], f32[:,:], i64)
 # expect: 11:15: error: the matrix multiplication operator '@' is not supported in kernels yet (write the loop nest: s += a[i, k] * b[k, j])
 # expect: 12:5: error: the matrix multiplication operator '@' is not supported in kernels yet
-# expect: 13:15: error: unsupported operand types for +: Tensor[float32, 2, strided]
+# expect: 13:15: error: cannot store an array (Tensor[float32, 2]) into one element of Tensor[float32, 2, strided]
 import asc
 
 

@@ -1,4 +1,6 @@
-# expect: 6:14: error: slices are not supported in kernels (index one element at a time)
+# mode: types
+# signature: k(f32[1], i64)
+# expect: 8:12: error: cannot store an array (Tensor[float32, 1, strided]) into one element of Tensor[float32, 1]: index its operands, or assign to a slice (x[:] = ...)
 import asc
 
 @asc.kernel

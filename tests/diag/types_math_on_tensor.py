@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1])
-# expect: 9:20: error: sin() takes a scalar, not Tensor[float32, 1]
+# expect: 9:12: error: cannot store an array (Tensor[float32, 1]) into one element of Tensor[float32, 1]
 import asc
 
 

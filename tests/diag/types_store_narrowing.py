@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1], f64[1])
-# expect: 10:12: error: cannot store Tensor[float64, 1] into an element of Tensor[float32, 1]
+# expect: 10:12: error: cannot store an array (Tensor[float64, 1]) into one element of Tensor[float32, 1]
 import asc
 
 

@@ -1,6 +1,6 @@
 # mode: types
 # signature: k(f32[1], f32[1], f32[1])
-# expect: 9:12: error: unsupported operand types for +: Tensor[float32, 1] and Tensor[float32, 1] (whole-tensor arithmetic is not supported: index the tensor)
+# expect: 9:12: error: cannot store an array (Tensor[float32, 1]) into one element of Tensor[float32, 1]: index its operands, or assign to a slice (x[:] = ...)
 import asc
 
 

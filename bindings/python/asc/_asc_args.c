@@ -673,6 +673,54 @@ static int tensor_from_dlpack(KernelObject *k, int i, PyObject *o,
   return 1;
 }
 
+/* A Python number given for an array parameter: a 0-d array of it, as
+ * numpy's np.asarray(x) (int64, float64 or bool), read-only.  The launch
+ * holds the buffer, so the value outlives an asynchronous launch.
+ * 1: filled; 0: o is not a number (no error set); -1: error. */
+static int tensor_from_number(KernelObject *k, int i, PyObject *o,
+                              ascTensor *t, Launch *L) {
+  union {
+    int64_t i;
+    double f;
+    uint8_t b;
+  } v;
+  const char *fmt;
+  Py_ssize_t size;
+  PyObject *bytes, *view, *zero_d;
+  int r;
+  if (PyBool_Check(o)) {
+    v.b = o == Py_True;
+    fmt = "?";
+    size = 1;
+  } else if (PyLong_Check(o)) {
+    v.i = PyLong_AsLongLong(o);
+    if (v.i == -1 && PyErr_Occurred())
+      return -1;
+    fmt = "q";
+    size = 8;
+  } else if (PyFloat_Check(o)) {
+    v.f = PyFloat_AS_DOUBLE(o);
+    fmt = "d";
+    size = 8;
+  } else {
+    return 0;
+  }
+  bytes = PyBytes_FromStringAndSize((const char *)&v, size);
+  if (bytes == NULL)
+    return -1;
+  view = PyMemoryView_FromObject(bytes);
+  Py_DECREF(bytes);
+  if (view == NULL)
+    return -1;
+  zero_d = PyObject_CallMethod(view, "cast", "s()", fmt);
+  Py_DECREF(view);
+  if (zero_d == NULL)
+    return -1;
+  r = tensor_from_buffer(k, i, zero_d, t, L);
+  Py_DECREF(zero_d); /* the launch's Py_buffer keeps it */
+  return r;
+}
+
 int ascpy_marshal_tensor(KernelObject *k, int i, PyObject *o, ascTensor *t,
                          Launch *L) {
   const ParamInfo *p = &k->params[i];
@@ -686,6 +734,8 @@ int ascpy_marshal_tensor(KernelObject *k, int i, PyObject *o, ascTensor *t,
       r = tensor_from_interface(k, i, o, t);
     if (r == 0)
       r = tensor_from_dlpack(k, i, o, t, L);
+    if (r == 0 && p->number_ok)
+      r = tensor_from_number(k, i, o, t, L);
     if (r < 0)
       return -1;
     if (r == 0)

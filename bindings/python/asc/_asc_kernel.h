@@ -17,6 +17,7 @@ typedef struct {
   ascDataType dtype; /* ascDataTypeCount when generic */
   int ndim;          /* -1 when generic */
   int written;       /* the kernel may store through it: needs writable memory */
+  int number_ok;     /* a number may be passed: as a 0-d array */
   char *what;        /* "kernel 'k': parameter 'x'", for messages */
 } ParamInfo;
 

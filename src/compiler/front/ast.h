@@ -133,6 +133,7 @@ struct asc__ast_expr {
     } sub;
     struct {
       asc__ast_expr *lower, *upper, *step;  /* each may be NULL */
+      bool ellipsis;                        /* `...`: the axes not named */
     } slice;
     struct {
       asc__ast_expr *func;

@@ -47,14 +47,32 @@ static const struct {
     {"half", ASC_BI_DT_FLOAT16}, {"float32", ASC_BI_DT_FLOAT32},
     {"single", ASC_BI_DT_FLOAT32}, {"float64", ASC_BI_DT_FLOAT64},
     {"double", ASC_BI_DT_FLOAT64}, {"float_", ASC_BI_DT_FLOAT64},
+    {"sum", ASC_BI_NP_SUM}, {"prod", ASC_BI_NP_PROD}, {"min", ASC_BI_NP_MIN},
+    {"amin", ASC_BI_NP_MIN}, {"max", ASC_BI_NP_MAX}, {"amax", ASC_BI_NP_MAX},
+    {"mean", ASC_BI_NP_MEAN}, {"var", ASC_BI_NP_VAR}, {"std", ASC_BI_NP_STD},
+    {"any", ASC_BI_NP_ANY}, {"all", ASC_BI_NP_ALL},
+    {"argmin", ASC_BI_NP_ARGMIN}, {"argmax", ASC_BI_NP_ARGMAX},
+    {"dot", ASC_BI_NP_DOT}, {"where", ASC_BI_NP_WHERE},
+    {"clip", ASC_BI_NP_CLIP},
 };
+
+const asc__builtin *asc__builtin_method(const char *name) {
+  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_CLIP; id++)
+    if (id != ASC_BI_NP_WHERE)
+    if (strcmp(entries[id - 1].name, name) == 0)
+      return &entries[id - 1];
+  return NULL;
+}
 
 const char asc__numpy_names[] =
     "sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, exp, "
     "exp2, expm1, log, log2, log10, log1p, sqrt, power, floor, ceil, trunc, "
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
-    "minimum, maximum, pi, e, inf, nan and the dtypes bool_, int8..int64, "
-    "uint8..uint64, float16, float32, float64";
+    "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
+    "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
+    "1-D arrays), where, clip and the dtypes bool_, int8..int64, "
+    "uint8..uint64, "
+    "float16, float32, float64";
 
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
   if (ns == ASC_NS_NP) {

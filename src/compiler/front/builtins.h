@@ -9,6 +9,7 @@
 #ifndef ASC_BUILTINS_H
 #define ASC_BUILTINS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "asc/asc.h"
@@ -141,6 +142,21 @@ typedef enum asc__builtin_kind {
   X(TYPE_ERROR, "TypeError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")               \
   X(NOT_IMPLEMENTED_ERROR, "NotImplementedError", ASC_NS_PY, ASC_BK_EXC, 0, 1, \
     "msg")                                                                     \
+  /* numpy reductions (np.X only, and the array methods a.X()) */            \
+  X(NP_SUM, "sum", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")       \
+  X(NP_PROD, "prod", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")     \
+  X(NP_MIN, "min", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")             \
+  X(NP_MAX, "max", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")             \
+  X(NP_MEAN, "mean", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")     \
+  X(NP_VAR, "var", 0, ASC_BK_FUNC, 1, 6, "a,axis,dtype,out,ddof,keepdims")  \
+  X(NP_STD, "std", 0, ASC_BK_FUNC, 1, 6, "a,axis,dtype,out,ddof,keepdims")  \
+  X(NP_ANY, "any", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")             \
+  X(NP_ALL, "all", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")             \
+  X(NP_ARGMIN, "argmin", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")       \
+  X(NP_ARGMAX, "argmax", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")       \
+  X(NP_DOT, "dot", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                         \
+  X(NP_WHERE, "where", 0, ASC_BK_FUNC, 3, 3, "condition,x,y")               \
+  X(NP_CLIP, "clip", 0, ASC_BK_FUNC, 3, 3, "a,a_min,a_max")                 \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \
@@ -169,6 +185,12 @@ typedef struct asc__builtin {
 /* The builtin called `name` in namespace ns (one ASC_NS_* bit); NULL when
  * there is none.  asc.bool is an alias of asc.bool_. */
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name);
+/* The numpy reduction an array method names (a.sum(), a.max()), or NULL. */
+const asc__builtin *asc__builtin_method(const char *name);
+/* Is id one of the numpy reductions (NP_SUM .. NP_ARGMAX)? */
+static inline bool asc__builtin_is_reduction(asc__builtin_id id) {
+  return id >= ASC_BI_NP_SUM && id <= ASC_BI_NP_ARGMAX;
+}
 /* The entry of id; NULL for ASC_BI_NONE or out of range. */
 const asc__builtin *asc__builtin_get(asc__builtin_id id);
 /* ASC_BK_DTYPE: the scalar type; ascDataTypeCount for other builtins. */

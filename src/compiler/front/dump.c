@@ -118,6 +118,10 @@ static void expr(asc__buf *o, const asc__ast_expr *e) {
     asc__buf_puts(o, ")");
     return;
   case ASC_EXPR_SLICE:
+    if (e->u.slice.ellipsis) {
+      asc__buf_puts(o, "(ellipsis)");
+      return;
+    }
     asc__buf_puts(o, "(slice ");
     opt(o, e->u.slice.lower);
     asc__buf_puts(o, " ");

@@ -34,6 +34,15 @@ typedef struct memo {
 typedef struct usage {
   const asc__sym *sym;
   bool tensor;
+  int nall;     /* times the name appears */
+  int narray;   /* of those, as an operand of a whole-array statement,
+                 * of '@', of a numpy function kernels do not have, of a
+                 * kernel's return value, or the target of an augmented
+                 * assignment */
+  bool kernel;  /* walking the kernel itself, not a helper */
+  const asc__ast_expr *counted[64]; /* the appearances in narray, once
+                                     * each (a[:] = x @ y walks x twice) */
+  int ncounted;
   int helpers;  /* helper calls followed to get here */
   memo *memo;
 } usage;
@@ -61,11 +70,13 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
            a->u.sub.value->u.attr.builtin != NULL &&
            a->u.sub.value->u.attr.builtin->id == ASC_BI_TENSOR;
   }
+  memset(&v, 0, sizeof v);
   v.sym = fn->params[i].sym;
-  v.tensor = false;
   v.helpers = helpers;
   v.memo = m;
   use_func(&v, fn, 0);
+  if (v.narray > 0 && v.narray == v.nall)
+    v.tensor = true;
   if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
     m->e[m->n].fn = fn;
     m->e[m->n].param = i;
@@ -75,10 +86,35 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
   return v.tensor;
 }
 
+static void use_array_operand(usage *u, const asc__ast_expr *e, int depth);
+
+/* np.X(...) or np.linalg.X(...): a call of a numpy function. */
+static bool numpy_call(const asc__ast_expr *e) {
+  const asc__ast_expr *f = e->u.call.func;
+  while (f != NULL && f->kind == ASC_EXPR_ATTR)
+    f = f->u.attr.value;
+  return f != NULL && f != e->u.call.func && f->kind == ASC_EXPR_NAME &&
+         f->u.name.sym != NULL &&
+         ((f->u.name.sym->kind == ASC_SYM_MODULE &&
+           f->u.name.sym->u.module == ASC_NS_NP) ||
+          (f->u.name.sym->kind == ASC_SYM_FOREIGN &&
+           f->u.name.sym->u.import != NULL &&
+           strcmp(f->u.name.sym->u.import->module, "numpy") == 0));
+}
+
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
   switch (e->kind) {
+  case ASC_EXPR_NAME:
+    if (names(e, u->sym))
+      u->nall++;
+    break;
+  case ASC_EXPR_SLICE:
+    use_expr(u, e->u.slice.lower, depth + 1);
+    use_expr(u, e->u.slice.upper, depth + 1);
+    use_expr(u, e->u.slice.step, depth + 1);
+    break;
   case ASC_EXPR_TUPLE:
     for (int i = 0; i < e->u.tuple.n; i++)
       use_expr(u, e->u.tuple.elts[i], depth + 1);
@@ -87,7 +123,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     if (names(e->u.attr.value, u->sym) &&
         (strcmp(e->u.attr.attr, "shape") == 0 ||
          strcmp(e->u.attr.attr, "ndim") == 0 ||
-         strcmp(e->u.attr.attr, "size") == 0))
+         strcmp(e->u.attr.attr, "size") == 0 ||
+         strcmp(e->u.attr.attr, "T") == 0))
       u->tensor = true;
     use_expr(u, e->u.attr.value, depth + 1);
     break;
@@ -105,8 +142,19 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_ATOMIC_MIN || b->id == ASC_BI_ATOMIC_MAX ||
          b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
          b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK ||
-         b->id == ASC_BI_LEN))
+         b->id == ASC_BI_LEN || asc__builtin_is_reduction(b->id) ||
+         b->id == ASC_BI_NP_DOT))
       u->tensor = true;
+    if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
+        names(e->u.call.rargs[1], u->sym))
+      u->tensor = true;
+    if (b != NULL &&
+        (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT))
+      for (int i = 0; i < e->u.call.nrargs && i < 2; i++)
+        use_array_operand(u, e->u.call.rargs[i], depth + 1);
+    if (b == NULL && numpy_call(e)) /* np.outer(u, v): reported later */
+      for (int i = 0; i < e->u.call.nargs; i++)
+        use_array_operand(u, e->u.call.args[i], depth + 1);
     for (int i = 0; i < e->u.call.nrargs; i++) {
       const asc__ast_expr *a = e->u.call.rargs[i];
       if (a == NULL)
@@ -126,6 +174,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     use_expr(u, e->u.unary.operand, depth + 1);
     break;
   case ASC_EXPR_BINARY:
+    if (e->u.binary.op == ASC_BIN_MATMUL) {
+      use_array_operand(u, e->u.binary.lhs, depth + 1);
+      use_array_operand(u, e->u.binary.rhs, depth + 1);
+    }
     use_expr(u, e->u.binary.lhs, depth + 1);
     use_expr(u, e->u.binary.rhs, depth + 1);
     break;
@@ -150,18 +202,89 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   }
 }
 
+/* Does subscript e select a view, as written (a slice or None in its
+ * index)? */
+static bool slices(const asc__ast_expr *e) {
+  const asc__ast_expr *ix;
+  int n;
+  if (e == NULL || e->kind != ASC_EXPR_SUBSCRIPT)
+    return false;
+  ix = e->u.sub.index;
+  n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
+  for (int i = 0; i < n; i++) {
+    const asc__ast_expr *x =
+        ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.elts[i] : ix;
+    if (x->kind == ASC_EXPR_SLICE || x->kind == ASC_EXPR_NONE)
+      return true;
+  }
+  return false;
+}
+
+/* The value of a whole-array statement (out[1:] = v, out[:] += v): counts
+ * the parameter's appearances as an operand of its elementwise
+ * arithmetic.  A parameter that appears only there (and as the target of
+ * augmented assignments, b *= 2) is an array, or a number passed as a
+ * 0-d array (docs/arrays.md). */
+static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
+  if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    if (names(e, u->sym)) {
+      for (int i = 0; i < u->ncounted; i++)
+        if (u->counted[i] == e)
+          return;
+      if (u->ncounted < (int)(sizeof u->counted / sizeof u->counted[0]))
+        u->counted[u->ncounted++] = e;
+      else
+        u->narray = -1000000; /* too many to tell: not an array use */
+      u->narray++;
+    }
+    break;
+  case ASC_EXPR_UNARY:
+    use_array_operand(u, e->u.unary.operand, depth + 1);
+    break;
+  case ASC_EXPR_BINARY:
+    use_array_operand(u, e->u.binary.lhs, depth + 1);
+    use_array_operand(u, e->u.binary.rhs, depth + 1);
+    break;
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      use_array_operand(u, e->u.cmp.operands[i], depth + 1);
+    break;
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      use_array_operand(u, e->u.tuple.elts[i], depth + 1);
+    break;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin != NULL && e->u.call.callee == NULL)
+      for (int i = 0; i < e->u.call.nrargs; i++)
+        use_array_operand(u, e->u.call.rargs[i], depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
 static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
   switch (s->kind) {
   case ASC_STMT_EXPR:
     use_expr(u, s->u.expr.value, depth + 1);
     break;
   case ASC_STMT_ASSIGN:
-    for (int i = 0; i < s->u.assign.ntargets; i++)
+    for (int i = 0; i < s->u.assign.ntargets; i++) {
       use_expr(u, s->u.assign.targets[i], depth + 1);
+      if (slices(s->u.assign.targets[i]))
+        use_array_operand(u, s->u.assign.value, depth + 1);
+    }
     use_expr(u, s->u.assign.value, depth + 1);
     break;
   case ASC_STMT_AUGASSIGN:
+    if (names(s->u.aug.target, u->sym))
+      u->narray++;
     use_expr(u, s->u.aug.target, depth + 1);
+    if (slices(s->u.aug.target))
+      use_array_operand(u, s->u.aug.value, depth + 1);
     use_expr(u, s->u.aug.value, depth + 1);
     break;
   case ASC_STMT_ANNASSIGN:
@@ -182,6 +305,8 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     use_block(u, &s->u.while_.body, depth + 1);
     break;
   case ASC_STMT_RETURN:
+    if (u->kernel) /* numba kernels return arrays (reported later) */
+      use_array_operand(u, s->u.ret.value, depth + 1);
     use_expr(u, s->u.ret.value, depth + 1);
     break;
   case ASC_STMT_ASSERT:
@@ -529,9 +654,14 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
       if (p->generic)
         p->dtype = ascDataTypeCount;
     } else {
-      usage u = {pa->sym, false, 0, &m};
+      usage u;
+      memset(&u, 0, sizeof u);
+      u.sym = pa->sym;
+      u.memo = &m;
+      u.kernel = true;
       use_func(&u, fn, 0);
-      p->isTensor = u.tensor;
+      p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
+      p->isTensor = u.tensor || p->numberAsArray;
       p->generic = 1;
     }
     if (p->isTensor) {

@@ -486,6 +486,14 @@ static void arguments(parser *p, asc__ast_expr *call, asc__token *open) {
 static asc__ast_expr *subscript(parser *p) {
   asc__ast_expr *lo = NULL, *e;
   asc__loc loc = tok(p)->loc;
+  if (at(p, ASC_TK_ELLIPSIS) &&
+      (peek_at(p, 1)->kind == ASC_TK_COMMA ||
+       peek_at(p, 1)->kind == ASC_TK_RSQB)) {
+    next(p); /* a[..., 0]: a slice of the axes not named */
+    e = new_expr(p, ASC_EXPR_SLICE, loc);
+    e->u.slice.ellipsis = true;
+    return finish(p, e);
+  }
   if (!at(p, ASC_TK_COLON)) {
     lo = test(p);
     if (!at(p, ASC_TK_COLON))

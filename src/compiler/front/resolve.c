@@ -764,8 +764,25 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
         (f->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE ||
          f->u.attr.value->u.name.sym->kind == ASC_SYM_FOREIGN))
       return; /* unknown module attribute: already reported */
+    b = asc__builtin_method(f->u.attr.attr);
+    if (b != NULL) {
+      /* a.sum(axis=1) is np.sum(a, axis=1): the receiver goes first */
+      asc__ast_expr **args = asc__arena_alloc(
+          r->c, sizeof *args * ((size_t)e->u.call.nargs + 1));
+      args[0] = f->u.attr.value;
+      for (int i = 0; i < e->u.call.nargs; i++)
+        args[i + 1] = e->u.call.args[i];
+      e->u.call.args = args;
+      e->u.call.nargs++;
+      e->u.call.builtin = b;
+      bind_args(r, e, what, b->min_args, b->max_args,
+                builtin_param_names(r, b), NULL);
+      return;
+    }
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
-                    "supported in kernels ('.%s()')", f->u.attr.attr);
+                    "supported in kernels ('.%s()'; array methods kernels "
+                    "accept: sum, prod, min, max, mean, var, std, any, all, "
+                    "argmin, argmax, dot)", f->u.attr.attr);
     return;
   }
   {
@@ -876,6 +893,12 @@ static void expr(resolver *r, asc__ast_expr *e) {
                     e->u.attr.attr);
         return;
       }
+      if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE &&
+          v->u.name.sym->u.module == ASC_NS_NP &&
+          strcmp(e->u.attr.attr, "newaxis") == 0) {
+        e->kind = ASC_EXPR_NONE; /* np.newaxis is None */
+        return;
+      }
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);
@@ -902,9 +925,13 @@ static void expr(resolver *r, asc__ast_expr *e) {
     expr(r, e->u.sub.value);
     expr(r, e->u.sub.index);
     return;
-  case ASC_EXPR_SLICE:
-    asc__diag_error(r->c, e->loc, "slices are not supported in kernels "
-                    "(index one element at a time)");
+  case ASC_EXPR_SLICE: /* only inside a subscript: the parser sees to it */
+    if (e->u.slice.lower)
+      expr(r, e->u.slice.lower);
+    if (e->u.slice.upper)
+      expr(r, e->u.slice.upper);
+    if (e->u.slice.step)
+      expr(r, e->u.slice.step);
     return;
   case ASC_EXPR_CALL:
     call_expr(r, e);

@@ -418,13 +418,25 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
   PROPAGATE(b);
   a = asc__ty_find(a);
   b = asc__ty_find(b);
+  if ((a->kind == ASC_TY_TENSOR || b->kind == ASC_TY_TENSOR) &&
+      (a->kind == ASC_TY_TENSOR || a->kind == ASC_TY_SCALAR) &&
+      (b->kind == ASC_TY_TENSOR || b->kind == ASC_TY_SCALAR)) {
+    /* numpy: elementwise, in the promoted dtype of the elements (an
+     * array's elements are strong; a Python scalar stays weak) */
+    int32_t nd = a->kind == ASC_TY_TENSOR ? a->ndim : 0;
+    asc__type *el;
+    if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
+      nd = b->ndim;
+    el = binop_type(r, op,
+                    a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a,
+                    b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b, e);
+    PROPAGATE(el);
+    el = asc__ty_find(el);
+    return asc__ty_tensor(r->in->c, el->dtype, nd, true);
+  }
   if (a->kind != ASC_TY_SCALAR || b->kind != ASC_TY_SCALAR) {
-    report(r, e->loc, "unsupported operand types for %s: %s and %s%s",
-           op_name(op), tn(r, a), tn(r, b),
-           a->kind == ASC_TY_TENSOR || b->kind == ASC_TY_TENSOR
-               ? " (whole-tensor arithmetic is not supported: index the "
-                 "tensor)"
-               : "");
+    report(r, e->loc, "unsupported operand types for %s: %s and %s",
+           op_name(op), tn(r, a), tn(r, b));
     return err(r);
   }
   switch (op) {
@@ -475,7 +487,11 @@ static bool check_truth(run *r, asc__type *t, asc__ast_expr *e) {
   t = asc__ty_find(t);
   if (t == NULL || is_err(t) || t->kind == ASC_TY_SCALAR)
     return true;
-  report(r, e->loc, "a condition must be a scalar, not %s", tn(r, t));
+  report(r, e->loc, "a condition must be a scalar, not %s%s", tn(r, t),
+         t->kind == ASC_TY_TENSOR
+             ? " (numpy: the truth value of an array is ambiguous; use "
+               "np.any(...) or np.all(...))"
+             : "");
   return false;
 }
 
@@ -517,12 +533,94 @@ void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
   }
 }
 
+/* Is ix (a subscript's index) numpy basic indexing that selects a view
+ * rather than one element: a slice, None, or fewer integers than axes? */
+bool asc__infer_index_is_view(const asc__ast_expr *ix, int32_t ndim) {
+  int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
+  for (int i = 0; i < n; i++) {
+    const asc__ast_expr *x =
+        ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.elts[i] : ix;
+    if (x->kind == ASC_EXPR_SLICE || x->kind == ASC_EXPR_NONE)
+      return true;
+  }
+  return n < ndim;
+}
+
+/* Types the parts of t[ix] that select a view (numpy basic indexing:
+ * integers, start:stop:step slices, None for a new axis; axes not named
+ * are whole) and returns the view's type. */
+static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
+                             asc__loc loc) {
+  asc__ast_expr *one[1] = {ix};
+  asc__ast_expr **elts = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.elts : one;
+  int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
+  int32_t used = 0, out = 0;
+  bool bad = false, ellipsis = false;
+  for (int i = 0; i < n; i++) {
+    asc__ast_expr *x = elts[i];
+    asc__ast_expr *parts[3] = {x, NULL, NULL};
+    int np_ = 1;
+    if (x->kind == ASC_EXPR_SLICE && x->u.slice.ellipsis) {
+      if (ellipsis) {
+        report(r, x->loc, "an index can only have a single ellipsis "
+               "('...')");
+        bad = true;
+      }
+      ellipsis = true;
+      continue;
+    }
+    if (x->kind == ASC_EXPR_NONE) {
+      out++;
+      if (r->check)
+        asc__infer_settype(r, x, asc__ty_none(r->in->c));
+      continue;
+    }
+    if (x->kind == ASC_EXPR_SLICE) {
+      parts[0] = x->u.slice.lower;
+      parts[1] = x->u.slice.upper;
+      parts[2] = x->u.slice.step;
+      np_ = 3;
+      out++;
+    }
+    used++;
+    for (int k = 0; k < np_; k++) {
+      asc__type *it;
+      if (parts[k] == NULL)
+        continue;
+      it = asc__ty_find(asc__infer_expr(r, parts[k]));
+      if (it != NULL && np_ == 3 && it->kind == ASC_TY_NONE)
+        continue; /* a[None:n] */
+      if (it != NULL && !is_err(it) &&
+          (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
+        report(r, parts[k]->loc, "%s must be an integer, not %s",
+               np_ == 3 ? "a slice bound" : "a tensor index", tn(r, it));
+        bad = true;
+      } else if (it != NULL && it->weak) {
+        asc__infer_coerce(r, parts[k], scalar(r, ascInt64), 0);
+      }
+    }
+  }
+  if (ix->kind == ASC_EXPR_TUPLE && r->check)
+    asc__infer_settype(r, ix, asc__ty_shape(r->in->c, n));
+  if (used > tt->ndim) {
+    report(r, loc, "too many indices for %s: %d given, it has %d %s",
+           tn(r, tt), (int)used, (int)tt->ndim,
+           tt->ndim == 1 ? "axis" : "axes");
+    return err(r);
+  }
+  if (bad)
+    return err(r);
+  return asc__ty_tensor(r->in->c, tt->dtype, out + (tt->ndim - used), false);
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
   asc__type *vt = asc__infer_expr(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
+    if (asc__infer_index_is_view(ix, vt->ndim))
+      return view_index(r, vt, ix, e->loc);
     asc__infer_check_tensor_index(r, vt, ix, e->loc);
     return scalar(r, vt->dtype);
   }
@@ -588,6 +686,8 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
       return weak(r, ascInt64);
     if (strcmp(a, "size") == 0)
       return scalar(r, ascInt64);
+    if (strcmp(a, "T") == 0)
+      return asc__ty_tensor(r->in->c, vt->dtype, vt->ndim, false);
   } else if (vt->kind == ASC_TY_STRUCT) {
     for (int32_t i = 0; i < vt->n; i++)
       if (strcmp(vt->fields[i].name, a) == 0)
@@ -604,7 +704,14 @@ static asc__type *name(run *r, asc__ast_expr *e) {
     return err(r);
   }
   switch (s->kind) {
-  case ASC_SYM_PARAM:
+  case ASC_SYM_PARAM: {
+    /* a 0-d array (a scalar passed to an array parameter) reads as its
+     * one element */
+    asc__type *t = asc__ty_find(cell_of(r, s)->t);
+    if (t != NULL && t->kind == ASC_TY_TENSOR && t->ndim == 0)
+      return scalar(r, t->dtype);
+    return cell_of(r, s)->t;
+  }
   case ASC_SYM_LOCAL:
     return cell_of(r, s)->t;
   case ASC_SYM_CONST: {
@@ -634,9 +741,50 @@ static asc__type *name(run *r, asc__ast_expr *e) {
 
 /* ---------------------------------------------------------- expressions */
 
+/* a < b with an array operand: elementwise, a bool array (numpy); one
+ * comparison, not a chain. */
+static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
+                                asc__type *b) {
+  int32_t nd = 0;
+  asc__type *ea, *eb, *p;
+  a = asc__ty_find(a);
+  b = asc__ty_find(b);
+  if (e->u.cmp.n != 1 || e->u.cmp.ops[0] == ASC_CMP_IS ||
+      e->u.cmp.ops[0] == ASC_CMP_ISNOT ||
+      (a->kind != ASC_TY_TENSOR && a->kind != ASC_TY_SCALAR) ||
+      (b->kind != ASC_TY_TENSOR && b->kind != ASC_TY_SCALAR)) {
+    report(r, e->loc, "cannot compare %s and %s%s", tn(r, a), tn(r, b),
+           e->u.cmp.n != 1 ? " in a chain (compare arrays one pair at a "
+                             "time)"
+                           : "");
+    return err(r);
+  }
+  ea = a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a;
+  eb = b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b;
+  if (a->kind == ASC_TY_TENSOR)
+    nd = a->ndim;
+  if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
+    nd = b->ndim;
+  p = asc__ty_promote(r->in->c, ea, eb);
+  if (p != NULL && r->check) {
+    p = asc__ty_find(p);
+    if (a->kind == ASC_TY_SCALAR && a->weak)
+      asc__infer_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype), 0);
+    if (b->kind == ASC_TY_SCALAR && b->weak)
+      asc__infer_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype), 0);
+  }
+  return asc__ty_tensor(r->in->c, ascBool, nd, true);
+}
+
 static asc__type *compare(run *r, asc__ast_expr *e) {
   asc__type *prev = asc__infer_expr(r, e->u.cmp.operands[0]);
   bool unknown = prev == NULL, bad = false;
+  if (e->u.cmp.n >= 1 && prev != NULL && !is_err(prev)) {
+    asc__type *second = asc__infer_expr(r, e->u.cmp.operands[1]);
+    if (second != NULL && !is_err(second) &&
+        (is_kind(prev, ASC_TY_TENSOR) || is_kind(second, ASC_TY_TENSOR)))
+      return array_compare(r, e, prev, second);
+  }
   for (int i = 0; i < e->u.cmp.n; i++) {
     asc__ast_expr *lhs = e->u.cmp.operands[i], *rhs = e->u.cmp.operands[i + 1];
     asc__type *t = asc__infer_expr(r, rhs);
@@ -722,6 +870,15 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     if (e->u.unary.op == ASC_UN_NOT) {
       check_truth(r, a, e->u.unary.operand);
       return scalar(r, ascBool);
+    }
+    if (is_kind(a, ASC_TY_TENSOR)) {
+      asc__type *at = asc__ty_find(a);
+      if (e->u.unary.op == ASC_UN_INVERT &&
+          asc__dtype_is_float(at->dtype)) {
+        report(r, e->loc, "bad operand type for unary ~: %s", tn(r, at));
+        return err(r);
+      }
+      return asc__ty_tensor(r->in->c, at->dtype, at->ndim, true);
     }
     if (!is_kind(a, ASC_TY_SCALAR) ||
         (e->u.unary.op == ASC_UN_INVERT &&
@@ -860,6 +1017,58 @@ static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
     asc__infer_settype(r, target, tt);
 }
 
+/* target[...] = value where target[...] is a view of type vt: numpy's
+ * setitem broadcasts value (a scalar or an array of no more axes) to the
+ * view's shape and converts it to the element type like an item
+ * assignment (docs/arrays.md). */
+static void array_store(run *r, asc__ast_expr *target, asc__type *vt,
+                        asc__type *t, asc__ast_expr *value, asc__loc loc) {
+  asc__type *elem;
+  if (vt == NULL || is_err(vt) || t == NULL || is_err(t))
+    return;
+  vt = asc__ty_find(vt);
+  t = asc__ty_find(t);
+  elem = scalar(r, vt->dtype);
+  if (t->kind == ASC_TY_TENSOR) {
+    if (t->ndim > vt->ndim)
+      report(r, value ? value->loc : loc,
+             "cannot broadcast %s into %s: it has more axes", tn(r, t),
+             tn(r, vt));
+    return;
+  }
+  if (t->kind != ASC_TY_SCALAR) {
+    report(r, value ? value->loc : loc, "cannot store %s into %s",
+           tn(r, t), tn(r, vt));
+    return;
+  }
+  (void)target;
+  if (asc__infer_fits(r, t, elem, true, 0) && value != NULL)
+    asc__infer_coerce(r, value, elem, 0);
+}
+
+/* Is value, assigned to a name, an existing array (an alias or a view of
+ * one) rather than a new array? */
+static bool names_an_array(const asc__ast_expr *value) {
+  if (value == NULL)
+    return true;
+  switch (value->kind) {
+  case ASC_EXPR_NAME:
+  case ASC_EXPR_SUBSCRIPT:
+    return true;
+  case ASC_EXPR_CALL: /* asc.local_array(...) and friends */
+    return value->u.call.builtin == NULL ||
+           !(asc__builtin_is_reduction(value->u.call.builtin->id) ||
+             asc__builtin_is_elementwise(value));
+  case ASC_EXPR_ATTR:
+    return strcmp(value->u.attr.attr, "T") == 0;
+  case ASC_EXPR_IFEXP:
+    return names_an_array(value->u.ifexp.then) &&
+           names_an_array(value->u.ifexp.orelse);
+  default:
+    return false;
+  }
+}
+
 static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
                           asc__ast_expr *value, asc__loc loc, int depth) {
   if (depth > ASC_MAX_NESTING) {
@@ -878,6 +1087,13 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
                       is_kind(t, ASC_TY_FUNC))) {
       report(r, value ? value->loc : loc,
              "a variable cannot hold %s", tn(r, t));
+      t = err(r);
+    } else if (t != NULL && is_kind(t, ASC_TY_TENSOR) &&
+               !names_an_array(value)) {
+      report(r, value->loc,
+             "a new array from an array expression is not supported in "
+             "kernels yet: write it into an existing array "
+             "(out[...] = expression, or out[:] = ...)");
       t = err(r);
     }
     vt = asc__infer_assign_cell(r, s, target->loc, t, value);
@@ -898,6 +1114,10 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              tn(r, tt));
       return;
     }
+    if (asc__infer_index_is_view(target->u.sub.index, tt->ndim)) {
+      array_store(r, target, asc__infer_expr(r, target), t, value, loc);
+      return;
+    }
     asc__infer_check_tensor_index(r, tt, target->u.sub.index, target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
@@ -908,7 +1128,12 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
      * type (float -> int truncates; docs/arrays.md) */
     if (is_kind(t, ASC_TY_SCALAR) && !asc__infer_fits(r, t, elem, true, 0))
       return;
-    if (!asc__infer_fits(r, t, elem, true, 0))
+    if (is_kind(t, ASC_TY_TENSOR))
+      report(r, value ? value->loc : loc,
+             "cannot store an array (%s) into one element of %s: index "
+             "its operands, or assign to a slice (x[:] = ...)",
+             tn(r, t), tn(r, tt));
+    else if (!asc__infer_fits(r, t, elem, true, 0))
       report(r, value ? value->loc : loc,
              "cannot store %s into an element of %s%s%s%s", tn(r, t),
              tn(r, tt),
@@ -959,6 +1184,9 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
   }
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
     asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
+    if (tt != NULL && tt->kind == ASC_TY_TENSOR &&
+        asc__infer_index_is_view(target->u.sub.index, tt->ndim))
+      return asc__infer_expr(r, target);
     if (tt != NULL && tt->kind == ASC_TY_TENSOR)
       return scalar(r, tt->dtype);
     return tt;
@@ -1118,6 +1346,20 @@ static void stmt(run *r, asc__ast_stmt *s) {
     fake.u.binary.lhs = s->u.aug.target;
     fake.u.binary.rhs = s->u.aug.value;
     t = binop_type(r, s->u.aug.op, cur, v, &fake);
+    if (is_kind(cur, ASC_TY_TENSOR)) {
+      /* in place: numpy's same_kind rule for the ufunc's output */
+      asc__type *ct = asc__ty_find(cur), *rt = asc__ty_find(t);
+      if (rt != NULL && !is_err(rt) && asc__dtype_is_float(rt->dtype) &&
+          !asc__dtype_is_float(ct->dtype))
+        report(r, s->loc,
+               "cannot write the %s result of %s= into %s in place "
+               "(numpy's same_kind rule): convert explicitly",
+               asc__dtype_long(rt->dtype), asc__binop_str(s->u.aug.op),
+               tn(r, ct));
+      if (r->check)
+        asc__infer_settype(r, s->u.aug.target, cur);
+      return;
+    }
     assign_target(r, s->u.aug.target, t, NULL, s->loc, 0);
     if (r->check && t != NULL && !is_err(t)) {
       asc__type *tt = asc__ty_find(s->u.aug.target->type);

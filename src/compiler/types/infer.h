@@ -102,4 +102,11 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
  * of an earlier compilation may point into a freed arena). */
 void asc__ast_clear_types(asc__ast_func *fn);
 
+/* Does t[ix] on a tensor of ndim axes select a view (a slice, None, or
+ * fewer integers than axes: numpy basic indexing) and not one element? */
+bool asc__infer_index_is_view(const asc__ast_expr *ix, int32_t ndim);
+
+/* Is the builtin call e elementwise over array arguments (a ufunc)? */
+bool asc__builtin_is_elementwise(const asc__ast_expr *e);
+
 #endif /* ASC_INFER_H */

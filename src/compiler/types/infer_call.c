@@ -173,12 +173,166 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   if (t == NULL || is_err(t))
     return t;
   t = asc__ty_find(t);
+  if (t->kind == ASC_TY_TENSOR && r->ew) {
+    /* elementwise: typed as one element; the call's result has the
+     * broadcast number of axes */
+    if (t->ndim > r->ew_ndim)
+      r->ew_ndim = t->ndim;
+    return scalar(r, t->dtype);
+  }
   if (t->kind != ASC_TY_SCALAR) {
     report(r, e->u.call.rargs[i]->loc, "%s() takes a scalar, not %s",
            e->u.call.builtin->name, tn(r, t));
     return err(r);
   }
   return t;
+}
+
+/* A constant axis argument (an int literal, maybe negated) of an array of
+ * nd axes, normalised; -1 when there is no axis (None or left out), -2
+ * after an error. */
+static int reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
+  int64_t k;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return -1;
+  if (a->kind == ASC_EXPR_INT && a->u.ival < 64)
+    k = (int64_t)a->u.ival;
+  else if (asc__infer_is_neg_int_literal(a) &&
+           a->u.unary.operand->u.ival < 64)
+    k = -(int64_t)a->u.unary.operand->u.ival;
+  else {
+    report(r, a->loc, "axis must be an integer constant (or None)");
+    return -2;
+  }
+  if (k < -nd || k >= nd) {
+    report(r, a->loc, "axis %lld is out of bounds for an array of "
+           "dimension %d", (long long)k, (int)nd);
+    return -2;
+  }
+  asc__infer_settype(r, a, scalar(r, ascInt64));
+  return (int)(k < 0 ? k + nd : k);
+}
+
+/* numpy's accumulator dtype of sum and prod: small integers and bools
+ * widen to 64 bits. */
+static ascDataType sum_dtype(ascDataType dt) {
+  if (dt == ascBool || dt == ascInt8 || dt == ascInt16 || dt == ascInt32)
+    return ascInt64;
+  if (dt == ascUInt8 || dt == ascUInt16 || dt == ascUInt32)
+    return ascUInt64;
+  return dt;
+}
+
+/* np.sum(a), a.max(axis=1), np.dot(x, y) ... (docs/arrays.md). */
+static asc__type *reduction(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int n = e->u.call.nrargs;
+  asc__type *t = call_arg(r, e, 0), *u;
+  ascDataType dt, rt;
+  int axis, keep = 0;
+  int32_t nd;
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR && t->kind != ASC_TY_SCALAR) {
+    report(r, a[0]->loc, "%s() takes an array, not %s", b->name, tn(r, t));
+    return err(r);
+  }
+  if (t->kind == ASC_TY_SCALAR && t->weak)
+    t = scalar(r, t->dtype);
+  dt = t->dtype;
+  nd = t->kind == ASC_TY_TENSOR ? t->ndim : 0;
+  if (b->id == ASC_BI_NP_DOT) {
+    u = call_arg(r, e, 1);
+    PROPAGATE(u);
+    u = asc__ty_find(u);
+    if (n > 2 && a[2] != NULL && a[2]->kind != ASC_EXPR_NONE) {
+      report(r, a[2]->loc, "dot(..., out=) is not supported in kernels");
+      return err(r);
+    }
+    if (t->kind != ASC_TY_TENSOR || u->kind != ASC_TY_TENSOR ||
+        t->ndim != 1 || u->ndim != 1) {
+      report(r, e->loc, "np.dot of %s and %s is not supported in kernels "
+             "yet (1-D arrays only; write the loop nest for matrices)",
+             tn(r, t), tn(r, u));
+      return err(r);
+    }
+    {
+      asc__type *p = asc__infer_arith_promote(r, scalar(r, t->dtype),
+                                              scalar(r, u->dtype));
+      return scalar(r, asc__ty_find(p)->dtype);
+    }
+  }
+  for (int i = 1; i < n; i++) {
+    const char *pn = NULL;
+    if (a[i] == NULL || a[i]->kind == ASC_EXPR_NONE)
+      continue;
+    {
+      /* the parameter's name */
+      const char *p = b->params;
+      for (int j = 0; j < i && p; j++) {
+        p = strchr(p, ',');
+        if (p)
+          p++;
+      }
+      pn = p;
+    }
+    if (pn && (strncmp(pn, "dtype", 5) == 0 || strncmp(pn, "out", 3) == 0)) {
+      report(r, a[i]->loc, "%s(..., %.*s=) is not supported in kernels",
+             b->name, strncmp(pn, "out", 3) == 0 ? 3 : 5, pn);
+      return err(r);
+    }
+    if (pn && strncmp(pn, "keepdims", 8) == 0) {
+      if (a[i]->kind != ASC_EXPR_BOOL) {
+        report(r, a[i]->loc, "keepdims must be True or False");
+        return err(r);
+      }
+      keep = a[i]->u.bval;
+    }
+    if (pn && strncmp(pn, "ddof", 4) == 0) {
+      asc__type *dd = call_arg(r, e, i);
+      PROPAGATE(dd);
+      if (!asc__ty_is_intlike(dd) || asc__ty_find(dd)->dtype == ascBool) {
+        report(r, a[i]->loc, "ddof must be an integer");
+        return err(r);
+      }
+      asc__infer_coerce(r, a[i], scalar(r, ascInt64), 0);
+    }
+  }
+  axis = reduction_axis(r, n > 1 ? a[1] : NULL, nd);
+  if (axis == -2)
+    return err(r);
+  switch (b->id) {
+  case ASC_BI_NP_SUM:
+  case ASC_BI_NP_PROD:
+    rt = sum_dtype(dt);
+    break;
+  case ASC_BI_NP_MEAN:
+  case ASC_BI_NP_VAR:
+  case ASC_BI_NP_STD:
+    rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
+    break;
+  case ASC_BI_NP_ANY:
+  case ASC_BI_NP_ALL:
+    rt = ascBool;
+    break;
+  case ASC_BI_NP_ARGMIN:
+  case ASC_BI_NP_ARGMAX:
+    rt = ascInt64;
+    break;
+  default:
+    rt = dt;
+    break;
+  }
+  if (axis < 0) {
+    if (keep) {
+      report(r, e->loc, "%s(..., keepdims=True) without an axis is not "
+             "supported in kernels yet", b->name);
+      return err(r);
+    }
+    return scalar(r, rt);
+  }
+  return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
 }
 
 static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
@@ -201,6 +355,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' cannot be called", b->name);
     return err(r);
   }
+  if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
+    return reduction(r, e);
   switch (b->id) {
   case ASC_BI_RANGE:
   case ASC_BI_PRANGE:
@@ -332,6 +488,22 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       }
       return p;
     }
+  case ASC_BI_NP_WHERE:
+  case ASC_BI_NP_CLIP: {
+    /* np.where(c, x, y): c's truth chooses; np.clip(a, lo, hi) */
+    asc__type *w;
+    bool where = b->id == ASC_BI_NP_WHERE;
+    t = need_scalar(r, e, 0);
+    u = need_scalar(r, e, 1);
+    w = need_scalar(r, e, 2);
+    PROPAGATE(t);
+    PROPAGATE(u);
+    PROPAGATE(w);
+    if (where)
+      return asc__infer_arith_promote(r, u, w);
+    return asc__infer_arith_promote(r, t,
+                                    asc__infer_arith_promote(r, u, w));
+  }
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
   case ASC_BI_FMOD:
@@ -367,6 +539,7 @@ static bool args_follow_result(asc__builtin_id id) {
   case ASC_BI_FLOOR:
   case ASC_BI_CEIL:
   case ASC_BI_TRUNC:
+  case ASC_BI_NP_CLIP:
   case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN: case ASC_BI_ASIN:
   case ASC_BI_ACOS: case ASC_BI_ATAN: case ASC_BI_SINH: case ASC_BI_COSH:
   case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
@@ -378,9 +551,43 @@ static bool args_follow_result(asc__builtin_id id) {
   }
 }
 
+/* Builtins that apply to each element of array arguments (numpy's
+ * ufuncs); min and max only as np.minimum / np.maximum, since Python's
+ * min(a, b) of arrays is an error. */
+bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  switch (b->id) {
+  case ASC_BI_MIN:
+  case ASC_BI_MAX:
+    return e->u.call.func->kind == ASC_EXPR_ATTR &&
+           asc__expr_via_asc(e->u.call.func) &&
+           e->u.call.func->u.attr.value->u.name.sym->u.module == ASC_NS_NP;
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+  case ASC_BI_NP_WHERE:
+  case ASC_BI_NP_CLIP:
+    return true;
+  default:
+    /* np.float32(a) of an array converts each element (a.astype) */
+    return b->kind == ASC_BK_DTYPE ||
+           (b->kind == ASC_BK_FUNC && args_follow_result(b->id));
+  }
+}
+
 static asc__type *builtin_call(run *r, asc__ast_expr *e) {
-  asc__type *t = builtin_call_inner(r, e);
-  asc__type *f = asc__ty_find(t);
+  bool save_ew = r->ew;
+  int32_t save_nd = r->ew_ndim, nd;
+  asc__type *t, *f;
+  r->ew = asc__builtin_is_elementwise(e);
+  r->ew_ndim = 0;
+  t = builtin_call_inner(r, e);
+  nd = r->ew_ndim;
+  r->ew = save_ew;
+  r->ew_ndim = save_nd;
+  f = asc__ty_find(t);
+  if (nd > 0 && f != NULL && f->kind == ASC_TY_SCALAR)
+    return asc__ty_tensor(r->in->c, f->dtype, nd, true);
   if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
       args_follow_result(e->u.call.builtin->id))
     for (int i = 0; i < e->u.call.nrargs; i++)

@@ -97,6 +97,7 @@ static asc__ast_expr *clone_expr(cloner *k, const asc__ast_expr *e,
     d->u.sub.index = clone_expr(k, e->u.sub.index, depth + 1);
     break;
   case ASC_EXPR_SLICE:
+    d->u.slice.ellipsis = e->u.slice.ellipsis;
     d->u.slice.lower = clone_expr(k, e->u.slice.lower, depth + 1);
     d->u.slice.upper = clone_expr(k, e->u.slice.upper, depth + 1);
     d->u.slice.step = clone_expr(k, e->u.slice.step, depth + 1);

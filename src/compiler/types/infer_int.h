@@ -64,6 +64,10 @@ typedef struct run {
    * defaults once parents have coerced them */
   asc__ast_expr **typed;
   int32_t ntyped, captyped;
+  /* an elementwise builtin call being typed: its tensor arguments count
+   * as scalars of their dtype; ew_ndim is the most axes among them */
+  bool ew;
+  int32_t ew_ndim;
 } run;
 
 /* ------------------------------------------------------------ reporting */

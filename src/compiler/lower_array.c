@@ -1,0 +1,975 @@
+/*
+ * Arrays in kernels (docs/arrays.md): views and whole-array statements.
+ *
+ * A view (a[1:-1, j], a.T, a[None, :]) is never a copy and never an IR
+ * value: it is an element offset, a shape and strides in elements over
+ * the register of the tensor it views, computed where the view is made.
+ * Every load and store through it is a load or store of that tensor, so
+ * the passes see the accesses as they would see hand-written indexing.
+ *
+ * A whole-array statement (out[1:-1] = 0.5 * (v[:-2] + v[2:]), b *= 2)
+ * becomes one loop nest over the target's shape, whatever the number of
+ * operators: the expression is lowered once per element by the ordinary
+ * expression lowering, with each array operand read at the element's
+ * index (ls->ew).  Scalar parts of the expression are evaluated once,
+ * before the loops, as numpy evaluates them.  Operands broadcast as in
+ * numpy: an axis of size 1 has stride 0.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
+
+static bool is_tensor(const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  return t && t->kind == ASC_TY_TENSOR;
+}
+
+static asc__irval sel(lstate *ls, asc__irval c, asc__irval a, asc__irval b) {
+  int32_t d;
+  asc__irins *i;
+  if (c.kind == ASC_IRV_CONST)
+    return c.c.i ? a : b;
+  d = newreg(ls, vdt(ls, a), NULL);
+  i = emit(ls, ASC_IR_SELECT, d, 3);
+  i->args[0] = c;
+  i->args[1] = a;
+  i->args[2] = b;
+  return asc__irv_reg(d);
+}
+
+static asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
+
+static asc__irval add(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_ADD, ascInt64, a, b);
+}
+
+static asc__irval mul(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_MUL, ascInt64, a, b);
+}
+
+static bool same_val(asc__irval a, asc__irval b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == ASC_IRV_CONST)
+    return a.c.i == b.c.i;
+  return a.kind == ASC_IRV_REG && a.reg == b.reg;
+}
+
+/* if (cond) raise kind(msg, a, b) */
+static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg,
+                     asc__irval a, asc__irval b) {
+  asc__irins *i, *r;
+  asc__irblock *save = ls->cur;
+  if (cond.kind == ASC_IRV_CONST && cond.c.i == 0)
+    return;
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  r = emit(ls, ASC_IR_RAISE, -1, 2);
+  r->aux = kind;
+  r->str = msg;
+  r->args[0] = a;
+  r->args[1] = b;
+  ls->cur = save;
+}
+
+/* ---------------------------------------------------------------- views */
+
+static void whole_tensor(lstate *ls, int32_t t, asc__lview *v) {
+  memset(v, 0, sizeof *v);
+  v->t = t;
+  v->nd = ls->f->regs[t].ty.ndim;
+  v->off = i64(0);
+  for (int k = 0; k < v->nd; k++) {
+    int32_t d = newreg(ls, ascInt64, NULL);
+    asc__irins *i = emit(ls, ASC_IR_STRIDE, d, 1);
+    i->args[0] = asc__irv_reg(t);
+    i->aux = k;
+    v->shape[k] = asc__lower_dim_of(ls, t, k);
+    v->stride[k] = asc__irv_reg(d);
+    v->src[k] = (int8_t)k;
+  }
+}
+
+/* An integer index into an axis of size n: from the end when negative
+ * (numpy), checked when boundscheck is on. */
+static asc__irval axis_index(lstate *ls, const asc__ast_expr *x, asc__irval n,
+                             int axis) {
+  asc__irval v = conv(ls, asc__lower_expr(ls, x), ascInt64), given = v;
+  int64_t lb;
+  if (v.kind == ASC_IRV_CONST ? v.c.i < 0
+                              : !(asc__lower_bound(ls, x, &lb) && lb >= 0))
+    v = sel(ls, op2(ls, ASC_IR_LT, ascInt64, v, i64(0)), add(ls, v, n), v);
+  if (ls->boundscheck)
+    raise_if(ls,
+             op2(ls, ASC_IR_OR, ascBool,
+                 op2(ls, ASC_IR_LT, ascInt64, v, i64(0)),
+                 op2(ls, ASC_IR_GE, ascInt64, v, n)),
+             ASC_KEXC_INDEX_ERROR,
+             asc__arena_printf(ls->c,
+                               "index {} is out of bounds for axis %d with "
+                               "size {}",
+                               axis),
+             given, n);
+  return v;
+}
+
+/* Python's slice.indices(n): the first index and the length of
+ * lo:hi:step over an axis of size n. */
+static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
+                       asc__irval *start, asc__irval *len,
+                       asc__irval *step) {
+  const asc__ast_expr *lo = s->u.slice.lower, *hi = s->u.slice.upper,
+                      *st = s->u.slice.step;
+  asc__irval pos, lo_clamp, hi_clamp, a, b, span, neg;
+  if (lo && lo->kind == ASC_EXPR_NONE)
+    lo = NULL;
+  if (hi && hi->kind == ASC_EXPR_NONE)
+    hi = NULL;
+  if (st && st->kind == ASC_EXPR_NONE)
+    st = NULL;
+  *step = st ? conv(ls, asc__lower_expr(ls, st), ascInt64) : i64(1);
+  raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, *step, i64(0)),
+           ASC_KEXC_VALUE_ERROR, "slice step cannot be zero", i64(0),
+           i64(0));
+  pos = op2(ls, ASC_IR_GT, ascInt64, *step, i64(0));
+  lo_clamp = sel(ls, pos, i64(0), i64(-1));
+  hi_clamp = sel(ls, pos, n, add(ls, n, i64(-1)));
+  if (lo == NULL) {
+    a = sel(ls, pos, i64(0), add(ls, n, i64(-1)));
+  } else {
+    asc__irval x = conv(ls, asc__lower_expr(ls, lo), ascInt64);
+    int64_t lb;
+    if (x.kind == ASC_IRV_CONST ? x.c.i >= 0
+                                : (asc__lower_bound(ls, lo, &lb) && lb >= 0))
+      a = op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp);
+    else
+      a = sel(ls, op2(ls, ASC_IR_LT, ascInt64, x, i64(0)),
+              op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
+              op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
+  }
+  if (hi == NULL) {
+    b = sel(ls, pos, n, i64(-1));
+  } else {
+    asc__irval x = conv(ls, asc__lower_expr(ls, hi), ascInt64);
+    b = sel(ls, op2(ls, ASC_IR_LT, ascInt64, x, i64(0)),
+            op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
+            op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
+  }
+  /* len = max(0, ceil((b - a) / step)) */
+  span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
+             op2(ls, ASC_IR_SUB, ascInt64, a, b));
+  neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
+  *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+             op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                 add(ls, span, add(ls, neg, i64(-1))), neg));
+  *start = a;
+}
+
+static const asc__lview *bound_view(lstate *ls, const asc__ast_expr *e) {
+  if (e->kind != ASC_EXPR_NAME || e->u.name.sym == NULL)
+    return NULL;
+  return asc__lower_sym_view(ls, e->u.name.sym);
+}
+
+bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  if (t == NULL || t->kind != ASC_TY_TENSOR)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return bound_view(ls, e) != NULL;
+  case ASC_EXPR_SUBSCRIPT:
+    return true;
+  case ASC_EXPR_ATTR:
+    return strcmp(e->u.attr.attr, "T") == 0;
+  default:
+    return false;
+  }
+}
+
+void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
+  const asc__lview *b = bound_view(ls, e);
+  if (b != NULL) {
+    *v = *b;
+    return;
+  }
+  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0) {
+    asc__lview in;
+    asc__lower_view(ls, e->u.attr.value, &in);
+    *v = in;
+    for (int k = 0; k < in.nd; k++) {
+      v->shape[k] = in.shape[in.nd - 1 - k];
+      v->stride[k] = in.stride[in.nd - 1 - k];
+      v->src[k] = in.src[in.nd - 1 - k];
+    }
+    return;
+  }
+  if (e->kind == ASC_EXPR_SUBSCRIPT && is_tensor(e)) {
+    const asc__ast_expr *ix = e->u.sub.index;
+    const asc__ast_expr *const *elts =
+        ix->kind == ASC_EXPR_TUPLE
+            ? (const asc__ast_expr *const *)ix->u.tuple.elts
+            : &ix;
+    int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1, axis = 0;
+    asc__lview in;
+    asc__lower_view(ls, e->u.sub.value, &in);
+    memset(v, 0, sizeof *v);
+    v->t = in.t;
+    v->off = in.off;
+    for (int i = 0; i < n; i++) {
+      const asc__ast_expr *x = elts[i];
+      if (x->kind == ASC_EXPR_SLICE && x->u.slice.ellipsis) {
+        /* the axes the other entries do not name */
+        int named = 0;
+        for (int q = 0; q < n; q++)
+          if (elts[q]->kind != ASC_EXPR_NONE &&
+              !(elts[q]->kind == ASC_EXPR_SLICE && elts[q]->u.slice.ellipsis))
+            named++;
+        for (int q = 0; q < in.nd - named && axis < in.nd; q++, axis++) {
+          v->shape[v->nd] = in.shape[axis];
+          v->stride[v->nd] = in.stride[axis];
+          v->src[v->nd++] = in.src[axis];
+        }
+        continue;
+      }
+      if (x->kind == ASC_EXPR_NONE) { /* a new axis of size 1 */
+        v->shape[v->nd] = i64(1);
+        v->stride[v->nd] = i64(0);
+        v->src[v->nd++] = -1;
+        continue;
+      }
+      if (axis >= in.nd)
+        asc__diag_fatal(ls->c, x->loc, "too many indices");
+      if (x->kind == ASC_EXPR_SLICE) {
+        asc__irval start, len, step;
+        if (!x->u.slice.lower && !x->u.slice.upper && !x->u.slice.step) {
+          v->shape[v->nd] = in.shape[axis]; /* ':' keeps the axis */
+          v->stride[v->nd] = in.stride[axis];
+          v->src[v->nd++] = in.src[axis];
+        } else {
+          slice_axis(ls, x, in.shape[axis], &start, &len, &step);
+          v->off = add(ls, v->off, mul(ls, start, in.stride[axis]));
+          v->shape[v->nd] = len;
+          v->stride[v->nd] = mul(ls, in.stride[axis], step);
+          v->src[v->nd++] = -1;
+        }
+      } else {
+        asc__irval k = axis_index(ls, x, in.shape[axis], axis);
+        v->off = add(ls, v->off, mul(ls, k, in.stride[axis]));
+      }
+      axis++;
+    }
+    for (; axis < in.nd; axis++) { /* the axes not named are whole */
+      v->shape[v->nd] = in.shape[axis];
+      v->stride[v->nd] = in.stride[axis];
+      v->src[v->nd++] = in.src[axis];
+    }
+    return;
+  }
+  if (is_tensor(e)) {
+    whole_tensor(ls, asc__lower_tensor_reg(ls, e), v);
+    return;
+  }
+  asc__diag_fatal(ls->c, e->loc, "expected an array here");
+}
+
+asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v) {
+  asc__irval n = i64(1);
+  for (int k = 0; k < v->nd; k++)
+    n = mul(ls, n, v->shape[k]);
+  return n;
+}
+
+/* The element offset of v[idx...] with one integer per axis. */
+asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
+                                  const asc__ast_expr *sub) {
+  const asc__ast_expr *ix = sub->u.sub.index;
+  const asc__ast_expr *const *elts =
+      ix->kind == ASC_EXPR_TUPLE
+          ? (const asc__ast_expr *const *)ix->u.tuple.elts
+          : &ix;
+  int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
+  asc__irval off = v->off;
+  if (n != v->nd)
+    asc__diag_fatal(ls->c, sub->loc, "expected %d indices", v->nd);
+  for (int k = 0; k < n; k++)
+    off = add(ls, off, mul(ls, axis_index(ls, elts[k], v->shape[k], k),
+                           v->stride[k]));
+  return off;
+}
+
+/* ------------------------------------------------- whole-array statements */
+
+/* A reduction along one axis inside a whole-array statement
+ * (out[:] = a.sum(axis=1)): each element is a loop over that axis. */
+typedef struct asc__ewred {
+  const asc__ast_expr *call;
+  asc__ewctx sub;                  /* the reduced expression's operands */
+  asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
+  int nd;
+  int axis;
+  bool keep;
+} asc__ewred;
+
+static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                      bool grow);
+static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
+                               asc__ewctx *sub, const asc__irval *shape,
+                               int nd, const asc__irval *fixed, int axis);
+
+/* The constant axis of a reduction call, normalised, or -1. */
+static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
+  const asc__ast_expr *a =
+      call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
+  const asc__builtin *b = call->u.call.builtin;
+  int64_t k;
+  int ki = b->id == ASC_BI_NP_SUM || b->id == ASC_BI_NP_PROD ||
+                   b->id == ASC_BI_NP_MEAN
+               ? 4
+           : b->id == ASC_BI_NP_VAR || b->id == ASC_BI_NP_STD ? 5
+                                                               : 3;
+  *keep = call->u.call.nrargs > ki && call->u.call.rargs[ki] != NULL &&
+          call->u.call.rargs[ki]->kind == ASC_EXPR_BOOL &&
+          call->u.call.rargs[ki]->u.bval;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return -1;
+  if (a->kind == ASC_EXPR_INT)
+    k = (int64_t)a->u.ival;
+  else
+    k = -(int64_t)a->u.unary.operand->u.ival;
+  return (int)(k < 0 ? k + nd : k);
+}
+
+/* The array operands of expression e and its scalar parts, collected
+ * before the loops (ls->ew is NULL then). */
+static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
+  if (!is_tensor(e)) {
+    asc__ewval *s;
+    ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,
+                                  &ew->capscalars, sizeof *ew->scalars, 8);
+    s = &ew->scalars[ew->nscalars++];
+    s->e = e;
+    s->v = asc__lower_expr(ls, e);
+    return;
+  }
+  switch (e->kind) {
+  case ASC_EXPR_BINARY:
+    collect(ls, ew, e->u.binary.lhs);
+    collect(ls, ew, e->u.binary.rhs);
+    return;
+  case ASC_EXPR_UNARY:
+    collect(ls, ew, e->u.unary.operand);
+    return;
+  case ASC_EXPR_COMPARE:
+    collect(ls, ew, e->u.cmp.operands[0]);
+    collect(ls, ew, e->u.cmp.operands[1]);
+    return;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin &&
+        asc__builtin_is_reduction(e->u.call.builtin->id)) {
+      /* along an axis: an operand whose elements are loops */
+      const asc__ast_expr *arg = e->u.call.rargs[0];
+      asc__ewred *red = asc__arena_alloc(ls->c, sizeof *red);
+      asc__ewop *op;
+      int nd;
+      memset(red, 0, sizeof *red);
+      red->call = e;
+      red->nd = ty(arg)->ndim;
+      red->axis = call_axis(e, red->nd, &red->keep);
+      collect(ls, &red->sub, arg);
+      for (int k = 0; k < red->nd; k++)
+        red->shape[k] = i64(1);
+      for (int k = 0; k < red->sub.nops; k++)
+        broadcast(ls, &red->sub.ops[k].v, red->shape, red->nd, true);
+      ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                                sizeof *ew->ops, 8);
+      op = &ew->ops[ew->nops++];
+      memset(op, 0, sizeof *op);
+      op->e = e;
+      op->red = red;
+      op->v.t = -1;
+      op->v.off = i64(0);
+      nd = 0;
+      for (int k = 0; k < red->nd; k++) {
+        if (k == red->axis && !red->keep)
+          continue;
+        op->v.shape[nd] = k == red->axis ? i64(1) : red->shape[k];
+        op->v.stride[nd] = i64(1);
+        op->v.src[nd++] = -1;
+      }
+      op->v.nd = nd;
+      return;
+    }
+    if (e->u.call.builtin && asc__builtin_is_elementwise(e)) {
+      for (int k = 0; k < e->u.call.nrargs; k++)
+        if (e->u.call.rargs[k])
+          collect(ls, ew, e->u.call.rargs[k]);
+      return;
+    }
+    break;
+  case ASC_EXPR_NAME:
+  case ASC_EXPR_SUBSCRIPT:
+  case ASC_EXPR_ATTR: {
+    asc__ewop *op;
+    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                              sizeof *ew->ops, 8);
+    op = &ew->ops[ew->nops++];
+    op->e = e;
+    op->red = NULL;
+    asc__lower_view(ls, e, &op->v);
+    return;
+  }
+  default:
+    break;
+  }
+  unsupported(ls, e->loc, "this array expression");
+}
+
+/* Broadcasts operand v against the loop shape: each of its axes is of
+ * the shape's size (checked) or 1 (stride 0).  grow: the shape may take
+ * the operand's size where it is 1 so far (no target). */
+static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                      bool grow) {
+  for (int k = 0; k < v->nd; k++) {
+    int a = nd - v->nd + k;
+    asc__irval s = v->shape[k], one, ok;
+    if (s.kind == ASC_IRV_CONST && s.c.i == 1) {
+      v->stride[k] = i64(0);
+      continue;
+    }
+    if (grow && shape[a].kind == ASC_IRV_CONST && shape[a].c.i == 1) {
+      shape[a] = s; /* the first operand of this size: it sets it */
+      continue;
+    }
+    if (same_val(s, shape[a]))
+      continue;
+    if (grow)
+      shape[a] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, shape[a], i64(1)), s,
+                     shape[a]);
+    one = op2(ls, ASC_IR_EQ, ascInt64, s, i64(1));
+    ok = op2(ls, ASC_IR_OR, ascBool, one,
+             op2(ls, ASC_IR_EQ, ascInt64, s, shape[a]));
+    raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok), ASC_KEXC_VALUE_ERROR,
+             asc__arena_printf(ls->c,
+                               "operands could not be broadcast together: "
+                               "size {} against size {} on axis %d",
+                               a),
+             s, shape[a]);
+    v->stride[k] = sel(ls, one, i64(0), v->stride[k]);
+  }
+}
+
+/* Are a and b the same elements in the same order? */
+static bool same_view(const asc__lview *a, const asc__lview *b) {
+  if (a->t != b->t || a->nd != b->nd || !same_val(a->off, b->off))
+    return false;
+  for (int k = 0; k < a->nd; k++) {
+    if (a->src[k] >= 0 && a->src[k] == b->src[k])
+      continue;
+    if (!same_val(a->shape[k], b->shape[k]) ||
+        !same_val(a->stride[k], b->stride[k]))
+      return false;
+  }
+  return true;
+}
+
+/* Are a and b the same expression, written the same way, with no calls?
+ * Within one statement they then denote the same view. */
+static bool same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case ASC_EXPR_NAME:
+    return a->u.name.sym != NULL && a->u.name.sym == b->u.name.sym;
+  case ASC_EXPR_INT:
+    return a->u.ival == b->u.ival;
+  case ASC_EXPR_BOOL:
+    return a->u.bval == b->u.bval;
+  case ASC_EXPR_NONE:
+    return true;
+  case ASC_EXPR_SLICE:
+    return same_expr(a->u.slice.lower, b->u.slice.lower) &&
+           same_expr(a->u.slice.upper, b->u.slice.upper) &&
+           same_expr(a->u.slice.step, b->u.slice.step);
+  case ASC_EXPR_TUPLE:
+    if (a->u.tuple.n != b->u.tuple.n)
+      return false;
+    for (int k = 0; k < a->u.tuple.n; k++)
+      if (!same_expr(a->u.tuple.elts[k], b->u.tuple.elts[k]))
+        return false;
+    return true;
+  case ASC_EXPR_SUBSCRIPT:
+    return same_expr(a->u.sub.value, b->u.sub.value) &&
+           same_expr(a->u.sub.index, b->u.sub.index);
+  case ASC_EXPR_ATTR:
+    return strcmp(a->u.attr.attr, b->u.attr.attr) == 0 &&
+           same_expr(a->u.attr.value, b->u.attr.value);
+  case ASC_EXPR_UNARY:
+    return a->u.unary.op == b->u.unary.op &&
+           same_expr(a->u.unary.operand, b->u.unary.operand);
+  case ASC_EXPR_BINARY:
+    return a->u.binary.op == b->u.binary.op &&
+           same_expr(a->u.binary.lhs, b->u.binary.lhs) &&
+           same_expr(a->u.binary.rhs, b->u.binary.rhs);
+  default:
+    return false;
+  }
+}
+
+/* Opens the loop nest over shape[0..nd); returns the innermost body's
+ * enclosing block to restore. */
+static asc__irblock *open_nest(lstate *ls, const asc__irval *shape, int nd,
+                               asc__irval *idx) {
+  asc__irblock *save = ls->cur;
+  for (int k = 0; k < nd; k++) {
+    int32_t r = newreg(ls, ascInt64, "ax");
+    asc__irins *f = emit(ls, ASC_IR_FOR, r, 3);
+    f->args[0] = i64(0);
+    f->args[1] = shape[k];
+    f->args[2] = i64(1);
+    ls->cur = &f->body[0];
+    idx[k] = asc__irv_reg(r);
+  }
+  return save;
+}
+
+static asc__irval elem_offset(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd) {
+  asc__irval off = v->off;
+  for (int k = 0; k < v->nd; k++)
+    off = add(ls, off, mul(ls, idx[nd - v->nd + k], v->stride[k]));
+  return off;
+}
+
+bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
+                          asc__irval *out) {
+  asc__ewctx *ew = ls->ew;
+  for (int k = 0; k < ew->nscalars; k++)
+    if (ew->scalars[k].e == e) {
+      *out = ew->scalars[k].v;
+      return true;
+    }
+  for (int k = 0; k < ew->nops; k++)
+    if (ew->ops[k].e == e && ew->ops[k].red != NULL) {
+      asc__ewred *red = ew->ops[k].red;
+      const asc__lview *v = &ew->ops[k].v;
+      asc__irval fixed[ASC_MAX_DIMS];
+      for (int j = 0, q = 0; j < red->nd; j++) {
+        int r;
+        if (j == red->axis) {
+          fixed[j] = i64(0);
+          if (!red->keep)
+            continue;
+        }
+        r = q++;
+        fixed[j] = j == red->axis
+                       ? i64(0)
+                       : mul(ls, ew->idx[ew->nd - v->nd + r], v->stride[r]);
+      }
+      *out = reduce_loops(ls, e, &red->sub, red->shape, red->nd, fixed,
+                          red->axis);
+      return true;
+    } else if (ew->ops[k].e == e) {
+      const asc__lview *v = &ew->ops[k].v;
+      asc__irval off = elem_offset(ls, v, ew->idx, ew->nd);
+      int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
+      asc__irins *i = emit(ls, ASC_IR_LOAD, d, 2);
+      i->args[0] = asc__irv_reg(v->t);
+      i->args[1] = off;
+      *out = asc__irv_reg(d);
+      return true;
+    }
+  return false;
+}
+
+/* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest. */
+/* The nest of a whole-array statement with the operands' strides as they
+ * are in ew. */
+static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
+                      const asc__irval *shape, const asc__ast_expr *value,
+                      int op) {
+  asc__irval idx[ASC_MAX_DIMS], v, off;
+  asc__irblock *save = open_nest(ls, shape, dst->nd, idx);
+  asc__ewctx *outer = ls->ew;
+  int dt = ls->f->regs[dst->t].ty.dtype;
+  asc__irins *st;
+  ew->nd = dst->nd;
+  ew->idx = idx;
+  off = elem_offset(ls, dst, idx, dst->nd);
+  ls->ew = ew;
+  v = asc__lower_expr(ls, value);
+  if (op >= 0) {
+    int32_t d = newreg(ls, dt, NULL);
+    /* loaded after the value's operands, which may be the target */
+    asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2);
+    asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                                    asc__ty_scalar(ls->c, vdt(ls, v)));
+    int odt = asc__ty_concrete(ls->c, pt)->dtype;
+    if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+      odt = ascFloat64;
+    ld->args[0] = asc__irv_reg(dst->t);
+    ld->args[1] = off;
+    v = op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt), conv(ls, v, odt));
+  }
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(dst->t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->ew = outer;
+  ls->cur = save;
+}
+
+/* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest.  When
+ * an operand may broadcast at run time, the nest is made twice: with the
+ * operands' own strides when every axis has the target's size (the usual
+ * case, where contiguous operands keep unit strides the C compiler can
+ * vectorise), and with stride 0 on axes of size 1 otherwise. */
+static void store_nest(lstate *ls, const asc__ast_expr *where,
+                       asc__lview *dst, const asc__ast_expr *value, int op) {
+  asc__ewctx ew;
+  asc__irval shape[ASC_MAX_DIMS], same = asc__irv_int(ascBool, 1);
+  asc__irval *own;
+  memset(&ew, 0, sizeof ew);
+  collect(ls, &ew, value);
+  for (int k = 0; k < dst->nd; k++)
+    shape[k] = dst->shape[k];
+  own = asc__arena_alloc(ls->c, sizeof *own * ASC_MAX_DIMS *
+                                    ((size_t)ew.nops + 1));
+  for (int k = 0; k < ew.nops; k++) {
+    asc__lview *v = &ew.ops[k].v;
+    if (v->nd > dst->nd)
+      asc__diag_fatal(ls->c, ew.ops[k].e->loc,
+                      "cannot broadcast a %d-dimensional array into a "
+                      "%d-dimensional one",
+                      v->nd, dst->nd);
+    if (v->t == dst->t && !same_view(v, dst) &&
+        !same_expr(ew.ops[k].e, where))
+      asc__diag_fatal(ls->c, ew.ops[k].e->loc,
+                      "this array expression reads the array it writes "
+                      "through another view; numpy would copy it first, "
+                      "which kernels do not do yet: write the result into "
+                      "a separate array");
+    if (ew.ops[k].red != NULL)
+      for (int q = 0; q < ew.ops[k].red->sub.nops; q++)
+        if (ew.ops[k].red->sub.ops[q].v.t == dst->t)
+          asc__diag_fatal(ls->c, ew.ops[k].red->sub.ops[q].e->loc,
+                          "this reduction reads the array the statement "
+                          "writes; numpy would reduce it first, which "
+                          "kernels do not do yet: reduce into a separate "
+                          "array");
+    for (int a = 0; a < v->nd; a++) {
+      asc__irval s = v->shape[a], t = shape[dst->nd - v->nd + a];
+      own[k * ASC_MAX_DIMS + a] = v->stride[a];
+      if ((s.kind == ASC_IRV_CONST && s.c.i == 1) || same_val(s, t) ||
+          (v->src[a] >= 0 && v->t == dst->t && v->src[a] == dst->src[a]))
+        continue;
+      same = op2(ls, ASC_IR_AND, ascBool, same,
+                 op2(ls, ASC_IR_EQ, ascInt64, s, t));
+    }
+    broadcast(ls, v, shape, dst->nd, false);
+    for (int a = 0; a < v->nd; a++)
+      if (v->shape[a].kind == ASC_IRV_CONST && v->shape[a].c.i == 1)
+        own[k * ASC_MAX_DIMS + a] = v->stride[a]; /* 0 in both nests */
+  }
+  if (same.kind == ASC_IRV_CONST && same.c.i) {
+    emit_nest(ls, &ew, dst, shape, value, op);
+  } else {
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *save = ls->cur;
+    i->args[0] = same;
+    ls->cur = &i->body[1];
+    emit_nest(ls, &ew, dst, shape, value, op);
+    for (int k = 0; k < ew.nops; k++)
+      for (int a = 0; a < ew.ops[k].v.nd; a++)
+        ew.ops[k].v.stride[a] = own[k * ASC_MAX_DIMS + a];
+    ls->cur = &i->body[0];
+    emit_nest(ls, &ew, dst, shape, value, op);
+    ls->cur = save;
+  }
+}
+
+bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
+                             const asc__ast_expr *value) {
+  asc__lview dst;
+  asc__type *tt;
+  if (target->kind != ASC_EXPR_SUBSCRIPT)
+    return false;
+  tt = ty(target->u.sub.value);
+  if (tt == NULL || tt->kind != ASC_TY_TENSOR ||
+      !asc__infer_index_is_view(target->u.sub.index, tt->ndim))
+    return false;
+  asc__lower_view(ls, target, &dst);
+  store_nest(ls, target, &dst, value, -1);
+  return true;
+}
+
+bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value, int op) {
+  asc__lview dst;
+  if (!is_tensor(target))
+    return false;
+  asc__lower_view(ls, target, &dst);
+  store_nest(ls, target, &dst, value, op);
+  return true;
+}
+
+/* ----------------------------------------------------------- reductions */
+
+static bool is_small_float(int dt) {
+  return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32;
+}
+
+/* The identities of min and max: the largest and smallest value of dt. */
+static asc__irval extreme(int dt, bool largest) {
+  switch (dt) {
+  case ascBool: return asc__irv_int(dt, largest);
+  case ascInt8: return asc__irv_int(dt, largest ? INT8_MAX : INT8_MIN);
+  case ascInt16: return asc__irv_int(dt, largest ? INT16_MAX : INT16_MIN);
+  case ascInt32: return asc__irv_int(dt, largest ? INT32_MAX : INT32_MIN);
+  case ascInt64: return asc__irv_int(dt, largest ? INT64_MAX : INT64_MIN);
+  case ascUInt8: return asc__irv_int(dt, largest ? UINT8_MAX : 0);
+  case ascUInt16: return asc__irv_int(dt, largest ? UINT16_MAX : 0);
+  case ascUInt32: return asc__irv_int(dt, largest ? UINT32_MAX : 0);
+  case ascUInt64: return asc__irv_int(dt, largest ? -1 : 0);
+  default: return asc__irv_float(dt, largest ? HUGE_VAL : -HUGE_VAL);
+  }
+}
+
+enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV };
+
+/* One loop over the reduced axes (all when axis < 0, else that one, the
+ * others at fixed[]), folding each element of the call's argument into
+ * acc (and idx for arg*); center: PASS_SQDEV's mean. */
+static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
+                 const asc__irval *shape, int nd, const asc__irval *fixed,
+                 int axis, int kind, int32_t acc, int32_t idx,
+                 asc__irval center) {
+  asc__irval ix[ASC_MAX_DIMS], x;
+  asc__irblock *save = ls->cur;
+  asc__ewctx *outer = ls->ew;
+  int adt = ls->f->regs[acc].ty.dtype;
+  int32_t count = -1;
+  if (idx >= 0) {
+    count = newreg(ls, ascInt64, "red.i");
+    mov(ls, count, i64(0));
+  }
+  for (int k = 0; k < nd; k++) {
+    if (axis >= 0 && k != axis) {
+      ix[k] = fixed[k];
+      continue;
+    }
+    {
+      int32_t r = newreg(ls, ascInt64, "red");
+      asc__irins *f = emit(ls, ASC_IR_FOR, r, 3);
+      f->args[0] = i64(0);
+      f->args[1] = shape[k];
+      f->args[2] = i64(1);
+      ls->cur = &f->body[0];
+      ix[k] = asc__irv_reg(r);
+    }
+  }
+  sub->idx = ix;
+  sub->nd = nd;
+  ls->ew = sub;
+  if (call->u.call.builtin->id == ASC_BI_NP_DOT) {
+    asc__irval a = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), adt);
+    asc__irval b = conv(ls, asc__lower_expr(ls, call->u.call.rargs[1]), adt);
+    x = op2(ls, ASC_IR_MUL, adt, a, b);
+  } else {
+    x = asc__lower_expr(ls, call->u.call.rargs[0]);
+  }
+  ls->ew = outer;
+  switch (kind) {
+  case PASS_SUM:
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_PROD:
+    mov(ls, acc, op2(ls, ASC_IR_MUL, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_SQDEV: {
+    asc__irval d = op2(ls, ASC_IR_SUB, adt, conv(ls, x, adt), center);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_MUL, adt, d, d)));
+    break;
+  }
+  case PASS_ANY:
+    mov(ls, acc, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  case PASS_ALL:
+    mov(ls, acc, op2(ls, ASC_IR_AND, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  default: { /* min, max, argmin, argmax: a NaN wins, the first one */
+    bool lt = kind == PASS_MIN || kind == PASS_ARGMIN;
+    asc__irval a = asc__irv_reg(acc), better;
+    x = conv(ls, x, adt);
+    better = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
+    if (asc__dt_is_float(adt))
+      better = op2(ls, ASC_IR_OR, ascBool, better,
+                   op2(ls, ASC_IR_AND, ascBool,
+                       op2(ls, ASC_IR_NE, adt, x, x),
+                       op2(ls, ASC_IR_EQ, adt, a, a)));
+    if (idx >= 0) {
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      asc__irblock *here = ls->cur;
+      i->args[0] = better;
+      ls->cur = &i->body[0];
+      mov(ls, acc, x);
+      mov(ls, idx, asc__irv_reg(count));
+      ls->cur = here;
+      mov(ls, count, add(ls, asc__irv_reg(count), i64(1)));
+    } else {
+      mov(ls, acc, sel(ls, better, x, a));
+    }
+    break;
+  }
+  }
+  ls->cur = save;
+}
+
+static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
+                               asc__ewctx *sub, const asc__irval *shape,
+                               int nd, const asc__irval *fixed, int axis) {
+  asc__builtin_id id = call->u.call.builtin->id;
+  asc__type *ct = ty(call);
+  int rt = ct->dtype, edt, adt;
+  asc__irval n = i64(1);
+  int32_t acc, idx = -1;
+  const asc__ast_expr *arg = call->u.call.rargs[0];
+  edt = ty(arg)->dtype;
+  for (int k = 0; k < nd; k++)
+    if (axis < 0 || k == axis)
+      n = mul(ls, n, shape[k]);
+  switch (id) {
+  case ASC_BI_NP_SUM:
+  case ASC_BI_NP_PROD:
+  case ASC_BI_NP_MEAN:
+  case ASC_BI_NP_VAR:
+  case ASC_BI_NP_STD:
+  case ASC_BI_NP_DOT:
+    /* small floats are summed in float64 (docs/arrays.md) */
+    adt = is_small_float(rt) ? ascFloat64 : rt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
+                                      : conv(ls, i64(0), adt));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0));
+    if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_DOT)
+      return conv(ls, asc__irv_reg(acc), rt);
+    {
+      asc__irval nf = conv(ls, n, adt);
+      asc__irval mean = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(acc), nf);
+      asc__irval ddof, var;
+      int32_t ss;
+      if (id == ASC_BI_NP_MEAN)
+        return conv(ls, mean, rt);
+      ss = newreg(ls, adt, "red.ss");
+      mov(ls, ss, conv(ls, i64(0), adt));
+      pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
+                     call->u.call.rargs[4]->kind != ASC_EXPR_NONE
+                 ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),
+                        ascInt64)
+                 : i64(0);
+      var = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(ss),
+                conv(ls, op2(ls, ASC_IR_SUB, ascInt64, n, ddof), adt));
+      if (id == ASC_BI_NP_STD) {
+        int32_t d = newreg(ls, adt, NULL);
+        asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+        i->aux = ASC_INTR_SQRT;
+        i->args[0] = var;
+        var = asc__irv_reg(d);
+      }
+      return conv(ls, var, rt);
+    }
+  case ASC_BI_NP_ANY:
+  case ASC_BI_NP_ALL:
+    acc = newreg(ls, ascBool, "red.acc");
+    mov(ls, acc, asc__irv_int(ascBool, id == ASC_BI_NP_ALL));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0));
+    return asc__irv_reg(acc);
+  default: {
+    bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+    bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
+             ASC_KEXC_VALUE_ERROR,
+             arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                        : "attempt to get argmax of an empty sequence")
+                  : (lt ? "zero-size array to reduction operation minimum "
+                          "which has no identity"
+                        : "zero-size array to reduction operation maximum "
+                          "which has no identity"),
+             i64(0), i64(0));
+    adt = edt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, extreme(adt, lt));
+    if (arg_) {
+      idx = newreg(ls, ascInt64, "red.idx");
+      mov(ls, idx, i64(0));
+    }
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_MIN      ? PASS_MIN
+         : id == ASC_BI_NP_MAX    ? PASS_MAX
+         : id == ASC_BI_NP_ARGMIN ? PASS_ARGMIN
+                                  : PASS_ARGMAX,
+         acc, idx, i64(0));
+    return conv(ls, asc__irv_reg(arg_ ? idx : acc), rt);
+  }
+  }
+}
+
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *arg = e->u.call.rargs[0];
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ewctx sub, *outer = ls->ew;
+  asc__irval shape[ASC_MAX_DIMS], r;
+  int nd;
+  if (!is_tensor(arg)) { /* np.sum(3.0): of one element */
+    asc__irval v = asc__lower_expr(ls, arg);
+    int rt = scalar_dt(ls, e);
+    switch (id) {
+    case ASC_BI_NP_ANY:
+    case ASC_BI_NP_ALL:
+      return truthy(ls, v);
+    case ASC_BI_NP_ARGMIN:
+    case ASC_BI_NP_ARGMAX:
+      return asc__irv_int(rt, 0);
+    case ASC_BI_NP_VAR:
+    case ASC_BI_NP_STD:
+      return asc__irv_float(rt, 0.0);
+    default:
+      return conv(ls, v, rt);
+    }
+  }
+  memset(&sub, 0, sizeof sub);
+  ls->ew = NULL;
+  collect(ls, &sub, arg);
+  nd = ty(arg)->ndim;
+  if (id == ASC_BI_NP_DOT) {
+    collect(ls, &sub, e->u.call.rargs[1]);
+    if (sub.nops == 2 && sub.ops[0].red == NULL && sub.ops[1].red == NULL &&
+        sub.ops[0].v.nd == 1 && sub.ops[1].v.nd == 1)
+      raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
+                       sub.ops[1].v.shape[0]),
+               ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
+               sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
+  }
+  for (int k = 0; k < nd; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < sub.nops; k++)
+    broadcast(ls, &sub.ops[k].v, shape, nd, true);
+  r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
+  ls->ew = outer;
+  return r;
+}

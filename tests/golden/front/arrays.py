@@ -1,0 +1,27 @@
+import numpy as np
+import asc
+
+
+# a = b + c * d as a whole-array statement: one loop, no temporary
+@asc.kernel
+def fused(a, b, c, d):
+    a[:] = b + c * d
+
+
+# a slice stencil: one 2-D nest over the interior
+@asc.kernel
+def stencil(A, B):
+    B[1:-1, 1:-1] = 0.25 * (A[1:-1, :-2] + A[1:-1, 2:] + A[:-2, 1:-1] +
+                            A[2:, 1:-1])
+
+
+# in place with a scalar, through a view
+@asc.kernel
+def scale_rows(a, alpha, i):
+    a[i, ::2] *= alpha
+
+
+# a reduction along an axis: the row loop, and inside it the sum over p
+@asc.kernel
+def row_sums(x, out):
+    out[:] = x.sum(axis=1)

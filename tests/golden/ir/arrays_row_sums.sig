@@ -1,0 +1,1 @@
+arrays.py	row_sums(f32[:,::1], f64[::1])

@@ -1,0 +1,1 @@
+arrays.py	scale_rows(f32[:,:], f32, i64)

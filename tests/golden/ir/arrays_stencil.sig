@@ -1,0 +1,1 @@
+arrays.py	stencil(f64[:,:], f64[:,:])

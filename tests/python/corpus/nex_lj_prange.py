@@ -1,0 +1,48 @@
+# Ported from numba/numba-examples (https://github.com/numba/numba-examples),
+# file examples/physics/lennard_jones/numba_scalar_prange_impl.py.
+# Licence of the source: BSD-2-Clause, Copyright (c) 2017, Numba.
+# Port: `@numba.njit(parallel=True)` -> `@asc.kernel`, helpers `@numba.njit` -> `@asc.func`, `numba.prange` -> `asc.prange`;
+# no other change to the kernel's statements (retyped, comments ours).
+"""Lennard-Jones potential energy, the prange variant: a parallel reduction into a float (numba-examples)."""
+import numpy as np  # the runner's inputs; the source imports only numba
+
+import asc
+
+
+@asc.func
+def lj_numba_scalar_prange(r):
+    sr6 = (1. / r)**6
+    pot = 4. * (sr6 * sr6 - sr6)
+    return pot
+
+
+@asc.func
+def distance_numba_scalar_prange(atom1, atom2):
+    dx = atom2[0] - atom1[0]
+    dy = atom2[1] - atom1[1]
+    dz = atom2[2] - atom1[2]
+
+    r = (dx * dx + dy * dy + dz * dz) ** 0.5
+
+    return r
+
+
+@asc.kernel
+def potential_numba_scalar_prange(cluster):
+    energy = 0.0
+    # the outer loop runs in parallel
+    for i in asc.prange(len(cluster) - 1):
+        for j in range(i + 1, len(cluster)):
+            r = distance_numba_scalar_prange(cluster[i], cluster[j])
+            e = lj_numba_scalar_prange(r)
+            energy += e
+
+    return energy
+
+
+def args():
+    rng = np.random.default_rng(38)
+    return (rng.random((10, 3)) * 4.0,)
+
+
+KERNEL = potential_numba_scalar_prange

@@ -1,0 +1,29 @@
+# Ported from spcl/npbench (https://github.com/spcl/npbench),
+# file npbench/benchmarks/polybench/cholesky/cholesky_numba_n.py at commit f2d7f27d87ba4881991e62c18a607aa6ba52b260.
+# Licence of the source: BSD-3-Clause, Copyright (c) 2021, SPCL.
+# Port: `@nb.jit(nopython=True, parallel=False, fastmath=True)` -> `@asc.kernel(fastmath=True)` on the entry point, `@asc.func(fastmath=True)` on the helpers it calls;
+# no other change to the kernel's statements (retyped, comments ours).
+"""Cholesky factorisation in place with np.dot of row slices (polybench)."""
+import numpy as np
+
+import asc
+
+
+@asc.kernel(fastmath=True)
+def kernel(A):
+    A[0, 0] = np.sqrt(A[0, 0])
+    for i in range(1, A.shape[0]):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+
+def args():
+    n = 7
+    rng = np.random.default_rng(7)
+    m = rng.random((n, n))
+    return (m @ m.T + n * np.eye(n),)
+
+
+KERNEL = kernel
