@@ -172,7 +172,11 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
     const asc__sym *ps = fn->params[k].sym;
     asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
     const asc__ast_expr *a = e->u.call.rargs[k];
-    if (pt && pt->kind == ASC_TY_TENSOR) {
+    if (pt && pt->kind == ASC_TY_TENSOR && asc__lower_is_view(ls, a)) {
+      asc__lview v; /* h(a[i]), h(x[1:]): the helper sees the view */
+      asc__lower_view(ls, a, &v);
+      asc__lower_bind_view(ls, ps, &v);
+    } else if (pt && pt->kind == ASC_TY_TENSOR) {
       asc__lower_bind(ls, ps, asc__lower_tensor_reg(ls, a));
     } else if (is_agg(pt)) {
       symreg *m = asc__lower_agg_sym(ls, ps, a->loc);

@@ -494,3 +494,23 @@ def test_array_fuzz_matches_numpy(tmp_path):
     assert counts["mismatched"] == "0", p.stdout
     assert counts["internal error"] == "0", p.stdout
     assert int(counts["matched"]) >= 20, p.stdout
+
+
+def test_views_passed_to_helpers():
+    m = asc.compile(
+        "import asc\n"
+        "@asc.func\ndef norm2(v):\n    s = 0.0\n"
+        "    for k in range(v.shape[0]):\n        s += v[k] * v[k]\n"
+        "    return s\n"
+        "@asc.func\ndef scale(v, f):\n    v[:] = v * f\n"
+        "@asc.kernel\ndef k(a, out):\n"
+        "    for i in range(a.shape[0]):\n"
+        "        out[i] = norm2(a[i])\n"
+        "        scale(a[i, ::2], 2.0)\n")
+    a = rnd(4, 5)
+    a0 = a.copy()
+    out = np.zeros(4)
+    m.k(a, out)
+    np.testing.assert_allclose(out, (a0 * a0).sum(axis=1), rtol=1e-15)
+    a0[:, ::2] *= 2
+    np.testing.assert_array_equal(a, a0)
