@@ -1,7 +1,7 @@
-# expect: 6:14: error: kernel 'for' loops iterate over range(), asc.prange() or asc.static_range()
+# expect: 6:14: error: kernel 'for' loops iterate over range(), asc.prange(), asc.static_range() or an array (not zip() or enumerate() yet)
 import asc
 
 @asc.kernel
-def k(x, n):
-    for i in x:
+def k(x, y):
+    for i in zip(x, y):
         pass

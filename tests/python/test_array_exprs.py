@@ -514,3 +514,36 @@ def test_views_passed_to_helpers():
     np.testing.assert_allclose(out, (a0 * a0).sum(axis=1), rtol=1e-15)
     a0[:, ::2] *= 2
     np.testing.assert_array_equal(a, a0)
+
+
+def test_for_over_an_array():
+    m = asc.compile(
+        "import numpy as np\nimport asc\n@asc.kernel\n"
+        "def k(a, out, tot):\n"
+        "    i = 0\n"
+        "    for row in a:\n"
+        "        out[i] = np.sum(row * row)\n"
+        "        row[0] = -1.0\n"
+        "        i += 1\n"
+        "    s = 0.0\n"
+        "    for x in out[::-1]:\n"
+        "        s = s * 2 + x\n"
+        "    tot[0] = s\n")
+    a = rnd(4, 3)
+    a0 = a.copy()
+    out, tot = np.zeros(4), np.zeros(1)
+    m.k(a, out, tot)
+    ref = (a0 * a0).sum(axis=1)
+    np.testing.assert_allclose(out, ref, rtol=1e-15)
+    s = 0.0
+    for x in ref[::-1]:
+        s = s * 2 + x
+    assert tot[0] == pytest.approx(s, rel=1e-15)
+    assert (a[:, 0] == -1.0).all()  # rows are views: stores reach a
+
+
+def test_zip_is_still_a_clear_error():
+    with pytest.raises(asc.CompileError, match="not zip"):
+        asc.compile("import asc\n@asc.kernel\ndef k(a, b):\n"
+                    "    for x in zip(a, b):\n        pass\n").k(
+                        np.zeros(2), np.zeros(2))

@@ -254,6 +254,9 @@ struct asc__ast_stmt {
        * unless given. */
       asc__builtin_id loop;
       asc__ast_expr *start, *stop, *step;
+      /* `for x in a` over an array's first axis: the resolver makes it
+       * `for <i> in range(a.shape[0]): x = a[<i>]` (iter is then NULL) */
+      bool over_array;
     } for_;
     struct {
       asc__ast_expr *cond;

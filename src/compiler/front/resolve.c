@@ -36,6 +36,7 @@ typedef struct resolver {
   int parallel;           /* inside a parallel-loop body */
   int handlers;           /* inside an except block */
   bool lambda_ok;         /* the next lambda is a parallel_for body */
+  int array_loops;        /* `for x in a` loops rewritten so far */
 } resolver;
 
 static void vpush(resolver *r, vec *v, void *x) {
@@ -440,6 +441,60 @@ static void bind_target(resolver *r, asc__ast_func *f, vec *locals,
       bind_target(r, f, locals, t->u.tuple.elts[i]);
 }
 
+static asc__ast_expr *synth(resolver *r, asc__expr_kind k, asc__loc loc,
+                            int32_t depth) {
+  asc__ast_expr *e = asc__arena_alloc(r->c, sizeof *e);
+  memset(e, 0, sizeof *e);
+  e->kind = k;
+  e->loc = loc;
+  e->depth = depth;
+  return e;
+}
+
+/* `for x in a:` (a an array expression: numpy iterates its first axis)
+ * becomes `for <i> in range(a.shape[0]): x = a[<i>]`, <i> a name no
+ * source can write. */
+static void array_loop(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *a = s->u.for_.iter, *x = s->u.for_.target;
+  asc__loc loc = a->loc;
+  int32_t d = a->depth;
+  asc__ast_expr *i = synth(r, ASC_EXPR_NAME, x->loc, 1);
+  asc__ast_expr *i2 = synth(r, ASC_EXPR_NAME, x->loc, 1);
+  asc__ast_expr *shape = synth(r, ASC_EXPR_ATTR, loc, d + 1);
+  asc__ast_expr *zero = synth(r, ASC_EXPR_INT, loc, 1);
+  asc__ast_expr *stop = synth(r, ASC_EXPR_SUBSCRIPT, loc, d + 2);
+  asc__ast_expr *elem = synth(r, ASC_EXPR_SUBSCRIPT, loc, d + 1);
+  asc__ast_stmt *set = asc__arena_alloc(r->c, sizeof *set);
+  asc__ast_stmt **stmts = asc__arena_alloc(
+      r->c, sizeof *stmts * ((size_t)s->u.for_.body.n + 1));
+  i->u.name.id = asc__arena_printf(r->c, "for.%d", r->array_loops++);
+  i2->u.name.id = i->u.name.id;
+  shape->u.attr.value = a;
+  shape->u.attr.attr = "shape";
+  shape->u.attr.attr_loc = loc;
+  zero->u.ival = 0;
+  stop->u.sub.value = shape;
+  stop->u.sub.index = zero;
+  elem->u.sub.value = a;
+  elem->u.sub.index = i2;
+  memset(set, 0, sizeof *set);
+  set->kind = ASC_STMT_ASSIGN;
+  set->loc = s->loc;
+  set->u.assign.targets = asc__arena_alloc(r->c, sizeof *set->u.assign.targets);
+  set->u.assign.targets[0] = x;
+  set->u.assign.ntargets = 1;
+  set->u.assign.value = elem;
+  stmts[0] = set;
+  for (int k = 0; k < s->u.for_.body.n; k++)
+    stmts[k + 1] = s->u.for_.body.stmts[k];
+  s->u.for_.body.stmts = stmts;
+  s->u.for_.body.n++;
+  s->u.for_.target = i;
+  s->u.for_.iter = NULL;
+  s->u.for_.stop = stop;
+  s->u.for_.over_array = true;
+}
+
 /* The names a block binds (Python: assigned anywhere => local). */
 static void collect(resolver *r, asc__ast_func *f, vec *locals,
                     asc__ast_block *b) {
@@ -457,7 +512,13 @@ static void collect(resolver *r, asc__ast_func *f, vec *locals,
       collect(r, f, locals, &s->u.if_.orelse);
       break;
     case ASC_STMT_FOR:
+      if (s->u.for_.iter != NULL && s->u.for_.iter->kind != ASC_EXPR_CALL &&
+          s->u.for_.target->kind == ASC_EXPR_NAME)
+        array_loop(r, s);
       bind_target(r, f, locals, s->u.for_.target);
+      if (s->u.for_.over_array)
+        bind_target(r, f, locals,
+                    s->u.for_.body.stmts[0]->u.assign.targets[0]);
       collect(r, f, locals, &s->u.for_.body);
       break;
     case ASC_STMT_WHILE: collect(r, f, locals, &s->u.while_.body); break;
@@ -1022,13 +1083,20 @@ static void for_stmt(resolver *r, asc__ast_stmt *s) {
   if (s->u.for_.target->kind != ASC_EXPR_NAME)
     asc__diag_error(r->c, s->u.for_.target->loc, "the target of a kernel "
                     "'for' loop must be a single name");
+  if (s->u.for_.over_array) {
+    s->u.for_.loop = ASC_BI_RANGE;
+    expr(r, s->u.for_.stop);
+    block(r, &s->u.for_.body);
+    return;
+  }
   expr(r, it);
   if (it->kind == ASC_EXPR_CALL)
     b = it->u.call.builtin;
   if (b == NULL || (b->id != ASC_BI_RANGE && b->id != ASC_BI_PRANGE &&
                     b->id != ASC_BI_STATIC_RANGE)) {
     asc__diag_error(r->c, it->loc, "kernel 'for' loops iterate over "
-                    "range(), asc.prange() or asc.static_range()");
+                    "range(), asc.prange(), asc.static_range() or an array "
+                    "(not zip() or enumerate() yet)");
   } else if (it->u.call.rargs != NULL) {
     asc__ast_expr **a = it->u.call.rargs;
     s->u.for_.loop = b->id;

@@ -25,3 +25,12 @@ def scale_rows(a, alpha, i):
 @asc.kernel
 def row_sums(x, out):
     out[:] = x.sum(axis=1)
+
+
+# iteration over the first axis: a range loop and a view per row
+@asc.kernel
+def row_norms(a, out):
+    i = 0
+    for row in a:
+        out[i] = np.sqrt(np.sum(row * row))
+        i += 1

@@ -1,0 +1,1 @@
+arrays.py	row_norms(f64[:,::1], f64[::1])
