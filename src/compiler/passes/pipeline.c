@@ -15,6 +15,8 @@
  *              |
  *            licm  -- shapes, strides, row offsets out of loop nests
  *              |
+ *         interchange -- j { s = 0; p { s += } } -> j-tiles { p { jj } },
+ *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
  *          privatize -- atomic adds into small arrays in a pfor ->
@@ -48,6 +50,7 @@ static const struct {
     {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
     {"parallelize", asc__pass_parallelize},
     {"privatize", asc__pass_privatize},
+    {"interchange", asc__pass_interchange},
 };
 
 bool asc__privatize_enabled(void) {
@@ -124,6 +127,8 @@ static void pipeline(runner *r, const char *only) {
   run(r, "fold", asc__pass_fold);
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
+  if (asc__interchange_enabled())
+    run(r, "interchange", asc__pass_interchange);
   run(r, "parallelize", asc__pass_parallelize);
   if (asc__privatize_enabled())
     run(r, "privatize", asc__pass_privatize);
