@@ -75,19 +75,21 @@ static void aff_const(asc__affine *a, int64_t c) {
   }
 }
 
+/* inv: expanding a register defined before the nest, which must not read
+ * anything the nest assigns (it saw the value from before the nest) */
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth);
+                   int depth, bool inv);
 
 static bool affine_def(const asc__depnest *d, const asc__irins *i,
-                       asc__affine *out, int depth) {
+                       asc__affine *out, int depth, bool inv) {
   asc__affine a, b;
   switch (i->op) {
   case ASC_IR_MOV:
-    return affine(d, i->args[0], out, depth + 1);
+    return affine(d, i->args[0], out, depth + 1, inv);
   case ASC_IR_ADD:
   case ASC_IR_SUB:
-    if (!affine(d, i->args[0], &a, depth + 1) ||
-        !affine(d, i->args[1], &b, depth + 1))
+    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
+        !affine(d, i->args[1], &b, depth + 1, inv))
       return false;
     *out = a;
     for (int k = 0; k < b.n; k++)
@@ -95,7 +97,7 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
         return false;
     return true;
   case ASC_IR_NEG:
-    if (!affine(d, i->args[0], &a, depth + 1))
+    if (!affine(d, i->args[0], &a, depth + 1, inv))
       return false;
     out->n = 0;
     for (int k = 0; k < a.n; k++)
@@ -103,8 +105,8 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
         return false;
     return true;
   case ASC_IR_MUL:
-    if (!affine(d, i->args[0], &a, depth + 1) ||
-        !affine(d, i->args[1], &b, depth + 1))
+    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
+        !affine(d, i->args[1], &b, depth + 1, inv))
       return false;
     out->n = 0;
     for (int x = 0; x < a.n; x++)
@@ -120,7 +122,8 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
 }
 
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth) {
+                   int depth, bool inv) {
+  const asc__irins *g;
   int32_t r;
   if (depth > 32)
     return false;
@@ -138,27 +141,36 @@ static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
     return false;
   for (int l = 0; l < d->nl; l++)
     if (d->L[l]->dst == r) {
+      if (inv)
+        return false;
       out->n = 1;
       out->t[0].c = 1;
       out->t[0].iv = (int8_t)l;
       out->t[0].ns = 0;
       return true;
     }
-  if (d->nin[r] > 1)
+  if (d->nin[r] > 1 || (inv && d->nin[r] > 0))
     return false;
   if (d->nin[r] == 1)
-    return affine_def(d, d->din[r], out, depth);
-  /* fixed while the nest runs */
+    return affine_def(d, d->din[r], out, depth, false);
+  /* fixed while the nest runs: expanded through its one definition when
+   * that is arithmetic, else a symbol */
+  g = d->gdef[r];
+  if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param &&
+      (g->op == ASC_IR_MOV || g->op == ASC_IR_ADD || g->op == ASC_IR_SUB ||
+       g->op == ASC_IR_MUL || g->op == ASC_IR_NEG) &&
+      affine_def(d, g, out, depth, true))
+    return true;
   out->n = 1;
   out->t[0].c = 1;
   out->t[0].iv = -1;
   out->t[0].ns = 1;
-  out->t[0].s[0] = r;
+  out->t[0].s[0] = d->canon[r];
   return true;
 }
 
 bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out) {
-  return affine(d, v, out, 0);
+  return affine(d, v, out, 0, false);
 }
 
 bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef) {
@@ -210,6 +222,25 @@ void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
   asc__ir_walk(&L[0]->body[0], note_def, &w);
   w.gdef = true;
   asc__ir_walk(&f->body, note_def, &w);
+  d->canon = asc__arena_alloc(c, sizeof *d->canon * n);
+  for (int32_t r = 0; r < f->nregs; r++) {
+    const asc__irins *g = d->gdef[r];
+    d->canon[r] = r;
+    if (g == NULL || f->regs[r].ndefs != 1 ||
+        (g->op != ASC_IR_STRIDE && g->op != ASC_IR_DIM) ||
+        g->args[0].kind != ASC_IRV_REG || !f->regs[g->args[0].reg].param)
+      continue;
+    for (int32_t q = 0; q < r; q++) {
+      const asc__irins *h = d->gdef[q];
+      if (h != NULL && d->canon[q] == q && f->regs[q].ndefs == 1 &&
+          h->op == g->op && h->aux == g->aux &&
+          h->args[0].kind == ASC_IRV_REG &&
+          h->args[0].reg == g->args[0].reg) {
+        d->canon[r] = q;
+        break;
+      }
+    }
+  }
 }
 
 /* The axis of tensor t that term x belongs to (the stride factor removed

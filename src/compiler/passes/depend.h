@@ -39,6 +39,9 @@ typedef struct asc__depnest {
   int32_t *nin;
   const asc__irins **din;
   const asc__irins **gdef;
+  /* per register: the register a symbol stands for (one `dim` / `stride`
+   * of a tensor axis may be read into several registers) */
+  int32_t *canon;
 } asc__depnest;
 
 /* The result of comparing two accesses x, y of one tensor. */

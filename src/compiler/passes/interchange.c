@@ -72,7 +72,8 @@ static bool pure_ok(ictx *x, const asc__irins *i) {
 }
 
 static bool invariant(const asc__depnest *d, asc__irval v) {
-  return v.kind == ASC_IRV_CONST || d->nin[v.reg] == 0;
+  return v.kind == ASC_IRV_CONST ||
+         (d->nin[v.reg] == 0 && v.reg != d->L[0]->dst);
 }
 
 static asc__irins *new_for(ictx *x, const char *hint, asc__irval lo,
@@ -286,7 +287,7 @@ static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
       continue;
     kj = asc__dep_coef(&a, 0, &cj);
     kp = asc__dep_coef(&a, 1, &cp);
-    if (kj && cj == 1 && !(kp && cp == 1))
+    if (kj && cj == 1)
       gain++;
     if (kp && cp == 1 && !(kj && (cj == 0 || cj == 1)))
       return asc__arena_printf(x->c, "the load at line %d is unit-stride in "
