@@ -11,13 +11,15 @@ keeps every element's order of operations).
 The count of distinct nests is ASC_LOOPNEST_NESTS (default 2000, in
 batches of KERNELS_PER_BATCH kernels of NESTS_PER_KERNEL nests each); each
 nest runs on len(WIDTHS) output widths, so the default is 12000 nest runs,
-each transformed against untransformed.  The first kernel of each batch is
-compiled at the default -O3 (vectorised code), the others with
+each transformed against untransformed.  The first kernel of the first two
+batches (float32, float64) is compiled at the default -O3 (vectorised
+code), the others with
 ASC_CFLAGS=-O0, which only shortens the C compiler's run: the order of
 floating-point operations is fixed by the C text (-ffp-contract=off).
 """
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -25,8 +27,8 @@ import pytest
 asc = pytest.importorskip("asc")
 
 NESTS = int(os.environ.get("ASC_LOOPNEST_NESTS", "2000"))
-NESTS_PER_KERNEL = 100
-KERNELS_PER_BATCH = 5
+NESTS_PER_KERNEL = 40
+KERNELS_PER_BATCH = 10
 # each nest runs on every one of these output widths (m = o.shape[2]):
 # one element, short, around the 512-element f32 / 256-element f64 tile,
 # and several tiles with a remainder
@@ -34,7 +36,7 @@ WIDTHS = [1, 7, 255, 257, 513, 1100]
 SEED = int(os.environ.get("ASC_LOOPNEST_SEED", "1234"))
 
 # inputs: a[I, P], b[P, J + 2], w[P], x[I, J + P], all float64 or float32
-I_, J_, P_ = 3, 1100, 6
+I_, J_, P_ = 7, 1100, 6
 
 
 def gen_expr(r, dt):
@@ -43,7 +45,8 @@ def gen_expr(r, dt):
         "a[i, p]", "b[p, j]", "w[p]", "x[i, j + p]", "b[p, j + 1]",
         "b[p, m - 1 - j]", "x[i, 2 * j - j + p]",
     ]
-    t1 = r.choice(picks)
+    unit_j = ["b[p, j]", "x[i, j + p]", "b[p, j + 1]", "x[i, 2 * j - j + p]"]
+    t1 = r.choice(unit_j) if r.random() < 0.7 else r.choice(picks)
     k = r.random()
     if k < 0.4:
         return f"{t1} * {r.choice(picks)}"
@@ -61,7 +64,7 @@ def gen_nest(r, k, dt):
     jstep = r.choice([1] * 9 + [2])
     plo = r.choice([0, 0, 1])
     phi = r.choice(["K", "K", "K - 1", "j % 3 + 1" if r.random() < 0.1 else "K"])
-    init = r.choice(["0.0", "0.0", "1.5", "-0.0", "o[k, i, j]", "x[i, j]"])
+    init = r.choice(["0.0"] * 4 + ["1.5", "-0.0", "o[k, i, j]", "x[i, j]"])
     op = r.choice(["+=", "+=", "+=", "-=", "*=", "max", "min"])
     e = gen_expr(r, dt)
     if op in ("max", "min"):
@@ -87,7 +90,12 @@ def gen_nest(r, k, dt):
         f"                {upd}{inner_extra}",
         f"            o[k, i, j] = {post}",
     ]
-    return "\n".join(lines).replace("[k,", f"[{k},")
+    # each nest its own variables: a variable shared by several loops of a
+    # kernel is one register for all of them, which the passes refuse
+    text = "\n".join(lines).replace("[k,", f"[{k},")
+    for v in ("s", "i", "j", "p"):
+        text = re.sub(rf"\b{v}\b", f"{v}{k}", text)
+    return text
 
 
 def gen_module(r, nk, dt):
@@ -104,11 +112,11 @@ def gen_module(r, nk, dt):
     return "\n".join(out) + "\n"
 
 
-def run_all(mod, nk, inputs, o0):
+def run_all(mod, nk, inputs, o0, o3):
     res = []
     for q in range(nk):
         old = os.environ.get("ASC_CFLAGS")
-        if q > 0:
+        if q > 0 or not o3:
             os.environ["ASC_CFLAGS"] = "-O0"
         try:
             for w in WIDTHS:
@@ -156,8 +164,9 @@ def test_random_nests_bitwise(batch):
     o0 = rng.standard_normal((NESTS_PER_KERNEL, I_, J_)).astype(dt)
     plain = compile_with(text, False)
     moved = compile_with(text, True)
-    want = run_all(plain, KERNELS_PER_BATCH, inputs, o0)
-    got = run_all(moved, KERNELS_PER_BATCH, inputs, o0)
+    o3 = batch < 2   # one float32 and one float64 kernel at -O3
+    want = run_all(plain, KERNELS_PER_BATCH, inputs, o0, o3)
+    got = run_all(moved, KERNELS_PER_BATCH, inputs, o0, o3)
     assert len(want) == KERNELS_PER_BATCH * len(WIDTHS)
     for q in range(len(want)):
         if not np.array_equal(want[q].view(np.uint8), got[q].view(np.uint8)):
@@ -186,5 +195,6 @@ def test_random_nests_are_interchanged(tmp_path):
                         check=True, capture_output=True, text=True).stdout
     moved = ir.count("in tiles of")
     kept = ir.count("keeps its order")
-    assert moved >= 20, (moved, kept)
+    assert moved >= 20, (moved, kept)   # of 40 nests, most twice (pfor and
+                                        # parallelize's serial fallback)
     assert kept >= 5, (moved, kept)

@@ -263,8 +263,8 @@ static int axis_of(const asc__depnest *d, int32_t t, asc__aterm *x) {
   return ty.ndim == 1 ? 0 : -1;
 }
 
-static bool split(const asc__depnest *d, int32_t t, const asc__affine *off,
-                  asc__affine *ax) {
+bool asc__dep_split(const asc__depnest *d, int32_t t, const asc__affine *off,
+                   asc__affine *ax) {
   int nd = d->f->regs[t].ty.ndim;
   for (int k = 0; k < nd; k++)
     ax[k].n = 0;
@@ -291,8 +291,8 @@ int asc__dep_test(const asc__depnest *d, const asc__irins *x,
     fixed[l] = false;
   }
   if (!asc__dep_affine(d, x->args[1], &ox) ||
-      !asc__dep_affine(d, y->args[1], &oy) || !split(d, t, &ox, ax) ||
-      !split(d, t, &oy, ay))
+      !asc__dep_affine(d, y->args[1], &oy) || !asc__dep_split(d, t, &ox, ax) ||
+      !asc__dep_split(d, t, &oy, ay))
     return ASC_DEP_UNKNOWN;
   for (int k = 0; k < nd; k++) {
     /* ax[k](I) = ay[k](I'):  sum a_l (I'_l - I_l) = cx - cy, when both

@@ -64,6 +64,9 @@ bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out);
  * is set when it is 1 and no term of l has symbols; returns false when a
  * term of l has symbols (a run-time stride). */
 bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef);
+/* Splits offset off of tensor t into per-axis indices ax[0..ndim). */
+bool asc__dep_split(const asc__depnest *d, int32_t t, const asc__affine *off,
+                    asc__affine *ax);
 /* Compares accesses x and y (load / store instructions on one tensor):
  * ASC_DEP_NONE (never the same element), ASC_DEP_DIST (*v holds the
  * direction / distance vector) or ASC_DEP_UNKNOWN (not affine, or not

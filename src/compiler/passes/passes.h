@@ -24,6 +24,10 @@ bool asc__privatize_enabled(void);
  * ASC_INTERCHANGE=0 leaves it out of the pipeline (part of the cache key). */
 void asc__pass_interchange(asc__cctx *c, asc__irfunc *f);
 bool asc__interchange_enabled(void);
+/* Unroll-and-jam of the rows around an interchanged nest (unrolljam.c);
+ * ASC_UNROLLJAM=0 leaves it out (part of the cache key). */
+void asc__pass_unrolljam(asc__cctx *c, asc__irfunc *f);
+bool asc__unrolljam_enabled(void);
 
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline

@@ -19,6 +19,8 @@
  *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
+ *          unrolljam -- R rows at a time through an interchanged tile loop
+ *              |        (off with ASC_UNROLLJAM=0)
  *          privatize -- atomic adds into small arrays in a pfor ->
  *              |        per-worker copies (off with ASC_PRIVATIZE=0)
  *          strength -- i*stride -> running offsets
@@ -51,6 +53,7 @@ static const struct {
     {"parallelize", asc__pass_parallelize},
     {"privatize", asc__pass_privatize},
     {"interchange", asc__pass_interchange},
+    {"unrolljam", asc__pass_unrolljam},
 };
 
 bool asc__privatize_enabled(void) {
@@ -130,6 +133,8 @@ static void pipeline(runner *r, const char *only) {
   if (asc__interchange_enabled())
     run(r, "interchange", asc__pass_interchange);
   run(r, "parallelize", asc__pass_parallelize);
+  if (asc__unrolljam_enabled())
+    run(r, "unrolljam", asc__pass_unrolljam);
   if (asc__privatize_enabled())
     run(r, "privatize", asc__pass_privatize);
   run(r, "strength", asc__pass_strength);
