@@ -309,7 +309,7 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
 
   if ((I->op != ASC_IR_FOR && I->op != ASC_IR_PFOR) || I->unroll ||
       I->nred > 0 || X == NULL || X->op != ASC_IR_FOR || X->note == NULL ||
-      strncmp(X->note, "interchange:", 12) != 0 ||
+      strstr(X->note, "interchange: loop") == NULL ||
       strstr(X->note, "moved inside") == NULL)
     return false;
   if (I->args[2].kind != ASC_IRV_CONST || I->args[2].c.i != 1 ||
