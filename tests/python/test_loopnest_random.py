@@ -4,7 +4,8 @@ Each batch generates kernels of random j-p reduction nests (the shape the
 interchange pass rewrites, and near misses it must refuse: carried
 dependences through the output, steps, bounds that depend on j, several
 running ops, mixed dtypes), compiles the module twice, with
-ASC_INTERCHANGE=0 and with the passes on, runs both on the same inputs and
+ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 and with the passes on (the switches are
+read when a kernel compiles, at its first launch), runs both on the same inputs and
 requires the outputs to be bitwise equal (the default floating-point mode
 keeps every element's order of operations).
 
@@ -112,35 +113,32 @@ def gen_module(r, nk, dt):
     return "\n".join(out) + "\n"
 
 
-def run_all(mod, nk, inputs, o0, o3):
+def run_all(text, interchange, nk, inputs, o0, o3):
+    """Compiles text and runs its kernels; kernels compile at their first
+    launch, so the pass switches are set around the whole run."""
+    saved = {k: os.environ.get(k) for k in ("ASC_CFLAGS", "ASC_INTERCHANGE",
+                                            "ASC_UNROLLJAM")}
     res = []
-    for q in range(nk):
-        old = os.environ.get("ASC_CFLAGS")
-        if q > 0 or not o3:
-            os.environ["ASC_CFLAGS"] = "-O0"
-        try:
+    try:
+        os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
+        os.environ["ASC_UNROLLJAM"] = "1" if interchange else "0"
+        mod = asc.compile(text)
+        for q in range(nk):
+            if q > 0 or not o3:
+                os.environ["ASC_CFLAGS"] = "-O0"
+            else:
+                os.environ.pop("ASC_CFLAGS", None)
             for w in WIDTHS:
                 o = o0[:, :, :w].copy()
                 getattr(mod, f"k{q}")(*inputs, o)
                 res.append(o)
-        finally:
-            if old is None:
-                os.environ.pop("ASC_CFLAGS", None)
-            else:
-                os.environ["ASC_CFLAGS"] = old
-    return res
-
-
-def compile_with(text, interchange):
-    old = os.environ.get("ASC_INTERCHANGE")
-    os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
-    try:
-        return asc.compile(text)
     finally:
-        if old is None:
-            del os.environ["ASC_INTERCHANGE"]
-        else:
-            os.environ["ASC_INTERCHANGE"] = old
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return res
 
 
 BATCH = NESTS_PER_KERNEL * KERNELS_PER_BATCH
@@ -162,11 +160,9 @@ def test_random_nests_bitwise(batch):
     # a few special values: signed zeros and a NaN-free spread
     inputs[1][0, :7] = [0.0, -0.0, 1e30, -1e30, 3.0, 0.0, -0.0]
     o0 = rng.standard_normal((NESTS_PER_KERNEL, I_, J_)).astype(dt)
-    plain = compile_with(text, False)
-    moved = compile_with(text, True)
     o3 = batch < 2   # one float32 and one float64 kernel at -O3
-    want = run_all(plain, KERNELS_PER_BATCH, inputs, o0, o3)
-    got = run_all(moved, KERNELS_PER_BATCH, inputs, o0, o3)
+    want = run_all(text, False, KERNELS_PER_BATCH, inputs, o0, o3)
+    got = run_all(text, True, KERNELS_PER_BATCH, inputs, o0, o3)
     assert len(want) == KERNELS_PER_BATCH * len(WIDTHS)
     for q in range(len(want)):
         if not np.array_equal(want[q].view(np.uint8), got[q].view(np.uint8)):
