@@ -75,7 +75,12 @@ def gen_nest(r, k, dt):
     dep = r.random()
     if dep < 0.08:
         e2 = "o[k, i, j - 1]" if jlo >= 1 else "o[k, i, j]"
-        upd = f"s += {e2} * w[p]"
+        # additive, so that the chain along j grows instead of decaying
+        # into subnormals: whether a thread flushes those to zero is
+        # process state (a kernel built with -ffast-math, as the fastmath
+        # tests load, sets FTZ/DAZ in the thread that loads it), which
+        # would make the reference itself depend on the thread
+        upd = f"s += {e2} - w[p]"
     elif dep < 0.14:
         upd = f"s += o[k, i, j + 1] * b[p, j]"
         jhi = "m - 3"
