@@ -310,6 +310,31 @@ class Matmul(Case):
         return lambda: (fn(a, b, c), c)[1]
 
 
+class MatmulModes(Matmul):
+    """The naive i-j-p text (plain range loops, a scalar sum) in the default
+    mode and with fastmath=True, against numpy in the same run: the loop-nest
+    passes' goal (docs/optimizer.md)."""
+    py_name = "matmul"
+    note = ("naive i-j-p text, plain range loops (bench/kernels/suite_kernels.py "
+            "matmul_naive / matmul_naive_fast); 'asc default' is bit for bit "
+            "Python's order of operations per element; numpy is BLAS sgemm")
+
+    def __init__(self, sizes, libs, n, reps):
+        super().__init__(sizes, libs, n, reps)
+        self.name = f"matmul naive {n}^3"
+        self.note = MatmulModes.note
+
+    def _run(self, inp, name):
+        k = getattr(self.libs.asc_module("suite"), name)
+        a, b, c = inp["a"], inp["b"], inp["c"]
+        return lambda: (k(a, b, c), c)[1]
+
+    def variants(self, inp):
+        return {"asc default": lambda: self._run(inp, "matmul_naive"),
+                "asc fastmath=True": lambda: self._run(inp, "matmul_naive_fast"),
+                "numpy": lambda: self.run_numpy(inp)}
+
+
 class Conv2d(Case):
     name = "conv2d"
     unit = "GFLOP/s"
@@ -591,6 +616,7 @@ class FastmathSum(Case):
 def make_cases(sizes, libs):
     cases = [VectorAdd(sizes, libs), Saxpy(sizes, libs)]
     cases += [Matmul(sizes, libs, n, reps) for n, reps in sizes["matmul"]]
+    cases.append(MatmulModes(sizes, libs, *sizes["matmul_modes"]))
     cases += [Conv2d(sizes, libs), Softmax(sizes, libs), Histogram(sizes, libs),
               Dot(sizes, libs), FastmathSum(sizes, libs)]
     return cases

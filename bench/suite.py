@@ -50,6 +50,7 @@ MiB = 1 << 20
 FULL = {
     "n": 16 * MiB,            # vector add, saxpy, histogram, dot
     "matmul": [(512, 3), (1024, 1)],   # (size, repetitions)
+    "matmul_modes": (1024, 3),         # naive text, default and fastmath
     "conv": ((1, 16, 64, 64), (32, 16, 3, 3)),
     "softmax": (4096, 1024),
     "reps": 7,
@@ -67,6 +68,7 @@ FULL = {
 QUICK = {
     "n": 1 << 16,
     "matmul": [(64, 2), (96, 2)],
+    "matmul_modes": (96, 2),
     "conv": ((1, 4, 16, 16), (8, 4, 3, 3)),
     "softmax": (64, 128),
     "reps": 2,
@@ -570,6 +572,8 @@ def kernel_rows(args, env):
     rows = []
     cases = make_cases(args.sizes, Libs(args.build))
     for i, case in enumerate(cases):
+        if args.case and not any(c in case.name for c in args.case.split(",")):
+            continue
         t = time.perf_counter()
         print(f"  {case.name} ...", end="", flush=True)
         info, got, failed = run_case(i, args, env)
@@ -620,6 +624,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
     ap.add_argument("--out-dir", help="default: bench/results, or BUILD/bench/results with --quick")
     ap.add_argument("--only", default="", help="comma-separated: kernels,runtime")
+    ap.add_argument("--case", default="",
+                    help="comma-separated substrings: only the kernel cases whose "
+                         "name holds one (e.g. 'matmul naive')")
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 if a row FAILED (a missing optional package aside)")
     ap.add_argument("--child-case", type=int, help=argparse.SUPPRESS)

@@ -32,6 +32,32 @@ def matmul(a, b, c):
             c[i, j] = s
 
 
+# The naive text of the loop-nest optimiser's goal (docs/optimizer.md):
+# plain range loops, so parallelize and interchange decide everything.
+@asc.kernel
+def matmul_naive(a, b, c):
+    n, m = c.shape
+    K = a.shape[1]
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for p in range(K):
+                s += a[i, p] * b[p, j]
+            c[i, j] = s
+
+
+@asc.kernel(fastmath=True)
+def matmul_naive_fast(a, b, c):
+    n, m = c.shape
+    K = a.shape[1]
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for p in range(K):
+                s += a[i, p] * b[p, j]
+            c[i, j] = s
+
+
 @asc.kernel
 def softmax(x, out):
     rows, cols = x.shape

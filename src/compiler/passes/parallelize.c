@@ -969,9 +969,15 @@ typedef struct nestplan {
   int nred;
 } nestplan;
 
+/* Replaces this pass's note on i; a note of an earlier pass (interchange)
+ * stays above it. */
 static void note(pstate *s, asc__irins *i, const char *why) {
-  i->note = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
-                              rn(s, i->dst), (int)i->line, why);
+  const char *t = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
+                                    rn(s, i->dst), (int)i->line, why);
+  if (i->note != NULL && strncmp(i->note, "parallelize:", 12) != 0 &&
+      strstr(i->note, "\nparallelize:") == NULL)
+    t = asc__arena_printf(s->c, "%s\n%s", i->note, t);
+  i->note = t;
 }
 
 /* Trip count of L (constant step > 0) as an i64 value built in b. */

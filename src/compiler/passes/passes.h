@@ -20,6 +20,14 @@ void asc__pass_privatize(asc__cctx *c, asc__irfunc *f);
 /* False when ASC_PRIVATIZE=0 turns the privatize pass off (it is then
  * left out of the standard pipeline; part of the kernel cache key). */
 bool asc__privatize_enabled(void);
+/* Loop interchange with scalar expansion (interchange.c); false when
+ * ASC_INTERCHANGE=0 leaves it out of the pipeline (part of the cache key). */
+void asc__pass_interchange(asc__cctx *c, asc__irfunc *f);
+bool asc__interchange_enabled(void);
+/* Unroll-and-jam of the rows around an interchanged nest (unrolljam.c);
+ * ASC_UNROLLJAM=0 leaves it out (part of the cache key). */
+void asc__pass_unrolljam(asc__cctx *c, asc__irfunc *f);
+bool asc__unrolljam_enabled(void);
 
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline

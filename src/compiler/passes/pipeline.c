@@ -15,8 +15,12 @@
  *              |
  *            licm  -- shapes, strides, row offsets out of loop nests
  *              |
+ *         interchange -- j { s = 0; p { s += } } -> j-tiles { p { jj } },
+ *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
+ *          unrolljam -- R rows at a time through an interchanged tile loop
+ *              |        (off with ASC_UNROLLJAM=0)
  *          privatize -- atomic adds into small arrays in a pfor ->
  *              |        per-worker copies (off with ASC_PRIVATIZE=0)
  *          strength -- i*stride -> running offsets
@@ -48,6 +52,8 @@ static const struct {
     {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
     {"parallelize", asc__pass_parallelize},
     {"privatize", asc__pass_privatize},
+    {"interchange", asc__pass_interchange},
+    {"unrolljam", asc__pass_unrolljam},
 };
 
 bool asc__privatize_enabled(void) {
@@ -124,7 +130,11 @@ static void pipeline(runner *r, const char *only) {
   run(r, "fold", asc__pass_fold);
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
+  if (asc__interchange_enabled())
+    run(r, "interchange", asc__pass_interchange);
   run(r, "parallelize", asc__pass_parallelize);
+  if (asc__unrolljam_enabled())
+    run(r, "unrolljam", asc__pass_unrolljam);
   if (asc__privatize_enabled())
     run(r, "privatize", asc__pass_privatize);
   run(r, "strength", asc__pass_strength);

@@ -1,0 +1,352 @@
+/*
+ * Dependence analysis on affine tensor accesses (depend.h).
+ *
+ *   store %c, off1, v     off1 = i*s0 + j        (i a symbol, j level 0)
+ *   load  %c, off2        off2 = i*s0 + j - 1
+ *
+ * Axis 1 of c (contiguous: the terms without a stride factor) holds j in
+ * off1 and j - 1 in off2, axis 0 holds i in both: the load at iteration
+ * j' reads what the store wrote at j = j' - 1, distance (1).
+ */
+#include <string.h>
+
+#include "compiler/passes/depend.h"
+
+static bool term_mul(asc__aterm *out, const asc__aterm *a,
+                     const asc__aterm *b) {
+  int64_t c;
+  if (a->iv >= 0 && b->iv >= 0)
+    return false;
+  if (a->ns + b->ns > 2)
+    return false;
+  if (__builtin_mul_overflow(a->c, b->c, &c))
+    return false;
+  out->c = c;
+  out->iv = a->iv >= 0 ? a->iv : b->iv;
+  out->ns = 0;
+  for (int k = 0; k < a->ns; k++)
+    out->s[out->ns++] = a->s[k];
+  for (int k = 0; k < b->ns; k++)
+    out->s[out->ns++] = b->s[k];
+  if (out->ns == 2 && out->s[0] > out->s[1]) {
+    int32_t t = out->s[0];
+    out->s[0] = out->s[1];
+    out->s[1] = t;
+  }
+  return true;
+}
+
+static bool same_factors(const asc__aterm *a, const asc__aterm *b) {
+  if (a->iv != b->iv || a->ns != b->ns)
+    return false;
+  for (int k = 0; k < a->ns; k++)
+    if (a->s[k] != b->s[k])
+      return false;
+  return true;
+}
+
+/* Adds sgn * t to a, merging like terms and dropping zeros. */
+static bool add_term(asc__affine *a, asc__aterm t, int64_t sgn) {
+  if (sgn < 0 && __builtin_mul_overflow(t.c, (int64_t)-1, &t.c))
+    return false;
+  for (int k = 0; k < a->n; k++)
+    if (same_factors(&a->t[k], &t)) {
+      if (__builtin_add_overflow(a->t[k].c, t.c, &a->t[k].c))
+        return false;
+      if (a->t[k].c == 0)
+        a->t[k] = a->t[--a->n];
+      return true;
+    }
+  if (t.c == 0)
+    return true;
+  if (a->n == ASC_DEP_MAXT)
+    return false;
+  a->t[a->n++] = t;
+  return true;
+}
+
+static void aff_const(asc__affine *a, int64_t c) {
+  a->n = 0;
+  if (c != 0) {
+    a->t[0].c = c;
+    a->t[0].iv = -1;
+    a->t[0].ns = 0;
+    a->n = 1;
+  }
+}
+
+/* inv: expanding a register defined before the nest, which must not read
+ * anything the nest assigns (it saw the value from before the nest) */
+static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
+                   int depth, bool inv);
+
+static bool affine_def(const asc__depnest *d, const asc__irins *i,
+                       asc__affine *out, int depth, bool inv) {
+  asc__affine a, b;
+  switch (i->op) {
+  case ASC_IR_MOV:
+    return affine(d, i->args[0], out, depth + 1, inv);
+  case ASC_IR_ADD:
+  case ASC_IR_SUB:
+    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
+        !affine(d, i->args[1], &b, depth + 1, inv))
+      return false;
+    *out = a;
+    for (int k = 0; k < b.n; k++)
+      if (!add_term(out, b.t[k], i->op == ASC_IR_ADD ? 1 : -1))
+        return false;
+    return true;
+  case ASC_IR_NEG:
+    if (!affine(d, i->args[0], &a, depth + 1, inv))
+      return false;
+    out->n = 0;
+    for (int k = 0; k < a.n; k++)
+      if (!add_term(out, a.t[k], -1))
+        return false;
+    return true;
+  case ASC_IR_MUL:
+    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
+        !affine(d, i->args[1], &b, depth + 1, inv))
+      return false;
+    out->n = 0;
+    for (int x = 0; x < a.n; x++)
+      for (int y = 0; y < b.n; y++) {
+        asc__aterm t;
+        if (!term_mul(&t, &a.t[x], &b.t[y]) || !add_term(out, t, 1))
+          return false;
+      }
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
+                   int depth, bool inv) {
+  const asc__irins *g;
+  int32_t r;
+  if (depth > 32)
+    return false;
+  if (v.kind == ASC_IRV_CONST) {
+    if (v.dtype != ascInt64)
+      return false;
+    aff_const(out, v.c.i);
+    return true;
+  }
+  if (v.kind != ASC_IRV_REG)
+    return false;
+  r = v.reg;
+  if (d->f->regs[r].ty.kind != ASC_IRK_SCALAR ||
+      d->f->regs[r].ty.dtype != ascInt64)
+    return false;
+  for (int l = 0; l < d->nl; l++)
+    if (d->L[l]->dst == r) {
+      if (inv)
+        return false;
+      out->n = 1;
+      out->t[0].c = 1;
+      out->t[0].iv = (int8_t)l;
+      out->t[0].ns = 0;
+      return true;
+    }
+  if (d->nin[r] > 1 || (inv && d->nin[r] > 0))
+    return false;
+  if (d->nin[r] == 1)
+    return affine_def(d, d->din[r], out, depth, false);
+  /* fixed while the nest runs: expanded through its one definition when
+   * that is arithmetic, else a symbol */
+  g = d->gdef[r];
+  if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param &&
+      (g->op == ASC_IR_MOV || g->op == ASC_IR_ADD || g->op == ASC_IR_SUB ||
+       g->op == ASC_IR_MUL || g->op == ASC_IR_NEG) &&
+      affine_def(d, g, out, depth, true))
+    return true;
+  out->n = 1;
+  out->t[0].c = 1;
+  out->t[0].iv = -1;
+  out->t[0].ns = 1;
+  out->t[0].s[0] = d->canon[r];
+  return true;
+}
+
+bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out) {
+  return affine(d, v, out, 0, false);
+}
+
+bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef) {
+  *coef = 0;
+  for (int k = 0; k < a->n; k++)
+    if (a->t[k].iv == l) {
+      if (a->t[k].ns > 0)
+        return false;
+      *coef = a->t[k].c;
+    }
+  return true;
+}
+
+typedef struct walkctx {
+  asc__depnest *d;
+  bool gdef;
+} walkctx;
+
+static void note_def(asc__irins *i, void *ctx) {
+  walkctx *w = ctx;
+  if (i->dst < 0)
+    return;
+  if (w->gdef) {
+    w->d->gdef[i->dst] = i;
+  } else {
+    w->d->nin[i->dst]++;
+    w->d->din[i->dst] = i;
+  }
+}
+
+void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
+                   asc__irins *const *L, int nl) {
+  walkctx w;
+  size_t n = (size_t)(f->nregs > 0 ? f->nregs : 1);
+  memset(d, 0, sizeof *d);
+  d->c = c;
+  d->f = f;
+  d->nl = nl < ASC_DEP_MAXL ? nl : ASC_DEP_MAXL;
+  for (int l = 0; l < d->nl; l++)
+    d->L[l] = L[l];
+  d->nin = asc__arena_alloc(c, sizeof *d->nin * n);
+  d->din = asc__arena_alloc(c, sizeof *d->din * n);
+  d->gdef = asc__arena_alloc(c, sizeof *d->gdef * n);
+  memset(d->nin, 0, sizeof *d->nin * n);
+  memset(d->din, 0, sizeof *d->din * n);
+  memset(d->gdef, 0, sizeof *d->gdef * n);
+  w.d = d;
+  w.gdef = false;
+  asc__ir_walk(&L[0]->body[0], note_def, &w);
+  w.gdef = true;
+  asc__ir_walk(&f->body, note_def, &w);
+  d->canon = asc__arena_alloc(c, sizeof *d->canon * n);
+  for (int32_t r = 0; r < f->nregs; r++) {
+    const asc__irins *g = d->gdef[r];
+    d->canon[r] = r;
+    if (g == NULL || f->regs[r].ndefs != 1 ||
+        (g->op != ASC_IR_STRIDE && g->op != ASC_IR_DIM) ||
+        g->args[0].kind != ASC_IRV_REG || !f->regs[g->args[0].reg].param)
+      continue;
+    for (int32_t q = 0; q < r; q++) {
+      const asc__irins *h = d->gdef[q];
+      if (h != NULL && d->canon[q] == q && f->regs[q].ndefs == 1 &&
+          h->op == g->op && h->aux == g->aux &&
+          h->args[0].kind == ASC_IRV_REG &&
+          h->args[0].reg == g->args[0].reg) {
+        d->canon[r] = q;
+        break;
+      }
+    }
+  }
+}
+
+/* The axis of tensor t that term x belongs to (the stride factor removed
+ * from *x), or -1. */
+static int axis_of(const asc__depnest *d, int32_t t, asc__aterm *x) {
+  const asc__irtype ty = d->f->regs[t].ty;
+  for (int k = 0; k < x->ns; k++) {
+    const asc__irins *g = d->gdef[x->s[k]];
+    if (g != NULL && g->op == ASC_IR_STRIDE && g->args[0].kind == ASC_IRV_REG &&
+        g->args[0].reg == t && d->f->regs[x->s[k]].ndefs <= 1) {
+      int axis = g->aux;
+      for (int q = k; q + 1 < x->ns; q++)
+        x->s[q] = x->s[q + 1];
+      x->ns--;
+      return axis;
+    }
+  }
+  if (ty.flags & ASC_IRT_CONTIG)
+    return ty.ndim - 1;
+  return ty.ndim == 1 ? 0 : -1;
+}
+
+bool asc__dep_split(const asc__depnest *d, int32_t t, const asc__affine *off,
+                   asc__affine *ax) {
+  int nd = d->f->regs[t].ty.ndim;
+  for (int k = 0; k < nd; k++)
+    ax[k].n = 0;
+  for (int k = 0; k < off->n; k++) {
+    asc__aterm x = off->t[k];
+    int a = axis_of(d, t, &x);
+    if (a < 0 || a >= nd || !add_term(&ax[a], x, 1))
+      return false;
+  }
+  return true;
+}
+
+int asc__dep_test(const asc__depnest *d, const asc__irins *x,
+                  const asc__irins *y, asc__depvec *v) {
+  int32_t t = x->args[0].reg;
+  int nd = d->f->regs[t].ty.ndim;
+  asc__affine ox, oy, ax[ASC_IR_MAXDIMS], ay[ASC_IR_MAXDIMS];
+  bool fixed[ASC_DEP_MAXL];
+
+  v->n = d->nl;
+  for (int l = 0; l < d->nl; l++) {
+    v->dir[l] = '*';
+    v->dist[l] = 0;
+    fixed[l] = false;
+  }
+  if (!asc__dep_affine(d, x->args[1], &ox) ||
+      !asc__dep_affine(d, y->args[1], &oy) || !asc__dep_split(d, t, &ox, ax) ||
+      !asc__dep_split(d, t, &oy, ay))
+    return ASC_DEP_UNKNOWN;
+  for (int k = 0; k < nd; k++) {
+    /* ax[k](I) = ay[k](I'):  sum a_l (I'_l - I_l) = cx - cy, when both
+     * have the same level terms and the same symbol terms */
+    asc__affine diff = ax[k];
+    int64_t cst = 0, coef = 0;
+    int level = -1;
+    for (int q = 0; q < ay[k].n; q++)
+      if (!add_term(&diff, ay[k].t[q], -1))
+        return ASC_DEP_UNKNOWN;
+    for (int q = 0; q < diff.n; q++) {
+      if (diff.t[q].iv >= 0 || diff.t[q].ns > 0)
+        return ASC_DEP_UNKNOWN;   /* different coefficients or symbols */
+      cst = diff.t[q].c;
+    }
+    for (int q = 0; q < ax[k].n; q++) {
+      if (ax[k].t[q].iv < 0)
+        continue;
+      if (ax[k].t[q].ns > 0 || level >= 0)
+        return ASC_DEP_UNKNOWN;   /* run-time coefficient, or two levels */
+      level = ax[k].t[q].iv;
+      coef = ax[k].t[q].c;
+    }
+    if (level < 0) {
+      if (cst != 0)
+        return ASC_DEP_NONE;
+      continue;
+    }
+    if (cst % coef != 0)
+      return ASC_DEP_NONE;
+    if (fixed[level] && v->dist[level] != cst / coef)
+      return ASC_DEP_NONE;
+    fixed[level] = true;
+    v->dist[level] = cst / coef;
+    v->dir[level] = v->dist[level] == 0 ? '=' : v->dist[level] > 0 ? '<' : '>';
+  }
+  return ASC_DEP_DIST;
+}
+
+const char *asc__dep_str(asc__cctx *c, const asc__depvec *v) {
+  asc__buf b;
+  const char *s;
+  asc__buf_init(&b);
+  asc__buf_puts(&b, "(");
+  for (int l = 0; l < v->n; l++) {
+    if (l)
+      asc__buf_puts(&b, ", ");
+    if (v->dir[l] == '*')
+      asc__buf_puts(&b, "*");
+    else
+      asc__buf_printf(&b, "%lld", (long long)v->dist[l]);
+  }
+  asc__buf_puts(&b, ")");
+  s = asc__arena_printf(c, "%s", asc__buf_str(&b));
+  asc__buf_free(&b);
+  return s;
+}

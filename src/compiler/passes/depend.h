@@ -1,0 +1,79 @@
+/*
+ * Dependence analysis on affine tensor accesses, shared by the loop-nest
+ * passes (docs/optimizer.md).  A nest is a list of loops L[0] > L[1] > ...
+ * (outermost first); registers defined outside L[0] are fixed while it
+ * runs (symbols).  An element offset is affine when it is a sum of terms
+ * c * [iv] * sym * sym, built from add / sub / mul / neg / mov of
+ * constants, the loops' inductions and symbols.  Two accesses of one
+ * tensor are split per axis (a `stride %t, k` factor names axis k; the rest
+ * of a contiguous tensor's offset is its innermost axis) and compared axis
+ * by axis, which gives the distance vector between the iterations that
+ * touch the same element.
+ */
+#ifndef ASC_DEPEND_H
+#define ASC_DEPEND_H
+
+#include "compiler/passes/passes.h"
+
+enum { ASC_DEP_MAXL = 8, ASC_DEP_MAXT = 16 };
+
+typedef struct asc__aterm {
+  int64_t c;
+  int8_t iv;         /* loop level, -1 when none */
+  int8_t ns;         /* symbols in s[] (sorted) */
+  int32_t s[2];
+} asc__aterm;
+
+typedef struct asc__affine {
+  int n;
+  asc__aterm t[ASC_DEP_MAXT];
+} asc__affine;
+
+typedef struct asc__depnest {
+  asc__cctx *c;
+  const asc__irfunc *f;
+  int nl;
+  const asc__irins *L[ASC_DEP_MAXL];
+  /* per register: definitions inside L[0] (count, the last one) and the
+   * definition anywhere in the function (the last one) */
+  int32_t *nin;
+  const asc__irins **din;
+  const asc__irins **gdef;
+  /* per register: the register a symbol stands for (one `dim` / `stride`
+   * of a tensor axis may be read into several registers) */
+  int32_t *canon;
+} asc__depnest;
+
+/* The result of comparing two accesses x, y of one tensor. */
+enum { ASC_DEP_NONE, ASC_DEP_DIST, ASC_DEP_UNKNOWN };
+
+typedef struct asc__depvec {
+  int n;
+  /* dir[l]: '=' '<' '>' (dist[l] = y's iteration - x's at level l, when
+   * known) or '*' (any) */
+  char dir[ASC_DEP_MAXL];
+  int64_t dist[ASC_DEP_MAXL];
+} asc__depvec;
+
+/* Sets up d for the nest L[0..nl) of f (arena memory). */
+void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
+                   asc__irins *const *L, int nl);
+/* The affine form of v; false when v is not affine in the nest. */
+bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out);
+/* The constant coefficient of level l in a's terms free of symbols: *unit
+ * is set when it is 1 and no term of l has symbols; returns false when a
+ * term of l has symbols (a run-time stride). */
+bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef);
+/* Splits offset off of tensor t into per-axis indices ax[0..ndim). */
+bool asc__dep_split(const asc__depnest *d, int32_t t, const asc__affine *off,
+                    asc__affine *ax);
+/* Compares accesses x and y (load / store instructions on one tensor):
+ * ASC_DEP_NONE (never the same element), ASC_DEP_DIST (*v holds the
+ * direction / distance vector) or ASC_DEP_UNKNOWN (not affine, or not
+ * decidable here). */
+int asc__dep_test(const asc__depnest *d, const asc__irins *x,
+                  const asc__irins *y, asc__depvec *v);
+/* "(1, *, =)" */
+const char *asc__dep_str(asc__cctx *c, const asc__depvec *v);
+
+#endif /* ASC_DEPEND_H */

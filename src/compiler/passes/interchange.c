@@ -1,0 +1,496 @@
+/*
+ * Loop interchange with scalar expansion (docs/optimizer.md): a serial
+ * loop J whose body computes one value per iteration with an inner
+ * reduction loop P,
+ *
+ *   for %j = lo, hi, 1 {
+ *     <prefix: pure>   %s = mov init
+ *     for %p = a, b, c { <loads, pure>  %t = add %s, %x   %s = mov %t }
+ *     <post: pure, loads, stores; reads %s>
+ *   }
+ *
+ * becomes, over tiles of TILE_BYTES of the accumulator type,
+ *
+ *   for %j0 = lo, hi, T {
+ *     %w = min (hi - j0), T
+ *     %acc = local_array [T]
+ *     for %jj = 0, %w, 1 { <prefix>  store %acc, %jj, init }
+ *     for %p = a, b, c {
+ *       for %jj = 0, %w, 1 simd { <prefix> <P body>
+ *                                 %o = load %acc, %jj  %t = add %o, %x
+ *                                 store %acc, %jj, %t }
+ *     }
+ *     for %jj = 0, %w, 1 { <prefix>  %v = load %acc, %jj  <post, %s -> %v> }
+ *   }
+ *
+ * so that the innermost loop walks the unit-stride axis of what P reads
+ * (b[p, j] in the i-j-p matmul).  Exactness: every element's accumulator
+ * starts from the same init and takes the same operations in the same p
+ * order; only the interleaving between elements changes.  That is legal
+ * when no store of the post part reaches a load of the prefix or of P at
+ * another j (depend.c gives the distance vectors; an unknown one refuses),
+ * P's bounds do not depend on j, and tensors cannot alias (may_alias
+ * refuses).  The cost model: some load of P is unit-stride in j and not in
+ * p, and no load unit-stride in p would lose it.
+ *
+ * Every decision is a note on J: `; interchange: ...`.  ASC_INTERCHANGE=0
+ * leaves the pass out (part of the kernel cache key).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/passes/depend.h"
+
+/* The accumulator tile (docs/optimizer.md, "Tile sizes") */
+enum { TILE_BYTES = 2048 };
+
+typedef struct ictx {
+  asc__cctx *c;
+  asc__irfunc *f;
+  int32_t nregs0;
+  int32_t *ren;     /* clone map; -1 keeps */
+} ictx;
+
+bool asc__interchange_enabled(void) {
+  const char *s = getenv("ASC_INTERCHANGE");
+  return s == NULL || strcmp(s, "0") != 0;
+}
+
+static void add_note(ictx *x, asc__irins *i, const char *text) {
+  const char *t = asc__arena_printf(x->c, "interchange: %s", text);
+  i->note = i->note ? asc__arena_printf(x->c, "%s\n%s", i->note, t) : t;
+}
+
+static const char *rname(ictx *x, int32_t r) {
+  return x->f->regs[r].name;
+}
+
+/* The loop-exit and effect-free instructions a part may hold. */
+static bool pure_ok(ictx *x, const asc__irins *i) {
+  return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
+         !asc__ir_may_trap(x->f, i) && asc__ir_nregions(i) == 0;
+}
+
+static bool invariant(const asc__depnest *d, asc__irval v) {
+  return v.kind == ASC_IRV_CONST ||
+         (d->nin[v.reg] == 0 && v.reg != d->L[0]->dst);
+}
+
+static asc__irins *new_for(ictx *x, const char *hint, asc__irval lo,
+                           asc__irval hi, asc__irval step, int32_t line) {
+  asc__irins *L = asc__ir_ins(x->c, ASC_IR_FOR,
+                              asc__ir_reg(x->c, x->f,
+                                          asc__irt_scalar(ascInt64), hint),
+                              3, line);
+  L->args[0] = lo;
+  L->args[1] = hi;
+  L->args[2] = step;
+  return L;
+}
+
+static void rename_args(ictx *x, asc__irins *i) {
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < x->nregs0 &&
+        x->ren[i->args[k].reg] >= 0)
+      i->args[k].reg = x->ren[i->args[k].reg];
+}
+
+/* Appends to b a copy of prefix (pure instructions) with fresh registers,
+ * j mapped to jreg; skips the definitions of s unless keep_s. */
+static void clone_prefix(ictx *x, asc__irblock *b, const asc__irblock *pre,
+                         int32_t s, bool keep_s, int32_t *s_copy) {
+  for (const asc__irins *i = pre->first; i; i = i->next) {
+    asc__irins *n;
+    if (i->dst == s && !keep_s)
+      continue;
+    n = asc__ir_clone(x->c, i);
+    n->note = NULL;
+    rename_args(x, n);
+    n->dst = asc__ir_reg(x->c, x->f, x->f->regs[i->dst].ty,
+                         x->f->regs[i->dst].name);
+    x->ren[i->dst] = n->dst;
+    if (i->dst == s)
+      *s_copy = n->dst;
+    asc__ir_append(b, n);
+  }
+}
+
+/* jreg = j0 + jj appended to b; j maps to it. */
+static void map_j(ictx *x, asc__irblock *b, int32_t j, int32_t j0, int32_t jj,
+                  int32_t line) {
+  int32_t r = asc__ir_bin(x->c, x->f, b, ASC_IR_ADD, ascInt64,
+                          asc__irv_reg(j0), asc__irv_reg(jj), line);
+  x->ren[j] = r;
+}
+
+/* The update of s in P's body: `%s = op %s, %x` or `%t = op %s, %x` +
+ * `%s = mov %t` (%t used once).  Returns the op instruction, *mv the mov
+ * (or NULL). */
+static asc__irins *find_update(ictx *x, const asc__irblock *pb, int32_t s,
+                               asc__irins **mv, const char **why) {
+  asc__irins *op = NULL;
+  int ndef = 0, nuse = 0;
+  *mv = NULL;
+  for (asc__irins *i = pb->first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == s)
+        nuse++;
+    if (i->dst == s)
+      ndef++;
+  }
+  if (ndef != 1 || nuse != 1) {
+    *why = asc__arena_printf(x->c, "%%%s is not updated once per iteration "
+                             "of the inner loop", rname(x, s));
+    return NULL;
+  }
+  for (asc__irins *i = pb->first; i; i = i->next) {
+    bool reads = false;
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == s)
+        reads = true;
+    if (!reads)
+      continue;
+    if (i->op != ASC_IR_ADD && i->op != ASC_IR_SUB && i->op != ASC_IR_MUL &&
+        i->op != ASC_IR_MIN && i->op != ASC_IR_MAX)
+      break;
+    if (i->dst == s) {
+      op = i;
+    } else if (x->f->regs[i->dst].nuses == 1 && i->next != NULL &&
+               i->next->op == ASC_IR_MOV && i->next->dst == s &&
+               i->next->args[0].kind == ASC_IRV_REG &&
+               i->next->args[0].reg == i->dst) {
+      op = i;
+      *mv = i->next;
+    }
+    break;
+  }
+  if (op == NULL)
+    *why = asc__arena_printf(x->c, "%%%s is not a running add, sub, mul, "
+                             "min or max", rname(x, s));
+  return op;
+}
+
+/* The register carried by P: defined in P's body and before P in J's. */
+static int32_t carried(const asc__irins *J, const asc__irins *P) {
+  for (const asc__irins *i = P->body[0].first; i; i = i->next)
+    if (i->dst >= 0)
+      for (const asc__irins *q = J->body[0].first; q != P; q = q->next)
+        if (q->dst == i->dst)
+          return i->dst;
+  return -1;
+}
+
+static const char *legal(ictx *x, asc__irins *J, asc__irins *P, int32_t s,
+                         asc__depnest *d) {
+  const asc__irblock *pb = &P->body[0];
+  int32_t nr = x->f->nregs;
+  int32_t *inj = asc__arena_alloc(x->c, sizeof *inj * (size_t)nr);
+  int32_t *inp = asc__arena_alloc(x->c, sizeof *inp * (size_t)nr);
+  uint8_t *defp = asc__arena_alloc(x->c, (size_t)nr);
+  if (x->f->may_alias)
+    return "the kernel's tensors may alias";
+  for (int k = 0; k < 3; k++)
+    if (!invariant(d, P->args[k]))
+      return asc__arena_printf(x->c, "the bounds of loop %%%s change with "
+                               "%%%s", rname(x, P->dst), rname(x, J->dst));
+  memset(inj, 0, sizeof *inj * (size_t)nr);
+  memset(inp, 0, sizeof *inp * (size_t)nr);
+  asc__ir_occurrences(&J->body[0], inj);
+  asc__ir_occurrences(pb, inp);
+  memset(defp, 0, (size_t)nr);
+  asc__ir_defined_in(pb, defp);
+  for (const asc__irins *i = J->body[0].first; i != P; i = i->next) {
+    if (!pure_ok(x, i))
+      return asc__arena_printf(x->c, "a %s before loop %%%s",
+                               asc__irop_name(i->op), rname(x, P->dst));
+    if (i->dst != s && x->f->regs[i->dst].ndefs != 1)
+      return asc__arena_printf(x->c, "%%%s is assigned more than once",
+                               rname(x, i->dst));
+  }
+  for (const asc__irins *i = pb->first; i; i = i->next) {
+    if (i->op == ASC_IR_LOAD || i->dst == s)
+      continue;
+    if (!pure_ok(x, i))
+      return asc__arena_printf(x->c, "a %s in loop %%%s",
+                               asc__irop_name(i->op), rname(x, P->dst));
+    if (x->f->regs[i->dst].ndefs != 1)
+      return asc__arena_printf(x->c, "%%%s is assigned more than once",
+                               rname(x, i->dst));
+  }
+  for (const asc__irins *i = P->next; i; i = i->next) {
+    if (i->op == ASC_IR_LOAD || i->op == ASC_IR_STORE)
+      continue;
+    if (!pure_ok(x, i))
+      return asc__arena_printf(x->c, "a %s after loop %%%s",
+                               asc__irop_name(i->op), rname(x, P->dst));
+    if (i->dst == s || x->f->regs[i->dst].ndefs != 1)
+      return asc__arena_printf(x->c, "%%%s is assigned more than once",
+                               rname(x, i->dst));
+  }
+  /* registers of J's body live only in it (the prefix is copied into each
+   * part), those of P's body only in P */
+  for (int32_t r = 0; r < nr; r++) {
+    int32_t all = x->f->regs[r].ndefs + x->f->regs[r].nuses;
+    if (r == P->dst || d->nin[r] == 0)
+      continue;
+    if (inj[r] != all)
+      return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
+                               rname(x, r), rname(x, J->dst));
+    if (r != s && defp[r] && inp[r] != all)
+      return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
+                               rname(x, r), rname(x, P->dst));
+  }
+  if (x->f->regs[s].ndefs != 2)
+    return asc__arena_printf(x->c, "%%%s is assigned more than once per "
+                             "iteration", rname(x, s));
+  /* dependences: a store after P at j against a load of P at j': the
+   * load now runs before the stores of every j of its tile, so a
+   * distance j' - j > 0 (or unknown) refuses */
+  for (const asc__irins *st = P->next; st; st = st->next) {
+    if (st->op != ASC_IR_STORE)
+      continue;
+    for (const asc__irins *ld = pb->first; ld; ld = ld->next) {
+      asc__depvec v;
+      int r;
+      if (ld->op != ASC_IR_LOAD || ld->args[0].reg != st->args[0].reg)
+        continue;
+      r = asc__dep_test(d, st, ld, &v);
+      if (r == ASC_DEP_UNKNOWN)
+        return asc__arena_printf(x->c, "the store to %%%s at line %d and "
+                                 "its load at line %d: dependence not "
+                                 "affine", rname(x, st->args[0].reg),
+                                 (int)st->line, (int)ld->line);
+      if (r == ASC_DEP_DIST && (v.dir[0] == '<' || v.dir[0] == '*'))
+        return asc__arena_printf(x->c, "dependence of %%%s (store at line "
+                                 "%d, load at line %d), distance %s over "
+                                 "(%%%s, %%%s)", rname(x, st->args[0].reg),
+                                 (int)st->line, (int)ld->line,
+                                 asc__dep_str(x->c, &v), rname(x, J->dst),
+                                 rname(x, P->dst));
+    }
+  }
+  return NULL;
+}
+
+/* The cost model: NULL when moving P out of J makes P's unit-stride loads
+ * over j innermost; else why not. */
+static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
+                              asc__depnest *d) {
+  int gain = 0;
+  for (const asc__irins *i = P->body[0].first; i; i = i->next) {
+    asc__affine a;
+    int64_t cj, cp;
+    bool kj, kp;
+    if (i->op != ASC_IR_LOAD)
+      continue;
+    if (!asc__dep_affine(d, i->args[1], &a))
+      continue;
+    kj = asc__dep_coef(&a, 0, &cj);
+    kp = asc__dep_coef(&a, 1, &cp);
+    if (kj && cj == 1)
+      gain++;
+    if (kp && cp == 1 && !(kj && (cj == 0 || cj == 1)))
+      return asc__arena_printf(x->c, "the load at line %d is unit-stride in "
+                               "%%%s and would not be in %%%s", (int)i->line,
+                               rname(x, P->dst), rname(x, J->dst));
+  }
+  if (gain == 0)
+    return asc__arena_printf(x->c, "no load of loop %%%s is unit-stride in "
+                             "%%%s", rname(x, P->dst), rname(x, J->dst));
+  return NULL;
+}
+
+static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P,
+                    asc__irblock *pre, asc__irblock *post, int32_t s,
+                    asc__irins *upd, asc__irins *mv) {
+  int dt = x->f->regs[s].ty.dtype;
+  int64_t T = TILE_BYTES / (asc__dt_bits(dt) / 8);
+  int32_t line = J->line, j = J->dst, sinit = -1;
+  asc__irval tv = asc__irv_int(ascInt64, T);
+  asc__irins *J0, *Li, *Lp, *Lo, *arr, *ins;
+  asc__irtype at;
+  int32_t rem, w, acc, old, sv;
+
+  J0 = new_for(x, "j0", J->args[0], J->args[1], tv, line);
+  J0->note = J->note;
+  rem = asc__ir_bin(x->c, x->f, &J0->body[0], ASC_IR_SUB, ascInt64,
+                    J->args[1], asc__irv_reg(J0->dst), line);
+  w = asc__ir_bin(x->c, x->f, &J0->body[0], ASC_IR_MIN, ascInt64,
+                  asc__irv_reg(rem), tv, line);
+  memset(&at, 0, sizeof at);
+  at.kind = ASC_IRK_TENSOR;
+  at.dtype = (uint8_t)dt;
+  at.ndim = 1;
+  at.flags = ASC_IRT_CONTIG;
+  acc = asc__ir_reg(x->c, x->f, at, "acc");
+  arr = asc__ir_ins(x->c, ASC_IR_LOCAL_ARRAY, acc, 0, line);
+  arr->nimm = 1;
+  arr->imm[0] = T;
+  asc__ir_append(&J0->body[0], arr);
+
+  /* the accumulators' start */
+  Li = new_for(x, "jj", asc__irv_int(ascInt64, 0), asc__irv_reg(w),
+               asc__irv_int(ascInt64, 1), line);
+  map_j(x, &Li->body[0], j, J0->dst, Li->dst, line);
+  clone_prefix(x, &Li->body[0], pre, s, true, &sinit);
+  x->ren[s] = -1;
+  ins = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, line);
+  ins->args[0] = asc__irv_reg(acc);
+  ins->args[1] = asc__irv_reg(Li->dst);
+  ins->args[2] = asc__irv_reg(sinit);
+  asc__ir_append(&Li->body[0], ins);
+  asc__ir_append(&J0->body[0], Li);
+
+  /* P over the tile */
+  Lp = new_for(x, "jj", asc__irv_int(ascInt64, 0), asc__irv_reg(w),
+               asc__irv_int(ascInt64, 1), P->line);
+  map_j(x, &Lp->body[0], j, J0->dst, Lp->dst, P->line);
+  clone_prefix(x, &Lp->body[0], pre, s, false, NULL);
+  if (mv != NULL)
+    asc__ir_remove(&P->body[0], mv);
+  while (P->body[0].first != NULL) {
+    asc__irins *i = P->body[0].first;
+    asc__ir_remove(&P->body[0], i);
+    rename_args(x, i);
+    if (i == upd) {
+      int32_t res = mv != NULL ? upd->dst
+                               : asc__ir_reg(x->c, x->f, x->f->regs[s].ty,
+                                             x->f->regs[s].name);
+      ins = asc__ir_ins(x->c, ASC_IR_LOAD, -1, 2, i->line);
+      old = asc__ir_reg(x->c, x->f, x->f->regs[s].ty, x->f->regs[s].name);
+      ins->dst = old;
+      ins->args[0] = asc__irv_reg(acc);
+      ins->args[1] = asc__irv_reg(Lp->dst);
+      asc__ir_append(&Lp->body[0], ins);
+      for (int32_t k = 0; k < i->nargs; k++)
+        if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == s)
+          i->args[k].reg = old;
+      i->dst = res;
+      asc__ir_append(&Lp->body[0], i);
+      ins = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, i->line);
+      ins->args[0] = asc__irv_reg(acc);
+      ins->args[1] = asc__irv_reg(Lp->dst);
+      ins->args[2] = asc__irv_reg(res);
+      asc__ir_append(&Lp->body[0], ins);
+      continue;
+    }
+    asc__ir_append(&Lp->body[0], i);
+  }
+  asc__ir_append(&P->body[0], Lp);
+  P->note = NULL;
+  asc__ir_append(&J0->body[0], P);
+
+  /* the results */
+  Lo = new_for(x, "jj", asc__irv_int(ascInt64, 0), asc__irv_reg(w),
+               asc__irv_int(ascInt64, 1), line);
+  map_j(x, &Lo->body[0], j, J0->dst, Lo->dst, line);
+  clone_prefix(x, &Lo->body[0], pre, s, false, NULL);
+  sv = asc__ir_reg(x->c, x->f, x->f->regs[s].ty, x->f->regs[s].name);
+  ins = asc__ir_ins(x->c, ASC_IR_LOAD, sv, 2, line);
+  ins->args[0] = asc__irv_reg(acc);
+  ins->args[1] = asc__irv_reg(Lo->dst);
+  asc__ir_append(&Lo->body[0], ins);
+  x->ren[s] = sv;
+  while (post->first != NULL) {
+    asc__irins *i = post->first;
+    asc__ir_remove(post, i);
+    rename_args(x, i);
+    asc__ir_append(&Lo->body[0], i);
+  }
+  asc__ir_append(&J0->body[0], Lo);
+
+  asc__ir_insert_before(b, J, J0);
+  asc__ir_remove(b, J);
+}
+
+/* Tries J (a serial for in b); true when it was rewritten. */
+static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
+  asc__irins *P = NULL, *upd, *mv;
+  asc__irblock pre = {NULL, NULL}, post = {NULL, NULL};
+  asc__irins *Ls[2];
+  asc__depnest d;
+  const char *why = NULL;
+  int32_t s;
+
+  for (int32_t r = 0; r < x->nregs0; r++)
+    x->ren[r] = -1;
+  if (J->unroll || J->args[2].kind != ASC_IRV_CONST || J->args[2].c.i != 1 ||
+      x->f->regs[J->dst].ty.dtype != ascInt64)
+    return false;
+  for (asc__irins *i = J->body[0].first; i; i = i->next)
+    if (asc__ir_nregions(i) > 0) {
+      if (P != NULL || i->op != ASC_IR_FOR)
+        return false;
+      P = i;
+    }
+  if (P == NULL || P->unroll)
+    return false;
+  for (asc__irins *i = P->body[0].first; i; i = i->next)
+    if (asc__ir_nregions(i) > 0)
+      return false;
+  if (P->prev == NULL || (s = carried(J, P)) < 0)
+    return false;
+  /* from here on the nest has the shape: a decision, with a note */
+  Ls[0] = J;
+  Ls[1] = P;
+  asc__dep_init(&d, x->c, x->f, Ls, 2);
+  upd = find_update(x, &P->body[0], s, &mv, &why);
+  if (upd != NULL)
+    why = legal(x, J, P, s, &d);
+  if (why == NULL)
+    why = profitable(x, J, P, &d);
+  if (why != NULL) {
+    add_note(x, J, asc__arena_printf(x->c, "loop %%%s at line %d keeps its "
+                                     "order: %s", rname(x, J->dst),
+                                     (int)J->line, why));
+    return false;
+  }
+  add_note(x, J, asc__arena_printf(
+                     x->c, "loop %%%s at line %d moved inside loop %%%s in "
+                     "tiles of %d, %%%s expanded to an array: %%%s's loads "
+                     "become unit-stride innermost; each element keeps its "
+                     "order of operations",
+                     rname(x, J->dst), (int)J->line, rname(x, P->dst),
+                     (int)(TILE_BYTES / (asc__dt_bits(x->f->regs[s].ty.dtype) / 8)),
+                     rname(x, s), rname(x, P->dst)));
+  /* detach prefix and post from J's body */
+  pre.first = J->body[0].first;
+  pre.last = P->prev;
+  post.first = P->next;
+  post.last = P->next ? J->body[0].last : NULL;
+  J->body[0].first = P;
+  J->body[0].last = P;
+  pre.last->next = NULL;
+  P->prev = NULL;
+  if (post.first != NULL) {
+    post.first->prev = NULL;
+    P->next = NULL;
+  }
+  rewrite(x, b, J, P, &pre, &post, s, upd, mv);
+  return true;
+}
+
+static void walk(ictx *x, asc__irblock *b) {
+  for (asc__irins *i = b->first; i;) {
+    asc__irins *next = i->next;
+    if (i->op == ASC_IR_FOR && try_loop(x, b, i)) {
+      asc__ir_count(x->f);
+      i = next;
+      continue;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      walk(x, &i->body[k]);
+    i = next;
+  }
+}
+
+void asc__pass_interchange(asc__cctx *c, asc__irfunc *f) {
+  ictx x;
+  asc__ir_count(f);
+  x.c = c;
+  x.f = f;
+  x.nregs0 = f->nregs;
+  x.ren = asc__arena_alloc(c, sizeof *x.ren * (size_t)(f->nregs + 1));
+  walk(&x, &f->body);
+  asc__ir_count(f);
+}
