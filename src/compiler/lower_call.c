@@ -357,11 +357,14 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     /* len(t) = t.shape[0]; len(t.shape) = ndim */
     const asc__ast_expr *x = a[0];
     if (x->kind == ASC_EXPR_ATTR && strcmp(x->u.attr.attr, "shape") == 0)
-      return asc__irv_int(
-          scalar_dt(ls, e),
-          ls->f->regs[asc__lower_tensor_reg(ls, x->u.attr.value)].ty.ndim);
+      return asc__irv_int(scalar_dt(ls, e), ty(x->u.attr.value)->ndim);
     if (is_agg(ty(x)))
       return asc__irv_int(scalar_dt(ls, e), agg_n(ty(x)));
+    if (asc__lower_is_view(ls, x)) { /* len(a[i]), len(row) */
+      asc__lview v;
+      asc__lower_view(ls, x, &v);
+      return conv(ls, v.shape[0], scalar_dt(ls, e));
+    }
     return conv(ls, asc__lower_dim_of(ls, asc__lower_tensor_reg(ls, x), 0),
                 scalar_dt(ls, e));
   }

@@ -547,3 +547,13 @@ def test_zip_is_still_a_clear_error():
         asc.compile("import asc\n@asc.kernel\ndef k(a, b):\n"
                     "    for x in zip(a, b):\n        pass\n").k(
                         np.zeros(2), np.zeros(2))
+
+
+def test_len_of_views():
+    m = asc.compile("import asc\n@asc.kernel\ndef k(a, out):\n"
+                    "    for row in a:\n"
+                    "        out[0] = len(row) + len(a[1:]) * 100 + "
+                    "len(row.shape) * 10000\n")
+    out = np.zeros(1)
+    m.k(np.zeros((4, 3)), out)
+    assert out[0] == 3 + 3 * 100 + 1 * 10000
