@@ -557,3 +557,19 @@ def test_len_of_views():
     out = np.zeros(1)
     m.k(np.zeros((4, 3)), out)
     assert out[0] == 3 + 3 * 100 + 1 * 10000
+
+
+def test_operands_of_an_inplace_whole_array_are_arrays():
+    m = asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(out, a, b):\n    out *= np.abs(a) + b\n"
+                    "@asc.kernel\n"
+                    "def s(out, n, step):\n"
+                    "    for i in range(n):\n        out[i] = i\n"
+                    "    n += step\n    out[0] = n\n")
+    out, a, b = rnd(4), rnd(4, seed=1), rnd(4, seed=2)
+    ref = out * (np.abs(a) + b)
+    m.k(out, a, b)
+    np.testing.assert_array_equal(out, ref)
+    o = np.zeros(3)
+    m.s(o, 3, 2)  # n and step stay scalars
+    assert list(o) == [5.0, 1.0, 2.0]

@@ -43,6 +43,10 @@ typedef struct usage {
   const asc__ast_expr *counted[64]; /* the appearances in narray, once
                                      * each (a[:] = x @ y walks x twice) */
   int ncounted;
+  /* parameters already found to be arrays: `out *= v` with out one of
+   * them is a whole-array statement too */
+  const asc__sym *const *arrays;
+  int narrays;
   int helpers;  /* helper calls followed to get here */
   memo *memo;
 } usage;
@@ -279,14 +283,19 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     }
     use_expr(u, s->u.assign.value, depth + 1);
     break;
-  case ASC_STMT_AUGASSIGN:
+  case ASC_STMT_AUGASSIGN: {
+    bool whole = false;
     if (names(s->u.aug.target, u->sym))
       u->narray++;
+    for (int i = 0; i < u->narrays; i++)
+      if (names(s->u.aug.target, u->arrays[i]))
+        whole = true;
     use_expr(u, s->u.aug.target, depth + 1);
-    if (slices(s->u.aug.target))
+    if (whole || slices(s->u.aug.target))
       use_array_operand(u, s->u.aug.value, depth + 1);
     use_expr(u, s->u.aug.value, depth + 1);
     break;
+  }
   case ASC_STMT_ANNASSIGN:
     use_expr(u, s->u.ann.target, depth + 1);
     use_expr(u, s->u.ann.value, depth + 1);
@@ -628,11 +637,30 @@ static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
   return false;
 }
 
+/* How an unannotated parameter is used (the rules at the top), given the
+ * parameters already known to be arrays. */
+static void classify(const asc__ast_func *fn, const asc__sym *sym, memo *m,
+                     const asc__sym *const *arrays, int narrays,
+                     ascKernelParamInfo *p) {
+  usage u;
+  memset(&u, 0, sizeof u);
+  u.sym = sym;
+  u.memo = m;
+  u.kernel = true;
+  u.arrays = arrays;
+  u.narrays = narrays;
+  use_func(&u, fn, 0);
+  p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
+  p->isTensor = u.tensor || p->numberAsArray;
+}
+
 bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
                         ascKernelParamInfo *out) {
   bool ok = true;
   memo m;
   wmemo wm;
+  const asc__sym **arrays;
+  int narrays = 0;
   m.n = 0;
   wm.n = 0;
   for (int i = 0; i < fn->nparams; i++) {
@@ -654,16 +682,21 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
       if (p->generic)
         p->dtype = ascDataTypeCount;
     } else {
-      usage u;
-      memset(&u, 0, sizeof u);
-      u.sym = pa->sym;
-      u.memo = &m;
-      u.kernel = true;
-      use_func(&u, fn, 0);
-      p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
-      p->isTensor = u.tensor || p->numberAsArray;
+      classify(fn, pa->sym, &m, NULL, 0, p);
       p->generic = 1;
     }
+  }
+  /* second look: operands of `out op= v` where out is an array */
+  arrays = asc__arena_alloc(c, sizeof *arrays * ((size_t)fn->nparams + 1));
+  for (int i = 0; i < fn->nparams; i++)
+    if (out[i].isTensor)
+      arrays[narrays++] = fn->params[i].sym;
+  for (int i = 0; i < fn->nparams && narrays > 0; i++)
+    if (fn->params[i].annotation == NULL && !out[i].isTensor)
+      classify(fn, fn->params[i].sym, &m, arrays, narrays, &out[i]);
+  for (int i = 0; i < fn->nparams; i++) {
+    const asc__ast_param *pa = &fn->params[i];
+    ascKernelParamInfo *p = &out[i];
     if (p->isTensor) {
       writes w;
       w.syms[0] = pa->sym;
