@@ -68,8 +68,14 @@ def test_sigint_interrupts_endless_kernel(tmp_path, mode):
     script = tmp_path / "endless.py"
     script.write_text(SCRIPT.format(pkg=os.path.join(ROOT, "bindings", "python"),
                                     mode=mode))
+    # the child starts with SIGINT at its default, as in a terminal: a
+    # parent started in the background by a shell ignores SIGINT, the
+    # child would inherit that, and Python would then install no
+    # KeyboardInterrupt handler
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                          signal.SIG_DFL))
     try:
         line = p.stdout.readline()
         assert line.strip() == "running", (line, p.stderr.read())
