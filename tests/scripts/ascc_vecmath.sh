@@ -8,6 +8,10 @@
 # names (gcc: glibc's libmvec).
 # usage: ascc_vecmath.sh SRC_DIR BUILD_DIR
 set -u
+# The machine code checked is that of the default kernel flags: the
+# sanitizer stage's ASC_CFLAGS (UBSan in kernels) instruments each call
+# and keeps gcc from vectorising them.
+unset ASC_CFLAGS
 build=$(cd "${2:?build dir}" && pwd)
 ascc=$build/ascc
 tmp=$(mktemp -d)
