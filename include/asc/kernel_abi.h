@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ASC_KABI_VERSION 1
+/* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR; the
+ * runtime still loads version 1 modules, which use neither. */
+#define ASC_KABI_VERSION 2
+#define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
 /* Same layout as ascTensor in asc.h (checked by a static assertion in the
@@ -51,6 +54,7 @@ enum {
   ASC_KEXC_OVERFLOW_ERROR,
   ASC_KEXC_ARITHMETIC_ERROR,
   ASC_KEXC_TYPE_ERROR,
+  ASC_KEXC_MEMORY_ERROR,   /* ABI 2: an array created in a kernel */
   ASC_KEXC_COUNT
 };
 
@@ -100,6 +104,14 @@ typedef struct asc_krt {
   void (*critical_exit)(asc_kctx *ctx);
   /* Nonzero once some block of the launch raised: long loops may poll it. */
   int (*cancelled)(asc_kctx *ctx);
+  /* ABI 2.  A temporary of at least bytes bytes (bytes may be 0),
+   * 64-byte aligned, for arrays a kernel creates (np.empty ...); NULL when
+   * memory is exhausted.  Any thread of the block's team may call it.
+   * Every temporary of a block is given back when the block ends, however
+   * it ends; release gives one back sooner (NULL is ignored), so that a
+   * loop creating an array per iteration reuses the same memory. */
+  void *(*alloc)(asc_kctx *ctx, uint64_t bytes);
+  void (*release)(asc_kctx *ctx, void *p);
 } asc_krt;
 
 /* What the runtime hands each block. */

@@ -432,6 +432,7 @@ static int exc_kind(const asc__builtin *b) {
   case ASC_BI_ARITHMETIC_ERROR: return ASC_KEXC_ARITHMETIC_ERROR;
   case ASC_BI_OVERFLOW_ERROR: return ASC_KEXC_OVERFLOW_ERROR;
   case ASC_BI_TYPE_ERROR: return ASC_KEXC_TYPE_ERROR;
+  case ASC_BI_MEMORY_ERROR: return ASC_KEXC_MEMORY_ERROR;
   case ASC_BI_NOT_IMPLEMENTED_ERROR: return ASC_KEXC_RUNTIME_ERROR;
   default: return ASC_KEXC_EXCEPTION;
   }

@@ -142,7 +142,8 @@ ascError_t asc__aot_create(asc__aot **out, const char *path,
   ascError_t err = ascSuccess;
 
   *out = NULL;
-  if (sd->abi_version != ASC_KABI_VERSION || sd->nkernels != md->nkernels ||
+  if (sd->abi_version < ASC_KABI_MIN_VERSION ||
+      sd->abi_version > ASC_KABI_VERSION || sd->nkernels != md->nkernels ||
       (sd->nkernels > 0 && sd->specs == NULL))
     return asc__error(ascErrorInvalidModule,
                       "%s: its %s table does not describe its %u kernels",

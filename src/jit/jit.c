@@ -352,7 +352,8 @@ static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
     goto fail;
   }
   l->module = sym;
-  if (l->module->abi_version != ASC_KABI_VERSION) {
+  if (l->module->abi_version < ASC_KABI_MIN_VERSION ||
+      l->module->abi_version > ASC_KABI_VERSION) {
     asc__error(ascErrorInvalidModule,
                "%s was built for kernel ABI %u, this libasc has %u", path,
                (unsigned)l->module->abi_version, (unsigned)ASC_KABI_VERSION);

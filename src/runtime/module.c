@@ -245,10 +245,12 @@ static ascError_t module_finish(asc__rt *rt, asc__module *proto,
 
 static ascError_t check_module_desc(const char *path,
                                     const asc_module_desc *md) {
-  if (md->abi_version != ASC_KABI_VERSION)
+  if (md->abi_version < ASC_KABI_MIN_VERSION ||
+      md->abi_version > ASC_KABI_VERSION)
     return asc__error(ascErrorInvalidModule,
-                      "%s: module ABI version %u, this libasc needs %u", path,
-                      md->abi_version, ASC_KABI_VERSION);
+                      "%s: module ABI version %u, this libasc loads %u to %u",
+                      path, md->abi_version, ASC_KABI_MIN_VERSION,
+                      ASC_KABI_VERSION);
   if (md->nkernels > 0 && md->kernels == NULL)
     return asc__error(ascErrorInvalidModule, "%s: kernel table is NULL",
                       path);

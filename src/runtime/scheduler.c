@@ -56,7 +56,24 @@ typedef struct team {
   _Alignas(ASC_CACHE_LINE) atomic_int nactive;    /* helpers inside */
   atomic_flag exc_lock;         /* leaf lock guarding exc */
   asc_kexc exc;
+  /* Temporaries of the blocks this team leads (asc_krt.alloc): a leaf
+   * lock, since the team's threads allocate inside parallel loops; kept
+   * across blocks, all free again when a block ends (tmp_block_end). */
+  asc__spinlock tmp_lock;
+  struct tmpbuf *tmp;
+  int ntmp, tmp_cap;
+  size_t tmp_bytes;
 } team;
+
+typedef struct tmpbuf {
+  void *p;          /* from asc__cache_alloc: 64-byte aligned */
+  size_t cap;
+  bool busy;
+} tmpbuf;
+
+/* Bytes of free temporaries a team keeps after a block for the next ones;
+ * beyond this they are freed when the block ends. */
+#define TMP_KEEP ((size_t)64 << 20)
 
 typedef struct worker {
   _Alignas(ASC_CACHE_LINE) team team;
@@ -401,6 +418,95 @@ static void *scratch_get(worker *w, uint64_t bytes) {
                   ~(uintptr_t)(ASC_CACHE_LINE - 1));
 }
 
+/* ------------------------------------------------- kernel temporaries */
+
+static void *krt_alloc(asc_kctx *ctx, uint64_t bytes) {
+  team *t = ctx->team;
+  tmpbuf *best = NULL;
+  void *p = NULL;
+
+  if (t == NULL || bytes > SIZE_MAX / 2)
+    return NULL;
+  if (bytes == 0)
+    bytes = 1;
+  asc__spin_lock(&t->tmp_lock);
+  for (int i = 0; i < t->ntmp; i++) {
+    tmpbuf *x = &t->tmp[i];
+    if (!x->busy && x->cap >= bytes && (best == NULL || x->cap < best->cap))
+      best = x;
+  }
+  if (best != NULL) {
+    best->busy = true;
+    p = best->p;
+  }
+  asc__spin_unlock(&t->tmp_lock);
+  if (p != NULL)
+    return p;
+  /* Round up, so that a loop whose arrays grow a little reuses them. */
+  if (bytes < SIZE_MAX / 4)
+    bytes += bytes / 8;
+  p = asc__cache_alloc((size_t)bytes);
+  if (p == NULL)
+    return NULL;
+  asc__spin_lock(&t->tmp_lock);
+  if (t->ntmp == t->tmp_cap) {
+    int cap = t->tmp_cap ? 2 * t->tmp_cap : 8;
+    /* a short realloc under a leaf lock; failure loses nothing */
+    tmpbuf *nt = asc__realloc(t->tmp, sizeof *nt * (size_t)cap);
+    if (nt == NULL) {
+      asc__spin_unlock(&t->tmp_lock);
+      asc__cache_free(p);
+      return NULL;
+    }
+    t->tmp = nt;
+    t->tmp_cap = cap;
+  }
+  t->tmp[t->ntmp].p = p;
+  t->tmp[t->ntmp].cap = (size_t)bytes;
+  t->tmp[t->ntmp].busy = true;
+  t->ntmp++;
+  t->tmp_bytes += (size_t)bytes;
+  asc__spin_unlock(&t->tmp_lock);
+  return p;
+}
+
+static void krt_release(asc_kctx *ctx, void *p) {
+  team *t = ctx->team;
+
+  if (t == NULL || p == NULL)
+    return;
+  asc__spin_lock(&t->tmp_lock);
+  for (int i = 0; i < t->ntmp; i++)
+    if (t->tmp[i].p == p) {
+      t->tmp[i].busy = false;
+      break;
+    }
+  asc__spin_unlock(&t->tmp_lock);
+}
+
+/* Frees every temporary of t (a guest's team, or a worker that stops). */
+static void tmp_free_all(team *t) {
+  for (int i = 0; i < t->ntmp; i++)
+    asc__cache_free(t->tmp[i].p);
+  asc__free(t->tmp);
+  t->tmp = NULL;
+  t->ntmp = t->tmp_cap = 0;
+  t->tmp_bytes = 0;
+}
+
+/* The block t led has ended, however it ended: its temporaries are free
+ * again.  Its parallel loops have joined, so no other thread touches t. */
+static void tmp_block_end(team *t) {
+  if (t->ntmp == 0)
+    return;
+  if (t->tmp_bytes > TMP_KEEP) {
+    tmp_free_all(t);
+    return;
+  }
+  for (int i = 0; i < t->ntmp; i++)
+    t->tmp[i].busy = false;
+}
+
 static void run_block(worker *w, asc__launch *l, uint32_t b) {
   asc__sched *s = w->sched;
 
@@ -445,6 +551,7 @@ static void run_block(worker *w, asc__launch *l, uint32_t b) {
      * no session, as a hook racing a stop does. */
     if (__builtin_expect(t0 != 0, 0))
       asc__trace_block(l, b, t0);
+    tmp_block_end(t);
   }
   if (w->index >= 0)
     avail(s, 1);
@@ -657,6 +764,8 @@ const asc_krt asc__krt = {
     .critical_enter = krt_critical_enter,
     .critical_exit = krt_critical_exit,
     .cancelled = krt_cancelled,
+    .alloc = krt_alloc,
+    .release = krt_release,
 };
 
 /* ----------------------------------------------------------------- workers */
@@ -806,6 +915,7 @@ static void worker_main(void *arg) {
   }
   asc__free(w->scratch);
   w->scratch = NULL;
+  tmp_free_all(&w->team);
   tls_worker = NULL;
 }
 
@@ -884,6 +994,7 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
   }
   tls_worker = NULL;
   asc__free(g->scratch);
+  tmp_free_all(&g->team);
   return ran;
 }
 

@@ -67,10 +67,43 @@ static inline int harness_cancelled(asc_kctx *ctx) {
   return 0;
 }
 
+/* Temporaries: every one a call allocated is freed when it returns
+ * (harness_tmp_end), as the runtime gives them back when a block ends. */
+#define HARNESS_TMP_MAX 1024
+static void *harness_tmp[HARNESS_TMP_MAX];
+static int harness_ntmp;
+static pthread_mutex_t harness_tmp_mu = PTHREAD_MUTEX_INITIALIZER;
+static inline void *harness_alloc(asc_kctx *ctx, uint64_t bytes) {
+  void *p = NULL;
+  (void)ctx;
+  pthread_mutex_lock(&harness_tmp_mu);
+  if (harness_ntmp < HARNESS_TMP_MAX &&
+      posix_memalign(&p, 64, bytes ? (size_t)bytes : 1) == 0)
+    harness_tmp[harness_ntmp++] = p;
+  pthread_mutex_unlock(&harness_tmp_mu);
+  return p;
+}
+static inline void harness_release(asc_kctx *ctx, void *p) {
+  (void)ctx;
+  pthread_mutex_lock(&harness_tmp_mu);
+  for (int i = 0; i < harness_ntmp; i++)
+    if (harness_tmp[i] == p) {
+      free(p);
+      harness_tmp[i] = harness_tmp[--harness_ntmp];
+      break;
+    }
+  pthread_mutex_unlock(&harness_tmp_mu);
+}
+static inline void harness_tmp_end(void) {
+  for (int i = 0; i < harness_ntmp; i++)
+    free(harness_tmp[i]);
+  harness_ntmp = 0;
+}
+
 static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
     harness_barrier,  harness_crit_enter,   harness_crit_exit,
-    harness_cancelled};
+    harness_cancelled, harness_alloc,       harness_release};
 
 typedef struct harness_mod {
   void *so;
@@ -192,7 +225,11 @@ static inline int harness_call(const harness_mod *hm, uint32_t k,
   ctx.rt = &harness_rt;
   ctx.shared = shared;
   memset(exc, 0, sizeof *exc);
-  return hm->desc->kernels[k].entry(&ctx, args, exc);
+  {
+    int rc = hm->desc->kernels[k].entry(&ctx, args, exc);
+    harness_tmp_end();
+    return rc;
+  }
 }
 
 /* The threaded runtime: HARNESS_TEAM threads take chunks of
@@ -268,7 +305,7 @@ static inline int harness_parallel_for_threads(asc_kctx *ctx, int64_t n,
 static const asc_krt harness_rt_threads = {
     ASC_KABI_VERSION, harness_parallel_for_threads, harness_team_size,
     harness_barrier,  harness_crit_enter,           harness_crit_exit,
-    harness_cancelled};
+    harness_cancelled, harness_alloc,               harness_release};
 
 /* harness_call with parallel loops on HARNESS_TEAM threads. */
 static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,
@@ -280,7 +317,11 @@ static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,
   ctx.rt = &harness_rt_threads;
   ctx.shared = shared;
   memset(exc, 0, sizeof *exc);
-  return hm->desc->kernels[k].entry(&ctx, args, exc);
+  {
+    int rc = hm->desc->kernels[k].entry(&ctx, args, exc);
+    harness_tmp_end();
+    return rc;
+  }
 }
 
 static inline asc_ktensor harness_tensor(void *data, int32_t dtype,

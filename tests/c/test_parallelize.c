@@ -64,7 +64,7 @@ static int32_t shuf_team_size(asc_kctx *ctx) {
 static const asc_krt shuf_rt = {
     ASC_KABI_VERSION, shuf_parallel_for, shuf_team_size,
     harness_barrier,  harness_crit_enter, harness_crit_exit,
-    harness_cancelled};
+    harness_cancelled, harness_alloc,     harness_release};
 
 static int shuf_call(const harness_mod *hm, void *const *args) {
   asc_kctx ctx;
@@ -75,7 +75,11 @@ static int shuf_call(const harness_mod *hm, void *const *args) {
   ctx.block_num = 1;
   ctx.rt = &shuf_rt;
   ctx.shared = shared;
-  return hm->desc->kernels[0].entry(&ctx, args, &exc);
+  {
+    int rc = hm->desc->kernels[0].entry(&ctx, args, &exc);
+    harness_tmp_end();
+    return rc;
+  }
 }
 
 /* The IR after the standard pipeline, to look for the decision. */

@@ -84,7 +84,8 @@ _BY_NAME = {
 
 KERNEL_EXCEPTIONS = ("ValueError", "IndexError", "ZeroDivisionError",
                      "AssertionError", "RuntimeError", "OverflowError",
-                     "ArithmeticError", "TypeError", "Exception")
+                     "ArithmeticError", "TypeError", "MemoryError",
+                     "Exception")
 
 _DIAG = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$")
 _KEXC = re.compile(r"^(?P<file>.*?):(?P<line>\d+): kernel '(?P<kernel>[^']*)' "

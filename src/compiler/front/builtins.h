@@ -140,6 +140,7 @@ typedef enum asc__builtin_kind {
   X(ARITHMETIC_ERROR, "ArithmeticError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")   \
   X(OVERFLOW_ERROR, "OverflowError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")       \
   X(TYPE_ERROR, "TypeError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")               \
+  X(MEMORY_ERROR, "MemoryError", ASC_NS_PY, ASC_BK_EXC, 0, 1, "msg")           \
   X(NOT_IMPLEMENTED_ERROR, "NotImplementedError", ASC_NS_PY, ASC_BK_EXC, 0, 1, \
     "msg")                                                                     \
   /* numpy reductions (np.X only, and the array methods a.X()) */            \
