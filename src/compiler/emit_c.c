@@ -339,11 +339,84 @@ bool asc__emit_known_positive(emitter *e, asc__irval v, int depth) {
   }
 }
 
+static void collect_heap(asc__irins *i, void *ctx) {
+  emitter *e = ctx;
+  if (i->op == ASC_IR_NEW_ARRAY)
+    e->heap[i->dst] = 1;
+  else if (i->op == ASC_IR_SET_ARRAY)
+    e->heap[i->dst] = 2;
+}
+
+void asc__emit_release_arrays(emitter *e, const uint8_t *mark) {
+  for (int32_t r = 0; r < e->f->nregs; r++)
+    if ((mark[r] & 2) && e->heap[r] == 2)
+      LINE(e, "ctx->rt->release(ctx, %s);", rname(e, r));
+}
+
 static void collect_def(asc__irins *i, void *ctx) {
   emitter *e = ctx;
   if (i->dst >= 0 && e->f->regs[i->dst].ndefs == 1 &&
       i->op != ASC_IR_FOR && i->op != ASC_IR_PFOR)
     e->def[i->dst] = i;
+}
+
+/* A new array: the extents checked, the bytes counted without overflow,
+ * the memory from the runtime, then C-order strides. */
+static void emit_new_array(emitter *e, const asc__irins *i) {
+  const char *d = rname(e, i->dst), *t = tname(e, i->dst);
+  int dt = e->f->regs[i->dst].ty.dtype;
+  int n = i->nargs;
+  LINE(e, "{");
+  e->depth++;
+  LINE(e, "uint64_t nb = sizeof(%s);", ctype(dt));
+  for (int k = 0; k < n; k++) {
+    const char *x = asc__emit_val(e, i->args[k]);
+    LINE(e, "%s_s.shape[%d] = %s;", t, k, x);
+  }
+  LINE(e, "for (int k = 0; k < %d; k++) {", n);
+  e->depth++;
+  LINE(e, "if (%s_s.shape[k] < 0) {", t);
+  e->depth++;
+  emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
+             "negative dimensions are not allowed");
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "if (__builtin_mul_overflow(nb, (uint64_t)%s_s.shape[k], &nb)) {",
+       t);
+  e->depth++;
+  emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
+             "array is too big; `arr.size * arr.dtype.itemsize` is larger "
+             "than the maximum possible size");
+  e->depth--;
+  LINE(e, "}");
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "if (nb > (uint64_t)INT64_MAX) {");
+  e->depth++;
+  emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
+             "array is too big; `arr.size * arr.dtype.itemsize` is larger "
+             "than the maximum possible size");
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "%s = (%s *)ctx->rt->alloc(ctx, nb);", d, ctype(dt));
+  LINE(e, "if (%s == NULL) {", d);
+  e->depth++;
+  LINE(e, "asc_raise_fmt(exc, %d /* MemoryError */, %d, \"unable to "
+          "allocate {} bytes for an array\", 1, (int64_t)nb, 0, 0);",
+       ASC_KEXC_MEMORY_ERROR, (int)i->line);
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "%s_s.data = %s;", t, d);
+  LINE(e, "%s_s.dtype = %d;", t, dt);
+  LINE(e, "%s_s.ndim = %d;", t, n);
+  if (n > 0)
+    LINE(e, "%s_s.strides[%d] = 1;", t, n - 1);
+  for (int k = n - 2; k >= 0; k--)
+    LINE(e, "%s_s.strides[%d] = %s_s.strides[%d] * %s_s.shape[%d];", t, k, t,
+         k + 1, t, k + 1);
+  e->depth--;
+  LINE(e, "}");
 }
 
 static void div_check(emitter *e, const asc__irins *i) {
@@ -822,7 +895,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_STRIDE: {
     int32_t t = i->args[0].reg;
     const asc__irreg *tr = &f->regs[t];
-    if (tr->ty.flags & ASC_IRT_LOCAL) {
+    if ((tr->ty.flags & ASC_IRT_LOCAL) && !e->heap[t]) {
       /* local / shared arrays: the shape is a compile-time constant */
       const asc__irins *a = array_def(&f->body, t);
       int64_t v = 1;
@@ -864,6 +937,22 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_LOCAL_ARRAY:
   case ASC_IR_SHARED_ARRAY:
     break; /* declared at the top of the function */
+  case ASC_IR_NEW_ARRAY:
+    emit_new_array(e, i);
+    break;
+  case ASC_IR_SET_ARRAY: {
+    const char *s = rname(e, i->args[0].reg);
+    /* the name's old array is dead: every use of it goes through the
+     * name's register, which now holds the new one */
+    LINE(e, "if (%s != NULL && %s != %s) ctx->rt->release(ctx, %s);", d, d,
+         s, d);
+    LINE(e, "%s = %s; %s_s = %s_s;", d, s, tname(e, i->dst),
+         tname(e, i->args[0].reg));
+    break;
+  }
+  case ASC_IR_FREE_ARRAY:
+    LINE(e, "ctx->rt->release(ctx, %s);", rname(e, i->args[0].reg));
+    break;
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1177,9 +1266,18 @@ static const asc__irins *array_def(const asc__irblock *b, int32_t r) {
 
 /* Declares a local array or shared buffer and its shape/strides arrays. */
 static void declare_array(emitter *e, int32_t r) {
-  const asc__irins *a = array_def(&e->f->body, r);
+  const asc__irins *a;
   const asc__irreg *g = &e->f->regs[r];
   int64_t total = 1;
+  if (e->heap[r]) {
+    /* an array the kernel creates: its data and its descriptor */
+    LINE(e, "%s *%s = NULL;", ctype(g->ty.dtype), rname(e, r));
+    LINE(e, "asc_ktensor %s_s;", tname(e, r));
+    LINE(e, "const asc_ktensor *%s = &%s_s; (void)%s;", tname(e, r),
+         tname(e, r), tname(e, r));
+    return;
+  }
+  a = array_def(&e->f->body, r);
   ASC_CHECK(e->c, a != NULL);
   for (int32_t k = 0; k < a->nimm; k++)
     total *= a->imm[k];
@@ -1270,9 +1368,13 @@ static void emit_kernel(emitter *e) {
       f->regs[r].ty.flags |= ASC_IRT_READONLY;
     else
       f->regs[r].ty.flags &= (uint8_t)~ASC_IRT_READONLY;
-    if (!f->regs[r].param && f->regs[r].ty.kind == ASC_IRK_TENSOR)
-      f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   }
+  e->heap = asc__arena_alloc(e->c, (size_t)n + 1);
+  asc__ir_walk(&f->body, collect_heap, e);
+  for (int32_t r = 0; r < n; r++)
+    if (!f->regs[r].param && f->regs[r].ty.kind == ASC_IRK_TENSOR &&
+        !e->heap[r])
+      f->regs[r].ty.flags |= ASC_IRT_LOCAL;
   e->def = asc__arena_alloc(e->c, sizeof *e->def * ((size_t)n + 1));
   asc__ir_walk(&f->body, collect_def, e);
   e->shared_off = asc__arena_alloc(e->c, sizeof(int64_t) * ((size_t)n + 1));

@@ -59,6 +59,9 @@ typedef struct emitter {
   bool uses_barrier;
   bool raise_used;      /* L_raise is jumped to */
   const asc__irins **def; /* per register: its only definition, or NULL */
+  /* per register: 1 defined by new_array, 2 by set_array (an array the
+   * kernel created, bound to a name), else 0 */
+  uint8_t *heap;
   odometer odo;         /* the pfor body being emitted, when it matched */
 } emitter;
 
@@ -144,6 +147,10 @@ static inline const char *tname(emitter *e, int32_t r) {
 }
 
 /* -------------------------------------------------------------- emit_c.c */
+
+/* Gives back the arrays bound to names (heap 2) that mark says the code
+ * being emitted defines: a parallel loop body's, as it returns. */
+void asc__emit_release_arrays(emitter *e, const uint8_t *mark);
 
 /* The C expression of IR value v. */
 const char *asc__emit_val(emitter *e, asc__irval v);

@@ -262,9 +262,11 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   e->depth--;
   LINE(e, "}");
+  asc__emit_release_arrays(e, defs);
   LINE(e, "return 0;");
   if (e->raise_used) {
     out(e, "L_raise:\n");
+    asc__emit_release_arrays(e, defs);
     LINE(e, "return k + 1;");
   }
   out(e, "}\n\n");

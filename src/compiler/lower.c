@@ -120,6 +120,10 @@ static int32_t lookup(lstate *ls, const asc__sym *s) {
 
 /* The register of a variable, created on first use with the symbol's
  * type. */
+int32_t asc__lower_lookup(lstate *ls, const asc__sym *s) {
+  return lookup(ls, s);
+}
+
 static int32_t var_reg(lstate *ls, const asc__sym *s, asc__loc loc) {
   int32_t r = lookup(ls, s);
   asc__type *t;
@@ -789,6 +793,8 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
       /* t2 = t: an alias of the same tensor; row = a[i]: a view */
       if (value == NULL)
         unsupported(ls, target->loc, "this tensor assignment");
+      if (asc__lower_new_array(ls, target, value))
+        return;
       if (asc__lower_is_view(ls, value)) {
         asc__lview view;
         asc__lower_view(ls, value, &view);

@@ -347,6 +347,8 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
   return (int)(k < 0 ? k + nd : k);
 }
 
+static int32_t materialize(lstate *ls, const asc__ast_expr *e);
+
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
 static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
@@ -411,6 +413,19 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       for (int k = 0; k < e->u.call.nrargs; k++)
         if (e->u.call.rargs[k])
           collect(ls, ew, e->u.call.rargs[k]);
+      return;
+    }
+    if (e->u.call.builtin &&
+        asc__builtin_is_creation(e->u.call.builtin->id)) {
+      /* np.arange(n) inside an expression: made first, then an operand */
+      asc__ewop *op;
+      int32_t t = materialize(ls, e);
+      ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                                sizeof *ew->ops, 8);
+      op = &ew->ops[ew->nops++];
+      op->e = e;
+      op->red = NULL;
+      whole_tensor(ls, t, &op->v);
       return;
     }
     break;
@@ -634,13 +649,36 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
  * operands' own strides when every axis has the target's size (the usual
  * case, where contiguous operands keep unit strides the C compiler can
  * vectorise), and with stride 0 on axes of size 1 otherwise. */
-static void store_nest(lstate *ls, const asc__ast_expr *where,
-                       asc__lview *dst, const asc__ast_expr *value, int op) {
-  asc__ewctx ew;
+static bool overlaps(const asc__ewctx *ew, const asc__lview *dst,
+                     const asc__ast_expr *where) {
+  for (int k = 0; k < ew->nops; k++) {
+    const asc__lview *v = &ew->ops[k].v;
+    if (v->t == dst->t && !same_view(v, dst) &&
+        !same_expr(ew->ops[k].e, where))
+      return true;
+    if (ew->ops[k].red != NULL)
+      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
+        if (ew->ops[k].red->sub.ops[q].v.t == dst->t)
+          return true;
+  }
+  return false;
+}
+
+static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
+                              asc__ewctx *ew);
+static void store_nest_ew(lstate *ls, asc__lview *dst,
+                          const asc__ast_expr *value, int op,
+                          asc__ewctx *ewp);
+static void copy_from(lstate *ls, const asc__ast_expr *where,
+                      asc__lview *dst, const asc__ast_expr *value,
+                      int32_t tmp, int op);
+
+static void store_nest_ew(lstate *ls, asc__lview *dst,
+                          const asc__ast_expr *value, int op,
+                          asc__ewctx *ewp) {
+  asc__ewctx ew = *ewp;
   asc__irval shape[ASC_MAX_DIMS], same = asc__irv_int(ascBool, 1);
   asc__irval *own;
-  memset(&ew, 0, sizeof ew);
-  collect(ls, &ew, value);
   for (int k = 0; k < dst->nd; k++)
     shape[k] = dst->shape[k];
   own = asc__arena_alloc(ls->c, sizeof *own * ASC_MAX_DIMS *
@@ -652,21 +690,6 @@ static void store_nest(lstate *ls, const asc__ast_expr *where,
                       "cannot broadcast a %d-dimensional array into a "
                       "%d-dimensional one",
                       v->nd, dst->nd);
-    if (v->t == dst->t && !same_view(v, dst) &&
-        !same_expr(ew.ops[k].e, where))
-      asc__diag_fatal(ls->c, ew.ops[k].e->loc,
-                      "this array expression reads the array it writes "
-                      "through another view; numpy would copy it first, "
-                      "which kernels do not do yet: write the result into "
-                      "a separate array");
-    if (ew.ops[k].red != NULL)
-      for (int q = 0; q < ew.ops[k].red->sub.nops; q++)
-        if (ew.ops[k].red->sub.ops[q].v.t == dst->t)
-          asc__diag_fatal(ls->c, ew.ops[k].red->sub.ops[q].e->loc,
-                          "this reduction reads the array the statement "
-                          "writes; numpy would reduce it first, which "
-                          "kernels do not do yet: reduce into a separate "
-                          "array");
     for (int a = 0; a < v->nd; a++) {
       asc__irval s = v->shape[a], t = shape[dst->nd - v->nd + a];
       own[k * ASC_MAX_DIMS + a] = v->stride[a];
@@ -698,6 +721,23 @@ static void store_nest(lstate *ls, const asc__ast_expr *where,
   }
 }
 
+static void store_nest(lstate *ls, const asc__ast_expr *where,
+                       asc__lview *dst, const asc__ast_expr *value, int op) {
+  asc__ewctx ew;
+  memset(&ew, 0, sizeof ew);
+  collect(ls, &ew, value);
+  if (is_tensor(value) && overlaps(&ew, dst, where)) {
+    /* numpy's copy on overlap: the value into a new array first */
+    int32_t tmp = materialize_ew(ls, value, &ew);
+    asc__irins *fr;
+    copy_from(ls, where, dst, value, tmp, op);
+    fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+    fr->args[0] = asc__irv_reg(tmp);
+    return;
+  }
+  store_nest_ew(ls, dst, value, op, &ew);
+}
+
 bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
                              const asc__ast_expr *value) {
   asc__lview dst;
@@ -721,6 +761,373 @@ bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
   asc__lower_view(ls, target, &dst);
   store_nest(ls, target, &dst, value, op);
   return true;
+}
+
+
+/* ------------------------------------------- arrays the kernel creates */
+
+/* A new array register (contiguous, 64-byte aligned). */
+static int32_t heap_reg(lstate *ls, int dt, int nd, const char *hint) {
+  asc__irtype it;
+  memset(&it, 0, sizeof it);
+  it.kind = ASC_IRK_TENSOR;
+  it.dtype = (uint8_t)dt;
+  it.ndim = (uint8_t)nd;
+  it.flags = ASC_IRT_CONTIG | ASC_IRT_ALIGN64;
+  return asc__ir_reg(ls->c, ls->f, it, hint);
+}
+
+static int32_t new_array(lstate *ls, int dt, int nd,
+                         const asc__irval *shape) {
+  int32_t t = heap_reg(ls, dt, nd, "new");
+  asc__irval ext[ASC_MAX_DIMS];
+  asc__irins *i;
+  for (int k = 0; k < nd; k++) /* before the instruction: conv may emit */
+    ext[k] = conv(ls, shape[k], ascInt64);
+  i = emit(ls, ASC_IR_NEW_ARRAY, t, nd);
+  for (int k = 0; k < nd; k++)
+    i->args[k] = ext[k];
+  return t;
+}
+
+/* t[...] = v */
+static void fill(lstate *ls, int32_t t, asc__irval v) {
+  asc__lview w;
+  asc__irval idx[ASC_MAX_DIMS], off;
+  asc__irblock *save;
+  asc__irins *st;
+  int dt = ls->f->regs[t].ty.dtype;
+  v = conv(ls, v, dt);
+  whole_tensor(ls, t, &w);
+  save = open_nest(ls, w.shape, w.nd, idx);
+  off = elem_offset(ls, &w, idx, w.nd);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->cur = save;
+}
+
+/* The extents of a shape argument: n, (n, m) or a.shape. */
+static void shape_vals(lstate *ls, const asc__ast_expr *s, int nd,
+                       asc__irval *shape) {
+  asc__type *t = ty(s);
+  if (t != NULL && t->kind == ASC_TY_TUPLE) {
+    asc__lower_agg(ls, s, t, shape);
+    for (int k = 0; k < nd; k++)
+      shape[k] = conv(ls, shape[k], ascInt64);
+  } else {
+    shape[0] = conv(ls, asc__lower_expr(ls, s), ascInt64);
+  }
+}
+
+/* A new array holding array expression e (whose operands ew holds):
+ * numpy's broadcast shape, then one loop nest. */
+static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
+                              asc__ewctx *ew) {
+  asc__type *t = ty(e);
+  asc__irval shape[ASC_MAX_DIMS];
+  asc__lview w;
+  int32_t r;
+  for (int k = 0; k < t->ndim; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
+    broadcast(ls, &v, shape, t->ndim, true);
+  }
+  r = new_array(ls, t->dtype, t->ndim, shape);
+  whole_tensor(ls, r, &w);
+  for (int k = 0; k < t->ndim; k++)
+    w.shape[k] = shape[k]; /* as allocated: no check against itself */
+  store_nest_ew(ls, &w, e, -1, ew);
+  return r;
+}
+
+static asc__irval flt(lstate *ls, const asc__ast_expr *e) {
+  return conv(ls, asc__lower_expr(ls, e), ascFloat64);
+}
+
+/* np.arange(start, stop, step): numpy's length, ceil((stop - start) /
+ * step), and start + i * step. */
+static int32_t arange(lstate *ls, const asc__ast_expr *e, int dt) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs;
+  bool one = na < 2 || a[1] == NULL;
+  bool fl = asc__dt_is_float(dt);
+  int wt = fl ? ascFloat64 : ascInt64;
+  asc__irval start = one ? asc__irv_int(ascInt64, 0) : asc__lower_expr(ls, a[0]);
+  asc__irval stop = asc__lower_expr(ls, one ? a[0] : a[1]);
+  asc__irval step = na > 2 && a[2] ? asc__lower_expr(ls, a[2])
+                                   : asc__irv_int(ascInt64, 1);
+  asc__irval n, idx[1], v;
+  asc__irblock *save;
+  asc__irins *st;
+  int32_t r;
+  start = conv(ls, start, wt);
+  stop = conv(ls, stop, wt);
+  step = conv(ls, step, wt);
+  raise_if(ls,
+           op2(ls, ASC_IR_EQ, wt, step,
+               fl ? asc__irv_float(ascFloat64, 0.0) : i64(0)),
+           ASC_KEXC_ZERO_DIVISION_ERROR, "arange: the step is zero", i64(0),
+           i64(0));
+  if (fl) {
+    asc__irval q = op2(ls, ASC_IR_DIV, ascFloat64,
+                       op2(ls, ASC_IR_SUB, ascFloat64, stop, start), step);
+    int32_t c = newreg(ls, ascFloat64, NULL);
+    asc__irins *ci = emit(ls, ASC_IR_CALL, c, 1);
+    ci->aux = ASC_INTR_CEIL;
+    ci->args[0] = q;
+    raise_if(ls, op1(ls, ASC_IR_NOT, ascBool,
+                     op2(ls, ASC_IR_LT, ascFloat64, asc__irv_reg(c),
+                         asc__irv_float(ascFloat64, 9.2e18))),
+             ASC_KEXC_VALUE_ERROR, "arange: the length is not finite",
+             i64(0), i64(0));
+    n = conv(ls, asc__irv_reg(c), ascInt64);
+  } else {
+    /* ceil(d / s) == -((-d) // s) with Python's floor division */
+    asc__irval d = op2(ls, ASC_IR_SUB, ascInt64, stop, start);
+    n = op1(ls, ASC_IR_NEG, ascInt64,
+            op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                op1(ls, ASC_IR_NEG, ascInt64, d), step));
+  }
+  n = op2(ls, ASC_IR_MAX, ascInt64, n, i64(0));
+  r = new_array(ls, dt, 1, &n);
+  save = open_nest(ls, &n, 1, idx);
+  v = op2(ls, ASC_IR_ADD, wt, start,
+          op2(ls, ASC_IR_MUL, wt, conv(ls, idx[0], wt), step));
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = idx[0];
+  st->args[2] = v;
+  ls->cur = save;
+  return r;
+}
+
+/* np.linspace(start, stop, num=50, endpoint=True): start + i * step,
+ * and stop itself last when endpoint (numpy's). */
+static int32_t linspace(lstate *ls, const asc__ast_expr *e, int dt) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs;
+  asc__irval start = flt(ls, a[0]), stop = flt(ls, a[1]);
+  asc__irval num = na > 2 && a[2] ? conv(ls, asc__lower_expr(ls, a[2]),
+                                         ascInt64)
+                                  : i64(50);
+  asc__irval endp = na > 3 && a[3] ? truthy(ls, asc__lower_expr(ls, a[3]))
+                                   : asc__irv_int(ascBool, 1);
+  asc__irval div, step, idx[1], v, last;
+  asc__irblock *save;
+  asc__irins *st, *ifi;
+  int32_t r;
+  raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, num, i64(0)),
+           ASC_KEXC_VALUE_ERROR, "Number of samples, {}, must be non-negative.",
+           num, i64(0));
+  div = sel(ls, endp, op2(ls, ASC_IR_SUB, ascInt64, num, i64(1)), num);
+  step = op2(ls, ASC_IR_DIV, ascFloat64,
+             op2(ls, ASC_IR_SUB, ascFloat64, stop, start),
+             conv(ls, op2(ls, ASC_IR_MAX, ascInt64, div, i64(1)),
+                  ascFloat64));
+  r = new_array(ls, dt, 1, &num);
+  save = open_nest(ls, &num, 1, idx);
+  v = op2(ls, ASC_IR_ADD, ascFloat64, start,
+          op2(ls, ASC_IR_MUL, ascFloat64, conv(ls, idx[0], ascFloat64),
+              step));
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = idx[0];
+  st->args[2] = v;
+  ls->cur = save;
+  last = op2(ls, ASC_IR_AND, ascBool, endp,
+             op2(ls, ASC_IR_GT, ascInt64, num, i64(1)));
+  ifi = emit(ls, ASC_IR_IF, -1, 1);
+  ifi->args[0] = last;
+  save = ls->cur;
+  ls->cur = &ifi->body[0];
+  v = conv(ls, stop, dt);
+  last = op2(ls, ASC_IR_SUB, ascInt64, num, i64(1));
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = last;
+  st->args[2] = v;
+  ls->cur = save;
+  return r;
+}
+
+/* A new array holding e: a creation call or an array expression. */
+static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  const asc__builtin *b =
+      e->kind == ASC_EXPR_CALL ? e->u.call.builtin : NULL;
+  asc__ast_expr *const *a = b ? e->u.call.rargs : NULL;
+  asc__irval shape[ASC_MAX_DIMS], v = i64(0);
+  asc__lview src;
+  asc__ewctx ew;
+  int32_t r;
+  int dt = t->dtype, nd = t->ndim;
+  if (b == NULL || !asc__builtin_is_creation(b->id)) {
+    memset(&ew, 0, sizeof ew);
+    collect(ls, &ew, e);
+    return materialize_ew(ls, e, &ew);
+  }
+  switch (b->id) {
+  case ASC_BI_NP_ARANGE:
+    return arange(ls, e, dt);
+  case ASC_BI_NP_LINSPACE:
+    return linspace(ls, e, dt);
+  case ASC_BI_NP_EMPTY:
+  case ASC_BI_NP_ZEROS:
+  case ASC_BI_NP_ONES:
+  case ASC_BI_NP_FULL:
+    shape_vals(ls, a[0], nd, shape);
+    if (b->id == ASC_BI_NP_FULL)
+      v = asc__lower_expr(ls, a[1]);
+    break;
+  default: /* *_like, copy, astype: the shape of an array */
+    asc__lower_view(ls, a[0], &src);
+    for (int k = 0; k < nd; k++)
+      shape[k] = src.shape[k];
+    if (b->id == ASC_BI_NP_FULL_LIKE)
+      v = asc__lower_expr(ls, a[1]);
+    break;
+  }
+  r = new_array(ls, dt, nd, shape);
+  switch (b->id) {
+  case ASC_BI_NP_ZEROS:
+  case ASC_BI_NP_ZEROS_LIKE:
+    fill(ls, r, i64(0));
+    break;
+  case ASC_BI_NP_ONES:
+  case ASC_BI_NP_ONES_LIKE:
+    fill(ls, r, i64(1));
+    break;
+  case ASC_BI_NP_FULL:
+  case ASC_BI_NP_FULL_LIKE:
+    fill(ls, r, v);
+    break;
+  case ASC_BI_NP_COPY:
+  case ASC_BI_NP_ASTYPE: {
+    asc__lview w;
+    whole_tensor(ls, r, &w);
+    store_nest(ls, NULL, &w, a[0], -1);
+    break;
+  }
+  default: /* empty: as it comes */
+    break;
+  }
+  return r;
+}
+
+/* dst[...] (op)= tmp, where tmp holds value (of value's type). */
+static void copy_from(lstate *ls, const asc__ast_expr *where,
+                      asc__lview *dst, const asc__ast_expr *value,
+                      int32_t tmp, int op) {
+  /* a name only the lowering knows, bound to tmp, stands for value */
+  asc__sym *s = asc__arena_alloc(ls->c, sizeof *s);
+  asc__ast_expr *x = asc__arena_alloc(ls->c, sizeof *x);
+  memset(s, 0, sizeof *s);
+  memset(x, 0, sizeof *x);
+  s->kind = ASC_SYM_LOCAL;
+  s->name = "copy";
+  s->loc = value->loc;
+  s->type = value->type;
+  x->kind = ASC_EXPR_NAME;
+  x->loc = value->loc;
+  x->type = value->type;
+  x->u.name.id = "copy";
+  x->u.name.sym = s;
+  asc__lower_bind(ls, s, tmp);
+  store_nest(ls, where, dst, x, op);
+}
+
+static bool is_new_array(const asc__ast_expr *e) {
+  const asc__builtin *b;
+  if (!is_tensor(e))
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_BINARY:
+  case ASC_EXPR_UNARY:
+  case ASC_EXPR_COMPARE:
+    return true;
+  case ASC_EXPR_CALL:
+    b = e->u.call.builtin;
+    return b != NULL && e->u.call.callee == NULL &&
+           (asc__builtin_is_creation(b->id) ||
+            asc__builtin_is_reduction(b->id) ||
+            asc__builtin_is_elementwise(e));
+  default:
+    return false;
+  }
+}
+
+/* The register of the name target binds to arrays the kernel creates:
+ * one per name, so that every use of the name, in loops too, reads the
+ * array it holds now. */
+static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
+                        const asc__type *t) {
+  const asc__sym *s = target->u.name.sym;
+  int32_t r = asc__lower_lookup(ls, s);
+  if (r >= 0) {
+    for (int k = 0; k < ls->narr; k++)
+      if (ls->arr_regs[k] == r) {
+        if (ls->arr_pfors[k] != ls->pfors)
+          asc__diag_fatal(ls->c, target->loc,
+                          "'%s' holds an array made outside this parallel "
+                          "loop; an array made in each iteration needs a "
+                          "name of its own",
+                          s->name);
+        return r;
+      }
+    asc__diag_fatal(ls->c, target->loc,
+                    "'%s' names %s here; a name that holds a new array "
+                    "the kernel makes cannot also name another array (use "
+                    "another name, or write into it: %s[...] = ...)",
+                    s->name,
+                    ls->f->regs[r].param ? "a parameter's array"
+                                         : "another array",
+                    s->name);
+  }
+  if (asc__lower_sym_view(ls, s) != NULL)
+    asc__diag_fatal(ls->c, target->loc,
+                    "'%s' names a view here; a name that holds a new "
+                    "array the kernel makes cannot also name a view (use "
+                    "another name)",
+                    s->name);
+  r = heap_reg(ls, t->dtype, t->ndim, s->name);
+  ls->arr_regs = asc__arena_grow(ls->c, ls->arr_regs, ls->narr, &ls->caparr,
+                                 sizeof *ls->arr_regs, 8);
+  ls->arr_pfors = asc__arena_grow(ls->c, ls->arr_pfors, ls->narr,
+                                  &ls->caparr2, sizeof *ls->arr_pfors, 8);
+  ls->arr_regs[ls->narr] = r;
+  ls->arr_pfors[ls->narr] = ls->pfors;
+  ls->narr++;
+  asc__lower_bind(ls, s, r);
+  return r;
+}
+
+bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value) {
+  int32_t tmp, r;
+  asc__irins *i;
+  if (value == NULL || !is_new_array(value))
+    return false;
+  tmp = materialize(ls, value);
+  r = name_reg(ls, target, ty(value));
+  if (!asc__irt_eq(ls->f->regs[r].ty, ls->f->regs[tmp].ty))
+    asc__diag_fatal(ls->c, value->loc,
+                    "this array's type differs from the one '%s' held "
+                    "before",
+                    target->u.name.sym->name);
+  i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
+  i->args[0] = asc__irv_reg(tmp);
+  return true;
+}
+
+void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {
+  asc__lview dst;
+  asc__lower_view(ls, call->u.call.rargs[0], &dst);
+  store_nest(ls, call->u.call.rargs[0], &dst, call->u.call.rargs[1], -1);
 }
 
 /* ----------------------------------------------------------- reductions */

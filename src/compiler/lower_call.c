@@ -371,6 +371,9 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_BARRIER:
     emit(ls, ASC_IR_BARRIER, -1, 0);
     return asc__irv_int(ascBool, 0);
+  case ASC_BI_NP_FILL:
+    asc__lower_fill(ls, e);
+    return asc__irv_int(ascBool, 0);
   case ASC_BI_LOCK:
   case ASC_BI_UNLOCK: {
     asc__ast_expr sub;

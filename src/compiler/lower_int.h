@@ -94,6 +94,11 @@ typedef struct lstate {
   int lb_depth;          /* lower_bound through single assignments */
   uint64_t local_bytes;  /* local arrays so far (LOCAL_TOTAL_MAX) */
   asc__ewctx *ew;        /* inside a whole-array statement's loop body */
+  /* The registers of names bound to arrays the kernel creates, with the
+   * parallel-loop depth each was first bound at. */
+  int32_t *arr_regs;
+  int *arr_pfors;
+  int narr, caparr, caparr2;
 } lstate;
 
 static inline _Noreturn void unsupported(lstate *ls, asc__loc loc,
@@ -201,6 +206,8 @@ static inline asc__type *agg_elem(asc__type *t, int k) {
 
 /* -------------------------------------------------------------- lower.c */
 
+/* The register symbol s is bound to, or -1. */
+int32_t asc__lower_lookup(lstate *ls, const asc__sym *s);
 /* Binds symbol s to register reg in the current scope. */
 void asc__lower_bind(lstate *ls, const asc__sym *s, int32_t reg);
 /* The register of tensor expression e. */
@@ -226,6 +233,12 @@ void asc__lower_bind_view(lstate *ls, const asc__sym *s, const asc__lview *v);
 
 /* -------------------------------------------------------- lower_array.c */
 
+/* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
+ * lowered and true, else false. */
+bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value);
+/* a.fill(v) */
+void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
 /* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
 bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
 /* The view of tensor expression e (a whole tensor is one too). */

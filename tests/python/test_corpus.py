@@ -29,6 +29,11 @@ EXPECTED_TO_RUN = {
     "nex_bubblesort",
     "nex_fbcorr",
     "nex_filter2d_core",
+    "npb_floyd_warshall",
+    "npb_floyd_warshall_prange",
+    "npb_hdiff",
+    "npb_seidel_2d",
+    "npb_cavity_flow",
     "npb_cholesky",
     "npb_fdtd_2d",
     "npb_heat_3d",
@@ -48,7 +53,6 @@ KNOWN_BUGS = {
     # a parameter used only in an expression assigned to a new local
     # (creating an array, not supported yet) is typed as a scalar
     "nex_julia": (h.LAUNCH, _SCALAR),
-    "npb_arc_distance": (h.LAUNCH, _SCALAR),
     "npb_scattering_self_energies": (h.LAUNCH, "which is not a libasc dtype"),
 }
 

@@ -53,11 +53,17 @@ static const struct {
     {"any", ASC_BI_NP_ANY}, {"all", ASC_BI_NP_ALL},
     {"argmin", ASC_BI_NP_ARGMIN}, {"argmax", ASC_BI_NP_ARGMAX},
     {"dot", ASC_BI_NP_DOT}, {"where", ASC_BI_NP_WHERE},
-    {"clip", ASC_BI_NP_CLIP},
+    {"clip", ASC_BI_NP_CLIP}, {"copy", ASC_BI_NP_COPY},
+    {"empty", ASC_BI_NP_EMPTY}, {"zeros", ASC_BI_NP_ZEROS},
+    {"ones", ASC_BI_NP_ONES}, {"full", ASC_BI_NP_FULL},
+    {"empty_like", ASC_BI_NP_EMPTY_LIKE},
+    {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
+    {"ones_like", ASC_BI_NP_ONES_LIKE}, {"full_like", ASC_BI_NP_FULL_LIKE},
+    {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
 };
 
 const asc__builtin *asc__builtin_method(const char *name) {
-  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_CLIP; id++)
+  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_FILL; id++)
     if (id != ASC_BI_NP_WHERE)
     if (strcmp(entries[id - 1].name, name) == 0)
       return &entries[id - 1];
@@ -70,7 +76,9 @@ const char asc__numpy_names[] =
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
-    "1-D arrays), where, clip and the dtypes bool_, int8..int64, "
+    "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
+    "empty_like, zeros_like, ones_like, full_like, arange, linspace and "
+    "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
     "float16, float32, float64";
 

@@ -158,6 +158,21 @@ typedef enum asc__builtin_kind {
   X(NP_DOT, "dot", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                         \
   X(NP_WHERE, "where", 0, ASC_BK_FUNC, 3, 3, "condition,x,y")               \
   X(NP_CLIP, "clip", 0, ASC_BK_FUNC, 3, 3, "a,a_min,a_max")                 \
+  /* arrays a kernel creates (np.X; copy, astype and fill also as methods) */ \
+  X(NP_COPY, "copy", 0, ASC_BK_FUNC, 1, 1, "a")                             \
+  X(NP_ASTYPE, "astype", 0, ASC_BK_FUNC, 2, 2, "a,dtype")                   \
+  X(NP_FILL, "fill", 0, ASC_BK_FUNC, 2, 2, "a,value")                       \
+  X(NP_EMPTY, "empty", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                 \
+  X(NP_ZEROS, "zeros", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                 \
+  X(NP_ONES, "ones", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                   \
+  X(NP_FULL, "full", 0, ASC_BK_FUNC, 2, 3, "shape,fill_value,dtype")        \
+  X(NP_EMPTY_LIKE, "empty_like", 0, ASC_BK_FUNC, 1, 2, "prototype,dtype")   \
+  X(NP_ZEROS_LIKE, "zeros_like", 0, ASC_BK_FUNC, 1, 2, "a,dtype")           \
+  X(NP_ONES_LIKE, "ones_like", 0, ASC_BK_FUNC, 1, 2, "a,dtype")             \
+  X(NP_FULL_LIKE, "full_like", 0, ASC_BK_FUNC, 2, 3, "a,fill_value,dtype")  \
+  X(NP_ARANGE, "arange", 0, ASC_BK_FUNC, 1, 4, "start,stop,step,dtype")     \
+  X(NP_LINSPACE, "linspace", 0, ASC_BK_FUNC, 2, 5,                          \
+    "start,stop,num,endpoint,dtype")                                          \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \
@@ -188,6 +203,11 @@ typedef struct asc__builtin {
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name);
 /* The numpy reduction an array method names (a.sum(), a.max()), or NULL. */
 const asc__builtin *asc__builtin_method(const char *name);
+/* Does id make a new array (np.zeros, a.copy() ...)? */
+static inline bool asc__builtin_is_creation(asc__builtin_id id) {
+  return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_LINSPACE &&
+         id != ASC_BI_NP_FILL;
+}
 /* Is id one of the numpy reductions (NP_SUM .. NP_ARGMAX)? */
 static inline bool asc__builtin_is_reduction(asc__builtin_id id) {
   return id >= ASC_BI_NP_SUM && id <= ASC_BI_NP_ARGMAX;

@@ -26,7 +26,7 @@ typedef struct memo {
   struct {
     const asc__ast_func *fn;
     int param;
-    bool tensor;
+    int tensor;
   } e[128];
   int n;
 } memo;
@@ -47,6 +47,12 @@ typedef struct usage {
    * them is a whole-array statement too */
   const asc__sym *const *arrays;
   int narrays;
+  /* locals bound to new arrays so far (c = np.zeros(n), c = a + b with a
+   * an array): the operands of such a value are array operands */
+  const asc__sym *locals[32];
+  int nlocals;
+  const asc__ast_func *fn; /* the kernel (for locals' uses) */
+  int local_depth;         /* local_is_array walks around this one */
   int helpers;  /* helper calls followed to get here */
   memo *memo;
 } usage;
@@ -58,12 +64,14 @@ static bool names(const asc__ast_expr *e, const asc__sym *s) {
 static void use_func(usage *u, const asc__ast_func *fn, int depth);
 static void use_block(usage *u, const asc__ast_block *b, int depth);
 
-/* Whether helper fn uses its parameter i as a tensor. */
-static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
-                                   int helpers, memo *m) {
+/* How helper fn uses its parameter i: 1 as a tensor, 2 only as an
+ * operand of whole-array statements (an array, or a number there), else
+ * 0. */
+static int helper_param_is_tensor(const asc__ast_func *fn, int i,
+                                  int helpers, memo *m) {
   usage v;
   if (i < 0 || i >= fn->nparams || helpers > MAX_HELPER_DEPTH)
-    return false;
+    return 0;
   for (int k = 0; k < m->n; k++)
     if (m->e[k].fn == fn && m->e[k].param == i)
       return m->e[k].tensor;
@@ -79,15 +87,18 @@ static bool helper_param_is_tensor(const asc__ast_func *fn, int i,
   v.helpers = helpers;
   v.memo = m;
   use_func(&v, fn, 0);
-  if (v.narray > 0 && v.narray == v.nall)
-    v.tensor = true;
-  if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
-    m->e[m->n].fn = fn;
-    m->e[m->n].param = i;
-    m->e[m->n].tensor = v.tensor;
-    m->n++;
+  {
+    int how = v.tensor                                  ? 1
+              : v.narray > 0 && v.narray == v.nall ? 2
+                                                   : 0;
+    if (m->n < (int)(sizeof m->e / sizeof m->e[0])) {
+      m->e[m->n].fn = fn;
+      m->e[m->n].param = i;
+      m->e[m->n].tensor = how;
+      m->n++;
+    }
+    return how;
   }
-  return v.tensor;
 }
 
 static void use_array_operand(usage *u, const asc__ast_expr *e, int depth);
@@ -147,7 +158,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
          b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK ||
          b->id == ASC_BI_LEN || asc__builtin_is_reduction(b->id) ||
-         b->id == ASC_BI_NP_DOT))
+         b->id == ASC_BI_NP_DOT || b->id == ASC_BI_NP_FILL ||
+         b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
+         b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
+         b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))
@@ -163,10 +177,14 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
       const asc__ast_expr *a = e->u.call.rargs[i];
       if (a == NULL)
         continue;
-      if (e->u.call.callee != NULL && names(a, u->sym) &&
-          helper_param_is_tensor(e->u.call.callee, i, u->helpers + 1,
-                                 u->memo))
-        u->tensor = true;
+      if (e->u.call.callee != NULL && names(a, u->sym)) {
+        int how = helper_param_is_tensor(e->u.call.callee, i,
+                                         u->helpers + 1, u->memo);
+        if (how == 1)
+          u->tensor = true;
+        else if (how == 2) /* an operand there: an array or a number */
+          use_array_operand(u, a, depth + 1);
+      }
       if (a->kind == ASC_EXPR_LAMBDA)
         use_func(u, a->u.lambda.fn, depth + 1);
       else
@@ -260,14 +278,92 @@ static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
     for (int i = 0; i < e->u.tuple.n; i++)
       use_array_operand(u, e->u.tuple.elts[i], depth + 1);
     break;
-  case ASC_EXPR_CALL:
-    if (e->u.call.builtin != NULL && e->u.call.callee == NULL)
-      for (int i = 0; i < e->u.call.nrargs; i++)
-        use_array_operand(u, e->u.call.rargs[i], depth + 1);
+  case ASC_EXPR_CALL: {
+    const asc__builtin *b = e->u.call.builtin;
+    if (b == NULL || e->u.call.callee != NULL)
+      break;
+    if (asc__builtin_is_creation(b->id)) {
+      /* np.zeros((n, m)): a shape, not operands; a.copy(): a is one */
+      if (b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
+          b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
+          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE)
+        use_array_operand(u, e->u.call.rargs[0], depth + 1);
+      break;
+    }
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      use_array_operand(u, e->u.call.rargs[i], depth + 1);
     break;
+  }
   default:
     break;
   }
+}
+
+/* Does e mention an array already known: a parameter found to be one, a
+ * local bound to a new array, or a call that makes one (np.zeros)? */
+static bool mentions_array(const usage *u, const asc__ast_expr *e,
+                           int depth) {
+  if (e == NULL || depth > 4 * ASC_MAX_NESTING)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    for (int i = 0; i < u->narrays; i++)
+      if (names(e, u->arrays[i]))
+        return true;
+    for (int i = 0; i < u->nlocals; i++)
+      if (names(e, u->locals[i]))
+        return true;
+    return false;
+  case ASC_EXPR_UNARY:
+    return mentions_array(u, e->u.unary.operand, depth + 1);
+  case ASC_EXPR_BINARY:
+    return mentions_array(u, e->u.binary.lhs, depth + 1) ||
+           mentions_array(u, e->u.binary.rhs, depth + 1);
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      if (mentions_array(u, e->u.cmp.operands[i], depth + 1))
+        return true;
+    return false;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin == NULL || e->u.call.callee != NULL)
+      return false;
+    if (asc__builtin_is_creation(e->u.call.builtin->id))
+      return true;
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      if (mentions_array(u, e->u.call.rargs[i], depth + 1))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* Is local s used as an array later (indexed, its shape taken, an
+ * operand of whole-array statements only)?  Then an arithmetic value
+ * bound to it is a new array. */
+static bool local_is_array(const usage *u, const asc__sym *s) {
+  usage v;
+  if (u->fn == NULL || u->local_depth >= 3)
+    return false;
+  memset(&v, 0, sizeof v);
+  v.sym = s;
+  v.memo = u->memo;
+  v.kernel = true;
+  v.arrays = u->arrays;
+  v.narrays = u->narrays;
+  v.helpers = u->helpers;
+  v.fn = u->fn;
+  v.local_depth = u->local_depth + 1;
+  use_func(&v, u->fn, 0);
+  return v.tensor || (v.narray > 0 && v.narray == v.nall);
+}
+
+static bool arith(const asc__ast_expr *e) {
+  return e != NULL &&
+         (e->kind == ASC_EXPR_BINARY || e->kind == ASC_EXPR_UNARY ||
+          e->kind == ASC_EXPR_COMPARE ||
+          (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+           e->u.call.callee == NULL));
 }
 
 static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
@@ -277,9 +373,23 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     break;
   case ASC_STMT_ASSIGN:
     for (int i = 0; i < s->u.assign.ntargets; i++) {
-      use_expr(u, s->u.assign.targets[i], depth + 1);
-      if (slices(s->u.assign.targets[i]))
+      const asc__ast_expr *t = s->u.assign.targets[i];
+      if (!(u->local_depth > 0 && names(t, u->sym))) /* a binding, not a use */
+        use_expr(u, t, depth + 1);
+      if (slices(t)) {
         use_array_operand(u, s->u.assign.value, depth + 1);
+      } else if (t->kind == ASC_EXPR_NAME && t->u.name.sym != NULL &&
+                 u->kernel && t->u.name.sym->kind == ASC_SYM_LOCAL &&
+                 ((arith(s->u.assign.value) &&
+                   (mentions_array(u, s->u.assign.value, 0) ||
+                    local_is_array(u, t->u.name.sym))) ||
+                  (names(s->u.assign.value, u->sym) &&
+                   local_is_array(u, t->u.name.sym)))) {
+        /* c = a + b with a an array: a new array, b an operand of it */
+        use_array_operand(u, s->u.assign.value, depth + 1);
+        if (u->nlocals < (int)(sizeof u->locals / sizeof u->locals[0]))
+          u->locals[u->nlocals++] = t->u.name.sym;
+      }
     }
     use_expr(u, s->u.assign.value, depth + 1);
     break;
@@ -443,7 +553,8 @@ static void wr_expr(writes *w, const asc__ast_expr *e, int depth) {
         (b->id == ASC_BI_ATOMIC_ADD || b->id == ASC_BI_ATOMIC_SUB ||
          b->id == ASC_BI_ATOMIC_MIN || b->id == ASC_BI_ATOMIC_MAX ||
          b->id == ASC_BI_ATOMIC_CAS || b->id == ASC_BI_ATOMIC_EXCHANGE ||
-         b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK))
+         b->id == ASC_BI_LOCK || b->id == ASC_BI_UNLOCK ||
+         b->id == ASC_BI_NP_FILL))
       w->written = true;
     for (int i = 0; i < e->u.call.nrargs; i++) {
       const asc__ast_expr *a = e->u.call.rargs[i];
@@ -649,6 +760,7 @@ static void classify(const asc__ast_func *fn, const asc__sym *sym, memo *m,
   u.kernel = true;
   u.arrays = arrays;
   u.narrays = narrays;
+  u.fn = fn;
   use_func(&u, fn, 0);
   p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
   p->isTensor = u.tensor || p->numberAsArray;

@@ -100,6 +100,14 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(UNLOCK, "unlock", 2, 0)            /* t (i32), off: store 0, release */ \
   X(LOCAL_ARRAY, "local_array", 0, 0)  /* shape in imm[] */                 \
   X(SHARED_ARRAY, "shared_array", 0, 0)                                      \
+  X(NEW_ARRAY, "new_array", -1, 0)     /* dst = an array the kernel creates \
+                                          (asc_krt.alloc), shape = args     \
+                                          (i64); raises ValueError or       \
+                                          MemoryError */                    \
+  X(SET_ARRAY, "set_array", 1, 0)      /* dst, a name's array, = arg (a     \
+                                          new_array): its old array is      \
+                                          given back */                     \
+  X(FREE_ARRAY, "free_array", 1, 0)    /* gives arg's new_array back */     \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
   X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \

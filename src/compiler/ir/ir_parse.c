@@ -500,6 +500,11 @@ static asc__irins *parse_ins(parser *ps) {
       }
     }
     break;
+  case ASC_IR_NEW_ARRAY:
+    if (dst < 0 || ps->f->regs[dst].ty.kind != ASC_IRK_TENSOR)
+      PERR(ps, "new_array defines a tensor");
+    parse_args(ps, i, ps->f->regs[dst].ty.ndim);
+    break;
   case ASC_IR_RET:
     if (!at(ps, '\n') && !at(ps, '@') && ps->p < ps->end)
       parse_args(ps, i, 1);

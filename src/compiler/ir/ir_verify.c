@@ -180,6 +180,27 @@ static void vins(vstate *v, const asc__irins *i) {
     if (i->dst >= 0)
       fail(v, i, "lock/unlock give no value");
     break;
+  case ASC_IR_NEW_ARRAY:
+    if (i->dst < 0 || v->f->regs[i->dst].ty.kind != ASC_IRK_TENSOR ||
+        v->f->regs[i->dst].param)
+      fail(v, i, "new_array defines a tensor that is not a parameter");
+    if (i->nargs != v->f->regs[i->dst].ty.ndim ||
+        !(v->f->regs[i->dst].ty.flags & ASC_IRT_CONTIG))
+      fail(v, i, "new_array takes one i64 extent per axis of a contig type");
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (vdt(v, i, k) != ascInt64)
+        fail(v, i, "array extents are i64");
+    break;
+  case ASC_IR_SET_ARRAY:
+    if (i->dst < 0 || v->f->regs[i->dst].param ||
+        !asc__irt_eq(v->f->regs[i->dst].ty, tensor_arg(v, i, 0)))
+      fail(v, i, "set_array binds a tensor of the same type");
+    break;
+  case ASC_IR_FREE_ARRAY:
+    (void)tensor_arg(v, i, 0);
+    if (i->dst >= 0)
+      fail(v, i, "free_array gives no value");
+    break;
   case ASC_IR_LOCAL_ARRAY:
   case ASC_IR_SHARED_ARRAY: {
     asc__irtype t;

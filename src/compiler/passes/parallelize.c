@@ -241,6 +241,20 @@ static bool has_iv(const pstate *s, const term *t) {
 
 static bool resolve(pstate *s, asc__irval v, poly *out, int depth);
 
+/* An array the kernel made (new_array, or a name's set_array): C-order,
+ * contiguous, overlapping no other tensor, and its shape invariant in a
+ * nest that does not define it. */
+static bool heap_array(const pstate *s, int32_t t) {
+  const asc__irins *d = s->gdef[t];
+  return !s->f->regs[t].param && d != NULL &&
+         (d->op == ASC_IR_NEW_ARRAY || d->op == ASC_IR_SET_ARRAY);
+}
+
+/* A tensor whose shape and strides a nest may use as atoms. */
+static bool known_tensor(const pstate *s, int32_t t) {
+  return s->f->regs[t].param || heap_array(s, t);
+}
+
 static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
   int32_t t;
   const asc__irreg *g;
@@ -248,7 +262,7 @@ static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
     return false;
   t = i->args[0].reg;
   g = &s->f->regs[t];
-  if (!g->param || g->ty.kind != ASC_IRK_TENSOR)
+  if (!known_tensor(s, t) || g->ty.kind != ASC_IRK_TENSOR)
     return false;
   if (i->op == ASC_IR_STRIDE && (g->ty.flags & ASC_IRT_CONTIG) &&
       i->aux == g->ty.ndim - 1) {
@@ -344,7 +358,7 @@ static bool decompose(pstate *s, int32_t t, const poly *off, poly *e) {
   int nd = g->ty.ndim;
   term buf[ASC_IR_MAXDIMS][MAXT];
   int n[ASC_IR_MAXDIMS];
-  if (!g->param || nd == 0)
+  if (!known_tensor(s, t) || nd == 0)
     return false;
   memset(n, 0, sizeof n);
   for (int k = 0; k < off->n; k++) {
@@ -1209,7 +1223,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       known |= s->chk[q] == a->t;
     if (known)
       continue;
-    if (!f->regs[a->t].param) {
+    if (!known_tensor(s, a->t)) {
       why = asc__arena_printf(s->c, "it writes %s, an array all iterations "
                                     "share", rn(s, a->t));
       goto serial;
@@ -1341,8 +1355,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
                         rn(s, t));
       }
     }
-    if (m > 0 && !(f->regs[t].ty.ndim == 1 &&
-                   (f->regs[t].ty.flags & ASC_IRT_CONTIG))) {
+    if (m > 0 && !heap_array(s, t) &&
+        !(f->regs[t].ty.ndim == 1 && (f->regs[t].ty.flags & ASC_IRT_CONTIG))) {
       ok = check_overlap(s, &chk, t, ok);
       asc__buf_printf(&desc, "%s%s does not overlap itself",
                       desc.len ? ", " : "", rn(s, t));

@@ -1046,29 +1046,6 @@ static void array_store(run *r, asc__ast_expr *target, asc__type *vt,
     asc__infer_coerce(r, value, elem, 0);
 }
 
-/* Is value, assigned to a name, an existing array (an alias or a view of
- * one) rather than a new array? */
-static bool names_an_array(const asc__ast_expr *value) {
-  if (value == NULL)
-    return true;
-  switch (value->kind) {
-  case ASC_EXPR_NAME:
-  case ASC_EXPR_SUBSCRIPT:
-    return true;
-  case ASC_EXPR_CALL: /* asc.local_array(...) and friends */
-    return value->u.call.builtin == NULL ||
-           !(asc__builtin_is_reduction(value->u.call.builtin->id) ||
-             asc__builtin_is_elementwise(value));
-  case ASC_EXPR_ATTR:
-    return strcmp(value->u.attr.attr, "T") == 0;
-  case ASC_EXPR_IFEXP:
-    return names_an_array(value->u.ifexp.then) &&
-           names_an_array(value->u.ifexp.orelse);
-  default:
-    return false;
-  }
-}
-
 static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
                           asc__ast_expr *value, asc__loc loc, int depth) {
   if (depth > ASC_MAX_NESTING) {
@@ -1087,13 +1064,6 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
                       is_kind(t, ASC_TY_FUNC))) {
       report(r, value ? value->loc : loc,
              "a variable cannot hold %s", tn(r, t));
-      t = err(r);
-    } else if (t != NULL && is_kind(t, ASC_TY_TENSOR) &&
-               !names_an_array(value)) {
-      report(r, value->loc,
-             "a new array from an array expression is not supported in "
-             "kernels yet: write it into an existing array "
-             "(out[...] = expression, or out[:] = ...)");
       t = err(r);
     }
     vt = asc__infer_assign_cell(r, s, target->loc, t, value);

@@ -73,7 +73,16 @@ static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
                                 : ascBool;
     return true;
   }
-  report(r, a->loc, "expected a dtype such as asc.float32");
+  if (a->kind == ASC_EXPR_ATTR && strcmp(a->u.attr.attr, "dtype") == 0) {
+    /* dtype=x.dtype: the element type of array x */
+    asc__type *t = asc__infer_expr(r, a->u.attr.value);
+    if (t != NULL && !is_err(t) &&
+        asc__ty_find(t)->kind == ASC_TY_TENSOR) {
+      *dt = (ascDataType)asc__ty_find(t)->dtype;
+      return true;
+    }
+  }
+  report(r, a->loc, "expected a dtype such as asc.float32 or x.dtype");
   return false;
 }
 
@@ -121,6 +130,180 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
   if (r->check)
     asc__infer_settype(r, dt, scalar(r, d));
   return asc__ty_tensor(r->in->c, d, n, true);
+}
+
+static asc__type *need_scalar(run *r, asc__ast_expr *e, int i);
+
+/* The number of axes a shape argument gives (np.zeros(n), np.zeros((n, m)),
+ * np.zeros(a.shape)), its extents typed int64; -1 after an error. */
+static int shape_arg(run *r, asc__ast_expr *shape) {
+  asc__type *t;
+  if (shape->kind == ASC_EXPR_TUPLE) {
+    int n = shape->u.tuple.n;
+    for (int i = 0; i < n; i++) {
+      t = asc__infer_expr(r, shape->u.tuple.elts[i]);
+      if (t == NULL || is_err(t))
+        return -1;
+      if (!asc__ty_is_intlike(t) || asc__ty_find(t)->dtype == ascBool) {
+        report(r, shape->u.tuple.elts[i]->loc,
+               "an array's extents are integers, not %s", tn(r, t));
+        return -1;
+      }
+      asc__infer_coerce(r, shape->u.tuple.elts[i], scalar(r, ascInt64), 0);
+    }
+    if (r->check)
+      asc__infer_settype(r, shape, asc__ty_shape(r->in->c, n));
+    if (n < 1 || n > ASC_MAX_DIMS) {
+      report(r, shape->loc, "an array created in a kernel has 1 to %d axes",
+             ASC_MAX_DIMS);
+      return -1;
+    }
+    return n;
+  }
+  t = asc__infer_expr(r, shape);
+  if (t == NULL || is_err(t))
+    return -1;
+  t = asc__ty_find(t);
+  if (t->kind == ASC_TY_TUPLE) {
+    for (int i = 0; i < t->n; i++)
+      if (!asc__ty_is_intlike(asc__ty_find(t->elems[i]))) {
+        report(r, shape->loc, "an array's shape is a tuple of integers");
+        return -1;
+      }
+    if (t->n < 1 || t->n > ASC_MAX_DIMS) {
+      report(r, shape->loc, "an array created in a kernel has 1 to %d axes",
+             ASC_MAX_DIMS);
+      return -1;
+    }
+    return t->n;
+  }
+  if (t->kind == ASC_TY_SCALAR && asc__ty_is_intlike(t) &&
+      t->dtype != ascBool) {
+    asc__infer_coerce(r, shape, scalar(r, ascInt64), 0);
+    return 1;
+  }
+  report(r, shape->loc,
+         "an array's shape is an integer or a tuple of integers, not %s",
+         tn(r, t));
+  return -1;
+}
+
+/* The concrete dtype of scalar type t (a Python int is int64, a float
+ * float64, as numpy takes them). */
+static ascDataType concrete_dt(run *r, asc__type *t) {
+  return (ascDataType)asc__ty_concrete(r->in->c, t)->dtype;
+}
+
+/* np.empty/zeros/ones/full(_like), np.arange, np.linspace, np.copy,
+ * a.astype(dt), a.fill(v): the types numpy gives them. */
+static asc__type *creation(run *r, asc__ast_expr *e) {
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs;
+  asc__ast_expr *dta = NULL;
+  ascDataType d = ascFloat64;
+  asc__type *t = NULL, *u;
+  int nd = 1;
+  switch (id) {
+  case ASC_BI_NP_EMPTY:
+  case ASC_BI_NP_ZEROS:
+  case ASC_BI_NP_ONES:
+  case ASC_BI_NP_FULL:
+    nd = shape_arg(r, a[0]);
+    if (id == ASC_BI_NP_FULL) {
+      t = need_scalar(r, e, 1);
+      PROPAGATE(t);
+      d = concrete_dt(r, t);
+      dta = na > 2 ? a[2] : NULL;
+    } else {
+      dta = na > 1 ? a[1] : NULL;
+    }
+    break;
+  case ASC_BI_NP_EMPTY_LIKE:
+  case ASC_BI_NP_ZEROS_LIKE:
+  case ASC_BI_NP_ONES_LIKE:
+  case ASC_BI_NP_FULL_LIKE:
+  case ASC_BI_NP_COPY:
+  case ASC_BI_NP_ASTYPE:
+  case ASC_BI_NP_FILL:
+    t = call_arg(r, e, 0);
+    PROPAGATE(t);
+    t = asc__ty_find(t);
+    if (t->kind != ASC_TY_TENSOR || t->ndim < 1) {
+      report(r, a[0]->loc, "%s() takes an array, not %s",
+             e->u.call.builtin->name, tn(r, t));
+      return err(r);
+    }
+    nd = t->ndim;
+    d = (ascDataType)t->dtype;
+    if (id == ASC_BI_NP_FILL) {
+      u = need_scalar(r, e, 1);
+      PROPAGATE(u);
+      /* numpy casts the value to the array's type, as item assignment */
+      if (r->check && asc__ty_find(u)->kind == ASC_TY_SCALAR)
+        asc__infer_coerce(r, a[1], scalar(r, d), 0);
+      return asc__ty_none(r->in->c);
+    }
+    if (id == ASC_BI_NP_FULL_LIKE) {
+      u = need_scalar(r, e, 1);
+      PROPAGATE(u);
+    }
+    dta = id == ASC_BI_NP_FULL_LIKE ? (na > 2 ? a[2] : NULL)
+          : id == ASC_BI_NP_COPY    ? NULL
+                                    : (na > 1 ? a[1] : NULL);
+    break;
+  case ASC_BI_NP_ARANGE:
+    t = NULL;
+    for (int i = 0; i < 3 && i < na; i++) {
+      if (a[i] == NULL)
+        continue;
+      u = need_scalar(r, e, i);
+      PROPAGATE(u);
+      if (asc__ty_find(u)->kind != ASC_TY_SCALAR) {
+        report(r, a[i]->loc, "arange() takes numbers");
+        return err(r);
+      }
+      t = t == NULL ? u : asc__ty_promote(r->in->c, t, u);
+    }
+    d = concrete_dt(r, t);
+    if (d == ascBool)
+      d = ascInt64;
+    dta = na > 3 ? a[3] : NULL;
+    break;
+  case ASC_BI_NP_LINSPACE:
+    for (int i = 0; i < 2; i++) {
+      u = need_scalar(r, e, i);
+      PROPAGATE(u);
+      asc__infer_coerce(r, a[i], scalar(r, ascFloat64), 0);
+    }
+    if (na > 2 && a[2] != NULL) {
+      u = need_scalar(r, e, 2);
+      PROPAGATE(u);
+      if (!asc__ty_is_intlike(u) || asc__ty_find(u)->dtype == ascBool) {
+        report(r, a[2]->loc, "linspace's num is an integer");
+        return err(r);
+      }
+      asc__infer_coerce(r, a[2], scalar(r, ascInt64), 0);
+    }
+    if (na > 3 && a[3] != NULL) {
+      u = need_scalar(r, e, 3);
+      PROPAGATE(u);
+      asc__infer_coerce(r, a[3], scalar(r, ascBool), 0);
+    }
+    dta = na > 4 ? a[4] : NULL;
+    break;
+  default:
+    return err(r);
+  }
+  if (nd < 0)
+    return err(r);
+  if (dta != NULL) {
+    if (!dtype_arg(r, dta, &d))
+      return err(r);
+    if (r->check)
+      asc__infer_settype(r, dta, scalar(r, d));
+  }
+  return asc__ty_tensor(r->in->c, d, nd, true);
 }
 
 static asc__type *atomic(run *r, asc__ast_expr *e) {
@@ -357,6 +540,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   }
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return reduction(r, e);
+  if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_FILL)
+    return creation(r, e);
   switch (b->id) {
   case ASC_BI_RANGE:
   case ASC_BI_PRANGE:
