@@ -92,6 +92,8 @@ struct asc__op {
   ascError_t cb_status;    /* CALLBACK, EXTERN */
   /* EXTERN (runtime/extern_op.h): started, completed from outside. */
   void (*xstart)(void *ud, asc__op *op, ascError_t status);
+  const char *xname;       /* its span's name and bytes (traces) */
+  uint64_t xbytes;
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   asc__inflight *spec_inflight; /* LAUNCH: the specialisation's */
   uint64_t seq;            /* position in the stream (its `submitted`) */

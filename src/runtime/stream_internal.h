@@ -17,6 +17,8 @@ typedef struct asc__op_spec {
   void *ud;
   asc__stream_cb cb;
   asc__extern_start_fn xstart;
+  const char *xname;        /* EXTERN: its name and bytes in traces */
+  uint64_t xbytes;
   const asc_kernel_desc *desc;
   uint32_t nblocks;
   uint32_t nargs;

@@ -42,6 +42,7 @@ void asc__trace_op_started(struct asc__op *op);
 void asc__trace_launch_done(struct asc__op *op, const char *error);
 void asc__trace_block(const struct asc__launch *l, uint32_t block,
                       uint64_t t0);
+void asc__trace_extern_done(struct asc__op *op, const char *error);
 void asc__trace_hostfn(struct asc__op *op, uint64_t t0);
 void asc__trace_record(struct asc__stream *st, struct asc__op *op);
 void asc__trace_wait(struct asc__stream *st, struct asc__op *op);
