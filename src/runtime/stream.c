@@ -390,35 +390,45 @@ void asc__stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   op_start(stream_complete(st, op, err, msg));
 }
 
-/* The error and message (owned, may be NULL) of launch op, which a poll
- * found stopped. */
-static char *launch_stopped_msg(asc__op *op, ascError_t *err) {
+/* The error of launch op, which a poll found stopped, and its message
+ * (owned, may be NULL).  Returned by value, in registers, not through
+ * pointers to launch_end's locals: those would live in memory, and the
+ * untraced completion would pay a store for them (docs/tracing.md
+ * "Tracing off"). */
+typedef struct stopped {
+  ascError_t err;
+  char *msg;
+} stopped;
+
+static stopped launch_stopped_msg(asc__op *op) {
   const asc__launch *l = &op->launch;
   const char *name = l->desc->name != NULL ? l->desc->name : "?";
   asc__buf b;
+  ascError_t err;
+  stopped r;
 
   asc__buf_init(&b);
   switch (atomic_load(&l->stop)) {
   case ASC__STOP_TIMEOUT:
-    *err = ascErrorLaunchTimeout;
+    err = ascErrorLaunchTimeout;
     asc__buf_printf(&b, "kernel '%s' stopped: it ran past the stream's "
                     "kernel timeout of %u ms", name,
                     atomic_load(&op->stream->timeout_ms));
     break;
   case ASC__STOP_RESET:
-    *err = ascErrorCancelled;
+    err = ascErrorCancelled;
     asc__buf_printf(&b, "kernel '%s' cancelled by ascDeviceReset", name);
     break;
   default:
-    *err = ascErrorCancelled;
+    err = ascErrorCancelled;
     asc__buf_printf(&b, "kernel '%s' cancelled by ascStreamCancel", name);
     break;
   }
-  if (b.oom) {
+  r.err = err;
+  r.msg = b.oom ? NULL : b.data;
+  if (b.oom)
     asc__buf_free(&b);
-    return NULL;
-  }
-  return b.data;
+  return r;
 }
 
 /* A launch's last block is done: the launch's error, its span (traced),
@@ -434,7 +444,9 @@ launch_end(asc__launch *l, bool traced) {
 
   if (atomic_load(&l->err_block) != UINT32_MAX &&
       l->exc.kind == ASC_KEXC_CANCELLED) {
-    msg = launch_stopped_msg(op, &err);
+    stopped r = launch_stopped_msg(op);
+    err = r.err;
+    msg = r.msg;
   } else if (atomic_load(&l->err_block) != UINT32_MAX) {
     const asc_kernel_desc *d = l->desc;
     asc__buf b;

@@ -92,14 +92,16 @@ struct asc__op {
   ascError_t cb_status;    /* CALLBACK, EXTERN */
   /* EXTERN (runtime/extern_op.h): started, completed from outside. */
   void (*xstart)(void *ud, asc__op *op, ascError_t status);
-  const char *xname;       /* its span's name and bytes (traces) */
-  uint64_t xbytes;
   asc__inflight *inflight; /* LAUNCH: the module's launches in flight */
   asc__inflight *spec_inflight; /* LAUNCH: the specialisation's */
   uint64_t seq;            /* position in the stream (its `submitted`) */
   uint64_t gseq;           /* position among all ops of the device */
   uint64_t trace_ns[2];    /* queued, started: written while tracing */
   asc__launch launch;      /* LAUNCH */
+  /* EXTERN: its span's name and bytes (traces).  After launch: before
+   * it, they would move launch (cache-line aligned) a line further. */
+  const char *xname;
+  uint64_t xbytes;
 };
 
 struct asc__stream {
