@@ -8,9 +8,12 @@
  * the list lock.  Records are published by a release store of the chunk's
  * count, so the flusher (ascProfilerStop, ascDeviceReset, process exit)
  * reads whole records only.  With tracing off every hook costs one
- * relaxed load of asc__trace_on and a predicted branch; a launch's
- * completion none (stream.c gives launches started while tracing a
- * traced completion).
+ * relaxed load of asc__trace_on and a predicted branch; a block's end
+ * and a launch's completion none (scheduler.c runs blocks that start
+ * while tracing through a traced copy of the block body, stream.c gives
+ * launches started while tracing a traced completion), nor an external
+ * op's completion (it records the span of an op the started hook
+ * stamped).
  *
  * Locks: hooks may be called with a stream spinlock, a pool lock or the
  * pool's ready-list lock held.  Once every CHUNK_RECS records a hook
