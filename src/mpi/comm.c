@@ -388,6 +388,33 @@ static void *progress_main(void *arg) {
   }
 }
 
+/* o's span in traces (docs/tracing.md): its name, and the bytes of the
+ * count it was given (a group: of all its sends and receives).  Kinds
+ * without a short name here go by the function's ("ascAllToAll"). */
+static const char *trace_name(const xop *o) {
+  switch (o->kind) {
+  case K_ALLREDUCE: return "allreduce";
+  case K_REDUCE: return "reduce";
+  case K_BCAST: return "broadcast";
+  case K_ALLGATHER: return "allgather";
+  case K_REDSCAT: return "reducescatter";
+  case K_SEND: return "send";
+  case K_RECV: return "recv";
+  case K_GROUP: return "group";
+  default: return o->name;
+  }
+}
+
+static uint64_t trace_bytes(const xop *o) {
+  uint64_t n = 0;
+
+  if (o->kind != K_GROUP)
+    return (uint64_t)o->count * ascDataTypeSize(o->dtype);
+  for (int i = 0; i < o->nsubs; i++)
+    n += (uint64_t)o->subs[i].count * ascDataTypeSize(o->subs[i].dtype);
+  return n;
+}
+
 ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
   ascError_t err;
 
@@ -396,7 +423,8 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
   o->stream = stream;
   o->seq = comm->next_seq++;
   pthread_mutex_unlock(&comm->lock);
-  err = asc__stream_enqueue_extern(stream, reached, o);
+  err = asc__stream_enqueue_extern_named(stream, reached, o, trace_name(o),
+                                         trace_bytes(o));
   if (err != ascSuccess) {
     /* The position is taken: fill it, so later ones still start. */
     o->kind = K_HOLE;

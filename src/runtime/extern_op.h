@@ -4,8 +4,8 @@
  * from any thread, without a worker core or the host-callback thread
  * waiting for it meanwhile.
  *
- * Not a public API: no stability promise, not in docs/api.md.  The two
- * functions are exported from libasc.so (asc__ prefix, default
+ * Not a public API: no stability promise, not in docs/api.md.  The
+ * functions below are exported from libasc.so (asc__ prefix, default
  * visibility) only so that libasc_mpi.so, built in the same tree against
  * the same version, can reach the one runtime the program uses
  * (docs/decisions.md, "External ops").  This header includes only the
@@ -41,6 +41,16 @@ typedef void (*asc__extern_start_fn)(void *ud, asc__extern *op,
 ASC_API ascError_t asc__stream_enqueue_extern(ascStream_t stream,
                                               asc__extern_start_fn start,
                                               void *ud);
+
+/* As asc__stream_enqueue_extern, and names the op in traces: an op
+ * started while tracing is a span on its stream's track (cat "extern",
+ * from reaching the head of the stream to asc__extern_complete, with
+ * args bytes, queued_us and error; docs/tracing.md).  name (NULL or
+ * empty: "external op") must stay valid until the op completes: a
+ * literal.  bytes (0: none) is what the op moves. */
+ASC_API ascError_t asc__stream_enqueue_extern_named(
+    ascStream_t stream, asc__extern_start_fn start, void *ud,
+    const char *name, uint64_t bytes);
 
 /* Completes op, exactly once, from any thread (start itself included).
  * err != ascSuccess becomes the stream's pending error unless one is

@@ -507,51 +507,72 @@ static void tmp_block_end(team *t) {
     t->tmp[i].busy = false;
 }
 
+/* Runs block b of l on w's team.  Two copies: run_block's untraced one
+ * and block_traced, which reads the trace clock around the block and
+ * records its span, so an untraced block costs one flag test and keeps
+ * no start time (docs/tracing.md "Tracing off"). */
+static inline __attribute__((always_inline)) void
+block_body(worker *w, asc__launch *l, uint32_t b, void *shared,
+           bool traced) {
+  asc_kctx ctx;
+  asc_kexc exc;
+  team *t = &w->team;
+  uint64_t t0 = 0;
+
+  t->size = l->team;
+  t->launch = l;
+  t->job.kind = ASC__JOB_LOOP;
+  t->job.level = l->job.level;
+  ctx.block_idx = b;
+  ctx.block_num = l->nblocks;
+  ctx.rt = &asc__krt;
+  ctx.team = t;
+  ctx.launch = l;
+  ctx.shared = shared;
+  exc.kind = ASC_KEXC_NONE;
+  exc.line = 0;
+  exc.msg[0] = '\0';
+  ctx.stop = (const int32_t *)(const void *)&l->stop;
+  tls_tid = 0;
+  if (traced)
+    t0 = asc__trace_now();
+  if (atomic_load_explicit(&l->stop, memory_order_relaxed) != 0) {
+    asc__kexc_cancelled(&exc, 0);
+    launch_raise(l, b, &exc);
+  } else if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
+    exc.kind = ASC_KEXC_RUNTIME_ERROR;
+    snprintf(exc.msg, sizeof exc.msg,
+             "cannot allocate %llu bytes of shared scratch",
+             (unsigned long long)l->desc->shared_bytes);
+    launch_raise(l, b, &exc);
+  } else if (l->desc->entry(&ctx, (void *const *)l->args, &exc) != 0) {
+    launch_raise(l, b, &exc);
+  }
+  /* A block that started while tracing records its span even if the
+   * session stopped meanwhile: into no session, as a hook racing a stop
+   * does. */
+  if (traced)
+    asc__trace_block(l, b, t0);
+  tmp_block_end(t);
+}
+
+static __attribute__((noinline)) void
+block_traced(worker *w, asc__launch *l, uint32_t b, void *shared) {
+  block_body(w, l, b, shared, true);
+}
+
 static void run_block(worker *w, asc__launch *l, uint32_t b) {
   asc__sched *s = w->sched;
 
   /* Blocks are handed out in increasing order; one above a block that
    * already raised cannot change which exception is reported. */
   if (b <= atomic_load_explicit(&l->err_block, memory_order_acquire)) {
-    asc_kctx ctx;
-    asc_kexc exc;
-    team *t = &w->team;
-    uint64_t t0;
-
-    t->size = l->team;
-    t->launch = l;
-    t->job.kind = ASC__JOB_LOOP;
-    t->job.level = l->job.level;
-    ctx.block_idx = b;
-    ctx.block_num = l->nblocks;
-    ctx.rt = &asc__krt;
-    ctx.team = t;
-    ctx.launch = l;
-    ctx.shared = scratch_get(w, l->desc->shared_bytes);
-    exc.kind = ASC_KEXC_NONE;
-    exc.line = 0;
-    exc.msg[0] = '\0';
-    ctx.stop = (const int32_t *)(const void *)&l->stop;
-    tls_tid = 0;
-    t0 = asc__trace_clock();
-    if (atomic_load_explicit(&l->stop, memory_order_relaxed) != 0) {
-      asc__kexc_cancelled(&exc, 0);
-      launch_raise(l, b, &exc);
-    } else if (l->desc->shared_bytes != 0 && ctx.shared == NULL) {
-      exc.kind = ASC_KEXC_RUNTIME_ERROR;
-      snprintf(exc.msg, sizeof exc.msg,
-               "cannot allocate %llu bytes of shared scratch",
-               (unsigned long long)l->desc->shared_bytes);
-      launch_raise(l, b, &exc);
-    } else if (l->desc->entry(&ctx, (void *const *)l->args, &exc) != 0) {
-      launch_raise(l, b, &exc);
-    }
-    /* t0 != 0: tracing was on when the block started (one flag test
-     * per block, not two); a block that ends after a stop records into
-     * no session, as a hook racing a stop does. */
-    if (__builtin_expect(t0 != 0, 0))
-      asc__trace_block(l, b, t0);
-    tmp_block_end(t);
+    /* Outside block_body: one call site, so it stays inlined. */
+    void *shared = scratch_get(w, l->desc->shared_bytes);
+    if (asc__tracing())
+      block_traced(w, l, b, shared);
+    else
+      block_body(w, l, b, shared, false);
   }
   if (w->index >= 0)
     avail(s, 1);

@@ -390,35 +390,45 @@ void asc__stream_finish(asc__stream *st, asc__op *op, ascError_t err,
   op_start(stream_complete(st, op, err, msg));
 }
 
-/* The error and message (owned, may be NULL) of launch op, which a poll
- * found stopped. */
-static char *launch_stopped_msg(asc__op *op, ascError_t *err) {
+/* The error of launch op, which a poll found stopped, and its message
+ * (owned, may be NULL).  Returned by value, in registers, not through
+ * pointers to launch_end's locals: those would live in memory, and the
+ * untraced completion would pay a store for them (docs/tracing.md
+ * "Tracing off"). */
+typedef struct stopped {
+  ascError_t err;
+  char *msg;
+} stopped;
+
+static stopped launch_stopped_msg(asc__op *op) {
   const asc__launch *l = &op->launch;
   const char *name = l->desc->name != NULL ? l->desc->name : "?";
   asc__buf b;
+  ascError_t err;
+  stopped r;
 
   asc__buf_init(&b);
   switch (atomic_load(&l->stop)) {
   case ASC__STOP_TIMEOUT:
-    *err = ascErrorLaunchTimeout;
+    err = ascErrorLaunchTimeout;
     asc__buf_printf(&b, "kernel '%s' stopped: it ran past the stream's "
                     "kernel timeout of %u ms", name,
                     atomic_load(&op->stream->timeout_ms));
     break;
   case ASC__STOP_RESET:
-    *err = ascErrorCancelled;
+    err = ascErrorCancelled;
     asc__buf_printf(&b, "kernel '%s' cancelled by ascDeviceReset", name);
     break;
   default:
-    *err = ascErrorCancelled;
+    err = ascErrorCancelled;
     asc__buf_printf(&b, "kernel '%s' cancelled by ascStreamCancel", name);
     break;
   }
-  if (b.oom) {
+  r.err = err;
+  r.msg = b.oom ? NULL : b.data;
+  if (b.oom)
     asc__buf_free(&b);
-    return NULL;
-  }
-  return b.data;
+  return r;
 }
 
 /* A launch's last block is done: the launch's error, its span (traced),
@@ -434,7 +444,9 @@ launch_end(asc__launch *l, bool traced) {
 
   if (atomic_load(&l->err_block) != UINT32_MAX &&
       l->exc.kind == ASC_KEXC_CANCELLED) {
-    msg = launch_stopped_msg(op, &err);
+    stopped r = launch_stopped_msg(op);
+    err = r.err;
+    msg = r.msg;
   } else if (atomic_load(&l->err_block) != UINT32_MAX) {
     const asc_kernel_desc *d = l->desc;
     asc__buf b;
@@ -705,6 +717,12 @@ ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp) {
     err = fill_launch(op, sp);
     if (err != ascSuccess)
       goto fail_op;
+  } else if (sp->kind == OP_EXTERN) {
+    op->xname = sp->xname;
+    op->xbytes = sp->xbytes;
+    /* Set by the started hook: asc__extern_complete records the span
+     * of an op started while tracing. */
+    op->trace_ns[1] = 0;
   }
   err = legacy_deps(st, &deps);
   if (err != ascSuccess)
@@ -801,6 +819,13 @@ ascError_t asc__stream_enqueue_callback(asc__stream *st, asc__stream_cb fn,
 
 ascError_t asc__stream_enqueue_extern(ascStream_t stream,
                                       asc__extern_start_fn start, void *ud) {
+  return asc__stream_enqueue_extern_named(stream, start, ud, NULL, 0);
+}
+
+ascError_t asc__stream_enqueue_extern_named(ascStream_t stream,
+                                            asc__extern_start_fn start,
+                                            void *ud, const char *name,
+                                            uint64_t bytes) {
   asc__stream *st;
   ascError_t err;
   asc__op_spec sp;
@@ -814,6 +839,8 @@ ascError_t asc__stream_enqueue_extern(ascStream_t stream,
   sp.kind = OP_EXTERN;
   sp.xstart = start;
   sp.ud = ud;
+  sp.xname = name != NULL && name[0] != '\0' ? name : "external op";
+  sp.xbytes = bytes;
   return asc__stream_enqueue(st, &sp);
 }
 
@@ -822,6 +849,11 @@ void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
 
   if (err != ascSuccess)
     copy = asc__strdup(msg != NULL ? msg : ascGetErrorString(err));
+  /* Started while tracing (the started hook stamped it): its span ends
+   * here, on whichever thread completes it, before the stream's next op
+   * can start.  Untraced, one test and no flag read. */
+  if (__builtin_expect(op->trace_ns[1] != 0, 0))
+    asc__trace_extern_done(op, copy);
   asc__stream_finish(op->stream, op, err, copy);
 }
 

@@ -98,6 +98,10 @@ struct asc__op {
   uint64_t gseq;           /* position among all ops of the device */
   uint64_t trace_ns[2];    /* queued, started: written while tracing */
   asc__launch launch;      /* LAUNCH */
+  /* EXTERN: its span's name and bytes (traces).  After launch: before
+   * it, they would move launch (cache-line aligned) a line further. */
+  const char *xname;
+  uint64_t xbytes;
 };
 
 struct asc__stream {

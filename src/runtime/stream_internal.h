@@ -17,11 +17,21 @@ typedef struct asc__op_spec {
   void *ud;
   asc__stream_cb cb;
   asc__extern_start_fn xstart;
-  const asc_kernel_desc *desc;
-  uint32_t nblocks;
-  uint32_t nargs;
-  const size_t *sizes;
-  const void *const *src;
+  /* One kind's fields share memory: a launch's spec, which is zeroed
+   * whole, stays as small as before EXTERN had any. */
+  union {
+    struct {                /* LAUNCH */
+      const asc_kernel_desc *desc;
+      uint32_t nblocks;
+      uint32_t nargs;
+      const size_t *sizes;
+      const void *const *src;
+    };
+    struct {                /* EXTERN: its name and bytes in traces */
+      const char *xname;
+      uint64_t xbytes;
+    };
+  };
   asc__inflight *inflight;
   asc__inflight *spec_inflight;
   asc__sched *sched;

@@ -36,7 +36,8 @@ enum {
   TR_HOSTFN,      /* X on a stream track and on the thread's track */
   TR_RECORD,      /* X, zero length, on a stream track */
   TR_WAIT,        /* X on a stream track + flow from the record */
-  TR_POOL         /* X mark on the thread + C on the pool's counter */
+  TR_POOL,        /* X mark on the thread + C on the pool's counter */
+  TR_EXTERN       /* X on a stream track */
 };
 
 #define NAME_MAX_ 46
@@ -430,6 +431,21 @@ void asc__trace_launch_done(asc__op *op, const char *error) {
   rec_put();
 }
 
+/* An external op's span: from the started hook to its completion, on
+ * the completing thread (any thread). */
+void asc__trace_extern_done(asc__op *op, const char *error) {
+  rec *r = stream_rec(TR_EXTERN, op->xname, op->stream, op,
+                      asc__trace_now());
+
+  if (r == NULL)
+    return;
+  r->cat = "extern";
+  r->a0 = op->xbytes;
+  if (error != NULL && error[0] != '\0')
+    r->detail = asc__strdup(error);
+  rec_put();
+}
+
 void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
   rec *r;
 
@@ -676,6 +692,30 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
       asc__buf_puts(b, ",\"args\":{}}");
     }
     break;
+  case TR_EXTERN: {
+    const char *sep = "";
+    tid = stream_tid(r->track, r->flag);
+    ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
+    ev_dur(b, r->ts, r->end);
+    asc__buf_puts(b, ",\"args\":{");
+    if (r->a0 != 0) {
+      put_su(b, "\"bytes\":", r->a0);
+      sep = ",";
+    }
+    if (r->a2 >= S.t0 && r->a2 <= r->ts) {
+      asc__buf_puts(b, sep);
+      put_us(b, "\"queued_us\":", dur_ns(r->a2, r->ts));
+      sep = ",";
+    }
+    if (r->detail != NULL) {
+      asc__buf_puts(b, sep);
+      asc__buf_puts(b, "\"error\":\"");
+      put_json(b, r->detail);
+      asc__buf_puts(b, "\"");
+    }
+    asc__buf_puts(b, "}}");
+    break;
+  }
   case TR_RECORD:
     tid = stream_tid(r->track, r->flag);
     ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);

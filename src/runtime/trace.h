@@ -8,9 +8,12 @@
  * the list lock.  Records are published by a release store of the chunk's
  * count, so the flusher (ascProfilerStop, ascDeviceReset, process exit)
  * reads whole records only.  With tracing off every hook costs one
- * relaxed load of asc__trace_on and a predicted branch; a launch's
- * completion none (stream.c gives launches started while tracing a
- * traced completion).
+ * relaxed load of asc__trace_on and a predicted branch; a block's end
+ * and a launch's completion none (scheduler.c runs blocks that start
+ * while tracing through a traced copy of the block body, stream.c gives
+ * launches started while tracing a traced completion), nor an external
+ * op's completion (it records the span of an op the started hook
+ * stamped).
  *
  * Locks: hooks may be called with a stream spinlock, a pool lock or the
  * pool's ready-list lock held.  Once every CHUNK_RECS records a hook
@@ -42,6 +45,7 @@ void asc__trace_op_started(struct asc__op *op);
 void asc__trace_launch_done(struct asc__op *op, const char *error);
 void asc__trace_block(const struct asc__launch *l, uint32_t block,
                       uint64_t t0);
+void asc__trace_extern_done(struct asc__op *op, const char *error);
 void asc__trace_hostfn(struct asc__op *op, uint64_t t0);
 void asc__trace_record(struct asc__stream *st, struct asc__op *op);
 void asc__trace_wait(struct asc__stream *st, struct asc__op *op);

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "base/buf.h"
+#include "runtime/extern_op.h"
 #include "testutil.h"
 
 /* The whole file; the test fails if it cannot be read. */
@@ -299,6 +300,145 @@ static void test_clock_in_ns(void **state) {
   asc__free(s);
 }
 
+/* An external op (runtime/extern_op.h) that the test completes from
+ * another thread, 20 ms after it started, with err. */
+typedef struct xspan {
+  atomic_int started;
+  asc__extern *op;
+  ascError_t err;
+} xspan;
+
+static void xspan_start(void *ud, asc__extern *op, ascError_t status) {
+  xspan *x = ud;
+  (void)status;
+  x->op = op;
+  atomic_store(&x->started, 1);
+}
+
+static void xspan_complete_later(void *arg) {
+  xspan *x = arg;
+  struct timespec ms = {0, 1000000};
+  while (!atomic_load(&x->started))
+    nanosleep(&ms, NULL);
+  uv_sleep(20);
+  asc__extern_complete(x->op, x->err, x->err ? "peer said no" : NULL);
+}
+
+static void xspan_complete_now(void *ud, asc__extern *op, ascError_t status) {
+  (void)ud;
+  (void)status;
+  asc__extern_complete(op, ascSuccess, NULL);
+}
+
+typedef struct span {
+  double tid, ts, dur;
+} span;
+
+/* The spans whose text starts with `head` ("\"cat\":..,\"name\":..");
+ * returns how many (at most cap are kept). */
+static int spans(const char *s, const char *head, span *out, int cap) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, head)) != NULL; p += strlen(head)) {
+    const char *end = strchr(p, '}');
+    const char *tid = strstr(p, "\"tid\":"), *ts = strstr(p, "\"ts\":");
+    const char *dur = strstr(p, "\"dur\":");
+    assert_non_null(end);
+    assert_true(tid != NULL && tid < end && ts != NULL && ts < end &&
+                dur != NULL && dur < end);
+    assert_non_null(strstr(p, "\"pid\":1,"));
+    if (n < cap) {
+      out[n].tid = strtod(tid + 6, NULL);
+      out[n].ts = strtod(ts + 5, NULL);
+      out[n].dur = strtod(dur + 6, NULL);
+    }
+    n++;
+  }
+  return n;
+}
+
+/* External ops are spans on their stream's track, named by the component
+ * (asc__stream_enqueue_extern_named) with its bytes, from reaching the
+ * head of the stream to their completion on another thread, between the
+ * launches before and after them; one that completes with an error
+ * carries it; one that ran before the session is not there. */
+static void test_extern_spans(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy"), ke = test_kernel(m, "empty");
+  int32_t us = 2000;
+  void *args[] = {&us};
+  ascStream_t st, other;
+  xspan x = {0}, xe = {0};
+  uv_thread_t th, th2;
+  span sleepy[2], ext[2], empty[4], err[2];
+  const char *e;
+  char path[512];
+  char *s;
+  int ne, mine = -1;
+  (void)state;
+  trace_path(path, sizeof path, "extern");
+  ASSERT_OK(ascStreamCreateWithFlags(&st, ascStreamNonBlocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&other, ascStreamNonBlocking));
+  /* Untraced: not in the file, and nothing is recorded for it. */
+  ASSERT_OK(asc__stream_enqueue_extern_named(st, xspan_complete_now, NULL,
+                                             "before", 8));
+  ASSERT_OK(ascStreamSynchronize(st));
+
+  ASSERT_OK(ascProfilerStart(path));
+  ASSERT_OK(ascLaunchKernel(ke, 1, NULL, other));
+  ASSERT_OK(ascLaunchKernel(ks, 1, args, st));
+  ASSERT_OK(asc__stream_enqueue_extern_named(st, xspan_start, &x,
+                                             "allreduce", 4096));
+  ASSERT_OK(ascLaunchKernel(ke, 1, NULL, st));
+  xe.err = ascErrorInvalidValue;
+  ASSERT_OK(asc__stream_enqueue_extern(st, xspan_start, &xe));
+  assert_int_equal(uv_thread_create(&th, xspan_complete_later, &x), 0);
+  assert_int_equal(uv_thread_create(&th2, xspan_complete_later, &xe), 0);
+  ASSERT_ERR(ascStreamSynchronize(st), ascErrorInvalidValue);
+  ASSERT_OK(ascStreamSynchronize(other));
+  assert_int_equal(uv_thread_join(&th), 0);
+  assert_int_equal(uv_thread_join(&th2), 0);
+  ASSERT_OK(ascProfilerStop());
+
+  s = slurp(path);
+  assert_null(strstr(s, "\"name\":\"before\""));
+  assert_int_equal(spans(s, "\"cat\":\"launch\",\"name\":\"sleepy\"", sleepy,
+                         2), 1);
+  assert_int_equal(spans(s, "\"cat\":\"extern\",\"name\":\"allreduce\"", ext,
+                         2), 1);
+  assert_int_equal(spans(s, "\"cat\":\"extern\",\"name\":\"external op\"",
+                         err, 2), 1);
+  ne = spans(s, "\"cat\":\"launch\",\"name\":\"empty\"", empty, 4);
+  assert_int_equal(ne, 2);
+  /* On the sleepy launch's track; the empty launch of the other stream
+   * is on another one. */
+  assert_true(ext[0].tid == sleepy[0].tid && err[0].tid == sleepy[0].tid);
+  for (int i = 0; i < ne; i++)
+    if (empty[i].tid == sleepy[0].tid)
+      mine = i;
+  assert_true(mine >= 0);
+  assert_true(empty[1 - mine].tid != sleepy[0].tid);
+  /* In stream order, each after the previous one ended (1 ns for the
+   * printed decimals), and the op lasted its 20 ms. */
+  assert_true(sleepy[0].ts >= 0);
+  assert_true(sleepy[0].ts + sleepy[0].dur <= ext[0].ts + 0.001);
+  assert_true(ext[0].dur >= 20000.0 * 0.999);
+  assert_true(ext[0].ts + ext[0].dur <= empty[mine].ts + 0.001);
+  assert_true(empty[mine].ts + empty[mine].dur <= err[0].ts + 0.001);
+  assert_true(err[0].dur >= 20000.0 * 0.999);
+  /* Its args: the bytes, the time it queued; the error of the other. */
+  e = strstr(s, "\"cat\":\"extern\",\"name\":\"allreduce\"");
+  assert_non_null(strstr(e, "\"args\":{\"bytes\":4096,\"queued_us\":"));
+  assert_true(strstr(e, "\"args\":{\"bytes\":4096,\"queued_us\":") <
+              strchr(e, '}'));
+  e = strstr(s, "\"cat\":\"extern\",\"name\":\"external op\"");
+  assert_non_null(strstr(e, "\"error\":\"peer said no\"}}"));
+  assert_true(strstr(e, "\"error\":\"peer said no\"}}") < strchr(e, '}'));
+  asc__free(s);
+  ASSERT_OK(ascStreamDestroy(other));
+  ASSERT_OK(ascStreamDestroy(st));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_arguments),
@@ -308,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_launch_across_sessions),
       cmocka_unit_test(test_threads_and_streams),
       cmocka_unit_test(test_clock_in_ns),
+      cmocka_unit_test(test_extern_spans),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
