@@ -35,11 +35,14 @@
 #define POLL_NS 5000000
 #define NAP_NS 50000
 #define DRIVEN_NS 500000
-/* A small allreduce runs blocking (ops.c): on a host thread that waits
- * in libasc if one comes within GRACE_NS (ascStreamSynchronize right
- * after the call, the common case), else on the progress thread. */
+/* An allreduce of an MPI type runs blocking (ops.c): on a host thread
+ * that waits in libasc if one comes within GRACE_NS
+ * (ascStreamSynchronize right after the call, the common case), else on
+ * the progress thread.  Whatever its size by default: MPI_Iallreduce
+ * costs twice MPI_Allreduce for 8 B and about 1.1 times for 2 MiB here,
+ * below the 0.9x bandwidth goal (docs/distributed.md). */
 #define GRACE_NS 50000
-#define BLOCKING_MAX 32768   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
+#define BLOCKING_MAX LLONG_MAX   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
 
 /* Destroyed communicators keep their memory here, for reuse by the next
  * ascCommInitFromMPI: a stale handle always reads a dead magic, and a

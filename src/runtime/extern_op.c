@@ -8,7 +8,6 @@
 #include "runtime/extern_op.h"
 #include "runtime/stream.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <uv.h>
 
@@ -17,13 +16,14 @@
  * and leaves the rest to the component's thread.  A waiter that may
  * block (it waits for one stream, without a deadline) whose stream has
  * work in flight in the component (ASC__EXTERN_BUSY_STREAM) goes on
- * driving, yielding the core between polls, up to YIELD_NS without a
- * completion: a transfer longer than DRIVE_NS (a 2 MiB allreduce takes
- * 1-2 ms here) then completes on the waiting thread instead of being
- * handed to the component's thread and back (0.3-0.5 ms more,
- * bench/mpi_allreduce). */
+ * driving up to OWN_NS without a completion, as MPI_Wait would: a
+ * transfer longer than DRIVE_NS (a 2 MiB allreduce takes 1-2 ms here)
+ * then completes on the waiting thread instead of being handed to the
+ * component's thread and back (0.3-0.5 ms more, bench/mpi_allreduce).
+ * No sched_yield between polls: on a loaded machine each one gave the
+ * core away for a time slice, and 2 MiB took 4-7 ms. */
 #define DRIVE_NS 1000000u
-#define YIELD_NS 5000000u
+#define OWN_NS 20000000u
 
 static _Atomic(asc__extern_poll_fn) poll_hook;
 
@@ -65,10 +65,8 @@ bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
     if (t0 == 0)
       t0 = now;
     if (now >= deadline ||
-        now - t0 >= (may_block && r == ASC__EXTERN_BUSY_STREAM ? YIELD_NS
+        now - t0 >= (may_block && r == ASC__EXTERN_BUSY_STREAM ? OWN_NS
                                                                 : DRIVE_NS))
       return done(a, b);
-    if (now - t0 >= DRIVE_NS)
-      sched_yield();
   }
 }

@@ -65,7 +65,7 @@ ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
  * thread), and returns ASC__EXTERN_IDLE when it has nothing in flight
  * (the thread then waits the ordinary way), ASC__EXTERN_BUSY when work
  * is in flight but nothing completed (ASC__EXTERN_BUSY_STREAM when some
- * of it was queued on stream: the thread then polls longer, yielding),
+ * of it was queued on stream: the thread then polls longer),
  * ASC__EXTERN_PROGRESS when something did.  After a while without
  * progress the thread stops calling it and waits the ordinary way, so
  * the component's own thread must still complete everything.  With may_block the thread waits,
