@@ -151,7 +151,7 @@ static void count_done(struct ascComm_st *c, uint64_t n) {
 
 /* Completes o on its stream and frees it; no lock held.  The caller
  * counts it (count_done) when it next holds c's lock: one lock round per
- * operation fewer on the small-message path. */
+ * operation fewer on the blocking path. */
 static void finish(xop *o, ascError_t err, const char *msg) {
   if (err == ascSuccess)
     asc__mpi_op_finish(o);
@@ -174,7 +174,7 @@ static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
  * that one, which looks for more under the lock before it stops.  add,
  * if not NULL, is first put on the reached list (in the same critical
  * section).  No lock held.  A failed post completes its op here.  It
- * also runs the small operations that use blocking MPI (o->blocking) and
+ * also runs the operations that use blocking MPI (o->blocking) and
  * completes them when block and stream allow (take_next); otherwise it
  * stops before one.  Returns true if it completed any. */
 static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,

@@ -63,7 +63,7 @@ struct xop {
   ascRedOp op;
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
-  bool blocking;           /* small: blocking MPI on a thread that may
+  bool blocking;           /* allreduce: blocking MPI on a thread that may
                               block (asc__mpi_op_run), not posted */
   int nsubs;
   /* Set by op_start on the posting thread. */
