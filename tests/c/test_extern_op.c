@@ -214,12 +214,14 @@ static void test_waiter_drives(void **state) {
 
 /* A transfer longer than the drive window (1 ms): while the hook says
  * the waited stream's own work is in flight (ASC__EXTERN_BUSY_STREAM),
- * the waiter goes on polling past 1 ms and completes the op itself,
- * instead of parking until another thread (the backup here, at 2 s)
- * completes it.  The hook completes at its first call after 1.5 ms. */
+ * the waiter goes on polling past 1 ms and completes the op itself (the
+ * hook completes at its first call after 1.5 ms), instead of parking
+ * until another thread (the backup here, at 300 ms) completes it.  With
+ * plain ASC__EXTERN_BUSY the hook never completes: the waiter must stop
+ * calling it after about 1 ms, long before the backup. */
 static xprobe *long_probe;
 static atomic_int long_done;      /* 1: the hook completed, 2: the backup */
-static uint64_t long_t0;
+static uint64_t long_t0, long_last;
 static int long_busy;             /* what the hook says meanwhile */
 
 static int long_hook(bool may_block, ascStream_t stream) {
@@ -232,7 +234,8 @@ static int long_hook(bool may_block, ascStream_t stream) {
     return ASC__EXTERN_IDLE;
   if (long_t0 == 0)
     long_t0 = now;
-  if (now - long_t0 < 1500000u)
+  long_last = now;
+  if (long_busy == ASC__EXTERN_BUSY || now - long_t0 < 1500000u)
     return long_busy;
   if (!atomic_compare_exchange_strong(&long_done, &expect, 1))
     return ASC__EXTERN_IDLE;
@@ -243,7 +246,7 @@ static int long_hook(bool may_block, ascStream_t stream) {
 static void long_backup(void *arg) {
   xprobe *p = arg;
   int expect = 0;
-  for (int i = 0; i < 200 && atomic_load(&long_done) == 0; i++) {
+  for (int i = 0; i < 30 && atomic_load(&long_done) == 0; i++) {
     struct timespec ms = {0, 10000000};
     nanosleep(&ms, NULL);
   }
@@ -258,7 +261,7 @@ static int run_long(int busy) {
 
   long_probe = &p;
   long_busy = busy;
-  long_t0 = 0;
+  long_t0 = long_last = 0;
   atomic_store(&long_done, 0);
   assert_int_equal(ascStreamCreate(&s), ascSuccess);
   asc__extern_set_poll(long_hook);
@@ -276,9 +279,11 @@ static void test_waiter_drives_own_stream_longer(void **state) {
   (void)state;
   /* The stream's own work in flight: the waiter completes it. */
   assert_int_equal(run_long(ASC__EXTERN_BUSY_STREAM), 1);
-  /* Other work in flight: the waiter stops after 1 ms, the backup
-   * completes the op. */
+  /* Other work in flight: the waiter stops polling after about 1 ms
+   * (100 ms leaves room for a loaded machine), and the backup completes
+   * the op at 300 ms. */
   assert_int_equal(run_long(ASC__EXTERN_BUSY), 2);
+  assert_true(long_last - long_t0 < 100000000u);
 }
 
 int main(void) {
