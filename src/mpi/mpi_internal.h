@@ -108,6 +108,8 @@ struct ascComm_st {
                               detached them from the list meanwhile) */
   bool sleeping;           /* the progress thread waits untimed: wake it
                               when an op starts */
+  bool standby;            /* the progress thread waits, timed, while a
+                              waiter polls */
   bool stop;
   /* When a waiting host thread last polled (now_ns; 0: never). */
   _Atomic uint64_t driven_ns;
