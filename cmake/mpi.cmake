@@ -108,6 +108,17 @@ if(BUILD_TESTING)
     endif()
     asc_mpi_test(${name} COMMAND $<TARGET_FILE:${name}> NP 2 4)
   endforeach()
+  # Allreduces run blocking by default; ASC_MPI_BLOCKING_MAX=0 posts
+  # every one (MPI_Iallreduce), the path this variant keeps tested.
+  foreach(name test_mpi_coll test_mpi_order)
+    if(TARGET ${name})
+      add_test(NAME ${name}_posted_np2
+        COMMAND ${ASC_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:${name}>)
+      set_tests_properties(${name}_posted_np2 PROPERTIES TIMEOUT 120
+        LABELS mpi PROCESSORS 2
+        ENVIRONMENT "${ASC_MPI_TEST_ENV};ASC_MPI_BLOCKING_MAX=0")
+    endif()
+  endforeach()
 endif()
 
 if(ASC_BUILD_EXAMPLES AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/examples/mpi)

@@ -34,12 +34,22 @@
  * kernels it overlaps. */
 #define POLL_NS 5000000
 #define NAP_NS 50000
-#define DRIVEN_NS 500000
-/* A small allreduce runs blocking (ops.c): on a host thread that waits
- * in libasc if one comes within GRACE_NS (ascStreamSynchronize right
- * after the call, the common case), else on the progress thread. */
+/* Each end of a stand-by wait wakes the progress thread on a core that
+ * a rank is using: 0.5 ms made a 2 MiB allreduce (0.5 ms here) 1.09-1.12x
+ * MPI_Allreduce's time and 8 B 1.74-1.86x, 2 ms 0.98-1.09x and
+ * 1.56-1.73x (bench/mpi_allreduce, alternated).  The price: when the
+ * last waiter stops polling, the progress thread takes over up to this
+ * much later (a waiter of another stream that finds a blocking op it may
+ * not run wakes it at once: take_next). */
+#define DRIVEN_NS 2000000
+/* An allreduce of an MPI type runs blocking (ops.c): on a host thread
+ * that waits in libasc if one comes within GRACE_NS
+ * (ascStreamSynchronize right after the call, the common case), else on
+ * the progress thread.  Whatever its size by default: MPI_Iallreduce
+ * costs twice MPI_Allreduce for 8 B and about 1.1 times for 2 MiB here,
+ * below the 0.9x bandwidth goal (docs/distributed.md). */
 #define GRACE_NS 50000
-#define BLOCKING_MAX 32768   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
+#define BLOCKING_MAX LLONG_MAX   /* bytes, unless ASC_MPI_BLOCKING_MAX says */
 
 /* Destroyed communicators keep their memory here, for reuse by the next
  * ascCommInitFromMPI: a stale handle always reads a dead magic, and a
@@ -47,7 +57,8 @@
  * empty active list.  Live ones are on live_comms, for the wait hook. */
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ascComm_st *free_comms;
-static struct ascComm_st *live_comms;   /* under free_lock */
+/* Written under free_lock, read without it (wait_poll). */
+static struct ascComm_st *_Atomic live_comms;
 static atomic_int inflight;   /* reached, not completed: all communicators */
 
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...) {
@@ -70,7 +81,21 @@ ascError_t asc__mpi_comm_check(ascComm_t comm, const char *fn) {
   return ascSuccess;
 }
 
+xop *asc__mpi_op_new(ascComm_t comm) {
+  xop *o = atomic_exchange(&comm->spare, NULL);
+
+  /* malloc and an initialiser, not calloc (nor malloc + memset, which
+   * the compiler turns into calloc): glibc's calloc bypasses its
+   * per-thread cache. */
+  if (o == NULL && (o = malloc(sizeof *o)) == NULL)
+    return NULL;
+  *o = (xop){.comm = comm};
+  return o;
+}
+
 void asc__mpi_op_free(xop *o) {
+  xop *none = NULL;
+
   if (o == NULL)
     return;
   free(o->subs);
@@ -79,7 +104,12 @@ void asc__mpi_op_free(xop *o) {
     free(o->reqs);
   if (o->stats != &o->stat1)
     free(o->stats);
-  free(o);
+  /* Kept for the next operation if the slot is free.  ascCommDestroy
+   * frees it: every op is freed before it counts as completed, and the
+   * progress thread, which ascCommDestroy joins, ends after the last. */
+  if (o->comm == NULL ||
+      !atomic_compare_exchange_strong(&o->comm->spare, &none, o))
+    free(o);
 }
 
 static uint64_t now_ns(void) {
@@ -105,7 +135,10 @@ static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
           !(block == BLOCK_ANY ||
             (block == BLOCK_STREAM && o->stream == stream))) {
         c->blocked_ready = true;
-        if (c->sleeping)
+        /* Not in stand-by for the thread that reached it (a waiter of
+         * its stream usually comes at once), but for a waiter of
+         * another stream, which never runs it. */
+        if (c->sleeping || (c->standby && block == BLOCK_STREAM))
           pthread_cond_signal(&c->cond);
         return NULL;
       }
@@ -119,23 +152,22 @@ static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
   return NULL;
 }
 
-static void count_done(struct ascComm_st *c) {
-  pthread_mutex_lock(&c->lock);
-  c->completed++;
-  if (c->stop)   /* the progress thread's exit waits for the last one */
+/* c's lock held: n more positions have finished. */
+static void count_done(struct ascComm_st *c, uint64_t n) {
+  c->completed += n;
+  if (c->stop && n > 0)   /* the progress thread's exit waits for the last */
     pthread_cond_broadcast(&c->cond);
-  pthread_mutex_unlock(&c->lock);
 }
 
+/* Completes o on its stream and frees it; no lock held.  The caller
+ * counts it (count_done) when it next holds c's lock: one lock round per
+ * operation fewer on the blocking path. */
 static void finish(xop *o, ascError_t err, const char *msg) {
-  struct ascComm_st *c = o->comm;
-
   if (err == ascSuccess)
     asc__mpi_op_finish(o);
   atomic_fetch_sub(&inflight, 1);
   asc__extern_complete(o->x, err, msg);
   asc__mpi_op_free(o);
-  count_done(c);
 }
 
 static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
@@ -149,18 +181,23 @@ static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
 
 /* Posts c's reached operations in position order, on the calling
  * thread; a thread that finds another posting leaves its operation to
- * that one, which looks for more under the lock before it stops.  No
- * lock held.  A failed post completes its op here.  It also runs the
- * small operations that use blocking MPI (o->blocking) and completes
- * them when block and stream allow (take_next); otherwise it stops
- * before one.  Returns true if it completed any. */
-static bool start_ready(struct ascComm_st *c, int block,
-                        ascStream_t stream) {
+ * that one, which looks for more under the lock before it stops.  add,
+ * if not NULL, is first put on the reached list (in the same critical
+ * section).  No lock held.  A failed post completes its op here.  It
+ * also runs the operations that use blocking MPI (o->blocking) and
+ * completes them when block and stream allow (take_next); otherwise it
+ * stops before one.  Returns true if it completed any. */
+static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
+                        xop *add) {
   char msg[MPI_MAX_ERROR_STRING + 128];
   bool ran = false;
   xop *o;
 
   pthread_mutex_lock(&c->lock);
+  if (add != NULL) {
+    add->next = c->reached;
+    c->reached = add;
+  }
   if (c->starting) {
     pthread_mutex_unlock(&c->lock);
     return false;
@@ -168,12 +205,11 @@ static bool start_ready(struct ascComm_st *c, int block,
   c->starting = true;
   while ((o = take_next(c, block, stream)) != NULL) {
     ascError_t err = ascSuccess;
-    bool done = o->kind == K_HOLE || o->blocking;
+    bool posted = false;
 
     pthread_mutex_unlock(&c->lock);
     if (o->kind == K_HOLE) {
       asc__mpi_op_free(o);
-      count_done(c);
     } else if (o->blocking) {
       /* Its completion may reach the stream's next op: that one's
        * reached() finds starting set and leaves it to this loop. */
@@ -183,13 +219,17 @@ static bool start_ready(struct ascComm_st *c, int block,
     } else if ((err = asc__mpi_op_start(o, msg, sizeof msg)) != ascSuccess) {
       finish(o, err, msg);
       ran = true;
+    } else {
+      posted = true;
     }
     pthread_mutex_lock(&c->lock);
-    if (!done && err == ascSuccess) {
+    if (posted) {
       *c->active_tail = o;
       c->active_tail = &o->next;
       if (c->sleeping)
         pthread_cond_signal(&c->cond);
+    } else {
+      count_done(c, 1);
     }
   }
   c->starting = false;
@@ -208,20 +248,18 @@ static void reached(void *ud, asc__extern *x, ascError_t status) {
   (void)status;
   o->x = x;
   atomic_fetch_add(&inflight, 1);
-  pthread_mutex_lock(&c->lock);
-  o->next = c->reached;
-  c->reached = o;
-  pthread_mutex_unlock(&c->lock);
-  start_ready(c, BLOCK_NONE, NULL);
+  start_ready(c, BLOCK_NONE, NULL, o);
 }
 
 /* Tests c's active operations once (one thread at a time) and completes
  * the finished ones, on the calling thread.  Any thread, no lock held.
- * Returns ASC__EXTERN_IDLE (none active), _BUSY or _PROGRESS. */
-static int poll_comm(struct ascComm_st *c) {
+ * Returns ASC__EXTERN_IDLE (none active), _BUSY, _BUSY_STREAM (one
+ * still active was queued on *mine; mine NULL: never) or _PROGRESS. */
+static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
   char msg[MPI_MAX_ERROR_STRING + 128];
   xop *list, *keep = NULL, **kt = &keep;
-  bool progress = false;
+  uint64_t ndone = 0;
+  bool busy_mine = false;
 
   pthread_mutex_lock(&c->lock);
   if (c->polling || c->active == NULL) {
@@ -254,11 +292,12 @@ static int poll_comm(struct ascComm_st *c) {
       }
     }
     if (rc == MPI_SUCCESS && !flag) {
+      busy_mine |= mine != NULL && o->stream == *mine;
       *kt = o;
       kt = &o->next;
       continue;
     }
-    progress = true;
+    ndone++;
     /* Completing may start the stream's next op here (start_ready
      * appends it to c->active, detached meanwhile). */
     if (rc != MPI_SUCCESS) {
@@ -280,9 +319,12 @@ static int poll_comm(struct ascComm_st *c) {
     if (c->sleeping)
       pthread_cond_signal(&c->cond);
   }
+  count_done(c, ndone);
   c->polling = false;
   pthread_mutex_unlock(&c->lock);
-  return progress ? ASC__EXTERN_PROGRESS : ASC__EXTERN_BUSY;
+  return ndone > 0 ? ASC__EXTERN_PROGRESS
+         : busy_mine ? ASC__EXTERN_BUSY_STREAM
+                     : ASC__EXTERN_BUSY;
 }
 
 /* asc__extern_poll_fn: a host thread waiting in libasc polls every live
@@ -290,28 +332,35 @@ static int poll_comm(struct ascComm_st *c) {
  * the progress threads look after any others). */
 #define WAIT_POLL_MAX 8
 static int wait_poll(bool may_block, ascStream_t stream) {
+  /* What the answer over all communicators is: progress anywhere, else
+   * work of the caller's stream in flight, else any work in flight. */
+  static const int weight[] = {
+      [ASC__EXTERN_IDLE] = 0, [ASC__EXTERN_BUSY] = 1,
+      [ASC__EXTERN_BUSY_STREAM] = 2, [ASC__EXTERN_PROGRESS] = 3};
   struct ascComm_st *cs[WAIT_POLL_MAX];
   int n = 0, r = ASC__EXTERN_IDLE;
   uint64_t now;
 
   if (atomic_load_explicit(&inflight, memory_order_relaxed) == 0)
     return ASC__EXTERN_IDLE;
-  pthread_mutex_lock(&free_lock);
-  for (struct ascComm_st *c = live_comms; c != NULL && n < WAIT_POLL_MAX;
-       c = c->live_next)
+  /* Without free_lock: a communicator destroyed (or even reused)
+   * meanwhile is still memory with a valid lock (see free_comms), and
+   * polling one twice, or one with nothing active, does no harm. */
+  for (struct ascComm_st *c =
+           atomic_load_explicit(&live_comms, memory_order_acquire);
+       c != NULL && n < WAIT_POLL_MAX;
+       c = atomic_load_explicit(&c->live_next, memory_order_acquire))
     cs[n++] = c;
-  pthread_mutex_unlock(&free_lock);
-  /* A communicator destroyed meanwhile is still memory with a valid
-   * lock and no active operation (see free_comms). */
   now = now_ns();
   for (int i = 0; i < n; i++) {
     int ri;
     atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
-    if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream))
+    if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream,
+                    NULL))
       ri = ASC__EXTERN_PROGRESS;
     else
-      ri = poll_comm(cs[i]);
-    if (ri > r)
+      ri = poll_comm(cs[i], may_block ? &stream : NULL);
+    if (weight[ri] > weight[r])
       r = ri;
   }
   return r;
@@ -340,7 +389,7 @@ static void *progress_main(void *arg) {
     pthread_mutex_lock(&c->lock);
     for (;;) {
       uint64_t now, since;
-      if (c->stop && c->completed == c->next_seq) {
+      if (c->stop && c->completed == atomic_load(&c->next_seq)) {
         pthread_mutex_unlock(&c->lock);
         return NULL;   /* stopped, everything completed */
       }
@@ -365,7 +414,9 @@ static void *progress_main(void *arg) {
       } else {
         /* A waiter polls (or did a moment ago, and may again for the
          * next op): stand by, without being woken for each op. */
+        c->standby = true;
         timed_wait(c, DRIVEN_NS - since);
+        c->standby = false;
       }
       waited = true;
     }
@@ -373,8 +424,8 @@ static void *progress_main(void *arg) {
     if (waited)
       last = now_ns();
 
-    r = start_ready(c, BLOCK_ANY, NULL) ? ASC__EXTERN_PROGRESS
-                                        : poll_comm(c);
+    r = start_ready(c, BLOCK_ANY, NULL, NULL) ? ASC__EXTERN_PROGRESS
+                                              : poll_comm(c, NULL);
     if (r == ASC__EXTERN_PROGRESS) {
       last = now_ns();
     } else if (r == ASC__EXTERN_BUSY) {
@@ -418,21 +469,16 @@ static uint64_t trace_bytes(const xop *o) {
 ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
   ascError_t err;
 
-  pthread_mutex_lock(&comm->lock);
   o->comm = comm;
   o->stream = stream;
-  o->seq = comm->next_seq++;
-  pthread_mutex_unlock(&comm->lock);
+  o->seq = atomic_fetch_add_explicit(&comm->next_seq, 1,
+                                     memory_order_relaxed);
   err = asc__stream_enqueue_extern_named(stream, reached, o, trace_name(o),
                                          trace_bytes(o));
   if (err != ascSuccess) {
     /* The position is taken: fill it, so later ones still start. */
     o->kind = K_HOLE;
-    pthread_mutex_lock(&comm->lock);
-    o->next = comm->reached;
-    comm->reached = o;
-    pthread_mutex_unlock(&comm->lock);
-    start_ready(comm, BLOCK_NONE, NULL);
+    start_ready(comm, BLOCK_NONE, NULL, o);
   }
   return err;
 }
@@ -491,11 +537,13 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   /* Under the lock: a waiter's poll may still hold this memory from an
    * earlier life. */
   pthread_mutex_lock(&c->lock);
-  c->next_seq = c->next_start = c->completed = 0;
+  atomic_store(&c->next_seq, 0);
+  c->next_start = c->completed = 0;
   c->reached = NULL;
   c->active = NULL;
   c->active_tail = &c->active;
   c->starting = c->polling = c->sleeping = c->blocked_ready = false;
+  c->standby = false;
   atomic_store(&c->driven_ns, 0);
   c->stop = false;
   pthread_mutex_unlock(&c->lock);
@@ -535,8 +583,9 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
                         "thread");
   }
   pthread_mutex_lock(&free_lock);
-  c->live_next = live_comms;
-  live_comms = c;
+  atomic_store_explicit(&c->live_next, atomic_load(&live_comms),
+                        memory_order_relaxed);
+  atomic_store_explicit(&live_comms, c, memory_order_release);
   asc__extern_set_poll(wait_poll);
   pthread_mutex_unlock(&free_lock);
   atomic_store(&c->magic, COMM_MAGIC);
@@ -560,16 +609,18 @@ ascError_t ascCommDestroy(ascComm_t comm) {
   pthread_mutex_unlock(&comm->lock);
   /* The thread returns once every queued operation has completed. */
   pthread_join(comm->thread, NULL);
+  free(atomic_exchange(&comm->spare, NULL));
   MPI_Comm_free(&comm->mpi);
   pthread_mutex_lock(&free_lock);
-  for (struct ascComm_st **p = &live_comms; *p != NULL; p = &(*p)->live_next)
-    if (*p == comm) {
-      *p = comm->live_next;
+  for (struct ascComm_st *_Atomic *p = &live_comms; atomic_load(p) != NULL;
+       p = &atomic_load(p)->live_next)
+    if (atomic_load(p) == comm) {
+      atomic_store(p, atomic_load(&comm->live_next));
       break;
     }
   /* No hook into this library once nothing uses it (it may be
    * unloaded). */
-  if (live_comms == NULL)
+  if (atomic_load(&live_comms) == NULL)
     asc__extern_set_poll(NULL);
   comm->free_next = free_comms;
   free_comms = comm;

@@ -63,7 +63,7 @@ struct xop {
   ascRedOp op;
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
-  bool blocking;           /* small: blocking MPI on a thread that may
+  bool blocking;           /* allreduce: blocking MPI on a thread that may
                               block (asc__mpi_op_run), not posted */
   int nsubs;
   /* Set by op_start on the posting thread. */
@@ -78,7 +78,9 @@ struct xop {
 struct ascComm_st {
   atomic_uint magic;
   struct ascComm_st *free_next;   /* the free list (type-stable handles) */
-  struct ascComm_st *live_next;   /* live communicators (the wait hook) */
+  /* Live communicators, for the wait hook: written under comm.c's
+   * free_lock, read without it (the memory is never freed). */
+  struct ascComm_st *_Atomic live_next;
   MPI_Comm mpi;
   int rank, size;
   /* Allreduces up to this many bytes run blocking (ops.c); the same on
@@ -92,7 +94,8 @@ struct ascComm_st {
   pthread_mutex_t lock;
   pthread_cond_t cond;     /* the progress thread waits for work here,
                               ascCommDestroy for the last completion */
-  uint64_t next_seq;       /* next queue position (application threads) */
+  _Atomic uint64_t next_seq;   /* next queue position (application
+                                  threads; atomic, not under the lock) */
   uint64_t next_start;     /* next position the progress thread starts */
   uint64_t completed;      /* positions finished (holes included) */
   xop *reached;            /* reached, not yet started, any order */
@@ -105,9 +108,14 @@ struct ascComm_st {
                               detached them from the list meanwhile) */
   bool sleeping;           /* the progress thread waits untimed: wake it
                               when an op starts */
+  bool standby;            /* the progress thread waits, timed, while a
+                              waiter polls */
   bool stop;
   /* When a waiting host thread last polled (now_ns; 0: never). */
   _Atomic uint64_t driven_ns;
+  /* One freed operation record kept for the next (submit, op_free):
+   * no malloc and free per operation in the common one-at-a-time use. */
+  _Atomic(xop *) spare;
 };
 
 /* comm.c */
@@ -117,6 +125,8 @@ ascError_t asc__mpi_comm_check(ascComm_t comm, const char *fn);
 ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream);
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A zeroed record for an operation on comm, NULL when out of memory. */
+xop *asc__mpi_op_new(ascComm_t comm);
 void asc__mpi_op_free(xop *o);
 
 /* ops.c, on a posting thread.  op_start posts o's MPI calls; on

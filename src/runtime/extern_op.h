@@ -74,10 +74,11 @@ ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
  * completing what has finished (asc__extern_complete, on the waiting
  * thread), and returns ASC__EXTERN_IDLE when it has nothing in flight
  * (the thread then waits the ordinary way), ASC__EXTERN_BUSY when work
- * is in flight but nothing completed, ASC__EXTERN_PROGRESS when
- * something did.  After a while without progress the thread stops
- * calling it and waits the ordinary way, so the component's own thread
- * must still complete everything.  With may_block the thread waits,
+ * is in flight but nothing completed (ASC__EXTERN_BUSY_STREAM when some
+ * of it was queued on stream: the thread then polls longer),
+ * ASC__EXTERN_PROGRESS when something did.  After a while without
+ * progress the thread stops calling it and waits the ordinary way, so
+ * the component's own thread must still complete everything.  With may_block the thread waits,
  * without a deadline, for stream (NULL: the default stream) to pass
  * what was queued on it: the hook may then block in a call that waits
  * for peers, for work queued on that stream only (blocking for another
@@ -85,7 +86,12 @@ ASC_API ascError_t asc__extern_error(ascError_t code, const char *text);
  * that needs it first).  The hook runs with no libasc lock held, on any
  * host thread, possibly on several at once.  One hook per
  * process; NULL removes it. */
-enum { ASC__EXTERN_IDLE = 0, ASC__EXTERN_BUSY = 1, ASC__EXTERN_PROGRESS = 2 };
+enum {
+  ASC__EXTERN_IDLE = 0,
+  ASC__EXTERN_BUSY = 1,
+  ASC__EXTERN_PROGRESS = 2,
+  ASC__EXTERN_BUSY_STREAM = 3
+};
 typedef int (*asc__extern_poll_fn)(bool may_block, ascStream_t stream);
 ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
 

@@ -539,8 +539,15 @@ static bool valid_stream(ascStream_t h) {
 
 ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
   asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+  ascError_t err;
 
+  /* A live stream implies a started runtime: no device lookup (a
+   * thread-local and the device table) on every call with a handle. */
+  if (handle != NULL && valid_stream(handle)) {
+    *out = (asc__stream *)(void *)handle;
+    return ascSuccess;
+  }
+  err = asc__rt_current(&rt);
   *out = NULL;
   if (err != ascSuccess)
     return err;
@@ -922,9 +929,7 @@ static bool host_wait_until(asc__rt *rt,
                             bool (*done)(const void *, uint64_t),
                             const void *a, uint64_t b, bool spin,
                             const asc__help_scope *scope, uint64_t deadline) {
-  asc__sched *s = scope != NULL && asc__sched_can_help()
-                      ? asc__sched_peek(rt->dev)
-                      : NULL;
+  asc__sched *s;
   bool ok;
 
   if (done(a, b))
@@ -932,6 +937,9 @@ static bool host_wait_until(asc__rt *rt,
   if (asc__extern_drive(done, a, b, deadline,   /* extern_op.h */
                         done == stream_reached ? a : NULL))
     return true;
+  /* Only now: a wait that the drive ends (an MPI op) skips this. */
+  s = scope != NULL && asc__sched_can_help() ? asc__sched_peek(rt->dev)
+                                             : NULL;
   if (spin) {
     if (s != NULL)
       asc__sched_guest(s, 1);

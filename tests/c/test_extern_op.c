@@ -212,6 +212,80 @@ static void test_waiter_drives(void **state) {
   assert_int_equal(ascStreamDestroy(s), ascSuccess);
 }
 
+/* A transfer longer than the drive window (1 ms): while the hook says
+ * the waited stream's own work is in flight (ASC__EXTERN_BUSY_STREAM),
+ * the waiter goes on polling past 1 ms and completes the op itself (the
+ * hook completes at its first call after 1.5 ms), instead of parking
+ * until another thread (the backup here, at 300 ms) completes it.  With
+ * plain ASC__EXTERN_BUSY the hook never completes: the waiter must stop
+ * calling it after about 1 ms, long before the backup. */
+static xprobe *long_probe;
+static atomic_int long_done;      /* 1: the hook completed, 2: the backup */
+static uint64_t long_t0, long_last;
+static int long_busy;             /* what the hook says meanwhile */
+
+static int long_hook(bool may_block, ascStream_t stream) {
+  uint64_t now = uv_hrtime();
+  int expect = 0;
+  (void)may_block;
+  (void)stream;
+  if (long_probe == NULL || !atomic_load(&long_probe->started) ||
+      atomic_load(&long_done) != 0)
+    return ASC__EXTERN_IDLE;
+  if (long_t0 == 0)
+    long_t0 = now;
+  long_last = now;
+  if (long_busy == ASC__EXTERN_BUSY || now - long_t0 < 1500000u)
+    return long_busy;
+  if (!atomic_compare_exchange_strong(&long_done, &expect, 1))
+    return ASC__EXTERN_IDLE;
+  asc__extern_complete(long_probe->op, ascSuccess, NULL);
+  return ASC__EXTERN_PROGRESS;
+}
+
+static void long_backup(void *arg) {
+  xprobe *p = arg;
+  int expect = 0;
+  for (int i = 0; i < 30 && atomic_load(&long_done) == 0; i++) {
+    struct timespec ms = {0, 10000000};
+    nanosleep(&ms, NULL);
+  }
+  if (atomic_compare_exchange_strong(&long_done, &expect, 2))
+    asc__extern_complete(p->op, ascSuccess, NULL);
+}
+
+static int run_long(int busy) {
+  xprobe p = {0};
+  ascStream_t s;
+  uv_thread_t backup;
+
+  long_probe = &p;
+  long_busy = busy;
+  long_t0 = long_last = 0;
+  atomic_store(&long_done, 0);
+  assert_int_equal(ascStreamCreate(&s), ascSuccess);
+  asc__extern_set_poll(long_hook);
+  assert_int_equal(asc__stream_enqueue_extern(s, park, &p), ascSuccess);
+  assert_int_equal(uv_thread_create(&backup, long_backup, &p), 0);
+  assert_int_equal(ascStreamSynchronize(s), ascSuccess);
+  assert_int_equal(uv_thread_join(&backup), 0);
+  asc__extern_set_poll(NULL);
+  long_probe = NULL;
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+  return atomic_load(&long_done);
+}
+
+static void test_waiter_drives_own_stream_longer(void **state) {
+  (void)state;
+  /* The stream's own work in flight: the waiter completes it. */
+  assert_int_equal(run_long(ASC__EXTERN_BUSY_STREAM), 1);
+  /* Other work in flight: the waiter stops polling after about 1 ms
+   * (100 ms leaves room for a loaded machine), and the backup completes
+   * the op at 300 ms. */
+  assert_int_equal(run_long(ASC__EXTERN_BUSY), 2);
+  assert_true(long_last - long_t0 < 100000000u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_orders_kernels, test_teardown),
@@ -220,6 +294,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_never_skipped, test_teardown),
       cmocka_unit_test_teardown(test_bad_arguments, test_teardown),
       cmocka_unit_test_teardown(test_waiter_drives, test_teardown),
+      cmocka_unit_test_teardown(test_waiter_drives_own_stream_longer,
+                                test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,13 +111,14 @@ static void test_error_on_one_rank(ascComm_t comm) {
   OK(ascStreamDestroy(s));
 }
 
-/* Small allreduces run as blocking MPI on a thread that may block: a
- * host thread waiting in libasc, else the progress thread.  Here nobody
+/* Allreduces run as blocking MPI on a thread that may block: a host
+ * thread waiting in libasc, else the progress thread.  Here nobody
  * waits in libasc (ascStreamQuery and nanosleep only), so the progress
- * thread must run them; a large one (posted, MPI_Iallreduce) sits
- * between them in the communicator's order, on another stream. */
+ * thread must run them; a larger one sits between them in the
+ * communicator's order, on another stream (posted, MPI_Iallreduce, when
+ * ASC_MPI_BLOCKING_MAX is below its size: test_mpi_order_posted_np2). */
 static void test_no_waiter(ascComm_t comm) {
-  enum { BIG = 20000 };   /* 80 KB of float32: the posted path */
+  enum { BIG = 20000 };   /* 80 KB of float32 */
   static float big[BIG];
   double small[3] = {1, 2, 3}, last = 0;
   ascStream_t s, t;
