@@ -153,11 +153,14 @@ static asc__irval const_of(lstate *ls, int dt, ascScalar v) {
 /* ------------------------------------------------------------ tensors */
 
 int32_t asc__lower_tensor_reg(lstate *ls, const asc__ast_expr *e) {
+  int32_t r;
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym) {
-    int32_t r = lookup(ls, e->u.name.sym);
+    r = lookup(ls, e->u.name.sym);
     if (r >= 0 && ls->f->regs[r].ty.kind == ASC_IRK_TENSOR)
       return r;
   }
+  if ((r = asc__lower_materialize(ls, e)) >= 0)
+    return r;
   unsupported(ls, e->loc, "this tensor expression");
 }
 

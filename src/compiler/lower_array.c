@@ -1106,6 +1106,10 @@ static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
   return r;
 }
 
+int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
+  return is_new_array(e) ? materialize(ls, e) : -1;
+}
+
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
   int32_t tmp, r;
