@@ -67,7 +67,19 @@ static const char loops_py[] =
     "def hists(x, h, g):\n"
     "    for i in asc.prange(x.shape[0]):\n"
     "        asc.atomic_add(h, x[i], 1)\n"
-    "        g[x[i]] += 2\n";
+    "        g[x[i]] += 2\n"
+    "\n"
+    "import numpy as np\n"
+    "\n"
+    "@asc.kernel\n"
+    "def temps(a, out):\n"
+    "    b = asc.get_block_idx()\n"
+    "    w = np.arange(a.shape[1]) * 1.0\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        t = np.empty(a.shape[1])\n"
+    "        t[:] = a[i] * 2.0\n"
+    "        u = t + w\n"
+    "        out[b, i] = u.sum()\n";
 
 /* ------------------------------------------------------ blocks and teams */
 
@@ -105,6 +117,55 @@ static void test_privatized_histograms(void **state) {
   free(x);
   free(h);
   free(g);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* Arrays made in each iteration of a parallel loop, by every thread of
+ * several blocks' teams (asc_krt.alloc/release), and one made per block:
+ * the sums are exact, and ASan/TSan see no bad access or race on the
+ * teams' free lists. */
+static void test_temporaries_in_parallel_loops(void **state) {
+  static const uint32_t dims[] = {1, 3, 9};
+  enum { R = 500, C = 37 };
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "temps");
+  double *a = e2p_alloc(R * C, 8), *out = e2p_alloc(9 * R, 8);
+  (void)state;
+  for (int i = 0; i < R * C; i++)
+    a[i] = (double)(i % 11);
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    ascTensor ta, to;
+    void *args[] = {&ta, &to};
+    memset(&ta, 0, sizeof ta);
+    memset(&to, 0, sizeof to);
+    ta.data = a;
+    ta.dtype = ascFloat64;
+    ta.ndim = 2;
+    ta.shape[0] = R;
+    ta.shape[1] = C;
+    ta.strides[0] = C;
+    ta.strides[1] = 1;
+    to = ta;
+    to.data = out;
+    to.shape[0] = dims[d];
+    to.shape[1] = R;
+    to.strides[0] = R;
+    for (int i = 0; i < 9 * R; i++)
+      out[i] = -1;
+    ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    for (uint32_t b = 0; b < dims[d]; b++)
+      for (int i = 0; i < R; i++) {
+        double want = 0;
+        for (int j = 0; j < C; j++)
+          want += a[i * C + j] * 2.0 + j;
+        if (out[b * R + i] != want)
+          fail_msg("blockDim %u: block %u row %d: %g, want %g", dims[d], b,
+                   i, out[b * R + i], want);
+      }
+  }
+  free(a);
+  free(out);
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -697,6 +758,7 @@ static void test_reduce_min_max_auto(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_block_index_and_count),
+      cmocka_unit_test(test_temporaries_in_parallel_loops),
       cmocka_unit_test(test_privatized_histograms),
       cmocka_unit_test(test_team_share_of_cores),
       cmocka_unit_test(test_parallel_for_lambda),
