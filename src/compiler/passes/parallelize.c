@@ -264,6 +264,11 @@ static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
   g = &s->f->regs[t];
   if (!known_tensor(s, t) || g->ty.kind != ASC_IRK_TENSOR)
     return false;
+  if (i->op == ASC_IR_DIM && !g->param && g->ndefs == 1 &&
+      s->gdef[t] != NULL && s->gdef[t]->op == ASC_IR_NEW_ARRAY &&
+      i->aux < s->gdef[t]->nargs)
+    /* an array the kernel made: its extent is the value it was made with */
+    return resolve(s, s->gdef[t]->args[i->aux], out, 1);
   if (i->op == ASC_IR_STRIDE && (g->ty.flags & ASC_IRT_CONTIG) &&
       i->aux == g->ty.ndim - 1) {
     p_const(out, 1);

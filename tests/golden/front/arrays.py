@@ -34,3 +34,11 @@ def row_norms(a, out):
     for row in a:
         out[i] = np.sqrt(np.sum(row * row))
         i += 1
+
+
+# a new array from an expression: allocated once, filled by one pfor (it
+# overlaps nothing), then bound to the name
+@asc.kernel
+def new_array(a, b, out):
+    c = a + b * 2.0
+    out[:] = c

@@ -1,0 +1,1 @@
+arrays.py	new_array(f64[:], f64[:], f64[:])
