@@ -645,10 +645,16 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
     }
   }
   case ASC_EXPR_BINARY: {
-    int dt = scalar_dt(ls, e);
-    asc__irval a = conv(ls, asc__lower_expr(ls, e->u.binary.lhs), dt);
-    asc__irval b = conv(ls, asc__lower_expr(ls, e->u.binary.rhs), dt);
-    return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
+    int dt;
+    asc__irval a;
+    if (e->u.binary.op == ASC_BIN_MATMUL)
+      return asc__lower_dot(ls, e);
+    dt = scalar_dt(ls, e);
+    a = conv(ls, asc__lower_expr(ls, e->u.binary.lhs), dt);
+    {
+      asc__irval b = conv(ls, asc__lower_expr(ls, e->u.binary.rhs), dt);
+      return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
+    }
   }
   case ASC_EXPR_BOOLOP:
     return lower_boolop(ls, e);

@@ -349,6 +349,17 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
 
 static int32_t materialize(lstate *ls, const asc__ast_expr *e);
 
+/* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
+static bool is_matmul(const asc__ast_expr *e) {
+  if (!is_tensor(e))
+    return false;
+  if (e->kind == ASC_EXPR_BINARY)
+    return e->u.binary.op == ASC_BIN_MATMUL;
+  return e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+         e->u.call.callee == NULL &&
+         e->u.call.builtin->id == ASC_BI_NP_DOT;
+}
+
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
 static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
@@ -359,6 +370,18 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
     s = &ew->scalars[ew->nscalars++];
     s->e = e;
     s->v = asc__lower_expr(ls, e);
+    return;
+  }
+  if (is_matmul(e)) {
+    /* a matrix product inside an expression: made first, then read */
+    asc__ewop *op;
+    int32_t t = materialize(ls, e);
+    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                              sizeof *ew->ops, 8);
+    op = &ew->ops[ew->nops++];
+    op->e = e;
+    op->red = NULL;
+    whole_tensor(ls, t, &op->v);
     return;
   }
   switch (e->kind) {
@@ -955,6 +978,113 @@ static int32_t linspace(lstate *ls, const asc__ast_expr *e, int dt) {
   return r;
 }
 
+static bool is_small_float(int dt);
+
+/* The operands of a matrix product. */
+static void product_operands(const asc__ast_expr *e, const asc__ast_expr **x,
+                             const asc__ast_expr **y) {
+  if (e->kind == ASC_EXPR_BINARY) {
+    *x = e->u.binary.lhs;
+    *y = e->u.binary.rhs;
+  } else {
+    *x = e->u.call.rargs[0];
+    *y = e->u.call.rargs[1];
+  }
+}
+
+/* x @ y with x and y 1-D or 2-D, not both 1-D: a new array, each element
+ * a sum over the shared axis in C order (small floats summed in float64,
+ * as the reductions are; docs/arrays.md). */
+static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *x, *y;
+  asc__lview A, B;
+  asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v;
+  asc__irblock *save, *psave;
+  asc__irins *st;
+  int dt = ty(e)->dtype, nd = ty(e)->ndim;
+  int adt = is_small_float(dt) ? ascFloat64 : dt;
+  int32_t r, acc, la, lb;
+  product_operands(e, &x, &y);
+  asc__lower_view(ls, x, &A);
+  asc__lower_view(ls, y, &B);
+  k = A.shape[A.nd - 1];
+  kb = B.shape[0];
+  raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, k, kb), ASC_KEXC_VALUE_ERROR,
+           "matmul: Input operand 1 has a mismatch in its core dimension "
+           "0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {} is "
+           "different from {})",
+           kb, k);
+  nd = 0;
+  if (A.nd == 2)
+    shape[nd++] = A.shape[0];
+  if (B.nd == 2)
+    shape[nd++] = B.shape[1];
+  r = new_array(ls, dt, nd, shape);
+  save = open_nest(ls, shape, nd, idx);
+  acc = newreg(ls, adt, "mm.acc");
+  mov(ls, acc, conv(ls, i64(0), adt));
+  psave = open_nest(ls, &k, 1, pidx);
+  if (A.nd == 2) {
+    ia[0] = idx[0];
+    ia[1] = pidx[0];
+  } else {
+    ia[0] = pidx[0];
+  }
+  ib[0] = pidx[0];
+  if (B.nd == 2)
+    ib[1] = idx[nd - 1];
+  {
+    asc__irval oa = elem_offset(ls, &A, ia, A.nd);
+    asc__irval ob = elem_offset(ls, &B, ib, B.nd);
+    asc__irins *l;
+    la = newreg(ls, ls->f->regs[A.t].ty.dtype, NULL);
+    l = emit(ls, ASC_IR_LOAD, la, 2);
+    l->args[0] = asc__irv_reg(A.t);
+    l->args[1] = oa;
+    lb = newreg(ls, ls->f->regs[B.t].ty.dtype, NULL);
+    l = emit(ls, ASC_IR_LOAD, lb, 2);
+    l->args[0] = asc__irv_reg(B.t);
+    l->args[1] = ob;
+  }
+  mov(ls, acc,
+      op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+          op2(ls, ASC_IR_MUL, adt, conv(ls, asc__irv_reg(la), adt),
+              conv(ls, asc__irv_reg(lb), adt))));
+  ls->cur = psave;
+  v = conv(ls, asc__irv_reg(acc), dt);
+  {
+    asc__lview w;
+    asc__irval off;
+    whole_tensor(ls, r, &w);
+    off = elem_offset(ls, &w, idx, nd);
+    st = emit(ls, ASC_IR_STORE, -1, 3);
+    st->args[0] = asc__irv_reg(r);
+    st->args[1] = off;
+    st->args[2] = v;
+  }
+  ls->cur = save;
+  return r;
+}
+
+asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
+  /* np.dot(x, y) of two vectors, as the reduction lowers it */
+  asc__ast_expr *call = asc__arena_alloc(ls->c, sizeof *call);
+  asc__ast_expr **args = asc__arena_alloc(ls->c, sizeof *args * 2);
+  *call = *e;
+  call->kind = ASC_EXPR_CALL;
+  memset(&call->u, 0, sizeof call->u);
+  args[0] = e->u.binary.lhs;
+  args[1] = e->u.binary.rhs;
+  call->u.call.args = args;
+  call->u.call.nargs = 2;
+  call->u.call.rargs = args;
+  call->u.call.nrargs = 2;
+  call->u.call.builtin = asc__builtin_get(ASC_BI_NP_DOT);
+  if (is_tensor(e))
+    return asc__irv_reg(matmul(ls, e));
+  return asc__lower_reduce(ls, call);
+}
+
 /* A new array holding e: a creation call or an array expression. */
 static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   asc__type *t = ty(e);
@@ -966,6 +1096,8 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   asc__ewctx ew;
   int32_t r;
   int dt = t->dtype, nd = t->ndim;
+  if (is_matmul(e))
+    return matmul(ls, e);
   if (b == NULL || !asc__builtin_is_creation(b->id)) {
     memset(&ew, 0, sizeof ew);
     collect(ls, &ew, e);
@@ -1054,7 +1186,7 @@ static bool is_new_array(const asc__ast_expr *e) {
     b = e->u.call.builtin;
     return b != NULL && e->u.call.callee == NULL &&
            (asc__builtin_is_creation(b->id) ||
-            asc__builtin_is_reduction(b->id) ||
+            asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT ||
             asc__builtin_is_elementwise(e));
   default:
     return false;

@@ -240,6 +240,8 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
+/* x @ y of two vectors (a scalar): np.dot's sum. */
+asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 /* a.fill(v) */
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
 /* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */

@@ -223,3 +223,44 @@ def test_names_that_cannot_hold_new_arrays():
                     "def k(a, out):\n    t = np.zeros(3)\n"
                     "    for i in asc.prange(4):\n        t = a * i\n"
                     "        out[i] = t.sum()\n").k(np.zeros(3), np.zeros(4))
+
+
+MM = """
+import numpy as np
+import asc
+
+@asc.kernel
+def mm(a, b, v, out, out2, out3, out4):
+    c = a @ b
+    out[:, :] = c
+    out2[:] = a @ v
+    out3[:] = v @ b
+    out4[0] = v @ v + np.dot(v, v) + np.matmul(v, v)
+    d = np.dot(a, b) * 2.0 + 1.0
+    out[:, :] += d
+
+@asc.kernel
+def mm_into(a, b, out):
+    out[:, :] = a @ b
+"""
+
+
+def test_matrix_products():
+    m = asc.compile(MM)
+    rng = np.random.default_rng(0)
+    a, b, v = rng.random((5, 7)), rng.random((7, 4)), rng.random(7)
+    out, out2, out3, out4 = np.zeros((5, 4)), np.zeros(5), np.zeros(4), np.zeros(1)
+    m.mm(a, b, v, out, out2, out3, out4)
+    np.testing.assert_allclose(out, a @ b + (a @ b) * 2 + 1, rtol=1e-13)
+    np.testing.assert_allclose(out2, a @ v, rtol=1e-13)
+    np.testing.assert_allclose(out3, v @ b, rtol=1e-13)
+    np.testing.assert_allclose(out4[0], 3 * (v @ v), rtol=1e-13)
+    ai, bi = rng.integers(-9, 9, (3, 4)), rng.integers(-9, 9, (4, 2))
+    o = np.zeros((3, 2), np.int64)
+    m.mm_into(ai, bi, o)
+    np.testing.assert_array_equal(o, ai @ bi)          # integers: exact
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        m.mm_into(ai, ai, np.zeros((3, 4), np.int64))
+    with pytest.raises(asc.CompileError, match="1-D and 2-D arrays"):
+        asc.compile("import asc\n@asc.kernel\ndef k(a, n):\n"
+                    "    a[0] = n @ n\n").k(np.zeros(2), 3)

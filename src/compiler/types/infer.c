@@ -397,6 +397,26 @@ bool asc__infer_is_neg_int_literal(const asc__ast_expr *e) {
 
 static const char *op_name(asc__binop op) { return asc__binop_str(op); }
 
+/* a @ b, np.dot(a, b), np.matmul(a, b) of 1-D and 2-D arrays: numpy's
+ * shapes (a vector times a vector is a scalar) in the promoted dtype. */
+asc__type *asc__infer_matmul(run *r, asc__type *a, asc__type *b,
+                             asc__ast_expr *e) {
+  asc__type *p;
+  int nd;
+  if (a->kind != ASC_TY_TENSOR || b->kind != ASC_TY_TENSOR ||
+      a->ndim < 1 || a->ndim > 2 || b->ndim < 1 || b->ndim > 2) {
+    report(r, e->loc, "matrix products in kernels take 1-D and 2-D arrays, "
+           "not %s and %s", tn(r, a), tn(r, b));
+    return err(r);
+  }
+  p = asc__ty_find(asc__infer_arith_promote(r, scalar(r, a->dtype),
+                                            scalar(r, b->dtype)));
+  nd = (a->ndim == 2) + (b->ndim == 2);
+  if (nd == 0)
+    return scalar(r, p->dtype);
+  return asc__ty_tensor(r->in->c, p->dtype, nd, true);
+}
+
 asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
   asc__type *p = asc__ty_promote(r->in->c, a, b);
   /* Python: True + True == 2. */
@@ -409,10 +429,9 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
                              asc__type *b, asc__ast_expr *e) {
   asc__type *p;
   if (op == ASC_BIN_MATMUL) {
-    report(r, e->loc, "the matrix multiplication operator '@' is not "
-           "supported in kernels yet (write the loop nest: s += a[i, k] * "
-           "b[k, j])");
-    return err(r);
+    PROPAGATE(a);
+    PROPAGATE(b);
+    return asc__infer_matmul(r, asc__ty_find(a), asc__ty_find(b), e);
   }
   PROPAGATE(a);
   PROPAGATE(b);

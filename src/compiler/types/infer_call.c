@@ -433,18 +433,7 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
       report(r, a[2]->loc, "dot(..., out=) is not supported in kernels");
       return err(r);
     }
-    if (t->kind != ASC_TY_TENSOR || u->kind != ASC_TY_TENSOR ||
-        t->ndim != 1 || u->ndim != 1) {
-      report(r, e->loc, "np.dot of %s and %s is not supported in kernels "
-             "yet (1-D arrays only; write the loop nest for matrices)",
-             tn(r, t), tn(r, u));
-      return err(r);
-    }
-    {
-      asc__type *p = asc__infer_arith_promote(r, scalar(r, t->dtype),
-                                              scalar(r, u->dtype));
-      return scalar(r, asc__ty_find(p)->dtype);
-    }
+    return asc__infer_matmul(r, t, u, e);
   }
   for (int i = 1; i < n; i++) {
     const char *pn = NULL;

@@ -152,6 +152,9 @@ frame *asc__infer_frame_for(run *r, asc__ast_func *fn);
 bool asc__infer_fits(run *r, asc__type *s, asc__type *t, bool declared,
                      int depth);
 void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth);
+/* The type of a @ b (infer.c). */
+asc__type *asc__infer_matmul(run *r, asc__type *a, asc__type *b,
+                             asc__ast_expr *e);
 asc__type *asc__infer_assign_cell(run *r, asc__sym *sym, asc__loc loc,
                                   asc__type *s, asc__ast_expr *value);
 /* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
