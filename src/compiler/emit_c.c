@@ -1272,7 +1272,9 @@ static void declare_array(emitter *e, int32_t r) {
   if (e->heap[r]) {
     /* an array the kernel creates: its data and its descriptor */
     LINE(e, "%s *%s = NULL;", ctype(g->ty.dtype), rname(e, r));
-    LINE(e, "asc_ktensor %s_s;", tname(e, r));
+    /* zeroed: a name read before any array was bound to it reads an
+     * empty array (docs/arrays.md) */
+    LINE(e, "asc_ktensor %s_s = {0};", tname(e, r));
     LINE(e, "const asc_ktensor *%s = &%s_s; (void)%s;", tname(e, r),
          tname(e, r), tname(e, r));
     return;

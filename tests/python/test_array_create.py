@@ -264,3 +264,14 @@ def test_matrix_products():
     with pytest.raises(asc.CompileError, match="1-D and 2-D arrays"):
         asc.compile("import asc\n@asc.kernel\ndef k(a, n):\n"
                     "    a[0] = n @ n\n").k(np.zeros(2), 3)
+
+
+def test_a_name_read_before_any_array_is_empty():
+    m = asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(n, out):\n    if n > 0:\n        t = np.ones(n)\n"
+                    "    out[0] = t.sum()\n    out[1] = t.shape[0]\n")
+    out = np.full(2, -1.0)
+    m.k(3, out)
+    np.testing.assert_array_equal(out, [3, 3])
+    m.k(0, out)
+    np.testing.assert_array_equal(out, [0, 0])
