@@ -189,8 +189,87 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     return true;
   case ASC_EXPR_ATTR:
     return strcmp(e->u.attr.attr, "T") == 0;
+  case ASC_EXPR_CALL:
+    return e->u.call.builtin != NULL && e->u.call.callee == NULL &&
+           e->u.call.builtin->id == ASC_BI_NP_RESHAPE;
   default:
     return false;
+  }
+}
+
+/* a.reshape(...): the same elements under a new C-order shape.  Like
+ * numba, kernels reshape contiguous arrays only (numpy would copy the
+ * others): a run-time check raises ValueError otherwise. */
+static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs, nd = ty(e)->ndim, unknown = -1;
+  asc__irval shape[ASC_MAX_DIMS], size, known = i64(1), ok, expect;
+  asc__lview in;
+  while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
+    na--;
+  asc__lower_view(ls, a[0], &in);
+  if (na == 2) {
+    asc__type *st = ty(a[1]);
+    if (st != NULL && st->kind == ASC_TY_TUPLE) {
+      asc__lower_agg(ls, a[1], st, shape);
+    } else if (a[1]->kind == ASC_EXPR_TUPLE) {
+      for (int k = 0; k < nd; k++)
+        shape[k] = asc__lower_expr(ls, a[1]->u.tuple.elts[k]);
+    } else {
+      shape[0] = asc__lower_expr(ls, a[1]);
+    }
+  } else {
+    for (int k = 0; k < nd; k++)
+      shape[k] = asc__lower_expr(ls, a[k + 1]);
+  }
+  for (int k = 0; k < nd; k++) {
+    shape[k] = conv(ls, shape[k], ascInt64);
+    if (shape[k].kind == ASC_IRV_CONST && shape[k].c.i == -1) {
+      if (unknown >= 0)
+        asc__diag_fatal(ls->c, e->loc, "can only specify one unknown "
+                        "dimension");
+      unknown = k;
+      continue;
+    }
+    known = mul(ls, known, shape[k]);
+  }
+  size = asc__lower_view_size(ls, &in);
+  if (unknown >= 0) {
+    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, known, i64(0)),
+             ASC_KEXC_VALUE_ERROR,
+             "cannot reshape array of size {} into a shape with an unknown "
+             "dimension and a zero one", size, i64(0));
+    shape[unknown] = op2(ls, ASC_IR_FLOORDIV, ascInt64, size, known);
+    known = mul(ls, known, shape[unknown]);
+  }
+  raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, known, size),
+           ASC_KEXC_VALUE_ERROR,
+           "cannot reshape array of size {} into a shape of size {}", size,
+           known);
+  /* C-contiguous: each axis longer than 1 steps over the inner ones */
+  ok = asc__irv_int(ascBool, 1);
+  expect = i64(1);
+  for (int k = in.nd - 1; k >= 0; k--) {
+    asc__irval one = op2(ls, ASC_IR_EQ, ascInt64, in.shape[k], i64(1));
+    asc__irval good = op2(ls, ASC_IR_EQ, ascInt64, in.stride[k], expect);
+    ok = op2(ls, ASC_IR_AND, ascBool, ok,
+             op2(ls, ASC_IR_OR, ascBool, one, good));
+    expect = mul(ls, expect, in.shape[k]);
+  }
+  raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok), ASC_KEXC_VALUE_ERROR,
+           "reshape: kernels reshape contiguous arrays only, as numba "
+           "(copy it first: a.copy().reshape(...))",
+           i64(0), i64(0));
+  memset(v, 0, sizeof *v);
+  v->t = in.t;
+  v->off = in.off;
+  v->nd = nd;
+  expect = i64(1);
+  for (int k = nd - 1; k >= 0; k--) {
+    v->shape[k] = shape[k];
+    v->stride[k] = expect;
+    v->src[k] = -1;
+    expect = mul(ls, expect, shape[k]);
   }
 }
 
@@ -198,6 +277,10 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   const asc__lview *b = bound_view(ls, e);
   if (b != NULL) {
     *v = *b;
+    return;
+  }
+  if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
+    reshape_view(ls, e, v);
     return;
   }
   if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0) {
@@ -370,6 +453,16 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
     s = &ew->scalars[ew->nscalars++];
     s->e = e;
     s->v = asc__lower_expr(ls, e);
+    return;
+  }
+  if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
+    asc__ewop *op; /* a.reshape(...) */
+    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                              sizeof *ew->ops, 8);
+    op = &ew->ops[ew->nops++];
+    op->e = e;
+    op->red = NULL;
+    asc__lower_view(ls, e, &op->v);
     return;
   }
   if (is_matmul(e)) {

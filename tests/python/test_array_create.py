@@ -275,3 +275,34 @@ def test_a_name_read_before_any_array_is_empty():
     np.testing.assert_array_equal(out, [3, 3])
     m.k(0, out)
     np.testing.assert_array_equal(out, [0, 0])
+
+
+def test_reshape_views_contiguous_arrays():
+    m = asc.compile("""
+import numpy as np
+import asc
+@asc.kernel
+def r(a, out, out2, out3):
+    b = a.reshape(a.shape[0], 1, a.shape[1])
+    c = a.reshape(1, a.shape[0], a.shape[1])
+    out[:, :, :] = b - c
+    out2[:] = a.reshape(-1) * 2
+    out3[:, :] = np.reshape(a, (a.shape[1], a.shape[0]))
+@asc.kernel
+def bad(a, out):
+    out[:] = a.T.reshape(-1)
+@asc.kernel
+def size(a, out, n):
+    out[:] = a.reshape(n, -1)[0]
+""")
+    a = rnd(4, 3)
+    out, out2, out3 = np.zeros((4, 4, 3)), np.zeros(12), np.zeros((3, 4))
+    m.r(a, out, out2, out3)
+    np.testing.assert_array_equal(out, a.reshape(4, 1, 3) - a.reshape(1, 4, 3))
+    np.testing.assert_array_equal(out2, a.reshape(-1) * 2)
+    np.testing.assert_array_equal(out3, a.reshape(3, 4))
+    # numba's rule: a non-contiguous array is not reshaped (numpy copies)
+    with pytest.raises(ValueError, match="contiguous arrays only"):
+        m.bad(a, np.zeros(12))
+    with pytest.raises(ValueError, match="cannot reshape array of size 12"):
+        m.size(a, np.zeros(3), 5)

@@ -61,10 +61,11 @@ static const struct {
     {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
     {"ones_like", ASC_BI_NP_ONES_LIKE}, {"full_like", ASC_BI_NP_FULL_LIKE},
     {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
+    {"reshape", ASC_BI_NP_RESHAPE},
 };
 
 const asc__builtin *asc__builtin_method(const char *name) {
-  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_FILL; id++)
+  for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_RESHAPE; id++)
     if (id != ASC_BI_NP_WHERE)
     if (strcmp(entries[id - 1].name, name) == 0)
       return &entries[id - 1];
@@ -78,7 +79,8 @@ const char asc__numpy_names[] =
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
-    "empty_like, zeros_like, ones_like, full_like, arange, linspace and "
+    "empty_like, zeros_like, ones_like, full_like, arange, linspace, "
+    "reshape and "
     "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
     "float16, float32, float64";

@@ -162,6 +162,7 @@ typedef enum asc__builtin_kind {
   X(NP_COPY, "copy", 0, ASC_BK_FUNC, 1, 1, "a")                             \
   X(NP_ASTYPE, "astype", 0, ASC_BK_FUNC, 2, 2, "a,dtype")                   \
   X(NP_FILL, "fill", 0, ASC_BK_FUNC, 2, 2, "a,value")                       \
+  X(NP_RESHAPE, "reshape", 0, ASC_BK_FUNC, 2, 9, "a,newshape")              \
   X(NP_EMPTY, "empty", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                 \
   X(NP_ZEROS, "zeros", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                 \
   X(NP_ONES, "ones", 0, ASC_BK_FUNC, 1, 2, "shape,dtype")                   \
@@ -206,7 +207,7 @@ const asc__builtin *asc__builtin_method(const char *name);
 /* Does id make a new array (np.zeros, a.copy() ...)? */
 static inline bool asc__builtin_is_creation(asc__builtin_id id) {
   return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_LINSPACE &&
-         id != ASC_BI_NP_FILL;
+         id != ASC_BI_NP_FILL && id != ASC_BI_NP_RESHAPE;
 }
 /* Is id one of the numpy reductions (NP_SUM .. NP_ARGMAX)? */
 static inline bool asc__builtin_is_reduction(asc__builtin_id id) {

@@ -102,6 +102,9 @@ static int helper_param_is_tensor(const asc__ast_func *fn, int i,
 }
 
 static void use_array_operand(usage *u, const asc__ast_expr *e, int depth);
+static bool mentions_array(const usage *u, const asc__ast_expr *e,
+                           int depth);
+static bool arith(const asc__ast_expr *e);
 
 /* np.X(...) or np.linalg.X(...): a call of a numpy function. */
 static bool numpy_call(const asc__ast_expr *e) {
@@ -161,7 +164,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_DOT || b->id == ASC_BI_NP_FILL ||
          b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
          b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
-         b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE))
+         b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
+         b->id == ASC_BI_NP_RESHAPE))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))
@@ -177,6 +181,9 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
       const asc__ast_expr *a = e->u.call.rargs[i];
       if (a == NULL)
         continue;
+      if (e->u.call.callee != NULL && u->kernel && arith(a) &&
+          mentions_array(u, a, 0)) /* f(a + b) with a an array */
+        use_array_operand(u, a, depth + 1);
       if (e->u.call.callee != NULL && names(a, u->sym)) {
         int how = helper_param_is_tensor(e->u.call.callee, i,
                                          u->helpers + 1, u->memo);
@@ -282,11 +289,12 @@ static void use_array_operand(usage *u, const asc__ast_expr *e, int depth) {
     const asc__builtin *b = e->u.call.builtin;
     if (b == NULL || e->u.call.callee != NULL)
       break;
-    if (asc__builtin_is_creation(b->id)) {
+    if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_RESHAPE) {
       /* np.zeros((n, m)): a shape, not operands; a.copy(): a is one */
       if (b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
           b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
-          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE)
+          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
+          b->id == ASC_BI_NP_RESHAPE)
         use_array_operand(u, e->u.call.rargs[0], depth + 1);
       break;
     }
@@ -325,7 +333,16 @@ static bool mentions_array(const usage *u, const asc__ast_expr *e,
         return true;
     return false;
   case ASC_EXPR_CALL:
-    if (e->u.call.builtin == NULL || e->u.call.callee != NULL)
+    if (e->u.call.callee != NULL) {
+      /* a helper given an array may return one: counting a number as an
+       * array operand only passes it as a 0-d array, which a kernel reads
+       * as the number */
+      for (int i = 0; i < e->u.call.nrargs; i++)
+        if (mentions_array(u, e->u.call.rargs[i], depth + 1))
+          return true;
+      return false;
+    }
+    if (e->u.call.builtin == NULL)
       return false;
     if (asc__builtin_is_creation(e->u.call.builtin->id))
       return true;

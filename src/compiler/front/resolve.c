@@ -843,7 +843,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
-                    "argmin, argmax, dot, clip, copy, astype, fill)", f->u.attr.attr);
+                    "argmin, argmax, dot, clip, copy, astype, fill, reshape)", f->u.attr.attr);
     return;
   }
   {

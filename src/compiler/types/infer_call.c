@@ -306,6 +306,40 @@ static asc__type *creation(run *r, asc__ast_expr *e) {
   return asc__ty_tensor(r->in->c, d, nd, true);
 }
 
+/* a.reshape(n, m), a.reshape((n, m)), np.reshape(a, shape): a view with
+ * the new shape (one extent may be -1). */
+static asc__type *reshape(run *r, asc__ast_expr *e) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs, nd;
+  asc__type *t = call_arg(r, e, 0);
+  while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
+    na--;
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR || t->ndim < 1) {
+    report(r, a[0]->loc, "reshape() takes an array, not %s", tn(r, t));
+    return err(r);
+  }
+  if (na == 2) {
+    nd = shape_arg(r, a[1]);
+  } else {
+    nd = na - 1;
+    for (int i = 1; i < na; i++) {
+      asc__type *u = asc__infer_expr(r, a[i]);
+      PROPAGATE(u);
+      if (!asc__ty_is_intlike(u) || asc__ty_find(u)->kind != ASC_TY_SCALAR) {
+        report(r, a[i]->loc, "reshape's extents are integers, not %s",
+               tn(r, u));
+        return err(r);
+      }
+      asc__infer_coerce(r, a[i], scalar(r, ascInt64), 0);
+    }
+  }
+  if (nd < 1)
+    return err(r);
+  return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, nd, false);
+}
+
 static asc__type *atomic(run *r, asc__ast_expr *e) {
   asc__type *at = call_arg(r, e, 0);
   int nvals = e->u.call.builtin->id == ASC_BI_ATOMIC_CAS ? 2 : 1;
@@ -531,6 +565,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     return reduction(r, e);
   if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_FILL)
     return creation(r, e);
+  if (b->id == ASC_BI_NP_RESHAPE)
+    return reshape(r, e);
   switch (b->id) {
   case ASC_BI_RANGE:
   case ASC_BI_PRANGE:
