@@ -432,6 +432,18 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
 
 static int32_t materialize(lstate *ls, const asc__ast_expr *e);
 
+/* A new operand of ew for array expression e (its view still to fill). */
+static asc__ewop *push_op(lstate *ls, asc__ewctx *ew,
+                          const asc__ast_expr *e) {
+  asc__ewop *op;
+  ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
+                            sizeof *ew->ops, 8);
+  op = &ew->ops[ew->nops++];
+  memset(op, 0, sizeof *op);
+  op->e = e;
+  return op;
+}
+
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 static bool is_matmul(const asc__ast_expr *e) {
   if (!is_tensor(e))
@@ -456,25 +468,15 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
     return;
   }
   if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
-    asc__ewop *op; /* a.reshape(...) */
-    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
-                              sizeof *ew->ops, 8);
-    op = &ew->ops[ew->nops++];
-    op->e = e;
-    op->red = NULL;
-    asc__lower_view(ls, e, &op->v);
+    asc__lower_view(ls, e, &push_op(ls, ew, e)->v); /* a.reshape(...) */
     return;
   }
-  if (is_matmul(e)) {
-    /* a matrix product inside an expression: made first, then read */
-    asc__ewop *op;
+  if (is_matmul(e) ||
+      (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
+       asc__builtin_is_creation(e->u.call.builtin->id))) {
+    /* a @ b or np.arange(n) inside an expression: made first, then read */
     int32_t t = materialize(ls, e);
-    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
-                              sizeof *ew->ops, 8);
-    op = &ew->ops[ew->nops++];
-    op->e = e;
-    op->red = NULL;
-    whole_tensor(ls, t, &op->v);
+    whole_tensor(ls, t, &push_op(ls, ew, e)->v);
     return;
   }
   switch (e->kind) {
@@ -506,11 +508,7 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
         red->shape[k] = i64(1);
       for (int k = 0; k < red->sub.nops; k++)
         broadcast(ls, &red->sub.ops[k].v, red->shape, red->nd, true);
-      ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
-                                sizeof *ew->ops, 8);
-      op = &ew->ops[ew->nops++];
-      memset(op, 0, sizeof *op);
-      op->e = e;
+      op = push_op(ls, ew, e);
       op->red = red;
       op->v.t = -1;
       op->v.off = i64(0);
@@ -531,32 +529,12 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
           collect(ls, ew, e->u.call.rargs[k]);
       return;
     }
-    if (e->u.call.builtin &&
-        asc__builtin_is_creation(e->u.call.builtin->id)) {
-      /* np.arange(n) inside an expression: made first, then an operand */
-      asc__ewop *op;
-      int32_t t = materialize(ls, e);
-      ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
-                                sizeof *ew->ops, 8);
-      op = &ew->ops[ew->nops++];
-      op->e = e;
-      op->red = NULL;
-      whole_tensor(ls, t, &op->v);
-      return;
-    }
     break;
   case ASC_EXPR_NAME:
   case ASC_EXPR_SUBSCRIPT:
-  case ASC_EXPR_ATTR: {
-    asc__ewop *op;
-    ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
-                              sizeof *ew->ops, 8);
-    op = &ew->ops[ew->nops++];
-    op->e = e;
-    op->red = NULL;
-    asc__lower_view(ls, e, &op->v);
+  case ASC_EXPR_ATTR:
+    asc__lower_view(ls, e, &push_op(ls, ew, e)->v);
     return;
-  }
   default:
     break;
   }
