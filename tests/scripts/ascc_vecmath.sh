@@ -73,13 +73,16 @@ for cc in gcc clang; do
   if sleef_found "$cc"; then
     has "$cc-needs-sleef" "$tmp/$cc.dyn" 'NEEDED.*libsleef\.so\.3'
     if [ "$cc" = gcc ] && [ $cpu_avx2 = 1 ]; then
-      has gcc-vector-f32 "$tmp/gcc.k" 'call +[0-9a-f]+ <_ZGVdN8v_asc_vms_expf>'
-      has gcc-vector-f64 "$tmp/gcc.k" 'call +[0-9a-f]+ <_ZGVdN4v_asc_vms_exp>'
-      # the argument and the result travel in ymm registers
-      has gcc-ymm "$tmp/gcc.k" 'vmov[a-z]+ +[^,]+,%ymm0'
+      # AVX2: the 8/4-lane variants in ymm registers; on an AVX-512
+      # machine gcc's main loop takes the 16/8-lane ones (zmm) and the
+      # 8-lane wrapper widens to SLEEF's avx512f entry
+      has gcc-vector-f32 "$tmp/gcc.k" 'call +[0-9a-f]+ <_ZGV[de]N(8|16)v_asc_vms_expf>'
+      has gcc-vector-f64 "$tmp/gcc.k" 'call +[0-9a-f]+ <_ZGV[de]N(4|8)v_asc_vms_exp>'
+      # the argument and the result travel in vector registers
+      has gcc-ymm "$tmp/gcc.k" 'vmov[a-z]+ +[^,]+,%[yz]mm0'
       awk '/<_ZGVdN8v_asc_vms_expf>:$/{p=1; next} /^$/{p=0} p' "$tmp/gcc.dis" \
         >"$tmp/gcc.w"
-      has gcc-wrapper "$tmp/gcc.w" 'Sleef_finz_expf8_u10avx2'
+      has gcc-wrapper "$tmp/gcc.w" 'Sleef_finz_expf(8_u10avx2|16_u10avx512f)'
     else
       # the scalar entry, or its body inlined: SLEEF's widest variant
       has "$cc-scalar-sleef" "$tmp/$cc.k" \
