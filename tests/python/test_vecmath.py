@@ -226,6 +226,16 @@ def _sleef_found(cc=None):
     return os.path.isabs(path) and os.path.exists(path)
 
 
+def _same_bits(a, b):
+    """The same bits, except that a NaN equals any NaN: the AVX-512
+    variants of SLEEF give log(-0.5) a NaN of the other sign than the
+    AVX2 and scalar ones (docs/vecmath.md)."""
+    a, b = np.asarray(a), np.asarray(b)
+    both_nan = np.isnan(a) & np.isnan(b)
+    u = np.uint32 if a.dtype == np.float32 else np.uint64
+    return bool(np.all((a.view(u) == b.view(u)) | both_nan))
+
+
 @pytest.fixture
 def vecmath_env(monkeypatch):
     """Sets ASC_VECMATH for compilations made while the test runs."""
@@ -258,14 +268,13 @@ def test_an_element_gets_one_answer_wherever_it_falls(dt, vecmath_env):
     for s in (1, 3, 5, 7):
         xs, ys = np.roll(x, s, axis=1), np.roll(y, s, axis=1)
         os_ = _run(mod, np.ascontiguousarray(xs), np.ascontiguousarray(ys))
-        assert np.array_equal(np.roll(o, s, axis=1).view(np.uint8),
-                              os_.view(np.uint8)), f"shift {s}"
+        assert _same_bits(np.roll(o, s, axis=1), os_), f"shift {s}"
     # element by element (a loop of one: only the scalar path)
     for k in range(len(FUNCS)):
         for i in (0, 1, 2, N // 2, N - 30):
             o1 = _run(mod, np.ascontiguousarray(x[:, i:i + 1]),
                       np.ascontiguousarray(y[:, i:i + 1]))
-            assert o1[k, 0].tobytes() == o[k, i].tobytes(), (FUNCS[k][0], i)
+            assert _same_bits(o1[k, :1], o[k, i:i + 1]), (FUNCS[k][0], i)
 
 
 def test_gcc_and_clang_give_the_same_bits(vecmath_env, monkeypatch):
@@ -284,7 +293,7 @@ def test_gcc_and_clang_give_the_same_bits(vecmath_env, monkeypatch):
         mod = asc.compile(TEXT)
         res.append((_run(mod, x, y), _run(mod, xd, yd)))
     for a, b in zip(res[0], res[1]):
-        assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
+        assert _same_bits(a, b)
 
 
 def _libm():
