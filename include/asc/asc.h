@@ -160,6 +160,24 @@ typedef struct ascScalar {
   } value;
 } ascScalar;
 
+/* What a kernel returns (`return x` in a Python kernel, docs/abi.md):
+ * one per returned value, passed after the arguments, as args[numParams
+ * + k] of ascLaunchKernel.  Written when the launch runs: read it after
+ * synchronising.  A returned array's data is device memory that the caller
+ * owns and frees with ascFree. */
+typedef enum ascResultKind {
+  ascResultNone = 0,    /* the kernel returned no value (or raised) */
+  ascResultScalar = 1,  /* scalar holds it (weak is 0) */
+  ascResultTensor = 2   /* tensor holds it: a new C-contiguous array */
+} ascResultKind;
+
+typedef struct ascResult {
+  int32_t kind;         /* ascResultKind */
+  int32_t reserved;
+  ascScalar scalar;
+  ascTensor tensor;
+} ascResult;
+
 /* Size in bytes of one element; 0 for an invalid type. */
 ASC_API size_t ascDataTypeSize(ascDataType dtype);
 /* "float32", ... ; NULL for an invalid type. */
@@ -476,7 +494,9 @@ typedef struct ascKernelInfo {
   const char *name;
   int numParams;
   const ascKernelParamInfo *params;
-  uint8_t reserved[32];
+  int numResults;     /* values the kernel returns: ascResult pointers
+                       * follow the numParams arguments in args */
+  uint8_t reserved[28];
 } ascKernelInfo;
 
 /* The kernel's name and parameter table. */

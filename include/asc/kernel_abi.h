@@ -15,9 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR; the
- * runtime still loads version 1 modules, which use neither. */
-#define ASC_KABI_VERSION 2
+/* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR;
+ * version 3 added asc_krt.keep, result parameters (ASC_KPARAM_RESULT,
+ * asc_kresult).  The runtime still loads version 1 and 2 modules, which use
+ * none of what came later. */
+#define ASC_KABI_VERSION 3
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
@@ -41,6 +43,23 @@ typedef struct asc_kscalar {
     double f;
   } value;
 } asc_kscalar;
+
+/* ABI 3.  What a kernel returns: one per returned value (a tuple returns
+ * one per element), passed as the trailing ASC_KPARAM_RESULT parameters.
+ * Same layout as ascResult in asc.h.  The runtime sets kind to
+ * ASC_KRESULT_NONE when the launch is queued; a `return v` sets it. */
+enum {
+  ASC_KRESULT_NONE = 0,
+  ASC_KRESULT_SCALAR = 1,
+  ASC_KRESULT_TENSOR = 2
+};
+
+typedef struct asc_kresult {
+  int32_t kind;
+  int32_t reserved;
+  asc_kscalar scalar;   /* dtype, weak 0, value */
+  asc_ktensor tensor;   /* data: from keep(), freed by the caller (ascFree) */
+} asc_kresult;
 
 /* Exception kinds; the Python class of the same name. */
 enum {
@@ -112,6 +131,12 @@ typedef struct asc_krt {
    * loop creating an array per iteration reuses the same memory. */
   void *(*alloc)(asc_kctx *ctx, uint64_t bytes);
   void (*release)(asc_kctx *ctx, void *p);
+  /* ABI 3.  p, from alloc and not released, outlives the block: it leaves
+   * the block's temporaries and becomes device memory of the launching
+   * device, which the caller of the launch frees with ascFree (a returned
+   * array).  Returns p, or NULL when p is not such a temporary or the
+   * runtime cannot record it (p then stays a temporary). */
+  void *(*keep)(asc_kctx *ctx, void *p);
 } asc_krt;
 
 /* What the runtime hands each block. */
@@ -137,7 +162,11 @@ typedef int (*asc_kentry)(asc_kctx *ctx, void *const *args, asc_kexc *exc);
 enum {
   ASC_KPARAM_TENSOR = 1 << 0,
   ASC_KPARAM_GENERIC = 1 << 1,   /* dtype/ndim taken from the descriptor */
-  ASC_KPARAM_CONSTEXPR = 1 << 2
+  ASC_KPARAM_CONSTEXPR = 1 << 2,
+  /* ABI 3: not an argument but a value the kernel returns; args[i] is the
+   * caller's asc_kresult, written by the kernel (not copied at launch).
+   * Result parameters follow every other parameter. */
+  ASC_KPARAM_RESULT = 1 << 3
 };
 
 typedef struct asc_kparam {

@@ -419,6 +419,45 @@ static void emit_new_array(emitter *e, const asc__irins *i) {
   LINE(e, "}");
 }
 
+/* `return v` of a kernel: v into the caller's asc_kresult (docs/abi.md).
+ * A returned array leaves the block's temporaries (keep). */
+static void emit_result(emitter *e, const asc__irins *i) {
+  int slot = e->f->nparams + i->aux;
+  asc__irval v = i->args[0];
+  int dt = asc__irv_dtype(e->f, v);
+  LINE(e, "{");
+  e->depth++;
+  LINE(e, "asc_kresult *res = (asc_kresult *)args[%d];", slot);
+  if (v.kind == ASC_IRV_REG &&
+      e->f->regs[v.reg].ty.kind == ASC_IRK_TENSOR) {
+    const char *t = tname(e, v.reg);
+    LINE(e, "if (ctx->rt->keep(ctx, %s_s.data) == NULL) {", t);
+    e->depth++;
+    emit_raise(e, ASC_KEXC_MEMORY_ERROR, i->line,
+               "cannot hand the returned array to the caller");
+    e->depth--;
+    LINE(e, "}");
+    LINE(e, "res->tensor = %s_s;", t);
+    LINE(e, "res->kind = ASC_KRESULT_TENSOR;");
+  } else {
+    const char *x = val(e, v);
+    LINE(e, "res->scalar.dtype = %d;", dt);
+    LINE(e, "res->scalar.weak = 0;");
+    if (dt == ascBFloat16)
+      LINE(e, "res->scalar.value.f = (double)asc_bf2f(%s);", x);
+    else if (asc__dt_is_float(dt))
+      LINE(e, "res->scalar.value.f = (double)%s;", x);
+    else if (dt == ascUInt8 || dt == ascUInt16 || dt == ascUInt32 ||
+             dt == ascUInt64)
+      LINE(e, "res->scalar.value.u = (uint64_t)%s;", x);
+    else
+      LINE(e, "res->scalar.value.i = (int64_t)%s;", x);
+    LINE(e, "res->kind = ASC_KRESULT_SCALAR;");
+  }
+  e->depth--;
+  LINE(e, "}");
+}
+
 static void div_check(emitter *e, const asc__irins *i) {
   asc__irval b = i->args[1];
   int dt = e->f->regs[i->dst].ty.dtype;
@@ -953,6 +992,9 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_FREE_ARRAY:
     LINE(e, "ctx->rt->release(ctx, %s);", rname(e, i->args[0].reg));
     break;
+  case ASC_IR_RESULT:
+    emit_result(e, i);
+    break;
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1447,7 +1489,7 @@ static void emit_kernel(emitter *e) {
   out(e, "}\n\n");
   e->depth = 0;
 
-  if (f->nparams > 0) {
+  if (f->nparams + f->nresults > 0) {
     out(e, "static const asc_kparam %s_params[] = {\n", K);
     for (int32_t p = 0; p < f->nparams; p++) {
       const asc__irreg *g = &f->regs[f->params[p]];
@@ -1460,6 +1502,11 @@ static void emit_kernel(emitter *e) {
           cx ? "ASC_KPARAM_CONSTEXPR" : (ten || gen) ? "" : "0",
           (int)g->ty.dtype, ten ? (int)g->ty.ndim : 0);
     }
+    for (int32_t k = 0; k < f->nresults; k++)
+      if (f->nresults > 1)
+        out(e, "  {\"return.%d\", ASC_KPARAM_RESULT, 0, 0},\n", (int)k);
+      else
+        out(e, "  {\"return\", ASC_KPARAM_RESULT, 0, 0},\n");
     out(e, "};\n\n");
   }
 }
@@ -1499,9 +1546,10 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
     e.f = f;
     e.kidx = (int)k;
     out(&e, "  {%s, %s, %d, %s, %s, %llu, %s},\n", cstr(&e, f->name),
-        asc__emit_kname(&e), (int)f->nparams,
-        f->nparams ? asc__arena_printf(c, "%s_params", asc__emit_kname(&e))
-                   : "NULL",
+        asc__emit_kname(&e), (int)(f->nparams + f->nresults),
+        f->nparams + f->nresults
+            ? asc__arena_printf(c, "%s_params", asc__emit_kname(&e))
+            : "NULL",
         barrier[k] ? "ASC_KERNEL_USES_BARRIER" : "0",
         (unsigned long long)shared[k], cstr(&e, f->file ? f->file : ""));
   }

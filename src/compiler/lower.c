@@ -1310,6 +1310,47 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   ls->cur = save;
 }
 
+/* One value a kernel returns, into result slot `slot`. */
+static int32_t result_one(lstate *ls, const asc__ast_expr *v, asc__type *t,
+                          int slot, const int32_t *taken, int ntaken) {
+  asc__irins *i;
+  asc__irval x;
+  int32_t r = -1;
+  t = asc__ty_find(t);
+  if (t != NULL && t->kind == ASC_TY_TENSOR) {
+    r = asc__lower_result_array(ls, v, taken, ntaken);
+    x = asc__irv_reg(r);
+  } else if (t != NULL && t->kind == ASC_TY_SCALAR) {
+    x = conv(ls, asc__lower_expr(ls, v), t->dtype);
+  } else {
+    asc__diag_fatal(ls->c, v->loc,
+                    "a kernel returns numbers and arrays, or a tuple of "
+                    "them written out (return a, b), not %s",
+                    t == NULL ? "this" : asc__ty_name(ls->c, t));
+  }
+  i = emit(ls, ASC_IR_RESULT, -1, 1);
+  i->aux = slot;
+  i->args[0] = x;
+  return r;
+}
+
+/* `return v` of the kernel: v into the launch's result slots. */
+static void lower_result(lstate *ls, const asc__ast_expr *v) {
+  asc__type *t = asc__ty_find(ls->t->ret);
+  int n = ls->f->nresults;
+  int32_t taken[ASC_KMAX_RESULTS];
+  if (n > 1) {
+    if (v->kind != ASC_EXPR_TUPLE || v->u.tuple.n != n || t == NULL ||
+        t->kind != ASC_TY_TUPLE || t->n != n)
+      asc__diag_fatal(ls->c, v->loc, "the kernel returns %d values", n);
+    for (int k = 0; k < n; k++)
+      taken[k] = result_one(ls, v->u.tuple.elts[k], t->elems[k], k, taken,
+                            k);
+    return;
+  }
+  (void)result_one(ls, v, t, 0, taken, 0);
+}
+
 static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
   asc__irblock *save = ls->cur;
   ls->line = s->loc.line;
@@ -1412,6 +1453,8 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     }
     if (ls->pfors > 0)
       asc__diag_fatal(ls->c, s->loc, "'return' inside a parallel loop");
+    if (s->u.ret.value != NULL)
+      lower_result(ls, s->u.ret.value);
     emit(ls, ASC_IR_RET, -1, 0);
     return;
   case ASC_STMT_PASS:
@@ -1476,6 +1519,13 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   ls.ret_reg = -1;
   ls.ret_flag = -1;
   ls.boundscheck = k->opts.boundscheck == 1;
+  ls.f->nresults = asc__kernel_nresults(c, k);
+  if (ls.f->nresults < 0)
+    asc__diag_fatal(c, k->loc, "kernel '%s' returns different numbers of "
+                               "values", k->name);
+  if (ls.f->nresults > ASC_KMAX_RESULTS)
+    asc__diag_fatal(c, k->loc, "kernel '%s' returns %d values; at most %d",
+                    k->name, ls.f->nresults, ASC_KMAX_RESULTS);
   for (int p = 0; p < k->nparams; p++) {
     const asc__sym *s = k->params[p].sym;
     asc__type *pt = s && s->type ? asc__ty_find(s->type) : NULL;

@@ -1309,6 +1309,20 @@ static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
   return r;
 }
 
+int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
+                                const int32_t *taken, int ntaken) {
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL) {
+    int32_t r = asc__lower_lookup(ls, e->u.name.sym);
+    bool dup = false;
+    for (int k = 0; k < ntaken; k++)
+      dup |= taken[k] == r;
+    for (int k = 0; k < ls->narr && r >= 0 && !dup; k++)
+      if (ls->arr_regs[k] == r)
+        return r; /* the array the name holds now, handed over */
+  }
+  return materialize(ls, e);
+}
+
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
   return is_new_array(e) ? materialize(ls, e) : -1;
 }

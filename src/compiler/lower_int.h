@@ -240,6 +240,11 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
+/* The array a kernel returns for e (docs/arrays.md): the array a name
+ * holds when it is one the kernel made and not among taken (a tuple's
+ * earlier values), else a new array holding a copy of e. */
+int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
+                                const int32_t *taken, int ntaken);
 /* x @ y of two vectors (a scalar): np.dot's sum. */
 asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 /* a.fill(v) */

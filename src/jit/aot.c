@@ -57,10 +57,11 @@ static aot_kernel *find(asc__aot *a, const char *name) {
 /* The parameter table a kernel shows: from its first entry, tensors made
  * generic. */
 static ascError_t kernel_init(aot_kernel *k, const asc_kernel_desc *d) {
-  uint32_t n = d->nparams;
+  uint32_t n = d->nparams - (uint32_t)asc__kernel_results(d);
 
   k->info.name = d->name;
   k->info.numParams = (int)n;
+  k->info.numResults = (int)(d->nparams - n);
   k->params = asc__calloc(n > 0 ? n : 1, sizeof *k->params);
   if (k->params == NULL)
     return asc__error(ascErrorOutOfMemory, "out of memory");
@@ -103,12 +104,13 @@ static ascError_t spec_init(const char *path, aot_kernel *k,
     err = asc__error(ascErrorOutOfMemory, "out of memory");
   else if (sig == NULL || sig->name == NULL ||
            strcmp(sig->name, d->name) != 0 ||
-           sig->nparams != (int32_t)d->nparams ||
-           (int)d->nparams != k->info.numParams)
+           sig->nparams != k->info.numParams ||
+           (int)d->nparams != k->info.numParams + k->info.numResults ||
+           asc__kernel_results(d) != k->info.numResults)
     err = asc__error(ascErrorInvalidModule,
                      "%s: kernel '%s' has a malformed signature '%s'", path,
                      d->name, ks->signature);
-  for (uint32_t j = 0; err == ascSuccess && j < d->nparams; j++) {
+  for (int j = 0; err == ascSuccess && j < k->info.numParams; j++) {
     const asc_kparam *p = &d->params[j];
     const ascKernelParamInfo *q = &k->params[j];
     const asc__sig_param *sp = &sig->params[j];
@@ -124,12 +126,13 @@ static ascError_t spec_init(const char *path, aot_kernel *k,
                        path, d->name, ks->signature, p->name);
   }
   if (err == ascSuccess) {
-    size_t n = d->nparams > 0 ? d->nparams : 1;
+    size_t n = k->info.numParams > 0 ? (size_t)k->info.numParams : 1;
     s->params = asc__calloc(n, sizeof *s->params);
     if (s->params == NULL)
       err = asc__error(ascErrorOutOfMemory, "out of memory");
-    else if (d->nparams > 0)
-      memcpy(s->params, sig->params, sizeof *s->params * d->nparams);
+    else if (k->info.numParams > 0)
+      memcpy(s->params, sig->params,
+             sizeof *s->params * (size_t)k->info.numParams);
   }
   asc__cctx_free(&c);
   return err;

@@ -441,6 +441,7 @@ static ascError_t copy_kernels(asc__pymodule *m, const ascKernelInfo *kernels,
         return asc__error(ascErrorOutOfMemory, "out of memory");
     }
     k->info.numParams = np;
+    k->info.numResults = kernels[i].numResults;
     k->info.params = m->params[i];
   }
   return ascSuccess;
@@ -621,6 +622,9 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
         (void)asc__infer_kernel(&c, am, fn, &sig);
       ki[n].name = fn->name;
       ki[n].numParams = fn->nparams;
+      ki[n].numResults = asc__kernel_nresults(&c, fn);
+      if (ki[n].numResults < 0)
+        ki[n].numResults = 0; /* reported; the module fails below */
       ki[n].params = pi;
       n++;
     }

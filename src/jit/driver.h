@@ -137,6 +137,9 @@ void asc__aot_kernel_info(const asc__aot *a, int i, ascKernelInfo *info);
  * weak scalars, ConstExpr values, and overlapping tensors only for entries
  * compiled for them.  Several fits: the most specialised.  None:
  * ascErrorInvalidValue with the launch's signature and the module's. */
+/* How many of d's parameters are results (ASC_KPARAM_RESULT, last). */
+int asc__kernel_results(const asc_kernel_desc *d);
+
 ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
                            const asc_kernel_desc **desc);
 

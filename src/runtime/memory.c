@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "runtime/memory.h"
+#include "runtime/scheduler.h"
 #include "runtime/stream.h"
 #include "runtime/trace.h"
 
@@ -56,8 +57,22 @@ static void unpoison_all(void *p) { (void)p; }
 typedef struct block {
   void *p;                 /* NULL: empty slot */
   size_t size;             /* as requested */
-  unsigned char lg_align;  /* log2 of the alignment asked of jemalloc */
+  unsigned char lg_align;  /* log2 of the alignment asked of jemalloc, or
+                            * ADOPTED */
 } block;
+
+/* lg_align of a kernel's temporary that became a device block (an array
+ * the kernel returned, asc__dev_adopt): freed with asc__cache_free. */
+#define ADOPTED 0xff
+
+static void block_release(const block *b) {
+  if (b->lg_align == ADOPTED) {
+    asc__cache_free(b->p);
+    return;
+  }
+  unpoison_all(b->p);
+  sdallocx(b->p, b->size, MALLOCX_LG_ALIGN(b->lg_align) | MALLOCX_TCACHE_NONE);
+}
 
 typedef struct arena {
   unsigned index;          /* jemalloc arena index */
@@ -308,6 +323,22 @@ static ascError_t memory_get(asc__device *d, struct asc__memory **out) {
 
 /* ------------------------------------------------------- internal API */
 
+/* Enters b in m's block table. */
+static ascError_t record(struct asc__memory *m, const block *b) {
+  uv_mutex_lock(&m->lock);
+  if (!table_reserve(m)) {
+    uv_mutex_unlock(&m->lock);
+    return asc__error(ascErrorOutOfMemory,
+                      "device memory: cannot grow the block table for a "
+                      "%zu-byte block", b->size);
+  }
+  table_put(m->table, m->cap, b);
+  m->count++;
+  m->bytes += b->size;
+  uv_mutex_unlock(&m->lock);
+  return ascSuccess;
+}
+
 ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
                           int numa_node, void **out) {
   struct asc__memory *m = NULL;
@@ -365,22 +396,27 @@ ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
   b.p = p;
   poison_tail(p, size);
 
-  uv_mutex_lock(&m->lock);
-  if (!table_reserve(m)) {
-    uv_mutex_unlock(&m->lock);
+  e = record(m, &b);
+  if (e != ascSuccess) {
     unpoison_all(p);
     sdallocx(p, size, MALLOCX_LG_ALIGN(b.lg_align) | MALLOCX_TCACHE_NONE);
-    return asc__error(ascErrorOutOfMemory,
-                      "device memory: cannot grow the block table for a "
-                      "%zu-byte block", size);
+    return e;
   }
-  table_put(m->table, m->cap, &b);
-  m->count++;
-  m->bytes += size;
-  uv_mutex_unlock(&m->lock);
-
   *out = p;
   return ascSuccess;
+}
+
+ascError_t asc__dev_adopt(asc__device *d, void *p, size_t size) {
+  struct asc__memory *m = NULL;
+  block b;
+  ascError_t e = memory_get(d, &m);
+
+  if (e != ascSuccess)
+    return e;
+  b.p = p;
+  b.size = size;
+  b.lg_align = ADOPTED;
+  return record(m, &b);
 }
 
 ascError_t asc__dev_free(asc__device *d, void *p) {
@@ -397,8 +433,7 @@ ascError_t asc__dev_free(asc__device *d, void *p) {
       table_remove(m, slot);
       m->bytes -= b.size;
       uv_mutex_unlock(&m->lock);
-      unpoison_all(b.p);
-      sdallocx(b.p, b.size, MALLOCX_LG_ALIGN(b.lg_align) | MALLOCX_TCACHE_NONE);
+      block_release(&b);
       return ascSuccess;
     }
     uv_mutex_unlock(&m->lock);
@@ -458,10 +493,8 @@ void asc__memory_reset(asc__device *d) {
   uv_mutex_lock(&m->lock);
   for (size_t i = 0; i < m->cap; i++) {
     block *b = &m->table[i];
-    if (b->p != NULL) {
-      unpoison_all(b->p);
-      sdallocx(b->p, b->size, MALLOCX_LG_ALIGN(b->lg_align) | MALLOCX_TCACHE_NONE);
-    }
+    if (b->p != NULL)
+      block_release(b);
   }
   asc__free(m->table);
   m->table = NULL;

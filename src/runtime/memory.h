@@ -30,6 +30,11 @@
 ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
                           int numa_node, void **out);
 
+/* Records p, a block of asc__cache_alloc holding size bytes (an array a
+ * kernel returns), as a device block of d: ascFree frees it.  On failure p
+ * is left alone. */
+ascError_t asc__dev_adopt(asc__device *d, void *p, size_t size);
+
 /* Frees a block from asc__dev_alloc.  NULL succeeds.  A pointer that is not
  * the start of a live block of d (foreign, interior, already freed) returns
  * ascErrorInvalidValue and touches nothing. */

@@ -35,6 +35,13 @@ _Static_assert(sizeof(ascScalar) == sizeof(asc_kscalar) &&
                    offsetof(ascScalar, value) == offsetof(asc_kscalar, value),
                "ascScalar and asc_kscalar must share one layout");
 _Static_assert(ASC_MAX_DIMS == ASC_KMAX_DIMS, "dimension limits differ");
+_Static_assert(sizeof(ascResult) == sizeof(asc_kresult) &&
+                   offsetof(ascResult, scalar) ==
+                       offsetof(asc_kresult, scalar) &&
+                   offsetof(ascResult, tensor) ==
+                       offsetof(asc_kresult, tensor) &&
+                   (int)ascResultTensor == (int)ASC_KRESULT_TENSOR,
+               "ascResult and asc_kresult must share one layout");
 
 typedef struct asc__module asc__module;
 
@@ -267,6 +274,17 @@ static ascError_t check_module_desc(const char *path,
       const asc_kparam *p = &d->params[j];
       bool generic = (p->flags & ASC_KPARAM_GENERIC) != 0;
       bool tensor = (p->flags & ASC_KPARAM_TENSOR) != 0;
+      if (p->flags & ASC_KPARAM_RESULT) {
+        /* results: version 3, after every argument */
+        if (p->name == NULL || md->abi_version < 3 ||
+            (j + 1 < d->nparams &&
+             !(d->params[j + 1].flags & ASC_KPARAM_RESULT)))
+          return asc__error(ascErrorInvalidModule,
+                            "%s: kernel '%s' parameter %u is malformed (a "
+                            "result parameter must follow the arguments)",
+                            path, d->name, j);
+        continue;
+      }
       if (p->name == NULL ||
           (!generic && ascDataTypeSize((ascDataType)p->dtype) == 0) ||
           (tensor && !generic && (p->ndim < 0 || p->ndim > ASC_KMAX_DIMS)))
@@ -298,8 +316,10 @@ static ascError_t load_kernels(asc__rt *rt, asc__module *proto,
     k->desc = d;
     k->info.name = d->name;
     k->info.numParams = (int)d->nparams;
+    k->info.numResults = asc__kernel_results(d);
+    k->info.numParams -= k->info.numResults;
     k->info.params = &proto->params[at];
-    for (uint32_t j = 0; j < d->nparams; j++, at++) {
+    for (uint32_t j = 0; j < (uint32_t)k->info.numParams; j++, at++) {
       const asc_kparam *p = &d->params[j];
       ascKernelParamInfo *q = &proto->params[at];
       q->name = p->name;
@@ -725,7 +745,24 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
       }
     }
   }
+  for (int i = 0; i < ki->numResults; i++)
+    if (args[ki->numParams + i] == NULL)
+      return asc__error(ascErrorInvalidValue,
+                        "ascLaunchKernel: kernel '%s' returns %d value%s: "
+                        "args[%d] must point to an ascResult",
+                        ki->name, ki->numResults,
+                        ki->numResults == 1 ? "" : "s", ki->numParams + i);
   return ascSuccess;
+}
+
+int asc__kernel_results(const asc_kernel_desc *d) {
+  int n = 0;
+  for (uint32_t j = d->nparams; j > 0; j--) {
+    if (!(d->params[j - 1].flags & ASC_KPARAM_RESULT))
+      break;
+    n++;
+  }
+  return n;
 }
 
 #define STACK_PARAMS 32
@@ -748,14 +785,26 @@ static ascError_t queue_launch(asc__kernel *k, asc__module *m,
                       "all %u blocks must run at once, but the device has "
                       "%d cores",
                       k->info.name, blockDim, dev->ncores);
-  np = k->info.numParams;
+  np = k->info.numParams + k->info.numResults;
+  if (k->info.numResults > 0 && blockDim != 1)
+    return asc__error(ascErrorInvalidValue,
+                      "ascLaunchKernel: kernel '%s' returns a value, so it "
+                      "runs as one block (blockDim %u given)",
+                      k->info.name, blockDim);
   if (np > STACK_PARAMS) {
     sizes = asc__malloc((size_t)np * sizeof *sizes);
     if (sizes == NULL)
       return asc__error(ascErrorOutOfMemory, "cannot copy launch arguments");
   }
   for (int i = 0; i < np; i++) {
-    const ascKernelParamInfo *p = &k->info.params[i];
+    const ascKernelParamInfo *p;
+    if (i >= k->info.numParams) {
+      /* a result: the kernel writes the caller's ascResult */
+      memset(args[i], 0, sizeof(ascResult));
+      sizes[i] = 0;
+      continue;
+    }
+    p = &k->info.params[i];
     if (p->isTensor)
       sizes[i] = sizeof(ascTensor);
     else if (p->generic || p->dtype == ascDataTypeCount)

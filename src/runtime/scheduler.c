@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
+#include "runtime/memory.h"
 #include "runtime/trace.h"
 #include "base/env.h"
 
@@ -484,6 +485,49 @@ static void krt_release(asc_kctx *ctx, void *p) {
   asc__spin_unlock(&t->tmp_lock);
 }
 
+/* A temporary of the block becomes the caller's device memory (a
+ * returned array): it leaves t's list, so the block's end does not take
+ * it back. */
+static void *krt_keep(asc_kctx *ctx, void *p) {
+  team *t = ctx->team;
+  worker *w;
+  size_t cap = 0;
+  int i;
+
+  if (t == NULL || p == NULL)
+    return NULL;
+  w = (worker *)(void *)((char *)t - offsetof(worker, team));
+  asc__spin_lock(&t->tmp_lock);
+  for (i = 0; i < t->ntmp; i++)
+    if (t->tmp[i].p == p && t->tmp[i].busy)
+      break;
+  if (i < t->ntmp) {
+    cap = t->tmp[i].cap;
+    t->tmp[i] = t->tmp[--t->ntmp];
+    t->tmp_bytes -= cap;
+  }
+  asc__spin_unlock(&t->tmp_lock);
+  if (cap == 0)
+    return NULL;
+  if (asc__dev_adopt(w->sched->dev, p, cap) != ascSuccess) {
+    /* back on the list, free again when the block ends */
+    asc__spin_lock(&t->tmp_lock);
+    if (t->ntmp < t->tmp_cap) {
+      t->tmp[t->ntmp].p = p;
+      t->tmp[t->ntmp].cap = cap;
+      t->tmp[t->ntmp].busy = true;
+      t->ntmp++;
+      t->tmp_bytes += cap;
+      p = NULL;
+    }
+    asc__spin_unlock(&t->tmp_lock);
+    if (p != NULL)
+      asc__cache_free(p);
+    return NULL;
+  }
+  return p;
+}
+
 /* Frees every temporary of t (a guest's team, or a worker that stops). */
 static void tmp_free_all(team *t) {
   for (int i = 0; i < t->ntmp; i++)
@@ -787,6 +831,7 @@ const asc_krt asc__krt = {
     .cancelled = krt_cancelled,
     .alloc = krt_alloc,
     .release = krt_release,
+    .keep = krt_keep,
 };
 
 /* ----------------------------------------------------------------- workers */

@@ -278,6 +278,20 @@ static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
 static void launch_complete(asc__launch *l);
 static void launch_complete_traced(asc__launch *l);
 
+/* A launch that raised or stopped returns nothing: an array a `return`
+ * already handed over (a tuple's earlier value) is freed again. */
+static void drop_results(asc__op *op, asc__launch *l) {
+  const asc_kernel_desc *d = l->desc;
+  for (uint32_t i = d->nparams; i > 0; i--) {
+    asc_kresult *r = l->args[i - 1];
+    if (!(d->params[i - 1].flags & ASC_KPARAM_RESULT))
+      break;
+    if (r->kind == ASC_KRESULT_TENSOR)
+      (void)asc__dev_free(op->stream->rt->dev, r->tensor.data);
+    memset(r, 0, sizeof *r);
+  }
+}
+
 /* The started hook.  A launch started while tracing completes through
  * launch_complete_traced, which records its span: the untraced
  * completion tests no flag. */
@@ -464,6 +478,8 @@ launch_end(asc__launch *l, bool traced) {
     if (b.oom)
       asc__buf_free(&b);
   }
+  if (err != ascSuccess)
+    drop_results(op, l);
   if (traced)
     asc__trace_launch_done(op, msg);
   asc__stream_finish(op->stream, op, err, msg);
@@ -646,6 +662,11 @@ static ascError_t fill_launch(asc__op *op, const asc__op_spec *sp) {
   l->args = (void **)(void *)buf;
   p = buf + head;
   for (uint32_t i = 0; i < sp->nargs; i++) {
+    if (sp->sizes[i] == 0) {
+      /* a result (ASC_KPARAM_RESULT): the caller's, written in place */
+      l->args[i] = (void *)sp->src[i];
+      continue;
+    }
     memcpy(p, sp->src[i], sp->sizes[i]);
     l->args[i] = p;
     p += (sp->sizes[i] + 15) & ~(size_t)15;

@@ -94,6 +94,20 @@ static inline void harness_release(asc_kctx *ctx, void *p) {
     }
   pthread_mutex_unlock(&harness_tmp_mu);
 }
+/* A kept temporary leaves the list: the caller frees it (free()). */
+static inline void *harness_keep(asc_kctx *ctx, void *p) {
+  void *kept = NULL;
+  (void)ctx;
+  pthread_mutex_lock(&harness_tmp_mu);
+  for (int i = 0; i < harness_ntmp; i++)
+    if (harness_tmp[i] == p) {
+      kept = p;
+      harness_tmp[i] = harness_tmp[--harness_ntmp];
+      break;
+    }
+  pthread_mutex_unlock(&harness_tmp_mu);
+  return kept;
+}
 static inline void harness_tmp_end(void) {
   for (int i = 0; i < harness_ntmp; i++)
     free(harness_tmp[i]);
@@ -103,7 +117,8 @@ static inline void harness_tmp_end(void) {
 static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
     harness_barrier,  harness_crit_enter,   harness_crit_exit,
-    harness_cancelled, harness_alloc,       harness_release};
+    harness_cancelled, harness_alloc,       harness_release,
+    harness_keep};
 
 typedef struct harness_mod {
   void *so;
@@ -305,7 +320,8 @@ static inline int harness_parallel_for_threads(asc_kctx *ctx, int64_t n,
 static const asc_krt harness_rt_threads = {
     ASC_KABI_VERSION, harness_parallel_for_threads, harness_team_size,
     harness_barrier,  harness_crit_enter,           harness_crit_exit,
-    harness_cancelled, harness_alloc,               harness_release};
+    harness_cancelled, harness_alloc,               harness_release,
+    harness_keep};
 
 /* harness_call with parallel loops on HARNESS_TEAM threads. */
 static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,

@@ -96,6 +96,10 @@ typedef struct ascpy_Array {
 
 extern PyTypeObject ascpy_ArrayType;
 int ascpy_array_init_types(PyObject *m);
+/* An asc.Array owning t's data (device memory, freed with ascFree when the
+ * array goes): a C-contiguous array a kernel returned.  On failure t's data
+ * is freed and NULL returned. */
+PyObject *ascpy_array_adopt(const ascTensor *t);
 
 /* ------------------------------------------------------------ dtypes */
 

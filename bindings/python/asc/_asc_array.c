@@ -108,6 +108,26 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return (PyObject *)a;
 }
 
+PyObject *ascpy_array_adopt(const ascTensor *t) {
+  ascpy_Array *a =
+      (ascpy_Array *)ascpy_ArrayType.tp_alloc(&ascpy_ArrayType, 0);
+  size_t item = ascDataTypeSize(t->dtype), n = 1;
+  if (a == NULL) {
+    (void)ascFree(t->data);
+    return NULL;
+  }
+  a->data = t->data;
+  a->dtype = t->dtype;
+  a->ndim = t->ndim;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    a->shape[i] = (Py_ssize_t)t->shape[i];
+    a->strides[i] = (Py_ssize_t)(n * item);
+    n *= (size_t)t->shape[i];
+  }
+  a->nbytes = n * item;
+  return (PyObject *)a;
+}
+
 static void array_dealloc(ascpy_Array *a) {
   if (a->weakrefs)
     PyObject_ClearWeakRefs((PyObject *)a);

@@ -103,18 +103,112 @@ static int keep_alive(KernelObject *k, Launch *L, ascpy_Stream *s) {
   return r;
 }
 
+/* One value a kernel returned: a numpy scalar, a numpy array over the
+ * returned block (no copy; the asc.Array that owns it is its base), or
+ * None.  A returned array is freed when the conversion fails. */
+static PyObject *result_value(ascResult *r) {
+  PyObject *np, *v = NULL, *a;
+  if (r->kind == ascResultTensor) {
+    a = ascpy_array_adopt(&r->tensor);
+    r->kind = ascResultNone; /* owned by a now */
+    if (a == NULL)
+      return NULL;
+    if (r->tensor.dtype == ascBFloat16)
+      return a; /* numpy has no bfloat16: the asc.Array itself */
+    np = PyImport_ImportModule("numpy");
+    if (np != NULL)
+      v = PyObject_CallMethod(np, "asarray", "O", a);
+    Py_XDECREF(np);
+    Py_DECREF(a);
+    if (v != NULL && r->tensor.ndim == 0) {
+      /* a 0-d result (arithmetic on numbers passed as 0-d arrays): its
+       * number, as numpy's arithmetic on 0-d arrays gives */
+      PyObject *e = PyTuple_New(0), *x = NULL;
+      if (e != NULL)
+        x = PyObject_GetItem(v, e);
+      Py_XDECREF(e);
+      Py_SETREF(v, x);
+    }
+    return v;
+  }
+  if (r->kind == ascResultScalar) {
+    const ascScalar *s = &r->scalar;
+    PyObject *x;
+    if (s->dtype == ascBool)
+      x = PyBool_FromLong(s->value.i != 0);
+    else if (s->dtype == ascFloat16 || s->dtype == ascBFloat16 ||
+             s->dtype == ascFloat32 || s->dtype == ascFloat64)
+      x = PyFloat_FromDouble(s->value.f);
+    else if (s->dtype == ascUInt8 || s->dtype == ascUInt16 ||
+             s->dtype == ascUInt32 || s->dtype == ascUInt64)
+      x = PyLong_FromUnsignedLongLong(s->value.u);
+    else
+      x = PyLong_FromLongLong(s->value.i);
+    if (x == NULL || s->dtype == ascBFloat16)
+      return x;
+    /* numpy's scalar of the kernel's dtype, as numba returns it */
+    np = PyImport_ImportModule("numpy");
+    if (np != NULL)
+      v = PyObject_CallMethod(np, ascDataTypeName(s->dtype), "O", x);
+    Py_XDECREF(np);
+    Py_DECREF(x);
+    return v;
+  }
+  Py_RETURN_NONE;
+}
+
+/* The kernel's return value from its result slots (one, or a tuple). */
+static PyObject *results_value(ascResult *res, int n) {
+  PyObject *out = n == 1 ? NULL : PyTuple_New(n);
+  int i;
+  if (n > 1 && out == NULL)
+    goto fail;
+  for (i = 0; i < n; i++) {
+    PyObject *v = result_value(&res[i]);
+    if (v == NULL)
+      goto fail;
+    if (n == 1)
+      return v;
+    PyTuple_SET_ITEM(out, i, v);
+  }
+  return out;
+fail:
+  Py_XDECREF(out);
+  for (i = 0; i < n; i++)
+    if (res[i].kind == ascResultTensor) {
+      (void)ascFree(res[i].tensor.data);
+      res[i].kind = ascResultNone;
+    }
+  return NULL;
+}
+
 static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
                         int sync, PyObject *const *args, size_t nargsf,
                         PyObject *kwnames) {
   Launch L;
   ascError_t e;
   ascStream_t h;
+  ascResult res[16];
   int i;
   if (kernel_ensure_bound(k) < 0 || ascpy_stream_check(s) < 0)
     return NULL;
+  if (k->nresults > 0 && !sync) {
+    PyErr_Format(PyExc_TypeError,
+                 "kernel '%U' returns a value: call it as %U(...), which "
+                 "runs one block and waits for the value, not with "
+                 "[blocks, stream]",
+                 k->name, k->name);
+    return NULL;
+  }
+  memset(res, 0, sizeof res);
+  if (k->nresults > (int)(sizeof res / sizeof res[0])) {
+    PyErr_Format(PyExc_TypeError, "kernel '%U' returns %d values; at most "
+                 "%d", k->name, k->nresults, (int)(sizeof res / sizeof res[0]));
+    return NULL;
+  }
   if (!sync && ascpy_stream_reap(s) < 0)
     return NULL;
-  if (ascpy_launch_init(&L, k->nparams) < 0)
+  if (ascpy_launch_init(&L, k->nparams + k->nresults) < 0)
     goto fail;
   if (ascpy_bind_args(k, &L, args, PyVectorcall_NARGS(nargsf), kwnames) < 0)
     goto fail;
@@ -126,6 +220,8 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
       goto fail;
     L.argv[i] = &L.slots[i];
   }
+  for (i = 0; i < k->nresults; i++)
+    L.argv[k->nparams + i] = &res[i];
   h = s->handle;
   Py_BEGIN_ALLOW_THREADS
   e = ascLaunchKernel(k->handle, blocks, L.argv, h);
@@ -152,9 +248,14 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
     goto fail;
   }
   ascpy_launch_release(&L);
+  if (k->nresults > 0)
+    return results_value(res, k->nresults);
   Py_RETURN_NONE;
 fail:
   ascpy_launch_release(&L);
+  for (i = 0; i < k->nresults; i++) /* interrupted after it returned */
+    if (res[i].kind == ascResultTensor)
+      (void)ascFree(res[i].tensor.data);
   return NULL;
 }
 
@@ -434,6 +535,7 @@ static int kernel_bind(KernelObject *k, ModuleObject *mod, PyObject *name) {
   free_params(k->params, k->nparams);
   k->params = params;
   k->nparams = info.numParams;
+  k->nresults = info.numResults;
   Py_XSETREF(k->param_names, names);
   return 0;
 }

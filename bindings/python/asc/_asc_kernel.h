@@ -29,6 +29,7 @@ typedef struct {
   PyObject *name;       /* str */
   char *cname;          /* UTF-8 name for messages */
   int nparams;
+  int nresults;          /* values the kernel returns */
   ParamInfo *params;    /* PyMem */
   PyObject *param_names; /* tuple of str */
   PyObject *dict;

@@ -441,7 +441,10 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     use_block(u, &s->u.while_.body, depth + 1);
     break;
   case ASC_STMT_RETURN:
-    if (u->kernel) /* numba kernels return arrays (reported later) */
+    /* numba kernels return arrays: the operands of a returned value may
+     * be arrays, and a number passed for one is a 0-d array (whose
+     * result the binding hands back as a number, as numpy does) */
+    if (u->kernel)
       use_array_operand(u, s->u.ret.value, depth + 1);
     use_expr(u, s->u.ret.value, depth + 1);
     break;
@@ -838,4 +841,77 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
     }
   }
   return ok;
+}
+
+/* ------------------------------------------------------------ results */
+
+typedef struct results {
+  asc__cctx *c;
+  int n;               /* -1 until the first `return v` */
+  asc__loc first;
+  bool bad;
+} results;
+
+static void res_block(results *r, const asc__ast_block *b, int depth);
+
+static void res_stmt(results *r, const asc__ast_stmt *s, int depth) {
+  switch (s->kind) {
+  case ASC_STMT_RETURN: {
+    const asc__ast_expr *v = s->u.ret.value;
+    int k;
+    if (v == NULL)
+      return;
+    k = v->kind == ASC_EXPR_TUPLE && v->u.tuple.n >= 2 ? v->u.tuple.n : 1;
+    if (r->n < 0) {
+      r->n = k;
+      r->first = v->loc;
+    } else if (k != r->n && !r->bad) {
+      r->bad = true;
+      asc__diag_error(r->c, v->loc,
+                      "the kernel returns %d value%s here but %d elsewhere "
+                      "(every `return` of a kernel returns as many values)",
+                      k, k == 1 ? "" : "s", r->n);
+      asc__diag_note(r->c, r->first, "returns %d value%s here", r->n,
+                     r->n == 1 ? "" : "s");
+    }
+    return;
+  }
+  case ASC_STMT_IF:
+    res_block(r, &s->u.if_.body, depth + 1);
+    res_block(r, &s->u.if_.orelse, depth + 1);
+    return;
+  case ASC_STMT_FOR:
+    res_block(r, &s->u.for_.body, depth + 1);
+    return;
+  case ASC_STMT_WHILE:
+    res_block(r, &s->u.while_.body, depth + 1);
+    return;
+  case ASC_STMT_TRY:
+    res_block(r, &s->u.try_.body, depth + 1);
+    for (int i = 0; i < s->u.try_.nhandlers; i++)
+      res_block(r, &s->u.try_.handlers[i].body, depth + 1);
+    res_block(r, &s->u.try_.orelse, depth + 1);
+    res_block(r, &s->u.try_.finalbody, depth + 1);
+    return;
+  case ASC_STMT_WITH:
+    res_block(r, &s->u.with.body, depth + 1);
+    return;
+  default: /* nested defs return for themselves */
+    return;
+  }
+}
+
+static void res_block(results *r, const asc__ast_block *b, int depth) {
+  if (depth > 4 * ASC_MAX_NESTING)
+    return;
+  for (int i = 0; i < b->n; i++)
+    res_stmt(r, b->stmts[i], depth + 1);
+}
+
+int asc__kernel_nresults(asc__cctx *c, const asc__ast_func *fn) {
+  results r = {c, -1, {0, 0}, false};
+  res_block(&r, &fn->body, 0);
+  if (r.bad)
+    return -1;
+  return r.n < 0 ? 0 : r.n;
 }

@@ -573,6 +573,7 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
     break;
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
+  case ASC_IR_RESULT:
     asc__buf_puts(o, " ");
     print_args(o, f, i, 0);
     asc__buf_printf(o, ", %d", (int)i->aux);

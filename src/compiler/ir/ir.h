@@ -108,6 +108,10 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
                                           new_array): its old array is      \
                                           given back */                     \
   X(FREE_ARRAY, "free_array", 1, 0)    /* gives arg's new_array back */     \
+  X(RESULT, "result", 1, 0)            /* the kernel's aux'th returned      \
+                                          value = arg: a scalar, or a       \
+                                          new_array/set_array tensor, which \
+                                          then outlives the block */        \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
   X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \
@@ -221,6 +225,8 @@ typedef struct asc__irblock {
 /* RAISE: at most this many i64 values, written in turn where the message
  * says {} (bounds checks report the index and the axis size) */
 #define ASC_IR_RAISE_MAXARGS 3
+/* Most values a kernel returns (a tuple of that many). */
+#define ASC_KMAX_RESULTS 16
 
 typedef struct asc__irred {
   int32_t reg;        /* the register being reduced */
@@ -263,6 +269,7 @@ typedef struct asc__irfunc {
   const char *file;        /* Python source file, for the module table */
   int32_t nparams;
   int32_t *params;         /* register indices */
+  int32_t nresults;        /* values the kernel returns (result ops) */
   asc__irreg *regs;
   int32_t nregs, capregs;
   asc__irblock body;

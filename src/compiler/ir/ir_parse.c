@@ -420,9 +420,16 @@ static asc__irins *parse_ins(parser *ps) {
   }
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
+  case ASC_IR_RESULT:
     parse_args(ps, i, 1);
     expect(ps, ',');
     i->aux = (int32_t)parse_int(ps);
+    if (op == ASC_IR_RESULT) {
+      if (i->aux < 0 || i->aux >= ASC_KMAX_RESULTS)
+        PERR(ps, "bad result slot");
+      if (ps->f->nresults <= i->aux)
+        ps->f->nresults = i->aux + 1;
+    }
     break;
   case ASC_IR_ATOMIC: {
     const char *an;

@@ -196,6 +196,14 @@ static void vins(vstate *v, const asc__irins *i) {
         !asc__irt_eq(v->f->regs[i->dst].ty, tensor_arg(v, i, 0)))
       fail(v, i, "set_array binds a tensor of the same type");
     break;
+  case ASC_IR_RESULT:
+    if (i->dst >= 0 || i->aux < 0 || i->aux >= v->f->nresults)
+      fail(v, i, "result writes slot 0..nresults-1 and gives no value");
+    if (i->args[0].kind == ASC_IRV_REG &&
+        v->f->regs[i->args[0].reg].ty.kind == ASC_IRK_TENSOR &&
+        v->f->regs[i->args[0].reg].param)
+      fail(v, i, "a returned array is one the kernel made, not a parameter");
+    break;
   case ASC_IR_FREE_ARRAY:
     (void)tensor_arg(v, i, 0);
     if (i->dst >= 0)

@@ -1215,15 +1215,15 @@ static void return_stmt(run *r, asc__ast_stmt *s) {
   asc__type *t = s->u.ret.value ? asc__infer_expr(r, s->u.ret.value)
                                 : asc__ty_none(r->in->c);
   cell *k = &f->ret;
-  if (f->fn->kind == ASC_FUNC_KERNEL || f->fn->kind == ASC_FUNC_LAMBDA ||
-      f->fn->kind == ASC_FUNC_NESTED) {
+  if (f->fn->kind == ASC_FUNC_LAMBDA || f->fn->kind == ASC_FUNC_NESTED) {
     if (t != NULL && !is_err(t) && !is_kind(t, ASC_TY_NONE) &&
         f->fn->kind != ASC_FUNC_LAMBDA)
-      report(r, s->u.ret.value->loc, "a %s cannot return a value",
-             f->fn->kind == ASC_FUNC_KERNEL ? "kernel"
-                                            : "parallel-loop body");
+      report(r, s->u.ret.value->loc,
+             "a parallel-loop body cannot return a value");
     return;
   }
+  /* A kernel returns like a function: to its caller in Python (one block,
+   * the value handed back through the launch's result slots). */
   if (!r->check) {
     if (!k->has_first) {
       k->has_first = true;
@@ -1747,7 +1747,7 @@ asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
     return NULL;
   }
   /* Solve (quietly) then check: one run does both for the kernel. */
-  run_function(&in, kernel, NULL, NULL, 0, true);
+  in.out->ret = run_function(&in, kernel, NULL, NULL, 0, true);
   return c->nerrors > errors ? NULL : in.out;
 }
 

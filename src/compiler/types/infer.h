@@ -70,6 +70,8 @@ typedef struct asc__typed {
   int32_t nhelpers;
   asc__callsite *calls;     /* every typed helper call */
   int32_t ncalls;
+  asc__type *ret;           /* what the kernel returns (none, or a scalar,
+                               tensor or tuple of them) */
 } asc__typed;
 
 /* Types `kernel` of module m for sig (its name may be NULL; it must have as
@@ -97,6 +99,12 @@ asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
  * Reports bad annotations and returns false. */
 bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
                         ascKernelParamInfo *out);
+
+/* How many values kernel fn returns: 0 when no `return` has a value, k
+ * when every `return v` returns a tuple display of k elements (k >= 2),
+ * else 1.  Returns of nested bodies are not the kernel's.  Reports a
+ * return whose count differs from the first (and returns -1). */
+int asc__kernel_nresults(asc__cctx *c, const asc__ast_func *fn);
 
 /* Clears every type slot of fn, its nested functions and lambdas (types
  * of an earlier compilation may point into a freed arena). */
