@@ -190,11 +190,41 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_ATTR:
     return strcmp(e->u.attr.attr, "T") == 0;
   case ASC_EXPR_CALL:
-    return e->u.call.builtin != NULL && e->u.call.callee == NULL &&
-           e->u.call.builtin->id == ASC_BI_NP_RESHAPE;
+    if (e->u.call.builtin == NULL || e->u.call.callee != NULL)
+      return false;
+    switch (e->u.call.builtin->id) {
+    case ASC_BI_NP_RESHAPE:
+    case ASC_BI_NP_TRANSPOSE:
+      return true;
+    case ASC_BI_NP_RAVEL:
+      return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
+    default:
+      return false;
+    }
   default:
     return false;
   }
+}
+
+/* Is array expression e known, when compiling, to be C-contiguous: an
+ * array the kernel made, whole, or a reshape or ravel view? */
+bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e) {
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL) {
+    int32_t r;
+    if (bound_view(ls, e) != NULL)
+      return false;
+    r = asc__lower_lookup(ls, e->u.name.sym);
+    for (int k = 0; r >= 0 && k < ls->narr; k++)
+      if (ls->arr_regs[k] == r)
+        return true;
+    return false;
+  }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+      e->u.call.callee == NULL)
+    return e->u.call.builtin->id == ASC_BI_NP_RESHAPE ||
+           (e->u.call.builtin->id == ASC_BI_NP_RAVEL &&
+            asc__lower_is_contiguous(ls, e->u.call.rargs[0]));
+  return false;
 }
 
 /* a.reshape(...): the same elements under a new C-order shape.  Like
@@ -280,8 +310,35 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     return;
   }
   if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
-    reshape_view(ls, e, v);
-    return;
+    asc__lview in;
+    int perm[ASC_MAX_DIMS];
+    const asc__ast_expr *bad;
+    switch (e->u.call.builtin->id) {
+    case ASC_BI_NP_TRANSPOSE: /* the axes permuted */
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      if (!asc__transpose_axes(e, in.nd, perm, &bad))
+        asc__diag_fatal(ls->c, bad->loc, "transpose: bad axes");
+      *v = in;
+      for (int k = 0; k < in.nd; k++) {
+        v->shape[k] = in.shape[perm[k]];
+        v->stride[k] = in.stride[perm[k]];
+        v->src[k] = in.src[perm[k]];
+      }
+      return;
+    case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      memset(v, 0, sizeof *v);
+      v->t = in.t;
+      v->off = in.off;
+      v->nd = 1;
+      v->shape[0] = asc__lower_view_size(ls, &in);
+      v->stride[0] = i64(1);
+      v->src[0] = -1;
+      return;
+    default:
+      reshape_view(ls, e, v);
+      return;
+    }
   }
   if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0) {
     asc__lview in;
@@ -444,6 +501,12 @@ static asc__ewop *push_op(lstate *ls, asc__ewctx *ew,
   return op;
 }
 
+/* ravel (when not a view), flatten, cumsum, outer: a new array. */
+static bool makes_array(asc__builtin_id id) {
+  return id == ASC_BI_NP_RAVEL || id == ASC_BI_NP_FLATTEN ||
+         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_OUTER;
+}
+
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 static bool is_matmul(const asc__ast_expr *e) {
   if (!is_tensor(e))
@@ -473,7 +536,9 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
   }
   if (is_matmul(e) ||
       (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
-       asc__builtin_is_creation(e->u.call.builtin->id))) {
+       e->u.call.callee == NULL &&
+       (asc__builtin_is_creation(e->u.call.builtin->id) ||
+        makes_array(e->u.call.builtin->id)))) {
     /* a @ b or np.arange(n) inside an expression: made first, then read */
     int32_t t = materialize(ls, e);
     whole_tensor(ls, t, &push_op(ls, ew, e)->v);
@@ -1156,6 +1221,123 @@ asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
   return asc__lower_reduce(ls, call);
 }
 
+/* The C-order offsets of an array of shape[0..nd). */
+static void c_strides(lstate *ls, const asc__irval *shape, int nd,
+                      asc__irval *cs) {
+  asc__irval run = i64(1);
+  for (int k = nd - 1; k >= 0; k--) {
+    cs[k] = run;
+    run = mul(ls, run, shape[k]);
+  }
+}
+
+static asc__irval load_at(lstate *ls, const asc__lview *v,
+                          const asc__irval *idx, int nd) {
+  asc__irval off = elem_offset(ls, v, idx, nd);
+  int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
+  asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+  l->args[0] = asc__irv_reg(v->t);
+  l->args[1] = off;
+  return asc__irv_reg(d);
+}
+
+static void store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
+  asc__irins *st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = conv(ls, v, ls->f->regs[t].ty.dtype);
+}
+
+static asc__irval dot_idx(lstate *ls, const asc__irval *idx,
+                          const asc__irval *cs, int nd) {
+  asc__irval off = i64(0);
+  for (int k = 0; k < nd; k++)
+    off = add(ls, off, mul(ls, idx[k], cs[k]));
+  return off;
+}
+
+/* A new 1-D array of dt holding the elements of view in in C order
+ * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
+static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
+                         bool sum) {
+  asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], x;
+  asc__irblock *save;
+  int32_t r = new_array(ls, dt, 1, &n), acc = -1;
+  c_strides(ls, in->shape, in->nd, cs);
+  if (sum) {
+    acc = newreg(ls, dt, "cumsum");
+    mov(ls, acc, conv(ls, i64(0), dt));
+  }
+  save = open_nest(ls, in->shape, in->nd, idx);
+  x = conv(ls, load_at(ls, in, idx, in->nd), dt);
+  if (sum) {
+    mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+    x = asc__irv_reg(acc);
+  }
+  store_at(ls, r, dot_idx(ls, idx, cs, in->nd), x);
+  ls->cur = save;
+  return r;
+}
+
+/* np.cumsum(a, axis=None) / a.cumsum(axis=k): running sums in the
+ * result's dtype, in order along the axis (numpy's order: exact for
+ * integers, the same rounding for floats). */
+static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  int dt = ty(e)->dtype, axis;
+  asc__lview in;
+  asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], iidx[1], x;
+  asc__irblock *save;
+  int32_t r, acc;
+  int64_t k;
+  asc__lower_view(ls, e->u.call.rargs[0], &in);
+  if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
+    return flat_copy(ls, &in, dt, true);
+  k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
+                               : -(int64_t)ax->u.unary.operand->u.ival;
+  axis = (int)(k < 0 ? k + in.nd : k);
+  r = new_array(ls, dt, in.nd, in.shape);
+  c_strides(ls, in.shape, in.nd, cs);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    if (j != axis)
+      oshape[q++] = in.shape[j];
+  save = open_nest(ls, oshape, in.nd - 1, oidx);
+  acc = newreg(ls, dt, "cumsum");
+  mov(ls, acc, conv(ls, i64(0), dt));
+  open_nest(ls, &in.shape[axis], 1, iidx);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    idx[j] = j == axis ? iidx[0] : oidx[q++];
+  x = conv(ls, load_at(ls, &in, idx, in.nd), dt);
+  mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+  store_at(ls, r, dot_idx(ls, idx, cs, in.nd), asc__irv_reg(acc));
+  ls->cur = save;
+  return r;
+}
+
+/* np.outer(a, b) of 1-D arrays: out[i, j] = a[i] * b[j] in the
+ * promoted dtype. */
+static int32_t outer(lstate *ls, const asc__ast_expr *e) {
+  asc__lview A, B;
+  asc__irval shape[2], idx[2], cs[2], x, y;
+  asc__irblock *save;
+  int dt = ty(e)->dtype;
+  int32_t r;
+  asc__lower_view(ls, e->u.call.rargs[0], &A);
+  asc__lower_view(ls, e->u.call.rargs[1], &B);
+  shape[0] = A.shape[0];
+  shape[1] = B.shape[0];
+  r = new_array(ls, dt, 2, shape);
+  c_strides(ls, shape, 2, cs);
+  save = open_nest(ls, shape, 2, idx);
+  x = conv(ls, load_at(ls, &A, idx, 1), dt);
+  y = conv(ls, load_at(ls, &B, idx + 1, 1), dt);
+  store_at(ls, r, dot_idx(ls, idx, cs, 2), op2(ls, ASC_IR_MUL, dt, x, y));
+  ls->cur = save;
+  return r;
+}
+
 /* A new array holding e: a creation call or an array expression. */
 static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   asc__type *t = ty(e);
@@ -1169,6 +1351,20 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   int dt = t->dtype, nd = t->ndim;
   if (is_matmul(e))
     return matmul(ls, e);
+  if (b != NULL && e->u.call.callee == NULL) {
+    switch (b->id) {
+    case ASC_BI_NP_RAVEL:
+    case ASC_BI_NP_FLATTEN:
+      asc__lower_view(ls, a[0], &src);
+      return flat_copy(ls, &src, dt, false);
+    case ASC_BI_NP_CUMSUM:
+      return cumsum(ls, e);
+    case ASC_BI_NP_OUTER:
+      return outer(ls, e);
+    default:
+      break;
+    }
+  }
   if (b == NULL || !asc__builtin_is_creation(b->id)) {
     memset(&ew, 0, sizeof ew);
     collect(ls, &ew, e);
@@ -1244,7 +1440,7 @@ static void copy_from(lstate *ls, const asc__ast_expr *where,
   store_nest(ls, where, dst, x, op);
 }
 
-static bool is_new_array(const asc__ast_expr *e) {
+static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b;
   if (!is_tensor(e))
     return false;
@@ -1258,6 +1454,7 @@ static bool is_new_array(const asc__ast_expr *e) {
     return b != NULL && e->u.call.callee == NULL &&
            (asc__builtin_is_creation(b->id) ||
             asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT ||
+            (makes_array(b->id) && !asc__lower_is_view(ls, e)) ||
             asc__builtin_is_elementwise(e));
   default:
     return false;
@@ -1310,14 +1507,14 @@ static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
 }
 
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
-  return is_new_array(e) ? materialize(ls, e) : -1;
+  return is_new_array(ls, e) ? materialize(ls, e) : -1;
 }
 
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
   int32_t tmp, r;
   asc__irins *i;
-  if (value == NULL || !is_new_array(value))
+  if (value == NULL || !is_new_array(ls, value))
     return false;
   tmp = materialize(ls, value);
   r = name_reg(ls, target, ty(value));

@@ -1,5 +1,6 @@
 """More of the numpy subset in kernels (issue 16, docs/arrays.md): zip()
-and enumerate() loops.  Every kernel is also run by CPython with numpy
+and enumerate() loops; transpose, ravel and flatten; np.cumsum, np.outer
+and np.linalg.norm.  Every kernel is also run by CPython with numpy
 on copies of the same arguments, and every array argument is compared."""
 import copy
 
@@ -43,6 +44,65 @@ def zip_2d(a, b, out):
 def enum_1d(v, out):
     for i, x in enumerate(v):
         out[i] = x * 2 + i
+
+@asc.kernel
+def transposes(a, out1, out2, out3, out4):
+    out1[:, :, :] = a.transpose()
+    out2[:, :, :] = a.transpose(1, 0, 2) * 2
+    out3[:, :, :] = np.transpose(a, (2, 0, 1)) + 1
+    out4[:, :, :] = a.transpose((0, -1, 1))
+    t = a.transpose(2, 1, 0)
+    t[0, 0, 0] = -5.0
+
+@asc.kernel
+def flat(a, out1, out2, out3, out4, out5):
+    out1[:] = a.ravel()
+    out2[:] = np.ravel(a[:, ::2]) * 2
+    f = a.flatten()
+    f[0] = 100.0
+    out3[:] = f
+    b = a * 3
+    r = b.ravel()
+    r[1] = -1.0
+    out4[:] = b.reshape(-1)
+    out5[:] = a.T.ravel()
+
+@asc.kernel
+def ravel_param_is_a_copy(a, out):
+    r = a.ravel()
+    r[0] = 42.0
+    out[:] = r
+
+@asc.kernel
+def astype_dtype(a, b, out):
+    out[:] = a.astype(b.dtype) * 2
+
+@asc.kernel
+def cums(a, v, o1, o2, o3, o4, o5):
+    o1[:] = np.cumsum(a)
+    o2[:, :] = np.cumsum(a, axis=0)
+    o3[:, :] = a.cumsum(axis=1)
+    o4[:] = v.cumsum()
+    o5[:, :] = np.cumsum(a[::-1, 1:] * 2, axis=-1)
+
+@asc.kernel
+def cums_int(v, out):
+    out[:] = np.cumsum(v)
+
+@asc.kernel
+def outers(u1, v1, u2, v2, A, B):
+    A += np.outer(u1, v1) + np.outer(u2, v2)
+    B[:, :] = np.outer(u1[::-1], v1[1:])
+
+@asc.kernel
+def norms(v, a, out, rows, cols, keep):
+    out[0] = np.linalg.norm(v)
+    out[1] = np.linalg.norm(a)
+    out[2] = np.linalg.norm(a[1])
+    out[3] = np.linalg.norm(v - 1.0) / np.linalg.norm(v[::2])
+    rows[:] = np.linalg.norm(a, axis=1)
+    cols[:] = np.linalg.norm(a, axis=0)
+    keep[:, :] = a / np.linalg.norm(a, axis=1, keepdims=True)
 """
 
 
@@ -123,3 +183,98 @@ def test_zip_enumerate_diagnostics(body, match):
             "def k(a, b, n):\n    " + body + "\n")
     with pytest.raises(asc.CompileError, match=match):
         asc.compile(text)
+
+
+def test_transpose_views(m, py):
+    a = rnd(2, 3, 4)
+    check(m, py, "transposes", a, np.zeros((4, 3, 2)), np.zeros((3, 2, 4)),
+          np.zeros((4, 2, 3)), np.zeros((2, 4, 3)))
+
+
+def test_ravel_and_flatten(m, py):
+    a = rnd(3, 4)
+    check(m, py, "flat", a, np.zeros(12), np.zeros(6), np.zeros(12),
+          np.zeros(12), np.zeros(12))
+
+
+def test_ravel_of_a_parameter_copies():
+    """Deliberate difference (docs/arrays.md): ravel of an array the
+    compiler cannot prove contiguous is a copy, so writes through it stay
+    in the copy; numpy writes through a view when a is contiguous."""
+    m = asc.compile(TEXT)
+    a, out = rnd(2, 3), np.zeros(6)
+    before = a.copy()
+    m.ravel_param_is_a_copy(a, out)
+    np.testing.assert_array_equal(a, before)
+    want = before.ravel().copy()
+    want[0] = 42.0
+    np.testing.assert_array_equal(out, want)
+
+
+def test_astype_with_another_arrays_dtype(m, py):
+    check(m, py, "astype_dtype", rnd(5) * 10, np.zeros(1, np.int32),
+          np.zeros(5, np.int32))
+
+
+def test_cumsum(m, py):
+    a, v = rnd(4, 5), rnd(7, seed=3)
+    check(m, py, "cums", a, v, np.zeros(20), np.zeros((4, 5)), np.zeros((4, 5)),
+          np.zeros(7), np.zeros((4, 4)))
+    a32, v32 = a.astype(np.float32), v.astype(np.float32)
+    check(m, py, "cums", a32, v32, np.zeros(20, np.float32),
+          np.zeros((4, 5), np.float32), np.zeros((4, 5), np.float32),
+          np.zeros(7, np.float32), np.zeros((4, 4), np.float32))
+    # int32 sums in int64, as numpy's; wraps like numpy
+    v = np.array([2**31 - 1, 5, -3, 2**31 - 1], np.int32)
+    out = np.zeros(4, np.int64)
+    m.cums_int(v, out)
+    np.testing.assert_array_equal(out, np.cumsum(v))
+    assert np.cumsum(v).dtype == np.int64
+
+
+def test_outer(m, py):
+    u1, v1, u2, v2 = rnd(4), rnd(5, seed=1), rnd(4, seed=2), rnd(5, seed=3)
+    check(m, py, "outers", u1, v1, u2, v2, rnd(4, 5, seed=4), np.zeros((4, 4)),
+          exact=False)
+    iu = np.arange(4, dtype=np.int32)
+    iv = np.arange(5, dtype=np.int64) - 2
+    A, B = np.zeros((4, 5), np.int64), np.zeros((4, 4), np.int64)
+    m.outers(iu, iv, iu, iv, A, B)
+    np.testing.assert_array_equal(A, 2 * np.outer(iu, iv))
+    np.testing.assert_array_equal(B, np.outer(iu[::-1], iv[1:]))
+
+
+def test_norm(m, py):
+    v, a = rnd(9) - 0.5, rnd(3, 4, seed=5) - 0.5
+    args = (v, a, np.zeros(4), np.zeros(3), np.zeros(4), np.zeros((3, 4)))
+    mine = copy.deepcopy(args)
+    m.norms(*mine)
+    want = copy.deepcopy(args)
+    py["norms"](*want)
+    for x, y in zip(mine[2:], want[2:]):
+        np.testing.assert_allclose(x, y, rtol=1e-14, atol=0)
+    v32, a32 = v.astype(np.float32), a.astype(np.float32)
+    out = np.zeros(4, np.float32)
+    m.norms(v32, a32, out, np.zeros(3, np.float32), np.zeros(4, np.float32),
+            np.zeros((3, 4), np.float32))
+    np.testing.assert_allclose(out[:2], [np.linalg.norm(v32), np.linalg.norm(a32)],
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("body,match", [
+    ("a[0] = np.linalg.norm(a, ord=1)", "ord=None"),
+    ("a[0] = np.linalg.norm(a, 2)", "ord=None"),
+    ("a[0] = np.linalg.norm(b, axis=(0, 1))", "one axis"),
+    ("x = np.linalg.inv(b)", "np.linalg.inv is not supported"),
+    ("c = np.outer(b, a)", "two 1-D arrays"),
+    ("c = np.cumsum(a, dtype=np.float32)", "dtype="),
+    ("c = a.transpose(0, 0)", "permutation"),
+    ("c = b.transpose(1)", "permutation"),
+    ("c = np.transpose(b, (0, n))", "permutation"),
+    ("if a.dtype == np.float64:\n        a[0] = 1.0", "dtype argument"),
+])
+def test_view_and_function_diagnostics(body, match):
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            "def k(a, b, n):\n    a[0] = 0.0\n    b[0, 0] = 0.0\n    " + body + "\n")
+    with pytest.raises(asc.CompileError, match=match):
+        asc.compile(text).k(np.zeros(3), np.zeros((2, 3)), 1)

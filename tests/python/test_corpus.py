@@ -37,6 +37,7 @@ EXPECTED_TO_RUN = {
     "npb_floyd_warshall",
     "npb_floyd_warshall_prange",
     "npb_gemm",
+    "npb_gemver",
     "npb_hdiff",
     "npb_heat_3d",
     "npb_jacobi_1d",

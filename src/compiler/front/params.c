@@ -142,7 +142,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
         (strcmp(e->u.attr.attr, "shape") == 0 ||
          strcmp(e->u.attr.attr, "ndim") == 0 ||
          strcmp(e->u.attr.attr, "size") == 0 ||
-         strcmp(e->u.attr.attr, "T") == 0))
+         strcmp(e->u.attr.attr, "T") == 0 ||
+         strcmp(e->u.attr.attr, "dtype") == 0))
       u->tensor = true;
     use_expr(u, e->u.attr.value, depth + 1);
     break;
@@ -165,7 +166,13 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
          b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
-         b->id == ASC_BI_NP_RESHAPE))
+         b->id == ASC_BI_NP_RESHAPE || b->id == ASC_BI_NP_TRANSPOSE ||
+         b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
+         b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER ||
+         b->id == ASC_BI_NP_NORM))
+      u->tensor = true;
+    if (b != NULL && b->id == ASC_BI_NP_OUTER && e->u.call.nrargs > 1 &&
+        names(e->u.call.rargs[1], u->sym))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))

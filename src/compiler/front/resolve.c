@@ -1069,6 +1069,65 @@ static const char **builtin_param_names(resolver *r, const asc__builtin *b) {
   return names;
 }
 
+/* np.linalg.norm(x, ord=None, axis=None, keepdims=False) is
+ * np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims)): the 2-norm of
+ * a vector, the Frobenius norm of a matrix (numpy's definition for
+ * ord=None). */
+static void norm_call(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs, *x = a[0];
+  asc__ast_expr *np = e->u.call.func->u.attr.value->u.attr.value;
+  asc__ast_expr *mul, *sum, *fsum, *fsqrt, **sargs, **qargs;
+  int32_t d = x->depth + 3;
+  if (a[1] != NULL && a[1]->kind != ASC_EXPR_NONE) {
+    asc__diag_error(r->c, a[1]->loc, "np.linalg.norm in kernels computes "
+                    "the 2-norm of vectors and the Frobenius norm of "
+                    "matrices only (ord=None)");
+    return;
+  }
+  if (a[2] != NULL && a[2]->kind == ASC_EXPR_TUPLE) {
+    asc__diag_error(r->c, a[2]->loc, "np.linalg.norm in kernels takes one "
+                    "axis or None (the norm of the whole array)");
+    return;
+  }
+  mul = synth(r, ASC_EXPR_BINARY, x->loc, x->depth + 1);
+  mul->u.binary.op = ASC_BIN_MUL;
+  mul->u.binary.lhs = x;
+  mul->u.binary.rhs = x;
+  fsum = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  fsum->u.attr.value = np;
+  fsum->u.attr.attr = "sum";
+  fsum->u.attr.attr_loc = e->loc;
+  fsum->u.attr.builtin = asc__builtin_get(ASC_BI_NP_SUM);
+  fsqrt = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  *fsqrt = *fsum;
+  fsqrt->u.attr.attr = "sqrt";
+  fsqrt->u.attr.builtin = asc__builtin_get(ASC_BI_SQRT);
+  sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
+  sargs[0] = mul;
+  sargs[1] = a[2];
+  sargs[2] = NULL;
+  sargs[3] = NULL;
+  sargs[4] = a[3];
+  sum = synth(r, ASC_EXPR_CALL, e->loc, d - 1);
+  sum->u.call.func = fsum;
+  sum->u.call.args = sargs;
+  sum->u.call.nargs = 1;
+  sum->u.call.rargs = sargs;
+  sum->u.call.nrargs = 5;
+  sum->u.call.builtin = fsum->u.attr.builtin;
+  qargs = asc__arena_alloc(r->c, sizeof *qargs);
+  qargs[0] = sum;
+  e->u.call.func = fsqrt;
+  e->u.call.args = qargs;
+  e->u.call.nargs = 1;
+  e->u.call.kws = NULL;
+  e->u.call.nkws = 0;
+  e->u.call.rargs = qargs;
+  e->u.call.nrargs = 1;
+  e->u.call.builtin = fsqrt->u.attr.builtin;
+  e->depth = d;
+}
+
 static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
@@ -1121,6 +1180,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       e->u.call.builtin = b;
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
+      if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
+        norm_call(r, e);
       if (b->id == ASC_BI_BARRIER && r->parallel > 0)
         asc__diag_error(r->c, e->loc, "asc.barrier() cannot be used inside "
                         "a parallel loop");
@@ -1160,7 +1221,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
-                    "argmin, argmax, dot, clip, copy, astype, fill, reshape)", f->u.attr.attr);
+                    "argmin, argmax, dot, clip, copy, astype, fill, reshape, "
+                    "transpose, ravel, flatten, cumsum)", f->u.attr.attr);
     return;
   }
   {
@@ -1295,6 +1357,21 @@ static void expr(resolver *r, asc__ast_expr *e) {
         e->u.attr.builtin = b;
       }
       return;
+    }
+    if (v->kind == ASC_EXPR_ATTR && v->u.attr.value->kind == ASC_EXPR_NAME &&
+        strcmp(v->u.attr.attr, "linalg") == 0) {
+      asc__ast_expr *m = v->u.attr.value;
+      name_use(r, m, true);
+      if (m->u.name.sym != NULL && m->u.name.sym->kind == ASC_SYM_MODULE &&
+          m->u.name.sym->u.module == ASC_NS_NP) {
+        if (strcmp(e->u.attr.attr, "norm") == 0)
+          e->u.attr.builtin = asc__builtin_get(ASC_BI_NP_NORM);
+        else
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.linalg.%s is not "
+                          "supported in kernels (of np.linalg, kernels "
+                          "accept norm)", m->u.name.id, e->u.attr.attr);
+        return;
+      }
     }
     expr(r, v);
     return;

@@ -707,6 +707,13 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
       return scalar(r, ascInt64);
     if (strcmp(a, "T") == 0)
       return asc__ty_tensor(r->in->c, vt->dtype, vt->ndim, false);
+    if (strcmp(a, "dtype") == 0) {
+      report(r, e->u.attr.attr_loc, "kernels use x.dtype only as a dtype "
+             "argument (np.zeros(n, dtype=x.dtype), y.astype(x.dtype)), "
+             "not as a value: the dtype of %s is known when the kernel is "
+             "compiled", tn(r, vt));
+      return err(r);
+    }
   } else if (vt->kind == ASC_TY_STRUCT) {
     for (int32_t i = 0; i < vt->n; i++)
       if (strcmp(vt->fields[i].name, a) == 0)
