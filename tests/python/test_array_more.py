@@ -1,6 +1,6 @@
 """More of the numpy subset in kernels (issue 16, docs/arrays.md): zip()
 and enumerate() loops; transpose, ravel and flatten; np.cumsum, np.outer
-and np.linalg.norm.  Every kernel is also run by CPython with numpy
+and np.linalg.norm; boolean masks and integer-array indexing.  Every kernel is also run by CPython with numpy
 on copies of the same arguments, and every array argument is compared."""
 import copy
 
@@ -103,16 +103,68 @@ def norms(v, a, out, rows, cols, keep):
     rows[:] = np.linalg.norm(a, axis=1)
     cols[:] = np.linalg.norm(a, axis=0)
     keep[:, :] = a / np.linalg.norm(a, axis=1, keepdims=True)
+
+@asc.kernel
+def masked(a, b, c, out):
+    a[a > 0.5] = 0.0
+    m = b < 0.3
+    b[m] += 10.0
+    g = b[b > 5.0]
+    out[0] = g.sum()
+    out[1] = g.shape[0]
+    c[c[::-1] > 0.5] = -1.0
+
+@asc.kernel
+def masked_nd(a, b, out):
+    a[(a > 0.2) & (a < 0.7)] = b[(a > 0.2) & (a < 0.7)]
+    t = a[b > 0.5]
+    out[:t.shape[0]] = t * 2
+    b[b < 0.5] = np.arange(b.size)[:5]
+
+@asc.kernel
+def masked_int(v, w):
+    v[v % 3 == 0] *= 7
+    v[v < 0] = w[:1]
+    w[w > 0] -= v[-2:]
+
+@asc.kernel
+def gathers(x, idx: asc.Tensor[asc.int64, 1], out):
+    out[:] = x[idx] * 2
+
+@asc.kernel
+def gathers_nd(x, idx: asc.Tensor[asc.int32, 2], out):
+    out[:, :, :] = x[idx]
+
+@asc.kernel
+def scatters(x, idx: asc.Tensor[asc.int64, 1], v: asc.Tensor[asc.float64, 1]):
+    x[idx] = v
+
+@asc.kernel
+def scatters2(x, y, idx: asc.Tensor[asc.int64, 1]):
+    x[idx] += 1.0
+    y[idx] = y[idx[::-1]] * 10 + 0.5
+    x[idx[:2]] = 3.0
+
+@asc.kernel
+def gather_local(x, out):
+    i = np.arange(x.shape[0])[::-1]
+    out[:] = x[i] + x[i[::2]].sum()
 """
 
 
-class _Stub:
+class _StubType:
     """asc as CPython sees the kernels: plain functions."""
     prange = range
 
     @staticmethod
     def kernel(f=None, **kw):
         return f if f is not None else (lambda g: g)
+
+    def __getattr__(self, name):  # asc.Tensor, asc.int64 in annotations
+        return getattr(asc, name)
+
+
+_Stub = _StubType()
 
 
 def _python():
@@ -278,3 +330,78 @@ def test_view_and_function_diagnostics(body, match):
             "def k(a, b, n):\n    a[0] = 0.0\n    b[0, 0] = 0.0\n    " + body + "\n")
     with pytest.raises(asc.CompileError, match=match):
         asc.compile(text).k(np.zeros(3), np.zeros((2, 3)), 1)
+
+
+def test_boolean_masks(m, py):
+    check(m, py, "masked", rnd(10), rnd(10, seed=1), rnd(10, seed=2), np.zeros(2))
+    a, b = rnd(4, 5), rnd(4, 5, seed=7)
+    n = int((b > 0.5).sum())
+    c = b.copy()
+    c[c < 0.5] = 0.9  # numpy needs exactly 5 (or 1) values for the last store
+    c.flat[:5] = 0.1
+    check(m, py, "masked_nd", a, c, np.zeros(20))
+    assert n > 0
+    check(m, py, "masked_int", np.arange(-5, 60, dtype=np.int64),
+          np.arange(-3, 3, dtype=np.int64))
+
+
+def test_mask_errors(m):
+    # numpy: as many values as true elements, or one
+    a, b = rnd(4, 5), rnd(4, 5, seed=7)
+    b[:] = 0.1  # 20 true elements, 5 values
+    with pytest.raises(ValueError, match="cannot assign 5 input values to "
+                       "the 20 output values where the mask is true"):
+        m.masked_nd(a, b, np.zeros(20))
+    v = np.arange(-5, 60, dtype=np.int64)
+    with pytest.raises(ValueError, match="cannot assign"):
+        m.masked_int(v, np.arange(-3, 10, dtype=np.int64))
+
+
+def test_mask_shape_mismatch():
+    k = asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(a, b):\n    a[b > 0.5] = 1.0\n")
+    with pytest.raises(IndexError, match="boolean index did not match indexed "
+                       "array along axis 0; size of axis is 3 but size of "
+                       "corresponding boolean axis is 4"):
+        k.k(np.zeros(3), np.ones(4))
+    a = np.zeros(3)
+    k.k(a, np.array([0.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(a, [0.0, 1.0, 1.0])
+
+
+def test_integer_array_gathers(m, py):
+    x = rnd(6)
+    check(m, py, "gathers", x, np.array([0, -1, 3, 3, 5, -6]), np.zeros(6))
+    check(m, py, "gathers", x, np.array([], np.int64), np.zeros(0))
+    x2 = rnd(5, 3)
+    idx = np.array([[0, 4], [-1, 2], [1, 1]], np.int32)
+    check(m, py, "gathers_nd", x2, idx, np.zeros((3, 2, 3)))
+    check(m, py, "gather_local", rnd(7), np.zeros(7))
+    # out of bounds raises like numpy, whatever boundscheck says
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 "
+                       "with size 6"):
+        m.gathers(x, np.array([0, 6, 1, 2, 3, 4]), np.zeros(6))
+    with pytest.raises(IndexError, match="index -7 is out of bounds"):
+        m.gathers(x, np.array([0, -7, 1, 2, 3, 4]), np.zeros(6))
+
+
+def test_integer_array_scatters(m, py):
+    x = rnd(6)
+    check(m, py, "scatters", x, np.array([0, -1, 3, 2]), np.arange(4.0))
+    check(m, py, "scatters", x, np.array([1, 1, 4]), np.arange(3.0))
+    # x[i] += 1 with a repeated index adds once, as numpy's (not np.add.at)
+    check(m, py, "scatters2", rnd(6), rnd(6, seed=1), np.array([1, 4, 4, -1]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        m.scatters(x, np.array([0, 9]), np.arange(2.0))
+
+
+@pytest.mark.parametrize("body,match", [
+    ("a[b > 0] = 1.0", "number of axes \\(1\\), not 2"),
+    ("a[a * 1.5] = 1.0", "integer \\(or boolean\\) type"),
+    ("a[a > 0] = b", "cannot broadcast"),
+])
+def test_mask_and_gather_diagnostics(body, match):
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            "def k(a, b):\n    a[0] = 0.0\n    b[0, 0] = 0.0\n    " + body + "\n")
+    with pytest.raises(asc.CompileError, match=match):
+        asc.compile(text).k(np.zeros(3), np.zeros((2, 3)))

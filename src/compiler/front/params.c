@@ -120,6 +120,27 @@ static bool numpy_call(const asc__ast_expr *e) {
            strcmp(f->u.name.sym->u.import->module, "numpy") == 0));
 }
 
+/* Is e a boolean mask by its form (a comparison, or & | ^ ~ of them)? */
+static bool mask_syntax(const asc__ast_expr *e, int depth) {
+  if (e == NULL || depth > 64)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_COMPARE:
+    return true;
+  case ASC_EXPR_BINARY:
+    return (e->u.binary.op == ASC_BIN_BITAND ||
+            e->u.binary.op == ASC_BIN_BITOR ||
+            e->u.binary.op == ASC_BIN_BITXOR) &&
+           (mask_syntax(e->u.binary.lhs, depth + 1) ||
+            mask_syntax(e->u.binary.rhs, depth + 1));
+  case ASC_EXPR_UNARY:
+    return e->u.unary.op == ASC_UN_INVERT &&
+           mask_syntax(e->u.unary.operand, depth + 1);
+  default:
+    return false;
+  }
+}
+
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
@@ -150,6 +171,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   case ASC_EXPR_SUBSCRIPT:
     if (names(e->u.sub.value, u->sym))
       u->tensor = true;
+    if (mask_syntax(e->u.sub.index, 0)) /* a[b > 0]: b is an array */
+      use_array_operand(u, e->u.sub.index, depth + 1);
     use_expr(u, e->u.sub.value, depth + 1);
     use_expr(u, e->u.sub.index, depth + 1);
     break;

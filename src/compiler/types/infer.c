@@ -632,12 +632,55 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
   return asc__ty_tensor(r->in->c, tt->dtype, out + (tt->ndim - used), false);
 }
 
+/* x[m] with m a bool array (a mask: the elements where m is true, in C
+ * order) or an integer array (a gather along the first axis): the
+ * result's type; NULL when ix is not an array (docs/arrays.md). */
+static asc__type *fancy_index(run *r, asc__type *vt, asc__ast_expr *ix) {
+  asc__type *it;
+  int32_t nd;
+  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
+      ix->kind == ASC_EXPR_NONE || ix->kind == ASC_EXPR_INT ||
+      vt->ndim < 1)
+    return NULL;
+  it = asc__infer_expr(r, ix);
+  if (it == NULL)
+    return NULL;
+  if (is_err(it))
+    return it;
+  it = asc__ty_find(it);
+  if (it->kind != ASC_TY_TENSOR)
+    return NULL;
+  if (it->dtype == ascBool) {
+    if (it->ndim != vt->ndim) {
+      report(r, ix->loc, "a boolean index in kernels has the array's "
+             "number of axes (%d), not %d", (int)vt->ndim, (int)it->ndim);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, vt->dtype, 1, false);
+  }
+  if (asc__dtype_is_float(it->dtype)) {
+    report(r, ix->loc, "arrays used as indices must be of integer (or "
+           "boolean) type, not %s", tn(r, it));
+    return err(r);
+  }
+  nd = it->ndim + vt->ndim - 1;
+  if (nd > ASC_MAX_DIMS) {
+    report(r, ix->loc, "this gather would have %d axes; kernels take %d",
+           (int)nd, ASC_MAX_DIMS);
+    return err(r);
+  }
+  return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
   asc__type *vt = asc__infer_expr(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
+    asc__type *ft = fancy_index(r, vt, ix);
+    if (ft != NULL)
+      return ft;
     if (asc__infer_index_is_view(ix, vt->ndim))
       return view_index(r, vt, ix, e->loc);
     asc__infer_check_tensor_index(r, vt, ix, e->loc);
@@ -1110,7 +1153,8 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              tn(r, tt));
       return;
     }
-    if (asc__infer_index_is_view(target->u.sub.index, tt->ndim)) {
+    if (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
+        fancy_index(r, tt, target->u.sub.index) != NULL) {
       array_store(r, target, asc__infer_expr(r, target), t, value, loc);
       return;
     }
@@ -1181,7 +1225,8 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
     asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
     if (tt != NULL && tt->kind == ASC_TY_TENSOR &&
-        asc__infer_index_is_view(target->u.sub.index, tt->ndim))
+        (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
+         fancy_index(r, tt, target->u.sub.index) != NULL))
       return asc__infer_expr(r, target);
     if (tt != NULL && tt->kind == ASC_TY_TENSOR)
       return scalar(r, tt->dtype);
