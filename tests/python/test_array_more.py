@@ -405,3 +405,25 @@ def test_mask_and_gather_diagnostics(body, match):
             "def k(a, b):\n    a[0] = 0.0\n    b[0, 0] = 0.0\n    " + body + "\n")
     with pytest.raises(asc.CompileError, match=match):
         asc.compile(text).k(np.zeros(3), np.zeros((2, 3)))
+
+
+def test_array_fuzz_batches(tmp_path):
+    """tests/tools/array_fuzz.py --batch: many cases per module compiled
+    ahead of time by ascc; bounded here (the long runs are by hand)."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, str(root / "tests/tools/array_fuzz.py"),
+                        "--seed", "5", "--count", "24", "--batch", "12", "--opt", "0",
+                        "--last", str(tmp_path / "last.py")],
+                       capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "ASC_CACHE_DIR": str(tmp_path / "cache")})
+    assert p.returncode == 0, p.stdout + p.stderr
+    counts = dict(re.findall(r"^  (\w[\w ]*?)\s+(\d+)\b", p.stdout, re.M))
+    assert counts["cases"] == "24", p.stdout
+    assert counts["mismatched"] == "0" and counts["internal error"] == "0", p.stdout
+    assert int(counts["matched"]) >= 20, p.stdout
+    assert counts["modules"] == "2", p.stdout
