@@ -399,6 +399,8 @@ def test_integer_array_scatters(m, py):
     ("a[b > 0] = 1.0", "number of axes \\(1\\), not 2"),
     ("a[a * 1.5] = 1.0", "integer \\(or boolean\\) type"),
     ("a[a > 0] = b", "cannot broadcast"),
+    ("b[b > 0, 0] = 1.0", "only as the whole index"),
+    ("b[b[0] > 0, :] = 1.0", "only as the whole index"),
 ])
 def test_mask_and_gather_diagnostics(body, match):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"

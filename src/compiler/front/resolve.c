@@ -618,7 +618,8 @@ static bool iter_targets(resolver *r, iter_loop *L, asc__ast_expr *t,
   if (it->kind == ASC_EXPR_CALL && !is_call_of(it, "range")) {
     asc__diag_error(r->c, it->loc, "zip() and enumerate() in kernel loops "
                     "take range() or arrays (bind other values to a name "
-                    "first)");
+                    "first; a parallel loop: for i in asc.prange(n): "
+                    "x = a[i])");
     return false;
   }
   if (t->kind != ASC_EXPR_NAME) {

@@ -536,7 +536,11 @@ void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
       continue;
     }
     it = asc__ty_find(asc__infer_expr(r, elts[i]));
-    if (it != NULL && !is_err(it) &&
+    if (it != NULL && it->kind == ASC_TY_TENSOR && n > 1) {
+      report(r, elts[i]->loc, "kernels take an index array or a boolean "
+             "mask only as the whole index (a[idx], a[mask]), not together "
+             "with other indices");
+    } else if (it != NULL && !is_err(it) &&
         (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
       report(r, elts[i]->loc, "a tensor index must be an integer, not %s",
              tn(r, it));
@@ -609,6 +613,13 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
       it = asc__ty_find(asc__infer_expr(r, parts[k]));
       if (it != NULL && np_ == 3 && it->kind == ASC_TY_NONE)
         continue; /* a[None:n] */
+      if (it != NULL && np_ == 1 && it->kind == ASC_TY_TENSOR) {
+        report(r, parts[k]->loc, "kernels take an index array or a "
+               "boolean mask only as the whole index (a[idx], a[mask]), "
+               "not together with other indices");
+        bad = true;
+        continue;
+      }
       if (it != NULL && !is_err(it) &&
           (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
         report(r, parts[k]->loc, "%s must be an integer, not %s",
