@@ -30,6 +30,11 @@ static bool is_tensor(const asc__ast_expr *e) {
   return t && t->kind == ASC_TY_TENSOR;
 }
 
+static bool is_fancy(const asc__ast_expr *e);
+static int32_t gather(lstate *ls, const asc__ast_expr *e);
+static void fancy_store(lstate *ls, const asc__ast_expr *target,
+                        const asc__ast_expr *value, int op);
+
 static asc__irval sel(lstate *ls, asc__irval c, asc__irval a, asc__irval b) {
   int32_t d;
   asc__irins *i;
@@ -186,15 +191,45 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_NAME:
     return bound_view(ls, e) != NULL;
   case ASC_EXPR_SUBSCRIPT:
-    return true;
+    return !is_fancy(e);
   case ASC_EXPR_ATTR:
     return strcmp(e->u.attr.attr, "T") == 0;
   case ASC_EXPR_CALL:
-    return e->u.call.builtin != NULL && e->u.call.callee == NULL &&
-           e->u.call.builtin->id == ASC_BI_NP_RESHAPE;
+    if (e->u.call.builtin == NULL || e->u.call.callee != NULL)
+      return false;
+    switch (e->u.call.builtin->id) {
+    case ASC_BI_NP_RESHAPE:
+    case ASC_BI_NP_TRANSPOSE:
+      return true;
+    case ASC_BI_NP_RAVEL:
+      return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
+    default:
+      return false;
+    }
   default:
     return false;
   }
+}
+
+/* Is array expression e known, when compiling, to be C-contiguous: an
+ * array the kernel made, whole, or a reshape or ravel view? */
+bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e) {
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL) {
+    int32_t r;
+    if (bound_view(ls, e) != NULL)
+      return false;
+    r = asc__lower_lookup(ls, e->u.name.sym);
+    for (int k = 0; r >= 0 && k < ls->narr; k++)
+      if (ls->arr_regs[k] == r)
+        return true;
+    return false;
+  }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+      e->u.call.callee == NULL)
+    return e->u.call.builtin->id == ASC_BI_NP_RESHAPE ||
+           (e->u.call.builtin->id == ASC_BI_NP_RAVEL &&
+            asc__lower_is_contiguous(ls, e->u.call.rargs[0]));
+  return false;
 }
 
 /* a.reshape(...): the same elements under a new C-order shape.  Like
@@ -280,8 +315,35 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     return;
   }
   if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
-    reshape_view(ls, e, v);
-    return;
+    asc__lview in;
+    int perm[ASC_MAX_DIMS];
+    const asc__ast_expr *bad;
+    switch (e->u.call.builtin->id) {
+    case ASC_BI_NP_TRANSPOSE: /* the axes permuted */
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      if (!asc__transpose_axes(e, in.nd, perm, &bad))
+        asc__diag_fatal(ls->c, bad->loc, "transpose: bad axes");
+      *v = in;
+      for (int k = 0; k < in.nd; k++) {
+        v->shape[k] = in.shape[perm[k]];
+        v->stride[k] = in.stride[perm[k]];
+        v->src[k] = in.src[perm[k]];
+      }
+      return;
+    case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      memset(v, 0, sizeof *v);
+      v->t = in.t;
+      v->off = in.off;
+      v->nd = 1;
+      v->shape[0] = asc__lower_view_size(ls, &in);
+      v->stride[0] = i64(1);
+      v->src[0] = -1;
+      return;
+    default:
+      reshape_view(ls, e, v);
+      return;
+    }
   }
   if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0) {
     asc__lview in;
@@ -294,7 +356,7 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     }
     return;
   }
-  if (e->kind == ASC_EXPR_SUBSCRIPT && is_tensor(e)) {
+  if (e->kind == ASC_EXPR_SUBSCRIPT && is_tensor(e) && !is_fancy(e)) {
     const asc__ast_expr *ix = e->u.sub.index;
     const asc__ast_expr *const *elts =
         ix->kind == ASC_EXPR_TUPLE
@@ -444,6 +506,12 @@ static asc__ewop *push_op(lstate *ls, asc__ewctx *ew,
   return op;
 }
 
+/* ravel (when not a view), flatten, cumsum, outer: a new array. */
+static bool makes_array(asc__builtin_id id) {
+  return id == ASC_BI_NP_RAVEL || id == ASC_BI_NP_FLATTEN ||
+         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_OUTER;
+}
+
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 static bool is_matmul(const asc__ast_expr *e) {
   if (!is_tensor(e))
@@ -471,9 +539,11 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
     asc__lower_view(ls, e, &push_op(ls, ew, e)->v); /* a.reshape(...) */
     return;
   }
-  if (is_matmul(e) ||
+  if (is_matmul(e) || is_fancy(e) ||
       (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
-       asc__builtin_is_creation(e->u.call.builtin->id))) {
+       e->u.call.callee == NULL &&
+       (asc__builtin_is_creation(e->u.call.builtin->id) ||
+        makes_array(e->u.call.builtin->id)))) {
     /* a @ b or np.arange(n) inside an expression: made first, then read */
     int32_t t = materialize(ls, e);
     whole_tensor(ls, t, &push_op(ls, ew, e)->v);
@@ -838,6 +908,10 @@ bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
   asc__type *tt;
   if (target->kind != ASC_EXPR_SUBSCRIPT)
     return false;
+  if (is_fancy(target)) {
+    fancy_store(ls, target, value, -1);
+    return true;
+  }
   tt = ty(target->u.sub.value);
   if (tt == NULL || tt->kind != ASC_TY_TENSOR ||
       !asc__infer_index_is_view(target->u.sub.index, tt->ndim))
@@ -852,6 +926,10 @@ bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
   asc__lview dst;
   if (!is_tensor(target))
     return false;
+  if (is_fancy(target)) {
+    fancy_store(ls, target, value, op);
+    return true;
+  }
   asc__lower_view(ls, target, &dst);
   store_nest(ls, target, &dst, value, op);
   return true;
@@ -1156,6 +1234,125 @@ asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
   return asc__lower_reduce(ls, call);
 }
 
+/* The C-order offsets of an array of shape[0..nd). */
+static void c_strides(lstate *ls, const asc__irval *shape, int nd,
+                      asc__irval *cs) {
+  asc__irval run = i64(1);
+  for (int k = nd - 1; k >= 0; k--) {
+    cs[k] = run;
+    run = mul(ls, run, shape[k]);
+  }
+}
+
+static asc__irval load_at(lstate *ls, const asc__lview *v,
+                          const asc__irval *idx, int nd) {
+  asc__irval off = elem_offset(ls, v, idx, nd);
+  int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
+  asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+  l->args[0] = asc__irv_reg(v->t);
+  l->args[1] = off;
+  return asc__irv_reg(d);
+}
+
+static void store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
+  asc__irins *st;
+  v = conv(ls, v, ls->f->regs[t].ty.dtype); /* before the store */
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+}
+
+static asc__irval dot_idx(lstate *ls, const asc__irval *idx,
+                          const asc__irval *cs, int nd) {
+  asc__irval off = i64(0);
+  for (int k = 0; k < nd; k++)
+    off = add(ls, off, mul(ls, idx[k], cs[k]));
+  return off;
+}
+
+/* A new 1-D array of dt holding the elements of view in in C order
+ * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
+static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
+                         bool sum) {
+  asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], x;
+  asc__irblock *save;
+  int32_t r = new_array(ls, dt, 1, &n), acc = -1;
+  c_strides(ls, in->shape, in->nd, cs);
+  if (sum) {
+    acc = newreg(ls, dt, "cumsum");
+    mov(ls, acc, conv(ls, i64(0), dt));
+  }
+  save = open_nest(ls, in->shape, in->nd, idx);
+  x = conv(ls, load_at(ls, in, idx, in->nd), dt);
+  if (sum) {
+    mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+    x = asc__irv_reg(acc);
+  }
+  store_at(ls, r, dot_idx(ls, idx, cs, in->nd), x);
+  ls->cur = save;
+  return r;
+}
+
+/* np.cumsum(a, axis=None) / a.cumsum(axis=k): running sums in the
+ * result's dtype, in order along the axis (numpy's order: exact for
+ * integers, the same rounding for floats). */
+static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  int dt = ty(e)->dtype, axis;
+  asc__lview in;
+  asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], iidx[1], x;
+  asc__irblock *save;
+  int32_t r, acc;
+  int64_t k;
+  asc__lower_view(ls, e->u.call.rargs[0], &in);
+  if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
+    return flat_copy(ls, &in, dt, true);
+  k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
+                               : -(int64_t)ax->u.unary.operand->u.ival;
+  axis = (int)(k < 0 ? k + in.nd : k);
+  r = new_array(ls, dt, in.nd, in.shape);
+  c_strides(ls, in.shape, in.nd, cs);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    if (j != axis)
+      oshape[q++] = in.shape[j];
+  save = open_nest(ls, oshape, in.nd - 1, oidx);
+  acc = newreg(ls, dt, "cumsum");
+  mov(ls, acc, conv(ls, i64(0), dt));
+  open_nest(ls, &in.shape[axis], 1, iidx);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    idx[j] = j == axis ? iidx[0] : oidx[q++];
+  x = conv(ls, load_at(ls, &in, idx, in.nd), dt);
+  mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+  store_at(ls, r, dot_idx(ls, idx, cs, in.nd), asc__irv_reg(acc));
+  ls->cur = save;
+  return r;
+}
+
+/* np.outer(a, b) of 1-D arrays: out[i, j] = a[i] * b[j] in the
+ * promoted dtype. */
+static int32_t outer(lstate *ls, const asc__ast_expr *e) {
+  asc__lview A, B;
+  asc__irval shape[2], idx[2], cs[2], x, y;
+  asc__irblock *save;
+  int dt = ty(e)->dtype;
+  int32_t r;
+  asc__lower_view(ls, e->u.call.rargs[0], &A);
+  asc__lower_view(ls, e->u.call.rargs[1], &B);
+  shape[0] = A.shape[0];
+  shape[1] = B.shape[0];
+  r = new_array(ls, dt, 2, shape);
+  c_strides(ls, shape, 2, cs);
+  save = open_nest(ls, shape, 2, idx);
+  x = conv(ls, load_at(ls, &A, idx, 1), dt);
+  y = conv(ls, load_at(ls, &B, idx + 1, 1), dt);
+  store_at(ls, r, dot_idx(ls, idx, cs, 2), op2(ls, ASC_IR_MUL, dt, x, y));
+  ls->cur = save;
+  return r;
+}
+
 /* A new array holding e: a creation call or an array expression. */
 static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   asc__type *t = ty(e);
@@ -1169,6 +1366,22 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   int dt = t->dtype, nd = t->ndim;
   if (is_matmul(e))
     return matmul(ls, e);
+  if (is_fancy(e))
+    return gather(ls, e);
+  if (b != NULL && e->u.call.callee == NULL) {
+    switch (b->id) {
+    case ASC_BI_NP_RAVEL:
+    case ASC_BI_NP_FLATTEN:
+      asc__lower_view(ls, a[0], &src);
+      return flat_copy(ls, &src, dt, false);
+    case ASC_BI_NP_CUMSUM:
+      return cumsum(ls, e);
+    case ASC_BI_NP_OUTER:
+      return outer(ls, e);
+    default:
+      break;
+    }
+  }
   if (b == NULL || !asc__builtin_is_creation(b->id)) {
     memset(&ew, 0, sizeof ew);
     collect(ls, &ew, e);
@@ -1244,7 +1457,7 @@ static void copy_from(lstate *ls, const asc__ast_expr *where,
   store_nest(ls, where, dst, x, op);
 }
 
-static bool is_new_array(const asc__ast_expr *e) {
+static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b;
   if (!is_tensor(e))
     return false;
@@ -1253,11 +1466,14 @@ static bool is_new_array(const asc__ast_expr *e) {
   case ASC_EXPR_UNARY:
   case ASC_EXPR_COMPARE:
     return true;
+  case ASC_EXPR_SUBSCRIPT:
+    return is_fancy(e);
   case ASC_EXPR_CALL:
     b = e->u.call.builtin;
     return b != NULL && e->u.call.callee == NULL &&
            (asc__builtin_is_creation(b->id) ||
             asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT ||
+            (makes_array(b->id) && !asc__lower_is_view(ls, e)) ||
             asc__builtin_is_elementwise(e));
   default:
     return false;
@@ -1324,14 +1540,14 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 }
 
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
-  return is_new_array(e) ? materialize(ls, e) : -1;
+  return is_new_array(ls, e) ? materialize(ls, e) : -1;
 }
 
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
   int32_t tmp, r;
   asc__irins *i;
-  if (value == NULL || !is_new_array(value))
+  if (value == NULL || !is_new_array(ls, value))
     return false;
   tmp = materialize(ls, value);
   r = name_reg(ls, target, ty(value));
@@ -1349,6 +1565,335 @@ void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {
   asc__lview dst;
   asc__lower_view(ls, call->u.call.rargs[0], &dst);
   store_nest(ls, call->u.call.rargs[0], &dst, call->u.call.rargs[1], -1);
+}
+
+/* ------------------------------- boolean masks and integer-array indices */
+
+/* x[m] with m a bool or integer array (not a view: a gather, or the
+ * target of a masked store or a scatter). */
+static bool is_fancy(const asc__ast_expr *e) {
+  const asc__ast_expr *ix;
+  asc__type *t;
+  if (e->kind != ASC_EXPR_SUBSCRIPT || !is_tensor(e->u.sub.value))
+    return false;
+  ix = e->u.sub.index;
+  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
+      ix->kind == ASC_EXPR_NONE)
+    return false;
+  t = ty(ix);
+  return t != NULL && t->kind == ASC_TY_TENSOR;
+}
+
+static bool is_mask(const asc__ast_expr *e) {
+  return ty(e->u.sub.index)->dtype == ascBool;
+}
+
+/* The index array of x[m] as operands in ew, broadcast into shape[0..nd)
+ * (its own shape, computed here).  A new array first when it reads the
+ * array the statement writes (x, NULL for none) other than element by
+ * element. */
+static void index_operands(lstate *ls, const asc__ast_expr *m,
+                           const asc__lview *x, asc__ewctx *ew,
+                           asc__irval *shape) {
+  int nd = ty(m)->ndim;
+  bool ov = false;
+  memset(ew, 0, sizeof *ew);
+  collect(ls, ew, m);
+  for (int k = 0; x != NULL && k < ew->nops; k++) {
+    if (ew->ops[k].v.t == x->t && !same_view(&ew->ops[k].v, x))
+      ov = true;
+    if (ew->ops[k].red != NULL)
+      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
+        if (ew->ops[k].red->sub.ops[q].v.t == x->t)
+          ov = true;
+  }
+  if (ov) {
+    int32_t tmp = materialize_ew(ls, m, ew);
+    memset(ew, 0, sizeof *ew);
+    whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
+  }
+  for (int k = 0; k < nd; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < ew->nops; k++)
+    broadcast(ls, &ew->ops[k].v, shape, nd, true);
+}
+
+/* m's value at idx[0..nd) */
+static asc__irval index_value(lstate *ls, const asc__ast_expr *m,
+                              asc__ewctx *ew, asc__irval *idx, int nd) {
+  asc__ewctx *outer = ls->ew;
+  asc__irval v;
+  ew->nd = nd;
+  ew->idx = idx;
+  ls->ew = ew;
+  v = asc__lower_expr(ls, m);
+  ls->ew = outer;
+  return v;
+}
+
+/* A mask's shape must be the array's (numpy's IndexError). */
+static void mask_shape_check(lstate *ls, const asc__lview *x,
+                             const asc__irval *ms) {
+  for (int k = 0; k < x->nd; k++)
+    if (!same_val(ms[k], x->shape[k]))
+      raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, ms[k], x->shape[k]),
+               ASC_KEXC_INDEX_ERROR,
+               asc__arena_printf(ls->c,
+                                 "boolean index did not match indexed array "
+                                 "along axis %d; size of axis is {} but size "
+                                 "of corresponding boolean axis is {}",
+                                 k),
+               x->shape[k], ms[k]);
+}
+
+/* The number of true elements of mask m over x's shape. */
+static asc__irval mask_count(lstate *ls, const asc__ast_expr *m,
+                             asc__ewctx *ew, const asc__lview *x) {
+  asc__irval idx[ASC_MAX_DIMS], b;
+  asc__irblock *save;
+  int32_t n = newreg(ls, ascInt64, "mask.n");
+  mov(ls, n, i64(0));
+  save = open_nest(ls, x->shape, x->nd, idx);
+  b = truthy(ls, index_value(ls, m, ew, idx, x->nd));
+  mov(ls, n, add(ls, asc__irv_reg(n), conv(ls, b, ascInt64)));
+  ls->cur = save;
+  return asc__irv_reg(n);
+}
+
+/* Opens `if (cond)`; returns the block to restore. */
+static asc__irblock *open_if(lstate *ls, asc__irval cond) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  return save;
+}
+
+/* An integer index k into an axis of size n, numpy's: negative from the
+ * end; outside [-n, n) an IndexError, always (numpy raises for integer
+ * array indices whatever the settings). */
+static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
+  asc__irval w;
+  k = conv(ls, k, ascInt64);
+  w = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)), add(ls, k, n), k);
+  raise_if(ls,
+           op2(ls, ASC_IR_OR, ascBool, op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
+               op2(ls, ASC_IR_GE, ascInt64, w, n)),
+           ASC_KEXC_INDEX_ERROR,
+           "index {} is out of bounds for axis 0 with size {}", k, n);
+  return w;
+}
+
+/* x[m]: a new array.  A mask gives the elements where it is true, in C
+ * order (1-D); an integer array i gives x[i[p], ...] for each p, of
+ * shape i.shape + x.shape[1:]. */
+static int32_t gather(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *m = e->u.sub.index;
+  asc__lview x;
+  asc__ewctx ew;
+  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+  asc__irblock *save;
+  int dt = ty(e)->dtype, nd = ty(e)->ndim;
+  int32_t r;
+  asc__lower_view(ls, e->u.sub.value, &x);
+  index_operands(ls, m, NULL, &ew, ms);
+  if (is_mask(e)) {
+    asc__irval n, b;
+    asc__irblock *isave;
+    int32_t pos;
+    mask_shape_check(ls, &x, ms);
+    n = mask_count(ls, m, &ew, &x);
+    r = new_array(ls, dt, 1, &n);
+    pos = newreg(ls, ascInt64, "mask.i");
+    mov(ls, pos, i64(0));
+    save = open_nest(ls, x.shape, x.nd, idx);
+    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
+    isave = open_if(ls, b);
+    store_at(ls, r, asc__irv_reg(pos), load_at(ls, &x, idx, x.nd));
+    mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
+    ls->cur = isave;
+    ls->cur = save;
+    return r;
+  } else {
+    int ni = ty(m)->ndim;
+    asc__irval shape[ASC_MAX_DIMS], k, off;
+    for (int q = 0; q < ni; q++)
+      shape[q] = ms[q];
+    for (int q = 1; q < x.nd; q++)
+      shape[ni + q - 1] = x.shape[q];
+    r = new_array(ls, dt, nd, shape);
+    c_strides(ls, shape, nd, cs);
+    save = open_nest(ls, shape, nd, idx);
+    k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
+    off = add(ls, x.off, mul(ls, k, x.stride[0]));
+    for (int q = 1; q < x.nd; q++)
+      off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+    {
+      int32_t d = newreg(ls, ls->f->regs[x.t].ty.dtype, NULL);
+      asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+      l->args[0] = asc__irv_reg(x.t);
+      l->args[1] = off;
+      store_at(ls, r, dot_idx(ls, idx, cs, nd), asc__irv_reg(d));
+    }
+    ls->cur = save;
+    return r;
+  }
+}
+
+/* The value of x[...] op= v for old element value old. */
+static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
+                          int op) {
+  asc__type *pt;
+  int odt;
+  if (op < 0)
+    return v;
+  pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                       asc__ty_scalar(ls->c, vdt(ls, v)));
+  odt = asc__ty_concrete(ls->c, pt)->dtype;
+  if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+    odt = ascFloat64;
+  return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
+}
+
+/* x[m] = value or x[m] op= value (op >= 0), m a mask or an integer
+ * array: numpy's masked store and scatter. */
+static void fancy_store(lstate *ls, const asc__ast_expr *target,
+                        const asc__ast_expr *value, int op) {
+  const asc__ast_expr *m = target->u.sub.index;
+  asc__lview x, v;
+  asc__ewctx ew;
+  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], sv = i64(0);
+  asc__irblock *save;
+  int dt;
+  int32_t tmp = -1;
+  bool arr = is_tensor(value);
+  asc__lower_view(ls, target->u.sub.value, &x);
+  dt = ls->f->regs[x.t].ty.dtype;
+  index_operands(ls, m, &x, &ew, ms);
+  if (arr) {
+    /* the values first, in a new array when they read x */
+    asc__ewctx vew;
+    memset(&vew, 0, sizeof vew);
+    collect(ls, &vew, value);
+    if (vew.nops == 1 && vew.ops[0].red == NULL && vew.ops[0].e == value &&
+        vew.ops[0].v.t != x.t) {
+      v = vew.ops[0].v;
+    } else {
+      tmp = materialize_ew(ls, value, &vew);
+      whole_tensor(ls, tmp, &v);
+    }
+    if (v.nd == 0) { /* a 0-d array: its one element */
+      sv = load_at(ls, &v, idx, 0);
+      arr = false;
+    }
+  } else {
+    sv = asc__lower_expr(ls, value);
+  }
+  if (is_mask(target)) {
+    asc__irval b, n, cur;
+    asc__irblock *isave;
+    int32_t pos = -1;
+    mask_shape_check(ls, &x, ms);
+    if (arr) {
+      /* numpy: as many values as true elements, or one */
+      asc__irval one;
+      n = mask_count(ls, m, &ew, &x);
+      one = op2(ls, ASC_IR_EQ, ascInt64, v.shape[0], i64(1));
+      raise_if(ls,
+               op2(ls, ASC_IR_AND, ascBool, op1(ls, ASC_IR_NOT, ascBool, one),
+                   op2(ls, ASC_IR_NE, ascInt64, v.shape[0], n)),
+               ASC_KEXC_VALUE_ERROR,
+               "NumPy boolean array indexing assignment cannot assign {} "
+               "input values to the {} output values where the mask is true",
+               v.shape[0], n);
+      v.stride[0] = sel(ls, one, i64(0), v.stride[0]);
+      pos = newreg(ls, ascInt64, "mask.i");
+      mov(ls, pos, i64(0));
+    }
+    save = open_nest(ls, x.shape, x.nd, idx);
+    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
+    isave = open_if(ls, b);
+    if (arr) {
+      asc__irval p = asc__irv_reg(pos);
+      cur = load_at(ls, &v, &p, 1);
+      mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
+    } else {
+      cur = sv;
+    }
+    {
+      asc__irval off = elem_offset(ls, &x, idx, x.nd), old = i64(0);
+      if (op >= 0) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(x.t);
+        l->args[1] = off;
+        old = asc__irv_reg(d);
+      }
+      store_at(ls, x.t, off, combine(ls, dt, old, cur, op));
+    }
+    ls->cur = isave;
+    ls->cur = save;
+  } else {
+    /* x[i[p], ...] = value[p, ...] over i.shape + x.shape[1:]; with op,
+     * numpy's x[i] = x[i] op value: every new value first, then the
+     * stores (a repeated index takes the last) */
+    int ni = ty(m)->ndim, nd = ni + x.nd - 1;
+    asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+    int32_t vals = -1;
+    int passes = op >= 0 ? 2 : 1;
+    for (int q = 0; q < ni; q++)
+      shape[q] = ms[q];
+    for (int q = 1; q < x.nd; q++)
+      shape[ni + q - 1] = x.shape[q];
+    if (arr) {
+      if (v.nd > nd)
+        asc__diag_fatal(ls->c, value->loc,
+                        "cannot broadcast a %d-dimensional array into a "
+                        "%d-dimensional one", v.nd, nd);
+      broadcast(ls, &v, shape, nd, false);
+    }
+    if (op >= 0) {
+      vals = new_array(ls, dt, nd, shape);
+      c_strides(ls, shape, nd, cs);
+    }
+    for (int pass = 0; pass < passes; pass++) {
+      asc__irval k, off, cur;
+      save = open_nest(ls, shape, nd, idx);
+      k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
+      off = add(ls, x.off, mul(ls, k, x.stride[0]));
+      for (int q = 1; q < x.nd; q++)
+        off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+      if (op >= 0 && pass == 1) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(vals);
+        l->args[1] = dot_idx(ls, idx, cs, nd);
+        store_at(ls, x.t, off, asc__irv_reg(d));
+        ls->cur = save;
+        continue;
+      }
+      cur = arr ? load_at(ls, &v, idx, nd) : sv;
+      if (op >= 0) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(x.t);
+        l->args[1] = off;
+        store_at(ls, vals, dot_idx(ls, idx, cs, nd),
+                 combine(ls, dt, asc__irv_reg(d), cur, op));
+      } else {
+        store_at(ls, x.t, off, cur);
+      }
+      ls->cur = save;
+    }
+    if (vals >= 0) {
+      asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+      fr->args[0] = asc__irv_reg(vals);
+    }
+  }
+  if (tmp >= 0) {
+    asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+    fr->args[0] = asc__irv_reg(tmp);
+  }
 }
 
 /* ----------------------------------------------------------- reductions */

@@ -251,6 +251,7 @@ asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
 /* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
 bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
+bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e);
 /* The view of tensor expression e (a whole tensor is one too). */
 void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
 asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);

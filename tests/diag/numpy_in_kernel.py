@@ -1,6 +1,6 @@
 # expect: 10:15: error: np.polyval is not supported in kernels yet (numpy names kernels accept: sin, cos, tan, arcsin
-# expect: 11:15: error: np.cumsum is not supported in kernels yet (numpy names kernels accept:
-# expect: 12:15: error: np.linalg is not supported in kernels yet
+# expect: 11:15: error: np.histogram is not supported in kernels yet (numpy names kernels accept:
+# expect: 12:22: error: np.linalg.inv is not supported in kernels (of np.linalg, kernels accept norm)
 import asc
 import numpy as np
 
@@ -8,5 +8,5 @@ import numpy as np
 def k(x):
     x[0] = np.sqrt(2.0)
     x[1] = np.polyval(x, 2.0)
-    x[2] = np.cumsum(x)[0]
-    x[3] = np.linalg.norm(x)
+    x[2] = np.histogram(x)[0]
+    x[3] = np.linalg.inv(x)[0]

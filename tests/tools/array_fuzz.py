@@ -19,6 +19,13 @@ prints how many kernels compiled, matched, mismatched, and were rejected
     python3 tests/tools/array_fuzz.py --seed 1 --count 200
     python3 tests/tools/array_fuzz.py --mode loop --count 100   # see below
     python3 tests/tools/array_fuzz.py --seed 7 --count 1 --show  # print the kernels
+    python3 tests/tools/array_fuzz.py --seed 9 --count 100000 --batch 50 --opt 0
+
+--batch N puts N cases in one module, compiled ahead of time by ascc in
+one C compilation (asc.load_module runs it); --opt 0 compiles that C at
+-O0 (libasc's own passes are the same).  That is what makes 10^5 cases a
+run of well under an hour by hand; a module that does not compile (a
+kernel rejected) is redone case by case with asc.compile.
 
 --mode array (the default) writes the kernels as array statements: today
 libasc rejects nearly all of them (no slices or whole-array arithmetic yet).
@@ -46,7 +53,9 @@ import random
 import re
 import sys
 import tempfile
+import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -399,7 +408,9 @@ def short(msg):
     return msg[:110]
 
 
-def run_case(case, loop, stats, args):
+def prepare(case, loop, stats, args):
+    """The case's text, inputs and numpy's result, or None when numpy
+    refuses it (counted)."""
     text = case.text(loop)
     Path(args.last).write_text(f"# seed {case.seed}, mode {'loop' if loop else 'array'}\n" + text)
     if args.show:
@@ -420,14 +431,21 @@ def run_case(case, loop, stats, args):
     except Exception as e:   # noqa: BLE001 - numpy refuses
         stats["numpy rejects"] += 1
         stats.reasons["numpy: " + short(f"{type(e).__name__}: {e}")] += 1
-        return
+        return None
     with np.errstate(all="ignore"):
         rhs = eval(case.expr.array(case.views), {"np": np, **ins})   # noqa: S307
-    float_expr = np.asarray(rhs).dtype.kind == "f"
+    return {"text": text, "ins": ins, "want": want,
+            "float_expr": np.asarray(rhs).dtype.kind == "f"}
+
+
+def judge(case, loop, stats, prep, kernel):
+    """Runs kernel() (which compiles the case's kernel, or returns it
+    compiled) on copies of the inputs and compares with numpy."""
+    text, ins, want = prep["text"], prep["ins"], prep["want"]
     try:
-        m = asc.compile(text, filename=f"fuzz_{case.seed}.py")
-        got = {k: v.copy() for k, v in ins.items()}
-        m.k(*[got[p] for p in case.params()])
+        k = kernel()
+        got = {n: v.copy() for n, v in ins.items()}
+        k(*[got[p] for p in case.params()])
     except asc.CompileError as e:
         kind = "internal error" if "internal compiler error" in str(e) else "rejected"
         stats[kind] += 1
@@ -451,7 +469,7 @@ def run_case(case, loop, stats, args):
         stats.reasons["launch: " + short(f"{type(e).__name__}: {e}")] += 1
         return
     stats["compiled"] += 1
-    ok = close(got["out"], want, float_expr)
+    ok = close(got["out"], want, prep["float_expr"])
     if ok.all():
         stats["matched"] += 1
     else:
@@ -463,11 +481,78 @@ def run_case(case, loop, stats, args):
         stats.failures.append((case, loop, text, f"{ins_txt}: {detail}"))
 
 
+OPT_LEVEL = None   # None: the compiler's default (-O3); --opt
+
+
+def _compile_one(case, text):
+    return asc.compile(text, filename=f"fuzz_{case.seed}.py", opt_level=OPT_LEVEL or 0).k
+
+
+def run_case(case, loop, stats, args):
+    prep = prepare(case, loop, stats, args)
+    if prep is not None:
+        judge(case, loop, stats, prep, lambda: _compile_one(case, prep["text"]))
+
+
+# ---- many cases per compiled module (--batch) ------------------------------
+
+_SIG = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8",
+        "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+        "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool"}
+
+
+def _signature(name, case, ins):
+    parts = []
+    for p in case.params():
+        x = ins[p]
+        dims = [":"] * (x.ndim - 1) + ["::1"] if x.ndim else []
+        parts.append(f"{_SIG[x.dtype.name]}[{', '.join(dims)}]")
+    return f"{name}({', '.join(parts)})"
+
+
+def run_batch(batch, stats, args, workdir):
+    """Cases [(case, loop)] as kernels k_0, k_1 ... of one module, compiled
+    ahead of time by ascc in one go (one C compilation), then each run
+    against numpy.  When the module does not compile (a kernel rejected),
+    each case is compiled on its own instead, as without --batch."""
+    preps = []
+    for case, loop in batch:
+        prep = prepare(case, loop, stats, args)
+        if prep is not None:
+            preps.append((case, loop, prep))
+    if not preps:
+        return
+    defs, sigs = [], []
+    for j, (case, loop, prep) in enumerate(preps):
+        body = prep["text"][len(HEADER):].replace("def k(", f"def k_{j}(", 1)
+        defs.append("@asc.kernel\n" + body)
+        sigs.append(_signature(f"k_{j}", case, prep["ins"]))
+    src = Path(workdir) / f"batch_{preps[0][0].seed}.py"
+    so = src.with_suffix(".so")
+    src.write_text(HEADER.replace("@asc.kernel\n", "") + "\n\n".join(defs))
+    cmd = [args.ascc, "--emit=so", "-o", str(so)] + ([f"-O{OPT_LEVEL}"] if OPT_LEVEL is not None else [])
+    for sg in sigs:
+        cmd += ["--signature", sg]
+    t = time.monotonic()
+    p = subprocess.run(cmd + [str(src)], capture_output=True, text=True)
+    stats.compile_secs += time.monotonic() - t
+    if p.returncode != 0:
+        stats["batches recompiled one by one"] += 1
+        for case, loop, prep in preps:
+            judge(case, loop, stats, prep, lambda: _compile_one(case, prep["text"]))
+        return
+    m = asc.load_module(so)
+    for j, (case, loop, prep) in enumerate(preps):
+        judge(case, loop, stats, prep, lambda: getattr(m, f"k_{j}"))
+    stats["modules"] += 1
+
+
 class Stats(collections.Counter):
     def __init__(self):
         super().__init__()
         self.reasons = collections.Counter()
         self.failures = []
+        self.compile_secs = 0.0
 
 
 def main():
@@ -486,9 +571,28 @@ def main():
                          "scalars only (numpy: a strong float64/int64; libasc: weak)")
     ap.add_argument("--max-failures", type=int, default=10, help="failures printed in full")
     ap.add_argument("--last", default=os.path.join(tempfile.gettempdir(), "array_fuzz_last.py"))
+    ap.add_argument("--batch", type=int, default=1,
+                    help="cases per compiled module: N > 1 writes N kernels into one "
+                         "module and compiles it ahead of time with ascc (one C "
+                         "compilation for all), for long runs by hand")
+    ap.add_argument("--ascc", default=os.environ.get("ASCC") or str(
+                        Path(os.environ.get("ASC_BUILD_DIR", ROOT / "build")) / "ascc"),
+                    help="the ascc used by --batch (default: $ASCC, else "
+                         "$ASC_BUILD_DIR/ascc, else build/ascc)")
+    ap.add_argument("--opt", type=int, choices=[0, 1, 2, 3], default=None,
+                    help="with --batch: the C compiler's optimisation level (default "
+                         "-O3); -O0/-O1 compile faster for long runs (the libasc passes "
+                         "run the same)")
     args = ap.parse_args()
+    global OPT_LEVEL
+    OPT_LEVEL = args.opt
+    if args.batch > 1 and not os.path.exists(args.ascc):
+        ap.error(f"--batch needs ascc: {args.ascc} does not exist (--ascc PATH)")
 
     stats = Stats()
+    t0 = time.monotonic()
+    pending = []
+    workdir = tempfile.mkdtemp(prefix="asc-array-fuzz-batch-")
     for i in range(args.count):
         seed = args.seed * 1_000_003 + i
         modes = {"array": [False], "loop": [True], "both": [False, True]}[args.mode]
@@ -496,12 +600,26 @@ def main():
             case = Case(seed, mode_loop=loop, known_diffs=args.known_diffs,
                         dtypes=args.dtypes.split(","))
             stats["cases"] += 1
-            run_case(case, loop, stats, args)
+            if args.batch <= 1:
+                run_case(case, loop, stats, args)
+                continue
+            pending.append((case, loop))
+            if len(pending) == args.batch:
+                run_batch(pending, stats, args, workdir)
+                pending = []
+    if pending:
+        run_batch(pending, stats, args, workdir)
+    secs = time.monotonic() - t0
 
-    print(f"array_fuzz seed={args.seed} count={args.count} mode={args.mode}")
+    print(f"array_fuzz seed={args.seed} count={args.count} mode={args.mode}"
+          + (f" batch={args.batch}" if args.batch > 1 else ""))
     for k in ("cases", "compiled", "matched", "mismatched", "rejected", "launch error",
               "kernel raised", "internal error", "numpy rejects"):
         print(f"  {k:15s} {stats[k]}")
+    if args.batch > 1:
+        print(f"  modules         {stats['modules']} (and {stats['batches recompiled one by one']} "
+              f"batches compiled case by case); {stats.compile_secs:.1f} s in ascc")
+    print(f"  seconds         {secs:.1f} ({stats['cases'] / secs if secs else 0:.1f} cases/s)")
     print("by message:")
     for msg, c in stats.reasons.most_common():
         print(f"  {c:5d}  {msg}")

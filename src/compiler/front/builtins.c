@@ -61,12 +61,17 @@ static const struct {
     {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
     {"ones_like", ASC_BI_NP_ONES_LIKE}, {"full_like", ASC_BI_NP_FULL_LIKE},
     {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
-    {"reshape", ASC_BI_NP_RESHAPE},
+    {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
+    {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
+    {"outer", ASC_BI_NP_OUTER},
 };
 
 const asc__builtin *asc__builtin_method(const char *name) {
   for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_RESHAPE; id++)
     if (id != ASC_BI_NP_WHERE)
+    if (strcmp(entries[id - 1].name, name) == 0)
+      return &entries[id - 1];
+  for (int id = ASC_BI_NP_TRANSPOSE; id <= ASC_BI_NP_CUMSUM; id++)
     if (strcmp(entries[id - 1].name, name) == 0)
       return &entries[id - 1];
   return NULL;
@@ -80,7 +85,7 @@ const char asc__numpy_names[] =
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, "
-    "reshape and "
+    "reshape, transpose, ravel, cumsum, outer, linalg.norm and "
     "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
     "float16, float32, float64";

@@ -174,6 +174,13 @@ typedef enum asc__builtin_kind {
   X(NP_ARANGE, "arange", 0, ASC_BK_FUNC, 1, 4, "start,stop,step,dtype")     \
   X(NP_LINSPACE, "linspace", 0, ASC_BK_FUNC, 2, 5,                          \
     "start,stop,num,endpoint,dtype")                                          \
+  /* views and copies of an array's elements; cumsum, outer, linalg.norm */  \
+  X(NP_TRANSPOSE, "transpose", 0, ASC_BK_FUNC, 1, 9, "a,axes")              \
+  X(NP_RAVEL, "ravel", 0, ASC_BK_FUNC, 1, 1, "a")                           \
+  X(NP_FLATTEN, "flatten", 0, ASC_BK_FUNC, 1, 1, "a")                       \
+  X(NP_CUMSUM, "cumsum", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")          \
+  X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
+  X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \

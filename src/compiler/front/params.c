@@ -120,6 +120,27 @@ static bool numpy_call(const asc__ast_expr *e) {
            strcmp(f->u.name.sym->u.import->module, "numpy") == 0));
 }
 
+/* Is e a boolean mask by its form (a comparison, or & | ^ ~ of them)? */
+static bool mask_syntax(const asc__ast_expr *e, int depth) {
+  if (e == NULL || depth > 64)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_COMPARE:
+    return true;
+  case ASC_EXPR_BINARY:
+    return (e->u.binary.op == ASC_BIN_BITAND ||
+            e->u.binary.op == ASC_BIN_BITOR ||
+            e->u.binary.op == ASC_BIN_BITXOR) &&
+           (mask_syntax(e->u.binary.lhs, depth + 1) ||
+            mask_syntax(e->u.binary.rhs, depth + 1));
+  case ASC_EXPR_UNARY:
+    return e->u.unary.op == ASC_UN_INVERT &&
+           mask_syntax(e->u.unary.operand, depth + 1);
+  default:
+    return false;
+  }
+}
+
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
@@ -142,13 +163,16 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
         (strcmp(e->u.attr.attr, "shape") == 0 ||
          strcmp(e->u.attr.attr, "ndim") == 0 ||
          strcmp(e->u.attr.attr, "size") == 0 ||
-         strcmp(e->u.attr.attr, "T") == 0))
+         strcmp(e->u.attr.attr, "T") == 0 ||
+         strcmp(e->u.attr.attr, "dtype") == 0))
       u->tensor = true;
     use_expr(u, e->u.attr.value, depth + 1);
     break;
   case ASC_EXPR_SUBSCRIPT:
     if (names(e->u.sub.value, u->sym))
       u->tensor = true;
+    if (mask_syntax(e->u.sub.index, 0)) /* a[b > 0]: b is an array */
+      use_array_operand(u, e->u.sub.index, depth + 1);
     use_expr(u, e->u.sub.value, depth + 1);
     use_expr(u, e->u.sub.index, depth + 1);
     break;
@@ -165,7 +189,13 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_COPY || b->id == ASC_BI_NP_ASTYPE ||
          b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
-         b->id == ASC_BI_NP_RESHAPE))
+         b->id == ASC_BI_NP_RESHAPE || b->id == ASC_BI_NP_TRANSPOSE ||
+         b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
+         b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER ||
+         b->id == ASC_BI_NP_NORM))
+      u->tensor = true;
+    if (b != NULL && b->id == ASC_BI_NP_OUTER && e->u.call.nrargs > 1 &&
+        names(e->u.call.rargs[1], u->sym))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))

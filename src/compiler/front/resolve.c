@@ -495,6 +495,317 @@ static void array_loop(resolver *r, asc__ast_stmt *s) {
   s->u.for_.over_array = true;
 }
 
+/* ---------------------------------------- zip() and enumerate() loops */
+
+static bool is_call_of(const asc__ast_expr *e, const char *name) {
+  return e != NULL && e->kind == ASC_EXPR_CALL && e->u.call.func != NULL &&
+         e->u.call.func->kind == ASC_EXPR_NAME &&
+         strcmp(e->u.call.func->u.name.id, name) == 0;
+}
+
+static asc__ast_expr *syn_name(resolver *r, const char *id, asc__loc loc) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_NAME, loc, 1);
+  e->u.name.id = id;
+  return e;
+}
+
+static asc__ast_expr *syn_int(resolver *r, int64_t v, asc__loc loc) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_INT, loc, 1);
+  e->u.ival = (uint64_t)v;
+  return e;
+}
+
+static asc__ast_expr *syn_bin(resolver *r, asc__binop op, asc__ast_expr *a,
+                              asc__ast_expr *b) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_BINARY, a->loc,
+                           (a->depth > b->depth ? a->depth : b->depth) + 1);
+  e->u.binary.op = op;
+  e->u.binary.lhs = a;
+  e->u.binary.rhs = b;
+  return e;
+}
+
+static asc__ast_stmt *syn_assign(resolver *r, asc__ast_expr *t,
+                                 asc__ast_expr *v, asc__loc loc) {
+  asc__ast_stmt *s = asc__arena_alloc(r->c, sizeof *s);
+  memset(s, 0, sizeof *s);
+  s->kind = ASC_STMT_ASSIGN;
+  s->loc = loc;
+  s->u.assign.targets = asc__arena_alloc(r->c, sizeof *s->u.assign.targets);
+  s->u.assign.targets[0] = t;
+  s->u.assign.ntargets = 1;
+  s->u.assign.value = v;
+  return s;
+}
+
+/* An integer literal, possibly negated: its value. */
+static bool int_literal(const asc__ast_expr *e, int64_t *v) {
+  if (e->kind == ASC_EXPR_INT && e->u.ival <= (uint64_t)INT64_MAX) {
+    *v = (int64_t)e->u.ival;
+    return true;
+  }
+  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
+      e->u.unary.operand->kind == ASC_EXPR_INT &&
+      e->u.unary.operand->u.ival <= (uint64_t)INT64_MAX) {
+    *v = -(int64_t)e->u.unary.operand->u.ival;
+    return true;
+  }
+  return false;
+}
+
+enum { ITER_MAX = 16 };
+
+typedef struct iter_loop {
+  asc__ast_expr *seq[ITER_MAX];   /* range() calls and arrays */
+  int nseq;
+  asc__ast_expr *name[ITER_MAX];  /* the target names ... */
+  int of[ITER_MAX];               /* ... and their sequence (-1: counter) */
+  int nnames;
+  asc__ast_expr *count_start;     /* enumerate's start, or NULL */
+} iter_loop;
+
+/* Pairs the names of target t with the sequences of iterable it. */
+static bool iter_targets(resolver *r, iter_loop *L, asc__ast_expr *t,
+                         asc__ast_expr *it, bool top) {
+  if (is_call_of(it, "enumerate")) {
+    if (!top) {
+      asc__diag_error(r->c, it->loc, "enumerate() in a kernel loop must be "
+                      "the outermost iterable (for i, (x, y) in "
+                      "enumerate(zip(a, b)))");
+      return false;
+    }
+    if (it->u.call.nargs < 1 || it->u.call.nargs > 2 ||
+        (it->u.call.nkws == 1 &&
+         (it->u.call.nargs != 1 ||
+          strcmp(it->u.call.kws[0].name, "start") != 0)) ||
+        it->u.call.nkws > 1) {
+      asc__diag_error(r->c, it->loc, "enumerate() takes a sequence and "
+                      "an optional start: enumerate(a), enumerate(a, 1), "
+                      "enumerate(a, start=1)");
+      return false;
+    }
+    if (t->kind != ASC_EXPR_TUPLE || t->u.tuple.n != 2 ||
+        t->u.tuple.elts[0]->kind != ASC_EXPR_NAME) {
+      asc__diag_error(r->c, t->loc, "a kernel loop over enumerate() "
+                      "unpacks each pair: for i, x in enumerate(...)");
+      return false;
+    }
+    L->count_start = it->u.call.nargs == 2 ? it->u.call.args[1]
+                     : it->u.call.nkws == 1 ? it->u.call.kws[0].value
+                                            : NULL;
+    L->name[L->nnames] = t->u.tuple.elts[0];
+    L->of[L->nnames++] = -1;
+    return iter_targets(r, L, t->u.tuple.elts[1], it->u.call.args[0], false);
+  }
+  if (is_call_of(it, "zip")) {
+    int n = it->u.call.nargs;
+    if (it->u.call.nkws > 0 || n < 1) {
+      asc__diag_error(r->c, it->loc, "zip() in a kernel loop takes "
+                      "sequences only (no strict=)");
+      return false;
+    }
+    if (t->kind != ASC_EXPR_TUPLE || t->u.tuple.n != n) {
+      asc__diag_error(r->c, t->loc, "a kernel loop over zip() of %d "
+                      "sequences unpacks %d names: for x, y in zip(a, b)",
+                      n, n);
+      return false;
+    }
+    for (int k = 0; k < n; k++)
+      if (!iter_targets(r, L, t->u.tuple.elts[k], it->u.call.args[k], false))
+        return false;
+    return true;
+  }
+  if (it->kind == ASC_EXPR_CALL && !is_call_of(it, "range")) {
+    asc__diag_error(r->c, it->loc, "zip() and enumerate() in kernel loops "
+                    "take range() or arrays (bind other values to a name "
+                    "first; a parallel loop: for i in asc.prange(n): "
+                    "x = a[i])");
+    return false;
+  }
+  if (t->kind != ASC_EXPR_NAME) {
+    asc__diag_error(r->c, t->loc, "kernels unpack zip() and enumerate() "
+                    "items into names only (index the rows instead: "
+                    "for i, row in enumerate(a): row[0], row[1])");
+    return false;
+  }
+  if (L->nseq == ITER_MAX || L->nnames == ITER_MAX) {
+    asc__diag_error(r->c, it->loc, "too many sequences in one loop");
+    return false;
+  }
+  if (top) {
+    asc__diag_error(r->c, it->loc, "kernel 'for' loops iterate over "
+                    "range(), asc.prange(), asc.static_range(), an array, "
+                    "zip() or enumerate()");
+    return false;
+  }
+  L->seq[L->nseq] = it;
+  L->name[L->nnames] = t;
+  L->of[L->nnames++] = L->nseq++;
+  return true;
+}
+
+/* The names of a loop target (the first ITER_MAX). */
+static void target_names(asc__ast_expr *t, asc__ast_expr **out, int *n) {
+  if (t->kind == ASC_EXPR_NAME && *n < ITER_MAX)
+    out[(*n)++] = t;
+  else if (t->kind == ASC_EXPR_TUPLE)
+    for (int k = 0; k < t->u.tuple.n; k++)
+      target_names(t->u.tuple.elts[k], out, n);
+}
+
+/* `for T in zip(...)` / `enumerate(...)` over range() calls and arrays
+ * (their first axis) becomes `for <i> in range(<n>): names = items`,
+ * <n> the shortest length; range() arguments and enumerate's start are
+ * evaluated once, before the loop, into names no source can write.
+ * Returns the number of statements put before the loop. */
+static int iter_loop_rewrite(resolver *r, asc__ast_block *b, int at) {
+  asc__ast_stmt *s = b->stmts[at];
+  asc__ast_expr *it = s->u.for_.iter, *t = s->u.for_.target;
+  asc__ast_stmt *pre[3 * ITER_MAX + 1];
+  asc__ast_expr *len = NULL, *start[ITER_MAX], *step[ITER_MAX];
+  int64_t stepv[ITER_MAX];
+  int npre = 0, id = r->array_loops++;
+  const char *iv = asc__arena_printf(r->c, "for.%d", id);
+  iter_loop L;
+  asc__ast_stmt **stmts;
+  memset(&L, 0, sizeof L);
+  if (!iter_targets(r, &L, t, it, true)) {
+    /* a loop of no iterations, so that the body still resolves */
+    asc__ast_expr *leaf[ITER_MAX];
+    int nleaf = 0;
+    asc__ast_stmt **body;
+    target_names(t, leaf, &nleaf);
+    body = asc__arena_alloc(
+        r->c, sizeof *body * ((size_t)s->u.for_.body.n + (size_t)nleaf));
+    for (int k = 0; k < nleaf; k++)
+      body[k] = syn_assign(r, leaf[k], syn_int(r, 0, it->loc), s->loc);
+    for (int k = 0; k < s->u.for_.body.n; k++)
+      body[k + nleaf] = s->u.for_.body.stmts[k];
+    s->u.for_.body.stmts = body;
+    s->u.for_.body.n += nleaf;
+    s->u.for_.target = syn_name(r, iv, t->loc);
+    s->u.for_.iter = NULL;
+    s->u.for_.stop = syn_int(r, 0, it->loc);
+    s->u.for_.over_array = true;
+    return 0;
+  }
+  /* once, before the loop */
+#define HOIST(x)                                                              \
+  do {                                                                        \
+    int64_t lit_;                                                             \
+    if (!int_literal((x), &lit_)) {                                           \
+      const char *h_ = asc__arena_printf(r->c, "for.%d.%d", id, npre);       \
+      pre[npre++] = syn_assign(r, syn_name(r, h_, (x)->loc), (x), s->loc);   \
+      (x) = syn_name(r, h_, (x)->loc);                                        \
+    }                                                                         \
+  } while (0)
+  if (L.count_start != NULL)
+    HOIST(L.count_start);
+  for (int k = 0; k < L.nseq; k++) {
+    asc__ast_expr *q = L.seq[k], *n;
+    if (q->kind != ASC_EXPR_CALL) { /* an array: its first axis */
+      asc__ast_expr *shape = synth(r, ASC_EXPR_ATTR, q->loc, q->depth + 1);
+      n = synth(r, ASC_EXPR_SUBSCRIPT, q->loc, q->depth + 2);
+      shape->u.attr.value = q;
+      shape->u.attr.attr = "shape";
+      shape->u.attr.attr_loc = q->loc;
+      n->u.sub.value = shape;
+      n->u.sub.index = syn_int(r, 0, q->loc);
+    } else {
+      asc__ast_expr *a0, *a1, *a2;
+      int na = q->u.call.nargs;
+      if (q->u.call.nkws > 0 || na < 1 || na > 3) {
+        asc__diag_error(r->c, q->loc, "range() takes 1 to 3 positional "
+                        "arguments");
+        return 0;
+      }
+      a0 = q->u.call.args[0];
+      a1 = na > 1 ? q->u.call.args[1] : NULL;
+      a2 = na > 2 ? q->u.call.args[2] : NULL;
+      stepv[k] = 1;
+      if (a2 != NULL && (!int_literal(a2, &stepv[k]) || stepv[k] == 0)) {
+        asc__diag_error(r->c, a2->loc, "a range() inside zip() or "
+                        "enumerate() needs a nonzero integer literal step");
+        return 0;
+      }
+      HOIST(a0);
+      if (a1 == NULL) { /* range(stop) */
+        start[k] = NULL;
+        n = a0;
+      } else {
+        HOIST(a1);
+        start[k] = a0;
+        n = stepv[k] > 0 ? syn_bin(r, ASC_BIN_SUB, a1, a0)
+                         : syn_bin(r, ASC_BIN_SUB, a0, a1);
+        if (stepv[k] != 1 && stepv[k] != -1) {
+          int64_t m = stepv[k] > 0 ? stepv[k] : -stepv[k];
+          n = syn_bin(r, ASC_BIN_FLOORDIV,
+                      syn_bin(r, ASC_BIN_ADD, n, syn_int(r, m - 1, q->loc)),
+                      syn_int(r, m, q->loc));
+        }
+      }
+      step[k] = a2;
+    }
+    if (len == NULL) {
+      len = n;
+    } else { /* the shortest: min(len, n) */
+      asc__ast_expr *m = synth(r, ASC_EXPR_CALL, q->loc,
+                               (len->depth > n->depth ? len->depth
+                                                      : n->depth) + 1);
+      asc__ast_expr **args = asc__arena_alloc(r->c, sizeof *args * 2);
+      args[0] = len;
+      args[1] = n;
+      m->u.call.func = syn_name(r, "min", q->loc);
+      m->u.call.args = args;
+      m->u.call.nargs = 2;
+      len = m;
+    }
+  }
+#undef HOIST
+  /* the body: names = items, then the loop's own statements */
+  stmts = asc__arena_alloc(r->c, sizeof *stmts *
+                                     ((size_t)s->u.for_.body.n + L.nnames));
+  for (int k = 0; k < L.nnames; k++) {
+    asc__ast_expr *x = L.name[k], *v, *i = syn_name(r, iv, x->loc);
+    int q = L.of[k];
+    if (q < 0) {
+      v = L.count_start ? syn_bin(r, ASC_BIN_ADD, i, L.count_start) : i;
+    } else if (L.seq[q]->kind != ASC_EXPR_CALL) {
+      v = synth(r, ASC_EXPR_SUBSCRIPT, x->loc, L.seq[q]->depth + 1);
+      v->u.sub.value = L.seq[q];
+      v->u.sub.index = i;
+    } else {
+      v = i;
+      if (stepv[q] != 1)
+        v = syn_bin(r, ASC_BIN_MUL, v,
+                    syn_int(r, stepv[q] > 0 ? stepv[q] : -stepv[q], x->loc));
+      if (start[q] != NULL)
+        v = syn_bin(r, stepv[q] > 0 ? ASC_BIN_ADD : ASC_BIN_SUB, start[q], v);
+    }
+    stmts[k] = syn_assign(r, x, v, s->loc);
+  }
+  (void)step;
+  for (int k = 0; k < s->u.for_.body.n; k++)
+    stmts[L.nnames + k] = s->u.for_.body.stmts[k];
+  s->u.for_.body.stmts = stmts;
+  s->u.for_.body.n += L.nnames;
+  s->u.for_.target = syn_name(r, iv, t->loc);
+  s->u.for_.iter = NULL;
+  s->u.for_.stop = len;
+  s->u.for_.over_array = true;
+  if (npre > 0) { /* the hoisted values go before the loop */
+    asc__ast_stmt **all = asc__arena_alloc(
+        r->c, sizeof *all * ((size_t)b->n + (size_t)npre));
+    memcpy(all, b->stmts, sizeof *all * (size_t)at);
+    memcpy(all + at, pre, sizeof *all * (size_t)npre);
+    memcpy(all + at + npre, b->stmts + at,
+           sizeof *all * (size_t)(b->n - at));
+    b->stmts = all;
+    b->n += npre;
+  }
+  return npre;
+}
+
 /* The names a block binds (Python: assigned anywhere => local). */
 static void collect(resolver *r, asc__ast_func *f, vec *locals,
                     asc__ast_block *b) {
@@ -512,6 +823,13 @@ static void collect(resolver *r, asc__ast_func *f, vec *locals,
       collect(r, f, locals, &s->u.if_.orelse);
       break;
     case ASC_STMT_FOR:
+      if (is_call_of(s->u.for_.iter, "zip") ||
+          is_call_of(s->u.for_.iter, "enumerate")) {
+        if (iter_loop_rewrite(r, b, i) > 0) {
+          i--; /* the values put before the loop first */
+          break;
+        }
+      }
       if (s->u.for_.iter != NULL && s->u.for_.iter->kind != ASC_EXPR_CALL &&
           s->u.for_.target->kind == ASC_EXPR_NAME)
         array_loop(r, s);
@@ -752,6 +1070,65 @@ static const char **builtin_param_names(resolver *r, const asc__builtin *b) {
   return names;
 }
 
+/* np.linalg.norm(x, ord=None, axis=None, keepdims=False) is
+ * np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims)): the 2-norm of
+ * a vector, the Frobenius norm of a matrix (numpy's definition for
+ * ord=None). */
+static void norm_call(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs, *x = a[0];
+  asc__ast_expr *np = e->u.call.func->u.attr.value->u.attr.value;
+  asc__ast_expr *mul, *sum, *fsum, *fsqrt, **sargs, **qargs;
+  int32_t d = x->depth + 3;
+  if (a[1] != NULL && a[1]->kind != ASC_EXPR_NONE) {
+    asc__diag_error(r->c, a[1]->loc, "np.linalg.norm in kernels computes "
+                    "the 2-norm of vectors and the Frobenius norm of "
+                    "matrices only (ord=None)");
+    return;
+  }
+  if (a[2] != NULL && a[2]->kind == ASC_EXPR_TUPLE) {
+    asc__diag_error(r->c, a[2]->loc, "np.linalg.norm in kernels takes one "
+                    "axis or None (the norm of the whole array)");
+    return;
+  }
+  mul = synth(r, ASC_EXPR_BINARY, x->loc, x->depth + 1);
+  mul->u.binary.op = ASC_BIN_MUL;
+  mul->u.binary.lhs = x;
+  mul->u.binary.rhs = x;
+  fsum = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  fsum->u.attr.value = np;
+  fsum->u.attr.attr = "sum";
+  fsum->u.attr.attr_loc = e->loc;
+  fsum->u.attr.builtin = asc__builtin_get(ASC_BI_NP_SUM);
+  fsqrt = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  *fsqrt = *fsum;
+  fsqrt->u.attr.attr = "sqrt";
+  fsqrt->u.attr.builtin = asc__builtin_get(ASC_BI_SQRT);
+  sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
+  sargs[0] = mul;
+  sargs[1] = a[2];
+  sargs[2] = NULL;
+  sargs[3] = NULL;
+  sargs[4] = a[3];
+  sum = synth(r, ASC_EXPR_CALL, e->loc, d - 1);
+  sum->u.call.func = fsum;
+  sum->u.call.args = sargs;
+  sum->u.call.nargs = 1;
+  sum->u.call.rargs = sargs;
+  sum->u.call.nrargs = 5;
+  sum->u.call.builtin = fsum->u.attr.builtin;
+  qargs = asc__arena_alloc(r->c, sizeof *qargs);
+  qargs[0] = sum;
+  e->u.call.func = fsqrt;
+  e->u.call.args = qargs;
+  e->u.call.nargs = 1;
+  e->u.call.kws = NULL;
+  e->u.call.nkws = 0;
+  e->u.call.rargs = qargs;
+  e->u.call.nrargs = 1;
+  e->u.call.builtin = fsqrt->u.attr.builtin;
+  e->depth = d;
+}
+
 static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
@@ -804,6 +1181,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       e->u.call.builtin = b;
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
+      if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
+        norm_call(r, e);
       if (b->id == ASC_BI_BARRIER && r->parallel > 0)
         asc__diag_error(r->c, e->loc, "asc.barrier() cannot be used inside "
                         "a parallel loop");
@@ -843,7 +1222,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
-                    "argmin, argmax, dot, clip, copy, astype, fill, reshape)", f->u.attr.attr);
+                    "argmin, argmax, dot, clip, copy, astype, fill, reshape, "
+                    "transpose, ravel, flatten, cumsum)", f->u.attr.attr);
     return;
   }
   {
@@ -979,6 +1359,21 @@ static void expr(resolver *r, asc__ast_expr *e) {
       }
       return;
     }
+    if (v->kind == ASC_EXPR_ATTR && v->u.attr.value->kind == ASC_EXPR_NAME &&
+        strcmp(v->u.attr.attr, "linalg") == 0) {
+      asc__ast_expr *m = v->u.attr.value;
+      name_use(r, m, true);
+      if (m->u.name.sym != NULL && m->u.name.sym->kind == ASC_SYM_MODULE &&
+          m->u.name.sym->u.module == ASC_NS_NP) {
+        if (strcmp(e->u.attr.attr, "norm") == 0)
+          e->u.attr.builtin = asc__builtin_get(ASC_BI_NP_NORM);
+        else
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.linalg.%s is not "
+                          "supported in kernels (of np.linalg, kernels "
+                          "accept norm)", m->u.name.id, e->u.attr.attr);
+        return;
+      }
+    }
     expr(r, v);
     return;
   }
@@ -1095,8 +1490,8 @@ static void for_stmt(resolver *r, asc__ast_stmt *s) {
   if (b == NULL || (b->id != ASC_BI_RANGE && b->id != ASC_BI_PRANGE &&
                     b->id != ASC_BI_STATIC_RANGE)) {
     asc__diag_error(r->c, it->loc, "kernel 'for' loops iterate over "
-                    "range(), asc.prange(), asc.static_range() or an array "
-                    "(not zip() or enumerate() yet)");
+                    "range(), asc.prange(), asc.static_range(), an array, "
+                    "zip() or enumerate()");
   } else if (it->u.call.rargs != NULL) {
     asc__ast_expr **a = it->u.call.rargs;
     s->u.for_.loop = b->id;

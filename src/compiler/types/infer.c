@@ -536,7 +536,11 @@ void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
       continue;
     }
     it = asc__ty_find(asc__infer_expr(r, elts[i]));
-    if (it != NULL && !is_err(it) &&
+    if (it != NULL && it->kind == ASC_TY_TENSOR && n > 1) {
+      report(r, elts[i]->loc, "kernels take an index array or a boolean "
+             "mask only as the whole index (a[idx], a[mask]), not together "
+             "with other indices");
+    } else if (it != NULL && !is_err(it) &&
         (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
       report(r, elts[i]->loc, "a tensor index must be an integer, not %s",
              tn(r, it));
@@ -609,6 +613,13 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
       it = asc__ty_find(asc__infer_expr(r, parts[k]));
       if (it != NULL && np_ == 3 && it->kind == ASC_TY_NONE)
         continue; /* a[None:n] */
+      if (it != NULL && np_ == 1 && it->kind == ASC_TY_TENSOR) {
+        report(r, parts[k]->loc, "kernels take an index array or a "
+               "boolean mask only as the whole index (a[idx], a[mask]), "
+               "not together with other indices");
+        bad = true;
+        continue;
+      }
       if (it != NULL && !is_err(it) &&
           (!asc__ty_is_intlike(it) || it->dtype == ascBool)) {
         report(r, parts[k]->loc, "%s must be an integer, not %s",
@@ -632,12 +643,55 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
   return asc__ty_tensor(r->in->c, tt->dtype, out + (tt->ndim - used), false);
 }
 
+/* x[m] with m a bool array (a mask: the elements where m is true, in C
+ * order) or an integer array (a gather along the first axis): the
+ * result's type; NULL when ix is not an array (docs/arrays.md). */
+static asc__type *fancy_index(run *r, asc__type *vt, asc__ast_expr *ix) {
+  asc__type *it;
+  int32_t nd;
+  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
+      ix->kind == ASC_EXPR_NONE || ix->kind == ASC_EXPR_INT ||
+      vt->ndim < 1)
+    return NULL;
+  it = asc__infer_expr(r, ix);
+  if (it == NULL)
+    return NULL;
+  if (is_err(it))
+    return it;
+  it = asc__ty_find(it);
+  if (it->kind != ASC_TY_TENSOR)
+    return NULL;
+  if (it->dtype == ascBool) {
+    if (it->ndim != vt->ndim) {
+      report(r, ix->loc, "a boolean index in kernels has the array's "
+             "number of axes (%d), not %d", (int)vt->ndim, (int)it->ndim);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, vt->dtype, 1, false);
+  }
+  if (asc__dtype_is_float(it->dtype)) {
+    report(r, ix->loc, "arrays used as indices must be of integer (or "
+           "boolean) type, not %s", tn(r, it));
+    return err(r);
+  }
+  nd = it->ndim + vt->ndim - 1;
+  if (nd > ASC_MAX_DIMS) {
+    report(r, ix->loc, "this gather would have %d axes; kernels take %d",
+           (int)nd, ASC_MAX_DIMS);
+    return err(r);
+  }
+  return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
   asc__type *vt = asc__infer_expr(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
+    asc__type *ft = fancy_index(r, vt, ix);
+    if (ft != NULL)
+      return ft;
     if (asc__infer_index_is_view(ix, vt->ndim))
       return view_index(r, vt, ix, e->loc);
     asc__infer_check_tensor_index(r, vt, ix, e->loc);
@@ -707,6 +761,13 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
       return scalar(r, ascInt64);
     if (strcmp(a, "T") == 0)
       return asc__ty_tensor(r->in->c, vt->dtype, vt->ndim, false);
+    if (strcmp(a, "dtype") == 0) {
+      report(r, e->u.attr.attr_loc, "kernels use x.dtype only as a dtype "
+             "argument (np.zeros(n, dtype=x.dtype), y.astype(x.dtype)), "
+             "not as a value: the dtype of %s is known when the kernel is "
+             "compiled", tn(r, vt));
+      return err(r);
+    }
   } else if (vt->kind == ASC_TY_STRUCT) {
     for (int32_t i = 0; i < vt->n; i++)
       if (strcmp(vt->fields[i].name, a) == 0)
@@ -1103,7 +1164,8 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
              tn(r, tt));
       return;
     }
-    if (asc__infer_index_is_view(target->u.sub.index, tt->ndim)) {
+    if (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
+        fancy_index(r, tt, target->u.sub.index) != NULL) {
       array_store(r, target, asc__infer_expr(r, target), t, value, loc);
       return;
     }
@@ -1174,7 +1236,8 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
     asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
     if (tt != NULL && tt->kind == ASC_TY_TENSOR &&
-        asc__infer_index_is_view(target->u.sub.index, tt->ndim))
+        (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
+         fancy_index(r, tt, target->u.sub.index) != NULL))
       return asc__infer_expr(r, target);
     if (tt != NULL && tt->kind == ASC_TY_TENSOR)
       return scalar(r, tt->dtype);

@@ -116,5 +116,10 @@ bool asc__infer_index_is_view(const asc__ast_expr *ix, int32_t ndim);
 
 /* Is the builtin call e elementwise over array arguments (a ufunc)? */
 bool asc__builtin_is_elementwise(const asc__ast_expr *e);
+/* The axes of a.transpose(...) / np.transpose(a, axes) of an nd-axis
+ * array: perm[k] is the input axis of output axis k.  false when they
+ * are not constants or not a permutation (*bad: where). */
+bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
+                         const asc__ast_expr **bad);
 
 #endif /* ASC_INFER_H */

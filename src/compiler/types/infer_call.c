@@ -541,6 +541,131 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
 }
 
+
+/* A constant integer (a literal, possibly negated). */
+static bool const_int(const asc__ast_expr *e, int64_t *v) {
+  if (e->kind == ASC_EXPR_INT && e->u.ival <= (uint64_t)INT64_MAX) {
+    *v = (int64_t)e->u.ival;
+    return true;
+  }
+  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
+      e->u.unary.operand->kind == ASC_EXPR_INT &&
+      e->u.unary.operand->u.ival <= (uint64_t)INT64_MAX) {
+    *v = -(int64_t)e->u.unary.operand->u.ival;
+    return true;
+  }
+  return false;
+}
+
+bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
+                         const asc__ast_expr **bad) {
+  asc__ast_expr *const *a = call->u.call.rargs;
+  asc__ast_expr *const *ax;
+  int na = call->u.call.nrargs, n;
+  bool seen[ASC_MAX_DIMS] = {false};
+  while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
+    na--;
+  *bad = call;
+  if (na == 1 || (na == 2 && a[1]->kind == ASC_EXPR_NONE)) {
+    for (int k = 0; k < nd; k++)
+      perm[k] = nd - 1 - k;
+    return true;
+  }
+  if (na == 2 && a[1]->kind == ASC_EXPR_TUPLE) {
+    ax = a[1]->u.tuple.elts;
+    n = a[1]->u.tuple.n;
+  } else {
+    ax = a + 1;
+    n = na - 1;
+  }
+  if (n != nd)
+    return false;
+  for (int k = 0; k < n; k++) {
+    int64_t v;
+    *bad = ax[k];
+    if (!const_int(ax[k], &v) || v < -nd || v >= nd)
+      return false;
+    if (v < 0)
+      v += nd;
+    if (seen[v])
+      return false;
+    seen[v] = true;
+    perm[k] = (int)v;
+  }
+  return true;
+}
+
+/* a.transpose(...), np.transpose(a, axes): a view; a.ravel(),
+ * np.ravel(a), a.flatten(): 1-D. */
+static asc__type *view_call(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t = call_arg(r, e, 0);
+  int perm[ASC_MAX_DIMS];
+  const asc__ast_expr *bad;
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR) {
+    report(r, e->u.call.rargs[0]->loc, "%s() takes an array, not %s",
+           b->name, tn(r, t));
+    return err(r);
+  }
+  if (b->id != ASC_BI_NP_TRANSPOSE)
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, 1, false);
+  if (!asc__transpose_axes(e, t->ndim, perm, &bad)) {
+    report(r, bad->loc, "transpose's axes must be a permutation of the "
+           "%d axes, written as integer constants (a.transpose(1, 0), "
+           "np.transpose(a, (1, 0)))", (int)t->ndim);
+    return err(r);
+  }
+  return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
+}
+
+
+/* np.cumsum(a, axis=None), a.cumsum(axis=k); np.outer(a, b) of 1-D
+ * arrays. */
+static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  asc__type *t = call_arg(r, e, 0), *u;
+  int axis;
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR) {
+    report(r, a[0]->loc, "%s() in kernels takes an array, not %s", b->name,
+           tn(r, t));
+    return err(r);
+  }
+  if (b->id == ASC_BI_NP_OUTER) {
+    if (a[2] != NULL && a[2]->kind != ASC_EXPR_NONE) {
+      report(r, a[2]->loc, "outer(..., out=) is not supported in kernels");
+      return err(r);
+    }
+    u = call_arg(r, e, 1);
+    PROPAGATE(u);
+    u = asc__ty_find(u);
+    if (u->kind != ASC_TY_TENSOR || t->ndim != 1 || u->ndim != 1) {
+      report(r, e->loc, "np.outer in kernels takes two 1-D arrays, not %s "
+             "and %s (ravel the others first: np.outer(a.ravel(), b))",
+             tn(r, t), tn(r, u));
+      return err(r);
+    }
+    t = asc__ty_find(asc__ty_promote(r->in->c, scalar(r, t->dtype),
+                                     scalar(r, u->dtype)));
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, 2, false);
+  }
+  for (int i = 2; i < 4; i++)
+    if (a[i] != NULL && a[i]->kind != ASC_EXPR_NONE) {
+      report(r, a[i]->loc, "cumsum(..., %s=) is not supported in kernels",
+             i == 2 ? "dtype" : "out");
+      return err(r);
+    }
+  axis = reduction_axis(r, a[1], t->ndim);
+  if (axis == -2)
+    return err(r);
+  return asc__ty_tensor(r->in->c, sum_dtype((ascDataType)t->dtype),
+                        axis < 0 ? 1 : t->ndim, false);
+}
+
 static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
@@ -567,6 +692,11 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     return creation(r, e);
   if (b->id == ASC_BI_NP_RESHAPE)
     return reshape(r, e);
+  if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
+      b->id == ASC_BI_NP_FLATTEN)
+    return view_call(r, e);
+  if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER)
+    return cumsum_outer(r, e);
   switch (b->id) {
   case ASC_BI_RANGE:
   case ASC_BI_PRANGE:
