@@ -486,7 +486,10 @@ typedef struct ascKernelParamInfo {
   int numberAsArray;  /* tensors: used only in whole-array arithmetic, so
                        * a number may be passed as a 0-d array
                        * (docs/arrays.md); the Python binding does so */
-  uint8_t reserved[24];
+  int useLine;        /* unannotated scalars of Python kernels: the source
+                       * line where the kernel first uses it (0 unknown),
+                       * for the error an array argument gets */
+  uint8_t reserved[20];
 } ascKernelParamInfo;
 
 /* Pointers stay valid while the module is loaded. */

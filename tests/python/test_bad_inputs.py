@@ -139,3 +139,22 @@ def test_bad_module_arguments():
         asc._asc.Module("x", globals=[1])
     with pytest.raises(asc.Error):
         asc._asc.Module("/nonexistent.so", compiled=True)
+
+
+def test_an_array_for_a_number_parameter_names_the_line():
+    """An unannotated parameter that the kernel only reads as a number is
+    a scalar; an array passed for it gets an error naming the line that
+    uses it (docs/arrays.md, "Parameters that are arrays, or numbers")."""
+    mod = asc.compile(
+        "import asc\n"
+        "@asc.kernel\n"
+        "def k(out, s):\n"
+        "    for i in range(out.shape[0]):\n"
+        "        out[i] = s + 1.0\n"
+    )
+    out = np.zeros(3)
+    mod.k(out, 2.0)
+    assert out[0] == 3.0
+    with pytest.raises(TypeError, match=r"parameter 's'.*line 5 uses it as "
+                                        r"a number.*annotate it"):
+        mod.k(out, np.ones(3))

@@ -523,6 +523,7 @@ static int kernel_bind(KernelObject *k, ModuleObject *mod, PyObject *name) {
     params[i].ndim = pi->ndim;
     params[i].written = pi->isWritten != 0;
     params[i].number_ok = pi->numberAsArray != 0;
+    params[i].use_line = pi->useLine;
     if (!params[i].is_tensor && !params[i].generic &&
         params[i].dtype == ascDataTypeCount)
       params[i].generic = 1; /* no type to convert to: send a descriptor */

@@ -18,6 +18,7 @@ typedef struct {
   int ndim;          /* -1 when generic */
   int written;       /* the kernel may store through it: needs writable memory */
   int number_ok;     /* a number may be passed: as a 0-d array */
+  int use_line;      /* unannotated scalars: where the kernel uses it */
   char *what;        /* "kernel 'k': parameter 'x'", for messages */
 } ParamInfo;
 

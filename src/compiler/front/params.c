@@ -55,6 +55,7 @@ typedef struct usage {
   int local_depth;         /* local_is_array walks around this one */
   int helpers;  /* helper calls followed to get here */
   memo *memo;
+  int first_line; /* of the name's first appearance in the kernel */
 } usage;
 
 static bool names(const asc__ast_expr *e, const asc__sym *s) {
@@ -146,8 +147,11 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     return;
   switch (e->kind) {
   case ASC_EXPR_NAME:
-    if (names(e, u->sym))
+    if (names(e, u->sym)) {
       u->nall++;
+      if (u->kernel && u->first_line == 0)
+        u->first_line = e->loc.line;
+    }
     break;
   case ASC_EXPR_SLICE:
     use_expr(u, e->u.slice.lower, depth + 1);
@@ -814,6 +818,8 @@ static void classify(const asc__ast_func *fn, const asc__sym *sym, memo *m,
   use_func(&u, fn, 0);
   p->numberAsArray = !u.tensor && u.narray > 0 && u.narray == u.nall;
   p->isTensor = u.tensor || p->numberAsArray;
+  if (!p->isTensor && p->useLine == 0)
+    p->useLine = u.first_line;
 }
 
 bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
