@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
+#include "runtime/blas.h"
 #include "runtime/trace.h"
 #include "base/env.h"
 
@@ -787,6 +788,7 @@ const asc_krt asc__krt = {
     .cancelled = krt_cancelled,
     .alloc = krt_alloc,
     .release = krt_release,
+    .gemm = asc__krt_gemm,
 };
 
 /* ----------------------------------------------------------------- workers */
