@@ -1,11 +1,12 @@
 /*
  * asc_krt.gemm: matrix products of kernels on a BLAS found at run time.
  *
- * libasc does not link a BLAS.  The first product dlopen()s one (the
- * serial OpenBLAS of Debian's libopenblas0-serial first; ASC_BLAS_LIB
- * names another) and looks up cblas_sgemm/dgemm/sgemv/dgemv.  When none
- * loads, or ASC_BLAS=0, gemm returns nonzero and the generated code runs
- * its own loops, so kernels run the same with or without the library.
+ * libasc does not link a BLAS.  The first product has jit/blas.c dlopen()
+ * one (the serial OpenBLAS of Debian's libopenblas0-serial first;
+ * ASC_BLAS_LIB names another) with cblas_sgemm/dgemm/sgemv/dgemv.  When
+ * none loads, or ASC_BLAS=0, gemm returns nonzero and the generated code
+ * runs its own loops, so kernels run the same with or without the
+ * library.
  *
  * No oversubscription: the library runs single-threaded (the serial
  * build, or openblas_set_num_threads(1) / bli_thread_set_num_threads(1)
@@ -18,9 +19,10 @@
 #define _GNU_SOURCE
 #include "runtime/blas.h"
 #include "runtime/scheduler.h"
+#include "jit/driver.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,76 +42,38 @@ typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int,
 typedef void (*dgemv_fn)(int, int, int, int, double, const double *, int,
                          const double *, int, double, double *, int);
 
+/* The library's functions, typed (jit/blas.c loads them). */
 static struct {
-  pthread_once_t once;
-  void *handle;
-  const char *name;
   sgemm_fn sgemm;
   dgemm_fn dgemm;
   sgemv_fn sgemv;
   dgemv_fn dgemv;
-} lib = {.once = PTHREAD_ONCE_INIT};
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static bool lib_ok;
 
-#ifndef ASC_MULTIARCH
-#define ASC_MULTIARCH "x86_64-linux-gnu"
-#endif
-
-static const char *const candidates[] = {
-    "/usr/lib/" ASC_MULTIARCH "/openblas-serial/libopenblas.so.0",
-    "libopenblas.so.0",
-    "/usr/lib/" ASC_MULTIARCH "/blis-serial/libblis.so.4",
-    "libblis.so.4",
-};
-
-static bool try_load(const char *name) {
-  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  void (*set_threads)(int);
-  if (h == NULL)
-    return false;
-  lib.sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
-  lib.dgemm = (dgemm_fn)dlsym(h, "cblas_dgemm");
-  lib.sgemv = (sgemv_fn)dlsym(h, "cblas_sgemv");
-  lib.dgemv = (dgemv_fn)dlsym(h, "cblas_dgemv");
-  if (!lib.sgemm || !lib.dgemm || !lib.sgemv || !lib.dgemv) {
-    lib.sgemm = NULL;
-    lib.dgemm = NULL;
-    lib.sgemv = NULL;
-    lib.dgemv = NULL;
-    dlclose(h);
-    return false;
-  }
-  /* A threaded build: one thread per call, the team gives the rest. */
-  set_threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
-  if (set_threads == NULL)
-    set_threads = (void (*)(int))dlsym(h, "bli_thread_set_num_threads");
-  if (set_threads != NULL)
-    set_threads(1);
-  lib.handle = h;
-  lib.name = name;
-  return true;
-}
-
-static void load(void) {
-  const char *env = getenv("ASC_BLAS_LIB");
-  if (env != NULL && env[0] != '\0') {
-    (void)try_load(env);    /* named: that library or none */
+static void bind_lib(void) {
+  const asc__blas *b = asc__jit_blas();
+  if (b == NULL)
     return;
-  }
-  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
-    if (try_load(candidates[i]))
-      return;
+  lib.sgemm = (sgemm_fn)b->sgemm;
+  lib.dgemm = (dgemm_fn)b->dgemm;
+  lib.sgemv = (sgemv_fn)b->sgemv;
+  lib.dgemv = (dgemv_fn)b->dgemv;
+  lib_ok = true;
 }
 
 const char *asc__blas_library(void) {
-  pthread_once(&lib.once, load);
-  return lib.name;
+  const asc__blas *b = asc__jit_blas();
+  return b != NULL ? b->name : NULL;
 }
 
 static bool enabled(void) {
   const char *v = getenv("ASC_BLAS");
   if (v != NULL && (strcmp(v, "0") == 0 || strcmp(v, "off") == 0))
     return false;
-  return asc__blas_library() != NULL;
+  pthread_once(&lib_once, bind_lib);
+  return lib_ok;
 }
 
 /* How BLAS reads a rows x cols operand with strides s0, s1 (elements):
