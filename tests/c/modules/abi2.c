@@ -1,7 +1,7 @@
 /*
  * A module built for ABI version 2 (before asc_krt.gemm): the runtime
- * still loads and runs it.  fill(x, v): x[i] = v, with alloc/release of
- * version 2 on the way.
+ * still loads and runs it.  fill(x, v): x[i] = v, through a temporary
+ * of version 2's alloc/release.
  */
 #include <string.h>
 
@@ -9,16 +9,17 @@
 
 #define F32 11
 
+/* Block b fills x[b], x[b + blocks], ... */
 static int fill_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   const asc_ktensor *x = args[0];
   float v = *(const float *)args[1];
-  float *t = ctx->rt->alloc(ctx, (uint64_t)x->shape[0] * sizeof *t);
+  float *t = ctx->rt->alloc(ctx, sizeof *t);
   (void)exc;
   if (t == NULL)
     return 0;
-  for (int64_t i = 0; i < x->shape[0]; i++)
-    t[i] = v;
-  memcpy(x->data, t, (size_t)x->shape[0] * sizeof *t);
+  *t = v;
+  for (int64_t i = ctx->block_idx; i < x->shape[0]; i += ctx->block_num)
+    memcpy((float *)x->data + i, t, sizeof *t);
   ctx->rt->release(ctx, t);
   return 0;
 }
