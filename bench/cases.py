@@ -335,6 +335,27 @@ class MatmulModes(Matmul):
                 "numpy": lambda: self.run_numpy(inp)}
 
 
+class MatmulOperator(Matmul):
+    """`c[:, :] = a @ b` in a kernel (asc_krt.gemm on the runtime's BLAS,
+    docs/arrays.md) against numpy's matmul in the same run."""
+    py_name = "matmul"
+    note = ("c[:, :] = a @ b in a kernel (bench/kernels/suite_kernels.py "
+            "matmul_op): the runtime's serial OpenBLAS, one slab per team "
+            "thread; numpy is its own threaded OpenBLAS sgemm")
+
+    def __init__(self, sizes, libs, n, reps):
+        super().__init__(sizes, libs, n, reps)
+        self.name = f"matmul a @ b {n}^3"
+        self.note = MatmulOperator.note
+
+    def variants(self, inp):
+        def asc_op():
+            k = self.libs.asc_module("suite").matmul_op
+            a, b, c = inp["a"], inp["b"], inp["c"]
+            return lambda: (k(a, b, c), c)[1]
+        return {"asc a @ b": asc_op, "numpy": lambda: self.run_numpy(inp)}
+
+
 class Conv2d(Case):
     name = "conv2d"
     unit = "GFLOP/s"
@@ -617,6 +638,7 @@ def make_cases(sizes, libs):
     cases = [VectorAdd(sizes, libs), Saxpy(sizes, libs)]
     cases += [Matmul(sizes, libs, n, reps) for n, reps in sizes["matmul"]]
     cases.append(MatmulModes(sizes, libs, *sizes["matmul_modes"]))
+    cases.append(MatmulOperator(sizes, libs, *sizes["matmul_op"]))
     cases += [Conv2d(sizes, libs), Softmax(sizes, libs), Histogram(sizes, libs),
               Dot(sizes, libs), FastmathSum(sizes, libs)]
     return cases

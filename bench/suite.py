@@ -51,6 +51,7 @@ FULL = {
     "n": 16 * MiB,            # vector add, saxpy, histogram, dot
     "matmul": [(512, 3), (1024, 1)],   # (size, repetitions)
     "matmul_modes": (1024, 3),         # naive text, default and fastmath
+    "matmul_op": (1024, 5),            # c[:, :] = a @ b (BLAS)
     "conv": ((1, 16, 64, 64), (32, 16, 3, 3)),
     "softmax": (4096, 1024),
     "reps": 7,
@@ -69,6 +70,7 @@ QUICK = {
     "n": 1 << 16,
     "matmul": [(64, 2), (96, 2)],
     "matmul_modes": (96, 2),
+    "matmul_op": (96, 2),
     "conv": ((1, 4, 16, 16), (8, 4, 3, 3)),
     "softmax": (64, 128),
     "reps": 2,

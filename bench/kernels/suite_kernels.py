@@ -46,6 +46,13 @@ def matmul_naive(a, b, c):
             c[i, j] = s
 
 
+# `@` in a kernel: asc_krt.gemm on the runtime's BLAS (docs/arrays.md),
+# the loops when none is loaded or ASC_BLAS=0.
+@asc.kernel
+def matmul_op(a, b, c):
+    c[:, :] = a @ b
+
+
 @asc.kernel(fastmath=True)
 def matmul_naive_fast(a, b, c):
     n, m = c.shape

@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 /* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR;
- * version 3 added asc_krt.keep, result parameters (ASC_KPARAM_RESULT,
- * asc_kresult).  The runtime still loads version 1 and 2 modules, which use
- * none of what came later. */
+ * version 3 added asc_krt.keep and asc_krt.gemm, and result parameters
+ * (ASC_KPARAM_RESULT, asc_kresult).  The runtime still loads version 1
+ * and 2 modules, which use none of what came later. */
 #define ASC_KABI_VERSION 3
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
@@ -137,6 +137,15 @@ typedef struct asc_krt {
    * array).  Returns p, or NULL when p is not such a temporary or the
    * runtime cannot record it (p then stays a temporary). */
   void *(*keep)(asc_kctx *ctx, void *p);
+  /* ABI 3.  c[i*sc0 + j*sc1] = sum over p < k of a[i*sa0 + p*sa1] *
+   * b[p*sb0 + j*sb1], for i < m, j < n (strides in elements, dtype
+   * ascFloat32 or ascFloat64), by the BLAS the runtime found, split over
+   * the block's team.  Returns 0 when done; nonzero when it did nothing
+   * (no BLAS, ASC_BLAS=0, another dtype, a layout it does not take):
+   * the caller then computes c itself.  c must not overlap a or b. */
+  int (*gemm)(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n, int64_t k,
+              const void *a, int64_t sa0, int64_t sa1, const void *b,
+              int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1);
 } asc_krt;
 
 /* What the runtime hands each block. */

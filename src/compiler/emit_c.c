@@ -995,6 +995,18 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_RESULT:
     emit_result(e, i);
     break;
+  case ASC_IR_GEMM: {
+    /* c = a @ b by the runtime's BLAS; nonzero: the loops after it */
+    const char *v[14];
+    for (int k = 0; k < 14; k++)
+      v[k] = k == 0 || k == 1 || k == 5 ? rname(e, i->args[k].reg)
+                                        : asc__emit_val(e, i->args[k]);
+    LINE(e, "%s = ctx->rt->gemm(ctx, %d, %s, %s, %s, %s + %s, %s, %s, "
+            "%s + %s, %s, %s, %s, %s, %s);",
+         d, e->f->regs[i->args[0].reg].ty.dtype, v[9], v[10], v[11], v[1],
+         v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[0], v[12], v[13]);
+    break;
+  }
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1390,6 +1402,11 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
         i->op == ASC_IR_CAS || i->op == ASC_IR_LOCK ||
         i->op == ASC_IR_UNLOCK)
       written[i->args[0].reg] = 3;
+    else if (i->op == ASC_IR_GEMM) {
+      written[i->args[0].reg] = 3;
+      written[i->args[1].reg] |= 2;
+      written[i->args[5].reg] |= 2;
+    }
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)

@@ -1148,7 +1148,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *x, *y;
   asc__lview A, B;
   asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v;
-  asc__irblock *save, *psave;
+  asc__irblock *psave, *outer;
   asc__irins *st;
   int dt = ty(e)->dtype, nd = ty(e)->ndim;
   int adt = is_small_float(dt) ? ascFloat64 : dt;
@@ -1169,7 +1169,35 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   if (B.nd == 2)
     shape[nd++] = B.shape[1];
   r = new_array(ls, dt, nd, shape);
-  save = open_nest(ls, shape, nd, idx);
+  outer = ls->cur;
+  if ((dt == ascFloat32 || dt == ascFloat64) &&
+      ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt) {
+    /* the runtime's BLAS first (asc_krt.gemm); the loops below only when
+     * it did nothing (docs/arrays.md) */
+    int32_t status = newreg(ls, ascInt32, "mm.blas");
+    asc__irins *g = emit(ls, ASC_IR_GEMM, status, 14), *ifi;
+    asc__irval one = i64(1), cond;
+    g->args[0] = asc__irv_reg(r);
+    g->args[1] = asc__irv_reg(A.t);
+    g->args[2] = A.off;
+    g->args[3] = A.nd == 2 ? A.stride[0] : i64(0);
+    g->args[4] = A.stride[A.nd - 1];
+    g->args[5] = asc__irv_reg(B.t);
+    g->args[6] = B.off;
+    g->args[7] = B.stride[0];
+    g->args[8] = B.nd == 2 ? B.stride[1] : one;
+    g->args[9] = A.nd == 2 ? A.shape[0] : one;
+    g->args[10] = B.nd == 2 ? B.shape[1] : one;
+    g->args[11] = k;
+    g->args[12] = B.nd == 2 ? B.shape[1] : one;
+    g->args[13] = one;
+    cond = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(status),
+               asc__irv_int(ascInt32, 0));
+    ifi = emit(ls, ASC_IR_IF, -1, 1);
+    ifi->args[0] = cond;
+    ls->cur = &ifi->body[0];
+  }
+  (void)open_nest(ls, shape, nd, idx);
   acc = newreg(ls, adt, "mm.acc");
   mov(ls, acc, conv(ls, i64(0), adt));
   psave = open_nest(ls, &k, 1, pidx);
@@ -1211,7 +1239,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     st->args[1] = off;
     st->args[2] = v;
   }
-  ls->cur = save;
+  ls->cur = outer;
   return r;
 }
 

@@ -143,4 +143,22 @@ int asc__kernel_results(const asc_kernel_desc *d);
 ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
                            const asc_kernel_desc **desc);
 
+/* ------------------------------------------------ the BLAS (blas.c)
+ * The library asc_krt.gemm (runtime/blas.c) calls: dlopen()ed at the first
+ * call, never linked (docs/decisions.md).  ASC_BLAS_LIB names it (that
+ * library or none); else Debian's serial OpenBLAS, any libopenblas.so.0,
+ * then BLIS.  A threaded build is set to one thread.  Functions are the
+ * CBLAS ones, cast by the caller. */
+typedef struct asc__blas {
+  const char *name;             /* the path or soname loaded */
+  void (*sgemm)(void);
+  void (*dgemm)(void);
+  void (*sgemv)(void);
+  void (*dgemv)(void);
+} asc__blas;
+
+/* The library, loaded on the first call (thread-safe); NULL when none
+ * loads or lacks one of the four functions. */
+const asc__blas *asc__jit_blas(void);
+
 #endif /* ASC_DRIVER_H */

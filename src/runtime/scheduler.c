@@ -26,6 +26,7 @@
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
 #include "runtime/memory.h"
+#include "runtime/blas.h"
 #include "runtime/trace.h"
 #include "base/env.h"
 
@@ -832,6 +833,7 @@ const asc_krt asc__krt = {
     .alloc = krt_alloc,
     .release = krt_release,
     .keep = krt_keep,
+    .gemm = asc__krt_gemm,
 };
 
 /* ----------------------------------------------------------------- workers */

@@ -112,6 +112,10 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
                                           value = arg: a scalar, or a       \
                                           new_array/set_array tensor, which \
                                           then outlives the block */        \
+  X(GEMM, "gemm", 14, 0)               /* dst (i32) = asc_krt.gemm: c, a,   \
+                                          a's offset, 2 strides, b, b's     \
+                                          offset, 2 strides, m, n, k, c's   \
+                                          2 strides (i64); 0 when done */   \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
   X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \

@@ -204,6 +204,20 @@ static void vins(vstate *v, const asc__irins *i) {
         v->f->regs[i->args[0].reg].param)
       fail(v, i, "a returned array is one the kernel made, not a parameter");
     break;
+  case ASC_IR_GEMM: {
+    int dt;
+    if (i->dst < 0 || v->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
+        v->f->regs[i->dst].ty.dtype != ascInt32)
+      fail(v, i, "gemm gives an i32 status");
+    dt = tensor_arg(v, i, 0).dtype;
+    if ((dt != ascFloat32 && dt != ascFloat64) ||
+        tensor_arg(v, i, 1).dtype != dt || tensor_arg(v, i, 5).dtype != dt)
+      fail(v, i, "gemm multiplies f32 or f64 tensors of one dtype");
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (k != 0 && k != 1 && k != 5 && vdt(v, i, k) != ascInt64)
+        fail(v, i, "gemm's offsets, strides and extents are i64");
+    break;
+  }
   case ASC_IR_FREE_ARRAY:
     (void)tensor_arg(v, i, 0);
     if (i->dst >= 0)

@@ -440,6 +440,8 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
       return "it holds a parallel loop";
     case ASC_IR_SHARED_ARRAY:
       return "shared_array inside the loop";
+    case ASC_IR_GEMM:
+      return "a matrix product (asc_krt.gemm) inside the loop";
     case ASC_IR_LOAD:
     case ASC_IR_STORE:
     case ASC_IR_ATOMIC:

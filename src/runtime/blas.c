@@ -1,0 +1,298 @@
+/*
+ * asc_krt.gemm: matrix products of kernels on a BLAS found at run time.
+ *
+ * libasc does not link a BLAS.  The first product has jit/blas.c dlopen()
+ * one (the serial OpenBLAS of Debian's libopenblas0-serial first;
+ * ASC_BLAS_LIB names another) with cblas_sgemm/dgemm/sgemv/dgemv.  When
+ * none loads, or ASC_BLAS=0, gemm returns nonzero and the generated code
+ * runs its own loops, so kernels run the same with or without the
+ * library.
+ *
+ * No oversubscription: the library runs single-threaded (the serial
+ * build, or openblas_set_num_threads(1) / bli_thread_set_num_threads(1)
+ * on a threaded one), and the product is split into one slab of rows
+ * (or columns) per thread of the launching block's team, each slab one
+ * serial BLAS call, through parallel_for.  Inside a parallel loop's body
+ * parallel_for runs on the calling thread alone, so a product per
+ * iteration is one serial call per iteration.  docs/decisions.md.
+ */
+#define _GNU_SOURCE
+#include "runtime/blas.h"
+#include "runtime/scheduler.h"
+#include "jit/driver.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asc/asc.h"
+
+/* CBLAS's enums (cblas.h); the values are fixed by the standard. */
+enum { CBLAS_ROW_MAJOR = 101 };
+enum { CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double,
+                         const double *, int, const double *, int, double,
+                         double *, int);
+typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int,
+                         const float *, int, float, float *, int);
+typedef void (*dgemv_fn)(int, int, int, int, double, const double *, int,
+                         const double *, int, double, double *, int);
+
+/* The library's functions, typed (jit/blas.c loads them). */
+static struct {
+  sgemm_fn sgemm;
+  dgemm_fn dgemm;
+  sgemv_fn sgemv;
+  dgemv_fn dgemv;
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static bool lib_ok;
+
+static void bind_lib(void) {
+  const asc__blas *b = asc__jit_blas();
+  if (b == NULL)
+    return;
+  lib.sgemm = (sgemm_fn)b->sgemm;
+  lib.dgemm = (dgemm_fn)b->dgemm;
+  lib.sgemv = (sgemv_fn)b->sgemv;
+  lib.dgemv = (dgemv_fn)b->dgemv;
+  lib_ok = true;
+}
+
+const char *asc__blas_library(void) {
+  const asc__blas *b = asc__jit_blas();
+  return b != NULL ? b->name : NULL;
+}
+
+static bool enabled(void) {
+  const char *v = getenv("ASC_BLAS");
+  if (v != NULL && (strcmp(v, "0") == 0 || strcmp(v, "off") == 0))
+    return false;
+  pthread_once(&lib_once, bind_lib);
+  return lib_ok;
+}
+
+/* How BLAS reads a rows x cols operand with strides s0, s1 (elements):
+ * row-major as is (trans 0) or as the transpose of a row-major matrix
+ * (trans 1), with leading dimension *ld.  False: neither (a negative or
+ * overlapping stride, a leading dimension past int); the caller copies. */
+static bool layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1,
+                   int *trans, int64_t *ld) {
+  if ((s1 == 1 || cols <= 1) && (rows <= 1 || s0 >= (cols > 1 ? cols : 1))) {
+    *trans = 0;
+    *ld = rows <= 1 ? (cols > 1 ? cols : 1) : s0;
+  } else if ((s0 == 1 || rows <= 1) &&
+             (cols <= 1 || s1 >= (rows > 1 ? rows : 1))) {
+    *trans = 1;
+    *ld = cols <= 1 ? (rows > 1 ? rows : 1) : s1;
+  } else {
+    return false;
+  }
+  return *ld <= INT32_MAX;
+}
+
+/* A C-order copy of a strided rows x cols operand. */
+static void *pack(asc_kctx *ctx, int32_t dt, const void *x, int64_t rows,
+                  int64_t cols, int64_t s0, int64_t s1) {
+  size_t es = dt == ascFloat32 ? 4 : 8;
+  uint64_t nb;
+  char *p;
+  if (__builtin_mul_overflow((uint64_t)rows, (uint64_t)cols, &nb) ||
+      __builtin_mul_overflow(nb, (uint64_t)es, &nb))
+    return NULL;
+  p = ctx->rt->alloc(ctx, nb);
+  if (p == NULL)
+    return NULL;
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++) {
+      if (dt == ascFloat32)
+        ((float *)p)[i * cols + j] = ((const float *)x)[i * s0 + j * s1];
+      else
+        ((double *)p)[i * cols + j] = ((const double *)x)[i * s0 + j * s1];
+    }
+  return p;
+}
+
+typedef struct job {
+  int32_t dt;
+  int64_t m, n, k;
+  const char *a, *b;
+  char *c;
+  int ta, tb;
+  int64_t lda, ldb, ldc;
+  int64_t sa_row, sb_col;   /* element steps of a's row i, b's column j */
+  bool rows;                /* slabs of rows of c (else of columns) */
+  int64_t nslab;
+  size_t es;
+} job;
+
+/* One serial BLAS call on c[r0:r1, c0:c1]. */
+static void run(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                int64_t c1) {
+  int m = (int)(r1 - r0), n = (int)(c1 - c0), k = (int)g->k;
+  const char *a = g->a + (size_t)(r0 * g->sa_row) * g->es;
+  const char *b = g->b + (size_t)(c0 * g->sb_col) * g->es;
+  char *c = g->c + (size_t)(r0 * g->ldc + c0) * g->es;
+  int ta = g->ta ? CBLAS_TRANS : CBLAS_NO_TRANS;
+  int tb = g->tb ? CBLAS_TRANS : CBLAS_NO_TRANS;
+  if (m == 0 || n == 0)
+    return;
+  if (n == 1) {
+    /* c[:, j] = a @ b[:, j]: a gemv over a (m x k), b's column strided */
+    int incb = (int)(g->tb ? 1 : g->ldb);
+    int incc = (int)g->ldc;
+    if (g->dt == ascFloat32)
+      lib.sgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k, 1.0f,
+                (const float *)a, (int)g->lda, (const float *)b, incb, 0.0f,
+                (float *)c, incc);
+    else
+      lib.dgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k, 1.0,
+                (const double *)a, (int)g->lda, (const double *)b, incb, 0.0,
+                (double *)c, incc);
+    return;
+  }
+  if (m == 1) {
+    /* c[i, :] = b^T @ a[i, :]: a gemv over b (k x n) transposed */
+    int inca = (int)(g->ta ? g->lda : 1);
+    int tbt = g->tb ? CBLAS_NO_TRANS : CBLAS_TRANS;
+    if (g->dt == ascFloat32)
+      lib.sgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n, 1.0f,
+                (const float *)b, (int)g->ldb, (const float *)a, inca, 0.0f,
+                (float *)c, 1);
+    else
+      lib.dgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n, 1.0,
+                (const double *)b, (int)g->ldb, (const double *)a, inca, 0.0,
+                (double *)c, 1);
+    return;
+  }
+  if (g->dt == ascFloat32)
+    lib.sgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0f, (const float *)a,
+              (int)g->lda, (const float *)b, (int)g->ldb, 0.0f, (float *)c,
+              (int)g->ldc);
+  else
+    lib.dgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0, (const double *)a,
+              (int)g->lda, (const double *)b, (int)g->ldb, 0.0, (double *)c,
+              (int)g->ldc);
+}
+
+/* Slab s of nslab: [lo, hi) of len, the cuts at multiples of 16 where
+ * the slabs are long enough (whole register blocks per slab). */
+static void slab(int64_t len, int64_t nslab, int64_t s, int64_t *lo,
+                 int64_t *hi) {
+  int64_t q = len >= 16 * nslab ? 16 : 1;
+  int64_t units = (len + q - 1) / q;
+  *lo = units * s / nslab * q;
+  *hi = units * (s + 1) / nslab * q;
+  if (*lo > len)
+    *lo = len;
+  if (*hi > len)
+    *hi = len;
+}
+
+static int64_t body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                    asc_kexc *exc) {
+  const job *g = env;
+  (void)tid;
+  (void)exc;
+  for (int64_t s = lo; s < hi; s++) {
+    int64_t x0, x1;
+    if (g->rows) {
+      slab(g->m, g->nslab, s, &x0, &x1);
+      run(g, x0, x1, 0, g->n);
+    } else {
+      slab(g->n, g->nslab, s, &x0, &x1);
+      run(g, 0, g->m, x0, x1);
+    }
+  }
+  return 0;
+}
+
+/* Below this many multiply-adds one thread does the product: a slab
+ * per thread costs a parallel loop's start (microseconds). */
+#define PARALLEL_MIN_FMA ((int64_t)1 << 18)
+
+int asc__krt_gemm(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n, int64_t k,
+                  const void *a, int64_t sa0, int64_t sa1, const void *b,
+                  int64_t sb0, int64_t sb1, void *c, int64_t sc0,
+                  int64_t sc1) {
+  job g;
+  void *pa = NULL, *pb = NULL;
+  int32_t team;
+  int r = 0;
+
+  if ((dt != ascFloat32 && dt != ascFloat64) || m < 0 || n < 0 || k < 0 ||
+      m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || !enabled())
+    return 1;
+  if (m == 0 || n == 0)
+    return 0;
+  /* c: rows of n contiguous elements (the arrays kernels make) */
+  if (!((sc1 == 1 || n <= 1) && (m <= 1 || sc0 >= (n > 1 ? n : 1))))
+    return 1;
+  memset(&g, 0, sizeof g);
+  g.dt = dt;
+  g.es = dt == ascFloat32 ? 4 : 8;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.ldc = m <= 1 ? (n > 1 ? n : 1) : sc0;
+  if (n <= 1 && m > 1) {
+    /* a column: gemv writes it with increment ldc */
+    g.ldc = sc0;
+  }
+  g.c = c;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; i++)
+      memset(g.c + (size_t)(i * g.ldc) * g.es, 0, (size_t)n * g.es);
+    return 0;
+  }
+  if (g.ldc > INT32_MAX || g.ldc < 1)
+    return 1;
+  if (!layout(m, k, sa0, sa1, &g.ta, &g.lda)) {
+    pa = pack(ctx, dt, a, m, k, sa0, sa1);
+    if (pa == NULL)
+      return 1;
+    a = pa;
+    sa0 = k;
+    sa1 = 1;
+    (void)layout(m, k, sa0, sa1, &g.ta, &g.lda);
+  }
+  if (!layout(k, n, sb0, sb1, &g.tb, &g.ldb)) {
+    pb = pack(ctx, dt, b, k, n, sb0, sb1);
+    if (pb == NULL) {
+      ctx->rt->release(ctx, pa);
+      return 1;
+    }
+    b = pb;
+    sb0 = n;
+    sb1 = 1;
+    (void)layout(k, n, sb0, sb1, &g.tb, &g.ldb);
+  }
+  g.a = a;
+  g.b = b;
+  /* a's row i starts at i * lda (as is) or i (transposed); b's column j
+   * at j (as is) or j * ldb (transposed) */
+  g.sa_row = g.ta ? 1 : g.lda;
+  g.sb_col = g.tb ? g.ldb : 1;
+  team = ctx->rt->team_size(ctx);
+  g.rows = m >= n;
+  g.nslab = 1;
+  if (team > 1 && m * n > PARALLEL_MIN_FMA / k) {
+    int64_t len = g.rows ? m : n;
+    g.nslab = len < team ? len : team;
+  }
+  if (g.nslab <= 1) {
+    run(&g, 0, m, 0, n);
+  } else {
+    asc_kexc exc;
+    r = ctx->rt->parallel_for(ctx, g.nslab, 1, body, &g, &exc);
+    /* only a stop of the launch ends it early: the generated code's
+     * loops then finish the product, and its next poll stops */
+  }
+  ctx->rt->release(ctx, pb);
+  ctx->rt->release(ctx, pa);
+  return r != 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * asc_krt.gemm (blas.c): matrix products on a BLAS loaded at first use.
+ */
+#ifndef ASC_RUNTIME_BLAS_H
+#define ASC_RUNTIME_BLAS_H
+
+#include <stdint.h>
+
+#include "asc/kernel_abi.h"
+
+/* The service itself (asc_krt.gemm; kernel_abi.h says what it does). */
+int asc__krt_gemm(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
+                  int64_t k, const void *a, int64_t sa0, int64_t sa1,
+                  const void *b, int64_t sb0, int64_t sb1, void *c,
+                  int64_t sc0, int64_t sc1);
+
+/* The library loaded (its path or soname), loading it on the first call;
+ * NULL when none could be loaded. */
+const char *asc__blas_library(void);
+
+#endif /* ASC_RUNTIME_BLAS_H */
