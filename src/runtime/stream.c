@@ -175,11 +175,22 @@ static asc__op *op_get(asc__stream *st) {
   return op;
 }
 
+/* st's lock held. */
 static void op_put(asc__stream *st, asc__op *op) {
   asc__fence_unref(op->fence);
   op->fence = NULL;
-  asc__free(op->launch.heap_args);
-  op->launch.heap_args = NULL;
+  if (op->launch.heap_args != NULL) {
+    asc__free(op->launch.heap_args);
+    op->launch.heap_args = NULL;
+  }
+  /* The next enqueue takes the spare without the lock: one op at a time
+   * (queue, wait, queue) then never takes the lock twice per enqueue.
+   * Only a taker (atomic_exchange, without the lock) races with this
+   * store, and it can only take NULL from an empty slot. */
+  if (atomic_load_explicit(&st->spare, memory_order_relaxed) == NULL) {
+    atomic_store_explicit(&st->spare, op, memory_order_release);
+    return;
+  }
   if (st->nfree < OP_FREE_MAX) {
     op->next = st->free_ops;
     st->free_ops = op;
