@@ -88,7 +88,17 @@ xop *asc__mpi_op_new(ascComm_t comm) {
    * per-thread cache. */
   if (o == NULL && (o = malloc(sizeof *o)) == NULL)
     return NULL;
-  *o = (xop){.comm = comm};
+  /* What op_free and the callers read before they set it; a whole
+   * compound literal cost 28 stores. */
+  o->next = NULL;
+  o->comm = comm;
+  o->subs = NULL;
+  o->nsubs = 0;
+  o->reqs = NULL;
+  o->stats = NULL;
+  o->nreqs = 0;
+  o->tmp = NULL;
+  o->blocking = false;
   return o;
 }
 

@@ -137,7 +137,8 @@ ascError_t asc__mpi_comm_check(ascComm_t comm, const char *fn);
 ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream);
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* A zeroed record for an operation on comm, NULL when out of memory. */
+/* A record for an operation on comm (no buffers of its own, not
+ * blocking; the caller fills the rest), NULL when out of memory. */
 xop *asc__mpi_op_new(ascComm_t comm);
 void asc__mpi_op_free(xop *o);
 
