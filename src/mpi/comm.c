@@ -213,8 +213,9 @@ static void count_done(struct ascComm_st *c, uint64_t n) {
  * counts it (count_done) when it next holds c's lock: one lock round per
  * operation fewer on the blocking path. */
 static void finish(xop *o, ascError_t err, const char *msg) {
-  if (err == ascSuccess)
-    asc__mpi_op_finish(o);
+  if (err == ascSuccess &&
+      (o->dtype == ascFloat16 || o->dtype == ascBFloat16))
+    asc__mpi_op_finish(o);   /* reduces gathered halves */
   asc__extern_complete(o->x, err, msg);
   asc__mpi_op_free(o);
 }
