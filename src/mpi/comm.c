@@ -402,17 +402,24 @@ static int wait_poll(bool may_block, ascStream_t stream) {
   for (int i = 0; i < n; i++) {
     int ri;
     /* A count, not a clock read (20-30 ns a poll): the progress thread
-     * notes when it changes.  Not a read-modify-write: concurrent
-     * waiters may lose an increment, and any change will do. */
+     * notes when it changes, and stands by.  Not a read-modify-write:
+     * concurrent waiters may lose an increment, and any change will
+     * do. */
     atomic_store_explicit(
         &cs[i]->driven,
         atomic_load_explicit(&cs[i]->driven, memory_order_relaxed) + 1,
         memory_order_relaxed);
     if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream,
-                    NULL))
-      ri = ASC__EXTERN_PROGRESS;
-    else
+                    NULL)) {
+      ri = ASC__EXTERN_PROGRESS;   /* ran one: the small allreduce path */
+    } else {
       ri = poll_comm(cs[i], may_block ? &stream : NULL);
+      /* Tested posted operations: when, exactly, for the progress
+       * thread, which takes them over DRIVEN_NS after the last such
+       * poll. */
+      atomic_store_explicit(&cs[i]->driven_ns, now_ns(),
+                            memory_order_relaxed);
+    }
     if (weight[ri] > weight[r])
       r = ri;
   }
@@ -449,7 +456,7 @@ static void *progress_main(void *arg) {
   struct ascComm_st *c = arg;
   uint64_t last = now_ns();
   /* The waiters' poll count as last seen, and when this thread saw it
-   * change (0: never): a waiter polled at most DRIVEN_NS before. */
+   * change (0: never). */
   uint64_t seen = atomic_load(&c->driven), seen_ns = 0;
 
   for (;;) {
@@ -469,7 +476,12 @@ static void *progress_main(void *arg) {
         seen = d;
         seen_ns = now;
       }
-      since = now - seen_ns;
+      /* Active operations: since a waiter last tested them; none: since
+       * this thread saw that a waiter had polled. */
+      since = c->active != NULL
+                  ? now - atomic_load_explicit(&c->driven_ns,
+                                               memory_order_relaxed)
+                  : now - seen_ns;
       if (c->blocked_ready && graced)
         break;   /* no waiter of its stream came: this thread runs it */
       if (since >= DRIVEN_NS && c->active != NULL)
@@ -620,6 +632,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->standby = false;
   atomic_store(&c->busy, false);
   atomic_store(&c->driven, 0);
+  atomic_store(&c->driven_ns, 0);
   c->stop = false;
   comm_unlock(c);
   pthread_mutex_lock(&c->wait_lock);

@@ -89,9 +89,9 @@ struct ascComm_st {
   long long blocking_max;
   pthread_t thread;
   /* A spin lock (comm_lock; spins, then yields): guards everything below
-   * but driven.  Leaf lock, held for a few instructions: never while
-   * calling the runtime (asc__extern_complete may start the next op of
-   * a stream, whose reached() takes this lock) or MPI, nor while
+   * but the atomics.  Leaf lock, held for a few instructions: never
+   * while calling the runtime (asc__extern_complete may start the next
+   * op of a stream, whose reached() takes this lock) or MPI, nor while
    * sleeping.  A pthread mutex cost 3 lock rounds of about 55
    * instructions each per small allreduce (docs/distributed.md). */
   atomic_int lock;
@@ -125,6 +125,8 @@ struct ascComm_st {
   /* Counts the polls of waiting host threads (wait_poll): the progress
    * thread notes when it changes, instead of a clock read per poll. */
   _Atomic uint64_t driven;
+  /* When a waiter last tested posted operations (now_ns; 0: never). */
+  _Atomic uint64_t driven_ns;
   /* One freed operation record kept for the next (submit, op_free):
    * no malloc and free per operation in the common one-at-a-time use. */
   _Atomic(xop *) spare;
