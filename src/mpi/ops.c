@@ -357,14 +357,18 @@ static atomic_int groups_open;
 /* Checks comm, dtype and count; the buffers of the call hold up to
  * count * blocks elements, blocks = mult * the communicator's size (1 when
  * mult is 0, or when half_only is set and dtype is not a half type). */
-static ascError_t check_common(const char *fn, ascComm_t comm,
-                               ascDataType dtype, size_t count, int mult,
-                               bool half_only, size_t *esize) {
-  ascError_t err = asc__mpi_comm_check(comm, fn);
+/* Inlined: each caller's constants (mult, half_only) fold, and the
+ * small-allreduce path pays no call (docs/distributed.md). */
+static inline __attribute__((always_inline)) ascError_t
+check_common(const char *fn, ascComm_t comm, ascDataType dtype, size_t count,
+             int mult, bool half_only, size_t *esize) {
   size_t es, per_rank_blocks;
 
-  if (err != ascSuccess)
-    return err;
+  *esize = 0;
+  if (comm == NULL || atomic_load_explicit(&comm->magic,
+                                           memory_order_acquire) !=
+                          COMM_MAGIC)
+    return asc__mpi_comm_check(comm, fn);   /* says which */
   per_rank_blocks = mult > 0 && (!half_only || is_half(dtype))
                         ? (size_t)mult * (size_t)comm->size
                         : 1;

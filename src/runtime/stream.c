@@ -1033,7 +1033,10 @@ ascError_t asc__not_permitted(const char *what) {
                     what);
 }
 
-bool asc__in_callback(void) { return asc__tls_get()->in_host_callback != 0; }
+bool asc__in_callback(void) {
+  return atomic_load_explicit(&asc__host_threads, memory_order_relaxed) &&
+         asc__tls_get()->in_host_callback != 0;
+}
 
 /* Reports and clears st's pending error. */
 static ascError_t stream_take_error(asc__stream *st) {
