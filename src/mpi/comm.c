@@ -26,8 +26,11 @@
 
 /* Polling.  A host thread waiting in libasc polls the active operations
  * itself (wait_poll, the runtime's wait hook), as MPI_Wait would; the
- * progress thread leaves them to it while it does (a waiter polled in
- * the last DRIVEN_NS) and polls when nobody waits: yielding between
+ * progress thread leaves them to it while it does (a waiter tested
+ * them in the last DRIVEN_NS: driven_ns) and polls when nobody waits;
+ * with nothing active it stands by while waiters' polls go on (the
+ * count in driven moved within DRIVEN_NS of its last look, so it goes
+ * to sleep 2-4 ms after the last poll).  Polling: yielding between
  * polls (MPI moves a large message one segment per poll) for POLL_NS
  * after the last completion, then napping NAP_NS between polls, so that
  * a transfer waiting on a slow peer does not take a core from the
