@@ -86,7 +86,6 @@ KNOWN_BUGS = {
     # a parameter used only in an expression assigned to a new local
     # (creating an array, not supported yet) is typed as a scalar
     "nex_julia": (h.LAUNCH, _SCALAR),
-    "npb_scattering_self_energies": (h.LAUNCH, "which is not a libasc dtype"),
 }
 
 NAMES = h.names()

@@ -1611,6 +1611,15 @@ static bool seed_kernel(run *r, frame *f) {
     cell *k = cell_of(r, p->sym);
     asc__type *st = asc__sig_param_type(r->in->c, sp), *at = NULL;
     bool cx = false;
+    if (asc__dtype_is_complex(sp->dtype)) {
+      report(r, p->loc,
+             "parameter '%s' is %s: complex numbers are not supported in "
+             "kernels yet",
+             p->name, asc__dtype_long(sp->dtype));
+      k->t = err(r);
+      ok = false;
+      continue;
+    }
     k->origin_loc = p->loc;
     k->first_loc = p->loc;
     k->has_first = true;
