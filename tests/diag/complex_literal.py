@@ -1,4 +1,6 @@
-# expect: 6:12: error: complex literals are not supported in kernels
+# mode: types
+# signature: k(f64[1], i64)
+# expect: 8:12: error: complex numbers are not supported in kernels yet
 import asc
 
 @asc.kernel

@@ -37,3 +37,21 @@ def test_complex_scalar_argument_names_the_0d_array_form(z):
     put = asc.compile(SCALAR_SRC).put
     with pytest.raises(TypeError, match=r"complex scalar.*0-d array"):
         put(np.zeros(2), z)
+
+
+def test_complex_in_kernels_is_a_diagnostic_at_its_line():
+    # The kernel language has no complex arithmetic yet: a complex array
+    # parameter and an imaginary literal are compile errors at their lines
+    # (docs/arrays.md, "Complex numbers").
+    mod = asc.compile(
+        "import asc\n"
+        "@asc.kernel\n"
+        "def scale(z, out):\n"
+        "    out[0] = z[0] * 2\n"
+        "@asc.kernel\n"
+        "def lit(x):\n"
+        "    x[0] = 2.5j\n")
+    with pytest.raises(asc.CompileError, match=r":3:11: error: parameter 'z' is complex128"):
+        mod.scale(np.ones(2, np.complex128), np.zeros(2, np.complex128))
+    with pytest.raises(asc.CompileError, match=r":7:12: error: complex numbers are not supported"):
+        mod.lit(np.zeros(2))

@@ -907,6 +907,12 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return scalar(r, ascUInt64);
     return weak(r, ascInt64);
   case ASC_EXPR_FLOAT:
+    if (e->imag) {
+      report(r, e->loc, "complex numbers are not supported in kernels yet "
+             "(complex64/complex128 arrays pass to and from kernels only "
+             "through the C API and asc.Array)");
+      return err(r);
+    }
     return weak(r, ascFloat64);
   case ASC_EXPR_BOOL:
     return scalar(r, ascBool);
