@@ -66,6 +66,7 @@ EXPECTED_TO_RUN = {
     "npb_ludcmp",
     "npb_mvt",
     "npb_nussinov",
+    "npb_scattering_self_energies",
     "npb_seidel_2d",
     "npb_softmax",
     "npb_spmv",
