@@ -98,6 +98,17 @@ def add(a, b, out):
     out[:] = a + b
 
 @asc.kernel
+def names(z, w, out, b, r):
+    out[0] = np.dot(z, w)
+    b[0] = np.any(z)
+    b[1] = np.all(z)
+    r[0] = np.abs(z[0])
+    r[1] = np.absolute(z[1])
+    r[2] = np.real(z[2])
+    r[3] = np.imag(z[0])
+    out[1] = z[0].conjugate() + np.conjugate(z[1])
+
+@asc.kernel
 def scale(z, out):
     for i in range(z.shape[0]):
         out[i] = z[i] * 2 + 0.5
@@ -170,6 +181,18 @@ def test_equality_and_elementwise_and_reductions():
     p = np.zeros_like(z)
     KERNELS.parallel(z, p)
     np.testing.assert_allclose(p, z * z - 1, rtol=1e-15)
+
+
+def test_numpy_names_of_complex_operations():
+    z = np.array([1 + 2j, 3 - 1j, 0.5 + 0j])
+    w = np.array([2 - 1j, 1j, 5 + 0j])
+    out = np.zeros(2, complex)
+    b = np.zeros(2, bool)
+    r = np.zeros(4)
+    KERNELS.names(z, w, out, b, r)
+    np.testing.assert_allclose(out, [np.dot(z, w), z[0].conj() + z[1].conj()], rtol=1e-15)
+    np.testing.assert_array_equal(b, [np.any(z), np.all(z)])
+    np.testing.assert_allclose(r, [abs(z[0]), abs(z[1]), 0.5, 2.0], rtol=1e-15)
 
 
 def test_promotion_follows_numpy():
