@@ -132,6 +132,8 @@ typedef enum ascDataType {
   ascBFloat16,
   ascFloat32,
   ascFloat64,
+  ascComplex64,   /* two float32: real, imaginary (C99 float _Complex) */
+  ascComplex128,  /* two float64 (C99 double _Complex) */
   ascDataTypeCount
 } ascDataType;
 

@@ -9,7 +9,7 @@
 
 size_t ascDataTypeSize(ascDataType t) {
   static const unsigned char sizes[ascDataTypeCount] = {1, 1, 2, 4, 8, 1, 2,
-                                                        4, 8, 2, 2, 4, 8};
+                                                        4, 8, 2, 2, 4, 8, 8, 16};
   return (unsigned)t < ascDataTypeCount ? sizes[t] : 0;
 }
 
@@ -69,6 +69,7 @@ bool asc__tensor_extent(const ascTensor *t, int64_t *lo, int64_t *hi,
 const char *ascDataTypeName(ascDataType t) {
   static const char *const names[ascDataTypeCount] = {
       "bool",   "int8",   "int16",   "int32",    "int64",   "uint8", "uint16",
-      "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
+      "uint32", "uint64", "float16", "bfloat16", "float32", "float64",
+      "complex64", "complex128"};
   return (unsigned)t < ascDataTypeCount ? names[t] : NULL;
 }

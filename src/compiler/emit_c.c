@@ -133,6 +133,10 @@ static const char *val(emitter *e, asc__irval v) {
     return fconst(e, v.c.f, false);
   case ascFloat32:
     return fconst(e, v.c.f, true);
+  case ascComplex64:
+  case ascComplex128: /* a real constant (truthiness, reductions) */
+    return asc__arena_printf(e->c, "((%s)%s)", ctype(v.dtype),
+                             fconst(e, v.c.f, false));
   case ascFloat16:
     return asc__arena_printf(e->c, "((asc_f16)%s)", fconst(e, v.c.f, true));
   case ascBFloat16: {
@@ -223,6 +227,9 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
     return asc__arena_printf(e->c, "asc_%s_%s(%s, %s)", nm, sfx(dt), a, b);
   }
   case ASC_IR_POW:
+    if (asc__dt_is_complex(dt))
+      return asc__arena_printf(e->c, "asc_cpow%s(%s, %s)",
+                               dt == ascComplex64 ? "f" : "", a, b);
     if (fl)
       return narrow(e, dt, asc__arena_printf(
                                e->c, "%spow%s(%s, %s)",
@@ -236,7 +243,7 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
   if (fl && is_half(dt))
     return narrow(e, dt, asc__arena_printf(e->c, "%s %s %s", wa, cop, wb));
   if (dt == ascInt64 || dt == ascUInt64 || dt == ascInt32 ||
-      dt == ascUInt32 || fl || dt == ascBool)
+      dt == ascUInt32 || fl || dt == ascBool || asc__dt_is_complex(dt))
     return asc__arena_printf(e->c, "%s %s %s", a, cop, b);
   return narrow(e, dt, asc__arena_printf(e->c, "%s %s %s", a, cop, b));
 }
@@ -488,6 +495,10 @@ static void emit_cast(emitter *e, const asc__irins *i) {
     LINE(e, "%s = (%s != 0);", d, widen(e, from, x));
     return;
   }
+  if (asc__dt_is_complex(to)) { /* real -> complex, or c64 <-> c128 */
+    LINE(e, "%s = (%s)%s;", d, ctype(to), widen(e, from, x));
+    return;
+  }
   if (asc__dt_is_float(from) && !asc__dt_is_float(to)) {
     /* Python's int(x): truncate; NaN and out-of-range raise. */
     int bits = asc__dt_bits(to);
@@ -585,6 +596,41 @@ static void vm_mark(asc__irins *i, void *ctx) {
     u->used |= 1u << k;
 }
 
+/* C99's complex functions, declared (not <complex.h>, whose macros `I`
+ * and `complex` would clash with register names) when a kernel of m has a
+ * complex register. */
+static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
+  static const char *const fns[] = {"sin", "cos", "tan", "sinh", "cosh",
+                                    "tanh", "exp", "log", "sqrt"};
+  bool any = false;
+  for (int32_t k = 0; k < m->nfuncs && !any; k++)
+    for (int32_t r = 0; r < m->funcs[k]->nregs && !any; r++)
+      any = asc__dt_is_complex(m->funcs[k]->regs[r].ty.dtype);
+  if (!any)
+    return;
+  for (int t = 0; t < 2; t++) {
+    const char *ty = t ? "float _Complex" : "double _Complex";
+    const char *fs = t ? "f" : "";
+    const char *re = t ? "float" : "double";
+    for (size_t k = 0; k < ASC_ARRAY_SIZE(fns); k++)
+      out(e, "%s c%s%s(%s);\n", ty, fns[k], fs, ty);
+    out(e, "%s cpow%s(%s, %s);\n", ty, fs, ty, ty);
+    out(e, "%s conj%s(%s);\n", ty, fs, ty);
+    out(e, "%s cabs%s(%s);\n%s carg%s(%s);\n", re, fs, ty, re, fs, ty);
+    /* Python's z ** n: exact products for small integral n, as CPython */
+    out(e, "static inline %s asc_cpow%s(%s a, %s b) {\n"
+           "  if (__imag__ b == 0 && __real__ b == (int)__real__ b &&\n"
+           "      __real__ b >= 0 && __real__ b <= 100) {\n"
+           "    %s r = 1, x = a;\n"
+           "    for (int n = (int)__real__ b; n; n >>= 1, x *= x)\n"
+           "      if (n & 1) r *= x;\n"
+           "    return r;\n"
+           "  }\n"
+           "  return cpow%s(a, b);\n}\n",
+        ty, fs, ty, ty, ty, fs);
+  }
+}
+
 /* Instantiates the asc_vm_* functions the kernels of m call. */
 static void emit_vecmath(emitter *e, const asc__irmodule *m) {
   vm_use u = {NULL, 0};
@@ -606,6 +652,24 @@ static void emit_call(emitter *e, const asc__irins *i) {
   const char *fs = dt == ascFloat64 ? "" : "f";
   for (int32_t k = 0; k < i->nargs; k++)
     a[k] = widen(e, dt, val(e, i->args[k]));
+  if (i->aux == ASC_INTR_CMPLX) {
+    LINE(e, "%s = __builtin_complex(%s, %s);", d, a[0], a[1]);
+    return;
+  }
+  if (asc__dt_is_complex(dt)) {
+    /* C99's complex functions (declared in emit_complex_decls) */
+    const char *cs = dt == ascComplex64 ? "f" : "";
+    switch (i->aux) {
+    case ASC_INTR_CREAL: LINE(e, "%s = __real__ %s;", d, a[0]); return;
+    case ASC_INTR_CIMAG: LINE(e, "%s = __imag__ %s;", d, a[0]); return;
+    case ASC_INTR_CONJ: LINE(e, "%s = conj%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_CABS: LINE(e, "%s = cabs%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_CARG: LINE(e, "%s = carg%s(%s);", d, cs, a[0]); return;
+    default:
+      LINE(e, "%s = c%s%s(%s);", d, nm, cs, a[0]);
+      return;
+    }
+  }
   switch (i->aux) {
   case ASC_INTR_ISNAN:
     LINE(e, "%s = __builtin_isnan(%s);", d, a[0]);
@@ -1544,6 +1608,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   asc__buf_puts(o, "\n");
   asc__buf_puts(o, asc__emit_helpers);
   emit_vecmath(&e, m);
+  emit_complex_decls(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;

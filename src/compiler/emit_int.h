@@ -113,7 +113,8 @@ static inline const char *ctype(int dt) {
                                   "int32_t",  "int64_t",  "uint8_t",
                                   "uint16_t", "uint32_t", "uint64_t",
                                   "asc_f16",  "asc_bf16", "float",
-                                  "double"};
+                                  "double",   "float _Complex",
+                                  "double _Complex"};
   return dt >= 0 && dt < (int)ASC_ARRAY_SIZE(t) ? t[dt] : "void";
 }
 

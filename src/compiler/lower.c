@@ -533,6 +533,10 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
     return asc__irv_int(dt, v);
   }
   case ASC_EXPR_FLOAT:
+    if (e->imag) /* 2.5j */
+      return asc__lower_cmplx(ls, scalar_dt(ls, e),
+                              asc__irv_float(ascFloat64, 0.0),
+                              asc__irv_float(ascFloat64, e->u.fval));
     return asc__irv_float(scalar_dt(ls, e), e->u.fval);
   case ASC_EXPR_NAME: {
     const asc__sym *s = e->u.name.sym;
@@ -567,6 +571,14 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
     if (e->u.attr.builtin && e->u.attr.builtin->kind == ASC_BK_CONST)
       return asc__irv_float(scalar_dt(ls, e),
                             asc__builtin_value(e->u.attr.builtin));
+    if ((strcmp(e->u.attr.attr, "real") == 0 ||
+         strcmp(e->u.attr.attr, "imag") == 0) &&
+        asc__dt_is_complex(scalar_dt(ls, e->u.attr.value)))
+      return conv(ls, asc__lower_cintr(ls, e->u.attr.attr[0] == 'r'
+                                               ? ASC_INTR_CREAL
+                                               : ASC_INTR_CIMAG,
+                                       asc__lower_expr(ls, e->u.attr.value)),
+                  scalar_dt(ls, e));
     if (strcmp(e->u.attr.attr, "ndim") == 0) {
       asc__type *vt = ty(e->u.attr.value);
       if (vt && vt->kind == ASC_TY_TENSOR)

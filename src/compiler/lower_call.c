@@ -224,6 +224,29 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
   return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
 }
 
+asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v) {
+  int cdt = vdt(ls, v);
+  int rdt = intr == ASC_INTR_CONJ ? cdt
+            : cdt == ascComplex64 ? ascFloat32
+                                  : ascFloat64;
+  int32_t d = newreg(ls, rdt, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = intr;
+  i->args[0] = v;
+  return asc__irv_reg(d);
+}
+
+asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im) {
+  int fdt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+  int32_t d = newreg(ls, dt, NULL);
+  asc__irval a = conv(ls, re, fdt), b = conv(ls, im, fdt);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 2);
+  i->aux = ASC_INTR_CMPLX;
+  i->args[0] = a;
+  i->args[1] = b;
+  return asc__irv_reg(d);
+}
+
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__ast_expr *const *a = e->u.call.rargs;
@@ -257,7 +280,43 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   }
   case ASC_BI_ABS: {
     int dt = scalar_dt(ls, e);
+    if (asc__dt_is_complex(scalar_dt(ls, a[0])))
+      return conv(ls, asc__lower_cintr(ls, ASC_INTR_CABS,
+                                       asc__lower_expr(ls, a[0])),
+                  dt);
     return op1(ls, ASC_IR_ABS, dt, conv(ls, asc__lower_expr(ls, a[0]), dt));
+  }
+  case ASC_BI_COMPLEX: {
+    int dt = scalar_dt(ls, e);
+    asc__irval re = asc__lower_expr(ls, a[0]);
+    asc__irval im = n > 1 ? asc__lower_expr(ls, a[1]) : asc__irv_float(ascFloat64, 0.0);
+    return asc__lower_cmplx(ls, dt, re, im);
+  }
+  case ASC_BI_NP_CONJ:
+  case ASC_BI_NP_REAL:
+  case ASC_BI_NP_IMAG:
+  case ASC_BI_NP_ANGLE: {
+    int dt = scalar_dt(ls, e), adt = scalar_dt(ls, a[0]);
+    asc__irval x = asc__lower_expr(ls, a[0]);
+    if (asc__dt_is_complex(adt))
+      return conv(ls, asc__lower_cintr(ls, b->id == ASC_BI_NP_CONJ ? ASC_INTR_CONJ
+                                           : b->id == ASC_BI_NP_REAL ? ASC_INTR_CREAL
+                                           : b->id == ASC_BI_NP_IMAG ? ASC_INTR_CIMAG
+                                                                     : ASC_INTR_CARG,
+                                       x),
+                  dt);
+    if (b->id == ASC_BI_NP_IMAG)
+      return conv(ls, asc__irv_int(ascInt64, 0), dt);
+    if (b->id == ASC_BI_NP_ANGLE) {
+      /* the angle of a real number: 0, or pi when negative */
+      int32_t d = newreg(ls, dt, NULL);
+      asc__irins *i = emit(ls, ASC_IR_CALL, d, 2);
+      i->aux = ASC_INTR_ATAN2;
+      i->args[0] = asc__irv_float(dt, 0.0);
+      i->args[1] = conv(ls, x, dt);
+      return asc__irv_reg(d);
+    }
+    return conv(ls, x, dt);
   }
   case ASC_BI_NP_WHERE:
   case ASC_BI_NP_CLIP: {
@@ -430,7 +489,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
-    if (!asc__expr_via_asc(e->u.call.func) && n <= 3)
+    if (!asc__expr_via_asc(e->u.call.func) && n <= 3 &&
+        !asc__dt_is_complex(adt))
       math_errors(ls, math_error_kind(id), false, adt, args, n,
                   asc__irv_reg(d));
     return conv(ls, asc__irv_reg(d), dt);

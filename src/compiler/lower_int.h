@@ -278,5 +278,10 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
                                     asc__irval *agg);
 /* A call of a builtin, an intrinsic or a helper. */
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
+/* A complex intrinsic (CREAL, CIMAG, CABS, CARG: real result; CONJ) of
+ * the complex value v. */
+asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v);
+/* re + im*1j as a value of the complex dtype dt. */
+asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im);
 
 #endif /* ASC_LOWER_INT_H */

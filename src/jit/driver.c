@@ -83,7 +83,7 @@ struct asc__pymodule {
 
 static const char *const dtype_short[ascDataTypeCount] = {
     "bool", "i8",  "i16", "i32", "i64", "u8",  "u16",
-    "u32",  "u64", "f16", "bf16", "f32", "f64"};
+    "u32",  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"};
 
 static bool dtype_ok(ascDataType d) {
   return (int)d >= 0 && d < ascDataTypeCount;

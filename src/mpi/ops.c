@@ -39,6 +39,8 @@ static MPI_Datatype reduce_type(ascDataType dt) {
   case ascUInt64: return MPI_UINT64_T;
   case ascFloat32: return MPI_FLOAT;
   case ascFloat64: return MPI_DOUBLE;
+  case ascComplex64: return MPI_C_FLOAT_COMPLEX;
+  case ascComplex128: return MPI_C_DOUBLE_COMPLEX;
   default: return MPI_DATATYPE_NULL;
   }
 }
@@ -49,6 +51,7 @@ static MPI_Datatype move_type(ascDataType dt) {
   case 1: return MPI_UINT8_T;
   case 2: return MPI_UINT16_T;
   case 4: return MPI_UINT32_T;
+  case 16: return MPI_C_DOUBLE_COMPLEX;
   default: return MPI_UINT64_T;
   }
 }
@@ -389,10 +392,16 @@ check_common(const char *fn, ascComm_t comm, ascDataType dtype, size_t count,
   return ascSuccess;
 }
 
-static ascError_t check_op(const char *fn, ascRedOp op) {
+static ascError_t check_op(const char *fn, ascDataType dtype, ascRedOp op) {
   if ((unsigned)op >= ascRedOpCount)
     return asc__mpi_err(ascErrorInvalidValue, "%s: invalid reduction op %d",
                         fn, (int)op);
+  if ((dtype == ascComplex64 || dtype == ascComplex128) &&
+      (op == ascRedMin || op == ascRedMax))
+    return asc__mpi_err(ascErrorInvalidValue,
+                        "%s: %s values have no order (min/max); reduce "
+                        "with sum or prod",
+                        fn, ascDataTypeName(dtype));
   return ascSuccess;
 }
 
@@ -457,7 +466,7 @@ ascError_t ascAllReduce(const void *sendbuf, void *recvbuf, size_t count,
   size_t es;
   TRY(not_in_group(fn));
   TRY(check_common(fn, comm, dtype, count, 1, true, &es));
-  TRY(check_op(fn, op));
+  TRY(check_op(fn, dtype, op));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_ALLREDUCE, sendbuf, recvbuf, count, dtype, es, op, 0,
@@ -471,7 +480,7 @@ ascError_t ascReduce(const void *sendbuf, void *recvbuf, size_t count,
   size_t es;
   TRY(not_in_group(fn));
   TRY(check_common(fn, comm, dtype, count, 1, true, &es));
-  TRY(check_op(fn, op));
+  TRY(check_op(fn, dtype, op));
   TRY(check_rank(fn, "root", root, comm));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   if (comm->rank == root)
@@ -515,7 +524,7 @@ ascError_t ascReduceScatter(const void *sendbuf, void *recvbuf, size_t count,
   size_t es;
   TRY(not_in_group(fn));
   TRY(check_common(fn, comm, dtype, count, 2, false, &es));
-  TRY(check_op(fn, op));
+  TRY(check_op(fn, dtype, op));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_REDSCAT, sendbuf, recvbuf, count, dtype, es, op, 0, comm,

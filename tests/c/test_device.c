@@ -163,6 +163,10 @@ static void test_data_types(void **state) {
   assert_int_equal(ascDataTypeSize((ascDataType)-1), 0);
   assert_string_equal(ascDataTypeName(ascUInt16), "uint16");
   assert_null(ascDataTypeName(ascDataTypeCount));
+  assert_int_equal(ascDataTypeSize(ascComplex64), 8);
+  assert_int_equal(ascDataTypeSize(ascComplex128), 16);
+  assert_string_equal(ascDataTypeName(ascComplex64), "complex64");
+  assert_string_equal(ascDataTypeName(ascComplex128), "complex128");
 }
 
 /* ------------------------------------------------------ child processes */

@@ -41,15 +41,18 @@ static int teardown(void **state) {
 
 static const char *num_name(asc__num n) {
   if (n.weak)
-    return asc__dtype_is_float(n.dtype) ? "f*" : "i*";
+    return asc__dtype_is_complex(n.dtype) ? "c*"
+           : asc__dtype_is_float(n.dtype) ? "f*"
+                                          : "i*";
   return asc__dtype_short(n.dtype);
 }
 
 static bool num_from_name(const char *s, asc__num *n) {
   n->weak = false;
-  if (strcmp(s, "i*") == 0 || strcmp(s, "f*") == 0) {
+  if (strcmp(s, "i*") == 0 || strcmp(s, "f*") == 0 || strcmp(s, "c*") == 0) {
     n->weak = true;
-    n->dtype = s[0] == 'i' ? ascInt64 : ascFloat64;
+    n->dtype = s[0] == 'i' ? ascInt64 : s[0] == 'f' ? ascFloat64
+                                                    : ascComplex128;
     return true;
   }
   return asc__dtype_from_name(s, strlen(s), &n->dtype);
@@ -61,12 +64,14 @@ static asc__num all_nums(int i) {
     n.dtype = (ascDataType)i;
     n.weak = false;
   } else {
-    n.dtype = i == (int)ascDataTypeCount ? ascInt64 : ascFloat64;
+    n.dtype = i == (int)ascDataTypeCount       ? ascInt64
+              : i == (int)ascDataTypeCount + 1 ? ascFloat64
+                                               : ascComplex128;
     n.weak = true;
   }
   return n;
 }
-#define NNUMS ((int)ascDataTypeCount + 2)
+#define NNUMS ((int)ascDataTypeCount + 3)
 
 static bool num_eq(asc__num a, asc__num b) {
   return a.dtype == b.dtype && a.weak == b.weak;
@@ -137,7 +142,7 @@ static void test_lattice_matches_docs(void **state) {
     }
   }
   fclose(fp);
-  /* every dtype, strong, plus weak int and weak float */
+  /* every dtype, strong, plus weak int, weak float and weak complex */
   assert_int_equal(ncols - 1, NNUMS);
   assert_int_equal(rows, NNUMS);
 }
@@ -198,6 +203,23 @@ static void test_lattice_cases(void **state) {
   assert_true(num_eq(asc__num_promote(N(ascBool), N(ascBool)), N(ascBool)));
   assert_true(num_eq(asc__num_promote(N(ascFloat64), N(ascBFloat16)),
                      N(ascFloat64)));
+  /* complex: numpy's results, weak Python scalars as NEP 50 */
+  assert_true(num_eq(asc__num_promote(N(ascComplex64), N(ascFloat64)),
+                     N(ascComplex128)));
+  assert_true(num_eq(asc__num_promote(N(ascComplex64), N(ascFloat32)),
+                     N(ascComplex64)));
+  assert_true(num_eq(asc__num_promote(N(ascComplex64), W(ascInt64)),
+                     N(ascComplex64)));
+  assert_true(num_eq(asc__num_promote(N(ascComplex64), W(ascFloat64)),
+                     N(ascComplex64)));
+  assert_true(num_eq(asc__num_promote(W(ascComplex128), N(ascFloat32)),
+                     N(ascComplex64)));
+  assert_true(num_eq(asc__num_promote(W(ascComplex128), N(ascFloat64)),
+                     N(ascComplex128)));
+  assert_true(num_eq(asc__num_promote(W(ascComplex128), W(ascFloat64)),
+                     W(ascComplex128)));
+  assert_true(num_eq(asc__num_promote(N(ascComplex64), N(ascComplex128)),
+                     N(ascComplex128)));
 }
 
 /* ---------------------------------------------------------------- types */

@@ -37,7 +37,7 @@ GOOD = np.zeros(4, np.float32)
 
 BAD_TENSORS = [
     None, 1, 2.5, "abc", b"abcd", bytearray(16), [1.0, 2.0], (1.0,), object(),
-    np.zeros(4, np.complex64), np.zeros(4, object), np.zeros(4, "U3"),
+    np.zeros(4, np.clongdouble), np.zeros(4, object), np.zeros(4, "U3"),
     np.zeros(4, ">f4"), np.zeros((4,), [("a", "<f4"), ("b", "<i4")]),
     np.zeros(4, np.float64), np.zeros((2, 2), np.float32), np.float32(1),
     Iface(None), Iface({}), Iface({"shape": (4,), "typestr": "<f4"}),
@@ -48,7 +48,7 @@ BAD_TENSORS = [
     Iface({"shape": (4,), "typestr": "<f4", "data": (GOOD.ctypes.data, False), "strides": (3,)}),
     Iface({"shape": (4,), "typestr": "<f4", "data": (GOOD.ctypes.data, False), "strides": (4, 4)}),
     Iface({"shape": (4,), "typestr": "zz", "data": (GOOD.ctypes.data, False)}),
-    Iface({"shape": (4,), "typestr": "<c8", "data": (GOOD.ctypes.data, False)}),
+    Iface({"shape": (4,), "typestr": "<c32", "data": (GOOD.ctypes.data, False)}),
     Iface({"shape": (1,) * 9, "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
     Iface({"shape": ("a",), "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),
     Iface({"shape": (2**70,), "typestr": "<f4", "data": (GOOD.ctypes.data, False)}),

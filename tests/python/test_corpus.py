@@ -66,6 +66,7 @@ EXPECTED_TO_RUN = {
     "npb_ludcmp",
     "npb_mvt",
     "npb_nussinov",
+    "npb_scattering_self_energies",
     "npb_seidel_2d",
     "npb_softmax",
     "npb_spmv",
@@ -86,7 +87,6 @@ KNOWN_BUGS = {
     # a parameter used only in an expression assigned to a new local
     # (creating an array, not supported yet) is typed as a scalar
     "nex_julia": (h.LAUNCH, _SCALAR),
-    "npb_scattering_self_energies": (h.LAUNCH, "which is not a libasc dtype"),
 }
 
 NAMES = h.names()

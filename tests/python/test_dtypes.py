@@ -10,7 +10,9 @@ ALL = [("bool_", "bool", 1, np.bool_), ("int8", "int8", 1, np.int8),
        ("int64", "int64", 8, np.int64), ("uint8", "uint8", 1, np.uint8),
        ("uint16", "uint16", 2, np.uint16), ("uint32", "uint32", 4, np.uint32),
        ("uint64", "uint64", 8, np.uint64), ("float16", "float16", 2, np.float16),
-       ("float32", "float32", 4, np.float32), ("float64", "float64", 8, np.float64)]
+       ("float32", "float32", 4, np.float32), ("float64", "float64", 8, np.float64),
+       ("complex64", "complex64", 8, np.complex64),
+       ("complex128", "complex128", 16, np.complex128)]
 
 
 @pytest.mark.parametrize("attr,name,size,nptype", ALL)
@@ -43,7 +45,7 @@ def test_casts_outside_kernels_give_typed_numpy_scalars():
 
 
 def test_unsupported_dtypes_are_rejected():
-    for bad in (np.complex64, "float128", object, np.dtype(">f4"), "nope"):
+    for bad in (np.clongdouble, "float128", object, np.dtype(">f4"), "nope"):
         with pytest.raises(TypeError):
             asc.as_dtype(bad)
 

@@ -207,7 +207,7 @@ def test_wrong_argument_count_and_types():
     with pytest.raises(TypeError, match="parameter 'alpha'"):
         saxpy32("2", a, a, a)
     with pytest.raises(TypeError, match="parameter 'a'"):
-        vector_add(np.zeros(4, np.complex64), a, a)
+        vector_add(np.zeros(4, np.clongdouble), a, a)
 
 
 def test_mismatched_generic_arguments_are_value_errors_not_crashes():

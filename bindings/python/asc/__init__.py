@@ -22,7 +22,7 @@ from collections import namedtuple as _namedtuple
 from . import _asc
 from ._array import Array, asarray, empty, empty_like, zeros, zeros_like
 from ._dtypes import (DType, as_dtype, bfloat16, bool_, float16, float32,
-                      float64, from_bfloat16_bits, int8, int16, int32, int64,
+                      float64, complex64, complex128, from_bfloat16_bits, int8, int16, int32, int64,
                       to_bfloat16_bits, uint8, uint16, uint32, uint64)
 from ._errors import (CancelledError, CompileError, Error,
                       InvalidHandleError, InvalidKernelError,

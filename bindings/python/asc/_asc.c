@@ -72,10 +72,10 @@ static PyObject *set_error_factory(PyObject *self, PyObject *fn) {
 /* ---------------------------------------------------------------- dtypes */
 
 static const char *const formats[ascDataTypeCount] = {
-    "?", "b", "h", "i", "q", "B", "H", "I", "Q", "e", NULL, "f", "d"};
+    "?", "b", "h", "i", "q", "B", "H", "I", "Q", "e", NULL, "f", "d", "Zf", "Zd"};
 static const char *const typestrs[ascDataTypeCount] = {
     "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2",
-    "<u4", "<u8", "<f2", "|V2", "<f4", "<f8"};
+    "<u4", "<u8", "<f2", "|V2", "<f4", "<f8", "<c8", "<c16"};
 
 const char *ascpy_dtype_format(ascDataType t) {
   return (unsigned)t < ascDataTypeCount ? formats[t] : NULL;
@@ -96,6 +96,14 @@ int ascpy_dtype_from_format(const char *f, Py_ssize_t itemsize) {
     f++;
   else if (*f == '>' || *f == '!')
     return -1; /* big-endian data: not on any host we run on */
+  /* complex: 'Zf' (complex64), 'Zd' (complex128) */
+  if (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') {
+    if (f[1] == 'f')
+      return itemsize == 8 ? ascComplex64 : -1;
+    if (f[1] == 'd')
+      return itemsize == 16 ? ascComplex128 : -1;
+    return -1;
+  }
   if (f[0] == '\0' || f[1] != '\0')
     return -1;
   switch (f[0]) {

@@ -127,6 +127,11 @@ int ascpy_scalar_from_object(PyObject *o, ascScalar *s, const char *what) {
         PyErr_Format(PyExc_TypeError,
                      "%s: unsupported scalar type %s (format '%s')", what,
                      Py_TYPE(o)->tp_name, b.format ? b.format : "B");
+      } else if (dt == ascComplex64 || dt == ascComplex128) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: a complex scalar (%s) is passed as a 0-d array: "
+                     "np.asarray(z)",
+                     what, ascDataTypeName((ascDataType)dt));
       } else {
         r = read_scalar_buffer(&b, dt, s);
       }
@@ -163,6 +168,13 @@ int ascpy_scalar_from_object(PyObject *o, ascScalar *s, const char *what) {
       Py_DECREF(i);
       return r;
     }
+  }
+  if (PyComplex_Check(o)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: a complex scalar is passed as a 0-d array: "
+                 "np.asarray(z)",
+                 what);
+    return -1;
   }
   PyErr_Format(PyExc_TypeError,
                "%s: expected a bool, int or float scalar, got %s", what,
@@ -306,7 +318,7 @@ typedef struct DLManagedTensor_ {
   void (*deleter)(struct DLManagedTensor_ *);
 } DLManagedTensor_;
 enum { kDLCPU_ = 1, kDLInt_ = 0, kDLUInt_ = 1, kDLFloat_ = 2,
-       kDLBfloat_ = 4, kDLBool_ = 6 };
+       kDLBfloat_ = 4, kDLComplex_ = 5, kDLBool_ = 6 };
 
 int ascpy_launch_init(Launch *L, int n) {
   L->n = n;
@@ -478,6 +490,10 @@ static int interface_dtype(KernelObject *k, int i, PyObject *o,
     if (size == 4) return ascFloat32;
     if (size == 8) return ascFloat64;
     break;
+  case 'c':
+    if (size == 8) return ascComplex64;
+    if (size == 16) return ascComplex128;
+    break;
   case 'V':
     if (size == 2) {
       PyObject *descr = PyDict_GetItemString(iface, "descr");
@@ -604,6 +620,8 @@ static int dlpack_dtype(const DLDataType_ *d) {
   case kDLFloat_:
     return d->bits == 16 ? ascFloat16 : d->bits == 32 ? ascFloat32
            : d->bits == 64 ? ascFloat64 : -1;
+  case kDLComplex_:
+    return d->bits == 64 ? ascComplex64 : d->bits == 128 ? ascComplex128 : -1;
   case kDLBfloat_:
     return d->bits == 16 ? ascBFloat16 : -1;
   case kDLBool_:

@@ -10,7 +10,8 @@ from . import _asc
 
 _KINDS = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "int64": "i",
           "uint8": "u", "uint16": "u", "uint32": "u", "uint64": "u",
-          "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
+          "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f",
+          "complex64": "c", "complex128": "c"}
 
 
 def _ml_dtypes():
@@ -146,3 +147,5 @@ float16 = _BY_NAME["float16"]
 bfloat16 = _BY_NAME["bfloat16"]
 float32 = _BY_NAME["float32"]
 float64 = _BY_NAME["float64"]
+complex64 = _BY_NAME["complex64"]
+complex128 = _BY_NAME["complex128"]

@@ -102,6 +102,7 @@ struct asc__ast_expr {
   asc__loc loc;
   struct asc__type *type;   /* slot for type inference; NULL until then */
   int32_t depth;            /* height of this subtree (bounded by parser) */
+  bool imag;                /* FLOAT: an imaginary literal (2.5j: 0+2.5i) */
   union {
     struct {
       const char *id;

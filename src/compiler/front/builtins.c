@@ -64,6 +64,11 @@ static const struct {
     {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
     {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
     {"outer", ASC_BI_NP_OUTER},
+    {"complex64", ASC_BI_DT_COMPLEX64}, {"csingle", ASC_BI_DT_COMPLEX64},
+    {"complex128", ASC_BI_DT_COMPLEX128}, {"cdouble", ASC_BI_DT_COMPLEX128},
+    {"complex_", ASC_BI_DT_COMPLEX128}, {"conj", ASC_BI_NP_CONJ},
+    {"conjugate", ASC_BI_NP_CONJ}, {"angle", ASC_BI_NP_ANGLE},
+    {"real", ASC_BI_NP_REAL}, {"imag", ASC_BI_NP_IMAG},
 };
 
 const asc__builtin *asc__builtin_method(const char *name) {
@@ -74,6 +79,9 @@ const asc__builtin *asc__builtin_method(const char *name) {
   for (int id = ASC_BI_NP_TRANSPOSE; id <= ASC_BI_NP_CUMSUM; id++)
     if (strcmp(entries[id - 1].name, name) == 0)
       return &entries[id - 1];
+  /* z.conj(), z.conjugate() */
+  if (strcmp(name, "conj") == 0 || strcmp(name, "conjugate") == 0)
+    return &entries[ASC_BI_NP_CONJ - 1];
   return NULL;
 }
 
@@ -88,7 +96,8 @@ const char asc__numpy_names[] =
     "reshape, transpose, ravel, cumsum, outer, linalg.norm and "
     "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
-    "float16, float32, float64";
+    "float16, float32, float64, complex64, complex128 (and conj, "
+    "conjugate, angle, real, imag)";
 
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
   if (ns == ASC_NS_NP) {
@@ -121,6 +130,8 @@ ascDataType asc__builtin_dtype(const asc__builtin *b) {
   case ASC_BI_DT_BFLOAT16: return ascBFloat16;
   case ASC_BI_DT_FLOAT32: return ascFloat32;
   case ASC_BI_DT_FLOAT64: return ascFloat64;
+  case ASC_BI_DT_COMPLEX64: return ascComplex64;
+  case ASC_BI_DT_COMPLEX128: return ascComplex128;
   default: return ascDataTypeCount;
   }
 }

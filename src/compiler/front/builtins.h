@@ -181,6 +181,14 @@ typedef enum asc__builtin_kind {
   X(NP_CUMSUM, "cumsum", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")          \
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
+  /* complex numbers (docs/arrays.md) */                                      \
+  X(DT_COMPLEX64, "complex64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")          \
+  X(DT_COMPLEX128, "complex128", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")        \
+  X(COMPLEX, "complex", ASC_NS_PY, ASC_BK_FUNC, 1, 2, "real,imag")           \
+  X(NP_CONJ, "conj", 0, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
+  X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \

@@ -208,9 +208,19 @@ static void lex_number(lexer *L) {
       }
     }
   }
-  if (p < L->end && (*p == 'j' || *p == 'J')) {
+  if (p < L->end && (*p == 'j' || *p == 'J') && base == 10) {
+    /* an imaginary literal: a FLOAT token with its value, flagged */
+    size_t n = (size_t)(p - s), k = 0;
+    char *buf = asc__arena_alloc(L->c, n + 1);
+    asc__token *t;
+    for (const char *q = s; q < p; q++)
+      if (*q != '_')
+        buf[k++] = *q;
+    buf[k] = '\0';
     L->p = p + 1;
-    push(L, ASC_TK_INT, s, L->p)->flags = ASC_TOKF_IMAG;
+    t = push(L, ASC_TK_FLOAT, s, L->p);
+    t->flags = ASC_TOKF_IMAG;
+    t->v.fval = strtod(buf, NULL);
     return;
   }
   if (p < L->end && is_id_char((unsigned char)*p)) {

@@ -758,6 +758,8 @@ static ascDataType dtype_of_builtin(const asc__builtin *b) {
       {ASC_BI_DT_BFLOAT16, ascBFloat16}, {ASC_BI_DT_FLOAT32, ascFloat32},
       {ASC_BI_DT_FLOAT64, ascFloat64},   {ASC_BI_FLOAT, ascFloat64},
       {ASC_BI_INT, ascInt64},            {ASC_BI_BOOL, ascBool},
+      {ASC_BI_DT_COMPLEX64, ascComplex64},
+      {ASC_BI_DT_COMPLEX128, ascComplex128},
   };
   for (size_t i = 0; b != NULL && i < sizeof map / sizeof map[0]; i++)
     if (map[i].id == b->id)

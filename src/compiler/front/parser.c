@@ -372,6 +372,7 @@ static asc__ast_expr *atom(parser *p) {
     next(p);
     e = new_expr(p, ASC_EXPR_FLOAT, t->loc);
     e->u.fval = t->v.fval;
+    e->imag = (t->flags & ASC_TOKF_IMAG) != 0; /* 2.5j */
     return e;
   case ASC_TK_STR:
     return strings(p);

@@ -232,7 +232,11 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
       return false;
     set_i(o, (int64_t)e->u.ival);
     return true;
-  case ASC_EXPR_FLOAT: set_f(o, e->u.fval); return true;
+  case ASC_EXPR_FLOAT:
+    if (e->imag)
+      return false; /* a complex constant: not a number here */
+    set_f(o, e->u.fval);
+    return true;
   case ASC_EXPR_BOOL: set_b(o, e->u.bval); return true;
   case ASC_EXPR_NAME: {
     asc__sym *s = find(r, &r->module, e->u.name.id);

@@ -14,7 +14,8 @@
 
 static const char *const dt_names[] = {"bool", "i8",  "i16",  "i32", "i64",
                                        "u8",   "u16", "u32",  "u64", "f16",
-                                       "bf16", "f32", "f64"};
+                                       "bf16", "f32", "f64", "c64",
+                                       "c128"};
 
 asc__irtype asc__irt_scalar(int dtype) {
   asc__irtype t = {ASC_IRK_SCALAR, (uint8_t)dtype, 0, 0};
@@ -34,6 +35,9 @@ bool asc__irt_eq(asc__irtype a, asc__irtype b) {
 bool asc__dt_is_float(int dt) {
   return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32 ||
          dt == ascFloat64;
+}
+bool asc__dt_is_complex(int dt) {
+  return dt == ascComplex64 || dt == ascComplex128;
 }
 bool asc__dt_is_int(int dt) { return dt >= ascInt8 && dt <= ascUInt64; }
 bool asc__dt_is_signed(int dt) { return dt >= ascInt8 && dt <= ascInt64; }
@@ -226,7 +230,7 @@ asc__irval asc__irv_int(int dtype, int64_t x) {
   v.kind = ASC_IRV_CONST;
   v.dtype = (uint8_t)dtype;
   v.reg = -1;
-  if (asc__dt_is_float(dtype))
+  if (asc__dt_is_float(dtype) || asc__dt_is_complex(dtype))
     v.c.f = (double)x;
   else
     v.c.i = x;
@@ -239,7 +243,7 @@ asc__irval asc__irv_float(int dtype, double x) {
   v.kind = ASC_IRV_CONST;
   v.dtype = (uint8_t)dtype;
   v.reg = -1;
-  if (asc__dt_is_float(dtype))
+  if (asc__dt_is_float(dtype) || asc__dt_is_complex(dtype))
     v.c.f = x;
   else
     v.c.i = (int64_t)x;
@@ -886,8 +890,11 @@ bool asc__ir_eval(int op, int aux, int dtype, int src_dtype,
   r.dtype = (uint8_t)dtype;
   r.reg = -1;
   for (int k = 0; k < nargs; k++)
-    if (args[k].kind != ASC_IRV_CONST)
+    if (args[k].kind != ASC_IRV_CONST || asc__dt_is_complex(args[k].dtype))
       return false;
+  /* complex values are not folded: a constant holds one double */
+  if (asc__dt_is_complex(dtype) || asc__dt_is_complex(src_dtype))
+    return false;
   switch (op) {
   case ASC_IR_MOV:
     r = args[0];

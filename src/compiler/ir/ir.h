@@ -53,6 +53,7 @@ typedef struct asc__irtype {
 asc__irtype asc__irt_scalar(int dtype);
 bool asc__irt_eq(asc__irtype a, asc__irtype b);
 bool asc__dt_is_float(int dt);
+bool asc__dt_is_complex(int dt);  /* c64, c128 */
 bool asc__dt_is_int(int dt);     /* signed or unsigned, not bool */
 bool asc__dt_is_signed(int dt);
 int asc__dt_bits(int dt);
@@ -167,7 +168,11 @@ unsigned asc__irop_flags(int op);
   X(ROUND, "round", 1) X(FABS, "fabs", 1) X(ERF, "erf", 1)                   \
   X(ERFC, "erfc", 1) X(FMA, "fma", 3) X(HYPOT, "hypot", 2)                   \
   X(COPYSIGN, "copysign", 2) X(FMOD, "fmod", 2) X(ISNAN, "isnan", 1)         \
-  X(ISINF, "isinf", 1) X(ISFINITE, "isfinite", 1)
+  X(ISINF, "isinf", 1) X(ISFINITE, "isfinite", 1)                           \
+  /* complex: cmplx(re, im) of two floats; the parts, conjugate, modulus \
+   * and argument of a complex */                                            \
+  X(CMPLX, "cmplx", 2) X(CREAL, "creal", 1) X(CIMAG, "cimag", 1)            \
+  X(CONJ, "conj", 1) X(CABS, "cabs", 1) X(CARG, "carg", 1)
 
 typedef enum asc__irintr {
 #define X(id, name, n) ASC_INTR_##id,

@@ -130,9 +130,27 @@ static void vins(vstate *v, const asc__irins *i) {
     if (i->aux < 0 || i->aux >= ASC_INTR_COUNT ||
         i->nargs != asc__intr_nargs(i->aux))
       fail(v, i, "bad intrinsic call");
+    if (i->aux == ASC_INTR_CMPLX) {
+      if (!asc__dt_is_complex(ddt(v, i)) || vdt(v, i, 0) != vdt(v, i, 1) ||
+          vdt(v, i, 0) != (ddt(v, i) == ascComplex64 ? ascFloat32
+                                                      : ascFloat64))
+        fail(v, i, "cmplx types");
+      break;
+    }
+    if (i->aux == ASC_INTR_CREAL || i->aux == ASC_INTR_CIMAG ||
+        i->aux == ASC_INTR_CABS || i->aux == ASC_INTR_CARG) {
+      if (!asc__dt_is_complex(vdt(v, i, 0)) ||
+          ddt(v, i) != (vdt(v, i, 0) == ascComplex64 ? ascFloat32
+                                                      : ascFloat64))
+        fail(v, i, "complex part types");
+      break;
+    }
     for (int32_t k = 0; k < i->nargs; k++)
-      if (!asc__dt_is_float(vdt(v, i, k)))
+      if (!asc__dt_is_float(vdt(v, i, k)) &&
+          !asc__dt_is_complex(vdt(v, i, k)))
         fail(v, i, "intrinsic on a non-float");
+    if (i->aux == ASC_INTR_CONJ && !asc__dt_is_complex(vdt(v, i, 0)))
+      fail(v, i, "conj of a non-complex");
     if (i->aux == ASC_INTR_ISNAN || i->aux == ASC_INTR_ISINF ||
         i->aux == ASC_INTR_ISFINITE) {
       if (ddt(v, i) != ascBool)
@@ -334,8 +352,16 @@ static void vins(vstate *v, const asc__irins *i) {
       if (asc__dt_is_float(ddt(v, i)))
         fail(v, i, "bit operation on a float");
     }
-    if (op == ASC_IR_DIV && !asc__dt_is_float(ddt(v, i)))
+    if (op == ASC_IR_DIV && !asc__dt_is_float(ddt(v, i)) &&
+        !asc__dt_is_complex(ddt(v, i)))
       fail(v, i, "div (true division) needs floats");
+    if (asc__dt_is_complex(vdt(v, i, 0)) &&
+        (op == ASC_IR_FLOORDIV || op == ASC_IR_MOD || op == ASC_IR_MIN ||
+         op == ASC_IR_MAX || op == ASC_IR_LT || op == ASC_IR_LE ||
+         op == ASC_IR_GT || op == ASC_IR_GE || op == ASC_IR_SHL ||
+         op == ASC_IR_SHR || op == ASC_IR_AND || op == ASC_IR_OR ||
+         op == ASC_IR_XOR))
+      fail(v, i, "operation without a complex meaning");
     if (fl & ASC_OPF_CMP) {
       if (vdt(v, i, 0) != vdt(v, i, 1) || ddt(v, i) != ascBool)
         fail(v, i, "comparison types");

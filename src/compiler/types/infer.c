@@ -204,6 +204,8 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_float(et->dtype) && !asc__dtype_is_float(t->dtype))
     return;
+  if (asc__dtype_is_complex(et->dtype) != asc__dtype_is_complex(t->dtype))
+    return;
   /* A variable keeps its own type; the operation converts it. */
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
       (e->u.name.sym->kind == ASC_SYM_LOCAL ||
@@ -458,6 +460,13 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
            op_name(op), tn(r, a), tn(r, b));
     return err(r);
   }
+  if ((asc__dtype_is_complex(a->dtype) || asc__dtype_is_complex(b->dtype)) &&
+      (op == ASC_BIN_FLOORDIV || op == ASC_BIN_MOD)) {
+    report(r, e->loc, "unsupported operand types for %s: %s and %s (complex "
+           "numbers have no floor division or remainder, as in Python)",
+           op_name(op), tn(r, a), tn(r, b));
+    return err(r);
+  }
   switch (op) {
   case ASC_BIN_ADD:
   case ASC_BIN_SUB:
@@ -467,12 +476,12 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     return asc__infer_arith_promote(r, a, b);
   case ASC_BIN_DIV:
     p = asc__infer_arith_promote(r, a, b);
-    if (asc__dtype_is_float(p->dtype))
+    if (asc__dtype_is_float(p->dtype) || asc__dtype_is_complex(p->dtype))
       return p;
     return p->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
   case ASC_BIN_POW:
     p = asc__infer_arith_promote(r, a, b);
-    if (!asc__dtype_is_float(p->dtype) &&
+    if (!asc__dtype_is_float(p->dtype) && !asc__dtype_is_complex(p->dtype) &&
         asc__infer_is_neg_int_literal(e->u.binary.rhs)) {
       report(r, e->u.binary.rhs->loc,
              "integer power with a negative exponent (%s ** %s): make the "
@@ -772,6 +781,14 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
     for (int32_t i = 0; i < vt->n; i++)
       if (strcmp(vt->fields[i].name, a) == 0)
         return vt->fields[i].type;
+  } else if (vt->kind == ASC_TY_SCALAR &&
+             asc__dtype_is_complex(vt->dtype) &&
+             (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0)) {
+    /* z.real, z.imag: the component's float type (a Python complex's
+     * parts are Python floats) */
+    return vt->weak ? weak(r, ascFloat64)
+                    : scalar(r, vt->dtype == ascComplex64 ? ascFloat32
+                                                          : ascFloat64);
   }
   report(r, e->u.attr.attr_loc, "%s has no attribute '%s'", tn(r, vt), a);
   return err(r);
@@ -841,6 +858,13 @@ static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
   }
   ea = a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a;
   eb = b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b;
+  if ((asc__dtype_is_complex(ea->dtype) || asc__dtype_is_complex(eb->dtype)) &&
+      e->u.cmp.ops[0] != ASC_CMP_EQ && e->u.cmp.ops[0] != ASC_CMP_NE) {
+    report(r, e->loc, "complex numbers have no order: '%s' between %s and "
+           "%s (as in Python; compare abs(z) or z.real)",
+           asc__cmpop_str(e->u.cmp.ops[0]), tn(r, a), tn(r, b));
+    return err(r);
+  }
   if (a->kind == ASC_TY_TENSOR)
     nd = a->ndim;
   if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
@@ -883,6 +907,13 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
       report(r, e->loc, "cannot compare %s and %s with %s", tn(r, prev),
              tn(r, t), asc__cmpop_str(op));
       bad = true;
+    } else if (op != ASC_CMP_EQ && op != ASC_CMP_NE &&
+               (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+                asc__dtype_is_complex(asc__ty_find(prev)->dtype))) {
+      report(r, e->loc, "complex numbers have no order: '%s' between %s and "
+             "%s (as in Python; compare abs(z) or z.real)",
+             asc__cmpop_str(op), tn(r, prev), tn(r, t));
+      bad = true;
     } else {
       asc__type *p = asc__ty_promote(r->in->c, prev, t);
       if (p->weak)
@@ -907,7 +938,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
       return scalar(r, ascUInt64);
     return weak(r, ascInt64);
   case ASC_EXPR_FLOAT:
-    return weak(r, ascFloat64);
+    return weak(r, e->imag ? ascComplex128 : ascFloat64);
   case ASC_EXPR_BOOL:
     return scalar(r, ascBool);
   case ASC_EXPR_NONE:
@@ -1109,6 +1140,14 @@ static void array_store(run *r, asc__ast_expr *target, asc__type *vt,
   vt = asc__ty_find(vt);
   t = asc__ty_find(t);
   elem = scalar(r, vt->dtype);
+  if ((t->kind == ASC_TY_TENSOR || t->kind == ASC_TY_SCALAR) &&
+      asc__dtype_is_complex(t->dtype) && !asc__dtype_is_complex(vt->dtype)) {
+    report(r, value ? value->loc : loc,
+           "cannot store complex values (%s) into %s: numpy would drop the "
+           "imaginary part with a ComplexWarning; store .real explicitly",
+           tn(r, t), tn(r, vt));
+    return;
+  }
   if (t->kind == ASC_TY_TENSOR) {
     if (t->ndim > vt->ndim)
       report(r, value ? value->loc : loc,
@@ -1175,6 +1214,16 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       asc__infer_settype(r, target, elem);
     if (t == NULL || is_err(t))
       return;
+    if (is_kind(t, ASC_TY_SCALAR) &&
+        asc__dtype_is_complex(asc__ty_find(t)->dtype) &&
+        !asc__dtype_is_complex(tt->dtype)) {
+      report(r, value ? value->loc : loc,
+             "cannot store a complex value (%s) into an element of %s: "
+             "numpy would drop the imaginary part with a ComplexWarning; "
+             "store z.real (or abs(z)) explicitly",
+             tn(r, t), tn(r, tt));
+      return;
+    }
     /* numpy's item assignment converts any real scalar to the element
      * type (float -> int truncates; docs/arrays.md) */
     if (is_kind(t, ASC_TY_SCALAR) && !asc__infer_fits(r, t, elem, true, 0))
@@ -1273,6 +1322,19 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
   asc__infer_block(r, &s->u.for_.body);
 }
 
+static bool returns_complex_scalar(asc__type *t) {
+  t = asc__ty_find(t);
+  if (t == NULL)
+    return false;
+  if (t->kind == ASC_TY_SCALAR)
+    return asc__dtype_is_complex(t->dtype);
+  if (t->kind == ASC_TY_TUPLE)
+    for (int32_t i = 0; i < t->n; i++)
+      if (returns_complex_scalar(t->elems[i]))
+        return true;
+  return false;
+}
+
 static void return_stmt(run *r, asc__ast_stmt *s) {
   frame *f = r->cur;
   asc__type *t = s->u.ret.value ? asc__infer_expr(r, s->u.ret.value)
@@ -1300,6 +1362,14 @@ static void return_stmt(run *r, asc__ast_stmt *s) {
         r->changed = true;
       }
     }
+    return;
+  }
+  if (t != NULL && f->fn == r->in->out->kernel && returns_complex_scalar(t)) {
+    /* asc_kscalar has no complex slot (docs/decisions.md) */
+    report(r, s->u.ret.value->loc,
+           "a kernel cannot return a complex number (%s): return it as a "
+           "0-d array (np.full((), z)) or as z.real and z.imag",
+           tn(r, t));
     return;
   }
   if (t != NULL && k->t != NULL &&

@@ -385,6 +385,14 @@ static asc__type *floatify(run *r, asc__type *t) {
   return t->weak ? weak(r, ascFloat64) : scalar(r, ascFloat64);
 }
 
+/* The real type of a complex value's parts (and of abs(z), angle(z)). */
+static asc__type *complex_part(run *r, asc__type *t) {
+  t = asc__ty_find(t);
+  if (t->weak)
+    return weak(r, ascFloat64);
+  return scalar(r, t->dtype == ascComplex64 ? ascFloat32 : ascFloat64);
+}
+
 static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   asc__type *t = call_arg(r, e, i);
   if (t == NULL || is_err(t))
@@ -508,12 +516,26 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   axis = reduction_axis(r, n > 1 ? a[1] : NULL, nd);
   if (axis == -2)
     return err(r);
+  if (asc__dtype_is_complex(dt) &&
+      b->id != ASC_BI_NP_SUM && b->id != ASC_BI_NP_PROD &&
+      b->id != ASC_BI_NP_MEAN && b->id != ASC_BI_NP_ANY &&
+      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT) {
+    report(r, e->loc, "%s() of complex values is not supported in kernels "
+           "(complex reductions: sum, prod, mean, any, all, dot)",
+           b->name);
+    return err(r);
+  }
   switch (b->id) {
   case ASC_BI_NP_SUM:
   case ASC_BI_NP_PROD:
     rt = sum_dtype(dt);
     break;
   case ASC_BI_NP_MEAN:
+    if (asc__dtype_is_complex(dt)) {
+      rt = dt;
+      break;
+    }
+    /* fall through */
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
     rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
@@ -676,6 +698,14 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   case ASC_BK_DTYPE:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) &&
+        !asc__dtype_is_complex(asc__builtin_dtype(b))) {
+      report(r, e->loc, "cannot convert a complex number (%s) to %s: numpy "
+             "would drop the imaginary part with a ComplexWarning; use "
+             "z.real (or abs(z))",
+             tn(r, t), asc__dtype_long(asc__builtin_dtype(b)));
+      return err(r);
+    }
     return scalar(r, asc__builtin_dtype(b));
   case ASC_BK_EXC:
     report(r, e->loc, "an exception can only be raised");
@@ -769,11 +799,44 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       }
       t = asc__ty_promote(r->in->c, t, u);
     }
+    if (t != NULL && !is_err(t) && asc__dtype_is_complex(asc__ty_find(t)->dtype)) {
+      report(r, e->loc, "complex numbers have no order: %s() of %s", b->name,
+             tn(r, t));
+      return err(r);
+    }
     return t;
   case ASC_BI_ABS:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
+      return complex_part(r, t); /* |z| is real */
     return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_COMPLEX:
+    /* complex(re[, im]): a Python complex, weak as float() is */
+    t = need_scalar(r, e, 0);
+    u = e->u.call.nrargs > 1 ? need_scalar(r, e, 1) : t;
+    PROPAGATE(t);
+    PROPAGATE(u);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
+      report(r, e->loc, "complex() of a complex value: use it directly");
+      return err(r);
+    }
+    return weak(r, ascComplex128);
+  case ASC_BI_NP_CONJ:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+  case ASC_BI_NP_ANGLE:
+  case ASC_BI_NP_REAL:
+  case ASC_BI_NP_IMAG:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
+      return complex_part(r, t);
+    if (b->id == ASC_BI_NP_ANGLE)
+      return floatify(r, t);
+    return t; /* np.real / np.imag of a real number: its type */
   case ASC_BI_LEN:
     t = call_arg(r, e, 0);
     PROPAGATE(t);
@@ -841,6 +904,13 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(w);
     if (where)
       return asc__infer_arith_promote(r, u, w);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(w)->dtype)) {
+      report(r, e->loc, "complex numbers have no order: clip() of %s",
+             tn(r, t));
+      return err(r);
+    }
     return asc__infer_arith_promote(r, t,
                                     asc__infer_arith_promote(r, u, w));
   }
@@ -852,12 +922,32 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     u = need_scalar(r, e, 1);
     PROPAGATE(t);
     PROPAGATE(u);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
+      report(r, e->loc, "'%s' of complex numbers is not supported",
+             b->name);
+      return err(r);
+    }
     return floatify(r, asc__ty_promote(r->in->c, t, u));
   default:
     /* sin, cos, exp, log, sqrt, erf, fabs, ... */
     if (b->min_args == 1 && b->max_args == 1) {
       t = need_scalar(r, e, 0);
       PROPAGATE(t);
+      if (asc__dtype_is_complex(asc__ty_find(t)->dtype)) {
+        switch (b->id) {
+        case ASC_BI_SIN: case ASC_BI_COS: case ASC_BI_TAN:
+        case ASC_BI_SINH: case ASC_BI_COSH: case ASC_BI_TANH:
+        case ASC_BI_EXP: case ASC_BI_LOG: case ASC_BI_SQRT:
+          return t;
+        default:
+          report(r, e->loc, "'%s' of a complex number (%s) is not "
+                 "supported in kernels (complex: sin, cos, tan, sinh, "
+                 "cosh, tanh, exp, log, sqrt, abs, angle)",
+                 b->name, tn(r, t));
+          return err(r);
+        }
+      }
       return floatify(r, t);
     }
     report(r, e->loc, "'%s' is not supported here", b->name);

@@ -501,6 +501,13 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
         return asc__error(ascErrorInvalidValue,
                           "%s: scalar argument '%s' has an invalid dtype %d",
                           kn, pn, (int)sc->dtype);
+      if (asc__dtype_is_complex(sc->dtype))
+        return asc__error(ascErrorInvalidValue,
+                          "%s: scalar argument '%s' has dtype %s: an "
+                          "ascScalar cannot hold a complex value; pass it "
+                          "as a 0-d %s tensor",
+                          kn, pn, asc__dtype_long(sc->dtype),
+                          asc__dtype_long(sc->dtype));
       p->dtype = sc->dtype;
       /* A weak bool is bool (docs/types.md). */
       p->weak = sc->weak != 0 && sc->dtype != ascBool;

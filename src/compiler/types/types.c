@@ -9,7 +9,7 @@
 
 static const char *const short_names[ascDataTypeCount] = {
     "bool", "i8",  "i16", "i32",  "i64", "u8",  "u16",
-    "u32",  "u64", "f16", "bf16", "f32", "f64"};
+    "u32",  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"};
 
 bool asc__dtype_valid(ascDataType dt) {
   return (unsigned)dt < (unsigned)ascDataTypeCount;
@@ -18,6 +18,10 @@ bool asc__dtype_valid(ascDataType dt) {
 bool asc__dtype_is_float(ascDataType dt) {
   return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32 ||
          dt == ascFloat64;
+}
+
+bool asc__dtype_is_complex(ascDataType dt) {
+  return dt == ascComplex64 || dt == ascComplex128;
 }
 
 bool asc__dtype_is_signed(ascDataType dt) {
@@ -60,13 +64,14 @@ bool asc__dtype_from_name(const char *s, size_t n, ascDataType *dt) {
 /* ---------------------------------------------------------- the lattice */
 
 /* Nodes of JAX's type promotion lattice (jax._src.dtypes), complex and
- * float8 types left out.  An edge a -> b means a promotes to b. */
+ * float8 types left out.  An edge a -> b means a promotes to b.  L_CW is
+ * the weak complex (a Python complex such as `1j`). */
 enum {
   L_B1, L_U8, L_U16, L_U32, L_U64, L_IW, L_I8, L_I16, L_I32, L_I64,
-  L_FW, L_BF16, L_F16, L_F32, L_F64, L_COUNT
+  L_FW, L_BF16, L_F16, L_F32, L_F64, L_CW, L_C64, L_C128, L_COUNT
 };
 
-static const uint16_t lattice_edges[L_COUNT] = {
+static const uint32_t lattice_edges[L_COUNT] = {
     [L_B1] = 1u << L_IW,
     [L_U8] = 1u << L_I16 | 1u << L_U16,
     [L_U16] = 1u << L_I32 | 1u << L_U32,
@@ -77,36 +82,41 @@ static const uint16_t lattice_edges[L_COUNT] = {
     [L_I16] = 1u << L_I32,
     [L_I32] = 1u << L_I64,
     [L_I64] = 1u << L_FW,
-    [L_FW] = 1u << L_BF16 | 1u << L_F16,
+    [L_FW] = 1u << L_BF16 | 1u << L_F16 | 1u << L_CW,
     [L_BF16] = 1u << L_F32,
     [L_F16] = 1u << L_F32,
-    [L_F32] = 1u << L_F64,
-    [L_F64] = 0,
+    [L_F32] = 1u << L_F64 | 1u << L_C64,
+    [L_F64] = 1u << L_C128,
+    [L_CW] = 1u << L_C64,
+    [L_C64] = 1u << L_C128,
+    [L_C128] = 0,
 };
 
 static int num_node(asc__num a) {
   static const signed char node[ascDataTypeCount] = {
       L_B1, L_I8, L_I16, L_I32, L_I64, L_U8, L_U16,
-      L_U32, L_U64, L_F16, L_BF16, L_F32, L_F64};
+      L_U32, L_U64, L_F16, L_BF16, L_F32, L_F64, L_C64, L_C128};
   if (a.weak)
-    return asc__dtype_is_float(a.dtype) ? L_FW
+    return asc__dtype_is_complex(a.dtype) ? L_CW
+           : asc__dtype_is_float(a.dtype) ? L_FW
            : a.dtype == ascBool         ? L_B1
                                         : L_IW;
-  return asc__dtype_valid(a.dtype) ? node[a.dtype] : L_F64;
+  return asc__dtype_valid(a.dtype) ? node[a.dtype] : L_C128;
 }
 
 static asc__num node_num(int n) {
   static const ascDataType dt[L_COUNT] = {
       ascBool,  ascUInt8, ascUInt16, ascUInt32,   ascUInt64,
       ascInt64, ascInt8,  ascInt16,  ascInt32,    ascInt64,
-      ascFloat64, ascBFloat16, ascFloat16, ascFloat32, ascFloat64};
-  asc__num r = {dt[n], n == L_IW || n == L_FW};
+      ascFloat64, ascBFloat16, ascFloat16, ascFloat32, ascFloat64,
+      ascComplex128, ascComplex64, ascComplex128};
+  asc__num r = {dt[n], n == L_IW || n == L_FW || n == L_CW};
   return r;
 }
 
 /* Every node at or above n (reflexive, transitive). */
-static uint16_t upset(int n) {
-  uint16_t set = (uint16_t)(1u << n), prev = 0;
+static uint32_t upset(int n) {
+  uint32_t set = 1u << n, prev = 0;
   while (set != prev) {
     prev = set;
     for (int i = 0; i < L_COUNT; i++)
@@ -117,13 +127,13 @@ static uint16_t upset(int n) {
 }
 
 asc__num asc__num_promote(asc__num a, asc__num b) {
-  uint16_t common = upset(num_node(a)) & upset(num_node(b));
+  uint32_t common = upset(num_node(a)) & upset(num_node(b));
   /* The least upper bound is the common node whose own up-set is all of
-   * the common nodes; the lattice guarantees one exists (F64 tops it). */
+   * the common nodes; the lattice guarantees one exists (C128 tops it). */
   for (int i = 0; i < L_COUNT; i++)
     if ((common & (1u << i)) && upset(i) == common)
       return node_num(i);
-  return node_num(L_F64);
+  return node_num(L_C128);
 }
 
 /* ---------------------------------------------------------------- types */
@@ -156,7 +166,9 @@ asc__type *asc__ty_weak(asc__cctx *c, ascDataType dt) {
   asc__type *t = asc__ty_scalar(c, dt);
   if (dt == ascBool)
     return t;
-  t->dtype = asc__dtype_is_float(dt) ? ascFloat64 : ascInt64;
+  t->dtype = asc__dtype_is_complex(dt) ? ascComplex128
+             : asc__dtype_is_float(dt)   ? ascFloat64
+                                         : ascInt64;
   t->weak = true;
   return t;
 }
@@ -231,7 +243,8 @@ bool asc__ty_is_numeric(const asc__type *t) {
 }
 
 bool asc__ty_is_intlike(const asc__type *t) {
-  return asc__ty_is_numeric(t) && !asc__dtype_is_float(t->dtype);
+  return asc__ty_is_numeric(t) && !asc__dtype_is_float(t->dtype) &&
+         !asc__dtype_is_complex(t->dtype);
 }
 
 bool asc__ty_is_floatlike(const asc__type *t) {
@@ -447,11 +460,14 @@ static void print_rec(asc__buf *b, asc__type *t, int depth, bool user) {
   case ASC_TY_SCALAR:
     if (t->weak && user)
       asc__buf_printf(b, "%sPython %s%s", depth == 0 ? "a " : "",
-                      asc__dtype_is_float(t->dtype) ? "float" : "int",
+                      asc__dtype_is_complex(t->dtype) ? "complex"
+                      : asc__dtype_is_float(t->dtype) ? "float"
+                                                      : "int",
                       depth == 0 ? " literal" : "");
     else if (t->weak)
-      asc__buf_puts(b, asc__dtype_is_float(t->dtype) ? "weak float"
-                                                     : "weak int");
+      asc__buf_puts(b, asc__dtype_is_complex(t->dtype) ? "weak complex"
+                       : asc__dtype_is_float(t->dtype) ? "weak float"
+                                                       : "weak int");
     else
       asc__buf_puts(b, asc__dtype_long(t->dtype));
     return;

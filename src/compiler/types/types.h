@@ -34,6 +34,7 @@
 
 bool asc__dtype_valid(ascDataType dt);
 bool asc__dtype_is_float(ascDataType dt);    /* f16, bf16, f32, f64 */
+bool asc__dtype_is_complex(ascDataType dt);  /* complex64, complex128 */
 bool asc__dtype_is_int(ascDataType dt);      /* signed or unsigned, not bool */
 bool asc__dtype_is_signed(ascDataType dt);   /* int8..int64 */
 bool asc__dtype_is_unsigned(ascDataType dt); /* uint8..uint64 */
@@ -177,7 +178,7 @@ typedef struct asc__sig {
 /* Parses "conv2d(f32[4], f32[4:s], i64, float, u8=3)":
  *   f32[4]    float32 tensor of ndim 4, contiguous ([4:c] says it too)
  *   f32[4:s]  strided
- *   f32 i64   scalars; dtypes f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32
+ *   f32 i64   scalars; dtypes f16 bf16 f32 f64 c64 c128 i8 i16 i32 i64 u8 u16 u32
  *             u64 bool or their long names (float32, ...)
  *   int float weak scalars (Python int / float)
  *   T=v       a ConstExpr value: an integer, a float, True or False
