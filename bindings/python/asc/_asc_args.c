@@ -778,22 +778,35 @@ int ascpy_marshal_scalar(KernelObject *k, int i, PyObject *o,
   const ParamInfo *p = &k->params[i];
   ascScalar s;
   if (ascpy_scalar_from_object(o, &s, p->what) < 0) {
-    if (p->generic && p->use_line > 0 && PyErr_ExceptionMatches(PyExc_TypeError) &&
-        (PyObject_CheckBuffer(o) ||
-         PyObject_HasAttrString(o, "__array_interface__"))) {
-      /* an array for a parameter the kernel reads as a number: say where */
-      PyObject *t, *v, *tb;
-      PyErr_Fetch(&t, &v, &tb);
-      PyErr_NormalizeException(&t, &v, &tb);
-      PyErr_Format(PyExc_TypeError,
-                   "%S (line %d uses it as a number, and no line indexes "
-                   "it or uses it as an array; to pass an array, index it "
-                   "or annotate it, e.g. asc.Tensor[asc.float64, 2])",
-                   v, p->use_line);
-      Py_XDECREF(t);
-      Py_XDECREF(v);
-      Py_XDECREF(tb);
+    PyObject *t, *v, *tb;
+    int arr;
+    if (!p->generic || p->use_line <= 0 ||
+        !PyErr_ExceptionMatches(PyExc_TypeError))
+      return -1;
+    /* an array for a parameter the kernel reads as a number: say where
+     * (the error is set aside: looking up an attribute may clear it) */
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    arr = 0;
+    if (v != NULL) {
+      PyObject *msg = PyObject_Str(v);
+      const char *m = msg != NULL ? PyUnicode_AsUTF8(msg) : NULL;
+      arr = m != NULL && strstr(m, ": expected a scalar, got a ") != NULL;
+      Py_XDECREF(msg);
+      PyErr_Clear();
     }
+    if (!arr) {
+      PyErr_Restore(t, v, tb);
+      return -1;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "%S (line %d uses it as a number, and no line indexes "
+                 "it or uses it as an array; to pass an array, index it "
+                 "or annotate it, e.g. asc.Tensor[asc.float64, 2])",
+                 v, p->use_line);
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
     return -1;
   }
   if (p->generic) {
