@@ -10,7 +10,9 @@ compared with numpy or Python.
 """
 import gc
 import os
+import signal
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -305,6 +307,40 @@ def test_an_ahead_of_time_module_returns(tmp_path):
         assert s == 10.0 and type(s) is np.float64
     with pytest.raises(TypeError, match="returns a value"):
         m.pairk[2](a)
+
+
+
+SLOW = asc.compile("""
+import asc
+import numpy as np
+
+@asc.kernel
+def slow(a, n):
+    t = a * 2.0
+    s = 0.0
+    for i in range(n):
+        s += a[i % a.shape[0]] * 1e-9
+    return t, s
+""")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix",
+                    reason="needs SIGINT")
+def test_ctrl_c_during_a_returning_kernel():
+    """Ctrl-C stops the launch: KeyboardInterrupt, nothing returned, and
+    the next call returns its values."""
+    a = np.ones(1000)
+    for _ in range(2):
+        timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                SLOW.slow(a, 10**10)
+        finally:
+            timer.join()
+    t, s = SLOW.slow(a, 1000)
+    np.testing.assert_array_equal(t, a * 2)
+    assert s == pytest.approx(1e-6)
 
 
 MM = asc.compile("""
