@@ -458,3 +458,58 @@ def test_products_in_parallel_loops_on_many_blocks(blas_mode, blocks):
     MM.rows[blocks](a, b, out)
     asc.synchronize()
     np.testing.assert_allclose(out, (a @ b).sum(1), rtol=1e-10, atol=1e-10)
+
+
+MM2 = asc.compile("""
+import asc
+import numpy as np
+
+@asc.kernel
+def strided_out(a, b, out):
+    out[::2, ::-1] = a @ b
+
+@asc.kernel
+def transposed_product(a, b):
+    return (a @ b).T
+
+@asc.kernel
+def per_block(a, b, out):
+    i = asc.get_block_idx()
+    out[i] = a[i] @ b[i]
+
+@asc.kernel
+def chain(a, b):
+    return a @ b @ a.T + 1.0
+""")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64,
+                                np.float16], ids=lambda d: np.dtype(d).name)
+def test_products_into_strided_outputs_returned_and_on_16_blocks(blas_mode,
+                                                                 dt):
+    rng = np.random.default_rng(3)
+    loose = dt == np.float16
+    tol = (dict(rtol=5e-2, atol=5e-1) if loose
+           else dict(rtol=2e-4, atol=2e-4))
+    a = (rng.standard_normal((5, 7)) * 3).astype(dt)
+    b = (rng.standard_normal((7, 4)) * 3).astype(dt)
+    out = np.zeros((10, 4), dt)
+    MM2.strided_out(a, b, out)
+    e = np.zeros((10, 4), dt)
+    e[::2, ::-1] = a @ b
+    np.testing.assert_allclose(out.astype(float), e.astype(float), **tol)
+    r = MM2.transposed_product(a, b)
+    assert r.dtype == (a @ b).dtype and r.shape == (4, 5)
+    np.testing.assert_allclose(r.astype(float), (a @ b).T.astype(float),
+                               **tol)
+    A = rng.standard_normal((16, 64, 32)).astype(dt)
+    B = rng.standard_normal((16, 32, 48)).astype(dt)
+    O = np.zeros((16, 64, 48), dt)
+    MM2.per_block[16](A, B, O)
+    asc.synchronize()
+    np.testing.assert_allclose(O.astype(float),
+                               np.matmul(A, B).astype(float), **tol)
+    s = rng.standard_normal((6, 6)).astype(dt)
+    t = rng.standard_normal((6, 6)).astype(dt)
+    np.testing.assert_allclose(np.asarray(MM2.chain(s, t), float),
+                               (s @ t @ s.T + 1.0).astype(float), **tol)
