@@ -152,4 +152,10 @@ if(ASC_BUILD_BENCH AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/mpi_allreduce.c)
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/bench)
   target_compile_options(bench_mpi_allreduce PRIVATE ${ASC_WARNINGS})
   target_link_libraries(bench_mpi_allreduce PRIVATE asc::mpi)
+  add_executable(bench_mpi_allreduce_loop bench/mpi_allreduce_loop.c)
+  set_target_properties(bench_mpi_allreduce_loop PROPERTIES
+    OUTPUT_NAME mpi_allreduce_loop
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/bench)
+  target_compile_options(bench_mpi_allreduce_loop PRIVATE ${ASC_WARNINGS})
+  target_link_libraries(bench_mpi_allreduce_loop PRIVATE asc::mpi)
 endif()

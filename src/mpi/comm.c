@@ -26,8 +26,11 @@
 
 /* Polling.  A host thread waiting in libasc polls the active operations
  * itself (wait_poll, the runtime's wait hook), as MPI_Wait would; the
- * progress thread leaves them to it while it does (a waiter polled in
- * the last DRIVEN_NS) and polls when nobody waits: yielding between
+ * progress thread leaves them to it while it does (a waiter tested
+ * them in the last DRIVEN_NS: driven_ns) and polls when nobody waits;
+ * with nothing active it stands by while waiters' polls go on (the
+ * count in driven moved within DRIVEN_NS of its last look, so it goes
+ * to sleep 2-4 ms after the last poll).  Polling: yielding between
  * polls (MPI moves a large message one segment per poll) for POLL_NS
  * after the last completion, then napping NAP_NS between polls, so that
  * a transfer waiting on a slow peer does not take a core from the
@@ -59,7 +62,6 @@ static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ascComm_st *free_comms;
 /* Written under free_lock, read without it (wait_poll). */
 static struct ascComm_st *_Atomic live_comms;
-static atomic_int inflight;   /* reached, not completed: all communicators */
 
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...) {
   char text[512];
@@ -89,7 +91,17 @@ xop *asc__mpi_op_new(ascComm_t comm) {
    * per-thread cache. */
   if (o == NULL && (o = malloc(sizeof *o)) == NULL)
     return NULL;
-  *o = (xop){.comm = comm};
+  /* What op_free and the callers read before they set it; a whole
+   * compound literal cost 28 stores. */
+  o->next = NULL;
+  o->comm = comm;
+  o->subs = NULL;
+  o->nsubs = 0;
+  o->reqs = NULL;
+  o->stats = NULL;
+  o->nreqs = 0;
+  o->tmp = NULL;
+  o->blocking = false;
   return o;
 }
 
@@ -98,11 +110,14 @@ void asc__mpi_op_free(xop *o) {
 
   if (o == NULL)
     return;
-  free(o->subs);
-  free(o->tmp);
-  if (o->reqs != &o->req1)
+  /* Tested first: free(NULL) is a call into libc each. */
+  if (o->subs != NULL)
+    free(o->subs);
+  if (o->tmp != NULL)
+    free(o->tmp);
+  if (o->reqs != &o->req1 && o->reqs != NULL)
     free(o->reqs);
-  if (o->stats != &o->stat1)
+  if (o->stats != &o->stat1 && o->stats != NULL)
     free(o->stats);
   /* Kept for the next operation if the slot is free.  ascCommDestroy
    * frees it: every op is freed before it counts as completed, and the
@@ -110,6 +125,44 @@ void asc__mpi_op_free(xop *o) {
   if (o->comm == NULL ||
       !atomic_compare_exchange_strong(&o->comm->spare, &none, o))
     free(o);
+}
+
+/* c's spin lock (mpi_internal.h). */
+static void comm_lock(struct ascComm_st *c) {
+  if (!atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+    return;
+  for (unsigned n = 0;; n++) {
+    if (!atomic_load_explicit(&c->lock, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+      return;
+    if (n < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      sched_yield();   /* the holder may have lost its core */
+    }
+  }
+}
+
+static void comm_unlock(struct ascComm_st *c) {
+  atomic_store_explicit(&c->lock, 0, memory_order_release);
+}
+
+/* comm_unlock after a change of reached or active. */
+static void comm_unlock_busy(struct ascComm_st *c) {
+  atomic_store_explicit(&c->busy, c->reached != NULL || c->active != NULL,
+                        memory_order_relaxed);
+  comm_unlock(c);
+}
+
+/* Wakes the progress thread (from progress_sleep, or makes its next
+ * one return at once).  c's lock may be held. */
+static void progress_wake(struct ascComm_st *c) {
+  pthread_mutex_lock(&c->wait_lock);
+  c->wake = true;
+  pthread_cond_signal(&c->cond);
+  pthread_mutex_unlock(&c->wait_lock);
 }
 
 static uint64_t now_ns(void) {
@@ -139,7 +192,7 @@ static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
          * its stream usually comes at once), but for a waiter of
          * another stream, which never runs it. */
         if (c->sleeping || (c->standby && block == BLOCK_STREAM))
-          pthread_cond_signal(&c->cond);
+          progress_wake(c);
         return NULL;
       }
       c->blocked_ready = false;
@@ -156,16 +209,16 @@ static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
 static void count_done(struct ascComm_st *c, uint64_t n) {
   c->completed += n;
   if (c->stop && n > 0)   /* the progress thread's exit waits for the last */
-    pthread_cond_broadcast(&c->cond);
+    progress_wake(c);
 }
 
 /* Completes o on its stream and frees it; no lock held.  The caller
  * counts it (count_done) when it next holds c's lock: one lock round per
  * operation fewer on the blocking path. */
 static void finish(xop *o, ascError_t err, const char *msg) {
-  if (err == ascSuccess)
-    asc__mpi_op_finish(o);
-  atomic_fetch_sub(&inflight, 1);
+  if (err == ascSuccess &&
+      (o->dtype == ascFloat16 || o->dtype == ascBFloat16))
+    asc__mpi_op_finish(o);   /* reduces gathered halves */
   asc__extern_complete(o->x, err, msg);
   asc__mpi_op_free(o);
 }
@@ -193,13 +246,13 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
   bool ran = false;
   xop *o;
 
-  pthread_mutex_lock(&c->lock);
+  comm_lock(c);
   if (add != NULL) {
     add->next = c->reached;
     c->reached = add;
   }
   if (c->starting) {
-    pthread_mutex_unlock(&c->lock);
+    comm_unlock_busy(c);
     return false;
   }
   c->starting = true;
@@ -207,7 +260,7 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
     ascError_t err = ascSuccess;
     bool posted = false;
 
-    pthread_mutex_unlock(&c->lock);
+    comm_unlock_busy(c);
     if (o->kind == K_HOLE) {
       asc__mpi_op_free(o);
     } else if (o->blocking) {
@@ -222,18 +275,18 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
     } else {
       posted = true;
     }
-    pthread_mutex_lock(&c->lock);
+    comm_lock(c);
     if (posted) {
       *c->active_tail = o;
       c->active_tail = &o->next;
       if (c->sleeping)
-        pthread_cond_signal(&c->cond);
+        progress_wake(c);
     } else {
       count_done(c, 1);
     }
   }
   c->starting = false;
-  pthread_mutex_unlock(&c->lock);
+  comm_unlock_busy(c);
   return ran;
 }
 
@@ -247,7 +300,6 @@ static void reached(void *ud, asc__extern *x, ascError_t status) {
    * reporting the earlier error. */
   (void)status;
   o->x = x;
-  atomic_fetch_add(&inflight, 1);
   start_ready(c, BLOCK_NONE, NULL, o);
 }
 
@@ -261,17 +313,17 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
   uint64_t ndone = 0;
   bool busy_mine = false;
 
-  pthread_mutex_lock(&c->lock);
+  comm_lock(c);
   if (c->polling || c->active == NULL) {
     int r = c->active != NULL ? ASC__EXTERN_BUSY : ASC__EXTERN_IDLE;
-    pthread_mutex_unlock(&c->lock);
+    comm_unlock(c);
     return r;
   }
   c->polling = true;
   list = c->active;
   c->active = NULL;
   c->active_tail = &c->active;
-  pthread_mutex_unlock(&c->lock);
+  comm_unlock(c);   /* busy stays set: the list is being polled */
 
   while (list != NULL) {
     xop *o = list;
@@ -308,7 +360,7 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
     }
   }
 
-  pthread_mutex_lock(&c->lock);
+  comm_lock(c);
   if (keep != NULL) {   /* the oldest first, then those started meanwhile */
     *kt = c->active;
     if (c->active == NULL)
@@ -317,11 +369,11 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
     /* The progress thread may have found the list detached, hence
      * empty, and gone to sleep. */
     if (c->sleeping)
-      pthread_cond_signal(&c->cond);
+      progress_wake(c);
   }
   count_done(c, ndone);
   c->polling = false;
-  pthread_mutex_unlock(&c->lock);
+  comm_unlock_busy(c);
   return ndone > 0 ? ASC__EXTERN_PROGRESS
          : busy_mine ? ASC__EXTERN_BUSY_STREAM
                      : ASC__EXTERN_BUSY;
@@ -339,63 +391,100 @@ static int wait_poll(bool may_block, ascStream_t stream) {
       [ASC__EXTERN_BUSY_STREAM] = 2, [ASC__EXTERN_PROGRESS] = 3};
   struct ascComm_st *cs[WAIT_POLL_MAX];
   int n = 0, r = ASC__EXTERN_IDLE;
-  uint64_t now;
 
-  if (atomic_load_explicit(&inflight, memory_order_relaxed) == 0)
-    return ASC__EXTERN_IDLE;
   /* Without free_lock: a communicator destroyed (or even reused)
    * meanwhile is still memory with a valid lock (see free_comms), and
-   * polling one twice, or one with nothing active, does no harm. */
+   * polling one twice, or one with nothing active, does no harm.  Idle
+   * ones (nothing reached or active) are skipped. */
   for (struct ascComm_st *c =
            atomic_load_explicit(&live_comms, memory_order_acquire);
        c != NULL && n < WAIT_POLL_MAX;
        c = atomic_load_explicit(&c->live_next, memory_order_acquire))
-    cs[n++] = c;
-  now = now_ns();
+    if (atomic_load_explicit(&c->busy, memory_order_relaxed))
+      cs[n++] = c;
   for (int i = 0; i < n; i++) {
     int ri;
-    atomic_store_explicit(&cs[i]->driven_ns, now, memory_order_relaxed);
+    /* A count, not a clock read (20-30 ns a poll): the progress thread
+     * notes when it changes, and stands by.  Not a read-modify-write:
+     * concurrent waiters may lose an increment, and any change will
+     * do. */
+    atomic_store_explicit(
+        &cs[i]->driven,
+        atomic_load_explicit(&cs[i]->driven, memory_order_relaxed) + 1,
+        memory_order_relaxed);
     if (start_ready(cs[i], may_block ? BLOCK_STREAM : BLOCK_NONE, stream,
-                    NULL))
-      ri = ASC__EXTERN_PROGRESS;
-    else
+                    NULL)) {
+      ri = ASC__EXTERN_PROGRESS;   /* ran one: the small allreduce path */
+    } else {
       ri = poll_comm(cs[i], may_block ? &stream : NULL);
+      /* Tested posted operations: when, exactly, for the progress
+       * thread, which takes them over DRIVEN_NS after the last such
+       * poll. */
+      atomic_store_explicit(&cs[i]->driven_ns, now_ns(),
+                            memory_order_relaxed);
+    }
     if (weight[ri] > weight[r])
       r = ri;
   }
   return r;
 }
 
-/* c's lock held: waits on c's condition at most ns. */
-static void timed_wait(struct ascComm_st *c, uint64_t ns) {
-  struct timespec ts;
-  uint64_t t;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  t = (uint64_t)ts.tv_nsec + ns;
-  ts.tv_sec += (time_t)(t / 1000000000u);
-  ts.tv_nsec = (long)(t % 1000000000u);
-  (void)pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+/* The progress thread: c's lock held, waits until progress_wake, at
+ * most ns (0: no limit); returns with c's lock held again.  The caller
+ * has set what tells others to wake it (sleeping, standby,
+ * blocked_ready) under the lock: one who saw it sets wake, which this
+ * reads under wait_lock, so no wake-up is lost in between. */
+static void progress_sleep(struct ascComm_st *c, uint64_t ns) {
+  comm_unlock(c);
+  pthread_mutex_lock(&c->wait_lock);
+  if (!c->wake) {
+    if (ns == 0) {
+      pthread_cond_wait(&c->cond, &c->wait_lock);
+    } else {
+      struct timespec ts;
+      uint64_t t;
+      clock_gettime(CLOCK_MONOTONIC, &ts);
+      t = (uint64_t)ts.tv_nsec + ns;
+      ts.tv_sec += (time_t)(t / 1000000000u);
+      ts.tv_nsec = (long)(t % 1000000000u);
+      (void)pthread_cond_timedwait(&c->cond, &c->wait_lock, &ts);
+    }
+  }
+  c->wake = false;
+  pthread_mutex_unlock(&c->wait_lock);
+  comm_lock(c);
 }
 
 static void *progress_main(void *arg) {
   struct ascComm_st *c = arg;
   uint64_t last = now_ns();
+  /* The waiters' poll count as last seen, and when this thread saw it
+   * change (0: never). */
+  uint64_t seen = atomic_load(&c->driven), seen_ns = 0;
 
   for (;;) {
     bool waited = false, graced = false;
     int r;
 
-    pthread_mutex_lock(&c->lock);
+    comm_lock(c);
     for (;;) {
-      uint64_t now, since;
+      uint64_t now, since, d;
       if (c->stop && c->completed == atomic_load(&c->next_seq)) {
-        pthread_mutex_unlock(&c->lock);
+        comm_unlock(c);
         return NULL;   /* stopped, everything completed */
       }
       now = now_ns();
-      since = now - atomic_load_explicit(&c->driven_ns,
-                                         memory_order_relaxed);
+      d = atomic_load_explicit(&c->driven, memory_order_relaxed);
+      if (d != seen) {
+        seen = d;
+        seen_ns = now;
+      }
+      /* Active operations: since a waiter last tested them; none: since
+       * this thread saw that a waiter had polled. */
+      since = c->active != NULL
+                  ? now - atomic_load_explicit(&c->driven_ns,
+                                               memory_order_relaxed)
+                  : now - seen_ns;
       if (c->blocked_ready && graced)
         break;   /* no waiter of its stream came: this thread runs it */
       if (since >= DRIVEN_NS && c->active != NULL)
@@ -404,23 +493,23 @@ static void *progress_main(void *arg) {
         /* Even while a waiter polls: it may wait for another stream,
          * and then never runs this op. */
         graced = true;
-        timed_wait(c, GRACE_NS);
+        progress_sleep(c, GRACE_NS);
       } else if (since >= DRIVEN_NS) {
         /* Idle, and no waiter around: sleep until an op is started. */
         c->sleeping = true;
-        pthread_cond_wait(&c->cond, &c->lock);
+        progress_sleep(c, 0);
         c->sleeping = false;
         graced = false;
       } else {
         /* A waiter polls (or did a moment ago, and may again for the
          * next op): stand by, without being woken for each op. */
         c->standby = true;
-        timed_wait(c, DRIVEN_NS - since);
+        progress_sleep(c, DRIVEN_NS - since);
         c->standby = false;
       }
       waited = true;
     }
-    pthread_mutex_unlock(&c->lock);
+    comm_unlock(c);
     if (waited)
       last = now_ns();
 
@@ -460,7 +549,7 @@ static uint64_t trace_bytes(const xop *o) {
   uint64_t n = 0;
 
   if (o->kind != K_GROUP)
-    return (uint64_t)o->count * ascDataTypeSize(o->dtype);
+    return (uint64_t)o->count * o->esize;
   for (int i = 0; i < o->nsubs; i++)
     n += (uint64_t)o->subs[i].count * ascDataTypeSize(o->subs[i].dtype);
   return n;
@@ -525,7 +614,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
      * list), so a waiter's poll may race with ascCommDestroy. */
     if (pthread_condattr_init(&ca) != 0 ||
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-        pthread_mutex_init(&c->lock, NULL) != 0 ||
+        pthread_mutex_init(&c->wait_lock, NULL) != 0 ||
         pthread_cond_init(&c->cond, &ca) != 0) {
       free(c);
       return asc__mpi_err(ascErrorInternal,
@@ -536,7 +625,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->free_next = NULL;
   /* Under the lock: a waiter's poll may still hold this memory from an
    * earlier life. */
-  pthread_mutex_lock(&c->lock);
+  comm_lock(c);
   atomic_store(&c->next_seq, 0);
   c->next_start = c->completed = 0;
   c->reached = NULL;
@@ -544,9 +633,14 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->active_tail = &c->active;
   c->starting = c->polling = c->sleeping = c->blocked_ready = false;
   c->standby = false;
+  atomic_store(&c->busy, false);
+  atomic_store(&c->driven, 0);
   atomic_store(&c->driven_ns, 0);
   c->stop = false;
-  pthread_mutex_unlock(&c->lock);
+  comm_unlock(c);
+  pthread_mutex_lock(&c->wait_lock);
+  c->wake = false;
+  pthread_mutex_unlock(&c->wait_lock);
   rc = MPI_Comm_dup(mpiComm, &c->mpi);
   if (rc != MPI_SUCCESS) {
     MPI_Error_string(rc, text, &len);
@@ -603,10 +697,10 @@ ascError_t ascCommDestroy(ascComm_t comm) {
     return asc__mpi_err(ascErrorInvalidHandle,
                         "ascCommDestroy: comm %p was destroyed",
                         (void *)comm);
-  pthread_mutex_lock(&comm->lock);
+  comm_lock(comm);
   comm->stop = true;
-  pthread_cond_broadcast(&comm->cond);
-  pthread_mutex_unlock(&comm->lock);
+  progress_wake(comm);
+  comm_unlock(comm);
   /* The thread returns once every queued operation has completed. */
   pthread_join(comm->thread, NULL);
   free(atomic_exchange(&comm->spare, NULL));

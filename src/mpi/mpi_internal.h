@@ -60,6 +60,7 @@ struct xop {
   void *recvbuf;
   size_t count;
   ascDataType dtype;
+  size_t esize;            /* ascDataTypeSize(dtype), 0 for K_GROUP */
   ascRedOp op;
   int root;                /* root, or peer for K_SEND / K_RECV */
   p2p *subs;               /* K_GROUP */
@@ -87,13 +88,19 @@ struct ascComm_st {
    * every rank (ASC_MPI_BLOCKING_MAX, agreed at init). */
   long long blocking_max;
   pthread_t thread;
-  /* Guards everything below but driven_ns.  Leaf lock: never held while
-   * calling the runtime (asc__extern_complete may start the next op of a
-   * stream, whose reached() takes this lock) or MPI.  Initialised once,
-   * never destroyed (the memory is reused, never freed). */
-  pthread_mutex_t lock;
-  pthread_cond_t cond;     /* the progress thread waits for work here,
-                              ascCommDestroy for the last completion */
+  /* A spin lock (comm_lock; spins, then yields): guards everything below
+   * but the atomics.  Leaf lock, held for a few instructions: never
+   * while calling the runtime (asc__extern_complete may start the next
+   * op of a stream, whose reached() takes this lock) or MPI, nor while
+   * sleeping.  A pthread mutex cost 3 lock rounds of about 55
+   * instructions each per small allreduce (docs/distributed.md). */
+  atomic_int lock;
+  /* The progress thread sleeps on cond under wait_lock until wake is
+   * set (progress_wake).  Initialised once, never destroyed (the memory
+   * is reused, never freed).  Order: lock, then wait_lock. */
+  pthread_mutex_t wait_lock;
+  pthread_cond_t cond;
+  bool wake;               /* under wait_lock */
   _Atomic uint64_t next_seq;   /* next queue position (application
                                   threads; atomic, not under the lock) */
   uint64_t next_start;     /* next position the progress thread starts */
@@ -111,7 +118,14 @@ struct ascComm_st {
   bool standby;            /* the progress thread waits, timed, while a
                               waiter polls */
   bool stop;
-  /* When a waiting host thread last polled (now_ns; 0: never). */
+  /* reached or active is not empty (stored at the end of each critical
+   * section that changes them): a waiter's poll skips an idle
+   * communicator without its lock. */
+  atomic_bool busy;
+  /* Counts the polls of waiting host threads (wait_poll): the progress
+   * thread notes when it changes, instead of a clock read per poll. */
+  _Atomic uint64_t driven;
+  /* When a waiter last tested posted operations (now_ns; 0: never). */
   _Atomic uint64_t driven_ns;
   /* One freed operation record kept for the next (submit, op_free):
    * no malloc and free per operation in the common one-at-a-time use. */
@@ -125,7 +139,8 @@ ascError_t asc__mpi_comm_check(ascComm_t comm, const char *fn);
 ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream);
 ascError_t asc__mpi_err(ascError_t code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* A zeroed record for an operation on comm, NULL when out of memory. */
+/* A record for an operation on comm (no buffers of its own, not
+ * blocking; the caller fills the rest), NULL when out of memory. */
 xop *asc__mpi_op_new(ascComm_t comm);
 void asc__mpi_op_free(xop *o);
 

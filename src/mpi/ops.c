@@ -289,7 +289,7 @@ oom:
  * limit the ranks agree on at init. */
 ascError_t asc__mpi_op_run(xop *o, char *msg, size_t msgsize) {
   MPI_Comm mc = o->comm->mpi;
-  size_t bytes = o->count * ascDataTypeSize(o->dtype);
+  size_t bytes = o->count * o->esize;
   const void *send = o->sendbuf;
   int rc;
 
@@ -357,14 +357,18 @@ static atomic_int groups_open;
 /* Checks comm, dtype and count; the buffers of the call hold up to
  * count * blocks elements, blocks = mult * the communicator's size (1 when
  * mult is 0, or when half_only is set and dtype is not a half type). */
-static ascError_t check_common(const char *fn, ascComm_t comm,
-                               ascDataType dtype, size_t count, int mult,
-                               bool half_only) {
-  ascError_t err = asc__mpi_comm_check(comm, fn);
+/* Inlined: each caller's constants (mult, half_only) fold, and the
+ * small-allreduce path pays no call (docs/distributed.md). */
+static inline __attribute__((always_inline)) ascError_t
+check_common(const char *fn, ascComm_t comm, ascDataType dtype, size_t count,
+             int mult, bool half_only, size_t *esize) {
   size_t es, per_rank_blocks;
 
-  if (err != ascSuccess)
-    return err;
+  *esize = 0;
+  if (comm == NULL || atomic_load_explicit(&comm->magic,
+                                           memory_order_acquire) !=
+                          COMM_MAGIC)
+    return asc__mpi_comm_check(comm, fn);   /* says which */
   per_rank_blocks = mult > 0 && (!half_only || is_half(dtype))
                         ? (size_t)mult * (size_t)comm->size
                         : 1;
@@ -381,6 +385,7 @@ static ascError_t check_common(const char *fn, ascComm_t comm,
     return asc__mpi_err(ascErrorInvalidValue,
                         "%s: count %zu times %zu ranks overflows size_t", fn,
                         count, per_rank_blocks);
+  *esize = es;
   return ascSuccess;
 }
 
@@ -418,7 +423,7 @@ static ascError_t not_in_group(const char *fn) {
 
 static ascError_t submit(const char *fn, op_kind kind, const void *sendbuf,
                          void *recvbuf, size_t count, ascDataType dtype,
-                         ascRedOp op, int root, ascComm_t comm,
+                         size_t es, ascRedOp op, int root, ascComm_t comm,
                          ascStream_t stream) {
   xop *o = asc__mpi_op_new(comm);
 
@@ -430,11 +435,11 @@ static ascError_t submit(const char *fn, op_kind kind, const void *sendbuf,
   o->recvbuf = recvbuf;
   o->count = count;
   o->dtype = dtype;
+  o->esize = es;
   o->op = op;
   o->root = root;
   o->blocking = kind == K_ALLREDUCE && !is_half(dtype) &&
-                (long long)(count * ascDataTypeSize(dtype)) <=
-                    comm->blocking_max;
+                (long long)(count * es) <= comm->blocking_max;
   return asc__mpi_enqueue(comm, o, stream);
 }
 
@@ -449,66 +454,71 @@ ascError_t ascAllReduce(const void *sendbuf, void *recvbuf, size_t count,
                         ascDataType dtype, ascRedOp op, ascComm_t comm,
                         ascStream_t stream) {
   static const char fn[] = "ascAllReduce";
+  size_t es;
   TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, true));
+  TRY(check_common(fn, comm, dtype, count, 1, true, &es));
   TRY(check_op(fn, op));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
-  return submit(fn, K_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, comm,
-                stream);
+  return submit(fn, K_ALLREDUCE, sendbuf, recvbuf, count, dtype, es, op, 0,
+                comm, stream);
 }
 
 ascError_t ascReduce(const void *sendbuf, void *recvbuf, size_t count,
                      ascDataType dtype, ascRedOp op, int root, ascComm_t comm,
                      ascStream_t stream) {
   static const char fn[] = "ascReduce";
+  size_t es;
   TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, true));
+  TRY(check_common(fn, comm, dtype, count, 1, true, &es));
   TRY(check_op(fn, op));
   TRY(check_rank(fn, "root", root, comm));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   if (comm->rank == root)
     TRY(check_buf(fn, "recvbuf (on root)", recvbuf, count));
-  return submit(fn, K_REDUCE, sendbuf, recvbuf, count, dtype, op, root, comm,
-                stream);
+  return submit(fn, K_REDUCE, sendbuf, recvbuf, count, dtype, es, op, root,
+                comm, stream);
 }
 
 ascError_t ascBroadcast(const void *sendbuf, void *recvbuf, size_t count,
                         ascDataType dtype, int root, ascComm_t comm,
                         ascStream_t stream) {
   static const char fn[] = "ascBroadcast";
+  size_t es;
   TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 0, false));
+  TRY(check_common(fn, comm, dtype, count, 0, false, &es));
   TRY(check_rank(fn, "root", root, comm));
   if (comm->rank == root)
     TRY(check_buf(fn, "sendbuf (on root)", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
-  return submit(fn, K_BCAST, sendbuf, recvbuf, count, dtype, ascRedSum, root,
-                comm, stream);
+  return submit(fn, K_BCAST, sendbuf, recvbuf, count, dtype, es, ascRedSum,
+                root, comm, stream);
 }
 
 ascError_t ascAllGather(const void *sendbuf, void *recvbuf, size_t count,
                         ascDataType dtype, ascComm_t comm,
                         ascStream_t stream) {
   static const char fn[] = "ascAllGather";
+  size_t es;
   TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, false));
+  TRY(check_common(fn, comm, dtype, count, 1, false, &es));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
-  return submit(fn, K_ALLGATHER, sendbuf, recvbuf, count, dtype, ascRedSum, 0,
-                comm, stream);
+  return submit(fn, K_ALLGATHER, sendbuf, recvbuf, count, dtype, es,
+                ascRedSum, 0, comm, stream);
 }
 
 ascError_t ascReduceScatter(const void *sendbuf, void *recvbuf, size_t count,
                             ascDataType dtype, ascRedOp op, ascComm_t comm,
                             ascStream_t stream) {
   static const char fn[] = "ascReduceScatter";
+  size_t es;
   TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 2, false));
+  TRY(check_common(fn, comm, dtype, count, 2, false, &es));
   TRY(check_op(fn, op));
   TRY(check_buf(fn, "sendbuf", sendbuf, count));
   TRY(check_buf(fn, "recvbuf", recvbuf, count));
-  return submit(fn, K_REDSCAT, sendbuf, recvbuf, count, dtype, op, 0, comm,
+  return submit(fn, K_REDSCAT, sendbuf, recvbuf, count, dtype, es, op, 0, comm,
                 stream);
 }
 
@@ -516,12 +526,13 @@ static ascError_t p2p_queue(const char *fn, bool send, void *buf,
                             size_t count, ascDataType dtype, int peer,
                             ascComm_t comm, ascStream_t stream) {
   struct group *g = &tls_group;
+  size_t es;
 
-  TRY(check_common(fn, comm, dtype, count, 0, false));
+  TRY(check_common(fn, comm, dtype, count, 0, false, &es));
   TRY(check_rank(fn, "peer", peer, comm));
   TRY(check_buf(fn, "buf", buf, count));
   if (!g->open)
-    return submit(fn, send ? K_SEND : K_RECV, buf, buf, count, dtype,
+    return submit(fn, send ? K_SEND : K_RECV, buf, buf, count, dtype, es,
                   ascRedSum, peer, comm, stream);
   if (g->n == 0) {
     g->comm = comm;

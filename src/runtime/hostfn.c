@@ -63,6 +63,8 @@ static void host_main(void *arg) {
   uv_run(&rt->host_loop, UV_RUN_DEFAULT);
 }
 
+atomic_bool asc__host_threads;
+
 ascError_t asc__host_start(asc__rt *rt) {
   ascError_t err = ascSuccess;
   int rc;
@@ -85,6 +87,8 @@ ascError_t asc__host_start(asc__rt *rt) {
   }
   rt->host_async.data = rt;
   rt->host_stop = false;
+  /* Before the thread exists: it reads the flag (asc__in_callback). */
+  atomic_store(&asc__host_threads, true);
   rc = uv_thread_create(&rt->host_thread, host_main, rt);
   if (rc != 0) {
     uv_close((uv_handle_t *)&rt->host_async, NULL);

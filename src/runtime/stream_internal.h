@@ -90,6 +90,11 @@ void asc__wait_streams_unbounded(asc__rt *rt, bool blocking_only);
  * synchronising calls return there. */
 bool asc__in_callback(void);
 ascError_t asc__not_permitted(const char *what);
+/* Set once a host-callback thread has been started (hostfn.c), never
+ * cleared: until then no thread can be inside a host function, and
+ * asc__in_callback reads no thread-local (a call and __tls_get_addr
+ * on every synchronisation). */
+extern atomic_bool asc__host_threads;
 
 /* ------------------------------------------------------------- hostfn.c */
 

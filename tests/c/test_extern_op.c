@@ -286,8 +286,90 @@ static void test_waiter_drives_own_stream_longer(void **state) {
   assert_true(long_last - long_t0 < 100000000u);
 }
 
+/* Counts its starts and checks that start n saw the kernels queued
+ * before it: (n + 99) / 100 of them (test_fast_path_boundaries). */
+typedef struct orderprobe {
+  atomic_int n;
+  atomic_int misordered;
+  const int32_t *log;
+} orderprobe;
+
+static void count_in_order(void *ud, asc__extern *op, ascError_t status) {
+  orderprobe *p = ud;
+  int n = atomic_fetch_add(&p->n, 1);
+  if (status != ascSuccess || p->log[0] != (n + 99) / 100)
+    atomic_fetch_add(&p->misordered, 1);
+  asc__extern_complete(op, ascSuccess, NULL);
+}
+
+/* The enqueue's fast path (an idle stream, the spare record) and where
+ * it must give way to the general one: an op on a blocking stream still
+ * waits for the legacy default stream's earlier work, one on a
+ * non-blocking stream does not; ops queued one at a time, reusing the
+ * spare record, each start once, in order with kernels. */
+static void test_fast_path_boundaries(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ka = test_kernel(m, "append");
+  int32_t log[8] = {0}, one = 1;
+  ascTensor t = test_tensor1(log, ascInt32, 8);
+  void *a1[] = {&t, &one};
+  xprobe held, after_default, free_running;
+  orderprobe each;
+  ascStream_t blocking, nonblocking;
+  (void)state;
+
+  memset(&held, 0, sizeof held);
+  memset(&after_default, 0, sizeof after_default);
+  memset(&free_running, 0, sizeof free_running);
+  memset(&each, 0, sizeof each);
+  each.log = log;
+  ASSERT_OK(ascStreamCreate(&blocking));
+  ASSERT_OK(ascStreamCreateWithFlags(&nonblocking, ascStreamNonBlocking));
+  /* One op each first: its completion leaves the stream a spare record,
+   * which the fast path needs. */
+  ASSERT_OK(asc__stream_enqueue_extern(blocking, complete_now, &free_running));
+  ASSERT_OK(asc__stream_enqueue_extern(nonblocking, complete_now,
+                                       &free_running));
+  ASSERT_OK(ascStreamSynchronize(blocking));
+  ASSERT_OK(ascStreamSynchronize(nonblocking));
+  assert_int_equal(atomic_load(&free_running.started), 2);
+  ASSERT_OK(asc__stream_enqueue_extern(NULL, park, &held));
+  assert_int_equal(atomic_load(&held.started), 1);
+  ASSERT_OK(asc__stream_enqueue_extern(blocking, complete_now,
+                                       &after_default));
+  ASSERT_OK(asc__stream_enqueue_extern(nonblocking, complete_now,
+                                       &free_running));
+  /* Read first, asserted once the default stream is released (a failed
+   * assertion with it held would hang the teardown's synchronisation). */
+  int ran = atomic_load(&free_running.started);
+  int early = atomic_load(&after_default.started);
+  asc__extern_complete(held.op, ascSuccess, NULL);
+  assert_int_equal(ran, 3);
+  assert_int_equal(early, 0);
+  ASSERT_OK(ascStreamSynchronize(blocking));
+  assert_int_equal(atomic_load(&after_default.started), 1);
+
+  for (int i = 0; i < 1000; i++) {
+    ASSERT_OK(asc__stream_enqueue_extern(nonblocking, count_in_order, &each));
+    if (i % 100 == 0)
+      ASSERT_OK(ascLaunchKernel(ka, 1, a1, nonblocking));
+    if (i % 3 == 0)
+      ASSERT_OK(ascStreamSynchronize(nonblocking));
+  }
+  ASSERT_OK(ascStreamSynchronize(nonblocking));
+  assert_int_equal(atomic_load(&each.n), 1000);
+  assert_int_equal(atomic_load(&each.misordered), 0);
+  assert_int_equal(log[0], 10);
+  for (int i = 1; i < 8; i++)
+    assert_int_equal(log[i], 1);
+  ASSERT_OK(ascStreamDestroy(nonblocking));
+  ASSERT_OK(ascStreamDestroy(blocking));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_fast_path_boundaries, test_teardown),
       cmocka_unit_test_teardown(test_orders_kernels, test_teardown),
       cmocka_unit_test_teardown(test_error_reaches_stream_and_events,
                                 test_teardown),
