@@ -438,7 +438,11 @@ static void emit_result(emitter *e, const asc__irins *i) {
   if (v.kind == ASC_IRV_REG &&
       e->f->regs[v.reg].ty.kind == ASC_IRK_TENSOR) {
     const char *t = tname(e, v.reg);
-    LINE(e, "if (ctx->rt->keep(ctx, %s_s.data) == NULL) {", t);
+    /* the slot may hold this array already: a return that completed,
+     * then a `finally` that raised into an `except` that returns again */
+    LINE(e, "if ((res->kind != ASC_KRESULT_TENSOR || res->tensor.data != "
+            "%s_s.data) && ctx->rt->keep(ctx, %s_s.data) == NULL) {",
+         t, t);
     e->depth++;
     emit_raise(e, ASC_KEXC_MEMORY_ERROR, i->line,
                "cannot hand the returned array to the caller");

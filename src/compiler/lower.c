@@ -1322,45 +1322,50 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   ls->cur = save;
 }
 
-/* One value a kernel returns, into result slot `slot`. */
-static int32_t result_one(lstate *ls, const asc__ast_expr *v, asc__type *t,
-                          int slot, const int32_t *taken, int ntaken) {
-  asc__irins *i;
-  asc__irval x;
-  int32_t r = -1;
+/* One value a kernel returns: an array register (in *reg, else -1) or a
+ * number of the kernel's dtype of it.  Nothing is written yet. */
+static asc__irval result_value(lstate *ls, const asc__ast_expr *v,
+                               asc__type *t, const int32_t *taken,
+                               int ntaken, int32_t *reg) {
   t = asc__ty_find(t);
+  *reg = -1;
   if (t != NULL && t->kind == ASC_TY_TENSOR) {
-    r = asc__lower_result_array(ls, v, taken, ntaken);
-    x = asc__irv_reg(r);
-  } else if (t != NULL && t->kind == ASC_TY_SCALAR) {
-    x = conv(ls, asc__lower_expr(ls, v), t->dtype);
-  } else {
-    asc__diag_fatal(ls->c, v->loc,
-                    "a kernel returns numbers and arrays, or a tuple of "
-                    "them written out (return a, b), not %s",
-                    t == NULL ? "this" : asc__ty_name(ls->c, t));
+    *reg = asc__lower_result_array(ls, v, taken, ntaken);
+    return asc__irv_reg(*reg);
   }
-  i = emit(ls, ASC_IR_RESULT, -1, 1);
-  i->aux = slot;
-  i->args[0] = x;
-  return r;
+  if (t != NULL && t->kind == ASC_TY_SCALAR)
+    return conv(ls, asc__lower_expr(ls, v), t->dtype);
+  asc__diag_fatal(ls->c, v->loc,
+                  "a kernel returns numbers and arrays, or a tuple of "
+                  "them written out (return a, b), not %s",
+                  t == NULL ? "this" : asc__ty_name(ls->c, t));
 }
 
-/* `return v` of the kernel: v into the launch's result slots. */
+/* `return v` of the kernel: v into the launch's result slots.  Every
+ * value of a tuple is computed before the first slot is written, so that
+ * a value that raises (caught by the kernel's own `except`, which may
+ * return again) leaves no array half handed over. */
 static void lower_result(lstate *ls, const asc__ast_expr *v) {
   asc__type *t = asc__ty_find(ls->t->ret);
   int n = ls->f->nresults;
   int32_t taken[ASC_KMAX_RESULTS];
+  asc__irval x[ASC_KMAX_RESULTS];
   if (n > 1) {
     if (v->kind != ASC_EXPR_TUPLE || v->u.tuple.n != n || t == NULL ||
         t->kind != ASC_TY_TUPLE || t->n != n)
       asc__diag_fatal(ls->c, v->loc, "the kernel returns %d values", n);
     for (int k = 0; k < n; k++)
-      taken[k] = result_one(ls, v->u.tuple.elts[k], t->elems[k], k, taken,
-                            k);
-    return;
+      x[k] = result_value(ls, v->u.tuple.elts[k], t->elems[k], taken, k,
+                          &taken[k]);
+  } else {
+    n = 1;
+    x[0] = result_value(ls, v, t, taken, 0, &taken[0]);
   }
-  (void)result_one(ls, v, t, 0, taken, 0);
+  for (int k = 0; k < n; k++) {
+    asc__irins *i = emit(ls, ASC_IR_RESULT, -1, 1);
+    i->aux = k;
+    i->args[0] = x[k];
+  }
 }
 
 static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
