@@ -283,6 +283,7 @@ void asc__launch_prepare(asc__launch *l, asc__sched *s,
   l->job.queued = false;
   l->desc = desc;
   l->nblocks = nblocks;
+  l->nkept = 0;
   l->team = (int32_t)((uint32_t)s->nworkers / (resident ? resident : 1));
   if (l->team < 1)
     l->team = 1;
@@ -491,11 +492,12 @@ static void krt_release(asc_kctx *ctx, void *p) {
  * it back. */
 static void *krt_keep(asc_kctx *ctx, void *p) {
   team *t = ctx->team;
+  asc__launch *l = ctx->launch;
   worker *w;
   size_t cap = 0;
   int i;
 
-  if (t == NULL || p == NULL)
+  if (t == NULL || p == NULL || l == NULL)
     return NULL;
   w = (worker *)(void *)((char *)t - offsetof(worker, team));
   asc__spin_lock(&t->tmp_lock);
@@ -510,7 +512,8 @@ static void *krt_keep(asc_kctx *ctx, void *p) {
   asc__spin_unlock(&t->tmp_lock);
   if (cap == 0)
     return NULL;
-  if (asc__dev_adopt(w->sched->dev, p, cap) != ascSuccess) {
+  if (l->nkept == ASC__KEPT_MAX ||
+      asc__dev_adopt(w->sched->dev, p, cap) != ascSuccess) {
     /* back on the list, free again when the block ends */
     asc__spin_lock(&t->tmp_lock);
     if (t->ntmp < t->tmp_cap) {
@@ -526,6 +529,7 @@ static void *krt_keep(asc_kctx *ctx, void *p) {
       asc__cache_free(p);
     return NULL;
   }
+  l->kept[l->nkept++] = p;
   return p;
 }
 

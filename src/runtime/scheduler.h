@@ -73,6 +73,8 @@ enum { ASC__JOB_BLOCKS = 1, ASC__JOB_LOOP = 2 };
 typedef struct asc__launch asc__launch;
 typedef void (*asc__launch_done_fn)(asc__launch *l);
 
+#define ASC__KEPT_MAX 32
+
 struct asc__launch {
   asc__job job;
   const asc_kernel_desc *desc;
@@ -82,6 +84,11 @@ struct asc__launch {
   bool gang;                /* uses barriers: all blocks resident */
   asc__launch_done_fn complete;
   void **args;              /* args[i] points into argbuf or heap_args */
+  /* Arrays the launch's kernel handed over (asc_krt.keep): at completion
+   * those no result holds any more (a return replaced by a later one)
+   * are freed.  Returning kernels run as one block: one writer. */
+  void *kept[ASC__KEPT_MAX];
+  int nkept;
   void *heap_args;          /* asc__malloc'd when inline space is short */
   uint64_t trace_id;        /* set when started while tracing (trace.c) */
 

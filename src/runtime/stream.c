@@ -289,16 +289,28 @@ static asc__op *stream_complete(asc__stream *st, asc__op *op, ascError_t err,
 static void launch_complete(asc__launch *l);
 static void launch_complete_traced(asc__launch *l);
 
-/* A launch that raised or stopped returns nothing: an array a `return`
- * already handed over (a tuple's earlier value) is freed again. */
-static void drop_results(asc__op *op, asc__launch *l) {
+/* The arrays the kernel handed over (asc_krt.keep) that its results do
+ * not hold are freed: every one when the launch raised or stopped (it
+ * returns nothing, and its results are cleared), else those a later
+ * `return` replaced (`try: return t` / `finally: return u`). */
+static void drop_results(asc__op *op, asc__launch *l, bool failed) {
   const asc_kernel_desc *d = l->desc;
-  for (uint32_t i = d->nparams; i > 0; i--) {
+  for (int k = 0; k < l->nkept; k++) {
+    bool held = false;
+    for (uint32_t i = d->nparams; i > 0 && !failed; i--) {
+      const asc_kresult *r = l->args[i - 1];
+      if (!(d->params[i - 1].flags & ASC_KPARAM_RESULT))
+        break;
+      held |= r->kind == ASC_KRESULT_TENSOR && r->tensor.data == l->kept[k];
+    }
+    if (!held)
+      (void)asc__dev_free(op->stream->rt->dev, l->kept[k]);
+  }
+  l->nkept = 0;
+  for (uint32_t i = d->nparams; i > 0 && failed; i--) {
     asc_kresult *r = l->args[i - 1];
     if (!(d->params[i - 1].flags & ASC_KPARAM_RESULT))
       break;
-    if (r->kind == ASC_KRESULT_TENSOR)
-      (void)asc__dev_free(op->stream->rt->dev, r->tensor.data);
     memset(r, 0, sizeof *r);
   }
 }
@@ -493,8 +505,8 @@ launch_end(asc__launch *l, bool traced) {
     if (b.oom)
       asc__buf_free(&b);
   }
-  if (err != ascSuccess)
-    drop_results(op, l);
+  if (l->nkept > 0 || err != ascSuccess)
+    drop_results(op, l, err != ascSuccess);
   if (traced)
     asc__trace_launch_done(op, msg);
   asc__stream_finish(op->stream, op, err, msg);

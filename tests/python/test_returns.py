@@ -197,3 +197,32 @@ def test_mixed_numbers_of_values_is_a_compile_error():
             "    return a[0]\n"
         )
         mod.k(np.ones(2))
+
+
+@asc.kernel
+def replaced(a):
+    t = a + 1.0
+    u = a * 3.0
+    try:
+        return t
+    finally:
+        return u
+
+
+def _rss_kb():
+    with open("/proc/self/status") as f:
+        return int(f.read().split("VmRSS:")[1].split()[0])
+
+
+def test_a_return_replaced_by_a_later_one_frees_the_first():
+    """`try: return t` / `finally: return u`: t was handed over, then u
+    replaced it; the runtime frees t when the launch completes."""
+    a = np.ones(1 << 17)  # 1 MiB arrays
+    assert (replaced(a) == 3.0).all()
+    for _ in range(20):
+        replaced(a)
+    before = _rss_kb()
+    for _ in range(300):
+        r = replaced(a)
+    assert (r == 3.0).all()
+    assert _rss_kb() - before < 64 * 1024  # a leak would be 300 MiB
