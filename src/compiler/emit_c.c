@@ -570,10 +570,19 @@ static const struct {
     {-1, "pow", "ASC_VM_F, ASC_VM_D", 2},
 };
 
+/* x ** 2 of floats: x * x, exactly what numpy's power gives (its square
+ * fast path) and Python's correctly rounded pow; a 1-ulp pow may differ. */
+static bool is_square(const asc__irfunc *f, const asc__irins *i) {
+  return i->op == ASC_IR_POW && i->dst >= 0 &&
+         asc__dt_is_float(f->regs[i->dst].ty.dtype) &&
+         i->args[1].kind == ASC_IRV_CONST &&
+         asc__dt_is_float(i->args[1].dtype) && i->args[1].c.f == 2.0;
+}
+
 /* vm_funcs' index of the function i calls as asc_vm_*, or -1. */
 static int vm_index(const asc__irfunc *f, const asc__irins *i) {
   int id;
-  if (f->fastmath & ASC_FASTMATH_AFN)
+  if ((f->fastmath & ASC_FASTMATH_AFN) || is_square(f, i))
     return -1;
   if (i->op == ASC_IR_POW && i->dst >= 0 &&
       asc__dt_is_float(f->regs[i->dst].ty.dtype))
@@ -928,6 +937,12 @@ static void emit_ins(emitter *e, const asc__irins *i) {
                  "integer power with a negative exponent");
       e->depth--;
       LINE(e, "}");
+    }
+    if (is_square(e->f, i)) {
+      const char *x = widen(e, dt, val(e, i->args[0]));
+      LINE(e, "%s = %s;", d,
+           narrow(e, dt, asc__arena_printf(e->c, "(%s * %s)", x, x)));
+      break;
     }
     LINE(e, "%s = %s;", d,
          asc__emit_binexpr(e, i->op, dt, val(e, i->args[0]),
