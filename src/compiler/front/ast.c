@@ -61,6 +61,20 @@ const asc__builtin *asc__expr_builtin(const asc__ast_expr *e) {
   return NULL;
 }
 
+bool asc__expr_int_literal(const asc__ast_expr *e, int64_t *v) {
+  if (e->kind == ASC_EXPR_INT && e->u.ival <= (uint64_t)INT64_MAX) {
+    *v = (int64_t)e->u.ival;
+    return true;
+  }
+  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
+      e->u.unary.operand->kind == ASC_EXPR_INT &&
+      e->u.unary.operand->u.ival <= (uint64_t)INT64_MAX) {
+    *v = -(int64_t)e->u.unary.operand->u.ival;
+    return true;
+  }
+  return false;
+}
+
 bool asc__expr_via_asc(const asc__ast_expr *func) {
   return func != NULL && func->kind == ASC_EXPR_ATTR &&
          func->u.attr.value->kind == ASC_EXPR_NAME &&

@@ -542,21 +542,6 @@ static asc__ast_stmt *syn_assign(resolver *r, asc__ast_expr *t,
   return s;
 }
 
-/* An integer literal, possibly negated: its value. */
-static bool int_literal(const asc__ast_expr *e, int64_t *v) {
-  if (e->kind == ASC_EXPR_INT && e->u.ival <= (uint64_t)INT64_MAX) {
-    *v = (int64_t)e->u.ival;
-    return true;
-  }
-  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
-      e->u.unary.operand->kind == ASC_EXPR_INT &&
-      e->u.unary.operand->u.ival <= (uint64_t)INT64_MAX) {
-    *v = -(int64_t)e->u.unary.operand->u.ival;
-    return true;
-  }
-  return false;
-}
-
 enum { ITER_MAX = 16 };
 
 typedef struct iter_loop {
@@ -697,7 +682,7 @@ static int iter_loop_rewrite(resolver *r, asc__ast_block *b, int at) {
 #define HOIST(x)                                                              \
   do {                                                                        \
     int64_t lit_;                                                             \
-    if (!int_literal((x), &lit_)) {                                           \
+    if (!asc__expr_int_literal((x), &lit_)) {                                 \
       const char *h_ = asc__arena_printf(r->c, "for.%d.%d", id, npre);       \
       pre[npre++] = syn_assign(r, syn_name(r, h_, (x)->loc), (x), s->loc);   \
       (x) = syn_name(r, h_, (x)->loc);                                        \
@@ -727,7 +712,8 @@ static int iter_loop_rewrite(resolver *r, asc__ast_block *b, int at) {
       a1 = na > 1 ? q->u.call.args[1] : NULL;
       a2 = na > 2 ? q->u.call.args[2] : NULL;
       stepv[k] = 1;
-      if (a2 != NULL && (!int_literal(a2, &stepv[k]) || stepv[k] == 0)) {
+      if (a2 != NULL &&
+          (!asc__expr_int_literal(a2, &stepv[k]) || stepv[k] == 0)) {
         asc__diag_error(r->c, a2->loc, "a range() inside zip() or "
                         "enumerate() needs a nonzero integer literal step");
         return 0;

@@ -564,21 +564,6 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
 }
 
 
-/* A constant integer (a literal, possibly negated). */
-static bool const_int(const asc__ast_expr *e, int64_t *v) {
-  if (e->kind == ASC_EXPR_INT && e->u.ival <= (uint64_t)INT64_MAX) {
-    *v = (int64_t)e->u.ival;
-    return true;
-  }
-  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
-      e->u.unary.operand->kind == ASC_EXPR_INT &&
-      e->u.unary.operand->u.ival <= (uint64_t)INT64_MAX) {
-    *v = -(int64_t)e->u.unary.operand->u.ival;
-    return true;
-  }
-  return false;
-}
-
 bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
                          const asc__ast_expr **bad) {
   asc__ast_expr *const *a = call->u.call.rargs;
@@ -605,7 +590,7 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
   for (int k = 0; k < n; k++) {
     int64_t v;
     *bad = ax[k];
-    if (!const_int(ax[k], &v) || v < -nd || v >= nd)
+    if (!asc__expr_int_literal(ax[k], &v) || v < -nd || v >= nd)
       return false;
     if (v < 0)
       v += nd;
