@@ -158,6 +158,17 @@ static const char *scan_digits(lexer *L, const char *p, int base) {
   return p;
 }
 
+/* The literal text [s, p) without its '_' separators, NUL-terminated. */
+static char *digits(lexer *L, const char *s, const char *p) {
+  char *buf = asc__arena_alloc(L->c, (size_t)(p - s) + 1);
+  size_t k = 0;
+  for (const char *q = s; q < p; q++)
+    if (*q != '_')
+      buf[k++] = *q;
+  buf[k] = '\0';
+  return buf;
+}
+
 static void lex_number(lexer *L) {
   const char *s = L->p, *p = s;
   asc__loc loc = loc_at(L, s);
@@ -210,13 +221,8 @@ static void lex_number(lexer *L) {
   }
   if (p < L->end && (*p == 'j' || *p == 'J') && base == 10) {
     /* an imaginary literal: a FLOAT token with its value, flagged */
-    size_t n = (size_t)(p - s), k = 0;
-    char *buf = asc__arena_alloc(L->c, n + 1);
+    char *buf = digits(L, s, p);
     asc__token *t;
-    for (const char *q = s; q < p; q++)
-      if (*q != '_')
-        buf[k++] = *q;
-    buf[k] = '\0';
     L->p = p + 1;
     t = push(L, ASC_TK_FLOAT, s, L->p);
     t->flags = ASC_TOKF_IMAG;
@@ -232,13 +238,8 @@ static void lex_number(lexer *L) {
   }
 
   {
-    size_t n = (size_t)(p - s), k = 0;
-    char *buf = asc__arena_alloc(L->c, n + 1);
+    char *buf = digits(L, s, p);
     asc__token *t;
-    for (const char *q = s; q < p; q++)
-      if (*q != '_')
-        buf[k++] = *q;
-    buf[k] = '\0';
     L->p = p;
     if (is_float) {
       t = push(L, ASC_TK_FLOAT, s, p);
