@@ -200,6 +200,7 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     switch (e->u.call.builtin->id) {
     case ASC_BI_NP_RESHAPE:
     case ASC_BI_NP_TRANSPOSE:
+    case ASC_BI_NP_FLIP:
       return true;
     case ASC_BI_NP_RAVEL:
       return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
@@ -330,6 +331,26 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
         v->src[k] = in.src[perm[k]];
       }
       return;
+    case ASC_BI_NP_FLIP: { /* the axes reversed: from the last element */
+      bool axes[ASC_MAX_DIMS];
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      if (!asc__flip_axes(e, in.nd, axes, &bad))
+        asc__diag_fatal(ls->c, bad->loc, "flip: bad axis");
+      *v = in;
+      for (int k = 0; k < in.nd; k++) {
+        if (!axes[k])
+          continue;
+        v->off = add(ls, v->off,
+                     mul(ls,
+                         op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+                             op2(ls, ASC_IR_SUB, ascInt64, in.shape[k],
+                                 i64(1))),
+                         in.stride[k]));
+        v->stride[k] = op1(ls, ASC_IR_NEG, ascInt64, in.stride[k]);
+        v->src[k] = -1;
+      }
+      return;
+    }
     case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */
       asc__lower_view(ls, e->u.call.rargs[0], &in);
       memset(v, 0, sizeof *v);
@@ -980,6 +1001,28 @@ static void fill(lstate *ls, int32_t t, asc__irval v) {
   ls->cur = save;
 }
 
+/* np.eye: element [i, j] of 2-D t is 1 where j - i == k, else 0, in one
+ * pass (no separate diagonal loop over a zeroed array). */
+static void eye_fill(lstate *ls, int32_t t, asc__irval k) {
+  asc__lview w;
+  asc__irval idx[2], off, v;
+  asc__irblock *save;
+  asc__irins *st;
+  int dt = ls->f->regs[t].ty.dtype;
+  whole_tensor(ls, t, &w);
+  save = open_nest(ls, w.shape, 2, idx);
+  off = elem_offset(ls, &w, idx, 2);
+  v = conv(ls,
+           op2(ls, ASC_IR_EQ, ascInt64,
+               op2(ls, ASC_IR_SUB, ascInt64, idx[1], idx[0]), k),
+           dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->cur = save;
+}
+
 /* The extents of a shape argument: n, (n, m) or a.shape. */
 static void shape_vals(lstate *ls, const asc__ast_expr *s, int nd,
                        asc__irval *shape) {
@@ -1428,6 +1471,16 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
     if (b->id == ASC_BI_NP_FULL)
       v = asc__lower_expr(ls, a[1]);
     break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    shape[0] = conv(ls, asc__lower_expr(ls, a[0]), ascInt64);
+    shape[1] = b->id == ASC_BI_NP_EYE && a[1] != NULL &&
+                       a[1]->kind != ASC_EXPR_NONE
+                   ? conv(ls, asc__lower_expr(ls, a[1]), ascInt64)
+                   : shape[0];
+    if (b->id == ASC_BI_NP_EYE && a[2] != NULL)
+      v = conv(ls, asc__lower_expr(ls, a[2]), ascInt64);
+    break;
   default: /* *_like, copy, astype: the shape of an array */
     asc__lower_view(ls, a[0], &src);
     for (int k = 0; k < nd; k++)
@@ -1449,6 +1502,10 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_FULL:
   case ASC_BI_NP_FULL_LIKE:
     fill(ls, r, v);
+    break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    eye_fill(ls, r, v);
     break;
   case ASC_BI_NP_COPY:
   case ASC_BI_NP_ASTYPE: {

@@ -61,9 +61,10 @@ static const struct {
     {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
     {"ones_like", ASC_BI_NP_ONES_LIKE}, {"full_like", ASC_BI_NP_FULL_LIKE},
     {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
+    {"eye", ASC_BI_NP_EYE}, {"identity", ASC_BI_NP_IDENTITY},
     {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
     {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
-    {"outer", ASC_BI_NP_OUTER},
+    {"outer", ASC_BI_NP_OUTER}, {"flip", ASC_BI_NP_FLIP},
     {"complex64", ASC_BI_DT_COMPLEX64}, {"csingle", ASC_BI_DT_COMPLEX64},
     {"complex128", ASC_BI_DT_COMPLEX128}, {"cdouble", ASC_BI_DT_COMPLEX128},
     {"complex_", ASC_BI_DT_COMPLEX128}, {"conj", ASC_BI_NP_CONJ},
@@ -92,8 +93,11 @@ const char asc__numpy_names[] =
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
-    "empty_like, zeros_like, ones_like, full_like, arange, linspace, "
-    "reshape, transpose, ravel, cumsum, outer, linalg.norm and "
+    "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
+    "identity, "
+    "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, the "
+    "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
+    "... and "
     "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
     "float16, float32, float64, complex64, complex128 (and conj, "

@@ -174,6 +174,8 @@ typedef enum asc__builtin_kind {
   X(NP_ARANGE, "arange", 0, ASC_BK_FUNC, 1, 4, "start,stop,step,dtype")     \
   X(NP_LINSPACE, "linspace", 0, ASC_BK_FUNC, 2, 5,                          \
     "start,stop,num,endpoint,dtype")                                          \
+  X(NP_EYE, "eye", 0, ASC_BK_FUNC, 1, 4, "N,M,k,dtype")                     \
+  X(NP_IDENTITY, "identity", 0, ASC_BK_FUNC, 1, 2, "n,dtype")               \
   /* views and copies of an array's elements; cumsum, outer, linalg.norm */  \
   X(NP_TRANSPOSE, "transpose", 0, ASC_BK_FUNC, 1, 9, "a,axes")              \
   X(NP_RAVEL, "ravel", 0, ASC_BK_FUNC, 1, 1, "a")                           \
@@ -181,6 +183,7 @@ typedef enum asc__builtin_kind {
   X(NP_CUMSUM, "cumsum", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")          \
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
+  X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
   /* complex numbers (docs/arrays.md) */                                      \
   X(DT_COMPLEX64, "complex64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")          \
   X(DT_COMPLEX128, "complex128", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")        \
@@ -221,7 +224,7 @@ const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name);
 const asc__builtin *asc__builtin_method(const char *name);
 /* Does id make a new array (np.zeros, a.copy() ...)? */
 static inline bool asc__builtin_is_creation(asc__builtin_id id) {
-  return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_LINSPACE &&
+  return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_IDENTITY &&
          id != ASC_BI_NP_FILL && id != ASC_BI_NP_RESHAPE;
 }
 /* Is id one of the numpy reductions (NP_SUM .. NP_ARGMAX)? */

@@ -292,6 +292,26 @@ static asc__type *creation(run *r, asc__ast_expr *e) {
     }
     dta = na > 4 ? a[4] : NULL;
     break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    /* np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float):
+     * 2-D, integer extents and diagonal offset */
+    for (int i = 0; i < (id == ASC_BI_NP_EYE ? 3 : 1); i++) {
+      if (i >= na || a[i] == NULL || a[i]->kind == ASC_EXPR_NONE)
+        continue;
+      u = need_scalar(r, e, i);
+      PROPAGATE(u);
+      if (!asc__ty_is_intlike(u) || asc__ty_find(u)->dtype == ascBool ||
+          asc__ty_find(u)->kind != ASC_TY_SCALAR) {
+        report(r, a[i]->loc, "%s()'s %s is an integer, not %s",
+               e->u.call.builtin->name, i == 2 ? "k" : "size", tn(r, u));
+        return err(r);
+      }
+      asc__infer_coerce(r, a[i], scalar(r, ascInt64), 0);
+    }
+    nd = 2;
+    dta = id == ASC_BI_NP_EYE ? (na > 3 ? a[3] : NULL) : (na > 1 ? a[1] : NULL);
+    break;
   default:
     return err(r);
   }
@@ -563,6 +583,33 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
 }
 
+bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
+                    const asc__ast_expr **bad) {
+  asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
+  asc__ast_expr *const *ax = &a;
+  int n = 1;
+  for (int k = 0; k < nd; k++)
+    axes[k] = a == NULL || a->kind == ASC_EXPR_NONE;
+  *bad = a;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return true;
+  if (a->kind == ASC_EXPR_TUPLE) {
+    ax = a->u.tuple.elts;
+    n = a->u.tuple.n;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    *bad = ax[i];
+    if (!asc__expr_int_literal(ax[i], &v) || v < -nd || v >= nd)
+      return false;
+    if (v < 0)
+      v += nd;
+    if (axes[v])
+      return false;
+    axes[v] = true;
+  }
+  return true;
+}
 
 bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
                          const asc__ast_expr **bad) {
@@ -615,6 +662,15 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
     report(r, e->u.call.rargs[0]->loc, "%s() takes an array, not %s",
            b->name, tn(r, t));
     return err(r);
+  }
+  if (b->id == ASC_BI_NP_FLIP) {
+    bool axes[ASC_MAX_DIMS];
+    if (!asc__flip_axes(e, t->ndim, axes, &bad)) {
+      report(r, bad->loc, "flip's axis is None, an integer constant or a "
+             "tuple of them, each one of the %d axes", (int)t->ndim);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
   }
   if (b->id != ASC_BI_NP_TRANSPOSE)
     return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, 1, false);
@@ -708,7 +764,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   if (b->id == ASC_BI_NP_RESHAPE)
     return reshape(r, e);
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
-      b->id == ASC_BI_NP_FLATTEN)
+      b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP)
     return view_call(r, e);
   if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER)
     return cumsum_outer(r, e);
