@@ -47,6 +47,16 @@
 #endif
 #define ASC_GK_L2 262144
 #define ASC_GK_L3 2097152
+/* The fallback's running sum stays one scalar chain, each step rounded as
+ * the tile's lanes round (fused under -ffp-contract=fast): gcc would
+ * otherwise vectorise the products apart from the in-order additions,
+ * which then stay unfused (ASC_SEQ_SUM in emit_helpers.h, the same). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__ASSOCIATIVE_MATH__)
+#define ASC_GK_SEQ(v) __asm__("" : "+x"(v))
+#else
+#define ASC_GK_SEQ(v) ((void)0)
+#endif
 /* Below this many multiply-adds one thread does the product. */
 #define ASC_GK_PARALLEL_MIN ((int64_t)1 << 18)
 
@@ -123,8 +133,10 @@ static inline int asc_gk_distinct(int64_t m, int64_t n, int64_t s0,
     for (int64_t i = i0; i < i1; i++)                                         \
       for (int64_t j = j0; j < j1; j++) {                                     \
         T acc = accumulate ? c[i * sc0 + j * sc1] : (T)0;                     \
-        for (int64_t p = 0; p < k; p++)                                       \
+        for (int64_t p = 0; p < k; p++) {                                     \
           acc = acc + a[i * sa0 + p * sa1] * b[p * sb0 + j * sb1];            \
+          ASC_GK_SEQ(acc);                                                    \
+        }                                                                     \
         c[i * sc0 + j * sc1] = acc;                                           \
       }                                                                       \
   }                                                                           \

@@ -185,7 +185,15 @@ static view make_view(size_t es, int64_t rows, int64_t cols, int L,
   return v;
 }
 
-/* The order every element must keep. */
+/* The order every element must keep, as generated code writes the loop:
+ * gcc would vectorise the products of the in-order sum apart from the
+ * additions (which under -ffp-contract=fast then stay unfused); kernels
+ * keep it scalar with this empty asm (ASC_SEQ_SUM, emit_helpers.h). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SEQ_SUM(v) __asm__("" : "+x"(v))
+#else
+#define SEQ_SUM(v) ((void)0)
+#endif
 #define NAIVE(T, S)                                                           \
   static void naive_##S(int64_t m, int64_t n, int64_t k, const T *a,         \
                         int64_t sa0, int64_t sa1, const T *b, int64_t sb0,   \
@@ -194,8 +202,10 @@ static view make_view(size_t es, int64_t rows, int64_t cols, int L,
     for (int64_t i = 0; i < m; i++)                                           \
       for (int64_t j = 0; j < n; j++) {                                       \
         T acc = accumulate ? c[i * sc0 + j * sc1] : (T)0;                     \
-        for (int64_t p = 0; p < k; p++)                                       \
+        for (int64_t p = 0; p < k; p++) {                                     \
           acc = acc + a[i * sa0 + p * sa1] * b[p * sb0 + j * sb1];            \
+          SEQ_SUM(acc);                                                       \
+        }                                                                     \
         c[i * sc0 + j * sc1] = acc;                                           \
       }                                                                       \
   }
