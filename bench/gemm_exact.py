@@ -29,12 +29,12 @@ ROOT = os.path.dirname(HERE)
 
 def build(cc, cflags, tmp):
     so = os.path.join(tmp, "gemm_exact_shim.so")
-    subprocess.run([cc] + cflags.split() + ["-std=gnu11", "-O3", "-march=native",
+    subprocess.run([cc, "-std=gnu11", "-O3", "-march=native",
                     "-ffp-contract=off", "-fno-math-errno", "-fPIC",
                     "-shared", "-I" + os.path.join(ROOT, "include"),
                     "-I" + os.path.join(ROOT, "src", "compiler"),
                     os.path.join(HERE, "gemm_exact_shim.c"), "-o", so,
-                    "-lpthread"], check=True)
+                    "-lpthread"] + cflags.split(), check=True)
     return ctypes.CDLL(so)
 
 
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--cflags", default="",
-                    help="more flags, e.g. -DASC_GK_MR=6 -DASC_GK_NV=2")
+                    help="more flags, after the others: --cflags=-O2")
     ap.add_argument("--no-check", action="store_true",
                     help="skip the naive loop and the bit comparison")
     ap.add_argument("--dtypes", default="f32,f64")

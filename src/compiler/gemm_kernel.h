@@ -27,24 +27,28 @@
 #define ASC_GK_VB 16
 #endif
 /* A tile is ASC_GK_MR rows by ASC_GK_NV vectors: MR x NV accumulators, NV
- * vectors of b and one broadcast a live in registers: 8 x 3 takes 28 of
- * AVX-512's 32, 6 x 2 15 of the 16 that SSE and AVX2 have. */
+ * vectors of b and one broadcast a live in registers: 6 x 4 takes 29 of
+ * AVX-512's 32, 6 x 2 15 of the 16 that SSE and AVX2 have.
+ * Cache blocks, in bytes: the packed b micro-panel (KC x NR) that the
+ * tiles of one column block reuse stays in L1 (ASC_GK_L1: KC = 128 on
+ * AVX-512, at most ASC_GK_KC_MAX), the packed a block (MC x KC) in L2
+ * (256 KiB), the packed b block (KC x NC) in L3 (2 MiB).  Measured on
+ * Zen 4 (docs/optimizer.md, "Exact GEMM micro-kernel"). */
 #ifndef ASC_GK_MR
 #if defined(__AVX512F__)
-#define ASC_GK_MR 8
-#define ASC_GK_NV 3
+#define ASC_GK_MR 6
+#define ASC_GK_NV 4
+#define ASC_GK_L1 32768
 #else
 #define ASC_GK_MR 6
 #define ASC_GK_NV 2
+#define ASC_GK_L1 24576
 #endif
 #endif
-/* Cache blocks, in bytes: the packed b micro-panel (KC x NR) that the
- * tiles of one column block reuse stays in L1 (24 KiB: KC = 128 on
- * AVX-512), the packed a block (MC x KC) in L2 (256 KiB), the packed b
- * block (KC x NC) in L3 (2 MiB). */
 #ifndef ASC_GK_L1
 #define ASC_GK_L1 24576
 #endif
+#define ASC_GK_KC_MAX 512
 #define ASC_GK_L2 262144
 #define ASC_GK_L3 2097152
 /* The fallback's running sum stays one scalar chain, each step rounded as
@@ -150,6 +154,7 @@ static inline int asc_gk_distinct(int64_t m, int64_t n, int64_t s0,
     enum { MR = ASC_GK_MR, NR = ASC_GK_NR_##S };                              \
     const int64_t m = i1 - i0, n = j1 - j0;                                   \
     int64_t kcb = ASC_GK_L1 / (NR * (int64_t)sizeof(T));                      \
+    kcb = kcb < ASC_GK_KC_MAX ? kcb : ASC_GK_KC_MAX;                          \
     int64_t mcb, ncb, kcx, mcx, ncx, pao;                                     \
     T *pa, *pb;                                                               \
     T tile[ASC_GK_MR * ASC_GK_NR_##S] __attribute__((aligned(64)));           \

@@ -340,7 +340,7 @@ static void test_layouts(void **state) {
   team_threads = 1;
 }
 
-/* Past every cache block on every vector width (KC up to 1536, MC up to
+/* Past every cache block on every vector width (KC up to 512, MC up to
  * 512 rows, NC up to 4096 columns), and shapes one off the tile. */
 static void test_block_edges(void **state) {
   static const int64_t shapes[][3] = {
