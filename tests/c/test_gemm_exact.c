@@ -24,7 +24,9 @@
 
 #include <cmocka.h>
 
+/* in the order generated C has them (emit_c.c) */
 #include "asc/kernel_abi.h"
+#include "compiler/emit_helpers.h"
 #define ASC_NEED_GEMM_EXACT 1
 #include "compiler/gemm_kernel.h"
 
