@@ -106,7 +106,8 @@ def main():
             gf = 2.0 * n ** 3 / 1e9
             print(f"{suf:8} {te:9.2f} {tn:9.2f} {gf / te * 1e3:11.1f}"
                   f" {gf / tn * 1e3:11.1f} {tn / te:8.3f} {tnaive:9.1f}"
-                  f"  {'-' if o.no_check else 'identical' if same else 'DIFFER'}")
+                  "  " + ("-" if o.no_check else
+                          "identical" if same else "DIFFER"))
             if not same:
                 sys.exit(1)
 

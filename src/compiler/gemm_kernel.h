@@ -108,7 +108,7 @@ static inline int asc_gk_distinct(int64_t m, int64_t n, int64_t s0,
 #define ASC_GK_DEFINE(T, S)                                                   \
   typedef T asc_gkv_##S __attribute__((vector_size(ASC_GK_VB)));              \
   enum { ASC_GK_VL_##S = ASC_GK_VB / (int)sizeof(T),                          \
-         ASC_GK_NR_##S = ASC_GK_NV * (ASC_GK_VB / (int)sizeof(T)) };                  \
+         ASC_GK_NR_##S = ASC_GK_NV * (ASC_GK_VB / (int)sizeof(T)) };         \
   static inline void asc_gk_uk_##S(int64_t kc, const T *ap, const T *bp,     \
                                    T *c, int64_t ldc, int init) {             \
     typedef asc_gkv_##S V;                                                    \
@@ -175,6 +175,15 @@ static inline int asc_gk_distinct(int64_t m, int64_t n, int64_t s0,
     }                                                                         \
     mcb = ASC_GK_L2 / (kcb * (int64_t)sizeof(T)) / MR * MR;                   \
     ncb = ASC_GK_L3 / (kcb * (int64_t)sizeof(T)) / NR * NR;                   \
+    /* blocks of even size: 514 rows are 258 + 256, not 510 + 4 */           \
+    if (m > mcb) {                                                            \
+      int64_t nb = (m + mcb - 1) / mcb;                                       \
+      mcb = ((m + nb - 1) / nb + MR - 1) / MR * MR;                           \
+    }                                                                         \
+    if (n > ncb) {                                                            \
+      int64_t nb = (n + ncb - 1) / ncb;                                       \
+      ncb = ((n + nb - 1) / nb + NR - 1) / NR * NR;                           \
+    }                                                                         \
     kcx = k < kcb ? k : kcb;                                                  \
     mcx = m < mcb ? (m + MR - 1) / MR * MR : mcb;                             \
     ncx = n < ncb ? (n + NR - 1) / NR * NR : ncb;                             \
