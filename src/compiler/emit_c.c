@@ -24,6 +24,7 @@
 
 #include "abi_prelude.h"
 #include "emit_helpers_text.h"
+#include "gemm_kernel_text.h"
 #include "compiler/emit_c.h"
 #include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
@@ -1090,6 +1091,36 @@ static void emit_ins(emitter *e, const asc__irins *i) {
          v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[0], v[12], v[13]);
     break;
   }
+  case ASC_IR_GEMM_EXACT: {
+    /* a recognised GEMM nest (passes/gemmrec.c): the runtime's BLAS first
+     * under reassoc, else (or when it did nothing) the exact product of
+     * gemm_kernel.h, whose team raising is this instruction raising */
+    const char *v[15];
+    const char *sfx =
+        e->f->regs[i->args[0].reg].ty.dtype == ascFloat32 ? "f32" : "f64";
+    for (int k = 0; k < 15; k++)
+      v[k] = k == 0 || k == 4 || k == 8 ? rname(e, i->args[k].reg)
+                                        : asc__emit_val(e, i->args[k]);
+    LINE(e, "{");
+    e->depth++;
+    if (i->aux & ASC_GEMM_BLAS_FIRST)
+      LINE(e, "int asc_gs = ctx->rt->gemm(ctx, %d, %s, %s, %s, %s + %s, %s, "
+              "%s, %s + %s, %s, %s, %s + %s, %s, %s);",
+           e->f->regs[i->args[0].reg].ty.dtype, v[12], v[13], v[14], v[4],
+           v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2],
+           v[3]);
+    else
+      LINE(e, "int asc_gs = 1;");
+    LINE(e, "if (asc_gs != 0 && asc_gemm_exact_%s(ctx, exc, %d, %s, %s, %s, "
+            "%s + %s, %s, %s, %s + %s, %s, %s, %s + %s, %s, %s, %d) != 0)",
+         sfx, e->in_body ? 1 : 0, v[12], v[13], v[14], v[4], v[5], v[6],
+         v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2], v[3],
+         (i->aux & ASC_GEMM_ACCUMULATE) ? 1 : 0);
+    LINE(e, "  goto %s;", asc__emit_exc_target(e));
+    e->depth--;
+    LINE(e, "}");
+    break;
+  }
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1490,6 +1521,11 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
       written[i->args[1].reg] |= 2;
       written[i->args[5].reg] |= 2;
     }
+    else if (i->op == ASC_IR_GEMM_EXACT) {
+      written[i->args[0].reg] = 3;
+      written[i->args[4].reg] |= 2;
+      written[i->args[8].reg] |= 2;
+    }
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)
@@ -1611,6 +1647,19 @@ static void emit_kernel(emitter *e) {
   }
 }
 
+static void find_gemm_exact(asc__irins *i, void *ctx) {
+  if (i->op == ASC_IR_GEMM_EXACT)
+    *(bool *)ctx = true;
+}
+
+/* Whether some kernel of m calls gemm_kernel.h's product. */
+static bool uses_gemm_exact(const asc__irmodule *m) {
+  bool found = false;
+  for (int32_t k = 0; k < m->nfuncs; k++)
+    asc__ir_walk(&m->funcs[k]->body, find_gemm_exact, &found);
+  return found;
+}
+
 void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
                       const asc__emit_src *src, asc__buf *o) {
   emitter e;
@@ -1626,6 +1675,15 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   asc__buf_puts(o, asc__abi_prelude);
   asc__buf_puts(o, "\n");
   asc__buf_puts(o, asc__emit_helpers);
+  if (uses_gemm_exact(m)) {
+    asc__buf_puts(o, "#define ASC_NEED_GEMM_EXACT 1\n");
+    asc__buf_puts(o, asc__emit_gemm_kernel);
+    /* a kernel calls one of the two: the other is not "unused" */
+    asc__buf_puts(o, "__attribute__((unused)) static void "
+                     "asc_gemm_exact_used(void) {\n"
+                     "  (void)asc_gemm_exact_f32; (void)asc_gemm_exact_f64;\n"
+                     "}\n");
+  }
   emit_vecmath(&e, m);
   emit_complex_decls(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
