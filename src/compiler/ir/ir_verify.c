@@ -248,6 +248,9 @@ static void vins(vstate *v, const asc__irins *i) {
         fail(v, i, "gemm_exact's offsets, strides and extents are i64");
     if ((i->aux & ~(ASC_GEMM_ACCUMULATE | ASC_GEMM_BLAS_FIRST)) != 0)
       fail(v, i, "gemm_exact's flags are 1 (accumulate) and 2 (BLAS)");
+    if ((i->aux & ASC_GEMM_ACCUMULATE) && (i->aux & ASC_GEMM_BLAS_FIRST))
+      fail(v, i, "gemm_exact tries the BLAS only for a product that does "
+                 "not accumulate");
     break;
   }
   case ASC_IR_FREE_ARRAY:
