@@ -10,6 +10,8 @@ ones, odd sizes, sub-rectangles, transposed and strided views, output rows
 that overlap (the run-time test falls back to the loops) and arguments
 that overlap (a may_alias specialisation, which the pass refuses)."""
 import os
+import random
+import re
 import subprocess
 
 import numpy as np
@@ -403,3 +405,118 @@ def test_notes(tmp_path):
                          str(src)], check=True, capture_output=True,
                         text=True, env=env).stdout
     assert "gemm_exact" not in ir and "gemmrec" not in ir
+
+
+# ---- random nests of the product's shape, and near misses --------------
+
+RI, RP, RJ = 9, 11, 13      # a (RI, RP+2), b (RP+2, RJ+2), o (.., RI+2, RJ+2)
+
+
+def gen_nest(r, k):
+    """Nest k of a random kernel: writes o[k, ...]; about half of them are
+    products the pass replaces, the rest differ in one detail."""
+    A = r.choice(["a[i, p]"] * 4 + ["a[i, p + 1]", "t[p, i]"])
+    B = r.choice(["b[p, j]"] * 4 + ["b[p, j + 1]", "u[j, p]"])
+    C = r.choice(["o[k, i, j]"] * 4 + ["o[k, i + 1, j + 1]"])
+    bounds = {
+        "i": f"range({r.choice([0, 0, 1])}, n - {r.choice([0, 0, 2])})",
+        "j": f"range({r.choice([0, 0, 1, 2])}, m - {r.choice([0, 0, 3])})",
+        "p": f"range({r.choice([0, 0, 1])}, K - {r.choice([0, 0, 1])})",
+    }
+    if r.random() < 0.5:
+        init = r.choice(["0.0"] * 5 + [C, "1.0", "-0.0"])
+        upd = r.choice([f"s += {A} * {B}"] * 4 + [f"s = s + {B} * {A}",
+                       f"s -= {A} * {B}", f"s += {A} * {B} * 2.0",
+                       f"s += {A} + {B}", f"s += {A} * o[k, i, j]"])
+        outer = r.sample(["i", "j"], 2)
+        body = [f"for {outer[0]} in {bounds[outer[0]]}:",
+                f"    for {outer[1]} in {bounds[outer[1]]}:",
+                f"        s = {init}",
+                f"        for p in {bounds['p']}:",
+                f"            {upd}",
+                f"        {C} = s"]
+    else:
+        near = r.random()
+        if near < 0.1 and "range(0" not in bounds["j"]:
+            upd = f"{C} = {C.replace('j]', 'j - 1]')} + {A} * {B}"
+        elif near < 0.2:
+            upd = f"{C} -= {A} * {B}"
+        elif near < 0.3:
+            upd = f"{C} += {A} * {A}"
+        else:
+            upd = r.choice([f"{C} += {A} * {B}", f"{C} = {C} + {A} * {B}"])
+        order = r.sample(["i", "j", "p"], 3)
+        body = [f"for {order[0]} in {bounds[order[0]]}:",
+                f"    for {order[1]} in {bounds[order[1]]}:",
+                f"        for {order[2]} in {bounds[order[2]]}:",
+                f"            {upd}"]
+    text = "\n".join("    " + line for line in body)
+    text = text.replace("[k,", f"[{k},")
+    for v in ("s", "i", "j", "p"):
+        text = re.sub(rf"\b{v}\b", f"{v}{k}", text)
+    return text
+
+
+def gen_random_module(seed, nk, per):
+    r = random.Random(seed)
+    out = ["import asc", ""]
+    for q in range(nk):
+        out += ["@asc.kernel", f"def k{q}(a, b, t, u, o):",
+                "    n = a.shape[0]", "    K = a.shape[1] - 2",
+                "    m = b.shape[1] - 2"]
+        out += [gen_nest(r, k) for k in range(per)]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+RANDOM_KERNELS, RANDOM_PER_KERNEL = 3, 20
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_random_nests_bitwise(dt, monkeypatch):
+    seed = 77 if dt == np.float32 else 78
+    text = gen_random_module(seed, RANDOM_KERNELS, RANDOM_PER_KERNEL)
+    rng = np.random.default_rng(seed)
+    a = rnd(rng, (RI, RP + 2), dt)
+    b = rnd(rng, (RP + 2, RJ + 2), dt)
+    b[0, :4] = [0.0, -0.0, 1e30, -1e30]
+    t, u = a.T.copy(), b.T.copy()
+    o0 = rnd(rng, (RANDOM_PER_KERNEL, RI + 2, RJ + 2), dt)
+    monkeypatch.setenv("ASC_CFLAGS", "-O0")   # the C order is fixed anyway
+
+    def fn(_):
+        mod = asc.compile(text)
+        res = []
+        for q in range(RANDOM_KERNELS):
+            o = o0.copy()
+            getattr(mod, f"k{q}")(a, b, t, u, o)
+            res.append(o)
+            # transposed views of the inputs as arguments
+            o = o0.copy()
+            getattr(mod, f"k{q}")(np.asfortranarray(a), b[:, ::-1].copy()[:, ::-1],
+                                  t, u, o)
+            res.append(o)
+        return res
+    want, got = run(False, fn), run(True, fn)
+    for q, (w, g) in enumerate(zip(want, got)):
+        if not np.array_equal(w.view(np.uint8), g.view(np.uint8)):
+            bad = np.argwhere(w.view(np.uint8) != g.view(np.uint8))
+            pytest.fail(f"kernel k{q // 2}: {len(bad)} bytes differ, first "
+                        f"at {bad[0]}\n{text}")
+
+
+def test_random_nests_are_recognised(tmp_path):
+    """The generator makes nests the pass replaces and nests it refuses."""
+    build = os.environ.get("ASC_BUILD_DIR", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "build"))
+    ascc = os.path.join(build, "ascc")
+    if not os.path.exists(ascc):
+        pytest.skip(f"no ascc in {build} (set ASC_BUILD_DIR)")
+    src = tmp_path / "nests.py"
+    src.write_text(gen_random_module(77, 1, RANDOM_PER_KERNEL))
+    m2 = "f32[:, ::1]"
+    sig = f"k0({m2}, {m2}, {m2}, {m2}, f32[:, :, ::1])"
+    ir = subprocess.run([ascc, "--emit=ir", "--signature", sig, str(src)],
+                        check=True, capture_output=True, text=True).stdout
+    rec, kept = ir.count("is the matrix product"), ir.count("stays loops")
+    assert rec >= 6 and kept >= 3, (rec, kept)
