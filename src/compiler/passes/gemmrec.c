@@ -483,10 +483,12 @@ static asc__irval bbin(gemit *e, int op, asc__irval a, asc__irval b) {
 }
 
 /* The register a symbol of d stands for, readable before the nest: a
- * `dim` / `stride` merged with another read of it is read again. */
+ * `dim` / `stride` of a parameter (which depend.c merges with other reads
+ * of it, defined anywhere) is read again. */
 static asc__irval symbol(gemit *e, int32_t r) {
   const asc__irins *g = e->d->gdef[r];
-  if (g != NULL && (g->op == ASC_IR_STRIDE || g->op == ASC_IR_DIM)) {
+  if (g != NULL && (g->op == ASC_IR_STRIDE || g->op == ASC_IR_DIM) &&
+      g->args[0].kind == ASC_IRV_REG && e->x->f->regs[g->args[0].reg].param) {
     asc__irins *i = asc__ir_clone(e->x->c, g);
     i->note = NULL;
     i->dst = asc__ir_reg(e->x->c, e->x->f, asc__irt_scalar(ascInt64),
