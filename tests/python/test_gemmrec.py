@@ -520,3 +520,48 @@ def test_random_nests_are_recognised(tmp_path):
                         check=True, capture_output=True, text=True).stdout
     rec, kept = ir.count("is the matrix product"), ir.count("stays loops")
     assert rec >= 6 and kept >= 3, (rec, kept)
+
+
+CACHE_SCRIPT = '''
+import os, sys
+import numpy as np, asc
+text = """import asc
+@asc.kernel
+def k(a, b, c):
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            s = 0.0
+            for p in range(a.shape[1]):
+                s += a[i, p] * b[p, j]
+            c[i, j] = s
+"""
+a = np.arange(6.0).reshape(2, 3)
+b = np.arange(12.0).reshape(3, 4)
+for sw in sys.argv[1:]:
+    os.environ["ASC_GEMMREC"] = sw
+    c = np.zeros((2, 4))
+    asc.compile(text).k(a, b, c)
+    assert (c == a @ b).all()
+'''
+
+
+def test_switch_is_part_of_the_cache_key(tmp_path):
+    """ASC_GEMMREC=0 and the pass are two cache entries, each hit again."""
+    import sys
+    from pathlib import Path
+    cache = tmp_path / "cache"
+    script = tmp_path / "sw.py"
+    script.write_text(CACHE_SCRIPT)
+    env = dict(os.environ, ASC_CACHE_DIR=str(cache), PYTHONPATH=str(
+        Path(__file__).resolve().parents[2] / "bindings" / "python"))
+    env.pop("ASC_GEMMREC", None)
+
+    def entries(*sw):
+        subprocess.run([sys.executable, str(script), *sw], check=True,
+                       env=env, timeout=300)
+        return sorted(cache.rglob("*.so"))
+    on = entries("1")
+    assert len(on) == 1
+    both = entries("0")
+    assert len(both) == 2
+    assert entries("1", "0") == both
