@@ -470,14 +470,14 @@ static asc__irval absv(gemit *e, asc__irval a) {
 }
 
 static asc__irval bbin(gemit *e, int op, asc__irval a, asc__irval b) {
-  bool or = op == ASC_IR_OR;
+  bool is_or = op == ASC_IR_OR;
   if (a.kind == ASC_IRV_CONST) {
     asc__irval t = a;
     a = b;
     b = t;
   }
   if (b.kind == ASC_IRV_CONST)
-    return (b.c.i != 0) == or ? b : a;
+    return (b.c.i != 0) == is_or ? b : a;
   return asc__irv_reg(asc__ir_bin(e->x->c, e->x->f, e->b, op, ascBool, a, b,
                                   e->line));
 }
