@@ -645,12 +645,10 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
   }
 }
 
-/* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h)?  No
- * instruction does yet: the op of a recognised naive matrix product is
- * the one to answer true here. */
+/* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h): the op
+ * of a recognised naive matrix product (passes/gemmrec.c)? */
 static bool is_gemm_exact(const asc__irins *i) {
-  (void)i;
-  return false;
+  return i->op == ASC_IR_GEMM_EXACT;
 }
 
 static void gemm_mark(asc__irins *i, void *ctx) {
@@ -1119,6 +1117,36 @@ static void emit_ins(emitter *e, const asc__irins *i) {
          v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[0], v[12], v[13]);
     break;
   }
+  case ASC_IR_GEMM_EXACT: {
+    /* a recognised GEMM nest (passes/gemmrec.c): the runtime's BLAS first
+     * under reassoc, else (or when it did nothing) the exact product of
+     * gemm_kernel.h, whose team raising is this instruction raising */
+    const char *v[15];
+    const char *sfx =
+        e->f->regs[i->args[0].reg].ty.dtype == ascFloat32 ? "f32" : "f64";
+    for (int k = 0; k < 15; k++)
+      v[k] = k == 0 || k == 4 || k == 8 ? rname(e, i->args[k].reg)
+                                        : asc__emit_val(e, i->args[k]);
+    LINE(e, "{");
+    e->depth++;
+    if (i->aux & ASC_GEMM_BLAS_FIRST)
+      LINE(e, "int asc_gs = ctx->rt->gemm(ctx, %d, %s, %s, %s, %s + %s, %s, "
+              "%s, %s + %s, %s, %s, %s + %s, %s, %s);",
+           e->f->regs[i->args[0].reg].ty.dtype, v[12], v[13], v[14], v[4],
+           v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2],
+           v[3]);
+    else
+      LINE(e, "int asc_gs = 1;");
+    LINE(e, "if (asc_gs != 0 && asc_gemm_exact_%s(ctx, exc, %d, %s, %s, %s, "
+            "%s + %s, %s, %s, %s + %s, %s, %s, %s + %s, %s, %s, %d) != 0)",
+         sfx, e->in_body ? 1 : 0, v[12], v[13], v[14], v[4], v[5], v[6],
+         v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2], v[3],
+         (i->aux & ASC_GEMM_ACCUMULATE) ? 1 : 0);
+    LINE(e, "  goto %s;", asc__emit_exc_target(e));
+    e->depth--;
+    LINE(e, "}");
+    break;
+  }
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1518,6 +1546,11 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
       written[i->args[0].reg] = 3;
       written[i->args[1].reg] |= 2;
       written[i->args[5].reg] |= 2;
+    }
+    else if (i->op == ASC_IR_GEMM_EXACT) {
+      written[i->args[0].reg] = 3;
+      written[i->args[4].reg] |= 2;
+      written[i->args[8].reg] |= 2;
     }
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
