@@ -245,8 +245,10 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     asc__infer_coerce(r, e->u.ifexp.orelse, t, depth + 1);
     break;
   case ASC_EXPR_CALL:
+    /* cmath computes in double whatever the result becomes */
     if (e->u.call.builtin != NULL && e->u.call.builtin->kind == ASC_BK_FUNC &&
-        e->u.call.builtin->id != ASC_BI_LEN)
+        e->u.call.builtin->id != ASC_BI_LEN &&
+        !asc__expr_via_cmath(e->u.call.func))
       for (int i = 0; i < e->u.call.nrargs; i++)
         asc__infer_coerce(r, e->u.call.rargs[i], t, depth + 1);
     break;

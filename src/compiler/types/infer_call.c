@@ -673,6 +673,39 @@ static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
                         axis < 0 ? 1 : t->ndim, false);
 }
 
+/* cmath.X: Python's cmath computes in double precision and returns a
+ * Python complex (float for phase, a pair of floats for polar): a weak
+ * complex128 / float64 whatever the argument's type (a real argument
+ * too: cmath.sqrt(-1.0) is 1j). */
+static asc__type *cmath_call(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t = need_scalar(r, e, 0), *u, *el[2];
+  PROPAGATE(t);
+  switch (b->id) {
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    return scalar(r, ascBool);
+  case ASC_BI_CM_PHASE:
+    return weak(r, ascFloat64);
+  case ASC_BI_CM_POLAR:
+    el[0] = el[1] = weak(r, ascFloat64);
+    return asc__ty_tuple(r->in->c, 2, el);
+  case ASC_BI_CM_RECT:
+    u = need_scalar(r, e, 1);
+    PROPAGATE(u);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
+      report(r, e->loc, "cmath.rect() takes real numbers, not %s",
+             tn(r, asc__dtype_is_complex(asc__ty_find(t)->dtype) ? t : u));
+      return err(r);
+    }
+    return weak(r, ascComplex128);
+  default:
+    return weak(r, ascComplex128);
+  }
+}
+
 static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
@@ -701,6 +734,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' cannot be called", b->name);
     return err(r);
   }
+  if (asc__expr_via_cmath(e->u.call.func))
+    return cmath_call(r, e);
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return reduction(r, e);
   if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_FILL)
@@ -971,6 +1006,8 @@ static bool args_follow_result(asc__builtin_id id) {
  * min(a, b) of arrays is an error. */
 bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
+  if (asc__expr_via_cmath(e->u.call.func))
+    return false; /* cmath takes numbers, as in Python */
   switch (b->id) {
   case ASC_BI_MIN:
   case ASC_BI_MAX:
