@@ -519,9 +519,10 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   if (asc__dtype_is_complex(dt) &&
       b->id != ASC_BI_NP_SUM && b->id != ASC_BI_NP_PROD &&
       b->id != ASC_BI_NP_MEAN && b->id != ASC_BI_NP_ANY &&
-      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT) {
+      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT &&
+      b->id != ASC_BI_NP_VAR && b->id != ASC_BI_NP_STD) {
     report(r, e->loc, "%s() of complex values is not supported in kernels "
-           "(complex reductions: sum, prod, mean, any, all, dot)",
+           "(complex reductions: sum, prod, mean, var, std, any, all, dot)",
            b->name);
     return err(r);
   }
@@ -538,7 +539,11 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
     /* fall through */
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
-    rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
+    /* of complex values: the mean of |x - mean|^2, real as in numpy */
+    if (asc__dtype_is_complex(dt))
+      rt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+    else
+      rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
     break;
   case ASC_BI_NP_ANY:
   case ASC_BI_NP_ALL:
