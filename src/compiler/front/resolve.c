@@ -1304,6 +1304,133 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   }
 }
 
+/* ------------------------------------------ integer literal expressions */
+
+/* op applied to the Python ints x and y, when the result is an int:
+ * 1 with *v set, 0 when it is not folded (a division by zero, a negative
+ * exponent or shift: left to run time as before), -1 when the exact value
+ * does not fit in int64. */
+static int fold_int_op(asc__binop op, int64_t x, int64_t y, int64_t *v) {
+  switch (op) {
+  case ASC_BIN_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_FLOORDIV:
+  case ASC_BIN_MOD: {
+    int64_t q, m;
+    if (y == 0)
+      return 0;
+    if (x == INT64_MIN && y == -1) {
+      if (op == ASC_BIN_MOD) {
+        *v = 0;
+        return 1;
+      }
+      return -1; /* 2**63 */
+    }
+    q = x / y;
+    m = x % y;
+    if (m != 0 && (m < 0) != (y < 0)) {
+      q--;
+      m += y;
+    }
+    *v = op == ASC_BIN_MOD ? m : q;
+    return 1;
+  }
+  case ASC_BIN_POW: {
+    int64_t p = 1, b = x;
+    if (y < 0)
+      return 0; /* a float in Python */
+    while (y > 0) { /* exact: any overflow of p or of a needed b */
+      if ((y & 1) && __builtin_mul_overflow(p, b, &p))
+        return -1;
+      y >>= 1;
+      if (y > 0 && __builtin_mul_overflow(b, b, &b))
+        return -1; /* |x| >= 2, and x**2 is a factor of what is left */
+    }
+    *v = p;
+    return 1;
+  }
+  case ASC_BIN_LSHIFT:
+    if (y < 0)
+      return 0;
+    if (x == 0) {
+      *v = 0;
+      return 1;
+    }
+    if (y > 62 || x > (INT64_MAX >> y) || x < (INT64_MIN >> y))
+      return -1;
+    *v = (int64_t)((uint64_t)x << y);
+    return 1;
+  case ASC_BIN_RSHIFT:
+    if (y < 0)
+      return 0;
+    *v = y > 63 ? (x < 0 ? -1 : 0) : x >> y;
+    return 1;
+  case ASC_BIN_BITAND: *v = x & y; return 1;
+  case ASC_BIN_BITOR: *v = x | y; return 1;
+  case ASC_BIN_BITXOR: *v = x ^ y; return 1;
+  default: return 0; /* / gives a float; @ is not for numbers */
+  }
+}
+
+/* An expression of integer literals only (100000 * 100000, -(2 ** 10),
+ * (100000 ** 2) ** 2) is computed here, exactly as Python computes it,
+ * and becomes the literal of its value: type inference then sees one
+ * weak int whose value must fit the type it gets, instead of operands
+ * that fit and an operation that wraps.  A value outside int64 is an
+ * error.  Operands are already folded (children first). */
+static void fold_int_literals(resolver *r, asc__ast_expr *e) {
+  int64_t x, y, v;
+  int ok;
+  if (e->kind == ASC_EXPR_UNARY) {
+    asc__ast_expr *o = e->u.unary.operand;
+    if ((e->u.unary.op == ASC_UN_NEG && o->kind == ASC_EXPR_INT) ||
+        !asc__expr_int_literal(o, &x))
+      return; /* -5 is already a literal */
+    switch (e->u.unary.op) {
+    case ASC_UN_NEG:
+      ok = x == INT64_MIN ? -1 : 1;
+      v = x == INT64_MIN ? 0 : -x;
+      break;
+    case ASC_UN_POS: ok = 1; v = x; break;
+    case ASC_UN_INVERT: ok = 1; v = ~x; break;
+    default: return;
+    }
+  } else if (e->kind == ASC_EXPR_BINARY) {
+    if (!asc__expr_int_literal(e->u.binary.lhs, &x) ||
+        !asc__expr_int_literal(e->u.binary.rhs, &y))
+      return;
+    ok = fold_int_op(e->u.binary.op, x, y, &v);
+  } else {
+    return;
+  }
+  if (ok == 0)
+    return;
+  if (ok < 0) {
+    asc__diag_error(r->c, e->loc, "integer literal too large: the value of "
+                    "this expression of integer literals does not fit in "
+                    "int64 (Python computes it exactly; a kernel's Python "
+                    "ints are int64)");
+    return;
+  }
+  if (v >= 0) {
+    e->kind = ASC_EXPR_INT;
+    e->u.ival = (uint64_t)v;
+    e->depth = 1;
+  } else {
+    asc__ast_expr *n = asc__arena_alloc(r->c, sizeof *n);
+    memset(n, 0, sizeof *n);
+    n->kind = ASC_EXPR_INT;
+    n->loc = e->loc;
+    n->depth = 1;
+    n->u.ival = -(uint64_t)v;
+    e->kind = ASC_EXPR_UNARY;
+    e->u.unary.op = ASC_UN_NEG;
+    e->u.unary.operand = n;
+    e->depth = 2;
+  }
+}
+
 static void expr(resolver *r, asc__ast_expr *e) {
   if (e == NULL)
     return;
@@ -1404,10 +1531,12 @@ static void expr(resolver *r, asc__ast_expr *e) {
     return;
   case ASC_EXPR_UNARY:
     expr(r, e->u.unary.operand);
+    fold_int_literals(r, e);
     return;
   case ASC_EXPR_BINARY:
     expr(r, e->u.binary.lhs);
     expr(r, e->u.binary.rhs);
+    fold_int_literals(r, e);
     return;
   case ASC_EXPR_BOOLOP:
     expr(r, e->u.boolop.lhs);
