@@ -12,6 +12,8 @@ import pytest
 import asc
 
 I64 = (-2 ** 63, 2 ** 63 - 1)
+U64 = 2 ** 64 - 1
+W = (-2 ** 127, 2 ** 127 - 1)
 
 
 def _expr(rng, depth):
@@ -42,8 +44,8 @@ _UN = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.inve
 
 
 def _exact(src):
-    """Python's value, and whether every intermediate value fits int64
-    (the compiler folds in int64 and reports any overflow)."""
+    """Python's value, and whether every intermediate value fits 127 bits
+    (the compiler folds in 128-bit integers and reports any overflow)."""
     fits = True
 
     def ev(n):
@@ -54,11 +56,12 @@ def _exact(src):
             v = _UN[type(n.op)](ev(n.operand))
         else:
             v = _BIN[type(n.op)](ev(n.left), ev(n.right))
-        if not I64[0] <= v <= I64[1]:
+        if not W[0] <= v <= W[1]:
             fits = False
         return v
 
-    return ev(ast.parse(src, mode="eval").body), fits
+    v = ev(ast.parse(src, mode="eval").body)
+    return v, fits and I64[0] <= v <= U64
 
 
 def _cases(n, seed):
@@ -67,18 +70,40 @@ def _cases(n, seed):
     while len(good) < n or len(bad) < 8:
         e = _expr(rng, 3)
         v, fits = _exact(e)
-        (good if fits else bad).append((e, v))
+        if not fits:
+            bad.append((e, v))
+        elif v <= I64[1]:
+            good.append((e, v))
     return good[:n], bad[:8]
 
 
 def test_literal_expressions_are_python_exact():
-    good, _ = _cases(80, 7)
+    good, _ = _cases(120, 1)
     body = "".join(f"    o[{k}] = {e}\n" for k, (e, _) in enumerate(good))
     k = asc.compile("import asc\n@asc.kernel\ndef k(o):\n" + body).k
     out = np.zeros(len(good), np.int64)
     k(out)
     assert list(out) == [v for _, v in good]
     assert any(abs(v) > 2 ** 40 for _, v in good)
+    # intermediate values past int64 are exact too, as in Python
+    assert any(not _fits_throughout(e, *I64) for e, _ in good)
+
+
+def test_int64_and_uint64_limits():
+    k = asc.compile("""
+import asc
+@asc.kernel
+def k(o, u):
+    o[0] = 2 ** 63 - 1
+    o[1] = -(2 ** 63)
+    o[2] = (2 ** 100) // (2 ** 70)
+    u[0] = 2 ** 64 - 1
+""").k
+    o = np.zeros(3, np.int64)
+    u = np.zeros(1, np.uint64)
+    k(o, u)
+    assert list(o) == [2 ** 63 - 1, -2 ** 63, 2 ** 30]
+    assert int(u[0]) == 2 ** 64 - 1
 
 
 def test_int32_context_gets_the_exact_value():
@@ -86,7 +111,7 @@ def test_int32_context_gets_the_exact_value():
     int32 store used to compute the whole expression in int32 (wrapping)."""
     good, _ = _cases(300, 11)
     small = [(e, v) for e, v in good if -2 ** 31 <= v < 2 ** 31]
-    wide = [(e, v) for e, v in small if not _fits_int32_throughout(e)]
+    wide = [(e, v) for e, v in small if not _fits_throughout(e, -2 ** 31, 2 ** 31 - 1)]
     assert len(wide) >= 10
     body = "".join(f"    o[{k}] = {e}\n" for k, (e, _) in enumerate(wide))
     k = asc.compile("import asc\n@asc.kernel\ndef k(o):\n" + body).k
@@ -95,7 +120,7 @@ def test_int32_context_gets_the_exact_value():
     assert list(out) == [v for _, v in wide]
 
 
-def _fits_int32_throughout(src):
+def _fits_throughout(src, lo, hi):
     ok = True
 
     def ev(n):
@@ -106,17 +131,17 @@ def _fits_int32_throughout(src):
             v = _UN[type(n.op)](ev(n.operand))
         else:
             v = _BIN[type(n.op)](ev(n.left), ev(n.right))
-        ok = ok and -2 ** 31 <= v < 2 ** 31
+        ok = ok and lo <= v <= hi
         return v
 
     ev(ast.parse(src, mode="eval").body)
     return ok
 
 
-def test_values_outside_int64_are_an_error():
+def test_values_past_what_a_literal_can_be_are_an_error():
     _, bad = _cases(0, 7)
-    for e, v in bad + [("(100000 ** 2) ** 2", 10 ** 20)]:
-        assert not I64[0] <= v <= I64[1] or e
+    for e in [e for e, _ in bad] + ["(100000 ** 2) ** 2", "2 ** 64",
+                                    "-(2 ** 63) - 1", "2 ** 200 // 2 ** 190"]:
         with pytest.raises(asc.CompileError, match="integer literal too large"):
             asc.compile(f"import asc\n@asc.kernel\ndef k(o):\n    o[0] = {e}\n")
 
