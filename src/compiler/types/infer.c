@@ -206,6 +206,13 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_complex(et->dtype) != asc__dtype_is_complex(t->dtype))
     return;
+  /* Integer arithmetic stays integer when its value goes where a float is
+   * wanted (out[0] = 1 // z with out a float array): Python and numpy
+   * compute the int, raising ZeroDivisionError for a zero divisor, and
+   * then convert it; the store or the float operation converts. */
+  if (e->kind == ASC_EXPR_BINARY && !asc__dtype_is_float(et->dtype) &&
+      asc__dtype_is_float(t->dtype))
+    return;
   /* A variable keeps its own type; the operation converts it. */
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
       (e->u.name.sym->kind == ASC_SYM_LOCAL ||
