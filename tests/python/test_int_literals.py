@@ -143,7 +143,8 @@ def test_values_past_what_a_literal_can_be_are_an_error():
     for e in [e for e, _ in bad] + ["(100000 ** 2) ** 2", "2 ** 64",
                                     "-(2 ** 63) - 1", "2 ** 200 // 2 ** 190"]:
         with pytest.raises(asc.CompileError, match="integer literal too large"):
-            asc.compile(f"import asc\n@asc.kernel\ndef k(o):\n    o[0] = {e}\n")
+            asc.compile(f"import asc\n@asc.kernel\ndef k(o):\n    o[0] = {e}\n"
+                        ).k(np.zeros(1, np.int64))
 
 
 SRC = """

@@ -1304,150 +1304,6 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   }
 }
 
-/* ------------------------------------------ integer literal expressions */
-
-typedef __int128 wide; /* gnu11: Python ints of up to 127 bits */
-
-/* op applied to the Python ints x and y, when the result is an int:
- * 1 with *v set, 0 when it is not folded (a division by zero, a negative
- * exponent or shift: left to run time as before; `/` gives a float), -1
- * when the value does not fit in 127 bits. */
-static int fold_int_op(asc__binop op, wide x, wide y, wide *v) {
-  const wide max = (wide)(((unsigned __int128)1 << 127) - 1), min = -max - 1;
-  switch (op) {
-  case ASC_BIN_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 1;
-  case ASC_BIN_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 1;
-  case ASC_BIN_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 1;
-  case ASC_BIN_FLOORDIV:
-  case ASC_BIN_MOD: {
-    wide q, m;
-    if (y == 0)
-      return 0;
-    if (x == min && y == -1)
-      return op == ASC_BIN_MOD ? (*v = 0, 1) : -1;
-    q = x / y;
-    m = x % y;
-    if (m != 0 && (m < 0) != (y < 0)) {
-      q--;
-      m += y;
-    }
-    *v = op == ASC_BIN_MOD ? m : q;
-    return 1;
-  }
-  case ASC_BIN_POW: {
-    wide p = 1, b = x;
-    if (y < 0)
-      return 0; /* a float in Python */
-    while (y > 0) {
-      if ((y & 1) && __builtin_mul_overflow(p, b, &p))
-        return -1;
-      y >>= 1;
-      if (y > 0 && __builtin_mul_overflow(b, b, &b))
-        return -1; /* |x| >= 2, and x**2 is a factor of what is left */
-    }
-    *v = p;
-    return 1;
-  }
-  case ASC_BIN_LSHIFT:
-    if (y < 0)
-      return 0;
-    if (x == 0) {
-      *v = 0;
-      return 1;
-    }
-    if (y > 126 || x > (max >> y) || x < (min >> y))
-      return -1;
-    *v = (wide)((unsigned __int128)x << y);
-    return 1;
-  case ASC_BIN_RSHIFT:
-    if (y < 0)
-      return 0;
-    *v = y > 126 ? (x < 0 ? -1 : 0) : x >> y;
-    return 1;
-  case ASC_BIN_BITAND: *v = x & y; return 1;
-  case ASC_BIN_BITOR: *v = x | y; return 1;
-  case ASC_BIN_BITXOR: *v = x ^ y; return 1;
-  default: return 0;
-  }
-}
-
-/* The value of an expression made of integer literals only: 1 with *v,
- * 0 when e is not one (or is left to run time), -1 on overflow. */
-static int int_literal_value(const asc__ast_expr *e, wide *v, int depth) {
-  wide x, y;
-  int a, b;
-  if (depth > ASC_MAX_NESTING)
-    return 0;
-  switch (e->kind) {
-  case ASC_EXPR_INT:
-    *v = (wide)e->u.ival;
-    return 1;
-  case ASC_EXPR_UNARY:
-    a = int_literal_value(e->u.unary.operand, &x, depth + 1);
-    if (a <= 0)
-      return a;
-    switch (e->u.unary.op) {
-    case ASC_UN_NEG: *v = -x; return 1; /* |x| < 2**127 */
-    case ASC_UN_POS: *v = x; return 1;
-    case ASC_UN_INVERT: *v = ~x; return 1;
-    default: return 0;
-    }
-  case ASC_EXPR_BINARY:
-    a = int_literal_value(e->u.binary.lhs, &x, depth + 1);
-    if (a == 0)
-      return 0;
-    b = int_literal_value(e->u.binary.rhs, &y, depth + 1);
-    if (b == 0)
-      return 0;
-    if (a < 0 || b < 0)
-      return -1;
-    return fold_int_op(e->u.binary.op, x, y, v);
-  default:
-    return 0;
-  }
-}
-
-/* An expression of integer literals only (100000 * 100000, -(2 ** 10),
- * (100000 ** 2) ** 2) is computed here, exactly as Python computes it,
- * and becomes the literal of its value: type inference then sees one
- * weak int whose value must fit the type it gets, instead of operands
- * that fit and an operation that wraps.  A value that no literal can
- * have (outside int64 and uint64) is an error.  True when e was one. */
-static bool fold_int_literals(resolver *r, asc__ast_expr *e) {
-  wide v;
-  int ok;
-  if (e->kind == ASC_EXPR_INT ||
-      (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
-       e->u.unary.operand->kind == ASC_EXPR_INT))
-    return false; /* 5 and -5 are literals already */
-  ok = int_literal_value(e, &v, 0);
-  if (ok == 0)
-    return false;
-  if (ok < 0 || v < (wide)INT64_MIN || v > (wide)UINT64_MAX) {
-    asc__diag_error(r->c, e->loc, "integer literal too large: the value of "
-                    "this expression of integer literals fits neither int64 "
-                    "nor uint64 (Python computes it exactly)");
-    return true;
-  }
-  if (v >= 0) {
-    e->kind = ASC_EXPR_INT;
-    e->u.ival = (uint64_t)v;
-    e->depth = 1;
-  } else {
-    asc__ast_expr *n = asc__arena_alloc(r->c, sizeof *n);
-    memset(n, 0, sizeof *n);
-    n->kind = ASC_EXPR_INT;
-    n->loc = e->loc;
-    n->depth = 1;
-    n->u.ival = (uint64_t)-v;
-    e->kind = ASC_EXPR_UNARY;
-    e->u.unary.op = ASC_UN_NEG;
-    e->u.unary.operand = n;
-    e->depth = 2;
-  }
-  return true;
-}
-
 static void expr(resolver *r, asc__ast_expr *e) {
   if (e == NULL)
     return;
@@ -1547,14 +1403,11 @@ static void expr(resolver *r, asc__ast_expr *e) {
     call_expr(r, e);
     return;
   case ASC_EXPR_UNARY:
-    if (!fold_int_literals(r, e))
-      expr(r, e->u.unary.operand);
+    expr(r, e->u.unary.operand);
     return;
   case ASC_EXPR_BINARY:
-    if (!fold_int_literals(r, e)) {
-      expr(r, e->u.binary.lhs);
-      expr(r, e->u.binary.rhs);
-    }
+    expr(r, e->u.binary.lhs);
+    expr(r, e->u.binary.rhs);
     return;
   case ASC_EXPR_BOOLOP:
     expr(r, e->u.boolop.lhs);
