@@ -289,3 +289,11 @@ def k(z, b):
     b = np.zeros((3, 5), bool)
     k(z, b)
     np.testing.assert_array_equal(b, [np.isnan(z), np.isinf(z), np.isfinite(z)])
+
+
+def test_a_cmath_from_import_errs_only_where_used():
+    src = ("import asc\nfrom cmath import sqrt\n@asc.kernel\ndef k(o):\n"
+           "    o[0] = 2.0\n")
+    o = np.zeros(1)
+    asc.compile(src).k(o)
+    assert o[0] == 2.0

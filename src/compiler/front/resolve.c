@@ -348,12 +348,6 @@ static void module_scope(resolver *r) {
     if (im->name == NULL && (is_np || is_cmath)) {
       s = new_sym(r, ASC_SYM_MODULE, im->asname, im->loc);
       s->u.module = is_np ? ASC_NS_NP : ASC_NS_CMATH;
-    } else if (is_cmath) {
-      /* a bare name has math's semantics: cmath's must be written so */
-      asc__diag_error(r->c, im->loc, "'from cmath import %s' is not "
-                      "supported in kernels: `import cmath` and write "
-                      "cmath.%s", im->name, im->name);
-      continue;
     } else if (im->name == NULL) {
       s = new_sym(r, is_asc || is_math ? ASC_SYM_MODULE : ASC_SYM_FOREIGN,
                   im->asname, im->loc);
@@ -975,8 +969,15 @@ static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
                       e->u.name.id);
     break;
   case ASC_SYM_FOREIGN:
-    asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
-                    "that kernels cannot use", e->u.name.id);
+    if (s->u.import != NULL && s->u.import->name != NULL &&
+        strcmp(s->u.import->module, "cmath") == 0)
+      /* a bare name has math's semantics: cmath's must be written so */
+      asc__diag_error(r->c, e->loc, "'from cmath import %s' is not "
+                      "supported in kernels: `import cmath` and write "
+                      "cmath.%s", s->u.import->name, s->u.import->name);
+    else
+      asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
+                      "that kernels cannot use", e->u.name.id);
     break;
   case ASC_SYM_CONST:
     if (!is_num(&s->u.cnst->folded))
