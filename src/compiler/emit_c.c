@@ -614,8 +614,10 @@ static void vm_mark(asc__irins *i, void *ctx) {
  * and `complex` would clash with register names) when a kernel of m has a
  * complex register. */
 static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
-  static const char *const fns[] = {"sin", "cos", "tan", "sinh", "cosh",
-                                    "tanh", "exp", "log", "sqrt"};
+  static const char *const fns[] = {"sin",  "cos",   "tan",   "sinh",
+                                    "cosh", "tanh",  "exp",   "log",
+                                    "sqrt", "asin",  "acos",  "atan",
+                                    "asinh", "acosh", "atanh"};
   bool any = false;
   for (int32_t k = 0; k < m->nfuncs && !any; k++)
     for (int32_t r = 0; r < m->funcs[k]->nregs && !any; r++)
@@ -643,6 +645,26 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
            "  return cpow%s(a, b);\n}\n",
         ty, fs, ty, ty, ty, fs);
   }
+  /* CPython's cmath.rect(r, phi), its special values included */
+  out(e, "static inline double _Complex asc_crect(double r, double phi) {\n"
+         "  double re, im;\n"
+         "  if (__builtin_isnan(r)) {\n"
+         "    re = r;\n"
+         "    im = phi == 0 ? 0.0 : r;\n"
+         "  } else if (r == 0 && !__builtin_isfinite(phi)) {\n"
+         "    re = 0.0;\n"
+         "    im = 0.0;\n"
+         "  } else if (__builtin_isinf(r) && __builtin_isnan(phi)) {\n"
+         "    re = __builtin_inf();\n"
+         "    im = phi;\n"
+         "  } else if (phi == 0) {\n"
+         "    re = r;\n"
+         "    im = __builtin_isinf(r) ? (r > 0 ? phi : -phi) : r * phi;\n"
+         "  } else {\n"
+         "    re = r * __builtin_cos(phi);\n"
+         "    im = r * __builtin_sin(phi);\n"
+         "  }\n"
+         "  return __builtin_complex(re, im);\n}\n");
 }
 
 /* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h): the op
@@ -696,6 +718,10 @@ static void emit_call(emitter *e, const asc__irins *i) {
     LINE(e, "%s = __builtin_complex(%s, %s);", d, a[0], a[1]);
     return;
   }
+  if (i->aux == ASC_INTR_RECT) {
+    LINE(e, "%s = asc_crect(%s, %s);", d, a[0], a[1]);
+    return;
+  }
   if (asc__dt_is_complex(dt)) {
     /* C99's complex functions (declared in emit_complex_decls) */
     const char *cs = dt == ascComplex64 ? "f" : "";
@@ -705,6 +731,12 @@ static void emit_call(emitter *e, const asc__irins *i) {
     case ASC_INTR_CONJ: LINE(e, "%s = conj%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CABS: LINE(e, "%s = cabs%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CARG: LINE(e, "%s = carg%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_LOG10: /* CPython's cmath.log10: log(z) / ln 10 */
+      LINE(e, "%s = clog%s(%s);", d, cs, a[0]);
+      LINE(e, "%s = __builtin_complex(__real__ %s / %s, __imag__ %s / %s);",
+           d, d, dt == ascComplex64 ? "2.302585093f" : "2.302585092994046",
+           d, dt == ascComplex64 ? "2.302585093f" : "2.302585092994046");
+      return;
     default:
       LINE(e, "%s = c%s%s(%s);", d, nm, cs, a[0]);
       return;

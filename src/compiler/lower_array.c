@@ -2004,7 +2004,16 @@ static asc__irval extreme(int dt, bool largest) {
 }
 
 enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
-       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV };
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV, PASS_CSQDEV };
+
+/* The real or imaginary part of a complex128 value. */
+static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
+  int32_t d = newreg(ls, ascFloat64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = imag ? ASC_INTR_CIMAG : ASC_INTR_CREAL;
+  i->args[0] = z;
+  return asc__irv_reg(d);
+}
 
 /* One loop over the reduced axes (all when axis < 0, else that one, the
  * others at fixed[]), folding each element of the call's argument into
@@ -2061,6 +2070,15 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                      op2(ls, ASC_IR_MUL, adt, d, d)));
     break;
   }
+  case PASS_CSQDEV: { /* |x - mean|^2 of a complex x, summed in float64 */
+    asc__irval d = op2(ls, ASC_IR_SUB, ascComplex128,
+                       conv(ls, x, ascComplex128), center);
+    asc__irval re = cpart(ls, d, false), im = cpart(ls, d, true);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_ADD, adt, op2(ls, ASC_IR_MUL, adt, re, re),
+                         op2(ls, ASC_IR_MUL, adt, im, im))));
+    break;
+  }
   case PASS_ANY:
     mov(ls, acc, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(acc), truthy(ls, x)));
     break;
@@ -2115,8 +2133,13 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
   case ASC_BI_NP_DOT:
-    /* small floats are summed in float64 (docs/arrays.md) */
-    adt = is_small_float(rt) ? ascFloat64 : rt;
+    /* small floats are summed in float64 (docs/arrays.md); the mean of
+     * complex values for var/std in complex128 */
+    adt = (id == ASC_BI_NP_VAR || id == ASC_BI_NP_STD) &&
+                  asc__dt_is_complex(edt)
+              ? ascComplex128
+          : is_small_float(rt) ? ascFloat64
+                               : rt;
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
                                       : conv(ls, i64(0), adt));
@@ -2131,9 +2154,17 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
       int32_t ss;
       if (id == ASC_BI_NP_MEAN)
         return conv(ls, mean, rt);
-      ss = newreg(ls, adt, "red.ss");
-      mov(ls, ss, conv(ls, i64(0), adt));
-      pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      if (asc__dt_is_complex(adt)) { /* var of complex values is real */
+        adt = ascFloat64;
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_CSQDEV, ss, -1,
+             mean);
+      } else {
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      }
       ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
                      call->u.call.rargs[4]->kind != ASC_EXPR_NONE
                  ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),

@@ -72,6 +72,30 @@ static const struct {
     {"real", ASC_BI_NP_REAL}, {"imag", ASC_BI_NP_IMAG},
 };
 
+/* cmath name -> builtin (cmath's semantics are chosen by the call's
+ * namespace: asc__expr_via_cmath) */
+static const struct {
+  const char *name;
+  asc__builtin_id id;
+} cmath_alias[] = {
+    {"exp", ASC_BI_EXP}, {"log", ASC_BI_LOG}, {"log10", ASC_BI_LOG10},
+    {"sqrt", ASC_BI_SQRT}, {"sin", ASC_BI_SIN}, {"cos", ASC_BI_COS},
+    {"tan", ASC_BI_TAN}, {"asin", ASC_BI_ASIN}, {"acos", ASC_BI_ACOS},
+    {"atan", ASC_BI_ATAN}, {"sinh", ASC_BI_SINH}, {"cosh", ASC_BI_COSH},
+    {"tanh", ASC_BI_TANH}, {"asinh", ASC_BI_ASINH}, {"acosh", ASC_BI_ACOSH},
+    {"atanh", ASC_BI_ATANH}, {"phase", ASC_BI_CM_PHASE},
+    {"polar", ASC_BI_CM_POLAR}, {"rect", ASC_BI_CM_RECT},
+    {"isnan", ASC_BI_ISNAN}, {"isinf", ASC_BI_ISINF},
+    {"isfinite", ASC_BI_ISFINITE}, {"pi", ASC_BI_PI}, {"e", ASC_BI_E},
+    {"inf", ASC_BI_INF}, {"nan", ASC_BI_NAN}, {"infj", ASC_BI_CM_INFJ},
+    {"nanj", ASC_BI_CM_NANJ},
+};
+
+const char asc__cmath_names[] =
+    "exp, log, log10, sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, "
+    "tanh, asinh, acosh, atanh, phase, polar, rect, isnan, isinf, "
+    "isfinite, pi, e, inf, nan, infj, nanj";
+
 const asc__builtin *asc__builtin_method(const char *name) {
   for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_RESHAPE; id++)
     if (id != ASC_BI_NP_WHERE)
@@ -108,6 +132,12 @@ const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
     for (size_t i = 0; i < sizeof numpy_alias / sizeof numpy_alias[0]; i++)
       if (strcmp(numpy_alias[i].np, name) == 0)
         return asc__builtin_get(numpy_alias[i].id);
+    return NULL;
+  }
+  if (ns == ASC_NS_CMATH) {
+    for (size_t i = 0; i < sizeof cmath_alias / sizeof cmath_alias[0]; i++)
+      if (strcmp(cmath_alias[i].name, name) == 0)
+        return asc__builtin_get(cmath_alias[i].id);
     return NULL;
   }
   if (ns == ASC_NS_ASC && strcmp(name, "bool") == 0)

@@ -18,9 +18,11 @@ typedef enum asc__namespace {
   ASC_NS_PY = 1,    /* bare names: range, min, max, abs, float, ValueError */
   ASC_NS_ASC = 2,   /* asc.X (or the alias of `import pyasc as asc`) */
   ASC_NS_MATH = 4,  /* math.X */
-  ASC_NS_NP = 8     /* np.X (import numpy as np): the numpy names of the
+  ASC_NS_NP = 8,    /* np.X (import numpy as np): the numpy names of the
                      * math builtins, constants and dtypes, looked up
                      * through asc__builtin_lookup's alias table */
+  ASC_NS_CMATH = 16 /* cmath.X (import cmath): Python's cmath, through an
+                     * alias table as numpy's */
 } asc__namespace;
 
 typedef enum asc__builtin_kind {
@@ -192,6 +194,15 @@ typedef enum asc__builtin_kind {
   X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 1, "z")                           \
   X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
+  /* cmath only (cmath.X; the others are the math builtins of that name) */   \
+  X(ASINH, "asinh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(ACOSH, "acosh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(ATANH, "atanh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(CM_PHASE, "phase", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(CM_POLAR, "polar", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(CM_RECT, "rect", 0, ASC_BK_FUNC, 2, 2, "r,phi")                         \
+  X(CM_INFJ, "infj", 0, ASC_BK_CONST, 0, 0, "")                             \
+  X(CM_NANJ, "nanj", 0, ASC_BK_CONST, 0, 0, "")                             \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \
@@ -243,5 +254,7 @@ int asc__builtin_param_index(const asc__builtin *b, const char *name);
 /* The numpy names kernels accept (np.sqrt, np.arcsin, np.float32 ...),
  * comma-separated, for diagnostics. */
 extern const char asc__numpy_names[];
+/* The same for cmath. */
+extern const char asc__cmath_names[];
 
 #endif /* ASC_BUILTINS_H */

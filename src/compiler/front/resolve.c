@@ -268,8 +268,9 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
       return false;
     }
     bi = asc__builtin_lookup(ns, e->u.attr.attr);
-    if (bi == NULL || bi->kind != ASC_BK_CONST)
-      return false;
+    if (bi == NULL || bi->kind != ASC_BK_CONST || bi->id == ASC_BI_CM_INFJ ||
+        bi->id == ASC_BI_CM_NANJ)
+      return false; /* cmath.infj: a complex constant, not a number here */
     set_f(o, asc__builtin_value(bi));
     return true;
   }
@@ -343,9 +344,10 @@ static void module_scope(resolver *r) {
                   strcmp(im->module, "pyasc") == 0;
     bool is_math = strcmp(im->module, "math") == 0;
     bool is_np = strcmp(im->module, "numpy") == 0;
-    if (im->name == NULL && is_np) {
+    bool is_cmath = strcmp(im->module, "cmath") == 0;
+    if (im->name == NULL && (is_np || is_cmath)) {
       s = new_sym(r, ASC_SYM_MODULE, im->asname, im->loc);
-      s->u.module = ASC_NS_NP;
+      s->u.module = is_np ? ASC_NS_NP : ASC_NS_CMATH;
     } else if (im->name == NULL) {
       s = new_sym(r, is_asc || is_math ? ASC_SYM_MODULE : ASC_SYM_FOREIGN,
                   im->asname, im->loc);
@@ -967,8 +969,15 @@ static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
                       e->u.name.id);
     break;
   case ASC_SYM_FOREIGN:
-    asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
-                    "that kernels cannot use", e->u.name.id);
+    if (s->u.import != NULL && s->u.import->name != NULL &&
+        strcmp(s->u.import->module, "cmath") == 0)
+      /* a bare name has math's semantics: cmath's must be written so */
+      asc__diag_error(r->c, e->loc, "'from cmath import %s' is not "
+                      "supported in kernels: `import cmath` and write "
+                      "cmath.%s", s->u.import->name, s->u.import->name);
+    else
+      asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
+                      "that kernels cannot use", e->u.name.id);
     break;
   case ASC_SYM_CONST:
     if (!is_num(&s->u.cnst->folded))
@@ -1497,7 +1506,19 @@ static void expr(resolver *r, asc__ast_expr *e) {
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);
-        if (b == NULL && ns == ASC_NS_NP)
+        if (b != NULL && (b->id == ASC_BI_CM_INFJ || b->id == ASC_BI_CM_NANJ)) {
+          /* cmath.infj, cmath.nanj: the imaginary literals infj, nanj */
+          bool nanj = b->id == ASC_BI_CM_NANJ;
+          e->kind = ASC_EXPR_FLOAT;
+          e->u.fval = nanj ? NAN : HUGE_VAL;
+          e->imag = true;
+          return;
+        }
+        if (b == NULL && ns == ASC_NS_CMATH)
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
+                          "in kernels (cmath names kernels accept: %s)",
+                          v->u.name.id, e->u.attr.attr, asc__cmath_names);
+        else if (b == NULL && ns == ASC_NS_NP)
           asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
                           "in kernels yet (numpy names kernels accept: %s)",
                           v->u.name.id, e->u.attr.attr, asc__numpy_names);

@@ -180,7 +180,11 @@ unsigned asc__irop_flags(int op);
   /* complex: cmplx(re, im) of two floats; the parts, conjugate, modulus \
    * and argument of a complex */                                            \
   X(CMPLX, "cmplx", 2) X(CREAL, "creal", 1) X(CIMAG, "cimag", 1)            \
-  X(CONJ, "conj", 1) X(CABS, "cabs", 1) X(CARG, "carg", 1)
+  X(CONJ, "conj", 1) X(CABS, "cabs", 1) X(CARG, "carg", 1)                  \
+  /* complex only (cmath): inverse hyperbolic functions; rect(r, phi) of  \
+   * two float64s, CPython's cmath.rect */                                  \
+  X(ASINH, "asinh", 1) X(ACOSH, "acosh", 1) X(ATANH, "atanh", 1)            \
+  X(RECT, "rect", 2)
 
 typedef enum asc__irintr {
 #define X(id, name, n) ASC_INTR_##id,

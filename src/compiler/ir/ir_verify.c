@@ -137,6 +137,15 @@ static void vins(vstate *v, const asc__irins *i) {
         fail(v, i, "cmplx types");
       break;
     }
+    if (i->aux == ASC_INTR_RECT) {
+      if (ddt(v, i) != ascComplex128 || vdt(v, i, 0) != ascFloat64 ||
+          vdt(v, i, 1) != ascFloat64)
+        fail(v, i, "rect types");
+      break;
+    }
+    if ((i->aux == ASC_INTR_ASINH || i->aux == ASC_INTR_ACOSH ||
+         i->aux == ASC_INTR_ATANH) && !asc__dt_is_complex(vdt(v, i, 0)))
+      fail(v, i, "complex-only intrinsic on a real");
     if (i->aux == ASC_INTR_CREAL || i->aux == ASC_INTR_CIMAG ||
         i->aux == ASC_INTR_CABS || i->aux == ASC_INTR_CARG) {
       if (!asc__dt_is_complex(vdt(v, i, 0)) ||

@@ -539,9 +539,10 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   if (asc__dtype_is_complex(dt) &&
       b->id != ASC_BI_NP_SUM && b->id != ASC_BI_NP_PROD &&
       b->id != ASC_BI_NP_MEAN && b->id != ASC_BI_NP_ANY &&
-      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT) {
+      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT &&
+      b->id != ASC_BI_NP_VAR && b->id != ASC_BI_NP_STD) {
     report(r, e->loc, "%s() of complex values is not supported in kernels "
-           "(complex reductions: sum, prod, mean, any, all, dot)",
+           "(complex reductions: sum, prod, mean, var, std, any, all, dot)",
            b->name);
     return err(r);
   }
@@ -558,7 +559,11 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
     /* fall through */
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
-    rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
+    /* of complex values: the mean of |x - mean|^2, real as in numpy */
+    if (asc__dtype_is_complex(dt))
+      rt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+    else
+      rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
     break;
   case ASC_BI_NP_ANY:
   case ASC_BI_NP_ALL:
@@ -729,6 +734,39 @@ static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
                         axis < 0 ? 1 : t->ndim, false);
 }
 
+/* cmath.X: Python's cmath computes in double precision and returns a
+ * Python complex (float for phase, a pair of floats for polar): a weak
+ * complex128 / float64 whatever the argument's type (a real argument
+ * too: cmath.sqrt(-1.0) is 1j). */
+static asc__type *cmath_call(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t = need_scalar(r, e, 0), *u, *el[2];
+  PROPAGATE(t);
+  switch (b->id) {
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    return scalar(r, ascBool);
+  case ASC_BI_CM_PHASE:
+    return weak(r, ascFloat64);
+  case ASC_BI_CM_POLAR:
+    el[0] = el[1] = weak(r, ascFloat64);
+    return asc__ty_tuple(r->in->c, 2, el);
+  case ASC_BI_CM_RECT:
+    u = need_scalar(r, e, 1);
+    PROPAGATE(u);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
+      report(r, e->loc, "cmath.rect() takes real numbers, not %s",
+             tn(r, asc__dtype_is_complex(asc__ty_find(t)->dtype) ? t : u));
+      return err(r);
+    }
+    return weak(r, ascComplex128);
+  default:
+    return weak(r, ascComplex128);
+  }
+}
+
 static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
@@ -757,6 +795,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' cannot be called", b->name);
     return err(r);
   }
+  if (asc__expr_via_cmath(e->u.call.func))
+    return cmath_call(r, e);
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return reduction(r, e);
   if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_FILL)
@@ -1027,6 +1067,8 @@ static bool args_follow_result(asc__builtin_id id) {
  * min(a, b) of arrays is an error. */
 bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
+  if (asc__expr_via_cmath(e->u.call.func))
+    return false; /* cmath takes numbers, as in Python */
   switch (b->id) {
   case ASC_BI_MIN:
   case ASC_BI_MAX:
