@@ -4,7 +4,7 @@ Each batch generates kernels of random j-p reduction nests (the shape the
 interchange pass rewrites, and near misses it must refuse: carried
 dependences through the output, steps, bounds that depend on j, several
 running ops, mixed dtypes), compiles the module twice, with
-ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 and with the passes on (the switches are
+ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 ASC_TILE=0 and with the passes on (the switches are
 read when a kernel compiles, at its first launch), runs both on the same inputs and
 requires the outputs to be bitwise equal (the default floating-point mode
 keeps every element's order of operations).
@@ -122,11 +122,12 @@ def run_all(text, interchange, nk, inputs, o0, o3):
     """Compiles text and runs its kernels; kernels compile at their first
     launch, so the pass switches are set around the whole run."""
     saved = {k: os.environ.get(k) for k in ("ASC_CFLAGS", "ASC_INTERCHANGE",
-                                            "ASC_UNROLLJAM")}
+                                            "ASC_UNROLLJAM", "ASC_TILE")}
     res = []
     try:
         os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
         os.environ["ASC_UNROLLJAM"] = "1" if interchange else "0"
+        os.environ["ASC_TILE"] = "1" if interchange else "0"
         mod = asc.compile(text)
         for q in range(nk):
             if q > 0 or not o3:
