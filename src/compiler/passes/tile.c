@@ -38,9 +38,9 @@
 
 #include "compiler/passes/depend.h"
 
-/* A tile row is one cache line of the widest element the nest touches
- * (docs/optimizer.md, "Tile sizes"): at least 8 elements. */
-enum { LINE_BYTES = 64, MIN_TILE = 8 };
+/* A tile row is two cache lines of the widest element the nest touches,
+ * 8 to 64 elements (docs/optimizer.md, "Tile sizes"). */
+enum { ROW_BYTES = 128, MIN_TILE = 8, MAX_TILE = 64 };
 
 typedef struct tctx {
   asc__cctx *c;
@@ -87,6 +87,14 @@ static asc__irins *shape(tctx *x, asc__irins *I) {
   return J;
 }
 
+static int elem_bytes(int dt) {
+  if (dt == ascComplex128)
+    return 16;
+  if (dt == ascComplex64)
+    return 8;
+  return asc__dt_bits(dt) >= 8 ? asc__dt_bits(dt) / 8 : 1;
+}
+
 /* The transpose pattern: some access of J's body is unit-stride in j, and
  * another is unit-stride in i and strided (a constant other than 0 and 1,
  * or a run-time stride) in j.  *esize: the widest element touched. */
@@ -101,7 +109,7 @@ static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
     int es;
     if (i->op != ASC_IR_LOAD && i->op != ASC_IR_STORE)
       continue;
-    es = asc__dt_bits(x->f->regs[i->args[0].reg].ty.dtype) / 8;
+    es = elem_bytes(x->f->regs[i->args[0].reg].ty.dtype);
     if (es > *esize)
       *esize = es;
     if (!asc__dep_affine(d, i->args[1], &a))
@@ -117,8 +125,8 @@ static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
 }
 
 static int64_t tile_size(int esize) {
-  int64_t t = LINE_BYTES / (esize > 0 ? esize : 1);
-  return t < MIN_TILE ? MIN_TILE : t;
+  int64_t t = ROW_BYTES / (esize > 0 ? esize : 1);
+  return t < MIN_TILE ? MIN_TILE : t > MAX_TILE ? MAX_TILE : t;
 }
 
 static bool invariant(const asc__depnest *d, asc__irval v) {
