@@ -24,6 +24,7 @@
 
 #include "abi_prelude.h"
 #include "emit_helpers_text.h"
+#include "gemm_kernel_text.h"
 #include "compiler/emit_c.h"
 #include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
@@ -642,6 +643,34 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
            "  return cpow%s(a, b);\n}\n",
         ty, fs, ty, ty, ty, fs);
   }
+}
+
+/* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h)?  No
+ * instruction does yet: the op of a recognised naive matrix product is
+ * the one to answer true here. */
+static bool is_gemm_exact(const asc__irins *i) {
+  (void)i;
+  return false;
+}
+
+static void gemm_mark(asc__irins *i, void *ctx) {
+  bool *any = ctx;
+  if (is_gemm_exact(i))
+    *any = true;
+}
+
+/* gemm_kernel.h's text (the exact register-blocked product,
+ * docs/optimizer.md, "Exact GEMM micro-kernel"), only in a module whose
+ * functions call it: a few hundred lines each kernel would otherwise
+ * compile for nothing.  The text is guarded by ASC_NEED_GEMM_EXACT. */
+static void emit_gemm_exact(emitter *e, const asc__irmodule *m) {
+  bool any = false;
+  for (int32_t k = 0; k < m->nfuncs && !any; k++)
+    asc__ir_walk(&m->funcs[k]->body, gemm_mark, &any);
+  if (!any)
+    return;
+  out(e, "#define ASC_NEED_GEMM_EXACT 1\n");
+  asc__buf_puts(e->o, asc__gemm_kernel);
 }
 
 /* Instantiates the asc_vm_* functions the kernels of m call. */
@@ -1628,6 +1657,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   asc__buf_puts(o, asc__emit_helpers);
   emit_vecmath(&e, m);
   emit_complex_decls(&e, m);
+  emit_gemm_exact(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;
