@@ -71,6 +71,7 @@ class Libs:
                     "ref_softmax": [p, p, i64, i64],
                     "ref_histogram": [p, p, i64],
                     "ref_dot": [p, p, i64],
+                    "ref_transpose": [p, p, i64, i64],
                 }
                 for fn, args in sig.items():
                     getattr(lib, fn).argtypes = args
@@ -636,13 +637,59 @@ class FastmathSum(Case):
         return lambda: (fn(x, out), out)[1]
 
 
+class Transpose(Case):
+    name = "transpose"
+    unit = "GB/s"
+    py_name = "transpose"
+    note = ("b[j, i] = a[i, j], plain range loops; numpy: a.T.copy() (a new "
+            "array each run); GB/s counts 8 B per element")
+
+    def size_text(self, inp):
+        n, m = inp["a"].shape
+        return f"{n}^2 f32" if n == m else f"{n}x{m} f32"
+
+    def inputs(self, n):
+        r = rng()
+        return {"a": r.random((n, n), np.float32), "b": np.zeros((n, n), np.float32)}
+
+    def expected(self, inp):
+        return inp["a"].T.copy()
+
+    def check(self, out, exp):
+        return check_equal(out, exp)
+
+    def work(self, inp):
+        return 8 * inp["a"].size
+
+    def elements(self, inp):
+        return inp["a"].size
+
+    def run_asc(self, inp):
+        k = self.libs.asc_module("suite").transpose
+        a, b = inp["a"], inp["b"]
+        return lambda: (k(a, b), b)[1]
+
+    def run_c(self, inp, lib):
+        a, b = inp["a"], inp["b"]
+        n, m = a.shape
+        return lambda: (lib.ref_transpose(ptr(a), ptr(b), n, m), b)[1]
+
+    def run_numpy(self, inp):
+        a = inp["a"]
+        return lambda: a.T.copy()
+
+    def run_py(self, inp, fn):
+        a, b = inp["a"], inp["b"]
+        return lambda: (fn(a, b), b)[1]
+
+
 def make_cases(sizes, libs):
     cases = [VectorAdd(sizes, libs), Saxpy(sizes, libs)]
     cases += [Matmul(sizes, libs, n, reps) for n, reps in sizes["matmul"]]
     cases.append(MatmulModes(sizes, libs, *sizes["matmul_modes"]))
     cases.append(MatmulOperator(sizes, libs, *sizes["matmul_op"]))
     cases += [Conv2d(sizes, libs), Softmax(sizes, libs), Histogram(sizes, libs),
-              Dot(sizes, libs), FastmathSum(sizes, libs)]
+              Dot(sizes, libs), FastmathSum(sizes, libs), Transpose(sizes, libs)]
     return cases
 
 
@@ -653,6 +700,8 @@ def case_full_arg(case, sizes):
         return sizes["conv"]
     if isinstance(case, Softmax):
         return sizes["softmax"]
+    if isinstance(case, Transpose):
+        return sizes["transpose"]
     return sizes["n"]
 
 
@@ -663,4 +712,6 @@ def case_small_arg(case, sizes):
         return sizes["py_conv"]
     if isinstance(case, Softmax):
         return (sizes["py_softmax_rows"], sizes["softmax"][1])
+    if isinstance(case, Transpose):
+        return sizes["py_transpose"]
     return sizes["py_n"]

@@ -104,3 +104,10 @@ def dot(a, b, out):
     for i in prange(a.shape[0]):
         s += a[i] * b[i]
     out[0] = s
+
+
+def transpose(a, b):
+    n, m = a.shape
+    for i in prange(n):
+        for j in range(m):
+            b[j, i] = a[i, j]

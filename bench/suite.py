@@ -54,6 +54,8 @@ FULL = {
     "matmul_op": (1024, 5),            # c[:, :] = a @ b (BLAS)
     "conv": ((1, 16, 64, 64), (32, 16, 3, 3)),
     "softmax": (4096, 1024),
+    "transpose": 4096,
+    "py_transpose": 256,
     "reps": 7,
     "py_n": 200_000,          # CPython sizes, extrapolated per element
     "py_matmul": 48,
@@ -73,6 +75,8 @@ QUICK = {
     "matmul_op": (96, 2),
     "conv": ((1, 4, 16, 16), (8, 4, 3, 3)),
     "softmax": (64, 128),
+    "transpose": 100,
+    "py_transpose": 16,
     "reps": 2,
     "py_n": 2000,
     "py_matmul": 12,

@@ -113,3 +113,13 @@ def fsum_fast(x, out):
     for i in range(x.shape[0]):
         s += x[i]
     out[0] = s
+
+
+# The naive transpose (docs/optimizer.md, the tile pass): plain range
+# loops; parallelize makes the row loop a pfor, tile runs it in tiles.
+@asc.kernel
+def transpose(a, b):
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            b[j, i] = a[i, j]

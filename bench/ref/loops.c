@@ -129,3 +129,12 @@ EXPORT float ref_dot(const float *restrict a, const float *restrict b,
     s += a[i] * b[i];
   return s;
 }
+
+/* The naive transpose, b (m x n) = a (n x m)^T, the loops as written. */
+EXPORT void ref_transpose(const float *restrict a, float *restrict b,
+                          int64_t n, int64_t m) {
+  PARALLEL_FOR
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < m; j++)
+      b[j * n + i] = a[i * m + j];
+}

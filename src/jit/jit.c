@@ -186,6 +186,7 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
                          asc__interchange_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "unrolljam", asc__unrolljam_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "gemmrec", asc__gemmrec_enabled() ? 1 : 0);
+  asc__cache_key_add_u64(k, "tile", asc__tile_enabled() ? 1 : 0);
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
   asc__cache_key_final(k);

@@ -498,7 +498,14 @@ static void test_transpose_collapsed(void **state) {
   ta = harness_tensor(a, ascInt32, 2, sha, sta);
   args[0] = &ta;
   args[1] = &tc;
+  /* without the tile pass the nest is collapsed; with it (the default) the
+   * row loop alone becomes the pfor, which the tile pass blocks */
+  setenv("ASC_TILE", "0", 1);
   expect_in_ir(transpose_ir, "collapsed 2 loops (%i, %j)");
+  unsetenv("ASC_TILE");
+  expect_in_ir(transpose_ir, "loop %j stays serial inside: the tile pass "
+                             "blocks it with loop %i");
+  expect_in_ir(transpose_ir, "; tile: loops %i, %j");
   assert_int_equal(harness_load(&hs, transpose_ir, ""), 0);
   assert_int_equal(harness_load(&hp, transpose_ir, NULL), 0);
   tc = harness_tensor(ser, ascInt32, 2, shc, stc);

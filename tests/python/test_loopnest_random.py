@@ -4,10 +4,12 @@ Each batch generates kernels of random j-p reduction nests, some with the
 reduction split over two loops p-q as a convolution window (the shapes the
 interchange pass rewrites, and near misses it must refuse: carried
 dependences through the output, steps, bounds that depend on j, several
-running ops, mixed dtypes), compiles the module twice, with
-ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 ASC_GEMMREC=0 and with the passes on
-(the gemmrec pass replaces the nests that are plain matrix products; the
-switches are
+running ops, mixed dtypes), and 2-deep nests reading xt[j, i] into
+o[k, i, j] (the crossing accesses the tile pass blocks, some with
+dependences along j or across rows that it must refuse), compiles the
+module twice, with ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 ASC_GEMMREC=0
+ASC_TILE=0 and with the passes on (the gemmrec pass replaces the nests
+that are plain matrix products; the switches are
 read when a kernel compiles, at its first launch), runs both on the same inputs and
 requires the outputs to be bitwise equal (the default floating-point mode
 keeps every element's order of operations).
@@ -39,7 +41,8 @@ KERNELS_PER_BATCH = 10
 WIDTHS = [1, 7, 255, 257, 513, 1100]
 SEED = int(os.environ.get("ASC_LOOPNEST_SEED", "1234"))
 
-# inputs: a[I, P], b[P, J + 2], w[P], x[I, J + P], all float64 or float32
+# inputs: a[I, P], b[P, J + 2], w[P], x[I, J + P], xt[J + P, I], all float64
+# or float32
 I_, J_, P_ = 7, 1100, 6
 
 
@@ -61,8 +64,41 @@ def gen_expr(r, dt):
     return t1
 
 
+def gen_cross(r, k):
+    """A 2-deep nest reading xt[j, i] and writing o[k, i, j]: the crossing
+    accesses the tile pass blocks, with dependences it must refuse."""
+    loop = r.choice(["range", "range", "asc.prange"])
+    ilo, jlo, jhi = 0, 0, r.choice(["m", "m", "m - 1"])
+    e = r.choice(["xt[j, i]", "xt[j, i] * 2.0 + x[i, j]",
+                  "xt[j, i] - xt[j + 1, i] * 0.5", "-xt[j, i]"])
+    dep = r.random()
+    if dep < 0.15:      # along j, in one row: legal in a prange too
+        e, jlo = f"{e} + o[k, i, j - 1]", 1
+    elif dep < 0.25:    # across rows: a plain range only (else a race)
+        e, ilo, jhi, loop = f"{e} + o[k, i - 1, j + 1]", 1, "m - 1", "range"
+    lines = [
+        f"    for i in {loop}({ilo}, n):",
+        f"        for j in range({jlo}, {jhi}):",
+        f"            o[k, i, j] = {e}",
+    ]
+    text = "\n".join(lines).replace("[k,", f"[{k},")
+    for v in ("i", "j"):
+        text = re.sub(rf"\b{v}\b", f"{v}{k}", text)
+    return text
+
+
 def gen_nest(r, k, dt):
-    """Nest number k of a kernel: writes o[k, i, j]."""
+    """Nest number k of a kernel: writes o[k, i, j].  Every seventh is a
+    crossing nest (gen_cross) instead, drawn from its own stream so that
+    the reduction nests stay those of the same seed without it."""
+    text = gen_reduction(r, k, dt)
+    if k % 7 == 3:
+        return gen_cross(random.Random(f"cross {k} {text}"), k)
+    return text
+
+
+def gen_reduction(r, k, dt):
+    """A j-p reduction nest (the interchange pass's shape)."""
     jlo = r.choice([0, 0, 0, 1, 2])
     jhi = r.choice(["m", "m", "m - 1", "m - 3"])
     jstep = r.choice([1] * 9 + [2])
@@ -133,7 +169,7 @@ def gen_module(r, nk, dt):
     out = ["import asc", ""]
     for q in range(nk):
         out.append("@asc.kernel")
-        out.append(f"def k{q}(a, b, w, x, o):")
+        out.append(f"def k{q}(a, b, w, x, xt, o):")
         out.append("    n = a.shape[0]")
         out.append("    K = a.shape[1]")
         out.append("    m = o.shape[2]")
@@ -147,12 +183,14 @@ def run_all(text, interchange, nk, inputs, o0, o3):
     """Compiles text and runs its kernels; kernels compile at their first
     launch, so the pass switches are set around the whole run."""
     saved = {k: os.environ.get(k) for k in ("ASC_CFLAGS", "ASC_INTERCHANGE",
-                                            "ASC_UNROLLJAM", "ASC_GEMMREC")}
+                                            "ASC_UNROLLJAM", "ASC_GEMMREC",
+                                            "ASC_TILE")}
     res = []
     try:
         os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
         os.environ["ASC_UNROLLJAM"] = "1" if interchange else "0"
         os.environ["ASC_GEMMREC"] = "1" if interchange else "0"
+        os.environ["ASC_TILE"] = "1" if interchange else "0"
         mod = asc.compile(text)
         for q in range(nk):
             if q > 0 or not o3:
@@ -187,6 +225,7 @@ def test_random_nests_bitwise(batch):
         rng.standard_normal((P_, J_ + 2)).astype(dt),
         rng.standard_normal(P_).astype(dt),
         rng.standard_normal((I_, J_ + P_)).astype(dt),
+        rng.standard_normal((J_ + P_, I_)).astype(dt),
     ]
     # a few special values: signed zeros and a NaN-free spread
     inputs[1][0, :7] = [0.0, -0.0, 1e30, -1e30, 3.0, 0.0, -0.0]
@@ -217,13 +256,18 @@ def test_random_nests_are_interchanged(tmp_path):
         pytest.skip(f"no ascc in {build} (set ASC_BUILD_DIR)")
     src = tmp_path / "nests.py"
     src.write_text(text)
-    sig = "k0(f32[:, ::1], f32[:, ::1], f32[::1], f32[:, ::1], f32[:, :, ::1])"
+    sig = ("k0(f32[:, ::1], f32[:, ::1], f32[::1], f32[:, ::1], f32[:, ::1], "
+           "f32[:, :, ::1])")
     ir = subprocess.run([ascc, "--emit=ir", "--signature", sig, str(src)],
                         check=True, capture_output=True, text=True).stdout
-    moved = ir.count("in tiles of")
-    kept = ir.count("keeps its order")
+    moved = len(re.findall(r"interchange: [^\n]*in tiles of", ir))
+    kept = len(re.findall(r"interchange: [^\n]*keeps its order", ir))
     windows = len(re.findall(r"moved inside loop %q\d+", ir))
     # of 40 nests, many twice (pfor and parallelize's serial fallback)
     assert moved >= 12, (moved, kept)
     assert kept >= 5, (moved, kept)
     assert windows >= 1, (moved, kept, windows)  # a two-loop reduction
+    # and crossing nests for the tile pass, tiled and refused
+    tiled = ir.count("; tile: loops")
+    refused = ir.count("; tile: loop ")
+    assert tiled >= 1 and refused >= 1, (tiled, refused)

@@ -307,6 +307,9 @@ typedef struct asc__irfunc {
    * float operations read it).  Text form: `fastmath(reassoc,nsz)` after
    * the parameters. */
   unsigned fastmath;
+  /* The pipeline runs the tile pass after parallelize (set by
+   * asc__ir_pipeline; not in the text form). */
+  bool tile_planned;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

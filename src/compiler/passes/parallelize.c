@@ -1298,7 +1298,15 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     }
     np.L[m + 1] = L->body[0].last;
   }
-  if (m >= 2 && !asc__ir_has_loop(&np.L[m - 1]->body[0]) && unit_stride(s, m - 1)) {
+  if (m == 2 && !asc__ir_has_loop(&np.L[1]->body[0]) &&
+      asc__tile_wants(s->c, f, np.L[0], np.L[1])) {
+    /* the tile pass blocks the two loops: keep the inner one serial */
+    m--;
+    np.inner_why = asc__arena_printf(
+        s->c, "loop %s stays serial inside: the tile pass blocks it with "
+              "loop %s", rn(s, np.L[1]->dst), rn(s, np.L[0]->dst));
+  } else if (m >= 2 && !asc__ir_has_loop(&np.L[m - 1]->body[0]) &&
+             unit_stride(s, m - 1)) {
     /* the innermost loop is gcc's to vectorise: keep it serial */
     m--;
     np.inner_why = asc__arena_printf(

@@ -32,6 +32,14 @@ bool asc__interchange_enabled(void);
  * ASC_UNROLLJAM=0 leaves it out (part of the cache key). */
 void asc__pass_unrolljam(asc__cctx *c, asc__irfunc *f);
 bool asc__unrolljam_enabled(void);
+/* Cache tiling of crossing 2-deep nests (tile.c), after parallelize;
+ * ASC_TILE=0 leaves it out (part of the cache key).  asc__tile_wants: the
+ * nest I > J will be tiled (parallelize then keeps J serial, uncollapsed);
+ * false unless f->tile_planned. */
+void asc__pass_tile(asc__cctx *c, asc__irfunc *f);
+bool asc__tile_enabled(void);
+bool asc__tile_wants(asc__cctx *c, asc__irfunc *f, asc__irins *I,
+                     asc__irins *J);
 
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline

@@ -22,6 +22,8 @@
  *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
+ *             tile -- pfor i { for j { b[j,i] = a[i,j] } } -> pfor over
+ *              |      T x T tiles (off: ASC_TILE=0)
  *          unrolljam -- R rows at a time through an interchanged tile loop
  *              |        (off with ASC_UNROLLJAM=0)
  *          privatize -- atomic adds into small arrays in a pfor ->
@@ -58,6 +60,7 @@ static const struct {
     {"interchange", asc__pass_interchange},
     {"unrolljam", asc__pass_unrolljam},
     {"gemmrec", asc__pass_gemmrec},
+    {"tile", asc__pass_tile},
 };
 
 bool asc__privatize_enabled(void) {
@@ -139,6 +142,8 @@ static void pipeline(runner *r, const char *only) {
   if (asc__interchange_enabled())
     run(r, "interchange", asc__pass_interchange);
   run(r, "parallelize", asc__pass_parallelize);
+  if (r->f->tile_planned)
+    run(r, "tile", asc__pass_tile);
   if (asc__unrolljam_enabled())
     run(r, "unrolljam", asc__pass_unrolljam);
   if (asc__privatize_enabled())
@@ -164,6 +169,8 @@ void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
 #endif
   for (int32_t k = 0; k < m->nfuncs; k++) {
     r.f = m->funcs[k];
+    r.f->tile_planned = opts && opts->only ? in_list(opts->only, "tile")
+                                           : asc__tile_enabled();
     asc__ir_verify(c, r.f, NULL);
     pipeline(&r, opts ? opts->only : NULL);
   }

@@ -1,0 +1,1 @@
+../ir/tile.py	skew(f32[:, ::1])

@@ -1,0 +1,1 @@
+../ir/tile.py	transpose(f32[:, ::1], f32[:, ::1])

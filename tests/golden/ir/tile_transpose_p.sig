@@ -1,0 +1,1 @@
+../ir/tile.py	transpose_p(f32[:, ::1], f32[:, ::1])
