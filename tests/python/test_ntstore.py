@@ -140,6 +140,22 @@ def test_int_wraps(mod, dt):
     same(a, ref)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int64])
+def test_destination_not_element_aligned(mod, dt):
+    """A destination one byte off its element alignment never reaches a
+    64-byte boundary: the whole loop runs as plain code."""
+    rng = np.random.default_rng(11)
+    n = 1000
+    raw = np.zeros(n * np.dtype(dt).itemsize + 8, np.uint8)
+    a = np.ndarray((n,), dt, buffer=raw, offset=1)
+    assert not a.flags.aligned
+    b, c, d = (data(rng, n, dt) for _ in range(3))
+    with np.errstate(all="ignore"):
+        ref = b * c + d
+    mod.fused(a, b, c, d)
+    same(a, ref)
+
+
 def test_non_contiguous(mod):
     rng = np.random.default_rng(3)
     b, c, d = (data(rng, 3000, np.float32) for _ in range(3))
