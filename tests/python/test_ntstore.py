@@ -7,6 +7,10 @@ broadcast, overlapping), with streaming on (ASC_NTSTORE=64: any loop of
 64 bytes or more streams; and the default threshold with a destination
 above it) and off (ASC_NTSTORE=0).  tests/scripts/ascc_ntstore.sh checks
 the generated C and machine code."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -266,3 +270,28 @@ def test_default_threshold(monkeypatch):
             ref = b * c + d
         m.fused(a, b, c, d)
         same(a, ref)
+
+
+def test_switch_keys_the_cache(tmp_path):
+    """ASC_NTSTORE is part of the kernel cache key: each setting compiles
+    its own module, and setting one again finds it.  (A fresh process:
+    the cache folder is chosen once per process.)"""
+    script = "\n".join([
+        "import os, sys",
+        "import numpy as np",
+        "import asc",
+        "src = '@asc.kernel\\ndef fused(a, b, c, d):\\n    a[:] = b * c + d\\n'",
+        "a, b = np.zeros(64, np.float32), np.ones(64, np.float32)",
+        "for v in sys.argv[1:]:",
+        "    os.environ['ASC_NTSTORE'] = v",
+        "    asc.compile('import asc\\n' + src).fused(a, b, b, b)",
+        "    assert np.array_equal(a, b * b + b)",
+        "    print(sum(f.endswith('.so') for _, _, fs in",
+        "              os.walk(os.environ['ASC_CACHE_DIR']) for f in fs))",
+    ])
+    env = dict(os.environ, ASC_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", script, "64", "0", "128",
+                          "64"], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "2", "3", "3"]
