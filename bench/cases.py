@@ -316,8 +316,10 @@ class MatmulModes(Matmul):
     passes' goal (docs/optimizer.md)."""
     py_name = "matmul"
     note = ("naive i-j-p text, plain range loops (bench/kernels/suite_kernels.py "
-            "matmul_naive / matmul_naive_fast); 'asc default' is bit for bit "
-            "Python's order of operations per element; numpy is BLAS sgemm")
+            "matmul_naive / matmul_naive_fast), replaced by the gemmrec pass; "
+            "'asc default' is bit for bit Python's order of operations per "
+            "element (gemm_exact), fastmath=True calls the runtime's BLAS; "
+            "numpy is BLAS sgemm")
 
     def __init__(self, sizes, libs, n, reps):
         super().__init__(sizes, libs, n, reps)

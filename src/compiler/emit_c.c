@@ -24,6 +24,7 @@
 
 #include "abi_prelude.h"
 #include "emit_helpers_text.h"
+#include "gemm_kernel_text.h"
 #include "compiler/emit_c.h"
 #include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
@@ -613,8 +614,10 @@ static void vm_mark(asc__irins *i, void *ctx) {
  * and `complex` would clash with register names) when a kernel of m has a
  * complex register. */
 static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
-  static const char *const fns[] = {"sin", "cos", "tan", "sinh", "cosh",
-                                    "tanh", "exp", "log", "sqrt"};
+  static const char *const fns[] = {"sin",  "cos",   "tan",   "sinh",
+                                    "cosh", "tanh",  "exp",   "log",
+                                    "sqrt", "asin",  "acos",  "atan",
+                                    "asinh", "acosh", "atanh"};
   bool any = false;
   for (int32_t k = 0; k < m->nfuncs && !any; k++)
     for (int32_t r = 0; r < m->funcs[k]->nregs && !any; r++)
@@ -642,6 +645,52 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
            "  return cpow%s(a, b);\n}\n",
         ty, fs, ty, ty, ty, fs);
   }
+  /* CPython's cmath.rect(r, phi), its special values included */
+  out(e, "static inline double _Complex asc_crect(double r, double phi) {\n"
+         "  double re, im;\n"
+         "  if (__builtin_isnan(r)) {\n"
+         "    re = r;\n"
+         "    im = phi == 0 ? 0.0 : r;\n"
+         "  } else if (r == 0 && !__builtin_isfinite(phi)) {\n"
+         "    re = 0.0;\n"
+         "    im = 0.0;\n"
+         "  } else if (__builtin_isinf(r) && __builtin_isnan(phi)) {\n"
+         "    re = __builtin_inf();\n"
+         "    im = phi;\n"
+         "  } else if (phi == 0) {\n"
+         "    re = r;\n"
+         "    im = __builtin_isinf(r) ? (r > 0 ? phi : -phi) : r * phi;\n"
+         "  } else {\n"
+         "    re = r * __builtin_cos(phi);\n"
+         "    im = r * __builtin_sin(phi);\n"
+         "  }\n"
+         "  return __builtin_complex(re, im);\n}\n");
+}
+
+/* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h): the op
+ * of a recognised naive matrix product (passes/gemmrec.c)? */
+static bool is_gemm_exact(const asc__irins *i) {
+  return i->op == ASC_IR_GEMM_EXACT;
+}
+
+static void gemm_mark(asc__irins *i, void *ctx) {
+  bool *any = ctx;
+  if (is_gemm_exact(i))
+    *any = true;
+}
+
+/* gemm_kernel.h's text (the exact register-blocked product,
+ * docs/optimizer.md, "Exact GEMM micro-kernel"), only in a module whose
+ * functions call it: a few hundred lines each kernel would otherwise
+ * compile for nothing.  The text is guarded by ASC_NEED_GEMM_EXACT. */
+static void emit_gemm_exact(emitter *e, const asc__irmodule *m) {
+  bool any = false;
+  for (int32_t k = 0; k < m->nfuncs && !any; k++)
+    asc__ir_walk(&m->funcs[k]->body, gemm_mark, &any);
+  if (!any)
+    return;
+  out(e, "#define ASC_NEED_GEMM_EXACT 1\n");
+  asc__buf_puts(e->o, asc__gemm_kernel);
 }
 
 /* Instantiates the asc_vm_* functions the kernels of m call. */
@@ -669,6 +718,10 @@ static void emit_call(emitter *e, const asc__irins *i) {
     LINE(e, "%s = __builtin_complex(%s, %s);", d, a[0], a[1]);
     return;
   }
+  if (i->aux == ASC_INTR_RECT) {
+    LINE(e, "%s = asc_crect(%s, %s);", d, a[0], a[1]);
+    return;
+  }
   if (asc__dt_is_complex(dt)) {
     /* C99's complex functions (declared in emit_complex_decls) */
     const char *cs = dt == ascComplex64 ? "f" : "";
@@ -678,6 +731,12 @@ static void emit_call(emitter *e, const asc__irins *i) {
     case ASC_INTR_CONJ: LINE(e, "%s = conj%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CABS: LINE(e, "%s = cabs%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CARG: LINE(e, "%s = carg%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_LOG10: /* CPython's cmath.log10: log(z) / ln 10 */
+      LINE(e, "%s = clog%s(%s);", d, cs, a[0]);
+      LINE(e, "%s = __builtin_complex(__real__ %s / %s, __imag__ %s / %s);",
+           d, d, dt == ascComplex64 ? "2.302585093f" : "2.302585092994046",
+           d, dt == ascComplex64 ? "2.302585093f" : "2.302585092994046");
+      return;
     default:
       LINE(e, "%s = c%s%s(%s);", d, nm, cs, a[0]);
       return;
@@ -1090,6 +1149,36 @@ static void emit_ins(emitter *e, const asc__irins *i) {
          v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[0], v[12], v[13]);
     break;
   }
+  case ASC_IR_GEMM_EXACT: {
+    /* a recognised GEMM nest (passes/gemmrec.c): the runtime's BLAS first
+     * under reassoc, else (or when it did nothing) the exact product of
+     * gemm_kernel.h, whose team raising is this instruction raising */
+    const char *v[15];
+    const char *sfx =
+        e->f->regs[i->args[0].reg].ty.dtype == ascFloat32 ? "f32" : "f64";
+    for (int k = 0; k < 15; k++)
+      v[k] = k == 0 || k == 4 || k == 8 ? rname(e, i->args[k].reg)
+                                        : asc__emit_val(e, i->args[k]);
+    LINE(e, "{");
+    e->depth++;
+    if (i->aux & ASC_GEMM_BLAS_FIRST)
+      LINE(e, "int asc_gs = ctx->rt->gemm(ctx, %d, %s, %s, %s, %s + %s, %s, "
+              "%s, %s + %s, %s, %s, %s + %s, %s, %s);",
+           e->f->regs[i->args[0].reg].ty.dtype, v[12], v[13], v[14], v[4],
+           v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2],
+           v[3]);
+    else
+      LINE(e, "int asc_gs = 1;");
+    LINE(e, "if (asc_gs != 0 && asc_gemm_exact_%s(ctx, exc, %d, %s, %s, %s, "
+            "%s + %s, %s, %s, %s + %s, %s, %s, %s + %s, %s, %s, %d) != 0)",
+         sfx, e->in_body ? 1 : 0, v[12], v[13], v[14], v[4], v[5], v[6],
+         v[7], v[8], v[9], v[10], v[11], v[0], v[1], v[2], v[3],
+         (i->aux & ASC_GEMM_ACCUMULATE) ? 1 : 0);
+    LINE(e, "  goto %s;", asc__emit_exc_target(e));
+    e->depth--;
+    LINE(e, "}");
+    break;
+  }
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;
@@ -1490,6 +1579,11 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
       written[i->args[1].reg] |= 2;
       written[i->args[5].reg] |= 2;
     }
+    else if (i->op == ASC_IR_GEMM_EXACT) {
+      written[i->args[0].reg] = 3;
+      written[i->args[4].reg] |= 2;
+      written[i->args[8].reg] |= 2;
+    }
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)
@@ -1628,6 +1722,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   asc__buf_puts(o, asc__emit_helpers);
   emit_vecmath(&e, m);
   emit_complex_decls(&e, m);
+  emit_gemm_exact(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;

@@ -353,6 +353,9 @@ void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                   : field_default(ls, cls->fields[k].def,
                                   agg_elem(want, k)->dtype);
     }
+  } else if (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
+             e->u.call.builtin->id == ASC_BI_CM_POLAR && n == 2) {
+    asc__lower_cmath_polar(ls, e, vals);
   } else if (e->kind == ASC_EXPR_CALL && e->u.call.callee &&
              is_agg(ty(e)) && agg_n(ty(e)) == n) {
     (void)asc__lower_inline_helper(ls, e, vals);

@@ -200,6 +200,7 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     switch (e->u.call.builtin->id) {
     case ASC_BI_NP_RESHAPE:
     case ASC_BI_NP_TRANSPOSE:
+    case ASC_BI_NP_FLIP:
       return true;
     case ASC_BI_NP_RAVEL:
       return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
@@ -330,6 +331,26 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
         v->src[k] = in.src[perm[k]];
       }
       return;
+    case ASC_BI_NP_FLIP: { /* the axes reversed: from the last element */
+      bool axes[ASC_MAX_DIMS];
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      if (!asc__flip_axes(e, in.nd, axes, &bad))
+        asc__diag_fatal(ls->c, bad->loc, "flip: bad axis");
+      *v = in;
+      for (int k = 0; k < in.nd; k++) {
+        if (!axes[k])
+          continue;
+        v->off = add(ls, v->off,
+                     mul(ls,
+                         op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+                             op2(ls, ASC_IR_SUB, ascInt64, in.shape[k],
+                                 i64(1))),
+                         in.stride[k]));
+        v->stride[k] = op1(ls, ASC_IR_NEG, ascInt64, in.stride[k]);
+        v->src[k] = -1;
+      }
+      return;
+    }
     case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */
       asc__lower_view(ls, e->u.call.rargs[0], &in);
       memset(v, 0, sizeof *v);
@@ -980,6 +1001,28 @@ static void fill(lstate *ls, int32_t t, asc__irval v) {
   ls->cur = save;
 }
 
+/* np.eye: element [i, j] of 2-D t is 1 where j - i == k, else 0, in one
+ * pass (no separate diagonal loop over a zeroed array). */
+static void eye_fill(lstate *ls, int32_t t, asc__irval k) {
+  asc__lview w;
+  asc__irval idx[2], off, v;
+  asc__irblock *save;
+  asc__irins *st;
+  int dt = ls->f->regs[t].ty.dtype;
+  whole_tensor(ls, t, &w);
+  save = open_nest(ls, w.shape, 2, idx);
+  off = elem_offset(ls, &w, idx, 2);
+  v = conv(ls,
+           op2(ls, ASC_IR_EQ, ascInt64,
+               op2(ls, ASC_IR_SUB, ascInt64, idx[1], idx[0]), k),
+           dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->cur = save;
+}
+
 /* The extents of a shape argument: n, (n, m) or a.shape. */
 static void shape_vals(lstate *ls, const asc__ast_expr *s, int nd,
                        asc__irval *shape) {
@@ -1428,6 +1471,16 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
     if (b->id == ASC_BI_NP_FULL)
       v = asc__lower_expr(ls, a[1]);
     break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    shape[0] = conv(ls, asc__lower_expr(ls, a[0]), ascInt64);
+    shape[1] = b->id == ASC_BI_NP_EYE && a[1] != NULL &&
+                       a[1]->kind != ASC_EXPR_NONE
+                   ? conv(ls, asc__lower_expr(ls, a[1]), ascInt64)
+                   : shape[0];
+    if (b->id == ASC_BI_NP_EYE && a[2] != NULL)
+      v = conv(ls, asc__lower_expr(ls, a[2]), ascInt64);
+    break;
   default: /* *_like, copy, astype: the shape of an array */
     asc__lower_view(ls, a[0], &src);
     for (int k = 0; k < nd; k++)
@@ -1449,6 +1502,10 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_FULL:
   case ASC_BI_NP_FULL_LIKE:
     fill(ls, r, v);
+    break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    eye_fill(ls, r, v);
     break;
   case ASC_BI_NP_COPY:
   case ASC_BI_NP_ASTYPE: {
@@ -1947,7 +2004,16 @@ static asc__irval extreme(int dt, bool largest) {
 }
 
 enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
-       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV };
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV, PASS_CSQDEV };
+
+/* The real or imaginary part of a complex128 value. */
+static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
+  int32_t d = newreg(ls, ascFloat64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = imag ? ASC_INTR_CIMAG : ASC_INTR_CREAL;
+  i->args[0] = z;
+  return asc__irv_reg(d);
+}
 
 /* One loop over the reduced axes (all when axis < 0, else that one, the
  * others at fixed[]), folding each element of the call's argument into
@@ -2004,6 +2070,15 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                      op2(ls, ASC_IR_MUL, adt, d, d)));
     break;
   }
+  case PASS_CSQDEV: { /* |x - mean|^2 of a complex x, summed in float64 */
+    asc__irval d = op2(ls, ASC_IR_SUB, ascComplex128,
+                       conv(ls, x, ascComplex128), center);
+    asc__irval re = cpart(ls, d, false), im = cpart(ls, d, true);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_ADD, adt, op2(ls, ASC_IR_MUL, adt, re, re),
+                         op2(ls, ASC_IR_MUL, adt, im, im))));
+    break;
+  }
   case PASS_ANY:
     mov(ls, acc, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(acc), truthy(ls, x)));
     break;
@@ -2058,8 +2133,13 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
   case ASC_BI_NP_DOT:
-    /* small floats are summed in float64 (docs/arrays.md) */
-    adt = is_small_float(rt) ? ascFloat64 : rt;
+    /* small floats are summed in float64 (docs/arrays.md); the mean of
+     * complex values for var/std in complex128 */
+    adt = (id == ASC_BI_NP_VAR || id == ASC_BI_NP_STD) &&
+                  asc__dt_is_complex(edt)
+              ? ascComplex128
+          : is_small_float(rt) ? ascFloat64
+                               : rt;
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
                                       : conv(ls, i64(0), adt));
@@ -2074,9 +2154,17 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
       int32_t ss;
       if (id == ASC_BI_NP_MEAN)
         return conv(ls, mean, rt);
-      ss = newreg(ls, adt, "red.ss");
-      mov(ls, ss, conv(ls, i64(0), adt));
-      pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      if (asc__dt_is_complex(adt)) { /* var of complex values is real */
+        adt = ascFloat64;
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_CSQDEV, ss, -1,
+             mean);
+      } else {
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      }
       ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
                      call->u.call.rargs[4]->kind != ASC_EXPR_NONE
                  ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),

@@ -136,6 +136,139 @@ static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
     raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
 }
 
+/* ------------------------------------------------------------- cmath */
+
+static asc__irval call1(lstate *ls, int id, int dt, asc__irval a) {
+  int32_t d = newreg(ls, dt, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = id;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+/* The parts of a complex128 value. */
+static void cparts(lstate *ls, asc__irval z, asc__irval *re, asc__irval *im) {
+  *re = call1(ls, ASC_INTR_CREAL, ascFloat64, z);
+  *im = call1(ls, ASC_INTR_CIMAG, ascFloat64, z);
+}
+
+/* Is either part of z NaN (ISNAN), infinite (ISINF), or are both finite
+ * (ISFINITE)?  cmath.isnan & co. */
+static asc__irval cclass(lstate *ls, int id, asc__irval z) {
+  asc__irval re, im;
+  cparts(ls, z, &re, &im);
+  return op2(ls, id == ASC_INTR_ISFINITE ? ASC_IR_AND : ASC_IR_OR, ascBool,
+             fpclass(ls, id, re), fpclass(ls, id, im));
+}
+
+/* How a cmath function reports errors (CPython's Modules/cmathmodule.c):
+ * a NaN part from an argument without one is a ValueError; an infinite
+ * part from a finite argument an OverflowError (CM_RANGE: exp, sinh ...)
+ * or a ValueError (CM_DOMAIN: log(0), atanh(1)); sqrt, asin, acos, asinh
+ * and acosh raise nothing (CM_NONE). */
+enum { CM_NONE, CM_DOMAIN, CM_RANGE };
+
+static int cmath_error_kind(int intr) {
+  switch (intr) {
+  case ASC_INTR_EXP:
+  case ASC_INTR_SIN:
+  case ASC_INTR_COS:
+  case ASC_INTR_TAN:
+  case ASC_INTR_SINH:
+  case ASC_INTR_COSH:
+  case ASC_INTR_TANH:
+    return CM_RANGE;
+  case ASC_INTR_LOG:
+  case ASC_INTR_LOG10:
+  case ASC_INTR_ATAN:
+  case ASC_INTR_ATANH:
+    return CM_DOMAIN;
+  default:
+    return CM_NONE;
+  }
+}
+
+static void cmath_errors(lstate *ls, int kind, asc__irval z, asc__irval w) {
+  if (kind == CM_NONE)
+    return;
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, cclass(ls, ASC_INTR_ISNAN, w),
+               op1(ls, ASC_IR_NOT, ascBool, cclass(ls, ASC_INTR_ISNAN, z))),
+           ASC_KEXC_VALUE_ERROR, "math domain error");
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, cclass(ls, ASC_INTR_ISINF, w),
+               cclass(ls, ASC_INTR_ISFINITE, z)),
+           kind == CM_RANGE ? ASC_KEXC_OVERFLOW_ERROR : ASC_KEXC_VALUE_ERROR,
+           kind == CM_RANGE ? "math range error" : "math domain error");
+}
+
+void asc__lower_cmath_polar(lstate *ls, const asc__ast_expr *e,
+                            asc__irval *vals) {
+  asc__irval z = conv(ls, asc__lower_expr(ls, e->u.call.rargs[0]),
+                      ascComplex128);
+  asc__irval r = call1(ls, ASC_INTR_CABS, ascFloat64, z);
+  /* CPython: an infinite modulus of a finite z overflows */
+  raise_if(ls,
+           op2(ls, ASC_IR_AND, ascBool, fpclass(ls, ASC_INTR_ISINF, r),
+               cclass(ls, ASC_INTR_ISFINITE, z)),
+           ASC_KEXC_OVERFLOW_ERROR, "math range error");
+  vals[0] = r;
+  vals[1] = call1(ls, ASC_INTR_CARG, ascFloat64, z);
+}
+
+/* cmath.X(...): computed in complex128 (float64 for phase) whatever the
+ * argument's type, as CPython converts to a C double complex. */
+static asc__irval lower_cmath(lstate *ls, const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int rt = scalar_dt(ls, e);
+  asc__irval z, w;
+  int id;
+  if (b->id == ASC_BI_CM_RECT) {
+    asc__irval r = conv(ls, asc__lower_expr(ls, a[0]), ascFloat64);
+    asc__irval phi = conv(ls, asc__lower_expr(ls, a[1]), ascFloat64);
+    int32_t d = newreg(ls, ascComplex128, NULL);
+    asc__irins *i;
+    /* CPython: a nonzero, non-NaN modulus with an infinite angle */
+    raise_if(ls,
+             op2(ls, ASC_IR_AND, ascBool,
+                 op2(ls, ASC_IR_AND, ascBool,
+                     op2(ls, ASC_IR_NE, ascFloat64, r,
+                         asc__irv_float(ascFloat64, 0.0)),
+                     op1(ls, ASC_IR_NOT, ascBool,
+                         fpclass(ls, ASC_INTR_ISNAN, r))),
+                 fpclass(ls, ASC_INTR_ISINF, phi)),
+             ASC_KEXC_VALUE_ERROR, "math domain error");
+    i = emit(ls, ASC_IR_CALL, d, 2);
+    i->aux = ASC_INTR_RECT;
+    i->args[0] = r;
+    i->args[1] = phi;
+    return conv(ls, asc__irv_reg(d), rt);
+  }
+  z = conv(ls, asc__lower_expr(ls, a[0]), ascComplex128);
+  switch (b->id) {
+  case ASC_BI_ISNAN:
+    return cclass(ls, ASC_INTR_ISNAN, z);
+  case ASC_BI_ISINF:
+    return cclass(ls, ASC_INTR_ISINF, z);
+  case ASC_BI_ISFINITE:
+    return cclass(ls, ASC_INTR_ISFINITE, z);
+  case ASC_BI_CM_PHASE:
+    return conv(ls, call1(ls, ASC_INTR_CARG, ascFloat64, z), rt);
+  case ASC_BI_ASINH: id = ASC_INTR_ASINH; break;
+  case ASC_BI_ACOSH: id = ASC_INTR_ACOSH; break;
+  case ASC_BI_ATANH: id = ASC_INTR_ATANH; break;
+  default:
+    id = intrinsic_of(b->id);
+    if (id < 0)
+      unsupported(ls, e->loc, "this use of a cmath function");
+    break;
+  }
+  w = call1(ls, id, ascComplex128, z);
+  cmath_errors(ls, cmath_error_kind(id), z, w);
+  return conv(ls, w, rt);
+}
+
 /* A helper call, inlined: parameters become registers, `return v` stores
  * into the result register (the element registers of a tuple or struct
  * result, copied to agg) and leaves a one-trip loop. */
@@ -257,6 +390,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     unsupported(ls, e->loc, "this call");
   if (b->kind == ASC_BK_DTYPE)
     return conv(ls, asc__lower_expr(ls, a[0]), scalar_dt(ls, e));
+  if (asc__expr_via_cmath(e->u.call.func))
+    return lower_cmath(ls, e);
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return asc__lower_reduce(ls, e);
   switch (b->id) {
@@ -473,6 +608,9 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     } else if (id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF ||
                id == ASC_INTR_ISFINITE) {
       adt = scalar_dt(ls, a[0]);
+      if (asc__dt_is_complex(adt)) /* np.isnan(z): of either part */
+        return cclass(ls, id, conv(ls, asc__lower_expr(ls, a[0]),
+                                   ascComplex128));
       if (!asc__dt_is_float(adt))
         return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
     } else {

@@ -283,5 +283,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
 asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v);
 /* re + im*1j as a value of the complex dtype dt. */
 asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im);
+/* cmath.polar(z): vals[0] = abs(z), vals[1] = phase(z) (float64). */
+void asc__lower_cmath_polar(lstate *ls, const asc__ast_expr *e,
+                            asc__irval *vals);
 
 #endif /* ASC_LOWER_INT_H */

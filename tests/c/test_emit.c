@@ -607,6 +607,84 @@ static void test_lock_array(void **state) {
   harness_unload(&hm);
 }
 
+/* gemm_exact (a recognised matrix product, passes/gemmrec.c): at the top
+ * level, and per iteration inside a parallel body (in_pfor), on strided
+ * sub-rectangles with offsets; the result is the triple loop's, bit for
+ * bit (f64 only: the f32 product is emitted unused without a warning). */
+static void test_gemm_exact(void **state) {
+  static const char ir[] =
+      "kernel @g(%a: tensor<f64,2>, %b: tensor<f64,2>, %c: tensor<f64,2>, "
+      "%d: tensor<f64,3>) {\n"
+      "  %sa0:i64 = stride %a, 0\n"
+      "  %sa1:i64 = stride %a, 1\n"
+      "  %sb0:i64 = stride %b, 0\n"
+      "  %sb1:i64 = stride %b, 1\n"
+      "  %sc0:i64 = stride %c, 0\n"
+      "  %sc1:i64 = stride %c, 1\n"
+      "  %oc:i64 = add %sc0, %sc1\n"
+      "  gemm_exact %c, %oc, %sc0, %sc1, %a, 1, %sa0, %sa1, %b, 0, %sb0, "
+      "%sb1, 5, 6, 7, 0 @3\n"
+      "  %sd0:i64 = stride %d, 0\n"
+      "  %sd1:i64 = stride %d, 1\n"
+      "  %sd2:i64 = stride %d, 2\n"
+      "  pfor %q:i64 = 0, 3, 1 @4 {\n"
+      "    %od:i64 = mul %q, %sd0\n"
+      "    %ob:i64 = mul %q, %sb1\n"
+      "    gemm_exact %d, %od, %sd1, %sd2, %a, 0, %sa0, %sa1, %b, %ob, "
+      "%sb0, %sb1, 4, 2, 8, 1 @5\n"
+      "  }\n"
+      "}\n";
+  harness_mod hm;
+  double a[8 * 9], b[9 * 8], c[7 * 9], d[3 * 4 * 2], c0[7 * 9], d0[3 * 4 * 2];
+  int64_t sha[2] = {8, 9}, sta[2] = {9, 1};
+  int64_t shb[2] = {9, 8}, stb[2] = {1, 9};   /* column-major b */
+  int64_t shc[2] = {7, 9}, stc[2] = {9, 1};
+  int64_t shd[3] = {3, 4, 2}, std_[3] = {8, 2, 1};
+  asc_ktensor ta, tb, tc, td;
+  void *args[4];
+  asc_kexc exc;
+  (void)state;
+  for (int i = 0; i < 72; i++) {
+    a[i] = (double)((i * 37) % 23) / 7.0 - 1.5;
+    b[i] = (double)((i * 19) % 29) / 3.0 - 4.25;
+  }
+  for (int i = 0; i < 63; i++)
+    c[i] = c0[i] = -2.0;
+  for (int i = 0; i < 24; i++)
+    d[i] = d0[i] = (double)i / 8.0;
+  /* references: the loops' order of operations */
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 6; j++) {
+      double acc = 0.0;
+      for (int p = 0; p < 7; p++)
+        acc = acc + a[1 + i * 9 + p] * b[p + j * 9];
+      c0[10 + i * 9 + j] = acc;
+    }
+  for (int q = 0; q < 3; q++)
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 2; j++) {
+        double acc = d0[q * 8 + i * 2 + j];
+        for (int p = 0; p < 8; p++)
+          acc = acc + a[i * 9 + p] * b[q * 9 + p + j * 9];
+        d0[q * 8 + i * 2 + j] = acc;
+      }
+  ta = harness_tensor(a, ascFloat64, 2, sha, sta);
+  tb = harness_tensor(b, ascFloat64, 2, shb, stb);
+  tc = harness_tensor(c, ascFloat64, 2, shc, stc);
+  td = harness_tensor(d, ascFloat64, 3, shd, std_);
+  args[0] = &ta;
+  args[1] = &tb;
+  args[2] = &tc;
+  args[3] = &td;
+  assert_int_equal(harness_load(&hm, ir, ""), 0);
+  assert_int_equal(harness_call(&hm, 0, args, &exc), 0);
+  for (int i = 0; i < 63; i++)
+    assert_memory_equal(&c[i], &c0[i], sizeof c[i]);
+  for (int i = 0; i < 24; i++)
+    assert_memory_equal(&d[i], &d0[i], sizeof d[i]);
+  harness_unload(&hm);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vadd),
@@ -622,6 +700,7 @@ int main(void) {
       cmocka_unit_test(test_float_to_int_and_pow),
       cmocka_unit_test(test_finally_and_critical),
       cmocka_unit_test(test_lock_array),
+      cmocka_unit_test(test_gemm_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,13 @@
 """Random-nest differential test of the loop-nest passes (docs/optimizer.md).
 
-Each batch generates kernels of random j-p reduction nests (the shape the
+Each batch generates kernels of random j-p reduction nests, some with the
+reduction split over two loops p-q as a convolution window (the shapes the
 interchange pass rewrites, and near misses it must refuse: carried
 dependences through the output, steps, bounds that depend on j, several
 running ops, mixed dtypes), compiles the module twice, with
-ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 and with the passes on (the switches are
+ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 ASC_GEMMREC=0 and with the passes on
+(the gemmrec pass replaces the nests that are plain matrix products; the
+switches are
 read when a kernel compiles, at its first launch), runs both on the same inputs and
 requires the outputs to be bitwise equal (the default floating-point mode
 keeps every element's order of operations).
@@ -96,10 +99,32 @@ def gen_nest(r, k, dt):
         f"                {upd}{inner_extra}",
         f"            o[k, i, j] = {post}",
     ]
+    # the reduction as a nest of two loops (a convolution's window), maybe
+    # with set-up between them (set-up that reads j must be refused); its
+    # own generator, seeded by the nest, leaves r's sequence as it was
+    rq = random.Random("\n".join(lines))
+    if rq.random() < 0.2:
+        setup = rq.choice(["", "", "t = p * 3 + 1", "t = p + K", "t = j + p"])
+        # a constant 2 is unrolled; K is a real loop; K - p changes with p
+        # (refused).  Indices stay inside the inputs.
+        q_hi = rq.choice(["2", "K", "K", "K - p"])
+        upd2 = upd
+        if q_hi == "K - p":
+            upd2 = upd2.replace("x[i, j + p]", "x[i, j + p + q]")
+        elif q_hi == "K":
+            upd2 = upd2.replace("x[i, j + p]", "x[i, j + q]")
+        upd2 = upd2.replace("b[p, j]", rq.choice(
+            ["b[p, j]", "b[q, j]"] + (["b[p, j + q]"] if q_hi == "2" else [])))
+        if setup and not upd2.startswith("s = m"):
+            upd2 += " + t * 0.25"
+        extra = inner_extra.replace("\n" + " " * 16, "\n" + " " * 20)
+        inner = [f"                for q in range({q_hi}):",
+                 f"                    {upd2}{extra}"]
+        lines[4:5] = ([f"                {setup}"] if setup else []) + inner
     # each nest its own variables: a variable shared by several loops of a
     # kernel is one register for all of them, which the passes refuse
     text = "\n".join(lines).replace("[k,", f"[{k},")
-    for v in ("s", "i", "j", "p"):
+    for v in ("s", "i", "j", "p", "q", "t"):
         text = re.sub(rf"\b{v}\b", f"{v}{k}", text)
     return text
 
@@ -122,11 +147,12 @@ def run_all(text, interchange, nk, inputs, o0, o3):
     """Compiles text and runs its kernels; kernels compile at their first
     launch, so the pass switches are set around the whole run."""
     saved = {k: os.environ.get(k) for k in ("ASC_CFLAGS", "ASC_INTERCHANGE",
-                                            "ASC_UNROLLJAM")}
+                                            "ASC_UNROLLJAM", "ASC_GEMMREC")}
     res = []
     try:
         os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
         os.environ["ASC_UNROLLJAM"] = "1" if interchange else "0"
+        os.environ["ASC_GEMMREC"] = "1" if interchange else "0"
         mod = asc.compile(text)
         for q in range(nk):
             if q > 0 or not o3:
@@ -196,6 +222,8 @@ def test_random_nests_are_interchanged(tmp_path):
                         check=True, capture_output=True, text=True).stdout
     moved = ir.count("in tiles of")
     kept = ir.count("keeps its order")
-    assert moved >= 20, (moved, kept)   # of 40 nests, most twice (pfor and
-                                        # parallelize's serial fallback)
+    windows = len(re.findall(r"moved inside loop %q\d+", ir))
+    # of 40 nests, many twice (pfor and parallelize's serial fallback)
+    assert moved >= 12, (moved, kept)
     assert kept >= 5, (moved, kept)
+    assert windows >= 1, (moved, kept, windows)  # a two-loop reduction

@@ -25,7 +25,9 @@ expect() { # NAME FILE PATTERN COUNT: PATTERN (grep -E) matches COUNT lines
 }
 
 sig='conv2d(f32[4], f32[4], f32[4])'
-(cd "$src/tests/golden/front" && "$ascc" --emit=ir --signature "$sig" seed_conv2d.py) \
+# the parallelizer's own decision, without the interchange of the ow loop
+# into the window (checked below)
+(cd "$src/tests/golden/front" && ASC_INTERCHANGE=0 "$ascc" --emit=ir --signature "$sig" seed_conv2d.py) \
   >"$tmp/conv.ir" 2>&1 || { echo "FAIL conv2d: ascc"; cat "$tmp/conv.ir"; exit 1; }
 expect conv2d "$tmp/conv.ir" '^ *pfor ' 1
 expect conv2d "$tmp/conv.ir" '^ *pfor %[a-z0-9_.]+:i64 = 0, %[a-z0-9_.]+, 1 @9 \{$' 1
@@ -40,12 +42,20 @@ if [ "$for_indent" -le "$pfor_indent" ]; then
   fail=1
 fi
 
-(cd "$src/tests/golden/front" && ASC_DUMP=parallelize "$ascc" --emit=ir \
+(cd "$src/tests/golden/front" && ASC_INTERCHANGE=0 ASC_DUMP=parallelize "$ascc" --emit=ir \
   --signature "$sig" seed_conv2d.py) 2>"$tmp/dump.txt" >/dev/null ||
   { echo "FAIL conv2d: ASC_DUMP=parallelize"; fail=1; }
 expect dump "$tmp/dump.txt" '^; after parallelize$' 1
 expect dump "$tmp/dump.txt" '^ *pfor .* @9 \{$' 1
 expect dump "$tmp/dump.txt" '; parallelize: loop %b\.it at line 9 collapsed 4 loops' 1
+
+# with the interchange (the default): the ow loop moved inside the window,
+# the three loops around it collapsed into the pfor
+(cd "$src/tests/golden/front" && "$ascc" --emit=ir --signature "$sig" seed_conv2d.py) \
+  >"$tmp/conv2.ir" 2>&1 || { echo "FAIL conv2d: ascc"; cat "$tmp/conv2.ir"; exit 1; }
+expect conv2d "$tmp/conv2.ir" '^ *pfor %[a-z0-9_.]+:i64 = 0, %[a-z0-9_.]+, 1 @9 \{$' 1
+expect conv2d "$tmp/conv2.ir" '^ *; parallelize: loop %b\.it at line 9 collapsed 3 loops \(%b\.it, %oc\.it, %oh\.it\) into one pfor' 1
+expect conv2d "$tmp/conv2.ir" '; interchange: loop %ow\.it at line 12 moved inside loop %kw\.it' 1
 
 cat >"$tmp/prefix.py" <<'EOF'
 import asc

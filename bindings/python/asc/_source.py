@@ -135,7 +135,7 @@ def collect(fn, piece, is_helper):
     return pieces, frozen
 
 
-_KERNEL_MODULES = ("asc", "pyasc", "math")
+_KERNEL_MODULES = ("asc", "pyasc", "math", "cmath")
 
 
 def module_imports(filename):

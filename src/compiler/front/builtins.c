@@ -61,15 +61,40 @@ static const struct {
     {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
     {"ones_like", ASC_BI_NP_ONES_LIKE}, {"full_like", ASC_BI_NP_FULL_LIKE},
     {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
+    {"eye", ASC_BI_NP_EYE}, {"identity", ASC_BI_NP_IDENTITY},
     {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
     {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
-    {"outer", ASC_BI_NP_OUTER},
+    {"outer", ASC_BI_NP_OUTER}, {"flip", ASC_BI_NP_FLIP},
     {"complex64", ASC_BI_DT_COMPLEX64}, {"csingle", ASC_BI_DT_COMPLEX64},
     {"complex128", ASC_BI_DT_COMPLEX128}, {"cdouble", ASC_BI_DT_COMPLEX128},
     {"complex_", ASC_BI_DT_COMPLEX128}, {"conj", ASC_BI_NP_CONJ},
     {"conjugate", ASC_BI_NP_CONJ}, {"angle", ASC_BI_NP_ANGLE},
     {"real", ASC_BI_NP_REAL}, {"imag", ASC_BI_NP_IMAG},
 };
+
+/* cmath name -> builtin (cmath's semantics are chosen by the call's
+ * namespace: asc__expr_via_cmath) */
+static const struct {
+  const char *name;
+  asc__builtin_id id;
+} cmath_alias[] = {
+    {"exp", ASC_BI_EXP}, {"log", ASC_BI_LOG}, {"log10", ASC_BI_LOG10},
+    {"sqrt", ASC_BI_SQRT}, {"sin", ASC_BI_SIN}, {"cos", ASC_BI_COS},
+    {"tan", ASC_BI_TAN}, {"asin", ASC_BI_ASIN}, {"acos", ASC_BI_ACOS},
+    {"atan", ASC_BI_ATAN}, {"sinh", ASC_BI_SINH}, {"cosh", ASC_BI_COSH},
+    {"tanh", ASC_BI_TANH}, {"asinh", ASC_BI_ASINH}, {"acosh", ASC_BI_ACOSH},
+    {"atanh", ASC_BI_ATANH}, {"phase", ASC_BI_CM_PHASE},
+    {"polar", ASC_BI_CM_POLAR}, {"rect", ASC_BI_CM_RECT},
+    {"isnan", ASC_BI_ISNAN}, {"isinf", ASC_BI_ISINF},
+    {"isfinite", ASC_BI_ISFINITE}, {"pi", ASC_BI_PI}, {"e", ASC_BI_E},
+    {"inf", ASC_BI_INF}, {"nan", ASC_BI_NAN}, {"infj", ASC_BI_CM_INFJ},
+    {"nanj", ASC_BI_CM_NANJ},
+};
+
+const char asc__cmath_names[] =
+    "exp, log, log10, sqrt, sin, cos, tan, asin, acos, atan, sinh, cosh, "
+    "tanh, asinh, acosh, atanh, phase, polar, rect, isnan, isinf, "
+    "isfinite, pi, e, inf, nan, infj, nanj";
 
 const asc__builtin *asc__builtin_method(const char *name) {
   for (int id = ASC_BI_NP_SUM; id <= ASC_BI_NP_RESHAPE; id++)
@@ -92,8 +117,11 @@ const char asc__numpy_names[] =
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
-    "empty_like, zeros_like, ones_like, full_like, arange, linspace, "
-    "reshape, transpose, ravel, cumsum, outer, linalg.norm and "
+    "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
+    "identity, "
+    "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, the "
+    "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
+    "... and "
     "the dtypes bool_, int8..int64, "
     "uint8..uint64, "
     "float16, float32, float64, complex64, complex128 (and conj, "
@@ -104,6 +132,12 @@ const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
     for (size_t i = 0; i < sizeof numpy_alias / sizeof numpy_alias[0]; i++)
       if (strcmp(numpy_alias[i].np, name) == 0)
         return asc__builtin_get(numpy_alias[i].id);
+    return NULL;
+  }
+  if (ns == ASC_NS_CMATH) {
+    for (size_t i = 0; i < sizeof cmath_alias / sizeof cmath_alias[0]; i++)
+      if (strcmp(cmath_alias[i].name, name) == 0)
+        return asc__builtin_get(cmath_alias[i].id);
     return NULL;
   }
   if (ns == ASC_NS_ASC && strcmp(name, "bool") == 0)

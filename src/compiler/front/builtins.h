@@ -18,9 +18,11 @@ typedef enum asc__namespace {
   ASC_NS_PY = 1,    /* bare names: range, min, max, abs, float, ValueError */
   ASC_NS_ASC = 2,   /* asc.X (or the alias of `import pyasc as asc`) */
   ASC_NS_MATH = 4,  /* math.X */
-  ASC_NS_NP = 8     /* np.X (import numpy as np): the numpy names of the
+  ASC_NS_NP = 8,    /* np.X (import numpy as np): the numpy names of the
                      * math builtins, constants and dtypes, looked up
                      * through asc__builtin_lookup's alias table */
+  ASC_NS_CMATH = 16 /* cmath.X (import cmath): Python's cmath, through an
+                     * alias table as numpy's */
 } asc__namespace;
 
 typedef enum asc__builtin_kind {
@@ -174,6 +176,8 @@ typedef enum asc__builtin_kind {
   X(NP_ARANGE, "arange", 0, ASC_BK_FUNC, 1, 4, "start,stop,step,dtype")     \
   X(NP_LINSPACE, "linspace", 0, ASC_BK_FUNC, 2, 5,                          \
     "start,stop,num,endpoint,dtype")                                          \
+  X(NP_EYE, "eye", 0, ASC_BK_FUNC, 1, 4, "N,M,k,dtype")                     \
+  X(NP_IDENTITY, "identity", 0, ASC_BK_FUNC, 1, 2, "n,dtype")               \
   /* views and copies of an array's elements; cumsum, outer, linalg.norm */  \
   X(NP_TRANSPOSE, "transpose", 0, ASC_BK_FUNC, 1, 9, "a,axes")              \
   X(NP_RAVEL, "ravel", 0, ASC_BK_FUNC, 1, 1, "a")                           \
@@ -181,6 +185,7 @@ typedef enum asc__builtin_kind {
   X(NP_CUMSUM, "cumsum", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")          \
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
+  X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
   /* complex numbers (docs/arrays.md) */                                      \
   X(DT_COMPLEX64, "complex64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")          \
   X(DT_COMPLEX128, "complex128", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")        \
@@ -189,6 +194,15 @@ typedef enum asc__builtin_kind {
   X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 1, "z")                           \
   X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
+  /* cmath only (cmath.X; the others are the math builtins of that name) */   \
+  X(ASINH, "asinh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(ACOSH, "acosh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(ATANH, "atanh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  X(CM_PHASE, "phase", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(CM_POLAR, "polar", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(CM_RECT, "rect", 0, ASC_BK_FUNC, 2, 2, "r,phi")                         \
+  X(CM_INFJ, "infj", 0, ASC_BK_CONST, 0, 0, "")                             \
+  X(CM_NANJ, "nanj", 0, ASC_BK_CONST, 0, 0, "")                             \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \
@@ -221,7 +235,7 @@ const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name);
 const asc__builtin *asc__builtin_method(const char *name);
 /* Does id make a new array (np.zeros, a.copy() ...)? */
 static inline bool asc__builtin_is_creation(asc__builtin_id id) {
-  return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_LINSPACE &&
+  return id >= ASC_BI_NP_COPY && id <= ASC_BI_NP_IDENTITY &&
          id != ASC_BI_NP_FILL && id != ASC_BI_NP_RESHAPE;
 }
 /* Is id one of the numpy reductions (NP_SUM .. NP_ARGMAX)? */
@@ -240,5 +254,7 @@ int asc__builtin_param_index(const asc__builtin *b, const char *name);
 /* The numpy names kernels accept (np.sqrt, np.arcsin, np.float32 ...),
  * comma-separated, for diagnostics. */
 extern const char asc__numpy_names[];
+/* The same for cmath. */
+extern const char asc__cmath_names[];
 
 #endif /* ASC_BUILTINS_H */

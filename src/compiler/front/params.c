@@ -196,7 +196,7 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_RESHAPE || b->id == ASC_BI_NP_TRANSPOSE ||
          b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
          b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER ||
-         b->id == ASC_BI_NP_NORM))
+         b->id == ASC_BI_NP_NORM || b->id == ASC_BI_NP_FLIP))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_OUTER && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))

@@ -268,8 +268,9 @@ static bool fold(resolver *r, asc__ast_expr *e, ascScalar *o) {
       return false;
     }
     bi = asc__builtin_lookup(ns, e->u.attr.attr);
-    if (bi == NULL || bi->kind != ASC_BK_CONST)
-      return false;
+    if (bi == NULL || bi->kind != ASC_BK_CONST || bi->id == ASC_BI_CM_INFJ ||
+        bi->id == ASC_BI_CM_NANJ)
+      return false; /* cmath.infj: a complex constant, not a number here */
     set_f(o, asc__builtin_value(bi));
     return true;
   }
@@ -343,9 +344,10 @@ static void module_scope(resolver *r) {
                   strcmp(im->module, "pyasc") == 0;
     bool is_math = strcmp(im->module, "math") == 0;
     bool is_np = strcmp(im->module, "numpy") == 0;
-    if (im->name == NULL && is_np) {
+    bool is_cmath = strcmp(im->module, "cmath") == 0;
+    if (im->name == NULL && (is_np || is_cmath)) {
       s = new_sym(r, ASC_SYM_MODULE, im->asname, im->loc);
-      s->u.module = ASC_NS_NP;
+      s->u.module = is_np ? ASC_NS_NP : ASC_NS_CMATH;
     } else if (im->name == NULL) {
       s = new_sym(r, is_asc || is_math ? ASC_SYM_MODULE : ASC_SYM_FOREIGN,
                   im->asname, im->loc);
@@ -967,8 +969,15 @@ static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
                       e->u.name.id);
     break;
   case ASC_SYM_FOREIGN:
-    asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
-                    "that kernels cannot use", e->u.name.id);
+    if (s->u.import != NULL && s->u.import->name != NULL &&
+        strcmp(s->u.import->module, "cmath") == 0)
+      /* a bare name has math's semantics: cmath's must be written so */
+      asc__diag_error(r->c, e->loc, "'from cmath import %s' is not "
+                      "supported in kernels: `import cmath` and write "
+                      "cmath.%s", s->u.import->name, s->u.import->name);
+    else
+      asc__diag_error(r->c, e->loc, "'%s' names a Python module or object "
+                      "that kernels cannot use", e->u.name.id);
     break;
   case ASC_SYM_CONST:
     if (!is_num(&s->u.cnst->folded))
@@ -1119,11 +1128,175 @@ static void norm_call(resolver *r, asc__ast_expr *e) {
   e->depth = d;
 }
 
+/* numpy's operator ufuncs, np.add(x, y) and the like, are the operators
+ * they name (numpy defines them so): the call is rewritten in place into
+ * the operator's expression before anything else sees it.  The logical
+ * ones compare with zero first, as numpy's truth of an element does. */
+typedef enum { UF_BIN, UF_CMP, UF_UN, UF_LOGIC, UF_LNOT } ufunc_kind;
+static const struct {
+  const char *name;
+  ufunc_kind kind;
+  int op; /* asc__binop, asc__cmpop or asc__unop */
+} op_ufuncs[] = {
+    {"add", UF_BIN, ASC_BIN_ADD}, {"subtract", UF_BIN, ASC_BIN_SUB},
+    {"multiply", UF_BIN, ASC_BIN_MUL}, {"divide", UF_BIN, ASC_BIN_DIV},
+    {"true_divide", UF_BIN, ASC_BIN_DIV},
+    {"floor_divide", UF_BIN, ASC_BIN_FLOORDIV},
+    {"remainder", UF_BIN, ASC_BIN_MOD}, {"mod", UF_BIN, ASC_BIN_MOD},
+    {"bitwise_and", UF_BIN, ASC_BIN_BITAND},
+    {"bitwise_or", UF_BIN, ASC_BIN_BITOR},
+    {"bitwise_xor", UF_BIN, ASC_BIN_BITXOR},
+    {"left_shift", UF_BIN, ASC_BIN_LSHIFT},
+    {"right_shift", UF_BIN, ASC_BIN_RSHIFT},
+    {"less", UF_CMP, ASC_CMP_LT}, {"less_equal", UF_CMP, ASC_CMP_LE},
+    {"greater", UF_CMP, ASC_CMP_GT}, {"greater_equal", UF_CMP, ASC_CMP_GE},
+    {"equal", UF_CMP, ASC_CMP_EQ}, {"not_equal", UF_CMP, ASC_CMP_NE},
+    {"negative", UF_UN, ASC_UN_NEG}, {"positive", UF_UN, ASC_UN_POS},
+    {"invert", UF_UN, ASC_UN_INVERT}, {"bitwise_not", UF_UN, ASC_UN_INVERT},
+    {"logical_and", UF_LOGIC, ASC_BIN_BITAND},
+    {"logical_or", UF_LOGIC, ASC_BIN_BITOR},
+    {"logical_xor", UF_LOGIC, ASC_BIN_BITXOR},
+    {"logical_not", UF_LNOT, ASC_CMP_EQ},
+};
+
+static asc__ast_expr *node(resolver *r, asc__expr_kind k, asc__loc loc,
+                           int32_t depth) {
+  asc__ast_expr *x = asc__arena_alloc(r->c, sizeof *x);
+  memset(x, 0, sizeof *x);
+  x->kind = k;
+  x->loc = loc;
+  x->depth = depth;
+  return x;
+}
+
+/* e, or a new node holding what e held, turned into `x <op> 0` */
+static void make_compare(resolver *r, asc__ast_expr *into, int op,
+                         asc__ast_expr *x, asc__ast_expr *y) {
+  asc__cmpop *ops = asc__arena_alloc(r->c, sizeof *ops);
+  asc__ast_expr **xs = asc__arena_alloc(r->c, 2 * sizeof *xs);
+  ops[0] = (asc__cmpop)op;
+  xs[0] = x;
+  xs[1] = y;
+  into->kind = ASC_EXPR_COMPARE;
+  into->u.cmp.ops = ops;
+  into->u.cmp.operands = xs;
+  into->u.cmp.n = 1;
+}
+
+static asc__ast_expr *nonzero(resolver *r, asc__ast_expr *x) {
+  asc__ast_expr *c = node(r, ASC_EXPR_COMPARE, x->loc, x->depth + 1);
+  make_compare(r, c, ASC_CMP_NE, x, node(r, ASC_EXPR_INT, x->loc, 1));
+  return c;
+}
+
+/* The entry of op_ufuncs call e names (np.add, ...), or -1. */
+static int op_ufunc_of(resolver *r, const asc__ast_expr *e) {
+  const asc__ast_expr *f = e->u.call.func;
+  const asc__sym *s;
+  int i, n = (int)(sizeof op_ufuncs / sizeof op_ufuncs[0]);
+  if (f->kind != ASC_EXPR_ATTR || f->u.attr.value->kind != ASC_EXPR_NAME)
+    return -1;
+  for (i = 0; i < n; i++)
+    if (strcmp(op_ufuncs[i].name, f->u.attr.attr) == 0)
+      break;
+  s = i < n ? lookup(r, f->u.attr.value->u.name.id) : NULL;
+  if (s == NULL || s->kind != ASC_SYM_MODULE || s->u.module != ASC_NS_NP)
+    return -1;
+  return i;
+}
+
+static int op_ufunc_arity(int i) {
+  return op_ufuncs[i].kind == UF_UN || op_ufuncs[i].kind == UF_LNOT ? 1 : 2;
+}
+
+/* The statement `np.add(x, y, out)` (or out=out) is `out[...] = x + y`;
+ * false when s is no such statement.  (As a value, the call with out is
+ * refused by op_ufunc.) */
+static bool op_ufunc_out(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *e = s->u.expr.value, *out, *t, *all;
+  asc__ast_expr **targets;
+  int i, want;
+  if (e->kind != ASC_EXPR_CALL || (i = op_ufunc_of(r, e)) < 0)
+    return false;
+  want = op_ufunc_arity(i);
+  if (e->u.call.nargs == want + 1 && e->u.call.nkws == 0)
+    out = e->u.call.args[want];
+  else if (e->u.call.nargs == want && e->u.call.nkws == 1 &&
+           strcmp(e->u.call.kws[0].name, "out") == 0)
+    out = e->u.call.kws[0].value;
+  else
+    return false;
+  all = node(r, ASC_EXPR_SLICE, out->loc, 1);
+  all->u.slice.ellipsis = true;
+  t = node(r, ASC_EXPR_SUBSCRIPT, out->loc, out->depth + 1);
+  t->u.sub.value = out;
+  t->u.sub.index = all;
+  targets = asc__arena_alloc(r->c, sizeof *targets);
+  targets[0] = t;
+  e->u.call.nargs = want;
+  e->u.call.nkws = 0;
+  s->kind = ASC_STMT_ASSIGN;
+  s->u.assign.targets = targets;
+  s->u.assign.ntargets = 1;
+  s->u.assign.value = e;
+  return true;
+}
+
+/* np.add(x, y) -> x + y, ...; false when e is no such call. */
+static bool op_ufunc(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr *f = e->u.call.func, *x, *y;
+  int i = op_ufunc_of(r, e), want;
+  if (i < 0)
+    return false;
+  want = op_ufunc_arity(i);
+  if (e->u.call.nargs != want || e->u.call.nkws != 0) {
+    asc__diag_error(r->c, e->loc, "%s.%s takes %d positional argument%s in "
+                    "kernels (an out array only in a statement of its "
+                    "own; else assign the result, e.g. out[...] = "
+                    "%s.%s(...))",
+                    f->u.attr.value->u.name.id, f->u.attr.attr, want,
+                    want == 1 ? "" : "s", f->u.attr.value->u.name.id,
+                    f->u.attr.attr);
+    return true;
+  }
+  x = e->u.call.args[0];
+  y = want == 2 ? e->u.call.args[1] : NULL;
+  switch (op_ufuncs[i].kind) {
+  case UF_BIN:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = (asc__binop)op_ufuncs[i].op;
+    e->u.binary.lhs = x;
+    e->u.binary.rhs = y;
+    break;
+  case UF_CMP:
+    make_compare(r, e, op_ufuncs[i].op, x, y);
+    break;
+  case UF_UN:
+    e->kind = ASC_EXPR_UNARY;
+    e->u.unary.op = (asc__unop)op_ufuncs[i].op;
+    e->u.unary.operand = x;
+    break;
+  case UF_LOGIC:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = (asc__binop)op_ufuncs[i].op;
+    e->u.binary.lhs = nonzero(r, x);
+    e->u.binary.rhs = nonzero(r, y);
+    break;
+  case UF_LNOT:
+    make_compare(r, e, ASC_CMP_EQ, x, node(r, ASC_EXPR_INT, x->loc, 1));
+    break;
+  }
+  expr(r, e);
+  return true;
+}
+
 static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
   const char *what;
 
+  if (op_ufunc(r, e))
+    return;
   if (f->kind == ASC_EXPR_NAME)
     name_use(r, f, false);
   else if (f->kind == ASC_EXPR_ATTR)
@@ -1333,7 +1506,19 @@ static void expr(resolver *r, asc__ast_expr *e) {
       if (v->u.name.sym != NULL && v->u.name.sym->kind == ASC_SYM_MODULE) {
         asc__namespace ns = v->u.name.sym->u.module;
         const asc__builtin *b = asc__builtin_lookup(ns, e->u.attr.attr);
-        if (b == NULL && ns == ASC_NS_NP)
+        if (b != NULL && (b->id == ASC_BI_CM_INFJ || b->id == ASC_BI_CM_NANJ)) {
+          /* cmath.infj, cmath.nanj: the imaginary literals infj, nanj */
+          bool nanj = b->id == ASC_BI_CM_NANJ;
+          e->kind = ASC_EXPR_FLOAT;
+          e->u.fval = nanj ? NAN : HUGE_VAL;
+          e->imag = true;
+          return;
+        }
+        if (b == NULL && ns == ASC_NS_CMATH)
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
+                          "in kernels (cmath names kernels accept: %s)",
+                          v->u.name.id, e->u.attr.attr, asc__cmath_names);
+        else if (b == NULL && ns == ASC_NS_NP)
           asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s is not supported "
                           "in kernels yet (numpy names kernels accept: %s)",
                           v->u.name.id, e->u.attr.attr, asc__numpy_names);
@@ -1506,6 +1691,10 @@ static void stmt(resolver *r, asc__ast_stmt *s) {
   asc__cctx_tick(r->c, "resolve");
   switch (s->kind) {
   case ASC_STMT_EXPR:
+    if (op_ufunc_out(r, s)) {
+      stmt(r, s); /* now an assignment */
+      return;
+    }
     expr(r, s->u.expr.value);
     return;
   case ASC_STMT_ASSIGN:

@@ -479,6 +479,8 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
     return -1;
+  case ASC_IR_GEMM_EXACT:
+    return k == 0 || k == 4 || k == 8 ? -1 : ascInt64;
   default:
     if (asc__irop_flags(i->op) & ASC_OPF_CMP) {
       const asc__irval *o = &i->args[1 - k];
@@ -578,6 +580,7 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
   case ASC_IR_RESULT:
+  case ASC_IR_GEMM_EXACT:
     asc__buf_puts(o, " ");
     print_args(o, f, i, 0);
     asc__buf_printf(o, ", %d", (int)i->aux);

@@ -117,6 +117,11 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
                                           a's offset, 2 strides, b, b's     \
                                           offset, 2 strides, m, n, k, c's   \
                                           2 strides (i64); 0 when done */   \
+  X(GEMM_EXACT, "gemm_exact", 15, 0)   /* a recognised GEMM nest (gemmrec): \
+                                          c, c's offset, 2 strides, a, ...,  \
+                                          b, ..., m, n, k (i64); aux: 1     \
+                                          accumulate into c, 2 BLAS first   \
+                                          (reassoc); may raise */           \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
   X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \
@@ -152,6 +157,9 @@ typedef enum asc__irop {
   ASC_IR_NOPS
 } asc__irop;
 
+/* gemm_exact's aux (printed `, flags` after its operands) */
+enum { ASC_GEMM_ACCUMULATE = 1 << 0, ASC_GEMM_BLAS_FIRST = 1 << 1 };
+
 const char *asc__irop_name(int op);
 int asc__irop_nargs(int op);   /* -1: variable */
 unsigned asc__irop_flags(int op);
@@ -172,7 +180,11 @@ unsigned asc__irop_flags(int op);
   /* complex: cmplx(re, im) of two floats; the parts, conjugate, modulus \
    * and argument of a complex */                                            \
   X(CMPLX, "cmplx", 2) X(CREAL, "creal", 1) X(CIMAG, "cimag", 1)            \
-  X(CONJ, "conj", 1) X(CABS, "cabs", 1) X(CARG, "carg", 1)
+  X(CONJ, "conj", 1) X(CABS, "cabs", 1) X(CARG, "carg", 1)                  \
+  /* complex only (cmath): inverse hyperbolic functions; rect(r, phi) of  \
+   * two float64s, CPython's cmath.rect */                                  \
+  X(ASINH, "asinh", 1) X(ACOSH, "acosh", 1) X(ATANH, "atanh", 1)            \
+  X(RECT, "rect", 2)
 
 typedef enum asc__irintr {
 #define X(id, name, n) ASC_INTR_##id,

@@ -421,9 +421,13 @@ static asc__irins *parse_ins(parser *ps) {
   case ASC_IR_DIM:
   case ASC_IR_STRIDE:
   case ASC_IR_RESULT:
-    parse_args(ps, i, 1);
+  case ASC_IR_GEMM_EXACT:
+    parse_args(ps, i, op == ASC_IR_GEMM_EXACT ? 15 : 1);
     expect(ps, ',');
     i->aux = (int32_t)parse_int(ps);
+    if (op == ASC_IR_GEMM_EXACT &&
+        (i->aux & ~(ASC_GEMM_ACCUMULATE | ASC_GEMM_BLAS_FIRST)) != 0)
+      PERR(ps, "bad gemm_exact flags");
     if (op == ASC_IR_RESULT) {
       if (i->aux < 0 || i->aux >= ASC_KMAX_RESULTS)
         PERR(ps, "bad result slot");

@@ -137,6 +137,15 @@ static void vins(vstate *v, const asc__irins *i) {
         fail(v, i, "cmplx types");
       break;
     }
+    if (i->aux == ASC_INTR_RECT) {
+      if (ddt(v, i) != ascComplex128 || vdt(v, i, 0) != ascFloat64 ||
+          vdt(v, i, 1) != ascFloat64)
+        fail(v, i, "rect types");
+      break;
+    }
+    if ((i->aux == ASC_INTR_ASINH || i->aux == ASC_INTR_ACOSH ||
+         i->aux == ASC_INTR_ATANH) && !asc__dt_is_complex(vdt(v, i, 0)))
+      fail(v, i, "complex-only intrinsic on a real");
     if (i->aux == ASC_INTR_CREAL || i->aux == ASC_INTR_CIMAG ||
         i->aux == ASC_INTR_CABS || i->aux == ASC_INTR_CARG) {
       if (!asc__dt_is_complex(vdt(v, i, 0)) ||
@@ -234,6 +243,23 @@ static void vins(vstate *v, const asc__irins *i) {
     for (int32_t k = 0; k < i->nargs; k++)
       if (k != 0 && k != 1 && k != 5 && vdt(v, i, k) != ascInt64)
         fail(v, i, "gemm's offsets, strides and extents are i64");
+    break;
+  }
+  case ASC_IR_GEMM_EXACT: {
+    int dt = tensor_arg(v, i, 0).dtype;
+    if (i->dst >= 0)
+      fail(v, i, "gemm_exact gives no value");
+    if ((dt != ascFloat32 && dt != ascFloat64) ||
+        tensor_arg(v, i, 4).dtype != dt || tensor_arg(v, i, 8).dtype != dt)
+      fail(v, i, "gemm_exact multiplies f32 or f64 tensors of one dtype");
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (k != 0 && k != 4 && k != 8 && vdt(v, i, k) != ascInt64)
+        fail(v, i, "gemm_exact's offsets, strides and extents are i64");
+    if ((i->aux & ~(ASC_GEMM_ACCUMULATE | ASC_GEMM_BLAS_FIRST)) != 0)
+      fail(v, i, "gemm_exact's flags are 1 (accumulate) and 2 (BLAS)");
+    if ((i->aux & ASC_GEMM_ACCUMULATE) && (i->aux & ASC_GEMM_BLAS_FIRST))
+      fail(v, i, "gemm_exact tries the BLAS only for a product that does "
+                 "not accumulate");
     break;
   }
   case ASC_IR_FREE_ARRAY:

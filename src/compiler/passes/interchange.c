@@ -24,7 +24,10 @@
  *   }
  *
  * so that the innermost loop walks the unit-stride axis of what P reads
- * (b[p, j] in the i-j-p matmul).  Exactness: every element's accumulator
+ * (b[p, j] in the i-j-p matmul).  P may also be a nest of loops P0 > P1 >
+ * ... (the ic-kh-kw window of a convolution): the update is in the
+ * innermost one, which gets the tile loop, and the set-up between the
+ * loops (row offsets) must not depend on j, so it stays where it is.  Exactness: every element's accumulator
  * starts from the same init and takes the same operations in the same p
  * order; only the interleaving between elements changes.  That is legal
  * when no store of the post part reaches a load of the prefix or of P at
@@ -170,35 +173,76 @@ static asc__irins *find_update(ictx *x, const asc__irblock *pb, int32_t s,
   return op;
 }
 
-/* The register carried by P: defined in P's body and before P in J's. */
-static int32_t carried(const asc__irins *J, const asc__irins *P) {
-  for (const asc__irins *i = P->body[0].first; i; i = i->next)
+/* The register carried by the nest P0 > ... > Pin: defined in Pin's body
+ * and before P0 in J's. */
+static int32_t carried(const asc__irins *J, const asc__irins *P0,
+                       const asc__irins *Pin) {
+  for (const asc__irins *i = Pin->body[0].first; i; i = i->next)
     if (i->dst >= 0)
-      for (const asc__irins *q = J->body[0].first; q != P; q = q->next)
+      for (const asc__irins *q = J->body[0].first; q != P0; q = q->next)
         if (q->dst == i->dst)
           return i->dst;
   return -1;
 }
 
-static const char *legal(ictx *x, asc__irins *J, asc__irins *P, int32_t s,
-                         asc__depnest *d) {
-  const asc__irblock *pb = &P->body[0];
+/* The set-up instructions between the loops of nest Ps[0..np) (each
+ * loop's body but the next loop): pure, defined once, and free of j and of
+ * J's prefix, so they can stay where they are; NULL when so. */
+static const char *between_ok(ictx *x, asc__irins *J, asc__irins *const *Ps,
+                              int np, int32_t s) {
+  for (int l = 0; l + 1 < np; l++)
+    for (const asc__irins *i = Ps[l]->body[0].first; i; i = i->next) {
+      if (i == Ps[l + 1])
+        continue;
+      if (!pure_ok(x, i))
+        return asc__arena_printf(x->c, "a %s in loop %%%s",
+                                 asc__irop_name(i->op), rname(x, Ps[l]->dst));
+      if (x->f->regs[i->dst].ndefs != 1)
+        return asc__arena_printf(x->c, "%%%s is assigned more than once",
+                                 rname(x, i->dst));
+      for (int32_t k = 0; k < i->nargs; k++) {
+        int32_t r;
+        if (i->args[k].kind != ASC_IRV_REG)
+          continue;
+        r = i->args[k].reg;
+        if (r == J->dst || r == s)
+          return asc__arena_printf(x->c, "the set-up in loop %%%s uses "
+                                   "%%%s", rname(x, Ps[l]->dst), rname(x, r));
+        for (const asc__irins *q = J->body[0].first; q != Ps[0]; q = q->next)
+          if (q->dst == r)
+            return asc__arena_printf(x->c, "the set-up in loop %%%s uses "
+                                     "%%%s", rname(x, Ps[l]->dst),
+                                     rname(x, r));
+      }
+    }
+  return NULL;
+}
+
+static const char *legal(ictx *x, asc__irins *J, asc__irins *const *Ps,
+                         int np, int32_t s, asc__depnest *d) {
+  asc__irins *P = Ps[0], *Pin = Ps[np - 1];
+  const asc__irblock *pb = &Pin->body[0];
+  const char *why;
   int32_t nr = x->f->nregs;
   int32_t *inj = asc__arena_alloc(x->c, sizeof *inj * (size_t)nr);
   int32_t *inp = asc__arena_alloc(x->c, sizeof *inp * (size_t)nr);
   uint8_t *defp = asc__arena_alloc(x->c, (size_t)nr);
   if (x->f->may_alias)
     return "the kernel's tensors may alias";
-  for (int k = 0; k < 3; k++)
-    if (!invariant(d, P->args[k]))
-      return asc__arena_printf(x->c, "the bounds of loop %%%s change with "
-                               "%%%s", rname(x, P->dst), rname(x, J->dst));
+  for (int l = 0; l < np; l++)
+    for (int k = 0; k < 3; k++)
+      if (!invariant(d, Ps[l]->args[k]))
+        return asc__arena_printf(x->c, "the bounds of loop %%%s change with "
+                                 "%%%s", rname(x, Ps[l]->dst),
+                                 rname(x, J->dst));
+  if ((why = between_ok(x, J, Ps, np, s)) != NULL)
+    return why;
   memset(inj, 0, sizeof *inj * (size_t)nr);
   memset(inp, 0, sizeof *inp * (size_t)nr);
   asc__ir_occurrences(&J->body[0], inj);
-  asc__ir_occurrences(pb, inp);
+  asc__ir_occurrences(&P->body[0], inp);
   memset(defp, 0, (size_t)nr);
-  asc__ir_defined_in(pb, defp);
+  asc__ir_defined_in(&P->body[0], defp);
   for (const asc__irins *i = J->body[0].first; i != P; i = i->next) {
     if (!pure_ok(x, i))
       return asc__arena_printf(x->c, "a %s before loop %%%s",
@@ -212,7 +256,7 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *P, int32_t s,
       continue;
     if (!pure_ok(x, i))
       return asc__arena_printf(x->c, "a %s in loop %%%s",
-                               asc__irop_name(i->op), rname(x, P->dst));
+                               asc__irop_name(i->op), rname(x, Pin->dst));
     if (x->f->regs[i->dst].ndefs != 1)
       return asc__arena_printf(x->c, "%%%s is assigned more than once",
                                rname(x, i->dst));
@@ -266,7 +310,7 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *P, int32_t s,
                                  "(%%%s, %%%s)", rname(x, st->args[0].reg),
                                  (int)st->line, (int)ld->line,
                                  asc__dep_str(x->c, &v), rname(x, J->dst),
-                                 rname(x, P->dst));
+                                 rname(x, Pin->dst));
     }
   }
   return NULL;
@@ -275,7 +319,7 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *P, int32_t s,
 /* The cost model: NULL when moving P out of J makes P's unit-stride loads
  * over j innermost; else why not. */
 static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
-                              asc__depnest *d) {
+                              int lp, asc__depnest *d) {
   int gain = 0;
   for (const asc__irins *i = P->body[0].first; i; i = i->next) {
     asc__affine a;
@@ -286,7 +330,7 @@ static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
     if (!asc__dep_affine(d, i->args[1], &a))
       continue;
     kj = asc__dep_coef(&a, 0, &cj);
-    kp = asc__dep_coef(&a, 1, &cp);
+    kp = asc__dep_coef(&a, lp, &cp);
     if (kj && cj == 1)
       gain++;
     if (kp && cp == 1 && !(kj && (cj == 0 || cj == 1)))
@@ -300,9 +344,9 @@ static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
   return NULL;
 }
 
-static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P,
-                    asc__irblock *pre, asc__irblock *post, int32_t s,
-                    asc__irins *upd, asc__irins *mv) {
+static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
+                    asc__irins *P, asc__irblock *pre, asc__irblock *post,
+                    int32_t s, asc__irins *upd, asc__irins *mv) {
   int dt = x->f->regs[s].ty.dtype;
   int64_t T = TILE_BYTES / (asc__dt_bits(dt) / 8);
   int32_t line = J->line, j = J->dst, sinit = -1;
@@ -377,8 +421,8 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P,
     asc__ir_append(&Lp->body[0], i);
   }
   asc__ir_append(&P->body[0], Lp);
-  P->note = NULL;
-  asc__ir_append(&J0->body[0], P);
+  P0->note = NULL;
+  asc__ir_append(&J0->body[0], P0);
 
   /* the results */
   Lo = new_for(x, "jj", asc__irv_int(ascInt64, 0), asc__irv_reg(w),
@@ -405,12 +449,13 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P,
 
 /* Tries J (a serial for in b); true when it was rewritten. */
 static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
-  asc__irins *P = NULL, *upd, *mv;
+  asc__irins *P = NULL, *Pin, *upd, *mv;
   asc__irblock pre = {NULL, NULL}, post = {NULL, NULL};
-  asc__irins *Ls[2];
+  asc__irins *Ls[ASC_DEP_MAXL];
   asc__depnest d;
   const char *why = NULL;
   int32_t s;
+  int nl = 1;
 
   for (int32_t r = 0; r < x->nregs0; r++)
     x->ren[r] = -1;
@@ -425,20 +470,34 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
     }
   if (P == NULL || P->unroll)
     return false;
-  for (asc__irins *i = P->body[0].first; i; i = i->next)
-    if (asc__ir_nregions(i) > 0)
+  /* P, or a nest of loops P > P1 > ... each the one region of the body
+   * around it; Pin the innermost, whose body has none */
+  Ls[0] = J;
+  Pin = P;
+  for (;;) {
+    asc__irins *in = NULL;
+    Ls[nl++] = Pin;
+    for (asc__irins *i = Pin->body[0].first; i; i = i->next)
+      if (asc__ir_nregions(i) > 0) {
+        if (in != NULL || i->op != ASC_IR_FOR || i->unroll)
+          return false;
+        in = i;
+      }
+    if (in == NULL)
+      break;
+    if (nl == ASC_DEP_MAXL)
       return false;
-  if (P->prev == NULL || (s = carried(J, P)) < 0)
+    Pin = in;
+  }
+  if (P->prev == NULL || (s = carried(J, P, Pin)) < 0)
     return false;
   /* from here on the nest has the shape: a decision, with a note */
-  Ls[0] = J;
-  Ls[1] = P;
-  asc__dep_init(&d, x->c, x->f, Ls, 2);
-  upd = find_update(x, &P->body[0], s, &mv, &why);
+  asc__dep_init(&d, x->c, x->f, Ls, nl);
+  upd = find_update(x, &Pin->body[0], s, &mv, &why);
   if (upd != NULL)
-    why = legal(x, J, P, s, &d);
+    why = legal(x, J, Ls + 1, nl - 1, s, &d);
   if (why == NULL)
-    why = profitable(x, J, P, &d);
+    why = profitable(x, J, Pin, nl - 1, &d);
   if (why != NULL) {
     add_note(x, J, asc__arena_printf(x->c, "loop %%%s at line %d keeps its "
                                      "order: %s", rname(x, J->dst),
@@ -450,9 +509,9 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
                      "tiles of %d, %%%s expanded to an array: %%%s's loads "
                      "become unit-stride innermost; each element keeps its "
                      "order of operations",
-                     rname(x, J->dst), (int)J->line, rname(x, P->dst),
+                     rname(x, J->dst), (int)J->line, rname(x, Pin->dst),
                      (int)(TILE_BYTES / (asc__dt_bits(x->f->regs[s].ty.dtype) / 8)),
-                     rname(x, s), rname(x, P->dst)));
+                     rname(x, s), rname(x, Pin->dst)));
   /* detach prefix and post from J's body */
   pre.first = J->body[0].first;
   pre.last = P->prev;
@@ -466,7 +525,7 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
     post.first->prev = NULL;
     P->next = NULL;
   }
-  rewrite(x, b, J, P, &pre, &post, s, upd, mv);
+  rewrite(x, b, J, P, Pin, &pre, &post, s, upd, mv);
   return true;
 }
 

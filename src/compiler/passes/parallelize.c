@@ -442,6 +442,9 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
       return "shared_array inside the loop";
     case ASC_IR_GEMM:
       return "a matrix product (asc_krt.gemm) inside the loop";
+    case ASC_IR_GEMM_EXACT:
+      return "a recognised matrix product (gemm_exact), which splits its "
+             "rows over the team itself, inside the loop";
     case ASC_IR_LOAD:
     case ASC_IR_STORE:
     case ASC_IR_ATOMIC:

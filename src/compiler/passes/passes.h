@@ -20,6 +20,10 @@ void asc__pass_privatize(asc__cctx *c, asc__irfunc *f);
 /* False when ASC_PRIVATIZE=0 turns the privatize pass off (it is then
  * left out of the standard pipeline; part of the kernel cache key). */
 bool asc__privatize_enabled(void);
+/* Naive matrix-product loop nests -> gemm_exact (gemmrec.c); false when
+ * ASC_GEMMREC=0 leaves it out of the pipeline (part of the cache key). */
+void asc__pass_gemmrec(asc__cctx *c, asc__irfunc *f);
+bool asc__gemmrec_enabled(void);
 /* Loop interchange with scalar expansion (interchange.c); false when
  * ASC_INTERCHANGE=0 leaves it out of the pipeline (part of the cache key). */
 void asc__pass_interchange(asc__cctx *c, asc__irfunc *f);

@@ -15,6 +15,9 @@
  *              |
  *            licm  -- shapes, strides, row offsets out of loop nests
  *              |
+ *           gemmrec -- naive matrix-product nests -> gemm_exact (the
+ *              |        loops' order, or BLAS under reassoc; off:
+ *              |        ASC_GEMMREC=0)
  *         interchange -- j { s = 0; p { s += } } -> j-tiles { p { jj } },
  *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
@@ -54,6 +57,7 @@ static const struct {
     {"privatize", asc__pass_privatize},
     {"interchange", asc__pass_interchange},
     {"unrolljam", asc__pass_unrolljam},
+    {"gemmrec", asc__pass_gemmrec},
 };
 
 bool asc__privatize_enabled(void) {
@@ -130,6 +134,8 @@ static void pipeline(runner *r, const char *only) {
   run(r, "fold", asc__pass_fold);
   run(r, "cse", asc__pass_cse);
   run(r, "licm", asc__pass_licm);
+  if (asc__gemmrec_enabled())
+    run(r, "gemmrec", asc__pass_gemmrec);
   if (asc__interchange_enabled())
     run(r, "interchange", asc__pass_interchange);
   run(r, "parallelize", asc__pass_parallelize);

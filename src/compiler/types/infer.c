@@ -206,6 +206,13 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     return;
   if (asc__dtype_is_complex(et->dtype) != asc__dtype_is_complex(t->dtype))
     return;
+  /* Integer arithmetic stays integer when its value goes where a float is
+   * wanted (out[0] = 1 // z with out a float array): Python and numpy
+   * compute the int, raising ZeroDivisionError for a zero divisor, and
+   * then convert it; the store or the float operation converts. */
+  if (e->kind == ASC_EXPR_BINARY && !asc__dtype_is_float(et->dtype) &&
+      asc__dtype_is_float(t->dtype))
+    return;
   /* A variable keeps its own type; the operation converts it. */
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
       (e->u.name.sym->kind == ASC_SYM_LOCAL ||
@@ -245,8 +252,10 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
     asc__infer_coerce(r, e->u.ifexp.orelse, t, depth + 1);
     break;
   case ASC_EXPR_CALL:
+    /* cmath computes in double whatever the result becomes */
     if (e->u.call.builtin != NULL && e->u.call.builtin->kind == ASC_BK_FUNC &&
-        e->u.call.builtin->id != ASC_BI_LEN)
+        e->u.call.builtin->id != ASC_BI_LEN &&
+        !asc__expr_via_cmath(e->u.call.func))
       for (int i = 0; i < e->u.call.nrargs; i++)
         asc__infer_coerce(r, e->u.call.rargs[i], t, depth + 1);
     break;
@@ -928,8 +937,158 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
   return unknown ? NULL : scalar(r, ascBool);
 }
 
+/* ------------------------------------------ integer literal expressions */
+
+typedef __int128 wide; /* gnu11: Python ints of up to 127 bits */
+
+/* op applied to the Python ints x and y, when the result is an int:
+ * 1 with *v set, 0 when it is not folded (a division by zero, a negative
+ * exponent or shift: left to run time as before; `/` gives a float), -1
+ * when the value does not fit in 127 bits. */
+static int fold_int_op(asc__binop op, wide x, wide y, wide *v) {
+  const wide max = (wide)(((unsigned __int128)1 << 127) - 1), min = -max - 1;
+  switch (op) {
+  case ASC_BIN_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 1;
+  case ASC_BIN_FLOORDIV:
+  case ASC_BIN_MOD: {
+    wide q, m;
+    if (y == 0)
+      return 0;
+    if (x == min && y == -1)
+      return op == ASC_BIN_MOD ? (*v = 0, 1) : -1;
+    q = x / y;
+    m = x % y;
+    if (m != 0 && (m < 0) != (y < 0)) {
+      q--;
+      m += y;
+    }
+    *v = op == ASC_BIN_MOD ? m : q;
+    return 1;
+  }
+  case ASC_BIN_POW: {
+    wide p = 1, b = x;
+    if (y < 0)
+      return 0; /* a float in Python */
+    while (y > 0) {
+      if ((y & 1) && __builtin_mul_overflow(p, b, &p))
+        return -1;
+      y >>= 1;
+      if (y > 0 && __builtin_mul_overflow(b, b, &b))
+        return -1; /* |x| >= 2, and x**2 is a factor of what is left */
+    }
+    *v = p;
+    return 1;
+  }
+  case ASC_BIN_LSHIFT:
+    if (y < 0)
+      return 0;
+    if (x == 0) {
+      *v = 0;
+      return 1;
+    }
+    if (y > 126 || x > (max >> y) || x < (min >> y))
+      return -1;
+    *v = (wide)((unsigned __int128)x << y);
+    return 1;
+  case ASC_BIN_RSHIFT:
+    if (y < 0)
+      return 0;
+    *v = y > 126 ? (x < 0 ? -1 : 0) : x >> y;
+    return 1;
+  case ASC_BIN_BITAND: *v = x & y; return 1;
+  case ASC_BIN_BITOR: *v = x | y; return 1;
+  case ASC_BIN_BITXOR: *v = x ^ y; return 1;
+  default: return 0;
+  }
+}
+
+/* The value of an expression made of integer literals only: 1 with *v,
+ * 0 when e is not one (or is left to run time), -1 on overflow. */
+static int int_literal_value(const asc__ast_expr *e, wide *v, int depth) {
+  wide x, y;
+  int a, b;
+  if (depth > ASC_MAX_NESTING)
+    return 0;
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+    *v = (wide)e->u.ival;
+    return 1;
+  case ASC_EXPR_UNARY:
+    a = int_literal_value(e->u.unary.operand, &x, depth + 1);
+    if (a <= 0)
+      return a;
+    switch (e->u.unary.op) {
+    case ASC_UN_NEG: *v = -x; return 1; /* |x| < 2**127 */
+    case ASC_UN_POS: *v = x; return 1;
+    case ASC_UN_INVERT: *v = ~x; return 1;
+    default: return 0;
+    }
+  case ASC_EXPR_BINARY:
+    a = int_literal_value(e->u.binary.lhs, &x, depth + 1);
+    if (a == 0)
+      return 0;
+    b = int_literal_value(e->u.binary.rhs, &y, depth + 1);
+    if (b == 0)
+      return 0;
+    if (a < 0 || b < 0)
+      return -1;
+    return fold_int_op(e->u.binary.op, x, y, v);
+  default:
+    return 0;
+  }
+}
+
+/* An expression of integer literals only (100000 * 100000, -(2 ** 10),
+ * (100000 ** 2) ** 2) is computed before it is typed, exactly as Python
+ * computes it, and becomes the literal of its value (the node is
+ * rewritten): it is then one weak int whose value must fit the type it
+ * gets, instead of operands that fit and an operation that wraps.  1
+ * when e was rewritten, 0 when it is not such an expression, -1 when its
+ * value is one no literal can have (outside int64 and uint64). */
+static int fold_int_literals(run *r, asc__ast_expr *e) {
+  wide v;
+  int ok;
+  if (e->kind == ASC_EXPR_INT ||
+      (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
+       e->u.unary.operand->kind == ASC_EXPR_INT))
+    return 0; /* 5 and -5 are literals already */
+  ok = int_literal_value(e, &v, 0);
+  if (ok == 0)
+    return 0;
+  if (ok < 0 || v < (wide)INT64_MIN || v > (wide)UINT64_MAX) {
+    report(r, e->loc, "integer literal too large: the value of this "
+           "expression of integer literals fits neither int64 nor uint64 "
+           "(Python computes it exactly)");
+    return -1;
+  }
+  if (v >= 0) {
+    e->kind = ASC_EXPR_INT;
+    e->u.ival = (uint64_t)v;
+    e->depth = 1;
+  } else {
+    asc__ast_expr *n = asc__arena_alloc(r->in->c, sizeof *n);
+    memset(n, 0, sizeof *n);
+    n->kind = ASC_EXPR_INT;
+    n->loc = e->loc;
+    n->depth = 1;
+    n->u.ival = (uint64_t)-v;
+    e->kind = ASC_EXPR_UNARY;
+    e->u.unary.op = ASC_UN_NEG;
+    e->u.unary.operand = n;
+    e->depth = 2;
+  }
+  return 1;
+}
+
 static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   asc__type *a, *b;
+  if (e->kind == ASC_EXPR_UNARY || e->kind == ASC_EXPR_BINARY) {
+    int f = fold_int_literals(r, e);
+    if (f < 0)
+      return err(r);
+  }
   switch (e->kind) {
   case ASC_EXPR_NAME:
     return name(r, e);

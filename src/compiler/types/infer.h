@@ -121,5 +121,10 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e);
  * are not constants or not a permutation (*bad: where). */
 bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
                          const asc__ast_expr **bad);
+/* The axes np.flip(m, axis) reverses of an nd-axis array: axes[k] true
+ * when axis k is.  false when axis is not None, an integer constant or a
+ * tuple of distinct ones in range (*bad: where). */
+bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
+                    const asc__ast_expr **bad);
 
 #endif /* ASC_INFER_H */

@@ -292,6 +292,26 @@ static asc__type *creation(run *r, asc__ast_expr *e) {
     }
     dta = na > 4 ? a[4] : NULL;
     break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    /* np.eye(N, M=None, k=0, dtype=float), np.identity(n, dtype=float):
+     * 2-D, integer extents and diagonal offset */
+    for (int i = 0; i < (id == ASC_BI_NP_EYE ? 3 : 1); i++) {
+      if (i >= na || a[i] == NULL || a[i]->kind == ASC_EXPR_NONE)
+        continue;
+      u = need_scalar(r, e, i);
+      PROPAGATE(u);
+      if (!asc__ty_is_intlike(u) || asc__ty_find(u)->dtype == ascBool ||
+          asc__ty_find(u)->kind != ASC_TY_SCALAR) {
+        report(r, a[i]->loc, "%s()'s %s is an integer, not %s",
+               e->u.call.builtin->name, i == 2 ? "k" : "size", tn(r, u));
+        return err(r);
+      }
+      asc__infer_coerce(r, a[i], scalar(r, ascInt64), 0);
+    }
+    nd = 2;
+    dta = id == ASC_BI_NP_EYE ? (na > 3 ? a[3] : NULL) : (na > 1 ? a[1] : NULL);
+    break;
   default:
     return err(r);
   }
@@ -519,9 +539,10 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   if (asc__dtype_is_complex(dt) &&
       b->id != ASC_BI_NP_SUM && b->id != ASC_BI_NP_PROD &&
       b->id != ASC_BI_NP_MEAN && b->id != ASC_BI_NP_ANY &&
-      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT) {
+      b->id != ASC_BI_NP_ALL && b->id != ASC_BI_NP_DOT &&
+      b->id != ASC_BI_NP_VAR && b->id != ASC_BI_NP_STD) {
     report(r, e->loc, "%s() of complex values is not supported in kernels "
-           "(complex reductions: sum, prod, mean, any, all, dot)",
+           "(complex reductions: sum, prod, mean, var, std, any, all, dot)",
            b->name);
     return err(r);
   }
@@ -538,7 +559,11 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
     /* fall through */
   case ASC_BI_NP_VAR:
   case ASC_BI_NP_STD:
-    rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
+    /* of complex values: the mean of |x - mean|^2, real as in numpy */
+    if (asc__dtype_is_complex(dt))
+      rt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+    else
+      rt = asc__dtype_is_float(dt) ? dt : ascFloat64;
     break;
   case ASC_BI_NP_ANY:
   case ASC_BI_NP_ALL:
@@ -563,6 +588,33 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
 }
 
+bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
+                    const asc__ast_expr **bad) {
+  asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
+  asc__ast_expr *const *ax = &a;
+  int n = 1;
+  for (int k = 0; k < nd; k++)
+    axes[k] = a == NULL || a->kind == ASC_EXPR_NONE;
+  *bad = a;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return true;
+  if (a->kind == ASC_EXPR_TUPLE) {
+    ax = a->u.tuple.elts;
+    n = a->u.tuple.n;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    *bad = ax[i];
+    if (!asc__expr_int_literal(ax[i], &v) || v < -nd || v >= nd)
+      return false;
+    if (v < 0)
+      v += nd;
+    if (axes[v])
+      return false;
+    axes[v] = true;
+  }
+  return true;
+}
 
 bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
                          const asc__ast_expr **bad) {
@@ -615,6 +667,15 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
     report(r, e->u.call.rargs[0]->loc, "%s() takes an array, not %s",
            b->name, tn(r, t));
     return err(r);
+  }
+  if (b->id == ASC_BI_NP_FLIP) {
+    bool axes[ASC_MAX_DIMS];
+    if (!asc__flip_axes(e, t->ndim, axes, &bad)) {
+      report(r, bad->loc, "flip's axis is None, an integer constant or a "
+             "tuple of them, each one of the %d axes", (int)t->ndim);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
   }
   if (b->id != ASC_BI_NP_TRANSPOSE)
     return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, 1, false);
@@ -673,6 +734,39 @@ static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
                         axis < 0 ? 1 : t->ndim, false);
 }
 
+/* cmath.X: Python's cmath computes in double precision and returns a
+ * Python complex (float for phase, a pair of floats for polar): a weak
+ * complex128 / float64 whatever the argument's type (a real argument
+ * too: cmath.sqrt(-1.0) is 1j). */
+static asc__type *cmath_call(run *r, asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  asc__type *t = need_scalar(r, e, 0), *u, *el[2];
+  PROPAGATE(t);
+  switch (b->id) {
+  case ASC_BI_ISNAN:
+  case ASC_BI_ISINF:
+  case ASC_BI_ISFINITE:
+    return scalar(r, ascBool);
+  case ASC_BI_CM_PHASE:
+    return weak(r, ascFloat64);
+  case ASC_BI_CM_POLAR:
+    el[0] = el[1] = weak(r, ascFloat64);
+    return asc__ty_tuple(r->in->c, 2, el);
+  case ASC_BI_CM_RECT:
+    u = need_scalar(r, e, 1);
+    PROPAGATE(u);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
+      report(r, e->loc, "cmath.rect() takes real numbers, not %s",
+             tn(r, asc__dtype_is_complex(asc__ty_find(t)->dtype) ? t : u));
+      return err(r);
+    }
+    return weak(r, ascComplex128);
+  default:
+    return weak(r, ascComplex128);
+  }
+}
+
 static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__type *t, *u;
@@ -701,6 +795,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     report(r, e->loc, "'%s' cannot be called", b->name);
     return err(r);
   }
+  if (asc__expr_via_cmath(e->u.call.func))
+    return cmath_call(r, e);
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return reduction(r, e);
   if (asc__builtin_is_creation(b->id) || b->id == ASC_BI_NP_FILL)
@@ -708,7 +804,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   if (b->id == ASC_BI_NP_RESHAPE)
     return reshape(r, e);
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
-      b->id == ASC_BI_NP_FLATTEN)
+      b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP)
     return view_call(r, e);
   if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER)
     return cumsum_outer(r, e);
@@ -971,6 +1067,8 @@ static bool args_follow_result(asc__builtin_id id) {
  * min(a, b) of arrays is an error. */
 bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
+  if (asc__expr_via_cmath(e->u.call.func))
+    return false; /* cmath takes numbers, as in Python */
   switch (b->id) {
   case ASC_BI_MIN:
   case ASC_BI_MAX:

@@ -1,0 +1,1 @@
+../ir/gemmrec.py	accumulate(f64[:, :], f64[:, :], f64[:, :])

@@ -1,0 +1,1 @@
+../ir/gemmrec.py	aliased(f32[:, ::1], f32[:, ::1])
