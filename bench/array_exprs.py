@@ -3,6 +3,8 @@ the same statement and numba @njit(parallel=True) compiling it, when numba
 is installed.  One run, medians of --reps timings, ratios within the run.
 
   fused    a[:] = b * c + d                     (--n float32 values)
+  fused, ASC_NTSTORE=0   the same kernel compiled without streaming stores
+           (docs/arrays.md), the reference for what they gain
   stencil  B[1:-1, 1:-1] = 0.2 * (five views of A)   (--m x --m float64)
 
     python3 bench/array_exprs.py [--n 16777216] [--m 2048] [--reps 11]
@@ -73,12 +75,27 @@ def main():
     B = np.zeros_like(A)
     m.fused(a, b, c, d)
     assert np.array_equal(a, b * c + d)
+    # ASC_NTSTORE is read when the kernel compiles: at its first launch
+    saved = os.environ.get("ASC_NTSTORE")
+    os.environ["ASC_NTSTORE"] = "0"
+    try:
+        m0 = asc.compile(SRC)
+        m0.fused(a, b, c, d)
+    finally:
+        if saved is None:
+            del os.environ["ASC_NTSTORE"]
+        else:
+            os.environ["ASC_NTSTORE"] = saved
+    assert np.array_equal(a, b * c + d)
     m.stencil(A, B)
     ref = np.zeros_like(A)
     np_stencil(A, ref)
     assert np.array_equal(B, ref)
     rows = [
         ("fused f32[%d]" % o.n, lambda: m.fused(a, b, c, d),
+         lambda: np_fused(a, b, c, d),
+         nb_fused and (lambda: nb_fused(a, b, c, d))),
+        ("fused ASC_NTSTORE=0", lambda: m0.fused(a, b, c, d),
          lambda: np_fused(a, b, c, d),
          nb_fused and (lambda: nb_fused(a, b, c, d))),
         ("stencil f64[%d,%d]" % (o.m, o.m), lambda: m.stencil(A, B),

@@ -63,6 +63,7 @@ typedef struct emitter {
    * kernel created, bound to a name), else 0 */
   uint8_t *heap;
   odometer odo;         /* the pfor body being emitted, when it matched */
+  bool nt_helpers;      /* emit_ntstore.h is in the output already */
 } emitter;
 
 static inline void out(emitter *e, const char *fmt, ...) ASC_PRINTF(2, 3);

@@ -5,8 +5,10 @@
  * emits everything else; emit_int.h is what the two share.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "emit_ntstore_text.h"
 #include "compiler/emit_c.h"
 #include "compiler/emit_int.h"
 
@@ -112,6 +114,294 @@ static void ivdep(emitter *e, const asc__irins *p) {
     out(e, "#pragma GCC ivdep\n");
 }
 
+/* ---------------------------------------------------- streaming stores */
+
+unsigned long long asc__ntstore_min_bytes(void) {
+  const char *s = getenv("ASC_NTSTORE");
+  char *end;
+  unsigned long long v;
+  if (s == NULL || *s == '\0')
+    return ASC_NTSTORE_DEFAULT_BYTES;
+  v = strtoull(s, &end, 10);
+  if (*end != '\0' || s[0] == '-')
+    return ASC_NTSTORE_DEFAULT_BYTES;
+  return v == 1 ? ASC_NTSTORE_DEFAULT_BYTES : v;
+}
+
+/* What each instruction of a streaming body becomes in its vector loop. */
+enum { NT_INDEX, NT_LOAD, NT_OP, NT_STORE };
+enum { NT_MAXINS = 128 };
+
+/* A pfor body whose stores can stream (nt_plan says when): its
+ * instructions, their roles, for loads and the store the C of the offset
+ * of their index `iv * stride + offset` (NULL: none), and the run-time
+ * strides that must all be 1. */
+typedef struct ntplan {
+  int dt;                      /* the element type of every value */
+  int n;
+  const asc__irins *ins[NT_MAXINS];
+  uint8_t role[NT_MAXINS];
+  const char *off[NT_MAXINS];
+  int nstride;
+  const char *stride[NT_MAXINS];
+} ntplan;
+
+static bool nt_invariant(const uint8_t *defs, int32_t iv, asc__irval v) {
+  return v.kind == ASC_IRV_CONST ||
+         (v.kind == ASC_IRV_REG && v.reg != iv && (defs[v.reg] & 2) == 0);
+}
+
+/* Position in the plan of the only definition of register v, when that
+ * is an instruction of the body; -1 otherwise. */
+static int nt_pos(const emitter *e, const ntplan *p, asc__irval v) {
+  const asc__irins *d;
+  if (v.kind != ASC_IRV_REG || (d = e->def[v.reg]) == NULL)
+    return -1;
+  for (int j = 0; j < p->n; j++)
+    if (p->ins[j] == d)
+      return j;
+  return -1;
+}
+
+static void nt_add_stride(emitter *e, ntplan *p, asc__irval s) {
+  const char *c = asc__emit_val(e, s);
+  for (int j = 0; j < p->nstride; j++)
+    if (strcmp(p->stride[j], c) == 0)
+      return;
+  p->stride[p->nstride++] = c;
+}
+
+/* v is iv, or iv * s with s invariant (a constant s must be 1); the
+ * multiplication becomes an index instruction. */
+static bool nt_scaled(emitter *e, ntplan *p, const uint8_t *defs, int32_t iv,
+                      asc__irval v) {
+  int j;
+  const asc__irins *d;
+  if (v.kind == ASC_IRV_REG && v.reg == iv)
+    return true;
+  if ((j = nt_pos(e, p, v)) < 0 || (d = p->ins[j])->op != ASC_IR_MUL)
+    return false;
+  for (int a = 0; a < 2; a++) {
+    asc__irval x = d->args[a], s = d->args[1 - a];
+    if (x.kind != ASC_IRV_REG || x.reg != iv || !nt_invariant(defs, iv, s))
+      continue;
+    if (s.kind == ASC_IRV_CONST && s.c.i != 1)
+      return false;
+    if (s.kind != ASC_IRV_CONST)
+      nt_add_stride(e, p, s);
+    p->role[j] = NT_INDEX;
+    return true;
+  }
+  return false;
+}
+
+/* The index of load or store q (plan position at) is iv * stride +
+ * offset with stride and offset invariant. */
+static bool nt_index(emitter *e, ntplan *p, const uint8_t *defs, int32_t iv,
+                     int at) {
+  asc__irval v = p->ins[at]->args[1];
+  const asc__irins *d;
+  int j;
+  if (nt_scaled(e, p, defs, iv, v))
+    return true;
+  if ((j = nt_pos(e, p, v)) < 0 || (d = p->ins[j])->op != ASC_IR_ADD)
+    return false;
+  for (int a = 0; a < 2; a++)
+    if (nt_invariant(defs, iv, d->args[1 - a]) &&
+        nt_scaled(e, p, defs, iv, d->args[a])) {
+      p->off[at] = asc__emit_val(e, d->args[1 - a]);
+      p->role[j] = NT_INDEX;
+      return true;
+    }
+  return false;
+}
+
+static bool nt_vec_dtype(int dt) {
+  return dt == ascFloat32 || dt == ascFloat64 || dt == ascInt32 ||
+         dt == ascUInt32 || dt == ascInt64 || dt == ascUInt64;
+}
+
+/* An operand of a vector operation: a value the vector loop computes
+ * (a load or an operation before it), or an invariant of type dt. */
+static int nt_operand(const emitter *e, const ntplan *p, const uint8_t *defs,
+                      int32_t iv, int at, asc__irval v) {
+  int j = nt_pos(e, p, v);
+  if (j >= 0)
+    return j < at && (p->role[j] == NT_LOAD || p->role[j] == NT_OP) ? 1 : -1;
+  if (nt_invariant(defs, iv, v) && asc__irv_dtype(e->f, v) == p->dt)
+    return 0;
+  return -1;
+}
+
+/* Streaming stores for pfor q (lo 0, step 1, no reductions, not a
+ * collapsed nest), when its body is straight-line code of one element
+ * type among f32, f64, i32, u32, i64, u64 (nt_vec_dtype): loads at
+ * `iv * stride + offset`, + - * (and / of floats), negation and copies of
+ * those values and of invariants, then, last, its only store, at such an
+ * index.  Straight-line: nothing can raise, so vector lanes computed
+ * ahead never store what an exception should have kept from memory; the
+ * loads of an iteration come before its store, as in the plain loop, and
+ * other iterations of a parallel loop touch other elements.  Not in
+ * kernels whose tensors may overlap, nor under fastmath (the vector code
+ * must round exactly like the plain loop). */
+static bool nt_plan(emitter *e, const asc__irins *q, const uint8_t *defs,
+                    ntplan *p) {
+  const asc__irfunc *f = e->f;
+  const asc__irblock *b = &q->body[0];
+  const asc__irins *st = b->last;
+  int32_t iv = q->dst, t;
+  memset(p, 0, sizeof *p);
+  if (asc__ntstore_min_bytes() == 0 || restrict_kw(e)[0] == '\0' ||
+      f->fastmath != 0 || st == NULL || st->op != ASC_IR_STORE ||
+      f->regs[iv].ty.dtype != ascInt64 || st->args[0].kind != ASC_IRV_REG)
+    return false;
+  t = st->args[0].reg;
+  p->dt = f->regs[t].ty.dtype;
+  if (f->regs[t].ty.kind != ASC_IRK_TENSOR ||
+      (f->regs[t].ty.flags & ASC_IRT_LOCAL) || !nt_vec_dtype(p->dt))
+    return false;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (p->n == NT_MAXINS || asc__ir_nregions(i) != 0)
+      return false;
+    p->role[p->n] = NT_OP;
+    p->ins[p->n++] = i;
+  }
+  /* the indices first: they claim their multiplications and additions */
+  for (int j = 0; j < p->n; j++) {
+    const asc__irins *i = p->ins[j];
+    if (i->op != ASC_IR_LOAD && i->op != ASC_IR_STORE)
+      continue;
+    if (i->op == ASC_IR_STORE && i != st)
+      return false;
+    if (i->args[0].kind != ASC_IRV_REG ||
+        f->regs[i->args[0].reg].ty.dtype != p->dt ||
+        (i->op == ASC_IR_LOAD && f->regs[i->dst].ty.dtype != p->dt) ||
+        !nt_index(e, p, defs, iv, j))
+      return false;
+    p->role[j] = i == st ? NT_STORE : NT_LOAD;
+  }
+  for (int j = 0; j < p->n; j++) {
+    const asc__irins *i = p->ins[j];
+    int nvec = 0;
+    if (p->role[j] == NT_INDEX || p->role[j] == NT_LOAD)
+      continue;
+    if (p->role[j] == NT_STORE)
+      return nt_operand(e, p, defs, iv, j, i->args[2]) == 1;
+    switch (i->op) {
+    case ASC_IR_DIV:
+      if (!asc__dt_is_float(p->dt))
+        return false;
+      /* fall through */
+    case ASC_IR_ADD:
+    case ASC_IR_SUB:
+    case ASC_IR_MUL:
+    case ASC_IR_NEG:
+    case ASC_IR_MOV:
+      break;
+    default:
+      return false;
+    }
+    if (i->dst < 0 || f->regs[i->dst].ty.dtype != p->dt ||
+        e->def[i->dst] != i)
+      return false;
+    for (int32_t a = 0; a < i->nargs; a++) {
+      int k = nt_operand(e, p, defs, iv, j, i->args[a]);
+      if (k < 0)
+        return false;
+      nvec += k;
+    }
+    if (nvec == 0)
+      return false;   /* a splat: not worth a vector of its own */
+  }
+  return false;
+}
+
+static const char *nt_vname(emitter *e, int32_t r) {
+  return asc__arena_printf(e->c, "w%d", (int)r);
+}
+
+static const char *nt_vop(emitter *e, const ntplan *p, asc__irval v) {
+  int j = nt_pos(e, p, v);
+  if (j >= 0)
+    return nt_vname(e, v.reg);
+  /* an invariant: the scalar, which the operation broadcasts */
+  return asc__arena_printf(e->c, "(%s)%s", ctype(p->dt), asc__emit_val(e, v));
+}
+
+/* The streaming path of a body nt_plan took, in front of its plain loop:
+ * when every stride of the plan is 1 and the whole loop writes at least
+ * asc__ntstore_min_bytes(), the iterations up to the destination's next
+ * 64-byte boundary run as plain code, then 64 bytes at a time as vectors
+ * streamed out; the plain loop that follows runs the rest (less than 64
+ * bytes). */
+static void emit_nt_path(emitter *e, const asc__irins *q, const ntplan *p) {
+  const asc__irins *st = p->ins[p->n - 1];
+  int32_t t = st->args[0].reg;
+  const char *T = ctype(p->dt), *S = sfx(p->dt);
+  const char *d = rname(e, t);
+  const char *off =
+      p->off[p->n - 1] ? asc__arena_printf(e->c, " + %s", p->off[p->n - 1])
+                       : "";
+  const char *cond = "";
+  int32_t iv = q->dst;
+  for (int j = 0; j < p->nstride; j++)
+    cond = asc__arena_printf(e->c, "%s%s == 1 && ", cond, p->stride[j]);
+  LINE(e, "/* streaming stores: contiguous, at least %llu bytes in all */",
+       asc__ntstore_min_bytes());
+  LINE(e, "if (%senv->n >= (int64_t)(%lluull / sizeof(%s))) {", cond,
+       asc__ntstore_min_bytes(), T);
+  e->depth++;
+  LINE(e, "for (; k < hi && ((uintptr_t)&%s[k%s] & 63) != 0; k++) {", d, off);
+  e->depth++;
+  LINE(e, "%s %s = (%s)(k);", ctype(ascInt64), rname(e, iv),
+       ctype(ascInt64));
+  push(e, F_LOOP, -1, q);
+  asc__emit_block(e, &q->body[0]);
+  e->nframes--;
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "for (; hi - k >= (int64_t)(64 / sizeof(%s)); "
+          "k += (int64_t)(64 / sizeof(%s))) {", T, T);
+  e->depth++;
+  for (int j = 0; j < p->n; j++) {
+    const asc__irins *i = p->ins[j];
+    const char *o = p->off[j] ? asc__arena_printf(e->c, " + %s", p->off[j])
+                              : "";
+    switch (p->role[j]) {
+    case NT_INDEX:
+      break;
+    case NT_LOAD:
+      LINE(e, "asc_v_%s %s;", S, nt_vname(e, i->dst));
+      LINE(e, "memcpy(&%s, &%s[k%s], 64);", nt_vname(e, i->dst),
+           rname(e, i->args[0].reg), o);
+      break;
+    case NT_STORE:
+      LINE(e, "asc_nt_store64(&%s[k%s], &%s);", d, o,
+           nt_vname(e, i->args[2].reg));
+      break;
+    default:
+      if (i->op == ASC_IR_NEG || i->op == ASC_IR_MOV)
+        LINE(e, "asc_v_%s %s = %s%s;", S, nt_vname(e, i->dst),
+             i->op == ASC_IR_NEG ? "-" : "", nt_vop(e, p, i->args[0]));
+      else
+        LINE(e, "asc_v_%s %s = %s %s %s;", S, nt_vname(e, i->dst),
+             nt_vop(e, p, i->args[0]),
+             i->op == ASC_IR_ADD   ? "+"
+             : i->op == ASC_IR_SUB ? "-"
+             : i->op == ASC_IR_MUL ? "*"
+                                   : "/",
+             nt_vop(e, p, i->args[1]));
+      break;
+    }
+  }
+  e->depth--;
+  LINE(e, "}");
+  LINE(e, "asc_nt_fence();");
+  e->depth--;
+  LINE(e, "}");
+  e->last_line = 0;
+}
+
 static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
@@ -121,6 +411,16 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   int it = f->regs[iv].ty.dtype;
   bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
                 i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
+  ntplan *nt = asc__arena_alloc(e->c, sizeof *nt);
+  bool streams = simple && i->nred == 0 &&
+                 (match_odometer(e, i, defs), e->odo.cast == NULL) &&
+                 nt_plan(e, i, defs, nt);
+  e->odo.cast = NULL;
+
+  if (streams && !e->nt_helpers) {
+    asc__buf_puts(e->o, asc__emit_ntstore);
+    e->nt_helpers = true;
+  }
 
   /* env */
   out(e, "typedef struct %s_env%d {\n", K, J);
@@ -234,6 +534,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "%s %s = (%s)(k); (void)%s;", ctype(it), rname(e, iv), ctype(it),
          rname(e, iv));
   } else {
+    if (streams)
+      emit_nt_path(e, i, nt);
     /* iterations of a parallel loop are independent by definition */
     ivdep(e, i);
     LINE(e, "for (; k < hi; k++) {");
