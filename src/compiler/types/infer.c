@@ -1068,7 +1068,11 @@ static int fold_int_literals(run *r, asc__ast_expr *e) {
     e->u.ival = (uint64_t)v;
     e->depth = 1;
   } else {
-    asc__ast_expr *n = asc__arena_alloc(r->in->c, sizeof *n);
+    /* -|v|: the operand is one of e's own children, rewritten.  The AST
+     * belongs to the module and outlives this run's arena, which must
+     * not hold any of its nodes. */
+    asc__ast_expr *n = e->kind == ASC_EXPR_BINARY ? e->u.binary.lhs
+                                                  : e->u.unary.operand;
     memset(n, 0, sizeof *n);
     n->kind = ASC_EXPR_INT;
     n->loc = e->loc;
