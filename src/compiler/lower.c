@@ -1336,6 +1336,12 @@ static asc__irval result_value(lstate *ls, const asc__ast_expr *v,
     *reg = asc__lower_result_array(ls, v, taken, ntaken);
     return asc__irv_reg(*reg);
   }
+  if (t != NULL && t->kind == ASC_TY_SCALAR &&
+      asc__dtype_is_complex(t->dtype)) {
+    /* a 0-d array, which the caller reads back as a number */
+    *reg = asc__lower_scalar_array(ls, t->dtype, asc__lower_expr(ls, v));
+    return asc__irv_reg(*reg);
+  }
   if (t != NULL && t->kind == ASC_TY_SCALAR)
     return conv(ls, asc__lower_expr(ls, v), t->dtype);
   asc__diag_fatal(ls->c, v->loc,

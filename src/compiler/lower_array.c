@@ -983,6 +983,17 @@ static int32_t new_array(lstate *ls, int dt, int nd,
   return t;
 }
 
+int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v) {
+  int32_t t = new_array(ls, dt, 0, NULL);
+  asc__irins *st;
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = i64(0);
+  st->args[2] = v;
+  return t;
+}
+
 /* t[...] = v */
 static void fill(lstate *ls, int32_t t, asc__irval v) {
   asc__lview w;

@@ -240,6 +240,9 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
+/* A new 0-d array of dtype dt holding v (a complex number a kernel
+ * returns: the result slot's scalar has no complex value). */
+int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v);
 /* The array a kernel returns for e (docs/arrays.md): the array a name
  * holds when it is one the kernel made and not among taken (a tuple's
  * earlier values), else a new array holding a copy of e. */

@@ -33,7 +33,11 @@ static const char *text =
     "\n"
     "@asc.kernel\n"
     "def nothing(a):\n"
-    "    a[0] = 1.0\n";
+    "    a[0] = 1.0\n"
+    "\n"
+    "@asc.kernel\n"
+    "def rotated(a):\n"
+    "    return a.sum() * 1j\n";
 
 static ascKernel_t kernel(ascModule_t m, const char *name) {
   ascKernel_t k;
@@ -119,6 +123,26 @@ static void test_misuse(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* A complex number, which ascScalar cannot hold, comes as a 0-d array. */
+static void test_complex_number_as_0d_array(void **state) {
+  ascModule_t m = e2e_load("results.py", text);
+  double a[3] = {1, 2, 4};
+  ascTensor ta = e2e_t1(a, ascFloat64, 3);
+  ascResult r;
+  void *args[] = {&ta, &r};
+  const double *z;
+  (void)state;
+  ASSERT_OK(ascLaunchKernel(kernel(m, "rotated"), 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(r.kind, ascResultTensor);
+  assert_int_equal(r.tensor.dtype, ascComplex128);
+  assert_int_equal(r.tensor.ndim, 0);
+  z = r.tensor.data;
+  assert_true(z[0] == 0.0 && z[1] == 7.0);
+  ASSERT_OK(ascFree(r.tensor.data));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 /* The first value is handed over before the second raises: the runtime
  * takes it back (and frees it), so the caller sees no result. */
 static void test_a_raising_launch_returns_nothing(void **state) {
@@ -150,6 +174,7 @@ int main(void) {
       cmocka_unit_test(test_return_inside_a_loop),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_a_raising_launch_returns_nothing),
+      cmocka_unit_test(test_complex_number_as_0d_array),
   };
   return cmocka_run_group_tests_name("e2e_results", tests, NULL,
                                      test_teardown);

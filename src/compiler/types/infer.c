@@ -1485,19 +1485,6 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
   asc__infer_block(r, &s->u.for_.body);
 }
 
-static bool returns_complex_scalar(asc__type *t) {
-  t = asc__ty_find(t);
-  if (t == NULL)
-    return false;
-  if (t->kind == ASC_TY_SCALAR)
-    return asc__dtype_is_complex(t->dtype);
-  if (t->kind == ASC_TY_TUPLE)
-    for (int32_t i = 0; i < t->n; i++)
-      if (returns_complex_scalar(t->elems[i]))
-        return true;
-  return false;
-}
-
 static void return_stmt(run *r, asc__ast_stmt *s) {
   frame *f = r->cur;
   asc__type *t = s->u.ret.value ? asc__infer_expr(r, s->u.ret.value)
@@ -1525,14 +1512,6 @@ static void return_stmt(run *r, asc__ast_stmt *s) {
         r->changed = true;
       }
     }
-    return;
-  }
-  if (t != NULL && f->fn == r->in->out->kernel && returns_complex_scalar(t)) {
-    /* asc_kscalar has no complex slot (docs/decisions.md) */
-    report(r, s->u.ret.value->loc,
-           "a kernel cannot return a complex number (%s): return it as a "
-           "0-d array (np.full((), z)) or as z.real and z.imag",
-           tn(r, t));
     return;
   }
   if (t != NULL && k->t != NULL &&
