@@ -350,3 +350,24 @@ const char *asc__dep_str(asc__cctx *c, const asc__depvec *v) {
   asc__buf_free(&b);
   return s;
 }
+
+static void nest_walk(asc__irfunc *f, asc__irblock *b, asc__nest_try try_fn,
+                      void *ctx) {
+  for (asc__irins *i = b->first; i;) {
+    asc__irins *next = i->next;
+    if (try_fn(ctx, b, i)) {
+      asc__ir_count(f);
+      i = next;
+      continue;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      nest_walk(f, &i->body[k], try_fn, ctx);
+    i = next;
+  }
+}
+
+void asc__nest_walk(asc__irfunc *f, asc__nest_try try_fn, void *ctx) {
+  asc__ir_count(f);
+  nest_walk(f, &f->body, try_fn, ctx);
+  asc__ir_count(f);
+}

@@ -76,4 +76,11 @@ int asc__dep_test(const asc__depnest *d, const asc__irins *x,
 /* "(1, *, =)" */
 const char *asc__dep_str(asc__cctx *c, const asc__depvec *v);
 
+/* The walk of the loop-nest passes: calls try(ctx, b, i) for every
+ * instruction i of f's body and of the blocks below it, outermost first.
+ * When try rewrote i (it returns true) the walk does not enter what
+ * replaced it, and f's use counts are refreshed. */
+typedef bool (*asc__nest_try)(void *ctx, asc__irblock *b, asc__irins *i);
+void asc__nest_walk(asc__irfunc *f, asc__nest_try try_fn, void *ctx);
+
 #endif /* ASC_DEPEND_H */

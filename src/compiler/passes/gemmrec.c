@@ -646,25 +646,14 @@ static bool try_nest(gctx *x, asc__irblock *b, asc__irins *L0) {
   return true;
 }
 
-static void walk(gctx *x, asc__irblock *b) {
-  for (asc__irins *i = b->first; i;) {
-    asc__irins *next = i->next;
-    if ((i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) && try_nest(x, b, i)) {
-      asc__ir_count(x->f);
-      i = next;
-      continue;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      walk(x, &i->body[k]);
-    i = next;
-  }
+static bool try_any(void *ctx, asc__irblock *b, asc__irins *i) {
+  gctx *x = ctx;
+  return (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) && try_nest(x, b, i);
 }
 
 void asc__pass_gemmrec(asc__cctx *c, asc__irfunc *f) {
   gctx x;
-  asc__ir_count(f);
   x.c = c;
   x.f = f;
-  walk(&x, &f->body);
-  asc__ir_count(f);
+  asc__nest_walk(f, try_any, &x);
 }

@@ -529,27 +529,16 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
   return true;
 }
 
-static void walk(ictx *x, asc__irblock *b) {
-  for (asc__irins *i = b->first; i;) {
-    asc__irins *next = i->next;
-    if (i->op == ASC_IR_FOR && try_loop(x, b, i)) {
-      asc__ir_count(x->f);
-      i = next;
-      continue;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      walk(x, &i->body[k]);
-    i = next;
-  }
+static bool try_any(void *ctx, asc__irblock *b, asc__irins *i) {
+  ictx *x = ctx;
+  return i->op == ASC_IR_FOR && try_loop(x, b, i);
 }
 
 void asc__pass_interchange(asc__cctx *c, asc__irfunc *f) {
   ictx x;
-  asc__ir_count(f);
   x.c = c;
   x.f = f;
   x.nregs0 = f->nregs;
   x.ren = asc__arena_alloc(c, sizeof *x.ren * (size_t)(f->nregs + 1));
-  walk(&x, &f->body);
-  asc__ir_count(f);
+  asc__nest_walk(f, try_any, &x);
 }

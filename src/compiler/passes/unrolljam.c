@@ -442,27 +442,16 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
   return true;
 }
 
-static void walk(jctx *x, asc__irblock *b) {
-  for (asc__irins *i = b->first; i;) {
-    asc__irins *next = i->next;
-    if (try_loop(x, b, i)) {
-      asc__ir_count(x->f);
-      i = next;
-      continue;
-    }
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      walk(x, &i->body[k]);
-    i = next;
-  }
+static bool try_any(void *ctx, asc__irblock *b, asc__irins *i) {
+  jctx *x = ctx;
+  return try_loop(x, b, i);
 }
 
 void asc__pass_unrolljam(asc__cctx *c, asc__irfunc *f) {
   jctx x;
-  asc__ir_count(f);
   x.c = c;
   x.f = f;
   x.nregs0 = f->nregs;
   x.ren = NULL;
-  walk(&x, &f->body);
-  asc__ir_count(f);
+  asc__nest_walk(f, try_any, &x);
 }
