@@ -8,9 +8,11 @@ pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
       libhwloc-dev hwloc libuv1-dev libcmocka-dev dpkg-dev
       libxxhash-dev libomp-14-dev python3 python3-dev python3-pip
       gnuplot-nox libopenmpi-dev openmpi-bin libsleef-dev
-      libopenblas0-serial)
-# libopenblas0-serial: the BLAS that `@` in kernels calls, dlopen()ed at
-# run time; libasc builds and runs without it (docs/decisions.md).
+      libopenblas0-pthread)
+# libopenblas0-pthread: the BLAS that `@` in kernels calls, dlopen()ed at
+# run time and set to one thread per call (Debian's sequential build,
+# libopenblas0-serial, is not safe to call from two threads at once);
+# libasc builds and runs without it (docs/decisions.md).
 
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi

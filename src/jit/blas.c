@@ -13,7 +13,11 @@
 #define ASC_MULTIARCH "x86_64-linux-gnu"
 #endif
 
+/* The threaded OpenBLAS first: set to one thread it runs each call in the
+ * calling thread and, built with locking, takes calls from several threads
+ * at once; the sequential build does not (see one_at_a_time). */
 static const char *const candidates[] = {
+    "/usr/lib/" ASC_MULTIARCH "/openblas-pthread/libopenblas.so.0",
     "/usr/lib/" ASC_MULTIARCH "/openblas-serial/libopenblas.so.0",
     "libopenblas.so.0",
     "/usr/lib/" ASC_MULTIARCH "/blis-serial/libblis.so.4",
@@ -57,6 +61,8 @@ static int try_load(const char *name) {
     set_threads = (void (*)(int))st;
     set_threads(1);
   }
+  st = sym(h, "openblas_get_parallel");
+  lib.one_at_a_time = st != NULL && ((int (*)(void))st)() == 0;
   lib.name = name;
   loaded = &lib;
   return 1;   /* kept open for the life of the process */

@@ -155,6 +155,10 @@ typedef struct asc__blas {
   void (*dgemm)(void);
   void (*sgemv)(void);
   void (*dgemv)(void);
+  /* a sequential OpenBLAS (openblas_get_parallel() == 0): Debian builds
+   * it without USE_LOCKING, and calls from two threads at once can give
+   * wrong results, so the caller makes one call at a time */
+  int one_at_a_time;
 } asc__blas;
 
 /* The library, loaded on the first call (thread-safe); NULL when none

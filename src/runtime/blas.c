@@ -8,9 +8,10 @@
  * runs its own loops, so kernels run the same with or without the
  * library.
  *
- * No oversubscription: the library runs single-threaded (the serial
- * build, or openblas_set_num_threads(1) / bli_thread_set_num_threads(1)
- * on a threaded one), and the product is split into one slab of rows
+ * No oversubscription: the library runs single-threaded
+ * (openblas_set_num_threads(1) / bli_thread_set_num_threads(1) on a
+ * threaded build, which jit/blas.c prefers), and the product is split
+ * into one slab of rows
  * (or columns) per thread of the launching block's team, each slab one
  * serial BLAS call, through parallel_for.  Inside a parallel loop's body
  * parallel_for runs on the calling thread alone, so a product per
@@ -51,6 +52,11 @@ static struct {
 } lib;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 static bool lib_ok;
+/* A sequential OpenBLAS is not safe to call from two threads at once
+ * (asc__blas.one_at_a_time): its calls take this lock, and a product is
+ * not split into slabs. */
+static bool one_at_a_time;
+static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void bind_lib(void) {
   const asc__blas *b = asc__jit_blas();
@@ -60,6 +66,7 @@ static void bind_lib(void) {
   lib.dgemm = (dgemm_fn)b->dgemm;
   lib.sgemv = (sgemv_fn)b->sgemv;
   lib.dgemv = (dgemv_fn)b->dgemv;
+  one_at_a_time = b->one_at_a_time != 0;
   lib_ok = true;
 }
 
@@ -130,9 +137,23 @@ typedef struct job {
   size_t es;
 } job;
 
+static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                 int64_t c1);
+
 /* One serial BLAS call on c[r0:r1, c0:c1]. */
 static void run(const job *g, int64_t r0, int64_t r1, int64_t c0,
                 int64_t c1) {
+  if (!one_at_a_time) {
+    call(g, r0, r1, c0, c1);
+    return;
+  }
+  pthread_mutex_lock(&one_lock);
+  call(g, r0, r1, c0, c1);
+  pthread_mutex_unlock(&one_lock);
+}
+
+static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                 int64_t c1) {
   int m = (int)(r1 - r0), n = (int)(c1 - c0), k = (int)g->k;
   const char *a = g->a + (size_t)(r0 * g->sa_row) * g->es;
   const char *b = g->b + (size_t)(c0 * g->sb_col) * g->es;
@@ -280,7 +301,7 @@ int asc__krt_gemm(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n, int64_t k,
   team = ctx->rt->team_size(ctx);
   g.rows = m >= n;
   g.nslab = 1;
-  if (team > 1 && m * n > PARALLEL_MIN_FMA / k) {
+  if (team > 1 && !one_at_a_time && m * n > PARALLEL_MIN_FMA / k) {
     int64_t len = g.rows ? m : n;
     g.nslab = len < team ? len : team;
   }

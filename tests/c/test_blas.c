@@ -146,6 +146,23 @@ static ascKernel_t load_gemm(ascModule_t *m) {
   return test_kernel(*m, "gemm");
 }
 
+/* Many products at once, from every block's team: Debian's sequential
+ * OpenBLAS (no USE_LOCKING) gave wrong elements now and then here, which
+ * is why the threaded build is loaded first and a sequential one is
+ * called one product at a time (jit/blas.c, docs/decisions.md). */
+static void test_gemm_concurrent_calls(void **state) {
+  ascModule_t m;
+  ascKernel_t k = load_gemm(&m);
+  int64_t want = asc__blas_library() != NULL ? 0 : 1;
+  (void)state;
+  unsetenv("ASC_BLAS");
+  for (int rep = 0; rep < 40; rep++)
+    assert_int_equal(run_gemm(k, rep % 2 ? ascFloat64 : ascFloat32, 130, 90,
+                              70, rep % 4 == 0 ? 0 : 1, 1, 4),
+                     want);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 static void test_gemm_layouts_and_shapes(void **state) {
   static const int64_t shapes[][3] = {{5, 7, 4},   {0, 3, 4},  {3, 0, 4},
                                       {3, 4, 0},   {1, 9, 6},  {6, 9, 1},
@@ -243,6 +260,7 @@ static void test_abi2_module_runs(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_gemm_layouts_and_shapes, test_teardown),
+      cmocka_unit_test_teardown(test_gemm_concurrent_calls, test_teardown),
       cmocka_unit_test_teardown(test_gemm_declines, test_teardown),
       cmocka_unit_test_teardown(test_abi2_module_runs, test_teardown),
   };
