@@ -371,3 +371,14 @@ void asc__nest_walk(asc__irfunc *f, asc__nest_try try_fn, void *ctx) {
   nest_walk(f, &f->body, try_fn, ctx);
   asc__ir_count(f);
 }
+
+void asc__nest_note(asc__cctx *c, asc__irins *i, const char *pass,
+                    const char *text) {
+  const char *t = asc__arena_printf(c, "%s: %s", pass, text);
+  i->note = i->note ? asc__arena_printf(c, "%s\n%s", i->note, t) : t;
+}
+
+bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i) {
+  return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
+         !asc__ir_may_trap(f, i) && asc__ir_nregions(i) == 0;
+}

@@ -76,6 +76,13 @@ int asc__dep_test(const asc__depnest *d, const asc__irins *x,
 /* "(1, *, =)" */
 const char *asc__dep_str(asc__cctx *c, const asc__depvec *v);
 
+/* Appends "pass: text" to i's note, on a line of its own (the notes
+ * the loop-nest passes leave on the loops they decide about). */
+void asc__nest_note(asc__cctx *c, asc__irins *i, const char *pass,
+                    const char *text);
+/* Does i only compute a value: pure, cannot trap, no regions? */
+bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i);
+
 /* The walk of the loop-nest passes: calls try(ctx, b, i) for every
  * instruction i of f's body and of the blocks below it, outermost first.
  * When try rewrote i (it returns true) the walk does not enter what

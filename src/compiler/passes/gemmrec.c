@@ -245,8 +245,7 @@ static const char *check_block(gctx *x, const gnest *g,
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (own(g, i))
       continue;
-    if (!(asc__irop_flags(i->op) & ASC_OPF_PURE) || i->dst < 0 ||
-        asc__ir_may_trap(x->f, i) || asc__ir_nregions(i) > 0)
+    if (!asc__nest_pure(x->f, i))
       return asc__arena_printf(x->c, "the nest holds a %s at line %d",
                                asc__irop_name(i->op), (int)i->line);
     if (x->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
@@ -600,8 +599,7 @@ static void rewrite(gctx *x, asc__irblock *b, gnest *g, asc__depnest *d,
 }
 
 static void add_note(gctx *x, asc__irins *i, const char *text) {
-  const char *t = asc__arena_printf(x->c, "gemmrec: %s", text);
-  i->note = i->note ? asc__arena_printf(x->c, "%s\n%s", i->note, t) : t;
+  asc__nest_note(x->c, i, "gemmrec", text);
 }
 
 static bool try_nest(gctx *x, asc__irblock *b, asc__irins *L0) {

@@ -60,8 +60,7 @@ bool asc__interchange_enabled(void) {
 }
 
 static void add_note(ictx *x, asc__irins *i, const char *text) {
-  const char *t = asc__arena_printf(x->c, "interchange: %s", text);
-  i->note = i->note ? asc__arena_printf(x->c, "%s\n%s", i->note, t) : t;
+  asc__nest_note(x->c, i, "interchange", text);
 }
 
 static const char *rname(ictx *x, int32_t r) {
@@ -70,8 +69,7 @@ static const char *rname(ictx *x, int32_t r) {
 
 /* The loop-exit and effect-free instructions a part may hold. */
 static bool pure_ok(ictx *x, const asc__irins *i) {
-  return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
-         !asc__ir_may_trap(x->f, i) && asc__ir_nregions(i) == 0;
+  return asc__nest_pure(x->f, i);
 }
 
 static bool invariant(const asc__depnest *d, asc__irval v) {

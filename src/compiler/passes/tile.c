@@ -53,8 +53,7 @@ bool asc__tile_enabled(void) {
 }
 
 static void add_note(tctx *x, asc__irins *i, const char *text) {
-  const char *t = asc__arena_printf(x->c, "tile: %s", text);
-  i->note = i->note ? asc__arena_printf(x->c, "%s\n%s", i->note, t) : t;
+  asc__nest_note(x->c, i, "tile", text);
 }
 
 static const char *rname(tctx *x, int32_t r) {
@@ -62,8 +61,7 @@ static const char *rname(tctx *x, int32_t r) {
 }
 
 static bool pure_ok(tctx *x, const asc__irins *i) {
-  return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
-         !asc__ir_may_trap(x->f, i) && asc__ir_nregions(i) == 0;
+  return asc__nest_pure(x->f, i);
 }
 
 static bool step1(tctx *x, const asc__irins *L) {

@@ -54,13 +54,11 @@ bool asc__unrolljam_enabled(void) {
 }
 
 static void add_note(jctx *x, asc__irins *i, const char *text) {
-  const char *t = asc__arena_printf(x->c, "unrolljam: %s", text);
-  i->note = i->note ? asc__arena_printf(x->c, "%s\n%s", i->note, t) : t;
+  asc__nest_note(x->c, i, "unrolljam", text);
 }
 
 static bool pure_ok(jctx *x, const asc__irins *i) {
-  return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
-         !asc__ir_may_trap(x->f, i) && asc__ir_nregions(i) == 0;
+  return asc__nest_pure(x->f, i);
 }
 
 static bool uses_any(const asc__irins *i, const uint8_t *row) {
