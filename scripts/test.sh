@@ -60,6 +60,8 @@ fi
 
 step "benchmarks, quick mode (correctness of every row, tiny sizes)"
 bash bench/run.sh --quick --strict
+# the iterated stencils (wavefront), every implementation checked bit for bit
+python3 bench/stencil.py --quick --reps 2
 
 [ $quick = 1 ] && exit 0
 

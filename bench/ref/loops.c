@@ -138,3 +138,51 @@ EXPORT void ref_transpose(const float *restrict a, float *restrict b,
     for (int64_t j = 0; j < m; j++)
       b[j * n + i] = a[i * m + j];
 }
+
+/* Jacobi 2-D (PolyBench's jacobi-2d): T steps of two sweeps, a -> b and
+ * b -> a, float64, n x n; the time loop outside, each sweep's row loop
+ * split over the threads (bench/stencil.py). */
+EXPORT void ref_jacobi2d(double *restrict a, double *restrict b, int64_t n,
+                         int64_t T) {
+  for (int64_t t = 0; t < T; t++) {
+    PARALLEL_FOR
+    for (int64_t i = 1; i < n - 1; i++)
+      for (int64_t j = 1; j < n - 1; j++)
+        b[i * n + j] = 0.2 * ((((a[i * n + j] + a[i * n + j - 1]) +
+                                a[i * n + j + 1]) + a[(i + 1) * n + j]) +
+                              a[(i - 1) * n + j]);
+    PARALLEL_FOR
+    for (int64_t i = 1; i < n - 1; i++)
+      for (int64_t j = 1; j < n - 1; j++)
+        a[i * n + j] = 0.2 * ((((b[i * n + j] + b[i * n + j - 1]) +
+                                b[i * n + j + 1]) + b[(i + 1) * n + j]) +
+                              b[(i - 1) * n + j]);
+  }
+}
+
+/* Heat 3-D (PolyBench's heat-3d): T steps of two sweeps, float64,
+ * n x n x n, as above. */
+#define HEAT_AT(x, i, j, k) x[((i) * n + (j)) * n + (k)]
+#define HEAT(x, i, j, k)                                                   \
+  ((0.125 * ((HEAT_AT(x, i + 1, j, k) - 2.0 * HEAT_AT(x, i, j, k)) +       \
+             HEAT_AT(x, i - 1, j, k)) +                                    \
+    0.125 * ((HEAT_AT(x, i, j + 1, k) - 2.0 * HEAT_AT(x, i, j, k)) +       \
+             HEAT_AT(x, i, j - 1, k))) +                                   \
+   0.125 * ((HEAT_AT(x, i, j, k + 1) - 2.0 * HEAT_AT(x, i, j, k)) +        \
+            HEAT_AT(x, i, j, k - 1)) +                                     \
+   HEAT_AT(x, i, j, k))
+EXPORT void ref_heat3d(double *restrict a, double *restrict b, int64_t n,
+                       int64_t T) {
+  for (int64_t t = 0; t < T; t++) {
+    PARALLEL_FOR
+    for (int64_t i = 1; i < n - 1; i++)
+      for (int64_t j = 1; j < n - 1; j++)
+        for (int64_t k = 1; k < n - 1; k++)
+          HEAT_AT(b, i, j, k) = HEAT(a, i, j, k);
+    PARALLEL_FOR
+    for (int64_t i = 1; i < n - 1; i++)
+      for (int64_t j = 1; j < n - 1; j++)
+        for (int64_t k = 1; k < n - 1; k++)
+          HEAT_AT(a, i, j, k) = HEAT(b, i, j, k);
+  }
+}

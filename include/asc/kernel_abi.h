@@ -19,7 +19,7 @@
  * version 3 added asc_krt.keep and asc_krt.gemm, and result parameters
  * (ASC_KPARAM_RESULT, asc_kresult).  The runtime still loads version 1
  * and 2 modules, which use none of what came later. */
-#define ASC_KABI_VERSION 3
+#define ASC_KABI_VERSION 4
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
@@ -146,6 +146,10 @@ typedef struct asc_krt {
   int (*gemm)(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n, int64_t k,
               const void *a, int64_t sa0, int64_t sa1, const void *b,
               int64_t sb0, int64_t sb1, void *c, int64_t sc0, int64_t sc1);
+  /* ABI 4.  The size in bytes of the launching device's level-th data
+   * cache (1, 2 or 3) as hwloc reports it (L1, L2: per core; L3: one
+   * whole cache, which several cores share), 0 when unknown. */
+  int64_t (*cache_bytes)(asc_kctx *ctx, int32_t level);
 } asc_krt;
 
 /* What the runtime hands each block. */

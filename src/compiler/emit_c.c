@@ -25,6 +25,7 @@
 #include "abi_prelude.h"
 #include "emit_helpers_text.h"
 #include "gemm_kernel_text.h"
+#include "wavefront_text.h"
 #include "compiler/emit_c.h"
 #include "compiler/emit_int.h"
 #include "asc/kernel_abi.h"
@@ -667,6 +668,89 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
          "  return __builtin_complex(re, im);\n}\n");
 }
 
+static void emit_for(emitter *e, const asc__irins *i, const char *iv,
+                     const char *ity);
+
+static void mark_stored(asc__irins *i, void *ctx) {
+  uint8_t *stored = ctx;
+  if (i->op == ASC_IR_STORE && i->args[0].kind == ASC_IRV_REG)
+    stored[i->args[0].reg] = 1;
+}
+
+/* A loop the wavefront pass marked (passes/wavefront.c): when every
+ * tensor its sweeps store has rows apart from one another, asc_wavefront
+ * (wavefront.h) runs the sweeps' bodies a row at a time, in parallel; else
+ * the plain loop, serially where the user wrote `range`. */
+static void emit_wavefront(emitter *e, const asc__irins *T, const char *ity) {
+  const asc__irfunc *f = e->f;
+  const char *K = asc__emit_kname(e);
+  int L = e->labels++, ns = 0;
+  int J[32];
+  uint8_t *stored = asc__arena_alloc(e->c, (size_t)f->nregs + 1);
+  memset(stored, 0, (size_t)f->nregs + 1);
+  for (const asc__irins *s = T->body[0].first; s; s = s->next) {
+    if (ns == 32 || (s->op != ASC_IR_FOR && s->op != ASC_IR_PFOR) ||
+        s->wave != ASC_WAVE_SWEEP) {
+      emit_for(e, T, rname(e, T->dst), ity);
+      return;
+    }
+    ns++;
+    asc__ir_walk(&s->body[0], mark_stored, stored);
+  }
+  LINE(e, "{ /* wavefront: the loop at line %d, its sweeps a row at a "
+          "time */", (int)T->line);
+  e->depth++;
+  LINE(e, "int wf%d_ok = 1;", L);
+  for (int32_t r = 0; r < f->nregs; r++)
+    if (stored[r])
+      LINE(e, "wf%d_ok &= asc_wf_rows_apart(%s);", L, tname(e, r));
+  LINE(e, "if (wf%d_ok) {", L);
+  e->depth++;
+  ns = 0;
+  for (const asc__irins *s = T->body[0].first; s; s = s->next)
+    J[ns++] = asc__emit_pfor_env(e, s, "wenv");
+  LINE(e, "const asc_wf_sweep wf%d_sw[%d] = {", L, ns);
+  for (int k = 0; k < ns; k++)
+    LINE(e, "  {%s_body%d, &wenv%d},", K, J[k], J[k]);
+  LINE(e, "};");
+  LINE(e, "int64_t wf%d_row = 0;", L);
+  for (int32_t r = 0; r < f->nregs; r++)
+    if (stored[r])
+      LINE(e, "wf%d_row += (int64_t)sizeof(%s) * "
+              "asc_wf_abs(%s->strides[0]);",
+           L, ctype(f->regs[r].ty.dtype), tname(e, r));
+  LINE(e, "if (asc_wavefront(ctx, wf%d_sw, %d, asc_trip(%s, %s, %s), "
+          "wenv%d.n, %d, wf%d_row, exc) != 0)",
+       L, ns, val(e, T->args[0]), val(e, T->args[1]), val(e, T->args[2]),
+       J[0], (int)T->wave - 1, L);
+  LINE(e, "  goto %s;", asc__emit_exc_target(e));
+  e->depth--;
+  LINE(e, "} else {");
+  e->depth++;
+  emit_for(e, T, rname(e, T->dst), ity);
+  e->depth--;
+  LINE(e, "}");
+  e->depth--;
+  LINE(e, "}");
+}
+
+static void wave_mark(asc__irins *i, void *ctx) {
+  bool *any = ctx;
+  if (i->op == ASC_IR_FOR && i->wave != 0 && i->wave != ASC_WAVE_SWEEP)
+    *any = true;
+}
+
+/* wavefront.h's text, only in a module with a wavefront loop. */
+static void emit_wavefront_text(emitter *e, const asc__irmodule *m) {
+  bool any = false;
+  for (int32_t k = 0; k < m->nfuncs && !any; k++)
+    asc__ir_walk(&m->funcs[k]->body, wave_mark, &any);
+  if (!any)
+    return;
+  out(e, "#define ASC_NEED_WAVEFRONT 1\n");
+  asc__buf_puts(e->o, asc__wavefront);
+}
+
 /* Does instruction i call asc_gemm_exact_f32/f64 (gemm_kernel.h): the op
  * of a recognised naive matrix product (passes/gemmrec.c)? */
 static bool is_gemm_exact(const asc__irins *i) {
@@ -1211,7 +1295,10 @@ static void emit_ins(emitter *e, const asc__irins *i) {
     /* a parallel loop nested in a parallel body runs serially */
     /* fall through */
   case ASC_IR_FOR:
-    emit_for(e, i, rname(e, i->dst), ctype(dt));
+    if (i->wave != 0 && i->wave != ASC_WAVE_SWEEP && !e->in_body)
+      emit_wavefront(e, i, ctype(dt));
+    else
+      emit_for(e, i, rname(e, i->dst), ctype(dt));
     break;
   case ASC_IR_LOOP:
     LINE(e, "for (;;) {");
@@ -1723,6 +1810,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   emit_vecmath(&e, m);
   emit_complex_decls(&e, m);
   emit_gemm_exact(&e, m);
+  emit_wavefront_text(&e, m);
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;

@@ -182,5 +182,8 @@ const char *asc__emit_kname(emitter *e);
 void asc__emit_collect_bodies(emitter *e, const asc__irblock *b);
 /* Emits the call of pfor i's body function. */
 void asc__emit_pfor_call(emitter *e, const asc__irins *i);
+/* Declares pfor (or sweep) i's environment as <ev><J> and fills it (its
+ * captures, lo, step, n); returns J, the number of its body function. */
+int asc__emit_pfor_env(emitter *e, const asc__irins *i, const char *ev);
 
 #endif /* ASC_EMIT_INT_H */

@@ -412,7 +412,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
                 i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
   ntplan *nt = asc__arena_alloc(e->c, sizeof *nt);
-  bool streams = simple && i->nred == 0 &&
+  bool streams = simple && i->nred == 0 && i->wave != ASC_WAVE_SWEEP &&
                  (match_odometer(e, i, defs), e->odo.cast == NULL) &&
                  nt_plan(e, i, defs, nt);
   e->odo.cast = NULL;
@@ -579,7 +579,10 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
 
 void asc__emit_collect_bodies(emitter *e, const asc__irblock *b) {
   for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->op == ASC_IR_PFOR) {
+    /* a sweep of a wavefront (passes/wavefront.c) is called a row at a
+     * time, a `for` sweep too */
+    if (i->op == ASC_IR_PFOR ||
+        (i->op == ASC_IR_FOR && i->wave == ASC_WAVE_SWEEP)) {
       e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
                                  &e->capfors, sizeof *e->pfors, 8);
       e->pfors[e->npfor] = i;
@@ -591,7 +594,7 @@ void asc__emit_collect_bodies(emitter *e, const asc__irblock *b) {
   }
 }
 
-void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
+int asc__emit_pfor_env(emitter *e, const asc__irins *i, const char *ev) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
   int J = 0;
@@ -600,22 +603,30 @@ void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
     J++;
   ASC_CHECK(e->c, J < e->npfor);
   uint8_t *cap = captures(e, i, &defs, &isiv);
-  LINE(e, "{ /* parallel loop */");
-  e->depth++;
-  LINE(e, "%s_env%d env%d;", K, J, J);
-  LINE(e, "env%d.ctx = ctx;", J);
+  LINE(e, "%s_env%d %s%d;", K, J, ev, J);
+  LINE(e, "%s%d.ctx = ctx;", ev, J);
   for (int32_t r = 0; r < f->nregs; r++) {
     if (!cap[r])
       continue;
-    LINE(e, "env%d.%s = %s;", J, rname(e, r), rname(e, r));
+    LINE(e, "%s%d.%s = %s;", ev, J, rname(e, r), rname(e, r));
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
         !(f->regs[r].ty.flags & ASC_IRT_LOCAL))
-      LINE(e, "env%d.%s = %s;", J, tname(e, r), tname(e, r));
+      LINE(e, "%s%d.%s = %s;", ev, J, tname(e, r), tname(e, r));
   }
-  LINE(e, "env%d.lo = (int64_t)%s;", J, asc__emit_val(e, i->args[0]));
-  LINE(e, "env%d.step = (int64_t)%s;", J, asc__emit_val(e, i->args[2]));
-  LINE(e, "env%d.n = asc_trip(env%d.lo, (int64_t)%s, env%d.step);", J, J,
-       asc__emit_val(e, i->args[1]), J);
+  LINE(e, "%s%d.lo = (int64_t)%s;", ev, J, asc__emit_val(e, i->args[0]));
+  LINE(e, "%s%d.step = (int64_t)%s;", ev, J, asc__emit_val(e, i->args[2]));
+  LINE(e, "%s%d.n = asc_trip(%s%d.lo, (int64_t)%s, %s%d.step);", ev, J, ev,
+       J, asc__emit_val(e, i->args[1]), ev, J);
+  return J;
+}
+
+void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
+  const asc__irfunc *f = e->f;
+  const char *K = asc__emit_kname(e);
+  int J;
+  LINE(e, "{ /* parallel loop */");
+  e->depth++;
+  J = asc__emit_pfor_env(e, i, "env");
   if (i->nred > 0) {
     LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
     LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);

@@ -826,6 +826,23 @@ static int krt_cancelled(asc_kctx *ctx) {
   return atomic_load_explicit(&l->cancelled, memory_order_acquire);
 }
 
+static int64_t krt_cache_bytes(asc_kctx *ctx, int32_t level) {
+  const asc__sched *s = tls_worker != NULL ? tls_worker->sched : NULL;
+  ASC_UNUSED(ctx);
+  if (s == NULL || s->dev == NULL)
+    return 0;
+  switch (level) {
+  case 1:
+    return (int64_t)s->dev->prop.l1CacheSize;
+  case 2:
+    return (int64_t)s->dev->prop.l2CacheSize;
+  case 3:
+    return (int64_t)s->dev->prop.l3CacheSize;
+  default:
+    return 0;
+  }
+}
+
 const asc_krt asc__krt = {
     .abi_version = ASC_KABI_VERSION,
     .parallel_for = krt_parallel_for,
@@ -838,6 +855,7 @@ const asc_krt asc__krt = {
     .release = krt_release,
     .keep = krt_keep,
     .gemm = asc__krt_gemm,
+    .cache_bytes = krt_cache_bytes,
 };
 
 /* ----------------------------------------------------------------- workers */

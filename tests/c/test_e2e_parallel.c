@@ -556,6 +556,86 @@ static void test_auto_aliased_arguments(void **state) {
   }
 }
 
+/* ------------------------------------------------ wavefront (time tiling) */
+
+#define FILE_WAVE "e2p_wave.py"
+
+static const char wave_py[] =
+    "import asc\n"
+    "\n"
+    "@asc.kernel\n"
+    "def jacobi(A, B, T: int):\n"
+    "    n = A.shape[0]\n"
+    "    for t in range(T):\n"
+    "        for i in range(1, n - 1):\n"
+    "            for j in range(1, n - 1):\n"
+    "                B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + "
+    "A[i + 1, j] + A[i - 1, j])\n"
+    "        for i in range(1, n - 1):\n"
+    "            for j in range(1, n - 1):\n"
+    "                A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + "
+    "B[i + 1, j] + B[i - 1, j])\n";
+
+static void ref_jacobi_sweep(const double *a, double *b, int n) {
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++)
+      b[i * n + j] = 0.2 * ((((a[i * n + j] + a[i * n + j - 1]) +
+                              a[i * n + j + 1]) + a[(i + 1) * n + j]) +
+                            a[(i - 1) * n + j]);
+}
+
+/* Jacobi's two sweeps in a time loop run as a wavefront (passes/
+ * wavefront.c); a small cache budget (ASC_WF_BUDGET, added to whatever
+ * ASC_CFLAGS the sanitizer builds set) forces chunks of 8 sweeps over
+ * blocks of rows on every team thread, so that the sanitizers see the
+ * schedule.  The result is the plain loops' bit for bit. */
+static void test_wavefront_jacobi(void **state) {
+  enum { N = 203, T = 7 };
+  double *a = e2p_alloc(N * N, 8), *b = e2p_alloc(N * N, 8);
+  double *ra = e2p_alloc(N * N, 8), *rb = e2p_alloc(N * N, 8);
+  const char *saved = getenv("ASC_CFLAGS");
+  char *flags = malloc((saved ? strlen(saved) : 0) + 64);
+  ascModule_t m;
+  ascKernel_t k;
+  ascTensor ta = e2p_tensor(a, ascFloat64, 2, (int64_t)N, (int64_t)N),
+            tb = e2p_tensor(b, ascFloat64, 2, (int64_t)N, (int64_t)N);
+  int64_t steps = T;
+  void *args[] = {&ta, &tb, &steps};
+  uint32_t seed = 99;
+  (void)state;
+  assert_non_null(flags);
+  for (int i = 0; i < N * N; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    a[i] = ra[i] = (double)(seed >> 8) / 16777216.0;
+    b[i] = rb[i] = 0.5;
+  }
+  /* 12 rows of A and B: chunks of 12 - 1 - 3 = 8 sweeps at radius 1 */
+  sprintf(flags, "%s -DASC_WF_BUDGET=%d", saved ? saved : "", 12 * 2 * N * 8);
+  setenv("ASC_CFLAGS", flags, 1);
+  m = e2p_load(wave_py, FILE_WAVE, 0);
+  k = e2p_kernel(m, "jacobi");
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  if (saved)
+    setenv("ASC_CFLAGS", saved, 1);
+  else
+    unsetenv("ASC_CFLAGS");
+  for (int t = 0; t < T; t++) {
+    ref_jacobi_sweep(ra, rb, N);
+    ref_jacobi_sweep(rb, ra, N);
+  }
+  for (int i = 0; i < N * N; i++)
+    if (memcmp(&a[i], &ra[i], 8) != 0 || memcmp(&b[i], &rb[i], 8) != 0)
+      fail_msg("element %d: A %.17g B %.17g, want %.17g %.17g", i, a[i],
+               b[i], ra[i], rb[i]);
+  free(flags);
+  free(a);
+  free(b);
+  free(ra);
+  free(rb);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 /* ------------------------------------------------------------ reductions */
 
 #define FILE_RED "e2p_reduce.py"
@@ -768,6 +848,7 @@ int main(void) {
       cmocka_unit_test(test_auto_conv2d),
       cmocka_unit_test(test_auto_prefix_sum_stays_serial),
       cmocka_unit_test(test_auto_aliased_arguments),
+      cmocka_unit_test(test_wavefront_jacobi),
       cmocka_unit_test(test_reduce_dot_int64),
       cmocka_unit_test(test_reduce_dot_float64),
       cmocka_unit_test(test_reduce_product),

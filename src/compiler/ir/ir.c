@@ -623,6 +623,10 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
     print_args(o, f, i, 0);
     if (i->unroll)
       asc__buf_puts(o, " unroll");
+    if (i->wave == ASC_WAVE_SWEEP)
+      asc__buf_puts(o, " sweep");
+    else if (i->wave > 0)
+      asc__buf_printf(o, " wavefront %d", i->wave - 1);
     if (i->nred > 0) {
       asc__buf_puts(o, " reduce(");
       for (int32_t k = 0; k < i->nred; k++)

@@ -243,6 +243,10 @@ typedef struct asc__irblock {
 } asc__irblock;
 
 #define ASC_IR_MAXDIMS 8
+/* The largest row radius of a wavefront (passes/wavefront.c), and the
+ * mark of its sweeps (asc__irins.wave). */
+#define ASC_WAVE_MAXR 8
+#define ASC_WAVE_SWEEP 255
 /* RAISE: at most this many i64 values, written in turn where the message
  * says {} (bounds checks report the index and the axis size) */
 #define ASC_IR_RAISE_MAXARGS 3
@@ -269,6 +273,11 @@ struct asc__irins {
                        * args, each {} stands for the next arg's value */
   /* FOR: unroll request (static_range) */
   bool unroll;
+  /* FOR: 1 + the radius R of a wavefront (passes/wavefront.c: its body's
+   * loops are sweeps run as one wavefront over rows), 0 when none; FOR or
+   * PFOR: ASC_WAVE_SWEEP when a sweep of such a loop (other passes leave
+   * it whole: it runs one row at a time) */
+  uint8_t wave;
   /* PFOR reductions */
   int32_t nred;
   asc__irred *red;

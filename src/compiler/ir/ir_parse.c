@@ -488,6 +488,14 @@ static asc__irins *parse_ins(parser *ps) {
     parse_args(ps, i, 3);
     if (accept_word(ps, "unroll"))
       i->unroll = true;
+    if (op == ASC_IR_FOR && accept_word(ps, "wavefront")) {
+      int64_t r = parse_int(ps);
+      if (r < 0 || r > ASC_WAVE_MAXR)
+        PERR(ps, "bad wavefront radius");
+      i->wave = (uint8_t)(r + 1);
+    } else if (accept_word(ps, "sweep")) {
+      i->wave = ASC_WAVE_SWEEP;
+    }
     if (accept_word(ps, "reduce")) {
       expect(ps, '(');
       i->red = asc__arena_alloc(ps->c, sizeof *i->red * 8);

@@ -306,6 +306,15 @@ static void vins(vstate *v, const asc__irins *i) {
         fail(v, i, "loop bounds must have the induction's type");
     if (v->f->regs[i->dst].ndefs != 1)
       fail(v, i, "induction variable assigned elsewhere");
+    if (i->wave != 0 && i->wave != ASC_WAVE_SWEEP) {
+      if (op != ASC_IR_FOR || i->wave > ASC_WAVE_MAXR + 1)
+        fail(v, i, "a wavefront is a for loop of radius 0 to 8");
+      for (const asc__irins *s = i->body[0].first; s; s = s->next)
+        if ((s->op != ASC_IR_FOR && s->op != ASC_IR_PFOR) ||
+            s->wave != ASC_WAVE_SWEEP || s->nred > 0)
+          fail(v, i, "a wavefront loop holds only its sweeps (loops "
+                     "marked sweep, without reductions)");
+    }
     if (op == ASC_IR_PFOR) {
       int saved = v->loops_at_pfor, saved_exc = v->excepts;
       check_private(v, i);

@@ -1525,6 +1525,8 @@ static void walk(pstate *s, asc__irblock *b, asc__irins *owner,
     case ASC_IR_FOR:
       if (i->note != NULL && strcmp(i->note, FALLBACK_NOTE) == 0)
         break;
+      if (i->wave != 0) /* a wavefront and its sweeps: wavefront.c */
+        break;
       if (s->f->may_alias && !i->unroll) {
         /* the proofs assume distinct tensor arguments never share an
          * element; this specialisation was built for ones that do */

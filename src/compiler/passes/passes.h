@@ -41,6 +41,11 @@ bool asc__tile_enabled(void);
 bool asc__tile_wants(asc__cctx *c, asc__irfunc *f, asc__irins *I,
                      asc__irins *J);
 
+/* Time tiling of iterated sweeps (wavefront.c), before parallelize;
+ * ASC_WAVEFRONT=0 leaves it out (part of the cache key). */
+void asc__pass_wavefront(asc__cctx *c, asc__irfunc *f);
+bool asc__wavefront_enabled(void);
+
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline
    * (tests); NULL for the standard one. */

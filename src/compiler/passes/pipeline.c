@@ -20,6 +20,8 @@
  *              |        ASC_GEMMREC=0)
  *         interchange -- j { s = 0; p { s += } } -> j-tiles { p { jj } },
  *              |         the accumulator expanded (off: ASC_INTERCHANGE=0)
+ *          wavefront -- t { i-sweeps of rows } -> one wavefront over the
+ *              |        rows (time tiling; off: ASC_WAVEFRONT=0)
  *         parallelize -- independent outer nests -> (collapsed) pfor,
  *              |         before strength turns offsets into running sums
  *             tile -- pfor i { for j { b[j,i] = a[i,j] } } -> pfor over
@@ -61,6 +63,7 @@ static const struct {
     {"unrolljam", asc__pass_unrolljam},
     {"gemmrec", asc__pass_gemmrec},
     {"tile", asc__pass_tile},
+    {"wavefront", asc__pass_wavefront},
 };
 
 bool asc__privatize_enabled(void) {
@@ -141,6 +144,8 @@ static void pipeline(runner *r, const char *only) {
     run(r, "gemmrec", asc__pass_gemmrec);
   if (asc__interchange_enabled())
     run(r, "interchange", asc__pass_interchange);
+  if (asc__wavefront_enabled())
+    run(r, "wavefront", asc__pass_wavefront);
   run(r, "parallelize", asc__pass_parallelize);
   if (r->f->tile_planned)
     run(r, "tile", asc__pass_tile);

@@ -41,6 +41,8 @@ static void strength_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
   int32_t iv = loop->dst;
   int dt = f->regs[iv].ty.dtype;
   strength_block(c, f, &loop->body[0]);
+  if (loop->wave == ASC_WAVE_SWEEP) /* runs one row at a time */
+    return;
   if (asc__ir_has_loop_exit(&loop->body[0]))
     return;
   if (loop->args[2].kind == ASC_IRV_REG)

@@ -300,7 +300,7 @@ static bool try_loop(tctx *x, asc__irblock *b, asc__irins *I) {
   const char *why;
   int64_t T = 0;
   bool quiet;
-  if (J == NULL)
+  if (J == NULL || I->wave != 0)
     return false;
   Ls[0] = I;
   Ls[1] = J;

@@ -306,6 +306,7 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
   store_check sc;
 
   if ((I->op != ASC_IR_FOR && I->op != ASC_IR_PFOR) || I->unroll ||
+      I->wave != 0 ||
       I->nred > 0 || X == NULL || X->op != ASC_IR_FOR || X->note == NULL ||
       strstr(X->note, "interchange: loop") == NULL ||
       strstr(X->note, "moved inside") == NULL)

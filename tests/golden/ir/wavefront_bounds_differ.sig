@@ -1,0 +1,1 @@
+../ir/wavefront.py	bounds_differ(f64[:, ::1], f64[:, ::1], i64)

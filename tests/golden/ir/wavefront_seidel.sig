@@ -1,0 +1,1 @@
+../ir/wavefront.py	seidel(f64[:, ::1], i64)

@@ -1,0 +1,1 @@
+../ir/wavefront.py	shifted_store(f64[:, ::1], f64[:, ::1], i64)
