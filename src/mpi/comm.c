@@ -274,6 +274,8 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
       ran = true;
     } else {
       posted = true;
+      if (c->delay_ns != 0)
+        o->posted_ns = now_ns();
     }
     comm_lock(c);
     if (posted) {
@@ -343,6 +345,10 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
         }
       }
     }
+    /* emulated latency: done in MPI, not yet on the wire's clock */
+    if (rc == MPI_SUCCESS && flag && c->delay_ns != 0 &&
+        now_ns() - o->posted_ns < c->delay_ns)
+      flag = 0;
     if (rc == MPI_SUCCESS && !flag) {
       busy_mine |= mine != NULL && o->stream == *mine;
       *kt = o;
@@ -665,6 +671,17 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
                       c->mpi) != MPI_SUCCESS)
       lim = 0;
     c->blocking_max = lim > 0 ? lim : -1;
+  }
+  {
+    /* Emulated latency, microseconds, at most 10 s (per rank: it only
+     * delays this rank's completions). */
+    const char *e = getenv("ASC_MPI_DELAY_US");
+    long long us = e != NULL && *e != '\0' ? strtoll(e, NULL, 10) : 0;
+    if (us < 0)
+      us = 0;
+    if (us > 10000000)
+      us = 10000000;
+    c->delay_ns = (uint64_t)us * 1000u;
   }
   if (pthread_create(&c->thread, NULL, progress_main, c) != 0) {
     MPI_Comm_free(&c->mpi);

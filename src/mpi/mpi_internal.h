@@ -73,6 +73,7 @@ struct xop {
   int nreqs;
   MPI_Request req1;
   MPI_Status stat1;
+  uint64_t posted_ns;      /* when posted, if the comm emulates latency */
   void *tmp;               /* gathered halves, or a copy of sendbuf */
 };
 
@@ -87,6 +88,11 @@ struct ascComm_st {
   /* Allreduces up to this many bytes run blocking (ops.c); the same on
    * every rank (ASC_MPI_BLOCKING_MAX, agreed at init). */
   long long blocking_max;
+  /* Emulated network latency (ASC_MPI_DELAY_US, docs/distributed.md): a
+   * posted operation completes no earlier than this many ns after it was
+   * posted, as if its messages crossed a network (the copies still take
+   * this machine's cores); 0: off. */
+  uint64_t delay_ns;
   pthread_t thread;
   /* A spin lock (comm_lock; spins, then yields): guards everything below
    * but the atomics.  Leaf lock, held for a few instructions: never

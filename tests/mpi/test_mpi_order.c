@@ -294,6 +294,64 @@ static void test_destroy_waits(ascKernel_t sleepy) {
   OK(ascStreamDestroy(s));
 }
 
+/* ASC_MPI_DELAY_US (read by ascCommInitFromMPI): a posted exchange
+ * completes on its stream no earlier than the emulated latency after it
+ * was posted, and delivers the right data; another stream's kernel runs
+ * meanwhile (its result is there when the exchange completes).  Only the
+ * lower bound of the time is checked: a loaded machine may be slower. */
+static void test_emulated_latency(ascKernel_t affine) {
+  enum { M = 1024, DELAY_US = 40000 };
+  double *out = malloc(M * sizeof *out), *in = malloc(M * sizeof *in);
+  int64_t *x = calloc(N, sizeof *x), zero = 0, seven = 7;
+  ascTensor t = tensor1(x, ascInt64, N);
+  void *set[] = {&t, &zero, &seven};
+  ascComm_t c;
+  ascStream_t s, k;
+  struct timespec t0, t1;
+  double ms;
+  char us[32];
+  const char *saved = getenv("ASC_MPI_DELAY_US");
+
+  snprintf(us, sizeof us, "%d", DELAY_US);
+  setenv("ASC_MPI_DELAY_US", us, 1);
+  OK(ascCommInitFromMPI(&c, MPI_COMM_WORLD));
+  if (saved != NULL)
+    setenv("ASC_MPI_DELAY_US", saved, 1);
+  else
+    unsetenv("ASC_MPI_DELAY_US");
+  for (int i = 0; i < M; i++) {
+    out[i] = rank * 1000.0 + i;
+    in[i] = -1;
+  }
+  OK(ascStreamCreate(&s));
+  OK(ascStreamCreate(&k));
+  MPI_Barrier(MPI_COMM_WORLD);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  OK(ascGroupStart());
+  OK(ascSend(out, M, ascFloat64, (rank + 1) % size, c, s));
+  OK(ascRecv(in, M, ascFloat64, (rank + size - 1) % size, c, s));
+  OK(ascGroupEnd());
+  OK(ascLaunchKernel(affine, 4, set, k));
+  OK(ascStreamSynchronize(s));
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  OK(ascStreamSynchronize(k));
+  ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+       (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+  CHECK(ms >= DELAY_US / 1000.0, "the exchange took %.2f ms, under the "
+        "emulated %d us", ms, DELAY_US);
+  for (int i = 0; i < M; i++)
+    CHECK(in[i] == ((rank + size - 1) % size) * 1000.0 + i, "in[%d] = %g", i,
+          in[i]);
+  for (int i = 0; i < N; i++)
+    CHECK(x[i] == 7, "x[%d] = %lld", i, (long long)x[i]);
+  OK(ascStreamDestroy(s));
+  OK(ascStreamDestroy(k));
+  OK(ascCommDestroy(c));
+  free(out);
+  free(in);
+  free(x);
+}
+
 int main(int argc, char **argv) {
   ascComm_t comm;
   ascModule_t m;
@@ -315,6 +373,7 @@ int main(int argc, char **argv) {
   test_kernel_error_still_runs(raise_at, comm);
   test_misuse(comm);
   test_destroy_waits(sleepy);
+  test_emulated_latency(affine);
   OK(ascCommDestroy(comm));
   OK(ascModuleUnload(m));
   OK(ascDeviceReset());
