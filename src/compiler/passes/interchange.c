@@ -346,7 +346,7 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
                     asc__irins *P, asc__irblock *pre, asc__irblock *post,
                     int32_t s, asc__irins *upd, asc__irins *mv) {
   int dt = x->f->regs[s].ty.dtype;
-  int64_t T = TILE_BYTES / (asc__dt_bits(dt) / 8);
+  int64_t T = TILE_BYTES / asc__dt_bytes(dt);
   int32_t line = J->line, j = J->dst, sinit = -1;
   asc__irval tv = asc__irv_int(ascInt64, T);
   asc__irins *J0, *Li, *Lp, *Lo, *arr, *ins;
@@ -508,7 +508,7 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
                      "become unit-stride innermost; each element keeps its "
                      "order of operations",
                      rname(x, J->dst), (int)J->line, rname(x, Pin->dst),
-                     (int)(TILE_BYTES / (asc__dt_bits(x->f->regs[s].ty.dtype) / 8)),
+                     (int)(TILE_BYTES / asc__dt_bytes(x->f->regs[s].ty.dtype)),
                      rname(x, s), rname(x, Pin->dst)));
   /* detach prefix and post from J's body */
   pre.first = J->body[0].first;

@@ -85,14 +85,6 @@ static asc__irins *shape(tctx *x, asc__irins *I) {
   return J;
 }
 
-static int elem_bytes(int dt) {
-  if (dt == ascComplex128)
-    return 16;
-  if (dt == ascComplex64)
-    return 8;
-  return asc__dt_bits(dt) >= 8 ? asc__dt_bits(dt) / 8 : 1;
-}
-
 /* The transpose pattern: some access of J's body is unit-stride in j, and
  * another is unit-stride in i and strided (a constant other than 0 and 1,
  * or a run-time stride) in j.  *esize: the widest element touched. */
@@ -107,7 +99,7 @@ static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
     int es;
     if (i->op != ASC_IR_LOAD && i->op != ASC_IR_STORE)
       continue;
-    es = elem_bytes(x->f->regs[i->args[0].reg].ty.dtype);
+    es = asc__dt_bytes(x->f->regs[i->args[0].reg].ty.dtype);
     if (es > *esize)
       *esize = es;
     if (!asc__dep_affine(d, i->args[1], &a))
