@@ -45,14 +45,14 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
 
 /* As asc__pymodule_specialize, for a launch on a device whose L1 data
  * cache is l1d_bytes (ascDeviceProp.l1CacheSize; 0: unknown): the
- * loop-nest passes size their tiles for it (asc__jit_l1d_bytes; part of
- * the kernel cache key, read when a specialisation compiles: the table
- * keeps one per signature, as every device of a process has one
- * topology).  asc__pymodule_specialize compiles for an unknown L1.  The
- * specialisation is also
- * pinned (*pin) so that it cannot be evicted before the launch is queued;
- * the launch counts itself in *inflight (asc__stream_launch), which keeps
- * the code loaded until it has run; then asc__pymodule_unpin(*pin).
+ * loop-nest passes size their tiles for it (asc__jit_l1d_bytes; the tile
+ * sizes are part of the kernel cache key).  It counts when a
+ * specialisation compiles: the table keeps one per signature, as every
+ * device of a process has the one topology.  asc__pymodule_specialize
+ * compiles for an unknown L1.  The specialisation is also pinned (*pin)
+ * so that it cannot be evicted before the launch is queued; the launch
+ * counts itself in *inflight (asc__stream_launch), which keeps the code
+ * loaded until it has run; then asc__pymodule_unpin(*pin).
  * asc__pymodule_specialize pins and unpins at once: its *desc stays valid
  * only while at most ASC_MAX_LOADED_SPECIALIZATIONS are in use. */
 struct asc__spec;
