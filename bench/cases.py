@@ -127,6 +127,11 @@ class Case:
     unit = ""               # of the rate: GB/s or GFLOP/s
     reps = None             # overrides the size's repetitions
     note = ""
+    # The reference calls numpy's threaded OpenBLAS, which leaves its
+    # threads spinning after each call (matmul's sgemm, conv2d's
+    # tensordots; dot's sdot leaves none): the suite then pauses
+    # BLAS_SETTLE_S before each timed call instead of 20 ms (bench/suite.py).
+    blas = False
 
     def __init__(self, sizes, libs):
         self.sizes = sizes
@@ -259,6 +264,7 @@ class Saxpy(VectorAdd):
 class Matmul(Case):
     unit = "GFLOP/s"
     py_name = "matmul"
+    blas = True
     note = "naive i-j-p loops with a scalar sum; numpy is BLAS sgemm"
 
     def __init__(self, sizes, libs, n, reps):
@@ -361,6 +367,7 @@ class MatmulOperator(Matmul):
 
 class Conv2d(Case):
     name = "conv2d"
+    blas = True
     unit = "GFLOP/s"
     py_name = "conv2d"
     note = "the seed's conv2d as written (no prange); numpy: 9 BLAS tensordots"

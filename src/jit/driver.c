@@ -522,7 +522,8 @@ static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
  * compiler, and runs only on a disk-cache miss. */
 static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                             const char *signature, void *const *args,
-                            asc__buf *out, unsigned *fastmath) {
+                            uint64_t l1d_bytes, asc__buf *out,
+                            unsigned *fastmath) {
   const ascKernelInfo *info = &m->kernels[kernel].info;
   asc__cctx c;
   jmp_buf jb;
@@ -553,7 +554,9 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
         fn->opts.debug = 1;
       /* Type errors are in c's diagnostics; cctx_status reports them. */
       t0 = asc__trace_clock();
+      asc__pipeline_opts popts = {.l1d_bytes = l1d_bytes};
       asc__compile_in in = {.module = am,
+                            .passes = &popts,
                             .kernel = fn,
                             .sig = &sig,
                             .may_alias =
@@ -687,19 +690,31 @@ typedef struct emit_ctx {
   const char *signature;
   void *const *args;
   unsigned fastmath;   /* the module's mode, then the kernel's */
+  uint64_t l1d_bytes;  /* asc__jit_l1d_bytes, in the key too */
 } emit_ctx;
 
 static ascError_t emit_stages(void *ud, asc__buf *out) {
   emit_ctx *e = ud;
   return e->m->stages(e->m->stages_ud, e->m, e->kernel, e->signature,
-                      e->args, out, &e->fastmath);
+                      e->args, e->l1d_bytes, out, &e->fastmath);
+}
+
+/* 0 (unset): the device's size; 1 KiB .. 1 GiB with K/M suffixes */
+static asc__env_num l1_env = {"ASC_L1_CACHE", 0, 1024, (uint64_t)1 << 30,
+                              ASC__ENV_SUFFIXES, false};
+
+uint64_t asc__jit_l1d_bytes(uint64_t device_l1d) {
+  uint64_t v = asc__env_u64(&l1_env);
+  return v != 0 ? v : device_l1d;
 }
 
 /* Compiles (or loads from the disk cache) kernel i for signature sig. */
 static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
-                             void *const *args, drv_spec **out) {
+                             void *const *args, uint64_t l1d_bytes,
+                             drv_spec **out) {
   asc__jit_inputs in;
-  emit_ctx e = {m, i, sig, args, m->opts.fastmath & ASC_FASTMATH_ALL};
+  emit_ctx e = {m, i, sig, args, m->opts.fastmath & ASC_FASTMATH_ALL,
+                asc__jit_l1d_bytes(l1d_bytes)};
   drv_spec *s;
   ascError_t err;
   uint64_t t0;
@@ -720,6 +735,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   in.nglobals = m->opts.numGlobals;
   in.opts = &m->opts;
   in.fastmath = &e.fastmath;
+  in.l1d_bytes = e.l1d_bytes;
   t0 = asc__trace_clock();
   err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
   ASC_TRACE(asc__trace_span("compile", in.kernel_name, sig, 0, t0));
@@ -755,6 +771,7 @@ static ascError_t check_args(const drv_kernel *k, void *const *args) {
 
 ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
                                         void *const *args,
+                                        uint64_t l1d_bytes,
                                         const asc_kernel_desc **desc,
                                         asc__inflight **inflight,
                                         struct asc__spec **pin) {
@@ -788,7 +805,7 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
                               &p);
   if (err == ascSuccess && claim != NULL) {
     drv_spec *s = NULL;
-    err = build_spec(m, i, sig.p, args, &s);
+    err = build_spec(m, i, sig.p, args, l1d_bytes, &s);
     asc__spectab_publish(&m->specs, claim, err, s, &p);
     v = s;
   }
@@ -807,7 +824,7 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
   asc__inflight *inflight;
   asc__spec *pin;
   ascError_t err =
-      asc__pymodule_specialize_pin(m, i, args, desc, &inflight, &pin);
+      asc__pymodule_specialize_pin(m, i, args, 0, desc, &inflight, &pin);
 
   asc__spectab_unpin(pin);
   return err;

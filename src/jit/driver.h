@@ -43,15 +43,22 @@ ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
                                     void *const *args,
                                     const asc_kernel_desc **desc);
 
-/* As asc__pymodule_specialize, for a launch: the specialisation is also
- * pinned (*pin) so that it cannot be evicted before the launch is queued;
- * the launch counts itself in *inflight (asc__stream_launch), which keeps
- * the code loaded until it has run; then asc__pymodule_unpin(*pin).
+/* As asc__pymodule_specialize, for a launch on a device whose L1 data
+ * cache is l1d_bytes (ascDeviceProp.l1CacheSize; 0: unknown): the
+ * loop-nest passes size their tiles for it (asc__jit_l1d_bytes; the tile
+ * sizes are part of the kernel cache key).  It counts when a
+ * specialisation compiles: the table keeps one per signature, as every
+ * device of a process has the one topology.  asc__pymodule_specialize
+ * compiles for an unknown L1.  The specialisation is also pinned (*pin)
+ * so that it cannot be evicted before the launch is queued; the launch
+ * counts itself in *inflight (asc__stream_launch), which keeps the code
+ * loaded until it has run; then asc__pymodule_unpin(*pin).
  * asc__pymodule_specialize pins and unpins at once: its *desc stays valid
  * only while at most ASC_MAX_LOADED_SPECIALIZATIONS are in use. */
 struct asc__spec;
 ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
                                         void *const *args,
+                                        uint64_t l1d_bytes,
                                         const asc_kernel_desc **desc,
                                         asc__inflight **inflight,
                                         struct asc__spec **pin);
@@ -62,6 +69,12 @@ void asc__pymodule_unpin(struct asc__spec *pin);
  * 1024); *evictions, if not NULL, how many were unloaded to stay under it. */
 size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions);
 
+/* The L1 data cache size kernels are compiled for: ASC_L1_CACHE=BYTES
+ * when set (tests and measurements; 1K .. 1G, suffixes as base/env.h
+ * reads them, anything else warns once and is ignored), else device_l1d
+ * (0: unknown, the passes' default, docs/optimizer.md "Tile sizes"). */
+uint64_t asc__jit_l1d_bytes(uint64_t device_l1d);
+
 /* The per-specialisation stages after the front end: infer types of kernel
  * `kernel` for `signature` (canonical text, e.g. "k(f32[2], i64=3)"; args
  * are the launch arguments it was computed from), lower, run the passes and
@@ -69,11 +82,13 @@ size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions);
  * process nor the disk cache has the specialisation.  User errors return
  * ascErrorCompile with diagnostics.  *fastmath holds the module's
  * ASC_FASTMATH_* bits on entry and receives those the C is compiled with
- * (asc__kernel_fastmath). */
+ * (asc__kernel_fastmath).  l1d_bytes: the L1 data cache the tiles are
+ * sized for (asc__jit_l1d_bytes; 0: the default). */
 typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
                                               int kernel,
                                               const char *signature,
                                               void *const *args,
+                                              uint64_t l1d_bytes,
                                               asc__buf *out,
                                               unsigned *fastmath);
 

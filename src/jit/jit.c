@@ -189,6 +189,13 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "gemmrec", asc__gemmrec_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "tile", asc__tile_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "wavefront", asc__wavefront_enabled() ? 1 : 0);
+  /* The tile sizes the loop-nest passes derive from the device's L1 data
+   * cache (docs/optimizer.md, "Tile sizes"): two sizes that give the same
+   * tiles share the code */
+  asc__cache_key_add_u64(k, "acc_tile",
+                         (uint64_t)asc__acc_tile_bytes(in->l1d_bytes));
+  asc__cache_key_add_u64(k, "tile_row",
+                         (uint64_t)asc__tile_row_bytes(in->l1d_bytes));
   /* ASC_NTSTORE: the streaming-store threshold the emitter bakes in */
   asc__cache_key_add_u64(k, "ntstore", asc__ntstore_min_bytes());
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);

@@ -57,6 +57,9 @@ typedef struct asc__jit_inputs {
    * kernel is built with (its decorator's, narrowed by its helpers'): a
    * function of the source and opts, so the key stays complete. */
   const unsigned *fastmath;
+  /* The L1 data cache the loop-nest passes size their tiles for (0: the
+   * default); the key holds the tile sizes it gives. */
+  uint64_t l1d_bytes;
 } asc__jit_inputs;
 
 /* Produces the C translation unit (appended to out).  Runs on a miss only.

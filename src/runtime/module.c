@@ -852,6 +852,7 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
   /* The pin keeps the specialisation loaded until the launch is queued
    * and counted in spec_inflight. */
   err = asc__pymodule_specialize_pin(m->py, k->index, (void *const *)args,
+                                     st->rt->dev->prop.l1CacheSize,
                                      &desc, &spec_inflight, &pin);
   if (err != ascSuccess)
     return err;

@@ -45,13 +45,15 @@ typedef struct stages_state {
  * compile that produced it, so tests can tell specialisations apart. */
 static ascError_t stages(void *ud, asc__pymodule *m, int kernel,
                          const char *signature, void *const *args,
-                         asc__buf *out, unsigned *fastmath) {
+                         uint64_t l1d_bytes, asc__buf *out,
+                         unsigned *fastmath) {
   stages_state *s = ud;
   ascKernelInfo info;
   int n = atomic_fetch_add(&s->calls, 1) + 1;
 
   ASC_UNUSED(args);
   ASC_UNUSED(fastmath);
+  ASC_UNUSED(l1d_bytes);
   snprintf(s->last_sig, sizeof s->last_sig, "%s", signature);
   if (s->delay_ms)
     uv_sleep(s->delay_ms);
@@ -638,7 +640,7 @@ static void test_loaded_specialisations_bounded(void **state) {
   for (i = 0; i < N; i++) {
     launch_init(&l, ascInt64, i);
     assert_int_equal(
-        asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+        asc__pymodule_specialize_pin(m, 0, l.args, 0, &d, &inf, &pin),
         ascSuccess);
     first[i] = run(d, &l);
     assert_int_equal(first[i], i + 1);
@@ -661,7 +663,7 @@ static void test_loaded_specialisations_bounded(void **state) {
   for (i = 0; i < N; i++) {
     launch_init(&l, ascInt64, i);
     assert_int_equal(
-        asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+        asc__pymodule_specialize_pin(m, 0, l.args, 0, &d, &inf, &pin),
         ascSuccess);
     assert_int_equal(run(d, &l), first[i]);
     asc__pymodule_unpin(pin);
@@ -675,14 +677,14 @@ static void test_loaded_specialisations_bounded(void **state) {
   /* Everything in use: LIMIT pinned, then one more is refused. */
   for (i = 0; i < LIMIT; i++) {
     launch_init(&l, ascInt64, 100 + i);
-    assert_int_equal(asc__pymodule_specialize_pin(m, 0, l.args, &held[i],
+    assert_int_equal(asc__pymodule_specialize_pin(m, 0, l.args, 0, &held[i],
                                                   &held_inf[i], &pins[i]),
                      ascSuccess);
     held_value[i] = run(held[i], &l);
   }
   launch_init(&l, ascInt64, 200);
   assert_int_equal(
-      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      asc__pymodule_specialize_pin(m, 0, l.args, 0, &d, &inf, &pin),
       ascErrorLaunchFailure);
   assert_non_null(
       strstr(ascGetLastErrorMessage(), "ASC_MAX_LOADED_SPECIALIZATIONS"));
@@ -691,7 +693,7 @@ static void test_loaded_specialisations_bounded(void **state) {
   atomic_fetch_add(&held_inf[0]->launched, 1);
   asc__pymodule_unpin(pins[0]);
   assert_int_equal(
-      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      asc__pymodule_specialize_pin(m, 0, l.args, 0, &d, &inf, &pin),
       ascErrorLaunchFailure);
   for (i = 0; i < LIMIT; i++) {
     launch_init(&l, ascInt64, 100 + i);
@@ -701,7 +703,7 @@ static void test_loaded_specialisations_bounded(void **state) {
   atomic_fetch_add(&held_inf[0]->retired, 1);
   launch_init(&l, ascInt64, 200);
   assert_int_equal(
-      asc__pymodule_specialize_pin(m, 0, l.args, &d, &inf, &pin),
+      asc__pymodule_specialize_pin(m, 0, l.args, 0, &d, &inf, &pin),
       ascSuccess);
   assert_int_equal(run(d, &l), N + LIMIT + 1);
   asc__pymodule_unpin(pin);

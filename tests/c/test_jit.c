@@ -178,6 +178,9 @@ static void test_key_inputs(void **state) {
   VARY(o2.optLevel = 2);
   VARY(o2.filename = "other.py");
   VARY(o2.firstLine = 10);
+  /* the L1 size, through the tile sizes it gives (docs/optimizer.md) */
+  VARY(in2.l1d_bytes = 16384);
+  VARY(in2.l1d_bytes = 131072);
   setenv("ASC_CFLAGS", "-DX=1", 1);
   VARY((void)0);
   if (cflags != NULL)
@@ -191,6 +194,14 @@ static void test_key_inputs(void **state) {
       assert_string_not_equal(seen[i], seen[j]);
   /* Stable: the same inputs give the same key. */
   asc__jit_cc_opts(&o, &cco);
+  asc__jit_key(&k, cc, &cco, &in);
+  assert_string_equal(k.hex, k0.hex);
+  /* An L1 size that gives the default's tiles (unknown: 32 KiB) shares
+   * its key. */
+  in.l1d_bytes = 32768;
+  asc__jit_key(&k, cc, &cco, &in);
+  assert_string_equal(k.hex, k0.hex);
+  in.l1d_bytes = 32800;
   asc__jit_key(&k, cc, &cco, &in);
   assert_string_equal(k.hex, k0.hex);
 }

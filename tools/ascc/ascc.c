@@ -11,7 +11,8 @@
 static void usage(FILE *f) {
   fputs(
       "usage: ascc [--emit=MODE] [--signature SIG]... [-o OUT] [-O0..-O3]\n"
-      "            [--fastmath[=FLAGS]] [--boundscheck] [-march=CPU] FILE.py\n"
+      "            [--fastmath[=FLAGS]] [--boundscheck] [-march=CPU]\n"
+      "            [--l1-cache=BYTES|host] FILE.py\n"
       "       ascc --cache-info | --cache-clear | --version | -h | --help\n"
       "\n"
       "Compiles the @asc.kernel functions of FILE.py ahead of time.\n"
@@ -61,6 +62,10 @@ static void usage(FILE *f) {
       "                   compiler's default target, so the module runs on\n"
       "                   any machine of the architecture; -march=native\n"
       "                   tunes for this one)\n"
+      "  --l1-cache=BYTES|host  the L1 data cache the loop-nest passes size\n"
+      "                   their tiles for (K or M suffix; host: this\n"
+      "                   machine's, from hwloc; default 32K, as the JIT\n"
+      "                   when the device's is unknown; docs/optimizer.md)\n"
       "  --cache-info     show the JIT kernel cache; --cache-clear empties it\n"
       "  --version        print the libasc version\n"
       "\n"

@@ -6,6 +6,7 @@
 #ifndef ASCC_EMIT_H
 #define ASCC_EMIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "compiler/cctx.h"
@@ -26,6 +27,8 @@ typedef struct ascc_emit_args {
                               kernels whose decorator does not say */
   int boundscheck;         /* --boundscheck */
   const char *march;       /* -march=...; NULL: the C compiler's default */
+  uint64_t l1d_bytes;      /* --l1-cache: the L1 data cache the loop-nest
+                              passes size tiles for; 0: their default */
 } ascc_emit_args;
 
 /* Runs a stage over c (already initialised from the file, with its catch

@@ -6,6 +6,7 @@
  * Diagnostics go to stderr; exit status 0 on success, 1 on compile errors,
  * 2 on usage or I/O errors.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
 #include "base/fastmath.h"
+#include "compiler/passes/passes.h"
+#include "asc/asc.h"
 
 /* Stages register here.  writes_file: the stage writes its own output
  * (a binary), nothing goes to -o or stdout. */
@@ -52,7 +55,8 @@ static int usage_error(const char *msg, const char *arg) {
   fprintf(stderr, "ascc: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
   fprintf(stderr, "usage: ascc [--emit=so|h|c|ir|types|ast|tokens] "
                   "[--signature SIG]... [-o OUT] [-O0..-O3] "
-                  "[--fastmath[=FLAGS]] [--boundscheck] [-march=CPU] FILE.py\n"
+                  "[--fastmath[=FLAGS]] [--boundscheck] [-march=CPU] "
+                  "[--l1-cache=BYTES|host] FILE.py\n"
                   "(ascc --help explains each)\n");
   return 2;
 }
@@ -103,6 +107,39 @@ static bool march_ok(const char *s) {
     if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
           (s[i] >= '0' && s[i] <= '9') || strchr("-_.+", s[i]) != NULL))
       return false;
+  return true;
+}
+
+/* --l1-cache=BYTES (a K or M suffix counts 1024s) or host: the L1 data
+ * cache of this machine's device, as the JIT would use it. */
+static bool parse_l1(const char *s, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  if (strcmp(s, "host") == 0) {
+    ascDeviceProp p;
+    if (ascGetDeviceProperties(&p, 0) != ascSuccess || p.l1CacheSize == 0) {
+      fprintf(stderr, "ascc: warning: --l1-cache=host: this machine's L1 "
+                      "data cache size is unknown; the passes use their "
+                      "default (%d bytes)\n", ASC_DEFAULT_L1D_BYTES);
+      *out = 0;
+    } else {
+      *out = (uint64_t)p.l1CacheSize;
+    }
+    return true;
+  }
+  if (*s < '0' || *s > '9')
+    return false;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0)
+    return false;
+  if (*end == 'K' || *end == 'k')
+    v <<= 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    v <<= 20, end++;
+  if (*end != '\0' || v < 1024 || v > (1ull << 30))
+    return false;
+  *out = (uint64_t)v;
   return true;
 }
 
@@ -163,6 +200,10 @@ int ascc_emit_main(int argc, char **argv) {
       if (!march_ok(s + 7))
         return usage_error("bad -march value", s + 7);
       a.march = s + 7;
+    } else if (strncmp(s, "--l1-cache=", 11) == 0) {
+      if (!parse_l1(s + 11, &a.l1d_bytes))
+        return usage_error("bad --l1-cache value (BYTES from 1024 to 1G, "
+                           "a K or M suffix, or host)", s + 11);
     } else if (s[0] == '-' && s[1] != '\0') {
       return usage_error("unknown option", s);
     } else if (a.path != NULL) {

@@ -54,13 +54,18 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     }
     if (k == NULL)
       return NULL;
+    asc__pipeline_opts popts = {.l1d_bytes = a->l1d_bytes};
     asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
-                          .stop = ASC_STOP_IR, .fastmath = a->fastmath};
+                          .passes = &popts, .stop = ASC_STOP_IR,
+                          .fastmath = a->fastmath};
     if (!asc__compile_kernel(c, &in, &res, NULL))
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
     return res.ir;
   }
-  asc__ir_pipeline(c, mod, NULL);
+  {
+    asc__pipeline_opts popts = {.l1d_bytes = a->l1d_bytes};
+    asc__ir_pipeline(c, mod, &popts);
+  }
   return mod;
 }
 

@@ -52,6 +52,14 @@ int asc__dt_bits(int dt) {
   }
 }
 
+int asc__dt_bytes(int dt) {
+  if (dt == ascComplex128)
+    return 16;
+  if (dt == ascComplex64)
+    return 8;
+  return asc__dt_bits(dt) >= 8 ? asc__dt_bits(dt) / 8 : 1;
+}
+
 const char *asc__dt_name(int dt) {
   if (dt < 0 || dt >= (int)ASC_ARRAY_SIZE(dt_names))
     return "?";

@@ -56,7 +56,13 @@ bool asc__dt_is_float(int dt);
 bool asc__dt_is_complex(int dt);  /* c64, c128 */
 bool asc__dt_is_int(int dt);     /* signed or unsigned, not bool */
 bool asc__dt_is_signed(int dt);
+/* Bits of a value: 1 for bool; complex64 64, complex128 64 as well (the
+ * width the emitter's integer and float rules compare).  The size an
+ * element takes in memory is asc__dt_bytes. */
 int asc__dt_bits(int dt);
+/* Bytes one element takes in memory: bool and int8 1, ..., complex64 8,
+ * complex128 16 (the loop-nest passes size their tiles with it). */
+int asc__dt_bytes(int dt);
 const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
 
 /* -------------------------------------------------------------- opcodes */
@@ -319,6 +325,10 @@ typedef struct asc__irfunc {
   /* The pipeline runs the tile pass after parallelize (set by
    * asc__ir_pipeline; not in the text form). */
   bool tile_planned;
+  /* The L1 data cache the loop-nest passes size their tiles for, bytes
+   * (asc__pipeline_opts.l1d_bytes; 0: the default); set by
+   * asc__ir_pipeline, not in the text form. */
+  uint64_t l1d_bytes;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

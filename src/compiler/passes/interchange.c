@@ -9,7 +9,8 @@
  *     <post: pure, loads, stores; reads %s>
  *   }
  *
- * becomes, over tiles of TILE_BYTES of the accumulator type,
+ * becomes, over tiles of asc__acc_tile_bytes (2 KiB for a 32 KiB L1) of
+ * the accumulator type,
  *
  *   for %j0 = lo, hi, T {
  *     %w = min (hi - j0), T
@@ -44,9 +45,6 @@
 
 #include "compiler/passes/depend.h"
 
-/* The accumulator tile (docs/optimizer.md, "Tile sizes") */
-enum { TILE_BYTES = 2048 };
-
 typedef struct ictx {
   asc__cctx *c;
   asc__irfunc *f;
@@ -75,6 +73,12 @@ static bool pure_ok(ictx *x, const asc__irins *i) {
 static bool invariant(const asc__depnest *d, asc__irval v) {
   return v.kind == ASC_IRV_CONST ||
          (d->nin[v.reg] == 0 && v.reg != d->L[0]->dst);
+}
+
+/* Elements of the accumulator tile of s (docs/optimizer.md, "Tile sizes") */
+static int64_t tile_elems(const ictx *x, int32_t s) {
+  return asc__acc_tile_bytes(x->f->l1d_bytes) /
+         asc__dt_bytes(x->f->regs[s].ty.dtype);
 }
 
 static asc__irins *new_for(ictx *x, const char *hint, asc__irval lo,
@@ -346,7 +350,7 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
                     asc__irins *P, asc__irblock *pre, asc__irblock *post,
                     int32_t s, asc__irins *upd, asc__irins *mv) {
   int dt = x->f->regs[s].ty.dtype;
-  int64_t T = TILE_BYTES / (asc__dt_bits(dt) / 8);
+  int64_t T = tile_elems(x, s);
   int32_t line = J->line, j = J->dst, sinit = -1;
   asc__irval tv = asc__irv_int(ascInt64, T);
   asc__irins *J0, *Li, *Lp, *Lo, *arr, *ins;
@@ -508,7 +512,7 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
                      "become unit-stride innermost; each element keeps its "
                      "order of operations",
                      rname(x, J->dst), (int)J->line, rname(x, Pin->dst),
-                     (int)(TILE_BYTES / (asc__dt_bits(x->f->regs[s].ty.dtype) / 8)),
+                     (int)tile_elems(x, s),
                      rname(x, s), rname(x, Pin->dst)));
   /* detach prefix and post from J's body */
   pre.first = J->body[0].first;

@@ -46,6 +46,24 @@ bool asc__tile_wants(asc__cctx *c, asc__irfunc *f, asc__irins *I,
 void asc__pass_wavefront(asc__cctx *c, asc__irfunc *f);
 bool asc__wavefront_enabled(void);
 
+/* Tile sizes (docs/optimizer.md, "Tile sizes").  The loop-nest passes
+ * size their tiles for the L1 data cache of the machine the code is for
+ * (ascDeviceProp.l1CacheSize, from hwloc; the JIT passes the launching
+ * device's, ascc --l1-cache=BYTES|host), 0 when unknown, which means
+ * ASC_DEFAULT_L1D_BYTES.
+ *
+ *   interchange's accumulator tile:  L1 / 16, rounded down to a multiple
+ *                                    of 64 bytes, within 512 .. 8192 bytes
+ *   the tile pass's row of a tile:   the largest power of two R with
+ *                                    R * R <= L1 / 2, within 64 .. 512 bytes;
+ *                                    T = R / element size, within 8 .. 64
+ *
+ * 32 KiB gives 2048 and 128 bytes (512 float32 accumulators, 32 x 32
+ * float32 tiles). */
+#define ASC_DEFAULT_L1D_BYTES 32768
+int64_t asc__acc_tile_bytes(uint64_t l1d_bytes);
+int64_t asc__tile_row_bytes(uint64_t l1d_bytes);
+
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline
    * (tests); NULL for the standard one. */
@@ -57,6 +75,9 @@ typedef struct asc__pipeline_opts {
   /* Verify between passes: always in builds without NDEBUG, else when
    * this is set or ASC_VERIFY=1. */
   bool verify;
+  /* The L1 data cache the tiles are sized for, bytes; 0: unknown
+   * (ASC_DEFAULT_L1D_BYTES). */
+  uint64_t l1d_bytes;
 } asc__pipeline_opts;
 
 /* Runs the passes over every function of m. */

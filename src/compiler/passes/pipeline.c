@@ -66,6 +66,22 @@ static const struct {
     {"wavefront", asc__pass_wavefront},
 };
 
+static uint64_t l1d_or_default(uint64_t l1d) {
+  return l1d != 0 ? l1d : ASC_DEFAULT_L1D_BYTES;
+}
+
+int64_t asc__acc_tile_bytes(uint64_t l1d_bytes) {
+  uint64_t b = l1d_or_default(l1d_bytes) / 16 / 64 * 64;
+  return b < 512 ? 512 : b > 8192 ? 8192 : (int64_t)b;
+}
+
+int64_t asc__tile_row_bytes(uint64_t l1d_bytes) {
+  uint64_t half = l1d_or_default(l1d_bytes) / 2, r = 64;
+  while (r < 512 && (r * 2) * (r * 2) <= half)
+    r *= 2;
+  return (int64_t)r;
+}
+
 bool asc__privatize_enabled(void) {
   const char *s = getenv("ASC_PRIVATIZE");
   return s == NULL || strcmp(s, "0") != 0;
@@ -176,6 +192,7 @@ void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
     r.f = m->funcs[k];
     r.f->tile_planned = opts && opts->only ? in_list(opts->only, "tile")
                                            : asc__tile_enabled();
+    r.f->l1d_bytes = opts ? opts->l1d_bytes : 0;
     asc__ir_verify(c, r.f, NULL);
     pipeline(&r, opts ? opts->only : NULL);
   }

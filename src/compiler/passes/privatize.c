@@ -315,7 +315,7 @@ static void rewrite_block(site_rw *w, asc__irblock *b) {
 static void privatize(pv *s, asc__irblock *pb, asc__irins *p, int32_t h) {
   asc__irfunc *f = s->f;
   int dt = f->regs[h].ty.dtype;
-  int64_t cap = PRIV_BYTES / (asc__dt_bits(dt) / 8);
+  int64_t cap = PRIV_BYTES / asc__dt_bytes(dt);
   int64_t step = p->args[2].c.i;
   int32_t line = p->line;
   asc__irblock pre = {NULL, NULL}, post = {NULL, NULL};
@@ -462,7 +462,7 @@ static void visit(pv *s, asc__irblock *b) {
       }
       {
         int dt = s->f->regs[h].ty.dtype;
-        int64_t cap = PRIV_BYTES / (asc__dt_bits(dt) / 8);
+        int64_t cap = PRIV_BYTES / asc__dt_bytes(dt);
         add_note(s, i,
                  asc__arena_printf(
                      s->c,

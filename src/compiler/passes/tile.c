@@ -38,9 +38,10 @@
 
 #include "compiler/passes/depend.h"
 
-/* A tile row is two cache lines of the widest element the nest touches,
- * 8 to 64 elements (docs/optimizer.md, "Tile sizes"). */
-enum { ROW_BYTES = 128, MIN_TILE = 8, MAX_TILE = 64 };
+/* A tile row is asc__tile_row_bytes of the widest element the nest
+ * touches (two cache lines for a 32 KiB L1), 8 to 64 elements
+ * (docs/optimizer.md, "Tile sizes"). */
+enum { MIN_TILE = 8, MAX_TILE = 64 };
 
 typedef struct tctx {
   asc__cctx *c;
@@ -85,14 +86,6 @@ static asc__irins *shape(tctx *x, asc__irins *I) {
   return J;
 }
 
-static int elem_bytes(int dt) {
-  if (dt == ascComplex128)
-    return 16;
-  if (dt == ascComplex64)
-    return 8;
-  return asc__dt_bits(dt) >= 8 ? asc__dt_bits(dt) / 8 : 1;
-}
-
 /* The transpose pattern: some access of J's body is unit-stride in j, and
  * another is unit-stride in i and strided (a constant other than 0 and 1,
  * or a run-time stride) in j.  *esize: the widest element touched. */
@@ -107,7 +100,7 @@ static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
     int es;
     if (i->op != ASC_IR_LOAD && i->op != ASC_IR_STORE)
       continue;
-    es = elem_bytes(x->f->regs[i->args[0].reg].ty.dtype);
+    es = asc__dt_bytes(x->f->regs[i->args[0].reg].ty.dtype);
     if (es > *esize)
       *esize = es;
     if (!asc__dep_affine(d, i->args[1], &a))
@@ -122,8 +115,8 @@ static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
   return inner && outer;
 }
 
-static int64_t tile_size(int esize) {
-  int64_t t = ROW_BYTES / (esize > 0 ? esize : 1);
+static int64_t tile_size(const tctx *x, int esize) {
+  int64_t t = asc__tile_row_bytes(x->f->l1d_bytes) / (esize > 0 ? esize : 1);
   return t < MIN_TILE ? MIN_TILE : t > MAX_TILE ? MAX_TILE : t;
 }
 
@@ -152,7 +145,7 @@ static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
     *quiet = true;
     return "no access crosses the nest";
   }
-  *T = tile_size(esize);
+  *T = tile_size(x, esize);
   if (x->f->may_alias)
     return "the kernel's tensors may alias";
   for (int k = 0; k < 2; k++)
