@@ -674,7 +674,7 @@ static bool red_op_ok(int op, int dt) {
   case ASC_IR_AND:
   case ASC_IR_OR:
   case ASC_IR_XOR:
-    return !asc__dt_is_float(dt);
+    return !asc__dt_is_float(dt) && !asc__dt_is_complex(dt);
   default:
     return false;
   }
@@ -1182,7 +1182,9 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     if (s->nin[r] == 0 || s->isiv[r])
       continue;
     if ((op = reduction_op(s, L1, r)) >= 0) {
-      if (asc__dt_is_float(f->regs[r].ty.dtype) &&
+      /* complex sums round like float ones */
+      if ((asc__dt_is_float(f->regs[r].ty.dtype) ||
+           asc__dt_is_complex(f->regs[r].ty.dtype)) &&
           !float_reorder_ok(f->fastmath, op)) {
         /* the one rule: docs/parallelize.md, "Reductions and their order" */
         why = asc__arena_printf(
