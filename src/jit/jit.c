@@ -188,6 +188,7 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "unrolljam", asc__unrolljam_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "gemmrec", asc__gemmrec_enabled() ? 1 : 0);
   asc__cache_key_add_u64(k, "tile", asc__tile_enabled() ? 1 : 0);
+  asc__cache_key_add_u64(k, "hoist", asc__hoist_enabled() ? 1 : 0);
   /* ASC_NTSTORE: the streaming-store threshold the emitter bakes in */
   asc__cache_key_add_u64(k, "ntstore", asc__ntstore_min_bytes());
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);

@@ -41,6 +41,12 @@ bool asc__tile_enabled(void);
 bool asc__tile_wants(asc__cctx *c, asc__irfunc *f, asc__irins *I,
                      asc__irins *J);
 
+/* Invariant loads out of loops whose stores cannot reach them (hoist.c),
+ * after the loop-nest passes; ASC_HOIST=0 leaves it out (part of the
+ * cache key). */
+void asc__pass_hoist(asc__cctx *c, asc__irfunc *f);
+bool asc__hoist_enabled(void);
+
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline
    * (tests); NULL for the standard one. */
