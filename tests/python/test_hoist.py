@@ -317,6 +317,9 @@ def test_bounds_checked():
             same_bytes(out, np.full(3, a[2] * 2.0))
             with pytest.raises(IndexError):
                 m.checked(a, out, 4)
+            # far past the end: a load run before the check would fault
+            with pytest.raises(IndexError):
+                m.checked(a, out, 1 << 40)
             m.checked(a, np.zeros(0), 99)
 
 
