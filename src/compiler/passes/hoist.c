@@ -54,6 +54,7 @@ typedef struct writer {
   bool whole;                        /* writes elements depend.c cannot see */
   asc__irins *chain[ASC_DEP_MAXL];   /* the loops from the hoisting loop down */
   int nl;                            /* 0: nested too deep */
+  asc__depnest *d;                   /* set up for chain at the first test */
 } writer;
 
 typedef struct hctx {
@@ -121,6 +122,7 @@ static void add_writer(hctx *x, const asc__irins *i, int32_t t, bool whole,
   w->i = i;
   w->root = root_of(x, t);
   w->whole = whole;
+  w->d = NULL;
   w->nl = nl <= ASC_DEP_MAXL ? nl : 0;
   for (int l = 0; l < w->nl; l++)
     w->chain[l] = chain[l];
@@ -243,9 +245,8 @@ static const asc__irins *leaves(const hctx *x, const asc__irblock *b,
 }
 
 /* Why a store w may write the element load ld reads; NULL when it cannot. */
-static const char *conflict(hctx *x, const asc__irins *ld, const writer *w) {
+static const char *conflict(hctx *x, const asc__irins *ld, writer *w) {
   int32_t t = ld->args[0].reg, rt = root_of(x, t);
-  asc__depnest d;
   asc__depvec v;
   if (rt != ROOT_ANY && w->root != ROOT_ANY && rt != w->root)
     return NULL;
@@ -258,8 +259,14 @@ static const char *conflict(hctx *x, const asc__irins *ld, const writer *w) {
     return "may write it (the kernel's tensors may alias)";
   if (w->whole || w->i->args[0].reg != t || w->nl == 0)
     return "may write the element it reads";
-  asc__dep_init(&d, x->c, x->f, w->chain, w->nl);
-  switch (asc__dep_test(&d, ld, w->i, &v)) {
+  /* Set up once per store, at its first test: a register moved out of
+   * the loop after that still counts as assigned in the nest, which can
+   * only make an offset that reads it not affine (refused). */
+  if (w->d == NULL) {
+    w->d = asc__arena_alloc(x->c, sizeof *w->d);
+    asc__dep_init(w->d, x->c, x->f, w->chain, w->nl);
+  }
+  switch (asc__dep_test(w->d, ld, w->i, &v)) {
   case ASC_DEP_NONE:
     return NULL;
   case ASC_DEP_DIST:
