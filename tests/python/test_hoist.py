@@ -76,6 +76,13 @@ def gather(a, idx, out):
 def checked(a, out, k: int):
     for j in range(out.shape[0]):
         out[j] = a[k] * 2.0
+
+
+@asc.kernel(boundscheck=True)
+def checked_after_store(a, out, k: int):
+    for j in range(out.shape[0]):
+        out[j] = 1.0
+        out[j] = out[j] + a[k]
 '''
 
 SWITCH = "ASC_HOIST"
@@ -307,20 +314,35 @@ def test_gather_through_a_loaded_index():
 
 
 def test_bounds_checked():
-    """The check raises before the load could run; an empty loop raises
-    nothing."""
+    """The check raises before the load could run (the invariant check
+    leaves the loop with the load, behind the guard); an empty loop raises
+    nothing; a store before the check still happens before it raises."""
+    msgs = {}
     for v in ("1", "0"):
         with Switched(v) as m:
             a = rnd((4,), seed=18)
             out = np.zeros(3)
             m.checked(a, out, 2)
             same_bytes(out, np.full(3, a[2] * 2.0))
-            with pytest.raises(IndexError):
+            with pytest.raises(IndexError) as e4:
                 m.checked(a, out, 4)
             # far past the end: a load run before the check would fault
-            with pytest.raises(IndexError):
+            with pytest.raises(IndexError) as ebig:
                 m.checked(a, out, 1 << 40)
             m.checked(a, np.zeros(0), 99)
+            m.checked(a, np.zeros(0), 1 << 40)
+            out = np.full(5, 7.0)
+            m.checked_after_store(a, out, 1)
+            same_bytes(out, np.full(5, 1.0 + a[1]))
+            out = np.full(5, 7.0)
+            with pytest.raises(IndexError) as eafter:
+                m.checked_after_store(a, out, 1 << 40)
+            # Python's order: out[0] = 1.0, then a[k] raises
+            same_bytes(out, np.array([1.0, 7.0, 7.0, 7.0, 7.0]))
+            msgs[v] = (str(e4.value), str(ebig.value), str(eafter.value))
+    assert msgs["1"] == msgs["0"], msgs
+    assert "index 1099511627776 is out of bounds for axis 0 with size 4" \
+        in msgs["1"][1], msgs
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -415,7 +437,9 @@ def line_of(text):
     ("next_row(f64[:, :])", "a[i + 1, j] = a[i, 0] * 0.5 + a[i + 1, j]", "a",
      "moved"),
     ("self_first(f64[:], i64)", "a[j] = a[0] + 1", "a", "stays"),
-    ("checked(f64[::1], f64[::1], i64)", "out[j] = a[k] * 2.0", "a", "stays"),
+    ("checked(f64[::1], f64[::1], i64)", "out[j] = a[k] * 2.0", "a", "moved"),
+    ("checked_after_store(f64[::1], f64[::1], i64)",
+     "out[j] = out[j] + a[k]", "a", "stays"),
 ])
 def test_notes_in_ir(tmp_path, sig, stmt, tensor, verdict):
     out = ascc_ir(tmp_path, sig)

@@ -31,7 +31,12 @@
  *    loads (what another thread wrote may become visible there).
  *
  * Pure, non-raising instructions that read a hoisted load follow it into
- * the guard, and loads whose offsets they compute may follow in turn.
+ * the guard, and loads whose offsets they compute may follow in turn.  A
+ * bounds check of an invariant index, `if %bad { raise ... }` with %bad
+ * and the raise's values defined outside the loop, goes first when
+ * nothing before it in the body has an effect (only pure values and
+ * loads): the first iteration would have raised there having changed
+ * nothing, and the load it guards may then follow.
  * Inner loops go first, so a load climbs out of one loop per guard.  The
  * pass runs after the loop-nest passes (the guard would hide the perfect
  * nests they match) and before strength (offsets still `i * stride`, which
@@ -296,10 +301,41 @@ static bool invariant(const asc__irins *i, const uint8_t *inside) {
   return true;
 }
 
-/* Does the load get to run before the loop?  A note says why not. */
+/* `if %c { raise ... }` with %c and the raise's values defined outside
+ * the loop (a bounds check of an invariant index). */
+static bool invariant_check(const asc__irins *i, const uint8_t *inside) {
+  const asc__irins *r = i->body[0].first;
+  return i->op == ASC_IR_IF && i->body[1].first == NULL && r != NULL &&
+         r == i->body[0].last && r->op == ASC_IR_RAISE &&
+         invariant(i, inside) && invariant(r, inside);
+}
+
+/* Nothing before stop at the top of the body has an effect, may raise or
+ * leave: only pure values and loads, so the first iteration reaches stop
+ * having changed nothing. */
+static bool quiet_before(const hctx *x, const asc__irblock *body,
+                         const asc__irins *stop) {
+  for (const asc__irins *i = body->first; i && i != stop; i = i->next)
+    if (i->op != ASC_IR_LOAD &&
+        (!(asc__irop_flags(i->op) & ASC_OPF_PURE) || i->dst < 0 ||
+         may_raise(x, i) || asc__ir_nregions(i) > 0))
+      return false;
+  return true;
+}
+
+/* Does the load get to run before the loop?  With say, a note says why
+ * not. */
 static bool may_hoist(hctx *x, asc__irins *loop, const asc__irins *ld,
-                      bool guardable) {
+                      bool guardable, bool say) {
   const asc__irins *why = leaves(x, &loop->body[0], ld, 0);
+  if (!say) {
+    if (why != NULL || x->sync != NULL || !guardable)
+      return false;
+    for (int k = 0; k < x->nw; k++)
+      if (conflict(x, ld, &x->w[k]) != NULL)
+        return false;
+    return true;
+  }
   if (why != NULL) {
     note(x, loop, ld,
          asc__arena_printf(
@@ -380,12 +416,27 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
     again = false;
     for (asc__irins *i = loop->body[0].first, *next; i; i = next) {
       next = i->next;
+      if (guardable && invariant_check(i, inside) &&
+          quiet_before(x, &loop->body[0], i)) {
+        /* the first iteration would raise here before any effect: so
+         * does the guard, and the loads behind the check may follow */
+        asc__nest_note(x->c, loop, "hoist",
+                       asc__arena_printf(x->c,
+                                         "the raise at line %d and its "
+                                         "invariant test moved out of the "
+                                         "loop",
+                                         (int)i->body[0].first->line));
+        asc__ir_remove(&loop->body[0], i);
+        asc__ir_append(&out, i);
+        again = true;
+        continue;
+      }
       if (i->dst < 0 || x->f->regs[i->dst].ndefs != 1 ||
           x->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
           !invariant(i, inside))
         continue;
       if (i->op == ASC_IR_LOAD) {
-        if (!may_hoist(x, loop, i, guardable))
+        if (!may_hoist(x, loop, i, guardable, false))
           continue;
         note(x, loop, i, "moved out of the loop");
       } else {
@@ -406,6 +457,11 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
       again = true;
     }
   } while (again);
+  /* what stays, and why */
+  for (asc__irins *i = loop->body[0].first; i; i = i->next)
+    if (i->op == ASC_IR_LOAD && x->f->regs[i->dst].ndefs == 1 &&
+        invariant(i, inside))
+      may_hoist(x, loop, i, guardable, true);
   if (out.first == NULL)
     return;
 
