@@ -33,10 +33,10 @@
  * Pure, non-raising instructions that read a hoisted load follow it into
  * the guard, and loads whose offsets they compute may follow in turn.  A
  * bounds check of an invariant index, `if %bad { raise ... }` with %bad
- * and the raise's values defined outside the loop, goes first when
- * nothing before it in the body has an effect (only pure values and
- * loads): the first iteration would have raised there having changed
- * nothing, and the load it guards may then follow.
+ * and the raise's values defined outside the loop, in front of a load
+ * that leaves goes with it, first, when nothing before the check in the
+ * body has an effect (only pure values and loads): the first iteration
+ * would have raised there having changed nothing.
  * Inner loops go first, so a load climbs out of one loop per guard.  The
  * pass runs after the loop-nest passes (the guard would hide the perfect
  * nests they match) and before strength (offsets still `i * stride`, which
@@ -310,24 +310,44 @@ static bool invariant_check(const asc__irins *i, const uint8_t *inside) {
          invariant(i, inside) && invariant(r, inside);
 }
 
-/* Nothing before stop at the top of the body has an effect, may raise or
- * leave: only pure values and loads, so the first iteration reaches stop
- * having changed nothing. */
-static bool quiet_before(const hctx *x, const asc__irblock *body,
-                         const asc__irins *stop) {
-  for (const asc__irins *i = body->first; i && i != stop; i = i->next)
+enum { MAXCHECKS = 8 };
+
+/* The invariant checks before ld at the top of the body, when they are
+ * the only instructions before it that may raise or leave an iteration
+ * and only pure values and loads (no effect) come before the last of
+ * them: their number, stored in chk[]; -1 otherwise. */
+static int checks_before(const hctx *x, const asc__irblock *body,
+                         const asc__irins *ld, const uint8_t *inside,
+                         asc__irins **chk) {
+  int n = 0;
+  bool effect = false;
+  for (asc__irins *i = body->first; i && i != ld; i = i->next) {
+    asc__irblock one = {i, i};
+    if (invariant_check(i, inside)) {
+      if (effect || n == MAXCHECKS)
+        return -1;
+      chk[n++] = i;
+      continue;
+    }
+    if (leaves(x, &one, i->next, 0) != NULL)
+      return -1;
     if (i->op != ASC_IR_LOAD &&
         (!(asc__irop_flags(i->op) & ASC_OPF_PURE) || i->dst < 0 ||
-         may_raise(x, i) || asc__ir_nregions(i) > 0))
-      return false;
-  return true;
+         asc__ir_nregions(i) > 0))
+      effect = true;
+  }
+  return n;
 }
 
 /* Does the load get to run before the loop?  With say, a note says why
  * not. */
 static bool may_hoist(hctx *x, asc__irins *loop, const asc__irins *ld,
-                      bool guardable, bool say) {
-  const asc__irins *why = leaves(x, &loop->body[0], ld, 0);
+                      bool guardable, bool say, const uint8_t *inside,
+                      asc__irins **chk, int *nchk) {
+  const asc__irins *why = NULL;
+  *nchk = checks_before(x, &loop->body[0], ld, inside, chk);
+  if (*nchk < 0)
+    why = leaves(x, &loop->body[0], ld, 0);
   if (!say) {
     if (why != NULL || x->sync != NULL || !guardable)
       return false;
@@ -416,28 +436,27 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
     again = false;
     for (asc__irins *i = loop->body[0].first, *next; i; i = next) {
       next = i->next;
-      if (guardable && invariant_check(i, inside) &&
-          quiet_before(x, &loop->body[0], i)) {
-        /* the first iteration would raise here before any effect: so
-         * does the guard, and the loads behind the check may follow */
-        asc__nest_note(x->c, loop, "hoist",
-                       asc__arena_printf(x->c,
-                                         "the raise at line %d and its "
-                                         "invariant test moved out of the "
-                                         "loop",
-                                         (int)i->body[0].first->line));
-        asc__ir_remove(&loop->body[0], i);
-        asc__ir_append(&out, i);
-        again = true;
-        continue;
-      }
       if (i->dst < 0 || x->f->regs[i->dst].ndefs != 1 ||
           x->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
           !invariant(i, inside))
         continue;
       if (i->op == ASC_IR_LOAD) {
-        if (!may_hoist(x, loop, i, guardable, false))
+        asc__irins *chk[MAXCHECKS];
+        int nchk;
+        if (!may_hoist(x, loop, i, guardable, false, inside, chk, &nchk))
           continue;
+        /* the checks in front of it go first: the first iteration would
+         * have raised there having changed nothing */
+        for (int k = 0; k < nchk; k++) {
+          asc__nest_note(x->c, loop, "hoist",
+                         asc__arena_printf(x->c,
+                                           "the raise at line %d and its "
+                                           "invariant test moved out of the "
+                                           "loop with the load",
+                                           (int)chk[k]->body[0].first->line));
+          asc__ir_remove(&loop->body[0], chk[k]);
+          asc__ir_append(&out, chk[k]);
+        }
         note(x, loop, i, "moved out of the loop");
       } else {
         /* a pure value of what was hoisted follows it */
@@ -460,8 +479,11 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
   /* what stays, and why */
   for (asc__irins *i = loop->body[0].first; i; i = i->next)
     if (i->op == ASC_IR_LOAD && x->f->regs[i->dst].ndefs == 1 &&
-        invariant(i, inside))
-      may_hoist(x, loop, i, guardable, true);
+        invariant(i, inside)) {
+      asc__irins *chk[MAXCHECKS];
+      int nchk;
+      may_hoist(x, loop, i, guardable, true, inside, chk, &nchk);
+    }
   if (out.first == NULL)
     return;
 
