@@ -4,8 +4,8 @@
  * loop moves in front of it when nothing in the loop can write the element
  * it reads:
  *
- *   for %j = lo, hi, 1 {              %run = lt lo, hi
- *     %x = load %a, %t6               if %run {
+ *   for %j = lo, hi, 1 {              %runs = lt lo, hi
+ *     %x = load %a, %t6               if %runs {
  *     %w = load %w, %t9       ->        %w = load %w, %t9
  *     ...                               for %j = lo, hi, 1 { %x = ... }
  *   }                                 }
