@@ -64,6 +64,12 @@ bool asc__wavefront_enabled(void);
 int64_t asc__acc_tile_bytes(uint64_t l1d_bytes);
 int64_t asc__tile_row_bytes(uint64_t l1d_bytes);
 
+/* Invariant loads out of loops whose stores cannot reach them (hoist.c),
+ * after the loop-nest passes; ASC_HOIST=0 leaves it out (part of the
+ * cache key). */
+void asc__pass_hoist(asc__cctx *c, asc__irfunc *f);
+bool asc__hoist_enabled(void);
+
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline
    * (tests); NULL for the standard one. */

@@ -30,6 +30,9 @@
  *              |        (off with ASC_UNROLLJAM=0)
  *          privatize -- atomic adds into small arrays in a pfor ->
  *              |        per-worker copies (off with ASC_PRIVATIZE=0)
+ *            hoist -- invariant loads no store of the loop reaches, in
+ *              |      front of it behind a "the loop runs" guard (off:
+ *              |      ASC_HOIST=0)
  *          strength -- i*stride -> running offsets
  *              |
  *         fold, licm -- tidy the new inductions' set-up
@@ -62,7 +65,7 @@ static const struct {
     {"interchange", asc__pass_interchange},
     {"unrolljam", asc__pass_unrolljam},
     {"gemmrec", asc__pass_gemmrec},
-    {"tile", asc__pass_tile},
+    {"tile", asc__pass_tile},       {"hoist", asc__pass_hoist},
     {"wavefront", asc__pass_wavefront},
 };
 
@@ -169,6 +172,8 @@ static void pipeline(runner *r, const char *only) {
     run(r, "unrolljam", asc__pass_unrolljam);
   if (asc__privatize_enabled())
     run(r, "privatize", asc__pass_privatize);
+  if (asc__hoist_enabled())
+    run(r, "hoist", asc__pass_hoist);
   run(r, "strength", asc__pass_strength);
   run(r, "fold", asc__pass_fold);
   run(r, "licm", asc__pass_licm);

@@ -1,0 +1,1 @@
+../ir/hoist.py	checked(f64[::1], f64[::1], i64)

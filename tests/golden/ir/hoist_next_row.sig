@@ -1,0 +1,1 @@
+../ir/hoist.py	next_row(f64[:, :])

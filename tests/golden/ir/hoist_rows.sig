@@ -1,0 +1,1 @@
+../ir/hoist.py	rows(f64[:, :], f64[:], i64)

@@ -1,0 +1,1 @@
+../ir/hoist.py	self_first(f64[:], i64)
