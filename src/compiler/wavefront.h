@@ -83,8 +83,11 @@ static int64_t asc_wf_row(const asc_wf_chunk *w, int64_t c, int64_t r,
   return q->body(q->env, r, r + 1, tid, exc);
 }
 
+/* Where block b starts: nb blocks of n / nb rows, the first n % nb of
+ * them one row longer. */
 static int64_t asc_wf_lo(const asc_wf_chunk *w, int64_t b) {
-  return (int64_t)((__int128)w->n * b / w->nb);
+  const int64_t q = w->n / w->nb, r = w->n % w->nb;
+  return b * q + (b < r ? b : r);
 }
 
 static int64_t asc_wf_phase1(void *env, int64_t lo, int64_t hi, int32_t tid,
