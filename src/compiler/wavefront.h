@@ -127,7 +127,9 @@ static int64_t asc_wf_phase2(void *env, int64_t lo, int64_t hi, int32_t tid,
  * the bytes of one row of every array the sweeps store.  When those
  * arrays fit in the team's caches anyway, or the rows are too few for
  * chunks of two sweeps, each sweep runs over all rows in turn, in
- * parallel (the plain order).  Else in chunks of C sweeps whose rows take
+ * parallel (the plain order); so too when C would be under 4 (a chunk
+ * that short saves little more than its triangles cost).  Else in chunks of C
+ * sweeps whose rows take
  * about half of a thread's L2 and L3 share (ASC_WF_BUDGET, defined when
  * the kernel is compiled, overrides that and the test of fitting in
  * cache, for measuring and testing), over blocks of
@@ -138,6 +140,7 @@ static int asc_wavefront(asc_kctx *ctx, const asc_wf_sweep *sw, int64_t K,
                          asc_kexc *exc) {
   asc_wf_chunk w;
   int64_t S, C, budget, l2, l3, team = ctx->rt->team_size(ctx), nb;
+  int64_t min_chunk;
   if (T <= 0 || n <= 0)
     return 0;
   S = T > INT64_MAX / K ? INT64_MAX : T * K;
@@ -147,8 +150,11 @@ static int asc_wavefront(asc_kctx *ctx, const asc_wf_sweep *sw, int64_t K,
 #ifdef ASC_WF_BUDGET
   budget = ASC_WF_BUDGET;
   l2 = l3 = 0; /* and no test of the arrays fitting in cache */
+  min_chunk = 2;
 #else
   budget = (l2 + l3) / 2;
+  /* a chunk of 2 or 3 sweeps saves little more than its triangles cost */
+  min_chunk = 4;
 #endif
   /* rows of one chunk in cache: about (C + 3) * R + 1 of each array */
   C = row_bytes > 0 ? budget / row_bytes : S;
@@ -157,16 +163,20 @@ static int asc_wavefront(asc_kctx *ctx, const asc_wf_sweep *sw, int64_t K,
     C = 64;
   if (C > S)
     C = S;
-  /* blocks of at least 2 * C * R rows: fewer blocks first, then a
-   * shorter chunk */
+  /* Four blocks per thread, if they stay at least 8 C R rows long: the
+   * trapezoids then do at least 7/8 of the rows (the triangles, C^2 R
+   * row-sweeps a boundary, get less reuse), else fewer blocks, down to
+   * one per thread; blocks must keep at least 2 C R rows: then a shorter
+   * chunk. */
   nb = 4 * team;
-  while (nb > team && R > 0 && n / nb < 2 * C * R)
+  while (nb > team && R > 0 && n / nb < 8 * C * R)
     nb--;
   while (nb > 1 && R > 0 && n / nb < 4 * R)
     nb--;
   if (R > 0 && C > n / nb / (2 * R))
     C = n / nb / (2 * R);
-  if (C < 2 || (row_bytes > 0 && n <= (l2 + l3) * team / row_bytes)) {
+  if (C < min_chunk || C < 2 ||
+      (row_bytes > 0 && n <= (l2 + l3) * team / row_bytes)) {
     for (int64_t t = 0; t < T; t++)
       for (int64_t k = 0; k < K; k++)
         if (ctx->rt->parallel_for(ctx, n, 1, sw[k].body, sw[k].env, exc) != 0)
