@@ -356,3 +356,34 @@ def test_invariant_loads_stay_in_sweeps(capfd, tmp_path):
     src.write_text(WEIGHTED)
     ir = ascc_ir(tmp_path, src, "weighted(f64[:, ::1], f64[:, ::1], f64[::1], i64)")
     assert "wavefront 1 @" in ir and ir.count(" sweep @") == 2
+
+
+def test_timeout_stops_a_long_wavefront(tmp_path):
+    """T = 10**12 steps: the stream's kernel timeout stops the wavefront
+    (its rows poll the stop flag) with LaunchTimeoutError; the process goes
+    on.  In a child process: the timeout is read when the runtime starts."""
+    import sys
+    child = tmp_path / "child.py"
+    child.write_text(f'''
+import sys
+sys.path.insert(0, {os.path.join(ROOT, "bindings", "python")!r})
+import numpy as np
+import asc
+m = asc.compile({JACOBI!r})
+A = np.random.default_rng(0).random((300, 300))
+B = A.copy()
+try:
+    m.jacobi2d(A, B, 10 ** 12)
+    print("returned")
+except asc.LaunchTimeoutError as e:
+    print("timeout:", e)
+m.jacobi2d(A, B, 1)
+print("still usable")
+''')
+    e = dict(os.environ, ASC_KERNEL_TIMEOUT_MS="300", ASC_WAVEFRONT="1",
+             ASC_CFLAGS="-DASC_WF_BUDGET=57600")
+    r = subprocess.run([sys.executable, str(child)], capture_output=True, text=True,
+                       env=e, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "timeout: kernel 'jacobi2d' stopped" in r.stdout, r.stdout
+    assert "still usable" in r.stdout
