@@ -79,12 +79,6 @@ static const char *rname(const wctx *x, int32_t r) {
   return x->f->regs[r].name;
 }
 
-static void mark_def(asc__irins *i, void *ctx) {
-  uint8_t *in = ctx;
-  if (i->dst >= 0)
-    in[i->dst] = 1;
-}
-
 /* The loop's sweeps: K loops over the same rows, nothing else. */
 static const char *shape(wctx *x) {
   asc__irins *first = NULL;
@@ -161,16 +155,14 @@ static const char *row_of(wctx *x, const asc__irins *a, int32_t t,
   return NULL;
 }
 
-typedef struct ucount {
-  int32_t r, n;
-} ucount;
-
-static void count_use(asc__irins *i, void *ctx) {
-  ucount *u = ctx;
+/* Adds each register's uses in an instruction to ctx (int32_t[]). */
+static void count_uses(asc__irins *i, void *ctx) {
+  int32_t *uses = ctx;
   for (int32_t k = 0; k < i->nargs; k++)
-    u->n += i->args[k].kind == ASC_IRV_REG && i->args[k].reg == u->r;
+    if (i->args[k].kind == ASC_IRV_REG)
+      uses[i->args[k].reg]++;
   for (int32_t k = 0; k < i->nred; k++)
-    u->n += i->red[k].reg == u->r;
+    uses[i->red[k].reg]++;
 }
 
 static bool on_stack(const wctx *x, const asc__irblock *b) {
@@ -312,25 +304,22 @@ static const char *legal(wctx *x) {
     if ((why = check_block(x, &x->sw[k]->body[0])) != NULL)
       return why;
   }
-  /* nothing a sweep defines is used outside it */
+  /* nothing a sweep defines is used outside it: one count of each
+   * sweep's uses against the function's */
   {
     uint8_t *in = asc__arena_alloc(x->c, n);
     int32_t *uses = asc__arena_alloc(x->c, sizeof *uses * n);
-    memset(uses, 0, sizeof *uses * n);
     for (int k = 0; k < x->K; k++) {
       memset(in, 0, n);
-      asc__ir_walk(&x->sw[k]->body[0], mark_def, in);
+      memset(uses, 0, sizeof *uses * n);
+      asc__ir_defined_in(&x->sw[k]->body[0], in);
       in[x->sw[k]->dst] = 1;
+      asc__ir_walk(&x->sw[k]->body[0], count_uses, uses);
       for (int32_t r = 0; r < f->nregs; r++)
-        if (in[r] && f->regs[r].nuses > 0) {
-          /* count this sweep's uses of r */
-          ucount u = {r, 0};
-          asc__ir_walk(&x->sw[k]->body[0], count_use, &u);
-          if (u.n != f->regs[r].nuses)
-            return asc__arena_printf(x->c, "%%%s is used outside the loop "
-                                     "over %%%s", rname(x, r),
-                                     rname(x, x->sw[k]->dst));
-        }
+        if (in[r] && uses[r] != f->regs[r].nuses)
+          return asc__arena_printf(x->c, "%%%s is used outside the loop "
+                                   "over %%%s", rname(x, r),
+                                   rname(x, x->sw[k]->dst));
     }
   }
   return NULL;
@@ -346,7 +335,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *T) {
   x->T = T;
   x->inT = asc__arena_alloc(x->c, n);
   memset(x->inT, 0, n);
-  asc__ir_walk(&T->body[0], mark_def, x->inT);
+  asc__ir_defined_in(&T->body[0], x->inT);
   x->inT[T->dst] = 1;
   why = shape(x);
   if (why == NULL)
