@@ -54,6 +54,9 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     }
     if (k == NULL)
       return NULL;
+    /* as --emit=so and --emit=c: the kernel's own boundscheck= wins */
+    if (a->boundscheck && k->opts.boundscheck < 0)
+      k->opts.boundscheck = 1;
     asc__pipeline_opts popts = {.l1d_bytes = a->l1d_bytes};
     asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
                           .passes = &popts, .stop = ASC_STOP_IR,
