@@ -28,11 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bindings", "python"))
 sys.path.insert(0, HERE)
 
-# The three max/exp/sum/divide loops of one row, as a numpy user writes
-# them in a loop language; exp gets its own loop, so it vectorises in the
-# default mode (a fused exp-and-sum loop stays serial there: the sum keeps
-# Python's order).  asc.exp, not math.exp: math.exp checks Python's
-# OverflowError per element, which keeps its loop scalar.
+# The max/exp/sum/divide loops of one row, as a numpy user writes them in
+# a loop language, with asc.exp in a loop of its own, which vectorises as
+# written.  (bench/suite.py's softmax is the numba user's text, math.exp
+# and the sum in one loop: the vmchunk pass computes its exps ahead in
+# chunks, docs/optimizer.md.)
 SRC = '''
 import asc
 

@@ -197,6 +197,8 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "tile_row",
                          (uint64_t)asc__tile_row_bytes(in->l1d_bytes));
   asc__cache_key_add_u64(k, "hoist", asc__hoist_enabled() ? 1 : 0);
+  asc__cache_key_add_u64(k, "vmchunk", asc__vmchunk_enabled() ? 1 : 0);
+  asc__cache_key_add_u64(k, "redlanes", asc__redlanes_enabled() ? 1 : 0);
   /* ASC_NTSTORE: the streaming-store threshold the emitter bakes in */
   asc__cache_key_add_u64(k, "ntstore", asc__ntstore_min_bytes());
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);

@@ -13,34 +13,13 @@ import subprocess
 
 import numpy as np
 import pytest
+from envvars import env
 
 asc = pytest.importorskip("asc")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 NESTS = int(os.environ.get("ASC_WAVEFRONT_NESTS", "48"))
-
-
-class env:
-    """Environment variables set while a kernel compiles and runs."""
-
-    def __init__(self, **kw):
-        self.kw = kw
-
-    def __enter__(self):
-        self.saved = {k: os.environ.get(k) for k in self.kw}
-        for k, v in self.kw.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-    def __exit__(self, *exc):
-        for k, v in self.saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def forced(budget):

@@ -382,3 +382,46 @@ bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i) {
   return (asc__irop_flags(i->op) & ASC_OPF_PURE) && i->dst >= 0 &&
          !asc__ir_may_trap(f, i) && asc__ir_nregions(i) == 0;
 }
+
+int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
+                         int32_t nregs0, int32_t r) {
+  for (int depth = 0; depth < 16; depth++) {
+    const asc__irreg *g = &f->regs[r];
+    const asc__irins *d = r < nregs0 ? gdef[r] : NULL;
+    if (g->param)
+      return f->may_alias ? ASC_ROOT_PARAMS : r;
+    if (g->ndefs != 1 || d == NULL)
+      return ASC_ROOT_ANY;
+    if (d->op == ASC_IR_LOCAL_ARRAY || d->op == ASC_IR_SHARED_ARRAY ||
+        d->op == ASC_IR_NEW_ARRAY)
+      return r;
+    if (d->op != ASC_IR_MOV || d->args[0].kind != ASC_IRV_REG)
+      return ASC_ROOT_ANY;
+    r = d->args[0].reg;
+  }
+  return ASC_ROOT_ANY;
+}
+
+asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
+                          asc__irval hi, asc__irval step, int32_t line) {
+  asc__irins *L = asc__ir_ins(c, ASC_IR_FOR, iv, 3, line);
+  L->args[0] = lo;
+  L->args[1] = hi;
+  L->args[2] = step;
+  return L;
+}
+
+asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
+                                  int64_t n, const char *hint, int32_t line) {
+  asc__irtype at;
+  asc__irins *a;
+  memset(&at, 0, sizeof at);
+  at.kind = ASC_IRK_TENSOR;
+  at.dtype = (uint8_t)dt;
+  at.ndim = 1;
+  at.flags = ASC_IRT_CONTIG;
+  a = asc__ir_ins(c, ASC_IR_LOCAL_ARRAY, asc__ir_reg(c, f, at, hint), 0, line);
+  a->nimm = 1;
+  a->imm[0] = n;
+  return a;
+}

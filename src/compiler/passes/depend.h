@@ -80,6 +80,21 @@ const char *asc__dep_str(asc__cctx *c, const asc__depvec *v);
  * the loop-nest passes leave on the loops they decide about). */
 void asc__nest_note(asc__cctx *c, asc__irins *i, const char *pass,
                     const char *text);
+/* The memory tensor register r stands for: r itself for a parameter
+ * (ASC_ROOT_PARAMS for every parameter of a may_alias kernel) and for a
+ * local, shared or new array, following `mov`s; ASC_ROOT_ANY when unknown.
+ * gdef[r] is r's (last) definition for r < nregs0.  Two different roots
+ * other than these two never share memory. */
+enum { ASC_ROOT_ANY = -1, ASC_ROOT_PARAMS = -2 };
+int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
+                         int32_t nregs0, int32_t r);
+/* A new `for %iv = lo, hi, step` with an empty body, not in a block. */
+asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
+                          asc__irval hi, asc__irval step, int32_t line);
+/* A new `%r:tensor<dt,1,contig> = local_array [n]` (r a fresh register
+ * named after hint), not in a block. */
+asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
+                                  int64_t n, const char *hint, int32_t line);
 /* Does i only compute a value: pure, cannot trap, no regions? */
 bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i);
 

@@ -49,9 +49,7 @@
 
 #include "compiler/passes/depend.h"
 
-/* root_of: a tensor whose memory is unknown; all parameters of a may_alias
- * kernel */
-enum { ROOT_ANY = -1, ROOT_PARAMS = -2 };
+enum { ROOT_ANY = ASC_ROOT_ANY, ROOT_PARAMS = ASC_ROOT_PARAMS };
 
 typedef struct writer {
   const asc__irins *i;
@@ -93,23 +91,8 @@ static void note_def(asc__irins *i, void *ctx) {
     x->gdef[i->dst] = i;
 }
 
-/* The memory tensor register r stands for. */
 static int32_t root_of(const hctx *x, int32_t r) {
-  for (int depth = 0; depth < 16; depth++) {
-    const asc__irreg *g = &x->f->regs[r];
-    const asc__irins *d = r < x->nregs0 ? x->gdef[r] : NULL;
-    if (g->param)
-      return x->f->may_alias ? ROOT_PARAMS : r;
-    if (g->ndefs != 1 || d == NULL)
-      return ROOT_ANY;
-    if (d->op == ASC_IR_LOCAL_ARRAY || d->op == ASC_IR_SHARED_ARRAY ||
-        d->op == ASC_IR_NEW_ARRAY)
-      return r;
-    if (d->op != ASC_IR_MOV || d->args[0].kind != ASC_IRV_REG)
-      return ROOT_ANY;
-    r = d->args[0].reg;
-  }
-  return ROOT_ANY;
+  return asc__tensor_root(x->f, x->gdef, x->nregs0, r);
 }
 
 static void add_writer(hctx *x, const asc__irins *i, int32_t t, bool whole,

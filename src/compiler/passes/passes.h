@@ -70,6 +70,18 @@ int64_t asc__tile_row_bytes(uint64_t l1d_bytes);
 void asc__pass_hoist(asc__cctx *c, asc__irfunc *f);
 bool asc__hoist_enabled(void);
 
+/* Exact float max / min reductions of a serial loop in vector lanes
+ * (redlanes.c), after hoist; ASC_REDLANES=0 leaves it out (part of the
+ * cache key). */
+void asc__pass_redlanes(asc__cctx *c, asc__irfunc *f);
+bool asc__redlanes_enabled(void);
+
+/* Vector math calls of a loop that cannot vectorise (it raises, or
+ * carries a float sum) computed ahead a chunk at a time (vmchunk.c), after
+ * hoist; ASC_VMCHUNK=0 leaves it out (part of the cache key). */
+void asc__pass_vmchunk(asc__cctx *c, asc__irfunc *f);
+bool asc__vmchunk_enabled(void);
+
 typedef struct asc__pipeline_opts {
   /* Comma-separated pass names to run instead of the standard pipeline
    * (tests); NULL for the standard one. */

@@ -33,6 +33,11 @@
  *            hoist -- invariant loads no store of the loop reaches, in
  *              |      front of it behind a "the loop runs" guard (off:
  *              |      ASC_HOIST=0)
+ *          redlanes -- m = max(m, x[j]) of floats in vector lanes,
+ *              |        exactly (a zero rescanned; off: ASC_REDLANES=0)
+ *           vmchunk -- vector math calls of a loop that raises or carries
+ *              |       a float sum, computed ahead in chunks by a loop
+ *              |       that vectorises (off: ASC_VMCHUNK=0)
  *          strength -- i*stride -> running offsets
  *              |
  *         fold, licm -- tidy the new inductions' set-up
@@ -67,6 +72,8 @@ static const struct {
     {"gemmrec", asc__pass_gemmrec},
     {"tile", asc__pass_tile},       {"hoist", asc__pass_hoist},
     {"wavefront", asc__pass_wavefront},
+    {"vmchunk", asc__pass_vmchunk},
+    {"redlanes", asc__pass_redlanes},
 };
 
 static uint64_t l1d_or_default(uint64_t l1d) {
@@ -174,6 +181,10 @@ static void pipeline(runner *r, const char *only) {
     run(r, "privatize", asc__pass_privatize);
   if (asc__hoist_enabled())
     run(r, "hoist", asc__pass_hoist);
+  if (asc__redlanes_enabled())
+    run(r, "redlanes", asc__pass_redlanes);
+  if (asc__vmchunk_enabled())
+    run(r, "vmchunk", asc__pass_vmchunk);
   run(r, "strength", asc__pass_strength);
   run(r, "fold", asc__pass_fold);
   run(r, "licm", asc__pass_licm);

@@ -1,0 +1,327 @@
+/*
+ * Float max / min reductions in vector lanes, exactly (docs/optimizer.md,
+ * "redlanes").  `m = max(m, x[j])` over a loop is one dependent chain in
+ * the default mode: gcc vectorises a float max only when NaNs and the sign
+ * of zero may be ignored (nnan, nsz).  Yet the order matters for nothing
+ * but the sign of a zero.  max(m, v) is `v > m ? v : m`, so the fold keeps
+ * m while m is a NaN (NaNs stay), skips each NaN v, and otherwise ends at
+ * the largest value; among equal values (only +0.0 and -0.0 differ in
+ * bits) it keeps the first.  W lanes, each starting at m and folding every
+ * W-th element with the same select, then folded together in any order
+ * and into m, end at the same value (all lanes are NaN when m starts as
+ * one, none otherwise); only a zero's sign may differ.  So:
+ *
+ *   %m0 = mov %m                         the start, for the rescan
+ *   lanes[0 .. W) = %m
+ *   for %j0 = lo, lo + (n & -W), W {     n = max(hi - lo, 0)
+ *     for %l = 0, W, 1 {                 an element-wise select: vectorises
+ *       %j = add %j0, %l;  ...body...;  lanes[l] = max(lanes[l], %v)
+ *     }
+ *   }
+ *   lanes[0 .. W/2) = max(lanes[0 .. W/2), lanes[W/2 .. W)), ... to 8
+ *   for %l = 0, 8, 1 { %m = max %m, lanes[l] }
+ *   for %j = lo + (n & -W), hi, 1 { the loop as written }    the rest
+ *   if %m == 0.0 { %m = %m0; for %j = lo, hi, 1 { the loop as written } }
+ *
+ * The last line gives a zero its sign the loop as written gives it (a
+ * rescan: a max of exactly zero is rare, and costs one pass more).
+ * min is the same with `<`.  W is 256 bytes of lanes (64 float32, 32
+ * float64): several independent vectors per step.
+ *
+ * The loop must be a serial innermost `for` of step 1 whose body is
+ * straight-line pure code and loads (no store, no raise, no call that can
+ * trap; it runs again in the rescan), `%t = max %m, %v` then `%m = mov %t`
+ * (or `%m = max %m, %v`) with %m a float32 / float64 used nowhere else in
+ * the body, and every other register it assigns a temporary of the body
+ * (one definition, no use after the loop).  Each loop the pass changes
+ * gets a note.  ASC_REDLANES=0 leaves the pass out (part of the kernel
+ * cache key).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/passes/depend.h"
+
+enum { LANE_BYTES = 256 };
+
+typedef struct rctx {
+  asc__cctx *c;
+  asc__irfunc *f;
+} rctx;
+
+bool asc__redlanes_enabled(void) {
+  const char *s = getenv("ASC_REDLANES");
+  return s == NULL || strcmp(s, "0") != 0;
+}
+
+static bool body_ok(const asc__irfunc *f, const asc__irins *i) {
+  if (i->op == ASC_IR_LOAD)
+    return i->dst >= 0;
+  return asc__nest_pure(f, i);
+}
+
+/* The reduction of L's body: *red the max / min, *mv the mov after it
+ * (NULL in the one-instruction form); the accumulator register, or -1. */
+static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
+                        asc__irins **mv) {
+  asc__irfunc *f = x->f;
+  int32_t n = f->nregs, m = -1;
+  int32_t *cnt = asc__arena_alloc(x->c, sizeof *cnt * (size_t)n);
+  uint8_t *seen = asc__arena_alloc(x->c, (size_t)n);
+  uint8_t *def = asc__arena_alloc(x->c, (size_t)n);
+  memset(cnt, 0, sizeof *cnt * (size_t)n);
+  memset(seen, 0, (size_t)n);
+  memset(def, 0, (size_t)n);
+  asc__ir_occurrences(&L->body[0], cnt);
+  asc__ir_defined_in(&L->body[0], def);
+  *red = *mv = NULL;
+  for (asc__irins *i = L->body[0].first; i; i = i->next) {
+    int32_t a0 = i->nargs > 0 && i->args[0].kind == ASC_IRV_REG
+                     ? i->args[0].reg : -1;
+    int dt = i->dst >= 0 ? f->regs[i->dst].ty.dtype : -1;
+    if (!body_ok(f, i) || i->dst < 0)
+      return -1;
+    if ((i->op == ASC_IR_MAX || i->op == ASC_IR_MIN) && *red == NULL &&
+        (dt == ascFloat32 || dt == ascFloat64) && a0 >= 0 && def[a0] &&
+        !seen[a0] && (i->args[1].kind != ASC_IRV_REG ||
+                      i->args[1].reg != a0)) {
+      /* reads the accumulator carried from the last iteration */
+      *red = i;
+      m = a0;
+      if (i->dst == m) {
+        seen[m] = 1;
+        continue;
+      }
+      if (i->next == NULL || i->next->op != ASC_IR_MOV ||
+          i->next->dst != m || i->next->args[0].kind != ASC_IRV_REG ||
+          i->next->args[0].reg != i->dst)
+        return -1;
+      if (f->regs[i->dst].nuses != 1)
+        return -1; /* the running max read by more than the mov */
+      *mv = i->next;
+      seen[i->dst] = 1;
+      seen[m] = 1;
+      i = i->next;
+      continue;
+    }
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && def[i->args[k].reg] &&
+          !seen[i->args[k].reg])
+        return -1; /* a value carried from the last iteration */
+    seen[i->dst] = 1;
+  }
+  if (m < 0)
+    return -1;
+  /* the other registers the body assigns: temporaries of the body */
+  for (asc__irins *i = L->body[0].first; i; i = i->next) {
+    int32_t r = i->dst;
+    if (r == m)
+      continue;
+    if (f->regs[r].ndefs != 1 || cnt[r] != 1 + f->regs[r].nuses)
+      return -1;
+  }
+  /* m's occurrences in the body: the max's operand and its definition */
+  if (cnt[m] != 2)
+    return -1;
+  return m;
+}
+
+static asc__irins *ins3(rctx *x, int op, int32_t dst, asc__irval a,
+                        asc__irval b, asc__irval c, int nargs, int32_t line) {
+  asc__irins *i = asc__ir_ins(x->c, op, dst, nargs, line);
+  i->args[0] = a;
+  if (nargs > 1)
+    i->args[1] = b;
+  if (nargs > 2)
+    i->args[2] = c;
+  return i;
+}
+
+static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
+  rctx *x = ctx;
+  asc__irfunc *f = x->f;
+  asc__irins *red, *mv, *pre, *J0, *Ll, *C, *Z, *R;
+  int32_t m, m0, lanes, ity, line = L->line, l, jn, np, nf, mid, z, n, *ren;
+  int32_t nren;
+  int dt, W, W2;
+  asc__irval lo, hi, none = {0};
+
+  if (L->op != ASC_IR_FOR || L->wave != 0 || L->unroll ||
+      L->args[2].kind != ASC_IRV_CONST || L->args[2].c.i != 1 ||
+      L->body[0].first == NULL)
+    return false;
+  m = find_red(x, L, &red, &mv);
+  if (m < 0)
+    return false;
+  dt = f->regs[m].ty.dtype;
+  W = LANE_BYTES / asc__dt_bytes(dt);
+  W2 = W;
+  if (L->args[0].kind == ASC_IRV_CONST && L->args[1].kind == ASC_IRV_CONST &&
+      L->args[1].c.i - L->args[0].c.i < 4 * W)
+    return false;   /* short: the lanes would cost more than they gain */
+  ity = f->regs[L->dst].ty.dtype;
+  lo = L->args[0];
+  hi = L->args[1];
+
+  /* %m0 = mov %m; the lanes start at %m */
+  m0 = asc__ir_reg(x->c, f, f->regs[m].ty, "m0");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_MOV, m0, asc__irv_reg(m), none,
+                                   none, 1, line));
+  pre = asc__nest_local_array(x->c, f, dt, W, "lanes", line);
+  lanes = pre->dst;
+  asc__ir_insert_before(b, L, pre);
+  l = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l");
+  pre = asc__nest_for(x->c, l, asc__irv_int(ity, 0), asc__irv_int(ity, W),
+                asc__irv_int(ity, 1), line);
+  asc__ir_append(&pre->body[0],
+                 ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
+                      asc__irv_reg(l), asc__irv_reg(m), 3, line));
+  asc__ir_insert_before(b, L, pre);
+
+  /* where the whole steps of W end: lo + (max(hi - lo, 0) & -W) */
+  n = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_SUB, n, hi, lo, none, 2, line));
+  np = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_MAX, np, asc__irv_reg(n),
+                                   asc__irv_int(ity, 0), none, 2, line));
+  nf = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_AND, nf, asc__irv_reg(np),
+                                   asc__irv_int(ity, -(int64_t)W), none, 2,
+                                   line));
+  mid = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "mid");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_ADD, mid, lo, asc__irv_reg(nf),
+                                   none, 2, line));
+
+  /* the steps of W: the body with fresh registers, its reduction into
+   * the lanes */
+  J0 = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0"), lo,
+               asc__irv_reg(mid), asc__irv_int(ity, W), line);
+  Ll = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+               asc__irv_int(ity, 0), asc__irv_int(ity, W),
+               asc__irv_int(ity, 1), line);
+  nren = f->nregs;
+  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
+  for (int32_t r = 0; r < nren; r++)
+    ren[r] = -1;
+  jn = asc__ir_reg(x->c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
+  ren[L->dst] = jn;
+  asc__ir_append(&Ll->body[0],
+                 ins3(x, ASC_IR_ADD, jn, asc__irv_reg(J0->dst),
+                      asc__irv_reg(Ll->dst), none, 2, line));
+  for (asc__irins *i = L->body[0].first; i; i = i->next) {
+    asc__irins *c;
+    if (i == mv)
+      continue;
+    c = asc__ir_clone(x->c, i);
+    c->note = NULL;
+    for (int32_t k = 0; k < c->nargs; k++)
+      if (c->args[k].kind == ASC_IRV_REG && c->args[k].reg < nren &&
+          ren[c->args[k].reg] >= 0)
+        c->args[k].reg = ren[c->args[k].reg];
+    if (i == red) {
+      int32_t a = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+      int32_t t = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+      asc__ir_append(&Ll->body[0],
+                     ins3(x, ASC_IR_LOAD, a, asc__irv_reg(lanes),
+                          asc__irv_reg(Ll->dst), none, 2, i->line));
+      c->dst = t;
+      c->args[0] = asc__irv_reg(a);
+      asc__ir_append(&Ll->body[0], c);
+      asc__ir_append(&Ll->body[0],
+                     ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
+                          asc__irv_reg(Ll->dst), asc__irv_reg(t), 3,
+                          i->line));
+      continue;
+    }
+    c->dst = ren[i->dst] =
+        asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+    asc__ir_append(&Ll->body[0], c);
+  }
+  asc__ir_append(&J0->body[0], Ll);
+  asc__ir_insert_before(b, L, J0);
+
+  /* the lanes into m: halves folded into the first half (loops that
+   * vectorise) down to 8 lanes, then those into m in order */
+  for (int h = W / 2; h >= 8; h /= 2) {
+    int32_t a, a2, t, o;
+    C = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+                asc__irv_int(ity, 0), asc__irv_int(ity, h),
+                asc__irv_int(ity, 1), line);
+    a = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+    a2 = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+    t = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+    o = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l");
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_LOAD, a, asc__irv_reg(lanes),
+                                     asc__irv_reg(C->dst), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_ADD, o, asc__irv_reg(C->dst),
+                                     asc__irv_int(ity, h), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_LOAD, a2, asc__irv_reg(lanes),
+                                     asc__irv_reg(o), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, red->op, t, asc__irv_reg(a),
+                                     asc__irv_reg(a2), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
+                                     asc__irv_reg(C->dst), asc__irv_reg(t), 3,
+                                     line));
+    asc__ir_insert_before(b, L, C);
+    W2 = h;
+  }
+  C = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+              asc__irv_int(ity, 0), asc__irv_int(ity, W2),
+              asc__irv_int(ity, 1), line);
+  {
+    int32_t a = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+    int32_t t = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_LOAD, a, asc__irv_reg(lanes),
+                                     asc__irv_reg(C->dst), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, red->op, t, asc__irv_reg(m),
+                                     asc__irv_reg(a), none, 2, line));
+    asc__ir_append(&C->body[0], ins3(x, ASC_IR_MOV, m, asc__irv_reg(t),
+                                     none, none, 1, line));
+  }
+  asc__ir_insert_before(b, L, C);
+
+  /* a zero: the loop as written again, from the start */
+  R = asc__ir_clone(x->c, L);
+  R->note = NULL;
+  /* its own induction and temporaries (an induction has one loop) */
+  for (int32_t r = 0; r < nren; r++)
+    ren[r] = -1;
+  R->dst = ren[L->dst] = asc__ir_reg(x->c, f, f->regs[L->dst].ty,
+                                     f->regs[L->dst].name);
+  for (asc__irins *i = R->body[0].first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < nren &&
+          ren[i->args[k].reg] >= 0)
+        i->args[k].reg = ren[i->args[k].reg];
+    if (i->dst != m)
+      i->dst = ren[i->dst] =
+          asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+  }
+  z = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "zero");
+  Z = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
+  Z->args[0] = asc__irv_reg(z);
+  asc__ir_append(&Z->body[0], ins3(x, ASC_IR_MOV, m, asc__irv_reg(m0), none,
+                                   none, 1, line));
+  asc__ir_append(&Z->body[0], R);
+
+  /* the rest after the whole steps */
+  L->args[0] = asc__irv_reg(mid);
+  asc__ir_insert_before(b, L->next, Z);
+  asc__ir_insert_before(b, Z, ins3(x, ASC_IR_EQ, z, asc__irv_reg(m),
+                                   asc__irv_float(dt, 0.0), none, 2, line));
+  asc__nest_note(x->c, J0, "redlanes",
+                 asc__arena_printf(x->c,
+                                   "%s of %%%s (line %d) in %d vector lanes, "
+                                   "folded together after the loop; a zero "
+                                   "result is scanned again for its sign",
+                                   red->op == ASC_IR_MAX ? "max" : "min",
+                                   f->regs[m].name, (int)red->line, W));
+  return true;
+}
+
+void asc__pass_redlanes(asc__cctx *c, asc__irfunc *f) {
+  rctx x;
+  x.c = c;
+  x.f = f;
+  asc__nest_walk(f, try_loop, &x);
+}

@@ -1,0 +1,469 @@
+/*
+ * Vector math a chunk at a time (docs/optimizer.md, "vmchunk").  A serial
+ * innermost loop that cannot be vectorised as a whole -- it raises (the
+ * OverflowError check of math.exp), or it carries a float from iteration
+ * to iteration (a running sum, which adds in order) -- still has work that
+ * can: the calls of the vector math functions (exp, log, sin, ..., float
+ * `**`) whose arguments depend on nothing the loop writes.  Those are
+ * computed first, CHUNK iterations at a time, into a local buffer by a
+ * loop of their own that gcc vectorises (docs/vecmath.md); the loop then
+ * reads the buffer:
+ *
+ *   for %j = lo, hi, 1 {              for %j0 = lo, hi, 256 {
+ *     %a = load %x, %j                  %w = min (sub hi, %j0), 256
+ *     %e = call exp(%a)                 %je = add %j0, %w
+ *     if (isinf %e) { raise }   ->      for %jp = %j0, %je, 1 {
+ *     %s = add %s, %e                     %a' = load %x, %jp
+ *   }                                     store %buf, (sub %jp, %j0), (call exp(%a'))
+ *                                       }
+ *                                       for %j = %j0, %je, 1 {
+ *                                         %a = load %x, %j
+ *                                         %e = load %buf, (sub %j, %j0)
+ *                                         ... as before
+ *                                       }
+ *                                     }
+ *
+ * Each element gets the bits it got before: the vector variants return
+ * the scalar one's bits (docs/vecmath.md, "One answer per element"), and
+ * everything else runs as written, in order.
+ *
+ * What a call's argument may depend on (its slice): the induction,
+ * registers the loop does not assign, and instructions at the top level of
+ * the body, before the call, each the only definition of its register:
+ * pure values that cannot trap, and loads of tensors no store of the loop
+ * can reach (distinct parameters of a kernel that is not may_alias do not
+ * overlap; hoist.c says more).  The call itself is at the top level too, so
+ * every iteration that runs computes it.
+ *
+ * The chunk computes the calls of iterations the loop may not reach: when
+ * an earlier iteration raises.  The calls are pure, so only the loads
+ * matter: a load the loop would not have made.  So the only raises the loop
+ * may hold are the checks of math functions and of arithmetic
+ * (OverflowError "math range error", ValueError "math domain error", and
+ * instructions that trap: integer division by zero, float-to-int); never a
+ * bounds check or a raise of the user's, which may be what keeps a later
+ * index in bounds.  With those, every load of the chunk is one the loop
+ * would make for an iteration of its own range.
+ *
+ * The loop must have no break or continue, no inner loop, no atomics,
+ * locks, barrier or critical section, and a step of 1.  Each decision is a
+ * note on the loop (`; vmchunk: ...`).  The pass runs after the loop-nest
+ * passes and hoist, before strength.  ASC_VMCHUNK=0 leaves it out (part of
+ * the kernel cache key).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/passes/depend.h"
+
+enum {
+  CHUNK = 256,     /* iterations per chunk: 1 KiB of float32 per call */
+  MAXCALLS = 4,    /* calls one loop computes ahead */
+  MAXSLICE = 64,   /* instructions of their slices, together */
+  MAXTOP = 512     /* top-level instructions of a body looked at */
+};
+
+typedef struct vctx {
+  asc__cctx *c;
+  asc__irfunc *f;
+  const asc__irins **gdef;
+  int32_t nregs0;
+  uint8_t *indef;     /* registers the loop being looked at assigns */
+} vctx;
+
+/* what the body of a candidate loop holds */
+typedef struct scan {
+  vctx *x;
+  const char *bad;    /* something the pass leaves alone: why */
+  bool raises;        /* a raise or a trapping instruction */
+  int32_t stores[64]; /* tensor roots stored to */
+  int nstores;
+} scan;
+
+bool asc__vmchunk_enabled(void) {
+  const char *s = getenv("ASC_VMCHUNK");
+  return s == NULL || strcmp(s, "0") != 0;
+}
+
+static void note_def(asc__irins *i, void *ctx) {
+  vctx *x = ctx;
+  if (i->dst >= 0 && i->dst < x->nregs0)
+    x->gdef[i->dst] = i;
+}
+
+/* A call that runs as vector code in a loop gcc vectorises: the functions
+ * of emit_c.c's vm_funcs on float32 / float64, and float `**` other than
+ * x ** 2.0 (a multiplication). */
+static bool vm_call(const asc__irfunc *f, const asc__irins *i) {
+  int dt;
+  if (i->dst < 0)
+    return false;
+  dt = f->regs[i->dst].ty.dtype;
+  if (dt != ascFloat32 && dt != ascFloat64)
+    return false;
+  if (i->op == ASC_IR_POW)
+    return !(i->args[1].kind == ASC_IRV_CONST &&
+             asc__dt_is_float(i->args[1].dtype) && i->args[1].c.f == 2.0);
+  if (i->op != ASC_IR_CALL)
+    return false;
+  switch (i->aux) {
+  case ASC_INTR_SIN: case ASC_INTR_COS: case ASC_INTR_TAN:
+  case ASC_INTR_ASIN: case ASC_INTR_ACOS: case ASC_INTR_ATAN:
+  case ASC_INTR_ATAN2: case ASC_INTR_SINH: case ASC_INTR_COSH:
+  case ASC_INTR_TANH: case ASC_INTR_EXP: case ASC_INTR_EXPM1:
+  case ASC_INTR_LOG: case ASC_INTR_LOG2: case ASC_INTR_LOG10:
+  case ASC_INTR_LOG1P: case ASC_INTR_CBRT: case ASC_INTR_ERF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The raises generated for math functions' errors (lower_call.c). */
+static bool math_raise(const asc__irins *i) {
+  return i->str != NULL && i->nargs == 0 &&
+         ((i->aux == ASC_KEXC_OVERFLOW_ERROR &&
+           strcmp(i->str, "math range error") == 0) ||
+          (i->aux == ASC_KEXC_VALUE_ERROR &&
+           strcmp(i->str, "math domain error") == 0));
+}
+
+static void add_store(scan *s, int32_t t) {
+  if (s->nstores == (int)ASC_ARRAY_SIZE(s->stores)) {
+    s->bad = "the loop stores to too many tensors";
+    return;
+  }
+  s->stores[s->nstores++] =
+      asc__tensor_root(s->x->f, s->x->gdef, s->x->nregs0, t);
+}
+
+static void scan_ins(asc__irins *i, void *ctx) {
+  scan *s = ctx;
+  switch (i->op) {
+  case ASC_IR_STORE:
+    add_store(s, i->args[0].reg);
+    break;
+  case ASC_IR_RAISE:
+    if (math_raise(i))
+      s->raises = true;
+    else if (s->bad == NULL)
+      s->bad = asc__arena_printf(s->x->c,
+                                 "the loop raises %s, which may be what "
+                                 "keeps a later index in range",
+                                 asc__exc_name(i->aux));
+    break;
+  case ASC_IR_ATOMIC: case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
+  case ASC_IR_BARRIER: case ASC_IR_CRITICAL: case ASC_IR_WORKER_ID:
+  case ASC_IR_GEMM: case ASC_IR_GEMM_EXACT: case ASC_IR_NEW_ARRAY:
+  case ASC_IR_SET_ARRAY: case ASC_IR_FREE_ARRAY: case ASC_IR_RESULT:
+  case ASC_IR_RET: case ASC_IR_TRY: case ASC_IR_EXCMATCH:
+  case ASC_IR_RERAISE: case ASC_IR_LOCAL_ARRAY: case ASC_IR_SHARED_ARRAY:
+    if (s->bad == NULL)
+      s->bad = asc__arena_printf(s->x->c, "the loop holds a %s",
+                                 asc__irop_name(i->op));
+    break;
+  default:
+    if (asc__ir_may_trap(s->x->f, i))
+      s->raises = true;
+    break;
+  }
+}
+
+/* Can a store of the loop write what a load of tensor t reads? */
+static bool stored(const scan *s, int32_t t) {
+  const vctx *x = s->x;
+  int32_t rt = asc__tensor_root(x->f, x->gdef, x->nregs0, t);
+  if (rt == ASC_ROOT_ANY)
+    return s->nstores > 0;
+  for (int k = 0; k < s->nstores; k++) {
+    int32_t w = s->stores[k];
+    if (w == ASC_ROOT_ANY || w == rt ||
+        (rt == ASC_ROOT_PARAMS && w == ASC_ROOT_PARAMS))
+      return true;
+  }
+  return false;
+}
+
+/* A float register the body reads before it assigns it (at the top
+ * level): carried from the previous iteration. */
+typedef struct carry {
+  const asc__irfunc *f;
+  const uint8_t *indef;
+  uint8_t *seen;
+  int32_t reg;        /* the first carried float found, or -1 */
+} carry;
+
+static void carry_use(asc__irins *i, void *ctx) {
+  carry *k = ctx;
+  for (int32_t a = 0; a < i->nargs && k->reg < 0; a++) {
+    int32_t r = i->args[a].kind == ASC_IRV_REG ? i->args[a].reg : -1;
+    if (r >= 0 && k->indef[r] && !k->seen[r] &&
+        asc__dt_is_float(k->f->regs[r].ty.dtype) &&
+        k->f->regs[r].ty.kind == ASC_IRK_SCALAR)
+      k->reg = r;
+  }
+}
+
+static int32_t carried_float(vctx *x, const asc__irblock *b) {
+  carry k = {x->f, x->indef, NULL, -1};
+  size_t n = (size_t)x->f->nregs;
+  k.seen = asc__arena_alloc(x->c, n);
+  memset(k.seen, 0, n);
+  for (asc__irins *i = b->first; i && k.reg < 0; i = i->next) {
+    carry_use(i, &k);
+    for (int r = 0; r < asc__ir_nregions(i); r++)
+      asc__ir_walk(&i->body[r], carry_use, &k);
+    if (i->dst >= 0)
+      k.seen[i->dst] = 1;
+  }
+  return k.reg;
+}
+
+/* The index of instruction i among the top-level ones, or -1. */
+static int top_index(asc__irins **top, int ntop, const asc__irins *i) {
+  for (int k = 0; k < ntop; k++)
+    if (top[k] == i)
+      return k;
+  return -1;
+}
+
+/* Marks in slice[] the top-level instructions call's value needs; false
+ * when one may not run ahead (why: a note's reason). */
+static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
+                       asc__irins **top, int ntop, int at, uint8_t *slice,
+                       int *nslice, const char **why) {
+  int32_t work[MAXSLICE * 4];
+  int nw = 0;
+  const asc__irins *call = top[at];
+  for (int32_t a = 0; a < call->nargs; a++)
+    if (call->args[a].kind == ASC_IRV_REG)
+      work[nw++] = call->args[a].reg;
+  while (nw > 0) {
+    int32_t r = work[--nw];
+    const asc__irins *d;
+    int k;
+    if (r == L->dst || !x->indef[r])
+      continue;
+    d = r < x->nregs0 ? x->gdef[r] : NULL;
+    k = d != NULL ? top_index(top, ntop, d) : -1;
+    if (x->f->regs[r].ndefs != 1 || k < 0 || k >= at) {
+      *why = asc__arena_printf(x->c, "%%%s is assigned in the loop",
+                               x->f->regs[r].name);
+      return false;
+    }
+    if (slice[k])
+      continue;
+    if (d->op == ASC_IR_LOAD) {
+      if (d->args[0].kind != ASC_IRV_REG || stored(s, d->args[0].reg)) {
+        *why = asc__arena_printf(x->c, "the loop stores to what %%%s reads",
+                                 x->f->regs[r].name);
+        return false;
+      }
+    } else if (!asc__nest_pure(x->f, d)) {
+      *why = asc__arena_printf(x->c, "%%%s is not a pure value",
+                               x->f->regs[r].name);
+      return false;
+    }
+    if (++*nslice > MAXSLICE || nw + d->nargs > (int)ASC_ARRAY_SIZE(work)) {
+      *why = "its argument takes too many instructions";
+      return false;
+    }
+    slice[k] = 1;
+    for (int32_t a = 0; a < d->nargs; a++)
+      if (d->args[a].kind == ASC_IRV_REG)
+        work[nw++] = d->args[a].reg;
+  }
+  return true;
+}
+
+static int32_t fresh(vctx *x, int32_t r) {
+  return asc__ir_reg(x->c, x->f, x->f->regs[r].ty, x->f->regs[r].name);
+}
+
+static void rename_args(asc__irins *i, const int32_t *ren, int32_t n) {
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < n &&
+        ren[i->args[k].reg] >= 0)
+      i->args[k].reg = ren[i->args[k].reg];
+}
+
+static const char *call_name(const asc__irins *i) {
+  return i->op == ASC_IR_POW ? "**" : asc__intr_name(i->aux);
+}
+
+static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
+  vctx *x = ctx;
+  asc__irfunc *f = x->f;
+  asc__irins *top[MAXTOP], *calls[MAXCALLS];
+  uint8_t slice[MAXTOP];
+  int ntop = 0, ncalls = 0, nslice = 0;
+  int32_t carried, ity, line = L->line;
+  scan s;
+  asc__irins *J0, *P, *ins, *anchor;
+  int32_t j0, w, je, rem, jp, op, ol, *ren, nren;
+  asc__irval chunk;
+  asc__buf why;
+  const char *reason;
+
+  if (L->op != ASC_IR_FOR || L->wave != 0 || L->unroll ||
+      L->args[2].kind != ASC_IRV_CONST || L->args[2].c.i != 1 ||
+      asc__ir_has_loop(&L->body[0]) || asc__ir_has_loop_exit(&L->body[0]))
+    return false;
+  if (L->args[0].kind == ASC_IRV_CONST && L->args[1].kind == ASC_IRV_CONST &&
+      L->args[1].c.i - L->args[0].c.i < 32)
+    return false;   /* a short loop: the chunk would cost more than it gains */
+  for (asc__irins *i = L->body[0].first; i; i = i->next) {
+    if (ntop == MAXTOP)
+      return false;
+    top[ntop++] = i;
+  }
+  memset(&s, 0, sizeof s);
+  s.x = x;
+  asc__ir_walk(&L->body[0], scan_ins, &s);
+  if (s.bad != NULL) {
+    for (int k = 0; k < ntop; k++)
+      if (vm_call(f, top[k]))
+        asc__nest_note(x->c, L, "vmchunk",
+                       asc__arena_printf(x->c, "%s (line %d) stays: %s",
+                                         call_name(top[k]),
+                                         (int)top[k]->line, s.bad));
+    return false;
+  }
+  x->indef = asc__arena_alloc(x->c, (size_t)f->nregs);
+  memset(x->indef, 0, (size_t)f->nregs);
+  asc__ir_defined_in(&L->body[0], x->indef);
+  carried = carried_float(x, &L->body[0]);
+  if (!s.raises && carried < 0)
+    return false;   /* gcc vectorises the loop as it is */
+
+  asc__buf_init(&why);
+  memset(slice, 0, sizeof slice);
+  for (int k = 0; k < ntop; k++) {
+    const char *no = NULL;
+    uint8_t keep[MAXTOP];
+    int keepn = nslice;
+    if (!vm_call(f, top[k]))
+      continue;
+    memcpy(keep, slice, (size_t)ntop);
+    if (ncalls == MAXCALLS)
+      no = "the loop has enough calls computed ahead";
+    else if (take_slice(x, &s, L, top, ntop, k, slice, &nslice, &no))
+      calls[ncalls++] = top[k];
+    if (no != NULL) {
+      memcpy(slice, keep, (size_t)ntop);
+      nslice = keepn;
+      asc__nest_note(x->c, L, "vmchunk",
+                     asc__arena_printf(x->c, "%s (line %d) stays: %s",
+                                       call_name(top[k]), (int)top[k]->line,
+                                       no));
+    }
+  }
+  if (ncalls == 0) {
+    asc__buf_free(&why);
+    return false;
+  }
+
+  /* the chunk loop, in L's place */
+  ity = f->regs[L->dst].ty.dtype;
+  chunk = asc__irv_int(ity, CHUNK);
+  j0 = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0");
+  J0 = asc__nest_for(x->c, j0, L->args[0], L->args[1], chunk, line);
+  asc__ir_insert_before(b, L, J0);
+  asc__ir_remove(b, L);
+  rem = asc__ir_bin(x->c, f, &J0->body[0], ASC_IR_SUB, ity, L->args[1],
+                    asc__irv_reg(j0), line);
+  w = asc__ir_bin(x->c, f, &J0->body[0], ASC_IR_MIN, ity, asc__irv_reg(rem),
+                  chunk, line);
+  je = asc__ir_bin(x->c, f, &J0->body[0], ASC_IR_ADD, ity, asc__irv_reg(j0),
+                   asc__irv_reg(w), line);
+  anchor = J0->body[0].first;
+
+  /* the calls ahead: their slices with fresh registers, the induction
+   * renamed */
+  jp = asc__ir_reg(x->c, f, asc__irt_scalar(ity), f->regs[L->dst].name);
+  P = asc__nest_for(x->c, jp, asc__irv_reg(j0), asc__irv_reg(je),
+              asc__irv_int(ity, 1), line);
+  nren = f->nregs;
+  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
+  for (int32_t r = 0; r < nren; r++)
+    ren[r] = -1;
+  ren[L->dst] = jp;
+  for (int k = 0; k < ntop; k++) {
+    if (!slice[k])
+      continue;
+    ins = asc__ir_clone(x->c, top[k]);
+    rename_args(ins, ren, nren);
+    ins->dst = ren[top[k]->dst] = fresh(x, top[k]->dst);
+    ins->note = NULL;
+    asc__ir_append(&P->body[0], ins);
+  }
+  op = asc__ir_bin(x->c, f, &P->body[0], ASC_IR_SUB, ity, asc__irv_reg(jp),
+                   asc__irv_reg(j0), line);
+  /* L now runs one chunk, and reads the buffers */
+  L->args[0] = asc__irv_reg(j0);
+  L->args[1] = asc__irv_reg(je);
+  ol = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "o");
+  ins = asc__ir_ins(x->c, ASC_IR_SUB, ol, 2, line);
+  ins->args[0] = asc__irv_reg(L->dst);
+  ins->args[1] = asc__irv_reg(j0);
+  asc__ir_insert_before(&L->body[0], L->body[0].first, ins);
+  for (int k = 0; k < ncalls; k++) {
+    asc__irins *c = calls[k], *ld, *st, *arr;
+    int32_t buf, v;
+    arr = asc__nest_local_array(x->c, f, f->regs[c->dst].ty.dtype, CHUNK,
+                                "vm", line);
+    buf = arr->dst;
+    asc__ir_insert_before(&J0->body[0], anchor, arr);
+    /* ahead: buf[jp - j0] = call(...) */
+    ins = asc__ir_clone(x->c, c);
+    rename_args(ins, ren, nren);
+    v = ins->dst = fresh(x, c->dst);
+    ins->note = NULL;
+    asc__ir_append(&P->body[0], ins);
+    st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, c->line);
+    st->args[0] = asc__irv_reg(buf);
+    st->args[1] = asc__irv_reg(op);
+    st->args[2] = asc__irv_reg(v);
+    asc__ir_append(&P->body[0], st);
+    /* in L: the call becomes buf[j - j0] */
+    ld = asc__ir_ins(x->c, ASC_IR_LOAD, c->dst, 2, c->line);
+    ld->args[0] = asc__irv_reg(buf);
+    ld->args[1] = asc__irv_reg(ol);
+    ld->note = c->note;
+    asc__ir_insert_before(&L->body[0], c, ld);
+    asc__ir_remove(&L->body[0], c);
+    asc__buf_printf(&why, "%s%s (line %d)", k ? ", " : "", call_name(c),
+                    (int)c->line);
+  }
+  asc__ir_append(&J0->body[0], P);
+  asc__ir_append(&J0->body[0], L);
+  if (s.raises && carried >= 0)
+    reason = asc__arena_printf(x->c, "the loop raises and carries %%%s",
+                               f->regs[carried].name);
+  else if (s.raises)
+    reason = "the loop raises";
+  else
+    reason = asc__arena_printf(x->c, "the loop carries %%%s",
+                               f->regs[carried].name);
+  asc__nest_note(x->c, J0, "vmchunk",
+                 asc__arena_printf(x->c,
+                                   "%s computed ahead, %d iterations at a "
+                                   "time, in a loop that vectorises (%s)",
+                                   asc__buf_str(&why), CHUNK, reason));
+  asc__buf_free(&why);
+  return true;
+}
+
+void asc__pass_vmchunk(asc__cctx *c, asc__irfunc *f) {
+  vctx x;
+  size_t n = (size_t)f->nregs;
+  x.c = c;
+  x.f = f;
+  x.nregs0 = f->nregs;
+  x.gdef = asc__arena_alloc(c, sizeof *x.gdef * (n ? n : 1));
+  memset(x.gdef, 0, sizeof *x.gdef * n);
+  x.indef = NULL;
+  asc__ir_walk(&f->body, note_def, &x);
+  asc__nest_walk(f, try_loop, &x);
+}

@@ -1,0 +1,141 @@
+"""The redlanes pass (docs/optimizer.md): a float `m = max(m, v)` or
+`min` over a loop runs in vector lanes, folded together after the loop,
+and a zero result is scanned again for its sign.  The result must be the
+bits of the loop as written: compared with ASC_REDLANES=0 and with the
+same fold in Python, on data full of NaNs, infinities and zeros of both
+signs, at every position around the lane count."""
+import functools
+import os
+import subprocess
+
+import numpy as np
+import pytest
+from envvars import env
+
+asc = pytest.importorskip("asc")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SRC = '''
+import asc
+
+
+@asc.kernel
+def rowmax(x, out):
+    for r in asc.prange(x.shape[0]):
+        m = x[r, 0]
+        for j in range(1, x.shape[1]):
+            m = max(m, x[r, j])
+        out[r] = m
+
+
+@asc.kernel
+def scaled_min(x, c, out):
+    m = x[0] * c
+    for j in range(x.shape[0]):
+        m = min(m, x[j] * c)
+    out[0] = m
+'''
+
+
+@pytest.fixture(scope="module")
+def mods():
+    with env(ASC_REDLANES=None):
+        on = asc.compile(SRC)
+    with env(ASC_REDLANES="0"):
+        off = asc.compile(SRC)
+    return on, off
+
+
+def py_max(row):
+    # Python's max(m, v): v only when v > m
+    return functools.reduce(lambda m, v: v if v > m else m, row[1:], row[0])
+
+
+def py_min(vals, m):
+    return functools.reduce(lambda m, v: v if v < m else m, vals, m)
+
+
+def rows(dt, cols, seed):
+    """Rows that probe each rule: plain, NaN first, NaNs inside, all
+    negative with zeros of both signs (a zero max), +-inf, constant."""
+    r = np.random.default_rng(seed)
+    out = []
+    for kind in range(10):
+        x = r.standard_normal(cols).astype(dt)
+        if kind == 1:
+            x[0] = np.nan
+        elif kind == 2:
+            x[r.integers(0, cols, 3)] = np.nan
+        elif kind in (3, 4, 5):
+            x = -np.abs(x) - 1
+            k = r.integers(0, cols, 4)
+            x[k[0]], x[k[1]] = 0.0, -0.0
+            if kind == 4:
+                x[k[2]], x[k[3]] = -0.0, 0.0
+            if kind == 5:
+                x[0] = -0.0
+        elif kind == 6:
+            x[r.integers(0, cols)] = np.inf
+        elif kind == 7:
+            x[:] = -np.inf
+        elif kind == 8:
+            x[:] = dt(3.5)
+        elif kind == 9:
+            x = np.where(r.random(cols) < 0.5, dt(0.0), dt(-0.0)).astype(dt)
+        out.append(x)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("cols", [1, 2, 31, 32, 33, 63, 64, 65, 200, 257, 1000])
+def test_rowmax_bits(mods, dt, cols):
+    on, off = mods
+    x = rows(dt, cols, cols)
+    a, b = np.zeros(len(x), dt), np.zeros(len(x), dt)
+    with env(ASC_REDLANES=None):
+        on.rowmax(x, a)
+    with env(ASC_REDLANES="0"):
+        off.rowmax(x, b)
+    assert a.tobytes() == b.tobytes()
+    want = np.array([py_max(list(row)) for row in x], dt)
+    assert a.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 40, 128, 129, 999])
+@pytest.mark.parametrize("c", [1.0, -1.0, 0.0])
+def test_min_bits(mods, dt, n, c):
+    on, off = mods
+    for x in rows(dt, n, n + 7):
+        a, b = np.zeros(1, dt), np.zeros(1, dt)
+        with env(ASC_REDLANES=None):
+            on.scaled_min(x, c, a)
+        with env(ASC_REDLANES="0"):
+            off.scaled_min(x, c, b)
+        assert a.tobytes() == b.tobytes()
+        with np.errstate(invalid="ignore"):
+            vals = [dt(v * dt(c)) for v in x]
+        assert a[0].tobytes() == dt(py_min(vals, vals[0])).tobytes() or \
+            (np.isnan(a[0]) and np.isnan(py_min(vals, vals[0])))
+
+
+def test_note_and_switch(tmp_path):
+    ascc = os.path.join(ROOT, "build", "ascc")
+    if not os.path.exists(ascc):
+        pytest.skip("no build/ascc")
+    src = tmp_path / "k.py"
+    src.write_text(SRC)
+
+    def ir(extra):
+        r = subprocess.run([ascc, "--emit=ir", "--signature", "rowmax(f32[:, ::1], f32[::1])",
+                            str(src)], capture_output=True, text=True,
+                           env=dict(os.environ, **extra), timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    on = ir({})
+    assert "; redlanes: max of %m (line 10) in 64 vector lanes" in on
+    assert "local_array [64]" in on
+    off = ir({"ASC_REDLANES": "0"})
+    assert "redlanes" not in off and "local_array" not in off
