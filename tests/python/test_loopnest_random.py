@@ -8,7 +8,7 @@ running ops, mixed dtypes), and 2-deep nests reading xt[j, i] into
 o[k, i, j] (the crossing accesses the tile pass blocks, some with
 dependences along j or across rows that it must refuse), compiles the
 module twice, with ASC_INTERCHANGE=0 ASC_UNROLLJAM=0 ASC_GEMMREC=0
-ASC_TILE=0 ASC_HOIST=0 and with the passes on (the gemmrec pass replaces the nests
+ASC_TILE=0 ASC_HOIST=0 ASC_REDLANES=0 ASC_VMCHUNK=0 and with the passes on (the gemmrec pass replaces the nests
 that are plain matrix products; the switches are
 read when a kernel compiles, at its first launch), runs both on the same inputs and
 requires the outputs to be bitwise equal (the default floating-point mode
@@ -184,7 +184,8 @@ def run_all(text, interchange, nk, inputs, o0, o3):
     launch, so the pass switches are set around the whole run."""
     saved = {k: os.environ.get(k) for k in ("ASC_CFLAGS", "ASC_INTERCHANGE",
                                             "ASC_UNROLLJAM", "ASC_GEMMREC",
-                                            "ASC_TILE", "ASC_HOIST")}
+                                            "ASC_TILE", "ASC_HOIST",
+                                            "ASC_REDLANES", "ASC_VMCHUNK")}
     res = []
     try:
         os.environ["ASC_INTERCHANGE"] = "1" if interchange else "0"
@@ -192,6 +193,8 @@ def run_all(text, interchange, nk, inputs, o0, o3):
         os.environ["ASC_GEMMREC"] = "1" if interchange else "0"
         os.environ["ASC_TILE"] = "1" if interchange else "0"
         os.environ["ASC_HOIST"] = "1" if interchange else "0"
+        os.environ["ASC_REDLANES"] = "1" if interchange else "0"
+        os.environ["ASC_VMCHUNK"] = "1" if interchange else "0"
         mod = asc.compile(text)
         for q in range(nk):
             if q > 0 or not o3:

@@ -139,3 +139,67 @@ def test_note_and_switch(tmp_path):
     assert "local_array [64]" in on
     off = ir({"ASC_REDLANES": "0"})
     assert "redlanes" not in off and "local_array" not in off
+
+
+def gen_kernels(seed, count):
+    """Random max / min reductions: the accumulator's start, the value
+    folded (arithmetic on two inputs, which may make NaNs and zeros of
+    either sign), the bounds and the operand order vary."""
+    import random
+    r = random.Random(seed)
+    lines = ["import asc", ""]
+    for k in range(count):
+        op = r.choice(["max", "min"])
+        start = r.choice(["x[0]", "y[lo]", "0.0", "-0.0", "x[1] * 0.0"])
+        a, b = r.choice(["x[j]", "y[j]", "x[j + 1]"]), r.choice(["x[j]", "y[j]", "1.5"])
+        val = r.choice([f"{a}", f"{a} - {b}", f"{a} * {b}", f"-{a}", f"{a} * 0.0"])
+        lo = r.choice(["0", "1", "lo"])
+        hi = r.choice(["n", "n - 1", "hi"])
+        order = f"{op}(m, {val})" if r.random() < 0.85 else f"{op}({val}, m)"
+        lines += ["@asc.kernel",
+                  f"def k{k}(x, y, out, lo: int, hi: int):",
+                  "    n = x.shape[0] - 1",
+                  f"    m = {start}",
+                  f"    for j in range({lo}, {hi}):",
+                  f"        m = {order}",
+                  "    out[0] = m",
+                  "    out[1] = y[0]", ""]
+    return "\n".join(lines)
+
+
+def data(dt, n, seed):
+    r = np.random.default_rng(seed)
+    x = r.standard_normal(n).astype(dt)
+    kind = seed % 4
+    if kind == 1:
+        x[r.integers(0, n, 5)] = np.nan
+    elif kind == 2:
+        x = -np.abs(x)
+        x[r.integers(0, n, 6)] = 0.0
+        x[r.integers(0, n, 6)] = -0.0
+    elif kind == 3:
+        x = np.where(r.random(n) < 0.5, dt(0.0), dt(-0.0)).astype(dt)
+    return x
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_random_reductions(dt):
+    count = 24
+    text = gen_kernels(11 if dt is np.float32 else 12, count)
+    with env(ASC_REDLANES=None):
+        on = asc.compile(text)
+    with env(ASC_REDLANES="0"):
+        off = asc.compile(text)
+    checked = 0
+    for k in range(count):
+        for n, lo, hi in ((1000, 3, 900), (300, 0, 299), (70, 2, 60), (2049, 5, 2040)):
+            for s in range(4):
+                x, y = data(dt, n, s + 10 * k), data(dt, n, s + 10 * k + 5)
+                a, b = np.zeros(2, dt), np.zeros(2, dt)
+                with env(ASC_REDLANES=None):
+                    getattr(on, f"k{k}")(x, y, a, lo, hi)
+                with env(ASC_REDLANES="0"):
+                    getattr(off, f"k{k}")(x, y, b, lo, hi)
+                assert a.tobytes() == b.tobytes(), (k, n, s)
+                checked += 1
+    assert checked == count * 16

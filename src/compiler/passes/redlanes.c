@@ -11,9 +11,10 @@
  * and into m, end at the same value (all lanes are NaN when m starts as
  * one, none otherwise); only a zero's sign may differ.  So:
  *
+ * when hi - lo >= 4W (else the loop as written):
  *   %m0 = mov %m                         the start, for the rescan
  *   lanes[0 .. W) = %m
- *   for %j0 = lo, lo + (n & -W), W {     n = max(hi - lo, 0)
+ *   for %j0 = lo, lo + (n & -W), W {     n = hi - lo
  *     for %l = 0, W, 1 {                 an element-wise select: vectorises
  *       %j = add %j0, %l;  ...body...;  lanes[l] = max(lanes[l], %v)
  *     }
@@ -137,11 +138,36 @@ static asc__irins *ins3(rctx *x, int op, int32_t dst, asc__irval a,
   return i;
 }
 
+/* A copy of loop L (straight-line body) with its own induction and
+ * temporaries (an induction belongs to one loop); m, the accumulator,
+ * stays.  ren: scratch of nren entries. */
+static asc__irins *clone_fresh(rctx *x, const asc__irins *L, int32_t m,
+                               int32_t *ren, int32_t nren) {
+  asc__irfunc *f = x->f;
+  asc__irins *R = asc__ir_clone(x->c, L);
+  R->note = NULL;
+  for (int32_t r = 0; r < nren; r++)
+    ren[r] = -1;
+  R->dst = ren[L->dst] = asc__ir_reg(x->c, f, f->regs[L->dst].ty,
+                                     f->regs[L->dst].name);
+  for (asc__irins *i = R->body[0].first; i; i = i->next) {
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < nren &&
+          ren[i->args[k].reg] >= 0)
+        i->args[k].reg = ren[i->args[k].reg];
+    if (i->dst != m)
+      i->dst = ren[i->dst] =
+          asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+  }
+  return R;
+}
+
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   rctx *x = ctx;
   asc__irfunc *f = x->f;
-  asc__irins *red, *mv, *pre, *J0, *Ll, *C, *Z, *R;
-  int32_t m, m0, lanes, ity, line = L->line, l, jn, np, nf, mid, z, n, *ren;
+  asc__irins *red, *mv, *pre, *J0, *Ll, *C, *Z, *R, *G;
+  asc__irblock *T;
+  int32_t m, m0, lanes, ity, line = L->line, l, jn, nf, mid, z, n, *ren, big;
   int32_t nren;
   int dt, W, W2;
   asc__irval lo, hi, none = {0};
@@ -163,33 +189,42 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   lo = L->args[0];
   hi = L->args[1];
 
+  /* if hi - lo >= 4W: the lanes, else the loop as written */
+  n = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_SUB, n, hi, lo, none, 2, line));
+  big = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "long");
+  asc__ir_insert_before(b, L, ins3(x, ASC_IR_GE, big, asc__irv_reg(n),
+                                   asc__irv_int(ity, 4 * W), none, 2, line));
+  G = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
+  G->args[0] = asc__irv_reg(big);
+  asc__ir_insert_before(b, L, G);
+  asc__ir_remove(b, L);
+  T = &G->body[0];
+  nren = f->nregs;
+  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
+  asc__ir_append(&G->body[1], clone_fresh(x, L, m, ren, nren));
+
   /* %m0 = mov %m; the lanes start at %m */
   m0 = asc__ir_reg(x->c, f, f->regs[m].ty, "m0");
-  asc__ir_insert_before(b, L, ins3(x, ASC_IR_MOV, m0, asc__irv_reg(m), none,
+  asc__ir_append(T, ins3(x, ASC_IR_MOV, m0, asc__irv_reg(m), none,
                                    none, 1, line));
   pre = asc__nest_local_array(x->c, f, dt, W, "lanes", line);
   lanes = pre->dst;
-  asc__ir_insert_before(b, L, pre);
+  asc__ir_append(T, pre);
   l = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l");
   pre = asc__nest_for(x->c, l, asc__irv_int(ity, 0), asc__irv_int(ity, W),
                 asc__irv_int(ity, 1), line);
   asc__ir_append(&pre->body[0],
                  ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
                       asc__irv_reg(l), asc__irv_reg(m), 3, line));
-  asc__ir_insert_before(b, L, pre);
+  asc__ir_append(T, pre);
 
-  /* where the whole steps of W end: lo + (max(hi - lo, 0) & -W) */
-  n = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
-  asc__ir_insert_before(b, L, ins3(x, ASC_IR_SUB, n, hi, lo, none, 2, line));
-  np = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
-  asc__ir_insert_before(b, L, ins3(x, ASC_IR_MAX, np, asc__irv_reg(n),
-                                   asc__irv_int(ity, 0), none, 2, line));
+  /* where the whole steps of W end: lo + (n & -W), n >= 4W here */
   nf = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "n");
-  asc__ir_insert_before(b, L, ins3(x, ASC_IR_AND, nf, asc__irv_reg(np),
-                                   asc__irv_int(ity, -(int64_t)W), none, 2,
-                                   line));
+  asc__ir_append(T, ins3(x, ASC_IR_AND, nf, asc__irv_reg(n),
+                         asc__irv_int(ity, -(int64_t)W), none, 2, line));
   mid = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "mid");
-  asc__ir_insert_before(b, L, ins3(x, ASC_IR_ADD, mid, lo, asc__irv_reg(nf),
+  asc__ir_append(T, ins3(x, ASC_IR_ADD, mid, lo, asc__irv_reg(nf),
                                    none, 2, line));
 
   /* the steps of W: the body with fresh registers, its reduction into
@@ -199,8 +234,6 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   Ll = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
                asc__irv_int(ity, 0), asc__irv_int(ity, W),
                asc__irv_int(ity, 1), line);
-  nren = f->nregs;
-  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
   for (int32_t r = 0; r < nren; r++)
     ren[r] = -1;
   jn = asc__ir_reg(x->c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
@@ -238,7 +271,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__ir_append(&Ll->body[0], c);
   }
   asc__ir_append(&J0->body[0], Ll);
-  asc__ir_insert_before(b, L, J0);
+  asc__ir_append(T, J0);
 
   /* the lanes into m: halves folded into the first half (loops that
    * vectorise) down to 8 lanes, then those into m in order */
@@ -262,7 +295,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__ir_append(&C->body[0], ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
                                      asc__irv_reg(C->dst), asc__irv_reg(t), 3,
                                      line));
-    asc__ir_insert_before(b, L, C);
+    asc__ir_append(T, C);
     W2 = h;
   }
   C = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
@@ -278,25 +311,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__ir_append(&C->body[0], ins3(x, ASC_IR_MOV, m, asc__irv_reg(t),
                                      none, none, 1, line));
   }
-  asc__ir_insert_before(b, L, C);
+  asc__ir_append(T, C);
 
   /* a zero: the loop as written again, from the start */
-  R = asc__ir_clone(x->c, L);
-  R->note = NULL;
-  /* its own induction and temporaries (an induction has one loop) */
-  for (int32_t r = 0; r < nren; r++)
-    ren[r] = -1;
-  R->dst = ren[L->dst] = asc__ir_reg(x->c, f, f->regs[L->dst].ty,
-                                     f->regs[L->dst].name);
-  for (asc__irins *i = R->body[0].first; i; i = i->next) {
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < nren &&
-          ren[i->args[k].reg] >= 0)
-        i->args[k].reg = ren[i->args[k].reg];
-    if (i->dst != m)
-      i->dst = ren[i->dst] =
-          asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
-  }
+  R = clone_fresh(x, L, m, ren, nren);
   z = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "zero");
   Z = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
   Z->args[0] = asc__irv_reg(z);
@@ -306,9 +324,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
 
   /* the rest after the whole steps */
   L->args[0] = asc__irv_reg(mid);
-  asc__ir_insert_before(b, L->next, Z);
-  asc__ir_insert_before(b, Z, ins3(x, ASC_IR_EQ, z, asc__irv_reg(m),
-                                   asc__irv_float(dt, 0.0), none, 2, line));
+  asc__ir_append(T, L);
+  asc__ir_append(T, ins3(x, ASC_IR_EQ, z, asc__irv_reg(m),
+                         asc__irv_float(dt, 0.0), none, 2, line));
+  asc__ir_append(T, Z);
   asc__nest_note(x->c, J0, "redlanes",
                  asc__arena_printf(x->c,
                                    "%s of %%%s (line %d) in %d vector lanes, "
