@@ -237,3 +237,26 @@ def gather(x, idx, out):
     with pytest.raises(IndexError):
         mod.gather(x, idx, out)
     assert out[399] != 0 and np.all(out[400:] == 0)
+
+
+def test_buffers_per_kernel_are_bounded(tmp_path):
+    """At most 32 chunk buffers (2 KiB of float64 each) in one kernel: the
+    loops after those keep their calls, with a note, and all give the bits
+    of ASC_VMCHUNK=0."""
+    body = "\n".join(f"    s{q} = 0.0\n    for j in range(x.shape[0]):\n"
+                     f"        s{q} += math.exp(x[j] * {q + 1}.0)\n"
+                     f"    out[{q}] = s{q}" for q in range(36))
+    text = f"import asc\nimport math\n\n\n@asc.kernel\ndef many(x, out):\n{body}\n"
+    src = tmp_path / "many.py"
+    src.write_text(text)
+    ir = ascc_ir(tmp_path, src, "many(f64[::1], f64[::1])")
+    assert ir.count("256 iterations at a time") == 32
+    assert ir.count("stays: the kernel has enough buffers") == 4
+    x = np.random.default_rng(5).uniform(-0.1, 0.1, 700)
+    got = []
+    for flag in (None, "0"):
+        out = np.zeros(36)
+        with env(ASC_VMCHUNK=flag):
+            asc.compile(text).many(x, out)
+        got.append(out)
+    same(got[0], got[1])

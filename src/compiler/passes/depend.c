@@ -425,3 +425,12 @@ asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
   a->imm[0] = n;
   return a;
 }
+
+bool asc__nest_short(const asc__irins *L, int64_t t) {
+  int64_t lo, hi;
+  if (L->args[0].kind != ASC_IRV_CONST || L->args[1].kind != ASC_IRV_CONST)
+    return false;
+  lo = L->args[0].c.i;
+  hi = L->args[1].c.i;
+  return hi <= lo || (t >= 0 && (uint64_t)hi - (uint64_t)lo <= (uint64_t)t);
+}

@@ -88,6 +88,9 @@ void asc__nest_note(asc__cctx *c, asc__irins *i, const char *pass,
 enum { ASC_ROOT_ANY = -1, ASC_ROOT_PARAMS = -2 };
 int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
                          int32_t nregs0, int32_t r);
+/* Does loop L have constant bounds spanning at most t (hi - lo <= t,
+ * without overflow; an empty range counts)? */
+bool asc__nest_short(const asc__irins *L, int64_t t);
 /* A new `for %iv = lo, hi, step` with an empty body, not in a block. */
 asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
                           asc__irval hi, asc__irval step, int32_t line);

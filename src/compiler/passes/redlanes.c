@@ -43,11 +43,15 @@
 
 #include "compiler/passes/depend.h"
 
-enum { LANE_BYTES = 256 };
+enum {
+  LANE_BYTES = 256,
+  MAXLOOPS = 64    /* lane buffers in one kernel: 16 KiB of stack at most */
+};
 
 typedef struct rctx {
   asc__cctx *c;
   asc__irfunc *f;
+  int nloops;         /* loops given lanes so far in this kernel */
 } rctx;
 
 bool asc__redlanes_enabled(void) {
@@ -176,14 +180,15 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       L->args[2].kind != ASC_IRV_CONST || L->args[2].c.i != 1 ||
       L->body[0].first == NULL)
     return false;
+  if (x->nloops == MAXLOOPS)
+    return false;
   m = find_red(x, L, &red, &mv);
   if (m < 0)
     return false;
   dt = f->regs[m].ty.dtype;
   W = LANE_BYTES / asc__dt_bytes(dt);
   W2 = W;
-  if (L->args[0].kind == ASC_IRV_CONST && L->args[1].kind == ASC_IRV_CONST &&
-      L->args[1].c.i - L->args[0].c.i < 4 * W)
+  if (asc__nest_short(L, 4 * W - 1))
     return false;   /* short: the lanes would cost more than they gain */
   ity = f->regs[L->dst].ty.dtype;
   lo = L->args[0];
@@ -335,6 +340,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                                    "result is scanned again for its sign",
                                    red->op == ASC_IR_MAX ? "max" : "min",
                                    f->regs[m].name, (int)red->line, W));
+  x->nloops++;
   return true;
 }
 
@@ -342,5 +348,6 @@ void asc__pass_redlanes(asc__cctx *c, asc__irfunc *f) {
   rctx x;
   x.c = c;
   x.f = f;
+  x.nloops = 0;
   asc__nest_walk(f, try_loop, &x);
 }

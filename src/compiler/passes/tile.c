@@ -128,9 +128,7 @@ static bool invariant(const asc__depnest *d, asc__irval v) {
 
 /* A constant trip count of L no larger than t. */
 static bool small_trip(const asc__irins *L, int64_t t) {
-  return L->args[0].kind == ASC_IRV_CONST &&
-         L->args[1].kind == ASC_IRV_CONST &&
-         L->args[1].c.i - L->args[0].c.i <= t;
+  return asc__nest_short(L, t);
 }
 
 /* NULL when the nest I > J may be tiled in tiles of *T, else why not;

@@ -61,7 +61,8 @@ enum {
   CHUNK = 256,     /* iterations per chunk: 1 KiB of float32 per call */
   MAXCALLS = 4,    /* calls one loop computes ahead */
   MAXSLICE = 64,   /* instructions of their slices, together */
-  MAXTOP = 512     /* top-level instructions of a body looked at */
+  MAXTOP = 512,    /* top-level instructions of a body looked at */
+  MAXBUFS = 32     /* buffers in one kernel: 64 KiB of stack at most */
 };
 
 typedef struct vctx {
@@ -70,6 +71,7 @@ typedef struct vctx {
   const asc__irins **gdef;
   int32_t nregs0;
   uint8_t *indef;     /* registers the loop being looked at assigns */
+  int nbufs;          /* buffers made so far in this kernel */
 } vctx;
 
 /* what the body of a candidate loop holds */
@@ -310,8 +312,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       L->args[2].kind != ASC_IRV_CONST || L->args[2].c.i != 1 ||
       asc__ir_has_loop(&L->body[0]) || asc__ir_has_loop_exit(&L->body[0]))
     return false;
-  if (L->args[0].kind == ASC_IRV_CONST && L->args[1].kind == ASC_IRV_CONST &&
-      L->args[1].c.i - L->args[0].c.i < 32)
+  if (asc__nest_short(L, 31))
     return false;   /* a short loop: the chunk would cost more than it gains */
   for (asc__irins *i = L->body[0].first; i; i = i->next) {
     if (ntop == MAXTOP)
@@ -348,6 +349,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     memcpy(keep, slice, (size_t)ntop);
     if (ncalls == MAXCALLS)
       no = "the loop has enough calls computed ahead";
+    else if (x->nbufs + ncalls == MAXBUFS)
+      no = "the kernel has enough buffers for calls computed ahead";
     else if (take_slice(x, &s, L, top, ntop, k, slice, &nslice, &no))
       calls[ncalls++] = top[k];
     if (no != NULL) {
@@ -363,6 +366,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__buf_free(&why);
     return false;
   }
+  x->nbufs += ncalls;
 
   /* the chunk loop, in L's place */
   ity = f->regs[L->dst].ty.dtype;
@@ -464,6 +468,7 @@ void asc__pass_vmchunk(asc__cctx *c, asc__irfunc *f) {
   x.gdef = asc__arena_alloc(c, sizeof *x.gdef * (n ? n : 1));
   memset(x.gdef, 0, sizeof *x.gdef * n);
   x.indef = NULL;
+  x.nbufs = 0;
   asc__ir_walk(&f->body, note_def, &x);
   asc__nest_walk(f, try_loop, &x);
 }
