@@ -176,10 +176,18 @@ void asc__spin_lock_slow(asc__spinlock *l) {
   }
 }
 
-/* Wakes up to n parked workers.  No lock held. */
+/* Wakes up to n parked workers.  No lock held.  From a host thread (or
+ * a guest) one more: the OS put that thread on some core, where a worker
+ * may be pinned, and a worker woken there would share the core with it
+ * (a parallel loop then ran at one core's speed: 15-20 ms instead of
+ * 10.4 for the suite's histogram after 20 ms of idle, docs/decisions.md).
+ * Of n + 1 workers, pinned one per core, at most one shares the host
+ * thread's; a worker woken for nothing spins ASC_SPIN_US and parks. */
 static void wake(asc__sched *s, int n) {
   if (n <= 0 || atomic_load(&s->nsleeping) == 0)
     return;
+  if ((tls_worker == NULL || tls_worker->index < 0) && n < s->nworkers)
+    n++;
   uv_mutex_lock(&s->park_lock);
   for (int k = 0; k < n; k++)
     uv_cond_signal(&s->cond);
