@@ -48,6 +48,12 @@ def expsum(x, out, total):
 
 
 @asc.kernel
+def pexp(x, out):
+    for i in asc.prange(x.shape[0]):
+        out[i] = math.exp(x[i]) - math.log(x[i] * x[i] + 1.0)
+
+
+@asc.kernel
 def mixed(x, y, out):
     s = 0.0
     for j in range(x.shape[0]):
@@ -191,20 +197,56 @@ def ascc_ir(tmp_path, src, sig, extra_env=None, boundscheck=False):
     return r.stdout
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 100, 256, 257, 5000, 100003])
+def test_prange_same_bits(mods, dt, n):
+    """A parallel loop runs in chunks, each with its calls and checks
+    ahead; a chunk whose checks all pass runs without them."""
+    on, off = mods
+    x = np.random.default_rng(n).uniform(-30, 30, n).astype(dt)
+    if n > 10:
+        x[5] = -np.inf      # exp(-inf) = 0: no error
+    a, b = np.full(n, 3, dt), np.full(n, 3, dt)
+    with env(ASC_VMCHUNK=None):
+        on.pexp(x, a)
+    with env(ASC_VMCHUNK="0"):
+        off.pexp(x, b)
+    same(a, b)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("at", [0, 700, 99999])
+def test_prange_raises(mods, dt, at):
+    """An overflow anywhere raises OverflowError, as with the pass off; the
+    chunks before it in the same thread's share are stored."""
+    on, off = mods
+    n = 100000
+    x = np.random.default_rng(at).uniform(-3, 3, n).astype(dt)
+    x[at] = 1000.0
+    for mod, flag in ((on, None), (off, "0")):
+        out = np.zeros(n, dt)
+        with env(ASC_VMCHUNK=flag):
+            with pytest.raises(OverflowError, match="math range error"):
+                mod.pexp(x, out)
+
+
 def test_notes_and_switch(tmp_path):
     src = tmp_path / "k.py"
     src.write_text(SRC)
     sig = "softmax(f32[:, ::1], f32[:, ::1])"
     on = ascc_ir(tmp_path, src, sig)
     assert ("; vmchunk: exp (line 15) computed ahead, 256 iterations at a time, "
-            "in a loop that vectorises (the loop raises and carries %s)") in on
+            "in a loop that vectorises (the loop raises and carries %s); its checks "
+            "too: a chunk where none fails runs without them") in on
+    pe = ascc_ir(tmp_path, src, "pexp(f32[::1], f32[::1])")
+    assert "(the loop raises); its checks too" in pe and "pfor %j0" in pe
     assert "local_array [256]" in on
     off = ascc_ir(tmp_path, src, sig, {"ASC_VMCHUNK": "0"})
     assert "vmchunk" not in off and "local_array [256]" not in off
     es = ascc_ir(tmp_path, src, "expsum(f64[::1], f64[::1], f64[::1])")
     assert "; vmchunk: exp (line 26) computed ahead" in es
     mx = ascc_ir(tmp_path, src, "mixed(f32[::1], f32[::1], f32[::1])")
-    assert ("; vmchunk: log (line 36), sin (line 36), ** (line 36), tanh (line 36) "
+    assert ("; vmchunk: log (line 42), sin (line 42), ** (line 42), tanh (line 42) "
             "computed ahead") in mx
     # bounds checks may be what keeps an index in range: left alone
     bc = ascc_ir(tmp_path, src, "expsum(f32[::1], f32[::1], f32[::1])",

@@ -45,6 +45,10 @@
  * index in bounds.  With those, every load of the chunk is one the loop
  * would make for an iteration of its own range.
  *
+ * A parallel loop (pfor, without reductions) is taken the same way: it
+ * becomes a pfor over chunks, each running its calls ahead and then its
+ * iterations in order, so an error is still the lowest iteration's.
+ *
  * The loop must have no break or continue, no inner loop, no atomics,
  * locks, barrier or critical section, and a step of 1.  Each decision is a
  * note on the loop (`; vmchunk: ...`).  The pass runs after the loop-nest
@@ -79,6 +83,8 @@ typedef struct scan {
   vctx *x;
   const char *bad;    /* something the pass leaves alone: why */
   bool raises;        /* a raise or a trapping instruction */
+  bool traps;         /* a trapping instruction */
+  int nraise;         /* raises */
   int32_t stores[64]; /* tensor roots stored to */
   int nstores;
 } scan;
@@ -147,6 +153,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
     add_store(s, i->args[0].reg);
     break;
   case ASC_IR_RAISE:
+    s->nraise++;
     if (math_raise(i))
       s->raises = true;
     else if (s->bad == NULL)
@@ -167,7 +174,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
     break;
   default:
     if (asc__ir_may_trap(s->x->f, i))
-      s->raises = true;
+      s->raises = s->traps = true;
     break;
   }
 }
@@ -232,15 +239,14 @@ static int top_index(asc__irins **top, int ntop, const asc__irins *i) {
 
 /* Marks in slice[] the top-level instructions call's value needs; false
  * when one may not run ahead (why: a note's reason). */
-static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
-                       asc__irins **top, int ntop, int at, uint8_t *slice,
-                       int *nslice, const char **why) {
+static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
+                       asc__irins **top, int ntop, int at, const int32_t *regs,
+                       int nregs, uint8_t *slice, int *nslice,
+                       const char **why) {
   int32_t work[MAXSLICE * 4];
   int nw = 0;
-  const asc__irins *call = top[at];
-  for (int32_t a = 0; a < call->nargs; a++)
-    if (call->args[a].kind == ASC_IRV_REG)
-      work[nw++] = call->args[a].reg;
+  for (int a = 0; a < nregs; a++)
+    work[nw++] = regs[a];
   while (nw > 0) {
     int32_t r = work[--nw];
     const asc__irins *d;
@@ -279,6 +285,25 @@ static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
   return true;
 }
 
+/* The slice of call top[at]'s arguments. */
+static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
+                       asc__irins **top, int ntop, int at, uint8_t *slice,
+                       int *nslice, const char **why) {
+  int32_t regs[4];
+  int n = 0;
+  for (int32_t a = 0; a < top[at]->nargs && n < 4; a++)
+    if (top[at]->args[a].kind == ASC_IRV_REG)
+      regs[n++] = top[at]->args[a].reg;
+  return slice_from(x, s, L, top, ntop, at, regs, n, slice, nslice, why);
+}
+
+/* The slice of register r, read by top[at]. */
+static bool take_reg_slice(vctx *x, const scan *s, const asc__irins *L,
+                           asc__irins **top, int ntop, int at, int32_t r,
+                           uint8_t *slice, int *nslice, const char **why) {
+  return slice_from(x, s, L, top, ntop, at, &r, 1, slice, nslice, why);
+}
+
 static int32_t fresh(vctx *x, int32_t r) {
   return asc__ir_reg(x->c, x->f, x->f->regs[r].ty, x->f->regs[r].name);
 }
@@ -294,6 +319,35 @@ static const char *call_name(const asc__irins *i) {
   return i->op == ASC_IR_POW ? "**" : asc__intr_name(i->aux);
 }
 
+/* `if %c { raise <a math error> }` with nothing else: a check whose test
+ * can run ahead with the calls. */
+static bool check_if(const asc__irins *i) {
+  const asc__irins *r = i->body[0].first;
+  return i->op == ASC_IR_IF && i->args[0].kind == ASC_IRV_REG &&
+         r != NULL && r->next == NULL && r->op == ASC_IR_RAISE &&
+         math_raise(r) && i->body[1].first == NULL;
+}
+
+/* A copy of L with its own induction and without its check ifs: the
+ * loop of a chunk in which no check fails. */
+static asc__irins *unchecked_copy(vctx *x, const asc__irins *L) {
+  asc__irins *C = asc__ir_clone(x->c, L), *nx;
+  int32_t iv = fresh(x, L->dst);
+  C->note = NULL;
+  C->dst = iv;
+  for (asc__irins *i = C->body[0].first; i; i = nx) {
+    nx = i->next;
+    if (check_if(i)) {
+      asc__ir_remove(&C->body[0], i);
+      continue;
+    }
+    for (int32_t k = 0; k < i->nargs; k++)
+      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == L->dst)
+        i->args[k].reg = iv;
+  }
+  return C;
+}
+
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   vctx *x = ctx;
   asc__irfunc *f = x->f;
@@ -303,12 +357,16 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   int32_t carried, ity, line = L->line;
   scan s;
   asc__irins *J0, *P, *ins, *anchor;
-  int32_t j0, w, je, rem, jp, op, ol, *ren, nren;
+  bool fast;
+  int32_t flag = -1;
+  int fdt;
+  int32_t j0, w, je, rem, jp, op, ol, *ren, nren, bufs[MAXCALLS];
   asc__irval chunk;
   asc__buf why;
   const char *reason;
 
-  if (L->op != ASC_IR_FOR || L->wave != 0 || L->unroll ||
+  if ((L->op != ASC_IR_FOR && (L->op != ASC_IR_PFOR || L->nred > 0)) ||
+      L->wave != 0 || L->unroll ||
       L->args[2].kind != ASC_IRV_CONST || L->args[2].c.i != 1 ||
       asc__ir_has_loop(&L->body[0]) || asc__ir_has_loop_exit(&L->body[0]))
     return false;
@@ -367,12 +425,46 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     return false;
   }
   x->nbufs += ncalls;
+  /* The checks ahead too, when every raise of the loop is a check if at
+   * its top level whose test can be computed with the calls: a chunk in
+   * which none fails then runs a copy of the loop without them (which gcc
+   * vectorises unless it carries a float), else the loop as it is. */
+  {
+    uint8_t keep[MAXTOP];
+    int keepn = nslice, nif = 0;
+    memcpy(keep, slice, (size_t)ntop);
+    for (int k = 0; k < ncalls; k++)
+      slice[top_index(top, ntop, calls[k])] = 1;
+    fast = s.raises && !s.traps;
+    for (int k = 0; k < ntop && fast; k++) {
+      const char *no = NULL;
+      if (!check_if(top[k]))
+        continue;
+      nif++;
+      if (!take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
+                          slice, &nslice, &no))
+        fast = false;
+    }
+    if (nif != s.nraise)
+      fast = false;
+    if (!fast) {
+      memcpy(slice, keep, (size_t)ntop);
+      nslice = keepn;
+    }
+  }
 
   /* the chunk loop, in L's place */
   ity = f->regs[L->dst].ty.dtype;
   chunk = asc__irv_int(ity, CHUNK);
   j0 = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0");
   J0 = asc__nest_for(x->c, j0, L->args[0], L->args[1], chunk, line);
+  if (L->op == ASC_IR_PFOR) {
+    /* a parallel loop runs its chunks in parallel, each in order */
+    J0->op = ASC_IR_PFOR;
+    L->op = ASC_IR_FOR;
+    J0->note = L->note;
+    L->note = NULL;
+  }
   asc__ir_insert_before(b, L, J0);
   asc__ir_remove(b, L);
   rem = asc__ir_bin(x->c, f, &J0->body[0], ASC_IR_SUB, ity, L->args[1],
@@ -393,17 +485,66 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   for (int32_t r = 0; r < nren; r++)
     ren[r] = -1;
   ren[L->dst] = jp;
+  op = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "o");
+  ins = asc__ir_ins(x->c, ASC_IR_SUB, op, 2, line);
+  ins->args[0] = asc__irv_reg(jp);
+  ins->args[1] = asc__irv_reg(j0);
+  asc__ir_append(&P->body[0], ins);
+  for (int k = 0; k < ncalls; k++) {
+    asc__irins *arr = asc__nest_local_array(
+        x->c, f, f->regs[calls[k]->dst].ty.dtype, CHUNK, "vm", line);
+    bufs[k] = arr->dst;
+    asc__ir_insert_before(&J0->body[0], anchor, arr);
+  }
+  /* the flag: an integer as wide as the calls' floats (gcc does not
+   * vectorise an or of _Bool next to float lanes) */
+  fdt = f->regs[calls[0]->dst].ty.dtype == ascFloat64 ? ascInt64 : ascInt32;
+  if (fast) {
+    flag = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
+    ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, line);
+    ins->args[0] = asc__irv_int(fdt, 0);
+    asc__ir_insert_before(&J0->body[0], anchor, ins);
+  }
+  /* the slices in order, each call followed by the store of its value */
   for (int k = 0; k < ntop; k++) {
-    if (!slice[k])
+    int q = 0;
+    bool is_call = false;
+    for (; q < ncalls; q++)
+      if (calls[q] == top[k]) {
+        is_call = true;
+        break;
+      }
+    if (!slice[k] && !is_call)
       continue;
     ins = asc__ir_clone(x->c, top[k]);
     rename_args(ins, ren, nren);
     ins->dst = ren[top[k]->dst] = fresh(x, top[k]->dst);
     ins->note = NULL;
     asc__ir_append(&P->body[0], ins);
+    if (is_call) {
+      asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, top[k]->line);
+      st->args[0] = asc__irv_reg(bufs[q]);
+      st->args[1] = asc__irv_reg(op);
+      st->args[2] = asc__irv_reg(ins->dst);
+      asc__ir_append(&P->body[0], st);
+    }
   }
-  op = asc__ir_bin(x->c, f, &P->body[0], ASC_IR_SUB, ity, asc__irv_reg(jp),
-                   asc__irv_reg(j0), line);
+  /* the checks' tests, or-ed into the flag */
+  for (int k = 0; k < ntop && fast; k++)
+    if (check_if(top[k])) {
+      int32_t t = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
+      int32_t c = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
+      ins = asc__ir_ins(x->c, ASC_IR_CAST, c, 1, top[k]->line);
+      ins->args[0] = asc__irv_reg(ren[top[k]->args[0].reg]);
+      asc__ir_append(&P->body[0], ins);
+      ins = asc__ir_ins(x->c, ASC_IR_OR, t, 2, top[k]->line);
+      ins->args[0] = asc__irv_reg(flag);
+      ins->args[1] = asc__irv_reg(c);
+      asc__ir_append(&P->body[0], ins);
+      ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, top[k]->line);
+      ins->args[0] = asc__irv_reg(t);
+      asc__ir_append(&P->body[0], ins);
+    }
   /* L now runs one chunk, and reads the buffers */
   L->args[0] = asc__irv_reg(j0);
   L->args[1] = asc__irv_reg(je);
@@ -413,26 +554,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   ins->args[1] = asc__irv_reg(j0);
   asc__ir_insert_before(&L->body[0], L->body[0].first, ins);
   for (int k = 0; k < ncalls; k++) {
-    asc__irins *c = calls[k], *ld, *st, *arr;
-    int32_t buf, v;
-    arr = asc__nest_local_array(x->c, f, f->regs[c->dst].ty.dtype, CHUNK,
-                                "vm", line);
-    buf = arr->dst;
-    asc__ir_insert_before(&J0->body[0], anchor, arr);
-    /* ahead: buf[jp - j0] = call(...) */
-    ins = asc__ir_clone(x->c, c);
-    rename_args(ins, ren, nren);
-    v = ins->dst = fresh(x, c->dst);
-    ins->note = NULL;
-    asc__ir_append(&P->body[0], ins);
-    st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, c->line);
-    st->args[0] = asc__irv_reg(buf);
-    st->args[1] = asc__irv_reg(op);
-    st->args[2] = asc__irv_reg(v);
-    asc__ir_append(&P->body[0], st);
+    asc__irins *c = calls[k], *ld;
     /* in L: the call becomes buf[j - j0] */
     ld = asc__ir_ins(x->c, ASC_IR_LOAD, c->dst, 2, c->line);
-    ld->args[0] = asc__irv_reg(buf);
+    ld->args[0] = asc__irv_reg(bufs[k]);
     ld->args[1] = asc__irv_reg(ol);
     ld->note = c->note;
     asc__ir_insert_before(&L->body[0], c, ld);
@@ -440,8 +565,22 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__buf_printf(&why, "%s%s (line %d)", k ? ", " : "", call_name(c),
                     (int)c->line);
   }
-  asc__ir_append(&J0->body[0], P);
-  asc__ir_append(&J0->body[0], L);
+  if (fast) {
+    asc__irins *G = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
+    int32_t any = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "failed");
+    ins = asc__ir_ins(x->c, ASC_IR_NE, any, 2, line);
+    ins->args[0] = asc__irv_reg(flag);
+    ins->args[1] = asc__irv_int(fdt, 0);
+    asc__ir_append(&J0->body[0], P);
+    asc__ir_append(&J0->body[0], ins);
+    G->args[0] = asc__irv_reg(any);
+    asc__ir_append(&G->body[0], L);
+    asc__ir_append(&G->body[1], unchecked_copy(x, L));
+    asc__ir_append(&J0->body[0], G);
+  } else {
+    asc__ir_append(&J0->body[0], P);
+    asc__ir_append(&J0->body[0], L);
+  }
   if (s.raises && carried >= 0)
     reason = asc__arena_printf(x->c, "the loop raises and carries %%%s",
                                f->regs[carried].name);
@@ -453,8 +592,11 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__nest_note(x->c, J0, "vmchunk",
                  asc__arena_printf(x->c,
                                    "%s computed ahead, %d iterations at a "
-                                   "time, in a loop that vectorises (%s)",
-                                   asc__buf_str(&why), CHUNK, reason));
+                                   "time, in a loop that vectorises (%s)%s",
+                                   asc__buf_str(&why), CHUNK, reason,
+                                   fast ? "; its checks too: a chunk where "
+                                          "none fails runs without them"
+                                        : ""));
   asc__buf_free(&why);
   return true;
 }
