@@ -139,6 +139,12 @@ def test_note_and_switch(tmp_path):
     assert "local_array [64]" in on
     off = ir({"ASC_REDLANES": "0"})
     assert "redlanes" not in off and "local_array" not in off
+    # under fastmath (nnan, nsz) the C compiler vectorises the max itself
+    r = subprocess.run([ascc, "--emit=ir", "--fastmath", "--signature",
+                        "rowmax(f32[:, ::1], f32[::1])", str(src)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "fastmath(" in r.stdout and "redlanes" not in r.stdout
 
 
 def gen_kernels(seed, count):
