@@ -302,3 +302,29 @@ def test_buffers_per_kernel_are_bounded(tmp_path):
             asc.compile(text).many(x, out)
         got.append(out)
     same(got[0], got[1])
+
+
+def test_fast_copy_of_a_loop_with_a_branch():
+    """The chunk's copy without the checks has its own induction at every
+    depth: a store inside an `if` indexes by it too."""
+    text = '''
+import asc
+import math
+
+
+@asc.kernel
+def k(x, out):
+    for j in range(x.shape[0]):
+        e = math.exp(x[j])
+        if e > 2.0:
+            out[j] = e
+'''
+    x = np.linspace(-2, 2, 1000)
+    got = []
+    for flag in (None, "0"):
+        out = np.zeros(1000)
+        with env(ASC_VMCHUNK=flag):
+            asc.compile(text).k(x, out)
+        got.append(out)
+    same(got[0], got[1])
+    assert np.count_nonzero(got[0]) == np.count_nonzero(np.exp(x) > 2.0)

@@ -434,3 +434,26 @@ bool asc__nest_short(const asc__irins *L, int64_t t) {
   hi = L->args[1].c.i;
   return hi <= lo || (t >= 0 && (uint64_t)hi - (uint64_t)lo <= (uint64_t)t);
 }
+
+typedef struct reg_swap {
+  int32_t from, to;
+} reg_swap;
+
+static void swap_uses(asc__irins *i, void *ctx) {
+  const reg_swap *w = ctx;
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == w->from)
+      i->args[k].reg = w->to;
+}
+
+asc__irins *asc__nest_clone_loop(asc__cctx *c, asc__irfunc *f,
+                                 const asc__irins *L) {
+  asc__irins *C = asc__ir_clone(c, L);
+  reg_swap w;
+  w.from = L->dst;
+  w.to = asc__ir_reg(c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
+  C->dst = w.to;
+  C->note = NULL;
+  asc__ir_walk(&C->body[0], swap_uses, &w);
+  return C;
+}

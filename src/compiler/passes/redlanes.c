@@ -148,12 +148,9 @@ static asc__irins *ins3(rctx *x, int op, int32_t dst, asc__irval a,
 static asc__irins *clone_fresh(rctx *x, const asc__irins *L, int32_t m,
                                int32_t *ren, int32_t nren) {
   asc__irfunc *f = x->f;
-  asc__irins *R = asc__ir_clone(x->c, L);
-  R->note = NULL;
+  asc__irins *R = asc__nest_clone_loop(x->c, f, L);
   for (int32_t r = 0; r < nren; r++)
     ren[r] = -1;
-  R->dst = ren[L->dst] = asc__ir_reg(x->c, f, f->regs[L->dst].ty,
-                                     f->regs[L->dst].name);
   for (asc__irins *i = R->body[0].first; i; i = i->next) {
     for (int32_t k = 0; k < i->nargs; k++)
       if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < nren &&

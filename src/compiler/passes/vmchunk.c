@@ -331,19 +331,11 @@ static bool check_if(const asc__irins *i) {
 /* A copy of L with its own induction and without its check ifs: the
  * loop of a chunk in which no check fails. */
 static asc__irins *unchecked_copy(vctx *x, const asc__irins *L) {
-  asc__irins *C = asc__ir_clone(x->c, L), *nx;
-  int32_t iv = fresh(x, L->dst);
-  C->note = NULL;
-  C->dst = iv;
+  asc__irins *C = asc__nest_clone_loop(x->c, x->f, L), *nx;
   for (asc__irins *i = C->body[0].first; i; i = nx) {
     nx = i->next;
-    if (check_if(i)) {
+    if (check_if(i))
       asc__ir_remove(&C->body[0], i);
-      continue;
-    }
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == L->dst)
-        i->args[k].reg = iv;
   }
   return C;
 }
