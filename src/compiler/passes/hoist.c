@@ -49,8 +49,6 @@
 
 #include "compiler/passes/depend.h"
 
-enum { ROOT_ANY = ASC_ROOT_ANY, ROOT_PARAMS = ASC_ROOT_PARAMS };
-
 typedef struct writer {
   const asc__irins *i;
   int32_t root;
@@ -236,14 +234,14 @@ static const asc__irins *leaves(const hctx *x, const asc__irblock *b,
 static const char *conflict(hctx *x, const asc__irins *ld, writer *w) {
   int32_t t = ld->args[0].reg, rt = root_of(x, t);
   asc__depvec v;
-  if (rt != ROOT_ANY && w->root != ROOT_ANY && rt != w->root)
+  if (rt != ASC_ROOT_ANY && w->root != ASC_ROOT_ANY && rt != w->root)
     return NULL;
-  if (rt == ROOT_ANY)
+  if (rt == ASC_ROOT_ANY)
     return asc__arena_printf(x->c, "may write it (where %%%s points is not "
                                    "known)", rname(x, t));
-  if (w->root == ROOT_ANY)
+  if (w->root == ASC_ROOT_ANY)
     return "may write it (where it writes is not known)";
-  if (rt == ROOT_PARAMS && (w->whole || w->i->args[0].reg != t))
+  if (rt == ASC_ROOT_PARAMS && (w->whole || w->i->args[0].reg != t))
     return "may write it (the kernel's tensors may alias)";
   if (w->whole || w->i->args[0].reg != t || w->nl == 0)
     return "may write the element it reads";

@@ -126,11 +126,6 @@ static bool invariant(const asc__depnest *d, asc__irval v) {
           v.reg != d->L[0]->dst);
 }
 
-/* A constant trip count of L no larger than t. */
-static bool small_trip(const asc__irins *L, int64_t t) {
-  return asc__nest_short(L, t);
-}
-
 /* NULL when the nest I > J may be tiled in tiles of *T, else why not;
  * *quiet when it is not a candidate at all (no note). */
 static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
@@ -204,7 +199,7 @@ static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
                                  rname(x, I->dst), rname(x, J->dst));
     }
   }
-  if (small_trip(I, *T) || small_trip(J, *T))
+  if (asc__nest_short(I, *T) || asc__nest_short(J, *T))
     return asc__arena_printf(x->c, "a trip count of at most %lld",
                              (long long)*T);
   return NULL;
