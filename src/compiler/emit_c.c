@@ -1153,6 +1153,9 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   case ASC_IR_CAST:
     emit_cast(e, i);
     break;
+  case ASC_IR_CVT: /* in range: no check (vectorises) */
+    LINE(e, "%s = (%s)%s;", d, ctype(dt), val(e, i->args[0]));
+    break;
   case ASC_IR_CALL:
     emit_call(e, i);
     break;

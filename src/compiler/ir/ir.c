@@ -462,6 +462,7 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
   case ASC_IR_SELECT:
     return k == 0 ? ascBool : ddt;
   case ASC_IR_CAST:
+  case ASC_IR_CVT:
   case ASC_IR_RET:
     return -1;
   case ASC_IR_CALL:

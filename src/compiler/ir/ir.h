@@ -95,6 +95,8 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(GE, "ge", 2, ASC_OPF_PURE | ASC_OPF_CMP)                                 \
   X(SELECT, "select", 3, ASC_OPF_PURE)                                       \
   X(CAST, "cast", 1, ASC_OPF_PURE)                                           \
+  X(CVT, "cvt", 1, ASC_OPF_PURE)       /* float -> int known in range: C's  \
+                                          conversion, no check (vmchunk) */ \
   X(CALL, "call", -1, ASC_OPF_PURE)    /* math intrinsic, aux = id */       \
   X(DIM, "dim", 1, ASC_OPF_PURE)       /* shape[imm] of a tensor */         \
   X(STRIDE, "stride", 1, ASC_OPF_PURE) /* strides[imm], in elements */      \

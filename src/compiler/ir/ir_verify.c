@@ -126,6 +126,11 @@ static void vins(vstate *v, const asc__irins *i) {
     (void)vdt(v, i, 0);
     (void)ddt(v, i);
     break;
+  case ASC_IR_CVT:
+    if ((vdt(v, i, 0) != ascFloat32 && vdt(v, i, 0) != ascFloat64) ||
+        !asc__dt_is_int(ddt(v, i)))
+      fail(v, i, "cvt types");
+    break;
   case ASC_IR_CALL:
     if (i->aux < 0 || i->aux >= ASC_INTR_COUNT ||
         i->nargs != asc__intr_nargs(i->aux))

@@ -57,7 +57,7 @@ static bool same(const asc__irfunc *f, const asc__irins *a,
   if (a->op != b->op || a->aux != b->aux || a->nargs != b->nargs ||
       f->regs[a->dst].ty.dtype != f->regs[b->dst].ty.dtype)
     return false;
-  if (a->op == ASC_IR_CAST &&
+  if ((a->op == ASC_IR_CAST || a->op == ASC_IR_CVT) &&
       asc__irv_dtype(f, a->args[0]) != asc__irv_dtype(f, b->args[0]))
     return false;
   {

@@ -55,6 +55,7 @@
  * passes and hoist, before strength.  ASC_VMCHUNK=0 leaves it out (part of
  * the kernel cache key).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,7 @@ typedef struct scan {
   const char *bad;    /* something the pass leaves alone: why */
   bool raises;        /* a raise or a trapping instruction */
   bool traps;         /* a trapping instruction */
+  int ntraps;         /* trapping instructions, at any depth */
   int nraise;         /* raises */
   int32_t stores[64]; /* tensor roots stored to */
   int nstores;
@@ -162,8 +164,11 @@ static void scan_ins(asc__irins *i, void *ctx) {
                                  "keeps a later index in range",
                                  asc__exc_name(i->aux));
     break;
-  case ASC_IR_ATOMIC: case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
-  case ASC_IR_BARRIER: case ASC_IR_CRITICAL: case ASC_IR_WORKER_ID:
+  case ASC_IR_ATOMIC:
+    add_store(s, i->args[0].reg);
+    break;
+  case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
+  case ASC_IR_BARRIER: case ASC_IR_CRITICAL:
   case ASC_IR_GEMM: case ASC_IR_GEMM_EXACT: case ASC_IR_NEW_ARRAY:
   case ASC_IR_SET_ARRAY: case ASC_IR_FREE_ARRAY: case ASC_IR_RESULT:
   case ASC_IR_RET: case ASC_IR_TRY: case ASC_IR_EXCMATCH:
@@ -173,10 +178,24 @@ static void scan_ins(asc__irins *i, void *ctx) {
                                  asc__irop_name(i->op));
     break;
   default:
-    if (asc__ir_may_trap(s->x->f, i))
+    if (asc__ir_may_trap(s->x->f, i)) {
       s->raises = s->traps = true;
+      s->ntraps++;
+    }
     break;
   }
+}
+
+/* Python's int() of a float32 / float64: a conversion that checks its
+ * operand.  Its test can run ahead with the calls, and a chunk where no
+ * test fails converts without it (cvt). */
+static bool cast_trap(const asc__irfunc *f, const asc__irins *i) {
+  int from;
+  if (i->op != ASC_IR_CAST || i->dst < 0 || !asc__ir_may_trap(f, i))
+    return false;
+  from = asc__irv_dtype(f, i->args[0]);
+  return (from == ascFloat32 || from == ascFloat64) &&
+         asc__dt_is_int(f->regs[i->dst].ty.dtype);
 }
 
 /* Can a store of the loop write what a load of tensor t reads? */
@@ -237,29 +256,68 @@ static int top_index(asc__irins **top, int ntop, const asc__irins *i) {
   return -1;
 }
 
+typedef struct defsin {
+  int32_t reg;
+  bool found;
+} defsin;
+
+static void def_in(asc__irins *i, void *ctx) {
+  defsin *d = ctx;
+  if (i->dst == d->reg)
+    d->found = true;
+}
+
+/* The top-level instruction before position u that gives register r the
+ * value u reads: the last one assigning r before u, none of them inside
+ * a region in between.  -1 when there is none (r is carried from the
+ * previous iteration, or assigned in an if). */
+static int value_at(asc__irins **top, int u, int32_t r) {
+  for (int k = u - 1; k >= 0; k--) {
+    if (asc__ir_nregions(top[k]) > 0) {
+      defsin d = {r, top[k]->dst == r};
+      for (int q = 0; q < asc__ir_nregions(top[k]); q++)
+        asc__ir_walk(&top[k]->body[q], def_in, &d);
+      if (d.found)
+        return -1;
+      continue;
+    }
+    if (top[k]->dst == r)
+      return k;
+  }
+  return -1;
+}
+
 /* Marks in slice[] the top-level instructions call's value needs; false
- * when one may not run ahead (why: a note's reason). */
+ * when one may not run ahead (why: a note's reason).  A register may be
+ * assigned more than once (b = int(v); b = min(b, 255)): each read takes
+ * the assignment before it, and the clones run in order.  casts:
+ * conversions may be among them (their tests run ahead too). */
 static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
                        asc__irins **top, int ntop, int at, const int32_t *regs,
                        int nregs, uint8_t *slice, int *nslice,
-                       const char **why) {
-  int32_t work[MAXSLICE * 4];
+                       const char **why, bool casts) {
+  struct {
+    int32_t reg;
+    int use;          /* the position of the instruction reading it */
+  } work[MAXSLICE * 4];
   int nw = 0;
-  for (int a = 0; a < nregs; a++)
-    work[nw++] = regs[a];
+  (void)ntop;
+  for (int a = 0; a < nregs; a++) {
+    work[nw].reg = regs[a];
+    work[nw++].use = at;
+  }
   while (nw > 0) {
-    int32_t r = work[--nw];
+    int32_t r = work[--nw].reg;
+    int k = value_at(top, work[nw].use, r);
     const asc__irins *d;
-    int k;
     if (r == L->dst || !x->indef[r])
       continue;
-    d = r < x->nregs0 ? x->gdef[r] : NULL;
-    k = d != NULL ? top_index(top, ntop, d) : -1;
-    if (x->f->regs[r].ndefs != 1 || k < 0 || k >= at) {
+    if (k < 0) {
       *why = asc__arena_printf(x->c, "%%%s is assigned in the loop",
                                x->f->regs[r].name);
       return false;
     }
+    d = top[k];
     if (slice[k])
       continue;
     if (d->op == ASC_IR_LOAD) {
@@ -268,7 +326,7 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
                                  x->f->regs[r].name);
         return false;
       }
-    } else if (!asc__nest_pure(x->f, d)) {
+    } else if (!asc__nest_pure(x->f, d) && !(casts && cast_trap(x->f, d))) {
       *why = asc__arena_printf(x->c, "%%%s is not a pure value",
                                x->f->regs[r].name);
       return false;
@@ -279,8 +337,10 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
     }
     slice[k] = 1;
     for (int32_t a = 0; a < d->nargs; a++)
-      if (d->args[a].kind == ASC_IRV_REG)
-        work[nw++] = d->args[a].reg;
+      if (d->args[a].kind == ASC_IRV_REG) {
+        work[nw].reg = d->args[a].reg;
+        work[nw++].use = k;
+      }
   }
   return true;
 }
@@ -294,18 +354,103 @@ static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
   for (int32_t a = 0; a < top[at]->nargs && n < 4; a++)
     if (top[at]->args[a].kind == ASC_IRV_REG)
       regs[n++] = top[at]->args[a].reg;
-  return slice_from(x, s, L, top, ntop, at, regs, n, slice, nslice, why);
+  return slice_from(x, s, L, top, ntop, at, regs, n, slice, nslice, why,
+                    false);
 }
 
-/* The slice of register r, read by top[at]. */
+/* The slice of register r, read by top[at] (conversions allowed: in a
+ * chunk whose checks run ahead). */
 static bool take_reg_slice(vctx *x, const scan *s, const asc__irins *L,
                            asc__irins **top, int ntop, int at, int32_t r,
                            uint8_t *slice, int *nslice, const char **why) {
-  return slice_from(x, s, L, top, ntop, at, &r, 1, slice, nslice, why);
+  return slice_from(x, s, L, top, ntop, at, &r, 1, slice, nslice, why, true);
+}
+
+/* Does a load of the slice read at an index computed from a conversion?
+ * Ahead, a conversion that fails gives 0, so such a load could read where
+ * the loop never does. */
+static bool load_after_cast(vctx *x, asc__irins **top, int ntop,
+                            const uint8_t *slice) {
+  uint8_t *t = asc__arena_alloc(x->c, (size_t)x->f->nregs);
+  memset(t, 0, (size_t)x->f->nregs);
+  for (int k = 0; k < ntop; k++) {
+    bool in = false;
+    if (!slice[k])
+      continue;
+    for (int32_t a = 0; a < top[k]->nargs; a++)
+      if (top[k]->args[a].kind == ASC_IRV_REG && t[top[k]->args[a].reg])
+        in = true;
+    if (in && top[k]->op == ASC_IR_LOAD)
+      return true;
+    if ((in || cast_trap(x->f, top[k])) && top[k]->dst >= 0)
+      t[top[k]->dst] = 1;
+  }
+  return false;
+}
+
+/* The registers stores and atomics of the loop write at (indices). */
+typedef struct offs {
+  int32_t r[16];
+  int n;
+} offs;
+
+static void find_off(asc__irins *i, void *ctx) {
+  offs *o = ctx;
+  if ((i->op != ASC_IR_STORE && i->op != ASC_IR_ATOMIC) ||
+      i->args[1].kind != ASC_IRV_REG)
+    return;
+  for (int k = 0; k < o->n; k++)
+    if (o->r[k] == i->args[1].reg)
+      return;
+  if (o->n < (int)ASC_ARRAY_SIZE(o->r))
+    o->r[o->n++] = i->args[1].reg;
 }
 
 static int32_t fresh(vctx *x, int32_t r) {
   return asc__ir_reg(x->c, x->f, x->f->regs[r].ty, x->f->regs[r].name);
+}
+
+/* Ahead, conversion cv of v: its test or-ed into flag, and the value
+ * converted without a check (0 where the test fails).  The test is the
+ * check's or stricter (v > -2^(b-1) where the check has v > -2^(b-1) - 1):
+ * a chunk whose tests all pass converts nothing the check rejects. */
+static int32_t conv_ahead(vctx *x, asc__irblock *b, const asc__irins *cv,
+                          asc__irval v, int32_t flag, int fdt) {
+  asc__irfunc *f = x->f;
+  int from = asc__irv_dtype(f, cv->args[0]);
+  int to = f->regs[cv->dst].ty.dtype;
+  int bits = asc__dt_bits(to);
+  int32_t line = cv->line, ok, sv, d, bad, t;
+  bool sg = asc__dt_is_signed(to);
+  asc__irins *ins;
+  ok = asc__ir_bin(x->c, f, b, ASC_IR_AND, ascBool,
+                   asc__irv_reg(asc__ir_bin(
+                       x->c, f, b, ASC_IR_GT, ascBool, v,
+                       asc__irv_float(from, sg ? -ldexp(1.0, bits - 1) : -1.0),
+                       line)),
+                   asc__irv_reg(asc__ir_bin(
+                       x->c, f, b, ASC_IR_LT, ascBool, v,
+                       asc__irv_float(from, ldexp(1.0, sg ? bits - 1 : bits)),
+                       line)),
+                   line);
+  sv = asc__ir_reg(x->c, f, asc__irt_scalar(from), "inrange");
+  ins = asc__ir_ins(x->c, ASC_IR_SELECT, sv, 3, line);
+  ins->args[0] = asc__irv_reg(ok);
+  ins->args[1] = v;
+  ins->args[2] = asc__irv_float(from, 0.0);
+  asc__ir_append(b, ins);
+  d = fresh(x, cv->dst);
+  ins = asc__ir_ins(x->c, ASC_IR_CVT, d, 1, line);
+  ins->args[0] = asc__irv_reg(sv);
+  asc__ir_append(b, ins);
+  bad = asc__ir_un(x->c, f, b, ASC_IR_NOT, ascBool, asc__irv_reg(ok), line);
+  bad = asc__ir_un(x->c, f, b, ASC_IR_CAST, fdt, asc__irv_reg(bad), line);
+  t = asc__ir_bin(x->c, f, b, ASC_IR_OR, fdt, asc__irv_reg(flag),
+                  asc__irv_reg(bad), line);
+  ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, line);
+  ins->args[0] = asc__irv_reg(t);
+  asc__ir_append(b, ins);
+  return d;
 }
 
 static void rename_args(asc__irins *i, const int32_t *ren, int32_t n) {
@@ -328,14 +473,31 @@ static bool check_if(const asc__irins *i) {
          math_raise(r) && i->body[1].first == NULL;
 }
 
-/* A copy of L with its own induction and without its check ifs: the
- * loop of a chunk in which no check fails. */
-static asc__irins *unchecked_copy(vctx *x, const asc__irins *L) {
+/* A copy of L with its own induction, without its check ifs, its
+ * conversions unchecked, and the indices noff[0..noff) read from obufs[]
+ * at (j - j0) (register ol): the loop of a chunk in which no check
+ * fails. */
+static asc__irins *unchecked_copy(vctx *x, const asc__irins *L,
+                                  const int32_t *offr, const int32_t *obufs,
+                                  int noff, int32_t ol) {
   asc__irins *C = asc__nest_clone_loop(x->c, x->f, L), *nx;
   for (asc__irins *i = C->body[0].first; i; i = nx) {
     nx = i->next;
-    if (check_if(i))
+    if (check_if(i)) {
       asc__ir_remove(&C->body[0], i);
+      continue;
+    }
+    if (cast_trap(x->f, i))
+      i->op = ASC_IR_CVT;
+    for (int q = 0; q < noff; q++)
+      if (i->dst == offr[q]) {
+        asc__irins *ld = asc__ir_ins(x->c, ASC_IR_LOAD, i->dst, 2, i->line);
+        ld->args[0] = asc__irv_reg(obufs[q]);
+        ld->args[1] = asc__irv_reg(ol);
+        asc__ir_insert_before(&C->body[0], i, ld);
+        asc__ir_remove(&C->body[0], i);
+        break;
+      }
   }
   return C;
 }
@@ -344,8 +506,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   vctx *x = ctx;
   asc__irfunc *f = x->f;
   asc__irins *top[MAXTOP], *calls[MAXCALLS];
-  uint8_t slice[MAXTOP];
-  int ntop = 0, ncalls = 0, nslice = 0;
+  uint8_t slice[MAXTOP], keep0[MAXTOP];
+  int ntop = 0, ncalls = 0, nslice = 0, noff = 0, keepn0;
+  int offk[MAXCALLS];
+  int32_t offr[MAXCALLS], obufs[MAXCALLS];
   int32_t carried, ity, line = L->line;
   scan s;
   asc__irins *J0, *P, *ins, *anchor;
@@ -412,11 +576,63 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                                        no));
     }
   }
-  if (ncalls == 0) {
+  /* The indices of stores and atomics computed with conversions (a
+   * histogram's bin, int(x[i] * 256.0)): ahead too, into buffers read by
+   * the copy of a chunk in which no check fails. */
+  memcpy(keep0, slice, (size_t)ntop);
+  keepn0 = nslice;
+  {
+    offs o;
+    o.n = 0;
+    asc__ir_walk(&L->body[0], find_off, &o);
+    for (int q = 0; q < o.n; q++) {
+      int32_t r = o.r[q], a[4];
+      const asc__irins *d = r < x->nregs0 ? x->gdef[r] : NULL;
+      int k = d != NULL ? top_index(top, ntop, d) : -1, n1 = 0, na = 0;
+      uint8_t one[MAXTOP];
+      const char *no = NULL;
+      bool conv = false;
+      if (k < 0 || f->regs[r].ndefs != 1 || vm_call(f, d) ||
+          !asc__dt_is_int(f->regs[r].ty.dtype) ||
+          (!asc__nest_pure(f, d) && !cast_trap(f, d)))
+        continue;
+      memset(one, 0, (size_t)ntop);
+      one[k] = 1;
+      for (int32_t i = 0; i < d->nargs && na < 4; i++)
+        if (d->args[i].kind == ASC_IRV_REG)
+          a[na++] = d->args[i].reg;
+      if (!slice_from(x, &s, L, top, ntop, k, a, na, one, &n1, &no, true))
+        continue;
+      for (int i = 0; i < ntop; i++)
+        conv |= one[i] && cast_trap(f, top[i]);
+      if (!conv)
+        continue;   /* gains little: no check to take out */
+      if (load_after_cast(x, top, ntop, one))
+        no = "a load of it reads at a converted index";
+      else if (ncalls + noff == MAXCALLS)
+        no = "the loop has enough values computed ahead";
+      else if (x->nbufs + ncalls + noff == MAXBUFS)
+        no = "the kernel has enough buffers for values computed ahead";
+      if (no != NULL) {
+        asc__nest_note(x->c, L, "vmchunk",
+                       asc__arena_printf(x->c,
+                                         "the index %%%s (line %d) stays: %s",
+                                         f->regs[r].name, (int)d->line, no));
+        continue;
+      }
+      for (int i = 0; i < ntop; i++)
+        if (one[i] && !slice[i]) {
+          slice[i] = 1;
+          nslice++;
+        }
+      offk[noff] = k;
+      offr[noff++] = r;
+    }
+  }
+  if (ncalls == 0 && noff == 0) {
     asc__buf_free(&why);
     return false;
   }
-  x->nbufs += ncalls;
   /* The checks ahead too, when every raise of the loop is a check if at
    * its top level whose test can be computed with the calls: a chunk in
    * which none fails then runs a copy of the loop without them (which gcc
@@ -425,25 +641,56 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     uint8_t keep[MAXTOP];
     int keepn = nslice, nif = 0;
     memcpy(keep, slice, (size_t)ntop);
+    int ncast = 0;
     for (int k = 0; k < ncalls; k++)
       slice[top_index(top, ntop, calls[k])] = 1;
-    fast = s.raises && !s.traps;
+    fast = s.raises;
     for (int k = 0; k < ntop && fast; k++) {
       const char *no = NULL;
-      if (!check_if(top[k]))
-        continue;
-      nif++;
-      if (!take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
-                          slice, &nslice, &no))
-        fast = false;
+      if (check_if(top[k])) {
+        nif++;
+        if (!take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
+                            slice, &nslice, &no))
+          fast = false;
+      } else if (cast_trap(f, top[k])) {
+        /* int(): its test ahead, the copy converts without it */
+        ncast++;
+        if (top[k]->args[0].kind == ASC_IRV_REG &&
+            !take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
+                            slice, &nslice, &no))
+          fast = false;
+        if (!slice[k]) {
+          slice[k] = 1;
+          nslice++;
+        }
+      }
     }
-    if (nif != s.nraise)
+    if (nif != s.nraise || ncast != s.ntraps ||
+        (fast && load_after_cast(x, top, ntop, slice)))
       fast = false;
     if (!fast) {
       memcpy(slice, keep, (size_t)ntop);
       nslice = keepn;
     }
   }
+  if (!fast && noff > 0) {
+    /* the loop keeps a check it cannot take out: its indices stay */
+    for (int q = 0; q < noff; q++)
+      asc__nest_note(x->c, L, "vmchunk",
+                     asc__arena_printf(x->c,
+                                       "the index %%%s (line %d) stays: the "
+                                       "loop has checks that cannot run ahead",
+                                       f->regs[offr[q]].name,
+                                       (int)top[offk[q]]->line));
+    memcpy(slice, keep0, (size_t)ntop);
+    nslice = keepn0;
+    noff = 0;
+    if (ncalls == 0) {
+      asc__buf_free(&why);
+      return false;
+    }
+  }
+  x->nbufs += ncalls + noff;
 
   /* the chunk loop, in L's place */
   ity = f->regs[L->dst].ty.dtype;
@@ -488,9 +735,22 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     bufs[k] = arr->dst;
     asc__ir_insert_before(&J0->body[0], anchor, arr);
   }
-  /* the flag: an integer as wide as the calls' floats (gcc does not
-   * vectorise an or of _Bool next to float lanes) */
-  fdt = f->regs[calls[0]->dst].ty.dtype == ascFloat64 ? ascInt64 : ascInt32;
+  for (int q = 0; q < noff; q++) {
+    asc__irins *arr = asc__nest_local_array(
+        x->c, f, f->regs[offr[q]].ty.dtype, CHUNK, "idx", line);
+    obufs[q] = arr->dst;
+    asc__ir_insert_before(&J0->body[0], anchor, arr);
+  }
+  /* the flag: an integer as wide as the calls' floats, or the converted
+   * ones' (gcc does not vectorise an or of _Bool next to float lanes) */
+  fdt = ascInt32;
+  if (ncalls > 0)
+    fdt = f->regs[calls[0]->dst].ty.dtype == ascFloat64 ? ascInt64 : ascInt32;
+  else
+    for (int k = ntop - 1; k >= 0; k--)
+      if (slice[k] && cast_trap(f, top[k]))
+        fdt = asc__irv_dtype(f, top[k]->args[0]) == ascFloat64 ? ascInt64
+                                                                : ascInt32;
   if (fast) {
     flag = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
     ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, line);
@@ -508,11 +768,27 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       }
     if (!slice[k] && !is_call)
       continue;
-    ins = asc__ir_clone(x->c, top[k]);
-    rename_args(ins, ren, nren);
-    ins->dst = ren[top[k]->dst] = fresh(x, top[k]->dst);
-    ins->note = NULL;
-    asc__ir_append(&P->body[0], ins);
+    if (cast_trap(f, top[k])) {
+      /* only in a fast chunk's slices: the flag is there */
+      asc__irval v = top[k]->args[0];
+      if (v.kind == ASC_IRV_REG && v.reg < nren && ren[v.reg] >= 0)
+        v.reg = ren[v.reg];
+      ren[top[k]->dst] = conv_ahead(x, &P->body[0], top[k], v, flag, fdt);
+    } else {
+      ins = asc__ir_clone(x->c, top[k]);
+      rename_args(ins, ren, nren);
+      ins->dst = ren[top[k]->dst] = fresh(x, top[k]->dst);
+      ins->note = NULL;
+      asc__ir_append(&P->body[0], ins);
+    }
+    for (int qo = 0; qo < noff; qo++)
+      if (offk[qo] == k) {
+        asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, top[k]->line);
+        st->args[0] = asc__irv_reg(obufs[qo]);
+        st->args[1] = asc__irv_reg(op);
+        st->args[2] = asc__irv_reg(ren[top[k]->dst]);
+        asc__ir_append(&P->body[0], st);
+      }
     if (is_call) {
       asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, top[k]->line);
       st->args[0] = asc__irv_reg(bufs[q]);
@@ -557,6 +833,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__buf_printf(&why, "%s%s (line %d)", k ? ", " : "", call_name(c),
                     (int)c->line);
   }
+  for (int q = 0; q < noff; q++)
+    asc__buf_printf(&why, "%sthe index %%%s (line %d)",
+                    ncalls + q ? ", " : "", f->regs[offr[q]].name,
+                    (int)top[offk[q]]->line);
   if (fast) {
     asc__irins *G = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
     int32_t any = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "failed");
@@ -567,7 +847,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__ir_append(&J0->body[0], ins);
     G->args[0] = asc__irv_reg(any);
     asc__ir_append(&G->body[0], L);
-    asc__ir_append(&G->body[1], unchecked_copy(x, L));
+    asc__ir_append(&G->body[1], unchecked_copy(x, L, offr, obufs, noff, ol));
     asc__ir_append(&J0->body[0], G);
   } else {
     asc__ir_append(&J0->body[0], P);
