@@ -77,6 +77,20 @@ def int_of_exp(x, out):
 
 
 @asc.kernel
+def quant(x, out):
+    for i in range(x.shape[0]):
+        out[i] = asc.int32(x[i] * 10.0)
+
+
+@asc.kernel
+def interp(t, a, out):
+    for i in range(t.shape[0]):
+        j = int(t[i])
+        f = t[i] - j
+        out[i] = a[j] * (1.0 - f) + a[j + 1] * f
+
+
+@asc.kernel
 def narrow_u8(x, hist):
     for i in range(x.shape[0]):
         b = asc.uint8(x[i])
@@ -343,3 +357,95 @@ def test_random_bins(seed):
                 assert np.array_equal(h1, h2), (k, trial)
             if e1 is None:
                 assert h1.sum() == n
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", SIZES)
+def test_conversions_alone(mods, dt, n):
+    """out[i] = asc.int32(x[i] * 10.0) and a linear interpolation, whose
+    only raises are int()'s: the tests ahead, a chunk that passes runs
+    the copy with cvt (vectorised); the same values as ASC_VMCHUNK=0 and
+    numpy."""
+    r = np.random.default_rng(n)
+    x = (r.random(n) * 2e8 - 1e8).astype(dt)
+    (e1, (q1,)), (e2, (q2,)) = both(mods, "quant", x, np.zeros(n, np.int32),
+                                    copy=(1,))
+    assert e1 is None and e2 is None
+    want = np.trunc(x * dt(10.0)).astype(np.int64).astype(np.int32)
+    assert np.array_equal(q1, q2) and np.array_equal(q1, want)
+    t = r.random(n) * 99.0
+    a = r.random(101)
+    (e1, (o1,)), (e2, (o2,)) = both(mods, "interp", t, a, np.zeros(n),
+                                    copy=(2,))
+    assert e1 is None and e2 is None
+    assert np.array_equal(o1, o2)
+    j = np.trunc(t).astype(np.int64)
+    f = t - j
+    assert np.array_equal(o1, a[j] * (1.0 - f) + a[j + 1] * f)
+
+
+@pytest.mark.parametrize("at", [0, 255, 256, 700, 999])
+@pytest.mark.parametrize("bad,kind", [(np.nan, ValueError),
+                                      (3e8, OverflowError),
+                                      (-214748364.81, None),
+                                      (-214748364.9, OverflowError)])
+def test_conversion_alone_fails_at_the_element(mods, at, bad, kind):
+    """asc.int32(x * 10): 3e8 * 10 is past int32; -214748364.81 * 10 is
+    -2147483648.1 (truncates to -2^31: fits, though the test ahead
+    rejects it, so its chunk runs as written); -214748364.9 * 10 is
+    -2147483649: does not fit."""
+    x = np.random.default_rng(at).uniform(-1e3, 1e3, 1000)
+    x[at] = bad
+    (e1, (q1,)), (e2, (q2,)) = both(mods, "quant", x,
+                                    np.zeros(1000, np.int32), copy=(1,))
+    assert e1 == e2
+    assert (e1 is None) == (kind is None) and (e1 is None or e1[0] is kind)
+    assert np.array_equal(q1[:at], q2[:at])
+    if kind is None:
+        assert np.array_equal(q1, q2) and q1[at] == -2**31
+
+
+@pytest.mark.parametrize("seed", [21])
+def test_random_conversions_on_store(seed):
+    """out[i] = <conversion>(x[i] * a + b) for random conversions, scales
+    and loops, on data with values that fail: the same exception as
+    ASC_VMCHUNK=0 and the same elements stored before it (parallelize
+    makes these loops pfors: elements above may differ)."""
+    r = np.random.default_rng(seed)
+    lines = ["import asc", ""]
+    count = 16
+    for k in range(count):
+        conv = ["int", "asc.int32", "asc.int16", "asc.uint8"][r.integers(4)]
+        a = float(r.choice([1.0, 0.5, 300.0, -2.0]))
+        b = float(r.choice([0.0, 0.25, -100.0]))
+        loop = "asc.prange" if r.integers(2) else "range"
+        lines += ["", "@asc.kernel", f"def k{k}(x, out):",
+                  f"    for i in {loop}(x.shape[0]):",
+                  f"        out[i] = {conv}(x[i] * {a!r} + {b!r})"]
+    src = "\n".join(lines) + "\n"
+    with env(ASC_VMCHUNK=None):
+        on = asc.compile(src)
+    with env(ASC_VMCHUNK="0"):
+        off = asc.compile(src)
+    for k in range(count):
+        for trial in range(4):
+            n = int(r.choice([300, 1000, 5000]))
+            x = r.uniform(-60, 60, n)
+            at = n
+            if trial > 0:
+                at = int(r.integers(n))
+                x[at] = r.choice([np.nan, np.inf, 1e12, -1e9, 4e4, -3e4])
+            outs = []
+            for mod, flag in ((on, None), (off, "0")):
+                o = np.zeros(n, np.int64)
+                err = None
+                with env(ASC_VMCHUNK=flag):
+                    try:
+                        getattr(mod, f"k{k}")(x, o)
+                    except (ValueError, OverflowError) as e:
+                        err = (type(e), str(e))
+                outs.append((err, o))
+            (e1, o1), (e2, o2) = outs
+            assert e1 == e2, (k, trial)
+            upto = n if e1 is None else at
+            assert np.array_equal(o1[:upto], o2[:upto]), (k, trial)

@@ -629,9 +629,17 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       offr[noff++] = r;
     }
   }
+  /* With neither calls nor indices, the tests of int() alone are worth
+   * running ahead when the copy without them can vectorise: the loop
+   * carries no float. */
   if (ncalls == 0 && noff == 0) {
-    asc__buf_free(&why);
-    return false;
+    bool conv = false;
+    for (int k = 0; k < ntop; k++)
+      conv |= cast_trap(f, top[k]);
+    if (!conv || carried >= 0) {
+      asc__buf_free(&why);
+      return false;
+    }
   }
   /* The checks ahead too, when every raise of the loop is a check if at
    * its top level whose test can be computed with the calls: a chunk in
@@ -689,6 +697,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       asc__buf_free(&why);
       return false;
     }
+  }
+  if (!fast && ncalls == 0) {
+    asc__buf_free(&why);
+    return false;
   }
   x->nbufs += ncalls + noff;
 
@@ -861,6 +873,14 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   else
     reason = asc__arena_printf(x->c, "the loop carries %%%s",
                                f->regs[carried].name);
+  if (ncalls == 0 && noff == 0) {
+    asc__buf_puts(&why, "the range tests of int()");
+    for (int k = 0, n = 0; k < ntop; k++)
+      if (cast_trap(f, top[k]))
+        asc__buf_printf(&why, "%s%d", n++ ? ", " : " (line ",
+                        (int)top[k]->line);
+    asc__buf_puts(&why, ")");
+  }
   asc__nest_note(x->c, J0, "vmchunk",
                  asc__arena_printf(x->c,
                                    "%s computed ahead, %d iterations at a "
