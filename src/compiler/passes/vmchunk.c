@@ -86,6 +86,7 @@ typedef struct scan {
   bool raises;        /* a raise or a trapping instruction */
   bool traps;         /* a trapping instruction */
   int ntraps;         /* trapping instructions, at any depth */
+  bool atomics;       /* an atomic update */
   int nraise;         /* raises */
   int32_t stores[64]; /* tensor roots stored to */
   int nstores;
@@ -165,6 +166,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
                                  asc__exc_name(i->aux));
     break;
   case ASC_IR_ATOMIC:
+    s->atomics = true;
     add_store(s, i->args[0].reg);
     break;
   case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
@@ -502,6 +504,30 @@ static asc__irins *unchecked_copy(vctx *x, const asc__irins *L,
   return C;
 }
 
+/* Does a store of the loop write at an index computed from a load or a
+ * conversion (or one not seen through)? */
+static bool scatters(vctx *x, const scan *s, const asc__irins *L,
+                     asc__irins **top, int ntop) {
+  offs o;
+  o.n = 0;
+  asc__ir_walk((asc__irblock *)&L->body[0], find_off, &o);
+  for (int q = 0; q < o.n; q++) {
+    int32_t r = o.r[q];
+    uint8_t one[MAXTOP];
+    int n1 = 0;
+    const char *no = NULL;
+    if (r == L->dst || !x->indef[r])
+      continue;
+    memset(one, 0, (size_t)ntop);
+    if (!slice_from(x, s, L, top, ntop, ntop, &r, 1, one, &n1, &no, true))
+      return true;
+    for (int k = 0; k < ntop; k++)
+      if (one[k] && (top[k]->op == ASC_IR_LOAD || cast_trap(x->f, top[k])))
+        return true;
+  }
+  return o.n == (int)ASC_ARRAY_SIZE(o.r);
+}
+
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   vctx *x = ctx;
   asc__irfunc *f = x->f;
@@ -631,12 +657,13 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   }
   /* With neither calls nor indices, the tests of int() alone are worth
    * running ahead when the copy without them can vectorise: the loop
-   * carries no float. */
+   * carries no float and updates nothing at an index computed from data
+   * (a scatter or an atomic). */
   if (ncalls == 0 && noff == 0) {
     bool conv = false;
     for (int k = 0; k < ntop; k++)
       conv |= cast_trap(f, top[k]);
-    if (!conv || carried >= 0) {
+    if (!conv || carried >= 0 || s.atomics || scatters(x, &s, L, top, ntop)) {
       asc__buf_free(&why);
       return false;
     }
