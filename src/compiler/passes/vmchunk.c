@@ -45,14 +45,24 @@
  * index in bounds.  With those, every load of the chunk is one the loop
  * would make for an iteration of its own range.
  *
+ * The same machinery takes Python's int() of a float (a CAST that checks
+ * its operand, cast_trap): its test runs ahead, or-ed into the chunk's
+ * flag, and a chunk where no test fails runs a copy of the loop in which
+ * the conversion is a CVT (no check).  The index of a store or atomic add
+ * computed with such a conversion (a histogram's bin) also runs ahead,
+ * into a buffer the copy reads (conv_ahead converts it there, 0 where the
+ * test fails); so the scatter's loop is a load, an add and a store per
+ * element.  With neither calls nor indices, the tests alone run ahead
+ * when the copy can vectorise (no carried float, atomic or scatter).
+ *
  * A parallel loop (pfor, without reductions) is taken the same way: it
  * becomes a pfor over chunks, each running its calls ahead and then its
  * iterations in order, so an error is still the lowest iteration's.
  *
- * The loop must have no break or continue, no inner loop, no atomics,
- * locks, barrier or critical section, and a step of 1.  Each decision is a
- * note on the loop (`; vmchunk: ...`).  The pass runs after the loop-nest
- * passes and hoist, before strength.  ASC_VMCHUNK=0 leaves it out (part of
+ * The loop must have no break or continue, no inner loop, no
+ * compare-and-swap, locks, barrier or critical section, and a step of 1.
+ * Each decision is a note on the loop (`; vmchunk: ...`).  The pass runs
+ * after the loop-nest passes and hoist, before strength.  ASC_VMCHUNK=0 leaves it out (part of
  * the kernel cache key).
  */
 #include <math.h>
@@ -64,7 +74,7 @@
 
 enum {
   CHUNK = 256,     /* iterations per chunk: 1 KiB of float32 per call */
-  MAXCALLS = 4,    /* calls one loop computes ahead */
+  MAXCALLS = 4,    /* calls (and indices) one loop computes ahead */
   MAXSLICE = 64,   /* instructions of their slices, together */
   MAXTOP = 512,    /* top-level instructions of a body looked at */
   MAXBUFS = 32     /* buffers in one kernel: 64 KiB of stack at most */
