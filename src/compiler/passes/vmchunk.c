@@ -62,8 +62,8 @@
  * The loop must have no break or continue, no inner loop, no
  * compare-and-swap, locks, barrier or critical section, and a step of 1.
  * Each decision is a note on the loop (`; vmchunk: ...`).  The pass runs
- * after the loop-nest passes and hoist, before strength.  ASC_VMCHUNK=0 leaves it out (part of
- * the kernel cache key).
+ * after the loop-nest passes and hoist, before strength.  ASC_VMCHUNK=0
+ * leaves it out (part of the kernel cache key).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -94,7 +94,6 @@ typedef struct scan {
   vctx *x;
   const char *bad;    /* something the pass leaves alone: why */
   bool raises;        /* a raise or a trapping instruction */
-  bool traps;         /* a trapping instruction */
   int ntraps;         /* trapping instructions, at any depth */
   bool atomics;       /* an atomic update */
   int nraise;         /* raises */
@@ -191,7 +190,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
     break;
   default:
     if (asc__ir_may_trap(s->x->f, i)) {
-      s->raises = s->traps = true;
+      s->raises = true;
       s->ntraps++;
     }
     break;
@@ -305,7 +304,7 @@ static int value_at(asc__irins **top, int u, int32_t r) {
  * the assignment before it, and the clones run in order.  casts:
  * conversions may be among them (their tests run ahead too). */
 static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
-                       asc__irins **top, int ntop, int at, const int32_t *regs,
+                       asc__irins **top, int at, const int32_t *regs,
                        int nregs, uint8_t *slice, int *nslice,
                        const char **why, bool casts) {
   struct {
@@ -313,7 +312,6 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
     int use;          /* the position of the instruction reading it */
   } work[MAXSLICE * 4];
   int nw = 0;
-  (void)ntop;
   for (int a = 0; a < nregs; a++) {
     work[nw].reg = regs[a];
     work[nw++].use = at;
@@ -357,25 +355,24 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
   return true;
 }
 
-/* The slice of call top[at]'s arguments. */
+/* The slice of top[at]'s arguments (a call's, or an index's). */
 static bool take_slice(vctx *x, const scan *s, const asc__irins *L,
-                       asc__irins **top, int ntop, int at, uint8_t *slice,
-                       int *nslice, const char **why) {
+                       asc__irins **top, int at, uint8_t *slice, int *nslice,
+                       const char **why, bool casts) {
   int32_t regs[4];
   int n = 0;
   for (int32_t a = 0; a < top[at]->nargs && n < 4; a++)
     if (top[at]->args[a].kind == ASC_IRV_REG)
       regs[n++] = top[at]->args[a].reg;
-  return slice_from(x, s, L, top, ntop, at, regs, n, slice, nslice, why,
-                    false);
+  return slice_from(x, s, L, top, at, regs, n, slice, nslice, why, casts);
 }
 
 /* The slice of register r, read by top[at] (conversions allowed: in a
  * chunk whose checks run ahead). */
 static bool take_reg_slice(vctx *x, const scan *s, const asc__irins *L,
-                           asc__irins **top, int ntop, int at, int32_t r,
+                           asc__irins **top, int at, int32_t r,
                            uint8_t *slice, int *nslice, const char **why) {
-  return slice_from(x, s, L, top, ntop, at, &r, 1, slice, nslice, why, true);
+  return slice_from(x, s, L, top, at, &r, 1, slice, nslice, why, true);
 }
 
 /* Does a load of the slice read at an index computed from a conversion?
@@ -422,6 +419,34 @@ static int32_t fresh(vctx *x, int32_t r) {
   return asc__ir_reg(x->c, x->f, x->f->regs[r].ty, x->f->regs[r].name);
 }
 
+/* Appends flag = flag | (fdt)c, c a bool: a failed test into the chunk's
+ * flag. */
+static void or_into(vctx *x, asc__irblock *b, int32_t flag, int fdt,
+                    int32_t c, int32_t line) {
+  int32_t t = asc__ir_reg(x->c, x->f, asc__irt_scalar(fdt), "failed");
+  int32_t w = asc__ir_reg(x->c, x->f, asc__irt_scalar(fdt), "failed");
+  asc__irins *ins = asc__ir_ins(x->c, ASC_IR_CAST, w, 1, line);
+  ins->args[0] = asc__irv_reg(c);
+  asc__ir_append(b, ins);
+  ins = asc__ir_ins(x->c, ASC_IR_OR, t, 2, line);
+  ins->args[0] = asc__irv_reg(flag);
+  ins->args[1] = asc__irv_reg(w);
+  asc__ir_append(b, ins);
+  ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, line);
+  ins->args[0] = asc__irv_reg(t);
+  asc__ir_append(b, ins);
+}
+
+/* Appends buf[o] = v. */
+static void store_into(vctx *x, asc__irblock *b, int32_t buf, int32_t o,
+                       int32_t v, int32_t line) {
+  asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, line);
+  st->args[0] = asc__irv_reg(buf);
+  st->args[1] = asc__irv_reg(o);
+  st->args[2] = asc__irv_reg(v);
+  asc__ir_append(b, st);
+}
+
 /* Ahead, conversion cv of v: its test or-ed into flag, and the value
  * converted without a check (0 where the test fails).  The test is the
  * check's or stricter (v > -2^(b-1) where the check has v > -2^(b-1) - 1):
@@ -432,7 +457,7 @@ static int32_t conv_ahead(vctx *x, asc__irblock *b, const asc__irins *cv,
   int from = asc__irv_dtype(f, cv->args[0]);
   int to = f->regs[cv->dst].ty.dtype;
   int bits = asc__dt_bits(to);
-  int32_t line = cv->line, ok, sv, d, bad, t;
+  int32_t line = cv->line, ok, sv, d;
   bool sg = asc__dt_is_signed(to);
   asc__irins *ins;
   ok = asc__ir_bin(x->c, f, b, ASC_IR_AND, ascBool,
@@ -455,13 +480,9 @@ static int32_t conv_ahead(vctx *x, asc__irblock *b, const asc__irins *cv,
   ins = asc__ir_ins(x->c, ASC_IR_CVT, d, 1, line);
   ins->args[0] = asc__irv_reg(sv);
   asc__ir_append(b, ins);
-  bad = asc__ir_un(x->c, f, b, ASC_IR_NOT, ascBool, asc__irv_reg(ok), line);
-  bad = asc__ir_un(x->c, f, b, ASC_IR_CAST, fdt, asc__irv_reg(bad), line);
-  t = asc__ir_bin(x->c, f, b, ASC_IR_OR, fdt, asc__irv_reg(flag),
-                  asc__irv_reg(bad), line);
-  ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, line);
-  ins->args[0] = asc__irv_reg(t);
-  asc__ir_append(b, ins);
+  or_into(x, b, flag, fdt,
+          asc__ir_un(x->c, f, b, ASC_IR_NOT, ascBool, asc__irv_reg(ok), line),
+          line);
   return d;
 }
 
@@ -514,28 +535,25 @@ static asc__irins *unchecked_copy(vctx *x, const asc__irins *L,
   return C;
 }
 
-/* Does a store of the loop write at an index computed from a load or a
- * conversion (or one not seen through)? */
+/* Does a store of the loop write at an index (of o, find_off's) computed
+ * from a load or a conversion (or one not seen through)? */
 static bool scatters(vctx *x, const scan *s, const asc__irins *L,
-                     asc__irins **top, int ntop) {
-  offs o;
-  o.n = 0;
-  asc__ir_walk((asc__irblock *)&L->body[0], find_off, &o);
-  for (int q = 0; q < o.n; q++) {
-    int32_t r = o.r[q];
+                     asc__irins **top, int ntop, const offs *o) {
+  for (int q = 0; q < o->n; q++) {
+    int32_t r = o->r[q];
     uint8_t one[MAXTOP];
     int n1 = 0;
     const char *no = NULL;
     if (r == L->dst || !x->indef[r])
       continue;
     memset(one, 0, (size_t)ntop);
-    if (!slice_from(x, s, L, top, ntop, ntop, &r, 1, one, &n1, &no, true))
+    if (!take_reg_slice(x, s, L, top, ntop, r, one, &n1, &no))
       return true;
     for (int k = 0; k < ntop; k++)
       if (one[k] && (top[k]->op == ASC_IR_LOAD || cast_trap(x->f, top[k])))
         return true;
   }
-  return o.n == (int)ASC_ARRAY_SIZE(o.r);
+  return o->n == (int)ASC_ARRAY_SIZE(o->r);
 }
 
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
@@ -543,6 +561,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__irfunc *f = x->f;
   asc__irins *top[MAXTOP], *calls[MAXCALLS];
   uint8_t slice[MAXTOP], keep0[MAXTOP];
+  offs o;               /* the indices the loop stores at */
   int ntop = 0, ncalls = 0, nslice = 0, noff = 0, keepn0;
   int offk[MAXCALLS];
   int32_t offr[MAXCALLS], obufs[MAXCALLS];
@@ -601,7 +620,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       no = "the loop has enough calls computed ahead";
     else if (x->nbufs + ncalls == MAXBUFS)
       no = "the kernel has enough buffers for calls computed ahead";
-    else if (take_slice(x, &s, L, top, ntop, k, slice, &nslice, &no))
+    else if (take_slice(x, &s, L, top, k, slice, &nslice, &no, false))
       calls[ncalls++] = top[k];
     if (no != NULL) {
       memcpy(slice, keep, (size_t)ntop);
@@ -617,53 +636,47 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
    * the copy of a chunk in which no check fails. */
   memcpy(keep0, slice, (size_t)ntop);
   keepn0 = nslice;
-  {
-    offs o;
-    o.n = 0;
-    asc__ir_walk(&L->body[0], find_off, &o);
-    for (int q = 0; q < o.n; q++) {
-      int32_t r = o.r[q], a[4];
-      const asc__irins *d = r < x->nregs0 ? x->gdef[r] : NULL;
-      int k = d != NULL ? top_index(top, ntop, d) : -1, n1 = 0, na = 0;
-      uint8_t one[MAXTOP];
-      const char *no = NULL;
-      bool conv = false;
-      if (k < 0 || f->regs[r].ndefs != 1 || vm_call(f, d) ||
-          !asc__dt_is_int(f->regs[r].ty.dtype) ||
-          (!asc__nest_pure(f, d) && !cast_trap(f, d)))
-        continue;
-      memset(one, 0, (size_t)ntop);
-      one[k] = 1;
-      for (int32_t i = 0; i < d->nargs && na < 4; i++)
-        if (d->args[i].kind == ASC_IRV_REG)
-          a[na++] = d->args[i].reg;
-      if (!slice_from(x, &s, L, top, ntop, k, a, na, one, &n1, &no, true))
-        continue;
-      for (int i = 0; i < ntop; i++)
-        conv |= one[i] && cast_trap(f, top[i]);
-      if (!conv)
-        continue;   /* gains little: no check to take out */
-      if (load_after_cast(x, top, ntop, one))
-        no = "a load of it reads at a converted index";
-      else if (ncalls + noff == MAXCALLS)
-        no = "the loop has enough values computed ahead";
-      else if (x->nbufs + ncalls + noff == MAXBUFS)
-        no = "the kernel has enough buffers for values computed ahead";
-      if (no != NULL) {
-        asc__nest_note(x->c, L, "vmchunk",
-                       asc__arena_printf(x->c,
-                                         "the index %%%s (line %d) stays: %s",
-                                         f->regs[r].name, (int)d->line, no));
-        continue;
-      }
-      for (int i = 0; i < ntop; i++)
-        if (one[i] && !slice[i]) {
-          slice[i] = 1;
-          nslice++;
-        }
-      offk[noff] = k;
-      offr[noff++] = r;
+  o.n = 0;
+  asc__ir_walk(&L->body[0], find_off, &o);
+  for (int q = 0; q < o.n; q++) {
+    int32_t r = o.r[q];
+    const asc__irins *d = r < x->nregs0 ? x->gdef[r] : NULL;
+    int k = d != NULL ? top_index(top, ntop, d) : -1, n1 = 0;
+    uint8_t one[MAXTOP];
+    const char *no = NULL;
+    bool conv = false;
+    if (k < 0 || f->regs[r].ndefs != 1 || vm_call(f, d) ||
+        !asc__dt_is_int(f->regs[r].ty.dtype) ||
+        (!asc__nest_pure(f, d) && !cast_trap(f, d)))
+      continue;
+    memset(one, 0, (size_t)ntop);
+    one[k] = 1;
+    if (!take_slice(x, &s, L, top, k, one, &n1, &no, true))
+      continue;
+    for (int i = 0; i < ntop; i++)
+      conv |= one[i] && cast_trap(f, top[i]);
+    if (!conv)
+      continue;   /* gains little: no check to take out */
+    if (load_after_cast(x, top, ntop, one))
+      no = "a load of it reads at a converted index";
+    else if (ncalls + noff == MAXCALLS)
+      no = "the loop has enough values computed ahead";
+    else if (x->nbufs + ncalls + noff == MAXBUFS)
+      no = "the kernel has enough buffers for values computed ahead";
+    if (no != NULL) {
+      asc__nest_note(x->c, L, "vmchunk",
+                     asc__arena_printf(x->c,
+                                       "the index %%%s (line %d) stays: %s",
+                                       f->regs[r].name, (int)d->line, no));
+      continue;
     }
+    for (int i = 0; i < ntop; i++)
+      if (one[i] && !slice[i]) {
+        slice[i] = 1;
+        nslice++;
+      }
+    offk[noff] = k;
+    offr[noff++] = r;
   }
   /* With neither calls nor indices, the tests of int() alone are worth
    * running ahead when the copy without them can vectorise: the loop
@@ -673,7 +686,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     bool conv = false;
     for (int k = 0; k < ntop; k++)
       conv |= cast_trap(f, top[k]);
-    if (!conv || carried >= 0 || s.atomics || scatters(x, &s, L, top, ntop)) {
+    if (!conv || carried >= 0 || s.atomics ||
+        scatters(x, &s, L, top, ntop, &o)) {
       asc__buf_free(&why);
       return false;
     }
@@ -694,15 +708,15 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       const char *no = NULL;
       if (check_if(top[k])) {
         nif++;
-        if (!take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
-                            slice, &nslice, &no))
+        if (!take_reg_slice(x, &s, L, top, k, top[k]->args[0].reg, slice,
+                            &nslice, &no))
           fast = false;
       } else if (cast_trap(f, top[k])) {
         /* int(): its test ahead, the copy converts without it */
         ncast++;
         if (top[k]->args[0].kind == ASC_IRV_REG &&
-            !take_reg_slice(x, &s, L, top, ntop, k, top[k]->args[0].reg,
-                            slice, &nslice, &no))
+            !take_reg_slice(x, &s, L, top, k, top[k]->args[0].reg, slice,
+                            &nslice, &no))
           fast = false;
         if (!slice[k]) {
           slice[k] = 1;
@@ -831,37 +845,17 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       asc__ir_append(&P->body[0], ins);
     }
     for (int qo = 0; qo < noff; qo++)
-      if (offk[qo] == k) {
-        asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, top[k]->line);
-        st->args[0] = asc__irv_reg(obufs[qo]);
-        st->args[1] = asc__irv_reg(op);
-        st->args[2] = asc__irv_reg(ren[top[k]->dst]);
-        asc__ir_append(&P->body[0], st);
-      }
-    if (is_call) {
-      asc__irins *st = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, top[k]->line);
-      st->args[0] = asc__irv_reg(bufs[q]);
-      st->args[1] = asc__irv_reg(op);
-      st->args[2] = asc__irv_reg(ins->dst);
-      asc__ir_append(&P->body[0], st);
-    }
+      if (offk[qo] == k)
+        store_into(x, &P->body[0], obufs[qo], op, ren[top[k]->dst],
+                   top[k]->line);
+    if (is_call)
+      store_into(x, &P->body[0], bufs[q], op, ren[top[k]->dst], top[k]->line);
   }
   /* the checks' tests, or-ed into the flag */
   for (int k = 0; k < ntop && fast; k++)
-    if (check_if(top[k])) {
-      int32_t t = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
-      int32_t c = asc__ir_reg(x->c, f, asc__irt_scalar(fdt), "failed");
-      ins = asc__ir_ins(x->c, ASC_IR_CAST, c, 1, top[k]->line);
-      ins->args[0] = asc__irv_reg(ren[top[k]->args[0].reg]);
-      asc__ir_append(&P->body[0], ins);
-      ins = asc__ir_ins(x->c, ASC_IR_OR, t, 2, top[k]->line);
-      ins->args[0] = asc__irv_reg(flag);
-      ins->args[1] = asc__irv_reg(c);
-      asc__ir_append(&P->body[0], ins);
-      ins = asc__ir_ins(x->c, ASC_IR_MOV, flag, 1, top[k]->line);
-      ins->args[0] = asc__irv_reg(t);
-      asc__ir_append(&P->body[0], ins);
-    }
+    if (check_if(top[k]))
+      or_into(x, &P->body[0], flag, fdt, ren[top[k]->args[0].reg],
+              top[k]->line);
   /* L now runs one chunk, and reads the buffers */
   L->args[0] = asc__irv_reg(j0);
   L->args[1] = asc__irv_reg(je);
