@@ -1,7 +1,12 @@
-"""A context manager the tests share: environment variables set while a
-kernel compiles and runs (pass switches such as ASC_WAVEFRONT=0 are read
-when a kernel is compiled, and key the cache)."""
+"""What the tests share for pass switches: a context manager for
+environment variables set while a kernel compiles and runs (switches such
+as ASC_WAVEFRONT=0 are read when a kernel is compiled, and key the cache),
+a module compiled with a pass on and off, and `ascc --emit=ir`."""
 import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))
 
 
 class env:
@@ -25,3 +30,31 @@ class env:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def compile_on_off(asc, src, var):
+    """src compiled twice: with the pass switch var unset (on) and "0"
+    (off).  Kernels compile at their first launch: set var around the
+    calls too."""
+    with env(**{var: None}):
+        on = asc.compile(src)
+    with env(**{var: "0"}):
+        off = asc.compile(src)
+    return on, off
+
+
+def ascc_ir(src, sig, extra_env=None, boundscheck=False):
+    """The optimised IR `build/ascc --emit=ir` prints for signature sig of
+    the kernels in file src, with extra_env added to the environment."""
+    import pytest
+    ascc = os.path.join(ROOT, "build", "ascc")
+    if not os.path.exists(ascc):
+        pytest.skip("no build/ascc")
+    e = dict(os.environ)
+    e.update(extra_env or {})
+    cmd = [ascc, "--emit=ir", "--signature", sig, str(src)]
+    if boundscheck:
+        cmd.insert(1, "--boundscheck")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout

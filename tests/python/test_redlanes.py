@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from envvars import env
+from envvars import compile_on_off, env
 
 asc = pytest.importorskip("asc")
 
@@ -40,11 +40,7 @@ def scaled_min(x, c, out):
 
 @pytest.fixture(scope="module")
 def mods():
-    with env(ASC_REDLANES=None):
-        on = asc.compile(SRC)
-    with env(ASC_REDLANES="0"):
-        off = asc.compile(SRC)
-    return on, off
+    return compile_on_off(asc, SRC, "ASC_REDLANES")
 
 
 def py_max(row):
@@ -192,10 +188,7 @@ def data(dt, n, seed):
 def test_random_reductions(dt):
     count = 24
     text = gen_kernels(11 if dt is np.float32 else 12, count)
-    with env(ASC_REDLANES=None):
-        on = asc.compile(text)
-    with env(ASC_REDLANES="0"):
-        off = asc.compile(text)
+    on, off = compile_on_off(asc, text, "ASC_REDLANES")
     checked = 0
     for k in range(count):
         for n, lo, hi in ((1000, 3, 900), (300, 0, 299), (70, 2, 60), (2049, 5, 2040)):

@@ -5,16 +5,12 @@ bits (compared with ASC_VMCHUNK=0, which leaves the pass out), and an
 error must be raised at the same element with the same elements stored
 before it, wherever it falls in a chunk."""
 import math
-import os
-import subprocess
 
 import numpy as np
 import pytest
-from envvars import env
+from envvars import ascc_ir, compile_on_off, env
 
 asc = pytest.importorskip("asc")
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SRC = '''
 import asc
@@ -64,11 +60,7 @@ def mixed(x, y, out):
 
 @pytest.fixture(scope="module")
 def mods():
-    with env(ASC_VMCHUNK=None):
-        on = asc.compile(SRC)
-    with env(ASC_VMCHUNK="0"):
-        off = asc.compile(SRC)
-    return on, off
+    return compile_on_off(asc, SRC, "ASC_VMCHUNK")
 
 
 def same(a, b):
@@ -183,20 +175,6 @@ def test_domain_error_at_the_element(mods, at):
     np.testing.assert_allclose(got[0][:at], want, rtol=1e-12)
 
 
-def ascc_ir(tmp_path, src, sig, extra_env=None, boundscheck=False):
-    ascc = os.path.join(ROOT, "build", "ascc")
-    if not os.path.exists(ascc):
-        pytest.skip("no build/ascc")
-    e = dict(os.environ)
-    e.update(extra_env or {})
-    cmd = [ascc, "--emit=ir", "--signature", sig, str(src)]
-    if boundscheck:
-        cmd.insert(1, "--boundscheck")
-    r = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [0, 1, 100, 256, 257, 5000, 100003])
 def test_prange_same_bits(mods, dt, n):
@@ -234,22 +212,22 @@ def test_notes_and_switch(tmp_path):
     src = tmp_path / "k.py"
     src.write_text(SRC)
     sig = "softmax(f32[:, ::1], f32[:, ::1])"
-    on = ascc_ir(tmp_path, src, sig)
+    on = ascc_ir(src, sig)
     assert ("; vmchunk: exp (line 15) computed ahead, 256 iterations at a time, "
             "in a loop that vectorises (the loop raises and carries %s); its checks "
             "too: a chunk where none fails runs without them") in on
-    pe = ascc_ir(tmp_path, src, "pexp(f32[::1], f32[::1])")
+    pe = ascc_ir(src, "pexp(f32[::1], f32[::1])")
     assert "(the loop raises); its checks too" in pe and "pfor %j0" in pe
     assert "local_array [256]" in on
-    off = ascc_ir(tmp_path, src, sig, {"ASC_VMCHUNK": "0"})
+    off = ascc_ir(src, sig, {"ASC_VMCHUNK": "0"})
     assert "vmchunk" not in off and "local_array [256]" not in off
-    es = ascc_ir(tmp_path, src, "expsum(f64[::1], f64[::1], f64[::1])")
+    es = ascc_ir(src, "expsum(f64[::1], f64[::1], f64[::1])")
     assert "; vmchunk: exp (line 26) computed ahead" in es
-    mx = ascc_ir(tmp_path, src, "mixed(f32[::1], f32[::1], f32[::1])")
+    mx = ascc_ir(src, "mixed(f32[::1], f32[::1], f32[::1])")
     assert ("; vmchunk: log (line 42), sin (line 42), ** (line 42), tanh (line 42) "
             "computed ahead") in mx
     # bounds checks may be what keeps an index in range: left alone
-    bc = ascc_ir(tmp_path, src, "expsum(f32[::1], f32[::1], f32[::1])",
+    bc = ascc_ir(src, "expsum(f32[::1], f32[::1], f32[::1])",
                  boundscheck=True)
     assert "; vmchunk: exp (line 26) stays: the loop raises IndexError" in bc
     assert "local_array" not in bc
@@ -291,7 +269,7 @@ def test_buffers_per_kernel_are_bounded(tmp_path):
     text = f"import asc\nimport math\n\n\n@asc.kernel\ndef many(x, out):\n{body}\n"
     src = tmp_path / "many.py"
     src.write_text(text)
-    ir = ascc_ir(tmp_path, src, "many(f64[::1], f64[::1])")
+    ir = ascc_ir(src, "many(f64[::1], f64[::1])")
     assert ir.count("256 iterations at a time") == 32
     assert ir.count("stays: the kernel has enough buffers") == 4
     x = np.random.default_rng(5).uniform(-0.1, 0.1, 700)

@@ -6,17 +6,13 @@ fails reads the indices from the buffer and converts without the check.
 Results must equal ASC_VMCHUNK=0's (the pass left out) and numpy's, and a
 conversion that fails must raise at the same element, with the same
 updates made before it, wherever it falls in a chunk."""
-import os
 import re
-import subprocess
 
 import numpy as np
 import pytest
-from envvars import env
+from envvars import ascc_ir, compile_on_off, env
 
 asc = pytest.importorskip("asc")
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SRC = '''
 import asc
@@ -102,11 +98,7 @@ SIZES = [0, 1, 31, 255, 256, 257, 1000, 4099, 100003]
 
 @pytest.fixture(scope="module")
 def mods():
-    with env(ASC_VMCHUNK=None):
-        on = asc.compile(SRC)
-    with env(ASC_VMCHUNK="0"):
-        off = asc.compile(SRC)
-    return on, off
+    return compile_on_off(asc, SRC, "ASC_VMCHUNK")
 
 
 def both(mods, name, *args, copy=()):
@@ -253,26 +245,19 @@ def test_conversion_of_a_call_computed_ahead(mods, at, bad):
         assert e1 is not None and o1[at] == 0
 
 
-def ascc_ir(tmp_path, sig, extra_env=None):
-    ascc = os.path.join(ROOT, "build", "ascc")
-    if not os.path.exists(ascc):
-        pytest.skip("no build/ascc")
+def ir_of(tmp_path, sig, extra_env=None):
+    """`ascc --emit=ir` of SRC for signature sig."""
     src = tmp_path / "k.py"
     src.write_text(SRC)
-    e = dict(os.environ)
-    e.update(extra_env or {})
-    r = subprocess.run([ascc, "--emit=ir", "--signature", sig, str(src)],
-                       capture_output=True, text=True, env=e, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
+    return ascc_ir(src, sig, extra_env)
 
 
 def test_notes_and_switch(tmp_path):
-    ir = ascc_ir(tmp_path, "hist_p(float32[::1], int64[::1])")
+    ir = ir_of(tmp_path, "hist_p(float32[::1], int64[::1])")
     assert re.search(r"vmchunk: the index %\w+ \(line 10\) computed ahead", ir)
     assert "its checks too" in ir
     assert "cvt" in ir
-    ir = ascc_ir(tmp_path, "hist_p(float32[::1], int64[::1])",
+    ir = ir_of(tmp_path, "hist_p(float32[::1], int64[::1])",
                  {"ASC_VMCHUNK": "0"})
     assert "vmchunk" not in ir and "cvt" not in ir
 
@@ -280,7 +265,7 @@ def test_notes_and_switch(tmp_path):
 def test_load_at_a_converted_index_stays(tmp_path, mods):
     """hist[table[int(x[i])]]: ahead, a failed conversion would read
     table at an index the loop never reads, so the index stays."""
-    ir = ascc_ir(tmp_path, "via_table(float64[::1], int64[::1], int64[::1])")
+    ir = ir_of(tmp_path, "via_table(float64[::1], int64[::1], int64[::1])")
     assert "stays: a load of it reads at a converted index" in ir
     r = np.random.default_rng(3)
     x = r.uniform(0, 10, 3000)
@@ -328,10 +313,7 @@ def test_random_bins(seed):
     the same exception, and in range loops the same counts before it."""
     count = 24
     src = random_kernels(seed, count)
-    with env(ASC_VMCHUNK=None):
-        on = asc.compile(src)
-    with env(ASC_VMCHUNK="0"):
-        off = asc.compile(src)
+    pair = compile_on_off(asc, src, "ASC_VMCHUNK")
     r = np.random.default_rng(seed)
     for k in range(count):
         for trial in range(4):
@@ -340,17 +322,8 @@ def test_random_bins(seed):
             if trial > 0:
                 at = int(r.integers(n))
                 x[at] = r.choice([np.nan, np.inf, -np.inf, 1e12, -1e9, 4e4])
-            outs = []
-            for mod, flag in ((on, None), (off, "0")):
-                h = np.zeros(64, np.int64)
-                err = None
-                with env(ASC_VMCHUNK=flag):
-                    try:
-                        getattr(mod, f"k{k}")(x, h)
-                    except (ValueError, OverflowError) as e:
-                        err = (type(e), str(e))
-                outs.append((err, h))
-            (e1, h1), (e2, h2) = outs
+            (e1, (h1,)), (e2, (h2,)) = both(pair, f"k{k}", x,
+                                            np.zeros(64, np.int64), copy=(1,))
             assert e1 == e2, (k, trial)
             parallel = f"def k{k}(x, h):\n    for i in asc.prange" in src
             if e1 is None or not parallel:
@@ -423,10 +396,7 @@ def test_random_conversions_on_store(seed):
                   f"    for i in {loop}(x.shape[0]):",
                   f"        out[i] = {conv}(x[i] * {a!r} + {b!r})"]
     src = "\n".join(lines) + "\n"
-    with env(ASC_VMCHUNK=None):
-        on = asc.compile(src)
-    with env(ASC_VMCHUNK="0"):
-        off = asc.compile(src)
+    pair = compile_on_off(asc, src, "ASC_VMCHUNK")
     for k in range(count):
         for trial in range(4):
             n = int(r.choice([300, 1000, 5000]))
@@ -435,17 +405,8 @@ def test_random_conversions_on_store(seed):
             if trial > 0:
                 at = int(r.integers(n))
                 x[at] = r.choice([np.nan, np.inf, 1e12, -1e9, 4e4, -3e4])
-            outs = []
-            for mod, flag in ((on, None), (off, "0")):
-                o = np.zeros(n, np.int64)
-                err = None
-                with env(ASC_VMCHUNK=flag):
-                    try:
-                        getattr(mod, f"k{k}")(x, o)
-                    except (ValueError, OverflowError) as e:
-                        err = (type(e), str(e))
-                outs.append((err, o))
-            (e1, o1), (e2, o2) = outs
+            (e1, (o1,)), (e2, (o2,)) = both(pair, f"k{k}", x,
+                                            np.zeros(n, np.int64), copy=(1,))
             assert e1 == e2, (k, trial)
             upto = n if e1 is None else at
             assert np.array_equal(o1[:upto], o2[:upto]), (k, trial)

@@ -13,7 +13,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from envvars import env
+from envvars import ascc_ir, env
 
 asc = pytest.importorskip("asc")
 
@@ -114,7 +114,7 @@ def test_generated_kernels_are_wavefronts(tmp_path):
     src.write_text("import asc\n\n" + "\n\n".join(k[0] for k in kernels))
     for q, (_, na, R) in enumerate(kernels[:12]):
         sig = f"k{q}(" + ", ".join(["f64[:, :]"] * na) + ", i64)"
-        out = ascc_ir(tmp_path, src, sig)
+        out = ascc_ir(src, sig)
         assert f"wavefront {R} @" in out, out
 
 
@@ -275,26 +275,14 @@ def jrect(A, B, T: int):
 # ------------------------------------------------------------ notes
 
 
-def ascc_ir(tmp_path, src, sig, extra_env=None):
-    ascc = os.path.join(ROOT, "build", "ascc")
-    if not os.path.exists(ascc):
-        pytest.skip("no build/ascc")
-    e = dict(os.environ)
-    e.update(extra_env or {})
-    r = subprocess.run([ascc, "--emit=ir", "--signature", sig, str(src)],
-                       capture_output=True, text=True, env=e, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
 def test_notes_and_switch(tmp_path):
     src = tmp_path / "jac.py"
     src.write_text(JACOBI)
     sig = "jacobi2d(f64[:, ::1], f64[:, ::1], i64)"
-    on = ascc_ir(tmp_path, src, sig)
+    on = ascc_ir(src, sig)
     assert "; wavefront: its 2 loops run as one wavefront over their rows (radius 1)" in on
     assert "wavefront 1 @" in on and on.count(" sweep @") == 2
-    off = ascc_ir(tmp_path, src, sig, {"ASC_WAVEFRONT": "0"})
+    off = ascc_ir(src, sig, {"ASC_WAVEFRONT": "0"})
     assert "wavefront" not in off and " sweep @" not in off
 
 
@@ -333,7 +321,7 @@ def test_invariant_loads_stay_in_sweeps(capfd, tmp_path):
     assert outs[0][1].tobytes() == outs[1][1].tobytes()
     src = tmp_path / "w.py"
     src.write_text(WEIGHTED)
-    ir = ascc_ir(tmp_path, src, "weighted(f64[:, ::1], f64[:, ::1], f64[::1], i64)")
+    ir = ascc_ir(src, "weighted(f64[:, ::1], f64[:, ::1], f64[::1], i64)")
     assert "wavefront 1 @" in ir and ir.count(" sweep @") == 2
 
 
