@@ -19,9 +19,12 @@
  * stack.
  *
  * Idle workers spin on the job count for ASC_SPIN_US microseconds, then
- * park on the pool's condition variable; while guests are waiting, one
- * idle worker per guest parks at once, so that no more threads spin than
- * there are cores.
+ * park, each on its own condition variable, so that a wakeup goes to the
+ * worker chosen for it.  A guest sits on some core, where a worker is
+ * pinned: that worker parks at once when idle, takes no helper slot of a
+ * loop while the guest is there, and is woken for a block only when no
+ * other worker is parked, so that the guest and a worker never share a
+ * core while another is idle.
  */
 #define _GNU_SOURCE    /* pthread_getattr_np */
 #include "runtime/scheduler.h"
@@ -82,6 +85,11 @@ typedef struct worker {
   asc__sched *sched;
   int index;
   uv_thread_t thread;
+  /* Guests whose core (when last looked at) is this worker's. */
+  atomic_int guests;
+  /* Under the pool's park_lock: parked on cond; woken for work. */
+  bool parked, kicked;
+  uv_cond_t cond;
   void *scratch;                /* shared_bytes of the led block */
   size_t scratch_cap;
   asc__launch *next;            /* a one-block launch to run next */
@@ -101,11 +109,13 @@ struct asc__sched {
   asc__job *head[ASC_PRIO_LEVELS];
   asc__job *tail[ASC_PRIO_LEVELS];
   bool stop;
-  /* Parked workers wait on cond under park_lock, a leaf lock taken with
-   * no other lock held. */
+  /* Parked workers wait on their cond under park_lock, a leaf lock taken
+   * with no other lock held. */
   uv_mutex_t park_lock;
-  uv_cond_t cond;
   atomic_int nsleeping;
+  /* The worker pinned to each OS cpu's core (-1: none), ncpus entries. */
+  int *cpu_worker;
+  int ncpus;
   /* Launches that use barriers run one at a time so that two of them can
    * never each hold half of the workers at a barrier. */
   asc__launch *gang_active;
@@ -113,6 +123,7 @@ struct asc__sched {
 
   /* Polled by spinning workers without the lock. */
   _Alignas(ASC_CACHE_LINE) atomic_int njobs;
+  atomic_int nloops;            /* of which loops' helper slots */
   atomic_uint pushes;           /* jobs ever pushed, wrapping */
   /* Workers neither running a job nor parked: counted from the moment a
    * worker has finished its part of a job (before it signals that), so
@@ -121,6 +132,9 @@ struct asc__sched {
   /* Host threads lent to the pool while they wait (asc__sched_guest),
    * and idle workers that parked early to give them a core. */
   atomic_int nguests;
+  /* Guests running a job (leading a block or helping a loop): they take
+   * no other slot until it ends.  Raised under the pool lock. */
+  atomic_int nguests_busy;
   atomic_int nyielded;
   atomic_int stop_flag;
   atomic_int bind_warned;
@@ -129,6 +143,10 @@ struct asc__sched {
 static _Thread_local worker *tls_worker;
 static _Thread_local int32_t tls_tid;
 static _Thread_local bool tls_in_loop;
+/* While the thread is a guest (a waiting host thread), the worker of the
+ * core it was on when last looked at (-1: none); NOT_GUEST otherwise. */
+#define NOT_GUEST (-2)
+static _Thread_local int tls_guest_core = NOT_GUEST;
 /* The calling thread's stack: lowest address (0 until looked up, 1 when
  * it cannot be found) and end. */
 static _Thread_local uintptr_t tls_stack_low, tls_stack_high;
@@ -176,21 +194,54 @@ void asc__spin_lock_slow(asc__spinlock *l) {
   }
 }
 
-/* Wakes up to n parked workers.  No lock held.  From a host thread (or
- * a guest) one more: the OS put that thread on some core, where a worker
- * may be pinned, and a worker woken there would share the core with it
- * (a parallel loop then ran at one core's speed: 15-20 ms instead of
- * 10.4 for the suite's histogram after 20 ms of idle, docs/decisions.md).
- * Of n + 1 workers, pinned one per core, at most one shares the host
- * thread's; a worker woken for nothing spins ASC_SPIN_US and parks. */
-static void wake(asc__sched *s, int n) {
+/* The worker pinned to the core the calling thread runs on, or -1. */
+static int core_worker(const asc__sched *s) {
+  int cpu = sched_getcpu();
+  return cpu >= 0 && cpu < s->ncpus ? s->cpu_worker[cpu] : -1;
+}
+
+/* Moves the calling guest's mark to worker `to` (-1: none; NOT_GUEST
+ * when it stops being a guest). */
+static void guest_move(asc__sched *s, int to) {
+  if (to == tls_guest_core)
+    return;
+  if (to >= 0)
+    atomic_fetch_add(&s->workers[to].guests, 1);
+  if (tls_guest_core >= 0)
+    atomic_fetch_sub(&s->workers[tls_guest_core].guests, 1);
+  tls_guest_core = to;
+}
+
+/* Wakes up to n parked workers.  No lock held.  First those on cores
+ * where no guest sits, other than the calling host thread's core: a
+ * worker woken there would share the core with that thread (a parallel
+ * loop then ran at one core's speed: 15-20 ms instead of 10.4 for the
+ * suite's histogram after 20 ms of idle, and heat 3-D 80 ms instead of
+ * 55, docs/decisions.md).  Then, unless the work is a loop's helper
+ * slots (which no loop waits for), the rest. */
+static void wake(asc__sched *s, int n, bool loop) {
+  int here = -1, i, pass;
+
   if (n <= 0 || atomic_load(&s->nsleeping) == 0)
     return;
-  if ((tls_worker == NULL || tls_worker->index < 0) && n < s->nworkers)
-    n++;
+  if (tls_worker == NULL || tls_worker->index < 0) {
+    here = core_worker(s);
+    if (tls_guest_core != NOT_GUEST)  /* the OS may have moved it */
+      guest_move(s, here);
+  }
   uv_mutex_lock(&s->park_lock);
-  for (int k = 0; k < n; k++)
-    uv_cond_signal(&s->cond);
+  for (pass = 0; pass < (loop ? 1 : 2) && n > 0; pass++)
+    for (i = 0; i < s->nworkers && n > 0; i++) {
+      worker *w = &s->workers[i];
+      if (!w->parked || w->kicked ||
+          (pass == 0 &&
+           (i == here || atomic_load_explicit(&w->guests,
+                                              memory_order_relaxed) > 0)))
+        continue;
+      w->kicked = true;
+      uv_cond_signal(&w->cond);
+      n--;
+    }
   uv_mutex_unlock(&s->park_lock);
 }
 
@@ -218,14 +269,20 @@ static int job_push(asc__sched *s, asc__job *j, int nclaims) {
   }
   j->queued = true;
   atomic_fetch_add_explicit(&s->pushes, 1, memory_order_relaxed);
+  if (j->kind == ASC__JOB_LOOP)   /* before njobs: see takeable() */
+    atomic_fetch_add_explicit(&s->nloops, 1, memory_order_seq_cst);
   atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
   /* Available workers (a worker submitting from its completion path is
    * one of them) will see the job without a wakeup.  A loop never waits
    * for helpers to arrive, so it wakes nobody for slots that host threads
-   * waiting in the pool (guests) may take. */
+   * waiting in the pool (guests) may take; but a guest running a job
+   * takes none (one leading a block takes none of its own loops': when
+   * that loop's helper had parked, the guest ran the rest of the block
+   * alone, docs/decisions.md). */
   nclaims -= atomic_load_explicit(&s->navail, memory_order_seq_cst);
   if (j->kind == ASC__JOB_LOOP)
-    nclaims -= atomic_load_explicit(&s->nguests, memory_order_seq_cst);
+    nclaims -= atomic_load_explicit(&s->nguests, memory_order_seq_cst) -
+               atomic_load_explicit(&s->nguests_busy, memory_order_seq_cst);
   return nclaims;
 }
 
@@ -243,7 +300,9 @@ static void job_unlink(asc__sched *s, asc__job *j) {
     s->tail[lv] = j->prev;
   j->next = j->prev = NULL;
   j->queued = false;
-  atomic_fetch_sub_explicit(&s->njobs, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&s->njobs, 1, memory_order_seq_cst);
+  if (j->kind == ASC__JOB_LOOP)
+    atomic_fetch_sub_explicit(&s->nloops, 1, memory_order_seq_cst);
 }
 
 static asc__job *job_first(asc__sched *s) {
@@ -251,6 +310,32 @@ static asc__job *job_first(asc__sched *s) {
     if (s->head[lv] != NULL)
       return s->head[lv];
   return NULL;
+}
+
+/* True while a guest sits on w's core: w then takes blocks only. */
+static bool guest_here(const worker *w) {
+  return w->index >= 0 &&
+         atomic_load_explicit(&w->guests, memory_order_relaxed) > 0;
+}
+
+/* Pool lock held: the first queued job w may take. */
+static asc__job *job_first_for(asc__sched *s, const worker *w) {
+  if (!guest_here(w))
+    return job_first(s);
+  for (int lv = 0; lv < ASC_PRIO_LEVELS; lv++)
+    for (asc__job *j = s->head[lv]; j != NULL; j = j->next)
+      if (j->kind == ASC__JOB_BLOCKS)
+        return j;
+  return NULL;
+}
+
+/* Without the lock: is a job w may take queued?  (A loop's count rises
+ * before njobs, so a reader that sees the new njobs sees it too.) */
+static bool takeable(asc__sched *s, const worker *w) {
+  int nj = atomic_load_explicit(&s->njobs, memory_order_seq_cst);
+  return nj > 0 &&
+         (!guest_here(w) ||
+          nj > atomic_load_explicit(&s->nloops, memory_order_seq_cst));
 }
 
 static void avail(asc__sched *s, int delta) {
@@ -354,7 +439,7 @@ void asc__sched_submit(asc__sched *s, asc__launch *l) {
     n = launch_queue(s, l);
   }
   asc__spin_unlock(&s->lock);
-  wake(s, n);
+  wake(s, n, false);
 }
 
 static void spin_lock(atomic_flag *f) {
@@ -407,7 +492,7 @@ static void launch_block_done(asc__sched *s, asc__launch *l) {
       n = launch_queue(s, s->gang_active);
     }
     asc__spin_unlock(&s->lock);
-    wake(s, n);
+    wake(s, n, false);
   }
   l->complete(l);
 }
@@ -734,7 +819,7 @@ static int krt_parallel_for(asc_kctx *ctx, int64_t n, int64_t min_chunk,
   asc__spin_lock(&s->lock);
   nwake = job_push(s, &t->job, t->size - 1);
   asc__spin_unlock(&s->lock);
-  wake(s, nwake);
+  wake(s, nwake, true);
 
   loop_work(t, 0);
 
@@ -885,26 +970,36 @@ static void bind_worker(worker *w) {
             s->dev->core_pu[w->index]);
 }
 
+/* Pool lock held: 0 if nothing is queued, 2 if the first job is a loop's
+ * helper slots, 1 if it is a block. */
+static int more_kind(asc__sched *s) {
+  const asc__job *j = job_first(s);
+  return j == NULL ? 0 : j->kind == ASC__JOB_LOOP ? 2 : 1;
+}
+
 /* Pool lock held; j is queued.  Claims one unit of j for w (a block to
  * lead or a helper slot of a loop), drops the lock and runs it.  A pool
  * worker stops counting as available while it runs the job. */
 static void job_run_unlock(asc__sched *s, worker *w, asc__job *j) {
-  bool more;
+  bool guest = w->index < 0;
+  int more;       /* what is queued after the claim: see more_kind() */
 
-  if (w->index >= 0)
+  if (!guest)
     avail(s, -1);
+  else
+    atomic_fetch_add_explicit(&s->nguests_busy, 1, memory_order_seq_cst);
   if (j->kind == ASC__JOB_BLOCKS) {
     asc__launch *l = (asc__launch *)(void *)j;
     uint32_t b = l->next_block++;
     if (l->next_block == l->nblocks)
       job_unlink(s, j);
-    more = job_first(s) != NULL;
+    more = more_kind(s);
     asc__spin_unlock(&s->lock);
     /* Submitters do not wake a worker for a job an available worker will
      * take; that worker may take another job instead, so whoever claims
      * work while more is queued passes a wakeup on. */
-    if (more)
-      wake(s, 1);
+    if (more != 0)
+      wake(s, 1, more == 2);
     run_block(w, l, b);
     /* Launches handed on by run_block's completion (asc__sched_submit,
      * which already took the worker out of navail). */
@@ -912,31 +1007,42 @@ static void job_run_unlock(asc__sched *s, worker *w, asc__job *j) {
       w->next = NULL;
       run_block(w, l, 0);
     }
+    if (guest)
+      atomic_fetch_sub_explicit(&s->nguests_busy, 1, memory_order_seq_cst);
   } else {
     team *t = (team *)(void *)j;
     int32_t tid = ++t->nhelpers;
     atomic_fetch_add_explicit(&t->nactive, 1, memory_order_relaxed);
     if (t->nhelpers >= t->size - 1)
       job_unlink(s, j);
-    more = job_first(s) != NULL;
+    more = more_kind(s);
     asc__spin_unlock(&s->lock);
-    if (more)
-      wake(s, 1);
+    if (more != 0)
+      wake(s, 1, more == 2);
     loop_work(t, tid);
-    if (w->index >= 0)
+    if (!guest)
       avail(s, 1);
+    else
+      atomic_fetch_sub_explicit(&s->nguests_busy, 1, memory_order_seq_cst);
     atomic_fetch_sub_explicit(&t->nactive, 1, memory_order_release);
   }
 }
 
-/* True if an idle worker should park now so that a host thread lent to
- * the pool (asc__sched_guest) has a core: each guest displaces one idle
- * worker, and one worker always stays.  Claims the place; the caller
- * gives it back (nyielded) when it wakes. */
-static bool yield_to_guest(asc__sched *s) {
+/* True if idle worker w should park now so that a host thread lent to
+ * the pool (asc__sched_guest) has a core.  The worker on a guest's core
+ * parks at once.  So does, after spinning `late`, some other worker for
+ * each guest not yet matched (one on a busy worker's core: the OS can
+ * then move it to the parked worker's), while one worker stays.  Claims
+ * the place; the caller gives it back (nyielded) when it wakes. */
+static bool yield_to_guest(asc__sched *s, const worker *w, bool late) {
   int y = atomic_load_explicit(&s->nyielded, memory_order_relaxed);
 
-  return y < atomic_load_explicit(&s->nguests, memory_order_relaxed) &&
+  if (guest_here(w)) {
+    atomic_fetch_add(&s->nyielded, 1);
+    return true;
+  }
+  return late &&
+         y < atomic_load_explicit(&s->nguests, memory_order_relaxed) &&
          y < s->nworkers - 1 &&
          atomic_compare_exchange_strong(&s->nyielded, &y, y + 1);
 }
@@ -947,23 +1053,26 @@ static bool yield_to_guest(asc__sched *s) {
  * the pool is busy, and a parked worker costs the next submitter a
  * wakeup.  Returns true if it saw something to do; *yielded is set when
  * it gave its core to a guest instead. */
-static bool spin_for_work(asc__sched *s, bool *yielded) {
-  uint64_t t0 = uv_hrtime();
+static bool spin_for_work(asc__sched *s, const worker *w, bool *yielded) {
+  uint64_t start = uv_hrtime(), t0 = start;
+  uint64_t late_ns = s->spin_ns / 4;
   unsigned seen = atomic_load_explicit(&s->pushes, memory_order_relaxed);
+  bool late = false;
 
   for (;;) {
     unsigned now;
     for (int i = 0; i < 128; i++) {
-      if (atomic_load_explicit(&s->njobs, memory_order_acquire) > 0 ||
+      if (takeable(s, w) ||
           atomic_load_explicit(&s->stop_flag, memory_order_relaxed))
         return true;
-      if ((i & 15) == 0 && yield_to_guest(s)) {
+      if ((i & 15) == 0 && yield_to_guest(s, w, late)) {
         *yielded = true;
         return false;
       }
       cpu_relax();
     }
     now = atomic_load_explicit(&s->pushes, memory_order_relaxed);
+    late = uv_hrtime() - start >= late_ns;
     if (now != seen) {
       seen = now;
       t0 = uv_hrtime();
@@ -986,7 +1095,7 @@ static void worker_main(void *arg) {
     bool stop, yielded = false;
 
     asc__spin_lock(&s->lock);
-    j = job_first(s);
+    j = job_first_for(s, w);
     if (j != NULL) {
       job_run_unlock(s, w, j);
       continue;
@@ -995,17 +1104,23 @@ static void worker_main(void *arg) {
     asc__spin_unlock(&s->lock);
     if (stop)
       break;
-    if (spin_for_work(s, &yielded))
+    if (spin_for_work(s, w, &yielded))
       continue;
     /* Park.  A submitter raises njobs before it reads nsleeping, and this
      * thread raises nsleeping before it reads njobs (all sequentially
-     * consistent), so one of the two always sees the other. */
+     * consistent), so one of the two always sees the other: a block
+     * queued meanwhile is found here, or its submitter wakes a worker.
+     * A loop's helper slots may wait for one (kicked is set only by
+     * wake()), and a worker with a guest on its core leaves them. */
     avail(s, -1);
     uv_mutex_lock(&s->park_lock);
+    w->parked = true;
+    w->kicked = false;
     atomic_fetch_add(&s->nsleeping, 1);
-    while (atomic_load(&s->njobs) == 0 && !atomic_load(&s->stop_flag))
-      uv_cond_wait(&s->cond, &s->park_lock);
+    while (!w->kicked && !takeable(s, w) && !atomic_load(&s->stop_flag))
+      uv_cond_wait(&w->cond, &s->park_lock);
     atomic_fetch_sub(&s->nsleeping, 1);
+    w->parked = false;
     uv_mutex_unlock(&s->park_lock);
     avail(s, 1);
     if (yielded)
@@ -1064,6 +1179,10 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
   bool ran = false;
   unsigned pushes = atomic_load_explicit(&s->pushes, memory_order_acquire);
 
+  /* The OS may have moved a waiting thread: its mark follows it. */
+  if (tls_worker == NULL && tls_guest_core != NOT_GUEST)
+    guest_move(s, core_worker(s));
+
   /* Jobs of the caller's launches appear only by being pushed: nothing
    * new to find since the last scan that found nothing. */
   if (tls_worker != NULL || pushes == *seen ||
@@ -1097,13 +1216,17 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 }
 
 void asc__sched_guest(asc__sched *s, int delta) {
+  if (delta > 0)
+    guest_move(s, core_worker(s));
+  else
+    guest_move(s, NOT_GUEST);
   atomic_fetch_add_explicit(&s->nguests, delta, memory_order_seq_cst);
   /* A leaving guest hands its core back: helper slots that loops left
    * open for guests, or anything else still queued, get a parked worker
    * (wake() does nothing when none is parked).  (A loop pushed meanwhile saw the guest gone and woke
    * one itself: njobs and nguests are both sequentially consistent.) */
   if (delta < 0 && atomic_load_explicit(&s->njobs, memory_order_seq_cst) > 0)
-    wake(s, 1);
+    wake(s, 1, false);
 }
 
 static asc__env_num spin_env = {"ASC_SPIN_US", DEFAULT_SPIN_US, 0, 1000000,
@@ -1117,19 +1240,56 @@ static void sched_free(asc__sched *s, int started) {
   asc__spin_unlock(&s->lock);
   uv_mutex_lock(&s->park_lock);
   atomic_store(&s->stop_flag, 1);
-  uv_cond_broadcast(&s->cond);
+  for (int i = 0; i < started; i++)
+    uv_cond_signal(&s->workers[i].cond);
   uv_mutex_unlock(&s->park_lock);
   for (int i = 0; i < started; i++)
     uv_thread_join(&s->workers[i].thread);
-  uv_cond_destroy(&s->cond);
+  for (int i = 0; i < s->nworkers; i++)
+    uv_cond_destroy(&s->workers[i].cond);
   uv_mutex_destroy(&s->park_lock);
+  asc__free(s->cpu_worker);
   asc__cache_free(s->workers);
   asc__cache_free(s);
+}
+
+/* s->cpu_worker: each OS cpu of a worker's core names that worker. */
+static ascError_t map_cpus(asc__sched *s) {
+  hwloc_topology_t topo = s->dev->topo;
+  hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
+  int last = hwloc_bitmap_last(all);
+
+  s->ncpus = last >= 0 ? last + 1 : 0;
+  s->cpu_worker = asc__malloc((size_t)(s->ncpus > 0 ? s->ncpus : 1) *
+                              sizeof(int));
+  if (s->cpu_worker == NULL)
+    return asc__error(ascErrorOutOfMemory, "cannot allocate the worker pool");
+  for (int c = 0; c < s->ncpus; c++)
+    s->cpu_worker[c] = -1;
+  for (int i = 0; i < s->nworkers; i++) {
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(
+        topo, (unsigned)s->dev->core_pu[i]);
+    hwloc_obj_t core =
+        pu != NULL ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu)
+                   : NULL;
+    hwloc_const_cpuset_t set =
+        core != NULL ? core->cpuset : pu != NULL ? pu->cpuset : NULL;
+    int c;
+    if (set == NULL)
+      continue;
+    hwloc_bitmap_foreach_begin(c, set) {
+      if (c < s->ncpus)
+        s->cpu_worker[c] = i;
+    }
+    hwloc_bitmap_foreach_end();
+  }
+  return ascSuccess;
 }
 
 static ascError_t sched_create(asc__device *dev, asc__sched **out) {
   asc__sched *s = asc__cache_alloc(sizeof *s);
   uv_thread_options_t opts;
+  ascError_t err;
   int i;
 
   if (s == NULL)
@@ -1147,11 +1307,20 @@ static ascError_t sched_create(asc__device *dev, asc__sched **out) {
     asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool lock");
   }
-  if (uv_cond_init(&s->cond) != 0) {
+  for (i = 0; i < s->nworkers; i++)
+    if (uv_cond_init(&s->workers[i].cond) != 0)
+      break;
+  if (i < s->nworkers) {
+    while (i-- > 0)
+      uv_cond_destroy(&s->workers[i].cond);
     uv_mutex_destroy(&s->park_lock);
     asc__cache_free(s->workers);
     asc__cache_free(s);
     return asc__error(ascErrorInternal, "cannot create the pool condition");
+  }
+  if ((err = map_cpus(s)) != ascSuccess) {
+    sched_free(s, 0);
+    return err;
   }
   opts.flags = UV_THREAD_HAS_STACK_SIZE;
   opts.stack_size = WORKER_STACK_SIZE;
@@ -1217,4 +1386,13 @@ void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out) {
   out->nsleeping = atomic_load(&s->nsleeping);
   out->nguests = atomic_load(&s->nguests);
   out->nyielded = atomic_load(&s->nyielded);
+  out->parked = out->guests = 0;
+  uv_mutex_lock(&s->park_lock);
+  for (int i = 0; i < s->nworkers && i < 64; i++) {
+    if (s->workers[i].parked)
+      out->parked |= (uint64_t)1 << i;
+    if (atomic_load(&s->workers[i].guests) > 0)
+      out->guests |= (uint64_t)1 << i;
+  }
+  uv_mutex_unlock(&s->park_lock);
 }

@@ -164,6 +164,8 @@ typedef struct asc__sched_counts {
   int nsleeping;    /* parked workers */
   int nguests;      /* host threads waiting with asc__sched_help */
   int nyielded;     /* workers parked to leave a core to a guest */
+  uint64_t parked;  /* bit i: worker i (of the first 64) is parked */
+  uint64_t guests;  /* bit i: a guest sits on worker i's core */
 } asc__sched_counts;
 void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out);
 /* Spin window in nanoseconds before a waiting thread parks: ASC_SPIN_US
@@ -192,9 +194,10 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 bool asc__sched_can_help(void);
 
 /* A host thread starts (+1) or stops (-1) waiting with asc__sched_help:
- * while it does, one idle worker parks instead of spinning, so that the
- * pool and its guests together spin on no more threads than it has
- * cores. */
+ * while it does, the idle worker pinned to its core parks instead of
+ * spinning and leaves loops' helper slots to workers of other cores, so
+ * that the pool and its guests together spin on no more threads than it
+ * has cores, never two on one core while another idles. */
 void asc__sched_guest(asc__sched *s, int delta);
 
 /* The services table handed to kernels. */

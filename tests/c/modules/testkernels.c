@@ -2,6 +2,7 @@
  * Hand-written kernels that follow the kernel ABI (docs/abi.md), as the
  * compiler would generate them.  Used by the runtime tests.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -275,22 +276,29 @@ static int gate_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 0;
 }
 
+/* Waits until *flag is set, for about 5 s at most; false if it never is. */
+static bool wait_flag(const int64_t *flag) {
+  struct timespec ts = {0, 20000}, t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec - t0.tv_sec > 5)
+      return false;
+    nanosleep(&ts, NULL);
+  }
+  return true;
+}
+
 /* ---- hold(state): counts itself in state[0], then waits until state[1]
  * is set (by release), for about 5 s at most: then raises RuntimeError. */
 static int hold_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   const asc_ktensor *t = args[0];
   int64_t *st = t->data;
-  struct timespec ts = {0, 20000}, t0, now;
   (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   __atomic_fetch_add(&st[0], 1, __ATOMIC_ACQ_REL);
-  while (__atomic_load_n(&st[1], __ATOMIC_ACQUIRE) == 0) {
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - t0.tv_sec > 5) {
-      kraise(exc, ASC_KEXC_RUNTIME_ERROR, 7, "hold: never released");
-      return 1;
-    }
-    nanosleep(&ts, NULL);
+  if (!wait_flag(&st[1])) {
+    kraise(exc, ASC_KEXC_RUNTIME_ERROR, 7, "hold: never released");
+    return 1;
   }
   return 0;
 }
@@ -332,6 +340,21 @@ static int rendezvous_entry(asc_kctx *ctx, void *const *args,
                             asc_kexc *exc) {
   const asc_ktensor *t = args[0];
   return ctx->rt->parallel_for(ctx, 2, 1, rendezvous_body, t->data, exc);
+}
+
+/* ---- late_rendezvous(state): state[3] = the leading thread's id; waits
+ * until state[2] is set (about 5 s at most), then runs rendezvous's loop
+ * on state[0]. */
+static int late_rendezvous_entry(asc_kctx *ctx, void *const *args,
+                                 asc_kexc *exc) {
+  const asc_ktensor *t = args[0];
+  int64_t *st = t->data;
+  __atomic_store_n(&st[3], (int64_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+  if (!wait_flag(&st[2])) {
+    kraise(exc, ASC_KEXC_RUNTIME_ERROR, 10, "late_rendezvous: never let go");
+    return 1;
+  }
+  return ctx->rt->parallel_for(ctx, 2, 1, rendezvous_body, st, exc);
 }
 
 /* ---- affine(x, mul, add): x[i] = x[i] * mul + add, one block, parallel
@@ -478,6 +501,7 @@ static const asc_kernel_desc kernels[] = {
     K("hold", hold_entry, hold_params, 0, 0),
     K("release", release_entry, release_params, 0, 0),
     K("rendezvous", rendezvous_entry, hold_params, 0, 0),
+    K("late_rendezvous", late_rendezvous_entry, hold_params, 0, 0),
     K("append", append_entry, append_params, 0, 0),
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),
