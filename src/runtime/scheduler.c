@@ -123,7 +123,7 @@ struct asc__sched {
 
   /* Polled by spinning workers without the lock. */
   _Alignas(ASC_CACHE_LINE) atomic_int njobs;
-  atomic_int nloops;            /* of which loops' helper slots */
+  atomic_int nblocks;           /* of which launches' blocks */
   atomic_uint pushes;           /* jobs ever pushed, wrapping */
   /* Workers neither running a job nor parked: counted from the moment a
    * worker has finished its part of a job (before it signals that), so
@@ -147,6 +147,7 @@ static _Thread_local bool tls_in_loop;
  * core it was on when last looked at (-1: none); NOT_GUEST otherwise. */
 #define NOT_GUEST (-2)
 static _Thread_local int tls_guest_core = NOT_GUEST;
+static _Thread_local asc__sched *tls_guest_sched;   /* the pool it is in */
 /* The calling thread's stack: lowest address (0 until looked up, 1 when
  * it cannot be found) and end. */
 static _Thread_local uintptr_t tls_stack_low, tls_stack_high;
@@ -200,10 +201,11 @@ static int core_worker(const asc__sched *s) {
   return cpu >= 0 && cpu < s->ncpus ? s->cpu_worker[cpu] : -1;
 }
 
-/* Moves the calling guest's mark to worker `to` (-1: none; NOT_GUEST
- * when it stops being a guest). */
+/* Moves the calling guest's mark in s to worker `to` (-1: none;
+ * NOT_GUEST when it stops being a guest).  Nothing if the thread is not
+ * a guest of s (a guest of one device's pool may wake another's). */
 static void guest_move(asc__sched *s, int to) {
-  if (to == tls_guest_core)
+  if (s != tls_guest_sched || to == tls_guest_core)
     return;
   if (to >= 0)
     atomic_fetch_add(&s->workers[to].guests, 1);
@@ -226,8 +228,7 @@ static void wake(asc__sched *s, int n, bool loop) {
     return;
   if (tls_worker == NULL || tls_worker->index < 0) {
     here = core_worker(s);
-    if (tls_guest_core != NOT_GUEST)  /* the OS may have moved it */
-      guest_move(s, here);
+    guest_move(s, here);    /* a guest: the OS may have moved it */
   }
   uv_mutex_lock(&s->park_lock);
   for (pass = 0; pass < (loop ? 1 : 2) && n > 0; pass++)
@@ -269,8 +270,8 @@ static int job_push(asc__sched *s, asc__job *j, int nclaims) {
   }
   j->queued = true;
   atomic_fetch_add_explicit(&s->pushes, 1, memory_order_relaxed);
-  if (j->kind == ASC__JOB_LOOP)   /* before njobs: see takeable() */
-    atomic_fetch_add_explicit(&s->nloops, 1, memory_order_seq_cst);
+  if (j->kind == ASC__JOB_BLOCKS)
+    atomic_fetch_add_explicit(&s->nblocks, 1, memory_order_seq_cst);
   atomic_fetch_add_explicit(&s->njobs, 1, memory_order_seq_cst);
   /* Available workers (a worker submitting from its completion path is
    * one of them) will see the job without a wakeup.  A loop never waits
@@ -300,9 +301,9 @@ static void job_unlink(asc__sched *s, asc__job *j) {
     s->tail[lv] = j->prev;
   j->next = j->prev = NULL;
   j->queued = false;
+  if (j->kind == ASC__JOB_BLOCKS)
+    atomic_fetch_sub_explicit(&s->nblocks, 1, memory_order_seq_cst);
   atomic_fetch_sub_explicit(&s->njobs, 1, memory_order_seq_cst);
-  if (j->kind == ASC__JOB_LOOP)
-    atomic_fetch_sub_explicit(&s->nloops, 1, memory_order_seq_cst);
 }
 
 static asc__job *job_first(asc__sched *s) {
@@ -329,13 +330,11 @@ static asc__job *job_first_for(asc__sched *s, const worker *w) {
   return NULL;
 }
 
-/* Without the lock: is a job w may take queued?  (A loop's count rises
- * before njobs, so a reader that sees the new njobs sees it too.) */
+/* Without the lock: is a job w may take queued?  One load each way, so
+ * that the park handshake (njobs or nblocks against nsleeping) holds. */
 static bool takeable(asc__sched *s, const worker *w) {
-  int nj = atomic_load_explicit(&s->njobs, memory_order_seq_cst);
-  return nj > 0 &&
-         (!guest_here(w) ||
-          nj > atomic_load_explicit(&s->nloops, memory_order_seq_cst));
+  return atomic_load_explicit(guest_here(w) ? &s->nblocks : &s->njobs,
+                              memory_order_seq_cst) > 0;
 }
 
 static void avail(asc__sched *s, int delta) {
@@ -970,11 +969,12 @@ static void bind_worker(worker *w) {
             s->dev->core_pu[w->index]);
 }
 
-/* Pool lock held: 0 if nothing is queued, 2 if the first job is a loop's
- * helper slots, 1 if it is a block. */
+/* Pool lock held: 0 if nothing is queued, 1 if a block is, else 2 (only
+ * loops' helper slots). */
 static int more_kind(asc__sched *s) {
-  const asc__job *j = job_first(s);
-  return j == NULL ? 0 : j->kind == ASC__JOB_LOOP ? 2 : 1;
+  if (atomic_load_explicit(&s->nblocks, memory_order_relaxed) > 0)
+    return 1;
+  return job_first(s) != NULL ? 2 : 0;
 }
 
 /* Pool lock held; j is queued.  Claims one unit of j for w (a block to
@@ -1181,7 +1181,7 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 
   /* The OS may have moved a waiting thread: its mark follows it. */
   if (tls_worker == NULL && tls_guest_core != NOT_GUEST)
-    guest_move(s, core_worker(s));
+    guest_move(s, core_worker(s));     /* nothing unless a guest of s */
 
   /* Jobs of the caller's launches appear only by being pushed: nothing
    * new to find since the last scan that found nothing. */
@@ -1216,10 +1216,13 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 }
 
 void asc__sched_guest(asc__sched *s, int delta) {
-  if (delta > 0)
+  if (delta > 0) {
+    tls_guest_sched = s;
     guest_move(s, core_worker(s));
-  else
+  } else {
     guest_move(s, NOT_GUEST);
+    tls_guest_sched = NULL;
+  }
   atomic_fetch_add_explicit(&s->nguests, delta, memory_order_seq_cst);
   /* A leaving guest hands its core back: helper slots that loops left
    * open for guests, or anything else still queued, get a parked worker
