@@ -143,11 +143,11 @@ struct asc__sched {
 static _Thread_local worker *tls_worker;
 static _Thread_local int32_t tls_tid;
 static _Thread_local bool tls_in_loop;
-/* While the thread is a guest (a waiting host thread), the worker of the
- * core it was on when last looked at (-1: none); NOT_GUEST otherwise. */
-#define NOT_GUEST (-2)
-static _Thread_local int tls_guest_core = NOT_GUEST;
-static _Thread_local asc__sched *tls_guest_sched;   /* the pool it is in */
+/* While the thread is a guest (a waiting host thread): the pool it is a
+ * guest of (NULL otherwise), and its mark there, the worker of the core
+ * it was on when last looked at (-1: none). */
+static _Thread_local asc__sched *tls_guest_sched;
+static _Thread_local int tls_guest_core = -1;
 /* The calling thread's stack: lowest address (0 until looked up, 1 when
  * it cannot be found) and end. */
 static _Thread_local uintptr_t tls_stack_low, tls_stack_high;
@@ -201,9 +201,9 @@ static int core_worker(const asc__sched *s) {
   return cpu >= 0 && cpu < s->ncpus ? s->cpu_worker[cpu] : -1;
 }
 
-/* Moves the calling guest's mark in s to worker `to` (-1: none;
- * NOT_GUEST when it stops being a guest).  Nothing if the thread is not
- * a guest of s (a guest of one device's pool may wake another's). */
+/* Moves the calling guest's mark in s to worker `to` (-1: none).
+ * Nothing if the thread is not a guest of s (a guest of one device's
+ * pool may wake another's). */
 static void guest_move(asc__sched *s, int to) {
   if (s != tls_guest_sched || to == tls_guest_core)
     return;
@@ -1180,8 +1180,8 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
   unsigned pushes = atomic_load_explicit(&s->pushes, memory_order_acquire);
 
   /* The OS may have moved a waiting thread: its mark follows it. */
-  if (tls_worker == NULL && tls_guest_core != NOT_GUEST)
-    guest_move(s, core_worker(s));     /* nothing unless a guest of s */
+  if (s == tls_guest_sched)
+    guest_move(s, core_worker(s));
 
   /* Jobs of the caller's launches appear only by being pushed: nothing
    * new to find since the last scan that found nothing. */
@@ -1220,7 +1220,7 @@ void asc__sched_guest(asc__sched *s, int delta) {
     tls_guest_sched = s;
     guest_move(s, core_worker(s));
   } else {
-    guest_move(s, NOT_GUEST);
+    guest_move(s, -1);
     tls_guest_sched = NULL;
   }
   atomic_fetch_add_explicit(&s->nguests, delta, memory_order_seq_cst);

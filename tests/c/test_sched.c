@@ -35,16 +35,23 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-/* Polls the pool's counts until ok(c) holds, for at most 2 s. */
-static bool wait_counts(asc__sched *s, bool (*ok)(const asc__sched_counts *),
-                        asc__sched_counts *c) {
-  for (int i = 0; i < 2000; i++) {
+/* Polls the pool's counts until ok(c) holds, for at most ms (about). */
+static bool wait_counts_ms(asc__sched *s,
+                           bool (*ok)(const asc__sched_counts *),
+                           asc__sched_counts *c, int ms) {
+  for (int i = 0; i < ms; i++) {
     asc__sched_get_counts(s, c);
     if (ok(c))
       return true;
     pause_ms(1);
   }
   return false;
+}
+
+/* ... for at most 2 s. */
+static bool wait_counts(asc__sched *s, bool (*ok)(const asc__sched_counts *),
+                        asc__sched_counts *c) {
+  return wait_counts_ms(s, ok, c, 2000);
 }
 
 /* One guest, and one worker parked for it, if any worker may: with one
@@ -264,7 +271,7 @@ static void test_guest_leaders_loop_wakes_a_helper(void **state) {
   /* The workers go idle and park (after ASC_SPIN_US, 1 s here). */
   __atomic_store_n(&sa[1], 1, __ATOMIC_RELEASE);
   ASSERT_OK(ascStreamSynchronize(a));
-  if (!wait_counts(s, all_parked, &c) && !wait_counts(s, all_parked, &c))
+  if (!wait_counts_ms(s, all_parked, &c, 4000))
     fail_msg("%d of %d workers parked", c.nsleeping, c.nworkers);
   /* Now the guest opens a loop whose two iterations wait for each other. */
   __atomic_store_n(&sb[2], 1, __ATOMIC_RELEASE);
