@@ -69,12 +69,10 @@ bool asc__fence_done(const void *a, uint64_t unused) {
   return atomic_load(&f->signalled) != 0;
 }
 
-/* Signals f with st's pending error.  st's lock is held.  WAIT ops parked
- * on f are pushed on *wl for the caller to finish once it has released
- * st's lock. */
-static void fence_signal(asc__fence *f, asc__stream *st, asc__op **wl) {
+/* Fills f with st's pending error and the time, without showing it
+ * signalled yet (fence_publish does).  st's lock is held. */
+static void fence_fill(asc__fence *f, asc__stream *st) {
   char *msg = NULL;
-  asc__op *w;
 
   if (st->err != ascSuccess && st->err_msg != NULL)
     msg = asc__strdup(st->err_msg);
@@ -85,6 +83,15 @@ static void fence_signal(asc__fence *f, asc__stream *st, asc__op **wl) {
   f->err_stream = st;
   f->time_ns = uv_hrtime();
   f->trace_ts = asc__trace_clock();
+  uv_mutex_unlock(&f->lock);
+}
+
+/* Shows f signalled.  WAIT ops parked on f are pushed on *wl for the
+ * caller to finish once it has released the stream's lock. */
+static void fence_publish(asc__fence *f, asc__op **wl) {
+  asc__op *w;
+
+  uv_mutex_lock(&f->lock);
   atomic_store(&f->signalled, 1);
   w = f->waiters;
   f->waiters = NULL;
@@ -256,10 +263,20 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
       if (st->err == ascSuccess)
         return op;
       break;
-    case OP_RECORD:
-      fence_signal(op->fence, st, wl);
+    case OP_RECORD: {
+      /* The record is counted complete before its fence shows signalled:
+       * a thread that sees the event done must find the stream idle when
+       * the record was its last op (ascEventSynchronize, then
+       * ascStreamQuery). */
+      asc__fence *f = op->fence;
+      fence_fill(f, st);
       ASC_TRACE(asc__trace_record(st, op));
-      break;
+      op->fence = NULL; /* its reference is now f's */
+      head_pop(st, op);
+      fence_publish(f, wl);
+      asc__fence_unref(f);
+      continue;
+    }
     case OP_WAIT:
       ASC_TRACE(op->trace_ns[1] = asc__trace_now());
       if (!fence_wait_or_park(op->fence, op))

@@ -151,12 +151,46 @@ static void test_error_through_event(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* An event recorded last on a stream: once it shows done the stream is
+ * idle.  The record is counted complete before its fence shows
+ * signalled, so a waiter spinning on the event never sees the stream
+ * still pending (the window is a few instructions wide: many rounds). */
+static void test_done_event_leaves_stream_idle(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ka = test_kernel(m, "append");
+  int32_t log[4] = {0}, v = 1;
+  ascTensor t = test_tensor1(log, ascInt32, 4);
+  void *aargs[] = {&t, &v};
+  ascStream_t s;
+  ascEvent_t e;
+  int busy = 0;
+  (void)state;
+  ASSERT_OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
+  ASSERT_OK(ascEventCreateWithFlags(&e, ascEventDisableTiming));
+  for (int i = 0; i < 20000; i++) {
+    ASSERT_OK(ascLaunchKernel(ka, 1, aargs, s));
+    ASSERT_OK(ascEventRecord(e, s));
+    ASSERT_OK(ascEventSynchronize(e));
+    if (ascStreamQuery(s) != ascSuccess)
+      busy++;
+    ASSERT_OK(ascEventQuery(e));
+  }
+  assert_int_equal(busy, 0);
+  ASSERT_OK(ascStreamSynchronize(s));
+  assert_int_equal(log[0], 20000);
+  ASSERT_OK(ascEventDestroy(e));
+  ASSERT_OK(ascStreamDestroy(s));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_create_destroy, test_teardown),
       cmocka_unit_test_teardown(test_record_query_sync, test_teardown),
       cmocka_unit_test_teardown(test_elapsed, test_teardown),
       cmocka_unit_test_teardown(test_error_through_event, test_teardown),
+      cmocka_unit_test_teardown(test_done_event_leaves_stream_idle,
+                                test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
