@@ -87,8 +87,9 @@ typedef struct worker {
   uv_thread_t thread;
   /* Guests whose core (when last looked at) is this worker's. */
   atomic_int guests;
-  /* Under the pool's park_lock: parked on cond; woken for work. */
-  bool parked, kicked;
+  /* Under the pool's park_lock: parked on cond; woken for work; parked
+   * to leave its core to a guest (counted in nyielded). */
+  bool parked, kicked, yielded;
   uv_cond_t cond;
   void *scratch;                /* shared_bytes of the led block */
   size_t scratch_cap;
@@ -1116,11 +1117,12 @@ static void worker_main(void *arg) {
     uv_mutex_lock(&s->park_lock);
     w->parked = true;
     w->kicked = false;
+    w->yielded = yielded;
     atomic_fetch_add(&s->nsleeping, 1);
     while (!w->kicked && !takeable(s, w) && !atomic_load(&s->stop_flag))
       uv_cond_wait(&w->cond, &s->park_lock);
     atomic_fetch_sub(&s->nsleeping, 1);
-    w->parked = false;
+    w->parked = w->yielded = false;
     uv_mutex_unlock(&s->park_lock);
     avail(s, 1);
     if (yielded)
@@ -1389,11 +1391,13 @@ void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out) {
   out->nsleeping = atomic_load(&s->nsleeping);
   out->nguests = atomic_load(&s->nguests);
   out->nyielded = atomic_load(&s->nyielded);
-  out->parked = out->guests = 0;
+  out->parked = out->yielded = out->guests = 0;
   uv_mutex_lock(&s->park_lock);
   for (int i = 0; i < s->nworkers && i < 64; i++) {
     if (s->workers[i].parked)
       out->parked |= (uint64_t)1 << i;
+    if (s->workers[i].yielded)
+      out->yielded |= (uint64_t)1 << i;
     if (atomic_load(&s->workers[i].guests) > 0)
       out->guests |= (uint64_t)1 << i;
   }

@@ -165,6 +165,7 @@ typedef struct asc__sched_counts {
   int nguests;      /* host threads waiting with asc__sched_help */
   int nyielded;     /* workers parked to leave a core to a guest */
   uint64_t parked;  /* bit i: worker i (of the first 64) is parked */
+  uint64_t yielded; /* bit i: ... is parked for a guest */
   uint64_t guests;  /* bit i: a guest sits on worker i's core */
 } asc__sched_counts;
 void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out);
