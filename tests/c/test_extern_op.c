@@ -43,7 +43,7 @@ typedef struct completer {
 
 static void complete_later(void *arg) {
   completer *c = arg;
-  struct timespec ms = {0, 20000000};
+  struct timespec ms = {0, 200000000}; /* the host queries meanwhile */
   while (!atomic_load(&c->p->started))
     nanosleep(&ms, NULL);
   nanosleep(&ms, NULL);

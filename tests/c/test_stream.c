@@ -270,7 +270,7 @@ static void test_default_stream_semantics(void **state) {
 static void test_query_and_reset(void **state) {
   ascModule_t m = test_load_kernels();
   ascKernel_t ks = test_kernel(m, "sleepy");
-  int32_t us = 50000;
+  int32_t us = 200000;
   void *sargs[] = {&us};
   ascStream_t s;
   (void)state;
