@@ -1114,6 +1114,59 @@ static bool assigns_sym(lstate *ls, const asc__ast_block *b,
   return false;
 }
 
+/* A bound as a register of its own: a reduction in the loop's body may
+ * update the variable the bound was read from. */
+static asc__irval snapshot(lstate *ls, asc__irval v) {
+  int32_t r;
+  if (v.kind == ASC_IRV_CONST)
+    return v;
+  r = newreg(ls, vdt(ls, v), NULL);
+  mov(ls, r, v);
+  return asc__irv_reg(r);
+}
+
+/* After `for v in prange(lo, hi, st)`: v holds the last iteration's value
+ * when the loop ran, as after a range loop (Python's semantics), and keeps
+ * the value it had otherwise.  The iterations ran in parallel, so the
+ * value is computed: the trip count n = (hi - lo + st -/+ 1) // st, and
+ * v = lo + (n - 1) * st when n > 0.  (A body that assigns v is refused by
+ * setup_reductions when v is used outside.) */
+static void pfor_last_value(lstate *ls, const asc__sym *vs, asc__loc loc,
+                            asc__irval lo, asc__irval hi, asc__irval st) {
+  asc__irval adj, n, last;
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  int32_t vr = var_reg(ls, vs, loc);
+  if (st.kind == ASC_IRV_CONST)
+    adj = asc__irv_int(ascInt64, st.c.i > 0 ? st.c.i - 1 : st.c.i + 1);
+  else {
+    int32_t d = newreg(ls, ascInt64, NULL);
+    asc__irins *sel = emit(ls, ASC_IR_SELECT, d, 3);
+    sel->args[0] =
+        op2(ls, ASC_IR_GT, ascInt64, st, asc__irv_int(ascInt64, 0));
+    sel->args[1] = op2(ls, ASC_IR_SUB, ascInt64, st, asc__irv_int(ascInt64, 1));
+    sel->args[2] = op2(ls, ASC_IR_ADD, ascInt64, st, asc__irv_int(ascInt64, 1));
+    asc__ir_remove(ls->cur, sel); /* after its operands */
+    asc__ir_append(ls->cur, sel);
+    adj = asc__irv_reg(d);
+  }
+  n = op2(ls, ASC_IR_FLOORDIV, ascInt64,
+          op2(ls, ASC_IR_ADD, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, hi, lo),
+              adj),
+          st);
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = op2(ls, ASC_IR_GT, ascInt64, n, asc__irv_int(ascInt64, 0));
+  asc__ir_remove(ls->cur, i);
+  asc__ir_append(ls->cur, i);
+  ls->cur = &i->body[0];
+  last = op2(ls, ASC_IR_ADD, ascInt64, lo,
+             op2(ls, ASC_IR_MUL, ascInt64,
+                 op2(ls, ASC_IR_SUB, ascInt64, n, asc__irv_int(ascInt64, 1)),
+                 st));
+  mov(ls, vr, conv(ls, last, ls->f->regs[vr].ty.dtype));
+  ls->cur = save;
+}
+
 static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   asc__irval lo, hi, st;
   asc__irins *i;
@@ -1122,13 +1175,22 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   int loc_from = 0, nloc = 0;
   int32_t iv;
   lfor fr;
-  bool par = s->u.for_.loop == ASC_BI_PRANGE;
+  bool par = s->u.for_.loop == ASC_BI_PRANGE, last;
   const asc__sym *vs = s->u.for_.target->kind == ASC_EXPR_NAME
                            ? s->u.for_.target->u.name.sym
                            : NULL;
   if (vs == NULL)
     unsupported(ls, s->u.for_.target->loc, "this loop target");
   range_bounds(ls, s, &lo, &hi, &st);
+  /* Does code outside a parallel loop read its variable after it? */
+  last = par && ls->pfors == 0 &&
+         (lookup(ls, vs) >= 0 ||
+          asc__prange_block_mentions(kernel_body_of(ls), vs, s));
+  if (last) {
+    lo = snapshot(ls, lo);
+    hi = snapshot(ls, hi);
+    st = snapshot(ls, st);
+  }
   iv = newreg(ls, ascInt64, asc__arena_printf(ls->c, "%s.it", vs->name));
   i = emit(ls, par && ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
   i->args[0] = lo;
@@ -1172,6 +1234,10 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   ls->cur = save;
   if (i->op == ASC_IR_FOR)
     after_helper_loop(ls);
+  else if (last) {
+    ls->line = s->loc.line;
+    pfor_last_value(ls, vs, s->u.for_.target->loc, lo, hi, st);
+  }
 }
 
 /* asc.parallel_for(n, body): body is a lambda or a nested def of one
