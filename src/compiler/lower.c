@@ -137,6 +137,20 @@ static int32_t var_reg(lstate *ls, const asc__sym *s, asc__loc loc) {
   return r;
 }
 
+/* Does anything in the function that owns local s assign it a value?  (A
+ * bare annotation `s: T` does not.) */
+static bool has_value(lstate *ls, const asc__sym *s) {
+  asc__prange_alist al;
+  if (s->owner == NULL)
+    return true;
+  memset(&al, 0, sizeof al);
+  asc__prange_collect_assigned(ls->c, &s->owner->body, &al);
+  for (int k = 0; k < al.n; k++)
+    if (al.v[k].sym == s)
+      return true;
+  return false;
+}
+
 static asc__irval const_of(lstate *ls, int dt, ascScalar v) {
   (void)ls;
   if (asc__dt_is_float(dt)) {
@@ -555,6 +569,11 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
       int32_t r;
       if (cv.kind == ASC_IRV_CONST)
         return conv(ls, cv, scalar_dt(ls, e));
+      if (s->kind == ASC_SYM_LOCAL && lookup(ls, s) < 0 && !has_value(ls, s))
+        asc__diag_fatal(ls->c, e->loc,
+                        "'%s' is read but never assigned a value (Python "
+                        "would raise UnboundLocalError)",
+                        s->name);
       r = var_reg(ls, s, e->loc);
       if (ls->f->regs[r].ty.kind == ASC_IRK_TENSOR) {
         /* a 0-d array parameter: its one element */

@@ -257,7 +257,9 @@ void asc__prange_collect_assigned(asc__cctx *c, const asc__ast_block *b,
                                     : -1);
       break;
     case ASC_STMT_ANNASSIGN:
-      asc__prange_note_assign(c, al, s->u.ann.target, -1);
+      /* `x: T` alone declares x and binds nothing */
+      if (s->u.ann.value != NULL)
+        asc__prange_note_assign(c, al, s->u.ann.target, -1);
       break;
     case ASC_STMT_AUGASSIGN: {
       int op = -1;

@@ -158,3 +158,27 @@ def test_an_array_for_a_number_parameter_names_the_line():
     with pytest.raises(TypeError, match=r"parameter 's'.*line 5 uses it as "
                                         r"a number.*annotate it"):
         mod.k(out, np.ones(3))
+
+
+def test_a_variable_only_annotated_is_an_error_where_it_is_read():
+    """`s: asc.float32` declares s and binds nothing: reading it is an
+    error at the read, where Python raises UnboundLocalError (it was an
+    internal compiler error).  Assigned later, it is an ordinary local."""
+    mod = asc.compile(
+        "import asc\n"
+        "@asc.kernel\n"
+        "def k(a, b):\n"
+        "    s: asc.float32\n"
+        "    b[0] = s * 2.0 + a[0]\n"
+        "@asc.kernel\n"
+        "def ok(a, b):\n"
+        "    s: asc.float32\n"
+        "    s = a[0]\n"
+        "    b[0] = s * 2.0\n"
+    )
+    with pytest.raises(asc.CompileError,
+                       match=r":5:12: error: 's' is read but never assigned"):
+        mod.k(np.ones(1, np.float32), np.zeros(1, np.float32))
+    b = np.zeros(1, np.float32)
+    mod.ok(np.full(1, 3.0, np.float32), b)
+    assert b[0] == 6.0
