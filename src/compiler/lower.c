@@ -936,6 +936,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
     int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+      odt = ascFloat64; /* as `a[i] = a[i] / v`: true division, stored back */
     d = newreg(ls, dt, NULL);
     i = emit(ls, ASC_IR_LOAD, d, 2);
     i->args[0] = asc__irv_reg(t);

@@ -80,3 +80,29 @@ def test_nan_and_out_of_range_raise_like_int():
         m.to_int(np.array([3e9]), out)
     with pytest.raises(OverflowError):
         m.to_int(np.array([np.inf]), out)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_true_division_in_place_on_an_integer_element(dtype):
+    """`a[i] /= v` on an integer array is `a[i] = a[i] / v`, as numpy's
+    item assignment: true division in float64, truncated on the store
+    (it was an internal compiler error: an integer `div`).  numpy's
+    whole-array `a /= v` is refused (same_kind), and so is ours."""
+    mod = asc.compile(
+        "import asc\n"
+        "@asc.kernel\n"
+        "def k(a, v):\n"
+        "    for i in range(a.shape[0]):\n"
+        "        a[i] /= v[i]\n"
+    )
+    a = np.array([7, 9, 100, 1], dtype)
+    # 9 / -4 = -2.25 would not fit uint8
+    v = np.array([2, 4 if dtype == np.uint8 else -4, 3, 3], np.int64)
+    want = a.copy()
+    for i in range(len(a)):
+        want[i] = int(int(want[i]) / int(v[i]))
+    mod.k(a, v)
+    assert np.array_equal(a, want)
+    b = np.ones(2, dtype)
+    with pytest.raises(OverflowError):
+        mod.k(b, np.zeros(2, np.int64))     # 1 / 0 is inf in numpy's scalars
