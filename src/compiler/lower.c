@@ -253,12 +253,7 @@ asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
           op2(ls, ASC_IR_LT, ascInt64, v, asc__irv_int(ascInt64, 0));
       asc__irval wrapped =
           op2(ls, ASC_IR_ADD, ascInt64, v, asc__lower_dim_of(ls, t, k));
-      int32_t d = newreg(ls, ascInt64, NULL);
-      asc__irins *sel = emit(ls, ASC_IR_SELECT, d, 3);
-      sel->args[0] = neg;
-      sel->args[1] = wrapped;
-      sel->args[2] = v;
-      v = asc__irv_reg(d);
+      v = sel(ls, neg, wrapped, v);
     }
     if (ls->boundscheck) {
       asc__irval size = asc__lower_dim_of(ls, t, k);
@@ -1154,36 +1149,25 @@ static asc__irval snapshot(lstate *ls, asc__irval v) {
  * setup_reductions when v is used outside.) */
 static void pfor_last_value(lstate *ls, const asc__sym *vs, asc__loc loc,
                             asc__irval lo, asc__irval hi, asc__irval st) {
-  asc__irval adj, n, last;
+  asc__irval zero = asc__irv_int(ascInt64, 0), one = asc__irv_int(ascInt64, 1);
+  asc__irval adj, n, ran, last;
   asc__irins *i;
   asc__irblock *save = ls->cur;
   int32_t vr = var_reg(ls, vs, loc);
-  if (st.kind == ASC_IRV_CONST)
-    adj = asc__irv_int(ascInt64, st.c.i > 0 ? st.c.i - 1 : st.c.i + 1);
-  else {
-    int32_t d = newreg(ls, ascInt64, NULL);
-    asc__irins *sel = emit(ls, ASC_IR_SELECT, d, 3);
-    sel->args[0] =
-        op2(ls, ASC_IR_GT, ascInt64, st, asc__irv_int(ascInt64, 0));
-    sel->args[1] = op2(ls, ASC_IR_SUB, ascInt64, st, asc__irv_int(ascInt64, 1));
-    sel->args[2] = op2(ls, ASC_IR_ADD, ascInt64, st, asc__irv_int(ascInt64, 1));
-    asc__ir_remove(ls->cur, sel); /* after its operands */
-    asc__ir_append(ls->cur, sel);
-    adj = asc__irv_reg(d);
-  }
+  adj = sel(ls, op2(ls, ASC_IR_GT, ascInt64, st, zero),
+            op2(ls, ASC_IR_SUB, ascInt64, st, one),
+            op2(ls, ASC_IR_ADD, ascInt64, st, one));
   n = op2(ls, ASC_IR_FLOORDIV, ascInt64,
           op2(ls, ASC_IR_ADD, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, hi, lo),
               adj),
           st);
+  ran = op2(ls, ASC_IR_GT, ascInt64, n, zero);
   i = emit(ls, ASC_IR_IF, -1, 1);
-  i->args[0] = op2(ls, ASC_IR_GT, ascInt64, n, asc__irv_int(ascInt64, 0));
-  asc__ir_remove(ls->cur, i);
-  asc__ir_append(ls->cur, i);
+  i->args[0] = ran;
   ls->cur = &i->body[0];
   last = op2(ls, ASC_IR_ADD, ascInt64, lo,
              op2(ls, ASC_IR_MUL, ascInt64,
-                 op2(ls, ASC_IR_SUB, ascInt64, n, asc__irv_int(ascInt64, 1)),
-                 st));
+                 op2(ls, ASC_IR_SUB, ascInt64, n, one), st));
   mov(ls, vr, conv(ls, last, ls->f->regs[vr].ty.dtype));
   ls->cur = save;
 }

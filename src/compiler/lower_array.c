@@ -35,19 +35,6 @@ static int32_t gather(lstate *ls, const asc__ast_expr *e);
 static void fancy_store(lstate *ls, const asc__ast_expr *target,
                         const asc__ast_expr *value, int op);
 
-static asc__irval sel(lstate *ls, asc__irval c, asc__irval a, asc__irval b) {
-  int32_t d;
-  asc__irins *i;
-  if (c.kind == ASC_IRV_CONST)
-    return c.c.i ? a : b;
-  d = newreg(ls, vdt(ls, a), NULL);
-  i = emit(ls, ASC_IR_SELECT, d, 3);
-  i->args[0] = c;
-  i->args[1] = a;
-  i->args[2] = b;
-  return asc__irv_reg(d);
-}
-
 static asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
 
 static asc__irval add(lstate *ls, asc__irval a, asc__irval b) {

@@ -461,33 +461,12 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     asc__irval x = asc__lower_expr(ls, a[0]);
     asc__irval y = conv(ls, asc__lower_expr(ls, a[1]), dt);
     asc__irval z = conv(ls, asc__lower_expr(ls, a[2]), dt);
-    asc__irval c1, c2, r;
-    int32_t d;
-    asc__irins *i;
-    if (b->id == ASC_BI_NP_WHERE) {
-      c1 = truthy(ls, x);
-      d = newreg(ls, dt, NULL);
-      i = emit(ls, ASC_IR_SELECT, d, 3);
-      i->args[0] = c1;
-      i->args[1] = y;
-      i->args[2] = z;
-      return asc__irv_reg(d);
-    }
+    asc__irval r;
+    if (b->id == ASC_BI_NP_WHERE)
+      return sel(ls, truthy(ls, x), y, z);
     x = conv(ls, x, dt);
-    c1 = op2(ls, ASC_IR_LT, dt, x, y);
-    d = newreg(ls, dt, NULL);
-    i = emit(ls, ASC_IR_SELECT, d, 3);
-    i->args[0] = c1;
-    i->args[1] = y;
-    i->args[2] = x;
-    r = asc__irv_reg(d);
-    c2 = op2(ls, ASC_IR_GT, dt, x, z);
-    d = newreg(ls, dt, NULL);
-    i = emit(ls, ASC_IR_SELECT, d, 3);
-    i->args[0] = c2;
-    i->args[1] = z;
-    i->args[2] = r;
-    return asc__irv_reg(d);
+    r = sel(ls, op2(ls, ASC_IR_LT, dt, x, y), y, x);
+    return sel(ls, op2(ls, ASC_IR_GT, dt, x, z), z, r);
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);

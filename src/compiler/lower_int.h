@@ -161,6 +161,21 @@ static inline asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
   return asc__irv_reg(d);
 }
 
+/* `a if c else b` (both evaluated), of a's type; a constant c picks. */
+static inline asc__irval sel(lstate *ls, asc__irval c, asc__irval a,
+                             asc__irval b) {
+  int32_t d;
+  asc__irins *i;
+  if (c.kind == ASC_IRV_CONST)
+    return c.c.i ? a : b;
+  d = newreg(ls, asc__irv_dtype(ls->f, a), NULL);
+  i = emit(ls, ASC_IR_SELECT, d, 3);
+  i->args[0] = c;
+  i->args[1] = a;
+  i->args[2] = b;
+  return asc__irv_reg(d);
+}
+
 static inline void mov(lstate *ls, int32_t dst, asc__irval v) {
   asc__irins *i = emit(ls, ASC_IR_MOV, dst, 1);
   i->args[0] = v;
