@@ -3,10 +3,13 @@
  * appends into no-ops, so builders check once at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/base.h"
 
@@ -70,21 +73,55 @@ void asc__buf_printf(asc__buf *b, const char *fmt, ...) {
 
 const char *asc__buf_str(asc__buf *b) { return b->data ? b->data : ""; }
 
+const char *asc__read_file_strerror(int e) {
+  if (e == EINVAL)
+    return "not a regular file";
+  if (e == EFBIG)
+    return "larger than " ASC__READ_FILE_MAX_TEXT;
+  return strerror(e);
+}
+
 char *asc__read_file(const char *path, size_t *len) {
   asc__buf b;
   char chunk[65536];
-  size_t n;
-  int saved;
-  FILE *f = fopen(path, "rb");
+  struct stat st;
+  ssize_t n;
+  int saved = 0;
+  /* O_NONBLOCK: opening a FIFO would wait for a writer */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-  if (f == NULL)
+  if (fd < 0)
     return NULL;
+  if (fstat(fd, &st) != 0)
+    saved = errno;
+  else if (S_ISDIR(st.st_mode))
+    saved = EISDIR;
+  else if (!S_ISREG(st.st_mode))
+    saved = EINVAL;
+  else if ((uint64_t)st.st_size > ASC__READ_FILE_MAX)
+    saved = EFBIG;
+  if (saved != 0) {
+    close(fd);
+    errno = saved;
+    return NULL;
+  }
   asc__buf_init(&b);
   asc__buf_put(&b, "", 0);
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    asc__buf_put(&b, chunk, n);
-  saved = ferror(f) ? EIO : b.oom ? ENOMEM : 0;
-  fclose(f);
+  /* The size may have changed since fstat: the cap holds for what is
+   * read. */
+  while (!b.oom && b.len <= ASC__READ_FILE_MAX &&
+         (n = read(fd, chunk, sizeof chunk)) != 0) {
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      saved = EIO;
+      break;
+    }
+    asc__buf_put(&b, chunk, (size_t)n);
+  }
+  if (saved == 0)
+    saved = b.oom ? ENOMEM : b.len > ASC__READ_FILE_MAX ? EFBIG : 0;
+  close(fd);
   if (saved != 0 || b.data == NULL) {
     asc__buf_free(&b);
     errno = saved != 0 ? saved : ENOMEM;

@@ -21,9 +21,19 @@ void asc__buf_printf(asc__buf *b, const char *fmt, ...) ASC_PRINTF(2, 3);
 /* NUL-terminated contents; "" when empty. */
 const char *asc__buf_str(asc__buf *b);
 
-/* The whole file at path, NUL-terminated, in memory from asc__malloc (free
- * with asc__free); its length in *len when len is not NULL.  NULL with
- * errno set when it cannot be opened or read, or memory runs out. */
+/* Files larger than this are not read: kernel sources are far smaller,
+ * and the cap keeps a huge or growing file from filling the memory. */
+#define ASC__READ_FILE_MAX ((uint64_t)256 << 20)
+#define ASC__READ_FILE_MAX_TEXT "256 MiB"
+
+/* The whole regular file at path, NUL-terminated, in memory from
+ * asc__malloc (free with asc__free); its length in *len when len is not
+ * NULL.  NULL with errno set when it cannot be opened or read (EIO), is a
+ * directory (EISDIR) or anything else but a regular file (EINVAL: a FIFO
+ * would block, a device be read forever), holds more than
+ * ASC__READ_FILE_MAX bytes (EFBIG), or memory runs out (ENOMEM). */
 char *asc__read_file(const char *path, size_t *len);
+/* The reason for asc__read_file's errno e, for "cannot read PATH: %s". */
+const char *asc__read_file_strerror(int e);
 
 #endif /* ASC_BASE_BUF_H */

@@ -466,8 +466,8 @@ ascError_t ascModuleLoadPythonFile(ascModule_t *module, const char *path,
     return asc__error(ascErrorInvalidValue,
                       "ascModuleLoadPythonFile: %s is NULL",
                       module == NULL ? "module" : "path");
-  /* asc__read_file: EIO a read error, ENOMEM out of memory, anything
-   * else from opening. */
+  /* asc__read_file: EIO a read error, ENOMEM out of memory, EINVAL,
+   * EISDIR and EFBIG files it refuses, anything else from opening. */
   text = asc__read_file(path, NULL);
   if (text == NULL && errno == EIO)
     return asc__error(ascErrorInvalidValue, "%s: read error", path);
@@ -476,7 +476,8 @@ ascError_t ascModuleLoadPythonFile(ascModule_t *module, const char *path,
   if (text == NULL)
     return asc__error(errno == ENOENT ? ascErrorFileNotFound
                                       : ascErrorInvalidValue,
-                      "%s: cannot open: %s", path, strerror(errno));
+                      "%s: cannot open: %s", path,
+                      asc__read_file_strerror(errno));
   if (opts != NULL)
     o = *opts;
   else

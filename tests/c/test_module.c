@@ -34,10 +34,19 @@ static void test_load_errors(void **state) {
              ascErrorFileNotFound);
 }
 
+/* A new sparse file of n bytes at path.  0 or -1. */
+static int truncate_new(const char *path, off_t n) {
+  FILE *f = fopen(path, "w");
+  int r = f != NULL && ftruncate(fileno(f), n) == 0 ? 0 : -1;
+  if (f != NULL)
+    fclose(f);
+  return r;
+}
+
 /* Files that are not shared objects and cannot be read to their end
  * fail at once, without blocking or reading forever. */
 static void test_load_non_regular_files(void **state) {
-  char dir[512], fifo[600];
+  char dir[512], fifo[600], big[600];
   ascModule_t m;
   uint64_t t0 = uv_hrtime();
   (void)state;
@@ -50,7 +59,21 @@ static void test_load_non_regular_files(void **state) {
   ASSERT_ERR(ascModuleLoad(&m, fifo), ascErrorInvalidModule);
   assert_non_null(strstr(ascGetLastErrorMessage(), "not a regular file"));
   ASSERT_ERR(ascModuleLoad(&m, dir), ascErrorInvalidModule);
+  /* Kernel text is read whole: a FIFO would block, a device be read
+   * forever, a huge file fill the memory. */
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, fifo, NULL), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "not a regular file"));
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, "/dev/zero", NULL),
+             ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "not a regular file"));
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, dir, NULL), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "directory"));
+  snprintf(big, sizeof big, "%s/big.py", dir);
+  assert_int_equal(truncate_new(big, (off_t)257 << 20), 0);
+  ASSERT_ERR(ascModuleLoadPythonFile(&m, big, NULL), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "larger than 256 MiB"));
   assert_true((uv_hrtime() - t0) / 1000000 < 5000);
+  unlink(big);
   unlink(fifo);
   rmdir(dir);
 }

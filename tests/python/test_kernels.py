@@ -2,6 +2,7 @@
 (front end, types, back end, cache, scheduler)."""
 import gc
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -394,6 +395,20 @@ def test_annotated_kernel_type_error_at_compile():
 def test_missing_kernel_file():
     with pytest.raises(FileNotFoundError):
         asc.compile("/nonexistent/kernels.py")
+
+
+def test_kernel_file_not_regular(tmp_path):
+    """A FIFO (opening it would wait for a writer: the alarm is the hang
+    guard), a device or a directory is refused, not read (docs/files.md)."""
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    signal.alarm(60)
+    try:
+        for path in (fifo, Path("/dev/zero"), tmp_path):
+            with pytest.raises(ValueError, match="cannot read .*: (not a regular file|it is a directory)"):
+                asc.compile(path)
+    finally:
+        signal.alarm(0)
 
 
 # ------------------------------------------------------ frozen globals / cache

@@ -229,9 +229,12 @@ int ascc_emit_main(int argc, char **argv) {
     return usage_error("unknown --emit mode", a.mode);
   if (a.path == NULL)
     return usage_error("no input file", NULL);
+  /* Regular files only, of a sane size: a FIFO would block, /dev/zero
+   * fill the memory. */
   text = asc__read_file(a.path, &a.len);
   if (text == NULL) {
-    fprintf(stderr, "ascc: cannot read %s\n", a.path);
+    fprintf(stderr, "ascc: cannot read %s: %s\n", a.path,
+            asc__read_file_strerror(errno));
     return 2;
   }
   a.text = text;

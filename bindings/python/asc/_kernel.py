@@ -11,6 +11,7 @@ import functools
 import inspect
 import os
 import re
+import stat
 import threading
 import weakref
 
@@ -261,6 +262,32 @@ def load_module(path):
     return CompiledModule(module, "", path)
 
 
+# As ascModuleLoadPythonFile reads (docs/files.md): a regular file of at
+# most 256 MiB; a FIFO would block, a device be read forever.
+_KERNEL_FILE_MAX = 256 << 20
+
+
+def _read_kernel_file(path):
+    try:
+        # O_NONBLOCK: opening a FIFO would wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"asc.compile: no such kernel file: {path!r}") from None
+    st = os.fstat(fd)
+    why = ("it is a directory" if stat.S_ISDIR(st.st_mode)
+           else "not a regular file" if not stat.S_ISREG(st.st_mode)
+           else "larger than 256 MiB" if st.st_size > _KERNEL_FILE_MAX
+           else None)
+    if why is not None:
+        os.close(fd)
+        raise ValueError(f"asc.compile: cannot read {path!r}: {why}")
+    with open(fd, encoding="utf-8") as f:
+        text = f.read(_KERNEL_FILE_MAX + 1)   # it may have grown
+    if len(text) > _KERNEL_FILE_MAX:
+        raise ValueError(f"asc.compile: cannot read {path!r}: larger than 256 MiB")
+    return text
+
+
 def compile(source, *, filename=None, globals=None, debug=False,
             boundscheck=False, opt_level=0, fastmath=False):
     """Compile kernels from Python text, or from a file that is never
@@ -281,11 +308,7 @@ def compile(source, *, filename=None, globals=None, debug=False,
             isinstance(source, str) and "\n" not in source
             and (source.endswith(".py") or os.path.isfile(source))):
         path = os.fspath(source)
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"asc.compile: no such kernel file: {path!r}") from None
+        text = _read_kernel_file(path)
         module = _asc.Module(path, filename=filename, is_path=True, **options)
         return CompiledModule(module, text, filename or path)
     if not isinstance(source, str):
