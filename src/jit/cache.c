@@ -31,6 +31,7 @@
 #define _GNU_SOURCE /* O_PATH */
 #include "jit/cache.h"
 #include "base/env.h"
+#include "jit/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -300,30 +301,6 @@ static void remove_at(int dfd, const char *name, int depth) {
     close(fd);
   }
   unlinkat(dfd, name, AT_REMOVEDIR);
-}
-
-/* mkdtemp relative to dfd: name ends in "XXXXXX".  0 or errno. */
-static int mkdtemp_at(int dfd, char *name) {
-  static const char chars[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  static atomic_uint seq;
-  size_t n = strlen(name);
-  int tries;
-
-  for (tries = 0; tries < 100; tries++) {
-    uint64_t r = uv_hrtime() ^ ((uint64_t)getpid() << 32) ^
-                 (uint64_t)atomic_fetch_add(&seq, 1) * 0x9E3779B97F4A7C15u;
-    int i;
-    for (i = 0; i < 6; i++) {
-      name[n - 6 + i] = chars[r % 62];
-      r /= 62;
-    }
-    if (mkdirat(dfd, name, 0700) == 0)
-      return 0;
-    if (errno != EEXIST)
-      return errno;
-  }
-  return EEXIST;
 }
 
 /* ----------------------------------------------------------------- locks */
@@ -1270,7 +1247,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir, int dfd,
   }
   atomic_fetch_add(&c->misses, 1);
 
-  e = io_fail("mkdtemp", p.sub) != 0 ? errno : mkdtemp_at(subfd, workn);
+  e = io_fail("mkdtemp", p.sub) != 0 ? errno : asc__mkdtemp_at(subfd, workn);
   if (e != 0) {
     asc__buf_printf(why, "cannot create a work directory in %s: %s", p.sub,
                     strerror(e));

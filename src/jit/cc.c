@@ -15,6 +15,7 @@
  */
 #include "jit/cc.h"
 #include "base/env.h"
+#include "jit/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -881,20 +882,6 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   return err;
 }
 
-static bool write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 /* Whether compiler output says it could not write its files (the child
  * runs with LC_ALL=C, so these are the C library's English messages). */
 static bool out_of_space(const char *diag) {
@@ -923,10 +910,13 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
   }
   fd = open(c_path.data,
             O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0 || !write_all(fd, text, len) || close(fd) != 0) {
+  if (fd < 0)
     e = errno;
-    if (fd >= 0)
-      close(fd);
+  else if ((e = asc__write_all(fd, text, len)) != 0)
+    close(fd);
+  else if (close(fd) != 0)
+    e = errno;
+  if (e != 0) {
     unlink(c_path.data);
     err = asc__error(ascErrorCache, "cannot write %s: %s", c_path.data,
                      strerror(e));

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "compiler/cctx.h"
 
@@ -18,6 +19,7 @@ typedef struct ascc_emit_args {
   const char *path;        /* the source file */
   const char *text;        /* its contents */
   size_t len;
+  struct stat path_st;     /* the source file, never overwritten */
   const char *signature;   /* the first --signature, NULL when absent */
   const char *signatures[ASCC_MAX_SIGNATURES]; /* every --signature */
   int nsignatures;
@@ -48,6 +50,15 @@ int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 int ascc_emit_h(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
 /* --emit=c of a .py file: the C text --emit=so compiles. */
 int ascc_emit_aot_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out);
+
+/* Writes n bytes of data, or when data is NULL the n bytes of the file
+ * open at fd, to path through a private temporary renamed into place
+ * (docs/files.md); the file gets mode less the umask.  Refuses the
+ * source file itself and anything but a regular file or a new name.
+ * Returns 0, or 2 after saying why on stderr; nothing is left behind on
+ * failure. */
+int ascc_write_output(const ascc_emit_args *a, const char *path,
+                      const void *data, int fd, size_t n, mode_t mode);
 
 struct asc__ast_module;
 struct asc__ast_func;

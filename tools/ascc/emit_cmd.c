@@ -14,6 +14,7 @@
 
 #include "ascc.h"
 #include "emit.h"
+#include "jit/file.h"
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
 #include "base/fastmath.h"
@@ -79,22 +80,48 @@ static int run(const ascc_emit_args *a, ascc_emit_fn fn, bool writes_file) {
   fputs(asc__buf_str(&c.diag), stderr);
   if (rc == 0 && (c.fail != ASC_FAIL_NONE || c.nerrors > 0))
     rc = 1;
-  if (rc == 0 && !writes_file) {
-    FILE *f = stdout;
-    if (a->out != NULL && (f = fopen(a->out, "wb")) == NULL) {
-      fprintf(stderr, "ascc: cannot write %s\n", a->out);
+  if (rc == 0 && !writes_file && a->out != NULL) {
+    rc = ascc_write_output(a, a->out, out.data ? out.data : "", -1, out.len,
+                           0666);
+  } else if (rc == 0 && !writes_file) {
+    /* A full disk or a closed pipe must not look like an empty output. */
+    if (fwrite(out.data ? out.data : "", 1, out.len, stdout) != out.len ||
+        fflush(stdout) != 0) {
+      fprintf(stderr, "ascc: cannot write the output to standard output: "
+                      "%s\n", strerror(errno));
       rc = 2;
-    } else {
-      fwrite(out.data ? out.data : "", 1, out.len, f);
-      if (f != stdout && fclose(f) != 0) {
-        fprintf(stderr, "ascc: cannot write %s\n", a->out);
-        rc = 2;
-      }
     }
   }
   asc__buf_free(&out);
   asc__cctx_free(&c);
   return rc;
+}
+
+int ascc_write_output(const ascc_emit_args *a, const char *path,
+                      const void *data, int fd, size_t n, mode_t mode) {
+  asc__outfile o;
+  int e = asc__outfile_open(&o, path, mode, 0);
+
+  if (e == 0 && o.exists && o.old.st_dev == a->path_st.st_dev &&
+      o.old.st_ino == a->path_st.st_ino) {
+    asc__outfile_discard(&o);
+    fprintf(stderr, "ascc: cannot write %s: it is the input file %s\n", path,
+            a->path);
+    return 2;
+  }
+  if (e == 0)
+    e = data != NULL ? asc__outfile_write(&o, data, n)
+                     : asc__outfile_copy(&o, fd, n);
+  if (e == 0)
+    e = asc__outfile_commit(&o);
+  else
+    asc__outfile_discard(&o);
+  if (e != 0) {
+    fprintf(stderr, "ascc: cannot write %s: %s\n", path,
+            asc__outfile_strerror(e));
+    return 2;
+  }
+  return 0;
 }
 
 /* -march values are passed to the C compiler as one argument: keep them
@@ -232,9 +259,10 @@ int ascc_emit_main(int argc, char **argv) {
   /* Regular files only, of a sane size: a FIFO would block, /dev/zero
    * fill the memory. */
   text = asc__read_file(a.path, &a.len);
-  if (text == NULL) {
+  if (text == NULL || stat(a.path, &a.path_st) != 0) {
     fprintf(stderr, "ascc: cannot read %s: %s\n", a.path,
             asc__read_file_strerror(errno));
+    asc__free(text);
     return 2;
   }
   a.text = text;

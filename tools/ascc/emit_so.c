@@ -15,9 +15,11 @@
  * specialisation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jit/cc.h"
@@ -318,31 +320,22 @@ int ascc_emit_aot_c(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
 
 /* -------------------------------------------------------------- --emit=so */
 
-/* src -> dst, by rename or, across file systems, by copy. */
-static int move_file(const char *src, const char *dst) {
-  FILE *in, *out;
-  char buf[65536];
-  size_t n;
-  int ok = 1;
+/* The built shared object (path) to dst. */
+static int publish(const ascc_emit_args *a, const char *path,
+                   const char *dst) {
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc;
 
-  if (rename(src, dst) == 0)
-    return 0;
-  if (errno != EXDEV)
-    return -1;
-  in = fopen(src, "rb");
-  out = in ? fopen(dst, "wb") : NULL;
-  if (in == NULL || out == NULL) {
-    if (in)
-      fclose(in);
-    return -1;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "ascc: cannot read the built %s: %s\n", path,
+            fd < 0 ? strerror(errno) : "not a regular file");
+    if (fd >= 0)
+      close(fd);
+    return 2;
   }
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-    ok &= fwrite(buf, 1, n, out) == n;
-  ok &= !ferror(in);
-  fclose(in);
-  ok &= fclose(out) == 0;
-  unlink(src);
-  return ok ? 0 : -1;
+  rc = ascc_write_output(a, dst, NULL, fd, (size_t)st.st_size, 0777);
+  close(fd);
+  return rc;
 }
 
 /* FILE.py -> STEM.so in the working directory. */
@@ -372,6 +365,7 @@ int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
   const char *tmp = getenv("TMPDIR");
   char dirbuf[4096];
   unsigned fastmath = 0;
+  ascError_t err = ascSuccess;
   int rc;
 
   (void)out;
@@ -407,19 +401,21 @@ int ascc_emit_so(const ascc_emit_args *a, asc__cctx *c, asc__buf *out) {
     strcpy(dirbuf, dir);
   }
   dst = a->out ? strdup(a->out) : default_output(a->path, ".so");
-  if (dst == NULL ||
-      asc__cc_build(cc, &o, dirbuf, "module", asc__buf_str(&text), text.len,
-                    &so) != ascSuccess) {
-    /* The message names the generated C file, which is kept. */
-    fprintf(stderr, "ascc: %s\n",
-            dst ? ascGetLastErrorMessage() : "out of memory");
+  if (dst == NULL) {
+    fprintf(stderr, "ascc: out of memory\n");
     rc = 2;
-  } else if (move_file(so, dst) != 0) {
-    fprintf(stderr, "ascc: cannot write %s: %s\n", dst, strerror(errno));
+  } else if ((err = asc__cc_build(cc, &o, dirbuf, "module",
+                                  asc__buf_str(&text), text.len, &so)) !=
+             ascSuccess) {
+    fprintf(stderr, "ascc: %s\n", ascGetLastErrorMessage());
+    rc = 2;
+  } else {
+    rc = publish(a, so, dst);
     unlink(so);
-    rc = 2;
   }
-  if (rc == 0)
+  /* A failed compile keeps the generated C, which its message names;
+   * nothing else stays. */
+  if (err != ascErrorInternal && err != ascErrorTimeout)
     rmdir(dirbuf);
   asc__free(so);
   free(dst);
