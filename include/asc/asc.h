@@ -235,7 +235,8 @@ ASC_API ascError_t ascMemGetInfo(size_t *free, size_t *total);
  * trace-event JSON (also written at ascDeviceReset and at normal process
  * exit).  $ASC_TRACE=path starts one at initialisation.  Start while a
  * trace runs, or stop while none does, returns ascErrorNotPermitted; an
- * unwritable path, ascErrorInvalidValue. */
+ * unwritable path (a symbolic link, FIFO or device there included:
+ * docs/files.md), ascErrorInvalidValue. */
 ASC_API ascError_t ascProfilerStart(const char *path);
 ASC_API ascError_t ascProfilerStop(void);
 

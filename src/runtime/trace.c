@@ -4,10 +4,17 @@
  * Record flow: a hook checks asc__trace_on (relaxed), fills the next
  * record of the calling thread's chunk and publishes it with a release
  * store of the chunk's count.  The flusher takes the list lock, reads each
- * chunk's count with acquire, formats the records it has not read yet into
- * the session's text, and writes the whole file.  A record that a thread
- * finishes after the session stopped lands in its chunk and is dropped by
- * the next session, which keeps only records stamped after its start.
+ * chunk's count with acquire, formats the records it has not read yet and
+ * appends the text to the session's spool (an unnamed file in the trace
+ * file's directory), then writes the file from the spool through a
+ * private temporary renamed into place (jit/file.h, docs/files.md).  A
+ * record that a thread finishes after the session stopped lands in its
+ * chunk and is dropped by the next session, which keeps only records
+ * stamped after its start.
+ *
+ * Memory: chunks waiting for a flush are counted; past
+ * $ASC_TRACE_MAX_BYTES of them a record is dropped and counted instead,
+ * and the file and stderr say how many (docs/tracing.md, "Cost").
  *
  * Tracks: pid 1 holds one track per stream (tid = order of first
  * appearance) and the pool counters; pid 2 one track per thread that
@@ -21,11 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <uv.h>
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 
+#include "base/env.h"
+#include "jit/file.h"
 #include "runtime/stream.h"
 
 enum {
@@ -94,18 +104,38 @@ static uv_mutex_t list_lock;
 static chunk *chunks;
 static atomic_int next_tid;
 static _Atomic uint64_t next_flow_id;
-static atomic_int dropped;
 static chunk *spare;           /* under list_lock: chunks to reuse */
 static int nspare;
+/* Chunks on the list (written to under list_lock), and how many may be:
+ * a record that would need one more is dropped. */
+static atomic_size_t nheld;
+static atomic_size_t max_held = SIZE_MAX;
+/* Records the session dropped, and the trace-clock time of the first. */
+static _Atomic uint64_t dropped;
+static _Atomic uint64_t first_drop;
+
+/* Formatted text is written to the spool in pieces of this size. */
+#define SPOOL_PIECE ((size_t)1 << 20)
+
+static asc__env_num max_bytes_env = {"ASC_TRACE_MAX_BYTES",
+                                     (uint64_t)256 << 20, 1, UINT64_MAX,
+                                     ASC__ENV_SUFFIXES, false};
 
 /* The session: under list_lock. */
 static struct {
   bool active;
   bool from_env;
   char *path;
+  int dirfd;                   /* the file's directory */
+  const char *name;            /* the file's name in it (in path) */
+  int spool;                   /* unnamed file: the events formatted so far */
+  uint64_t spool_len;
+  int spool_err;               /* errno of a failed spool write, or 0 */
+  uint64_t max_bytes;          /* ASC_TRACE_MAX_BYTES */
   uint64_t t0;                 /* trace clock at the start */
   double ns_per_tick;          /* fixed at the session's first flush */
-  asc__buf events;             /* formatted events, comma separated */
+  asc__buf events;             /* formatted events not yet in the spool,
+                                  each starting with ",\n" */
   const void *streams[256];    /* stream track tid = index + 1 */
   bool stream_default[256];
   int nstreams;
@@ -284,8 +314,15 @@ static chunk *chunk_new(void) {
   uv_mutex_lock(&list_lock);
   c->next = chunks;
   chunks = c;
+  atomic_fetch_add_explicit(&nheld, 1, memory_order_relaxed);
   uv_mutex_unlock(&list_lock);
   return c;
+}
+
+static void drop(void) {
+  if (atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed) == 0)
+    atomic_store_explicit(&first_drop, asc__trace_now(),
+                          memory_order_relaxed);
 }
 
 /* The next free record of this thread, or NULL (out of memory). */
@@ -295,9 +332,14 @@ static rec *rec_get(void) {
 
   if (c == NULL || atomic_load_explicit(&c->n, memory_order_relaxed) ==
                        CHUNK_RECS) {
-    chunk *nc = chunk_new();
+    /* Past the limit the thread keeps its full chunk (not marked full,
+     * so no flush recycles it under the thread) and drops the record. */
+    chunk *nc = atomic_load_explicit(&nheld, memory_order_relaxed) <
+                        atomic_load_explicit(&max_held, memory_order_relaxed)
+                    ? chunk_new()
+                    : NULL;
     if (nc == NULL) {
-      atomic_fetch_add(&dropped, 1);
+      drop();
       return NULL;
     }
     tl.chunk = nc;
@@ -608,10 +650,8 @@ static uint64_t dur_ns(uint64_t t0, uint64_t t1) {
 
 static void ev_begin(asc__buf *b, char ph, const char *cat, const char *name,
                      int pid, int tid, uint64_t ts) {
-  char head[9] = {'{', '"', 'p', 'h', '"', ':', '"', ph, '"'};
+  char head[11] = {',', '\n', '{', '"', 'p', 'h', '"', ':', '"', ph, '"'};
 
-  if (b->len != 0)
-    asc__buf_puts(b, ",\n");
   asc__buf_put(b, head, sizeof head);
   asc__buf_puts(b, ",\"cat\":\"");
   asc__buf_puts(b, cat);
@@ -741,10 +781,8 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     int p = pool_index(r->track);
     ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
     asc__buf_printf(b, ",\"dur\":0,\"args\":{\"bytes\":%" PRIu64 "}}", r->a0);
-    if (b->len != 0)
-      asc__buf_puts(b, ",\n");
     asc__buf_printf(b,
-                    "{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"pool %d\","
+                    ",\n{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"pool %d\","
                     "\"pid\":1,\"tid\":0",
                     p);
     put_us(b, ",\"ts\":", ns_of(r->ts));
@@ -759,7 +797,22 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
   }
 }
 
-/* list_lock held: moves every published record into S.events. */
+/* list_lock held: appends S.events to the spool and empties it.  The
+ * first failure is kept for the next file write to report. */
+static void spool_flush(void) {
+  if (S.events.oom && S.spool_err == 0)
+    S.spool_err = ENOMEM;
+  if (S.spool_err == 0 && S.events.len != 0) {
+    S.spool_err = asc__write_all(S.spool, S.events.data, S.events.len);
+    if (S.spool_err == 0)
+      S.spool_len += S.events.len;
+  }
+  if (S.events.oom)
+    asc__buf_free(&S.events);
+  S.events.len = 0;
+}
+
+/* list_lock held: moves every published record into the spool. */
 static void drain(void) {
   fix_rate();
   for (chunk *c = chunks; c != NULL; c = c->next) {
@@ -770,6 +823,8 @@ static void drain(void) {
         any = true;
       format(&S.events, c, &c->recs[i]);
       asc__free(c->recs[i].detail);
+      if (S.events.len >= SPOOL_PIECE)
+        spool_flush();
     }
     c->read = n;
     if (any)
@@ -782,6 +837,7 @@ static void drain(void) {
     if (atomic_load_explicit(&c->full, memory_order_acquire) &&
         c->read == CHUNK_RECS) {
       *pc = c->next;
+      atomic_fetch_sub_explicit(&nheld, 1, memory_order_relaxed);
       if (nspare < SPARE_MAX) {
         c->next = spare;
         spare = c;
@@ -793,6 +849,7 @@ static void drain(void) {
       pc = &c->next;
     }
   }
+  spool_flush();
 }
 
 static void meta(asc__buf *b, int pid, int tid, const char *what,
@@ -812,14 +869,20 @@ static void sort_index(asc__buf *b, int pid, int tid, int idx) {
                   pid, tid, idx);
 }
 
-/* list_lock held: writes S.path. */
-static ascError_t write_file(void) {
+/* list_lock held, after a drain: writes the file, replacing S.path.
+ * 0, or an error with its message in why. */
+static ascError_t write_file(asc__buf *why) {
   asc__buf m;
-  FILE *f;
-  bool ok;
+  asc__outfile o;
   char name[48];
+  uint64_t nd = atomic_load(&dropped);
+  int e;
 
   asc__buf_init(&m);
+  asc__buf_printf(&m,
+                  "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
+                  "\"libasc\",\"clock\":\"%s\"},\n\"traceEvents\":[\n",
+                  atomic_load(&asc__trace_clk) == 2 ? "tsc" : "monotonic");
   asc__buf_puts(&m, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"
                     "\"tid\":0,\"args\":{\"name\":\"libasc streams\"}}");
   meta(&m, 2, 0, "process_name", "libasc threads");
@@ -833,38 +896,81 @@ static ascError_t write_file(void) {
     meta(&m, 2, S.tids[i], "thread_name", S.tnames[i]);
     sort_index(&m, 2, S.tids[i], S.tids[i]);
   }
-  if (m.oom || S.events.oom) {
+  if (m.oom) {
     asc__buf_free(&m);
-    return asc__error(ascErrorOutOfMemory, "out of memory writing a trace");
+    asc__buf_puts(why, "out of memory writing a trace");
+    return ascErrorOutOfMemory;
   }
-  f = fopen(S.path, "w");
-  if (f == NULL) {
+  if (S.spool_err != 0) {
     asc__buf_free(&m);
-    return asc__error(ascErrorInvalidValue, "cannot write trace file %s: %s",
-                      S.path, strerror(errno));
+    asc__buf_printf(why, "cannot write trace file %s: writing its events "
+                         "to a temporary file in its directory: %s",
+                    S.path, strerror(S.spool_err));
+    return S.spool_err == ENOMEM ? ascErrorOutOfMemory
+                                 : ascErrorInvalidValue;
   }
-  fprintf(f,
-          "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":"
-          "\"libasc\",\"clock\":\"%s\"},\n\"traceEvents\":[\n",
-          atomic_load(&asc__trace_clk) == 2 ? "tsc" : "monotonic");
-  fputs(asc__buf_str(&m), f);
-  if (S.events.len != 0) {
-    fputs(",\n", f);
-    fwrite(S.events.data, 1, S.events.len, f);
+  e = asc__outfile_open_at(&o, S.dirfd, S.name, 0600,
+                           ASC__OUTFILE_KEEP_MODE);
+  if (e == 0)
+    e = asc__outfile_write(&o, m.data, m.len);
+  if (e == 0)
+    e = asc__outfile_copy(&o, S.spool, (size_t)S.spool_len);
+  m.len = 0;
+  /* Where the first record was dropped, and how many were. */
+  if (nd != 0) {
+    ev_begin(&m, 'i', "trace", "records dropped", 1, 0,
+             atomic_load(&first_drop));
+    asc__buf_printf(&m,
+                    ",\"s\":\"g\",\"args\":{\"dropped\":%" PRIu64
+                    ",\"ASC_TRACE_MAX_BYTES\":%" PRIu64 "}}",
+                    nd, S.max_bytes);
   }
-  fputs("\n]}\n", f);
-  ok = ferror(f) == 0;
-  ok = fclose(f) == 0 && ok;
+  asc__buf_puts(&m, "\n]}\n");
+  if (e == 0)
+    e = m.oom ? ENOMEM : asc__outfile_write(&o, m.data, m.len);
+  if (e == 0)
+    e = asc__outfile_commit(&o);
+  else
+    asc__outfile_discard(&o);
   asc__buf_free(&m);
-  if (!ok)
-    return asc__error(ascErrorInvalidValue, "cannot write trace file %s",
-                      S.path);
+  if (e != 0) {
+    asc__buf_printf(why, "cannot write trace file %s: %s", S.path,
+                    asc__outfile_strerror(e));
+    return e == ENOMEM ? ascErrorOutOfMemory : ascErrorInvalidValue;
+  }
   return ascSuccess;
+}
+
+/* list_lock held: the session's last file.  Its failure and any dropped
+ * records are told on stderr too when no caller gets an error back
+ * (process exit). */
+static ascError_t final_write(asc__buf *why) {
+  ascError_t e;
+  uint64_t nd;
+
+  atomic_store(&asc__trace_on, 0);
+  drain();
+  e = write_file(why);
+  nd = atomic_load(&dropped);
+  if (nd != 0)
+    fprintf(stderr,
+            "libasc: trace %s: %" PRIu64 " records dropped: the records "
+            "waiting to be written reached ASC_TRACE_MAX_BYTES (%" PRIu64
+            " bytes); the file's \"records dropped\" event marks the first "
+            "(docs/tracing.md)\n",
+            S.path, nd, S.max_bytes);
+  return e;
 }
 
 static void session_end(void) {
   asc__free(S.path);
   S.path = NULL;
+  S.name = NULL;
+  if (S.spool >= 0)
+    close(S.spool);
+  if (S.dirfd >= 0)
+    close(S.dirfd);
+  S.spool = S.dirfd = -1;
   asc__buf_free(&S.events);
   for (int i = 0; i < S.nsigs; i++)
     asc__free(S.sig_text[i]);
@@ -873,19 +979,48 @@ static void session_end(void) {
   S.from_env = false;
 }
 
+/* A library must not change the process's exit status, so a file that
+ * cannot be written at exit is told on stderr. */
 static void trace_atexit(void) {
   uv_mutex_lock(&list_lock);
   if (S.active) {
-    atomic_store(&asc__trace_on, 0);
-    drain();
-    (void)write_file();
+    asc__buf why;
+    asc__buf_init(&why);
+    if (final_write(&why) != ascSuccess)
+      fprintf(stderr, "libasc: trace at exit: %s\n", asc__buf_str(&why));
+    asc__buf_free(&why);
     session_end();
   }
   uv_mutex_unlock(&list_lock);
 }
 
+/* list_lock held: S.path's directory and the spool; a destination that
+ * is a link, a FIFO, a device or a directory is refused now, before the
+ * run (jit/file.h). */
+static ascError_t open_files(const char *path) {
+  asc__outfile o;
+  int e;
+
+  S.path = asc__strdup(path);
+  if (S.path == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  S.dirfd = asc__open_parent(S.path, &S.name);
+  if (S.dirfd < 0)
+    e = errno;
+  else
+    e = asc__outfile_open_at(&o, S.dirfd, S.name, 0600, 0);
+  if (e == 0 && (S.spool = asc__outfile_detach(&o)) < 0)
+    e = errno;
+  if (e != 0)
+    return asc__error(ascErrorInvalidValue,
+                      "ascProfilerStart: cannot write %s: %s", path,
+                      asc__outfile_strerror(e));
+  return ascSuccess;
+}
+
 static ascError_t start(const char *path, bool from_env) {
-  FILE *f;
+  ascError_t err;
+  uint64_t chunks_max;
 
   uv_once(&clk_once, clk_init);
   uv_once(&once, init_once);
@@ -897,23 +1032,23 @@ static ascError_t start(const char *path, bool from_env) {
                       S.path);
   }
   /* Fail now, not at the end of the run. */
-  f = fopen(path, "w");
-  if (f == NULL) {
-    int e = errno;
+  S.spool = S.dirfd = -1;
+  S.spool_len = 0;
+  S.spool_err = 0;
+  err = open_files(path);
+  if (err != ascSuccess) {
+    session_end();
     uv_mutex_unlock(&list_lock);
-    return asc__error(ascErrorInvalidValue,
-                      "ascProfilerStart: cannot write %s: %s", path,
-                      strerror(e));
-  }
-  fclose(f);
-  S.path = asc__strdup(path);
-  if (S.path == NULL) {
-    uv_mutex_unlock(&list_lock);
-    return asc__error(ascErrorOutOfMemory, "out of memory");
+    return err;
   }
   asc__buf_init(&S.events);
   S.from_env = from_env;
   S.active = true;
+  S.max_bytes = asc__env_u64(&max_bytes_env);
+  chunks_max = S.max_bytes / sizeof(chunk);
+  atomic_store(&max_held, chunks_max == 0 ? 1 : (size_t)chunks_max);
+  atomic_store(&dropped, 0);
+  atomic_store(&first_drop, 0);
   /* Records already in the chunks belong to no session. */
   for (chunk *c = chunks; c != NULL; c = c->next) {
     size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
@@ -939,12 +1074,19 @@ void asc__trace_env_start(void) {
   }
 }
 
+/* ascDeviceReset succeeds whatever the trace does: a file that cannot be
+ * written is told on stderr, and tracing goes on. */
 void asc__trace_checkpoint(void) {
   uv_once(&once, init_once);
   uv_mutex_lock(&list_lock);
   if (S.active) {
+    asc__buf why;
+    asc__buf_init(&why);
     drain();
-    (void)write_file();
+    if (write_file(&why) != ascSuccess)
+      fprintf(stderr, "libasc: trace at ascDeviceReset: %s\n",
+              asc__buf_str(&why));
+    asc__buf_free(&why);
   }
   uv_mutex_unlock(&list_lock);
 }
@@ -973,6 +1115,7 @@ ascError_t ascProfilerStart(const char *path) {
 
 ascError_t ascProfilerStop(void) {
   ascError_t e;
+  asc__buf why;
 
   uv_once(&once, init_once);
   uv_mutex_lock(&list_lock);
@@ -981,10 +1124,12 @@ ascError_t ascProfilerStop(void) {
     return asc__error(ascErrorNotPermitted,
                       "ascProfilerStop: no trace is running");
   }
-  atomic_store(&asc__trace_on, 0);
-  drain();
-  e = write_file();
+  asc__buf_init(&why);
+  e = final_write(&why);
   session_end();
   uv_mutex_unlock(&list_lock);
+  if (e != ascSuccess)
+    asc__error(e, "ascProfilerStop: %s", asc__buf_str(&why));
+  asc__buf_free(&why);
   return e;
 }

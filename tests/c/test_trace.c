@@ -4,12 +4,18 @@
  * The span-by-span checks of a scripted run are in
  * tests/scripts/trace_check.py (ctest trace_streams).
  */
+#include <dirent.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "base/buf.h"
+#include "jit/cc.h"
 #include "runtime/extern_op.h"
+#include "subproc.h"
 #include "testutil.h"
 
 /* The whole file; the test fails if it cannot be read. */
@@ -24,6 +30,16 @@ static int count(const char *s, const char *what) {
   for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
     n++;
   return n;
+}
+
+/* A session of n one-block launches of k: the file it wrote. */
+static char *traced_launches(const char *path, ascKernel_t k, long n) {
+  ASSERT_OK(ascProfilerStart(path));
+  for (long i = 0; i < n; i++)
+    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
+  ASSERT_OK(ascDeviceSynchronize());
+  ASSERT_OK(ascProfilerStop());
+  return slurp(path);
 }
 
 /* Per clock: ctest runs this binary once more with
@@ -83,12 +99,7 @@ static void test_sessions_and_chunks(void **state) {
   assert_int_equal(count(s, "\"cat\":\"block\""), 2 * n);
   asc__free(s);
   /* Again: the second session holds only its own launches. */
-  ASSERT_OK(ascProfilerStart(path));
-  for (int i = 0; i < 7; i++)
-    ASSERT_OK(ascLaunchKernel(k, 1, NULL, NULL));
-  ASSERT_OK(ascDeviceSynchronize());
-  ASSERT_OK(ascProfilerStop());
-  s = slurp(path);
+  s = traced_launches(path, k, 7);
   assert_int_equal(count(s, "\"cat\":\"launch\""), 7);
   asc__free(s);
   ASSERT_OK(ascModuleUnload(m));
@@ -439,7 +450,254 @@ static void test_extern_spans(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
-int main(void) {
+/* ------------------------------------------------------- the trace file */
+
+/* A fresh directory under the build tree. */
+static void new_dir(char *buf, size_t cap, const char *name) {
+  const char *clk = getenv("ASC_TRACE_CLOCK");
+  snprintf(buf, cap, "%s/test-trace-%s%s-XXXXXX", ASC_BINARY_DIR, name,
+           clk != NULL ? "-mono" : "");
+  assert_non_null(mkdtemp(buf));
+}
+
+/* The names in dir, "." and ".." aside. */
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+static void rm_rf(const char *dir) {
+  char *argv[] = {(char *)"rm", (char *)"-rf", (char *)dir, NULL};
+  asc__buf out;
+  int st;
+  asc__buf_init(&out);
+  asc__run_process(argv, 20000, &out, &st);
+  asc__buf_free(&out);
+}
+
+/* The file is created 0600 (a trace tells what ran, with kernel names and
+ * signatures), whatever the umask; an existing file of this user keeps
+ * its mode; while the session runs nothing new is visible in the
+ * directory, and after it only the file. */
+static void test_file_mode(void **state) {
+  char dir[512], path[600];
+  struct stat st;
+  mode_t old = umask(022);
+  int during;
+  (void)state;
+  new_dir(dir, sizeof dir, "mode");
+  snprintf(path, sizeof path, "%s/t.json", dir);
+  ASSERT_OK(ascProfilerStart(path));
+  during = entries(dir);
+  ASSERT_OK(ascProfilerStop());
+  assert_int_equal(during, 0);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0600);
+  assert_int_equal(entries(dir), 1);
+  assert_int_equal(chmod(path, 0644), 0);
+  ASSERT_OK(ascProfilerStart(path));
+  ASSERT_OK(ascProfilerStop());
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0644);
+  umask(old);
+  /* A directory where the file should be is refused at the start. */
+  ASSERT_ERR(ascProfilerStart(dir), ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "directory"));
+  rm_rf(dir);
+}
+
+/* Runs argv as uid/gid 65534 through setpriv (root only).  false, with
+ * the reason printed, when this process cannot act as another user. */
+static bool as_other_user(const char *const *cmd) {
+  char *argv[16] = {(char *)"setpriv", (char *)"--reuid=65534",
+                    (char *)"--regid=65534", (char *)"--clear-groups"};
+  asc__buf out;
+  int st = -1, n = 4;
+  if (geteuid() != 0) {
+    printf("    (skipped: needs root to act as a second user)\n");
+    return false;
+  }
+  while (*cmd != NULL && n < 15)
+    argv[n++] = (char *)*cmd++;
+  argv[n] = NULL;
+  asc__buf_init(&out);
+  ASSERT_OK(asc__run_process(argv, 20000, &out, &st));
+  if (st != 0)
+    fail_msg("%s as uid 65534: status %d: %s", argv[4], st,
+             asc__buf_str(&out));
+  asc__buf_free(&out);
+  return true;
+}
+
+/* Another user's symbolic link at the trace path, in a sticky directory
+ * such as /tmp, must not make this process (root here) overwrite the
+ * file it points to: not when it is there at the start, nor when it
+ * appears while the session runs. */
+static void test_other_users_link(void **state) {
+  char dir[512], sticky[600], victim[600], link[700], late[700];
+  char *s;
+  ascError_t e;
+  (void)state;
+  new_dir(dir, sizeof dir, "link");
+  assert_int_equal(chmod(dir, 0755), 0);
+  snprintf(sticky, sizeof sticky, "%s/tmp", dir);
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  snprintf(link, sizeof link, "%s/trace.json", sticky);
+  snprintf(late, sizeof late, "%s/late.json", sticky);
+  assert_int_equal(mkdir(sticky, 0700), 0);
+  assert_int_equal(chmod(sticky, 01777), 0);
+  {
+    FILE *f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("victim", f);
+    fclose(f);
+  }
+  {
+    const char *ln[] = {"ln", "-s", victim, link, NULL};
+    if (!as_other_user(ln)) {
+      rm_rf(dir);
+      return;
+    }
+  }
+  e = ascProfilerStart(link);
+  if (e == ascSuccess)
+    (void)ascProfilerStop();   /* no later test inherits the session */
+  s = slurp(victim);
+  assert_string_equal(s, "victim");
+  asc__free(s);
+  assert_int_equal(e, ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "symbolic link"));
+  ASSERT_OK(ascProfilerStart(late));
+  {
+    const char *ln[] = {"ln", "-s", victim, late, NULL};
+    assert_true(as_other_user(ln));
+  }
+  e = ascProfilerStop();
+  s = slurp(victim);
+  assert_string_equal(s, "victim");
+  asc__free(s);
+  assert_int_equal(e, ascErrorInvalidValue);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "symbolic link"));
+  rm_rf(dir);
+}
+
+/* A FIFO at $ASC_TRACE's path, or at ascProfilerStart's, is refused
+ * without opening it (opening it for writing waits for a reader: the
+ * program would hang at start-up).  The child's alarm is the hang guard. */
+static void test_fifo_refused(void **state) {
+  char dir[512], fifo[600], env[700], env2[700], out[SUBPROC_OUT_MAX];
+  const char *set[] = {env, env2, NULL};
+  (void)state;
+  new_dir(dir, sizeof dir, "fifo");
+  snprintf(fifo, sizeof fifo, "%s/trace.json", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  snprintf(env, sizeof env, "ASC_TRACE=%s", fifo);
+  snprintf(env2, sizeof env2, "TEST_TRACE_FILE=%s", fifo);
+  assert_int_equal(subproc_run("fifo", set, out, sizeof out), 0);
+  assert_non_null(strstr(out, "libasc: ASC_TRACE: ascProfilerStart: cannot "
+                              "write"));
+  assert_non_null(strstr(out, "not a regular file"));
+  assert_non_null(strstr(out, "start=ascErrorInvalidValue\n"));
+  rm_rf(dir);
+}
+
+/* A trace that cannot be written at exit (here a directory took its
+ * place) is told on stderr; the exit status stays the program's. */
+static void test_unwritable_at_exit(void **state) {
+  char dir[512], path[600], env[700], out[SUBPROC_OUT_MAX];
+  const char *set[] = {env, NULL};
+  (void)state;
+  new_dir(dir, sizeof dir, "exit");
+  snprintf(path, sizeof path, "%s/trace.json", dir);
+  snprintf(env, sizeof env, "ASC_TRACE=%s", path);
+  assert_int_equal(subproc_run("exit_unwritable", set, out, sizeof out), 0);
+  assert_non_null(strstr(out, "launched\n"));
+  assert_non_null(strstr(out, "libasc: trace at exit: cannot write trace "
+                              "file"));
+  assert_non_null(strstr(out, "it is a directory"));
+  rm_rf(dir);
+}
+
+/* Records waiting to be written are bounded by ASC_TRACE_MAX_BYTES: past
+ * it they are dropped, counted, and the count is in the file.  Every
+ * record is either in the file or counted. */
+static void test_records_bounded(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "empty");
+  ascDeviceProp p;
+  char dir[512], path[600];
+  char *s, *ev;
+  long slots, n, kept;
+  unsigned long long nd;
+  (void)state;
+  ASSERT_OK(ascGetDeviceProperties(&p, 0));
+  /* 64K is less than one chunk of 512 records, so one chunk may be
+   * taken; each thread (workers, this one, the callback thread) may also
+   * still have room in the chunk it had.  Twice as many records as all
+   * that could hold are made. */
+  slots = (long)(p.cores + 4) * 512;
+  n = slots;
+  new_dir(dir, sizeof dir, "bounded");
+  snprintf(path, sizeof path, "%s/t.json", dir);
+  setenv("ASC_TRACE_MAX_BYTES", "64K", 1);
+  s = traced_launches(path, k, n);
+  unsetenv("ASC_TRACE_MAX_BYTES");
+  kept = count(s, "\"cat\":\"launch\"") + count(s, "\"cat\":\"block\"");
+  ev = strstr(s, "\"name\":\"records dropped\"");
+  assert_non_null(ev);
+  ev = strstr(ev, "\"dropped\":");
+  assert_non_null(ev);
+  nd = strtoull(ev + 10, NULL, 10);
+  assert_int_equal(nd + (unsigned long long)kept, 2ull * (unsigned long)n);
+  assert_in_range(kept, 0, slots);
+  assert_non_null(strstr(s, "\"ASC_TRACE_MAX_BYTES\":65536"));
+  asc__free(s);
+  /* The default limit holds all of a short session, and nothing is
+   * dropped once a flush has made room. */
+  s = traced_launches(path, k, 7);
+  assert_int_equal(count(s, "\"cat\":\"launch\""), 7);
+  assert_null(strstr(s, "records dropped"));
+  asc__free(s);
+  ASSERT_OK(ascModuleUnload(m));
+  rm_rf(dir);
+}
+
+/* The children of the tests above: stderr joins the captured stdout. */
+static int child(const char *mode) {
+  dup2(STDOUT_FILENO, STDERR_FILENO);
+  alarm(60);
+  if (strcmp(mode, "fifo") == 0) {
+    int n;
+    ascError_t e = ascGetDeviceCount(&n);   /* reads $ASC_TRACE */
+    printf("init=%s\n", ascGetErrorName(e));
+    e = ascProfilerStart(getenv("TEST_TRACE_FILE"));
+    printf("start=%s\n", ascGetErrorName(e));
+    fflush(stdout);
+    return 0;
+  }
+  if (strcmp(mode, "exit_unwritable") == 0) {
+    ascModule_t m;
+    ascKernel_t k;
+    if (ascModuleLoad(&m, TEST_MODULE("testkernels")) != ascSuccess ||
+        ascModuleGetKernel(&k, m, "empty") != ascSuccess ||
+        ascLaunchKernel(k, 1, NULL, NULL) != ascSuccess ||
+        ascDeviceSynchronize() != ascSuccess)
+      return 3;
+    printf("launched\n");
+    fflush(stdout);
+    (void)unlink(getenv("ASC_TRACE"));
+    return mkdir(getenv("ASC_TRACE"), 0700) == 0 ? 0 : 4;
+  }
+  return 2;
+}
+
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_one_session_at_a_time),
@@ -449,6 +707,13 @@ int main(void) {
       cmocka_unit_test(test_threads_and_streams),
       cmocka_unit_test(test_clock_in_ns),
       cmocka_unit_test(test_extern_spans),
+      cmocka_unit_test(test_file_mode),
+      cmocka_unit_test(test_other_users_link),
+      cmocka_unit_test(test_fifo_refused),
+      cmocka_unit_test(test_unwritable_at_exit),
+      cmocka_unit_test(test_records_bounded),
   };
+  if (argc == 3 && strcmp(argv[1], "--child") == 0)
+    return child(argv[2]);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

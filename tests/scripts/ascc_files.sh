@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The files ascc reads and writes: a write that fails (a
+# The files ascc reads and writes (docs/files.md): a write that fails (a
 # full disk, a closed or full standard output, a file size limit) is an
 # error with a non-zero status and leaves nothing behind; the output goes
 # through a private temporary, never through a symbolic link, never over
