@@ -217,6 +217,34 @@ typedef struct build_ctx {
   bool built;   /* the cache missed and build_so ran */
 } build_ctx;
 
+static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out);
+
+/* What the C compiler made must be a module this libasc loads before the
+ * cache publishes it: with ASC_CFLAGS=-E or -c it is text or an object
+ * file, which as an entry would fail every later load of the key.  Loading
+ * runs nothing but libasc's own generated code (constructors, if any).
+ * A bad file is removed and the build fails. */
+static ascError_t check_built(const char *path) {
+  asc__jit_lib *l;
+  char why[512];
+  int fd;
+  ascError_t err = asc__jit_open_file(path, O_NOFOLLOW, &fd);
+
+  if (err == ascSuccess)
+    err = jit_open_fd(fd, path, &l);
+  if (err == ascSuccess) {
+    asc__jit_unload(l);
+    return ascSuccess;
+  }
+  snprintf(why, sizeof why, "%s", ascGetLastErrorMessage());
+  unlink(path);
+  return asc__error(ascErrorInternal,
+                    "the C compiler's output is not a kernel module this "
+                    "libasc can load (%s); check ASC_CC and ASC_CFLAGS (a "
+                    "flag such as -E, -S or -c changes what it makes)",
+                    why);
+}
+
 static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   build_ctx *b = ud;
   asc__buf c;
@@ -237,6 +265,10 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   ASC_TRACE(asc__trace_span("compile", "C compiler", asc__cc_path(b->cc),
                             c.len, t0));
   asc__buf_free(&c);
+  if (err == ascSuccess && (err = check_built(*so_path)) != ascSuccess) {
+    asc__free(*so_path);
+    *so_path = NULL;
+  }
   return err;
 }
 

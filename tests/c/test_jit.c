@@ -133,6 +133,49 @@ static void test_errors(void **state) {
   asc__cache_close(c);
 }
 
+/* What the C compiler makes under flags that change its output (-E: C
+ * text, -c: an object file) is not published: the call fails saying so,
+ * the cache holds no entry, and the next call builds again rather than
+ * loading a bad entry. */
+static void test_bad_build_not_published(void **state) {
+  static const char *const flags[] = {"-E", "-c"};
+  /* CI's sanitizer stage sets ASC_CFLAGS: kept, and restored */
+  const char *old = getenv("ASC_CFLAGS");
+  char *saved = old != NULL ? strdup(old) : NULL;
+  char cflags[512];
+  ASC_UNUSED(state);
+
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(flags); i++) {
+    asc__cache *c = new_cache();
+    asc__cache_stats st;
+    asc__jit_inputs in = inputs("answer(i32)");
+    emitter e = {.value = 1};
+    asc__jit_lib *lib;
+    const asc_kernel_desc *d;
+
+    snprintf(cflags, sizeof cflags, "%s %s", saved ? saved : "", flags[i]);
+    setenv("ASC_CFLAGS", cflags, 1);
+    for (int round = 1; round <= 2; round++) {
+      assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &lib, &d),
+                       ascErrorInternal);
+      assert_null(lib);
+      assert_non_null(strstr(ascGetLastErrorMessage(),
+                             "is not a kernel module this libasc can load"));
+      assert_non_null(strstr(ascGetLastErrorMessage(), "ASC_CFLAGS"));
+      assert_int_equal(e.calls, round);
+      assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+      assert_int_equal(st.entries, 0);
+      assert_int_equal(st.temporaries, 0);
+    }
+    asc__cache_close(c);
+  }
+  if (saved != NULL)
+    setenv("ASC_CFLAGS", saved, 1);
+  else
+    unsetenv("ASC_CFLAGS");
+  free(saved);
+}
+
 static void test_key_inputs(void **state) {
   const asc__cc *cc;
   asc__cc_opts cco;
@@ -399,6 +442,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_then_hit),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_bad_build_not_published),
       cmocka_unit_test(test_key_inputs),
       cmocka_unit_test(test_key_build_identity),
       cmocka_unit_test(test_spectab_once),
