@@ -6,7 +6,7 @@
 # functions against numpy and numba (bench/array_suite.py, its table and
 # bench/results/<date>-array.json).
 #
-#   bash bench/run.sh            # full suite (about 15 minutes on 2 cores)
+#   bash bench/run.sh            # full suite (15-20 minutes on 2 cores)
 #   bash bench/run.sh --quick    # tiny sizes: checks that it builds and is right
 #
 # BUILD_DIR (default: build) is the CMake build folder; other arguments go
