@@ -2,13 +2,17 @@
 # Builds what the benchmark suite needs and runs it: asc kernels against C
 # (serial, OpenMP), numpy, numba and CPython, plus the runtime's launch,
 # pool, compile-cache and Python-launch costs.  Prints the table and writes
-# bench/results/<date>.json, .csv and .png.
+# bench/results/<date>.json, .csv and .png.  Then the numpy-style array
+# functions against numpy and numba (bench/array_suite.py, its table and
+# bench/results/<date>-array.json).
 #
-#   bash bench/run.sh            # full suite (under 10 minutes on 2 cores)
+#   bash bench/run.sh            # full suite (15-20 minutes on 2 cores)
 #   bash bench/run.sh --quick    # tiny sizes: checks that it builds and is right
 #
 # BUILD_DIR (default: build) is the CMake build folder; other arguments go
-# to bench/suite.py (--help lists them).
+# to bench/suite.py (--help lists them); --quick and --strict also go to
+# bench/array_suite.py, which --only or --case (a part of suite.py) leave
+# out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -25,4 +29,12 @@ fi
 export PYTHONPATH=$PWD/bindings/python${PYTHONPATH:+:$PYTHONPATH}
 # Kernels of the suite compile into a cache of the build, not the user's.
 export ASC_CACHE_DIR=${ASC_CACHE_DIR:-$PWD/$build/bench/asc-cache}
-exec "$py" bench/suite.py --build "$build" "$@"
+"$py" bench/suite.py --build "$build" "$@"
+array_args=()
+for a in "$@"; do
+  case $a in
+    --quick|--strict) array_args+=("$a") ;;
+    --only|--only=*|--case|--case=*|-h|--help) exit 0 ;;
+  esac
+done
+exec "$py" bench/array_suite.py --build "$build" "${array_args[@]}"

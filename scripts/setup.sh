@@ -80,10 +80,11 @@ fi
 
 # Optional references and chart of the benchmark suite (bench/run.sh):
 # numba (@njit rows), threadpoolctl (BLAS thread count), matplotlib (the
-# PNG; gnuplot draws it without).  The suite reports what is missing, so a
-# failure here does not fail the setup.
+# PNG; gnuplot draws it without), scipy (numba's `@` and np.dot call its
+# BLAS; NPBench's spmv inputs, bench/npbench.py).  The suite reports what
+# is missing, so a failure here does not fail the setup.
 need_bench=()
-for m in numba threadpoolctl matplotlib; do
+for m in numba threadpoolctl matplotlib scipy; do
   "$py" -c "import $m" 2>/dev/null || need_bench+=("$m")
 done
 if [ ${#need_bench[@]} -gt 0 ]; then
