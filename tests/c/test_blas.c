@@ -3,9 +3,10 @@
  * float64 matrices of every layout the service meets (row-major,
  * transposed, strided, reversed), empty and 1-wide shapes, one block and
  * several, against a naive product; the ASC_BLAS=0 switch and the dtypes
- * it leaves to the caller; and a module of ABI version 2 that still
- * loads and runs.
+ * it leaves to the caller; the OpenBLAS kernels chosen for the CPU; and
+ * a module of ABI version 2 that still loads and runs.
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -163,6 +164,42 @@ static void test_gemm_concurrent_calls(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* An OpenBLAS loaded for the products runs the kernels of the CPU's
+ * vector units: Debian 12's picked its SSE3 ones (Prescott) on CPUs whose
+ * model it does not know, 3-4x slower (jit/blas.c), and the variable that
+ * corrects it is not left in the environment. */
+static void test_openblas_kernels_fit_the_cpu(void **state) {
+  const char *name, *want = NULL, *got;
+  void *h;
+  const char *(*corename)(void);
+  (void)state;
+  unsetenv("OPENBLAS_CORETYPE");
+  name = asc__blas_library();
+  if (name == NULL || strstr(name, "openblas") == NULL) {
+    print_message("no OpenBLAS loaded (%s): nothing to check\n",
+                  name ? name : "none");
+    return;
+  }
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    want = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    want = "Haswell";
+  else if (__builtin_cpu_supports("avx"))
+    want = "SandyBridge";
+  h = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
+  assert_non_null(h);
+  *(void **)&corename = dlsym(h, "openblas_get_corename");
+  assert_non_null(corename);
+  got = corename();
+  print_message("OpenBLAS %s: kernels %s\n", name, got);
+  if (want != NULL)
+    assert_string_equal(got, want);
+  assert_null(getenv("OPENBLAS_CORETYPE"));
+  dlclose(h);
+}
+
 static void test_gemm_layouts_and_shapes(void **state) {
   static const int64_t shapes[][3] = {{5, 7, 4},   {0, 3, 4},  {3, 0, 4},
                                       {3, 4, 0},   {1, 9, 6},  {6, 9, 1},
@@ -261,6 +298,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_gemm_layouts_and_shapes, test_teardown),
       cmocka_unit_test_teardown(test_gemm_concurrent_calls, test_teardown),
+      cmocka_unit_test_teardown(test_openblas_kernels_fit_the_cpu,
+                                test_teardown),
       cmocka_unit_test_teardown(test_gemm_declines, test_teardown),
       cmocka_unit_test_teardown(test_abi2_module_runs, test_teardown),
   };
