@@ -380,6 +380,15 @@ asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im) {
   return asc__irv_reg(d);
 }
 
+/* numpy's maximum(x, y) (minimum when min): NaN when either is NaN. */
+static asc__irval clip_max(lstate *ls, int dt, asc__irval x, asc__irval y,
+                           bool min) {
+  asc__irval keep = op2(ls, min ? ASC_IR_LE : ASC_IR_GE, dt, x, y);
+  if (asc__dt_is_float(dt))
+    keep = op2(ls, ASC_IR_OR, ascBool, keep, op2(ls, ASC_IR_NE, dt, x, x));
+  return sel(ls, keep, x, y);
+}
+
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__ast_expr *const *a = e->u.call.rargs;
@@ -458,15 +467,20 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     /* both sides are evaluated, as numpy evaluates both arrays; a NaN
      * passes through clip */
     int dt = scalar_dt(ls, e);
+    bool clip = b->id == ASC_BI_NP_CLIP;
     asc__irval x = asc__lower_expr(ls, a[0]);
-    asc__irval y = conv(ls, asc__lower_expr(ls, a[1]), dt);
-    asc__irval z = conv(ls, asc__lower_expr(ls, a[2]), dt);
+    /* a Python int bound of np.clip that dt cannot hold (typed so) */
+    asc__irval y = asc__lower_fit_int(ls, asc__lower_expr(ls, a[1]), dt,
+                                      clip ? 1 : 0);
+    asc__irval z = asc__lower_fit_int(ls, asc__lower_expr(ls, a[2]), dt,
+                                      clip ? -1 : 0);
     asc__irval r;
-    if (b->id == ASC_BI_NP_WHERE)
+    if (!clip)
       return sel(ls, truthy(ls, x), y, z);
-    x = conv(ls, x, dt);
-    r = sel(ls, op2(ls, ASC_IR_LT, dt, x, y), y, x);
-    return sel(ls, op2(ls, ASC_IR_GT, dt, x, z), z, r);
+    /* numpy's minimum(maximum(x, lo), hi): hi wins when lo > hi, and a
+     * NaN anywhere gives NaN */
+    r = clip_max(ls, dt, conv(ls, x, dt), y, false);
+    return clip_max(ls, dt, r, z, true);
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);

@@ -240,6 +240,12 @@ symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc);
 void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                     asc__irval *vals);
 asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
+/* Python int v (an integer register or constant, docs/types.md) as a
+ * value of integer type dt, raising numpy's OverflowError ("Python
+ * integer 300 out of bounds for uint8") when dt cannot hold it.  clamp
+ * > 0: a value below dt's range is its smallest value instead (np.clip's
+ * lower bound); clamp < 0: one above is its largest (the upper bound). */
+asc__irval asc__lower_fit_int(lstate *ls, asc__irval v, int dt, int clamp);
 void asc__lower_block(lstate *ls, const asc__ast_block *b);
 
 /* The view a name is bound to, or NULL. */

@@ -190,9 +190,50 @@ static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
              : mag < (uint64_t)1 << (bits - 1);
 }
 
+bool asc__infer_int_literal(const asc__ast_expr *e, uint64_t *mag,
+                            bool *neg) {
+  if (e->kind == ASC_EXPR_INT) {
+    *mag = e->u.ival;
+    *neg = false;
+    return true;
+  }
+  if (asc__infer_is_neg_int_literal(e)) {
+    *mag = e->u.unary.operand->u.ival;
+    *neg = true;
+    return true;
+  }
+  return false;
+}
+
+bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  return literal_fits(mag, neg, dt);
+}
+
+/* Is e, a Python int meeting integer type t, a value computed at run time
+ * that t may not hold (numpy raises OverflowError for a Python int out of
+ * t's bounds)?  int64 holds every such value. */
+static bool runtime_int(const asc__ast_expr *e, asc__type *t) {
+  if (asc__dtype_is_float(t->dtype) || asc__dtype_is_complex(t->dtype) ||
+      t->dtype == ascBool || t->dtype == ascInt64)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return e->u.name.sym != NULL && (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+                                     e->u.name.sym->kind == ASC_SYM_PARAM);
+  case ASC_EXPR_UNARY:
+    return !asc__infer_is_neg_int_literal(e);
+  case ASC_EXPR_BINARY:
+  case ASC_EXPR_CALL:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* Gives a weak expression the type of its context, down through the
  * operators that passed the weak type up; an integer literal must be a
- * value of the type it gets. */
+ * value of the type it gets, and a Python int computed at run time is
+ * checked when it runs (runtime_int). */
 void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
@@ -213,6 +254,27 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   if (e->kind == ASC_EXPR_BINARY && !asc__dtype_is_float(et->dtype) &&
       asc__dtype_is_float(t->dtype))
     return;
+  /* Likewise a run-time int meeting a narrower integer type: computed as
+   * Python computes it (in int64), then converted with a range test, so
+   * that u8 + (n - 1) raises for n = 300 as numpy does instead of
+   * wrapping n in uint8. */
+  if (!asc__dtype_is_float(et->dtype) && !asc__dtype_is_complex(et->dtype) &&
+      runtime_int(e, t)) {
+    e->fit = t;
+    return;
+  }
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      e->u.name.sym->kind == ASC_SYM_CONST && t->dtype != ascBool &&
+      !asc__dtype_is_float(et->dtype) && !asc__dtype_is_complex(et->dtype) &&
+      !asc__dtype_is_float(t->dtype) && !asc__dtype_is_complex(t->dtype)) {
+    /* a module constant is a literal of its value */
+    const ascScalar *v = &e->u.name.sym->u.cnst->folded;
+    bool neg = !asc__dtype_is_unsigned(v->dtype) && v->value.i < 0;
+    uint64_t mag = neg ? 0 - v->value.u : v->value.u;
+    if (!literal_fits(mag, neg, t->dtype))
+      report(r, e->loc, "integer constant %s = %s%llu does not fit in %s",
+             e->u.name.id, neg ? "-" : "", (unsigned long long)mag, tn(r, t));
+  }
   /* A variable keeps its own type; the operation converts it. */
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
       (e->u.name.sym->kind == ASC_SYM_LOCAL ||
@@ -454,14 +516,22 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     /* numpy: elementwise, in the promoted dtype of the elements (an
      * array's elements are strong; a Python scalar stays weak) */
     int32_t nd = a->kind == ASC_TY_TENSOR ? a->ndim : 0;
+    asc__type *ea = a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a;
+    asc__type *eb = b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b;
     asc__type *el;
     if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
       nd = b->ndim;
-    el = binop_type(r, op,
-                    a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a,
-                    b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b, e);
+    el = binop_type(r, op, ea, eb, e);
     PROPAGATE(el);
     el = asc__ty_find(el);
+    /* a Python int or float operand takes the elements' type, and an
+     * integer literal must be a value of it (numpy's OverflowError) */
+    if (r->check && !el->weak) {
+      if (a->kind == ASC_TY_SCALAR && a->weak)
+        asc__infer_coerce(r, e->u.binary.lhs, el, 0);
+      if (b->kind == ASC_TY_SCALAR && b->weak)
+        asc__infer_coerce(r, e->u.binary.rhs, el, 0);
+    }
     return asc__ty_tensor(r->in->c, el->dtype, nd, true);
   }
   if (a->kind != ASC_TY_SCALAR || b->kind != ASC_TY_SCALAR) {
@@ -847,6 +917,27 @@ static asc__type *name(run *r, asc__ast_expr *e) {
 
 /* ---------------------------------------------------------- expressions */
 
+/* The weak operand x of a comparison done in type p: numpy 2 compares a
+ * Python int with an integer of any type by value (uint8 < 300 is True,
+ * uint8 == -1 is False), so an int that p may not hold keeps its own
+ * type (int64, or uint64 for a literal above int64's range) and the
+ * comparison is done in one that holds both (lower_compare). */
+static void compare_coerce(run *r, asc__ast_expr *x, asc__type *p) {
+  asc__type *xt = asc__ty_find(x->type);
+  uint64_t mag;
+  bool neg;
+  p = asc__ty_find(p);
+  if (xt != NULL && xt->kind == ASC_TY_SCALAR && xt->weak &&
+      asc__ty_is_intlike(xt) && asc__ty_is_intlike(p) &&
+      p->dtype != ascBool) {
+    if (asc__infer_int_literal(x, &mag, &neg)
+            ? !literal_fits(mag, neg, p->dtype)
+            : runtime_int(x, p))
+      return;
+  }
+  asc__infer_coerce(r, x, p, 0);
+}
+
 /* a < b with an array operand: elementwise, a bool array (numpy); one
  * comparison, not a chain. */
 static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
@@ -882,9 +973,9 @@ static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
   if (p != NULL && r->check) {
     p = asc__ty_find(p);
     if (a->kind == ASC_TY_SCALAR && a->weak)
-      asc__infer_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype), 0);
+      compare_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype));
     if (b->kind == ASC_TY_SCALAR && b->weak)
-      asc__infer_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype), 0);
+      compare_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype));
   }
   return asc__ty_tensor(r->in->c, ascBool, nd, true);
 }
@@ -927,8 +1018,8 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
       asc__type *p = asc__ty_promote(r->in->c, prev, t);
       if (p->weak)
         p = scalar(r, p->dtype);
-      asc__infer_coerce(r, lhs, p, 0);
-      asc__infer_coerce(r, rhs, p, 0);
+      compare_coerce(r, lhs, p);
+      compare_coerce(r, rhs, p);
     }
     prev = t;
   }

@@ -1,0 +1,214 @@
+"""Numeric semantics of kernel code against numpy 2 (docs/types.md,
+docs/arrays.md): Python ints that meet narrower integer dtypes (a
+compile error for a literal, numpy's OverflowError at run time for a
+value computed then), comparisons with Python ints by value and np.clip."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import asc
+
+
+def kernel(body, params="a", ret=True):
+    """A module with kernel k(params) whose body is the given lines."""
+    lines = body.split("\n")
+    if ret:
+        lines[-1] = "return " + lines[-1]
+    src = ("import numpy as np\nimport asc\n\n@asc.kernel\ndef k(%s):\n" %
+           params + "".join("    %s\n" % ln for ln in lines))
+    return asc.compile(src).k
+
+
+def numpy_run(body, params, args, ret=True):
+    """The same body run by Python on numpy: its value or the exception."""
+    lines = body.split("\n")
+    if ret:
+        lines[-1] = "return " + lines[-1]
+    g = {"np": np}
+    exec("def k(%s):\n" % params.replace(": int", "") +
+         "".join("    %s\n" % ln for ln in lines), g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return g["k"](*args)
+
+
+def used(expr, names, values):
+    """The parameters of names that expr uses, and their values (an
+    unused parameter would be typed a scalar)."""
+    keep = [k for k, n in enumerate(names.split(", "))
+            if re.search(r"\b%s\b" % n, expr)]
+    return (", ".join(names.split(", ")[k] for k in keep),
+            [values[k] for k in keep])
+
+
+def same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+U8 = np.array([0, 1, 2, 200, 255], np.uint8)
+I8 = np.array([-128, -1, 0, 1, 127], np.int8)
+
+# Every place a Python int meets an array's integer dtype (docs/types.md).
+# numpy raises OverflowError for a Python int the dtype cannot hold.
+FORMS = [
+    "a + {v}", "{v} + a", "a - {v}", "a * {v}", "a // {v}", "a % {v}",
+    "a ** {v}", "a & {v}", "a | {v}", "a << {v}",
+    "np.maximum(a, {v})", "np.minimum({v}, a)",
+    "np.full_like(a, {v})", "np.uint8({v}) + a",
+]
+STMTS = ["a += {v}\na", "a[:] = {v}\na", "a[1:] -= {v}\na",
+         "a[0] = {v}\na", "a.fill({v})\na"]
+
+
+@pytest.mark.parametrize("form", FORMS + STMTS)
+@pytest.mark.parametrize("v", [256, -1])
+def test_literal_out_of_range_is_a_compile_error(form, v):
+    body = form.format(v="(%d)" % v)
+    with pytest.raises(OverflowError,
+                       match=f"Python integer {v} out of bounds for uint8"):
+        numpy_run(body, "a", [U8.copy()])
+    # (a ** -1 meets the negative exponent's error first)
+    with pytest.raises(asc.CompileError,
+                       match=f"integer literal {v} does not fit in uint8|"
+                             "integer power with a negative exponent"):
+        kernel(body)(U8.copy())  # compiled at the first call
+
+
+@pytest.mark.parametrize("form", FORMS + STMTS)
+def test_literal_in_range_matches_numpy(form):
+    body = form.format(v="3")
+    same(kernel(body)(U8.copy()), numpy_run(body, "a", [U8.copy()]))
+
+
+def test_module_constant_out_of_range():
+    src = ("import asc\nLIMIT = 300\n\n@asc.kernel\ndef k(a):\n"
+           "    a[:] = a + LIMIT\n")
+    with pytest.raises(asc.CompileError,
+                       match="integer constant LIMIT = 300 does not fit in "
+                             "uint8"):
+        asc.compile(src).k(U8.copy())
+
+
+@pytest.mark.parametrize("form", FORMS + STMTS)
+@pytest.mark.parametrize("n", [3, 256, -1, 2 ** 40])
+def test_python_int_at_run_time(form, n):
+    """A Python int parameter (or an expression of it) is checked when the
+    kernel runs: numpy's OverflowError and message, or numpy's values."""
+    body = form.format(v="(n - 1)" if form.startswith("np.full") else "n")
+    k = kernel(body, "a, n: int")
+    try:
+        want = numpy_run(body, "a, n", [U8.copy(), n])
+    except OverflowError as e:
+        with pytest.raises(OverflowError, match=str(e)):
+            k(U8.copy(), n)
+        return
+    same(k(U8.copy(), n), want)
+
+
+@pytest.mark.parametrize("n", [5, 300, -1])
+def test_python_int_in_scalar_code(n):
+    """Scalar code follows the same rule (np.uint8(x) + n raises)."""
+    body = ("for i in range(a.shape[0]):\n"
+            "    a[i] = a[i] + (n - 1)\n"
+            "a")
+    k = kernel(body, "a, n: int")
+    if 0 <= n - 1 <= 255:
+        same(k(U8[:3].copy(), n), U8[:3] + np.uint8(n - 1))
+    else:
+        with pytest.raises(OverflowError,
+                           match=f"Python integer {n - 1} out of bounds for "
+                                 "uint8"):
+            k(U8[:3].copy(), n)
+
+
+def test_int_of_a_float_is_a_python_int():
+    """int(x) is a Python int: past int32 it raises numpy's OverflowError
+    instead of the float-to-int conversion's."""
+    body = "for i in range(a.shape[0]):\n    a[i] = a[i] + int(x)\na"
+    k = kernel(body, "a, x: float")
+    same(k(np.array([1, 2], np.int32), 2.5), np.array([3, 4], np.int32))
+    with pytest.raises(OverflowError,
+                       match="Python integer 3000000000 out of bounds for "
+                             "int32"):
+        k(np.array([1, 2], np.int32), 3e9)
+
+
+@pytest.mark.parametrize("expr", [
+    "a < 300", "a <= -1", "a == -1", "a != 256", "a > -1", "a >= 2 ** 64 - 1",
+    "a < 2 ** 63", "b8 < 200", "b8 > -200", "b8 == 128", "300 > a",
+    "w > -1", "w == -1", "w < 2 ** 63", "q < 2 ** 63", "q == 2 ** 63",
+    "w > q", "w == q", "q >= w",
+])
+def test_compare_with_python_ints_by_value(expr):
+    """numpy 2 compares a Python int with any integer dtype by value, and
+    int64 with uint64 exactly (their promoted type is a float)."""
+    w = np.array([0, 2 ** 63, 2 ** 64 - 1, 5], np.uint64)
+    q = np.array([0, 2 ** 63 - 1, -1, 5], np.int64)
+    names, args = used(expr, "a, b8, w, q", [U8[:4], I8[:4], w, q])
+    same(kernel(expr, names)(*args), numpy_run(expr, names, args))
+
+
+@pytest.mark.parametrize("n", [5, 300, -1, -2 ** 63, 2 ** 63 - 1])
+def test_compare_with_python_int_at_run_time(n):
+    k = kernel("(a < n, a == n, w >= n, w > n, w == n, q < n)",
+               "a, w, q, n: int")
+    w = np.array([0, 2 ** 63, 2 ** 64 - 1, 5], np.uint64)
+    q = np.array([0, 2 ** 63 - 1, -1, 5], np.int64)
+    for got, want in zip(k(U8[:4], w, q, n),
+                         (U8[:4] < n, U8[:4] == n, w >= n, w > n, w == n,
+                          q < n)):
+        same(got, want)
+
+
+def test_compare_in_scalar_code():
+    body = ("s = 0\n"
+            "for i in range(a.shape[0]):\n"
+            "    if a[i] < 300 and a[i] != -1 and w[i] > -1:\n"
+            "        s += 1\n"
+            "s")
+    assert kernel(body, "a, w")(U8[:3], np.arange(3, dtype=np.uint64)) == 3
+
+
+@pytest.mark.parametrize("lo, hi", [(-1, 10), (-5, 300), (2, 2 ** 40),
+                                    (-2 ** 40, 1), (5, 1), (0, 0)])
+def test_clip_bounds_outside_the_dtype(lo, hi):
+    """numpy 2: a Python int bound below (or above) the dtype's range
+    bounds nothing; one past the other end raises."""
+    for kw in [dict(params="a"), dict(params="a, lo: int, hi: int")]:
+        if kw["params"] == "a":
+            body, args = "np.clip(a, %d, %d)" % (lo, hi), [U8]
+        else:
+            body, args = "np.clip(a, lo, hi)", [U8, lo, hi]
+        same(kernel(body, kw["params"])(*args),
+             numpy_run(body, kw["params"], args))
+
+
+@pytest.mark.parametrize("lo, hi, bad", [(300, 400, 300), (2, -1, -1),
+                                         (-5, -1, -1), (256, 1, 256)])
+def test_clip_bounds_past_the_dtype_raise(lo, hi, bad):
+    msg = f"Python integer {bad} out of bounds for uint8"
+    with pytest.raises(OverflowError, match=msg):
+        numpy_run("np.clip(a, lo, hi)", "a, lo, hi", [U8, lo, hi])
+    with pytest.raises(OverflowError, match=msg):
+        kernel("np.clip(a, lo, hi)", "a, lo: int, hi: int")(U8, lo, hi)
+    with pytest.raises(asc.CompileError,
+                       match=f"integer literal {bad} does not fit in uint8"):
+        kernel("np.clip(a, %d, %d)" % (lo, hi))(U8)
+
+
+def test_clip_is_minimum_of_maximum():
+    """np.clip(a, lo, hi) with lo > hi is hi everywhere; a NaN value or
+    bound gives NaN (numpy's minimum(maximum(a, lo), hi))."""
+    a = np.array([0.0, 3.0, 7.0, np.nan, -np.inf])
+    for lo, hi in [(5.0, 1.0), (1.0, 5.0), (np.nan, 5.0), (1.0, np.nan)]:
+        k = kernel("np.clip(a, lo, hi)", "a, lo: float, hi: float")
+        same(k(a, lo, hi), np.clip(a, lo, hi))
+    body = ("out = np.empty_like(a)\n"
+            "for i in range(a.shape[0]):\n"
+            "    out[i] = np.clip(a[i], 5.0, 1.0)\n"
+            "out")
+    same(kernel(body)(a), np.clip(a, 5.0, 1.0))
