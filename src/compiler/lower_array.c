@@ -2168,8 +2168,11 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                  ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),
                         ascInt64)
                  : i64(0);
+      /* numpy divides by max(n - ddof, 0): inf (or nan) for ddof >= n */
       var = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(ss),
-                conv(ls, op2(ls, ASC_IR_SUB, ascInt64, n, ddof), adt));
+                conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
+                             op2(ls, ASC_IR_SUB, ascInt64, n, ddof), i64(0)),
+                     adt));
       if (id == ASC_BI_NP_STD) {
         int32_t d = newreg(ls, adt, NULL);
         asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);

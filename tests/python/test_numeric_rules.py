@@ -1,7 +1,8 @@
 """Numeric semantics of kernel code against numpy 2 (docs/types.md,
 docs/arrays.md): Python ints that meet narrower integer dtypes (a
 compile error for a literal, numpy's OverflowError at run time for a
-value computed then), comparisons with Python ints by value and np.clip."""
+value computed then), comparisons with Python ints by value, np.clip and
+var/std with a large ddof."""
 import re
 import warnings
 
@@ -212,3 +213,25 @@ def test_clip_is_minimum_of_maximum():
             "    out[i] = np.clip(a[i], 5.0, 1.0)\n"
             "out")
     same(kernel(body)(a), np.clip(a, 5.0, 1.0))
+
+
+@pytest.mark.parametrize("ddof", [0, 2, 3, 4, 10])
+def test_var_std_with_ddof_past_the_size(ddof):
+    """numpy divides by max(n - ddof, 0): inf, or nan for a zero sum of
+    squares, where kernels divided by a negative count."""
+    x = np.array([1.0, 2.0, 4.0])
+    c = np.full(3, 2.0)
+    m = np.arange(6.0).reshape(2, 3)
+    k = kernel("(np.var(x, ddof=%d), np.std(x, ddof=%d), np.var(c, ddof=%d),"
+               " x.std(ddof=%d))" % ((ddof,) * 4), "x, c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = (np.var(x, ddof=ddof), np.std(x, ddof=ddof),
+                np.var(c, ddof=ddof), x.std(ddof=ddof))
+        want_axis = np.var(m, axis=1, ddof=ddof)
+    for got, w in zip(k(x, c), want):
+        np.testing.assert_allclose(got, w, rtol=1e-15)
+    out = np.zeros(2)
+    kernel("out[:] = np.var(m, axis=1, ddof=%d)" % ddof, "m, out",
+           ret=False)(m, out)
+    np.testing.assert_allclose(out, want_axis, rtol=1e-15)
