@@ -428,6 +428,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
       return conv(ls, asc__lower_cintr(ls, ASC_INTR_CABS,
                                        asc__lower_expr(ls, a[0])),
                   dt);
+    if (dt == ascBool) /* np.abs of a bool array */
+      return conv(ls, asc__lower_expr(ls, a[0]), dt);
     return op1(ls, ASC_IR_ABS, dt, conv(ls, asc__lower_expr(ls, a[0]), dt));
   }
   case ASC_BI_COMPLEX: {

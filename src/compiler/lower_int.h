@@ -140,6 +140,12 @@ static inline asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
   asc__irval args[2] = {a, b}, r;
   int32_t d;
   asc__irins *i;
+  /* bool arithmetic is logical: numpy's bool + and * on arrays, and what
+   * Python's int result becomes when stored into a bool (b[i] += c[i]) */
+  if (dt == ascBool)
+    op = op == ASC_IR_ADD ? ASC_IR_OR
+         : op == ASC_IR_MUL ? ASC_IR_AND
+         : op == ASC_IR_SUB ? ASC_IR_XOR : op;
   if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
     return r;
   d = newreg(ls, rdt, NULL);

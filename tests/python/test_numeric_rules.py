@@ -1,8 +1,9 @@
 """Numeric semantics of kernel code against numpy 2 (docs/types.md,
 docs/arrays.md): Python ints that meet narrower integer dtypes (a
 compile error for a literal, numpy's OverflowError at run time for a
-value computed then), comparisons with Python ints by value, np.clip and
-var/std with a large ddof."""
+value computed then), comparisons with Python ints by value, np.clip,
+var/std with a large ddof, bool arrays and uint64 with signed integers
+in bit operations."""
 import re
 import warnings
 
@@ -235,3 +236,84 @@ def test_var_std_with_ddof_past_the_size(ddof):
     kernel("out[:] = np.var(m, axis=1, ddof=%d)" % ddof, "m, out",
            ret=False)(m, out)
     np.testing.assert_allclose(out, want_axis, rtol=1e-15)
+
+
+B = np.array([True, False, True, False])
+C = np.array([True, True, False, False])
+T = np.array([True, True, True, True])
+
+
+@pytest.mark.parametrize("expr", [
+    "b + c", "b * c", "b / t", "b // t", "b % t", "b ** c", "b << c",
+    "b >> c", "b & c", "b | c", "b ^ c", "~b", "abs(b)", "np.abs(b)",
+    "np.absolute(b)", "np.floor(b)", "np.ceil(b)", "np.trunc(b)",
+    "np.fmod(b, t)", "b + True", "c * True", "b + 1", "b * 2.5",
+    "np.where(c, b, t)", "np.maximum(b, c)", "np.minimum(b, c)",
+    "np.sum(b)", "np.prod(c)", "b.mean()", "(a > 1) + (a < 3)",
+    "np.add(b, c)", "np.multiply(b, c)", "b + c + c",
+])
+def test_bool_arrays_follow_numpy(expr):
+    a = np.array([0.0, 2.0, 4.0, 1.0])
+    names, args = used(expr, "b, c, t, a", [B, C, T, a])
+    same(kernel(expr, names)(*args), numpy_run(expr, names, args))
+
+
+def test_bool_arrays_in_place():
+    b, c, d = B.copy(), C.copy(), B.copy()
+    kernel("b += c\nd *= c", "b, c, d", ret=False)(b, c, d)
+    same(b, B + C)
+    same(d, B * C)
+
+
+def test_bool_scalars_keep_pythons_arithmetic():
+    body = ("s = b[0] + b[2]\n"
+            "t = -b[0]\n"
+            "(s, t, abs(b[0]))")
+    assert kernel(body, "b")(B) == (2, -1, 1)
+
+
+@pytest.mark.parametrize("expr, numpy_error", [
+    ("b - c", "numpy boolean subtract, the `-` operator, is not supported"),
+    ("-b", "The numpy boolean negative, the `-` operator, is not supported"),
+    ("-(a > 1)", "The numpy boolean negative, the `-` operator, is not "
+                 "supported"),
+    ("np.negative(b)", "The numpy boolean negative"),
+    ("np.subtract(b, True)", "numpy boolean subtract"),
+    ("+b", "ufunc 'positive' did not contain a loop"),
+])
+def test_bool_array_errors(expr, numpy_error):
+    names, args = used(expr, "b, c, a",
+                       [B, C, np.array([0.0, 2.0, 4.0, 1.0])])
+    with pytest.raises(TypeError, match=numpy_error.replace("(", r"\(")):
+        numpy_run(expr, names, args)
+    with pytest.raises(asc.CompileError,
+                       match="numpy boolean|no unary \\+") as e:
+        kernel(expr, names)(*args)
+    assert ":6:" in str(e.value)  # the line of the expression
+
+
+@pytest.mark.parametrize("stmt", ["b -= c", "b += 1", "b *= 2"])
+def test_bool_array_in_place_errors(stmt):
+    names, args = used(stmt, "b, c", [B.copy(), C])
+    with pytest.raises(TypeError):
+        numpy_run(stmt, names, args, ret=False)
+    with pytest.raises(asc.CompileError,
+                       match="numpy boolean subtract|same_kind"):
+        kernel(stmt, names, ret=False)(*args)
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^", "<<", ">>"])
+@pytest.mark.parametrize("scalar", [False, True])
+def test_uint64_with_signed_in_bit_operations(op, scalar):
+    """No integer type holds uint64 and int64: numpy raises TypeError;
+    kernels gave an internal compiler error."""
+    w = np.array([1, 2], np.uint64)
+    q = np.array([1, 1], np.int64)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        numpy_run("w %s q" % op, "w, q", [w, q])
+    expr = "w[0] %s q[0]" % op if scalar else "w %s q" % op
+    with pytest.raises(asc.CompileError,
+                       match=re.escape("unsupported operand types for %s: "
+                                       "uint64 and int64 (no integer type "
+                                       "holds both" % op)):
+        kernel(expr, "w, q")(w, q)

@@ -498,8 +498,34 @@ asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
   return p;
 }
 
+/* numpy's operators on two bool operands, one of them an array: + is or,
+ * * is and, - raises TypeError (as unary - does), / gives float64 and
+ * //, %, **, <<, >> work in int8.  Scalars keep Python's bool arithmetic
+ * (True + True == 2). */
+static asc__type *bool_array_op(run *r, asc__binop op, asc__ast_expr *e) {
+  switch (op) {
+  case ASC_BIN_ADD:
+  case ASC_BIN_MUL:
+  case ASC_BIN_BITAND:
+  case ASC_BIN_BITOR:
+  case ASC_BIN_BITXOR:
+    return scalar(r, ascBool);
+  case ASC_BIN_SUB:
+    report(r, e->loc, "numpy boolean subtract, the `-` operator, is not "
+           "supported, use the bitwise_xor, the `^` operator, or the "
+           "logical_xor function instead");
+    return err(r);
+  case ASC_BIN_DIV:
+    return scalar(r, ascFloat64);
+  default:
+    return scalar(r, ascInt8);
+  }
+}
+
+/* The type of `a op b`; elems: a and b are the elements of array
+ * operands (numpy's rules where they differ from Python's). */
 static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
-                             asc__type *b, asc__ast_expr *e) {
+                             asc__type *b, asc__ast_expr *e, bool elems) {
   asc__type *p;
   if (op == ASC_BIN_MATMUL) {
     PROPAGATE(a);
@@ -521,7 +547,10 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     asc__type *el;
     if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
       nd = b->ndim;
-    el = binop_type(r, op, ea, eb, e);
+    if (ea->dtype == ascBool && eb->dtype == ascBool)
+      el = bool_array_op(r, op, e);
+    else
+      el = binop_type(r, op, ea, eb, e, true);
     PROPAGATE(el);
     el = asc__ty_find(el);
     /* a Python int or float operand takes the elements' type, and an
@@ -575,13 +604,24 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
   case ASC_BIN_BITOR:
   case ASC_BIN_BITXOR: {
     bool shift = op == ASC_BIN_LSHIFT || op == ASC_BIN_RSHIFT;
+    /* numpy shifts bool array elements as integers; Python's scalar
+     * bools are not shifted here */
     if (!asc__ty_is_intlike(a) || !asc__ty_is_intlike(b) ||
-        (shift && (a->dtype == ascBool || b->dtype == ascBool))) {
+        (shift && !elems &&
+         (a->dtype == ascBool || b->dtype == ascBool))) {
       report(r, e->loc, "unsupported operand types for %s: %s and %s",
              op_name(op), tn(r, a), tn(r, b));
       return err(r);
     }
     p = asc__ty_promote(r->in->c, a, b);
+    if (!asc__ty_is_intlike(p)) {
+      /* uint64 with a signed type: no integer type holds both */
+      report(r, e->loc, "unsupported operand types for %s: %s and %s (no "
+             "integer type holds both, and numpy raises TypeError too: "
+             "convert one, e.g. asc.int64(x))",
+             op_name(op), tn(r, a), tn(r, b));
+      return err(r);
+    }
     return p;
   }
   case ASC_BIN_MATMUL: /* reported above */
@@ -1243,6 +1283,19 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
         report(r, e->loc, "bad operand type for unary ~: %s", tn(r, at));
         return err(r);
       }
+      /* numpy: TypeError for a bool array (~ is its logical not) */
+      if (e->u.unary.op == ASC_UN_NEG && at->dtype == ascBool) {
+        report(r, e->loc, "the numpy boolean negative, the `-` operator, "
+               "is not supported, use the `~` operator or the logical_not "
+               "function instead");
+        return err(r);
+      }
+      if (e->u.unary.op == ASC_UN_POS && at->dtype == ascBool) {
+        report(r, e->loc, "numpy has no unary + (np.positive) for a bool "
+               "array (%s); use it as it is, or convert it: "
+               "x.astype(np.int8)", tn(r, at));
+        return err(r);
+      }
       return asc__ty_tensor(r->in->c, at->dtype, at->ndim, true);
     }
     if (!is_kind(a, ASC_TY_SCALAR) ||
@@ -1257,7 +1310,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     asc__type *t;
     a = asc__infer_expr(r, e->u.binary.lhs);
     b = asc__infer_expr(r, e->u.binary.rhs);
-    t = binop_type(r, e->u.binary.op, a, b, e);
+    t = binop_type(r, e->u.binary.op, a, b, e, false);
     /* a weak operand takes the type the operation is done in */
     if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
       asc__infer_coerce(r, e->u.binary.lhs, t, 0);
@@ -1700,12 +1753,14 @@ static void stmt(run *r, asc__ast_stmt *s) {
     fake.u.binary.op = s->u.aug.op;
     fake.u.binary.lhs = s->u.aug.target;
     fake.u.binary.rhs = s->u.aug.value;
-    t = binop_type(r, s->u.aug.op, cur, v, &fake);
+    t = binop_type(r, s->u.aug.op, cur, v, &fake, false);
     if (is_kind(cur, ASC_TY_TENSOR)) {
       /* in place: numpy's same_kind rule for the ufunc's output */
       asc__type *ct = asc__ty_find(cur), *rt = asc__ty_find(t);
-      if (rt != NULL && !is_err(rt) && asc__dtype_is_float(rt->dtype) &&
-          !asc__dtype_is_float(ct->dtype))
+      if (rt != NULL && !is_err(rt) &&
+          ((asc__dtype_is_float(rt->dtype) &&
+            !asc__dtype_is_float(ct->dtype)) ||
+           (ct->dtype == ascBool && rt->dtype != ascBool)))
         report(r, s->loc,
                "cannot write the %s result of %s= into %s in place "
                "(numpy's same_kind rule): convert explicitly",

@@ -426,6 +426,14 @@ static asc__type *complex_part(run *r, asc__type *t) {
   return scalar(r, t->dtype == ascComplex64 ? ascFloat32 : ascFloat64);
 }
 
+/* abs, floor, ceil, trunc of a bool: Python's int for a scalar
+ * (abs(True) == 1), a bool for an array's elements (numpy). */
+static asc__type *bool_as_int(run *r, asc__type *t) {
+  if (asc__ty_find(t)->dtype != ascBool || r->ew_ndim > 0)
+    return t;
+  return weak(r, ascInt64);
+}
+
 static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   asc__type *t = call_arg(r, e, i);
   if (t == NULL || is_err(t))
@@ -904,7 +912,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
       return complex_part(r, t); /* |z| is real */
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+    return bool_as_int(r, t);
   case ASC_BI_COMPLEX:
     /* complex(re[, im]): a Python complex, weak as float() is */
     t = need_scalar(r, e, 0);
@@ -966,7 +974,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
                  ? scalar(r, ascInt64)
                  : t;
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+    return bool_as_int(r, t);
   case ASC_BI_POW:
     t = need_scalar(r, e, 0);
     u = need_scalar(r, e, 1);
@@ -996,8 +1004,9 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     PROPAGATE(u);
     PROPAGATE(w);
+    /* a choice, not arithmetic: bools stay bool, as in numpy */
     if (where)
-      return asc__infer_arith_promote(r, u, w);
+      return asc__ty_promote(r->in->c, u, w);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(u)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(w)->dtype)) {
@@ -1005,8 +1014,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              tn(r, t));
       return err(r);
     }
-    return asc__infer_arith_promote(r, t,
-                                    asc__infer_arith_promote(r, u, w));
+    return asc__ty_promote(r->in->c, t, asc__ty_promote(r->in->c, u, w));
   }
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
