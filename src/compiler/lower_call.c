@@ -389,6 +389,26 @@ static asc__irval clip_max(lstate *ls, int dt, asc__irval x, asc__irval y,
   return sel(ls, keep, x, y);
 }
 
+/* numpy's fmod of integers: C's remainder, with the dividend's sign; 0
+ * for a zero divisor (numpy warns), and no C overflow for MIN % -1.
+ * Python's % (which raises for 0 and handles -1) gives it after a sign
+ * fix. */
+static asc__irval int_fmod(lstate *ls, int dt, asc__irval a, asc__irval b) {
+  asc__irval zero = asc__irv_int(dt, 0);
+  asc__irval bz = op2(ls, ASC_IR_EQ, dt, b, zero);
+  asc__irval d = sel(ls, bz, asc__irv_int(dt, 1), b);
+  asc__irval m = op2(ls, ASC_IR_MOD, dt, a, d);
+  if (asc__dt_is_signed(dt)) {
+    asc__irval fix = op2(ls, ASC_IR_AND, ascBool,
+                         op2(ls, ASC_IR_NE, dt, m, zero),
+                         op2(ls, ASC_IR_NE, ascBool,
+                             op2(ls, ASC_IR_LT, dt, a, zero),
+                             op2(ls, ASC_IR_LT, dt, d, zero)));
+    m = sel(ls, fix, op2(ls, ASC_IR_SUB, dt, m, d), m);
+  }
+  return sel(ls, bz, zero, m);
+}
+
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   asc__ast_expr *const *a = e->u.call.rargs;
@@ -608,6 +628,10 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
                                    ascComplex128));
       if (!asc__dt_is_float(adt))
         return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
+    } else if (id == ASC_INTR_FMOD && !asc__dt_is_float(dt)) {
+      /* np.fmod of integers (math.fmod is typed a float) */
+      return int_fmod(ls, dt, conv(ls, asc__lower_expr(ls, a[0]), dt),
+                      conv(ls, asc__lower_expr(ls, a[1]), dt));
     } else {
       adt = dt;
     }

@@ -2,8 +2,8 @@
 docs/arrays.md): Python ints that meet narrower integer dtypes (a
 compile error for a literal, numpy's OverflowError at run time for a
 value computed then), comparisons with Python ints by value, np.clip,
-var/std with a large ddof, bool arrays and uint64 with signed integers
-in bit operations."""
+var/std with a large ddof, bool arrays, uint64 with signed integers in
+bit operations and np.fmod of integers."""
 import re
 import warnings
 
@@ -59,7 +59,7 @@ I8 = np.array([-128, -1, 0, 1, 127], np.int8)
 FORMS = [
     "a + {v}", "{v} + a", "a - {v}", "a * {v}", "a // {v}", "a % {v}",
     "a ** {v}", "a & {v}", "a | {v}", "a << {v}",
-    "np.maximum(a, {v})", "np.minimum({v}, a)",
+    "np.maximum(a, {v})", "np.minimum({v}, a)", "np.fmod(a, {v})",
     "np.full_like(a, {v})", "np.uint8({v}) + a",
 ]
 STMTS = ["a += {v}\na", "a[:] = {v}\na", "a[1:] -= {v}\na",
@@ -317,3 +317,39 @@ def test_uint64_with_signed_in_bit_operations(op, scalar):
                                        "uint64 and int64 (no integer type "
                                        "holds both" % op)):
         kernel(expr, "w, q")(w, q)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8,
+                                   np.uint32])
+def test_fmod_of_integers(dtype):
+    """np.fmod of integers: their dtype, the dividend's sign, 0 for a zero
+    divisor (numpy warns), MIN % -1 == 0."""
+    info = np.iinfo(dtype)
+    x = np.array([7, info.max, info.min, 0, 5, 9, info.min, 6], dtype)
+    if info.min < 0:
+        y = np.array([2, 3, -1, 4, -3, 0, 7, -4], dtype)
+        x[0] = -7
+    else:
+        y = np.array([2, 3, 1, 4, 3, 0, 7, 4], dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.fmod(x, y)
+        want_lit = np.fmod(x, 3)
+    same(kernel("np.fmod(x, y)", "x, y")(x, y), want)
+    same(kernel("np.fmod(x, 3)", "x")(x), want_lit)
+    body = ("out = np.empty_like(x)\n"
+            "for i in range(x.shape[0]):\n"
+            "    out[i] = np.fmod(x[i], y[i])\n"
+            "out")
+    same(kernel(body, "x, y")(x, y), want)
+
+
+def test_math_fmod_stays_pythons():
+    """math.fmod takes floats, as in Python (ValueError for 0)."""
+    src = ("import math\nimport asc\n\n@asc.kernel\ndef k(x, y):\n"
+           "    return math.fmod(x[0], y[0])\n")
+    k = asc.compile(src).k
+    r = k(np.array([7], np.int32), np.array([-2], np.int32))
+    assert r == 1.0 and isinstance(r, np.float64)
+    with pytest.raises(ValueError, match="math domain error"):
+        k(np.array([7], np.int32), np.array([0], np.int32))

@@ -1030,6 +1030,14 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              b->name);
       return err(r);
     }
+    /* np.fmod of integers is numpy's integer fmod (math.fmod a float) */
+    if (b->id == ASC_BI_FMOD && asc__expr_via_asc(e->u.call.func)) {
+      u = asc__ty_promote(r->in->c, t, u);
+      if (asc__ty_find(u)->dtype == ascBool)
+        return scalar(r, ascInt8);
+      if (asc__ty_is_intlike(u))
+        return u;
+    }
     return floatify(r, asc__ty_promote(r->in->c, t, u));
   default:
     /* sin, cos, exp, log, sqrt, erf, fabs, ... */
