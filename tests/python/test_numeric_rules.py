@@ -3,7 +3,7 @@ docs/arrays.md): Python ints that meet narrower integer dtypes (a
 compile error for a literal, numpy's OverflowError at run time for a
 value computed then), comparisons with Python ints by value, np.clip,
 var/std with a large ddof, bool arrays, uint64 with signed integers in
-bit operations and np.fmod of integers."""
+bit operations, np.fmod of integers and stores into 0-d arrays."""
 import re
 import warnings
 
@@ -353,3 +353,17 @@ def test_math_fmod_stays_pythons():
     assert r == 1.0 and isinstance(r, np.float64)
     with pytest.raises(ValueError, match="math domain error"):
         k(np.array([7], np.int32), np.array([0], np.int32))
+
+
+def test_store_into_a_zero_d_array():
+    """A 0-d array parameter is stored into, as numpy does."""
+    out = np.array(7.0)
+    kernel("out[()] = x\nout[...] += x * 2\nout[()] *= 3",
+           "out, x: float", ret=False)(out, 2.5)
+    assert out == ((2.5 + 5.0) * 3)
+    out = np.array(7, np.int32)
+    r = kernel("out[...] = out[()] + 1\nout[()]", "out")(out)
+    assert out == 8 and r == 8
+    out = np.array(1.0)
+    kernel("out[...] = a.sum()", "out, a", ret=False)(out, np.arange(4.0))
+    assert out == 6.0

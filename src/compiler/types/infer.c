@@ -811,8 +811,24 @@ static asc__type *fancy_index(run *r, asc__type *vt, asc__ast_expr *ix) {
   return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
 }
 
+/* The type of e where an array is wanted (subscripted, or assigned
+ * through): a 0-d array parameter is its array there (out[()] = v,
+ * out[...] = v), although its name elsewhere reads as its one element. */
+static asc__type *array_value(run *r, asc__ast_expr *e) {
+  asc__type *t = asc__infer_expr(r, e), *ct;
+  if (e->kind != ASC_EXPR_NAME || e->u.name.sym == NULL ||
+      e->u.name.sym->kind != ASC_SYM_PARAM || !is_kind(t, ASC_TY_SCALAR))
+    return t;
+  ct = asc__ty_find(cell_of(r, e->u.name.sym)->t);
+  if (ct == NULL || ct->kind != ASC_TY_TENSOR || ct->ndim != 0)
+    return t;
+  if (r->check)
+    e->type = ct;
+  return ct;
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
-  asc__type *vt = asc__infer_expr(r, e->u.sub.value);
+  asc__type *vt = array_value(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
@@ -1501,7 +1517,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     assign_tuple(r, target, t, value, loc, depth);
     return;
   case ASC_EXPR_SUBSCRIPT: {
-    asc__type *tt = asc__infer_expr(r, target->u.sub.value), *elem;
+    asc__type *tt = array_value(r, target->u.sub.value), *elem;
     if (tt == NULL || is_err(tt))
       return;
     tt = asc__ty_find(tt);
@@ -1590,7 +1606,7 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
     return cell_of(r, s)->t;
   }
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
-    asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
+    asc__type *tt = asc__ty_find(array_value(r, target->u.sub.value));
     if (tt != NULL && tt->kind == ASC_TY_TENSOR &&
         (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
          fancy_index(r, tt, target->u.sub.index) != NULL))
