@@ -774,6 +774,8 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
     a = conv(ls, asc__lower_expr(ls, e->u.binary.lhs), dt);
     {
       asc__irval b = conv(ls, asc__lower_expr(ls, e->u.binary.rhs), dt);
+      if (e->u.binary.op == ASC_BIN_DIV)
+        return asc__lower_div(ls, dt, a, b, ls->ew != NULL);
       return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
     }
   }
@@ -1008,7 +1010,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
     int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
-    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64;
     mov(ls, r, conv(ls, op2(ls, op, odt, conv(ls, asc__irv_reg(r), odt),
                             conv(ls, rhs, odt)),
@@ -1023,7 +1026,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
     int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
-    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64; /* as `a[i] = a[i] / v`: true division, stored back */
     d = newreg(ls, dt, NULL);
     i = emit(ls, ASC_IR_LOAD, d, 2);

@@ -801,11 +801,16 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     asc__ty_scalar(ls->c, vdt(ls, v)));
     int odt = asc__ty_concrete(ls->c, pt)->dtype;
-    if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+    if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64;
     ld->args[0] = asc__irv_reg(dst->t);
     ld->args[1] = off;
-    v = op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt), conv(ls, v, odt));
+    v = op == ASC_IR_DIV
+            ? asc__lower_div(ls, odt, conv(ls, asc__irv_reg(d), odt),
+                             conv(ls, v, odt), true)
+            : op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt),
+                  conv(ls, v, odt));
   }
   v = conv(ls, v, dt);
   st = emit(ls, ASC_IR_STORE, -1, 3);
@@ -1833,8 +1838,12 @@ static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
   pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                        asc__ty_scalar(ls->c, vdt(ls, v)));
   odt = asc__ty_concrete(ls->c, pt)->dtype;
-  if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+  if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
+      !asc__dt_is_complex(odt))
     odt = ascFloat64;
+  if (op == ASC_IR_DIV) /* numpy's complex division */
+    return asc__lower_div(ls, odt, conv(ls, old, odt), conv(ls, v, odt),
+                          true);
   return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
 }
 

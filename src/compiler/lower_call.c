@@ -369,6 +369,20 @@ asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v) {
   return asc__irv_reg(d);
 }
 
+asc__irval asc__lower_div(lstate *ls, int dt, asc__irval a, asc__irval b,
+                          bool arrays) {
+  int32_t d;
+  asc__irins *i;
+  if (!asc__dt_is_complex(dt) || !arrays)
+    return op2(ls, ASC_IR_DIV, dt, a, b);
+  d = newreg(ls, dt, NULL);
+  i = emit(ls, ASC_IR_CALL, d, 2);
+  i->aux = ASC_INTR_CDIV;
+  i->args[0] = a;
+  i->args[1] = b;
+  return asc__irv_reg(d);
+}
+
 asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im) {
   int fdt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
   int32_t d = newreg(ls, dt, NULL);

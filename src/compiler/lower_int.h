@@ -311,6 +311,10 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
 /* A complex intrinsic (CREAL, CIMAG, CABS, CARG: real result; CONJ) of
  * the complex value v. */
 asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v);
+/* a / b of dt (operands converted).  A complex division of array
+ * elements (arrays) is numpy's (CDIV), of scalars CPython's (div). */
+asc__irval asc__lower_div(lstate *ls, int dt, asc__irval a, asc__irval b,
+                          bool arrays);
 /* re + im*1j as a value of the complex dtype dt. */
 asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im);
 /* cmath.polar(z): vals[0] = abs(z), vals[1] = phase(z) (float64). */

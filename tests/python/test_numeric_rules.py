@@ -3,7 +3,8 @@ docs/arrays.md): Python ints that meet narrower integer dtypes (a
 compile error for a literal, numpy's OverflowError at run time for a
 value computed then), comparisons with Python ints by value, np.clip,
 var/std with a large ddof, bool arrays, uint64 with signed integers in
-bit operations, np.fmod of integers and stores into 0-d arrays."""
+bit operations, np.fmod of integers, stores into 0-d arrays and complex
+division."""
 import re
 import warnings
 
@@ -367,3 +368,102 @@ def test_store_into_a_zero_d_array():
     out = np.array(1.0)
     kernel("out[...] = a.sum()", "out, a", ret=False)(out, np.arange(4.0))
     assert out == 6.0
+
+
+SPECIAL = [0.0, -0.0, 1.0, -2.5, 1e-310, 1e308, np.inf, -np.inf, np.nan]
+
+
+def parts_equal(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    return (((x.real == y.real) | (np.isnan(x.real) & np.isnan(y.real))) &
+            ((x.imag == y.imag) | (np.isnan(x.imag) & np.isnan(y.imag))))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_division_of_arrays_is_numpys(dtype):
+    """Whole-array division gives numpy's values, special ones included
+    ((1+1j) / complex(inf, inf) is nan+nanj, not C99's 0), and numpy's bits
+    for ordinary ones."""
+    zs = [complex(x, y) for x in SPECIAL for y in SPECIAL]
+    with warnings.catch_warnings():  # 1e308 is inf in complex64
+        warnings.simplefilter("ignore")
+        a = np.array([p for p in zs for _ in zs]).astype(dtype)
+        b = np.array([q for _ in zs for q in zs]).astype(dtype)
+    rng = np.random.default_rng(3)
+    n = 5000
+    a = np.concatenate([a, (rng.standard_normal(n) +
+                            1j * rng.standard_normal(n)).astype(dtype)])
+    b = np.concatenate([b, (rng.standard_normal(n) +
+                            1j * rng.standard_normal(n)).astype(dtype)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = a / b
+    out = np.zeros_like(a)
+    kernel("out[:] = a / b", "a, b, out", ret=False)(a, b, out)
+    assert parts_equal(out, want).all()
+    ok = ~np.isnan(want)
+    assert out[ok].tobytes() == want[ok].tobytes()
+    c = a.copy()  # in place too (it divided the real parts only)
+    kernel("c /= b", "c, b", ret=False)(c, b)
+    assert parts_equal(c, want).all()
+    c, m = a.copy(), np.ones(len(a), bool)
+    kernel("c[m] /= b[m]", "c, b, m: asc.Tensor[asc.bool_, 1]",
+           ret=False)(c, b, m)
+    assert parts_equal(c, want).all()
+
+
+def test_complex_division_of_scalars_is_pythons():
+    """Scalar code divides as CPython does (its bits), with nan+nanj for an
+    infinite divisor; a zero divisor gives numpy's infinities (Python
+    raises ZeroDivisionError)."""
+    zs = [complex(x, y) for x in SPECIAL for y in SPECIAL]
+    rng = np.random.default_rng(4)
+    extra = list(rng.standard_normal(2000) + 1j * rng.standard_normal(2000))
+    a = np.array([p for p in zs for _ in zs] + extra)
+    b = np.array([q for _ in zs for q in zs] + extra[::-1])
+    body = ("out = np.empty_like(a)\n"
+            "for i in range(a.shape[0]):\n"
+            "    out[i] = a[i] / b[i]\n"
+            "out")
+    got = kernel(body, "a, b")(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_numpy = a / b
+    for k in range(len(a)):
+        if b[k] == 0:
+            assert parts_equal(got[k], by_numpy[k]), (a[k], b[k])
+            continue
+        want = complex(a[k]) / complex(b[k])
+        assert parts_equal(got[k], want), (a[k], b[k], got[k], want)
+        if not np.isnan(want):
+            assert np.complex128(want).tobytes() == got[k].tobytes()
+    assert np.isnan(kernel("(1 + 1j) / complex(x, x)", "x: float")(np.inf))
+    body = ("out = a.copy()\n"
+            "for i in range(a.shape[0]):\n"
+            "    z = out[i]\n"
+            "    z /= b[i]\n"
+            "    out[i] = z\n"
+            "out")
+    got = kernel(body, "a, b")(a[-2000:], b[-2000:])
+    assert got.tobytes() == np.array(
+        [complex(x) / complex(y) for x, y in zip(a[-2000:], b[-2000:])]
+    ).tobytes()
+
+
+def test_complex_in_place_division():
+    """z /= w divides complex numbers (it was typed float64, dividing the
+    real parts only), in scalar code and in whole-array code."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(8) + 1j * rng.standard_normal(8)
+    b = rng.standard_normal(8) + 1j * rng.standard_normal(8)
+    body = ("for i in range(c.shape[0]):\n"
+            "    c[i] /= b[i]\n"
+            "z = d[0]\n"
+            "z /= b[0]\n"
+            "d[0] = z\n"
+            "e /= b")
+    c, d, e = a.copy(), a.copy(), a.copy()
+    kernel(body, "c, d, e, b", ret=False)(c, d, e, b)
+    np.testing.assert_allclose(c, a / b, rtol=1e-15)
+    np.testing.assert_allclose(d[0], a[0] / b[0], rtol=1e-15)
+    same(e, a / b)
