@@ -197,7 +197,12 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
   case ASC_IR_ADD: cop = "+"; break;
   case ASC_IR_SUB: cop = "-"; break;
   case ASC_IR_MUL: cop = "*"; break;
-  case ASC_IR_DIV: cop = "/"; break;
+  case ASC_IR_DIV:
+    if (asc__dt_is_complex(dt))
+      return asc__arena_printf(e->c, "asc_cdiv%s(%s, %s, 0)",
+                               dt == ascComplex64 ? "f" : "", a, b);
+    cop = "/";
+    break;
   case ASC_IR_AND: cop = "&"; break;
   case ASC_IR_OR: cop = "|"; break;
   case ASC_IR_XOR: cop = "^"; break;
@@ -645,6 +650,37 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
            "  }\n"
            "  return cpow%s(a, b);\n}\n",
         ty, fs, ty, ty, ty, fs);
+    /* Smith's division, without C99's recovery of infinities, so that
+     * (1+1j) / complex(inf, inf) is nan+nanj as in CPython and numpy.
+     * asc_cdiv divides by the denominator, as CPython does (a kernel's
+     * complex scalars keep Python's bits); asc_cdiv_np multiplies by its
+     * reciprocal, as numpy's arrays do.  A zero divisor gives numpy's
+     * (a.real / 0, a.imag / 0) where Python raises. */
+    out(e, "static inline %s asc_cdiv%s(%s a, %s b, int np) {\n"
+           "  %s ar = __real__ a, ai = __imag__ a, br = __real__ b,\n"
+           "    bi = __imag__ b, abr = __builtin_fabs%s(br),\n"
+           "    abi = __builtin_fabs%s(bi), t, d, re, im;\n"
+           "  if (abr >= abi) {\n"
+           "    if (abr == 0)\n"
+           "      return __builtin_complex(ar / abr, ai / abr);\n"
+           "    t = bi / br;\n"
+           "    d = br + bi * t;\n"
+           "    re = ar + ai * t;\n"
+           "    im = ai - ar * t;\n"
+           "  } else if (abi >= abr || np) {\n"
+           "    t = br / bi;\n"
+           "    d = br * t + bi;\n"
+           "    re = ar * t + ai;\n"
+           "    im = ai * t - ar;\n"
+           "  } else {\n"
+           "    return __builtin_complex((%s)NAN, (%s)NAN);\n"
+           "  }\n"
+           "  if (np) {\n"
+           "    d = 1 / d;\n"
+           "    return __builtin_complex(re * d, im * d);\n"
+           "  }\n"
+           "  return __builtin_complex(re / d, im / d);\n}\n",
+        ty, fs, ty, ty, re, fs, fs, re, re);
   }
   /* CPython's cmath.rect(r, phi), its special values included */
   out(e, "static inline double _Complex asc_crect(double r, double phi) {\n"
@@ -815,6 +851,9 @@ static void emit_call(emitter *e, const asc__irins *i) {
     case ASC_INTR_CONJ: LINE(e, "%s = conj%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CABS: LINE(e, "%s = cabs%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CARG: LINE(e, "%s = carg%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_CDIV:
+      LINE(e, "%s = asc_cdiv%s(%s, %s, 1);", d, cs, a[0], a[1]);
+      return;
     case ASC_INTR_LOG10: /* CPython's cmath.log10: log(z) / ln 10 */
       LINE(e, "%s = clog%s(%s);", d, cs, a[0]);
       LINE(e, "%s = __builtin_complex(__real__ %s / %s, __imag__ %s / %s);",

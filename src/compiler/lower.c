@@ -495,6 +495,31 @@ static asc__irval lower_boolop(lstate *ls, const asc__ast_expr *e) {
   return asc__irv_reg(r);
 }
 
+/* a op b for a signed integer a and a uint64 b, exactly (numpy 2; their
+ * promoted type is a float, which rounds values past 2**53). */
+static asc__irval mixed_compare(lstate *ls, int op, asc__irval a,
+                                asc__irval b) {
+  asc__irval neg, c;
+  a = conv(ls, a, ascInt64);
+  neg = op2(ls, ASC_IR_LT, ascInt64, a, asc__irv_int(ascInt64, 0));
+  c = op2(ls, op, ascUInt64, conv(ls, a, ascUInt64), b);
+  /* a negative a is below every b */
+  if (op == ASC_IR_LT || op == ASC_IR_LE || op == ASC_IR_NE)
+    return op2(ls, ASC_IR_OR, ascBool, neg, c);
+  return op2(ls, ASC_IR_AND, ascBool, op1(ls, ASC_IR_NOT, ascBool, neg), c);
+}
+
+/* The comparison op with its operands swapped (a < b is b > a). */
+static int swapped(int op) {
+  switch (op) {
+  case ASC_IR_LT: return ASC_IR_GT;
+  case ASC_IR_LE: return ASC_IR_GE;
+  case ASC_IR_GT: return ASC_IR_LT;
+  case ASC_IR_GE: return ASC_IR_LE;
+  default: return op;
+  }
+}
+
 static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   int32_t r = newreg(ls, ascBool, NULL);
   asc__irblock *save = ls->cur;
@@ -513,8 +538,14 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
     if (pt == NULL)
       unsupported(ls, e->loc, "this comparison");
     dt = asc__ty_concrete(ls->c, pt)->dtype;
-    mov(ls, r, op2(ls, cmpop_ir(e->u.cmp.ops[k]), dt, conv(ls, lhs, dt),
-                   conv(ls, rhs, dt)));
+    if (asc__dt_is_signed(vdt(ls, lhs)) && vdt(ls, rhs) == ascUInt64)
+      mov(ls, r, mixed_compare(ls, cmpop_ir(e->u.cmp.ops[k]), lhs, rhs));
+    else if (vdt(ls, lhs) == ascUInt64 && asc__dt_is_signed(vdt(ls, rhs)))
+      mov(ls, r, mixed_compare(ls, swapped(cmpop_ir(e->u.cmp.ops[k])), rhs,
+                               lhs));
+    else
+      mov(ls, r, op2(ls, cmpop_ir(e->u.cmp.ops[k]), dt, conv(ls, lhs, dt),
+                     conv(ls, rhs, dt)));
     if (k + 1 < e->u.cmp.n) {
       i = emit(ls, ASC_IR_IF, -1, 1);
       i->args[0] = asc__irv_reg(r);
@@ -526,7 +557,68 @@ static asc__irval lower_compare(lstate *ls, const asc__ast_expr *e) {
   return asc__irv_reg(r);
 }
 
+static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e);
+
+/* The smallest and largest value of integer type dt. */
+static void int_range(int dt, int64_t *lo, uint64_t *hi) {
+  int bits = asc__dt_bits(dt);
+  if (dt == ascBool) {
+    *lo = 0;
+    *hi = 1;
+  } else if (asc__dt_is_signed(dt)) {
+    *lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+    *hi = (UINT64_C(1) << (bits - 1)) - 1;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+  }
+}
+
+asc__irval asc__lower_fit_int(lstate *ls, asc__irval v, int dt, int clamp) {
+  int src = vdt(ls, v);
+  int64_t slo, dlo;
+  uint64_t shi, dhi;
+  asc__irval below = asc__irv_int(ascBool, 0), above = below, bad;
+  const char *msg;
+  if (src == dt || asc__dt_is_float(src) || asc__dt_is_complex(src) ||
+      asc__dt_is_float(dt) || asc__dt_is_complex(dt))
+    return conv(ls, v, dt);
+  int_range(src, &slo, &shi);
+  int_range(dt, &dlo, &dhi);
+  /* each end of dt's range is a value of src when src can pass it */
+  if (slo < dlo)
+    below = op2(ls, ASC_IR_LT, src, v, asc__irv_int(src, dlo));
+  if (shi > dhi)
+    above = op2(ls, ASC_IR_GT, src, v, asc__irv_int(src, (int64_t)dhi));
+  bad = clamp < 0 ? below : clamp > 0 ? above
+                  : op2(ls, ASC_IR_OR, ascBool, below, above);
+  msg = asc__arena_printf(ls->c, "Python integer {} out of bounds for %s",
+                          asc__dtype_long((ascDataType)dt));
+  if (bad.kind != ASC_IRV_CONST || bad.c.i != 0) {
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    asc__irblock *save = ls->cur;
+    i->args[0] = bad;
+    ls->cur = &i->body[0];
+    raise_values(ls, ASC_KEXC_OVERFLOW_ERROR, msg, conv(ls, v, ascInt64),
+                 asc__irv_int(ascInt64, 0));
+    ls->cur = save;
+  }
+  if (clamp > 0) /* a lower bound below the range bounds nothing */
+    v = sel(ls, below, asc__irv_int(src, dlo), v);
+  else if (clamp < 0)
+    v = sel(ls, above, asc__irv_int(src, (int64_t)dhi), v);
+  return conv(ls, v, dt);
+}
+
 asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
+  asc__irval v = lower_expr(ls, e);
+  if (e->fit != NULL)
+    return asc__lower_fit_int(ls, v, asc__ty_concrete(ls->c, e->fit)->dtype,
+                              0);
+  return v;
+}
+
+static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
   if (ls->ew != NULL) {
     asc__irval v;
     if (asc__lower_ew_lookup(ls, e, &v))
@@ -682,6 +774,8 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e) {
     a = conv(ls, asc__lower_expr(ls, e->u.binary.lhs), dt);
     {
       asc__irval b = conv(ls, asc__lower_expr(ls, e->u.binary.rhs), dt);
+      if (e->u.binary.op == ASC_BIN_DIV)
+        return asc__lower_div(ls, dt, a, b, ls->ew != NULL);
       return op2(ls, binop_ir(e->u.binary.op), dt, a, b);
     }
   }
@@ -916,7 +1010,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
     int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
-    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64;
     mov(ls, r, conv(ls, op2(ls, op, odt, conv(ls, asc__irv_reg(r), odt),
                             conv(ls, rhs, odt)),
@@ -931,7 +1026,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     ty(s->u.aug.value));
     int odt = pt ? (int)asc__ty_concrete(ls->c, pt)->dtype : dt;
-    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt))
+    if (s->u.aug.op == ASC_BIN_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64; /* as `a[i] = a[i] / v`: true division, stored back */
     d = newreg(ls, dt, NULL);
     i = emit(ls, ASC_IR_LOAD, d, 2);

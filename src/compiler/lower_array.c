@@ -801,11 +801,16 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
     asc__type *pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                                     asc__ty_scalar(ls->c, vdt(ls, v)));
     int odt = asc__ty_concrete(ls->c, pt)->dtype;
-    if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+    if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
+        !asc__dt_is_complex(odt))
       odt = ascFloat64;
     ld->args[0] = asc__irv_reg(dst->t);
     ld->args[1] = off;
-    v = op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt), conv(ls, v, odt));
+    v = op == ASC_IR_DIV
+            ? asc__lower_div(ls, odt, conv(ls, asc__irv_reg(d), odt),
+                             conv(ls, v, odt), true)
+            : op2(ls, op, odt, conv(ls, asc__irv_reg(d), odt),
+                  conv(ls, v, odt));
   }
   v = conv(ls, v, dt);
   st = emit(ls, ASC_IR_STORE, -1, 3);
@@ -1833,8 +1838,12 @@ static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
   pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
                        asc__ty_scalar(ls->c, vdt(ls, v)));
   odt = asc__ty_concrete(ls->c, pt)->dtype;
-  if (op == ASC_IR_DIV && !asc__dt_is_float(odt))
+  if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
+      !asc__dt_is_complex(odt))
     odt = ascFloat64;
+  if (op == ASC_IR_DIV) /* numpy's complex division */
+    return asc__lower_div(ls, odt, conv(ls, old, odt), conv(ls, v, odt),
+                          true);
   return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
 }
 
@@ -2168,8 +2177,11 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                  ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),
                         ascInt64)
                  : i64(0);
+      /* numpy divides by max(n - ddof, 0): inf (or nan) for ddof >= n */
       var = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(ss),
-                conv(ls, op2(ls, ASC_IR_SUB, ascInt64, n, ddof), adt));
+                conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
+                             op2(ls, ASC_IR_SUB, ascInt64, n, ddof), i64(0)),
+                     adt));
       if (id == ASC_BI_NP_STD) {
         int32_t d = newreg(ls, adt, NULL);
         asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);

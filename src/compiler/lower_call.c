@@ -369,6 +369,20 @@ asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v) {
   return asc__irv_reg(d);
 }
 
+asc__irval asc__lower_div(lstate *ls, int dt, asc__irval a, asc__irval b,
+                          bool arrays) {
+  int32_t d;
+  asc__irins *i;
+  if (!asc__dt_is_complex(dt) || !arrays)
+    return op2(ls, ASC_IR_DIV, dt, a, b);
+  d = newreg(ls, dt, NULL);
+  i = emit(ls, ASC_IR_CALL, d, 2);
+  i->aux = ASC_INTR_CDIV;
+  i->args[0] = a;
+  i->args[1] = b;
+  return asc__irv_reg(d);
+}
+
 asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im) {
   int fdt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
   int32_t d = newreg(ls, dt, NULL);
@@ -378,6 +392,35 @@ asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im) {
   i->args[0] = a;
   i->args[1] = b;
   return asc__irv_reg(d);
+}
+
+/* numpy's maximum(x, y) (minimum when min): NaN when either is NaN. */
+static asc__irval clip_max(lstate *ls, int dt, asc__irval x, asc__irval y,
+                           bool min) {
+  asc__irval keep = op2(ls, min ? ASC_IR_LE : ASC_IR_GE, dt, x, y);
+  if (asc__dt_is_float(dt))
+    keep = op2(ls, ASC_IR_OR, ascBool, keep, op2(ls, ASC_IR_NE, dt, x, x));
+  return sel(ls, keep, x, y);
+}
+
+/* numpy's fmod of integers: C's remainder, with the dividend's sign; 0
+ * for a zero divisor (numpy warns), and no C overflow for MIN % -1.
+ * Python's % (which raises for 0 and handles -1) gives it after a sign
+ * fix. */
+static asc__irval int_fmod(lstate *ls, int dt, asc__irval a, asc__irval b) {
+  asc__irval zero = asc__irv_int(dt, 0);
+  asc__irval bz = op2(ls, ASC_IR_EQ, dt, b, zero);
+  asc__irval d = sel(ls, bz, asc__irv_int(dt, 1), b);
+  asc__irval m = op2(ls, ASC_IR_MOD, dt, a, d);
+  if (asc__dt_is_signed(dt)) {
+    asc__irval fix = op2(ls, ASC_IR_AND, ascBool,
+                         op2(ls, ASC_IR_NE, dt, m, zero),
+                         op2(ls, ASC_IR_NE, ascBool,
+                             op2(ls, ASC_IR_LT, dt, a, zero),
+                             op2(ls, ASC_IR_LT, dt, d, zero)));
+    m = sel(ls, fix, op2(ls, ASC_IR_SUB, dt, m, d), m);
+  }
+  return sel(ls, bz, zero, m);
 }
 
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
@@ -419,6 +462,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
       return conv(ls, asc__lower_cintr(ls, ASC_INTR_CABS,
                                        asc__lower_expr(ls, a[0])),
                   dt);
+    if (dt == ascBool) /* np.abs of a bool array */
+      return conv(ls, asc__lower_expr(ls, a[0]), dt);
     return op1(ls, ASC_IR_ABS, dt, conv(ls, asc__lower_expr(ls, a[0]), dt));
   }
   case ASC_BI_COMPLEX: {
@@ -458,15 +503,20 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     /* both sides are evaluated, as numpy evaluates both arrays; a NaN
      * passes through clip */
     int dt = scalar_dt(ls, e);
+    bool clip = b->id == ASC_BI_NP_CLIP;
     asc__irval x = asc__lower_expr(ls, a[0]);
-    asc__irval y = conv(ls, asc__lower_expr(ls, a[1]), dt);
-    asc__irval z = conv(ls, asc__lower_expr(ls, a[2]), dt);
+    /* a Python int bound of np.clip that dt cannot hold (typed so) */
+    asc__irval y = asc__lower_fit_int(ls, asc__lower_expr(ls, a[1]), dt,
+                                      clip ? 1 : 0);
+    asc__irval z = asc__lower_fit_int(ls, asc__lower_expr(ls, a[2]), dt,
+                                      clip ? -1 : 0);
     asc__irval r;
-    if (b->id == ASC_BI_NP_WHERE)
+    if (!clip)
       return sel(ls, truthy(ls, x), y, z);
-    x = conv(ls, x, dt);
-    r = sel(ls, op2(ls, ASC_IR_LT, dt, x, y), y, x);
-    return sel(ls, op2(ls, ASC_IR_GT, dt, x, z), z, r);
+    /* numpy's minimum(maximum(x, lo), hi): hi wins when lo > hi, and a
+     * NaN anywhere gives NaN */
+    r = clip_max(ls, dt, conv(ls, x, dt), y, false);
+    return clip_max(ls, dt, r, z, true);
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);
@@ -592,6 +642,10 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
                                    ascComplex128));
       if (!asc__dt_is_float(adt))
         return asc__irv_int(ascBool, id == ASC_INTR_ISFINITE);
+    } else if (id == ASC_INTR_FMOD && !asc__dt_is_float(dt)) {
+      /* np.fmod of integers (math.fmod is typed a float) */
+      return int_fmod(ls, dt, conv(ls, asc__lower_expr(ls, a[0]), dt),
+                      conv(ls, asc__lower_expr(ls, a[1]), dt));
     } else {
       adt = dt;
     }

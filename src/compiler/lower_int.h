@@ -140,6 +140,12 @@ static inline asc__irval op2(lstate *ls, int op, int dt, asc__irval a,
   asc__irval args[2] = {a, b}, r;
   int32_t d;
   asc__irins *i;
+  /* bool arithmetic is logical: numpy's bool + and * on arrays, and what
+   * Python's int result becomes when stored into a bool (b[i] += c[i]) */
+  if (dt == ascBool)
+    op = op == ASC_IR_ADD ? ASC_IR_OR
+         : op == ASC_IR_MUL ? ASC_IR_AND
+         : op == ASC_IR_SUB ? ASC_IR_XOR : op;
   if (asc__ir_eval(op, 0, rdt, asc__irv_dtype(ls->f, a), args, 2, &r))
     return r;
   d = newreg(ls, rdt, NULL);
@@ -240,6 +246,12 @@ symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc);
 void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
                     asc__irval *vals);
 asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
+/* Python int v (an integer register or constant, docs/types.md) as a
+ * value of integer type dt, raising numpy's OverflowError ("Python
+ * integer 300 out of bounds for uint8") when dt cannot hold it.  clamp
+ * > 0: a value below dt's range is its smallest value instead (np.clip's
+ * lower bound); clamp < 0: one above is its largest (the upper bound). */
+asc__irval asc__lower_fit_int(lstate *ls, asc__irval v, int dt, int clamp);
 void asc__lower_block(lstate *ls, const asc__ast_block *b);
 
 /* The view a name is bound to, or NULL. */
@@ -299,6 +311,10 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
 /* A complex intrinsic (CREAL, CIMAG, CABS, CARG: real result; CONJ) of
  * the complex value v. */
 asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v);
+/* a / b of dt (operands converted).  A complex division of array
+ * elements (arrays) is numpy's (CDIV), of scalars CPython's (div). */
+asc__irval asc__lower_div(lstate *ls, int dt, asc__irval a, asc__irval b,
+                          bool arrays);
 /* re + im*1j as a value of the complex dtype dt. */
 asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im);
 /* cmath.polar(z): vals[0] = abs(z), vals[1] = phase(z) (float64). */

@@ -165,6 +165,11 @@ static void dump_expr(dumper *d, const asc__ast_expr *e, int depth) {
     asc__ty_print(d->out, e->type);
   else
     asc__buf_puts(d->out, "-");
+  if (e->fit != NULL) { /* a Python int converted with a range test */
+    asc__buf_puts(d->out, " -> ");
+    asc__ty_print(d->out, e->fit);
+    asc__buf_puts(d->out, " checked");
+  }
   asc__buf_puts(d->out, "\n");
   switch (e->kind) {
   case ASC_EXPR_TUPLE:

@@ -101,6 +101,11 @@ struct asc__ast_expr {
   asc__expr_kind kind;
   asc__loc loc;
   struct asc__type *type;   /* slot for type inference; NULL until then */
+  /* types: a Python int computed at run time (a name, an operation, a
+   * call) that meets a narrower integer type: lowering converts its
+   * value to fit, raising numpy's OverflowError when it is out of
+   * bounds.  NULL for every other expression. */
+  struct asc__type *fit;
   int32_t depth;            /* height of this subtree (bounded by parser) */
   bool imag;                /* FLOAT: an imaginary literal (2.5j: 0+2.5i) */
   union {

@@ -192,7 +192,9 @@ unsigned asc__irop_flags(int op);
   /* complex only (cmath): inverse hyperbolic functions; rect(r, phi) of  \
    * two float64s, CPython's cmath.rect */                                  \
   X(ASINH, "asinh", 1) X(ACOSH, "acosh", 1) X(ATANH, "atanh", 1)            \
-  X(RECT, "rect", 2)
+  X(RECT, "rect", 2)                                                         \
+  /* complex a / b as numpy's arrays divide (div: as CPython divides) */    \
+  X(CDIV, "cdiv", 2)
 
 typedef enum asc__irintr {
 #define X(id, name, n) ASC_INTR_##id,

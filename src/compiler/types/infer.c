@@ -190,9 +190,50 @@ static bool literal_fits(uint64_t mag, bool neg, ascDataType dt) {
              : mag < (uint64_t)1 << (bits - 1);
 }
 
+bool asc__infer_int_literal(const asc__ast_expr *e, uint64_t *mag,
+                            bool *neg) {
+  if (e->kind == ASC_EXPR_INT) {
+    *mag = e->u.ival;
+    *neg = false;
+    return true;
+  }
+  if (asc__infer_is_neg_int_literal(e)) {
+    *mag = e->u.unary.operand->u.ival;
+    *neg = true;
+    return true;
+  }
+  return false;
+}
+
+bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt) {
+  return literal_fits(mag, neg, dt);
+}
+
+/* Is e, a Python int meeting integer type t, a value computed at run time
+ * that t may not hold (numpy raises OverflowError for a Python int out of
+ * t's bounds)?  int64 holds every such value. */
+static bool runtime_int(const asc__ast_expr *e, asc__type *t) {
+  if (asc__dtype_is_float(t->dtype) || asc__dtype_is_complex(t->dtype) ||
+      t->dtype == ascBool || t->dtype == ascInt64)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return e->u.name.sym != NULL && (e->u.name.sym->kind == ASC_SYM_LOCAL ||
+                                     e->u.name.sym->kind == ASC_SYM_PARAM);
+  case ASC_EXPR_UNARY:
+    return !asc__infer_is_neg_int_literal(e);
+  case ASC_EXPR_BINARY:
+  case ASC_EXPR_CALL:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* Gives a weak expression the type of its context, down through the
  * operators that passed the weak type up; an integer literal must be a
- * value of the type it gets. */
+ * value of the type it gets, and a Python int computed at run time is
+ * checked when it runs (runtime_int). */
 void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   asc__type *et;
   t = asc__ty_find(t);
@@ -213,6 +254,27 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
   if (e->kind == ASC_EXPR_BINARY && !asc__dtype_is_float(et->dtype) &&
       asc__dtype_is_float(t->dtype))
     return;
+  /* Likewise a run-time int meeting a narrower integer type: computed as
+   * Python computes it (in int64), then converted with a range test, so
+   * that u8 + (n - 1) raises for n = 300 as numpy does instead of
+   * wrapping n in uint8. */
+  if (!asc__dtype_is_float(et->dtype) && !asc__dtype_is_complex(et->dtype) &&
+      runtime_int(e, t)) {
+    e->fit = t;
+    return;
+  }
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
+      e->u.name.sym->kind == ASC_SYM_CONST && t->dtype != ascBool &&
+      !asc__dtype_is_float(et->dtype) && !asc__dtype_is_complex(et->dtype) &&
+      !asc__dtype_is_float(t->dtype) && !asc__dtype_is_complex(t->dtype)) {
+    /* a module constant is a literal of its value */
+    const ascScalar *v = &e->u.name.sym->u.cnst->folded;
+    bool neg = !asc__dtype_is_unsigned(v->dtype) && v->value.i < 0;
+    uint64_t mag = neg ? 0 - v->value.u : v->value.u;
+    if (!literal_fits(mag, neg, t->dtype))
+      report(r, e->loc, "integer constant %s = %s%llu does not fit in %s",
+             e->u.name.id, neg ? "-" : "", (unsigned long long)mag, tn(r, t));
+  }
   /* A variable keeps its own type; the operation converts it. */
   if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL &&
       (e->u.name.sym->kind == ASC_SYM_LOCAL ||
@@ -436,8 +498,34 @@ asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b) {
   return p;
 }
 
+/* numpy's operators on two bool operands, one of them an array: + is or,
+ * * is and, - raises TypeError (as unary - does), / gives float64 and
+ * //, %, **, <<, >> work in int8.  Scalars keep Python's bool arithmetic
+ * (True + True == 2). */
+static asc__type *bool_array_op(run *r, asc__binop op, asc__ast_expr *e) {
+  switch (op) {
+  case ASC_BIN_ADD:
+  case ASC_BIN_MUL:
+  case ASC_BIN_BITAND:
+  case ASC_BIN_BITOR:
+  case ASC_BIN_BITXOR:
+    return scalar(r, ascBool);
+  case ASC_BIN_SUB:
+    report(r, e->loc, "numpy boolean subtract, the `-` operator, is not "
+           "supported, use the bitwise_xor, the `^` operator, or the "
+           "logical_xor function instead");
+    return err(r);
+  case ASC_BIN_DIV:
+    return scalar(r, ascFloat64);
+  default:
+    return scalar(r, ascInt8);
+  }
+}
+
+/* The type of `a op b`; elems: a and b are the elements of array
+ * operands (numpy's rules where they differ from Python's). */
 static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
-                             asc__type *b, asc__ast_expr *e) {
+                             asc__type *b, asc__ast_expr *e, bool elems) {
   asc__type *p;
   if (op == ASC_BIN_MATMUL) {
     PROPAGATE(a);
@@ -454,14 +542,25 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     /* numpy: elementwise, in the promoted dtype of the elements (an
      * array's elements are strong; a Python scalar stays weak) */
     int32_t nd = a->kind == ASC_TY_TENSOR ? a->ndim : 0;
+    asc__type *ea = a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a;
+    asc__type *eb = b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b;
     asc__type *el;
     if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
       nd = b->ndim;
-    el = binop_type(r, op,
-                    a->kind == ASC_TY_TENSOR ? scalar(r, a->dtype) : a,
-                    b->kind == ASC_TY_TENSOR ? scalar(r, b->dtype) : b, e);
+    if (ea->dtype == ascBool && eb->dtype == ascBool)
+      el = bool_array_op(r, op, e);
+    else
+      el = binop_type(r, op, ea, eb, e, true);
     PROPAGATE(el);
     el = asc__ty_find(el);
+    /* a Python int or float operand takes the elements' type, and an
+     * integer literal must be a value of it (numpy's OverflowError) */
+    if (r->check && !el->weak) {
+      if (a->kind == ASC_TY_SCALAR && a->weak)
+        asc__infer_coerce(r, e->u.binary.lhs, el, 0);
+      if (b->kind == ASC_TY_SCALAR && b->weak)
+        asc__infer_coerce(r, e->u.binary.rhs, el, 0);
+    }
     return asc__ty_tensor(r->in->c, el->dtype, nd, true);
   }
   if (a->kind != ASC_TY_SCALAR || b->kind != ASC_TY_SCALAR) {
@@ -505,13 +604,24 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
   case ASC_BIN_BITOR:
   case ASC_BIN_BITXOR: {
     bool shift = op == ASC_BIN_LSHIFT || op == ASC_BIN_RSHIFT;
+    /* numpy shifts bool array elements as integers; Python's scalar
+     * bools are not shifted here */
     if (!asc__ty_is_intlike(a) || !asc__ty_is_intlike(b) ||
-        (shift && (a->dtype == ascBool || b->dtype == ascBool))) {
+        (shift && !elems &&
+         (a->dtype == ascBool || b->dtype == ascBool))) {
       report(r, e->loc, "unsupported operand types for %s: %s and %s",
              op_name(op), tn(r, a), tn(r, b));
       return err(r);
     }
     p = asc__ty_promote(r->in->c, a, b);
+    if (!asc__ty_is_intlike(p)) {
+      /* uint64 with a signed type: no integer type holds both */
+      report(r, e->loc, "unsupported operand types for %s: %s and %s (no "
+             "integer type holds both, and numpy raises TypeError too: "
+             "convert one, e.g. asc.int64(x))",
+             op_name(op), tn(r, a), tn(r, b));
+      return err(r);
+    }
     return p;
   }
   case ASC_BIN_MATMUL: /* reported above */
@@ -701,8 +811,24 @@ static asc__type *fancy_index(run *r, asc__type *vt, asc__ast_expr *ix) {
   return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
 }
 
+/* The type of e where an array is wanted (subscripted, or assigned
+ * through): a 0-d array parameter is its array there (out[()] = v,
+ * out[...] = v), although its name elsewhere reads as its one element. */
+static asc__type *array_value(run *r, asc__ast_expr *e) {
+  asc__type *t = asc__infer_expr(r, e), *ct;
+  if (e->kind != ASC_EXPR_NAME || e->u.name.sym == NULL ||
+      e->u.name.sym->kind != ASC_SYM_PARAM || !is_kind(t, ASC_TY_SCALAR))
+    return t;
+  ct = asc__ty_find(cell_of(r, e->u.name.sym)->t);
+  if (ct == NULL || ct->kind != ASC_TY_TENSOR || ct->ndim != 0)
+    return t;
+  if (r->check)
+    e->type = ct;
+  return ct;
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
-  asc__type *vt = asc__infer_expr(r, e->u.sub.value);
+  asc__type *vt = array_value(r, e->u.sub.value);
   asc__ast_expr *ix = e->u.sub.index;
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
@@ -847,6 +973,27 @@ static asc__type *name(run *r, asc__ast_expr *e) {
 
 /* ---------------------------------------------------------- expressions */
 
+/* The weak operand x of a comparison done in type p: numpy 2 compares a
+ * Python int with an integer of any type by value (uint8 < 300 is True,
+ * uint8 == -1 is False), so an int that p may not hold keeps its own
+ * type (int64, or uint64 for a literal above int64's range) and the
+ * comparison is done in one that holds both (lower_compare). */
+static void compare_coerce(run *r, asc__ast_expr *x, asc__type *p) {
+  asc__type *xt = asc__ty_find(x->type);
+  uint64_t mag;
+  bool neg;
+  p = asc__ty_find(p);
+  if (xt != NULL && xt->kind == ASC_TY_SCALAR && xt->weak &&
+      asc__ty_is_intlike(xt) && asc__ty_is_intlike(p) &&
+      p->dtype != ascBool) {
+    if (asc__infer_int_literal(x, &mag, &neg)
+            ? !literal_fits(mag, neg, p->dtype)
+            : runtime_int(x, p))
+      return;
+  }
+  asc__infer_coerce(r, x, p, 0);
+}
+
 /* a < b with an array operand: elementwise, a bool array (numpy); one
  * comparison, not a chain. */
 static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
@@ -882,9 +1029,9 @@ static asc__type *array_compare(run *r, asc__ast_expr *e, asc__type *a,
   if (p != NULL && r->check) {
     p = asc__ty_find(p);
     if (a->kind == ASC_TY_SCALAR && a->weak)
-      asc__infer_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype), 0);
+      compare_coerce(r, e->u.cmp.operands[0], scalar(r, p->dtype));
     if (b->kind == ASC_TY_SCALAR && b->weak)
-      asc__infer_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype), 0);
+      compare_coerce(r, e->u.cmp.operands[1], scalar(r, p->dtype));
   }
   return asc__ty_tensor(r->in->c, ascBool, nd, true);
 }
@@ -927,8 +1074,8 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
       asc__type *p = asc__ty_promote(r->in->c, prev, t);
       if (p->weak)
         p = scalar(r, p->dtype);
-      asc__infer_coerce(r, lhs, p, 0);
-      asc__infer_coerce(r, rhs, p, 0);
+      compare_coerce(r, lhs, p);
+      compare_coerce(r, rhs, p);
     }
     prev = t;
   }
@@ -1152,6 +1299,19 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
         report(r, e->loc, "bad operand type for unary ~: %s", tn(r, at));
         return err(r);
       }
+      /* numpy: TypeError for a bool array (~ is its logical not) */
+      if (e->u.unary.op == ASC_UN_NEG && at->dtype == ascBool) {
+        report(r, e->loc, "the numpy boolean negative, the `-` operator, "
+               "is not supported, use the `~` operator or the logical_not "
+               "function instead");
+        return err(r);
+      }
+      if (e->u.unary.op == ASC_UN_POS && at->dtype == ascBool) {
+        report(r, e->loc, "numpy has no unary + (np.positive) for a bool "
+               "array (%s); use it as it is, or convert it: "
+               "x.astype(np.int8)", tn(r, at));
+        return err(r);
+      }
       return asc__ty_tensor(r->in->c, at->dtype, at->ndim, true);
     }
     if (!is_kind(a, ASC_TY_SCALAR) ||
@@ -1166,7 +1326,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
     asc__type *t;
     a = asc__infer_expr(r, e->u.binary.lhs);
     b = asc__infer_expr(r, e->u.binary.rhs);
-    t = binop_type(r, e->u.binary.op, a, b, e);
+    t = binop_type(r, e->u.binary.op, a, b, e, false);
     /* a weak operand takes the type the operation is done in */
     if (r->check && is_kind(t, ASC_TY_SCALAR) && !asc__ty_find(t)->weak) {
       asc__infer_coerce(r, e->u.binary.lhs, t, 0);
@@ -1357,7 +1517,7 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     assign_tuple(r, target, t, value, loc, depth);
     return;
   case ASC_EXPR_SUBSCRIPT: {
-    asc__type *tt = asc__infer_expr(r, target->u.sub.value), *elem;
+    asc__type *tt = array_value(r, target->u.sub.value), *elem;
     if (tt == NULL || is_err(tt))
       return;
     tt = asc__ty_find(tt);
@@ -1446,7 +1606,7 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
     return cell_of(r, s)->t;
   }
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
-    asc__type *tt = asc__ty_find(asc__infer_expr(r, target->u.sub.value));
+    asc__type *tt = asc__ty_find(array_value(r, target->u.sub.value));
     if (tt != NULL && tt->kind == ASC_TY_TENSOR &&
         (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
          fancy_index(r, tt, target->u.sub.index) != NULL))
@@ -1609,12 +1769,14 @@ static void stmt(run *r, asc__ast_stmt *s) {
     fake.u.binary.op = s->u.aug.op;
     fake.u.binary.lhs = s->u.aug.target;
     fake.u.binary.rhs = s->u.aug.value;
-    t = binop_type(r, s->u.aug.op, cur, v, &fake);
+    t = binop_type(r, s->u.aug.op, cur, v, &fake, false);
     if (is_kind(cur, ASC_TY_TENSOR)) {
       /* in place: numpy's same_kind rule for the ufunc's output */
       asc__type *ct = asc__ty_find(cur), *rt = asc__ty_find(t);
-      if (rt != NULL && !is_err(rt) && asc__dtype_is_float(rt->dtype) &&
-          !asc__dtype_is_float(ct->dtype))
+      if (rt != NULL && !is_err(rt) &&
+          ((asc__dtype_is_float(rt->dtype) &&
+            !asc__dtype_is_float(ct->dtype)) ||
+           (ct->dtype == ascBool && rt->dtype != ascBool)))
         report(r, s->loc,
                "cannot write the %s result of %s= into %s in place "
                "(numpy's same_kind rule): convert explicitly",

@@ -194,6 +194,17 @@ static ascDataType concrete_dt(run *r, asc__type *t) {
   return (ascDataType)asc__ty_concrete(r->in->c, t)->dtype;
 }
 
+/* A Python int x that becomes a value of dtype d (np.full's fill value,
+ * np.uint8(x)): numpy raises OverflowError when an integer d cannot hold
+ * it (for a literal, a compile error here), where a strong integer
+ * wraps and a float truncates. */
+static void int_into(run *r, asc__ast_expr *x, ascDataType d) {
+  asc__type *xt = asc__ty_find(x->type);
+  if (r->check && xt != NULL && xt->kind == ASC_TY_SCALAR && xt->weak &&
+      asc__ty_is_intlike(xt) && asc__dtype_is_int(d))
+    asc__infer_coerce(r, x, scalar(r, d), 0);
+}
+
 /* np.empty/zeros/ones/full(_like), np.arange, np.linspace, np.copy,
  * a.astype(dt), a.fill(v): the types numpy gives them. */
 static asc__type *creation(run *r, asc__ast_expr *e) {
@@ -323,6 +334,8 @@ static asc__type *creation(run *r, asc__ast_expr *e) {
     if (r->check)
       asc__infer_settype(r, dta, scalar(r, d));
   }
+  if (id == ASC_BI_NP_FULL || id == ASC_BI_NP_FULL_LIKE)
+    int_into(r, a[1], d);
   return asc__ty_tensor(r->in->c, d, nd, true);
 }
 
@@ -411,6 +424,14 @@ static asc__type *complex_part(run *r, asc__type *t) {
   if (t->weak)
     return weak(r, ascFloat64);
   return scalar(r, t->dtype == ascComplex64 ? ascFloat32 : ascFloat64);
+}
+
+/* abs, floor, ceil, trunc of a bool: Python's int for a scalar
+ * (abs(True) == 1), a bool for an array's elements (numpy). */
+static asc__type *bool_as_int(run *r, asc__type *t) {
+  if (asc__ty_find(t)->dtype != ascBool || r->ew_ndim > 0)
+    return t;
+  return weak(r, ascInt64);
 }
 
 static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
@@ -891,7 +912,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
       return complex_part(r, t); /* |z| is real */
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+    return bool_as_int(r, t);
   case ASC_BI_COMPLEX:
     /* complex(re[, im]): a Python complex, weak as float() is */
     t = need_scalar(r, e, 0);
@@ -953,7 +974,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
                  ? scalar(r, ascInt64)
                  : t;
-    return asc__ty_find(t)->dtype == ascBool ? weak(r, ascInt64) : t;
+    return bool_as_int(r, t);
   case ASC_BI_POW:
     t = need_scalar(r, e, 0);
     u = need_scalar(r, e, 1);
@@ -983,8 +1004,9 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     PROPAGATE(u);
     PROPAGATE(w);
+    /* a choice, not arithmetic: bools stay bool, as in numpy */
     if (where)
-      return asc__infer_arith_promote(r, u, w);
+      return asc__ty_promote(r->in->c, u, w);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(u)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(w)->dtype)) {
@@ -992,8 +1014,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              tn(r, t));
       return err(r);
     }
-    return asc__infer_arith_promote(r, t,
-                                    asc__infer_arith_promote(r, u, w));
+    return asc__ty_promote(r->in->c, t, asc__ty_promote(r->in->c, u, w));
   }
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
@@ -1008,6 +1029,14 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       report(r, e->loc, "'%s' of complex numbers is not supported",
              b->name);
       return err(r);
+    }
+    /* np.fmod of integers is numpy's integer fmod (math.fmod a float) */
+    if (b->id == ASC_BI_FMOD && asc__expr_via_asc(e->u.call.func)) {
+      u = asc__ty_promote(r->in->c, t, u);
+      if (asc__ty_find(u)->dtype == ascBool)
+        return scalar(r, ascInt8);
+      if (asc__ty_is_intlike(u))
+        return u;
     }
     return floatify(r, asc__ty_promote(r->in->c, t, u));
   default:
@@ -1088,6 +1117,52 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   }
 }
 
+/* np.clip's bound x of an integer result f: numpy lets a Python int below
+ * f's range stand for no lower bound (and one above it for no upper
+ * bound); a literal past the other end is an error.  Other bounds, and
+ * those computed at run time, are checked when the kernel runs
+ * (asc__lower_fit_int). */
+static void clip_bound(run *r, asc__ast_expr *x, asc__type *f, bool upper) {
+  asc__type *xt = asc__ty_find(x->type);
+  uint64_t mag;
+  bool neg;
+  if (!asc__ty_is_intlike(f) || f->dtype == ascBool || xt == NULL ||
+      xt->kind != ASC_TY_SCALAR || !xt->weak ||
+      !asc__ty_is_intlike(xt)) {
+    asc__infer_coerce(r, x, f, 0);
+    return;
+  }
+  if (asc__infer_int_literal(x, &mag, &neg) &&
+      !asc__infer_literal_fits(mag, neg, f->dtype) && neg == upper)
+    asc__infer_coerce(r, x, f, 0); /* reports it */
+}
+
+/* The weak arguments of builtin call e that take its result's type f
+ * (an array's elements for an elementwise call of arrays). */
+static void follow_result(run *r, asc__ast_expr *e, asc__type *f) {
+  asc__ast_expr **a = e->u.call.rargs;
+  if (e->u.call.builtin->kind == ASC_BK_DTYPE) {
+    int_into(r, a[0], f->dtype);
+    return;
+  }
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_WHERE:
+    asc__infer_coerce(r, a[1], f, 0);
+    asc__infer_coerce(r, a[2], f, 0);
+    return;
+  case ASC_BI_NP_CLIP:
+    asc__infer_coerce(r, a[0], f, 0);
+    clip_bound(r, a[1], f, false);
+    clip_bound(r, a[2], f, true);
+    return;
+  default:
+    if (args_follow_result(e->u.call.builtin->id))
+      for (int i = 0; i < e->u.call.nrargs; i++)
+        asc__infer_coerce(r, a[i], f, 0);
+    return;
+  }
+}
+
 static asc__type *builtin_call(run *r, asc__ast_expr *e) {
   bool save_ew = r->ew;
   int32_t save_nd = r->ew_ndim, nd;
@@ -1099,12 +1174,10 @@ static asc__type *builtin_call(run *r, asc__ast_expr *e) {
   r->ew = save_ew;
   r->ew_ndim = save_nd;
   f = asc__ty_find(t);
+  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak)
+    follow_result(r, e, f);
   if (nd > 0 && f != NULL && f->kind == ASC_TY_SCALAR)
     return asc__ty_tensor(r->in->c, f->dtype, nd, true);
-  if (r->check && f != NULL && f->kind == ASC_TY_SCALAR && !f->weak &&
-      args_follow_result(e->u.call.builtin->id))
-    for (int i = 0; i < e->u.call.nrargs; i++)
-      asc__infer_coerce(r, e->u.call.rargs[i], f, 0);
   return t;
 }
 

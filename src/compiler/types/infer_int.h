@@ -162,6 +162,12 @@ asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
                                       bool *constexpr);
 asc__type *asc__infer_struct_type(run *r, asc__ast_class *cls);
 bool asc__infer_is_neg_int_literal(const asc__ast_expr *e);
+/* e's value as a magnitude and a sign when e is an integer literal (maybe
+ * negated); false otherwise. */
+bool asc__infer_int_literal(const asc__ast_expr *e, uint64_t *mag,
+                            bool *neg);
+/* Whether the integer -mag (neg) or mag is a value of dt. */
+bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt);
 asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b);
 void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
                                    asc__loc loc);
