@@ -1,9 +1,10 @@
 """Compile errors and kernel exceptions name the line the user wrote, for
 every way a short script lays out its kernel: the decorator right under
 the imports (where the compiler's own `import math` found no free line
-and pushed every line down by one), after a blank line, with comments,
-a decorator over several lines, a kernel defined inside a function, a
-decorator alias, and kernel text given to asc.compile."""
+and pushed every line down by one), or on the first line (a notebook
+cell), after a blank line, with comments, a decorator over several
+lines, a kernel defined inside a function, a decorator alias, and kernel
+text given to asc.compile."""
 import importlib.util
 import itertools
 import textwrap
@@ -23,6 +24,7 @@ def _load(tmp_path, text):
     path.write_text(textwrap.dedent(text).lstrip("\n"))
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
+    mod.asc = asc        # as a notebook cell sees an earlier cell's import
     spec.loader.exec_module(mod)
     return mod, path
 
@@ -58,6 +60,11 @@ LAYOUTS = {
         """,
     "semicolons": """
         import asc; import numpy as np
+        @asc.kernel
+        def k(a):
+            a[0] = BODY
+        """,
+    "starts_with_the_decorator": """
         @asc.kernel
         def k(a):
             a[0] = BODY
@@ -141,7 +148,7 @@ def test_compile_error_line(tmp_path, layout):
 
 
 RAISING = ["right_under_imports", "one_import_line", "multi_line_decorator",
-           "nested_in_a_function", "decorator_alias"]
+           "nested_in_a_function", "decorator_alias", "starts_with_the_decorator"]
 
 
 @pytest.mark.parametrize("layout", RAISING)

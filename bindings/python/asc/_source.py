@@ -11,7 +11,8 @@ statements, which it needs before the functions: the file's own imports of
 asc and math (and ``import numpy [as np]``) are kept
 at their real lines, and ``import asc`` / ``import math`` go on free lines
 above the first function, or at the end of the last import line when no
-line above it is free (a decorator right under the imports).
+line above it is free (a decorator right under the imports); with no line
+above at all, the compiler's own default binds them.
 """
 import ast
 import inspect
@@ -193,9 +194,10 @@ def assemble(pieces):
         # rest join the last import line, so no line moves.
         last = max(imports)
         imports[last] = "; ".join([imports[last]] + rest)
-        rest = []
-    prepended = rest                     # no line at all above: lines shift
-    out = list(prepended)
+    # With no line at all above the kernel (a notebook cell that starts
+    # with the decorator) they are left out: the compiler binds asc and
+    # math itself when no import does (docs/frontend.md).
+    out = []
     first = min(imports) if imports else start
     line = first
     for ln in sorted(imports):
@@ -213,4 +215,4 @@ def assemble(pieces):
     for p in other:
         out.append("")
         out.extend(p.lines)
-    return "\n".join(out) + "\n", main.filename, max(1, first - len(prepended))
+    return "\n".join(out) + "\n", main.filename, max(1, first)
