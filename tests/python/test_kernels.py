@@ -13,7 +13,7 @@ import pytest
 import asc
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED = ROOT / "examples" / "python" / "seed_kernels.asc.py"
+SEED = ROOT / "examples" / "python" / "seed_kernels.asc"
 
 
 @asc.kernel
