@@ -13,7 +13,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 KERNELS = os.path.join(HERE, "kernels", "suite_kernels.py")
-SEED = os.path.join(ROOT, "examples", "python", "seed_kernels.asc.py")
+SEED = os.path.join(ROOT, "examples", "python", "seed_kernels.asc")
 
 
 class Failed(Exception):

@@ -22,7 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SEED = os.path.join(ROOT, "examples", "python", "seed_kernels.asc.py")
+SEED = os.path.join(ROOT, "examples", "python", "seed_kernels.asc")
 KERNELS = os.path.join(HERE, "kernels", "suite_kernels.py")
 SIZES = ["16K", "32K", "64K", "128K"]
 

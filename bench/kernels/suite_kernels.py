@@ -2,7 +2,7 @@
 # compiled with asc.compile("bench/kernels/suite_kernels.py"), never
 # imported.  The same loops are written in C in bench/ref/loops.c and for
 # numba/CPython in bench/py_loops.py.  conv2d is the seed's, compiled from
-# examples/python/seed_kernels.asc.py as written there.
+# examples/python/seed_kernels.asc as written there.
 import math
 
 import asc

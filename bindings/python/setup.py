@@ -1,22 +1,34 @@
 """Build the `asc` package: the asc._asc extension over libasc.
 
-libasc itself is built with CMake from the repository root (two levels up)
-unless ASC_BUILD_DIR names a build directory that already has libasc.so.
+libasc itself is built with CMake from the repository root (two levels
+up): its targets asc, ascc and, where CMake finds MPI, asc_mpi.  The wheel
+is the same from any state of the tree: CMake and setuptools build in a
+fresh temporary directory each time, and nothing is taken from the
+package's source directory but its Python files and py.typed (an in-place
+build, scripts/build-python.sh, leaves libraries there).  ASC_BUILD_DIR=DIR
+reuses the CMake build directory DIR instead (configured there if it is
+not yet), and says so.
+
 The shared library is copied into the package and found through an
 $ORIGIN rpath, so the installed package does not depend on the build tree.
 libasc's own shared dependencies other than glibc (hwloc, libuv, xxhash
 and what they need, e.g. libudev) are copied beside it too; libasc's
 RUNPATH is $ORIGIN, so the wheel needs no -dev package on the target
-(docs/decisions.md).  Its jemalloc is already inside libasc.
+(docs/decisions.md).  Its jemalloc is already inside libasc.  libasc_mpi
+goes beside it (asc.distributed; the target needs Open MPI's libmpi), and
+ascc as asc/_ascc (RUNPATH $ORIGIN; `asc-ascc` and `python -m asc.ascc`
+run it).
 
     pip install ./bindings/python                 # from the repository root
     ASC_BUILD_DIR=build python3 setup.py build_ext --inplace   # development
 """
+import atexit
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -63,28 +75,46 @@ def shared_deps(lib):
     return deps
 
 
+def fresh_dir(what):
+    """A new temporary directory, removed when this process ends."""
+    d = tempfile.mkdtemp(prefix=f"libasc-{what}-")
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
+
+
+def say(msg):
+    print(f"libasc: {msg}", file=sys.stderr, flush=True)
+
+
 class BuildExt(build_ext):
-    """build_ext that first makes sure libasc.so exists."""
+    """build_ext that first builds libasc, ascc and libasc_mpi."""
 
     def libasc_build_dir(self):
         given = os.environ.get("ASC_BUILD_DIR")
+        need_tool("cmake", "CMake")
         if given:
             bdir = Path(given).resolve()
-            if not (bdir / "libasc.so").exists():
-                raise RuntimeError(f"ASC_BUILD_DIR={given} has no libasc.so; "
-                                   f"run cmake --build {given} first")
-            return bdir
-        need_tool("cmake", "CMake")
-        need_tool(os.environ.get("CC", "cc").split()[0], "C compiler")
-        bdir = Path(self.build_temp).resolve() / "libasc"
+            say(f"reusing the CMake build in {bdir} (ASC_BUILD_DIR); its "
+                "configuration decides what the package holds")
+        else:
+            bdir = Path(fresh_dir("cmake"))
+            say(f"building libasc in a fresh directory, {bdir} "
+                "(ASC_BUILD_DIR=DIR reuses a CMake build instead)")
         jobs = str(os.cpu_count() or 2)
         run = subprocess.check_call
-        run([
-            "cmake", "-S", str(ROOT), "-B", str(bdir),
-            "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_TESTING=OFF",
-            "-DASC_BUILD_EXAMPLES=OFF", "-DASC_BUILD_BENCH=OFF"])
-        run(["cmake", "--build", str(bdir), "--target", "asc",
-                               "-j", jobs])
+        if not (bdir / "CMakeCache.txt").exists():
+            run([
+                "cmake", "-S", str(ROOT), "-B", str(bdir),
+                "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_TESTING=OFF",
+                "-DASC_BUILD_EXAMPLES=OFF", "-DASC_BUILD_BENCH=OFF"])
+        targets = ["asc", "ascc"]
+        # cmake/mpi.cmake defines asc_mpi where it finds MPI
+        if (bdir / "CMakeFiles" / "asc_mpi.dir").is_dir():
+            targets.append("asc_mpi")
+        else:
+            say("no MPI found by CMake: the package has no libasc_mpi "
+                "(asc.distributed needs it; apt install libopenmpi-dev)")
+        run(["cmake", "--build", str(bdir), "--target", *targets, "-j", jobs])
         return bdir
 
     def run(self):
@@ -97,20 +127,20 @@ class BuildExt(build_ext):
         super().run()
         # Ship the library beside the extension ($ORIGIN rpath).
         lib = Path(os.path.realpath(bdir / "libasc.so"))
-        dest = Path(self.get_ext_fullpath("asc._asc")).parent / SONAME
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if dest.exists() or dest.is_symlink():
-            dest.unlink()
-        shutil.copy2(lib, dest)
-        for name, path in shared_deps(lib):
-            shutil.copy2(path, dest.parent / name)
+        pkg = Path(self.get_ext_fullpath("asc._asc")).parent
+        pkg.mkdir(parents=True, exist_ok=True)
+        ship = [(lib, SONAME)] + [(path, name) for name, path in shared_deps(lib)]
         # libasc_mpi (asc.distributed loads it with ctypes), when built.
         mpi = bdir / "libasc_mpi.so"
         if mpi.exists():
-            mdest = dest.parent / ("libasc_mpi.so." + VERSION.split(".")[0])
-            if mdest.exists() or mdest.is_symlink():
-                mdest.unlink()
-            shutil.copy2(os.path.realpath(mpi), mdest)
+            ship.append((Path(os.path.realpath(mpi)),
+                         "libasc_mpi.so." + VERSION.split(".")[0]))
+        ship.append((bdir / "ascc", "_ascc"))
+        for src, name in ship:
+            dest = pkg / name
+            if dest.exists() or dest.is_symlink():
+                dest.unlink()
+            shutil.copy2(src, dest)
 
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",
@@ -127,12 +157,19 @@ ext = Extension(
     extra_link_args=["-Wl,-rpath,$ORIGIN"],
 )
 
+# setuptools' own build directory is fresh too, so that files an earlier
+# build left there (build/lib*/asc) never reach the wheel.
+options = {"build": {"build_base": fresh_dir("setuptools")}}
+
 setup(
     version=VERSION,
     packages=["asc"],
-    package_data={"asc": [SONAME, "py.typed", "lib*.so.*"]},
+    # The libraries and ascc are copied in by BuildExt from this build's
+    # CMake directory, never from asc/ (where an in-place build puts them).
+    package_data={"asc": ["py.typed"]},
     include_package_data=False,
     exclude_package_data={"asc": ["*.c", "*.h"]},
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
+    options=options,
 )

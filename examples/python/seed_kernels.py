@@ -1,4 +1,4 @@
-"""Run the PyAsc article's conv2d and parallel_add (seed_kernels.asc.py)
+"""Run the PyAsc article's conv2d and parallel_add (seed_kernels.asc)
 and check them against numpy.
 
     python3 examples/python/seed_kernels.py
@@ -25,7 +25,7 @@ def conv2d_reference(x, w):
 
 
 def main():
-    seed = asc.compile(os.path.join(HERE, "seed_kernels.asc.py"))
+    seed = asc.compile(os.path.join(HERE, "seed_kernels.asc"))
     print("compiled", seed)
 
     rng = np.random.default_rng(0)

@@ -510,6 +510,10 @@ ASC_API ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel);
 
 /* Queues blockDim blocks of kernel on stream (docs/streams.md); returns
  * once the launch is queued (a new specialisation is compiled first).
+ * Each block runs the kernel once, reading asc.get_block_idx() and
+ * get_block_num() to pick its share of the work (SPMD).  A kernel that
+ * reads neither runs once whatever blockDim is, with the cores blockDim
+ * blocks would have had: the answer of a one-block launch (docs/abi.md).
  * args[i] points to the i-th argument: an ascTensor for tensor parameters,
  * an ascScalar for generic scalar parameters, the value itself (of the
  * annotated type) for annotated scalar parameters.  args is copied during

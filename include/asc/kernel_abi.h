@@ -17,9 +17,10 @@
 
 /* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR;
  * version 3 added asc_krt.keep and asc_krt.gemm, and result parameters
- * (ASC_KPARAM_RESULT, asc_kresult).  The runtime still loads version 1
- * and 2 modules, which use none of what came later. */
-#define ASC_KABI_VERSION 4
+ * (ASC_KPARAM_RESULT, asc_kresult); version 4 asc_krt.cache_bytes;
+ * version 5 the kernel flag ASC_KERNEL_NOT_SPMD.  The runtime still loads
+ * modules of versions 1 to 4, which use none of what came later. */
+#define ASC_KABI_VERSION 5
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
@@ -190,7 +191,12 @@ typedef struct asc_kparam {
 } asc_kparam;
 
 enum {
-  ASC_KERNEL_USES_BARRIER = 1 << 0  /* all blocks must be resident */
+  ASC_KERNEL_USES_BARRIER = 1 << 0, /* all blocks must be resident */
+  /* ABI 5.  The kernel never reads block_idx or block_num, so its blocks
+   * would all do the same work: a launch of any blockDim runs it once, as
+   * one block whose team has the threads those blocks would have had.
+   * Ignored in modules of earlier versions, which run as SPMD code. */
+  ASC_KERNEL_NOT_SPMD = 1 << 1
 };
 
 typedef struct asc_kernel_desc {

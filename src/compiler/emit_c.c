@@ -1851,6 +1851,14 @@ static void emit_complex_exactness(emitter *e, const asc__irmodule *m) {
            "#endif\n");
 }
 
+/* The asc_kernel_desc flags of a kernel. */
+static const char *kernel_flags(bool barrier, bool reads_block) {
+  if (reads_block)
+    return barrier ? "ASC_KERNEL_USES_BARRIER" : "0";
+  return barrier ? "ASC_KERNEL_USES_BARRIER | ASC_KERNEL_NOT_SPMD"
+                 : "ASC_KERNEL_NOT_SPMD";
+}
+
 void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
                       const asc__emit_src *src, asc__buf *o) {
   emitter e;
@@ -1894,7 +1902,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
         f->nparams + f->nresults
             ? asc__arena_printf(c, "%s_params", asc__emit_kname(&e))
             : "NULL",
-        barrier[k] ? "ASC_KERNEL_USES_BARRIER" : "0",
+        kernel_flags(barrier[k], f->reads_block),
         (unsigned long long)shared[k], cstr(&e, f->file ? f->file : ""));
   }
   out(&e, "};\n\n");

@@ -531,6 +531,7 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_GET_BLOCK_IDX:
   case ASC_BI_GET_BLOCK_NUM: {
     int32_t d = newreg(ls, ascInt64, NULL);
+    ls->f->reads_block = true;
     emit(ls, b->id == ASC_BI_GET_BLOCK_IDX ? ASC_IR_BLOCK_IDX
                                            : ASC_IR_BLOCK_NUM,
          d, 0);

@@ -66,6 +66,9 @@ struct asc__module {
   int lib_fd;
   asc__pymodule *py;
   asc__aot *aot;                    /* shared objects written by ascc */
+  /* The ABI version the kernels were built for: flags a later version
+   * defines mean nothing in an older module. */
+  uint32_t abi_version;
   int nkernels;
   asc__kernel **kernels;
   ascKernelParamInfo *params;       /* shared-object modules */
@@ -122,6 +125,7 @@ static void module_move(asc__module *to, asc__module *from) {
   to->lib_fd = from->lib_fd;
   to->py = from->py;
   to->aot = from->aot;
+  to->abi_version = from->abi_version;
   to->nkernels = from->nkernels;
   to->kernels = from->kernels;
   to->params = from->params;
@@ -371,6 +375,7 @@ static ascError_t module_load(asc__rt *rt, ascModule_t *module,
   err = check_module_desc(path, md);
   if (err != ascSuccess)
     goto fail;
+  proto.abi_version = md->abi_version;
   sym = NULL;
   if (uv_dlsym(&proto.lib, ASC_SPECS_SYMBOL, &sym) == 0 && sym != NULL) {
     /* Written by ascc: one kernel per name over its specialisations. */
@@ -403,6 +408,7 @@ static ascError_t module_load_python(asc__rt *rt, ascModule_t *module,
     return asc__error(ascErrorInvalidValue, "ascModuleLoadPython: %s is NULL",
                       module == NULL ? "module" : "text");
   memset(&proto, 0, sizeof proto);
+  proto.abi_version = ASC_KABI_VERSION;
   err = asc__pymodule_create(&proto.py, text, strlen(text), opts);
   if (err != ascSuccess)
     return err;
@@ -776,18 +782,23 @@ static ascError_t queue_launch(asc__kernel *k, asc__module *m,
                                asc__inflight *spec_inflight) {
   asc__device *dev = st->rt->dev;
   size_t stack_sizes[STACK_PARAMS], *sizes = stack_sizes;
+  /* A kernel that never reads its block index or count would do the same
+   * work in every block (an accumulation would count it blockDim times):
+   * it runs once, with the threads its blocks would have had. */
+  bool as_one = (desc->flags & ASC_KERNEL_NOT_SPMD) && m->abi_version >= 5;
+  uint32_t blocks = as_one ? 1 : blockDim;
   int np;
   ascError_t err;
 
   if ((desc->flags & ASC_KERNEL_USES_BARRIER) &&
-      blockDim > (uint32_t)dev->ncores)
+      blocks > (uint32_t)dev->ncores)
     return asc__error(ascErrorLaunchFailure,
                       "ascLaunchKernel: kernel '%s' uses asc.barrier(), so "
                       "all %u blocks must run at once, but the device has "
                       "%d cores",
                       k->info.name, blockDim, dev->ncores);
   np = k->info.numParams + k->info.numResults;
-  if (k->info.numResults > 0 && blockDim != 1)
+  if (k->info.numResults > 0 && blocks != 1)
     return asc__error(ascErrorInvalidValue,
                       "ascLaunchKernel: kernel '%s' returns a value, so it "
                       "runs as one block (blockDim %u given)",
@@ -813,7 +824,7 @@ static ascError_t queue_launch(asc__kernel *k, asc__module *m,
     else
       sizes[i] = ascDataTypeSize(p->dtype);
   }
-  err = asc__stream_launch(st, desc, blockDim, (uint32_t)np,
+  err = asc__stream_launch(st, desc, blocks, blockDim, (uint32_t)np,
                            np > 0 ? sizes : NULL, (const void *const *)args,
                            &m->inflight, spec_inflight);
   if (sizes != stack_sizes)

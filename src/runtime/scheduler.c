@@ -366,18 +366,27 @@ void asc__launch_fini(asc__launch *l) {
   uv_mutex_destroy(&l->bar_lock);
 }
 
+/* Blocks of a launch of n blocks that run at once (at least one). */
+static uint32_t resident_blocks(const asc__sched *s, uint32_t n) {
+  uint32_t r = n < (uint32_t)s->nworkers ? n : (uint32_t)s->nworkers;
+  return r > 0 ? r : 1;
+}
+
 void asc__launch_prepare(asc__launch *l, asc__sched *s,
                          const asc_kernel_desc *desc, uint32_t nblocks,
-                         int level) {
-  uint32_t resident = nblocks < (uint32_t)s->nworkers ? nblocks
-                                                      : (uint32_t)s->nworkers;
+                         uint32_t share, int level) {
+  /* The workers are divided among the blocks that can run at once: share
+   * blocks would have had `threads` of them in all. */
+  uint32_t each = resident_blocks(s, share);
+  uint32_t threads = each * ((uint32_t)s->nworkers / each);
+
   l->job.kind = ASC__JOB_BLOCKS;
   l->job.level = level;
   l->job.queued = false;
   l->desc = desc;
   l->nblocks = nblocks;
   l->nkept = 0;
-  l->team = (int32_t)((uint32_t)s->nworkers / (resident ? resident : 1));
+  l->team = (int32_t)(threads / resident_blocks(s, nblocks));
   if (l->team < 1)
     l->team = 1;
   l->next_block = 0;

@@ -141,11 +141,12 @@ void asc__cache_free(void *p);
 int asc__launch_init(asc__launch *l);
 void asc__launch_fini(asc__launch *l);
 /* Before each use: the fields above for a launch of desc over nblocks
- * blocks at priority level `level`.  Argument storage is set up by the
- * caller (args / heap_args). */
+ * blocks at priority level `level`, whose blocks together get the workers
+ * that `share` blocks would have had (asc__stream_launch).  Argument
+ * storage is set up by the caller (args / heap_args). */
 void asc__launch_prepare(asc__launch *l, asc__sched *s,
                          const asc_kernel_desc *desc, uint32_t nblocks,
-                         int level);
+                         uint32_t share, int level);
 
 /* The pool of dev, created on first use (thread-safe).  Returns
  * ascErrorOutOfMemory or ascErrorInternal if threads cannot start. */

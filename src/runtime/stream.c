@@ -715,7 +715,8 @@ static ascError_t fill_launch(asc__op *op, const asc__op_spec *sp) {
     l->args[i] = p;
     p += (sp->sizes[i] + 15) & ~(size_t)15;
   }
-  asc__launch_prepare(l, sp->sched, sp->desc, sp->nblocks, op->stream->level);
+  asc__launch_prepare(l, sp->sched, sp->desc, sp->nblocks, sp->share,
+                      op->stream->level);
   l->complete = launch_complete;
   return ascSuccess;
 }
@@ -860,7 +861,7 @@ fail:
 }
 
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
-                              uint32_t nblocks, uint32_t nargs,
+                              uint32_t nblocks, uint32_t share, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
                               asc__inflight *inflight,
                               asc__inflight *spec_inflight) {
@@ -870,6 +871,7 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
   sp.kind = OP_LAUNCH;
   sp.desc = desc;
   sp.nblocks = nblocks;
+  sp.share = share;
   sp.nargs = nargs;
   sp.sizes = sizes;
   sp.src = src;

@@ -227,14 +227,17 @@ ascError_t asc__rt_current(asc__rt **out);
  * stream.  ascErrorInvalidHandle for destroyed or foreign handles. */
 ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out);
 
-/* Queues a launch of desc over nblocks blocks.  Argument i (sizes[i]
+/* Queues a launch of desc over nblocks blocks, which together get the
+ * worker threads that `share` blocks would have had (nblocks, except for
+ * a kernel run once for a launch of `share` blocks: ASC_KERNEL_NOT_SPMD).
+ * Argument i (sizes[i]
  * bytes at src[i]) is copied into launch-owned storage before the call
  * returns; the kernel sees args[i] pointing at the copy, 16-byte aligned.
  * inflight and spec_inflight (the module's and the specialisation's), if
  * not NULL, count the launch now and its retirement when the launch has
  * finished or was skipped. */
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
-                              uint32_t nblocks, uint32_t nargs,
+                              uint32_t nblocks, uint32_t share, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
                               asc__inflight *inflight,
                               asc__inflight *spec_inflight);

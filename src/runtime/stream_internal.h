@@ -23,6 +23,7 @@ typedef struct asc__op_spec {
     struct {                /* LAUNCH */
       const asc_kernel_desc *desc;
       uint32_t nblocks;
+      uint32_t share;       /* asc__stream_launch */
       uint32_t nargs;
       const size_t *sizes;
       const void *const *src;

@@ -294,6 +294,23 @@ static void test_abi2_module_runs(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* Version 2 did not define the flag bit ASC_KERNEL_NOT_SPMD has since
+ * version 5: a version-2 kernel carrying it still runs once per block. */
+static void test_abi2_flag_bit_ignored(void **state) {
+  ascModule_t m;
+  ascKernel_t k;
+  int32_t x = 0;
+  ascTensor t = test_tensor1(&x, ascInt32, 1);
+  void *args[] = {&t};
+  (void)state;
+  ASSERT_OK(ascModuleLoad(&m, TEST_MODULE("abi2")));
+  k = test_kernel(m, "count");
+  ASSERT_OK(ascLaunchKernel(k, 4, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(x, 4);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_gemm_layouts_and_shapes, test_teardown),
@@ -302,6 +319,7 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_gemm_declines, test_teardown),
       cmocka_unit_test_teardown(test_abi2_module_runs, test_teardown),
+      cmocka_unit_test_teardown(test_abi2_flag_bit_ignored, test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,13 +79,29 @@ static const char loops_py[] =
     "        t = np.empty(a.shape[1])\n"
     "        t[:] = a[i] * 2.0\n"
     "        u = t + w\n"
-    "        out[b, i] = u.sum()\n";
+    "        out[b, i] = u.sum()\n"
+    "\n"
+    "@asc.func\n"
+    "def which():\n"
+    "    return asc.get_block_idx()\n"
+    "\n"
+    "@asc.kernel\n"
+    "def accumulate(a, out):\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        out[i] += a[i]\n"
+    "\n"
+    "@asc.kernel\n"
+    "def accumulate_spmd(a, out):\n"
+    "    b = which()\n"
+    "    for i in asc.prange(a.shape[0]):\n"
+    "        asc.atomic_add(out, i, a[i])\n";
 
 /* ------------------------------------------------------ blocks and teams */
 
 /* Atomic adds and h[x[i]] += v into small arrays (the privatize pass:
- * per-worker copies merged after the loop) with 1, 2 and 7 blocks, each
- * block adding every value: exact counts, and no race under TSan. */
+ * per-worker copies merged after the loop) with 1, 2 and 7 blocks: exact
+ * counts, and no race under TSan.  The kernel never reads its block index,
+ * so it runs once whatever the block count (docs/abi.md). */
 static void test_privatized_histograms(void **state) {
   static const uint32_t dims[] = {1, 2, 7};
   enum { N = 20000, BINS = 64 };
@@ -110,8 +126,8 @@ static void test_privatized_histograms(void **state) {
     ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
     ASSERT_OK(ascStreamSynchronize(NULL));
     for (int b = 0; b < BINS; b++) {
-      assert_int_equal(h[b], 1 + (int64_t)dims[d] * want[b]);
-      assert_int_equal(g[b], 2 * (int64_t)dims[d] * want[b]);
+      assert_int_equal(h[b], 1 + want[b]);
+      assert_int_equal(g[b], 2 * want[b]);
     }
   }
   free(x);
@@ -163,6 +179,43 @@ static void test_temporaries_in_parallel_loops(void **state) {
           fail_msg("blockDim %u: block %u row %d: %g, want %g", dims[d], b,
                    i, out[b * R + i], want);
       }
+  }
+  free(a);
+  free(out);
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* out[i] += a[i] in a prange: a kernel that never reads its block index
+ * gives the one-block answer with 1, 4 or 16 blocks (it ran once per
+ * block, adding a[i] blockDim times); one that reads it, even through a
+ * helper and without using the value, is SPMD code and runs per block. */
+static void test_prange_kernel_is_not_spmd(void **state) {
+  static const uint32_t dims[] = {1, 4, 16};
+  enum { N = 65536 };
+  ascModule_t m = e2p_load(loops_py, FILE_LOOPS, 0);
+  ascKernel_t k = e2p_kernel(m, "accumulate"),
+              ks = e2p_kernel(m, "accumulate_spmd");
+  float *a = e2p_alloc(N, 4), *out = e2p_alloc(N, 4);
+  (void)state;
+  for (int i = 0; i < N; i++)
+    a[i] = (float)(i % 97);
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    for (int spmd = 0; spmd < 2; spmd++) {
+      ascTensor ta = e2p_t1(a, ascFloat32, N), to = e2p_t1(out, ascFloat32, N);
+      void *args[] = {&ta, &to};
+      float times = spmd ? (float)dims[d] : 1.0f;
+      int wrong = 0;
+      for (int i = 0; i < N; i++)
+        out[i] = 1.0f;
+      ASSERT_OK(ascLaunchKernel(spmd ? ks : k, dims[d], args, NULL));
+      ASSERT_OK(ascStreamSynchronize(NULL));
+      for (int i = 0; i < N; i++)
+        wrong += out[i] != 1.0f + times * a[i];
+      if (wrong != 0)
+        fail_msg("%s with %u blocks: %d of %d elements wrong (out[1] = %g)",
+                 spmd ? "accumulate_spmd" : "accumulate", dims[d], wrong, N,
+                 (double)out[1]);
+    }
   }
   free(a);
   free(out);
@@ -838,6 +891,7 @@ static void test_reduce_min_max_auto(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_block_index_and_count),
+      cmocka_unit_test(test_prange_kernel_is_not_spmd),
       cmocka_unit_test(test_temporaries_in_parallel_loops),
       cmocka_unit_test(test_privatized_histograms),
       cmocka_unit_test(test_team_share_of_cores),

@@ -72,6 +72,7 @@ static const char exc_py[] =
     "\n"
     "@asc.kernel\n"
     "def critical_raise(counter, n: asc.int64, at: asc.int64):\n"
+    "    asc.get_block_idx()  # SPMD: each block counts to n\n"
     "    for i in asc.prange(n):\n"
     "        with asc.critical():\n"
     "            counter[0] = counter[0] + 1\n"

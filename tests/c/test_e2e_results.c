@@ -37,7 +37,11 @@ static const char *text =
     "\n"
     "@asc.kernel\n"
     "def rotated(a):\n"
-    "    return a.sum() * 1j\n";
+    "    return a.sum() * 1j\n"
+    "\n"
+    "@asc.kernel\n"
+    "def mine(a):\n"
+    "    return a[asc.get_block_idx()]\n";
 
 static ascKernel_t kernel(ascModule_t m, const char *name) {
   ascKernel_t k;
@@ -116,10 +120,30 @@ static void test_misuse(void **state) {
   ASSERT_ERR(ascLaunchKernel(kernel(m, "pair"), 1, args, NULL),
              ascErrorInvalidValue);
   assert_non_null(strstr(ascGetLastErrorMessage(), "ascResult"));
-  args[2] = &r[1];
-  ASSERT_ERR(ascLaunchKernel(kernel(m, "pair"), 2, args, NULL),
+  /* an SPMD kernel's blocks would each return a value */
+  args[1] = &r[1];
+  ASSERT_ERR(ascLaunchKernel(kernel(m, "mine"), 2, args, NULL),
              ascErrorInvalidValue);
   assert_non_null(strstr(ascGetLastErrorMessage(), "one block"));
+  ASSERT_OK(ascModuleUnload(m));
+}
+
+/* A kernel that never reads its block index runs as one block whatever
+ * blockDim says (docs/abi.md), so it returns its value from any launch. */
+static void test_not_spmd_returns_from_any_launch(void **state) {
+  ascModule_t m = e2e_load("results.py", text);
+  double a[2] = {1, 2};
+  ascTensor ta = e2e_t1(a, ascFloat64, 2);
+  ascResult r[2];
+  void *args[] = {&ta, &r[0], &r[1]};
+  (void)state;
+  ASSERT_OK(ascLaunchKernel(kernel(m, "pair"), 4, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_int_equal(r[0].kind, ascResultTensor);
+  assert_int_equal(r[1].kind, ascResultScalar);
+  assert_true(r[1].scalar.value.f == 3.0);
+  assert_true(((double *)r[0].tensor.data)[1] == 4.0);
+  ASSERT_OK(ascFree(r[0].tensor.data));
   ASSERT_OK(ascModuleUnload(m));
 }
 
@@ -173,6 +197,7 @@ int main(void) {
       cmocka_unit_test(test_array_and_scalar),
       cmocka_unit_test(test_return_inside_a_loop),
       cmocka_unit_test(test_misuse),
+      cmocka_unit_test(test_not_spmd_returns_from_any_launch),
       cmocka_unit_test(test_a_raising_launch_returns_nothing),
       cmocka_unit_test(test_complex_number_as_0d_array),
   };

@@ -87,6 +87,33 @@ static void test_teams(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* A kernel flagged ASC_KERNEL_NOT_SPMD runs once whatever blockDim says,
+ * as block 0 of 1, with the threads the blocks would have had together:
+ * min(blockDim, cores) teams of cores / min(blockDim, cores). */
+static void test_not_spmd_runs_once(void **state) {
+  int nc = ncores();
+  ascModule_t m = test_load_kernels();
+  ascKernel_t k = test_kernel(m, "once");
+  uint32_t dims[] = {1, 2, 3, 4, 16, (uint32_t)nc, (uint32_t)nc * 4 + 1};
+  (void)state;
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    int64_t out[4] = {0, -1, -1, -1};
+    ascTensor t = test_tensor1(out, ascInt64, 4);
+    void *args[] = {&t};
+    int64_t resident = dims[d] < (uint32_t)nc ? (int64_t)dims[d] : nc;
+    ASSERT_OK(ascLaunchKernel(k, dims[d], args, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    if (out[0] != 1 || out[1] != 0 || out[2] != 1 ||
+        out[3] != resident * (nc / resident))
+      fail_msg("blockDim %u on %d cores: ran %lld times, block %lld of "
+               "%lld, team %lld (want 1, 0 of 1, %lld)",
+               dims[d], nc, (long long)out[0], (long long)out[1],
+               (long long)out[2], (long long)out[3],
+               (long long)(resident * (nc / resident)));
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 static void test_reduce(void **state) {
   enum { N = 50000 };
   ascModule_t m = test_load_kernels();
@@ -720,6 +747,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_empty_blocks, test_teardown),
       cmocka_unit_test_teardown(test_vadd, test_teardown),
       cmocka_unit_test_teardown(test_teams, test_teardown),
+      cmocka_unit_test_teardown(test_not_spmd_runs_once, test_teardown),
       cmocka_unit_test_teardown(test_reduce, test_teardown),
       cmocka_unit_test_teardown(test_critical_and_shared, test_teardown),
       cmocka_unit_test_teardown(test_loop_exception_deterministic,

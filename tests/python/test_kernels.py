@@ -14,7 +14,7 @@ import pytest
 import asc
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED = ROOT / "examples" / "python" / "seed_kernels.asc.py"
+SEED = ROOT / "examples" / "python" / "seed_kernels.asc"
 
 
 @asc.kernel
@@ -71,6 +71,12 @@ def asserts_positive(a):
 @asc.kernel
 def block_ids(out):
     out[asc.get_block_idx()] = asc.get_block_num()
+
+
+@asc.kernel
+def accumulate(a, out):
+    for i in asc.prange(a.shape[0]):
+        out[i] += a[i]
 
 
 @asc.kernel
@@ -282,6 +288,25 @@ def test_blocks_and_streams():
     block_ids[4](out)
     asc.synchronize()
     assert out.tolist() == [4] * 4 + [0] * 4
+
+
+def test_a_kernel_without_block_index_gives_one_blocks_answer():
+    # It never reads asc.get_block_idx()/get_block_num(): k[4](...) runs it
+    # once, on the cores 4 blocks would have had, not once per block.
+    a = (np.arange(65536) % 97).astype(np.float32)
+    for blocks in (1, 4, 16):
+        out = np.ones_like(a)
+        accumulate[blocks](a, out)
+        asc.synchronize()
+        wrong = int(np.count_nonzero(out != 1 + a))
+        assert wrong == 0, f"{blocks} blocks: {wrong} of {a.size} elements wrong"
+    out = np.ones_like(a)
+    accumulate[4, asc.Stream()](a, out)
+    asc.synchronize()
+    assert np.array_equal(out, 1 + a)
+    out = np.ones_like(a)
+    accumulate(a, out)
+    assert np.array_equal(out, 1 + a)
 
 
 def test_async_launch_keeps_arguments_alive():

@@ -32,6 +32,12 @@ def axpy(a: asc.float64, x, y):
 
 
 @asc.kernel
+def axpy_blocks(a: asc.float64, x, y):
+    for i in asc.prange(asc.get_block_idx(), x.shape[0], asc.get_block_num()):
+        y[i] = a * x[i] + y[i]
+
+
+@asc.kernel
 def fails(x):
     if x[0] > 0:
         raise ValueError("positive")
@@ -60,6 +66,7 @@ def test_python_profile(tmp_path):
             axpy(2.0, x, y)
         axpy[4, s1](1.0, x, y)
         axpy[2, s2](1.0, x, x.copy())
+        axpy_blocks[4, s1](1.0, x, y)
         s1.synchronize()
         s2.synchronize()
         with pytest.raises(ValueError, match="positive"):
@@ -77,8 +84,12 @@ def test_python_profile(tmp_path):
     evs = prof.events
     err = [e for e in evs if e.get("cat") == "launch" and e["name"] == "fails"]
     assert "ValueError: positive" in err[0]["args"]["error"]
+    # axpy never reads its block index: each launch runs one block
+    # (docs/abi.md); axpy_blocks is SPMD: one event per block
     blocks = [e for e in evs if e.get("cat") == "block" and e["name"] == "axpy"]
-    assert len(blocks) == 3 + 4 + 2
+    assert len(blocks) == 5
+    blocks = [e for e in evs if e.get("cat") == "block" and e["name"] == "axpy_blocks"]
+    assert len(blocks) == 4
     # A second session has only its own launches.
     with asc.profile() as p2:
         axpy(2.0, x, y)

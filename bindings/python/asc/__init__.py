@@ -11,7 +11,9 @@ and run on every core.
     a = np.ones(1000, np.float32); b = 2 * a; c = np.empty_like(a)
     add(a, b, c)                 # one block, default stream, waits
     s = asc.Stream()
-    add[4, s](a, b, c)           # four blocks on s, returns at once
+    add[4, s](a, b, c)           # on s, returns at once; add never reads
+                                 # asc.get_block_idx(), so it runs once,
+                                 # with the cores of four blocks
     s.synchronize()
 
 See docs/python.md.

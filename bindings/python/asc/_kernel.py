@@ -176,7 +176,9 @@ def kernel(fn=None, *, debug=False, boundscheck=False, opt_level=0,
 
     ``kern(*args)`` runs one block on the default stream and waits;
     ``kern[blocks](*args)`` / ``kern[blocks, stream](*args)`` queue
-    `blocks` blocks and return at once.  debug keeps asserts and builds
+    `blocks` blocks and return at once.  Blocks are SPMD: a kernel that
+    never reads asc.get_block_idx() / get_block_num() runs once, with the
+    cores those blocks would have had (docs/python.md).  debug keeps asserts and builds
     with -O1 -g; boundscheck raises IndexError on out-of-bounds access.
     fastmath: True, or a set of numba's flag names ("contract", "reassoc",
     "nnan", "ninf", "nsz", "arcp", "afn"), lets the compiler change

@@ -10,7 +10,9 @@ compiler learns what `asc`, `math` and numpy's alias name from import
 statements, which it needs before the functions: the file's own imports of
 asc and math (and ``import numpy [as np]``) are kept
 at their real lines, and ``import asc`` / ``import math`` go on free lines
-above the first function.
+above the first function, or at the end of the last import line when no
+line above it is free (a decorator right under the imports); with no line
+above at all, the compiler's own default binds them.
 """
 import ast
 import inspect
@@ -148,6 +150,14 @@ def module_imports(filename):
     except (SyntaxError, ValueError):
         return {}
     out = {}
+
+    def add(line, text, bound):
+        # `import asc; import numpy as np`: one line, both kept
+        if line in out:
+            text = out[line][0] + "; " + text
+            bound = out[line][1] | bound
+        out[line] = (text, bound)
+
     for node in tree.body:
         if isinstance(node, ast.Import):
             names = [a for a in node.names
@@ -155,10 +165,10 @@ def module_imports(filename):
             if names:
                 bound = {a.name for a in names
                          if a.name in ("asc", "math") and a.asname in (None, a.name)}
-                out[node.lineno] = (ast.unparse(ast.Import(names=names)), bound)
+                add(node.lineno, ast.unparse(ast.Import(names=names)), bound)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 \
                 and node.module in _KERNEL_MODULES:
-            out[node.lineno] = (ast.unparse(node), set())
+            add(node.lineno, ast.unparse(node), set())
     return out
 
 
@@ -178,8 +188,16 @@ def assemble(pieces):
     free = [ln for ln in range(start - 1, 0, -1) if ln not in imports]
     for text, ln in zip(extra, free):
         imports[ln] = text
-    prepended = extra[len(free):]        # no room above: lines shift
-    out = list(prepended)
+    rest = extra[len(free):]
+    if rest and imports:
+        # No free line above (the decorator right under the imports): the
+        # rest join the last import line, so no line moves.
+        last = max(imports)
+        imports[last] = "; ".join([imports[last]] + rest)
+    # With no line at all above the kernel (a notebook cell that starts
+    # with the decorator) they are left out: the compiler binds asc and
+    # math itself when no import does (docs/frontend.md).
+    out = []
     first = min(imports) if imports else start
     line = first
     for ln in sorted(imports):
@@ -197,4 +215,4 @@ def assemble(pieces):
     for p in other:
         out.append("")
         out.extend(p.lines)
-    return "\n".join(out) + "\n", main.filename, max(1, first - len(prepended))
+    return "\n".join(out) + "\n", main.filename, max(1, first)

@@ -1653,10 +1653,11 @@ static void add_import(parser *p, asc__loc loc, const char *module,
   vpush(p, &p->imports, im);
 }
 
-/* import_stmt: 'import' dotted_name ['as' NAME] (',' ...)*
- *            | 'from' ('.'* dotted_name | '.'+) 'import'
+/* import_stmt: import_one (';' import_one)* [';'] NEWLINE
+ * import_one: 'import' dotted_name ['as' NAME] (',' ...)*
+ *           | 'from' ('.'* dotted_name | '.'+) 'import'
  *                 ('*' | NAME ['as' NAME] (',' ...)* | '(' ... ')') */
-static void import_stmt(parser *p) {
+static void import_one(parser *p) {
   asc__token *kw = next(p);
   if (kw->kind == ASC_TK_KW_IMPORT) {
     do {
@@ -1719,6 +1720,13 @@ static void import_stmt(parser *p) {
         expect(p, ASC_TK_RPAR, "'('", open->loc);
     }
   }
+}
+
+static void import_stmt(parser *p) {
+  import_one(p);
+  while (accept(p, ASC_TK_SEMI) &&
+         (at(p, ASC_TK_KW_IMPORT) || at(p, ASC_TK_KW_FROM)))
+    import_one(p);
   if (!accept(p, ASC_TK_NEWLINE) && !at(p, ASC_TK_EOF))
     syntax_error_at(p, tok(p)->loc, "expected newline, found %s",
                     describe(tok(p)));

@@ -333,6 +333,11 @@ typedef struct asc__irfunc {
    * (asc__pipeline_opts.l1d_bytes; 0: the default); set by
    * asc__ir_pipeline, not in the text form. */
   uint64_t l1d_bytes;
+  /* The kernel reads asc.get_block_idx() or get_block_num() (itself or in
+   * a helper it calls), even where the read is later found dead: else it
+   * is not SPMD code (ASC_KERNEL_NOT_SPMD).  Set by lowering, and by the
+   * parser at a block_idx or block_num instruction; not in the text form. */
+  bool reads_block;
 } asc__irfunc;
 
 typedef struct asc__irmodule {

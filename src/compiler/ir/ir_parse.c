@@ -397,6 +397,8 @@ static asc__irins *parse_ins(parser *ps) {
     PERR(ps, "unknown instruction '%.*s'", (int)n, w);
   }
   i = asc__ir_ins(ps->c, op, dst, 0, 0);
+  if (op == ASC_IR_BLOCK_IDX || op == ASC_IR_BLOCK_NUM)
+    ps->f->reads_block = true;
   switch (op) {
   case ASC_IR_CALL: {
     const char *nm;

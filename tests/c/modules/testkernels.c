@@ -451,6 +451,18 @@ static int shared_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 0;
 }
 
+/* ---- once(out), flagged ASC_KERNEL_NOT_SPMD: counts its runs in out[0]
+ * and records block_idx, block_num and its team's size. */
+static int once_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  int64_t *out = ((const asc_ktensor *)args[0])->data;
+  (void)exc;
+  __atomic_fetch_add(&out[0], 1, __ATOMIC_RELAXED);
+  out[1] = ctx->block_idx;
+  out[2] = ctx->block_num;
+  out[3] = ctx->rt->team_size(ctx);
+  return 0;
+}
+
 static const asc_kparam vadd_params[] = {
     TENSOR("a", F32, 1), TENSOR("b", F32, 1), TENSOR("c", F32, 1)};
 static const asc_kparam raise_params[] = {TENSOR("x", I32, 1),
@@ -477,6 +489,7 @@ static const asc_kparam generic_params[] = {
     {"t", ASC_KPARAM_TENSOR | ASC_KPARAM_GENERIC, 0, -1},
     {"s", ASC_KPARAM_GENERIC, 0, 0}};
 static const asc_kparam shared_params[] = {TENSOR("out", I32, 1)};
+static const asc_kparam once_params[] = {TENSOR("out", I64, 1)};
 
 #define K(name, entry, params, flags, shared)                                \
   {name, entry, sizeof(params) / sizeof(params[0]), params, flags, shared,   \
@@ -506,6 +519,7 @@ static const asc_kernel_desc kernels[] = {
     K("critical", critical_entry, critical_params, 0, 0),
     K("generic", generic_entry, generic_params, 0, 0),
     K("shared", shared_entry, shared_params, 0, 4096),
+    K("once", once_entry, once_params, ASC_KERNEL_NOT_SPMD, 0),
 };
 
 __attribute__((visibility("default"))) const asc_module_desc asc_module_v1 = {
