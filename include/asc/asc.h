@@ -318,7 +318,8 @@ ASC_API ascError_t ascFreeAsync(void *devPtr, ascStream_t stream);
 ASC_API ascError_t ascMallocFromPoolAsync(void **devPtr, size_t size,
                                           ascMemPool_t pool,
                                           ascStream_t stream);
-/* props may be NULL (defaults). */
+/* props is required, as in CUDA's cudaMemPoolCreate (NULL:
+ * ascErrorInvalidValue); zero-initialised props give the defaults. */
 ASC_API ascError_t ascMemPoolCreate(ascMemPool_t *pool,
                                     const ascMemPoolProps *props);
 ASC_API ascError_t ascMemPoolDestroy(ascMemPool_t pool);
