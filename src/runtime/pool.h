@@ -57,8 +57,14 @@ size_t asc__pool_block_size(size_t size);
 /* Resolves a public stream handle of the current device (NULL is its
  * default stream) to the key the pool stores with a freed block, and the
  * stream's device.  Invalid or destroyed handles return
- * ascErrorInvalidHandle (last error set). */
+ * ascErrorInvalidHandle (last error set).  On success the caller is inside
+ * the runtime's API gate (stream.h: ascDeviceReset, which empties the
+ * pools, waits for it) and leaves with asc__order_leave(key). */
 ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key);
+/* Enters the API gate as asc__order_stream does, for a key already
+ * known; ascErrorNotPermitted while the device is being reset. */
+ascError_t asc__order_enter(void *key);
+void asc__order_leave(void *key);
 
 /* Position of the last operation enqueued on stream key so far (0 when
  * none).  A free recorded at position n may still be touched by the

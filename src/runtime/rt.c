@@ -95,15 +95,11 @@ ascError_t asc__rt_current(asc__rt **rt) {
 
 /* ---------------------------------------------------------------- device */
 
-ascError_t ascDeviceSynchronize(void) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+static ascError_t device_synchronize(asc__rt *rt) {
   ascError_t code = ascSuccess;
   uint64_t best = 0;
   char *msg = NULL;
 
-  if (err != ascSuccess)
-    return err;
   if (asc__in_callback())
     return asc__not_permitted("ascDeviceSynchronize");
   asc__wait_streams(rt, false);
@@ -132,6 +128,19 @@ ascError_t ascDeviceSynchronize(void) {
   asc__error_text(code, msg != NULL ? msg : asc__lost_message);
   asc__free(msg);
   return code;
+}
+
+ascError_t ascDeviceSynchronize(void) {
+  asc__rt *rt;
+  ascError_t err = asc__rt_current(&rt);
+
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = device_synchronize(rt);
+  asc__api_leave(rt);
+  return err;
 }
 
 ascError_t asc__api_enter(asc__rt *rt) {

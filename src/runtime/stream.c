@@ -622,6 +622,30 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
   return ascSuccess;
 }
 
+ascError_t asc__stream_enter(ascStream_t handle, asc__stream **out) {
+  asc__rt *rt;
+  ascError_t err;
+
+  /* The gate of the stream's own runtime: a stream's memory is only ever
+   * reused for a stream of the same runtime, so st->rt stays right even
+   * if the handle dies meanwhile (the resolve below then refuses it). */
+  *out = NULL;
+  if (handle != NULL && valid_stream(handle)) {
+    rt = ((asc__stream *)(void *)handle)->rt;
+  } else {
+    err = asc__rt_current(&rt);
+    if (err != ascSuccess)
+      return err;
+  }
+  err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = asc__stream_resolve(handle, out);
+  if (err != ascSuccess)
+    asc__api_leave(rt);
+  return err;
+}
+
 /* ------------------------------------------------------------- enqueueing */
 
 /* Queues a record of a new fence on t if t has work; the fence joins
@@ -941,18 +965,20 @@ ascError_t asc__stream_enqueue_extern_named(ascStream_t stream,
 
   if (start == NULL)
     return asc__error(ascErrorInvalidValue, "external op: start is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
-  if (extern_fast(st, start, ud, name, bytes))
-    return ascSuccess;
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_EXTERN;
-  sp.xstart = start;
-  sp.ud = ud;
-  sp.xname = name != NULL && name[0] != '\0' ? name : "external op";
-  sp.xbytes = bytes;
-  return asc__stream_enqueue(st, &sp);
+  if (!extern_fast(st, start, ud, name, bytes)) {
+    memset(&sp, 0, sizeof sp);
+    sp.kind = OP_EXTERN;
+    sp.xstart = start;
+    sp.ud = ud;
+    sp.xname = name != NULL && name[0] != '\0' ? name : "external op";
+    sp.xbytes = bytes;
+    err = asc__stream_enqueue(st, &sp);
+  }
+  asc__api_leave(st->rt);
+  return err;
 }
 
 void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
@@ -1207,6 +1233,8 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
     return asc__error(ascErrorInvalidValue,
                       "ascStreamCreate: unknown flags 0x%x", flags);
   err = asc__rt_current(&rt);
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   /* Out-of-range priorities are clamped, as in CUDA. */
@@ -1215,6 +1243,7 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
   if (priority < ASC_STREAM_PRIO_GREATEST)
     priority = ASC_STREAM_PRIO_GREATEST;
   st = asc__stream_alloc(rt, flags, priority, false);
+  asc__api_leave(rt);
   if (st == NULL)
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream");
   *stream = (ascStream_t)(void *)st;
@@ -1251,12 +1280,13 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
     return asc__error(ascErrorInvalidHandle,
                       "ascStreamDestroy: the default stream cannot be "
                       "destroyed");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   asc__spin_lock(&st->lock);
   if (st->destroyed) {
     asc__spin_unlock(&st->lock);
+    asc__api_leave(st->rt);
     return asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
                       (void *)stream);
   }
@@ -1268,15 +1298,11 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   asc__spin_unlock(&st->lock);
   if (reap)
     stream_reap(st);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
-ascError_t ascStreamSynchronize(ascStream_t stream) {
-  asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
-
-  if (err != ascSuccess)
-    return err;
+static ascError_t stream_synchronize(asc__stream *st) {
   if (asc__in_callback())
     return asc__not_permitted("ascStreamSynchronize");
   {
@@ -1287,13 +1313,26 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
   return stream_take_error(st);
 }
 
-ascError_t ascStreamQuery(ascStream_t stream) {
+ascError_t ascStreamSynchronize(ascStream_t stream) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
-  return stream_pending(st) ? ascErrorNotReady : ascSuccess;
+  err = stream_synchronize(st);
+  asc__api_leave(st->rt);
+  return err;
+}
+
+ascError_t ascStreamQuery(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err = asc__stream_enter(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  err = stream_pending(st) ? ascErrorNotReady : ascSuccess;
+  asc__api_leave(st->rt);
+  return err;
 }
 
 ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
@@ -1304,17 +1343,19 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
 
   if (fn == NULL)
     return asc__error(ascErrorInvalidValue, "ascLaunchHostFunc: fn is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   err = asc__host_start(st->rt);
-  if (err != ascSuccess)
-    return err;
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_HOSTFN;
-  sp.fn = fn;
-  sp.ud = userData;
-  return asc__stream_enqueue(st, &sp);
+  if (err == ascSuccess) {
+    memset(&sp, 0, sizeof sp);
+    sp.kind = OP_HOSTFN;
+    sp.fn = fn;
+    sp.ud = userData;
+    err = asc__stream_enqueue(st, &sp);
+  }
+  asc__api_leave(st->rt);
+  return err;
 }
 
 /* ------------------------------------------------------------ cancellation */
@@ -1341,24 +1382,26 @@ void asc__stop_stream(asc__stream *st, int why, const char *msg) {
 
 ascError_t ascStreamCancel(ascStream_t stream) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
   asc__stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
 ascError_t ascStreamSetKernelTimeout(ascStream_t stream,
                                      unsigned int timeoutMs) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
   atomic_store(&st->timeout_ms, timeoutMs);
   if (timeoutMs != 0)
     asc__watchdog_start(st->rt);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
@@ -1370,21 +1413,18 @@ ascError_t ascStreamGetKernelTimeout(unsigned int *timeoutMs,
   if (timeoutMs == NULL)
     return asc__error(ascErrorInvalidValue,
                       "ascStreamGetKernelTimeout: timeoutMs is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   *timeoutMs = atomic_load(&st->timeout_ms);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
-ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
-                                       unsigned int timeoutMs) {
-  asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+static ascError_t stream_synchronize_timeout(asc__stream *st,
+                                             unsigned int timeoutMs) {
   uint64_t target, deadline;
 
-  if (err != ascSuccess)
-    return err;
   if (asc__in_callback())
     return asc__not_permitted("ascStreamSynchronizeTimeout");
   target = atomic_load(&st->submitted);
@@ -1396,4 +1436,16 @@ ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
     return ascErrorNotReady;
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
+}
+
+ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
+                                       unsigned int timeoutMs) {
+  asc__stream *st;
+  ascError_t err = asc__stream_enter(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  err = stream_synchronize_timeout(st, timeoutMs);
+  asc__api_leave(st->rt);
+  return err;
 }

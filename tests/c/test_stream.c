@@ -350,6 +350,119 @@ static void test_internal_callbacks(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* Threads that use streams, events, stream-ordered pool memory and
+ * synchronous copies while the main thread resets the device: every
+ * call either works or fails with an error (the reset refused it, the
+ * handle died, its work was cancelled); none touches memory the reset
+ * freed (the worker pool, the pools' blocks: checked under ASan and
+ * TSan).  Copies go between the threads' own host buffers: a pool
+ * block may be freed by a reset at any moment, and writing to it after
+ * that would be the program's own use after free. */
+enum { RESET_RACERS = 3, RESET_BYTES = 1 << 16 };
+
+typedef struct reset_racer {
+  atomic_int *stop;
+  int id;
+  int calls, ok, bad;
+  char why[160];
+  char buf[2][RESET_BYTES];
+} reset_racer;
+
+/* Counts r's call that returned e: an error a reset may cause is fine. */
+static void racer_note(reset_racer *r, const char *call, ascError_t e) {
+  r->calls++;
+  switch (e) {
+  case ascSuccess:
+    r->ok++;
+    return;
+  case ascErrorNotPermitted:   /* the reset was running */
+  case ascErrorInvalidHandle:  /* the reset destroyed the handle */
+  case ascErrorCancelled:      /* the reset stopped the queued work */
+  case ascErrorNotReady:       /* ascStreamQuery */
+  case ascErrorInvalidValue:   /* ascFreeAsync of a block the reset freed */
+    return;
+  default:
+    if (r->bad++ == 0)
+      snprintf(r->why, sizeof r->why, "%s -> %s: %s", call,
+               ascGetErrorName(e), ascGetLastErrorMessage());
+  }
+}
+
+#define RACE(r, call) racer_note((r), #call, (call))
+
+static void reset_racer_main(void *arg) {
+  reset_racer *r = arg;
+
+  while (!atomic_load(r->stop)) {
+    ascStream_t s = NULL, mine = NULL;
+    ascEvent_t e = NULL;
+    void *p = NULL, *q = NULL;
+
+    if (r->id != 0) {
+      RACE(r, ascStreamCreate(&mine));
+      s = mine;
+    }
+    RACE(r, ascEventCreate(&e));
+    RACE(r, ascMallocAsync(&p, RESET_BYTES, s));
+    RACE(r, ascMemsetAsync(r->buf[0], r->id, RESET_BYTES, s));
+    RACE(r, ascEventRecord(e, s));
+    /* Freed with the memset still queued: an allocation of its size on
+     * another stream takes it with an internal dependency (the pools
+     * lock dropped while the wait is queued). */
+    if (p != NULL)
+      RACE(r, ascFreeAsync(p, s));
+    RACE(r, ascMallocAsync(&q, RESET_BYTES, NULL));
+    RACE(r, ascMemcpyAsync(r->buf[1], r->buf[0], RESET_BYTES,
+                           ascMemcpyDefault, NULL));
+    if (q != NULL)
+      RACE(r, ascFreeAsync(q, NULL));
+    RACE(r, ascStreamWaitEvent(NULL, e, 0));
+    RACE(r, ascEventSynchronize(e));
+    RACE(r, ascEventQuery(e));
+    RACE(r, ascStreamQuery(s));
+    RACE(r, ascStreamSynchronize(s));
+    RACE(r, ascMemset(r->buf[1], r->id, RESET_BYTES));
+    if (r->id == 0)
+      RACE(r, ascDeviceSynchronize());
+    RACE(r, ascEventDestroy(e));
+    if (mine != NULL)
+      RACE(r, ascStreamDestroy(mine));
+  }
+}
+
+static void test_reset_races_stream_calls(void **state) {
+  static reset_racer r[RESET_RACERS];
+  atomic_int stop = 0;
+  uv_thread_t th[RESET_RACERS];
+  uint64_t t0 = uv_hrtime();
+  int rounds = 0, ok = 0, calls = 0;
+  (void)state;
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < RESET_RACERS; i++) {
+    r[i].stop = &stop;
+    r[i].id = i;
+    assert_int_equal(uv_thread_create(&th[i], reset_racer_main, &r[i]), 0);
+  }
+  /* Bounded: at most 3 seconds whatever the machine. */
+  while (rounds < 100 && uv_hrtime() - t0 < 3000000000u) {
+    struct timespec pause = {0, 200000L * (rounds % 8)};
+    nanosleep(&pause, NULL);
+    ASSERT_OK(ascDeviceReset());
+    rounds++;
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < RESET_RACERS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    ok += r[i].ok;
+    calls += r[i].calls;
+  }
+  print_message("%d resets, %d calls, %d succeeded\n", rounds, calls, ok);
+  assert_true(ok > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_create_destroy, test_teardown),
@@ -363,6 +476,8 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_query_and_reset, test_teardown),
       cmocka_unit_test_teardown(test_internal_callbacks, test_teardown),
+      cmocka_unit_test_teardown(test_reset_races_stream_calls,
+                                test_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
