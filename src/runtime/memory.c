@@ -520,6 +520,26 @@ void asc__memory_destroy(asc__device *d) {
   memory_free(m);
 }
 
+void asc__memory_fork_prepare(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  if (m != NULL)
+    uv_mutex_lock(&m->lock);
+}
+
+void asc__memory_fork_parent(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  if (m != NULL)
+    uv_mutex_unlock(&m->lock);
+}
+
+void asc__memory_fork_child(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  /* Taken by this thread before the fork: made new, never unlocked (the
+   * owner's thread id changed). */
+  if (m != NULL)
+    (void)uv_mutex_init(&m->lock);
+}
+
 /* ------------------------------------------------------------ public API */
 
 ascError_t ascMalloc(void **devPtr, size_t size) {

@@ -973,6 +973,26 @@ void asc__pool_device_reset(asc__device *d) {
   uv_mutex_unlock(&ps->lock);
 }
 
+void asc__pool_fork_prepare(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  if (ps != NULL)
+    uv_mutex_lock(&ps->lock);
+}
+
+void asc__pool_fork_parent(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  if (ps != NULL)
+    uv_mutex_unlock(&ps->lock);
+}
+
+void asc__pool_fork_child(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  /* Taken by this thread before the fork: made new, never unlocked (the
+   * owner's thread id changed). */
+  if (ps != NULL)
+    (void)uv_mutex_init(&ps->lock);
+}
+
 uint64_t asc__pool_bind_failures(ascMemPool_t pool) {
   struct asc__pools *ps;
   uint64_t n;

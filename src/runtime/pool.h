@@ -44,6 +44,12 @@ void asc__pool_on_sync(asc__device *d);
  * when no work is in flight. */
 void asc__pool_device_reset(asc__device *d);
 
+/* fork(): prepare takes the pools lock of d (first of the runtime's
+ * locks: see fork.c), parent releases it, child makes it new. */
+void asc__pool_fork_prepare(asc__device *d);
+void asc__pool_fork_parent(asc__device *d);
+void asc__pool_fork_child(asc__device *d);
+
 /* Test seam: number of failed NUMA bindings in pool p (0 when bound or
  * when the machine has a single node). */
 uint64_t asc__pool_bind_failures(ascMemPool_t p);

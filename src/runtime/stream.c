@@ -783,6 +783,13 @@ ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
     if (err != ascSuccess)
       goto fail;
+    /* A forked child starts the watchdog with its first launch, not in
+     * the fork handler: a thread started there would run in every
+     * child, the C compiler's included (rt.c). */
+    if (__builtin_expect(atomic_load_explicit(&st->rt->wd_after_fork,
+                                              memory_order_relaxed), 0) &&
+        atomic_exchange(&st->rt->wd_after_fork, false))
+      asc__watchdog_start(st->rt);
   }
   /* Take a record and fill it outside the queue lock, which the worker
    * completing the stream's head needs too: the spare that the previous
@@ -1448,4 +1455,58 @@ ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
   err = stream_synchronize_timeout(st, timeoutMs);
   asc__api_leave(st->rt);
   return err;
+}
+
+/* ------------------------------------------------------------------ fork */
+
+/* The threads that were running or about to run st's work do not exist
+ * in a forked child, so that work never ends there: it is stopped as by
+ * ascStreamCancel, and its records are signalled with the error, so that
+ * nothing in the child waits for them.  Called for every stream before
+ * any is dropped (asc__stream_fork_drop): a record signalled here may be
+ * what another stream's queued wait names.  Only the calling thread
+ * exists; no lock is taken. */
+void asc__stream_fork_stop(asc__stream *st) {
+  asc__op *wl = NULL;
+
+  atomic_store(&st->lock.v, 0);
+  if (st->head == NULL)
+    return;
+  if (st->err == ascSuccess)
+    asc__stream_set_error(
+        st, ascErrorCancelled, atomic_fetch_add(&st->rt->err_seq, 1) + 1,
+        asc__strdup("work queued before fork() does not run in the child "
+                    "process (it runs in the parent)"));
+  for (asc__op *op = st->head; op != NULL; op = op->next)
+    if (op->kind == OP_RECORD && op->fence != NULL) {
+      /* Its waiters are queued waits, dropped with their streams. */
+      op->fence->waiters = NULL;
+      fence_fill(op->fence, st);
+      fence_publish(op->fence, &wl);
+    }
+}
+
+/* Drops every op of st (asc__stream_fork_stop has run for every stream):
+ * st is idle afterwards, with its pending error kept.  An op that was
+ * dispatched belongs to a thread of the parent (a block's team, the
+ * callback thread, an external component, a fence's waiter list): its
+ * record is left alone, never reused.  The launches' module counts are
+ * retired, so that the child can unload the module. */
+void asc__stream_fork_drop(asc__stream *st) {
+  asc__op *op;
+
+  while ((op = st->head) != NULL) {
+    st->head = op->next;
+    if (op->spec_inflight != NULL)
+      atomic_fetch_add(&op->spec_inflight->retired, 1);
+    if (op->inflight != NULL)
+      atomic_fetch_add(&op->inflight->retired, 1);
+    if (!op->dispatched)
+      op_put(st, op);
+  }
+  st->tail = NULL;
+  atomic_store(&st->completed, atomic_load(&st->submitted));
+  atomic_store(&st->completed_seen, atomic_load(&st->submitted));
+  if (check_reap(st))
+    ASC__LIVE_RETIRE(st->rt->streams, st->rt->free_streams, st);
 }

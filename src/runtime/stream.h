@@ -216,6 +216,9 @@ struct asc__rt {
   uv_cond_t wd_cond;
   bool wd_started;
   uv_thread_t wd_thread;
+  /* Set in a forked child whose streams have timeouts: the next launch
+   * starts the watchdog (asc__rt_fork_child). */
+  atomic_bool wd_after_fork;
 };
 
 /* The runtime state of dev, created on first use (thread-safe). */
@@ -286,5 +289,13 @@ void asc__rt_notify(asc__rt *rt);
 
 /* module.c: drops every module of dev (no launch is in flight). */
 void asc__modules_reset(asc__device *dev);
+
+/* fork() (rt.c, registered by fork.c): prepare takes the rt lock and the
+ * streams' locks; parent releases them; in the child,
+ * child makes every stream idle (the work it had is stopped, as by
+ * ascStreamCancel) and forgets the callback thread and the watchdog. */
+void asc__rt_fork_prepare(asc__device *dev);
+void asc__rt_fork_parent(asc__device *dev);
+void asc__rt_fork_child(asc__device *dev);
 
 #endif /* ASC_STREAM_H */

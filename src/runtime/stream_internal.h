@@ -76,6 +76,13 @@ ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp);
  * queued work (stream.c). */
 void asc__stop_stream(asc__stream *st, int why, const char *msg);
 
+/* In a forked child, for every stream of rt: first asc__stream_fork_stop
+ * (stops st's work and signals its records), then asc__stream_fork_drop
+ * (drops its ops: st is idle, its error kept; a destroyed stream is
+ * retired).  Only the calling thread exists; the rt lock is not taken. */
+void asc__stream_fork_stop(asc__stream *st);
+void asc__stream_fork_drop(asc__stream *st);
+
 /* Blocks the calling host thread until done(a, b) (stream.c explains
  * spin and scope). */
 void asc__host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
