@@ -165,13 +165,17 @@ static bool api_drained(const void *a, uint64_t unused) {
 }
 
 /* Stops every stream's running kernel and skips its queued work
- * (ascDeviceReset). */
+ * (ascDeviceReset); external ops are stopped by their component. */
 static void stop_all(asc__rt *rt) {
   asc__stream *st;
+  bool xop = false;
   uv_mutex_lock(&rt->lock);
   for (st = rt->streams; st != NULL; st = st->live_next)
-    asc__stop_stream(st, ASC__STOP_RESET, "work cancelled by ascDeviceReset");
+    xop |= asc__stop_stream(st, ASC__STOP_RESET,
+                            "work cancelled by ascDeviceReset");
   uv_mutex_unlock(&rt->lock);
+  if (xop)
+    asc__extern_cancel(NULL, true);
 }
 
 ascError_t ascDeviceReset(void) {

@@ -1371,7 +1371,9 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
  * ASC__STOP_* reason), and, through the pending error (msg, unless an
  * error is already pending), whatever is queued behind it.  Takes st's
  * lock; the rt lock may be held. */
-void asc__stop_stream(asc__stream *st, int why, const char *msg) {
+bool asc__stop_stream(asc__stream *st, int why, const char *msg) {
+  bool xop = false;
+
   asc__spin_lock(&st->lock);
   if (st->head != NULL) {
     asc__op *op = st->head;
@@ -1383,8 +1385,10 @@ void asc__stop_stream(asc__stream *st, int why, const char *msg) {
      * submitted; its blocks then see the flag before they start). */
     if (op->kind == OP_LAUNCH && op->dispatched)
       atomic_store(&op->launch.stop, why);
+    xop = op->kind == OP_EXTERN && op->dispatched;
   }
   asc__spin_unlock(&st->lock);
+  return xop;
 }
 
 ascError_t ascStreamCancel(ascStream_t stream) {
@@ -1393,7 +1397,10 @@ ascError_t ascStreamCancel(ascStream_t stream) {
 
   if (err != ascSuccess)
     return err;
-  asc__stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
+  /* An external op (an MPI collective) is stopped by its component. */
+  if (asc__stop_stream(st, ASC__STOP_CANCEL,
+                       "work cancelled by ascStreamCancel"))
+    asc__extern_cancel(stream, false);
   asc__api_leave(st->rt);
   return ascSuccess;
 }
