@@ -22,9 +22,10 @@
  * below says otherwise: destroying a handle while another thread still
  * passes it to a call is the caller's race (the other call then returns
  * ascErrorInvalidHandle or works on the object as it was; it never
- * crashes).  ascDeviceReset waits for the module and launch calls other
- * threads are inside and refuses new ones while it runs; other calls that
- * race a reset of their device are the caller's race.
+ * crashes).  ascDeviceReset waits for the calls on modules, kernels,
+ * streams, events and memory that other threads are inside and refuses
+ * new ones while it runs; a pointer into memory the reset freed is the
+ * caller's to stop using, as after ascFree.
  * The current device (ascSetDevice) and the last error are per thread.
  * Inside a host function (ascLaunchHostFunc) blocking calls return
  * ascErrorNotPermitted.
@@ -188,8 +189,8 @@ ASC_API const char *ascDataTypeName(ascDataType dtype);
 /* --------------------------------------------------------------- devices
  * A device is the set of cores hwloc finds in the process's allowed cpuset
  * (one device today).  Thread-safe; ascSetDevice changes the calling
- * thread's current device only.  ascDeviceReset must not race other calls
- * on the same device. */
+ * thread's current device only.  Other calls may race ascDeviceReset: they
+ * finish before it, or fail (see ascDeviceReset). */
 
 /* Filled by ascGetDeviceProperties. */
 typedef struct ascDeviceProp {
@@ -221,9 +222,11 @@ ASC_API ascError_t ascGetDeviceProperties(ascDeviceProp *prop, int device);
 ASC_API ascError_t ascDeviceSynchronize(void);
 /* Waits for all work, destroys every stream, event, pool, module and
  * allocation of the current device, and returns it to its first state.
- * Module and launch calls other threads are inside finish first; those
- * that start during the reset return ascErrorNotPermitted, and so does a
- * second concurrent reset (docs/streams.md, "Module lifetime"). */
+ * Calls on modules, kernels, streams, events and memory that other threads
+ * are inside finish first; those that start during the reset return
+ * ascErrorNotPermitted, and so does a second concurrent reset; afterwards
+ * the old handles give ascErrorInvalidHandle (docs/streams.md, "Module
+ * lifetime and threads"). */
 ASC_API ascError_t ascDeviceReset(void);
 /* Free and total bytes of the device's memory (host memory on this
  * device). */
@@ -319,7 +322,8 @@ ASC_API ascError_t ascFreeAsync(void *devPtr, ascStream_t stream);
 ASC_API ascError_t ascMallocFromPoolAsync(void **devPtr, size_t size,
                                           ascMemPool_t pool,
                                           ascStream_t stream);
-/* props may be NULL (defaults). */
+/* props is required, as in CUDA's cudaMemPoolCreate (NULL:
+ * ascErrorInvalidValue); zero-initialised props give the defaults. */
 ASC_API ascError_t ascMemPoolCreate(ascMemPool_t *pool,
                                     const ascMemPoolProps *props);
 ASC_API ascError_t ascMemPoolDestroy(ascMemPool_t pool);

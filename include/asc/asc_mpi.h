@@ -27,6 +27,15 @@
  *    types): the data are gathered and every rank reduces them in rank
  *    order in float32, rounding once, so all ranks get the same bits.
  *  - bool reduces as numpy does: sum and max are "or", prod and min "and".
+ *  - An operation that cannot complete (a peer that never joins, counts
+ *    that disagree) is given up when its stream is cancelled
+ *    (ascStreamCancel, Ctrl-C in Python, ascDeviceReset): the stream gets
+ *    control back with ascErrorCancelled, and, since MPI cannot cancel a
+ *    collective, the communicator is unusable from then on (its other
+ *    operations fail with ascErrorCommunication).  An allreduce already
+ *    inside a blocking MPI_Allreduce cannot be left before MPI returns
+ *    (ASC_MPI_BLOCKING_MAX=0 posts every one).  docs/distributed.md,
+ *    "Cancellation".
  *
  * Thread-safe, except that a communicator must not be destroyed while
  * another thread queues work on it.
@@ -65,7 +74,9 @@ ASC_MPI_API ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm);
 /* Waits for every operation queued on comm to complete, stops its
  * progress thread and frees the duplicate (MPI_Comm_free: every rank
  * calls it).  The handle is dead afterwards: calls with it return
- * ascErrorInvalidHandle. */
+ * ascErrorInvalidHandle.  On a communicator made unusable by a
+ * cancellation it waits for no operation that was given up and leaves
+ * the duplicate to MPI (operations given up may still be posted in it). */
 ASC_MPI_API ascError_t ascCommDestroy(ascComm_t comm);
 ASC_MPI_API ascError_t ascCommRank(ascComm_t comm, int *rank);
 ASC_MPI_API ascError_t ascCommSize(ascComm_t comm, int *size);

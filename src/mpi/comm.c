@@ -34,9 +34,13 @@
  * polls (MPI moves a large message one segment per poll) for POLL_NS
  * after the last completion, then napping NAP_NS between polls, so that
  * a transfer waiting on a slow peer does not take a core from the
- * kernels it overlaps. */
+ * kernels it overlaps; the nap grows with the time since the last
+ * completion (a hundredth of it, at most NAP_MAX_NS: 1 ms after 100 ms),
+ * so that an operation that never completes (a peer that never joins)
+ * costs next to no CPU. */
 #define POLL_NS 5000000
 #define NAP_NS 50000
+#define NAP_MAX_NS 1000000
 /* Each end of a stand-by wait wakes the progress thread on a core that
  * a rank is using: 0.5 ms made a 2 MiB allreduce (0.5 ms here) 1.09-1.12x
  * MPI_Allreduce's time and 8 B 1.74-1.86x, 2 ms 0.98-1.09x and
@@ -102,6 +106,7 @@ xop *asc__mpi_op_new(ascComm_t comm) {
   o->nreqs = 0;
   o->tmp = NULL;
   o->blocking = false;
+  atomic_store_explicit(&o->claimed, false, memory_order_relaxed);
   return o;
 }
 
@@ -181,6 +186,15 @@ enum { BLOCK_NONE, BLOCK_STREAM, BLOCK_ANY };
  * blocking (o->blocking) and the caller may not (block, stream): it then
  * sets blocked_ready and wakes the progress thread. */
 static xop *take_next(struct ascComm_st *c, int block, ascStream_t stream) {
+  /* A broken communicator fails its ops without MPI: in any order (the
+   * positions of those given up never come), on any thread. */
+  if (atomic_load_explicit(&c->broken, memory_order_relaxed) &&
+      c->reached != NULL) {
+    xop *o = c->reached;
+    c->reached = o->next;
+    o->next = NULL;
+    return o;
+  }
   for (xop **p = &c->reached; *p != NULL; p = &(*p)->next) {
     if ((*p)->seq == c->next_start) {
       xop *o = *p;
@@ -212,15 +226,102 @@ static void count_done(struct ascComm_st *c, uint64_t n) {
     progress_wake(c);
 }
 
-/* Completes o on its stream and frees it; no lock held.  The caller
- * counts it (count_done) when it next holds c's lock: one lock round per
- * operation fewer on the blocking path. */
-static void finish(xop *o, ascError_t err, const char *msg) {
+/* Completes o on its stream; no lock held. */
+static void complete(xop *o, ascError_t err, const char *msg) {
   if (err == ascSuccess &&
       (o->dtype == ascFloat16 || o->dtype == ascBFloat16))
     asc__mpi_op_finish(o);   /* reduces gathered halves */
   asc__extern_complete(o->x, err, msg);
+}
+
+/* Completes o on its stream and frees it; no lock held.  The caller
+ * counts it (count_done) when it next holds c's lock: one lock round per
+ * operation fewer on the blocking path. */
+static void finish(xop *o, ascError_t err, const char *msg) {
+  complete(o, err, msg);
   asc__mpi_op_free(o);
+}
+
+/* ---------------------------------------------------------- giving up
+ *
+ * MPI cannot cancel a collective (MPI_Cancel is for receives and sends),
+ * so an operation that cannot complete (a peer that never joins, counts
+ * that disagree) can only be given up: its stream is told at once, and
+ * the communicator is broken, since this rank is no longer in step with
+ * the others.  Every operation of a broken communicator that has not
+ * completed fails with ascErrorCommunication, later ones at once; posted
+ * ones stay posted, their memory kept for MPI (c->abandoned), and are
+ * never polled again; one a thread is running inside a blocking MPI call
+ * goes on there until MPI returns, if ever. */
+
+/* What giving up takes out of a communicator under its lock, to be
+ * completed once it is dropped (give_up_finish). */
+typedef struct given_up {
+  xop *unstarted;          /* from reached, linked through next: freed */
+  xop *posted;             /* from active, now also on c->abandoned */
+  asc__extern *current;    /* the current op's, if this claimed it */
+  const char *current_name;
+} given_up;
+
+/* c's lock held: breaks c (if it is not yet) and takes out every
+ * operation that has not completed.  Idempotent: ops reached or posted
+ * after an earlier call are taken out too. */
+static void give_up_locked(struct ascComm_st *c, given_up *g) {
+  uint64_t n = 0;
+  xop *o;
+
+  atomic_store_explicit(&c->broken, true, memory_order_relaxed);
+  c->blocked_ready = false;   /* nothing is waiting to run blocking */
+  while ((o = c->reached) != NULL) {
+    c->reached = o->next;
+    o->next = g->unstarted;
+    g->unstarted = o;
+    n++;
+  }
+  while ((o = c->active) != NULL) {
+    c->active = o->next;
+    o->next = c->abandoned;
+    c->abandoned = o;
+    o->cnext = g->posted;
+    g->posted = o;
+    n++;
+  }
+  c->active_tail = &c->active;
+  /* A hole has no stream op; a claimed op is its poster's, or was given
+   * up before. */
+  o = c->current;
+  if (o != NULL && o->kind != K_HOLE &&
+      !atomic_exchange(&o->claimed, true)) {
+    g->current = o->x;
+    g->current_name = o->name;
+    n++;
+  }
+  count_done(c, n);
+}
+
+static void give_up_one(asc__extern *x, const char *name) {
+  char msg[160];
+  snprintf(msg, sizeof msg,
+           "%s: given up by a cancellation; the communicator is unusable "
+           "now (MPI cannot cancel a collective)", name);
+  asc__extern_complete(x, ascErrorCommunication, msg);
+}
+
+/* No lock held: completes what give_up_locked took out. */
+static void give_up_finish(given_up *g) {
+  xop *o;
+
+  while ((o = g->unstarted) != NULL) {
+    g->unstarted = o->next;
+    if (o->kind != K_HOLE)
+      give_up_one(o->x, o->name);
+    asc__mpi_op_free(o);
+  }
+  /* Kept on c->abandoned, where nothing frees them. */
+  for (o = g->posted; o != NULL; o = o->cnext)
+    give_up_one(o->x, o->name);
+  if (g->current != NULL)
+    give_up_one(g->current, g->current_name);
 }
 
 static void mpi_failure(xop *o, int rc, char *msg, size_t size) {
@@ -244,7 +345,7 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
                         xop *add) {
   char msg[MPI_MAX_ERROR_STRING + 128];
   bool ran = false;
-  xop *o;
+  xop *o, *done = NULL;
 
   comm_lock(c);
   if (add != NULL) {
@@ -258,37 +359,62 @@ static bool start_ready(struct ascComm_st *c, int block, ascStream_t stream,
   c->starting = true;
   while ((o = take_next(c, block, stream)) != NULL) {
     ascError_t err = ascSuccess;
-    bool posted = false;
+    bool posted = false, mine;
+    bool broken = atomic_load_explicit(&c->broken, memory_order_relaxed);
 
+    /* Until it is posted (or has run), a cancellation may give it up
+     * (give_up_locked): whoever claims it completes it. */
+    c->current = o;
+    c->current_progress = block == BLOCK_ANY;
     comm_unlock_busy(c);
+    if (done != NULL) {   /* the previous one, no longer current */
+      asc__mpi_op_free(done);
+      done = NULL;
+    }
     if (o->kind == K_HOLE) {
-      asc__mpi_op_free(o);
+    } else if (broken) {
+      err = ascErrorCommunication;
+      snprintf(msg, sizeof msg, "%s: the communicator is unusable: an "
+               "earlier operation on it was given up by a cancellation",
+               o->name);
     } else if (o->blocking) {
       /* Its completion may reach the stream's next op: that one's
        * reached() finds starting set and leaves it to this loop. */
       err = asc__mpi_op_run(o, msg, sizeof msg);
-      finish(o, err, err != ascSuccess ? msg : NULL);
       ran = true;
     } else if ((err = asc__mpi_op_start(o, msg, sizeof msg)) != ascSuccess) {
-      finish(o, err, msg);
       ran = true;
     } else {
       posted = true;
       if (c->delay_ns != 0)
         o->posted_ns = now_ns();
     }
+    mine = !posted && (o->kind == K_HOLE ||
+                       !atomic_exchange(&o->claimed, true));
+    if (mine && o->kind != K_HOLE)
+      complete(o, err, err != ascSuccess ? msg : NULL);
     comm_lock(c);
-    if (posted) {
+    c->current = NULL;
+    if (posted && atomic_load(&o->claimed)) {
+      o->next = c->abandoned;   /* given up while it was being posted */
+      c->abandoned = o;
+    } else if (posted) {
       *c->active_tail = o;
       c->active_tail = &o->next;
       if (c->sleeping)
         progress_wake(c);
     } else {
-      count_done(c, 1);
+      /* Freed once it is no longer current (a cancellation looks at
+       * c->current under the lock): at the next unlock. */
+      if (mine)
+        count_done(c, 1);
+      done = o;
     }
   }
   c->starting = false;
   comm_unlock_busy(c);
+  if (done != NULL)
+    asc__mpi_op_free(done);
   return ran;
 }
 
@@ -305,6 +431,19 @@ static void reached(void *ud, asc__extern *x, ascError_t status) {
   start_ready(c, BLOCK_NONE, NULL, o);
 }
 
+/* c's lock held: a stream in c->cancelled (or any, with cancel_every)
+ * has one of the ops of list (linked through next). */
+static bool cancelled_any(const struct ascComm_st *c, const xop *list) {
+  for (const xop *o = list; o != NULL; o = o->next) {
+    if (c->cancel_every)
+      return true;
+    for (int i = 0; i < c->ncancelled; i++)
+      if (c->cancelled[i] == o->stream)
+        return true;
+  }
+  return false;
+}
+
 /* Tests c's active operations once (one thread at a time) and completes
  * the finished ones, on the calling thread.  Any thread, no lock held.
  * Returns ASC__EXTERN_IDLE (none active), _BUSY, _BUSY_STREAM (one
@@ -313,7 +452,8 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
   char msg[MPI_MAX_ERROR_STRING + 128];
   xop *list, *keep = NULL, **kt = &keep;
   uint64_t ndone = 0;
-  bool busy_mine = false;
+  bool busy_mine = false, give;
+  given_up g = {NULL, NULL, NULL, NULL};
 
   comm_lock(c);
   if (c->polling || c->active == NULL) {
@@ -367,6 +507,12 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
   }
 
   comm_lock(c);
+  /* A cancellation while the list was detached (note_cancel) gives up
+   * now if one of the ops still running was queued on its stream. */
+  give = atomic_load_explicit(&c->broken, memory_order_relaxed) ||
+         cancelled_any(c, keep);
+  c->ncancelled = 0;
+  c->cancel_every = false;
   if (keep != NULL) {   /* the oldest first, then those started meanwhile */
     *kt = c->active;
     if (c->active == NULL)
@@ -379,7 +525,10 @@ static int poll_comm(struct ascComm_st *c, const ascStream_t *mine) {
   }
   count_done(c, ndone);
   c->polling = false;
+  if (give)
+    give_up_locked(c, &g);
   comm_unlock_busy(c);
+  give_up_finish(&g);
   return ndone > 0 ? ASC__EXTERN_PROGRESS
          : busy_mine ? ASC__EXTERN_BUSY_STREAM
                      : ASC__EXTERN_BUSY;
@@ -433,6 +582,50 @@ static int wait_poll(bool may_block, ascStream_t stream) {
       r = ri;
   }
   return r;
+}
+
+/* c's lock held: c has an op of stream (any, with every) that has not
+ * completed and that this thread can see: waiting to be posted, posted,
+ * or being posted or run. */
+static bool has_stream_locked(const struct ascComm_st *c, ascStream_t stream,
+                              bool every) {
+  const xop *lists[2] = {c->reached, c->active};
+
+  if (c->current != NULL && c->current->kind != K_HOLE &&
+      (every || c->current->stream == stream))
+    return true;
+  for (int i = 0; i < 2; i++)
+    for (const xop *o = lists[i]; o != NULL; o = o->next)
+      if (o->kind != K_HOLE && (every || o->stream == stream))
+        return true;
+  return false;
+}
+
+/* asc__extern_cancel_fn: stream was stopped (every: all streams, by
+ * ascDeviceReset) with one of our ops at its head.  Every communicator
+ * with an op of that stream in flight is given up; one whose active list
+ * a poller has detached is told, and the poller decides when it puts the
+ * list back (poll_comm). */
+static void cancel_hook(ascStream_t stream, bool every) {
+  /* Without free_lock, as wait_poll. */
+  for (struct ascComm_st *c =
+           atomic_load_explicit(&live_comms, memory_order_acquire);
+       c != NULL;
+       c = atomic_load_explicit(&c->live_next, memory_order_acquire)) {
+    given_up g = {NULL, NULL, NULL, NULL};
+    comm_lock(c);
+    if (has_stream_locked(c, stream, every)) {
+      give_up_locked(c, &g);
+    } else if (c->polling) {
+      if (every || c->ncancelled == (int)(sizeof c->cancelled /
+                                          sizeof c->cancelled[0]))
+        c->cancel_every = true;
+      else
+        c->cancelled[c->ncancelled++] = stream;
+    }
+    comm_unlock_busy(c);
+    give_up_finish(&g);
+  }
 }
 
 /* The progress thread: c's lock held, waits until progress_wake, at
@@ -524,10 +717,14 @@ static void *progress_main(void *arg) {
     if (r == ASC__EXTERN_PROGRESS) {
       last = now_ns();
     } else if (r == ASC__EXTERN_BUSY) {
-      if (now_ns() - last < POLL_NS) {
+      uint64_t since = now_ns() - last;
+      if (since < POLL_NS) {
         sched_yield();
       } else {
-        struct timespec nap = {0, NAP_NS};
+        uint64_t ns = since / 100;
+        struct timespec nap = {
+            0, (long)(ns < NAP_NS ? NAP_NS : ns > NAP_MAX_NS ? NAP_MAX_NS
+                                                              : ns)};
         nanosleep(&nap, NULL);
       }
     }
@@ -566,6 +763,16 @@ ascError_t asc__mpi_enqueue(ascComm_t comm, xop *o, ascStream_t stream) {
 
   o->comm = comm;
   o->stream = stream;
+  /* A broken communicator (give_up_locked) fails at once; one that
+   * breaks after this test fails the op when the stream reaches it. */
+  if (atomic_load_explicit(&comm->broken, memory_order_relaxed)) {
+    err = asc__mpi_err(ascErrorCommunication,
+                       "%s: the communicator is unusable: an earlier "
+                       "operation on it was given up by a cancellation",
+                       o->name);
+    asc__mpi_op_free(o);
+    return err;
+  }
   o->seq = atomic_fetch_add_explicit(&comm->next_seq, 1,
                                      memory_order_relaxed);
   err = asc__stream_enqueue_extern_named(stream, reached, o, trace_name(o),
@@ -639,6 +846,12 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
   c->active_tail = &c->active;
   c->starting = c->polling = c->sleeping = c->blocked_ready = false;
   c->standby = false;
+  atomic_store(&c->broken, false);
+  c->current = NULL;
+  c->current_progress = false;
+  c->abandoned = NULL;
+  c->ncancelled = 0;
+  c->cancel_every = false;
   atomic_store(&c->busy, false);
   atomic_store(&c->driven, 0);
   atomic_store(&c->driven_ns, 0);
@@ -698,6 +911,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
                         memory_order_relaxed);
   atomic_store_explicit(&live_comms, c, memory_order_release);
   asc__extern_set_poll(wait_poll);
+  asc__extern_set_cancel(cancel_hook);
   pthread_mutex_unlock(&free_lock);
   atomic_store(&c->magic, COMM_MAGIC);
   *comm = c;
@@ -707,6 +921,7 @@ ascError_t ascCommInitFromMPI(ascComm_t *comm, MPI_Comm mpiComm) {
 ascError_t ascCommDestroy(ascComm_t comm) {
   unsigned alive = COMM_MAGIC;
   ascError_t err = asc__mpi_comm_check(comm, "ascCommDestroy");
+  bool broken, stuck, stuck_progress;
 
   if (err != ascSuccess)
     return err;
@@ -717,11 +932,24 @@ ascError_t ascCommDestroy(ascComm_t comm) {
   comm_lock(comm);
   comm->stop = true;
   progress_wake(comm);
+  /* Given up while a thread ran it inside a blocking MPI call: that
+   * thread may never come back (give_up_locked). */
+  broken = atomic_load(&comm->broken);
+  stuck = broken && comm->current != NULL;
+  stuck_progress = stuck && comm->current_progress;
   comm_unlock(comm);
-  /* The thread returns once every queued operation has completed. */
-  pthread_join(comm->thread, NULL);
-  free(atomic_exchange(&comm->spare, NULL));
-  MPI_Comm_free(&comm->mpi);
+  /* The thread returns once every queued operation has completed (given
+   * up ones count), unless it is the one stuck in MPI. */
+  if (stuck_progress)
+    pthread_detach(comm->thread);
+  else
+    pthread_join(comm->thread, NULL);
+  if (!stuck)
+    free(atomic_exchange(&comm->spare, NULL));
+  /* A broken communicator's duplicate may still have operations posted
+   * (comm->abandoned) or running: MPI keeps it. */
+  if (!broken)
+    MPI_Comm_free(&comm->mpi);
   pthread_mutex_lock(&free_lock);
   for (struct ascComm_st *_Atomic *p = &live_comms; atomic_load(p) != NULL;
        p = &atomic_load(p)->live_next)
@@ -731,10 +959,15 @@ ascError_t ascCommDestroy(ascComm_t comm) {
     }
   /* No hook into this library once nothing uses it (it may be
    * unloaded). */
-  if (atomic_load(&live_comms) == NULL)
+  if (atomic_load(&live_comms) == NULL) {
     asc__extern_set_poll(NULL);
-  comm->free_next = free_comms;
-  free_comms = comm;
+    asc__extern_set_cancel(NULL);
+  }
+  /* The stuck thread still uses the memory when (if) MPI returns. */
+  if (!stuck) {
+    comm->free_next = free_comms;
+    free_comms = comm;
+  }
   pthread_mutex_unlock(&free_lock);
   return ascSuccess;
 }

@@ -49,7 +49,9 @@ typedef struct p2p {
 
 typedef struct xop xop;
 struct xop {
-  xop *next;               /* reached list, then active list */
+  xop *next;               /* reached list, then active list, or the
+                              abandoned list */
+  xop *cnext;              /* a list of ops being given up (comm.c) */
   struct ascComm_st *comm;
   uint64_t seq;            /* queue position on comm */
   op_kind kind;
@@ -75,6 +77,10 @@ struct xop {
   MPI_Status stat1;
   uint64_t posted_ns;      /* when posted, if the comm emulates latency */
   void *tmp;               /* gathered halves, or a copy of sendbuf */
+  /* Set (once) by whoever completes the op on its stream while it is
+   * being posted or run (comm->current): its poster, or a cancellation
+   * (give_up in comm.c). */
+  atomic_bool claimed;
 };
 
 struct ascComm_st {
@@ -136,6 +142,22 @@ struct ascComm_st {
   /* One freed operation record kept for the next (submit, op_free):
    * no malloc and free per operation in the common one-at-a-time use. */
   _Atomic(xop *) spare;
+  /* Cancellation (docs/distributed.md, "Cancellation"), under the lock.
+   * broken: an operation was given up, so this rank is out of step with
+   * its peers and every later operation fails.  current: the op a thread
+   * is posting or running (taken off reached, not yet on active);
+   * current_progress: that thread is the progress thread.  abandoned:
+   * posted ops given up, kept for MPI, which may still use their
+   * requests and buffers (never freed).  cancelled: streams cancelled
+   * while a poller had the active list detached; it checks them when it
+   * puts the list back (cancel_every: any stream, or too many). */
+  atomic_bool broken;       /* written under the lock */
+  xop *current;
+  bool current_progress;
+  xop *abandoned;
+  ascStream_t cancelled[4];
+  int ncancelled;
+  bool cancel_every;
 };
 
 /* comm.c */

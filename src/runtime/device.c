@@ -227,6 +227,7 @@ static void runtime_init(void) {
     goto fail;
   fill_props(d, rt.topo);
   rt.ndevices = 1;
+  asc__fork_init();
   return;
 fail:
   snprintf(rt.init_message, sizeof rt.init_message, "%s",
@@ -258,6 +259,10 @@ ascError_t asc__get_device(asc__device **dev, int ordinal) {
   *dev = &rt.devices[ordinal];
   return ascSuccess;
 }
+
+int asc__device_count(void) { return rt.ndevices; }
+
+asc__device *asc__device_at(int i) { return &rt.devices[i]; }
 
 ascError_t asc__current_device(asc__device **dev) {
   return asc__get_device(dev, asc__tls_get()->device);

@@ -14,7 +14,11 @@
 
 /* ---------------------------------------------------------------- events */
 
-static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
+/* Resolves event handle h inside the API gate of its runtime (stream.h):
+ * on success the caller leaves with asc__api_leave((*out)->rt).  An
+ * event's memory is only reused for an event of the same runtime, so
+ * e->rt is right even if h dies meanwhile (the second look refuses it). */
+static ascError_t event_enter(ascEvent_t h, asc__event **out) {
   asc__rt *rt;
   ascError_t err = asc__rt_current(&rt);
 
@@ -26,6 +30,15 @@ static ascError_t event_resolve(ascEvent_t h, asc__event **out) {
   if (asc__handle_magic(h) != ASC__MAGIC_EVENT)
     return asc__error(ascErrorInvalidHandle, "event %p is not a live event",
                       (void *)h);
+  rt = ((asc__event *)(void *)h)->rt;
+  err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  if (asc__handle_magic(h) != ASC__MAGIC_EVENT) {
+    asc__api_leave(rt);
+    return asc__error(ascErrorInvalidHandle, "event %p is not a live event",
+                      (void *)h);
+  }
   *out = (asc__event *)(void *)h;
   return ascSuccess;
 }
@@ -52,6 +65,8 @@ ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
     return asc__error(ascErrorInvalidValue,
                       "ascEventCreate: unknown flags 0x%x", flags);
   err = asc__rt_current(&rt);
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   uv_mutex_lock(&rt->lock);
@@ -63,6 +78,7 @@ ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
     if (e == NULL || uv_mutex_init(&e->lock) != 0) {
       asc__free(e);
       uv_mutex_unlock(&rt->lock);
+      asc__api_leave(rt);
       return asc__error(ascErrorOutOfMemory, "cannot allocate an event");
     }
     e->rt = rt;
@@ -73,6 +89,7 @@ ascError_t ascEventCreateWithFlags(ascEvent_t *event, unsigned int flags) {
   ASC__LIVE_PUSH(rt->events, e);
   atomic_store(&e->magic, ASC__MAGIC_EVENT);
   uv_mutex_unlock(&rt->lock);
+  asc__api_leave(rt);
   *event = (ascEvent_t)(void *)e;
   return ascSuccess;
 }
@@ -96,42 +113,42 @@ void asc__event_free_locked(asc__rt *rt, asc__event *e) {
 
 ascError_t ascEventDestroy(ascEvent_t event) {
   asc__event *e;
-  ascError_t err = event_resolve(event, &e);
+  ascError_t err = event_enter(event, &e);
 
   if (err != ascSuccess)
     return err;
   uv_mutex_lock(&e->rt->lock);
   if (atomic_load(&e->magic) != ASC__MAGIC_EVENT) {
-    uv_mutex_unlock(&e->rt->lock);
-    return asc__error(ascErrorInvalidHandle, "event %p was destroyed",
-                      (void *)event);
+    err = asc__error(ascErrorInvalidHandle, "event %p was destroyed",
+                     (void *)event);
+  } else {
+    asc__event_free_locked(e->rt, e);
   }
-  asc__event_free_locked(e->rt, e);
   uv_mutex_unlock(&e->rt->lock);
-  return ascSuccess;
+  asc__api_leave(e->rt);
+  return err;
 }
 
-ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream) {
-  asc__event *e;
+static ascError_t event_record(asc__event *e, ascStream_t stream) {
   asc__stream *st;
   asc__fence *f, *old;
   ascError_t err;
   asc__op_spec sp;
 
-  err = event_resolve(event, &e);
-  if (err != ascSuccess)
-    return err;
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   f = asc__fence_new();
-  if (f == NULL)
+  if (f == NULL) {
+    asc__api_leave(st->rt);
     return asc__error(ascErrorOutOfMemory, "cannot allocate an event record");
+  }
   asc__fence_ref(f);   /* one for the op, one for the event */
   memset(&sp, 0, sizeof sp);
   sp.kind = OP_RECORD;
   sp.fence = f;
   err = asc__stream_enqueue(st, &sp);
+  asc__api_leave(st->rt);
   if (err != ascSuccess) {
     asc__fence_unref(f);
     return err;
@@ -144,20 +161,22 @@ ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream) {
   return ascSuccess;
 }
 
-ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
-                              unsigned int flags) {
-  asc__stream *st;
+ascError_t ascEventRecord(ascEvent_t event, ascStream_t stream) {
   asc__event *e;
+  ascError_t err = event_enter(event, &e);
+
+  if (err != ascSuccess)
+    return err;
+  err = event_record(e, stream);
+  asc__api_leave(e->rt);
+  return err;
+}
+
+static ascError_t stream_wait_event(asc__stream *st, asc__event *e,
+                                    unsigned int flags) {
   asc__fence *f;
-  ascError_t err;
   asc__op_spec sp;
 
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess)
-    return err;
-  err = event_resolve(event, &e);
-  if (err != ascSuccess)
-    return err;
   if (flags != 0)
     return asc__error(ascErrorInvalidValue,
                       "ascStreamWaitEvent: flags must be 0, got %u", flags);
@@ -170,15 +189,34 @@ ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
   return asc__stream_enqueue(st, &sp);
 }
 
+ascError_t ascStreamWaitEvent(ascStream_t stream, ascEvent_t event,
+                              unsigned int flags) {
+  asc__stream *st;
+  asc__event *e;
+  ascError_t err;
+
+  err = asc__stream_enter(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  err = event_enter(event, &e);
+  if (err == ascSuccess) {
+    err = stream_wait_event(st, e, flags);
+    asc__api_leave(e->rt);
+  }
+  asc__api_leave(st->rt);
+  return err;
+}
+
 ascError_t ascEventQuery(ascEvent_t event) {
   asc__event *e;
   asc__fence *f;
-  ascError_t err = event_resolve(event, &e);
+  ascError_t err = event_enter(event, &e);
   bool done;
 
   if (err != ascSuccess)
     return err;
   f = event_fence(e);
+  asc__api_leave(e->rt);
   if (f == NULL)
     return ascSuccess;
   done = atomic_load(&f->signalled) != 0;
@@ -197,13 +235,10 @@ static void stream_clear_error(asc__stream *st, uint64_t id) {
   asc__spin_unlock(&st->lock);
 }
 
-ascError_t ascEventSynchronize(ascEvent_t event) {
-  asc__event *e;
+static ascError_t event_synchronize(asc__event *e) {
   asc__fence *f;
-  ascError_t err = event_resolve(event, &e);
+  ascError_t err;
 
-  if (err != ascSuccess)
-    return err;
   if (asc__in_callback())
     return asc__not_permitted("ascEventSynchronize");
   f = event_fence(e);
@@ -227,19 +262,21 @@ ascError_t ascEventSynchronize(ascEvent_t event) {
   return err;
 }
 
-ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
-  asc__event *e0, *e1;
-  asc__fence *f0 = NULL, *f1 = NULL;
-  ascError_t err;
+ascError_t ascEventSynchronize(ascEvent_t event) {
+  asc__event *e;
+  ascError_t err = event_enter(event, &e);
 
-  if (ms == NULL)
-    return asc__error(ascErrorInvalidValue, "ascEventElapsedTime: ms is NULL");
-  err = event_resolve(start, &e0);
   if (err != ascSuccess)
     return err;
-  err = event_resolve(end, &e1);
-  if (err != ascSuccess)
-    return err;
+  err = event_synchronize(e);
+  asc__api_leave(e->rt);
+  return err;
+}
+
+static ascError_t elapsed_time(float *ms, asc__event *e0, asc__event *e1) {
+  asc__fence *f0 = NULL, *f1 = NULL;
+  ascError_t err = ascSuccess;
+
   if ((e0->flags | e1->flags) & ascEventDisableTiming)
     return asc__error(ascErrorInvalidValue,
                       "ascEventElapsedTime: an event was created with "
@@ -260,5 +297,23 @@ ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
   }
   asc__fence_unref(f0);
   asc__fence_unref(f1);
+  return err;
+}
+
+ascError_t ascEventElapsedTime(float *ms, ascEvent_t start, ascEvent_t end) {
+  asc__event *e0, *e1;
+  ascError_t err;
+
+  if (ms == NULL)
+    return asc__error(ascErrorInvalidValue, "ascEventElapsedTime: ms is NULL");
+  err = event_enter(start, &e0);
+  if (err != ascSuccess)
+    return err;
+  err = event_enter(end, &e1);
+  if (err == ascSuccess) {
+    err = elapsed_time(ms, e0, e1);
+    asc__api_leave(e1->rt);
+  }
+  asc__api_leave(e0->rt);
   return err;
 }

@@ -26,9 +26,21 @@
 #define OWN_NS 20000000u
 
 static _Atomic(asc__extern_poll_fn) poll_hook;
+static _Atomic(asc__extern_cancel_fn) cancel_hook;
 
 void asc__extern_set_poll(asc__extern_poll_fn fn) {
   atomic_store_explicit(&poll_hook, fn, memory_order_release);
+}
+
+void asc__extern_set_cancel(asc__extern_cancel_fn fn) {
+  atomic_store_explicit(&cancel_hook, fn, memory_order_release);
+}
+
+void asc__extern_cancel(ascStream_t stream, bool every) {
+  asc__extern_cancel_fn fn =
+      atomic_load_explicit(&cancel_hook, memory_order_acquire);
+  if (fn != NULL)
+    fn(stream, every);
 }
 
 bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,

@@ -95,6 +95,19 @@ enum {
 typedef int (*asc__extern_poll_fn)(bool may_block, ascStream_t stream);
 ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
 
+/* Cancellation.  When a stream whose head is an external op is stopped
+ * (ascStreamCancel), the runtime calls the hook with the stream (NULL:
+ * the default stream), after the stream's pending error is set; when
+ * ascDeviceReset stops every stream, with every set.  On the stopping
+ * thread, with no libasc lock held.  The component completes what it can
+ * give up of its work queued on that stream, or on any (every)
+ * (asc__extern_complete, exactly once as always, at once or later), and
+ * leaves the rest running.  Any thread, possibly several at once,
+ * possibly for a stream with nothing of the component's.  One hook per
+ * process; NULL removes it. */
+typedef void (*asc__extern_cancel_fn)(ascStream_t stream, bool every);
+ASC_API void asc__extern_set_cancel(asc__extern_cancel_fn fn);
+
 #ifdef ASC_BUILDING_LIBRARY
 /* Runtime side (host_wait_until): drives the hook until done(a, b)
  * (true), or until it is idle, the drive window passes without progress
@@ -103,6 +116,9 @@ ASC_API void asc__extern_set_poll(asc__extern_poll_fn fn);
  * wait. */
 bool asc__extern_drive(bool (*done)(const void *, uint64_t), const void *a,
                        uint64_t b, uint64_t deadline, const void *stream);
+/* Runtime side of cancellation: calls the cancel hook, if one is set,
+ * for the stream handle (NULL: the default stream) or every stream. */
+void asc__extern_cancel(ascStream_t stream, bool every);
 #endif
 
 #ifdef __cplusplus

@@ -75,21 +75,11 @@ static ascError_t mem_launch(asc__stream *st, const asc_kernel_desc *desc,
                             NULL);
 }
 
-ascError_t ascMemcpyAsync(void *dst, const void *src, size_t count,
-                          ascMemcpyKind kind, ascStream_t stream) {
-  asc__stream *st;
+static ascError_t memcpy_async(asc__stream *st, void *dst, const void *src,
+                               size_t count) {
   mem_args a;
   ascError_t err;
 
-  if ((unsigned)kind > ascMemcpyDefault)
-    return asc__error(ascErrorInvalidValue,
-                      "ascMemcpyAsync: invalid kind %d", (int)kind);
-  if (count > 0 && (dst == NULL || src == NULL))
-    return asc__error(ascErrorInvalidValue, "ascMemcpyAsync: %s is NULL",
-                      dst == NULL ? "dst" : "src");
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess || count == 0)
-    return err;
   err = asc__mem_range_check(st->rt->dev, "ascMemcpyAsync", "destination",
                              dst, count);
   if (err == ascSuccess)
@@ -104,17 +94,31 @@ ascError_t ascMemcpyAsync(void *dst, const void *src, size_t count,
   return mem_launch(st, &copy_desc, &a);
 }
 
-ascError_t ascMemsetAsync(void *devPtr, int value, size_t count,
-                          ascStream_t stream) {
+ascError_t ascMemcpyAsync(void *dst, const void *src, size_t count,
+                          ascMemcpyKind kind, ascStream_t stream) {
   asc__stream *st;
+  ascError_t err;
+
+  if ((unsigned)kind > ascMemcpyDefault)
+    return asc__error(ascErrorInvalidValue,
+                      "ascMemcpyAsync: invalid kind %d", (int)kind);
+  if (count > 0 && (dst == NULL || src == NULL))
+    return asc__error(ascErrorInvalidValue, "ascMemcpyAsync: %s is NULL",
+                      dst == NULL ? "dst" : "src");
+  err = asc__stream_enter(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  if (count > 0)
+    err = memcpy_async(st, dst, src, count);
+  asc__api_leave(st->rt);
+  return err;
+}
+
+static ascError_t memset_async(asc__stream *st, void *devPtr, int value,
+                               size_t count) {
   mem_args a;
   ascError_t err;
 
-  if (count > 0 && devPtr == NULL)
-    return asc__error(ascErrorInvalidValue, "ascMemsetAsync: devPtr is NULL");
-  err = asc__stream_resolve(stream, &st);
-  if (err != ascSuccess || count == 0)
-    return err;
   err = asc__mem_range_check(st->rt->dev, "ascMemsetAsync", "destination",
                              devPtr, count);
   if (err != ascSuccess)
@@ -124,4 +128,20 @@ ascError_t ascMemsetAsync(void *devPtr, int value, size_t count,
   a.value = value;
   a.count = count;
   return mem_launch(st, &set_desc, &a);
+}
+
+ascError_t ascMemsetAsync(void *devPtr, int value, size_t count,
+                          ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err;
+
+  if (count > 0 && devPtr == NULL)
+    return asc__error(ascErrorInvalidValue, "ascMemsetAsync: devPtr is NULL");
+  err = asc__stream_enter(stream, &st);
+  if (err != ascSuccess)
+    return err;
+  if (count > 0)
+    err = memset_async(st, devPtr, value, count);
+  asc__api_leave(st->rt);
+  return err;
 }

@@ -520,6 +520,26 @@ void asc__memory_destroy(asc__device *d) {
   memory_free(m);
 }
 
+void asc__memory_fork_prepare(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  if (m != NULL)
+    uv_mutex_lock(&m->lock);
+}
+
+void asc__memory_fork_parent(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  if (m != NULL)
+    uv_mutex_unlock(&m->lock);
+}
+
+void asc__memory_fork_child(asc__device *d) {
+  struct asc__memory *m = memory_peek(d);
+  /* Taken by this thread before the fork: made new, never unlocked (the
+   * owner's thread id changed). */
+  if (m != NULL)
+    (void)uv_mutex_init(&m->lock);
+}
+
 /* ------------------------------------------------------------ public API */
 
 ascError_t ascMalloc(void **devPtr, size_t size) {
@@ -570,23 +590,24 @@ ascError_t asc__mem_range_check(asc__device *d, const char *fn,
   return ascSuccess;
 }
 
-ascError_t ascMemcpy(void *dst, const void *src, size_t count,
-                     ascMemcpyKind kind) {
-  asc__device *d = NULL;
+/* The current device, inside its runtime's API gate (stream.h): a
+ * synchronous copy into a device block must not run while ascDeviceReset
+ * frees it.  Leave with asc__api_leave(*rt) on success. */
+static ascError_t sync_enter(asc__device **d, asc__rt **rt) {
+  ascError_t e = asc__current_device(d);
+
+  if (e == ascSuccess)
+    e = asc__rt_get(*d, rt);
+  if (e == ascSuccess)
+    e = asc__api_enter(*rt);
+  return e;
+}
+
+static ascError_t memcpy_sync(asc__device *d, void *dst, const void *src,
+                              size_t count) {
   ascError_t e;
   uint64_t t0;
 
-  if ((unsigned)kind > (unsigned)ascMemcpyDefault)
-    return asc__error(ascErrorInvalidValue,
-                      "ascMemcpy: kind %d is not an ascMemcpyKind", (int)kind);
-  if (count == 0)
-    return ascSuccess;
-  if (dst == NULL || src == NULL)
-    return asc__error(ascErrorInvalidValue, "ascMemcpy: %s is NULL",
-                      dst == NULL ? "dst" : "src");
-  e = asc__current_device(&d);
-  if (e != ascSuccess)
-    return e;
   e = asc__mem_range_check(d, "ascMemcpy", "destination", dst, count);
   if (e == ascSuccess)
     e = asc__mem_range_check(d, "ascMemcpy", "source", src, count);
@@ -605,18 +626,33 @@ ascError_t ascMemcpy(void *dst, const void *src, size_t count,
   return ascSuccess;
 }
 
-ascError_t ascMemset(void *devPtr, int value, size_t count) {
+ascError_t ascMemcpy(void *dst, const void *src, size_t count,
+                     ascMemcpyKind kind) {
   asc__device *d = NULL;
+  asc__rt *rt;
+  ascError_t e;
+
+  if ((unsigned)kind > (unsigned)ascMemcpyDefault)
+    return asc__error(ascErrorInvalidValue,
+                      "ascMemcpy: kind %d is not an ascMemcpyKind", (int)kind);
+  if (count == 0)
+    return ascSuccess;
+  if (dst == NULL || src == NULL)
+    return asc__error(ascErrorInvalidValue, "ascMemcpy: %s is NULL",
+                      dst == NULL ? "dst" : "src");
+  e = sync_enter(&d, &rt);
+  if (e != ascSuccess)
+    return e;
+  e = memcpy_sync(d, dst, src, count);
+  asc__api_leave(rt);
+  return e;
+}
+
+static ascError_t memset_sync(asc__device *d, void *devPtr, int value,
+                              size_t count) {
   ascError_t e;
   uint64_t t0;
 
-  if (count == 0)
-    return ascSuccess;
-  if (devPtr == NULL)
-    return asc__error(ascErrorInvalidValue, "ascMemset: devPtr is NULL");
-  e = asc__current_device(&d);
-  if (e != ascSuccess)
-    return e;
   e = asc__mem_range_check(d, "ascMemset", "destination", devPtr, count);
   if (e == ascSuccess)
     e = asc__default_stream_wait(d);
@@ -626,6 +662,23 @@ ascError_t ascMemset(void *devPtr, int value, size_t count) {
   memset(devPtr, (unsigned char)value, count);
   ASC_TRACE(asc__trace_span("copy", "memset", NULL, count, t0));
   return ascSuccess;
+}
+
+ascError_t ascMemset(void *devPtr, int value, size_t count) {
+  asc__device *d = NULL;
+  asc__rt *rt;
+  ascError_t e;
+
+  if (count == 0)
+    return ascSuccess;
+  if (devPtr == NULL)
+    return asc__error(ascErrorInvalidValue, "ascMemset: devPtr is NULL");
+  e = sync_enter(&d, &rt);
+  if (e != ascSuccess)
+    return e;
+  e = memset_sync(d, devPtr, value, count);
+  asc__api_leave(rt);
+  return e;
 }
 
 /* MemAvailable from /proc/meminfo (what the kernel could give without

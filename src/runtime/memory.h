@@ -72,4 +72,10 @@ void asc__memory_reset(asc__device *d);
  * the next allocation creates them again. */
 void asc__memory_destroy(asc__device *d);
 
+/* fork(): prepare takes d's memory lock (a leaf lock: the last the
+ * runtime takes, see fork.c), parent releases it, child makes it new. */
+void asc__memory_fork_prepare(asc__device *d);
+void asc__memory_fork_parent(asc__device *d);
+void asc__memory_fork_child(asc__device *d);
+
 #endif /* ASC_MEMORY_H */

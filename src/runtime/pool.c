@@ -588,9 +588,12 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
                     "%s: %p is not a live memory pool", fn, (void *)h);
 }
 
-/* The pools of the stream's device and the stream's order key.  The
- * default stream's key never changes for a device (ascDeviceReset keeps
- * the default stream), so it is looked up once. */
+/* The pools of the stream's device and the stream's order key, inside
+ * the runtime's API gate: ascDeviceReset frees the pools' blocks, and
+ * an allocation drops the pools lock while it queues a wait.  On success
+ * the caller leaves with asc__order_leave(*key).  The default stream's
+ * key never changes for a device (ascDeviceReset keeps the default
+ * stream), so it is looked up once. */
 static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
                                void **key) {
   asc__device *d;
@@ -614,7 +617,7 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
     }
     *key = __atomic_load_n(&(*ps)->null_key, __ATOMIC_ACQUIRE);
     if (*key != NULL)
-      return ascSuccess;
+      return asc__order_enter(*key);
     e = asc__order_stream(NULL, &d, key);
     if (e == ascSuccess)
       __atomic_store_n(&(*ps)->null_key, *key, __ATOMIC_RELEASE);
@@ -623,7 +626,10 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
   e = asc__order_stream(stream, &d, key);
   if (e != ascSuccess)
     return e;
-  return get_pools(d, ps);
+  e = get_pools(d, ps);
+  if (e != ascSuccess)
+    asc__order_leave(*key);
+  return e;
 }
 
 /* --------------------------------------------------------------- public API */
@@ -730,6 +736,7 @@ ascError_t ascMallocFromPoolAsync(void **ptr, size_t size, ascMemPool_t pool,
   else if (size != 0)
     e = pool_alloc(ps, pool, size, key, ptr);
   uv_mutex_unlock(&ps->lock);
+  asc__order_leave(key);
   return e;
 }
 
@@ -743,26 +750,23 @@ ascError_t ascMallocAsync(void **ptr, size_t size, ascStream_t stream) {
     return asc__error(ascErrorInvalidValue, "ascMallocAsync: devPtr is NULL");
   *ptr = NULL;
   e = stream_pools(stream, &ps, &key);
-  if (e != ascSuccess || size == 0)
+  if (e != ascSuccess)
     return e;
-  uv_mutex_lock(&ps->lock);
-  e = default_pool_locked(ps, &pool);
-  if (e == ascSuccess)
-    e = pool_alloc(ps, pool, size, key, ptr);
-  uv_mutex_unlock(&ps->lock);
+  if (size != 0) {
+    uv_mutex_lock(&ps->lock);
+    e = default_pool_locked(ps, &pool);
+    if (e == ascSuccess)
+      e = pool_alloc(ps, pool, size, key, ptr);
+    uv_mutex_unlock(&ps->lock);
+  }
+  asc__order_leave(key);
   return e;
 }
 
-ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
-  struct asc__pools *ps;
+static ascError_t free_async(struct asc__pools *ps, void *ptr, void *key) {
   ascMemPool_t pool;
   block *b;
-  void *key;
-  ascError_t e;
 
-  e = stream_pools(stream, &ps, &key);
-  if (e != ascSuccess || ptr == NULL)
-    return e;
   uv_mutex_lock(&ps->lock);
   b = reg_find(ps, ptr);
   if (b == NULL || !b->live) {
@@ -785,6 +789,20 @@ ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
     reap(ps, pool);
   uv_mutex_unlock(&ps->lock);
   return ascSuccess;
+}
+
+ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
+  struct asc__pools *ps;
+  void *key;
+  ascError_t e;
+
+  e = stream_pools(stream, &ps, &key);
+  if (e != ascSuccess)
+    return e;
+  if (ptr != NULL)
+    e = free_async(ps, ptr, key);
+  asc__order_leave(key);
+  return e;
 }
 
 static ascError_t set_high(uint64_t *high, uint64_t cur, const void *value,
@@ -953,6 +971,26 @@ void asc__pool_device_reset(asc__device *d) {
    * default stream. */
   __atomic_store_n(&ps->null_key, NULL, __ATOMIC_RELEASE);
   uv_mutex_unlock(&ps->lock);
+}
+
+void asc__pool_fork_prepare(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  if (ps != NULL)
+    uv_mutex_lock(&ps->lock);
+}
+
+void asc__pool_fork_parent(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  if (ps != NULL)
+    uv_mutex_unlock(&ps->lock);
+}
+
+void asc__pool_fork_child(asc__device *d) {
+  struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  /* Taken by this thread before the fork: made new, never unlocked (the
+   * owner's thread id changed). */
+  if (ps != NULL)
+    (void)uv_mutex_init(&ps->lock);
 }
 
 uint64_t asc__pool_bind_failures(ascMemPool_t pool) {

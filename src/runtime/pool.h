@@ -44,6 +44,12 @@ void asc__pool_on_sync(asc__device *d);
  * when no work is in flight. */
 void asc__pool_device_reset(asc__device *d);
 
+/* fork(): prepare takes the pools lock of d (first of the runtime's
+ * locks: see fork.c), parent releases it, child makes it new. */
+void asc__pool_fork_prepare(asc__device *d);
+void asc__pool_fork_parent(asc__device *d);
+void asc__pool_fork_child(asc__device *d);
+
 /* Test seam: number of failed NUMA bindings in pool p (0 when bound or
  * when the machine has a single node). */
 uint64_t asc__pool_bind_failures(ascMemPool_t p);
@@ -57,8 +63,14 @@ size_t asc__pool_block_size(size_t size);
 /* Resolves a public stream handle of the current device (NULL is its
  * default stream) to the key the pool stores with a freed block, and the
  * stream's device.  Invalid or destroyed handles return
- * ascErrorInvalidHandle (last error set). */
+ * ascErrorInvalidHandle (last error set).  On success the caller is inside
+ * the runtime's API gate (stream.h: ascDeviceReset, which empties the
+ * pools, waits for it) and leaves with asc__order_leave(key). */
 ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key);
+/* Enters the API gate as asc__order_stream does, for a key already
+ * known; ascErrorNotPermitted while the device is being reset. */
+ascError_t asc__order_enter(void *key);
+void asc__order_leave(void *key);
 
 /* Position of the last operation enqueued on stream key so far (0 when
  * none).  A free recorded at position n may still be touched by the

@@ -18,13 +18,21 @@
 
 ascError_t asc__order_stream(ascStream_t s, asc__device **dev, void **key) {
   asc__stream *st;
-  ascError_t e = asc__stream_resolve(s, &st);
+  ascError_t e = asc__stream_enter(s, &st);
 
   if (e != ascSuccess)
     return e;
   *dev = st->rt->dev;
   *key = st;
   return ascSuccess;
+}
+
+ascError_t asc__order_enter(void *key) {
+  return asc__api_enter(((asc__stream *)key)->rt);
+}
+
+void asc__order_leave(void *key) {
+  asc__api_leave(((asc__stream *)key)->rt);
 }
 
 uint64_t asc__order_now(void *key) {

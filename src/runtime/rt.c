@@ -95,15 +95,11 @@ ascError_t asc__rt_current(asc__rt **rt) {
 
 /* ---------------------------------------------------------------- device */
 
-ascError_t ascDeviceSynchronize(void) {
-  asc__rt *rt;
-  ascError_t err = asc__rt_current(&rt);
+static ascError_t device_synchronize(asc__rt *rt) {
   ascError_t code = ascSuccess;
   uint64_t best = 0;
   char *msg = NULL;
 
-  if (err != ascSuccess)
-    return err;
   if (asc__in_callback())
     return asc__not_permitted("ascDeviceSynchronize");
   asc__wait_streams(rt, false);
@@ -134,6 +130,19 @@ ascError_t ascDeviceSynchronize(void) {
   return code;
 }
 
+ascError_t ascDeviceSynchronize(void) {
+  asc__rt *rt;
+  ascError_t err = asc__rt_current(&rt);
+
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = device_synchronize(rt);
+  asc__api_leave(rt);
+  return err;
+}
+
 ascError_t asc__api_enter(asc__rt *rt) {
   if (atomic_fetch_add(&rt->api_gate, 2) & 1) {
     asc__api_leave(rt);
@@ -156,13 +165,17 @@ static bool api_drained(const void *a, uint64_t unused) {
 }
 
 /* Stops every stream's running kernel and skips its queued work
- * (ascDeviceReset). */
+ * (ascDeviceReset); external ops are stopped by their component. */
 static void stop_all(asc__rt *rt) {
   asc__stream *st;
+  bool xop = false;
   uv_mutex_lock(&rt->lock);
   for (st = rt->streams; st != NULL; st = st->live_next)
-    asc__stop_stream(st, ASC__STOP_RESET, "work cancelled by ascDeviceReset");
+    xop |= asc__stop_stream(st, ASC__STOP_RESET,
+                            "work cancelled by ascDeviceReset");
   uv_mutex_unlock(&rt->lock);
+  if (xop)
+    asc__extern_cancel(NULL, true);
 }
 
 ascError_t ascDeviceReset(void) {
@@ -288,4 +301,77 @@ void asc__watchdog_start(asc__rt *rt) {
   else if (uv_thread_create(&rt->wd_thread, watchdog_main, rt) == 0)
     rt->wd_started = true;
   uv_mutex_unlock(&rt->wd_lock);
+}
+
+/* ------------------------------------------------------------------ fork */
+
+/* fork() copies the calling thread only.  Before it, the locks that guard
+ * the live lists and the streams' queues are taken (the rt lock, then
+ * every stream's lock), so that the child inherits them consistent; the
+ * child then makes the streams idle (asc__stream_fork_stop/drop) and
+ * forgets the threads it has not got: the worker pool, the callback
+ * thread and the watchdog start again on first use.  The events' locks
+ * are not taken (a process with many events would hold more locks than
+ * TSan's deadlock detector can count, at every compile: the C compiler
+ * is started with fork): each guards a pointer swap and a reference
+ * taken, so the child at worst keeps a fence one reference too many.
+ * docs/streams.md, "fork()". */
+void asc__rt_fork_prepare(asc__device *dev) {
+  asc__rt *rt = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
+
+  if (rt == NULL || rt == RT_CREATING)
+    return;
+  uv_mutex_lock(&rt->lock);
+  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next)
+    asc__spin_lock(&t->lock);
+}
+
+void asc__rt_fork_parent(asc__device *dev) {
+  asc__rt *rt = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
+
+  if (rt == NULL || rt == RT_CREATING)
+    return;
+  for (asc__stream *t = rt->streams; t != NULL; t = t->live_next)
+    asc__spin_unlock(&t->lock);
+  uv_mutex_unlock(&rt->lock);
+}
+
+void asc__rt_fork_child(asc__device *dev) {
+  asc__rt *rt = __atomic_load_n(&dev->rt_private, __ATOMIC_ACQUIRE);
+  asc__stream *t, *next;
+  bool timeouts = false;
+
+  if (rt == RT_CREATING) {
+    /* The creating thread is not in the child: create it again. */
+    __atomic_store_n(&dev->rt_private, NULL, __ATOMIC_RELEASE);
+    return;
+  }
+  if (rt == NULL)
+    return;
+  /* The locks were taken by this thread before the fork, or may be held
+   * by threads the child has not got: made new, never unlocked (the
+   * owner's thread id changed). */
+  (void)uv_mutex_init(&rt->lock);
+  (void)uv_mutex_init(&rt->wait_lock);
+  (void)uv_cond_init(&rt->wait_cond);
+  (void)uv_mutex_init(&rt->host_lock);
+  (void)uv_mutex_init(&rt->wd_lock);
+  (void)uv_cond_init(&rt->wd_cond);
+  for (asc__event *e = rt->events; e != NULL; e = e->live_next)
+    (void)uv_mutex_init(&e->lock);
+  atomic_store(&rt->waiters, 0);
+  /* Threads inside gated calls (and a reset) are the parent's. */
+  atomic_store(&rt->api_gate, 0);
+  rt->host_started = false;
+  rt->host_head = rt->host_tail = NULL;
+  rt->host_stop = false;
+  rt->wd_started = false;
+  for (t = rt->streams; t != NULL; t = t->live_next)
+    asc__stream_fork_stop(t);
+  for (t = rt->streams; t != NULL; t = next) {
+    next = t->live_next;
+    timeouts |= atomic_load(&t->timeout_ms) != 0;
+    asc__stream_fork_drop(t);
+  }
+  atomic_store(&rt->wd_after_fork, timeouts);
 }

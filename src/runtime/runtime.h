@@ -46,5 +46,11 @@ ascError_t asc__init(void);
 /* The calling thread's current device; initialises on first use. */
 ascError_t asc__current_device(asc__device **dev);
 ascError_t asc__get_device(asc__device **dev, int ordinal);
+/* Once the runtime is initialised: the number of devices (0 before or
+ * when initialisation failed) and device i of them; never an error. */
+int asc__device_count(void);
+asc__device *asc__device_at(int i);
+/* fork.c: registers the fork() handlers (once, at initialisation). */
+void asc__fork_init(void);
 
 #endif /* ASC_RUNTIME_H */

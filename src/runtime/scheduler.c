@@ -1392,6 +1392,10 @@ void asc__sched_destroy(asc__device *dev) {
     sched_free(s, s->nworkers);
 }
 
+void asc__sched_forget(asc__device *dev) {
+  __atomic_store_n(&dev->sched, NULL, __ATOMIC_RELEASE);
+}
+
 int asc__sched_nworkers(const asc__sched *s) { return s->nworkers; }
 
 void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out) {

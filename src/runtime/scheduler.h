@@ -156,6 +156,10 @@ asc__sched *asc__sched_peek(asc__device *dev);
 /* Stops and joins the workers after they have drained every queued
  * launch, and frees the pool.  No submission may race with it. */
 void asc__sched_destroy(asc__device *dev);
+/* In a forked child, where the pool's threads do not exist: forgets the
+ * pool, without freeing it (its locks and conditions may be in any
+ * state), so that the next launch starts a new one. */
+void asc__sched_forget(asc__device *dev);
 int asc__sched_nworkers(const asc__sched *s);
 
 /* A snapshot of the pool's thread accounting, for tests. */

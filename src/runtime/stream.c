@@ -622,6 +622,30 @@ ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out) {
   return ascSuccess;
 }
 
+ascError_t asc__stream_enter(ascStream_t handle, asc__stream **out) {
+  asc__rt *rt;
+  ascError_t err;
+
+  /* The gate of the stream's own runtime: a stream's memory is only ever
+   * reused for a stream of the same runtime, so st->rt stays right even
+   * if the handle dies meanwhile (the resolve below then refuses it). */
+  *out = NULL;
+  if (handle != NULL && valid_stream(handle)) {
+    rt = ((asc__stream *)(void *)handle)->rt;
+  } else {
+    err = asc__rt_current(&rt);
+    if (err != ascSuccess)
+      return err;
+  }
+  err = asc__api_enter(rt);
+  if (err != ascSuccess)
+    return err;
+  err = asc__stream_resolve(handle, out);
+  if (err != ascSuccess)
+    asc__api_leave(rt);
+  return err;
+}
+
 /* ------------------------------------------------------------- enqueueing */
 
 /* Queues a record of a new fence on t if t has work; the fence joins
@@ -760,6 +784,13 @@ ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp) {
     err = asc__sched_get(st->rt->dev, &sp->sched);
     if (err != ascSuccess)
       goto fail;
+    /* A forked child starts the watchdog with its first launch, not in
+     * the fork handler: a thread started there would run in every
+     * child, the C compiler's included (rt.c). */
+    if (__builtin_expect(atomic_load_explicit(&st->rt->wd_after_fork,
+                                              memory_order_relaxed), 0) &&
+        atomic_exchange(&st->rt->wd_after_fork, false))
+      asc__watchdog_start(st->rt);
   }
   /* Take a record and fill it outside the queue lock, which the worker
    * completing the stream's head needs too: the spare that the previous
@@ -943,18 +974,20 @@ ascError_t asc__stream_enqueue_extern_named(ascStream_t stream,
 
   if (start == NULL)
     return asc__error(ascErrorInvalidValue, "external op: start is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
-  if (extern_fast(st, start, ud, name, bytes))
-    return ascSuccess;
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_EXTERN;
-  sp.xstart = start;
-  sp.ud = ud;
-  sp.xname = name != NULL && name[0] != '\0' ? name : "external op";
-  sp.xbytes = bytes;
-  return asc__stream_enqueue(st, &sp);
+  if (!extern_fast(st, start, ud, name, bytes)) {
+    memset(&sp, 0, sizeof sp);
+    sp.kind = OP_EXTERN;
+    sp.xstart = start;
+    sp.ud = ud;
+    sp.xname = name != NULL && name[0] != '\0' ? name : "external op";
+    sp.xbytes = bytes;
+    err = asc__stream_enqueue(st, &sp);
+  }
+  asc__api_leave(st->rt);
+  return err;
 }
 
 void asc__extern_complete(asc__extern *op, ascError_t err, const char *msg) {
@@ -1209,6 +1242,8 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
     return asc__error(ascErrorInvalidValue,
                       "ascStreamCreate: unknown flags 0x%x", flags);
   err = asc__rt_current(&rt);
+  if (err == ascSuccess)
+    err = asc__api_enter(rt);
   if (err != ascSuccess)
     return err;
   /* Out-of-range priorities are clamped, as in CUDA. */
@@ -1217,6 +1252,7 @@ ascError_t ascStreamCreateWithPriority(ascStream_t *stream, unsigned int flags,
   if (priority < ASC_STREAM_PRIO_GREATEST)
     priority = ASC_STREAM_PRIO_GREATEST;
   st = asc__stream_alloc(rt, flags, priority, false);
+  asc__api_leave(rt);
   if (st == NULL)
     return asc__error(ascErrorOutOfMemory, "cannot allocate a stream");
   *stream = (ascStream_t)(void *)st;
@@ -1253,12 +1289,13 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
     return asc__error(ascErrorInvalidHandle,
                       "ascStreamDestroy: the default stream cannot be "
                       "destroyed");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   asc__spin_lock(&st->lock);
   if (st->destroyed) {
     asc__spin_unlock(&st->lock);
+    asc__api_leave(st->rt);
     return asc__error(ascErrorInvalidHandle, "stream %p was destroyed",
                       (void *)stream);
   }
@@ -1270,15 +1307,11 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   asc__spin_unlock(&st->lock);
   if (reap)
     stream_reap(st);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
-ascError_t ascStreamSynchronize(ascStream_t stream) {
-  asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
-
-  if (err != ascSuccess)
-    return err;
+static ascError_t stream_synchronize(asc__stream *st) {
   if (asc__in_callback())
     return asc__not_permitted("ascStreamSynchronize");
   {
@@ -1289,13 +1322,26 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
   return stream_take_error(st);
 }
 
-ascError_t ascStreamQuery(ascStream_t stream) {
+ascError_t ascStreamSynchronize(ascStream_t stream) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
-  return stream_pending(st) ? ascErrorNotReady : ascSuccess;
+  err = stream_synchronize(st);
+  asc__api_leave(st->rt);
+  return err;
+}
+
+ascError_t ascStreamQuery(ascStream_t stream) {
+  asc__stream *st;
+  ascError_t err = asc__stream_enter(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  err = stream_pending(st) ? ascErrorNotReady : ascSuccess;
+  asc__api_leave(st->rt);
+  return err;
 }
 
 ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
@@ -1306,17 +1352,19 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
 
   if (fn == NULL)
     return asc__error(ascErrorInvalidValue, "ascLaunchHostFunc: fn is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   err = asc__host_start(st->rt);
-  if (err != ascSuccess)
-    return err;
-  memset(&sp, 0, sizeof sp);
-  sp.kind = OP_HOSTFN;
-  sp.fn = fn;
-  sp.ud = userData;
-  return asc__stream_enqueue(st, &sp);
+  if (err == ascSuccess) {
+    memset(&sp, 0, sizeof sp);
+    sp.kind = OP_HOSTFN;
+    sp.fn = fn;
+    sp.ud = userData;
+    err = asc__stream_enqueue(st, &sp);
+  }
+  asc__api_leave(st->rt);
+  return err;
 }
 
 /* ------------------------------------------------------------ cancellation */
@@ -1325,7 +1373,9 @@ ascError_t ascLaunchHostFunc(ascStream_t stream, ascHostFn_t fn,
  * ASC__STOP_* reason), and, through the pending error (msg, unless an
  * error is already pending), whatever is queued behind it.  Takes st's
  * lock; the rt lock may be held. */
-void asc__stop_stream(asc__stream *st, int why, const char *msg) {
+bool asc__stop_stream(asc__stream *st, int why, const char *msg) {
+  bool xop = false;
+
   asc__spin_lock(&st->lock);
   if (st->head != NULL) {
     asc__op *op = st->head;
@@ -1337,30 +1387,37 @@ void asc__stop_stream(asc__stream *st, int why, const char *msg) {
      * submitted; its blocks then see the flag before they start). */
     if (op->kind == OP_LAUNCH && op->dispatched)
       atomic_store(&op->launch.stop, why);
+    xop = op->kind == OP_EXTERN && op->dispatched;
   }
   asc__spin_unlock(&st->lock);
+  return xop;
 }
 
 ascError_t ascStreamCancel(ascStream_t stream) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
-  asc__stop_stream(st, ASC__STOP_CANCEL, "work cancelled by ascStreamCancel");
+  /* An external op (an MPI collective) is stopped by its component. */
+  if (asc__stop_stream(st, ASC__STOP_CANCEL,
+                       "work cancelled by ascStreamCancel"))
+    asc__extern_cancel(stream, false);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
 ascError_t ascStreamSetKernelTimeout(ascStream_t stream,
                                      unsigned int timeoutMs) {
   asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+  ascError_t err = asc__stream_enter(stream, &st);
 
   if (err != ascSuccess)
     return err;
   atomic_store(&st->timeout_ms, timeoutMs);
   if (timeoutMs != 0)
     asc__watchdog_start(st->rt);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
@@ -1372,21 +1429,18 @@ ascError_t ascStreamGetKernelTimeout(unsigned int *timeoutMs,
   if (timeoutMs == NULL)
     return asc__error(ascErrorInvalidValue,
                       "ascStreamGetKernelTimeout: timeoutMs is NULL");
-  err = asc__stream_resolve(stream, &st);
+  err = asc__stream_enter(stream, &st);
   if (err != ascSuccess)
     return err;
   *timeoutMs = atomic_load(&st->timeout_ms);
+  asc__api_leave(st->rt);
   return ascSuccess;
 }
 
-ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
-                                       unsigned int timeoutMs) {
-  asc__stream *st;
-  ascError_t err = asc__stream_resolve(stream, &st);
+static ascError_t stream_synchronize_timeout(asc__stream *st,
+                                             unsigned int timeoutMs) {
   uint64_t target, deadline;
 
-  if (err != ascSuccess)
-    return err;
   if (asc__in_callback())
     return asc__not_permitted("ascStreamSynchronizeTimeout");
   target = atomic_load(&st->submitted);
@@ -1398,4 +1452,70 @@ ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
     return ascErrorNotReady;
   asc__pool_on_sync(st->rt->dev);
   return stream_take_error(st);
+}
+
+ascError_t ascStreamSynchronizeTimeout(ascStream_t stream,
+                                       unsigned int timeoutMs) {
+  asc__stream *st;
+  ascError_t err = asc__stream_enter(stream, &st);
+
+  if (err != ascSuccess)
+    return err;
+  err = stream_synchronize_timeout(st, timeoutMs);
+  asc__api_leave(st->rt);
+  return err;
+}
+
+/* ------------------------------------------------------------------ fork */
+
+/* The threads that were running or about to run st's work do not exist
+ * in a forked child, so that work never ends there: it is stopped as by
+ * ascStreamCancel, and its records are signalled with the error, so that
+ * nothing in the child waits for them.  Called for every stream before
+ * any is dropped (asc__stream_fork_drop): a record signalled here may be
+ * what another stream's queued wait names.  Only the calling thread
+ * exists; no lock is taken. */
+void asc__stream_fork_stop(asc__stream *st) {
+  asc__op *wl = NULL;
+
+  atomic_store(&st->lock.v, 0);
+  if (st->head == NULL)
+    return;
+  if (st->err == ascSuccess)
+    asc__stream_set_error(
+        st, ascErrorCancelled, atomic_fetch_add(&st->rt->err_seq, 1) + 1,
+        asc__strdup("work queued before fork() does not run in the child "
+                    "process (it runs in the parent)"));
+  for (asc__op *op = st->head; op != NULL; op = op->next)
+    if (op->kind == OP_RECORD && op->fence != NULL) {
+      /* Its waiters are queued waits, dropped with their streams. */
+      op->fence->waiters = NULL;
+      fence_fill(op->fence, st);
+      fence_publish(op->fence, &wl);
+    }
+}
+
+/* Drops every op of st (asc__stream_fork_stop has run for every stream):
+ * st is idle afterwards, with its pending error kept.  An op that was
+ * dispatched belongs to a thread of the parent (a block's team, the
+ * callback thread, an external component, a fence's waiter list): its
+ * record is left alone, never reused.  The launches' module counts are
+ * retired, so that the child can unload the module. */
+void asc__stream_fork_drop(asc__stream *st) {
+  asc__op *op;
+
+  while ((op = st->head) != NULL) {
+    st->head = op->next;
+    if (op->spec_inflight != NULL)
+      atomic_fetch_add(&op->spec_inflight->retired, 1);
+    if (op->inflight != NULL)
+      atomic_fetch_add(&op->inflight->retired, 1);
+    if (!op->dispatched)
+      op_put(st, op);
+  }
+  st->tail = NULL;
+  atomic_store(&st->completed, atomic_load(&st->submitted));
+  atomic_store(&st->completed_seen, atomic_load(&st->submitted));
+  if (check_reap(st))
+    ASC__LIVE_RETIRE(st->rt->streams, st->rt->free_streams, st);
 }

@@ -216,6 +216,9 @@ struct asc__rt {
   uv_cond_t wd_cond;
   bool wd_started;
   uv_thread_t wd_thread;
+  /* Set in a forked child whose streams have timeouts: the next launch
+   * starts the watchdog (asc__rt_fork_child). */
+  atomic_bool wd_after_fork;
 };
 
 /* The runtime state of dev, created on first use (thread-safe). */
@@ -226,6 +229,10 @@ ascError_t asc__rt_current(asc__rt **out);
 /* Resolves a stream handle of the current device; NULL is the default
  * stream.  ascErrorInvalidHandle for destroyed or foreign handles. */
 ascError_t asc__stream_resolve(ascStream_t handle, asc__stream **out);
+/* asc__stream_resolve inside the API gate (asc__api_enter) of the
+ * stream's runtime; on success the caller leaves with
+ * asc__api_leave((*out)->rt). */
+ascError_t asc__stream_enter(ascStream_t handle, asc__stream **out);
 
 /* Queues a launch of desc over nblocks blocks, which together get the
  * worker threads that `share` blocks would have had (nblocks, except for
@@ -267,12 +274,15 @@ ascError_t asc__default_stream_wait(asc__device *dev);
 void asc__rt_wait(asc__rt *rt, bool (*done)(const void *a, uint64_t b),
                   const void *a, uint64_t b);
 
-/* The calls that use module and kernel handles (module.c) run between
- * asc__api_enter and asc__api_leave.  ascDeviceReset closes the gate,
- * waits for the threads inside to leave, and opens it again when done;
+/* Every public call that takes a module, kernel, stream, event or
+ * stream-ordered pool allocation, or waits for or touches device memory,
+ * runs between asc__api_enter and asc__api_leave: ascDeviceReset frees
+ * the worker pool, the pools' blocks and device memory, and such a call
+ * must not be using them then.  ascDeviceReset closes the gate, waits
+ * for the threads inside to leave, and opens it again when done;
  * asc__api_enter fails with ascErrorNotPermitted while it is closed
  * (never waits: a host function calling in must not block the reset that
- * drains its stream). */
+ * drains its stream).  Calls nest (a pool allocation records an event). */
 ascError_t asc__api_enter(asc__rt *rt);
 void asc__api_leave(asc__rt *rt);
 
@@ -282,5 +292,13 @@ void asc__rt_notify(asc__rt *rt);
 
 /* module.c: drops every module of dev (no launch is in flight). */
 void asc__modules_reset(asc__device *dev);
+
+/* fork() (rt.c, registered by fork.c): prepare takes the rt lock and the
+ * streams' locks; parent releases them; in the child,
+ * child makes every stream idle (the work it had is stopped, as by
+ * ascStreamCancel) and forgets the callback thread and the watchdog. */
+void asc__rt_fork_prepare(asc__device *dev);
+void asc__rt_fork_parent(asc__device *dev);
+void asc__rt_fork_child(asc__device *dev);
 
 #endif /* ASC_STREAM_H */

@@ -74,8 +74,17 @@ asc__stream *asc__stream_alloc(asc__rt *rt, unsigned flags, int priority,
  * dependencies; takes over sp->fence. */
 ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp);
 /* Stops st's running launch (why: an ASC__STOP_* reason) and skips its
- * queued work (stream.c). */
-void asc__stop_stream(asc__stream *st, int why, const char *msg);
+ * queued work (stream.c).  True when st's head is an external op, which
+ * only its component can stop: the caller then calls asc__extern_cancel
+ * once it holds no lock. */
+bool asc__stop_stream(asc__stream *st, int why, const char *msg);
+
+/* In a forked child, for every stream of rt: first asc__stream_fork_stop
+ * (stops st's work and signals its records), then asc__stream_fork_drop
+ * (drops its ops: st is idle, its error kept; a destroyed stream is
+ * retired).  Only the calling thread exists; the rt lock is not taken. */
+void asc__stream_fork_stop(asc__stream *st);
+void asc__stream_fork_drop(asc__stream *st);
 
 /* Blocks the calling host thread until done(a, b) (stream.c explains
  * spin and scope). */

@@ -39,8 +39,21 @@ static inline int subproc_is_cleared(const char *entry) {
   return 0;
 }
 
+/* True if entry ("NAME=value") sets a variable that one of set sets too:
+ * the child gets set's value instead. */
+static inline int subproc_is_replaced(const char *entry,
+                                      const char *const *set) {
+  for (size_t i = 0; set != NULL && set[i] != NULL; i++) {
+    size_t n = strcspn(set[i], "=") + 1;
+    if (strncmp(entry, set[i], n) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 /* Runs `<self> --child mode` with `set` ("NAME=value" entries, NULL ended)
- * added to a cleaned copy of the environment.  Its stdout goes to out
+ * added to a cleaned copy of the environment (replacing the variables
+ * they name).  Its stdout goes to out
  * (NUL-terminated, truncated to outsz).  Returns the child's exit status,
  * or -1 if it could not run or died from a signal. */
 static inline int subproc_run(const char *mode, const char *const *set, char *out,
@@ -67,7 +80,8 @@ static inline int subproc_run(const char *mode, const char *const *set, char *ou
     return -1;
   nenv = 0;
   for (size_t i = 0; environ[i] != NULL; i++) {
-    if (!subproc_is_cleared(environ[i]))
+    if (!subproc_is_cleared(environ[i]) &&
+        !subproc_is_replaced(environ[i], set))
       envp[nenv++] = environ[i];
   }
   for (size_t i = 0; i < nset; i++)

@@ -367,10 +367,70 @@ static void test_fast_path_boundaries(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* The cancel hook (extern_op.h): ascStreamCancel of a stream whose head
+ * is an external op calls it with the stream's handle, after the
+ * stream's error is set; the component gives the op up (completes it)
+ * and the waiting thread gets control back.  ascDeviceReset calls it for
+ * every stream, so an op that never completes no longer holds the reset. */
+static xprobe *cancel_probe;
+static _Atomic(ascStream_t) cancel_seen;
+static atomic_int cancel_calls, cancel_every_calls;
+
+static void cancel_give_up(ascStream_t stream, bool every) {
+  asc__extern *op = cancel_probe != NULL ? cancel_probe->op : NULL;
+  atomic_store(&cancel_seen, stream);
+  atomic_fetch_add(every ? &cancel_every_calls : &cancel_calls, 1);
+  if (op != NULL && (every || stream != NULL)) {
+    cancel_probe->op = NULL;
+    asc__extern_complete(op, ascErrorCommunication, "given up");
+  }
+}
+
+static void cancel_later(void *arg) {
+  struct timespec ms = {0, 100000000};
+  nanosleep(&ms, NULL);
+  (void)ascStreamCancel(arg);
+}
+
+static void test_cancel_hook(void **state) {
+  xprobe p;
+  ascStream_t s;
+  uv_thread_t th;
+  (void)state;
+
+  memset(&p, 0, sizeof p);
+  cancel_probe = &p;
+  asc__extern_set_cancel(cancel_give_up);
+  ASSERT_OK(ascStreamCreate(&s));
+  /* Nothing external at the head: the hook is not called. */
+  ASSERT_OK(ascStreamCancel(s));
+  assert_int_equal(atomic_load(&cancel_calls), 0);
+  ASSERT_OK(asc__stream_enqueue_extern(s, park, &p));
+  assert_int_equal(uv_thread_create(&th, cancel_later, s), 0);
+  /* Before the hook, this waited forever: nothing completes the op. */
+  ASSERT_ERR(ascStreamSynchronize(s), ascErrorCancelled);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "ascStreamCancel"));
+  uv_thread_join(&th);
+  assert_int_equal(atomic_load(&cancel_calls), 1);
+  assert_ptr_equal(atomic_load(&cancel_seen), s);
+  ASSERT_OK(ascStreamSynchronize(s));   /* works again */
+
+  /* A device reset gives up the op of any stream. */
+  atomic_store(&p.started, 0);
+  ASSERT_OK(asc__stream_enqueue_extern(NULL, park, &p));
+  assert_int_equal(atomic_load(&p.started), 1);
+  ASSERT_OK(ascDeviceReset());
+  assert_int_equal(atomic_load(&cancel_every_calls), 1);
+  assert_null(p.op);
+  asc__extern_set_cancel(NULL);
+  cancel_probe = NULL;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_fast_path_boundaries, test_teardown),
       cmocka_unit_test_teardown(test_orders_kernels, test_teardown),
+      cmocka_unit_test_teardown(test_cancel_hook, test_teardown),
       cmocka_unit_test_teardown(test_error_reaches_stream_and_events,
                                 test_teardown),
       cmocka_unit_test_teardown(test_never_skipped, test_teardown),

@@ -363,7 +363,11 @@ static void test_invalid_handles(void **state) {
   assert_int_equal(ascMallocFromPoolAsync(NULL, 64, p, NULL),
                    ascErrorInvalidValue);
   assert_int_equal(ascMemPoolCreate(NULL, &pr), ascErrorInvalidValue);
+  /* props is required, as in CUDA (asc.h, docs/pools.md). */
+  dflt = p;
   assert_int_equal(ascMemPoolCreate(&dflt, NULL), ascErrorInvalidValue);
+  assert_null(dflt);
+  assert_non_null(strstr(ascGetLastErrorMessage(), "props"));
   assert_int_equal(ascDeviceGetDefaultMemPool(NULL, 0), ascErrorInvalidValue);
   assert_int_equal(ascDeviceGetDefaultMemPool(&dflt, 7),
                    ascErrorInvalidDevice);

@@ -4,10 +4,12 @@
  * concurrent host threads, and every entry point with NULL, invalid and
  * destroyed handles.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <uv.h>
 
 #include "runtime/stream.h"
+#include "subproc.h"
 #include "testutil.h"
 
 static void test_create_destroy(void **state) {
@@ -350,7 +352,231 @@ static void test_internal_callbacks(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
-int main(void) {
+/* Threads that use streams, events, stream-ordered pool memory and
+ * synchronous copies while the main thread resets the device: every
+ * call either works or fails with an error (the reset refused it, the
+ * handle died, its work was cancelled); none touches memory the reset
+ * freed (the worker pool, the pools' blocks: checked under ASan and
+ * TSan).  Copies go between the threads' own host buffers: a pool
+ * block may be freed by a reset at any moment, and writing to it after
+ * that would be the program's own use after free. */
+enum { RESET_RACERS = 3, RESET_BYTES = 1 << 16 };
+
+typedef struct reset_racer {
+  atomic_int *stop;
+  int id;
+  int calls, ok, bad;
+  char why[160];
+  char buf[2][RESET_BYTES];
+} reset_racer;
+
+/* Counts r's call that returned e: an error a reset may cause is fine. */
+static void racer_note(reset_racer *r, const char *call, ascError_t e) {
+  r->calls++;
+  switch (e) {
+  case ascSuccess:
+    r->ok++;
+    return;
+  case ascErrorNotPermitted:   /* the reset was running */
+  case ascErrorInvalidHandle:  /* the reset destroyed the handle */
+  case ascErrorCancelled:      /* the reset stopped the queued work */
+  case ascErrorNotReady:       /* ascStreamQuery */
+  case ascErrorInvalidValue:   /* ascFreeAsync of a block the reset freed */
+    return;
+  default:
+    if (r->bad++ == 0)
+      snprintf(r->why, sizeof r->why, "%s -> %s: %s", call,
+               ascGetErrorName(e), ascGetLastErrorMessage());
+  }
+}
+
+#define RACE(r, call) racer_note((r), #call, (call))
+
+static void reset_racer_main(void *arg) {
+  reset_racer *r = arg;
+
+  while (!atomic_load(r->stop)) {
+    ascStream_t s = NULL, mine = NULL;
+    ascEvent_t e = NULL;
+    void *p = NULL, *q = NULL;
+
+    if (r->id != 0) {
+      RACE(r, ascStreamCreate(&mine));
+      s = mine;
+    }
+    RACE(r, ascEventCreate(&e));
+    RACE(r, ascMallocAsync(&p, RESET_BYTES, s));
+    RACE(r, ascMemsetAsync(r->buf[0], r->id, RESET_BYTES, s));
+    RACE(r, ascEventRecord(e, s));
+    /* Freed with the memset still queued: an allocation of its size on
+     * another stream takes it with an internal dependency (the pools
+     * lock dropped while the wait is queued). */
+    if (p != NULL)
+      RACE(r, ascFreeAsync(p, s));
+    RACE(r, ascMallocAsync(&q, RESET_BYTES, NULL));
+    RACE(r, ascMemcpyAsync(r->buf[1], r->buf[0], RESET_BYTES,
+                           ascMemcpyDefault, NULL));
+    if (q != NULL)
+      RACE(r, ascFreeAsync(q, NULL));
+    RACE(r, ascStreamWaitEvent(NULL, e, 0));
+    RACE(r, ascEventSynchronize(e));
+    RACE(r, ascEventQuery(e));
+    RACE(r, ascStreamQuery(s));
+    RACE(r, ascStreamSynchronize(s));
+    RACE(r, ascMemset(r->buf[1], r->id, RESET_BYTES));
+    if (r->id == 0)
+      RACE(r, ascDeviceSynchronize());
+    RACE(r, ascEventDestroy(e));
+    if (mine != NULL)
+      RACE(r, ascStreamDestroy(mine));
+  }
+}
+
+static void test_reset_races_stream_calls(void **state) {
+  static reset_racer r[RESET_RACERS];
+  atomic_int stop = 0;
+  uv_thread_t th[RESET_RACERS];
+  uint64_t t0 = uv_hrtime();
+  int rounds = 0, ok = 0, calls = 0;
+  (void)state;
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < RESET_RACERS; i++) {
+    r[i].stop = &stop;
+    r[i].id = i;
+    assert_int_equal(uv_thread_create(&th[i], reset_racer_main, &r[i]), 0);
+  }
+  /* Bounded: at most 3 seconds whatever the machine. */
+  while (rounds < 100 && uv_hrtime() - t0 < 3000000000u) {
+    struct timespec pause = {0, 200000L * (rounds % 8)};
+    nanosleep(&pause, NULL);
+    ASSERT_OK(ascDeviceReset());
+    rounds++;
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < RESET_RACERS; i++) {
+    uv_thread_join(&th[i]);
+    if (r[i].bad > 0)
+      fail_msg("thread %d: %d unexpected errors, first %s", i, r[i].bad,
+               r[i].why);
+    ok += r[i].ok;
+    calls += r[i].calls;
+  }
+  print_message("%d resets, %d calls, %d succeeded\n", rounds, calls, ok);
+  assert_true(ok > 0);
+}
+
+/* fork() while a kernel runs on a blocking stream (run in a child
+ * process of the test, which forks: see test_fork_while_kernel_runs).
+ * The forked process prints its own lines on the same stdout. */
+static int child_fork(void) {
+  ascModule_t m = NULL;
+  ascKernel_t kg = NULL, ka = NULL;
+  static int32_t flag[1];
+  int64_t x[64], mul = 2, add = 1;
+  ascTensor tf = test_tensor1(flag, ascInt32, 1);
+  ascTensor tx = test_tensor1(x, ascInt64, 64);
+  void *gargs[] = {&tf}, *aargs[] = {&tx, &mul, &add};
+  ascStream_t s = NULL;
+  struct timespec pause = {0, 20000000};
+  int status = 0;
+  pid_t pid, r = 0;
+
+  if (ascModuleLoad(&m, TEST_MODULE("testkernels")) != ascSuccess ||
+      ascModuleGetKernel(&kg, m, "gate") != ascSuccess ||
+      ascModuleGetKernel(&ka, m, "affine") != ascSuccess ||
+      ascStreamCreate(&s) != ascSuccess ||
+      ascLaunchKernel(kg, 1, gargs, s) != ascSuccess)
+    return 2;
+  nanosleep(&pause, NULL);   /* the gate kernel is running by now */
+  printf("before=%s\n", ascGetErrorName(ascStreamQuery(s)));
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) {
+    /* The forked child: the default stream (legacy: it waits for the
+     * blocking stream s), then s itself, then the whole device. */
+    int bad = 0;
+    for (int i = 0; i < 64; i++)
+      x[i] = i;
+    printf("c_launch=%s\n",
+           ascGetErrorName(ascLaunchKernel(ka, 1, aargs, NULL)));
+    printf("c_sync_default=%s\n",
+           ascGetErrorName(ascStreamSynchronize(NULL)));
+    for (int i = 0; i < 64; i++)
+      bad += x[i] != 2 * i + 1;
+    printf("c_wrong=%d\n", bad);
+    /* The gate kernel does not run in the child: s reports it once. */
+    printf("c_sync_s=%s\n", ascGetErrorName(ascStreamSynchronize(s)));
+    printf("c_relaunch_s=%s\n",
+           ascGetErrorName(ascLaunchKernel(ka, 1, aargs, s)));
+    printf("c_resync_s=%s\n", ascGetErrorName(ascStreamSynchronize(s)));
+    printf("c_device_sync=%s\n", ascGetErrorName(ascDeviceSynchronize()));
+    printf("c_unload=%s\n", ascGetErrorName(ascModuleUnload(m)));
+    fflush(stdout);
+    _exit(0);
+  }
+  if (pid < 0)
+    return 3;
+  /* Hang guard: a minute, then the child is killed. */
+  for (int i = 0; i < 6000 && r == 0; i++) {
+    r = waitpid(pid, &status, WNOHANG);
+    if (r == 0)
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  if (r == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    printf("child=hang\n");
+  } else {
+    printf("child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status)
+                                           : 1000 + WTERMSIG(status));
+  }
+  __atomic_store_n(&flag[0], 1, __ATOMIC_RELEASE);
+  printf("parent_sync=%s\n", ascGetErrorName(ascStreamSynchronize(s)));
+  printf("parent_unload=%s\n", ascGetErrorName(ascModuleUnload(m)));
+  return 0;
+}
+
+/* The child of a fork() made while a kernel ran gets a working runtime:
+ * the work it inherited is reported cancelled once, on its stream; new
+ * work runs.  The parent is unaffected.  (Under TSan the forking process
+ * runs with detect_deadlocks=0, as docs/memory.md says of fork(), and
+ * die_after_fork=0: TSan cannot check threads started after a fork.) */
+static void test_fork_while_kernel_runs(void **state) {
+  static char tsan[512];
+  const char *old = getenv("TSAN_OPTIONS");
+  const char *env[] = {tsan, NULL};
+  char out[SUBPROC_OUT_MAX], buf[64];
+  (void)state;
+  snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sdetect_deadlocks=0 "
+           "die_after_fork=0", old != NULL ? old : "",
+           old != NULL ? " " : "");
+  assert_int_equal(subproc_run("fork", env, out, sizeof out), 0);
+  print_message("%s", out);
+  assert_string_equal(subproc_get(out, "before", buf, sizeof buf),
+                      "ascErrorNotReady");
+  assert_string_equal(subproc_get(out, "child", buf, sizeof buf), "0");
+  assert_string_equal(subproc_get(out, "c_launch", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "c_sync_default", buf, sizeof buf),
+                      "ascSuccess");
+  assert_int_equal(subproc_get_ll(out, "c_wrong"), 0);
+  assert_string_equal(subproc_get(out, "c_sync_s", buf, sizeof buf),
+                      "ascErrorCancelled");
+  assert_string_equal(subproc_get(out, "c_relaunch_s", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "c_resync_s", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "c_device_sync", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "c_unload", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "parent_sync", buf, sizeof buf),
+                      "ascSuccess");
+  assert_string_equal(subproc_get(out, "parent_unload", buf, sizeof buf),
+                      "ascSuccess");
+}
+
+int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_create_destroy, test_teardown),
       cmocka_unit_test_teardown(test_invalid_handles, test_teardown),
@@ -363,6 +589,11 @@ int main(void) {
                                 test_teardown),
       cmocka_unit_test_teardown(test_query_and_reset, test_teardown),
       cmocka_unit_test_teardown(test_internal_callbacks, test_teardown),
+      cmocka_unit_test_teardown(test_reset_races_stream_calls,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_fork_while_kernel_runs, test_teardown),
   };
+  if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+    return strcmp(argv[2], "fork") == 0 ? child_fork() : 2;
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

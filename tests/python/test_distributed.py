@@ -46,3 +46,10 @@ def test_dist_ops(root, np_):
 def test_mpi_sgd_example(root, np_):
     out = run(root, np_, root / "examples" / "python" / "mpi_sgd.py")
     assert f"mpi_sgd: {np_} ranks" in out
+
+
+@needs_mpi
+def test_ctrl_c_reaches_a_collective(root):
+    out = run(root, 2, root / "tests" / "python" / "mpi" / "cancel_dist.py")
+    assert "rank 0: KeyboardInterrupt after" in out, out
+    assert "cancel_dist: rank 0 ok" in out and "cancel_dist: rank 1 ok" in out, out

@@ -1,3 +1,5 @@
+import subprocess
+import sys
 import threading
 import time
 
@@ -156,3 +158,90 @@ def test_synchronize_releases_the_gil():
 def test_version():
     assert asc.__version__.count(".") == 2
     assert asc.version_info[0] >= 0
+
+
+FORK_SCRIPT = r'''
+import os, sys, time
+sys.path.insert(0, {pkg!r})
+import numpy as np
+import asc
+
+@asc.kernel
+def spin(flag):
+    asc.atomic_add(flag, 0, 1)
+    n = 0
+    while True:
+        n += 1
+        if n < 0:
+            flag[1] = n
+
+@asc.kernel
+def add1(a):
+    for i in range(a.shape[0]):
+        a[i] = a[i] + 1
+
+flag = np.zeros(4, np.int64)
+a = np.zeros(16, np.int64)
+add1(a)
+s = asc.Stream()
+spin[1, s](flag)
+t0 = time.monotonic()
+while flag[0] == 0 and time.monotonic() - t0 < 60:
+    time.sleep(0.001)
+assert flag[0] == 1, "the kernel never started"
+pid = os.fork()
+if pid == 0:
+    code = 3
+    try:
+        add1(a)
+        print("child default stream", list(a) == [2] * 16, flush=True)
+        try:
+            s.synchronize()
+            print("child stream s: no error", flush=True)
+        except asc.CancelledError as exc:
+            print("child stream s: cancelled:", exc, flush=True)
+        add1[1, s](a)
+        s.synchronize()
+        print("child stream s again", list(a) == [3] * 16, flush=True)
+        code = 0
+    finally:
+        os._exit(code)
+t0 = time.monotonic()
+while True:
+    r, status = os.waitpid(pid, os.WNOHANG)
+    if r == pid:
+        print("child exit", os.waitstatus_to_exitcode(status), flush=True)
+        break
+    if time.monotonic() - t0 > 60:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print("child hang", flush=True)
+        break
+    time.sleep(0.01)
+s.cancel()
+try:
+    s.synchronize()
+except asc.CancelledError:
+    pass
+add1(a)
+print("parent", list(a) == [2] * 16, flush=True)
+'''
+
+
+def test_fork_while_kernel_runs(tmp_path, root):
+    """os.fork while a kernel runs on a stream: the child launches and
+    synchronises on the default stream and on that stream (which reports
+    the inherited work cancelled once), and exits 0; the parent goes on."""
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_SCRIPT.format(pkg=str(root / "bindings" / "python")))
+    r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning",
+                        str(script)], capture_output=True, text=True,
+                       timeout=240)
+    lines = r.stdout.splitlines()
+    assert "child exit 0" in lines, (r.stdout, r.stderr)
+    assert "child default stream True" in lines, (r.stdout, r.stderr)
+    assert any(l.startswith("child stream s: cancelled: ") and "fork()" in l
+               for l in lines), (r.stdout, r.stderr)
+    assert "child stream s again True" in lines, (r.stdout, r.stderr)
+    assert "parent True" in lines, (r.stdout, r.stderr)
+    assert r.returncode == 0, (r.stdout, r.stderr)
