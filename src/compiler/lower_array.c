@@ -471,8 +471,8 @@ typedef struct asc__ewred {
   bool keep;
 } asc__ewred;
 
-static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
-                      bool grow);
+static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                          int nd);
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
                                int nd, const asc__irval *fixed, int axis);
@@ -582,10 +582,7 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       red->nd = ty(arg)->ndim;
       red->axis = call_axis(e, red->nd, &red->keep);
       collect(ls, &red->sub, arg);
-      for (int k = 0; k < red->nd; k++)
-        red->shape[k] = i64(1);
-      for (int k = 0; k < red->sub.nops; k++)
-        broadcast(ls, &red->sub.ops[k].v, red->shape, red->nd, true);
+      broadcast_ops(ls, &red->sub, red->shape, red->nd);
       op = push_op(ls, ew, e);
       op->red = red;
       op->v.t = -1;
@@ -650,6 +647,41 @@ static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
                                a),
              s, shape[a]);
     v->stride[k] = sel(ls, one, i64(0), v->stride[k]);
+  }
+}
+
+/* The broadcast shape of ew's operands, aligned right in nd axes, into
+ * shape[] (numpy's error where two sizes differ and neither is 1).  The
+ * operands keep their strides. */
+static void broadcast_shape(lstate *ls, const asc__ewctx *ew,
+                            asc__irval *shape, int nd) {
+  for (int k = 0; k < nd; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
+    broadcast(ls, &v, shape, nd, true);
+  }
+}
+
+/* Broadcasts every operand of ew into the shape of all of them, computed
+ * into shape[0..nd): an axis of size 1 reads with stride 0.  The shape is
+ * known only after the last operand, so each operand's strides are set
+ * against the final shape, not against the sizes seen so far (the first
+ * operand of (3, 1) + (3, 3) sets axis 1 to its own size, which only the
+ * second operand raises to 3). */
+static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                          int nd) {
+  broadcast_shape(ls, ew, shape, nd);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview *v = &ew->ops[k].v;
+    for (int q = 0; q < v->nd; q++) {
+      asc__irval s = v->shape[q];
+      if (s.kind == ASC_IRV_CONST && s.c.i == 1)
+        v->stride[q] = i64(0);
+      else if (!same_val(s, shape[nd - v->nd + q])) /* checked above */
+        v->stride[q] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, s, i64(1)),
+                           i64(0), v->stride[q]);
+    }
   }
 }
 
@@ -1042,12 +1074,7 @@ static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
   asc__irval shape[ASC_MAX_DIMS];
   asc__lview w;
   int32_t r;
-  for (int k = 0; k < t->ndim; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < ew->nops; k++) {
-    asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
-    broadcast(ls, &v, shape, t->ndim, true);
-  }
+  broadcast_shape(ls, ew, shape, t->ndim);
   r = new_array(ls, t->dtype, t->ndim, shape);
   whole_tensor(ls, r, &w);
   for (int k = 0; k < t->ndim; k++)
@@ -1695,10 +1722,7 @@ static void index_operands(lstate *ls, const asc__ast_expr *m,
     memset(ew, 0, sizeof *ew);
     whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
   }
-  for (int k = 0; k < nd; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < ew->nops; k++)
-    broadcast(ls, &ew->ops[k].v, shape, nd, true);
+  broadcast_ops(ls, ew, shape, nd);
 }
 
 /* m's value at idx[0..nd) */
@@ -2252,10 +2276,7 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
                ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
                sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
   }
-  for (int k = 0; k < nd; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < sub.nops; k++)
-    broadcast(ls, &sub.ops[k].v, shape, nd, true);
+  broadcast_ops(ls, &sub, shape, nd);
   r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
   ls->ew = outer;
   return r;
