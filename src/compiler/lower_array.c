@@ -119,7 +119,7 @@ static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
                        asc__irval *step) {
   const asc__ast_expr *lo = s->u.slice.lower, *hi = s->u.slice.upper,
                       *st = s->u.slice.step;
-  asc__irval pos, lo_clamp, hi_clamp, a, b, span, neg;
+  asc__irval pos, lo_clamp, hi_clamp, a, b;
   if (lo && lo->kind == ASC_EXPR_NONE)
     lo = NULL;
   if (hi && hi->kind == ASC_EXPR_NONE)
@@ -154,13 +154,30 @@ static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
             op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
             op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
   }
-  /* len = max(0, ceil((b - a) / step)) */
-  span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
-             op2(ls, ASC_IR_SUB, ascInt64, a, b));
-  neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
-  *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-             op2(ls, ASC_IR_FLOORDIV, ascInt64,
-                 add(ls, span, add(ls, neg, i64(-1))), neg));
+  if (step->kind == ASC_IRV_CONST && step->c.i > -(INT64_C(1) << 62) &&
+      step->c.i < (INT64_C(1) << 62)) {
+    /* len = max(0, ceil((b - a) / step)): max(0, b - a) once folded for a
+     * step of 1 */
+    asc__irval span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
+                          op2(ls, ASC_IR_SUB, ascInt64, a, b));
+    asc__irval neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
+    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+               op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                   add(ls, span, add(ls, neg, i64(-1))), neg));
+  } else {
+    /* len = max(0, (b - a - 1) // step + 1) for a positive step and
+     * max(0, (b - a + 1) // step + 1) for a negative one: the same
+     * ceil((b - a) / step), where nothing overflows whatever the step
+     * (|b - a| <= n + 1); above, span + |step| - 1 wraps when |step| is
+     * near 2**63, and so does -step of -2**63 */
+    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+               add(ls,
+                   op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                       add(ls, op2(ls, ASC_IR_SUB, ascInt64, b, a),
+                           sel(ls, pos, i64(-1), i64(1))),
+                       *step),
+                   i64(1)));
+  }
   *start = a;
 }
 

@@ -141,3 +141,28 @@ def mask(x, a, b):
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(m.mask(x, a, b), x[(a > 0) & (b > 0)])
     np.testing.assert_array_equal(m.mask(x, b, a), x[(b > 0) & (a > 0)])
+
+
+BIG = ["9223372036854775807", "-9223372036854775807", "-9223372036854775808",
+       "2**63 - 1", "-(2**63 - 1)", "-2**63"]
+
+
+def test_slice_steps_near_two_to_the_63():
+    lines = ["import numpy as np", "import asc", ""]
+    cases = []
+    for j, st in enumerate(BIG):
+        for lo, hi in [("", ""), ("1", ""), ("-2", ""), ("", "0"), ("-1", "0"), ("3", "-5")]:
+            cases.append((j, lo, hi, st))
+            lines += ["@asc.kernel", f"def s{len(cases)}(a, m):",
+                      f"    return a[{lo}:{hi}:{st}] * 1, m[{lo}:{hi}:{st}, ::{st}] + 0", ""]
+    lines += ["@asc.kernel", "def rt(a, st):", "    return a[::st] * 1", ""]
+    m = comp("\n".join(lines))
+    a = np.arange(7.0)
+    mm = np.arange(35).reshape(7, 5)
+    for i, (_j, lo, hi, st) in enumerate(cases, 1):
+        sl = eval(f"np.s_[{lo}:{hi}:{st}]")                 # noqa: S307
+        v, w = getattr(m, f"s{i}")(a, mm)
+        np.testing.assert_array_equal(v, a[sl], err_msg=f"a[{lo}:{hi}:{st}]")
+        np.testing.assert_array_equal(w, mm[sl, ::eval(st)], err_msg=f"m[{lo}:{hi}:{st}]")  # noqa: S307
+    for st in [2**63 - 1, -(2**63 - 1), -2**63, 2**62 + 1, -2**62]:
+        np.testing.assert_array_equal(m.rt(a, st), a[::st])
