@@ -1384,6 +1384,19 @@ static asc__irval dot_idx(lstate *ls, const asc__irval *idx,
   return off;
 }
 
+/* The start of np.cumsum's running sum in dt: -0.0 for floating point,
+ * the identity of IEEE addition (-0.0 + x is x for every x, where 0.0 +
+ * -0.0 is 0.0), so the first sum is the first element exactly, as numpy
+ * stores it; a complex start is -0.0 in both parts. */
+static asc__irval cumsum_start(lstate *ls, int dt) {
+  if (asc__dt_is_complex(dt))
+    return asc__lower_cmplx(ls, dt, asc__irv_float(ascFloat64, -0.0),
+                            asc__irv_float(ascFloat64, -0.0));
+  if (asc__dt_is_float(dt))
+    return asc__irv_float(dt, -0.0);
+  return conv(ls, i64(0), dt);
+}
+
 /* A new 1-D array of dt holding the elements of view in in C order
  * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
 static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
@@ -1395,7 +1408,7 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
   c_strides(ls, in->shape, in->nd, cs);
   if (sum) {
     acc = newreg(ls, dt, "cumsum");
-    mov(ls, acc, conv(ls, i64(0), dt));
+    mov(ls, acc, cumsum_start(ls, dt));
   }
   save = open_nest(ls, in->shape, in->nd, idx);
   x = conv(ls, load_at(ls, in, idx, in->nd), dt);
@@ -1433,7 +1446,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
       oshape[q++] = in.shape[j];
   save = open_nest(ls, oshape, in.nd - 1, oidx);
   acc = newreg(ls, dt, "cumsum");
-  mov(ls, acc, conv(ls, i64(0), dt));
+  mov(ls, acc, cumsum_start(ls, dt));
   open_nest(ls, &in.shape[axis], 1, iidx);
   for (int j = 0, q = 0; j < in.nd; j++)
     idx[j] = j == axis ? iidx[0] : oidx[q++];

@@ -166,3 +166,34 @@ def test_slice_steps_near_two_to_the_63():
         np.testing.assert_array_equal(w, mm[sl, ::eval(st)], err_msg=f"m[{lo}:{hi}:{st}]")  # noqa: S307
     for st in [2**63 - 1, -(2**63 - 1), -2**63, 2**62 + 1, -2**62]:
         np.testing.assert_array_equal(m.rt(a, st), a[::st])
+
+
+def test_cumsum_keeps_a_leading_negative_zero():
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def flat(a):
+    return np.cumsum(a)
+
+@asc.kernel
+def ax1(a):
+    return a.cumsum(axis=1)
+
+@asc.kernel
+def ax0(a):
+    return np.cumsum(a, axis=0)
+""")
+    for dt in (np.float64, np.float32, np.float16, np.complex64, np.complex128):
+        x = np.array([[-0.0, -0.0, 1.0], [-0.0, 2.0, -0.0]], dt)
+        if x.dtype.kind == "c":
+            x = x + np.array(-0.0j, dt)
+        for got, want in [(m.flat(x), np.cumsum(x)), (m.ax1(x), np.cumsum(x, axis=1)),
+                          (m.ax0(x), np.cumsum(x, axis=0))]:
+            assert got.dtype == want.dtype
+            parts = [(got, want)] if x.dtype.kind == "f" else \
+                [(got.real, want.real), (got.imag, want.imag)]
+            for g, w in parts:
+                np.testing.assert_array_equal(g, w)
+                np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg=str(dt))
