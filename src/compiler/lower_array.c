@@ -490,6 +490,7 @@ typedef struct asc__ewred {
 
 static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
                           int nd);
+static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
                                int nd, const asc__irval *fixed, int axis);
@@ -600,6 +601,8 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       red->axis = call_axis(e, red->nd, &red->keep);
       collect(ls, &red->sub, arg);
       broadcast_ops(ls, &red->sub, red->shape, red->nd);
+      if (red->axis >= 0)
+        empty_check(ls, e->u.call.builtin->id, red->shape[red->axis]);
       op = push_op(ls, ew, e);
       op->red = red;
       op->v.t = -1;
@@ -2165,6 +2168,25 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
   ls->cur = save;
 }
 
+/* min, max, argmin and argmax of n elements raise numpy's ValueError
+ * when n is 0.  Along an axis, numpy raises when that axis is empty even
+ * if the result has no element, so the check comes before the statement's
+ * loops, not inside them. */
+static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
+  bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+  bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+  if (!arg_ && !lt && id != ASC_BI_NP_MAX)
+    return;
+  raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)), ASC_KEXC_VALUE_ERROR,
+           arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                      : "attempt to get argmax of an empty sequence")
+                : (lt ? "zero-size array to reduction operation minimum "
+                        "which has no identity"
+                      : "zero-size array to reduction operation maximum "
+                        "which has no identity"),
+           i64(0), i64(0));
+}
+
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
                                int nd, const asc__irval *fixed, int axis) {
@@ -2243,15 +2265,8 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   default: {
     bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
     bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
-    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
-             ASC_KEXC_VALUE_ERROR,
-             arg_ ? (lt ? "attempt to get argmin of an empty sequence"
-                        : "attempt to get argmax of an empty sequence")
-                  : (lt ? "zero-size array to reduction operation minimum "
-                          "which has no identity"
-                        : "zero-size array to reduction operation maximum "
-                          "which has no identity"),
-             i64(0), i64(0));
+    if (axis < 0) /* along an axis: checked once, before the statement */
+      empty_check(ls, id, n);
     adt = edt;
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, extreme(adt, lt));

@@ -143,6 +143,27 @@ def mask(x, a, b):
     np.testing.assert_array_equal(m.mask(x, b, a), x[(b > 0) & (a > 0)])
 
 
+def test_min_along_an_empty_axis_raises_even_with_no_result_element():
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def mn(b):
+    return np.min(b, axis=-2, keepdims=True)
+
+@asc.kernel
+def am(b):
+    return b.argmax(axis=0)
+""")
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        m.mn(np.zeros((4, 0, 0)))
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        m.am(np.zeros((0, 0)))
+    np.testing.assert_array_equal(m.mn(np.zeros((2, 3, 0))), np.min(np.zeros((2, 3, 0)), axis=-2,
+                                                                   keepdims=True))
+
+
 BIG = ["9223372036854775807", "-9223372036854775807", "-9223372036854775808",
        "2**63 - 1", "-(2**63 - 1)", "-2**63"]
 
