@@ -218,3 +218,13 @@ def ax0(a):
             for g, w in parts:
                 np.testing.assert_array_equal(g, w)
                 np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg=str(dt))
+
+
+def test_where_of_two_bools_is_bool():
+    k = comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef w(c, a, b):\n"
+                    "    return np.where(c, a, b)\n").w
+    c = np.array([True, False, True])
+    a, b = np.array([True, True, False]), np.array([False, True, True])
+    got = k(c, a, b)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, np.where(c, a, b))

@@ -983,8 +983,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     PROPAGATE(u);
     PROPAGATE(w);
-    if (where)
-      return asc__infer_arith_promote(r, u, w);
+    if (where) /* a choice, not arithmetic: two bools give a bool */
+      return asc__ty_promote(r->in->c, u, w);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(u)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(w)->dtype)) {
