@@ -1,6 +1,13 @@
 """Reductions of broadcast expressions, slice steps near 2**63, np.cumsum's
-signed zeros and other array semantics, each compared with numpy
-(docs/arrays.md)."""
+signed zeros and the other array semantics found by
+tests/tools/array_semantics_fuzz.py, each compared with numpy; and a
+bounded, seeded run of that generator (docs/arrays.md)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -228,3 +235,24 @@ def test_where_of_two_bools_is_bool():
     got = k(c, a, b)
     assert got.dtype == np.bool_
     np.testing.assert_array_equal(got, np.where(c, a, b))
+
+
+def test_array_semantics_fuzz_matches_numpy(tmp_path):
+    """A bounded, seeded run of tests/tools/array_semantics_fuzz.py: every
+    generated kernel matches numpy, or raises what numpy raises, or is one
+    of the generator's listed known differences; the long runs are by hand
+    (docs/arrays.md)."""
+    root = Path(__file__).resolve().parents[2]
+    build = Path(os.environ.get("ASC_BUILD_DIR", root / "build"))
+    p = subprocess.run([sys.executable, str(root / "tests/tools/array_semantics_fuzz.py"),
+                        "--seed", "11", "--count", "300", "--batch", "150",
+                        "--ascc", str(build / "ascc")],
+                       capture_output=True, text=True, timeout=1200,
+                       env={**os.environ, "ASC_CACHE_DIR": str(tmp_path / "cache")})
+    counts = {k.strip(): int(v) for k, v in re.findall(r"^  ([a-z][a-z ,]*?)\s+(\d+)$",
+                                                       p.stdout, re.M)}
+    assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
+    assert counts["cases"] == 300, p.stdout
+    assert counts["mismatched"] == 0 and counts["crashed"] == 0, p.stdout
+    assert counts["internal error"] == 0 and counts["generator errors"] == 0, p.stdout
+    assert counts["matched"] >= 250, p.stdout
