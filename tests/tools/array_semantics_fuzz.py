@@ -38,9 +38,10 @@ The reference is the same function run by CPython on numpy.  A case
 matches when:
 
 * numpy returns: the kernel returns the same shape and dtype, and the
-  same values: bit for bit for integers and bools, and for min, max,
-  argmin, argmax, any, all and elementwise results without division or
-  powers; otherwise within `(nterms + 8) * eps` relative and
+  same values: bit for bit for integers and bools, and for elementwise
+  results and min, max, argmin, argmax, any and all of expressions
+  without division or powers (`x ** 0.5` is SLEEF's pow, within 1 ulp:
+  docs/vecmath.md); otherwise within `(nterms + 8) * eps` relative and
   `(nterms + 8) * eps * S` absolute, where eps is that of the least
   precise float among the result and the arguments (of a complex
   dtype's parts), nterms is the number of elements each result element
@@ -715,7 +716,7 @@ class Case:
         val = npeval(lambda: eval(call.replace("@", "x"), {"np": np, "x": x.val}), (x,))  # noqa: S307
         node = Node(call.replace("@", x.text), val, (x,), tags=tags)
         node.red = red
-        if red in ("sum", "prod", "mean", "var", "std"):
+        if red in ("sum", "prod", "mean", "var", "std") or not x.nodiv:
             self.exact = False
         return node
 
