@@ -2290,6 +2290,7 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   asc__builtin_id id = e->u.call.builtin->id;
   asc__ewctx sub, *outer = ls->ew;
   asc__irval shape[ASC_MAX_DIMS], r;
+  bool aligned = false;
   int nd;
   if (!is_tensor(arg)) { /* np.sum(3.0): of one element */
     asc__irval v = asc__lower_expr(ls, arg);
@@ -2314,14 +2315,20 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   nd = ty(arg)->ndim;
   if (id == ASC_BI_NP_DOT) {
     collect(ls, &sub, e->u.call.rargs[1]);
-    if (sub.nops == 2 && sub.ops[0].red == NULL && sub.ops[1].red == NULL &&
-        sub.ops[0].v.nd == 1 && sub.ops[1].v.nd == 1)
+    aligned = sub.nops == 2 && sub.ops[0].red == NULL &&
+              sub.ops[1].red == NULL && sub.ops[0].v.nd == 1 &&
+              sub.ops[1].v.nd == 1;
+    if (aligned)
       raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
                        sub.ops[1].v.shape[0]),
                ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
                sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
   }
-  broadcast_ops(ls, &sub, shape, nd);
+  if (aligned) /* numpy's dot does not broadcast: each vector keeps its
+                * own stride */
+    shape[0] = sub.ops[0].v.shape[0];
+  else
+    broadcast_ops(ls, &sub, shape, nd);
   r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
   ls->ew = outer;
   return r;

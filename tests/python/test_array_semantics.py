@@ -127,6 +127,15 @@ def test_large_broadcast_reduction_reads_inside_its_operands():
     np.testing.assert_array_equal(m, np.max(a * b, axis=0))
 
 
+def test_dot_of_views_does_not_broadcast():
+    k = comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef d(x, y):\n"
+             "    return np.dot(x[::-2], y[1::2])\n").d
+    x, y = np.arange(7.0), np.arange(8.0) - 2.5
+    assert k(x, y) == np.dot(x[::-2], y[1::2])
+    with pytest.raises(ValueError, match=r"shapes \(1,\) and \(4,\) not aligned"):
+        k(x[:1], y)
+
+
 def test_reduction_inside_a_statement_and_a_mask_broadcast():
     m = comp("""
 import numpy as np
