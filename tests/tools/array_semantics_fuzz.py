@@ -163,11 +163,26 @@ def _asc_table():
 ASC_TABLE = _asc_table()
 
 
-def asc_promote(x, y):
-    """libasc's type of x op y; x, y: numpy dtype names, or 'i*'/'f*'/'c*'
-    for Python literals.  Returns a dtype name (weak results defaulted)."""
-    t = ASC_TABLE[(_SHORT.get(x, x), _SHORT.get(y, y))]
-    return {"i*": "int64", "f*": "float64", "c*": "complex128"}.get(t, _LONG.get(t, t))
+_FLOATS = {"bf16", "f16", "f32", "f64", "c64", "c128", "f*", "c*"}
+_ARITH = ("+", "-", "*", "/", "//", "%", "**")
+
+
+def strong(t):
+    """A weak type's default (Python's), a strong one unchanged."""
+    return {"i*": "i64", "f*": "f64", "c*": "c128"}.get(t, t)
+
+
+def asc_type(op, x, y, scalar):
+    """libasc's type of x op y (docs/types.md), as a row of its table
+    ('i32', 'f*' ...).  A whole-array result is concrete (weak types take
+    their defaults); a scalar one may stay weak, and the arguments a
+    kernel reads as numbers are 0-d arrays."""
+    t = ASC_TABLE[(x, y)]
+    if op == "/" and t not in _FLOATS:
+        t = "f*" if t == "i*" else "f64"
+    elif op in _ARITH and t == "bool":
+        t = "i*"                    # True + True == 2
+    return t if scalar else strong(t)
 
 
 def kind(dt):
@@ -260,10 +275,13 @@ class Node:
     """An expression: its text, its numpy value for the case's arguments (a
     Raised when numpy refuses it), and the TEMPORARY_SKIPS tags it needs."""
 
-    def __init__(self, text, val, kids=(), nodiv=True, tags=()):
+    def __init__(self, text, val, kids=(), nodiv=True, tags=(), t=None):
         self.text, self.kids = text, kids
         bad = [k.val for k in kids if isinstance(k.val, Raised)]
         self.val = bad[0] if bad else val
+        # libasc's type of it: given, or numpy's dtype (what the arguments,
+        # reductions, np.abs of arrays and np.cumsum give)
+        self.t = t if t is not None else _SHORT[self.dtype]
         # no division or power in it: its float values are exact in both
         self.nodiv = nodiv and all(k.nodiv for k in kids)
         self.tags = set(tags).union(*(k.tags for k in kids))
@@ -288,11 +306,11 @@ class Node:
 class Weak(Node):
     """A Python literal (weak: its type comes from the other operand)."""
 
-    @property
-    def weak(self):
-        v = self.val
-        return "c*" if isinstance(v, complex) else "f*" if isinstance(v, float) else \
-            "bool" if isinstance(v, bool) else "i*"
+    def __init__(self, text, val, tags=()):
+        super().__init__(text, val, tags=tags, t="bool" if isinstance(val, bool) else
+                         "c*" if isinstance(val, complex) else
+                         "f*" if isinstance(val, float) else "i*")
+
 
 
 class Reject(Exception):
@@ -311,17 +329,13 @@ def npeval(fn, kids=()):
         return Raised(e)
 
 
-def _tname(n):
-    return n.weak if isinstance(n, Weak) else n.dtype
-
-
-def _check_promotion(x, y, val):
-    """Reject x op y when libasc's type of it is not numpy's (a documented
-    difference of the lattice)."""
-    if isinstance(val, Raised):
-        return
-    if asc_promote(_tname(x), _tname(y)) != np.asarray(val).dtype.name:
+def typed(op, x, y, val):
+    """libasc's type of x op y with numpy value val; Reject when it is not
+    numpy's dtype (a documented difference of the lattice)."""
+    t = asc_type(op, x.t, y.t, np.ndim(val) == 0 if not isinstance(val, Raised) else True)
+    if not isinstance(val, Raised) and _LONG[strong(t)] != np.asarray(val).dtype.name:
         raise Reject("promotion")
+    return t
 
 
 def _lit(v):
@@ -371,10 +385,9 @@ class Gen:
                 kind(n.dtype) == "b" for n in (x, y)):
             tags = list(tags) + ["bool_arith"]     # numpy: bool + bool is bool
         val = npeval(lambda: eval(f"x {op} y", {"x": x.val, "y": y.val}), (x, y))  # noqa: S307
-        if op not in ("<", "<=", ">", ">=", "==", "!="):
-            _check_promotion(x, y, val)
+        t = "bool" if op in ("<", "<=", ">", ">=", "==", "!=") else typed(op, x, y, val)
         return Node(f"({x.text} {op} {y.text})", val, (x, y),
-                    nodiv=op not in ("/", "**", "//", "%"), tags=tags)
+                    nodiv=op not in ("/", "**", "//", "%"), tags=tags, t=t)
 
     def expr(self, depth, want=None):
         """An array-valued (or broadcast) expression; want: dtype kinds."""
@@ -436,16 +449,19 @@ class Gen:
                 raise Reject("literal")
             if kind(x.dtype) in "iub" and rng.random() < 0.4:
                 return Node(f"(~{x.text})", npeval(lambda: ~x.val, (x,)), (x,),
-                            tags=["bool_arith"] if bools(x) else ())
+                            tags=["bool_arith"] if bools(x) else (), t=x.t)
             return Node(f"(-{x.text})", npeval(lambda: -x.val, (x,)), (x,),
-                        tags=["bool_arith"] if bools(x) else ())
+                        tags=["bool_arith"] if bools(x) else (), t=x.t)
         if form == "abs":
             x = sub(want)
             if isinstance(x, Weak):
                 raise Reject("literal")
             # |z| of a complex z is hypot's, within an ulp of numpy's
-            return Node(f"np.abs({x.text})", npeval(lambda: np.abs(x.val), (x,)), (x,),
-                        nodiv=kind(x.dtype) != "c", tags=["bool_arith"] if bools(x) else ())
+            val = npeval(lambda: np.abs(x.val), (x,))
+            t = {"c64": "f32", "c128": "f64", "c*": "f*"}.get(x.t, x.t)
+            return Node(f"np.abs({x.text})", val, (x,), nodiv=kind(x.dtype) != "c",
+                        tags=["bool_arith"] if bools(x) else (),
+                        t=t if x.ndim == 0 else strong(t))
         if form == "where":
             cnd = sub("b")
             if kind(cnd.dtype) != "b":
@@ -454,8 +470,8 @@ class Gen:
             if isinstance(x, Weak) and isinstance(y, Weak):
                 raise Reject("two literals")
             val = npeval(lambda: np.where(cnd.val, x.val, y.val), (cnd, x, y))
-            _check_promotion(x, y, val)
-            return Node(f"np.where({cnd.text}, {x.text}, {y.text})", val, (cnd, x, y))
+            t = typed("where", x, y, val)
+            return Node(f"np.where({cnd.text}, {x.text}, {y.text})", val, (cnd, x, y), t=t)
         if form == "clip":
             x = sub(want or "iuf")
             if kind(x.dtype) not in "iuf" or isinstance(x, Weak):
@@ -470,11 +486,12 @@ class Gen:
                 else:
                     tags = ["clip_lo_gt_hi"]
             val = npeval(lambda: np.clip(x.val, lo.val, hi.val), (x, lo, hi))
-            if not isinstance(val, Raised) and \
-                    asc_promote(asc_promote(x.dtype, lo.weak), hi.weak) != val.dtype.name:
+            scalar = isinstance(val, Raised) or np.ndim(val) == 0
+            t = asc_type("clip", asc_type("clip", x.t, lo.t, scalar), hi.t, scalar)
+            if not isinstance(val, Raised) and _LONG[strong(t)] != val.dtype.name:
                 raise Reject("promotion")
             return Node(f"np.clip({x.text}, {lo.text}, {hi.text})", val, (x, lo, hi),
-                        tags=tags)
+                        tags=tags, t=t)
         if form == "fmod":
             x = sub(want or "iuf")
             y = self.divisor(x)
@@ -482,9 +499,9 @@ class Gen:
                 raise Reject("fmod")
             ints = kind(x.dtype) in "iu" and kind(y.dtype) in "iu"
             val = npeval(lambda: np.fmod(x.val, y.val), (x, y))
-            _check_promotion(x, y, val)
+            t = typed("/", x, y, val) if not ints else "f64"
             return Node(f"np.fmod({x.text}, {y.text})", val, (x, y), nodiv=False,
-                        tags=["fmod_int"] if ints else ())
+                        tags=["fmod_int"] if ints else (), t=t)
         if form == "maxmin":
             x, y = sub(want), sub(want)
             if "c" in (kind(x.dtype), kind(y.dtype)):
@@ -497,9 +514,9 @@ class Gen:
                 raise Reject("nan")
             f = rng.choice(["maximum", "minimum"])
             val = npeval(lambda: getattr(np, f)(x.val, y.val), (x, y))
-            _check_promotion(x, y, val)
+            t = typed("max", x, y, val)
             return Node(f"np.{f}({x.text}, {y.text})", val, (x, y),
-                        tags=["bool_arith"] if bools(x, y) else ())
+                        tags=["bool_arith"] if bools(x, y) else (), t=t)
         if form in ("floordiv", "truediv"):
             x = sub(want)
             y = self.divisor(x)
