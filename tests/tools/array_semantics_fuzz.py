@@ -58,7 +58,10 @@ whose type differs (JAX's lattice, docs/types.md: an integer with
 float16/float32/complex64; the generator reads the promotion table of
 that page and keeps only operations whose libasc type is numpy's), NaN
 reaching np.maximum/np.minimum (max/min's NaN rule, docs/arrays.md) and
-integer division by zero (ZeroDivisionError in kernels).
+integer division by zero (ZeroDivisionError in kernels).  A float16,
+float32 or complex64 sum/prod/mean/var/std that numpy's narrow
+arithmetic overflows to inf or nan where libasc's float64 accumulation
+stays finite is counted as a "documented difference".
 
 Kernels are batched: --batch N cases go into one module that ascc
 compiles ahead of time in one C compilation (a kernel that does not
@@ -598,6 +601,7 @@ class Case:
         self.stmts, self.strided = [], {}
         self.nterms, self.folded = 1, None
         self.exact = True
+        self.wide_acc = False
         self.g = np.random.default_rng(seed * 7919 + index)
         gen = Gen(self, rng)
         self.form = form = rng.choice(FORMS) if rng.random() > 0.04 else "raise"
@@ -735,6 +739,9 @@ class Case:
         node.red = red
         if red in ("sum", "prod", "mean", "var", "std") or not x.nodiv:
             self.exact = False
+        if red in ("sum", "prod", "mean", "var", "std") and \
+                x.dtype in ("float16", "float32", "complex64"):
+            self.wide_acc = True
         return node
 
     def cumsum_expr(self, gen):
@@ -833,6 +840,12 @@ def _eps(dt):
     return float(np.finfo(dt).eps)
 
 
+# docs/arrays.md, Reductions: kernels sum float16/float32/complex64 in
+# float64 and round once, where numpy's sum, mean, var or std in the
+# narrow type can overflow to inf (or nan) first
+WIDE_ACC = "a small-float reduction finite in libasc's float64 sum, not in numpy's"
+
+
 def compare(case, got, want):
     """None when got matches want, else a description of the difference."""
     g, w = np.asarray(got), np.asarray(want)
@@ -866,6 +879,8 @@ def compare(case, got, want):
                         atol=tol * m, equal_nan=True)
     if np.all(ok):
         return None
+    if case.wide_acc and np.all(np.isfinite(g[~ok])) and not np.any(np.isfinite(w[~ok])):
+        return WIDE_ACC
     bad = np.argwhere(~np.asarray(ok))[:3]
     return "; ".join(f"at {tuple(i)}: asc {g[tuple(i)]!r}, numpy {w[tuple(i)]!r}"
                      for i in bad) or f"asc {g!r}, numpy {w!r}"
@@ -1047,6 +1062,9 @@ def judge(case, want, res, stats):
     d = compare(case, got, want)
     if d is None:
         stats["matched"] += 1
+    elif d == WIDE_ACC:
+        stats["documented difference"] += 1
+        stats.reasons["documented: " + d] += 1
     else:
         fail("mismatched", d)
 
@@ -1146,9 +1164,9 @@ def run(args):
         runner.close()
     secs = time.monotonic() - t0
     print(f"array_semantics_fuzz seed={args.seed} count={args.count} batch={args.batch}")
-    for k in ("cases", "compiled", "matched", "both raised", "mismatched", "crashed",
-              "internal error", "rejected", "numpy raises, asc rejects when compiling",
-              "deferred", "generator errors"):
+    for k in ("cases", "compiled", "matched", "both raised", "documented difference",
+              "mismatched", "crashed", "internal error", "rejected",
+              "numpy raises, asc rejects when compiling", "deferred", "generator errors"):
         print(f"  {k:42s} {stats[k]}")
     print(f"  modules {stats['modules']}; {stats.compile_secs:.1f} s in ascc; "
           f"{secs:.1f} s ({stats['cases'] / secs if secs else 0:.1f} cases/s)")
@@ -1198,6 +1216,9 @@ def main():
         ap.error(f"--batch takes 1 to {ASCC_MAX_SIGNATURES} (one ascc run, one "
                  "--signature per kernel)")
     os.environ.setdefault("ASC_CACHE_DIR", tempfile.mkdtemp(prefix="asc-semfuzz-cache-"))
+    # a module of 250 kernels may take gcc more than the default minute on
+    # a loaded machine (a timeout would split the batch)
+    os.environ.setdefault("ASC_CC_TIMEOUT_MS", "900000")
     return run(args)
 
 
