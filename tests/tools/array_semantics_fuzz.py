@@ -536,6 +536,12 @@ class Gen:
             e = rng.choice([0, 1, 2, 3])
             if kind(x.dtype) in "fc" and rng.random() < 0.3:
                 e = 0.5
+                if kind(x.dtype) == "f" and not isinstance(x.val, Raised) and \
+                        np.isneginf(x.val).any():
+                    # not yet decided: numpy's power takes x ** 0.5 as
+                    # sqrt (nan at -inf), a kernel as C's and Python's pow
+                    # (inf); left out until it is
+                    raise Reject("-inf ** 0.5")
             return self.binop("**", x, Weak(repr(e), e),
                               tags=["bool_arith"] if bools(x) else ())
         if form == "keepred":
