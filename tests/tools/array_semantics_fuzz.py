@@ -1104,9 +1104,13 @@ def compile_batch(cases, workdir, args, stats):
         if p.returncode < 0:
             err = f"internal compiler error: ascc died with signal {-p.returncode}\n" + err
         m = re.search(re.escape(src.name) + r":(\d+):\d+: ", err)
+        names = [c.name for c in live]
+        k = re.search(r"\b(k_\d+)\b", err)      # an internal error names its kernel
         if m is not None:
             line = int(m.group(1))
             j = max(i for i, s in enumerate(starts) if s <= line)
+        elif k is not None and k.group(1) in names:
+            j = names.index(k.group(1))
         elif len(live) == 1:
             # user errors name their line; anything else (the C compiler
             # failing on the generated code, a crash) is the compiler's
