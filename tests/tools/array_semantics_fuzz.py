@@ -384,9 +384,14 @@ class Gen:
         return Weak(_lit(v), v)
 
     def binop(self, op, x, y, tags=()):
-        if op in ("+", "-", "*", "/", "//", "%", "**") and all(
-                kind(n.dtype) == "b" for n in (x, y)):
+        if op in _ARITH and all(kind(n.dtype) == "b" for n in (x, y)):
             tags = list(tags) + ["bool_arith"]     # numpy: bool + bool is bool
+        elif op in _ARITH and \
+                any(kind(n.dtype) == "b" and not isinstance(n, Weak) for n in (x, y)) and \
+                any(isinstance(n, Weak) and type(n.val) is int for n in (x, y)):
+            # numpy: a bool array with a Python int is int64; libasc: a
+            # weak int, whose literal may then have to fit another dtype
+            tags = list(tags) + ["bool_arith"]
         val = npeval(lambda: eval(f"x {op} y", {"x": x.val, "y": y.val}), (x, y))  # noqa: S307
         t = "bool" if op in ("<", "<=", ">", ">=", "==", "!=") else typed(op, x, y, val)
         return Node(f"({x.text} {op} {y.text})", val, (x, y),
@@ -760,6 +765,14 @@ class Case:
                     np.shape(leaf.val) != self.T:
                 leaf = None
         leaf = leaf or self.new_leaf(self.T, None)
+        if np.shape(leaf.val) != self.T:
+            # no argument left to make (MAX_ARGS): one of those there are
+            # (a 0-d one is read as a number, which np.cumsum does not take)
+            n = next((a for a in self.args if np.ndim(self.data[a]) and
+                      self.views[a].shape), None)
+            if n is not None:
+                leaf = self.use_leaf(n)
+                self.T = np.shape(leaf.val)
         nd = len(self.T)
         axis = rng.choice([None] + list(range(-nd, nd)))
         kw = "" if axis is None else f"axis={axis}"
