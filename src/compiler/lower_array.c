@@ -119,7 +119,7 @@ static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
                        asc__irval *step) {
   const asc__ast_expr *lo = s->u.slice.lower, *hi = s->u.slice.upper,
                       *st = s->u.slice.step;
-  asc__irval pos, lo_clamp, hi_clamp, a, b, span, neg;
+  asc__irval pos, lo_clamp, hi_clamp, a, b;
   if (lo && lo->kind == ASC_EXPR_NONE)
     lo = NULL;
   if (hi && hi->kind == ASC_EXPR_NONE)
@@ -154,13 +154,30 @@ static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
             op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
             op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
   }
-  /* len = max(0, ceil((b - a) / step)) */
-  span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
-             op2(ls, ASC_IR_SUB, ascInt64, a, b));
-  neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
-  *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-             op2(ls, ASC_IR_FLOORDIV, ascInt64,
-                 add(ls, span, add(ls, neg, i64(-1))), neg));
+  if (step->kind == ASC_IRV_CONST && step->c.i > -(INT64_C(1) << 62) &&
+      step->c.i < (INT64_C(1) << 62)) {
+    /* len = max(0, ceil((b - a) / step)): max(0, b - a) once folded for a
+     * step of 1 */
+    asc__irval span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
+                          op2(ls, ASC_IR_SUB, ascInt64, a, b));
+    asc__irval neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
+    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+               op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                   add(ls, span, add(ls, neg, i64(-1))), neg));
+  } else {
+    /* len = max(0, (b - a - 1) // step + 1) for a positive step and
+     * max(0, (b - a + 1) // step + 1) for a negative one: the same
+     * ceil((b - a) / step), where nothing overflows whatever the step
+     * (|b - a| <= n + 1); above, span + |step| - 1 wraps when |step| is
+     * near 2**63, and so does -step of -2**63 */
+    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+               add(ls,
+                   op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                       add(ls, op2(ls, ASC_IR_SUB, ascInt64, b, a),
+                           sel(ls, pos, i64(-1), i64(1))),
+                       *step),
+                   i64(1)));
+  }
   *start = a;
 }
 
@@ -471,8 +488,9 @@ typedef struct asc__ewred {
   bool keep;
 } asc__ewred;
 
-static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
-                      bool grow);
+static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                          int nd);
+static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
                                int nd, const asc__irval *fixed, int axis);
@@ -582,10 +600,9 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       red->nd = ty(arg)->ndim;
       red->axis = call_axis(e, red->nd, &red->keep);
       collect(ls, &red->sub, arg);
-      for (int k = 0; k < red->nd; k++)
-        red->shape[k] = i64(1);
-      for (int k = 0; k < red->sub.nops; k++)
-        broadcast(ls, &red->sub.ops[k].v, red->shape, red->nd, true);
+      broadcast_ops(ls, &red->sub, red->shape, red->nd);
+      if (red->axis >= 0)
+        empty_check(ls, e->u.call.builtin->id, red->shape[red->axis]);
       op = push_op(ls, ew, e);
       op->red = red;
       op->v.t = -1;
@@ -650,6 +667,41 @@ static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
                                a),
              s, shape[a]);
     v->stride[k] = sel(ls, one, i64(0), v->stride[k]);
+  }
+}
+
+/* The broadcast shape of ew's operands, aligned right in nd axes, into
+ * shape[] (numpy's error where two sizes differ and neither is 1).  The
+ * operands keep their strides. */
+static void broadcast_shape(lstate *ls, const asc__ewctx *ew,
+                            asc__irval *shape, int nd) {
+  for (int k = 0; k < nd; k++)
+    shape[k] = i64(1);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
+    broadcast(ls, &v, shape, nd, true);
+  }
+}
+
+/* Broadcasts every operand of ew into the shape of all of them, computed
+ * into shape[0..nd): an axis of size 1 reads with stride 0.  The shape is
+ * known only after the last operand, so each operand's strides are set
+ * against the final shape, not against the sizes seen so far (the first
+ * operand of (3, 1) + (3, 3) sets axis 1 to its own size, which only the
+ * second operand raises to 3). */
+static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                          int nd) {
+  broadcast_shape(ls, ew, shape, nd);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview *v = &ew->ops[k].v;
+    for (int q = 0; q < v->nd; q++) {
+      asc__irval s = v->shape[q];
+      if (s.kind == ASC_IRV_CONST && s.c.i == 1)
+        v->stride[q] = i64(0);
+      else if (!same_val(s, shape[nd - v->nd + q])) /* checked above */
+        v->stride[q] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, s, i64(1)),
+                           i64(0), v->stride[q]);
+    }
   }
 }
 
@@ -1047,12 +1099,7 @@ static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
   asc__irval shape[ASC_MAX_DIMS];
   asc__lview w;
   int32_t r;
-  for (int k = 0; k < t->ndim; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < ew->nops; k++) {
-    asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
-    broadcast(ls, &v, shape, t->ndim, true);
-  }
+  broadcast_shape(ls, ew, shape, t->ndim);
   r = new_array(ls, t->dtype, t->ndim, shape);
   whole_tensor(ls, r, &w);
   for (int k = 0; k < t->ndim; k++)
@@ -1345,6 +1392,19 @@ static asc__irval dot_idx(lstate *ls, const asc__irval *idx,
   return off;
 }
 
+/* The start of np.cumsum's running sum in dt: -0.0 for floating point,
+ * the identity of IEEE addition (-0.0 + x is x for every x, where 0.0 +
+ * -0.0 is 0.0), so the first sum is the first element exactly, as numpy
+ * stores it; a complex start is -0.0 in both parts. */
+static asc__irval cumsum_start(lstate *ls, int dt) {
+  if (asc__dt_is_complex(dt))
+    return asc__lower_cmplx(ls, dt, asc__irv_float(ascFloat64, -0.0),
+                            asc__irv_float(ascFloat64, -0.0));
+  if (asc__dt_is_float(dt))
+    return asc__irv_float(dt, -0.0);
+  return conv(ls, i64(0), dt);
+}
+
 /* A new 1-D array of dt holding the elements of view in in C order
  * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
 static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
@@ -1356,7 +1416,7 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
   c_strides(ls, in->shape, in->nd, cs);
   if (sum) {
     acc = newreg(ls, dt, "cumsum");
-    mov(ls, acc, conv(ls, i64(0), dt));
+    mov(ls, acc, cumsum_start(ls, dt));
   }
   save = open_nest(ls, in->shape, in->nd, idx);
   x = conv(ls, load_at(ls, in, idx, in->nd), dt);
@@ -1394,7 +1454,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
       oshape[q++] = in.shape[j];
   save = open_nest(ls, oshape, in.nd - 1, oidx);
   acc = newreg(ls, dt, "cumsum");
-  mov(ls, acc, conv(ls, i64(0), dt));
+  mov(ls, acc, cumsum_start(ls, dt));
   open_nest(ls, &in.shape[axis], 1, iidx);
   for (int j = 0, q = 0; j < in.nd; j++)
     idx[j] = j == axis ? iidx[0] : oidx[q++];
@@ -1700,10 +1760,7 @@ static void index_operands(lstate *ls, const asc__ast_expr *m,
     memset(ew, 0, sizeof *ew);
     whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
   }
-  for (int k = 0; k < nd; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < ew->nops; k++)
-    broadcast(ls, &ew->ops[k].v, shape, nd, true);
+  broadcast_ops(ls, ew, shape, nd);
 }
 
 /* m's value at idx[0..nd) */
@@ -2120,6 +2177,25 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
   ls->cur = save;
 }
 
+/* min, max, argmin and argmax of n elements raise numpy's ValueError
+ * when n is 0.  Along an axis, numpy raises when that axis is empty even
+ * if the result has no element, so the check comes before the statement's
+ * loops, not inside them. */
+static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
+  bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+  bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+  if (!arg_ && !lt && id != ASC_BI_NP_MAX)
+    return;
+  raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)), ASC_KEXC_VALUE_ERROR,
+           arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                      : "attempt to get argmax of an empty sequence")
+                : (lt ? "zero-size array to reduction operation minimum "
+                        "which has no identity"
+                      : "zero-size array to reduction operation maximum "
+                        "which has no identity"),
+           i64(0), i64(0));
+}
+
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
                                int nd, const asc__irval *fixed, int axis) {
@@ -2201,15 +2277,8 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   default: {
     bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
     bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
-    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
-             ASC_KEXC_VALUE_ERROR,
-             arg_ ? (lt ? "attempt to get argmin of an empty sequence"
-                        : "attempt to get argmax of an empty sequence")
-                  : (lt ? "zero-size array to reduction operation minimum "
-                          "which has no identity"
-                        : "zero-size array to reduction operation maximum "
-                          "which has no identity"),
-             i64(0), i64(0));
+    if (axis < 0) /* along an axis: checked once, before the statement */
+      empty_check(ls, id, n);
     adt = edt;
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, extreme(adt, lt));
@@ -2233,6 +2302,7 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   asc__builtin_id id = e->u.call.builtin->id;
   asc__ewctx sub, *outer = ls->ew;
   asc__irval shape[ASC_MAX_DIMS], r;
+  bool aligned = false;
   int nd;
   if (!is_tensor(arg)) { /* np.sum(3.0): of one element */
     asc__irval v = asc__lower_expr(ls, arg);
@@ -2257,17 +2327,20 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   nd = ty(arg)->ndim;
   if (id == ASC_BI_NP_DOT) {
     collect(ls, &sub, e->u.call.rargs[1]);
-    if (sub.nops == 2 && sub.ops[0].red == NULL && sub.ops[1].red == NULL &&
-        sub.ops[0].v.nd == 1 && sub.ops[1].v.nd == 1)
+    aligned = sub.nops == 2 && sub.ops[0].red == NULL &&
+              sub.ops[1].red == NULL && sub.ops[0].v.nd == 1 &&
+              sub.ops[1].v.nd == 1;
+    if (aligned)
       raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
                        sub.ops[1].v.shape[0]),
                ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
                sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
   }
-  for (int k = 0; k < nd; k++)
-    shape[k] = i64(1);
-  for (int k = 0; k < sub.nops; k++)
-    broadcast(ls, &sub.ops[k].v, shape, nd, true);
+  if (aligned) /* numpy's dot does not broadcast: each vector keeps its
+                * own stride */
+    shape[0] = sub.ops[0].v.shape[0];
+  else
+    broadcast_ops(ls, &sub, shape, nd);
   r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
   ls->ew = outer;
   return r;

@@ -1,0 +1,1 @@
+reductions.py	bsum(f64[:, ::1], f64[:, ::1])

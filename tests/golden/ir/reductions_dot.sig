@@ -1,0 +1,1 @@
+reductions.py	dot(f64[::1], f64[::1])

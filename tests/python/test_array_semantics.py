@@ -1,0 +1,267 @@
+"""Reductions of broadcast expressions, slice steps near 2**63, np.cumsum's
+signed zeros and the other array semantics found by
+tests/tools/array_semantics_fuzz.py, each compared with numpy; and a
+bounded, seeded run of that generator (docs/arrays.md)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import asc
+
+KINDS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all",
+         "var", "std"]
+
+
+def comp(text):
+    """-O1: these tests check what libasc's passes make, not gcc's -O3."""
+    return asc.compile(text, opt_level=1)
+
+
+def _kernels():
+    """Per reduction kind: 2-D along each axis (as a method, and as np.X
+    with keepdims) and with no axis; 4-D along every axis."""
+    out = ["import numpy as np", "import asc", ""]
+    for r in KINDS:
+        keep = "" if r.startswith("arg") else ", keepdims=True"
+        out += [
+            "@asc.kernel",
+            f"def r2_{r}(a, b):",
+            f"    return ((a + b).{r}(axis=0), (a + b).{r}(axis=1),",
+            f"            np.{r}(a * b, axis=-1{keep}), np.{r}(b - a, axis=-2{keep}),",
+            f"            np.{r}(a + b), (b * a).{r}())",
+            "",
+            "@asc.kernel",
+            f"def r4_{r}(a, b):",
+            "    return (" + ", ".join(
+                f"np.{r}(a - b, axis={k}{keep if k % 2 else ''})" for k in range(-4, 4)) + ")",
+            "",
+        ]
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def red():
+    return comp(_kernels())
+
+
+def _ref(r, x, **kw):
+    return getattr(np, r)(x, **kw)
+
+
+def _check(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+# (a, b): the operand that broadcasts on either side, and both at once
+PAIRS_2D = [((3, 1), (3, 3)), ((1, 3), (3, 3)), ((3, 3), (3, 1)), ((3, 3), (1, 3)),
+            ((3, 1), (1, 4)), ((1, 4), (3, 1)), ((4,), (3, 4)), ((3, 4), (4,))]
+
+
+@pytest.mark.parametrize("r", KINDS)
+def test_reduction_along_an_axis_of_a_broadcast_expression(red, r):
+    g = np.random.default_rng(7)
+    for sa, sb in PAIRS_2D:
+        a = g.integers(-9, 10, sa).astype(np.float64) * 10.0 ** np.arange(sa[-1])
+        b = g.integers(-9, 10, sb).astype(np.float64)
+        got = getattr(red, f"r2_{r}")(a, b)
+        keep = {} if r.startswith("arg") else {"keepdims": True}
+        want = (_ref(r, a + b, axis=0), _ref(r, a + b, axis=1),
+                _ref(r, a * b, axis=-1, **keep), _ref(r, b - a, axis=-2, **keep))
+        for x, y in zip(got[:4], want):
+            _check(x, y)
+
+
+@pytest.mark.parametrize("r", KINDS)
+def test_reduction_of_rank_4_broadcasts_along_every_axis(red, r):
+    g = np.random.default_rng(8)
+    for sa, sb in [((3, 1, 4, 1), (1, 2, 1, 5)), ((1, 2, 1, 5), (3, 1, 4, 1)),
+                   ((2, 1, 3), (4, 1, 1, 3))]:
+        a = g.integers(-5, 6, sa).astype(np.float64)
+        b = g.integers(-5, 6, sb).astype(np.float64)
+        keep = {} if r.startswith("arg") else {"keepdims": True}
+        got = getattr(red, f"r4_{r}")(a, b)
+        for k, x in zip(range(-4, 4), got):
+            _check(x, _ref(r, a - b, axis=k, **(keep if k % 2 else {})))
+
+
+@pytest.mark.parametrize("r", KINDS)
+def test_full_reduction_of_a_broadcast_expression(red, r):
+    a = np.array([[1.0], [10.0], [100.0]])
+    b = np.arange(9.0).reshape(3, 3) - 4
+    for x, y in [(a, b), (b, a), (a.T, b), (b, a.T)]:
+        got = getattr(red, f"r2_{r}")(x, y)
+        _check(got[4], _ref(r, x + y))
+        _check(got[5], _ref(r, y * x))
+
+
+def test_the_issue_example():
+    k = comp("import asc\n\n@asc.kernel\ndef f(a, b):\n"
+                    "    return (a + b).sum(axis=1)\n").f
+    a = np.array([[1.0], [10.0], [100.0]])
+    b = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_array_equal(k(a, b), [6.0, 42.0, 321.0])
+    np.testing.assert_array_equal(k(a.T, b), (a.T + b).sum(axis=1))
+
+
+def test_large_broadcast_reduction_reads_inside_its_operands():
+    """The (1, 3) operand was read with its own row stride: row i at
+    element 3 * i, megabytes past its three elements (a crash)."""
+    k = comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef f(a, b):\n"
+                    "    return (a + b).sum(axis=1), np.max(a * b, axis=0)\n").f
+    n = 2_000_000
+    a = np.array([[1.0, 2.0, 4.0]])
+    b = np.ones((n, 3))
+    b[n // 2] = 3.0
+    s, m = k(a, b)
+    np.testing.assert_array_equal(s, (a + b).sum(axis=1))
+    np.testing.assert_array_equal(m, np.max(a * b, axis=0))
+
+
+def test_dot_of_views_does_not_broadcast():
+    k = comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef d(x, y):\n"
+             "    return np.dot(x[::-2], y[1::2])\n").d
+    x, y = np.arange(7.0), np.arange(8.0) - 2.5
+    assert k(x, y) == np.dot(x[::-2], y[1::2])
+    with pytest.raises(ValueError, match=r"shapes \(1,\) and \(4,\) not aligned"):
+        k(x[:1], y)
+
+
+def test_reduction_inside_a_statement_and_a_mask_broadcast():
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def stmt(a, b, out):
+    out[:] = (a + b).mean(axis=1) - (b * a).min(axis=-1)
+
+@asc.kernel
+def mask(x, a, b):
+    return x[(a > 0) & (b > 0)]
+""")
+    a = np.array([[1.0], [-2.0], [3.0]])
+    b = np.arange(12.0).reshape(3, 4) - 5
+    out = np.zeros(3)
+    m.stmt(a, b, out)
+    np.testing.assert_allclose(out, (a + b).mean(axis=1) - (b * a).min(axis=-1), rtol=1e-14)
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(m.mask(x, a, b), x[(a > 0) & (b > 0)])
+    np.testing.assert_array_equal(m.mask(x, b, a), x[(b > 0) & (a > 0)])
+
+
+def test_min_along_an_empty_axis_raises_even_with_no_result_element():
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def mn(b):
+    return np.min(b, axis=-2, keepdims=True)
+
+@asc.kernel
+def am(b):
+    return b.argmax(axis=0)
+""")
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        m.mn(np.zeros((4, 0, 0)))
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        m.am(np.zeros((0, 0)))
+    np.testing.assert_array_equal(m.mn(np.zeros((2, 3, 0))), np.min(np.zeros((2, 3, 0)), axis=-2,
+                                                                   keepdims=True))
+
+
+BIG = ["9223372036854775807", "-9223372036854775807", "-9223372036854775808",
+       "2**63 - 1", "-(2**63 - 1)", "-2**63"]
+
+
+def test_slice_steps_near_two_to_the_63():
+    lines = ["import numpy as np", "import asc", ""]
+    cases = []
+    for j, st in enumerate(BIG):
+        for lo, hi in [("", ""), ("1", ""), ("-2", ""), ("", "0"), ("-1", "0"), ("3", "-5")]:
+            cases.append((j, lo, hi, st))
+            lines += ["@asc.kernel", f"def s{len(cases)}(a, m):",
+                      f"    return a[{lo}:{hi}:{st}] * 1, m[{lo}:{hi}:{st}, ::{st}] + 0", ""]
+    lines += ["@asc.kernel", "def rt(a, st):", "    return a[::st] * 1", ""]
+    m = comp("\n".join(lines))
+    a = np.arange(7.0)
+    mm = np.arange(35).reshape(7, 5)
+    for i, (_j, lo, hi, st) in enumerate(cases, 1):
+        sl = eval(f"np.s_[{lo}:{hi}:{st}]")                 # noqa: S307
+        v, w = getattr(m, f"s{i}")(a, mm)
+        np.testing.assert_array_equal(v, a[sl], err_msg=f"a[{lo}:{hi}:{st}]")
+        np.testing.assert_array_equal(w, mm[sl, ::eval(st)], err_msg=f"m[{lo}:{hi}:{st}]")  # noqa: S307
+    for st in [2**63 - 1, -(2**63 - 1), -2**63, 2**62 + 1, -2**62]:
+        np.testing.assert_array_equal(m.rt(a, st), a[::st])
+
+
+def test_cumsum_keeps_a_leading_negative_zero():
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def flat(a):
+    return np.cumsum(a)
+
+@asc.kernel
+def ax1(a):
+    return a.cumsum(axis=1)
+
+@asc.kernel
+def ax0(a):
+    return np.cumsum(a, axis=0)
+""")
+    for dt in (np.float64, np.float32, np.float16, np.complex64, np.complex128):
+        x = np.array([[-0.0, -0.0, 1.0], [-0.0, 2.0, -0.0]], dt)
+        if x.dtype.kind == "c":
+            x = x + np.array(-0.0j, dt)
+        for got, want in [(m.flat(x), np.cumsum(x)), (m.ax1(x), np.cumsum(x, axis=1)),
+                          (m.ax0(x), np.cumsum(x, axis=0))]:
+            assert got.dtype == want.dtype
+            parts = [(got, want)] if x.dtype.kind == "f" else \
+                [(got.real, want.real), (got.imag, want.imag)]
+            for g, w in parts:
+                np.testing.assert_array_equal(g, w)
+                np.testing.assert_array_equal(np.signbit(g), np.signbit(w), err_msg=str(dt))
+
+
+def test_where_of_two_bools_is_bool():
+    k = comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef w(c, a, b):\n"
+                    "    return np.where(c, a, b)\n").w
+    c = np.array([True, False, True])
+    a, b = np.array([True, True, False]), np.array([False, True, True])
+    got = k(c, a, b)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, np.where(c, a, b))
+
+
+def test_array_semantics_fuzz_matches_numpy(tmp_path):
+    """A bounded, seeded run of tests/tools/array_semantics_fuzz.py: every
+    generated kernel matches numpy, or raises what numpy raises, or is one
+    of the generator's listed known differences; the long runs are by hand
+    (docs/arrays.md)."""
+    root = Path(__file__).resolve().parents[2]
+    build = Path(os.environ.get("ASC_BUILD_DIR", root / "build"))
+    p = subprocess.run([sys.executable, str(root / "tests/tools/array_semantics_fuzz.py"),
+                        "--seed", "11", "--count", "300", "--batch", "150",
+                        "--ascc", str(build / "ascc")],
+                       capture_output=True, text=True, timeout=1200,
+                       env={**os.environ, "ASC_CACHE_DIR": str(tmp_path / "cache")})
+    counts = {k.strip(): int(v) for k, v in re.findall(r"^  ([a-z][a-z ,]*?)\s+(\d+)$",
+                                                       p.stdout, re.M)}
+    assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-3000:]
+    assert counts["cases"] == 300, p.stdout
+    assert counts["mismatched"] == 0 and counts["crashed"] == 0, p.stdout
+    assert counts["internal error"] == 0 and counts["generator errors"] == 0, p.stdout
+    assert counts["matched"] >= 250, p.stdout
