@@ -203,6 +203,17 @@ def test_clip_bounds_past_the_dtype_raise(lo, hi, bad):
         kernel("np.clip(a, %d, %d)" % (lo, hi))(U8)
 
 
+def test_clip_bound_past_int64_keeps_the_dtype():
+    """A literal past int64 (typed uint64 elsewhere) bounding an int64
+    array bounds nothing and leaves int64, as numpy 2 (it gave float64;
+    found by tests/tools/array_semantics_fuzz.py, seed 2002)."""
+    a = np.array([1, -5, 7, 2**62, -2**63], dtype=np.int64)
+    for body in ["np.clip(a, 5, 9223372036854775808)",
+                 "np.clip(a, -3, 18446744073709551615)",
+                 "np.clip(a, 5, 9223372036854775808).max(axis=0, keepdims=True)"]:
+        same(kernel(body)(a), numpy_run(body, "a", [a]))
+
+
 def test_clip_is_minimum_of_maximum():
     """np.clip(a, lo, hi) with lo > hi is hi everywhere; a NaN value or
     bound gives NaN (numpy's minimum(maximum(a, lo), hi))."""

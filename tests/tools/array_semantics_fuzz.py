@@ -108,22 +108,6 @@ ASCC_MAX_SIGNATURES = 256   # tools/ascc/emit.h
 # and matches one is counted under that name ("deferred"), not as a
 # mismatch.  TEMPORARY: remove each entry once its fix is merged.
 TEMPORARY_SKIPS = [
-    ("py_int_out_of_range",
-     "a Python int outside the array's dtype (int8_array + 300): numpy 2 raises OverflowError",
-     lambda c, want: "py_int_out_of_range" in c.tags
-     or (isinstance(want, Raised) and "out of bounds for" in want.msg)),
-    ("bool_arith",
-     "bools in arithmetic (numpy: bool + bool, ~bool and np.abs/np.minimum of bools are "
-     "bool, -bool and bool - bool raise TypeError)",
-     lambda c, want: "bool_arith" in c.tags
-     or (isinstance(want, Raised) and "boolean" in want.msg)),
-    ("uint64_signed",
-     "uint64 with a signed integer in & | ^ << >> (numpy: TypeError or float64)",
-     lambda c, want: "uint64_signed" in c.tags),
-    ("fmod_int", "np.fmod of integers", lambda c, want: "fmod_int" in c.tags),
-    ("clip_lo_gt_hi", "np.clip with lo > hi", lambda c, want: "clip_lo_gt_hi" in c.tags),
-    ("ddof_ge_n", "var/std with ddof >= the number of elements",
-     lambda c, want: "ddof_ge_n" in c.tags),
     ("complex_nonfinite",
      "complex arithmetic reaching inf or nan: C99's Annex G keeps an overflowed product "
      "infinite where numpy (and Python) give nan; the family of complex division by inf",

@@ -434,6 +434,18 @@ static asc__type *bool_as_int(run *r, asc__type *t) {
   return weak(r, ascInt64);
 }
 
+/* Whether x is a Python int: a weak integer scalar, or an integer literal
+ * (one past int64 is typed uint64, not weak). */
+static bool python_int(asc__ast_expr *x, asc__type *xt) {
+  xt = xt ? asc__ty_find(xt) : NULL;
+  uint64_t mag;
+  bool neg;
+  if (xt == NULL || xt->kind != ASC_TY_SCALAR || !asc__ty_is_intlike(xt) ||
+      xt->dtype == ascBool)
+    return false;
+  return xt->weak || asc__infer_int_literal(x, &mag, &neg);
+}
+
 static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   asc__type *t = call_arg(r, e, i);
   if (t == NULL || is_err(t))
@@ -1014,6 +1026,16 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              tn(r, t));
       return err(r);
     }
+    /* a Python int bound of an integer array takes no part in the type:
+     * numpy 2 clips with it even past the dtype's range (np.clip(i64, 0,
+     * 2**63) is int64; clip_bound checks the other end) */
+    if (asc__ty_is_intlike(asc__ty_find(t)) && !asc__ty_find(t)->weak &&
+        asc__ty_find(t)->dtype != ascBool) {
+      if (python_int(e->u.call.rargs[1], u))
+        u = t;
+      if (python_int(e->u.call.rargs[2], w))
+        w = t;
+    }
     return asc__ty_promote(r->in->c, t, asc__ty_promote(r->in->c, u, w));
   }
   case ASC_BI_ATAN2:
@@ -1123,12 +1145,9 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
  * those computed at run time, are checked when the kernel runs
  * (asc__lower_fit_int). */
 static void clip_bound(run *r, asc__ast_expr *x, asc__type *f, bool upper) {
-  asc__type *xt = asc__ty_find(x->type);
   uint64_t mag;
   bool neg;
-  if (!asc__ty_is_intlike(f) || f->dtype == ascBool || xt == NULL ||
-      xt->kind != ASC_TY_SCALAR || !xt->weak ||
-      !asc__ty_is_intlike(xt)) {
+  if (!asc__ty_is_intlike(f) || f->dtype == ascBool || !python_int(x, x->type)) {
     asc__infer_coerce(r, x, f, 0);
     return;
   }
