@@ -38,7 +38,6 @@
 #include "jit/spectab.h"
 #include "compiler/types/types.h"
 #include "base/trace.h"
-#include "compiler/lower.h"
 #include "base/env.h"
 
 #define PYMODULE_MAGIC 0x50594d44u /* "PYMD" */
@@ -522,7 +521,7 @@ static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
  * compiler, and runs only on a disk-cache miss. */
 static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                             const char *signature, void *const *args,
-                            uint64_t l1d_bytes, asc__buf *out,
+                            const asc__compile_opts *opts, asc__buf *out,
                             unsigned *fastmath) {
   const ascKernelInfo *info = &m->kernels[kernel].info;
   asc__cctx c;
@@ -532,6 +531,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
   ASC_UNUSED(ud);
   ASC_UNUSED(signature);
   asc__cctx_init(&c, m->opts.filename, m->text, m->len, first_line(&m->opts));
+  asc__cctx_set_opts(&c, opts);
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
     uint64_t t0 = asc__trace_clock();
@@ -554,15 +554,12 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
         fn->opts.debug = 1;
       /* Type errors are in c's diagnostics; cctx_status reports them. */
       t0 = asc__trace_clock();
-      asc__pipeline_opts popts = {.l1d_bytes = l1d_bytes};
       asc__compile_in in = {.module = am,
-                            .passes = &popts,
                             .kernel = fn,
                             .sig = &sig,
                             .may_alias =
                                 asc__args_overlap(&m->kernels[kernel].info, args),
-                            .stop = ASC_STOP_C,
-                            .fastmath = *fastmath};
+                            .stop = ASC_STOP_C};
       asc__compile_out co;
       if (asc__compile_kernel(&c, &in, &co, out))
         *fastmath = co.fastmath;
@@ -577,6 +574,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
 
 ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                                 size_t len, const ascCompileOptions *opts) {
+  asc__compile_opts copts;
   asc__cctx c;
   jmp_buf jb;
   ascKernelInfo *volatile infos = NULL;
@@ -593,6 +591,9 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                       opts->fastmath, ASC_FASTMATH_ALL);
   asc__cctx_init(&c, opts && opts->filename ? opts->filename : "<string>",
                  text, len, first_line(opts));
+  /* the front end's budget */
+  asc__jit_compile_opts(&copts, 0, 0);
+  asc__cctx_set_opts(&c, &copts);
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
     asc__ast_module *am = asc__frontend(&c, opts ? opts->globals : NULL,
@@ -690,13 +691,13 @@ typedef struct emit_ctx {
   const char *signature;
   void *const *args;
   unsigned fastmath;   /* the module's mode, then the kernel's */
-  uint64_t l1d_bytes;  /* asc__jit_l1d_bytes, in the key too */
+  const asc__compile_opts *opts;  /* in the key too */
 } emit_ctx;
 
 static ascError_t emit_stages(void *ud, asc__buf *out) {
   emit_ctx *e = ud;
   return e->m->stages(e->m->stages_ud, e->m, e->kernel, e->signature,
-                      e->args, e->l1d_bytes, out, &e->fastmath);
+                      e->args, e->opts, out, &e->fastmath);
 }
 
 /* 0 (unset): the device's size; 1 KiB .. 1 GiB with K/M suffixes */
@@ -708,13 +709,16 @@ uint64_t asc__jit_l1d_bytes(uint64_t device_l1d) {
   return v != 0 ? v : device_l1d;
 }
 
-/* Compiles (or loads from the disk cache) kernel i for signature sig. */
+/* Compiles (or loads from the disk cache) kernel i for signature sig,
+ * with the compiler's options read now, once for the key and the
+ * compilation. */
 static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
                              void *const *args, uint64_t l1d_bytes,
                              drv_spec **out) {
+  asc__compile_opts copts;
   asc__jit_inputs in;
   emit_ctx e = {m, i, sig, args, m->opts.fastmath & ASC_FASTMATH_ALL,
-                asc__jit_l1d_bytes(l1d_bytes)};
+                &copts};
   drv_spec *s;
   ascError_t err;
   uint64_t t0;
@@ -723,6 +727,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   s = asc__calloc(1, sizeof *s);
   if (s == NULL)
     return asc__error(ascErrorOutOfMemory, "out of memory");
+  asc__jit_compile_opts(&copts, e.fastmath, asc__jit_l1d_bytes(l1d_bytes));
   memset(&in, 0, sizeof in);
   in.kernel_name = m->kernels[i].info.name;
   /* The whole module text: it holds the kernel and every helper it can
@@ -735,7 +740,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   in.nglobals = m->opts.numGlobals;
   in.opts = &m->opts;
   in.fastmath = &e.fastmath;
-  in.l1d_bytes = e.l1d_bytes;
+  in.copts = &copts;
   t0 = asc__trace_clock();
   err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
   ASC_TRACE(asc__trace_span("compile", in.kernel_name, sig, 0, t0));

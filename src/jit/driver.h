@@ -80,17 +80,16 @@ uint64_t asc__jit_l1d_bytes(uint64_t device_l1d);
  * are the launch arguments it was computed from), lower, run the passes and
  * append the C translation unit to out.  Runs only when neither this
  * process nor the disk cache has the specialisation.  User errors return
- * ascErrorCompile with diagnostics.  *fastmath holds the module's
- * ASC_FASTMATH_* bits on entry and receives those the C is compiled with
- * (asc__kernel_fastmath).  l1d_bytes: the L1 data cache the tiles are
- * sized for (asc__jit_l1d_bytes; 0: the default). */
-typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
-                                              int kernel,
-                                              const char *signature,
-                                              void *const *args,
-                                              uint64_t l1d_bytes,
-                                              asc__buf *out,
-                                              unsigned *fastmath);
+ * ascErrorCompile with diagnostics.  opts: the compiler's options
+ * (asc__jit_compile_opts: the module's fastmath, the L1 data cache the
+ * tiles are sized for, the environment's switches), which the cache key
+ * holds.  *fastmath receives the ASC_FASTMATH_* bits the C is compiled
+ * with (asc__kernel_fastmath). */
+struct asc__compile_opts;
+typedef ascError_t (*asc__pymodule_stages_fn)(
+    void *ud, asc__pymodule *m, int kernel, const char *signature,
+    void *const *args, const struct asc__compile_opts *opts, asc__buf *out,
+    unsigned *fastmath);
 
 /* A module over text whose kernels (names, parameter tables; copied) are
  * already known, compiled by stages.  asc__pymodule_create builds one from

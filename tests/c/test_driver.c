@@ -45,7 +45,7 @@ typedef struct stages_state {
  * compile that produced it, so tests can tell specialisations apart. */
 static ascError_t stages(void *ud, asc__pymodule *m, int kernel,
                          const char *signature, void *const *args,
-                         uint64_t l1d_bytes, asc__buf *out,
+                         const struct asc__compile_opts *opts, asc__buf *out,
                          unsigned *fastmath) {
   stages_state *s = ud;
   ascKernelInfo info;
@@ -53,7 +53,7 @@ static ascError_t stages(void *ud, asc__pymodule *m, int kernel,
 
   ASC_UNUSED(args);
   ASC_UNUSED(fastmath);
-  ASC_UNUSED(l1d_bytes);
+  ASC_UNUSED(opts);
   snprintf(s->last_sig, sizeof s->last_sig, "%s", signature);
   if (s->delay_ms)
     uv_sleep(s->delay_ms);
