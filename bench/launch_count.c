@@ -4,7 +4,7 @@
  * kernel on one stream, tracing off, as bench/launch_latency's async
  * rate does them.  Prints nothing but the count.
  *
- *   launch_count N [async|roundtrip]
+ *   launch_count N [async|roundtrip] [empty|args|text]
  *
  * async (default): N launches, synchronised every 1000 (the stream holds
  * 1024 ops); roundtrip: each launch followed by a stream synchronise.
@@ -50,41 +50,71 @@ static void measure_from_here(void) {
 #endif
 }
 
-static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip) {
+static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip,
+                     void **args) {
   for (int i = 0; i < n; i++) {
-    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+    check(ascLaunchKernel(k, 1, args, s), "launch");
     if (roundtrip || i % 1000 == 999)
       check(ascStreamSynchronize(s), "sync");
   }
   check(ascStreamSynchronize(s), "sync");
 }
 
+static const char text_kernel[] =
+    "import asc\n"
+    "@asc.kernel\n"
+    "def empty_text(a, b, c, s):\n"
+    "    if s < 0:\n"
+    "        c[0] = a[0] + b[0]\n";
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 10000;
   int roundtrip = argc > 2 && strcmp(argv[2], "roundtrip") == 0;
-  ascModule_t m;
-  ascKernel_t empty;
+  const char *kind = argc > 3 ? argv[3] : "empty";
+  float va[1] = {1}, vb[1] = {2}, vc[1] = {0};
+  ascTensor ta = {va, ascFloat32, 1, {1}, {1}}, tb = ta, tc = ta;
+  ascScalar sc = {ascInt64, 1, {.i = 1}};
+  void *args[] = {&ta, &tb, &tc, &sc}, **a = NULL;
+  ascModule_t m, mt = NULL;
+  ascKernel_t k;
   ascStream_t s;
 
-  if (n < 1 || (argc > 2 && !roundtrip && strcmp(argv[2], "async") != 0)) {
-    fprintf(stderr, "usage: launch_count N [async|roundtrip]\n");
+  if (n < 1 || (argc > 2 && !roundtrip && strcmp(argv[2], "async") != 0) ||
+      (strcmp(kind, "empty") != 0 && strcmp(kind, "args") != 0 &&
+       strcmp(kind, "text") != 0)) {
+    fprintf(stderr, "usage: launch_count N [async|roundtrip] "
+                    "[empty|args|text]\n");
     return 2;
   }
+  tb.data = vb;
+  tc.data = vc;
   check(ascModuleLoad(&m, ASC_BENCH_MODULE_DIR "/bench_kernels.so"), "load");
-  check(ascModuleGetKernel(&empty, m, "empty"), "kernel");
+  if (strcmp(kind, "text") == 0) {
+    check(ascModuleLoadPython(&mt, text_kernel, NULL), "load text");
+    check(ascModuleGetKernel(&k, mt, "empty_text"), "kernel");
+    a = args;
+  } else {
+    check(ascModuleGetKernel(&k, m,
+                             strcmp(kind, "args") == 0 ? "empty_args"
+                                                       : "empty"),
+          "kernel");
+    a = strcmp(kind, "args") == 0 ? args : NULL;
+  }
   check(ascStreamCreateWithFlags(&s, ascStreamNonBlocking), "stream");
-  launches(empty, s, WARMUP, roundtrip);
+  launches(k, s, WARMUP, roundtrip, a);
   measure_from_here();
-  launches(empty, s, n, roundtrip);
+  launches(k, s, n, roundtrip, a);
   check(ascStreamDestroy(s), "destroy");
+  if (mt != NULL)
+    check(ascModuleUnload(mt), "unload");
   check(ascModuleUnload(m), "unload");
   check(ascDeviceReset(), "reset");
 #ifdef HAVE_CALLGRIND_H
-  printf("launches=%d mode=%s dump_mark=yes\n", n,
-         roundtrip ? "roundtrip" : "async");
+  printf("launches=%d mode=%s kernel=%s dump_mark=yes\n", n,
+         roundtrip ? "roundtrip" : "async", kind);
 #else
-  printf("launches=%d mode=%s dump_mark=no\n", n,
-         roundtrip ? "roundtrip" : "async");
+  printf("launches=%d mode=%s kernel=%s dump_mark=no\n", n,
+         roundtrip ? "roundtrip" : "async", kind);
 #endif
   return 0;
 }

@@ -694,8 +694,15 @@ static ascError_t bad_arg(const ascKernelInfo *ki, int i, const char *what) {
                     ki->name, ki->params[i].name, i, what);
 }
 
+/* The checks of a launch's arguments against the kernel's parameters,
+ * the only ones (as Lua's lapi.c checks at the API): what passes here is
+ * what every layer below may rely on, for every kind of module, and each
+ * fault has one message.  Tensors: dtype, ndim and extents that describe
+ * memory, the annotated dtype and ndim, data for a non-empty tensor.
+ * Descriptors of generic scalars: a dtype an ascScalar can hold, weak
+ * only for bool, int64 and float64 (asc.h). */
 static ascError_t check_args(const ascKernelInfo *ki, void **args) {
-  char why[160];
+  char why[200];
 
   if (ki->numParams > 0 && args == NULL)
     return asc__error(ascErrorInvalidValue,
@@ -742,6 +749,21 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
       if (ascDataTypeSize(s->dtype) == 0) {
         snprintf(why, sizeof why, "scalar descriptor has invalid dtype %d",
                  (int)s->dtype);
+        return bad_arg(ki, i, why);
+      }
+      if (s->dtype == ascComplex64 || s->dtype == ascComplex128) {
+        snprintf(why, sizeof why,
+                 "scalar descriptor has dtype %s: an ascScalar cannot hold "
+                 "a complex value; pass it as a 0-d %s tensor",
+                 ascDataTypeName(s->dtype), ascDataTypeName(s->dtype));
+        return bad_arg(ki, i, why);
+      }
+      if (s->weak && s->dtype != ascBool && s->dtype != ascInt64 &&
+          s->dtype != ascFloat64) {
+        snprintf(why, sizeof why,
+                 "weak scalar descriptor has dtype %s (a weak scalar is "
+                 "ascBool, ascInt64 or ascFloat64)",
+                 ascDataTypeName(s->dtype));
         return bad_arg(ki, i, why);
       }
     }

@@ -193,19 +193,20 @@ asc__sig *asc__sig_parse(asc__cctx *c, const char *text);
 void asc__sig_format(asc__buf *b, const asc__sig *sig);
 bool asc__sig_equal(const asc__sig *a, const asc__sig *b);
 
-/* Builds the signature of a launch from ascLaunchKernel arguments and the
+/* The signature of a launch from ascLaunchKernel arguments and the
  * kernel's parameter table, into caller storage (out_params has room for
- * nparams entries), without allocating: the driver keys its specialisation
- * table with it.  Generic tensors take dtype and ndim from the descriptor,
- * contiguity from the strides (size-1 dimensions and empty tensors are
- * contiguous whatever their strides); annotated tensors must match.
- * Generic scalars read an ascScalar; annotated ones the bare value of the
- * annotated dtype.  Returns ascErrorInvalidValue, with a message naming the
- * parameter, for NULL or ill-formed arguments. */
-ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
-                              const char *kernel_name,
-                              const ascKernelParamInfo *params,
-                              int32_t nparams, void *const *args);
+ * nparams entries), without allocating: the driver keys its
+ * specialisation table with its text.  Generic tensors take dtype and ndim
+ * from the descriptor, contiguity from the strides (size-1 dimensions and
+ * empty tensors are contiguous whatever their strides); annotated tensors
+ * match their annotation.  Generic scalars read an ascScalar; annotated
+ * ones the bare value of the annotated dtype.  The arguments must have
+ * passed the launch's checks (runtime/module.c), which are the only ones:
+ * nothing here fails. */
+void asc__sig_of_args(asc__sig *out, asc__sig_param *out_params,
+                      const char *kernel_name,
+                      const ascKernelParamInfo *params, int32_t nparams,
+                      void *const *args);
 
 /* The signature a kernel's annotations alone give (tensors contiguous),
  * into out (arena storage); false when some parameter is generic or a
