@@ -134,6 +134,9 @@ ascError_t asc__jit_open_file(const char *path, int flags, int *fd);
  * Returns uv_dlopen's result. */
 int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path);
 
+/* How many of d's parameters are results (ASC_KPARAM_RESULT, last). */
+int asc__kernel_results(const asc_kernel_desc *d);
+
 /* ------------------------------------------------ ahead-of-time modules (aot.c)
  * Modules compiled ahead of time (`ascc --emit=so`): one shared object
  * holding several specialisations of each kernel, described by the optional
@@ -164,9 +167,6 @@ void asc__aot_kernel_info(const asc__aot *a, int i, ascKernelInfo *info);
  * weak scalars, ConstExpr values, and overlapping tensors only for entries
  * compiled for them.  Several fits: the most specialised.  None:
  * ascErrorInvalidValue with the launch's signature and the module's. */
-/* How many of d's parameters are results (ASC_KPARAM_RESULT, last). */
-int asc__kernel_results(const asc_kernel_desc *d);
-
 ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
                            const asc_kernel_desc **desc);
 

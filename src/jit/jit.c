@@ -423,6 +423,16 @@ void asc__jit_unload(asc__jit_lib *l) {
   lib_free(l);
 }
 
+int asc__kernel_results(const asc_kernel_desc *d) {
+  int n = 0;
+  for (uint32_t j = d->nparams; j > 0; j--) {
+    if (!(d->params[j - 1].flags & ASC_KPARAM_RESULT))
+      break;
+    n++;
+  }
+  return n;
+}
+
 static const asc_kernel_desc *find_kernel(const asc__jit_lib *l,
                                           const char *name) {
   uint32_t i;

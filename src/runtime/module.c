@@ -778,16 +778,6 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
   return ascSuccess;
 }
 
-int asc__kernel_results(const asc_kernel_desc *d) {
-  int n = 0;
-  for (uint32_t j = d->nparams; j > 0; j--) {
-    if (!(d->params[j - 1].flags & ASC_KPARAM_RESULT))
-      break;
-    n++;
-  }
-  return n;
-}
-
 #define STACK_PARAMS 32
 
 /* Queues desc, the code of k for these args (of a specialisation counted
