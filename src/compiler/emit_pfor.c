@@ -83,7 +83,7 @@ static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
   uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
   uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
-  asc__emit_scan(&i->body[0], mark, isiv);
+  asc__emit_scan(&i->body[0], mark, isiv, true);
   for (int32_t r = 0; r < n; r++) {
     bool red = false;
     for (int32_t k = 0; k < i->nred; k++)

@@ -39,8 +39,7 @@ bool asc__dtype_is_int(ascDataType dt);      /* signed or unsigned, not bool */
 bool asc__dtype_is_signed(ascDataType dt);   /* int8..int64 */
 bool asc__dtype_is_unsigned(ascDataType dt); /* uint8..uint64 */
 int asc__dtype_bits(ascDataType dt);         /* 1 for bool */
-/* "f32", "bf16", "i64", "u8", "bool"; "?" for an invalid dtype. */
-const char *asc__dtype_short(ascDataType dt);
+/* Short names ("f32"): asc__dtype_short, base/tensor.h. */
 /* "float32", ...; "?" for an invalid dtype. */
 const char *asc__dtype_long(ascDataType dt);
 /* Accepts short and long names ("f32", "float32", "bool").  Python's
