@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "asc/asc.h"
+#include "launch_args.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -60,21 +61,12 @@ static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip,
   check(ascStreamSynchronize(s), "sync");
 }
 
-static const char text_kernel[] =
-    "import asc\n"
-    "@asc.kernel\n"
-    "def empty_text(a, b, c, s):\n"
-    "    if s < 0:\n"
-    "        c[0] = a[0] + b[0]\n";
-
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 10000;
   int roundtrip = argc > 2 && strcmp(argv[2], "roundtrip") == 0;
   const char *kind = argc > 3 ? argv[3] : "empty";
-  float va[1] = {1}, vb[1] = {2}, vc[1] = {0};
-  ascTensor ta = {va, ascFloat32, 1, {1}, {1}}, tb = ta, tc = ta;
-  ascScalar sc = {ascInt64, 1, {.i = 1}};
-  void *args[] = {&ta, &tb, &tc, &sc}, **a = NULL;
+  bench_args ba;
+  void **a = NULL;
   ascModule_t m, mt = NULL;
   ascKernel_t k;
   ascStream_t s;
@@ -86,19 +78,18 @@ int main(int argc, char **argv) {
                     "[empty|args|text]\n");
     return 2;
   }
-  tb.data = vb;
-  tc.data = vc;
+  bench_args_init(&ba);
   check(ascModuleLoad(&m, ASC_BENCH_MODULE_DIR "/bench_kernels.so"), "load");
   if (strcmp(kind, "text") == 0) {
-    check(ascModuleLoadPython(&mt, text_kernel, NULL), "load text");
+    check(ascModuleLoadPython(&mt, bench_text_kernel, NULL), "load text");
     check(ascModuleGetKernel(&k, mt, "empty_text"), "kernel");
-    a = args;
+    a = ba.args;
   } else {
     check(ascModuleGetKernel(&k, m,
                              strcmp(kind, "args") == 0 ? "empty_args"
                                                        : "empty"),
           "kernel");
-    a = strcmp(kind, "args") == 0 ? args : NULL;
+    a = strcmp(kind, "args") == 0 ? ba.args : NULL;
   }
   check(ascStreamCreateWithFlags(&s, ascStreamNonBlocking), "stream");
   launches(k, s, WARMUP, roundtrip, a);

@@ -41,6 +41,7 @@
 #include <uv.h>
 
 #include "asc/asc.h"
+#include "launch_args.h"
 
 #ifdef ASC_HAVE_OPENMP
 #include <omp.h>
@@ -122,29 +123,19 @@ static double asc_async_rate(ascKernel_t k, ascStream_t s, int n) {
   return asc_async_rate_args(k, s, n, NULL);
 }
 
-static const char text_kernel[] =
-    "import asc\n"
-    "@asc.kernel\n"
-    "def empty_text(a, b, c, s):\n"
-    "    if s < 0:\n"
-    "        c[0] = a[0] + b[0]\n";
-
 /* The `args` mode (see the top). */
 static int args_mode(ascModule_t m, ascStream_t s, int async_n) {
-  float va[1] = {1}, vb[1] = {2}, vc[1] = {0};
-  ascTensor ta = {va, ascFloat32, 1, {1}, {1}}, tb = ta, tc = ta;
-  ascScalar sc = {ascInt64, 1, {.i = 1}};
-  void *args[] = {&ta, &tb, &tc, &sc};
+  bench_args ba;
+  void **args = ba.args;
   ascModule_t mt;
   ascKernel_t empty, so_args, text;
   double e[REPS], so[REPS], tx[REPS], me, mso, mtx;
   int n = async_n / REPS + 1;
 
-  tb.data = vb;
-  tc.data = vc;
+  bench_args_init(&ba);
   check(ascModuleGetKernel(&empty, m, "empty"), "kernel");
   check(ascModuleGetKernel(&so_args, m, "empty_args"), "kernel");
-  check(ascModuleLoadPython(&mt, text_kernel, NULL), "load text");
+  check(ascModuleLoadPython(&mt, bench_text_kernel, NULL), "load text");
   check(ascModuleGetKernel(&text, mt, "empty_text"), "kernel");
   /* the one compile (or cache load) of its specialisation */
   check(ascLaunchKernel(text, 1, args, s), "launch");
