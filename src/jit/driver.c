@@ -25,7 +25,6 @@
  */
 #include "jit/driver.h"
 
-#include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
