@@ -4,7 +4,7 @@
  * kernel on one stream, tracing off, as bench/launch_latency's async
  * rate does them.  Prints nothing but the count.
  *
- *   launch_count N [async|roundtrip]
+ *   launch_count N [async|roundtrip] [empty|args|text]
  *
  * async (default): N launches, synchronised every 1000 (the stream holds
  * 1024 ops); roundtrip: each launch followed by a stream synchronise.
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "asc/asc.h"
+#include "launch_args.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -50,9 +51,10 @@ static void measure_from_here(void) {
 #endif
 }
 
-static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip) {
+static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip,
+                     void **args) {
   for (int i = 0; i < n; i++) {
-    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+    check(ascLaunchKernel(k, 1, args, s), "launch");
     if (roundtrip || i % 1000 == 999)
       check(ascStreamSynchronize(s), "sync");
   }
@@ -62,29 +64,48 @@ static void launches(ascKernel_t k, ascStream_t s, int n, int roundtrip) {
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 10000;
   int roundtrip = argc > 2 && strcmp(argv[2], "roundtrip") == 0;
-  ascModule_t m;
-  ascKernel_t empty;
+  const char *kind = argc > 3 ? argv[3] : "empty";
+  bench_args ba;
+  void **a = NULL;
+  ascModule_t m, mt = NULL;
+  ascKernel_t k;
   ascStream_t s;
 
-  if (n < 1 || (argc > 2 && !roundtrip && strcmp(argv[2], "async") != 0)) {
-    fprintf(stderr, "usage: launch_count N [async|roundtrip]\n");
+  if (n < 1 || (argc > 2 && !roundtrip && strcmp(argv[2], "async") != 0) ||
+      (strcmp(kind, "empty") != 0 && strcmp(kind, "args") != 0 &&
+       strcmp(kind, "text") != 0)) {
+    fprintf(stderr, "usage: launch_count N [async|roundtrip] "
+                    "[empty|args|text]\n");
     return 2;
   }
+  bench_args_init(&ba);
   check(ascModuleLoad(&m, ASC_BENCH_MODULE_DIR "/bench_kernels.so"), "load");
-  check(ascModuleGetKernel(&empty, m, "empty"), "kernel");
+  if (strcmp(kind, "text") == 0) {
+    check(ascModuleLoadPython(&mt, bench_text_kernel, NULL), "load text");
+    check(ascModuleGetKernel(&k, mt, "empty_text"), "kernel");
+    a = ba.args;
+  } else {
+    check(ascModuleGetKernel(&k, m,
+                             strcmp(kind, "args") == 0 ? "empty_args"
+                                                       : "empty"),
+          "kernel");
+    a = strcmp(kind, "args") == 0 ? ba.args : NULL;
+  }
   check(ascStreamCreateWithFlags(&s, ascStreamNonBlocking), "stream");
-  launches(empty, s, WARMUP, roundtrip);
+  launches(k, s, WARMUP, roundtrip, a);
   measure_from_here();
-  launches(empty, s, n, roundtrip);
+  launches(k, s, n, roundtrip, a);
   check(ascStreamDestroy(s), "destroy");
+  if (mt != NULL)
+    check(ascModuleUnload(mt), "unload");
   check(ascModuleUnload(m), "unload");
   check(ascDeviceReset(), "reset");
 #ifdef HAVE_CALLGRIND_H
-  printf("launches=%d mode=%s dump_mark=yes\n", n,
-         roundtrip ? "roundtrip" : "async");
+  printf("launches=%d mode=%s kernel=%s dump_mark=yes\n", n,
+         roundtrip ? "roundtrip" : "async", kind);
 #else
-  printf("launches=%d mode=%s dump_mark=no\n", n,
-         roundtrip ? "roundtrip" : "async");
+  printf("launches=%d mode=%s kernel=%s dump_mark=no\n", n,
+         roundtrip ? "roundtrip" : "async", kind);
 #endif
   return 0;
 }

@@ -11,11 +11,20 @@
  *  3. Both again with tracing on (docs/tracing.md), in the same
  *     repetitions, each right after its untraced twin.
  *
- *   launch_latency [iters] [async_launches] [untraced]
+ *   launch_latency [iters] [async_launches] [untraced | args]
  *
  * `untraced` measures 1 and 2 only (no tracing, no OpenMP): the timed
  * half of bench/trace_off_cost.sh, which runs it alternately in this
  * build and in one with the trace hooks compiled out.
+ *
+ * `args` measures what a launch costs with arguments: the asynchronous
+ * rate of 2 for the empty kernel, for an empty hand-written kernel of
+ * three float32 vectors and a generic scalar (the launch checks them),
+ * and for a kernel from Python text with the same arguments (the checks,
+ * then the signature and the lookup of its specialisation), each
+ * repetition measuring the three in turn.  Its last line:
+ *   args: empty_per_s=<n> so_args_per_s=<n> text_args_per_s=<n>
+ *     text_over_so=<ratio of the time per launch>
  *
  * Each figure is the median over repetitions.  Lines
  *   stats <name> <median> <min> <max>
@@ -32,6 +41,7 @@
 #include <uv.h>
 
 #include "asc/asc.h"
+#include "launch_args.h"
 
 #ifdef ASC_HAVE_OPENMP
 #include <omp.h>
@@ -100,18 +110,60 @@ static double omp_roundtrip_ns(int threads, int iters) {
 }
 #endif
 
-static double asc_async_rate(ascKernel_t k, ascStream_t s, int n) {
+static double asc_async_rate_args(ascKernel_t k, ascStream_t s, int n,
+                                  void **args) {
   uint64_t t0 = uv_hrtime();
   for (int i = 0; i < n; i++)
-    check(ascLaunchKernel(k, 1, NULL, s), "launch");
+    check(ascLaunchKernel(k, 1, args, s), "launch");
   check(ascStreamSynchronize(s), "sync");
   return n / ((double)(uv_hrtime() - t0) * 1e-9);
+}
+
+static double asc_async_rate(ascKernel_t k, ascStream_t s, int n) {
+  return asc_async_rate_args(k, s, n, NULL);
+}
+
+/* The `args` mode (see the top). */
+static int args_mode(ascModule_t m, ascStream_t s, int async_n) {
+  bench_args ba;
+  void **args = ba.args;
+  ascModule_t mt;
+  ascKernel_t empty, so_args, text;
+  double e[REPS], so[REPS], tx[REPS], me, mso, mtx;
+  int n = async_n / REPS + 1;
+
+  bench_args_init(&ba);
+  check(ascModuleGetKernel(&empty, m, "empty"), "kernel");
+  check(ascModuleGetKernel(&so_args, m, "empty_args"), "kernel");
+  check(ascModuleLoadPython(&mt, bench_text_kernel, NULL), "load text");
+  check(ascModuleGetKernel(&text, mt, "empty_text"), "kernel");
+  /* the one compile (or cache load) of its specialisation */
+  check(ascLaunchKernel(text, 1, args, s), "launch");
+  check(ascStreamSynchronize(s), "sync");
+  for (int rep = 0; rep < REPS; rep++) {
+    e[rep] = asc_async_rate(empty, s, n);
+    so[rep] = asc_async_rate_args(so_args, s, n, args);
+    tx[rep] = asc_async_rate_args(text, s, n, args);
+    settle();
+  }
+  check(ascModuleUnload(mt), "unload");
+  me = median(e, REPS);
+  mso = median(so, REPS);
+  mtx = median(tx, REPS);
+  stats("empty_async_launches_per_s", e, REPS, 1);
+  stats("so_args_async_launches_per_s", so, REPS, 1);
+  stats("text_args_async_launches_per_s", tx, REPS, 1);
+  printf("args: empty_per_s=%.0f so_args_per_s=%.0f text_args_per_s=%.0f "
+         "text_over_so=%.3f\n",
+         me, mso, mtx, mso / mtx);
+  return 0;
 }
 
 int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 20000;
   int async_n = argc > 2 ? atoi(argv[2]) : 1000000;
   int untraced = argc > 3 && strcmp(argv[3], "untraced") == 0;
+  int with_args = argc > 3 && strcmp(argv[3], "args") == 0;
   ascDeviceProp prop;
   ascModule_t m;
   ascKernel_t empty, team;
@@ -133,6 +185,13 @@ int main(int argc, char **argv) {
   check(ascStreamCreateWithFlags(&s, ascStreamNonBlocking), "stream");
   printf("cores=%d iters=%d async_launches=%d reps=%d\n", prop.cores, iters,
          async_n, REPS);
+  if (with_args) {
+    int rc = args_mode(m, s, async_n);
+    check(ascStreamDestroy(s), "destroy");
+    check(ascModuleUnload(m), "unload");
+    check(ascDeviceReset(), "reset");
+    return rc;
+  }
 
   /* Each runtime is measured alone: idle OpenMP threads keep spinning
    * long after a parallel region, and would steal the cores from the

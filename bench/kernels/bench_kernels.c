@@ -24,10 +24,20 @@ static int empty_team_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
                                0, exc);
 }
 
+/* empty_args(a, b, c, s): nothing, with the arguments a launch of a
+ * small array kernel checks: three float32 vectors and a generic scalar. */
+static const asc_kparam empty_args_params[] = {
+    {"a", ASC_KPARAM_TENSOR, 11, 1},
+    {"b", ASC_KPARAM_TENSOR, 11, 1},
+    {"c", ASC_KPARAM_TENSOR, 11, 1},
+    {"s", ASC_KPARAM_GENERIC, 0, 0}};
+
 static const asc_kernel_desc kernels[] = {
     {"empty", empty_entry, 0, 0, 0, 0, "bench_kernels.py"},
     {"empty_team", empty_team_entry, 0, 0, 0, 0, "bench_kernels.py"},
+    {"empty_args", empty_entry, 4, empty_args_params, 0, 0,
+     "bench_kernels.py"},
 };
 
 __attribute__((visibility("default"))) const asc_module_desc asc_module_v1 = {
-    ASC_KABI_VERSION, 2, kernels};
+    ASC_KABI_VERSION, 3, kernels};

@@ -15,8 +15,19 @@
 
 void asc__buf_init(asc__buf *b) { memset(b, 0, sizeof *b); }
 
+void asc__buf_init_on(asc__buf *b, char *storage, size_t cap) {
+  memset(b, 0, sizeof *b);
+  if (cap == 0)
+    return;
+  b->data = storage;
+  b->data[0] = '\0';
+  b->cap = cap;
+  b->borrowed = true;
+}
+
 void asc__buf_free(asc__buf *b) {
-  asc__free(b->data);
+  if (!b->borrowed)
+    asc__free(b->data);
   asc__buf_init(b);
 }
 
@@ -36,11 +47,14 @@ static bool buf_reserve(asc__buf *b, size_t extra) {
   cap = b->cap ? b->cap : 256;
   while (cap < need)
     cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-  d = asc__realloc(b->data, cap);
+  d = b->borrowed ? asc__malloc(cap) : asc__realloc(b->data, cap);
   if (d == NULL) {
     b->oom = true;
     return false;
   }
+  if (b->borrowed)
+    memcpy(d, b->data, b->len + 1);
+  b->borrowed = false;
   b->data = d;
   b->cap = cap;
   return true;

@@ -11,9 +11,14 @@ typedef struct asc__buf {
   size_t len;
   size_t cap;
   bool oom;
+  bool borrowed;   /* data is the caller's storage (asc__buf_init_on) */
 } asc__buf;
 
 void asc__buf_init(asc__buf *b);
+/* An empty buffer in the caller's storage of cap bytes (cap > 0), moved
+ * to the heap when it outgrows it: text built on every call of a hot path
+ * allocates nothing when it is short. */
+void asc__buf_init_on(asc__buf *b, char *storage, size_t cap);
 void asc__buf_free(asc__buf *b);
 void asc__buf_put(asc__buf *b, const void *p, size_t n);
 void asc__buf_puts(asc__buf *b, const char *s);

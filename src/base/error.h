@@ -17,4 +17,13 @@ ascError_t asc__error_text(ascError_t code, const char *text);
  * code that must not disturb the caller's error state. */
 void asc__error_restore(ascError_t code);
 
+/* Returns from the calling function with the error of call, a step of a
+ * chain of checks each of which has set the last error when it fails. */
+#define ASC_TRY(call)                                                         \
+  do {                                                                        \
+    ascError_t asc_try_err_ = (call);                                         \
+    if (asc_try_err_ != ascSuccess)                                           \
+      return asc_try_err_;                                                    \
+  } while (0)
+
 #endif /* ASC_BASE_ERROR_H */

@@ -7,6 +7,14 @@
 
 #include "base/base.h"
 
+static const char *const short_names[ascDataTypeCount] = {
+    "bool", "i8",  "i16", "i32",  "i64", "u8",  "u16",
+    "u32",  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"};
+
+const char *asc__dtype_short(ascDataType dt) {
+  return (unsigned)dt < ascDataTypeCount ? short_names[dt] : "?";
+}
+
 size_t ascDataTypeSize(ascDataType t) {
   static const unsigned char sizes[ascDataTypeCount] = {1, 1, 2, 4, 8, 1, 2,
                                                         4, 8, 2, 2, 4, 8, 8, 16};

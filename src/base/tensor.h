@@ -4,6 +4,10 @@
 
 #include "base/base.h"
 
+/* The short name of a dtype, as signatures and the IR's text spell it:
+ * "f32", "bf16", "i64", "u8", "bool", "c64"; "?" for an invalid one. */
+const char *asc__dtype_short(ascDataType dt);
+
 /* The bytes a tensor's elements span around its data pointer: offsets
  * [*lo, *hi) (0, 0 when some extent is 0), computed with overflow checks.
  * False, with the reason in why, when the descriptor cannot describe

@@ -1,9 +1,10 @@
 /*
  * The trace hooks every layer may call (jit/ records its compiles, the
  * runtime its streams): a relaxed flag test, and records appended to the
- * calling thread's own buffer.  The recorder and the trace session behind
- * them (start, flush, the file) are the runtime's: runtime/trace.c,
- * docs/tracing.md.
+ * calling thread's own buffer.  The recorder and the clock behind them are
+ * base's (trace.c, trace_rec.h); the trace session that starts them and
+ * turns the records into a file is the runtime's (runtime/trace.c,
+ * docs/tracing.md).
  */
 #ifndef ASC_BASE_TRACE_H
 #define ASC_BASE_TRACE_H
@@ -42,7 +43,7 @@ static inline bool asc__tracing(void) {
   } while (0)
 
 /* The trace clock, in ticks that the flush converts to nanoseconds
- * (runtime/trace.c, docs/tracing.md "Clock"): the TSC (`lfence; rdtsc`)
+ * (base/trace.c, docs/tracing.md "Clock"): the TSC (`lfence; rdtsc`)
  * on x86-64 when it is invariant and the kernel's clocksource, else
  * CLOCK_MONOTONIC in ns.  asc__trace_clk: 0 not decided yet, 1 monotonic,
  * 2 TSC; decided once, before the first session, and never changed. */

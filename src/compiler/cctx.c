@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/env.h"
 #include "compiler/cctx.h"
 
 struct asc__arena_chunk {
@@ -25,15 +24,6 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ASC_COMPILE_TIMEOUT_MS, read as ASC_CC_TIMEOUT_MS is: a positive
- * decimal number of milliseconds; anything else gives the default.  At
- * most a day, so the deadline cannot overflow. */
-static asc__env_num budget_env = {"ASC_COMPILE_TIMEOUT_MS",
-                                  ASC_COMPILE_DEFAULT_TIMEOUT_MS, 1,
-                                  86400000u, ASC__ENV_CLAMP, false};
-
-static uint64_t budget_from_env(void) { return asc__env_u64(&budget_env); }
-
 void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
                     size_t len, int32_t first_line) {
   memset(c, 0, sizeof *c);
@@ -43,7 +33,15 @@ void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
   c->first_line = first_line > 0 ? first_line : 1;
   c->max_errors = 20;
   asc__buf_init(&c->diag);
-  c->budget_ms = budget_from_env();
+  asc__compile_opts_init(&c->opts);
+  c->budget_ms = c->opts.timeout_ms;
+  c->deadline_ns = now_ns() + c->budget_ms * 1000000u;
+}
+
+void asc__cctx_set_opts(asc__cctx *c, const asc__compile_opts *o) {
+  c->opts = *o;
+  /* at most a day, so the deadline cannot overflow */
+  c->budget_ms = o->timeout_ms < 86400000u ? o->timeout_ms : 86400000u;
   c->deadline_ns = now_ns() + c->budget_ms * 1000000u;
 }
 

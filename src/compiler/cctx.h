@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "base/base.h"
+#include "compiler/options.h"
 
 /* A source position.  Lines are those of the real file (first_line is
  * added), columns count from 1 in bytes. */
@@ -54,8 +55,10 @@ typedef struct asc__cctx {
   int nerrors;
   int nwarnings;
   int max_errors;       /* stop after this many (default 20) */
-  /* compile budget (ASC_COMPILE_TIMEOUT_MS): asc__cctx_budget unwinds
-   * once the monotonic clock passes deadline_ns */
+  /* the options (asc__cctx_set_opts; the defaults until then) */
+  asc__compile_opts opts;
+  /* compile budget (opts.timeout_ms): asc__cctx_budget unwinds once the
+   * monotonic clock passes deadline_ns */
   uint64_t budget_ms;
   uint64_t deadline_ns;
   uint32_t ticks;
@@ -66,6 +69,10 @@ typedef struct asc__cctx {
 
 void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
                     size_t len, int32_t first_line);
+/* Gives c the options o (copied; the strings o points to must outlive c)
+ * and its budget, o->timeout_ms from now.  Call it right after
+ * asc__cctx_init. */
+void asc__cctx_set_opts(asc__cctx *c, const asc__compile_opts *o);
 void asc__cctx_free(asc__cctx *c);
 
 /* Arena allocation: zeroed, 16-byte aligned; unwinds with ASC_FAIL_OOM on
@@ -114,10 +121,6 @@ _Noreturn void asc__cctx_throw(asc__cctx *c, asc__fail why);
 _Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
                                    const char *what);
 
-/* The default of ASC_COMPILE_TIMEOUT_MS: the time one compilation may
- * spend in libasc itself (front end, passes, emit), set when the context
- * is made.  The C compiler has its own limit, ASC_CC_TIMEOUT_MS. */
-#define ASC_COMPILE_DEFAULT_TIMEOUT_MS 60000u
 /* Unwinds with an error naming `where` and ASC_COMPILE_TIMEOUT_MS once the
  * compilation has used up its budget.  Called between phases and passes. */
 void asc__cctx_budget(asc__cctx *c, const char *where);

@@ -46,12 +46,13 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   if (in->stop == ASC_STOP_TYPES)
     return true;
 
-  out->fastmath = asc__kernel_fastmath(out->typed, in->fastmath);
+  out->fastmath =
+      asc__kernel_fastmath(out->typed, (unsigned)c->opts.code.fastmath);
   out->ir = asc__ir_module_new(c);
   asc__ir_module_add(c, out->ir, asc__lower_kernel(c, out->typed));
   out->ir->funcs[0]->may_alias = in->may_alias;
   out->ir->funcs[0]->fastmath = out->fastmath;
-  asc__ir_pipeline(c, out->ir, in->passes);
+  asc__ir_pipeline(c, out->ir);
   asc__cctx_budget(c, "the passes");
   if (in->stop == ASC_STOP_IR)
     return true;
@@ -63,8 +64,7 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
 
 bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
                          const asc__compile_spec *specs, int n,
-                         const asc__pipeline_opts *passes, asc__buf *c_out,
-                         unsigned *fastmath) {
+                         asc__buf *c_out, unsigned *fastmath) {
   asc__irmodule *ir = asc__ir_module_new(c);
   bool ok = true;
   unsigned mode = 0;
@@ -79,7 +79,7 @@ bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
     }
     asc__cctx_budget(c, "infer");
     {
-      unsigned fm = asc__kernel_fastmath(t, specs[i].fastmath);
+      unsigned fm = asc__kernel_fastmath(t, (unsigned)c->opts.code.fastmath);
       if (ir->nfuncs == 0) {
         mode = fm;
       } else if (fm != mode) {
@@ -108,7 +108,7 @@ bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
     *fastmath = mode;
   if (!ok)
     return false;
-  asc__ir_pipeline(c, ir, passes);
+  asc__ir_pipeline(c, ir);
   asc__cctx_budget(c, "the passes");
   emit(c, ir, n == 1 && specs[0].may_alias, c_out);
   return true;

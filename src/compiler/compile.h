@@ -6,7 +6,7 @@
  *   resolved AST + signature --infer--> typed kernel      (types/infer.c)
  *   typed kernel --lower--> IR                            (lower.c)
  *   IR --passes--> IR     fold, dce, cse, licm, unroll,   (passes/pipeline.c)
- *                         strength, parallelize
+ *                         strength, parallelize, ...
  *   IR --emit--> C text                                   (emit_c.c)
  *
  * What happens next is jit/'s: the C text goes to the system C compiler,
@@ -14,7 +14,10 @@
  * kernel to launch (docs/architecture.md).
  *
  * Everything is allocated in c's arena; errors are c's diagnostics, and
- * internal failures unwind to c's catch point.
+ * internal failures unwind to c's catch point.  c's options
+ * (asc__cctx_set_opts: compiler/options.h) say which passes run, the
+ * floating-point mode of kernels that do not choose one, and the sizes
+ * the code is tuned for.
  */
 #ifndef ASC_COMPILER_COMPILE_H
 #define ASC_COMPILER_COMPILE_H
@@ -34,19 +37,16 @@ typedef struct asc__compile_in {
   asc__ast_module *module;          /* from asc__frontend */
   asc__ast_func *kernel;            /* one of module's kernels */
   const asc__sig *sig;              /* the specialisation */
-  const asc__pipeline_opts *passes; /* NULL: the standard pipeline */
   /* Tensor arguments may overlap, so data pointers are not restrict. */
   bool may_alias;
   asc__stop stop;
-  /* ASC_FASTMATH_* bits when the kernel's decorator says no fastmath=
-   * (the module's option). */
-  unsigned fastmath;
 } asc__compile_in;
 
 typedef struct asc__compile_out {
   asc__typed *typed;                /* ASC_STOP_TYPES and later */
   asc__irmodule *ir;                /* ASC_STOP_IR and later */
-  unsigned fastmath;                /* asc__kernel_fastmath's answer */
+  /* asc__kernel_fastmath's answer, from the options' fastmath */
+  unsigned fastmath;
 } asc__compile_out;
 
 /* The floating-point mode a typed kernel is compiled in: its decorator's
@@ -69,7 +69,6 @@ typedef struct asc__compile_spec {
   asc__ast_func *kernel;
   const asc__sig *sig;
   bool may_alias;
-  unsigned fastmath;   /* as asc__compile_in's */
 } asc__compile_spec;
 
 /* The pipeline for n specialisations at once (ascc --emit=so): one C
@@ -80,7 +79,6 @@ typedef struct asc__compile_spec {
  * whose modes differ are an error (one C unit has one mode). */
 bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
                          const asc__compile_spec *specs, int n,
-                         const asc__pipeline_opts *passes, asc__buf *c_out,
-                         unsigned *fastmath);
+                         asc__buf *c_out, unsigned *fastmath);
 
 #endif /* ASC_COMPILER_COMPILE_H */

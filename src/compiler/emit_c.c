@@ -1569,8 +1569,8 @@ void asc__emit_block(emitter *e, const asc__irblock *b) {
 
 /* --------------------------------------------------- register sets */
 
-/* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined. */
-void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
+void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv,
+                    bool pfor_bodies) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->dst >= 0)
       mark[i->dst] |= 3;
@@ -1581,27 +1581,10 @@ void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
         mark[i->args[k].reg] |= 1;
     for (int32_t k = 0; k < i->nred; k++)
       mark[i->red[k].reg] |= 3;
-    for (int k = 0; k < asc__ir_nregions(i); k++)
-      asc__emit_scan(&i->body[k], mark, isiv);
-  }
-}
-
-/* The registers the entry defines outside parallel bodies. */
-static void scan_entry(const asc__irblock *b, uint8_t *mark, uint8_t *isiv) {
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0)
-      mark[i->dst] |= 3;
-    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-      isiv[i->dst] = 1;
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG)
-        mark[i->args[k].reg] |= 1;
-    for (int32_t k = 0; k < i->nred; k++)
-      mark[i->red[k].reg] |= 3;
-    if (i->op == ASC_IR_PFOR)
+    if (i->op == ASC_IR_PFOR && !pfor_bodies)
       continue;
     for (int k = 0; k < asc__ir_nregions(i); k++)
-      scan_entry(&i->body[k], mark, isiv);
+      asc__emit_scan(&i->body[k], mark, isiv, pfor_bodies);
   }
 }
 
@@ -1798,7 +1781,8 @@ static void emit_kernel(emitter *e) {
   }
   mark = asc__arena_alloc(e->c, (size_t)n + 1);
   isiv = asc__arena_alloc(e->c, (size_t)n + 1);
-  scan_entry(&f->body, mark, isiv);
+  /* the registers the entry defines outside parallel bodies */
+  asc__emit_scan(&f->body, mark, isiv, false);
   asc__emit_declare_scalars(e, mark, isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");

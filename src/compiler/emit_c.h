@@ -22,14 +22,6 @@ typedef struct asc__emit_src {
   bool may_alias;
 } asc__emit_src;
 
-/* Streaming stores (docs/arrays.md): the fewest bytes a parallel loop
- * must write for its stores to stream, from ASC_NTSTORE when the kernel
- * is compiled (part of the JIT cache key): unset or 1: the default,
- * ASC_NTSTORE_DEFAULT_BYTES; 0: never (returns 0); a larger number: that
- * many bytes. */
-#define ASC_NTSTORE_DEFAULT_BYTES (8ull << 20)
-unsigned long long asc__ntstore_min_bytes(void);
-
 /* Appends the C of every function of m to out.  Internal errors unwind to
  * c's catch point. */
 void asc__emit_module(asc__cctx *c, const asc__irmodule *m,

@@ -167,8 +167,12 @@ void asc__emit_block(emitter *e, const asc__irblock *b);
 const char *asc__emit_ident_of(emitter *e, int op, int dt);
 /* True when v is certainly positive (emit_c.c says when). */
 bool asc__emit_known_positive(emitter *e, asc__irval v, int depth);
-/* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined. */
-void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv);
+/* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined;
+ * isiv[r]: r is a loop's induction.  The bodies of pfors inside b only
+ * when pfor_bodies (the entry scans its own registers; a pfor body all
+ * of its own). */
+void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv,
+                    bool pfor_bodies);
 /* Declares the scalar registers mark says are defined (emit_c.c). */
 void asc__emit_declare_scalars(emitter *e, const uint8_t *mark,
                                const uint8_t *isiv,

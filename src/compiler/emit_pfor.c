@@ -83,7 +83,7 @@ static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
   uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
   uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
   uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
-  asc__emit_scan(&i->body[0], mark, isiv);
+  asc__emit_scan(&i->body[0], mark, isiv, true);
   for (int32_t r = 0; r < n; r++) {
     bool red = false;
     for (int32_t k = 0; k < i->nred; k++)
@@ -115,18 +115,6 @@ static void ivdep(emitter *e, const asc__irins *p) {
 }
 
 /* ---------------------------------------------------- streaming stores */
-
-unsigned long long asc__ntstore_min_bytes(void) {
-  const char *s = getenv("ASC_NTSTORE");
-  char *end;
-  unsigned long long v;
-  if (s == NULL || *s == '\0')
-    return ASC_NTSTORE_DEFAULT_BYTES;
-  v = strtoull(s, &end, 10);
-  if (*end != '\0' || s[0] == '-')
-    return ASC_NTSTORE_DEFAULT_BYTES;
-  return v == 1 ? ASC_NTSTORE_DEFAULT_BYTES : v;
-}
 
 /* What each instruction of a streaming body becomes in its vector loop. */
 enum { NT_INDEX, NT_LOAD, NT_OP, NT_STORE };
@@ -251,7 +239,7 @@ static bool nt_plan(emitter *e, const asc__irins *q, const uint8_t *defs,
   const asc__irins *st = b->last;
   int32_t iv = q->dst, t;
   memset(p, 0, sizeof *p);
-  if (asc__ntstore_min_bytes() == 0 || restrict_kw(e)[0] == '\0' ||
+  if (e->c->opts.code.ntstore_min_bytes == 0 || restrict_kw(e)[0] == '\0' ||
       f->fastmath != 0 || st == NULL || st->op != ASC_IR_STORE ||
       f->regs[iv].ty.dtype != ascInt64 || st->args[0].kind != ASC_IRV_REG)
     return false;
@@ -330,8 +318,8 @@ static const char *nt_vop(emitter *e, const ntplan *p, asc__irval v) {
 
 /* The streaming path of a body nt_plan took, in front of its plain loop:
  * when every stride of the plan is 1 and the whole loop writes at least
- * asc__ntstore_min_bytes(), the iterations up to the destination's next
- * 64-byte boundary run as plain code, then 64 bytes at a time as vectors
+ * the options' ntstore_min_bytes, the iterations up to the destination's
+ * next 64-byte boundary run as plain code, then 64 bytes at a time as vectors
  * streamed out; the plain loop that follows runs the rest (less than 64
  * bytes). */
 static void emit_nt_path(emitter *e, const asc__irins *q, const ntplan *p) {
@@ -347,9 +335,9 @@ static void emit_nt_path(emitter *e, const asc__irins *q, const ntplan *p) {
   for (int j = 0; j < p->nstride; j++)
     cond = asc__arena_printf(e->c, "%s%s == 1 && ", cond, p->stride[j]);
   LINE(e, "/* streaming stores: contiguous, at least %llu bytes in all */",
-       asc__ntstore_min_bytes());
+       (unsigned long long)e->c->opts.code.ntstore_min_bytes);
   LINE(e, "if (%senv->n >= (int64_t)(%lluull / sizeof(%s))) {", cond,
-       asc__ntstore_min_bytes(), T);
+       (unsigned long long)e->c->opts.code.ntstore_min_bytes, T);
   e->depth++;
   LINE(e, "for (; k < hi && ((uintptr_t)&%s[k%s] & 63) != 0; k++) {", d, off);
   e->depth++;

@@ -17,9 +17,7 @@
 #include "compiler/lower.h"
 #include "compiler/lower_int.h"
 #include "compiler/prange.h"
-#include "compiler/emit_c.h"
 #include "asc/kernel_abi.h"
-#include "compiler/passes/passes.h"
 #include "compiler/types/types.h"
 
 /* Bytes of one local_array: it is a stack array of the running thread. */

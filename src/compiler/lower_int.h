@@ -6,7 +6,6 @@
 #define ASC_LOWER_INT_H
 
 #include "compiler/lower.h"
-#include "compiler/passes/passes.h"
 #include "compiler/types/types.h"
 
 /* A view of a tensor register (lower_array.c): never an IR value. */

@@ -266,21 +266,18 @@ ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
     if (sp == NULL)
       return asc__error(ascErrorOutOfMemory, "out of memory");
   }
-  err = asc__sig_from_args(&sig, sp, k->info.name, k->info.params, n, args);
-  if (err == ascSuccess) {
-    overlap = asc__args_overlap(&k->info, args);
-    for (int j = 0; j < k->nspecs; j++) {
-      int score = fit(&k->specs[j], &sig, overlap);
-      if (score > best_score) {
-        best_score = score;
-        best = &k->specs[j];
-      }
+  asc__sig_of_args(&sig, sp, k->info.name, k->info.params, n, args);
+  overlap = asc__args_overlap(&k->info, args);
+  for (int j = 0; j < k->nspecs; j++) {
+    int score = fit(&k->specs[j], &sig, overlap);
+    if (score > best_score) {
+      best_score = score;
+      best = &k->specs[j];
     }
-    if (best != NULL)
-      *desc = best->desc;
-    else
-      err = no_fit(a, k, &sig, overlap);
   }
+  err = best != NULL ? ascSuccess : no_fit(a, k, &sig, overlap);
+  if (best != NULL)
+    *desc = best->desc;
   if (sp != small)
     asc__free(sp);
   return err;

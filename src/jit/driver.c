@@ -2,12 +2,15 @@
  * The driver: Python module text -> kernels -> specialisations.
  *
  *   asc__pymodule_create       copy text and options; front end once
- *   asc__pymodule_specialize   launch args -> signature text
- *        |                       -> spectab lookup (hash of the text only)
+ *   asc__pymodule_specialize   launch args (checked by the launch) ->
+ *        |                       signature (sig.c) and its text ->
+ *        |                       spectab lookup (hash of the text only)
  *        | miss (this thread claimed it; others wait for it)
  *        v
+ *     options from the environment (asc__jit_compile_opts)
  *     jit: cache key over inputs -> cache hit? dlopen
- *                                -> miss: stages() -> C -> cc -> publish
+ *                                -> miss: stages(signature, options) -> C
+ *                                   -> cc -> publish
  *        -> asc_kernel_desc, kept in the spectab until destroy or until
  *           evicted (least recently used, no launch queued) to keep at
  *           most ASC_MAX_LOADED_SPECIALIZATIONS loaded
@@ -22,7 +25,6 @@
  */
 #include "jit/driver.h"
 
-#include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +40,6 @@
 #include "jit/spectab.h"
 #include "compiler/types/types.h"
 #include "base/trace.h"
-#include "compiler/lower.h"
 #include "base/env.h"
 
 #define PYMODULE_MAGIC 0x50594d44u /* "PYMD" */
@@ -81,133 +82,6 @@ struct asc__pymodule {
 
 /* --------------------------------------------------------- signatures */
 
-static const char *const dtype_short[ascDataTypeCount] = {
-    "bool", "i8",  "i16", "i32", "i64", "u8",  "u16",
-    "u32",  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"};
-
-static bool dtype_ok(ascDataType d) {
-  return (int)d >= 0 && d < ascDataTypeCount;
-}
-
-/* Text built on the stack for the usual short signature, on the heap for
- * long ones, so a launch that hits allocates nothing. */
-typedef struct sigtext {
-  char *p;
-  size_t len, cap;
-  bool heap, oom;
-  char small[512];
-} sigtext;
-
-static void st_init(sigtext *s) {
-  s->p = s->small;
-  s->len = 0;
-  s->cap = sizeof s->small;
-  s->heap = false;
-  s->oom = false;
-  s->small[0] = '\0';
-}
-
-static void st_free(sigtext *s) {
-  if (s->heap)
-    asc__free(s->p);
-}
-
-/* Makes room for n more characters and the terminator. */
-static bool st_reserve(sigtext *s, size_t n) {
-  size_t cap;
-  char *p;
-
-  if (s->oom)
-    return false;
-  if (n < s->cap - s->len)
-    return true;
-  cap = (s->len + n + 1) * 2;
-  p = s->heap ? asc__realloc(s->p, cap) : asc__malloc(cap);
-  if (p == NULL) {
-    s->oom = true;
-    return false;
-  }
-  if (!s->heap)
-    memcpy(p, s->p, s->len + 1);
-  s->p = p;
-  s->cap = cap;
-  s->heap = true;
-  return true;
-}
-
-static void st_printf(sigtext *s, const char *fmt, ...) ASC_PRINTF(2, 3);
-static void st_printf(sigtext *s, const char *fmt, ...) {
-  va_list ap;
-  int n;
-
-  if (s->oom)
-    return;
-  va_start(ap, fmt);
-  n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    s->oom = true;
-    return;
-  }
-  if ((size_t)n >= s->cap - s->len) {
-    if (!st_reserve(s, (size_t)n))
-      return;
-    va_start(ap, fmt);
-    vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
-    va_end(ap);
-  }
-  s->len += (size_t)n;
-}
-
-/* st_printf(s, "%s", str) without the formatter: signatures are built
- * at every launch of a Python kernel. */
-static void st_puts(sigtext *s, const char *str) {
-  size_t n = strlen(str);
-
-  if (!st_reserve(s, n))
-    return;
-  memcpy(s->p + s->len, str, n + 1);
-  s->len += n;
-}
-
-/* Row-major contiguity; size-1 dimensions and empty tensors do not
- * constrain strides. */
-static bool contiguous(const ascTensor *t) {
-  int64_t expect = 1;
-  int d;
-
-  for (d = 0; d < t->ndim; d++)
-    if (t->shape[d] == 0)
-      return true;
-  for (d = t->ndim - 1; d >= 0; d--) {
-    if (t->shape[d] != 1 && t->strides[d] != expect)
-      return false;
-    if (__builtin_mul_overflow(expect, t->shape[d], &expect))
-      return false; /* no strides can match: the launch checks reject it */
-  }
-  return true;
-}
-
-static void scalar_value(sigtext *s, ascDataType dt, const void *p) {
-  switch (dt) {
-  case ascBool: st_printf(s, "=%s", *(const uint8_t *)p ? "True" : "False");
-    break;
-  case ascInt8: st_printf(s, "=%d", *(const int8_t *)p); break;
-  case ascInt16: st_printf(s, "=%d", *(const int16_t *)p); break;
-  case ascInt32: st_printf(s, "=%" PRId32, *(const int32_t *)p); break;
-  case ascInt64: st_printf(s, "=%" PRId64, *(const int64_t *)p); break;
-  case ascUInt8: st_printf(s, "=%u", *(const uint8_t *)p); break;
-  case ascUInt16: st_printf(s, "=%u", *(const uint16_t *)p); break;
-  case ascUInt32: st_printf(s, "=%" PRIu32, *(const uint32_t *)p); break;
-  case ascUInt64: st_printf(s, "=%" PRIu64, *(const uint64_t *)p); break;
-  case ascFloat32: st_printf(s, "=%a", (double)*(const float *)p); break;
-  case ascFloat64: st_printf(s, "=%a", *(const double *)p); break;
-  default: /* 16-bit floats: the bits */
-    st_printf(s, "=0x%04x", *(const uint16_t *)p);
-    break;
-  }
-}
-
 /* The byte range a tensor argument spans, [*lo, *hi); false when empty
  * or without data. */
 static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
@@ -233,109 +107,30 @@ static bool tensor_span(const ascTensor *t, uintptr_t *lo, uintptr_t *hi) {
  * overlap needs a specialisation without it, so this is part of the
  * signature. */
 bool asc__args_overlap(const ascKernelInfo *k, void *const *args) {
-  int i, j;
+  /* each span computed once, for the usual kernel */
+  uintptr_t lo[16], hi[16];
+  int n = 0;
 
-  for (i = 0; i < k->numParams; i++) {
-    uintptr_t alo, ahi, blo, bhi;
+  for (int i = 0; i < k->numParams; i++) {
+    uintptr_t alo, ahi;
     if (!k->params[i].isTensor || !tensor_span(args[i], &alo, &ahi))
       continue;
-    for (j = i + 1; j < k->numParams; j++)
+    for (int j = 0; j < n; j++)
+      if (alo < hi[j] && lo[j] < ahi)
+        return true;
+    if (n < (int)ASC_ARRAY_SIZE(lo)) {
+      lo[n] = alo;
+      hi[n++] = ahi;
+      continue;
+    }
+    for (int j = i + 1; j < k->numParams; j++) {
+      uintptr_t blo, bhi;
       if (k->params[j].isTensor && tensor_span(args[j], &blo, &bhi) &&
           alo < bhi && blo < ahi)
         return true;
-  }
-  return false;
-}
-
-/* An ascScalar's value: value.i for bool and signed, value.u for
- * unsigned, value.f for floating types (asc.h). */
-static void descriptor_value(sigtext *s, const ascScalar *v) {
-  switch (v->dtype) {
-  case ascUInt8:
-  case ascUInt16:
-  case ascUInt32:
-  case ascUInt64:
-    st_printf(s, "=%" PRIu64, v->value.u);
-    break;
-  case ascFloat16:
-  case ascBFloat16:
-  case ascFloat32:
-  case ascFloat64:
-    st_printf(s, "=%a", v->value.f);
-    break;
-  default:
-    st_printf(s, "=%" PRId64, v->value.i);
-    break;
-  }
-}
-
-/* The canonical signature text of a launch, "k(f32[2], f32[1:s], int,
- * i64=3)"; ascErrorInvalidValue naming the parameter when an argument does
- * not fit. */
-static ascError_t signature_of(const drv_kernel *k, void *const *args,
-                               sigtext *s) {
-  int i;
-
-  st_puts(s, k->info.name);
-  st_puts(s, "(");
-  for (i = 0; i < k->info.numParams; i++) {
-    const ascKernelParamInfo *p = &k->info.params[i];
-    const void *a = args[i];
-
-    if (i > 0)
-      st_puts(s, ", ");
-    if (a == NULL)
-      return asc__error(ascErrorInvalidValue,
-                        "%s: argument %d ('%s') is NULL", k->info.name, i,
-                        p->name);
-    if (p->isTensor) {
-      const ascTensor *t = a;
-      if (!dtype_ok(t->dtype) || t->ndim < 0 || t->ndim > ASC_MAX_DIMS)
-        return asc__error(ascErrorInvalidValue,
-                          "%s: argument '%s' is not a valid tensor "
-                          "(dtype %d, ndim %d)",
-                          k->info.name, p->name, (int)t->dtype, (int)t->ndim);
-      if (!p->generic && (t->dtype != p->dtype ||
-                          (p->ndim >= 0 && t->ndim != p->ndim)))
-        return asc__error(ascErrorInvalidValue,
-                          "%s: argument '%s' must be a %s tensor of ndim "
-                          "%d, got %s of ndim %d",
-                          k->info.name, p->name, ascDataTypeName(p->dtype),
-                          p->ndim, ascDataTypeName(t->dtype), (int)t->ndim);
-      {
-        /* "<dtype>[<ndim>]", ":s" inside the brackets when strided */
-        const char nd[] = {'[', (char)('0' + t->ndim), '\0'};
-        _Static_assert(ASC_MAX_DIMS < 10, "ndim is one digit");
-        st_puts(s, dtype_short[t->dtype]);
-        st_puts(s, nd);
-        st_puts(s, contiguous(t) ? "]" : ":s]");
-      }
-    } else if (p->generic) {
-      const ascScalar *v = a;
-      if (!dtype_ok(v->dtype))
-        return asc__error(ascErrorInvalidValue,
-                          "%s: argument '%s' has invalid dtype %d",
-                          k->info.name, p->name, (int)v->dtype);
-      if (v->weak)
-        st_puts(s, v->dtype == ascBool      ? "bool"
-                   : v->dtype == ascFloat64 ? "float"
-                                            : "int");
-      else
-        st_puts(s, dtype_short[v->dtype]);
-      if (p->isConstExpr)
-        descriptor_value(s, v);
-    } else {
-      st_puts(s, dtype_short[p->dtype]);
-      if (p->isConstExpr)
-        scalar_value(s, p->dtype, a);
     }
   }
-  st_puts(s, ")");
-  if (asc__args_overlap(&k->info, args))
-    st_puts(s, " aliased");
-  if (s->oom)
-    return asc__error(ascErrorOutOfMemory, "out of memory");
-  return ascSuccess;
+  return false;
 }
 
 /* ------------------------------------------------------------- modules */
@@ -521,62 +316,52 @@ static ascError_t cctx_status(asc__cctx *c, ascError_t err) {
  * unwound half-way) must not share one.  Parsing costs far less than the C
  * compiler, and runs only on a disk-cache miss. */
 static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
-                            const char *signature, void *const *args,
-                            uint64_t l1d_bytes, asc__buf *out,
+                            const asc__spec_req *r, asc__buf *out,
                             unsigned *fastmath) {
   const ascKernelInfo *info = &m->kernels[kernel].info;
   asc__cctx c;
   jmp_buf jb;
-  volatile ascError_t err = ascSuccess;
 
   ASC_UNUSED(ud);
-  ASC_UNUSED(signature);
   asc__cctx_init(&c, m->opts.filename, m->text, m->len, first_line(&m->opts));
+  asc__cctx_set_opts(&c, r->opts);
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
     uint64_t t0 = asc__trace_clock();
     asc__ast_module *am =
         asc__frontend(&c, m->opts.globals, m->opts.numGlobals);
     asc__ast_func *fn = asc__module_func(am, info->name);
-    asc__sig_param *sp;
-    asc__sig sig;
+    asc__compile_out co;
 
     ASC_TRACE(asc__trace_span("compile", "front end", info->name, 0, t0));
-    ASC_CHECK(&c, fn != NULL && fn->nparams == info->numParams);
-    sp = asc__arena_alloc(&c, sizeof *sp * (size_t)(fn->nparams + 1));
-    err = asc__sig_from_args(&sig, sp, info->name, info->params,
-                             info->numParams, args);
-    if (err == ascSuccess) {
-      /* Module-wide options fill in what the decorator left unsaid. */
-      if (m->opts.boundsCheck && fn->opts.boundscheck < 0)
-        fn->opts.boundscheck = 1;
-      if (m->opts.debug && fn->opts.debug < 0)
-        fn->opts.debug = 1;
-      /* Type errors are in c's diagnostics; cctx_status reports them. */
-      t0 = asc__trace_clock();
-      asc__pipeline_opts popts = {.l1d_bytes = l1d_bytes};
-      asc__compile_in in = {.module = am,
-                            .passes = &popts,
-                            .kernel = fn,
-                            .sig = &sig,
-                            .may_alias =
-                                asc__args_overlap(&m->kernels[kernel].info, args),
-                            .stop = ASC_STOP_C,
-                            .fastmath = *fastmath};
-      asc__compile_out co;
-      if (asc__compile_kernel(&c, &in, &co, out))
-        *fastmath = co.fastmath;
-      ASC_TRACE(asc__trace_span("compile", "types, passes, emit C",
-                                info->name, 0, t0));
-    }
+    ASC_CHECK(&c, fn != NULL && fn->nparams == r->sig->nparams);
+    /* Module-wide options fill in what the decorator left unsaid. */
+    if (m->opts.boundsCheck && fn->opts.boundscheck < 0)
+      fn->opts.boundscheck = 1;
+    if (m->opts.debug && fn->opts.debug < 0)
+      fn->opts.debug = 1;
+    /* Type errors are in c's diagnostics; cctx_status reports them. */
+    t0 = asc__trace_clock();
+    asc__compile_in in = {.module = am,
+                          .kernel = fn,
+                          .sig = r->sig,
+                          .may_alias = r->may_alias,
+                          .stop = ASC_STOP_C};
+    if (asc__compile_kernel(&c, &in, &co, out))
+      *fastmath = co.fastmath;
+    ASC_TRACE(asc__trace_span("compile", "types, passes, emit C",
+                              info->name, 0, t0));
   }
-  err = cctx_status(&c, err);
-  asc__cctx_free(&c);
-  return err;
+  {
+    ascError_t err = cctx_status(&c, ascSuccess);
+    asc__cctx_free(&c);
+    return err;
+  }
 }
 
 ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                                 size_t len, const ascCompileOptions *opts) {
+  asc__compile_opts copts;
   asc__cctx c;
   jmp_buf jb;
   ascKernelInfo *volatile infos = NULL;
@@ -593,6 +378,9 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                       opts->fastmath, ASC_FASTMATH_ALL);
   asc__cctx_init(&c, opts && opts->filename ? opts->filename : "<string>",
                  text, len, first_line(opts));
+  /* the front end's budget */
+  asc__jit_compile_opts(&copts, 0, 0);
+  asc__cctx_set_opts(&c, &copts);
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
     asc__ast_module *am = asc__frontend(&c, opts ? opts->globals : NULL,
@@ -687,16 +475,14 @@ ascError_t asc__pymodule_kernel_info(const asc__pymodule *m, int i,
 typedef struct emit_ctx {
   asc__pymodule *m;
   int kernel;
-  const char *signature;
-  void *const *args;
+  const asc__spec_req *req;
   unsigned fastmath;   /* the module's mode, then the kernel's */
-  uint64_t l1d_bytes;  /* asc__jit_l1d_bytes, in the key too */
 } emit_ctx;
 
 static ascError_t emit_stages(void *ud, asc__buf *out) {
   emit_ctx *e = ud;
-  return e->m->stages(e->m->stages_ud, e->m, e->kernel, e->signature,
-                      e->args, e->l1d_bytes, out, &e->fastmath);
+  return e->m->stages(e->m->stages_ud, e->m, e->kernel, e->req, out,
+                      &e->fastmath);
 }
 
 /* 0 (unset): the device's size; 1 KiB .. 1 GiB with K/M suffixes */
@@ -708,13 +494,13 @@ uint64_t asc__jit_l1d_bytes(uint64_t device_l1d) {
   return v != 0 ? v : device_l1d;
 }
 
-/* Compiles (or loads from the disk cache) kernel i for signature sig. */
-static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
-                             void *const *args, uint64_t l1d_bytes,
-                             drv_spec **out) {
+/* Compiles (or loads from the disk cache) kernel i for r (its options
+ * still to fill: read here, once for the key and the compilation). */
+static ascError_t build_spec(asc__pymodule *m, int i, asc__spec_req *r,
+                             uint64_t l1d_bytes, drv_spec **out) {
+  asc__compile_opts copts;
   asc__jit_inputs in;
-  emit_ctx e = {m, i, sig, args, m->opts.fastmath & ASC_FASTMATH_ALL,
-                asc__jit_l1d_bytes(l1d_bytes)};
+  emit_ctx e = {m, i, r, m->opts.fastmath & ASC_FASTMATH_ALL};
   drv_spec *s;
   ascError_t err;
   uint64_t t0;
@@ -723,6 +509,8 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   s = asc__calloc(1, sizeof *s);
   if (s == NULL)
     return asc__error(ascErrorOutOfMemory, "out of memory");
+  asc__jit_compile_opts(&copts, e.fastmath, asc__jit_l1d_bytes(l1d_bytes));
+  r->opts = &copts;
   memset(&in, 0, sizeof in);
   in.kernel_name = m->kernels[i].info.name;
   /* The whole module text: it holds the kernel and every helper it can
@@ -730,17 +518,18 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
    * one too; the front end's call graph can narrow it.) */
   in.source = m->text;
   in.source_len = m->len;
-  in.signature = sig;
+  in.signature = r->text;
   in.globals = m->opts.globals;
   in.nglobals = m->opts.numGlobals;
   in.opts = &m->opts;
   in.fastmath = &e.fastmath;
-  in.l1d_bytes = e.l1d_bytes;
+  in.copts = &copts;
   t0 = asc__trace_clock();
   err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
-  ASC_TRACE(asc__trace_span("compile", in.kernel_name, sig, 0, t0));
+  ASC_TRACE(asc__trace_span("compile", in.kernel_name, r->text, 0, t0));
   if (err == ascSuccess)
-    ASC_TRACE(asc__trace_sig(s->desc, sig));
+    ASC_TRACE(asc__trace_sig(s->desc, r->text));
+  r->opts = NULL;
   if (err != ascSuccess) {
     asc__free(s);
     return err;
@@ -749,33 +538,20 @@ static ascError_t build_spec(asc__pymodule *m, int i, const char *sig,
   return ascSuccess;
 }
 
-/* The type system's checks of launch arguments (asc__sig_from_args):
- * dtypes, ranks, extents, data pointers, each error naming the parameter.
- * Parameter storage is on the stack for the usual kernel. */
-static ascError_t check_args(const drv_kernel *k, void *const *args) {
-  asc__sig_param small[16], *sp = small;
-  asc__sig sig;
-  ascError_t err;
-  int n = k->info.numParams;
-
-  if (n > (int)ASC_ARRAY_SIZE(small)) {
-    sp = asc__malloc(sizeof *sp * (size_t)n);
-    if (sp == NULL)
-      return asc__error(ascErrorOutOfMemory, "out of memory");
-  }
-  err = asc__sig_from_args(&sig, sp, k->info.name, k->info.params, n, args);
-  if (sp != small)
-    asc__free(sp);
-  return err;
-}
-
 ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
                                         void *const *args,
                                         uint64_t l1d_bytes,
                                         const asc_kernel_desc **desc,
                                         asc__inflight **inflight,
                                         struct asc__spec **pin) {
-  sigtext sig;
+  /* Stack storage for the usual kernel: a launch that hits allocates
+   * nothing. */
+  asc__sig_param small[16], *sp = small;
+  char small_text[512];
+  const ascKernelInfo *k;
+  asc__sig sig;
+  asc__buf text;
+  asc__spec_req r;
   asc__spec *claim, *p = NULL;
   void *v;
   ascError_t err;
@@ -792,24 +568,31 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
     return asc__error(ascErrorInvalidValue, "NULL desc, inflight or pin");
   if (i < 0 || i >= m->nkernels)
     return asc__error(ascErrorInvalidKernel, "no kernel %d", i);
-  if (args == NULL && m->kernels[i].info.numParams > 0)
-    return asc__error(ascErrorInvalidValue, "%s: NULL args",
-                      m->kernels[i].info.name);
-  err = check_args(&m->kernels[i], args);
-  if (err != ascSuccess)
-    return err;
-  st_init(&sig);
-  err = signature_of(&m->kernels[i], args, &sig);
-  if (err == ascSuccess)
-    err = asc__spectab_lookup(&m->specs, i, sig.p, sig.len, &v, &claim,
-                              &p);
+  k = &m->kernels[i].info;
+  if (k->numParams > (int)ASC_ARRAY_SIZE(small) &&
+      (sp = asc__malloc(sizeof *sp * (size_t)k->numParams)) == NULL)
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  asc__sig_of_args(&sig, sp, k->name, k->params, k->numParams, args);
+  r.sig = &sig;
+  r.may_alias = asc__args_overlap(k, args);
+  r.opts = NULL;
+  asc__buf_init_on(&text, small_text, sizeof small_text);
+  asc__sig_format(&text, &sig);
+  if (r.may_alias)
+    asc__buf_puts(&text, " aliased");
+  r.text = text.data;
+  err = text.oom ? asc__error(ascErrorOutOfMemory, "out of memory")
+                 : asc__spectab_lookup(&m->specs, i, text.data, text.len, &v,
+                                       &claim, &p);
   if (err == ascSuccess && claim != NULL) {
     drv_spec *s = NULL;
-    err = build_spec(m, i, sig.p, args, l1d_bytes, &s);
+    err = build_spec(m, i, &r, l1d_bytes, &s);
     asc__spectab_publish(&m->specs, claim, err, s, &p);
     v = s;
   }
-  st_free(&sig);
+  asc__buf_free(&text);
+  if (sp != small)
+    asc__free(sp);
   if (err == ascSuccess) {
     *desc = ((drv_spec *)v)->desc;
     *inflight = &((drv_spec *)v)->inflight;

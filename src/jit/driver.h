@@ -34,11 +34,11 @@ int asc__pymodule_nkernels(const asc__pymodule *m);
 ascError_t asc__pymodule_kernel_info(const asc__pymodule *m, int i,
                                      ascKernelInfo *info);
 
-/* The entry of kernel i specialised for these launch arguments (args as in
- * ascLaunchKernel), compiled on first use, then found by a hash lookup that
- * does not touch the source.  Thread-safe; two threads asking for the same
- * new signature compile it once.  Arguments that fit no specialisation
- * return ascErrorInvalidValue naming the parameter. */
+/* The entry of kernel i specialised for these launch arguments (args as
+ * in ascLaunchKernel, which has checked them: runtime/module.c is the one
+ * place that does), compiled on first use, then found by a hash lookup
+ * that does not touch the source.  Thread-safe; two threads asking for
+ * the same new signature compile it once. */
 ascError_t asc__pymodule_specialize(asc__pymodule *m, int i,
                                     void *const *args,
                                     const asc_kernel_desc **desc);
@@ -75,20 +75,31 @@ size_t asc__pymodule_loaded(asc__pymodule *m, uint64_t *evictions);
  * (0: unknown, the passes' default, docs/optimizer.md "Tile sizes"). */
 uint64_t asc__jit_l1d_bytes(uint64_t device_l1d);
 
+/* What one specialisation is compiled for, worked out once per launch
+ * (asc__pymodule_specialize_pin) and handed down to the compilation. */
+struct asc__sig;
+struct asc__compile_opts;
+typedef struct asc__spec_req {
+  /* the launch's signature (asc__sig_of_args, compiler/types/types.h),
+   * and its canonical text, " aliased" added when may_alias: the key of
+   * the module's table and of the kernel cache ("k(f32[2], i64=3)") */
+  const struct asc__sig *sig;
+  const char *text;
+  /* tensor arguments overlap (asc__args_overlap): no restrict */
+  bool may_alias;
+  /* the compiler's options (asc__jit_compile_opts), in the cache key */
+  const struct asc__compile_opts *opts;
+} asc__spec_req;
+
 /* The per-specialisation stages after the front end: infer types of kernel
- * `kernel` for `signature` (canonical text, e.g. "k(f32[2], i64=3)"; args
- * are the launch arguments it was computed from), lower, run the passes and
- * append the C translation unit to out.  Runs only when neither this
- * process nor the disk cache has the specialisation.  User errors return
- * ascErrorCompile with diagnostics.  *fastmath holds the module's
- * ASC_FASTMATH_* bits on entry and receives those the C is compiled with
- * (asc__kernel_fastmath).  l1d_bytes: the L1 data cache the tiles are
- * sized for (asc__jit_l1d_bytes; 0: the default). */
+ * `kernel` for r's signature, lower, run the passes and append the C
+ * translation unit to out.  Runs only when neither this process nor the
+ * disk cache has the specialisation.  User errors return ascErrorCompile
+ * with diagnostics.  *fastmath receives the ASC_FASTMATH_* bits the C is
+ * compiled with (asc__kernel_fastmath, from r->opts). */
 typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
                                               int kernel,
-                                              const char *signature,
-                                              void *const *args,
-                                              uint64_t l1d_bytes,
+                                              const asc__spec_req *r,
                                               asc__buf *out,
                                               unsigned *fastmath);
 
@@ -123,6 +134,9 @@ ascError_t asc__jit_open_file(const char *path, int flags, int *fd);
  * Returns uv_dlopen's result. */
 int asc__jit_dlopen_fd(uv_lib_t *lib, int fd, const char *path);
 
+/* How many of d's parameters are results (ASC_KPARAM_RESULT, last). */
+int asc__kernel_results(const asc_kernel_desc *d);
+
 /* ------------------------------------------------ ahead-of-time modules (aot.c)
  * Modules compiled ahead of time (`ascc --emit=so`): one shared object
  * holding several specialisations of each kernel, described by the optional
@@ -147,14 +161,12 @@ int asc__aot_nkernels(const asc__aot *a);
  * (their dtype and ndim select the entry), scalars as the source says. */
 void asc__aot_kernel_info(const asc__aot *a, int i, ascKernelInfo *info);
 
-/* The entry of kernel i the launch arguments fit: dtypes, ndims, layouts
- * (a contiguous entry needs contiguous tensors; a strided one takes any),
+/* The entry of kernel i the launch arguments fit (args as in
+ * ascLaunchKernel, which has checked them): dtypes, ndims, layouts (a
+ * contiguous entry needs contiguous tensors; a strided one takes any),
  * weak scalars, ConstExpr values, and overlapping tensors only for entries
  * compiled for them.  Several fits: the most specialised.  None:
  * ascErrorInvalidValue with the launch's signature and the module's. */
-/* How many of d's parameters are results (ASC_KPARAM_RESULT, last). */
-int asc__kernel_results(const asc_kernel_desc *d);
-
 ascError_t asc__aot_select(const asc__aot *a, int i, void *const *args,
                            const asc_kernel_desc **desc);
 

@@ -4,9 +4,6 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "jit/jit.h"
 
-#include "compiler/emit_c.h"
-#include "compiler/passes/passes.h"
-
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -145,9 +142,15 @@ void asc__jit_set_build_identity(const char *id) {
 void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
                   const asc__cc_opts *ccopts, const asc__jit_inputs *in) {
   const ascCompileOptions *o = in->opts;
+  asc__compile_opts dflt;
+  const asc__compile_opts *copts = in->copts;
   asc__buf flags;
   int i;
 
+  if (copts == NULL) {
+    asc__compile_opts_init(&dflt);
+    copts = &dflt;
+  }
   asc__cache_key_init(k);
   asc__cache_key_add_str(k, "libasc", ASC_VERSION_STRING);
   asc__cache_key_add_u64(k, "abi", ASC_KABI_VERSION);
@@ -177,30 +180,14 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
   asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
   asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
   asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
-  /* The module's floating-point mode (also in "flags"; a decorator's
-   * fastmath= is in the source). */
-  asc__cache_key_add_u64(k, "fastmath", (uint64_t)ccopts->fastmath);
-  /* ASC_PRIVATIZE=0 leaves a pass out of the pipeline */
-  asc__cache_key_add_u64(k, "privatize", asc__privatize_enabled() ? 1 : 0);
-  /* ASC_INTERCHANGE=0 likewise */
-  asc__cache_key_add_u64(k, "interchange",
-                         asc__interchange_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "unrolljam", asc__unrolljam_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "gemmrec", asc__gemmrec_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "tile", asc__tile_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "wavefront", asc__wavefront_enabled() ? 1 : 0);
-  /* The tile sizes the loop-nest passes derive from the device's L1 data
-   * cache (docs/optimizer.md, "Tile sizes"): two sizes that give the same
-   * tiles share the code */
-  asc__cache_key_add_u64(k, "acc_tile",
-                         (uint64_t)asc__acc_tile_bytes(in->l1d_bytes));
-  asc__cache_key_add_u64(k, "tile_row",
-                         (uint64_t)asc__tile_row_bytes(in->l1d_bytes));
-  asc__cache_key_add_u64(k, "hoist", asc__hoist_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "vmchunk", asc__vmchunk_enabled() ? 1 : 0);
-  asc__cache_key_add_u64(k, "redlanes", asc__redlanes_enabled() ? 1 : 0);
-  /* ASC_NTSTORE: the streaming-store threshold the emitter bakes in */
-  asc__cache_key_add_u64(k, "ntstore", asc__ntstore_min_bytes());
+  /* The compiler's options that change the code, every one of them
+   * (compiler/options.h): the module's floating-point mode (also in
+   * "flags"; a decorator's fastmath= is in the source), the passes left
+   * out, the streaming-store threshold, the tile sizes (two L1 sizes that
+   * give the same tiles share the code). */
+#define KEY_FIELD(name) asc__cache_key_add_u64(k, #name, copts->code.name);
+  ASC_CODEGEN_OPTS(KEY_FIELD)
+#undef KEY_FIELD
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
   asc__cache_key_final(k);
@@ -434,6 +421,16 @@ void asc__jit_unload(asc__jit_lib *l) {
     return;
   uv_dlclose(&l->lib);
   lib_free(l);
+}
+
+int asc__kernel_results(const asc_kernel_desc *d) {
+  int n = 0;
+  for (uint32_t j = d->nparams; j > 0; j--) {
+    if (!(d->params[j - 1].flags & ASC_KPARAM_RESULT))
+      break;
+    n++;
+  }
+  return n;
 }
 
 static const asc_kernel_desc *find_kernel(const asc__jit_lib *l,

@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "asc/asc.h"
+#include "compiler/options.h"
 #include "jit/cache.h"
 #include "jit/cc.h"
 #include "jit/driver.h"
@@ -44,6 +45,14 @@ void asc__jit_set_build_identity(const char *id);
 bool asc__jit_object_identity(const void *addr, bool use_build_id,
                               char out[ASC_JIT_ID_MAX]);
 
+/* The compiler's options for one compilation (compiler/options.h), read
+ * from the environment now: each pass's switch (ASC_TILE=0, ...; the
+ * rows of ASC_PASSES), ASC_NTSTORE, ASC_COMPILE_TIMEOUT_MS, ASC_DUMP and
+ * ASC_VERIFY=1; fastmath (the module's ASC_FASTMATH_* bits) and l1d_bytes
+ * (the L1 data cache the tiles are sized for, 0: unknown) as given. */
+void asc__jit_compile_opts(asc__compile_opts *o, unsigned fastmath,
+                           uint64_t l1d_bytes);
+
 /* Everything besides compiler, flags and CPU that determines the code. */
 typedef struct asc__jit_inputs {
   const char *kernel_name;
@@ -55,11 +64,11 @@ typedef struct asc__jit_inputs {
   const ascCompileOptions *opts;  /* may be NULL */
   /* NULL, or where the emit callback leaves the ASC_FASTMATH_* bits the
    * kernel is built with (its decorator's, narrowed by its helpers'): a
-   * function of the source and opts, so the key stays complete. */
+   * function of the source and the options, so the key stays complete. */
   const unsigned *fastmath;
-  /* The L1 data cache the loop-nest passes size their tiles for (0: the
-   * default); the key holds the tile sizes it gives. */
-  uint64_t l1d_bytes;
+  /* The compiler's options (asc__jit_compile_opts); NULL: the defaults.
+   * The key holds every field of their `code`. */
+  const asc__compile_opts *copts;
 } asc__jit_inputs;
 
 /* Produces the C translation unit (appended to out).  Runs on a miss only.

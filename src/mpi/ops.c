@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "mpi/mpi_internal.h"
 
 #define P2P_TAG 0x617363   /* on the library's own duplicate */
@@ -452,23 +453,16 @@ static ascError_t submit(const char *fn, op_kind kind, const void *sendbuf,
   return asc__mpi_enqueue(comm, o, stream);
 }
 
-#define TRY(x)                                                                \
-  do {                                                                        \
-    ascError_t e_ = (x);                                                      \
-    if (e_ != ascSuccess)                                                     \
-      return e_;                                                              \
-  } while (0)
-
 ascError_t ascAllReduce(const void *sendbuf, void *recvbuf, size_t count,
                         ascDataType dtype, ascRedOp op, ascComm_t comm,
                         ascStream_t stream) {
   static const char fn[] = "ascAllReduce";
   size_t es;
-  TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, true, &es));
-  TRY(check_op(fn, dtype, op));
-  TRY(check_buf(fn, "sendbuf", sendbuf, count));
-  TRY(check_buf(fn, "recvbuf", recvbuf, count));
+  ASC_TRY(not_in_group(fn));
+  ASC_TRY(check_common(fn, comm, dtype, count, 1, true, &es));
+  ASC_TRY(check_op(fn, dtype, op));
+  ASC_TRY(check_buf(fn, "sendbuf", sendbuf, count));
+  ASC_TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_ALLREDUCE, sendbuf, recvbuf, count, dtype, es, op, 0,
                 comm, stream);
 }
@@ -478,13 +472,13 @@ ascError_t ascReduce(const void *sendbuf, void *recvbuf, size_t count,
                      ascStream_t stream) {
   static const char fn[] = "ascReduce";
   size_t es;
-  TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, true, &es));
-  TRY(check_op(fn, dtype, op));
-  TRY(check_rank(fn, "root", root, comm));
-  TRY(check_buf(fn, "sendbuf", sendbuf, count));
+  ASC_TRY(not_in_group(fn));
+  ASC_TRY(check_common(fn, comm, dtype, count, 1, true, &es));
+  ASC_TRY(check_op(fn, dtype, op));
+  ASC_TRY(check_rank(fn, "root", root, comm));
+  ASC_TRY(check_buf(fn, "sendbuf", sendbuf, count));
   if (comm->rank == root)
-    TRY(check_buf(fn, "recvbuf (on root)", recvbuf, count));
+    ASC_TRY(check_buf(fn, "recvbuf (on root)", recvbuf, count));
   return submit(fn, K_REDUCE, sendbuf, recvbuf, count, dtype, es, op, root,
                 comm, stream);
 }
@@ -494,12 +488,12 @@ ascError_t ascBroadcast(const void *sendbuf, void *recvbuf, size_t count,
                         ascStream_t stream) {
   static const char fn[] = "ascBroadcast";
   size_t es;
-  TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 0, false, &es));
-  TRY(check_rank(fn, "root", root, comm));
+  ASC_TRY(not_in_group(fn));
+  ASC_TRY(check_common(fn, comm, dtype, count, 0, false, &es));
+  ASC_TRY(check_rank(fn, "root", root, comm));
   if (comm->rank == root)
-    TRY(check_buf(fn, "sendbuf (on root)", sendbuf, count));
-  TRY(check_buf(fn, "recvbuf", recvbuf, count));
+    ASC_TRY(check_buf(fn, "sendbuf (on root)", sendbuf, count));
+  ASC_TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_BCAST, sendbuf, recvbuf, count, dtype, es, ascRedSum,
                 root, comm, stream);
 }
@@ -509,10 +503,10 @@ ascError_t ascAllGather(const void *sendbuf, void *recvbuf, size_t count,
                         ascStream_t stream) {
   static const char fn[] = "ascAllGather";
   size_t es;
-  TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 1, false, &es));
-  TRY(check_buf(fn, "sendbuf", sendbuf, count));
-  TRY(check_buf(fn, "recvbuf", recvbuf, count));
+  ASC_TRY(not_in_group(fn));
+  ASC_TRY(check_common(fn, comm, dtype, count, 1, false, &es));
+  ASC_TRY(check_buf(fn, "sendbuf", sendbuf, count));
+  ASC_TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_ALLGATHER, sendbuf, recvbuf, count, dtype, es,
                 ascRedSum, 0, comm, stream);
 }
@@ -522,11 +516,11 @@ ascError_t ascReduceScatter(const void *sendbuf, void *recvbuf, size_t count,
                             ascStream_t stream) {
   static const char fn[] = "ascReduceScatter";
   size_t es;
-  TRY(not_in_group(fn));
-  TRY(check_common(fn, comm, dtype, count, 2, false, &es));
-  TRY(check_op(fn, dtype, op));
-  TRY(check_buf(fn, "sendbuf", sendbuf, count));
-  TRY(check_buf(fn, "recvbuf", recvbuf, count));
+  ASC_TRY(not_in_group(fn));
+  ASC_TRY(check_common(fn, comm, dtype, count, 2, false, &es));
+  ASC_TRY(check_op(fn, dtype, op));
+  ASC_TRY(check_buf(fn, "sendbuf", sendbuf, count));
+  ASC_TRY(check_buf(fn, "recvbuf", recvbuf, count));
   return submit(fn, K_REDSCAT, sendbuf, recvbuf, count, dtype, es, op, 0, comm,
                 stream);
 }
@@ -537,9 +531,9 @@ static ascError_t p2p_queue(const char *fn, bool send, void *buf,
   struct group *g = &tls_group;
   size_t es;
 
-  TRY(check_common(fn, comm, dtype, count, 0, false, &es));
-  TRY(check_rank(fn, "peer", peer, comm));
-  TRY(check_buf(fn, "buf", buf, count));
+  ASC_TRY(check_common(fn, comm, dtype, count, 0, false, &es));
+  ASC_TRY(check_rank(fn, "peer", peer, comm));
+  ASC_TRY(check_buf(fn, "buf", buf, count));
   if (!g->open)
     return submit(fn, send ? K_SEND : K_RECV, buf, buf, count, dtype, es,
                   ascRedSum, peer, comm, stream);

@@ -700,8 +700,15 @@ static ascError_t bad_arg(const ascKernelInfo *ki, int i, const char *what) {
                     ki->name, ki->params[i].name, i, what);
 }
 
+/* The checks of a launch's arguments against the kernel's parameters,
+ * the only ones (as Lua's lapi.c checks at the API): what passes here is
+ * what every layer below may rely on, for every kind of module, and each
+ * fault has one message.  Tensors: dtype, ndim and extents that describe
+ * memory, the annotated dtype and ndim, data for a non-empty tensor.
+ * Descriptors of generic scalars: a dtype an ascScalar can hold, weak
+ * only for bool, int64 and float64 (asc.h). */
 static ascError_t check_args(const ascKernelInfo *ki, void **args) {
-  char why[160];
+  char why[200];
 
   if (ki->numParams > 0 && args == NULL)
     return asc__error(ascErrorInvalidValue,
@@ -750,6 +757,21 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
                  (int)s->dtype);
         return bad_arg(ki, i, why);
       }
+      if (s->dtype == ascComplex64 || s->dtype == ascComplex128) {
+        snprintf(why, sizeof why,
+                 "scalar descriptor has dtype %s: an ascScalar cannot hold "
+                 "a complex value; pass it as a 0-d %s tensor",
+                 ascDataTypeName(s->dtype), ascDataTypeName(s->dtype));
+        return bad_arg(ki, i, why);
+      }
+      if (s->weak && s->dtype != ascBool && s->dtype != ascInt64 &&
+          s->dtype != ascFloat64) {
+        snprintf(why, sizeof why,
+                 "weak scalar descriptor has dtype %s (a weak scalar is "
+                 "ascBool, ascInt64 or ascFloat64)",
+                 ascDataTypeName(s->dtype));
+        return bad_arg(ki, i, why);
+      }
     }
   }
   for (int i = 0; i < ki->numResults; i++)
@@ -760,16 +782,6 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
                         ki->name, ki->numResults,
                         ki->numResults == 1 ? "" : "s", ki->numParams + i);
   return ascSuccess;
-}
-
-int asc__kernel_results(const asc_kernel_desc *d) {
-  int n = 0;
-  for (uint32_t j = d->nparams; j > 0; j--) {
-    if (!(d->params[j - 1].flags & ASC_KPARAM_RESULT))
-      break;
-    n++;
-  }
-  return n;
 }
 
 #define STACK_PARAMS 32

@@ -1,20 +1,22 @@
 /*
- * Tracing (see trace.h and docs/tracing.md).
+ * Tracing (see trace.h and docs/tracing.md): the session and the stream
+ * hooks; the recorder and the clock are base's (base/trace_rec.h).
  *
  * Record flow: a hook checks asc__trace_on (relaxed), fills the next
  * record of the calling thread's chunk and publishes it with a release
- * store of the chunk's count.  The flusher takes the list lock, reads each
- * chunk's count with acquire, formats the records it has not read yet and
- * appends the text to the session's spool (an unnamed file in the trace
+ * store of the chunk's count.  The flusher takes the recorder's lock,
+ * drains the records it has not read yet, formats them and appends the
+ * text to the session's spool (an unnamed file in the trace
  * file's directory), then writes the file from the spool through a
  * private temporary renamed into place (jit/file.h, docs/files.md).  A
  * record that a thread finishes after the session stopped lands in its
  * chunk and is dropped by the next session, which keeps only records
  * stamped after its start.
  *
- * Memory: chunks waiting for a flush are counted; past
- * $ASC_TRACE_MAX_BYTES of them a record is dropped and counted instead,
- * and the file and stderr say how many (docs/tracing.md, "Cost").
+ * Memory: the recorder counts the chunks waiting for a flush; past
+ * $ASC_TRACE_MAX_BYTES of them a record is dropped and counted instead
+ * (asc__trace_limit), and the file and stderr say how many
+ * (docs/tracing.md, "Cost").
  *
  * Tracks: pid 1 holds one track per stream (tid = order of first
  * appearance) and the pool counters; pid 2 one track per thread that
@@ -27,92 +29,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <uv.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "base/env.h"
+#include "base/trace_rec.h"
 #include "jit/file.h"
 #include "runtime/stream.h"
 
+/* The runtime's record types (trace_rec.h has the recorder's own). */
 enum {
-  TR_SPAN = 1,    /* X on the thread's track */
-  TR_MARK,        /* X, zero length, on the thread's track */
-  TR_LAUNCH,      /* X on a stream track */
+  TR_LAUNCH = ASC__TR_USER, /* X on a stream track */
   TR_BLOCK,       /* X on the thread's track */
   TR_HOSTFN,      /* X on a stream track and on the thread's track */
   TR_RECORD,      /* X, zero length, on a stream track */
   TR_WAIT,        /* X on a stream track + flow from the record */
-  TR_POOL,        /* X mark on the thread + C on the pool's counter */
   TR_EXTERN       /* X on a stream track */
 };
 
-#define NAME_MAX_ 46
+typedef asc__trace_rec rec;
 
-/* 128 bytes: a launch writes two, and fresh chunk pages cost page
- * faults, so records stay small; the rare long text (an exception, a
- * signature, a compile's detail) is allocated. */
-typedef struct rec {
-  uint64_t ts, end;
-  uint64_t id;            /* launch id; flow: record's time */
-  uint64_t a0, a1, a2;
-  const void *track;      /* stream (or pool) for stream records */
-  const void *track2;     /* WAIT: the recording stream */
-  const char *cat;        /* static string */
-  char *detail;           /* owned; freed by the flush */
-  uint8_t type;
-  uint8_t flag;           /* stream is the default stream */
-  char name[NAME_MAX_];
-} rec;
-
-#define CHUNK_RECS 512
-/* Chunks that a flush read to the end are kept for reuse, up to this
- * many (4 MiB): their pages are already mapped. */
-#define SPARE_MAX 64
-
-typedef struct chunk {
-  struct chunk *next;          /* under list_lock */
-  int tid;                     /* the owning thread's track */
-  char tname[32];
-  size_t read;                 /* under list_lock: records flushed */
-  atomic_int full;             /* the owner moved to a new chunk */
-  _Atomic size_t n;            /* published records */
-  rec recs[CHUNK_RECS];
-} chunk;
-
-atomic_int asc__trace_on;
-atomic_int asc__trace_clk;
-
-/* The calling thread's recording state: one TLS block, so a hook looks
- * its thread up once. */
+/* The calling thread's launch ids and last block. */
 static _Thread_local struct {
-  chunk *chunk;
-  int tid;                     /* track, assigned at the first record */
   uint32_t launches;           /* launch ids handed out by this thread */
   uint64_t block_launch;       /* trace id of the last block recorded */
   uint64_t block_end;          /* and when it ended */
-  char name[32];
 } tl;
 
-static uv_once_t once = UV_ONCE_INIT;
-/* Guards the chunk list and the session below.  A leaf lock except that
- * the flusher allocates while holding it. */
-static uv_mutex_t list_lock;
-static chunk *chunks;
-static atomic_int next_tid;
 static _Atomic uint64_t next_flow_id;
-static chunk *spare;           /* under list_lock: chunks to reuse */
-static int nspare;
-/* Chunks on the list (written to under list_lock), and how many may be:
- * a record that would need one more is dropped. */
-static atomic_size_t nheld;
-static atomic_size_t max_held = SIZE_MAX;
-/* Records the session dropped, and the trace-clock time of the first. */
-static _Atomic uint64_t dropped;
-static _Atomic uint64_t first_drop;
 
 /* Formatted text is written to the spool in pieces of this size. */
 #define SPOOL_PIECE ((size_t)1 << 20)
@@ -121,7 +64,7 @@ static asc__env_num max_bytes_env = {"ASC_TRACE_MAX_BYTES",
                                      (uint64_t)256 << 20, 1, UINT64_MAX,
                                      ASC__ENV_SUFFIXES, false};
 
-/* The session: under list_lock. */
+/* The session: under the recorder's lock (asc__trace_lock). */
 static struct {
   bool active;
   bool from_env;
@@ -144,280 +87,9 @@ static struct {
   int tids[1024];              /* thread tracks named so far */
   char tnames[1024][32];
   int ntids;
-  /* Specialisation signatures of kernels compiled while tracing. */
-  const void *sig_desc[256];
-  char *sig_text[256];
-  int nsigs;
 } S;
 
 static bool atexit_done;
-
-static void init_once(void) { uv_mutex_init(&list_lock); }
-
-/* ---------------------------------------------------------------- clock */
-
-/* The TSC is used when all of these hold (else CLOCK_MONOTONIC):
- * x86-64; /proc/cpuinfo lists constant_tsc (a fixed rate whatever the
- * core's frequency) and nonstop_tsc (it runs in deep C-states); the
- * kernel's current clocksource is "tsc" (the kernel checked that the
- * cores' counters agree, and switches away from it when they do not);
- * and $ASC_TRACE_CLOCK is not "monotonic".  Ticks become nanoseconds at
- * the flush, by the rate measured against CLOCK_MONOTONIC from the first
- * session's start to the flush: one linear map for every thread, so the
- * order of timestamps is kept exactly and durations are off by the rate's
- * error (well under 0.01 %: the flush measures over at least 10 ms). */
-static uint64_t mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uv_once_t clk_once = UV_ONCE_INIT;
-static uint64_t cal_tick, cal_ns;    /* the anchor, set once in clk_init */
-
-static bool file_has(const char *path, const char *word, bool whole_line) {
-  FILE *f = fopen(path, "r");
-  char line[4096];
-  bool found = false;
-  size_t n = strlen(word);
-
-  if (f == NULL)
-    return false;
-  while (!found && fgets(line, sizeof line, f) != NULL) {
-    if (whole_line) {
-      found = strncmp(line, word, n) == 0 &&
-              (line[n] == '\n' || line[n] == '\0');
-      continue;
-    }
-    for (char *p = strstr(line, word); p != NULL && !found;
-         p = strstr(p + 1, word))
-      found = (p == line || p[-1] == ' ') &&
-              (p[n] == ' ' || p[n] == '\n' || p[n] == '\0');
-    if (strncmp(line, "flags", 5) == 0)
-      break;    /* the first core's flags are enough */
-  }
-  fclose(f);
-  return found;
-}
-
-/* A (tick, ns) pair read as close together as three tries allow. */
-static void clock_pair(uint64_t *tick, uint64_t *ns) {
-  uint64_t best = UINT64_MAX;
-
-  for (int i = 0; i < 3; i++) {
-    uint64_t a = mono_ns(), t = asc__trace_now(), b = mono_ns();
-    if (b - a < best) {
-      best = b - a;
-      *tick = t;
-      *ns = a + (b - a) / 2;
-    }
-  }
-}
-
-static void clk_init(void) {
-  int kind = 1;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const char *env = getenv("ASC_TRACE_CLOCK");
-
-  if ((env == NULL || strcmp(env, "monotonic") != 0) &&
-      file_has("/proc/cpuinfo", "constant_tsc", false) &&
-      file_has("/proc/cpuinfo", "nonstop_tsc", false) &&
-      file_has("/sys/devices/system/clocksource/clocksource0/"
-               "current_clocksource",
-               "tsc", true))
-    kind = 2;
-#endif
-  atomic_store(&asc__trace_clk, kind);
-  clock_pair(&cal_tick, &cal_ns);
-}
-
-uint64_t asc__trace_now_slow(void) {
-  int k = atomic_load_explicit(&asc__trace_clk, memory_order_acquire);
-
-  if (k == 0) {
-    uv_once(&clk_once, clk_init);
-    k = atomic_load(&asc__trace_clk);
-  }
-  return k == 2 ? asc__trace_now() : mono_ns();
-}
-
-/* list_lock held: the session's rate, measured at its first flush. */
-static void fix_rate(void) {
-  uint64_t tick = 0, ns;
-
-  if (S.ns_per_tick != 0)
-    return;
-  if (atomic_load(&asc__trace_clk) != 2) {
-    S.ns_per_tick = 1;
-    return;
-  }
-  /* Short first sessions wait for a measurable interval. */
-  ns = mono_ns();
-  if (ns - cal_ns < 10000000u)
-    uv_sleep((unsigned)((10000000u - (ns - cal_ns)) / 1000000u) + 1);
-  clock_pair(&tick, &ns);
-  S.ns_per_tick = tick > cal_tick ? (double)(ns - cal_ns) /
-                                        (double)(tick - cal_tick)
-                                  : 1;
-}
-
-void asc__trace_thread_name(const char *prefix, int n) {
-  if (n >= 0)
-    snprintf(tl.name, sizeof tl.name, "%s %d", prefix, n);
-  else
-    snprintf(tl.name, sizeof tl.name, "%s", prefix);
-}
-
-/* ---------------------------------------------------------- recording */
-
-static int my_tid(void) {
-  if (tl.tid == 0)
-    tl.tid = atomic_fetch_add(&next_tid, 1) + 1;
-  return tl.tid;
-}
-
-/* A chunk for this thread: a spare one (its pages mapped already), else
- * a new one whose pages are mapped here in one call rather than by a
- * page fault each in the records that follow. */
-static chunk *chunk_new(void) {
-  chunk *c;
-
-  uv_once(&once, init_once);
-  uv_mutex_lock(&list_lock);
-  c = spare;
-  if (c != NULL) {
-    spare = c->next;
-    nspare--;
-  }
-  uv_mutex_unlock(&list_lock);
-  if (c == NULL) {
-    c = asc__malloc(sizeof *c);
-    if (c == NULL)
-      return NULL;
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-    {
-      uintptr_t a = ((uintptr_t)c + 4095) & ~(uintptr_t)4095;
-      uintptr_t e = ((uintptr_t)c + sizeof *c) & ~(uintptr_t)4095;
-      if (e > a)
-        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-    }
-#endif
-  }
-  c->tid = my_tid();
-  if (tl.name[0] != '\0')
-    snprintf(c->tname, sizeof c->tname, "%s", tl.name);
-  else
-    snprintf(c->tname, sizeof c->tname, "host thread %d", c->tid);
-  c->read = 0;
-  atomic_init(&c->full, 0);
-  atomic_init(&c->n, 0);
-  uv_mutex_lock(&list_lock);
-  c->next = chunks;
-  chunks = c;
-  atomic_fetch_add_explicit(&nheld, 1, memory_order_relaxed);
-  uv_mutex_unlock(&list_lock);
-  return c;
-}
-
-static void drop(void) {
-  if (atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed) == 0)
-    atomic_store_explicit(&first_drop, asc__trace_now(),
-                          memory_order_relaxed);
-}
-
-/* The next free record of this thread, or NULL (out of memory). */
-static rec *rec_get(void) {
-  chunk *c = tl.chunk;
-  size_t n;
-
-  if (c == NULL || atomic_load_explicit(&c->n, memory_order_relaxed) ==
-                       CHUNK_RECS) {
-    /* Past the limit the thread keeps its full chunk (not marked full,
-     * so no flush recycles it under the thread) and drops the record. */
-    chunk *nc = atomic_load_explicit(&nheld, memory_order_relaxed) <
-                        atomic_load_explicit(&max_held, memory_order_relaxed)
-                    ? chunk_new()
-                    : NULL;
-    if (nc == NULL) {
-      drop();
-      return NULL;
-    }
-    tl.chunk = nc;
-    if (c != NULL)
-      atomic_store_explicit(&c->full, 1, memory_order_release);
-    c = nc;
-  }
-  n = atomic_load_explicit(&c->n, memory_order_relaxed);
-  return &c->recs[n];
-}
-
-static void rec_put(void) {
-  chunk *c = tl.chunk;
-  atomic_store_explicit(&c->n,
-                        atomic_load_explicit(&c->n, memory_order_relaxed) + 1,
-                        memory_order_release);
-}
-
-static void copy_str(char *dst, size_t cap, const char *s) {
-  size_t n = s != NULL ? strlen(s) : 0;
-
-  if (n >= cap)
-    n = cap - 1;
-  if (n != 0)
-    memcpy(dst, s, n);
-  dst[n] = '\0';
-}
-
-static rec *rec_begin(int type, const char *cat, const char *name,
-                      const char *detail, uint64_t t0, uint64_t t1) {
-  rec *r = rec_get();
-
-  if (r == NULL)
-    return NULL;
-  r->type = (uint8_t)type;
-  r->cat = cat;
-  r->ts = t0;
-  r->end = t1;
-  r->id = r->a0 = r->a1 = r->a2 = 0;
-  r->track = r->track2 = NULL;
-  r->flag = 0;
-  copy_str(r->name, sizeof r->name, name);
-  r->detail = detail != NULL && detail[0] != '\0' ? asc__strdup(detail)
-                                                   : NULL;
-  return r;
-}
-
-void asc__trace_span(const char *cat, const char *name, const char *detail,
-                     uint64_t bytes, uint64_t t0) {
-  rec *r;
-
-  if (t0 == 0 || (r = rec_begin(TR_SPAN, cat, name, detail, t0,
-                                asc__trace_now())) == NULL)
-    return;
-  r->a0 = bytes;
-  rec_put();
-}
-
-void asc__trace_mark(const char *cat, const char *name, const char *detail) {
-  uint64_t t = asc__trace_now();
-
-  if (rec_begin(TR_MARK, cat, name, detail, t, t) != NULL)
-    rec_put();
-}
-
-void asc__trace_pool(const char *name, const void *pool, uint64_t bytes,
-                     uint64_t reserved, uint64_t used) {
-  uint64_t t = asc__trace_now();
-  rec *r = rec_begin(TR_POOL, "memory", name, NULL, t, t);
-
-  if (r == NULL)
-    return;
-  r->track = pool;
-  r->a0 = bytes;
-  r->a1 = reserved;
-  r->a2 = used;
-  rec_put();
-}
 
 void asc__trace_op_queued(asc__op *op) {
   op->trace_ns[0] = asc__trace_now();
@@ -428,13 +100,14 @@ void asc__trace_op_queued(asc__op *op) {
 void asc__trace_op_started(asc__op *op) {
   op->trace_ns[1] = asc__trace_now();
   if (op->kind == OP_LAUNCH)
-    op->launch.trace_id = ((uint64_t)(uint32_t)my_tid() << 32) |
+    op->launch.trace_id = ((uint64_t)(uint32_t)asc__trace_tid() << 32) |
                           ++tl.launches;
 }
 
 static rec *stream_rec(int type, const char *name, asc__stream *st,
                        const asc__op *op, uint64_t t1) {
-  rec *r = rec_begin(type, "stream", name, NULL, op->trace_ns[1], t1);
+  rec *r = asc__trace_rec_begin(type, "stream", name, NULL, op->trace_ns[1],
+                                t1);
 
   if (r == NULL)
     return NULL;
@@ -470,7 +143,7 @@ void asc__trace_launch_done(asc__op *op, const char *error) {
   r->track2 = l->desc;
   if (error != NULL && error[0] != '\0')
     r->detail = asc__strdup(error);
-  rec_put();
+  asc__trace_rec_put();
 }
 
 /* An external op's span: from the started hook to its completion, on
@@ -485,7 +158,7 @@ void asc__trace_extern_done(asc__op *op, const char *error) {
   r->a0 = op->xbytes;
   if (error != NULL && error[0] != '\0')
     r->detail = asc__strdup(error);
-  rec_put();
+  asc__trace_rec_put();
 }
 
 void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
@@ -498,12 +171,13 @@ void asc__trace_block(const asc__launch *l, uint32_t block, uint64_t t0) {
   t1 = asc__trace_now();
   tl.block_launch = l->trace_id;
   tl.block_end = t1;
-  if ((r = rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0, t1)) == NULL)
+  if ((r = asc__trace_rec_begin(TR_BLOCK, "block", l->desc->name, NULL, t0,
+                                t1)) == NULL)
     return;
   r->id = l->trace_id;
   r->a0 = block;
   r->a1 = l->nblocks;
-  rec_put();
+  asc__trace_rec_put();
 }
 
 void asc__trace_hostfn(asc__op *op, uint64_t t0) {
@@ -514,7 +188,7 @@ void asc__trace_hostfn(asc__op *op, uint64_t t0) {
                       asc__trace_now())) == NULL)
     return;
   r->a0 = t0;    /* when it started running on this thread */
-  rec_put();
+  asc__trace_rec_put();
 }
 
 void asc__trace_record(asc__stream *st, asc__op *op) {
@@ -527,7 +201,7 @@ void asc__trace_record(asc__stream *st, asc__op *op) {
   if ((r = stream_rec(TR_RECORD, "event record", st, op, t)) == NULL)
     return;
   r->cat = "event";
-  rec_put();
+  asc__trace_rec_put();
 }
 
 void asc__trace_wait(asc__stream *st, asc__op *op) {
@@ -542,7 +216,7 @@ void asc__trace_wait(asc__stream *st, asc__op *op) {
   r->id = atomic_fetch_add(&next_flow_id, 1) + 1;
   r->a0 = op->fence->trace_ts;
   r->track2 = op->fence->err_stream;
-  rec_put();
+  asc__trace_rec_put();
 }
 
 /* -------------------------------------------------------------- output */
@@ -568,22 +242,15 @@ static int pool_index(const void *p) {
   return S.npools++;
 }
 
-static void note_thread(const chunk *c) {
+static void note_thread(int tid, const char *tname) {
   for (int i = 0; i < S.ntids; i++)
-    if (S.tids[i] == c->tid)
+    if (S.tids[i] == tid)
       return;
   if (S.ntids == (int)ASC_ARRAY_SIZE(S.tids))
     return;
-  S.tids[S.ntids] = c->tid;
-  snprintf(S.tnames[S.ntids], sizeof S.tnames[0], "%s", c->tname);
+  S.tids[S.ntids] = tid;
+  snprintf(S.tnames[S.ntids], sizeof S.tnames[0], "%s", tname);
   S.ntids++;
-}
-
-static const char *sig_of(const void *desc) {
-  for (int i = 0; i < S.nsigs; i++)
-    if (S.sig_desc[i] == desc)
-      return S.sig_text[i];
-  return NULL;
 }
 
 /* JSON string contents: plain runs in one copy each. */
@@ -666,15 +333,15 @@ static void ev_dur(asc__buf *b, uint64_t t0, uint64_t t1) {
   put_us(b, ",\"dur\":", dur_ns(t0, t1));
 }
 
-static void format(asc__buf *b, const chunk *c, const rec *r) {
+static void format(asc__buf *b, int thread, const rec *r) {
   int tid;
 
   if (r->ts < S.t0)
     return;
   switch (r->type) {
-  case TR_SPAN:
-  case TR_MARK:
-    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+  case ASC__TR_SPAN:
+  case ASC__TR_MARK:
+    ev_begin(b, 'X', r->cat, r->name, 2, thread, r->ts);
     ev_dur(b, r->ts, r->end);
     asc__buf_puts(b, ",\"args\":{");
     if (r->detail != NULL) {
@@ -687,7 +354,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     asc__buf_puts(b, "}}");
     break;
   case TR_BLOCK:
-    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+    ev_begin(b, 'X', r->cat, r->name, 2, thread, r->ts);
     ev_dur(b, r->ts, r->end);
     put_su(b, ",\"args\":{\"launch\":", r->id);
     put_su(b, ",\"block\":", r->a0);
@@ -695,7 +362,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     asc__buf_puts(b, "}}");
     break;
   case TR_LAUNCH: {
-    const char *sig = sig_of(r->track2);
+    const char *sig = asc__trace_sig_of(r->track2);
     tid = stream_tid(r->track, r->flag);
     ev_begin(b, 'X', r->cat, r->name, 1, tid, r->ts);
     ev_dur(b, r->ts, r->end);
@@ -727,7 +394,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
     } else
       asc__buf_puts(b, ",\"args\":{}}");
     if (r->a0 >= S.t0) {
-      ev_begin(b, 'X', "hostfn", r->name, 2, c->tid, r->a0);
+      ev_begin(b, 'X', "hostfn", r->name, 2, thread, r->a0);
       ev_dur(b, r->a0, r->end);
       asc__buf_puts(b, ",\"args\":{}}");
     }
@@ -777,9 +444,9 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
       asc__buf_printf(b, ",\"id\":%" PRIu64 ",\"bp\":\"e\"}", r->id);
     }
     break;
-  case TR_POOL: {
+  case ASC__TR_POOL: {
     int p = pool_index(r->track);
-    ev_begin(b, 'X', r->cat, r->name, 2, c->tid, r->ts);
+    ev_begin(b, 'X', r->cat, r->name, 2, thread, r->ts);
     asc__buf_printf(b, ",\"dur\":0,\"args\":{\"bytes\":%" PRIu64 "}}", r->a0);
     asc__buf_printf(b,
                     ",\n{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"pool %d\","
@@ -797,7 +464,7 @@ static void format(asc__buf *b, const chunk *c, const rec *r) {
   }
 }
 
-/* list_lock held: appends S.events to the spool and empties it.  The
+/* Lock held: appends S.events to the spool and empties it.  The
  * first failure is kept for the next file write to report. */
 static void spool_flush(void) {
   if (S.events.oom && S.spool_err == 0)
@@ -812,43 +479,27 @@ static void spool_flush(void) {
   S.events.len = 0;
 }
 
-/* list_lock held: moves every published record into the spool. */
+static void visit(void *ud, int tid, const char *tname, const rec *recs,
+                  size_t n) {
+  bool any = false;
+
+  ASC_UNUSED(ud);
+  for (size_t i = 0; i < n; i++) {
+    if (recs[i].ts >= S.t0)
+      any = true;
+    format(&S.events, tid, &recs[i]);
+    if (S.events.len >= SPOOL_PIECE)
+      spool_flush();
+  }
+  if (any)
+    note_thread(tid, tname);
+}
+
+/* Lock held: moves every published record into the spool. */
 static void drain(void) {
-  fix_rate();
-  for (chunk *c = chunks; c != NULL; c = c->next) {
-    size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
-    bool any = false;
-    for (size_t i = c->read; i < n; i++) {
-      if (c->recs[i].ts >= S.t0)
-        any = true;
-      format(&S.events, c, &c->recs[i]);
-      asc__free(c->recs[i].detail);
-      if (S.events.len >= SPOOL_PIECE)
-        spool_flush();
-    }
-    c->read = n;
-    if (any)
-      note_thread(c);
-  }
-  /* Chunks whose owner moved on and which are read to the end will never
-   * change again. */
-  for (chunk **pc = &chunks; *pc != NULL;) {
-    chunk *c = *pc;
-    if (atomic_load_explicit(&c->full, memory_order_acquire) &&
-        c->read == CHUNK_RECS) {
-      *pc = c->next;
-      atomic_fetch_sub_explicit(&nheld, 1, memory_order_relaxed);
-      if (nspare < SPARE_MAX) {
-        c->next = spare;
-        spare = c;
-        nspare++;
-      } else {
-        asc__free(c);
-      }
-    } else {
-      pc = &c->next;
-    }
-  }
+  if (S.ns_per_tick == 0)
+    S.ns_per_tick = asc__trace_ns_per_tick();
+  asc__trace_drain(visit, NULL);
   spool_flush();
 }
 
@@ -869,13 +520,13 @@ static void sort_index(asc__buf *b, int pid, int tid, int idx) {
                   pid, tid, idx);
 }
 
-/* list_lock held, after a drain: writes the file, replacing S.path.
+/* Lock held, after a drain: writes the file, replacing S.path.
  * 0, or an error with its message in why. */
 static ascError_t write_file(asc__buf *why) {
   asc__buf m;
   asc__outfile o;
   char name[48];
-  uint64_t nd = atomic_load(&dropped);
+  uint64_t first = 0, nd = asc__trace_dropped(&first);
   int e;
 
   asc__buf_init(&m);
@@ -918,8 +569,7 @@ static ascError_t write_file(asc__buf *why) {
   m.len = 0;
   /* Where the first record was dropped, and how many were. */
   if (nd != 0) {
-    ev_begin(&m, 'i', "trace", "records dropped", 1, 0,
-             atomic_load(&first_drop));
+    ev_begin(&m, 'i', "trace", "records dropped", 1, 0, first);
     asc__buf_printf(&m,
                     ",\"s\":\"g\",\"args\":{\"dropped\":%" PRIu64
                     ",\"ASC_TRACE_MAX_BYTES\":%" PRIu64 "}}",
@@ -941,7 +591,7 @@ static ascError_t write_file(asc__buf *why) {
   return ascSuccess;
 }
 
-/* list_lock held: the session's last file.  Its failure and any dropped
+/* Lock held: the session's last file.  Its failure and any dropped
  * records are told on stderr too when no caller gets an error back
  * (process exit). */
 static ascError_t final_write(asc__buf *why) {
@@ -951,7 +601,7 @@ static ascError_t final_write(asc__buf *why) {
   atomic_store(&asc__trace_on, 0);
   drain();
   e = write_file(why);
-  nd = atomic_load(&dropped);
+  nd = asc__trace_dropped(NULL);
   if (nd != 0)
     fprintf(stderr,
             "libasc: trace %s: %" PRIu64 " records dropped: the records "
@@ -972,9 +622,8 @@ static void session_end(void) {
     close(S.dirfd);
   S.spool = S.dirfd = -1;
   asc__buf_free(&S.events);
-  for (int i = 0; i < S.nsigs; i++)
-    asc__free(S.sig_text[i]);
-  S.nsigs = S.nstreams = S.npools = S.ntids = 0;
+  asc__trace_sig_clear();
+  S.nstreams = S.npools = S.ntids = 0;
   S.active = false;
   S.from_env = false;
 }
@@ -982,7 +631,7 @@ static void session_end(void) {
 /* A library must not change the process's exit status, so a file that
  * cannot be written at exit is told on stderr. */
 static void trace_atexit(void) {
-  uv_mutex_lock(&list_lock);
+  asc__trace_lock();
   if (S.active) {
     asc__buf why;
     asc__buf_init(&why);
@@ -991,10 +640,10 @@ static void trace_atexit(void) {
     asc__buf_free(&why);
     session_end();
   }
-  uv_mutex_unlock(&list_lock);
+  asc__trace_unlock();
 }
 
-/* list_lock held: S.path's directory and the spool; a destination that
+/* Lock held: S.path's directory and the spool; a destination that
  * is a link, a FIFO, a device or a directory is refused now, before the
  * run (jit/file.h). */
 static ascError_t open_files(const char *path) {
@@ -1020,13 +669,11 @@ static ascError_t open_files(const char *path) {
 
 static ascError_t start(const char *path, bool from_env) {
   ascError_t err;
-  uint64_t chunks_max;
 
-  uv_once(&clk_once, clk_init);
-  uv_once(&once, init_once);
-  uv_mutex_lock(&list_lock);
+  asc__trace_clock_init();
+  asc__trace_lock();
   if (S.active) {
-    uv_mutex_unlock(&list_lock);
+    asc__trace_unlock();
     return asc__error(ascErrorNotPermitted,
                       "ascProfilerStart: a trace to %s is already running",
                       S.path);
@@ -1038,30 +685,22 @@ static ascError_t start(const char *path, bool from_env) {
   err = open_files(path);
   if (err != ascSuccess) {
     session_end();
-    uv_mutex_unlock(&list_lock);
+    asc__trace_unlock();
     return err;
   }
   asc__buf_init(&S.events);
   S.from_env = from_env;
   S.active = true;
   S.max_bytes = asc__env_u64(&max_bytes_env);
-  chunks_max = S.max_bytes / sizeof(chunk);
-  atomic_store(&max_held, chunks_max == 0 ? 1 : (size_t)chunks_max);
-  atomic_store(&dropped, 0);
-  atomic_store(&first_drop, 0);
+  asc__trace_limit(S.max_bytes);
   /* Records already in the chunks belong to no session. */
-  for (chunk *c = chunks; c != NULL; c = c->next) {
-    size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
-    for (size_t i = c->read; i < n; i++)
-      asc__free(c->recs[i].detail);
-    c->read = n;
-  }
+  asc__trace_discard();
   S.ns_per_tick = 0;
   S.t0 = asc__trace_now();
   if (!atexit_done && atexit(trace_atexit) == 0)
     atexit_done = true;
   atomic_store(&asc__trace_on, 1);
-  uv_mutex_unlock(&list_lock);
+  asc__trace_unlock();
   return ascSuccess;
 }
 
@@ -1077,8 +716,7 @@ void asc__trace_env_start(void) {
 /* ascDeviceReset succeeds whatever the trace does: a file that cannot be
  * written is told on stderr, and tracing goes on. */
 void asc__trace_checkpoint(void) {
-  uv_once(&once, init_once);
-  uv_mutex_lock(&list_lock);
+  asc__trace_lock();
   if (S.active) {
     asc__buf why;
     asc__buf_init(&why);
@@ -1088,21 +726,7 @@ void asc__trace_checkpoint(void) {
               asc__buf_str(&why));
     asc__buf_free(&why);
   }
-  uv_mutex_unlock(&list_lock);
-}
-
-void asc__trace_sig(const void *desc, const char *sig) {
-  uv_once(&once, init_once);
-  uv_mutex_lock(&list_lock);
-  if (S.active && sig_of(desc) == NULL &&
-      S.nsigs < (int)ASC_ARRAY_SIZE(S.sig_desc)) {
-    char *s = asc__strdup(sig);
-    if (s != NULL) {
-      S.sig_desc[S.nsigs] = desc;
-      S.sig_text[S.nsigs++] = s;
-    }
-  }
-  uv_mutex_unlock(&list_lock);
+  asc__trace_unlock();
 }
 
 ascError_t ascProfilerStart(const char *path) {
@@ -1117,17 +741,16 @@ ascError_t ascProfilerStop(void) {
   ascError_t e;
   asc__buf why;
 
-  uv_once(&once, init_once);
-  uv_mutex_lock(&list_lock);
+  asc__trace_lock();
   if (!S.active) {
-    uv_mutex_unlock(&list_lock);
+    asc__trace_unlock();
     return asc__error(ascErrorNotPermitted,
                       "ascProfilerStop: no trace is running");
   }
   asc__buf_init(&why);
   e = final_write(&why);
   session_end();
-  uv_mutex_unlock(&list_lock);
+  asc__trace_unlock();
   if (e != ascSuccess)
     asc__error(e, "ascProfilerStop: %s", asc__buf_str(&why));
   asc__buf_free(&why);

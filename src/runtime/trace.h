@@ -3,11 +3,10 @@
  * functions, event records and waits, pool allocations and compiles,
  * written as Chrome trace-event JSON (docs/tracing.md).
  *
- * Each thread appends fixed-size records to its own chunk without a lock;
- * a full chunk is replaced by a new one, registered once in a list under
- * the list lock.  Records are published by a release store of the chunk's
- * count, so the flusher (ascProfilerStop, ascDeviceReset, process exit)
- * reads whole records only.  With tracing off every hook costs one
+ * Each thread appends fixed-size records to its own chunk without a lock
+ * (the recorder: base/trace_rec.h, which every layer's hooks write to);
+ * the flusher here (ascProfilerStop, ascDeviceReset, process exit) reads
+ * whole records only.  With tracing off every hook costs one
  * relaxed load of asc__trace_on and a predicted branch; a block's end
  * and a launch's completion none (scheduler.c runs blocks that start
  * while tracing through a traced copy of the block body, stream.c gives
@@ -16,9 +15,9 @@
  * stamped).
  *
  * Locks: hooks may be called with a stream spinlock, a pool lock or the
- * pool's ready-list lock held.  Once every CHUNK_RECS records a hook
- * allocates a chunk and takes the chunk-list lock, a leaf lock: the
- * flusher holds it while formatting and takes no other libasc lock.
+ * pool's ready-list lock held.  Now and then a hook takes the recorder's
+ * lock, a leaf lock: the flusher holds it, with the session it guards,
+ * while formatting and takes no other libasc lock.
  */
 #ifndef ASC_TRACE_H
 #define ASC_TRACE_H

@@ -62,6 +62,27 @@ static inline ascModule_t e2e_load(const char *file, const char *text) {
   return m;
 }
 
+/* The group fixture of an end-to-end test file: tests/c/e2e/<name> loaded
+ * as a module named <name> into *m (0), or its diagnostics printed (-1);
+ * e2e_group_teardown unloads it. */
+static inline int e2e_group_setup(ascModule_t *m, const char *name) {
+  char *text = e2e_read_source(name);
+  ascCompileOptions o;
+  ascError_t err;
+  memset(&o, 0, sizeof o);
+  o.filename = name;
+  err = ascModuleLoadPython(m, text, &o);
+  free(text);
+  if (err != ascSuccess)
+    fprintf(stderr, "%s\n", ascGetLastErrorMessage());
+  return err == ascSuccess ? 0 : -1;
+}
+
+static inline int e2e_group_teardown(ascModule_t m, void **state) {
+  ascModuleUnload(m);
+  return test_teardown(state);
+}
+
 static inline ascModule_t e2e_load_opts(const char *text,
                                         const ascCompileOptions *o) {
   ascModule_t m = NULL;

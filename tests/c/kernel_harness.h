@@ -158,6 +158,7 @@ static inline int harness_run_cc(const char *c_path, const char *so_path) {
 typedef struct harness_job {
   const char *ir;
   const char *passes;  /* NULL: standard pipeline; "" none */
+  uint64_t passes_off; /* rows the standard pipeline leaves out */
   asc__buf *out;
 } harness_job;
 
@@ -166,12 +167,14 @@ static inline int harness_guarded(asc__cctx *c, const harness_job *j) {
   c->catch_point = &jb;
   if (setjmp(jb) == 0) {
     asc__irmodule *m = asc__ir_parse(c, j->ir, strlen(j->ir));
-    asc__pipeline_opts o;
-    memset(&o, 0, sizeof o);
+    asc__compile_opts o;
+    asc__compile_opts_init(&o);
     o.verify = true;
     o.only = j->passes;
+    o.code.passes_off = j->passes_off;
+    asc__cctx_set_opts(c, &o);
     if (j->passes == NULL || j->passes[0] != '\0')
-      asc__ir_pipeline(c, m, &o);
+      asc__ir_pipeline(c, m);
     asc__emit_module(c, m, NULL, j->out);
     return 0;
   }
@@ -207,10 +210,11 @@ static inline int harness_load_c(harness_mod *hm, const char *ctext) {
   return hm->desc ? 0 : -1;
 }
 
-/* Compiles IR text to a loaded module; returns 0 on success, printing the
+/* Compiles IR text to a loaded module, the pipeline leaving out the rows
+ * of passes_off (asc__pass_bits); returns 0 on success, printing the
  * diagnostics or the C path on failure. */
-static inline int harness_load(harness_mod *hm, const char *ir,
-                               const char *passes) {
+static inline int harness_load_off(harness_mod *hm, const char *ir,
+                                   const char *passes, uint64_t passes_off) {
   asc__cctx c;
   asc__buf out;
   harness_job j;
@@ -221,6 +225,7 @@ static inline int harness_load(harness_mod *hm, const char *ir,
   asc__buf_init(&out);
   j.ir = ir;
   j.passes = passes;
+  j.passes_off = passes_off;
   j.out = &out;
   rc = harness_guarded(&c, &j);
   if (rc != 0) {
@@ -233,6 +238,12 @@ static inline int harness_load(harness_mod *hm, const char *ir,
   asc__buf_free(&out);
   asc__cctx_free(&c);
   return rc;
+}
+
+/* harness_load_off with every pass switched on. */
+static inline int harness_load(harness_mod *hm, const char *ir,
+                               const char *passes) {
+  return harness_load_off(hm, ir, passes, 0);
 }
 
 static inline void harness_unload(harness_mod *hm) {

@@ -19,6 +19,7 @@
 #include "compiler/front/frontend.h"
 #include "compiler/compile.h"
 #include "compiler/types/types.h"
+#include "jit/jit.h"
 
 /* `n` statements `a[i % 4] += 1.0`, as in the report that found CSE
  * quadratic, and `x<j> = ...` with a fresh variable each: both once took
@@ -47,8 +48,8 @@ typedef struct result {
 } result;
 
 /* Front end to C text, as the driver does for one specialisation; deadline
- * 0 keeps the context's own (from ASC_COMPILE_TIMEOUT_MS), 1 makes the
- * budget already spent once the front end is done. */
+ * 0 keeps the context's own (the default), 1 makes the budget already
+ * spent once the front end is done. */
 static void compile(const char *text, size_t len, int deadline, result *r) {
   asc__cctx c;
   jmp_buf jb;
@@ -128,8 +129,9 @@ static void test_budget_public_api(void **state) {
   free(text);
 }
 
-/* Values that are not a positive number of milliseconds keep the
- * default, as ASC_CC_TIMEOUT_MS does. */
+/* The jit reads ASC_COMPILE_TIMEOUT_MS into the options (values that are
+ * not a positive number of milliseconds keep the default, as
+ * ASC_CC_TIMEOUT_MS does), and the context takes its budget from them. */
 static void test_budget_env_values(void **state) {
   static const struct {
     const char *v;
@@ -142,15 +144,32 @@ static void test_budget_env_values(void **state) {
                {"999999999999", 86400000u}};
   (void)state;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    asc__compile_opts o;
     asc__cctx c;
     setenv("ASC_COMPILE_TIMEOUT_MS", cases[k].v, 1);
-    asc__cctx_init(&c, "x.py", "", 0, 1);
-    if (c.budget_ms != cases[k].ms)
+    asc__jit_compile_opts(&o, 0, 0);
+    if (o.timeout_ms != cases[k].ms)
       print_error("ASC_COMPILE_TIMEOUT_MS=%s\n", cases[k].v);
+    assert_int_equal(o.timeout_ms, cases[k].ms);
+    asc__cctx_init(&c, "x.py", "", 0, 1);
+    asc__cctx_set_opts(&c, &o);
     assert_int_equal(c.budget_ms, cases[k].ms);
     asc__cctx_free(&c);
   }
   unsetenv("ASC_COMPILE_TIMEOUT_MS");
+}
+
+/* The compiler reads no environment: a context has the default budget
+ * whatever ASC_COMPILE_TIMEOUT_MS says, until it is given options. */
+static void test_budget_not_from_env(void **state) {
+  asc__cctx c;
+  (void)state;
+  setenv("ASC_COMPILE_TIMEOUT_MS", "250", 1);
+  asc__cctx_init(&c, "x.py", "", 0, 1);
+  unsetenv("ASC_COMPILE_TIMEOUT_MS");
+  assert_int_equal(c.budget_ms, ASC_COMPILE_DEFAULT_TIMEOUT_MS);
+  assert_int_equal(c.opts.timeout_ms, ASC_COMPILE_DEFAULT_TIMEOUT_MS);
+  asc__cctx_free(&c);
 }
 
 int main(void) {
@@ -159,6 +178,7 @@ int main(void) {
       cmocka_unit_test(test_budget_spent_in_pipeline),
       cmocka_unit_test(test_budget_public_api),
       cmocka_unit_test(test_budget_env_values),
+      cmocka_unit_test(test_budget_not_from_env),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,23 +20,11 @@
 static ascModule_t mod;
 
 static int setup(void **state) {
-  char *text = e2e_read_source("dtypes.py");
-  ascCompileOptions o;
-  ascError_t err;
   (void)state;
-  memset(&o, 0, sizeof o);
-  o.filename = "dtypes.py";
-  err = ascModuleLoadPython(&mod, text, &o);
-  free(text);
-  if (err != ascSuccess)
-    fprintf(stderr, "%s\n", ascGetLastErrorMessage());
-  return err == ascSuccess ? 0 : -1;
+  return e2e_group_setup(&mod, "dtypes.py");
 }
 
-static int teardown(void **state) {
-  ascModuleUnload(mod);
-  return test_teardown(state);
-}
+static int teardown(void **state) { return e2e_group_teardown(mod, state); }
 
 /* float -> float16 with one rounding (a volatile store always rounds). */
 static _Float16 f2h(float f) {

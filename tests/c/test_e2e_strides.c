@@ -12,23 +12,11 @@
 static ascModule_t mod;
 
 static int setup(void **state) {
-  char *text = e2e_read_source("strides.py");
-  ascCompileOptions o;
-  ascError_t err;
   (void)state;
-  memset(&o, 0, sizeof o);
-  o.filename = "strides.py";
-  err = ascModuleLoadPython(&mod, text, &o);
-  free(text);
-  if (err != ascSuccess)
-    fprintf(stderr, "%s\n", ascGetLastErrorMessage());
-  return err == ascSuccess ? 0 : -1;
+  return e2e_group_setup(&mod, "strides.py");
 }
 
-static int teardown(void **state) {
-  ascModuleUnload(mod);
-  return test_teardown(state);
-}
+static int teardown(void **state) { return e2e_group_teardown(mod, state); }
 
 static ascTensor view1(double *data, int64_t n, int64_t stride) {
   ascTensor t = e2e_t1(data, ascFloat64, n);

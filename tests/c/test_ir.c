@@ -37,11 +37,11 @@ static int parse_print(asc__cctx *c, const rt_job *j) {
     asc__ir_print_module(j->out, m);
     if (j->compile) {
       asc__buf cbuf;
-      asc__pipeline_opts o;
-      memset(&o, 0, sizeof o);
+      asc__compile_opts o;
+      asc__compile_opts_init(&o);
       o.verify = true;
-      o.dump = "";
-      asc__ir_pipeline(c, m, &o);
+      asc__cctx_set_opts(c, &o);
+      asc__ir_pipeline(c, m);
       asc__buf_init(&cbuf);
       asc__emit_module(c, m, NULL, &cbuf);
       asc__buf_free(&cbuf);
@@ -265,11 +265,12 @@ static int dump_guarded(asc__cctx *c, const char *text, FILE *to) {
   c->catch_point = &jb;
   if (setjmp(jb) == 0) {
     asc__irmodule *m = asc__ir_parse(c, text, strlen(text));
-    asc__pipeline_opts o;
-    memset(&o, 0, sizeof o);
+    asc__compile_opts o;
+    asc__compile_opts_init(&o);
     o.dump = "fold,licm";
     o.dump_to = to;
-    asc__ir_pipeline(c, m, &o);
+    asc__cctx_set_opts(c, &o);
+    asc__ir_pipeline(c, m);
     return 0;
   }
   return 1;

@@ -13,6 +13,9 @@
 #include <uv.h>
 
 #include "abi_prelude.h"
+#include "compiler/compile.h"
+#include "compiler/front/frontend.h"
+#include "compiler/passes/passes.h"
 #include "jit/cache.h"
 #include "jit/cc.h"
 #include "runtime/runtime.h"
@@ -182,19 +185,23 @@ static void test_key_inputs(void **state) {
   asc__cache_key k0, k;
   ascGlobalValue g = {"TILE", {ascInt64, 1, {.i = 64}}};
   ascCompileOptions o;
+  asc__compile_opts co;
   asc__jit_inputs in;
-  char seen[16][33];
-  int n = 0, i, j;
+  char seen[64][33];
+  const asc__pass *rows;
+  int n = 0, i, j, nrows;
   /* CI's sanitizer stage sets ASC_CFLAGS: restored, not assumed unset */
   char *cflags = getenv("ASC_CFLAGS") ? strdup(getenv("ASC_CFLAGS")) : NULL;
   ASC_UNUSED(state);
 
   assert_int_equal(asc__cc_get(&cc), ascSuccess);
   memset(&o, 0, sizeof o);
+  asc__compile_opts_init(&co);
   in = inputs("answer(i32)");
   in.globals = &g;
   in.nglobals = 1;
   in.opts = &o;
+  in.copts = &co;
   asc__jit_cc_opts(&o, &cco);
   asc__jit_key(&k0, cc, &cco, &in);
   strcpy(seen[n++], k0.hex);
@@ -203,11 +210,14 @@ static void test_key_inputs(void **state) {
     asc__jit_inputs in2 = in;                                                 \
     ascGlobalValue g2 = g;                                                    \
     ascCompileOptions o2 = o;                                                 \
+    asc__compile_opts co2 = co;                                               \
     in2.globals = &g2;                                                        \
     in2.opts = &o2;                                                           \
+    in2.copts = &co2;                                                         \
     stmt;                                                                     \
     asc__jit_cc_opts(&o2, &cco);                                              \
     asc__jit_key(&k, cc, &cco, &in2);                                         \
+    assert_true(n < 64);                                                      \
     strcpy(seen[n++], k.hex);                                                 \
   } while (0)
   VARY(in2.kernel_name = "answer2");
@@ -221,9 +231,18 @@ static void test_key_inputs(void **state) {
   VARY(o2.optLevel = 2);
   VARY(o2.filename = "other.py");
   VARY(o2.firstLine = 10);
-  /* the L1 size, through the tile sizes it gives (docs/optimizer.md) */
-  VARY(in2.l1d_bytes = 16384);
-  VARY(in2.l1d_bytes = 131072);
+  /* the compiler's options that change the code: each pass switch, the
+   * module's fastmath, the streaming-store threshold, the L1 size through
+   * the tile sizes it gives (docs/optimizer.md) */
+  rows = asc__pass_table(&nrows);
+  for (i = 0; i < nrows; i++)
+    if (rows[i].off_env != NULL)
+      VARY(co2.code.passes_off |= (uint64_t)1 << i);
+  VARY(co2.code.fastmath = ASC_FASTMATH_REASSOC);
+  VARY(co2.code.ntstore_min_bytes = 0);
+  VARY(co2.code.ntstore_min_bytes = 4096);
+  VARY(asc__compile_opts_set_l1d(&co2, 16384));
+  VARY(asc__compile_opts_set_l1d(&co2, 131072));
   setenv("ASC_CFLAGS", "-DX=1", 1);
   VARY((void)0);
   if (cflags != NULL)
@@ -241,12 +260,173 @@ static void test_key_inputs(void **state) {
   assert_string_equal(k.hex, k0.hex);
   /* An L1 size that gives the default's tiles (unknown: 32 KiB) shares
    * its key. */
-  in.l1d_bytes = 32768;
+  asc__compile_opts_set_l1d(&co, 32768);
   asc__jit_key(&k, cc, &cco, &in);
   assert_string_equal(k.hex, k0.hex);
-  in.l1d_bytes = 32800;
+  asc__compile_opts_set_l1d(&co, 32800);
   asc__jit_key(&k, cc, &cco, &in);
   assert_string_equal(k.hex, k0.hex);
+  /* Options that change how the compiler runs, not what it makes, are
+   * not in the key (docs/decisions.md, "One options struct"). */
+  co.timeout_ms = 5;
+  co.dump = "all";
+  co.verify = true;
+  co.only = "fold";
+  asc__jit_key(&k, cc, &cco, &in);
+  assert_string_equal(k.hex, k0.hex);
+  /* No options: the defaults. */
+  in.copts = NULL;
+  asc__jit_key(&k, cc, &cco, &in);
+  assert_string_equal(k.hex, k0.hex);
+}
+
+/* The C that text's kernel gets for signature sig under options o. */
+static char *c_of(const char *text, const char *sig,
+                  const asc__compile_opts *o) {
+  asc__cctx c;
+  jmp_buf jb;
+  asc__buf out;
+  char *volatile r = NULL;
+  asc__cctx_init(&c, "k.py", text, strlen(text), 1);
+  asc__cctx_set_opts(&c, o);
+  asc__buf_init(&out);
+  c.catch_point = &jb;
+  if (setjmp(jb) == 0) {
+    asc__ast_module *m = asc__frontend(&c, NULL, 0);
+    asc__sig *sg = asc__sig_parse(&c, sig);
+    ASC_CHECK(&c, sg != NULL && sg->name != NULL);
+    asc__compile_in in = {.module = m, .kernel = asc__module_func(m, sg->name),
+                          .sig = sg, .stop = ASC_STOP_C};
+    ASC_CHECK(&c, in.kernel != NULL);
+    if (asc__compile_kernel(&c, &in, NULL, &out) && !out.oom)
+      r = strdup(asc__buf_str(&out));
+  }
+  if (r == NULL)
+    fail_msg("%s", asc__buf_str(&c.diag));
+  asc__buf_free(&out);
+  asc__cctx_free(&c);
+  return r;
+}
+
+static void key_of(const asc__compile_opts *o, asc__cache_key *k) {
+  const asc__cc *cc;
+  asc__cc_opts cco;
+  asc__jit_inputs in = inputs("t(f32[2], f32[2])");
+  assert_int_equal(asc__cc_get(&cc), ascSuccess);
+  asc__jit_cc_opts(NULL, &cco);
+  in.copts = o;
+  asc__jit_key(k, cc, &cco, &in);
+}
+
+/* Two option values that give different code give different cache keys
+ * (else the disk cache would serve one's code for the other); two that
+ * give the same code may share one. */
+static void test_key_follows_code(void **state) {
+  static const char transpose[] =
+      "@asc.kernel\n"
+      "def t(a, b):\n"
+      "    for i in asc.prange(a.shape[0]):\n"
+      "        for j in range(a.shape[1]):\n"
+      "            b[j, i] = a[i, j]\n"
+      "@asc.kernel\n"
+      "def f(a, b, c):\n"
+      "    a[:] = b * c + b\n";
+  static const struct {
+    const char *sig;
+    const char *what;
+  } cases[] = {
+      {"t(f32[2], f32[2])", "tile pass off"},
+      {"t(f32[2], f32[2])", "L1 16 KiB"},
+      {"t(f32[2], f32[2])", "L1 128 KiB"},
+      {"f(f64[1], f64[1], f64[1])", "no streaming stores"},
+      {"f(f64[1], f64[1], f64[1])", "streaming from 1 MiB"},
+  };
+  asc__compile_opts dflt, o;
+  asc__cache_key kb, ko;
+  ASC_UNUSED(state);
+
+  asc__compile_opts_init(&dflt);
+  key_of(&dflt, &kb);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *cb, *co;
+    o = dflt;
+    switch (i) {
+    case 0: o.code.passes_off |= asc__pass_bits("tile"); break;
+    case 1: asc__compile_opts_set_l1d(&o, 16384); break;
+    case 2: asc__compile_opts_set_l1d(&o, 131072); break;
+    case 3: o.code.ntstore_min_bytes = 0; break;
+    default: o.code.ntstore_min_bytes = 1 << 20; break;
+    }
+    cb = c_of(transpose, cases[i].sig, &dflt);
+    co = c_of(transpose, cases[i].sig, &o);
+    key_of(&o, &ko);
+    if (strcmp(cb, co) == 0)
+      fail_msg("%s: the same C", cases[i].what);
+    if (strcmp(kb.hex, ko.hex) == 0)
+      fail_msg("%s: different C, the same key", cases[i].what);
+    free(cb);
+    free(co);
+  }
+  /* an L1 size that gives the default's tiles: the same code, one key */
+  o = dflt;
+  asc__compile_opts_set_l1d(&o, 32800);
+  {
+    char *cb = c_of(transpose, "t(f32[2], f32[2])", &dflt);
+    char *co = c_of(transpose, "t(f32[2], f32[2])", &o);
+    assert_string_equal(cb, co);
+    free(cb);
+    free(co);
+  }
+  key_of(&o, &ko);
+  assert_string_equal(kb.hex, ko.hex);
+}
+
+/* The jit reads the options from the environment at each compilation. */
+static void test_compile_opts_from_env(void **state) {
+  asc__compile_opts o;
+  uint64_t tile = asc__pass_bits("tile"), hoist = asc__pass_bits("hoist");
+  ASC_UNUSED(state);
+
+  assert_true(tile != 0 && hoist != 0);
+  unsetenv("ASC_TILE");
+  unsetenv("ASC_HOIST");
+  unsetenv("ASC_NTSTORE");
+  unsetenv("ASC_DUMP");
+  unsetenv("ASC_VERIFY");
+  asc__jit_compile_opts(&o, 0, 0);
+  assert_int_equal(o.code.passes_off, 0);
+  assert_int_equal(o.code.ntstore_min_bytes, ASC_NTSTORE_DEFAULT_BYTES);
+  assert_null(o.dump);
+  assert_false(o.verify);
+  setenv("ASC_TILE", "0", 1);
+  setenv("ASC_HOIST", "1", 1);
+  setenv("ASC_NTSTORE", "0", 1);
+  setenv("ASC_DUMP", "fold", 1);
+  setenv("ASC_VERIFY", "1", 1);
+  asc__jit_compile_opts(&o, ASC_FASTMATH_NNAN, 131072);
+  assert_int_equal(o.code.passes_off, tile);
+  assert_int_equal(o.code.ntstore_min_bytes, 0);
+  assert_int_equal(o.code.fastmath, ASC_FASTMATH_NNAN);
+  assert_int_equal(o.code.tile_row_bytes, 256);
+  assert_string_equal(o.dump, "fold");
+  assert_true(o.verify);
+  setenv("ASC_HOIST", "0", 1);
+  setenv("ASC_NTSTORE", "4096", 1);
+  asc__jit_compile_opts(&o, 0, 0);
+  assert_int_equal(o.code.passes_off, tile | hoist);
+  assert_int_equal(o.code.ntstore_min_bytes, 4096);
+  /* 1, and anything but a number, is the default */
+  setenv("ASC_NTSTORE", "1", 1);
+  asc__jit_compile_opts(&o, 0, 0);
+  assert_int_equal(o.code.ntstore_min_bytes, ASC_NTSTORE_DEFAULT_BYTES);
+  setenv("ASC_NTSTORE", "-3", 1);
+  asc__jit_compile_opts(&o, 0, 0);
+  assert_int_equal(o.code.ntstore_min_bytes, ASC_NTSTORE_DEFAULT_BYTES);
+  unsetenv("ASC_TILE");
+  unsetenv("ASC_HOIST");
+  unsetenv("ASC_NTSTORE");
+  unsetenv("ASC_DUMP");
+  unsetenv("ASC_VERIFY");
 }
 
 /* A rebuilt libasc (another compiler, another emitter) must not be served
@@ -444,6 +624,8 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_bad_build_not_published),
       cmocka_unit_test(test_key_inputs),
+      cmocka_unit_test(test_key_follows_code),
+      cmocka_unit_test(test_compile_opts_from_env),
       cmocka_unit_test(test_key_build_identity),
       cmocka_unit_test(test_spectab_once),
       cmocka_unit_test(test_spectab_failures_and_growth),

@@ -370,6 +370,7 @@ static void test_validation(void **state) {
     t3.ndim = 3;
     t3.shape[1] = t3.shape[2] = 1;
     sc.dtype = ascFloat32;
+    sc.weak = 0; /* a weak scalar is bool, int64 or float64 */
     gargs[0] = &t3;
     ASSERT_OK(ascLaunchKernel(kg, 2, gargs, s));
   }
@@ -460,6 +461,100 @@ static void test_size_overflow_rejected(void **state) {
   ASSERT_OK(ascStreamDestroy(s));
   ASSERT_OK(ascModuleUnload(mp));
   ASSERT_OK(ascModuleUnload(m));
+}
+
+/* The launch's checks are the only ones and the same for every kind of
+ * module: a kernel from Python text gets the message a hand-written one
+ * gets, for each fault (the driver and the signature builder below the
+ * launch check nothing again). */
+static const char door_text[] =
+    "import asc\n@asc.kernel\n"
+    "def k(a, b: asc.Tensor[asc.float32, 2], s, x: asc.float32):\n"
+    "    a[0] = b[0, 0] + s + x\n";
+
+static void expect_door(ascKernel_t k, void **args, const char *param,
+                        const char *why) {
+  const char *msg;
+  char head[128];
+  ascKernelInfo info;
+  ASSERT_OK(ascKernelGetInfo(&info, k));
+  ASSERT_ERR(ascLaunchKernel(k, 1, args, NULL), ascErrorInvalidValue);
+  msg = ascGetLastErrorMessage();
+  snprintf(head, sizeof head, "ascLaunchKernel: kernel '%s', parameter '%s'",
+           info.name, param);
+  if (strstr(msg, head) == NULL || strstr(msg, why) == NULL)
+    fail_msg("'%s' lacks '%s' or '%s'", msg, head, why);
+}
+
+static void test_validation_one_door(void **state) {
+  ascModule_t m, mo = test_load_kernels();
+  ascKernel_t k, kg = test_kernel(mo, "generic");
+  double a[4] = {0};
+  float b[4] = {1, 2, 3, 4}, x = 1;
+  ascTensor ta = test_tensor1(a, ascFloat64, 4), tb, t;
+  ascScalar s = {ascInt64, 1, {.i = 2}}, sc;
+  void *args[] = {&ta, &tb, &s, &x};
+  int64_t xi[4] = {0};
+  ascTensor tg = test_tensor1(xi, ascInt64, 4);
+  void *gargs[] = {&tg, &sc};
+  (void)state;
+  tb = test_tensor1(b, ascFloat32, 4);
+  tb.ndim = 2;
+  tb.shape[0] = tb.shape[1] = 2;
+  tb.strides[0] = 2;
+  tb.strides[1] = 1;
+  ASSERT_OK(ascModuleLoadPython(&m, door_text, NULL));
+  ASSERT_OK(ascModuleGetKernel(&k, m, "k"));
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  assert_true(a[0] == 4.0);
+
+  args[0] = NULL;
+  expect_door(k, args, "a", "argument pointer is NULL");
+  args[0] = &t;
+  t = ta;
+  t.dtype = (ascDataType)99;
+  expect_door(k, args, "a", "tensor has invalid dtype 99");
+  t = ta;
+  t.ndim = 9;
+  expect_door(k, args, "a", "tensor has invalid ndim 9");
+  t = ta;
+  t.shape[0] = -1;
+  expect_door(k, args, "a", "shape[0] is negative");
+  t = ta;
+  t.data = NULL;
+  expect_door(k, args, "a", "tensor data is NULL but its size is not 0");
+  args[0] = &ta;
+  args[1] = &t;
+  t = tb;
+  t.dtype = ascFloat64;
+  expect_door(k, args, "b", "expected a float32 tensor, got float64");
+  t = tb;
+  t.ndim = 1;
+  expect_door(k, args, "b", "expected a 2-d tensor, got 1-d");
+  args[1] = &tb;
+  args[2] = &sc;
+  sc = s;
+  sc.dtype = (ascDataType)-1;
+  expect_door(k, args, "s", "scalar descriptor has invalid dtype -1");
+  /* what the signature builder checked alone before, now for every
+   * module: an ascScalar holds no complex value, and a weak one is bool,
+   * int64 or float64 (asc.h) */
+  sc = s;
+  sc.dtype = ascComplex64;
+  expect_door(k, args, "s", "an ascScalar cannot hold a complex value");
+  gargs[1] = &sc;
+  expect_door(kg, gargs, "s", "an ascScalar cannot hold a complex value");
+  sc = s;
+  sc.dtype = ascInt32;
+  expect_door(k, args, "s", "weak scalar descriptor has dtype int32");
+  expect_door(kg, gargs, "s", "weak scalar descriptor has dtype int32");
+  sc.weak = 0;
+  ASSERT_OK(ascLaunchKernel(kg, 1, gargs, NULL));
+  ASSERT_OK(ascLaunchKernel(k, 1, args, NULL));
+  ASSERT_OK(ascStreamSynchronize(NULL));
+  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_OK(ascModuleUnload(mo));
 }
 
 static void test_many_tiny_launches(void **state) {
@@ -756,6 +851,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_barrier, test_teardown),
       cmocka_unit_test_teardown(test_validation, test_teardown),
       cmocka_unit_test_teardown(test_size_overflow_rejected, test_teardown),
+      cmocka_unit_test_teardown(test_validation_one_door, test_teardown),
       cmocka_unit_test_teardown(test_many_tiny_launches, test_teardown),
       cmocka_unit_test_teardown(test_memcpy_memset_async, test_teardown),
       cmocka_unit_test_teardown(test_sync_runs_own_stream, test_teardown),

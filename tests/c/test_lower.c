@@ -27,15 +27,15 @@ static void py_work(asc__cctx *c, const py_job *j) {
   asc__ast_module *m = asc__frontend(c, NULL, 0);
   asc__ast_func *k = asc__module_func(m, j->kernel);
   asc__sig *sig;
-  asc__pipeline_opts o;
+  asc__compile_opts o;
   asc__compile_out res;
   ASC_CHECK(c, k != NULL);
   sig = asc__sig_parse(c, j->sig);
   ASC_CHECK(c, sig != NULL);
-  memset(&o, 0, sizeof o);
-  o.verify = true;
+  asc__compile_opts_init(&o);
+  o.verify = j->ir != NULL;
+  asc__cctx_set_opts(c, &o);
   asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
-                        .passes = j->ir ? &o : NULL,
                         .may_alias = j->may_alias, .stop = ASC_STOP_C};
   if (!asc__compile_kernel(c, &in, &res, j->out))
     asc__cctx_throw(c, ASC_FAIL_ERRORS);

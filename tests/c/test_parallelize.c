@@ -84,8 +84,9 @@ static int shuf_call(const harness_mod *hm, void *const *args) {
   }
 }
 
-/* The IR after the standard pipeline, to look for the decision. */
-static char *pipeline_ir(const char *ir) {
+/* The IR after the standard pipeline less the rows of passes_off, to look
+ * for the decision. */
+static char *pipeline_ir_off(const char *ir, uint64_t passes_off) {
   asc__cctx c;
   asc__buf out;
   jmp_buf jb;
@@ -95,10 +96,12 @@ static char *pipeline_ir(const char *ir) {
   c.catch_point = &jb;
   if (setjmp(jb) == 0) {
     asc__irmodule *m = asc__ir_parse(&c, ir, strlen(ir));
-    asc__pipeline_opts o;
-    memset(&o, 0, sizeof o);
+    asc__compile_opts o;
+    asc__compile_opts_init(&o);
     o.verify = true;
-    asc__ir_pipeline(&c, m, &o);
+    o.code.passes_off = passes_off;
+    asc__cctx_set_opts(&c, &o);
+    asc__ir_pipeline(&c, m);
     asc__ir_print_module(&out, m);
     r = strdup(asc__buf_str(&out));
   } else {
@@ -109,13 +112,18 @@ static char *pipeline_ir(const char *ir) {
   return r;
 }
 
-static void expect_in_ir(const char *ir, const char *what) {
-  char *got = pipeline_ir(ir);
+static void expect_in_ir_off(const char *ir, const char *what,
+                             uint64_t passes_off) {
+  char *got = pipeline_ir_off(ir, passes_off);
   assert_non_null(got);
   if (strstr(got, what) == NULL)
     fprintf(stderr, "expected '%s' in:\n%s", what, got);
   assert_non_null(strstr(got, what));
   free(got);
+}
+
+static void expect_in_ir(const char *ir, const char *what) {
+  expect_in_ir_off(ir, what, 0);
 }
 
 /* --------------------------------------------------------- conv2d */
@@ -219,11 +227,12 @@ static void test_conv2d_batch1(void **state) {
     w[k] = (float)((k * 5) % 7) * 0.25f - 0.5f;
   /* the parallelizer's decision on the whole nest: without the
    * interchange, which would move the ow loop into the window first */
-  setenv("ASC_INTERCHANGE", "0", 1);
-  expect_in_ir(conv_ir, "collapsed 4 loops");
+  expect_in_ir_off(conv_ir, "collapsed 4 loops",
+                   asc__pass_bits("interchange"));
   assert_int_equal(harness_load(&hs, conv_ir, ""), 0);
-  assert_int_equal(harness_load(&hp, conv_ir, NULL), 0);
-  unsetenv("ASC_INTERCHANGE");
+  assert_int_equal(harness_load_off(&hp, conv_ir, NULL,
+                                    asc__pass_bits("interchange")),
+                   0);
   /* the body recovers the collapsed indices once per chunk and counts
    * them up; the divisors are known positive, so nothing can raise */
   {
@@ -500,9 +509,8 @@ static void test_transpose_collapsed(void **state) {
   args[1] = &tc;
   /* without the tile pass the nest is collapsed; with it (the default) the
    * row loop alone becomes the pfor, which the tile pass blocks */
-  setenv("ASC_TILE", "0", 1);
-  expect_in_ir(transpose_ir, "collapsed 2 loops (%i, %j)");
-  unsetenv("ASC_TILE");
+  expect_in_ir_off(transpose_ir, "collapsed 2 loops (%i, %j)",
+                   asc__pass_bits("tile"));
   expect_in_ir(transpose_ir, "loop %j stays serial inside: the tile pass "
                              "blocks it with loop %i");
   expect_in_ir(transpose_ir, "; tile: loops %i, %j");

@@ -33,11 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       asc__ir_verify(&c, m->funcs[k], NULL);
     stage = 1;
     {
-      asc__pipeline_opts o;
-      memset(&o, 0, sizeof o);
+      asc__compile_opts o;
+      asc__compile_opts_init(&o);
       o.verify = true;
-      o.dump = "";
-      asc__ir_pipeline(&c, m, &o);
+      asc__cctx_set_opts(&c, &o);
+      asc__ir_pipeline(&c, m);
       asc__emit_module(&c, m, NULL, &out);
     }
   }

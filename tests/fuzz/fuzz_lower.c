@@ -31,17 +31,17 @@ static void one(const char *sigtext, const char *text, size_t len) {
   if (setjmp(jb) == 0) {
     asc__ast_module *m = asc__frontend(&c, NULL, 0);
     asc__sig *sig = asc__sig_parse(&c, sigtext);
+    asc__compile_opts o;
+    asc__compile_opts_init(&o);
+    o.verify = true;
+    asc__cctx_set_opts(&c, &o);
     for (int i = 0; sig != NULL && i < m->nfuncs && i < 4; i++) {
       asc__ast_func *k = m->funcs[i];
-      asc__pipeline_opts o;
       if (k->kind != ASC_FUNC_KERNEL)
         continue;
-      memset(&o, 0, sizeof o);
-      o.verify = true;
-      o.dump = "";
       typed_ok = 1;
       asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
-                            .passes = &o, .stop = ASC_STOP_C};
+                            .stop = ASC_STOP_C};
       if (!asc__compile_kernel(&c, &in, NULL, &out))
         typed_ok = 0;
     }

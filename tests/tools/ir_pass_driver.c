@@ -28,11 +28,12 @@ typedef struct job {
 static void work(asc__cctx *c, const job *j) {
   asc__irmodule *m = asc__ir_parse(c, j->text, j->len);
   if (j->passes != NULL || j->full) {
-    asc__pipeline_opts o;
-    memset(&o, 0, sizeof o);
+    asc__compile_opts o;
+    asc__compile_opts_init(&o);
     o.only = j->full ? NULL : j->passes;
     o.verify = true;
-    asc__ir_pipeline(c, m, &o);
+    asc__cctx_set_opts(c, &o);
+    asc__ir_pipeline(c, m);
   } else {
     for (int32_t k = 0; k < m->nfuncs; k++)
       asc__ir_verify(c, m->funcs[k], NULL);

@@ -18,7 +18,8 @@
 #include "compiler/front/frontend.h"
 #include "compiler/front/lexer.h"
 #include "base/fastmath.h"
-#include "compiler/passes/passes.h"
+#include "compiler/options.h"
+#include "jit/jit.h"
 #include "asc/asc.h"
 
 /* Stages register here.  writes_file: the stage writes its own output
@@ -65,12 +66,17 @@ static int usage_error(const char *msg, const char *arg) {
 /* Runs fn inside a compilation context; separate so that the locals of
  * the function holding setjmp are few and volatile where needed. */
 static int run(const ascc_emit_args *a, ascc_emit_fn fn, bool writes_file) {
+  asc__compile_opts o;
   asc__cctx c;
   jmp_buf jb;
   asc__buf out;
   volatile int rc = 0;
 
   asc__cctx_init(&c, a->path, a->text, a->len, 1);
+  /* the switches and ASC_NTSTORE as the JIT reads them, the fastmath and
+   * L1 size of the command line */
+  asc__jit_compile_opts(&o, a->fastmath, a->l1d_bytes);
+  asc__cctx_set_opts(&c, &o);
   asc__buf_init(&out);
   c.catch_point = &jb;
   if (setjmp(jb) == 0)

@@ -57,18 +57,13 @@ static asc__irmodule *build(const ascc_emit_args *a, asc__cctx *c) {
     /* as --emit=so and --emit=c: the kernel's own boundscheck= wins */
     if (a->boundscheck && k->opts.boundscheck < 0)
       k->opts.boundscheck = 1;
-    asc__pipeline_opts popts = {.l1d_bytes = a->l1d_bytes};
     asc__compile_in in = {.module = m, .kernel = k, .sig = sig,
-                          .passes = &popts, .stop = ASC_STOP_IR,
-                          .fastmath = a->fastmath};
+                          .stop = ASC_STOP_IR};
     if (!asc__compile_kernel(c, &in, &res, NULL))
       asc__cctx_throw(c, ASC_FAIL_ERRORS);
     return res.ir;
   }
-  {
-    asc__pipeline_opts popts = {.l1d_bytes = a->l1d_bytes};
-    asc__ir_pipeline(c, mod, &popts);
-  }
+  asc__ir_pipeline(c, mod);
   return mod;
 }
 

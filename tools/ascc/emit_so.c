@@ -279,7 +279,6 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
                    asc__buf *out, unsigned *fastmath) {
   asc__ast_module *m = asc__frontend(c, NULL, 0);
   asc__compile_spec *cg;
-  asc__pipeline_opts popts = {0};
   int rc = collect(a, c, m, specs);
 
   if (rc != 0 || c->nerrors > 0)
@@ -289,10 +288,8 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
     cg[i] = specs->v[i].cg;
     if (a->boundscheck && cg[i].kernel->opts.boundscheck < 0)
       cg[i].kernel->opts.boundscheck = 1;
-    cg[i].fastmath = a->fastmath;
   }
-  popts.l1d_bytes = a->l1d_bytes;
-  if (!asc__compile_module(c, m, cg, specs->n, &popts, out, fastmath))
+  if (!asc__compile_module(c, m, cg, specs->n, out, fastmath))
     return 0; /* type errors, in c's diagnostics */
   asc__buf_puts(out, "\n/* The signature of each entry of asc_module_v1 "
                      "(ascc --emit=so). */\n"

@@ -41,6 +41,23 @@ void asc__resolve(asc__cctx *c, asc__ast_module *m,
 asc__ast_module *asc__frontend(asc__cctx *c, const ascGlobalValue *globals,
                                int nglobals);
 
+/* The parameter table of kernel fn (fn->nparams entries into out; names
+ * point into the tree), for ascKernelGetInfo and the launch signature
+ * (params.c).  An annotated parameter is what its annotation says
+ * (`float`/`int` are float64/int64 values; asc.ConstExpr without a type is
+ * a generic ConstExpr scalar).  An unannotated one is generic: a tensor
+ * when the kernel indexes it, reads its shape/ndim/size, hands it to an
+ * atomic, a lock or len, or passes it to a helper that does; a scalar
+ * otherwise.  Reports bad annotations and returns false. */
+bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
+                        ascKernelParamInfo *out);
+
+/* How many values kernel fn returns: 0 when no `return` has a value, k
+ * when every `return v` returns a tuple display of k elements (k >= 2),
+ * else 1.  Returns of nested bodies are not the kernel's.  Reports a
+ * return whose count differs from the first (and returns -1). */
+int asc__kernel_nresults(asc__cctx *c, const asc__ast_func *fn);
+
 /* The kernel or helper called name; NULL when none. */
 asc__ast_func *asc__module_func(const asc__ast_module *m, const char *name);
 

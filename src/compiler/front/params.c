@@ -1,7 +1,7 @@
 /*
  * Kernel parameter tables (ascKernelParamInfo) from the resolved AST: what
- * ascKernelGetInfo reports and what asc__sig_from_args reads launch
- * arguments with.
+ * ascKernelGetInfo reports and what the launch checks arguments against
+ * and reads its signature with (asc__sig_of_args).
  *
  * An annotated parameter is what its annotation says.  An unannotated one
  * is generic; it is a tensor when the kernel uses it as one -- indexes it,
@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "compiler/types/infer.h"
+#include "compiler/front/frontend.h"
 
 #define MAX_HELPER_DEPTH 16
 

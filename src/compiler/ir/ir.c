@@ -12,11 +12,6 @@
 
 /* ------------------------------------------------------------------ types */
 
-static const char *const dt_names[] = {"bool", "i8",  "i16",  "i32", "i64",
-                                       "u8",   "u16", "u32",  "u64", "f16",
-                                       "bf16", "f32", "f64", "c64",
-                                       "c128"};
-
 asc__irtype asc__irt_scalar(int dtype) {
   asc__irtype t = {ASC_IRK_SCALAR, (uint8_t)dtype, 0, 0};
   return t;
@@ -60,11 +55,7 @@ int asc__dt_bytes(int dt) {
   return asc__dt_bits(dt) >= 8 ? asc__dt_bits(dt) / 8 : 1;
 }
 
-const char *asc__dt_name(int dt) {
-  if (dt < 0 || dt >= (int)ASC_ARRAY_SIZE(dt_names))
-    return "?";
-  return dt_names[dt];
-}
+const char *asc__dt_name(int dt) { return asc__dtype_short((ascDataType)dt); }
 
 /* ---------------------------------------------------------------- tables */
 

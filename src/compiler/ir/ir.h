@@ -326,13 +326,6 @@ typedef struct asc__irfunc {
    * float operations read it).  Text form: `fastmath(reassoc,nsz)` after
    * the parameters. */
   unsigned fastmath;
-  /* The pipeline runs the tile pass after parallelize (set by
-   * asc__ir_pipeline; not in the text form). */
-  bool tile_planned;
-  /* The L1 data cache the loop-nest passes size their tiles for, bytes
-   * (asc__pipeline_opts.l1d_bytes; 0: the default); set by
-   * asc__ir_pipeline, not in the text form. */
-  uint64_t l1d_bytes;
   /* The kernel reads asc.get_block_idx() or get_block_num() (itself or in
    * a helper it calls), even where the read is later found dead: else it
    * is not SPMD code (ASC_KERNEL_NOT_SPMD).  Set by lowering, and by the

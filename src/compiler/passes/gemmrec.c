@@ -65,11 +65,6 @@ typedef struct gnest {
   int dt;
 } gnest;
 
-bool asc__gemmrec_enabled(void) {
-  const char *s = getenv("ASC_GEMMREC");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static const char *rname(gctx *x, int32_t r) {
   return x->f->regs[r].name;
 }

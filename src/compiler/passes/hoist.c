@@ -70,11 +70,6 @@ typedef struct hctx {
   const asc__irins *sync;
 } hctx;
 
-bool asc__hoist_enabled(void) {
-  const char *s = getenv("ASC_HOIST");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static const char *rname(const hctx *x, int32_t r) {
   return x->f->regs[r].name;
 }

@@ -9,8 +9,8 @@
  *     <post: pure, loads, stores; reads %s>
  *   }
  *
- * becomes, over tiles of asc__acc_tile_bytes (2 KiB for a 32 KiB L1) of
- * the accumulator type,
+ * becomes, over tiles of the options' acc_tile_bytes (2 KiB for a 32 KiB
+ * L1) of the accumulator type,
  *
  *   for %j0 = lo, hi, T {
  *     %w = min (hi - j0), T
@@ -52,11 +52,6 @@ typedef struct ictx {
   int32_t *ren;     /* clone map; -1 keeps */
 } ictx;
 
-bool asc__interchange_enabled(void) {
-  const char *s = getenv("ASC_INTERCHANGE");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static void add_note(ictx *x, asc__irins *i, const char *text) {
   asc__nest_note(x->c, i, "interchange", text);
 }
@@ -77,7 +72,7 @@ static bool invariant(const asc__depnest *d, asc__irval v) {
 
 /* Elements of the accumulator tile of s (docs/optimizer.md, "Tile sizes") */
 static int64_t tile_elems(const ictx *x, int32_t s) {
-  return asc__acc_tile_bytes(x->f->l1d_bytes) /
+  return (int64_t)x->c->opts.code.acc_tile_bytes /
          asc__dt_bytes(x->f->regs[s].ty.dtype);
 }
 

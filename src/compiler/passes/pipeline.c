@@ -46,71 +46,60 @@
  *              |
  *           emit C
  *
- * The compile budget (ASC_COMPILE_TIMEOUT_MS) is checked before every
- * pass.  The verifier runs after every pass in builds without NDEBUG, and in any
- * build with ASC_VERIFY=1.  ASC_DUMP=fold,licm (or "all") prints the IR
- * after those passes, to stderr unless the caller gives a stream.
+ * The rows and their switches are ASC_PASSES (passes.h); a switch set to 0
+ * (ASC_TILE=0) leaves its row out, through asc__compile_opts, which the
+ * jit fills and the kernel cache key holds.  The compile budget is checked
+ * before every pass.  The verifier runs after every pass in builds without
+ * NDEBUG, and in any build when the options say so (ASC_VERIFY=1).  The
+ * options' dump list (ASC_DUMP=fold,licm, or "all") prints the IR after
+ * those passes, to stderr unless they give a stream.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/passes/passes.h"
 
-typedef void (*pass_fn)(asc__cctx *c, asc__irfunc *f);
-
-static const struct {
-  const char *name;
-  pass_fn fn;
-} pass_table[] = {
-    {"fold", asc__pass_fold},       {"dce", asc__pass_dce},
-    {"cse", asc__pass_cse},         {"licm", asc__pass_licm},
-    {"unroll", asc__pass_unroll},   {"strength", asc__pass_strength},
-    {"parallelize", asc__pass_parallelize},
-    {"privatize", asc__pass_privatize},
-    {"interchange", asc__pass_interchange},
-    {"unrolljam", asc__pass_unrolljam},
-    {"gemmrec", asc__pass_gemmrec},
-    {"tile", asc__pass_tile},       {"hoist", asc__pass_hoist},
-    {"wavefront", asc__pass_wavefront},
-    {"vmchunk", asc__pass_vmchunk},
-    {"redlanes", asc__pass_redlanes},
+static const asc__pass table[] = {
+#define ROW(name, sw) {#name, asc__pass_##name, sw},
+    ASC_PASSES(ROW)
+#undef ROW
 };
 
-static uint64_t l1d_or_default(uint64_t l1d) {
-  return l1d != 0 ? l1d : ASC_DEFAULT_L1D_BYTES;
+_Static_assert(ASC_ARRAY_SIZE(table) <= 64, "passes_off has 64 bits");
+
+const asc__pass *asc__pass_table(int *n) {
+  *n = (int)ASC_ARRAY_SIZE(table);
+  return table;
 }
 
-int64_t asc__acc_tile_bytes(uint64_t l1d_bytes) {
-  uint64_t b = l1d_or_default(l1d_bytes) / 16 / 64 * 64;
-  return b < 512 ? 512 : b > 8192 ? 8192 : (int64_t)b;
+/* The bits of the rows named by the len bytes at name. */
+static uint64_t bits_of(const char *name, size_t len) {
+  uint64_t b = 0;
+  for (size_t k = 0; k < ASC_ARRAY_SIZE(table); k++)
+    if (strlen(table[k].name) == len && memcmp(table[k].name, name, len) == 0)
+      b |= (uint64_t)1 << k;
+  return b;
 }
 
-int64_t asc__tile_row_bytes(uint64_t l1d_bytes) {
-  uint64_t half = l1d_or_default(l1d_bytes) / 2, r = 64;
-  while (r < 512 && (r * 2) * (r * 2) <= half)
-    r *= 2;
-  return (int64_t)r;
-}
-
-bool asc__privatize_enabled(void) {
-  const char *s = getenv("ASC_PRIVATIZE");
-  return s == NULL || strcmp(s, "0") != 0;
+/* The next name of the comma-separated list at *p (in [*name, *name +
+ * *len)), *p moved past it; false at the end. */
+static bool next_name(const char **p, const char **name, size_t *len) {
+  const char *comma;
+  if (*p == NULL || **p == '\0')
+    return false;
+  comma = strchr(*p, ',');
+  *name = *p;
+  *len = comma ? (size_t)(comma - *p) : strlen(*p);
+  *p = comma ? comma + 1 : *p + *len;
+  return true;
 }
 
 static bool in_list(const char *list, const char *name) {
-  size_t n = strlen(name);
-  if (list == NULL)
-    return false;
-  for (const char *p = list; *p;) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if ((len == n && memcmp(p, name, n) == 0) ||
-        (len == 3 && memcmp(p, "all", 3) == 0))
+  const char *item;
+  size_t len;
+  while (next_name(&list, &item, &len))
+    if ((len == strlen(name) && memcmp(item, name, len) == 0) ||
+        (len == 3 && memcmp(item, "all", 3) == 0))
       return true;
-    if (!comma)
-      break;
-    p = comma + 1;
-  }
   return false;
 }
 
@@ -122,94 +111,65 @@ typedef struct runner {
   bool verify;
 } runner;
 
-static void run(runner *r, const char *name, pass_fn fn) {
-  asc__cctx_budget(r->c, name);
-  fn(r->c, r->f);
+static void run(runner *r, const asc__pass *p) {
+  asc__cctx_budget(r->c, p->name);
+  p->run(r->c, r->f);
   if (r->verify)
-    asc__ir_verify(r->c, r->f, name);
-  if (in_list(r->dump, name)) {
+    asc__ir_verify(r->c, r->f, p->name);
+  if (in_list(r->dump, p->name)) {
     asc__buf b;
     asc__buf_init(&b);
-    asc__buf_printf(&b, "; after %s\n", name);
+    asc__buf_printf(&b, "; after %s\n", p->name);
     asc__ir_print_func(&b, r->f);
     fputs(asc__buf_str(&b), r->to);
     asc__buf_free(&b);
   }
 }
 
-static pass_fn lookup(const char *name, size_t len) {
-  for (size_t k = 0; k < ASC_ARRAY_SIZE(pass_table); k++)
-    if (strlen(pass_table[k].name) == len &&
-        memcmp(pass_table[k].name, name, len) == 0)
-      return pass_table[k].fn;
-  return NULL;
-}
-
-static void pipeline(runner *r, const char *only) {
-  if (only != NULL) {
-    for (const char *p = only; *p;) {
-      const char *comma = strchr(p, ',');
-      size_t len = comma ? (size_t)(comma - p) : strlen(p);
-      pass_fn fn = lookup(p, len);
-      if (fn == NULL)
-        asc__internal_error(r->c, __FILE__, __LINE__, "unknown pass name");
-      run(r, asc__arena_strndup(r->c, p, len), fn);
-      if (!comma)
-        break;
-      p = comma + 1;
-    }
-    return;
+/* The rows of the only list, in its order. */
+static void run_only(runner *r, const char *only) {
+  const char *item;
+  size_t len;
+  while (next_name(&only, &item, &len)) {
+    uint64_t b = bits_of(item, len);
+    if (b == 0)
+      asc__internal_error(r->c, __FILE__, __LINE__, "unknown pass name");
+    run(r, &table[__builtin_ctzll(b)]);
   }
-  run(r, "fold", asc__pass_fold);
-  run(r, "dce", asc__pass_dce);
-  run(r, "unroll", asc__pass_unroll);
-  run(r, "fold", asc__pass_fold);
-  run(r, "cse", asc__pass_cse);
-  run(r, "licm", asc__pass_licm);
-  if (asc__gemmrec_enabled())
-    run(r, "gemmrec", asc__pass_gemmrec);
-  if (asc__interchange_enabled())
-    run(r, "interchange", asc__pass_interchange);
-  if (asc__wavefront_enabled())
-    run(r, "wavefront", asc__pass_wavefront);
-  run(r, "parallelize", asc__pass_parallelize);
-  if (r->f->tile_planned)
-    run(r, "tile", asc__pass_tile);
-  if (asc__unrolljam_enabled())
-    run(r, "unrolljam", asc__pass_unrolljam);
-  if (asc__privatize_enabled())
-    run(r, "privatize", asc__pass_privatize);
-  if (asc__hoist_enabled())
-    run(r, "hoist", asc__pass_hoist);
-  if (asc__redlanes_enabled())
-    run(r, "redlanes", asc__pass_redlanes);
-  if (asc__vmchunk_enabled())
-    run(r, "vmchunk", asc__pass_vmchunk);
-  run(r, "strength", asc__pass_strength);
-  run(r, "fold", asc__pass_fold);
-  run(r, "licm", asc__pass_licm);
-  run(r, "dce", asc__pass_dce);
 }
 
-void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m,
-                      const asc__pipeline_opts *opts) {
+void asc__ir_pipeline(asc__cctx *c, asc__irmodule *m) {
+  const asc__compile_opts *o = &c->opts;
+  uint64_t saved_off = o->code.passes_off;
   runner r;
-  const char *env = getenv("ASC_VERIFY");
   r.c = c;
-  r.dump = opts && opts->dump ? opts->dump : getenv("ASC_DUMP");
-  r.to = opts && opts->dump_to ? opts->dump_to : stderr;
+  r.dump = o->dump;
+  r.to = o->dump_to ? o->dump_to : stderr;
 #ifdef NDEBUG
-  r.verify = (opts && opts->verify) || (env && strcmp(env, "1") == 0);
+  r.verify = o->verify;
 #else
   r.verify = true;
-  (void)env;
 #endif
+  /* An only list plans exactly its passes: what asc__pass_planned tells
+   * the passes while it runs. */
+  if (o->only != NULL) {
+    const char *list = o->only, *item;
+    size_t len;
+    uint64_t planned = 0;
+    while (next_name(&list, &item, &len))
+      planned |= bits_of(item, len);
+    c->opts.code.passes_off = ~planned;
+  }
   for (int32_t k = 0; k < m->nfuncs; k++) {
     r.f = m->funcs[k];
-    r.f->tile_planned = opts && opts->only ? in_list(opts->only, "tile")
-                                           : asc__tile_enabled();
-    r.f->l1d_bytes = opts ? opts->l1d_bytes : 0;
     asc__ir_verify(c, r.f, NULL);
-    pipeline(&r, opts ? opts->only : NULL);
+    if (o->only != NULL) {
+      run_only(&r, o->only);
+      continue;
+    }
+    for (size_t i = 0; i < ASC_ARRAY_SIZE(table); i++)
+      if (!(o->code.passes_off & ((uint64_t)1 << i)))
+        run(&r, &table[i]);
   }
+  c->opts.code.passes_off = saved_off;
 }

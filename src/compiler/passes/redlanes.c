@@ -54,11 +54,6 @@ typedef struct rctx {
   int nloops;         /* loops given lanes so far in this kernel */
 } rctx;
 
-bool asc__redlanes_enabled(void) {
-  const char *s = getenv("ASC_REDLANES");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static bool body_ok(const asc__irfunc *f, const asc__irins *i) {
   if (i->op == ASC_IR_LOAD)
     return i->dst >= 0;

@@ -27,31 +27,20 @@
  * parallelize's, behind its run-time test that no written tensor overlaps
  * itself), every dependence between the accesses of J's body has distance
  * (0, 0) (depend.c; unknown refuses), nothing may raise, tensors cannot
- * alias.  The pass runs after parallelize, which leaves J serial (does not
- * collapse it into I) when asc__tile_wants says the nest will be tiled.
+ * alias.  Which nests qualify, and the tile size, is tiling.c's analysis:
+ * parallelize, before this pass, asks it too, and leaves J serial (does
+ * not collapse it into I) when asc__tile_wants says the nest will be
+ * tiled.
  *
  * Each decision is a note on I: `; tile: ...`.  ASC_TILE=0 leaves the pass
  * out (part of the kernel cache key).
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "compiler/passes/depend.h"
-
-/* A tile row is asc__tile_row_bytes of the widest element the nest
- * touches (two cache lines for a 32 KiB L1), 8 to 64 elements
- * (docs/optimizer.md, "Tile sizes"). */
-enum { MIN_TILE = 8, MAX_TILE = 64 };
 
 typedef struct tctx {
   asc__cctx *c;
   asc__irfunc *f;
 } tctx;
-
-bool asc__tile_enabled(void) {
-  const char *s = getenv("ASC_TILE");
-  return s == NULL || strcmp(s, "0") != 0;
-}
 
 static void add_note(tctx *x, asc__irins *i, const char *text) {
   asc__nest_note(x->c, i, "tile", text);
@@ -59,167 +48,6 @@ static void add_note(tctx *x, asc__irins *i, const char *text) {
 
 static const char *rname(tctx *x, int32_t r) {
   return x->f->regs[r].name;
-}
-
-static bool pure_ok(tctx *x, const asc__irins *i) {
-  return asc__nest_pure(x->f, i);
-}
-
-static bool step1(tctx *x, const asc__irins *L) {
-  return !L->unroll && L->args[2].kind == ASC_IRV_CONST &&
-         L->args[2].c.i == 1 && x->f->regs[L->dst].ty.dtype == ascInt64;
-}
-
-/* The nest's shape: I (for / pfor without reductions) = set-up + J, J a
- * plain for of straight-line instructions.  Returns J or NULL. */
-static asc__irins *shape(tctx *x, asc__irins *I) {
-  asc__irins *J = I->body[0].last;
-  if ((I->op != ASC_IR_FOR && I->op != ASC_IR_PFOR) || I->nred > 0 ||
-      !step1(x, I) || J == NULL || J->op != ASC_IR_FOR || !step1(x, J))
-    return NULL;
-  for (const asc__irins *i = I->body[0].first; i != J; i = i->next)
-    if (asc__ir_nregions(i) > 0)
-      return NULL;
-  for (const asc__irins *i = J->body[0].first; i; i = i->next)
-    if (asc__ir_nregions(i) > 0)
-      return NULL;
-  return J;
-}
-
-/* The transpose pattern: some access of J's body is unit-stride in j, and
- * another is unit-stride in i and strided (a constant other than 0 and 1,
- * or a run-time stride) in j.  *esize: the widest element touched. */
-static bool crossing(tctx *x, const asc__depnest *d, const asc__irins *J,
-                     int *esize) {
-  bool inner = false, outer = false;
-  *esize = 1;
-  for (const asc__irins *i = J->body[0].first; i; i = i->next) {
-    asc__affine a;
-    int64_t ci, cj;
-    bool ki, kj;
-    int es;
-    if (i->op != ASC_IR_LOAD && i->op != ASC_IR_STORE)
-      continue;
-    es = asc__dt_bytes(x->f->regs[i->args[0].reg].ty.dtype);
-    if (es > *esize)
-      *esize = es;
-    if (!asc__dep_affine(d, i->args[1], &a))
-      continue;
-    ki = asc__dep_coef(&a, 0, &ci);
-    kj = asc__dep_coef(&a, 1, &cj);
-    if (kj && cj == 1)
-      inner = true;
-    if (ki && ci == 1 && !(kj && (cj == 0 || cj == 1)))
-      outer = true;
-  }
-  return inner && outer;
-}
-
-static int64_t tile_size(const tctx *x, int esize) {
-  int64_t t = asc__tile_row_bytes(x->f->l1d_bytes) / (esize > 0 ? esize : 1);
-  return t < MIN_TILE ? MIN_TILE : t > MAX_TILE ? MAX_TILE : t;
-}
-
-static bool invariant(const asc__depnest *d, asc__irval v) {
-  return v.kind == ASC_IRV_CONST ||
-         (v.kind == ASC_IRV_REG && d->nin[v.reg] == 0 &&
-          v.reg != d->L[0]->dst);
-}
-
-/* NULL when the nest I > J may be tiled in tiles of *T, else why not;
- * *quiet when it is not a candidate at all (no note). */
-static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
-                          asc__depnest *d, int64_t *T, bool *quiet) {
-  int32_t nr = x->f->nregs;
-  int32_t *occ;
-  int esize;
-  *quiet = false;
-  if (!crossing(x, d, J, &esize)) {
-    *quiet = true;
-    return "no access crosses the nest";
-  }
-  *T = tile_size(x, esize);
-  if (x->f->may_alias)
-    return "the kernel's tensors may alias";
-  for (int k = 0; k < 2; k++)
-    if (!invariant(d, J->args[k]))
-      return asc__arena_printf(x->c, "the bounds of loop %%%s change with "
-                               "%%%s", rname(x, J->dst), rname(x, I->dst));
-  for (const asc__irins *i = I->body[0].first; i != J; i = i->next)
-    if (!pure_ok(x, i) || x->f->regs[i->dst].ndefs != 1)
-      return asc__arena_printf(x->c, "a %s before loop %%%s",
-                               asc__irop_name(i->op), rname(x, J->dst));
-  for (const asc__irins *i = J->body[0].first; i; i = i->next) {
-    if (i->op == ASC_IR_LOAD || i->op == ASC_IR_STORE) {
-      if (i->op == ASC_IR_LOAD && x->f->regs[i->dst].ndefs != 1)
-        return asc__arena_printf(x->c, "%%%s is assigned more than once",
-                                 rname(x, i->dst));
-      continue;
-    }
-    if (!pure_ok(x, i))
-      return asc__arena_printf(x->c, "a %s in loop %%%s (it may raise or "
-                               "has an effect)", asc__irop_name(i->op),
-                               rname(x, J->dst));
-    if (x->f->regs[i->dst].ndefs != 1)
-      return asc__arena_printf(x->c, "%%%s is assigned more than once",
-                               rname(x, i->dst));
-  }
-  /* registers of I's body live only in it */
-  occ = asc__arena_alloc(x->c, sizeof *occ * (size_t)nr);
-  memset(occ, 0, sizeof *occ * (size_t)nr);
-  asc__ir_occurrences(&I->body[0], occ);
-  for (int32_t r = 0; r < nr; r++)
-    if (d->nin[r] > 0 && r != J->dst &&
-        occ[r] != x->f->regs[r].ndefs + x->f->regs[r].nuses)
-      return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
-                               rname(x, r), rname(x, I->dst));
-  /* dependences: every pair of accesses of a stored tensor (a store with
-   * itself included) meets only in the same iteration */
-  for (const asc__irins *st = J->body[0].first; st; st = st->next) {
-    if (st->op != ASC_IR_STORE)
-      continue;
-    for (const asc__irins *y = J->body[0].first; y; y = y->next) {
-      asc__depvec v;
-      int r;
-      if ((y->op != ASC_IR_LOAD && y->op != ASC_IR_STORE) ||
-          y->args[0].reg != st->args[0].reg)
-        continue;
-      r = asc__dep_test(d, st, y, &v);
-      if (r == ASC_DEP_UNKNOWN)
-        return asc__arena_printf(x->c, "the store to %%%s at line %d and "
-                                 "the %s at line %d: dependence not affine",
-                                 rname(x, st->args[0].reg), (int)st->line,
-                                 asc__irop_name(y->op), (int)y->line);
-      if (r == ASC_DEP_DIST && (v.dir[0] != '=' || v.dir[1] != '='))
-        return asc__arena_printf(x->c, "dependence of %%%s (store at line "
-                                 "%d, %s at line %d), distance %s over "
-                                 "(%%%s, %%%s)", rname(x, st->args[0].reg),
-                                 (int)st->line, asc__irop_name(y->op),
-                                 (int)y->line, asc__dep_str(x->c, &v),
-                                 rname(x, I->dst), rname(x, J->dst));
-    }
-  }
-  if (asc__nest_short(I, *T) || asc__nest_short(J, *T))
-    return asc__arena_printf(x->c, "a trip count of at most %lld",
-                             (long long)*T);
-  return NULL;
-}
-
-bool asc__tile_wants(asc__cctx *c, asc__irfunc *f, asc__irins *I,
-                     asc__irins *J) {
-  tctx x;
-  asc__depnest d;
-  asc__irins *Ls[2];
-  int64_t T;
-  bool quiet;
-  x.c = c;
-  x.f = f;
-  if (!f->tile_planned || shape(&x, I) != J)
-    return false;
-  Ls[0] = I;
-  Ls[1] = J;
-  asc__dep_init(&d, c, f, Ls, 2);
-  return decide(&x, I, J, &d, &T, &quiet) == NULL;
 }
 
 static int32_t bin(tctx *x, asc__irblock *b, int op, asc__irval p,
@@ -281,17 +109,13 @@ static void rewrite(tctx *x, asc__irblock *b, asc__irins *I, asc__irins *J,
 
 /* Tries I (in b); true when it was rewritten. */
 static bool try_loop(tctx *x, asc__irblock *b, asc__irins *I) {
-  asc__irins *J = shape(x, I), *Ls[2];
-  asc__depnest d;
+  asc__irins *J = asc__tile_shape(x->c, x->f, I);
   const char *why;
   int64_t T = 0;
   bool quiet;
   if (J == NULL || I->wave != 0)
     return false;
-  Ls[0] = I;
-  Ls[1] = J;
-  asc__dep_init(&d, x->c, x->f, Ls, 2);
-  why = decide(x, I, J, &d, &T, &quiet);
+  why = asc__tile_decide(x->c, x->f, I, J, &T, &quiet);
   if (why == NULL && I->op != ASC_IR_PFOR)
     why = "a serial loop (only a pfor, whose iterations are known "
           "independent and whose written tensors do not overlap "

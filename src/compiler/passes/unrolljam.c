@@ -48,11 +48,6 @@ typedef struct jctx {
   int32_t *ren;
 } jctx;
 
-bool asc__unrolljam_enabled(void) {
-  const char *s = getenv("ASC_UNROLLJAM");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static void add_note(jctx *x, asc__irins *i, const char *text) {
   asc__nest_note(x->c, i, "unrolljam", text);
 }

@@ -101,11 +101,6 @@ typedef struct scan {
   int nstores;
 } scan;
 
-bool asc__vmchunk_enabled(void) {
-  const char *s = getenv("ASC_VMCHUNK");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static void note_def(asc__irins *i, void *ctx) {
   vctx *x = ctx;
   if (i->dst >= 0 && i->dst < x->nregs0)

@@ -61,11 +61,6 @@ typedef struct wctx {
   int k;                   /* the sweep being checked */
 } wctx;
 
-bool asc__wavefront_enabled(void) {
-  const char *s = getenv("ASC_WAVEFRONT");
-  return s == NULL || strcmp(s, "0") != 0;
-}
-
 static void add_note(wctx *x, asc__irins *i, const char *text) {
   asc__nest_note(x->c, i, "wavefront", text);
 }

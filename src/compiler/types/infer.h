@@ -89,23 +89,6 @@ asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call);
  * names rebound to the copies), for a second instance. */
 asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
 
-/* The parameter table of kernel fn (fn->nparams entries into out; names
- * point into the tree), for ascKernelGetInfo and asc__sig_from_args.  An
- * annotated parameter is what its annotation says (`float`/`int` are
- * float64/int64 values; asc.ConstExpr without a type is a generic
- * ConstExpr scalar).  An unannotated one is generic: a tensor when the
- * kernel indexes it, reads its shape/ndim/size, hands it to an atomic, a
- * lock or len, or passes it to a helper that does; a scalar otherwise.
- * Reports bad annotations and returns false. */
-bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
-                        ascKernelParamInfo *out);
-
-/* How many values kernel fn returns: 0 when no `return` has a value, k
- * when every `return v` returns a tuple display of k elements (k >= 2),
- * else 1.  Returns of nested bodies are not the kernel's.  Reports a
- * return whose count differs from the first (and returns -1). */
-int asc__kernel_nresults(asc__cctx *c, const asc__ast_func *fn);
-
 /* Clears every type slot of fn, its nested functions and lambdas (types
  * of an earlier compilation may point into a freed arena). */
 void asc__ast_clear_types(asc__ast_func *fn);

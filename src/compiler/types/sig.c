@@ -1,7 +1,7 @@
 /*
  * Launch signatures: the text form ascc reads (--signature) and the driver
  * prints as its specialisation key, and the signature of a launch built
- * from ascLaunchKernel arguments.
+ * from ascLaunchKernel arguments (which the launch has checked).
  *
  *   sig    := [name] '(' [param {',' param} [',']] ')'
  *   param  := dtype ['[' (ndim [':' ('c'|'s')] | dims) ']'] ['=' value]
@@ -326,26 +326,42 @@ static void format_value(asc__buf *b, const asc__sig_param *p) {
     asc__buf_printf(b, "%lld", (long long)p->value.value.i);
 }
 
+/* Copies s to p; returns the end. */
+static char *cat(char *p, const char *s) {
+  while (*s != '\0')
+    *p++ = *s++;
+  return p;
+}
+
+/* Called at every launch of a kernel from text (the driver's table is
+ * keyed by this text): each parameter is put together on the stack and
+ * appended in one piece, and only ConstExpr values go through printf. */
 void asc__sig_format(asc__buf *b, const asc__sig *sig) {
+  _Static_assert(ASC_MAX_DIMS < 10, "ndim is one digit");
   if (sig->name != NULL)
     asc__buf_puts(b, sig->name);
-  asc__buf_puts(b, "(");
+  asc__buf_put(b, "(", 1);
   for (int32_t i = 0; i < sig->nparams; i++) {
     const asc__sig_param *p = &sig->params[i];
+    char part[32], *q = part;   /* ", " "bf16" "[8:s]" "=": 14 at most */
     if (i > 0)
-      asc__buf_puts(b, ", ");
+      q = cat(q, ", ");
     if (p->weak)
-      asc__buf_puts(b, asc__dtype_is_float(p->dtype) ? "float" : "int");
+      q = cat(q, asc__dtype_is_float(p->dtype) ? "float" : "int");
     else
-      asc__buf_puts(b, asc__dtype_short(p->dtype));
-    if (p->is_tensor)
-      asc__buf_printf(b, "[%d%s]", (int)p->ndim, p->contiguous ? "" : ":s");
-    if (p->is_constexpr) {
-      asc__buf_puts(b, "=");
-      format_value(b, p);
+      q = cat(q, asc__dtype_short(p->dtype));
+    if (p->is_tensor) {
+      *q++ = '[';
+      *q++ = (char)('0' + p->ndim);
+      q = cat(q, p->contiguous ? "]" : ":s]");
     }
+    if (p->is_constexpr)
+      *q++ = '=';
+    asc__buf_put(b, part, (size_t)(q - part));
+    if (p->is_constexpr)
+      format_value(b, p);
   }
-  asc__buf_puts(b, ")");
+  asc__buf_put(b, ")", 1);
 }
 
 static bool param_equal(const asc__sig_param *a, const asc__sig_param *b) {
@@ -426,96 +442,28 @@ static void read_scalar(asc__sig_param *p, const void *arg) {
   }
 }
 
-ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
-                              const char *kernel_name,
-                              const ascKernelParamInfo *params,
-                              int32_t nparams, void *const *args) {
-  const char *kn = kernel_name ? kernel_name : "kernel";
-  if (out == NULL || (nparams > 0 && (out_params == NULL || params == NULL)))
-    return asc__error(ascErrorInvalidValue, "%s: no parameter table", kn);
-  if (nparams > 0 && args == NULL)
-    return asc__error(ascErrorInvalidValue,
-                      "%s: args is NULL but the kernel takes %d arguments",
-                      kn, (int)nparams);
+void asc__sig_of_args(asc__sig *out, asc__sig_param *out_params,
+                      const char *kernel_name,
+                      const ascKernelParamInfo *params, int32_t nparams,
+                      void *const *args) {
   out->name = kernel_name;
   out->nparams = nparams;
   out->params = out_params;
   for (int32_t i = 0; i < nparams; i++) {
     const ascKernelParamInfo *pi = &params[i];
     asc__sig_param *p = &out_params[i];
-    const char *pn = pi->name ? pi->name : "?";
     memset(p, 0, sizeof *p);
-    if (args[i] == NULL)
-      return asc__error(ascErrorInvalidValue,
-                        "%s: argument %d ('%s') is NULL", kn, (int)i, pn);
     if (pi->isTensor) {
       const ascTensor *t = args[i];
-      if (!asc__dtype_valid(t->dtype))
-        return asc__error(ascErrorInvalidValue,
-                          "%s: tensor argument '%s' has an invalid dtype %d",
-                          kn, pn, (int)t->dtype);
-      if (t->ndim < 0 || t->ndim > ASC_MAX_DIMS)
-        return asc__error(ascErrorInvalidValue,
-                          "%s: tensor argument '%s' has ndim %d (0..%d)", kn,
-                          pn, (int)t->ndim, ASC_MAX_DIMS);
-      for (int32_t d = 0; d < t->ndim; d++)
-        if (t->shape[d] < 0)
-          return asc__error(ascErrorInvalidValue,
-                            "%s: tensor argument '%s' has a negative extent "
-                            "in dimension %d",
-                            kn, pn, (int)d);
-      {
-        int64_t lo, hi;
-        char why[160];
-        if (!asc__tensor_extent(t, &lo, &hi, why, sizeof why))
-          return asc__error(ascErrorInvalidValue,
-                            "%s: tensor argument '%s': %s", kn, pn, why);
-      }
-      if (!pi->generic && pi->dtype != ascDataTypeCount &&
-          pi->dtype != t->dtype)
-        return asc__error(ascErrorInvalidValue,
-                          "%s: tensor argument '%s' has dtype %s, the kernel "
-                          "expects %s",
-                          kn, pn, asc__dtype_long(t->dtype),
-                          asc__dtype_long(pi->dtype));
-      if (!pi->generic && pi->ndim >= 0 && pi->ndim != t->ndim)
-        return asc__error(ascErrorInvalidValue,
-                          "%s: tensor argument '%s' has %d dimensions, the "
-                          "kernel expects %d",
-                          kn, pn, (int)t->ndim, pi->ndim);
-      if (t->data == NULL) {
-        bool elems = true; /* the extents were checked above */
-        for (int32_t d = 0; d < t->ndim; d++)
-          elems &= t->shape[d] != 0;
-        if (elems)
-          return asc__error(ascErrorInvalidValue,
-                            "%s: tensor argument '%s' has no data", kn, pn);
-      }
       p->is_tensor = true;
       p->dtype = t->dtype;
       p->ndim = t->ndim;
       p->contiguous = is_contiguous(t);
     } else if (pi->generic || !asc__dtype_valid(pi->dtype)) {
       const ascScalar *sc = args[i];
-      if (!asc__dtype_valid(sc->dtype))
-        return asc__error(ascErrorInvalidValue,
-                          "%s: scalar argument '%s' has an invalid dtype %d",
-                          kn, pn, (int)sc->dtype);
-      if (asc__dtype_is_complex(sc->dtype))
-        return asc__error(ascErrorInvalidValue,
-                          "%s: scalar argument '%s' has dtype %s: an "
-                          "ascScalar cannot hold a complex value; pass it "
-                          "as a 0-d %s tensor",
-                          kn, pn, asc__dtype_long(sc->dtype),
-                          asc__dtype_long(sc->dtype));
       p->dtype = sc->dtype;
       /* A weak bool is bool (docs/types.md). */
       p->weak = sc->weak != 0 && sc->dtype != ascBool;
-      if (p->weak && sc->dtype != ascInt64 && sc->dtype != ascFloat64)
-        return asc__error(ascErrorInvalidValue,
-                          "%s: weak scalar argument '%s' must have dtype "
-                          "ascBool, ascInt64 or ascFloat64",
-                          kn, pn);
       p->is_constexpr = pi->isConstExpr != 0;
       if (p->is_constexpr) {
         p->value = *sc;
@@ -532,7 +480,6 @@ ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
       }
     }
   }
-  return ascSuccess;
 }
 
 bool asc__sig_from_annotations(asc__cctx *c, const char *name,

@@ -7,10 +7,6 @@
 
 /* ------------------------------------------------------------- dtypes */
 
-static const char *const short_names[ascDataTypeCount] = {
-    "bool", "i8",  "i16", "i32",  "i64", "u8",  "u16",
-    "u32",  "u64", "f16", "bf16", "f32", "f64", "c64", "c128"};
-
 bool asc__dtype_valid(ascDataType dt) {
   return (unsigned)dt < (unsigned)ascDataTypeCount;
 }
@@ -40,10 +36,6 @@ int asc__dtype_bits(ascDataType dt) {
   return dt == ascBool ? 1 : (int)(ascDataTypeSize(dt) * 8);
 }
 
-const char *asc__dtype_short(ascDataType dt) {
-  return asc__dtype_valid(dt) ? short_names[dt] : "?";
-}
-
 const char *asc__dtype_long(ascDataType dt) {
   const char *s = ascDataTypeName(dt);
   return s ? s : "?";
@@ -51,7 +43,8 @@ const char *asc__dtype_long(ascDataType dt) {
 
 bool asc__dtype_from_name(const char *s, size_t n, ascDataType *dt) {
   for (int i = 0; i < (int)ascDataTypeCount; i++) {
-    const char *a = short_names[i], *b = ascDataTypeName((ascDataType)i);
+    const char *a = asc__dtype_short((ascDataType)i);
+    const char *b = ascDataTypeName((ascDataType)i);
     if ((strlen(a) == n && memcmp(a, s, n) == 0) ||
         (strlen(b) == n && memcmp(b, s, n) == 0)) {
       *dt = (ascDataType)i;

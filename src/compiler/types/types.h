@@ -39,8 +39,7 @@ bool asc__dtype_is_int(ascDataType dt);      /* signed or unsigned, not bool */
 bool asc__dtype_is_signed(ascDataType dt);   /* int8..int64 */
 bool asc__dtype_is_unsigned(ascDataType dt); /* uint8..uint64 */
 int asc__dtype_bits(ascDataType dt);         /* 1 for bool */
-/* "f32", "bf16", "i64", "u8", "bool"; "?" for an invalid dtype. */
-const char *asc__dtype_short(ascDataType dt);
+/* Short names ("f32"): asc__dtype_short, base/tensor.h. */
 /* "float32", ...; "?" for an invalid dtype. */
 const char *asc__dtype_long(ascDataType dt);
 /* Accepts short and long names ("f32", "float32", "bool").  Python's
@@ -193,19 +192,20 @@ asc__sig *asc__sig_parse(asc__cctx *c, const char *text);
 void asc__sig_format(asc__buf *b, const asc__sig *sig);
 bool asc__sig_equal(const asc__sig *a, const asc__sig *b);
 
-/* Builds the signature of a launch from ascLaunchKernel arguments and the
+/* The signature of a launch from ascLaunchKernel arguments and the
  * kernel's parameter table, into caller storage (out_params has room for
- * nparams entries), without allocating: the driver keys its specialisation
- * table with it.  Generic tensors take dtype and ndim from the descriptor,
- * contiguity from the strides (size-1 dimensions and empty tensors are
- * contiguous whatever their strides); annotated tensors must match.
- * Generic scalars read an ascScalar; annotated ones the bare value of the
- * annotated dtype.  Returns ascErrorInvalidValue, with a message naming the
- * parameter, for NULL or ill-formed arguments. */
-ascError_t asc__sig_from_args(asc__sig *out, asc__sig_param *out_params,
-                              const char *kernel_name,
-                              const ascKernelParamInfo *params,
-                              int32_t nparams, void *const *args);
+ * nparams entries), without allocating: the driver keys its
+ * specialisation table with its text.  Generic tensors take dtype and ndim
+ * from the descriptor, contiguity from the strides (size-1 dimensions and
+ * empty tensors are contiguous whatever their strides); annotated tensors
+ * match their annotation.  Generic scalars read an ascScalar; annotated
+ * ones the bare value of the annotated dtype.  The arguments must have
+ * passed the launch's checks (runtime/module.c), which are the only ones:
+ * nothing here fails. */
+void asc__sig_of_args(asc__sig *out, asc__sig_param *out_params,
+                      const char *kernel_name,
+                      const ascKernelParamInfo *params, int32_t nparams,
+                      void *const *args);
 
 /* The signature a kernel's annotations alone give (tensors contiguous),
  * into out (arena storage); false when some parameter is generic or a
