@@ -284,6 +284,20 @@ def test_bool_scalars_keep_pythons_arithmetic():
     assert kernel(body, "b")(B) == (2, -1, 1)
 
 
+def test_numpys_functions_of_a_bool_scalar_keep_bool():
+    """np.abs, np.floor, np.ceil, np.trunc of a bool scalar (a 0-d array
+    argument reads as one) are numpy's: bool; Python's abs and math.floor
+    keep int (found by array_semantics_fuzz seed 3001: np.abs of a
+    comparison of 0-d float16 arrays was int64)."""
+    x = np.array(1.0, dtype=np.float16)
+    for expr in ["np.abs(np.fmod(x, 2.0) != x)", "np.absolute(x > 0.5)",
+                 "np.floor(x > 0.5)", "np.ceil(x > 2.0)", "np.trunc(x > 0.5)"]:
+        got = kernel(expr, "x")(x)
+        assert type(got) is np.bool_, (expr, type(got))
+        assert got == numpy_run(expr, "x", [x])
+    assert kernel("(abs(x > 0.5), math.floor(x > 0.5))", "x")(x) == (1, 1)
+
+
 @pytest.mark.parametrize("expr, numpy_error", [
     ("b - c", "numpy boolean subtract, the `-` operator, is not supported"),
     ("-b", "The numpy boolean negative, the `-` operator, is not supported"),

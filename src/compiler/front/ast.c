@@ -84,10 +84,14 @@ bool asc__expr_via_asc(const asc__ast_expr *func) {
           func->u.attr.value->u.name.sym->u.module == ASC_NS_NP);
 }
 
-bool asc__expr_via_cmath(const asc__ast_expr *func) {
+bool asc__expr_via_module(const asc__ast_expr *func, asc__namespace ns) {
   return func != NULL && func->kind == ASC_EXPR_ATTR &&
          func->u.attr.value->kind == ASC_EXPR_NAME &&
          func->u.attr.value->u.name.sym != NULL &&
          func->u.attr.value->u.name.sym->kind == ASC_SYM_MODULE &&
-         func->u.attr.value->u.name.sym->u.module == ASC_NS_CMATH;
+         func->u.attr.value->u.name.sym->u.module == ns;
+}
+
+bool asc__expr_via_cmath(const asc__ast_expr *func) {
+  return asc__expr_via_module(func, ASC_NS_CMATH);
 }

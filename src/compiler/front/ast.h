@@ -455,6 +455,8 @@ const asc__builtin *asc__expr_builtin(const asc__ast_expr *e);
 bool asc__expr_via_asc(const asc__ast_expr *func);
 /* Is func `cmath.X` (Python's cmath: complex results of real arguments)? */
 bool asc__expr_via_cmath(const asc__ast_expr *func);
+/* Whether the callee func is spelt module.X of that namespace (np.abs). */
+bool asc__expr_via_module(const asc__ast_expr *func, asc__namespace ns);
 /* An integer literal, possibly negated, that fits int64: its value in *v. */
 bool asc__expr_int_literal(const asc__ast_expr *e, int64_t *v);
 const char *asc__stmt_kind_name(asc__stmt_kind k);

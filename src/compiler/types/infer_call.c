@@ -427,9 +427,11 @@ static asc__type *complex_part(run *r, asc__type *t) {
 }
 
 /* abs, floor, ceil, trunc of a bool: Python's int for a scalar
- * (abs(True) == 1), a bool for an array's elements (numpy). */
-static asc__type *bool_as_int(run *r, asc__type *t) {
-  if (asc__ty_find(t)->dtype != ascBool || r->ew_ndim > 0)
+ * (abs(True) == 1, math.floor(True) == 1), a bool for an array's elements
+ * and for numpy's functions of a scalar (np.abs(True) is np.True_). */
+static asc__type *bool_as_int(run *r, const asc__ast_expr *e, asc__type *t) {
+  if (asc__ty_find(t)->dtype != ascBool || r->ew_ndim > 0 ||
+      asc__expr_via_module(e->u.call.func, ASC_NS_NP))
     return t;
   return weak(r, ascInt64);
 }
@@ -924,7 +926,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(t);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
       return complex_part(r, t); /* |z| is real */
-    return bool_as_int(r, t);
+    return bool_as_int(r, e, t);
   case ASC_BI_COMPLEX:
     /* complex(re[, im]): a Python complex, weak as float() is */
     t = need_scalar(r, e, 0);
@@ -986,7 +988,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       return asc__ty_is_floatlike(t) || !asc__ty_find(t)->weak
                  ? scalar(r, ascInt64)
                  : t;
-    return bool_as_int(r, t);
+    return bool_as_int(r, e, t);
   case ASC_BI_POW:
     t = need_scalar(r, e, 0);
     u = need_scalar(r, e, 1);
