@@ -71,7 +71,9 @@ class Operator:
         self._def.register_fake(self._alloc)
         ns, _, opname = name.partition("::")
         self.op = getattr(getattr(torch.ops, ns), opname)
-        if vmap is not None:
+        # the default rule needs a functional operator: one that mutates
+        # gets none unless given
+        if vmap is not None and not (sig.mutates and vmap == "loop"):
             self.register_vmap(vmap)
 
     # -- outputs -------------------------------------------------------
@@ -190,7 +192,8 @@ def custom_op(name, kernel, *, outputs=None, mutates=(), like=None, fake=None,
     dtype the kernel annotates or else that input's; fake(*inputs) ->
     empty outputs overrides the rule (it also allocates the real ones).
     blocks: blockDim of each launch.  vmap: the batching rule
-    (Operator.register_vmap).  hand_off: the calling thread sleeps while
+    (Operator.register_vmap; an operator with mutated inputs gets none by
+    default).  hand_off: the calling thread sleeps while
     libasc's workers run the kernel, instead of taking part."""
     return Operator(name, kernel, outputs=outputs, mutates=mutates, like=like,
                     fake=fake, blocks=blocks, vmap=vmap, hand_off=hand_off)
