@@ -1,0 +1,56 @@
+"""Builds the C++ extension (torch.utils.cpp_extension) whose operators
+call libasc's C API, compiles the kernel ahead of time with ascc, and
+checks each operator against torch.softmax.
+
+    python3 examples/plugins/torch/run.py [BUILD_DIR]   (default: build)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+try:
+    import asc
+except ImportError:     # in the source tree: scripts/build-python.sh's build
+    sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+    import asc
+
+import torch  # noqa: E402
+from torch.utils.cpp_extension import load  # noqa: E402
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+    out_dir = os.path.join(build, "examples", "plugins", "torch")
+    os.makedirs(out_dir, exist_ok=True)
+    kernels = os.path.join(HERE, "kernels.py")
+    so = os.path.join(out_dir, "kernels.so")
+    subprocess.run([os.path.join(build, "ascc"), "-o", so, kernels], check=True)
+    t0 = time.time()
+    libdir = os.path.dirname(asc.library_path())
+    ext = load(name="asc_torch_example",
+               sources=[os.path.join(HERE, "asc_torch_ext.cpp")],
+               extra_include_paths=[asc.include_dir()],
+               extra_ldflags=[asc.library_path(), f"-Wl,-rpath,{libdir}"],
+               build_directory=out_dir, verbose=False)
+    print(f"extension built in {time.time() - t0:.1f} s")
+    ext.load(kernels, so)
+    x = torch.randn(1000, 257)
+    ref = torch.softmax(x, -1)
+    ok = True
+    for name in ("softmax_text", "softmax_ascc", "softmax_parallel"):
+        for arg, what in ((x, "contiguous"), (x.t().contiguous().t(), "transposed")):
+            y = getattr(torch.ops.asc_example, name)(arg)
+            err = (y - ref).abs().max().item()
+            good = err < 1e-6
+            ok &= good
+            print(f"torch.ops.asc_example.{name} ({what}): max |y - torch.softmax| "
+                  f"= {err:.1e} {'OK' if good else 'WRONG'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
