@@ -18,40 +18,15 @@ except ImportError:     # in the source tree: scripts/build-python.sh's build
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
 
 import asc.jax  # noqa: E402
 
 
-@asc.kernel
-def softmax_rows(x, out):
-    n, m = x.shape
-    for i in asc.prange(n):
-        mx = x[i, 0]
-        for j in range(m):
-            mx = max(mx, x[i, j])
-        s = 0.0
-        for j in range(m):
-            e = np.exp(x[i, j] - mx)
-            out[i, j] = e
-            s += e
-        for j in range(m):
-            out[i, j] = out[i, j] / s
+# the kernel text (not imported: kernels use the kernel language)
+kernels = asc.compile(os.path.join(os.path.dirname(HERE), "kernels.py"))
 
-
-@asc.kernel
-def softmax_rows_grad(y, gy, gx):
-    n, m = y.shape
-    for i in asc.prange(n):
-        d = 0.0
-        for j in range(m):
-            d += y[i, j] * gy[i, j]
-        for j in range(m):
-            gx[i, j] = y[i, j] * (gy[i, j] - d)
-
-
-forward = asc.jax.ffi_op(softmax_rows)          # out is allocated, returned
-backward = asc.jax.ffi_op(softmax_rows_grad)    # gx likewise
+forward = asc.jax.ffi_op(kernels.softmax_rows)          # out is allocated, returned
+backward = asc.jax.ffi_op(kernels.softmax_rows_grad)    # gx likewise
 
 
 @jax.custom_vjp

@@ -26,7 +26,7 @@ def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     out_dir = os.path.join(build, "examples", "plugins", "torch")
     os.makedirs(out_dir, exist_ok=True)
-    kernels = os.path.join(HERE, "kernels.py")
+    kernels = os.path.join(os.path.dirname(HERE), "kernels.py")
     so = os.path.join(out_dir, "kernels.so")
     subprocess.run([os.path.join(build, "ascc"), "-o", so, kernels], check=True)
     t0 = time.time()
@@ -36,7 +36,7 @@ def main():
                extra_include_paths=[asc.include_dir()],
                extra_ldflags=[asc.library_path(), f"-Wl,-rpath,{libdir}"],
                build_directory=out_dir, verbose=False)
-    print(f"extension built in {time.time() - t0:.1f} s")
+    print(f"extension ready in {time.time() - t0:.1f} s (built, or found built)")
     ext.load(kernels, so)
     x = torch.randn(1000, 257)
     ref = torch.softmax(x, -1)
