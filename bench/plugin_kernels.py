@@ -11,16 +11,17 @@ def add1(x, y, out):
 
 @asc.kernel(fastmath=True)
 def softmax_rows(x, out):
+    # exp in a loop of its own: vectorised (docs/vecmath.md)
     rows, cols = x.shape
     for r in asc.prange(rows):
         m = x[r, 0]
         for j in range(1, cols):
             m = max(m, x[r, j])
-        s = 0.0
         for j in range(cols):
-            e = math.exp(x[r, j] - m)
-            out[r, j] = e
-            s += e
+            out[r, j] = asc.exp(x[r, j] - m)
+        s = asc.float32(0.0)
+        for j in range(cols):
+            s += out[r, j]
         inv = 1.0 / s
         for j in range(cols):
             out[r, j] = out[r, j] * inv

@@ -31,16 +31,23 @@ import asc  # noqa: E402
 import plugin_kernels as K  # noqa: E402
 
 
-def timeit(fn, reps, inner):
-    """Median seconds per call of fn over reps runs of inner calls."""
-    fn()
-    times = []
+def turns(fns, reps, inner):
+    """Median seconds per call of each of fns, their runs of inner calls
+    taken in turns, so that a noisy neighbour slows them alike."""
+    times = [[] for _ in fns]
+    for f in fns:
+        f()
     for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        times.append((time.perf_counter() - t0) / inner)
-    return statistics.median(times)
+        for k, f in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                f()
+            times[k].append((time.perf_counter() - t0) / inner)
+    return [statistics.median(t) for t in times]
+
+
+def pair(fa, fb, reps, inner):
+    return turns([fa, fb], reps, inner)
 
 
 def row(name, t_asc, t_ref, ref_name, goal):
@@ -50,43 +57,58 @@ def row(name, t_asc, t_ref, ref_name, goal):
     return ratio
 
 
+def cpp_extension():
+    """The C++ extension of examples/plugins/torch (built there, or now)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples", "plugins", "torch"))
+    import run as example
+    build = os.environ.get("BUILD_DIR", os.path.join(os.path.dirname(HERE), "build"))
+    return example.build_extension(os.path.abspath(build))
+
+
 def torch_rows(q):
     import torch
     import asc.torch
-    reps, inner = (3, 20) if q else (7, 2000)
+    reps, inner = (3, 20) if q else (9, 2000)
     add = asc.torch.custom_op("asc_bench::add1", K.add1)
     x, y = torch.ones(1), torch.ones(1)
     out = torch.empty(1)
     launch = K.add1[1, asc.this_thread]
-    row("torch eager 1-element op", timeit(lambda: add(x, y), reps, inner),
-        timeit(lambda: torch.add(x, y), reps, inner), "torch.add",
-        "goal <= 2")
-    row("  (the kernel called directly)", timeit(lambda: launch(x, y, out), reps, inner),
-        timeit(lambda: torch.add(x, y), reps, inner), "torch.add",
-        "without torch's dispatcher")
+    row("torch eager 1-element op (Python)",
+        *pair(lambda: add(x, y), lambda: torch.add(x, y), reps, inner),
+        "torch.add", "goal <= 2")
+    row("  the kernel called directly",
+        *pair(lambda: launch(x.numpy(), y.numpy(), out.numpy()),
+              lambda: torch.add(x, y), reps, inner),
+        "torch.add", "no torch dispatch")
+    cpp = torch.ops.asc_example
+    cpp_extension()
+    x11 = torch.ones(1, 1)
+    row("torch eager 1-element op (C++ ext)",
+        *pair(lambda: cpp.softmax_text(x11), lambda: torch.add(x, y), reps, inner),
+        "torch.add", "goal <= 2")
 
     n, m = (64, 128) if q else (4096, 1024)
-    reps, inner = (3, 2) if q else (7, 10)
+    reps, inner = (3, 2) if q else (9, 10)
     xs = torch.randn(n, m)
     sm = asc.torch.custom_op("asc_bench::softmax", K.softmax_rows)
     torch.testing.assert_close(sm(xs), torch.softmax(xs, -1))
-    t_sm = timeit(lambda: sm(xs), reps, inner)
-    t_ref = timeit(lambda: torch.softmax(xs, -1), reps, inner)
-    row(f"torch softmax {n}x{m}", t_sm, t_ref, "torch.softmax",
-        "goal <= 1")
+    t_sm, t_ref = pair(lambda: sm(xs), lambda: torch.softmax(xs, -1), reps, inner)
+    row(f"torch softmax {n}x{m}", t_sm, t_ref, "torch.softmax", "goal <= 1")
     w, b = torch.randn(m), torch.randn(m)
     ln = asc.torch.custom_op("asc_bench::layer_norm", K.layer_norm)
     F = torch.nn.functional
     torch.testing.assert_close(ln(xs, w, b, 1e-5), F.layer_norm(xs, (m,), w, b, 1e-5),
                                atol=1e-4, rtol=1e-4)
-    row(f"torch layer_norm {n}x{m}", timeit(lambda: ln(xs, w, b, 1e-5), reps, inner),
-        timeit(lambda: F.layer_norm(xs, (m,), w, b, 1e-5), reps, inner),
-        "F.layer_norm", "goal <= 1")
+    row(f"torch layer_norm {n}x{m}",
+        *pair(lambda: ln(xs, w, b, 1e-5), lambda: F.layer_norm(xs, (m,), w, b, 1e-5),
+              reps, inner), "F.layer_norm", "goal <= 1")
 
     def mixed():
         sm(torch.softmax(xs, -1))
-    t_mixed = timeit(mixed, reps, inner)
-    row(f"mixed torch+asc softmax {n}x{m}", t_mixed, t_ref + t_sm,
+
+    t_mixed, t_ref, t_sm = turns([mixed, lambda: torch.softmax(xs, -1),
+                                  lambda: sm(xs)], reps, inner)
+    row(f"torch+asc softmax in turns {n}x{m}", t_mixed, t_ref + t_sm,
         "sum of each alone", "goal <= 1.10")
 
     cores = asc.device_properties().cores
@@ -105,35 +127,40 @@ def torch_rows(q):
         return [torch.jit.wait(f) for f in futs]
 
     torch.testing.assert_close(torch.cat(forked(slices)), torch.softmax(xs, -1))
-    t_fork = timeit(lambda: forked(slices), reps, inner)
-    t_fork_ho = timeit(lambda: forked_ho(slices), reps, inner)
-    row(f"fork x{len(slices)} from torch threads, join", t_fork, t_sm,
+    row(f"{len(slices)} torch.jit.fork threads, join",
+        *pair(lambda: forked(slices), lambda: sm(xs), reps, inner),
         "one launch, all rows", "goal <= 1.10")
-    row(f"fork x{len(slices)} from torch threads, hand-off", t_fork_ho,
-        timeit(lambda: smh(xs), reps, inner), "one launch, hand-off",
-        "for comparison")
+    row(f"{len(slices)} torch.jit.fork threads, hand-off",
+        *pair(lambda: forked_ho(slices), lambda: smh(xs), reps, inner),
+        "one launch, hand-off", "the other way")
+    torch.testing.assert_close(cpp.softmax_parallel(xs), torch.softmax(xs, -1))
+    row("C++ at::parallel_for launches, join",
+        *pair(lambda: cpp.softmax_parallel(xs), lambda: cpp.softmax_text(xs),
+              reps, inner), "one launch (C++)", "goal <= 1.10")
 
 
 def jax_rows(q):
     import jax
     import jax.numpy as jnp
     import asc.jax
-    reps, inner = (3, 20) if q else (7, 2000)
+    reps, inner = (3, 20) if q else (9, 2000)
     add = jax.jit(asc.jax.ffi_op(K.add1))
     ref = jax.jit(lambda a, b: a + b)
     x, y = jnp.ones(1), jnp.ones(1)
-    row("jax jit 1-element op", timeit(lambda: add(x, y).block_until_ready(), reps, inner),
-        timeit(lambda: ref(x, y).block_until_ready(), reps, inner), "jit(a + b)",
-        "goal <= 2")
+    row("jax jit 1-element op",
+        *pair(lambda: add(x, y).block_until_ready(),
+              lambda: ref(x, y).block_until_ready(), reps, inner),
+        "jit(a + b)", "goal <= 2")
     n, m = (64, 128) if q else (4096, 1024)
-    reps, inner = (3, 2) if q else (7, 10)
+    reps, inner = (3, 2) if q else (9, 10)
     xs = jax.random.normal(jax.random.PRNGKey(0), (n, m))
     sm = jax.jit(asc.jax.ffi_op(K.softmax_rows))
     ref_sm = jax.jit(lambda a: jax.nn.softmax(a, axis=-1))
     err = float(jnp.max(jnp.abs(sm(xs) - ref_sm(xs))))
     assert err < 1e-5, err
-    row(f"jax softmax {n}x{m}", timeit(lambda: sm(xs).block_until_ready(), reps, inner),
-        timeit(lambda: ref_sm(xs).block_until_ready(), reps, inner),
+    row(f"jax softmax {n}x{m}",
+        *pair(lambda: sm(xs).block_until_ready(),
+              lambda: ref_sm(xs).block_until_ready(), reps, inner),
         "jit(jax.nn.softmax)", "goal <= 1")
 
 

@@ -181,3 +181,11 @@ def test_torchscript_fork_runs_on_torch_threads():
     torch.testing.assert_close(b, torch.softmax(y, -1))
     assert len(seen) == 2
     assert any(t != threading.get_ident() for t in seen), seen
+
+
+def test_bfloat16_through_dlpack():
+    """numpy has no bfloat16 view: such tensors go through DLPack."""
+    x = torch.arange(8, dtype=torch.bfloat16)[::2]
+    y = scale(x, 2.0)
+    assert y.dtype == torch.bfloat16
+    torch.testing.assert_close(y, x * 2)

@@ -7,7 +7,6 @@ checks each operator against torch.softmax.
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,22 +21,30 @@ import torch  # noqa: E402
 from torch.utils.cpp_extension import load  # noqa: E402
 
 
-def main():
-    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+def build_extension(build):
+    """Compiles the kernel with ascc and builds (or finds built) the
+    extension, under BUILD/examples/plugins/torch; returns the module,
+    loaded with both kernels."""
     out_dir = os.path.join(build, "examples", "plugins", "torch")
     os.makedirs(out_dir, exist_ok=True)
     kernels = os.path.join(os.path.dirname(HERE), "kernels.py")
     so = os.path.join(out_dir, "kernels.so")
     subprocess.run([os.path.join(build, "ascc"), "-o", so, kernels], check=True)
-    t0 = time.time()
     libdir = os.path.dirname(asc.library_path())
     ext = load(name="asc_torch_example",
                sources=[os.path.join(HERE, "asc_torch_ext.cpp")],
                extra_include_paths=[asc.include_dir()],
                extra_ldflags=[asc.library_path(), f"-Wl,-rpath,{libdir}"],
                build_directory=out_dir, verbose=False)
-    print(f"extension ready in {time.time() - t0:.1f} s (built, or found built)")
     ext.load(kernels, so)
+    return ext
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+    t0 = time.time()
+    build_extension(build)
+    print(f"extension ready in {time.time() - t0:.1f} s (built, or found built)")
     x = torch.randn(1000, 257)
     ref = torch.softmax(x, -1)
     ok = True
