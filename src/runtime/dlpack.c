@@ -190,14 +190,18 @@ static void delete_unversioned(DLManagedTensor *m) {
     box_free(m->manager_ctx);
 }
 
-/* A box for t, its shape and strides copied; NULL with the error
- * recorded. */
-static export_box *box_new(const ascTensor *t, void (*release)(void *),
-                           void *ctx) {
+/* A box for t, its shape and strides copied, for an export into *out;
+ * NULL with the error recorded. */
+static export_box *box_new(const void *out, const ascTensor *t,
+                           void (*release)(void *), void *ctx) {
   char why[160];
   int64_t lo, hi;
   export_box *b;
 
+  if (out == NULL) {
+    (void)asc__error(ascErrorInvalidValue, "DLPack export: out is NULL");
+    return NULL;
+  }
   if (t == NULL) {
     (void)asc__error(ascErrorInvalidValue, "DLPack export: tensor is NULL");
     return NULL;
@@ -242,11 +246,8 @@ ascError_t ascTensorToDLManagedTensorVersioned(DLManagedTensorVersioned **out,
                                                uint64_t flags,
                                                void (*release)(void *ctx),
                                                void *ctx) {
-  export_box *b;
+  export_box *b = box_new(out, t, release, ctx);
 
-  if (out == NULL)
-    return asc__error(ascErrorInvalidValue, "DLPack export: out is NULL");
-  b = box_new(t, release, ctx);
   if (b == NULL)
     return ascPeekAtLastError();
   fill_dl(&b->m.v.dl_tensor, t, b);
@@ -262,11 +263,8 @@ ascError_t ascTensorToDLManagedTensorVersioned(DLManagedTensorVersioned **out,
 ascError_t ascTensorToDLManagedTensor(DLManagedTensor **out,
                                       const ascTensor *t,
                                       void (*release)(void *ctx), void *ctx) {
-  export_box *b;
+  export_box *b = box_new(out, t, release, ctx);
 
-  if (out == NULL)
-    return asc__error(ascErrorInvalidValue, "DLPack export: out is NULL");
-  b = box_new(t, release, ctx);
   if (b == NULL)
     return ascPeekAtLastError();
   fill_dl(&b->m.u.dl_tensor, t, b);

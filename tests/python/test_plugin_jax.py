@@ -3,18 +3,17 @@ written in C: eager, jax.jit, jax.custom_vjp, jax.vmap; kernel errors as
 JAX's runtime error naming file:line; inputs the kernel may not write;
 calls from several threads at once.
 
-scripts/test.sh's plugin stage sets ASC_REQUIRE_PLUGINS=1: there a
-missing jax fails these tests instead of skipping them."""
+Skipped without jax, except in scripts/test.sh's plugin stage
+(plugin_support.py)."""
 import os
 import threading
 
 import numpy as np
 import pytest
 
-if os.environ.get("ASC_REQUIRE_PLUGINS") == "1":
-    import jax
-else:
-    jax = pytest.importorskip("jax")
+from plugin_support import require
+
+jax = require("jax")
 
 import jax.numpy as jnp  # noqa: E402
 

@@ -3,18 +3,16 @@ torch.compile(fullgraph=True), with autograd and torch.vmap; kernel
 errors as Python exceptions naming file:line; non-contiguous inputs;
 launches from several threads at once.
 
-scripts/test.sh's plugin stage sets ASC_REQUIRE_PLUGINS=1: there a
-missing torch fails these tests instead of skipping them."""
-import os
+Skipped without torch, except in scripts/test.sh's plugin stage
+(plugin_support.py)."""
 import threading
 
 import numpy as np
 import pytest
 
-if os.environ.get("ASC_REQUIRE_PLUGINS") == "1":
-    import torch
-else:
-    torch = pytest.importorskip("torch")
+from plugin_support import require
+
+torch = require("torch")
 
 import asc  # noqa: E402
 import asc.torch  # noqa: E402
