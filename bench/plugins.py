@@ -10,10 +10,12 @@
              softmax, in a loop, against the sum of the two alone: the cost
              of the two pools sharing the cores
   fork       the libasc softmax launched on row slices from torch's
-             inter-op threads (torch.jit.fork, one slice per core) against
-             one launch over all rows from one thread; the calling threads
-             joining the launch (asc.this_thread) and handing it off
-             (asc.this_thread.hand_off)
+             inter-op threads (torch.jit.fork, one slice per core), and from
+             its intra-op threads (at::parallel_for in the C++ extension of
+             examples/plugins/torch), against one launch over all rows from
+             one thread; the calling threads joining the launch
+             (asc.this_thread, ascLaunchJoin) and handing it off
+             (asc.this_thread.hand_off, ascLaunchHandOff)
 
     python3 bench/plugins.py [--quick]
 """
@@ -134,9 +136,13 @@ def torch_rows(q):
         *pair(lambda: forked_ho(slices), lambda: smh(xs), reps, inner),
         "one launch, hand-off", "the other way")
     torch.testing.assert_close(cpp.softmax_parallel(xs), torch.softmax(xs, -1))
-    row("C++ at::parallel_for launches, join",
-        *pair(lambda: cpp.softmax_parallel(xs), lambda: cpp.softmax_text(xs),
-              reps, inner), "one launch (C++)", "goal <= 1.10")
+    t_join, t_ho, t_one = turns([lambda: cpp.softmax_parallel(xs),
+                                 lambda: cpp.softmax_parallel(xs, hand_off=True),
+                                 lambda: cpp.softmax_text(xs)], reps, inner)
+    row("C++ at::parallel_for launches, join", t_join, t_one,
+        "one launch (C++)", "goal <= 1.10")
+    row("C++ at::parallel_for launches, hand-off", t_ho, t_one,
+        "one launch (C++)", "the other way")
 
 
 def jax_rows(q):

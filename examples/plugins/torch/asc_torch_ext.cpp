@@ -23,7 +23,8 @@ void check(ascError_t e) {
 
 // Launches kernel on x -> out.  The DLPack tensors share the storage of x
 // and out; their deleters run once the launch is over.
-void launch(ascKernel_t kernel, const at::Tensor &x, const at::Tensor &out) {
+void launch(ascKernel_t kernel, const at::Tensor &x, const at::Tensor &out,
+            unsigned flags = ascLaunchJoin) {
   TORCH_CHECK(kernel != nullptr, "call load() first");
   TORCH_CHECK(x.device().is_cpu() && x.dim() == 2 &&
                   x.scalar_type() == at::kFloat,
@@ -35,7 +36,7 @@ void launch(ascKernel_t kernel, const at::Tensor &x, const at::Tensor &out) {
     e = ascTensorFromDLManagedTensor(&tout, dout);
   if (e == ascSuccess) {
     void *args[] = {&tx, &tout};
-    e = ascLaunchKernelSync(kernel, 1, args, ascLaunchJoin);
+    e = ascLaunchKernelSync(kernel, 1, args, flags);
   }
   dx->deleter(dx);
   dout->deleter(dout);
@@ -55,11 +56,13 @@ at::Tensor softmax_ascc(const at::Tensor &x) {
 }
 
 // Rows split over torch's intra-op threads, each launching the kernel on
-// its slice from its own thread.
-at::Tensor softmax_parallel(const at::Tensor &x) {
+// its slice from its own thread: joining the launch (the default), or
+// handing it off to libasc's workers and sleeping.
+at::Tensor softmax_parallel(const at::Tensor &x, bool hand_off) {
   at::Tensor out = at::empty(x.sizes(), x.options());
+  unsigned flags = hand_off ? ascLaunchHandOff : ascLaunchJoin;
   at::parallel_for(0, x.size(0), 64, [&](int64_t lo, int64_t hi) {
-    launch(from_text, x.slice(0, lo, hi), out.slice(0, lo, hi));
+    launch(from_text, x.slice(0, lo, hi), out.slice(0, lo, hi), flags);
   });
   return out;
 }
@@ -77,7 +80,7 @@ void load(const std::string &text_path, const std::string &so_path) {
 TORCH_LIBRARY(asc_example, m) {
   m.def("softmax_text(Tensor x) -> Tensor");
   m.def("softmax_ascc(Tensor x) -> Tensor");
-  m.def("softmax_parallel(Tensor x) -> Tensor");
+  m.def("softmax_parallel(Tensor x, bool hand_off=False) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(asc_example, CPU, m) {

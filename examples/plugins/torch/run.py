@@ -48,9 +48,14 @@ def main():
     x = torch.randn(1000, 257)
     ref = torch.softmax(x, -1)
     ok = True
-    for name in ("softmax_text", "softmax_ascc", "softmax_parallel"):
+    ops = torch.ops.asc_example
+    calls = (("softmax_text", ops.softmax_text), ("softmax_ascc", ops.softmax_ascc),
+             ("softmax_parallel", ops.softmax_parallel),
+             ("softmax_parallel(hand_off=True)",
+              lambda t: ops.softmax_parallel(t, hand_off=True)))
+    for name, op in calls:
         for arg, what in ((x, "contiguous"), (x.t().contiguous().t(), "transposed")):
-            y = getattr(torch.ops.asc_example, name)(arg)
+            y = op(arg)
             err = (y - ref).abs().max().item()
             good = err < 1e-6
             ok &= good
