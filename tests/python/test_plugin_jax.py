@@ -131,3 +131,24 @@ def test_calls_from_many_threads():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_handler_runs_on_the_calling_thread():
+    """XLA's CPU client runs a computation's custom calls on the thread
+    that runs the computation: a framework thread launching joins there."""
+    import ctypes
+    lib = ctypes.CDLL(asc.jax.handler_library())
+    lib.asc_xla_last_thread.restype = ctypes.c_int64
+    f = jax.jit(softmax_fwd)
+    x = jnp.ones((32, 16))
+    seen = {}
+
+    def work():
+        jax.block_until_ready(f(x))
+        seen["tid"] = lib.asc_xla_last_thread()
+        seen["me"] = threading.get_native_id()
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen["tid"] == seen["me"] != threading.get_native_id()

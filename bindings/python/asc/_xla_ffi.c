@@ -14,14 +14,25 @@
  * parameters get a 0-d input buffer, of the annotated dtype for annotated
  * scalars (asc.jax casts it), as a typed ascScalar for generic ones.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "asc/asc.h"
 #include "xla/ffi/api/c_api.h"
 
 #define MAX_PARAMS 64
+
+/* The thread that ran the last launch (its kernel thread id), for tests
+ * that check where XLA runs custom calls. */
+static _Atomic int64_t last_tid;
+
+__attribute__((visibility("default"))) int64_t asc_xla_last_thread(void) {
+  return atomic_load(&last_tid);
+}
 
 static XLA_FFI_Error *ffi_error(const XLA_FFI_CallFrame *cf,
                                 XLA_FFI_Error_Code code, const char *msg) {
@@ -185,6 +196,7 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *cf) {
       argv[i] = b->data;    /* the annotated type's own bytes */
     }
   }
+  atomic_store(&last_tid, (int64_t)syscall(SYS_gettid));
   e = ascLaunchKernelSync(kernel, (uint32_t)scalar_i64(ba), argv,
                           fa != NULL ? (unsigned)scalar_i64(fa) : 0);
   if (e != ascSuccess)
