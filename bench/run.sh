@@ -37,4 +37,11 @@ for a in "$@"; do
     --only|--only=*|--case|--case=*|-h|--help) exit 0 ;;
   esac
 done
+# The framework plugins' rows, when torch or jax is installed
+# (scripts/setup.sh --plugins).
+if "$py" -c "import torch" 2>/dev/null || "$py" -c "import jax" 2>/dev/null; then
+  quick=""
+  for a in "$@"; do [ "$a" = --quick ] && quick=--quick; done
+  "$py" bench/plugins.py $quick
+fi
 exec "$py" bench/array_suite.py --build "$build" "${array_args[@]}"

@@ -2,7 +2,21 @@
 # Installs everything libasc needs on Debian 12, from Debian's packages and
 # PyPI.  Idempotent: a second run installs nothing.  Run as root (or with
 # sudo available).
+#
+# Usage: scripts/setup.sh [--plugins]
+#   --plugins  also installs PyTorch and JAX from PyPI for the framework
+#              plugins' tests, examples and benchmarks (docs/plugins.md).
+#              torch's Linux wheel brings about 3 GB of CUDA libraries, so
+#              the quick start leaves it out; .ci/run passes it.
 set -euo pipefail
+
+plugins=0
+for arg in "$@"; do
+  case $arg in
+    --plugins) plugins=1 ;;
+    *) echo "usage: scripts/setup.sh [--plugins]" >&2; exit 2 ;;
+  esac
+done
 
 pkgs=(build-essential gcc g++ clang libclang-rt-14-dev cmake make pkg-config
       libhwloc-dev hwloc libuv1-dev libcmocka-dev dpkg-dev
@@ -92,5 +106,19 @@ if [ ${#need_bench[@]} -gt 0 ]; then
   "$py" -m pip install -q --disable-pip-version-check "${need_bench[@]}" ||
     "$py" -m pip install -q --break-system-packages "${need_bench[@]}" ||
     echo "setup: could not install ${need_bench[*]}; bench/run.sh runs without them"
+fi
+# The framework plugins' stage of scripts/test.sh (docs/plugins.md): torch
+# (torch.library.custom_op, torch.compile) and jax/jaxlib (jax.ffi and the
+# XLA FFI C headers it ships).  A failure here fails the setup: that stage
+# needs them.
+if [ $plugins = 1 ]; then
+  need_plugins=()
+  "$py" -c "import torch" 2>/dev/null || need_plugins+=("torch>=2.5")
+  "$py" -c "import jax, jaxlib" 2>/dev/null || need_plugins+=("jax>=0.5" "jaxlib>=0.5")
+  if [ ${#need_plugins[@]} -gt 0 ]; then
+    echo "setup: pip installing ${need_plugins[*]} (framework plugins)"
+    "$py" -m pip install -q --disable-pip-version-check "${need_plugins[@]}" ||
+      "$py" -m pip install -q --break-system-packages "${need_plugins[@]}"
+  fi
 fi
 echo "setup: ok"

@@ -55,7 +55,17 @@ fi
 if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   step "python tests"
   scripts/build-python.sh build
-  python3 -m pytest -q tests/python
+  # the framework plugins' tests run in their own stage below
+  python3 -m pytest -q tests/python --ignore=tests/python/test_plugin_torch.py \
+    --ignore=tests/python/test_plugin_jax.py
+
+  # PyTorch and JAX come from scripts/setup.sh --plugins (.ci/run passes
+  # it); here they are required, so a missing one fails the stage.
+  step "framework plugins (PyTorch, JAX): tests and examples"
+  ASC_REQUIRE_PLUGINS=1 python3 -m pytest -q tests/python/test_plugin_torch.py \
+    tests/python/test_plugin_jax.py
+  python3 examples/plugins/jax/run.py
+  python3 examples/plugins/torch/run.py build
 fi
 
 step "benchmarks, quick mode (correctness of every row, tiny sizes)"

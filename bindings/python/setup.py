@@ -136,6 +136,16 @@ class BuildExt(build_ext):
             ship.append((Path(os.path.realpath(mpi)),
                          "libasc_mpi.so." + VERSION.split(".")[0]))
         ship.append((bdir / "ascc", "_ascc"))
+        # The public headers, for plugins built against this package
+        # (asc.include_dir(): docs/plugins.md), and the source of asc.jax's
+        # XLA handler, which is compiled where jax is installed.
+        (pkg / "include" / "asc").mkdir(parents=True, exist_ok=True)
+        for h in list((ROOT / "include" / "asc").glob("*.h")) + [
+                bdir / "generated" / "asc" / "version.h"]:
+            ship.append((h, f"include/asc/{h.name}"))
+        xla = HERE / "asc" / "_xla_ffi.c"
+        if (pkg / xla.name).resolve() != xla.resolve():   # not in place
+            ship.append((xla, xla.name))
         for src, name in ship:
             dest = pkg / name
             if dest.exists() or dest.is_symlink():

@@ -525,6 +525,30 @@ ASC_API ascError_t ascKernelGetInfo(ascKernelInfo *info, ascKernel_t kernel);
 ASC_API ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim,
                                    void **args, ascStream_t stream);
 
+/* ascLaunchKernelSync flags. */
+enum {
+  ascLaunchJoin = 0,     /* the calling thread joins the launch's team */
+  ascLaunchHandOff = 1   /* the workers run it; the caller sleeps at once */
+};
+
+/* Runs blockDim blocks of kernel and returns when they are done, for
+ * callers that need the result at once, such as a framework's operators
+ * (docs/plugins.md).  The launch goes on the calling thread's own stream
+ * (non-blocking, created on first use, destroyed when the thread exits),
+ * so launches from several threads run side by side and the call returns
+ * this launch's own outcome: a kernel's exception as
+ * ascErrorKernelException with its message.  It is ordered after nothing
+ * queued on other streams: the arguments must be ready.  With
+ * ascLaunchJoin the calling thread works as a synchronising thread does
+ * (docs/streams.md, "The waiting thread lends itself"): it runs the
+ * blocks no worker has taken yet and joins the parallel loops of the
+ * launch, and the idle worker pinned to its core parks meanwhile, so a
+ * caller from a framework's thread pool adds no thread to the cores.
+ * ascLaunchHandOff leaves all the work to the workers.  Other flags are
+ * rejected (ascErrorInvalidValue). */
+ASC_API ascError_t ascLaunchKernelSync(ascKernel_t kernel, uint32_t blockDim,
+                                       void **args, unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

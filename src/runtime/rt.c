@@ -7,6 +7,7 @@
 #include "base/env.h"
 #include "runtime/memory.h"
 #include "runtime/extern_op.h"
+#include "runtime/launch_sync.h"
 #include "runtime/stream.h"
 #include "runtime/stream_internal.h"
 #include "runtime/pool.h"
@@ -232,6 +233,7 @@ ascError_t ascDeviceReset(void) {
     asc__event_free_locked(rt, rt->events);
   uv_mutex_unlock(&rt->lock);
 
+  asc__launch_sync_forget();
   asc__modules_reset(dev);
   asc__host_stop(rt);
   asc__sched_destroy(dev);

@@ -91,3 +91,41 @@ def test_read_only_inputs_are_allowed():
     dst = np.zeros(4)
     M.via_helper(np.broadcast_to(np.array([5.0]), (4,)), dst)
     assert (dst == 5.0).all()
+
+
+class OnlyDLPack:
+    """An array seen only through DLPack (numpy's capsule: versioned when
+    asked, with the read-only flag set for read-only arrays)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kw):
+        return self.a.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_read_only_dlpack_capsule():
+    src = np.arange(4.0)
+    dst = np.zeros(4)
+    ro = np.zeros(4)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"parameter 'dst' is written.*"
+                       r"read-only.*DLPack"):
+        M.copy(OnlyDLPack(src), OnlyDLPack(ro))
+    assert not ro.any()
+    src.flags.writeable = False          # read-only inputs are fine
+    M.copy(OnlyDLPack(src), OnlyDLPack(dst))
+    assert (dst == src).all()
+
+
+def test_unversioned_dlpack_producer():
+    class Old(OnlyDLPack):
+        def __dlpack__(self, stream=None):   # no max_version keyword
+            return self.a.__dlpack__()
+
+    src, dst = np.arange(4.0), np.zeros(4)
+    M.copy(Old(src), Old(dst))
+    assert (dst == src).all()

@@ -41,6 +41,10 @@ Stream = _asc.Stream
 Event = _asc.Event
 Kernel = _asc.Kernel
 default_stream = _asc.default_stream
+# kern[blocks, asc.this_thread](...): run now, the calling thread taking
+# part (ascLaunchKernelSync); asc.this_thread.hand_off leaves it to the
+# workers.  For framework operators: docs/plugins.md.
+this_thread = _asc.this_thread
 
 _v = _asc.version()
 __version__ = f"{_v // 10000}.{_v // 100 % 100}.{_v % 100}"
@@ -57,6 +61,22 @@ def device_properties(device=None):
     """Properties of a device (default: the current one)."""
     d = _asc.device_properties() if device is None else _asc.device_properties(device)
     return DeviceProperties(**d)
+
+
+def include_dir():
+    """The directory of libasc's C headers (asc/asc.h, asc/dlpack.h), for
+    plugins built against this package (docs/plugins.md)."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "include")
+
+
+def library_path():
+    """The libasc shared library this package runs on: plugins link to it
+    (by its soname, so a process has one libasc and one worker pool)."""
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, f"libasc.so.{version_info[0]}")
 
 
 def device_count():

@@ -11,6 +11,8 @@
 #include "_asc.h"
 #include "_asc_kernel.h"
 
+#include "asc/dlpack.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -291,34 +293,6 @@ static int scalar_to_raw(const ascScalar *s, ascDataType t, void *out,
 }
 
 /* ------------------------------------------------------------- tensors */
-
-/* DLPack's ABI (dlpack.h, v0.x "dltensor" capsules), declared here because
- * no header ships with the system. */
-typedef struct {
-  int32_t device_type;
-  int32_t device_id;
-} DLDevice_;
-typedef struct {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-} DLDataType_;
-typedef struct {
-  void *data;
-  DLDevice_ device;
-  int32_t ndim;
-  DLDataType_ dtype;
-  int64_t *shape;
-  int64_t *strides;
-  uint64_t byte_offset;
-} DLTensor_;
-typedef struct DLManagedTensor_ {
-  DLTensor_ dl_tensor;
-  void *manager_ctx;
-  void (*deleter)(struct DLManagedTensor_ *);
-} DLManagedTensor_;
-enum { kDLCPU_ = 1, kDLInt_ = 0, kDLUInt_ = 1, kDLFloat_ = 2,
-       kDLBfloat_ = 4, kDLComplex_ = 5, kDLBool_ = 6 };
 
 int ascpy_launch_init(Launch *L, int n) {
   L->n = n;
@@ -607,87 +581,75 @@ out:
   return r;
 }
 
-static int dlpack_dtype(const DLDataType_ *d) {
-  if (d->lanes != 1)
-    return -1;
-  switch (d->code) {
-  case kDLInt_:
-    return d->bits == 8 ? ascInt8 : d->bits == 16 ? ascInt16
-           : d->bits == 32 ? ascInt32 : d->bits == 64 ? ascInt64 : -1;
-  case kDLUInt_:
-    return d->bits == 8 ? ascUInt8 : d->bits == 16 ? ascUInt16
-           : d->bits == 32 ? ascUInt32 : d->bits == 64 ? ascUInt64 : -1;
-  case kDLFloat_:
-    return d->bits == 16 ? ascFloat16 : d->bits == 32 ? ascFloat32
-           : d->bits == 64 ? ascFloat64 : -1;
-  case kDLComplex_:
-    return d->bits == 64 ? ascComplex64 : d->bits == 128 ? ascComplex128 : -1;
-  case kDLBfloat_:
-    return d->bits == 16 ? ascBFloat16 : -1;
-  case kDLBool_:
-    return d->bits == 8 ? ascBool : -1;
-  default:
-    return -1;
+/* o.__dlpack__(), asking for a versioned capsule (DLPack 1.x, which can
+ * say read-only); producers older than the max_version keyword give an
+ * unversioned one. */
+static PyObject *dlpack_capsule(PyObject *fn) {
+  static PyObject *kw;
+  PyObject *cap;
+  if (kw == NULL) {
+    kw = Py_BuildValue("{s:(ii)}", "max_version", 1, 0);
+    if (kw == NULL)
+      return NULL;
   }
+  {
+    PyObject *noargs = PyTuple_New(0);
+    if (noargs == NULL)
+      return NULL;
+    cap = PyObject_Call(fn, noargs, kw);
+    Py_DECREF(noargs);
+  }
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    cap = PyObject_CallNoArgs(fn);
+  }
+  return cap;
 }
 
+/* libasc's conversion (asc/dlpack.h) of a capsule the launch holds: the
+ * capsule is not consumed (its name stays), so its own destructor calls
+ * the deleter once the launch lets go of it. */
 static int tensor_from_dlpack(KernelObject *k, int i, PyObject *o,
                               ascTensor *t, Launch *L) {
   PyObject *fn = PyObject_GetAttrString(o, "__dlpack__");
   PyObject *cap;
-  DLManagedTensor_ *m;
-  DLTensor_ *d;
-  Py_ssize_t sh[ASC_MAX_DIMS], st[ASC_MAX_DIMS];
-  int dt, j, itemsize;
+  ascError_t e;
+  int ro = 0;
   if (fn == NULL) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
       return -1;
     PyErr_Clear();
     return 0;
   }
-  cap = PyObject_CallNoArgs(fn);
+  cap = dlpack_capsule(fn);
   Py_DECREF(fn);
   if (cap == NULL)
     return -1;
-  /* Not consumed (the name stays "dltensor"), so the capsule's own
-   * destructor frees the tensor once the launch lets go of it. */
   L->holds[L->nholds++] = cap;
-  if (!PyCapsule_IsValid(cap, "dltensor"))
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    e = ascTensorFromDLManagedTensorVersioned(
+        t, &ro, PyCapsule_GetPointer(cap, "dltensor_versioned"));
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    e = ascTensorFromDLManagedTensor(t, PyCapsule_GetPointer(cap, "dltensor"));
+  } else {
     return param_error(k, i, PyExc_TypeError,
                        "got %s whose __dlpack__() is not a DLPack capsule",
                        Py_TYPE(o)->tp_name);
-  m = PyCapsule_GetPointer(cap, "dltensor");
-  if (m == NULL)
-    return -1;
-  d = &m->dl_tensor;
-  if (d->device.device_type != kDLCPU_)
-    return param_error(k, i, PyExc_ValueError,
-                       "lives on DLPack device type %d; libasc needs CPU "
-                       "memory",
-                       (int)d->device.device_type);
-  dt = dlpack_dtype(&d->dtype);
-  if (dt < 0)
-    return param_error(k, i, PyExc_TypeError,
-                       "has DLPack dtype (code %u, %u bits, %u lanes), "
-                       "which is not a libasc dtype",
-                       d->dtype.code, d->dtype.bits, d->dtype.lanes);
-  if (d->ndim < 0 || d->ndim > ASC_MAX_DIMS)
-    return param_error(k, i, PyExc_ValueError,
-                       "has %d dimensions; at most %d are supported",
-                       (int)d->ndim, ASC_MAX_DIMS);
-  itemsize = (int)ascDataTypeSize((ascDataType)dt);
-  for (j = 0; j < d->ndim; j++) {
-    sh[j] = (Py_ssize_t)d->shape[j];
-    if (d->strides && __builtin_mul_overflow(d->strides[j],
-                                             (Py_ssize_t)itemsize, &st[j]))
-      return param_error(k, i, PyExc_ValueError,
-                         "has a DLPack stride (%lld elements) whose size in "
-                         "bytes overflows", (long long)d->strides[j]);
   }
-  t->data = (char *)d->data + d->byte_offset;
-  t->dtype = (ascDataType)dt;
-  if (fill_shape(k, i, t, d->ndim, sh, d->strides ? st : NULL, itemsize) < 0)
-    return -1;
+  if (e != ascSuccess) {
+    int r = param_error(k, i,
+                        e == ascErrorUnsupported ? PyExc_TypeError
+                                                 : PyExc_ValueError,
+                        "(%s): %s", Py_TYPE(o)->tp_name,
+                        ascGetLastErrorMessage());
+    (void)ascGetLastError();
+    return r;
+  }
+  if (ro && k->params[i].written)
+    return param_error(k, i, PyExc_ValueError,
+                       "is written by the kernel, but got a read-only %s "
+                       "(its DLPack capsule says so; pass a writable array)",
+                       Py_TYPE(o)->tp_name);
   return 1;
 }
 

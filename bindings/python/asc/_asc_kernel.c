@@ -31,15 +31,27 @@ typedef struct {
   PyObject *weakrefs;
 } ModuleObject;
 
+/* asc.this_thread (flags 0) and asc.this_thread.hand_off: given as the
+ * stream of kern[blocks, ...], the launch is ascLaunchKernelSync's, on the
+ * calling thread's own stream, waited for at once. */
+typedef struct {
+  PyObject_HEAD
+  unsigned flags;
+} ThreadLaunchObject;
+
 typedef struct {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   KernelObject *kernel;
-  ascpy_Stream *stream;
+  ascpy_Stream *stream;          /* NULL with here */
+  ThreadLaunchObject *here;
   uint32_t blocks;
 } LauncherObject;
 
-static PyTypeObject ModuleType, KernelType, LauncherType;
+static PyTypeObject ModuleType, KernelType, LauncherType, ThreadLaunchType;
+static ThreadLaunchObject this_thread[2] = {
+    {PyObject_HEAD_INIT(&ThreadLaunchType) ascLaunchJoin},
+    {PyObject_HEAD_INIT(&ThreadLaunchType) ascLaunchHandOff}};
 
 /* ------------------------------------------------------------- launch */
 
@@ -183,14 +195,15 @@ fail:
 }
 
 static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
-                        int sync, PyObject *const *args, size_t nargsf,
+                        const ThreadLaunchObject *here, int sync,
+                        PyObject *const *args, size_t nargsf,
                         PyObject *kwnames) {
   Launch L;
   ascError_t e;
-  ascStream_t h;
+  ascStream_t h = NULL;
   ascResult res[16];
   int i;
-  if (kernel_ensure_bound(k) < 0 || ascpy_stream_check(s) < 0)
+  if (kernel_ensure_bound(k) < 0 || (here == NULL && ascpy_stream_check(s) < 0))
     return NULL;
   if (k->nresults > 0 && !sync) {
     PyErr_Format(PyExc_TypeError,
@@ -206,7 +219,7 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
                  "%d", k->name, k->nresults, (int)(sizeof res / sizeof res[0]));
     return NULL;
   }
-  if (!sync && ascpy_stream_reap(s) < 0)
+  if (!sync && here == NULL && ascpy_stream_reap(s) < 0)
     return NULL;
   if (ascpy_launch_init(&L, k->nparams + k->nresults) < 0)
     goto fail;
@@ -222,11 +235,18 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
   }
   for (i = 0; i < k->nresults; i++)
     L.argv[k->nparams + i] = &res[i];
-  h = s->handle;
-  Py_BEGIN_ALLOW_THREADS
-  e = ascLaunchKernel(k->handle, blocks, L.argv, h);
-  Py_END_ALLOW_THREADS
-  if (e == ascSuccess && sync) {
+  if (here != NULL) {
+    unsigned flags = here->flags;
+    Py_BEGIN_ALLOW_THREADS
+    e = ascLaunchKernelSync(k->handle, blocks, L.argv, flags);
+    Py_END_ALLOW_THREADS
+  } else {
+    h = s->handle;
+    Py_BEGIN_ALLOW_THREADS
+    e = ascLaunchKernel(k->handle, blocks, L.argv, h);
+    Py_END_ALLOW_THREADS
+  }
+  if (e == ascSuccess && sync && here == NULL) {
     /* Ctrl-C cancels the launch and raises KeyboardInterrupt. */
     int r = ascpy_wait(h, &e);
     ascpy_stream_drained(s);
@@ -261,14 +281,15 @@ fail:
 
 static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args,
                                    size_t nargsf, PyObject *kwnames) {
-  return launch((KernelObject *)self, 1, ascpy_default_stream(), 1, args,
-                nargsf, kwnames);
+  return launch((KernelObject *)self, 1, ascpy_default_stream(), NULL, 1,
+                args, nargsf, kwnames);
 }
 
 static PyObject *launcher_vectorcall(PyObject *self, PyObject *const *args,
                                      size_t nargsf, PyObject *kwnames) {
   LauncherObject *l = (LauncherObject *)self;
-  return launch(l->kernel, l->blocks, l->stream, 0, args, nargsf, kwnames);
+  return launch(l->kernel, l->blocks, l->stream, l->here, l->here != NULL,
+                args, nargsf, kwnames);
 }
 
 /* -------------------------------------------------------------- modules */
@@ -626,10 +647,11 @@ static PyObject *kernel_subscript(KernelObject *k, PyObject *key) {
     }
     blocks = (unsigned long long)v;
   }
-  if (so != Py_None && !PyObject_TypeCheck(so, &ascpy_StreamType)) {
+  if (so != Py_None && !PyObject_TypeCheck(so, &ascpy_StreamType) &&
+      Py_TYPE(so) != &ThreadLaunchType) {
     PyErr_Format(PyExc_TypeError,
-                 "kernel[blocks, stream]: stream must be an asc.Stream or "
-                 "None, got %s",
+                 "kernel[blocks, stream]: stream must be an asc.Stream, "
+                 "asc.this_thread or None, got %s",
                  Py_TYPE(so)->tp_name);
     return NULL;
   }
@@ -638,8 +660,13 @@ static PyObject *kernel_subscript(KernelObject *k, PyObject *key) {
     return NULL;
   l->vectorcall = launcher_vectorcall;
   l->kernel = (KernelObject *)Py_NewRef(k);
-  l->stream = (ascpy_Stream *)Py_NewRef(
-      so == Py_None ? (PyObject *)ascpy_default_stream() : so);
+  l->here = NULL;
+  l->stream = NULL;
+  if (Py_TYPE(so) == &ThreadLaunchType)
+    l->here = (ThreadLaunchObject *)Py_NewRef(so);
+  else
+    l->stream = (ascpy_Stream *)Py_NewRef(
+        so == Py_None ? (PyObject *)ascpy_default_stream() : so);
   l->blocks = (uint32_t)blocks;
   return (PyObject *)l;
 }
@@ -666,12 +693,13 @@ static PyObject *kernel_get_params(KernelObject *k, void *c) {
   for (i = 0; i < k->nparams; i++) {
     const ParamInfo *p = &k->params[i];
     PyObject *d = Py_BuildValue(
-        "{s:O,s:s,s:s,s:i,s:O,s:O}", "name",
+        "{s:O,s:s,s:s,s:i,s:O,s:O,s:O}", "name",
         PyTuple_GET_ITEM(k->param_names, i), "kind",
         p->is_tensor ? "tensor" : "scalar", "dtype",
         p->dtype == ascDataTypeCount ? "generic" : ascDataTypeName(p->dtype),
         "ndim", p->ndim, "generic", p->generic ? Py_True : Py_False,
-        "constexpr", p->constexpr_ ? Py_True : Py_False);
+        "constexpr", p->constexpr_ ? Py_True : Py_False, "written",
+        p->is_tensor && p->written ? Py_True : Py_False);
     if (d == NULL) {
       Py_DECREF(t);
       return NULL;
@@ -679,6 +707,15 @@ static PyObject *kernel_get_params(KernelObject *k, void *c) {
     PyTuple_SET_ITEM(t, i, d);
   }
   return t;
+}
+
+/* The ascKernel_t as an int, for plugins that launch from C
+ * (asc.jax's XLA handler); valid while the kernel object lives. */
+static PyObject *kernel_get_handle(KernelObject *k, void *c) {
+  (void)c;
+  if (kernel_ensure_bound(k) < 0)
+    return NULL;
+  return PyLong_FromVoidPtr(k->handle);
 }
 
 static PyObject *kernel_get_bound(KernelObject *k, void *c) {
@@ -705,6 +742,8 @@ static PyGetSetDef kernel_getset[] = {
     {"params", (getter)kernel_get_params, NULL,
      "Parameter table (compiles the module on first use).", NULL},
     {"_bound", (getter)kernel_get_bound, NULL, NULL, NULL},
+    {"_handle", (getter)kernel_get_handle, NULL,
+     "The ascKernel_t (compiles the module on first use).", NULL},
     {"_module", (getter)kernel_get_module, NULL, NULL, NULL},
     {"kernel_name", (getter)kernel_get_name, NULL,
      "Name of the kernel in its module (None until compiled).", NULL},
@@ -742,6 +781,7 @@ static PyTypeObject KernelType = {
 static void launcher_dealloc(LauncherObject *l) {
   Py_XDECREF(l->kernel);
   Py_XDECREF(l->stream);
+  Py_XDECREF(l->here);
   PyObject_Free(l);
 }
 
@@ -749,8 +789,39 @@ static PyObject *launcher_repr(LauncherObject *l) {
   return PyUnicode_FromFormat("<asc launcher %R blocks=%lu stream=%R>",
                               (PyObject *)l->kernel,
                               (unsigned long)l->blocks,
-                              (PyObject *)l->stream);
+                              l->here != NULL ? (PyObject *)l->here
+                                              : (PyObject *)l->stream);
 }
+
+/* ------------------------------------------------------ this_thread */
+
+static PyObject *thread_launch_repr(ThreadLaunchObject *t) {
+  return PyUnicode_FromString(t->flags & ascLaunchHandOff
+                                  ? "asc.this_thread.hand_off"
+                                  : "asc.this_thread");
+}
+
+static PyObject *thread_launch_hand_off(ThreadLaunchObject *t, void *c) {
+  (void)t; (void)c;
+  return Py_NewRef((PyObject *)&this_thread[1]);
+}
+
+static PyGetSetDef thread_launch_getset[] = {
+    {"hand_off", (getter)thread_launch_hand_off, NULL,
+     "The same, the calling thread sleeping while the workers run it "
+     "(ascLaunchHandOff).", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject ThreadLaunchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "asc._asc.ThreadLaunch",
+    .tp_basicsize = sizeof(ThreadLaunchObject),
+    .tp_repr = (reprfunc)thread_launch_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = thread_launch_getset,
+    .tp_doc = "kern[blocks, asc.this_thread](*args): run the launch now, on "
+              "the calling thread's own stream, the thread taking part "
+              "(ascLaunchKernelSync; docs/plugins.md).",
+};
 
 static PyTypeObject LauncherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "asc._asc.Launcher",
@@ -765,10 +836,11 @@ static PyTypeObject LauncherType = {
 
 int ascpy_kernel_init_types(PyObject *m) {
   if (PyType_Ready(&ModuleType) < 0 || PyType_Ready(&KernelType) < 0 ||
-      PyType_Ready(&LauncherType) < 0)
+      PyType_Ready(&LauncherType) < 0 || PyType_Ready(&ThreadLaunchType) < 0)
     return -1;
   if (PyModule_AddObjectRef(m, "Module", (PyObject *)&ModuleType) < 0 ||
-      PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0)
+      PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0 ||
+      PyModule_AddObjectRef(m, "this_thread", (PyObject *)&this_thread[0]) < 0)
     return -1;
   return 0;
 }
