@@ -220,6 +220,10 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
     return asc__arena_printf(e->c, "(%s < %s ? %s : %s)", wb, wa, b, a);
   case ASC_IR_MAX:
     return asc__arena_printf(e->c, "(%s > %s ? %s : %s)", wb, wa, b, a);
+  case ASC_IR_PMIN:
+  case ASC_IR_PMAX:
+    return asc__arena_printf(e->c, "(%s %s %s || %s != %s ? %s : %s)", wb,
+                             op == ASC_IR_PMIN ? "<" : ">", wa, wb, wb, b, a);
   case ASC_IR_FLOORDIV:
   case ASC_IR_MOD: {
     const char *nm = op == ASC_IR_FLOORDIV ? "floordiv" : "mod";

@@ -549,9 +549,18 @@ static bool is_matmul(const asc__ast_expr *e) {
          e->u.call.builtin->id == ASC_BI_NP_DOT;
 }
 
+static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
+                       bool nested);
+
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
 static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
+  collect_in(ls, ew, e, false);
+}
+
+/* collect() of e, a part of a larger expression when nested. */
+static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
+                       bool nested) {
   if (!is_tensor(e)) {
     asc__ewval *s;
     ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,
@@ -569,23 +578,31 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
        e->u.call.callee == NULL &&
        (asc__builtin_is_creation(e->u.call.builtin->id) ||
-        makes_array(e->u.call.builtin->id)))) {
-    /* a @ b or np.arange(n) inside an expression: made first, then read */
+        makes_array(e->u.call.builtin->id) ||
+        (nested && asc__builtin_is_reduction(e->u.call.builtin->id))))) {
+    /* a @ b or np.arange(n) inside an expression: made first, then read.
+     * So is a reduction along an axis that is part of a larger expression
+     * (x - x.mean(axis=0), e / e.sum(axis=1, keepdims=True)): inline, each
+     * of its elements would be a loop run again for every element it is
+     * broadcast to (a (4000, 4000) z-score made 4000 times the work). Made
+     * first, it is one pass and a result smaller than its operand by the
+     * reduced axis; and its operand is read before the statement writes,
+     * as numpy reads it. */
     int32_t t = materialize(ls, e);
     whole_tensor(ls, t, &push_op(ls, ew, e)->v);
     return;
   }
   switch (e->kind) {
   case ASC_EXPR_BINARY:
-    collect(ls, ew, e->u.binary.lhs);
-    collect(ls, ew, e->u.binary.rhs);
+    collect_in(ls, ew, e->u.binary.lhs, true);
+    collect_in(ls, ew, e->u.binary.rhs, true);
     return;
   case ASC_EXPR_UNARY:
-    collect(ls, ew, e->u.unary.operand);
+    collect_in(ls, ew, e->u.unary.operand, true);
     return;
   case ASC_EXPR_COMPARE:
-    collect(ls, ew, e->u.cmp.operands[0]);
-    collect(ls, ew, e->u.cmp.operands[1]);
+    collect_in(ls, ew, e->u.cmp.operands[0], true);
+    collect_in(ls, ew, e->u.cmp.operands[1], true);
     return;
   case ASC_EXPR_CALL:
     if (e->u.call.builtin &&
@@ -599,7 +616,7 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
       red->call = e;
       red->nd = ty(arg)->ndim;
       red->axis = call_axis(e, red->nd, &red->keep);
-      collect(ls, &red->sub, arg);
+      collect_in(ls, &red->sub, arg, true);
       broadcast_ops(ls, &red->sub, red->shape, red->nd);
       if (red->axis >= 0)
         empty_check(ls, e->u.call.builtin->id, red->shape[red->axis]);
@@ -621,7 +638,7 @@ static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
     if (e->u.call.builtin && asc__builtin_is_elementwise(e)) {
       for (int k = 0; k < e->u.call.nrargs; k++)
         if (e->u.call.rargs[k])
-          collect(ls, ew, e->u.call.rargs[k]);
+          collect_in(ls, ew, e->u.call.rargs[k], true);
       return;
     }
     break;
@@ -2153,6 +2170,11 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
     bool lt = kind == PASS_MIN || kind == PASS_ARGMIN;
     asc__irval a = asc__irv_reg(acc), better;
     x = conv(ls, x, adt);
+    if (idx < 0 && (adt == ascFloat32 || adt == ascFloat64)) {
+      /* one instruction, which redlanes can spread over vector lanes */
+      mov(ls, acc, op2(ls, lt ? ASC_IR_PMIN : ASC_IR_PMAX, adt, a, x));
+      break;
+    }
     better = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
     if (asc__dt_is_float(adt))
       better = op2(ls, ASC_IR_OR, ascBool, better,

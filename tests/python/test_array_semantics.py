@@ -159,6 +159,84 @@ def mask(x, a, b):
     np.testing.assert_array_equal(m.mask(x, b, a), x[(b > 0) & (a > 0)])
 
 
+NESTED = """
+import numpy as np
+import asc
+
+@asc.kernel
+def center(a):
+    a[:] = a - a.mean(axis=0)
+
+@asc.kernel
+def center_rows(a):
+    a -= a.max(axis=1, keepdims=True)
+
+@asc.kernel
+def softmax(x):
+    m = np.max(x, axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / np.sum(e, axis=1, keepdims=True)
+
+@asc.kernel
+def zscore(a):
+    return (a - a.mean(axis=0)) / a.std(axis=0)
+
+@asc.kernel
+def nested(x):
+    return (x - x.sum(axis=1).max(axis=0)) * x.min(axis=0)
+"""
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (1, 9), (9, 1), (300, 200)])
+def test_reductions_inside_expressions_are_made_first(shape):
+    """A reduction along an axis inside a larger expression is computed
+    once, before the statement, and then read (numpy's order: the operand
+    is read before an in-place statement writes it); inline, each of its
+    elements was a loop run again for every element it broadcasts to.
+    tests/golden/ir/reductions_nested.ir shows the loops."""
+    m = comp(NESTED)
+    a = np.random.default_rng(1).standard_normal(shape)
+    b = a.copy()
+    m.center(b)
+    np.testing.assert_allclose(b, a - a.mean(axis=0), rtol=0, atol=1e-12)
+    b = a.copy()
+    m.center_rows(b)
+    np.testing.assert_array_equal(b, a - a.max(axis=1, keepdims=True))
+    e = np.exp(a - np.max(a, axis=1, keepdims=True))
+    np.testing.assert_allclose(m.softmax(a), e / e.sum(axis=1, keepdims=True), rtol=1e-14)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_allclose(m.zscore(a), (a - a.mean(axis=0)) / a.std(axis=0),
+                                   rtol=1e-12)
+    np.testing.assert_allclose(m.nested(a), (a - a.sum(axis=1).max(axis=0)) * a.min(axis=0),
+                               rtol=1e-13)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_min_max_keep_numpys_nan_rule_in_vector_lanes(dt):
+    """np.min/np.max of floats are one pmin/pmax that redlanes spreads over
+    vector lanes (long rows): a NaN anywhere wins, infinities and ties
+    stay numpy's."""
+    m = comp("""
+import numpy as np
+import asc
+
+@asc.kernel
+def mm(x):
+    return np.min(x), np.max(x), x.min(axis=1), x.max(axis=0), np.max(x, axis=1)
+""")
+    base = np.arange(1000.0) - 300
+    for a in [base, np.r_[base, np.nan, base], np.r_[np.nan, base],
+              np.r_[base, -np.inf, np.inf], np.full(300, np.inf), np.full(300, -np.inf),
+              np.full(300, np.nan), np.r_[base[:500], np.nan]]:
+        for x in (a.astype(dt).reshape(1, -1), np.tile(a.astype(dt), (3, 1))):
+            got = m.mm(x)
+            want = (np.min(x), np.max(x), x.min(axis=1), x.max(axis=0), np.max(x, axis=1))
+            for g, w in zip(got, want):
+                g, w = np.asarray(g), np.asarray(w)
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(g, w)
+
+
 def test_min_along_an_empty_axis_raises_even_with_no_result_element():
     m = comp("""
 import numpy as np

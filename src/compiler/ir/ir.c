@@ -879,6 +879,8 @@ static bool eval_float(int op, double a, double b, double *r, int64_t *cmp) {
   case ASC_IR_POW: *r = pow(a, b); return true;
   case ASC_IR_MIN: *r = b < a ? b : a; return true;
   case ASC_IR_MAX: *r = b > a ? b : a; return true;
+  case ASC_IR_PMIN: *r = b < a || b != b ? b : a; return true;
+  case ASC_IR_PMAX: *r = b > a || b != b ? b : a; return true;
   case ASC_IR_EQ: *cmp = a == b; return true;
   case ASC_IR_NE: *cmp = a != b; return true;
   case ASC_IR_LT: *cmp = a < b; return true;

@@ -79,6 +79,9 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(POW, "pow", 2, ASC_OPF_PURE)                                             \
   X(MIN, "min", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
   X(MAX, "max", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
+  X(PMIN, "pmin", 2, ASC_OPF_PURE)     /* numpy's minimum: b if b < a or b  \
+                                          is a NaN, else a (a NaN stays) */ \
+  X(PMAX, "pmax", 2, ASC_OPF_PURE)     /* numpy's maximum, the same with > */\
   X(AND, "and", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \
   X(OR, "or", 2, ASC_OPF_PURE | ASC_OPF_COMM)                                \
   X(XOR, "xor", 2, ASC_OPF_PURE | ASC_OPF_COMM)                              \

@@ -397,7 +397,8 @@ static void vins(vstate *v, const asc__irins *i) {
       fail(v, i, "div (true division) needs floats");
     if (asc__dt_is_complex(vdt(v, i, 0)) &&
         (op == ASC_IR_FLOORDIV || op == ASC_IR_MOD || op == ASC_IR_MIN ||
-         op == ASC_IR_MAX || op == ASC_IR_LT || op == ASC_IR_LE ||
+         op == ASC_IR_MAX || op == ASC_IR_PMIN || op == ASC_IR_PMAX ||
+         op == ASC_IR_LT || op == ASC_IR_LE ||
          op == ASC_IR_GT || op == ASC_IR_GE || op == ASC_IR_SHL ||
          op == ASC_IR_SHR || op == ASC_IR_AND || op == ASC_IR_OR ||
          op == ASC_IR_XOR))

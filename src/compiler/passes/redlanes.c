@@ -81,7 +81,8 @@ static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
     int dt = i->dst >= 0 ? f->regs[i->dst].ty.dtype : -1;
     if (!body_ok(f, i) || i->dst < 0)
       return -1;
-    if ((i->op == ASC_IR_MAX || i->op == ASC_IR_MIN) && *red == NULL &&
+    if ((i->op == ASC_IR_MAX || i->op == ASC_IR_MIN ||
+         i->op == ASC_IR_PMAX || i->op == ASC_IR_PMIN) && *red == NULL &&
         (dt == ascFloat32 || dt == ascFloat64) && a0 >= 0 && def[a0] &&
         !seen[a0] && (i->args[1].kind != ASC_IRV_REG ||
                       i->args[1].reg != a0)) {
@@ -336,7 +337,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                                    "%s of %%%s (line %d) in %d vector lanes, "
                                    "folded together after the loop; a zero "
                                    "result is scanned again for its sign",
-                                   red->op == ASC_IR_MAX ? "max" : "min",
+                                   asc__irop_name(red->op),
                                    f->regs[m].name, (int)red->line, W));
   x->nloops++;
   return true;

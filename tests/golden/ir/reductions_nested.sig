@@ -1,0 +1,1 @@
+reductions.py	zscore(f64[:, ::1])

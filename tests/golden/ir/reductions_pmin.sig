@@ -1,0 +1,1 @@
+reductions.py	vmin(f64[::1])
