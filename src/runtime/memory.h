@@ -30,7 +30,17 @@
 ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
                           int numa_node, void **out);
 
-/* Records p, a block of asc__cache_alloc holding size bytes (an array a
+/* Memory for the arrays a kernel creates (asc_krt.alloc): 64-byte
+ * aligned, not zeroed, NULL when out of memory.  From libasc's private
+ * jemalloc, whose freed extents stay mapped for a while (its decay) and
+ * are handed out again: an array returned on every call reuses the pages
+ * of the last one instead of faulting fresh ones in (libc's malloc maps
+ * every block over 32 MiB anew).  Under ASan, libc's calloc, which ASan
+ * checks.  asc__array_free(NULL) does nothing. */
+void *asc__array_alloc(size_t size);
+void asc__array_free(void *p);
+
+/* Records p, a block of asc__array_alloc holding size bytes (an array a
  * kernel returns), as a device block of d: ascFree frees it.  On failure p
  * is left alone. */
 ascError_t asc__dev_adopt(asc__device *d, void *p, size_t size);

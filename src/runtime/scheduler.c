@@ -71,7 +71,7 @@ typedef struct team {
 } team;
 
 typedef struct tmpbuf {
-  void *p;          /* from asc__cache_alloc: 64-byte aligned */
+  void *p;          /* from asc__array_alloc: 64-byte aligned */
   size_t cap;
   bool busy;
 } tmpbuf;
@@ -550,7 +550,7 @@ static void *krt_alloc(asc_kctx *ctx, uint64_t bytes) {
   /* Round up, so that a loop whose arrays grow a little reuses them. */
   if (bytes < SIZE_MAX / 4)
     bytes += bytes / 8;
-  p = asc__cache_alloc((size_t)bytes);
+  p = asc__array_alloc((size_t)bytes);
   if (p == NULL)
     return NULL;
   asc__spin_lock(&t->tmp_lock);
@@ -560,7 +560,7 @@ static void *krt_alloc(asc_kctx *ctx, uint64_t bytes) {
     tmpbuf *nt = asc__realloc(t->tmp, sizeof *nt * (size_t)cap);
     if (nt == NULL) {
       asc__spin_unlock(&t->tmp_lock);
-      asc__cache_free(p);
+      asc__array_free(p);
       return NULL;
     }
     t->tmp = nt;
@@ -628,7 +628,7 @@ static void *krt_keep(asc_kctx *ctx, void *p) {
     }
     asc__spin_unlock(&t->tmp_lock);
     if (p != NULL)
-      asc__cache_free(p);
+      asc__array_free(p);
     return NULL;
   }
   l->kept[l->nkept++] = p;
@@ -638,7 +638,7 @@ static void *krt_keep(asc_kctx *ctx, void *p) {
 /* Frees every temporary of t (a guest's team, or a worker that stops). */
 static void tmp_free_all(team *t) {
   for (int i = 0; i < t->ntmp; i++)
-    asc__cache_free(t->tmp[i].p);
+    asc__array_free(t->tmp[i].p);
   asc__free(t->tmp);
   t->tmp = NULL;
   t->ntmp = t->tmp_cap = 0;
