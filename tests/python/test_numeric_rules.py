@@ -214,6 +214,36 @@ def test_clip_bound_past_int64_keeps_the_dtype():
         same(kernel(body)(a), numpy_run(body, "a", [a]))
 
 
+@pytest.mark.parametrize("body, msg", [
+    ("a * 9223372036854775808", "integer literal 9223372036854775808 does not fit in int64"),
+    ("9223372036854775808 - a", "integer literal 9223372036854775808 does not fit in int64"),
+    ("np.clip(a, -9223372036854775809, 5)", "integer literal too large"),
+    ("a < -9223372036854775809", "integer literal too large"),
+    ("a + (-9223372036854775809)", "integer literal too large"),
+])
+def test_literals_past_int64_with_signed_arrays_are_errors(body, msg):
+    """numpy raises OverflowError for a Python int past int64 meeting an
+    int64 array; kernels made it float64 (a * 2**63) or wrapped
+    -9223372036854775809 to 2**63 - 1 (np.clip(a, -2**63 - 1, 5) was 5
+    everywhere, a < -2**63 - 1 True): found by array_semantics_fuzz
+    seeds 70001 and 70002."""
+    a = np.array([1, -5, 7], dtype=np.int64)
+    if "too large" not in msg:
+        with pytest.raises(OverflowError):
+            numpy_run(body, "a", [a])
+    # else numpy takes it (np.clip ignores the bound, a < it is False):
+    # a kernel holds no integer outside int64 and uint64, and says so
+    # rather than computing with a wrapped value
+    with pytest.raises(asc.CompileError, match=msg):
+        kernel(body)(a)
+
+
+def test_literal_past_int64_with_uint64_and_float_arrays():
+    u = np.array([1, 2], dtype=np.uint64)
+    for body, x in [("a + 9223372036854775808", u), ("a * 9223372036854775808", u.astype(float))]:
+        same(kernel(body)(x), numpy_run(body, "a", [x]))
+
+
 def test_clip_is_minimum_of_maximum():
     """np.clip(a, lo, hi) with lo > hi is hi everywhere; a NaN value or
     bound gives NaN (numpy's minimum(maximum(a, lo), hi))."""

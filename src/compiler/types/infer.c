@@ -547,6 +547,21 @@ static asc__type *binop_type(run *r, asc__binop op, asc__type *a,
     asc__type *el;
     if (b->kind == ASC_TY_TENSOR && b->ndim > nd)
       nd = b->ndim;
+    if (e->kind == ASC_EXPR_BINARY) {
+      /* a literal past int64 is a Python int, not a uint64 array: with
+       * an array of signed integers numpy raises OverflowError (it does
+       * not go to float64 as a uint64 array would) */
+      const asc__ast_expr *lit =
+          e->u.binary.lhs->kind == ASC_EXPR_INT ? e->u.binary.lhs
+          : e->u.binary.rhs->kind == ASC_EXPR_INT ? e->u.binary.rhs : NULL;
+      asc__type *arr = lit == e->u.binary.lhs ? b : a;
+      if (lit != NULL && lit->u.ival > (uint64_t)INT64_MAX &&
+          arr->kind == ASC_TY_TENSOR && asc__dtype_is_signed(arr->dtype)) {
+        report(r, lit->loc, "integer literal %llu does not fit in %s",
+               (unsigned long long)lit->u.ival, asc__dtype_long(arr->dtype));
+        return err(r);
+      }
+    }
     if (ea->dtype == ascBool && eb->dtype == ascBool)
       el = bool_array_op(r, op, e);
     else
@@ -1197,6 +1212,16 @@ static int int_literal_value(const asc__ast_expr *e, wide *v, int depth) {
 static int fold_int_literals(run *r, asc__ast_expr *e) {
   wide v;
   int ok;
+  if (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
+      e->u.unary.operand->kind == ASC_EXPR_INT &&
+      e->u.unary.operand->u.ival > (uint64_t)INT64_MAX + 1) {
+    /* -9223372036854775809: below int64, and negating it as a uint64
+     * would wrap */
+    report(r, e->loc, "integer literal too large: the value of this "
+           "expression of integer literals fits neither int64 nor uint64 "
+           "(Python computes it exactly)");
+    return -1;
+  }
   if (e->kind == ASC_EXPR_INT ||
       (e->kind == ASC_EXPR_UNARY && e->u.unary.op == ASC_UN_NEG &&
        e->u.unary.operand->kind == ASC_EXPR_INT))
