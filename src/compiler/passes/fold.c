@@ -16,7 +16,8 @@ typedef struct fstate {
   asc__cctx *c;
   asc__irfunc *f;
   asc__irval *known;   /* per register: its constant or copy, kind NONE */
-  const asc__irins **arr;  /* per register: its local/shared array def */
+  const asc__irins **arr;  /* per register: its local/shared array def, or
+                              the new_array it is (a name bound once) */
   uint8_t *iv;         /* loop induction registers (scoped to the loop):
                           1 = an induction, 2 = inside its loop now */
   bool changed;
@@ -44,6 +45,16 @@ static void collect(asc__irins *i, void *ctx) {
   }
   if (i->op == ASC_IR_LOCAL_ARRAY || i->op == ASC_IR_SHARED_ARRAY)
     s->arr[i->dst] = i;
+  /* an array the kernel creates, and a name bound to it once: its
+   * constant extents are known (m = x.max(axis=1, keepdims=True) has 1
+   * columns, so x - m reads m with stride 0, not a stride chosen at run
+   * time, and the loop vectorises) */
+  if (i->op == ASC_IR_NEW_ARRAY && single(s->f, i->dst))
+    s->arr[i->dst] = i;
+  if (i->op == ASC_IR_SET_ARRAY && single(s->f, i->dst) &&
+      i->args[0].kind == ASC_IRV_REG && s->arr[i->args[0].reg] != NULL &&
+      s->arr[i->args[0].reg]->op == ASC_IR_NEW_ARRAY)
+    s->arr[i->dst] = s->arr[i->args[0].reg];
 }
 
 static void to_mov(fstate *s, asc__irins *i, asc__irval v) {
@@ -140,7 +151,13 @@ static void fold_ins(fstate *s, asc__irblock *b, asc__irins *i) {
   case ASC_IR_DIM: {
     int32_t t = i->args[0].reg;
     const asc__irins *a = s->arr[t];
-    if (a != NULL && i->aux < a->nimm) {
+    if (a != NULL && a->op == ASC_IR_NEW_ARRAY) {
+      if (i->op == ASC_IR_DIM && i->aux < a->nargs &&
+          a->args[i->aux].kind == ASC_IRV_CONST)
+        to_mov(s, i, asc__irv_int(ascInt64, a->args[i->aux].c.i));
+      else if (i->op == ASC_IR_STRIDE && i->aux == a->nargs - 1)
+        to_mov(s, i, asc__irv_int(ascInt64, 1));
+    } else if (a != NULL && i->aux < a->nimm) {
       int64_t v = 1;
       if (i->op == ASC_IR_DIM)
         v = a->imm[i->aux];
