@@ -32,6 +32,13 @@ def unary(a):
     return np.negative(a), np.positive(a)
 
 @asc.kernel
+def square(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += np.square(a[i])
+    return np.square(a), np.square(a[1:] - a[:-1]), s
+
+@asc.kernel
 def bits(a, b):
     return (np.bitwise_and(a, b), np.bitwise_or(a, b), np.bitwise_xor(a, b),
             np.invert(a), np.bitwise_not(b), np.left_shift(a, 2),
@@ -124,6 +131,17 @@ def test_unary_and_bits(m):
             np.invert(a), np.bitwise_not(b), np.left_shift(a, 2), np.right_shift(b, 1))
     for g, w in zip(m.bits(a, b), want):
         same(g, w)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int8, np.int64, np.uint16])
+def test_square(m, dt):
+    """np.square(x) is x ** 2 (numpy's square: x * x, the bits of x ** 2),
+    in x's type (int8 wraps as numpy's does)."""
+    a = (np.random.default_rng(3).standard_normal(50) * 20).astype(dt)
+    got = m.square(a)
+    same(got[0], np.square(a))
+    same(got[1], np.square(a[1:] - a[:-1]))
+    assert got[2] == sum(float(np.square(v)) for v in a)
 
 
 def test_scalars(m):

@@ -1132,7 +1132,7 @@ static void norm_call(resolver *r, asc__ast_expr *e) {
  * they name (numpy defines them so): the call is rewritten in place into
  * the operator's expression before anything else sees it.  The logical
  * ones compare with zero first, as numpy's truth of an element does. */
-typedef enum { UF_BIN, UF_CMP, UF_UN, UF_LOGIC, UF_LNOT } ufunc_kind;
+typedef enum { UF_BIN, UF_CMP, UF_UN, UF_LOGIC, UF_LNOT, UF_SQUARE } ufunc_kind;
 static const struct {
   const char *name;
   ufunc_kind kind;
@@ -1157,6 +1157,7 @@ static const struct {
     {"logical_or", UF_LOGIC, ASC_BIN_BITOR},
     {"logical_xor", UF_LOGIC, ASC_BIN_BITXOR},
     {"logical_not", UF_LNOT, ASC_CMP_EQ},
+    {"square", UF_SQUARE, ASC_BIN_POW}, /* x ** 2 */
 };
 
 static asc__ast_expr *node(resolver *r, asc__expr_kind k, asc__loc loc,
@@ -1206,7 +1207,10 @@ static int op_ufunc_of(resolver *r, const asc__ast_expr *e) {
 }
 
 static int op_ufunc_arity(int i) {
-  return op_ufuncs[i].kind == UF_UN || op_ufuncs[i].kind == UF_LNOT ? 1 : 2;
+  return op_ufuncs[i].kind == UF_UN || op_ufuncs[i].kind == UF_LNOT ||
+                 op_ufuncs[i].kind == UF_SQUARE
+             ? 1
+             : 2;
 }
 
 /* The statement `np.add(x, y, out)` (or out=out) is `out[...] = x + y`;
@@ -1284,6 +1288,13 @@ static bool op_ufunc(resolver *r, asc__ast_expr *e) {
     break;
   case UF_LNOT:
     make_compare(r, e, ASC_CMP_EQ, x, node(r, ASC_EXPR_INT, x->loc, 1));
+    break;
+  case UF_SQUARE:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = ASC_BIN_POW;
+    e->u.binary.lhs = x;
+    e->u.binary.rhs = node(r, ASC_EXPR_INT, x->loc, 1);
+    e->u.binary.rhs->u.ival = 2;
     break;
   }
   expr(r, e);
