@@ -686,6 +686,15 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
                                                : ASC_INTR_CIMAG,
                                        asc__lower_expr(ls, e->u.attr.value)),
                   scalar_dt(ls, e));
+    if ((strcmp(e->u.attr.attr, "real") == 0 ||
+         strcmp(e->u.attr.attr, "imag") == 0) &&
+        ty(e->u.attr.value) != NULL &&
+        ty(e->u.attr.value)->kind == ASC_TY_SCALAR) { /* of a real number */
+      asc__irval x = asc__lower_expr(ls, e->u.attr.value);
+      return e->u.attr.attr[0] == 'r'
+                 ? conv(ls, x, scalar_dt(ls, e))
+                 : conv(ls, asc__irv_int(ascInt64, 0), scalar_dt(ls, e));
+    }
     if (strcmp(e->u.attr.attr, "ndim") == 0) {
       asc__type *vt = ty(e->u.attr.value);
       if (vt && vt->kind == ASC_TY_TENSOR)

@@ -32,6 +32,11 @@ def unary(a):
     return np.negative(a), np.positive(a)
 
 @asc.kernel
+def cparts(a):
+    return (np.conj(a), np.real(a), np.imag(a), np.angle(a), np.conjugate(a[::2]),
+            np.sum(a * np.conj(a)).real)
+
+@asc.kernel
 def square(a):
     s = 0.0
     for i in range(a.shape[0]):
@@ -142,6 +147,22 @@ def test_square(m, dt):
     same(got[0], np.square(a))
     same(got[1], np.square(a[1:] - a[:-1]))
     assert got[2] == sum(float(np.square(v)) for v in a)
+
+
+@pytest.mark.parametrize("dt", [np.complex128, np.complex64, np.float64])
+def test_complex_parts_of_arrays(m, dt):
+    """np.conj, np.conjugate, np.real, np.imag and np.angle of an array are
+    elementwise (they were 'conj() takes a scalar, not Tensor[...]')."""
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(40) + (1j * rng.standard_normal(40) if dt != np.float64 else 0)).astype(dt)
+    got = m.cparts(a)
+    want = (np.conj(a), np.real(a), np.imag(a), np.angle(a), np.conjugate(a[::2]),
+            np.sum(a * np.conj(a)).real)
+    for g, w in zip(got[:3] + got[4:5], want[:3] + want[4:5]):
+        same(g, w)
+    tol = 1e-5 if dt == np.complex64 else 1e-14
+    np.testing.assert_allclose(got[3], want[3], rtol=tol, atol=tol)   # atan2: SLEEF's, 1 ulp
+    np.testing.assert_allclose(got[5], want[5], rtol=tol)             # the sum's order
 
 
 def test_scalars(m):

@@ -939,6 +939,11 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
     return vt->weak ? weak(r, ascFloat64)
                     : scalar(r, vt->dtype == ascComplex64 ? ascFloat32
                                                           : ascFloat64);
+  } else if (vt->kind == ASC_TY_SCALAR && vt->dtype != ascBool &&
+             (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0)) {
+    /* x.real of a real number is x, x.imag 0, of x's type (numpy's and
+     * Python's: (2.5).real, np.float32(1).imag) */
+    return vt;
   }
   report(r, e->u.attr.attr_loc, "%s has no attribute '%s'", tn(r, vt), a);
   return err(r);

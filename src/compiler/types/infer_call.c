@@ -1133,6 +1133,10 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   case ASC_BI_ISFINITE:
   case ASC_BI_NP_WHERE:
   case ASC_BI_NP_CLIP:
+  case ASC_BI_NP_CONJ:  /* np.conj(a), np.real(a), ... of an array: */
+  case ASC_BI_NP_REAL:  /* each element's (np.real and np.imag of an */
+  case ASC_BI_NP_IMAG:  /* array are views in numpy; here new arrays, */
+  case ASC_BI_NP_ANGLE: /* which reading cannot tell apart) */
     return true;
   default:
     /* np.float32(a) of an array converts each element (a.astype) */
