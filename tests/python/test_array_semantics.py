@@ -343,3 +343,42 @@ def test_array_semantics_fuzz_matches_numpy(tmp_path):
     assert counts["mismatched"] == 0 and counts["crashed"] == 0, p.stdout
     assert counts["internal error"] == 0 and counts["generator errors"] == 0, p.stdout
     assert counts["matched"] >= 250, p.stdout
+
+
+TUPLE_AXES = """
+import numpy as np
+import asc
+
+@asc.kernel
+def f(a):
+    return (np.sum(a, axis=(1, 2)), a.max(axis=(0, 2)), np.mean(a, axis=(-1, -3)),
+            a.sum(axis=(0, 2), keepdims=True), np.any(a > 0.5, axis=(1, 0)),
+            np.prod(a, (2, 1)), np.min(a[:, ::-1, 1:] * 2.0, axis=(1, 2)),
+            a.all(axis=(2,)), np.sum(a, axis=(0, 1, 2)))
+"""
+
+
+def test_reductions_over_a_tuple_of_axes():
+    """np.sum(a, axis=(1, 2)) and the like (they were 'axis must be an
+    integer constant'): one axis after the other, keepdims kept."""
+    a = np.random.default_rng(0).random((3, 4, 5))
+    want = (np.sum(a, axis=(1, 2)), a.max(axis=(0, 2)), np.mean(a, axis=(-1, -3)),
+            a.sum(axis=(0, 2), keepdims=True), np.any(a > 0.5, axis=(1, 0)),
+            np.prod(a, (2, 1)), np.min(a[:, ::-1, 1:] * 2.0, axis=(1, 2)),
+            a.all(axis=(2,)), np.sum(a, axis=(0, 1, 2)))
+    for g, w in zip(comp(TUPLE_AXES).f(a), want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+@pytest.mark.parametrize("expr, msg", [
+    ("np.sum(a, axis=(1, -1))", "axes of one sign"),
+    ("np.sum(a, axis=(1, 1))", "axis 1 is repeated"),
+    ("np.var(a, axis=(0, 1))", "a tuple of axes is supported for sum"),
+    ("np.sum(a, axis=(0, 5))", "out of bounds"),
+])
+def test_tuple_of_axes_errors(expr, msg):
+    with pytest.raises(asc.CompileError, match=msg):
+        comp("import numpy as np\nimport asc\n\n@asc.kernel\ndef g(a):\n"
+             "    return %s\n" % expr).g(np.zeros((2, 3, 4)))

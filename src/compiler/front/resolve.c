@@ -1301,6 +1301,90 @@ static bool op_ufunc(resolver *r, asc__ast_expr *e) {
   return true;
 }
 
+static bool tuple_axes_ok(asc__builtin_id id) {
+  return id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN ||
+         id == ASC_BI_NP_MIN || id == ASC_BI_NP_MAX || id == ASC_BI_NP_ANY ||
+         id == ASC_BI_NP_ALL;
+}
+
+/* np.sum(a, axis=(1, 2)) (and prod, mean, min, max, any, all, as
+ * functions or methods) is a reduction along each axis in turn:
+ * np.sum(np.sum(a, axis=2), axis=1).  Without keepdims an axis reduced
+ * first must not move the others: the largest axis goes first, or with
+ * negative axes the most negative.  The axes are integer literals of one
+ * sign, none twice.  A float mean is then a mean of means (rounded once
+ * per axis; numpy divides the sum once). */
+static void tuple_axis_call(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs, *t;
+  int64_t ax[ASC_MAX_DIMS];
+  int n;
+  bool neg;
+  asc__ast_expr *inner = NULL;
+  if (a == NULL || e->u.call.nrargs < 2 || a[1] == NULL ||
+      a[1]->kind != ASC_EXPR_TUPLE)
+    return;
+  t = a[1];
+  n = t->u.tuple.n;
+  if (n < 1 || n > ASC_MAX_DIMS) {
+    asc__diag_error(r->c, t->loc, "a tuple of axes names 1 to %d axes",
+                    ASC_MAX_DIMS);
+    return;
+  }
+  for (int k = 0; k < n; k++) {
+    if (!asc__expr_int_literal(t->u.tuple.elts[k], &ax[k])) {
+      asc__diag_error(r->c, t->u.tuple.elts[k]->loc, "the axes of a "
+                      "reduction are integer constants");
+      return;
+    }
+    if (k > 0 && (ax[k] < 0) != (ax[0] < 0)) {
+      asc__diag_error(r->c, t->loc, "a tuple of axes in a kernel takes axes "
+                      "of one sign (all counted from the front, or all from "
+                      "the end)");
+      return;
+    }
+  }
+  neg = ax[0] < 0;
+  /* the order to reduce in: descending, or ascending for negative axes */
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && (neg ? ax[k] < ax[k - 1] : ax[k] > ax[k - 1]);
+         k--) {
+      int64_t x = ax[k];
+      ax[k] = ax[k - 1];
+      ax[k - 1] = x;
+    }
+  for (int k = 1; k < n; k++)
+    if (ax[k] == ax[k - 1]) {
+      asc__diag_error(r->c, t->loc, "axis %lld is repeated",
+                      (long long)ax[k]);
+      return;
+    }
+  for (int k = 0; k < n; k++) {
+    asc__ast_expr *c = k == n - 1 ? e : synth(r, ASC_EXPR_CALL, e->loc, 0);
+    asc__ast_expr **ra = asc__arena_alloc(r->c, sizeof *ra *
+                                                   (size_t)e->u.call.nrargs);
+    asc__ast_expr *lit = synth(r, ASC_EXPR_INT, t->loc, 1);
+    memcpy(ra, a, sizeof *ra * (size_t)e->u.call.nrargs);
+    if (ax[k] < 0) {
+      asc__ast_expr *m = synth(r, ASC_EXPR_UNARY, t->loc, 2);
+      lit->u.ival = (uint64_t)-ax[k];
+      m->u.unary.op = ASC_UN_NEG;
+      m->u.unary.operand = lit;
+      ra[1] = m;
+    } else {
+      lit->u.ival = (uint64_t)ax[k];
+      ra[1] = lit;
+    }
+    if (inner != NULL)
+      ra[0] = inner;
+    if (c != e)
+      *c = *e;
+    if (c->depth <= ra[0]->depth)
+      c->depth = ra[0]->depth + 1;
+    c->u.call.rargs = ra;
+    inner = c;
+  }
+}
+
 static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
@@ -1357,6 +1441,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                 builtin_param_names(r, b), NULL);
       if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
         norm_call(r, e);
+      if (tuple_axes_ok(b->id))
+        tuple_axis_call(r, e);
       if (b->id == ASC_BI_BARRIER && r->parallel > 0)
         asc__diag_error(r->c, e->loc, "asc.barrier() cannot be used inside "
                         "a parallel loop");
@@ -1391,6 +1477,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       e->u.call.builtin = b;
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
+      if (tuple_axes_ok(b->id))
+        tuple_axis_call(r, e);
       return;
     }
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "

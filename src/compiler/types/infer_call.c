@@ -480,7 +480,11 @@ static int reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
   else if (asc__infer_is_neg_int_literal(a) &&
            a->u.unary.operand->u.ival < 64)
     k = -(int64_t)a->u.unary.operand->u.ival;
-  else {
+  else if (a->kind == ASC_EXPR_TUPLE) {
+    report(r, a->loc, "a tuple of axes is supported for sum, prod, mean, "
+           "min, max, any and all; reduce along one axis at a time here");
+    return -2;
+  } else {
     report(r, a->loc, "axis must be an integer constant (or None)");
     return -2;
   }
