@@ -586,6 +586,18 @@ def test_operands_of_an_inplace_whole_array_are_arrays():
     assert list(o) == [5.0, 1.0, 2.0]
 
 
+def test_operands_of_an_inplace_statement_on_a_local_array_are_arrays():
+    """U = np.zeros(...); U += 0.15 * ru: ru is an array operand (it was
+    typed as a scalar: 'expected a scalar, got a 2-dimensional
+    numpy.ndarray'); a number passed for it is still a 0-d array."""
+    m = asc.compile("import numpy as np\nimport asc\n@asc.kernel\n"
+                    "def k(ru, rv):\n    U = np.zeros((4, 4))\n"
+                    "    U += 0.15 * ru\n    V = U * 2.0 + rv\n    return V\n")
+    ru, rv = rnd(16).reshape(4, 4), rnd(16, seed=1).reshape(4, 4)
+    np.testing.assert_array_equal(m.k(ru, rv), (np.zeros((4, 4)) + 0.15 * ru) * 2.0 + rv)
+    np.testing.assert_array_equal(m.k(2.0, rv), (np.zeros((4, 4)) + 0.15 * 2.0) * 2.0 + rv)
+
+
 def test_square_is_exact_like_numpy():
     """x ** 2 of floats is x * x: numpy's power squares (its fast path), and
     a 1-ulp pow differed in the last bit (found by the array fuzzer)."""

@@ -451,6 +451,10 @@ static void use_stmt(usage *u, const asc__ast_stmt *s, int depth) {
     for (int i = 0; i < u->narrays; i++)
       if (names(s->u.aug.target, u->arrays[i]))
         whole = true;
+    /* U += 0.15 * ru with U = np.zeros(...): a whole-array statement */
+    for (int i = 0; i < u->nlocals; i++)
+      if (names(s->u.aug.target, u->locals[i]))
+        whole = true;
     use_expr(u, s->u.aug.target, depth + 1);
     if (whole || slices(s->u.aug.target))
       use_array_operand(u, s->u.aug.value, depth + 1);
