@@ -98,3 +98,15 @@ def test_c_block_compiles_links_and_runs(tmp_path, block):
     r = subprocess.run([str(exe)], capture_output=True, text=True, env=_env(tmp_path),
                        cwd=ROOT, timeout=300)
     assert r.returncode == 0, f"{block['id']}:\n{r.stdout}{r.stderr}"
+
+
+def test_architecture_names_every_source_file():
+    """docs/architecture.md's "Every file of src/" lists each file of src/
+    (a file added without its line fails here)."""
+    import subprocess
+    text = (DOCS / "architecture.md").read_text()
+    files = subprocess.run(["git", "ls-files", "src"], cwd=DOCS.parent,
+                           capture_output=True, text=True, check=True).stdout.split()
+    missing = [f for f in files if f.endswith((".c", ".h", ".inc"))
+               and f"`{f[len('src/'):]}`" not in text]
+    assert not missing, f"docs/architecture.md does not name {missing}"
