@@ -36,6 +36,8 @@ void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
   asc__compile_opts_init(&c->opts);
   c->budget_ms = c->opts.timeout_ms;
   c->deadline_ns = now_ns() + c->budget_ms * 1000000u;
+  c->mem_budget = c->opts.memory_bytes;
+  c->phase = "the front end";
 }
 
 void asc__cctx_set_opts(asc__cctx *c, const asc__compile_opts *o) {
@@ -43,6 +45,7 @@ void asc__cctx_set_opts(asc__cctx *c, const asc__compile_opts *o) {
   /* at most a day, so the deadline cannot overflow */
   c->budget_ms = o->timeout_ms < 86400000u ? o->timeout_ms : 86400000u;
   c->deadline_ns = now_ns() + c->budget_ms * 1000000u;
+  c->mem_budget = o->memory_bytes;
 }
 
 void asc__cctx_budget(asc__cctx *c, const char *where) {
@@ -56,14 +59,30 @@ void asc__cctx_budget(asc__cctx *c, const char *where) {
   asc__cctx_throw(c, c->diag.oom ? ASC_FAIL_OOM : ASC_FAIL_ERRORS);
 }
 
-void asc__cctx_free(asc__cctx *c) {
-  asc__arena_chunk *k = c->chunks;
+_Noreturn static void memory_spent(asc__cctx *c) {
+  asc__buf_printf(&c->diag,
+                  "%s: error: compiling needed more than its memory budget "
+                  "of %llu MiB (ASC_COMPILE_MEMORY); stopped in %s\n",
+                  c->filename, (unsigned long long)(c->mem_budget >> 20),
+                  c->phase);
+  c->nerrors++;
+  asc__cctx_throw(c, c->diag.oom ? ASC_FAIL_OOM : ASC_FAIL_ERRORS);
+}
+
+static void free_chunks(asc__arena_chunk *k) {
   while (k != NULL) {
     asc__arena_chunk *next = k->next;
     asc__free(k);
     k = next;
   }
+}
+
+void asc__cctx_free(asc__cctx *c) {
+  free_chunks(c->chunks);
+  free_chunks(c->scratch);
   c->chunks = NULL;
+  c->scratch = NULL;
+  c->mem_used = 0;
   asc__buf_free(&c->diag);
 }
 
@@ -73,27 +92,64 @@ _Noreturn void asc__cctx_throw(asc__cctx *c, asc__fail why) {
   longjmp(*c->catch_point, 1);
 }
 
-void *asc__arena_alloc(asc__cctx *c, size_t size) {
-  asc__arena_chunk *k = c->chunks;
+/* size bytes from the chunk list *list, a new chunk in front when the
+ * first one lacks room; every chunk counts against the memory budget.
+ * The clock is not looked at here: an allocation unwinds only when memory
+ * runs out, so code that holds a heap buffer across arena allocations
+ * leaks it only then (the time budget is checked where passes loop,
+ * asc__cctx_tick). */
+static void *chunk_alloc(asc__cctx *c, asc__arena_chunk **list, size_t size) {
+  asc__arena_chunk *k = *list;
   void *p;
 
+  if (size > SIZE_MAX - 15 - sizeof *k)
+    memory_spent(c);
   size = (size + 15) & ~(size_t)15;
   if (size == 0)
     size = 16;
   if (k == NULL || k->size - k->used < size) {
     size_t want = size > CHUNK_MIN ? size : CHUNK_MIN;
+    if (c->mem_used + want > c->mem_budget)
+      memory_spent(c);
     k = asc__malloc(sizeof *k + want);
     if (k == NULL)
       asc__cctx_throw(c, ASC_FAIL_OOM);
+    c->mem_used += want;
     k->size = want;
     k->used = 0;
-    k->next = c->chunks;
-    c->chunks = k;
+    k->next = *list;
+    *list = k;
   }
   p = k->data + k->used;
   k->used += size;
   memset(p, 0, size);
   return p;
+}
+
+void *asc__arena_alloc(asc__cctx *c, size_t size) {
+  return chunk_alloc(c, &c->chunks, size);
+}
+
+void *asc__scratch_alloc(asc__cctx *c, size_t size) {
+  return chunk_alloc(c, &c->scratch, size);
+}
+
+asc__scratch_mark asc__scratch_get(const asc__cctx *c) {
+  asc__scratch_mark m;
+  m.chunk = c->scratch;
+  m.used = c->scratch != NULL ? c->scratch->used : 0;
+  return m;
+}
+
+void asc__scratch_release(asc__cctx *c, asc__scratch_mark m) {
+  while (c->scratch != NULL && c->scratch != m.chunk) {
+    asc__arena_chunk *next = c->scratch->next;
+    c->mem_used -= c->scratch->size;
+    asc__free(c->scratch);
+    c->scratch = next;
+  }
+  if (c->scratch != NULL)
+    c->scratch->used = m.used;
 }
 
 void *asc__arena_grow(asc__cctx *c, void *v, int32_t n, int32_t *cap,

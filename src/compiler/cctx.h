@@ -62,6 +62,15 @@ typedef struct asc__cctx {
   uint64_t budget_ms;
   uint64_t deadline_ns;
   uint32_t ticks;
+  /* memory budget (opts.memory_bytes): the bytes both arenas hold,
+   * mem_used, may not pass mem_budget */
+  uint64_t mem_budget;
+  uint64_t mem_used;
+  /* what is running, for the budgets' errors */
+  const char *phase;
+  /* the scratch arena: tables a pass needs only while it runs
+   * (asc__scratch_alloc), released after it */
+  asc__arena_chunk *scratch;
   /* unwinding */
   jmp_buf *catch_point;
   asc__fail fail;
@@ -70,14 +79,27 @@ typedef struct asc__cctx {
 void asc__cctx_init(asc__cctx *c, const char *filename, const char *text,
                     size_t len, int32_t first_line);
 /* Gives c the options o (copied; the strings o points to must outlive c)
- * and its budget, o->timeout_ms from now.  Call it right after
+ * and its budgets: o->timeout_ms from now, o->memory_bytes.  Call it right after
  * asc__cctx_init. */
 void asc__cctx_set_opts(asc__cctx *c, const asc__compile_opts *o);
 void asc__cctx_free(asc__cctx *c);
 
 /* Arena allocation: zeroed, 16-byte aligned; unwinds with ASC_FAIL_OOM on
- * failure, so callers never check for NULL. */
+ * failure, so callers never check for NULL, and with an error once the
+ * memory budget is spent. */
 void *asc__arena_alloc(asc__cctx *c, size_t size);
+/* The scratch arena: the same, for memory that is dead once the current
+ * step ends.  A mark taken before the step and released after it frees
+ * everything allocated in between, so a pass that makes tables for each
+ * loop it looks at holds one loop's worth, not one per loop (the pass
+ * pipeline and the emitter release after every pass). */
+typedef struct asc__scratch_mark {
+  asc__arena_chunk *chunk;
+  size_t used;
+} asc__scratch_mark;
+void *asc__scratch_alloc(asc__cctx *c, size_t size);
+asc__scratch_mark asc__scratch_get(const asc__cctx *c);
+void asc__scratch_release(asc__cctx *c, asc__scratch_mark m);
 /* Room for one more element in the arena array v holding n elements of
  * elem bytes in *cap slots: v itself while n < *cap, else a zeroed copy
  * with twice the slots (`first` when *cap is 0), *cap updated.  The old
@@ -124,8 +146,12 @@ _Noreturn void asc__internal_error(asc__cctx *c, const char *file, int line,
 /* Unwinds with an error naming `where` and ASC_COMPILE_TIMEOUT_MS once the
  * compilation has used up its budget.  Called between phases and passes. */
 void asc__cctx_budget(asc__cctx *c, const char *where);
-/* The same, looking at the clock only every 1024th call: for long loops. */
+/* The same, looking at the clock only every 1024th call: for the long
+ * loops inside phases and passes (every loop over statements, loop nests
+ * or instructions calls it), so a compilation stops soon after its
+ * budget, not at the end of the pass that overran it. */
 static inline void asc__cctx_tick(asc__cctx *c, const char *where) {
+  c->phase = where;
   if ((++c->ticks & 1023u) == 0)
     asc__cctx_budget(c, where);
 }

@@ -365,10 +365,12 @@ static void collect_heap(asc__irins *i, void *ctx) {
     e->heap[i->dst] = 2;
 }
 
-void asc__emit_release_arrays(emitter *e, const uint8_t *mark) {
-  for (int32_t r = 0; r < e->f->nregs; r++)
-    if ((mark[r] & 2) && e->heap[r] == 2)
-      LINE(e, "ctx->rt->release(ctx, %s);", rname(e, r));
+void asc__emit_release_arrays(emitter *e, asc__regtab *mark) {
+  int32_t n;
+  const int32_t *rs = asc__regtab_keys(mark, &n);
+  for (int32_t k = 0; k < n; k++)
+    if ((asc__regtab_get(mark, rs[k]) & 2) && e->heap[rs[k]] == 2)
+      LINE(e, "ctx->rt->release(ctx, %s);", rname(e, rs[k]));
 }
 
 static void collect_def(asc__irins *i, void *ctx) {
@@ -712,9 +714,8 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
                      const char *ity);
 
 static void mark_stored(asc__irins *i, void *ctx) {
-  uint8_t *stored = ctx;
   if (i->op == ASC_IR_STORE && i->args[0].kind == ASC_IRV_REG)
-    stored[i->args[0].reg] = 1;
+    asc__regtab_set(ctx, i->args[0].reg, 1);
 }
 
 /* A loop the wavefront pass marked (passes/wavefront.c): when every
@@ -726,8 +727,10 @@ static void emit_wavefront(emitter *e, const asc__irins *T, const char *ity) {
   const char *K = asc__emit_kname(e);
   int L = e->labels++, ns = 0;
   int J[32];
-  uint8_t *stored = asc__arena_alloc(e->c, (size_t)f->nregs + 1);
-  memset(stored, 0, (size_t)f->nregs + 1);
+  asc__regtab stored;
+  const int32_t *ts;
+  int32_t nts;
+  asc__regtab_init(e->c, &stored, 0);
   for (const asc__irins *s = T->body[0].first; s; s = s->next) {
     if (ns == 32 || (s->op != ASC_IR_FOR && s->op != ASC_IR_PFOR) ||
         s->wave != ASC_WAVE_SWEEP) {
@@ -735,15 +738,15 @@ static void emit_wavefront(emitter *e, const asc__irins *T, const char *ity) {
       return;
     }
     ns++;
-    asc__ir_walk(&s->body[0], mark_stored, stored);
+    asc__ir_walk(&s->body[0], mark_stored, &stored);
   }
   LINE(e, "{ /* wavefront: the loop at line %d, its sweeps a row at a "
           "time */", (int)T->line);
   e->depth++;
   LINE(e, "int wf%d_ok = 1;", L);
-  for (int32_t r = 0; r < f->nregs; r++)
-    if (stored[r])
-      LINE(e, "wf%d_ok &= asc_wf_rows_apart(%s);", L, tname(e, r));
+  ts = asc__regtab_keys(&stored, &nts);
+  for (int32_t k = 0; k < nts; k++)
+    LINE(e, "wf%d_ok &= asc_wf_rows_apart(%s);", L, tname(e, ts[k]));
   LINE(e, "if (wf%d_ok) {", L);
   e->depth++;
   ns = 0;
@@ -754,11 +757,10 @@ static void emit_wavefront(emitter *e, const asc__irins *T, const char *ity) {
     LINE(e, "  {%s_body%d, &wenv%d},", K, J[k], J[k]);
   LINE(e, "};");
   LINE(e, "int64_t wf%d_row = 0;", L);
-  for (int32_t r = 0; r < f->nregs; r++)
-    if (stored[r])
-      LINE(e, "wf%d_row += (int64_t)sizeof(%s) * "
-              "asc_wf_abs(%s->strides[0]);",
-           L, ctype(f->regs[r].ty.dtype), tname(e, r));
+  for (int32_t k = 0; k < nts; k++)
+    LINE(e, "wf%d_row += (int64_t)sizeof(%s) * "
+            "asc_wf_abs(%s->strides[0]);",
+         L, ctype(f->regs[ts[k]].ty.dtype), tname(e, ts[k]));
   LINE(e, "if (asc_wavefront(ctx, wf%d_sw, %d, asc_trip(%s, %s, %s), "
           "wenv%d.n, %d, wf%d_row, exc) != 0)",
        L, ns, val(e, T->args[0]), val(e, T->args[1]), val(e, T->args[2]),
@@ -1102,6 +1104,7 @@ static void emit_ins(emitter *e, const asc__irins *i) {
   int dt = i->dst >= 0 ? f->regs[i->dst].ty.dtype : -1;
   const char *d = i->dst >= 0 ? rname(e, i->dst) : NULL;
 
+  asc__cctx_tick(e->c, "emit");
   line_comment(e, i->line);
   switch (i->op) {
   case ASC_IR_MOV:
@@ -1573,18 +1576,18 @@ void asc__emit_block(emitter *e, const asc__irblock *b) {
 
 /* --------------------------------------------------- register sets */
 
-void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv,
-                    bool pfor_bodies) {
+void asc__emit_scan(const asc__irblock *b, asc__regtab *mark,
+                    asc__regtab *isiv, bool pfor_bodies) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     if (i->dst >= 0)
-      mark[i->dst] |= 3;
+      *asc__regtab_ref(mark, i->dst) |= 3;
     if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-      isiv[i->dst] = 1;
+      asc__regtab_set(isiv, i->dst, 1);
     for (int32_t k = 0; k < i->nargs; k++)
       if (i->args[k].kind == ASC_IRV_REG)
-        mark[i->args[k].reg] |= 1;
+        *asc__regtab_ref(mark, i->args[k].reg) |= 1;
     for (int32_t k = 0; k < i->nred; k++)
-      mark[i->red[k].reg] |= 3;
+      *asc__regtab_ref(mark, i->red[k].reg) |= 3;
     if (i->op == ASC_IR_PFOR && !pfor_bodies)
       continue;
     for (int k = 0; k < asc__ir_nregions(i); k++)
@@ -1647,13 +1650,17 @@ static void assign_shared(asc__irins *i, void *ctx) {
   }
 }
 
-void asc__emit_declare_scalars(emitter *e, const uint8_t *mark,
-                               const uint8_t *isiv,
+void asc__emit_declare_scalars(emitter *e, asc__regtab *mark,
+                               const asc__regtab *isiv,
                                const asc__irins *skip_red) {
   const asc__irfunc *f = e->f;
-  for (int32_t r = 0; r < f->nregs; r++) {
+  int32_t n;
+  const int32_t *rs = asc__regtab_keys(mark, &n);
+  for (int32_t q = 0; q < n; q++) {
+    int32_t r = rs[q];
     bool red = false;
-    if (!(mark[r] & 2) || isiv[r] || f->regs[r].param)
+    if (!(asc__regtab_get(mark, r) & 2) || asc__regtab_get(isiv, r) ||
+        f->regs[r].param)
       continue;
     if (skip_red)
       for (int32_t k = 0; k < skip_red->nred; k++)
@@ -1710,7 +1717,8 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
 static void emit_kernel(emitter *e) {
   asc__irfunc *f = (asc__irfunc *)e->f;
   const char *K;
-  uint8_t *mark, *isiv, *written;
+  asc__regtab mark, isiv;
+  uint8_t *written;
   int32_t n = f->nregs;
 
   asc__ir_verify(e->c, f, "emit");
@@ -1740,6 +1748,7 @@ static void emit_kernel(emitter *e) {
   e->npfor = 0;
   e->capfors = 0;
   e->pfors = NULL;
+  asc__regtab_init(e->c, &e->pfor_num, 0);
   asc__emit_collect_bodies(e, &f->body);
 
   e->labels = 0;
@@ -1783,11 +1792,11 @@ static void emit_kernel(emitter *e) {
     if (g->ty.kind != ASC_IRK_TENSOR)
       LINE(e, "(void)%s;", rname(e, r));
   }
-  mark = asc__arena_alloc(e->c, (size_t)n + 1);
-  isiv = asc__arena_alloc(e->c, (size_t)n + 1);
+  asc__regtab_init(e->c, &mark, n);
+  asc__regtab_init(e->c, &isiv, 0);
   /* the registers the entry defines outside parallel bodies */
-  asc__emit_scan(&f->body, mark, isiv, false);
-  asc__emit_declare_scalars(e, mark, isiv, NULL);
+  asc__emit_scan(&f->body, &mark, &isiv, false);
+  asc__emit_declare_scalars(e, &mark, &isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
   e->raise_used = false;
@@ -1850,10 +1859,11 @@ static const char *kernel_flags(bool barrier, bool reads_block) {
 void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
                       const asc__emit_src *src, asc__buf *o) {
   emitter e;
-  uint64_t *shared = asc__arena_alloc(c, sizeof *shared *
-                                             ((size_t)m->nfuncs + 1));
-  bool *barrier = asc__arena_alloc(c, sizeof *barrier *
-                                          ((size_t)m->nfuncs + 1));
+  uint64_t *shared;
+  bool *barrier;
+  c->phase = "emit";
+  shared = asc__arena_alloc(c, sizeof *shared * ((size_t)m->nfuncs + 1));
+  barrier = asc__arena_alloc(c, sizeof *barrier * ((size_t)m->nfuncs + 1));
   memset(&e, 0, sizeof e);
   e.c = c;
   e.o = o;
@@ -1870,7 +1880,13 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;
-    emit_kernel(&e);
+    {
+      /* the emitter's per-register tables live while one kernel is
+       * emitted */
+      asc__scratch_mark sm = asc__scratch_get(c);
+      emit_kernel(&e);
+      asc__scratch_release(c, sm);
+    }
     shared[k] = e.shared_bytes;
     barrier[k] = e.uses_barrier;
   }

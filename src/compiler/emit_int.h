@@ -50,6 +50,9 @@ typedef struct emitter {
    * loop emitted twice (polled and plain) calls the same body twice. */
   const asc__irins **pfors;
   int32_t capfors;
+  /* 1 + the J of each pfor (and sweep), by its induction register, which
+   * belongs to one loop */
+  asc__regtab pfor_num;
   bool in_body;         /* emitting a pfor body function */
   int sdepth;           /* serial loops around the code being emitted */
   bool body_reduces;    /* that body has reductions */
@@ -152,7 +155,7 @@ static inline const char *tname(emitter *e, int32_t r) {
 
 /* Gives back the arrays bound to names (heap 2) that mark says the code
  * being emitted defines: a parallel loop body's, as it returns. */
-void asc__emit_release_arrays(emitter *e, const uint8_t *mark);
+void asc__emit_release_arrays(emitter *e, asc__regtab *mark);
 
 /* The C expression of IR value v. */
 const char *asc__emit_val(emitter *e, asc__irval v);
@@ -167,15 +170,15 @@ void asc__emit_block(emitter *e, const asc__irblock *b);
 const char *asc__emit_ident_of(emitter *e, int op, int dt);
 /* True when v is certainly positive (emit_c.c says when). */
 bool asc__emit_known_positive(emitter *e, asc__irval v, int depth);
-/* mark[r]: 1 when r occurs (def or use) in b, 2 when it is defined;
- * isiv[r]: r is a loop's induction.  The bodies of pfors inside b only
- * when pfor_bodies (the entry scans its own registers; a pfor body all
- * of its own). */
-void asc__emit_scan(const asc__irblock *b, uint8_t *mark, uint8_t *isiv,
-                    bool pfor_bodies);
+/* mark[r]: bit 0 when r occurs (def or use) in b, bit 1 when it is
+ * defined; isiv[r]: r is a loop's induction.  The bodies of pfors inside
+ * b only when pfor_bodies (the entry scans its own registers; a pfor body
+ * all of its own). */
+void asc__emit_scan(const asc__irblock *b, asc__regtab *mark,
+                    asc__regtab *isiv, bool pfor_bodies);
 /* Declares the scalar registers mark says are defined (emit_c.c). */
-void asc__emit_declare_scalars(emitter *e, const uint8_t *mark,
-                               const uint8_t *isiv,
+void asc__emit_declare_scalars(emitter *e, asc__regtab *mark,
+                               const asc__regtab *isiv,
                                const asc__irins *skip_red);
 /* The C name prefix of the kernel being emitted. */
 const char *asc__emit_kname(emitter *e);

@@ -42,7 +42,7 @@ static bool u64_reg1(const asc__irfunc *f, int32_t r) {
 /* Fills e->odo when pfor p's body starts from the index chain of a
  * collapsed nest (see odometer); defs: registers the body assigns. */
 static void match_odometer(emitter *e, const asc__irins *p,
-                           const uint8_t *defs) {
+                           const asc__regtab *defs) {
   const asc__irfunc *f = e->f;
   const asc__irblock *b = &p->body[0];
   odometer *o = &e->odo;
@@ -64,7 +64,7 @@ static void match_odometer(emitter *e, const asc__irins *p,
       break;
     /* invariant, and never zero: no ZeroDivisionError can move */
     t = m->args[1];
-    if ((t.kind == ASC_IRV_REG && (defs[t.reg] & 2) != 0) ||
+    if ((t.kind == ASC_IRV_REG && (asc__regtab_get(defs, t.reg) & 2) != 0) ||
         !asc__emit_known_positive(e, t, 0))
       break;
     o->mod[o->n] = m;
@@ -76,27 +76,35 @@ static void match_odometer(emitter *e, const asc__irins *p,
     o->cast = NULL;
 }
 
-/* Registers a pfor body uses from outside: its captures. */
-static uint8_t *captures(emitter *e, const asc__irins *i, uint8_t **defs,
-                         uint8_t **ivs) {
-  int32_t n = e->f->nregs;
-  uint8_t *mark = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *isiv = asc__arena_alloc(e->c, (size_t)n + 1);
-  uint8_t *cap = asc__arena_alloc(e->c, (size_t)n + 1);
-  asc__emit_scan(&i->body[0], mark, isiv, true);
-  for (int32_t r = 0; r < n; r++) {
+/* What a pfor body uses and defines (asc__emit_scan), and its captures:
+ * the registers it uses from outside, in increasing order. */
+typedef struct pscan {
+  asc__regtab defs, isiv;
+  int32_t *cap;
+  int32_t ncap;
+} pscan;
+
+static void captures(emitter *e, const asc__irins *i, pscan *ps) {
+  int32_t n;
+  const int32_t *rs;
+  asc__regtab_init(e->c, &ps->defs, 0);
+  asc__regtab_init(e->c, &ps->isiv, 0);
+  asc__emit_scan(&i->body[0], &ps->defs, &ps->isiv, true);
+  rs = asc__regtab_keys(&ps->defs, &n);
+  ps->cap = asc__arena_alloc(e->c, sizeof *ps->cap * (size_t)(n + 1));
+  ps->ncap = 0;
+  for (int32_t q = 0; q < n; q++) {
+    int32_t r = rs[q];
+    intptr_t m = asc__regtab_get(&ps->defs, r);
     bool red = false;
     for (int32_t k = 0; k < i->nred; k++)
       red |= i->red[k].reg == r;
     if (r == i->dst || red)
       continue;
-    if ((mark[r] & 1) && (!(mark[r] & 2) || e->f->regs[r].param))
-      cap[r] = 1;
+    if ((m & 1) && (!(m & 2) || e->f->regs[r].param))
+      ps->cap[ps->ncap++] = r;
   }
   /* bounds are evaluated outside */
-  *defs = mark;
-  *ivs = isiv;
-  return cap;
 }
 
 static void find_worker_id(asc__irins *i, void *ctx) {
@@ -134,9 +142,9 @@ typedef struct ntplan {
   const char *stride[NT_MAXINS];
 } ntplan;
 
-static bool nt_invariant(const uint8_t *defs, int32_t iv, asc__irval v) {
+static bool nt_invariant(const asc__regtab *defs, int32_t iv, asc__irval v) {
   return v.kind == ASC_IRV_CONST ||
-         (v.kind == ASC_IRV_REG && v.reg != iv && (defs[v.reg] & 2) == 0);
+         (v.kind == ASC_IRV_REG && v.reg != iv && (asc__regtab_get(defs, v.reg) & 2) == 0);
 }
 
 /* Position in the plan of the only definition of register v, when that
@@ -161,7 +169,7 @@ static void nt_add_stride(emitter *e, ntplan *p, asc__irval s) {
 
 /* v is iv, or iv * s with s invariant (a constant s must be 1); the
  * multiplication becomes an index instruction. */
-static bool nt_scaled(emitter *e, ntplan *p, const uint8_t *defs, int32_t iv,
+static bool nt_scaled(emitter *e, ntplan *p, const asc__regtab *defs, int32_t iv,
                       asc__irval v) {
   int j;
   const asc__irins *d;
@@ -185,7 +193,7 @@ static bool nt_scaled(emitter *e, ntplan *p, const uint8_t *defs, int32_t iv,
 
 /* The index of load or store q (plan position at) is iv * stride +
  * offset with stride and offset invariant. */
-static bool nt_index(emitter *e, ntplan *p, const uint8_t *defs, int32_t iv,
+static bool nt_index(emitter *e, ntplan *p, const asc__regtab *defs, int32_t iv,
                      int at) {
   asc__irval v = p->ins[at]->args[1];
   const asc__irins *d;
@@ -211,7 +219,7 @@ static bool nt_vec_dtype(int dt) {
 
 /* An operand of a vector operation: a value the vector loop computes
  * (a load or an operation before it), or an invariant of type dt. */
-static int nt_operand(const emitter *e, const ntplan *p, const uint8_t *defs,
+static int nt_operand(const emitter *e, const ntplan *p, const asc__regtab *defs,
                       int32_t iv, int at, asc__irval v) {
   int j = nt_pos(e, p, v);
   if (j >= 0)
@@ -232,7 +240,7 @@ static int nt_operand(const emitter *e, const ntplan *p, const uint8_t *defs,
  * other iterations of a parallel loop touch other elements.  Not in
  * kernels whose tensors may overlap, nor under fastmath (the vector code
  * must round exactly like the plain loop). */
-static bool nt_plan(emitter *e, const asc__irins *q, const uint8_t *defs,
+static bool nt_plan(emitter *e, const asc__irins *q, const asc__regtab *defs,
                     ntplan *p) {
   const asc__irfunc *f = e->f;
   const asc__irblock *b = &q->body[0];
@@ -393,16 +401,20 @@ static void emit_nt_path(emitter *e, const asc__irins *q, const ntplan *p) {
 static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
-  uint8_t *defs, *isiv;
-  uint8_t *cap = captures(e, i, &defs, &isiv);
+  pscan ps;
+  const asc__regtab *defs = &ps.defs;
   int32_t iv = i->dst;
   int it = f->regs[iv].ty.dtype;
   bool simple = i->args[0].kind == ASC_IRV_CONST && i->args[0].c.i == 0 &&
                 i->args[2].kind == ASC_IRV_CONST && i->args[2].c.i == 1;
-  ntplan *nt = asc__arena_alloc(e->c, sizeof *nt);
-  bool streams = simple && i->nred == 0 && i->wave != ASC_WAVE_SWEEP &&
-                 (match_odometer(e, i, defs), e->odo.cast == NULL) &&
-                 nt_plan(e, i, defs, nt);
+  /* on the stack: dead once the body is emitted, and a kernel has a
+   * body per whole-array statement */
+  ntplan plan, *nt = &plan;
+  bool streams;
+  captures(e, i, &ps);
+  streams = simple && i->nred == 0 && i->wave != ASC_WAVE_SWEEP &&
+            (match_odometer(e, i, defs), e->odo.cast == NULL) &&
+            nt_plan(e, i, defs, nt);
   e->odo.cast = NULL;
 
   if (streams && !e->nt_helpers) {
@@ -413,9 +425,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   /* env */
   out(e, "typedef struct %s_env%d {\n", K, J);
   out(e, "  asc_kctx *ctx;\n  int64_t lo, step, n, nb;\n");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
+  for (int32_t q = 0; q < ps.ncap; q++) {
+    int32_t r = ps.cap[q];
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
       out(e, "  %s%s *%s;\n",
           (f->regs[r].ty.flags & ASC_IRT_READONLY) ? "const " : "",
@@ -446,9 +457,8 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
   LINE(e, "asc_kctx *ctx = env->ctx;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
+  for (int32_t q = 0; q < ps.ncap; q++) {
+    int32_t r = ps.cap[q];
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {
       bool ro = (f->regs[r].ty.flags & ASC_IRT_READONLY) != 0;
       LINE(e, "%s%s *%s%s = env->%s; (void)%s;", ro ? "const " : "",
@@ -462,7 +472,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
            rname(e, r));
     }
   }
-  asc__emit_declare_scalars(e, defs, isiv, i);
+  asc__emit_declare_scalars(e, &ps.defs, &ps.isiv, i);
   LINE(e, "int64_t k = lo;");
   /* locals, so stores through the tensors cannot make gcc reload them */
   LINE(e, "const int64_t start = env->lo, step = env->step;");
@@ -552,11 +562,11 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   }
   e->depth--;
   LINE(e, "}");
-  asc__emit_release_arrays(e, defs);
+  asc__emit_release_arrays(e, &ps.defs);
   LINE(e, "return 0;");
   if (e->raise_used) {
     out(e, "L_raise:\n");
-    asc__emit_release_arrays(e, defs);
+    asc__emit_release_arrays(e, &ps.defs);
     LINE(e, "return k + 1;");
   }
   out(e, "}\n\n");
@@ -574,6 +584,7 @@ void asc__emit_collect_bodies(emitter *e, const asc__irblock *b) {
       e->pfors = asc__arena_grow(e->c, (void *)e->pfors, e->npfor,
                                  &e->capfors, sizeof *e->pfors, 8);
       e->pfors[e->npfor] = i;
+      asc__regtab_set(&e->pfor_num, i->dst, e->npfor + 1);
       emit_pfor_body(e, i, e->npfor++);
       continue;
     }
@@ -585,17 +596,17 @@ void asc__emit_collect_bodies(emitter *e, const asc__irblock *b) {
 int asc__emit_pfor_env(emitter *e, const asc__irins *i, const char *ev) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
-  int J = 0;
-  uint8_t *defs, *isiv;
-  while (J < e->npfor && e->pfors[J] != i)
-    J++;
+  int J = (int)asc__regtab_get(&e->pfor_num, i->dst) - 1;
+  pscan ps;
+  if (J < 0 || J >= e->npfor || e->pfors[J] != i)
+    for (J = 0; J < e->npfor && e->pfors[J] != i; J++)
+      ;
   ASC_CHECK(e->c, J < e->npfor);
-  uint8_t *cap = captures(e, i, &defs, &isiv);
+  captures(e, i, &ps);
   LINE(e, "%s_env%d %s%d;", K, J, ev, J);
   LINE(e, "%s%d.ctx = ctx;", ev, J);
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (!cap[r])
-      continue;
+  for (int32_t q = 0; q < ps.ncap; q++) {
+    int32_t r = ps.cap[q];
     LINE(e, "%s%d.%s = %s;", ev, J, rname(e, r), rname(e, r));
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR &&
         !(f->regs[r].ty.flags & ASC_IRT_LOCAL))

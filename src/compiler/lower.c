@@ -1710,6 +1710,7 @@ static bool bare_constexpr(const asc__ast_expr *a) {
 asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   lstate ls;
   asc__ast_func *k = t->kernel;
+  c->phase = "lower";
   memset(&ls, 0, sizeof ls);
   ls.c = c;
   ls.t = t;

@@ -28,4 +28,5 @@ void asc__compile_opts_init(asc__compile_opts *o) {
   o->code.ntstore_min_bytes = ASC_NTSTORE_DEFAULT_BYTES;
   asc__compile_opts_set_l1d(o, 0);
   o->timeout_ms = ASC_COMPILE_DEFAULT_TIMEOUT_MS;
+  o->memory_bytes = ASC_COMPILE_DEFAULT_MEMORY;
 }

@@ -30,6 +30,12 @@
  * emit) unless ASC_COMPILE_TIMEOUT_MS says otherwise.  The C compiler has
  * its own limit, ASC_CC_TIMEOUT_MS. */
 #define ASC_COMPILE_DEFAULT_TIMEOUT_MS 60000u
+/* The bytes one compilation's arenas may hold unless ASC_COMPILE_MEMORY
+ * says otherwise.  Memory grows linearly with the kernel, some 40-70 KiB
+ * a whole-array statement, so only a runaway, or a kernel of some 60,000
+ * whole-array statements (whose C the C compiler would take far longer
+ * than its limit to build), reaches it. */
+#define ASC_COMPILE_DEFAULT_MEMORY (4ull << 30)
 
 /* X(field): every field a uint64_t, hashed by name and value. */
 #define ASC_CODEGEN_OPTS(X)                                                   \
@@ -51,6 +57,9 @@ typedef struct asc__compile_opts {
   asc__codegen_opts code;
   /* How long the compilation may take, ms (asc__cctx_budget). */
   uint64_t timeout_ms;
+  /* How many bytes the compilation's arenas may hold (asc__arena_alloc,
+   * asc__scratch_alloc). */
+  uint64_t memory_bytes;
   /* Comma-separated pass names to run instead of the standard pipeline
    * (IR tests); NULL for the standard one. */
   const char *only;
@@ -65,7 +74,7 @@ typedef struct asc__compile_opts {
 
 /* The defaults: every pass on, no fastmath, tiles for
  * ASC_DEFAULT_L1D_BYTES, streaming stores from ASC_NTSTORE_DEFAULT_BYTES,
- * ASC_COMPILE_DEFAULT_TIMEOUT_MS. */
+ * ASC_COMPILE_DEFAULT_TIMEOUT_MS, ASC_COMPILE_DEFAULT_MEMORY. */
 void asc__compile_opts_init(asc__compile_opts *o);
 
 /* Sizes the loop-nest passes' tiles for an L1 data cache of l1d_bytes

@@ -19,6 +19,12 @@ static asc__env_num timeout_env = {"ASC_COMPILE_TIMEOUT_MS",
                                    ASC_COMPILE_DEFAULT_TIMEOUT_MS, 1,
                                    86400000u, ASC__ENV_CLAMP, false};
 
+/* ASC_COMPILE_MEMORY: bytes, with the binary suffixes (512M, 8G), from
+ * 1 MiB (less fails the smallest kernels) up. */
+static asc__env_num memory_env = {"ASC_COMPILE_MEMORY",
+                                  ASC_COMPILE_DEFAULT_MEMORY, 1u << 20,
+                                  UINT64_MAX / 2, ASC__ENV_SUFFIXES, false};
+
 /* ASC_NTSTORE: unset, empty, 1 or not a number: the default; 0: never; a
  * larger number: that many bytes. */
 static uint64_t ntstore_from_env(void) {
@@ -50,6 +56,7 @@ void asc__jit_compile_opts(asc__compile_opts *o, unsigned fastmath,
       o->code.passes_off |= (uint64_t)1 << k;
   o->code.ntstore_min_bytes = ntstore_from_env();
   o->timeout_ms = asc__env_u64(&timeout_env);
+  o->memory_bytes = asc__env_u64(&memory_env);
   o->dump = getenv("ASC_DUMP");
   s = getenv("ASC_VERIFY");
   o->verify = s != NULL && strcmp(s, "1") == 0;

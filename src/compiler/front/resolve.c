@@ -2022,10 +2022,13 @@ void asc__resolve(asc__cctx *c, asc__ast_module *m,
 
 asc__ast_module *asc__frontend(asc__cctx *c, const ascGlobalValue *globals,
                                int nglobals) {
-  asc__ast_module *m = asc__parse(c);
+  asc__ast_module *m;
+  c->phase = "parse";
+  m = asc__parse(c);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);
   asc__cctx_budget(c, "parse");
+  c->phase = "resolve";
   asc__resolve(c, m, globals, nglobals);
   if (c->nerrors > 0)
     asc__cctx_throw(c, ASC_FAIL_ERRORS);

@@ -10,6 +10,9 @@
 #include "asc/kernel_abi.h"
 #include "base/fastmath.h"
 
+/* pfirst slots per parameter: dim and stride of every axis */
+#define PFIRST (2 * ASC_IR_MAXDIMS)
+
 /* ------------------------------------------------------------------ types */
 
 asc__irtype asc__irt_scalar(int dtype) {
@@ -207,10 +210,17 @@ int32_t asc__ir_param(asc__cctx *c, asc__irfunc *f, asc__irtype ty,
                       const char *name) {
   int32_t r = asc__ir_reg(c, f, ty, name);
   int32_t *p = asc__arena_alloc(c, sizeof *p * (size_t)(f->nparams + 1));
-  if (f->nparams)
+  int32_t *first =
+      asc__arena_alloc(c, sizeof *first * PFIRST * (size_t)(f->nparams + 1));
+  if (f->nparams) {
     memcpy(p, f->params, sizeof *p * (size_t)f->nparams);
+    memcpy(first, f->pfirst, sizeof *first * PFIRST * (size_t)f->nparams);
+  }
+  for (int k = 0; k < PFIRST; k++)
+    first[PFIRST * f->nparams + k] = -1;
   p[f->nparams++] = r;
   f->params = p;
+  f->pfirst = first;
   f->regs[r].param = true;
   return r;
 }
@@ -384,10 +394,51 @@ asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *s) {
   return i;
 }
 
+/* The pfirst slot r's value belongs to (-1: none): r is the one
+ * definition of a parameter's dim or stride. */
+static int32_t canon_slot(const asc__irfunc *f, int32_t r) {
+  const asc__irreg *g = &f->regs[r];
+  const asc__irins *d = g->def;
+  if (g->param || g->ndefs != 1 || d == NULL ||
+      (d->op != ASC_IR_DIM && d->op != ASC_IR_STRIDE) ||
+      d->args[0].kind != ASC_IRV_REG || !f->regs[d->args[0].reg].param ||
+      d->aux < 0 || d->aux >= ASC_IR_MAXDIMS)
+    return -1;
+  for (int32_t p = 0; p < f->nparams; p++)
+    if (f->params[p] == d->args[0].reg)
+      return PFIRST * p + 2 * d->aux + (d->op == ASC_IR_DIM);
+  return -1;
+}
+
+static void canon_note(asc__irfunc *f, int32_t r) {
+  int32_t k = canon_slot(f, r);
+  if (k >= 0 && (f->pfirst[k] < 0 || r < f->pfirst[k]))
+    f->pfirst[k] = r;
+}
+
+static void canon_all(asc__irfunc *f) {
+  for (int32_t k = 0; k < PFIRST * f->nparams; k++)
+    f->pfirst[k] = -1;
+  for (int32_t r = 0; r < f->nregs; r++)
+    canon_note(f, r);
+  f->pfirst_ok = true;
+}
+
+int32_t asc__ir_canon(const asc__irfunc *f, int32_t r) {
+  int32_t k = canon_slot(f, r);
+  if (k < 0)
+    return r;
+  if (!f->pfirst_ok)
+    canon_all((asc__irfunc *)f); /* a cache of the counts, filled late */
+  return f->pfirst[k] >= 0 && f->pfirst[k] < r ? f->pfirst[k] : r;
+}
+
 static void count_ins(asc__irins *i, void *ctx) {
   asc__irfunc *f = ctx;
-  if (i->dst >= 0)
+  if (i->dst >= 0) {
     f->regs[i->dst].ndefs++;
+    f->regs[i->dst].def = i;
+  }
   for (int32_t k = 0; k < i->nargs; k++)
     if (i->args[k].kind == ASC_IRV_REG)
       f->regs[i->args[k].reg].nuses++;
@@ -401,8 +452,153 @@ void asc__ir_count(asc__irfunc *f) {
   for (int32_t r = 0; r < f->nregs; r++) {
     f->regs[r].ndefs = f->regs[r].param ? 1 : 0;
     f->regs[r].nuses = 0;
+    f->regs[r].def = NULL;
   }
   asc__ir_walk(&f->body, count_ins, f);
+  f->pfirst_ok = false;
+}
+
+/* One entry of a snapshot: register reg defined by ins (dst), used, or
+ * reduced (both). */
+enum { ENT_DEF, ENT_USE, ENT_RED };
+struct asc__ircount_ent {
+  const asc__irins *ins;
+  int32_t reg;
+  int32_t kind;
+};
+
+typedef struct snapwalk {
+  asc__cctx *c;
+  asc__ircount_snap *s;
+} snapwalk;
+
+static void snap_add(snapwalk *w, const asc__irins *i, int32_t reg,
+                     int kind) {
+  asc__ircount_snap *s = w->s;
+  if (s->n == s->cap) {
+    int32_t cap = s->cap ? 2 * s->cap : 64;
+    struct asc__ircount_ent *e =
+        asc__scratch_alloc(w->c, sizeof *e * (size_t)cap);
+    if (s->n > 0)
+      memcpy(e, s->e, sizeof *e * (size_t)s->n);
+    s->e = e;
+    s->cap = cap;
+  }
+  s->e[s->n].ins = i;
+  s->e[s->n].reg = reg;
+  s->e[s->n].kind = kind;
+  s->n++;
+}
+
+static void snap_ins(asc__irins *i, void *ctx) {
+  snapwalk *w = ctx;
+  if (i->dst >= 0)
+    snap_add(w, i, i->dst, ENT_DEF);
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG)
+      snap_add(w, i, i->args[k].reg, ENT_USE);
+  for (int32_t k = 0; k < i->nred; k++)
+    snap_add(w, i, i->red[k].reg, ENT_RED);
+}
+
+void asc__ir_count_snap(asc__cctx *c, asc__ircount_snap *s,
+                        const asc__irins *i) {
+  snapwalk w;
+  w.c = c;
+  w.s = s;
+  s->n = 0;
+  snap_ins((asc__irins *)i, &w);
+  for (int k = 0; k < asc__ir_nregions(i); k++)
+    asc__ir_walk(&i->body[k], snap_ins, &w);
+}
+
+#ifndef NDEBUG
+/* Debug builds compare the kept counts with a recount on functions small
+ * enough for that to stay cheap (every golden and unit test). */
+static void check_counts(asc__cctx *c, asc__irfunc *f) {
+  asc__irreg *kept;
+  int32_t *first;
+  bool first_ok = f->pfirst_ok;
+  if (f->nregs > 1024)
+    return;
+  kept = asc__scratch_alloc(c, sizeof *kept * (size_t)(f->nregs + 1));
+  first = asc__scratch_alloc(c, sizeof *first * PFIRST *
+                                    (size_t)(f->nparams + 1));
+  memcpy(kept, f->regs, sizeof *kept * (size_t)f->nregs);
+  memcpy(first, f->pfirst, sizeof *first * PFIRST * (size_t)f->nparams);
+  asc__ir_count(f);
+  for (int32_t r = 0; r < f->nregs; r++) {
+    ASC_CHECK(c, kept[r].ndefs == f->regs[r].ndefs);
+    ASC_CHECK(c, kept[r].nuses == f->regs[r].nuses);
+    ASC_CHECK(c, f->regs[r].ndefs != 1 || f->regs[r].param ||
+                     kept[r].def == f->regs[r].def);
+  }
+  canon_all(f);
+  for (int32_t k = 0; k < PFIRST * f->nparams && first_ok; k++)
+    ASC_CHECK(c, first[k] == f->pfirst[k]);
+  memcpy(f->regs, kept, sizeof *kept * (size_t)f->nregs);
+  memcpy(f->pfirst, first, sizeof *first * PFIRST * (size_t)f->nparams);
+  f->pfirst_ok = first_ok;
+}
+#endif
+
+static void canon_walk(asc__irins *i, void *ctx) {
+  if (i->dst >= 0)
+    canon_note(ctx, i->dst);
+}
+
+void asc__ir_count_redo(asc__cctx *c, asc__irfunc *f,
+                        const asc__ircount_snap *s, const asc__irblock *b,
+                        const asc__irins *prev, const asc__irins *next) {
+  bool lost = false;
+  (void)c;
+  for (int32_t k = 0; k < s->n; k++) {
+    asc__irreg *g = &f->regs[s->e[k].reg];
+    if (s->e[k].kind != ENT_USE)
+      g->ndefs--;
+    if (s->e[k].kind != ENT_DEF)
+      g->nuses--;
+    if (s->e[k].kind == ENT_DEF && g->def == s->e[k].ins)
+      g->def = NULL;
+  }
+  for (const asc__irins *i = prev != NULL ? prev->next : b->first; i != next;
+       i = i->next) {
+    count_ins((asc__irins *)i, f);
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      asc__ir_walk(&i->body[k], count_ins, f);
+  }
+  /* A register that lost the definition it pointed to and still has one
+   * elsewhere: only a walk finds it (rare: a rewrite that renames a
+   * register the rest of the function also assigns). */
+  for (int32_t k = 0; k < s->n && !lost; k++) {
+    const asc__irreg *g = &f->regs[s->e[k].reg];
+    lost = s->e[k].kind == ENT_DEF && g->def == NULL && g->ndefs > 0 &&
+           !g->param;
+  }
+  if (lost) {
+    asc__ir_count(f);
+  } else if (f->pfirst_ok) {
+    /* the first register of a dim or stride may no longer be one: look
+     * again at the next asc__ir_canon */
+    for (int32_t k = 0; k < PFIRST * f->nparams && f->pfirst_ok; k++)
+      if (f->pfirst[k] >= 0 && canon_slot(f, f->pfirst[k]) != k)
+        f->pfirst_ok = false;
+  }
+  if (f->pfirst_ok) {
+    for (int32_t k = 0; k < s->n; k++)
+      if (s->e[k].kind == ENT_DEF)
+        canon_note(f, s->e[k].reg);
+    for (const asc__irins *i = prev != NULL ? prev->next : b->first;
+         i != next; i = i->next) {
+      if (i->dst >= 0)
+        canon_note(f, i->dst);
+      for (int k = 0; k < asc__ir_nregions(i); k++)
+        asc__ir_walk(&i->body[k], canon_walk, f);
+    }
+  }
+#ifndef NDEBUG
+  check_counts(c, f);
+#endif
 }
 
 /* ------------------------------------------------------------- printing */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "compiler/cctx.h"
+#include "compiler/ir/regtab.h"
 
 /* ------------------------------------------------------------------ types */
 
@@ -244,9 +245,11 @@ typedef struct asc__irreg {
   const char *name;   /* unique in the function, [A-Za-z0-9_.] */
   asc__irtype ty;
   bool param;
-  /* Filled by asc__ir_count(): */
+  /* Filled by asc__ir_count() (and kept by asc__ir_count_snap /
+   * asc__ir_count_redo across a rewrite): */
   int32_t ndefs;
   int32_t nuses;
+  const struct asc__irins *def;   /* a definition: the one when ndefs == 1 */
 } asc__irreg;
 
 typedef struct asc__irins asc__irins;
@@ -312,6 +315,13 @@ typedef struct asc__irfunc {
   const char *file;        /* Python source file, for the module table */
   int32_t nparams;
   int32_t *params;         /* register indices */
+  /* For each parameter (in params' order), dim and stride and axis, the
+   * first register holding that value (asc__ir_canon), -1 when none;
+   * 2 * ASC_IR_MAXDIMS per parameter.  Computed from the counts by the
+   * first asc__ir_canon after asc__ir_count (pfirst_ok), kept by
+   * asc__ir_count_redo. */
+  int32_t *pfirst;
+  bool pfirst_ok;
   int32_t nresults;        /* values the kernel returns (result ops) */
   asc__irreg *regs;
   int32_t nregs, capregs;
@@ -379,8 +389,30 @@ int32_t asc__ir_un(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
 /* Deep copy of an instruction (and its regions). */
 asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *i);
 
-/* Recounts every register's ndefs / nuses. */
+/* Recounts every register's ndefs / nuses / def. */
 void asc__ir_count(asc__irfunc *f);
+/* Keeping the counts current when one instruction is rewritten, in
+ * O(size of what changed) instead of a recount of the function: a pass
+ * that looks at every loop and rewrites many would otherwise cost
+ * O(loops x function).  The snapshot records what instruction i (with its
+ * regions) adds to the counts before the rewrite; asc__ir_count_redo takes
+ * that back and adds the instructions now between prev and next in b
+ * (prev NULL: from b's start; next NULL: to its end), which must hold all
+ * that the rewrite changed. */
+typedef struct asc__ircount_snap {
+  struct asc__ircount_ent *e;
+  int32_t n, cap;
+} asc__ircount_snap;
+void asc__ir_count_snap(asc__cctx *c, asc__ircount_snap *s,
+                        const asc__irins *i);
+void asc__ir_count_redo(asc__cctx *c, asc__irfunc *f,
+                        const asc__ircount_snap *s, const asc__irblock *b,
+                        const asc__irins *prev, const asc__irins *next);
+/* The register that stands for r's value as a symbol: when r is the one
+ * definition of `dim` or `stride` of a parameter's axis, the first
+ * register (lowest number) that is too, else r.  Valid while the counts
+ * are. */
+int32_t asc__ir_canon(const asc__irfunc *f, int32_t r);
 
 /* ------------------------------------------------------- text form */
 
@@ -415,9 +447,9 @@ bool asc__ir_has_loop_exit(const asc__irblock *b);
 /* True when b holds a loop (for, pfor, while), at any depth. */
 bool asc__ir_has_loop(const asc__irblock *b);
 /* Occurrences (defs + uses) of each register inside b, added to cnt. */
-void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt);
-/* Marks in def[] the registers assigned inside b. */
-void asc__ir_defined_in(const asc__irblock *b, uint8_t *def);
+void asc__ir_occurrences(const asc__irblock *b, asc__regtab *cnt);
+/* Sets to 1 in def the registers assigned inside b. */
+void asc__ir_defined_in(const asc__irblock *b, asc__regtab *def);
 
 /* Calls fn(i, ctx) for every instruction of b and of the regions nested in
  * it, in program order: an instruction before the instructions of its

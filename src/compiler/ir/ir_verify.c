@@ -73,14 +73,20 @@ static bool assigns(const asc__irblock *b, int32_t r) {
 
 static void check_private(vstate *v, const asc__irins *i) {
   const asc__irfunc *f = v->f;
-  int32_t *cnt = asc__arena_alloc(v->c, sizeof *cnt * (size_t)f->nregs);
-  asc__ir_occurrences(&i->body[0], cnt);
+  asc__regtab cnt;
+  const int32_t *rs;
+  int32_t n;
+  asc__regtab_init(v->c, &cnt, 0);
+  asc__ir_occurrences(&i->body[0], &cnt);
   for (int32_t k = 0; k < i->nred; k++)
-    cnt[i->red[k].reg] = 0;
-  for (int32_t r = 0; r < f->nregs; r++) {
-    if (cnt[r] == 0 || r == i->dst || f->regs[r].param)
+    asc__regtab_set(&cnt, i->red[k].reg, 0);
+  rs = asc__regtab_keys(&cnt, &n);
+  for (int32_t q = 0; q < n; q++) {
+    int32_t r = rs[q];
+    intptr_t c = asc__regtab_get(&cnt, r);
+    if (c == 0 || r == i->dst || f->regs[r].param)
       continue;
-    if (f->regs[r].nuses + f->regs[r].ndefs > cnt[r] &&
+    if (f->regs[r].nuses + f->regs[r].ndefs > c &&
         assigns(&i->body[0], r))
       fail(v, i, "register assigned in a parallel body and used outside "
                  "(not a reduction)");
@@ -457,7 +463,7 @@ void asc__ir_verify(asc__cctx *c, const asc__irfunc *f, const char *after) {
       fail(&v, NULL,
            asc__arena_printf(c, "register %%%s used but never defined",
                              f->regs[r].name));
-  v.ind = asc__arena_alloc(c, (size_t)(f->nregs > 0 ? f->nregs : 1));
+  v.ind = asc__scratch_alloc(c, (size_t)(f->nregs > 0 ? f->nregs : 1));
   asc__ir_walk(&f->body, mark_induction, &v);
   vblock(&v, &f->body);
 }

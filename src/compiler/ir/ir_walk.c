@@ -86,28 +86,28 @@ int64_t asc__ir_size(const asc__irblock *b) {
 }
 
 static void occurrences(asc__irins *i, void *ctx) {
-  int32_t *cnt = ctx;
+  asc__regtab *cnt = ctx;
   if (i->dst >= 0)
-    cnt[i->dst]++;
+    ++*asc__regtab_ref(cnt, i->dst);
   for (int32_t k = 0; k < i->nargs; k++)
     if (i->args[k].kind == ASC_IRV_REG)
-      cnt[i->args[k].reg]++;
+      ++*asc__regtab_ref(cnt, i->args[k].reg);
   for (int32_t k = 0; k < i->nred; k++)
-    cnt[i->red[k].reg] += 2;
+    *asc__regtab_ref(cnt, i->red[k].reg) += 2;
 }
 
-void asc__ir_occurrences(const asc__irblock *b, int32_t *cnt) {
+void asc__ir_occurrences(const asc__irblock *b, asc__regtab *cnt) {
   asc__ir_walk(b, occurrences, cnt);
 }
 
 static void defined_in(asc__irins *i, void *ctx) {
-  uint8_t *def = ctx;
+  asc__regtab *def = ctx;
   if (i->dst >= 0)
-    def[i->dst] = 1;
+    asc__regtab_set(def, i->dst, 1);
   for (int32_t k = 0; k < i->nred; k++)
-    def[i->red[k].reg] = 1;
+    asc__regtab_set(def, i->red[k].reg, 1);
 }
 
-void asc__ir_defined_in(const asc__irblock *b, uint8_t *def) {
+void asc__ir_defined_in(const asc__irblock *b, asc__regtab *def) {
   asc__ir_walk(b, defined_in, def);
 }

@@ -147,6 +147,7 @@ static void cse_block(cstate *s, asc__irblock *b) {
   asc__irins *i = b->first;
   while (i != NULL) {
     asc__irins *next = i->next;
+    asc__cctx_tick(s->c, "cse");
     if (s->any_subst)
       rewrite_args(s, i);
     if (candidate(s->f, i)) {
@@ -191,9 +192,9 @@ void asc__pass_cse(asc__cctx *c, asc__irfunc *f) {
   while (nb < (uint32_t)n && nb < (1u << 30))
     nb *= 2;
   s.mask = nb - 1;
-  s.buckets = asc__arena_alloc(c, sizeof *s.buckets * nb);
+  s.buckets = asc__scratch_alloc(c, sizeof *s.buckets * nb);
   memset(s.buckets, 0xff, sizeof *s.buckets * nb);
-  s.subst = asc__arena_alloc(c, sizeof *s.subst * (size_t)(f->nregs + 1));
+  s.subst = asc__scratch_alloc(c, sizeof *s.subst * (size_t)(f->nregs + 1));
   asc__ir_count(f);
   cse_block(&s, &f->body);
   if (s.any_subst)

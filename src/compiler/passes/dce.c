@@ -63,8 +63,8 @@ static bool dce_block(asc__irfunc *f, asc__irblock *b) {
 void asc__pass_dce(asc__cctx *c, asc__irfunc *f) {
   bool changed;
   int rounds = 0;
-  (void)c;
   do {
+    asc__cctx_budget(c, "dce");
     asc__ir_count(f);
     changed = dce_block(f, &f->body);
   } while (changed && ++rounds < 64);

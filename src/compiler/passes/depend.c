@@ -124,7 +124,7 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
                    int depth, bool inv) {
   const asc__irins *g;
-  int32_t r;
+  int32_t r, nin;
   if (depth > 32)
     return false;
   if (v.kind == ASC_IRV_CONST) {
@@ -149,13 +149,14 @@ static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
       out->t[0].ns = 0;
       return true;
     }
-  if (d->nin[r] > 1 || (inv && d->nin[r] > 0))
+  nin = asc__dep_nin(d, r);
+  if (nin > 1 || (inv && nin > 0))
     return false;
-  if (d->nin[r] == 1)
-    return affine_def(d, d->din[r], out, depth, false);
+  if (nin == 1)
+    return affine_def(d, asc__dep_din(d, r), out, depth, false);
   /* fixed while the nest runs: expanded through its one definition when
    * that is arithmetic, else a symbol */
-  g = d->gdef[r];
+  g = d->f->regs[r].def;
   if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param &&
       (g->op == ASC_IR_MOV || g->op == ASC_IR_ADD || g->op == ASC_IR_SUB ||
        g->op == ASC_IR_MUL || g->op == ASC_IR_NEG) &&
@@ -165,7 +166,7 @@ static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
   out->t[0].c = 1;
   out->t[0].iv = -1;
   out->t[0].ns = 1;
-  out->t[0].s[0] = d->canon[r];
+  out->t[0].s[0] = asc__ir_canon(d->f, r);
   return true;
 }
 
@@ -184,63 +185,27 @@ bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef) {
   return true;
 }
 
-typedef struct walkctx {
-  asc__depnest *d;
-  bool gdef;
-} walkctx;
-
 static void note_def(asc__irins *i, void *ctx) {
-  walkctx *w = ctx;
+  asc__depnest *d = ctx;
   if (i->dst < 0)
     return;
-  if (w->gdef) {
-    w->d->gdef[i->dst] = i;
-  } else {
-    w->d->nin[i->dst]++;
-    w->d->din[i->dst] = i;
-  }
+  ++*asc__regtab_ref(&d->nin, i->dst);
+  asc__regtab_set(&d->din, i->dst, (intptr_t)i);
 }
 
 void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
                    asc__irins *const *L, int nl) {
-  walkctx w;
-  size_t n = (size_t)(f->nregs > 0 ? f->nregs : 1);
+  int32_t n;
   memset(d, 0, sizeof *d);
   d->c = c;
   d->f = f;
   d->nl = nl < ASC_DEP_MAXL ? nl : ASC_DEP_MAXL;
   for (int l = 0; l < d->nl; l++)
     d->L[l] = L[l];
-  d->nin = asc__arena_alloc(c, sizeof *d->nin * n);
-  d->din = asc__arena_alloc(c, sizeof *d->din * n);
-  d->gdef = asc__arena_alloc(c, sizeof *d->gdef * n);
-  memset(d->nin, 0, sizeof *d->nin * n);
-  memset(d->din, 0, sizeof *d->din * n);
-  memset(d->gdef, 0, sizeof *d->gdef * n);
-  w.d = d;
-  w.gdef = false;
-  asc__ir_walk(&L[0]->body[0], note_def, &w);
-  w.gdef = true;
-  asc__ir_walk(&f->body, note_def, &w);
-  d->canon = asc__arena_alloc(c, sizeof *d->canon * n);
-  for (int32_t r = 0; r < f->nregs; r++) {
-    const asc__irins *g = d->gdef[r];
-    d->canon[r] = r;
-    if (g == NULL || f->regs[r].ndefs != 1 ||
-        (g->op != ASC_IR_STRIDE && g->op != ASC_IR_DIM) ||
-        g->args[0].kind != ASC_IRV_REG || !f->regs[g->args[0].reg].param)
-      continue;
-    for (int32_t q = 0; q < r; q++) {
-      const asc__irins *h = d->gdef[q];
-      if (h != NULL && d->canon[q] == q && f->regs[q].ndefs == 1 &&
-          h->op == g->op && h->aux == g->aux &&
-          h->args[0].kind == ASC_IRV_REG &&
-          h->args[0].reg == g->args[0].reg) {
-        d->canon[r] = q;
-        break;
-      }
-    }
-  }
+  n = (int32_t)asc__ir_size(&L[0]->body[0]);
+  asc__regtab_init(c, &d->nin, n);
+  asc__regtab_init(c, &d->din, n);
+  asc__ir_walk(&L[0]->body[0], note_def, d);
 }
 
 /* The axis of tensor t that term x belongs to (the stride factor removed
@@ -248,7 +213,7 @@ void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
 static int axis_of(const asc__depnest *d, int32_t t, asc__aterm *x) {
   const asc__irtype ty = d->f->regs[t].ty;
   for (int k = 0; k < x->ns; k++) {
-    const asc__irins *g = d->gdef[x->s[k]];
+    const asc__irins *g = d->f->regs[x->s[k]].def;
     if (g != NULL && g->op == ASC_IR_STRIDE && g->args[0].kind == ASC_IRV_REG &&
         g->args[0].reg == t && d->f->regs[x->s[k]].ndefs <= 1) {
       int axis = g->aux;
@@ -351,24 +316,43 @@ const char *asc__dep_str(asc__cctx *c, const asc__depvec *v) {
   return s;
 }
 
-static void nest_walk(asc__irfunc *f, asc__irblock *b, asc__nest_try try_fn,
-                      void *ctx) {
+typedef struct nwalk {
+  asc__cctx *c;
+  asc__irfunc *f;
+  asc__nest_try try_fn;
+  void *ctx;
+  const char *pass;
+  asc__ircount_snap snap;
+} nwalk;
+
+static void nest_walk(nwalk *w, asc__irblock *b) {
   for (asc__irins *i = b->first; i;) {
-    asc__irins *next = i->next;
-    if (try_fn(ctx, b, i)) {
-      asc__ir_count(f);
+    asc__irins *prev = i->prev, *next = i->next;
+    asc__cctx_tick(w->c, w->pass);
+    asc__ir_count_snap(w->c, &w->snap, i);
+    if (w->try_fn(w->ctx, b, i)) {
+      /* what replaced i lies between prev and next */
+      asc__ir_count_redo(w->c, w->f, &w->snap, b, prev, next);
       i = next;
       continue;
     }
     for (int k = 0; k < asc__ir_nregions(i); k++)
-      nest_walk(f, &i->body[k], try_fn, ctx);
+      nest_walk(w, &i->body[k]);
     i = next;
   }
 }
 
-void asc__nest_walk(asc__irfunc *f, asc__nest_try try_fn, void *ctx) {
+void asc__nest_walk(asc__cctx *c, asc__irfunc *f, const char *pass,
+                    asc__nest_try try_fn, void *ctx) {
+  nwalk w;
+  memset(&w, 0, sizeof w);
+  w.c = c;
+  w.f = f;
+  w.try_fn = try_fn;
+  w.ctx = ctx;
+  w.pass = pass;
   asc__ir_count(f);
-  nest_walk(f, &f->body, try_fn, ctx);
+  nest_walk(&w, &f->body);
   asc__ir_count(f);
 }
 

@@ -34,14 +34,11 @@ typedef struct asc__depnest {
   const asc__irfunc *f;
   int nl;
   const asc__irins *L[ASC_DEP_MAXL];
-  /* per register: definitions inside L[0] (count, the last one) and the
-   * definition anywhere in the function (the last one) */
-  int32_t *nin;
-  const asc__irins **din;
-  const asc__irins **gdef;
-  /* per register: the register a symbol stands for (one `dim` / `stride`
-   * of a tensor axis may be read into several registers) */
-  int32_t *canon;
+  /* per register defined inside L[0]: the number of its definitions
+   * there, and the last one.  Tables of the nest's registers only, so
+   * setting up a nest costs its size; definitions anywhere are f's
+   * (asc__irreg.def: the counts must be current) */
+  asc__regtab nin, din;
 } asc__depnest;
 
 /* The result of comparing two accesses x, y of one tensor. */
@@ -55,9 +52,22 @@ typedef struct asc__depvec {
   int64_t dist[ASC_DEP_MAXL];
 } asc__depvec;
 
-/* Sets up d for the nest L[0..nl) of f (arena memory). */
+/* Sets up d for the nest L[0..nl) of f (scratch memory: d lives until the
+ * pass ends).  f's counts must be current. */
 void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
                    asc__irins *const *L, int nl);
+/* Definitions of r inside L[0]: their number, and the last one. */
+static inline int32_t asc__dep_nin(const asc__depnest *d, int32_t r) {
+  return (int32_t)asc__regtab_get(&d->nin, r);
+}
+static inline const asc__irins *asc__dep_din(const asc__depnest *d,
+                                             int32_t r) {
+  return (const asc__irins *)asc__regtab_get(&d->din, r);
+}
+/* The registers defined inside L[0], in increasing order (*n of them). */
+static inline const int32_t *asc__dep_defined(asc__depnest *d, int32_t *n) {
+  return asc__regtab_keys(&d->nin, n);
+}
 /* The affine form of v; false when v is not affine in the nest. */
 bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out);
 /* The constant coefficient of level l in a's terms free of symbols: *unit
@@ -109,8 +119,11 @@ bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i);
 /* The walk of the loop-nest passes: calls try(ctx, b, i) for every
  * instruction i of f's body and of the blocks below it, outermost first.
  * When try rewrote i (it returns true) the walk does not enter what
- * replaced it, and f's use counts are refreshed. */
+ * replaced it, and f's counts are brought up to date for what replaced it,
+ * which must lie between i's neighbours in b.  The walk checks the compile
+ * budget, naming pass. */
 typedef bool (*asc__nest_try)(void *ctx, asc__irblock *b, asc__irins *i);
-void asc__nest_walk(asc__irfunc *f, asc__nest_try try_fn, void *ctx);
+void asc__nest_walk(asc__cctx *c, asc__irfunc *f, const char *pass,
+                    asc__nest_try try_fn, void *ctx);
 
 #endif /* ASC_DEPEND_H */

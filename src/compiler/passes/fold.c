@@ -248,9 +248,9 @@ void asc__pass_fold(asc__cctx *c, asc__irfunc *f) {
     /* One set of tables while the register count holds: a round per
      * fresh copy would keep 16 of them in the arena. */
     if (s.known == NULL || n != nalloc) {
-      s.known = asc__arena_alloc(c, sizeof *s.known * n);
-      s.arr = asc__arena_alloc(c, sizeof *s.arr * n);
-      s.iv = asc__arena_alloc(c, n);
+      s.known = asc__scratch_alloc(c, sizeof *s.known * n);
+      s.arr = asc__scratch_alloc(c, sizeof *s.arr * n);
+      s.iv = asc__scratch_alloc(c, n);
       nalloc = n;
     } else {
       memset(s.known, 0, sizeof *s.known * n);

@@ -261,8 +261,9 @@ typedef struct roles {
 
 static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
   const asc__irfunc *f = x->f;
-  int32_t nr = f->nregs;
-  int32_t *occ;
+  asc__regtab occ;
+  const int32_t *in;
+  int32_t nin;
   int32_t tc = g->st->args[0].reg;
   asc__affine ox, oy, olc;
   const char *why;
@@ -278,7 +279,7 @@ static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
     for (int k = 0; k < 2; k++) {
       asc__irval v = g->L[l]->args[k];
       if (v.kind == ASC_IRV_REG &&
-          (d->nin[v.reg] > 0 || v.reg == g->L[0]->dst))
+          (asc__dep_nin(d, v.reg) > 0 || v.reg == g->L[0]->dst))
         return asc__arena_printf(x->c, "the bounds of loop %%%s change in "
                                  "the nest", rname(x, g->L[l]->dst));
     }
@@ -296,7 +297,7 @@ static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
   {
     int32_t ts[3] = {tc, g->lx->args[0].reg, g->ly->args[0].reg};
     for (int k = 0; k < 3; k++) {
-      const asc__irins *gd = d->gdef[ts[k]];
+      const asc__irins *gd = d->f->regs[ts[k]].def;
       if (!f->regs[ts[k]].param &&
           !(f->regs[ts[k]].ndefs == 1 && gd != NULL &&
             (gd->op == ASC_IR_NEW_ARRAY || gd->op == ASC_IR_LOCAL_ARRAY)))
@@ -337,13 +338,14 @@ static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
                                f->regs[g->add->dst].ndefs != 1)))
     return "a value of the product is used elsewhere";
   /* registers of the nest live only in it */
-  occ = asc__arena_alloc(x->c, sizeof *occ * (size_t)nr);
-  memset(occ, 0, sizeof *occ * (size_t)nr);
-  asc__ir_occurrences(&g->L[0]->body[0], occ);
-  for (int32_t q = 0; q < nr; q++) {
-    if (d->nin[q] == 0 || q == g->L[1]->dst || q == g->L[2]->dst)
+  asc__regtab_init(x->c, &occ, 0);
+  asc__ir_occurrences(&g->L[0]->body[0], &occ);
+  in = asc__dep_defined(d, &nin);
+  for (int32_t k = 0; k < nin; k++) {
+    int32_t q = in[k];
+    if (q == g->L[1]->dst || q == g->L[2]->dst)
       continue;
-    if (occ[q] != f->regs[q].ndefs + f->regs[q].nuses)
+    if (asc__regtab_get(&occ, q) != f->regs[q].ndefs + f->regs[q].nuses)
       return asc__arena_printf(x->c, "%%%s is used after the nest",
                                rname(x, q));
     if (q != g->s && f->regs[q].ndefs != 1)
@@ -367,7 +369,7 @@ static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
       for (int t = 0; t < as[q]->n; t++)
         for (int u = 0; u < as[q]->t[t].ns; u++) {
           int32_t sy = as[q]->t[t].s[u];
-          const asc__irins *gd = d->gdef[sy];
+          const asc__irins *gd = d->f->regs[sy].def;
           if (f->regs[sy].ndefs > 1 &&
               !(gd != NULL && (gd->op == ASC_IR_STRIDE || gd->op == ASC_IR_DIM)))
             return asc__arena_printf(x->c, "%%%s, in an offset, is assigned "
@@ -480,7 +482,7 @@ static asc__irval bbin(gemit *e, int op, asc__irval a, asc__irval b) {
  * `dim` / `stride` of a parameter (which depend.c merges with other reads
  * of it, defined anywhere) is read again. */
 static asc__irval symbol(gemit *e, int32_t r) {
-  const asc__irins *g = e->d->gdef[r];
+  const asc__irins *g = e->d->f->regs[r].def;
   if (g != NULL && (g->op == ASC_IR_STRIDE || g->op == ASC_IR_DIM) &&
       g->args[0].kind == ASC_IRV_REG && e->x->f->regs[g->args[0].reg].param) {
     asc__irins *i = asc__ir_clone(e->x->c, g);
@@ -648,5 +650,5 @@ void asc__pass_gemmrec(asc__cctx *c, asc__irfunc *f) {
   gctx x;
   x.c = c;
   x.f = f;
-  asc__nest_walk(f, try_any, &x);
+  asc__nest_walk(c, f, "gemmrec", try_any, &x);
 }

@@ -270,16 +270,17 @@ static void note(hctx *x, asc__irins *loop, const asc__irins *ld,
                                    text));
 }
 
-static bool invariant(const asc__irins *i, const uint8_t *inside) {
+static bool invariant(const asc__irins *i, const asc__regtab *inside) {
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && inside[i->args[k].reg])
+    if (i->args[k].kind == ASC_IRV_REG &&
+        asc__regtab_get(inside, i->args[k].reg))
       return false;
   return true;
 }
 
 /* `if %c { raise ... }` with %c and the raise's values defined outside
  * the loop (a bounds check of an invariant index). */
-static bool invariant_check(const asc__irins *i, const uint8_t *inside) {
+static bool invariant_check(const asc__irins *i, const asc__regtab *inside) {
   const asc__irins *r = i->body[0].first;
   return i->op == ASC_IR_IF && i->body[1].first == NULL && r != NULL &&
          r == i->body[0].last && r->op == ASC_IR_RAISE &&
@@ -293,7 +294,7 @@ enum { MAXCHECKS = 8 };
  * and only pure values and loads (no effect) come before the last of
  * them: their number, stored in chk[]; -1 otherwise. */
 static int checks_before(const hctx *x, const asc__irblock *body,
-                         const asc__irins *ld, const uint8_t *inside,
+                         const asc__irins *ld, const asc__regtab *inside,
                          asc__irins **chk) {
   int n = 0;
   bool effect = false;
@@ -318,7 +319,7 @@ static int checks_before(const hctx *x, const asc__irblock *body,
 /* Does the load get to run before the loop?  With say, a note says why
  * not. */
 static bool may_hoist(hctx *x, asc__irins *loop, const asc__irins *ld,
-                      bool guardable, bool say, const uint8_t *inside,
+                      bool guardable, bool say, const asc__regtab *inside,
                       asc__irins **chk, int *nchk) {
   const asc__irins *why = NULL;
   *nchk = checks_before(x, &loop->body[0], ld, inside, chk);
@@ -385,11 +386,12 @@ static void hoist_block(hctx *x, asc__irblock *b);
 static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
   asc__irins *chain[ASC_DEP_MAXL + 1];
   asc__irblock out = {NULL, NULL};
-  uint8_t *inside, *moved;
+  asc__regtab inside, moved;
   bool again, guardable;
   int run;
 
   hoist_block(x, &loop->body[0]);
+  asc__cctx_tick(x->c, "hoist");
   /* a wavefront's sweep runs a row at a time (wavefront.c): what left it
    * would sit beside the sweeps, which must be all the wavefront holds */
   if (loop->op == ASC_IR_LOOP || loop->wave == ASC_WAVE_SWEEP)
@@ -398,13 +400,11 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
   if (run == 0)
     return;
   guardable = loop->args[2].kind == ASC_IRV_CONST && loop->args[2].c.i != 0;
-  inside = asc__arena_alloc(x->c, (size_t)x->f->nregs + 1);
-  moved = asc__arena_alloc(x->c, (size_t)x->f->nregs + 1);
-  memset(inside, 0, (size_t)x->f->nregs + 1);
-  memset(moved, 0, (size_t)x->f->nregs + 1);
-  asc__ir_defined_in(&loop->body[0], inside);
+  asc__regtab_init(x->c, &inside, 0);
+  asc__regtab_init(x->c, &moved, 0);
+  asc__ir_defined_in(&loop->body[0], &inside);
   if (loop->dst >= 0)
-    inside[loop->dst] = 1;
+    asc__regtab_set(&inside, loop->dst, 1);
   x->nw = 0;
   x->sync = NULL;
   chain[0] = loop;
@@ -416,12 +416,12 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
       next = i->next;
       if (i->dst < 0 || x->f->regs[i->dst].ndefs != 1 ||
           x->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
-          !invariant(i, inside))
+          !invariant(i, &inside))
         continue;
       if (i->op == ASC_IR_LOAD) {
         asc__irins *chk[MAXCHECKS];
         int nchk;
-        if (!may_hoist(x, loop, i, guardable, false, inside, chk, &nchk))
+        if (!may_hoist(x, loop, i, guardable, false, &inside, chk, &nchk))
           continue;
         /* the checks in front of it go first: the first iteration would
          * have raised there having changed nothing */
@@ -442,25 +442,26 @@ static void hoist_loop(hctx *x, asc__irblock *b, asc__irins *loop) {
         if (!asc__nest_pure(x->f, i))
           continue;
         for (int32_t k = 0; k < i->nargs; k++)
-          if (i->args[k].kind == ASC_IRV_REG && moved[i->args[k].reg])
+          if (i->args[k].kind == ASC_IRV_REG &&
+              asc__regtab_get(&moved, i->args[k].reg))
             reads = true;
         if (!reads)
           continue;
       }
       asc__ir_remove(&loop->body[0], i);
       asc__ir_append(&out, i);
-      inside[i->dst] = 0;
-      moved[i->dst] = 1;
+      asc__regtab_set(&inside, i->dst, 0);
+      asc__regtab_set(&moved, i->dst, 1);
       again = true;
     }
   } while (again);
   /* what stays, and why */
   for (asc__irins *i = loop->body[0].first; i; i = i->next)
     if (i->op == ASC_IR_LOAD && x->f->regs[i->dst].ndefs == 1 &&
-        invariant(i, inside)) {
+        invariant(i, &inside)) {
       asc__irins *chk[MAXCHECKS];
       int nchk;
-      may_hoist(x, loop, i, guardable, true, inside, chk, &nchk);
+      may_hoist(x, loop, i, guardable, true, &inside, chk, &nchk);
     }
   if (out.first == NULL)
     return;
@@ -503,10 +504,8 @@ void asc__pass_hoist(asc__cctx *c, asc__irfunc *f) {
   x.f = f;
   x.nregs0 = f->nregs;
   asc__ir_count(f);
-  x.gdef = asc__arena_alloc(c, sizeof *x.gdef * n);
-  memset(x.gdef, 0, sizeof *x.gdef * n);
-  x.noted = asc__arena_alloc(c, n);
-  memset(x.noted, 0, n);
+  x.gdef = asc__scratch_alloc(c, sizeof *x.gdef * n);
+  x.noted = asc__scratch_alloc(c, n);
   asc__ir_walk(&f->body, note_def, &x);
   hoist_block(&x, &f->body);
   asc__ir_count(f);

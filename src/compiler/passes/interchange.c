@@ -48,8 +48,7 @@
 typedef struct ictx {
   asc__cctx *c;
   asc__irfunc *f;
-  int32_t nregs0;
-  int32_t *ren;     /* clone map; -1 keeps */
+  asc__regtab ren;  /* clone map: 1 + the new register; 0 keeps */
 } ictx;
 
 static void add_note(ictx *x, asc__irins *i, const char *text) {
@@ -67,7 +66,7 @@ static bool pure_ok(ictx *x, const asc__irins *i) {
 
 static bool invariant(const asc__depnest *d, asc__irval v) {
   return v.kind == ASC_IRV_CONST ||
-         (d->nin[v.reg] == 0 && v.reg != d->L[0]->dst);
+         (asc__dep_nin(d, v.reg) == 0 && v.reg != d->L[0]->dst);
 }
 
 /* Elements of the accumulator tile of s (docs/optimizer.md, "Tile sizes") */
@@ -90,9 +89,9 @@ static asc__irins *new_for(ictx *x, const char *hint, asc__irval lo,
 
 static void rename_args(ictx *x, asc__irins *i) {
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < x->nregs0 &&
-        x->ren[i->args[k].reg] >= 0)
-      i->args[k].reg = x->ren[i->args[k].reg];
+    if (i->args[k].kind == ASC_IRV_REG &&
+        asc__regtab_get(&x->ren, i->args[k].reg) > 0)
+      i->args[k].reg = (int32_t)asc__regtab_get(&x->ren, i->args[k].reg) - 1;
 }
 
 /* Appends to b a copy of prefix (pure instructions) with fresh registers,
@@ -108,7 +107,7 @@ static void clone_prefix(ictx *x, asc__irblock *b, const asc__irblock *pre,
     rename_args(x, n);
     n->dst = asc__ir_reg(x->c, x->f, x->f->regs[i->dst].ty,
                          x->f->regs[i->dst].name);
-    x->ren[i->dst] = n->dst;
+    asc__regtab_set(&x->ren, i->dst, n->dst + 1);
     if (i->dst == s)
       *s_copy = n->dst;
     asc__ir_append(b, n);
@@ -120,7 +119,7 @@ static void map_j(ictx *x, asc__irblock *b, int32_t j, int32_t j0, int32_t jj,
                   int32_t line) {
   int32_t r = asc__ir_bin(x->c, x->f, b, ASC_IR_ADD, ascInt64,
                           asc__irv_reg(j0), asc__irv_reg(jj), line);
-  x->ren[j] = r;
+  asc__regtab_set(&x->ren, j, r + 1);
 }
 
 /* The update of s in P's body: `%s = op %s, %x` or `%t = op %s, %x` +
@@ -220,10 +219,9 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *const *Ps,
   asc__irins *P = Ps[0], *Pin = Ps[np - 1];
   const asc__irblock *pb = &Pin->body[0];
   const char *why;
-  int32_t nr = x->f->nregs;
-  int32_t *inj = asc__arena_alloc(x->c, sizeof *inj * (size_t)nr);
-  int32_t *inp = asc__arena_alloc(x->c, sizeof *inp * (size_t)nr);
-  uint8_t *defp = asc__arena_alloc(x->c, (size_t)nr);
+  asc__regtab inj, inp, defp;
+  const int32_t *in;
+  int32_t nin;
   if (x->f->may_alias)
     return "the kernel's tensors may alias";
   for (int l = 0; l < np; l++)
@@ -234,12 +232,12 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *const *Ps,
                                  rname(x, J->dst));
   if ((why = between_ok(x, J, Ps, np, s)) != NULL)
     return why;
-  memset(inj, 0, sizeof *inj * (size_t)nr);
-  memset(inp, 0, sizeof *inp * (size_t)nr);
-  asc__ir_occurrences(&J->body[0], inj);
-  asc__ir_occurrences(&P->body[0], inp);
-  memset(defp, 0, (size_t)nr);
-  asc__ir_defined_in(&P->body[0], defp);
+  asc__regtab_init(x->c, &inj, 0);
+  asc__regtab_init(x->c, &inp, 0);
+  asc__regtab_init(x->c, &defp, 0);
+  asc__ir_occurrences(&J->body[0], &inj);
+  asc__ir_occurrences(&P->body[0], &inp);
+  asc__ir_defined_in(&P->body[0], &defp);
   for (const asc__irins *i = J->body[0].first; i != P; i = i->next) {
     if (!pure_ok(x, i))
       return asc__arena_printf(x->c, "a %s before loop %%%s",
@@ -270,14 +268,17 @@ static const char *legal(ictx *x, asc__irins *J, asc__irins *const *Ps,
   }
   /* registers of J's body live only in it (the prefix is copied into each
    * part), those of P's body only in P */
-  for (int32_t r = 0; r < nr; r++) {
+  in = asc__dep_defined(d, &nin);
+  for (int32_t k = 0; k < nin; k++) {
+    int32_t r = in[k];
     int32_t all = x->f->regs[r].ndefs + x->f->regs[r].nuses;
-    if (r == P->dst || d->nin[r] == 0)
+    if (r == P->dst)
       continue;
-    if (inj[r] != all)
+    if (asc__regtab_get(&inj, r) != all)
       return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
                                rname(x, r), rname(x, J->dst));
-    if (r != s && defp[r] && inp[r] != all)
+    if (r != s && asc__regtab_get(&defp, r) &&
+        asc__regtab_get(&inp, r) != all)
       return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
                                rname(x, r), rname(x, P->dst));
   }
@@ -374,7 +375,7 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
                asc__irv_int(ascInt64, 1), line);
   map_j(x, &Li->body[0], j, J0->dst, Li->dst, line);
   clone_prefix(x, &Li->body[0], pre, s, true, &sinit);
-  x->ren[s] = -1;
+  asc__regtab_set(&x->ren, s, 0);
   ins = asc__ir_ins(x->c, ASC_IR_STORE, -1, 3, line);
   ins->args[0] = asc__irv_reg(acc);
   ins->args[1] = asc__irv_reg(Li->dst);
@@ -431,7 +432,7 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
   ins->args[0] = asc__irv_reg(acc);
   ins->args[1] = asc__irv_reg(Lo->dst);
   asc__ir_append(&Lo->body[0], ins);
-  x->ren[s] = sv;
+  asc__regtab_set(&x->ren, s, sv + 1);
   while (post->first != NULL) {
     asc__irins *i = post->first;
     asc__ir_remove(post, i);
@@ -454,8 +455,7 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
   int32_t s;
   int nl = 1;
 
-  for (int32_t r = 0; r < x->nregs0; r++)
-    x->ren[r] = -1;
+  asc__regtab_clear(&x->ren);
   if (J->unroll || J->args[2].kind != ASC_IRV_CONST || J->args[2].c.i != 1 ||
       x->f->regs[J->dst].ty.dtype != ascInt64)
     return false;
@@ -535,7 +535,6 @@ void asc__pass_interchange(asc__cctx *c, asc__irfunc *f) {
   ictx x;
   x.c = c;
   x.f = f;
-  x.nregs0 = f->nregs;
-  x.ren = asc__arena_alloc(c, sizeof *x.ren * (size_t)(f->nregs + 1));
-  asc__nest_walk(f, try_any, &x);
+  asc__regtab_init(c, &x.ren, 0);
+  asc__nest_walk(c, f, "interchange", try_any, &x);
 }

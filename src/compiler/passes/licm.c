@@ -17,14 +17,15 @@ static bool is_loop(int op) {
 }
 
 static bool hoistable(const asc__irfunc *f, const asc__irins *i,
-                      const uint8_t *inside) {
+                      const asc__regtab *inside) {
   if (i->dst < 0 || !(asc__irop_flags(i->op) & ASC_OPF_PURE) ||
       asc__ir_may_trap(f, i))
     return false;
   if (f->regs[i->dst].ndefs != 1 || f->regs[i->dst].ty.kind != ASC_IRK_SCALAR)
     return false;
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && inside[i->args[k].reg])
+    if (i->args[k].kind == ASC_IRV_REG &&
+        asc__regtab_get(inside, i->args[k].reg))
       return false;
   return true;
 }
@@ -33,21 +34,22 @@ static void licm_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b);
 
 static void licm_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
                       asc__irins *loop) {
-  uint8_t *inside;
+  asc__regtab inside;
   bool moved;
   licm_block(c, f, &loop->body[0]);
-  inside = asc__arena_alloc(c, (size_t)f->nregs + 1);
-  asc__ir_defined_in(&loop->body[0], inside);
+  asc__cctx_tick(c, "licm");
+  asc__regtab_init(c, &inside, 0);
+  asc__ir_defined_in(&loop->body[0], &inside);
   if (loop->dst >= 0)
-    inside[loop->dst] = 1;
+    asc__regtab_set(&inside, loop->dst, 1);
   do {
     moved = false;
     for (asc__irins *i = loop->body[0].first, *next; i; i = next) {
       next = i->next;
-      if (hoistable(f, i, inside)) {
+      if (hoistable(f, i, &inside)) {
         asc__ir_remove(&loop->body[0], i);
         asc__ir_insert_before(b, loop, i);
-        inside[i->dst] = 0;
+        asc__regtab_set(&inside, i->dst, 0);
         moved = true;
       }
     }

@@ -85,11 +85,11 @@ typedef struct pstate {
   asc__irfunc *f;
   atom *atoms;
   int natoms, capatoms;
-  asc__irins **gdef;        /* per register: a definition */
-  int32_t *nin;             /* per register: definitions inside the nest */
-  asc__irins **din;
-  uint8_t *isiv;
-  int32_t capnr;            /* the four tables above have room for this */
+  /* per register of the nest: definitions inside it (their number, the
+   * last one), and whether it is an induction; a register's definition
+   * anywhere is f's (asc__irreg.def: the counts are kept current) */
+  asc__regtab nin, din, isiv;
+  asc__ircount_snap snap;
   access *acc;
   int nacc, capacc;
   int32_t chk[MAXCHK];      /* written tensors that are analysed */
@@ -100,6 +100,22 @@ typedef struct pstate {
   int in_inv;               /* expanding an invariant's definition */
   int32_t line;
 } pstate;
+
+static int32_t nin(const pstate *s, int32_t r) {
+  return (int32_t)asc__regtab_get(&s->nin, r);
+}
+
+static const asc__irins *din(const pstate *s, int32_t r) {
+  return (const asc__irins *)asc__regtab_get(&s->din, r);
+}
+
+static bool isiv(const pstate *s, int32_t r) {
+  return asc__regtab_get(&s->isiv, r) != 0;
+}
+
+static const asc__irins *gdef(const pstate *s, int32_t r) {
+  return s->f->regs[r].def;
+}
 
 /* ------------------------------------------------------------ polynomials */
 
@@ -245,7 +261,7 @@ static bool resolve(pstate *s, asc__irval v, poly *out, int depth);
  * contiguous, overlapping no other tensor, and its shape invariant in a
  * nest that does not define it. */
 static bool heap_array(const pstate *s, int32_t t) {
-  const asc__irins *d = s->gdef[t];
+  const asc__irins *d = gdef(s, t);
   return !s->f->regs[t].param && d != NULL &&
          (d->op == ASC_IR_NEW_ARRAY || d->op == ASC_IR_SET_ARRAY);
 }
@@ -265,10 +281,10 @@ static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
   if (!known_tensor(s, t) || g->ty.kind != ASC_IRK_TENSOR)
     return false;
   if (i->op == ASC_IR_DIM && !g->param && g->ndefs == 1 &&
-      s->gdef[t] != NULL && s->gdef[t]->op == ASC_IR_NEW_ARRAY &&
-      i->aux < s->gdef[t]->nargs)
+      gdef(s, t) != NULL && gdef(s, t)->op == ASC_IR_NEW_ARRAY &&
+      i->aux < gdef(s, t)->nargs)
     /* an array the kernel made: its extent is the value it was made with */
-    return resolve(s, s->gdef[t]->args[i->aux], out, 1);
+    return resolve(s, gdef(s, t)->args[i->aux], out, 1);
   if (i->op == ASC_IR_STRIDE && (g->ty.flags & ASC_IRT_CONTIG) &&
       i->aux == g->ty.ndim - 1) {
     p_const(out, 1);
@@ -308,12 +324,12 @@ static bool resolve_def(pstate *s, const asc__irins *i, poly *out,
  * and everything it reads is fixed for the whole kernel. */
 static bool resolve_inv(pstate *s, int32_t r, poly *out, int depth) {
   const asc__irreg *g = &s->f->regs[r];
-  if (!g->param && g->ndefs == 1 && s->gdef[r] != NULL) {
+  if (!g->param && g->ndefs == 1 && gdef(s, r) != NULL) {
     bool saved = s->unstable;
     bool ok;
     s->unstable = false;
     s->in_inv++;
-    ok = resolve_def(s, s->gdef[r], out, depth);
+    ok = resolve_def(s, gdef(s, r), out, depth);
     s->in_inv--;
     ok = ok && !s->unstable;
     s->unstable = saved;
@@ -344,16 +360,16 @@ static bool resolve(pstate *s, asc__irval v, poly *out, int depth) {
     return false;
   /* an invariant computed before the nest from a register the nest
    * assigns saw that register's old value: not expandable */
-  if (s->in_inv > 0 && (s->isiv[r] || s->nin[r] > 0))
+  if (s->in_inv > 0 && (isiv(s, r) || nin(s, r) > 0))
     return false;
-  if (s->isiv[r]) {
+  if (isiv(s, r)) {
     p_atom(out, atom_id(s, A_IV, r, 0));
     return true;
   }
-  if (s->nin[r] > 1)
+  if (nin(s, r) > 1)
     return false;
-  if (s->nin[r] == 1)
-    return resolve_def(s, s->din[r], out, depth);
+  if (nin(s, r) == 1)
+    return resolve_def(s, din(s, r), out, depth);
   return resolve_inv(s, r, out, depth);
 }
 
@@ -404,16 +420,10 @@ static void count_def(asc__irins *i, void *ctx) {
   pstate *s = ctx;
   if (i->dst >= 0) {
     if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-      s->isiv[i->dst] = 1;
-    s->nin[i->dst]++;
-    s->din[i->dst] = i;
+      asc__regtab_set(&s->isiv, i->dst, 1);
+    ++*asc__regtab_ref(&s->nin, i->dst);
+    asc__regtab_set(&s->din, i->dst, (intptr_t)i);
   }
-}
-
-static void global_def(asc__irins *i, void *ctx) {
-  pstate *s = ctx;
-  if (i->dst >= 0)
-    s->gdef[i->dst] = i;
 }
 
 static void add_access(pstate *s, asc__irins *i, int kind) {
@@ -451,7 +461,7 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
     case ASC_IR_CAS:
     case ASC_IR_LOCK:   /* a lock word is an atomic of its own */
     case ASC_IR_UNLOCK:
-      if (s->nin[i->args[0].reg] == 0)
+      if (nin(s, i->args[0].reg) == 0)
         add_access(s, i, i->op == ASC_IR_LOAD    ? 0
                          : i->op == ASC_IR_STORE ? 1
                                                  : 2);
@@ -690,11 +700,11 @@ static int update_op(const pstate *s, const asc__irins *i, int32_t r) {
     if (i->args[0].kind != ASC_IRV_REG)
       return -1;
     t = i->args[0].reg;
-    if (s->isiv[t] || s->nin[t] != 1 || s->din[t] == NULL ||
+    if (isiv(s, t) || nin(s, t) != 1 || din(s, t) == NULL ||
         s->f->regs[t].ndefs != 1 ||
         s->f->regs[t].nuses != 1)
       return -1;
-    d = s->din[t];
+    d = din(s, t);
   }
   op = d->op;
   if (d->nargs != 2 || !red_op_ok(op, s->f->regs[r].ty.dtype))
@@ -730,7 +740,7 @@ static int find_updates(const pstate *s, const asc__irblock *b, int32_t r,
 static int reduction_op(const pstate *s, asc__irins *nest, int32_t r) {
   int op = -1, n = 0, occ = 0;
   const asc__irreg *g = &s->f->regs[r];
-  if (g->ty.kind != ASC_IRK_SCALAR || g->ndefs <= s->nin[r])
+  if (g->ty.kind != ASC_IRK_SCALAR || g->ndefs <= nin(s, r))
     return -1;
   if (find_updates(s, &nest->body[0], r, &op, &n) < 0 || n == 0)
     return -1;
@@ -965,16 +975,21 @@ static asc__irval check_overlap(pstate *s, asc__irblock *b, int32_t t,
 }
 
 /* asc__ir_walk over a rename map (int32_t *: -1 keeps the register). */
+/* r under map (1 + its new name; 0 keeps it) */
+static int32_t mapped(const asc__regtab *map, int32_t r) {
+  intptr_t n = asc__regtab_get(map, r);
+  return n > 0 ? (int32_t)n - 1 : r;
+}
+
 static void rename_ins(asc__irins *i, void *ctx) {
-  const int32_t *map = ctx;
-  if (i->dst >= 0 && map[i->dst] >= 0)
-    i->dst = map[i->dst];
+  const asc__regtab *map = ctx;
+  if (i->dst >= 0)
+    i->dst = mapped(map, i->dst);
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && map[i->args[k].reg] >= 0)
-      i->args[k].reg = map[i->args[k].reg];
+    if (i->args[k].kind == ASC_IRV_REG)
+      i->args[k].reg = mapped(map, i->args[k].reg);
   for (int32_t k = 0; k < i->nred; k++)
-    if (map[i->red[k].reg] >= 0)
-      i->red[k].reg = map[i->red[k].reg];
+    i->red[k].reg = mapped(map, i->red[k].reg);
 }
 
 static void clear_note(asc__irins *i, void *ctx) {
@@ -1089,16 +1104,18 @@ static asc__irins *collapse(pstate *s, nestplan *np, int m,
 /* seen[r]: 1 when r's first occurrence in b (in text order) is an
  * assignment by an instruction at depth 0 that does not read it, 2 when
  * it is anything else. */
-static void first_seen(const asc__irblock *b, uint8_t *seen, int depth) {
+static void first_seen(const asc__irblock *b, asc__regtab *seen, int depth) {
   for (const asc__irins *i = b->first; i; i = i->next) {
     for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && !seen[i->args[k].reg])
-        seen[i->args[k].reg] = 2;
+      if (i->args[k].kind == ASC_IRV_REG &&
+          !asc__regtab_get(seen, i->args[k].reg))
+        asc__regtab_set(seen, i->args[k].reg, 2);
     for (int32_t k = 0; k < i->nred; k++)
-      if (!seen[i->red[k].reg])
-        seen[i->red[k].reg] = 2;
-    if (i->dst >= 0 && !seen[i->dst])
-      seen[i->dst] = (depth == 0 && asc__ir_nregions(i) == 0) ? 1 : 2;
+      if (!asc__regtab_get(seen, i->red[k].reg))
+        asc__regtab_set(seen, i->red[k].reg, 2);
+    if (i->dst >= 0 && !asc__regtab_get(seen, i->dst))
+      asc__regtab_set(seen, i->dst,
+                      (depth == 0 && asc__ir_nregions(i) == 0) ? 1 : 2);
     for (int k = 0; k < asc__ir_nregions(i); k++)
       first_seen(&i->body[k], seen, depth + 1);
   }
@@ -1128,40 +1145,32 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__irval ok;
   asc__irblock chk = {NULL, NULL};
   asc__irins *top;
-  asc__buf desc;
-  uint8_t *first_top;
-  int32_t *occ_in;
+  /* the run-time checks, for the note; arena text, as the pass may
+   * unwind (the budgets) with it half made */
+  const char *desc = "";
+  asc__regtab first_top, occ_in;
+  const int32_t *defd;
+  int32_t ndefd, size = (int32_t)asc__ir_size(&L1->body[0]);
+  asc__irins *before = L1->prev, *after = L1->next;
 
-  /* each nest costs a walk over the whole function */
-  asc__cctx_budget(s->c, "parallelize");
+  /* What a nest costs is its size: the tables hold its registers only,
+   * and f's counts are kept current across each rewrite. */
+  asc__cctx_tick(s->c, "parallelize");
   memset(&np, 0, sizeof np);
-  asc__buf_init(&desc);
-  asc__ir_count(f);
   nr = f->nregs;
-  /* One set of tables for all nests, grown by doubling: fresh ones per
-   * nest kept O(nests x registers) bytes in the arena. */
-  if (nr + 1 > s->capnr) {
-    s->capnr = 2 * (nr + 1);
-    s->gdef = asc__arena_alloc(s->c, sizeof *s->gdef * (size_t)s->capnr);
-    s->nin = asc__arena_alloc(s->c, sizeof *s->nin * (size_t)s->capnr);
-    s->din = asc__arena_alloc(s->c, sizeof *s->din * (size_t)s->capnr);
-    s->isiv = asc__arena_alloc(s->c, (size_t)s->capnr);
-  } else {
-    memset(s->gdef, 0, sizeof *s->gdef * ((size_t)nr + 1));
-    memset(s->nin, 0, sizeof *s->nin * ((size_t)nr + 1));
-    memset(s->din, 0, sizeof *s->din * ((size_t)nr + 1));
-    memset(s->isiv, 0, (size_t)nr + 1);
-  }
+  asc__regtab_init(s->c, &s->nin, size);
+  asc__regtab_init(s->c, &s->din, size);
+  asc__regtab_init(s->c, &s->isiv, 0);
   s->natoms = 0;
   s->nacc = 0;
   s->nchk = 0;
   s->nbinds = 0;
   s->line = L1->line;
-  asc__ir_walk(&f->body, global_def, s);
-  s->isiv[L1->dst] = 1;
-  s->nin[L1->dst] = 1;
-  s->din[L1->dst] = L1;
+  asc__regtab_set(&s->isiv, L1->dst, 1);
+  asc__regtab_set(&s->nin, L1->dst, 1);
+  asc__regtab_set(&s->din, L1->dst, (intptr_t)L1);
   asc__ir_walk(&L1->body[0], count_def, s);
+  defd = asc__regtab_keys(&s->nin, &ndefd);
 
   if ((why = scan_nest(s, &L1->body[0], 0)) != NULL)
     goto serial;
@@ -1173,13 +1182,14 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
    * answers keep big bodies linear: a register first met as an
    * assignment at the top of the body is assigned before any read, and
    * one that occurs nowhere else is not read after the nest. */
-  first_top = asc__arena_alloc(s->c, (size_t)nr + 1);
-  occ_in = asc__arena_alloc(s->c, sizeof *occ_in * ((size_t)nr + 1));
-  first_seen(&L1->body[0], first_top, 0);
-  asc__ir_occurrences(&L1->body[0], occ_in);
-  for (int32_t r = 0; r < nr; r++) {
+  asc__regtab_init(s->c, &first_top, size);
+  asc__regtab_init(s->c, &occ_in, size);
+  first_seen(&L1->body[0], &first_top, 0);
+  asc__ir_occurrences(&L1->body[0], &occ_in);
+  for (int32_t q = 0; q < ndefd; q++) {
+    int32_t r = defd[q];
     int op;
-    if (s->nin[r] == 0 || s->isiv[r])
+    if (isiv(s, r))
       continue;
     if ((op = reduction_op(s, L1, r)) >= 0) {
       /* complex sums round like float ones */
@@ -1203,17 +1213,18 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       np.nred++;
       continue;
     }
-    if (first_top[r] != 1 && scan_seq(L1->body[0].first, r) == S_USE) {
+    if (asc__regtab_get(&first_top, r) != 1 &&
+        scan_seq(L1->body[0].first, r) == S_USE) {
       why = asc__arena_printf(
           s->c,
-          f->regs[r].ndefs > s->nin[r]
+          f->regs[r].ndefs > nin(s, r)
               ? "%s is carried from one iteration to the next (not a "
                 "recognised reduction)"
               : "%s is carried from one iteration to the next",
           rn(s, r));
       goto serial;
     }
-    if (f->regs[r].ndefs + f->regs[r].nuses > occ_in[r] &&
+    if (f->regs[r].ndefs + f->regs[r].nuses > asc__regtab_get(&occ_in, r) &&
         live_after(r, L1, cx)) {
       why = asc__arena_printf(s->c, "%s is assigned in the loop and used "
                                     "after it", rn(s, r));
@@ -1271,7 +1282,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       if (!w && s->nchk == 0)
         w = "only loops that write tensors are collapsed";
       for (int k = 0; k < 2 && !w; k++)
-        if (L->args[k].kind == ASC_IRV_REG && s->nin[L->args[k].reg] > 0)
+        if (L->args[k].kind == ASC_IRV_REG && nin(s, L->args[k].reg) > 0)
           w = "its bounds depend on the outer loops";
       if (!w && has_break(&L->body[0], 0))
         w = "a break leaves it";
@@ -1341,9 +1352,9 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       }
       if (!p_nonneg(s, &lowp)) {
         ok = check_nonneg(s, &chk, &lowp, ok);
-        asc__buf_printf(&desc, "%s%s >= 0 on axis %d of %s",
-                        desc.len ? ", " : "", rn(s, L->dst), b->axis,
-                        rn(s, t));
+        desc = asc__arena_printf(s->c, "%s%s%s >= 0 on axis %d of %s", desc,
+                                 *desc ? ", " : "", rn(s, L->dst), b->axis,
+                                 rn(s, t));
       }
       {
         poly one, hm1, ahi;
@@ -1370,16 +1381,16 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
           goto serial;
         }
         ok = check_nonneg(s, &chk, &highp, ok);
-        asc__buf_printf(&desc, "%s%s within axis %d of %s",
-                        desc.len ? ", " : "", rn(s, L->dst), b->axis,
-                        rn(s, t));
+        desc = asc__arena_printf(s->c, "%s%s%s within axis %d of %s", desc,
+                                 *desc ? ", " : "", rn(s, L->dst), b->axis,
+                                 rn(s, t));
       }
     }
     if (m > 0 && !heap_array(s, t) &&
         !(f->regs[t].ty.ndim == 1 && (f->regs[t].ty.flags & ASC_IRT_CONTIG))) {
       ok = check_overlap(s, &chk, t, ok);
-      asc__buf_printf(&desc, "%s%s does not overlap itself",
-                      desc.len ? ", " : "", rn(s, t));
+      desc = asc__arena_printf(s->c, "%s%s%s does not overlap itself", desc,
+                               *desc ? ", " : "", rn(s, t));
     }
   }
   guarded = ok.kind != ASC_IRV_NONE;
@@ -1390,35 +1401,34 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     asc__irins *par;
     asc__irblock pre = {NULL, NULL};
     asc__irins *serial_copy = NULL;
-    char *names;
-    asc__buf nb;
+    const char *names = "";
 
+    asc__ir_count_snap(s->c, &s->snap, L1);
     if (guarded) {
-      int32_t *map;
-      int32_t n0 = f->nregs;
+      asc__regtab map;
       serial_copy = asc__ir_clone(s->c, L1);
       asc__ir_walk(&serial_copy->body[0], clear_note, NULL);
-      map = asc__arena_alloc(s->c, sizeof *map * ((size_t)n0 + 1));
-      for (int32_t r = 0; r < n0; r++) {
+      asc__regtab_init(s->c, &map, ndefd);
+      for (int32_t q = 0; q < ndefd; q++) {
+        int32_t r = defd[q];
         bool red = false;
-        for (int q = 0; q < np.nred; q++)
-          red |= np.red[q].reg == r;
-        map[r] = -1;
-        if (r < nr && s->nin[r] > 0 && !red)
-          map[r] = asc__ir_reg(s->c, f, f->regs[r].ty, f->regs[r].name);
+        for (int k = 0; k < np.nred; k++)
+          red |= np.red[k].reg == r;
+        if (r < nr && !red)
+          asc__regtab_set(&map, r,
+                          asc__ir_reg(s->c, f, f->regs[r].ty,
+                                      f->regs[r].name) + 1);
       }
       {
         asc__irblock one = {NULL, NULL};
         asc__ir_append(&one, serial_copy);
-        asc__ir_walk(&one, rename_ins, map);
+        asc__ir_walk(&one, rename_ins, &map);
         asc__ir_remove(&one, serial_copy);
       }
     }
-    asc__buf_init(&nb);
     for (int j = 0; j < m; j++)
-      asc__buf_printf(&nb, "%s%s", j ? ", " : "", rn(s, np.L[j]->dst));
-    names = asc__arena_strndup(s->c, asc__buf_str(&nb), nb.len);
-    asc__buf_free(&nb);
+      names = asc__arena_printf(s->c, "%s%s%s", names, j ? ", " : "",
+                                rn(s, np.L[j]->dst));
 
     if (m == 1) {
       par = L1;
@@ -1450,67 +1460,69 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       }
       top = par;
     }
+    asc__ir_count_redo(s->c, f, &s->snap, b, before, after);
     /* privates that also occur outside (a reused Python variable): give
      * the parallel body its own copy */
-    asc__ir_count(f);
     {
-      int32_t n0 = f->nregs;
-      int32_t *cnt = asc__arena_alloc(s->c, sizeof *cnt * ((size_t)n0 + 1));
-      int32_t *map = asc__arena_alloc(s->c, sizeof *map * ((size_t)n0 + 1));
+      asc__regtab cnt, map;
       bool any = false;
-      asc__ir_occurrences(&par->body[0], cnt);
-      for (int32_t r = 0; r < n0; r++) {
+      asc__regtab_init(s->c, &cnt, size);
+      asc__regtab_init(s->c, &map, 0);
+      asc__ir_occurrences(&par->body[0], &cnt);
+      for (int32_t q = 0; q < ndefd; q++) {
+        int32_t r = defd[q];
         bool red = false;
-        map[r] = -1;
-        for (int q = 0; q < np.nred; q++)
-          red |= np.red[q].reg == r;
-        if (r >= nr || s->nin[r] == 0 || red || r == par->dst)
+        for (int k = 0; k < np.nred; k++)
+          red |= np.red[k].reg == r;
+        if (r >= nr || red || r == par->dst)
           continue;
-        if (f->regs[r].ndefs + f->regs[r].nuses > cnt[r]) {
-          map[r] = asc__ir_reg(s->c, f, f->regs[r].ty, f->regs[r].name);
+        if (f->regs[r].ndefs + f->regs[r].nuses > asc__regtab_get(&cnt, r)) {
+          asc__regtab_set(&map, r,
+                          asc__ir_reg(s->c, f, f->regs[r].ty,
+                                      f->regs[r].name) + 1);
           any = true;
         }
       }
-      if (any)
-        asc__ir_walk(&par->body[0], rename_ins, map);
+      if (any) {
+        asc__irins *tprev = top->prev, *tnext = top->next;
+        asc__ir_count_snap(s->c, &s->snap, top);
+        asc__ir_walk(&par->body[0], rename_ins, &map);
+        asc__ir_count_redo(s->c, f, &s->snap, b, tprev, tnext);
+      }
     }
     {
-      asc__buf t;
-      asc__buf_init(&t);
-      if (m == 1)
-        asc__buf_puts(&t, "becomes a pfor");
-      else
-        asc__buf_printf(&t, "collapsed %d loops (%s) into one pfor", m, names);
+      const char *t =
+          m == 1 ? "becomes a pfor"
+                 : asc__arena_printf(s->c, "collapsed %d loops (%s) into one "
+                                           "pfor", m, names);
       if (np.nred > 0) {
-        asc__buf_puts(&t, " with reduce(");
+        t = asc__arena_printf(s->c, "%s with reduce(", t);
         for (int q = 0; q < np.nred; q++)
-          asc__buf_printf(&t, "%s%s %s", q ? ", " : "",
-                          asc__irop_name(np.red[q].op),
-                          rn(s, np.red[q].reg));
-        asc__buf_puts(&t, ")");
+          t = asc__arena_printf(s->c, "%s%s%s %s", t, q ? ", " : "",
+                                asc__irop_name(np.red[q].op),
+                                rn(s, np.red[q].reg));
+        t = asc__arena_printf(s->c, "%s)", t);
       }
       if (s->nchk > 0) {
-        asc__buf_puts(&t, ": iterations write disjoint elements of ");
+        t = asc__arena_printf(s->c, "%s: iterations write disjoint elements "
+                                    "of ", t);
         for (int q = 0; q < s->nchk; q++)
-          asc__buf_printf(&t, "%s%s", q ? ", " : "", rn(s, s->chk[q]));
+          t = asc__arena_printf(s->c, "%s%s%s", t, q ? ", " : "",
+                                rn(s, s->chk[q]));
       }
       if (np.inner_why)
-        asc__buf_printf(&t, "\n  %s", np.inner_why);
+        t = asc__arena_printf(s->c, "%s\n  %s", t, np.inner_why);
       if (guarded)
-        asc__buf_printf(&t, "\n  runs serially unless, at run time: %s",
-                        asc__buf_str(&desc));
+        t = asc__arena_printf(s->c, "%s\n  runs serially unless, at run "
+                                    "time: %s", t, desc);
       top->note = asc__arena_printf(s->c, "parallelize: loop %s at line %d "
                                           "%s",
-                                    rn(s, L1->dst), (int)L1->line,
-                                    asc__buf_str(&t));
-      asc__buf_free(&t);
+                                    rn(s, L1->dst), (int)L1->line, t);
     }
-    asc__buf_free(&desc);
     return true;
   }
 
 serial:
-  asc__buf_free(&desc);
   note(s, L1, asc__arena_printf(s->c, "stays serial: %s", why));
   return false;
 }
@@ -1555,6 +1567,7 @@ void asc__pass_parallelize(asc__cctx *c, asc__irfunc *f) {
   memset(&s, 0, sizeof s);
   s.c = c;
   s.f = f;
+  asc__ir_count(f);
   walk(&s, &f->body, NULL, NULL);
   asc__ir_count(f);
 }

@@ -49,7 +49,9 @@
  * The rows and their switches are ASC_PASSES (passes.h); a switch set to 0
  * (ASC_TILE=0) leaves its row out, through asc__compile_opts, which the
  * jit fills and the kernel cache key holds.  The compile budget is checked
- * before every pass.  The verifier runs after every pass in builds without
+ * before every pass and inside each (its loops over loop nests and
+ * instructions call asc__cctx_tick); the scratch arena is released after
+ * every pass.  The verifier runs after every pass in builds without
  * NDEBUG, and in any build when the options say so (ASC_VERIFY=1).  The
  * options' dump list (ASC_DUMP=fold,licm, or "all") prints the IR after
  * those passes, to stderr unless they give a stream.
@@ -112,10 +114,13 @@ typedef struct runner {
 } runner;
 
 static void run(runner *r, const asc__pass *p) {
+  asc__scratch_mark sm = asc__scratch_get(r->c);
   asc__cctx_budget(r->c, p->name);
+  r->c->phase = p->name;
   p->run(r->c, r->f);
   if (r->verify)
     asc__ir_verify(r->c, r->f, p->name);
+  asc__scratch_release(r->c, sm);
   if (in_list(r->dump, p->name)) {
     asc__buf b;
     asc__buf_init(&b);

@@ -49,9 +49,10 @@ typedef struct pv {
   int32_t h;           /* the tensor being checked */
   const char *why;     /* first reason it cannot be privatised */
   int32_t nsites;      /* atomic adds and += into h */
-  const asc__irins **def; /* the one definition of each register, in the
-                           * pfor body (NULL: none or several) */
+  asc__regtab def;        /* the one definition of each register, in the
+                           * pfor body (none: 0) */
   int32_t ndef;           /* registers def covers (later ones are new) */
+  asc__ircount_snap snap;
   int32_t cand[8];     /* tensors with atomic adds, in order of appearance */
   int32_t ncand;
 } pv;
@@ -80,9 +81,9 @@ static bool is_add_site(const asc__irfunc *f, const asc__irins *i) {
 static bool from_load(const pv *s, asc__irval v, int depth) {
   const asc__irins *d;
   if (v.kind != ASC_IRV_REG || depth > 8 || v.reg >= s->ndef ||
-      s->def[v.reg] == NULL)
+      asc__regtab_get(&s->def, v.reg) == 0)
     return false;
-  d = s->def[v.reg];
+  d = (const asc__irins *)asc__regtab_get(&s->def, v.reg);
   if (d->op == ASC_IR_LOAD)
     return true;
   if (!(asc__irop_flags(d->op) & ASC_OPF_PURE))
@@ -127,7 +128,7 @@ static bool is_rmw(const pv *s, const asc__irins *l, asc__irval *v) {
 static void record_def(asc__irins *i, void *ctx) {
   pv *s = ctx;
   if (i->dst >= 0 && i->dst < s->ndef && s->f->regs[i->dst].ndefs == 1)
-    s->def[i->dst] = i;
+    asc__regtab_set(&s->def, i->dst, (intptr_t)i);
 }
 
 static void find_cands(asc__irins *i, void *ctx) {
@@ -439,6 +440,7 @@ static void add_note(pv *s, asc__irins *p, const char *text) {
 
 static void visit(pv *s, asc__irblock *b) {
   for (asc__irins *i = b->first; i; i = i->next) {
+    asc__cctx_tick(s->c, "privatize");
     if (i->op != ASC_IR_PFOR) {
       for (int k = 0; k < asc__ir_nregions(i); k++)
         visit(s, &i->body[k]);
@@ -447,8 +449,7 @@ static void visit(pv *s, asc__irblock *b) {
     /* loops inside a pfor run serially: only this one is looked at */
     s->ncand = 0;
     s->ndef = s->f->nregs;
-    s->def = asc__arena_alloc(s->c, sizeof *s->def * (size_t)s->ndef + 1);
-    memset(s->def, 0, sizeof *s->def * (size_t)s->ndef);
+    asc__regtab_init(s->c, &s->def, 0);
     asc__ir_walk(&i->body[0], record_def, s);
     asc__ir_walk(&i->body[0], find_cands, s);
     for (int32_t k = 0; k < s->ncand; k++) {
@@ -477,8 +478,12 @@ static void visit(pv *s, asc__irblock *b) {
                                           : "exact",
                      rn(s, h), (long long)cap));
       }
-      privatize(s, b, i, h);
-      asc__ir_count(s->f);
+      {
+        asc__irins *prev = i->prev, *next = i->next;
+        asc__ir_count_snap(s->c, &s->snap, i);
+        privatize(s, b, i, h);
+        asc__ir_count_redo(s->c, s->f, &s->snap, b, prev, next);
+      }
     }
   }
 }

@@ -65,15 +65,13 @@ static bool body_ok(const asc__irfunc *f, const asc__irins *i) {
 static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
                         asc__irins **mv) {
   asc__irfunc *f = x->f;
-  int32_t n = f->nregs, m = -1;
-  int32_t *cnt = asc__arena_alloc(x->c, sizeof *cnt * (size_t)n);
-  uint8_t *seen = asc__arena_alloc(x->c, (size_t)n);
-  uint8_t *def = asc__arena_alloc(x->c, (size_t)n);
-  memset(cnt, 0, sizeof *cnt * (size_t)n);
-  memset(seen, 0, (size_t)n);
-  memset(def, 0, (size_t)n);
-  asc__ir_occurrences(&L->body[0], cnt);
-  asc__ir_defined_in(&L->body[0], def);
+  int32_t m = -1;
+  asc__regtab cnt, seen, def;
+  asc__regtab_init(x->c, &cnt, 0);
+  asc__regtab_init(x->c, &seen, 0);
+  asc__regtab_init(x->c, &def, 0);
+  asc__ir_occurrences(&L->body[0], &cnt);
+  asc__ir_defined_in(&L->body[0], &def);
   *red = *mv = NULL;
   for (asc__irins *i = L->body[0].first; i; i = i->next) {
     int32_t a0 = i->nargs > 0 && i->args[0].kind == ASC_IRV_REG
@@ -83,14 +81,15 @@ static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
       return -1;
     if ((i->op == ASC_IR_MAX || i->op == ASC_IR_MIN ||
          i->op == ASC_IR_PMAX || i->op == ASC_IR_PMIN) && *red == NULL &&
-        (dt == ascFloat32 || dt == ascFloat64) && a0 >= 0 && def[a0] &&
-        !seen[a0] && (i->args[1].kind != ASC_IRV_REG ||
-                      i->args[1].reg != a0)) {
+        (dt == ascFloat32 || dt == ascFloat64) && a0 >= 0 &&
+        asc__regtab_get(&def, a0) && !asc__regtab_get(&seen, a0) &&
+        (i->args[1].kind != ASC_IRV_REG ||
+         i->args[1].reg != a0)) {
       /* reads the accumulator carried from the last iteration */
       *red = i;
       m = a0;
       if (i->dst == m) {
-        seen[m] = 1;
+        asc__regtab_set(&seen, m, 1);
         continue;
       }
       if (i->next == NULL || i->next->op != ASC_IR_MOV ||
@@ -100,16 +99,17 @@ static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
       if (f->regs[i->dst].nuses != 1)
         return -1; /* the running max read by more than the mov */
       *mv = i->next;
-      seen[i->dst] = 1;
-      seen[m] = 1;
+      asc__regtab_set(&seen, i->dst, 1);
+      asc__regtab_set(&seen, m, 1);
       i = i->next;
       continue;
     }
     for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && def[i->args[k].reg] &&
-          !seen[i->args[k].reg])
+      if (i->args[k].kind == ASC_IRV_REG &&
+          asc__regtab_get(&def, i->args[k].reg) &&
+          !asc__regtab_get(&seen, i->args[k].reg))
         return -1; /* a value carried from the last iteration */
-    seen[i->dst] = 1;
+    asc__regtab_set(&seen, i->dst, 1);
   }
   if (m < 0)
     return -1;
@@ -118,11 +118,12 @@ static int32_t find_red(rctx *x, asc__irins *L, asc__irins **red,
     int32_t r = i->dst;
     if (r == m)
       continue;
-    if (f->regs[r].ndefs != 1 || cnt[r] != 1 + f->regs[r].nuses)
+    if (f->regs[r].ndefs != 1 ||
+        asc__regtab_get(&cnt, r) != 1 + f->regs[r].nuses)
       return -1;
   }
   /* m's occurrences in the body: the max's operand and its definition */
-  if (cnt[m] != 2)
+  if (asc__regtab_get(&cnt, m) != 2)
     return -1;
   return m;
 }
@@ -138,23 +139,30 @@ static asc__irins *ins3(rctx *x, int op, int32_t dst, asc__irval a,
   return i;
 }
 
+/* Renames c's operands under ren (1 + the new register; 0 keeps),
+ * leaving registers from nren up alone. */
+static void rename_args(asc__irins *c, const asc__regtab *ren, int32_t nren) {
+  for (int32_t k = 0; k < c->nargs; k++)
+    if (c->args[k].kind == ASC_IRV_REG && c->args[k].reg < nren &&
+        asc__regtab_get(ren, c->args[k].reg) > 0)
+      c->args[k].reg = (int32_t)asc__regtab_get(ren, c->args[k].reg) - 1;
+}
+
 /* A copy of loop L (straight-line body) with its own induction and
  * temporaries (an induction belongs to one loop); m, the accumulator,
- * stays.  ren: scratch of nren entries. */
+ * stays.  ren: scratch, for registers below nren. */
 static asc__irins *clone_fresh(rctx *x, const asc__irins *L, int32_t m,
-                               int32_t *ren, int32_t nren) {
+                               asc__regtab *ren, int32_t nren) {
   asc__irfunc *f = x->f;
   asc__irins *R = asc__nest_clone_loop(x->c, f, L);
-  for (int32_t r = 0; r < nren; r++)
-    ren[r] = -1;
+  asc__regtab_clear(ren);
   for (asc__irins *i = R->body[0].first; i; i = i->next) {
-    for (int32_t k = 0; k < i->nargs; k++)
-      if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < nren &&
-          ren[i->args[k].reg] >= 0)
-        i->args[k].reg = ren[i->args[k].reg];
-    if (i->dst != m)
-      i->dst = ren[i->dst] =
-          asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+    rename_args(i, ren, nren);
+    if (i->dst != m) {
+      int32_t old = i->dst;
+      i->dst = asc__ir_reg(x->c, f, f->regs[old].ty, f->regs[old].name);
+      asc__regtab_set(ren, old, i->dst + 1);
+    }
   }
   return R;
 }
@@ -164,8 +172,9 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__irfunc *f = x->f;
   asc__irins *red, *mv, *pre, *J0, *Ll, *C, *Z, *R, *G;
   asc__irblock *T;
-  int32_t m, m0, lanes, ity, line = L->line, l, jn, nf, mid, z, n, *ren, big;
+  int32_t m, m0, lanes, ity, line = L->line, l, jn, nf, mid, z, n, big;
   int32_t nren;
+  asc__regtab ren;
   int dt, W, W2;
   asc__irval lo, hi, none = {0};
 
@@ -205,8 +214,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__ir_remove(b, L);
   T = &G->body[0];
   nren = f->nregs;
-  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
-  asc__ir_append(&G->body[1], clone_fresh(x, L, m, ren, nren));
+  asc__regtab_init(x->c, &ren, 0);
+  asc__ir_append(&G->body[1], clone_fresh(x, L, m, &ren, nren));
 
   /* %m0 = mov %m; the lanes start at %m */
   m0 = asc__ir_reg(x->c, f, f->regs[m].ty, "m0");
@@ -238,10 +247,9 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   Ll = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
                asc__irv_int(ity, 0), asc__irv_int(ity, W),
                asc__irv_int(ity, 1), line);
-  for (int32_t r = 0; r < nren; r++)
-    ren[r] = -1;
+  asc__regtab_clear(&ren);
   jn = asc__ir_reg(x->c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
-  ren[L->dst] = jn;
+  asc__regtab_set(&ren, L->dst, jn + 1);
   asc__ir_append(&Ll->body[0],
                  ins3(x, ASC_IR_ADD, jn, asc__irv_reg(J0->dst),
                       asc__irv_reg(Ll->dst), none, 2, line));
@@ -251,10 +259,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       continue;
     c = asc__ir_clone(x->c, i);
     c->note = NULL;
-    for (int32_t k = 0; k < c->nargs; k++)
-      if (c->args[k].kind == ASC_IRV_REG && c->args[k].reg < nren &&
-          ren[c->args[k].reg] >= 0)
-        c->args[k].reg = ren[c->args[k].reg];
+    rename_args(c, &ren, nren);
     if (i == red) {
       int32_t a = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
       int32_t t = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
@@ -270,8 +275,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                           i->line));
       continue;
     }
-    c->dst = ren[i->dst] =
-        asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+    c->dst = asc__ir_reg(x->c, f, f->regs[i->dst].ty, f->regs[i->dst].name);
+    asc__regtab_set(&ren, i->dst, c->dst + 1);
     asc__ir_append(&Ll->body[0], c);
   }
   asc__ir_append(&J0->body[0], Ll);
@@ -318,7 +323,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__ir_append(T, C);
 
   /* a zero: the loop as written again, from the start */
-  R = clone_fresh(x, L, m, ren, nren);
+  R = clone_fresh(x, L, m, &ren, nren);
   z = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "zero");
   Z = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
   Z->args[0] = asc__irv_reg(z);
@@ -348,5 +353,5 @@ void asc__pass_redlanes(asc__cctx *c, asc__irfunc *f) {
   x.c = c;
   x.f = f;
   x.nloops = 0;
-  asc__nest_walk(f, try_loop, &x);
+  asc__nest_walk(c, f, "redlanes", try_loop, &x);
 }

@@ -18,14 +18,14 @@
 #include "compiler/passes/passes.h"
 
 static bool is_iv_mul(const asc__irfunc *f, const asc__irins *i, int32_t iv,
-                      const uint8_t *inside, asc__irval *inv) {
+                      const asc__regtab *inside, asc__irval *inv) {
   if (i->op != ASC_IR_MUL || i->dst < 0 || f->regs[i->dst].ndefs != 1 ||
       f->regs[i->dst].ty.dtype != f->regs[iv].ty.dtype)
     return false;
   for (int k = 0; k < 2; k++) {
     asc__irval a = i->args[k], b = i->args[1 - k];
     if (a.kind == ASC_IRV_REG && a.reg == iv &&
-        (b.kind == ASC_IRV_CONST || !inside[b.reg])) {
+        (b.kind == ASC_IRV_CONST || !asc__regtab_get(inside, b.reg))) {
       *inv = b;
       return true;
     }
@@ -37,25 +37,26 @@ static void strength_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b);
 
 static void strength_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
                           asc__irins *loop) {
-  uint8_t *inside;
+  asc__regtab inside;
   int32_t iv = loop->dst;
   int dt = f->regs[iv].ty.dtype;
   strength_block(c, f, &loop->body[0]);
+  asc__cctx_tick(c, "strength");
   if (loop->wave == ASC_WAVE_SWEEP) /* runs one row at a time */
     return;
   if (asc__ir_has_loop_exit(&loop->body[0]))
     return;
   if (loop->args[2].kind == ASC_IRV_REG)
     return;
-  inside = asc__arena_alloc(c, (size_t)f->nregs + 1);
-  asc__ir_defined_in(&loop->body[0], inside);
-  inside[iv] = 1;
+  asc__regtab_init(c, &inside, 0);
+  asc__ir_defined_in(&loop->body[0], &inside);
+  asc__regtab_set(&inside, iv, 1);
   for (asc__irins *i = loop->body[0].first; i; i = i->next) {
     asc__irval inv;
     int32_t acc, inc;
     asc__irins *x;
     const char *nm;
-    if (!is_iv_mul(f, i, iv, inside, &inv))
+    if (!is_iv_mul(f, i, iv, &inside, &inv))
       continue;
     nm = f->regs[i->dst].name;
     /* before the loop: the first value and the increment */

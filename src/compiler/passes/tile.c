@@ -148,5 +148,5 @@ void asc__pass_tile(asc__cctx *c, asc__irfunc *f) {
   tctx x;
   x.c = c;
   x.f = f;
-  asc__nest_walk(f, try_any, &x);
+  asc__nest_walk(c, f, "tile", try_any, &x);
 }

@@ -91,14 +91,15 @@ static int64_t tile_size(const tctx *x, int esize) {
 
 static bool invariant(const asc__depnest *d, asc__irval v) {
   return v.kind == ASC_IRV_CONST ||
-         (v.kind == ASC_IRV_REG && d->nin[v.reg] == 0 &&
+         (v.kind == ASC_IRV_REG && asc__dep_nin(d, v.reg) == 0 &&
           v.reg != d->L[0]->dst);
 }
 
 static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
                           asc__depnest *d, int64_t *T, bool *quiet) {
-  int32_t nr = x->f->nregs;
-  int32_t *occ;
+  asc__regtab occ;
+  const int32_t *in;
+  int32_t nin;
   int esize;
   *quiet = false;
   if (!crossing(x, d, J, &esize)) {
@@ -132,14 +133,16 @@ static const char *decide(tctx *x, asc__irins *I, asc__irins *J,
                                rname(x, i->dst));
   }
   /* registers of I's body live only in it */
-  occ = asc__arena_alloc(x->c, sizeof *occ * (size_t)nr);
-  memset(occ, 0, sizeof *occ * (size_t)nr);
-  asc__ir_occurrences(&I->body[0], occ);
-  for (int32_t r = 0; r < nr; r++)
-    if (d->nin[r] > 0 && r != J->dst &&
-        occ[r] != x->f->regs[r].ndefs + x->f->regs[r].nuses)
+  asc__regtab_init(x->c, &occ, 0);
+  asc__ir_occurrences(&I->body[0], &occ);
+  in = asc__dep_defined(d, &nin);
+  for (int32_t k = 0; k < nin; k++) {
+    int32_t r = in[k];
+    if (r != J->dst &&
+        asc__regtab_get(&occ, r) != x->f->regs[r].ndefs + x->f->regs[r].nuses)
       return asc__arena_printf(x->c, "%%%s is used after loop %%%s",
                                rname(x, r), rname(x, I->dst));
+  }
   /* dependences: every pair of accesses of a stored tensor (a store with
    * itself included) meets only in the same iteration */
   for (const asc__irins *st = J->body[0].first; st; st = st->next) {

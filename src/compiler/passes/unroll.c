@@ -28,23 +28,28 @@ static int64_t trip(int64_t lo, int64_t hi, int64_t st) {
   return -1;
 }
 
-static void rename_block(asc__irblock *b, const int32_t *ren, int32_t iv,
+/* r's name in the copy (ren: 1 + the new register; 0 keeps). */
+static int32_t renamed(const asc__regtab *ren, int32_t r) {
+  intptr_t n = asc__regtab_get(ren, r);
+  return n > 0 ? (int32_t)n - 1 : r;
+}
+
+static void rename_block(asc__irblock *b, const asc__regtab *ren, int32_t iv,
                          asc__irval ivv) {
   for (asc__irins *i = b->first; i; i = i->next) {
-    if (i->dst >= 0 && ren[i->dst] >= 0)
-      i->dst = ren[i->dst];
+    if (i->dst >= 0)
+      i->dst = renamed(ren, i->dst);
     for (int32_t k = 0; k < i->nargs; k++) {
       asc__irval *v = &i->args[k];
       if (v->kind != ASC_IRV_REG)
         continue;
       if (v->reg == iv)
         *v = ivv;
-      else if (ren[v->reg] >= 0)
-        v->reg = ren[v->reg];
+      else
+        v->reg = renamed(ren, v->reg);
     }
     for (int32_t k = 0; k < i->nred; k++)
-      if (ren[i->red[k].reg] >= 0)
-        i->red[k].reg = ren[i->red[k].reg];
+      i->red[k].reg = renamed(ren, i->red[k].reg);
     for (int k = 0; k < asc__ir_nregions(i); k++)
       rename_block(&i->body[k], ren, iv, ivv);
   }
@@ -53,8 +58,11 @@ static void rename_block(asc__irblock *b, const int32_t *ren, int32_t iv,
 static bool unroll_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
                         asc__irins *loop) {
   int64_t n, lo, st, sz;
-  int32_t nregs0 = f->nregs;
-  int32_t *cnt, *ren;
+  asc__regtab cnt, ren;
+  const int32_t *occ;
+  int32_t nocc;
+  asc__irins *prev = loop->prev, *next = loop->next;
+  asc__ircount_snap snap;
   asc__irblock out = {NULL, NULL};
 
   for (int k = 0; k < 3; k++)
@@ -73,34 +81,39 @@ static bool unroll_loop(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
 
   /* registers whose every occurrence is inside the body are private to
    * one iteration (those with one definition get a new name per copy) */
-  asc__ir_count(f);
-  cnt = asc__arena_alloc(c, sizeof *cnt * ((size_t)nregs0 + 1));
-  asc__ir_occurrences(&loop->body[0], cnt);
+  asc__regtab_init(c, &cnt, (int32_t)sz);
+  asc__regtab_init(c, &ren, (int32_t)sz);
+  asc__ir_occurrences(&loop->body[0], &cnt);
+  occ = asc__regtab_keys(&cnt, &nocc);
   for (int64_t k = 0; k < n; k++) {
     asc__irval ivv = asc__irv_int(f->regs[loop->dst].ty.dtype, lo + k * st);
-    ren = asc__arena_alloc(c, sizeof *ren * ((size_t)nregs0 + 1));
-    for (int32_t r = 0; r < nregs0; r++) {
+    asc__regtab_clear(&ren);
+    for (int32_t q = 0; q < nocc && k > 0; q++) {
+      int32_t r = occ[q];
       const asc__irreg *g = &f->regs[r];
-      ren[r] = -1;
-      if (k > 0 && !g->param && g->ndefs == 1 &&
-          cnt[r] == g->ndefs + g->nuses)
-        ren[r] = asc__ir_reg(c, f, g->ty, g->name);
+      if (!g->param && g->ndefs == 1 &&
+          asc__regtab_get(&cnt, r) == g->ndefs + g->nuses)
+        asc__regtab_set(&ren, r, asc__ir_reg(c, f, g->ty, g->name) + 1);
     }
     for (const asc__irins *i = loop->body[0].first; i; i = i->next) {
       asc__irblock one = {NULL, NULL};
       asc__ir_append(&one, asc__ir_clone(c, i));
-      rename_block(&one, ren, loop->dst, ivv);
+      rename_block(&one, &ren, loop->dst, ivv);
       asc__ir_splice(&out, NULL, &one);
     }
   }
+  memset(&snap, 0, sizeof snap);
+  asc__ir_count_snap(c, &snap, loop);
   asc__ir_splice(b, loop, &out);
   asc__ir_remove(b, loop);
+  asc__ir_count_redo(c, f, &snap, b, prev, next);
   return true;
 }
 
 static void unroll_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b) {
   for (asc__irins *i = b->first, *next; i; i = next) {
     next = i->next;
+    asc__cctx_tick(c, "unroll");
     for (int k = 0; k < asc__ir_nregions(i); k++)
       unroll_block(c, f, &i->body[k]);
     if (i->op == ASC_IR_FOR)
@@ -109,6 +122,7 @@ static void unroll_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b) {
 }
 
 void asc__pass_unroll(asc__cctx *c, asc__irfunc *f) {
+  asc__ir_count(f);
   unroll_block(c, f, &f->body);
   asc__ir_count(f);
 }

@@ -45,7 +45,7 @@ typedef struct jctx {
   asc__cctx *c;
   asc__irfunc *f;
   int32_t nregs0;
-  int32_t *ren;
+  asc__regtab *ren;  /* the row map: 1 + the row's register; 0 keeps */
 } jctx;
 
 static void add_note(jctx *x, asc__irins *i, const char *text) {
@@ -56,16 +56,17 @@ static bool pure_ok(jctx *x, const asc__irins *i) {
   return asc__nest_pure(x->f, i);
 }
 
-static bool uses_any(const asc__irins *i, const uint8_t *row) {
+static bool uses_any(const asc__irins *i, const asc__regtab *row) {
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && row[i->args[k].reg])
+    if (i->args[k].kind == ASC_IRV_REG &&
+        asc__regtab_get(row, i->args[k].reg))
       return true;
   return false;
 }
 
 /* Checks a loop of X (and its one nested loop); marks its definitions. */
-static const char *check_loop(jctx *x, const asc__irins *L, const uint8_t *row,
-                              int depth) {
+static const char *check_loop(jctx *x, const asc__irins *L,
+                              const asc__regtab *row, int depth) {
   if (L->op != ASC_IR_FOR || L->unroll)
     return "a loop in the tile is not a plain for";
   if (uses_any(L, row))
@@ -90,35 +91,35 @@ static const char *check_loop(jctx *x, const asc__irins *L, const uint8_t *row,
 }
 
 typedef struct access_scan {
-  int32_t *stored;   /* per register: stored to in I */
-  int32_t *loaded;
+  asc__regtab stored;   /* per register: stored to in I */
+  asc__regtab loaded;
 } access_scan;
 
 static void scan_acc(asc__irins *i, void *ctx) {
   access_scan *a = ctx;
   if (i->op == ASC_IR_STORE)
-    a->stored[i->args[0].reg]++;
+    ++*asc__regtab_ref(&a->stored, i->args[0].reg);
   if (i->op == ASC_IR_LOAD)
-    a->loaded[i->args[0].reg]++;
+    ++*asc__regtab_ref(&a->loaded, i->args[0].reg);
 }
 
 /* Rows never meet in memory (see the top). */
 static const char *rows_apart(jctx *x, asc__irins *I, asc__irins *X) {
-  int32_t nr = x->f->nregs;
   access_scan a;
   asc__depnest d;
   asc__irins *Ls[1];
-  a.stored = asc__arena_alloc(x->c, sizeof *a.stored * (size_t)nr);
-  a.loaded = asc__arena_alloc(x->c, sizeof *a.loaded * (size_t)nr);
-  memset(a.stored, 0, sizeof *a.stored * (size_t)nr);
-  memset(a.loaded, 0, sizeof *a.loaded * (size_t)nr);
+  const int32_t *ts;
+  int32_t nt;
+  asc__regtab_init(x->c, &a.stored, 0);
+  asc__regtab_init(x->c, &a.loaded, 0);
   asc__ir_walk(&I->body[0], scan_acc, &a);
   Ls[0] = I;
   asc__dep_init(&d, x->c, x->f, Ls, 1);
-  for (int32_t t = 0; t < nr; t++)
-    if (a.stored[t] > 0 && a.loaded[t] > 0 && x->f->regs[t].param)
+  ts = asc__regtab_keys(&a.stored, &nt);
+  for (int32_t k = 0; k < nt; k++)
+    if (asc__regtab_get(&a.loaded, ts[k]) > 0 && x->f->regs[ts[k]].param)
       return asc__arena_printf(x->c, "%%%s is stored and loaded in the loop",
-                               x->f->regs[t].name);
+                               x->f->regs[ts[k]].name);
   (void)X;
   return NULL;
 }
@@ -170,19 +171,19 @@ static void copy_row(jctx *x, asc__irblock *out, const asc__irblock *b) {
     n->note = NULL;
     for (int32_t k = 0; k < n->nargs; k++)
       if (n->args[k].kind == ASC_IRV_REG && n->args[k].reg < x->nregs0 &&
-          x->ren[n->args[k].reg] >= 0)
-        n->args[k].reg = x->ren[n->args[k].reg];
+          asc__regtab_get(x->ren, n->args[k].reg) > 0)
+        n->args[k].reg = (int32_t)asc__regtab_get(x->ren, n->args[k].reg) - 1;
     if (n->dst >= 0 && i->op != ASC_IR_FOR) {
       n->dst = asc__ir_reg(x->c, x->f, x->f->regs[i->dst].ty,
                            x->f->regs[i->dst].name);
-      x->ren[i->dst] = n->dst;
+      asc__regtab_set(x->ren, i->dst, n->dst + 1);
     }
     asc__ir_append(out, n);
   }
 }
 
 /* The jammed body of a loop of X: rows r = 0..R-1 of its statements. */
-static void jam_loop(jctx *x, asc__irins *L, int32_t **maps) {
+static void jam_loop(jctx *x, asc__irins *L, asc__regtab *maps) {
   asc__irblock body = {NULL, NULL};
   asc__irins *inner = NULL;
   for (asc__irins *i = L->body[0].first; i; i = i->next)
@@ -194,7 +195,7 @@ static void jam_loop(jctx *x, asc__irins *L, int32_t **maps) {
     asc__irins *k = L->body[0].first;
     for (int r = 0; r < ROWS; r++) {
       asc__irblock part = {NULL, NULL};
-      x->ren = maps[r];
+      x->ren = &maps[r];
       for (asc__irins *i = k; i != inner; i = i->next) {
         asc__irblock one = {i, i};
         asc__irins *save = i->next;
@@ -207,7 +208,7 @@ static void jam_loop(jctx *x, asc__irins *L, int32_t **maps) {
     jam_loop(x, inner, maps);
     for (int r = 0; r < ROWS; r++) {
       asc__irblock part = {NULL, NULL};
-      x->ren = maps[r];
+      x->ren = &maps[r];
       for (asc__irins *i = inner->next; i; i = i->next) {
         asc__irblock one = {i, i};
         asc__irins *save = i->next;
@@ -225,7 +226,7 @@ static void jam_loop(jctx *x, asc__irins *L, int32_t **maps) {
     return;
   }
   for (int r = 0; r < ROWS; r++) {
-    x->ren = maps[r];
+    x->ren = &maps[r];
     copy_row(x, &body, &L->body[0]);
   }
   L->body[0] = body;
@@ -233,7 +234,7 @@ static void jam_loop(jctx *x, asc__irins *L, int32_t **maps) {
 
 typedef struct fresh {
   jctx *x;
-  int32_t *map;
+  asc__regtab map;    /* 1 + the new register */
   int32_t n;
 } fresh;
 
@@ -242,7 +243,7 @@ static void fresh_defs(asc__irins *i, void *ctx) {
   if (i->dst >= 0 && i->dst < F->n) {
     int32_t r = asc__ir_reg(F->x->c, F->x->f, F->x->f->regs[i->dst].ty,
                             F->x->f->regs[i->dst].name);
-    F->map[i->dst] = r;
+    asc__regtab_set(&F->map, i->dst, r + 1);
     i->dst = r;
   }
 }
@@ -251,8 +252,8 @@ static void fresh_args(asc__irins *i, void *ctx) {
   fresh *F = ctx;
   for (int32_t k = 0; k < i->nargs; k++)
     if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < F->n &&
-        F->map[i->args[k].reg] >= 0)
-      i->args[k].reg = F->map[i->args[k].reg];
+        asc__regtab_get(&F->map, i->args[k].reg) > 0)
+      i->args[k].reg = (int32_t)asc__regtab_get(&F->map, i->args[k].reg) - 1;
 }
 
 /* A copy of block b whose every definition is a new register. */
@@ -261,9 +262,7 @@ static asc__irblock clone_fresh(jctx *x, const asc__irblock *b) {
   fresh F;
   F.x = x;
   F.n = x->f->nregs;
-  F.map = asc__arena_alloc(x->c, sizeof *F.map * (size_t)F.n);
-  for (int32_t r = 0; r < F.n; r++)
-    F.map[r] = -1;
+  asc__regtab_init(x->c, &F.map, 0);
   for (const asc__irins *i = b->first; i; i = i->next) {
     asc__irins *n = asc__ir_clone(x->c, i);
     n->note = NULL;
@@ -289,9 +288,9 @@ static int32_t bin(jctx *x, asc__irblock *b, int op, asc__irval p,
 
 static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
   asc__irins *X = I->body[0].last, *nI, *br, *rest;
-  uint8_t *row;
+  asc__regtab row, maps[ROWS];
   const char *why = NULL;
-  int32_t nr = x->f->nregs, i = I->dst, *maps[ROWS];
+  int32_t nr = x->f->nregs, i = I->dst;
   int32_t span, nb, i0, end, full, line = I->line;
   asc__irval R = asc__irv_int(ascInt64, ROWS);
   asc__irblock jam = {NULL, NULL};
@@ -309,25 +308,24 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
   if (I->args[2].kind != ASC_IRV_CONST || I->args[2].c.i != 1 ||
       x->f->regs[i].ty.dtype != ascInt64)
     why = "the row loop's step is not 1";
-  row = asc__arena_alloc(x->c, (size_t)nr);
-  memset(row, 0, (size_t)nr);
-  row[i] = 1;
+  asc__regtab_init(x->c, &row, 0);
+  asc__regtab_set(&row, i, 1);
   for (asc__irins *q = I->body[0].first; q != X && why == NULL; q = q->next) {
     if (!pure_ok(x, q) || x->f->regs[q->dst].ndefs != 1)
       why = asc__arena_printf(x->c, "a %s before the tile loop",
                               asc__irop_name(q->op));
     else
-      row[q->dst] = 1;
+      asc__regtab_set(&row, q->dst, 1);
   }
-  if (why == NULL && (uses_any(X, row) || x->f->may_alias))
+  if (why == NULL && (uses_any(X, &row) || x->f->may_alias))
     why = x->f->may_alias ? "the kernel's tensors may alias"
                           : "the tile loop's bounds depend on the row";
   for (asc__irins *q = X->body[0].first; q && why == NULL; q = q->next) {
     if (q->op == ASC_IR_FOR) {
-      why = check_loop(x, q, row, 0);
+      why = check_loop(x, q, &row, 0);
     } else if (q->op == ASC_IR_LOCAL_ARRAY) {
       continue;
-    } else if (!pure_ok(x, q) || uses_any(q, row) ||
+    } else if (!pure_ok(x, q) || uses_any(q, &row) ||
                x->f->regs[q->dst].ndefs != 1) {
       why = "the tile's set-up depends on the row";
     }
@@ -382,12 +380,11 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
 
   x->nregs0 = nr;
   for (int r = 0; r < ROWS; r++) {
-    maps[r] = asc__arena_alloc(x->c, sizeof *maps[r] * (size_t)nr);
-    for (int32_t q = 0; q < nr; q++)
-      maps[r][q] = -1;
-    maps[r][i] = bin(x, &br->body[0], ASC_IR_ADD, asc__irv_reg(i0),
-                     asc__irv_int(ascInt64, r), line);
-    x->ren = maps[r];
+    asc__regtab_init(x->c, &maps[r], 0);
+    asc__regtab_set(&maps[r], i,
+                    bin(x, &br->body[0], ASC_IR_ADD, asc__irv_reg(i0),
+                        asc__irv_int(ascInt64, r), line) + 1);
+    x->ren = &maps[r];
     for (asc__irins *q = I->body[0].first; q != X; q = q->next) {
       asc__irblock one = {q, q};
       asc__irins *save = q->next;
@@ -415,7 +412,7 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
           asc__irins *n = asc__ir_clone(x->c, q);
           n->dst = asc__ir_reg(x->c, x->f, x->f->regs[q->dst].ty,
                                x->f->regs[q->dst].name);
-          maps[r][q->dst] = n->dst;
+          asc__regtab_set(&maps[r], q->dst, n->dst + 1);
           asc__ir_append(&top, n);
         }
       } else if (q->op == ASC_IR_FOR) {
@@ -447,5 +444,5 @@ void asc__pass_unrolljam(asc__cctx *c, asc__irfunc *f) {
   x.f = f;
   x.nregs0 = f->nregs;
   x.ren = NULL;
-  asc__nest_walk(f, try_any, &x);
+  asc__nest_walk(c, f, "unrolljam", try_any, &x);
 }

@@ -85,7 +85,7 @@ typedef struct vctx {
   asc__irfunc *f;
   const asc__irins **gdef;
   int32_t nregs0;
-  uint8_t *indef;     /* registers the loop being looked at assigns */
+  asc__regtab indef;  /* registers the loop being looked at assigns */
   int nbufs;          /* buffers made so far in this kernel */
 } vctx;
 
@@ -223,8 +223,8 @@ static bool stored(const scan *s, int32_t t) {
  * level): carried from the previous iteration. */
 typedef struct carry {
   const asc__irfunc *f;
-  const uint8_t *indef;
-  uint8_t *seen;
+  const asc__regtab *indef;
+  asc__regtab seen;
   int32_t reg;        /* the first carried float found, or -1 */
 } carry;
 
@@ -232,7 +232,8 @@ static void carry_use(asc__irins *i, void *ctx) {
   carry *k = ctx;
   for (int32_t a = 0; a < i->nargs && k->reg < 0; a++) {
     int32_t r = i->args[a].kind == ASC_IRV_REG ? i->args[a].reg : -1;
-    if (r >= 0 && k->indef[r] && !k->seen[r] &&
+    if (r >= 0 && asc__regtab_get(k->indef, r) &&
+        !asc__regtab_get(&k->seen, r) &&
         asc__dt_is_float(k->f->regs[r].ty.dtype) &&
         k->f->regs[r].ty.kind == ASC_IRK_SCALAR)
       k->reg = r;
@@ -240,16 +241,17 @@ static void carry_use(asc__irins *i, void *ctx) {
 }
 
 static int32_t carried_float(vctx *x, const asc__irblock *b) {
-  carry k = {x->f, x->indef, NULL, -1};
-  size_t n = (size_t)x->f->nregs;
-  k.seen = asc__arena_alloc(x->c, n);
-  memset(k.seen, 0, n);
+  carry k;
+  k.f = x->f;
+  k.indef = &x->indef;
+  k.reg = -1;
+  asc__regtab_init(x->c, &k.seen, 0);
   for (asc__irins *i = b->first; i && k.reg < 0; i = i->next) {
     carry_use(i, &k);
     for (int r = 0; r < asc__ir_nregions(i); r++)
       asc__ir_walk(&i->body[r], carry_use, &k);
     if (i->dst >= 0)
-      k.seen[i->dst] = 1;
+      asc__regtab_set(&k.seen, i->dst, 1);
   }
   return k.reg;
 }
@@ -315,7 +317,7 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
     int32_t r = work[--nw].reg;
     int k = value_at(top, work[nw].use, r);
     const asc__irins *d;
-    if (r == L->dst || !x->indef[r])
+    if (r == L->dst || !asc__regtab_get(&x->indef, r))
       continue;
     if (k < 0) {
       *why = asc__arena_printf(x->c, "%%%s is assigned in the loop",
@@ -375,19 +377,20 @@ static bool take_reg_slice(vctx *x, const scan *s, const asc__irins *L,
  * the loop never does. */
 static bool load_after_cast(vctx *x, asc__irins **top, int ntop,
                             const uint8_t *slice) {
-  uint8_t *t = asc__arena_alloc(x->c, (size_t)x->f->nregs);
-  memset(t, 0, (size_t)x->f->nregs);
+  asc__regtab t;
+  asc__regtab_init(x->c, &t, ntop);
   for (int k = 0; k < ntop; k++) {
     bool in = false;
     if (!slice[k])
       continue;
     for (int32_t a = 0; a < top[k]->nargs; a++)
-      if (top[k]->args[a].kind == ASC_IRV_REG && t[top[k]->args[a].reg])
+      if (top[k]->args[a].kind == ASC_IRV_REG &&
+          asc__regtab_get(&t, top[k]->args[a].reg))
         in = true;
     if (in && top[k]->op == ASC_IR_LOAD)
       return true;
     if ((in || cast_trap(x->f, top[k])) && top[k]->dst >= 0)
-      t[top[k]->dst] = 1;
+      asc__regtab_set(&t, top[k]->dst, 1);
   }
   return false;
 }
@@ -481,11 +484,19 @@ static int32_t conv_ahead(vctx *x, asc__irblock *b, const asc__irins *cv,
   return d;
 }
 
-static void rename_args(asc__irins *i, const int32_t *ren, int32_t n) {
+/* The copy map of a chunk's slices: r's copy, or -1. */
+static int32_t ren_get(const asc__regtab *ren, int32_t r) {
+  return (int32_t)asc__regtab_get(ren, r) - 1;
+}
+
+static void ren_set(asc__regtab *ren, int32_t r, int32_t to) {
+  asc__regtab_set(ren, r, to + 1);
+}
+
+static void rename_args(asc__irins *i, const asc__regtab *ren) {
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < n &&
-        ren[i->args[k].reg] >= 0)
-      i->args[k].reg = ren[i->args[k].reg];
+    if (i->args[k].kind == ASC_IRV_REG && ren_get(ren, i->args[k].reg) >= 0)
+      i->args[k].reg = ren_get(ren, i->args[k].reg);
 }
 
 static const char *call_name(const asc__irins *i) {
@@ -539,7 +550,7 @@ static bool scatters(vctx *x, const scan *s, const asc__irins *L,
     uint8_t one[MAXTOP];
     int n1 = 0;
     const char *no = NULL;
-    if (r == L->dst || !x->indef[r])
+    if (r == L->dst || !asc__regtab_get(&x->indef, r))
       continue;
     memset(one, 0, (size_t)ntop);
     if (!take_reg_slice(x, s, L, top, ntop, r, one, &n1, &no))
@@ -566,9 +577,12 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   bool fast;
   int32_t flag = -1;
   int fdt;
-  int32_t j0, w, je, rem, jp, op, ol, *ren, nren, bufs[MAXCALLS];
+  int32_t j0, w, je, rem, jp, op, ol, bufs[MAXCALLS];
+  asc__regtab ren;
   asc__irval chunk;
-  asc__buf why;
+  /* what is computed ahead, for the note: arena text, as the pass may
+   * unwind (the budgets) with it half made */
+  const char *why = "";
   const char *reason;
 
   if ((L->op != ASC_IR_FOR && (L->op != ASC_IR_PFOR || L->nred > 0)) ||
@@ -595,14 +609,12 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                                          (int)top[k]->line, s.bad));
     return false;
   }
-  x->indef = asc__arena_alloc(x->c, (size_t)f->nregs);
-  memset(x->indef, 0, (size_t)f->nregs);
-  asc__ir_defined_in(&L->body[0], x->indef);
+  asc__regtab_init(x->c, &x->indef, ntop);
+  asc__ir_defined_in(&L->body[0], &x->indef);
   carried = carried_float(x, &L->body[0]);
   if (!s.raises && carried < 0)
     return false;   /* gcc vectorises the loop as it is */
 
-  asc__buf_init(&why);
   memset(slice, 0, sizeof slice);
   for (int k = 0; k < ntop; k++) {
     const char *no = NULL;
@@ -683,7 +695,6 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       conv |= cast_trap(f, top[k]);
     if (!conv || carried >= 0 || s.atomics ||
         scatters(x, &s, L, top, ntop, &o)) {
-      asc__buf_free(&why);
       return false;
     }
   }
@@ -740,12 +751,10 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     nslice = keepn0;
     noff = 0;
     if (ncalls == 0) {
-      asc__buf_free(&why);
       return false;
     }
   }
   if (!fast && ncalls == 0) {
-    asc__buf_free(&why);
     return false;
   }
   x->nbufs += ncalls + noff;
@@ -777,11 +786,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   jp = asc__ir_reg(x->c, f, asc__irt_scalar(ity), f->regs[L->dst].name);
   P = asc__nest_for(x->c, jp, asc__irv_reg(j0), asc__irv_reg(je),
               asc__irv_int(ity, 1), line);
-  nren = f->nregs;
-  ren = asc__arena_alloc(x->c, sizeof *ren * (size_t)nren);
-  for (int32_t r = 0; r < nren; r++)
-    ren[r] = -1;
-  ren[L->dst] = jp;
+  asc__regtab_init(x->c, &ren, ntop);
+  ren_set(&ren, L->dst, jp);
   op = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "o");
   ins = asc__ir_ins(x->c, ASC_IR_SUB, op, 2, line);
   ins->args[0] = asc__irv_reg(jp);
@@ -829,27 +835,30 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     if (cast_trap(f, top[k])) {
       /* only in a fast chunk's slices: the flag is there */
       asc__irval v = top[k]->args[0];
-      if (v.kind == ASC_IRV_REG && v.reg < nren && ren[v.reg] >= 0)
-        v.reg = ren[v.reg];
-      ren[top[k]->dst] = conv_ahead(x, &P->body[0], top[k], v, flag, fdt);
+      if (v.kind == ASC_IRV_REG && ren_get(&ren, v.reg) >= 0)
+        v.reg = ren_get(&ren, v.reg);
+      ren_set(&ren, top[k]->dst,
+              conv_ahead(x, &P->body[0], top[k], v, flag, fdt));
     } else {
       ins = asc__ir_clone(x->c, top[k]);
-      rename_args(ins, ren, nren);
-      ins->dst = ren[top[k]->dst] = fresh(x, top[k]->dst);
+      rename_args(ins, &ren);
+      ins->dst = fresh(x, top[k]->dst);
+      ren_set(&ren, top[k]->dst, ins->dst);
       ins->note = NULL;
       asc__ir_append(&P->body[0], ins);
     }
     for (int qo = 0; qo < noff; qo++)
       if (offk[qo] == k)
-        store_into(x, &P->body[0], obufs[qo], op, ren[top[k]->dst],
+        store_into(x, &P->body[0], obufs[qo], op, ren_get(&ren, top[k]->dst),
                    top[k]->line);
     if (is_call)
-      store_into(x, &P->body[0], bufs[q], op, ren[top[k]->dst], top[k]->line);
+      store_into(x, &P->body[0], bufs[q], op, ren_get(&ren, top[k]->dst),
+                 top[k]->line);
   }
   /* the checks' tests, or-ed into the flag */
   for (int k = 0; k < ntop && fast; k++)
     if (check_if(top[k]))
-      or_into(x, &P->body[0], flag, fdt, ren[top[k]->args[0].reg],
+      or_into(x, &P->body[0], flag, fdt, ren_get(&ren, top[k]->args[0].reg),
               top[k]->line);
   /* L now runs one chunk, and reads the buffers */
   L->args[0] = asc__irv_reg(j0);
@@ -868,13 +877,13 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     ld->note = c->note;
     asc__ir_insert_before(&L->body[0], c, ld);
     asc__ir_remove(&L->body[0], c);
-    asc__buf_printf(&why, "%s%s (line %d)", k ? ", " : "", call_name(c),
-                    (int)c->line);
+    why = asc__arena_printf(x->c, "%s%s%s (line %d)", why, k ? ", " : "",
+                            call_name(c), (int)c->line);
   }
   for (int q = 0; q < noff; q++)
-    asc__buf_printf(&why, "%sthe index %%%s (line %d)",
-                    ncalls + q ? ", " : "", f->regs[offr[q]].name,
-                    (int)top[offk[q]]->line);
+    why = asc__arena_printf(x->c, "%s%sthe index %%%s (line %d)", why,
+                            ncalls + q ? ", " : "", f->regs[offr[q]].name,
+                            (int)top[offk[q]]->line);
   if (fast) {
     asc__irins *G = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
     int32_t any = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "failed");
@@ -900,22 +909,21 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     reason = asc__arena_printf(x->c, "the loop carries %%%s",
                                f->regs[carried].name);
   if (ncalls == 0 && noff == 0) {
-    asc__buf_puts(&why, "the range tests of int()");
+    why = "the range tests of int()";
     for (int k = 0, n = 0; k < ntop; k++)
       if (cast_trap(f, top[k]))
-        asc__buf_printf(&why, "%s%d", n++ ? ", " : " (line ",
-                        (int)top[k]->line);
-    asc__buf_puts(&why, ")");
+        why = asc__arena_printf(x->c, "%s%s%d", why, n++ ? ", " : " (line ",
+                                (int)top[k]->line);
+    why = asc__arena_printf(x->c, "%s)", why);
   }
   asc__nest_note(x->c, J0, "vmchunk",
                  asc__arena_printf(x->c,
                                    "%s computed ahead, %d iterations at a "
                                    "time, in a loop that vectorises (%s)%s",
-                                   asc__buf_str(&why), CHUNK, reason,
+                                   why, CHUNK, reason,
                                    fast ? "; its checks too: a chunk where "
                                           "none fails runs without them"
                                         : ""));
-  asc__buf_free(&why);
   return true;
 }
 
@@ -925,10 +933,9 @@ void asc__pass_vmchunk(asc__cctx *c, asc__irfunc *f) {
   x.c = c;
   x.f = f;
   x.nregs0 = f->nregs;
-  x.gdef = asc__arena_alloc(c, sizeof *x.gdef * (n ? n : 1));
-  memset(x.gdef, 0, sizeof *x.gdef * n);
-  x.indef = NULL;
+  x.gdef = asc__scratch_alloc(c, sizeof *x.gdef * (n ? n : 1));
+  memset(&x.indef, 0, sizeof x.indef);
   x.nbufs = 0;
   asc__ir_walk(&f->body, note_def, &x);
-  asc__nest_walk(f, try_loop, &x);
+  asc__nest_walk(c, f, "vmchunk", try_loop, &x);
 }

@@ -49,11 +49,12 @@ typedef struct wctx {
   asc__irins *sw[MAX_SWEEPS];
   int K;
   int32_t W[MAX_SWEEPS];   /* the tensor sweep k stores */
-  uint8_t *written;        /* per register: stored by some sweep */
-  uint8_t *inT;            /* per register: defined inside T */
+  asc__regtab written;     /* per register: stored by some sweep */
+  asc__regtab inT;         /* per register: defined inside T */
   int R;                   /* the widest row offset seen */
-  /* per sweep, liveness: first definition's block (NULL: none yet) */
-  const asc__irblock **defblk;
+  /* per sweep, liveness: per register, its first definition's block
+   * (none yet: 0) */
+  asc__regtab defblk;
   const asc__irblock *stack[ASC_DEP_MAXL + 8];
   int nstack;
   asc__irins *loops[ASC_DEP_MAXL];
@@ -102,7 +103,8 @@ static const char *shape(wctx *x) {
                                "bounds", rname(x, first->dst),
                                rname(x, i->dst));
     for (int k = 0; k < 2; k++)
-      if (i->args[k].kind == ASC_IRV_REG && x->inT[i->args[k].reg])
+      if (i->args[k].kind == ASC_IRV_REG &&
+          asc__regtab_get(&x->inT, i->args[k].reg))
         return asc__arena_printf(x->c, "the bounds of loop %%%s change in "
                                  "the loop", rname(x, i->dst));
     if (!asc__ir_has_loop(&i->body[0]))
@@ -152,12 +154,12 @@ static const char *row_of(wctx *x, const asc__irins *a, int32_t t,
 
 /* Adds each register's uses in an instruction to ctx (int32_t[]). */
 static void count_uses(asc__irins *i, void *ctx) {
-  int32_t *uses = ctx;
+  asc__regtab *uses = ctx;
   for (int32_t k = 0; k < i->nargs; k++)
     if (i->args[k].kind == ASC_IRV_REG)
-      uses[i->args[k].reg]++;
+      ++*asc__regtab_ref(uses, i->args[k].reg);
   for (int32_t k = 0; k < i->nred; k++)
-    uses[i->red[k].reg]++;
+    ++*asc__regtab_ref(uses, i->red[k].reg);
 }
 
 static bool on_stack(const wctx *x, const asc__irblock *b) {
@@ -171,17 +173,20 @@ static bool on_stack(const wctx *x, const asc__irblock *b) {
  * been defined before, in this block or one around it (no value flows
  * from one row to the next). */
 static const char *use_ok(wctx *x, int32_t r, int line) {
-  if (!x->inT[r])
+  const asc__irblock *d;
+  if (!asc__regtab_get(&x->inT, r))
     return NULL;
-  if (x->defblk[r] == NULL || !on_stack(x, x->defblk[r]))
+  d = (const asc__irblock *)asc__regtab_get(&x->defblk, r);
+  if (d == NULL || !on_stack(x, d))
     return asc__arena_printf(x->c, "%s%%%s may carry a value from "
                              "one row to the next", at(x, line), rname(x, r));
   return NULL;
 }
 
 static void def_at(wctx *x, int32_t r, const asc__irblock *b) {
-  if (x->defblk[r] == NULL)
-    x->defblk[r] = b;
+  intptr_t *d = asc__regtab_ref(&x->defblk, r);
+  if (*d == 0)
+    *d = (intptr_t)b;
 }
 
 static const char *check_block(wctx *x, asc__irblock *b);
@@ -210,7 +215,7 @@ static const char *check_ins(wctx *x, asc__irblock *b, asc__irins *i) {
     if ((why = tensor_ok(x, t)) != NULL)
       return why;
     def_at(x, i->dst, b);
-    if (!x->written[t])
+    if (!asc__regtab_get(&x->written, t))
       return NULL;
     if (t == x->W[x->k])
       return asc__arena_printf(x->c, "%sthe loop over %%%s loads "
@@ -267,14 +272,12 @@ static void stored(asc__irins *i, void *ctx) {
 
 static const char *legal(wctx *x) {
   asc__irfunc *f = x->f;
-  size_t n = (size_t)f->nregs + 1;
   const char *why;
   if (f->may_alias)
     return "the kernel's tensors may alias";
   if (f->regs[x->T->dst].nuses > 0)
     return asc__arena_printf(x->c, "%%%s is used", rname(x, x->T->dst));
-  x->written = asc__arena_alloc(x->c, n);
-  memset(x->written, 0, n);
+  asc__regtab_init(x->c, &x->written, x->K);
   for (int k = 0; k < x->K; k++) {
     x->W[k] = -1;
     asc__ir_walk(&x->sw[k]->body[0], stored, &x->W[k]);
@@ -284,12 +287,12 @@ static const char *legal(wctx *x) {
     if (x->W[k] == -2)
       return asc__arena_printf(x->c, "loop %%%s stores into two tensors",
                                rname(x, x->sw[k]->dst));
-    x->written[x->W[k]] = 1;
+    asc__regtab_set(&x->written, x->W[k], 1);
   }
-  x->defblk = asc__arena_alloc(x->c, sizeof *x->defblk * n);
+  asc__regtab_init(x->c, &x->defblk, 0);
   x->R = 0;
   for (int k = 0; k < x->K; k++) {
-    memset(x->defblk, 0, sizeof *x->defblk * n);
+    asc__regtab_clear(&x->defblk);
     x->k = k;
     x->nloops = 1;
     x->loops[0] = x->sw[k];
@@ -302,18 +305,22 @@ static const char *legal(wctx *x) {
   /* nothing a sweep defines is used outside it: one count of each
    * sweep's uses against the function's */
   {
-    uint8_t *in = asc__arena_alloc(x->c, n);
-    int32_t *uses = asc__arena_alloc(x->c, sizeof *uses * n);
+    asc__regtab in, uses;
+    asc__regtab_init(x->c, &in, 0);
+    asc__regtab_init(x->c, &uses, 0);
     for (int k = 0; k < x->K; k++) {
-      memset(in, 0, n);
-      memset(uses, 0, sizeof *uses * n);
-      asc__ir_defined_in(&x->sw[k]->body[0], in);
-      in[x->sw[k]->dst] = 1;
-      asc__ir_walk(&x->sw[k]->body[0], count_uses, uses);
-      for (int32_t r = 0; r < f->nregs; r++)
-        if (in[r] && uses[r] != f->regs[r].nuses)
+      const int32_t *rs;
+      int32_t nr;
+      asc__regtab_clear(&in);
+      asc__regtab_clear(&uses);
+      asc__ir_defined_in(&x->sw[k]->body[0], &in);
+      asc__regtab_set(&in, x->sw[k]->dst, 1);
+      asc__ir_walk(&x->sw[k]->body[0], count_uses, &uses);
+      rs = asc__regtab_keys(&in, &nr);
+      for (int32_t q = 0; q < nr; q++)
+        if (asc__regtab_get(&uses, rs[q]) != f->regs[rs[q]].nuses)
           return asc__arena_printf(x->c, "%%%s is used outside the loop "
-                                   "over %%%s", rname(x, r),
+                                   "over %%%s", rname(x, rs[q]),
                                    rname(x, x->sw[k]->dst));
     }
   }
@@ -323,15 +330,13 @@ static const char *legal(wctx *x) {
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *T) {
   wctx *x = ctx;
   const char *why;
-  size_t n = (size_t)x->f->nregs + 1;
   ASC_UNUSED(b);
   if (T->op != ASC_IR_FOR || T->unroll || T->wave != 0)
     return false;
   x->T = T;
-  x->inT = asc__arena_alloc(x->c, n);
-  memset(x->inT, 0, n);
-  asc__ir_defined_in(&T->body[0], x->inT);
-  x->inT[T->dst] = 1;
+  asc__regtab_init(x->c, &x->inT, 0);
+  asc__ir_defined_in(&T->body[0], &x->inT);
+  asc__regtab_set(&x->inT, T->dst, 1);
   why = shape(x);
   if (why == NULL)
     return false;
@@ -357,5 +362,5 @@ void asc__pass_wavefront(asc__cctx *c, asc__irfunc *f) {
   x.c = c;
   x.f = f;
   asc__ir_count(f);
-  asc__nest_walk(f, try_loop, &x);
+  asc__nest_walk(c, f, "wavefront", try_loop, &x);
 }

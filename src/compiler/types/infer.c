@@ -1776,6 +1776,7 @@ static void nested_def(run *r, asc__ast_func *fn) {
 }
 
 static void stmt(run *r, asc__ast_stmt *s) {
+  asc__cctx_tick(r->in->c, "infer");
   switch (s->kind) {
   case ASC_STMT_EXPR:
     asc__infer_expr(r, s->u.expr.value);
@@ -2191,6 +2192,7 @@ asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
                               asc__ast_func *kernel, const asc__sig *sig) {
   infer in;
   int errors = c->nerrors;
+  c->phase = "infer";
   memset(&in, 0, sizeof in);
   in.c = c;
   in.mod = m;
