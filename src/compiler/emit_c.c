@@ -1038,44 +1038,179 @@ static const char *long_cond(emitter *e, const asc__irins *i,
                            dnc);
 }
 
+/* Emits `if (asc_work_due(&asc_work, w) && poll) { stop }`. */
+static void emit_work_due(emitter *e, const char *w, int32_t line) {
+  LINE(e, "if (asc_work_due(&asc_work, %s) && ASC_POLL(asc_stop)) {", w);
+  e->depth++;
+  LINE(e, "asc_stopped(exc, %d);", (int)line);
+  LINE(e, "goto %s;", asc__emit_exc_target(e));
+  e->depth--;
+  LINE(e, "}");
+}
+
+/* Are loop l's bounds free of the registers in defs? */
+static bool bounds_outside(const asc__irins *l, const asc__regtab *defs) {
+  for (int k = 0; k < 2; k++)
+    if (l->args[k].kind == ASC_IRV_REG &&
+        asc__regtab_get(defs, l->args[k].reg))
+      return false;
+  return true;
+}
+
+static const char *span_of(emitter *e, const asc__irins *l) {
+  return asc__arena_printf(e->c, "asc_wspan((int64_t)%s, (int64_t)%s)",
+                           val(e, l->args[0]), val(e, l->args[1]));
+}
+
+/* The work of one pass through b, as a C expression: 1, plus the
+ * iterations of the counted loops in it (those whose bounds defs does not
+ * hold: the loop that counts them assigns nothing they read), each times
+ * the work of its body.  While loops and other loops count themselves. */
+static const char *block_work(emitter *e, const asc__irblock *b,
+                              const asc__regtab *defs) {
+  const char *w = "1";
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    bool loop = i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR;
+    if (i->op == ASC_IR_LOOP || (loop && !bounds_outside(i, defs)))
+      continue;
+    if (loop)
+      w = asc__arena_printf(e->c, "asc_wadd(%s, asc_wmul(%s, %s))", w,
+                            span_of(e, i), block_work(e, &i->body[0], defs));
+    else
+      for (int k = 0; k < asc__ir_nregions(i); k++)
+        w = asc__arena_printf(e->c, "asc_wadd(%s, %s)", w,
+                              block_work(e, &i->body[k], defs));
+  }
+  return w;
+}
+
+/* How loop i counts its work towards the next poll when it is nested in
+ * another serial loop of the C function being emitted:
+ *  - a loop whose bounds the counting loop around it (e->work_loop) does
+ *    not assign is counted by that loop (block_work): nothing;
+ *  - a loop that holds loops computes, on entry, the work of one
+ *    iteration (w<k>: 1 + the iterations of the loops it holds) and of
+ *    all of them (q<k>), counts q<k>, and counts the loops it holds;
+ *    emit_for runs it in chunks of ASC_POLL_WORK work;
+ *  - an innermost loop two or more loops deep counts its iterations on
+ *    entry (shallower ones run in chunks when long, emit_for).
+ * Loops with constant bounds spanning at most 64 count nothing, so a
+ * nest of short loops (a 3x3 window) pays nothing per inner iteration.
+ * Returns k for a loop that holds loops, else -1; *defs then holds the
+ * registers its body assigns. */
+static int emit_work(emitter *e, const asc__irins *i, asc__regtab *defs) {
+  int k;
+  if (e->sdepth == 0 || short_loop(i, 64) ||
+      (e->work_loop != NULL && bounds_outside(i, e->work_defs)))
+    return -1;
+  if (!asc__ir_has_loop(&i->body[0])) {
+    if (e->sdepth >= 2)
+      emit_work_due(e, asc__arena_printf(e->c, "%s + 1", span_of(e, i)),
+                    i->line);
+    return -1;
+  }
+  asc__regtab_init(e->c, defs, 0);
+  asc__ir_defined_in(&i->body[0], defs);
+  asc__regtab_set(defs, i->dst, 1);
+  k = e->labels++;
+  LINE(e, "const int64_t w%d = %s;", k, block_work(e, &i->body[0], defs));
+  LINE(e, "const int64_t q%d = asc_wmul(%s, w%d);", k, span_of(e, i), k);
+  emit_work_due(e, asc__arena_printf(e->c, "q%d", k), i->line);
+  return k;
+}
+
+/* The body of loop i; when i counts work (emit_work), the loops in it are
+ * counted by i. */
+static void emit_for_body(emitter *e, const asc__irins *i, bool counts,
+                          asc__regtab *defs) {
+  const asc__irins *wl = e->work_loop;
+  asc__regtab *wd = e->work_defs;
+  if (counts) {
+    e->work_loop = i;
+    e->work_defs = defs;
+  }
+  e->sdepth++;
+  asc__emit_block(e, &i->body[0]);
+  e->sdepth--;
+  e->work_loop = wl;
+  e->work_defs = wd;
+}
+
+/* Loop i as an outer loop over chunks of n iterations (label L) around
+ * the loop itself, with a poll between chunks; true when a break leaves
+ * it. */
+static bool emit_chunked(emitter *e, const asc__irins *i, int L,
+                         const char *iv, const char *ity, const char *n,
+                         bool counts, asc__regtab *defs) {
+  bool brk;
+  emit_chunk_header(e, i, L, iv, ity, n);
+  e->depth++;
+  push(e, F_LOOP, L, i);
+  emit_for_body(e, i, counts, defs);
+  brk = e->frames[--e->nframes].used;
+  e->depth--;
+  LINE(e, "}");
+  close_chunks(e, i, L);
+  return brk;
+}
+
+/* A loop that counts work (emit_work: k), in chunks of ASC_POLL_WORK work
+ * with a poll between them, or in one chunk when it does less.  Emitted
+ * once: it holds loops, so the chunk loop around it costs a compare per
+ * entry, and a second, plain copy would only double the code of every
+ * nest three or more loops deep. */
+static void emit_for_work(emitter *e, const asc__irins *i, const char *iv,
+                          const char *ity, int k, asc__regtab *defs) {
+  int L = e->labels++;
+  bool brk;
+  const char *n = asc__arena_printf(e->c, "n%d", L);
+  LINE(e, "{ /* in chunks of ASC_POLL_WORK work, polling between them */");
+  e->depth++;
+  LINE(e, "const uint64_t %s = __builtin_expect(q%d >= ASC_POLL_WORK, 0) "
+          "? (uint64_t)(ASC_POLL_WORK / w%d) : UINT64_MAX;", n, k, k);
+  brk = emit_chunked(e, i, L, iv, ity, n, true, defs);
+  e->depth--;
+  LINE(e, "}");
+  if (brk)
+    LINE(e, "L%d_brk:;", L);
+}
+
 /* A serial counted loop.  Where polls go (docs/abi.md), counting depth
  * in the serial loops of the C function being emitted (a kernel entry or
  * a parallel-loop body):
  *  - an outermost loop (depth 0) whose body holds a loop, and an
  *    innermost loop at depth 0 or 1, are emitted twice: as written, taken
- *    when the loop spans at most n (no poll: a short loop pays one
- *    compare at entry), and in chunks of n iterations with a poll between
- *    them, taken when it is longer; n is ASC_POLL_OUTER (64) for the
- *    outer loop, ASC_POLL_CHUNK (65536) for the innermost one, whose
- *    chunks stay vectorisable.  A nest is thus copied at most fourfold;
- *    a loop with constant bounds spanning at most n is emitted once;
- *  - deeper loops do not poll: the enclosing polls bound the latency to
- *    64 iterations of the outermost loop (plus the long loops that poll
- *    themselves), and a nest of short loops (a 3x3 window) pays nothing
- *    per inner iteration. */
+ *    when the loop spans at most n iterations (no poll: a short loop pays
+ *    one compare at entry), and in chunks of n iterations with a poll
+ *    between them, taken when it is longer; n is ASC_POLL_OUTER (64) for
+ *    the outer loop, ASC_POLL_CHUNK (65536) for the innermost one, whose
+ *    chunks stay vectorisable.  A loop with constant bounds spanning at
+ *    most n is emitted once;
+ *  - the loops nested in others count their work towards the next poll
+ *    on entry (emit_work), and those of them that hold loops run in
+ *    chunks of ASC_POLL_WORK work (emit_for_work), so that a loop running
+ *    a million short nests (np.cumsum of each row, called in a loop)
+ *    polls as often as one long loop, for a few operations per nest. */
 static void emit_for(emitter *e, const asc__irins *i, const char *iv,
                      const char *ity) {
   bool outer = asc__ir_has_loop(&i->body[0]);
   const char *n = outer ? "ASC_POLL_OUTER" : "ASC_POLL_CHUNK";
   int L = -1;
   bool brk = false;
+  asc__regtab defs;
+  int k = emit_work(e, i, &defs);
 
+  if (k >= 0) {
+    emit_for_work(e, i, iv, ity, k, &defs);
+    return;
+  }
   if (outer ? e->sdepth == 0 && !short_loop(i, 64)
             : e->sdepth <= 1 && !short_loop(i, 65536)) {
     L = e->labels++;
     LINE(e, "if (%s) { /* long: in chunks, polling between them */",
          long_cond(e, i, n));
     e->depth++;
-    emit_chunk_header(e, i, L, iv, ity, n);
-    e->depth++;
-    push(e, F_LOOP, L, i);
-    e->sdepth++;
-    asc__emit_block(e, &i->body[0]);
-    e->sdepth--;
-    brk = e->frames[--e->nframes].used;
-    e->depth--;
-    LINE(e, "}");
-    close_chunks(e, i, L);
+    brk = emit_chunked(e, i, L, iv, ity, n, false, &defs);
     e->depth--;
     LINE(e, "} else {");
     e->depth++;
@@ -1083,9 +1218,7 @@ static void emit_for(emitter *e, const asc__irins *i, const char *iv,
   emit_for_header(e, i, iv, ity, false);
   e->depth++;
   push(e, F_LOOP, L, i);
-  e->sdepth++;
-  asc__emit_block(e, &i->body[0]);
-  e->sdepth--;
+  emit_for_body(e, i, false, &defs);
   brk |= e->frames[--e->nframes].used;
   e->depth--;
   LINE(e, "}");
@@ -1799,6 +1932,7 @@ static void emit_kernel(emitter *e) {
   asc__emit_declare_scalars(e, &mark, &isiv, NULL);
   LINE(e, "(void)ctx; (void)exc;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
+  LINE(e, "int64_t asc_work = ASC_POLL_WORK; (void)asc_work;");
   e->raise_used = false;
   asc__emit_block(e, &f->body);
   LINE(e, "return 0;");

@@ -201,19 +201,49 @@ static inline void asc_unlock(int32_t *p) {
 /* Cancellation polls (docs/abi.md): a relaxed load of the launch's
  * stop flag at loop back-edges; counted loops run in chunks of
  * ASC_POLL_CHUNK iterations with the poll between chunks, so the
- * inner loop stays vectorisable.  -DASC_NO_POLL (in ASC_CFLAGS) is
- * an internal switch that removes both, to measure their cost. */
+ * inner loop stays vectorisable; and loops nested in others count their
+ * work (iterations of the loops they hold) against the work left before
+ * the next poll (asc_work_due), so that they poll however short each one
+ * is.  -DASC_NO_POLL (in ASC_CFLAGS) is an internal switch that removes
+ * them, to measure their cost. */
 static const int32_t asc_never_stop = 0;
 #define ASC_STOP_OF(ctx) \
   ((ctx)->stop != NULL ? (ctx)->stop : &asc_never_stop)
 #define ASC_POLL_CHUNK 65536
 #define ASC_POLL_OUTER 64
+#define ASC_POLL_WORK 65536
+/* Work, counted in loop iterations up to ASC_POLL_WORK: a loop's span,
+ * and products and sums of such counts, saturating. */
+static inline int64_t asc_wspan(int64_t lo, int64_t hi) {
+  uint64_t span = hi > lo ? (uint64_t)hi - (uint64_t)lo
+                          : (uint64_t)lo - (uint64_t)hi;
+  return span < ASC_POLL_WORK ? (int64_t)span : ASC_POLL_WORK;
+}
+static inline int64_t asc_wmul(int64_t a, int64_t b) {
+  return a * b < ASC_POLL_WORK ? a * b : ASC_POLL_WORK;
+}
+static inline int64_t asc_wadd(int64_t a, int64_t b) {
+  return a + b < ASC_POLL_WORK ? a + b : ASC_POLL_WORK;
+}
 #ifdef ASC_NO_POLL
 #define ASC_POLL(stop) 0
 #define ASC_LONG(lo, hi, n) 0
 #define ASC_CHUNK_UP(T, i, e, n) (e)
 #define ASC_CHUNK_DOWN(T, i, e, n) (e)
+static inline int asc_work_due(int64_t *work, int64_t w) {
+  (void)work;
+  (void)w;
+  return 0;
+}
 #else
+/* Work w is about to run: true when the work since the last poll reaches
+ * ASC_POLL_WORK, and the count starts again. */
+static inline int asc_work_due(int64_t *work, int64_t w) {
+  if (__builtin_expect((*work -= w) >= 0, 1))
+    return 0;
+  *work = ASC_POLL_WORK;
+  return 1;
+}
 #define ASC_POLL(stop) \
   __builtin_expect(__atomic_load_n((stop), __ATOMIC_RELAXED) != 0, 0)
 #define ASC_LONG(lo, hi, n) \

@@ -55,6 +55,12 @@ typedef struct emitter {
   asc__regtab pfor_num;
   bool in_body;         /* emitting a pfor body function */
   int sdepth;           /* serial loops around the code being emitted */
+  /* The innermost loop around the code being emitted that counts its
+   * iterations' work against the next poll (emit_for), and the registers
+   * its body assigns: loops inside it whose bounds it does not change
+   * are counted by it; NULL when none. */
+  const asc__irins *work_loop;
+  asc__regtab *work_defs;
   bool body_reduces;    /* that body has reductions */
   const asc__irins *pfor;  /* the pfor whose body is being emitted */
   int64_t *shared_off;  /* per register: byte offset in ctx->shared */

@@ -457,6 +457,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
   LINE(e, "asc_kctx *ctx = env->ctx;");
   LINE(e, "const int32_t *asc_stop = ASC_STOP_OF(ctx); (void)asc_stop;");
+  LINE(e, "int64_t asc_work = ASC_POLL_WORK; (void)asc_work;");
   for (int32_t q = 0; q < ps.ncap; q++) {
     int32_t r = ps.cap[q];
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR) {

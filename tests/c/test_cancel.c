@@ -46,6 +46,16 @@ static const char kernels[] =
     "    out[0] = s\n"
     "\n"
     "@asc.kernel\n"
+    "def middle(flag, out):\n"
+    "    asc.atomic_add(flag, 0, 1)\n"
+    "    s = 0.0\n"
+    "    for i in range(flag.shape[0] - 2):\n"
+    "        for j in range(flag.shape[0] * 1000000000000000):\n"
+    "            for k in range(flag.shape[0] - 2):\n"
+    "                s = s * 0.5 + 1.0\n"
+    "    out[0] = s\n"
+    "\n"
+    "@asc.kernel\n"
     "def longpar(flag, out):\n"
     "    asc.atomic_add(flag, 0, 1)\n"
     "    for i in asc.prange(flag.shape[0] * 1000000000000000):\n"
@@ -158,6 +168,14 @@ static void test_cancel_long_for_loop(void **state) {
 static void test_cancel_nested_loops(void **state) {
   (void)state;
   cancel_from_thread("nested", 1);
+}
+
+/* A short outer loop around a long loop of short loops: the middle loop
+ * counts the work of the loops it holds and polls between chunks of it
+ * (docs/abi.md). */
+static void test_cancel_long_middle_loop(void **state) {
+  (void)state;
+  cancel_from_thread("middle", 1);
 }
 
 static void test_cancel_parallel_loop(void **state) {
@@ -296,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_cancel_while_loop),
       cmocka_unit_test(test_cancel_long_for_loop),
       cmocka_unit_test(test_cancel_nested_loops),
+      cmocka_unit_test(test_cancel_long_middle_loop),
       cmocka_unit_test(test_cancel_parallel_loop),
       cmocka_unit_test(test_cancel_many_blocks),
       cmocka_unit_test(test_cancel_skips_except_runs_finally),
