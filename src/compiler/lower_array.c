@@ -2337,8 +2337,40 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_ARGMAX:
       return asc__irv_int(rt, 0);
     case ASC_BI_NP_VAR:
-    case ASC_BI_NP_STD:
-      return asc__irv_float(rt, 0.0);
+    case ASC_BI_NP_STD: {
+      /* numpy's var of one element: (v - v)**2 / max(1 - ddof, 0): 0,
+       * nan for a nan or infinite v, and nan (0/0) for ddof >= 1 */
+      int adt = asc__dt_is_complex(scalar_dt(ls, arg)) ? ascComplex128
+                                                        : ascFloat64;
+      asc__irval x = conv(ls, v, adt), d = op2(ls, ASC_IR_SUB, adt, x, x);
+      asc__irval ss, var;
+      asc__irval ddof =
+          e->u.call.nrargs > 4 && e->u.call.rargs[4] != NULL &&
+                  e->u.call.rargs[4]->kind != ASC_EXPR_NONE
+              ? conv(ls, asc__lower_expr(ls, e->u.call.rargs[4]), ascInt64)
+              : i64(0);
+      if (adt == ascComplex128) { /* |d|**2, real */
+        asc__irval re = cpart(ls, d, false), im = cpart(ls, d, true);
+        ss = op2(ls, ASC_IR_ADD, ascFloat64,
+                 op2(ls, ASC_IR_MUL, ascFloat64, re, re),
+                 op2(ls, ASC_IR_MUL, ascFloat64, im, im));
+      } else {
+        ss = op2(ls, ASC_IR_MUL, ascFloat64, d, d);
+      }
+      var = op2(ls, ASC_IR_DIV, ascFloat64, ss,
+                conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
+                             op2(ls, ASC_IR_SUB, ascInt64, i64(1), ddof),
+                             i64(0)),
+                     ascFloat64));
+      if (id == ASC_BI_NP_STD) {
+        int32_t q = newreg(ls, ascFloat64, NULL);
+        asc__irins *i = emit(ls, ASC_IR_CALL, q, 1);
+        i->aux = ASC_INTR_SQRT;
+        i->args[0] = var;
+        var = asc__irv_reg(q);
+      }
+      return conv(ls, var, rt);
+    }
     default:
       return conv(ls, v, rt);
     }

@@ -258,6 +258,19 @@ def test_clip_is_minimum_of_maximum():
     same(kernel(body)(a), np.clip(a, 5.0, 1.0))
 
 
+@pytest.mark.parametrize("x", [True, 2.5, np.inf, np.nan, 3, 1 + 2j])
+def test_var_std_of_one_number(x):
+    """var and std of a 0-d argument (read as its number) are numpy's:
+    0 with ddof=0 (nan for nan or inf), nan with ddof >= 1 (0 / 0); they
+    were 0.0 always (found by array_semantics_fuzz seed 80001)."""
+    a = np.array(x)
+    body = "(a.var(ddof=1), np.var(a), np.std(a, ddof=1), np.std(a), a.var(ddof=2))"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g, w in zip(kernel(body)(a), numpy_run(body, "a", [a])):
+            same(g, w)
+
+
 @pytest.mark.parametrize("ddof", [0, 2, 3, 4, 10])
 def test_var_std_with_ddof_past_the_size(ddof):
     """numpy divides by max(n - ddof, 0): inf, or nan for a zero sum of

@@ -166,7 +166,8 @@ def asc_type(op, x, y, scalar):
     kernel reads as numbers are 0-d arrays."""
     t = ASC_TABLE[(x, y)]
     if op == "/" and t not in _FLOATS:
-        t = "f*" if t == "i*" else "f64"
+        # a bool scalar divides as Python's bools do: a Python float
+        t = "f*" if t in ("i*", "bool") else "f64"
     elif op in _ARITH and t == "bool":
         t = "i*"                    # True + True == 2
     return t if scalar else strong(t)
