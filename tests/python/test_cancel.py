@@ -96,6 +96,77 @@ def test_sigint_interrupts_endless_kernel(tmp_path, mode):
     assert p.returncode == 0, (out, err)
 
 
+REPLACED = r'''
+import signal, sys, threading, time
+sys.path.insert(0, {pkg!r})
+import numpy as np
+import asc
+
+@asc.kernel
+def spin(flag):
+    asc.atomic_add(flag, 0, 1)
+    n = 0
+    while True:
+        n += 1
+        if n < 0:
+            flag[1] = n
+
+@asc.kernel
+def mark(flag):
+    flag[0] = flag[0] + 1
+
+class Stop(Exception):
+    pass
+
+def stop(signum, frame):
+    raise Stop()
+
+m = np.zeros(1, np.int64)
+mark(m)                       # a wait: libasc's SIGINT handler goes in
+signal.signal(signal.SIGINT, stop)   # and Python's replaces it
+time.sleep(0.05)              # past the 10 ms libasc trusts its last look
+flag = np.zeros(4, np.int64)
+
+def watch():
+    while flag[0] == 0:
+        time.sleep(0.001)
+    print("running", flush=True)
+
+threading.Thread(target=watch, daemon=True).start()
+try:
+    spin(flag)
+except Stop:
+    print("stopped", flush=True)
+mark(m)
+print("usable", m[0], flush=True)
+'''
+
+
+def test_sigint_handler_replaced_after_a_wait(tmp_path):
+    """A SIGINT handler that Python code installs after libasc's went in
+    (signal.signal) is noticed: the next synchronous call puts libasc's
+    back in front of it, so Ctrl-C still stops the kernel, and the
+    program's handler runs."""
+    script = tmp_path / "replaced.py"
+    script.write_text(REPLACED.format(pkg=os.path.join(ROOT, "bindings", "python")))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                          signal.SIG_DFL))
+    try:
+        line = p.stdout.readline()
+        assert line.strip() == "running", (line, p.stderr.read())
+        time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert out.split("\n")[:2] == ["stopped", "usable 2"], (out, err)
+    assert p.returncode == 0, (out, err)
+
+
 def test_stream_cancel_from_thread():
     flag = np.zeros(4, np.int64)
     s = asc.Stream()
