@@ -888,8 +888,10 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
   return err;
 }
 
-ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
-                           ascStream_t stream) {
+/* ascLaunchKernel, and with ran_here asc__launch_kernel_here. */
+static ascError_t launch_gated(ascKernel_t kernel, uint32_t blockDim,
+                               void **args, ascStream_t stream,
+                               bool *ran_here) {
   asc__kernel *k;
   asc__module *m;
   asc__rt *rt;
@@ -899,32 +901,12 @@ ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
     return err;
   err = kernel_acquire(kernel, &k, &m);
   if (err == ascSuccess) {
-    err = launch_kernel(k, m, blockDim, args, stream, NULL);
-    module_put(rt, m);
-  }
-  asc__api_leave(rt);
-  return err;
-}
-
-ascError_t asc__launch_kernel_here(ascKernel_t kernel, uint32_t blockDim,
-                                   void **args, ascStream_t stream,
-                                   bool *done) {
-  asc__kernel *k;
-  asc__module *m;
-  asc__rt *rt;
-  ascError_t err = api_enter_current(&rt);
-
-  *done = false;
-  if (err != ascSuccess)
-    return err;
-  err = kernel_acquire(kernel, &k, &m);
-  if (err == ascSuccess) {
-    err = launch_kernel(k, m, blockDim, args, stream, done);
+    err = launch_kernel(k, m, blockDim, args, stream, ran_here);
     module_put(rt, m);
   }
   /* It ran: the stream is idle, and this reports its outcome without
    * leaving the gate (a reset meanwhile would destroy the stream). */
-  if (err == ascSuccess && *done) {
+  if (err == ascSuccess && ran_here != NULL && *ran_here) {
     asc__stream *st;
     err = asc__stream_resolve(stream, &st);
     if (err == ascSuccess)
@@ -932,4 +914,16 @@ ascError_t asc__launch_kernel_here(ascKernel_t kernel, uint32_t blockDim,
   }
   asc__api_leave(rt);
   return err;
+}
+
+ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
+                           ascStream_t stream) {
+  return launch_gated(kernel, blockDim, args, stream, NULL);
+}
+
+ascError_t asc__launch_kernel_here(ascKernel_t kernel, uint32_t blockDim,
+                                   void **args, ascStream_t stream,
+                                   bool *done) {
+  *done = false;
+  return launch_gated(kernel, blockDim, args, stream, done);
 }

@@ -16,25 +16,9 @@
 #include <uv.h>
 
 #include "base/buf.h"
-#include "e2e.h"
+#include "testutil.h"
 #include "runtime/stream.h"
 #include "subproc.h"
-
-static const char kernels[] =
-    "import asc\n"
-    "\n"
-    "@asc.kernel\n"
-    "def spin(flag):\n"
-    "    asc.atomic_add(flag, 0, 1)\n"
-    "    n = 0\n"
-    "    while True:\n"
-    "        n += 1\n"
-    "        if n < 0:\n"
-    "            flag[1] = n\n"
-    "\n"
-    "@asc.kernel\n"
-    "def mark(flag):\n"
-    "    flag[0] = flag[0] + 1\n";
 
 static int64_t self_tid(void) { return (int64_t)syscall(SYS_gettid); }
 
@@ -221,14 +205,14 @@ typedef struct spinner {
   ascKernel_t spin;
   ascStream_t stream;   /* ascLaunchKernelSync when `sync` */
   int sync;
-  int64_t flag[4];
+  int64_t flag[1];
   ascError_t err;
   char msg[256];
 } spinner;
 
 static void spin_thread(void *p) {
   spinner *sp = p;
-  ascTensor t = e2e_t1(sp->flag, ascInt64, 4);
+  ascTensor t = test_tensor1(sp->flag, ascInt64, 1);
   void *args[] = {&t};
   sp->err = sp->sync ? ascLaunchKernelSync(sp->spin, 1, args, ascLaunchJoin)
                      : ascLaunchKernelAndSynchronize(sp->spin, 1, args,
@@ -236,25 +220,36 @@ static void spin_thread(void *p) {
   snprintf(sp->msg, sizeof sp->msg, "%s", ascGetLastErrorMessage());
 }
 
+/* The stream works after a stop: set_flag runs on it. */
+static void expect_usable(ascKernel_t set_flag, ascStream_t s) {
+  int32_t flag[1] = {0};
+  ascTensor t = test_tensor1(flag, ascInt32, 1);
+  void *args[] = {&t};
+  if (s != NULL)
+    ASSERT_OK(ascLaunchKernelAndSynchronize(set_flag, 1, args, s));
+  else
+    ASSERT_OK(ascLaunchKernelSync(set_flag, 1, args, ascLaunchJoin));
+  assert_int_equal(flag[0], 1);
+}
+
 /* An endless kernel that its caller runs is stopped by ascStreamCancel
  * and by the stream's kernel timeout, as one a worker runs; the stream
  * then works again. */
 static void test_cancel_and_timeout(void **state) {
-  ascModule_t m = e2e_load("here.py", kernels);
+  ascModule_t plug;
   spinner sp;
   uv_thread_t th;
   ascStream_t s;
-  int64_t mk[1] = {0};
-  ascTensor tm = e2e_t1(mk, ascInt64, 1);
-  void *margs[] = {&tm};
+  ascKernel_t set_flag;
   unsigned before;
   (void)state;
 
+  ASSERT_OK(ascModuleLoad(&plug, TEST_MODULE("plugkernels")));
+  set_flag = test_kernel(plug, "set_flag");
   ASSERT_OK(ascStreamCreateWithFlags(&s, ascStreamNonBlocking));
-  ASSERT_OK(ascLaunchKernelAndSynchronize(test_kernel(m, "mark"), 1, margs,
-                                          s));
+  expect_usable(set_flag, s);
   memset(&sp, 0, sizeof sp);
-  sp.spin = test_kernel(m, "spin");
+  sp.spin = test_kernel(plug, "spin");
   sp.stream = s;
   before = pushes();
   assert_int_equal(uv_thread_create(&th, spin_thread, &sp), 0);
@@ -264,35 +259,30 @@ static void test_cancel_and_timeout(void **state) {
   assert_int_equal(sp.err, ascErrorCancelled);
   assert_non_null(strstr(sp.msg, "ascStreamCancel"));
   assert_int_equal(pushes(), before);
-  ASSERT_OK(ascLaunchKernelAndSynchronize(test_kernel(m, "mark"), 1, margs,
-                                          s));
-  assert_int_equal(mk[0], 2);
+  expect_usable(set_flag, s);
 
   ASSERT_OK(ascStreamSetKernelTimeout(s, 100));
-  memset(sp.flag, 0, sizeof sp.flag);
+  sp.flag[0] = 0;
   spin_thread(&sp);
   assert_int_equal(sp.err, ascErrorLaunchTimeout);
+  assert_int_equal(sp.flag[0], 1);
   assert_non_null(strstr(sp.msg, "timeout"));
-  ASSERT_OK(ascLaunchKernelAndSynchronize(test_kernel(m, "mark"), 1, margs,
-                                          s));
-  assert_int_equal(mk[0], 3);
+  expect_usable(set_flag, s);
   ASSERT_OK(ascStreamDestroy(s));
-  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_OK(ascModuleUnload(plug));
 }
 
 /* ascDeviceReset stops an endless kernel that a thread runs in its
  * ascLaunchKernelSync; the thread's next call makes a new stream. */
 static void test_reset_stops_caller(void **state) {
-  ascModule_t m = e2e_load("here.py", kernels);
+  ascModule_t plug;
   spinner sp;
   uv_thread_t th;
-  int64_t mk[1] = {0};
-  ascTensor tm = e2e_t1(mk, ascInt64, 1);
-  void *margs[] = {&tm};
   (void)state;
 
+  ASSERT_OK(ascModuleLoad(&plug, TEST_MODULE("plugkernels")));
   memset(&sp, 0, sizeof sp);
-  sp.spin = test_kernel(m, "spin");
+  sp.spin = test_kernel(plug, "spin");
   sp.sync = 1;
   assert_int_equal(uv_thread_create(&th, spin_thread, &sp), 0);
   test_wait_count(sp.flag, 1, -1);
@@ -300,10 +290,9 @@ static void test_reset_stops_caller(void **state) {
   assert_int_equal(uv_thread_join(&th), 0);
   assert_int_equal(sp.err, ascErrorCancelled);
   assert_non_null(strstr(sp.msg, "ascDeviceReset"));
-  m = e2e_load("here.py", kernels);
-  ASSERT_OK(ascLaunchKernelSync(test_kernel(m, "mark"), 1, margs, 0));
-  assert_int_equal(mk[0], 1);
-  ASSERT_OK(ascModuleUnload(m));
+  ASSERT_OK(ascModuleLoad(&plug, TEST_MODULE("plugkernels")));
+  expect_usable(test_kernel(plug, "set_flag"), NULL);
+  ASSERT_OK(ascModuleUnload(plug));
 }
 
 /* A reset closes the API gate, stops every stream, and waits for the
@@ -427,8 +416,7 @@ static int child_fork(void) {
   static int64_t state[2], out[4];
   holder h = {NULL, state, ascErrorNotReady};
   uv_thread_t th;
-  int status = 0;
-  pid_t pid, r = 0;
+  pid_t pid;
 
   if (ascModuleLoad(&tk, TEST_MODULE("testkernels")) != ascSuccess ||
       ascModuleLoad(&plug, TEST_MODULE("plugkernels")) != ascSuccess ||
@@ -461,19 +449,7 @@ static int child_fork(void) {
   }
   if (pid < 0)
     return 3;
-  for (int i = 0; i < 6000 && r == 0; i++) {
-    r = waitpid(pid, &status, WNOHANG);
-    if (r == 0)
-      uv_sleep(10);
-  }
-  if (r == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    printf("child=hang\n");
-  } else {
-    printf("child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status)
-                                           : 1000 + WTERMSIG(status));
-  }
+  subproc_wait_forked(pid);
   __atomic_store_n(&state[1], 1, __ATOMIC_RELEASE);
   uv_thread_join(&th);
   printf("parent_hold=%s\n", ascGetErrorName(h.err));
@@ -483,18 +459,11 @@ static int child_fork(void) {
 }
 
 /* The child of a fork() made while a thread ran its own launch gets a
- * working runtime; the parent's launch finishes.  (TSan options as in
- * test_stream's fork test.) */
+ * working runtime; the parent's launch finishes. */
 static void test_fork_while_caller_runs(void **state) {
-  static char tsan[512];
-  const char *old = getenv("TSAN_OPTIONS");
-  const char *env[] = {tsan, NULL};
   char out[SUBPROC_OUT_MAX], buf[64];
   (void)state;
-  snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sdetect_deadlocks=0 "
-           "die_after_fork=0", old != NULL ? old : "",
-           old != NULL ? " " : "");
-  assert_int_equal(subproc_run("fork", env, out, sizeof out), 0);
+  assert_int_equal(subproc_run_forking("fork", out, sizeof out), 0);
   print_message("%s", out);
   assert_string_equal(subproc_get(out, "child", buf, sizeof buf), "0");
   assert_string_equal(subproc_get(out, "c_get", buf, sizeof buf),
