@@ -7,6 +7,10 @@
  *     in the same process.
  *  2. Asynchronous launch rate: back-to-back launches of an empty
  *     one-block kernel on one stream, then one synchronisation.
+ *  1b. The round trip of 1 in one call, ascLaunchKernelAndSynchronize
+ *     (the caller runs the block: docs/streams.md, "A launch the caller
+ *     waits for"), and through ascLaunchKernelSync (the calling thread's
+ *     own stream), in the same repetitions.
  *
  *  3. Both again with tracing on (docs/tracing.md), in the same
  *     repetitions, each right after its untraced twin.
@@ -30,6 +34,7 @@
  *   stats <name> <median> <min> <max>
  * give the spread for bench/suite.py; then
  *   launch_roundtrip_vs_openmp=<ratio> async_launches_per_s=<n>
+ *   launch_and_sync_vs_openmp=<ratio> launch_sync_vs_openmp=<ratio>
  * and last
  *   tracing_on: roundtrip_us=<t> async_launches_per_s=<n>
  *     overhead_us_per_async_launch=<median over repetitions of the traced
@@ -87,6 +92,24 @@ static double asc_roundtrip_ns(ascKernel_t k, ascStream_t s, int iters) {
     check(ascLaunchKernel(k, 1, NULL, s), "launch");
     check(ascStreamSynchronize(s), "sync");
   }
+  return (double)(uv_hrtime() - t0) / iters;
+}
+
+/* 1b: the round trip in one call, on s or (s NULL) through
+ * ascLaunchKernelSync. */
+static void one_call(ascKernel_t k, ascStream_t s) {
+  check(s != NULL ? ascLaunchKernelAndSynchronize(k, 1, NULL, s)
+                  : ascLaunchKernelSync(k, 1, NULL, ascLaunchJoin),
+        "launch and wait");
+}
+
+static double asc_one_call_ns(ascKernel_t k, ascStream_t s, int iters) {
+  uint64_t t0;
+  for (int i = 0; i < 100; i++)
+    one_call(k, s);
+  t0 = uv_hrtime();
+  for (int i = 0; i < iters; i++)
+    one_call(k, s);
   return (double)(uv_hrtime() - t0) / iters;
 }
 
@@ -168,9 +191,9 @@ int main(int argc, char **argv) {
   ascModule_t m;
   ascKernel_t empty, team;
   ascStream_t s;
-  double asc_rt[REPS], omp_rt[REPS], rate[REPS];
+  double asc_rt[REPS], omp_rt[REPS], rate[REPS], and_sync[REPS], lsync[REPS];
   double traced_rt[REPS], traced_rate[REPS], overhead[REPS];
-  double a, o = 0, r, ratio, ta, tr, ov;
+  double a, o = 0, r, ratio, ta, tr, ov, as, ls;
   int traced_n = async_n / REPS + 1 < 50000 ? async_n / REPS + 1 : 50000;
   char trace_path[512];
   const char *tmp = getenv("TMPDIR");
@@ -209,6 +232,9 @@ int main(int argc, char **argv) {
     settle();
     if (untraced)
       continue;
+    and_sync[rep] = asc_one_call_ns(team, s, iters);
+    lsync[rep] = asc_one_call_ns(team, NULL, iters);
+    settle();
     check(ascProfilerStart(trace_path), "profiler start");
     traced_rt[rep] = asc_roundtrip_ns(team, s, iters / 4 + 1);
     traced_rate[rep] = asc_async_rate(empty, s, traced_n);
@@ -240,6 +266,8 @@ int main(int argc, char **argv) {
   ta = median(traced_rt, REPS);
   tr = median(traced_rate, REPS);
   ov = median(overhead, REPS);
+  as = median(and_sync, REPS);
+  ls = median(lsync, REPS);
 #ifdef ASC_HAVE_OPENMP
   o = median(omp_rt, REPS);
 #endif
@@ -248,6 +276,8 @@ int main(int argc, char **argv) {
   stats("traced_asc_roundtrip_us", traced_rt, REPS, 1e-3);
   stats("traced_async_launches_per_s", traced_rate, REPS, 1);
   stats("trace_overhead_us_per_async_launch", overhead, REPS, 1);
+  stats("asc_launch_and_sync_us", and_sync, REPS, 1e-3);
+  stats("asc_launch_sync_us", lsync, REPS, 1e-3);
 #ifdef ASC_HAVE_OPENMP
   stats("openmp_roundtrip_us", omp_rt, REPS, 1e-3);
 #endif
@@ -257,6 +287,10 @@ int main(int argc, char **argv) {
   ratio = o > 0 ? a / o : 0;
   printf("launch_roundtrip_vs_openmp=%.2f async_launches_per_s=%.0f\n", ratio,
          r);
+  printf("asc_launch_and_sync_us=%.3f asc_launch_sync_us=%.3f\n", as / 1000,
+         ls / 1000);
+  printf("launch_and_sync_vs_openmp=%.2f launch_sync_vs_openmp=%.2f\n",
+         o > 0 ? as / o : 0, o > 0 ? ls / o : 0);
   printf("tracing_on: roundtrip_us=%.3f async_launches_per_s=%.0f "
          "overhead_us_per_async_launch=%.3f\n",
          ta / 1000, tr, ov);

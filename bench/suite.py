@@ -350,6 +350,18 @@ def launch_rows(args, env):
     size = f"{args.sizes['launch_args'][0]} launches x 9"
     rows = [row("runtime", bench, "asc (launch + stream sync)", *a, "us", size=size, reps=9,
                 note="empty kernel, one block, empty parallel loop over all cores")]
+    # The same in one call, where the caller runs the block
+    # (docs/streams.md, "A launch the caller waits for"), against the
+    # same OpenMP region.
+    for key, what, impl in (
+            ("asc_launch_and_sync_us", "one call", "asc (ascLaunchKernelAndSynchronize)"),
+            ("asc_launch_sync_us", "thread's stream", "asc (ascLaunchKernelSync)")):
+        if key in st:
+            rows.append(row("runtime", f"{bench}, {what}", impl, *st[key], "us", size=size,
+                            reps=9, note="the same kernel, launched and waited for in one call"))
+            if o:
+                rows.append(row("runtime", f"{bench}, {what}", "OpenMP empty parallel for",
+                                *o, "us", size=size, reps=9))
     if o:
         rows.append(row("runtime", bench, "OpenMP empty parallel for", *o, "us", size=size, reps=9))
     # async: time per launch = 1 / rate; the max time is the min rate.

@@ -549,6 +549,17 @@ enum {
 ASC_API ascError_t ascLaunchKernelSync(ascKernel_t kernel, uint32_t blockDim,
                                        void **args, unsigned int flags);
 
+/* ascLaunchKernel on stream, then ascStreamSynchronize(stream), in one
+ * call that returns what the two would.  When stream is idle and the
+ * launch has one block (a kernel that never reads its block index has
+ * one whatever blockDim is), the calling thread runs it at once instead
+ * of handing it to the pool (the workers still join its parallel loops):
+ * a synchronous call pays no trip through the pool (docs/streams.md). */
+ASC_API ascError_t ascLaunchKernelAndSynchronize(ascKernel_t kernel,
+                                                 uint32_t blockDim,
+                                                 void **args,
+                                                 ascStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

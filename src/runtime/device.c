@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <hwloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -234,8 +235,16 @@ fail:
            ascGetLastErrorMessage());
 }
 
+/* Set once runtime_init has succeeded: every later call, most of them
+ * on the launch path, skips uv_once (two calls and its own checks). */
+static atomic_bool rt_ready;
+
 ascError_t asc__init(void) {
+  if (atomic_load_explicit(&rt_ready, memory_order_acquire))
+    return ascSuccess;
   uv_once(&rt_once, runtime_init);
+  if (rt.init_status == ascSuccess)
+    atomic_store_explicit(&rt_ready, true, memory_order_release);
   if (rt.init_status != ascSuccess)
     return asc__error(rt.init_status, "%s", rt.init_message);
   return ascSuccess;

@@ -1,14 +1,17 @@
 /*
  * ascLaunchKernelSync: a launch its caller waits for, on a stream of the
- * calling thread's own (docs/plugins.md).
+ * calling thread's own (docs/plugins.md); and ascLaunchKernelAndSynchronize,
+ * the launch and the wait on any stream, which it uses to join.
  *
  * A framework calls its operators from its own threads and expects the
  * result when the call returns.  One stream per thread keeps concurrent
  * callers from queueing behind each other, and makes the stream's error
- * this launch's error.  The waiting itself is ascStreamSynchronize's, so a
- * joining caller runs blocks and loop chunks of its launch like any
- * synchronising thread (docs/streams.md); a handing-off caller waits on a
- * blocking-sync event, which parks at once and lends nothing.
+ * this launch's error.  A joining caller runs a one-block launch itself
+ * the moment it is queued on the idle stream (asc__launch_kernel_here);
+ * otherwise the waiting is ascStreamSynchronize's, and the caller runs
+ * blocks and loop chunks of its launch like any synchronising thread
+ * (docs/streams.md).  A handing-off caller waits on a blocking-sync event,
+ * which parks at once and lends nothing.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -119,6 +122,20 @@ static ascError_t hand_off(sync_state *t) {
   return ascEventSynchronize(t->done);
 }
 
+ascError_t ascLaunchKernelAndSynchronize(ascKernel_t kernel,
+                                         uint32_t blockDim, void **args,
+                                         ascStream_t stream) {
+  bool done;
+  ascError_t err;
+
+  if (asc__in_callback())
+    return asc__not_permitted("ascLaunchKernelAndSynchronize");
+  err = asc__launch_kernel_here(kernel, blockDim, args, stream, &done);
+  if (err != ascSuccess || done)
+    return err;
+  return ascStreamSynchronize(stream);
+}
+
 ascError_t ascLaunchKernelSync(ascKernel_t kernel, uint32_t blockDim,
                                void **args, unsigned int flags) {
   sync_state *t = NULL;
@@ -133,17 +150,19 @@ ascError_t ascLaunchKernelSync(ascKernel_t kernel, uint32_t blockDim,
   err = thread_state(&t);
   if (err != ascSuccess)
     return err;
+  /* The thread's stream is idle between its calls: a launch of one
+   * block runs right here. */
+  if (!(flags & ascLaunchHandOff))
+    return ascLaunchKernelAndSynchronize(kernel, blockDim, args, t->stream);
   err = ascLaunchKernel(kernel, blockDim, args, t->stream);
   if (err != ascSuccess)
     return err;
-  if (flags & ascLaunchHandOff) {
-    err = hand_off(t);
-    if (err != ascSuccess && err != ascErrorNotReady) {
-      /* reported through the event: the stream keeps no copy to report
-       * again, and the message of err stays this thread's last */
-      (void)ascStreamSynchronize(t->stream);
-      return err;
-    }
+  err = hand_off(t);
+  if (err != ascSuccess && err != ascErrorNotReady) {
+    /* reported through the event: the stream keeps no copy to report
+     * again, and the message of err stays this thread's last */
+    (void)ascStreamSynchronize(t->stream);
+    return err;
   }
   return ascStreamSynchronize(t->stream);
 }

@@ -72,7 +72,7 @@ static ascError_t mem_launch(asc__stream *st, const asc_kernel_desc *desc,
   a->slice = (a->count + blocks - 1) / blocks;
   a->slice = (a->slice + 63) & ~(size_t)63;
   return asc__stream_launch(st, desc, blocks, blocks, 1, &size, &src, NULL,
-                            NULL);
+                            NULL, NULL);
 }
 
 static ascError_t memcpy_async(asc__stream *st, void *dst, const void *src,

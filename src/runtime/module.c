@@ -21,6 +21,7 @@
 #include <uv.h>
 
 #include "jit/driver.h"
+#include "runtime/launch_sync.h"
 #include "runtime/stream.h"
 
 _Static_assert(sizeof(ascTensor) == sizeof(asc_ktensor) &&
@@ -787,11 +788,11 @@ static ascError_t check_args(const ascKernelInfo *ki, void **args) {
 #define STACK_PARAMS 32
 
 /* Queues desc, the code of k for these args (of a specialisation counted
- * in spec_inflight, or NULL). */
+ * in spec_inflight, or NULL); ran_here as asc__stream_launch's. */
 static ascError_t queue_launch(asc__kernel *k, asc__module *m,
                                asc__stream *st, const asc_kernel_desc *desc,
                                uint32_t blockDim, void **args,
-                               asc__inflight *spec_inflight) {
+                               asc__inflight *spec_inflight, bool *ran_here) {
   asc__device *dev = st->rt->dev;
   size_t stack_sizes[STACK_PARAMS], *sizes = stack_sizes;
   /* A kernel that never reads its block index or count would do the same
@@ -838,16 +839,17 @@ static ascError_t queue_launch(asc__kernel *k, asc__module *m,
   }
   err = asc__stream_launch(st, desc, blocks, blockDim, (uint32_t)np,
                            np > 0 ? sizes : NULL, (const void *const *)args,
-                           &m->inflight, spec_inflight);
+                           &m->inflight, spec_inflight, ran_here);
   if (sizes != stack_sizes)
     asc__free(sizes);
   return err;
 }
 
-/* k and its module m are held by the caller. */
+/* k and its module m are held by the caller; ran_here as
+ * asc__stream_launch's. */
 static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
                                 uint32_t blockDim, void **args,
-                                ascStream_t stream) {
+                                ascStream_t stream, bool *ran_here) {
   asc__stream *st;
   const asc_kernel_desc *desc;
   asc__inflight *spec_inflight;
@@ -869,10 +871,10 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
     err = asc__aot_select(m->aot, k->index, (void *const *)args, &desc);
     if (err != ascSuccess)
       return err;
-    return queue_launch(k, m, st, desc, blockDim, args, NULL);
+    return queue_launch(k, m, st, desc, blockDim, args, NULL, ran_here);
   }
   if (m->py == NULL)
-    return queue_launch(k, m, st, k->desc, blockDim, args, NULL);
+    return queue_launch(k, m, st, k->desc, blockDim, args, NULL, ran_here);
   /* The pin keeps the specialisation loaded until the launch is queued
    * and counted in spec_inflight. */
   err = asc__pymodule_specialize_pin(m->py, k->index, (void *const *)args,
@@ -880,13 +882,16 @@ static ascError_t launch_kernel(asc__kernel *k, asc__module *m,
                                      &desc, &spec_inflight, &pin);
   if (err != ascSuccess)
     return err;
-  err = queue_launch(k, m, st, desc, blockDim, args, spec_inflight);
+  err = queue_launch(k, m, st, desc, blockDim, args, spec_inflight,
+                     ran_here);
   asc__pymodule_unpin(pin);
   return err;
 }
 
-ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
-                           ascStream_t stream) {
+/* ascLaunchKernel, and with ran_here asc__launch_kernel_here. */
+static ascError_t launch_gated(ascKernel_t kernel, uint32_t blockDim,
+                               void **args, ascStream_t stream,
+                               bool *ran_here) {
   asc__kernel *k;
   asc__module *m;
   asc__rt *rt;
@@ -896,9 +901,29 @@ ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
     return err;
   err = kernel_acquire(kernel, &k, &m);
   if (err == ascSuccess) {
-    err = launch_kernel(k, m, blockDim, args, stream);
+    err = launch_kernel(k, m, blockDim, args, stream, ran_here);
     module_put(rt, m);
+  }
+  /* It ran: the stream is idle, and this reports its outcome without
+   * leaving the gate (a reset meanwhile would destroy the stream). */
+  if (err == ascSuccess && ran_here != NULL && *ran_here) {
+    asc__stream *st;
+    err = asc__stream_resolve(stream, &st);
+    if (err == ascSuccess)
+      err = asc__stream_synchronize(st);
   }
   asc__api_leave(rt);
   return err;
+}
+
+ascError_t ascLaunchKernel(ascKernel_t kernel, uint32_t blockDim, void **args,
+                           ascStream_t stream) {
+  return launch_gated(kernel, blockDim, args, stream, NULL);
+}
+
+ascError_t asc__launch_kernel_here(ascKernel_t kernel, uint32_t blockDim,
+                                   void **args, ascStream_t stream,
+                                   bool *done) {
+  *done = false;
+  return launch_gated(kernel, blockDim, args, stream, done);
 }

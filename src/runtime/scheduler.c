@@ -1184,6 +1184,28 @@ bool asc__sched_can_help(void) {
   return tls_worker == NULL && stack_roomy();
 }
 
+void asc__sched_run_here(asc__sched *s, asc__launch *l) {
+  worker guest, *g = &guest;
+
+  memset(g, 0, sizeof *g);
+  g->sched = s;
+  g->index = -1;
+  /* A guest like a waiting thread's: the worker of this core parks
+   * while the block runs, and the block's loops count no helper slot
+   * for this thread, which leads them. */
+  asc__sched_guest(s, 1);
+  atomic_fetch_add_explicit(&s->nguests_busy, 1, memory_order_seq_cst);
+  tls_worker = g;
+  /* Never queued: no other thread can claim the block. */
+  l->next_block = 1;
+  run_block(g, l, 0);
+  tls_worker = NULL;
+  atomic_fetch_sub_explicit(&s->nguests_busy, 1, memory_order_seq_cst);
+  asc__sched_guest(s, -1);
+  asc__free(g->scratch);
+  tmp_free_all(&g->team);
+}
+
 bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
                      uint64_t *seen) {
   worker guest, *g = &guest;
@@ -1404,6 +1426,7 @@ void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out) {
   out->nsleeping = atomic_load(&s->nsleeping);
   out->nguests = atomic_load(&s->nguests);
   out->nyielded = atomic_load(&s->nyielded);
+  out->pushes = atomic_load(&s->pushes);
   out->parked = out->yielded = out->guests = 0;
   uv_mutex_lock(&s->park_lock);
   for (int i = 0; i < s->nworkers && i < 64; i++) {

@@ -172,6 +172,7 @@ typedef struct asc__sched_counts {
   uint64_t parked;  /* bit i: worker i (of the first 64) is parked */
   uint64_t yielded; /* bit i: ... is parked for a guest */
   uint64_t guests;  /* bit i: a guest sits on worker i's core */
+  unsigned pushes;  /* jobs ever put on the ready lists (wrapping) */
 } asc__sched_counts;
 void asc__sched_get_counts(asc__sched *s, asc__sched_counts *out);
 /* Spin window in nanoseconds before a waiting thread parks: ASC_SPIN_US
@@ -198,6 +199,12 @@ bool asc__sched_help(asc__sched *s, asc__help_fn mine, const void *arg,
 /* True if the calling thread may run kernel code as a guest: a host
  * thread on its own stack with enough of it free (see scheduler.c). */
 bool asc__sched_can_help(void);
+
+/* Runs the one block of l (not submitted; not a gang launch) on the
+ * calling thread, as a guest of s, with l's team: the thread leads the
+ * block and the pool's workers join its parallel loops.  l completes
+ * (l->complete) before this returns.  Only where asc__sched_can_help. */
+void asc__sched_run_here(asc__sched *s, asc__launch *l);
 
 /* A host thread starts (+1) or stops (-1) waiting with asc__sched_help:
  * while it does, the idle worker pinned to its core parks instead of

@@ -371,6 +371,27 @@ static void op_start(asc__op *op) {
   }
 }
 
+/* Runs launch op, which stream_advance has just dispatched at its
+ * stream's head, on the calling thread (asc__stream_launch's ran_here).
+ * False, having done nothing, when op_start must start it instead: more
+ * than one block, a gang, or a thread that may not run kernel code. */
+static bool op_run_here(asc__op *op, asc__sched *s) {
+  asc__launch *l = &op->launch;
+  asc__stream *st = op->stream;
+
+  if (l->nblocks != 1 || l->gang || !asc__sched_can_help())
+    return false;
+  ASC_TRACE(op_trace_started(op));
+  /* A reset that closed the gate while this call was inside it has
+   * stopped the streams already, perhaps before this launch was queued,
+   * and waits for this call to return: stopped as it would have been. */
+  if (atomic_load(&st->rt->api_gate) & 1)
+    (void)asc__stop_stream(st, ASC__STOP_RESET,
+                           "work cancelled by ascDeviceReset");
+  asc__sched_run_here(s, l);
+  return true;
+}
+
 /* st's lock held: true for the one caller that must reap st. */
 static bool check_reap(asc__stream *st) {
   if (st->destroyed && st->head == NULL && !st->reaped) {
@@ -873,7 +894,11 @@ ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp) {
   }
   asc__spin_unlock(&st->lock);
   op_start(start[0]);
-  op_start(start[1]);
+  if (start[1] == op && sp->kind == OP_LAUNCH && sp->ran_here != NULL &&
+      op_run_here(op, sp->sched))
+    *sp->ran_here = true;
+  else
+    op_start(start[1]);
   process_worklist(wl);
   notify_waiters(st->rt);
   return ascSuccess;
@@ -895,9 +920,11 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t share, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
                               asc__inflight *inflight,
-                              asc__inflight *spec_inflight) {
+                              asc__inflight *spec_inflight, bool *ran_here) {
   asc__op_spec sp;
 
+  if (ran_here != NULL)
+    *ran_here = false;
   memset(&sp, 0, sizeof sp);
   sp.kind = OP_LAUNCH;
   sp.desc = desc;
@@ -908,6 +935,7 @@ ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
   sp.src = src;
   sp.inflight = inflight;
   sp.spec_inflight = spec_inflight;
+  sp.ran_here = ran_here;
   return asc__stream_enqueue(st, &sp);
 }
 
@@ -1311,7 +1339,7 @@ ascError_t ascStreamDestroy(ascStream_t stream) {
   return ascSuccess;
 }
 
-static ascError_t stream_synchronize(asc__stream *st) {
+ascError_t asc__stream_synchronize(asc__stream *st) {
   if (asc__in_callback())
     return asc__not_permitted("ascStreamSynchronize");
   {
@@ -1328,7 +1356,7 @@ ascError_t ascStreamSynchronize(ascStream_t stream) {
 
   if (err != ascSuccess)
     return err;
-  err = stream_synchronize(st);
+  err = asc__stream_synchronize(st);
   asc__api_leave(st->rt);
   return err;
 }

@@ -242,12 +242,23 @@ ascError_t asc__stream_enter(ascStream_t handle, asc__stream **out);
  * returns; the kernel sees args[i] pointing at the copy, 16-byte aligned.
  * inflight and spec_inflight (the module's and the specialisation's), if
  * not NULL, count the launch now and its retirement when the launch has
- * finished or was skipped. */
+ * finished or was skipped.
+ *
+ * ran_here, if not NULL, says the caller waits for the launch at once
+ * (ascLaunchKernelSync): a launch of one block that starts at once (st
+ * was idle) then runs on the calling thread before this returns, never
+ * through the pool's ready lists, and *ran_here tells whether it did.
+ * It is the stream's head op meanwhile, so cancellation, timeouts,
+ * ascDeviceReset, tracing and errors treat it as any running launch. */
 ascError_t asc__stream_launch(asc__stream *st, const asc_kernel_desc *desc,
                               uint32_t nblocks, uint32_t share, uint32_t nargs,
                               const size_t *sizes, const void *const *src,
                               asc__inflight *inflight,
-                              asc__inflight *spec_inflight);
+                              asc__inflight *spec_inflight, bool *ran_here);
+
+/* ascStreamSynchronize's wait and report, for a caller that is inside
+ * the API gate of st's runtime already. */
+ascError_t asc__stream_synchronize(asc__stream *st);
 
 /* Queues fn(ud, status) in stream order.  It runs, never skipped, once all
  * earlier work of the stream has finished, inline on whichever thread

@@ -27,6 +27,7 @@ typedef struct asc__op_spec {
       uint32_t nargs;
       const size_t *sizes;
       const void *const *src;
+      bool *ran_here;       /* asc__stream_launch */
     };
     struct {                /* EXTERN: its name and bytes in traces */
       const char *xname;

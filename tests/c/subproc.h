@@ -13,12 +13,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -175,6 +177,44 @@ static inline long long subproc_get_ll(const char *out, const char *key) {
   if (subproc_get(out, key, buf, sizeof buf) == NULL)
     return LLONG_MIN;
   return strtoll(buf, NULL, 10);
+}
+
+/* subproc_run for a child that calls fork(): under TSan it runs with
+ * detect_deadlocks=0, as docs/memory.md says of fork(), and
+ * die_after_fork=0 (TSan cannot check threads started after a fork),
+ * added to the caller's TSAN_OPTIONS. */
+static inline int subproc_run_forking(const char *mode, char *out,
+                                      size_t outsz) {
+  static char tsan[512];
+  const char *old = getenv("TSAN_OPTIONS");
+  const char *env[] = {tsan, NULL};
+  snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sdetect_deadlocks=0 "
+           "die_after_fork=0", old != NULL ? old : "",
+           old != NULL ? " " : "");
+  return subproc_run(mode, env, out, outsz);
+}
+
+/* In a child that forked pid itself (a fork() test): waits for pid for a
+ * minute at most, killing it then, and prints `child=` its exit status
+ * (1000 + the signal if a signal ended it, `hang` if it was killed). */
+static inline void subproc_wait_forked(pid_t pid) {
+  struct timespec pause = {0, 10000000};
+  int status = 0;
+  pid_t r = 0;
+
+  for (int i = 0; i < 6000 && r == 0; i++) {
+    r = waitpid(pid, &status, WNOHANG);
+    if (r == 0)
+      nanosleep(&pause, NULL);
+  }
+  if (r == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    printf("child=hang\n");
+  } else {
+    printf("child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status)
+                                           : 1000 + WTERMSIG(status));
+  }
 }
 
 #endif /* ASC_TEST_SUBPROC_H */

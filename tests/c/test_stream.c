@@ -478,8 +478,7 @@ static int child_fork(void) {
   void *gargs[] = {&tf}, *aargs[] = {&tx, &mul, &add};
   ascStream_t s = NULL;
   struct timespec pause = {0, 20000000};
-  int status = 0;
-  pid_t pid, r = 0;
+  pid_t pid;
 
   if (ascModuleLoad(&m, TEST_MODULE("testkernels")) != ascSuccess ||
       ascModuleGetKernel(&kg, m, "gate") != ascSuccess ||
@@ -516,20 +515,7 @@ static int child_fork(void) {
   }
   if (pid < 0)
     return 3;
-  /* Hang guard: a minute, then the child is killed. */
-  for (int i = 0; i < 6000 && r == 0; i++) {
-    r = waitpid(pid, &status, WNOHANG);
-    if (r == 0)
-      nanosleep(&(struct timespec){0, 10000000}, NULL);
-  }
-  if (r == 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    printf("child=hang\n");
-  } else {
-    printf("child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status)
-                                           : 1000 + WTERMSIG(status));
-  }
+  subproc_wait_forked(pid);
   __atomic_store_n(&flag[0], 1, __ATOMIC_RELEASE);
   printf("parent_sync=%s\n", ascGetErrorName(ascStreamSynchronize(s)));
   printf("parent_unload=%s\n", ascGetErrorName(ascModuleUnload(m)));
@@ -538,19 +524,12 @@ static int child_fork(void) {
 
 /* The child of a fork() made while a kernel ran gets a working runtime:
  * the work it inherited is reported cancelled once, on its stream; new
- * work runs.  The parent is unaffected.  (Under TSan the forking process
- * runs with detect_deadlocks=0, as docs/memory.md says of fork(), and
- * die_after_fork=0: TSan cannot check threads started after a fork.) */
+ * work runs.  The parent is unaffected.  (subproc_run_forking: the TSan
+ * options of a forking process.) */
 static void test_fork_while_kernel_runs(void **state) {
-  static char tsan[512];
-  const char *old = getenv("TSAN_OPTIONS");
-  const char *env[] = {tsan, NULL};
   char out[SUBPROC_OUT_MAX], buf[64];
   (void)state;
-  snprintf(tsan, sizeof tsan, "TSAN_OPTIONS=%s%sdetect_deadlocks=0 "
-           "die_after_fork=0", old != NULL ? old : "",
-           old != NULL ? " " : "");
-  assert_int_equal(subproc_run("fork", env, out, sizeof out), 0);
+  assert_int_equal(subproc_run_forking("fork", out, sizeof out), 0);
   print_message("%s", out);
   assert_string_equal(subproc_get(out, "before", buf, sizeof buf),
                       "ascErrorNotReady");

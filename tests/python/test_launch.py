@@ -149,6 +149,40 @@ def test_synchronous_launch_releases_the_gil(tk):
         t.join()
 
 
+def test_synchronous_call_runs_on_the_calling_thread():
+    """kern(*args) on the idle default stream: the calling thread runs the
+    block itself (ascLaunchKernelAndSynchronize), every time."""
+    plug = asc.load_module(MODULE.parent / "plugkernels.so")
+    out = np.zeros(4, np.int64)
+    me = threading.get_native_id()
+    for _ in range(100):
+        out[0] = 0
+        plug.tids(out)
+        assert out[0] == me
+
+
+def test_synchronous_call_waits_for_queued_work(tk):
+    """With asynchronous work queued on the default stream (its records
+    pending), kern(*args) runs after it and the records are dropped once
+    the stream is waited for; also with a blocking stream busy."""
+    log = np.zeros(8, np.int32)
+    tk.sleepy[1, None](100_000)
+    tk.append[1, None](log, 1)
+    assert asc.default_stream._pending >= 1
+    tk.append(log, 2)
+    assert log[:3].tolist() == [2, 1, 2]
+    assert asc.default_stream._pending == 0
+    s = asc.Stream()
+    tk.sleepy[1, s](100_000)
+    tk.append[1, s](log, 3)
+    tk.append(log, 4)          # the default stream waits for s (legacy)
+    assert log[:5].tolist() == [4, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="raise_block"):
+        tk.raise_block(2, 1)
+    tk.append(log, 5)
+    assert log[0] == 5
+
+
 def test_wait_event_orders_streams(tk):
     s1, s2 = asc.Stream(), asc.Stream()
     ev = asc.Event()

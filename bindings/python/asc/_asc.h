@@ -75,6 +75,15 @@ int ascpy_stream_add_pending(ascpy_Stream *s, PyObject *rec);
  * returned with the handler's exception set.  Otherwise 0, and *e is
  * what ascStreamSynchronize returned. */
 int ascpy_wait(ascStream_t h, ascError_t *e);
+/* ascpy_wait's Ctrl-C handling around a call of
+ * ascLaunchKernelAndSynchronize(kernel, blocks, args, h) instead of the
+ * wait (one release of the GIL for both).  *e is what the call returned:
+ * a failed launch's error or the wait's; s's pending records are not
+ * dropped (the caller does, when it knows the stream drained). */
+int ascpy_launch_wait(ascKernel_t kernel, uint32_t blocks, void **args,
+                      ascStream_t h, ascError_t *e);
+/* True when nothing queued on s holds Python objects (no pending record). */
+int ascpy_stream_holds_nothing(ascpy_Stream *s);
 /* The stream drained: drop its pending records. */
 void ascpy_stream_drained(ascpy_Stream *s);
 /* Every stream drained (after ascDeviceSynchronize). */

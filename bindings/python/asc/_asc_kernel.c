@@ -202,7 +202,7 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
   ascError_t e;
   ascStream_t h = NULL;
   ascResult res[16];
-  int i;
+  int i, waited = 0;
   if (kernel_ensure_bound(k) < 0 || (here == NULL && ascpy_stream_check(s) < 0))
     return NULL;
   if (k->nresults > 0 && !sync) {
@@ -213,12 +213,12 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
                  k->name, k->name);
     return NULL;
   }
-  memset(res, 0, sizeof res);
   if (k->nresults > (int)(sizeof res / sizeof res[0])) {
     PyErr_Format(PyExc_TypeError, "kernel '%U' returns %d values; at most "
                  "%d", k->name, k->nresults, (int)(sizeof res / sizeof res[0]));
     return NULL;
   }
+  memset(res, 0, (size_t)k->nresults * sizeof res[0]);
   if (!sync && here == NULL && ascpy_stream_reap(s) < 0)
     return NULL;
   if (ascpy_launch_init(&L, k->nparams + k->nresults) < 0)
@@ -240,13 +240,20 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
     Py_BEGIN_ALLOW_THREADS
     e = ascLaunchKernelSync(k->handle, blocks, L.argv, flags);
     Py_END_ALLOW_THREADS
+  } else if (sync && ascpy_stream_holds_nothing(s)) {
+    /* The launch and the wait in one call: on an idle stream the launch
+     * runs on this thread.  No record to drop after it (with records,
+     * the two steps below tell a failed launch from a failed wait). */
+    if (ascpy_launch_wait(k->handle, blocks, L.argv, s->handle, &e) < 0)
+      goto fail;
+    waited = 1;
   } else {
     h = s->handle;
     Py_BEGIN_ALLOW_THREADS
     e = ascLaunchKernel(k->handle, blocks, L.argv, h);
     Py_END_ALLOW_THREADS
   }
-  if (e == ascSuccess && sync && here == NULL) {
+  if (e == ascSuccess && sync && here == NULL && !waited) {
     /* Ctrl-C cancels the launch and raises KeyboardInterrupt. */
     int r = ascpy_wait(h, &e);
     ascpy_stream_drained(s);

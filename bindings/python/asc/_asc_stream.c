@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "structmember.h"
@@ -67,6 +68,10 @@ int ascpy_stream_check(ascpy_Stream *s) {
     return -1;
   }
   return 0;
+}
+
+int ascpy_stream_holds_nothing(ascpy_Stream *s) {
+  return s->pending == NULL || PyList_GET_SIZE(s->pending) == 0;
 }
 
 void ascpy_stream_drained(ascpy_Stream *s) {
@@ -200,17 +205,34 @@ static int watcher_start(void) {
   return 0;
 }
 
+/* How long sigint_arm trusts what it last found: a sigaction call is a
+ * system call (about 0.8 us on the development VM, as much as the rest
+ * of a small synchronous launch), so waits in a tight loop share one. */
+#define SIGINT_RECHECK_NS 10000000
+
 /* GIL held, main thread: makes on_sigint the process's SIGINT handler,
  * chained in front of the current one, unless it is already.  It stays
- * installed after the wait (one sigaction call per wait instead of
- * three); Python replacing it (signal.signal) is noticed at the next
- * wait.  0 when installed. */
+ * installed after the wait; Python replacing it (signal.signal) is
+ * noticed at the first wait SIGINT_RECHECK_NS or more after the last
+ * look (until then a Ctrl-C during a wait is handled when the kernel
+ * returns, instead of stopping it).  0 when installed. */
 static int sigint_arm(void) {
+  static int64_t checked_ns = -1;
+  static int last = -1;
   struct sigaction cur, mine;
+  struct timespec now;
+  int64_t ns;
+
+  (void)clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+  ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+  if (checked_ns >= 0 && ns - checked_ns < SIGINT_RECHECK_NS)
+    return last;
+  checked_ns = ns;
+  last = -1;
   if (sigaction(SIGINT, NULL, &cur) != 0)
     return -1;
   if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigint)
-    return 0;
+    return last = 0;
   if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler == SIG_DFL ||
       cur.sa_handler == SIG_IGN)
     return -1;   /* not Python's handler: leave it alone */
@@ -219,20 +241,32 @@ static int sigint_arm(void) {
   mine.sa_flags = SA_SIGINFO | SA_ONSTACK | (cur.sa_flags & SA_RESTART);
   sigemptyset(&mine.sa_mask);
   sig_prev = cur;
-  return sigaction(SIGINT, &mine, NULL);
+  last = sigaction(SIGINT, &mine, NULL) == 0 ? 0 : -1;
+  return last;
 }
 
-int ascpy_wait(ascStream_t h, ascError_t *e) {
+/* What a wait runs with the GIL released: a stream's synchronisation, or
+ * a launch and the synchronisation (ascpy_launch_wait). */
+typedef struct {
+  ascKernel_t kernel;   /* NULL: the synchronisation alone */
+  uint32_t blocks;
+  void **args;
+  ascStream_t h;
+} wait_call;
+
+static int wait_armed(const wait_call *c, ascError_t *e) {
   int armed = 0;
   ascError_t r;
 
   if (_PyOS_IsMainThread() && watcher_start() == 0 && sigint_arm() == 0) {
-    atomic_store(&sig_stream, h);
+    atomic_store(&sig_stream, c->h);
     atomic_store(&sig_waiting, 1);
     armed = 1;
   }
   Py_BEGIN_ALLOW_THREADS
-  r = ascStreamSynchronize(h);
+  r = c->kernel != NULL
+          ? ascLaunchKernelAndSynchronize(c->kernel, c->blocks, c->args, c->h)
+          : ascStreamSynchronize(c->h);
   Py_END_ALLOW_THREADS
   if (armed)
     atomic_store(&sig_waiting, 0);
@@ -245,6 +279,17 @@ int ascpy_wait(ascStream_t h, ascError_t *e) {
   }
   *e = r;
   return 0;
+}
+
+int ascpy_wait(ascStream_t h, ascError_t *e) {
+  wait_call c = {NULL, 0, NULL, h};
+  return wait_armed(&c, e);
+}
+
+int ascpy_launch_wait(ascKernel_t kernel, uint32_t blocks, void **args,
+                      ascStream_t h, ascError_t *e) {
+  wait_call c = {kernel, blocks, args, h};
+  return wait_armed(&c, e);
 }
 
 static ascError_t stream_destroy(ascpy_Stream *s) {

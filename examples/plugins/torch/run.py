@@ -31,8 +31,11 @@ def build_extension(build):
     so = os.path.join(out_dir, "kernels.so")
     subprocess.run([os.path.join(build, "ascc"), "-o", so, kernels], check=True)
     libdir = os.path.dirname(asc.library_path())
+    # -O2: torch.utils.cpp_extension.load passes no optimisation flag, and
+    # the unoptimised operator spent more per call than the launch itself
     ext = load(name="asc_torch_example",
                sources=[os.path.join(HERE, "asc_torch_ext.cpp")],
+               extra_cflags=["-O2"],
                extra_include_paths=[asc.include_dir()],
                extra_ldflags=[asc.library_path(), f"-Wl,-rpath,{libdir}"],
                build_directory=out_dir, verbose=False)

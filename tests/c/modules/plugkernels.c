@@ -1,7 +1,8 @@
 /*
  * Hand-written kernels for the tests of launches made on behalf of a
- * framework (test_launch_sync.c): which thread ran what, and two kernels
- * that meet through a flag.
+ * framework (test_launch_sync.c, test_launch_here.c): which thread ran
+ * what, two kernels that meet through a flag, one that holds its thread
+ * until released and one until the launch is stopped.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +73,37 @@ static int wait_flag_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   return 1;
 }
 
+/* ---- held(state): counts itself in state[0], then waits until state[1]
+ * != 0; after 20 s raises RuntimeError at line 40. */
+static int held_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *t = args[0];
+  int64_t *st = t->data;
+  (void)ctx;
+  __atomic_fetch_add(&st[0], 1, __ATOMIC_ACQ_REL);
+  for (int i = 0; i < 400000; i++) {
+    if (__atomic_load_n(&st[1], __ATOMIC_ACQUIRE) != 0)
+      return 0;
+    pause_us(50);
+  }
+  exc->kind = ASC_KEXC_RUNTIME_ERROR;
+  exc->line = 40;
+  snprintf(exc->msg, sizeof exc->msg, "never released");
+  return 1;
+}
+
+/* ---- spin(state): counts itself in state[0], then polls the launch's
+ * stop flag, as generated loops do, until it is stopped. */
+static int spin_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
+  const asc_ktensor *t = args[0];
+  __atomic_fetch_add(&((int64_t *)t->data)[0], 1, __ATOMIC_ACQ_REL);
+  while (__atomic_load_n(ctx->stop, __ATOMIC_RELAXED) == 0)
+    pause_us(20);
+  exc->kind = ASC_KEXC_CANCELLED;
+  exc->line = 50;
+  snprintf(exc->msg, sizeof exc->msg, "launch stopped");
+  return 1;
+}
+
 /* ---- set_flag(flag): flag[0] = 1. */
 static int set_flag_entry(asc_kctx *ctx, void *const *args, asc_kexc *exc) {
   const asc_ktensor *f = args[0];
@@ -91,6 +123,8 @@ static const asc_kernel_desc kernels[] = {
     K("loop_tids", loop_tids_entry, i64_params),
     K("wait_flag", wait_flag_entry, flag_params),
     K("set_flag", set_flag_entry, flag_params),
+    K("held", held_entry, i64_params),
+    K("spin", spin_entry, i64_params),
 };
 
 __attribute__((visibility("default"))) const asc_module_desc asc_module_v1 = {
