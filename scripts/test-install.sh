@@ -44,15 +44,15 @@ major=$(sed -n 's/^#define ASC_VERSION_MAJOR \([0-9]*\)$/\1/p' \
 ! grep -q jemalloc "$pc" || fail "asc.pc mentions jemalloc"
 ! ldd "$libdir/libasc.so.$major" | grep -q jemalloc ||
   fail "libasc.so.$major loads a shared jemalloc"
+# Only the public API is exported, and the runtime hooks for optional
+# components (src/runtime/extern_op.h, docs/decisions.md "External ops").
+hooks='^asc__(stream_enqueue_extern|stream_enqueue_extern_named|extern_complete|extern_error|extern_set_poll|extern_set_cancel)$'
 exported=$(nm -D --defined-only "$libdir/libasc.so.$major" | awk '$3 !~ /^asc[A-Z]/ {print $3}' |
-  grep -Ev '^asc__(stream_enqueue_extern|stream_enqueue_extern_named|extern_complete|extern_error|extern_set_poll)$' || true)
+  grep -Ev "$hooks" || true)
 [ -z "$exported" ] || fail "libasc exports non-asc symbols: $exported"
 [ -L "$libdir/libasc.so.$major" ] || fail "libasc.so.$major (SOVERSION) missing"
 soname=$(readelf -d "$libdir/libasc.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = "libasc.so.$major" ] || fail "SONAME is '$soname'"
-# Only the public API is exported, and the runtime hook for optional
-# components (src/runtime/extern_op.h, docs/decisions.md "External ops").
-hooks='^asc__(stream_enqueue_extern|stream_enqueue_extern_named|extern_complete|extern_error|extern_set_poll)$'
 if nm -D --defined-only "$libdir/libasc.so" | awk '$2 ~ /[TDB]/ {print $3}' |
     grep -v '^asc[A-Z]' | grep -Ev "$hooks" | grep -v '^_' | grep -q .; then
   nm -D --defined-only "$libdir/libasc.so" | awk '$2 ~ /[TDB]/ {print $3}' |
