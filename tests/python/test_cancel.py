@@ -77,10 +77,11 @@ print("usable", flush=True)
 '''
 
 
-def interrupt(path, text):
-    """Runs script text (saved at path) in a child, sends it SIGINT 0.5 s
-    after it prints "running", and returns the seconds until it printed
-    "interrupted <time>", its output lines, stderr and exit status."""
+def interrupt(path, text, delay=0.5):
+    """Runs script text (saved at path) in a child, sends it SIGINT delay
+    seconds after it prints "running", and returns the seconds until it
+    printed "interrupted <time>", its output lines, stderr and exit
+    status."""
     path.write_text(text)
     # the child starts with SIGINT at its default, as in a terminal: a
     # parent started in the background by a shell ignores SIGINT, the
@@ -93,7 +94,7 @@ def interrupt(path, text):
     try:
         line = p.stdout.readline()
         assert line.strip() == "running", (line, p.stderr.read())
-        time.sleep(0.5)
+        time.sleep(delay)
         t_sig = time.monotonic()
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
@@ -118,6 +119,51 @@ def test_sigint_interrupts_endless_kernel(tmp_path, mode):
     assert lines[0].split()[2] == ("1" if mode == "replaced" else "0"), (lines, err)
     print(f"{mode}: KeyboardInterrupt raised {latency * 1000:.1f} ms after SIGINT")
     assert latency < 2.0
+    assert "usable" in lines, (lines, err)
+    assert rc == 0, (lines, err)
+
+
+# SIGINT while the first call still compiles its kernel: the launch is
+# not on the stream yet when the watcher cancels, so a single cancel
+# found an idle stream and the kernel then ran to its end (35 s in
+# test_returns_hostile, and a "DID NOT RAISE" in CI).  The loop here
+# would run for hours.
+COMPILING_SCRIPT = r'''
+import os, sys, tempfile, time
+os.environ["ASC_CACHE_DIR"] = tempfile.mkdtemp(prefix="asc-sigint-compile-")
+sys.path.insert(0, {pkg!r})
+import numpy as np
+import asc
+
+@asc.kernel
+def slow(a, n):
+    t = a * 2.0
+    s = 0.0
+    for i in range(n):
+        s += a[i % a.shape[0]] * 1e-9
+    return t, s
+
+print("running", flush=True)
+try:
+    slow(np.ones(1000), 10**14)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+else:
+    print("returned", flush=True)
+    sys.exit(3)
+t, s = slow(np.ones(10), 100)
+assert t[0] == 2.0, t
+print("usable", flush=True)
+'''
+
+
+def test_sigint_while_the_first_call_compiles(tmp_path):
+    latency, lines, err, rc = interrupt(
+        tmp_path / "compiling.py",
+        COMPILING_SCRIPT.format(pkg=os.path.join(ROOT, "bindings", "python")),
+        delay=0.05)
+    print(f"KeyboardInterrupt raised {latency * 1000:.1f} ms after SIGINT")
+    assert latency < 20.0
     assert "usable" in lines, (lines, err)
     assert rc == 0, (lines, err)
 

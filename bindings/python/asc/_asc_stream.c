@@ -134,6 +134,7 @@ static int watcher_started;              /* under the GIL */
 static struct sigaction sig_prev;        /* Python's handler, chained */
 static _Atomic(ascStream_t) sig_stream;  /* the stream being waited for */
 static atomic_int sig_waiting;
+static atomic_int sig_gen;               /* which wait: one per arming */
 
 static void on_sigint(int sig, siginfo_t *info, void *uctx) {
   int saved = errno;
@@ -159,8 +160,18 @@ static void *watcher_main(void *arg) {
       continue;
     if (n <= 0)
       return NULL;
-    if (atomic_load(&sig_waiting))
-      (void)ascStreamCancel(atomic_load(&sig_stream));
+    if (atomic_load(&sig_waiting)) {
+      /* The launch may not be on the stream yet (its kernel compiling,
+       * or about to run on the waiting thread itself): cancel again
+       * every 2 ms until this wait ends, so that it stops at its first
+       * poll instead of running to its end (a cancel of an idle stream
+       * does nothing). */
+      int gen = atomic_load(&sig_gen);
+      while (atomic_load(&sig_waiting) && atomic_load(&sig_gen) == gen) {
+        (void)ascStreamCancel(atomic_load(&sig_stream));
+        (void)usleep(2000);
+      }
+    }
   }
 }
 
@@ -260,6 +271,7 @@ static int wait_armed(const wait_call *c, ascError_t *e) {
 
   if (_PyOS_IsMainThread() && watcher_start() == 0 && sigint_arm() == 0) {
     atomic_store(&sig_stream, c->h);
+    atomic_fetch_add(&sig_gen, 1);
     atomic_store(&sig_waiting, 1);
     armed = 1;
   }
