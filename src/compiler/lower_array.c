@@ -1458,6 +1458,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   asc__irblock *save;
   int32_t r, acc;
   int64_t k;
+  memset(oshape, 0, sizeof oshape); /* gcc -O3 cannot see it filled */
   asc__lower_view(ls, e->u.call.rargs[0], &in);
   if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
     return flat_copy(ls, &in, dt, true);
