@@ -66,7 +66,10 @@ typedef struct block {
  * the kernel returned, asc__dev_adopt): freed with asc__array_free. */
 #define ADOPTED 0xff
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* ASan checks libc's blocks, not jemalloc's; under TSan an arena more
+ * puts jemalloc's fork handler over the 64 locks TSan's deadlock
+ * detector holds (docs/decisions.md, TSan and fork()) */
 void *asc__array_alloc(size_t size) { return asc__cache_alloc(size); }
 void asc__array_free(void *p) { asc__cache_free(p); }
 #else

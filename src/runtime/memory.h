@@ -35,8 +35,8 @@ ascError_t asc__dev_alloc(asc__device *d, size_t size, size_t align,
  * jemalloc, whose freed extents stay mapped for a while (its decay) and
  * are handed out again: an array returned on every call reuses the pages
  * of the last one instead of faulting fresh ones in (libc's malloc maps
- * every block over 32 MiB anew).  Under ASan, libc's calloc, which ASan
- * checks.  asc__array_free(NULL) does nothing. */
+ * every block over 32 MiB anew).  Under ASan and TSan, libc's calloc
+ * (ASan checks it; TSan counts jemalloc's locks at fork).  asc__array_free(NULL) does nothing. */
 void *asc__array_alloc(size_t size);
 void asc__array_free(void *p);
 
