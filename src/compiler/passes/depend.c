@@ -76,20 +76,23 @@ static void aff_const(asc__affine *a, int64_t c) {
 }
 
 /* inv: expanding a register defined before the nest, which must not read
- * anything the nest assigns (it saw the value from before the nest) */
+ * anything the nest assigns (it saw the value from before the nest).
+ * *unstable is set when the form reads a symbol assigned more than once:
+ * an expansion that does may have seen another value of it than the nest
+ * sees, and is not used. */
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth, bool inv);
+                   int depth, bool inv, bool *unstable);
 
 static bool affine_def(const asc__depnest *d, const asc__irins *i,
-                       asc__affine *out, int depth, bool inv) {
+                       asc__affine *out, int depth, bool inv, bool *unstable) {
   asc__affine a, b;
   switch (i->op) {
   case ASC_IR_MOV:
-    return affine(d, i->args[0], out, depth + 1, inv);
+    return affine(d, i->args[0], out, depth + 1, inv, unstable);
   case ASC_IR_ADD:
   case ASC_IR_SUB:
-    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
-        !affine(d, i->args[1], &b, depth + 1, inv))
+    if (!affine(d, i->args[0], &a, depth + 1, inv, unstable) ||
+        !affine(d, i->args[1], &b, depth + 1, inv, unstable))
       return false;
     *out = a;
     for (int k = 0; k < b.n; k++)
@@ -97,7 +100,7 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
         return false;
     return true;
   case ASC_IR_NEG:
-    if (!affine(d, i->args[0], &a, depth + 1, inv))
+    if (!affine(d, i->args[0], &a, depth + 1, inv, unstable))
       return false;
     out->n = 0;
     for (int k = 0; k < a.n; k++)
@@ -105,8 +108,8 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
         return false;
     return true;
   case ASC_IR_MUL:
-    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
-        !affine(d, i->args[1], &b, depth + 1, inv))
+    if (!affine(d, i->args[0], &a, depth + 1, inv, unstable) ||
+        !affine(d, i->args[1], &b, depth + 1, inv, unstable))
       return false;
     out->n = 0;
     for (int x = 0; x < a.n; x++)
@@ -122,7 +125,7 @@ static bool affine_def(const asc__depnest *d, const asc__irins *i,
 }
 
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth, bool inv) {
+                   int depth, bool inv, bool *unstable) {
   const asc__irins *g;
   int32_t r, nin;
   if (depth > 32)
@@ -153,15 +156,18 @@ static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
   if (nin > 1 || (inv && nin > 0))
     return false;
   if (nin == 1)
-    return affine_def(d, asc__dep_din(d, r), out, depth, false);
+    return affine_def(d, asc__dep_din(d, r), out, depth, false, unstable);
   /* fixed while the nest runs: expanded through its one definition when
-   * that is arithmetic, else a symbol */
+   * that is arithmetic reading only registers fixed for the whole kernel,
+   * else a symbol */
   g = d->f->regs[r].def;
-  if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param &&
-      (g->op == ASC_IR_MOV || g->op == ASC_IR_ADD || g->op == ASC_IR_SUB ||
-       g->op == ASC_IR_MUL || g->op == ASC_IR_NEG) &&
-      affine_def(d, g, out, depth, true))
-    return true;
+  if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param) {
+    bool u = false;
+    if (affine_def(d, g, out, depth, true, &u) && !u)
+      return true;
+  }
+  if (d->f->regs[r].ndefs != 1)
+    *unstable = true;
   out->n = 1;
   out->t[0].c = 1;
   out->t[0].iv = -1;
@@ -171,7 +177,8 @@ static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
 }
 
 bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out) {
-  return affine(d, v, out, 0, false);
+  bool unstable = false;
+  return affine(d, v, out, 0, false, &unstable);
 }
 
 bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef) {
