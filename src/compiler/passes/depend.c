@@ -393,30 +393,6 @@ int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
   return ASC_ROOT_ANY;
 }
 
-asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
-                          asc__irval hi, asc__irval step, int32_t line) {
-  asc__irins *L = asc__ir_ins(c, ASC_IR_FOR, iv, 3, line);
-  L->args[0] = lo;
-  L->args[1] = hi;
-  L->args[2] = step;
-  return L;
-}
-
-asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
-                                  int64_t n, const char *hint, int32_t line) {
-  asc__irtype at;
-  asc__irins *a;
-  memset(&at, 0, sizeof at);
-  at.kind = ASC_IRK_TENSOR;
-  at.dtype = (uint8_t)dt;
-  at.ndim = 1;
-  at.flags = ASC_IRT_CONTIG;
-  a = asc__ir_ins(c, ASC_IR_LOCAL_ARRAY, asc__ir_reg(c, f, at, hint), 0, line);
-  a->nimm = 1;
-  a->imm[0] = n;
-  return a;
-}
-
 bool asc__nest_short(const asc__irins *L, int64_t t) {
   int64_t lo, hi;
   if (L->args[0].kind != ASC_IRV_CONST || L->args[1].kind != ASC_IRV_CONST)
@@ -424,27 +400,4 @@ bool asc__nest_short(const asc__irins *L, int64_t t) {
   lo = L->args[0].c.i;
   hi = L->args[1].c.i;
   return hi <= lo || (t >= 0 && (uint64_t)hi - (uint64_t)lo <= (uint64_t)t);
-}
-
-typedef struct reg_swap {
-  int32_t from, to;
-} reg_swap;
-
-static void swap_uses(asc__irins *i, void *ctx) {
-  const reg_swap *w = ctx;
-  for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == w->from)
-      i->args[k].reg = w->to;
-}
-
-asc__irins *asc__nest_clone_loop(asc__cctx *c, asc__irfunc *f,
-                                 const asc__irins *L) {
-  asc__irins *C = asc__ir_clone(c, L);
-  reg_swap w;
-  w.from = L->dst;
-  w.to = asc__ir_reg(c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
-  C->dst = w.to;
-  C->note = NULL;
-  asc__ir_walk(&C->body[0], swap_uses, &w);
-  return C;
 }

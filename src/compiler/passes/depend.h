@@ -101,18 +101,6 @@ int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
 /* Does loop L have constant bounds spanning at most t (hi - lo <= t,
  * without overflow; an empty range counts)? */
 bool asc__nest_short(const asc__irins *L, int64_t t);
-/* A copy of loop L (not in a block, no note) with a fresh induction
- * register, renamed at every depth of its body: an induction belongs to
- * one loop. */
-asc__irins *asc__nest_clone_loop(asc__cctx *c, asc__irfunc *f,
-                                 const asc__irins *L);
-/* A new `for %iv = lo, hi, step` with an empty body, not in a block. */
-asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
-                          asc__irval hi, asc__irval step, int32_t line);
-/* A new `%r:tensor<dt,1,contig> = local_array [n]` (r a fresh register
- * named after hint), not in a block. */
-asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
-                                  int64_t n, const char *hint, int32_t line);
 /* Does i only compute a value: pure, cannot trap, no regions? */
 bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i);
 

@@ -853,22 +853,12 @@ static const char *level_ok(pstate *s, asc__irins *const *L, int lvl) {
 
 static int32_t emit2(pstate *s, asc__irblock *b, int op, int dt,
                      asc__irval x, asc__irval y, const char *hint) {
-  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
-  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(rdt), hint);
-  asc__irins *i = asc__ir_ins(s->c, op, d, 2, s->line);
-  i->args[0] = x;
-  i->args[1] = y;
-  asc__ir_append(b, i);
-  return d;
+  return asc__ir_bin_named(s->c, s->f, b, op, dt, x, y, hint, s->line);
 }
 
 static int32_t emit1(pstate *s, asc__irblock *b, int op, int dt,
                      asc__irval x, const char *hint) {
-  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(dt), hint);
-  asc__irins *i = asc__ir_ins(s->c, op, d, 1, s->line);
-  i->args[0] = x;
-  asc__ir_append(b, i);
-  return d;
+  return asc__ir_un_named(s->c, s->f, b, op, dt, x, hint, s->line);
 }
 
 static asc__irval atom_val(pstate *s, asc__irblock *b, int32_t a) {
