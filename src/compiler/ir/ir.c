@@ -354,26 +354,6 @@ int asc__ir_nregions(const asc__irins *i) {
   }
 }
 
-int32_t asc__ir_bin(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
-                    int dtype, asc__irval x, asc__irval y, int32_t line) {
-  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dtype;
-  int32_t d = asc__ir_reg(c, f, asc__irt_scalar(rdt), NULL);
-  asc__irins *i = asc__ir_ins(c, op, d, 2, line);
-  i->args[0] = x;
-  i->args[1] = y;
-  asc__ir_append(b, i);
-  return d;
-}
-
-int32_t asc__ir_un(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
-                   int dtype, asc__irval x, int32_t line) {
-  int32_t d = asc__ir_reg(c, f, asc__irt_scalar(dtype), NULL);
-  asc__irins *i = asc__ir_ins(c, op, d, 1, line);
-  i->args[0] = x;
-  asc__ir_append(b, i);
-  return d;
-}
-
 asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *s) {
   asc__irins *i = asc__arena_alloc(c, sizeof *i);
   *i = *s;

@@ -380,14 +380,34 @@ void asc__ir_remove(asc__irblock *b, asc__irins *i);
 void asc__ir_splice(asc__irblock *b, asc__irins *pos, asc__irblock *src);
 int asc__ir_nregions(const asc__irins *i);
 
-/* Convenience builders (append to b and return the destination). */
+/* Builders (build.c).  asc__ir_bin and asc__ir_un append `%d = op x, y`
+ * (a comparison's d is bool) or `%d = op x` to b and return d, a fresh
+ * register named after hint (the _named forms; NULL: a temporary). */
 int32_t asc__ir_bin(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
                     int dtype, asc__irval x, asc__irval y, int32_t line);
 int32_t asc__ir_un(asc__cctx *c, asc__irfunc *f, asc__irblock *b, int op,
                    int dtype, asc__irval x, int32_t line);
+int32_t asc__ir_bin_named(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
+                          int op, int dtype, asc__irval x, asc__irval y,
+                          const char *hint, int32_t line);
+int32_t asc__ir_un_named(asc__cctx *c, asc__irfunc *f, asc__irblock *b,
+                         int op, int dtype, asc__irval x, const char *hint,
+                         int32_t line);
+/* A new `for %iv = lo, hi, step` with an empty body, not in a block. */
+asc__irins *asc__ir_for(asc__cctx *c, int32_t iv, asc__irval lo,
+                        asc__irval hi, asc__irval step, int32_t line);
+/* A new `%r:tensor<dt,1,contig> = local_array [n]` (r a fresh register
+ * named after hint), not in a block. */
+asc__irins *asc__ir_local_array(asc__cctx *c, asc__irfunc *f, int dt,
+                                int64_t n, const char *hint, int32_t line);
 
 /* Deep copy of an instruction (and its regions). */
 asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *i);
+/* A copy of loop L (not in a block, no note) with a fresh induction
+ * register, renamed at every depth of its body: an induction belongs to
+ * one loop. */
+asc__irins *asc__ir_clone_loop(asc__cctx *c, asc__irfunc *f,
+                               const asc__irins *L);
 
 /* Recounts every register's ndefs / nuses / def. */
 void asc__ir_count(asc__irfunc *f);

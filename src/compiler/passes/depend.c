@@ -65,7 +65,7 @@ static bool add_term(asc__affine *a, asc__aterm t, int64_t sgn) {
   return true;
 }
 
-static void aff_const(asc__affine *a, int64_t c) {
+void asc__dep_const(asc__affine *a, int64_t c) {
   a->n = 0;
   if (c != 0) {
     a->t[0].c = c;
@@ -75,103 +75,179 @@ static void aff_const(asc__affine *a, int64_t c) {
   }
 }
 
+void asc__dep_symbol(asc__affine *a, int32_t s) {
+  a->n = 1;
+  a->t[0].c = 1;
+  a->t[0].iv = -1;
+  a->t[0].ns = 1;
+  a->t[0].s[0] = s;
+}
+
+bool asc__dep_add(asc__affine *out, const asc__affine *a,
+                  const asc__affine *b, int64_t sgn) {
+  asc__affine r = *a;
+  for (int k = 0; k < b->n; k++)
+    if (!add_term(&r, b->t[k], sgn))
+      return false;
+  *out = r;
+  return true;
+}
+
+bool asc__dep_mul(asc__affine *out, const asc__affine *a,
+                  const asc__affine *b) {
+  asc__affine r;
+  r.n = 0;
+  for (int x = 0; x < a->n; x++)
+    for (int y = 0; y < b->n; y++) {
+      asc__aterm t;
+      if (!term_mul(&t, &a->t[x], &b->t[y]) || !add_term(&r, t, 1))
+        return false;
+    }
+  *out = r;
+  return true;
+}
+
+bool asc__dep_eq(const asc__affine *a, const asc__affine *b) {
+  asc__affine d;
+  return asc__dep_add(&d, a, b, -1) && d.n == 0;
+}
+
+bool asc__dep_heap_array(const asc__irfunc *f, int32_t t) {
+  const asc__irins *d = f->regs[t].def;
+  return !f->regs[t].param && d != NULL &&
+         (d->op == ASC_IR_NEW_ARRAY || d->op == ASC_IR_SET_ARRAY);
+}
+
+bool asc__dep_shape_of(int32_t s, int32_t *t, int *k, bool *stride) {
+  int32_t x = -1 - s;
+  if (s >= 0)
+    return false;
+  *stride = (x & 1) != 0;
+  *k = (int)((x >> 1) % ASC_IR_MAXDIMS);
+  *t = (x >> 1) / ASC_IR_MAXDIMS;
+  return true;
+}
+
+int asc__dep_level(const asc__depnest *d, int32_t r) {
+  if (d->all)
+    return (int)asc__regtab_get(&d->lv, r) - 1;
+  for (int l = 0; l < d->nl; l++)
+    if (d->L[l]->dst == r)
+      return l;
+  return -1;
+}
+
 /* inv: expanding a register defined before the nest, which must not read
- * anything the nest assigns (it saw the value from before the nest) */
+ * anything the nest assigns (it saw the value from before the nest).
+ * *unstable is set when the form reads a symbol assigned more than once:
+ * an expansion that does may have seen another value of it than the nest
+ * sees, and is not used. */
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth, bool inv);
+                   int depth, bool inv, bool *unstable);
+
+/* `dim` or `stride` of tensor t in a whole nest. */
+static bool shape_def(const asc__depnest *d, const asc__irins *i,
+                      asc__affine *out, bool inv, bool *unstable) {
+  const asc__irfunc *f = d->f;
+  const asc__irins *g;
+  int32_t t;
+  if (i->args[0].kind != ASC_IRV_REG)
+    return false;
+  t = i->args[0].reg;
+  g = f->regs[t].def;
+  if (!asc__dep_known_tensor(f, t) || f->regs[t].ty.kind != ASC_IRK_TENSOR)
+    return false;
+  if (i->op == ASC_IR_DIM && !f->regs[t].param && f->regs[t].ndefs == 1 &&
+      g != NULL && g->op == ASC_IR_NEW_ARRAY && i->aux < g->nargs)
+    /* an array the kernel made: its extent is the value it was made with */
+    return affine(d, g->args[i->aux], out, 1, inv, unstable);
+  if (i->op == ASC_IR_STRIDE && (f->regs[t].ty.flags & ASC_IRT_CONTIG) &&
+      i->aux == f->regs[t].ty.ndim - 1) {
+    asc__dep_const(out, 1);
+    return true;
+  }
+  asc__dep_symbol(out, asc__dep_shape(t, i->aux, i->op == ASC_IR_STRIDE));
+  return true;
+}
 
 static bool affine_def(const asc__depnest *d, const asc__irins *i,
-                       asc__affine *out, int depth, bool inv) {
+                       asc__affine *out, int depth, bool inv, bool *unstable) {
   asc__affine a, b;
   switch (i->op) {
   case ASC_IR_MOV:
-    return affine(d, i->args[0], out, depth + 1, inv);
+    return affine(d, i->args[0], out, depth + 1, inv, unstable);
   case ASC_IR_ADD:
   case ASC_IR_SUB:
-    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
-        !affine(d, i->args[1], &b, depth + 1, inv))
-      return false;
-    *out = a;
-    for (int k = 0; k < b.n; k++)
-      if (!add_term(out, b.t[k], i->op == ASC_IR_ADD ? 1 : -1))
-        return false;
-    return true;
+    return affine(d, i->args[0], &a, depth + 1, inv, unstable) &&
+           affine(d, i->args[1], &b, depth + 1, inv, unstable) &&
+           asc__dep_add(out, &a, &b, i->op == ASC_IR_ADD ? 1 : -1);
   case ASC_IR_NEG:
-    if (!affine(d, i->args[0], &a, depth + 1, inv))
-      return false;
-    out->n = 0;
-    for (int k = 0; k < a.n; k++)
-      if (!add_term(out, a.t[k], -1))
-        return false;
-    return true;
+    asc__dep_const(&b, 0);
+    return affine(d, i->args[0], &a, depth + 1, inv, unstable) &&
+           asc__dep_add(out, &b, &a, -1);
   case ASC_IR_MUL:
-    if (!affine(d, i->args[0], &a, depth + 1, inv) ||
-        !affine(d, i->args[1], &b, depth + 1, inv))
-      return false;
-    out->n = 0;
-    for (int x = 0; x < a.n; x++)
-      for (int y = 0; y < b.n; y++) {
-        asc__aterm t;
-        if (!term_mul(&t, &a.t[x], &b.t[y]) || !add_term(out, t, 1))
-          return false;
-      }
-    return true;
+    return affine(d, i->args[0], &a, depth + 1, inv, unstable) &&
+           affine(d, i->args[1], &b, depth + 1, inv, unstable) &&
+           asc__dep_mul(out, &a, &b);
+  case ASC_IR_DIM:
+  case ASC_IR_STRIDE:
+    return d->all && shape_def(d, i, out, inv, unstable);
   default:
     return false;
   }
 }
 
 static bool affine(const asc__depnest *d, asc__irval v, asc__affine *out,
-                   int depth, bool inv) {
+                   int depth, bool inv, bool *unstable) {
   const asc__irins *g;
+  const asc__irreg *rg;
   int32_t r, nin;
+  int l;
   if (depth > 32)
     return false;
   if (v.kind == ASC_IRV_CONST) {
     if (v.dtype != ascInt64)
       return false;
-    aff_const(out, v.c.i);
+    asc__dep_const(out, v.c.i);
     return true;
   }
   if (v.kind != ASC_IRV_REG)
     return false;
   r = v.reg;
-  if (d->f->regs[r].ty.kind != ASC_IRK_SCALAR ||
-      d->f->regs[r].ty.dtype != ascInt64)
+  rg = &d->f->regs[r];
+  if (rg->ty.kind != ASC_IRK_SCALAR || rg->ty.dtype != ascInt64)
     return false;
-  for (int l = 0; l < d->nl; l++)
-    if (d->L[l]->dst == r) {
-      if (inv)
-        return false;
-      out->n = 1;
-      out->t[0].c = 1;
-      out->t[0].iv = (int8_t)l;
-      out->t[0].ns = 0;
-      return true;
-    }
+  if ((l = asc__dep_level(d, r)) >= 0) {
+    if (inv || l > INT16_MAX)
+      return false;
+    out->n = 1;
+    out->t[0].c = 1;
+    out->t[0].iv = (int16_t)l;
+    out->t[0].ns = 0;
+    return true;
+  }
   nin = asc__dep_nin(d, r);
   if (nin > 1 || (inv && nin > 0))
     return false;
   if (nin == 1)
-    return affine_def(d, asc__dep_din(d, r), out, depth, false);
+    return affine_def(d, asc__dep_din(d, r), out, depth, false, unstable);
   /* fixed while the nest runs: expanded through its one definition when
-   * that is arithmetic, else a symbol */
-  g = d->f->regs[r].def;
-  if (g != NULL && d->f->regs[r].ndefs == 1 && !d->f->regs[r].param &&
-      (g->op == ASC_IR_MOV || g->op == ASC_IR_ADD || g->op == ASC_IR_SUB ||
-       g->op == ASC_IR_MUL || g->op == ASC_IR_NEG) &&
-      affine_def(d, g, out, depth, true))
-    return true;
-  out->n = 1;
-  out->t[0].c = 1;
-  out->t[0].iv = -1;
-  out->t[0].ns = 1;
-  out->t[0].s[0] = asc__ir_canon(d->f, r);
+   * that reads only registers fixed for the whole kernel, else a symbol */
+  g = rg->def;
+  if (g != NULL && rg->ndefs == 1 && !rg->param) {
+    bool u = false;
+    if (affine_def(d, g, out, depth, true, &u) && !u)
+      return true;
+  }
+  if (rg->ndefs != 1)
+    *unstable = true;
+  asc__dep_symbol(out, asc__ir_canon(d->f, r));
   return true;
 }
 
 bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out) {
-  return affine(d, v, out, 0, false);
+  bool unstable = false;
+  return affine(d, v, out, 0, false, &unstable);
 }
 
 bool asc__dep_coef(const asc__affine *a, int l, int64_t *coef) {
@@ -191,6 +267,9 @@ static void note_def(asc__irins *i, void *ctx) {
     return;
   ++*asc__regtab_ref(&d->nin, i->dst);
   asc__regtab_set(&d->din, i->dst, (intptr_t)i);
+  if (d->all && (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR) &&
+      asc__regtab_get(&d->lv, i->dst) == 0)
+    asc__regtab_set(&d->lv, i->dst, ++d->nlv);
 }
 
 void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
@@ -205,27 +284,68 @@ void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
   n = (int32_t)asc__ir_size(&L[0]->body[0]);
   asc__regtab_init(c, &d->nin, n);
   asc__regtab_init(c, &d->din, n);
+  asc__regtab_init(c, &d->lv, 0);
   asc__ir_walk(&L[0]->body[0], note_def, d);
 }
 
+void asc__dep_init_all(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
+                       asc__irins *L) {
+  int32_t n = (int32_t)asc__ir_size(&L->body[0]);
+  memset(d, 0, sizeof *d);
+  d->c = c;
+  d->f = f;
+  d->nl = 1;
+  d->L[0] = L;
+  d->all = true;
+  asc__regtab_init(c, &d->nin, n);
+  asc__regtab_init(c, &d->din, n);
+  asc__regtab_init(c, &d->lv, 0);
+  note_def(L, d);
+  asc__ir_walk(&L->body[0], note_def, d);
+}
+
+/* The axis of t whose stride symbol y is, or -1.  In a whole nest y is a
+ * shape symbol, else a register holding `stride %t, k`. */
+static int stride_axis(const asc__depnest *d, int32_t t, int32_t y) {
+  const asc__irins *g;
+  int32_t st;
+  int k;
+  bool stride;
+  if (d->all)
+    return asc__dep_shape_of(y, &st, &k, &stride) && stride && st == t ? k
+                                                                        : -1;
+  g = d->f->regs[y].def;
+  return g != NULL && g->op == ASC_IR_STRIDE &&
+                 g->args[0].kind == ASC_IRV_REG && g->args[0].reg == t &&
+                 d->f->regs[y].ndefs <= 1
+             ? g->aux
+             : -1;
+}
+
 /* The axis of tensor t that term x belongs to (the stride factor removed
- * from *x), or -1. */
+ * from *x), or -1.  In a whole nest a term of a tensor that is not
+ * contiguous must have a stride factor. */
 static int axis_of(const asc__depnest *d, int32_t t, asc__aterm *x) {
   const asc__irtype ty = d->f->regs[t].ty;
+  int axis = -1, at = -1;
   for (int k = 0; k < x->ns; k++) {
-    const asc__irins *g = d->f->regs[x->s[k]].def;
-    if (g != NULL && g->op == ASC_IR_STRIDE && g->args[0].kind == ASC_IRV_REG &&
-        g->args[0].reg == t && d->f->regs[x->s[k]].ndefs <= 1) {
-      int axis = g->aux;
-      for (int q = k; q + 1 < x->ns; q++)
-        x->s[q] = x->s[q + 1];
-      x->ns--;
-      return axis;
-    }
+    int a = stride_axis(d, t, x->s[k]);
+    if (a < 0)
+      continue;
+    if (axis >= 0)
+      return -1;   /* two strides of t: not an index */
+    axis = a;
+    at = k;
+  }
+  if (axis >= 0) {
+    for (int q = at; q + 1 < x->ns; q++)
+      x->s[q] = x->s[q + 1];
+    x->ns--;
+    return axis;
   }
   if (ty.flags & ASC_IRT_CONTIG)
     return ty.ndim - 1;
-  return ty.ndim == 1 ? 0 : -1;
+  return ty.ndim == 1 && !d->all ? 0 : -1;
 }
 
 bool asc__dep_split(const asc__depnest *d, int32_t t, const asc__affine *off,
@@ -281,6 +401,8 @@ int asc__dep_test(const asc__depnest *d, const asc__irins *x,
       level = ax[k].t[q].iv;
       coef = ax[k].t[q].c;
     }
+    if (level >= d->nl)
+      return ASC_DEP_UNKNOWN;   /* a loop inside the compared ones */
     if (level < 0) {
       if (cst != 0)
         return ASC_DEP_NONE;
@@ -386,30 +508,6 @@ int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
   return ASC_ROOT_ANY;
 }
 
-asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
-                          asc__irval hi, asc__irval step, int32_t line) {
-  asc__irins *L = asc__ir_ins(c, ASC_IR_FOR, iv, 3, line);
-  L->args[0] = lo;
-  L->args[1] = hi;
-  L->args[2] = step;
-  return L;
-}
-
-asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
-                                  int64_t n, const char *hint, int32_t line) {
-  asc__irtype at;
-  asc__irins *a;
-  memset(&at, 0, sizeof at);
-  at.kind = ASC_IRK_TENSOR;
-  at.dtype = (uint8_t)dt;
-  at.ndim = 1;
-  at.flags = ASC_IRT_CONTIG;
-  a = asc__ir_ins(c, ASC_IR_LOCAL_ARRAY, asc__ir_reg(c, f, at, hint), 0, line);
-  a->nimm = 1;
-  a->imm[0] = n;
-  return a;
-}
-
 bool asc__nest_short(const asc__irins *L, int64_t t) {
   int64_t lo, hi;
   if (L->args[0].kind != ASC_IRV_CONST || L->args[1].kind != ASC_IRV_CONST)
@@ -417,27 +515,4 @@ bool asc__nest_short(const asc__irins *L, int64_t t) {
   lo = L->args[0].c.i;
   hi = L->args[1].c.i;
   return hi <= lo || (t >= 0 && (uint64_t)hi - (uint64_t)lo <= (uint64_t)t);
-}
-
-typedef struct reg_swap {
-  int32_t from, to;
-} reg_swap;
-
-static void swap_uses(asc__irins *i, void *ctx) {
-  const reg_swap *w = ctx;
-  for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg == w->from)
-      i->args[k].reg = w->to;
-}
-
-asc__irins *asc__nest_clone_loop(asc__cctx *c, asc__irfunc *f,
-                                 const asc__irins *L) {
-  asc__irins *C = asc__ir_clone(c, L);
-  reg_swap w;
-  w.from = L->dst;
-  w.to = asc__ir_reg(c, f, f->regs[L->dst].ty, f->regs[L->dst].name);
-  C->dst = w.to;
-  C->note = NULL;
-  asc__ir_walk(&C->body[0], swap_uses, &w);
-  return C;
 }

@@ -1,14 +1,21 @@
 /*
  * Dependence analysis on affine tensor accesses, shared by the loop-nest
- * passes (docs/optimizer.md).  A nest is a list of loops L[0] > L[1] > ...
- * (outermost first); registers defined outside L[0] are fixed while it
- * runs (symbols).  An element offset is affine when it is a sum of terms
- * c * [iv] * sym * sym, built from add / sub / mul / neg / mov of
- * constants, the loops' inductions and symbols.  Two accesses of one
- * tensor are split per axis (a `stride %t, k` factor names axis k; the rest
- * of a contiguous tensor's offset is its innermost axis) and compared axis
- * by axis, which gives the distance vector between the iterations that
- * touch the same element.
+ * passes and parallelize (docs/optimizer.md).  A nest is a list of loops
+ * L[0] > L[1] > ... (outermost first); registers defined outside L[0] are
+ * fixed while it runs (symbols).  An element offset is affine when it is
+ * a sum of terms c * [iv] * sym * sym, built from add / sub / mul / neg /
+ * mov of constants, the loops' inductions and symbols.  Two accesses of
+ * one tensor are split per axis (a `stride %t, k` factor names axis k; the
+ * rest of a contiguous tensor's offset is its innermost axis) and compared
+ * axis by axis, which gives the distance vector between the iterations
+ * that touch the same element.
+ *
+ * A whole nest (asc__dep_init_all, parallelize's view) goes further: every
+ * loop inside L[0] has a level, and `dim` / `stride` of a parameter or of
+ * an array the kernel made are symbols of their own, named by tensor and
+ * axis (the extent of a made array: the value it was made with; the
+ * innermost stride of a contiguous tensor: 1), so that offsets and launch
+ * tests can be compared and built from them.
  */
 #ifndef ASC_DEPEND_H
 #define ASC_DEPEND_H
@@ -17,9 +24,11 @@
 
 enum { ASC_DEP_MAXL = 8, ASC_DEP_MAXT = 16 };
 
+/* A symbol is a register, or in a whole nest the extent or stride of one
+ * axis of a tensor (asc__dep_shape: negative, so these sort first). */
 typedef struct asc__aterm {
   int64_t c;
-  int8_t iv;         /* loop level, -1 when none */
+  int16_t iv;        /* loop level, -1 when none */
   int8_t ns;         /* symbols in s[] (sorted) */
   int32_t s[2];
 } asc__aterm;
@@ -39,6 +48,11 @@ typedef struct asc__depnest {
    * setting up a nest costs its size; definitions anywhere are f's
    * (asc__irreg.def: the counts must be current) */
   asc__regtab nin, din;
+  /* a whole nest (asc__dep_init_all): every loop inside L[0] has a level
+   * (lv: its induction register -> level + 1; nlv levels) */
+  bool all;
+  asc__regtab lv;
+  int32_t nlv;
 } asc__depnest;
 
 /* The result of comparing two accesses x, y of one tensor. */
@@ -56,6 +70,14 @@ typedef struct asc__depvec {
  * pass ends).  f's counts must be current. */
 void asc__dep_init(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
                    asc__irins *const *L, int nl);
+/* Sets up d for the whole nest L (its own induction counts as defined
+ * inside it): every loop inside L gets a level, L's is 0, and `dim` /
+ * `stride` of a known tensor (asc__dep_known_tensor) read as shape
+ * symbols. */
+void asc__dep_init_all(asc__depnest *d, asc__cctx *c, const asc__irfunc *f,
+                       asc__irins *L);
+/* The level of the loop whose induction r is, or -1. */
+int asc__dep_level(const asc__depnest *d, int32_t r);
 /* Definitions of r inside L[0]: their number, and the last one. */
 static inline int32_t asc__dep_nin(const asc__depnest *d, int32_t r) {
   return (int32_t)asc__regtab_get(&d->nin, r);
@@ -68,6 +90,31 @@ static inline const asc__irins *asc__dep_din(const asc__depnest *d,
 static inline const int32_t *asc__dep_defined(asc__depnest *d, int32_t *n) {
   return asc__regtab_keys(&d->nin, n);
 }
+/* An array the kernel made (new_array, or a name's set_array): C-order,
+ * contiguous, overlapping no other tensor. */
+bool asc__dep_heap_array(const asc__irfunc *f, int32_t t);
+/* A tensor whose shape and strides a whole nest reads as symbols: a
+ * parameter or an array the kernel made. */
+static inline bool asc__dep_known_tensor(const asc__irfunc *f, int32_t t) {
+  return f->regs[t].param || asc__dep_heap_array(f, t);
+}
+/* The symbol for the extent (stride false) or stride of axis k of t. */
+static inline int32_t asc__dep_shape(int32_t t, int k, bool stride) {
+  return -1 - ((t * ASC_IR_MAXDIMS + k) * 2 + (stride ? 1 : 0));
+}
+/* Is symbol s a shape (then *t, *k and *stride say which)? */
+bool asc__dep_shape_of(int32_t s, int32_t *t, int *k, bool *stride);
+
+/* Affine arithmetic: false when a coefficient overflows or a result has
+ * too many terms or factors.  out may be one of the operands. */
+void asc__dep_const(asc__affine *a, int64_t c);
+void asc__dep_symbol(asc__affine *a, int32_t s);
+bool asc__dep_add(asc__affine *out, const asc__affine *a,
+                  const asc__affine *b, int64_t sgn);
+bool asc__dep_mul(asc__affine *out, const asc__affine *a,
+                  const asc__affine *b);
+bool asc__dep_eq(const asc__affine *a, const asc__affine *b);
+
 /* The affine form of v; false when v is not affine in the nest. */
 bool asc__dep_affine(const asc__depnest *d, asc__irval v, asc__affine *out);
 /* The constant coefficient of level l in a's terms free of symbols: *unit
@@ -101,18 +148,6 @@ int32_t asc__tensor_root(const asc__irfunc *f, const asc__irins **gdef,
 /* Does loop L have constant bounds spanning at most t (hi - lo <= t,
  * without overflow; an empty range counts)? */
 bool asc__nest_short(const asc__irins *L, int64_t t);
-/* A copy of loop L (not in a block, no note) with a fresh induction
- * register, renamed at every depth of its body: an induction belongs to
- * one loop. */
-asc__irins *asc__nest_clone_loop(asc__cctx *c, asc__irfunc *f,
-                                 const asc__irins *L);
-/* A new `for %iv = lo, hi, step` with an empty body, not in a block. */
-asc__irins *asc__nest_for(asc__cctx *c, int32_t iv, asc__irval lo,
-                          asc__irval hi, asc__irval step, int32_t line);
-/* A new `%r:tensor<dt,1,contig> = local_array [n]` (r a fresh register
- * named after hint), not in a block. */
-asc__irins *asc__nest_local_array(asc__cctx *c, asc__irfunc *f, int dt,
-                                  int64_t n, const char *hint, int32_t line);
 /* Does i only compute a value: pure, cannot trap, no regions? */
 bool asc__nest_pure(const asc__irfunc *f, const asc__irins *i);
 

@@ -212,22 +212,6 @@ static bool aff_uses(const asc__affine *a, int l) {
   return false;
 }
 
-static bool aff_eq(const asc__affine *a, const asc__affine *b) {
-  if (a->n != b->n)
-    return false;
-  for (int k = 0; k < a->n; k++) {
-    bool found = false;
-    for (int q = 0; q < b->n && !found; q++)
-      found = a->t[k].c == b->t[q].c && a->t[k].iv == b->t[q].iv &&
-              a->t[k].ns == b->t[q].ns &&
-              (a->t[k].ns < 1 || a->t[k].s[0] == b->t[q].s[0]) &&
-              (a->t[k].ns < 2 || a->t[k].s[1] == b->t[q].s[1]);
-    if (!found)
-      return false;
-  }
-  return true;
-}
-
 /* The instructions of the nest that are none of the product's own. */
 static bool own(const gnest *g, const asc__irins *i) {
   return i == g->L[1] || i == g->L[2] || i == g->lx || i == g->ly ||
@@ -358,7 +342,7 @@ static const char *legal(gctx *x, gnest *g, asc__depnest *d, roles *r) {
       !asc__dep_affine(d, g->ly->args[1], &oy))
     return "an offset is not affine in the loops";
   if (g->lc != NULL && (!asc__dep_affine(d, g->lc->args[1], &olc) ||
-                        !aff_eq(&olc, &r->oc)))
+                        !asc__dep_eq(&olc, &r->oc)))
     return asc__arena_printf(x->c, "the load of %%%s at line %d reads "
                              "another element than the store at line %d "
                              "writes", rname(x, tc), (int)g->lc->line,

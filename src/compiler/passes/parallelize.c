@@ -30,38 +30,19 @@
  */
 #include <string.h>
 
-#include "compiler/passes/passes.h"
+#include "compiler/passes/depend.h"
 
 #define FALLBACK_NOTE "parallelize: the serial nest, run when the test fails"
 
-enum { A_IV, A_DIM, A_STRIDE, A_SYM };
-enum { MAXT = 16, MAXF = 3, MAXNEST = 8, MAXCHK = 16 };
+enum { MAXNEST = 8, MAXCHK = 16 };
 enum { S_NONE, S_USE, S_DEF };
-
-typedef struct atom {
-  int kind;
-  int32_t a, b;       /* IV/SYM: register; DIM/STRIDE: tensor, axis */
-  int32_t reg;        /* its value in the launch test, once built; -1 */
-} atom;
-
-/* c * f[0] * f[1] ...; factors are atom ids, sorted */
-typedef struct term {
-  int64_t c;
-  int nf;
-  int32_t f[MAXF];
-} term;
-
-typedef struct poly {
-  int n;
-  term t[MAXT];
-} poly;
 
 typedef struct access {
   asc__irins *ins;
   int32_t t;
   int kind;           /* 0 load, 1 store, 2 atomic */
   bool ok;
-  poly e[ASC_IR_MAXDIMS];   /* index along each axis */
+  asc__affine e[ASC_IR_MAXDIMS];   /* index along each axis */
 } access;
 
 /* How a parallel index reaches a written tensor: axis, alpha, C. */
@@ -70,7 +51,7 @@ typedef struct bind {
   int lvl;
   int axis;
   int64_t alpha;
-  poly c;
+  asc__affine c;
   bool set;
 } bind;
 
@@ -83,12 +64,9 @@ typedef struct pctx {
 typedef struct pstate {
   asc__cctx *c;
   asc__irfunc *f;
-  atom *atoms;
-  int natoms, capatoms;
-  /* per register of the nest: definitions inside it (their number, the
-   * last one), and whether it is an induction; a register's definition
-   * anywhere is f's (asc__irreg.def: the counts are kept current) */
-  asc__regtab nin, din, isiv;
+  /* the nest's registers and offsets; f's counts are kept current */
+  asc__depnest d;
+  asc__regtab shape;        /* a shape symbol's register in the checks */
   asc__ircount_snap snap;
   access *acc;
   int nacc, capacc;
@@ -96,335 +74,39 @@ typedef struct pstate {
   int nchk;
   bind binds[MAXCHK * MAXNEST];
   int nbinds;
-  bool unstable;
-  int in_inv;               /* expanding an invariant's definition */
   int32_t line;
 } pstate;
 
 static int32_t nin(const pstate *s, int32_t r) {
-  return (int32_t)asc__regtab_get(&s->nin, r);
+  return asc__dep_nin(&s->d, r);
 }
 
 static const asc__irins *din(const pstate *s, int32_t r) {
-  return (const asc__irins *)asc__regtab_get(&s->din, r);
+  return asc__dep_din(&s->d, r);
 }
 
 static bool isiv(const pstate *s, int32_t r) {
-  return asc__regtab_get(&s->isiv, r) != 0;
+  return asc__dep_level(&s->d, r) >= 0;
 }
 
-static const asc__irins *gdef(const pstate *s, int32_t r) {
-  return s->f->regs[r].def;
-}
-
-/* ------------------------------------------------------------ polynomials */
-
-static int32_t atom_id(pstate *s, int kind, int32_t a, int32_t b) {
-  for (int k = 0; k < s->natoms; k++)
-    if (s->atoms[k].kind == kind && s->atoms[k].a == a && s->atoms[k].b == b)
-      return k;
-  s->atoms = asc__arena_grow(s->c, s->atoms, s->natoms, &s->capatoms,
-                             sizeof *s->atoms, 32);
-  s->atoms[s->natoms].kind = kind;
-  s->atoms[s->natoms].a = a;
-  s->atoms[s->natoms].b = b;
-  s->atoms[s->natoms].reg = -1;
-  return s->natoms++;
-}
-
-static void p_const(poly *p, int64_t c) {
-  p->n = 0;
-  if (c != 0) {
-    p->n = 1;
-    p->t[0].c = c;
-    p->t[0].nf = 0;
-  }
-}
-
-static void p_atom(poly *p, int32_t a) {
-  p->n = 1;
-  p->t[0].c = 1;
-  p->t[0].nf = 1;
-  p->t[0].f[0] = a;
-}
-
-static bool same_factors(const term *a, const term *b) {
-  if (a->nf != b->nf)
-    return false;
-  for (int k = 0; k < a->nf; k++)
-    if (a->f[k] != b->f[k])
+/* True when a >= 0 whatever the symbols: non-negative coefficients on
+ * products of extents. */
+static bool nonneg(const asc__affine *a) {
+  for (int k = 0; k < a->n; k++) {
+    if (a->t[k].c < 0 || a->t[k].iv >= 0)
       return false;
-  return true;
-}
-
-/* Sorts factors, merges like terms, drops zeros; false on overflow or
- * when more than MAXT terms remain. */
-static bool p_norm(term *t, int n, poly *out) {
-  int m = 0;
-  for (int k = 0; k < n; k++) {
-    term x = t[k];
-    for (int a = 1; a < x.nf; a++)
-      for (int b = a; b > 0 && x.f[b - 1] > x.f[b]; b--) {
-        int32_t tmp = x.f[b];
-        x.f[b] = x.f[b - 1];
-        x.f[b - 1] = tmp;
-      }
-    t[k] = x;
-  }
-  for (int k = 0; k < n; k++) {
-    bool merged = false;
-    if (t[k].c == 0)
-      continue;
-    for (int q = 0; q < m; q++)
-      if (same_factors(&out->t[q], &t[k])) {
-        if (__builtin_add_overflow(out->t[q].c, t[k].c, &out->t[q].c))
-          return false;
-        merged = true;
-        break;
-      }
-    if (!merged) {
-      if (m == MAXT)
+    for (int q = 0; q < a->t[k].ns; q++) {
+      int32_t t;
+      int axis;
+      bool stride;
+      if (!asc__dep_shape_of(a->t[k].s[q], &t, &axis, &stride) || stride)
         return false;
-      out->t[m++] = t[k];
     }
   }
-  out->n = 0;
-  for (int q = 0; q < m; q++)
-    if (out->t[q].c != 0)
-      out->t[out->n++] = out->t[q];
-  return true;
-}
-
-static bool p_add(poly *out, const poly *a, const poly *b, int64_t sgn) {
-  term t[2 * MAXT];
-  int n = 0;
-  for (int k = 0; k < a->n; k++)
-    t[n++] = a->t[k];
-  for (int k = 0; k < b->n; k++) {
-    t[n] = b->t[k];
-    if (__builtin_mul_overflow(t[n].c, sgn, &t[n].c))
-      return false;
-    n++;
-  }
-  return p_norm(t, n, out);
-}
-
-static bool p_mul(poly *out, const poly *a, const poly *b) {
-  term t[MAXT * MAXT];
-  int n = 0;
-  for (int i = 0; i < a->n; i++)
-    for (int j = 0; j < b->n; j++) {
-      term x;
-      if (a->t[i].nf + b->t[j].nf > MAXF ||
-          __builtin_mul_overflow(a->t[i].c, b->t[j].c, &x.c))
-        return false;
-      x.nf = 0;
-      for (int k = 0; k < a->t[i].nf; k++)
-        x.f[x.nf++] = a->t[i].f[k];
-      for (int k = 0; k < b->t[j].nf; k++)
-        x.f[x.nf++] = b->t[j].f[k];
-      t[n++] = x;
-    }
-  return p_norm(t, n, out);
-}
-
-static bool p_eq(const poly *a, const poly *b) {
-  poly d;
-  return p_add(&d, a, b, -1) && d.n == 0;
-}
-
-/* True when p >= 0 whatever the atoms: non-negative coefficients on
- * products of shapes. */
-static bool p_nonneg(const pstate *s, const poly *p) {
-  for (int k = 0; k < p->n; k++) {
-    if (p->t[k].c < 0)
-      return false;
-    for (int q = 0; q < p->t[k].nf; q++)
-      if (s->atoms[p->t[k].f[q]].kind != A_DIM)
-        return false;
-  }
-  return true;
-}
-
-static bool has_iv(const pstate *s, const term *t) {
-  for (int q = 0; q < t->nf; q++)
-    if (s->atoms[t->f[q]].kind == A_IV)
-      return true;
-  return false;
-}
-
-/* ------------------------------------------------------ affine values */
-
-static bool resolve(pstate *s, asc__irval v, poly *out, int depth);
-
-/* An array the kernel made (new_array, or a name's set_array): C-order,
- * contiguous, overlapping no other tensor, and its shape invariant in a
- * nest that does not define it. */
-static bool heap_array(const pstate *s, int32_t t) {
-  const asc__irins *d = gdef(s, t);
-  return !s->f->regs[t].param && d != NULL &&
-         (d->op == ASC_IR_NEW_ARRAY || d->op == ASC_IR_SET_ARRAY);
-}
-
-/* A tensor whose shape and strides a nest may use as atoms. */
-static bool known_tensor(const pstate *s, int32_t t) {
-  return s->f->regs[t].param || heap_array(s, t);
-}
-
-static bool tensor_atom(pstate *s, const asc__irins *i, poly *out) {
-  int32_t t;
-  const asc__irreg *g;
-  if (i->args[0].kind != ASC_IRV_REG)
-    return false;
-  t = i->args[0].reg;
-  g = &s->f->regs[t];
-  if (!known_tensor(s, t) || g->ty.kind != ASC_IRK_TENSOR)
-    return false;
-  if (i->op == ASC_IR_DIM && !g->param && g->ndefs == 1 &&
-      gdef(s, t) != NULL && gdef(s, t)->op == ASC_IR_NEW_ARRAY &&
-      i->aux < gdef(s, t)->nargs)
-    /* an array the kernel made: its extent is the value it was made with */
-    return resolve(s, gdef(s, t)->args[i->aux], out, 1);
-  if (i->op == ASC_IR_STRIDE && (g->ty.flags & ASC_IRT_CONTIG) &&
-      i->aux == g->ty.ndim - 1) {
-    p_const(out, 1);
-    return true;
-  }
-  p_atom(out, atom_id(s, i->op == ASC_IR_DIM ? A_DIM : A_STRIDE, t, i->aux));
-  return true;
-}
-
-static bool resolve_def(pstate *s, const asc__irins *i, poly *out,
-                        int depth) {
-  poly a, b;
-  switch (i->op) {
-  case ASC_IR_MOV:
-    return resolve(s, i->args[0], out, depth + 1);
-  case ASC_IR_ADD:
-  case ASC_IR_SUB:
-    return resolve(s, i->args[0], &a, depth + 1) &&
-           resolve(s, i->args[1], &b, depth + 1) &&
-           p_add(out, &a, &b, i->op == ASC_IR_ADD ? 1 : -1);
-  case ASC_IR_MUL:
-    return resolve(s, i->args[0], &a, depth + 1) &&
-           resolve(s, i->args[1], &b, depth + 1) && p_mul(out, &a, &b);
-  case ASC_IR_NEG:
-    p_const(&b, 0);
-    return resolve(s, i->args[0], &a, depth + 1) && p_add(out, &b, &a, -1);
-  case ASC_IR_DIM:
-  case ASC_IR_STRIDE:
-    return tensor_atom(s, i, out);
-  default:
-    return false;
-  }
-}
-
-/* A register not assigned in the nest: its value is fixed while the nest
- * runs.  It is expanded through its definition when that is the only one
- * and everything it reads is fixed for the whole kernel. */
-static bool resolve_inv(pstate *s, int32_t r, poly *out, int depth) {
-  const asc__irreg *g = &s->f->regs[r];
-  if (!g->param && g->ndefs == 1 && gdef(s, r) != NULL) {
-    bool saved = s->unstable;
-    bool ok;
-    s->unstable = false;
-    s->in_inv++;
-    ok = resolve_def(s, gdef(s, r), out, depth);
-    s->in_inv--;
-    ok = ok && !s->unstable;
-    s->unstable = saved;
-    if (ok)
-      return true;
-  }
-  if (!(g->ndefs == 1 || (g->param && g->ndefs == 1)))
-    s->unstable = true;
-  p_atom(out, atom_id(s, A_SYM, r, 0));
-  return true;
-}
-
-static bool resolve(pstate *s, asc__irval v, poly *out, int depth) {
-  int32_t r;
-  if (depth > 32)
-    return false;
-  if (v.kind == ASC_IRV_CONST) {
-    if (v.dtype != ascInt64)
-      return false;
-    p_const(out, v.c.i);
-    return true;
-  }
-  if (v.kind != ASC_IRV_REG)
-    return false;
-  r = v.reg;
-  if (s->f->regs[r].ty.kind != ASC_IRK_SCALAR ||
-      s->f->regs[r].ty.dtype != ascInt64)
-    return false;
-  /* an invariant computed before the nest from a register the nest
-   * assigns saw that register's old value: not expandable */
-  if (s->in_inv > 0 && (isiv(s, r) || nin(s, r) > 0))
-    return false;
-  if (isiv(s, r)) {
-    p_atom(out, atom_id(s, A_IV, r, 0));
-    return true;
-  }
-  if (nin(s, r) > 1)
-    return false;
-  if (nin(s, r) == 1)
-    return resolve_def(s, din(s, r), out, depth);
-  return resolve_inv(s, r, out, depth);
-}
-
-/* Splits an element offset of tensor t into per-axis indices. */
-static bool decompose(pstate *s, int32_t t, const poly *off, poly *e) {
-  const asc__irreg *g = &s->f->regs[t];
-  int nd = g->ty.ndim;
-  term buf[ASC_IR_MAXDIMS][MAXT];
-  int n[ASC_IR_MAXDIMS];
-  if (!known_tensor(s, t) || nd == 0)
-    return false;
-  memset(n, 0, sizeof n);
-  for (int k = 0; k < off->n; k++) {
-    term x = off->t[k];
-    int axis = -1, cnt = 0, at = -1;
-    for (int q = 0; q < x.nf; q++) {
-      const atom *a = &s->atoms[x.f[q]];
-      if (a->kind == A_STRIDE && a->a == t) {
-        cnt++;
-        axis = a->b;
-        at = q;
-      }
-    }
-    if (cnt > 1)
-      return false;
-    if (cnt == 0) {
-      if (!(g->ty.flags & ASC_IRT_CONTIG))
-        return false;
-      axis = nd - 1;
-    } else {
-      for (int q = at; q + 1 < x.nf; q++)
-        x.f[q] = x.f[q + 1];
-      x.nf--;
-    }
-    if (n[axis] == MAXT)
-      return false;
-    buf[axis][n[axis]++] = x;
-  }
-  for (int k = 0; k < nd; k++)
-    if (!p_norm(buf[k], n[k], &e[k]))
-      return false;
   return true;
 }
 
 /* --------------------------------------------------------- nest facts */
-
-static void count_def(asc__irins *i, void *ctx) {
-  pstate *s = ctx;
-  if (i->dst >= 0) {
-    if (i->op == ASC_IR_FOR || i->op == ASC_IR_PFOR)
-      asc__regtab_set(&s->isiv, i->dst, 1);
-    ++*asc__regtab_ref(&s->nin, i->dst);
-    asc__regtab_set(&s->din, i->dst, (intptr_t)i);
-  }
-}
 
 static void add_access(pstate *s, asc__irins *i, int kind) {
   s->acc = asc__arena_grow(s->c, s->acc, s->nacc, &s->capacc, sizeof *s->acc,
@@ -757,28 +439,25 @@ static const char *rn(pstate *s, int32_t r) {
 /* The axis of access a that holds parallel index p: 0 ok, 1 p absent,
  * 2 mixed with other loop indices. */
 static int axis_of(pstate *s, const access *a, int32_t p, int *axis,
-                   int64_t *alpha, poly *c) {
+                   int64_t *alpha, asc__affine *c) {
   int nd = s->f->regs[a->t].ty.ndim;
-  int32_t pa = atom_id(s, A_IV, p, 0);
+  int lp = asc__dep_level(&s->d, p);
   *axis = -1;
   for (int k = 0; k < nd; k++) {
-    const poly *e = &a->e[k];
+    const asc__affine *e = &a->e[k];
     bool has = false, other = false;
     int64_t al = 0;
-    poly rest;
+    asc__affine rest;
     rest.n = 0;
     for (int q = 0; q < e->n; q++) {
-      const term *t = &e->t[q];
-      bool hp = false;
-      for (int x = 0; x < t->nf; x++)
-        hp |= t->f[x] == pa;
-      if (hp) {
-        if (t->nf != 1)
+      const asc__aterm *t = &e->t[q];
+      if (t->iv == lp) {
+        if (t->ns != 0)
           return 2;
         has = true;
         al = t->c;
       } else {
-        if (has_iv(s, t))
+        if (t->iv >= 0)
           other = true;
         rest.t[rest.n++] = *t;
       }
@@ -813,7 +492,7 @@ static const char *level_ok(pstate *s, asc__irins *const *L, int lvl) {
     bool checked = false;
     int axis, r;
     int64_t alpha = 0;
-    poly c;
+    asc__affine c;
     bind *b;
     const char *what = a->kind == 0 ? "load from" : a->kind == 1 ? "store to"
                                                                   : "atomic on";
@@ -839,7 +518,7 @@ static const char *level_ok(pstate *s, asc__irins *const *L, int lvl) {
       b->axis = axis;
       b->alpha = alpha;
       b->c = c;
-    } else if (b->axis != axis || b->alpha != alpha || !p_eq(&b->c, &c)) {
+    } else if (b->axis != axis || b->alpha != alpha || !asc__dep_eq(&b->c, &c)) {
       return asc__arena_printf(
           s->c, "%s %s at another offset along %s than its other accesses "
                 "(one iteration may touch what another writes)",
@@ -853,58 +532,52 @@ static const char *level_ok(pstate *s, asc__irins *const *L, int lvl) {
 
 static int32_t emit2(pstate *s, asc__irblock *b, int op, int dt,
                      asc__irval x, asc__irval y, const char *hint) {
-  int rdt = (asc__irop_flags(op) & ASC_OPF_CMP) ? ascBool : dt;
-  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(rdt), hint);
-  asc__irins *i = asc__ir_ins(s->c, op, d, 2, s->line);
-  i->args[0] = x;
-  i->args[1] = y;
-  asc__ir_append(b, i);
-  return d;
+  return asc__ir_bin_named(s->c, s->f, b, op, dt, x, y, hint, s->line);
 }
 
 static int32_t emit1(pstate *s, asc__irblock *b, int op, int dt,
                      asc__irval x, const char *hint) {
-  int32_t d = asc__ir_reg(s->c, s->f, asc__irt_scalar(dt), hint);
-  asc__irins *i = asc__ir_ins(s->c, op, d, 1, s->line);
-  i->args[0] = x;
-  asc__ir_append(b, i);
-  return d;
+  return asc__ir_un_named(s->c, s->f, b, op, dt, x, hint, s->line);
 }
 
-static asc__irval atom_val(pstate *s, asc__irblock *b, int32_t a) {
-  const atom *x = &s->atoms[a];
+/* The value of symbol y in the checks: a register, or for a shape a
+ * `dim` / `stride` built in b once per nest. */
+static asc__irval sym_val(pstate *s, asc__irblock *b, int32_t y) {
   asc__irins *i;
-  int32_t r;
-  if (x->kind == A_SYM || x->kind == A_IV)
-    return asc__irv_reg(x->a);
-  if (x->reg >= 0)
-    return asc__irv_reg(x->reg);
+  int32_t t, r;
+  int k;
+  bool stride;
+  if (!asc__dep_shape_of(y, &t, &k, &stride))
+    return asc__irv_reg(y);
+  if ((r = (int32_t)asc__regtab_get(&s->shape, -1 - y)) > 0)
+    return asc__irv_reg(r - 1);
   r = asc__ir_reg(s->c, s->f, asc__irt_scalar(ascInt64),
-                  x->kind == A_DIM ? "dim" : "stride");
-  i = asc__ir_ins(s->c, x->kind == A_DIM ? ASC_IR_DIM : ASC_IR_STRIDE, r, 1,
-                  s->line);
-  i->args[0] = asc__irv_reg(x->a);
-  i->aux = x->b;
+                  stride ? "stride" : "dim");
+  i = asc__ir_ins(s->c, stride ? ASC_IR_STRIDE : ASC_IR_DIM, r, 1, s->line);
+  i->args[0] = asc__irv_reg(t);
+  i->aux = k;
   asc__ir_append(b, i);
-  s->atoms[a].reg = r;
+  asc__regtab_set(&s->shape, -1 - y, r + 1);
   return asc__irv_reg(r);
 }
 
-/* Sum of |c| * factors over the terms of p with the sign wanted. */
-static asc__irval mat_side(pstate *s, asc__irblock *b, const poly *p,
+/* Sum of |c| * factors over the terms of p with the sign wanted (p has
+ * no loop index: the checks run before the loops). */
+static asc__irval mat_side(pstate *s, asc__irblock *b, const asc__affine *p,
                            int sign) {
   asc__irval acc;
   bool any = false;
   acc = asc__irv_int(ascInt64, 0);
   for (int k = 0; k < p->n; k++) {
-    const term *t = &p->t[k];
+    const asc__aterm *t = &p->t[k];
     asc__irval v;
     bool have = false;
     int64_t c = t->c < 0 ? -t->c : t->c;
     if ((t->c < 0) != (sign < 0))
       continue;
-    for (int q = 0; q < t->nf; q++) {
-      asc__irval f = atom_val(s, b, t->f[q]);
+    ASC_CHECK(s->c, t->iv < 0);
+    for (int q = 0; q < t->ns; q++) {
+      asc__irval f = sym_val(s, b, t->s[q]);
       v = have ? asc__irv_reg(emit2(s, b, ASC_IR_MUL, ascInt64, v, f, "chk"))
                : f;
       have = true;
@@ -922,8 +595,8 @@ static asc__irval mat_side(pstate *s, asc__irblock *b, const poly *p,
 }
 
 /* ok && (p >= 0), built in b. */
-static asc__irval check_nonneg(pstate *s, asc__irblock *b, const poly *p,
-                               asc__irval ok) {
+static asc__irval check_nonneg(pstate *s, asc__irblock *b,
+                               const asc__affine *p, asc__irval ok) {
   asc__irval lhs = mat_side(s, b, p, 1), rhs = mat_side(s, b, p, -1);
   asc__irval g = asc__irv_reg(emit2(s, b, ASC_IR_GE, ascInt64, lhs, rhs,
                                     "ok"));
@@ -940,7 +613,7 @@ static asc__irval check_overlap(pstate *s, asc__irblock *b, int32_t t,
   int nd = g->ty.ndim;
   asc__irval span = asc__irv_int(ascInt64, 1);
   for (int k = nd - 1; k >= 0; k--) {
-    asc__irval d = atom_val(s, b, atom_id(s, A_DIM, t, k));
+    asc__irval d = sym_val(s, b, asc__dep_shape(t, k, false));
     asc__irval st, as, good;
     if (k == nd - 1 && (g->ty.flags & ASC_IRT_CONTIG)) {
       if (k > 0)
@@ -948,7 +621,7 @@ static asc__irval check_overlap(pstate *s, asc__irblock *b, int32_t t,
                                   asc__irv_int(ascInt64, 1), "span"));
       continue;
     }
-    st = atom_val(s, b, atom_id(s, A_STRIDE, t, k));
+    st = sym_val(s, b, asc__dep_shape(t, k, true));
     as = asc__irv_reg(emit1(s, b, ASC_IR_ABS, ascInt64, st, "chk"));
     good = asc__irv_reg(emit2(
         s, b, ASC_IR_OR, ascBool,
@@ -1158,19 +831,13 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__cctx_tick(s->c, "parallelize");
   memset(&np, 0, sizeof np);
   nr = f->nregs;
-  asc__regtab_init(s->c, &s->nin, size);
-  asc__regtab_init(s->c, &s->din, size);
-  asc__regtab_init(s->c, &s->isiv, 0);
-  s->natoms = 0;
+  asc__dep_init_all(&s->d, s->c, f, L1);
+  asc__regtab_init(s->c, &s->shape, 0);
   s->nacc = 0;
   s->nchk = 0;
   s->nbinds = 0;
   s->line = L1->line;
-  asc__regtab_set(&s->isiv, L1->dst, 1);
-  asc__regtab_set(&s->nin, L1->dst, 1);
-  asc__regtab_set(&s->din, L1->dst, (intptr_t)L1);
-  asc__ir_walk(&L1->body[0], count_def, s);
-  defd = asc__regtab_keys(&s->nin, &ndefd);
+  defd = asc__dep_defined(&s->d, &ndefd);
 
   if ((why = scan_nest(s, &L1->body[0], 0)) != NULL)
     goto serial;
@@ -1246,7 +913,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       known |= s->chk[q] == a->t;
     if (known)
       continue;
-    if (!known_tensor(s, a->t)) {
+    if (!asc__dep_known_tensor(f, a->t)) {
       why = asc__arena_printf(s->c, "it writes %s, an array all iterations "
                                     "share", rn(s, a->t));
       goto serial;
@@ -1259,13 +926,14 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   }
   for (int k = 0; k < s->nacc; k++) {
     access *a = &s->acc[k];
-    poly off;
+    asc__affine off;
     bool checked = false;
     for (int q = 0; q < s->nchk; q++)
       checked |= s->chk[q] == a->t;
     if (checked)
-      a->ok = resolve(s, a->ins->args[1], &off, 0) &&
-              decompose(s, a->t, &off, a->e);
+      a->ok = f->regs[a->t].ty.ndim > 0 &&
+              asc__dep_affine(&s->d, a->ins->args[1], &off) &&
+              asc__dep_split(&s->d, a->t, &off, a->e);
   }
   /* the prefix of the nest that is independent */
   np.L[0] = L1;
@@ -1336,49 +1004,45 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
     for (int j = 0; j < m; j++) {
       bind *b = find_bind(s, t, j);
       asc__irins *L = np.L[j];
-      poly lo, hi, lowp, highp, tmp, al, dimp;
+      asc__affine lo, hi, lowp, highp, tmp, al, dimp, one, hm1, ahi;
       /* alpha*lo + C >= 0 and dim - (alpha*(hi-1) + C) - 1 >= 0 */
       ASC_CHECK(s->c, b->set);
-      if (!resolve(s, L->args[0], &lo, 0) ||
-          !resolve(s, L->args[1], &hi, 0)) {
+      if (!asc__dep_affine(&s->d, L->args[0], &lo) ||
+          !asc__dep_affine(&s->d, L->args[1], &hi)) {
         why = "its bounds are not affine";
         goto serial;
       }
-      p_const(&al, b->alpha);
-      p_atom(&dimp, atom_id(s, A_DIM, t, b->axis));
-      if (!p_mul(&tmp, &al, &lo) || !p_add(&lowp, &tmp, &b->c, 1)) {
+      asc__dep_const(&al, b->alpha);
+      asc__dep_const(&one, 1);
+      asc__dep_symbol(&dimp, asc__dep_shape(t, b->axis, false));
+      if (!asc__dep_mul(&tmp, &al, &lo) ||
+          !asc__dep_add(&lowp, &tmp, &b->c, 1)) {
         why = "index arithmetic too large to check";
         goto serial;
       }
-      if (!p_nonneg(s, &lowp)) {
+      if (!nonneg(&lowp)) {
         ok = check_nonneg(s, &chk, &lowp, ok);
         desc = asc__arena_printf(s->c, "%s%s%s >= 0 on axis %d of %s", desc,
                                  *desc ? ", " : "", rn(s, L->dst), b->axis,
                                  rn(s, t));
       }
-      {
-        poly one, hm1, ahi;
-        p_const(&one, 1);
-        if (!p_add(&hm1, &hi, &one, -1) || !p_mul(&ahi, &al, &hm1) ||
-            !p_add(&tmp, &ahi, &b->c, 1) || !p_add(&tmp, &tmp, &one, 1) ||
-            !p_add(&highp, &dimp, &tmp, -1)) {
+      /* the upper end: proven from hi's form, else checked at launch with
+       * the bound register itself, as written */
+      for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && L->args[1].kind == ASC_IRV_REG)
+          asc__dep_symbol(&hi, L->args[1].reg);
+        if (!asc__dep_add(&hm1, &hi, &one, -1) ||
+            !asc__dep_mul(&ahi, &al, &hm1) ||
+            !asc__dep_add(&tmp, &ahi, &b->c, 1) ||
+            !asc__dep_add(&tmp, &tmp, &one, 1) ||
+            !asc__dep_add(&highp, &dimp, &tmp, -1)) {
           why = "index arithmetic too large to check";
           goto serial;
         }
-      }
-      if (!p_nonneg(s, &highp)) {
-        /* check with the bound register itself, as written */
-        poly hs, hm1, ahi, one;
-        p_const(&one, 1);
-        if (L->args[1].kind == ASC_IRV_REG)
-          p_atom(&hs, atom_id(s, A_SYM, L->args[1].reg, 0));
-        else
-          hs = hi;
-        if (!p_add(&hm1, &hs, &one, -1) || !p_mul(&ahi, &al, &hm1) ||
-            !p_add(&tmp, &ahi, &b->c, 1) || !p_add(&tmp, &tmp, &one, 1) ||
-            !p_add(&highp, &dimp, &tmp, -1)) {
-          why = "index arithmetic too large to check";
-          goto serial;
+        if (pass == 0) {
+          if (nonneg(&highp))
+            break;
+          continue;
         }
         ok = check_nonneg(s, &chk, &highp, ok);
         desc = asc__arena_printf(s->c, "%s%s%s within axis %d of %s", desc,
@@ -1386,7 +1050,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
                                  rn(s, t));
       }
     }
-    if (m > 0 && !heap_array(s, t) &&
+    if (m > 0 && !asc__dep_heap_array(f, t) &&
         !(f->regs[t].ty.ndim == 1 && (f->regs[t].ty.flags & ASC_IRT_CONTIG))) {
       ok = check_overlap(s, &chk, t, ok);
       desc = asc__arena_printf(s->c, "%s%s%s does not overlap itself", desc,

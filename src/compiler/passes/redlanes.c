@@ -154,7 +154,7 @@ static void rename_args(asc__irins *c, const asc__regtab *ren, int32_t nren) {
 static asc__irins *clone_fresh(rctx *x, const asc__irins *L, int32_t m,
                                asc__regtab *ren, int32_t nren) {
   asc__irfunc *f = x->f;
-  asc__irins *R = asc__nest_clone_loop(x->c, f, L);
+  asc__irins *R = asc__ir_clone_loop(x->c, f, L);
   asc__regtab_clear(ren);
   for (asc__irins *i = R->body[0].first; i; i = i->next) {
     rename_args(i, ren, nren);
@@ -221,11 +221,11 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   m0 = asc__ir_reg(x->c, f, f->regs[m].ty, "m0");
   asc__ir_append(T, ins3(x, ASC_IR_MOV, m0, asc__irv_reg(m), none,
                                    none, 1, line));
-  pre = asc__nest_local_array(x->c, f, dt, W, "lanes", line);
+  pre = asc__ir_local_array(x->c, f, dt, W, "lanes", line);
   lanes = pre->dst;
   asc__ir_append(T, pre);
   l = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l");
-  pre = asc__nest_for(x->c, l, asc__irv_int(ity, 0), asc__irv_int(ity, W),
+  pre = asc__ir_for(x->c, l, asc__irv_int(ity, 0), asc__irv_int(ity, W),
                 asc__irv_int(ity, 1), line);
   asc__ir_append(&pre->body[0],
                  ins3(x, ASC_IR_STORE, -1, asc__irv_reg(lanes),
@@ -242,9 +242,9 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
 
   /* the steps of W: the body with fresh registers, its reduction into
    * the lanes */
-  J0 = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0"), lo,
+  J0 = asc__ir_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0"), lo,
                asc__irv_reg(mid), asc__irv_int(ity, W), line);
-  Ll = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+  Ll = asc__ir_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
                asc__irv_int(ity, 0), asc__irv_int(ity, W),
                asc__irv_int(ity, 1), line);
   asc__regtab_clear(&ren);
@@ -286,7 +286,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
    * vectorise) down to 8 lanes, then those into m in order */
   for (int h = W / 2; h >= 8; h /= 2) {
     int32_t a, a2, t, o;
-    C = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+    C = asc__ir_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
                 asc__irv_int(ity, 0), asc__irv_int(ity, h),
                 asc__irv_int(ity, 1), line);
     a = asc__ir_reg(x->c, f, f->regs[m].ty, "lane");
@@ -307,7 +307,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     asc__ir_append(T, C);
     W2 = h;
   }
-  C = asc__nest_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
+  C = asc__ir_for(x->c, asc__ir_reg(x->c, f, asc__irt_scalar(ity), "l"),
               asc__irv_int(ity, 0), asc__irv_int(ity, W2),
               asc__irv_int(ity, 1), line);
   {

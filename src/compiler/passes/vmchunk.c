@@ -519,7 +519,7 @@ static bool check_if(const asc__irins *i) {
 static asc__irins *unchecked_copy(vctx *x, const asc__irins *L,
                                   const int32_t *offr, const int32_t *obufs,
                                   int noff, int32_t ol) {
-  asc__irins *C = asc__nest_clone_loop(x->c, x->f, L), *nx;
+  asc__irins *C = asc__ir_clone_loop(x->c, x->f, L), *nx;
   for (asc__irins *i = C->body[0].first; i; i = nx) {
     nx = i->next;
     if (check_if(i)) {
@@ -763,7 +763,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   ity = f->regs[L->dst].ty.dtype;
   chunk = asc__irv_int(ity, CHUNK);
   j0 = asc__ir_reg(x->c, f, asc__irt_scalar(ity), "j0");
-  J0 = asc__nest_for(x->c, j0, L->args[0], L->args[1], chunk, line);
+  J0 = asc__ir_for(x->c, j0, L->args[0], L->args[1], chunk, line);
   if (L->op == ASC_IR_PFOR) {
     /* a parallel loop runs its chunks in parallel, each in order */
     J0->op = ASC_IR_PFOR;
@@ -784,7 +784,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   /* the calls ahead: their slices with fresh registers, the induction
    * renamed */
   jp = asc__ir_reg(x->c, f, asc__irt_scalar(ity), f->regs[L->dst].name);
-  P = asc__nest_for(x->c, jp, asc__irv_reg(j0), asc__irv_reg(je),
+  P = asc__ir_for(x->c, jp, asc__irv_reg(j0), asc__irv_reg(je),
               asc__irv_int(ity, 1), line);
   asc__regtab_init(x->c, &ren, ntop);
   ren_set(&ren, L->dst, jp);
@@ -794,13 +794,13 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   ins->args[1] = asc__irv_reg(j0);
   asc__ir_append(&P->body[0], ins);
   for (int k = 0; k < ncalls; k++) {
-    asc__irins *arr = asc__nest_local_array(
+    asc__irins *arr = asc__ir_local_array(
         x->c, f, f->regs[calls[k]->dst].ty.dtype, CHUNK, "vm", line);
     bufs[k] = arr->dst;
     asc__ir_insert_before(&J0->body[0], anchor, arr);
   }
   for (int q = 0; q < noff; q++) {
-    asc__irins *arr = asc__nest_local_array(
+    asc__irins *arr = asc__ir_local_array(
         x->c, f, f->regs[offr[q]].ty.dtype, CHUNK, "idx", line);
     obufs[q] = arr->dst;
     asc__ir_insert_before(&J0->body[0], anchor, arr);
