@@ -1,11 +1,6 @@
 /*
- * Arrays in kernels (docs/arrays.md): views and whole-array statements.
- *
- * A view (a[1:-1, j], a.T, a[None, :]) is never a copy and never an IR
- * value: it is an element offset, a shape and strides in elements over
- * the register of the tensor it views, computed where the view is made.
- * Every load and store through it is a load or store of that tensor, so
- * the passes see the accesses as they would see hand-written indexing.
+ * Arrays in kernels (docs/arrays.md): whole-array statements.  Views are
+ * in lower_view.c.
  *
  * A whole-array statement (out[1:-1] = 0.5 * (v[:-2] + v[2:]), b *= 2)
  * becomes one loop nest over the target's shape, whatever the number of
@@ -25,37 +20,13 @@
 #include "compiler/types/infer.h"
 #include "compiler/types/types.h"
 
-static bool is_tensor(const asc__ast_expr *e) {
-  asc__type *t = ty(e);
-  return t && t->kind == ASC_TY_TENSOR;
-}
-
-static bool is_fancy(const asc__ast_expr *e);
 static int32_t gather(lstate *ls, const asc__ast_expr *e);
 static void fancy_store(lstate *ls, const asc__ast_expr *target,
                         const asc__ast_expr *value, int op);
 
-static asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
-
-static asc__irval add(lstate *ls, asc__irval a, asc__irval b) {
-  return op2(ls, ASC_IR_ADD, ascInt64, a, b);
-}
-
-static asc__irval mul(lstate *ls, asc__irval a, asc__irval b) {
-  return op2(ls, ASC_IR_MUL, ascInt64, a, b);
-}
-
-static bool same_val(asc__irval a, asc__irval b) {
-  if (a.kind != b.kind)
-    return false;
-  if (a.kind == ASC_IRV_CONST)
-    return a.c.i == b.c.i;
-  return a.kind == ASC_IRV_REG && a.reg == b.reg;
-}
-
 /* if (cond) raise kind(msg, a, b) */
-static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg,
-                     asc__irval a, asc__irval b) {
+void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
+                         const char *msg, asc__irval a, asc__irval b) {
   asc__irins *i, *r;
   asc__irblock *save = ls->cur;
   if (cond.kind == ASC_IRV_CONST && cond.c.i == 0)
@@ -69,410 +40,6 @@ static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg,
   r->args[0] = a;
   r->args[1] = b;
   ls->cur = save;
-}
-
-/* ---------------------------------------------------------------- views */
-
-static void whole_tensor(lstate *ls, int32_t t, asc__lview *v) {
-  memset(v, 0, sizeof *v);
-  v->t = t;
-  v->nd = ls->f->regs[t].ty.ndim;
-  v->off = i64(0);
-  for (int k = 0; k < v->nd; k++) {
-    int32_t d = newreg(ls, ascInt64, NULL);
-    asc__irins *i = emit(ls, ASC_IR_STRIDE, d, 1);
-    i->args[0] = asc__irv_reg(t);
-    i->aux = k;
-    v->shape[k] = asc__lower_dim_of(ls, t, k);
-    v->stride[k] = asc__irv_reg(d);
-    v->src[k] = (int8_t)k;
-  }
-}
-
-/* An integer index into an axis of size n: from the end when negative
- * (numpy), checked when boundscheck is on. */
-static asc__irval axis_index(lstate *ls, const asc__ast_expr *x, asc__irval n,
-                             int axis) {
-  asc__irval v = conv(ls, asc__lower_expr(ls, x), ascInt64), given = v;
-  int64_t lb;
-  if (v.kind == ASC_IRV_CONST ? v.c.i < 0
-                              : !(asc__lower_bound(ls, x, &lb) && lb >= 0))
-    v = sel(ls, op2(ls, ASC_IR_LT, ascInt64, v, i64(0)), add(ls, v, n), v);
-  if (ls->boundscheck)
-    raise_if(ls,
-             op2(ls, ASC_IR_OR, ascBool,
-                 op2(ls, ASC_IR_LT, ascInt64, v, i64(0)),
-                 op2(ls, ASC_IR_GE, ascInt64, v, n)),
-             ASC_KEXC_INDEX_ERROR,
-             asc__arena_printf(ls->c,
-                               "index {} is out of bounds for axis %d with "
-                               "size {}",
-                               axis),
-             given, n);
-  return v;
-}
-
-/* Python's slice.indices(n): the first index and the length of
- * lo:hi:step over an axis of size n. */
-static void slice_axis(lstate *ls, const asc__ast_expr *s, asc__irval n,
-                       asc__irval *start, asc__irval *len,
-                       asc__irval *step) {
-  const asc__ast_expr *lo = s->u.slice.lower, *hi = s->u.slice.upper,
-                      *st = s->u.slice.step;
-  asc__irval pos, lo_clamp, hi_clamp, a, b;
-  if (lo && lo->kind == ASC_EXPR_NONE)
-    lo = NULL;
-  if (hi && hi->kind == ASC_EXPR_NONE)
-    hi = NULL;
-  if (st && st->kind == ASC_EXPR_NONE)
-    st = NULL;
-  *step = st ? conv(ls, asc__lower_expr(ls, st), ascInt64) : i64(1);
-  raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, *step, i64(0)),
-           ASC_KEXC_VALUE_ERROR, "slice step cannot be zero", i64(0),
-           i64(0));
-  pos = op2(ls, ASC_IR_GT, ascInt64, *step, i64(0));
-  lo_clamp = sel(ls, pos, i64(0), i64(-1));
-  hi_clamp = sel(ls, pos, n, add(ls, n, i64(-1)));
-  if (lo == NULL) {
-    a = sel(ls, pos, i64(0), add(ls, n, i64(-1)));
-  } else {
-    asc__irval x = conv(ls, asc__lower_expr(ls, lo), ascInt64);
-    int64_t lb;
-    if (x.kind == ASC_IRV_CONST ? x.c.i >= 0
-                                : (asc__lower_bound(ls, lo, &lb) && lb >= 0))
-      a = op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp);
-    else
-      a = sel(ls, op2(ls, ASC_IR_LT, ascInt64, x, i64(0)),
-              op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
-              op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
-  }
-  if (hi == NULL) {
-    b = sel(ls, pos, n, i64(-1));
-  } else {
-    asc__irval x = conv(ls, asc__lower_expr(ls, hi), ascInt64);
-    b = sel(ls, op2(ls, ASC_IR_LT, ascInt64, x, i64(0)),
-            op2(ls, ASC_IR_MAX, ascInt64, add(ls, x, n), lo_clamp),
-            op2(ls, ASC_IR_MIN, ascInt64, x, hi_clamp));
-  }
-  if (step->kind == ASC_IRV_CONST && step->c.i > -(INT64_C(1) << 62) &&
-      step->c.i < (INT64_C(1) << 62)) {
-    /* len = max(0, ceil((b - a) / step)): max(0, b - a) once folded for a
-     * step of 1 */
-    asc__irval span = sel(ls, pos, op2(ls, ASC_IR_SUB, ascInt64, b, a),
-                          op2(ls, ASC_IR_SUB, ascInt64, a, b));
-    asc__irval neg = sel(ls, pos, *step, op1(ls, ASC_IR_NEG, ascInt64, *step));
-    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-               op2(ls, ASC_IR_FLOORDIV, ascInt64,
-                   add(ls, span, add(ls, neg, i64(-1))), neg));
-  } else {
-    /* len = max(0, (b - a - 1) // step + 1) for a positive step and
-     * max(0, (b - a + 1) // step + 1) for a negative one: the same
-     * ceil((b - a) / step), where nothing overflows whatever the step
-     * (|b - a| <= n + 1); above, span + |step| - 1 wraps when |step| is
-     * near 2**63, and so does -step of -2**63 */
-    *len = op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-               add(ls,
-                   op2(ls, ASC_IR_FLOORDIV, ascInt64,
-                       add(ls, op2(ls, ASC_IR_SUB, ascInt64, b, a),
-                           sel(ls, pos, i64(-1), i64(1))),
-                       *step),
-                   i64(1)));
-  }
-  *start = a;
-}
-
-static const asc__lview *bound_view(lstate *ls, const asc__ast_expr *e) {
-  if (e->kind != ASC_EXPR_NAME || e->u.name.sym == NULL)
-    return NULL;
-  return asc__lower_sym_view(ls, e->u.name.sym);
-}
-
-bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
-  asc__type *t = ty(e);
-  if (t == NULL || t->kind != ASC_TY_TENSOR)
-    return false;
-  switch (e->kind) {
-  case ASC_EXPR_NAME:
-    return bound_view(ls, e) != NULL;
-  case ASC_EXPR_SUBSCRIPT:
-    return !is_fancy(e);
-  case ASC_EXPR_ATTR:
-    return strcmp(e->u.attr.attr, "T") == 0;
-  case ASC_EXPR_CALL:
-    if (e->u.call.builtin == NULL || e->u.call.callee != NULL)
-      return false;
-    switch (e->u.call.builtin->id) {
-    case ASC_BI_NP_RESHAPE:
-    case ASC_BI_NP_TRANSPOSE:
-    case ASC_BI_NP_FLIP:
-      return true;
-    case ASC_BI_NP_RAVEL:
-      return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
-    default:
-      return false;
-    }
-  default:
-    return false;
-  }
-}
-
-/* Is array expression e known, when compiling, to be C-contiguous: an
- * array the kernel made, whole, or a reshape or ravel view? */
-bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e) {
-  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL) {
-    int32_t r;
-    if (bound_view(ls, e) != NULL)
-      return false;
-    r = asc__lower_lookup(ls, e->u.name.sym);
-    for (int k = 0; r >= 0 && k < ls->narr; k++)
-      if (ls->arr_regs[k] == r)
-        return true;
-    return false;
-  }
-  if (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
-      e->u.call.callee == NULL)
-    return e->u.call.builtin->id == ASC_BI_NP_RESHAPE ||
-           (e->u.call.builtin->id == ASC_BI_NP_RAVEL &&
-            asc__lower_is_contiguous(ls, e->u.call.rargs[0]));
-  return false;
-}
-
-/* a.reshape(...): the same elements under a new C-order shape.  Like
- * numba, kernels reshape contiguous arrays only (numpy would copy the
- * others): a run-time check raises ValueError otherwise. */
-static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
-  asc__ast_expr *const *a = e->u.call.rargs;
-  int na = e->u.call.nrargs, nd = ty(e)->ndim, unknown = -1;
-  asc__irval shape[ASC_MAX_DIMS], size, known = i64(1), ok, expect;
-  asc__lview in;
-  while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
-    na--;
-  asc__lower_view(ls, a[0], &in);
-  if (na == 2) {
-    asc__type *st = ty(a[1]);
-    if (st != NULL && st->kind == ASC_TY_TUPLE) {
-      asc__lower_agg(ls, a[1], st, shape);
-    } else if (a[1]->kind == ASC_EXPR_TUPLE) {
-      for (int k = 0; k < nd; k++)
-        shape[k] = asc__lower_expr(ls, a[1]->u.tuple.elts[k]);
-    } else {
-      shape[0] = asc__lower_expr(ls, a[1]);
-    }
-  } else {
-    for (int k = 0; k < nd; k++)
-      shape[k] = asc__lower_expr(ls, a[k + 1]);
-  }
-  for (int k = 0; k < nd; k++) {
-    shape[k] = conv(ls, shape[k], ascInt64);
-    if (shape[k].kind == ASC_IRV_CONST && shape[k].c.i == -1) {
-      if (unknown >= 0)
-        asc__diag_fatal(ls->c, e->loc, "can only specify one unknown "
-                        "dimension");
-      unknown = k;
-      continue;
-    }
-    known = mul(ls, known, shape[k]);
-  }
-  size = asc__lower_view_size(ls, &in);
-  if (unknown >= 0) {
-    raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, known, i64(0)),
-             ASC_KEXC_VALUE_ERROR,
-             "cannot reshape array of size {} into a shape with an unknown "
-             "dimension and a zero one", size, i64(0));
-    shape[unknown] = op2(ls, ASC_IR_FLOORDIV, ascInt64, size, known);
-    known = mul(ls, known, shape[unknown]);
-  }
-  raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, known, size),
-           ASC_KEXC_VALUE_ERROR,
-           "cannot reshape array of size {} into a shape of size {}", size,
-           known);
-  /* C-contiguous: each axis longer than 1 steps over the inner ones */
-  ok = asc__irv_int(ascBool, 1);
-  expect = i64(1);
-  for (int k = in.nd - 1; k >= 0; k--) {
-    asc__irval one = op2(ls, ASC_IR_EQ, ascInt64, in.shape[k], i64(1));
-    asc__irval good = op2(ls, ASC_IR_EQ, ascInt64, in.stride[k], expect);
-    ok = op2(ls, ASC_IR_AND, ascBool, ok,
-             op2(ls, ASC_IR_OR, ascBool, one, good));
-    expect = mul(ls, expect, in.shape[k]);
-  }
-  raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok), ASC_KEXC_VALUE_ERROR,
-           "reshape: kernels reshape contiguous arrays only, as numba "
-           "(copy it first: a.copy().reshape(...))",
-           i64(0), i64(0));
-  memset(v, 0, sizeof *v);
-  v->t = in.t;
-  v->off = in.off;
-  v->nd = nd;
-  expect = i64(1);
-  for (int k = nd - 1; k >= 0; k--) {
-    v->shape[k] = shape[k];
-    v->stride[k] = expect;
-    v->src[k] = -1;
-    expect = mul(ls, expect, shape[k]);
-  }
-}
-
-void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
-  const asc__lview *b = bound_view(ls, e);
-  if (b != NULL) {
-    *v = *b;
-    return;
-  }
-  if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
-    asc__lview in;
-    int perm[ASC_MAX_DIMS];
-    const asc__ast_expr *bad;
-    switch (e->u.call.builtin->id) {
-    case ASC_BI_NP_TRANSPOSE: /* the axes permuted */
-      asc__lower_view(ls, e->u.call.rargs[0], &in);
-      if (!asc__transpose_axes(e, in.nd, perm, &bad))
-        asc__diag_fatal(ls->c, bad->loc, "transpose: bad axes");
-      *v = in;
-      for (int k = 0; k < in.nd; k++) {
-        v->shape[k] = in.shape[perm[k]];
-        v->stride[k] = in.stride[perm[k]];
-        v->src[k] = in.src[perm[k]];
-      }
-      return;
-    case ASC_BI_NP_FLIP: { /* the axes reversed: from the last element */
-      bool axes[ASC_MAX_DIMS];
-      asc__lower_view(ls, e->u.call.rargs[0], &in);
-      if (!asc__flip_axes(e, in.nd, axes, &bad))
-        asc__diag_fatal(ls->c, bad->loc, "flip: bad axis");
-      *v = in;
-      for (int k = 0; k < in.nd; k++) {
-        if (!axes[k])
-          continue;
-        v->off = add(ls, v->off,
-                     mul(ls,
-                         op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-                             op2(ls, ASC_IR_SUB, ascInt64, in.shape[k],
-                                 i64(1))),
-                         in.stride[k]));
-        v->stride[k] = op1(ls, ASC_IR_NEG, ascInt64, in.stride[k]);
-        v->src[k] = -1;
-      }
-      return;
-    }
-    case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */
-      asc__lower_view(ls, e->u.call.rargs[0], &in);
-      memset(v, 0, sizeof *v);
-      v->t = in.t;
-      v->off = in.off;
-      v->nd = 1;
-      v->shape[0] = asc__lower_view_size(ls, &in);
-      v->stride[0] = i64(1);
-      v->src[0] = -1;
-      return;
-    default:
-      reshape_view(ls, e, v);
-      return;
-    }
-  }
-  if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0) {
-    asc__lview in;
-    asc__lower_view(ls, e->u.attr.value, &in);
-    *v = in;
-    for (int k = 0; k < in.nd; k++) {
-      v->shape[k] = in.shape[in.nd - 1 - k];
-      v->stride[k] = in.stride[in.nd - 1 - k];
-      v->src[k] = in.src[in.nd - 1 - k];
-    }
-    return;
-  }
-  if (e->kind == ASC_EXPR_SUBSCRIPT && is_tensor(e) && !is_fancy(e)) {
-    const asc__ast_expr *ix = e->u.sub.index;
-    const asc__ast_expr *const *elts =
-        ix->kind == ASC_EXPR_TUPLE
-            ? (const asc__ast_expr *const *)ix->u.tuple.elts
-            : &ix;
-    int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1, axis = 0;
-    asc__lview in;
-    asc__lower_view(ls, e->u.sub.value, &in);
-    memset(v, 0, sizeof *v);
-    v->t = in.t;
-    v->off = in.off;
-    for (int i = 0; i < n; i++) {
-      const asc__ast_expr *x = elts[i];
-      if (x->kind == ASC_EXPR_SLICE && x->u.slice.ellipsis) {
-        /* the axes the other entries do not name */
-        int named = 0;
-        for (int q = 0; q < n; q++)
-          if (elts[q]->kind != ASC_EXPR_NONE &&
-              !(elts[q]->kind == ASC_EXPR_SLICE && elts[q]->u.slice.ellipsis))
-            named++;
-        for (int q = 0; q < in.nd - named && axis < in.nd; q++, axis++) {
-          v->shape[v->nd] = in.shape[axis];
-          v->stride[v->nd] = in.stride[axis];
-          v->src[v->nd++] = in.src[axis];
-        }
-        continue;
-      }
-      if (x->kind == ASC_EXPR_NONE) { /* a new axis of size 1 */
-        v->shape[v->nd] = i64(1);
-        v->stride[v->nd] = i64(0);
-        v->src[v->nd++] = -1;
-        continue;
-      }
-      if (axis >= in.nd)
-        asc__diag_fatal(ls->c, x->loc, "too many indices");
-      if (x->kind == ASC_EXPR_SLICE) {
-        asc__irval start, len, step;
-        if (!x->u.slice.lower && !x->u.slice.upper && !x->u.slice.step) {
-          v->shape[v->nd] = in.shape[axis]; /* ':' keeps the axis */
-          v->stride[v->nd] = in.stride[axis];
-          v->src[v->nd++] = in.src[axis];
-        } else {
-          slice_axis(ls, x, in.shape[axis], &start, &len, &step);
-          v->off = add(ls, v->off, mul(ls, start, in.stride[axis]));
-          v->shape[v->nd] = len;
-          v->stride[v->nd] = mul(ls, in.stride[axis], step);
-          v->src[v->nd++] = -1;
-        }
-      } else {
-        asc__irval k = axis_index(ls, x, in.shape[axis], axis);
-        v->off = add(ls, v->off, mul(ls, k, in.stride[axis]));
-      }
-      axis++;
-    }
-    for (; axis < in.nd; axis++) { /* the axes not named are whole */
-      v->shape[v->nd] = in.shape[axis];
-      v->stride[v->nd] = in.stride[axis];
-      v->src[v->nd++] = in.src[axis];
-    }
-    return;
-  }
-  if (is_tensor(e)) {
-    whole_tensor(ls, asc__lower_tensor_reg(ls, e), v);
-    return;
-  }
-  asc__diag_fatal(ls->c, e->loc, "expected an array here");
-}
-
-asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v) {
-  asc__irval n = i64(1);
-  for (int k = 0; k < v->nd; k++)
-    n = mul(ls, n, v->shape[k]);
-  return n;
-}
-
-/* The element offset of v[idx...] with one integer per axis. */
-asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
-                                  const asc__ast_expr *sub) {
-  const asc__ast_expr *ix = sub->u.sub.index;
-  const asc__ast_expr *const *elts =
-      ix->kind == ASC_EXPR_TUPLE
-          ? (const asc__ast_expr *const *)ix->u.tuple.elts
-          : &ix;
-  int n = ix->kind == ASC_EXPR_TUPLE ? ix->u.tuple.n : 1;
-  asc__irval off = v->off;
-  if (n != v->nd)
-    asc__diag_fatal(ls->c, sub->loc, "expected %d indices", v->nd);
-  for (int k = 0; k < n; k++)
-    off = add(ls, off, mul(ls, axis_index(ls, elts[k], v->shape[k], k),
-                           v->stride[k]));
-  return off;
 }
 
 /* ------------------------------------------------- whole-array statements */
@@ -574,7 +141,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
     asc__lower_view(ls, e, &push_op(ls, ew, e)->v); /* a.reshape(...) */
     return;
   }
-  if (is_matmul(e) || is_fancy(e) ||
+  if (is_matmul(e) || asc__lower_is_fancy(e) ||
       (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
        e->u.call.callee == NULL &&
        (asc__builtin_is_creation(e->u.call.builtin->id) ||
@@ -589,7 +156,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
      * reduced axis; and its operand is read before the statement writes,
      * as numpy reads it. */
     int32_t t = materialize(ls, e);
-    whole_tensor(ls, t, &push_op(ls, ew, e)->v);
+    asc__lower_whole_tensor(ls, t, &push_op(ls, ew, e)->v);
     return;
   }
   switch (e->kind) {
@@ -677,12 +244,12 @@ static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
     one = op2(ls, ASC_IR_EQ, ascInt64, s, i64(1));
     ok = op2(ls, ASC_IR_OR, ascBool, one,
              op2(ls, ASC_IR_EQ, ascInt64, s, shape[a]));
-    raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok), ASC_KEXC_VALUE_ERROR,
-             asc__arena_printf(ls->c,
-                               "operands could not be broadcast together: "
-                               "size {} against size {} on axis %d",
-                               a),
-             s, shape[a]);
+    asc__lower_raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok),
+                        ASC_KEXC_VALUE_ERROR,
+                        asc__arena_printf(ls->c,
+                                          "operands could not be broadcast "
+                                          "together: size {} against size {} "
+                                          "on axis %d", a), s, shape[a]);
     v->stride[k] = sel(ls, one, i64(0), v->stride[k]);
   }
 }
@@ -990,7 +557,7 @@ bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
   asc__type *tt;
   if (target->kind != ASC_EXPR_SUBSCRIPT)
     return false;
-  if (is_fancy(target)) {
+  if (asc__lower_is_fancy(target)) {
     fancy_store(ls, target, value, -1);
     return true;
   }
@@ -1008,7 +575,7 @@ bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
   asc__lview dst;
   if (!is_tensor(target))
     return false;
-  if (is_fancy(target)) {
+  if (asc__lower_is_fancy(target)) {
     fancy_store(ls, target, value, op);
     return true;
   }
@@ -1063,7 +630,7 @@ static void fill(lstate *ls, int32_t t, asc__irval v) {
   asc__irins *st;
   int dt = ls->f->regs[t].ty.dtype;
   v = conv(ls, v, dt);
-  whole_tensor(ls, t, &w);
+  asc__lower_whole_tensor(ls, t, &w);
   save = open_nest(ls, w.shape, w.nd, idx);
   off = elem_offset(ls, &w, idx, w.nd);
   st = emit(ls, ASC_IR_STORE, -1, 3);
@@ -1081,7 +648,7 @@ static void eye_fill(lstate *ls, int32_t t, asc__irval k) {
   asc__irblock *save;
   asc__irins *st;
   int dt = ls->f->regs[t].ty.dtype;
-  whole_tensor(ls, t, &w);
+  asc__lower_whole_tensor(ls, t, &w);
   save = open_nest(ls, w.shape, 2, idx);
   off = elem_offset(ls, &w, idx, 2);
   v = conv(ls,
@@ -1118,7 +685,7 @@ static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
   int32_t r;
   broadcast_shape(ls, ew, shape, t->ndim);
   r = new_array(ls, t->dtype, t->ndim, shape);
-  whole_tensor(ls, r, &w);
+  asc__lower_whole_tensor(ls, r, &w);
   for (int k = 0; k < t->ndim; k++)
     w.shape[k] = shape[k]; /* as allocated: no check against itself */
   store_nest_ew(ls, &w, e, -1, ew);
@@ -1148,11 +715,11 @@ static int32_t arange(lstate *ls, const asc__ast_expr *e, int dt) {
   start = conv(ls, start, wt);
   stop = conv(ls, stop, wt);
   step = conv(ls, step, wt);
-  raise_if(ls,
-           op2(ls, ASC_IR_EQ, wt, step,
-               fl ? asc__irv_float(ascFloat64, 0.0) : i64(0)),
-           ASC_KEXC_ZERO_DIVISION_ERROR, "arange: the step is zero", i64(0),
-           i64(0));
+  asc__lower_raise_if(ls,
+                      op2(ls, ASC_IR_EQ, wt, step,
+                          fl ? asc__irv_float(ascFloat64, 0.0) : i64(0)),
+                      ASC_KEXC_ZERO_DIVISION_ERROR, "arange: the step is zero",
+                      i64(0), i64(0));
   if (fl) {
     asc__irval q = op2(ls, ASC_IR_DIV, ascFloat64,
                        op2(ls, ASC_IR_SUB, ascFloat64, stop, start), step);
@@ -1160,11 +727,12 @@ static int32_t arange(lstate *ls, const asc__ast_expr *e, int dt) {
     asc__irins *ci = emit(ls, ASC_IR_CALL, c, 1);
     ci->aux = ASC_INTR_CEIL;
     ci->args[0] = q;
-    raise_if(ls, op1(ls, ASC_IR_NOT, ascBool,
-                     op2(ls, ASC_IR_LT, ascFloat64, asc__irv_reg(c),
-                         asc__irv_float(ascFloat64, 9.2e18))),
-             ASC_KEXC_VALUE_ERROR, "arange: the length is not finite",
-             i64(0), i64(0));
+    asc__lower_raise_if(ls,
+                        op1(ls, ASC_IR_NOT, ascBool,
+                            op2(ls, ASC_IR_LT, ascFloat64, asc__irv_reg(c),
+                                asc__irv_float(ascFloat64, 9.2e18))),
+                        ASC_KEXC_VALUE_ERROR,
+                        "arange: the length is not finite", i64(0), i64(0));
     n = conv(ls, asc__irv_reg(c), ascInt64);
   } else {
     /* ceil(d / s) == -((-d) // s) with Python's floor division */
@@ -1202,9 +770,10 @@ static int32_t linspace(lstate *ls, const asc__ast_expr *e, int dt) {
   asc__irblock *save;
   asc__irins *st, *ifi;
   int32_t r;
-  raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, num, i64(0)),
-           ASC_KEXC_VALUE_ERROR, "Number of samples, {}, must be non-negative.",
-           num, i64(0));
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, num, i64(0)),
+                      ASC_KEXC_VALUE_ERROR,
+                      "Number of samples, {}, must be non-negative.", num,
+                      i64(0));
   div = sel(ls, endp, op2(ls, ASC_IR_SUB, ascInt64, num, i64(1)), num);
   step = op2(ls, ASC_IR_DIV, ascFloat64,
              op2(ls, ASC_IR_SUB, ascFloat64, stop, start),
@@ -1268,11 +837,12 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   asc__lower_view(ls, y, &B);
   k = A.shape[A.nd - 1];
   kb = B.shape[0];
-  raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, k, kb), ASC_KEXC_VALUE_ERROR,
-           "matmul: Input operand 1 has a mismatch in its core dimension "
-           "0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {} is "
-           "different from {})",
-           kb, k);
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, k, kb),
+                      ASC_KEXC_VALUE_ERROR,
+                      "matmul: Input operand 1 has a mismatch in its core "
+                      "dimension 0, with gufunc signature "
+                      "(n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
+                      kb, k);
   nd = 0;
   if (A.nd == 2)
     shape[nd++] = A.shape[0];
@@ -1342,7 +912,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   {
     asc__lview w;
     asc__irval off;
-    whole_tensor(ls, r, &w);
+    asc__lower_whole_tensor(ls, r, &w);
     off = elem_offset(ls, &w, idx, nd);
     st = emit(ls, ASC_IR_STORE, -1, 3);
     st->args[0] = asc__irv_reg(r);
@@ -1518,7 +1088,7 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   int dt = t->dtype, nd = t->ndim;
   if (is_matmul(e))
     return matmul(ls, e);
-  if (is_fancy(e))
+  if (asc__lower_is_fancy(e))
     return gather(ls, e);
   if (b != NULL && e->u.call.callee == NULL) {
     switch (b->id) {
@@ -1591,7 +1161,7 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_COPY:
   case ASC_BI_NP_ASTYPE: {
     asc__lview w;
-    whole_tensor(ls, r, &w);
+    asc__lower_whole_tensor(ls, r, &w);
     store_nest(ls, NULL, &w, a[0], -1);
     break;
   }
@@ -1633,7 +1203,7 @@ static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_COMPARE:
     return true;
   case ASC_EXPR_SUBSCRIPT:
-    return is_fancy(e);
+    return asc__lower_is_fancy(e);
   case ASC_EXPR_CALL:
     b = e->u.call.builtin;
     return b != NULL && e->u.call.callee == NULL &&
@@ -1737,7 +1307,7 @@ void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {
 
 /* x[m] with m a bool or integer array (not a view: a gather, or the
  * target of a masked store or a scatter). */
-static bool is_fancy(const asc__ast_expr *e) {
+bool asc__lower_is_fancy(const asc__ast_expr *e) {
   const asc__ast_expr *ix;
   asc__type *t;
   if (e->kind != ASC_EXPR_SUBSCRIPT || !is_tensor(e->u.sub.value))
@@ -1776,7 +1346,7 @@ static void index_operands(lstate *ls, const asc__ast_expr *m,
   if (ov) {
     int32_t tmp = materialize_ew(ls, m, ew);
     memset(ew, 0, sizeof *ew);
-    whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
+    asc__lower_whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
   }
   broadcast_ops(ls, ew, shape, nd);
 }
@@ -1799,14 +1369,14 @@ static void mask_shape_check(lstate *ls, const asc__lview *x,
                              const asc__irval *ms) {
   for (int k = 0; k < x->nd; k++)
     if (!same_val(ms[k], x->shape[k]))
-      raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, ms[k], x->shape[k]),
-               ASC_KEXC_INDEX_ERROR,
-               asc__arena_printf(ls->c,
-                                 "boolean index did not match indexed array "
-                                 "along axis %d; size of axis is {} but size "
-                                 "of corresponding boolean axis is {}",
-                                 k),
-               x->shape[k], ms[k]);
+      asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, ms[k], x->shape[k]),
+                          ASC_KEXC_INDEX_ERROR,
+                          asc__arena_printf(ls->c,
+                                            "boolean index did not match "
+                                            "indexed array along axis %d; "
+                                            "size of axis is {} but size of "
+                                            "corresponding boolean axis is {}",
+                                            k), x->shape[k], ms[k]);
 }
 
 /* The number of true elements of mask m over x's shape. */
@@ -1839,11 +1409,13 @@ static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
   asc__irval w;
   k = conv(ls, k, ascInt64);
   w = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)), add(ls, k, n), k);
-  raise_if(ls,
-           op2(ls, ASC_IR_OR, ascBool, op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
-               op2(ls, ASC_IR_GE, ascInt64, w, n)),
-           ASC_KEXC_INDEX_ERROR,
-           "index {} is out of bounds for axis 0 with size {}", k, n);
+  asc__lower_raise_if(ls,
+                      op2(ls, ASC_IR_OR, ascBool,
+                          op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
+                          op2(ls, ASC_IR_GE, ascInt64, w, n)),
+                      ASC_KEXC_INDEX_ERROR,
+                      "index {} is out of bounds for axis 0 with size {}", k,
+                      n);
   return w;
 }
 
@@ -1947,7 +1519,7 @@ static void fancy_store(lstate *ls, const asc__ast_expr *target,
       v = vew.ops[0].v;
     } else {
       tmp = materialize_ew(ls, value, &vew);
-      whole_tensor(ls, tmp, &v);
+      asc__lower_whole_tensor(ls, tmp, &v);
     }
     if (v.nd == 0) { /* a 0-d array: its one element */
       sv = load_at(ls, &v, idx, 0);
@@ -1966,13 +1538,14 @@ static void fancy_store(lstate *ls, const asc__ast_expr *target,
       asc__irval one;
       n = mask_count(ls, m, &ew, &x);
       one = op2(ls, ASC_IR_EQ, ascInt64, v.shape[0], i64(1));
-      raise_if(ls,
-               op2(ls, ASC_IR_AND, ascBool, op1(ls, ASC_IR_NOT, ascBool, one),
-                   op2(ls, ASC_IR_NE, ascInt64, v.shape[0], n)),
-               ASC_KEXC_VALUE_ERROR,
-               "NumPy boolean array indexing assignment cannot assign {} "
-               "input values to the {} output values where the mask is true",
-               v.shape[0], n);
+      asc__lower_raise_if(ls,
+                          op2(ls, ASC_IR_AND, ascBool,
+                              op1(ls, ASC_IR_NOT, ascBool, one),
+                              op2(ls, ASC_IR_NE, ascInt64, v.shape[0], n)),
+                          ASC_KEXC_VALUE_ERROR,
+                          "NumPy boolean array indexing assignment cannot "
+                          "assign {} input values to the {} output values "
+                          "where the mask is true", v.shape[0], n);
       v.stride[0] = sel(ls, one, i64(0), v.stride[0]);
       pos = newreg(ls, ascInt64, "mask.i");
       mov(ls, pos, i64(0));
@@ -2209,14 +1782,15 @@ static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
   bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
   if (!arg_ && !lt && id != ASC_BI_NP_MAX)
     return;
-  raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)), ASC_KEXC_VALUE_ERROR,
-           arg_ ? (lt ? "attempt to get argmin of an empty sequence"
-                      : "attempt to get argmax of an empty sequence")
-                : (lt ? "zero-size array to reduction operation minimum "
-                        "which has no identity"
-                      : "zero-size array to reduction operation maximum "
-                        "which has no identity"),
-           i64(0), i64(0));
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
+                      ASC_KEXC_VALUE_ERROR,
+                      arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                                 : "attempt to get argmax of an empty sequence")
+                           : (lt ? "zero-size array to reduction operation "
+                                   "minimum which has no identity"
+                                 : "zero-size array to reduction operation "
+                                   "maximum which has no identity"),
+                      i64(0), i64(0));
 }
 
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
@@ -2386,10 +1960,11 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
               sub.ops[1].red == NULL && sub.ops[0].v.nd == 1 &&
               sub.ops[1].v.nd == 1;
     if (aligned)
-      raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
-                       sub.ops[1].v.shape[0]),
-               ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
-               sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
+      asc__lower_raise_if(ls,
+                          op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
+                              sub.ops[1].v.shape[0]), ASC_KEXC_VALUE_ERROR,
+                          "shapes ({},) and ({},) not aligned",
+                          sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
   }
   if (aligned) /* numpy's dot does not broadcast: each vector keeps its
                 * own stride */

@@ -1,6 +1,7 @@
 /*
  * Shared by the files of lowering (lower.c: expressions, statements, the
- * entry; lower_call.c: calls) and by nothing else.
+ * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c
+ * and lower_array.c: arrays) and by nothing else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -8,7 +9,7 @@
 #include "compiler/lower.h"
 #include "compiler/types/types.h"
 
-/* A view of a tensor register (lower_array.c): never an IR value. */
+/* A view of a tensor register (lower_view.c): never an IR value. */
 typedef struct asc__lview {
   int32_t t;                        /* the tensor viewed */
   int nd;
@@ -224,6 +225,30 @@ static inline asc__type *agg_elem(asc__type *t, int k) {
                                               : t->fields[k].type);
 }
 
+static inline bool is_tensor(const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  return t && t->kind == ASC_TY_TENSOR;
+}
+
+/* int64 arithmetic of indices, offsets and extents */
+static inline asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
+
+static inline asc__irval add(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_ADD, ascInt64, a, b);
+}
+
+static inline asc__irval mul(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_MUL, ascInt64, a, b);
+}
+
+static inline bool same_val(asc__irval a, asc__irval b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == ASC_IRV_CONST)
+    return a.c.i == b.c.i;
+  return a.kind == ASC_IRV_REG && a.reg == b.reg;
+}
+
 /* -------------------------------------------------------------- lower.c */
 
 /* The register symbol s is bound to, or -1. */
@@ -257,7 +282,28 @@ void asc__lower_block(lstate *ls, const asc__ast_block *b);
 const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s);
 void asc__lower_bind_view(lstate *ls, const asc__sym *s, const asc__lview *v);
 
+/* --------------------------------------------------------- lower_view.c */
+
+/* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
+bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
+bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e);
+/* The view of tensor expression e (a whole tensor is one too). */
+void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
+asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);
+/* The element offset of v[i, j, ...] (sub: the subscript). */
+asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
+                                  const asc__ast_expr *sub);
+/* The view of all of tensor register t. */
+void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
+
 /* -------------------------------------------------------- lower_array.c */
+
+/* if (cond) raise kind(msg, a, b) */
+void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
+                         const char *msg, asc__irval a, asc__irval b);
+/* Is x[m] a gather, or the target of a masked store or a scatter (m a
+ * bool or integer array)? */
+bool asc__lower_is_fancy(const asc__ast_expr *e);
 
 /* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
  * lowered and true, else false. */
@@ -278,15 +324,6 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 /* a.fill(v) */
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
-/* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
-bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
-bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e);
-/* The view of tensor expression e (a whole tensor is one too). */
-void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
-asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);
-/* The element offset of v[i, j, ...] (sub: the subscript). */
-asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
-                                  const asc__ast_expr *sub);
 /* Inside a whole-array statement: the value of e at the current element
  * when e is one of its operands or scalar parts. */
 bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
