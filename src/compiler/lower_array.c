@@ -20,9 +20,6 @@
 #include "compiler/types/infer.h"
 #include "compiler/types/types.h"
 
-static int32_t gather(lstate *ls, const asc__ast_expr *e);
-static void fancy_store(lstate *ls, const asc__ast_expr *target,
-                        const asc__ast_expr *value, int op);
 
 /* if (cond) raise kind(msg, a, b) */
 void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
@@ -44,19 +41,6 @@ void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
 
 /* ------------------------------------------------- whole-array statements */
 
-/* A reduction along one axis inside a whole-array statement
- * (out[:] = a.sum(axis=1)): each element is a loop over that axis. */
-typedef struct asc__ewred {
-  const asc__ast_expr *call;
-  asc__ewctx sub;                  /* the reduced expression's operands */
-  asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
-  int nd;
-  int axis;
-  bool keep;
-} asc__ewred;
-
-static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
-                          int nd);
 static void empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
@@ -88,8 +72,8 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
 static int32_t materialize(lstate *ls, const asc__ast_expr *e);
 
 /* A new operand of ew for array expression e (its view still to fill). */
-static asc__ewop *push_op(lstate *ls, asc__ewctx *ew,
-                          const asc__ast_expr *e) {
+asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
+                              const asc__ast_expr *e) {
   asc__ewop *op;
   ew->ops = asc__arena_grow(ls->c, ew->ops, ew->nops, &ew->capops,
                             sizeof *ew->ops, 8);
@@ -121,11 +105,11 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
 
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
-static void collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
+void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
   collect_in(ls, ew, e, false);
 }
 
-/* collect() of e, a part of a larger expression when nested. */
+/* asc__lower_collect() of e, a part of a larger expression when nested. */
 static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
                        bool nested) {
   if (!is_tensor(e)) {
@@ -138,7 +122,8 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
     return;
   }
   if (e->kind == ASC_EXPR_CALL && asc__lower_is_view(ls, e)) {
-    asc__lower_view(ls, e, &push_op(ls, ew, e)->v); /* a.reshape(...) */
+    asc__lower_view(ls, e,
+                    &asc__lower_push_op(ls, ew, e)->v); /* a.reshape(...) */
     return;
   }
   if (is_matmul(e) || asc__lower_is_fancy(e) ||
@@ -156,7 +141,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
      * reduced axis; and its operand is read before the statement writes,
      * as numpy reads it. */
     int32_t t = materialize(ls, e);
-    asc__lower_whole_tensor(ls, t, &push_op(ls, ew, e)->v);
+    asc__lower_whole_tensor(ls, t, &asc__lower_push_op(ls, ew, e)->v);
     return;
   }
   switch (e->kind) {
@@ -184,10 +169,10 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
       red->nd = ty(arg)->ndim;
       red->axis = call_axis(e, red->nd, &red->keep);
       collect_in(ls, &red->sub, arg, true);
-      broadcast_ops(ls, &red->sub, red->shape, red->nd);
+      asc__lower_broadcast_ops(ls, &red->sub, red->shape, red->nd);
       if (red->axis >= 0)
         empty_check(ls, e->u.call.builtin->id, red->shape[red->axis]);
-      op = push_op(ls, ew, e);
+      op = asc__lower_push_op(ls, ew, e);
       op->red = red;
       op->v.t = -1;
       op->v.off = i64(0);
@@ -212,7 +197,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
   case ASC_EXPR_NAME:
   case ASC_EXPR_SUBSCRIPT:
   case ASC_EXPR_ATTR:
-    asc__lower_view(ls, e, &push_op(ls, ew, e)->v);
+    asc__lower_view(ls, e, &asc__lower_push_op(ls, ew, e)->v);
     return;
   default:
     break;
@@ -223,8 +208,8 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
 /* Broadcasts operand v against the loop shape: each of its axes is of
  * the shape's size (checked) or 1 (stride 0).  grow: the shape may take
  * the operand's size where it is 1 so far (no target). */
-static void broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
-                      bool grow) {
+void asc__lower_broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                          bool grow) {
   for (int k = 0; k < v->nd; k++) {
     int a = nd - v->nd + k;
     asc__irval s = v->shape[k], one, ok;
@@ -263,7 +248,7 @@ static void broadcast_shape(lstate *ls, const asc__ewctx *ew,
     shape[k] = i64(1);
   for (int k = 0; k < ew->nops; k++) {
     asc__lview v = ew->ops[k].v; /* a copy: only the shape is wanted */
-    broadcast(ls, &v, shape, nd, true);
+    asc__lower_broadcast(ls, &v, shape, nd, true);
   }
 }
 
@@ -273,8 +258,8 @@ static void broadcast_shape(lstate *ls, const asc__ewctx *ew,
  * against the final shape, not against the sizes seen so far (the first
  * operand of (3, 1) + (3, 3) sets axis 1 to its own size, which only the
  * second operand raises to 3). */
-static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
-                          int nd) {
+void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                              int nd) {
   broadcast_shape(ls, ew, shape, nd);
   for (int k = 0; k < ew->nops; k++) {
     asc__lview *v = &ew->ops[k].v;
@@ -290,7 +275,7 @@ static void broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
 }
 
 /* Are a and b the same elements in the same order? */
-static bool same_view(const asc__lview *a, const asc__lview *b) {
+bool asc__lower_same_view(const asc__lview *a, const asc__lview *b) {
   if (a->t != b->t || a->nd != b->nd || !same_val(a->off, b->off))
     return false;
   for (int k = 0; k < a->nd; k++) {
@@ -350,8 +335,8 @@ static bool same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
 
 /* Opens the loop nest over shape[0..nd); returns the innermost body's
  * enclosing block to restore. */
-static asc__irblock *open_nest(lstate *ls, const asc__irval *shape, int nd,
-                               asc__irval *idx) {
+asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape, int nd,
+                                   asc__irval *idx) {
   asc__irblock *save = ls->cur;
   for (int k = 0; k < nd; k++) {
     int32_t r = newreg(ls, ascInt64, "ax");
@@ -365,8 +350,8 @@ static asc__irblock *open_nest(lstate *ls, const asc__irval *shape, int nd,
   return save;
 }
 
-static asc__irval elem_offset(lstate *ls, const asc__lview *v,
-                              const asc__irval *idx, int nd) {
+asc__irval asc__lower_elem_offset(lstate *ls, const asc__lview *v,
+                                  const asc__irval *idx, int nd) {
   asc__irval off = v->off;
   for (int k = 0; k < v->nd; k++)
     off = add(ls, off, mul(ls, idx[nd - v->nd + k], v->stride[k]));
@@ -403,7 +388,7 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
       return true;
     } else if (ew->ops[k].e == e) {
       const asc__lview *v = &ew->ops[k].v;
-      asc__irval off = elem_offset(ls, v, ew->idx, ew->nd);
+      asc__irval off = asc__lower_elem_offset(ls, v, ew->idx, ew->nd);
       int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
       asc__irins *i = emit(ls, ASC_IR_LOAD, d, 2);
       i->args[0] = asc__irv_reg(v->t);
@@ -421,13 +406,13 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
                       const asc__irval *shape, const asc__ast_expr *value,
                       int op) {
   asc__irval idx[ASC_MAX_DIMS], v, off;
-  asc__irblock *save = open_nest(ls, shape, dst->nd, idx);
+  asc__irblock *save = asc__lower_open_nest(ls, shape, dst->nd, idx);
   asc__ewctx *outer = ls->ew;
   int dt = ls->f->regs[dst->t].ty.dtype;
   asc__irins *st;
   ew->nd = dst->nd;
   ew->idx = idx;
-  off = elem_offset(ls, dst, idx, dst->nd);
+  off = asc__lower_elem_offset(ls, dst, idx, dst->nd);
   ls->ew = ew;
   v = asc__lower_expr(ls, value);
   if (op >= 0) {
@@ -466,7 +451,7 @@ static bool overlaps(const asc__ewctx *ew, const asc__lview *dst,
                      const asc__ast_expr *where) {
   for (int k = 0; k < ew->nops; k++) {
     const asc__lview *v = &ew->ops[k].v;
-    if (v->t == dst->t && !same_view(v, dst) &&
+    if (v->t == dst->t && !asc__lower_same_view(v, dst) &&
         !same_expr(ew->ops[k].e, where))
       return true;
     if (ew->ops[k].red != NULL)
@@ -477,8 +462,6 @@ static bool overlaps(const asc__ewctx *ew, const asc__lview *dst,
   return false;
 }
 
-static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
-                              asc__ewctx *ew);
 static void store_nest_ew(lstate *ls, asc__lview *dst,
                           const asc__ast_expr *value, int op,
                           asc__ewctx *ewp);
@@ -512,7 +495,7 @@ static void store_nest_ew(lstate *ls, asc__lview *dst,
       same = op2(ls, ASC_IR_AND, ascBool, same,
                  op2(ls, ASC_IR_EQ, ascInt64, s, t));
     }
-    broadcast(ls, v, shape, dst->nd, false);
+    asc__lower_broadcast(ls, v, shape, dst->nd, false);
     for (int a = 0; a < v->nd; a++)
       if (v->shape[a].kind == ASC_IRV_CONST && v->shape[a].c.i == 1)
         own[k * ASC_MAX_DIMS + a] = v->stride[a]; /* 0 in both nests */
@@ -538,10 +521,10 @@ static void store_nest(lstate *ls, const asc__ast_expr *where,
                        asc__lview *dst, const asc__ast_expr *value, int op) {
   asc__ewctx ew;
   memset(&ew, 0, sizeof ew);
-  collect(ls, &ew, value);
+  asc__lower_collect(ls, &ew, value);
   if (is_tensor(value) && overlaps(&ew, dst, where)) {
     /* numpy's copy on overlap: the value into a new array first */
-    int32_t tmp = materialize_ew(ls, value, &ew);
+    int32_t tmp = asc__lower_materialize_ew(ls, value, &ew);
     asc__irins *fr;
     copy_from(ls, where, dst, value, tmp, op);
     fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
@@ -558,7 +541,7 @@ bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
   if (target->kind != ASC_EXPR_SUBSCRIPT)
     return false;
   if (asc__lower_is_fancy(target)) {
-    fancy_store(ls, target, value, -1);
+    asc__lower_fancy_store(ls, target, value, -1);
     return true;
   }
   tt = ty(target->u.sub.value);
@@ -576,7 +559,7 @@ bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
   if (!is_tensor(target))
     return false;
   if (asc__lower_is_fancy(target)) {
-    fancy_store(ls, target, value, op);
+    asc__lower_fancy_store(ls, target, value, op);
     return true;
   }
   asc__lower_view(ls, target, &dst);
@@ -598,8 +581,8 @@ static int32_t heap_reg(lstate *ls, int dt, int nd, const char *hint) {
   return asc__ir_reg(ls->c, ls->f, it, hint);
 }
 
-static int32_t new_array(lstate *ls, int dt, int nd,
-                         const asc__irval *shape) {
+int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
+                               const asc__irval *shape) {
   int32_t t = heap_reg(ls, dt, nd, "new");
   asc__irval ext[ASC_MAX_DIMS];
   asc__irins *i;
@@ -612,7 +595,7 @@ static int32_t new_array(lstate *ls, int dt, int nd,
 }
 
 int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v) {
-  int32_t t = new_array(ls, dt, 0, NULL);
+  int32_t t = asc__lower_alloc_array(ls, dt, 0, NULL);
   asc__irins *st;
   v = conv(ls, v, dt);
   st = emit(ls, ASC_IR_STORE, -1, 3);
@@ -631,8 +614,8 @@ static void fill(lstate *ls, int32_t t, asc__irval v) {
   int dt = ls->f->regs[t].ty.dtype;
   v = conv(ls, v, dt);
   asc__lower_whole_tensor(ls, t, &w);
-  save = open_nest(ls, w.shape, w.nd, idx);
-  off = elem_offset(ls, &w, idx, w.nd);
+  save = asc__lower_open_nest(ls, w.shape, w.nd, idx);
+  off = asc__lower_elem_offset(ls, &w, idx, w.nd);
   st = emit(ls, ASC_IR_STORE, -1, 3);
   st->args[0] = asc__irv_reg(t);
   st->args[1] = off;
@@ -649,8 +632,8 @@ static void eye_fill(lstate *ls, int32_t t, asc__irval k) {
   asc__irins *st;
   int dt = ls->f->regs[t].ty.dtype;
   asc__lower_whole_tensor(ls, t, &w);
-  save = open_nest(ls, w.shape, 2, idx);
-  off = elem_offset(ls, &w, idx, 2);
+  save = asc__lower_open_nest(ls, w.shape, 2, idx);
+  off = asc__lower_elem_offset(ls, &w, idx, 2);
   v = conv(ls,
            op2(ls, ASC_IR_EQ, ascInt64,
                op2(ls, ASC_IR_SUB, ascInt64, idx[1], idx[0]), k),
@@ -677,14 +660,14 @@ static void shape_vals(lstate *ls, const asc__ast_expr *s, int nd,
 
 /* A new array holding array expression e (whose operands ew holds):
  * numpy's broadcast shape, then one loop nest. */
-static int32_t materialize_ew(lstate *ls, const asc__ast_expr *e,
-                              asc__ewctx *ew) {
+int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
+                                  asc__ewctx *ew) {
   asc__type *t = ty(e);
   asc__irval shape[ASC_MAX_DIMS];
   asc__lview w;
   int32_t r;
   broadcast_shape(ls, ew, shape, t->ndim);
-  r = new_array(ls, t->dtype, t->ndim, shape);
+  r = asc__lower_alloc_array(ls, t->dtype, t->ndim, shape);
   asc__lower_whole_tensor(ls, r, &w);
   for (int k = 0; k < t->ndim; k++)
     w.shape[k] = shape[k]; /* as allocated: no check against itself */
@@ -742,8 +725,8 @@ static int32_t arange(lstate *ls, const asc__ast_expr *e, int dt) {
                 op1(ls, ASC_IR_NEG, ascInt64, d), step));
   }
   n = op2(ls, ASC_IR_MAX, ascInt64, n, i64(0));
-  r = new_array(ls, dt, 1, &n);
-  save = open_nest(ls, &n, 1, idx);
+  r = asc__lower_alloc_array(ls, dt, 1, &n);
+  save = asc__lower_open_nest(ls, &n, 1, idx);
   v = op2(ls, ASC_IR_ADD, wt, start,
           op2(ls, ASC_IR_MUL, wt, conv(ls, idx[0], wt), step));
   v = conv(ls, v, dt);
@@ -779,8 +762,8 @@ static int32_t linspace(lstate *ls, const asc__ast_expr *e, int dt) {
              op2(ls, ASC_IR_SUB, ascFloat64, stop, start),
              conv(ls, op2(ls, ASC_IR_MAX, ascInt64, div, i64(1)),
                   ascFloat64));
-  r = new_array(ls, dt, 1, &num);
-  save = open_nest(ls, &num, 1, idx);
+  r = asc__lower_alloc_array(ls, dt, 1, &num);
+  save = asc__lower_open_nest(ls, &num, 1, idx);
   v = op2(ls, ASC_IR_ADD, ascFloat64, start,
           op2(ls, ASC_IR_MUL, ascFloat64, conv(ls, idx[0], ascFloat64),
               step));
@@ -848,7 +831,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     shape[nd++] = A.shape[0];
   if (B.nd == 2)
     shape[nd++] = B.shape[1];
-  r = new_array(ls, dt, nd, shape);
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
   outer = ls->cur;
   if ((dt == ascFloat32 || dt == ascFloat64) &&
       ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt) {
@@ -877,10 +860,10 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     ifi->args[0] = cond;
     ls->cur = &ifi->body[0];
   }
-  (void)open_nest(ls, shape, nd, idx);
+  (void)asc__lower_open_nest(ls, shape, nd, idx);
   acc = newreg(ls, adt, "mm.acc");
   mov(ls, acc, conv(ls, i64(0), adt));
-  psave = open_nest(ls, &k, 1, pidx);
+  psave = asc__lower_open_nest(ls, &k, 1, pidx);
   if (A.nd == 2) {
     ia[0] = idx[0];
     ia[1] = pidx[0];
@@ -891,8 +874,8 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   if (B.nd == 2)
     ib[1] = idx[nd - 1];
   {
-    asc__irval oa = elem_offset(ls, &A, ia, A.nd);
-    asc__irval ob = elem_offset(ls, &B, ib, B.nd);
+    asc__irval oa = asc__lower_elem_offset(ls, &A, ia, A.nd);
+    asc__irval ob = asc__lower_elem_offset(ls, &B, ib, B.nd);
     asc__irins *l;
     la = newreg(ls, ls->f->regs[A.t].ty.dtype, NULL);
     l = emit(ls, ASC_IR_LOAD, la, 2);
@@ -913,7 +896,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     asc__lview w;
     asc__irval off;
     asc__lower_whole_tensor(ls, r, &w);
-    off = elem_offset(ls, &w, idx, nd);
+    off = asc__lower_elem_offset(ls, &w, idx, nd);
     st = emit(ls, ASC_IR_STORE, -1, 3);
     st->args[0] = asc__irv_reg(r);
     st->args[1] = off;
@@ -943,8 +926,8 @@ asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
 }
 
 /* The C-order offsets of an array of shape[0..nd). */
-static void c_strides(lstate *ls, const asc__irval *shape, int nd,
-                      asc__irval *cs) {
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs) {
   asc__irval run = i64(1);
   for (int k = nd - 1; k >= 0; k--) {
     cs[k] = run;
@@ -952,9 +935,9 @@ static void c_strides(lstate *ls, const asc__irval *shape, int nd,
   }
 }
 
-static asc__irval load_at(lstate *ls, const asc__lview *v,
-                          const asc__irval *idx, int nd) {
-  asc__irval off = elem_offset(ls, v, idx, nd);
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd) {
+  asc__irval off = asc__lower_elem_offset(ls, v, idx, nd);
   int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
   asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
   l->args[0] = asc__irv_reg(v->t);
@@ -962,7 +945,7 @@ static asc__irval load_at(lstate *ls, const asc__lview *v,
   return asc__irv_reg(d);
 }
 
-static void store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
   asc__irins *st;
   v = conv(ls, v, ls->f->regs[t].ty.dtype); /* before the store */
   st = emit(ls, ASC_IR_STORE, -1, 3);
@@ -971,8 +954,8 @@ static void store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
   st->args[2] = v;
 }
 
-static asc__irval dot_idx(lstate *ls, const asc__irval *idx,
-                          const asc__irval *cs, int nd) {
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd) {
   asc__irval off = i64(0);
   for (int k = 0; k < nd; k++)
     off = add(ls, off, mul(ls, idx[k], cs[k]));
@@ -999,19 +982,19 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
   asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
   asc__irval cs[ASC_MAX_DIMS], x;
   asc__irblock *save;
-  int32_t r = new_array(ls, dt, 1, &n), acc = -1;
-  c_strides(ls, in->shape, in->nd, cs);
+  int32_t r = asc__lower_alloc_array(ls, dt, 1, &n), acc = -1;
+  asc__lower_c_strides(ls, in->shape, in->nd, cs);
   if (sum) {
     acc = newreg(ls, dt, "cumsum");
     mov(ls, acc, cumsum_start(ls, dt));
   }
-  save = open_nest(ls, in->shape, in->nd, idx);
-  x = conv(ls, load_at(ls, in, idx, in->nd), dt);
+  save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
+  x = conv(ls, asc__lower_load_at(ls, in, idx, in->nd), dt);
   if (sum) {
     mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
     x = asc__irv_reg(acc);
   }
-  store_at(ls, r, dot_idx(ls, idx, cs, in->nd), x);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd), x);
   ls->cur = save;
   return r;
 }
@@ -1035,20 +1018,21 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
                                : -(int64_t)ax->u.unary.operand->u.ival;
   axis = (int)(k < 0 ? k + in.nd : k);
-  r = new_array(ls, dt, in.nd, in.shape);
-  c_strides(ls, in.shape, in.nd, cs);
+  r = asc__lower_alloc_array(ls, dt, in.nd, in.shape);
+  asc__lower_c_strides(ls, in.shape, in.nd, cs);
   for (int j = 0, q = 0; j < in.nd; j++)
     if (j != axis)
       oshape[q++] = in.shape[j];
-  save = open_nest(ls, oshape, in.nd - 1, oidx);
+  save = asc__lower_open_nest(ls, oshape, in.nd - 1, oidx);
   acc = newreg(ls, dt, "cumsum");
   mov(ls, acc, cumsum_start(ls, dt));
-  open_nest(ls, &in.shape[axis], 1, iidx);
+  asc__lower_open_nest(ls, &in.shape[axis], 1, iidx);
   for (int j = 0, q = 0; j < in.nd; j++)
     idx[j] = j == axis ? iidx[0] : oidx[q++];
-  x = conv(ls, load_at(ls, &in, idx, in.nd), dt);
+  x = conv(ls, asc__lower_load_at(ls, &in, idx, in.nd), dt);
   mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
-  store_at(ls, r, dot_idx(ls, idx, cs, in.nd), asc__irv_reg(acc));
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in.nd),
+                      asc__irv_reg(acc));
   ls->cur = save;
   return r;
 }
@@ -1065,12 +1049,13 @@ static int32_t outer(lstate *ls, const asc__ast_expr *e) {
   asc__lower_view(ls, e->u.call.rargs[1], &B);
   shape[0] = A.shape[0];
   shape[1] = B.shape[0];
-  r = new_array(ls, dt, 2, shape);
-  c_strides(ls, shape, 2, cs);
-  save = open_nest(ls, shape, 2, idx);
-  x = conv(ls, load_at(ls, &A, idx, 1), dt);
-  y = conv(ls, load_at(ls, &B, idx + 1, 1), dt);
-  store_at(ls, r, dot_idx(ls, idx, cs, 2), op2(ls, ASC_IR_MUL, dt, x, y));
+  r = asc__lower_alloc_array(ls, dt, 2, shape);
+  asc__lower_c_strides(ls, shape, 2, cs);
+  save = asc__lower_open_nest(ls, shape, 2, idx);
+  x = conv(ls, asc__lower_load_at(ls, &A, idx, 1), dt);
+  y = conv(ls, asc__lower_load_at(ls, &B, idx + 1, 1), dt);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, 2),
+                      op2(ls, ASC_IR_MUL, dt, x, y));
   ls->cur = save;
   return r;
 }
@@ -1089,7 +1074,7 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   if (is_matmul(e))
     return matmul(ls, e);
   if (asc__lower_is_fancy(e))
-    return gather(ls, e);
+    return asc__lower_gather(ls, e);
   if (b != NULL && e->u.call.callee == NULL) {
     switch (b->id) {
     case ASC_BI_NP_RAVEL:
@@ -1106,8 +1091,8 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
   }
   if (b == NULL || !asc__builtin_is_creation(b->id)) {
     memset(&ew, 0, sizeof ew);
-    collect(ls, &ew, e);
-    return materialize_ew(ls, e, &ew);
+    asc__lower_collect(ls, &ew, e);
+    return asc__lower_materialize_ew(ls, e, &ew);
   }
   switch (b->id) {
   case ASC_BI_NP_ARANGE:
@@ -1140,7 +1125,7 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
       v = asc__lower_expr(ls, a[1]);
     break;
   }
-  r = new_array(ls, dt, nd, shape);
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
   switch (b->id) {
   case ASC_BI_NP_ZEROS:
   case ASC_BI_NP_ZEROS_LIKE:
@@ -1301,339 +1286,6 @@ void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {
   asc__lview dst;
   asc__lower_view(ls, call->u.call.rargs[0], &dst);
   store_nest(ls, call->u.call.rargs[0], &dst, call->u.call.rargs[1], -1);
-}
-
-/* ------------------------------- boolean masks and integer-array indices */
-
-/* x[m] with m a bool or integer array (not a view: a gather, or the
- * target of a masked store or a scatter). */
-bool asc__lower_is_fancy(const asc__ast_expr *e) {
-  const asc__ast_expr *ix;
-  asc__type *t;
-  if (e->kind != ASC_EXPR_SUBSCRIPT || !is_tensor(e->u.sub.value))
-    return false;
-  ix = e->u.sub.index;
-  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
-      ix->kind == ASC_EXPR_NONE)
-    return false;
-  t = ty(ix);
-  return t != NULL && t->kind == ASC_TY_TENSOR;
-}
-
-static bool is_mask(const asc__ast_expr *e) {
-  return ty(e->u.sub.index)->dtype == ascBool;
-}
-
-/* The index array of x[m] as operands in ew, broadcast into shape[0..nd)
- * (its own shape, computed here).  A new array first when it reads the
- * array the statement writes (x, NULL for none) other than element by
- * element. */
-static void index_operands(lstate *ls, const asc__ast_expr *m,
-                           const asc__lview *x, asc__ewctx *ew,
-                           asc__irval *shape) {
-  int nd = ty(m)->ndim;
-  bool ov = false;
-  memset(ew, 0, sizeof *ew);
-  collect(ls, ew, m);
-  for (int k = 0; x != NULL && k < ew->nops; k++) {
-    if (ew->ops[k].v.t == x->t && !same_view(&ew->ops[k].v, x))
-      ov = true;
-    if (ew->ops[k].red != NULL)
-      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
-        if (ew->ops[k].red->sub.ops[q].v.t == x->t)
-          ov = true;
-  }
-  if (ov) {
-    int32_t tmp = materialize_ew(ls, m, ew);
-    memset(ew, 0, sizeof *ew);
-    asc__lower_whole_tensor(ls, tmp, &push_op(ls, ew, m)->v);
-  }
-  broadcast_ops(ls, ew, shape, nd);
-}
-
-/* m's value at idx[0..nd) */
-static asc__irval index_value(lstate *ls, const asc__ast_expr *m,
-                              asc__ewctx *ew, asc__irval *idx, int nd) {
-  asc__ewctx *outer = ls->ew;
-  asc__irval v;
-  ew->nd = nd;
-  ew->idx = idx;
-  ls->ew = ew;
-  v = asc__lower_expr(ls, m);
-  ls->ew = outer;
-  return v;
-}
-
-/* A mask's shape must be the array's (numpy's IndexError). */
-static void mask_shape_check(lstate *ls, const asc__lview *x,
-                             const asc__irval *ms) {
-  for (int k = 0; k < x->nd; k++)
-    if (!same_val(ms[k], x->shape[k]))
-      asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, ms[k], x->shape[k]),
-                          ASC_KEXC_INDEX_ERROR,
-                          asc__arena_printf(ls->c,
-                                            "boolean index did not match "
-                                            "indexed array along axis %d; "
-                                            "size of axis is {} but size of "
-                                            "corresponding boolean axis is {}",
-                                            k), x->shape[k], ms[k]);
-}
-
-/* The number of true elements of mask m over x's shape. */
-static asc__irval mask_count(lstate *ls, const asc__ast_expr *m,
-                             asc__ewctx *ew, const asc__lview *x) {
-  asc__irval idx[ASC_MAX_DIMS], b;
-  asc__irblock *save;
-  int32_t n = newreg(ls, ascInt64, "mask.n");
-  mov(ls, n, i64(0));
-  save = open_nest(ls, x->shape, x->nd, idx);
-  b = truthy(ls, index_value(ls, m, ew, idx, x->nd));
-  mov(ls, n, add(ls, asc__irv_reg(n), conv(ls, b, ascInt64)));
-  ls->cur = save;
-  return asc__irv_reg(n);
-}
-
-/* Opens `if (cond)`; returns the block to restore. */
-static asc__irblock *open_if(lstate *ls, asc__irval cond) {
-  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-  asc__irblock *save = ls->cur;
-  i->args[0] = cond;
-  ls->cur = &i->body[0];
-  return save;
-}
-
-/* An integer index k into an axis of size n, numpy's: negative from the
- * end; outside [-n, n) an IndexError, always (numpy raises for integer
- * array indices whatever the settings). */
-static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
-  asc__irval w;
-  k = conv(ls, k, ascInt64);
-  w = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)), add(ls, k, n), k);
-  asc__lower_raise_if(ls,
-                      op2(ls, ASC_IR_OR, ascBool,
-                          op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
-                          op2(ls, ASC_IR_GE, ascInt64, w, n)),
-                      ASC_KEXC_INDEX_ERROR,
-                      "index {} is out of bounds for axis 0 with size {}", k,
-                      n);
-  return w;
-}
-
-/* x[m]: a new array.  A mask gives the elements where it is true, in C
- * order (1-D); an integer array i gives x[i[p], ...] for each p, of
- * shape i.shape + x.shape[1:]. */
-static int32_t gather(lstate *ls, const asc__ast_expr *e) {
-  const asc__ast_expr *m = e->u.sub.index;
-  asc__lview x;
-  asc__ewctx ew;
-  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
-  asc__irblock *save;
-  int dt = ty(e)->dtype, nd = ty(e)->ndim;
-  int32_t r;
-  asc__lower_view(ls, e->u.sub.value, &x);
-  index_operands(ls, m, NULL, &ew, ms);
-  if (is_mask(e)) {
-    asc__irval n, b;
-    asc__irblock *isave;
-    int32_t pos;
-    mask_shape_check(ls, &x, ms);
-    n = mask_count(ls, m, &ew, &x);
-    r = new_array(ls, dt, 1, &n);
-    pos = newreg(ls, ascInt64, "mask.i");
-    mov(ls, pos, i64(0));
-    save = open_nest(ls, x.shape, x.nd, idx);
-    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
-    isave = open_if(ls, b);
-    store_at(ls, r, asc__irv_reg(pos), load_at(ls, &x, idx, x.nd));
-    mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
-    ls->cur = isave;
-    ls->cur = save;
-    return r;
-  } else {
-    int ni = ty(m)->ndim;
-    asc__irval shape[ASC_MAX_DIMS], k, off;
-    for (int q = 0; q < ni; q++)
-      shape[q] = ms[q];
-    for (int q = 1; q < x.nd; q++)
-      shape[ni + q - 1] = x.shape[q];
-    r = new_array(ls, dt, nd, shape);
-    c_strides(ls, shape, nd, cs);
-    save = open_nest(ls, shape, nd, idx);
-    k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
-    off = add(ls, x.off, mul(ls, k, x.stride[0]));
-    for (int q = 1; q < x.nd; q++)
-      off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
-    {
-      int32_t d = newreg(ls, ls->f->regs[x.t].ty.dtype, NULL);
-      asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
-      l->args[0] = asc__irv_reg(x.t);
-      l->args[1] = off;
-      store_at(ls, r, dot_idx(ls, idx, cs, nd), asc__irv_reg(d));
-    }
-    ls->cur = save;
-    return r;
-  }
-}
-
-/* The value of x[...] op= v for old element value old. */
-static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
-                          int op) {
-  asc__type *pt;
-  int odt;
-  if (op < 0)
-    return v;
-  pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
-                       asc__ty_scalar(ls->c, vdt(ls, v)));
-  odt = asc__ty_concrete(ls->c, pt)->dtype;
-  if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
-      !asc__dt_is_complex(odt))
-    odt = ascFloat64;
-  if (op == ASC_IR_DIV) /* numpy's complex division */
-    return asc__lower_div(ls, odt, conv(ls, old, odt), conv(ls, v, odt),
-                          true);
-  return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
-}
-
-/* x[m] = value or x[m] op= value (op >= 0), m a mask or an integer
- * array: numpy's masked store and scatter. */
-static void fancy_store(lstate *ls, const asc__ast_expr *target,
-                        const asc__ast_expr *value, int op) {
-  const asc__ast_expr *m = target->u.sub.index;
-  asc__lview x, v;
-  asc__ewctx ew;
-  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], sv = i64(0);
-  asc__irblock *save;
-  int dt;
-  int32_t tmp = -1;
-  bool arr = is_tensor(value);
-  asc__lower_view(ls, target->u.sub.value, &x);
-  dt = ls->f->regs[x.t].ty.dtype;
-  index_operands(ls, m, &x, &ew, ms);
-  if (arr) {
-    /* the values first, in a new array when they read x */
-    asc__ewctx vew;
-    memset(&vew, 0, sizeof vew);
-    collect(ls, &vew, value);
-    if (vew.nops == 1 && vew.ops[0].red == NULL && vew.ops[0].e == value &&
-        vew.ops[0].v.t != x.t) {
-      v = vew.ops[0].v;
-    } else {
-      tmp = materialize_ew(ls, value, &vew);
-      asc__lower_whole_tensor(ls, tmp, &v);
-    }
-    if (v.nd == 0) { /* a 0-d array: its one element */
-      sv = load_at(ls, &v, idx, 0);
-      arr = false;
-    }
-  } else {
-    sv = asc__lower_expr(ls, value);
-  }
-  if (is_mask(target)) {
-    asc__irval b, n, cur;
-    asc__irblock *isave;
-    int32_t pos = -1;
-    mask_shape_check(ls, &x, ms);
-    if (arr) {
-      /* numpy: as many values as true elements, or one */
-      asc__irval one;
-      n = mask_count(ls, m, &ew, &x);
-      one = op2(ls, ASC_IR_EQ, ascInt64, v.shape[0], i64(1));
-      asc__lower_raise_if(ls,
-                          op2(ls, ASC_IR_AND, ascBool,
-                              op1(ls, ASC_IR_NOT, ascBool, one),
-                              op2(ls, ASC_IR_NE, ascInt64, v.shape[0], n)),
-                          ASC_KEXC_VALUE_ERROR,
-                          "NumPy boolean array indexing assignment cannot "
-                          "assign {} input values to the {} output values "
-                          "where the mask is true", v.shape[0], n);
-      v.stride[0] = sel(ls, one, i64(0), v.stride[0]);
-      pos = newreg(ls, ascInt64, "mask.i");
-      mov(ls, pos, i64(0));
-    }
-    save = open_nest(ls, x.shape, x.nd, idx);
-    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
-    isave = open_if(ls, b);
-    if (arr) {
-      asc__irval p = asc__irv_reg(pos);
-      cur = load_at(ls, &v, &p, 1);
-      mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
-    } else {
-      cur = sv;
-    }
-    {
-      asc__irval off = elem_offset(ls, &x, idx, x.nd), old = i64(0);
-      if (op >= 0) {
-        int32_t d = newreg(ls, dt, NULL);
-        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
-        l->args[0] = asc__irv_reg(x.t);
-        l->args[1] = off;
-        old = asc__irv_reg(d);
-      }
-      store_at(ls, x.t, off, combine(ls, dt, old, cur, op));
-    }
-    ls->cur = isave;
-    ls->cur = save;
-  } else {
-    /* x[i[p], ...] = value[p, ...] over i.shape + x.shape[1:]; with op,
-     * numpy's x[i] = x[i] op value: every new value first, then the
-     * stores (a repeated index takes the last) */
-    int ni = ty(m)->ndim, nd = ni + x.nd - 1;
-    asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
-    int32_t vals = -1;
-    int passes = op >= 0 ? 2 : 1;
-    for (int q = 0; q < ni; q++)
-      shape[q] = ms[q];
-    for (int q = 1; q < x.nd; q++)
-      shape[ni + q - 1] = x.shape[q];
-    if (arr) {
-      if (v.nd > nd)
-        asc__diag_fatal(ls->c, value->loc,
-                        "cannot broadcast a %d-dimensional array into a "
-                        "%d-dimensional one", v.nd, nd);
-      broadcast(ls, &v, shape, nd, false);
-    }
-    if (op >= 0) {
-      vals = new_array(ls, dt, nd, shape);
-      c_strides(ls, shape, nd, cs);
-    }
-    for (int pass = 0; pass < passes; pass++) {
-      asc__irval k, off, cur;
-      save = open_nest(ls, shape, nd, idx);
-      k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
-      off = add(ls, x.off, mul(ls, k, x.stride[0]));
-      for (int q = 1; q < x.nd; q++)
-        off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
-      if (op >= 0 && pass == 1) {
-        int32_t d = newreg(ls, dt, NULL);
-        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
-        l->args[0] = asc__irv_reg(vals);
-        l->args[1] = dot_idx(ls, idx, cs, nd);
-        store_at(ls, x.t, off, asc__irv_reg(d));
-        ls->cur = save;
-        continue;
-      }
-      cur = arr ? load_at(ls, &v, idx, nd) : sv;
-      if (op >= 0) {
-        int32_t d = newreg(ls, dt, NULL);
-        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
-        l->args[0] = asc__irv_reg(x.t);
-        l->args[1] = off;
-        store_at(ls, vals, dot_idx(ls, idx, cs, nd),
-                 combine(ls, dt, asc__irv_reg(d), cur, op));
-      } else {
-        store_at(ls, x.t, off, cur);
-      }
-      ls->cur = save;
-    }
-    if (vals >= 0) {
-      asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
-      fr->args[0] = asc__irv_reg(vals);
-    }
-  }
-  if (tmp >= 0) {
-    asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
-    fr->args[0] = asc__irv_reg(tmp);
-  }
 }
 
 /* ----------------------------------------------------------- reductions */
@@ -1952,10 +1604,10 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   }
   memset(&sub, 0, sizeof sub);
   ls->ew = NULL;
-  collect(ls, &sub, arg);
+  asc__lower_collect(ls, &sub, arg);
   nd = ty(arg)->ndim;
   if (id == ASC_BI_NP_DOT) {
-    collect(ls, &sub, e->u.call.rargs[1]);
+    asc__lower_collect(ls, &sub, e->u.call.rargs[1]);
     aligned = sub.nops == 2 && sub.ops[0].red == NULL &&
               sub.ops[1].red == NULL && sub.ops[0].v.nd == 1 &&
               sub.ops[1].v.nd == 1;
@@ -1970,7 +1622,7 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
                 * own stride */
     shape[0] = sub.ops[0].v.shape[0];
   else
-    broadcast_ops(ls, &sub, shape, nd);
+    asc__lower_broadcast_ops(ls, &sub, shape, nd);
   r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
   ls->ew = outer;
   return r;

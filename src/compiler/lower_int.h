@@ -1,7 +1,7 @@
 /*
  * Shared by the files of lowering (lower.c: expressions, statements, the
  * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c
- * and lower_array.c: arrays) and by nothing else.
+ * lower_array.c and lower_mask.c: arrays) and by nothing else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -44,6 +44,17 @@ typedef struct asc__ewctx {
   asc__irval *idx;    /* the loop indices, one per axis of the nest */
   int nd;
 } asc__ewctx;
+
+/* A reduction along one axis inside a whole-array statement
+ * (out[:] = a.sum(axis=1)): each element is a loop over that axis. */
+typedef struct asc__ewred {
+  const asc__ast_expr *call;
+  asc__ewctx sub;                  /* the reduced expression's operands */
+  asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
+  int nd;
+  int axis;
+  bool keep;
+} asc__ewred;
 
 typedef struct symreg {
   const asc__sym *sym;
@@ -301,9 +312,57 @@ void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
 /* if (cond) raise kind(msg, a, b) */
 void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
                          const char *msg, asc__irval a, asc__irval b);
+/* A new operand of ew for array expression e (its view still to fill). */
+asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
+                              const asc__ast_expr *e);
+/* The array operands of expression e and its scalar parts, collected
+ * before the loops (ls->ew is NULL then). */
+void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e);
+/* Broadcasts operand v against the loop shape (grow: the shape may take
+ * the operand's size where it is 1 so far). */
+void asc__lower_broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                          bool grow);
+/* Broadcasts every operand of ew into the shape of all of them, computed
+ * into shape[0..nd). */
+void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                              int nd);
+/* Are a and b the same elements in the same order? */
+bool asc__lower_same_view(const asc__lview *a, const asc__lview *b);
+/* Opens the loop nest over shape[0..nd) (indices into idx); returns the
+ * block to restore. */
+asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape, int nd,
+                                   asc__irval *idx);
+/* The element offset of v[idx[0], ..., idx[nd - 1]]. */
+asc__irval asc__lower_elem_offset(lstate *ls, const asc__lview *v,
+                                  const asc__irval *idx, int nd);
+/* A new array holding array expression e (whose operands ew holds). */
+int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
+                                  asc__ewctx *ew);
+/* A new array of dtype dt and shape[0..nd), its elements unset. */
+int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
+                               const asc__irval *shape);
+/* The C-order strides cs[0..nd) of an array of shape[0..nd). */
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs);
+/* The element v[idx[0], ..., idx[nd - 1]]. */
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd);
+/* Stores v, converted to t's dtype, at element offset off of t. */
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v);
+/* The offset of idx[0..nd) under the strides cs (asc__lower_c_strides). */
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd);
+
+/* --------------------------------------------------------- lower_mask.c */
+
 /* Is x[m] a gather, or the target of a masked store or a scatter (m a
  * bool or integer array)? */
 bool asc__lower_is_fancy(const asc__ast_expr *e);
+/* x[m]: a new array. */
+int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e);
+/* x[m] = value or x[m] op= value (op >= 0). */
+void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
+                            const asc__ast_expr *value, int op);
 
 /* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
  * lowered and true, else false. */
