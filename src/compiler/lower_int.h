@@ -1,7 +1,8 @@
 /*
  * Shared by the files of lowering (lower.c: expressions, statements, the
- * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c
- * lower_array.c and lower_mask.c: arrays) and by nothing else.
+ * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c,
+ * lower_array.c, lower_mask.c and lower_reduce.c: arrays) and by nothing
+ * else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -260,6 +261,10 @@ static inline bool same_val(asc__irval a, asc__irval b) {
   return a.kind == ASC_IRV_REG && a.reg == b.reg;
 }
 
+static inline bool is_small_float(int dt) {
+  return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32;
+}
+
 /* -------------------------------------------------------------- lower.c */
 
 /* The register symbol s is bound to, or -1. */
@@ -387,14 +392,26 @@ void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
  * when e is one of its operands or scalar parts. */
 bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
                           asc__irval *out);
-/* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
-asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
 /* target[...] = value into a view: true when it was one. */
 bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
                              const asc__ast_expr *value);
 /* target op= value on an array: true when target is one. */
 bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value, int op);
+
+/* ------------------------------------------------------- lower_reduce.c */
+
+/* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
+/* min, max, argmin and argmax of n elements raise numpy's ValueError
+ * when n is 0 (before the loops of a statement, as numpy). */
+void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
+/* The value of reduction call over the elements of sub, of shape[0..nd):
+ * over all axes when axis < 0, else along that one, the others at the
+ * offsets fixed[]. */
+asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
+                                   asc__ewctx *sub, const asc__irval *shape,
+                                   int nd, const asc__irval *fixed, int axis);
 
 /* --------------------------------------------------------- lower_call.c */
 

@@ -12,8 +12,6 @@
 #include "compiler/types/infer.h"
 #include "compiler/types/types.h"
 
-/* ------------------------------- boolean masks and integer-array indices */
-
 /* x[m] with m a bool or integer array (not a view: a gather, or the
  * target of a masked store or a scatter). */
 bool asc__lower_is_fancy(const asc__ast_expr *e) {
