@@ -1,8 +1,8 @@
 /*
  * Shared by the files of lowering (lower.c: expressions, statements, the
  * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c,
- * lower_array.c, lower_mask.c and lower_reduce.c: arrays) and by nothing
- * else.
+ * lower_array.c, lower_create.c, lower_mask.c and lower_reduce.c: arrays)
+ * and by nothing else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -314,12 +314,26 @@ void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
 
 /* -------------------------------------------------------- lower_array.c */
 
+/* Inside a whole-array statement: the value of e at the current element
+ * when e is one of its operands or scalar parts. */
+bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
+                          asc__irval *out);
+/* target[...] = value into a view: true when it was one. */
+bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
+                             const asc__ast_expr *value);
+/* target op= value on an array: true when target is one. */
+bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value, int op);
 /* if (cond) raise kind(msg, a, b) */
 void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
                          const char *msg, asc__irval a, asc__irval b);
 /* A new operand of ew for array expression e (its view still to fill). */
 asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
                               const asc__ast_expr *e);
+/* ravel (when not a view), flatten, cumsum, outer: a new array. */
+bool asc__lower_makes_array(asc__builtin_id id);
+/* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
+bool asc__lower_is_matmul(const asc__ast_expr *e);
 /* The array operands of expression e and its scalar parts, collected
  * before the loops (ls->ew is NULL then). */
 void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e);
@@ -340,9 +354,40 @@ asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape, int nd,
 /* The element offset of v[idx[0], ..., idx[nd - 1]]. */
 asc__irval asc__lower_elem_offset(lstate *ls, const asc__lview *v,
                                   const asc__irval *idx, int nd);
+/* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest.
+ * where is the target as written (or NULL): value goes through a new
+ * array first when it reads dst's tensor other than as where (numpy's
+ * copy on overlap). */
+void asc__lower_store_nest(lstate *ls, const asc__ast_expr *where,
+                           asc__lview *dst, const asc__ast_expr *value,
+                           int op);
 /* A new array holding array expression e (whose operands ew holds). */
 int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
                                   asc__ewctx *ew);
+
+/* ------------------------------------------------------- lower_create.c */
+
+/* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
+ * lowered and true, else false. */
+bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value);
+/* A new array holding e (np.arange(n), a + b) when e makes one, else
+ * -1: np.arange(n)[::2] views it. */
+int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
+/* A new array holding e: a creation call or an array expression. */
+int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
+/* A new 0-d array of dtype dt holding v (a complex number a kernel
+ * returns: the result slot's scalar has no complex value). */
+int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v);
+/* The array a kernel returns for e (docs/arrays.md): the array a name
+ * holds when it is one the kernel made and not among taken (a tuple's
+ * earlier values), else a new array holding a copy of e. */
+int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
+                                const int32_t *taken, int ntaken);
+/* x @ y of two vectors (a scalar): np.dot's sum. */
+asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
+/* a.fill(v) */
+void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
 /* A new array of dtype dt and shape[0..nd), its elements unset. */
 int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
                                const asc__irval *shape);
@@ -368,36 +413,6 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e);
 /* x[m] = value or x[m] op= value (op >= 0). */
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value, int op);
-
-/* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
- * lowered and true, else false. */
-bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
-                          const asc__ast_expr *value);
-/* A new array holding e (np.arange(n), a + b) when e makes one, else
- * -1: np.arange(n)[::2] views it. */
-int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
-/* A new 0-d array of dtype dt holding v (a complex number a kernel
- * returns: the result slot's scalar has no complex value). */
-int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v);
-/* The array a kernel returns for e (docs/arrays.md): the array a name
- * holds when it is one the kernel made and not among taken (a tuple's
- * earlier values), else a new array holding a copy of e. */
-int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
-                                const int32_t *taken, int ntaken);
-/* x @ y of two vectors (a scalar): np.dot's sum. */
-asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
-/* a.fill(v) */
-void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
-/* Inside a whole-array statement: the value of e at the current element
- * when e is one of its operands or scalar parts. */
-bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
-                          asc__irval *out);
-/* target[...] = value into a view: true when it was one. */
-bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
-                             const asc__ast_expr *value);
-/* target op= value on an array: true when target is one. */
-bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
-                          const asc__ast_expr *value, int op);
 
 /* ------------------------------------------------------- lower_reduce.c */
 
