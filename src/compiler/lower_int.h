@@ -1,8 +1,8 @@
 /*
- * Shared by the files of lowering (lower.c: expressions, statements, the
- * entry; lower_call.c: calls; lower_index.c: index bounds; lower_view.c,
- * lower_array.c, lower_create.c, lower_mask.c and lower_reduce.c: arrays)
- * and by nothing else.
+ * Shared by the files of lowering (lower.c: bindings, expressions, the
+ * entry; lower_stmt.c: statements; lower_call.c: calls; lower_index.c:
+ * index bounds; lower_view.c, lower_array.c, lower_create.c, lower_mask.c
+ * and lower_reduce.c: arrays) and by nothing else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -292,11 +292,28 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
  * > 0: a value below dt's range is its smallest value instead (np.clip's
  * lower bound); clamp < 0: one above is its largest (the upper bound). */
 asc__irval asc__lower_fit_int(lstate *ls, asc__irval v, int dt, int clamp);
-void asc__lower_block(lstate *ls, const asc__ast_block *b);
 
 /* The view a name is bound to, or NULL. */
 const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s);
 void asc__lower_bind_view(lstate *ls, const asc__sym *s, const asc__lview *v);
+/* Ends the bindings made since ls->nmap was n. */
+void asc__lower_unbind_to(lstate *ls, int n);
+/* The register of scalar variable s, made on its first use. */
+int32_t asc__lower_var_reg(lstate *ls, const asc__sym *s, asc__loc loc);
+/* The register of p.x / shp[k] when the base is an aggregate variable;
+ * -1 when it is not one. */
+int32_t asc__lower_agg_member(lstate *ls, const asc__ast_expr *e);
+/* The IR operator of binary operator op. */
+int asc__lower_binop_ir(asc__binop op);
+/* The ASC_KEXC_ kind of exception class b. */
+int asc__lower_exc_kind(const asc__builtin *b);
+/* After a loop inside an inlined helper: leaves the enclosing loop too
+ * when a `return` in it ran. */
+void asc__lower_after_helper_loop(lstate *ls);
+
+/* --------------------------------------------------------- lower_stmt.c */
+
+void asc__lower_block(lstate *ls, const asc__ast_block *b);
 
 /* --------------------------------------------------------- lower_view.c */
 
