@@ -12,11 +12,6 @@
 
 #define LB_MAX ((int64_t)1 << 40) /* bounds kept far from overflow */
 
-static bool is_tensor(const asc__ast_expr *e) {
-  asc__type *t = ty(e);
-  return t && t->kind == ASC_TY_TENSOR;
-}
-
 /* A loop variable of an enclosing range loop that its body never
  * assigns: its lower bound is the start's when the step is positive, the
  * stop's plus one when it is negative. */

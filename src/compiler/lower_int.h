@@ -1,6 +1,8 @@
 /*
- * Shared by the files of lowering (lower.c: expressions, statements, the
- * entry; lower_call.c: calls) and by nothing else.
+ * Shared by the files of lowering (lower.c: bindings, expressions, the
+ * entry; lower_stmt.c: statements; lower_call.c: calls; lower_index.c:
+ * index bounds; lower_view.c, lower_array.c, lower_create.c, lower_mask.c
+ * and lower_reduce.c: arrays) and by nothing else.
  */
 #ifndef ASC_LOWER_INT_H
 #define ASC_LOWER_INT_H
@@ -8,7 +10,7 @@
 #include "compiler/lower.h"
 #include "compiler/types/types.h"
 
-/* A view of a tensor register (lower_array.c): never an IR value. */
+/* A view of a tensor register (lower_view.c): never an IR value. */
 typedef struct asc__lview {
   int32_t t;                        /* the tensor viewed */
   int nd;
@@ -43,6 +45,17 @@ typedef struct asc__ewctx {
   asc__irval *idx;    /* the loop indices, one per axis of the nest */
   int nd;
 } asc__ewctx;
+
+/* A reduction along one axis inside a whole-array statement
+ * (out[:] = a.sum(axis=1)): each element is a loop over that axis. */
+typedef struct asc__ewred {
+  const asc__ast_expr *call;
+  asc__ewctx sub;                  /* the reduced expression's operands */
+  asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
+  int nd;
+  int axis;
+  bool keep;
+} asc__ewred;
 
 typedef struct symreg {
   const asc__sym *sym;
@@ -224,6 +237,34 @@ static inline asc__type *agg_elem(asc__type *t, int k) {
                                               : t->fields[k].type);
 }
 
+static inline bool is_tensor(const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  return t && t->kind == ASC_TY_TENSOR;
+}
+
+/* int64 arithmetic of indices, offsets and extents */
+static inline asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
+
+static inline asc__irval add(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_ADD, ascInt64, a, b);
+}
+
+static inline asc__irval mul(lstate *ls, asc__irval a, asc__irval b) {
+  return op2(ls, ASC_IR_MUL, ascInt64, a, b);
+}
+
+static inline bool same_val(asc__irval a, asc__irval b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == ASC_IRV_CONST)
+    return a.c.i == b.c.i;
+  return a.kind == ASC_IRV_REG && a.reg == b.reg;
+}
+
+static inline bool is_small_float(int dt) {
+  return dt == ascFloat16 || dt == ascBFloat16 || dt == ascFloat32;
+}
+
 /* -------------------------------------------------------------- lower.c */
 
 /* The register symbol s is bound to, or -1. */
@@ -251,13 +292,97 @@ asc__irval asc__lower_expr(lstate *ls, const asc__ast_expr *e);
  * > 0: a value below dt's range is its smallest value instead (np.clip's
  * lower bound); clamp < 0: one above is its largest (the upper bound). */
 asc__irval asc__lower_fit_int(lstate *ls, asc__irval v, int dt, int clamp);
-void asc__lower_block(lstate *ls, const asc__ast_block *b);
 
 /* The view a name is bound to, or NULL. */
 const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s);
 void asc__lower_bind_view(lstate *ls, const asc__sym *s, const asc__lview *v);
+/* Ends the bindings made since ls->nmap was n. */
+void asc__lower_unbind_to(lstate *ls, int n);
+/* The register of scalar variable s, made on its first use. */
+int32_t asc__lower_var_reg(lstate *ls, const asc__sym *s, asc__loc loc);
+/* The register of p.x / shp[k] when the base is an aggregate variable;
+ * -1 when it is not one. */
+int32_t asc__lower_agg_member(lstate *ls, const asc__ast_expr *e);
+/* The IR operator of binary operator op. */
+int asc__lower_binop_ir(asc__binop op);
+/* The ASC_KEXC_ kind of exception class b. */
+int asc__lower_exc_kind(const asc__builtin *b);
+/* After a loop inside an inlined helper: leaves the enclosing loop too
+ * when a `return` in it ran. */
+void asc__lower_after_helper_loop(lstate *ls);
+
+/* --------------------------------------------------------- lower_stmt.c */
+
+void asc__lower_block(lstate *ls, const asc__ast_block *b);
+
+/* --------------------------------------------------------- lower_view.c */
+
+/* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
+bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
+bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e);
+/* The view of tensor expression e (a whole tensor is one too). */
+void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
+asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);
+/* The element offset of v[i, j, ...] (sub: the subscript). */
+asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
+                                  const asc__ast_expr *sub);
+/* The view of all of tensor register t. */
+void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
 
 /* -------------------------------------------------------- lower_array.c */
+
+/* Inside a whole-array statement: the value of e at the current element
+ * when e is one of its operands or scalar parts. */
+bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
+                          asc__irval *out);
+/* target[...] = value into a view: true when it was one. */
+bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
+                             const asc__ast_expr *value);
+/* target op= value on an array: true when target is one. */
+bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value, int op);
+/* if (cond) raise kind(msg, a, b) */
+void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
+                         const char *msg, asc__irval a, asc__irval b);
+/* A new operand of ew for array expression e (its view still to fill). */
+asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
+                              const asc__ast_expr *e);
+/* ravel (when not a view), flatten, cumsum, outer: a new array. */
+bool asc__lower_makes_array(asc__builtin_id id);
+/* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
+bool asc__lower_is_matmul(const asc__ast_expr *e);
+/* The array operands of expression e and its scalar parts, collected
+ * before the loops (ls->ew is NULL then). */
+void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e);
+/* Broadcasts operand v against the loop shape (grow: the shape may take
+ * the operand's size where it is 1 so far). */
+void asc__lower_broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
+                          bool grow);
+/* Broadcasts every operand of ew into the shape of all of them, computed
+ * into shape[0..nd). */
+void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
+                              int nd);
+/* Are a and b the same elements in the same order? */
+bool asc__lower_same_view(const asc__lview *a, const asc__lview *b);
+/* Opens the loop nest over shape[0..nd) (indices into idx); returns the
+ * block to restore. */
+asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape, int nd,
+                                   asc__irval *idx);
+/* The element offset of v[idx[0], ..., idx[nd - 1]]. */
+asc__irval asc__lower_elem_offset(lstate *ls, const asc__lview *v,
+                                  const asc__irval *idx, int nd);
+/* dst[...] = value, or dst[...] op= value (op >= 0): one loop nest.
+ * where is the target as written (or NULL): value goes through a new
+ * array first when it reads dst's tensor other than as where (numpy's
+ * copy on overlap). */
+void asc__lower_store_nest(lstate *ls, const asc__ast_expr *where,
+                           asc__lview *dst, const asc__ast_expr *value,
+                           int op);
+/* A new array holding array expression e (whose operands ew holds). */
+int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
+                                  asc__ewctx *ew);
+
+/* ------------------------------------------------------- lower_create.c */
 
 /* name = value where value is a new array (np.zeros(n), a + b, a.copy()):
  * lowered and true, else false. */
@@ -266,6 +391,8 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
+/* A new array holding e: a creation call or an array expression. */
+int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
 /* A new 0-d array of dtype dt holding v (a complex number a kernel
  * returns: the result slot's scalar has no complex value). */
 int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v);
@@ -278,27 +405,45 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 /* a.fill(v) */
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
-/* Is tensor expression e a view (a name bound to one, t[1:], t.T)? */
-bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e);
-bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e);
-/* The view of tensor expression e (a whole tensor is one too). */
-void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
-asc__irval asc__lower_view_size(lstate *ls, const asc__lview *v);
-/* The element offset of v[i, j, ...] (sub: the subscript). */
-asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
-                                  const asc__ast_expr *sub);
-/* Inside a whole-array statement: the value of e at the current element
- * when e is one of its operands or scalar parts. */
-bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
-                          asc__irval *out);
+/* A new array of dtype dt and shape[0..nd), its elements unset. */
+int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
+                               const asc__irval *shape);
+/* The C-order strides cs[0..nd) of an array of shape[0..nd). */
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs);
+/* The element v[idx[0], ..., idx[nd - 1]]. */
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd);
+/* Stores v, converted to t's dtype, at element offset off of t. */
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v);
+/* The offset of idx[0..nd) under the strides cs (asc__lower_c_strides). */
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd);
+
+/* --------------------------------------------------------- lower_mask.c */
+
+/* Is x[m] a gather, or the target of a masked store or a scatter (m a
+ * bool or integer array)? */
+bool asc__lower_is_fancy(const asc__ast_expr *e);
+/* x[m]: a new array. */
+int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e);
+/* x[m] = value or x[m] op= value (op >= 0). */
+void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
+                            const asc__ast_expr *value, int op);
+
+/* ------------------------------------------------------- lower_reduce.c */
+
 /* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
-/* target[...] = value into a view: true when it was one. */
-bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
-                             const asc__ast_expr *value);
-/* target op= value on an array: true when target is one. */
-bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
-                          const asc__ast_expr *value, int op);
+/* min, max, argmin and argmax of n elements raise numpy's ValueError
+ * when n is 0 (before the loops of a statement, as numpy). */
+void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
+/* The value of reduction call over the elements of sub, of shape[0..nd):
+ * over all axes when axis < 0, else along that one, the others at the
+ * offsets fixed[]. */
+asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
+                                   asc__ewctx *sub, const asc__irval *shape,
+                                   int nd, const asc__irval *fixed, int axis);
 
 /* --------------------------------------------------------- lower_call.c */
 

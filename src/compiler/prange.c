@@ -1,7 +1,7 @@
 /*
  * The AST-level analysis of parallel-loop (prange) bodies that lowering
  * needs: which symbols a body mentions and assigns, and which of those
- * assignments are reductions (`v op= ...`, `v = min(v, ...)`).  lower.c
+ * assignments are reductions (`v op= ...`, `v = min(v, ...)`).  Lowering
  * uses it to find a prange's reductions and private variables;
  * docs/architecture.md explains how it differs from the IR-level
  * reduction recognition of passes/parallelize.c.

@@ -1,5 +1,6 @@
 /*
- * The AST-level analysis of prange bodies (prange.c), used by lower.c.
+ * The AST-level analysis of prange bodies (prange.c), used by lower.c
+ * and lower_stmt.c.
  */
 #ifndef ASC_PRANGE_H
 #define ASC_PRANGE_H

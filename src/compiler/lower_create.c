@@ -1,0 +1,692 @@
+/*
+ * Arrays a kernel creates (docs/arrays.md): np.zeros, np.full, np.eye,
+ * np.arange, np.linspace, copies, matrix products, np.cumsum, np.outer,
+ * and the new array an array expression makes when a name is bound to
+ * it or a kernel returns it.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
+
+/* A new array register (contiguous, 64-byte aligned). */
+static int32_t heap_reg(lstate *ls, int dt, int nd, const char *hint) {
+  asc__irtype it;
+  memset(&it, 0, sizeof it);
+  it.kind = ASC_IRK_TENSOR;
+  it.dtype = (uint8_t)dt;
+  it.ndim = (uint8_t)nd;
+  it.flags = ASC_IRT_CONTIG | ASC_IRT_ALIGN64;
+  return asc__ir_reg(ls->c, ls->f, it, hint);
+}
+
+int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
+                               const asc__irval *shape) {
+  int32_t t = heap_reg(ls, dt, nd, "new");
+  asc__irval ext[ASC_MAX_DIMS];
+  asc__irins *i;
+  for (int k = 0; k < nd; k++) /* before the instruction: conv may emit */
+    ext[k] = conv(ls, shape[k], ascInt64);
+  i = emit(ls, ASC_IR_NEW_ARRAY, t, nd);
+  for (int k = 0; k < nd; k++)
+    i->args[k] = ext[k];
+  return t;
+}
+
+int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v) {
+  int32_t t = asc__lower_alloc_array(ls, dt, 0, NULL);
+  asc__irins *st;
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = i64(0);
+  st->args[2] = v;
+  return t;
+}
+
+/* t[...] = v */
+static void fill(lstate *ls, int32_t t, asc__irval v) {
+  asc__lview w;
+  asc__irval idx[ASC_MAX_DIMS], off;
+  asc__irblock *save;
+  asc__irins *st;
+  int dt = ls->f->regs[t].ty.dtype;
+  v = conv(ls, v, dt);
+  asc__lower_whole_tensor(ls, t, &w);
+  save = asc__lower_open_nest(ls, w.shape, w.nd, idx);
+  off = asc__lower_elem_offset(ls, &w, idx, w.nd);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->cur = save;
+}
+
+/* np.eye: element [i, j] of 2-D t is 1 where j - i == k, else 0, in one
+ * pass (no separate diagonal loop over a zeroed array). */
+static void eye_fill(lstate *ls, int32_t t, asc__irval k) {
+  asc__lview w;
+  asc__irval idx[2], off, v;
+  asc__irblock *save;
+  asc__irins *st;
+  int dt = ls->f->regs[t].ty.dtype;
+  asc__lower_whole_tensor(ls, t, &w);
+  save = asc__lower_open_nest(ls, w.shape, 2, idx);
+  off = asc__lower_elem_offset(ls, &w, idx, 2);
+  v = conv(ls,
+           op2(ls, ASC_IR_EQ, ascInt64,
+               op2(ls, ASC_IR_SUB, ascInt64, idx[1], idx[0]), k),
+           dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+  ls->cur = save;
+}
+
+/* The extents of a shape argument: n, (n, m) or a.shape. */
+static void shape_vals(lstate *ls, const asc__ast_expr *s, int nd,
+                       asc__irval *shape) {
+  asc__type *t = ty(s);
+  if (t != NULL && t->kind == ASC_TY_TUPLE) {
+    asc__lower_agg(ls, s, t, shape);
+    for (int k = 0; k < nd; k++)
+      shape[k] = conv(ls, shape[k], ascInt64);
+  } else {
+    shape[0] = conv(ls, asc__lower_expr(ls, s), ascInt64);
+  }
+}
+
+static asc__irval flt(lstate *ls, const asc__ast_expr *e) {
+  return conv(ls, asc__lower_expr(ls, e), ascFloat64);
+}
+
+/* np.arange(start, stop, step): numpy's length, ceil((stop - start) /
+ * step), and start + i * step. */
+static int32_t arange(lstate *ls, const asc__ast_expr *e, int dt) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs;
+  bool one = na < 2 || a[1] == NULL;
+  bool fl = asc__dt_is_float(dt);
+  int wt = fl ? ascFloat64 : ascInt64;
+  asc__irval start = one ? asc__irv_int(ascInt64, 0) : asc__lower_expr(ls, a[0]);
+  asc__irval stop = asc__lower_expr(ls, one ? a[0] : a[1]);
+  asc__irval step = na > 2 && a[2] ? asc__lower_expr(ls, a[2])
+                                   : asc__irv_int(ascInt64, 1);
+  asc__irval n, idx[1], v;
+  asc__irblock *save;
+  asc__irins *st;
+  int32_t r;
+  start = conv(ls, start, wt);
+  stop = conv(ls, stop, wt);
+  step = conv(ls, step, wt);
+  asc__lower_raise_if(ls,
+                      op2(ls, ASC_IR_EQ, wt, step,
+                          fl ? asc__irv_float(ascFloat64, 0.0) : i64(0)),
+                      ASC_KEXC_ZERO_DIVISION_ERROR, "arange: the step is zero",
+                      i64(0), i64(0));
+  if (fl) {
+    asc__irval q = op2(ls, ASC_IR_DIV, ascFloat64,
+                       op2(ls, ASC_IR_SUB, ascFloat64, stop, start), step);
+    int32_t c = newreg(ls, ascFloat64, NULL);
+    asc__irins *ci = emit(ls, ASC_IR_CALL, c, 1);
+    ci->aux = ASC_INTR_CEIL;
+    ci->args[0] = q;
+    asc__lower_raise_if(ls,
+                        op1(ls, ASC_IR_NOT, ascBool,
+                            op2(ls, ASC_IR_LT, ascFloat64, asc__irv_reg(c),
+                                asc__irv_float(ascFloat64, 9.2e18))),
+                        ASC_KEXC_VALUE_ERROR,
+                        "arange: the length is not finite", i64(0), i64(0));
+    n = conv(ls, asc__irv_reg(c), ascInt64);
+  } else {
+    /* ceil(d / s) == -((-d) // s) with Python's floor division */
+    asc__irval d = op2(ls, ASC_IR_SUB, ascInt64, stop, start);
+    n = op1(ls, ASC_IR_NEG, ascInt64,
+            op2(ls, ASC_IR_FLOORDIV, ascInt64,
+                op1(ls, ASC_IR_NEG, ascInt64, d), step));
+  }
+  n = op2(ls, ASC_IR_MAX, ascInt64, n, i64(0));
+  r = asc__lower_alloc_array(ls, dt, 1, &n);
+  save = asc__lower_open_nest(ls, &n, 1, idx);
+  v = op2(ls, ASC_IR_ADD, wt, start,
+          op2(ls, ASC_IR_MUL, wt, conv(ls, idx[0], wt), step));
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = idx[0];
+  st->args[2] = v;
+  ls->cur = save;
+  return r;
+}
+
+/* np.linspace(start, stop, num=50, endpoint=True): start + i * step,
+ * and stop itself last when endpoint (numpy's). */
+static int32_t linspace(lstate *ls, const asc__ast_expr *e, int dt) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int na = e->u.call.nrargs;
+  asc__irval start = flt(ls, a[0]), stop = flt(ls, a[1]);
+  asc__irval num = na > 2 && a[2] ? conv(ls, asc__lower_expr(ls, a[2]),
+                                         ascInt64)
+                                  : i64(50);
+  asc__irval endp = na > 3 && a[3] ? truthy(ls, asc__lower_expr(ls, a[3]))
+                                   : asc__irv_int(ascBool, 1);
+  asc__irval div, step, idx[1], v, last;
+  asc__irblock *save;
+  asc__irins *st, *ifi;
+  int32_t r;
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, num, i64(0)),
+                      ASC_KEXC_VALUE_ERROR,
+                      "Number of samples, {}, must be non-negative.", num,
+                      i64(0));
+  div = sel(ls, endp, op2(ls, ASC_IR_SUB, ascInt64, num, i64(1)), num);
+  step = op2(ls, ASC_IR_DIV, ascFloat64,
+             op2(ls, ASC_IR_SUB, ascFloat64, stop, start),
+             conv(ls, op2(ls, ASC_IR_MAX, ascInt64, div, i64(1)),
+                  ascFloat64));
+  r = asc__lower_alloc_array(ls, dt, 1, &num);
+  save = asc__lower_open_nest(ls, &num, 1, idx);
+  v = op2(ls, ASC_IR_ADD, ascFloat64, start,
+          op2(ls, ASC_IR_MUL, ascFloat64, conv(ls, idx[0], ascFloat64),
+              step));
+  v = conv(ls, v, dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = idx[0];
+  st->args[2] = v;
+  ls->cur = save;
+  last = op2(ls, ASC_IR_AND, ascBool, endp,
+             op2(ls, ASC_IR_GT, ascInt64, num, i64(1)));
+  ifi = emit(ls, ASC_IR_IF, -1, 1);
+  ifi->args[0] = last;
+  save = ls->cur;
+  ls->cur = &ifi->body[0];
+  v = conv(ls, stop, dt);
+  last = op2(ls, ASC_IR_SUB, ascInt64, num, i64(1));
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(r);
+  st->args[1] = last;
+  st->args[2] = v;
+  ls->cur = save;
+  return r;
+}
+
+/* The operands of a matrix product. */
+static void product_operands(const asc__ast_expr *e, const asc__ast_expr **x,
+                             const asc__ast_expr **y) {
+  if (e->kind == ASC_EXPR_BINARY) {
+    *x = e->u.binary.lhs;
+    *y = e->u.binary.rhs;
+  } else {
+    *x = e->u.call.rargs[0];
+    *y = e->u.call.rargs[1];
+  }
+}
+
+/* x @ y with x and y 1-D or 2-D, not both 1-D: a new array, each element
+ * a sum over the shared axis in C order (small floats summed in float64,
+ * as the reductions are; docs/arrays.md). */
+static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *x, *y;
+  asc__lview A, B;
+  asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v;
+  asc__irblock *psave, *outer;
+  asc__irins *st;
+  int dt = ty(e)->dtype, nd = ty(e)->ndim;
+  int adt = is_small_float(dt) ? ascFloat64 : dt;
+  int32_t r, acc, la, lb;
+  product_operands(e, &x, &y);
+  asc__lower_view(ls, x, &A);
+  asc__lower_view(ls, y, &B);
+  k = A.shape[A.nd - 1];
+  kb = B.shape[0];
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, k, kb),
+                      ASC_KEXC_VALUE_ERROR,
+                      "matmul: Input operand 1 has a mismatch in its core "
+                      "dimension 0, with gufunc signature "
+                      "(n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
+                      kb, k);
+  nd = 0;
+  if (A.nd == 2)
+    shape[nd++] = A.shape[0];
+  if (B.nd == 2)
+    shape[nd++] = B.shape[1];
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
+  outer = ls->cur;
+  if ((dt == ascFloat32 || dt == ascFloat64) &&
+      ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt) {
+    /* the runtime's BLAS first (asc_krt.gemm); the loops below only when
+     * it did nothing (docs/arrays.md) */
+    int32_t status = newreg(ls, ascInt32, "mm.blas");
+    asc__irins *g = emit(ls, ASC_IR_GEMM, status, 14), *ifi;
+    asc__irval one = i64(1), cond;
+    g->args[0] = asc__irv_reg(r);
+    g->args[1] = asc__irv_reg(A.t);
+    g->args[2] = A.off;
+    g->args[3] = A.nd == 2 ? A.stride[0] : i64(0);
+    g->args[4] = A.stride[A.nd - 1];
+    g->args[5] = asc__irv_reg(B.t);
+    g->args[6] = B.off;
+    g->args[7] = B.stride[0];
+    g->args[8] = B.nd == 2 ? B.stride[1] : one;
+    g->args[9] = A.nd == 2 ? A.shape[0] : one;
+    g->args[10] = B.nd == 2 ? B.shape[1] : one;
+    g->args[11] = k;
+    g->args[12] = B.nd == 2 ? B.shape[1] : one;
+    g->args[13] = one;
+    cond = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(status),
+               asc__irv_int(ascInt32, 0));
+    ifi = emit(ls, ASC_IR_IF, -1, 1);
+    ifi->args[0] = cond;
+    ls->cur = &ifi->body[0];
+  }
+  (void)asc__lower_open_nest(ls, shape, nd, idx);
+  acc = newreg(ls, adt, "mm.acc");
+  mov(ls, acc, conv(ls, i64(0), adt));
+  psave = asc__lower_open_nest(ls, &k, 1, pidx);
+  if (A.nd == 2) {
+    ia[0] = idx[0];
+    ia[1] = pidx[0];
+  } else {
+    ia[0] = pidx[0];
+  }
+  ib[0] = pidx[0];
+  if (B.nd == 2)
+    ib[1] = idx[nd - 1];
+  {
+    asc__irval oa = asc__lower_elem_offset(ls, &A, ia, A.nd);
+    asc__irval ob = asc__lower_elem_offset(ls, &B, ib, B.nd);
+    asc__irins *l;
+    la = newreg(ls, ls->f->regs[A.t].ty.dtype, NULL);
+    l = emit(ls, ASC_IR_LOAD, la, 2);
+    l->args[0] = asc__irv_reg(A.t);
+    l->args[1] = oa;
+    lb = newreg(ls, ls->f->regs[B.t].ty.dtype, NULL);
+    l = emit(ls, ASC_IR_LOAD, lb, 2);
+    l->args[0] = asc__irv_reg(B.t);
+    l->args[1] = ob;
+  }
+  mov(ls, acc,
+      op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+          op2(ls, ASC_IR_MUL, adt, conv(ls, asc__irv_reg(la), adt),
+              conv(ls, asc__irv_reg(lb), adt))));
+  ls->cur = psave;
+  v = conv(ls, asc__irv_reg(acc), dt);
+  {
+    asc__lview w;
+    asc__irval off;
+    asc__lower_whole_tensor(ls, r, &w);
+    off = asc__lower_elem_offset(ls, &w, idx, nd);
+    st = emit(ls, ASC_IR_STORE, -1, 3);
+    st->args[0] = asc__irv_reg(r);
+    st->args[1] = off;
+    st->args[2] = v;
+  }
+  ls->cur = outer;
+  return r;
+}
+
+asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
+  /* np.dot(x, y) of two vectors, as the reduction lowers it */
+  asc__ast_expr *call = asc__arena_alloc(ls->c, sizeof *call);
+  asc__ast_expr **args = asc__arena_alloc(ls->c, sizeof *args * 2);
+  *call = *e;
+  call->kind = ASC_EXPR_CALL;
+  memset(&call->u, 0, sizeof call->u);
+  args[0] = e->u.binary.lhs;
+  args[1] = e->u.binary.rhs;
+  call->u.call.args = args;
+  call->u.call.nargs = 2;
+  call->u.call.rargs = args;
+  call->u.call.nrargs = 2;
+  call->u.call.builtin = asc__builtin_get(ASC_BI_NP_DOT);
+  if (is_tensor(e))
+    return asc__irv_reg(matmul(ls, e));
+  return asc__lower_reduce(ls, call);
+}
+
+/* The C-order offsets of an array of shape[0..nd). */
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs) {
+  asc__irval run = i64(1);
+  for (int k = nd - 1; k >= 0; k--) {
+    cs[k] = run;
+    run = mul(ls, run, shape[k]);
+  }
+}
+
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd) {
+  asc__irval off = asc__lower_elem_offset(ls, v, idx, nd);
+  int32_t d = newreg(ls, ls->f->regs[v->t].ty.dtype, NULL);
+  asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+  l->args[0] = asc__irv_reg(v->t);
+  l->args[1] = off;
+  return asc__irv_reg(d);
+}
+
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
+  asc__irins *st;
+  v = conv(ls, v, ls->f->regs[t].ty.dtype); /* before the store */
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(t);
+  st->args[1] = off;
+  st->args[2] = v;
+}
+
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd) {
+  asc__irval off = i64(0);
+  for (int k = 0; k < nd; k++)
+    off = add(ls, off, mul(ls, idx[k], cs[k]));
+  return off;
+}
+
+/* The start of np.cumsum's running sum in dt: -0.0 for floating point,
+ * the identity of IEEE addition (-0.0 + x is x for every x, where 0.0 +
+ * -0.0 is 0.0), so the first sum is the first element exactly, as numpy
+ * stores it; a complex start is -0.0 in both parts. */
+static asc__irval cumsum_start(lstate *ls, int dt) {
+  if (asc__dt_is_complex(dt))
+    return asc__lower_cmplx(ls, dt, asc__irv_float(ascFloat64, -0.0),
+                            asc__irv_float(ascFloat64, -0.0));
+  if (asc__dt_is_float(dt))
+    return asc__irv_float(dt, -0.0);
+  return conv(ls, i64(0), dt);
+}
+
+/* A new 1-D array of dt holding the elements of view in in C order
+ * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
+static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
+                         bool sum) {
+  asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], x;
+  asc__irblock *save;
+  int32_t r = asc__lower_alloc_array(ls, dt, 1, &n), acc = -1;
+  asc__lower_c_strides(ls, in->shape, in->nd, cs);
+  if (sum) {
+    acc = newreg(ls, dt, "cumsum");
+    mov(ls, acc, cumsum_start(ls, dt));
+  }
+  save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
+  x = conv(ls, asc__lower_load_at(ls, in, idx, in->nd), dt);
+  if (sum) {
+    mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+    x = asc__irv_reg(acc);
+  }
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd), x);
+  ls->cur = save;
+  return r;
+}
+
+/* np.cumsum(a, axis=None) / a.cumsum(axis=k): running sums in the
+ * result's dtype, in order along the axis (numpy's order: exact for
+ * integers, the same rounding for floats). */
+static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  int dt = ty(e)->dtype, axis;
+  asc__lview in;
+  asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], iidx[1], x;
+  asc__irblock *save;
+  int32_t r, acc;
+  int64_t k;
+  memset(oshape, 0, sizeof oshape); /* gcc -O3 cannot see it filled */
+  asc__lower_view(ls, e->u.call.rargs[0], &in);
+  if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
+    return flat_copy(ls, &in, dt, true);
+  k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
+                               : -(int64_t)ax->u.unary.operand->u.ival;
+  axis = (int)(k < 0 ? k + in.nd : k);
+  r = asc__lower_alloc_array(ls, dt, in.nd, in.shape);
+  asc__lower_c_strides(ls, in.shape, in.nd, cs);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    if (j != axis)
+      oshape[q++] = in.shape[j];
+  save = asc__lower_open_nest(ls, oshape, in.nd - 1, oidx);
+  acc = newreg(ls, dt, "cumsum");
+  mov(ls, acc, cumsum_start(ls, dt));
+  asc__lower_open_nest(ls, &in.shape[axis], 1, iidx);
+  for (int j = 0, q = 0; j < in.nd; j++)
+    idx[j] = j == axis ? iidx[0] : oidx[q++];
+  x = conv(ls, asc__lower_load_at(ls, &in, idx, in.nd), dt);
+  mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in.nd),
+                      asc__irv_reg(acc));
+  ls->cur = save;
+  return r;
+}
+
+/* np.outer(a, b) of 1-D arrays: out[i, j] = a[i] * b[j] in the
+ * promoted dtype. */
+static int32_t outer(lstate *ls, const asc__ast_expr *e) {
+  asc__lview A, B;
+  asc__irval shape[2], idx[2], cs[2], x, y;
+  asc__irblock *save;
+  int dt = ty(e)->dtype;
+  int32_t r;
+  asc__lower_view(ls, e->u.call.rargs[0], &A);
+  asc__lower_view(ls, e->u.call.rargs[1], &B);
+  shape[0] = A.shape[0];
+  shape[1] = B.shape[0];
+  r = asc__lower_alloc_array(ls, dt, 2, shape);
+  asc__lower_c_strides(ls, shape, 2, cs);
+  save = asc__lower_open_nest(ls, shape, 2, idx);
+  x = conv(ls, asc__lower_load_at(ls, &A, idx, 1), dt);
+  y = conv(ls, asc__lower_load_at(ls, &B, idx + 1, 1), dt);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, 2),
+                      op2(ls, ASC_IR_MUL, dt, x, y));
+  ls->cur = save;
+  return r;
+}
+
+/* A new array holding e: a creation call or an array expression. */
+int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  const asc__builtin *b =
+      e->kind == ASC_EXPR_CALL ? e->u.call.builtin : NULL;
+  asc__ast_expr *const *a = b ? e->u.call.rargs : NULL;
+  asc__irval shape[ASC_MAX_DIMS], v = i64(0);
+  asc__lview src;
+  asc__ewctx ew;
+  int32_t r;
+  int dt = t->dtype, nd = t->ndim;
+  if (asc__lower_is_matmul(e))
+    return matmul(ls, e);
+  if (asc__lower_is_fancy(e))
+    return asc__lower_gather(ls, e);
+  if (b != NULL && e->u.call.callee == NULL) {
+    switch (b->id) {
+    case ASC_BI_NP_RAVEL:
+    case ASC_BI_NP_FLATTEN:
+      asc__lower_view(ls, a[0], &src);
+      return flat_copy(ls, &src, dt, false);
+    case ASC_BI_NP_CUMSUM:
+      return cumsum(ls, e);
+    case ASC_BI_NP_OUTER:
+      return outer(ls, e);
+    default:
+      break;
+    }
+  }
+  if (b == NULL || !asc__builtin_is_creation(b->id)) {
+    memset(&ew, 0, sizeof ew);
+    asc__lower_collect(ls, &ew, e);
+    return asc__lower_materialize_ew(ls, e, &ew);
+  }
+  switch (b->id) {
+  case ASC_BI_NP_ARANGE:
+    return arange(ls, e, dt);
+  case ASC_BI_NP_LINSPACE:
+    return linspace(ls, e, dt);
+  case ASC_BI_NP_EMPTY:
+  case ASC_BI_NP_ZEROS:
+  case ASC_BI_NP_ONES:
+  case ASC_BI_NP_FULL:
+    shape_vals(ls, a[0], nd, shape);
+    if (b->id == ASC_BI_NP_FULL)
+      v = asc__lower_expr(ls, a[1]);
+    break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    shape[0] = conv(ls, asc__lower_expr(ls, a[0]), ascInt64);
+    shape[1] = b->id == ASC_BI_NP_EYE && a[1] != NULL &&
+                       a[1]->kind != ASC_EXPR_NONE
+                   ? conv(ls, asc__lower_expr(ls, a[1]), ascInt64)
+                   : shape[0];
+    if (b->id == ASC_BI_NP_EYE && a[2] != NULL)
+      v = conv(ls, asc__lower_expr(ls, a[2]), ascInt64);
+    break;
+  default: /* *_like, copy, astype: the shape of an array */
+    asc__lower_view(ls, a[0], &src);
+    for (int k = 0; k < nd; k++)
+      shape[k] = src.shape[k];
+    if (b->id == ASC_BI_NP_FULL_LIKE)
+      v = asc__lower_expr(ls, a[1]);
+    break;
+  }
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
+  switch (b->id) {
+  case ASC_BI_NP_ZEROS:
+  case ASC_BI_NP_ZEROS_LIKE:
+    fill(ls, r, i64(0));
+    break;
+  case ASC_BI_NP_ONES:
+  case ASC_BI_NP_ONES_LIKE:
+    fill(ls, r, i64(1));
+    break;
+  case ASC_BI_NP_FULL:
+  case ASC_BI_NP_FULL_LIKE:
+    fill(ls, r, v);
+    break;
+  case ASC_BI_NP_EYE:
+  case ASC_BI_NP_IDENTITY:
+    eye_fill(ls, r, v);
+    break;
+  case ASC_BI_NP_COPY:
+  case ASC_BI_NP_ASTYPE: {
+    asc__lview w;
+    asc__lower_whole_tensor(ls, r, &w);
+    asc__lower_store_nest(ls, NULL, &w, a[0], -1);
+    break;
+  }
+  default: /* empty: as it comes */
+    break;
+  }
+  return r;
+}
+
+static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
+  const asc__builtin *b;
+  if (!is_tensor(e))
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_BINARY:
+  case ASC_EXPR_UNARY:
+  case ASC_EXPR_COMPARE:
+    return true;
+  case ASC_EXPR_SUBSCRIPT:
+    return asc__lower_is_fancy(e);
+  case ASC_EXPR_CALL:
+    b = e->u.call.builtin;
+    return b != NULL && e->u.call.callee == NULL &&
+           (asc__builtin_is_creation(b->id) ||
+            asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT ||
+            (asc__lower_makes_array(b->id) && !asc__lower_is_view(ls, e)) ||
+            asc__builtin_is_elementwise(e));
+  default:
+    return false;
+  }
+}
+
+/* The register of the name target binds to arrays the kernel creates:
+ * one per name, so that every use of the name, in loops too, reads the
+ * array it holds now. */
+static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
+                        const asc__type *t) {
+  const asc__sym *s = target->u.name.sym;
+  int32_t r = asc__lower_lookup(ls, s);
+  if (r >= 0) {
+    for (int k = 0; k < ls->narr; k++)
+      if (ls->arr_regs[k] == r) {
+        if (ls->arr_pfors[k] != ls->pfors)
+          asc__diag_fatal(ls->c, target->loc,
+                          "'%s' holds an array made outside this parallel "
+                          "loop; an array made in each iteration needs a "
+                          "name of its own",
+                          s->name);
+        return r;
+      }
+    asc__diag_fatal(ls->c, target->loc,
+                    "'%s' names %s here; a name that holds a new array "
+                    "the kernel makes cannot also name another array (use "
+                    "another name, or write into it: %s[...] = ...)",
+                    s->name,
+                    ls->f->regs[r].param ? "a parameter's array"
+                                         : "another array",
+                    s->name);
+  }
+  if (asc__lower_sym_view(ls, s) != NULL)
+    asc__diag_fatal(ls->c, target->loc,
+                    "'%s' names a view here; a name that holds a new "
+                    "array the kernel makes cannot also name a view (use "
+                    "another name)",
+                    s->name);
+  r = heap_reg(ls, t->dtype, t->ndim, s->name);
+  ls->arr_regs = asc__arena_grow(ls->c, ls->arr_regs, ls->narr, &ls->caparr,
+                                 sizeof *ls->arr_regs, 8);
+  ls->arr_pfors = asc__arena_grow(ls->c, ls->arr_pfors, ls->narr,
+                                  &ls->caparr2, sizeof *ls->arr_pfors, 8);
+  ls->arr_regs[ls->narr] = r;
+  ls->arr_pfors[ls->narr] = ls->pfors;
+  ls->narr++;
+  asc__lower_bind(ls, s, r);
+  return r;
+}
+
+int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
+                                const int32_t *taken, int ntaken) {
+  if (e->kind == ASC_EXPR_NAME && e->u.name.sym != NULL) {
+    int32_t r = asc__lower_lookup(ls, e->u.name.sym);
+    bool dup = false;
+    for (int k = 0; k < ntaken; k++)
+      dup |= taken[k] == r;
+    for (int k = 0; k < ls->narr && r >= 0 && !dup; k++)
+      if (ls->arr_regs[k] == r)
+        return r; /* the array the name holds now, handed over */
+  }
+  return asc__lower_make_array(ls, e);
+}
+
+int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
+  return is_new_array(ls, e) ? asc__lower_make_array(ls, e) : -1;
+}
+
+bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
+                          const asc__ast_expr *value) {
+  int32_t tmp, r;
+  asc__irins *i;
+  if (value == NULL || !is_new_array(ls, value))
+    return false;
+  tmp = asc__lower_make_array(ls, value);
+  r = name_reg(ls, target, ty(value));
+  if (!asc__irt_eq(ls->f->regs[r].ty, ls->f->regs[tmp].ty))
+    asc__diag_fatal(ls->c, value->loc,
+                    "this array's type differs from the one '%s' held "
+                    "before",
+                    target->u.name.sym->name);
+  i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
+  i->args[0] = asc__irv_reg(tmp);
+  return true;
+}
+
+void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {
+  asc__lview dst;
+  asc__lower_view(ls, call->u.call.rargs[0], &dst);
+  asc__lower_store_nest(ls, call->u.call.rargs[0], &dst, call->u.call.rargs[1],
+                        -1);
+}

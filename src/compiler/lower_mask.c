@@ -1,0 +1,346 @@
+/*
+ * Boolean masks and integer-array indices in kernels (docs/arrays.md):
+ * x[m] reads a new array (a gather), x[m] = v and x[m] op= v write
+ * through the index (a masked store or a scatter).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
+
+/* x[m] with m a bool or integer array (not a view: a gather, or the
+ * target of a masked store or a scatter). */
+bool asc__lower_is_fancy(const asc__ast_expr *e) {
+  const asc__ast_expr *ix;
+  asc__type *t;
+  if (e->kind != ASC_EXPR_SUBSCRIPT || !is_tensor(e->u.sub.value))
+    return false;
+  ix = e->u.sub.index;
+  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
+      ix->kind == ASC_EXPR_NONE)
+    return false;
+  t = ty(ix);
+  return t != NULL && t->kind == ASC_TY_TENSOR;
+}
+
+static bool is_mask(const asc__ast_expr *e) {
+  return ty(e->u.sub.index)->dtype == ascBool;
+}
+
+/* The index array of x[m] as operands in ew, broadcast into shape[0..nd)
+ * (its own shape, computed here).  A new array first when it reads the
+ * array the statement writes (x, NULL for none) other than element by
+ * element. */
+static void index_operands(lstate *ls, const asc__ast_expr *m,
+                           const asc__lview *x, asc__ewctx *ew,
+                           asc__irval *shape) {
+  int nd = ty(m)->ndim;
+  bool ov = false;
+  memset(ew, 0, sizeof *ew);
+  asc__lower_collect(ls, ew, m);
+  for (int k = 0; x != NULL && k < ew->nops; k++) {
+    if (ew->ops[k].v.t == x->t && !asc__lower_same_view(&ew->ops[k].v, x))
+      ov = true;
+    if (ew->ops[k].red != NULL)
+      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
+        if (ew->ops[k].red->sub.ops[q].v.t == x->t)
+          ov = true;
+  }
+  if (ov) {
+    int32_t tmp = asc__lower_materialize_ew(ls, m, ew);
+    memset(ew, 0, sizeof *ew);
+    asc__lower_whole_tensor(ls, tmp, &asc__lower_push_op(ls, ew, m)->v);
+  }
+  asc__lower_broadcast_ops(ls, ew, shape, nd);
+}
+
+/* m's value at idx[0..nd) */
+static asc__irval index_value(lstate *ls, const asc__ast_expr *m,
+                              asc__ewctx *ew, asc__irval *idx, int nd) {
+  asc__ewctx *outer = ls->ew;
+  asc__irval v;
+  ew->nd = nd;
+  ew->idx = idx;
+  ls->ew = ew;
+  v = asc__lower_expr(ls, m);
+  ls->ew = outer;
+  return v;
+}
+
+/* A mask's shape must be the array's (numpy's IndexError). */
+static void mask_shape_check(lstate *ls, const asc__lview *x,
+                             const asc__irval *ms) {
+  for (int k = 0; k < x->nd; k++)
+    if (!same_val(ms[k], x->shape[k]))
+      asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, ms[k], x->shape[k]),
+                          ASC_KEXC_INDEX_ERROR,
+                          asc__arena_printf(ls->c,
+                                            "boolean index did not match "
+                                            "indexed array along axis %d; "
+                                            "size of axis is {} but size of "
+                                            "corresponding boolean axis is {}",
+                                            k), x->shape[k], ms[k]);
+}
+
+/* The number of true elements of mask m over x's shape. */
+static asc__irval mask_count(lstate *ls, const asc__ast_expr *m,
+                             asc__ewctx *ew, const asc__lview *x) {
+  asc__irval idx[ASC_MAX_DIMS], b;
+  asc__irblock *save;
+  int32_t n = newreg(ls, ascInt64, "mask.n");
+  mov(ls, n, i64(0));
+  save = asc__lower_open_nest(ls, x->shape, x->nd, idx);
+  b = truthy(ls, index_value(ls, m, ew, idx, x->nd));
+  mov(ls, n, add(ls, asc__irv_reg(n), conv(ls, b, ascInt64)));
+  ls->cur = save;
+  return asc__irv_reg(n);
+}
+
+/* Opens `if (cond)`; returns the block to restore. */
+static asc__irblock *open_if(lstate *ls, asc__irval cond) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  return save;
+}
+
+/* An integer index k into an axis of size n, numpy's: negative from the
+ * end; outside [-n, n) an IndexError, always (numpy raises for integer
+ * array indices whatever the settings). */
+static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
+  asc__irval w;
+  k = conv(ls, k, ascInt64);
+  w = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)), add(ls, k, n), k);
+  asc__lower_raise_if(ls,
+                      op2(ls, ASC_IR_OR, ascBool,
+                          op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
+                          op2(ls, ASC_IR_GE, ascInt64, w, n)),
+                      ASC_KEXC_INDEX_ERROR,
+                      "index {} is out of bounds for axis 0 with size {}", k,
+                      n);
+  return w;
+}
+
+/* x[m]: a new array.  A mask gives the elements where it is true, in C
+ * order (1-D); an integer array i gives x[i[p], ...] for each p, of
+ * shape i.shape + x.shape[1:]. */
+int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *m = e->u.sub.index;
+  asc__lview x;
+  asc__ewctx ew;
+  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+  asc__irblock *save;
+  int dt = ty(e)->dtype, nd = ty(e)->ndim;
+  int32_t r;
+  asc__lower_view(ls, e->u.sub.value, &x);
+  index_operands(ls, m, NULL, &ew, ms);
+  if (is_mask(e)) {
+    asc__irval n, b;
+    asc__irblock *isave;
+    int32_t pos;
+    mask_shape_check(ls, &x, ms);
+    n = mask_count(ls, m, &ew, &x);
+    r = asc__lower_alloc_array(ls, dt, 1, &n);
+    pos = newreg(ls, ascInt64, "mask.i");
+    mov(ls, pos, i64(0));
+    save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
+    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
+    isave = open_if(ls, b);
+    asc__lower_store_at(ls, r, asc__irv_reg(pos),
+                        asc__lower_load_at(ls, &x, idx, x.nd));
+    mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
+    ls->cur = isave;
+    ls->cur = save;
+    return r;
+  } else {
+    int ni = ty(m)->ndim;
+    asc__irval shape[ASC_MAX_DIMS], k, off;
+    for (int q = 0; q < ni; q++)
+      shape[q] = ms[q];
+    for (int q = 1; q < x.nd; q++)
+      shape[ni + q - 1] = x.shape[q];
+    r = asc__lower_alloc_array(ls, dt, nd, shape);
+    asc__lower_c_strides(ls, shape, nd, cs);
+    save = asc__lower_open_nest(ls, shape, nd, idx);
+    k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
+    off = add(ls, x.off, mul(ls, k, x.stride[0]));
+    for (int q = 1; q < x.nd; q++)
+      off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+    {
+      int32_t d = newreg(ls, ls->f->regs[x.t].ty.dtype, NULL);
+      asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+      l->args[0] = asc__irv_reg(x.t);
+      l->args[1] = off;
+      asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd),
+                          asc__irv_reg(d));
+    }
+    ls->cur = save;
+    return r;
+  }
+}
+
+/* The value of x[...] op= v for old element value old. */
+static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
+                          int op) {
+  asc__type *pt;
+  int odt;
+  if (op < 0)
+    return v;
+  pt = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, dt),
+                       asc__ty_scalar(ls->c, vdt(ls, v)));
+  odt = asc__ty_concrete(ls->c, pt)->dtype;
+  if (op == ASC_IR_DIV && !asc__dt_is_float(odt) &&
+      !asc__dt_is_complex(odt))
+    odt = ascFloat64;
+  if (op == ASC_IR_DIV) /* numpy's complex division */
+    return asc__lower_div(ls, odt, conv(ls, old, odt), conv(ls, v, odt),
+                          true);
+  return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
+}
+
+/* x[m] = value or x[m] op= value (op >= 0), m a mask or an integer
+ * array: numpy's masked store and scatter. */
+void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
+                            const asc__ast_expr *value, int op) {
+  const asc__ast_expr *m = target->u.sub.index;
+  asc__lview x, v;
+  asc__ewctx ew;
+  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], sv = i64(0);
+  asc__irblock *save;
+  int dt;
+  int32_t tmp = -1;
+  bool arr = is_tensor(value);
+  asc__lower_view(ls, target->u.sub.value, &x);
+  dt = ls->f->regs[x.t].ty.dtype;
+  index_operands(ls, m, &x, &ew, ms);
+  if (arr) {
+    /* the values first, in a new array when they read x */
+    asc__ewctx vew;
+    memset(&vew, 0, sizeof vew);
+    asc__lower_collect(ls, &vew, value);
+    if (vew.nops == 1 && vew.ops[0].red == NULL && vew.ops[0].e == value &&
+        vew.ops[0].v.t != x.t) {
+      v = vew.ops[0].v;
+    } else {
+      tmp = asc__lower_materialize_ew(ls, value, &vew);
+      asc__lower_whole_tensor(ls, tmp, &v);
+    }
+    if (v.nd == 0) { /* a 0-d array: its one element */
+      sv = asc__lower_load_at(ls, &v, idx, 0);
+      arr = false;
+    }
+  } else {
+    sv = asc__lower_expr(ls, value);
+  }
+  if (is_mask(target)) {
+    asc__irval b, n, cur;
+    asc__irblock *isave;
+    int32_t pos = -1;
+    mask_shape_check(ls, &x, ms);
+    if (arr) {
+      /* numpy: as many values as true elements, or one */
+      asc__irval one;
+      n = mask_count(ls, m, &ew, &x);
+      one = op2(ls, ASC_IR_EQ, ascInt64, v.shape[0], i64(1));
+      asc__lower_raise_if(ls,
+                          op2(ls, ASC_IR_AND, ascBool,
+                              op1(ls, ASC_IR_NOT, ascBool, one),
+                              op2(ls, ASC_IR_NE, ascInt64, v.shape[0], n)),
+                          ASC_KEXC_VALUE_ERROR,
+                          "NumPy boolean array indexing assignment cannot "
+                          "assign {} input values to the {} output values "
+                          "where the mask is true", v.shape[0], n);
+      v.stride[0] = sel(ls, one, i64(0), v.stride[0]);
+      pos = newreg(ls, ascInt64, "mask.i");
+      mov(ls, pos, i64(0));
+    }
+    save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
+    b = truthy(ls, index_value(ls, m, &ew, idx, x.nd));
+    isave = open_if(ls, b);
+    if (arr) {
+      asc__irval p = asc__irv_reg(pos);
+      cur = asc__lower_load_at(ls, &v, &p, 1);
+      mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
+    } else {
+      cur = sv;
+    }
+    {
+      asc__irval off = asc__lower_elem_offset(ls, &x, idx, x.nd), old = i64(0);
+      if (op >= 0) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(x.t);
+        l->args[1] = off;
+        old = asc__irv_reg(d);
+      }
+      asc__lower_store_at(ls, x.t, off, combine(ls, dt, old, cur, op));
+    }
+    ls->cur = isave;
+    ls->cur = save;
+  } else {
+    /* x[i[p], ...] = value[p, ...] over i.shape + x.shape[1:]; with op,
+     * numpy's x[i] = x[i] op value: every new value first, then the
+     * stores (a repeated index takes the last) */
+    int ni = ty(m)->ndim, nd = ni + x.nd - 1;
+    asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+    int32_t vals = -1;
+    int passes = op >= 0 ? 2 : 1;
+    for (int q = 0; q < ni; q++)
+      shape[q] = ms[q];
+    for (int q = 1; q < x.nd; q++)
+      shape[ni + q - 1] = x.shape[q];
+    if (arr) {
+      if (v.nd > nd)
+        asc__diag_fatal(ls->c, value->loc,
+                        "cannot broadcast a %d-dimensional array into a "
+                        "%d-dimensional one", v.nd, nd);
+      asc__lower_broadcast(ls, &v, shape, nd, false);
+    }
+    if (op >= 0) {
+      vals = asc__lower_alloc_array(ls, dt, nd, shape);
+      asc__lower_c_strides(ls, shape, nd, cs);
+    }
+    for (int pass = 0; pass < passes; pass++) {
+      asc__irval k, off, cur;
+      save = asc__lower_open_nest(ls, shape, nd, idx);
+      k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
+      off = add(ls, x.off, mul(ls, k, x.stride[0]));
+      for (int q = 1; q < x.nd; q++)
+        off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+      if (op >= 0 && pass == 1) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(vals);
+        l->args[1] = asc__lower_dot_idx(ls, idx, cs, nd);
+        asc__lower_store_at(ls, x.t, off, asc__irv_reg(d));
+        ls->cur = save;
+        continue;
+      }
+      cur = arr ? asc__lower_load_at(ls, &v, idx, nd) : sv;
+      if (op >= 0) {
+        int32_t d = newreg(ls, dt, NULL);
+        asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+        l->args[0] = asc__irv_reg(x.t);
+        l->args[1] = off;
+        asc__lower_store_at(ls, vals, asc__lower_dot_idx(ls, idx, cs, nd),
+                            combine(ls, dt, asc__irv_reg(d), cur, op));
+      } else {
+        asc__lower_store_at(ls, x.t, off, cur);
+      }
+      ls->cur = save;
+    }
+    if (vals >= 0) {
+      asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+      fr->args[0] = asc__irv_reg(vals);
+    }
+  }
+  if (tmp >= 0) {
+    asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+    fr->args[0] = asc__irv_reg(tmp);
+  }
+}

@@ -1,0 +1,348 @@
+/*
+ * Reductions in kernels (docs/arrays.md): np.sum(a), a.max(), np.dot(x,
+ * y) of all elements, and the loops of a reduction along an axis inside
+ * a whole-array statement (lower_array.c).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
+
+/* The identities of min and max: the largest and smallest value of dt. */
+static asc__irval extreme(int dt, bool largest) {
+  switch (dt) {
+  case ascBool: return asc__irv_int(dt, largest);
+  case ascInt8: return asc__irv_int(dt, largest ? INT8_MAX : INT8_MIN);
+  case ascInt16: return asc__irv_int(dt, largest ? INT16_MAX : INT16_MIN);
+  case ascInt32: return asc__irv_int(dt, largest ? INT32_MAX : INT32_MIN);
+  case ascInt64: return asc__irv_int(dt, largest ? INT64_MAX : INT64_MIN);
+  case ascUInt8: return asc__irv_int(dt, largest ? UINT8_MAX : 0);
+  case ascUInt16: return asc__irv_int(dt, largest ? UINT16_MAX : 0);
+  case ascUInt32: return asc__irv_int(dt, largest ? UINT32_MAX : 0);
+  case ascUInt64: return asc__irv_int(dt, largest ? -1 : 0);
+  default: return asc__irv_float(dt, largest ? HUGE_VAL : -HUGE_VAL);
+  }
+}
+
+enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV, PASS_CSQDEV };
+
+/* The real or imaginary part of a complex128 value. */
+static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
+  int32_t d = newreg(ls, ascFloat64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = imag ? ASC_INTR_CIMAG : ASC_INTR_CREAL;
+  i->args[0] = z;
+  return asc__irv_reg(d);
+}
+
+/* One loop over the reduced axes (all when axis < 0, else that one, the
+ * others at fixed[]), folding each element of the call's argument into
+ * acc (and idx for arg*); center: PASS_SQDEV's mean. */
+static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
+                 const asc__irval *shape, int nd, const asc__irval *fixed,
+                 int axis, int kind, int32_t acc, int32_t idx,
+                 asc__irval center) {
+  asc__irval ix[ASC_MAX_DIMS], x;
+  asc__irblock *save = ls->cur;
+  asc__ewctx *outer = ls->ew;
+  int adt = ls->f->regs[acc].ty.dtype;
+  int32_t count = -1;
+  if (idx >= 0) {
+    count = newreg(ls, ascInt64, "red.i");
+    mov(ls, count, i64(0));
+  }
+  for (int k = 0; k < nd; k++) {
+    if (axis >= 0 && k != axis) {
+      ix[k] = fixed[k];
+      continue;
+    }
+    {
+      int32_t r = newreg(ls, ascInt64, "red");
+      asc__irins *f = emit(ls, ASC_IR_FOR, r, 3);
+      f->args[0] = i64(0);
+      f->args[1] = shape[k];
+      f->args[2] = i64(1);
+      ls->cur = &f->body[0];
+      ix[k] = asc__irv_reg(r);
+    }
+  }
+  sub->idx = ix;
+  sub->nd = nd;
+  ls->ew = sub;
+  if (call->u.call.builtin->id == ASC_BI_NP_DOT) {
+    asc__irval a = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), adt);
+    asc__irval b = conv(ls, asc__lower_expr(ls, call->u.call.rargs[1]), adt);
+    x = op2(ls, ASC_IR_MUL, adt, a, b);
+  } else {
+    x = asc__lower_expr(ls, call->u.call.rargs[0]);
+  }
+  ls->ew = outer;
+  switch (kind) {
+  case PASS_SUM:
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_PROD:
+    mov(ls, acc, op2(ls, ASC_IR_MUL, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+    break;
+  case PASS_SQDEV: {
+    asc__irval d = op2(ls, ASC_IR_SUB, adt, conv(ls, x, adt), center);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_MUL, adt, d, d)));
+    break;
+  }
+  case PASS_CSQDEV: { /* |x - mean|^2 of a complex x, summed in float64 */
+    asc__irval d = op2(ls, ASC_IR_SUB, ascComplex128,
+                       conv(ls, x, ascComplex128), center);
+    asc__irval re = cpart(ls, d, false), im = cpart(ls, d, true);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_ADD, adt, op2(ls, ASC_IR_MUL, adt, re, re),
+                         op2(ls, ASC_IR_MUL, adt, im, im))));
+    break;
+  }
+  case PASS_ANY:
+    mov(ls, acc, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  case PASS_ALL:
+    mov(ls, acc, op2(ls, ASC_IR_AND, ascBool, asc__irv_reg(acc), truthy(ls, x)));
+    break;
+  default: { /* min, max, argmin, argmax: a NaN wins, the first one */
+    bool lt = kind == PASS_MIN || kind == PASS_ARGMIN;
+    asc__irval a = asc__irv_reg(acc), better;
+    x = conv(ls, x, adt);
+    if (idx < 0 && (adt == ascFloat32 || adt == ascFloat64)) {
+      /* one instruction, which redlanes can spread over vector lanes */
+      mov(ls, acc, op2(ls, lt ? ASC_IR_PMIN : ASC_IR_PMAX, adt, a, x));
+      break;
+    }
+    better = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
+    if (asc__dt_is_float(adt))
+      better = op2(ls, ASC_IR_OR, ascBool, better,
+                   op2(ls, ASC_IR_AND, ascBool,
+                       op2(ls, ASC_IR_NE, adt, x, x),
+                       op2(ls, ASC_IR_EQ, adt, a, a)));
+    if (idx >= 0) {
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      asc__irblock *here = ls->cur;
+      i->args[0] = better;
+      ls->cur = &i->body[0];
+      mov(ls, acc, x);
+      mov(ls, idx, asc__irv_reg(count));
+      ls->cur = here;
+      mov(ls, count, add(ls, asc__irv_reg(count), i64(1)));
+    } else {
+      mov(ls, acc, sel(ls, better, x, a));
+    }
+    break;
+  }
+  }
+  ls->cur = save;
+}
+
+/* min, max, argmin and argmax of n elements raise numpy's ValueError
+ * when n is 0.  Along an axis, numpy raises when that axis is empty even
+ * if the result has no element, so the check comes before the statement's
+ * loops, not inside them. */
+void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
+  bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+  bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+  if (!arg_ && !lt && id != ASC_BI_NP_MAX)
+    return;
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_EQ, ascInt64, n, i64(0)),
+                      ASC_KEXC_VALUE_ERROR,
+                      arg_ ? (lt ? "attempt to get argmin of an empty sequence"
+                                 : "attempt to get argmax of an empty sequence")
+                           : (lt ? "zero-size array to reduction operation "
+                                   "minimum which has no identity"
+                                 : "zero-size array to reduction operation "
+                                   "maximum which has no identity"),
+                      i64(0), i64(0));
+}
+
+asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
+                                   asc__ewctx *sub, const asc__irval *shape,
+                                   int nd, const asc__irval *fixed, int axis) {
+  asc__builtin_id id = call->u.call.builtin->id;
+  asc__type *ct = ty(call);
+  int rt = ct->dtype, edt, adt;
+  asc__irval n = i64(1);
+  int32_t acc, idx = -1;
+  const asc__ast_expr *arg = call->u.call.rargs[0];
+  edt = ty(arg)->dtype;
+  for (int k = 0; k < nd; k++)
+    if (axis < 0 || k == axis)
+      n = mul(ls, n, shape[k]);
+  switch (id) {
+  case ASC_BI_NP_SUM:
+  case ASC_BI_NP_PROD:
+  case ASC_BI_NP_MEAN:
+  case ASC_BI_NP_VAR:
+  case ASC_BI_NP_STD:
+  case ASC_BI_NP_DOT:
+    /* small floats are summed in float64 (docs/arrays.md); the mean of
+     * complex values for var/std in complex128 */
+    adt = (id == ASC_BI_NP_VAR || id == ASC_BI_NP_STD) &&
+                  asc__dt_is_complex(edt)
+              ? ascComplex128
+          : is_small_float(rt) ? ascFloat64
+                               : rt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
+                                      : conv(ls, i64(0), adt));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0));
+    if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_DOT)
+      return conv(ls, asc__irv_reg(acc), rt);
+    {
+      asc__irval nf = conv(ls, n, adt);
+      asc__irval mean = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(acc), nf);
+      asc__irval ddof, var;
+      int32_t ss;
+      if (id == ASC_BI_NP_MEAN)
+        return conv(ls, mean, rt);
+      if (asc__dt_is_complex(adt)) { /* var of complex values is real */
+        adt = ascFloat64;
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_CSQDEV, ss, -1,
+             mean);
+      } else {
+        ss = newreg(ls, adt, "red.ss");
+        mov(ls, ss, conv(ls, i64(0), adt));
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+      }
+      ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
+                     call->u.call.rargs[4]->kind != ASC_EXPR_NONE
+                 ? conv(ls, asc__lower_expr(ls, call->u.call.rargs[4]),
+                        ascInt64)
+                 : i64(0);
+      /* numpy divides by max(n - ddof, 0): inf (or nan) for ddof >= n */
+      var = op2(ls, ASC_IR_DIV, adt, asc__irv_reg(ss),
+                conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
+                             op2(ls, ASC_IR_SUB, ascInt64, n, ddof), i64(0)),
+                     adt));
+      if (id == ASC_BI_NP_STD) {
+        int32_t d = newreg(ls, adt, NULL);
+        asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+        i->aux = ASC_INTR_SQRT;
+        i->args[0] = var;
+        var = asc__irv_reg(d);
+      }
+      return conv(ls, var, rt);
+    }
+  case ASC_BI_NP_ANY:
+  case ASC_BI_NP_ALL:
+    acc = newreg(ls, ascBool, "red.acc");
+    mov(ls, acc, asc__irv_int(ascBool, id == ASC_BI_NP_ALL));
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0));
+    return asc__irv_reg(acc);
+  default: {
+    bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
+    bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
+    if (axis < 0) /* along an axis: checked once, before the statement */
+      asc__lower_empty_check(ls, id, n);
+    adt = edt;
+    acc = newreg(ls, adt, "red.acc");
+    mov(ls, acc, extreme(adt, lt));
+    if (arg_) {
+      idx = newreg(ls, ascInt64, "red.idx");
+      mov(ls, idx, i64(0));
+    }
+    pass(ls, call, sub, shape, nd, fixed, axis,
+         id == ASC_BI_NP_MIN      ? PASS_MIN
+         : id == ASC_BI_NP_MAX    ? PASS_MAX
+         : id == ASC_BI_NP_ARGMIN ? PASS_ARGMIN
+                                  : PASS_ARGMAX,
+         acc, idx, i64(0));
+    return conv(ls, asc__irv_reg(arg_ ? idx : acc), rt);
+  }
+  }
+}
+
+asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *arg = e->u.call.rargs[0];
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ewctx sub, *outer = ls->ew;
+  asc__irval shape[ASC_MAX_DIMS], r;
+  bool aligned = false;
+  int nd;
+  if (!is_tensor(arg)) { /* np.sum(3.0): of one element */
+    asc__irval v = asc__lower_expr(ls, arg);
+    int rt = scalar_dt(ls, e);
+    switch (id) {
+    case ASC_BI_NP_ANY:
+    case ASC_BI_NP_ALL:
+      return truthy(ls, v);
+    case ASC_BI_NP_ARGMIN:
+    case ASC_BI_NP_ARGMAX:
+      return asc__irv_int(rt, 0);
+    case ASC_BI_NP_VAR:
+    case ASC_BI_NP_STD: {
+      /* numpy's var of one element: (v - v)**2 / max(1 - ddof, 0): 0,
+       * nan for a nan or infinite v, and nan (0/0) for ddof >= 1 */
+      int adt = asc__dt_is_complex(scalar_dt(ls, arg)) ? ascComplex128
+                                                        : ascFloat64;
+      asc__irval x = conv(ls, v, adt), d = op2(ls, ASC_IR_SUB, adt, x, x);
+      asc__irval ss, var;
+      asc__irval ddof =
+          e->u.call.nrargs > 4 && e->u.call.rargs[4] != NULL &&
+                  e->u.call.rargs[4]->kind != ASC_EXPR_NONE
+              ? conv(ls, asc__lower_expr(ls, e->u.call.rargs[4]), ascInt64)
+              : i64(0);
+      if (adt == ascComplex128) { /* |d|**2, real */
+        asc__irval re = cpart(ls, d, false), im = cpart(ls, d, true);
+        ss = op2(ls, ASC_IR_ADD, ascFloat64,
+                 op2(ls, ASC_IR_MUL, ascFloat64, re, re),
+                 op2(ls, ASC_IR_MUL, ascFloat64, im, im));
+      } else {
+        ss = op2(ls, ASC_IR_MUL, ascFloat64, d, d);
+      }
+      var = op2(ls, ASC_IR_DIV, ascFloat64, ss,
+                conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
+                             op2(ls, ASC_IR_SUB, ascInt64, i64(1), ddof),
+                             i64(0)),
+                     ascFloat64));
+      if (id == ASC_BI_NP_STD) {
+        int32_t q = newreg(ls, ascFloat64, NULL);
+        asc__irins *i = emit(ls, ASC_IR_CALL, q, 1);
+        i->aux = ASC_INTR_SQRT;
+        i->args[0] = var;
+        var = asc__irv_reg(q);
+      }
+      return conv(ls, var, rt);
+    }
+    default:
+      return conv(ls, v, rt);
+    }
+  }
+  memset(&sub, 0, sizeof sub);
+  ls->ew = NULL;
+  asc__lower_collect(ls, &sub, arg);
+  nd = ty(arg)->ndim;
+  if (id == ASC_BI_NP_DOT) {
+    asc__lower_collect(ls, &sub, e->u.call.rargs[1]);
+    aligned = sub.nops == 2 && sub.ops[0].red == NULL &&
+              sub.ops[1].red == NULL && sub.ops[0].v.nd == 1 &&
+              sub.ops[1].v.nd == 1;
+    if (aligned)
+      asc__lower_raise_if(ls,
+                          op2(ls, ASC_IR_NE, ascInt64, sub.ops[0].v.shape[0],
+                              sub.ops[1].v.shape[0]), ASC_KEXC_VALUE_ERROR,
+                          "shapes ({},) and ({},) not aligned",
+                          sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
+  }
+  if (aligned) /* numpy's dot does not broadcast: each vector keeps its
+                * own stride */
+    shape[0] = sub.ops[0].v.shape[0];
+  else
+    asc__lower_broadcast_ops(ls, &sub, shape, nd);
+  r = asc__lower_reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
+  ls->ew = outer;
+  return r;
+}
