@@ -1,6 +1,7 @@
 /*
- * Shared by the files of the C emitter (emit_c.c: everything but parallel
- * loops; emit_pfor.c: pfor bodies and their calls) and by nothing else.
+ * Shared by the files of the C emitter (emit_c.c: the module, kernels and
+ * serial loops; emit_ins.c: instructions; emit_pfor.c: pfor bodies and
+ * their calls) and by nothing else.
  */
 #ifndef ASC_EMIT_INT_H
 #define ASC_EMIT_INT_H
@@ -159,23 +160,33 @@ static inline const char *tname(emitter *e, int32_t r) {
 
 /* -------------------------------------------------------------- emit_c.c */
 
+/* Escaped C string literal of user bytes. */
+const char *asc__emit_cstr(emitter *e, const char *s);
+/* The comment for Python source line `line`, once per line. */
+void asc__emit_line_comment(emitter *e, int32_t line);
+/* Raises exception kind with msg at line: to the handler in scope. */
+void asc__emit_raise(emitter *e, int kind, int32_t line, const char *msg);
+/* A cancellation poll: a stopped launch unwinds like an exception. */
+void asc__emit_poll(emitter *e, int32_t line);
+/* A serial counted loop (emit_c.c says where its polls go); iv is its
+ * induction variable, of C type ity. */
+void asc__emit_for(emitter *e, const asc__irins *i, const char *iv,
+                   const char *ity);
+/* A loop the wavefront pass marked: its sweeps a row at a time when
+ * their rows are apart, else asc__emit_for. */
+void asc__emit_wavefront(emitter *e, const asc__irins *T, const char *ity);
+/* The local_array / shared_array instruction in b that defines r. */
+const asc__irins *asc__emit_array_def(const asc__irblock *b, int32_t r);
 /* Gives back the arrays bound to names (heap 2) that mark says the code
  * being emitted defines: a parallel loop body's, as it returns. */
 void asc__emit_release_arrays(emitter *e, asc__regtab *mark);
 
 /* The C expression of IR value v. */
 const char *asc__emit_val(emitter *e, asc__irval v);
-/* The C expression of a binary operation on C expressions a and b (both of
- * type dt).  Division checks are emitted by the caller. */
-const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
-                              const char *b);
 /* The label an exception jumps to from here. */
 const char *asc__emit_exc_target(emitter *e);
-void asc__emit_block(emitter *e, const asc__irblock *b);
 /* The identity of reduction op on dt, as a C expression. */
 const char *asc__emit_ident_of(emitter *e, int op, int dt);
-/* True when v is certainly positive (emit_c.c says when). */
-bool asc__emit_known_positive(emitter *e, asc__irval v, int depth);
 /* mark[r]: bit 0 when r occurs (def or use) in b, bit 1 when it is
  * defined; isiv[r]: r is a loop's induction.  The bodies of pfors inside
  * b only when pfor_bodies (the entry scans its own registers; a pfor body
@@ -188,6 +199,19 @@ void asc__emit_declare_scalars(emitter *e, asc__regtab *mark,
                                const asc__irins *skip_red);
 /* The C name prefix of the kernel being emitted. */
 const char *asc__emit_kname(emitter *e);
+
+/* ------------------------------------------------------------ emit_ins.c */
+
+/* The C expression of a binary operation on C expressions a and b (both of
+ * type dt).  Division checks are emitted by the caller. */
+const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
+                              const char *b);
+/* True when v is certainly positive (emit_ins.c says when). */
+bool asc__emit_known_positive(emitter *e, asc__irval v, int depth);
+/* Emits the instructions of b. */
+void asc__emit_block(emitter *e, const asc__irblock *b);
+/* Instantiates the asc_vm_* math functions the kernels of m call. */
+void asc__emit_vecmath(emitter *e, const asc__irmodule *m);
 
 /* ------------------------------------------------------------ emit_pfor.c */
 

@@ -2,7 +2,8 @@
  * IR -> C for parallel loops: each pfor's body becomes a C function over
  * an environment struct of its captures (with the odometer of a collapsed
  * nest), and the pfor itself a call of ctx->rt->parallel_for.  emit_c.c
- * emits everything else; emit_int.h is what the two share.
+ * and emit_ins.c emit everything else; emit_int.h is what the three
+ * share.
  */
 #include <stdio.h>
 #include <stdlib.h>

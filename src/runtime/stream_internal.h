@@ -1,6 +1,7 @@
 /*
- * Shared by the files of the stream runtime (stream.c, event.c, hostfn.c,
- * rt.c) and by nothing else: the other layers use stream.h.
+ * Shared by the files of the stream runtime (stream.c, stream_api.c,
+ * event.c, hostfn.c, rt.c) and by nothing else: the other layers use
+ * stream.h.
  */
 #ifndef ASC_STREAM_INTERNAL_H
 #define ASC_STREAM_INTERNAL_H
@@ -74,11 +75,15 @@ asc__stream *asc__stream_alloc(asc__rt *rt, unsigned flags, int priority,
 /* Queues the op sp describes on st, after the legacy default stream's
  * dependencies; takes over sp->fence. */
 ascError_t asc__stream_enqueue(asc__stream *st, asc__op_spec *sp);
-/* Stops st's running launch (why: an ASC__STOP_* reason) and skips its
- * queued work (stream.c).  True when st's head is an external op, which
- * only its component can stop: the caller then calls asc__extern_cancel
- * once it holds no lock. */
-bool asc__stop_stream(asc__stream *st, int why, const char *msg);
+/* True when st has queued work that has not completed. */
+static inline bool asc__stream_pending(asc__stream *st) {
+  return atomic_load(&st->submitted) != atomic_load(&st->completed);
+}
+/* st's lock held: true for the one caller that must reap st (a destroyed
+ * stream whose queue has drained); that caller then calls
+ * asc__stream_reap, which returns st's memory to the free list. */
+bool asc__stream_check_reap(asc__stream *st);
+void asc__stream_reap(asc__stream *st);
 
 /* In a forked child, for every stream of rt: first asc__stream_fork_stop
  * (stops st's work and signals its records), then asc__stream_fork_drop
@@ -87,7 +92,14 @@ bool asc__stop_stream(asc__stream *st, int why, const char *msg);
 void asc__stream_fork_stop(asc__stream *st);
 void asc__stream_fork_drop(asc__stream *st);
 
-/* Blocks the calling host thread until done(a, b) (stream.c explains
+/* --------------------------------------------------------- stream_api.c */
+
+/* Stops st's running launch (why: an ASC__STOP_* reason) and skips its
+ * queued work.  True when st's head is an external op, which only its
+ * component can stop: the caller then calls asc__extern_cancel once it
+ * holds no lock. */
+bool asc__stop_stream(asc__stream *st, int why, const char *msg);
+/* Blocks the calling host thread until done(a, b) (stream_api.c explains
  * spin and scope). */
 void asc__host_wait(asc__rt *rt, bool (*done)(const void *, uint64_t),
                     const void *a, uint64_t b, bool spin,

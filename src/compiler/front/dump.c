@@ -250,7 +250,7 @@ static void stmt_inline(asc__buf *o, const asc__ast_stmt *s) {
     asc__buf_puts(o, " ");
     expr(o, s->u.for_.target);
     asc__buf_puts(o, " in ");
-    if (s->u.for_.over_array) /* for x in a: its rows (resolve.c) */
+    if (s->u.for_.over_array) /* for x in a: its rows (rewrite.c) */
       asc__buf_puts(o, "(rows)");
     else
       expr(o, s->u.for_.iter);

@@ -108,7 +108,7 @@ static void note_def(asc__irins *i, void *ctx) {
 }
 
 /* A call that runs as vector code in a loop gcc vectorises: the functions
- * of emit_c.c's vm_funcs on float32 / float64, and float `**` other than
+ * of emit_ins.c's vm_funcs on float32 / float64, and float `**` other than
  * x ** 2.0 (a multiplication). */
 static bool vm_call(const asc__irfunc *f, const asc__irins *i) {
   int dt;

@@ -2,7 +2,7 @@
  * Type inference of calls: builtins (dtype constructors, math, atomics,
  * scratch arrays, parallel loops), helper calls (one instance per argument
  * types) and struct constructors.  infer.c holds the solver; infer_int.h
- * what the two share.
+ * what the files of inference share.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /*
- * Shared by the files of type inference (infer.c: the solver, statements
- * and expressions; infer_call.c: calls) and by nothing else.
+ * Shared by the files of type inference (infer.c: the solver;
+ * infer_stmt.c: statements; infer_expr.c: expressions; infer_call.c:
+ * calls) and by nothing else.
  */
 #ifndef ASC_INFER_INT_H
 #define ASC_INFER_INT_H
@@ -142,38 +143,64 @@ static inline bool is_kind(asc__type *t, asc__tkind k) {
 
 /* ------------------------------------------------------------- infer.c */
 
-asc__type *asc__infer_expr(run *r, asc__ast_expr *e);
-void asc__infer_settype(run *r, asc__ast_expr *e, asc__type *t);
-void asc__infer_block(run *r, asc__ast_block *b);
 /* Compile-time constant integer expressions: literals, module constants,
  * ConstExpr parameters, arithmetic of those. */
 bool asc__infer_is_const_int(run *r, const asc__ast_expr *e, int depth);
 frame *asc__infer_frame_for(run *r, asc__ast_func *fn);
+/* The cell of local or parameter s in its function's frame. */
+cell *asc__infer_cell(run *r, asc__sym *s);
+/* The solver's widening of cur by a newly assigned nw. */
+asc__type *asc__infer_widen(run *r, asc__type *cur, asc__type *nw,
+                            int depth);
+/* Equal types (NULL and the error type compare by identity). */
+bool asc__infer_same(asc__type *a, asc__type *b);
 bool asc__infer_fits(run *r, asc__type *s, asc__type *t, bool declared,
                      int depth);
+/* Whether e, a Python int meeting integer type t, is computed at run
+ * time and may not fit t. */
+bool asc__infer_runtime_int(const asc__ast_expr *e, asc__type *t);
 void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth);
-/* The type of a @ b (infer.c). */
-asc__type *asc__infer_matmul(run *r, asc__type *a, asc__type *b,
-                             asc__ast_expr *e);
 asc__type *asc__infer_assign_cell(run *r, asc__sym *sym, asc__loc loc,
                                   asc__type *s, asc__ast_expr *value);
 /* The type an annotation denotes; *constexpr set for ConstExpr[...]. */
 asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
                                       bool *constexpr);
 asc__type *asc__infer_struct_type(run *r, asc__ast_class *cls);
-bool asc__infer_is_neg_int_literal(const asc__ast_expr *e);
 /* e's value as a magnitude and a sign when e is an integer literal (maybe
  * negated); false otherwise. */
 bool asc__infer_int_literal(const asc__ast_expr *e, uint64_t *mag,
                             bool *neg);
 /* Whether the integer -mag (neg) or mag is a value of dt. */
 bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt);
-asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b);
-void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
-                                   asc__loc loc);
 /* The instance of helper fn for these argument types, solved. */
 inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
                              int32_t nargs, asc__loc loc);
+
+/* -------------------------------------------------------- infer_stmt.c */
+
+void asc__infer_block(run *r, asc__ast_block *b);
+
+/* -------------------------------------------------------- infer_expr.c */
+
+asc__type *asc__infer_expr(run *r, asc__ast_expr *e);
+void asc__infer_settype(run *r, asc__ast_expr *e, asc__type *t);
+bool asc__infer_is_neg_int_literal(const asc__ast_expr *e);
+/* The type of a @ b. */
+asc__type *asc__infer_matmul(run *r, asc__type *a, asc__type *b,
+                             asc__ast_expr *e);
+asc__type *asc__infer_arith_promote(run *r, asc__type *a, asc__type *b);
+/* The type of `a op b`; elems: a and b are elements of array operands. */
+asc__type *asc__infer_binop(run *r, asc__binop op, asc__type *a,
+                            asc__type *b, asc__ast_expr *e, bool elems);
+/* Reports a condition of type t that is not a scalar; false then. */
+bool asc__infer_check_truth(run *r, asc__type *t, asc__ast_expr *e);
+void asc__infer_check_tensor_index(run *r, asc__type *tt, asc__ast_expr *ix,
+                                   asc__loc loc);
+/* The type of x[ix] when ix is a mask or gather array; NULL otherwise. */
+asc__type *asc__infer_fancy_index(run *r, asc__type *vt, asc__ast_expr *ix);
+/* The type of e where an array is wanted (a 0-d array parameter is its
+ * array there). */
+asc__type *asc__infer_array_value(run *r, asc__ast_expr *e);
 
 /* -------------------------------------------------------- infer_call.c */
 

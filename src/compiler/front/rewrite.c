@@ -1,0 +1,688 @@
+/*
+ * Rewrites during name resolution: constructs the later stages do not
+ * know become ones they do, in place, before their parts are resolved.
+ * Loops over an array, zip() and enumerate() become loops over range()
+ * (found while collecting a function's locals, as their targets are
+ * locals); numpy's operator ufuncs become the operators, np.linalg.norm
+ * a square root of a sum, and a reduction over a tuple of axes one
+ * reduction per axis (while resolving calls).
+ */
+#include <string.h>
+
+#include "compiler/front/resolve_int.h"
+
+static asc__ast_expr *synth(resolver *r, asc__expr_kind k, asc__loc loc,
+                            int32_t depth) {
+  asc__ast_expr *e = asc__arena_alloc(r->c, sizeof *e);
+  memset(e, 0, sizeof *e);
+  e->kind = k;
+  e->loc = loc;
+  e->depth = depth;
+  return e;
+}
+
+/* `for x in a:` (a an array expression: numpy iterates its first axis)
+ * becomes `for <i> in range(a.shape[0]): x = a[<i>]`, <i> a name no
+ * source can write. */
+static void array_loop(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *a = s->u.for_.iter, *x = s->u.for_.target;
+  asc__loc loc = a->loc;
+  int32_t d = a->depth;
+  asc__ast_expr *i = synth(r, ASC_EXPR_NAME, x->loc, 1);
+  asc__ast_expr *i2 = synth(r, ASC_EXPR_NAME, x->loc, 1);
+  asc__ast_expr *shape = synth(r, ASC_EXPR_ATTR, loc, d + 1);
+  asc__ast_expr *zero = synth(r, ASC_EXPR_INT, loc, 1);
+  asc__ast_expr *stop = synth(r, ASC_EXPR_SUBSCRIPT, loc, d + 2);
+  asc__ast_expr *elem = synth(r, ASC_EXPR_SUBSCRIPT, loc, d + 1);
+  asc__ast_stmt *set = asc__arena_alloc(r->c, sizeof *set);
+  asc__ast_stmt **stmts = asc__arena_alloc(
+      r->c, sizeof *stmts * ((size_t)s->u.for_.body.n + 1));
+  i->u.name.id = asc__arena_printf(r->c, "for.%d", r->array_loops++);
+  i2->u.name.id = i->u.name.id;
+  shape->u.attr.value = a;
+  shape->u.attr.attr = "shape";
+  shape->u.attr.attr_loc = loc;
+  zero->u.ival = 0;
+  stop->u.sub.value = shape;
+  stop->u.sub.index = zero;
+  elem->u.sub.value = a;
+  elem->u.sub.index = i2;
+  memset(set, 0, sizeof *set);
+  set->kind = ASC_STMT_ASSIGN;
+  set->loc = s->loc;
+  set->u.assign.targets = asc__arena_alloc(r->c, sizeof *set->u.assign.targets);
+  set->u.assign.targets[0] = x;
+  set->u.assign.ntargets = 1;
+  set->u.assign.value = elem;
+  stmts[0] = set;
+  for (int k = 0; k < s->u.for_.body.n; k++)
+    stmts[k + 1] = s->u.for_.body.stmts[k];
+  s->u.for_.body.stmts = stmts;
+  s->u.for_.body.n++;
+  s->u.for_.target = i;
+  s->u.for_.iter = NULL;
+  s->u.for_.stop = stop;
+  s->u.for_.over_array = true;
+}
+
+/* ---------------------------------------- zip() and enumerate() loops */
+
+static bool is_call_of(const asc__ast_expr *e, const char *name) {
+  return e != NULL && e->kind == ASC_EXPR_CALL && e->u.call.func != NULL &&
+         e->u.call.func->kind == ASC_EXPR_NAME &&
+         strcmp(e->u.call.func->u.name.id, name) == 0;
+}
+
+static asc__ast_expr *syn_name(resolver *r, const char *id, asc__loc loc) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_NAME, loc, 1);
+  e->u.name.id = id;
+  return e;
+}
+
+static asc__ast_expr *syn_int(resolver *r, int64_t v, asc__loc loc) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_INT, loc, 1);
+  e->u.ival = (uint64_t)v;
+  return e;
+}
+
+static asc__ast_expr *syn_bin(resolver *r, asc__binop op, asc__ast_expr *a,
+                              asc__ast_expr *b) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_BINARY, a->loc,
+                           (a->depth > b->depth ? a->depth : b->depth) + 1);
+  e->u.binary.op = op;
+  e->u.binary.lhs = a;
+  e->u.binary.rhs = b;
+  return e;
+}
+
+static asc__ast_stmt *syn_assign(resolver *r, asc__ast_expr *t,
+                                 asc__ast_expr *v, asc__loc loc) {
+  asc__ast_stmt *s = asc__arena_alloc(r->c, sizeof *s);
+  memset(s, 0, sizeof *s);
+  s->kind = ASC_STMT_ASSIGN;
+  s->loc = loc;
+  s->u.assign.targets = asc__arena_alloc(r->c, sizeof *s->u.assign.targets);
+  s->u.assign.targets[0] = t;
+  s->u.assign.ntargets = 1;
+  s->u.assign.value = v;
+  return s;
+}
+
+enum { ITER_MAX = 16 };
+
+typedef struct iter_loop {
+  asc__ast_expr *seq[ITER_MAX];   /* range() calls and arrays */
+  int nseq;
+  asc__ast_expr *name[ITER_MAX];  /* the target names ... */
+  int of[ITER_MAX];               /* ... and their sequence (-1: counter) */
+  int nnames;
+  asc__ast_expr *count_start;     /* enumerate's start, or NULL */
+} iter_loop;
+
+/* Pairs the names of target t with the sequences of iterable it. */
+static bool iter_targets(resolver *r, iter_loop *L, asc__ast_expr *t,
+                         asc__ast_expr *it, bool top) {
+  if (is_call_of(it, "enumerate")) {
+    if (!top) {
+      asc__diag_error(r->c, it->loc, "enumerate() in a kernel loop must be "
+                      "the outermost iterable (for i, (x, y) in "
+                      "enumerate(zip(a, b)))");
+      return false;
+    }
+    if (it->u.call.nargs < 1 || it->u.call.nargs > 2 ||
+        (it->u.call.nkws == 1 &&
+         (it->u.call.nargs != 1 ||
+          strcmp(it->u.call.kws[0].name, "start") != 0)) ||
+        it->u.call.nkws > 1) {
+      asc__diag_error(r->c, it->loc, "enumerate() takes a sequence and "
+                      "an optional start: enumerate(a), enumerate(a, 1), "
+                      "enumerate(a, start=1)");
+      return false;
+    }
+    if (t->kind != ASC_EXPR_TUPLE || t->u.tuple.n != 2 ||
+        t->u.tuple.elts[0]->kind != ASC_EXPR_NAME) {
+      asc__diag_error(r->c, t->loc, "a kernel loop over enumerate() "
+                      "unpacks each pair: for i, x in enumerate(...)");
+      return false;
+    }
+    L->count_start = it->u.call.nargs == 2 ? it->u.call.args[1]
+                     : it->u.call.nkws == 1 ? it->u.call.kws[0].value
+                                            : NULL;
+    L->name[L->nnames] = t->u.tuple.elts[0];
+    L->of[L->nnames++] = -1;
+    return iter_targets(r, L, t->u.tuple.elts[1], it->u.call.args[0], false);
+  }
+  if (is_call_of(it, "zip")) {
+    int n = it->u.call.nargs;
+    if (it->u.call.nkws > 0 || n < 1) {
+      asc__diag_error(r->c, it->loc, "zip() in a kernel loop takes "
+                      "sequences only (no strict=)");
+      return false;
+    }
+    if (t->kind != ASC_EXPR_TUPLE || t->u.tuple.n != n) {
+      asc__diag_error(r->c, t->loc, "a kernel loop over zip() of %d "
+                      "sequences unpacks %d names: for x, y in zip(a, b)",
+                      n, n);
+      return false;
+    }
+    for (int k = 0; k < n; k++)
+      if (!iter_targets(r, L, t->u.tuple.elts[k], it->u.call.args[k], false))
+        return false;
+    return true;
+  }
+  if (it->kind == ASC_EXPR_CALL && !is_call_of(it, "range")) {
+    asc__diag_error(r->c, it->loc, "zip() and enumerate() in kernel loops "
+                    "take range() or arrays (bind other values to a name "
+                    "first; a parallel loop: for i in asc.prange(n): "
+                    "x = a[i])");
+    return false;
+  }
+  if (t->kind != ASC_EXPR_NAME) {
+    asc__diag_error(r->c, t->loc, "kernels unpack zip() and enumerate() "
+                    "items into names only (index the rows instead: "
+                    "for i, row in enumerate(a): row[0], row[1])");
+    return false;
+  }
+  if (L->nseq == ITER_MAX || L->nnames == ITER_MAX) {
+    asc__diag_error(r->c, it->loc, "too many sequences in one loop");
+    return false;
+  }
+  if (top) {
+    asc__diag_error(r->c, it->loc, "kernel 'for' loops iterate over "
+                    "range(), asc.prange(), asc.static_range(), an array, "
+                    "zip() or enumerate()");
+    return false;
+  }
+  L->seq[L->nseq] = it;
+  L->name[L->nnames] = t;
+  L->of[L->nnames++] = L->nseq++;
+  return true;
+}
+
+/* The names of a loop target (the first ITER_MAX). */
+static void target_names(asc__ast_expr *t, asc__ast_expr **out, int *n) {
+  if (t->kind == ASC_EXPR_NAME && *n < ITER_MAX)
+    out[(*n)++] = t;
+  else if (t->kind == ASC_EXPR_TUPLE)
+    for (int k = 0; k < t->u.tuple.n; k++)
+      target_names(t->u.tuple.elts[k], out, n);
+}
+
+/* `for T in zip(...)` / `enumerate(...)` over range() calls and arrays
+ * (their first axis) becomes `for <i> in range(<n>): names = items`,
+ * <n> the shortest length; range() arguments and enumerate's start are
+ * evaluated once, before the loop, into names no source can write.
+ * Returns the number of statements put before the loop. */
+static int iter_loop_rewrite(resolver *r, asc__ast_block *b, int at) {
+  asc__ast_stmt *s = b->stmts[at];
+  asc__ast_expr *it = s->u.for_.iter, *t = s->u.for_.target;
+  asc__ast_stmt *pre[3 * ITER_MAX + 1];
+  asc__ast_expr *len = NULL, *start[ITER_MAX], *step[ITER_MAX];
+  int64_t stepv[ITER_MAX];
+  int npre = 0, id = r->array_loops++;
+  const char *iv = asc__arena_printf(r->c, "for.%d", id);
+  iter_loop L;
+  asc__ast_stmt **stmts;
+  memset(&L, 0, sizeof L);
+  if (!iter_targets(r, &L, t, it, true)) {
+    /* a loop of no iterations, so that the body still resolves */
+    asc__ast_expr *leaf[ITER_MAX];
+    int nleaf = 0;
+    asc__ast_stmt **body;
+    target_names(t, leaf, &nleaf);
+    body = asc__arena_alloc(
+        r->c, sizeof *body * ((size_t)s->u.for_.body.n + (size_t)nleaf));
+    for (int k = 0; k < nleaf; k++)
+      body[k] = syn_assign(r, leaf[k], syn_int(r, 0, it->loc), s->loc);
+    for (int k = 0; k < s->u.for_.body.n; k++)
+      body[k + nleaf] = s->u.for_.body.stmts[k];
+    s->u.for_.body.stmts = body;
+    s->u.for_.body.n += nleaf;
+    s->u.for_.target = syn_name(r, iv, t->loc);
+    s->u.for_.iter = NULL;
+    s->u.for_.stop = syn_int(r, 0, it->loc);
+    s->u.for_.over_array = true;
+    return 0;
+  }
+  /* once, before the loop */
+#define HOIST(x)                                                              \
+  do {                                                                        \
+    int64_t lit_;                                                             \
+    if (!asc__expr_int_literal((x), &lit_)) {                                 \
+      const char *h_ = asc__arena_printf(r->c, "for.%d.%d", id, npre);       \
+      pre[npre++] = syn_assign(r, syn_name(r, h_, (x)->loc), (x), s->loc);   \
+      (x) = syn_name(r, h_, (x)->loc);                                        \
+    }                                                                         \
+  } while (0)
+  if (L.count_start != NULL)
+    HOIST(L.count_start);
+  for (int k = 0; k < L.nseq; k++) {
+    asc__ast_expr *q = L.seq[k], *n;
+    if (q->kind != ASC_EXPR_CALL) { /* an array: its first axis */
+      asc__ast_expr *shape = synth(r, ASC_EXPR_ATTR, q->loc, q->depth + 1);
+      n = synth(r, ASC_EXPR_SUBSCRIPT, q->loc, q->depth + 2);
+      shape->u.attr.value = q;
+      shape->u.attr.attr = "shape";
+      shape->u.attr.attr_loc = q->loc;
+      n->u.sub.value = shape;
+      n->u.sub.index = syn_int(r, 0, q->loc);
+    } else {
+      asc__ast_expr *a0, *a1, *a2;
+      int na = q->u.call.nargs;
+      if (q->u.call.nkws > 0 || na < 1 || na > 3) {
+        asc__diag_error(r->c, q->loc, "range() takes 1 to 3 positional "
+                        "arguments");
+        return 0;
+      }
+      a0 = q->u.call.args[0];
+      a1 = na > 1 ? q->u.call.args[1] : NULL;
+      a2 = na > 2 ? q->u.call.args[2] : NULL;
+      stepv[k] = 1;
+      if (a2 != NULL &&
+          (!asc__expr_int_literal(a2, &stepv[k]) || stepv[k] == 0)) {
+        asc__diag_error(r->c, a2->loc, "a range() inside zip() or "
+                        "enumerate() needs a nonzero integer literal step");
+        return 0;
+      }
+      HOIST(a0);
+      if (a1 == NULL) { /* range(stop) */
+        start[k] = NULL;
+        n = a0;
+      } else {
+        HOIST(a1);
+        start[k] = a0;
+        n = stepv[k] > 0 ? syn_bin(r, ASC_BIN_SUB, a1, a0)
+                         : syn_bin(r, ASC_BIN_SUB, a0, a1);
+        if (stepv[k] != 1 && stepv[k] != -1) {
+          int64_t m = stepv[k] > 0 ? stepv[k] : -stepv[k];
+          n = syn_bin(r, ASC_BIN_FLOORDIV,
+                      syn_bin(r, ASC_BIN_ADD, n, syn_int(r, m - 1, q->loc)),
+                      syn_int(r, m, q->loc));
+        }
+      }
+      step[k] = a2;
+    }
+    if (len == NULL) {
+      len = n;
+    } else { /* the shortest: min(len, n) */
+      asc__ast_expr *m = synth(r, ASC_EXPR_CALL, q->loc,
+                               (len->depth > n->depth ? len->depth
+                                                      : n->depth) + 1);
+      asc__ast_expr **args = asc__arena_alloc(r->c, sizeof *args * 2);
+      args[0] = len;
+      args[1] = n;
+      m->u.call.func = syn_name(r, "min", q->loc);
+      m->u.call.args = args;
+      m->u.call.nargs = 2;
+      len = m;
+    }
+  }
+#undef HOIST
+  /* the body: names = items, then the loop's own statements */
+  stmts = asc__arena_alloc(r->c, sizeof *stmts *
+                                     ((size_t)s->u.for_.body.n + L.nnames));
+  for (int k = 0; k < L.nnames; k++) {
+    asc__ast_expr *x = L.name[k], *v, *i = syn_name(r, iv, x->loc);
+    int q = L.of[k];
+    if (q < 0) {
+      v = L.count_start ? syn_bin(r, ASC_BIN_ADD, i, L.count_start) : i;
+    } else if (L.seq[q]->kind != ASC_EXPR_CALL) {
+      v = synth(r, ASC_EXPR_SUBSCRIPT, x->loc, L.seq[q]->depth + 1);
+      v->u.sub.value = L.seq[q];
+      v->u.sub.index = i;
+    } else {
+      v = i;
+      if (stepv[q] != 1)
+        v = syn_bin(r, ASC_BIN_MUL, v,
+                    syn_int(r, stepv[q] > 0 ? stepv[q] : -stepv[q], x->loc));
+      if (start[q] != NULL)
+        v = syn_bin(r, stepv[q] > 0 ? ASC_BIN_ADD : ASC_BIN_SUB, start[q], v);
+    }
+    stmts[k] = syn_assign(r, x, v, s->loc);
+  }
+  (void)step;
+  for (int k = 0; k < s->u.for_.body.n; k++)
+    stmts[L.nnames + k] = s->u.for_.body.stmts[k];
+  s->u.for_.body.stmts = stmts;
+  s->u.for_.body.n += L.nnames;
+  s->u.for_.target = syn_name(r, iv, t->loc);
+  s->u.for_.iter = NULL;
+  s->u.for_.stop = len;
+  s->u.for_.over_array = true;
+  if (npre > 0) { /* the hoisted values go before the loop */
+    asc__ast_stmt **all = asc__arena_alloc(
+        r->c, sizeof *all * ((size_t)b->n + (size_t)npre));
+    memcpy(all, b->stmts, sizeof *all * (size_t)at);
+    memcpy(all + at, pre, sizeof *all * (size_t)npre);
+    memcpy(all + at + npre, b->stmts + at,
+           sizeof *all * (size_t)(b->n - at));
+    b->stmts = all;
+    b->n += npre;
+  }
+  return npre;
+}
+
+/* ------------------------------------------------------------- loops */
+
+int asc__rewrite_loop(resolver *r, asc__ast_block *b, int at) {
+  asc__ast_stmt *s = b->stmts[at];
+  if (is_call_of(s->u.for_.iter, "zip") ||
+      is_call_of(s->u.for_.iter, "enumerate")) {
+    int npre = iter_loop_rewrite(r, b, at);
+    if (npre > 0)
+      return npre;
+  }
+  if (s->u.for_.iter != NULL && s->u.for_.iter->kind != ASC_EXPR_CALL &&
+      s->u.for_.target->kind == ASC_EXPR_NAME)
+    array_loop(r, s);
+  return 0;
+}
+
+/* ------------------------------------------------------- numpy calls */
+
+/* np.linalg.norm(x, ord=None, axis=None, keepdims=False) is
+ * np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdims)): the 2-norm of
+ * a vector, the Frobenius norm of a matrix (numpy's definition for
+ * ord=None). */
+void asc__rewrite_norm(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs, *x = a[0];
+  asc__ast_expr *np = e->u.call.func->u.attr.value->u.attr.value;
+  asc__ast_expr *mul, *sum, *fsum, *fsqrt, **sargs, **qargs;
+  int32_t d = x->depth + 3;
+  if (a[1] != NULL && a[1]->kind != ASC_EXPR_NONE) {
+    asc__diag_error(r->c, a[1]->loc, "np.linalg.norm in kernels computes "
+                    "the 2-norm of vectors and the Frobenius norm of "
+                    "matrices only (ord=None)");
+    return;
+  }
+  if (a[2] != NULL && a[2]->kind == ASC_EXPR_TUPLE) {
+    asc__diag_error(r->c, a[2]->loc, "np.linalg.norm in kernels takes one "
+                    "axis or None (the norm of the whole array)");
+    return;
+  }
+  mul = synth(r, ASC_EXPR_BINARY, x->loc, x->depth + 1);
+  mul->u.binary.op = ASC_BIN_MUL;
+  mul->u.binary.lhs = x;
+  mul->u.binary.rhs = x;
+  fsum = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  fsum->u.attr.value = np;
+  fsum->u.attr.attr = "sum";
+  fsum->u.attr.attr_loc = e->loc;
+  fsum->u.attr.builtin = asc__builtin_get(ASC_BI_NP_SUM);
+  fsqrt = synth(r, ASC_EXPR_ATTR, e->loc, 2);
+  *fsqrt = *fsum;
+  fsqrt->u.attr.attr = "sqrt";
+  fsqrt->u.attr.builtin = asc__builtin_get(ASC_BI_SQRT);
+  sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
+  sargs[0] = mul;
+  sargs[1] = a[2];
+  sargs[2] = NULL;
+  sargs[3] = NULL;
+  sargs[4] = a[3];
+  sum = synth(r, ASC_EXPR_CALL, e->loc, d - 1);
+  sum->u.call.func = fsum;
+  sum->u.call.args = sargs;
+  sum->u.call.nargs = 1;
+  sum->u.call.rargs = sargs;
+  sum->u.call.nrargs = 5;
+  sum->u.call.builtin = fsum->u.attr.builtin;
+  qargs = asc__arena_alloc(r->c, sizeof *qargs);
+  qargs[0] = sum;
+  e->u.call.func = fsqrt;
+  e->u.call.args = qargs;
+  e->u.call.nargs = 1;
+  e->u.call.kws = NULL;
+  e->u.call.nkws = 0;
+  e->u.call.rargs = qargs;
+  e->u.call.nrargs = 1;
+  e->u.call.builtin = fsqrt->u.attr.builtin;
+  e->depth = d;
+}
+
+/* numpy's operator ufuncs, np.add(x, y) and the like, are the operators
+ * they name (numpy defines them so): the call is rewritten in place into
+ * the operator's expression before anything else sees it.  The logical
+ * ones compare with zero first, as numpy's truth of an element does. */
+typedef enum { UF_BIN, UF_CMP, UF_UN, UF_LOGIC, UF_LNOT, UF_SQUARE } ufunc_kind;
+static const struct {
+  const char *name;
+  ufunc_kind kind;
+  int op; /* asc__binop, asc__cmpop or asc__unop */
+} op_ufuncs[] = {
+    {"add", UF_BIN, ASC_BIN_ADD}, {"subtract", UF_BIN, ASC_BIN_SUB},
+    {"multiply", UF_BIN, ASC_BIN_MUL}, {"divide", UF_BIN, ASC_BIN_DIV},
+    {"true_divide", UF_BIN, ASC_BIN_DIV},
+    {"floor_divide", UF_BIN, ASC_BIN_FLOORDIV},
+    {"remainder", UF_BIN, ASC_BIN_MOD}, {"mod", UF_BIN, ASC_BIN_MOD},
+    {"bitwise_and", UF_BIN, ASC_BIN_BITAND},
+    {"bitwise_or", UF_BIN, ASC_BIN_BITOR},
+    {"bitwise_xor", UF_BIN, ASC_BIN_BITXOR},
+    {"left_shift", UF_BIN, ASC_BIN_LSHIFT},
+    {"right_shift", UF_BIN, ASC_BIN_RSHIFT},
+    {"less", UF_CMP, ASC_CMP_LT}, {"less_equal", UF_CMP, ASC_CMP_LE},
+    {"greater", UF_CMP, ASC_CMP_GT}, {"greater_equal", UF_CMP, ASC_CMP_GE},
+    {"equal", UF_CMP, ASC_CMP_EQ}, {"not_equal", UF_CMP, ASC_CMP_NE},
+    {"negative", UF_UN, ASC_UN_NEG}, {"positive", UF_UN, ASC_UN_POS},
+    {"invert", UF_UN, ASC_UN_INVERT}, {"bitwise_not", UF_UN, ASC_UN_INVERT},
+    {"logical_and", UF_LOGIC, ASC_BIN_BITAND},
+    {"logical_or", UF_LOGIC, ASC_BIN_BITOR},
+    {"logical_xor", UF_LOGIC, ASC_BIN_BITXOR},
+    {"logical_not", UF_LNOT, ASC_CMP_EQ},
+    {"square", UF_SQUARE, ASC_BIN_POW}, /* x ** 2 */
+};
+
+/* e, or a new node holding what e held, turned into `x <op> 0` */
+static void make_compare(resolver *r, asc__ast_expr *into, int op,
+                         asc__ast_expr *x, asc__ast_expr *y) {
+  asc__cmpop *ops = asc__arena_alloc(r->c, sizeof *ops);
+  asc__ast_expr **xs = asc__arena_alloc(r->c, 2 * sizeof *xs);
+  ops[0] = (asc__cmpop)op;
+  xs[0] = x;
+  xs[1] = y;
+  into->kind = ASC_EXPR_COMPARE;
+  into->u.cmp.ops = ops;
+  into->u.cmp.operands = xs;
+  into->u.cmp.n = 1;
+}
+
+static asc__ast_expr *nonzero(resolver *r, asc__ast_expr *x) {
+  asc__ast_expr *c = synth(r, ASC_EXPR_COMPARE, x->loc, x->depth + 1);
+  make_compare(r, c, ASC_CMP_NE, x, synth(r, ASC_EXPR_INT, x->loc, 1));
+  return c;
+}
+
+/* The entry of op_ufuncs call e names (np.add, ...), or -1. */
+static int op_ufunc_of(resolver *r, const asc__ast_expr *e) {
+  const asc__ast_expr *f = e->u.call.func;
+  const asc__sym *s;
+  int i, n = (int)(sizeof op_ufuncs / sizeof op_ufuncs[0]);
+  if (f->kind != ASC_EXPR_ATTR || f->u.attr.value->kind != ASC_EXPR_NAME)
+    return -1;
+  for (i = 0; i < n; i++)
+    if (strcmp(op_ufuncs[i].name, f->u.attr.attr) == 0)
+      break;
+  s = i < n ? asc__resolve_lookup(r, f->u.attr.value->u.name.id) : NULL;
+  if (s == NULL || s->kind != ASC_SYM_MODULE || s->u.module != ASC_NS_NP)
+    return -1;
+  return i;
+}
+
+static int op_ufunc_arity(int i) {
+  return op_ufuncs[i].kind == UF_UN || op_ufuncs[i].kind == UF_LNOT ||
+                 op_ufuncs[i].kind == UF_SQUARE
+             ? 1
+             : 2;
+}
+
+/* The statement `np.add(x, y, out)` (or out=out) is `out[...] = x + y`;
+ * false when s is no such statement.  (As a value, the call with out is
+ * refused by asc__rewrite_op_ufunc.) */
+bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *e = s->u.expr.value, *out, *t, *all;
+  asc__ast_expr **targets;
+  int i, want;
+  if (e->kind != ASC_EXPR_CALL || (i = op_ufunc_of(r, e)) < 0)
+    return false;
+  want = op_ufunc_arity(i);
+  if (e->u.call.nargs == want + 1 && e->u.call.nkws == 0)
+    out = e->u.call.args[want];
+  else if (e->u.call.nargs == want && e->u.call.nkws == 1 &&
+           strcmp(e->u.call.kws[0].name, "out") == 0)
+    out = e->u.call.kws[0].value;
+  else
+    return false;
+  all = synth(r, ASC_EXPR_SLICE, out->loc, 1);
+  all->u.slice.ellipsis = true;
+  t = synth(r, ASC_EXPR_SUBSCRIPT, out->loc, out->depth + 1);
+  t->u.sub.value = out;
+  t->u.sub.index = all;
+  targets = asc__arena_alloc(r->c, sizeof *targets);
+  targets[0] = t;
+  e->u.call.nargs = want;
+  e->u.call.nkws = 0;
+  s->kind = ASC_STMT_ASSIGN;
+  s->u.assign.targets = targets;
+  s->u.assign.ntargets = 1;
+  s->u.assign.value = e;
+  return true;
+}
+
+/* np.add(x, y) -> x + y, ...; false when e is no such call. */
+bool asc__rewrite_op_ufunc(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr *f = e->u.call.func, *x, *y;
+  int i = op_ufunc_of(r, e), want;
+  if (i < 0)
+    return false;
+  want = op_ufunc_arity(i);
+  if (e->u.call.nargs != want || e->u.call.nkws != 0) {
+    asc__diag_error(r->c, e->loc, "%s.%s takes %d positional argument%s in "
+                    "kernels (an out array only in a statement of its "
+                    "own; else assign the result, e.g. out[...] = "
+                    "%s.%s(...))",
+                    f->u.attr.value->u.name.id, f->u.attr.attr, want,
+                    want == 1 ? "" : "s", f->u.attr.value->u.name.id,
+                    f->u.attr.attr);
+    return true;
+  }
+  x = e->u.call.args[0];
+  y = want == 2 ? e->u.call.args[1] : NULL;
+  switch (op_ufuncs[i].kind) {
+  case UF_BIN:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = (asc__binop)op_ufuncs[i].op;
+    e->u.binary.lhs = x;
+    e->u.binary.rhs = y;
+    break;
+  case UF_CMP:
+    make_compare(r, e, op_ufuncs[i].op, x, y);
+    break;
+  case UF_UN:
+    e->kind = ASC_EXPR_UNARY;
+    e->u.unary.op = (asc__unop)op_ufuncs[i].op;
+    e->u.unary.operand = x;
+    break;
+  case UF_LOGIC:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = (asc__binop)op_ufuncs[i].op;
+    e->u.binary.lhs = nonzero(r, x);
+    e->u.binary.rhs = nonzero(r, y);
+    break;
+  case UF_LNOT:
+    make_compare(r, e, ASC_CMP_EQ, x, synth(r, ASC_EXPR_INT, x->loc, 1));
+    break;
+  case UF_SQUARE:
+    e->kind = ASC_EXPR_BINARY;
+    e->u.binary.op = ASC_BIN_POW;
+    e->u.binary.lhs = x;
+    e->u.binary.rhs = synth(r, ASC_EXPR_INT, x->loc, 1);
+    e->u.binary.rhs->u.ival = 2;
+    break;
+  }
+  asc__resolve_expr(r, e);
+  return true;
+}
+
+static bool tuple_axes_ok(asc__builtin_id id) {
+  return id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN ||
+         id == ASC_BI_NP_MIN || id == ASC_BI_NP_MAX || id == ASC_BI_NP_ANY ||
+         id == ASC_BI_NP_ALL;
+}
+
+/* np.sum(a, axis=(1, 2)) (and prod, mean, min, max, any, all, as
+ * functions or methods) is a reduction along each axis in turn:
+ * np.sum(np.sum(a, axis=2), axis=1).  Without keepdims an axis reduced
+ * first must not move the others: the largest axis goes first, or with
+ * negative axes the most negative.  The axes are integer literals of one
+ * sign, none twice.  A float mean is then a mean of means (rounded once
+ * per axis; numpy divides the sum once). */
+void asc__rewrite_tuple_axes(resolver *r, asc__ast_expr *e,
+                             const asc__builtin *b) {
+  asc__ast_expr **a = e->u.call.rargs, *t;
+  int64_t ax[ASC_MAX_DIMS];
+  int n;
+  bool neg;
+  asc__ast_expr *inner = NULL;
+  if (!tuple_axes_ok(b->id) || a == NULL || e->u.call.nrargs < 2 ||
+      a[1] == NULL || a[1]->kind != ASC_EXPR_TUPLE)
+    return;
+  t = a[1];
+  n = t->u.tuple.n;
+  if (n < 1 || n > ASC_MAX_DIMS) {
+    asc__diag_error(r->c, t->loc, "a tuple of axes names 1 to %d axes",
+                    ASC_MAX_DIMS);
+    return;
+  }
+  for (int k = 0; k < n; k++) {
+    if (!asc__expr_int_literal(t->u.tuple.elts[k], &ax[k])) {
+      asc__diag_error(r->c, t->u.tuple.elts[k]->loc, "the axes of a "
+                      "reduction are integer constants");
+      return;
+    }
+    if (k > 0 && (ax[k] < 0) != (ax[0] < 0)) {
+      asc__diag_error(r->c, t->loc, "a tuple of axes in a kernel takes axes "
+                      "of one sign (all counted from the front, or all from "
+                      "the end)");
+      return;
+    }
+  }
+  neg = ax[0] < 0;
+  /* the order to reduce in: descending, or ascending for negative axes */
+  for (int i = 1; i < n; i++)
+    for (int k = i; k > 0 && (neg ? ax[k] < ax[k - 1] : ax[k] > ax[k - 1]);
+         k--) {
+      int64_t x = ax[k];
+      ax[k] = ax[k - 1];
+      ax[k - 1] = x;
+    }
+  for (int k = 1; k < n; k++)
+    if (ax[k] == ax[k - 1]) {
+      asc__diag_error(r->c, t->loc, "axis %lld is repeated",
+                      (long long)ax[k]);
+      return;
+    }
+  for (int k = 0; k < n; k++) {
+    asc__ast_expr *c = k == n - 1 ? e : synth(r, ASC_EXPR_CALL, e->loc, 0);
+    asc__ast_expr **ra = asc__arena_alloc(r->c, sizeof *ra *
+                                                   (size_t)e->u.call.nrargs);
+    asc__ast_expr *lit = synth(r, ASC_EXPR_INT, t->loc, 1);
+    memcpy(ra, a, sizeof *ra * (size_t)e->u.call.nrargs);
+    if (ax[k] < 0) {
+      asc__ast_expr *m = synth(r, ASC_EXPR_UNARY, t->loc, 2);
+      lit->u.ival = (uint64_t)-ax[k];
+      m->u.unary.op = ASC_UN_NEG;
+      m->u.unary.operand = lit;
+      ra[1] = m;
+    } else {
+      lit->u.ival = (uint64_t)ax[k];
+      ra[1] = lit;
+    }
+    if (inner != NULL)
+      ra[0] = inner;
+    if (c != e)
+      *c = *e;
+    if (c->depth <= ra[0]->depth)
+      c->depth = ra[0]->depth + 1;
+    c->u.call.rargs = ra;
+    inner = c;
+  }
+}
