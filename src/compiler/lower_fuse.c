@@ -680,57 +680,65 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     const asc__ast_stmt *st = b->stmts[k];
     const asc__ast_expr *v;
     const asc__sym *s;
-    int cost, m, reads, rank;
+    int cost, m, reads, rank, total, seen;
+    const char *why;
     fused[k] = false;
     eff[k] = 1;
     if ((s = candidate(st, &cost)) == NULL)
       continue;
     v = st->u.assign.value;
     rank = ty(v)->ndim;
-    for (m = k + 1; m < n && mentions_in_stmt(b->stmts[m], s) == 0; m++)
-      if (!fused[m] && !pure_def(b->stmts[m]))
+    /* the statements that read it, in order: those before the last one
+     * must be definitions without effects, like those between */
+    total = (int)mentions(ls, s) - 1;
+    seen = 0;
+    why = NULL;
+    eff[k] = 0;
+    for (m = k + 1; m < n && seen < total; m++) {
+      const asc__ast_stmt *sm = b->stmts[m];
+      int c = mentions_in_stmt(sm, s);
+      bool quiet = fused[m] || pure_def(sm);
+      if (c > 0) {
+        reads = stmt_reads(sm, s, rank);
+        if (reads <= 0) {
+          why = asc__arena_printf(ls->c,
+                                  "line %d reads it whole, in a loop or "
+                                  "branch, or broadcast against more axes",
+                                  sm->loc.line);
+          break;
+        }
+        seen += c;
+        eff[k] += reads * (fused[m] ? eff[m] : 1);
+      }
+      if (seen < total && !quiet) {
+        why = asc__arena_printf(ls->c,
+                                "the statement at line %d runs between "
+                                "its definition and %s reader",
+                                sm->loc.line, seen ? "a later" : "its");
         break;
-    if (m == n)
-      continue; /* never read here: nothing to gain */
-    if (mentions_in_stmt(b->stmts[m], s) == 0) {
-      if (mentions(ls, s) == 1)
-        continue; /* never read */
-      note(ls, st,
-           asc__arena_printf(ls->c,
-                             "fuse: '%s' is stored: the statement at line "
-                             "%d runs between its definition and its "
-                             "reader",
-                             s->name, b->stmts[m]->loc.line));
-      continue;
-    }
-    if (mentions(ls, s) != 1 + mentions_in_stmt(b->stmts[m], s)) {
-      note(ls, st,
-           asc__arena_printf(ls->c,
-                             "fuse: '%s' is stored: it is read by more "
-                             "than one statement",
-                             s->name));
-      continue;
-    }
-    reads = stmt_reads(b->stmts[m], s, rank);
-    if (reads <= 0) {
-      note(ls, st,
-           asc__arena_printf(ls->c,
-                             "fuse: '%s' is stored: line %d reads it "
-                             "whole, in a loop or branch, or broadcast "
-                             "against more axes",
-                             s->name, b->stmts[m]->loc.line));
-      continue;
-    }
-    {
-      /* what the definitions between bind, it must not read */
-      bool clash = false;
-      for (int j = k + 1; j < m && !clash; j++)
-        clash = mentions_in_expr(v, b->stmts[j]->u.assign.targets[0]
-                                        ->u.name.sym) > 0;
-      if (clash)
+      }
+      if (seen < total)
         continue;
+      /* what the definitions before the last reader bind, it must not
+       * read */
+      for (int j = k + 1; j < m && why == NULL; j++)
+        if (mentions_in_expr(v, b->stmts[j]->u.assign.targets[0]
+                                    ->u.name.sym) > 0)
+          why = asc__arena_printf(ls->c, "line %d assigns a name it reads",
+                                  b->stmts[j]->loc.line);
+      break;
     }
-    eff[k] = reads * (fused[m] ? eff[m] : 1);
+    if (total <= 0)
+      continue; /* never read: nothing to gain */
+    if (why == NULL && seen < total)
+      why = "it is also read outside this block (in a loop, a branch, or "
+            "after it)";
+    if (why != NULL) {
+      note(ls, st,
+           asc__arena_printf(ls->c, "fuse: '%s' is stored: %s", s->name,
+                             why));
+      continue;
+    }
     if (eff[k] > 1 && cost * (eff[k] - 1) > RECOMPUTE_MAX) {
       note(ls, st,
            asc__arena_printf(ls->c,
@@ -740,12 +748,14 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       continue;
     }
     fused[k] = true;
-    note(ls, b->stmts[m],
-         asc__arena_printf(ls->c,
-                           "fuse: '%s' (line %d) is computed in this "
-                           "statement's loops%s, not stored",
-                           s->name, st->loc.line,
-                           eff[k] > 1 ? " at each of its reads" : ""));
+    for (int j = k + 1; j <= m; j++)
+      if (mentions_in_stmt(b->stmts[j], s) > 0)
+        note(ls, b->stmts[j],
+             asc__arena_printf(ls->c,
+                               "fuse: '%s' (line %d) is computed in this "
+                               "statement's loops%s, not stored",
+                               s->name, st->loc.line,
+                               eff[k] > 1 ? " at each of its reads" : ""));
   }
   for (int k = 0; k < n; k++) {
     fdef *d;
@@ -830,6 +840,14 @@ void asc__lower_fuse_note(lstate *ls, const asc__ast_stmt *st,
   if (ls->fuse == NULL || first == NULL ||
       (t = (const char *)ptab_get(&ls->fuse->notes, st)) == NULL)
     return;
+  /* on the statement's first loop, which the passes keep (its shape and
+   * broadcast checks before it may fold away), else its first
+   * instruction */
+  for (asc__irins *i = first; i != NULL; i = i->next)
+    if (i->op == ASC_IR_FOR || i->op == ASC_IR_IF) {
+      first = i;
+      break;
+    }
   first->note = first->note ? asc__arena_printf(ls->c, "%s\n%s", t,
                                                 first->note)
                             : t;

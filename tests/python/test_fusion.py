@@ -126,6 +126,14 @@ def between(a, b, out):
 def cheap_twice(a, out):
     t = a - 1.0
     out[:] = t * t
+
+@asc.kernel
+def moments(x):
+    mu = np.mean(x)
+    d = x - mu
+    v = np.sum(d * d)
+    s = np.sum(d * d * d)
+    return v, s
 '''
 
 
@@ -133,7 +141,8 @@ def cheap_twice(a, out):
     ("twice(f64[:], f64[:])",
      "fuse: 't' is stored: computing it 3 times costs more"),
     ("two_statements(f64[:], f64[:])",
-     "fuse: 't' is stored: it is read by more than one statement"),
+     "fuse: 't' is stored: the statement at line 13 runs between its "
+     "definition and a later reader"),
     ("broadcast(f64[:], f64[:, :], f64[:, :])",
      "fuse: 't' is stored: line 19 reads it whole, in a loop or branch, "
      "or broadcast against more axes"),
@@ -143,6 +152,9 @@ def cheap_twice(a, out):
      "fuse: 't' is stored: the statement at line 30 runs between"),
     ("cheap_twice(f64[:], f64[:])",
      "fuse: 't' (line 35) is computed in this statement's loops at each "
+     "of its reads, not stored"),
+    ("moments(f64[:])",
+     "fuse: 'd' (line 41) is computed in this statement's loops at each "
      "of its reads, not stored"),
 ])
 def test_each_decision_is_a_note(tmp_path, sig, expect):
@@ -176,6 +188,11 @@ def test_notes_kernels_agree_with_numpy():
         out = np.zeros(50)
         k.cheap_twice(a, out)
         same_bits(out, (a - 1.0) * (a - 1.0))
+    (r1, _), (r0, _) = run_both(NOTES, "moments", lambda: (a.copy(),))
+    same_bits(np.array(r1), np.array(r0))
+    d = a - np.mean(a)
+    np.testing.assert_allclose(r1, (np.sum(d * d), np.sum(d * d * d)),
+                               rtol=1e-12)
 
 
 ALIAS = '''
