@@ -61,15 +61,19 @@ void asc__lower_unbind_to(lstate *ls, int n) {
   }
 }
 
-/* The newest binding of s, or -1. */
-static int32_t first_of(const lstate *ls, const asc__sym *s) {
-  int32_t k = ls->nheads ? ls->heads[sym_bucket(ls, s)] : -1;
+/* The newest binding of s, or -1.  A name whose definition was fused is
+ * made now: it is read other than element by element. */
+static int32_t first_of(lstate *ls, const asc__sym *s) {
+  int32_t k;
+  if (ls->fuse != NULL)
+    asc__lower_fuse_make(ls, s);
+  k = ls->nheads ? ls->heads[sym_bucket(ls, s)] : -1;
   while (k >= 0 && ls->map[k].sym != s)
     k = ls->map[k].older;
   return k;
 }
 
-static int32_t next_of(const lstate *ls, const asc__sym *s, int32_t k) {
+static int32_t next_of(lstate *ls, const asc__sym *s, int32_t k) {
   for (k = ls->map[k].older; k >= 0 && ls->map[k].sym != s;)
     k = ls->map[k].older;
   return k;
@@ -629,8 +633,11 @@ static asc__irval lower_expr(lstate *ls, const asc__ast_expr *e) {
     return asc__irv_float(scalar_dt(ls, e), e->u.fval);
   case ASC_EXPR_NAME: {
     const asc__sym *s = e->u.name.sym;
+    const asc__ast_expr *fused;
     if (s == NULL)
       unsupported(ls, e->loc, "this name");
+    if (ls->ew != NULL && (fused = asc__lower_fused(ls, e)) != NULL)
+      return asc__lower_expr(ls, fused); /* an element of it, here */
     if (s->kind == ASC_SYM_CONST)
       return const_of(ls, scalar_dt(ls, e), s->u.cnst->folded);
     if (s->kind == ASC_SYM_BUILTIN && s->u.builtin->kind == ASC_BK_CONST)

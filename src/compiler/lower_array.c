@@ -108,6 +108,9 @@ void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
 /* asc__lower_collect() of e, a part of a larger expression when nested. */
 static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
                        bool nested) {
+  const asc__ast_expr *fused;
+  while ((fused = asc__lower_fused(ls, e)) != NULL)
+    e = fused; /* computed here, element by element (lower_fuse.c) */
   if (!is_tensor(e)) {
     asc__ewval *s;
     ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,

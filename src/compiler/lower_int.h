@@ -77,6 +77,8 @@ typedef struct lfor {
   struct lfor *up;
 } lfor;
 
+typedef struct asc__fuse asc__fuse; /* lower_fuse.c */
+
 typedef struct lstate {
   asc__cctx *c;
   const asc__typed *t;
@@ -111,7 +113,24 @@ typedef struct lstate {
   int32_t *arr_regs;
   int *arr_pfors;
   int narr, caparr, caparr2;
+  asc__fuse *fuse;       /* definitions fused into their readers */
 } lstate;
+
+/* Fusion across statements (lower_fuse.c).  plan decides which
+ * definitions of block b are fused into the statement that reads them
+ * and returns a mark for end, called after the block; skip is true for a
+ * fused definition (not lowered where it stands); fused gives the value
+ * a name read element by element stands for (NULL: a name as usual);
+ * make makes the array of a fused name read some other way (lookups
+ * call it); note puts the plan's remark about statement st on first, its
+ * first instruction. */
+int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b);
+bool asc__lower_fuse_skip(lstate *ls, const asc__ast_stmt *st);
+const asc__ast_expr *asc__lower_fused(lstate *ls, const asc__ast_expr *e);
+void asc__lower_fuse_make(lstate *ls, const asc__sym *s);
+void asc__lower_fuse_end(lstate *ls, int mark);
+void asc__lower_fuse_note(lstate *ls, const asc__ast_stmt *st,
+                          asc__irins *first);
 
 static inline _Noreturn void unsupported(lstate *ls, asc__loc loc,
                                          const char *what) {

@@ -901,6 +901,14 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
 }
 
 void asc__lower_block(lstate *ls, const asc__ast_block *b) {
-  for (int k = 0; k < b->n; k++)
+  int mark = asc__lower_fuse_plan(ls, b);
+  for (int k = 0; k < b->n; k++) {
+    asc__irblock *cur = ls->cur;
+    asc__irins *last = cur->last;
+    if (asc__lower_fuse_skip(ls, b->stmts[k]))
+      continue;
     lower_stmt(ls, b->stmts[k]);
+    asc__lower_fuse_note(ls, b->stmts[k], last ? last->next : cur->first);
+  }
+  asc__lower_fuse_end(ls, mark);
 }

@@ -45,7 +45,9 @@
                           is left out (its switch, e.g. ASC_TILE=0) */        \
   X(ntstore_min_bytes) /* streaming stores from this many bytes; 0 never */   \
   X(acc_tile_bytes)    /* interchange's accumulator tile */                   \
-  X(tile_row_bytes)    /* the row of a tile of the tile pass */
+  X(tile_row_bytes)    /* the row of a tile of the tile pass */          \
+  X(nofuse)            /* 1: every array statement makes its arrays        \
+                          (ASC_FUSE=0; lower_fuse.c) */
 
 typedef struct asc__codegen_opts {
 #define ASC__CODEGEN_FIELD(name) uint64_t name;

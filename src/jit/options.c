@@ -55,6 +55,8 @@ void asc__jit_compile_opts(asc__compile_opts *o, unsigned fastmath,
         strcmp(s, "0") == 0)
       o->code.passes_off |= (uint64_t)1 << k;
   o->code.ntstore_min_bytes = ntstore_from_env();
+  s = getenv("ASC_FUSE");
+  o->code.nofuse = s != NULL && strcmp(s, "0") == 0;
   o->timeout_ms = asc__env_u64(&timeout_env);
   o->memory_bytes = asc__env_u64(&memory_env);
   o->dump = getenv("ASC_DUMP");

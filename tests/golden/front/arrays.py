@@ -36,9 +36,17 @@ def row_norms(a, out):
         i += 1
 
 
-# a new array from an expression: allocated once, filled by one pfor (it
-# overlaps nothing), then bound to the name
+# a new array read once, element by element: fused into its reader (no
+# array is made; kept_array, below, keeps one)
 @asc.kernel
 def new_array(a, b, out):
     c = a + b * 2.0
     out[:] = c
+
+
+# a new array read three times, each an exp: made once (allocated, filled
+# by one pfor), then bound to the name
+@asc.kernel
+def kept_array(a, out):
+    e = np.exp(a)
+    out[:] = e * e + e

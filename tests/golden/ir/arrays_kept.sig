@@ -1,0 +1,1 @@
+arrays.py	kept_array(f64[:], f64[:])
