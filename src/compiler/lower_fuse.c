@@ -293,11 +293,6 @@ static int mentions_in_expr(const asc__ast_expr *e, const asc__sym *s) {
 
 /* ------------------------------------------------------ what may fuse */
 
-static bool is_tensor(const asc__ast_expr *e) {
-  asc__type *t = ty(e);
-  return t != NULL && t->kind == ASC_TY_TENSOR;
-}
-
 static bool is_ew_call(const asc__ast_expr *e) {
   return e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
          e->u.call.callee == NULL && e->u.call.cls == NULL &&
