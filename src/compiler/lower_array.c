@@ -535,7 +535,8 @@ static asc__ewop *push_op(lstate *ls, asc__ewctx *ew,
 /* ravel (when not a view), flatten, cumsum, outer: a new array. */
 static bool makes_array(asc__builtin_id id) {
   return id == ASC_BI_NP_RAVEL || id == ASC_BI_NP_FLATTEN ||
-         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_OUTER;
+         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_OUTER ||
+         asc__builtin_is_numpy_func(id);
 }
 
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
@@ -1531,6 +1532,8 @@ static int32_t materialize(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_OUTER:
       return outer(ls, e);
     default:
+      if (asc__builtin_is_numpy_func(b->id))
+        return asc__lower_numpy(ls, e);
       break;
     }
   }
@@ -2399,4 +2402,38 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
   r = reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
   ls->ew = outer;
   return r;
+}
+
+/* ------------------------------------------- for lower_numpy.c's loops */
+
+int32_t asc__lower_new_tensor(lstate *ls, int dt, int nd,
+                              const asc__irval *shape) {
+  return new_array(ls, dt, nd, shape);
+}
+void asc__lower_whole(lstate *ls, int32_t t, asc__lview *v) {
+  whole_tensor(ls, t, v);
+}
+asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape,
+                                   int nd, asc__irval *idx) {
+  return open_nest(ls, shape, nd, idx);
+}
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd) {
+  return load_at(ls, v, idx, nd);
+}
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off,
+                         asc__irval v) {
+  store_at(ls, t, off, v);
+}
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs) {
+  c_strides(ls, shape, nd, cs);
+}
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd) {
+  return dot_idx(ls, idx, cs, nd);
+}
+void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
+                         const char *msg, asc__irval a, asc__irval b) {
+  raise_if(ls, cond, kind, msg, a, b);
 }

@@ -300,6 +300,34 @@ bool asc__lower_array_assign(lstate *ls, const asc__ast_expr *target,
 bool asc__lower_array_aug(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value, int op);
 
+/* The loops of the numpy functions (lower_numpy.c) are built of these:
+ * a new contiguous array; the view of a whole tensor; the loop nest over
+ * shape (the block to return to after it); an element of a view at
+ * indices idx (its last v->nd); a store converting to t's dtype; the
+ * C-order strides of shape and the offset of idx in them; if (cond)
+ * raise kind(msg with {} for a and b). */
+int32_t asc__lower_new_tensor(lstate *ls, int dt, int nd,
+                              const asc__irval *shape);
+void asc__lower_whole(lstate *ls, int32_t t, asc__lview *v);
+asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape,
+                                   int nd, asc__irval *idx);
+asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
+                              const asc__irval *idx, int nd);
+void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off,
+                         asc__irval v);
+void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
+                          asc__irval *cs);
+asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
+                              const asc__irval *cs, int nd);
+void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
+                         const char *msg, asc__irval a, asc__irval b);
+
+/* -------------------------------------------------------- lower_numpy.c */
+
+/* A new array holding the result of a call of an ASC_NUMPY_FUNCS
+ * function (front/builtins.h). */
+int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
+
 /* --------------------------------------------------------- lower_call.c */
 
 /* A helper call, inlined (lower_call.c explains how). */

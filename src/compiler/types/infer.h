@@ -109,5 +109,9 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
  * tuple of distinct ones in range (*bad: where). */
 bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
                     const asc__ast_expr **bad);
+/* An axis argument of the numpy functions of infer_numpy.c, an integer
+ * constant, normalised for an array of nd axes (false when it is none,
+ * which typing reported). */
+bool asc__numpy_const_axis(const asc__ast_expr *a, int nd, int *axis);
 
 #endif /* ASC_INFER_H */

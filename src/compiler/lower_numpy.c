@@ -1,0 +1,125 @@
+/*
+ * Lowering of the numpy functions of ASC_NUMPY_FUNCS (front/builtins.h):
+ * one function per family, in the order of the list, as
+ * types/infer_numpy.c types them (docs/architecture.md, "A new numpy
+ * function").  Each makes a new contiguous array (lower_array.c's
+ * materialize calls asc__lower_numpy) and fills it with loops over its
+ * arguments' views, so that arguments that are views (a[::2], a.T) are
+ * read where they are, and an argument that is an expression (a + 1) is
+ * made first.  What numpy checks from the values (shapes that must
+ * match, repeats that must not be negative) is checked at run time
+ * before the new array is made, raising numpy's exception and message.
+ */
+#include <string.h>
+
+#include "asc/kernel_abi.h"
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/infer.h"
+#include "compiler/types/types.h"
+
+static asc__irval i64(int64_t v) { return asc__irv_int(ascInt64, v); }
+
+static asc__irval iop(lstate *ls, int op, asc__irval a, asc__irval b) {
+  return op2(ls, op, ascInt64, a, b);
+}
+
+static bool given(const asc__ast_expr *call, int i) {
+  return i < call->u.call.nrargs && call->u.call.rargs[i] != NULL &&
+         call->u.call.rargs[i]->kind != ASC_EXPR_NONE;
+}
+
+/* The view of array argument e: a view or a whole array where it is, an
+ * expression (a + 1, np.arange(n)) made first. */
+static void arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
+  int32_t t = asc__lower_materialize(ls, e);
+  if (t >= 0)
+    asc__lower_whole(ls, t, v);
+  else
+    asc__lower_view(ls, e, v);
+}
+
+/* x mod n for an axis of size n, in [0, n) (0 when n is 0). */
+static asc__irval mod_len(lstate *ls, asc__irval x, asc__irval n) {
+  return iop(ls, ASC_IR_MOD, x, iop(ls, ASC_IR_MAX, n, i64(1)));
+}
+
+/* i + m wrapped into [0, n), for i and m in [0, n). */
+static asc__irval wrap_add(lstate *ls, asc__irval i, asc__irval m,
+                           asc__irval n) {
+  asc__irval s = iop(ls, ASC_IR_ADD, i, m);
+  return sel(ls, iop(ls, ASC_IR_GE, s, n), iop(ls, ASC_IR_SUB, s, n), s);
+}
+
+static asc__irval int_arg(lstate *ls, const asc__ast_expr *e) {
+  return conv(ls, asc__lower_expr(ls, e), ascInt64);
+}
+
+/* ------------------------------------------------------------- np.roll */
+
+/* out[(i + shift) mod n] = a[i] along each rolled axis (every element in
+ * C order when axis is None), each axis's shifts summed first. */
+static int32_t roll(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *sh = e->u.call.rargs[1];
+  const asc__ast_expr *ax = given(e, 2) ? e->u.call.rargs[2] : NULL;
+  int dt = ty(e)->dtype, nsh, nax, n;
+  asc__lview in;
+  asc__irval m[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], didx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], total = i64(0), size = i64(0), x, off;
+  asc__irblock *save;
+  bool flat = ax == NULL;
+  int32_t r;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  nsh = sh->kind == ASC_EXPR_TUPLE ? sh->u.tuple.n : 1;
+  nax = ax != NULL && ax->kind == ASC_EXPR_TUPLE ? ax->u.tuple.n : 1;
+  n = nsh > nax ? nsh : nax;
+  for (int k = 0; k < in.nd; k++)
+    m[k] = i64(0);
+  for (int j = 0; j < n; j++) {
+    const asc__ast_expr *s =
+        sh->kind == ASC_EXPR_TUPLE ? sh->u.tuple.elts[nsh == 1 ? 0 : j] : sh;
+    asc__irval v = int_arg(ls, s);
+    int k;
+    if (flat) {
+      total = iop(ls, ASC_IR_ADD, total, v);
+      continue;
+    }
+    asc__numpy_const_axis(ax->kind == ASC_EXPR_TUPLE
+                              ? ax->u.tuple.elts[nax == 1 ? 0 : j]
+                              : ax,
+                          in.nd, &k);
+    m[k] = iop(ls, ASC_IR_ADD, m[k], v);
+  }
+  if (flat) {
+    size = asc__lower_view_size(ls, &in);
+    total = mod_len(ls, total, size);
+  } else {
+    for (int k = 0; k < in.nd; k++)
+      m[k] = mod_len(ls, m[k], in.shape[k]);
+  }
+  r = asc__lower_new_tensor(ls, dt, in.nd, in.shape);
+  asc__lower_c_strides(ls, in.shape, in.nd, cs);
+  save = asc__lower_open_nest(ls, in.shape, in.nd, idx);
+  x = asc__lower_load_at(ls, &in, idx, in.nd);
+  if (flat) {
+    off = wrap_add(ls, asc__lower_dot_idx(ls, idx, cs, in.nd), total, size);
+  } else {
+    for (int k = 0; k < in.nd; k++)
+      didx[k] = wrap_add(ls, idx[k], m[k], in.shape[k]);
+    off = asc__lower_dot_idx(ls, didx, cs, in.nd);
+  }
+  asc__lower_store_at(ls, r, off, x);
+  ls->cur = save;
+  return r;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_ROLL:
+    return roll(ls, e);
+  default:
+    unsupported(ls, e->loc, "this numpy function");
+  }
+}

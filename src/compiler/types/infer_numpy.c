@@ -1,0 +1,155 @@
+/*
+ * Types of the numpy functions of ASC_NUMPY_FUNCS (front/builtins.h): one
+ * function per family, in the order of the list; lower_numpy.c lowers
+ * them in the same order (docs/architecture.md, "A new numpy function").
+ * Each checks its arguments as numpy would, and what numpy decides from
+ * the values but a kernel must know when it is compiled (an axis, the
+ * length of reps) is an integer constant, or a compile error at its
+ * line.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/types/infer.h"
+#include "compiler/types/infer_int.h"
+
+/* numpy's name of the function of call e, for messages: "np.roll". */
+static const char *np_name(run *r, const asc__ast_expr *e) {
+  return asc__arena_printf(r->in->c, "np.%s", e->u.call.builtin->name);
+}
+
+static bool given(const asc__ast_expr *call, int i) {
+  return i < call->u.call.nrargs && call->u.call.rargs[i] != NULL &&
+         call->u.call.rargs[i]->kind != ASC_EXPR_NONE;
+}
+
+/* Argument i, an array: its type, NULL (unknown yet) or an error. */
+static asc__type *array_arg(run *r, asc__ast_expr *e, int i) {
+  asc__ast_expr *a = e->u.call.rargs[i];
+  asc__type *t = asc__infer_expr(r, a);
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR) {
+    report(r, a->loc, "%s() in kernels takes an array here, not %s",
+           np_name(r, e), py_name(r, t));
+    return err(r);
+  }
+  return t;
+}
+
+/* An integer value a (a run-time number): typed int64; false after an
+ * error. */
+static bool int_value(run *r, const asc__ast_expr *call, asc__ast_expr *a,
+                      const char *what) {
+  asc__type *t = asc__infer_expr(r, a);
+  if (t == NULL || is_err(t))
+    return t != NULL;
+  if (!asc__ty_is_intlike(t) || asc__ty_find(t)->kind != ASC_TY_SCALAR) {
+    report(r, a->loc, "%s's %s must be an integer, not %s", np_name(r, call),
+           what, py_name(r, t));
+    return false;
+  }
+  asc__infer_coerce(r, a, scalar(r, ascInt64), 0);
+  return true;
+}
+
+/* An integer, or a tuple of them written in place ((1, 2)): how many
+ * (1 for one integer) in *n; false after an error. */
+static bool ints_value(run *r, const asc__ast_expr *call, asc__ast_expr *a,
+                       const char *what, int *n) {
+  if (a->kind != ASC_EXPR_TUPLE) {
+    *n = 1;
+    return int_value(r, call, a, what);
+  }
+  *n = a->u.tuple.n;
+  if (*n > ASC_MAX_DIMS) {
+    report(r, a->loc, "%s's %s names at most %d values in kernels",
+           np_name(r, call), what, ASC_MAX_DIMS);
+    return false;
+  }
+  for (int k = 0; k < *n; k++)
+    if (!int_value(r, call, a->u.tuple.elts[k], what))
+      return false;
+  asc__infer_expr(r, a);
+  return true;
+}
+
+/* An axis written as an integer constant, of an array of nd axes:
+ * normalised into *axis; false after an error (numpy's AxisError, at
+ * compile time). */
+static bool const_axis(run *r, const asc__ast_expr *call, asc__ast_expr *a,
+                       int nd, int *axis) {
+  uint64_t mag;
+  bool neg;
+  int64_t k;
+  if (!asc__infer_int_literal(a, &mag, &neg) || mag > 64) {
+    report(r, a->loc, "%s's axis must be an integer constant in kernels",
+           np_name(r, call));
+    return false;
+  }
+  k = neg ? -(int64_t)mag : (int64_t)mag;
+  if (k < -nd || k >= nd) {
+    report(r, a->loc, "axis %lld is out of bounds for array of dimension %d",
+           (long long)k, nd);
+    return false;
+  }
+  asc__infer_settype(r, a, scalar(r, ascInt64));
+  *axis = (int)(k < 0 ? k + nd : k);
+  return true;
+}
+
+bool asc__numpy_const_axis(const asc__ast_expr *a, int nd, int *axis) {
+  uint64_t mag;
+  bool neg;
+  if (!asc__infer_int_literal(a, &mag, &neg) || mag > 64)
+    return false;
+  *axis = neg ? nd - (int)mag : (int)mag;
+  return *axis >= 0 && *axis < nd;
+}
+
+static asc__type *new_array_of(run *r, ascDataType dt, int nd) {
+  return asc__ty_tensor(r->in->c, dt, nd, false);
+}
+
+/* ------------------------------------------------------------- np.roll */
+
+/* np.roll(a, shift, axis=None): shift an integer or a tuple of them,
+ * axis None, an integer constant or a tuple of them; shift and axis
+ * broadcast against each other as numpy's. */
+static asc__type *roll(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = array_arg(r, e, 0);
+  int nshift, naxis = 1, axis;
+  PROPAGATE(t);
+  if (!ints_value(r, e, a[1], "shift", &nshift))
+    return err(r);
+  if (given(e, 2)) {
+    asc__ast_expr *ax = a[2];
+    naxis = ax->kind == ASC_EXPR_TUPLE ? ax->u.tuple.n : 1;
+    for (int k = 0; k < naxis; k++)
+      if (!const_axis(r, e, ax->kind == ASC_EXPR_TUPLE ? ax->u.tuple.elts[k]
+                                                       : ax,
+                      t->ndim, &axis))
+        return err(r);
+    if (ax->kind == ASC_EXPR_TUPLE)
+      asc__infer_expr(r, ax);
+  }
+  if (nshift != naxis && nshift != 1 && naxis != 1) {
+    report(r, e->loc, "shape mismatch: objects cannot be broadcast to a "
+           "single shape (np.roll's %d shifts and %d axes)", nshift, naxis);
+    return err(r);
+  }
+  return new_array_of(r, (ascDataType)t->dtype, t->ndim);
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_ROLL:
+    return roll(r, e);
+  default:
+    report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
+    return err(r);
+  }
+}

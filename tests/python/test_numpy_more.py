@@ -1,0 +1,106 @@
+"""The numpy functions of ASC_NUMPY_FUNCS (types/infer_numpy.c,
+lower_numpy.c), each compared with numpy on several shapes and dtypes
+(empty, one element, negative shifts and axes, views that are not
+contiguous), and their errors (docs/arrays.md, "More numpy functions")."""
+import numpy as np
+import pytest
+
+import asc
+from test_np_ufuncs import same  # dtype, shape and every element (NaN equal)
+
+TEXT = """
+import numpy as np
+import asc
+
+@asc.kernel
+def roll_flat(a, s):
+    return np.roll(a, s), np.roll(a, (s, 1)), np.roll(a[::-1], s), np.roll(a + 1, s)
+
+@asc.kernel
+def roll_1d(a, s):
+    return np.roll(a, s, axis=0), np.roll(a, s, axis=-1), np.roll(a, (s, -1), axis=(0, 0))
+
+@asc.kernel
+def roll_2d(a, s):
+    return (np.roll(a, s, axis=0), np.roll(a, s, axis=-1), np.roll(a, (s, 1), axis=(0, 1)),
+            np.roll(a, s, axis=(0, 1)), np.roll(a.T, s, axis=1))
+"""
+
+
+@pytest.fixture(scope="module")
+def m():
+    return asc.compile(TEXT)
+
+
+def arr(shape, dt, seed=0):
+    v = np.random.default_rng(seed).standard_normal(shape) * 10
+    return v.astype(dt) if dt != np.bool_ else v > 0
+
+
+DTYPES = [np.float64, np.int16, np.bool_, np.complex64]
+SHIFTS = [0, 1, 2, -1, -7, 13, 100]
+# shapes of one number of axes share one compiled kernel
+SHAPES_BY_NDIM = [[(0,), (1,), (5,)], [(3, 4), (0, 3), (1, 1)], [(2, 3, 4)]]
+
+
+def dtypes_and_shapes(dtypes, groups):
+    """Every group of shapes with the first dtype, the first group with
+    the others (each pair is one compiled specialisation)."""
+    return ([(dtypes[0], g) for g in groups] + [(dt, groups[0]) for dt in dtypes[1:]])
+
+
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes(DTYPES, SHAPES_BY_NDIM))
+def test_roll_flattened(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt)
+        for s in SHIFTS:
+            got = m.roll_flat(a, s)
+            want = (np.roll(a, s), np.roll(a, (s, 1)), np.roll(a[::-1], s), np.roll(a + 1, s))
+            for g, w in zip(got, want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_roll_1d_along_axes(m, dt):
+    for n in (0, 1, 6):
+        a = arr((n,), dt)
+        for s in SHIFTS:
+            for g, w in zip(m.roll_1d(a, s), (np.roll(a, s, axis=0), np.roll(a, s, axis=-1),
+                                              np.roll(a, (s, -1), axis=(0, 0)))):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.bool_])
+@pytest.mark.parametrize("shapes", [[(3, 4), (1, 5), (0, 4), (4, 0)], [(2, 3, 2)]])
+def test_roll_2d_along_axes(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 1)
+        for view in (a, a[::-1], a[..., ::2]):
+            for s in SHIFTS:
+                want = (np.roll(view, s, axis=0), np.roll(view, s, axis=-1),
+                        np.roll(view, (s, 1), axis=(0, 1)), np.roll(view, s, axis=(0, 1)),
+                        np.roll(view.T, s, axis=1))
+                for g, w in zip(m.roll_2d(view, s), want):
+                    same(g, w)
+
+
+SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
+       "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
+
+
+@pytest.mark.parametrize("body,message", [
+    ("np.roll(a, x)", "np.roll's shift must be an integer, not float"),
+    ("np.roll(a, 1, axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.roll(a, 1, axis=n)", "np.roll's axis must be an integer constant"),
+    ("np.roll(a, (1, 2, 3), axis=(0, 1))", "shape mismatch: objects cannot be broadcast"),
+    ("np.roll(n, 1)", "np.roll() in kernels takes an array here, not int"),
+    ("np.roll(a)", "roll() missing required argument 'shift'"),
+])
+def test_bad_arguments_are_compile_errors_at_the_line(body, message):
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            f"def k({SIG}):\n"
+            f"    y = {body}\n")
+    with pytest.raises(asc.CompileError) as ei:
+        asc.compile(text)
+    assert message in str(ei.value)
+    assert ":6:" in str(ei.value)
