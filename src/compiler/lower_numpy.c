@@ -39,6 +39,19 @@ static void arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     asc__lower_view(ls, e, v);
 }
 
+/* v with a new axis of size n and stride 0 at position k. */
+static void insert_axis(asc__lview *v, int k, asc__irval n) {
+  for (int j = v->nd; j > k; j--) {
+    v->shape[j] = v->shape[j - 1];
+    v->stride[j] = v->stride[j - 1];
+    v->src[j] = v->src[j - 1];
+  }
+  v->shape[k] = n;
+  v->stride[k] = i64(0);
+  v->src[k] = -1;
+  v->nd++;
+}
+
 /* x mod n for an axis of size n, in [0, n) (0 when n is 0). */
 static asc__irval mod_len(lstate *ls, asc__irval x, asc__irval n) {
   return iop(ls, ASC_IR_MOD, x, iop(ls, ASC_IR_MAX, n, i64(1)));
@@ -53,6 +66,13 @@ static asc__irval wrap_add(lstate *ls, asc__irval i, asc__irval m,
 
 static asc__irval int_arg(lstate *ls, const asc__ast_expr *e) {
   return conv(ls, asc__lower_expr(ls, e), ascInt64);
+}
+
+/* numpy's ValueError for a negative count where the result would have
+ * elements. */
+static void negative_check(lstate *ls, asc__irval cond) {
+  asc__lower_raise_if(ls, cond, ASC_KEXC_VALUE_ERROR,
+                      "negative dimensions are not allowed", i64(0), i64(0));
 }
 
 /* ------------------------------------------------------------- np.roll */
@@ -113,12 +133,67 @@ static int32_t roll(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* ------------------------------------------------------------- np.tile */
+
+/* A with axes of size 1 put in front up to the length of reps (and reps
+ * with 1s in front up to A's axes); out[t * n + i] = A[i] for each
+ * repetition t of each axis of size n. */
+static int32_t tile(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *reps = e->u.call.rargs[1];
+  int dt = ty(e)->dtype, nd = ty(e)->ndim, nr;
+  asc__lview in;
+  asc__irval rep[ASC_MAX_DIMS], oshape[ASC_MAX_DIMS], loops[2 * ASC_MAX_DIMS];
+  asc__irval idx[2 * ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], iidx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], neg = asc__irv_int(ascBool, 0), x;
+  asc__irblock *save;
+  int32_t r;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  nr = reps->kind == ASC_EXPR_TUPLE ? reps->u.tuple.n : 1;
+  for (int k = 0; k < nd; k++)
+    rep[k] = i64(1);
+  for (int j = 0; j < nr; j++)
+    rep[nd - nr + j] = int_arg(
+        ls, reps->kind == ASC_EXPR_TUPLE ? reps->u.tuple.elts[j] : reps);
+  while (in.nd < nd)
+    insert_axis(&in, 0, i64(1));
+  for (int k = 0; k < nd; k++) {
+    oshape[k] = iop(ls, ASC_IR_MUL, in.shape[k], rep[k]);
+    loops[2 * k] = rep[k];
+    loops[2 * k + 1] = in.shape[k];
+    neg = op2(ls, ASC_IR_OR, ascBool, neg,
+              iop(ls, ASC_IR_LT, rep[k], i64(0)));
+  }
+  /* numpy repeats a non-empty A, which refuses a negative count; an
+   * empty one it only reshapes */
+  negative_check(ls,
+                 op2(ls, ASC_IR_AND, ascBool, neg,
+                     iop(ls, ASC_IR_GT, asc__lower_view_size(ls, &in),
+                         i64(0))));
+  for (int k = 0; k < nd; k++)
+    negative_check(ls, iop(ls, ASC_IR_LT, oshape[k], i64(0)));
+  r = asc__lower_new_tensor(ls, dt, nd, oshape);
+  asc__lower_c_strides(ls, oshape, nd, cs);
+  save = asc__lower_open_nest(ls, loops, 2 * nd, idx);
+  for (int k = 0; k < nd; k++) {
+    oidx[k] = iop(ls, ASC_IR_ADD,
+                  iop(ls, ASC_IR_MUL, idx[2 * k], in.shape[k]),
+                  idx[2 * k + 1]);
+    iidx[k] = idx[2 * k + 1];
+  }
+  x = asc__lower_load_at(ls, &in, iidx, nd);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, oidx, cs, nd), x);
+  ls->cur = save;
+  return r;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   switch (e->u.call.builtin->id) {
   case ASC_BI_NP_ROLL:
     return roll(ls, e);
+  case ASC_BI_NP_TILE:
+    return tile(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

@@ -24,6 +24,14 @@ def roll_1d(a, s):
 def roll_2d(a, s):
     return (np.roll(a, s, axis=0), np.roll(a, s, axis=-1), np.roll(a, (s, 1), axis=(0, 1)),
             np.roll(a, s, axis=(0, 1)), np.roll(a.T, s, axis=1))
+
+@asc.kernel
+def tile(a, r):
+    return np.tile(a, r), np.tile(a, (2, r)), np.tile(a, (r, 1, 2)), np.tile(a[::2], 2)
+
+@asc.kernel
+def tile_2d(a, r):
+    return np.tile(a, r), np.tile(a, (r, 2)), np.tile(a.T, (1, r))
 """
 
 
@@ -84,6 +92,28 @@ def test_roll_2d_along_axes(m, dt, shapes):
                     same(g, w)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_tile_1d(m, dt):
+    for shape in ((0,), (1,), (4,)):
+        a = arr(shape, dt, 2)
+        for r in (0, 1, 3):
+            want = (np.tile(a, r), np.tile(a, (2, r)), np.tile(a, (r, 1, 2)), np.tile(a[::2], 2))
+            for g, w in zip(m.tile(a, r), want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes([np.float32, np.bool_],
+                                                       [[(2, 3), (1, 1), (0, 2)], [(3, 1, 2)]]))
+def test_tile_nd(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 3)
+        for view in (a, a[::-1]):
+            for r in (0, 1, 2):
+                for g, w in zip(m.tile_2d(view, r), (np.tile(view, r), np.tile(view, (r, 2)),
+                                                     np.tile(view.T, (1, r)))):
+                    same(g, w)
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
 
@@ -94,7 +124,10 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.roll(a, 1, axis=n)", "np.roll's axis must be an integer constant"),
     ("np.roll(a, (1, 2, 3), axis=(0, 1))", "shape mismatch: objects cannot be broadcast"),
     ("np.roll(n, 1)", "np.roll() in kernels takes an array here, not int"),
+    ("np.tile(a, x)", "np.tile's reps must be an integer, not float"),
+    ("np.tile(a, v)", "np.tile's reps must be an integer, not Tensor"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
+    ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])
 def test_bad_arguments_are_compile_errors_at_the_line(body, message):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"

@@ -47,7 +47,8 @@ typedef enum asc__builtin_kind {
  * for the stacks): a kernel parameter passed there is an array
  * parameter (params.c). */
 #define ASC_NUMPY_FUNCS(X)                                                     \
-  X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")
+  X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
+  X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

@@ -142,12 +142,27 @@ static asc__type *roll(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)t->dtype, t->ndim);
 }
 
+/* ------------------------------------------------------------- np.tile */
+
+/* np.tile(A, reps): reps an integer or a tuple of them written in place
+ * (its length decides the result's number of axes). */
+static asc__type *tile(run *r, asc__ast_expr *e) {
+  asc__type *t = array_arg(r, e, 0);
+  int n;
+  PROPAGATE(t);
+  if (!ints_value(r, e, e->u.call.rargs[1], "reps", &n))
+    return err(r);
+  return new_array_of(r, (ascDataType)t->dtype, n > t->ndim ? n : t->ndim);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   switch (e->u.call.builtin->id) {
   case ASC_BI_NP_ROLL:
     return roll(r, e);
+  case ASC_BI_NP_TILE:
+    return tile(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
