@@ -186,6 +186,64 @@ static int32_t tile(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* ----------------------------------------------------------- np.repeat */
+
+/* out[i * repeats + j] = a[i] for j < repeats along the axis (every
+ * element in C order when axis is None). */
+static int32_t repeat(lstate *ls, const asc__ast_expr *e) {
+  int dt = ty(e)->dtype, axis = -1;
+  asc__lview in;
+  asc__irval rep, len, loops[ASC_MAX_DIMS + 1], idx[ASC_MAX_DIMS + 1];
+  asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], x;
+  asc__irblock *save;
+  int32_t r;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  rep = int_arg(ls, e->u.call.rargs[1]);
+  if (given(e, 2))
+    asc__numpy_const_axis(e->u.call.rargs[2], in.nd, &axis);
+  /* numpy refuses a negative count only where there is something to
+   * repeat along the axis */
+  len = axis < 0 ? asc__lower_view_size(ls, &in) : in.shape[axis];
+  negative_check(ls, op2(ls, ASC_IR_AND, ascBool,
+                         iop(ls, ASC_IR_LT, rep, i64(0)),
+                         iop(ls, ASC_IR_GT, len, i64(0))));
+  rep = iop(ls, ASC_IR_MAX, rep, i64(0));
+  if (axis < 0) {
+    oshape[0] = iop(ls, ASC_IR_MUL, len, rep);
+    r = asc__lower_new_tensor(ls, dt, 1, oshape);
+    asc__lower_c_strides(ls, in.shape, in.nd, cs);
+    memcpy(loops, in.shape, sizeof(asc__irval) * (size_t)in.nd);
+    loops[in.nd] = rep;
+    save = asc__lower_open_nest(ls, loops, in.nd + 1, idx);
+    x = asc__lower_load_at(ls, &in, idx, in.nd);
+    asc__lower_store_at(
+        ls, r,
+        iop(ls, ASC_IR_ADD,
+            iop(ls, ASC_IR_MUL, asc__lower_dot_idx(ls, idx, cs, in.nd), rep),
+            idx[in.nd]),
+        x);
+    ls->cur = save;
+    return r;
+  }
+  /* the repetitions right inside the loop of the axis: stores in order */
+  for (int k = 0; k < in.nd; k++)
+    oshape[k] = k == axis ? iop(ls, ASC_IR_MUL, in.shape[k], rep)
+                          : in.shape[k];
+  r = asc__lower_new_tensor(ls, dt, in.nd, oshape);
+  asc__lower_c_strides(ls, oshape, in.nd, cs);
+  for (int k = 0, q = 0; k <= in.nd; k++)
+    loops[k] = k == axis + 1 ? rep : in.shape[q++];
+  save = asc__lower_open_nest(ls, loops, in.nd + 1, idx);
+  for (int k = 0; k < in.nd; k++)
+    oidx[k] = idx[k <= axis ? k : k + 1];
+  x = asc__lower_load_at(ls, &in, oidx, in.nd);
+  oidx[axis] = iop(ls, ASC_IR_ADD, iop(ls, ASC_IR_MUL, oidx[axis], rep),
+                   idx[axis + 1]);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, oidx, cs, in.nd), x);
+  ls->cur = save;
+  return r;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
@@ -194,6 +252,8 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return roll(ls, e);
   case ASC_BI_NP_TILE:
     return tile(ls, e);
+  case ASC_BI_NP_REPEAT:
+    return repeat(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

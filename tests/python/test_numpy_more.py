@@ -32,6 +32,14 @@ def tile(a, r):
 @asc.kernel
 def tile_2d(a, r):
     return np.tile(a, r), np.tile(a, (r, 2)), np.tile(a.T, (1, r))
+
+@asc.kernel
+def repeat_1d(a, r):
+    return np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a * 2, repeats=r, axis=-1)
+
+@asc.kernel
+def repeat_2d(a, r):
+    return np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a, r, axis=-1), np.repeat(a.T, r, 1)
 """
 
 
@@ -114,6 +122,39 @@ def test_tile_nd(m, dt, shapes):
                     same(g, w)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+def test_repeat_1d(m, dt):
+    for n in (0, 1, 5):
+        a = arr((n,), dt, 4)
+        for r in (0, 1, 3):
+            want = (np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a * 2, r, axis=-1))
+            for g, w in zip(m.repeat_1d(a, r), want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.uint16])
+def test_repeat_2d(m, dt):
+    for shape in ((2, 3), (1, 4), (0, 3), (3, 0)):
+        a = arr(shape, dt, 5)
+        for view in (a, a[:, ::-1]):
+            for r in (0, 1, 2):
+                want = (np.repeat(view, r), np.repeat(view, r, axis=0),
+                        np.repeat(view, r, axis=-1), np.repeat(view.T, r, 1))
+                for g, w in zip(m.repeat_2d(view, r), want):
+                    same(g, w)
+
+
+def test_negative_counts_raise_numpys_error(m):
+    a = np.arange(3.0)
+    for call in (lambda: m.repeat_1d(a, -1), lambda: m.tile(a, -1),
+                 lambda: m.repeat_2d(np.zeros((2, 3)), -2)):
+        with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+            call()
+    # numpy repeats nothing of an empty array, and refuses nothing
+    for g, w in zip(m.repeat_1d(np.zeros(0), -1), (np.repeat(np.zeros(0), -1),) * 3):
+        same(g, w)
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
 
@@ -126,6 +167,9 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.roll(n, 1)", "np.roll() in kernels takes an array here, not int"),
     ("np.tile(a, x)", "np.tile's reps must be an integer, not float"),
     ("np.tile(a, v)", "np.tile's reps must be an integer, not Tensor"),
+    ("np.repeat(a, v)", "np.repeat in kernels takes one number of repeats"),
+    ("np.repeat(a, 2, axis=-3)", "axis -3 is out of bounds for array of dimension 2"),
+    ("np.repeat(a, 1.5)", "np.repeat's repeats must be an integer, not float"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])

@@ -120,7 +120,7 @@ const char asc__numpy_names[] =
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
-    "roll, tile, the "
+    "roll, tile, repeat, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

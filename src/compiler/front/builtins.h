@@ -48,7 +48,8 @@ typedef enum asc__builtin_kind {
  * parameter (params.c). */
 #define ASC_NUMPY_FUNCS(X)                                                     \
   X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
-  X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")
+  X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
+  X(NP_REPEAT, "repeat", 0, ASC_BK_FUNC, 2, 3, "a,repeats,axis")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

@@ -155,6 +155,31 @@ static asc__type *tile(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)t->dtype, n > t->ndim ? n : t->ndim);
 }
 
+/* ----------------------------------------------------------- np.repeat */
+
+/* np.repeat(a, repeats, axis=None) with one number of repeats. */
+static asc__type *repeat(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = array_arg(r, e, 0), *u;
+  int axis;
+  PROPAGATE(t);
+  u = asc__infer_expr(r, a[1]);
+  PROPAGATE(u);
+  if (asc__ty_find(u)->kind == ASC_TY_TENSOR || a[1]->kind == ASC_EXPR_TUPLE) {
+    report(r, a[1]->loc, "np.repeat in kernels takes one number of repeats "
+           "for every element (an array or tuple of repeats is not "
+           "supported yet)");
+    return err(r);
+  }
+  if (!int_value(r, e, a[1], "repeats"))
+    return err(r);
+  if (!given(e, 2))
+    return new_array_of(r, (ascDataType)t->dtype, 1);
+  if (!const_axis(r, e, a[2], t->ndim, &axis))
+    return err(r);
+  return new_array_of(r, (ascDataType)t->dtype, t->ndim);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -163,6 +188,8 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return roll(r, e);
   case ASC_BI_NP_TILE:
     return tile(r, e);
+  case ASC_BI_NP_REPEAT:
+    return repeat(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
