@@ -244,6 +244,118 @@ static int32_t repeat(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* ------------------------------------------ np.concatenate and stacks */
+
+/* The arrays of a stack, each with the axes numpy's atleast_1d /
+ * atleast_2d, column_stack's columns or stack's new axis give it, and
+ * the axis they are joined along (-1: concatenate's None, every array
+ * flattened). */
+static int stack_views(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
+  asc__builtin_id id = e->u.call.builtin->id;
+  const asc__ast_expr *tup = e->u.call.rargs[0];
+  int n = tup->u.tuple.n, nd = ty(e)->ndim, axis = 0;
+  for (int j = 0; j < n; j++)
+    arg_view(ls, tup->u.tuple.elts[j], &v[j]);
+  switch (id) {
+  case ASC_BI_NP_CONCATENATE:
+    if (e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL) {
+      if (e->u.call.rargs[1]->kind == ASC_EXPR_NONE)
+        return -1;
+      asc__numpy_const_axis(e->u.call.rargs[1], nd, &axis);
+    }
+    return axis;
+  case ASC_BI_NP_STACK:
+    if (given(e, 1))
+      asc__numpy_const_axis(e->u.call.rargs[1], nd, &axis);
+    for (int j = 0; j < n; j++)
+      insert_axis(&v[j], axis, i64(1));
+    return axis;
+  case ASC_BI_NP_HSTACK:
+    for (int j = 0; j < n; j++)
+      if (v[j].nd == 0)
+        insert_axis(&v[j], 0, i64(1));
+    return nd == 1 ? 0 : 1;
+  case ASC_BI_NP_VSTACK:
+    for (int j = 0; j < n; j++)
+      while (v[j].nd < 2)
+        insert_axis(&v[j], 0, i64(1));
+    return 0;
+  default: /* column_stack: a 1-D array is a column */
+    for (int j = 0; j < n; j++)
+      while (v[j].nd < 2)
+        insert_axis(&v[j], v[j].nd, i64(1));
+    return 1;
+  }
+}
+
+/* The arrays one after another along the axis (in C order each when
+ * axis is None), their other axes checked equal first. */
+static int32_t stack(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *tup = e->u.call.rargs[0];
+  int n = tup->u.tuple.n, dt = ty(e)->dtype, axis, nd;
+  asc__lview *v = asc__arena_alloc(ls->c, sizeof *v * (size_t)n);
+  asc__irval oshape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irval start = i64(0);
+  int32_t r;
+  axis = stack_views(ls, e, v);
+  nd = v[0].nd;
+  if (axis < 0) {
+    oshape[0] = i64(0);
+    for (int j = 0; j < n; j++)
+      oshape[0] = iop(ls, ASC_IR_ADD, oshape[0],
+                      asc__lower_view_size(ls, &v[j]));
+  } else {
+    for (int k = 0; k < nd; k++)
+      oshape[k] = v[0].shape[k];
+    for (int j = 1; j < n; j++) {
+      for (int k = 0; k < nd; k++) {
+        const char *msg;
+        if (k == axis && e->u.call.builtin->id != ASC_BI_NP_STACK)
+          continue;
+        msg = e->u.call.builtin->id == ASC_BI_NP_STACK
+                  ? "all input arrays must have the same shape"
+                  : asc__arena_printf(
+                        ls->c,
+                        "all the input array dimensions except for the "
+                        "concatenation axis must match exactly, but along "
+                        "dimension %d, the array at index 0 has size {} and "
+                        "the array at index %d has size {}",
+                        k, j);
+        asc__lower_raise_if(ls, iop(ls, ASC_IR_NE, v[0].shape[k],
+                                    v[j].shape[k]),
+                            ASC_KEXC_VALUE_ERROR, msg, v[0].shape[k],
+                            v[j].shape[k]);
+      }
+      oshape[axis] = iop(ls, ASC_IR_ADD, oshape[axis], v[j].shape[axis]);
+    }
+  }
+  r = asc__lower_new_tensor(ls, dt, axis < 0 ? 1 : nd, oshape);
+  if (axis >= 0)
+    asc__lower_c_strides(ls, oshape, nd, cs);
+  for (int j = 0; j < n; j++) {
+    asc__irblock *save;
+    asc__irval x, off;
+    if (axis < 0)
+      asc__lower_c_strides(ls, v[j].shape, v[j].nd, cs);
+    save = asc__lower_open_nest(ls, v[j].shape, v[j].nd, idx);
+    x = asc__lower_load_at(ls, &v[j], idx, v[j].nd);
+    if (axis < 0) {
+      off = iop(ls, ASC_IR_ADD, start,
+                asc__lower_dot_idx(ls, idx, cs, v[j].nd));
+    } else {
+      asc__irval at = idx[axis];
+      idx[axis] = iop(ls, ASC_IR_ADD, at, start);
+      off = asc__lower_dot_idx(ls, idx, cs, nd);
+    }
+    asc__lower_store_at(ls, r, off, x);
+    ls->cur = save;
+    start = iop(ls, ASC_IR_ADD, start,
+                axis < 0 ? asc__lower_view_size(ls, &v[j])
+                         : v[j].shape[axis]);
+  }
+  return r;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
@@ -254,6 +366,12 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return tile(ls, e);
   case ASC_BI_NP_REPEAT:
     return repeat(ls, e);
+  case ASC_BI_NP_CONCATENATE:
+  case ASC_BI_NP_STACK:
+  case ASC_BI_NP_HSTACK:
+  case ASC_BI_NP_VSTACK:
+  case ASC_BI_NP_COLUMN_STACK:
+    return stack(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

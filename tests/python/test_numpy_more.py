@@ -40,6 +40,39 @@ def repeat_1d(a, r):
 @asc.kernel
 def repeat_2d(a, r):
     return np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a, r, axis=-1), np.repeat(a.T, r, 1)
+
+@asc.kernel
+def stacks_1d(a, b):
+    return (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+            np.concatenate((a, b)), np.concatenate((a, b), axis=None),
+            np.stack((a, b)), np.stack((a, b), axis=-1), np.hstack((a, b, a[::-1])))
+
+@asc.kernel
+def stacks_2d(a, b):
+    return (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+            np.concatenate((a, b), axis=None), np.stack((a, b), axis=1),
+            np.stack((a, b), axis=2))
+
+@asc.kernel
+def concat_rows(a, b):
+    return np.concatenate((a, b), axis=0), np.vstack((a, b, a))
+
+@asc.kernel
+def concat_cols(a, b):
+    return np.concatenate((a, b), axis=1), np.hstack((a, b)), np.column_stack((b, a))
+
+@asc.kernel
+def stack_mixed(v, m):
+    return np.column_stack((v, m)), np.vstack((m, v[:m.shape[1]]))
+
+@asc.kernel
+def stack_only(a, b):
+    return np.stack((a, b))
+
+@asc.kernel
+def in_expressions(a, s):
+    c = np.roll(a, s) + np.tile(a, 1)
+    return c * 2, np.repeat(a, 2)[::2] - a, np.sum(np.hstack((a, a)))
 """
 
 
@@ -155,6 +188,71 @@ def test_negative_counts_raise_numpys_error(m):
         same(g, w)
 
 
+@pytest.mark.parametrize("da,db", [(np.float64, np.float64), (np.int8, np.uint8),
+                                   (np.bool_, np.int32), (np.complex64, np.float64)])
+def test_stacks_of_vectors(m, da, db):
+    for n in (0, 1, 4):
+        a, b = arr((n,), da, 6), arr((n,), db, 7)
+        want = (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+                np.concatenate((a, b)), np.concatenate((a, b), axis=None),
+                np.stack((a, b)), np.stack((a, b), axis=-1), np.hstack((a, b, a[::-1])))
+        for g, w in zip(m.stacks_1d(a, b), want):
+            same(g, w)
+
+
+@pytest.mark.parametrize("da,db", [(np.float64, np.float32), (np.int16, np.int64)])
+def test_stacks_of_matrices(m, da, db):
+    for shape in ((2, 3), (1, 1), (0, 2), (3, 0)):
+        a, b = arr(shape, da, 8), arr(shape, db, 9)
+        views = ((a, b), (a[::-1], np.asfortranarray(b))) if da == np.float64 else ((a, b),)
+        for x, y in views:
+            want = (np.hstack((x, y)), np.vstack((x, y)), np.column_stack((x, y)),
+                    np.concatenate((x, y), axis=None), np.stack((x, y), axis=1),
+                    np.stack((x, y), axis=2))
+            for g, w in zip(m.stacks_2d(x, y), want):
+                same(g, w)
+
+
+def test_concatenate_arrays_of_other_lengths(m):
+    a, b = np.arange(6.).reshape(2, 3), np.arange(12.).reshape(4, 3)
+    for g, w in zip(m.concat_rows(a, b), (np.concatenate((a, b), axis=0), np.vstack((a, b, a)))):
+        same(g, w)
+    c = np.arange(8, dtype=np.int32).reshape(2, 4)
+    for g, w in zip(m.concat_cols(a, c), (np.concatenate((a, c), axis=1), np.hstack((a, c)),
+                                          np.column_stack((c, a)))):
+        same(g, w)
+    v, mm = np.arange(3.), np.arange(6.).reshape(3, 2)
+    for g, w in zip(m.stack_mixed(v, mm), (np.column_stack((v, mm)),
+                                           np.vstack((mm, v[:mm.shape[1]])))):
+        same(g, w)
+
+
+def test_stack_shape_errors_are_numpys(m):
+    a, b = np.zeros((2, 3)), np.zeros((2, 4))
+    msg = ("all the input array dimensions except for the concatenation axis must "
+           "match exactly, but along dimension 1, the array at index 0 has size 3 "
+           "and the array at index 1 has size 4")
+    with pytest.raises(ValueError) as ei:
+        m.concat_rows(a, b)
+    assert msg in str(ei.value)
+    with pytest.raises(ValueError) as ei:
+        np.concatenate((a, b), axis=0)
+    assert msg in str(ei.value)
+    with pytest.raises(ValueError, match="all input arrays must have the same shape"):
+        m.stack_only(np.zeros(3), np.zeros(4))
+    same(m.stack_only(np.zeros(3), np.ones(3)), np.stack((np.zeros(3), np.ones(3))))
+    with pytest.raises(ValueError, match="along dimension 0, the array at index 0 has size 3"):
+        m.stack_mixed(np.zeros(3), np.zeros((4, 2)))
+
+
+def test_results_inside_expressions(m):
+    a = np.arange(7.)
+    got = m.in_expressions(a, 3)
+    same(got[0], (np.roll(a, 3) + np.tile(a, 1)) * 2)
+    same(got[1], np.repeat(a, 2)[::2] - a)
+    assert got[2] == np.sum(np.hstack((a, a)))
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
 
@@ -170,6 +268,18 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.repeat(a, v)", "np.repeat in kernels takes one number of repeats"),
     ("np.repeat(a, 2, axis=-3)", "axis -3 is out of bounds for array of dimension 2"),
     ("np.repeat(a, 1.5)", "np.repeat's repeats must be an integer, not float"),
+    ("np.concatenate((a, v))", "all the input arrays must have same number of dimensions, "
+                               "but the array at index 0 has 2 dimension(s) and the array "
+                               "at index 1 has 1 dimension(s)"),
+    ("np.concatenate(a)", "np.concatenate() in kernels takes a tuple of arrays written in place"),
+    ("np.concatenate(())", "need at least one array to concatenate"),
+    ("np.concatenate((a, a), axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.concatenate((v, x))", "np.concatenate() in kernels takes arrays, not float"),
+    ("np.stack((a, v))", "all input arrays must have the same shape"),
+    ("np.stack((v, v), axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.hstack((a, v))", "all the input arrays must have same number of dimensions"),
+    ("np.vstack((a, a[0, 0]))", "np.vstack() in kernels takes arrays, not float64"),
+    ("np.column_stack(v)", "np.column_stack() in kernels takes a tuple of arrays"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])

@@ -49,7 +49,12 @@ typedef enum asc__builtin_kind {
 #define ASC_NUMPY_FUNCS(X)                                                     \
   X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
   X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
-  X(NP_REPEAT, "repeat", 0, ASC_BK_FUNC, 2, 3, "a,repeats,axis")
+  X(NP_REPEAT, "repeat", 0, ASC_BK_FUNC, 2, 3, "a,repeats,axis")               \
+  X(NP_CONCATENATE, "concatenate", 0, ASC_BK_FUNC, 1, 2, "arrays,axis")        \
+  X(NP_STACK, "stack", 0, ASC_BK_FUNC, 1, 2, "arrays,axis")                    \
+  X(NP_HSTACK, "hstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
+  X(NP_VSTACK, "vstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
+  X(NP_COLUMN_STACK, "column_stack", 0, ASC_BK_FUNC, 1, 1, "tup")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

@@ -113,5 +113,8 @@ bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
  * constant, normalised for an array of nd axes (false when it is none,
  * which typing reported). */
 bool asc__numpy_const_axis(const asc__ast_expr *a, int nd, int *axis);
+/* The axes an input array of nd axes has in the stack id (np.hstack,
+ * np.vstack, np.column_stack make 0-d and 1-D arrays 1-D or 2-D first). */
+int asc__numpy_stack_ndim(asc__builtin_id id, int nd);
 
 #endif /* ASC_INFER_H */

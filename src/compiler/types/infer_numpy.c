@@ -180,6 +180,95 @@ static asc__type *repeat(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)t->dtype, t->ndim);
 }
 
+/* ------------------------------------------ np.concatenate and stacks */
+
+/* The number of axes input array k of a stack has once numpy's
+ * atleast_1d / atleast_2d (and column_stack's column) made it so. */
+int asc__numpy_stack_ndim(asc__builtin_id id, int nd) {
+  switch (id) {
+  case ASC_BI_NP_HSTACK:
+    return nd < 1 ? 1 : nd;
+  case ASC_BI_NP_VSTACK:
+  case ASC_BI_NP_COLUMN_STACK:
+    return nd < 2 ? 2 : nd;
+  default:
+    return nd;
+  }
+}
+
+/* np.concatenate(arrays, axis=0), np.stack(arrays, axis=0),
+ * np.hstack(tup), np.vstack(tup), np.column_stack(tup): the arrays a
+ * tuple written in place. */
+static asc__type *stack(run *r, asc__ast_expr *e) {
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ast_expr *tup = e->u.call.rargs[0];
+  asc__type *res = NULL;
+  int nd = 0, axis;
+  if (tup->kind != ASC_EXPR_TUPLE) {
+    report(r, tup->loc, "%s() in kernels takes a tuple of arrays written in "
+           "place (%s((a, b)))", np_name(r, e), np_name(r, e));
+    return err(r);
+  }
+  if (tup->u.tuple.n == 0) {
+    report(r, tup->loc, "need at least one array to %s",
+           id == ASC_BI_NP_STACK ? "stack" : "concatenate");
+    return err(r);
+  }
+  for (int k = 0; k < tup->u.tuple.n; k++) {
+    asc__ast_expr *x = tup->u.tuple.elts[k];
+    asc__type *t = asc__infer_expr(r, x);
+    int d;
+    PROPAGATE(t);
+    t = asc__ty_find(t);
+    if (t->kind != ASC_TY_TENSOR) {
+      report(r, x->loc, "%s() in kernels takes arrays, not %s",
+             np_name(r, e), py_name(r, t));
+      return err(r);
+    }
+    d = asc__numpy_stack_ndim(id, t->ndim);
+    if (k == 0)
+      nd = d;
+    if (d == 0 && id == ASC_BI_NP_CONCATENATE) {
+      report(r, x->loc, "zero-dimensional arrays cannot be concatenated");
+      return err(r);
+    }
+    if (d != nd) {
+      if (id == ASC_BI_NP_STACK)
+        report(r, x->loc, "all input arrays must have the same shape (the "
+               "array at index 0 has %d dimension(s) and the array at "
+               "index %d has %d)", nd, k, d);
+      else
+        report(r, x->loc, "all the input arrays must have same number of "
+               "dimensions, but the array at index 0 has %d dimension(s) "
+               "and the array at index %d has %d dimension(s)", nd, k, d);
+      return err(r);
+    }
+    /* the dtypes combine as the operands of + do (docs/types.md) */
+    res = res == NULL ? scalar(r, (ascDataType)t->dtype)
+                      : asc__ty_promote(r->in->c, res,
+                                        scalar(r, (ascDataType)t->dtype));
+  }
+  asc__infer_expr(r, tup);
+  res = asc__ty_find(res);
+  if (id == ASC_BI_NP_STACK) {
+    nd++;
+    if (given(e, 1) && !const_axis(r, e, e->u.call.rargs[1], nd, &axis))
+      return err(r);
+  } else if (id == ASC_BI_NP_CONCATENATE && e->u.call.nrargs > 1 &&
+             e->u.call.rargs[1] != NULL) {
+    if (e->u.call.rargs[1]->kind == ASC_EXPR_NONE)
+      nd = 1; /* the arrays flattened, one after another */
+    else if (!const_axis(r, e, e->u.call.rargs[1], nd, &axis))
+      return err(r);
+  }
+  if (nd > ASC_MAX_DIMS) {
+    report(r, e->loc, "%s() would make an array of %d axes (kernels take "
+           "at most %d)", np_name(r, e), nd, ASC_MAX_DIMS);
+    return err(r);
+  }
+  return new_array_of(r, (ascDataType)res->dtype, nd);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -190,6 +279,12 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return tile(r, e);
   case ASC_BI_NP_REPEAT:
     return repeat(r, e);
+  case ASC_BI_NP_CONCATENATE:
+  case ASC_BI_NP_STACK:
+  case ASC_BI_NP_HSTACK:
+  case ASC_BI_NP_VSTACK:
+  case ASC_BI_NP_COLUMN_STACK:
+    return stack(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
