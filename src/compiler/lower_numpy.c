@@ -356,6 +356,34 @@ static int32_t stack(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* ----------------------------------------------------- np.triu, tril */
+
+/* m[..., i, j] where j - i >= k (triu) or <= k (tril), else 0; a 1-D m
+ * is read as the (n, n) array whose rows are m. */
+static int32_t tri(lstate *ls, const asc__ast_expr *e) {
+  int dt = ty(e)->dtype, nd;
+  bool upper = e->u.call.builtin->id == ASC_BI_NP_TRIU;
+  asc__lview in;
+  asc__irval k = given(e, 1) ? int_arg(ls, e->u.call.rargs[1]) : i64(0);
+  asc__irval cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], x, d, keep;
+  asc__irblock *save;
+  int32_t r;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  if (in.nd == 1)
+    insert_axis(&in, 0, in.shape[0]);
+  nd = in.nd;
+  r = asc__lower_new_tensor(ls, dt, nd, in.shape);
+  asc__lower_c_strides(ls, in.shape, nd, cs);
+  save = asc__lower_open_nest(ls, in.shape, nd, idx);
+  x = asc__lower_load_at(ls, &in, idx, nd);
+  d = iop(ls, ASC_IR_SUB, idx[nd - 1], idx[nd - 2]);
+  keep = iop(ls, upper ? ASC_IR_GE : ASC_IR_LE, d, k);
+  x = sel(ls, keep, x, conv(ls, i64(0), dt));
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd), x);
+  ls->cur = save;
+  return r;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
@@ -372,6 +400,9 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_VSTACK:
   case ASC_BI_NP_COLUMN_STACK:
     return stack(ls, e);
+  case ASC_BI_NP_TRIU:
+  case ASC_BI_NP_TRIL:
+    return tri(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

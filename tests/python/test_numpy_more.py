@@ -70,6 +70,10 @@ def stack_only(a, b):
     return np.stack((a, b))
 
 @asc.kernel
+def tris(a, k):
+    return np.triu(a), np.tril(a), np.triu(a, k), np.tril(a, k=k), np.triu(a.T, -k)
+
+@asc.kernel
 def in_expressions(a, s):
     c = np.roll(a, s) + np.tile(a, 1)
     return c * 2, np.repeat(a, 2)[::2] - a, np.sum(np.hstack((a, a)))
@@ -245,6 +249,17 @@ def test_stack_shape_errors_are_numpys(m):
         m.stack_mixed(np.zeros(3), np.zeros((4, 2)))
 
 
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes(
+    DTYPES, [[(4, 4), (3, 5), (5, 2), (1, 1), (0, 3)], [(2, 3, 4)], [(4,), (0,)]]))
+def test_triu_tril(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 10)
+        for k in (0, 1, -1, 2, -3, 9, -9):
+            want = (np.triu(a), np.tril(a), np.triu(a, k), np.tril(a, k=k), np.triu(a.T, -k))
+            for g, w in zip(m.tris(a, k), want):
+                same(g, w)
+
+
 def test_results_inside_expressions(m):
     a = np.arange(7.)
     got = m.in_expressions(a, 3)
@@ -280,6 +295,8 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.hstack((a, v))", "all the input arrays must have same number of dimensions"),
     ("np.vstack((a, a[0, 0]))", "np.vstack() in kernels takes arrays, not float64"),
     ("np.column_stack(v)", "np.column_stack() in kernels takes a tuple of arrays"),
+    ("np.triu(a, x)", "np.triu's k must be an integer, not float"),
+    ("np.tril(n)", "np.tril() in kernels takes an array here, not int"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])

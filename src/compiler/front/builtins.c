@@ -121,7 +121,7 @@ const char asc__numpy_names[] =
     "identity, "
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
-    "column_stack, the "
+    "column_stack, triu, tril, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

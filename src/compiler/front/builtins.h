@@ -54,7 +54,9 @@ typedef enum asc__builtin_kind {
   X(NP_STACK, "stack", 0, ASC_BK_FUNC, 1, 2, "arrays,axis")                    \
   X(NP_HSTACK, "hstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
   X(NP_VSTACK, "vstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
-  X(NP_COLUMN_STACK, "column_stack", 0, ASC_BK_FUNC, 1, 1, "tup")
+  X(NP_COLUMN_STACK, "column_stack", 0, ASC_BK_FUNC, 1, 1, "tup")              \
+  X(NP_TRIU, "triu", 0, ASC_BK_FUNC, 1, 2, "m,k")                              \
+  X(NP_TRIL, "tril", 0, ASC_BK_FUNC, 1, 2, "m,k")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

@@ -269,6 +269,23 @@ static asc__type *stack(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)res->dtype, nd);
 }
 
+/* ----------------------------------------------------- np.triu, tril */
+
+/* np.triu(m, k=0), np.tril(m, k=0): of a 1-D m, the (n, n) array whose
+ * rows are m, as numpy's. */
+static asc__type *tri(run *r, asc__ast_expr *e) {
+  asc__type *t = array_arg(r, e, 0);
+  PROPAGATE(t);
+  if (t->ndim == 0) {
+    report(r, e->u.call.rargs[0]->loc, "%s() takes an array of at least one "
+           "dimension, not %s", np_name(r, e), tn(r, t));
+    return err(r);
+  }
+  if (given(e, 1) && !int_value(r, e, e->u.call.rargs[1], "k"))
+    return err(r);
+  return new_array_of(r, (ascDataType)t->dtype, t->ndim < 2 ? 2 : t->ndim);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -285,6 +302,9 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_VSTACK:
   case ASC_BI_NP_COLUMN_STACK:
     return stack(r, e);
+  case ASC_BI_NP_TRIU:
+  case ASC_BI_NP_TRIL:
+    return tri(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
