@@ -384,6 +384,35 @@ static int32_t tri(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* --------------------------------- np.add.outer, subtract, multiply */
+
+/* out[i..., j...] = A[i...] op B[j...] in the result's dtype. */
+static int32_t ufunc_outer(lstate *ls, const asc__ast_expr *e) {
+  asc__builtin_id id = e->u.call.builtin->id;
+  int dt = ty(e)->dtype, op = id == ASC_BI_NP_ADD_OUTER        ? ASC_IR_ADD
+                              : id == ASC_BI_NP_SUBTRACT_OUTER ? ASC_IR_SUB
+                                                               : ASC_IR_MUL;
+  asc__lview A, B;
+  asc__irval shape[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], x, y;
+  asc__irblock *save;
+  int32_t r;
+  arg_view(ls, e->u.call.rargs[0], &A);
+  arg_view(ls, e->u.call.rargs[1], &B);
+  for (int k = 0; k < A.nd; k++)
+    shape[k] = A.shape[k];
+  for (int k = 0; k < B.nd; k++)
+    shape[A.nd + k] = B.shape[k];
+  r = asc__lower_new_tensor(ls, dt, A.nd + B.nd, shape);
+  asc__lower_c_strides(ls, shape, A.nd + B.nd, cs);
+  save = asc__lower_open_nest(ls, shape, A.nd + B.nd, idx);
+  x = conv(ls, asc__lower_load_at(ls, &A, idx, A.nd), dt);
+  y = conv(ls, asc__lower_load_at(ls, &B, idx + A.nd, B.nd), dt);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, A.nd + B.nd),
+                      op2(ls, op, dt, x, y));
+  ls->cur = save;
+  return r;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
@@ -403,6 +432,10 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_TRIU:
   case ASC_BI_NP_TRIL:
     return tri(ls, e);
+  case ASC_BI_NP_ADD_OUTER:
+  case ASC_BI_NP_SUBTRACT_OUTER:
+  case ASC_BI_NP_MULTIPLY_OUTER:
+    return ufunc_outer(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

@@ -74,6 +74,14 @@ def tris(a, k):
     return np.triu(a), np.tril(a), np.triu(a, k), np.tril(a, k=k), np.triu(a.T, -k)
 
 @asc.kernel
+def outers(a, b):
+    return np.add.outer(a, b), np.subtract.outer(a, b), np.multiply.outer(a, b)
+
+@asc.kernel
+def outers_bool(a, b):
+    return np.add.outer(a, b), np.multiply.outer(a, b)
+
+@asc.kernel
 def in_expressions(a, s):
     c = np.roll(a, s) + np.tile(a, 1)
     return c * 2, np.repeat(a, 2)[::2] - a, np.sum(np.hstack((a, a)))
@@ -260,6 +268,26 @@ def test_triu_tril(m, dt, shapes):
                 same(g, w)
 
 
+@pytest.mark.parametrize("dts,shapes", dtypes_and_shapes(
+    [(np.float64, np.float64), (np.int8, np.int8), (np.uint8, np.int16),
+     (np.complex128, np.float32)],
+    [[((3,), (4,)), ((0,), (2,)), ((1,), (1,))], [((2, 3), (4,))], [((2,), (3, 2))]]))
+def test_ufunc_outer(m, dts, shapes):
+    da, db = dts
+    for sa, sb in shapes:
+        a, b = arr(sa, da, 11), arr(sb, db, 12)
+        for x in (a, a[::-1]):
+            want = (np.add.outer(x, b), np.subtract.outer(x, b), np.multiply.outer(x, b))
+            for g, w in zip(m.outers(x, b), want):
+                same(g, w)
+
+
+def test_ufunc_outer_of_bools(m):
+    a, b = np.array([True, False, True]), np.array([False, True])
+    for g, w in zip(m.outers_bool(a, b), (np.add.outer(a, b), np.multiply.outer(a, b))):
+        same(g, w)
+
+
 def test_results_inside_expressions(m):
     a = np.arange(7.)
     got = m.in_expressions(a, 3)
@@ -297,6 +325,9 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.column_stack(v)", "np.column_stack() in kernels takes a tuple of arrays"),
     ("np.triu(a, x)", "np.triu's k must be an integer, not float"),
     ("np.tril(n)", "np.tril() in kernels takes an array here, not int"),
+    ("np.subtract.outer(b, b)", "numpy boolean subtract, the `-` operator, is not supported"),
+    ("np.multiply.outer(a, x)", "np.multiply.outer() in kernels takes an array here, not float"),
+    ("np.add.reduce(v)", "np.add.reduce is not supported in kernels"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])
@@ -308,3 +339,15 @@ def test_bad_arguments_are_compile_errors_at_the_line(body, message):
         asc.compile(text)
     assert message in str(ei.value)
     assert ":6:" in str(ei.value)
+
+
+def test_array_parameters_are_known_from_these_calls():
+    """A parameter passed only to these functions is an array parameter
+    (params.c), so a kernel taking the numpy arrays as written compiles."""
+    mod = asc.compile("import numpy as np\nimport asc\n\n@asc.kernel\n"
+                      "def k(a, b, c):\n"
+                      "    return np.hstack((a, b)), np.add.outer(b, c)\n")
+    a, b, c = np.arange(2.), np.arange(3.), np.arange(4.)
+    got = mod.k(a, b, c)
+    same(got[0], np.hstack((a, b)))
+    same(got[1], np.add.outer(b, c))

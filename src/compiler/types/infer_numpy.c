@@ -286,6 +286,32 @@ static asc__type *tri(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)t->dtype, t->ndim < 2 ? 2 : t->ndim);
 }
 
+/* --------------------------------- np.add.outer, subtract, multiply */
+
+/* ufunc.outer(A, B): op(A[i..., None...], B[None..., j...]), of shape
+ * A.shape + B.shape, in the promoted dtype. */
+static asc__type *ufunc_outer(run *r, asc__ast_expr *e) {
+  asc__type *t = array_arg(r, e, 0), *u, *p;
+  PROPAGATE(t);
+  u = array_arg(r, e, 1);
+  PROPAGATE(u);
+  if (t->ndim + u->ndim > ASC_MAX_DIMS) {
+    report(r, e->loc, "%s() would make an array of %d axes (kernels take "
+           "at most %d)", np_name(r, e), (int)(t->ndim + u->ndim),
+           ASC_MAX_DIMS);
+    return err(r);
+  }
+  p = asc__ty_find(asc__ty_promote(r->in->c, scalar(r, (ascDataType)t->dtype),
+                                   scalar(r, (ascDataType)u->dtype)));
+  if (p->dtype == ascBool && e->u.call.builtin->id == ASC_BI_NP_SUBTRACT_OUTER) {
+    report(r, e->loc, "numpy boolean subtract, the `-` operator, is not "
+           "supported, use the bitwise_xor, the `^` operator, or the "
+           "logical_xor function instead.");
+    return err(r);
+  }
+  return new_array_of(r, (ascDataType)p->dtype, t->ndim + u->ndim);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -305,6 +331,10 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_TRIU:
   case ASC_BI_NP_TRIL:
     return tri(r, e);
+  case ASC_BI_NP_ADD_OUTER:
+  case ASC_BI_NP_SUBTRACT_OUTER:
+  case ASC_BI_NP_MULTIPLY_OUTER:
+    return ufunc_outer(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
