@@ -327,6 +327,8 @@ void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
 /* A new array holding the result of a call of an ASC_NUMPY_FUNCS
  * function (front/builtins.h). */
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
+/* The value of such a call whose result is a number (np.average(a)). */
+asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
 
 /* --------------------------------------------------------- lower_call.c */
 

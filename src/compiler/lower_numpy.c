@@ -413,6 +413,134 @@ static int32_t ufunc_outer(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+/* ---------------------------------------------------------- np.average */
+
+/* The type the sums of np.average run in: float64 (complex128) for the
+ * narrower floats, rounded once at the end, as np.mean in kernels. */
+static int average_acc(int rdt) {
+  if (asc__dt_is_complex(rdt))
+    return ascComplex128;
+  return asc__dt_is_float(rdt) ? ascFloat64 : rdt;
+}
+
+static asc__irval zero_of(lstate *ls, int dt) {
+  if (asc__dt_is_complex(dt))
+    return asc__lower_cmplx(ls, dt, asc__irv_float(ascFloat64, 0.0),
+                            asc__irv_float(ascFloat64, 0.0));
+  return conv(ls, i64(0), dt);
+}
+
+/* numpy's checks of the weights' shape against a's, at run time (the
+ * numbers of axes typing checked). */
+static void average_weights_check(lstate *ls, const asc__lview *A,
+                                  const asc__lview *W, int axis) {
+  asc__irval differ = asc__irv_int(ascBool, 0);
+  if (W->nd != A->nd) { /* 1-D weights along the axis */
+    asc__lower_raise_if(ls, iop(ls, ASC_IR_NE, W->shape[0],
+                                A->shape[axis]),
+                        ASC_KEXC_VALUE_ERROR,
+                        "Length of weights not compatible with specified "
+                        "axis.", i64(0), i64(0));
+    return;
+  }
+  for (int k = 0; k < A->nd; k++)
+    differ = op2(ls, ASC_IR_OR, ascBool, differ,
+                 iop(ls, ASC_IR_NE, A->shape[k], W->shape[k]));
+  if (axis < 0)
+    asc__lower_raise_if(ls, differ, ASC_KEXC_TYPE_ERROR,
+                        "Axis must be specified when shapes of a and "
+                        "weights differ.", i64(0), i64(0));
+  else if (A->nd == 1) /* numpy then compares the length with the axis */
+    asc__lower_raise_if(ls, differ, ASC_KEXC_VALUE_ERROR,
+                        "Length of weights not compatible with specified "
+                        "axis.", i64(0), i64(0));
+  else
+    asc__lower_raise_if(ls, differ, ASC_KEXC_TYPE_ERROR,
+                        "1D weights expected when shapes of a and weights "
+                        "differ.", i64(0), i64(0));
+}
+
+/* sum(a * w) / sum(w), or sum(a) / n without weights, along the axis
+ * (every element when axis < 0); a zero sum of weights is numpy's
+ * ZeroDivisionError.  The result in *val (axis < 0) or a new array. */
+static int32_t average(lstate *ls, const asc__ast_expr *e, asc__irval *val) {
+  const asc__ast_expr *ax = given(e, 1) ? e->u.call.rargs[1] : NULL;
+  bool weighted = given(e, 2);
+  asc__type *rt = ty(e);
+  int rdt = rt->dtype, adt = average_acc(rdt), axis = -1, ond;
+  asc__lview A, W;
+  asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irval cs[ASC_MAX_DIMS], iidx[1], x, num, den;
+  asc__irblock *save, *obody;
+  int32_t r = -1, s1, s2;
+  memset(oshape, 0, sizeof oshape);
+  arg_view(ls, e->u.call.rargs[0], &A);
+  if (ax != NULL)
+    asc__numpy_const_axis(ax, A.nd, &axis);
+  if (weighted) {
+    arg_view(ls, e->u.call.rargs[2], &W);
+    average_weights_check(ls, &A, &W, axis);
+  }
+  ond = axis < 0 ? 0 : A.nd - 1;
+  for (int j = 0, q = 0; j < A.nd && axis >= 0; j++)
+    if (j != axis)
+      oshape[q++] = A.shape[j];
+  if (axis >= 0) {
+    r = asc__lower_new_tensor(ls, rdt, ond, oshape);
+    asc__lower_c_strides(ls, oshape, ond, cs);
+  }
+  save = asc__lower_open_nest(ls, oshape, ond, oidx);
+  obody = ls->cur;
+  s1 = newreg(ls, adt, "avg_num");
+  s2 = newreg(ls, adt, "avg_den");
+  mov(ls, s1, zero_of(ls, adt));
+  mov(ls, s2, zero_of(ls, adt));
+  if (axis < 0) {
+    asc__lower_open_nest(ls, A.shape, A.nd, idx);
+  } else {
+    asc__lower_open_nest(ls, &A.shape[axis], 1, iidx);
+    for (int j = 0, q = 0; j < A.nd; j++)
+      idx[j] = j == axis ? iidx[0] : oidx[q++];
+  }
+  x = conv(ls, asc__lower_load_at(ls, &A, idx, A.nd), adt);
+  if (weighted) {
+    asc__irval w = conv(ls, W.nd == A.nd
+                                ? asc__lower_load_at(ls, &W, idx, A.nd)
+                                : asc__lower_load_at(ls, &W, &idx[axis], 1),
+                        adt);
+    x = op2(ls, ASC_IR_MUL, adt, x, w);
+    mov(ls, s2, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(s2), w));
+  }
+  mov(ls, s1, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(s1), x));
+  ls->cur = obody; /* after the summing loop */
+  if (weighted) {
+    den = asc__irv_reg(s2);
+    asc__lower_raise_if(ls, op2(ls, ASC_IR_EQ, adt, den, zero_of(ls, adt)),
+                        ASC_KEXC_ZERO_DIVISION_ERROR,
+                        "Weights sum to zero, can't be normalized", i64(0),
+                        i64(0));
+  } else {
+    den = conv(ls, axis < 0 ? asc__lower_view_size(ls, &A) : A.shape[axis],
+               adt);
+  }
+  num = conv(ls, asc__lower_div(ls, adt, asc__irv_reg(s1), den, true), rdt);
+  if (axis < 0)
+    *val = num;
+  else
+    asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, oidx, cs, ond), num);
+  ls->cur = save;
+  return r;
+}
+
+/* np.average(a) and the others whose result is a number. */
+asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
+  asc__irval v = i64(0);
+  if (e->u.call.builtin->id != ASC_BI_NP_AVERAGE)
+    unsupported(ls, e->loc, "this numpy function as a number");
+  average(ls, e, &v);
+  return v;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
@@ -436,6 +564,8 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_SUBTRACT_OUTER:
   case ASC_BI_NP_MULTIPLY_OUTER:
     return ufunc_outer(ls, e);
+  case ASC_BI_NP_AVERAGE:
+    return average(ls, e, NULL);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

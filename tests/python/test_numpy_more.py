@@ -82,6 +82,19 @@ def outers_bool(a, b):
     return np.add.outer(a, b), np.multiply.outer(a, b)
 
 @asc.kernel
+def averages(a, w):
+    return np.average(a), np.average(a, weights=w), a - np.average(a)
+
+@asc.kernel
+def average_only(a):
+    return np.average(a)
+
+@asc.kernel
+def averages_2d(a, w, v):
+    return (np.average(a, axis=0), np.average(a, axis=-1, weights=w),
+            np.average(a, 1, v), np.average(a.T, weights=w.T, axis=0))
+
+@asc.kernel
 def in_expressions(a, s):
     c = np.roll(a, s) + np.tile(a, 1)
     return c * 2, np.repeat(a, 2)[::2] - a, np.sum(np.hstack((a, a)))
@@ -296,6 +309,45 @@ def test_results_inside_expressions(m):
     assert got[2] == np.sum(np.hstack((a, a)))
 
 
+@pytest.mark.parametrize("da,dw", [(np.float64, np.float64), (np.float32, np.float32),
+                                   (np.int64, np.float64), (np.int16, np.int32),
+                                   (np.bool_, np.float64), (np.complex128, np.float64)])
+def test_average(m, da, dw):
+    # numpy sums float32 pairwise in float32, kernels in order in float64:
+    # near a cancellation the two differ by numpy's rounding
+    tol = dict(rtol=1e-5, atol=1e-4) if da == np.float32 else dict(rtol=1e-13)
+    for n in (1, 2, 7):
+        a, w = arr((n,), da, 13), np.abs(arr((n,), dw, 14)) + 1
+        got = m.averages(a, w)
+        want = (np.average(a), np.average(a, weights=w), a - np.average(a))
+        for g, x in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(x).dtype, (g, x)
+            np.testing.assert_allclose(g, x, **tol)
+    a = arr((3, 4), da, 15)
+    w, v = np.abs(arr((3, 4), dw, 16)) + 1, np.abs(arr((4,), dw, 17)) + 1
+    for x in (a, a[::-1, ::2]):
+        ww = w[:, :x.shape[1]]
+        vv = v[:x.shape[1]]
+        want = (np.average(x, axis=0), np.average(x, axis=-1, weights=ww),
+                np.average(x, 1, vv), np.average(x.T, weights=ww.T, axis=0))
+        for g, y in zip(m.averages_2d(x, ww, vv), want):
+            assert g.dtype == y.dtype and g.shape == y.shape, (g, y)
+            np.testing.assert_allclose(g, y, **tol)
+
+
+def test_average_errors_are_numpys(m):
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero, can't be normalized"):
+        m.averages(np.arange(3.), np.array([1., -1., 0.]))
+    with pytest.raises(TypeError, match="Axis must be specified when shapes of a and weights differ."):
+        m.averages(np.arange(3.), np.ones(4))
+    with pytest.raises(ValueError, match="Length of weights not compatible with specified axis."):
+        m.averages_2d(np.ones((2, 3)), np.ones((2, 3)), np.ones(4))
+    with pytest.raises(TypeError, match="1D weights expected when shapes of a and weights differ."):
+        m.averages_2d(np.ones((2, 3)), np.ones((2, 2)), np.ones(3))
+    # numpy's mean of no element: nan (with numpy's warning)
+    assert np.isnan(m.average_only(np.zeros(0)))
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
 
@@ -328,6 +380,11 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.subtract.outer(b, b)", "numpy boolean subtract, the `-` operator, is not supported"),
     ("np.multiply.outer(a, x)", "np.multiply.outer() in kernels takes an array here, not float"),
     ("np.add.reduce(v)", "np.add.reduce is not supported in kernels"),
+    ("np.average(a, weights=v)", "Axis must be specified when shapes of a and weights differ."),
+    ("np.average(a, 0, a[None])", "1D weights expected when shapes of a and weights differ."),
+    ("np.average(a, axis=n)", "np.average's axis must be an integer constant"),
+    ("np.average(a, returned=True)", "np.average(..., returned=True) is not supported"),
+    ("np.average(x)", "np.average() in kernels takes an array here, not float"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])

@@ -122,7 +122,7 @@ const char asc__numpy_names[] =
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
-    "multiply.outer, the "
+    "multiply.outer, average, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

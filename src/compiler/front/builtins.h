@@ -44,8 +44,9 @@ typedef enum asc__builtin_kind {
  * (docs/architecture.md, "A new numpy function"): np.NAME (or
  * np.SUB.NAME when the name is "SUB.NAME"), its arguments as in
  * ASC_BUILTINS.  The first argument takes an array (a tuple of arrays
- * for the stacks), and the second too for the ufuncs' outer: a kernel
- * parameter passed there is an array parameter (params.c). */
+ * for the stacks), and so do the second of the ufuncs' outer and
+ * np.average's weights: a kernel parameter passed there is an array
+ * parameter (params.c). */
 #define ASC_NUMPY_FUNCS(X)                                                     \
   X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
   X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
@@ -59,7 +60,9 @@ typedef enum asc__builtin_kind {
   X(NP_TRIL, "tril", 0, ASC_BK_FUNC, 1, 2, "m,k")                              \
   X(NP_ADD_OUTER, "add.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")                    \
   X(NP_SUBTRACT_OUTER, "subtract.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
-  X(NP_MULTIPLY_OUTER, "multiply.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")
+  X(NP_MULTIPLY_OUTER, "multiply.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
+  X(NP_AVERAGE, "average", 0, ASC_BK_FUNC, 1, 5,                               \
+    "a,axis,weights,returned,keepdims")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

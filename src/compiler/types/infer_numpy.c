@@ -312,6 +312,55 @@ static asc__type *ufunc_outer(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)p->dtype, t->ndim + u->ndim);
 }
 
+/* ---------------------------------------------------------- np.average */
+
+/* np.average(a, axis=None, weights=None): a number (axis None) or an
+ * array without the axis; the dtype of np.mean without weights, else of
+ * a and the weights (and float64 for integers), as numpy's result_type
+ * (with the promotion of +, docs/types.md).  Weights of another number
+ * of axes are 1-D along a given axis, numpy's TypeErrors otherwise. */
+static asc__type *average(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = array_arg(r, e, 0), *w = NULL, *p;
+  int axis = -1;
+  PROPAGATE(t);
+  for (int i = 3; i < 5; i++)
+    if (given(e, i) && a[i]->kind != ASC_EXPR_BOOL) {
+      report(r, a[i]->loc, "np.average's %s is True or False in kernels",
+             i == 3 ? "returned" : "keepdims");
+      return err(r);
+    } else if (given(e, i) && a[i]->u.bval) {
+      report(r, a[i]->loc, "np.average(..., %s=True) is not supported in "
+             "kernels yet", i == 3 ? "returned" : "keepdims");
+      return err(r);
+    }
+  if (given(e, 1) && !const_axis(r, e, a[1], t->ndim, &axis))
+    return err(r);
+  if (given(e, 2)) {
+    w = array_arg(r, e, 2);
+    PROPAGATE(w);
+    if (w->ndim != t->ndim && axis < 0) {
+      report(r, a[2]->loc, "Axis must be specified when shapes of a and "
+             "weights differ.");
+      return err(r);
+    }
+    if (w->ndim != t->ndim && w->ndim != 1) {
+      report(r, a[2]->loc, "1D weights expected when shapes of a and "
+             "weights differ.");
+      return err(r);
+    }
+  }
+  p = scalar(r, (ascDataType)t->dtype);
+  if (w != NULL)
+    p = asc__ty_promote(r->in->c, p, scalar(r, (ascDataType)w->dtype));
+  if (!asc__dtype_is_float(t->dtype) && !asc__dtype_is_complex(t->dtype))
+    p = asc__ty_promote(r->in->c, p, scalar(r, ascFloat64));
+  p = asc__ty_find(p);
+  if (axis < 0)
+    return p;
+  return new_array_of(r, (ascDataType)p->dtype, t->ndim - 1);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -335,6 +384,8 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_SUBTRACT_OUTER:
   case ASC_BI_NP_MULTIPLY_OUTER:
     return ufunc_outer(r, e);
+  case ASC_BI_NP_AVERAGE:
+    return average(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
