@@ -437,6 +437,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     return lower_cmath(ls, e);
   if (asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT)
     return asc__lower_reduce(ls, e);
+  if (asc__builtin_is_numpy_func(b->id))
+    return asc__lower_numpy_value(ls, e);
   switch (b->id) {
   case ASC_BI_INT:
   case ASC_BI_FLOAT:

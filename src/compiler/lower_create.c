@@ -510,6 +510,8 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_OUTER:
       return outer(ls, e);
     default:
+      if (asc__builtin_is_numpy_func(b->id))
+        return asc__lower_numpy(ls, e);
       break;
     }
   }

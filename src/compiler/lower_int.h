@@ -464,6 +464,14 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
                                    asc__ewctx *sub, const asc__irval *shape,
                                    int nd, const asc__irval *fixed, int axis);
 
+/* -------------------------------------------------------- lower_numpy.c */
+
+/* A new array holding the result of a call of an ASC_NUMPY_FUNCS
+ * function (front/builtins.h). */
+int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
+/* The value of such a call whose result is a number (np.average(a)). */
+asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
+
 /* --------------------------------------------------------- lower_call.c */
 
 /* A helper call, inlined (lower_call.c explains how). */

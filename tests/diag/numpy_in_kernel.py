@@ -1,6 +1,6 @@
 # expect: 10:15: error: np.polyval is not supported in kernels yet (numpy names kernels accept: sin, cos, tan, arcsin
 # expect: 11:15: error: np.histogram is not supported in kernels yet (numpy names kernels accept:
-# expect: 12:22: error: np.linalg.inv is not supported in kernels (of np.linalg, kernels accept norm)
+# expect: 12:22: error: np.linalg.inv is not supported in kernels (numpy names kernels accept: sin
 import asc
 import numpy as np
 

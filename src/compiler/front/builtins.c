@@ -119,7 +119,10 @@ const char asc__numpy_names[] =
     "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
-    "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, the "
+    "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
+    "roll, tile, repeat, concatenate, stack, hstack, vstack, "
+    "column_stack, triu, tril, add.outer, subtract.outer, "
+    "multiply.outer, average, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "
@@ -127,12 +130,38 @@ const char asc__numpy_names[] =
     "float16, float32, float64, complex64, complex128 (and conj, "
     "conjugate, angle, real, imag)";
 
+const asc__builtin *asc__builtin_numpy_sub(const char *sub, const char *name) {
+  size_t n = sub != NULL ? strlen(sub) : 0;
+  for (int id = ASC_BI_NP_ROLL; id < ASC_NUMPY_FUNCS_END; id++) {
+    const char *e = entries[id - 1].name, *dot = strchr(e, '.');
+    if (sub == NULL ? dot == NULL && strcmp(e, name) == 0
+                    : dot != NULL && (size_t)(dot - e) == n &&
+                          memcmp(e, sub, n) == 0 && strcmp(dot + 1, name) == 0)
+      return &entries[id - 1];
+  }
+  if (sub != NULL && strcmp(sub, "linalg") == 0 && strcmp(name, "norm") == 0)
+    return &entries[ASC_BI_NP_NORM - 1];
+  return NULL;
+}
+
+bool asc__builtin_is_numpy_sub(const char *sub) {
+  size_t n = strlen(sub);
+  if (strcmp(sub, "linalg") == 0)
+    return true;
+  for (int id = ASC_BI_NP_ROLL; id < ASC_NUMPY_FUNCS_END; id++) {
+    const char *e = entries[id - 1].name, *dot = strchr(e, '.');
+    if (dot != NULL && (size_t)(dot - e) == n && memcmp(e, sub, n) == 0)
+      return true;
+  }
+  return false;
+}
+
 const asc__builtin *asc__builtin_lookup(asc__namespace ns, const char *name) {
   if (ns == ASC_NS_NP) {
     for (size_t i = 0; i < sizeof numpy_alias / sizeof numpy_alias[0]; i++)
       if (strcmp(numpy_alias[i].np, name) == 0)
         return asc__builtin_get(numpy_alias[i].id);
-    return NULL;
+    return asc__builtin_numpy_sub(NULL, name);
   }
   if (ns == ASC_NS_CMATH) {
     for (size_t i = 0; i < sizeof cmath_alias / sizeof cmath_alias[0]; i++)

@@ -40,6 +40,30 @@ typedef enum asc__builtin_kind {
 #define ASC_NS_PA (ASC_NS_PY | ASC_NS_ASC)
 #define ASC_NS_ALL (ASC_NS_PY | ASC_NS_ASC | ASC_NS_MATH)
 
+/* The numpy functions of infer_numpy.c and lower_numpy.c, one row each
+ * (docs/architecture.md, "A new numpy function"): np.NAME (or
+ * np.SUB.NAME when the name is "SUB.NAME"), its arguments as in
+ * ASC_BUILTINS.  The first argument takes an array (a tuple of arrays
+ * for the stacks), and so do the second of the ufuncs' outer and
+ * np.average's weights: a kernel parameter passed there is an array
+ * parameter (params.c). */
+#define ASC_NUMPY_FUNCS(X)                                                     \
+  X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
+  X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
+  X(NP_REPEAT, "repeat", 0, ASC_BK_FUNC, 2, 3, "a,repeats,axis")               \
+  X(NP_CONCATENATE, "concatenate", 0, ASC_BK_FUNC, 1, 2, "arrays,axis")        \
+  X(NP_STACK, "stack", 0, ASC_BK_FUNC, 1, 2, "arrays,axis")                    \
+  X(NP_HSTACK, "hstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
+  X(NP_VSTACK, "vstack", 0, ASC_BK_FUNC, 1, 1, "tup")                          \
+  X(NP_COLUMN_STACK, "column_stack", 0, ASC_BK_FUNC, 1, 1, "tup")              \
+  X(NP_TRIU, "triu", 0, ASC_BK_FUNC, 1, 2, "m,k")                              \
+  X(NP_TRIL, "tril", 0, ASC_BK_FUNC, 1, 2, "m,k")                              \
+  X(NP_ADD_OUTER, "add.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")                    \
+  X(NP_SUBTRACT_OUTER, "subtract.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
+  X(NP_MULTIPLY_OUTER, "multiply.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
+  X(NP_AVERAGE, "average", 0, ASC_BK_FUNC, 1, 5,                               \
+    "a,axis,weights,returned,keepdims")
+
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */
 #define ASC_BUILTINS(X)                                                        \
@@ -203,6 +227,9 @@ typedef enum asc__builtin_kind {
   X(CM_RECT, "rect", 0, ASC_BK_FUNC, 2, 2, "r,phi")                         \
   X(CM_INFJ, "infj", 0, ASC_BK_CONST, 0, 0, "")                             \
   X(CM_NANJ, "nanj", 0, ASC_BK_CONST, 0, 0, "")                             \
+  /* numpy functions typed in types/infer_numpy.c and lowered in          \
+   * lower_numpy.c (ASC_NUMPY_FUNCS above) */                                \
+  ASC_NUMPY_FUNCS(X)                                                         \
   /* decorators */                                                             \
   X(KERNEL, "kernel", ASC_NS_ASC, ASC_BK_DECORATOR, 0, 3,                      \
     "debug,boundscheck,fastmath")                                              \
@@ -242,6 +269,17 @@ static inline bool asc__builtin_is_creation(asc__builtin_id id) {
 static inline bool asc__builtin_is_reduction(asc__builtin_id id) {
   return id >= ASC_BI_NP_SUM && id <= ASC_BI_NP_ARGMAX;
 }
+/* The ids of ASC_NUMPY_FUNCS: ASC_BI_NP_ROLL up to ASC_NUMPY_FUNCS_END. */
+#define ASC_NUMPY_ONE(...) +1
+#define ASC_NUMPY_FUNCS_END (ASC_BI_NP_ROLL + (0 ASC_NUMPY_FUNCS(ASC_NUMPY_ONE)))
+/* Is id one of ASC_NUMPY_FUNCS? */
+static inline bool asc__builtin_is_numpy_func(asc__builtin_id id) {
+  return id >= ASC_BI_NP_ROLL && id < ASC_NUMPY_FUNCS_END;
+}
+/* The numpy function np.sub.name (sub: "linalg", "add" ...), or NULL. */
+const asc__builtin *asc__builtin_numpy_sub(const char *sub, const char *name);
+/* Is np.sub a namespace of numpy functions (np.linalg, np.add ...)? */
+bool asc__builtin_is_numpy_sub(const char *sub);
 /* The entry of id; NULL for ASC_BI_NONE or out of range. */
 const asc__builtin *asc__builtin_get(asc__builtin_id id);
 /* ASC_BK_DTYPE: the scalar type; ascDataTypeCount for other builtins. */

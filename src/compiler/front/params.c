@@ -142,6 +142,31 @@ static bool mask_syntax(const asc__ast_expr *e, int depth) {
   }
 }
 
+/* An ASC_NUMPY_FUNCS call: its first argument takes an array, or a
+ * tuple of them (np.hstack((a, b))), and so do the second of the ufuncs'
+ * outer and np.average's weights. */
+static bool numpy_func_array(const usage *u, const asc__ast_expr *e) {
+  const asc__builtin *b = e->u.call.builtin;
+  if (b == NULL || !asc__builtin_is_numpy_func(b->id))
+    return false;
+  for (int i = 0; i < e->u.call.nrargs && i < 3; i++) {
+    const asc__ast_expr *a = e->u.call.rargs[i];
+    bool arr = i == 0 ||
+               (i == 1 && (b->id == ASC_BI_NP_ADD_OUTER ||
+                           b->id == ASC_BI_NP_SUBTRACT_OUTER ||
+                           b->id == ASC_BI_NP_MULTIPLY_OUTER)) ||
+               (i == 2 && b->id == ASC_BI_NP_AVERAGE);
+    if (!arr || a == NULL)
+      continue;
+    if (names(a, u->sym))
+      return true;
+    for (int k = 0; a->kind == ASC_EXPR_TUPLE && k < a->u.tuple.n; k++)
+      if (names(a->u.tuple.elts[k], u->sym))
+        return true;
+  }
+  return false;
+}
+
 static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   if (e == NULL || u->tensor || depth > 4 * ASC_MAX_NESTING)
     return;
@@ -197,6 +222,8 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
          b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER ||
          b->id == ASC_BI_NP_NORM || b->id == ASC_BI_NP_FLIP))
+      u->tensor = true;
+    if (numpy_func_array(u, e))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_OUTER && e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))

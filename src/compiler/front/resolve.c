@@ -654,17 +654,18 @@ static void expr(resolver *r, asc__ast_expr *e) {
       return;
     }
     if (v->kind == ASC_EXPR_ATTR && v->u.attr.value->kind == ASC_EXPR_NAME &&
-        strcmp(v->u.attr.attr, "linalg") == 0) {
+        asc__builtin_is_numpy_sub(v->u.attr.attr)) {
       asc__ast_expr *m = v->u.attr.value;
       name_use(r, m, true);
       if (m->u.name.sym != NULL && m->u.name.sym->kind == ASC_SYM_MODULE &&
           m->u.name.sym->u.module == ASC_NS_NP) {
-        if (strcmp(e->u.attr.attr, "norm") == 0)
-          e->u.attr.builtin = asc__builtin_get(ASC_BI_NP_NORM);
-        else
-          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.linalg.%s is not "
-                          "supported in kernels (of np.linalg, kernels "
-                          "accept norm)", m->u.name.id, e->u.attr.attr);
+        e->u.attr.builtin =
+            asc__builtin_numpy_sub(v->u.attr.attr, e->u.attr.attr);
+        if (e->u.attr.builtin == NULL)
+          asc__diag_error(r->c, e->u.attr.attr_loc, "%s.%s.%s is not "
+                          "supported in kernels (numpy names kernels "
+                          "accept: %s)", m->u.name.id, v->u.attr.attr,
+                          e->u.attr.attr, asc__numpy_names);
         return;
       }
     }

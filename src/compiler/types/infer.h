@@ -109,5 +109,12 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
  * tuple of distinct ones in range (*bad: where). */
 bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
                     const asc__ast_expr **bad);
+/* An axis argument of the numpy functions of infer_numpy.c, an integer
+ * constant, normalised for an array of nd axes (false when it is none,
+ * which typing reported). */
+bool asc__numpy_const_axis(const asc__ast_expr *a, int nd, int *axis);
+/* The axes an input array of nd axes has in the stack id (np.hstack,
+ * np.vstack, np.column_stack make 0-d and 1-D arrays 1-D or 2-D first). */
+int asc__numpy_stack_ndim(asc__builtin_id id, int nd);
 
 #endif /* ASC_INFER_H */

@@ -847,6 +847,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     return view_call(r, e);
   if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER)
     return cumsum_outer(r, e);
+  if (asc__builtin_is_numpy_func(b->id))
+    return asc__infer_numpy(r, e);
   switch (b->id) {
   case ASC_BI_RANGE:
   case ASC_BI_PRANGE:

@@ -1,7 +1,8 @@
 /*
  * Shared by the files of type inference (infer.c: the solver;
  * infer_stmt.c: statements; infer_expr.c: expressions; infer_call.c:
- * calls) and by nothing else.
+ * calls; infer_numpy.c: the numpy functions of ASC_NUMPY_FUNCS) and by
+ * nothing else.
  */
 #ifndef ASC_INFER_INT_H
 #define ASC_INFER_INT_H
@@ -206,5 +207,10 @@ asc__type *asc__infer_array_value(run *r, asc__ast_expr *e);
 
 /* The type of call expression e (a builtin, helper or struct class). */
 asc__type *asc__infer_call(run *r, asc__ast_expr *e);
+
+/* ------------------------------------------------------- infer_numpy.c */
+
+/* The type of a call of an ASC_NUMPY_FUNCS function. */
+asc__type *asc__infer_numpy(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

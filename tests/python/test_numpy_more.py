@@ -1,0 +1,410 @@
+"""The numpy functions of ASC_NUMPY_FUNCS (types/infer_numpy.c,
+lower_numpy.c), each compared with numpy on several shapes and dtypes
+(empty, one element, negative shifts and axes, views that are not
+contiguous), and their errors (docs/arrays.md, "More numpy functions")."""
+import numpy as np
+import pytest
+
+import asc
+from test_np_ufuncs import same  # dtype, shape and every element (NaN equal)
+
+TEXT = """
+import numpy as np
+import asc
+
+@asc.kernel
+def roll_flat(a, s):
+    return np.roll(a, s), np.roll(a, (s, 1)), np.roll(a[::-1], s), np.roll(a + 1, s)
+
+@asc.kernel
+def roll_1d(a, s):
+    return np.roll(a, s, axis=0), np.roll(a, s, axis=-1), np.roll(a, (s, -1), axis=(0, 0))
+
+@asc.kernel
+def roll_2d(a, s):
+    return (np.roll(a, s, axis=0), np.roll(a, s, axis=-1), np.roll(a, (s, 1), axis=(0, 1)),
+            np.roll(a, s, axis=(0, 1)), np.roll(a.T, s, axis=1))
+
+@asc.kernel
+def tile(a, r):
+    return np.tile(a, r), np.tile(a, (2, r)), np.tile(a, (r, 1, 2)), np.tile(a[::2], 2)
+
+@asc.kernel
+def tile_2d(a, r):
+    return np.tile(a, r), np.tile(a, (r, 2)), np.tile(a.T, (1, r))
+
+@asc.kernel
+def repeat_1d(a, r):
+    return np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a * 2, repeats=r, axis=-1)
+
+@asc.kernel
+def repeat_2d(a, r):
+    return np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a, r, axis=-1), np.repeat(a.T, r, 1)
+
+@asc.kernel
+def stacks_1d(a, b):
+    return (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+            np.concatenate((a, b)), np.concatenate((a, b), axis=None),
+            np.stack((a, b)), np.stack((a, b), axis=-1), np.hstack((a, b, a[::-1])))
+
+@asc.kernel
+def stacks_2d(a, b):
+    return (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+            np.concatenate((a, b), axis=None), np.stack((a, b), axis=1),
+            np.stack((a, b), axis=2))
+
+@asc.kernel
+def concat_rows(a, b):
+    return np.concatenate((a, b), axis=0), np.vstack((a, b, a))
+
+@asc.kernel
+def concat_cols(a, b):
+    return np.concatenate((a, b), axis=1), np.hstack((a, b)), np.column_stack((b, a))
+
+@asc.kernel
+def stack_mixed(v, m):
+    return np.column_stack((v, m)), np.vstack((m, v[:m.shape[1]]))
+
+@asc.kernel
+def stack_only(a, b):
+    return np.stack((a, b))
+
+@asc.kernel
+def tris(a, k):
+    return np.triu(a), np.tril(a), np.triu(a, k), np.tril(a, k=k), np.triu(a.T, -k)
+
+@asc.kernel
+def outers(a, b):
+    return np.add.outer(a, b), np.subtract.outer(a, b), np.multiply.outer(a, b)
+
+@asc.kernel
+def outers_bool(a, b):
+    return np.add.outer(a, b), np.multiply.outer(a, b)
+
+@asc.kernel
+def averages(a, w):
+    return np.average(a), np.average(a, weights=w), a - np.average(a)
+
+@asc.kernel
+def average_only(a):
+    return np.average(a)
+
+@asc.kernel
+def averages_2d(a, w, v):
+    return (np.average(a, axis=0), np.average(a, axis=-1, weights=w),
+            np.average(a, 1, v), np.average(a.T, weights=w.T, axis=0))
+
+@asc.kernel
+def in_expressions(a, s):
+    c = np.roll(a, s) + np.tile(a, 1)
+    return c * 2, np.repeat(a, 2)[::2] - a, np.sum(np.hstack((a, a)))
+"""
+
+
+@pytest.fixture(scope="module")
+def m():
+    return asc.compile(TEXT)
+
+
+def arr(shape, dt, seed=0):
+    v = np.random.default_rng(seed).standard_normal(shape) * 10
+    return v.astype(dt) if dt != np.bool_ else v > 0
+
+
+DTYPES = [np.float64, np.int16, np.bool_, np.complex64]
+SHIFTS = [0, 1, 2, -1, -7, 13, 100]
+# shapes of one number of axes share one compiled kernel
+SHAPES_BY_NDIM = [[(0,), (1,), (5,)], [(3, 4), (0, 3), (1, 1)], [(2, 3, 4)]]
+
+
+def dtypes_and_shapes(dtypes, groups):
+    """Every group of shapes with the first dtype, the first group with
+    the others (each pair is one compiled specialisation)."""
+    return ([(dtypes[0], g) for g in groups] + [(dt, groups[0]) for dt in dtypes[1:]])
+
+
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes(DTYPES, SHAPES_BY_NDIM))
+def test_roll_flattened(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt)
+        for s in SHIFTS:
+            got = m.roll_flat(a, s)
+            want = (np.roll(a, s), np.roll(a, (s, 1)), np.roll(a[::-1], s), np.roll(a + 1, s))
+            for g, w in zip(got, want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_roll_1d_along_axes(m, dt):
+    for n in (0, 1, 6):
+        a = arr((n,), dt)
+        for s in SHIFTS:
+            for g, w in zip(m.roll_1d(a, s), (np.roll(a, s, axis=0), np.roll(a, s, axis=-1),
+                                              np.roll(a, (s, -1), axis=(0, 0)))):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.bool_])
+@pytest.mark.parametrize("shapes", [[(3, 4), (1, 5), (0, 4), (4, 0)], [(2, 3, 2)]])
+def test_roll_2d_along_axes(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 1)
+        for view in (a, a[::-1], a[..., ::2]):
+            for s in SHIFTS:
+                want = (np.roll(view, s, axis=0), np.roll(view, s, axis=-1),
+                        np.roll(view, (s, 1), axis=(0, 1)), np.roll(view, s, axis=(0, 1)),
+                        np.roll(view.T, s, axis=1))
+                for g, w in zip(m.roll_2d(view, s), want):
+                    same(g, w)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_tile_1d(m, dt):
+    for shape in ((0,), (1,), (4,)):
+        a = arr(shape, dt, 2)
+        for r in (0, 1, 3):
+            want = (np.tile(a, r), np.tile(a, (2, r)), np.tile(a, (r, 1, 2)), np.tile(a[::2], 2))
+            for g, w in zip(m.tile(a, r), want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes([np.float32, np.bool_],
+                                                       [[(2, 3), (1, 1), (0, 2)], [(3, 1, 2)]]))
+def test_tile_nd(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 3)
+        for view in (a, a[::-1]):
+            for r in (0, 1, 2):
+                for g, w in zip(m.tile_2d(view, r), (np.tile(view, r), np.tile(view, (r, 2)),
+                                                     np.tile(view.T, (1, r)))):
+                    same(g, w)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_repeat_1d(m, dt):
+    for n in (0, 1, 5):
+        a = arr((n,), dt, 4)
+        for r in (0, 1, 3):
+            want = (np.repeat(a, r), np.repeat(a, r, axis=0), np.repeat(a * 2, r, axis=-1))
+            for g, w in zip(m.repeat_1d(a, r), want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.uint16])
+def test_repeat_2d(m, dt):
+    for shape in ((2, 3), (1, 4), (0, 3), (3, 0)):
+        a = arr(shape, dt, 5)
+        for view in (a, a[:, ::-1]):
+            for r in (0, 1, 2):
+                want = (np.repeat(view, r), np.repeat(view, r, axis=0),
+                        np.repeat(view, r, axis=-1), np.repeat(view.T, r, 1))
+                for g, w in zip(m.repeat_2d(view, r), want):
+                    same(g, w)
+
+
+def test_negative_counts_raise_numpys_error(m):
+    a = np.arange(3.0)
+    for call in (lambda: m.repeat_1d(a, -1), lambda: m.tile(a, -1),
+                 lambda: m.repeat_2d(np.zeros((2, 3)), -2)):
+        with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+            call()
+    # numpy repeats nothing of an empty array, and refuses nothing
+    for g, w in zip(m.repeat_1d(np.zeros(0), -1), (np.repeat(np.zeros(0), -1),) * 3):
+        same(g, w)
+
+
+@pytest.mark.parametrize("da,db", [(np.float64, np.float64), (np.int8, np.uint8),
+                                   (np.bool_, np.int32), (np.complex64, np.float64)])
+def test_stacks_of_vectors(m, da, db):
+    for n in (0, 1, 4):
+        a, b = arr((n,), da, 6), arr((n,), db, 7)
+        want = (np.hstack((a, b)), np.vstack((a, b)), np.column_stack((a, b)),
+                np.concatenate((a, b)), np.concatenate((a, b), axis=None),
+                np.stack((a, b)), np.stack((a, b), axis=-1), np.hstack((a, b, a[::-1])))
+        for g, w in zip(m.stacks_1d(a, b), want):
+            same(g, w)
+
+
+@pytest.mark.parametrize("da,db", [(np.float64, np.float32), (np.int16, np.int64)])
+def test_stacks_of_matrices(m, da, db):
+    for shape in ((2, 3), (1, 1), (0, 2), (3, 0)):
+        a, b = arr(shape, da, 8), arr(shape, db, 9)
+        views = ((a, b), (a[::-1], np.asfortranarray(b))) if da == np.float64 else ((a, b),)
+        for x, y in views:
+            want = (np.hstack((x, y)), np.vstack((x, y)), np.column_stack((x, y)),
+                    np.concatenate((x, y), axis=None), np.stack((x, y), axis=1),
+                    np.stack((x, y), axis=2))
+            for g, w in zip(m.stacks_2d(x, y), want):
+                same(g, w)
+
+
+def test_concatenate_arrays_of_other_lengths(m):
+    a, b = np.arange(6.).reshape(2, 3), np.arange(12.).reshape(4, 3)
+    for g, w in zip(m.concat_rows(a, b), (np.concatenate((a, b), axis=0), np.vstack((a, b, a)))):
+        same(g, w)
+    c = np.arange(8, dtype=np.int32).reshape(2, 4)
+    for g, w in zip(m.concat_cols(a, c), (np.concatenate((a, c), axis=1), np.hstack((a, c)),
+                                          np.column_stack((c, a)))):
+        same(g, w)
+    v, mm = np.arange(3.), np.arange(6.).reshape(3, 2)
+    for g, w in zip(m.stack_mixed(v, mm), (np.column_stack((v, mm)),
+                                           np.vstack((mm, v[:mm.shape[1]])))):
+        same(g, w)
+
+
+def test_stack_shape_errors_are_numpys(m):
+    a, b = np.zeros((2, 3)), np.zeros((2, 4))
+    msg = ("all the input array dimensions except for the concatenation axis must "
+           "match exactly, but along dimension 1, the array at index 0 has size 3 "
+           "and the array at index 1 has size 4")
+    with pytest.raises(ValueError) as ei:
+        m.concat_rows(a, b)
+    assert msg in str(ei.value)
+    with pytest.raises(ValueError) as ei:
+        np.concatenate((a, b), axis=0)
+    assert msg in str(ei.value)
+    with pytest.raises(ValueError, match="all input arrays must have the same shape"):
+        m.stack_only(np.zeros(3), np.zeros(4))
+    same(m.stack_only(np.zeros(3), np.ones(3)), np.stack((np.zeros(3), np.ones(3))))
+    with pytest.raises(ValueError, match="along dimension 0, the array at index 0 has size 3"):
+        m.stack_mixed(np.zeros(3), np.zeros((4, 2)))
+
+
+@pytest.mark.parametrize("dt,shapes", dtypes_and_shapes(
+    DTYPES, [[(4, 4), (3, 5), (5, 2), (1, 1), (0, 3)], [(2, 3, 4)], [(4,), (0,)]]))
+def test_triu_tril(m, dt, shapes):
+    for shape in shapes:
+        a = arr(shape, dt, 10)
+        for k in (0, 1, -1, 2, -3, 9, -9):
+            want = (np.triu(a), np.tril(a), np.triu(a, k), np.tril(a, k=k), np.triu(a.T, -k))
+            for g, w in zip(m.tris(a, k), want):
+                same(g, w)
+
+
+@pytest.mark.parametrize("dts,shapes", dtypes_and_shapes(
+    [(np.float64, np.float64), (np.int8, np.int8), (np.uint8, np.int16),
+     (np.complex128, np.float32)],
+    [[((3,), (4,)), ((0,), (2,)), ((1,), (1,))], [((2, 3), (4,))], [((2,), (3, 2))]]))
+def test_ufunc_outer(m, dts, shapes):
+    da, db = dts
+    for sa, sb in shapes:
+        a, b = arr(sa, da, 11), arr(sb, db, 12)
+        for x in (a, a[::-1]):
+            want = (np.add.outer(x, b), np.subtract.outer(x, b), np.multiply.outer(x, b))
+            for g, w in zip(m.outers(x, b), want):
+                same(g, w)
+
+
+def test_ufunc_outer_of_bools(m):
+    a, b = np.array([True, False, True]), np.array([False, True])
+    for g, w in zip(m.outers_bool(a, b), (np.add.outer(a, b), np.multiply.outer(a, b))):
+        same(g, w)
+
+
+def test_results_inside_expressions(m):
+    a = np.arange(7.)
+    got = m.in_expressions(a, 3)
+    same(got[0], (np.roll(a, 3) + np.tile(a, 1)) * 2)
+    same(got[1], np.repeat(a, 2)[::2] - a)
+    assert got[2] == np.sum(np.hstack((a, a)))
+
+
+@pytest.mark.parametrize("da,dw", [(np.float64, np.float64), (np.float32, np.float32),
+                                   (np.int64, np.float64), (np.int16, np.int32),
+                                   (np.bool_, np.float64), (np.complex128, np.float64)])
+def test_average(m, da, dw):
+    # numpy sums float32 pairwise in float32, kernels in order in float64:
+    # near a cancellation the two differ by numpy's rounding
+    tol = dict(rtol=1e-5, atol=1e-4) if da == np.float32 else dict(rtol=1e-13)
+    for n in (1, 2, 7):
+        a, w = arr((n,), da, 13), np.abs(arr((n,), dw, 14)) + 1
+        got = m.averages(a, w)
+        want = (np.average(a), np.average(a, weights=w), a - np.average(a))
+        for g, x in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(x).dtype, (g, x)
+            np.testing.assert_allclose(g, x, **tol)
+    a = arr((3, 4), da, 15)
+    w, v = np.abs(arr((3, 4), dw, 16)) + 1, np.abs(arr((4,), dw, 17)) + 1
+    for x in (a, a[::-1, ::2]):
+        ww = w[:, :x.shape[1]]
+        vv = v[:x.shape[1]]
+        want = (np.average(x, axis=0), np.average(x, axis=-1, weights=ww),
+                np.average(x, 1, vv), np.average(x.T, weights=ww.T, axis=0))
+        for g, y in zip(m.averages_2d(x, ww, vv), want):
+            assert g.dtype == y.dtype and g.shape == y.shape, (g, y)
+            np.testing.assert_allclose(g, y, **tol)
+
+
+def test_average_errors_are_numpys(m):
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero, can't be normalized"):
+        m.averages(np.arange(3.), np.array([1., -1., 0.]))
+    with pytest.raises(TypeError, match="Axis must be specified when shapes of a and weights differ."):
+        m.averages(np.arange(3.), np.ones(4))
+    with pytest.raises(ValueError, match="Length of weights not compatible with specified axis."):
+        m.averages_2d(np.ones((2, 3)), np.ones((2, 3)), np.ones(4))
+    with pytest.raises(TypeError, match="1D weights expected when shapes of a and weights differ."):
+        m.averages_2d(np.ones((2, 3)), np.ones((2, 2)), np.ones(3))
+    # numpy's mean of no element: nan (with numpy's warning)
+    assert np.isnan(m.average_only(np.zeros(0)))
+
+
+SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
+       "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
+
+
+@pytest.mark.parametrize("body,message", [
+    ("np.roll(a, x)", "np.roll's shift must be an integer, not float"),
+    ("np.roll(a, 1, axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.roll(a, 1, axis=n)", "np.roll's axis must be an integer constant"),
+    ("np.roll(a, (1, 2, 3), axis=(0, 1))", "shape mismatch: objects cannot be broadcast"),
+    ("np.roll(n, 1)", "np.roll() in kernels takes an array here, not int"),
+    ("np.tile(a, x)", "np.tile's reps must be an integer, not float"),
+    ("np.tile(a, v)", "np.tile's reps must be an integer, not Tensor"),
+    ("np.repeat(a, v)", "np.repeat in kernels takes one number of repeats"),
+    ("np.repeat(a, 2, axis=-3)", "axis -3 is out of bounds for array of dimension 2"),
+    ("np.repeat(a, 1.5)", "np.repeat's repeats must be an integer, not float"),
+    ("np.concatenate((a, v))", "all the input arrays must have same number of dimensions, "
+                               "but the array at index 0 has 2 dimension(s) and the array "
+                               "at index 1 has 1 dimension(s)"),
+    ("np.concatenate(a)", "np.concatenate() in kernels takes a tuple of arrays written in place"),
+    ("np.concatenate(())", "need at least one array to concatenate"),
+    ("np.concatenate((a, a), axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.concatenate((v, x))", "np.concatenate() in kernels takes arrays, not float"),
+    ("np.stack((a, v))", "all input arrays must have the same shape"),
+    ("np.stack((v, v), axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.hstack((a, v))", "all the input arrays must have same number of dimensions"),
+    ("np.vstack((a, a[0, 0]))", "np.vstack() in kernels takes arrays, not float64"),
+    ("np.column_stack(v)", "np.column_stack() in kernels takes a tuple of arrays"),
+    ("np.triu(a, x)", "np.triu's k must be an integer, not float"),
+    ("np.tril(n)", "np.tril() in kernels takes an array here, not int"),
+    ("np.subtract.outer(b, b)", "numpy boolean subtract, the `-` operator, is not supported"),
+    ("np.multiply.outer(a, x)", "np.multiply.outer() in kernels takes an array here, not float"),
+    ("np.add.reduce(v)", "np.add.reduce is not supported in kernels"),
+    ("np.average(a, weights=v)", "Axis must be specified when shapes of a and weights differ."),
+    ("np.average(a, 0, a[None])", "1D weights expected when shapes of a and weights differ."),
+    ("np.average(a, axis=n)", "np.average's axis must be an integer constant"),
+    ("np.average(a, returned=True)", "np.average(..., returned=True) is not supported"),
+    ("np.average(x)", "np.average() in kernels takes an array here, not float"),
+    ("np.roll(a)", "roll() missing required argument 'shift'"),
+    ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
+])
+def test_bad_arguments_are_compile_errors_at_the_line(body, message):
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            f"def k({SIG}):\n"
+            f"    y = {body}\n")
+    with pytest.raises(asc.CompileError) as ei:
+        asc.compile(text)
+    assert message in str(ei.value)
+    assert ":6:" in str(ei.value)
+
+
+def test_array_parameters_are_known_from_these_calls():
+    """A parameter passed only to these functions is an array parameter
+    (params.c), so a kernel taking the numpy arrays as written compiles."""
+    mod = asc.compile("import numpy as np\nimport asc\n\n@asc.kernel\n"
+                      "def k(a, b, c):\n"
+                      "    return np.hstack((a, b)), np.add.outer(b, c)\n")
+    a, b, c = np.arange(2.), np.arange(3.), np.arange(4.)
+    got = mod.k(a, b, c)
+    same(got[0], np.hstack((a, b)))
+    same(got[1], np.add.outer(b, c))
