@@ -367,6 +367,7 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
   ascKernelInfo *volatile infos = NULL;
   volatile int nk = 0;
   ascError_t err;
+  uint64_t t0;
 
   if (out == NULL || text == NULL)
     return asc__error(ascErrorInvalidValue, "NULL module pointer or text");
@@ -382,6 +383,7 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
   asc__jit_compile_opts(&copts, 0, 0);
   asc__cctx_set_opts(&c, &copts);
   c.catch_point = &jb;
+  t0 = asc__trace_clock();
   if (setjmp(jb) == 0) {
     asc__ast_module *am = asc__frontend(&c, opts ? opts->globals : NULL,
                                         opts ? opts->numGlobals : 0);
@@ -422,6 +424,8 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
     infos = ki;
     nk = n;
   }
+  ASC_TRACE(asc__trace_span("compile", "front end (module)", c.filename, 0,
+                            t0));
   err = cctx_status(&c, ascSuccess);
   /* The tables are copied out of the arena before it goes. */
   if (err == ascSuccess)

@@ -360,6 +360,8 @@ static void lib_free(asc__jit_lib *l) {
 static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   asc__jit_lib *l;
   void *sym = NULL;
+  uint64_t t0;
+  bool loaded;
 
   *out = NULL;
   l = asc__calloc(1, sizeof *l);
@@ -369,7 +371,10 @@ static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
   l->fd = -1;
-  if (asc__jit_dlopen_fd(&l->lib, fd, path) != 0) {
+  t0 = asc__trace_clock();
+  loaded = asc__jit_dlopen_fd(&l->lib, fd, path) == 0;
+  ASC_TRACE(asc__trace_span("compile", "dlopen", NULL, 0, t0));
+  if (!loaded) {
     ascError_t e = asc__error(ascErrorInvalidModule, "cannot load %s: %s",
                               path, uv_dlerror(&l->lib));
     uv_dlclose(&l->lib);
@@ -458,6 +463,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   *desc = NULL;
   if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
     return err;
+  t0 = asc__trace_clock();
   asc__jit_cc_opts(in->opts, &ccopts);
   err = asc__cc_get(&b.cc);
   if (err != ascSuccess)
@@ -467,6 +473,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   b.emit = emit;
   b.ud = ud;
   asc__jit_key(&k, b.cc, &ccopts, in);
+  ASC_TRACE(asc__trace_span("compile", "cache key", in->kernel_name, 0, t0));
   /* Loaded through the descriptor the cache verified: another process
    * evicting or clearing the entry meanwhile cannot make this fail. */
   t0 = asc__trace_clock();
