@@ -1411,24 +1411,33 @@ ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
   return asc__error(ascErrorCache, "kernel cache: no usable directory");
 }
 
+/* The fan-out directory of k in the cache's directory, open (read only,
+ * not created), and the name of k's file with suffix in it; -1 when there
+ * is none.  *dir: the cache's directory. */
+static int key_sub(asc__cache *c, const asc__cache_key *k, const char *suffix,
+                   char *name, size_t n, const char **dir) {
+  char sub2[3] = {k->hex[0], k->hex[1], '\0'};
+  int dfd;
+
+  *dir = current_dir(c, &dfd);
+  if (*dir == NULL)
+    return -1;
+  snprintf(name, n, "%s%s", k->hex + 2, suffix);
+  return open_sub(dfd, sub2, NULL, false);
+}
+
 ascError_t asc__cache_lookup_fd(asc__cache *c, const asc__cache_key *k,
                                 char **so_path, int *so_fd) {
-  char sub2[3], entryn[34];
+  char sub2[3] = {k ? k->hex[0] : 0, k ? k->hex[1] : 0, '\0'}, entryn[34];
   char *sub, *path;
   const char *dir;
-  int dfd, subfd;
+  int subfd;
 
   *so_path = NULL;
   *so_fd = -1;
   if (c == NULL || k == NULL || !k->final)
     return asc__error(ascErrorInvalidValue, "NULL cache or unfinished key");
-  dir = current_dir(c, &dfd);
-  if (dir == NULL)
-    return ascErrorFileNotFound;
-  memcpy(sub2, k->hex, 2);
-  sub2[2] = '\0';
-  snprintf(entryn, sizeof entryn, "%s.so", k->hex + 2);
-  subfd = open_sub(dfd, sub2, NULL, false);
+  subfd = key_sub(c, k, ".so", entryn, sizeof entryn, &dir);
   if (subfd < 0)
     return ascErrorFileNotFound;
   /* A bad entry is left to asc__cache_get_or_build, which removes and
@@ -1525,12 +1534,13 @@ static bool record_check(const unsigned char *buf, size_t size,
 
 bool asc__cache_index_get(asc__cache *c, const asc__cache_key *k,
                           asc__buf *out) {
-  char sub2[3], name[35];
+  char name[35];
+  const char *dir;
   unsigned char *buf = NULL;
   struct stat st;
   struct mem_rec *r;
   bool ok = false;
-  int dfd, subfd, fd = -1;
+  int subfd, fd = -1;
 
   if (c == NULL || k == NULL || !k->final)
     return false;
@@ -1543,12 +1553,7 @@ bool asc__cache_index_get(asc__cache *c, const asc__cache_key *k,
     return !out->oom;
   }
   uv_mutex_unlock(&c->mem_lock);
-  if (current_dir(c, &dfd) == NULL)
-    return false;
-  memcpy(sub2, k->hex, 2);
-  sub2[2] = '\0';
-  snprintf(name, sizeof name, "%s.idx", k->hex + 2);
-  subfd = open_sub(dfd, sub2, NULL, false);
+  subfd = key_sub(c, k, ".idx", name, sizeof name, &dir);
   if (subfd < 0)
     return false;
   fd = openat(subfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);

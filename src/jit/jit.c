@@ -147,6 +147,23 @@ static void key_versions(asc__cache_key *k) {
   asc__cache_key_add_str(k, "build", asc__jit_build_identity());
 }
 
+/* The frozen globals, then the debug options and what generated code
+ * embeds for messages' sake, of every key and of a module's record. */
+static void key_globals_opts(asc__cache_key *k, const ascGlobalValue *gs,
+                             int n, const ascCompileOptions *o) {
+  asc__cache_key_add_u64(k, "nglobals", (uint64_t)n);
+  for (int i = 0; gs != NULL && i < n; i++) {
+    const ascGlobalValue *g = &gs[i];
+    asc__cache_key_add_str(k, "global", g->name);
+    asc__cache_key_add_u64(k, "dtype", (uint64_t)g->value.dtype);
+    asc__cache_key_add_u64(k, "weak", (uint64_t)g->value.weak);
+    asc__cache_key_add_u64(k, "value", g->value.value.u);
+  }
+  asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
+  asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
+  asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+}
+
 static void key_inputs(asc__cache_key *k, const asc__jit_inputs *in);
 
 void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
@@ -202,17 +219,7 @@ void asc__jit_module_key(asc__cache_key *k, const char *text, size_t len,
   asc__cache_key_add(k, "source", text, len);
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
-  asc__cache_key_add_u64(k, "nglobals", o ? (uint64_t)o->numGlobals : 0);
-  for (int i = 0; o != NULL && o->globals != NULL && i < o->numGlobals; i++) {
-    const ascGlobalValue *g = &o->globals[i];
-    asc__cache_key_add_str(k, "global", g->name);
-    asc__cache_key_add_u64(k, "dtype", (uint64_t)g->value.dtype);
-    asc__cache_key_add_u64(k, "weak", (uint64_t)g->value.weak);
-    asc__cache_key_add_u64(k, "value", g->value.value.u);
-  }
-  asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
-  asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
-  asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+  key_globals_opts(k, o ? o->globals : NULL, o ? o->numGlobals : 0, o);
   asc__cache_key_add_u64(k, "fastmath", o ? o->fastmath : 0);
   asc__cache_key_final(k);
 }
@@ -223,7 +230,6 @@ static void key_inputs(asc__cache_key *k, const asc__jit_inputs *in) {
   const ascCompileOptions *o = in->opts;
   asc__compile_opts dflt;
   const asc__compile_opts *copts = in->copts;
-  int i;
 
   if (copts == NULL) {
     asc__compile_opts_init(&dflt);
@@ -233,19 +239,7 @@ static void key_inputs(asc__cache_key *k, const asc__jit_inputs *in) {
   asc__cache_key_add(k, "source", in->source, in->source_len);
   asc__cache_key_add_str(k, "kernel", in->kernel_name);
   asc__cache_key_add_str(k, "signature", in->signature);
-  asc__cache_key_add_u64(k, "nglobals", (uint64_t)in->nglobals);
-  for (i = 0; i < in->nglobals; i++) {
-    const ascGlobalValue *g = &in->globals[i];
-    asc__cache_key_add_str(k, "global", g->name);
-    asc__cache_key_add_u64(k, "dtype", (uint64_t)g->value.dtype);
-    asc__cache_key_add_u64(k, "weak", (uint64_t)g->value.weak);
-    asc__cache_key_add_u64(k, "value", g->value.value.u);
-  }
-  /* Debug options, and what generated code embeds for messages (the file
-   * name and line numbers of kernel exceptions). */
-  asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
-  asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
-  asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+  key_globals_opts(k, in->globals, in->nglobals, o);
   /* The compiler's options that change the code, every one of them
    * (compiler/options.h): the module's floating-point mode (also in
    * "flags"; a decorator's fastmath= is in the source), the passes left
