@@ -434,6 +434,14 @@ print(json.dumps({"numba_s": time.perf_counter() - t}))
 """
 
 
+def write_softmax_kernel(path):
+    """The softmax kernel of suite_kernels.py alone in a file: what the
+    compile rows (and bench/latency.py) compile."""
+    src = open(KERNELS).read()
+    with open(path, "w") as f:
+        f.write("import math\n\nimport asc\n\n\n" + src[src.index("@asc.kernel\ndef softmax"):].split("\n\n\n")[0] + "\n")
+
+
 def compile_rows(args, env):
     """Compile + first call of the softmax kernel (with its
     specialisation) in a fresh process: cold with an empty ASC_CACHE_DIR,
@@ -441,9 +449,7 @@ def compile_rows(args, env):
     reps = args.sizes["compile_reps"]
     cold, hit, nb = [], [], []
     text_path = os.path.join(tempfile.mkdtemp(prefix="asc-bench-src-"), "softmax_kernel.py")
-    src = open(KERNELS).read()
-    with open(text_path, "w") as f:
-        f.write("import math\n\nimport asc\n\n\n" + src[src.index("@asc.kernel\ndef softmax"):].split("\n\n\n")[0] + "\n")
+    write_softmax_kernel(text_path)
     rows = []
     try:
         for _ in range(reps):
@@ -660,7 +666,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny sizes, well under a minute")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
     ap.add_argument("--out-dir", help="default: bench/results, or BUILD/bench/results with --quick")
-    ap.add_argument("--only", default="", help="comma-separated: kernels,runtime")
+    ap.add_argument("--only", default="",
+                    help="comma-separated: kernels,runtime, or one part of runtime: "
+                         "launch,pool,compile,pylaunch")
     ap.add_argument("--case", default="",
                     help="comma-separated substrings: only the kernel cases whose "
                          "name holds one (e.g. 'matmul naive')")
@@ -695,11 +703,14 @@ def main():
     if "kernels" in parts:
         print("kernels (each in its own process):", flush=True)
         rows += kernel_rows(args, env)
-    if "runtime" in parts:
+    runtime = (("launch latency", launch_rows, "launch"), ("pool alloc", pool_rows, "pool"),
+               ("compile cold/hit", compile_rows, "compile"),
+               ("Python launch", python_launch_rows, "pylaunch"))
+    if "runtime" in parts or parts & {tag for _, _, tag in runtime}:
         print("runtime:", flush=True)
-        for name, fn in (("launch latency", launch_rows), ("pool alloc", pool_rows),
-                         ("compile cold/hit", compile_rows),
-                         ("Python launch", python_launch_rows)):
+        for name, fn, tag in runtime:
+            if "runtime" not in parts and tag not in parts:
+                continue
             t = time.perf_counter()
             print(f"  {name} ...", end="", flush=True)
             rows += fn(args, env)

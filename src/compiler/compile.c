@@ -7,6 +7,7 @@
 #include "compiler/emit_c.h"
 #include "compiler/lower.h"
 #include "base/fastmath.h"
+#include "base/trace.h"
 
 unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt) {
   unsigned m = t->kernel->opts.fastmath >= 0 ? (unsigned)t->kernel->opts.fastmath
@@ -27,19 +28,25 @@ static void emit(asc__cctx *c, const asc__irmodule *ir, bool may_alias,
   src.len = c->len;
   src.first_line = c->first_line;
   src.may_alias = may_alias;
+  uint64_t t0 = asc__trace_clock();
   asc__emit_module(c, ir, &src, c_out);
+  ASC_TRACE(asc__trace_span("compile", "emit C", NULL, c_out->len, t0));
   asc__cctx_budget(c, "emit");
 }
 
 bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
                          asc__compile_out *out, asc__buf *c_out) {
   asc__compile_out local;
+  uint64_t t0;
 
   if (out == NULL)
     out = &local;
   memset(out, 0, sizeof *out);
 
+  /* Each stage is a span of the trace (docs/latency.md reads them). */
+  t0 = asc__trace_clock();
   out->typed = asc__infer_kernel(c, in->module, in->kernel, in->sig);
+  ASC_TRACE(asc__trace_span("compile", "infer types", NULL, 0, t0));
   if (out->typed == NULL)
     return false;
   asc__cctx_budget(c, "infer");
@@ -48,8 +55,10 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
 
   out->fastmath =
       asc__kernel_fastmath(out->typed, (unsigned)c->opts.code.fastmath);
+  t0 = asc__trace_clock();
   out->ir = asc__ir_module_new(c);
   asc__ir_module_add(c, out->ir, asc__lower_kernel(c, out->typed));
+  ASC_TRACE(asc__trace_span("compile", "lower", NULL, 0, t0));
   out->ir->funcs[0]->may_alias = in->may_alias;
   out->ir->funcs[0]->fastmath = out->fastmath;
   asc__ir_pipeline(c, out->ir);

@@ -6,6 +6,9 @@
  *   <dir>/ab/<30 hex>.lock      per-key lock file (flock)
  *   <dir>/ab/.tmp-<30 hex>-XXXXXX/   work directory of a build in progress,
  *                               or kept after a failed one
+ *   <dir>/ab/<30 hex>.idx       index record: a key of the jit's that needs
+ *                               no front end -> what it stands for (the
+ *                               entry's key, a module's kernel table)
  *
  * Lookup never locks: entries only appear by rename(2) of a complete,
  * fsynced file, so a reader sees either nothing or a whole entry, and it
@@ -71,6 +74,16 @@ struct asc__cache {
   uint64_t max_bytes;
   uint64_t lock_timeout_ms;
   _Atomic uint64_t hits, misses, builds, corrupt, evictions, fallbacks;
+  _Atomic uint64_t index_hits;
+  /* The index records this process read or wrote, by the first byte of
+   * their key (a later one takes the slot): a second lookup of a record
+   * reads no file.  Guarded by mem_lock. */
+  uv_mutex_t mem_lock;
+  struct mem_rec {
+    unsigned char key[16];
+    char *val;               /* NULL: empty slot */
+    size_t len;
+  } mem[64];
 };
 
 /* ------------------------------------------------------------ test seam */
@@ -758,6 +771,11 @@ ascError_t asc__cache_open(asc__cache **out, const char *dir) {
     asc__free(c);
     return asc__error(ascErrorInternal, "cannot create a mutex");
   }
+  if (uv_mutex_init(&c->mem_lock) != 0) {
+    uv_mutex_destroy(&c->lock);
+    asc__free(c);
+    return asc__error(ascErrorInternal, "cannot create a mutex");
+  }
   c->configured_fd = c->fallback_fd = c->dir_fd = -1;
   c->max_bytes = asc__env_u64(&max_bytes_env);
   c->lock_timeout_ms = asc__env_u64(&lock_timeout_env);
@@ -821,6 +839,9 @@ void asc__cache_close(asc__cache *c) {
   if (c->configured_fd >= 0)
     close(c->configured_fd);
   uv_mutex_destroy(&c->lock);
+  uv_mutex_destroy(&c->mem_lock);
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(c->mem); i++)
+    asc__free(c->mem[i].val);
   asc__free(c->configured);
   asc__free(c->configured_real);
   asc__free(c->fallback_dir);
@@ -877,7 +898,7 @@ static const char *current_dir(asc__cache *c, int *fd) {
 
 typedef struct scan_entry {
   char sub[3];     /* fan-out directory */
-  char name[34];   /* "<30 hex>.so" */
+  char name[35];   /* "<30 hex>.so", or "<30 hex>.idx" (an index record) */
   uint64_t size;
   struct timespec mtime;
 } scan_entry;
@@ -887,6 +908,7 @@ typedef struct scan {
   size_t n, cap;
   uint64_t bytes;
   uint64_t temporaries;
+  uint64_t records;  /* index records among v */
   bool oom;
 } scan;
 
@@ -913,7 +935,7 @@ static void scan_add(scan *s, const char *sub, const char *name,
     s->cap = cap;
   }
   memcpy(s->v[s->n].sub, sub, 3);
-  memcpy(s->v[s->n].name, name, 34);
+  snprintf(s->v[s->n].name, sizeof s->v[s->n].name, "%s", name);
   s->v[s->n].size = (uint64_t)st->st_size;
   s->v[s->n].mtime = st->st_mtim;
   s->n++;
@@ -1010,13 +1032,18 @@ static void scan_dir(int dfd, scan *s, int mode) {
       bool temp = strncmp(f->d_name, ".tmp-", 5) == 0;
       bool lock = len == 35 && strcmp(f->d_name + 30, ".lock") == 0 &&
                   is_hex(f->d_name, 30);
-      if (!entry && !temp && !lock)
+      bool record = len == 34 && strcmp(f->d_name + 30, ".idx") == 0 &&
+                    is_hex(f->d_name, 30);
+      if (!entry && !temp && !lock && !record)
         continue;
       if (fstatat(subfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      if (entry && S_ISREG(st.st_mode)) {
+      if ((entry || record) && S_ISREG(st.st_mode)) {
+        /* Index records age out with the entries, least recently used
+         * first; they are tiny. */
         scan_add(s, sub, f->d_name, &st);
         s->bytes += (uint64_t)st.st_size;
+        s->records += record;
       } else if (temp) {
         s->temporaries++;
         temp_maybe_remove(subfd, f->d_name, &st, mode);
@@ -1040,6 +1067,13 @@ static bool entry_remove(int dfd, const scan_entry *v) {
 
   if (subfd < 0)
     return false;
+  if (strcmp(v->name + 30, ".idx") == 0) {
+    /* Replaced only by rename, read without locks: a reader that loses
+     * it misses and writes it again. */
+    removed = unlinkat(subfd, v->name, 0) == 0;
+    close(subfd);
+    return removed;
+  }
   snprintf(lockn, sizeof lockn, "%.30s.lock", v->name);
   if (lock_file(subfd, lockn, NULL, 0, &fd) == 0) {
     removed = unlinkat(subfd, v->name, 0) == 0;
@@ -1106,9 +1140,11 @@ ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st) {
   st->corrupt = atomic_load(&c->corrupt);
   st->evictions = atomic_load(&c->evictions);
   st->fallbacks = atomic_load(&c->fallbacks);
+  st->index_hits = atomic_load(&c->index_hits);
   if (fd >= 0)
     scan_dir(fd, &s, SCAN_STATS);
-  st->entries = s.n;
+  st->entries = s.n - s.records;
+  st->records = s.records;
   st->bytes = s.bytes;
   st->temporaries = s.temporaries;
   scan_free(&s);
@@ -1132,7 +1168,7 @@ ascError_t asc__cache_clear(asc__cache *c, uint64_t *removed) {
   memset(&s, 0, sizeof s);
   scan_dir(fd, &s, SCAN_CLEAR);
   for (i = 0; i < s.n; i++)
-    if (entry_remove(fd, &s.v[i]))
+    if (entry_remove(fd, &s.v[i]) && strcmp(s.v[i].name + 30, ".so") == 0)
       n++;
   if (s.oom) {
     scan_free(&s);
@@ -1373,4 +1409,221 @@ ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
       return err;
   }
   return asc__error(ascErrorCache, "kernel cache: no usable directory");
+}
+
+/* The fan-out directory of k in the cache's directory, open (read only,
+ * not created), and the name of k's file with suffix in it; -1 when there
+ * is none.  *dir: the cache's directory. */
+static int key_sub(asc__cache *c, const asc__cache_key *k, const char *suffix,
+                   char *name, size_t n, const char **dir) {
+  char sub2[3] = {k->hex[0], k->hex[1], '\0'};
+  int dfd;
+
+  *dir = current_dir(c, &dfd);
+  if (*dir == NULL)
+    return -1;
+  snprintf(name, n, "%s%s", k->hex + 2, suffix);
+  return open_sub(dfd, sub2, NULL, false);
+}
+
+ascError_t asc__cache_lookup_fd(asc__cache *c, const asc__cache_key *k,
+                                char **so_path, int *so_fd) {
+  char sub2[3] = {k ? k->hex[0] : 0, k ? k->hex[1] : 0, '\0'}, entryn[34];
+  char *sub, *path;
+  const char *dir;
+  int subfd;
+
+  *so_path = NULL;
+  *so_fd = -1;
+  if (c == NULL || k == NULL || !k->final)
+    return asc__error(ascErrorInvalidValue, "NULL cache or unfinished key");
+  subfd = key_sub(c, k, ".so", entryn, sizeof entryn, &dir);
+  if (subfd < 0)
+    return ascErrorFileNotFound;
+  /* A bad entry is left to asc__cache_get_or_build, which removes and
+   * rebuilds it under the key's lock. */
+  if (entry_verify(subfd, entryn, k, so_fd) != ENTRY_OK) {
+    close(subfd);
+    return ascErrorFileNotFound;
+  }
+  close(subfd);
+  sub = path_join(dir, sub2, NULL);
+  path = sub != NULL ? path_join(sub, entryn, NULL) : NULL;
+  asc__free(sub);
+  if (path == NULL) {
+    close(*so_fd);
+    *so_fd = -1;
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  atomic_fetch_add(&c->hits, 1);
+  *so_path = path;
+  return ascSuccess;
+}
+
+void asc__cache_key_set(asc__cache_key *k, const unsigned char digest[16]) {
+  static const char hexd[] = "0123456789abcdef";
+
+  memset(k, 0, sizeof *k);
+  memcpy(k->digest, digest, 16);
+  for (int i = 0; i < 16; i++) {
+    k->hex[2 * i] = hexd[digest[i] >> 4];
+    k->hex[2 * i + 1] = hexd[digest[i] & 15];
+  }
+  k->hex[32] = '\0';
+  k->final = true;
+}
+
+/* ----------------------------------------------------------------- index
+ *
+ * A record, <30 hex>.idx in the fan-out directory of its key:
+ *
+ *   0     8  magic "ASCINDX1"
+ *   8    16  the record's key
+ *   24    8  value length n (little-endian)
+ *   32    n  value
+ *   32+n  8  XXH3-64 of bytes [0, 32 + n)
+ *
+ * Records are hints: a missing, truncated or corrupt one, or one that is
+ * not a regular file of this user's that only they may write, reads as
+ * absent, and the next put replaces it (by rename, so readers never see
+ * half of one).  What a record names is checked as if it had been
+ * computed: an entry is verified like any other. */
+
+#define INDEX_MAGIC "ASCINDX1"
+#define INDEX_HEAD 32
+
+static struct mem_rec *mem_slot(asc__cache *c, const asc__cache_key *k) {
+  return &c->mem[k->digest[0] % ASC_ARRAY_SIZE(c->mem)];
+}
+
+static void mem_put(asc__cache *c, const asc__cache_key *k, const void *v,
+                    size_t n) {
+  char *copy = asc__malloc(n + 1);
+  struct mem_rec *r;
+
+  if (copy == NULL)
+    return;
+  memcpy(copy, v, n);
+  copy[n] = '\0';
+  uv_mutex_lock(&c->mem_lock);
+  r = mem_slot(c, k);
+  asc__free(r->val);
+  memcpy(r->key, k->digest, 16);
+  r->val = copy;
+  r->len = n;
+  uv_mutex_unlock(&c->mem_lock);
+}
+
+/* The record's bytes in buf, whole and checked; false otherwise. */
+static bool record_check(const unsigned char *buf, size_t size,
+                         const asc__cache_key *k) {
+  uint64_t n = 0;
+
+  if (size < INDEX_HEAD + 8 || memcmp(buf, INDEX_MAGIC, 8) != 0 ||
+      memcmp(buf + 8, k->digest, 16) != 0)
+    return false;
+  for (int i = 7; i >= 0; i--)
+    n = n << 8 | buf[24 + i];
+  if (n != size - INDEX_HEAD - 8)
+    return false;
+  uint64_t h = XXH3_64bits(buf, INDEX_HEAD + (size_t)n), want = 0;
+  for (int i = 7; i >= 0; i--)
+    want = want << 8 | buf[INDEX_HEAD + n + (uint64_t)i];
+  return h == want;
+}
+
+bool asc__cache_index_get(asc__cache *c, const asc__cache_key *k,
+                          asc__buf *out) {
+  char name[35];
+  const char *dir;
+  unsigned char *buf = NULL;
+  struct stat st;
+  struct mem_rec *r;
+  bool ok = false;
+  int subfd, fd = -1;
+
+  if (c == NULL || k == NULL || !k->final)
+    return false;
+  uv_mutex_lock(&c->mem_lock);
+  r = mem_slot(c, k);
+  if (r->val != NULL && memcmp(r->key, k->digest, 16) == 0) {
+    asc__buf_put(out, r->val, r->len);
+    uv_mutex_unlock(&c->mem_lock);
+    atomic_fetch_add(&c->index_hits, 1);
+    return !out->oom;
+  }
+  uv_mutex_unlock(&c->mem_lock);
+  subfd = key_sub(c, k, ".idx", name, sizeof name, &dir);
+  if (subfd < 0)
+    return false;
+  fd = openat(subfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  close(subfd);
+  if (fd < 0)
+    return false;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+      st.st_size < INDEX_HEAD + 8 ||
+      (uint64_t)st.st_size > INDEX_HEAD + 8 + ASC_CACHE_INDEX_MAX)
+    goto out;
+  buf = asc__malloc((size_t)st.st_size);
+  if (buf == NULL || !read_all(fd, buf, (size_t)st.st_size, 0) ||
+      !record_check(buf, (size_t)st.st_size, k))
+    goto out;
+  ok = true;
+  atomic_fetch_add(&c->index_hits, 1);
+  futimens(fd, NULL); /* recently used: evicted last */
+  asc__buf_put(out, buf + INDEX_HEAD, (size_t)st.st_size - INDEX_HEAD - 8);
+  mem_put(c, k, buf + INDEX_HEAD, (size_t)st.st_size - INDEX_HEAD - 8);
+out:
+  asc__free(buf);
+  close(fd);
+  return ok && !out->oom;
+}
+
+void asc__cache_index_put(asc__cache *c, const asc__cache_key *k,
+                          const void *v, size_t n) {
+  char sub2[3], name[35], tmp[48];
+  unsigned char head[INDEX_HEAD], tail[8];
+  XXH3_state_t h;
+  uint64_t sum;
+  int dfd, subfd, fd = -1;
+  bool ok;
+
+  if (c == NULL || k == NULL || !k->final || n > ASC_CACHE_INDEX_MAX)
+    return;
+  mem_put(c, k, v, n);
+  if (current_dir(c, &dfd) == NULL)
+    return;
+  memcpy(sub2, k->hex, 2);
+  sub2[2] = '\0';
+  snprintf(name, sizeof name, "%s.idx", k->hex + 2);
+  snprintf(tmp, sizeof tmp, ".tmp-%s-XXXXXX", k->hex + 2);
+  /* Best effort: a record that cannot be written costs the next process
+   * the front end, nothing else, so trouble here moves nothing to the
+   * fallback directory. */
+  subfd = open_sub(dfd, sub2, NULL, false);
+  if (subfd < 0 && (io_fail("mkdir", name) != 0 ||
+                    (subfd = open_sub(dfd, sub2, NULL, true)) < 0))
+    return;
+  if (io_fail("create", name) != 0 ||
+      asc__mkstemp_at(subfd, tmp, 0600, &fd) != 0) {
+    close(subfd);
+    return;
+  }
+  memcpy(head, INDEX_MAGIC, 8);
+  memcpy(head + 8, k->digest, 16);
+  put_le64(head + 24, (uint64_t)n);
+  XXH3_64bits_reset(&h);
+  XXH3_64bits_update(&h, head, sizeof head);
+  XXH3_64bits_update(&h, v, n);
+  sum = XXH3_64bits_digest(&h);
+  put_le64(tail, sum);
+  ok = io_fail("write", name) == 0 && write_all(fd, head, sizeof head, 0) &&
+       write_all(fd, v, n, INDEX_HEAD) &&
+       write_all(fd, tail, sizeof tail, (off_t)(INDEX_HEAD + n));
+  close(fd);
+  if (!ok || io_fail("rename", name) != 0 ||
+      renameat(subfd, tmp, subfd, name) != 0)
+    unlinkat(subfd, tmp, 0);
+  close(subfd);
 }

@@ -46,6 +46,9 @@ void asc__cache_key_add_str(asc__cache_key *k, const char *name,
                             const char *s);
 void asc__cache_key_add_u64(asc__cache_key *k, const char *name, uint64_t v);
 void asc__cache_key_final(asc__cache_key *k);
+/* k as the finished key whose digest is given (one read from an index
+ * record). */
+void asc__cache_key_set(asc__cache_key *k, const unsigned char digest[16]);
 
 /* ----------------------------------------------------------------- cache */
 
@@ -99,6 +102,29 @@ ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
                                       asc__cache_build_fn build, void *ud,
                                       char **so_path, int *so_fd);
 
+/* The verified entry for k if the cache holds one now, as
+ * asc__cache_get_or_build_fd finds it, but never builds, waits or
+ * removes anything: ascErrorFileNotFound (no message) when the entry is
+ * missing or bad. */
+ascError_t asc__cache_lookup_fd(asc__cache *c, const asc__cache_key *k,
+                                char **so_path, int *so_fd);
+
+/* The index: small records, each named by a key of its own, beside the
+ * entries (docs/cache.md, "Index").  The jit keys them with what it can
+ * hash before running the front end, and stores what the front end or
+ * the C compiler's identity would otherwise give (an entry's key, a
+ * module's kernel table).  get appends the value of k's record to out:
+ * false when there is none, or it is truncated, corrupt or not this
+ * user's (such a record is never trusted, and the next put replaces
+ * it).  put writes it atomically (rename) and keeps a copy in memory for
+ * later gets of this process; failures are ignored.  Values are at most
+ * ASC_CACHE_INDEX_MAX bytes. */
+#define ASC_CACHE_INDEX_MAX ((size_t)1 << 20)
+bool asc__cache_index_get(asc__cache *c, const asc__cache_key *k,
+                          asc__buf *out);
+void asc__cache_index_put(asc__cache *c, const asc__cache_key *k,
+                          const void *v, size_t n);
+
 typedef struct asc__cache_stats {
   const char *dir;         /* directory in use (owned by the cache) */
   const char *configured;  /* directory asked for (owned by the cache) */
@@ -108,8 +134,10 @@ typedef struct asc__cache_stats {
   uint64_t max_bytes;      /* the cap */
   uint64_t temporaries;    /* work directories and temp files (in-progress
                               builds, or kept after a failed compile) */
+  uint64_t records;        /* index records on disk now (in bytes too) */
   /* counters of this cache object */
   uint64_t hits, misses, builds, corrupt, evictions, fallbacks;
+  uint64_t index_hits;     /* index records found (asc__cache_index_get) */
 } asc__cache_stats;
 
 ascError_t asc__cache_get_stats(asc__cache *c, asc__cache_stats *st);

@@ -625,6 +625,48 @@ ascError_t asc__cc_get(const asc__cc **out) {
   return err;
 }
 
+bool asc__cc_stamp(asc__buf *out) {
+  const char *spec = cc_spec_from_env();
+  const char *cflags = getenv("ASC_CFLAGS"), *vm = getenv("ASC_VECMATH");
+  char **words;
+  int n, i;
+  bool ok = true;
+
+  words = split_words(spec, &n);
+  if (words == NULL || n == 0) {
+    asc__free(words);
+    return false;
+  }
+  asc__buf_printf(out, "%s\n", spec);
+  /* Every word that names a program: "ccache gcc" runs gcc too.  A
+   * reinstalled or upgraded program is a new file (inode, change time). */
+  for (i = 0; i < n && ok; i++) {
+    char *path = words[i][0] != '-' ? resolve_on_path(words[i]) : NULL;
+    char *real = path != NULL ? realpath(path, NULL) : NULL;
+    struct stat st;
+    if (real != NULL && stat(real, &st) == 0)
+      asc__buf_printf(out, "%s\n%s\n%llu %llu %lld %lld.%09ld %lld.%09ld\n",
+                      path, real, (unsigned long long)st.st_dev,
+                      (unsigned long long)st.st_ino, (long long)st.st_size,
+                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                      (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+    else if (i == 0)
+      ok = false; /* no compiler: the full path reports it */
+    else
+      asc__buf_printf(out, "%s\n", words[i]);
+    free(real);
+    asc__free(path);
+  }
+  asc__free(words);
+  /* What the flags are made of besides the options and the compiler's
+   * kind (asc__cc_flags); unset and empty differ. */
+  asc__buf_printf(out, "%c%s\n%c%s\n", cflags ? '=' : '-',
+                  cflags ? cflags : "", vm ? '=' : '-', vm ? vm : "");
+  return ok && !out->oom;
+}
+
+const char *asc__cc_vecmath_lib(const asc__cc *cc) { return vecmath_lib(cc); }
+
 const char *asc__cc_path(const asc__cc *cc) { return cc->path; }
 
 const char *asc__cc_identity(const asc__cc *cc) { return cc->identity; }

@@ -35,6 +35,15 @@ ascError_t asc__cc_get(const asc__cc **out);
 
 /* Absolute path of the compiler program. */
 const char *asc__cc_path(const asc__cc *cc);
+
+/* What the C compiler's identity and flags are made of, without running
+ * it (the kernel cache's index keys, docs/cache.md "Index"): ASC_CC, the
+ * path, real path and file identity (device, inode, size, modification
+ * and change times) of each program it names, ASC_CFLAGS and
+ * ASC_VECMATH, appended to out.  False when the compiler is not found. */
+bool asc__cc_stamp(asc__buf *out);
+/* SLEEF's library as kernels link it now (NULL: none; docs/vecmath.md). */
+const char *asc__cc_vecmath_lib(const asc__cc *cc);
 /* "path\nrealpath\n<output of --version>", the cache-key component. */
 const char *asc__cc_identity(const asc__cc *cc);
 

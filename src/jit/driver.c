@@ -25,6 +25,7 @@
  */
 #include "jit/driver.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +360,148 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
   }
 }
 
+/* ------------------------------------------------- kernel table index
+ *
+ * A module's kernel table, what its front end yields, is kept in the
+ * kernel cache's index (docs/cache.md, "Index") under the text, the
+ * options and the versions (asc__jit_module_key), so that a process that
+ * loads a module some process loaded before skips the front end.  One
+ * line per kernel, "name numParams numResults", then one per parameter,
+ * "name isTensor dtype ndim generic isConstExpr isWritten numberAsArray
+ * useLine", fields separated by tabs. */
+
+static void table_write(asc__buf *b, const ascKernelInfo *ki, int n) {
+  asc__buf_printf(b, "%d\n", n);
+  for (int i = 0; i < n; i++) {
+    asc__buf_printf(b, "%s\t%d\t%d\n", ki[i].name, ki[i].numParams,
+                    ki[i].numResults);
+    for (int j = 0; j < ki[i].numParams; j++) {
+      const ascKernelParamInfo *p = &ki[i].params[j];
+      asc__buf_printf(b, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", p->name,
+                      p->isTensor, (int)p->dtype, p->ndim, p->generic,
+                      p->isConstExpr, p->isWritten, p->numberAsArray,
+                      p->useLine);
+    }
+  }
+}
+
+/* The next line of *p (before end) split at tabs into at most max fields,
+ * NUL-terminated in place; the number of fields, or -1. */
+static int table_fields(char **p, char *end, char **f, int max) {
+  char *nl = memchr(*p, '\n', (size_t)(end - *p));
+  int n = 0;
+
+  if (nl == NULL)
+    return -1;
+  *nl = '\0';
+  for (char *q = *p; n < max;) {
+    f[n++] = q;
+    q = strchr(q, '\t');
+    if (q == NULL)
+      break;
+    *q++ = '\0';
+  }
+  *p = nl + 1;
+  return n;
+}
+
+static bool table_int(const char *s, long lo, long hi, int *out) {
+  char *e;
+  long v;
+  errno = 0;
+  v = strtol(s, &e, 10);
+  if (errno != 0 || e == s || *e != '\0' || v < lo || v > hi)
+    return false;
+  *out = (int)v;
+  return true;
+}
+
+/* Reads a table written by table_write from rec (changed in place; the
+ * names point into it).  *ki and its parameter arrays are asc__calloc'd
+ * (table_free).  False for anything but a whole, well-formed table. */
+static bool table_read(char *rec, size_t len, ascKernelInfo **ki, int *nk) {
+  char *p = rec, *end = rec + len, *f[9];
+  int n, i, j;
+
+  *ki = NULL;
+  *nk = 0;
+  if (table_fields(&p, end, f, 1) != 1 || !table_int(f[0], 1, 1 << 16, &n))
+    return false;
+  *ki = asc__calloc((size_t)n, sizeof **ki);
+  if (*ki == NULL)
+    return false;
+  for (i = 0; i < n; i++) {
+    ascKernelInfo *k = &(*ki)[i];
+    ascKernelParamInfo *pi;
+    if (table_fields(&p, end, f, 3) != 3 || f[0][0] == '\0' ||
+        !table_int(f[1], 0, 1 << 16, &k->numParams) ||
+        !table_int(f[2], 0, 1 << 16, &k->numResults))
+      break;
+    k->name = f[0];
+    pi = asc__calloc((size_t)k->numParams + 1, sizeof *pi);
+    if (pi == NULL)
+      break;
+    k->params = pi;
+    *nk = i + 1;
+    for (j = 0; j < k->numParams; j++) {
+      int v[8];
+      if (table_fields(&p, end, f, 9) != 9 || f[0][0] == '\0')
+        break;
+      for (int m = 0; m < 8; m++)
+        if (!table_int(f[m + 1], -1, INT32_MAX, &v[m]))
+          goto bad;
+      if (v[1] < 0 || v[1] > (int)ascDataTypeCount)
+        goto bad;
+      pi[j].name = f[0];
+      pi[j].isTensor = v[0];
+      pi[j].dtype = (ascDataType)v[1];
+      pi[j].ndim = v[2];
+      pi[j].generic = v[3];
+      pi[j].isConstExpr = v[4];
+      pi[j].isWritten = v[5];
+      pi[j].numberAsArray = v[6];
+      pi[j].useLine = v[7];
+    }
+    if (j < k->numParams)
+      break;
+  }
+bad:
+  return i == n && p == end;
+}
+
+static void table_free(ascKernelInfo *ki, int nk) {
+  for (int i = 0; ki != NULL && i < nk; i++)
+    asc__free((void *)ki[i].params);
+  asc__free(ki);
+}
+
+/* The module from the index record of its text, when there is one. */
+static bool create_from_index(asc__pymodule **out, asc__cache *cache,
+                              const asc__cache_key *mk, const char *text,
+                              size_t len, const ascCompileOptions *opts,
+                              ascError_t *err) {
+  asc__buf rec;
+  ascKernelInfo *ki = NULL;
+  int nk = 0;
+  bool found = false;
+  uint64_t t0 = asc__trace_clock();
+
+  asc__buf_init(&rec);
+  if (asc__cache_index_get(cache, mk, &rec) && rec.len > 0 &&
+      table_read(rec.data, rec.len, &ki, &nk)) {
+    found = true;
+    *err = asc__pymodule_create_with(out, text, len, opts, ki, nk, py_stages,
+                                     NULL, NULL);
+    ASC_TRACE(asc__trace_span("compile", "kernel table (index)",
+                              opts && opts->filename ? opts->filename
+                                                     : "<string>",
+                              0, t0));
+  }
+  table_free(ki, nk);
+  asc__buf_free(&rec);
+  return found;
+}
+
 ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                                 size_t len, const ascCompileOptions *opts) {
   asc__compile_opts copts;
@@ -367,6 +510,9 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
   ascKernelInfo *volatile infos = NULL;
   volatile int nk = 0;
   ascError_t err;
+  uint64_t t0;
+  asc__cache *cache;
+  asc__cache_key mk;
 
   if (out == NULL || text == NULL)
     return asc__error(ascErrorInvalidValue, "NULL module pointer or text");
@@ -376,12 +522,22 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
                       "ascCompileOptions.fastmath %#x has bits that name no "
                       "ASC_FASTMATH_* flag (valid: %#x)",
                       opts->fastmath, ASC_FASTMATH_ALL);
+  /* The front end's result, if a process made it before.  The cache is
+   * only a hint here: when it cannot be opened the front end runs. */
+  if (asc__cache_default(&cache) == ascSuccess) {
+    asc__jit_module_key(&mk, text, len, opts);
+    if (create_from_index(out, cache, &mk, text, len, opts, &err))
+      return err;
+  } else {
+    cache = NULL;
+  }
   asc__cctx_init(&c, opts && opts->filename ? opts->filename : "<string>",
                  text, len, first_line(opts));
   /* the front end's budget */
   asc__jit_compile_opts(&copts, 0, 0);
   asc__cctx_set_opts(&c, &copts);
   c.catch_point = &jb;
+  t0 = asc__trace_clock();
   if (setjmp(jb) == 0) {
     asc__ast_module *am = asc__frontend(&c, opts ? opts->globals : NULL,
                                         opts ? opts->numGlobals : 0);
@@ -422,11 +578,21 @@ ascError_t asc__pymodule_create(asc__pymodule **out, const char *text,
     infos = ki;
     nk = n;
   }
+  ASC_TRACE(asc__trace_span("compile", "front end (module)", c.filename, 0,
+                            t0));
   err = cctx_status(&c, ascSuccess);
   /* The tables are copied out of the arena before it goes. */
   if (err == ascSuccess)
     err = asc__pymodule_create_with(out, text, len, opts, infos, nk,
                                     py_stages, NULL, NULL);
+  if (err == ascSuccess && cache != NULL) {
+    asc__buf rec;
+    asc__buf_init(&rec);
+    table_write(&rec, infos, nk);
+    if (!rec.oom)
+      asc__cache_index_put(cache, &mk, rec.data, rec.len);
+    asc__buf_free(&rec);
+  }
   asc__cctx_free(&c);
   return err;
 }

@@ -139,23 +139,39 @@ void asc__jit_set_build_identity(const char *id) {
   build_id_override = id;
 }
 
-void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
-                  const asc__cc_opts *ccopts, const asc__jit_inputs *in) {
-  const ascCompileOptions *o = in->opts;
-  asc__compile_opts dflt;
-  const asc__compile_opts *copts = in->copts;
-  asc__buf flags;
-  int i;
-
-  if (copts == NULL) {
-    asc__compile_opts_init(&dflt);
-    copts = &dflt;
-  }
-  asc__cache_key_init(k);
+/* The versions every key and index key starts with. */
+static void key_versions(asc__cache_key *k) {
   asc__cache_key_add_str(k, "libasc", ASC_VERSION_STRING);
   asc__cache_key_add_u64(k, "abi", ASC_KABI_VERSION);
   asc__cache_key_add_u64(k, "codegen", ASC_CODEGEN_VERSION);
   asc__cache_key_add_str(k, "build", asc__jit_build_identity());
+}
+
+/* The frozen globals, then the debug options and what generated code
+ * embeds for messages' sake, of every key and of a module's record. */
+static void key_globals_opts(asc__cache_key *k, const ascGlobalValue *gs,
+                             int n, const ascCompileOptions *o) {
+  asc__cache_key_add_u64(k, "nglobals", (uint64_t)n);
+  for (int i = 0; gs != NULL && i < n; i++) {
+    const ascGlobalValue *g = &gs[i];
+    asc__cache_key_add_str(k, "global", g->name);
+    asc__cache_key_add_u64(k, "dtype", (uint64_t)g->value.dtype);
+    asc__cache_key_add_u64(k, "weak", (uint64_t)g->value.weak);
+    asc__cache_key_add_u64(k, "value", g->value.value.u);
+  }
+  asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
+  asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
+  asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+}
+
+static void key_inputs(asc__cache_key *k, const asc__jit_inputs *in);
+
+void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
+                  const asc__cc_opts *ccopts, const asc__jit_inputs *in) {
+  asc__buf flags;
+
+  asc__cache_key_init(k);
+  key_versions(k);
   asc__cache_key_add_str(k, "cc", asc__cc_identity(cc));
   asc__buf_init(&flags);
   asc__cc_flags(cc, ccopts, &flags);
@@ -163,23 +179,67 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
    * than a partial list: the key stays distinct, the build fails later. */
   asc__cache_key_add_str(k, "flags", flags.oom ? NULL : asc__buf_str(&flags));
   asc__buf_free(&flags);
+  key_inputs(k, in);
+  asc__cache_key_final(k);
+}
+
+/* The key of the index record (docs/cache.md, "Index") that leads from
+ * in to its entry's key: every component of asc__jit_key, with what the
+ * C compiler's identity and flags are made of (asc__cc_stamp, the
+ * options) in place of the identity, whose computation runs the
+ * compiler.  False when the compiler is not found. */
+static bool index_key(asc__cache_key *k, const asc__cc_opts *ccopts,
+                      const asc__jit_inputs *in) {
+  asc__buf stamp;
+  bool ok;
+
+  asc__buf_init(&stamp);
+  ok = asc__cc_stamp(&stamp);
+  if (ok) {
+    asc__cache_key_init(k);
+    asc__cache_key_add_str(k, "index", "specialisation");
+    key_versions(k);
+    asc__cache_key_add_str(k, "cc-stamp", asc__buf_str(&stamp));
+    asc__cache_key_add_u64(k, "O", (uint64_t)(int64_t)ccopts->opt_level);
+    asc__cache_key_add_u64(k, "g", (uint64_t)ccopts->debug);
+    asc__cache_key_add_u64(k, "fastmath-flags", ccopts->fastmath);
+    asc__cache_key_add_str(k, "march", ccopts->march);
+    key_inputs(k, in);
+    asc__cache_key_final(k);
+  }
+  asc__buf_free(&stamp);
+  return ok;
+}
+
+void asc__jit_module_key(asc__cache_key *k, const char *text, size_t len,
+                         const ascCompileOptions *o) {
+  asc__cache_key_init(k);
+  asc__cache_key_add_str(k, "index", "module");
+  key_versions(k);
+  asc__cache_key_add(k, "source", text, len);
+  asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
+  asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
+  key_globals_opts(k, o ? o->globals : NULL, o ? o->numGlobals : 0, o);
+  asc__cache_key_add_u64(k, "fastmath", o ? o->fastmath : 0);
+  asc__cache_key_final(k);
+}
+
+/* Everything of the key after the compiler: CPU, text, kernel, signature,
+ * globals, options. */
+static void key_inputs(asc__cache_key *k, const asc__jit_inputs *in) {
+  const ascCompileOptions *o = in->opts;
+  asc__compile_opts dflt;
+  const asc__compile_opts *copts = in->copts;
+
+  if (copts == NULL) {
+    asc__compile_opts_init(&dflt);
+    copts = &dflt;
+  }
   asc__cache_key_add_str(k, "cpu", asc__cc_cpu_features());
   asc__cache_key_add(k, "source", in->source, in->source_len);
   asc__cache_key_add_str(k, "kernel", in->kernel_name);
   asc__cache_key_add_str(k, "signature", in->signature);
-  asc__cache_key_add_u64(k, "nglobals", (uint64_t)in->nglobals);
-  for (i = 0; i < in->nglobals; i++) {
-    const ascGlobalValue *g = &in->globals[i];
-    asc__cache_key_add_str(k, "global", g->name);
-    asc__cache_key_add_u64(k, "dtype", (uint64_t)g->value.dtype);
-    asc__cache_key_add_u64(k, "weak", (uint64_t)g->value.weak);
-    asc__cache_key_add_u64(k, "value", g->value.value.u);
-  }
-  /* Debug options, and what generated code embeds for messages (the file
-   * name and line numbers of kernel exceptions). */
-  asc__cache_key_add_u64(k, "debug", o ? (uint64_t)(o->debug != 0) : 0);
-  asc__cache_key_add_u64(k, "bounds", o ? (uint64_t)(o->boundsCheck != 0) : 0);
-  asc__cache_key_add_u64(k, "opt", o ? (uint64_t)(uint32_t)o->optLevel : 0);
+  key_globals_opts(k, in->globals, in->nglobals, o);
   /* The compiler's options that change the code, every one of them
    * (compiler/options.h): the module's floating-point mode (also in
    * "flags"; a decorator's fastmath= is in the source), the passes left
@@ -190,7 +250,6 @@ void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
 #undef KEY_FIELD
   asc__cache_key_add_str(k, "file", o && o->filename ? o->filename : NULL);
   asc__cache_key_add_u64(k, "line", o ? (uint64_t)(uint32_t)o->firstLine : 0);
-  asc__cache_key_final(k);
 }
 
 /* ---------------------------------------------------------------- build */
@@ -360,6 +419,8 @@ static void lib_free(asc__jit_lib *l) {
 static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
   asc__jit_lib *l;
   void *sym = NULL;
+  uint64_t t0;
+  bool loaded;
 
   *out = NULL;
   l = asc__calloc(1, sizeof *l);
@@ -369,7 +430,10 @@ static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out) {
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
   l->fd = -1;
-  if (asc__jit_dlopen_fd(&l->lib, fd, path) != 0) {
+  t0 = asc__trace_clock();
+  loaded = asc__jit_dlopen_fd(&l->lib, fd, path) == 0;
+  ASC_TRACE(asc__trace_span("compile", "dlopen", NULL, 0, t0));
+  if (!loaded) {
     ascError_t e = asc__error(ascErrorInvalidModule, "cannot load %s: %s",
                               path, uv_dlerror(&l->lib));
     uv_dlclose(&l->lib);
@@ -443,22 +507,102 @@ static const asc_kernel_desc *find_kernel(const asc__jit_lib *l,
   return NULL;
 }
 
+/* The index record of a specialisation: its entry's key, then the SLEEF
+ * library the entry links, with that file's identity (nothing when it
+ * links none).  Which library the compiler finds is not in the index
+ * key (finding it runs the compiler), so a record whose library has
+ * changed or gone since is not used. */
+static void vecmath_stamp(asc__buf *b, const char *lib) {
+  struct stat st;
+
+  if (lib == NULL)
+    return;
+  if (stat(lib, &st) != 0) {
+    asc__buf_printf(b, "%s\n(gone)\n", lib);
+    return;
+  }
+  asc__buf_printf(b, "%s\n%llu %llu %lld %lld.%09ld\n", lib,
+                  (unsigned long long)st.st_dev,
+                  (unsigned long long)st.st_ino, (long long)st.st_size,
+                  (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* The entry's key from the index record of ik, in *k; false when there is
+ * no usable record. */
+static bool index_lookup(asc__cache *cache, const asc__cache_key *ik,
+                         asc__cache_key *k) {
+  asc__buf rec, now;
+  bool ok = false;
+
+  asc__buf_init(&rec);
+  asc__buf_init(&now);
+  if (asc__cache_index_get(cache, ik, &rec) && rec.len >= 16) {
+    const char *lib = rec.data + 16;
+    size_t n = strcspn(lib, "\n");
+    if (rec.len > 16) {
+      char *path = asc__malloc(n + 1);
+      if (path != NULL) {
+        memcpy(path, lib, n);
+        path[n] = '\0';
+        vecmath_stamp(&now, path);
+        asc__free(path);
+      }
+    }
+    ok = !now.oom && now.len == rec.len - 16 &&
+         memcmp(now.data ? now.data : "", lib, now.len) == 0;
+    if (ok)
+      asc__cache_key_set(k, (const unsigned char *)rec.data);
+  }
+  asc__buf_free(&rec);
+  asc__buf_free(&now);
+  return ok;
+}
+
+static void index_store(asc__cache *cache, const asc__cache_key *ik,
+                        const asc__cache_key *k, const asc__cc *cc) {
+  asc__buf rec;
+
+  asc__buf_init(&rec);
+  asc__buf_put(&rec, k->digest, 16);
+  vecmath_stamp(&rec, asc__cc_vecmath_lib(cc));
+  if (!rec.oom)
+    asc__cache_index_put(cache, ik, rec.data, rec.len);
+  asc__buf_free(&rec);
+}
+
 ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
                          asc__jit_emit_fn emit, void *ud, asc__jit_lib **lib,
                          const asc_kernel_desc **desc) {
-  asc__cache_key k;
+  asc__cache_key k, ik;
   asc__cc_opts ccopts;
   build_ctx b;
   char *path = NULL;
   ascError_t err;
   uint64_t t0;
   int fd = -1;
+  bool indexed;
 
   *lib = NULL;
   *desc = NULL;
   if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
     return err;
+  t0 = asc__trace_clock();
   asc__jit_cc_opts(in->opts, &ccopts);
+  /* A process's first lookup of a kernel another process built: the
+   * index gives the entry's key without running the C compiler for its
+   * identity.  A stale or missing record, or an entry evicted since,
+   * takes the full way below, which writes the record again. */
+  indexed = index_key(&ik, &ccopts, in);
+  if (indexed && index_lookup(cache, &ik, &k)) {
+    uint64_t t1;
+    ASC_TRACE(asc__trace_span("compile", "cache key", in->kernel_name, 0, t0));
+    t1 = asc__trace_clock();
+    if (asc__cache_lookup_fd(cache, &k, &path, &fd) == ascSuccess) {
+      ASC_TRACE(asc__trace_span("cache", "cache hit", "index", 0, t1));
+      goto load;
+    }
+    t0 = asc__trace_clock();
+  }
   err = asc__cc_get(&b.cc);
   if (err != ascSuccess)
     return err;
@@ -467,6 +611,7 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   b.emit = emit;
   b.ud = ud;
   asc__jit_key(&k, b.cc, &ccopts, in);
+  ASC_TRACE(asc__trace_span("compile", "cache key", in->kernel_name, 0, t0));
   /* Loaded through the descriptor the cache verified: another process
    * evicting or clearing the entry meanwhile cannot make this fail. */
   t0 = asc__trace_clock();
@@ -476,6 +621,9 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
                             in->kernel_name, 0, t0));
   if (err != ascSuccess)
     return err;
+  if (indexed)
+    index_store(cache, &ik, &k, b.cc);
+load:
   err = jit_open_fd(fd, path, lib);
   asc__free(path);
   if (err != ascSuccess)

@@ -90,6 +90,12 @@ void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out);
 void asc__jit_key(asc__cache_key *k, const asc__cc *cc,
                   const asc__cc_opts *ccopts, const asc__jit_inputs *in);
 
+/* The key of the index record (docs/cache.md, "Index") holding the
+ * kernel table of a module made from text with options o: the versions,
+ * the text and the options the front end sees. */
+void asc__jit_module_key(asc__cache_key *k, const char *text, size_t len,
+                         const ascCompileOptions *o);
+
 /* Finds or builds (emit + cc) the shared object of in in cache (NULL: the
  * process's cache), loads it and returns the descriptor of
  * in->kernel_name in it.  *lib receives the loaded object

@@ -25,6 +25,20 @@
  * A registry (hash table keyed by the block's address) holds every block
  * the pools of a device hold, so ascFreeAsync finds the block, its pool and
  * its size from the pointer alone and rejects a pointer that is not one.
+ *
+ * Thread caches.  The default pool's small blocks (up to 1 KiB) that a
+ * thread frees on a stream wait in that thread's cache (tcache) for its
+ * next allocation of their class on the same stream: the same stream is
+ * always ordered after the free, so no order is checked, and neither the
+ * pools lock nor the registry is touched.  The thread remembers the
+ * blocks it handed out so that their frees are recognised without the
+ * registry.  A cached block still counts as used, so every holder of the
+ * pools lock first takes the blocks of every thread cache back onto the
+ * pool's free lists (tc_flush_all, through pools_lock): statistics,
+ * release thresholds, trimming, reset and the free-list scans then see
+ * every block where it would be without the caches, and a free of a
+ * pointer a thread cache knows, made by another thread, is checked as
+ * any other.
  */
 #include <hwloc.h>
 /* libasc's private jemalloc (cmake/jemalloc.cmake): JEMALLOC_MANGLE maps
@@ -38,6 +52,9 @@
 
 #include "runtime/pool.h"
 #include "runtime/trace.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define POOL_MAGIC UINT32_C(0x4c4f4f50)  /* "POOL" */
 #define POOL_DEAD UINT32_C(0x44414544)   /* "DEAD" */
@@ -103,7 +120,230 @@ struct asc__pools {
   size_t cap;
   size_t count;
   void *null_key;           /* the default stream's key; atomic, set once */
+  struct tcache *tcaches;   /* the thread caches bound to this device */
 };
+
+/* ----------------------------------------------------------- thread caches */
+
+#define TC_CLASSES 16   /* the 64-byte classes, up to SMALL_MAX */
+_Static_assert(TC_CLASSES * BLOCK_ALIGN == SMALL_MAX, "small classes");
+#define TC_DEPTH 8      /* cached blocks per class */
+#define TC_OUT 32       /* blocks handed out and remembered */
+
+/* One thread's cache of the default pool of one device (ps), for one
+ * stream (key).  lock is held by the owner for each allocation or free it
+ * serves, and by a holder of the pools lock while it empties the cache
+ * (lock order: the pools lock, then a tcache's lock; the owner never takes
+ * the pools lock while holding its cache's).  Fields other than lock,
+ * ps, key and next change only under lock; ps, key and next only under
+ * both locks. */
+typedef struct tcache {
+  atomic_int lock;
+  struct asc__pools *ps;        /* NULL: not bound yet */
+  void *key;                    /* the stream of the cached frees */
+  struct tcache *next;          /* in ps->tcaches */
+  /* Blocks noted since the last flush (tc_note): 0 when the cache holds
+   * none.  Written only under the pools lock, so a flusher reads it
+   * plainly; its owner reads it to skip the cache at once. */
+  atomic_size_t held;
+  int n[TC_CLASSES];
+  block *cached[TC_CLASSES][TC_DEPTH];  /* freed on key: counted as used */
+  int nout;
+  block *out[TC_OUT];           /* handed out by this thread, live */
+} tcache;
+
+static pthread_key_t tc_key;
+static pthread_once_t tc_once = PTHREAD_ONCE_INIT;
+/* tc_key exists; read without pthread_once by threads that have no
+ * cache yet. */
+static atomic_bool tc_key_ok;
+
+static void tc_lock(tcache *tc) {
+  while (atomic_exchange_explicit(&tc->lock, 1, memory_order_acquire) != 0)
+    while (atomic_load_explicit(&tc->lock, memory_order_relaxed) != 0)
+      ;
+}
+
+static void tc_unlock(tcache *tc) {
+  atomic_store_explicit(&tc->lock, 0, memory_order_release);
+}
+
+static void cache_push(ascMemPool_t pool, block *b);
+
+/* Puts tc's cached blocks back on their pool's free lists (no longer
+ * used) and forgets the blocks it handed out.  Pools lock and tc's lock
+ * held. */
+static void tc_flush(tcache *tc) {
+  for (int c = 0; c < TC_CLASSES; c++) {
+    for (int i = 0; i < tc->n[c]; i++) {
+      block *b = tc->cached[c][i];
+      b->pool->used -= b->size;
+      cache_push(b->pool, b);
+    }
+    tc->n[c] = 0;
+  }
+  tc->nout = 0;
+  atomic_store_explicit(&tc->held, 0, memory_order_relaxed);
+}
+
+/* Empties every thread cache of ps.  Pools lock held. */
+static void tc_flush_all(struct asc__pools *ps) {
+  for (tcache *tc = ps->tcaches; tc != NULL; tc = tc->next) {
+    if (atomic_load_explicit(&tc->held, memory_order_relaxed) == 0)
+      continue; /* it can gain blocks only under the pools lock */
+    tc_lock(tc);
+    tc_flush(tc);
+    tc_unlock(tc);
+  }
+}
+
+/* The pools lock, with every thread cache emptied. */
+static void pools_lock(struct asc__pools *ps) {
+  uv_mutex_lock(&ps->lock);
+  tc_flush_all(ps);
+}
+
+/* At thread exit: the cache's blocks go back to the pool. */
+static void tc_destroy(void *v) {
+  tcache *tc = v;
+  struct asc__pools *ps = tc->ps;
+
+  if (ps != NULL) {
+    uv_mutex_lock(&ps->lock);
+    tc_lock(tc);
+    tc_flush(tc);
+    tc_unlock(tc);
+    for (tcache **l = &ps->tcaches; *l != NULL; l = &(*l)->next)
+      if (*l == tc) {
+        *l = tc->next;
+        break;
+      }
+    uv_mutex_unlock(&ps->lock);
+  }
+  asc__free(tc);
+}
+
+static void tc_key_create(void) {
+  if (pthread_key_create(&tc_key, tc_destroy) == 0)
+    atomic_store_explicit(&tc_key_ok, true, memory_order_release);
+}
+
+/* The calling thread's cache, made on first use; NULL without memory. */
+static tcache *tc_self(void) {
+  tcache *tc;
+
+  pthread_once(&tc_once, tc_key_create);
+  if (!atomic_load_explicit(&tc_key_ok, memory_order_acquire))
+    return NULL;
+  tc = pthread_getspecific(tc_key);
+  if (tc == NULL && (tc = asc__calloc(1, sizeof *tc)) != NULL &&
+      pthread_setspecific(tc_key, tc) != 0) {
+    asc__free(tc);
+    tc = NULL;
+  }
+  asc__tls_get()->pool_tc = tc;
+  return tc;
+}
+
+/* The calling thread's cache when it serves the default stream of its
+ * current device now (*key: that stream's key), else NULL.  Used outside
+ * the API gate: the default stream lives as long as the device, the pool
+ * state as long as the process, and ascDeviceReset empties the cache
+ * under its lock before it frees any block, so an allocation or free
+ * served by the cache either completes before the reset touches the
+ * blocks or finds the cache empty and takes the gated way. */
+static tcache *tc_default(asc__tls *tls, void **key) {
+  tcache *tc = tls->pool_tc;
+
+  if (tc == NULL || atomic_load_explicit(&tc->held, memory_order_relaxed) == 0 ||
+      tls->pools == NULL || tls->pools_device != tls->device ||
+      tc->ps != tls->pools || asc__tracing())
+    return NULL;
+  *key = __atomic_load_n(&tls->pools->null_key, __ATOMIC_ACQUIRE);
+  return *key != NULL && tc->key == *key ? tc : NULL;
+}
+
+/* The calling thread's cache if it serves (ps, key) now, else NULL.  Not
+ * while tracing: the slow path records the pool's counters. */
+static tcache *tc_for(struct asc__pools *ps, void *key) {
+  tcache *tc;
+
+  if (asc__tracing() ||
+      !atomic_load_explicit(&tc_key_ok, memory_order_acquire))
+    return NULL;
+  tc = pthread_getspecific(tc_key);
+  return tc != NULL && tc->ps == ps && tc->key == key &&
+                 atomic_load_explicit(&tc->held, memory_order_relaxed) != 0
+             ? tc
+             : NULL;
+}
+
+/* After a locked allocation of b (default pool, a small class) on key:
+ * the calling thread's cache serves key from now on and remembers b, so
+ * that its free and the next allocation take the fast path.  Pools lock
+ * held, so the calling thread's cache is empty (pools_lock) and may
+ * change streams. */
+static void tc_note(struct asc__pools *ps, void *key, block *b) {
+  tcache *tc;
+
+  if (b->cls >= TC_CLASSES || asc__tracing() || (tc = tc_self()) == NULL)
+    return;
+  if (tc->ps != NULL && tc->ps != ps)
+    return; /* bound to another device's pools for its life */
+  tc_lock(tc);
+  if (tc->ps == NULL) {
+    tc->ps = ps;
+    tc->next = ps->tcaches;
+    ps->tcaches = tc;
+  }
+  tc->key = key;
+  if (tc->nout < TC_OUT) {
+    tc->out[tc->nout++] = b;
+    atomic_fetch_add_explicit(&tc->held, 1, memory_order_relaxed);
+  }
+  tc_unlock(tc);
+}
+
+/* The fast allocation: a block of class cls this thread freed on key. */
+static void *tc_alloc(tcache *tc, void *key, int cls) {
+  void *p = NULL;
+
+  tc_lock(tc);
+  if (tc->key == key && tc->n[cls] > 0 && tc->nout < TC_OUT) {
+    block *b = tc->cached[cls][--tc->n[cls]];
+    b->live = true;
+    b->stream = NULL;
+    tc->out[tc->nout++] = b;
+    p = b->ptr;
+  }
+  tc_unlock(tc);
+  return p;
+}
+
+/* The fast free: ptr is a block this thread handed out, with room in its
+ * class.  False: take the locked way. */
+static bool tc_free(tcache *tc, void *key, void *ptr) {
+  bool done = false;
+
+  tc_lock(tc);
+  for (int i = tc->nout - 1; i >= 0 && tc->key == key; i--) {
+    block *b = tc->out[i];
+    if (b->ptr != ptr)
+      continue;
+    if (tc->n[b->cls] < TC_DEPTH) {
+      tc->out[i] = tc->out[--tc->nout];
+      b->live = false;
+      b->stream = key;
+      b->pos = asc__order_now(key);
+      b->done = false;
+      tc->cached[b->cls][tc->n[b->cls]++] = b;
+      done = true;
+    }
+    break;
+  }
+  tc_unlock(tc);
+  return done;
+}
 
 /* ------------------------------------------------------------ size classes */
 
@@ -444,7 +684,7 @@ static ascError_t pool_alloc(struct asc__pools *ps, ascMemPool_t pool,
     bool ok;
     uv_mutex_unlock(&ps->lock);
     ok = asc__order_wait(key, src);
-    uv_mutex_lock(&ps->lock);
+    pools_lock(ps);
     if (!ok) {
       cache_push(pool, b);
       b = NULL;
@@ -577,7 +817,7 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
     ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
     if (ps == NULL)
       continue;
-    uv_mutex_lock(&ps->lock);
+    pools_lock(ps);
     if (pool_listed(ps, h)) {
       *out = ps;
       return ascSuccess;
@@ -594,8 +834,8 @@ static ascError_t lock_pool(ascMemPool_t h, const char *fn,
  * the caller leaves with asc__order_leave(*key).  The default stream's
  * key never changes for a device (ascDeviceReset keeps the default
  * stream), so it is looked up once. */
-static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
-                               void **key) {
+static ascError_t stream_pools_tls(ascStream_t stream, asc__tls *tls,
+                                   struct asc__pools **ps, void **key) {
   asc__device *d;
   ascError_t e;
 
@@ -603,7 +843,6 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
     /* The thread's cached pool state (asc__tls.pools) skips the device
      * lookup: pool state lives as long as the process once created
      * (ascDeviceReset empties it, never frees it). */
-    asc__tls *tls = asc__tls_get();
     if (tls->pools != NULL && tls->pools_device == tls->device) {
       *ps = tls->pools;
     } else {
@@ -630,6 +869,13 @@ static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
   if (e != ascSuccess)
     asc__order_leave(*key);
   return e;
+}
+
+/* stream_pools_tls for a caller that has not read the thread's state. */
+static ascError_t stream_pools(ascStream_t stream, struct asc__pools **ps,
+                               void **key) {
+  return stream_pools_tls(stream, stream == NULL ? asc__tls_get() : NULL, ps,
+                          key);
 }
 
 /* --------------------------------------------------------------- public API */
@@ -661,7 +907,7 @@ ascError_t ascMemPoolCreate(ascMemPool_t *pool, const ascMemPoolProps *props) {
     return asc__error(ascErrorInvalidValue,
                       "ascMemPoolCreate: alignment %zu is not 0 or a power "
                       "of two in [64, 2^30]", props->alignment);
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   e = pool_new(ps, props, false, pool);
   uv_mutex_unlock(&ps->lock);
   return e;
@@ -706,7 +952,7 @@ ascError_t ascDeviceGetDefaultMemPool(ascMemPool_t *pool, int device) {
   e = get_pools(d, &ps);
   if (e != ascSuccess)
     return e;
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   e = default_pool_locked(ps, pool);
   uv_mutex_unlock(&ps->lock);
   return e;
@@ -728,7 +974,7 @@ ascError_t ascMallocFromPoolAsync(void **ptr, size_t size, ascMemPool_t pool,
   e = stream_pools(stream, &ps, &key);
   if (e != ascSuccess)
     return e;
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   if (!pool_listed(ps, pool))
     e = asc__error(ascErrorInvalidHandle,
                    "ascMallocFromPoolAsync: %p is not a live memory pool of "
@@ -743,20 +989,37 @@ ascError_t ascMallocFromPoolAsync(void **ptr, size_t size, ascMemPool_t pool,
 ascError_t ascMallocAsync(void **ptr, size_t size, ascStream_t stream) {
   struct asc__pools *ps;
   ascMemPool_t pool;
-  void *key;
+  void *key = NULL;
   ascError_t e;
+  /* the class of a small request (size_class's, without its general
+   * case), else -1 */
+  int cls = size - 1 < SMALL_MAX ? (int)((size - 1) >> 6) : -1;
+  tcache *tc;
+  asc__tls *tls = stream == NULL ? asc__tls_get() : NULL;
 
   if (ptr == NULL)
     return asc__error(ascErrorInvalidValue, "ascMallocAsync: devPtr is NULL");
   *ptr = NULL;
-  e = stream_pools(stream, &ps, &key);
+  if (tls != NULL && cls >= 0 && cls < TC_CLASSES &&
+      (tc = tc_default(tls, &key)) != NULL &&
+      (*ptr = tc_alloc(tc, key, cls)) != NULL)
+    return ascSuccess;
+  e = stream_pools_tls(stream, tls, &ps, &key);
   if (e != ascSuccess)
     return e;
   if (size != 0) {
-    uv_mutex_lock(&ps->lock);
+    if (stream != NULL && cls >= 0 && cls < TC_CLASSES &&
+        (tc = tc_for(ps, key)) != NULL &&
+        (*ptr = tc_alloc(tc, key, cls)) != NULL) {
+      asc__order_leave(key);
+      return ascSuccess;
+    }
+    pools_lock(ps);
     e = default_pool_locked(ps, &pool);
     if (e == ascSuccess)
       e = pool_alloc(ps, pool, size, key, ptr);
+    if (e == ascSuccess && cls >= 0 && cls < TC_CLASSES)
+      tc_note(ps, key, reg_find(ps, *ptr));
     uv_mutex_unlock(&ps->lock);
   }
   asc__order_leave(key);
@@ -767,7 +1030,7 @@ static ascError_t free_async(struct asc__pools *ps, void *ptr, void *key) {
   ascMemPool_t pool;
   block *b;
 
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   b = reg_find(ps, ptr);
   if (b == NULL || !b->live) {
     uv_mutex_unlock(&ps->lock);
@@ -793,13 +1056,20 @@ static ascError_t free_async(struct asc__pools *ps, void *ptr, void *key) {
 
 ascError_t ascFreeAsync(void *ptr, ascStream_t stream) {
   struct asc__pools *ps;
-  void *key;
+  void *key = NULL;
   ascError_t e;
+  tcache *tc;
 
-  e = stream_pools(stream, &ps, &key);
+  asc__tls *tls = stream == NULL ? asc__tls_get() : NULL;
+
+  if (tls != NULL && ptr != NULL && (tc = tc_default(tls, &key)) != NULL &&
+      tc_free(tc, key, ptr))
+    return ascSuccess;
+  e = stream_pools_tls(stream, tls, &ps, &key);
   if (e != ascSuccess)
     return e;
-  if (ptr != NULL)
+  if (ptr != NULL && (stream == NULL || (tc = tc_for(ps, key)) == NULL ||
+                      !tc_free(tc, key, ptr)))
     e = free_async(ps, ptr, key);
   asc__order_leave(key);
   return e;
@@ -929,7 +1199,7 @@ void asc__pool_on_sync(asc__device *d) {
 
   if (ps == NULL)
     return;
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   for (p = ps->live; p != NULL; p = p->next)
     if (p->reserved > p->threshold)
       release_cached(ps, p, p->threshold);
@@ -947,7 +1217,7 @@ void asc__pool_device_reset(asc__device *d) {
 
   if (ps == NULL)
     return;
-  uv_mutex_lock(&ps->lock);
+  pools_lock(ps);
   for (i = 0; i < ps->cap; i++) {
     block *b, *bn;
     for (b = ps->table[i]; b != NULL; b = bn) {
@@ -975,22 +1245,36 @@ void asc__pool_device_reset(asc__device *d) {
 
 void asc__pool_fork_prepare(asc__device *d) {
   struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
-  if (ps != NULL)
-    uv_mutex_lock(&ps->lock);
+  if (ps == NULL)
+    return;
+  uv_mutex_lock(&ps->lock);
+  /* No thread is inside its cache at the fork. */
+  for (tcache *tc = ps->tcaches; tc != NULL; tc = tc->next)
+    tc_lock(tc);
 }
 
 void asc__pool_fork_parent(asc__device *d) {
   struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
-  if (ps != NULL)
-    uv_mutex_unlock(&ps->lock);
+  if (ps == NULL)
+    return;
+  for (tcache *tc = ps->tcaches; tc != NULL; tc = tc->next)
+    tc_unlock(tc);
+  uv_mutex_unlock(&ps->lock);
 }
 
 void asc__pool_fork_child(asc__device *d) {
   struct asc__pools *ps = __atomic_load_n(&d->pools, __ATOMIC_ACQUIRE);
+  if (ps == NULL)
+    return;
   /* Taken by this thread before the fork: made new, never unlocked (the
-   * owner's thread id changed). */
-  if (ps != NULL)
-    (void)uv_mutex_init(&ps->lock);
+   * owner's thread id changed).  The caches' blocks go back to the pool:
+   * the threads that owned them are gone (their caches stay listed,
+   * empty, unused). */
+  (void)uv_mutex_init(&ps->lock);
+  for (tcache *tc = ps->tcaches; tc != NULL; tc = tc->next) {
+    tc_flush(tc);
+    tc_unlock(tc);
+  }
 }
 
 uint64_t asc__pool_bind_failures(ascMemPool_t pool) {

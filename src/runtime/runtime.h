@@ -19,6 +19,7 @@ typedef struct asc__tls {
    * once created, so the pointer cannot dangle). */
   struct asc__pools *pools;
   int pools_device;
+  struct tcache *pool_tc;   /* pool.c's thread cache of small blocks */
 } asc__tls;
 
 asc__tls *asc__tls_get(void);

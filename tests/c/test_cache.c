@@ -498,6 +498,180 @@ static void test_failed_build_kept(void **state) {
 
 /* --------------------------------------------------------- concurrency */
 
+/* ---------------------------------------------------------------- index */
+
+/* The value of k's record as a new process reads it (a fresh cache object
+ * on dir, so nothing comes from memory), NUL-terminated in out; false
+ * when there is no usable record. */
+static bool record_get(const char *dir, const asc__cache_key *k, char *out,
+                       size_t n) {
+  asc__cache *c;
+  asc__buf b;
+  bool ok;
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  asc__buf_init(&b);
+  ok = asc__cache_index_get(c, k, &b);
+  if (ok) {
+    assert_true(b.len < n);
+    memcpy(out, b.data, b.len);
+    out[b.len] = '\0';
+  }
+  asc__buf_free(&b);
+  asc__cache_close(c);
+  return ok;
+}
+
+static void record_path(const char *dir, const asc__cache_key *k, char *out,
+                        size_t n) {
+  snprintf(out, n, "%s/%.2s/%s.idx", dir, k->hex, k->hex + 2);
+}
+
+static void test_index_records(void **state) {
+  char dir[4200], path[4400], got[256];
+  asc__cache_key k, k2;
+  asc__cache *c;
+  asc__cache_stats st;
+  long n;
+  char *bytes;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  key_of(&k, "index record");
+  key_of(&k2, "another record");
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  assert_false(record_get(dir, &k, got, sizeof got));
+  asc__cache_index_put(c, &k, "value one", 9);
+  /* in this process from memory, in another from the file */
+  {
+    asc__buf b;
+    asc__buf_init(&b);
+    assert_true(asc__cache_index_get(c, &k, &b));
+    assert_int_equal(b.len, 9);
+    assert_memory_equal(b.data, "value one", 9);
+    asc__buf_free(&b);
+  }
+  assert_true(record_get(dir, &k, got, sizeof got));
+  assert_string_equal(got, "value one");
+  assert_false(record_get(dir, &k2, got, sizeof got));
+  /* replaced by a later put; an empty value is a value */
+  asc__cache_index_put(c, &k, "two", 3);
+  assert_true(record_get(dir, &k, got, sizeof got));
+  assert_string_equal(got, "two");
+  asc__cache_index_put(c, &k2, "", 0);
+  assert_true(record_get(dir, &k2, got, sizeof got));
+  assert_string_equal(got, "");
+  /* counted apart from entries, removed by clear */
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.records, 2);
+  assert_int_equal(st.entries, 0);
+  assert_int_equal(st.temporaries, 0);
+
+  /* Whatever is at the record's name, a bad record reads as none and the
+   * next put replaces it. */
+  record_path(dir, &k, path, sizeof path);
+  asc__cache_index_put(c, &k, "good value", 10);
+  bytes = read_file(path, &n);
+  for (long cut = 0; cut < n; cut += 7) {        /* truncated */
+    write_bytes(path, bytes, cut);
+    assert_false(record_get(dir, &k, got, sizeof got));
+  }
+  for (long at = 0; at < n; at += 5) {           /* one bit flipped */
+    bytes[at] ^= 4;
+    write_bytes(path, bytes, n);
+    assert_false(record_get(dir, &k, got, sizeof got));
+    bytes[at] ^= 4;
+  }
+  write_bytes(path, "garbage garbage garbage garbage garbage garbage", 47);
+  assert_false(record_get(dir, &k, got, sizeof got));
+  write_bytes(path, bytes, n);                   /* whole again */
+  assert_true(record_get(dir, &k, got, sizeof got));
+  chmod(path, 0666);                             /* others may write it */
+  assert_false(record_get(dir, &k, got, sizeof got));
+  unlink(path);
+  {
+    char target[4500];                           /* a symbolic link */
+    snprintf(target, sizeof target, "%s.elsewhere", path);
+    write_bytes(target, bytes, n);
+    assert_int_equal(symlink(target, path), 0);
+    assert_false(record_get(dir, &k, got, sizeof got));
+    asc__cache_index_put(c, &k, "after link", 10); /* replaces the link */
+    assert_true(record_get(dir, &k, got, sizeof got));
+    assert_string_equal(got, "after link");
+    unlink(target);
+  }
+  unlink(path);
+  assert_int_equal(mkfifo(path, 0600), 0);       /* a FIFO: never blocks */
+  assert_false(record_get(dir, &k, got, sizeof got));
+  unlink(path);
+  asc__free(bytes);
+  assert_int_equal(asc__cache_clear(c, NULL), ascSuccess);
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.records, 0);
+  asc__cache_close(c);
+}
+
+/* Processes writing the same record while others read it: a reader gets
+ * one writer's whole value or nothing, never a mix, and no temporary is
+ * left behind. */
+static void test_index_concurrent_writers(void **state) {
+  enum { WRITERS = 3, READERS = 2, ROUNDS = 60 };
+  char dir[4200];
+  asc__cache_key k;
+  asc__cache *c;
+  asc__cache_stats st;
+  pid_t pid[WRITERS + READERS];
+  int i, status;
+  ASC_UNUSED(state);
+
+  new_dir(dir, sizeof dir);
+  key_of(&k, "raced record");
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  for (i = 0; i < WRITERS + READERS; i++) {
+    pid[i] = fork();
+    assert_true(pid[i] >= 0);
+    if (pid[i] == 0) {
+      int bad = 0;
+      for (int r = 0; r < ROUNDS && bad == 0; r++) {
+        if (i < WRITERS) {
+          /* writer i: its letter, 100 * (i + 1) times */
+          char v[400];
+          asc__cache *w;
+          memset(v, 'a' + i, sizeof v);
+          if (asc__cache_open(&w, dir) != ascSuccess)
+            _exit(2);
+          asc__cache_index_put(w, &k, v, (size_t)(100 * (i + 1)));
+          asc__cache_close(w);
+        } else {
+          asc__cache *rd;
+          asc__buf b;
+          if (asc__cache_open(&rd, dir) != ascSuccess)
+            _exit(2);
+          asc__buf_init(&b);
+          if (asc__cache_index_get(rd, &k, &b)) {
+            int w = b.len > 0 ? b.data[0] - 'a' : -1;
+            if (w < 0 || w >= WRITERS || b.len != (size_t)(100 * (w + 1)))
+              bad = 1;
+            for (size_t j = 0; j < b.len && !bad; j++)
+              bad = b.data[j] != b.data[0];
+          }
+          asc__buf_free(&b);
+          asc__cache_close(rd);
+        }
+      }
+      _exit(bad);
+    }
+  }
+  for (i = 0; i < WRITERS + READERS; i++) {
+    assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  assert_int_equal(st.records, 1);
+  assert_int_equal(st.temporaries, 0);
+  asc__cache_close(c);
+}
+
 static void test_two_processes_same_key(void **state) {
   char dir[4200], counter[4300];
   asc__cache_key k;
@@ -1506,6 +1680,8 @@ int main(void) {
       cmocka_unit_test(test_stale_temporaries),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_invalid_arguments),
+      cmocka_unit_test(test_index_records),
+      cmocka_unit_test(test_index_concurrent_writers),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

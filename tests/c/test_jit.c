@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "abi_prelude.h"
@@ -19,6 +21,7 @@
 #include "jit/cache.h"
 #include "jit/cc.h"
 #include "runtime/runtime.h"
+#include "jit/driver.h"
 #include "jit/jit.h"
 #include "jit/spectab.h"
 
@@ -476,6 +479,289 @@ static void test_key_build_identity(void **state) {
   assert_string_equal(ka2.hex, k0.hex);
 }
 
+/* ---------------------------------------------------------------- index */
+
+/* A cache object of its own on dir: what a new process sees (nothing of
+ * the index in memory). */
+static asc__cache *cache_at(const char *dir) {
+  asc__cache *c;
+  assert_int_equal(asc__cache_open(&c, dir), ascSuccess);
+  return c;
+}
+
+static uint64_t index_hits(asc__cache *c) {
+  asc__cache_stats st;
+  assert_int_equal(asc__cache_get_stats(c, &st), ascSuccess);
+  return st.index_hits;
+}
+
+/* In a fresh cache object on dir, loads in (emitting `value` on a miss):
+ * whether it was built, and whether an index record led to the entry. */
+static void load_at(const char *dir, const asc__jit_inputs *in, int value,
+                    bool *built, bool *indexed) {
+  asc__cache *c = cache_at(dir);
+  emitter e = {.value = value};
+  asc__jit_lib *lib;
+  const asc_kernel_desc *d;
+
+  assert_int_equal(asc__jit_load(c, in, emit_module, &e, &lib, &d),
+                   ascSuccess);
+  *built = e.calls == 1;
+  *indexed = index_hits(c) > 0;
+  /* what was loaded is what these inputs build */
+  assert_int_equal(run_block(d, 0), value);
+  asc__jit_unload(lib);
+  asc__cache_close(c);
+}
+
+/* Runs fn on every "*.idx" record under dir. */
+static void each_record(const char *dir, void (*fn)(const char *path)) {
+  char cmd[4400];
+  FILE *f;
+  char line[4400];
+  snprintf(cmd, sizeof cmd, "find '%s' -name '*.idx'", dir);
+  f = popen(cmd, "r");
+  assert_non_null(f);
+  while (fgets(line, sizeof line, f) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    fn(line);
+  }
+  pclose(f);
+}
+
+static void truncate_record(const char *path) {
+  assert_int_equal(truncate(path, 20), 0);
+}
+
+static void flip_record(const char *path) {
+  FILE *f = fopen(path, "r+b");
+  int ch;
+  assert_non_null(f);
+  fseek(f, 34, SEEK_SET); /* inside the value */
+  ch = fgetc(f);
+  fseek(f, 34, SEEK_SET);
+  fputc(ch ^ 1, f);
+  fclose(f);
+}
+
+static void record_to_dir(const char *path) {
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(mkdir(path, 0700), 0);
+}
+
+static void remove_dir_record(const char *path) { rmdir(path); }
+
+static void test_index_hit_in_a_new_process(void **state) {
+  char dir[4200];
+  asc__jit_inputs in = inputs("answer(i32)");
+  bool built, indexed;
+  ASC_UNUSED(state);
+
+  snprintf(dir, sizeof dir, "%s/index-hit", base);
+  load_at(dir, &in, 5, &built, &indexed);
+  assert_true(built);
+  assert_false(indexed);
+  /* A new process: the record gives the entry's key, nothing is built. */
+  load_at(dir, &in, 5, &built, &indexed);
+  assert_false(built);
+  assert_true(indexed);
+  /* The same cache object: the record is in memory after the first load. */
+  {
+    asc__cache *c = cache_at(dir);
+    emitter e = {.value = 5};
+    asc__jit_lib *l1, *l2;
+    const asc_kernel_desc *d;
+    assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &l1, &d),
+                     ascSuccess);
+    assert_int_equal(asc__jit_load(c, &in, emit_module, &e, &l2, &d),
+                     ascSuccess);
+    assert_int_equal(e.calls, 0);
+    assert_int_equal(index_hits(c), 2);
+    asc__jit_unload(l1);
+    asc__jit_unload(l2);
+    asc__cache_close(c);
+  }
+}
+
+static void test_index_misses_on_any_change(void **state) {
+  char dir[4200];
+  static const char other_src[] = "@asc.kernel\ndef answer(out): pass\n";
+  asc__jit_inputs in = inputs("answer(i32)"), in2;
+  ascCompileOptions o;
+  asc__compile_opts co;
+  char *cflags = getenv("ASC_CFLAGS") ? strdup(getenv("ASC_CFLAGS")) : NULL;
+  bool built, indexed;
+  int value = 100;
+  ASC_UNUSED(state);
+
+  snprintf(dir, sizeof dir, "%s/index-change", base);
+  memset(&o, 0, sizeof o);
+  asc__compile_opts_init(&co);
+  in.opts = &o;
+  in.copts = &co;
+  load_at(dir, &in, 1, &built, &indexed);
+  assert_true(built);
+  /* Each change: no record leads anywhere (a new build), and the build
+   * is what the changed inputs make; the next process finds it. */
+#define CHANGED(stmt)                                                         \
+  do {                                                                        \
+    ascCompileOptions o2 = o;                                                 \
+    asc__compile_opts co2 = co;                                               \
+    in2 = in;                                                                 \
+    in2.opts = &o2;                                                           \
+    in2.copts = &co2;                                                         \
+    stmt;                                                                     \
+    value++;                                                                  \
+    load_at(dir, &in2, value, &built, &indexed);                              \
+    assert_true(built);                                                       \
+    assert_false(indexed);                                                    \
+    load_at(dir, &in2, value, &built, &indexed);                              \
+    assert_false(built);                                                      \
+    assert_true(indexed);                                                     \
+  } while (0)
+  CHANGED(in2.source = other_src; in2.source_len = sizeof other_src - 1);
+  CHANGED(in2.signature = "answer(i64)");
+  CHANGED(o2.debug = 1);
+  CHANGED(o2.optLevel = 2);
+  CHANGED(co2.code.ntstore_min_bytes += 4096);
+  CHANGED(asc__jit_set_build_identity("build-id:another-version"));
+  asc__jit_set_build_identity(NULL);
+  /* the compiler's flags: part of the record's key without running it */
+  CHANGED(setenv("ASC_CFLAGS", "-DASC_INDEX_TEST=1", 1));
+  if (cflags != NULL)
+    setenv("ASC_CFLAGS", cflags, 1);
+  else
+    unsetenv("ASC_CFLAGS");
+  free(cflags);
+#undef CHANGED
+  /* The original inputs still lead to their own entry. */
+  load_at(dir, &in, 1, &built, &indexed);
+  assert_false(built);
+  assert_true(indexed);
+}
+
+static void test_index_of_another_version_rebuilt(void **state) {
+  char dir[4200];
+  asc__jit_inputs in = inputs("answer(i32)");
+  bool built, indexed;
+  ASC_UNUSED(state);
+
+  snprintf(dir, sizeof dir, "%s/index-version", base);
+  /* An entry and a record made by another build of libasc ... */
+  asc__jit_set_build_identity("build-id:0ld");
+  load_at(dir, &in, 11, &built, &indexed);
+  assert_true(built);
+  load_at(dir, &in, 11, &built, &indexed);
+  assert_true(indexed);
+  /* ... are not this build's: it builds its own (the kernel it loads
+   * returns 12, not the old entry's 11). */
+  asc__jit_set_build_identity(NULL);
+  load_at(dir, &in, 12, &built, &indexed);
+  assert_true(built);
+  assert_false(indexed);
+  load_at(dir, &in, 12, &built, &indexed);
+  assert_false(built);
+  assert_true(indexed);
+}
+
+static void test_bad_index_records_ignored(void **state) {
+  char dir[4200];
+  asc__jit_inputs in = inputs("answer(i32)");
+  bool built, indexed;
+  void (*const harm[])(const char *) = {truncate_record, flip_record,
+                                        record_to_dir};
+  ASC_UNUSED(state);
+
+  snprintf(dir, sizeof dir, "%s/index-bad", base);
+  load_at(dir, &in, 21, &built, &indexed);
+  assert_true(built);
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(harm); i++) {
+    each_record(dir, harm[i]);
+    /* ignored: the entry is found the full way, nothing rebuilt ... */
+    load_at(dir, &in, 21, &built, &indexed);
+    assert_false(built);
+    assert_false(indexed);
+    /* ... and the record written again (a directory in its place stays
+     * until removed: the record is a hint). */
+    each_record(dir, remove_dir_record);
+    load_at(dir, &in, 21, &built, &indexed);
+    load_at(dir, &in, 21, &built, &indexed);
+    assert_false(built);
+    assert_true(indexed);
+  }
+  /* A record whose entry was evicted: built again, correctly. */
+  {
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.so' -delete", dir);
+    assert_int_equal(system(cmd), 0);
+  }
+  load_at(dir, &in, 22, &built, &indexed);
+  assert_true(built);
+  load_at(dir, &in, 22, &built, &indexed);
+  assert_false(built);
+  assert_true(indexed);
+}
+
+/* A module's kernel table: the second load of the same text takes it from
+ * the index (the process's cache: ctest gives the test its own), and it
+ * is the front end's. */
+static void test_module_table_from_index(void **state) {
+  char text[512];
+  asc__pymodule *m1, *m2;
+  asc__cache *c;
+  uint64_t before;
+  ASC_UNUSED(state);
+
+  /* a text no earlier run put in the process's cache */
+  snprintf(text, sizeof text,
+           "# run %ld %llu\nimport asc\n\n@asc.kernel\n"
+           "def add(a, b: asc.float32, n: int):\n"
+           "    for i in range(n):\n        a[i] += b[i]\n\n"
+           "@asc.kernel\ndef first(x) -> float:\n    return x[0]\n",
+           (long)getpid(), (unsigned long long)uv_hrtime());
+  assert_int_equal(asc__cache_default(&c), ascSuccess);
+  before = index_hits(c);
+  assert_int_equal(asc__pymodule_create(&m1, text, strlen(text), NULL),
+                   ascSuccess);
+  assert_int_equal(index_hits(c), before);
+  assert_int_equal(asc__pymodule_create(&m2, text, strlen(text), NULL),
+                   ascSuccess);
+  assert_int_equal(index_hits(c), before + 1);
+  assert_int_equal(asc__pymodule_nkernels(m2), asc__pymodule_nkernels(m1));
+  for (int i = 0; i < asc__pymodule_nkernels(m1); i++) {
+    ascKernelInfo a, b;
+    assert_int_equal(asc__pymodule_kernel_info(m1, i, &a), ascSuccess);
+    assert_int_equal(asc__pymodule_kernel_info(m2, i, &b), ascSuccess);
+    assert_string_equal(a.name, b.name);
+    assert_int_equal(a.numParams, b.numParams);
+    assert_int_equal(a.numResults, b.numResults);
+    for (int j = 0; j < a.numParams; j++) {
+      assert_string_equal(a.params[j].name, b.params[j].name);
+      assert_int_equal(a.params[j].isTensor, b.params[j].isTensor);
+      assert_int_equal(a.params[j].dtype, b.params[j].dtype);
+      assert_int_equal(a.params[j].ndim, b.params[j].ndim);
+      assert_int_equal(a.params[j].generic, b.params[j].generic);
+      assert_int_equal(a.params[j].isConstExpr, b.params[j].isConstExpr);
+      assert_int_equal(a.params[j].isWritten, b.params[j].isWritten);
+      assert_int_equal(a.params[j].numberAsArray, b.params[j].numberAsArray);
+      assert_int_equal(a.params[j].useLine, b.params[j].useLine);
+    }
+  }
+  asc__pymodule_destroy(m2);
+  asc__pymodule_destroy(m1);
+  /* Other options: the front end runs again (no record for them). */
+  {
+    ascCompileOptions o;
+    memset(&o, 0, sizeof o);
+    o.filename = "other.py";
+    before = index_hits(c);
+    assert_int_equal(asc__pymodule_create(&m1, text, strlen(text), &o),
+                     ascSuccess);
+    assert_int_equal(index_hits(c), before);
+    asc__pymodule_destroy(m1);
+  }
+}
+
 /* ------------------------------------------------------------ spectab */
 
 typedef struct tab_thread {
@@ -627,6 +913,11 @@ int main(void) {
       cmocka_unit_test(test_key_follows_code),
       cmocka_unit_test(test_compile_opts_from_env),
       cmocka_unit_test(test_key_build_identity),
+      cmocka_unit_test(test_index_hit_in_a_new_process),
+      cmocka_unit_test(test_index_misses_on_any_change),
+      cmocka_unit_test(test_index_of_another_version_rebuilt),
+      cmocka_unit_test(test_bad_index_records_ignored),
+      cmocka_unit_test(test_module_table_from_index),
       cmocka_unit_test(test_spectab_once),
       cmocka_unit_test(test_spectab_failures_and_growth),
       cmocka_unit_test(test_spectab_failures_bounded),

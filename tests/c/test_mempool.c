@@ -1300,6 +1300,223 @@ static void test_threads(void **state) {
   assert_int_equal(ascMemPoolDestroy(p), ascSuccess);
 }
 
+/* ---------------------------------------------------- thread caches
+ * The default pool keeps a thread's small frees on the default stream in
+ * a cache of that thread (pool.c): reused by its next allocation on the
+ * same stream only; every other path sees them as the pool's. */
+
+static ascMemPool_t default_pool(void) {
+  ascMemPool_t d = NULL;
+  assert_int_equal(ascDeviceGetDefaultMemPool(&d, 0), ascSuccess);
+  return d;
+}
+
+/* A block freed on the busy default stream comes back to that stream at
+ * once, and never to another stream that is not ordered after the free. */
+static void test_thread_cache_same_stream_only(void **state) {
+  ascMemPool_t d = default_pool();
+  ascStream_t s;
+  void *a, *b, *c;
+  (void)state;
+
+  set64(d, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  set_policies(d, 0, 0, 0);
+  assert_int_equal(ascStreamCreateWithFlags(&s, ascStreamNonBlocking),
+                   ascSuccess);
+  close_gate(NULL);
+  assert_int_equal(ascMallocAsync(&a, 64, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascMallocAsync(&c, 64, NULL), ascSuccess);
+  assert_ptr_equal(a, c);                       /* same stream: at once */
+  assert_int_equal(ascFreeAsync(c, NULL), ascSuccess);
+  assert_int_equal(ascMallocAsync(&b, 64, s), ascSuccess);
+  assert_ptr_not_equal(a, b);                   /* the free is pending */
+  assert_int_equal(ascMallocAsync(&c, 64, NULL), ascSuccess);
+  assert_ptr_equal(a, c);
+  expect_stats(d, 128, 128);
+  assert_int_equal(ascFreeAsync(b, s), ascSuccess);
+  assert_int_equal(ascFreeAsync(c, NULL), ascSuccess);
+  expect_stats(d, 128, 0);
+  open_gate();
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  set_policies(d, 1, 1, 1);
+  set64(d, ascMemPoolAttrReleaseThreshold, 0);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+  assert_int_equal(ascStreamDestroy(s), ascSuccess);
+}
+
+/* The statistics count a cached block as freed, and the high-water marks
+ * stay exact however many allocations the cache serves. */
+static void test_thread_cache_statistics(void **state) {
+  ascMemPool_t d = default_pool();
+  void *a, *b;
+  (void)state;
+
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+  set64(d, ascMemPoolAttrUsedMemHigh, 0);
+  set64(d, ascMemPoolAttrReservedMemHigh, 0);
+  for (int i = 0; i < 100; i++) {
+    assert_int_equal(ascMallocAsync(&a, 64, NULL), ascSuccess);
+    assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  }
+  expect_stats(d, 64, 0);
+  assert_int_equal(attr64(d, ascMemPoolAttrUsedMemHigh), 64);
+  assert_int_equal(ascMallocAsync(&a, 64, NULL), ascSuccess);
+  expect_stats(d, 64, 64);
+  assert_int_equal(ascMallocAsync(&b, 1000, NULL), ascSuccess);
+  expect_stats(d, 64 + 1024, 64 + 1024);
+  assert_int_equal(ascFreeAsync(a, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(b, NULL), ascSuccess);
+  expect_stats(d, 64 + 1024, 0);
+  assert_int_equal(attr64(d, ascMemPoolAttrUsedMemHigh), 64 + 1024);
+  assert_int_equal(attr64(d, ascMemPoolAttrReservedMemHigh), 64 + 1024);
+  /* threshold 0: a synchronisation releases what the cache held */
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+  assert_int_equal(ascMemPoolTrimTo(d, 0), ascSuccess);
+}
+
+typedef struct owner_arg {
+  void *p;
+  atomic_int phase;   /* 1: allocated; 2: freed by another thread */
+  ascError_t second_free;
+} owner_arg;
+
+static void owner_body(void *ud) {
+  owner_arg *o = ud;
+  void *q;
+  /* through the cache: allocate, free, allocate again */
+  assert_int_equal(ascMallocAsync(&q, 64, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(q, NULL), ascSuccess);
+  assert_int_equal(ascMallocAsync(&o->p, 64, NULL), ascSuccess);
+  atomic_store(&o->phase, 1);
+  while (atomic_load(&o->phase) != 2)
+    usleep(100);
+  /* freed by the main thread meanwhile: this free is a double free */
+  o->second_free = ascFreeAsync(o->p, NULL);
+}
+
+/* A block its thread's cache remembers, freed by another thread, is freed
+ * once: the owner's free of it afterwards is refused, not cached. */
+static void test_thread_cache_free_from_another_thread(void **state) {
+  owner_arg o;
+  uv_thread_t t;
+  (void)state;
+
+  o.p = NULL;
+  atomic_store(&o.phase, 0);
+  o.second_free = ascSuccess;
+  assert_int_equal(uv_thread_create(&t, owner_body, &o), 0);
+  while (atomic_load(&o.phase) != 1)
+    usleep(100);
+  assert_int_equal(ascFreeAsync(o.p, NULL), ascSuccess);
+  atomic_store(&o.phase, 2);
+  assert_int_equal(uv_thread_join(&t), 0);
+  assert_int_equal(o.second_free, ascErrorInvalidValue);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(default_pool(), 0, 0);
+}
+
+static void cache_and_exit(void *ud) {
+  void **p = ud;
+  assert_int_equal(ascMallocAsync(p, 64, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(*p, NULL), ascSuccess);
+  assert_int_equal(ascMallocAsync(p, 64, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(*p, NULL), ascSuccess);
+}
+
+/* A thread that ends leaves its cached blocks to the pool. */
+static void test_thread_cache_thread_exit(void **state) {
+  ascMemPool_t d = default_pool();
+  uv_thread_t t;
+  void *p = NULL, *q;
+  (void)state;
+
+  set64(d, ascMemPoolAttrReleaseThreshold, UINT64_MAX);
+  assert_int_equal(uv_thread_create(&t, cache_and_exit, &p), 0);
+  assert_int_equal(uv_thread_join(&t), 0);
+  expect_stats(d, 64, 0);
+  /* the default stream may take it back (same stream) */
+  assert_int_equal(ascMallocAsync(&q, 64, NULL), ascSuccess);
+  assert_ptr_equal(q, p);
+  assert_int_equal(ascFreeAsync(q, NULL), ascSuccess);
+  set64(d, ascMemPoolAttrReleaseThreshold, 0);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+}
+
+typedef struct small_arg {
+  uint64_t seed;
+  int iters;
+  int tag;
+  int failures;
+} small_arg;
+
+/* Small blocks on the default stream from several threads at once: every
+ * block handed out is this thread's alone until it frees it (its bytes
+ * keep the thread's pattern), while the main thread reads statistics,
+ * trims and synchronises (each empties every cache). */
+static void small_body(void *ud) {
+  small_arg *a = ud;
+  unsigned char *held[8] = {0};
+  size_t len[8] = {0};
+  for (int i = 0; i < a->iters; i++) {
+    uint64_t r = rng_next(&a->seed);
+    int k = (int)(r % 8);
+    if (held[k] != NULL) {
+      unsigned char want = (unsigned char)(a->tag * 16 + k);
+      for (size_t j = 0; j < len[k]; j++)
+        if (held[k][j] != want) {
+          a->failures++;
+          break;
+        }
+      if (ascFreeAsync(held[k], NULL) != ascSuccess)
+        a->failures++;
+      held[k] = NULL;
+    } else {
+      len[k] = 1 + (r >> 8) % 1024;
+      if (ascMallocAsync((void **)&held[k], len[k], NULL) != ascSuccess) {
+        a->failures++;
+        held[k] = NULL;
+      } else {
+        memset(held[k], a->tag * 16 + k, len[k]);
+      }
+    }
+  }
+  for (int k = 0; k < 8; k++)
+    if (held[k] != NULL && ascFreeAsync(held[k], NULL) != ascSuccess)
+      a->failures++;
+}
+
+static void test_thread_cache_threads(void **state) {
+  enum { NTHREADS = 4 };
+  small_arg args[NTHREADS];
+  uv_thread_t th[NTHREADS];
+  ascMemPool_t d = default_pool();
+  (void)state;
+
+  for (int i = 0; i < NTHREADS; i++) {
+    args[i].seed = 0x9e3779b9ull * (uint64_t)(i + 3);
+    args[i].iters = 20000;
+    args[i].tag = i + 1;
+    args[i].failures = 0;
+    assert_int_equal(uv_thread_create(&th[i], small_body, &args[i]), 0);
+  }
+  for (int i = 0; i < 100; i++) {
+    (void)attr64(d, ascMemPoolAttrUsedMemCurrent);
+    assert_int_equal(ascMemPoolTrimTo(d, 4096), ascSuccess);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  }
+  for (int i = 0; i < NTHREADS; i++) {
+    assert_int_equal(uv_thread_join(&th[i]), 0);
+    assert_int_equal(args[i].failures, 0);
+  }
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+}
+
 /* ascDeviceReset frees every pool and block; the default pool comes back
  * empty, created pools' handles are invalid.  Runs last. */
 static void test_device_reset(void **state) {
@@ -1350,6 +1567,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_kernel_before_free_never_corrupts),
       cmocka_unit_test(test_internal_dependency_on_full_stream),
       cmocka_unit_test(test_threshold_waits_for_pending_frees),
+      cmocka_unit_test(test_thread_cache_same_stream_only),
+      cmocka_unit_test(test_thread_cache_statistics),
+      cmocka_unit_test(test_thread_cache_free_from_another_thread),
+      cmocka_unit_test(test_thread_cache_thread_exit),
+      cmocka_unit_test(test_thread_cache_threads),
       cmocka_unit_test(test_sync_calls_apply_threshold),
       cmocka_unit_test(test_invalid_streams),
       cmocka_unit_test(test_churn),

@@ -118,3 +118,43 @@ def test_tools(tmp_path):
     subprocess.run([sys.executable, os.path.join(ROOT, "tools", "trace_plot.py"), str(path),
                     "-o", str(png)], check=True, capture_output=True)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+PROFILED = '''import asc
+
+
+@asc.kernel
+def twice(x, out):
+    for i in asc.prange(x.shape[0]):
+        out[i] = 2.0 * x[i]
+'''
+
+
+def test_profile_compile_prints_every_stage(tmp_path):
+    """python -m asc profile-compile: the table of a cold compile names
+    each stage (docs/latency.md), and --hit's new process loads the entry
+    without compiling."""
+    path = tmp_path / "twice.py"
+    path.write_text(PROFILED)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "bindings", "python"))
+    r = subprocess.run([sys.executable, "-m", "asc", "profile-compile", str(path),
+                        "--args", "np.arange(5.0), np.empty(5)", "--hit"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    cold, hit = r.stdout.split("\n\n")
+    rows = [line.split()[:-1] for line in cold.splitlines()[2:]]
+    names = [" ".join(w) for w in rows]
+    for stage in ("asc.compile (wall)", "first call (wall)", "front end (module)",
+                  "cache key", "cache miss", "front end", "infer types", "lower",
+                  "pass fold", "pass parallelize", "pass dce", "emit C", "C compiler",
+                  "dlopen", "launch twice", "total (wall)"):
+        assert stage in names, (stage, cold)
+    assert any(n.startswith("specialise twice(f64[") for n in names), cold
+    # nesting: the passes are inside the miss, indented deeper than it
+    indent = {line.strip().rsplit(None, 1)[0]: len(line) - len(line.lstrip())
+              for line in cold.splitlines()[2:]}
+    assert indent["pass fold"] > indent["cache miss"] > indent["cache key"] - 1
+    for line in cold.splitlines()[2:]:
+        float(line.split()[-1])   # every row has its milliseconds
+    assert "cache hit" in hit and "C compiler" not in hit and "pass fold" not in hit, hit
+    assert "dlopen" in hit and "launch twice" in hit, hit

@@ -1,4 +1,6 @@
-"""python -m asc --version | info: what this installation of asc uses."""
+"""python -m asc --version | info | profile-compile FILE --args EXPR: what
+this installation of asc uses; where a kernel's first call spends its time
+(docs/latency.md)."""
 import os
 import shlex
 import shutil
@@ -61,7 +63,11 @@ def main(argv=None):
     if argv == ["info"]:
         print(info())
         return 0
-    print("usage: python -m asc --version | info", file=sys.stderr)
+    if argv[:1] == ["profile-compile"]:
+        from asc import _latency
+        return _latency.main(argv[1:])
+    print("usage: python -m asc --version | info | profile-compile FILE --args EXPR",
+          file=sys.stderr)
     return 0 if argv in (["-h"], ["--help"]) else 2
 
 

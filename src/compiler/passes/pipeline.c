@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include "compiler/passes/passes.h"
+#include "base/trace.h"
 
 static const asc__pass table[] = {
 #define ROW(name, sw) {#name, asc__pass_##name, sw},
@@ -115,9 +116,12 @@ typedef struct runner {
 
 static void run(runner *r, const asc__pass *p) {
   asc__scratch_mark sm = asc__scratch_get(r->c);
+  uint64_t t0;
   asc__cctx_budget(r->c, p->name);
   r->c->phase = p->name;
+  t0 = asc__trace_clock();
   p->run(r->c, r->f);
+  ASC_TRACE(asc__trace_span("pass", p->name, NULL, 0, t0));
   if (r->verify)
     asc__ir_verify(r->c, r->f, p->name);
   asc__scratch_release(r->c, sm);
