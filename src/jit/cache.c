@@ -51,40 +51,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#define TRAILER_MAGIC "ASCKCACH"
-#define STALE_TEMP_SECONDS (24 * 3600)
-#define DEFAULT_LOCK_TIMEOUT_MS 180000
-
-struct asc__cache {
-  uv_mutex_t lock;
-  char *configured;       /* NULL when no directory could be named */
-  char *fallback_dir;     /* our mkdtemp, removed at close; or NULL */
-  /* The real path of configured (what dir_open checked), or NULL. */
-  char *configured_real;
-  /* configured or fallback_dir, or NULL when neither is usable.  It
-   * changes at most once (to fallback_dir) and both strings live until
-   * close, so a reader may keep the pointer it read under the lock. */
-  const char *dir;
-  /* Descriptors of configured and fallback_dir (-1 when not open), and of
-   * dir.  Every operation in the cache is relative to dir_fd, so the
-   * directory that was checked is the one used, whatever later happens
-   * to the path (docs/cache.md, threat model). */
-  int configured_fd, fallback_fd, dir_fd;
-  bool fallback;
-  uint64_t max_bytes;
-  uint64_t lock_timeout_ms;
-  _Atomic uint64_t hits, misses, builds, corrupt, evictions, fallbacks;
-  _Atomic uint64_t index_hits;
-  /* The index records this process read or wrote, by the first byte of
-   * their key (a later one takes the slot): a second lookup of a record
-   * reads no file.  Guarded by mem_lock. */
-  uv_mutex_t mem_lock;
-  struct mem_rec {
-    unsigned char key[16];
-    char *val;               /* NULL: empty slot */
-    size_t len;
-  } mem[64];
-};
+#include "jit/cache_int.h"
 
 /* ------------------------------------------------------------ test seam */
 
@@ -111,7 +78,7 @@ void asc__cache_set_io_fail_hook(asc__cache_io_fail_fn fn, void *ud) {
 }
 
 /* 0, or the errno a test wants op on path to fail with (errno is set). */
-static int io_fail(const char *op, const char *path) {
+int asc__cache_io_fail(const char *op, const char *path) {
   io_hook *h = atomic_load_explicit(&io_hook_current, memory_order_acquire);
   int e = h != NULL && path != NULL ? h->fn(op, path, h->ud) : 0;
   if (e != 0)
@@ -121,7 +88,7 @@ static int io_fail(const char *op, const char *path) {
 
 /* ------------------------------------------------------------------ keys */
 
-static void put_le64(unsigned char *p, uint64_t v) {
+void asc__cache_put_le64(unsigned char *p, uint64_t v) {
   int i;
   for (i = 0; i < 8; i++)
     p[i] = (unsigned char)(v >> (8 * i));
@@ -137,10 +104,10 @@ static void key_add_raw(asc__cache_key *k, const char *name, uint64_t len,
   unsigned char l[8];
   size_t nl = strlen(name);
 
-  put_le64(l, nl);
+  asc__cache_put_le64(l, nl);
   XXH3_128bits_update(&k->state, l, 8);
   XXH3_128bits_update(&k->state, name, nl);
-  put_le64(l, len);
+  asc__cache_put_le64(l, len);
   XXH3_128bits_update(&k->state, l, 8);
   if (n > 0)
     XXH3_128bits_update(&k->state, bytes, n);
@@ -161,7 +128,7 @@ void asc__cache_key_add_str(asc__cache_key *k, const char *name,
 
 void asc__cache_key_add_u64(asc__cache_key *k, const char *name, uint64_t v) {
   unsigned char b[8];
-  put_le64(b, v);
+  asc__cache_put_le64(b, v);
   key_add_raw(k, name, 8, b, 8);
 }
 
@@ -210,7 +177,7 @@ static int mkdir_p(const char *dir) {
     if (*s == '/' || *s == '\0') {
       char was = *s;
       *s = '\0';
-      if (io_fail("mkdir", p) != 0 ||
+      if (asc__cache_io_fail("mkdir", p) != 0 ||
           (mkdir(p, 0700) != 0 && errno != EEXIST)) {
         e = errno;
         break;
@@ -224,7 +191,7 @@ static int mkdir_p(const char *dir) {
   return e;
 }
 
-static bool write_all(int fd, const void *buf, size_t n, off_t off) {
+bool asc__cache_write_all(int fd, const void *buf, size_t n, off_t off) {
   const char *p = buf;
   while (n > 0) {
     ssize_t w = pwrite(fd, p, n, off);
@@ -240,7 +207,7 @@ static bool write_all(int fd, const void *buf, size_t n, off_t off) {
   return true;
 }
 
-static bool read_all(int fd, void *buf, size_t n, off_t off) {
+bool asc__cache_read_all(int fd, void *buf, size_t n, off_t off) {
   char *p = buf;
   while (n > 0) {
     ssize_t r = pread(fd, p, n, off);
@@ -265,7 +232,7 @@ static bool hash_fd(int fd, uint64_t size, unsigned char out[16]) {
   XXH3_128bits_reset(&st);
   while (off < size) {
     size_t n = size - off < sizeof buf ? (size_t)(size - off) : sizeof buf;
-    if (!read_all(fd, buf, n, (off_t)off))
+    if (!asc__cache_read_all(fd, buf, n, (off_t)off))
       return false;
     XXH3_128bits_update(&st, buf, n);
     off += n;
@@ -333,7 +300,7 @@ static int lock_file(int dfd, const char *name, const char *path,
   *fd = -1;
   for (;;) {
     int f;
-    if (io_fail("create", path) != 0)
+    if (asc__cache_io_fail("create", path) != 0)
       return errno;
     f = openat(dfd, name,
                O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
@@ -385,12 +352,12 @@ static void make_trailer(unsigned char t[ASC_CACHE_TRAILER_SIZE],
                          uint64_t size, const unsigned char hash[16],
                          const unsigned char key[16]) {
   memset(t, 0, ASC_CACHE_TRAILER_SIZE);
-  put_le64(t, size);
+  asc__cache_put_le64(t, size);
   memcpy(t + 8, hash, 16);
   memcpy(t + 24, key, 16);
-  put_le64(t + 40, ASC_CACHE_FORMAT_VERSION |
+  asc__cache_put_le64(t + 40, ASC_CACHE_FORMAT_VERSION |
                        ((uint64_t)ASC_CACHE_TRAILER_SIZE << 32));
-  put_le64(t + 48, XXH3_64bits(t, 48));
+  asc__cache_put_le64(t + 48, XXH3_64bits(t, 48));
   memcpy(t + 56, TRAILER_MAGIC, 8);
 }
 
@@ -419,7 +386,8 @@ static entry_state entry_verify(int dfd, const char *name,
       (uint64_t)st.st_size <= ASC_CACHE_TRAILER_SIZE)
     goto out;
   size = (uint64_t)st.st_size - ASC_CACHE_TRAILER_SIZE;
-  if (!read_all(fd, t, sizeof t, (off_t)size) || !hash_fd(fd, size, hash))
+  if (!asc__cache_read_all(fd, t, sizeof t, (off_t)size) ||
+      !hash_fd(fd, size, hash))
     goto out;
   make_trailer(want, size, hash, k->digest);
   if (memcmp(t, want, sizeof t) != 0)
@@ -459,14 +427,14 @@ static int entry_publish(int workfd, const char *built_name,
     goto out;
   }
   make_trailer(t, (uint64_t)st.st_size, hash, k->digest);
-  if (io_fail("write", built) != 0 ||
-      !write_all(fd, t, sizeof t, st.st_size) ||
-      io_fail("fsync", built) != 0 || fsync(fd) != 0) {
+  if (asc__cache_io_fail("write", built) != 0 ||
+      !asc__cache_write_all(fd, t, sizeof t, st.st_size) ||
+      asc__cache_io_fail("fsync", built) != 0 || fsync(fd) != 0) {
     e = errno;
     goto out;
   }
 out:
-  if (e == 0 && (io_fail("rename", entry) != 0 ||
+  if (e == 0 && (asc__cache_io_fail("rename", entry) != 0 ||
                  renameat(workfd, built_name, subfd, entry_name) != 0))
     e = errno;
   if (e != 0) {
@@ -884,7 +852,7 @@ ascError_t asc__cache_default(asc__cache **out) {
 
 /* The directory in use now and its descriptor (valid until close), or
  * NULL and -1. */
-static const char *current_dir(asc__cache *c, int *fd) {
+const char *asc__cache_current_dir(asc__cache *c, int *fd) {
   const char *d;
 
   uv_mutex_lock(&c->lock);
@@ -1162,7 +1130,7 @@ ascError_t asc__cache_clear(asc__cache *c, uint64_t *removed) {
     *removed = 0;
   if (c == NULL)
     return asc__error(ascErrorInvalidValue, "NULL cache");
-  dir = current_dir(c, &fd);
+  dir = asc__cache_current_dir(c, &fd);
   if (dir == NULL)
     return asc__error(ascErrorCache, "kernel cache: no usable directory");
   memset(&s, 0, sizeof s);
@@ -1197,7 +1165,8 @@ static void key_paths_free(key_paths *p) {
  * dfd and checks it: a directory of this user's that no one else may
  * write.  A symbolic link or a file in its place is removed, never
  * followed.  The descriptor, or -1 with errno (EPERM: unsafe). */
-static int open_sub(int dfd, const char *sub, const char *path, bool create) {
+int asc__cache_open_sub(int dfd, const char *sub, const char *path,
+                        bool create) {
   struct stat st;
   int fd = open_dir_at(dfd, sub);
 
@@ -1206,7 +1175,7 @@ static int open_sub(int dfd, const char *sub, const char *path, bool create) {
     errno = ENOENT;
   }
   if (fd < 0 && errno == ENOENT && create) {
-    if (io_fail("mkdir", path) != 0 ||
+    if (asc__cache_io_fail("mkdir", path) != 0 ||
         (mkdirat(dfd, sub, 0700) != 0 && errno != EEXIST))
       return -1;
     fd = open_dir_at(dfd, sub);
@@ -1250,14 +1219,14 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir, int dfd,
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
 
-  subfd = open_sub(dfd, sub2, p.sub, false);
+  subfd = asc__cache_open_sub(dfd, sub2, p.sub, false);
   if (subfd >= 0) {
     es = entry_verify(subfd, entryn, k, so_fd);
     if (es == ENTRY_OK)
       goto hit;
   }
 
-  if (subfd < 0 && (subfd = open_sub(dfd, sub2, p.sub, true)) < 0) {
+  if (subfd < 0 && (subfd = asc__cache_open_sub(dfd, sub2, p.sub, true)) < 0) {
     asc__buf_printf(why, "cannot create %s: %s", p.sub,
                     errno == EPERM ? "it exists and is not this user's "
                                      "directory, or others may write it"
@@ -1283,7 +1252,9 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir, int dfd,
   }
   atomic_fetch_add(&c->misses, 1);
 
-  e = io_fail("mkdtemp", p.sub) != 0 ? errno : asc__mkdtemp_at(subfd, workn);
+  e = asc__cache_io_fail("mkdtemp", p.sub) != 0
+          ? errno
+          : asc__mkdtemp_at(subfd, workn);
   if (e != 0) {
     asc__buf_printf(why, "cannot create a work directory in %s: %s", p.sub,
                     strerror(e));
@@ -1386,7 +1357,7 @@ ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
     return asc__error(ascErrorInvalidValue, "cache key not finalised");
   for (attempt = 0; attempt < 3; attempt++) {
     int dfd;
-    const char *dir = current_dir(c, &dfd);
+    const char *dir = asc__cache_current_dir(c, &dfd);
     asc__buf why;
 
     if (dir == NULL) {
@@ -1414,16 +1385,17 @@ ascError_t asc__cache_get_or_build_fd(asc__cache *c, const asc__cache_key *k,
 /* The fan-out directory of k in the cache's directory, open (read only,
  * not created), and the name of k's file with suffix in it; -1 when there
  * is none.  *dir: the cache's directory. */
-static int key_sub(asc__cache *c, const asc__cache_key *k, const char *suffix,
-                   char *name, size_t n, const char **dir) {
+int asc__cache_key_sub(asc__cache *c, const asc__cache_key *k,
+                       const char *suffix, char *name, size_t n,
+                       const char **dir) {
   char sub2[3] = {k->hex[0], k->hex[1], '\0'};
   int dfd;
 
-  *dir = current_dir(c, &dfd);
+  *dir = asc__cache_current_dir(c, &dfd);
   if (*dir == NULL)
     return -1;
   snprintf(name, n, "%s%s", k->hex + 2, suffix);
-  return open_sub(dfd, sub2, NULL, false);
+  return asc__cache_open_sub(dfd, sub2, NULL, false);
 }
 
 ascError_t asc__cache_lookup_fd(asc__cache *c, const asc__cache_key *k,
@@ -1437,7 +1409,7 @@ ascError_t asc__cache_lookup_fd(asc__cache *c, const asc__cache_key *k,
   *so_fd = -1;
   if (c == NULL || k == NULL || !k->final)
     return asc__error(ascErrorInvalidValue, "NULL cache or unfinished key");
-  subfd = key_sub(c, k, ".so", entryn, sizeof entryn, &dir);
+  subfd = asc__cache_key_sub(c, k, ".so", entryn, sizeof entryn, &dir);
   if (subfd < 0)
     return ascErrorFileNotFound;
   /* A bad entry is left to asc__cache_get_or_build, which removes and
@@ -1471,159 +1443,4 @@ void asc__cache_key_set(asc__cache_key *k, const unsigned char digest[16]) {
   }
   k->hex[32] = '\0';
   k->final = true;
-}
-
-/* ----------------------------------------------------------------- index
- *
- * A record, <30 hex>.idx in the fan-out directory of its key:
- *
- *   0     8  magic "ASCINDX1"
- *   8    16  the record's key
- *   24    8  value length n (little-endian)
- *   32    n  value
- *   32+n  8  XXH3-64 of bytes [0, 32 + n)
- *
- * Records are hints: a missing, truncated or corrupt one, or one that is
- * not a regular file of this user's that only they may write, reads as
- * absent, and the next put replaces it (by rename, so readers never see
- * half of one).  What a record names is checked as if it had been
- * computed: an entry is verified like any other. */
-
-#define INDEX_MAGIC "ASCINDX1"
-#define INDEX_HEAD 32
-
-static struct mem_rec *mem_slot(asc__cache *c, const asc__cache_key *k) {
-  return &c->mem[k->digest[0] % ASC_ARRAY_SIZE(c->mem)];
-}
-
-static void mem_put(asc__cache *c, const asc__cache_key *k, const void *v,
-                    size_t n) {
-  char *copy = asc__malloc(n + 1);
-  struct mem_rec *r;
-
-  if (copy == NULL)
-    return;
-  memcpy(copy, v, n);
-  copy[n] = '\0';
-  uv_mutex_lock(&c->mem_lock);
-  r = mem_slot(c, k);
-  asc__free(r->val);
-  memcpy(r->key, k->digest, 16);
-  r->val = copy;
-  r->len = n;
-  uv_mutex_unlock(&c->mem_lock);
-}
-
-/* The record's bytes in buf, whole and checked; false otherwise. */
-static bool record_check(const unsigned char *buf, size_t size,
-                         const asc__cache_key *k) {
-  uint64_t n = 0;
-
-  if (size < INDEX_HEAD + 8 || memcmp(buf, INDEX_MAGIC, 8) != 0 ||
-      memcmp(buf + 8, k->digest, 16) != 0)
-    return false;
-  for (int i = 7; i >= 0; i--)
-    n = n << 8 | buf[24 + i];
-  if (n != size - INDEX_HEAD - 8)
-    return false;
-  uint64_t h = XXH3_64bits(buf, INDEX_HEAD + (size_t)n), want = 0;
-  for (int i = 7; i >= 0; i--)
-    want = want << 8 | buf[INDEX_HEAD + n + (uint64_t)i];
-  return h == want;
-}
-
-bool asc__cache_index_get(asc__cache *c, const asc__cache_key *k,
-                          asc__buf *out) {
-  char name[35];
-  const char *dir;
-  unsigned char *buf = NULL;
-  struct stat st;
-  struct mem_rec *r;
-  bool ok = false;
-  int subfd, fd = -1;
-
-  if (c == NULL || k == NULL || !k->final)
-    return false;
-  uv_mutex_lock(&c->mem_lock);
-  r = mem_slot(c, k);
-  if (r->val != NULL && memcmp(r->key, k->digest, 16) == 0) {
-    asc__buf_put(out, r->val, r->len);
-    uv_mutex_unlock(&c->mem_lock);
-    atomic_fetch_add(&c->index_hits, 1);
-    return !out->oom;
-  }
-  uv_mutex_unlock(&c->mem_lock);
-  subfd = key_sub(c, k, ".idx", name, sizeof name, &dir);
-  if (subfd < 0)
-    return false;
-  fd = openat(subfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  close(subfd);
-  if (fd < 0)
-    return false;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
-      st.st_size < INDEX_HEAD + 8 ||
-      (uint64_t)st.st_size > INDEX_HEAD + 8 + ASC_CACHE_INDEX_MAX)
-    goto out;
-  buf = asc__malloc((size_t)st.st_size);
-  if (buf == NULL || !read_all(fd, buf, (size_t)st.st_size, 0) ||
-      !record_check(buf, (size_t)st.st_size, k))
-    goto out;
-  ok = true;
-  atomic_fetch_add(&c->index_hits, 1);
-  futimens(fd, NULL); /* recently used: evicted last */
-  asc__buf_put(out, buf + INDEX_HEAD, (size_t)st.st_size - INDEX_HEAD - 8);
-  mem_put(c, k, buf + INDEX_HEAD, (size_t)st.st_size - INDEX_HEAD - 8);
-out:
-  asc__free(buf);
-  close(fd);
-  return ok && !out->oom;
-}
-
-void asc__cache_index_put(asc__cache *c, const asc__cache_key *k,
-                          const void *v, size_t n) {
-  char sub2[3], name[35], tmp[48];
-  unsigned char head[INDEX_HEAD], tail[8];
-  XXH3_state_t h;
-  uint64_t sum;
-  int dfd, subfd, fd = -1;
-  bool ok;
-
-  if (c == NULL || k == NULL || !k->final || n > ASC_CACHE_INDEX_MAX)
-    return;
-  mem_put(c, k, v, n);
-  if (current_dir(c, &dfd) == NULL)
-    return;
-  memcpy(sub2, k->hex, 2);
-  sub2[2] = '\0';
-  snprintf(name, sizeof name, "%s.idx", k->hex + 2);
-  snprintf(tmp, sizeof tmp, ".tmp-%s-XXXXXX", k->hex + 2);
-  /* Best effort: a record that cannot be written costs the next process
-   * the front end, nothing else, so trouble here moves nothing to the
-   * fallback directory. */
-  subfd = open_sub(dfd, sub2, NULL, false);
-  if (subfd < 0 && (io_fail("mkdir", name) != 0 ||
-                    (subfd = open_sub(dfd, sub2, NULL, true)) < 0))
-    return;
-  if (io_fail("create", name) != 0 ||
-      asc__mkstemp_at(subfd, tmp, 0600, &fd) != 0) {
-    close(subfd);
-    return;
-  }
-  memcpy(head, INDEX_MAGIC, 8);
-  memcpy(head + 8, k->digest, 16);
-  put_le64(head + 24, (uint64_t)n);
-  XXH3_64bits_reset(&h);
-  XXH3_64bits_update(&h, head, sizeof head);
-  XXH3_64bits_update(&h, v, n);
-  sum = XXH3_64bits_digest(&h);
-  put_le64(tail, sum);
-  ok = io_fail("write", name) == 0 && write_all(fd, head, sizeof head, 0) &&
-       write_all(fd, v, n, INDEX_HEAD) &&
-       write_all(fd, tail, sizeof tail, (off_t)(INDEX_HEAD + n));
-  close(fd);
-  if (!ok || io_fail("rename", name) != 0 ||
-      renameat(subfd, tmp, subfd, name) != 0)
-    unlinkat(subfd, tmp, 0);
-  close(subfd);
 }
