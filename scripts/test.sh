@@ -56,8 +56,16 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   step "python tests"
   scripts/build-python.sh build
   # the framework plugins' tests run in their own stage below
-  python3 -m pytest -q tests/python --ignore=tests/python/test_plugin_torch.py \
-    --ignore=tests/python/test_plugin_jax.py
+  no_plugins=(--ignore=tests/python/test_plugin_torch.py
+              --ignore=tests/python/test_plugin_jax.py)
+  # One pytest-xdist worker a core (worksteal evens out the long tests);
+  # the tests marked serial then run alone.  Both runs share one kernel
+  # cache, so the second one's collection compiles nothing again.
+  pycache=$(mktemp -d "${TMPDIR:-/tmp}/asc-pytest-cache-XXXXXX")
+  ASC_CACHE_DIR=$pycache python3 -m pytest -q -n "$jobs" --dist worksteal \
+    -m "not serial" tests/python "${no_plugins[@]}"
+  ASC_CACHE_DIR=$pycache python3 -m pytest -q -m serial tests/python "${no_plugins[@]}"
+  rm -rf "$pycache"
 
   # PyTorch and JAX come from scripts/setup.sh --plugins (.ci/run passes
   # it); here they are required, so a missing one fails the stage.
