@@ -77,6 +77,8 @@ need_py=()
 for m in numpy pytest wheel; do
   "$py" -c "import $m" 2>/dev/null || need_py+=("$m")
 done
+# pytest-xdist: scripts/test.sh runs the Python tests over all the cores
+"$py" -c "import xdist" 2>/dev/null || need_py+=("pytest-xdist")
 if [ ${#need_py[@]} -gt 0 ]; then
   echo "setup: pip installing ${need_py[*]}"
   "$py" -m pip install -q --disable-pip-version-check "${need_py[@]}" ||

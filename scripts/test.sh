@@ -59,8 +59,16 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   step "python tests"
   scripts/build-python.sh build
   # the framework plugins' tests run in their own stage below
-  python3 -m pytest -q tests/python --ignore=tests/python/test_plugin_torch.py \
-    --ignore=tests/python/test_plugin_jax.py
+  no_plugins=(--ignore=tests/python/test_plugin_torch.py
+              --ignore=tests/python/test_plugin_jax.py)
+  # One pytest-xdist worker a core (worksteal evens out the long tests);
+  # the tests marked serial then run alone.  Both runs share one kernel
+  # cache, so the second one's collection compiles nothing again.
+  pycache=$(mktemp -d "${TMPDIR:-/tmp}/asc-pytest-cache-XXXXXX")
+  ASC_CACHE_DIR=$pycache python3 -m pytest -q -n "$jobs" --dist worksteal \
+    -m "not serial" tests/python "${no_plugins[@]}"
+  ASC_CACHE_DIR=$pycache python3 -m pytest -q -m serial tests/python "${no_plugins[@]}"
+  rm -rf "$pycache"
 
   # PyTorch and JAX come from scripts/setup.sh --plugins (.ci/run passes
   # it); here they are required, so a missing one fails the stage.
@@ -104,23 +112,36 @@ if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
   CC=clang build build-fuzz -DASC_FUZZ=ON -DASC_BUILD_BENCH=OFF \
     -DASC_BUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF -DASC_WITH_MPI=OFF \
     -DASC_SANITIZE=address,undefined
-  for f in build-fuzz/fuzz_*; do
-    [ -x "$f" ] || continue
+  # Each fuzzer runs on one thread: as many run at once as there are cores,
+  # each still for its full time.
+  fuzz_one() {  # fuzz_one FUZZER: output in FUZZER.log, exit status in FUZZER.status
+    local f=$1 name status=0
+    name=$(basename "$f")
     # New inputs go to a scratch corpus; the committed one only seeds it.
-    seeds="tests/fuzz/corpus/$(basename "$f")"
-    scratch="build-fuzz/corpus/$(basename "$f")"
+    local seeds="tests/fuzz/corpus/$name" scratch="build-fuzz/corpus/$name"
     mkdir -p "$scratch"
-    log="build-fuzz/$(basename "$f").log"
-    status=0
     # A fixed seed and run count make CI's run the one verified before
     # landing; ASC_FUZZ_SEED / ASC_FUZZ_RUNS / ASC_FUZZ_SECONDS explore more.
     "$f" -seed="${ASC_FUZZ_SEED:-1}" -runs="${ASC_FUZZ_RUNS:-60000}" \
       -max_total_time="${ASC_FUZZ_SECONDS:-60}" -timeout=10 \
       -rss_limit_mb=2048 "$scratch" $( [ -d "$seeds" ] && echo "$seeds" ) \
-      -print_final_stats=1 >"$log" 2>&1 || status=$?
-    echo "$(basename "$f"): $(grep -h 'stat::number_of_executed_units' "$log")"
-    if [ $status != 0 ]; then
-      tail -40 "$log"
+      -print_final_stats=1 >"$f.log" 2>&1 || status=$?
+    echo "$status" >"$f.status"
+  }
+  fuzzers=()
+  for f in build-fuzz/fuzz_*; do
+    [ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$f")
+  done
+  for f in "${fuzzers[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    fuzz_one "$f" &
+  done
+  wait
+  for f in "${fuzzers[@]}"; do
+    status=$(cat "$f.status")
+    echo "$(basename "$f"): $(grep -h 'stat::number_of_executed_units' "$f.log")"
+    if [ "$status" != 0 ]; then
+      tail -40 "$f.log"
       echo "fuzzer $(basename "$f") failed (status $status)"
       exit 1
     fi

@@ -19,3 +19,6 @@ def root():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: builds a wheel or a venv (still run in CI)")
+    config.addinivalue_line(
+        "markers", "serial: times a signal's delivery or runs MPI ranks on every "
+        "core; scripts/test.sh runs these alone, after the rest ran on all cores")

@@ -17,6 +17,9 @@ import asc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+# they bound the time from SIGINT to KeyboardInterrupt (conftest.py)
+pytestmark = pytest.mark.serial
+
 # The child scripts' watcher: prints "running" once the kernel has set
 # flag[0], which tells the parent when to send SIGINT.
 WATCH = '''

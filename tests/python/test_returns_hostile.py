@@ -326,6 +326,7 @@ def slow(a, n):
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix",
                     reason="needs SIGINT")
+@pytest.mark.serial   # SIGINT to this process (conftest.py)
 def test_ctrl_c_during_a_returning_kernel():
     """Ctrl-C stops the launch: KeyboardInterrupt, nothing returned, and
     the next call returns its values."""
