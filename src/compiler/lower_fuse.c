@@ -369,6 +369,8 @@ static bool view_leaf(const asc__ast_expr *e) {
   }
 }
 
+static bool pure_value(const asc__ast_expr *e);
+
 /* x ** 2, x ** 3.0: multiplications, not a pow call */
 static bool small_power(const asc__ast_expr *y) {
   return (y->kind == ASC_EXPR_INT && y->u.ival <= 4) ||
@@ -381,7 +383,7 @@ static bool small_power(const asc__ast_expr *y) {
 static int ew_cost(const asc__ast_expr *e) {
   int a, b;
   if (!is_tensor(e))
-    return pure_scalar(e) ? 0 : -1;
+    return pure_value(e) ? 0 : -1; /* computed once, before the loops */
   switch (e->kind) {
   case ASC_EXPR_NAME:
   case ASC_EXPR_SUBSCRIPT:
@@ -621,6 +623,32 @@ static bool pure_def(const asc__ast_stmt *st) {
          pure_value(st->u.assign.value);
 }
 
+/* Does elementwise expression e hold a number that costs a pass of its
+ * own (x - np.mean(x))?  Its reader computes it once, before its loops;
+ * two readers would compute it twice. */
+static bool scalar_work(const asc__ast_expr *e) {
+  if (e == NULL)
+    return false;
+  if (!is_tensor(e))
+    return !pure_scalar(e);
+  switch (e->kind) {
+  case ASC_EXPR_UNARY:
+    return scalar_work(e->u.unary.operand);
+  case ASC_EXPR_BINARY:
+    return scalar_work(e->u.binary.lhs) || scalar_work(e->u.binary.rhs);
+  case ASC_EXPR_COMPARE:
+    return scalar_work(e->u.cmp.operands[0]) ||
+           scalar_work(e->u.cmp.operands[1]);
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      if (scalar_work(e->u.call.rargs[k]))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
 /* `name = value` of a local array made by an elementwise expression:
  * its symbol, or NULL. */
 static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
@@ -725,6 +753,9 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     }
     if (total <= 0)
       continue; /* never read: nothing to gain */
+    if (why == NULL && seen == total && eff[k] > 1 && scalar_work(v))
+      why = "a number in it takes a pass of its own, which each read "
+            "would run again";
     if (why == NULL && seen < total)
       why = "it is also read outside this block (in a loop, a branch, or "
             "after it)";

@@ -128,6 +128,16 @@ def cheap_twice(a, out):
     out[:] = t * t
 
 @asc.kernel
+def centered(x, out):
+    d = x - np.mean(x)
+    out[:] = d * 2.0
+
+@asc.kernel
+def centered_sq(x):
+    d = x - np.mean(x)
+    return np.sum(d * d)
+
+@asc.kernel
 def moments(x):
     mu = np.mean(x)
     d = x - mu
@@ -153,8 +163,14 @@ def moments(x):
     ("cheap_twice(f64[:], f64[:])",
      "fuse: 't' (line 35) is computed in this statement's loops at each "
      "of its reads, not stored"),
+    ("centered(f64[:], f64[:])",
+     "fuse: 'd' (line 40) is computed in this statement's loops, not "
+     "stored"),
+    ("centered_sq(f64[:])",
+     "fuse: 'd' is stored: a number in it takes a pass of its own, which "
+     "each read would run again"),
     ("moments(f64[:])",
-     "fuse: 'd' (line 41) is computed in this statement's loops at each "
+     "fuse: 'd' (line 51) is computed in this statement's loops at each "
      "of its reads, not stored"),
 ])
 def test_each_decision_is_a_note(tmp_path, sig, expect):
@@ -188,6 +204,11 @@ def test_notes_kernels_agree_with_numpy():
         out = np.zeros(50)
         k.cheap_twice(a, out)
         same_bits(out, (a - 1.0) * (a - 1.0))
+    (_, a1), (_, a0) = run_both(NOTES, "centered",
+                                lambda: (a.copy(), np.zeros(50)))
+    same_bits(a1[1], a0[1])
+    np.testing.assert_allclose(a1[1], (a - np.mean(a)) * 2.0, rtol=1e-13,
+                               atol=1e-15)
     (r1, _), (r0, _) = run_both(NOTES, "moments", lambda: (a.copy(),))
     same_bits(np.array(r1), np.array(r0))
     d = a - np.mean(a)
