@@ -44,6 +44,9 @@
 #define RECOMPUTE_MAX 4
 #define COST_CALL 16 /* exp, log, sin, sqrt, pow: a vector-math call */
 #define COST_DIV 4
+/* Statements a definition's readers may be after it: the planning of a
+ * block stays linear in its length. */
+#define WINDOW 64
 
 /* A pointer-keyed table (open addressing, never shrinks). */
 typedef struct ptab {
@@ -719,6 +722,14 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     eff[k] = 0;
     for (m = k + 1; m < n && seen < total; m++) {
       const asc__ast_stmt *sm = b->stmts[m];
+      if (m - k > WINDOW) {
+        why = asc__arena_printf(ls->c,
+                                "its readers are more than %d statements "
+                                "after it",
+                                WINDOW);
+        break;
+      }
+      asc__cctx_tick(ls->c, "lower");
       int c = mentions_in_stmt(sm, s);
       bool quiet = fused[m] || pure_def(sm);
       if (c > 0) {

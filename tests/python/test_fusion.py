@@ -422,3 +422,18 @@ def test_random_programs(seed):
         want = env["k"](*args)
         np.testing.assert_allclose(r1, want, rtol=1e-9, atol=1e-9,
                                    err_msg=src)
+
+
+def test_long_blocks_plan_in_linear_time(tmp_path):
+    """3000 definitions, two read only by the last statement: planning
+    looks 64 statements ahead at most (a note says so), and the last
+    statement's own operand still fuses."""
+    lines = ["import numpy as np", "import asc", "", "@asc.kernel",
+             "def far(x):"]
+    lines += [f"    t{i} = x * {i}.0" for i in range(3000)]
+    lines.append("    return t0 + t2999 + t1500")
+    src = "\n".join(lines) + "\n"
+    ir = ir_of(src, "far(f64[:])", tmp_path)
+    assert "fuse: 't0' is stored: its readers are more than 64 " \
+        "statements after it" in ir
+    assert "fuse: 't2999' (line 3005) is computed" in ir
