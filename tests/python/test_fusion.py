@@ -7,41 +7,22 @@ hold; each decision is an IR note; a random program generator checks all
 of it over many shapes of code."""
 import os
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from envvars import ascc_ir, env
+
 asc = pytest.importorskip("asc")
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ASCC = os.path.join(ROOT, "build", "ascc")
-
-
-def compile_with(src, fuse):
-    """asc.compile(src) whose kernels compile (at their first launch) with
-    fusion on or off; the caller launches inside the with block."""
-    class Ctx:
-        def __enter__(self):
-            self.saved = os.environ.get("ASC_FUSE")
-            os.environ["ASC_FUSE"] = "1" if fuse else "0"
-            return asc.compile(src)
-
-        def __exit__(self, *exc):
-            if self.saved is None:
-                os.environ.pop("ASC_FUSE", None)
-            else:
-                os.environ["ASC_FUSE"] = self.saved
-    return Ctx()
 
 
 def run_both(src, name, make_args):
     """The kernel run fused and unfused on fresh copies of the arguments:
     (result, arguments after) of each."""
     outs = []
-    for fuse in (True, False):
-        with compile_with(src, fuse) as m:
+    for fuse in ("1", "0"):
+        with env(ASC_FUSE=fuse):   # read when the kernel compiles
+            m = asc.compile(src)
             args = make_args()
             r = getattr(m, name)(*args)
             outs.append((r, args))
@@ -60,10 +41,7 @@ def same_bits(a, b):
 def ir_of(src, sig, tmp_path):
     f = tmp_path / "k.py"
     f.write_text(src)
-    r = subprocess.run([ASCC, "--emit=ir", "--signature", sig, str(f)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
+    return ascc_ir(f, sig)
 
 
 ROSEN = '''
@@ -182,7 +160,8 @@ def test_notes_kernels_agree_with_numpy():
     rng = np.random.default_rng(2)
     a = rng.random(50)
     m = rng.random((4, 50))
-    with compile_with(NOTES, True) as k:
+    with env(ASC_FUSE=None):
+        k = asc.compile(NOTES)
         out = np.zeros(50)
         k.twice(a, out)
         np.testing.assert_allclose(out, np.exp(a) ** 2 + np.exp(a),
@@ -324,7 +303,8 @@ def test_chains_dtypes_masks_reductions():
 
 
 def test_broadcast_error_still_raised():
-    with compile_with(ALIAS, True) as k:
+    with env(ASC_FUSE=None):
+        k = asc.compile(ALIAS)
         with pytest.raises(ValueError, match="broadcast"):
             k.bad_shapes(np.zeros(3), np.zeros(4), np.zeros(3))
         out = np.zeros(3)
