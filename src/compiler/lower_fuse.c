@@ -690,7 +690,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
   asc__fuse *fu = ls->fuse;
   int mark, n = b->n;
   int *eff;   /* per statement: the times its value is computed */
-  bool *fused;
+  bool *fused, *pure;
   if (fu == NULL) {
     fu = ls->fuse = asc__arena_alloc(ls->c, sizeof *fu);
     memset(fu, 0, sizeof *fu);
@@ -700,6 +700,9 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     return mark;
   eff = asc__arena_alloc(ls->c, sizeof *eff * (size_t)n);
   fused = asc__arena_alloc(ls->c, sizeof *fused * (size_t)n);
+  pure = asc__arena_alloc(ls->c, sizeof *pure * (size_t)n);
+  for (int k = 0; k < n; k++)
+    pure[k] = pure_def(b->stmts[k]);
   /* backwards: whether the statements after a definition are fused is
    * known when it is decided */
   for (int k = n - 1; k >= 0; k--) {
@@ -717,6 +720,8 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     /* the statements that read it, in order: those before the last one
      * must be definitions without effects, like those between */
     total = (int)mentions(ls, s) - 1;
+    if (total <= 0)
+      continue; /* never read: nothing to gain */
     seen = 0;
     why = NULL;
     eff[k] = 0;
@@ -731,7 +736,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       }
       asc__cctx_tick(ls->c, "lower");
       int c = mentions_in_stmt(sm, s);
-      bool quiet = fused[m] || pure_def(sm);
+      bool quiet = fused[m] || pure[m];
       if (c > 0) {
         reads = stmt_reads(sm, s, rank);
         if (reads <= 0) {
@@ -762,8 +767,6 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
                                   b->stmts[j]->loc.line);
       break;
     }
-    if (total <= 0)
-      continue; /* never read: nothing to gain */
     if (why == NULL && seen == total && eff[k] > 1 && scalar_work(v))
       why = "a number in it takes a pass of its own, which each read "
             "would run again";
