@@ -434,6 +434,85 @@ print(json.dumps({"numba_s": time.perf_counter() - t}))
 """
 
 
+# Cold compiles with rows of their own besides the softmax (docs/latency.md):
+# the seed's conv2d and the 30-line array kernel, each compiled from its file
+# in a new process with an empty kernel cache and called once on small
+# arrays.  (benchmark, file, kernel, arguments, numba reference in py_loops)
+COLD_CASES = (
+    ("compile conv2d (seed): cold", os.path.join(ROOT, "examples", "python", "seed_kernels.asc"),
+     "conv2d", "np.ones((1, 4, 8, 8), np.float32), np.ones((8, 4, 3, 3), np.float32), "
+     "np.empty((1, 8, 6, 6), np.float32)", "conv2d"),
+    ("compile 30-line array: cold", os.path.join(HERE, "kernels", "latency_array.py"),
+     "score_rows", "np.random.default_rng(1).random((64, 32)), np.ones(32), np.zeros(32), "
+     "np.empty((64, 8))", None),
+)
+
+COLD_CHILD = r"""
+import json, sys, time
+import numpy as np
+import asc
+path, kernel, args = sys.argv[1:4]
+a = eval(args, {"np": np})
+t = time.perf_counter()
+getattr(asc.compile(path), kernel)(*a)
+print(json.dumps({"asc_s": time.perf_counter() - t}))
+"""
+
+NUMBA_COLD_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import numba
+import py_loops
+a = eval(sys.argv[3], {"np": np})
+t = time.perf_counter()
+numba.njit(parallel=True)(getattr(py_loops, sys.argv[2]))(*a)
+print(json.dumps({"numba_s": time.perf_counter() - t}))
+"""
+
+
+def cold_case_rows(args, env, softmax_cold):
+    """The rows of COLD_CASES: asc against numba's cold compile of the same
+    loops where py_loops has them, else against the softmax's cold compile
+    of the same run (softmax_cold, seconds)."""
+    reps = args.sizes["compile_reps"]
+    rows = []
+    for bench, path, kernel, expr, nb_name in COLD_CASES:
+        asc_s, nb = [], []
+        try:
+            for _ in range(reps):
+                cache = tempfile.mkdtemp(prefix="asc-bench-cache-")
+                try:
+                    out = run_tool([sys.executable, "-c", COLD_CHILD, path, kernel, expr],
+                                   dict(env, ASC_CACHE_DIR=cache), 300)
+                finally:
+                    shutil.rmtree(cache, ignore_errors=True)
+                asc_s.append(json.loads(out.strip().splitlines()[-1])["asc_s"])
+        except Failed as exc:
+            rows.append(failed_row("runtime", bench, "asc cold (empty cache dir)", str(exc)))
+            continue
+        rows.append(row("runtime", bench, "asc cold (empty cache dir)", *ms(asc_s), "ms",
+                        reps=reps, note="asc.compile + first call, new process"))
+        if nb_name is None:
+            if softmax_cold:
+                rows.append(row("runtime", bench, "asc softmax cold (same run)", *ms(softmax_cold),
+                                "ms", reps=len(softmax_cold), is_asc=False,
+                                note="the 4-line kernel's cold compile, for scale"))
+            continue
+        try:
+            for _ in range(reps):
+                out = run_tool([sys.executable, "-c", NUMBA_COLD_CHILD, HERE, nb_name, expr],
+                               env, 300)
+                nb.append(json.loads(out.strip().splitlines()[-1])["numba_s"])
+            rows.append(row("runtime", bench, "numba @njit(parallel=True) cold", *ms(nb), "ms",
+                            reps=reps, note="njit + first call, new process"))
+        except Failed as exc:
+            rows.append(failed_row("runtime", bench, "numba @njit(parallel=True) cold",
+                                   "numba: not installed" if "No module named 'numba'" in str(exc)
+                                   else str(exc)))
+    return rows
+
+
 def write_softmax_kernel(path):
     """The softmax kernel of suite_kernels.py alone in a file: what the
     compile rows (and bench/latency.py) compile."""
@@ -482,7 +561,7 @@ def compile_rows(args, env):
                                "numba: not installed" if "No module named 'numba'" in str(exc)
                                else str(exc)))
     shutil.rmtree(os.path.dirname(text_path), ignore_errors=True)
-    return rows
+    return rows + cold_case_rows(args, env, cold)
 
 
 def ms(ts):

@@ -272,8 +272,9 @@ static inline void asc_stopped(asc_kexc *e, int line) {
  * call (a remainder, or clang, which does not vectorise these) the
  * scalar one of the family.  Without
  * SLEEF they are libm's functions.  The emitter instantiates the ones a
- * module calls (ASC_VM_FN1(exp, ...)): all of them tripled gcc's time on a
- * small kernel. */
+ * module calls, in the precision it calls them (ASC_VM_FN1_f(exp, ...) for
+ * float only): all of them tripled gcc's time on a small kernel, and each
+ * is about 25 ms of it (docs/latency.md). */
 #if defined(ASC_VECMATH_SLEEF) && defined(__x86_64__)
 #define ASC_VM_HID \
   __attribute__((visibility("hidden"), const, nothrow, unused))
@@ -335,29 +336,29 @@ typedef asc_vd2 asc_vdw;
     VW w = {0}, v = {0}; memcpy(&w, &a, sizeof a); memcpy(&v, &b, sizeof b); \
     w = IMPL(F)(w, v); memcpy(&a, &w, sizeof a); return a; }
 /* The variants gcc may call for the target: b (SSE), c (AVX), d (AVX2),
- * e (AVX-512); each with the float and the double lane counts. */
-#define ASC_VM_ISA(V, F, FI, DI, X, NF, ND) \
-  V(F, f, asc_vf##NF, asc_vfw, FI, X, NF) \
-  V(F, , asc_vd##ND, asc_vdw, DI, X, ND)
-#define ASC_VM_VB(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, b, 4, 2)
+ * e (AVX-512); of type T (f: float, d: double), with its lane counts
+ * (NF floats or ND doubles) and widest variant I. */
+#define ASC_VM_ISA_f(V, F, I, X, NF, ND) V(F, f, asc_vf##NF, asc_vfw, I, X, NF)
+#define ASC_VM_ISA_d(V, F, I, X, NF, ND) V(F, , asc_vd##ND, asc_vdw, I, X, ND)
+#define ASC_VM_VB(V, F, T, I) ASC_VM_ISA_##T(V, F, I, b, 4, 2)
 #if defined(__AVX__)
-#define ASC_VM_VC(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, c, 8, 4)
+#define ASC_VM_VC(V, F, T, I) ASC_VM_ISA_##T(V, F, I, c, 8, 4)
 #else
-#define ASC_VM_VC(V, F, FI, DI)
+#define ASC_VM_VC(V, F, T, I)
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-#define ASC_VM_VD(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, d, 8, 4)
+#define ASC_VM_VD(V, F, T, I) ASC_VM_ISA_##T(V, F, I, d, 8, 4)
 #else
-#define ASC_VM_VD(V, F, FI, DI)
+#define ASC_VM_VD(V, F, T, I)
 #endif
 #if defined(__AVX512F__)
-#define ASC_VM_VE(V, F, FI, DI) ASC_VM_ISA(V, F, FI, DI, e, 16, 8)
+#define ASC_VM_VE(V, F, T, I) ASC_VM_ISA_##T(V, F, I, e, 16, 8)
 #else
-#define ASC_VM_VE(V, F, FI, DI)
+#define ASC_VM_VE(V, F, T, I)
 #endif
-#define ASC_VM_VARS(V, F, FI, DI) \
-  ASC_VM_VB(V, F, FI, DI) ASC_VM_VC(V, F, FI, DI) ASC_VM_VD(V, F, FI, DI) \
-  ASC_VM_VE(V, F, FI, DI)
+#define ASC_VM_VARS(V, F, T, I) \
+  ASC_VM_VB(V, F, T, I) ASC_VM_VC(V, F, T, I) ASC_VM_VD(V, F, T, I) \
+  ASC_VM_VE(V, F, T, I)
 /* SLEEF's widest variants of every function used. */
 #define ASC_VM_PROTO1(F) \
   asc_vfw ASC_VM_F(F)(asc_vfw) __attribute__((const, nothrow)); \
@@ -411,29 +412,36 @@ ASC_VM_PROTO2(pow)
 ASC_VM_FVIAD(sinh) ASC_VM_FVIAD(cosh) ASC_VM_FVIAD(tanh) ASC_VM_FVIAD(log1p)
 ASC_VM_DFIX(exp, x > 709.78) ASC_VM_DFIX(sinh, fabs(x) > 709.78)
 ASC_VM_DFIX(cosh, fabs(x) > 709.78) ASC_VM_DFIX(log1p, x > 1e300)
-/* asc_vm_F (double) and asc_vm_Ff (float), their scalar definitions
- * asc_vms_F[f] and their vector variants; FI / DI name the widest variant
- * (ASC_VM_F / ASC_VM_D: SLEEF's; ASC_VM_FW / ASC_VM_DW: the wrappers
- * above), FI##_S / DI##_S the scalar one. */
-#define ASC_VM_FN1(F, FI, DI) \
-  ASC_VM_HID float asc_vms_##F##f(float a) { return FI##_S(F)(a); } \
-  ASC_VM_HID double asc_vms_##F(double a) { return DI##_S(F)(a); } \
-  ASC_VM_VARS(ASC_VM_VAR1, F, FI, DI) \
-  ASC_VM_SIMD float asc_vm_##F##f(float) __asm__("asc_vms_" #F "f"); \
+/* asc_vm_Ff (float: ASC_VM_FN1_f, ASC_VM_FN2_f) or asc_vm_F (double:
+ * ASC_VM_FN1_d, ASC_VM_FN2_d), its scalar definition asc_vms_F[f] and its
+ * vector variants; I names the widest variant (ASC_VM_F / ASC_VM_D:
+ * SLEEF's; ASC_VM_FW / ASC_VM_DW: the wrappers above), I##_S the scalar
+ * one. */
+#define ASC_VM_FN1_f(F, I) \
+  ASC_VM_HID float asc_vms_##F##f(float a) { return I##_S(F)(a); } \
+  ASC_VM_VARS(ASC_VM_VAR1, F, f, I) \
+  ASC_VM_SIMD float asc_vm_##F##f(float) __asm__("asc_vms_" #F "f");
+#define ASC_VM_FN1_d(F, I) \
+  ASC_VM_HID double asc_vms_##F(double a) { return I##_S(F)(a); } \
+  ASC_VM_VARS(ASC_VM_VAR1, F, d, I) \
   ASC_VM_SIMD double asc_vm_##F(double) __asm__("asc_vms_" #F);
-#define ASC_VM_FN2(F, FI, DI) \
+#define ASC_VM_FN2_f(F, I) \
   ASC_VM_HID float asc_vms_##F##f(float a, float b) { \
-    return FI##_S(F)(a, b); } \
+    return I##_S(F)(a, b); } \
+  ASC_VM_VARS(ASC_VM_VAR2, F, f, I) \
+  ASC_VM_SIMD float asc_vm_##F##f(float, float) __asm__("asc_vms_" #F "f");
+#define ASC_VM_FN2_d(F, I) \
   ASC_VM_HID double asc_vms_##F(double a, double b) { \
-    return DI##_S(F)(a, b); } \
-  ASC_VM_VARS(ASC_VM_VAR2, F, FI, DI) \
-  ASC_VM_SIMD float asc_vm_##F##f(float, float) __asm__("asc_vms_" #F "f"); \
+    return I##_S(F)(a, b); } \
+  ASC_VM_VARS(ASC_VM_VAR2, F, d, I) \
   ASC_VM_SIMD double asc_vm_##F(double, double) __asm__("asc_vms_" #F);
 #else
-#define ASC_VM_FN1(F, FI, DI) \
-  static inline float asc_vm_##F##f(float a) { return F##f(a); } \
+#define ASC_VM_FN1_f(F, I) \
+  static inline float asc_vm_##F##f(float a) { return F##f(a); }
+#define ASC_VM_FN1_d(F, I) \
   static inline double asc_vm_##F(double a) { return F(a); }
-#define ASC_VM_FN2(F, FI, DI) \
-  static inline float asc_vm_##F##f(float a, float b) { return F##f(a, b); } \
+#define ASC_VM_FN2_f(F, I) \
+  static inline float asc_vm_##F##f(float a, float b) { return F##f(a, b); }
+#define ASC_VM_FN2_d(F, I) \
   static inline double asc_vm_##F(double a, double b) { return F(a, b); }
 #endif

@@ -357,28 +357,29 @@ static void emit_cast(emitter *e, const asc__irins *i) {
 static const struct {
   int id;
   const char *name;
-  const char *impl; /* emit_helpers.h's ASC_VM_FN1/2 arguments after F */
+  /* emit_helpers.h's widest variant (ASC_VM_FN1/2_f/d's I): float, double */
+  const char *impl[2];
   int nargs;
 } vm_funcs[] = {
-    {ASC_INTR_SIN, "sin", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_COS, "cos", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_TAN, "tan", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_ASIN, "asin", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_ACOS, "acos", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_ATAN, "atan", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_SINH, "sinh", "ASC_VM_FW, ASC_VM_DW", 1},
-    {ASC_INTR_COSH, "cosh", "ASC_VM_FW, ASC_VM_DW", 1},
-    {ASC_INTR_TANH, "tanh", "ASC_VM_FW, ASC_VM_D", 1},
-    {ASC_INTR_EXP, "exp", "ASC_VM_F, ASC_VM_DW", 1},
-    {ASC_INTR_EXPM1, "expm1", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_LOG, "log", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_LOG2, "log2", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_LOG10, "log10", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_LOG1P, "log1p", "ASC_VM_FW, ASC_VM_DW", 1},
-    {ASC_INTR_CBRT, "cbrt", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_ERF, "erf", "ASC_VM_F, ASC_VM_D", 1},
-    {ASC_INTR_ATAN2, "atan2", "ASC_VM_F, ASC_VM_D", 2},
-    {-1, "pow", "ASC_VM_F, ASC_VM_D", 2},
+    {ASC_INTR_SIN, "sin", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_COS, "cos", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_TAN, "tan", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_ASIN, "asin", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_ACOS, "acos", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_ATAN, "atan", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_SINH, "sinh", {"ASC_VM_FW", "ASC_VM_DW"}, 1},
+    {ASC_INTR_COSH, "cosh", {"ASC_VM_FW", "ASC_VM_DW"}, 1},
+    {ASC_INTR_TANH, "tanh", {"ASC_VM_FW", "ASC_VM_D"}, 1},
+    {ASC_INTR_EXP, "exp", {"ASC_VM_F", "ASC_VM_DW"}, 1},
+    {ASC_INTR_EXPM1, "expm1", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_LOG, "log", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_LOG2, "log2", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_LOG10, "log10", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_LOG1P, "log1p", {"ASC_VM_FW", "ASC_VM_DW"}, 1},
+    {ASC_INTR_CBRT, "cbrt", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_ERF, "erf", {"ASC_VM_F", "ASC_VM_D"}, 1},
+    {ASC_INTR_ATAN2, "atan2", {"ASC_VM_F", "ASC_VM_D"}, 2},
+    {-1, "pow", {"ASC_VM_F", "ASC_VM_D"}, 2},
 };
 
 /* x ** 2 of floats: x * x, exactly what numpy's power gives (its square
@@ -410,27 +411,35 @@ static int vm_index(const asc__irfunc *f, const asc__irins *i) {
 
 typedef struct vm_use {
   const asc__irfunc *f;
-  uint32_t used; /* bit k: vm_funcs[k] */
+  uint32_t used[2]; /* bit k: vm_funcs[k] in float ([0]), in double ([1]) */
 } vm_use;
 
 static void vm_mark(asc__irins *i, void *ctx) {
   vm_use *u = ctx;
   int k = vm_index(u->f, i);
+  /* the dtype that picks asc_vm_F or asc_vm_Ff: the argument's in
+   * emit_call, the result's in asc__emit_binexpr's pow */
+  int dt = i->op == ASC_IR_CALL ? asc__irv_dtype(u->f, i->args[0])
+                                : u->f->regs[i->dst].ty.dtype;
   if (k >= 0)
-    u->used |= 1u << k;
+    u->used[dt == ascFloat64] |= 1u << k;
 }
 
-/* Instantiates the asc_vm_* functions the kernels of m call. */
+/* Instantiates the asc_vm_* functions the kernels of m call, each in the
+ * precisions they call it in: every instance is the scalar function and
+ * a vector variant per ISA, which gcc compiles whether it calls them or
+ * not. */
 void asc__emit_vecmath(emitter *e, const asc__irmodule *m) {
-  vm_use u = {NULL, 0};
+  vm_use u = {NULL, {0, 0}};
   for (int32_t k = 0; k < m->nfuncs; k++) {
     u.f = m->funcs[k];
     asc__ir_walk(&u.f->body, vm_mark, &u);
   }
   for (int k = 0; k < (int)ASC_ARRAY_SIZE(vm_funcs); k++)
-    if (u.used & (1u << k))
-      out(e, "ASC_VM_FN%d(%s, %s)\n", vm_funcs[k].nargs, vm_funcs[k].name,
-          vm_funcs[k].impl);
+    for (int d = 0; d < 2; d++)
+      if (u.used[d] & (1u << k))
+        out(e, "ASC_VM_FN%d_%c(%s, %s)\n", vm_funcs[k].nargs, "fd"[d],
+            vm_funcs[k].name, vm_funcs[k].impl[d]);
 }
 
 static void emit_call(emitter *e, const asc__irins *i) {

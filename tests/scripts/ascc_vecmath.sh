@@ -60,12 +60,28 @@ sleef_found() {  # sleef_found CC
 }
 
 "$ascc" --emit=c -march=native "${sig[@]}" "$tmp/vm.py" >"$tmp/vm.c" 2>/dev/null
-has emit-c "$tmp/vm.c" '^ASC_VM_FN1\(exp, '
+has emit-c "$tmp/vm.c" '^ASC_VM_FN1_f\(exp, '
+has emit-c-f64 "$tmp/vm.c" '^ASC_VM_FN1_d\(exp, '
 has emit-c-call "$tmp/vm.c" 'asc_vm_expf\('
 "$ascc" --emit=c --fastmath=afn -march=native "${sig[@]}" "$tmp/vm.py" \
   >"$tmp/afn.c" 2>/dev/null
 hasnt afn-c "$tmp/afn.c" 'asc_vm_exp'
 has afn-c-call "$tmp/afn.c" ' = expf\('
+
+# A module calling exp in float only holds no double instance of it (its
+# scalar function and vector variants): cc would compile them all,
+# called or not (docs/latency.md).
+sig32=(--signature 'vexp(f32[::1], f32[::1])')
+"$ascc" --emit=c -march=native "${sig32[@]}" "$tmp/vm.py" >"$tmp/vm32.c" 2>/dev/null
+has f32-c "$tmp/vm32.c" '^ASC_VM_FN1_f\(exp, '
+hasnt f32-c-no-f64 "$tmp/vm32.c" '^ASC_VM_FN1_d\('
+if sleef_found gcc; then
+  ASC_CC=gcc "$ascc" --emit=so -march=native "${sig32[@]}" -o "$tmp/vm32.so" \
+    "$tmp/vm.py" 2>"$tmp/vm32.err" || { echo "FAIL f32-so"; cat "$tmp/vm32.err"; fail=1; }
+  objdump -d "$tmp/vm32.so" >"$tmp/vm32.dis"
+  has f32-so-float "$tmp/vm32.dis" '<asc_vms_expf>:'
+  hasnt f32-so-no-double "$tmp/vm32.dis" '<(_ZGV[b-e]N[0-9]+v_)?asc_vms_exp>:'
+fi
 
 for cc in gcc clang; do
   command -v "$cc" >/dev/null || { echo "FAIL: $cc not found"; fail=1; continue; }
