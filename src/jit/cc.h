@@ -26,7 +26,7 @@
 
 typedef struct asc__cc asc__cc;
 
-#define ASC_CC_DEFAULT_TIMEOUT_MS 60000
+#define ASC_CC_DEFAULT_TIMEOUT_MS 300000
 
 /* The compiler ASC_CC names now, resolved and identified (thread-safe; the
  * object lives until process exit and is shared).  A compiler that cannot
