@@ -187,7 +187,7 @@ static bool has_data_cache(hwloc_topology_t t) {
  * process's first call on the 2-core development VM) and adds nothing
  * when Linux's sysfs describes the caches, so it is left out unless the
  * topology comes back without any data cache. */
-static int load_topology(hwloc_topology_t *out) {
+static int load_topology_with_plugins(hwloc_topology_t *out) {
   hwloc_topology_t t;
 
 #if HWLOC_API_VERSION >= 0x00020100
@@ -209,6 +209,28 @@ static int load_topology(hwloc_topology_t *out) {
   }
   *out = t;
   return 0;
+}
+
+/* load_topology_with_plugins without hwloc's plugins, unless the user
+ * chose them (HWLOC_PLUGINS_PATH or HWLOC_PLUGINS_BLACKLIST set).  hwloc
+ * dlopens every plugin of its plugin directory when the first topology
+ * is made: PCI, OpenCL, GL and libxml2 readers, with the libraries they
+ * link (libX11, libpciaccess, the OpenCL loader, libxml2).  That took
+ * 3 to 60 ms of a process's first call on the 2-core development VM
+ * (the whole load is under 1 ms without), and libasc uses none of them:
+ * I/O objects are not discovered, and hwloc reads an XML topology
+ * (HWLOC_XMLFILE) with its own parser when libxml2's is not loaded.  An empty plugin path is set
+ * for the load only, so the process's environment is left as it was
+ * (as src/jit/blas.c does for OpenBLAS); runs under runtime_init's once. */
+static int load_topology(hwloc_topology_t *out) {
+  bool quiet = getenv("HWLOC_PLUGINS_PATH") == NULL &&
+               getenv("HWLOC_PLUGINS_BLACKLIST") == NULL &&
+               setenv("HWLOC_PLUGINS_PATH", "", 0) == 0;
+  int rc = load_topology_with_plugins(out);
+
+  if (quiet)
+    unsetenv("HWLOC_PLUGINS_PATH");
+  return rc;
 }
 
 static void runtime_init(void) {

@@ -26,7 +26,7 @@
  * the pools of a device hold, so ascFreeAsync finds the block, its pool and
  * its size from the pointer alone and rejects a pointer that is not one.
  *
- * Thread caches.  The default pool's small blocks (up to 1 KiB) that a
+ * Thread caches.  The default pool's small blocks (up to 4 KiB) that a
  * thread frees on a stream wait in that thread's cache (tcache) for its
  * next allocation of their class on the same stream: the same stream is
  * always ordered after the free, so no order is checked, and neither the
@@ -125,8 +125,13 @@ struct asc__pools {
 
 /* ----------------------------------------------------------- thread caches */
 
-#define TC_CLASSES 16   /* the 64-byte classes, up to SMALL_MAX */
-_Static_assert(TC_CLASSES * BLOCK_ALIGN == SMALL_MAX, "small classes");
+/* The classes a thread cache serves: the sixteen 64-byte classes up to
+ * SMALL_MAX, then the four of (1, 2] KiB and the four of (2, 4] KiB.  A
+ * 4 KiB pair costs what a 64-byte one does on the locked way (the API
+ * gate's atomics, the mutex, the free-list scan): the cache serves both;
+ * at TC_DEPTH blocks a class, a cache holds at most 224 KiB. */
+#define TC_CLASSES (16 + 2 * 4)
+#define TC_MAX ((size_t)4096)   /* the largest request the caches serve */
 #define TC_DEPTH 8      /* cached blocks per class */
 #define TC_OUT 32       /* blocks handed out and remembered */
 
@@ -991,9 +996,12 @@ ascError_t ascMallocAsync(void **ptr, size_t size, ascStream_t stream) {
   ascMemPool_t pool;
   void *key = NULL;
   ascError_t e;
-  /* the class of a small request (size_class's, without its general
-   * case), else -1 */
-  int cls = size - 1 < SMALL_MAX ? (int)((size - 1) >> 6) : -1;
+  /* the class of a request a thread cache serves (size_class's, without
+   * its general case up to 1 KiB), else -1 */
+  size_t csize;
+  int cls = size - 1 < SMALL_MAX ? (int)((size - 1) >> 6)
+            : size - 1 < TC_MAX  ? size_class(size, &csize)
+                                 : -1;
   tcache *tc;
   asc__tls *tls = stream == NULL ? asc__tls_get() : NULL;
 
@@ -1275,6 +1283,19 @@ void asc__pool_fork_child(asc__device *d) {
     tc_flush(tc);
     tc_unlock(tc);
   }
+}
+
+int asc__pool_thread_cached(void) {
+  tcache *tc = asc__tls_get()->pool_tc;
+  int n = 0;
+
+  if (tc == NULL)
+    return 0;
+  tc_lock(tc);
+  for (int c = 0; c < TC_CLASSES; c++)
+    n += tc->n[c];
+  tc_unlock(tc);
+  return n;
 }
 
 uint64_t asc__pool_bind_failures(ascMemPool_t pool) {

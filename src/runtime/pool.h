@@ -54,6 +54,10 @@ void asc__pool_fork_child(asc__device *d);
  * when the machine has a single node). */
 uint64_t asc__pool_bind_failures(ascMemPool_t p);
 
+/* Test seam: the blocks the calling thread's cache holds, freed and
+ * waiting for its next allocation of their class on their stream. */
+int asc__pool_thread_cached(void);
+
 /* Rounds a request up to the pool's block size (its size class).  Returns
  * 0 when size is 0 or too large. */
 size_t asc__pool_block_size(size_t size);

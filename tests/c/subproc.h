@@ -31,7 +31,8 @@ extern char **environ;
  * leak a topology into a test that did not ask for one. */
 static const char *const subproc_cleared[] = {
     "HWLOC_SYNTHETIC=", "HWLOC_XMLFILE=", "HWLOC_FSROOT=", "ASC_VISIBLE_CORES=",
-    "HWLOC_THISSYSTEM=", NULL};
+    "HWLOC_THISSYSTEM=", "HWLOC_PLUGINS_PATH=", "HWLOC_PLUGINS_BLACKLIST=",
+    NULL};
 
 static inline int subproc_is_cleared(const char *entry) {
   for (int i = 0; subproc_cleared[i] != NULL; i++) {

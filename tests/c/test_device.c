@@ -19,6 +19,21 @@
 
 /* ---------------------------------------------------------------- child */
 
+/* How many of hwloc's plugins (hwloc_pci.so, hwloc_gl.so, ...) this
+ * process has mapped. */
+static int mapped_hwloc_plugins(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[1024];
+  int n = 0;
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (strstr(line, "/hwloc/hwloc_") != NULL && strstr(line, "r-xp") != NULL)
+      n++;
+  fclose(f);
+  return n;
+}
+
 /* Prints what the runtime made of this process's topology. */
 static int child_props(void) {
   ascDeviceProp p;
@@ -37,6 +52,10 @@ static int child_props(void) {
          p.numaNodes, p.sockets, p.firstCore);
   printf("l1=%zu\nl2=%zu\nl3=%zu\nmem=%zu\nsimd=%d\n", p.l1CacheSize,
          p.l2CacheSize, p.l3CacheSize, p.totalGlobalMem, p.simdWidth);
+  printf("hwloc_plugins=%d\n", mapped_hwloc_plugins());
+  printf("plugins_path=%s\n", getenv("HWLOC_PLUGINS_PATH") != NULL
+                                   ? getenv("HWLOC_PLUGINS_PATH")
+                                   : "(unset)");
   return 0;
 }
 
@@ -283,6 +302,33 @@ static void test_xml_topology(void **state) {
   assert_int_equal(subproc_get_ll(out, "firstCore"), 0);
 }
 
+/* The runtime loads the topology without hwloc's plugins (I/O, OpenCL,
+ * GL and libxml2 readers it does not use: tens of milliseconds of a
+ * process's first call), and leaves the environment as it was. */
+static void test_topology_without_hwloc_plugins(void **state) {
+  char out[SUBPROC_OUT_MAX];
+  ascDeviceProp p;
+  (void)state;
+  assert_int_equal(ascGetDeviceProperties(&p, 0), ascSuccess);
+  run_props(NULL, out, sizeof out);
+  expect_str(out, "init", "ascSuccess");
+  assert_int_equal(subproc_get_ll(out, "cores"), p.cores);
+  assert_int_equal(subproc_get_ll(out, "hwloc_plugins"), 0);
+  expect_str(out, "plugins_path", "(unset)");
+}
+
+/* A plugin path the user set is theirs: used and kept. */
+static void test_user_hwloc_plugins_path_kept(void **state) {
+  static const char *const env[] = {
+      "HWLOC_PLUGINS_PATH=/nonexistent/asc-no-plugins", NULL};
+  char out[SUBPROC_OUT_MAX];
+  (void)state;
+  run_props(env, out, sizeof out);
+  expect_str(out, "init", "ascSuccess");
+  assert_true(subproc_get_ll(out, "cores") >= 1);
+  expect_str(out, "plugins_path", "/nonexistent/asc-no-plugins");
+}
+
 static void test_xml_missing_file(void **state) {
   static const char *const env[] = {
       "HWLOC_XMLFILE=/nonexistent/asc-no-such-topology.xml", NULL};
@@ -312,6 +358,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_visible_cores_malformed),
       cmocka_unit_test(test_xml_topology),
       cmocka_unit_test(test_xml_missing_file),
+      cmocka_unit_test(test_topology_without_hwloc_plugins),
+      cmocka_unit_test(test_user_hwloc_plugins_path_kept),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0)
     return child_main(argv[2]);

@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <uv.h>
@@ -458,6 +459,43 @@ static int child_fork(void) {
   return 0;
 }
 
+/* In a child: whether a one-block launch of the main thread runs on it,
+ * with RLIMIT_STACK lowered to `limit` bytes first (0: as it is). */
+static int child_main_stack(rlim_t limit) {
+  ascModule_t plug = NULL;
+  ascKernel_t tids = NULL;
+  int64_t out[4] = {0};
+  ascTensor t = test_tensor1(out, ascInt64, 4);
+  void *args[] = {&t};
+  struct rlimit rl;
+
+  if (limit != 0 && (getrlimit(RLIMIT_STACK, &rl) != 0 ||
+                     (rl.rlim_cur = limit, setrlimit(RLIMIT_STACK, &rl)) != 0))
+    return 2;
+  if (ascModuleLoad(&plug, TEST_MODULE("plugkernels")) != ascSuccess ||
+      ascModuleGetKernel(&tids, plug, "tids") != ascSuccess)
+    return 2;
+  printf("launch=%s\n", ascGetErrorName(ascLaunchKernelAndSynchronize(
+                             tids, 1, args, NULL)));
+  printf("here=%d\n", out[0] == self_tid());
+  return 0;
+}
+
+/* The main thread runs a launch it waits for as any thread does when its
+ * stack has room for a kernel's (7 MiB of the 8 a worker has), and leaves
+ * it to the workers when RLIMIT_STACK allows less. */
+static void test_main_thread_stack_room(void **state) {
+  static const char *const modes[] = {"mainstack", "smallstack"};
+  char out[SUBPROC_OUT_MAX], buf[64];
+  (void)state;
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(subproc_run(modes[i], NULL, out, sizeof out), 0);
+    assert_string_equal(subproc_get(out, "launch", buf, sizeof buf),
+                        "ascSuccess");
+    assert_int_equal(subproc_get_ll(out, "here"), i == 0);
+  }
+}
+
 /* The child of a fork() made while a thread ran its own launch gets a
  * working runtime; the parent's launch finishes. */
 static void test_fork_while_caller_runs(void **state) {
@@ -495,8 +533,12 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(test_gate_closed_stops_launch, teardown),
       cmocka_unit_test_teardown(test_traced, teardown),
       cmocka_unit_test_teardown(test_fork_while_caller_runs, teardown),
+      cmocka_unit_test_teardown(test_main_thread_stack_room, teardown),
   };
   if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-    return strcmp(argv[2], "fork") == 0 ? child_fork() : 2;
+    return strcmp(argv[2], "fork") == 0         ? child_fork()
+           : strcmp(argv[2], "mainstack") == 0  ? child_main_stack(0)
+           : strcmp(argv[2], "smallstack") == 0 ? child_main_stack(4 << 20)
+                                                 : 2;
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

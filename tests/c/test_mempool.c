@@ -1378,6 +1378,41 @@ static void test_thread_cache_statistics(void **state) {
   assert_int_equal(ascMemPoolTrimTo(d, 0), ascSuccess);
 }
 
+/* A block up to 4 KiB freed on the default stream waits in the thread's
+ * cache and serves its next allocation of the class there; a larger one
+ * goes back to the pool.  The statistics count as before. */
+static void test_thread_cache_classes_to_4k(void **state) {
+  static const size_t sizes[] = {64, 1000, 1025, 2048, 3000, 4096};
+  static const uint64_t csizes[] = {64, 1024, 1280, 2048, 3072, 4096};
+  ascMemPool_t d = default_pool();
+  void *p, *q;
+  (void)state;
+
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(ascMallocAsync(&p, sizes[i], NULL), ascSuccess);
+    assert_int_equal(ascFreeAsync(p, NULL), ascSuccess);
+    assert_int_equal(asc__pool_thread_cached(), 1);
+    assert_int_equal(ascMallocAsync(&q, sizes[i], NULL), ascSuccess);
+    assert_ptr_equal(q, p);
+    assert_int_equal(asc__pool_thread_cached(), 0);
+    assert_int_equal(ascFreeAsync(q, NULL), ascSuccess);
+    assert_int_equal(asc__pool_thread_cached(), 1);
+    /* reading the statistics empties the cache first (a cached block
+     * reads as freed) */
+    expect_stats(d, csizes[i], 0);
+    assert_int_equal(asc__pool_thread_cached(), 0);
+    assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+    expect_stats(d, 0, 0);
+  }
+  assert_int_equal(ascMallocAsync(&p, 4097, NULL), ascSuccess);
+  assert_int_equal(ascFreeAsync(p, NULL), ascSuccess);
+  assert_int_equal(asc__pool_thread_cached(), 0);
+  assert_int_equal(ascDeviceSynchronize(), ascSuccess);
+  expect_stats(d, 0, 0);
+}
+
 typedef struct owner_arg {
   void *p;
   atomic_int phase;   /* 1: allocated; 2: freed by another thread */
@@ -1569,6 +1604,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_threshold_waits_for_pending_frees),
       cmocka_unit_test(test_thread_cache_same_stream_only),
       cmocka_unit_test(test_thread_cache_statistics),
+      cmocka_unit_test(test_thread_cache_classes_to_4k),
       cmocka_unit_test(test_thread_cache_free_from_another_thread),
       cmocka_unit_test(test_thread_cache_thread_exit),
       cmocka_unit_test(test_thread_cache_threads),
