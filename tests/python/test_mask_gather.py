@@ -74,6 +74,14 @@ def gather_sum(x, idx: asc.Tensor[asc.int64, 1]):
     return np.sum(x[idx] * x[idx])
 
 @asc.kernel
+def cmul(a, b, out):
+    out[:] = a * b
+
+@asc.kernel
+def cabs(a, out):
+    out[:] = np.abs(a)
+
+@asc.kernel
 def spmv(indptr, cols, vals, x):
     n = indptr.shape[0] - 1
     y = np.empty(n)
@@ -168,6 +176,47 @@ def test_complex_powers_and_products(m):
     z64 = z.astype(np.complex64)
     m.masked_cube(z64, k)
     np.testing.assert_allclose(z64, want.astype(np.complex64), rtol=1e-6)
+
+
+def test_complex_product_is_pythons_with_infinities(m):
+    # C's `*` turns (inf+nanj) * (1+0j) into an infinity (C99 Annex G);
+    # Python and numpy's loops give nan+nanj
+    inf, nan = float("inf"), float("nan")
+    a = np.array([complex(inf, nan), complex(inf, inf), 1 + 2j, complex(0, inf)])
+    b = np.array([1 + 0j, 0j, complex(nan, 0), complex(0, nan)])
+    out = np.zeros(4, complex)
+    m.cmul(a, b, out)
+    same(out, np.array([complex(x) * complex(y) for x, y in zip(a, b)]))
+
+
+def test_complex_abs_accuracy_and_special_values(m):
+    import math
+    from fractions import Fraction
+    rng = np.random.default_rng(3)
+    n = 4000
+    z = (rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+         + 1j * rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n))
+    z[:100] *= 1e8  # near the overflow threshold of the squares
+    out = np.zeros(n)
+    m.cabs(z, out)
+    worst = 0.0
+    for w, h in zip(z, out):
+        exact = Fraction(w.real) ** 2 + Fraction(w.imag) ** 2
+        # |h - sqrt(exact)| in ulps of h, through h**2 - exact
+        err = abs(Fraction(h) ** 2 - exact) / (2 * Fraction(h)) / \
+            Fraction(math.ulp(h))
+        worst = max(worst, float(err))
+    assert worst <= 1.2, worst  # docs/arrays.md
+    inf, nan = float("inf"), float("nan")
+    for dt, rdt, big, tiny in ((complex, float, 1.7e308, 5e-324),
+                               (np.complex64, np.float32, 3.4e38, 1e-45)):
+        sp = [0.0, -0.0, inf, -inf, nan, big, tiny, 3.0, -4.0]
+        z = np.array([complex(x, y) for x in sp for y in sp], dt)
+        with np.errstate(over="ignore"):  # |big + big j| overflows float32
+            want = np.array([math.hypot(w.real, w.imag) for w in z]).astype(rdt)
+        out = np.zeros(z.size, rdt)
+        m.cabs(z, out)
+        np.testing.assert_array_equal(out, want)
 
 
 @pytest.mark.parametrize("name,nargs", [("masked_ops", 3), ("masked_aug", 2)])
