@@ -53,7 +53,12 @@ const char *asc__emit_binexpr(emitter *e, int op, int dt, const char *a,
   switch (op) {
   case ASC_IR_ADD: cop = "+"; break;
   case ASC_IR_SUB: cop = "-"; break;
-  case ASC_IR_MUL: cop = "*"; break;
+  case ASC_IR_MUL:
+    if (asc__dt_is_complex(dt)) /* numpy's and CPython's product */
+      return asc__arena_printf(e->c, "asc_cmul%s(%s, %s)",
+                               dt == ascComplex64 ? "f" : "", a, b);
+    cop = "*";
+    break;
   case ASC_IR_DIV:
     if (asc__dt_is_complex(dt))
       return asc__arena_printf(e->c, "asc_cdiv%s(%s, %s, 0)",
@@ -465,7 +470,7 @@ static void emit_call(emitter *e, const asc__irins *i) {
     case ASC_INTR_CREAL: LINE(e, "%s = __real__ %s;", d, a[0]); return;
     case ASC_INTR_CIMAG: LINE(e, "%s = __imag__ %s;", d, a[0]); return;
     case ASC_INTR_CONJ: LINE(e, "%s = conj%s(%s);", d, cs, a[0]); return;
-    case ASC_INTR_CABS: LINE(e, "%s = cabs%s(%s);", d, cs, a[0]); return;
+    case ASC_INTR_CABS: LINE(e, "%s = asc_cabs%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CARG: LINE(e, "%s = carg%s(%s);", d, cs, a[0]); return;
     case ASC_INTR_CDIV:
       LINE(e, "%s = asc_cdiv%s(%s, %s, 1);", d, cs, a[0], a[1]);

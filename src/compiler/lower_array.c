@@ -126,6 +126,10 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
                     &asc__lower_push_op(ls, ew, e)->v); /* a.reshape(...) */
     return;
   }
+  if (asc__lower_is_fancy(e) && ty(e->u.sub.index)->dtype != ascBool) {
+    asc__lower_collect_gather(ls, ew, e); /* read in place */
+    return;
+  }
   if (asc__lower_is_matmul(e) || asc__lower_is_fancy(e) ||
       (e->kind == ASC_EXPR_CALL && e->u.call.builtin &&
        e->u.call.callee == NULL &&
@@ -334,6 +338,10 @@ static bool same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
   }
 }
 
+bool asc__lower_same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
+  return same_expr(a, b);
+}
+
 /* Opens the loop nest over shape[0..nd); returns the innermost body's
  * enclosing block to restore. */
 asc__irblock *asc__lower_open_nest(lstate *ls, const asc__irval *shape, int nd,
@@ -386,6 +394,9 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
       }
       *out = asc__lower_reduce_loops(ls, e, &red->sub, red->shape, red->nd,
                                      fixed, red->axis);
+      return true;
+    } else if (ew->ops[k].e == e && ew->ops[k].gat != NULL) {
+      *out = asc__lower_gather_elem(ls, &ew->ops[k], ew->idx, ew->nd);
       return true;
     } else if (ew->ops[k].e == e) {
       const asc__lview *v = &ew->ops[k].v;
@@ -455,10 +466,8 @@ static bool overlaps(const asc__ewctx *ew, const asc__lview *dst,
     if (v->t == dst->t && !asc__lower_same_view(v, dst) &&
         !same_expr(ew->ops[k].e, where))
       return true;
-    if (ew->ops[k].red != NULL)
-      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
-        if (ew->ops[k].red->sub.ops[q].v.t == dst->t)
-          return true;
+    if (asc__lower_op_reads_within(&ew->ops[k], dst->t))
+      return true;
   }
   return false;
 }

@@ -30,6 +30,8 @@ typedef struct asc__ewop {
   asc__lview v;       /* strides 0 on broadcast axes */
   struct asc__ewred *red; /* a reduction along an axis (v.t is -1, and
                            * v.stride[k] is 1, or 0 where it broadcasts) */
+  struct asc__ewgat *gat; /* a gather x[i] read in place (v.t is -1, the
+                           * strides as for red) */
 } asc__ewop;
 
 typedef struct asc__ewval {
@@ -350,6 +352,8 @@ void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
 
 /* -------------------------------------------------------- lower_array.c */
 
+/* Are a and b the same expression, written the same way, with no calls? */
+bool asc__lower_same_expr(const asc__ast_expr *a, const asc__ast_expr *b);
 /* Inside a whole-array statement: the value of e at the current element
  * when e is one of its operands or scalar parts. */
 bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
@@ -446,6 +450,16 @@ asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
 bool asc__lower_is_fancy(const asc__ast_expr *e);
 /* x[m]: a new array. */
 int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e);
+/* x[i] with i an integer array as an operand of ew read element by
+ * element: each element loads x at i's value, no new array.  The indices
+ * are checked (numpy's IndexError) before the statement's loops. */
+void asc__lower_collect_gather(lstate *ls, asc__ewctx *ew,
+                               const asc__ast_expr *e);
+/* The element of gather operand op at the statement's indices idx[0..nd). */
+asc__irval asc__lower_gather_elem(lstate *ls, const asc__ewop *op,
+                                  const asc__irval *idx, int nd);
+/* Does operand op read tensor t through a reduction or a gather inside it? */
+bool asc__lower_op_reads_within(const asc__ewop *op, int32_t t);
 /* x[m] = value or x[m] op= value (op >= 0). */
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value, int op);

@@ -45,10 +45,8 @@ static void index_operands(lstate *ls, const asc__ast_expr *m,
   for (int k = 0; x != NULL && k < ew->nops; k++) {
     if (ew->ops[k].v.t == x->t && !asc__lower_same_view(&ew->ops[k].v, x))
       ov = true;
-    if (ew->ops[k].red != NULL)
-      for (int q = 0; q < ew->ops[k].red->sub.nops; q++)
-        if (ew->ops[k].red->sub.ops[q].v.t == x->t)
-          ov = true;
+    if (asc__lower_op_reads_within(&ew->ops[k], x->t))
+      ov = true;
   }
   if (ov) {
     int32_t tmp = asc__lower_materialize_ew(ls, m, ew);
@@ -184,6 +182,98 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
   }
 }
 
+/* A gather x[i] read in place by a whole-array statement (x[idx] * w,
+ * vals @ x[cols]): each element loads x at i's value, where the new array
+ * of asc__lower_gather() would cost a pass writing it and one reading it
+ * (and, for short rows, an allocation per statement). */
+struct asc__ewgat {
+  const asc__ast_expr *m; /* the index array */
+  asc__lview x;           /* the array gathered from */
+  asc__ewctx sub;         /* m's operands, broadcast into m's shape */
+  int ni;                 /* m's dimensions */
+};
+
+void asc__lower_collect_gather(lstate *ls, asc__ewctx *ew,
+                               const asc__ast_expr *e) {
+  struct asc__ewgat *g = asc__arena_alloc(ls->c, sizeof *g);
+  asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], k, n, out;
+  asc__irblock *save, *isave;
+  asc__ewop *op;
+  int32_t bad;
+  memset(g, 0, sizeof *g);
+  g->m = e->u.sub.index;
+  g->ni = ty(g->m)->ndim;
+  asc__lower_view(ls, e->u.sub.value, &g->x);
+  index_operands(ls, g->m, NULL, &g->sub, ms);
+  /* Every index is checked before the statement's loops, as numpy makes
+   * the gathered array before it writes anything: one pass over i that
+   * vectorises, then, only when one is out of range, the pass that
+   * raises numpy's IndexError for the first of them. */
+  n = g->x.shape[0];
+  bad = newreg(ls, ascBool, "gat.bad");
+  mov(ls, bad, asc__irv_int(ascBool, 0));
+  save = asc__lower_open_nest(ls, ms, g->ni, idx);
+  k = conv(ls, index_value(ls, g->m, &g->sub, idx, g->ni), ascInt64);
+  out = op2(ls, ASC_IR_OR, ascBool,
+            op2(ls, ASC_IR_LT, ascInt64, k,
+                op2(ls, ASC_IR_SUB, ascInt64, i64(0), n)),
+            op2(ls, ASC_IR_GE, ascInt64, k, n));
+  mov(ls, bad, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(bad), out));
+  ls->cur = save;
+  isave = open_if(ls, asc__irv_reg(bad));
+  isave->last->note = "gather read in place (indices checked first)";
+  save = asc__lower_open_nest(ls, ms, g->ni, idx);
+  wrap_checked(ls, index_value(ls, g->m, &g->sub, idx, g->ni), n);
+  ls->cur = save;
+  ls->cur = isave;
+  /* the operand: shape m.shape + x.shape[1:], strides as a reduction's */
+  op = asc__lower_push_op(ls, ew, e);
+  op->gat = g;
+  op->v.t = -1;
+  op->v.off = i64(0);
+  op->v.nd = g->ni + g->x.nd - 1;
+  for (int q = 0; q < op->v.nd; q++) {
+    op->v.shape[q] = q < g->ni ? ms[q] : g->x.shape[q - g->ni + 1];
+    op->v.stride[q] = i64(1);
+    op->v.src[q] = -1;
+  }
+}
+
+asc__irval asc__lower_gather_elem(lstate *ls, const asc__ewop *op,
+                                  const asc__irval *idx, int nd) {
+  struct asc__ewgat *g = op->gat;
+  const asc__lview *v = &op->v;
+  asc__irval pos[ASC_MAX_DIMS], k, off;
+  int32_t d;
+  asc__irins *l;
+  for (int r = 0; r < v->nd; r++)
+    pos[r] = mul(ls, idx[nd - v->nd + r], v->stride[r]);
+  /* in range (checked before the loops): only negative ones wrap */
+  k = conv(ls, index_value(ls, g->m, &g->sub, pos, g->ni), ascInt64);
+  k = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)),
+          add(ls, k, g->x.shape[0]), k);
+  off = add(ls, g->x.off, mul(ls, k, g->x.stride[0]));
+  for (int q = 1; q < g->x.nd; q++)
+    off = add(ls, off, mul(ls, pos[g->ni + q - 1], g->x.stride[q]));
+  d = newreg(ls, ls->f->regs[g->x.t].ty.dtype, NULL);
+  l = emit(ls, ASC_IR_LOAD, d, 2);
+  l->args[0] = asc__irv_reg(g->x.t);
+  l->args[1] = off;
+  return asc__irv_reg(d);
+}
+
+bool asc__lower_op_reads_within(const asc__ewop *op, int32_t t) {
+  const asc__ewctx *sub = op->red != NULL   ? &op->red->sub
+                          : op->gat != NULL ? &op->gat->sub
+                                            : NULL;
+  if (op->gat != NULL && op->gat->x.t == t)
+    return true;
+  for (int q = 0; sub != NULL && q < sub->nops; q++)
+    if (sub->ops[q].v.t == t || asc__lower_op_reads_within(&sub->ops[q], t))
+      return true;
+  return false;
+}
+
 /* The value of x[...] op= v for old element value old. */
 static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
                           int op) {
@@ -203,6 +293,111 @@ static asc__irval combine(lstate *ls, int dt, asc__irval old, asc__irval v,
   return op2(ls, op, odt, conv(ls, old, odt), conv(ls, v, odt));
 }
 
+/* Is e elementwise in masked reads a[m] of arrays of nd dimensions, m
+ * written as the mask of the store (scalar parts aside)?  Then its
+ * element at a true element of m is computed from a's elements there. */
+static bool masked_ew(const asc__ast_expr *e, const asc__ast_expr *m, int nd) {
+  const asc__ast_expr *a;
+  if (!is_tensor(e))
+    return true;
+  switch (e->kind) {
+  case ASC_EXPR_SUBSCRIPT:
+    a = e->u.sub.value;
+    return asc__lower_is_fancy(e) && is_mask(e) &&
+           asc__lower_same_expr(e->u.sub.index, m) && ty(a)->ndim == nd &&
+           (a->kind == ASC_EXPR_NAME ||
+            (a->kind == ASC_EXPR_SUBSCRIPT && !asc__lower_is_fancy(a)));
+  case ASC_EXPR_BINARY:
+    return e->u.binary.op != ASC_BIN_MATMUL &&
+           masked_ew(e->u.binary.lhs, m, nd) &&
+           masked_ew(e->u.binary.rhs, m, nd);
+  case ASC_EXPR_UNARY:
+    return masked_ew(e->u.unary.operand, m, nd);
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin == NULL || e->u.call.callee != NULL ||
+        !asc__builtin_is_elementwise(e))
+      return false;
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      if (e->u.call.rargs[k] && !masked_ew(e->u.call.rargs[k], m, nd))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The operands of masked_ew() expression e: a[m] stands for a. */
+static void collect_masked(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
+  if (!is_tensor(e)) {
+    asc__lower_collect(ls, ew, e);
+    return;
+  }
+  switch (e->kind) {
+  case ASC_EXPR_SUBSCRIPT:
+    asc__lower_view(ls, e->u.sub.value, &asc__lower_push_op(ls, ew, e)->v);
+    return;
+  case ASC_EXPR_BINARY:
+    collect_masked(ls, ew, e->u.binary.lhs);
+    collect_masked(ls, ew, e->u.binary.rhs);
+    return;
+  case ASC_EXPR_UNARY:
+    collect_masked(ls, ew, e->u.unary.operand);
+    return;
+  default:
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      if (e->u.call.rargs[k])
+        collect_masked(ls, ew, e->u.call.rargs[k]);
+    return;
+  }
+}
+
+/* x[m] = f(a[m], b[m], ...) (or op=) as one predicated loop over x: at
+ * each true element of m, f of a's, b's, ... elements there, without the
+ * gathered arrays, the value array and the count of m numpy makes.  The
+ * same elements in the same order get the same operations.  False, with
+ * nothing stored, when an a is x's tensor other than x itself (numpy's
+ * copy on overlap: the value array first). */
+static bool store_masked_ew(lstate *ls, const asc__lview *x,
+                            const asc__ast_expr *m, asc__ewctx *mew,
+                            const asc__irval *ms, const asc__ast_expr *value,
+                            int op) {
+  asc__ewctx vew, *outer;
+  asc__irval idx[ASC_MAX_DIMS], b, v, off, old = i64(0);
+  asc__irblock *save, *isave;
+  int dt = ls->f->regs[x->t].ty.dtype;
+  memset(&vew, 0, sizeof vew);
+  collect_masked(ls, &vew, value);
+  for (int k = 0; k < vew.nops; k++)
+    if (vew.ops[k].v.t == x->t && !asc__lower_same_view(&vew.ops[k].v, x))
+      return false;
+  mask_shape_check(ls, x, ms);
+  for (int k = 0; k < vew.nops; k++)
+    if (!asc__lower_same_view(&vew.ops[k].v, x))
+      mask_shape_check(ls, &vew.ops[k].v, ms);
+  save = asc__lower_open_nest(ls, x->shape, x->nd, idx);
+  b = truthy(ls, index_value(ls, m, mew, idx, x->nd));
+  isave = open_if(ls, b);
+  isave->last->note = "masked store: one predicated loop, no gathered arrays";
+  vew.nd = x->nd;
+  vew.idx = idx;
+  outer = ls->ew;
+  ls->ew = &vew;
+  v = asc__lower_expr(ls, value);
+  ls->ew = outer;
+  off = asc__lower_elem_offset(ls, x, idx, x->nd);
+  if (op >= 0) { /* loaded after the value's operands, which may be x */
+    int32_t d = newreg(ls, dt, NULL);
+    asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
+    l->args[0] = asc__irv_reg(x->t);
+    l->args[1] = off;
+    old = asc__irv_reg(d);
+  }
+  asc__lower_store_at(ls, x->t, off, combine(ls, dt, old, v, op));
+  ls->cur = isave;
+  ls->cur = save;
+  return true;
+}
+
 /* x[m] = value or x[m] op= value (op >= 0), m a mask or an integer
  * array: numpy's masked store and scatter. */
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
@@ -218,12 +413,17 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
   asc__lower_view(ls, target->u.sub.value, &x);
   dt = ls->f->regs[x.t].ty.dtype;
   index_operands(ls, m, &x, &ew, ms);
+  if (arr && is_mask(target) && ty(m)->ndim == x.nd &&
+      masked_ew(value, m, x.nd) &&
+      store_masked_ew(ls, &x, m, &ew, ms, value, op))
+    return;
   if (arr) {
     /* the values first, in a new array when they read x */
     asc__ewctx vew;
     memset(&vew, 0, sizeof vew);
     asc__lower_collect(ls, &vew, value);
-    if (vew.nops == 1 && vew.ops[0].red == NULL && vew.ops[0].e == value &&
+    if (vew.nops == 1 && vew.ops[0].red == NULL && vew.ops[0].gat == NULL &&
+        vew.ops[0].e == value &&
         vew.ops[0].v.t != x.t) {
       v = vew.ops[0].v;
     } else {

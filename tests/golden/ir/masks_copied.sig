@@ -1,0 +1,1 @@
+masks.py	masked_other_view(f64[:], bool[:])

@@ -1,0 +1,1 @@
+masks.py	masked_update(c128[:], c128[:])
