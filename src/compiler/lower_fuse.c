@@ -657,9 +657,9 @@ static bool scalar_work(const asc__ast_expr *e) {
   }
 }
 
-/* `name = value` of a local array made by an elementwise expression:
- * its symbol, or NULL. */
-static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
+/* `name = value` binding a local array of value's dtype and number of
+ * axes: its symbol, or NULL. */
+static const asc__sym *array_def(const asc__ast_stmt *st) {
   const asc__ast_expr *tg, *v;
   const asc__sym *s;
   asc__type *st_ty, *vt;
@@ -677,6 +677,17 @@ static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
       vt->kind != ASC_TY_TENSOR || st_ty->dtype != vt->dtype ||
       st_ty->ndim != vt->ndim || vt->ndim == 0)
     return NULL;
+  return s;
+}
+
+/* `name = value` of a local array made by an elementwise expression:
+ * its symbol, or NULL. */
+static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
+  const asc__sym *s = array_def(st);
+  const asc__ast_expr *v;
+  if (s == NULL)
+    return NULL;
+  v = st->u.assign.value;
   /* a bare name or view is an alias, not a new array */
   if (v->kind == ASC_EXPR_NAME || view_leaf(v))
     return NULL;
@@ -690,20 +701,9 @@ static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
  * stored by one loop nest, it is computed there once per row
  * (asc__lower_row_reduction). */
 static const asc__sym *row_candidate(const asc__ast_stmt *st) {
-  const asc__ast_expr *tg, *v;
-  const asc__sym *s;
-  asc__type *st_ty;
-  if (st->kind != ASC_STMT_ASSIGN || st->u.assign.ntargets != 1)
-    return NULL;
-  tg = st->u.assign.targets[0];
-  v = st->u.assign.value;
-  if (tg->kind != ASC_EXPR_NAME || (s = tg->u.name.sym) == NULL ||
-      s->kind != ASC_SYM_LOCAL || s->captured || s->owner == NULL ||
-      s->type == NULL || !asc__lower_row_reduction(v) || !pure_value(v))
-    return NULL;
-  st_ty = asc__ty_find(s->type);
-  if (st_ty == NULL || st_ty->kind != ASC_TY_TENSOR ||
-      st_ty->dtype != ty(v)->dtype || st_ty->ndim != ty(v)->ndim)
+  const asc__sym *s = array_def(st);
+  if (s == NULL || !asc__lower_row_reduction(st->u.assign.value) ||
+      !pure_value(st->u.assign.value))
     return NULL;
   return s;
 }
