@@ -21,6 +21,9 @@ import time
 
 import numpy as np
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+
 SRC = '''
 import numpy as np
 import asc
