@@ -621,13 +621,84 @@ int asc__emit_pfor_env(emitter *e, const asc__irins *i, const char *ev) {
   return J;
 }
 
+/* The work, in simple operations, below which a parallel loop runs on
+ * the calling thread without waking the team (docs/parallelize.md,
+ * "Small loops"; bench/par_threshold.py measures the crossover): waking
+ * the team and joining it costs about what this much work does on one
+ * core.  A loop's iterations are handed out at least this much work at a
+ * time, so a loop of under twice it runs on one thread. */
+#define PAR_MIN_WORK 131072
+#define COST_CALL 16 /* exp, log, sin: a vector-math call */
+
+/* The operations one run of block b costs, its loops left out (they are
+ * counted by work_of). */
+static int64_t block_cost(const asc__irblock *b) {
+  int64_t c = 0;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_FOR)
+      continue;
+    c += i->op == ASC_IR_CALL ? COST_CALL : 1;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      c += block_cost(&i->body[k]);
+  }
+  return c;
+}
+
+static bool outside(const pscan *ps, asc__irval v) {
+  return v.kind == ASC_IRV_CONST ||
+         (v.kind == ASC_IRV_REG && (asc__regtab_get(&ps->defs, v.reg) & 2) == 0);
+}
+
+/* The work of one run of block b, as C text the call site of the pfor
+ * evaluates: its straight-line operations, plus each loop's trip count
+ * times its body's cost.  NULL when that is not known before the pfor
+ * starts: a loop whose bounds are computed inside, or loops nested in a
+ * loop. */
+static const char *work_of(emitter *e, const asc__irblock *b,
+                           const pscan *ps) {
+  const char *w = asc__arena_printf(e->c, "%lld",
+                                    (long long)block_cost(b) + 1);
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_FOR) {
+      if (!outside(ps, i->args[0]) || !outside(ps, i->args[1]) ||
+          !outside(ps, i->args[2]) || asc__ir_has_loop(&i->body[0]))
+        return NULL;
+      w = asc__arena_printf(
+          e->c, "%s + asc_trip((int64_t)%s, (int64_t)%s, (int64_t)%s) * %lld",
+          w, asc__emit_val(e, i->args[0]), asc__emit_val(e, i->args[1]),
+          asc__emit_val(e, i->args[2]),
+          (long long)block_cost(&i->body[0]) + 1);
+      continue;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (asc__ir_has_loop(&i->body[k])) {
+        const char *in = work_of(e, &i->body[k], ps);
+        if (in == NULL)
+          return NULL;
+        w = asc__arena_printf(e->c, "%s + %s", w, in);
+      }
+  }
+  return w;
+}
+
 void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
   int J;
+  pscan ps;
+  const char *work;
   LINE(e, "{ /* parallel loop */");
   e->depth++;
   J = asc__emit_pfor_env(e, i, "env");
+  captures(e, i, &ps);
+  /* a pfor with reductions keeps one part per team thread: the parts fix
+   * the order its float sums are combined in (docs/parallelize.md) */
+  work = i->nred == 0 ? work_of(e, &i->body[0], &ps) : NULL;
+  if (work != NULL) {
+    /* iterations worth PAR_MIN_WORK: fewer run on this thread */
+    LINE(e, "const int64_t grain%d = %lld / (%s) + 1;", J,
+         (long long)PAR_MIN_WORK, work);
+  }
   if (i->nred > 0) {
     LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
     LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
@@ -661,9 +732,12 @@ void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
     LINE(e, "}");
   } else {
     LINE(e, "env%d.nb = 0;", J);
-    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %d, "
+    LINE(e, "if (env%d.n > 0 && ctx->rt->parallel_for(ctx, env%d.n, %s, "
             "%s_body%d, &env%d, exc) != 0)",
-         J, J, asc__ir_has_loop(&i->body[0]) ? 1 : 64, K, J, J);
+         J, J,
+         work != NULL ? asc__arena_printf(e->c, "grain%d", J)
+         : asc__ir_has_loop(&i->body[0]) ? "1" : "64",
+         K, J, J);
     LINE(e, "  goto %s;", asc__emit_exc_target(e));
   }
   e->depth--;

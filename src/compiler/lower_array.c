@@ -67,6 +67,36 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
 }
 
 
+/* Whether reduction call e, when part of a larger expression of a nest
+ * that allows it (ew->rows), is computed once per row of that nest instead of
+ * being made first: a float reduction along the last axis with
+ * keepdims=True (softmax's e / e.sum(axis=-1, keepdims=True), a layer
+ * norm's x - x.mean(axis=-1, keepdims=True)).  Its value is the same
+ * for every element of a row, so the row's loop computes it before its
+ * innermost loop runs along the row, which is then still in cache: one
+ * pass over memory instead of two, and no temporary.  The reduction runs
+ * the same loop in the same order as when made first: the same bits. */
+bool asc__lower_row_reduction(const asc__ast_expr *e) {
+  const asc__type *t = ty(e), *at;
+  bool keep;
+  int nd;
+  if (e->kind != ASC_EXPR_CALL || e->u.call.builtin == NULL ||
+      e->u.call.callee != NULL ||
+      !asc__builtin_is_reduction(e->u.call.builtin->id) ||
+      e->u.call.builtin->id == ASC_BI_NP_DOT || t == NULL ||
+      t->kind != ASC_TY_TENSOR || !asc__dt_is_float(t->dtype))
+    return false;
+  at = ty(e->u.call.rargs[0]);
+  if (at == NULL || at->kind != ASC_TY_TENSOR || at->ndim < 1)
+    return false;
+  nd = at->ndim;
+  return call_axis(e, nd, &keep) == nd - 1 && keep;
+}
+
+static bool row_reduction(const asc__ewctx *ew, const asc__ast_expr *e) {
+  return ew->rows && asc__lower_row_reduction(e);
+}
+
 /* A new operand of ew for array expression e (its view still to fill). */
 asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
                               const asc__ast_expr *e) {
@@ -135,7 +165,8 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
        e->u.call.callee == NULL &&
        (asc__builtin_is_creation(e->u.call.builtin->id) ||
         asc__lower_makes_array(e->u.call.builtin->id) ||
-        (nested && asc__builtin_is_reduction(e->u.call.builtin->id))))) {
+        (nested && asc__builtin_is_reduction(e->u.call.builtin->id) &&
+         !row_reduction(ew, e))))) {
     /* a @ b or np.arange(n) inside an expression: made first, then read.
      * So is a reduction along an axis that is part of a larger expression
      * (x - x.mean(axis=0), e / e.sum(axis=1, keepdims=True)): inline, each
@@ -172,6 +203,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
       red->call = e;
       red->nd = ty(arg)->ndim;
       red->axis = call_axis(e, red->nd, &red->keep);
+      red->row = nested && row_reduction(ew, e);
       collect_in(ls, &red->sub, arg, true);
       asc__lower_broadcast_ops(ls, &red->sub, red->shape, red->nd);
       if (red->axis >= 0)
@@ -418,12 +450,37 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
                       const asc__irval *shape, const asc__ast_expr *value,
                       int op) {
   asc__irval idx[ASC_MAX_DIMS], v, off;
-  asc__irblock *save = asc__lower_open_nest(ls, shape, dst->nd, idx);
   asc__ewctx *outer = ls->ew;
   int dt = ls->f->regs[dst->t].ty.dtype;
+  int nrow = 0, nsc = ew->nscalars;
+  asc__irblock *save;
   asc__irins *st;
+  for (int k = 0; k < ew->nops; k++)
+    nrow += ew->ops[k].red != NULL && ew->ops[k].red->row;
   ew->nd = dst->nd;
   ew->idx = idx;
+  if (nrow > 0 && dst->nd > 0) {
+    /* the rows' reductions, between the outer loops and the innermost:
+     * read as numbers by the elements of the row (asc__lower_ew_lookup
+     * finds a scalar first) */
+    save = asc__lower_open_nest(ls, shape, dst->nd - 1, idx);
+    ls->ew = ew;
+    for (int k = 0; k < ew->nops; k++)
+      if (ew->ops[k].red != NULL && ew->ops[k].red->row) {
+        asc__ewval *s;
+        asc__irval r;
+        ASC_CHECK(ls->c, asc__lower_ew_lookup(ls, ew->ops[k].e, &r));
+        ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,
+                                      &ew->capscalars, sizeof *ew->scalars,
+                                      8);
+        s = &ew->scalars[ew->nscalars++];
+        s->e = ew->ops[k].e;
+        s->v = r;
+      }
+    asc__lower_open_nest(ls, shape + dst->nd - 1, 1, idx + dst->nd - 1);
+  } else {
+    save = asc__lower_open_nest(ls, shape, dst->nd, idx);
+  }
   off = asc__lower_elem_offset(ls, dst, idx, dst->nd);
   ls->ew = ew;
   v = asc__lower_expr(ls, value);
@@ -450,6 +507,7 @@ static void emit_nest(lstate *ls, asc__ewctx *ew, const asc__lview *dst,
   st->args[0] = asc__irv_reg(dst->t);
   st->args[1] = off;
   st->args[2] = v;
+  ew->nscalars = nsc;
   ls->ew = outer;
   ls->cur = save;
 }
@@ -532,6 +590,7 @@ void asc__lower_store_nest(lstate *ls, const asc__ast_expr *where,
                            int op) {
   asc__ewctx ew;
   memset(&ew, 0, sizeof ew);
+  ew.rows = true; /* stored by emit_nest */
   asc__lower_collect(ls, &ew, value);
   if (is_tensor(value) && overlaps(&ew, dst, where)) {
     /* numpy's copy on overlap: the value into a new array first */

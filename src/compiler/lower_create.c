@@ -517,6 +517,7 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
   }
   if (b == NULL || !asc__builtin_is_creation(b->id)) {
     memset(&ew, 0, sizeof ew);
+    ew.rows = true; /* stored by one loop nest */
     asc__lower_collect(ls, &ew, e);
     return asc__lower_materialize_ew(ls, e, &ew);
   }

@@ -26,6 +26,11 @@
  *     larger rank, where each element would be computed many times);
  *   - recomputing the expression for each read costs no more than
  *     storing it and loading it back (the cost model below).
+ * A definition by a float reduction along the last axis with
+ * keepdims=True (m = np.max(x, axis=-1, keepdims=True)) fuses too when
+ * it is read once, by the elementwise operators of a statement stored by
+ * one loop nest: that nest computes it once per row, before the row's
+ * elements (lower_array.c, asc__lower_row_reduction).
  * Each element's operations run in the order they would unfused, so the
  * results are bit for bit the same; only memory traffic goes.  The
  * decision, fused or kept and why, is an IR note on the statement.
@@ -652,9 +657,9 @@ static bool scalar_work(const asc__ast_expr *e) {
   }
 }
 
-/* `name = value` of a local array made by an elementwise expression:
- * its symbol, or NULL. */
-static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
+/* `name = value` binding a local array of value's dtype and number of
+ * axes: its symbol, or NULL. */
+static const asc__sym *array_def(const asc__ast_stmt *st) {
   const asc__ast_expr *tg, *v;
   const asc__sym *s;
   asc__type *st_ty, *vt;
@@ -672,11 +677,82 @@ static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
       vt->kind != ASC_TY_TENSOR || st_ty->dtype != vt->dtype ||
       st_ty->ndim != vt->ndim || vt->ndim == 0)
     return NULL;
+  return s;
+}
+
+/* `name = value` of a local array made by an elementwise expression:
+ * its symbol, or NULL. */
+static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
+  const asc__sym *s = array_def(st);
+  const asc__ast_expr *v;
+  if (s == NULL)
+    return NULL;
+  v = st->u.assign.value;
   /* a bare name or view is an alias, not a new array */
   if (v->kind == ASC_EXPR_NAME || view_leaf(v))
     return NULL;
   *cost = ew_cost(v);
   return *cost < 0 ? NULL : s;
+}
+
+/* `name = value` of a local array made by a reduction along the last
+ * axis with keepdims=True (m = np.max(x, axis=-1, keepdims=True)): its
+ * symbol, or NULL.  Read once, inside a larger expression of a statement
+ * stored by one loop nest, it is computed there once per row
+ * (asc__lower_row_reduction). */
+static const asc__sym *row_candidate(const asc__ast_stmt *st) {
+  const asc__sym *s = array_def(st);
+  if (s == NULL || !asc__lower_row_reduction(st->u.assign.value) ||
+      !pure_value(st->u.assign.value))
+    return NULL;
+  return s;
+}
+
+/* Whether every read of s in e is an operand of e's elementwise
+ * operators, outside any reduction's argument (top: e is the whole
+ * value). */
+static bool row_read(const asc__ast_expr *e, const asc__sym *s, bool top) {
+  if (e == NULL || mentions_in_expr(e, s) == 0)
+    return true;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return !top;
+  case ASC_EXPR_UNARY:
+    return row_read(e->u.unary.operand, s, false);
+  case ASC_EXPR_BINARY:
+    return row_read(e->u.binary.lhs, s, false) &&
+           row_read(e->u.binary.rhs, s, false);
+  case ASC_EXPR_COMPARE:
+    return e->u.cmp.n == 1 && row_read(e->u.cmp.operands[0], s, false) &&
+           row_read(e->u.cmp.operands[1], s, false);
+  case ASC_EXPR_CALL:
+    if (!is_ew_call(e))
+      return false;
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      if (!row_read(e->u.call.rargs[k], s, false))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Whether statement st, a whole-array statement stored by one loop nest
+ * (name = ..., out[...] = ..., out op= ..., return ...), reads s as
+ * row_read says. */
+static bool row_reader(const asc__ast_stmt *st, const asc__sym *s) {
+  switch (st->kind) {
+  case ASC_STMT_ASSIGN:
+    return st->u.assign.ntargets == 1 && is_tensor(st->u.assign.value) &&
+           row_read(st->u.assign.value, s, true);
+  case ASC_STMT_AUGASSIGN:
+    return is_tensor(st->u.aug.value) && row_read(st->u.aug.value, s, true);
+  case ASC_STMT_RETURN:
+    return st->u.ret.value != NULL && is_tensor(st->u.ret.value) &&
+           row_read(st->u.ret.value, s, true);
+  default:
+    return false;
+  }
 }
 
 /* Adds remark t to the note of statement st. */
@@ -711,10 +787,15 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     const asc__sym *s;
     int cost, m, reads, rank, total, seen;
     const char *why;
+    bool row = false;
     fused[k] = false;
     eff[k] = 1;
-    if ((s = candidate(st, &cost)) == NULL)
-      continue;
+    if ((s = candidate(st, &cost)) == NULL) {
+      if ((s = row_candidate(st)) == NULL)
+        continue;
+      row = true;
+      cost = 0;
+    }
     v = st->u.assign.value;
     rank = ty(v)->ndim;
     /* the statements that read it, in order: those before the last one
@@ -767,6 +848,16 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
                                   b->stmts[j]->loc.line);
       break;
     }
+    if (row && why == NULL && seen == total &&
+        (eff[k] != 1 || fused[m] || !row_reader(b->stmts[m], s)))
+      why = eff[k] != 1
+                ? "a reduction per row, read more than once: each read "
+                  "would run it again"
+                : asc__arena_printf(ls->c,
+                                    "line %d does not read it in the "
+                                    "elementwise operators of a stored "
+                                    "statement, once per row",
+                                    b->stmts[m]->loc.line);
     if (why == NULL && seen == total && eff[k] > 1 && scalar_work(v))
       why = "a number in it takes a pass of its own, which each read "
             "would run again";
@@ -795,7 +886,10 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
                                "fuse: '%s' (line %d) is computed in this "
                                "statement's loops%s, not stored",
                                s->name, st->loc.line,
-                               eff[k] > 1 ? " at each of its reads" : ""));
+                               row ? ", once per row before the row's "
+                                     "elements"
+                               : eff[k] > 1 ? " at each of its reads"
+                                            : ""));
   }
   for (int k = 0; k < n; k++) {
     fdef *d;

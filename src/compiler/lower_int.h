@@ -46,6 +46,8 @@ typedef struct asc__ewctx {
   int nscalars, capscalars;
   asc__irval *idx;    /* the loop indices, one per axis of the nest */
   int nd;
+  bool rows;          /* the nest may compute a reduction along its last
+                       * axis once per row (lower_array.c, row_reduction) */
 } asc__ewctx;
 
 /* A reduction along one axis inside a whole-array statement
@@ -57,6 +59,8 @@ typedef struct asc__ewred {
   int nd;
   int axis;
   bool keep;
+  bool row;           /* computed once per row of the nest, before its
+                       * innermost loop */
 } asc__ewred;
 
 typedef struct symreg {
@@ -372,6 +376,10 @@ asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
                               const asc__ast_expr *e);
 /* ravel (when not a view), flatten, cumsum, outer: a new array. */
 bool asc__lower_makes_array(asc__builtin_id id);
+/* A float reduction along the last axis with keepdims=True: inside a
+ * larger expression stored by one loop nest it is computed once per row
+ * of the nest, not made first. */
+bool asc__lower_row_reduction(const asc__ast_expr *e);
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 bool asc__lower_is_matmul(const asc__ast_expr *e);
 /* The array operands of expression e and its scalar parts, collected

@@ -1,0 +1,1 @@
+../ir/rowfuse.py	centered_total(f64[:, :])

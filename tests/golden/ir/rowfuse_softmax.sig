@@ -1,0 +1,1 @@
+../ir/rowfuse.py	softmax(f64[:, :])
