@@ -18,9 +18,10 @@
 /* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR;
  * version 3 added asc_krt.keep and asc_krt.gemm, and result parameters
  * (ASC_KPARAM_RESULT, asc_kresult); version 4 asc_krt.cache_bytes;
- * version 5 the kernel flag ASC_KERNEL_NOT_SPMD.  The runtime still loads
- * modules of versions 1 to 4, which use none of what came later. */
-#define ASC_KABI_VERSION 5
+ * version 5 the kernel flag ASC_KERNEL_NOT_SPMD; version 6 asc_krt.gemm_ab.
+ * The runtime still loads modules of versions 1 to 5, which use none of
+ * what came later. */
+#define ASC_KABI_VERSION 6
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
@@ -151,6 +152,14 @@ typedef struct asc_krt {
    * cache (1, 2 or 3) as hwloc reports it (L1, L2: per core; L3: one
    * whole cache, which several cores share), 0 when unknown. */
   int64_t (*cache_bytes)(asc_kctx *ctx, int32_t level);
+  /* ABI 6.  c = alpha * (a @ b) + beta * c, as gemm otherwise; with beta
+   * 0, c is not read (BLAS's rule).  c may be any array: when its
+   * elements may share memory with a's or b's it returns nonzero and does
+   * nothing, as it does for what gemm does not take. */
+  int (*gemm_ab)(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
+                 int64_t k, double alpha, const void *a, int64_t sa0,
+                 int64_t sa1, const void *b, int64_t sb0, int64_t sb1,
+                 double beta, void *c, int64_t sc0, int64_t sc1);
 } asc_krt;
 
 /* What the runtime hands each block. */

@@ -720,15 +720,17 @@ static bool emit_memory(emitter *e, const asc__irins *i, const char *d,
 static bool emit_runtime(emitter *e, const asc__irins *i, const char *d) {
   switch (i->op) {
   case ASC_IR_GEMM: {
-    /* c = a @ b by the runtime's BLAS; nonzero: the loops after it */
-    const char *v[14];
-    for (int k = 0; k < 14; k++)
+    /* c = alpha * a @ b + beta * c by the runtime's BLAS; nonzero: the
+     * loops after it */
+    const char *v[17];
+    for (int k = 0; k < 17; k++)
       v[k] = k == 0 || k == 1 || k == 5 ? rname(e, i->args[k].reg)
                                         : asc__emit_val(e, i->args[k]);
-    LINE(e, "%s = ctx->rt->gemm(ctx, %d, %s, %s, %s, %s + %s, %s, %s, "
-            "%s + %s, %s, %s, %s, %s, %s);",
-         d, e->f->regs[i->args[0].reg].ty.dtype, v[9], v[10], v[11], v[1],
-         v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[0], v[12], v[13]);
+    LINE(e, "%s = ctx->rt->gemm_ab(ctx, %d, %s, %s, %s, %s, %s + %s, %s, %s, "
+            "%s + %s, %s, %s, %s, %s + %s, %s, %s);",
+         d, e->f->regs[i->args[0].reg].ty.dtype, v[9], v[10], v[11], v[15],
+         v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[16], v[0], v[14],
+         v[12], v[13]);
     break;
   }
   case ASC_IR_GEMM_EXACT: {

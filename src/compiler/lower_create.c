@@ -229,27 +229,27 @@ static void product_operands(const asc__ast_expr *e, const asc__ast_expr **x,
 
 /* x @ y with x and y 1-D or 2-D, not both 1-D: a new array, each element
  * a sum over the shared axis in C order (small floats summed in float64,
- * as the reductions are; docs/arrays.md). */
+ * as the reductions are; docs/arrays.md).  x = s * a (a number times an
+ * array of the product's float dtype) is a BLAS call's alpha: a is not
+ * scaled first; the loops scale each element of a as numpy's s * a. */
 static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
-  const asc__ast_expr *x, *y;
+  const asc__ast_expr *x, *y, *scale = NULL;
   asc__lview A, B;
-  asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v;
+  asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v, sv = i64(0);
+  asc__irval xa;
   asc__irblock *psave, *outer;
   asc__irins *st;
   int dt = ty(e)->dtype, nd = ty(e)->ndim;
   int adt = is_small_float(dt) ? ascFloat64 : dt;
   int32_t r, acc, la, lb;
   product_operands(e, &x, &y);
+  if ((int)ty(y)->dtype == dt && asc__lower_blas_peel(x, dt, &scale, &x))
+    sv = conv(ls, asc__lower_expr(ls, scale), dt);
   asc__lower_view(ls, x, &A);
   asc__lower_view(ls, y, &B);
   k = A.shape[A.nd - 1];
   kb = B.shape[0];
-  asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, k, kb),
-                      ASC_KEXC_VALUE_ERROR,
-                      "matmul: Input operand 1 has a mismatch in its core "
-                      "dimension 0, with gufunc signature "
-                      "(n?,k),(k,m?)->(n?,m?) (size {} is different from {})",
-                      kb, k);
+  asc__lower_matmul_check(ls, k, kb);
   nd = 0;
   if (A.nd == 2)
     shape[nd++] = A.shape[0];
@@ -259,26 +259,27 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   outer = ls->cur;
   if ((dt == ascFloat32 || dt == ascFloat64) &&
       ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt) {
-    /* the runtime's BLAS first (asc_krt.gemm); the loops below only when
-     * it did nothing (docs/arrays.md) */
-    int32_t status = newreg(ls, ascInt32, "mm.blas");
-    asc__irins *g = emit(ls, ASC_IR_GEMM, status, 14), *ifi;
-    asc__irval one = i64(1), cond;
-    g->args[0] = asc__irv_reg(r);
-    g->args[1] = asc__irv_reg(A.t);
-    g->args[2] = A.off;
-    g->args[3] = A.nd == 2 ? A.stride[0] : i64(0);
-    g->args[4] = A.stride[A.nd - 1];
-    g->args[5] = asc__irv_reg(B.t);
-    g->args[6] = B.off;
-    g->args[7] = B.stride[0];
-    g->args[8] = B.nd == 2 ? B.stride[1] : one;
-    g->args[9] = A.nd == 2 ? A.shape[0] : one;
-    g->args[10] = B.nd == 2 ? B.shape[1] : one;
-    g->args[11] = k;
-    g->args[12] = B.nd == 2 ? B.shape[1] : one;
-    g->args[13] = one;
-    cond = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(status),
+    /* the runtime's BLAS first (asc_krt.gemm_ab); the loops below only
+     * when it did nothing (docs/arrays.md); alpha 0 is the loops' too
+     * (BLAS would not read a and b: numpy's 0 * nan is nan) */
+    asc__irval alpha = asc__irv_float(ascFloat64, 1.0), go, cond;
+    asc__irins *g, *ifi;
+    go = asc__irv_int(ascBool, 1);
+    if (scale != NULL) {
+      alpha = conv(ls, sv, ascFloat64);
+      go = op2(ls, ASC_IR_NE, ascFloat64, alpha,
+               asc__irv_float(ascFloat64, 0.0));
+    }
+    g = asc__lower_gemm(ls, r, i64(0), B.nd == 2 ? B.shape[1] : i64(1),
+                        i64(1), &A, &B, alpha, asc__irv_float(ascFloat64, 0.0),
+                        go);
+    if (scale != NULL)
+      g->note = asc__arena_printf(ls->c,
+                                  "blas: the product at line %d takes its "
+                                  "left operand's scale as alpha (no pass "
+                                  "scales the operand)",
+                                  e->loc.line);
+    cond = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
                asc__irv_int(ascInt32, 0));
     ifi = emit(ls, ASC_IR_IF, -1, 1);
     ifi->args[0] = cond;
@@ -309,10 +310,13 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     l = emit(ls, ASC_IR_LOAD, lb, 2);
     l->args[0] = asc__irv_reg(B.t);
     l->args[1] = ob;
+    xa = asc__irv_reg(la);
+    if (scale != NULL) /* s * a's element, as numpy's s * a stores it */
+      xa = op2(ls, ASC_IR_MUL, dt, sv, conv(ls, xa, dt));
   }
   mov(ls, acc,
       op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
-          op2(ls, ASC_IR_MUL, adt, conv(ls, asc__irv_reg(la), adt),
+          op2(ls, ASC_IR_MUL, adt, conv(ls, xa, adt),
               conv(ls, asc__irv_reg(lb), adt))));
   ls->cur = psave;
   v = conv(ls, asc__irv_reg(acc), dt);

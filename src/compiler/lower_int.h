@@ -413,6 +413,30 @@ void asc__lower_store_nest(lstate *ls, const asc__ast_expr *where,
 int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
                                   asc__ewctx *ew);
 
+/* --------------------------------------------------------- lower_blas.c */
+
+/* x is `s * a` or `a * s`, s a real number (a name or a literal) and a an
+ * array of float dtype dt with 1 or 2 axes, x of dtype dt: true, with
+ * *scale = s and *arr = a (a BLAS call's alpha scales a @ b). */
+bool asc__lower_blas_peel(const asc__ast_expr *x, int dt,
+                          const asc__ast_expr **scale,
+                          const asc__ast_expr **arr);
+/* numpy's ValueError when a product's shared axis has sizes ka and kb. */
+void asc__lower_matmul_check(lstate *ls, asc__irval ka, asc__irval kb);
+/* status = asc_krt.gemm_ab: c[coff + i*sc0 + j*sc1] = alpha * (a @ b) +
+ * beta * c (a 1-D a is one row, a 1-D b one column) when cond holds, else
+ * status 1.  Returns the gemm instruction (its dst: the status). */
+asc__irins *asc__lower_gemm(lstate *ls, int32_t c, asc__irval coff,
+                            asc__irval sc0, asc__irval sc1,
+                            const asc__lview *a, const asc__lview *b,
+                            asc__irval alpha, asc__irval beta,
+                            asc__irval cond);
+/* target[...] = value or target op= value as one BLAS call into target
+ * (value a product, alpha * x @ y, plus beta * target when op < 0),
+ * the general lowering behind it: true when lowered so. */
+bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
+                           const asc__ast_expr *value, int op);
+
 /* ------------------------------------------------------- lower_create.c */
 
 /* name = value where value is a new array (np.zeros(n), a + b, a.copy()):

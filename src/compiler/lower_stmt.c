@@ -182,6 +182,8 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
     asc__type *vt = ty(value);
     if (lower_array_def(ls, tg, value))
       continue;
+    if (asc__lower_blas_store(ls, tg, value, -1))
+      continue;
     if (asc__lower_array_assign(ls, tg, value))
       continue;
     if (tg->kind == ASC_EXPR_TUPLE) {
@@ -218,7 +220,8 @@ static void lower_aug(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *tg = s->u.aug.target;
   asc__irval rhs;
   int op = asc__lower_binop_ir(s->u.aug.op);
-  if (asc__lower_array_aug(ls, tg, s->u.aug.value, op))
+  if (asc__lower_blas_store(ls, tg, s->u.aug.value, op) ||
+      asc__lower_array_aug(ls, tg, s->u.aug.value, op))
     return;
   rhs = asc__lower_expr(ls, s->u.aug.value);
   if (tg->kind == ASC_EXPR_NAME || asc__lower_agg_member(ls, tg) >= 0) {

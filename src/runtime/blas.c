@@ -6,7 +6,8 @@
  * ASC_BLAS_LIB names another) with cblas_sgemm/dgemm/sgemv/dgemv.  When
  * none loads, or ASC_BLAS=0, gemm returns nonzero and the generated code
  * runs its own loops, so kernels run the same with or without the
- * library.
+ * library.  gemm_ab adds BLAS's alpha and beta (c = alpha * a @ b +
+ * beta * c), so that `alpha * A @ B + beta * C` stored into C is one call.
  *
  * No oversubscription: the library runs single-threaded
  * (openblas_set_num_threads(1) / bli_thread_set_num_threads(1) on a
@@ -126,6 +127,7 @@ static void *pack(asc_kctx *ctx, int32_t dt, const void *x, int64_t rows,
 
 typedef struct job {
   int32_t dt;
+  double alpha, beta;
   int64_t m, n, k;
   const char *a, *b;
   char *c;
@@ -167,13 +169,13 @@ static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
     int incb = (int)(g->tb ? 1 : g->ldb);
     int incc = (int)g->ldc;
     if (g->dt == ascFloat32)
-      lib.sgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k, 1.0f,
-                (const float *)a, (int)g->lda, (const float *)b, incb, 0.0f,
-                (float *)c, incc);
+      lib.sgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k,
+                (float)g->alpha, (const float *)a, (int)g->lda,
+                (const float *)b, incb, (float)g->beta, (float *)c, incc);
     else
-      lib.dgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k, 1.0,
-                (const double *)a, (int)g->lda, (const double *)b, incb, 0.0,
-                (double *)c, incc);
+      lib.dgemv(CBLAS_ROW_MAJOR, ta, g->ta ? k : m, g->ta ? m : k, g->alpha,
+                (const double *)a, (int)g->lda, (const double *)b, incb,
+                g->beta, (double *)c, incc);
     return;
   }
   if (m == 1) {
@@ -181,23 +183,23 @@ static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
     int inca = (int)(g->ta ? g->lda : 1);
     int tbt = g->tb ? CBLAS_NO_TRANS : CBLAS_TRANS;
     if (g->dt == ascFloat32)
-      lib.sgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n, 1.0f,
-                (const float *)b, (int)g->ldb, (const float *)a, inca, 0.0f,
-                (float *)c, 1);
+      lib.sgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n,
+                (float)g->alpha, (const float *)b, (int)g->ldb,
+                (const float *)a, inca, (float)g->beta, (float *)c, 1);
     else
-      lib.dgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n, 1.0,
-                (const double *)b, (int)g->ldb, (const double *)a, inca, 0.0,
-                (double *)c, 1);
+      lib.dgemv(CBLAS_ROW_MAJOR, tbt, g->tb ? n : k, g->tb ? k : n, g->alpha,
+                (const double *)b, (int)g->ldb, (const double *)a, inca,
+                g->beta, (double *)c, 1);
     return;
   }
   if (g->dt == ascFloat32)
-    lib.sgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0f, (const float *)a,
-              (int)g->lda, (const float *)b, (int)g->ldb, 0.0f, (float *)c,
-              (int)g->ldc);
+    lib.sgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, (float)g->alpha,
+              (const float *)a, (int)g->lda, (const float *)b, (int)g->ldb,
+              (float)g->beta, (float *)c, (int)g->ldc);
   else
-    lib.dgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0, (const double *)a,
-              (int)g->lda, (const double *)b, (int)g->ldb, 0.0, (double *)c,
-              (int)g->ldc);
+    lib.dgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, g->alpha, (const double *)a,
+              (int)g->lda, (const double *)b, (int)g->ldb, g->beta,
+              (double *)c, (int)g->ldc);
 }
 
 /* Slab s of nslab: [lo, hi) of len, the cuts at multiples of 16 where
@@ -236,10 +238,49 @@ static int64_t body(void *env, int64_t lo, int64_t hi, int32_t tid,
  * per thread costs a parallel loop's start (microseconds). */
 #define PARALLEL_MIN_FMA ((int64_t)1 << 18)
 
+/* The bytes [*lo, *hi) that a rows x cols operand at x with strides s0,
+ * s1 (elements of es bytes) spans; false when it has no element. */
+static bool span(const void *x, int64_t rows, int64_t cols, int64_t s0,
+                 int64_t s1, size_t es, uintptr_t *lo, uintptr_t *hi) {
+  int64_t a = 0, b = 0;
+  if (rows <= 0 || cols <= 0)
+    return false;
+  if (s0 < 0)
+    a += (rows - 1) * s0;
+  else
+    b += (rows - 1) * s0;
+  if (s1 < 0)
+    a += (cols - 1) * s1;
+  else
+    b += (cols - 1) * s1;
+  *lo = (uintptr_t)x + (uintptr_t)(a * (int64_t)es);
+  *hi = (uintptr_t)x + (uintptr_t)((b + 1) * (int64_t)es);
+  return true;
+}
+
+/* May c's elements share memory with x's? */
+static bool may_overlap(const void *c, int64_t m, int64_t n, int64_t sc0,
+                        int64_t sc1, const void *x, int64_t rows,
+                        int64_t cols, int64_t s0, int64_t s1, size_t es) {
+  uintptr_t cl, ch, xl, xh;
+  if (!span(c, m, n, sc0, sc1, es, &cl, &ch) ||
+      !span(x, rows, cols, s0, s1, es, &xl, &xh))
+    return false;
+  return cl < xh && xl < ch;
+}
+
 int asc__krt_gemm(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n, int64_t k,
                   const void *a, int64_t sa0, int64_t sa1, const void *b,
                   int64_t sb0, int64_t sb1, void *c, int64_t sc0,
                   int64_t sc1) {
+  return asc__krt_gemm_ab(ctx, dt, m, n, k, 1.0, a, sa0, sa1, b, sb0, sb1,
+                          0.0, c, sc0, sc1);
+}
+
+int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
+                     int64_t k, double alpha, const void *a, int64_t sa0,
+                     int64_t sa1, const void *b, int64_t sb0, int64_t sb1,
+                     double beta, void *c, int64_t sc0, int64_t sc1) {
   job g;
   void *pa = NULL, *pb = NULL;
   int32_t team;
@@ -256,6 +297,11 @@ int asc__krt_gemm(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n, int64_t k,
   memset(&g, 0, sizeof g);
   g.dt = dt;
   g.es = dt == ascFloat32 ? 4 : 8;
+  if (may_overlap(c, m, n, sc0, sc1, a, m, k, sa0, sa1, g.es) ||
+      may_overlap(c, m, n, sc0, sc1, b, k, n, sb0, sb1, g.es))
+    return 1;
+  g.alpha = alpha;
+  g.beta = beta;
   g.m = m;
   g.n = n;
   g.k = k;
@@ -266,8 +312,20 @@ int asc__krt_gemm(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n, int64_t k,
   }
   g.c = c;
   if (k == 0) {
-    for (int64_t i = 0; i < m; i++)
-      memset(g.c + (size_t)(i * g.ldc) * g.es, 0, (size_t)n * g.es);
+    /* an empty sum: c = beta * c (zeros when beta is 0, c not read) */
+    for (int64_t i = 0; i < m; i++) {
+      char *row = g.c + (size_t)(i * g.ldc) * g.es;
+      if (beta == 0.0) {
+        memset(row, 0, (size_t)n * g.es);
+        continue;
+      }
+      for (int64_t j = 0; j < n; j++) {
+        if (dt == ascFloat32)
+          ((float *)row)[j] *= (float)beta;
+        else
+          ((double *)row)[j] *= beta;
+      }
+    }
     return 0;
   }
   if (g.ldc > INT32_MAX || g.ldc < 1)

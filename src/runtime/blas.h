@@ -14,6 +14,12 @@ int asc__krt_gemm(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
                   const void *b, int64_t sb0, int64_t sb1, void *c,
                   int64_t sc0, int64_t sc1);
 
+/* asc_krt.gemm_ab: c = alpha * (a @ b) + beta * c. */
+int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
+                     int64_t k, double alpha, const void *a, int64_t sa0,
+                     int64_t sa1, const void *b, int64_t sb0, int64_t sb1,
+                     double beta, void *c, int64_t sc0, int64_t sc1);
+
 /* The library loaded (its path or soname), loading it on the first call;
  * NULL when none could be loaded. */
 const char *asc__blas_library(void);

@@ -961,6 +961,7 @@ const asc_krt asc__krt = {
     .keep = krt_keep,
     .gemm = asc__krt_gemm,
     .cache_bytes = krt_cache_bytes,
+    .gemm_ab = asc__krt_gemm_ab,
 };
 
 /* ----------------------------------------------------------------- workers */

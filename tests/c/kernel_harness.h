@@ -125,11 +125,22 @@ static inline int harness_gemm(asc_kctx *ctx, int32_t dt, int64_t m,
   return 1;
 }
 
+static inline int harness_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m,
+                                  int64_t n, int64_t k, double alpha,
+                                  const void *a, int64_t sa0, int64_t sa1,
+                                  const void *b, int64_t sb0, int64_t sb1,
+                                  double beta, void *c, int64_t sc0,
+                                  int64_t sc1) {
+  (void)alpha, (void)beta;
+  return harness_gemm(ctx, dt, m, n, k, a, sa0, sa1, b, sb0, sb1, c, sc0,
+                      sc1);
+}
+
 static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
     harness_barrier,  harness_crit_enter,   harness_crit_exit,
     harness_cancelled, harness_alloc,       harness_release,
-    harness_keep, harness_gemm, NULL};
+    harness_keep, harness_gemm, NULL, harness_gemm_ab};
 
 typedef struct harness_mod {
   void *so;
@@ -343,7 +354,7 @@ static const asc_krt harness_rt_threads = {
     ASC_KABI_VERSION, harness_parallel_for_threads, harness_team_size,
     harness_barrier,  harness_crit_enter,           harness_crit_exit,
     harness_cancelled, harness_alloc,               harness_release,
-    harness_keep, harness_gemm, NULL};
+    harness_keep, harness_gemm, NULL, harness_gemm_ab};
 
 /* harness_call with parallel loops on HARNESS_TEAM threads. */
 static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,

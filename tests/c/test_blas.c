@@ -274,6 +274,122 @@ static void test_gemm_declines(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* gemm_ab on one block: c (m x n, C order, every element c0) = alpha *
+ * a @ b + beta * c; returns the status and checks c when it is 0. */
+static int64_t run_gemm_ab(ascKernel_t k, int64_t m, int64_t n, int64_t kk,
+                           double alpha, double beta, double c0) {
+  mat a = make(ascFloat64, m, kk, 0, 1), b = make(ascFloat64, kk, n, 1, 2);
+  double *cb = malloc((size_t)(m * n + 1) * sizeof *cb), ab[2] = {alpha, beta};
+  int64_t st[1] = {-1};
+  ascTensor c, tab = test_tensor1(ab, ascFloat64, 2),
+               ts = test_tensor1(st, ascInt64, 1);
+  void *args[] = {&a.t, &b.t, &c, &tab, &ts};
+  ascStream_t s;
+  assert_non_null(cb);
+  for (int64_t i = 0; i < m * n; i++)
+    cb[i] = c0;
+  memset(&c, 0, sizeof c);
+  c.data = cb;
+  c.dtype = ascFloat64;
+  c.ndim = 2;
+  c.shape[0] = m;
+  c.shape[1] = n;
+  c.strides[0] = n;
+  c.strides[1] = 1;
+  ASSERT_OK(ascStreamCreate(&s));
+  ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+  ASSERT_OK(ascStreamSynchronize(s));
+  ASSERT_OK(ascStreamDestroy(s));
+  if (st[0] == 0)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double sum = 0, want, got = cb[i * n + j];
+        for (int64_t p = 0; p < kk; p++)
+          sum += at(&a.t, i, p) * at(&b.t, p, j);
+        /* beta 0: c is not read (a nan in it is gone) */
+        want = alpha * sum + (beta == 0.0 ? 0.0 : beta * c0);
+        if (fabs(got - want) > 1e-12 * (double)(kk + 1))
+          fail_msg("%lldx%lldx%lld alpha %g beta %g: c[%lld,%lld] = %g, "
+                   "want %g",
+                   (long long)m, (long long)kk, (long long)n, alpha, beta,
+                   (long long)i, (long long)j, got, want);
+      }
+  free(cb);
+  free(a.buf);
+  free(b.buf);
+  return st[0];
+}
+
+static void test_gemm_ab(void **state) {
+  static const int64_t shapes[][3] = {{5, 7, 4}, {3, 0, 4}, {1, 9, 6},
+                                      {6, 9, 1}, {130, 70, 90}};
+  ascModule_t m;
+  ascKernel_t k;
+  int64_t want = asc__blas_library() != NULL ? 0 : 1;
+  (void)state;
+  unsetenv("ASC_BLAS");
+  ASSERT_OK(ascModuleLoad(&m, TEST_MODULE("gemmkernels")));
+  k = test_kernel(m, "gemm_ab");
+  for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++) {
+    assert_int_equal(run_gemm_ab(k, shapes[q][0], shapes[q][2], shapes[q][1],
+                                 1.5, -0.5, 2.0),
+                     want);
+    assert_int_equal(run_gemm_ab(k, shapes[q][0], shapes[q][2], shapes[q][1],
+                                 1.0, 0.0, NAN),
+                     want);
+  }
+  /* c sharing memory with a or b: nothing done, c untouched */
+  {
+    double buf[36], ab[2] = {1.0, 1.0};
+    int64_t st[1] = {-1};
+    ascTensor x, y, ts = test_tensor1(st, ascInt64, 1),
+                    tab = test_tensor1(ab, ascFloat64, 2);
+    void *args[] = {&x, &y, &x, &tab, &ts};
+    ascStream_t s;
+    for (int i = 0; i < 36; i++)
+      buf[i] = i;
+    memset(&x, 0, sizeof x);
+    x.data = buf;
+    x.dtype = ascFloat64;
+    x.ndim = 2;
+    x.shape[0] = x.shape[1] = 3;
+    x.strides[0] = 3;
+    x.strides[1] = 1;
+    y = x;
+    y.data = buf + 18;
+    ASSERT_OK(ascStreamCreate(&s));
+    ASSERT_OK(ascLaunchKernel(k, 1, args, s)); /* c is a */
+    ASSERT_OK(ascStreamSynchronize(s));
+    assert_int_equal(st[0], 1);
+    args[0] = &y;
+    args[1] = &x; /* c is b */
+    st[0] = -1;
+    ASSERT_OK(ascLaunchKernel(k, 1, args, s));
+    ASSERT_OK(ascStreamSynchronize(s));
+    assert_int_equal(st[0], 1);
+    /* c: rows 1.. of a 4 x 3 array whose rows 0..2 are a */
+    {
+      ascTensor c = x;
+      void *args2[] = {&x, &y, &c, &tab, &ts};
+      c.data = buf + 3;
+      st[0] = -1;
+      ASSERT_OK(ascLaunchKernel(k, 1, args2, s));
+      ASSERT_OK(ascStreamSynchronize(s));
+      assert_int_equal(st[0], 1);
+      /* disjoint: done (when there is a BLAS) */
+      c.data = buf + 9;
+      st[0] = -1;
+      ASSERT_OK(ascLaunchKernel(k, 1, args2, s));
+      ASSERT_OK(ascStreamSynchronize(s));
+      assert_int_equal(st[0], asc__blas_library() != NULL ? 0 : 1);
+    }
+    ASSERT_OK(ascStreamDestroy(s));
+    for (int i = 0; i < 9; i++)
+      assert_true(buf[i] == i);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 static void test_abi2_module_runs(void **state) {
   ascModule_t m;
   ascKernel_t k;
@@ -318,6 +434,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_openblas_kernels_fit_the_cpu,
                                 test_teardown),
       cmocka_unit_test_teardown(test_gemm_declines, test_teardown),
+      cmocka_unit_test_teardown(test_gemm_ab, test_teardown),
       cmocka_unit_test_teardown(test_abi2_module_runs, test_teardown),
       cmocka_unit_test_teardown(test_abi2_flag_bit_ignored, test_teardown),
   };

@@ -125,10 +125,12 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
                                           value = arg: a scalar, or a       \
                                           new_array/set_array tensor, which \
                                           then outlives the block */        \
-  X(GEMM, "gemm", 14, 0)               /* dst (i32) = asc_krt.gemm: c, a,   \
-                                          a's offset, 2 strides, b, b's     \
+  X(GEMM, "gemm", 17, 0)               /* dst (i32) = asc_krt.gemm_ab: c,   \
+                                          a, a's offset, 2 strides, b, b's  \
                                           offset, 2 strides, m, n, k, c's   \
-                                          2 strides (i64); 0 when done */   \
+                                          2 strides, c's offset (i64),      \
+                                          alpha, beta (f64): c = alpha *    \
+                                          a @ b + beta * c; 0 when done */  \
   X(GEMM_EXACT, "gemm_exact", 15, 0)   /* a recognised GEMM nest (gemmrec): \
                                           c, c's offset, 2 strides, a, ...,  \
                                           b, ..., m, n, k (i64); aux: 1     \

@@ -252,8 +252,10 @@ static void vins(vstate *v, const asc__irins *i) {
         tensor_arg(v, i, 1).dtype != dt || tensor_arg(v, i, 5).dtype != dt)
       fail(v, i, "gemm multiplies f32 or f64 tensors of one dtype");
     for (int32_t k = 0; k < i->nargs; k++)
-      if (k != 0 && k != 1 && k != 5 && vdt(v, i, k) != ascInt64)
-        fail(v, i, "gemm's offsets, strides and extents are i64");
+      if (k != 0 && k != 1 && k != 5 &&
+          vdt(v, i, k) != (k >= 15 ? ascFloat64 : ascInt64))
+        fail(v, i, "gemm's offsets, strides and extents are i64, its alpha "
+                   "and beta f64");
     break;
   }
   case ASC_IR_GEMM_EXACT: {

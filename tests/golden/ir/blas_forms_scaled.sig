@@ -1,0 +1,1 @@
+../ir/blas_forms.py	scaled(f64, f64[:, :], f64[:])
