@@ -398,6 +398,8 @@ asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
         *constexpr = true;
       return NULL; /* ConstExpr without a type: from the signature */
     }
+    if (b->id == ASC_BI_TENSOR)
+      return NULL; /* an array of any dtype and rank: the argument's */
   }
   if (a->kind == ASC_EXPR_NONE)
     return asc__ty_none(r->in->c);
@@ -570,6 +572,14 @@ static bool seed_kernel(run *r, frame *f) {
     }
     if (at == NULL) {
       k->t = st;
+      if (!sp->is_tensor && asc__expr_builtin(p->annotation) != NULL &&
+          asc__expr_builtin(p->annotation)->id == ASC_BI_TENSOR) {
+        report(r, p->loc,
+               "parameter '%s' is annotated asc.Tensor but the signature "
+               "gives %s",
+               p->name, py_name(r, st));
+        ok = false;
+      }
       if (cx && !sp->is_constexpr) {
         report(r, p->loc,
                "ConstExpr parameter '%s' needs a value in the signature "
