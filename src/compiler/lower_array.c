@@ -230,6 +230,12 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
           collect_in(ls, ew, e->u.call.rargs[k], true);
       return;
     }
+    if (e->u.call.builtin == NULL && e->u.call.callee != NULL) {
+      /* a helper's array: its body runs here, before the loops */
+      asc__irval t = asc__lower_inline_helper(ls, e, NULL);
+      asc__lower_whole_tensor(ls, t.reg, &asc__lower_push_op(ls, ew, e)->v);
+      return;
+    }
     break;
   case ASC_EXPR_NAME:
   case ASC_EXPR_SUBSCRIPT:

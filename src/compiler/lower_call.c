@@ -290,6 +290,8 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
   rt = inst->type && inst->type->ret ? asc__ty_find(inst->type->ret) : NULL;
   if (rt && rt->kind == ASC_TY_SCALAR)
     r = newreg(ls, rt->dtype, fn->name);
+  if (rt && rt->kind == ASC_TY_TENSOR)
+    r = asc__lower_array_reg(ls, rt->dtype, rt->ndim, fn->name);
   if (is_agg(rt)) {
     if (agg == NULL)
       unsupported(ls, e->loc, "this use of a tuple or struct result");
@@ -354,6 +356,8 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
   }
   if (r < 0)
     return asc__irv_int(ascBool, 0);
+  if (rt->kind == ASC_TY_TENSOR)
+    return asc__irv_reg(r);
   return conv(ls, asc__irv_reg(r), scalar_dt(ls, e));
 }
 

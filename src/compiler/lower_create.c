@@ -600,6 +600,8 @@ static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
     return asc__lower_is_fancy(e);
   case ASC_EXPR_CALL:
     b = e->u.call.builtin;
+    if (b == NULL && e->u.call.callee != NULL)
+      return true; /* a helper's array, copied out of it */
     return b != NULL && e->u.call.callee == NULL &&
            (asc__builtin_is_creation(b->id) ||
             asc__builtin_is_reduction(b->id) || b->id == ASC_BI_NP_DOT ||
@@ -643,7 +645,13 @@ static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
                     "array the kernel makes cannot also name a view (use "
                     "another name)",
                     s->name);
-  r = heap_reg(ls, t->dtype, t->ndim, s->name);
+  r = asc__lower_array_reg(ls, t->dtype, t->ndim, s->name);
+  asc__lower_bind(ls, s, r);
+  return r;
+}
+
+int32_t asc__lower_array_reg(lstate *ls, int dt, int nd, const char *hint) {
+  int32_t r = heap_reg(ls, dt, nd, hint);
   ls->arr_regs = asc__arena_grow(ls->c, ls->arr_regs, ls->narr, &ls->caparr,
                                  sizeof *ls->arr_regs, 8);
   ls->arr_pfors = asc__arena_grow(ls->c, ls->arr_pfors, ls->narr,
@@ -651,7 +659,6 @@ static int32_t name_reg(lstate *ls, const asc__ast_expr *target,
   ls->arr_regs[ls->narr] = r;
   ls->arr_pfors[ls->narr] = ls->pfors;
   ls->narr++;
-  asc__lower_bind(ls, s, r);
   return r;
 }
 

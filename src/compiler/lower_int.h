@@ -104,7 +104,8 @@ typedef struct lstate {
   bool boundscheck;
   int excepts;           /* enclosing except clauses (for a bare raise) */
   /* inlined helper: where `return v` goes */
-  int32_t ret_reg;
+  int32_t ret_reg;       /* a number's register, or an array's (its
+                          * tensor register holds a copy of `v`) */
   int32_t ret_flag;      /* bool: a `return` inside a loop has run */
   int32_t *ret_elems;    /* or, returning a tuple or struct, its elements */
   asc__type *ret_type;
@@ -448,6 +449,9 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
 /* A new array holding e: a creation call or an array expression. */
 int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
+/* The register of an array the kernel makes and a name (or a helper's
+ * result) holds: set_array gives its earlier array back. */
+int32_t asc__lower_array_reg(lstate *ls, int dt, int nd, const char *hint);
 /* A new 0-d array of dtype dt holding v (a complex number a kernel
  * returns: the result slot's scalar has no complex value). */
 int32_t asc__lower_scalar_array(lstate *ls, int dt, asc__irval v);

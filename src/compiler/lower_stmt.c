@@ -844,10 +844,18 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     if (ls->inline_depth > 0 && ls->pfors > ls->helper_pfors)
       asc__diag_fatal(ls->c, s->loc, "'return' inside a parallel loop");
     if (ls->inline_depth > 0) {
-      if (s->u.ret.value && ls->ret_reg >= 0)
+      if (s->u.ret.value && ls->ret_reg >= 0 &&
+          ls->f->regs[ls->ret_reg].ty.kind == ASC_IRK_TENSOR) {
+        /* a helper's array: a copy, so that neither the helper's names
+         * nor the arrays passed to it are handed out */
+        int32_t tmp = asc__lower_make_array(ls, s->u.ret.value);
+        asc__irins *i = emit(ls, ASC_IR_SET_ARRAY, ls->ret_reg, 1);
+        i->args[0] = asc__irv_reg(tmp);
+      } else if (s->u.ret.value && ls->ret_reg >= 0) {
         mov(ls, ls->ret_reg,
             conv(ls, asc__lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
+      }
       if (s->u.ret.value && ls->ret_elems != NULL) {
         int n = agg_n(ls->ret_type);
         asc__irval *vals =

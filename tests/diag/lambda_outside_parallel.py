@@ -1,6 +1,6 @@
-# expect: 6:9: error: lambda is only supported as the body of asc.parallel_for
+# expect: 6:10: error: lambda is only supported as the body of asc.parallel_for or assigned to a name (f = lambda x: ..., then f(...))
 import asc
 
 @asc.kernel
 def k(x, n):
-    f = lambda i: i + 1
+    y = (lambda i: i + 1)(n)

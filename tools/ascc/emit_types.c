@@ -317,6 +317,8 @@ static void dump_func(asc__buf *out, const char *what,
                            s->kind != ASC_SYM_LOCAL &&
                            s->kind != ASC_SYM_EXC_VAR))
       continue;
+    if (s->prev != NULL && !s->split)
+      continue; /* a version of the variable above, of its type */
     asc__buf_printf(out, "  %s %s: ",
                     s->kind == ASC_SYM_PARAM ? "param" : "local", s->name);
     asc__ty_print(out, s->type);

@@ -761,6 +761,14 @@ int ascpy_marshal_scalar(KernelObject *k, int i, PyObject *o,
       PyErr_Restore(t, v, tb);
       return -1;
     }
+    if (p->generic && !p->constexpr_ && k->dict != NULL &&
+        PyDict_GetItemString(k->dict, "_variant") != NULL) {
+      /* the argument's type wins: a variant compiled for an array */
+      Py_XDECREF(t);
+      Py_XDECREF(v);
+      Py_XDECREF(tb);
+      return ASCPY_ARRAY_FOR_NUMBER;
+    }
     PyErr_Format(PyExc_TypeError,
                  "%S (line %d uses it as a number, and no line indexes "
                  "it or uses it as an array; to pass an array, index it "

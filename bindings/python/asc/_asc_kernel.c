@@ -197,6 +197,55 @@ fail:
 static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
                         const ThreadLaunchObject *here, int sync,
                         PyObject *const *args, size_t nargsf,
+                        PyObject *kwnames);
+
+/* The launch, by the variant of k that takes parameter i as an array
+ * (k._variant(i), compiled once: docs/arrays.md, "Parameters typed by
+ * what is passed"). */
+static PyObject *launch_variant(KernelObject *k, int i, uint32_t blocks,
+                                ascpy_Stream *s,
+                                const ThreadLaunchObject *here, int sync,
+                                PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames) {
+  PyObject *v = PyObject_CallMethod((PyObject *)k, "_variant", "i", i);
+  PyObject *r;
+  if (v == NULL)
+    return NULL;
+  if (!PyObject_TypeCheck(v, Py_TYPE(k)) || v == (PyObject *)k) {
+    Py_DECREF(v);
+    PyErr_Format(PyExc_RuntimeError,
+                 "kernel '%U': _variant(%d) did not give another kernel",
+                 k->name, i);
+    return NULL;
+  }
+  r = launch((KernelObject *)v, blocks, s, here, sync, args, nargsf,
+             kwnames);
+  Py_DECREF(v);
+  if (r == NULL && PyErr_ExceptionMatches(PyExc_SyntaxError)) {
+    /* asc.CompileError: say which argument the failed text was for */
+    PyObject *t, *e, *tb, *msg, *full = NULL;
+    PyErr_Fetch(&t, &e, &tb);
+    PyErr_NormalizeException(&t, &e, &tb);
+    msg = e != NULL ? PyObject_GetAttrString(e, "msg") : NULL;
+    if (msg != NULL && PyUnicode_Check(msg))
+      full = PyUnicode_FromFormat(
+          "%U\nnote: kernel '%U' is compiled for the array passed for "
+          "'%U' (an unannotated parameter takes the type of its "
+          "argument); to require a number, annotate it (%U: float)",
+          msg, k->name, PyTuple_GET_ITEM(k->param_names, i),
+          PyTuple_GET_ITEM(k->param_names, i));
+    if (full == NULL || PyObject_SetAttrString(e, "msg", full) < 0)
+      PyErr_Clear();
+    Py_XDECREF(msg);
+    Py_XDECREF(full);
+    PyErr_Restore(t, e, tb);
+  }
+  return r;
+}
+
+static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
+                        const ThreadLaunchObject *here, int sync,
+                        PyObject *const *args, size_t nargsf,
                         PyObject *kwnames) {
   Launch L;
   ascError_t e;
@@ -229,6 +278,11 @@ static PyObject *launch(KernelObject *k, uint32_t blocks, ascpy_Stream *s,
     int r = k->params[i].is_tensor
                 ? ascpy_marshal_tensor(k, i, L.objs[i], &L.slots[i].t, &L)
                 : ascpy_marshal_scalar(k, i, L.objs[i], &L.slots[i]);
+    if (r == ASCPY_ARRAY_FOR_NUMBER) {
+      ascpy_launch_release(&L);
+      return launch_variant(k, i, blocks, s, here, sync, args, nargsf,
+                            kwnames);
+    }
     if (r < 0)
       goto fail;
     L.argv[i] = &L.slots[i];

@@ -72,6 +72,10 @@ int ascpy_bind_args(KernelObject *k, Launch *L, PyObject *const *args,
  * a Python exception set. */
 int ascpy_marshal_tensor(KernelObject *k, int i, PyObject *o, ascTensor *t,
                          Launch *L);
+/* ascpy_marshal_scalar's answer, with no exception set, when o is an array
+ * for an unannotated parameter of a decorated kernel: the call goes to the
+ * kernel's variant that takes that parameter as an array (_variant). */
+#define ASCPY_ARRAY_FOR_NUMBER (-2)
 int ascpy_marshal_scalar(KernelObject *k, int i, PyObject *o,
                          union slot *slot);
 

@@ -16,7 +16,7 @@ import threading
 import weakref
 
 from . import _asc
-from ._source import assemble, collect, function_piece
+from ._source import Piece, assemble, collect, function_piece
 
 # numba's fastmath flag names, in the order of the ASC_FASTMATH_* bits
 # (include/asc/asc.h); docs/fastmath.md says what each permits.
@@ -115,6 +115,23 @@ class _Loader:
             k._bind(module, self.fn.__name__)
 
 
+def _constant_array(v):
+    """A tuple of numbers (nested tuples of one length allowed) as the
+    read-only numpy array a kernel indexes (`mask=(1, 0, 1)`); other
+    values unchanged."""
+    if not isinstance(v, tuple) or not v:
+        return v
+    import numpy as np
+    try:
+        a = np.array(v)
+    except ValueError:          # ragged
+        return v
+    if a.dtype.kind not in "biufc":
+        return v
+    a.flags.writeable = False   # a tuple: the kernel may not store into it
+    return a
+
+
 def _function_defaults(fn):
     """{parameter: default} of a Python function (used for the arguments a
     call leaves out, as a passed argument would be)."""
@@ -122,7 +139,7 @@ def _function_defaults(fn):
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return {}
-    return {n: p.default for n, p in sig.parameters.items()
+    return {n: _constant_array(p.default) for n, p in sig.parameters.items()
             if p.default is not inspect.Parameter.empty}
 
 
@@ -141,23 +158,62 @@ def _text_defaults(text, name):
             pos = a.posonlyargs + a.args
             for p, d in zip(pos[len(pos) - len(a.defaults):], a.defaults):
                 try:
-                    out[p.arg] = ast.literal_eval(d)
+                    out[p.arg] = _constant_array(ast.literal_eval(d))
                 except ValueError:
                     pass
             for p, d in zip(a.kwonlyargs, a.kw_defaults):
                 if d is not None:
                     try:
-                        out[p.arg] = ast.literal_eval(d)
+                        out[p.arg] = _constant_array(ast.literal_eval(d))
                     except ValueError:
                         pass
             return out
     return {}
 
 
-def _make_kernel(fn, options):
-    if not callable(fn) or not hasattr(fn, "__code__"):
-        raise TypeError(f"@asc.kernel decorates a Python function, got {fn!r}")
-    piece = function_piece(fn, "@asc.kernel")
+def _annotate_arrays(piece, names):
+    """piece with each unannotated parameter in names annotated
+    `asc.Tensor` (an array of the dtype and rank passed).  Only the def
+    line changes, so every other line keeps its place in messages."""
+    tree = ast.parse("\n".join(piece.lines))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    a = node.args
+    lines = list(piece.lines)
+    edits = [(p.lineno - 1, p.end_col_offset)
+             for p in a.posonlyargs + a.args + a.kwonlyargs
+             if p.arg in names and p.annotation is None]
+    for row, col in sorted(edits, reverse=True):
+        b = lines[row].encode()         # ast columns count UTF-8 bytes
+        lines[row] = (b[:col] + b": asc.Tensor" + b[col:]).decode()
+    return Piece(piece.name, piece.filename, piece.first, lines,
+                 piece.indent, piece.code)
+
+
+class _Variants:
+    """The kernels compiled from one decorated function: the parameter
+    table says which unannotated parameters the text uses as numbers, and
+    a call that passes an array for one of them runs the variant whose
+    text takes it as an array (numba's rule: the argument's type wins).
+    One variant per set of such parameters, compiled on first use."""
+
+    def __init__(self, fn, piece, options):
+        self.fn = fn
+        self.piece = piece
+        self.options = options
+        self.lock = threading.Lock()
+        self.made = {}      # frozenset of names (not empty) -> Kernel
+
+    def get(self, arrays):
+        with self.lock:
+            k = self.made.get(arrays)
+            if k is None:
+                piece = _annotate_arrays(self.piece, arrays)
+                k = _new_kernel(self.fn, piece, self.options, self, arrays)
+                self.made[arrays] = k
+            return k
+
+
+def _new_kernel(fn, piece, options, variants, arrays):
     k = _asc.Kernel()
     for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
         setattr(k, attr, getattr(fn, attr, None))
@@ -167,6 +223,27 @@ def _make_kernel(fn, options):
     loader = _Loader(k, fn, piece, options)
     k._load = loader
     k._source = loader.source
+
+    # weak references: the base kernel holds its variants (_variants),
+    # and no kernel holds itself
+    kref = weakref.ref(k)
+    vref = weakref.ref(variants)
+
+    def variant(i):
+        """The kernel that also takes parameter i as an array."""
+        return vref().get(arrays | {kref().params[i]["name"]})
+
+    k._variant = variant
+    return k
+
+
+def _make_kernel(fn, options):
+    if not callable(fn) or not hasattr(fn, "__code__"):
+        raise TypeError(f"@asc.kernel decorates a Python function, got {fn!r}")
+    piece = function_piece(fn, "@asc.kernel")
+    variants = _Variants(fn, piece, options)
+    k = _new_kernel(fn, piece, options, variants, frozenset())
+    k._variants = variants
     return k
 
 

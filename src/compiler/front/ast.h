@@ -348,6 +348,10 @@ struct asc__ast_func {
   /* resolver: helpers this function calls directly, without repeats. */
   asc__ast_func **callees;
   int ncallees;
+  /* resolver: the first local of an enclosing function this function
+   * reads or writes (NULL: none, so a nested def may be a helper) */
+  asc__sym *captures;
+  bool has_nested;            /* parser: a def or lambda is nested in it */
   struct asc__type *type;     /* slot for type inference */
 };
 
@@ -431,6 +435,13 @@ struct asc__sym {
   asc__loc loc;               /* definition (first assignment) */
   asc__ast_func *owner;       /* PARAM, LOCAL, EXC_VAR, nested FUNC */
   bool captured;              /* read or written from a nested function */
+  bool bound;                 /* resolver: assigned at a statement seen */
+  /* resolver: the variable this local follows when the function's own
+   * body rebinds the name (x = ...; x = x.astype(...)).  Inference gives
+   * both one type unless an array is involved and the types differ
+   * (split), as Python's names may then change type. */
+  asc__sym *prev;
+  bool split;
   struct asc__type *type;     /* slot for type inference */
   union {
     int index;

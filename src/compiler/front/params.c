@@ -78,6 +78,9 @@ static int helper_param_is_tensor(const asc__ast_func *fn, int i,
       return m->e[k].tensor;
   if (fn->params[i].annotation != NULL) {
     const asc__ast_expr *a = fn->params[i].annotation;
+    const asc__builtin *b = asc__expr_builtin(a);
+    if (b != NULL && b->id == ASC_BI_TENSOR)
+      return 1;
     return a->kind == ASC_EXPR_SUBSCRIPT &&
            a->u.sub.value->kind == ASC_EXPR_ATTR &&
            a->u.sub.value->u.attr.builtin != NULL &&
@@ -812,6 +815,11 @@ static bool from_annotation(ascKernelParamInfo *p, const asc__ast_expr *a,
     p->generic = 1;
     return true;
   }
+  if (b != NULL && b->id == ASC_BI_TENSOR) { /* any dtype and rank */
+    p->isTensor = 1;
+    p->generic = 1;
+    return true;
+  }
   if (a->kind != ASC_EXPR_SUBSCRIPT || depth > 2)
     return false;
   b = asc__expr_builtin(a->u.sub.value);
@@ -876,7 +884,8 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
         asc__diag_error(c, pa->annotation->loc,
                         "parameter '%s': not a parameter type (a dtype such "
                         "as asc.float32, int, float, "
-                        "asc.Tensor[dtype, ndim] or asc.ConstExpr[...])",
+                        "asc.Tensor[dtype, ndim], asc.Tensor or "
+                        "asc.ConstExpr[...])",
                         pa->name);
         ok = false;
       }

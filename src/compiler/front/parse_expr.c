@@ -669,6 +669,8 @@ asc__ast_func *asc__parse_new_func(parser *p, asc__func_kind k,
   f->opts.boundscheck = -1;
   f->opts.fastmath = -1;
   f->parent = p->fn;
+  if (p->fn != NULL)
+    p->fn->has_nested = true;
   return f;
 }
 

@@ -91,6 +91,17 @@ static asc__ast_stmt *expr_stmt(parser *p) {
                         "kernels (generators are not supported)");
       value = asc__parse_testlist(p);
     }
+    if (p->fn != NULL && targets.n == 1 && value->kind == ASC_EXPR_LAMBDA &&
+        ((asc__ast_expr *)targets.v[0])->kind == ASC_EXPR_NAME) {
+      /* f = lambda x: ... is def f(x): return ... (a helper, or a
+       * parallel_for body) */
+      asc__ast_func *f = value->u.lambda.fn;
+      f->kind = ASC_FUNC_NESTED;
+      f->name = ((asc__ast_expr *)targets.v[0])->u.name.id;
+      s = new_stmt(p, ASC_STMT_FUNCDEF, t0->loc);
+      s->u.funcdef.fn = f;
+      return s;
+    }
     s = new_stmt(p, ASC_STMT_ASSIGN, t0->loc);
     s->u.assign.targets = vfinish(&targets);
     s->u.assign.ntargets = targets.n;
@@ -104,7 +115,10 @@ static asc__ast_stmt *expr_stmt(parser *p) {
 
 /* small_stmt: expr_stmt | 'pass' | 'break' | 'continue'
  *           | 'return' [testlist] | 'raise' [test] | 'assert' test [',' test]
- * (import, global, nonlocal, del, yield: named and rejected) */
+ *           | import_one
+ * (global, nonlocal, del, yield: named and rejected) */
+static void import_one(parser *p);
+
 static asc__ast_stmt *small_stmt(parser *p) {
   asc__token *t = tok(p);
   asc__ast_stmt *s;
@@ -147,7 +161,13 @@ static asc__ast_stmt *small_stmt(parser *p) {
     return s;
   case ASC_TK_KW_IMPORT:
   case ASC_TK_KW_FROM:
-    syntax_error_at(p, t->loc, "import is only supported at module level");
+    /* `import numpy as np` in a body binds as it would at module level:
+     * kernel text names one module by one name throughout, so the
+     * narrower Python scope changes nothing a kernel can observe. */
+    if (p->fn == NULL)
+      syntax_error_at(p, t->loc, "import is only supported at module level");
+    import_one(p);
+    return new_stmt(p, ASC_STMT_PASS, t->loc);
   case ASC_TK_KW_GLOBAL:
   case ASC_TK_KW_NONLOCAL:
   case ASC_TK_KW_DEL:

@@ -212,6 +212,9 @@ static asc__sym *lookup(resolver *r, const char *name) {
     for (int i = 0; i < f->nlocals; i++)
       if (strcmp(f->locals[i]->name, name) == 0) {
         f->locals[i]->captured = true;
+        for (asc__ast_func *g = r->fn; g != f; g = g->parent)
+          if (g->captures == NULL && f->locals[i]->kind != ASC_SYM_FUNC)
+            g->captures = f->locals[i];
         return f->locals[i];
       }
   }
@@ -529,11 +532,20 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                         g->name);
         return;
       }
-      if (g->kind == ASC_FUNC_NESTED) {
-        asc__diag_error(r->c, f->loc, "nested function '%s' can only be "
-                        "used as the body of asc.parallel_for", g->name);
+      if (g->kind == ASC_FUNC_NESTED && g->captures != NULL) {
+        asc__diag_error(r->c, f->loc, "nested function '%s' reads '%s' of "
+                        "the function around it, so it can only be the "
+                        "body of asc.parallel_for; to call it, pass '%s' "
+                        "as a parameter (or define '%s' at module level "
+                        "with @asc.func)",
+                        g->name, g->captures->name, g->captures->name,
+                        g->name);
         return;
       }
+      /* a nested def (or `f = lambda ...`) that reads nothing of the
+       * function around it is a helper, as an @asc.func is */
+      if (g->kind == ASC_FUNC_NESTED)
+        g->kind = ASC_FUNC_HELPER;
       names = asc__arena_alloc(r->c, (size_t)(g->nparams + 1) * sizeof *names);
       defs = asc__arena_alloc(r->c, (size_t)(g->nparams + 1) * sizeof *defs);
       for (int i = 0; i < g->nparams; i++) {
@@ -718,7 +730,8 @@ static void expr(resolver *r, asc__ast_expr *e) {
                         "asc.parallel_for");
       else
         asc__diag_error(r->c, e->loc, "lambda is only supported as the "
-                        "body of asc.parallel_for");
+                        "body of asc.parallel_for or assigned to a name "
+                        "(f = lambda x: ..., then f(...))");
       return;
     }
     r->parallel++;
@@ -748,6 +761,8 @@ static void target(resolver *r, asc__ast_expr *t) {
   switch (t->kind) {
   case ASC_EXPR_NAME:
     t->u.name.sym = lookup(r, t->u.name.id);
+    if (t->u.name.sym != NULL)
+      t->u.name.sym->bound = true;
     return;
   case ASC_EXPR_TUPLE:
     for (int i = 0; i < t->u.tuple.n; i++)
@@ -760,6 +775,24 @@ static void target(resolver *r, asc__ast_expr *t) {
 }
 
 /* ------------------------------------------------------------ statements */
+
+/* `x = v` in the function's own body (run once, in order) where x is a
+ * local already bound: from here on x is a new version of the variable,
+ * which may hold an array of another type, as Python's names may
+ * (datacol = a[:, 0], then datacol = np.zeros(n); x = x.astype(...)):
+ * inference decides (asc__sym.prev).  Not in functions with nested defs
+ * or lambdas, which may read x later. */
+static void new_version(resolver *r, asc__ast_expr *t) {
+  asc__sym *old = find(r, r->locals, t->u.name.id), *s;
+  if (old == NULL || old->kind != ASC_SYM_LOCAL || !old->bound ||
+      old->owner != r->fn || r->fn->has_nested)
+    return;
+  s = new_sym(r, ASC_SYM_LOCAL, old->name, t->loc);
+  s->prev = old;
+  s->owner = r->fn;
+  s->u.index = r->locals->n;
+  vpush(r, r->locals, s);
+}
 
 static bool is_exc_class(asc__ast_expr *e) {
   const asc__builtin *b = asc__expr_builtin(e);
@@ -819,6 +852,9 @@ static void stmt(resolver *r, asc__ast_stmt *s) {
     return;
   case ASC_STMT_ASSIGN:
     expr(r, s->u.assign.value);
+    if (s == r->top && s->u.assign.ntargets == 1 &&
+        s->u.assign.targets[0]->kind == ASC_EXPR_NAME)
+      new_version(r, s->u.assign.targets[0]);
     for (int i = 0; i < s->u.assign.ntargets; i++)
       target(r, s->u.assign.targets[i]);
     return;
@@ -923,6 +959,7 @@ static void function(resolver *r, asc__ast_func *f) {
   asc__ast_func *saved_fn = r->fn;
   vec *saved_locals = r->locals;
   int saved_handlers = r->handlers;
+  const asc__ast_stmt *saved_top = r->top;
   vec *locals = asc__arena_alloc(r->c, sizeof *locals);
 
   /* defaults and annotations live in the enclosing scope */
@@ -951,7 +988,13 @@ static void function(resolver *r, asc__ast_func *f) {
   r->fn = f;
   r->locals = locals;
   r->handlers = 0;
-  block(r, &f->body);
+  for (int i = 0; i < f->body.n; i++) {
+    r->top = f->body.stmts[i];
+    stmt(r, f->body.stmts[i]);
+  }
+  r->top = saved_top;
+  f->locals = (asc__sym **)locals->v; /* with the new versions */
+  f->nlocals = locals->n;
   r->fn = saved_fn;
   r->locals = saved_locals;
   r->handlers = saved_handlers;

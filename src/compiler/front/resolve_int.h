@@ -32,6 +32,8 @@ typedef struct resolver {
   int handlers;           /* inside an except block */
   bool lambda_ok;         /* the next lambda is a parallel_for body */
   int array_loops;        /* `for x in a` loops rewritten so far */
+  const asc__ast_stmt *top; /* the statement of fn's own body being
+                             * resolved (not one nested in it) */
 } resolver;
 
 static inline void vpush(resolver *r, vec *v, void *x) {

@@ -97,6 +97,8 @@ static int local_index(const asc__sym *s) {
 cell *asc__infer_cell(run *r, asc__sym *s) {
   int i;
   ASC_CHECK(r->in->c, s != NULL && s->owner != NULL);
+  while (s->prev != NULL && !s->split) /* one variable with its versions */
+    s = s->prev;
   i = local_index(s);
   ASC_CHECK(r->in->c, i >= 0);
   return &asc__infer_frame_for(r, s->owner)->cells[i];
@@ -104,9 +106,17 @@ cell *asc__infer_cell(run *r, asc__sym *s) {
 
 /* ------------------------------------------------------ the assignment rules */
 
+/* Tensors of one dtype and rank, one contiguous and one strided. */
+static bool same_array_but_layout(const asc__type *a, const asc__type *b) {
+  return a->kind == ASC_TY_TENSOR && b->kind == ASC_TY_TENSOR &&
+         a->dtype == b->dtype && a->ndim == b->ndim &&
+         a->contiguous != b->contiguous;
+}
+
 /* The solver's widening: weak values give way to the first strong one;
  * a strong value never changes (a later conflicting assignment is
  * reported by the check pass). */
+
 asc__type *asc__infer_widen(run *r, asc__type *cur, asc__type *nw,
                             int depth) {
   cur = asc__ty_find(cur);
@@ -123,6 +133,11 @@ asc__type *asc__infer_widen(run *r, asc__type *cur, asc__type *nw,
       return nw;
     return asc__ty_promote(r->in->c, cur, nw);
   }
+  /* A local bound to a view and to a new array (datacol = a[:, 0], then
+   * datacol = np.zeros(n)) holds either: the union of the two layouts is
+   * strided. */
+  if (same_array_but_layout(cur, nw))
+    return cur->contiguous ? nw : cur;
   if (cur->kind == ASC_TY_TUPLE && nw->kind == ASC_TY_TUPLE &&
       cur->n == nw->n) {
     asc__type *t = asc__ty_tuple(r->in->c, cur->n, cur->elems);
@@ -157,6 +172,8 @@ bool asc__infer_fits(run *r, asc__type *s, asc__type *t, bool declared,
   if (depth > ASC_MAX_NESTING)
     return false;
   if (asc__ty_equal(s, t))
+    return true;
+  if (same_array_but_layout(s, t) && !t->contiguous && !declared)
     return true;
   if (s->kind == ASC_TY_SCALAR && t->kind == ASC_TY_SCALAR) {
     if (s->weak) {
@@ -336,6 +353,16 @@ void asc__infer_coerce(run *r, asc__ast_expr *e, asc__type *t, int depth) {
 asc__type *asc__infer_assign_cell(run *r, asc__sym *sym, asc__loc loc,
                                   asc__type *s, asc__ast_expr *value) {
   cell *k = asc__infer_cell(r, sym);
+  asc__type *held = asc__ty_find(k->t), *nw = asc__ty_find(s);
+  if (sym->prev != NULL && !sym->split && held != NULL && nw != NULL &&
+      (held->kind == ASC_TY_TENSOR || nw->kind == ASC_TY_TENSOR) &&
+      !is_err(held) && !is_err(nw) && !asc__ty_equal(held, nw)) {
+    /* a rebinding of the body to an array of another type, or from or
+     * to an array: from here on a variable of its own */
+    sym->split = true;
+    r->changed = true;
+    k = asc__infer_cell(r, sym);
+  }
   if (!r->check) {
     if (!k->has_first) {
       k->has_first = true;
@@ -398,6 +425,8 @@ asc__type *asc__infer_annotation_type(run *r, asc__ast_expr *a,
         *constexpr = true;
       return NULL; /* ConstExpr without a type: from the signature */
     }
+    if (b->id == ASC_BI_TENSOR)
+      return NULL; /* an array of any dtype and rank: the argument's */
   }
   if (a->kind == ASC_EXPR_NONE)
     return asc__ty_none(r->in->c);
@@ -491,9 +520,9 @@ static void finish(run *r) {
       }
       if (s->kind != ASC_SYM_PARAM && s->kind != ASC_SYM_LOCAL)
         continue;
-      t = asc__ty_concrete(c, f->cells[i].t);
+      t = asc__ty_concrete(c, asc__infer_cell(r, s)->t);
       if (t == NULL) {
-        if (f->cells[i].has_first || s->kind == ASC_SYM_PARAM)
+        if (asc__infer_cell(r, s)->has_first || s->kind == ASC_SYM_PARAM)
           report(r, s->loc, "cannot infer the type of '%s'", s->name);
         t = asc__ty_error(c);
       }
@@ -570,6 +599,14 @@ static bool seed_kernel(run *r, frame *f) {
     }
     if (at == NULL) {
       k->t = st;
+      if (!sp->is_tensor && asc__expr_builtin(p->annotation) != NULL &&
+          asc__expr_builtin(p->annotation)->id == ASC_BI_TENSOR) {
+        report(r, p->loc,
+               "parameter '%s' is annotated asc.Tensor but the signature "
+               "gives %s",
+               p->name, py_name(r, st));
+        ok = false;
+      }
       if (cx && !sp->is_constexpr) {
         report(r, p->loc,
                "ConstExpr parameter '%s' needs a value in the signature "

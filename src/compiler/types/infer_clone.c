@@ -286,6 +286,7 @@ static asc__ast_func *clone_fn(cloner *k, const asc__ast_func *fn,
       asc__sym *ns = dup(k, s, sizeof *s);
       ns->owner = d;
       ns->type = NULL;
+      ns->prev = map_sym(k, s->prev); /* an earlier local: copied */
       put(k, &k->syms, &k->nsyms, &k->capsyms, s, ns);
       d->locals[i] = ns;
     } else {
@@ -466,8 +467,10 @@ void asc__ast_clear_types(asc__ast_func *fn) {
     return;
   fn->type = NULL;
   for (int i = 0; i < fn->nlocals; i++)
-    if (fn->locals[i] != NULL && fn->locals[i]->owner == fn)
+    if (fn->locals[i] != NULL && fn->locals[i]->owner == fn) {
       fn->locals[i]->type = NULL;
+      fn->locals[i]->split = false;
+    }
   for (int i = 0; i < fn->nparams; i++) {
     clear_expr(fn->params[i].annotation, 0);
     clear_expr(fn->params[i].def, 0);

@@ -318,7 +318,10 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
 
 static void nested_def(run *r, asc__ast_func *fn) {
   frame *saved = r->cur;
-  frame *f = asc__infer_frame_for(r, fn);
+  frame *f;
+  if (fn->kind == ASC_FUNC_HELPER)
+    return; /* a nested helper: typed at each call, as @asc.func is */
+  f = asc__infer_frame_for(r, fn);
   for (int i = 0; i < fn->nparams; i++) {
     asc__ast_param *p = &fn->params[i];
     if (p->annotation != NULL) {
