@@ -952,9 +952,30 @@ static int32_t indices(lstate *ls, const asc__ast_expr *e) {
 
 /* ------------------------------------------------------------- np.sort */
 
+/* What a heap sort compares: the elements themselves (key NULL), in dt,
+ * or, for argsort, the elements of key the int64 elements index, equal
+ * ones by index (numpy's stable order). */
+typedef struct sorter {
+  int dt;
+  const asc__lview *key;
+} sorter;
+
+static asc__irval heap_lt(lstate *ls, const sorter *s, asc__irval x,
+                          asc__irval y) {
+  asc__irval kx, ky;
+  if (s->key == NULL)
+    return sort_lt(ls, s->dt, x, y);
+  kx = asc__lower_load_at(ls, s->key, &x, 1);
+  ky = asc__lower_load_at(ls, s->key, &y, 1);
+  return op2(ls, ASC_IR_OR, ascBool, sort_lt(ls, s->dt, kx, ky),
+             op2(ls, ASC_IR_AND, ascBool,
+                 op1(ls, ASC_IR_NOT, ascBool, sort_lt(ls, s->dt, ky, kx)),
+                 iop(ls, ASC_IR_LT, x, y)));
+}
+
 /* Moves the element at root of the max-heap of the n elements v[0..n)
  * down until it is not less than its children (sort_lt's order). */
-static void sift_down(lstate *ls, const asc__lview *v, int dt,
+static void sift_down(lstate *ls, const asc__lview *v, const sorter *srt,
                       asc__irval start, asc__irval n) {
   int32_t root = newreg(ls, ascInt64, "heap_root");
   asc__irins *loop;
@@ -973,12 +994,12 @@ static void sift_down(lstate *ls, const asc__lview *v, int dt,
     y = asc__lower_load_at(ls, v, &c1in, 1);
   }
   pick = op2(ls, ASC_IR_AND, ascBool, iop(ls, ASC_IR_LT, c1, n),
-             sort_lt(ls, dt, x, y));
+             heap_lt(ls, srt, x, y));
   child = sel(ls, pick, c1, child);
   cv = sel(ls, pick, y, x);
   rt = asc__irv_reg(root);
   rv = asc__lower_load_at(ls, v, &rt, 1);
-  break_if(ls, loop, op1(ls, ASC_IR_NOT, ascBool, sort_lt(ls, dt, rv, cv)));
+  break_if(ls, loop, op1(ls, ASC_IR_NOT, ascBool, heap_lt(ls, srt, rv, cv)));
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &rt, 1), cv);
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &child, 1), rv);
   mov(ls, root, child);
@@ -987,14 +1008,13 @@ static void sift_down(lstate *ls, const asc__lview *v, int dt,
 
 /* Sorts the n elements of v in place (heapsort: no scratch memory, n log n
  * comparisons at worst), NaNs last as numpy's. */
-static void heap_sort(lstate *ls, const asc__lview *v, int dt) {
+static void heap_sort(lstate *ls, const asc__lview *v, const sorter *srt) {
   asc__irval n = v->shape[0], half = iop(ls, ASC_IR_SHR, n, i64(1)), k[1];
   asc__irval zero = i64(0), last, a0, al;
   asc__irblock *save;
   save = asc__lower_open_nest(ls, &half, 1, k);
-  sift_down(ls, v, dt, iop(ls, ASC_IR_SUB, iop(ls, ASC_IR_SUB, half, i64(1)),
-                           k[0]),
-            n);
+  sift_down(ls, v, srt,
+            iop(ls, ASC_IR_SUB, iop(ls, ASC_IR_SUB, half, i64(1)), k[0]), n);
   ls->cur = save;
   last = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, n, i64(1)), i64(0));
   save = asc__lower_open_nest(ls, &last, 1, k);
@@ -1003,18 +1023,16 @@ static void heap_sort(lstate *ls, const asc__lview *v, int dt) {
   al = asc__lower_load_at(ls, v, &last, 1);
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &zero, 1), al);
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &last, 1), a0);
-  sift_down(ls, v, dt, zero, last);
+  sift_down(ls, v, srt, zero, last);
   ls->cur = save;
 }
 
-/* A new C-order copy of view in (flattened when flat), each line along
- * the axis sorted in place. */
-static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
-                           bool flat, int axis) {
+/* A new C-order copy of view in (flattened when flat), its shape and
+ * strides into shape and cs. */
+static int32_t c_copy(lstate *ls, const asc__lview *in, int dt, bool flat,
+                      asc__irval *shape, asc__irval *cs) {
   int nd = flat ? 1 : in->nd;
-  asc__lview line;
-  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], ics[ASC_MAX_DIMS];
-  asc__irval idx[ASC_MAX_DIMS], x;
+  asc__irval ics[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], x;
   asc__irblock *save;
   int32_t r;
   if (flat)
@@ -1030,18 +1048,48 @@ static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
                                                  in->nd),
                       x);
   ls->cur = save;
-  /* each line along the axis: the others' indices, the axis's at 0 */
+  return r;
+}
+
+/* Each line along the axis of array r (C order, shape and cs) sorted
+ * in place; key: argsort's keys, of r's shape. */
+static void sort_lines(lstate *ls, int32_t r, int nd, int axis,
+                       const asc__irval *shape, const asc__irval *cs,
+                       int dt, const asc__lview *key) {
+  asc__lview line, kline;
+  asc__irval lines[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irblock *save;
+  sorter srt = {dt, NULL};
+  memcpy(lines, shape, sizeof(asc__irval) * (size_t)nd);
+  lines[axis] = i64(1);
   memset(&line, 0, sizeof line);
   line.t = r;
   line.nd = 1;
   line.shape[0] = shape[axis];
   line.stride[0] = cs[axis];
   line.src[0] = -1;
-  shape[axis] = i64(1);
-  save = asc__lower_open_nest(ls, shape, nd, idx);
+  save = asc__lower_open_nest(ls, lines, nd, idx);
   line.off = asc__lower_dot_idx(ls, idx, cs, nd);
-  heap_sort(ls, &line, dt);
+  if (key != NULL) {
+    kline = *key;
+    kline.nd = 1;
+    kline.off = asc__lower_elem_offset(ls, key, idx, nd);
+    kline.shape[0] = key->shape[axis];
+    kline.stride[0] = key->stride[axis];
+    kline.src[0] = -1;
+    srt.key = &kline;
+  }
+  heap_sort(ls, &line, &srt);
   ls->cur = save;
+}
+
+/* A new C-order copy of view in (flattened when flat), each line along
+ * the axis sorted in place. */
+static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                           bool flat, int axis) {
+  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+  int32_t r = c_copy(ls, in, dt, flat, shape, cs);
+  sort_lines(ls, r, flat ? 1 : in->nd, axis, shape, cs, dt, NULL);
   return r;
 }
 
@@ -1056,6 +1104,40 @@ static int32_t sort(lstate *ls, const asc__ast_expr *e) {
   if (!flat && ax != NULL)
     asc__numpy_const_axis(ax, in.nd, &axis);
   return sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
+}
+
+/* np.argsort(a, axis): each line's indices along the axis, ordered by
+ * the elements they index (equal ones by index); every element in C
+ * order, of a C-order copy, for axis=None. */
+static int32_t argsort(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  bool flat = ax != NULL && ax->kind == ASC_EXPR_NONE;
+  int dt = ty(e->u.call.rargs[0])->dtype, axis, nd;
+  asc__lview in, key;
+  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irblock *save;
+  int32_t r, copy = -1;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  axis = flat ? 0 : in.nd - 1;
+  if (!flat && ax != NULL)
+    asc__numpy_const_axis(ax, in.nd, &axis);
+  if (flat) {
+    copy = c_copy(ls, &in, dt, true, shape, cs);
+    asc__lower_whole_tensor(ls, copy, &key);
+  } else {
+    key = in;
+    memcpy(shape, in.shape, sizeof(asc__irval) * (size_t)in.nd);
+  }
+  nd = key.nd;
+  r = asc__lower_alloc_array(ls, ascInt64, nd, shape);
+  asc__lower_c_strides(ls, shape, nd, cs);
+  save = asc__lower_open_nest(ls, shape, nd, idx);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd), idx[axis]);
+  ls->cur = save;
+  sort_lines(ls, r, nd, axis, shape, cs, dt, &key);
+  if (copy >= 0)
+    free_array(ls, copy);
+  return r;
 }
 
 /* ----------------------------------------------------------- np.median */
@@ -1156,6 +1238,8 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return indices(ls, e);
   case ASC_BI_NP_SORT:
     return sort(ls, e);
+  case ASC_BI_NP_ARGSORT:
+    return argsort(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

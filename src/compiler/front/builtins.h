@@ -73,6 +73,7 @@ typedef enum asc__builtin_kind {
     "x,y,rowvar,bias,ddof,dtype")                                              \
   X(NP_INDICES, "indices", 0, ASC_BK_FUNC, 1, 3, "dimensions,dtype,sparse")    \
   X(NP_SORT, "sort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")               \
+  X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
     "a,axis,out,overwrite_input,keepdims")
 

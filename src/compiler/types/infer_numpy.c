@@ -576,40 +576,44 @@ static asc__type *indices(run *r, asc__ast_expr *e) {
 
 /* ------------------------------------------------------------- np.sort */
 
-/* np.sort(a, axis=-1, kind=None): axis an integer constant or None (every
- * element, 1-D); kind any of numpy's names (the result is the same
- * sorted values); no order (fields).  Complex arrays are not sorted yet
- * (numpy's order of them is by real, then imaginary part). */
+/* np.sort(a, axis=-1, kind=None) and np.argsort (int64 indices): axis
+ * an integer constant or None (every element, 1-D); kind any of
+ * numpy's names (the same values, equal ones in stable order); no order
+ * (fields).  Complex arrays are not sorted yet (numpy's order of them is
+ * by real, then imaginary part). */
 static asc__type *sort(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
   asc__type *t = array_arg(r, e, 0);
+  ascDataType rdt;
   int axis;
   PROPAGATE(t);
+  rdt = e->u.call.builtin->id == ASC_BI_NP_ARGSORT ? ascInt64
+                                                   : (ascDataType)t->dtype;
   if (asc__dtype_is_complex(t->dtype)) {
-    report(r, a[0]->loc, "np.sort of complex arrays is not supported in "
-           "kernels yet");
+    report(r, a[0]->loc, "%s of complex arrays is not supported in "
+           "kernels yet", np_name(r, e));
     return err(r);
   }
   if (given(e, 3)) {
-    report(r, a[3]->loc, "np.sort's order is for structured arrays, which "
-           "kernels do not have");
+    report(r, a[3]->loc, "%s's order is for structured arrays, which "
+           "kernels do not have", np_name(r, e));
     return err(r);
   }
   if (given(e, 2) && a[2]->kind != ASC_EXPR_STR) {
-    report(r, a[2]->loc, "np.sort's kind is a string written in place in "
-           "kernels");
+    report(r, a[2]->loc, "%s's kind is a string written in place in "
+           "kernels", np_name(r, e));
     return err(r);
   }
   if (given(e, 1)) {
     if (!const_axis(r, e, a[1], t->ndim, &axis))
       return err(r);
   } else if (e->u.call.nrargs > 1 && a[1] != NULL) {
-    return new_array_of(r, (ascDataType)t->dtype, 1); /* axis=None */
+    return new_array_of(r, rdt, 1); /* axis=None */
   } else if (t->ndim == 0) {
     report(r, a[0]->loc, "axis -1 is out of bounds for array of dimension 0");
     return err(r);
   }
-  return new_array_of(r, (ascDataType)t->dtype, t->ndim);
+  return new_array_of(r, rdt, t->ndim);
 }
 
 /* ----------------------------------------------------------- np.median */
@@ -674,6 +678,7 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_INDICES:
     return indices(r, e);
   case ASC_BI_NP_SORT:
+  case ASC_BI_NP_ARGSORT:
     return sort(r, e);
   case ASC_BI_NP_MEDIAN:
     return median(r, e);
