@@ -10,6 +10,7 @@
  * match, repeats that must not be negative) is checked at run time
  * before the new array is made, raising numpy's exception and message.
  */
+#include <math.h>
 #include <string.h>
 
 #include "asc/kernel_abi.h"
@@ -531,13 +532,673 @@ static int32_t average(lstate *ls, const asc__ast_expr *e, asc__irval *val) {
   return r;
 }
 
+/* ------------------------------------------------------ np.bincount */
+
+/* out[x[i]] += 1 (or weights[i]), out as long as the largest x plus
+ * one, and minlength at least; numpy's ValueErrors first, in numpy's
+ * order. */
+static int32_t bincount(lstate *ls, const asc__ast_expr *e) {
+  bool weighted = given(e, 1);
+  int dt = ty(e)->dtype;
+  asc__lview x, w, out;
+  asc__irval ml = given(e, 2) ? int_arg(ls, e->u.call.rargs[2]) : i64(0);
+  asc__irval i[1], v, len, one;
+  asc__irblock *save;
+  int32_t hi, lo, r;
+  arg_view(ls, e->u.call.rargs[0], &x);
+  if (weighted)
+    arg_view(ls, e->u.call.rargs[1], &w);
+  asc__lower_raise_if(ls, iop(ls, ASC_IR_LT, ml, i64(0)),
+                      ASC_KEXC_VALUE_ERROR, "'minlength' must not be negative",
+                      i64(0), i64(0));
+  hi = newreg(ls, ascInt64, "bc_hi");
+  lo = newreg(ls, ascInt64, "bc_lo");
+  mov(ls, hi, i64(-1));
+  mov(ls, lo, i64(0));
+  save = asc__lower_open_nest(ls, x.shape, 1, i);
+  v = conv(ls, asc__lower_load_at(ls, &x, i, 1), ascInt64);
+  mov(ls, hi, iop(ls, ASC_IR_MAX, asc__irv_reg(hi), v));
+  mov(ls, lo, iop(ls, ASC_IR_MIN, asc__irv_reg(lo), v));
+  ls->cur = save;
+  asc__lower_raise_if(ls, iop(ls, ASC_IR_LT, asc__irv_reg(lo), i64(0)),
+                      ASC_KEXC_VALUE_ERROR,
+                      "'list' argument must have no negative elements",
+                      i64(0), i64(0));
+  if (weighted)
+    asc__lower_raise_if(ls, iop(ls, ASC_IR_NE, w.shape[0], x.shape[0]),
+                        ASC_KEXC_VALUE_ERROR,
+                        "The weights and list don't have the same length.",
+                        i64(0), i64(0));
+  len = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_ADD, asc__irv_reg(hi), i64(1)),
+            ml);
+  r = asc__lower_alloc_array(ls, dt, 1, &len);
+  asc__lower_whole_tensor(ls, r, &out);
+  save = asc__lower_open_nest(ls, &len, 1, i);
+  asc__lower_store_at(ls, r, i[0], conv(ls, i64(0), dt));
+  ls->cur = save;
+  save = asc__lower_open_nest(ls, x.shape, 1, i);
+  one = weighted ? conv(ls, asc__lower_load_at(ls, &w, i, 1), dt)
+                 : conv(ls, i64(1), dt);
+  v = conv(ls, asc__lower_load_at(ls, &x, i, 1), ascInt64);
+  asc__lower_store_at(ls, r, v,
+                      op2(ls, ASC_IR_ADD, dt,
+                          asc__lower_load_at(ls, &out, &v, 1), one));
+  ls->cur = save;
+  return r;
+}
+
+/* ------------------------------------- np.searchsorted, np.digitize */
+
+/* a < b as numpy sorts: a NaN after every number. */
+static asc__irval sort_lt(lstate *ls, int dt, asc__irval a, asc__irval b) {
+  asc__irval lt = op2(ls, ASC_IR_LT, dt, a, b);
+  if (!asc__dt_is_float(dt))
+    return lt;
+  return op2(ls, ASC_IR_OR, ascBool, lt,
+             op2(ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, dt, b, b),
+                 op2(ls, ASC_IR_EQ, dt, a, a)));
+}
+
+/* Opens a LOOP (run until a break_if in its body), returns the block to
+ * restore after it. */
+static asc__irblock *open_loop(lstate *ls, asc__irins **loop) {
+  asc__irblock *save = ls->cur;
+  *loop = emit(ls, ASC_IR_LOOP, -1, 0);
+  ls->cur = &(*loop)->body[0];
+  return save;
+}
+
+/* Leaves loop when cond (computed before the call) holds. */
+static void break_if(lstate *ls, asc__irins *loop, asc__irval cond) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = cond;
+  ls->cur = &i->body[0];
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->cur = &loop->body[0];
+}
+
+/* How many elements of the sorted 1-D b go before x (x compared in dt):
+ * those < x (left) or <= x (right, !(x < b[i])), by binary search. */
+static asc__irval search(lstate *ls, const asc__lview *b, asc__irval x,
+                         int dt, bool right) {
+  int32_t lo = newreg(ls, ascInt64, "ss_lo"), n = newreg(ls, ascInt64, "ss_n");
+  asc__irins *loop;
+  asc__irblock *save;
+  asc__irval half, mid, y, go;
+  mov(ls, lo, i64(0));
+  mov(ls, n, b->shape[0]);
+  save = open_loop(ls, &loop);
+  break_if(ls, loop, iop(ls, ASC_IR_LE, asc__irv_reg(n), i64(0)));
+  half = iop(ls, ASC_IR_SHR, asc__irv_reg(n), i64(1));
+  mid = iop(ls, ASC_IR_ADD, asc__irv_reg(lo), half);
+  y = conv(ls, asc__lower_load_at(ls, b, &mid, 1), dt);
+  go = right ? op1(ls, ASC_IR_NOT, ascBool, sort_lt(ls, dt, x, y))
+             : sort_lt(ls, dt, y, x);
+  mov(ls, lo, sel(ls, go, iop(ls, ASC_IR_ADD, mid, i64(1)),
+                  asc__irv_reg(lo)));
+  mov(ls, n, sel(ls, go, iop(ls, ASC_IR_SUB, iop(ls, ASC_IR_SUB,
+                                                 asc__irv_reg(n), half),
+                             i64(1)),
+                 half));
+  ls->cur = save;
+  return asc__irv_reg(lo);
+}
+
+/* Is b, 1-D, in increasing order (every b[i] <= b[i + 1], as numpy's
+ * digitize asks first), in dt? */
+static asc__irval increasing(lstate *ls, const asc__lview *b, int dt,
+                             bool decreasing) {
+  int32_t ok = newreg(ls, ascBool, "mono");
+  asc__irval n = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, b->shape[0], i64(1)),
+                     i64(0));
+  asc__irval i[1], j, x, y;
+  asc__irblock *save;
+  mov(ls, ok, asc__irv_int(ascBool, 1));
+  save = asc__lower_open_nest(ls, &n, 1, i);
+  j = iop(ls, ASC_IR_ADD, i[0], i64(1));
+  x = conv(ls, asc__lower_load_at(ls, b, i, 1), dt);
+  y = conv(ls, asc__lower_load_at(ls, b, &j, 1), dt);
+  mov(ls, ok, op2(ls, ASC_IR_AND, ascBool, asc__irv_reg(ok),
+                  op2(ls, decreasing ? ASC_IR_GE : ASC_IR_LE, dt, x, y)));
+  ls->cur = save;
+  return asc__irv_reg(ok);
+}
+
+/* np.searchsorted(a, v, side) and np.digitize(x, bins, right): each
+ * value's place in the sorted vector, compared in the dtype both
+ * promote to.  digitize is searchsorted(bins, x, side='left' if right
+ * else 'right') of increasing bins, and of decreasing ones
+ * len(bins) - searchsorted(bins[::-1], x, side), as numpy computes it.
+ * The result in *val (a number searched for) or a new array. */
+static int32_t searchsorted(lstate *ls, const asc__ast_expr *e,
+                            asc__irval *val) {
+  bool dig = e->u.call.builtin->id == ASC_BI_NP_DIGITIZE, right;
+  const asc__ast_expr *xe = e->u.call.rargs[dig ? 0 : 1];
+  const asc__ast_expr *be = e->u.call.rargs[dig ? 1 : 0];
+  asc__type *xt = ty(xe), *bt = ty(be);
+  int dt = asc__ty_find(asc__ty_promote(
+                            ls->c, asc__ty_scalar(ls->c, xt->dtype),
+                            asc__ty_scalar(ls->c, bt->dtype)))->dtype;
+  asc__lview b, sb, x;
+  asc__irval dec = asc__irv_int(ascBool, 0), cs[ASC_MAX_DIMS];
+  asc__irval idx[ASC_MAX_DIMS], xv, k;
+  asc__irblock *save = NULL;
+  int32_t r = -1;
+  arg_view(ls, be, &b);
+  if (dig) {
+    right = !(given(e, 2) && e->u.call.rargs[2]->u.bval);
+    /* numpy's order: increasing first, so equal bins are increasing */
+    dec = op1(ls, ASC_IR_NOT, ascBool, increasing(ls, &b, dt, false));
+    asc__lower_raise_if(
+        ls,
+        op2(ls, ASC_IR_AND, ascBool, dec,
+            op1(ls, ASC_IR_NOT, ascBool, increasing(ls, &b, dt, true))),
+        ASC_KEXC_VALUE_ERROR,
+        "bins must be monotonically increasing or decreasing", i64(0),
+        i64(0));
+  } else {
+    right = given(e, 2) && strcmp(e->u.call.rargs[2]->u.str.s, "right") == 0;
+  }
+  /* the bins searched: bins[::-1] where they decrease */
+  sb = b;
+  sb.off = sel(ls, dec,
+               iop(ls, ASC_IR_ADD, b.off,
+                   iop(ls, ASC_IR_MUL,
+                       iop(ls, ASC_IR_SUB, b.shape[0], i64(1)), b.stride[0])),
+               b.off);
+  sb.stride[0] = sel(ls, dec, op1(ls, ASC_IR_NEG, ascInt64, b.stride[0]),
+                     b.stride[0]);
+  sb.src[0] = -1;
+  if (xt->kind == ASC_TY_TENSOR) {
+    arg_view(ls, xe, &x);
+    r = asc__lower_alloc_array(ls, ascInt64, x.nd, x.shape);
+    asc__lower_c_strides(ls, x.shape, x.nd, cs);
+    save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
+    xv = asc__lower_load_at(ls, &x, idx, x.nd);
+  } else {
+    xv = asc__lower_expr(ls, xe);
+  }
+  xv = conv(ls, xv, dt);
+  k = search(ls, &sb, xv, dt, right);
+  if (dig)
+    k = sel(ls, dec, iop(ls, ASC_IR_SUB, b.shape[0], k), k);
+  if (r < 0) {
+    *val = k;
+    return r;
+  }
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, x.nd), k);
+  ls->cur = save;
+  return r;
+}
+
+/* ------------------------------------------------ np.cov, np.corrcoef */
+
+/* m or y of np.cov as numpy's array(m, ndmin=2), transposed where
+ * rowvar is False and m has two axes, or y more than one row (numpy's
+ * rules; y's the extents decide at run time). */
+static void cov_rows(lstate *ls, const asc__ast_expr *a, bool rowvar,
+                     bool is_y, asc__lview *v) {
+  asc__irval tr, s0, s1, d0, d1;
+  bool two;
+  arg_view(ls, a, v);
+  two = v->nd == 2;
+  if (!two)
+    insert_axis(v, 0, i64(1));
+  if (rowvar || (!is_y && !two))
+    return;
+  tr = is_y ? iop(ls, ASC_IR_NE, v->shape[0], i64(1))
+            : asc__irv_int(ascBool, 1);
+  s0 = v->shape[0], s1 = v->shape[1], d0 = v->stride[0], d1 = v->stride[1];
+  v->shape[0] = sel(ls, tr, s1, s0);
+  v->shape[1] = sel(ls, tr, s0, s1);
+  v->stride[0] = sel(ls, tr, d1, d0);
+  v->stride[1] = sel(ls, tr, d0, d1);
+  v->src[0] = v->src[1] = -1;
+}
+
+/* Gives back array t, made here and read no more. */
+static void free_array(lstate *ls, int32_t t) {
+  asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+  fr->args[0] = asc__irv_reg(t);
+}
+
+/* The float intrinsic intr (SQRT) of float64 x. */
+static asc__irval fintr(lstate *ls, int intr, asc__irval x) {
+  int32_t d = newreg(ls, ascFloat64, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = intr;
+  i->args[0] = x;
+  return asc__irv_reg(d);
+}
+
+/* numpy's np.clip(x, -1, 1) of a float64 (NaN stays NaN). */
+static asc__irval clip1(lstate *ls, asc__irval x) {
+  return op2(ls, ASC_IR_PMAX, ascFloat64,
+             op2(ls, ASC_IR_PMIN, ascFloat64, x,
+                 asc__irv_float(ascFloat64, 1.0)),
+             asc__irv_float(ascFloat64, -1.0));
+}
+
+/* np.corrcoef's c[i, j] / d[i] / d[j], its real part (and imaginary
+ * part) clipped to [-1, 1], as numpy computes it. */
+static asc__irval corr_of(lstate *ls, int dt, asc__irval c, asc__irval di,
+                          asc__irval dj) {
+  c = asc__lower_div(ls, dt, asc__lower_div(ls, dt, c, conv(ls, di, dt), true),
+                     conv(ls, dj, dt), true);
+  if (!asc__dt_is_complex(dt))
+    return clip1(ls, c);
+  return asc__lower_cmplx(
+      ls, dt, clip1(ls, asc__lower_cintr(ls, ASC_INTR_CREAL, c)),
+      clip1(ls, asc__lower_cintr(ls, ASC_INTR_CIMAG, c)));
+}
+
+/* The rows of m (and y) less their means, in a new (nv, nobs) array
+ * D, then c[i, j] = sum_k D[i, k] conj(D[j, k]) * (1 / (nobs - ddof))
+ * as numpy's dot(X, X.T.conj()) * true_divide(1, fact), a fact <= 0
+ * being 0 (numpy warns).  np.corrcoef then divides by the square roots
+ * of the diagonal, or for one 1-D x gives c / c. */
+static int32_t cov(lstate *ls, const asc__ast_expr *e) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  bool corr = e->u.call.builtin->id == ASC_BI_NP_CORRCOEF;
+  bool rowvar = !(given(e, 2) && !a[2]->u.bval);
+  bool bias = given(e, 3) && a[3]->u.bval;
+  int dt = ty(e)->dtype, nd = ty(e)->ndim;
+  asc__lview X, Y, D, C;
+  asc__irval ny = i64(0), nobs, shape[2], cs[2], idx[2], k[1], fact, rf;
+  asc__irval zero = zero_of(ls, dt), x, ddof;
+  asc__irblock *save, *body;
+  int32_t d, r, acc, sd = -1;
+  cov_rows(ls, a[0], rowvar, false, &X);
+  nobs = X.shape[1];
+  if (given(e, 1)) {
+    cov_rows(ls, a[1], rowvar, true, &Y);
+    /* numpy: no variable in m is a (0, 0) result, whatever y is */
+    ny = sel(ls, iop(ls, ASC_IR_EQ, X.shape[0], i64(0)), i64(0), Y.shape[0]);
+    asc__lower_raise_if(ls, op2(ls, ASC_IR_AND, ascBool,
+                                iop(ls, ASC_IR_NE, Y.shape[1], nobs),
+                                iop(ls, ASC_IR_NE, X.shape[0], i64(0))),
+                        ASC_KEXC_VALUE_ERROR,
+                        "all the input array dimensions except for the "
+                        "concatenation axis must match exactly, but along "
+                        "dimension 1, the array at index 0 has size {} and "
+                        "the array at index 1 has size {}",
+                        nobs, Y.shape[1]);
+  }
+  shape[0] = iop(ls, ASC_IR_ADD, X.shape[0], ny);
+  shape[1] = nobs;
+  d = asc__lower_alloc_array(ls, dt, 2, shape);
+  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_whole_tensor(ls, d, &D);
+  for (int j = 0; j < (given(e, 1) ? 2 : 1); j++) {
+    asc__lview *v = j == 0 ? &X : &Y;
+    asc__irval rows[2] = {j == 0 ? X.shape[0] : ny, nobs};
+    save = asc__lower_open_nest(ls, rows, 2, idx);
+    x = conv(ls, asc__lower_load_at(ls, v, idx, 2), dt);
+    if (j == 1)
+      idx[0] = iop(ls, ASC_IR_ADD, idx[0], X.shape[0]);
+    asc__lower_store_at(ls, d, asc__lower_dot_idx(ls, idx, cs, 2), x);
+    ls->cur = save;
+  }
+  /* each row less its mean */
+  save = asc__lower_open_nest(ls, shape, 1, idx);
+  body = ls->cur;
+  acc = newreg(ls, dt, "cov_sum");
+  mov(ls, acc, zero);
+  asc__lower_open_nest(ls, &nobs, 1, k);
+  idx[1] = k[0];
+  mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc),
+                   asc__lower_load_at(ls, &D, idx, 2)));
+  ls->cur = body;
+  x = asc__lower_div(ls, dt, asc__irv_reg(acc), conv(ls, nobs, dt), true);
+  asc__lower_open_nest(ls, &nobs, 1, k);
+  idx[1] = k[0];
+  asc__lower_store_at(ls, d, asc__lower_dot_idx(ls, idx, cs, 2),
+                      op2(ls, ASC_IR_SUB, dt,
+                          asc__lower_load_at(ls, &D, idx, 2), x));
+  ls->cur = save;
+  ddof = given(e, 4) ? int_arg(ls, a[4]) : i64(bias ? 0 : 1);
+  fact = conv(ls, iop(ls, ASC_IR_SUB, nobs, ddof), ascFloat64);
+  fact = sel(ls, op2(ls, ASC_IR_LE, ascFloat64, fact,
+                     asc__irv_float(ascFloat64, 0.0)),
+             asc__irv_float(ascFloat64, 0.0), fact);
+  rf = conv(ls, op2(ls, ASC_IR_DIV, ascFloat64,
+                    asc__irv_float(ascFloat64, 1.0), fact),
+            dt);
+  shape[1] = shape[0];
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
+  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_whole_tensor(ls, r, &C);
+  save = asc__lower_open_nest(ls, shape, 2, idx);
+  body = ls->cur;
+  acc = newreg(ls, dt, "cov_dot");
+  mov(ls, acc, zero);
+  asc__lower_open_nest(ls, &nobs, 1, k);
+  {
+    asc__irval ik[2] = {idx[0], k[0]}, jk[2] = {idx[1], k[0]};
+    asc__irval y = asc__lower_load_at(ls, &D, jk, 2);
+    if (asc__dt_is_complex(dt))
+      y = asc__lower_cintr(ls, ASC_INTR_CONJ, y);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc),
+                     op2(ls, ASC_IR_MUL, dt,
+                         asc__lower_load_at(ls, &D, ik, 2), y)));
+  }
+  ls->cur = body;
+  x = op2(ls, ASC_IR_MUL, dt, asc__irv_reg(acc), rf);
+  if (corr && nd == 0)
+    x = asc__lower_div(ls, dt, x, x, true);
+  asc__lower_store_at(
+      ls, r, nd == 0 ? i64(0) : asc__lower_dot_idx(ls, idx, cs, 2), x);
+  ls->cur = save;
+  free_array(ls, d);
+  if (!corr || nd == 0)
+    return r;
+  /* the square roots of the diagonal's real parts, then each element
+   * divided by those of its row and column */
+  sd = asc__lower_alloc_array(ls, ascFloat64, 1, shape);
+  save = asc__lower_open_nest(ls, shape, 1, idx);
+  idx[1] = idx[0];
+  x = asc__lower_load_at(ls, &C, idx, 2);
+  if (asc__dt_is_complex(dt))
+    x = asc__lower_cintr(ls, ASC_INTR_CREAL, x);
+  asc__lower_store_at(ls, sd, idx[0], fintr(ls, ASC_INTR_SQRT, x));
+  ls->cur = save;
+  asc__lower_whole_tensor(ls, sd, &D);
+  save = asc__lower_open_nest(ls, shape, 2, idx);
+  x = corr_of(ls, dt, asc__lower_load_at(ls, &C, idx, 2),
+              asc__lower_load_at(ls, &D, &idx[0], 1),
+              asc__lower_load_at(ls, &D, &idx[1], 1));
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, 2), x);
+  ls->cur = save;
+  free_array(ls, sd);
+  return r;
+}
+
+/* ---------------------------------------------------------- np.indices */
+
+/* out[k, i0, ..., in-1] = ik, the extents the dimensions' values (a
+ * negative one numpy's ValueError). */
+static int32_t indices(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *dims = e->u.call.rargs[0];
+  int nd = ty(e)->ndim, n = nd - 1;
+  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irblock *save;
+  int32_t r;
+  shape[0] = i64(n);
+  if (dims->kind == ASC_EXPR_TUPLE) {
+    for (int k = 0; k < n; k++)
+      shape[k + 1] = int_arg(ls, dims->u.tuple.elts[k]);
+  } else {
+    asc__lower_agg(ls, dims, ty(dims), &shape[1]);
+    for (int k = 0; k < n; k++)
+      shape[k + 1] = conv(ls, shape[k + 1], ascInt64);
+  }
+  for (int k = 0; k < n; k++)
+    negative_check(ls, iop(ls, ASC_IR_LT, shape[k + 1], i64(0)));
+  r = asc__lower_alloc_array(ls, ascInt64, nd, shape);
+  if (n == 0)
+    return r; /* np.indices(()): no element */
+  asc__lower_c_strides(ls, shape, nd, cs);
+  save = asc__lower_open_nest(ls, shape, nd, idx);
+  {
+    /* idx[1 + idx[0]]: the index of the axis the first index names */
+    asc__irval v = idx[1];
+    for (int k = 1; k < n; k++)
+      v = sel(ls, iop(ls, ASC_IR_EQ, idx[0], i64(k)), idx[k + 1], v);
+    asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd), v);
+  }
+  ls->cur = save;
+  return r;
+}
+
+/* ------------------------------------------------------------- np.sort */
+
+/* What a heap sort compares: the elements themselves (key NULL), in dt,
+ * or, for argsort, the elements of key the int64 elements index, equal
+ * ones by index (numpy's stable order). */
+typedef struct sorter {
+  int dt;
+  const asc__lview *key;
+} sorter;
+
+static asc__irval heap_lt(lstate *ls, const sorter *s, asc__irval x,
+                          asc__irval y) {
+  asc__irval kx, ky;
+  if (s->key == NULL)
+    return sort_lt(ls, s->dt, x, y);
+  kx = asc__lower_load_at(ls, s->key, &x, 1);
+  ky = asc__lower_load_at(ls, s->key, &y, 1);
+  return op2(ls, ASC_IR_OR, ascBool, sort_lt(ls, s->dt, kx, ky),
+             op2(ls, ASC_IR_AND, ascBool,
+                 op1(ls, ASC_IR_NOT, ascBool, sort_lt(ls, s->dt, ky, kx)),
+                 iop(ls, ASC_IR_LT, x, y)));
+}
+
+/* Moves the element at root of the max-heap of the n elements v[0..n)
+ * down until it is not less than its children (sort_lt's order). */
+static void sift_down(lstate *ls, const asc__lview *v, const sorter *srt,
+                      asc__irval start, asc__irval n) {
+  int32_t root = newreg(ls, ascInt64, "heap_root");
+  asc__irins *loop;
+  asc__irblock *save;
+  asc__irval child, c1, x, y, pick, cv, rv, rt;
+  mov(ls, root, start);
+  save = open_loop(ls, &loop);
+  child = iop(ls, ASC_IR_ADD, iop(ls, ASC_IR_MUL, asc__irv_reg(root), i64(2)),
+              i64(1));
+  break_if(ls, loop, iop(ls, ASC_IR_GE, child, n));
+  /* the right child, clamped inside the heap so that its load is */
+  c1 = iop(ls, ASC_IR_ADD, child, i64(1));
+  x = asc__lower_load_at(ls, v, &child, 1);
+  {
+    asc__irval c1in = iop(ls, ASC_IR_MIN, c1, iop(ls, ASC_IR_SUB, n, i64(1)));
+    y = asc__lower_load_at(ls, v, &c1in, 1);
+  }
+  pick = op2(ls, ASC_IR_AND, ascBool, iop(ls, ASC_IR_LT, c1, n),
+             heap_lt(ls, srt, x, y));
+  child = sel(ls, pick, c1, child);
+  cv = sel(ls, pick, y, x);
+  rt = asc__irv_reg(root);
+  rv = asc__lower_load_at(ls, v, &rt, 1);
+  break_if(ls, loop, op1(ls, ASC_IR_NOT, ascBool, heap_lt(ls, srt, rv, cv)));
+  asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &rt, 1), cv);
+  asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &child, 1), rv);
+  mov(ls, root, child);
+  ls->cur = save;
+}
+
+/* Sorts the n elements of v in place (heapsort: no scratch memory, n log n
+ * comparisons at worst), NaNs last as numpy's. */
+static void heap_sort(lstate *ls, const asc__lview *v, const sorter *srt) {
+  asc__irval n = v->shape[0], half = iop(ls, ASC_IR_SHR, n, i64(1)), k[1];
+  asc__irval zero = i64(0), last, a0, al;
+  asc__irblock *save;
+  save = asc__lower_open_nest(ls, &half, 1, k);
+  sift_down(ls, v, srt,
+            iop(ls, ASC_IR_SUB, iop(ls, ASC_IR_SUB, half, i64(1)), k[0]), n);
+  ls->cur = save;
+  last = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, n, i64(1)), i64(0));
+  save = asc__lower_open_nest(ls, &last, 1, k);
+  last = iop(ls, ASC_IR_SUB, iop(ls, ASC_IR_SUB, n, i64(1)), k[0]);
+  a0 = asc__lower_load_at(ls, v, &zero, 1);
+  al = asc__lower_load_at(ls, v, &last, 1);
+  asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &zero, 1), al);
+  asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &last, 1), a0);
+  sift_down(ls, v, srt, zero, last);
+  ls->cur = save;
+}
+
+/* A new C-order copy of view in (flattened when flat), its shape and
+ * strides into shape and cs. */
+static int32_t c_copy(lstate *ls, const asc__lview *in, int dt, bool flat,
+                      asc__irval *shape, asc__irval *cs) {
+  int nd = flat ? 1 : in->nd;
+  asc__irval ics[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], x;
+  asc__irblock *save;
+  int32_t r;
+  if (flat)
+    shape[0] = asc__lower_view_size(ls, in);
+  else
+    memcpy(shape, in->shape, sizeof(asc__irval) * (size_t)nd);
+  r = asc__lower_alloc_array(ls, dt, nd, shape);
+  asc__lower_c_strides(ls, shape, nd, cs);
+  asc__lower_c_strides(ls, in->shape, in->nd, ics);
+  save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
+  x = asc__lower_load_at(ls, in, idx, in->nd);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, flat ? ics : cs,
+                                                 in->nd),
+                      x);
+  ls->cur = save;
+  return r;
+}
+
+/* Each line along the axis of array r (C order, shape and cs) sorted
+ * in place; key: argsort's keys, of r's shape. */
+static void sort_lines(lstate *ls, int32_t r, int nd, int axis,
+                       const asc__irval *shape, const asc__irval *cs,
+                       int dt, const asc__lview *key) {
+  asc__lview line, kline;
+  asc__irval lines[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irblock *save;
+  sorter srt = {dt, NULL};
+  memcpy(lines, shape, sizeof(asc__irval) * (size_t)nd);
+  lines[axis] = i64(1);
+  memset(&line, 0, sizeof line);
+  line.t = r;
+  line.nd = 1;
+  line.shape[0] = shape[axis];
+  line.stride[0] = cs[axis];
+  line.src[0] = -1;
+  save = asc__lower_open_nest(ls, lines, nd, idx);
+  line.off = asc__lower_dot_idx(ls, idx, cs, nd);
+  if (key != NULL) {
+    kline = *key;
+    kline.nd = 1;
+    kline.off = asc__lower_elem_offset(ls, key, idx, nd);
+    kline.shape[0] = key->shape[axis];
+    kline.stride[0] = key->stride[axis];
+    kline.src[0] = -1;
+    srt.key = &kline;
+  }
+  heap_sort(ls, &line, &srt);
+  ls->cur = save;
+}
+
+/* A new C-order copy of view in (flattened when flat), each line along
+ * the axis sorted in place. */
+static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                           bool flat, int axis) {
+  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
+  int32_t r = c_copy(ls, in, dt, flat, shape, cs);
+  sort_lines(ls, r, flat ? 1 : in->nd, axis, shape, cs, dt, NULL);
+  return r;
+}
+
+/* np.sort(a, axis): along the axis (every element for axis=None). */
+static int32_t sort(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  bool flat = ax != NULL && ax->kind == ASC_EXPR_NONE;
+  asc__lview in;
+  int axis;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  axis = flat ? 0 : in.nd - 1;
+  if (!flat && ax != NULL)
+    asc__numpy_const_axis(ax, in.nd, &axis);
+  return sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
+}
+
+/* np.argsort(a, axis): each line's indices along the axis, ordered by
+ * the elements they index (equal ones by index); every element in C
+ * order, of a C-order copy, for axis=None. */
+static int32_t argsort(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
+  bool flat = ax != NULL && ax->kind == ASC_EXPR_NONE;
+  int dt = ty(e->u.call.rargs[0])->dtype, axis, nd;
+  asc__lview in, key;
+  asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  asc__irblock *save;
+  int32_t r, copy = -1;
+  arg_view(ls, e->u.call.rargs[0], &in);
+  axis = flat ? 0 : in.nd - 1;
+  if (!flat && ax != NULL)
+    asc__numpy_const_axis(ax, in.nd, &axis);
+  if (flat) {
+    copy = c_copy(ls, &in, dt, true, shape, cs);
+    asc__lower_whole_tensor(ls, copy, &key);
+  } else {
+    key = in;
+    memcpy(shape, in.shape, sizeof(asc__irval) * (size_t)in.nd);
+  }
+  nd = key.nd;
+  r = asc__lower_alloc_array(ls, ascInt64, nd, shape);
+  asc__lower_c_strides(ls, shape, nd, cs);
+  save = asc__lower_open_nest(ls, shape, nd, idx);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd), idx[axis]);
+  ls->cur = save;
+  sort_lines(ls, r, nd, axis, shape, cs, dt, &key);
+  if (copy >= 0)
+    free_array(ls, copy);
+  return r;
+}
+
+/* ----------------------------------------------------------- np.median */
+
+/* The middle of the sorted elements, or the mean of the two middle ones
+ * (their sum halved in the result's dtype, as numpy's mean of them); nan
+ * when there is none or a NaN sorts last, as numpy's. */
+static asc__irval median(lstate *ls, const asc__ast_expr *e) {
+  int rdt = ty(e)->dtype, dt = ty(e->u.call.rargs[0])->dtype;
+  asc__lview in, s;
+  asc__irval n, half, hi, lo, mid, last, cond;
+  asc__irval nan = asc__irv_float(ascFloat64, NAN);
+  asc__irins *some;
+  asc__irblock *save;
+  int32_t r, res = newreg(ls, rdt, "median");
+  arg_view(ls, e->u.call.rargs[0], &in);
+  r = sorted_copy(ls, &in, dt, true, 0);
+  asc__lower_whole_tensor(ls, r, &s);
+  n = s.shape[0];
+  mov(ls, res, conv(ls, nan, rdt));
+  cond = iop(ls, ASC_IR_GT, n, i64(0));
+  some = emit(ls, ASC_IR_IF, -1, 1);
+  some->args[0] = cond;
+  save = ls->cur;
+  ls->cur = &some->body[0];
+  half = iop(ls, ASC_IR_SHR, n, i64(1));
+  lo = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, half, i64(1)), i64(0));
+  hi = conv(ls, asc__lower_load_at(ls, &s, &half, 1), rdt);
+  mid = op2(ls, ASC_IR_DIV, rdt,
+            op2(ls, ASC_IR_ADD, rdt, hi,
+                conv(ls, asc__lower_load_at(ls, &s, &lo, 1), rdt)),
+            conv(ls, i64(2), rdt));
+  mid = sel(ls, iop(ls, ASC_IR_EQ, iop(ls, ASC_IR_AND, n, i64(1)), i64(1)),
+            hi, mid);
+  if (asc__dt_is_float(dt)) {
+    asc__irval at = iop(ls, ASC_IR_SUB, n, i64(1));
+    last = conv(ls, asc__lower_load_at(ls, &s, &at, 1), rdt);
+    mid = sel(ls, op2(ls, ASC_IR_NE, rdt, last, last), last, mid);
+  }
+  mov(ls, res, mid);
+  ls->cur = save;
+  free_array(ls, r);
+  return asc__irv_reg(res);
+}
+
 /* np.average(a) and the others whose result is a number. */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
   asc__irval v = i64(0);
-  if (e->u.call.builtin->id != ASC_BI_NP_AVERAGE)
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_AVERAGE:
+    average(ls, e, &v);
+    return v;
+  case ASC_BI_NP_SEARCHSORTED:
+  case ASC_BI_NP_DIGITIZE:
+    searchsorted(ls, e, &v);
+    return v;
+  case ASC_BI_NP_MEDIAN:
+    return median(ls, e);
+  default:
     unsupported(ls, e->loc, "this numpy function as a number");
-  average(ls, e, &v);
-  return v;
+  }
 }
 
 /* ------------------------------------------------------------ dispatch */
@@ -565,6 +1226,20 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return ufunc_outer(ls, e);
   case ASC_BI_NP_AVERAGE:
     return average(ls, e, NULL);
+  case ASC_BI_NP_BINCOUNT:
+    return bincount(ls, e);
+  case ASC_BI_NP_SEARCHSORTED:
+  case ASC_BI_NP_DIGITIZE:
+    return searchsorted(ls, e, NULL);
+  case ASC_BI_NP_COV:
+  case ASC_BI_NP_CORRCOEF:
+    return cov(ls, e);
+  case ASC_BI_NP_INDICES:
+    return indices(ls, e);
+  case ASC_BI_NP_SORT:
+    return sort(ls, e);
+  case ASC_BI_NP_ARGSORT:
+    return argsort(ls, e);
   default:
     unsupported(ls, e->loc, "this numpy function");
   }

@@ -2,6 +2,8 @@
 lower_numpy.c), each compared with numpy on several shapes and dtypes
 (empty, one element, negative shifts and axes, views that are not
 contiguous), and their errors (docs/arrays.md, "More numpy functions")."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,42 @@ def average_only(a):
 def averages_2d(a, w, v):
     return (np.average(a, axis=0), np.average(a, axis=-1, weights=w),
             np.average(a, 1, v), np.average(a.T, weights=w.T, axis=0))
+
+@asc.kernel
+def bincounts(x, w, n):
+    return np.bincount(x), np.bincount(x, minlength=n), np.bincount(x, w), np.bincount(x[::-1], weights=w[::-1], minlength=n)
+
+@asc.kernel
+def bincount_only(x):
+    return np.bincount(x)
+
+@asc.kernel
+def searches(a, v, s):
+    return (np.searchsorted(a, v), np.searchsorted(a, v, side='right'), np.searchsorted(a, s),
+            np.searchsorted(a, s, 'right'), np.searchsorted(a[::2], v.T))
+
+@asc.kernel
+def digitizes(x, bins, s):
+    return (np.digitize(x, bins), np.digitize(x, bins, right=True), np.digitize(s, bins),
+            np.digitize(x.T, bins[::-1], True))
+
+@asc.kernel
+def covs(m, y, d):
+    return (np.cov(m), np.cov(m, y), np.cov(m, rowvar=False), np.cov(m.T, y.T, False),
+            np.cov(m, bias=True), np.cov(m, ddof=d), np.corrcoef(m), np.corrcoef(m, y),
+            np.corrcoef(m.T, rowvar=False))
+
+@asc.kernel
+def covs_1d(x, y):
+    return np.cov(x), np.cov(x, y), np.corrcoef(x), np.corrcoef(x, y), np.cov(x, bias=True) + 1
+
+@asc.kernel
+def indices(a, n):
+    return np.indices((n, 3)), np.indices(a.shape), np.indices((n,)), np.indices(a[::2].shape) * 2
+
+@asc.kernel
+def sorts(a):
+    return np.sort(a), np.sort(a, axis=None), np.sort(a[::-1], axis=0), np.sort(a * 2, kind='stable')
 
 @asc.kernel
 def in_expressions(a, s):
@@ -348,6 +386,220 @@ def test_average_errors_are_numpys(m):
     assert np.isnan(m.average_only(np.zeros(0)))
 
 
+@pytest.mark.parametrize("dx,dw", [(np.int64, np.float64), (np.uint8, np.float32),
+                                   (np.bool_, np.int16), (np.int32, np.bool_)])
+def test_bincount(m, dx, dw):
+    rng = np.random.default_rng(18)
+    for n in (0, 1, 7, 300):
+        x = rng.integers(0, 2 if dx == np.bool_ else 40, n).astype(dx)
+        w = arr((n,), dw, 19)
+        for ml in (0, 3, 60):
+            want = (np.bincount(x), np.bincount(x, minlength=ml), np.bincount(x, w),
+                    np.bincount(x[::-1], weights=w[::-1], minlength=ml))
+            for g, y in zip(m.bincounts(x, w, ml), want):
+                if n == 0 and y.dtype == np.int64 and g.dtype == np.float64:
+                    y = y.astype(np.float64)  # numpy: int64 zeros of no element (arrays.md)
+                np.testing.assert_allclose(g, y, rtol=1e-12)
+                assert g.dtype == y.dtype and g.shape == y.shape, (g, y)
+
+
+def test_bincount_errors_are_numpys(m):
+    x = np.array([1, 2])
+    cases = [(lambda f: f(np.array([1, -1]), np.ones(2), 0),
+              "'list' argument must have no negative elements"),
+             (lambda f: f(x, np.ones(2), -1), "'minlength' must not be negative"),
+             (lambda f: f(x, np.ones(3), 0), "The weights and list don't have the same length.")]
+    for call, msg in cases:
+        with pytest.raises(ValueError) as want:
+            call(lambda a, b, c: np.bincount(a, b, minlength=c))
+        assert msg in str(want.value)
+        with pytest.raises(ValueError, match=msg.replace(".", "[.]")):
+            call(m.bincounts)
+    same(m.bincount_only(np.zeros(0, np.int64)), np.bincount(np.zeros(0, np.int64)))
+
+
+SORTED = [np.array([]), np.array([3.0]), np.array([-1.0, 0.0, 0.0, 2.5, 7.0, 7.0, 9.0]),
+          np.array([0.0, 1.0, np.nan, np.nan])]
+
+
+@pytest.mark.parametrize("a", SORTED)
+@pytest.mark.parametrize("dv", [np.float64, np.int16, np.float32])
+def test_searchsorted(m, a, dv):
+    v = np.array([[-2, 0, 7, 2.5], [9, 10, np.nan, 1]], dtype=np.float64)
+    if dv != np.float64:
+        v = np.nan_to_num(v).astype(dv)
+    for s in (0.0, 7.0, -5.0, np.nan, 2.5):
+        got = m.searches(a, v, s)
+        want = (np.searchsorted(a, v), np.searchsorted(a, v, side='right'),
+                np.searchsorted(a, s), np.searchsorted(a, s, 'right'),
+                np.searchsorted(a[::2], v.T))
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.int64 and np.shape(g) == np.shape(w), (g, w)
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("bins", [np.array([]), np.array([1.0]), np.array([0.0, 1.0, 2.0, 2.0, 5.0]),
+                                  np.array([5.0, 2.0, 2.0, 1.0, 0.0]), np.array([2.0, 2.0, 2.0])])
+@pytest.mark.parametrize("dx", [np.float64, np.int64, np.float32])
+def test_digitize(m, bins, dx):
+    x = np.array([[-1, 0, 1, 2], [2.5, 5, 6, 1.5]]).astype(dx)
+    for s in (-1, 2, 2.0, 7.5):
+        got = m.digitizes(x, bins, s)
+        want = (np.digitize(x, bins), np.digitize(x, bins, right=True), np.digitize(s, bins),
+                np.digitize(x.T, bins[::-1], True))
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.int64 and np.shape(g) == np.shape(w), (g, w)
+            np.testing.assert_array_equal(g, w)
+
+
+def test_digitize_of_unordered_bins_is_numpys_error(m):
+    bins, x = np.array([1.0, 0.0, 2.0]), np.ones((2, 2))
+    with pytest.raises(ValueError, match="bins must be monotonically increasing or decreasing"):
+        np.digitize(x, bins)
+    with pytest.raises(ValueError, match="bins must be monotonically increasing or decreasing"):
+        m.digitizes(x, bins, 1.0)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32, np.complex128, np.bool_])
+def test_cov_corrcoef(m, dt):
+    for shape in ((3, 5), (2, 2), (4, 1), (3, 0)):
+        a, b = arr(shape, dt, 20), arr((2, shape[1]), dt, 21)
+        for x, y in ((a, b), (a[::-1, ::-1], b[:, ::-1])):
+            for d in (0, 1, 2):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        want = (np.cov(x), np.cov(x, y), np.cov(x, rowvar=False),
+                                np.cov(x.T, y.T, False), np.cov(x, bias=True),
+                                np.cov(x, ddof=d), np.corrcoef(x), np.corrcoef(x, y),
+                                np.corrcoef(x.T, rowvar=False))
+                    except ValueError as ex:  # y.T of one row is not transposed back
+                        with pytest.raises(ValueError, match="along dimension 1"):
+                            m.covs(x, y, d)
+                        assert "along dimension 1" in str(ex)
+                        continue
+                    got = m.covs(x, y, d)
+                for g, w in zip(got, want):
+                    w = np.asarray(w)
+                    if w.ndim == 0:  # numpy squeezes a single variable (arrays.md)
+                        w = w.reshape(1, 1)
+                    if w.shape == (0, 0):  # numpy's float64 of no variable (arrays.md)
+                        w = w.astype(g.dtype)
+                    assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
+                    np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+    for n in (1, 2, 6):
+        x, y = arr((n,), dt, 22), arr((n,), dt, 23)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = m.covs_1d(x, y)
+            want = (np.cov(x), np.cov(x, y), np.corrcoef(x), np.corrcoef(x, y),
+                    np.cov(x, bias=True) + 1)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == w.dtype and np.shape(g) == w.shape, (g, w)
+            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+
+
+def test_cov_of_other_lengths_is_numpys_error(m):
+    x, y = np.ones((2, 3)), np.ones((2, 4))
+    with pytest.raises(ValueError) as want:
+        np.cov(x, y)
+    with pytest.raises(ValueError) as got:
+        m.covs(x, y, 1)
+    assert str(want.value) in str(got.value)
+
+
+def test_indices(m):
+    for shape in ((2, 3, 4), (0, 2, 1), (1, 1, 1)):
+        a = np.zeros(shape)
+        for n in (0, 1, 4):
+            want = (np.indices((n, 3)), np.indices(a.shape), np.indices((n,)),
+                    np.indices(a[::2].shape) * 2)
+            for g, w in zip(m.indices(a, n), want):
+                same(g, w)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        np.indices((-1, 3))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        m.indices(a, -1)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int8, np.uint16, np.bool_])
+def test_sort(m, dt):
+    rng = np.random.default_rng(24)
+    for shape in ((0,), (1,), (2,), (7,), (64,), (3, 5), (4, 0), (2, 3, 9)):
+        a = arr(shape, dt, 25)
+        if dt in (np.float64, np.float32) and a.size > 2:
+            a.flat[rng.integers(0, a.size, 2)] = np.nan  # numpy sorts NaN last
+            a.flat[0] = -np.inf
+        for g, w in zip(m.sorts(a), (np.sort(a), np.sort(a, axis=None), np.sort(a[::-1], axis=0),
+                                     np.sort(a * 2, kind='stable'))):
+            same(g, w)
+    # many equal keys and a long run: every heap path
+    a = rng.integers(0, 3, 1000).astype(dt)
+    for g, w in zip(m.sorts(a), (np.sort(a), np.sort(a, axis=None), np.sort(a[::-1]),
+                                 np.sort(a * 2))):
+        same(g, w)
+
+
+ARGSORT = """
+import numpy as np
+import asc
+
+@asc.kernel
+def argsorts(a):
+    return (np.argsort(a), np.argsort(a, axis=None), np.argsort(a[::-1], axis=0),
+            np.argsort(a * 2, kind='stable'))
+"""
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.int8, np.bool_])
+def test_argsort_is_numpys_stable_order(dt):
+    mod = asc.compile(ARGSORT)
+    rng = np.random.default_rng(28)
+    for shape in ((0,), (1,), (7,), (300,), (3, 5), (4, 0), (2, 3, 9)):
+        a = arr(shape, dt, 29)
+        if dt == np.float64 and a.size > 2:
+            a.flat[rng.integers(0, a.size, 2)] = np.nan
+        for x in (a, np.round(a / 8).astype(dt)):  # with ties
+            want = (np.argsort(x, kind="stable"), np.argsort(x, axis=None, kind="stable"),
+                    np.argsort(x[::-1], axis=0, kind="stable"),
+                    np.argsort(x * 2, kind="stable"))
+            for g, w in zip(mod.argsorts(x), want):
+                same(g, w.astype(np.int64))
+
+
+MEDIAN = """
+import numpy as np
+import asc
+
+@asc.kernel
+def medians(a):
+    return np.median(a), np.median(a[::-1] * 2), np.median(a) - np.median(a[1:])
+"""
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int16, np.bool_])
+def test_median(dt):
+    mod = asc.compile(MEDIAN)
+    rng = np.random.default_rng(26)
+    for shape in ((1,), (2,), (7,), (10,), (3, 4), (2, 3, 5)):
+        a = arr(shape, dt, 27)
+        for x in (a, np.round(a / 4) if dt != np.bool_ else a):  # ties too
+            x = x.astype(dt)
+            got = mod.medians(x)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = (np.median(x), np.median(x[::-1] * 2), np.median(x) - np.median(x[1:]))
+            for g, w in zip(got, want):
+                assert np.asarray(g).dtype == np.asarray(w).dtype, (g, w)
+                np.testing.assert_array_equal(g, w)
+    a = np.array([1.0, np.nan, 3.0])
+    assert all(np.isnan(g) for g in mod.medians(a)) and np.isnan(np.median(a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isnan(np.median(np.zeros(0)))  # numpy: nan with a warning
+    assert np.isnan(mod.medians(np.zeros(1))[2])
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "b: asc.Tensor[asc.bool_, 1], n: int, x: float")
 
@@ -385,6 +637,35 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.average(a, axis=n)", "np.average's axis must be an integer constant"),
     ("np.average(a, returned=True)", "np.average(..., returned=True) is not supported"),
     ("np.average(x)", "np.average() in kernels takes an array here, not float"),
+    ("np.bincount(v)", "Cannot cast array data from dtype('float64') to dtype('int64') "
+                       "according to the rule 'safe'"),
+    ("np.bincount(a)", "object too deep for desired array"),
+    ("np.bincount(b, a)", "object too deep for desired array"),
+    ("np.bincount(b, minlength=x)", "np.bincount's minlength must be an integer, not float"),
+    ("np.bincount(b, v.astype(np.complex128))", "Cannot cast array data from "
+                                                "dtype('complex128') to dtype('float64')"),
+    ("np.searchsorted(a, v)", "object too deep for desired array"),
+    ("np.searchsorted(v, x, side='middle')", "search side must be 'left' or 'right' (got 'middle')"),
+    ("np.searchsorted(v, x, side=n)", "np.searchsorted's side is 'left' or 'right'"),
+    ("np.searchsorted(v, x, sorter=v)", "sorter=...) is not supported in kernels yet"),
+    ("np.digitize(v, a)", "object too deep for desired array"),
+    ("np.digitize(v.astype(np.complex128), v)", "x may not be complex"),
+    ("np.digitize(v, v, right=n)", "np.digitize's right is True or False"),
+    ("np.cov(a[None])", "m has more than 2 dimensions"),
+    ("np.corrcoef(v, a[None])", "y has more than 2 dimensions"),
+    ("np.cov(a, rowvar=n)", "np.cov's rowvar is True or False in kernels"),
+    ("np.cov(a, ddof=x)", "np.cov's ddof must be an integer, not float"),
+    ("np.cov(a, aweights=v)", "np.cov's aweights is not supported in kernels yet"),
+    ("np.corrcoef(n)", "np.corrcoef() in kernels takes an array here, not int"),
+    ("np.indices(x)", "np.indices's dimensions is a tuple of integers in kernels, not float"),
+    ("np.indices(v)", "np.indices's dimensions is a tuple of integers in kernels"),
+    ("np.indices((2, 3), sparse=True)", "np.indices's sparse is not supported in kernels yet"),
+    ("np.sort(a, axis=2)", "axis 2 is out of bounds for array of dimension 2"),
+    ("np.sort(v.astype(np.complex64))", "np.sort of complex arrays is not supported"),
+    ("np.sort(v, kind=n)", "np.sort's kind is a string written in place"),
+    ("np.argsort(v.astype(np.complex64))", "np.argsort of complex arrays is not supported"),
+    ("np.median(a, axis=0)", "np.median's axis is not supported in kernels yet"),
+    ("np.median(v.astype(np.complex128))", "np.median of complex arrays is not supported"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),
 ])
@@ -408,3 +689,35 @@ def test_array_parameters_are_known_from_these_calls():
     got = mod.k(a, b, c)
     same(got[0], np.hstack((a, b)))
     same(got[1], np.add.outer(b, c))
+
+
+def listed_functions():
+    """The names of docs/arrays.md's row of numpy's functions."""
+    import pathlib
+    import re
+    doc = (pathlib.Path(__file__).parents[2] / "docs" / "arrays.md").read_text()
+    row = re.search(r"^\| `(roll [^`]*)` \| numpy's functions", doc, re.M)
+    assert row is not None
+    return row.group(1).split()
+
+
+@pytest.mark.parametrize("name", listed_functions())
+def test_every_listed_function_is_known(name):
+    """Each function the docs list is one the compiler binds: called with
+    no argument it is an error about its arguments, not an unknown name."""
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            f"def k(a: asc.Tensor[asc.float64, 1]):\n    y = np.{name}()\n")
+    with pytest.raises(asc.CompileError) as ei:
+        asc.compile(text)
+    assert "not supported" not in str(ei.value) and name.split(".")[-1] in str(ei.value)
+
+
+@pytest.mark.parametrize("name", ["histogram", "percentile",
+                                  "meshgrid", "unique"])
+def test_functions_not_yet_are_named_errors(name):
+    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
+            f"def k(a: asc.Tensor[asc.float64, 1]):\n    y = np.{name}(a)\n")
+    with pytest.raises(asc.CompileError) as ei:
+        asc.compile(text)
+    assert f"np.{name} is not supported in kernels yet" in str(ei.value)
+    assert ":6:" in str(ei.value)

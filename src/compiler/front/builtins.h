@@ -62,7 +62,20 @@ typedef enum asc__builtin_kind {
   X(NP_SUBTRACT_OUTER, "subtract.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
   X(NP_MULTIPLY_OUTER, "multiply.outer", 0, ASC_BK_FUNC, 2, 2, "A,B")          \
   X(NP_AVERAGE, "average", 0, ASC_BK_FUNC, 1, 5,                               \
-    "a,axis,weights,returned,keepdims")
+    "a,axis,weights,returned,keepdims")                                        \
+  X(NP_BINCOUNT, "bincount", 0, ASC_BK_FUNC, 1, 3, "x,weights,minlength")      \
+  X(NP_SEARCHSORTED, "searchsorted", 0, ASC_BK_FUNC, 2, 4,                     \
+    "a,v,side,sorter")                                                         \
+  X(NP_DIGITIZE, "digitize", 0, ASC_BK_FUNC, 2, 3, "x,bins,right")             \
+  X(NP_COV, "cov", 0, ASC_BK_FUNC, 1, 8,                                       \
+    "m,y,rowvar,bias,ddof,fweights,aweights,dtype")                            \
+  X(NP_CORRCOEF, "corrcoef", 0, ASC_BK_FUNC, 1, 6,                             \
+    "x,y,rowvar,bias,ddof,dtype")                                              \
+  X(NP_INDICES, "indices", 0, ASC_BK_FUNC, 1, 3, "dimensions,dtype,sparse")    \
+  X(NP_SORT, "sort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")               \
+  X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
+  X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
+    "a,axis,out,overwrite_input,keepdims")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

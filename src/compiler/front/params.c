@@ -147,17 +147,24 @@ static bool mask_syntax(const asc__ast_expr *e, int depth) {
 
 /* An ASC_NUMPY_FUNCS call: its first argument takes an array, or a
  * tuple of them (np.hstack((a, b))), and so do the second of the ufuncs'
- * outer and np.average's weights. */
+ * outer, np.bincount's weights, np.cov's y and np.average's weights;
+ * np.digitize takes a number or an array first and its bins second,
+ * np.indices a shape. */
 static bool numpy_func_array(const usage *u, const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   if (b == NULL || !asc__builtin_is_numpy_func(b->id))
     return false;
   for (int i = 0; i < e->u.call.nrargs && i < 3; i++) {
     const asc__ast_expr *a = e->u.call.rargs[i];
-    bool arr = i == 0 ||
+    bool arr = (i == 0 && b->id != ASC_BI_NP_DIGITIZE &&
+                b->id != ASC_BI_NP_INDICES) ||
                (i == 1 && (b->id == ASC_BI_NP_ADD_OUTER ||
                            b->id == ASC_BI_NP_SUBTRACT_OUTER ||
-                           b->id == ASC_BI_NP_MULTIPLY_OUTER)) ||
+                           b->id == ASC_BI_NP_MULTIPLY_OUTER ||
+                           b->id == ASC_BI_NP_BINCOUNT ||
+                           b->id == ASC_BI_NP_COV ||
+                           b->id == ASC_BI_NP_CORRCOEF ||
+                           b->id == ASC_BI_NP_DIGITIZE)) ||
                (i == 2 && b->id == ASC_BI_NP_AVERAGE);
     if (!arr || a == NULL)
       continue;

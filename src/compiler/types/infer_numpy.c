@@ -361,6 +361,286 @@ static asc__type *average(run *r, asc__ast_expr *e) {
   return new_array_of(r, (ascDataType)p->dtype, t->ndim - 1);
 }
 
+/* ------------------------------------------------------ np.bincount */
+
+/* numpy's TypeError where an array of dtype from cannot be cast safely
+ * to dtype to (numpy's "safe" rule, as bincount casts its arguments). */
+static void unsafe_cast(run *r, asc__loc loc, int from, int to) {
+  report(r, loc, "Cannot cast array data from dtype('%s') to dtype('%s') "
+         "according to the rule 'safe'", py_name(r, scalar(r, from)),
+         py_name(r, scalar(r, to)));
+}
+
+/* A 1-D array argument i, numpy's ValueError for the others. */
+static asc__type *vector_arg(run *r, asc__ast_expr *e, int i) {
+  asc__type *t = array_arg(r, e, i);
+  PROPAGATE(t);
+  if (t->ndim != 1) {
+    report(r, e->u.call.rargs[i]->loc, "%s", t->ndim == 0
+           ? "object of too small depth for desired array"
+           : "object too deep for desired array");
+    return err(r);
+  }
+  return t;
+}
+
+/* np.bincount(x, weights=None, minlength=0): x 1-D of integers or
+ * bools (numpy casts it to intp, refusing floats), the counts int64,
+ * the sums of weights float64 (weights cast to float64, refusing
+ * complex ones). */
+static asc__type *bincount(run *r, asc__ast_expr *e) {
+  asc__type *t = vector_arg(r, e, 0), *w;
+  PROPAGATE(t);
+  if (!asc__dtype_is_int(t->dtype) && t->dtype != ascBool) {
+    unsafe_cast(r, e->u.call.rargs[0]->loc, t->dtype, ascInt64);
+    return err(r);
+  }
+  if (given(e, 2) && !int_value(r, e, e->u.call.rargs[2], "minlength"))
+    return err(r);
+  if (!given(e, 1))
+    return new_array_of(r, ascInt64, 1);
+  w = vector_arg(r, e, 1);
+  PROPAGATE(w);
+  if (asc__dtype_is_complex(w->dtype)) {
+    unsafe_cast(r, e->u.call.rargs[1]->loc, w->dtype, ascFloat64);
+    return err(r);
+  }
+  return new_array_of(r, ascFloat64, 1);
+}
+
+/* ------------------------------------- np.searchsorted, np.digitize */
+
+/* The values searched for, argument i: an array (the result an int64
+ * array of its shape) or a number (an int64). */
+static asc__type *search_values(run *r, asc__ast_expr *e, int i,
+                                asc__type **res) {
+  asc__ast_expr *a = e->u.call.rargs[i];
+  asc__type *t = asc__infer_expr(r, a);
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind == ASC_TY_TENSOR) {
+    *res = new_array_of(r, ascInt64, t->ndim);
+    return t;
+  }
+  if (t->kind != ASC_TY_SCALAR) {
+    report(r, a->loc, "%s() in kernels takes an array or a number here, "
+           "not %s", np_name(r, e), py_name(r, t));
+    return err(r);
+  }
+  *res = scalar(r, ascInt64);
+  return t;
+}
+
+/* np.searchsorted(a, v, side='left', sorter=None): a 1-D, side a string
+ * constant, no sorter yet. */
+static asc__type *searchsorted(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = vector_arg(r, e, 0), *v, *res = NULL;
+  PROPAGATE(t);
+  v = search_values(r, e, 1, &res);
+  PROPAGATE(v);
+  if (given(e, 2)) {
+    if (a[2]->kind != ASC_EXPR_STR) {
+      report(r, a[2]->loc, "np.searchsorted's side is 'left' or 'right' "
+             "written in place in kernels");
+      return err(r);
+    }
+    if (strcmp(a[2]->u.str.s, "left") != 0 &&
+        strcmp(a[2]->u.str.s, "right") != 0) {
+      report(r, a[2]->loc, "search side must be 'left' or 'right' (got "
+             "'%s')", a[2]->u.str.s);
+      return err(r);
+    }
+  }
+  if (given(e, 3)) {
+    report(r, a[3]->loc, "np.searchsorted(..., sorter=...) is not "
+           "supported in kernels yet (index with the sorted order first: "
+           "np.searchsorted(a[sorter], v))");
+    return err(r);
+  }
+  return res;
+}
+
+/* np.digitize(x, bins, right=False): bins 1-D, x not complex (numpy's
+ * TypeError), right True or False. */
+static asc__type *digitize(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *x, *b, *res = NULL;
+  x = search_values(r, e, 0, &res);
+  PROPAGATE(x);
+  if (asc__dtype_is_complex(x->dtype)) {
+    report(r, a[0]->loc, "x may not be complex");
+    return err(r);
+  }
+  b = vector_arg(r, e, 1);
+  PROPAGATE(b);
+  if (given(e, 2) && a[2]->kind != ASC_EXPR_BOOL) {
+    report(r, a[2]->loc, "np.digitize's right is True or False in kernels");
+    return err(r);
+  }
+  return res;
+}
+
+/* ------------------------------------------------ np.cov, np.corrcoef */
+
+/* np.cov(m, y=None, rowvar=True, bias=False, ddof=None) and
+ * np.corrcoef(x, y=None, rowvar=True): m and y of one or two axes,
+ * rowvar and bias True or False, ddof an integer; float64, complex128
+ * for complex arrays (numpy's result_type with float64).  A 1-D m
+ * without y gives a 0-d array, others 2-D (numpy's squeeze, which a
+ * 2-D m of one row cannot have here: docs/arrays.md). */
+static asc__type *cov(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  bool corr = e->u.call.builtin->id == ASC_BI_NP_CORRCOEF;
+  asc__type *t = array_arg(r, e, 0), *u = NULL;
+  int nparams = corr ? 6 : 8;
+  PROPAGATE(t);
+  if (t->ndim > 2) {
+    report(r, a[0]->loc, "m has more than 2 dimensions");
+    return err(r);
+  }
+  if (given(e, 1)) {
+    u = array_arg(r, e, 1);
+    PROPAGATE(u);
+    if (u->ndim > 2) {
+      report(r, a[1]->loc, "y has more than 2 dimensions");
+      return err(r);
+    }
+  }
+  for (int i = 2; i < 4; i++)
+    if (given(e, i) && a[i]->kind != ASC_EXPR_BOOL) {
+      report(r, a[i]->loc, "%s's %s is True or False in kernels",
+             np_name(r, e), i == 2 ? "rowvar" : "bias");
+      return err(r);
+    }
+  if (given(e, 4) && !int_value(r, e, a[4], "ddof"))
+    return err(r);
+  for (int i = corr ? 3 : 5; i < nparams; i++)
+    if (given(e, i)) {
+      report(r, a[i]->loc, "%s's %s is not supported in kernels yet",
+             np_name(r, e), i == nparams - 1 ? "dtype"
+                            : corr ? (i == 3 ? "bias" : "ddof")
+                            : i == 5 ? "fweights" : "aweights");
+      return err(r);
+    }
+  return new_array_of(r,
+                      asc__dtype_is_complex(t->dtype) ||
+                              (u != NULL && asc__dtype_is_complex(u->dtype))
+                          ? ascComplex128
+                          : ascFloat64,
+                      t->ndim < 2 && u == NULL ? 0 : 2);
+}
+
+/* ---------------------------------------------------------- np.indices */
+
+/* np.indices(dimensions): dimensions integers in a tuple written in
+ * place or a tuple value (a.shape); the int64 array of shape
+ * (len(dimensions),) + dimensions. */
+static asc__type *indices(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t;
+  int n;
+  for (int i = 1; i < 3; i++)
+    if (given(e, i)) {
+      report(r, a[i]->loc, "np.indices's %s is not supported in kernels "
+             "yet", i == 1 ? "dtype" : "sparse");
+      return err(r);
+    }
+  if (a[0]->kind == ASC_EXPR_TUPLE) {
+    if (!ints_value(r, e, a[0], "dimensions", &n))
+      return err(r);
+  } else {
+    t = asc__infer_expr(r, a[0]);
+    PROPAGATE(t);
+    t = asc__ty_find(t);
+    if (t->kind != ASC_TY_TUPLE) {
+      report(r, a[0]->loc, "np.indices's dimensions is a tuple of integers "
+             "in kernels, not %s", py_name(r, t));
+      return err(r);
+    }
+    n = t->n;
+    for (int k = 0; k < n; k++)
+      if (!asc__ty_is_intlike(asc__ty_find(t->elems[k]))) {
+        report(r, a[0]->loc, "np.indices's dimensions is a tuple of "
+               "integers in kernels, not %s", py_name(r, t));
+        return err(r);
+      }
+  }
+  if (n + 1 > ASC_MAX_DIMS) {
+    report(r, e->loc, "np.indices() would make an array of %d axes (kernels "
+           "take at most %d)", n + 1, ASC_MAX_DIMS);
+    return err(r);
+  }
+  return new_array_of(r, ascInt64, n + 1);
+}
+
+/* ------------------------------------------------------------- np.sort */
+
+/* np.sort(a, axis=-1, kind=None) and np.argsort (int64 indices): axis
+ * an integer constant or None (every element, 1-D); kind any of
+ * numpy's names (the same values, equal ones in stable order); no order
+ * (fields).  Complex arrays are not sorted yet (numpy's order of them is
+ * by real, then imaginary part). */
+static asc__type *sort(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = array_arg(r, e, 0);
+  ascDataType rdt;
+  int axis;
+  PROPAGATE(t);
+  rdt = e->u.call.builtin->id == ASC_BI_NP_ARGSORT ? ascInt64
+                                                   : (ascDataType)t->dtype;
+  if (asc__dtype_is_complex(t->dtype)) {
+    report(r, a[0]->loc, "%s of complex arrays is not supported in "
+           "kernels yet", np_name(r, e));
+    return err(r);
+  }
+  if (given(e, 3)) {
+    report(r, a[3]->loc, "%s's order is for structured arrays, which "
+           "kernels do not have", np_name(r, e));
+    return err(r);
+  }
+  if (given(e, 2) && a[2]->kind != ASC_EXPR_STR) {
+    report(r, a[2]->loc, "%s's kind is a string written in place in "
+           "kernels", np_name(r, e));
+    return err(r);
+  }
+  if (given(e, 1)) {
+    if (!const_axis(r, e, a[1], t->ndim, &axis))
+      return err(r);
+  } else if (e->u.call.nrargs > 1 && a[1] != NULL) {
+    return new_array_of(r, rdt, 1); /* axis=None */
+  } else if (t->ndim == 0) {
+    report(r, a[0]->loc, "axis -1 is out of bounds for array of dimension 0");
+    return err(r);
+  }
+  return new_array_of(r, rdt, t->ndim);
+}
+
+/* ----------------------------------------------------------- np.median */
+
+/* np.median(a): of every element (axis None), a number of a's float
+ * dtype (float64 for integers and bools); complex arrays, axis, out,
+ * overwrite_input and keepdims not yet. */
+static asc__type *median(run *r, asc__ast_expr *e) {
+  static const char *const params[] = {"a", "axis", "out", "overwrite_input",
+                                       "keepdims"};
+  asc__type *t = array_arg(r, e, 0);
+  PROPAGATE(t);
+  for (int i = 1; i < 5; i++)
+    if (given(e, i)) {
+      report(r, e->u.call.rargs[i]->loc, "np.median's %s is not supported "
+             "in kernels yet (the median of every element is)", params[i]);
+      return err(r);
+    }
+  if (asc__dtype_is_complex(t->dtype)) {
+    report(r, e->u.call.rargs[0]->loc, "np.median of complex arrays is not "
+           "supported in kernels yet");
+    return err(r);
+  }
+  return scalar(r, asc__dtype_is_float(t->dtype) ? (ascDataType)t->dtype
+                                                 : ascFloat64);
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -386,6 +666,22 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return ufunc_outer(r, e);
   case ASC_BI_NP_AVERAGE:
     return average(r, e);
+  case ASC_BI_NP_BINCOUNT:
+    return bincount(r, e);
+  case ASC_BI_NP_SEARCHSORTED:
+    return searchsorted(r, e);
+  case ASC_BI_NP_DIGITIZE:
+    return digitize(r, e);
+  case ASC_BI_NP_COV:
+  case ASC_BI_NP_CORRCOEF:
+    return cov(r, e);
+  case ASC_BI_NP_INDICES:
+    return indices(r, e);
+  case ASC_BI_NP_SORT:
+  case ASC_BI_NP_ARGSORT:
+    return sort(r, e);
+  case ASC_BI_NP_MEDIAN:
+    return median(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
