@@ -54,6 +54,7 @@ EXPECTED_TO_RUN = {
     "npb_compute",
     "npb_correlation",
     "npb_covariance",
+    "npb_covariance2",
     "npb_crc16",
     "npb_deriche",
     "npb_doitgen",
