@@ -795,7 +795,8 @@ static asc__irval corr_of(lstate *ls, int dt, asc__irval c, asc__irval di,
 /* The rows of m (and y) less their means, in a new (nv, nobs) array
  * D, then c[i, j] = sum_k D[i, k] conj(D[j, k]) * (1 / (nobs - ddof))
  * as numpy's dot(X, X.T.conj()) * true_divide(1, fact), a fact <= 0
- * being 0 (numpy warns).  np.corrcoef then divides by the square roots
+ * being 0 (numpy warns); for float32 and float64 the product is a BLAS
+ * gemm, summed in its order, as numpy's dot.  np.corrcoef then divides by the square roots
  * of the diagonal, or for one 1-D x gives c / c. */
 static int32_t cov(lstate *ls, const asc__ast_expr *e) {
   asc__ast_expr *const *a = e->u.call.rargs;
@@ -806,8 +807,9 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
   asc__lview X, Y, D, C;
   asc__irval ny = i64(0), nobs, shape[2], cs[2], idx[2], k[1], fact, rf;
   asc__irval zero = zero_of(ls, dt), x, ddof;
-  asc__irblock *save, *body;
+  asc__irblock *save, *body, *outer = NULL;
   int32_t d, r, acc, sd = -1;
+  bool gemm;
   cov_rows(ls, a[0], rowvar, false, &X);
   nobs = X.shape[1];
   if (given(e, 1)) {
@@ -868,6 +870,26 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
   r = asc__lower_alloc_array(ls, dt, nd, shape);
   asc__lower_c_strides(ls, shape, 2, cs);
   asc__lower_whole_tensor(ls, r, &C);
+  gemm = nd == 2 && (dt == ascFloat32 || dt == ascFloat64);
+  if (gemm) {
+    /* D @ D.T on the BLAS, as numpy's dot (transposed: a flag), then
+     * each element times 1 / fact; the loops below only when the call
+     * did nothing (no BLAS), and they leave the scaling to that pass */
+    asc__lview Dt = D;
+    asc__irins *g, *ifi;
+    Dt.shape[0] = D.shape[1], Dt.shape[1] = D.shape[0];
+    Dt.stride[0] = D.stride[1], Dt.stride[1] = D.stride[0];
+    Dt.src[0] = Dt.src[1] = -1;
+    g = asc__lower_gemm(ls, r, i64(0), shape[1], i64(1), &D, &Dt,
+                        asc__irv_float(ascFloat64, 1.0),
+                        asc__irv_float(ascFloat64, 0.0),
+                        asc__irv_int(ascBool, 1));
+    ifi = emit(ls, ASC_IR_IF, -1, 1);
+    ifi->args[0] = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
+                       asc__irv_int(ascInt32, 0));
+    outer = ls->cur;
+    ls->cur = &ifi->body[0];
+  }
   save = asc__lower_open_nest(ls, shape, 2, idx);
   body = ls->cur;
   acc = newreg(ls, dt, "cov_dot");
@@ -883,12 +905,22 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
                          asc__lower_load_at(ls, &D, ik, 2), y)));
   }
   ls->cur = body;
-  x = op2(ls, ASC_IR_MUL, dt, asc__irv_reg(acc), rf);
+  x = asc__irv_reg(acc);
+  if (!gemm)
+    x = op2(ls, ASC_IR_MUL, dt, x, rf);
   if (corr && nd == 0)
     x = asc__lower_div(ls, dt, x, x, true);
   asc__lower_store_at(
       ls, r, nd == 0 ? i64(0) : asc__lower_dot_idx(ls, idx, cs, 2), x);
   ls->cur = save;
+  if (gemm) {
+    ls->cur = outer;
+    save = asc__lower_open_nest(ls, shape, 2, idx);
+    asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, 2),
+                        op2(ls, ASC_IR_MUL, dt,
+                            asc__lower_load_at(ls, &C, idx, 2), rf));
+    ls->cur = save;
+  }
   free_array(ls, d);
   if (!corr || nd == 0)
     return r;

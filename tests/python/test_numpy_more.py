@@ -721,3 +721,20 @@ def test_functions_not_yet_are_named_errors(name):
         asc.compile(text)
     assert f"np.{name} is not supported in kernels yet" in str(ei.value)
     assert ":6:" in str(ei.value)
+
+
+def test_cov_product_is_one_gemm(tmp_path):
+    """np.cov and np.corrcoef of float32/float64 rows multiply on the BLAS
+    (one gemm, D @ D.T with the transpose a flag), as numpy's dot does;
+    the loops stay behind the call's status for a machine without one.
+    Complex and integer inputs keep the loops (values: test_cov_corrcoef)."""
+    from envvars import ascc_ir
+    f = tmp_path / "covk.py"
+    f.write_text("import numpy as np\nimport asc\n\n@asc.kernel\n"
+                 "def k(a):\n    return np.cov(a)\n\n@asc.kernel\n"
+                 "def c(a):\n    return np.corrcoef(a, rowvar=False)\n")
+    for sig in ("k(f64[:, :])", "k(f32[:, :])", "c(f64[:, :])"):
+        ir = ascc_ir(f, sig)
+        assert ir.count("= gemm ") == 1, (sig, ir)
+    assert "= gemm " not in ascc_ir(f, "k(c128[:, :])")
+    assert "= gemm " not in ascc_ir(f, "k(f64[:])")  # a 0-d result
