@@ -13,6 +13,7 @@ import pytest
 
 import asc
 from envvars import ascc_ir
+from test_matmul_blas import mode  # noqa: F401 (the fixture: on the BLAS, ASC_BLAS=0)
 
 TEXT = """
 import numpy as np
@@ -62,15 +63,6 @@ DTYPES = [np.float32, np.float64]
 def tol(dt, k):
     return dict(rtol=5e-5 if dt == np.float32 else 1e-12,
                 atol=(1e-5 if dt == np.float32 else 1e-12) * (k + 1))
-
-
-@pytest.fixture(params=["blas", "loops"])
-def mode(request, monkeypatch):
-    if request.param == "loops":
-        monkeypatch.setenv("ASC_BLAS", "0")    # read at each product
-    else:
-        monkeypatch.delenv("ASC_BLAS", raising=False)
-    return request.param
 
 
 @pytest.fixture(scope="module")
