@@ -219,9 +219,10 @@ static int load_topology_with_plugins(hwloc_topology_t *out) {
  * 3 to 60 ms of a process's first call on the 2-core development VM
  * (the whole load is under 1 ms without), and libasc uses none of them:
  * I/O objects are not discovered, and hwloc reads an XML topology
- * (HWLOC_XMLFILE) with its own parser when libxml2's is not loaded.  An empty plugin path is set
- * for the load only, so the process's environment is left as it was
- * (as src/jit/blas.c does for OpenBLAS); runs under runtime_init's once. */
+ * (HWLOC_XMLFILE) with its own parser when libxml2's is not loaded.  An
+ * empty plugin path is set for the load only, so the process's
+ * environment is left as it was (as src/jit/blas.c does for OpenBLAS);
+ * runs under runtime_init's once. */
 static int load_topology(hwloc_topology_t *out) {
   bool quiet = getenv("HWLOC_PLUGINS_PATH") == NULL &&
                getenv("HWLOC_PLUGINS_BLACKLIST") == NULL &&
