@@ -96,6 +96,40 @@ def test_a_bare_tensor_annotation_is_any_array():
     np.testing.assert_array_equal(m.k(ai, 1), ai * 2 + 1)
 
 
+def test_compiled_text_is_typed_by_what_is_passed(tmp_path):
+    """asc.compile text (and a kernel file) get the decorated kernels'
+    rule: an array for a parameter the text reads as a number runs a
+    variant compiled from the text with it taken as an array (it was the
+    TypeError 'expected a scalar, got a 1-dimensional numpy.ndarray')."""
+    src = ("import asc\n"
+           "@asc.kernel\n"
+           "def k(x, idx, w):\n"
+           "    return x[idx] * w\n"
+           "@asc.kernel\n"
+           "def store(out, s):\n"
+           "    for i in range(out.shape[0]):\n"
+           "        out[i] = s + 1.0\n")
+    x, w = rnd(30), rnd(8, seed=1)
+    idx = np.random.default_rng(2).integers(0, 30, 8)
+    f = tmp_path / "kern.py"
+    f.write_text(src)
+    for m in (asc.compile(src), asc.compile(str(f))):
+        assert m.k(x, 3, 2.0) == x[3] * 2.0
+        np.testing.assert_array_equal(m.k(x, idx, w), x[idx] * w)
+        np.testing.assert_array_equal(m.k(x, idx, 2.0), x[idx] * 2.0)
+        assert m.k(x, 4, 0.5) == x[4] * 0.5     # the base is untouched
+        # an operation the array does not allow: its line, in the text
+        out = np.zeros(3)
+        with pytest.raises(asc.CompileError) as ei:
+            m.store(out, np.ones(3))
+        assert ":8:" in str(ei.value) and "Tensor[float64, 1]" in str(ei.value)
+        m.store(out, 1.0)
+        assert list(out) == [2.0, 2.0, 2.0]
+    # the variant outlives the module object that made it
+    k = asc.compile(src).k
+    np.testing.assert_array_equal(k(x, idx, w), x[idx] * w)
+
+
 # ------------------------------------------- locals of another layout
 
 @asc.kernel

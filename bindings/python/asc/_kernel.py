@@ -171,21 +171,31 @@ def _text_defaults(text, name):
     return {}
 
 
-def _annotate_arrays(piece, names):
-    """piece with each unannotated parameter in names annotated
-    `asc.Tensor` (an array of the dtype and rank passed).  Only the def
-    line changes, so every other line keeps its place in messages."""
-    tree = ast.parse("\n".join(piece.lines))
-    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+def _annotate_lines(lines, names, fname=None):
+    """lines (a function's or a module's text) with each unannotated
+    parameter in names of function fname (the first function when None)
+    annotated `asc.Tensor` (an array of the dtype and rank passed).  Only
+    the def line changes, so every other line keeps its place in
+    messages."""
+    tree = ast.parse("\n".join(lines))
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef)
+                and (fname is None or n.name == fname))
     a = node.args
-    lines = list(piece.lines)
+    lines = list(lines)
     edits = [(p.lineno - 1, p.end_col_offset)
              for p in a.posonlyargs + a.args + a.kwonlyargs
              if p.arg in names and p.annotation is None]
     for row, col in sorted(edits, reverse=True):
         b = lines[row].encode()         # ast columns count UTF-8 bytes
         lines[row] = (b[:col] + b": asc.Tensor" + b[col:]).decode()
-    return Piece(piece.name, piece.filename, piece.first, lines,
+    return lines
+
+
+def _annotate_arrays(piece, names):
+    """piece with each unannotated parameter in names annotated
+    `asc.Tensor` (_annotate_lines)."""
+    return Piece(piece.name, piece.filename, piece.first,
+                 _annotate_lines(piece.lines, names),
                  piece.indent, piece.code)
 
 
@@ -289,16 +299,58 @@ _KERNEL_DEF = re.compile(
     r"(?:[ \t]*@[^\n]*\n|[ \t]*\n)*[ \t]*def[ \t]+([A-Za-z_]\w*)", re.M)
 
 
+class _TextVariants:
+    """The variants of the kernels of asc.compile text: a call that passes
+    an array for a parameter the text reads as a number runs the kernel
+    recompiled from the text with that parameter annotated `asc.Tensor`,
+    as decorated kernels do (_Variants; docs/arrays.md, "Parameters typed
+    by what is passed").  One per (kernel, set of such parameters),
+    compiled on first use."""
+
+    def __init__(self, text, filename, options):
+        self.text = text
+        self.filename = filename
+        self.options = options
+        self.lock = threading.Lock()
+        self.made = {}      # (name, frozenset of names) -> Kernel
+
+    def attach(self, k, name, arrays):
+        # weak: the base kernel holds this object, which holds the variants
+        vref = weakref.ref(self)
+        kref = weakref.ref(k)
+
+        def variant(i):
+            return vref().get(name, arrays | {kref().params[i]["name"]})
+
+        k._variant = variant
+
+    def get(self, name, arrays):
+        with self.lock:
+            k = self.made.get((name, arrays))
+            if k is None:
+                lines = _annotate_lines(self.text.split("\n"), arrays, name)
+                module = _asc.Module("\n".join(lines), filename=self.filename,
+                                     **self.options)
+                k = module.get_kernel(name)
+                k.__name__ = k.__qualname__ = name
+                k._defaults = _text_defaults(self.text, name)
+                self.attach(k, name, arrays)
+                self.made[(name, arrays)] = k
+            return k
+
+
 class CompiledModule:
     """Kernels compiled from text or a file by asc.compile(); each kernel is
     an attribute."""
 
-    def __init__(self, module, text, filename):
+    def __init__(self, module, text, filename, options=None):
         self._module = module
         self._names = tuple(dict.fromkeys(_KERNEL_DEF.findall(text)))
         self._text = text
         self.filename = filename
         self._kernels = {}
+        self._variants = (_TextVariants(text, filename, options)
+                          if options is not None else None)
 
     def __getitem__(self, name):
         """The kernel `name` (any name, including ones starting with _)."""
@@ -311,6 +363,9 @@ class CompiledModule:
             k.__name__ = k.__qualname__ = name
             k._defaults = _text_defaults(self._text, name)
             self._kernels[name] = k
+            if self._variants is not None:
+                k._text_variants = self._variants   # kept while k lives
+                self._variants.attach(k, name, frozenset())
         return k
 
     def __getattr__(self, name):
@@ -389,9 +444,9 @@ def compile(source, *, filename=None, globals=None, debug=False,
         path = os.fspath(source)
         text = _read_kernel_file(path)
         module = _asc.Module(path, filename=filename, is_path=True, **options)
-        return CompiledModule(module, text, filename or path)
+        return CompiledModule(module, text, filename or path, options)
     if not isinstance(source, str):
         raise TypeError(f"asc.compile() takes kernel text or a path, got {type(source).__name__}")
     name = filename or "<string>"
     module = _asc.Module(source, filename=name, **options)
-    return CompiledModule(module, source, name)
+    return CompiledModule(module, source, name, options)
