@@ -167,7 +167,9 @@ def module_imports(filename):
                          if a.name in ("asc", "math") and a.asname in (None, a.name)}
                 add(node.lineno, ast.unparse(ast.Import(names=names)), bound)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 \
-                and node.module in _KERNEL_MODULES:
+                and (node.module in _KERNEL_MODULES or node.module == "numpy") \
+                and all(a.name != "*" for a in node.names):
+            # `from numpy import sqrt`: numpy's sqrt (docs/arrays.md)
             add(node.lineno, ast.unparse(node), set())
     return out
 

@@ -279,6 +279,37 @@ static void numpy_error(resolver *r, asc__loc loc, const char *written,
                     "asc has no '%s' (%s)", fn, written);
 }
 
+/* `from numpy import sqrt [as s]`: the name is numpy's sqrt, as np.sqrt
+ * is (numpy's semantics, not math's): e becomes the attribute `sqrt` of
+ * numpy, so every later step sees np.sqrt.  Names kernels do not accept
+ * are left to numpy_error. */
+bool asc__resolve_numpy_name(resolver *r, asc__ast_expr *e) {
+  asc__sym *s = lookup(r, e->u.name.id);
+  asc__ast_expr *m;
+  const char *name;
+  if (!is_numpy(s) || s->u.import->name == NULL ||
+      strcmp(s->u.import->module, "numpy") != 0)
+    return false;
+  name = s->u.import->name;
+  if (asc__builtin_lookup(ASC_NS_NP, name) == NULL &&
+      !asc__is_op_ufunc(name) && strcmp(name, "newaxis") != 0)
+    return false;
+  if (r->np_module == NULL) {
+    r->np_module = new_sym(r, ASC_SYM_MODULE, "numpy", s->loc);
+    r->np_module->u.module = ASC_NS_NP;
+  }
+  m = asc__arena_alloc(r->c, sizeof *m);
+  *m = *e;
+  m->u.name.id = "numpy";
+  m->u.name.sym = r->np_module;
+  e->kind = ASC_EXPR_ATTR;
+  memset(&e->u, 0, sizeof e->u);
+  e->u.attr.value = m;
+  e->u.attr.attr = name;
+  e->u.attr.attr_loc = e->loc;
+  return true;
+}
+
 static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
   asc__sym *s = lookup(r, e->u.name.id);
   e->u.name.sym = s;
@@ -296,7 +327,14 @@ static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
     /* np.sqrt: reported with its attribute (expr, ASC_EXPR_ATTR) */
     if (as_attr_base)
       return;
-    if (s->u.import->name != NULL)
+    if (s->u.import->name != NULL &&
+        strcmp(s->u.import->module, "numpy") == 0)
+      /* asc__resolve_numpy_name took the names kernels accept */
+      asc__diag_error(r->c, e->loc, "numpy's %s ('%s', imported from "
+                      "numpy) is not supported in kernels yet (numpy names "
+                      "kernels accept: %s)", s->u.import->name,
+                      e->u.name.id, asc__numpy_names);
+    else if (s->u.import->name != NULL)
       numpy_error(r, e->loc, e->u.name.id, s->u.import->name);
     else
       asc__diag_error(r->c, e->loc, "numpy ('%s') is not supported in "
@@ -415,6 +453,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   const asc__builtin *b;
   const char *what;
 
+  if (f->kind == ASC_EXPR_NAME && asc__resolve_numpy_name(r, f))
+    f = e->u.call.func; /* now np.NAME */
   if (asc__rewrite_op_ufunc(r, e))
     return;
   if (f->kind == ASC_EXPR_NAME)
@@ -605,6 +645,10 @@ static void expr(resolver *r, asc__ast_expr *e) {
     return;
   switch (e->kind) {
   case ASC_EXPR_NAME:
+    if (asc__resolve_numpy_name(r, e)) {
+      expr(r, e);
+      return;
+    }
     name_use(r, e, false);
     return;
   case ASC_EXPR_INT:
@@ -620,7 +664,8 @@ static void expr(resolver *r, asc__ast_expr *e) {
   case ASC_EXPR_ATTR: {
     asc__ast_expr *v = e->u.attr.value;
     if (v->kind == ASC_EXPR_NAME) {
-      name_use(r, v, true);
+      if (v->u.name.sym == NULL || v->u.name.sym != r->np_module)
+        name_use(r, v, true);
       if (is_numpy(v->u.name.sym)) {
         numpy_error(r, e->loc,
                     asc__arena_printf(r->c, "%s.%s", v->u.name.id,

@@ -34,6 +34,7 @@ typedef struct resolver {
   int array_loops;        /* `for x in a` loops rewritten so far */
   const asc__ast_stmt *top; /* the statement of fn's own body being
                              * resolved (not one nested in it) */
+  asc__sym *np_module;    /* numpy, for names `from numpy import`ed */
 } resolver;
 
 static inline void vpush(resolver *r, vec *v, void *x) {
@@ -110,6 +111,8 @@ static inline bool is_num(const ascScalar *s) {
 /* The symbol name denotes where r stands: locals, enclosing functions,
  * module, then Python's builtins; NULL when none. */
 asc__sym *asc__resolve_lookup(resolver *r, const char *name);
+bool asc__resolve_numpy_name(resolver *r, asc__ast_expr *e);
+bool asc__is_op_ufunc(const char *name);
 /* Resolves expression e and everything under it. */
 void asc__resolve_expr(resolver *r, asc__ast_expr *e);
 

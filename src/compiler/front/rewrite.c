@@ -491,17 +491,31 @@ static asc__ast_expr *nonzero(resolver *r, asc__ast_expr *x) {
   return c;
 }
 
+static int op_ufunc_index(const char *name) {
+  int n = (int)(sizeof op_ufuncs / sizeof op_ufuncs[0]);
+  for (int i = 0; i < n; i++)
+    if (strcmp(op_ufuncs[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+bool asc__is_op_ufunc(const char *name) {
+  return op_ufunc_index(name) >= 0;
+}
+
 /* The entry of op_ufuncs call e names (np.add, ...), or -1. */
-static int op_ufunc_of(resolver *r, const asc__ast_expr *e) {
-  const asc__ast_expr *f = e->u.call.func;
+static int op_ufunc_of(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr *f = e->u.call.func;
   const asc__sym *s;
-  int i, n = (int)(sizeof op_ufuncs / sizeof op_ufuncs[0]);
+  int i;
+  if (f->kind == ASC_EXPR_NAME && asc__resolve_numpy_name(r, f))
+    f = e->u.call.func;         /* `from numpy import add`: now np.add */
   if (f->kind != ASC_EXPR_ATTR || f->u.attr.value->kind != ASC_EXPR_NAME)
     return -1;
-  for (i = 0; i < n; i++)
-    if (strcmp(op_ufuncs[i].name, f->u.attr.attr) == 0)
-      break;
-  s = i < n ? asc__resolve_lookup(r, f->u.attr.value->u.name.id) : NULL;
+  i = op_ufunc_index(f->u.attr.attr);
+  s = i < 0 ? NULL
+      : f->u.attr.value->u.name.sym != NULL ? f->u.attr.value->u.name.sym
+      : asc__resolve_lookup(r, f->u.attr.value->u.name.id);
   if (s == NULL || s->kind != ASC_SYM_MODULE || s->u.module != ASC_NS_NP)
     return -1;
   return i;
