@@ -21,9 +21,8 @@ def diffuse(T0, a, steps):
 
 
 def args():
-    T0 = np.zeros(30)
-    T0[10:16] = 1.0
-    return T0, 0.2, 25
+    x = np.linspace(0.0, 1.0, 41)
+    return np.where(np.abs(x - 0.4) < 0.1, 1.0, 0.0), 0.25, 30
 
 
 KERNEL = diffuse
