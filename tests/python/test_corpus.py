@@ -100,7 +100,9 @@ KNOWN_BUGS = {
     "nex_julia": (h.LAUNCH, "a complex scalar is passed as a 0-d array"),
 }
 
-NAMES = h.names()
+# the qa_* kernels (written for this project from public task descriptions,
+# not ported) have their own lists in test_corpus_qa.py
+NAMES = [n for n in h.names() if not n.startswith("qa_")]
 
 
 def test_corpus_size_and_lists():

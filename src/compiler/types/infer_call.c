@@ -484,6 +484,13 @@ static int reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
     report(r, a->loc, "a tuple of axes is supported for sum, prod, mean, "
            "min, max, any and all; reduce along one axis at a time here");
     return -2;
+  } else if (a->kind == ASC_EXPR_NAME) {
+    /* the axis decides the result's shape when the kernel is compiled;
+     * a name's value is known only when it runs */
+    report(r, a->loc, "axis must be an integer constant (or None) written "
+           "in the call; '%s' is a variable (a helper's parameter is one "
+           "too, whatever its default or argument)", a->u.name.id);
+    return -2;
   } else {
     report(r, a->loc, "axis must be an integer constant (or None)");
     return -2;

@@ -479,6 +479,14 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
              "compiled", tn(r, vt));
       return err(r);
     }
+    if (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0) {
+      /* numpy's a.real is a view (writable for complex a); kernels have
+       * the function form, a new array, for reading */
+      report(r, e->u.attr.attr_loc, "'.%s' of an array (%s) is not "
+             "supported in kernels yet; np.%s(a) gives it as a new array",
+             a, tn(r, vt), a);
+      return err(r);
+    }
   } else if (vt->kind == ASC_TY_STRUCT) {
     for (int32_t i = 0; i < vt->n; i++)
       if (strcmp(vt->fields[i].name, a) == 0)

@@ -196,10 +196,16 @@ DIAG_CONSTRUCTS = [
 
 
 def diag_construct(message):
+    # the list of names the compiler accepts (it names complex64 ...) is
+    # not what blocks the kernel
+    message = message.split(" (numpy names kernels accept")[0]
+    m = re.search(r"\b(?:np|numpy)((?:\.\w+)+) is not supported in kernels", message)
+    if m:
+        return "np" + m.group(1)
     m = re.search(r"\b\w+\.(\w+) is not supported in kernels yet", message)
     if m:
         return "np." + m.group(1)
-    m = re.search(r"method calls are not supported in kernels \('(\.\w+)\(\)'\)", message)
+    m = re.search(r"method calls are not supported in kernels \('(\.\w+)\(\)'[;)]", message)
     if m:
         return "method " + m.group(1) + "()"
     for construct, rx in DIAG_CONSTRUCTS:

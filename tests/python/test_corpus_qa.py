@@ -1,0 +1,223 @@
+"""The corpus's `qa_*` kernels (tests/python/corpus/qa_*.py): numpy tasks
+described in public Q&A threads, tutorials and blog posts (each file names
+the page), written for this project in plain numpy style, then only
+`import asc` and the decorator added.  Each runs against numpy (its own
+Python function run by CPython on the same input), results and array
+arguments after the call.
+
+Every qa kernel is in exactly one of two states, and this test asserts it:
+* QA_EXPECTED_TO_RUN: compiles, runs and matches numpy;
+* QA_EXPECTED_FAILURES: name -> (status, line, message), the first error it
+  stops at today, exactly.  When that error changes the test fails and
+  shows the new one; when the kernel runs and matches numpy the test fails
+  with "now passes: remove it from the list" (and add it to
+  QA_EXPECTED_TO_RUN).  A status other than a diagnostic at a kernel line
+  is a libasc bug; those are marked "bug" below.
+
+tests/tools/corpus_report.py prints the table with the other kernels.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+from corpus import _harness as h
+
+QA_NAMES = [n for n in h.names() if n.startswith("qa_")]
+
+# compile and match numpy today
+QA_EXPECTED_TO_RUN = {
+    "qa_checkerboard_indices",
+    "qa_digitize_group_means",
+    "qa_gkern_outer",
+    "qa_heat1d_roll_mask",
+    "qa_import_in_body",
+    "qa_inverse_transform_pmf",
+    "qa_moving_sum_cumsum",
+    "qa_mult_table",
+    "qa_one_hot_eye",
+    "qa_pairwise_broadcast",
+    "qa_pairwise_gram",
+    "qa_reject_outliers_median",
+    "qa_rolling_sum_rows",
+    "qa_weighted_std",
+}
+
+# name -> (status, kernel line (0: none), first error message): the message
+# exactly, up to the list of names the compiler accepts, which grows with
+# every function added (short() below)
+QA_EXPECTED_FAILURES = {
+    "qa_batched_matmul_nd": (h.DIAG, 13,
+        'matrix products in kernels take 1-D and 2-D arrays, not Tensor[float64, 4] and Tensor[float64, 2]'),
+    "qa_batchnorm_axes": (h.DIAG, 13,
+        "axis must be an integer constant (or None) written in the call; 'axes' is a variable "
+        "(a helper's parameter is one too, whatever its default or argument)"),
+    "qa_cart2pol": (h.DIAG, 18,
+        'list displays are not supported in kernels (use a tuple, or asc.local_array for storage)'),
+    "qa_cbrt_sign": (h.DIAG, 13,
+        'np.cbrt is not supported in kernels yet'),
+    "qa_checkerboard_tile": (h.DIAG, 13,
+        'list displays are not supported in kernels (use a tuple, or asc.local_array for storage)'),
+    "qa_circle_mgrid": (h.DIAG, 13,
+        'np.mgrid is not supported in kernels yet'),
+    "qa_correlated_samples": (h.DIAG, 13,
+        'np.linalg.cholesky is not supported in kernels'),
+    "qa_diff_matrix_triu": (h.DIAG, 17,
+        'np.trace is not supported in kernels yet'),
+    "qa_disc_masks_ogrid": (h.DIAG, 17,
+        'np.ogrid is not supported in kernels yet'),
+    "qa_einsum_bmm": (h.DIAG, 13,
+        'np.einsum is not supported in kernels yet'),
+    "qa_einsum_matvec": (h.DIAG, 13,
+        'np.einsum is not supported in kernels yet'),
+    "qa_flip_concat": (h.DIAG, 17,
+        'list displays are not supported in kernels (use a tuple, or asc.local_array for storage)'),
+    "qa_game_of_life_roll": (h.DIAG, 14,
+        'generator expressions are not supported in kernels'),
+    "qa_gaussian_meshgrid": (h.DIAG, 13,
+        'np.meshgrid is not supported in kernels yet'),
+    # bug: `u = un` in a loop is bound when the kernel is compiled, so the
+    # next iteration still reads the array u named before the loop
+    # (docs/arrays.md "Locals rebound to another array")
+    "qa_heat1d_swap": (h.WRONG, 0,
+        'result: Mismatched elements: 28 / 30 (93.3%); Max absolute difference among violations: 0.39397721'),
+    "qa_heat1d_tuple_swap": (h.DIAG, 17,
+        'expected a scalar value here'),
+    "qa_hist_equalize": (h.DIAG, 16,
+        'np.round is not supported in kernels yet'),
+    "qa_histogram_inverse_cdf": (h.DIAG, 13,
+        'np.histogram is not supported in kernels yet'),
+    "qa_iqr_outliers": (h.DIAG, 13,
+        'np.percentile is not supported in kernels yet'),
+    "qa_kmeans_step": (h.DIAG, 16,
+        'list comprehensions are not supported in kernels'),
+    "qa_life_slices": (h.DIAG, 30,
+        "'board' names a parameter's array here; a name that holds a new array the kernel makes cannot also name another array (use another name, or write into it: board[...] = ...)"),
+    "qa_linear_system": (h.DIAG, 13,
+        'np.linalg.det is not supported in kernels'),
+    "qa_logistic_lambda": (h.DIAG, 22,
+        "nested function 'gradient' reads 'X' of the function around it, so it can only be the body of asc.parallel_for; to call it, pass 'X' as a parameter (or define 'gradient' at module level with @asc.func)"),
+    "qa_mad_outliers": (h.DIAG, 14,
+        "cannot assign Tensor[float64, 2, strided] to 'points', which has type Tensor[float64, 1]"),
+    "qa_max_drawdown": (h.DIAG, 13,
+        'np.multiply.accumulate is not supported in kernels'),
+    "qa_most_frequent": (h.DIAG, 13,
+        'np.unique is not supported in kernels yet'),
+    # a helper returning a tuple of arrays, unpacked: the message names a
+    # nested tuple, which the text does not have
+    "qa_minmax_fit_transform": (h.DIAG, 18,
+        'a nested tuple or struct is not supported by the compiler yet'),
+    "qa_mvn_cholesky": (h.DIAG, 13,
+        'np.linalg.cholesky is not supported in kernels'),
+    "qa_normal_equation": (h.DIAG, 15,
+        'np.linalg.inv is not supported in kernels'),
+    "qa_normalize_rows": (h.DIAG, 13,
+        'np.add.reduce is not supported in kernels'),
+    "qa_one_hot_fancy": (h.DIAG, 14,
+        'kernels take an index array or a boolean mask only as the whole index (a[idx], a[mask]), not together with other indices'),
+    # bug, as qa_heat1d_swap: oldPR = PR in the loop is bound when the
+    # kernel is compiled; the loop stops after one product (numpy: 12)
+    "qa_pagerank_converge": (h.WRONG, 0,
+        'result[0]: Mismatched elements: 4 / 4 (100%); Max absolute difference among violations: 0.03346793'),
+    "qa_pca_eigh": (h.DIAG, 20,
+        'np.linalg.eigh is not supported in kernels'),
+    "qa_polyfit_lstsq": (h.DIAG, 13,
+        'list comprehensions are not supported in kernels'),
+    "qa_power_iteration": (h.DIAG, 17,
+        "'b_k' names a parameter's array here; a name that holds a new array the kernel makes cannot also name another array (use another name, or write into it: b_k[...] = ...)"),
+    "qa_qr_lstsq": (h.DIAG, 13,
+        'np.linalg.qr is not supported in kernels'),
+    "qa_rank_argsort": (h.DIAG, 13,
+        "method calls are not supported in kernels ('.argsort()'"),
+    "qa_rot90_augment": (h.DIAG, 15,
+        'list comprehensions are not supported in kernels'),
+    "qa_rotation_matrix": (h.DIAG, 16,
+        'list displays are not supported in kernels (use a tuple, or asc.local_array for storage)'),
+    "qa_spectrum_phase": (h.DIAG, 17,
+        "np.angle() got an unexpected keyword argument 'deg'"),
+    "qa_sum_axes_tuple": (h.DIAG, 16,
+        'a tuple of axes is supported for sum, prod, mean, min, max, any and all; reduce along one axis at a time here'),
+    "qa_svd_low_rank": (h.DIAG, 13,
+        'np.linalg.svd is not supported in kernels'),
+    "qa_upsample_repeat": (h.DIAG, 13,
+        "method calls are not supported in kernels ('.repeat()'"),
+}
+
+
+def test_qa_lists():
+    assert len(QA_NAMES) >= 34
+    assert QA_EXPECTED_TO_RUN <= set(QA_NAMES)
+    assert set(QA_EXPECTED_FAILURES) <= set(QA_NAMES)
+    assert not QA_EXPECTED_TO_RUN & set(QA_EXPECTED_FAILURES)
+    assert QA_EXPECTED_TO_RUN | set(QA_EXPECTED_FAILURES) == set(QA_NAMES), \
+        "every qa kernel is listed in QA_EXPECTED_TO_RUN or QA_EXPECTED_FAILURES"
+
+
+@pytest.mark.parametrize("name", QA_NAMES)
+def test_qa_source_is_cited(name):
+    text = (h.CORPUS_DIR / f"{name}.py").read_text()
+    head = text[:800]
+    assert re.search(r"^# Task described at https?://\S+$", head, re.M), head
+    assert "Written for this project from that description" in head, head
+    code = text.split('"""', 2)[-1]
+    assert not re.search(r"\b(numba|nb)\.\w|@n?jit\b|import numba|from numba", code)
+    mod = h.load(name)
+    assert callable(mod.args) and hasattr(mod.KERNEL, "py_func")
+
+
+def short(message):
+    """A message without its list of accepted numpy names or methods."""
+    message = message.split(" (numpy names kernels accept")[0]
+    return message.split("; array methods kernels accept")[0]
+
+
+def check(name, r):
+    """None when `r` is what the lists say, else the failure message."""
+    if name in QA_EXPECTED_TO_RUN:
+        if r.status != h.OK:
+            return f"{name} no longer runs and matches numpy: {r.line()}\n{r.detail}"
+        return None
+    status, lineno, message = QA_EXPECTED_FAILURES[name]
+    if r.status == h.OK:
+        return (f"{name} now passes: remove it from the list QA_EXPECTED_FAILURES "
+                f"(and add it to QA_EXPECTED_TO_RUN)")
+    now = (r.status, r.lineno, short(r.message))
+    if now != (status, lineno, message):
+        return (f"{name}: the expected failure changed.\n  listed: {(status, lineno, message)!r}\n"
+                f"  now:    {now!r}\n{r.detail}")
+    return None
+
+
+def test_an_expected_failure_that_passes_fails_the_test():
+    name = "qa_x"
+    QA_EXPECTED_FAILURES[name] = (h.DIAG, 3, "np.foo is not supported in kernels yet")
+    try:
+        bad = check(name, h.Result(name, h.OK))
+        assert bad and "now passes: remove it from the list" in bad
+        assert check(name, h.Result(name, h.DIAG, 3, "np.foo is not supported in kernels yet")) is None
+        assert "changed" in check(name, h.Result(name, h.DIAG, 4, "np.foo is not supported in kernels yet"))
+    finally:
+        del QA_EXPECTED_FAILURES[name]
+
+
+@pytest.mark.parametrize("name", QA_NAMES)
+def test_qa_kernel(name, record_property):
+    r = h.run(name)
+    record_property("corpus_status", r.line())
+    bad = check(name, r)
+    if bad:
+        pytest.fail(bad)
+
+
+def test_report_names_the_numpy_function_that_blocks_a_kernel():
+    # the accepted names in the message (complex64, complex128, ...) are
+    # not the blocker: np.linalg.cholesky was counted as "complex numbers"
+    accepted = " (numpy names kernels accept: sin, cos, ... complex64, complex128 (and conj))"
+    assert h.diag_construct("np.linalg.cholesky is not supported in kernels" + accepted) \
+        == "np.linalg.cholesky"
+    assert h.diag_construct("np.multiply.accumulate is not supported in kernels" + accepted) \
+        == "np.multiply.accumulate"
+    assert h.diag_construct("np.einsum is not supported in kernels yet" + accepted) == "np.einsum"
+    assert h.diag_construct("method calls are not supported in kernels ('.argsort()'; array "
+                            "methods kernels accept: sum, prod)") == "method .argsort()"
+    assert h.diag_construct("complex arguments are not supported") == "complex numbers"
