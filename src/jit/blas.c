@@ -63,8 +63,8 @@ static const char *openblas_coretype(void) {
 /* dlopen(name), an OpenBLAS told its kernels (OPENBLAS_CORETYPE, read once
  * when the library starts) unless the user set them: set for the load
  * only, so that the process's environment is left as it was.  Runs under
- * `once`. */
-static void *open_lib(const char *name) {
+ * `once` (here, or lapack.c's after this file's). */
+void *asc__jit_blas_open(const char *name) {
   const char *core = NULL;
   void *h;
   if (strstr(name, "openblas") != NULL && getenv("OPENBLAS_CORETYPE") == NULL)
@@ -78,7 +78,7 @@ static void *open_lib(const char *name) {
 }
 
 static int try_load(const char *name) {
-  void *h = open_lib(name);
+  void *h = asc__jit_blas_open(name);
   void (*set_threads)(int);
   fn st;
   if (h == NULL)

@@ -108,7 +108,7 @@ static const char *const exc_names[] = {
     "None",         "Exception",          "ValueError",
     "IndexError",   "ZeroDivisionError",  "AssertionError",
     "RuntimeError", "OverflowError",      "ArithmeticError",
-    "TypeError",    "MemoryError"};
+    "TypeError",    "MemoryError",        "LinAlgError"};
 
 const char *asc__exc_name(int kind) {
   return kind >= 0 && kind < ASC_KEXC_COUNT ? exc_names[kind] : "?";
