@@ -120,6 +120,8 @@ const char asc__numpy_names[] =
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
+    "linalg.inv, linalg.solve, linalg.cholesky, linalg.det, "
+    "linalg.slogdet, linalg.eigh, linalg.eigvalsh, "
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "

@@ -683,6 +683,8 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_MEDIAN:
     return median(r, e);
   default:
+    if (asc__builtin_is_linalg(e->u.call.builtin->id))
+      return asc__infer_linalg(r, e);
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
   }
