@@ -188,6 +188,12 @@ enum {
                             dtype, ascending), v (n x n, columns);
                             without v (nops 2, or data[2] NULL) the
                             values only */
+  ASC_KLINALG_SVD,       /* a (m x n); s (min(m, n), real dtype,
+                            descending), u, vh: (m x m), (n x n) when k
+                            is 1, else (m x min), (min x n); without u
+                            and vh (nops 2) the values only */
+  ASC_KLINALG_QR,        /* a (m x n); q (m x min(m, n)), r (min x n):
+                            numpy's qr(a, mode='reduced') */
   ASC_KLINALG_COUNT
 };
 
@@ -196,7 +202,8 @@ enum {
   ASC_KLINALG_OK = 0,
   ASC_KLINALG_SINGULAR,      /* numpy: LinAlgError "Singular matrix" */
   ASC_KLINALG_NOT_PD,        /* "Matrix is not positive definite" */
-  ASC_KLINALG_NO_CONVERGE,   /* "Eigenvalues did not converge" */
+  ASC_KLINALG_NO_CONVERGE,   /* "Eigenvalues did not converge", "SVD
+                                did not converge" */
   ASC_KLINALG_NO_LAPACK,     /* no LAPACK could be loaded */
   ASC_KLINALG_NO_MEMORY,     /* its work arrays could not be allocated */
   ASC_KLINALG_UNSUPPORTED    /* an op, dtype or extent it does not take */

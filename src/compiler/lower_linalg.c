@@ -103,16 +103,17 @@ static asc__lview at_batch(lstate *ls, const asc__lview *v, int nb,
   return m;
 }
 
-/* status = asc_krt.linalg(op, n, k, ops[0..nops)), then numpy's
+/* status = asc_krt.linalg(op, m, n, k, ops[0..nops)), then numpy's
  * exceptions from the status. */
-static void call(lstate *ls, const asc__ast_expr *e, int op, asc__irval n,
-                 asc__irval k, const asc__lview *ops, int nops) {
+static void call(lstate *ls, const asc__ast_expr *e, int op, asc__irval m,
+                 asc__irval n, asc__irval k, const asc__lview *ops,
+                 int nops) {
   int32_t st = newreg(ls, ascInt32, "linalg");
   asc__irins *i = emit(ls, ASC_IR_LINALG, st, 3 + 4 * nops);
   asc__irval s = asc__irv_reg(st);
   const char *name = e->u.call.builtin->name;
   i->aux = op;
-  i->args[0] = n;
+  i->args[0] = m;
   i->args[1] = n;
   i->args[2] = k;
   for (int j = 0; j < nops; j++) {
@@ -128,7 +129,9 @@ static void call(lstate *ls, const asc__ast_expr *e, int op, asc__irval n,
   asc__lower_raise_if(ls, STATUS(ASC_KLINALG_NOT_PD), ASC_KEXC_LINALG_ERROR,
                       "Matrix is not positive definite", i64(0), i64(0));
   asc__lower_raise_if(ls, STATUS(ASC_KLINALG_NO_CONVERGE),
-                      ASC_KEXC_LINALG_ERROR, "Eigenvalues did not converge",
+                      ASC_KEXC_LINALG_ERROR,
+                      op == ASC_KLINALG_SVD ? "SVD did not converge"
+                                            : "Eigenvalues did not converge",
                       i64(0), i64(0));
   asc__lower_raise_if(ls, STATUS(ASC_KLINALG_NO_MEMORY),
                       ASC_KEXC_MEMORY_ERROR,
@@ -178,7 +181,7 @@ static int32_t per_matrix(lstate *ls, const asc__ast_expr *e, int op,
   save = asc__lower_open_nest(ls, a.shape, nb, idx);
   ops[0] = at_batch(ls, &a, nb, idx);
   ops[1] = at_batch(ls, &r, nb, idx);
-  call(ls, e, op, n, i64(0), ops, 2);
+  call(ls, e, op, n, n, i64(0), ops, 2);
   ls->cur = save;
   free_tmp(ls, tmp);
   if (val != NULL) {
@@ -232,11 +235,65 @@ static int32_t solve(lstate *ls, const asc__ast_expr *e) {
   ops[0] = at_batch(ls, &a, nb, idx);
   ops[1] = vec ? b : at_batch(ls, &b, nb, idx);
   ops[2] = at_batch(ls, &x, nb, idx);
-  call(ls, e, ASC_KLINALG_SOLVE, n, k, ops, 3);
+  call(ls, e, ASC_KLINALG_SOLVE, n, n, k, ops, 3);
   ls->cur = save;
   free_tmp(ls, tb);
   free_tmp(ls, ta);
   return r;
+}
+
+/* ---------------------------------------------------------- svd, qr */
+
+static bool bool_arg(const asc__ast_expr *e, int i, bool dflt) {
+  const asc__ast_expr *b = i < e->u.call.nrargs ? e->u.call.rargs[i] : NULL;
+  return b != NULL && b->kind == ASC_EXPR_BOOL ? b->u.bval : dflt;
+}
+
+/* (u, s, vh), s alone (compute_uv False) or (q, r) of one m x n matrix:
+ * the registers of the new arrays in r[], how many returned. */
+static int svd_qr(lstate *ls, const asc__ast_expr *e, int32_t *r) {
+  bool qr = e->u.call.builtin->id == ASC_BI_NP_LINALG_QR;
+  bool full = !qr && bool_arg(e, 1, true), uv = qr || bool_arg(e, 2, true);
+  int dt = work_dtype(e), rdt = dt == ascComplex64    ? ascFloat32
+                                : dt == ascComplex128 ? ascFloat64
+                                                      : dt;
+  asc__lview a, ops[4];
+  asc__irval m, n, mn, sh[2];
+  int32_t tmp;
+  int nr = 0;
+  arg_in(ls, e->u.call.rargs[0], dt, &a, &tmp);
+  m = a.shape[0];
+  n = a.shape[1];
+  mn = iop(ls, ASC_IR_MIN, m, n);
+  ops[0] = a;
+  if (qr) {
+    sh[0] = m, sh[1] = mn;
+    r[nr++] = asc__lower_alloc_array(ls, dt, 2, sh);
+    sh[0] = mn, sh[1] = n;
+    r[nr++] = asc__lower_alloc_array(ls, dt, 2, sh);
+  } else {
+    if (uv) {
+      sh[0] = m, sh[1] = full ? m : mn;
+      r[nr++] = asc__lower_alloc_array(ls, dt, 2, sh);
+    }
+    r[nr++] = asc__lower_alloc_array(ls, rdt, 1, &mn);
+    if (uv) {
+      sh[0] = full ? n : mn, sh[1] = n;
+      r[nr++] = asc__lower_alloc_array(ls, dt, 2, sh);
+    }
+  }
+  /* the runtime's order: svd's s first, then u and vh */
+  for (int j = 0; j < nr; j++)
+    asc__lower_whole_tensor(ls, r[j], &ops[1 + j]);
+  if (!qr && uv) {
+    asc__lview u = ops[1];
+    ops[1] = ops[2];
+    ops[2] = u;
+  }
+  call(ls, e, qr ? ASC_KLINALG_QR : ASC_KLINALG_SVD, m, n,
+       i64(full ? 1 : 0), ops, nr + 1);
+  free_tmp(ls, tmp);
+  return nr;
 }
 
 /* ------------------------------------------------------------ tuples */
@@ -251,6 +308,14 @@ void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
   asc__irval n, shape[2];
   int32_t tmp, r0, r1;
   bool eigh = e->u.call.builtin->id == ASC_BI_NP_LINALG_EIGH;
+  if (e->u.call.builtin->id == ASC_BI_NP_LINALG_SVD ||
+      e->u.call.builtin->id == ASC_BI_NP_LINALG_QR) {
+    int32_t r[3];
+    int nr = svd_qr(ls, e, r);
+    for (int j = 0; j < nr; j++)
+      vals[j] = asc__irv_reg(r[j]);
+    return;
+  }
   arg_in(ls, e->u.call.rargs[0], dt, &a, &tmp);
   square_check(ls, &a);
   n = a.shape[1];
@@ -260,8 +325,8 @@ void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
   ops[0] = a;
   asc__lower_whole_tensor(ls, r0, &ops[1]);
   asc__lower_whole_tensor(ls, r1, &ops[2]);
-  call(ls, e, eigh ? ASC_KLINALG_EIGH : ASC_KLINALG_SLOGDET, n, i64(0), ops,
-       3);
+  call(ls, e, eigh ? ASC_KLINALG_EIGH : ASC_KLINALG_SLOGDET, n, n, i64(0),
+       ops, 3);
   free_tmp(ls, tmp);
   if (eigh) {
     vals[0] = asc__irv_reg(r0);
@@ -289,6 +354,11 @@ int32_t asc__lower_linalg(lstate *ls, const asc__ast_expr *e) {
     return per_matrix(ls, e, ASC_KLINALG_DET, dt, 0, NULL);
   case ASC_BI_NP_LINALG_EIGVALSH:
     return per_matrix(ls, e, ASC_KLINALG_EIGH, dt, 1, NULL);
+  case ASC_BI_NP_LINALG_SVD: {
+    int32_t r[3];
+    (void)svd_qr(ls, e, r);   /* compute_uv=False: s alone */
+    return r[0];
+  }
   default:
     unsupported(ls, e->loc, "this np.linalg function here");
   }

@@ -208,6 +208,9 @@ typedef struct asc__lapack {
   void (*getrf[4])(void);
   void (*potrf[4])(void);
   void (*syevd[4])(void);   /* ssyevd, dsyevd, cheevd, zheevd */
+  void (*gesdd[4])(void);
+  void (*geqrf[4])(void);
+  void (*orgqr[4])(void);   /* sorgqr, dorgqr, cungqr, zungqr */
   /* a sequential OpenBLAS: one call at a time (asc__blas's rule) */
   int one_at_a_time;
 } asc__lapack;

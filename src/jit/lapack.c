@@ -60,7 +60,10 @@ static int try_load(const char *name) {
   if (!family(h, lib.gesv, "gesv", "gesv") ||
       !family(h, lib.getrf, "getrf", "getrf") ||
       !family(h, lib.potrf, "potrf", "potrf") ||
-      !family(h, lib.syevd, "syevd", "heevd")) {
+      !family(h, lib.syevd, "syevd", "heevd") ||
+      !family(h, lib.gesdd, "gesdd", "gesdd") ||
+      !family(h, lib.geqrf, "geqrf", "geqrf") ||
+      !family(h, lib.orgqr, "orgqr", "ungqr")) {
     dlclose(h);
     return 0;
   }

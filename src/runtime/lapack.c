@@ -43,6 +43,22 @@ typedef void (*heevd_fn)(const char *jobz, const char *uplo, const int *n,
                          int *iwork, const int *liwork, int *info, size_t,
                          size_t);
 
+typedef void (*gesdd_fn)(const char *jobz, const int *m, const int *n,
+                         void *a, const int *lda, void *s, void *u,
+                         const int *ldu, void *vt, const int *ldvt,
+                         void *work, const int *lwork, int *iwork, int *info,
+                         size_t);
+typedef void (*cgesdd_fn)(const char *jobz, const int *m, const int *n,
+                          void *a, const int *lda, void *s, void *u,
+                          const int *ldu, void *vt, const int *ldvt,
+                          void *work, const int *lwork, void *rwork,
+                          int *iwork, int *info, size_t);
+typedef void (*geqrf_fn)(const int *m, const int *n, void *a, const int *lda,
+                         void *tau, void *work, const int *lwork, int *info);
+typedef void (*orgqr_fn)(const int *m, const int *n, const int *k, void *a,
+                         const int *lda, const void *tau, void *work,
+                         const int *lwork, int *info);
+
 /* A sequential OpenBLAS takes one call at a time (asc__lapack). */
 static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -104,7 +120,7 @@ typedef struct call {
   const asc__lapack *L;
   int ti;
   size_t es, rs;    /* element size, its real part's */
-  int n;
+  int m, n;       /* rows, columns (n x n for the square operations) */
   int32_t nops;
   void *const *data;
   const int64_t *st;
@@ -381,6 +397,160 @@ static int eigh(const call *c) {
                     : ASC_KLINALG_OK;
 }
 
+/* --------------------------------------------------------------- svd */
+
+/* Operand op, n x n, = the identity (numpy's u or vh of an empty
+ * matrix). */
+static void eye_out(const call *c, int op, int64_t n) {
+  char one[16] = {0};
+  set_one(one, 1, 0, c->ti);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++) {
+      char *p = (char *)c->data[op] +
+                (i * c->st[2 * op] + j * c->st[2 * op + 1]) * (int64_t)c->es;
+      if (i == j)
+        put(p, one, c->es);
+      else
+        memset(p, 0, c->es);
+    }
+}
+
+/* 64-byte rounded sizes of a work area, the sum in *total; false on
+ * overflow. */
+static bool areas(uint64_t *sz, int n, uint64_t *total) {
+  *total = 0;
+  for (int i = 0; i < n; i++) {
+    if (sz[i] > UINT64_MAX / 2)
+      return false;
+    sz[i] = (sz[i] + 63) & ~(uint64_t)63;
+    *total += sz[i];
+  }
+  return true;
+}
+
+/* gesdd (numpy's svd): jobz 'A' (full), 'S' or 'N' (values only, nops
+ * 2); s to operand 1, u and vh to 2 and 3. */
+static int svd(const call *c, bool full) {
+  bool uv = c->nops >= 4, cplx = c->ti >= 2;
+  int m = c->m, n = c->n, mn = m < n ? m : n, mx = m < n ? n : m;
+  int ucol = full ? m : mn, vrow = full ? n : mn;
+  int lda = m, ldu = m, ldvt = vrow, lwork = -1, info = 0, iq = 0;
+  const char *jobz = !uv ? "N" : full ? "A" : "S";
+  double q[2] = {0, 0};
+  uint64_t sz[7], total, lrwork;
+  char *w, *pa, *ps, *pu, *pv, *pw, *pr;
+  int *pi;
+  /* cgesdd's rwork, as LAPACK documents it */
+  uint64_t r1 = 5 * (uint64_t)mn * mn + 5 * (uint64_t)mn;
+  uint64_t r2 = 2 * (uint64_t)mx * mn + 2 * (uint64_t)mn * mn + mn;
+  lrwork = !uv ? 7 * (uint64_t)mn : r1 > r2 ? r1 : r2;
+  lock(c);
+  if (cplx)
+    ((cgesdd_fn)c->L->gesdd[c->ti])(jobz, &m, &n, NULL, &lda, NULL, NULL,
+                                    &ldu, NULL, &ldvt, q, &lwork, NULL, &iq,
+                                    &info, 1);
+  else
+    ((gesdd_fn)c->L->gesdd[c->ti])(jobz, &m, &n, NULL, &lda, NULL, NULL,
+                                   &ldu, NULL, &ldvt, q, &lwork, &iq, &info,
+                                   1);
+  unlock(c);
+  if (info != 0)
+    return ASC_KLINALG_UNSUPPORTED;
+  lwork = (int)work_size(q, c->rs);
+  if (lwork < 1)
+    lwork = 1;
+  sz[0] = (uint64_t)m * n * c->es;
+  sz[1] = (uint64_t)mn * c->rs;
+  sz[2] = uv ? (uint64_t)ldu * ucol * c->es : 0;
+  sz[3] = uv ? (uint64_t)ldvt * n * c->es : 0;
+  sz[4] = (uint64_t)lwork * c->es;
+  sz[5] = cplx ? lrwork * c->rs : 0;
+  sz[6] = 8 * (uint64_t)mn * sizeof(int);
+  if (!areas(sz, 7, &total))
+    return ASC_KLINALG_UNSUPPORTED;
+  w = c->ctx->rt->alloc(c->ctx, total);
+  if (w == NULL)
+    return ASC_KLINALG_NO_MEMORY;
+  pa = w, ps = pa + sz[0], pu = ps + sz[1], pv = pu + sz[2], pw = pv + sz[3];
+  pr = pw + sz[4], pi = (int *)(pr + sz[5]);
+  to_cols(pa, m, c->data[0], m, n, c->st[0], c->st[1], c->es);
+  lock(c);
+  if (cplx)
+    ((cgesdd_fn)c->L->gesdd[c->ti])(jobz, &m, &n, pa, &lda, ps, pu, &ldu, pv,
+                                    &ldvt, pw, &lwork, pr, pi, &info, 1);
+  else
+    ((gesdd_fn)c->L->gesdd[c->ti])(jobz, &m, &n, pa, &lda, ps, pu, &ldu, pv,
+                                   &ldvt, pw, &lwork, pi, &info, 1);
+  unlock(c);
+  if (info == 0) {
+    from_cols(c->data[1], mn, 1, c->st[2], 0, ps, mn, c->rs);
+    if (uv) {
+      from_cols(c->data[2], m, ucol, c->st[4], c->st[5], pu, ldu, c->es);
+      from_cols(c->data[3], vrow, n, c->st[6], c->st[7], pv, ldvt, c->es);
+    }
+  }
+  c->ctx->rt->release(c->ctx, w);
+  return info > 0 ? ASC_KLINALG_NO_CONVERGE
+         : info < 0 ? ASC_KLINALG_UNSUPPORTED
+                    : ASC_KLINALG_OK;
+}
+
+/* ---------------------------------------------------------------- qr */
+
+/* geqrf, then r = the upper triangle of its first min(m, n) rows and q =
+ * orgqr / ungqr of its first min(m, n) columns (numpy's 'reduced'). */
+static int qr(const call *c) {
+  int m = c->m, n = c->n, mn = m < n ? m : n, lwork = -1, info = 0;
+  double q1[2] = {0, 0}, q2[2] = {0, 0}, l1, l2;
+  uint64_t sz[3], total;
+  char *w, *pa, *pt, *pw;
+  lock(c);
+  ((geqrf_fn)c->L->geqrf[c->ti])(&m, &n, NULL, &m, NULL, q1, &lwork, &info);
+  if (info == 0)
+    ((orgqr_fn)c->L->orgqr[c->ti])(&m, &mn, &mn, NULL, &m, NULL, q2, &lwork,
+                                   &info);
+  unlock(c);
+  if (info != 0)
+    return ASC_KLINALG_UNSUPPORTED;
+  l1 = work_size(q1, c->rs);
+  l2 = work_size(q2, c->rs);
+  lwork = (int)(l1 > l2 ? l1 : l2);
+  if (lwork < 1)
+    lwork = 1;
+  sz[0] = (uint64_t)m * n * c->es;
+  sz[1] = (uint64_t)mn * c->es;
+  sz[2] = (uint64_t)lwork * c->es;
+  if (!areas(sz, 3, &total))
+    return ASC_KLINALG_UNSUPPORTED;
+  w = c->ctx->rt->alloc(c->ctx, total);
+  if (w == NULL)
+    return ASC_KLINALG_NO_MEMORY;
+  pa = w, pt = pa + sz[0], pw = pt + sz[1];
+  to_cols(pa, m, c->data[0], m, n, c->st[0], c->st[1], c->es);
+  lock(c);
+  ((geqrf_fn)c->L->geqrf[c->ti])(&m, &n, pa, &m, pt, pw, &lwork, &info);
+  unlock(c);
+  if (info == 0) {
+    for (int64_t i = 0; i < mn; i++)
+      for (int64_t j = 0; j < n; j++) {
+        char *p = (char *)c->data[2] +
+                  (i * c->st[4] + j * c->st[5]) * (int64_t)c->es;
+        if (j >= i)
+          put(p, pa + (size_t)(i + j * m) * c->es, c->es);
+        else
+          memset(p, 0, c->es);
+      }
+    lock(c);
+    ((orgqr_fn)c->L->orgqr[c->ti])(&m, &mn, &mn, pa, &m, pt, pw, &lwork,
+                                   &info);
+    unlock(c);
+  }
+  if (info == 0)
+    from_cols(c->data[1], m, mn, c->st[2], c->st[3], pa, m, c->es);
+  c->ctx->rt->release(c->ctx, w);
+  return info != 0 ? ASC_KLINALG_UNSUPPORTED : ASC_KLINALG_OK;
+}
+
 /* ------------------------------------------------------------ service */
 
 /* Operands each operation takes. */
@@ -388,27 +558,39 @@ static const int32_t nops_of[ASC_KLINALG_COUNT] = {
     [ASC_KLINALG_INV] = 2,     [ASC_KLINALG_SOLVE] = 3,
     [ASC_KLINALG_CHOLESKY] = 2, [ASC_KLINALG_SLOGDET] = 3,
     [ASC_KLINALG_DET] = 2,     [ASC_KLINALG_EIGH] = 2,
+    [ASC_KLINALG_SVD] = 2,     [ASC_KLINALG_QR] = 3,
 };
 
 int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
                     int64_t n, int64_t k, int32_t nops, void *const *data,
                     const int64_t *strides) {
   call c;
-  (void)m;
   memset(&c, 0, sizeof c);
   c.ti = type_index(dtype);
   if (c.ti < 0 || op <= 0 || op >= ASC_KLINALG_COUNT ||
       nops < nops_of[op] || n < 0 || n > INT32_MAX || k < 0 ||
-      k > INT32_MAX)
+      k > INT32_MAX || m < 0 || m > INT32_MAX)
     return ASC_KLINALG_UNSUPPORTED;
+  if (op != ASC_KLINALG_SVD && op != ASC_KLINALG_QR)
+    m = n;
   c.ctx = ctx;
   c.es = c.ti == 0 ? 4 : c.ti == 3 ? 16 : 8;
   c.rs = c.ti == 0 || c.ti == 2 ? 4 : 8;
   c.n = (int)n;
+  c.m = (int)m;
   c.nops = nops;
   c.data = data;
   c.st = strides;
   /* empty matrices: numpy's answers, no library needed */
+  if (op == ASC_KLINALG_SVD && (m == 0 || n == 0)) {
+    if (nops >= 4 && k != 0) {
+      eye_out(&c, 2, m);
+      eye_out(&c, 3, n);
+    }
+    return ASC_KLINALG_OK;
+  }
+  if (op == ASC_KLINALG_QR && (m == 0 || n == 0))
+    return ASC_KLINALG_OK;
   if (n == 0 || (op == ASC_KLINALG_SOLVE && k == 0)) {
     if (op == ASC_KLINALG_DET || op == ASC_KLINALG_SLOGDET)
       return det(&c, op == ASC_KLINALG_SLOGDET);
@@ -427,6 +609,10 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
   case ASC_KLINALG_SLOGDET:
   case ASC_KLINALG_DET:
     return det(&c, op == ASC_KLINALG_SLOGDET);
+  case ASC_KLINALG_SVD:
+    return svd(&c, k != 0);
+  case ASC_KLINALG_QR:
+    return qr(&c);
   default:
     return eigh(&c);
   }

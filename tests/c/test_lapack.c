@@ -5,7 +5,8 @@
  * (a transpose) and written to strided outputs, against the definition
  * (a @ x == b); cholesky's zeros above the diagonal; the statuses of a
  * singular and of a not positive definite matrix; eigh's values and
- * vectors; empty matrices without the library; the work arrays all given
+ * vectors; qr and svd of matrices that are not square; empty matrices
+ * without the library; the work arrays all given
  * back, also when one cannot be had (nothing written then).
  */
 #include <complex.h>
@@ -222,6 +223,49 @@ static void test_cholesky_and_eigh_f32(void **state) {
   assert_int_equal(live, 0);
 }
 
+/* qr of a 4 x 2 matrix (q @ r == a, q's columns orthonormal, r upper);
+ * svd of a 2 x 3 one (u s vh == a), and svd's identities of an empty
+ * matrix. */
+static void test_qr_svd(void **state) {
+  double a[8] = {1, 2, 3, 4, 5, 6, 7, 9}, q[8], r[4] = {7, 7, 7, 7};
+  double b[6] = {1, 2, 3, 4, 5, 7}, s[2], u[4], vh[9], eye[9];
+  void *data[4] = {a, q, r, NULL};
+  int64_t st[8] = {2, 1, 2, 1, 2, 1, 0, 0};
+  (void)state;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_QR, ascFloat64, 4, 2, 0,
+                                   3, data, st),
+                   ASC_KLINALG_OK);
+  assert_true(r[2] == 0.0);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      assert_true(fabs(q[i * 2] * r[j] + q[i * 2 + 1] * r[2 + j] -
+                       a[i * 2 + j]) < 1e-12);
+  assert_true(fabs(q[0] * q[1] + q[2] * q[3] + q[4] * q[5] + q[6] * q[7]) <
+              1e-12);
+  data[0] = b, data[1] = s, data[2] = u, data[3] = vh;
+  st[0] = 3, st[2] = 1, st[3] = 0, st[4] = 2, st[6] = 3, st[7] = 1;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_SVD, ascFloat64, 2, 3, 1,
+                                   4, data, st),
+                   ASC_KLINALG_OK);
+  assert_true(s[0] >= s[1] && s[1] > 0);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++) {
+      double acc = 0;
+      for (int k = 0; k < 2; k++)
+        acc += u[i * 2 + k] * s[k] * vh[k * 3 + j];
+      assert_true(fabs(acc - b[i * 3 + j]) < 1e-12);
+    }
+  /* empty: u (0 x 0) and vh (3 x 3), vh the identity */
+  memset(eye, 0x55, sizeof eye);
+  data[3] = eye;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_SVD, ascFloat64, 0, 3, 1,
+                                   4, data, st),
+                   ASC_KLINALG_OK);
+  for (int i = 0; i < 9; i++)
+    assert_true(eye[i] == (i % 4 == 0 ? 1.0 : 0.0));
+  assert_int_equal(live, 0);
+}
+
 static void test_empty(void **state) {
   double d = 0, sign = 0, logabs = 5;
   void *data[3] = {NULL, &d, NULL};
@@ -246,6 +290,7 @@ int main(void) {
       cmocka_unit_test_setup(test_complex_solve, setup),
       cmocka_unit_test_setup(test_statuses, setup),
       cmocka_unit_test_setup(test_cholesky_and_eigh_f32, setup),
+      cmocka_unit_test_setup(test_qr_svd, setup),
       cmocka_unit_test_setup(test_empty, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,30 @@ def eigvalsh(a):
     return np.linalg.eigvalsh(a)
 
 @asc.kernel
+def svd(a):
+    u, s, vh = np.linalg.svd(a)
+    return u, s, vh
+
+@asc.kernel
+def svd_reduced(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u, s, vh
+
+@asc.kernel
+def svd_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+@asc.kernel
+def qr(a):
+    q, r = np.linalg.qr(a)
+    return q, r
+
+@asc.kernel
+def qr_used(a):
+    q, r = np.linalg.qr(a.T, mode='reduced')
+    return q @ r - a.T, np.linalg.svd(a.T, compute_uv=False).sum()
+
+@asc.kernel
 def views(a, b):
     return (np.linalg.inv(a.T), np.linalg.solve(a[::-1], b[::2]),
             np.linalg.det(a[:, ::-1]), np.linalg.inv(a + 1.0))
@@ -147,6 +171,43 @@ def test_cholesky_eigh(mod, dt, n):
     # eigenvectors up to a unit factor each: check a v = v w instead
     close(a @ v, v * w, dt)
     close(mod.eigvalsh(a), np.linalg.eigvalsh(a), dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (4, 3), (3, 5),
+                                   (9, 9)])
+def test_svd_qr(mod, dt, shape):
+    rng = np.random.default_rng(sum(shape))
+    a = rand(rng, shape, dt)
+    u, s, vh = mod.svd(a)
+    u0, s0, vh0 = np.linalg.svd(a)
+    close(s, s0, dt)
+    assert u.shape == u0.shape and vh.shape == vh0.shape
+    assert u.dtype == u0.dtype and vh.dtype == vh0.dtype
+    k = len(s)
+    close((u[:, :k] * s) @ vh[:k], a, dt)
+    if a.size == 0:   # numpy's identities
+        assert np.array_equal(u, u0) and np.array_equal(vh, vh0)
+    else:             # unitary factors
+        close(u.conj().T @ u, np.eye(u.shape[0], dtype=dt), dt)
+        close(vh @ vh.conj().T, np.eye(vh.shape[0], dtype=dt), dt)
+    u, s, vh = mod.svd_reduced(a)
+    u0, s0, vh0 = np.linalg.svd(a, full_matrices=False)
+    assert u.shape == u0.shape and vh.shape == vh0.shape
+    close((u * s) @ vh, a, dt)
+    close(mod.svd_values(a), np.linalg.svd(a, compute_uv=False), dt)
+    q, r = mod.qr(a)
+    q0, r0 = np.linalg.qr(a)
+    close(q, q0, dt)    # LAPACK's signs, numpy's too
+    close(r, r0, dt)
+
+
+def test_qr_svd_of_views_used_later(mod):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((3, 6))
+    d, total = mod.qr_used(a)
+    assert np.allclose(d, 0, atol=1e-12)
+    assert np.isclose(total, np.linalg.svd(a.T, compute_uv=False).sum())
 
 
 def test_integer_input_is_float64(mod):
@@ -266,6 +327,9 @@ def test_linalg_error_is_a_value_error_in_kernels(mod):
      "array type float16 is unsupported in linalg"),
     ("return np.linalg.cholesky(a, upper=True)", "upper is False in kernels"),
     ("return np.linalg.eigh(a, UPLO='U')[0]", "UPLO is 'L' in kernels"),
+    ("return np.linalg.qr(a, mode='complete')[0]",
+     "mode is 'reduced' in kernels"),
+    ("return np.linalg.svd(a, hermitian=True)[0]", "hermitian is False"),
 ])
 def test_compile_errors(body, msg):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\ndef f(a):\n    "

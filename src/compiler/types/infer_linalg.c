@@ -101,6 +101,65 @@ static asc__type *solve(run *r, asc__ast_expr *e) {
                 b->ndim == 1 ? a->ndim - 1 : a->ndim);
 }
 
+/* Argument i, when given: True or False written as such; *v its value
+ * (dflt when not given). */
+static bool const_bool(run *r, asc__ast_expr *e, int i, const char *what,
+                       bool dflt, bool *v) {
+  asc__ast_expr *b;
+  *v = dflt;
+  if (!given(e, i))
+    return true;
+  b = e->u.call.rargs[i];
+  if (b->kind != ASC_EXPR_BOOL) {
+    report(r, b->loc, "%s's %s is True or False in kernels", np_name(r, e),
+           what);
+    return false;
+  }
+  asc__infer_expr(r, b);
+  *v = b->u.bval;
+  return true;
+}
+
+/* np.linalg.svd(a, full_matrices=True, compute_uv=True): (u, s, vh) or
+ * s; np.linalg.qr(a, mode='reduced'): (q, r).  One matrix. */
+static asc__type *svd_qr(run *r, asc__ast_expr *e, asc__type *a,
+                         ascDataType dt) {
+  asc__type *elts[3];
+  bool full, uv, herm;
+  if (a->ndim != 2) {
+    report(r, e->loc, "%s of a stack of matrices is not supported in "
+           "kernels yet (one matrix is)", np_name(r, e));
+    return err(r);
+  }
+  if (e->u.call.builtin->id == ASC_BI_NP_LINALG_QR) {
+    asc__ast_expr *m = given(e, 1) ? e->u.call.rargs[1] : NULL;
+    if (m != NULL && (m->kind != ASC_EXPR_STR ||
+                      strcmp(m->u.str.s, "reduced") != 0)) {
+      report(r, m->loc, "np.linalg.qr's mode is 'reduced' in kernels");
+      return err(r);
+    }
+    if (m != NULL)
+      asc__infer_expr(r, m);
+    elts[0] = elts[1] = tensor(r, dt, 2);
+    return asc__ty_tuple(r->in->c, 2, elts);
+  }
+  if (!const_bool(r, e, 1, "full_matrices", true, &full) ||
+      !const_bool(r, e, 2, "compute_uv", true, &uv) ||
+      !const_bool(r, e, 3, "hermitian", false, &herm))
+    return err(r);
+  if (herm) {
+    report(r, e->u.call.rargs[3]->loc, "np.linalg.svd's hermitian is False "
+           "in kernels");
+    return err(r);
+  }
+  (void)full;
+  if (!uv)
+    return tensor(r, real_of(dt), 1);
+  elts[0] = elts[2] = tensor(r, dt, 2);
+  elts[1] = tensor(r, real_of(dt), 1);
+  return asc__ty_tuple(r->in->c, 3, elts);
+}
+
 asc__type *asc__infer_linalg(run *r, asc__ast_expr *e) {
   asc__builtin_id id = e->u.call.builtin->id;
   asc__type *a, *one, *two;
@@ -125,6 +184,9 @@ asc__type *asc__infer_linalg(run *r, asc__ast_expr *e) {
     return tensor(r, dt, a->ndim);
   case ASC_BI_NP_LINALG_DET:
     return a->ndim == 2 ? scalar(r, dt) : tensor(r, dt, a->ndim - 2);
+  case ASC_BI_NP_LINALG_SVD:
+  case ASC_BI_NP_LINALG_QR:
+    return svd_qr(r, e, a, dt);
   case ASC_BI_NP_LINALG_EIGVALSH:
     if (!uplo(r, e))
       return err(r);
