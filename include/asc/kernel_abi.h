@@ -194,6 +194,11 @@ enum {
                             and vh (nops 2) the values only */
   ASC_KLINALG_QR,        /* a (m x n); q (m x min(m, n)), r (min x n):
                             numpy's qr(a, mode='reduced') */
+  ASC_KLINALG_LSTSQ,     /* a (m x n), b (m x k); x (n x k), resid (k,
+                            real: the squared norms of b's columns less
+                            a @ x where m > n, else zeros), rank (an
+                            int64), s (min(m, n), real): numpy's lstsq
+                            with rcond eps * max(m, n) */
   ASC_KLINALG_COUNT
 };
 

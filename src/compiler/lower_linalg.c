@@ -34,6 +34,8 @@ static int work_dtype(const asc__ast_expr *e) {
   bool cplx = asc__dt_is_complex(t->dtype);
   if (e->u.call.builtin->id == ASC_BI_NP_LINALG_SOLVE)
     return r->dtype;
+  if (e->u.call.builtin->id == ASC_BI_NP_LINALG_LSTSQ)
+    return agg_elem(r, 0)->dtype;
   if (cplx)
     return single ? ascComplex64 : ascComplex128;
   return single ? ascFloat32 : ascFloat64;
@@ -296,6 +298,61 @@ static int svd_qr(lstate *ls, const asc__ast_expr *e, int32_t *r) {
   return nr;
 }
 
+/* ------------------------------------------------------------- lstsq */
+
+/* (x, residuals, rank, s): residuals has b's columns only when the rank
+ * is n and m > n, else none (numpy's rule), so it is copied out of the
+ * call's k of them. */
+static void lstsq(lstate *ls, const asc__ast_expr *e, asc__irval *vals) {
+  int dt = work_dtype(e), rdt = dt == ascComplex64    ? ascFloat32
+                                : dt == ascComplex128 ? ascFloat64
+                                                      : dt;
+  asc__lview a, b, ops[6], rt;
+  asc__irval m, n, k, mn, sh[2], rank, keep, ext, idx[1];
+  asc__irblock *save;
+  int32_t ta, tb, x, rtmp, rk, s, res;
+  bool vec;
+  arg_in(ls, e->u.call.rargs[0], dt, &a, &ta);
+  arg_in(ls, e->u.call.rargs[1], dt, &b, &tb);
+  m = a.shape[0];
+  n = a.shape[1];
+  vec = b.nd == 1;
+  asc__lower_raise_if(ls, iop(ls, ASC_IR_NE, b.shape[0], m),
+                      ASC_KEXC_LINALG_ERROR, "Incompatible dimensions",
+                      i64(0), i64(0));
+  k = vec ? i64(1) : b.shape[1];
+  mn = iop(ls, ASC_IR_MIN, m, n);
+  sh[0] = n, sh[1] = k;
+  x = asc__lower_alloc_array(ls, dt, vec ? 1 : 2, sh);
+  rtmp = asc__lower_alloc_array(ls, rdt, 1, &k);
+  rk = asc__lower_alloc_array(ls, ascInt64, 0, sh);
+  s = asc__lower_alloc_array(ls, rdt, 1, &mn);
+  ops[0] = a;
+  ops[1] = b;
+  asc__lower_whole_tensor(ls, x, &ops[2]);
+  asc__lower_whole_tensor(ls, rtmp, &ops[3]);
+  asc__lower_whole_tensor(ls, rk, &ops[4]);
+  asc__lower_whole_tensor(ls, s, &ops[5]);
+  call(ls, e, ASC_KLINALG_LSTSQ, m, n, k, ops, 6);
+  rank = asc__lower_load_at(ls, &ops[4], idx, 0);
+  keep = op2(ls, ASC_IR_AND, ascBool, iop(ls, ASC_IR_EQ, rank, n),
+             iop(ls, ASC_IR_GT, m, n));
+  ext = sel(ls, keep, k, i64(0));
+  res = asc__lower_alloc_array(ls, rdt, 1, &ext);
+  rt = ops[3];
+  save = asc__lower_open_nest(ls, &ext, 1, idx);
+  asc__lower_store_at(ls, res, idx[0], asc__lower_load_at(ls, &rt, idx, 1));
+  ls->cur = save;
+  free_tmp(ls, rtmp);
+  free_tmp(ls, rk);
+  free_tmp(ls, tb);
+  free_tmp(ls, ta);
+  vals[0] = asc__irv_reg(x);
+  vals[1] = asc__irv_reg(res);
+  vals[2] = conv(ls, rank, ascInt32);
+  vals[3] = asc__irv_reg(s);
+}
+
 /* ------------------------------------------------------------ tuples */
 
 void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
@@ -308,6 +365,10 @@ void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
   asc__irval n, shape[2];
   int32_t tmp, r0, r1;
   bool eigh = e->u.call.builtin->id == ASC_BI_NP_LINALG_EIGH;
+  if (e->u.call.builtin->id == ASC_BI_NP_LINALG_LSTSQ) {
+    lstsq(ls, e, vals);
+    return;
+  }
   if (e->u.call.builtin->id == ASC_BI_NP_LINALG_SVD ||
       e->u.call.builtin->id == ASC_BI_NP_LINALG_QR) {
     int32_t r[3];

@@ -211,6 +211,7 @@ typedef struct asc__lapack {
   void (*gesdd[4])(void);
   void (*geqrf[4])(void);
   void (*orgqr[4])(void);   /* sorgqr, dorgqr, cungqr, zungqr */
+  void (*gelsd[4])(void);
   /* a sequential OpenBLAS: one call at a time (asc__blas's rule) */
   int one_at_a_time;
 } asc__lapack;

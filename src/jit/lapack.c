@@ -63,7 +63,8 @@ static int try_load(const char *name) {
       !family(h, lib.syevd, "syevd", "heevd") ||
       !family(h, lib.gesdd, "gesdd", "gesdd") ||
       !family(h, lib.geqrf, "geqrf", "geqrf") ||
-      !family(h, lib.orgqr, "orgqr", "ungqr")) {
+      !family(h, lib.orgqr, "orgqr", "ungqr") ||
+      !family(h, lib.gelsd, "gelsd", "gelsd")) {
     dlclose(h);
     return 0;
   }

@@ -59,6 +59,16 @@ typedef void (*orgqr_fn)(const int *m, const int *n, const int *k, void *a,
                          const int *lda, const void *tau, void *work,
                          const int *lwork, int *info);
 
+typedef void (*gelsd_fn)(const int *m, const int *n, const int *nrhs,
+                         void *a, const int *lda, void *b, const int *ldb,
+                         void *s, const void *rcond, int *rank, void *work,
+                         const int *lwork, int *iwork, int *info);
+typedef void (*cgelsd_fn)(const int *m, const int *n, const int *nrhs,
+                          void *a, const int *lda, void *b, const int *ldb,
+                          void *s, const void *rcond, int *rank, void *work,
+                          const int *lwork, void *rwork, int *iwork,
+                          int *info);
+
 /* A sequential OpenBLAS takes one call at a time (asc__lapack). */
 static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -121,6 +131,7 @@ typedef struct call {
   int ti;
   size_t es, rs;    /* element size, its real part's */
   int m, n;       /* rows, columns (n x n for the square operations) */
+  int k;          /* lstsq's right-hand sides */
   int32_t nops;
   void *const *data;
   const int64_t *st;
@@ -551,6 +562,117 @@ static int qr(const call *c) {
   return info != 0 ? ASC_KLINALG_UNSUPPORTED : ASC_KLINALG_OK;
 }
 
+/* ------------------------------------------------------------- lstsq */
+
+/* |z|^2 of the element at p. */
+static double abs2(const call *c, const char *p) {
+  double re, im = 0;
+  if (c->rs == 4) {
+    float f[2] = {0, 0};
+    memcpy(f, p, c->es);
+    re = f[0], im = f[1];
+  } else {
+    double d[2] = {0, 0};
+    memcpy(d, p, c->es);
+    re = d[0], im = d[1];
+  }
+  return re * re + im * im;
+}
+
+/* x from gelsd's b (ldb rows; NULL: zeros, as numpy's for an empty a),
+ * the residuals from its rows n..m-1, the rank. */
+static void lstsq_out(const call *c, const char *b, int rank) {
+  int m = c->m, n = c->n, ldb = m > n ? m : n;
+  for (int64_t j = 0; j < c->k; j++) {
+    double r = 0;
+    char *p = (char *)c->data[3] + j * c->st[6] * (int64_t)c->rs;
+    for (int64_t i = 0; i < n; i++) {
+      char *xp = (char *)c->data[2] +
+                 (i * c->st[4] + j * c->st[5]) * (int64_t)c->es;
+      if (b != NULL)
+        put(xp, b + (size_t)(i + j * ldb) * c->es, c->es);
+      else
+        memset(xp, 0, c->es);
+    }
+    for (int64_t i = n; i < m; i++)
+      r += abs2(c, b != NULL ? b + (size_t)(i + j * ldb) * c->es
+                             : (const char *)c->data[1] +
+                                   (i * c->st[2] + j * c->st[3]) *
+                                       (int64_t)c->es);
+    if (c->rs == 4) {
+      float f = (float)r;
+      memcpy(p, &f, 4);
+    } else {
+      memcpy(p, &r, 8);
+    }
+  }
+  *(int64_t *)c->data[4] = rank;
+}
+
+/* gelsd (numpy's lstsq) with rcond eps * max(m, n). */
+static int lstsq(const call *c) {
+  /* no right-hand side: one of zeros, as numpy gives LAPACK (the rank
+   * and s are still computed) */
+  int m = c->m, n = c->n, k = c->k > 0 ? c->k : 1, mn = m < n ? m : n;
+  int lda = m, ldb = m > n ? m : n, lwork = -1, info = 0, rank = 0;
+  int iq = 0;
+  bool cplx = c->ti >= 2;
+  double q[2] = {0, 0}, rq[2] = {0, 0};
+  double dr = 2.220446049250313e-16 * (m > n ? m : n);
+  float fr = 1.1920929e-07f * (float)(m > n ? m : n);
+  const void *rcond = c->rs == 4 ? (const void *)&fr : (const void *)&dr;
+  uint64_t sz[6], total;
+  char *w, *pa, *pb, *ps, *pw, *pr;
+  lock(c);
+  if (cplx)
+    ((cgelsd_fn)c->L->gelsd[c->ti])(&m, &n, &k, NULL, &lda, NULL, &ldb,
+                                    NULL, rcond, &rank, q, &lwork, rq, &iq,
+                                    &info);
+  else
+    ((gelsd_fn)c->L->gelsd[c->ti])(&m, &n, &k, NULL, &lda, NULL, &ldb, NULL,
+                                   rcond, &rank, q, &lwork, &iq, &info);
+  unlock(c);
+  if (info != 0)
+    return ASC_KLINALG_UNSUPPORTED;
+  lwork = (int)work_size(q, c->rs);
+  if (lwork < 1)
+    lwork = 1;
+  sz[0] = (uint64_t)m * n * c->es;
+  sz[1] = (uint64_t)ldb * k * c->es;
+  sz[2] = (uint64_t)mn * c->rs;
+  sz[3] = (uint64_t)lwork * c->es;
+  sz[4] = cplx ? (uint64_t)(work_size(rq, c->rs) + 1) * c->rs : 0;
+  sz[5] = (uint64_t)(iq > 1 ? iq : 1) * sizeof(int);
+  if (!areas(sz, 6, &total))
+    return ASC_KLINALG_UNSUPPORTED;
+  w = c->ctx->rt->alloc(c->ctx, total);
+  if (w == NULL)
+    return ASC_KLINALG_NO_MEMORY;
+  pa = w, pb = pa + sz[0], ps = pb + sz[1], pw = ps + sz[2];
+  pr = pw + sz[3];
+  memset(pb, 0, sz[1]);
+  to_cols(pa, m, c->data[0], m, n, c->st[0], c->st[1], c->es);
+  to_cols(pb, ldb, c->data[1], m, c->k, c->st[2], c->st[3], c->es);
+  lock(c);
+  if (cplx)
+    ((cgelsd_fn)c->L->gelsd[c->ti])(&m, &n, &k, pa, &lda, pb, &ldb, ps,
+                                    rcond, &rank, pw, &lwork, pr,
+                                    (int *)(pr + sz[4]), &info);
+  else
+    ((gelsd_fn)c->L->gelsd[c->ti])(&m, &n, &k, pa, &lda, pb, &ldb, ps, rcond,
+                                   &rank, pw, &lwork, (int *)(pr + sz[4]),
+                                   &info);
+  unlock(c);
+  if (info == 0) {
+    lstsq_out(c, pb, rank);
+    from_cols(c->data[5], mn, 1, c->st[10], 0, ps, mn, c->rs);
+  }
+  c->ctx->rt->release(c->ctx, w);
+  return info > 0 ? ASC_KLINALG_NO_CONVERGE
+         : info < 0 ? ASC_KLINALG_UNSUPPORTED
+                    : ASC_KLINALG_OK;
+}
+
 /* ------------------------------------------------------------ service */
 
 /* Operands each operation takes. */
@@ -559,6 +681,7 @@ static const int32_t nops_of[ASC_KLINALG_COUNT] = {
     [ASC_KLINALG_CHOLESKY] = 2, [ASC_KLINALG_SLOGDET] = 3,
     [ASC_KLINALG_DET] = 2,     [ASC_KLINALG_EIGH] = 2,
     [ASC_KLINALG_SVD] = 2,     [ASC_KLINALG_QR] = 3,
+    [ASC_KLINALG_LSTSQ] = 6,
 };
 
 int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
@@ -571,7 +694,8 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
       nops < nops_of[op] || n < 0 || n > INT32_MAX || k < 0 ||
       k > INT32_MAX || m < 0 || m > INT32_MAX)
     return ASC_KLINALG_UNSUPPORTED;
-  if (op != ASC_KLINALG_SVD && op != ASC_KLINALG_QR)
+  if (op != ASC_KLINALG_SVD && op != ASC_KLINALG_QR &&
+      op != ASC_KLINALG_LSTSQ)
     m = n;
   c.ctx = ctx;
   c.es = c.ti == 0 ? 4 : c.ti == 3 ? 16 : 8;
@@ -591,6 +715,11 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
   }
   if (op == ASC_KLINALG_QR && (m == 0 || n == 0))
     return ASC_KLINALG_OK;
+  if (op == ASC_KLINALG_LSTSQ && (m == 0 || n == 0)) {
+    c.k = (int)k;
+    lstsq_out(&c, NULL, 0);
+    return ASC_KLINALG_OK;
+  }
   if (n == 0 || (op == ASC_KLINALG_SOLVE && k == 0)) {
     if (op == ASC_KLINALG_DET || op == ASC_KLINALG_SLOGDET)
       return det(&c, op == ASC_KLINALG_SLOGDET);
@@ -613,6 +742,9 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
     return svd(&c, k != 0);
   case ASC_KLINALG_QR:
     return qr(&c);
+  case ASC_KLINALG_LSTSQ:
+    c.k = (int)k;
+    return lstsq(&c);
   default:
     return eigh(&c);
   }

@@ -71,6 +71,11 @@ def qr_used(a):
     return q @ r - a.T, np.linalg.svd(a.T, compute_uv=False).sum()
 
 @asc.kernel
+def lstsq(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return x, res, rank, s
+
+@asc.kernel
 def views(a, b):
     return (np.linalg.inv(a.T), np.linalg.solve(a[::-1], b[::2]),
             np.linalg.det(a[:, ::-1]), np.linalg.inv(a + 1.0))
@@ -200,6 +205,32 @@ def test_svd_qr(mod, dt, shape):
     q0, r0 = np.linalg.qr(a)
     close(q, q0, dt)    # LAPACK's signs, numpy's too
     close(r, r0, dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("ash, bsh", [((6, 3), (6,)), ((6, 3), (6, 2)),
+                                      ((3, 6), (3, 2)), ((4, 4), (4,)),
+                                      ((3, 0), (3, 2)), ((0, 3), (0, 2)),
+                                      ((5, 2), (5, 0)), ((1, 1), (1,))])
+def test_lstsq(mod, dt, ash, bsh):
+    rng = np.random.default_rng(sum(ash) + sum(bsh))
+    a = rand(rng, ash, dt)
+    b = rand(rng, bsh, dt)
+    got = mod.lstsq(a, b)
+    want = np.linalg.lstsq(a, b, rcond=None)
+    for g, w in zip(got, want):
+        close(g, w, dt)
+    assert isinstance(got[2], np.int32)
+
+
+def test_lstsq_rank_deficient_and_errors(mod):
+    a = np.ones((4, 2))
+    x, res, rank, s = mod.lstsq(a, np.arange(4.0))
+    x0, res0, rank0, s0 = np.linalg.lstsq(a, np.arange(4.0), rcond=None)
+    assert rank == rank0 == 1 and res.shape == res0.shape == (0,)
+    assert np.allclose(x, x0) and np.allclose(s, s0)
+    with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):
+        mod.lstsq(np.ones((4, 2)), np.ones(3))
 
 
 def test_qr_svd_of_views_used_later(mod):

@@ -122,6 +122,7 @@ const char asc__numpy_names[] =
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
     "linalg.inv, linalg.solve, linalg.cholesky, linalg.det, "
     "linalg.slogdet, linalg.eigh, linalg.eigvalsh, linalg.svd, linalg.qr, "
+    "linalg.lstsq, "
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "

@@ -86,7 +86,8 @@ typedef enum asc__builtin_kind {
   X(NP_LINALG_EIGVALSH, "linalg.eigvalsh", 0, ASC_BK_FUNC, 1, 2, "a,UPLO")    \
   X(NP_LINALG_SVD, "linalg.svd", 0, ASC_BK_FUNC, 1, 4,                         \
     "a,full_matrices,compute_uv,hermitian")                                    \
-  X(NP_LINALG_QR, "linalg.qr", 0, ASC_BK_FUNC, 1, 2, "a,mode")
+  X(NP_LINALG_QR, "linalg.qr", 0, ASC_BK_FUNC, 1, 2, "a,mode")                \
+  X(NP_LINALG_LSTSQ, "linalg.lstsq", 0, ASC_BK_FUNC, 2, 3, "a,b,rcond")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */
@@ -298,7 +299,7 @@ static inline bool asc__builtin_is_reduction(asc__builtin_id id) {
 #define ASC_NUMPY_FUNCS_END (ASC_BI_NP_ROLL + (0 ASC_NUMPY_FUNCS(ASC_NUMPY_ONE)))
 /* Is id one of the np.linalg functions of ASC_NUMPY_FUNCS? */
 static inline bool asc__builtin_is_linalg(asc__builtin_id id) {
-  return id >= ASC_BI_NP_LINALG_INV && id <= ASC_BI_NP_LINALG_QR;
+  return id >= ASC_BI_NP_LINALG_INV && id <= ASC_BI_NP_LINALG_LSTSQ;
 }
 /* Is id one of ASC_NUMPY_FUNCS? */
 static inline bool asc__builtin_is_numpy_func(asc__builtin_id id) {

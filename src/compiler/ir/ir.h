@@ -177,8 +177,8 @@ typedef enum asc__irop {
   ASC_IR_NOPS
 } asc__irop;
 
-/* linalg: m, n, k and at most 5 operands of 4 values each */
-#define ASC_IR_LINALG_MAXARGS (3 + 4 * 5)
+/* linalg: m, n, k and at most 6 operands of 4 values each */
+#define ASC_IR_LINALG_MAXARGS (3 + 4 * 6)
 
 /* gemm_exact's aux (printed `, flags` after its operands) */
 enum { ASC_GEMM_ACCUMULATE = 1 << 0, ASC_GEMM_BLAS_FIRST = 1 << 1 };

@@ -160,12 +160,40 @@ static asc__type *svd_qr(run *r, asc__ast_expr *e, asc__type *a,
   return asc__ty_tuple(r->in->c, 3, elts);
 }
 
+/* np.linalg.lstsq(a, b, rcond=None): (x, residuals, rank, s) of one
+ * matrix a and a b of one or two axes. */
+static asc__type *lstsq(run *r, asc__ast_expr *e) {
+  asc__type *a = matrix_arg(r, e, 0, 2), *b, *elts[4];
+  ascDataType dt;
+  PROPAGATE(a);
+  b = matrix_arg(r, e, 1, 1);
+  PROPAGATE(b);
+  if (a->ndim != 2 || b->ndim > 2) {
+    report(r, e->loc, "np.linalg.lstsq in kernels takes one matrix a and "
+           "a b of one or two axes");
+    return err(r);
+  }
+  if (given(e, 2) && e->u.call.rargs[2]->kind != ASC_EXPR_NONE) {
+    report(r, e->u.call.rargs[2]->loc, "np.linalg.lstsq's rcond is None "
+           "in kernels (eps * max(M, N))");
+    return err(r);
+  }
+  dt = common(a->dtype, b->dtype);
+  elts[0] = tensor(r, dt, b->ndim);
+  elts[1] = tensor(r, real_of(dt), 1);
+  elts[2] = scalar(r, ascInt32);
+  elts[3] = tensor(r, real_of(dt), 1);
+  return asc__ty_tuple(r->in->c, 4, elts);
+}
+
 asc__type *asc__infer_linalg(run *r, asc__ast_expr *e) {
   asc__builtin_id id = e->u.call.builtin->id;
   asc__type *a, *one, *two;
   ascDataType dt;
   if (id == ASC_BI_NP_LINALG_SOLVE)
     return solve(r, e);
+  if (id == ASC_BI_NP_LINALG_LSTSQ)
+    return lstsq(r, e);
   a = matrix_arg(r, e, 0, 2);
   PROPAGATE(a);
   dt = common(a->dtype, -1);
