@@ -31,7 +31,7 @@ static const asc__blas *loaded;
 
 typedef void (*fn)(void);
 
-static fn sym(void *h, const char *name) {
+fn asc__jit_sym(void *h, const char *name) {
   fn f;
   void *p = dlsym(h, name);
   /* POSIX: a data pointer from dlsym may be converted to a function
@@ -83,23 +83,23 @@ static int try_load(const char *name) {
   fn st;
   if (h == NULL)
     return 0;
-  lib.sgemm = sym(h, "cblas_sgemm");
-  lib.dgemm = sym(h, "cblas_dgemm");
-  lib.sgemv = sym(h, "cblas_sgemv");
-  lib.dgemv = sym(h, "cblas_dgemv");
+  lib.sgemm = asc__jit_sym(h, "cblas_sgemm");
+  lib.dgemm = asc__jit_sym(h, "cblas_dgemm");
+  lib.sgemv = asc__jit_sym(h, "cblas_sgemv");
+  lib.dgemv = asc__jit_sym(h, "cblas_dgemv");
   if (!lib.sgemm || !lib.dgemm || !lib.sgemv || !lib.dgemv) {
     dlclose(h);
     return 0;
   }
   /* a threaded build: one thread per call, the team gives the rest */
-  st = sym(h, "openblas_set_num_threads");
+  st = asc__jit_sym(h, "openblas_set_num_threads");
   if (st == NULL)
-    st = sym(h, "bli_thread_set_num_threads");
+    st = asc__jit_sym(h, "bli_thread_set_num_threads");
   if (st != NULL) {
     set_threads = (void (*)(int))st;
     set_threads(1);
   }
-  st = sym(h, "openblas_get_parallel");
+  st = asc__jit_sym(h, "openblas_get_parallel");
   lib.one_at_a_time = st != NULL && ((int (*)(void))st)() == 0;
   lib.name = name;
   loaded = &lib;

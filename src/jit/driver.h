@@ -191,6 +191,8 @@ typedef struct asc__blas {
 /* The library, loaded on the first call (thread-safe); NULL when none
  * loads or lacks one of the four functions. */
 const asc__blas *asc__jit_blas(void);
+/* dlsym(h, name) as a function pointer (NULL when missing). */
+void (*asc__jit_sym(void *h, const char *name))(void);
 /* dlopen(name) as the BLAS is opened (an OpenBLAS told the kernels of this
  * CPU); NULL when it does not load. */
 void *asc__jit_blas_open(const char *name);

@@ -31,13 +31,6 @@ static const asc__lapack *loaded;
 
 typedef void (*fn)(void);
 
-static fn sym(void *h, const char *name) {
-  fn f;
-  void *p = dlsym(h, name);
-  __builtin_memcpy(&f, &p, sizeof f);
-  return f;
-}
-
 /* The four routines s<name>_, d<name>_, c<alt>_, z<alt>_ into f; false
  * when one is missing. */
 static int family(void *h, fn *f, const char *name, const char *alt) {
@@ -45,7 +38,7 @@ static int family(void *h, fn *f, const char *name, const char *alt) {
   char buf[32];
   for (int i = 0; i < 4; i++) {
     snprintf(buf, sizeof buf, "%c%s_", pre[i], i < 2 ? name : alt);
-    f[i] = sym(h, buf);
+    f[i] = asc__jit_sym(h, buf);
     if (f[i] == NULL)
       return 0;
   }
@@ -70,10 +63,10 @@ static int try_load(const char *name) {
   }
   /* an OpenBLAS not loaded for the BLAS yet: one thread per call, as
    * jit/blas.c sets it (the team gives the rest) */
-  st = sym(h, "openblas_set_num_threads");
+  st = asc__jit_sym(h, "openblas_set_num_threads");
   if (st != NULL)
     ((void (*)(int))st)(1);
-  st = sym(h, "openblas_get_parallel");
+  st = asc__jit_sym(h, "openblas_get_parallel");
   lib.one_at_a_time = st != NULL && ((int (*)(void))st)() == 0;
   lib.name = name;
   loaded = &lib;

@@ -266,6 +266,24 @@ static void test_qr_svd(void **state) {
   assert_int_equal(live, 0);
 }
 
+/* lstsq of a tall 3 x 2 matrix: x from the normal equations, the
+ * squared residual, the rank, two singular values. */
+static void test_lstsq(void **state) {
+  double a[6] = {1, 0, 0, 1, 1, 1}, b[3] = {1, 2, 4}, x[2], res = -1, s[2];
+  int64_t rank = -1;
+  void *data[6] = {a, b, x, &res, &rank, s};
+  int64_t st[12] = {2, 1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0};
+  (void)state;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_LSTSQ, ascFloat64, 3, 2,
+                                   1, 6, data, st),
+                   ASC_KLINALG_OK);
+  assert_true(fabs(x[0] - 4.0 / 3) < 1e-12 && fabs(x[1] - 7.0 / 3) < 1e-12);
+  assert_true(fabs(res - 1.0 / 3) < 1e-12);
+  assert_int_equal(rank, 2);
+  assert_true(fabs(s[0] - sqrt(3.0)) < 1e-12 && fabs(s[1] - 1.0) < 1e-12);
+  assert_int_equal(live, 0);
+}
+
 static void test_empty(void **state) {
   double d = 0, sign = 0, logabs = 5;
   void *data[3] = {NULL, &d, NULL};
@@ -291,6 +309,7 @@ int main(void) {
       cmocka_unit_test_setup(test_statuses, setup),
       cmocka_unit_test_setup(test_cholesky_and_eigh_f32, setup),
       cmocka_unit_test_setup(test_qr_svd, setup),
+      cmocka_unit_test_setup(test_lstsq, setup),
       cmocka_unit_test_setup(test_empty, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

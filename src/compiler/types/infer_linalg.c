@@ -26,14 +26,8 @@ static bool given(const asc__ast_expr *call, int i) {
  * its type, NULL (unknown yet) or an error. */
 static asc__type *matrix_arg(run *r, asc__ast_expr *e, int i, int min) {
   asc__ast_expr *a = e->u.call.rargs[i];
-  asc__type *t = asc__infer_expr(r, a);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, i);
   PROPAGATE(t);
-  t = asc__ty_find(t);
-  if (t->kind != ASC_TY_TENSOR) {
-    report(r, a->loc, "%s() in kernels takes an array here, not %s",
-           np_name(r, e), py_name(r, t));
-    return err(r);
-  }
   if (t->ndim < min) {
     /* numpy's LinAlgError, known when compiling */
     report(r, a->loc, "%d-dimensional array given. Array must be at least "
