@@ -15,11 +15,11 @@
  * solve per iteration on each thread.
  */
 #include "runtime/lapack.h"
+#include "runtime/blas.h"
 #include "jit/driver.h"
 
 #include <complex.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -69,8 +69,6 @@ typedef void (*cgelsd_fn)(const int *m, const int *n, const int *nrhs,
                           const int *lwork, void *rwork, int *iwork,
                           int *info);
 
-/* A sequential OpenBLAS takes one call at a time (asc__lapack). */
-static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* 0..3 for float32, float64, complex64, complex128; -1 otherwise. */
 static int type_index(int32_t dt) {
@@ -137,14 +135,16 @@ typedef struct call {
   const int64_t *st;
 } call;
 
+/* A sequential OpenBLAS takes one call at a time, BLAS and LAPACK
+ * together (asc__lapack): the BLAS's lock. */
 static void lock(const call *c) {
   if (c->L->one_at_a_time)
-    pthread_mutex_lock(&one_lock);
+    asc__blas_one_lock(true);
 }
 
 static void unlock(const call *c) {
   if (c->L->one_at_a_time)
-    pthread_mutex_unlock(&one_lock);
+    asc__blas_one_lock(false);
 }
 
 /* Operand 0 (n x n) copied into the column-major buffer at w. */
