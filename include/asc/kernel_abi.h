@@ -18,10 +18,10 @@
 /* Version 2 added asc_krt.alloc/release and ASC_KEXC_MEMORY_ERROR;
  * version 3 added asc_krt.keep and asc_krt.gemm, and result parameters
  * (ASC_KPARAM_RESULT, asc_kresult); version 4 asc_krt.cache_bytes;
- * version 5 the kernel flag ASC_KERNEL_NOT_SPMD; version 6 asc_krt.gemm_ab.
- * The runtime still loads modules of versions 1 to 5, which use none of
- * what came later. */
-#define ASC_KABI_VERSION 6
+ * version 5 the kernel flag ASC_KERNEL_NOT_SPMD; version 6 asc_krt.gemm_ab;
+ * version 7 asc_krt.linalg and ASC_KEXC_LINALG_ERROR.  The runtime still
+ * loads modules of versions 1 to 6, which use none of what came later. */
+#define ASC_KABI_VERSION 7
 #define ASC_KABI_MIN_VERSION 1
 #define ASC_KMAX_DIMS 8
 
@@ -76,6 +76,7 @@ enum {
   ASC_KEXC_ARITHMETIC_ERROR,
   ASC_KEXC_TYPE_ERROR,
   ASC_KEXC_MEMORY_ERROR,   /* ABI 2: an array created in a kernel */
+  ASC_KEXC_LINALG_ERROR,   /* ABI 7: numpy.linalg.LinAlgError, a ValueError */
   ASC_KEXC_COUNT
 };
 
@@ -160,7 +161,58 @@ typedef struct asc_krt {
                  int64_t k, double alpha, const void *a, int64_t sa0,
                  int64_t sa1, const void *b, int64_t sb0, int64_t sb1,
                  double beta, void *c, int64_t sc0, int64_t sc1);
+  /* ABI 7.  The np.linalg operation op (ASC_KLINALG_*, below) on LAPACK,
+   * for dtype ascFloat32, ascFloat64, ascComplex64 or ascComplex128.
+   * Operand i is data[i], a matrix with strides strides[2i], strides[2i
+   * + 1] (elements; a vector uses the first, a number neither); operand
+   * 0 is the input, read only, the others are written, and no two share
+   * memory.  m, n, k are the extents the operation names.  Returns
+   * ASC_KLINALG_OK, or what stopped it, having written nothing then
+   * except where the operation says so. */
+  int (*linalg)(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
+                int64_t n, int64_t k, int32_t nops, void *const *data,
+                const int64_t *strides);
 } asc_krt;
+
+/* ABI 7.  asc_krt.linalg's operations: operands after the input a. */
+enum {
+  ASC_KLINALG_INV = 1,   /* a (n x n); x = inv(a) (n x n) */
+  ASC_KLINALG_SOLVE,     /* a (n x n), b (n x k); x (n x k): a @ x = b */
+  ASC_KLINALG_CHOLESKY,  /* a (n x n); l (n x n): lower, a = l @ l^H,
+                            zeros above the diagonal */
+  ASC_KLINALG_SLOGDET,   /* a (n x n); sign (a's dtype), logabsdet (its
+                            real dtype); a singular a: 0 and -inf, OK */
+  ASC_KLINALG_DET,       /* a (n x n); det (a's dtype), numpy's
+                            sign * exp(logabsdet); singular: 0, OK */
+  ASC_KLINALG_EIGH,      /* a (n x n), its lower triangle; w (n, real
+                            dtype, ascending), v (n x n, columns);
+                            without v (nops 2, or data[2] NULL) the
+                            values only */
+  ASC_KLINALG_SVD,       /* a (m x n); s (min(m, n), real dtype,
+                            descending), u, vh: (m x m), (n x n) when k
+                            is 1, else (m x min), (min x n); without u
+                            and vh (nops 2) the values only */
+  ASC_KLINALG_QR,        /* a (m x n); q (m x min(m, n)), r (min x n):
+                            numpy's qr(a, mode='reduced') */
+  ASC_KLINALG_LSTSQ,     /* a (m x n), b (m x k); x (n x k), resid (k,
+                            real: the squared norms of b's columns less
+                            a @ x where m > n, else zeros), rank (an
+                            int64), s (min(m, n), real): numpy's lstsq
+                            with rcond eps * max(m, n) */
+  ASC_KLINALG_COUNT
+};
+
+/* ABI 7.  What asc_krt.linalg returns. */
+enum {
+  ASC_KLINALG_OK = 0,
+  ASC_KLINALG_SINGULAR,      /* numpy: LinAlgError "Singular matrix" */
+  ASC_KLINALG_NOT_PD,        /* "Matrix is not positive definite" */
+  ASC_KLINALG_NO_CONVERGE,   /* "Eigenvalues did not converge", "SVD
+                                did not converge" */
+  ASC_KLINALG_NO_LAPACK,     /* no LAPACK could be loaded */
+  ASC_KLINALG_NO_MEMORY,     /* its work arrays could not be allocated */
+  ASC_KLINALG_UNSUPPORTED    /* an op, dtype or extent it does not take */
+};
 
 /* What the runtime hands each block. */
 struct asc_kctx {

@@ -914,6 +914,10 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
       written[i->args[1].reg] |= 2;
       written[i->args[5].reg] |= 2;
     }
+    else if (i->op == ASC_IR_LINALG) {
+      for (int32_t k = 3; k < i->nargs; k += 4)
+        written[i->args[k].reg] = k == 3 ? written[i->args[k].reg] | 2 : 3;
+    }
     else if (i->op == ASC_IR_GEMM_EXACT) {
       written[i->args[0].reg] = 3;
       written[i->args[4].reg] |= 2;

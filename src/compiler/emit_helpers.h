@@ -130,6 +130,8 @@ static inline int asc_exc_match(int kind, uint32_t mask) {
   if ((mask & (1u << ASC_KEXC_ARITHMETIC_ERROR)) &&
       (kind == ASC_KEXC_ZERO_DIVISION_ERROR ||
        kind == ASC_KEXC_OVERFLOW_ERROR)) return 1;
+  if ((mask & (1u << ASC_KEXC_VALUE_ERROR)) &&
+      kind == ASC_KEXC_LINALG_ERROR) return 1;
   return (mask >> kind) & 1u;
 }
 /* Atomics: read-modify-write through compare-and-swap where the

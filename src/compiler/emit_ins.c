@@ -763,6 +763,31 @@ static bool emit_runtime(emitter *e, const asc__irins *i, const char *d) {
     LINE(e, "}");
     break;
   }
+  case ASC_IR_LINALG: {
+    /* np.linalg on the runtime's LAPACK: the operands' element pointers
+     * and strides in two arrays (kernel_abi.h, asc_krt.linalg) */
+    int nops = (i->nargs - 3) / 4;
+    const char *p = "", *s = "";
+    for (int k = 0; k < nops; k++) {
+      const asc__irval *o = &i->args[3 + 4 * k];
+      p = asc__arena_printf(e->c, "%s%s%s + %s", p, k ? ", " : "",
+                            rname(e, o[0].reg), asc__emit_val(e, o[1]));
+      s = asc__arena_printf(e->c, "%s%s%s, %s", s, k ? ", " : "",
+                            asc__emit_val(e, o[2]), asc__emit_val(e, o[3]));
+    }
+    LINE(e, "{");
+    e->depth++;
+    LINE(e, "void *const asc_lp[%d] = {%s};", nops, p);
+    LINE(e, "const int64_t asc_ls[%d] = {%s};", 2 * nops, s);
+    LINE(e, "%s = ctx->rt->linalg(ctx, %d, %d, %s, %s, %s, %d, asc_lp, "
+            "asc_ls);",
+         d, (int)i->aux, e->f->regs[i->args[3].reg].ty.dtype,
+         asc__emit_val(e, i->args[0]), asc__emit_val(e, i->args[1]),
+         asc__emit_val(e, i->args[2]), nops);
+    e->depth--;
+    LINE(e, "}");
+    break;
+  }
   case ASC_IR_BLOCK_IDX:
     LINE(e, "%s = (int64_t)ctx->block_idx;", d);
     break;

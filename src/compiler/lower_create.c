@@ -682,20 +682,28 @@ int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
 
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
-  int32_t tmp, r;
-  asc__irins *i;
+  int32_t tmp;
   if (value == NULL || !is_new_array(ls, value))
     return false;
   tmp = asc__lower_make_array(ls, value);
-  r = name_reg(ls, target, ty(value));
+  asc__lower_bind_new_array(ls, target, ty(value), tmp);
+  return true;
+}
+
+void asc__lower_bind_new_array(lstate *ls, const asc__ast_expr *target,
+                               asc__type *t, int32_t tmp) {
+  int32_t r;
+  asc__irins *i;
+  if (target->kind != ASC_EXPR_NAME || target->u.name.sym == NULL)
+    unsupported(ls, target->loc, "this target of an array");
+  r = name_reg(ls, target, t);
   if (!asc__irt_eq(ls->f->regs[r].ty, ls->f->regs[tmp].ty))
-    asc__diag_fatal(ls->c, value->loc,
+    asc__diag_fatal(ls->c, target->loc,
                     "this array's type differs from the one '%s' held "
                     "before",
                     target->u.name.sym->name);
   i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
   i->args[0] = asc__irv_reg(tmp);
-  return true;
 }
 
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {

@@ -444,6 +444,10 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
  * lowered and true, else false. */
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value);
+/* name target = the new array in register tmp, of type t (an element of
+ * a tuple a numpy function returns). */
+void asc__lower_bind_new_array(lstate *ls, const asc__ast_expr *target,
+                               asc__type *t, int32_t tmp);
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
@@ -521,6 +525,18 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
 /* The value of such a call whose result is a number (np.average(a)). */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
+/* The elements of such a call whose result is a tuple, into vals: a
+ * number, or the register of a new array (asc__irv_reg). */
+void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
+                            asc__irval *vals);
+
+/* ------------------------------------------------------- lower_linalg.c */
+
+/* The np.linalg functions: a new array, a number, a tuple (as above). */
+int32_t asc__lower_linalg(lstate *ls, const asc__ast_expr *e);
+asc__irval asc__lower_linalg_value(lstate *ls, const asc__ast_expr *e);
+void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
+                             asc__irval *vals);
 
 /* --------------------------------------------------------- lower_call.c */
 

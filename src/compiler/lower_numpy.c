@@ -1229,6 +1229,8 @@ asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_MEDIAN:
     return median(ls, e);
   default:
+    if (asc__builtin_is_linalg(e->u.call.builtin->id))
+      return asc__lower_linalg_value(ls, e);
     unsupported(ls, e->loc, "this numpy function as a number");
   }
 }
@@ -1273,6 +1275,17 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_ARGSORT:
     return argsort(ls, e);
   default:
+    if (asc__builtin_is_linalg(e->u.call.builtin->id))
+      return asc__lower_linalg(ls, e);
     unsupported(ls, e->loc, "this numpy function");
   }
+}
+
+void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
+                            asc__irval *vals) {
+  if (asc__builtin_is_linalg(e->u.call.builtin->id)) {
+    asc__lower_linalg_tuple(ls, e, vals);
+    return;
+  }
+  unsupported(ls, e->loc, "this numpy function's tuple");
 }

@@ -191,6 +191,21 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
       asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n + 1);
       if (!is_agg(vt) || agg_n(vt) != n)
         unsupported(ls, value->loc, "unpacking this value");
+      if (value->kind == ASC_EXPR_CALL && value->u.call.builtin &&
+          asc__builtin_is_numpy_func(value->u.call.builtin->id)) {
+        /* w, v = np.linalg.eigh(a): arrays bound to new arrays */
+        asc__lower_numpy_tuple(ls, value, vals);
+        for (int q = 0; q < n; q++) {
+          asc__type *et = asc__ty_find(agg_elem(vt, q));
+          if (et->kind == ASC_TY_TENSOR)
+            asc__lower_bind_new_array(ls, tg->u.tuple.elts[q], et,
+                                      vals[q].reg);
+          else
+            assign_to(ls, tg->u.tuple.elts[q], conv(ls, vals[q], et->dtype),
+                      NULL);
+        }
+        continue;
+      }
       asc__lower_agg(ls, value, vt, vals);
       for (int q = 0; q < n; q++)
         assign_to(ls, tg->u.tuple.elts[q], vals[q], NULL);

@@ -31,7 +31,7 @@ static const asc__blas *loaded;
 
 typedef void (*fn)(void);
 
-static fn sym(void *h, const char *name) {
+fn asc__jit_sym(void *h, const char *name) {
   fn f;
   void *p = dlsym(h, name);
   /* POSIX: a data pointer from dlsym may be converted to a function
@@ -63,8 +63,8 @@ static const char *openblas_coretype(void) {
 /* dlopen(name), an OpenBLAS told its kernels (OPENBLAS_CORETYPE, read once
  * when the library starts) unless the user set them: set for the load
  * only, so that the process's environment is left as it was.  Runs under
- * `once`. */
-static void *open_lib(const char *name) {
+ * `once` (here, or lapack.c's after this file's). */
+void *asc__jit_blas_open(const char *name) {
   const char *core = NULL;
   void *h;
   if (strstr(name, "openblas") != NULL && getenv("OPENBLAS_CORETYPE") == NULL)
@@ -78,28 +78,28 @@ static void *open_lib(const char *name) {
 }
 
 static int try_load(const char *name) {
-  void *h = open_lib(name);
+  void *h = asc__jit_blas_open(name);
   void (*set_threads)(int);
   fn st;
   if (h == NULL)
     return 0;
-  lib.sgemm = sym(h, "cblas_sgemm");
-  lib.dgemm = sym(h, "cblas_dgemm");
-  lib.sgemv = sym(h, "cblas_sgemv");
-  lib.dgemv = sym(h, "cblas_dgemv");
+  lib.sgemm = asc__jit_sym(h, "cblas_sgemm");
+  lib.dgemm = asc__jit_sym(h, "cblas_dgemm");
+  lib.sgemv = asc__jit_sym(h, "cblas_sgemv");
+  lib.dgemv = asc__jit_sym(h, "cblas_dgemv");
   if (!lib.sgemm || !lib.dgemm || !lib.sgemv || !lib.dgemv) {
     dlclose(h);
     return 0;
   }
   /* a threaded build: one thread per call, the team gives the rest */
-  st = sym(h, "openblas_set_num_threads");
+  st = asc__jit_sym(h, "openblas_set_num_threads");
   if (st == NULL)
-    st = sym(h, "bli_thread_set_num_threads");
+    st = asc__jit_sym(h, "bli_thread_set_num_threads");
   if (st != NULL) {
     set_threads = (void (*)(int))st;
     set_threads(1);
   }
-  st = sym(h, "openblas_get_parallel");
+  st = asc__jit_sym(h, "openblas_get_parallel");
   lib.one_at_a_time = st != NULL && ((int (*)(void))st)() == 0;
   lib.name = name;
   loaded = &lib;

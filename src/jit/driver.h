@@ -191,5 +191,35 @@ typedef struct asc__blas {
 /* The library, loaded on the first call (thread-safe); NULL when none
  * loads or lacks one of the four functions. */
 const asc__blas *asc__jit_blas(void);
+/* dlsym(h, name) as a function pointer (NULL when missing). */
+void (*asc__jit_sym(void *h, const char *name))(void);
+/* dlopen(name) as the BLAS is opened (an OpenBLAS told the kernels of this
+ * CPU); NULL when it does not load. */
+void *asc__jit_blas_open(const char *name);
+
+/* ---------------------------------------------- LAPACK (lapack.c)
+ * The library asc_krt.linalg (runtime/lapack.c) calls: dlopen()ed at its
+ * first call, never linked (docs/decisions.md, "np.linalg on the LAPACK
+ * of the BLAS").  ASC_LAPACK_LIB names it (that library or none); else
+ * the OpenBLAS that asc__jit_blas loaded, Debian's OpenBLAS builds, then
+ * Debian's reference liblapack.so.3.  Fortran routines of 32-bit
+ * integers, one per dtype (s, d, c, z), cast by the caller. */
+typedef struct asc__lapack {
+  const char *name;
+  void (*gesv[4])(void);
+  void (*getrf[4])(void);
+  void (*potrf[4])(void);
+  void (*syevd[4])(void);   /* ssyevd, dsyevd, cheevd, zheevd */
+  void (*gesdd[4])(void);
+  void (*geqrf[4])(void);
+  void (*orgqr[4])(void);   /* sorgqr, dorgqr, cungqr, zungqr */
+  void (*gelsd[4])(void);
+  /* a sequential OpenBLAS: one call at a time (asc__blas's rule) */
+  int one_at_a_time;
+} asc__lapack;
+
+/* The library, loaded on the first call (thread-safe); NULL when none
+ * loads or lacks one of the routines. */
+const asc__lapack *asc__jit_lapack(void);
 
 #endif /* ASC_DRIVER_H */

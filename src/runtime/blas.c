@@ -59,6 +59,14 @@ static bool lib_ok;
 static bool one_at_a_time;
 static pthread_mutex_t one_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* lapack.c's calls into the same sequential library take the same lock. */
+void asc__blas_one_lock(bool take) {
+  if (take)
+    pthread_mutex_lock(&one_lock);
+  else
+    pthread_mutex_unlock(&one_lock);
+}
+
 static void bind_lib(void) {
   const asc__blas *b = asc__jit_blas();
   if (b == NULL)

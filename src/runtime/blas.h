@@ -4,6 +4,7 @@
 #ifndef ASC_RUNTIME_BLAS_H
 #define ASC_RUNTIME_BLAS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "asc/kernel_abi.h"
@@ -23,5 +24,10 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
 /* The library loaded (its path or soname), loading it on the first call;
  * NULL when none could be loaded. */
 const char *asc__blas_library(void);
+
+/* Takes (true) or gives back (false) the lock of a sequential OpenBLAS,
+ * which takes one call at a time from the whole process (asc__blas's
+ * one_at_a_time): LAPACK's calls into it (lapack.c) take it too. */
+void asc__blas_one_lock(bool take);
 
 #endif /* ASC_RUNTIME_BLAS_H */

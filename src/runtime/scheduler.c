@@ -30,6 +30,7 @@
 #include "runtime/scheduler.h"
 #include "runtime/memory.h"
 #include "runtime/blas.h"
+#include "runtime/lapack.h"
 #include "runtime/trace.h"
 #include "base/env.h"
 
@@ -962,6 +963,7 @@ const asc_krt asc__krt = {
     .gemm = asc__krt_gemm,
     .cache_bytes = krt_cache_bytes,
     .gemm_ab = asc__krt_gemm_ab,
+    .linalg = asc__krt_linalg,
 };
 
 /* ----------------------------------------------------------------- workers */

@@ -30,7 +30,7 @@ static const char *const exc_class[ASC_KEXC_COUNT] = {
     "Exception",      "Exception",         "ValueError",
     "IndexError",     "ZeroDivisionError", "AssertionError",
     "RuntimeError",   "OverflowError",     "ArithmeticError",
-    "TypeError",      "MemoryError"};
+    "TypeError",      "MemoryError",       "LinAlgError"};
 
 const char asc__lost_message[] =
     "kernel raised an exception (its message was lost: out of memory)";

@@ -140,7 +140,7 @@ static const asc_krt harness_rt = {
     ASC_KABI_VERSION, harness_parallel_for, harness_team_size,
     harness_barrier,  harness_crit_enter,   harness_crit_exit,
     harness_cancelled, harness_alloc,       harness_release,
-    harness_keep, harness_gemm, NULL, harness_gemm_ab};
+    harness_keep, harness_gemm, NULL, harness_gemm_ab, NULL};
 
 typedef struct harness_mod {
   void *so;
@@ -354,7 +354,7 @@ static const asc_krt harness_rt_threads = {
     ASC_KABI_VERSION, harness_parallel_for_threads, harness_team_size,
     harness_barrier,  harness_crit_enter,           harness_crit_exit,
     harness_cancelled, harness_alloc,               harness_release,
-    harness_keep, harness_gemm, NULL, harness_gemm_ab};
+    harness_keep, harness_gemm, NULL, harness_gemm_ab, NULL};
 
 /* harness_call with parallel loops on HARNESS_TEAM threads. */
 static inline int harness_call_threaded(const harness_mod *hm, uint32_t k,

@@ -66,7 +66,7 @@ static const asc_krt shuf_rt = {
     ASC_KABI_VERSION, shuf_parallel_for, shuf_team_size,
     harness_barrier,  harness_crit_enter, harness_crit_exit,
     harness_cancelled, harness_alloc,     harness_release,
-    harness_keep, harness_gemm, NULL, harness_gemm_ab};
+    harness_keep, harness_gemm, NULL, harness_gemm_ab, NULL};
 
 static int shuf_call(const harness_mod *hm, void *const *args) {
   asc_kctx ctx;

@@ -1,6 +1,6 @@
 # expect: 10:15: error: np.polyval is not supported in kernels yet (numpy names kernels accept: sin, cos, tan, arcsin
 # expect: 11:15: error: np.histogram is not supported in kernels yet (numpy names kernels accept:
-# expect: 12:22: error: np.linalg.inv is not supported in kernels (numpy names kernels accept: sin
+# expect: 12:22: error: np.linalg.pinv is not supported in kernels (numpy names kernels accept: sin
 import asc
 import numpy as np
 
@@ -9,4 +9,4 @@ def k(x):
     x[0] = np.sqrt(2.0)
     x[1] = np.polyval(x, 2.0)
     x[2] = np.histogram(x)[0]
-    x[3] = np.linalg.inv(x)[0]
+    x[3] = np.linalg.pinv(x)[0]

@@ -142,6 +142,11 @@ def _kernel_exception(message):
         err.code = _asc.ascErrorKernelException
         return err
     cls = getattr(builtins, m["cls"], None) if m["cls"] in KERNEL_EXCEPTIONS else None
+    if m["cls"] == "LinAlgError":
+        # np.linalg's error, a ValueError (numpy is there: the kernel ran
+        # numpy code)
+        import numpy
+        cls = numpy.linalg.LinAlgError
     if cls is None:
         cls = Error
     err = cls(first)

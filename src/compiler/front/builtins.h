@@ -75,7 +75,19 @@ typedef enum asc__builtin_kind {
   X(NP_SORT, "sort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")               \
   X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
-    "a,axis,out,overwrite_input,keepdims")
+    "a,axis,out,overwrite_input,keepdims")                                     \
+  /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
+  X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
+  X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \
+  X(NP_LINALG_CHOLESKY, "linalg.cholesky", 0, ASC_BK_FUNC, 1, 2, "a,upper")    \
+  X(NP_LINALG_DET, "linalg.det", 0, ASC_BK_FUNC, 1, 1, "a")                    \
+  X(NP_LINALG_SLOGDET, "linalg.slogdet", 0, ASC_BK_FUNC, 1, 1, "a")            \
+  X(NP_LINALG_EIGH, "linalg.eigh", 0, ASC_BK_FUNC, 1, 2, "a,UPLO")             \
+  X(NP_LINALG_EIGVALSH, "linalg.eigvalsh", 0, ASC_BK_FUNC, 1, 2, "a,UPLO")    \
+  X(NP_LINALG_SVD, "linalg.svd", 0, ASC_BK_FUNC, 1, 4,                         \
+    "a,full_matrices,compute_uv,hermitian")                                    \
+  X(NP_LINALG_QR, "linalg.qr", 0, ASC_BK_FUNC, 1, 2, "a,mode")                \
+  X(NP_LINALG_LSTSQ, "linalg.lstsq", 0, ASC_BK_FUNC, 2, 3, "a,b,rcond")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */
@@ -285,6 +297,10 @@ static inline bool asc__builtin_is_reduction(asc__builtin_id id) {
 /* The ids of ASC_NUMPY_FUNCS: ASC_BI_NP_ROLL up to ASC_NUMPY_FUNCS_END. */
 #define ASC_NUMPY_ONE(...) +1
 #define ASC_NUMPY_FUNCS_END (ASC_BI_NP_ROLL + (0 ASC_NUMPY_FUNCS(ASC_NUMPY_ONE)))
+/* Is id one of the np.linalg functions of ASC_NUMPY_FUNCS? */
+static inline bool asc__builtin_is_linalg(asc__builtin_id id) {
+  return id >= ASC_BI_NP_LINALG_INV && id <= ASC_BI_NP_LINALG_LSTSQ;
+}
 /* Is id one of ASC_NUMPY_FUNCS? */
 static inline bool asc__builtin_is_numpy_func(asc__builtin_id id) {
   return id >= ASC_BI_NP_ROLL && id < ASC_NUMPY_FUNCS_END;

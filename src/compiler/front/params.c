@@ -147,7 +147,8 @@ static bool mask_syntax(const asc__ast_expr *e, int depth) {
 
 /* An ASC_NUMPY_FUNCS call: its first argument takes an array, or a
  * tuple of them (np.hstack((a, b))), and so do the second of the ufuncs'
- * outer, np.bincount's weights, np.cov's y and np.average's weights;
+ * outer, np.bincount's weights, np.cov's y, np.average's weights and
+ * the b of np.linalg.solve and np.linalg.lstsq;
  * np.digitize takes a number or an array first and its bins second,
  * np.indices a shape. */
 static bool numpy_func_array(const usage *u, const asc__ast_expr *e) {
@@ -164,7 +165,9 @@ static bool numpy_func_array(const usage *u, const asc__ast_expr *e) {
                            b->id == ASC_BI_NP_BINCOUNT ||
                            b->id == ASC_BI_NP_COV ||
                            b->id == ASC_BI_NP_CORRCOEF ||
-                           b->id == ASC_BI_NP_DIGITIZE)) ||
+                           b->id == ASC_BI_NP_DIGITIZE ||
+                           b->id == ASC_BI_NP_LINALG_SOLVE ||
+                           b->id == ASC_BI_NP_LINALG_LSTSQ)) ||
                (i == 2 && b->id == ASC_BI_NP_AVERAGE);
     if (!arr || a == NULL)
       continue;

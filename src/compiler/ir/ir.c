@@ -108,7 +108,7 @@ static const char *const exc_names[] = {
     "None",         "Exception",          "ValueError",
     "IndexError",   "ZeroDivisionError",  "AssertionError",
     "RuntimeError", "OverflowError",      "ArithmeticError",
-    "TypeError",    "MemoryError"};
+    "TypeError",    "MemoryError",        "LinAlgError"};
 
 const char *asc__exc_name(int kind) {
   return kind >= 0 && kind < ASC_KEXC_COUNT ? exc_names[kind] : "?";
@@ -657,6 +657,8 @@ int asc__ir_operand_type(const asc__irfunc *f, const asc__irins *i, int k) {
     return -1;
   case ASC_IR_GEMM_EXACT:
     return k == 0 || k == 4 || k == 8 ? -1 : ascInt64;
+  case ASC_IR_LINALG:
+    return k >= 3 && (k - 3) % 4 == 0 ? -1 : ascInt64;
   default:
     if (asc__irop_flags(i->op) & ASC_OPF_CMP) {
       const asc__irval *o = &i->args[1 - k];
@@ -760,6 +762,10 @@ static void print_ins(asc__buf *o, const asc__irfunc *f, const asc__irins *i,
     asc__buf_puts(o, " ");
     print_args(o, f, i, 0);
     asc__buf_printf(o, ", %d", (int)i->aux);
+    break;
+  case ASC_IR_LINALG:
+    asc__buf_printf(o, " %d, ", (int)i->aux);
+    print_args(o, f, i, 0);
     break;
   case ASC_IR_ATOMIC:
     asc__buf_printf(o, " %s ", asc__atom_name(i->aux));

@@ -136,6 +136,12 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
                                           b, ..., m, n, k (i64); aux: 1     \
                                           accumulate into c, 2 BLAS first   \
                                           (reassoc); may raise */           \
+  X(LINALG, "linalg", -1, 0)           /* dst (i32) = asc_krt.linalg, aux = \
+                                          the op (ASC_KLINALG_*): m, n, k   \
+                                          (i64), then per operand a tensor, \
+                                          its offset, 2 strides (i64);      \
+                                          operand 0 read, the others        \
+                                          written; 0 when done */           \
   X(BLOCK_IDX, "block_idx", 0, ASC_OPF_PURE)                                 \
   X(BLOCK_NUM, "block_num", 0, ASC_OPF_PURE)                                 \
   X(TEAM_SIZE, "team_size", 0, ASC_OPF_PURE) /* threads in the team */      \
@@ -170,6 +176,9 @@ typedef enum asc__irop {
 #undef X
   ASC_IR_NOPS
 } asc__irop;
+
+/* linalg: m, n, k and at most 6 operands of 4 values each */
+#define ASC_IR_LINALG_MAXARGS (3 + 4 * 6)
 
 /* gemm_exact's aux (printed `, flags` after its operands) */
 enum { ASC_GEMM_ACCUMULATE = 1 << 0, ASC_GEMM_BLAS_FIRST = 1 << 1 };

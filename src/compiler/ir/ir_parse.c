@@ -530,6 +530,15 @@ static asc__irins *parse_ins(parser *ps) {
     if (!at(ps, '\n') && !at(ps, '@') && ps->p < ps->end)
       parse_args(ps, i, 1);
     break;
+  case ASC_IR_LINALG:
+    i->aux = (int32_t)parse_int(ps);
+    i->args = asc__arena_alloc(ps->c, sizeof *i->args * ASC_IR_LINALG_MAXARGS);
+    while (accept(ps, ',')) {
+      if (i->nargs >= ASC_IR_LINALG_MAXARGS)
+        PERR(ps, "too many linalg operands");
+      i->args[i->nargs++] = parse_operand(ps);
+    }
+    break;
   default: {
     int na = asc__irop_nargs(op);
     if (na > 0)

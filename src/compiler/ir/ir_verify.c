@@ -258,6 +258,22 @@ static void vins(vstate *v, const asc__irins *i) {
                    "and beta f64");
     break;
   }
+  case ASC_IR_LINALG:
+    if (i->dst < 0 || v->f->regs[i->dst].ty.kind != ASC_IRK_SCALAR ||
+        v->f->regs[i->dst].ty.dtype != ascInt32)
+      fail(v, i, "linalg gives an i32 status");
+    if (i->nargs < 3 + 4 * 2 || i->nargs > ASC_IR_LINALG_MAXARGS ||
+        (i->nargs - 3) % 4 != 0)
+      fail(v, i, "linalg takes m, n, k and two or more operands");
+    if (i->aux <= 0 || i->aux >= ASC_KLINALG_COUNT)
+      fail(v, i, "bad linalg op");
+    for (int32_t k = 0; k < i->nargs; k++) {
+      if (k >= 3 && (k - 3) % 4 == 0)
+        (void)tensor_arg(v, i, k);
+      else if (vdt(v, i, k) != ascInt64)
+        fail(v, i, "linalg's extents, offsets and strides are i64");
+    }
+    break;
   case ASC_IR_GEMM_EXACT: {
     int dt = tensor_arg(v, i, 0).dtype;
     if (i->dst >= 0)

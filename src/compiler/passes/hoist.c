@@ -123,6 +123,10 @@ static void collect(hctx *x, const asc__irblock *b, asc__irins **chain,
     case ASC_IR_FREE_ARRAY:
       add_writer(x, i, i->args[0].reg, true, chain, nl);
       break;
+    case ASC_IR_LINALG:
+      for (int32_t k = 7; k < i->nargs; k += 4)
+        add_writer(x, i, i->args[k].reg, true, chain, nl);
+      break;
     case ASC_IR_SET_ARRAY:
       add_writer(x, i, i->dst, true, chain, nl);
       add_writer(x, i, i->args[0].reg, true, chain, nl);

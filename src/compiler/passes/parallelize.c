@@ -137,6 +137,8 @@ static const char *scan_nest(pstate *s, asc__irblock *b, int depth) {
     case ASC_IR_GEMM_EXACT:
       return "a recognised matrix product (gemm_exact), which splits its "
              "rows over the team itself, inside the loop";
+    case ASC_IR_LINALG:
+      return "an np.linalg call (asc_krt.linalg) inside the loop";
     case ASC_IR_LOAD:
     case ASC_IR_STORE:
     case ASC_IR_ATOMIC:

@@ -212,5 +212,11 @@ asc__type *asc__infer_call(run *r, asc__ast_expr *e);
 
 /* The type of a call of an ASC_NUMPY_FUNCS function. */
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e);
+/* Argument i of numpy call e, an array: its type, NULL (unknown yet) or
+ * an error naming the function. */
+asc__type *asc__infer_numpy_array_arg(run *r, asc__ast_expr *e, int i);
+/* ------------------------------------------------------ infer_linalg.c */
+/* The np.linalg functions of ASC_NUMPY_FUNCS. */
+asc__type *asc__infer_linalg(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

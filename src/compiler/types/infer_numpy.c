@@ -24,7 +24,7 @@ static bool given(const asc__ast_expr *call, int i) {
 }
 
 /* Argument i, an array: its type, NULL (unknown yet) or an error. */
-static asc__type *array_arg(run *r, asc__ast_expr *e, int i) {
+asc__type *asc__infer_numpy_array_arg(run *r, asc__ast_expr *e, int i) {
   asc__ast_expr *a = e->u.call.rargs[i];
   asc__type *t = asc__infer_expr(r, a);
   PROPAGATE(t);
@@ -118,7 +118,7 @@ static asc__type *new_array_of(run *r, ascDataType dt, int nd) {
  * broadcast against each other as numpy's. */
 static asc__type *roll(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__type *t = array_arg(r, e, 0);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
   int nshift, naxis = 1, axis;
   PROPAGATE(t);
   if (!ints_value(r, e, a[1], "shift", &nshift))
@@ -147,7 +147,7 @@ static asc__type *roll(run *r, asc__ast_expr *e) {
 /* np.tile(A, reps): reps an integer or a tuple of them written in place
  * (its length decides the result's number of axes). */
 static asc__type *tile(run *r, asc__ast_expr *e) {
-  asc__type *t = array_arg(r, e, 0);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
   int n;
   PROPAGATE(t);
   if (!ints_value(r, e, e->u.call.rargs[1], "reps", &n))
@@ -160,7 +160,7 @@ static asc__type *tile(run *r, asc__ast_expr *e) {
 /* np.repeat(a, repeats, axis=None) with one number of repeats. */
 static asc__type *repeat(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__type *t = array_arg(r, e, 0), *u;
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0), *u;
   int axis;
   PROPAGATE(t);
   u = asc__infer_expr(r, a[1]);
@@ -274,7 +274,7 @@ static asc__type *stack(run *r, asc__ast_expr *e) {
 /* np.triu(m, k=0), np.tril(m, k=0): of a 1-D m, the (n, n) array whose
  * rows are m, as numpy's. */
 static asc__type *tri(run *r, asc__ast_expr *e) {
-  asc__type *t = array_arg(r, e, 0);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
   PROPAGATE(t);
   if (t->ndim == 0) {
     report(r, e->u.call.rargs[0]->loc, "%s() takes an array of at least one "
@@ -291,9 +291,9 @@ static asc__type *tri(run *r, asc__ast_expr *e) {
 /* ufunc.outer(A, B): op(A[i..., None...], B[None..., j...]), of shape
  * A.shape + B.shape, in the promoted dtype. */
 static asc__type *ufunc_outer(run *r, asc__ast_expr *e) {
-  asc__type *t = array_arg(r, e, 0), *u, *p;
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0), *u, *p;
   PROPAGATE(t);
-  u = array_arg(r, e, 1);
+  u = asc__infer_numpy_array_arg(r, e, 1);
   PROPAGATE(u);
   if (t->ndim + u->ndim > ASC_MAX_DIMS) {
     report(r, e->loc, "%s() would make an array of %d axes (kernels take "
@@ -321,7 +321,7 @@ static asc__type *ufunc_outer(run *r, asc__ast_expr *e) {
  * of axes are 1-D along a given axis, numpy's TypeErrors otherwise. */
 static asc__type *average(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__type *t = array_arg(r, e, 0), *w = NULL, *p;
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0), *w = NULL, *p;
   int axis = -1;
   PROPAGATE(t);
   for (int i = 3; i < 5; i++)
@@ -337,7 +337,7 @@ static asc__type *average(run *r, asc__ast_expr *e) {
   if (given(e, 1) && !const_axis(r, e, a[1], t->ndim, &axis))
     return err(r);
   if (given(e, 2)) {
-    w = array_arg(r, e, 2);
+    w = asc__infer_numpy_array_arg(r, e, 2);
     PROPAGATE(w);
     if (w->ndim != t->ndim && axis < 0) {
       report(r, a[2]->loc, "Axis must be specified when shapes of a and "
@@ -373,7 +373,7 @@ static void unsafe_cast(run *r, asc__loc loc, int from, int to) {
 
 /* A 1-D array argument i, numpy's ValueError for the others. */
 static asc__type *vector_arg(run *r, asc__ast_expr *e, int i) {
-  asc__type *t = array_arg(r, e, i);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, i);
   PROPAGATE(t);
   if (t->ndim != 1) {
     report(r, e->u.call.rargs[i]->loc, "%s", t->ndim == 0
@@ -492,7 +492,7 @@ static asc__type *digitize(run *r, asc__ast_expr *e) {
 static asc__type *cov(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
   bool corr = e->u.call.builtin->id == ASC_BI_NP_CORRCOEF;
-  asc__type *t = array_arg(r, e, 0), *u = NULL;
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0), *u = NULL;
   int nparams = corr ? 6 : 8;
   PROPAGATE(t);
   if (t->ndim > 2) {
@@ -500,7 +500,7 @@ static asc__type *cov(run *r, asc__ast_expr *e) {
     return err(r);
   }
   if (given(e, 1)) {
-    u = array_arg(r, e, 1);
+    u = asc__infer_numpy_array_arg(r, e, 1);
     PROPAGATE(u);
     if (u->ndim > 2) {
       report(r, a[1]->loc, "y has more than 2 dimensions");
@@ -583,7 +583,7 @@ static asc__type *indices(run *r, asc__ast_expr *e) {
  * by real, then imaginary part). */
 static asc__type *sort(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__type *t = array_arg(r, e, 0);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
   ascDataType rdt;
   int axis;
   PROPAGATE(t);
@@ -624,7 +624,7 @@ static asc__type *sort(run *r, asc__ast_expr *e) {
 static asc__type *median(run *r, asc__ast_expr *e) {
   static const char *const params[] = {"a", "axis", "out", "overwrite_input",
                                        "keepdims"};
-  asc__type *t = array_arg(r, e, 0);
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
   PROPAGATE(t);
   for (int i = 1; i < 5; i++)
     if (given(e, i)) {
@@ -683,6 +683,8 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_MEDIAN:
     return median(r, e);
   default:
+    if (asc__builtin_is_linalg(e->u.call.builtin->id))
+      return asc__infer_linalg(r, e);
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);
   }
