@@ -587,7 +587,7 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
-static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
+bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b;
   if (!is_tensor(e))
     return false;
@@ -677,17 +677,23 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 }
 
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
-  return is_new_array(ls, e) ? asc__lower_make_array(ls, e) : -1;
+  return asc__lower_is_new_array(ls, e) ? asc__lower_make_array(ls, e) : -1;
 }
 
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
-  int32_t tmp, r;
-  asc__irins *i;
-  if (value == NULL || !is_new_array(ls, value))
+  int32_t tmp;
+  if (value == NULL || !asc__lower_is_new_array(ls, value))
     return false;
   tmp = asc__lower_make_array(ls, value);
-  r = name_reg(ls, target, ty(value));
+  asc__lower_name_takes(ls, target, tmp, value);
+  return true;
+}
+
+void asc__lower_name_takes(lstate *ls, const asc__ast_expr *target,
+                           int32_t tmp, const asc__ast_expr *value) {
+  int32_t r = name_reg(ls, target, ty(value));
+  asc__irins *i;
   if (!asc__irt_eq(ls->f->regs[r].ty, ls->f->regs[tmp].ty))
     asc__diag_fatal(ls->c, value->loc,
                     "this array's type differs from the one '%s' held "
@@ -695,7 +701,6 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                     target->u.name.sym->name);
   i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
   i->args[0] = asc__irv_reg(tmp);
-  return true;
 }
 
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {

@@ -121,6 +121,9 @@ typedef struct lstate {
   int *arr_pfors;
   int narr, caparr, caparr2;
   asc__fuse *fuse;       /* definitions fused into their readers */
+  int32_t *avars;        /* the registers of array variables
+                          * (lower_rebind.c) */
+  int navars, capavars;
 } lstate;
 
 /* Fusion across statements (lower_fuse.c).  plan decides which
@@ -444,6 +447,12 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
  * lowered and true, else false. */
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value);
+/* Does array expression e make a new array (a + b, np.zeros(n), x[m])? */
+bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e);
+/* Name target (not an array variable) takes new array tmp, made for
+ * value. */
+void asc__lower_name_takes(lstate *ls, const asc__ast_expr *target,
+                           int32_t tmp, const asc__ast_expr *value);
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
@@ -478,6 +487,19 @@ void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v);
 /* The offset of idx[0..nd) under the strides cs (asc__lower_c_strides). */
 asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
                               const asc__irval *cs, int nd);
+
+/* ------------------------------------------------------- lower_rebind.c */
+
+/* Makes the array variables of function fn (its parameters bound): the
+ * names bound to a view at one assignment and to a new array at another. */
+void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn);
+/* target = value where target is an array variable: lowered and true. */
+bool asc__lower_array_var_assign(lstate *ls, const asc__ast_expr *target,
+                                 const asc__ast_expr *value);
+/* a, b = x, y with arrays on the right (Xi, Yi = Xi[I], Yi[I]): every
+ * value first, then the names, as Python does; true when lowered. */
+bool asc__lower_array_tuple_assign(lstate *ls, const asc__ast_expr *target,
+                                   const asc__ast_expr *value);
 
 /* --------------------------------------------------------- lower_mask.c */
 

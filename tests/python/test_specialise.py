@@ -136,11 +136,12 @@ def test_a_local_rebound_to_another_dtype():
 
 def test_a_rebinding_inside_a_loop_keeps_one_type():
     """Only the function's own straight-line statements start a new
-    variable; in a loop the name keeps one type, and Python's rule for
-    another one is the error it was."""
+    variable; in a loop the name keeps one dtype and rank (a view and a
+    new array of them merge: test_rebind.py), and another rank is an
+    error naming both types and both lines."""
     src = ("import numpy as np\nimport asc\n@asc.kernel\ndef k(a, n):\n"
            "    x = a[:, 0]\n    for i in range(n):\n"
-           "        x = np.zeros(3)\n    return x\n")
+           "        x = np.zeros((3, 3))\n    return x\n")
     with pytest.raises(asc.CompileError, match=r"<string>:7:"):
         asc.compile(src).k(np.ones((3, 2)), 2)
 

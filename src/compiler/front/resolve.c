@@ -977,6 +977,7 @@ static void function(resolver *r, asc__ast_func *f) {
     f->params[i].sym = s;
     vpush(r, locals, s);
   }
+  asc__rewrite_shape_sets(r, f, &f->body);
   collect(r, f, locals, &f->body);
   f->locals = (asc__sym **)locals->v;
   f->nlocals = locals->n;

@@ -1,0 +1,215 @@
+"""Python's rebinding and the numpy idioms around it (docs/arrays.md,
+"Locals rebound to another array", "`x.shape = n`", "ufuncs with out="):
+a name bound to a view and to a new array in a loop or a branch (an array
+variable), a parameter rebound to a new array, `x.shape = n`, `len(x)`,
+ufuncs writing into out=, each against numpy."""
+import numpy as np
+import pytest
+
+import asc
+
+
+def rnd(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def both(kernel, *args):
+    """kernel and its Python function on copies of args: the results and
+    the arguments afterwards must be numpy's."""
+    a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got, want = kernel(*a1), kernel.py_func(*a2)
+    for x, y in zip(a1, a2):
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y)
+    return got, want
+
+
+# ------------------------------------- a view and a new array in one name
+
+@asc.kernel
+def view_or_copy(a, b, c):
+    if c > 0:
+        x = a[::2]
+    else:
+        x = b.copy()
+    x[0] = 99.0
+    return x.sum() + x[-1]
+
+
+def test_a_branch_binds_a_view_or_a_new_array():
+    """`if c: x = a[::2] else: x = b.copy()` (it was "'x' names a view
+    here; a name that holds a new array the kernel makes cannot also
+    name a view"); a store through the view writes a, as numpy's does,
+    one through the copy does not."""
+    a, b = rnd(11), rnd(6, seed=1)
+    for c in (1, 0):
+        got, want = both(view_or_copy, a, b, c)
+        assert got == want
+
+
+@asc.kernel
+def thomas_back(d, c):
+    K = d.shape[2]
+    out = np.zeros(d.shape)
+    data = np.zeros((d.shape[0], d.shape[1]))
+    for k in range(K - 1, K - 2, -1):
+        datacol = d[:, :, k]
+        data[:] = datacol
+        out[:, :, k] = datacol * 2.0
+    for k in range(K - 2, -1, -1):
+        datacol = d[:, :, k] - c[:, :, k] * data[:, :]
+        data[:] = datacol
+        out[:, :, k] = datacol * 2.0
+    return out
+
+
+def test_a_view_in_one_loop_and_a_new_array_in_the_next():
+    """NPBench vadv's back substitution: datacol is a view of a column in
+    one loop and a new array in the next."""
+    got, want = both(thomas_back, rnd(4, 5, 6), rnd(4, 5, 6, seed=1))
+    np.testing.assert_array_equal(got, want)
+
+
+@asc.kernel
+def slide(a, n):
+    x = a[:]
+    s = 0.0
+    for i in range(n):
+        x = x[1:]
+        s += x[0] * (i + 1)
+    return s
+
+
+def test_a_view_of_itself_in_a_loop():
+    """x = x[1:] in a loop: each iteration views the last one's view (the
+    view was fixed at the loop's entry: 4.0 for 10.0)."""
+    got, want = both(slide, np.arange(10.0), 4)
+    assert got == want == 1 * 1 + 2 * 2 + 3 * 3 + 4 * 4
+
+
+@asc.kernel
+def shrink(Z, t):
+    for i in range(4):
+        Z = Z[Z > t] * 1.5
+    return Z
+
+
+@asc.kernel
+def rebound_then_written(a):
+    a = a + 1.0
+    a[0] = -1.0
+    return a
+
+
+def test_a_parameter_rebound_then_written():
+    """A parameter rebound to a new array in a loop (Z = Z[Z > t] * 1.5)
+    and at the top (a = a + 1.0 then a[0] = -1.0: it was "'a' names a
+    parameter's array"); the caller's array is unchanged."""
+    got, want = both(shrink, np.linspace(0, 1, 40), 0.3)
+    np.testing.assert_array_equal(got, want)
+    got, want = both(rebound_then_written, rnd(5))
+    np.testing.assert_array_equal(got, want)
+
+
+@asc.kernel
+def pairs(a, b, t):
+    X = a.copy()
+    Y = b.copy()
+    for i in range(3):
+        I = X > t
+        X, Y = X[I] * 2.0, Y[I]
+    return Y
+
+
+def test_a_tuple_of_arrays_rebinds_both_names():
+    """X, Y = X[I] * 2.0, Y[I]: both values first, then the names (it was
+    'expected a scalar value here')."""
+    got, want = both(pairs, np.linspace(0, 1, 30), np.arange(30.0), 0.6)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_another_rank_or_dtype_in_a_loop_is_an_error():
+    """Versions that cannot merge at a loop head or a join: the error
+    names the variable, both types and both lines."""
+    src = ("import numpy as np\nimport asc\n@asc.kernel\ndef k(a, n):\n"
+           "    x = a[:, 0]\n    if n > 1:\n"
+           "        x = np.zeros(3, dtype=np.int32)\n    return x\n")
+    with pytest.raises(asc.CompileError) as e:
+        asc.compile(src).k(np.ones((3, 2)), 2)
+    msg = str(e.value)
+    assert "<string>:7:" in msg and "<string>:5:" in msg
+    assert "Tensor[int32, 1]" in msg and "'x'" in msg
+    assert "Tensor[float64, 1, strided]" in msg
+
+
+# ------------------------------------------------------- x.shape = n
+
+@asc.kernel
+def set_shapes(a, b, n):
+    X = a * 2.0
+    Y = b + 1.0
+    X.shape = Y.shape = n
+    Z = X + Y
+    Z.shape = (2, n // 2)
+    return Z, len(Z), len(X)
+
+
+def test_shape_assignment_and_len():
+    """X.shape = Y.shape = n (a chain), Z.shape = (2, m), len() (it was
+    "cannot assign to 'shape' of Tensor[float64, 2]")."""
+    got, want = both(set_shapes, rnd(2, 3), rnd(3, 2, seed=1), 6)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[0].shape == want[0].shape == (2, 3)
+    assert got[1:] == want[1:] == (2, 6)
+
+
+@asc.kernel
+def set_shape_t(a, n):
+    X = a.T
+    X.shape = n
+    return X
+
+
+@asc.kernel
+def set_shape_size(a, n):
+    X = a * 1.0
+    X.shape = n
+    return X
+
+
+def test_shape_assignment_errors():
+    """numpy's messages: a view that cannot take the shape in place
+    (numpy's AttributeError; ValueError in a kernel, whose exceptions
+    have no AttributeError), a size that differs; a parameter's shape
+    is the caller's: a compile error."""
+    with pytest.raises(ValueError, match="Incompatible shape for in-place "
+                       r"modification. Use `.reshape\(\)` to make a copy "
+                       "with the desired shape."):
+        set_shape_t(rnd(2, 3), 6)
+    with pytest.raises(AttributeError, match="Incompatible shape"):
+        set_shape_t.py_func(rnd(2, 3), 6)
+    with pytest.raises(ValueError, match="cannot reshape array of size 6"):
+        set_shape_size(rnd(2, 3), 4)
+    src = ("import asc\n@asc.kernel\ndef k(a, n):\n    a.shape = n\n"
+           "    return a.sum()\n")
+    with pytest.raises(asc.CompileError, match="<string>:4:.*cannot set the "
+                       "shape of parameter 'a'"):
+        asc.compile(src).k(np.ones((2, 3)), 6)
+
+
+@asc.kernel
+def until_empty(a, t):
+    Z = a.copy()
+    n = 0
+    for i in range(100):
+        if not len(Z):
+            break
+        Z = Z[Z > t] * 1.1
+        n += 1
+    return n
+
+
+def test_len_of_a_shrinking_array():
+    got, want = both(until_empty, np.linspace(0, 1, 50), 0.2)
+    assert got == want > 1
