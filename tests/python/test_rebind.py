@@ -342,3 +342,52 @@ def test_mandelbrot_with_rebinding_shapes_and_index_arrays():
         np.testing.assert_array_equal(got[1], want[1])
         # (the last bits of complex products differ; iterating amplifies)
         np.testing.assert_allclose(got[0], want[0], rtol=1e-8, atol=0)
+
+
+# ------------------------------------------------------- ufuncs with out=
+
+@asc.kernel
+def into_out(a, b, m):
+    Z = a.copy()
+    np.multiply(Z, Z, Z)
+    np.add(Z, b, out=Z)
+    np.negative(Z, out=Z)
+    np.subtract(Z[::-1], b, Z)  # out overlaps an input reversed
+    I = m.copy()
+    np.logical_not(I, I)
+    F = np.zeros(a.shape, dtype=np.float32)
+    np.add(Z, b, out=F)         # float64 -> float32: same kind
+    K = np.zeros(a.shape, dtype=np.int64)
+    np.add(K, I, K)             # bool -> int64
+    return Z, I, F, K
+
+
+def test_ufuncs_write_into_out():
+    """np.multiply(Z, Z, Z), np.add(Z, b, out=Z), np.negative(Z, out=Z),
+    np.logical_not(I, I): numpy's results, an out that overlaps an input
+    in another order included, and same-kind casts into out."""
+    a, b = rnd(9), rnd(9, seed=1)
+    got, want = both(into_out, a, b, a > 0)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_ufunc_out_of_another_kind_is_numpys_error():
+    """A float result into an int out, or an int one into a bool out:
+    numpy's UFuncTypeError message, at the line (a compile error)."""
+    for dt, ufunc, operand in (("np.int64", "add", "a"),
+                               ("np.bool_", "multiply", "i"),
+                               ("np.float64", "multiply", "a * 1j")):
+        src = ("import numpy as np\nimport asc\n@asc.kernel\ndef k(a):\n"
+               "    i = np.ones(a.shape, dtype=np.int32)\n"
+               f"    z = np.zeros(a.shape, dtype={dt})\n"
+               f"    np.{ufunc}(z, {operand}, out=z)\n    return z\n")
+        ns = {}
+        exec(compile(src.replace("@asc.kernel\n", ""), "<py>", "exec"), ns)
+        with pytest.raises(TypeError) as want:
+            ns["k"](np.ones(3))
+        with pytest.raises(asc.CompileError) as got:
+            asc.compile(src).k(np.ones(3))
+        assert "<string>:7:" in str(got.value)
+        assert str(want.value) in str(got.value)

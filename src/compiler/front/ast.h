@@ -239,6 +239,7 @@ struct asc__ast_stmt {
       asc__ast_expr **targets;
       int ntargets;
       asc__ast_expr *value;
+      const char *ufunc; /* `np.add(x, y, out)` rewritten: "add" */
     } assign;
     struct {
       asc__binop op;

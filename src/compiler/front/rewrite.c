@@ -657,6 +657,7 @@ bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s) {
   s->u.assign.targets = targets;
   s->u.assign.ntargets = 1;
   s->u.assign.value = e;
+  s->u.assign.ufunc = op_ufuncs[i].name;
   return true;
 }
 
