@@ -391,3 +391,24 @@ def test_ufunc_out_of_another_kind_is_numpys_error():
             asc.compile(src).k(np.ones(3))
         assert "<string>:7:" in str(got.value)
         assert str(want.value) in str(got.value)
+
+
+# ------------------------------- a parameter rebound to a new array, complex
+
+@asc.kernel
+def julia(col, Z, c):
+    for k in range(col):
+        Z = Z * Z + c
+    return np.exp(-np.abs(Z))
+
+
+def test_a_complex_number_for_a_parameter_read_as_a_number():
+    """numba-examples' julia set (the corpus's nex_julia): Z = Z * Z + c
+    rebinds a parameter to a new array, and c is a Python complex (it
+    was refused at the call: 'a complex scalar is passed as a 0-d
+    array'); the kernel takes it as a 0-d complex128 array."""
+    x = np.linspace(-1.5, 1.5, 9)
+    X, Y = np.meshgrid(x, x)
+    for c in (-.745429 + .11308j, np.complex128(0.3 - 0.5j)):
+        got, want = both(julia, 6, X + Y * 1j, c)
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=0)
