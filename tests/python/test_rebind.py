@@ -412,3 +412,33 @@ def test_a_complex_number_for_a_parameter_read_as_a_number():
     for c in (-.745429 + .11308j, np.complex128(0.3 - 0.5j)):
         got, want = both(julia, 6, X + Y * 1j, c)
         np.testing.assert_allclose(got, want, rtol=1e-11, atol=0)
+
+
+# ---------------------------------------------------------------- closures
+
+@asc.kernel
+def closure(a, n):
+    m = n * 2
+    w = a * 3.0
+
+    def f(x):
+        return x * m
+
+    def g(i):
+        return w[i] + f(a[i])
+
+    r = f(a)
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += g(i)
+    m = 5
+    return r + f(a[1]) + s
+
+
+def test_closures_read_the_locals_around_them():
+    """Nested defs that read locals of the function around them (read
+    only; a closure calling another): each call reads the value the
+    local holds then, as Python's closures do (m = 5 before the last
+    call of f)."""
+    got, want = both(closure, np.arange(4.0), 3)
+    np.testing.assert_array_equal(got, want)
