@@ -89,6 +89,60 @@ def test_a_view_of_itself_in_a_loop():
 
 
 @asc.kernel
+def zigzag(a, n):
+    x = a[:, :]
+    for i in range(n):
+        if i % 2 == 0:
+            x = x[1:, ::-1] * 1.0
+        else:
+            x = x[1:, :]
+        x[0, 0] = -1.0
+    return x, a
+
+
+@asc.kernel
+def halve(a):
+    z = a
+    while z.shape[0] > 2:
+        z = z[::2]
+    z[0] = 100.0
+    return a
+
+
+@asc.kernel
+def read_in_prange(a, b, c):
+    if c > 0:
+        x = a[::2]
+    else:
+        x = b * 2.0
+    out = np.zeros(x.shape[0])
+    for i in asc.prange(x.shape[0]):
+        out[i] = x[i] + 1.0
+    return out, x, x.max(), np.sum(x * x)
+
+
+def test_array_variables_in_2d_while_and_prange():
+    """2-D views and new arrays alternating in a loop, written through;
+    a while loop viewing a parameter's view of a view, then a store that
+    reaches the caller's array; an array variable read by a parallel
+    loop, returned (a copy) and reduced."""
+    got, want = both(zigzag, np.arange(30.0).reshape(6, 5), 4)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    a = np.arange(20.0)
+    want = halve.py_func(a.copy())
+    np.testing.assert_array_equal(halve(a), want)
+    np.testing.assert_array_equal(a, want)  # the kernel wrote into a
+    a, b = rnd(10), rnd(5, seed=1)
+    for c in (1, 0):
+        x = a[::2] if c > 0 else b * 2.0
+        out, y, mx, ss = read_in_prange(a, b, c)
+        np.testing.assert_array_equal(out, x + 1.0)
+        np.testing.assert_array_equal(y, x)
+        assert mx == x.max() and np.isclose(ss, np.sum(x * x), rtol=1e-14)
+
+
+@asc.kernel
 def shrink(Z, t):
     for i in range(4):
         Z = Z[Z > t] * 1.5
