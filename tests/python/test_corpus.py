@@ -90,6 +90,7 @@ EXPECTED_TO_RUN = {
     "npb_trisolv",
     "npb_trmm",
     "npb_trmm_prange",
+    "npb_vadv",
 }
 
 # name -> (status, a fragment of the message): bugs in libasc (issue 16,
