@@ -200,7 +200,11 @@ static void collect_heap(asc__irins *i, void *ctx) {
   emitter *e = ctx;
   if (i->op == ASC_IR_NEW_ARRAY)
     e->heap[i->dst] = 1;
-  else if (i->op == ASC_IR_SET_ARRAY)
+  else if (i->op == ASC_IR_SET_VIEW ||
+           (i->op == ASC_IR_SET_ARRAY &&
+            !(e->f->regs[i->dst].ty.flags & ASC_IRT_CONTIG)))
+    e->heap[i->dst] = 3; /* an array variable: it owns its _s.data */
+  else if (i->op == ASC_IR_SET_ARRAY && e->heap[i->dst] != 3)
     e->heap[i->dst] = 2;
 }
 
@@ -210,6 +214,8 @@ void asc__emit_release_arrays(emitter *e, asc__regtab *mark) {
   for (int32_t k = 0; k < n; k++)
     if ((asc__regtab_get(mark, rs[k]) & 2) && e->heap[rs[k]] == 2)
       LINE(e, "ctx->rt->release(ctx, %s);", rname(e, rs[k]));
+    else if ((asc__regtab_get(mark, rs[k]) & 2) && e->heap[rs[k]] == 3)
+      LINE(e, "ctx->rt->release(ctx, %s_s.data);", tname(e, rs[k]));
 }
 
 static void collect_def(asc__irins *i, void *ctx) {
@@ -925,9 +931,27 @@ static void mark_readonly(asc__irfunc *f, const asc__irblock *b,
     }
     else if (i->op == ASC_IR_LOAD)
       written[i->args[0].reg] |= 2;
+    else if (i->op == ASC_IR_SET_VIEW)
+      written[i->args[0].reg] |= 2;
     for (int k = 0; k < asc__ir_nregions(i); k++)
       mark_readonly(f, &i->body[k], written);
   }
+}
+
+/* An array variable's stores write the arrays it views: their data is
+ * not const either. */
+static bool view_writes(const asc__irblock *b, uint8_t *written) {
+  bool more = false;
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->op == ASC_IR_SET_VIEW && (written[i->dst] & 1) &&
+        !(written[i->args[0].reg] & 1)) {
+      written[i->args[0].reg] = 3;
+      more = true;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      more |= view_writes(&i->body[k], written);
+  }
+  return more;
 }
 
 static void emit_kernel(emitter *e) {
@@ -941,6 +965,8 @@ static void emit_kernel(emitter *e) {
   K = asc__emit_kname(e);
   written = asc__arena_alloc(e->c, (size_t)n + 1);
   mark_readonly(f, &f->body, written);
+  while (view_writes(&f->body, written))
+    ;
   for (int32_t r = 0; r < n; r++) {
     if (f->regs[r].ty.kind == ASC_IRK_TENSOR && !(written[r] & 1))
       f->regs[r].ty.flags |= ASC_IRT_READONLY;

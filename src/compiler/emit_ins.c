@@ -242,6 +242,38 @@ static void emit_new_array(emitter *e, const asc__irins *i) {
   LINE(e, "}");
 }
 
+/* An array variable bound to a view: the view's pointer, extents and
+ * strides are computed first (they may read the variable), then the
+ * array the variable owned is given back unless the view is of it. */
+static void emit_set_view(emitter *e, const asc__irins *i, const char *d) {
+  const char *t = tname(e, i->dst);
+  int32_t src = i->args[0].reg;
+  int nd = e->f->regs[i->dst].ty.ndim;
+  const char *ct = ctype(e->f->regs[i->dst].ty.dtype);
+  LINE(e, "{");
+  e->depth++;
+  LINE(e, "%s *p = (%s *)%s + %s;", ct, ct, rname(e, src),
+       asc__emit_val(e, i->args[1]));
+  LINE(e, "int64_t sh[%d], st[%d];", nd > 0 ? nd : 1, nd > 0 ? nd : 1);
+  for (int k = 0; k < nd; k++) {
+    LINE(e, "sh[%d] = %s;", k, asc__emit_val(e, i->args[2 + k]));
+    LINE(e, "st[%d] = %s;", k, asc__emit_val(e, i->args[2 + nd + k]));
+  }
+  if (src != i->dst) {
+    LINE(e, "ctx->rt->release(ctx, %s_s.data);", t);
+    LINE(e, "%s_s.data = NULL;", t);
+  }
+  LINE(e, "%s = p;", d);
+  LINE(e, "%s_s.dtype = %d;", t, e->f->regs[i->dst].ty.dtype);
+  LINE(e, "%s_s.ndim = %d;", t, nd);
+  LINE(e, "for (int k = 0; k < %d; k++) {", nd);
+  LINE(e, "  %s_s.shape[k] = sh[k];", t);
+  LINE(e, "  %s_s.strides[k] = st[k];", t);
+  LINE(e, "}");
+  e->depth--;
+  LINE(e, "}");
+}
+
 /* `return v` of a kernel: v into the caller's asc_kresult (docs/abi.md).
  * A returned array leaves the block's temporaries (keep). */
 static void emit_result(emitter *e, const asc__irins *i) {
@@ -695,14 +727,25 @@ static bool emit_memory(emitter *e, const asc__irins *i, const char *d,
     break;
   case ASC_IR_SET_ARRAY: {
     const char *s = rname(e, i->args[0].reg);
-    /* the name's old array is dead: every use of it goes through the
-     * name's register, which now holds the new one */
-    LINE(e, "if (%s != NULL && %s != %s) ctx->rt->release(ctx, %s);", d, d,
-         s, d);
+    if (!(e->f->regs[i->dst].ty.flags & ASC_IRT_CONTIG)) {
+      /* an array variable: it owns the new array, and gives back the one
+       * it owned (_s.data; NULL while it holds a view) */
+      const char *t = tname(e, i->dst);
+      LINE(e, "if (%s_s.data != %s) ctx->rt->release(ctx, %s_s.data);", t, s,
+           t);
+    } else {
+      /* the name's old array is dead: every use of it goes through the
+       * name's register, which now holds the new one */
+      LINE(e, "if (%s != NULL && %s != %s) ctx->rt->release(ctx, %s);", d, d,
+           s, d);
+    }
     LINE(e, "%s = %s; %s_s = %s_s;", d, s, tname(e, i->dst),
          tname(e, i->args[0].reg));
     break;
   }
+  case ASC_IR_SET_VIEW:
+    emit_set_view(e, i, d);
+    break;
   case ASC_IR_FREE_ARRAY:
     LINE(e, "ctx->rt->release(ctx, %s);", rname(e, i->args[0].reg));
     break;

@@ -873,6 +873,7 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
       asc__lower_bind(&ls, s, r);
     }
   }
+  asc__lower_array_vars(&ls, k);
   asc__lower_block(&ls, &k->body);
   return ls.f;
 }

@@ -587,7 +587,7 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
-static bool is_new_array(lstate *ls, const asc__ast_expr *e) {
+bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e) {
   const asc__builtin *b;
   if (!is_tensor(e))
     return false;
@@ -677,13 +677,13 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 }
 
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e) {
-  return is_new_array(ls, e) ? asc__lower_make_array(ls, e) : -1;
+  return asc__lower_is_new_array(ls, e) ? asc__lower_make_array(ls, e) : -1;
 }
 
 bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
                           const asc__ast_expr *value) {
   int32_t tmp;
-  if (value == NULL || !is_new_array(ls, value))
+  if (value == NULL || !asc__lower_is_new_array(ls, value))
     return false;
   tmp = asc__lower_make_array(ls, value);
   asc__lower_bind_new_array(ls, target, ty(value), tmp);

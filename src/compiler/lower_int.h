@@ -121,6 +121,9 @@ typedef struct lstate {
   int *arr_pfors;
   int narr, caparr, caparr2;
   asc__fuse *fuse;       /* definitions fused into their readers */
+  int32_t *avars;        /* the registers of array variables
+                          * (lower_rebind.c) */
+  int navars, capavars;
 } lstate;
 
 /* Fusion across statements (lower_fuse.c).  plan decides which
@@ -448,6 +451,8 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
  * a tuple a numpy function returns). */
 void asc__lower_bind_new_array(lstate *ls, const asc__ast_expr *target,
                                asc__type *t, int32_t tmp);
+/* Does array expression e make a new array (a + b, np.zeros(n), x[m])? */
+bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e);
 /* A new array holding e (np.arange(n), a + b) when e makes one, else
  * -1: np.arange(n)[::2] views it. */
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
@@ -482,6 +487,19 @@ void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v);
 /* The offset of idx[0..nd) under the strides cs (asc__lower_c_strides). */
 asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
                               const asc__irval *cs, int nd);
+
+/* ------------------------------------------------------- lower_rebind.c */
+
+/* Makes the array variables of function fn (its parameters bound): the
+ * names bound to a view at one assignment and to a new array at another. */
+void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn);
+/* target = value where target is an array variable: lowered and true. */
+bool asc__lower_array_var_assign(lstate *ls, const asc__ast_expr *target,
+                                 const asc__ast_expr *value);
+/* a, b = x, y with arrays on the right (Xi, Yi = Xi[I], Yi[I]): every
+ * value first, then the names, as Python does; true when lowered. */
+bool asc__lower_array_tuple_assign(lstate *ls, const asc__ast_expr *target,
+                                   const asc__ast_expr *value);
 
 /* --------------------------------------------------------- lower_mask.c */
 

@@ -20,15 +20,44 @@ bool asc__lower_is_fancy(const asc__ast_expr *e) {
   if (e->kind != ASC_EXPR_SUBSCRIPT || !is_tensor(e->u.sub.value))
     return false;
   ix = e->u.sub.index;
-  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
-      ix->kind == ASC_EXPR_NONE)
+  if (ix->kind == ASC_EXPR_SLICE || ix->kind == ASC_EXPR_NONE)
     return false;
+  /* a tuple of index arrays is typed an int64 array (infer_expr.c) */
   t = ty(ix);
   return t != NULL && t->kind == ASC_TY_TENSOR;
 }
 
+/* The index arrays of x[m]: m itself, or the elements of x[i, j, ...]. */
+static int index_count(const asc__ast_expr *m) {
+  return m->kind == ASC_EXPR_TUPLE ? m->u.tuple.n : 1;
+}
+
+static const asc__ast_expr *index_at(const asc__ast_expr *m, int q) {
+  return m->kind == ASC_EXPR_TUPLE ? m->u.tuple.elts[q] : m;
+}
+
 static bool is_mask(const asc__ast_expr *e) {
   return ty(e->u.sub.index)->dtype == ascBool;
+}
+
+/* Index arrays a and b of x[i, j] must broadcast: numpy's IndexError. */
+static void index_shapes_check(lstate *ls, const asc__lview *a,
+                               const asc__lview *b) {
+  for (int k = 1; k <= a->nd && k <= b->nd; k++) {
+    asc__irval sa = a->shape[a->nd - k], sb = b->shape[b->nd - k];
+    asc__irval bad = op2(
+        ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, ascInt64, sa, sb),
+        op2(ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, ascInt64, sa, i64(1)),
+            op2(ls, ASC_IR_NE, ascInt64, sb, i64(1))));
+    asc__lower_raise_if(ls, bad, ASC_KEXC_INDEX_ERROR,
+                        a->nd == 1 && b->nd == 1
+                            ? "shape mismatch: indexing arrays could not be "
+                              "broadcast together with shapes ({},) ({},) "
+                            : "shape mismatch: indexing arrays could not be "
+                              "broadcast together (sizes {} and {} on one "
+                              "axis)",
+                        sa, sb);
+  }
 }
 
 /* The index array of x[m] as operands in ew, broadcast into shape[0..nd)
@@ -38,23 +67,51 @@ static bool is_mask(const asc__ast_expr *e) {
 static void index_operands(lstate *ls, const asc__ast_expr *m,
                            const asc__lview *x, asc__ewctx *ew,
                            asc__irval *shape) {
-  int nd = ty(m)->ndim;
+  int nd = ty(m)->ndim, n = index_count(m);
   bool ov = false;
+  asc__ewctx one;
   memset(ew, 0, sizeof *ew);
-  asc__lower_collect(ls, ew, m);
-  for (int k = 0; x != NULL && k < ew->nops; k++) {
-    if (ew->ops[k].v.t == x->t && !asc__lower_same_view(&ew->ops[k].v, x))
-      ov = true;
-    if (asc__lower_op_reads_within(&ew->ops[k], x->t))
-      ov = true;
-  }
-  if (ov) {
-    int32_t tmp = asc__lower_materialize_ew(ls, m, ew);
-    memset(ew, 0, sizeof *ew);
-    asc__lower_whole_tensor(ls, tmp, &asc__lower_push_op(ls, ew, m)->v);
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *mq = index_at(m, q);
+    memset(&one, 0, sizeof one);
+    asc__lower_collect(ls, &one, mq);
+    for (int k = 0; x != NULL && k < one.nops; k++) {
+      if (one.ops[k].v.t == x->t && !asc__lower_same_view(&one.ops[k].v, x))
+        ov = true;
+      if (asc__lower_op_reads_within(&one.ops[k], x->t))
+        ov = true;
+    }
+    if (ov) {
+      int32_t tmp = asc__lower_materialize_ew(ls, mq, &one);
+      memset(&one, 0, sizeof one);
+      asc__lower_whole_tensor(ls, tmp, &asc__lower_push_op(ls, &one, mq)->v);
+      ov = false;
+    }
+    if (n == 1) {
+      *ew = one;
+      break;
+    }
+    /* several index arrays: one table, broadcast together (numpy) */
+    if (one.nops > 0 && ew->nops > 0)
+      index_shapes_check(ls, &ew->ops[0].v, &one.ops[0].v);
+    for (int k = 0; k < one.nops; k++)
+      *asc__lower_push_op(ls, ew, one.ops[k].e) = one.ops[k];
+    for (int k = 0; k < one.nscalars; k++) {
+      ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,
+                                    &ew->capscalars, sizeof *ew->scalars, 8);
+      ew->scalars[ew->nscalars++] = one.scalars[k];
+    }
   }
   asc__lower_broadcast_ops(ls, ew, shape, nd);
 }
+
+/* The element offset in x of x[m] at the index arrays' position idx[0..ni)
+ * and x's remaining axes at idx[ni..): each index wrapped from the end,
+ * and checked when check (else known to be in range). */
+static asc__irval fancy_offset(lstate *ls, const asc__lview *x,
+                               const asc__ast_expr *m, asc__ewctx *ew,
+                               const asc__irval *idx, int ni, bool check);
+
 
 /* m's value at idx[0..nd) */
 static asc__irval index_value(lstate *ls, const asc__ast_expr *m,
@@ -110,7 +167,8 @@ static asc__irblock *open_if(lstate *ls, asc__irval cond) {
 /* An integer index k into an axis of size n, numpy's: negative from the
  * end; outside [-n, n) an IndexError, always (numpy raises for integer
  * array indices whatever the settings). */
-static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
+static asc__irval wrap_checked_axis(lstate *ls, asc__irval k, asc__irval n,
+                                    int axis) {
   asc__irval w;
   k = conv(ls, k, ascInt64);
   w = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)), add(ls, k, n), k);
@@ -119,9 +177,47 @@ static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
                           op2(ls, ASC_IR_LT, ascInt64, w, i64(0)),
                           op2(ls, ASC_IR_GE, ascInt64, w, n)),
                       ASC_KEXC_INDEX_ERROR,
-                      "index {} is out of bounds for axis 0 with size {}", k,
-                      n);
+                      asc__arena_printf(ls->c, "index {} is out of bounds "
+                                        "for axis %d with size {}", axis),
+                      k, n);
   return w;
+}
+
+static asc__irval wrap_checked(lstate *ls, asc__irval k, asc__irval n) {
+  return wrap_checked_axis(ls, k, n, 0);
+}
+
+static asc__irval fancy_offset(lstate *ls, const asc__lview *x,
+                               const asc__ast_expr *m, asc__ewctx *ew,
+                               const asc__irval *idx, int ni, bool check) {
+  int n = index_count(m);
+  asc__irval off = x->off, at[ASC_MAX_DIMS];
+  for (int q = 0; q < ni; q++)
+    at[q] = idx[q];
+  for (int q = 0; q < n; q++) {
+    asc__irval k = conv(ls, index_value(ls, index_at(m, q), ew, at, ni),
+                        ascInt64);
+    k = check ? wrap_checked_axis(ls, k, x->shape[q], q)
+              : sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)),
+                    add(ls, k, x->shape[q]), k);
+    off = add(ls, off, mul(ls, k, x->stride[q]));
+  }
+  for (int q = n; q < x->nd; q++)
+    off = add(ls, off, mul(ls, idx[ni + q - n], x->stride[q]));
+  return off;
+}
+
+/* numpy checks every index of x[i, j, ...] before it reads or writes,
+ * one index array after the other: a pass per array. */
+static void check_all(lstate *ls, const asc__lview *x, const asc__ast_expr *m,
+                      asc__ewctx *ew, asc__irval *ms, int ni) {
+  asc__irval idx[ASC_MAX_DIMS];
+  for (int q = 0; q < index_count(m); q++) {
+    asc__irblock *save = asc__lower_open_nest(ls, ms, ni, idx);
+    wrap_checked_axis(ls, index_value(ls, index_at(m, q), ew, idx, ni),
+                      x->shape[q], q);
+    ls->cur = save;
+  }
 }
 
 /* x[m]: a new array.  A mask gives the elements where it is true, in C
@@ -156,19 +252,18 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
     ls->cur = save;
     return r;
   } else {
-    int ni = ty(m)->ndim;
-    asc__irval shape[ASC_MAX_DIMS], k, off;
+    int ni = ty(m)->ndim, n = index_count(m);
+    asc__irval shape[ASC_MAX_DIMS], off;
     for (int q = 0; q < ni; q++)
       shape[q] = ms[q];
-    for (int q = 1; q < x.nd; q++)
-      shape[ni + q - 1] = x.shape[q];
+    for (int q = n; q < x.nd; q++)
+      shape[ni + q - n] = x.shape[q];
+    if (n > 1)
+      check_all(ls, &x, m, &ew, ms, ni);
     r = asc__lower_alloc_array(ls, dt, nd, shape);
     asc__lower_c_strides(ls, shape, nd, cs);
     save = asc__lower_open_nest(ls, shape, nd, idx);
-    k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
-    off = add(ls, x.off, mul(ls, k, x.stride[0]));
-    for (int q = 1; q < x.nd; q++)
-      off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+    off = fancy_offset(ls, &x, m, &ew, idx, ni, n == 1);
     {
       int32_t d = newreg(ls, ls->f->regs[x.t].ty.dtype, NULL);
       asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
@@ -209,6 +304,10 @@ void asc__lower_collect_gather(lstate *ls, asc__ewctx *ew,
    * the gathered array before it writes anything: one pass over i that
    * vectorises, then, only when one is out of range, the pass that
    * raises numpy's IndexError for the first of them. */
+  if (index_count(g->m) > 1) {
+    check_all(ls, &g->x, g->m, &g->sub, ms, g->ni);
+    goto operand;
+  }
   n = g->x.shape[0];
   bad = newreg(ls, ascBool, "gat.bad");
   mov(ls, bad, asc__irv_int(ascBool, 0));
@@ -226,14 +325,17 @@ void asc__lower_collect_gather(lstate *ls, asc__ewctx *ew,
   wrap_checked(ls, index_value(ls, g->m, &g->sub, idx, g->ni), n);
   ls->cur = save;
   ls->cur = isave;
-  /* the operand: shape m.shape + x.shape[1:], strides as a reduction's */
+operand:
+  /* the operand: shape m.shape + x.shape[k:] (k index arrays), strides
+   * as a reduction's */
   op = asc__lower_push_op(ls, ew, e);
   op->gat = g;
   op->v.t = -1;
   op->v.off = i64(0);
-  op->v.nd = g->ni + g->x.nd - 1;
+  op->v.nd = g->ni + g->x.nd - index_count(g->m);
   for (int q = 0; q < op->v.nd; q++) {
-    op->v.shape[q] = q < g->ni ? ms[q] : g->x.shape[q - g->ni + 1];
+    op->v.shape[q] =
+        q < g->ni ? ms[q] : g->x.shape[q - g->ni + index_count(g->m)];
     op->v.stride[q] = i64(1);
     op->v.src[q] = -1;
   }
@@ -243,18 +345,13 @@ asc__irval asc__lower_gather_elem(lstate *ls, const asc__ewop *op,
                                   const asc__irval *idx, int nd) {
   struct asc__ewgat *g = op->gat;
   const asc__lview *v = &op->v;
-  asc__irval pos[ASC_MAX_DIMS], k, off;
+  asc__irval pos[ASC_MAX_DIMS], off;
   int32_t d;
   asc__irins *l;
   for (int r = 0; r < v->nd; r++)
     pos[r] = mul(ls, idx[nd - v->nd + r], v->stride[r]);
   /* in range (checked before the loops): only negative ones wrap */
-  k = conv(ls, index_value(ls, g->m, &g->sub, pos, g->ni), ascInt64);
-  k = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)),
-          add(ls, k, g->x.shape[0]), k);
-  off = add(ls, g->x.off, mul(ls, k, g->x.stride[0]));
-  for (int q = 1; q < g->x.nd; q++)
-    off = add(ls, off, mul(ls, pos[g->ni + q - 1], g->x.stride[q]));
+  off = fancy_offset(ls, &g->x, g->m, &g->sub, pos, g->ni, false);
   d = newreg(ls, ls->f->regs[g->x.t].ty.dtype, NULL);
   l = emit(ls, ASC_IR_LOAD, d, 2);
   l->args[0] = asc__irv_reg(g->x.t);
@@ -486,14 +583,16 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
     /* x[i[p], ...] = value[p, ...] over i.shape + x.shape[1:]; with op,
      * numpy's x[i] = x[i] op value: every new value first, then the
      * stores (a repeated index takes the last) */
-    int ni = ty(m)->ndim, nd = ni + x.nd - 1;
+    int ni = ty(m)->ndim, n = index_count(m), nd = ni + x.nd - n;
     asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
     int32_t vals = -1;
     int passes = op >= 0 ? 2 : 1;
     for (int q = 0; q < ni; q++)
       shape[q] = ms[q];
-    for (int q = 1; q < x.nd; q++)
-      shape[ni + q - 1] = x.shape[q];
+    for (int q = n; q < x.nd; q++)
+      shape[ni + q - n] = x.shape[q];
+    if (n > 1) /* every index checked before anything is written */
+      check_all(ls, &x, m, &ew, ms, ni);
     if (arr) {
       if (v.nd > nd)
         asc__diag_fatal(ls->c, value->loc,
@@ -506,12 +605,9 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
       asc__lower_c_strides(ls, shape, nd, cs);
     }
     for (int pass = 0; pass < passes; pass++) {
-      asc__irval k, off, cur;
+      asc__irval off, cur;
       save = asc__lower_open_nest(ls, shape, nd, idx);
-      k = wrap_checked(ls, index_value(ls, m, &ew, idx, ni), x.shape[0]);
-      off = add(ls, x.off, mul(ls, k, x.stride[0]));
-      for (int q = 1; q < x.nd; q++)
-        off = add(ls, off, mul(ls, idx[ni + q - 1], x.stride[q]));
+      off = fancy_offset(ls, &x, m, &ew, idx, ni, n == 1);
       if (op >= 0 && pass == 1) {
         int32_t d = newreg(ls, dt, NULL);
         asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);

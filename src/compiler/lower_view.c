@@ -239,9 +239,14 @@ static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   }
   asc__lower_raise_if(ls, op1(ls, ASC_IR_NOT, ascBool, ok),
                       ASC_KEXC_VALUE_ERROR,
-                      "reshape: kernels reshape contiguous arrays only, as "
-                      "numba (copy it first: a.copy().reshape(...))", i64(0),
-                      i64(0));
+                      e->u.call.set_shape
+                          ? "Incompatible shape for in-place modification. "
+                            "Use `.reshape()` to make a copy with the "
+                            "desired shape."
+                          : "reshape: kernels reshape contiguous arrays "
+                            "only, as numba (copy it first: "
+                            "a.copy().reshape(...))",
+                      i64(0), i64(0));
   memset(v, 0, sizeof *v);
   v->t = in.t;
   v->off = in.off;

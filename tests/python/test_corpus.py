@@ -40,6 +40,7 @@ EXPECTED_TO_RUN = {
     "nex_filter2d",
     "nex_filter2d_core",
     "nex_jacobi_relax",
+    "nex_julia",
     "nex_kde",
     "nex_kde_prange",
     "nex_lj_prange",
@@ -91,15 +92,13 @@ EXPECTED_TO_RUN = {
     "npb_trisolv",
     "npb_trmm",
     "npb_trmm_prange",
+    "npb_vadv",
 }
 
 # name -> (status, a fragment of the message): bugs in libasc (issue 16,
 # item 9: launch-time type errors must name the line where the parameter is
 # used; complex arrays are rejected at launch instead of at a line)
 KNOWN_BUGS = {
-    # the rebinding Z = Z * Z + c runs now; the complex number passed for
-    # c is refused at launch (a complex scalar travels as a 0-d array)
-    "nex_julia": (h.LAUNCH, "a complex scalar is passed as a 0-d array"),
 }
 
 # the qa_* kernels (written for this project from public task descriptions,

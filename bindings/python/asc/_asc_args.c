@@ -653,6 +653,31 @@ static int tensor_from_dlpack(KernelObject *k, int i, PyObject *o,
   return 1;
 }
 
+/* A Python complex: a 0-d complex128 array of it (np.asarray(z)), whose
+ * bytes the launch holds.  memoryview has no complex format to cast to. */
+static int tensor_from_complex(KernelObject *k, int i, PyObject *o,
+                               ascTensor *t, Launch *L) {
+  double z[2];
+  PyObject *bytes;
+  if (k->params[i].written)
+    return param_error(k, i, PyExc_ValueError,
+                       "is written by the kernel, but got a complex number "
+                       "(pass an array)");
+  z[0] = PyComplex_RealAsDouble(o);
+  z[1] = PyComplex_ImagAsDouble(o);
+  if (PyErr_Occurred())
+    return -1;
+  bytes = PyBytes_FromStringAndSize((const char *)z, sizeof z);
+  if (bytes == NULL)
+    return -1;
+  L->holds[L->nholds++] = bytes;
+  t->data = PyBytes_AS_STRING(bytes);
+  t->dtype = ascComplex128;
+  if (fill_shape(k, i, t, 0, NULL, NULL, (Py_ssize_t)sizeof z) < 0)
+    return -1;
+  return 1;
+}
+
 /* A Python number given for an array parameter: a 0-d array of it, as
  * numpy's np.asarray(x) (int64, float64 or bool), read-only.  The launch
  * holds the buffer, so the value outlives an asynchronous launch.
@@ -682,6 +707,8 @@ static int tensor_from_number(KernelObject *k, int i, PyObject *o,
     v.f = PyFloat_AS_DOUBLE(o);
     fmt = "d";
     size = 8;
+  } else if (PyComplex_Check(o)) {
+    return tensor_from_complex(k, i, o, t, L);
   } else {
     return 0;
   }
@@ -716,6 +743,8 @@ int ascpy_marshal_tensor(KernelObject *k, int i, PyObject *o, ascTensor *t,
       r = tensor_from_dlpack(k, i, o, t, L);
     if (r == 0 && p->number_ok)
       r = tensor_from_number(k, i, o, t, L);
+    else if (r == 0 && p->generic && PyComplex_Check(o))
+      r = tensor_from_complex(k, i, o, t, L); /* the complex variant */
     if (r < 0)
       return -1;
     if (r == 0)
@@ -753,7 +782,9 @@ int ascpy_marshal_scalar(KernelObject *k, int i, PyObject *o,
     if (v != NULL) {
       PyObject *msg = PyObject_Str(v);
       const char *m = msg != NULL ? PyUnicode_AsUTF8(msg) : NULL;
-      arr = m != NULL && strstr(m, ": expected a scalar, got a ") != NULL;
+      /* a complex number too: kernels take one as a 0-d array */
+      arr = m != NULL && (strstr(m, ": expected a scalar, got a ") != NULL ||
+                          strstr(m, ": a complex scalar") != NULL);
       Py_XDECREF(msg);
       PyErr_Clear();
     }

@@ -160,6 +160,9 @@ struct asc__ast_expr {
        * given for variadic builtins, or the helper's parameter count). */
       asc__ast_expr **rargs;
       int nrargs;
+      /* `x.shape = v`, rewritten into x = x.reshape(v): numpy's error
+       * when it cannot be a view */
+      bool set_shape;
     } call;
     struct {
       asc__unop op;
@@ -236,6 +239,7 @@ struct asc__ast_stmt {
       asc__ast_expr **targets;
       int ntargets;
       asc__ast_expr *value;
+      const char *ufunc; /* `np.add(x, y, out)` rewritten: "add" */
     } assign;
     struct {
       asc__binop op;

@@ -572,18 +572,11 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                         g->name);
         return;
       }
-      if (g->kind == ASC_FUNC_NESTED && g->captures != NULL) {
-        asc__diag_error(r->c, f->loc, "nested function '%s' reads '%s' of "
-                        "the function around it, so it can only be the "
-                        "body of asc.parallel_for; to call it, pass '%s' "
-                        "as a parameter (or define '%s' at module level "
-                        "with @asc.func)",
-                        g->name, g->captures->name, g->captures->name,
-                        g->name);
-        return;
-      }
-      /* a nested def (or `f = lambda ...`) that reads nothing of the
-       * function around it is a helper, as an @asc.func is */
+      /* a nested def (or `f = lambda ...`) called is a helper, as an
+       * @asc.func is, inlined where it is called: the locals of the
+       * function around it that it reads (a closure's, read-only: an
+       * assignment makes a name its own) are read there, with the
+       * values they hold at the call, as Python's closures read them */
       if (g->kind == ASC_FUNC_NESTED)
         g->kind = ASC_FUNC_HELPER;
       names = asc__arena_alloc(r->c, (size_t)(g->nparams + 1) * sizeof *names);
@@ -1022,6 +1015,7 @@ static void function(resolver *r, asc__ast_func *f) {
     f->params[i].sym = s;
     vpush(r, locals, s);
   }
+  asc__rewrite_shape_sets(r, f, &f->body);
   collect(r, f, locals, &f->body);
   f->locals = (asc__sym **)locals->v;
   f->nlocals = locals->n;

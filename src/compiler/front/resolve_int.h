@@ -135,6 +135,10 @@ bool asc__rewrite_op_ufunc(resolver *r, asc__ast_expr *e);
 /* The statement `np.add(x, y, out)` -> `out[...] = x + y`; false when s
  * is no such statement. */
 bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s);
+/* `x.shape = v` statements of block b (of function fn, nested blocks
+ * too) become x = x.reshape(v), one per target. */
+void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
+                             asc__ast_block *b);
 /* np.linalg.norm(x, ...) -> np.sqrt(np.sum(x * x, ...)). */
 void asc__rewrite_norm(resolver *r, asc__ast_expr *e);
 /* A reduction b over a tuple of axes -> one reduction per axis. */

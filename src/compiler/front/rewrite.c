@@ -79,6 +79,119 @@ static asc__ast_expr *syn_name(resolver *r, const char *id, asc__loc loc) {
   return e;
 }
 
+/* ---------------------------------------------- `x.shape = v` */
+
+static bool is_shape_target(const asc__ast_expr *t) {
+  return t->kind == ASC_EXPR_ATTR && strcmp(t->u.attr.attr, "shape") == 0 &&
+         t->u.attr.value->kind == ASC_EXPR_NAME;
+}
+
+/* `x = x.reshape(v)` for the target x.shape of statement s. */
+static asc__ast_stmt *reshape_stmt(resolver *r, const asc__ast_stmt *s,
+                                   asc__ast_expr *t, asc__ast_expr *v) {
+  asc__ast_expr *x = t->u.attr.value;
+  asc__ast_expr *fn = synth(r, ASC_EXPR_ATTR, t->loc, 2);
+  asc__ast_expr *call = synth(r, ASC_EXPR_CALL, t->loc, v->depth + 3);
+  asc__ast_stmt *set = asc__arena_alloc(r->c, sizeof *set);
+  fn->u.attr.value = syn_name(r, x->u.name.id, x->loc);
+  fn->u.attr.attr = "reshape";
+  fn->u.attr.attr_loc = t->u.attr.attr_loc;
+  call->u.call.func = fn;
+  call->u.call.args = asc__arena_alloc(r->c, sizeof *call->u.call.args);
+  call->u.call.args[0] = v;
+  call->u.call.nargs = 1;
+  call->u.call.set_shape = true;
+  memset(set, 0, sizeof *set);
+  set->kind = ASC_STMT_ASSIGN;
+  set->loc = s->loc;
+  set->u.assign.targets = asc__arena_alloc(r->c, sizeof *set->u.assign.targets);
+  set->u.assign.targets[0] = syn_name(r, x->u.name.id, x->loc);
+  set->u.assign.ntargets = 1;
+  set->u.assign.value = call;
+  return set;
+}
+
+/* `x.shape = v` sets the shape of the array x names, in place (numpy
+ * makes x a view of its data under the new shape): it is `x = x.reshape(v)`,
+ * so a new version of x from there on (resolve.c).  Each target of a
+ * chain (Xi.shape = Yi.shape = n) is one statement, in order; v is
+ * evaluated at each.  A parameter's shape is the caller's: an error. */
+void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
+                             asc__ast_block *b) {
+  int n = 0;
+  bool sets = false;
+  asc__ast_stmt **out;
+  for (int k = 0; k < b->n; k++) {
+    asc__ast_stmt *s = b->stmts[k];
+    bool any = false;
+    switch (s->kind) {
+    case ASC_STMT_IF:
+      asc__rewrite_shape_sets(r, fn, &s->u.if_.body);
+      asc__rewrite_shape_sets(r, fn, &s->u.if_.orelse);
+      break;
+    case ASC_STMT_FOR:
+      asc__rewrite_shape_sets(r, fn, &s->u.for_.body);
+      break;
+    case ASC_STMT_WHILE:
+      asc__rewrite_shape_sets(r, fn, &s->u.while_.body);
+      break;
+    case ASC_STMT_TRY:
+      asc__rewrite_shape_sets(r, fn, &s->u.try_.body);
+      for (int h = 0; h < s->u.try_.nhandlers; h++)
+        asc__rewrite_shape_sets(r, fn, &s->u.try_.handlers[h].body);
+      asc__rewrite_shape_sets(r, fn, &s->u.try_.orelse);
+      asc__rewrite_shape_sets(r, fn, &s->u.try_.finalbody);
+      break;
+    case ASC_STMT_ASSIGN:
+      for (int t = 0; t < s->u.assign.ntargets; t++)
+        any |= is_shape_target(s->u.assign.targets[t]);
+      break;
+    default:
+      break;
+    }
+    n += any ? s->u.assign.ntargets : 1;
+    sets |= any;
+  }
+  if (!sets)
+    return;
+  out = asc__arena_alloc(r->c, sizeof *out * (size_t)n);
+  n = 0;
+  for (int k = 0; k < b->n; k++) {
+    asc__ast_stmt *s = b->stmts[k];
+    bool any = false;
+    if (s->kind == ASC_STMT_ASSIGN)
+      for (int t = 0; t < s->u.assign.ntargets; t++)
+        any |= is_shape_target(s->u.assign.targets[t]);
+    if (!any) {
+      out[n++] = s;
+      continue;
+    }
+    for (int t = 0; t < s->u.assign.ntargets; t++) {
+      asc__ast_expr *tg = s->u.assign.targets[t];
+      asc__ast_stmt *one;
+      if (is_shape_target(tg)) {
+        for (int p = 0; p < fn->nparams; p++)
+          if (strcmp(fn->params[p].name, tg->u.attr.value->u.name.id) == 0)
+            asc__diag_error(r->c, tg->loc, "cannot set the shape of "
+                            "parameter '%s' in a kernel (numpy would change "
+                            "the caller's array); rebind the name instead: "
+                            "%s = %s.reshape(...)",
+                            fn->params[p].name, fn->params[p].name,
+                            fn->params[p].name);
+        out[n++] = reshape_stmt(r, s, tg, s->u.assign.value);
+        continue;
+      }
+      one = asc__arena_alloc(r->c, sizeof *one);
+      *one = *s;
+      one->u.assign.targets = &s->u.assign.targets[t];
+      one->u.assign.ntargets = 1;
+      out[n++] = one;
+    }
+  }
+  b->stmts = out;
+  b->n = n;
+}
+
 static asc__ast_expr *syn_int(resolver *r, int64_t v, asc__loc loc) {
   asc__ast_expr *e = synth(r, ASC_EXPR_INT, loc, 1);
   e->u.ival = (uint64_t)v;
@@ -558,6 +671,7 @@ bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s) {
   s->u.assign.targets = targets;
   s->u.assign.ntargets = 1;
   s->u.assign.value = e;
+  s->u.assign.ufunc = op_ufuncs[i].name;
   return true;
 }
 

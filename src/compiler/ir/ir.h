@@ -120,6 +120,14 @@ const char *asc__dt_name(int dt);   /* "f32", "i64", "bool", ... */
   X(SET_ARRAY, "set_array", 1, 0)      /* dst, a name's array, = arg (a     \
                                           new_array): its old array is      \
                                           given back */                     \
+  X(SET_VIEW, "set_view", -1, 0)       /* dst, an array variable (a name   \
+                                          rebound in a loop or a branch, a  \
+                                          strided type), = a view of arg0   \
+                                          (a tensor of its dtype):          \
+                                          element offset arg1, then ndim    \
+                                          extents and ndim strides (i64);   \
+                                          the array dst owned is given back \
+                                          unless arg0 is dst */             \
   X(FREE_ARRAY, "free_array", 1, 0)    /* gives arg's new_array back */     \
   X(RESULT, "result", 1, 0)            /* the kernel's aux'th returned      \
                                           value = arg: a scalar, or a       \

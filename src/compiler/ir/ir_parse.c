@@ -526,6 +526,11 @@ static asc__irins *parse_ins(parser *ps) {
       PERR(ps, "new_array defines a tensor");
     parse_args(ps, i, ps->f->regs[dst].ty.ndim);
     break;
+  case ASC_IR_SET_VIEW:
+    if (dst < 0 || ps->f->regs[dst].ty.kind != ASC_IRK_TENSOR)
+      PERR(ps, "set_view defines a tensor");
+    parse_args(ps, i, 2 + 2 * ps->f->regs[dst].ty.ndim);
+    break;
   case ASC_IR_RET:
     if (!at(ps, '\n') && !at(ps, '@') && ps->p < ps->end)
       parse_args(ps, i, 1);

@@ -50,6 +50,14 @@ static asc__irtype tensor_arg(vstate *v, const asc__irins *i, int k) {
   return v->f->regs[a.reg].ty;
 }
 
+/* An array variable (a strided type) holds any array of its dtype and
+ * rank. */
+static bool array_var_takes(asc__irtype var, asc__irtype t) {
+  return var.kind == ASC_IRK_TENSOR && !(var.flags & ASC_IRT_CONTIG) &&
+         t.kind == ASC_IRK_TENSOR && t.dtype == var.dtype &&
+         t.ndim == var.ndim;
+}
+
 static int ddt(vstate *v, const asc__irins *i) {
   if (i->dst < 0 || i->dst >= v->f->nregs)
     fail(v, i, "missing destination");
@@ -231,9 +239,25 @@ static void vins(vstate *v, const asc__irins *i) {
     break;
   case ASC_IR_SET_ARRAY:
     if (i->dst < 0 || v->f->regs[i->dst].param ||
-        !asc__irt_eq(v->f->regs[i->dst].ty, tensor_arg(v, i, 0)))
+        !(asc__irt_eq(v->f->regs[i->dst].ty, tensor_arg(v, i, 0)) ||
+          array_var_takes(v->f->regs[i->dst].ty, tensor_arg(v, i, 0))))
       fail(v, i, "set_array binds a tensor of the same type");
     break;
+  case ASC_IR_SET_VIEW: {
+    asc__irtype d;
+    if (i->dst < 0 || v->f->regs[i->dst].param ||
+        v->f->regs[i->dst].ty.kind != ASC_IRK_TENSOR)
+      fail(v, i, "set_view binds an array variable");
+    d = v->f->regs[i->dst].ty;
+    if ((d.flags & ASC_IRT_CONTIG) ||
+        tensor_arg(v, i, 0).dtype != d.dtype || i->nargs != 2 + 2 * d.ndim)
+      fail(v, i, "set_view takes a tensor of the variable's dtype, an "
+                 "offset and an extent and a stride per axis");
+    for (int32_t k = 1; k < i->nargs; k++)
+      if (vdt(v, i, k) != ascInt64)
+        fail(v, i, "view offsets, extents and strides are i64");
+    break;
+  }
   case ASC_IR_RESULT:
     if (i->dst >= 0 || i->aux < 0 || i->aux >= v->f->nresults)
       fail(v, i, "result writes slot 0..nresults-1 and gives no value");

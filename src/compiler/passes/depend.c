@@ -114,7 +114,9 @@ bool asc__dep_eq(const asc__affine *a, const asc__affine *b) {
 
 bool asc__dep_heap_array(const asc__irfunc *f, int32_t t) {
   const asc__irins *d = f->regs[t].def;
+  /* an array variable (strided) may hold a view of any other array */
   return !f->regs[t].param && d != NULL &&
+         (f->regs[t].ty.flags & ASC_IRT_CONTIG) &&
          (d->op == ASC_IR_NEW_ARRAY || d->op == ASC_IR_SET_ARRAY);
 }
 

@@ -128,6 +128,7 @@ static void collect(hctx *x, const asc__irblock *b, asc__irins **chain,
         add_writer(x, i, i->args[k].reg, true, chain, nl);
       break;
     case ASC_IR_SET_ARRAY:
+    case ASC_IR_SET_VIEW:
       add_writer(x, i, i->dst, true, chain, nl);
       add_writer(x, i, i->args[0].reg, true, chain, nl);
       break;
@@ -357,7 +358,9 @@ static bool may_hoist(hctx *x, asc__irins *loop, const asc__irins *ld,
     const char *c = conflict(x, ld, &x->w[k]);
     if (c != NULL) {
       const asc__irins *s = x->w[k].i;
-      int32_t t = s->op == ASC_IR_SET_ARRAY ? s->dst : s->args[0].reg;
+      int32_t t = s->op == ASC_IR_SET_ARRAY || s->op == ASC_IR_SET_VIEW
+                      ? s->dst
+                      : s->args[0].reg;
       note(x, loop, ld,
            asc__arena_printf(x->c, "stays in the loop: the %s to %%%s at "
                                    "line %d %s",

@@ -176,8 +176,8 @@ static void scan_ins(asc__irins *i, void *ctx) {
   case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
   case ASC_IR_BARRIER: case ASC_IR_CRITICAL:
   case ASC_IR_GEMM: case ASC_IR_GEMM_EXACT: case ASC_IR_LINALG:
-  case ASC_IR_NEW_ARRAY:
-  case ASC_IR_SET_ARRAY: case ASC_IR_FREE_ARRAY: case ASC_IR_RESULT:
+  case ASC_IR_NEW_ARRAY: case ASC_IR_SET_ARRAY: case ASC_IR_SET_VIEW:
+  case ASC_IR_FREE_ARRAY: case ASC_IR_RESULT:
   case ASC_IR_RET: case ASC_IR_TRY: case ASC_IR_EXCMATCH:
   case ASC_IR_RERAISE: case ASC_IR_LOCAL_ARRAY: case ASC_IR_SHARED_ARRAY:
     if (s->bad == NULL)

@@ -21,9 +21,9 @@
 #define MAX_SOLVE_ITERS 64
 #define MAX_HELPER_NEST 32
 
-static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
-                               asc__type *const *args, int32_t nargs,
-                               bool check);
+static asc__type *run_function(infer *in, run *up, asc__ast_func *fn,
+                               inst *self, asc__type *const *args,
+                               int32_t nargs, bool check);
 
 /* Compile-time constant integer expressions: literals, module constants,
  * ConstExpr parameters, arithmetic of those. */
@@ -75,6 +75,12 @@ frame *asc__infer_frame_for(run *r, asc__ast_func *fn) {
   for (f = r->frames; f != NULL; f = f->next)
     if (f->fn == fn)
       return f;
+  /* a nested helper's run reads the locals of the function around it
+   * (a closure) in the caller's run */
+  for (run *u = r->up; fn != r->fn && u != NULL; u = u->up)
+    for (f = u->frames; f != NULL; f = f->next)
+      if (f->fn == fn)
+        return f;
   f = asc__arena_alloc(r->in->c, sizeof *f);
   f->fn = fn;
   f->cells = asc__arena_alloc(r->in->c, sizeof *f->cells *
@@ -648,15 +654,16 @@ static bool seed_kernel(run *r, frame *f) {
 
 /* Types one function instance: the kernel (self NULL) or a helper.
  * Returns the solved return type (NULL: unknown yet). */
-static asc__type *run_function(infer *in, asc__ast_func *fn, inst *self,
-                               asc__type *const *args, int32_t nargs,
-                               bool check) {
+static asc__type *run_function(infer *in, run *up, asc__ast_func *fn,
+                               inst *self, asc__type *const *args,
+                               int32_t nargs, bool check) {
   run r;
   frame *f;
   int iter;
   memset(&r, 0, sizeof r);
   r.in = in;
   r.fn = fn;
+  r.up = up;
   f = asc__infer_frame_for(&r, fn);
   r.cur = f;
   if (self == NULL) {
@@ -750,7 +757,7 @@ inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
         in->taken = tf;
       }
     }
-    it->ret = run_function(in, it->pub.fn, it, args, nargs, check);
+    it->ret = run_function(in, r, it->pub.fn, it, args, nargs, check);
     in->nest--;
     it->busy = false;
     if (check) {
@@ -794,7 +801,7 @@ asc__typed *asc__infer_kernel(asc__cctx *c, asc__ast_module *m,
     return NULL;
   }
   /* Solve (quietly) then check: one run does both for the kernel. */
-  in.out->ret = run_function(&in, kernel, NULL, NULL, 0, true);
+  in.out->ret = run_function(&in, NULL, kernel, NULL, NULL, 0, true);
   return c->nerrors > errors ? NULL : in.out;
 }
 

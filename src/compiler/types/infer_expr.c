@@ -340,11 +340,50 @@ static asc__type *view_index(run *r, asc__type *tt, asc__ast_expr *ix,
 /* x[m] with m a bool array (a mask: the elements where m is true, in C
  * order) or an integer array (a gather along the first axis): the
  * result's type; NULL when ix is not an array (docs/arrays.md). */
+/* x[i, j, ...] with k >= 2 integer arrays for x's first k axes: numpy's
+ * gather of x[i[p], j[p], ...], of shape broadcast(i, j, ...) +
+ * x.shape[k:]; the tuple is typed an int64 array of the broadcast rank.
+ * NULL when the elements are not all integer arrays. */
+static asc__type *index_arrays(run *r, asc__type *vt, asc__ast_expr *ix) {
+  int32_t ni = 0, nd;
+  int n = ix->u.tuple.n;
+  if (n < 2 || n > vt->ndim)
+    return NULL;
+  for (int q = 0; q < n; q++) {
+    asc__type *it;
+    asc__ast_expr *x = ix->u.tuple.elts[q];
+    if (x->kind == ASC_EXPR_SLICE || x->kind == ASC_EXPR_NONE ||
+        x->kind == ASC_EXPR_INT)
+      return NULL;
+    it = asc__infer_expr(r, x);
+    if (it == NULL)
+      return NULL;
+    if (is_err(it))
+      return it;
+    it = asc__ty_find(it);
+    if (it->kind != ASC_TY_TENSOR || !asc__dtype_is_int(it->dtype))
+      return NULL;
+    if (it->ndim > ni)
+      ni = it->ndim;
+  }
+  nd = ni + vt->ndim - n;
+  if (nd > ASC_MAX_DIMS) {
+    report(r, ix->loc, "this gather would have %d axes; kernels take %d",
+           (int)nd, ASC_MAX_DIMS);
+    return err(r);
+  }
+  if (r->check)
+    asc__infer_settype(r, ix, asc__ty_tensor(r->in->c, ascInt64, ni, false));
+  return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
+}
+
 asc__type *asc__infer_fancy_index(run *r, asc__type *vt,
                                   asc__ast_expr *ix) {
   asc__type *it;
   int32_t nd;
-  if (ix->kind == ASC_EXPR_TUPLE || ix->kind == ASC_EXPR_SLICE ||
+  if (ix->kind == ASC_EXPR_TUPLE)
+    return index_arrays(r, vt, ix);
+  if (ix->kind == ASC_EXPR_SLICE ||
       ix->kind == ASC_EXPR_NONE || ix->kind == ASC_EXPR_INT ||
       vt->ndim < 1)
     return NULL;

@@ -58,6 +58,8 @@ typedef struct infer {
 typedef struct run {
   infer *in;
   asc__ast_func *fn;
+  struct run *up;        /* the run of the caller (a closure reads the
+                          * cells of the function around it there) */
   frame *frames;
   frame *cur;            /* innermost function being walked */
   bool check;

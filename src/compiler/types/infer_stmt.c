@@ -316,6 +316,40 @@ static void raise_stmt(run *r, asc__ast_stmt *s) {
   report(r, x->loc, "only exception classes (ValueError, ...) can be raised");
 }
 
+/* numpy's kinds in the order its same_kind casting allows: bool,
+ * unsigned, signed, float, complex. */
+static int same_kind_rank(int dt) {
+  if (dt == ascBool)
+    return 0;
+  if (asc__dtype_is_complex(dt))
+    return 4;
+  if (asc__dtype_is_float(dt))
+    return 3;
+  return dt == ascUInt8 || dt == ascUInt16 || dt == ascUInt32 ||
+                 dt == ascUInt64
+             ? 1
+             : 2;
+}
+
+/* np.add(x, y, out) (rewritten out[...] = x + y): numpy casts the
+ * ufunc's result into out by its same_kind rule, and raises its
+ * UFuncTypeError otherwise; here a compile error with its message. */
+static void ufunc_out_check(run *r, asc__ast_stmt *s, asc__type *t) {
+  asc__ast_expr *tg = s->u.assign.targets[0];
+  asc__type *ot, *rt = t ? asc__ty_find(t) : NULL;
+  if (!r->check || rt == NULL || is_err(rt) ||
+      (rt->kind != ASC_TY_TENSOR && rt->kind != ASC_TY_SCALAR) ||
+      tg->kind != ASC_EXPR_SUBSCRIPT)
+    return;
+  ot = asc__ty_find(asc__infer_array_value(r, tg->u.sub.value));
+  if (ot == NULL || is_err(ot) || ot->kind != ASC_TY_TENSOR)
+    return;
+  if (same_kind_rank(rt->dtype) > same_kind_rank(ot->dtype))
+    report(r, s->loc, "Cannot cast ufunc '%s' output from dtype('%s') to "
+           "dtype('%s') with casting rule 'same_kind'", s->u.assign.ufunc,
+           asc__dtype_long(rt->dtype), asc__dtype_long(ot->dtype));
+}
+
 static void nested_def(run *r, asc__ast_func *fn) {
   frame *saved = r->cur;
   frame *f;
@@ -358,6 +392,8 @@ static void stmt(run *r, asc__ast_stmt *s) {
     return;
   case ASC_STMT_ASSIGN: {
     asc__type *t = asc__infer_expr(r, s->u.assign.value);
+    if (s->u.assign.ufunc != NULL)
+      ufunc_out_check(r, s, t);
     for (int i = 0; i < s->u.assign.ntargets; i++)
       assign_target(r, s->u.assign.targets[i], t, s->u.assign.value, s->loc,
                     0);

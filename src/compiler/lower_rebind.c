@@ -1,0 +1,271 @@
+/*
+ * Array variables (docs/arrays.md, "Locals rebound to another array"):
+ * a name that a loop or a branch binds to a view at one assignment and
+ * to a new array at another (datacol = dcol[:, :, k] in one loop,
+ * datacol = dcol[:, :, k] - c * d in the next; x = a[::2] or x =
+ * b.copy(); a parameter Z then Z = Z[I]; x = x[1:] in a loop) cannot
+ * be a view fixed at compile time nor one array the name owns.  It is one strided tensor
+ * register, set at run time: set_view points it at a view (of any array
+ * of its dtype and rank), set_array hands it a new array, which it owns
+ * until it is rebound.  Names bound only to new arrays, or once, keep
+ * their cheaper bindings (lower_create.c, lower_view.c).
+ */
+#include <string.h>
+
+#include "compiler/lower.h"
+#include "compiler/lower_int.h"
+#include "compiler/types/types.h"
+
+typedef struct {
+  const asc__sym *sym;
+  int binds;     /* assignments of an array to the name (a parameter: 1) */
+  bool view;     /* one of them is a view or another name's array */
+  bool fresh;    /* one of them is a new array */
+  bool refused;  /* one is neither (a local_array...), or in a prange */
+} avcount;
+
+typedef struct {
+  lstate *ls;
+  const asc__ast_func *fn;
+  avcount *v;
+  int n, cap;
+  int pfors;
+} avscan;
+
+static avcount *count_of(avscan *x, const asc__sym *s) {
+  for (int k = 0; k < x->n; k++)
+    if (x->v[k].sym == s)
+      return &x->v[k];
+  x->v = asc__arena_grow(x->ls->c, x->v, x->n, &x->cap, sizeof *x->v, 8);
+  memset(&x->v[x->n], 0, sizeof x->v[x->n]);
+  x->v[x->n].sym = s;
+  return &x->v[x->n++];
+}
+
+static bool is_array_sym(const asc__ast_func *fn, const asc__sym *s) {
+  asc__type *t = s && s->type ? asc__ty_find(s->type) : NULL;
+  return t != NULL && t->kind == ASC_TY_TENSOR && t->ndim > 0 &&
+         s->owner == fn &&
+         (s->kind == ASC_SYM_LOCAL || s->kind == ASC_SYM_PARAM);
+}
+
+static void count_bind(avscan *x, const asc__ast_expr *t,
+                       const asc__ast_expr *value) {
+  avcount *c;
+  if (t->kind == ASC_EXPR_TUPLE) {
+    bool display = value != NULL && value->kind == ASC_EXPR_TUPLE &&
+                   value->u.tuple.n == t->u.tuple.n;
+    for (int k = 0; k < t->u.tuple.n; k++)
+      count_bind(x, t->u.tuple.elts[k],
+                 display ? value->u.tuple.elts[k] : NULL);
+    return;
+  }
+  if (t->kind != ASC_EXPR_NAME || !is_array_sym(x->fn, t->u.name.sym))
+    return;
+  c = count_of(x, t->u.name.sym);
+  c->binds++;
+  if (value == NULL || x->pfors > 0 || !is_tensor(value))
+    c->refused = true;
+  else if (asc__lower_is_new_array(x->ls, value))
+    c->fresh = true;
+  else if (value->kind == ASC_EXPR_NAME || asc__lower_is_view(x->ls, value))
+    c->view = true;
+  else
+    c->refused = true;
+}
+
+static void scan_block(avscan *x, const asc__ast_block *b);
+
+static void scan_stmt(avscan *x, const asc__ast_stmt *s) {
+  switch (s->kind) {
+  case ASC_STMT_ASSIGN:
+    for (int k = 0; k < s->u.assign.ntargets; k++)
+      count_bind(x, s->u.assign.targets[k], s->u.assign.value);
+    break;
+  case ASC_STMT_ANNASSIGN:
+    if (s->u.ann.value != NULL)
+      count_bind(x, s->u.ann.target, s->u.ann.value);
+    break;
+  case ASC_STMT_IF:
+    scan_block(x, &s->u.if_.body);
+    scan_block(x, &s->u.if_.orelse);
+    break;
+  case ASC_STMT_FOR: {
+    bool par = s->u.for_.loop == ASC_BI_PRANGE;
+    x->pfors += par;
+    if (s->u.for_.target->kind == ASC_EXPR_NAME &&
+        is_array_sym(x->fn, s->u.for_.target->u.name.sym))
+      count_of(x, s->u.for_.target->u.name.sym)->refused = true;
+    scan_block(x, &s->u.for_.body);
+    x->pfors -= par;
+    break;
+  }
+  case ASC_STMT_WHILE:
+    scan_block(x, &s->u.while_.body);
+    break;
+  case ASC_STMT_TRY:
+    scan_block(x, &s->u.try_.body);
+    for (int k = 0; k < s->u.try_.nhandlers; k++)
+      scan_block(x, &s->u.try_.handlers[k].body);
+    scan_block(x, &s->u.try_.orelse);
+    scan_block(x, &s->u.try_.finalbody);
+    break;
+  case ASC_STMT_WITH:
+    x->pfors++; /* asc.critical(): its body stays as it is */
+    scan_block(x, &s->u.with.body);
+    x->pfors--;
+    break;
+  default:
+    break;
+  }
+}
+
+static void scan_block(avscan *x, const asc__ast_block *b) {
+  for (int k = 0; k < b->n; k++)
+    scan_stmt(x, b->stmts[k]);
+}
+
+/* The strided register of array variable s. */
+static int32_t var_reg(lstate *ls, const asc__sym *s) {
+  asc__type *t = asc__ty_find(s->type);
+  asc__irtype it;
+  int32_t r;
+  memset(&it, 0, sizeof it);
+  it.kind = ASC_IRK_TENSOR;
+  it.dtype = (uint8_t)t->dtype;
+  it.ndim = (uint8_t)t->ndim;
+  r = asc__ir_reg(ls->c, ls->f, it, s->name);
+  ls->avars = asc__arena_grow(ls->c, ls->avars, ls->navars, &ls->capavars,
+                              sizeof *ls->avars, 8);
+  ls->avars[ls->navars++] = r;
+  return r;
+}
+
+/* dst = the view v. */
+static void set_view(lstate *ls, int32_t dst, const asc__lview *v) {
+  asc__irval off = conv(ls, v->off, ascInt64);
+  asc__irval shape[ASC_MAX_DIMS], stride[ASC_MAX_DIMS];
+  asc__irins *i;
+  for (int k = 0; k < v->nd; k++) {
+    shape[k] = conv(ls, v->shape[k], ascInt64);
+    stride[k] = conv(ls, v->stride[k], ascInt64);
+  }
+  i = emit(ls, ASC_IR_SET_VIEW, dst, 2 + 2 * v->nd);
+  i->args[0] = asc__irv_reg(v->t);
+  i->args[1] = off;
+  for (int k = 0; k < v->nd; k++) {
+    i->args[2 + k] = shape[k];
+    i->args[2 + v->nd + k] = stride[k];
+  }
+}
+
+void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn) {
+  avscan x;
+  memset(&x, 0, sizeof x);
+  x.ls = ls;
+  x.fn = fn;
+  for (int p = 0; p < fn->nparams; p++) {
+    const asc__sym *s = fn->params[p].sym;
+    if (is_array_sym(fn, s) && asc__lower_lookup(ls, s) >= 0) {
+      avcount *c = count_of(&x, s);
+      c->binds = 1;
+      c->view = true;
+    }
+  }
+  scan_block(&x, &fn->body);
+  for (int k = 0; k < x.n; k++) {
+    const avcount *c = &x.v[k];
+    int32_t r, p;
+    asc__lview w;
+    if (c->refused || c->binds < 2 || !c->view)
+      continue;
+    p = asc__lower_lookup(ls, c->sym); /* a parameter's array, or -1 */
+    r = var_reg(ls, c->sym);
+    if (p >= 0 && ls->f->regs[p].ty.kind == ASC_IRK_TENSOR) {
+      asc__lower_whole_tensor(ls, p, &w);
+      set_view(ls, r, &w);
+    }
+    asc__lower_bind(ls, c->sym, r);
+  }
+}
+
+static bool is_array_var(lstate *ls, int32_t r) {
+  for (int k = 0; r >= 0 && k < ls->navars; k++)
+    if (ls->avars[k] == r)
+      return true;
+  return false;
+}
+
+bool asc__lower_array_var_assign(lstate *ls, const asc__ast_expr *target,
+                                 const asc__ast_expr *value) {
+  int32_t r, tmp;
+  asc__lview v;
+  asc__irins *i;
+  if (target->kind != ASC_EXPR_NAME || target->u.name.sym == NULL ||
+      value == NULL)
+    return false;
+  r = asc__lower_lookup(ls, target->u.name.sym);
+  if (!is_array_var(ls, r))
+    return false;
+  if (asc__lower_is_new_array(ls, value)) {
+    tmp = asc__lower_make_array(ls, value);
+    i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
+    i->args[0] = asc__irv_reg(tmp);
+    return true;
+  }
+  asc__lower_view(ls, value, &v);
+  if (v.t != r && is_array_var(ls, v.t))
+    asc__diag_fatal(ls->c, value->loc,
+                    "'%s' would view an array that another name rebound in "
+                    "a loop or a branch holds; bind it to a copy "
+                    "(%s = ....copy())",
+                    target->u.name.sym->name, target->u.name.sym->name);
+  set_view(ls, r, &v);
+  return true;
+}
+
+static void set_value(lstate *ls, const asc__ast_expr *target, int32_t tmp,
+                      const asc__lview *v, const asc__ast_expr *value) {
+  int32_t r = asc__lower_lookup(ls, target->u.name.sym);
+  asc__irins *i;
+  if (is_array_var(ls, r) && tmp >= 0) {
+    i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
+    i->args[0] = asc__irv_reg(tmp);
+  } else if (is_array_var(ls, r)) {
+    set_view(ls, r, v);
+  } else if (tmp >= 0) {
+    asc__lower_bind_new_array(ls, target, ty(value), tmp);
+  } else {
+    asc__lower_bind_view(ls, target->u.name.sym, v);
+  }
+}
+
+bool asc__lower_array_tuple_assign(lstate *ls, const asc__ast_expr *target,
+                                   const asc__ast_expr *value) {
+  int n;
+  int32_t *tmp;
+  asc__lview *v;
+  if (target->kind != ASC_EXPR_TUPLE || value->kind != ASC_EXPR_TUPLE ||
+      value->u.tuple.n != target->u.tuple.n)
+    return false;
+  n = target->u.tuple.n;
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *t = target->u.tuple.elts[q];
+    if (!is_tensor(value->u.tuple.elts[q]) || t->kind != ASC_EXPR_NAME ||
+        t->u.name.sym == NULL)
+      return false;
+  }
+  tmp = asc__arena_alloc(ls->c, sizeof *tmp * (size_t)n);
+  v = asc__arena_alloc(ls->c, sizeof *v * (size_t)n);
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *x = value->u.tuple.elts[q];
+    tmp[q] = asc__lower_is_new_array(ls, x) ? asc__lower_make_array(ls, x)
+                                            : -1;
+    if (tmp[q] < 0)
+      asc__lower_view(ls, x, &v[q]);
+  }
+  for (int q = 0; q < n; q++)
+    set_value(ls, target->u.tuple.elts[q], tmp[q], &v[q],
+              value->u.tuple.elts[q]);
+  return true;
+}
