@@ -34,6 +34,8 @@ typedef struct resolver {
   int array_loops;        /* `for x in a` loops rewritten so far */
   const asc__ast_stmt *top; /* the statement of fn's own body being
                              * resolved (not one nested in it) */
+  vec comp;               /* comprehension variables in scope, innermost
+                           * last (asc__sym *) */
 } resolver;
 
 static inline void vpush(resolver *r, vec *v, void *x) {

@@ -1329,6 +1329,16 @@ static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
 }
 
 asc__type *asc__infer_call(run *r, asc__ast_expr *e) {
+  /* comprehensions among the arguments become tuples before the rules
+   * look at them, as if written in place */
+  for (int i = 0; i < e->u.call.nargs; i++)
+    if (e->u.call.args[i]->comp != NULL &&
+        !asc__infer_unroll(r, e->u.call.args[i]))
+      return err(r);
+  for (int i = 0; i < e->u.call.nkws; i++)
+    if (e->u.call.kws[i].value->comp != NULL &&
+        !asc__infer_unroll(r, e->u.call.kws[i].value))
+      return err(r);
   if (e->u.call.builtin != NULL)
     return builtin_call(r, e);
   if (e->u.call.callee != NULL)

@@ -177,6 +177,13 @@ bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt);
 inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
                              int32_t nargs, asc__loc loc);
 
+/* -------------------------------------------------------- infer_comp.c */
+
+/* Unrolls comprehension e (kind COMP, or unrolled for an earlier run) into
+ * the tuple of its elements or their sum; false after reporting why its
+ * iterable has no static length. */
+bool asc__infer_unroll(run *r, asc__ast_expr *e);
+
 /* -------------------------------------------------------- infer_stmt.c */
 
 void asc__infer_block(run *r, asc__ast_block *b);
