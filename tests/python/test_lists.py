@@ -57,6 +57,22 @@ def comps_2d(a):
             np.ones([d + 1 for d in a.shape]), sum(np.sum(a[i]) for i in range(2)))
 
 @asc.kernel
+def arrays(a, x):
+    p = np.array([1, 2, 3])
+    q = np.array([1, 2.5, x])
+    s = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    t = np.array([np.sum(a[i]) for i in range(2)])
+    u = np.array([a[0], a[1] * 2])
+    v = np.asarray(a, dtype=np.float32)
+    w = np.array(a)
+    w[0, 0] = 100
+    c = np.array(tuple(a.shape))
+    b = np.array([True, False])
+    n = np.array([[i * j for j in range(3)] for i in range(2)])
+    st = np.asarray([a[1], a[0]], dtype=np.int32)
+    return p, q, s, t, u, v, w, c, b, n, st
+
+@asc.kernel
 def nd(a):
     x = np.ndarray((a.shape[0], 3), dtype=a.dtype)
     x[:] = 1
@@ -138,6 +154,38 @@ def k(a, b):
     same(gb, np.zeros((3, 3)))
 
 
+def test_np_array_of_lists(mod):
+    a = np.arange(6.0).reshape(2, 3)
+    x = np.float32(3)
+    got = mod.arrays(a, x)
+    w = np.array(a)
+    w[0, 0] = 100
+    want = (np.array([1, 2, 3]), np.array([1, 2.5, x]),
+            np.array([[1, 2], [3, 4]], dtype=np.float32),
+            np.array([np.sum(a[i]) for i in range(2)]), np.array([a[0], a[1] * 2]),
+            np.asarray(a, dtype=np.float32), w, np.array(tuple(a.shape)),
+            np.array([True, False]), np.array([[i * j for j in range(3)] for i in range(2)]),
+            np.asarray([a[1], a[0]], dtype=np.int32))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+    assert a[0, 0] == 0  # np.array copies
+
+
+def test_np_array_of_arrays_checks_shapes():
+    m = asc.compile("""
+import numpy as np
+import asc
+
+@asc.kernel
+def k(a, b):
+    return np.array([a, b])
+""")
+    same(m.k(np.ones(3), np.zeros(3)), np.array([np.ones(3), np.zeros(3)]))
+    with pytest.raises(ValueError, match="same shape"):
+        m.k(np.ones(3), np.zeros(4))
+
+
 def test_ndarray_constructor(mod):
     a = np.arange(4, dtype=np.float32)
     x, y = mod.nd(a)
@@ -164,6 +212,13 @@ BAD = [
      r"cannot unpack 1 values into 2 names"),
     ("def k(x, n):\n    x[0] = max(v for v in range(3), 1)\n",
      r"Generator expression must be parenthesized"),
+    ("def k(x, n):\n    x[:] = np.array([1, x])\n",
+     r"np.array\(\) in kernels takes numbers, lists of numbers of one length, or "
+     r"arrays of one shape; element 1 is"),
+    ("def k(x, n):\n    x[:2] = np.array([[1, 2], [3]])[0]\n",
+     r"element 1 is tuple.* and does not match element 0"),
+    ("def k(x, n):\n    t = (1, 2)\n    x[:2] = np.array(t)\n",
+     r"written in place \(np.array\(tuple\(t\)\) for a tuple t\)"),
     ("def k(x, n):\n    y = {1, 2}\n",
      r"dict and set displays are not supported"),
     ("def k(x, n):\n    y = {i for i in range(3)}\n",

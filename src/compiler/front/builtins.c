@@ -124,7 +124,7 @@ const char asc__numpy_names[] =
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "
-    "corrcoef, indices, sort, argsort, median, the "
+    "corrcoef, indices, sort, argsort, median, array, asarray, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

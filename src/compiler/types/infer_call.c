@@ -86,6 +86,10 @@ static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
   return false;
 }
 
+bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
+  return dtype_arg(r, a, dt);
+}
+
 static asc__type *scratch_array(run *r, asc__ast_expr *e) {
   asc__ast_expr *shape = e->u.call.rargs[0], *dt = e->u.call.rargs[1];
   ascDataType d;

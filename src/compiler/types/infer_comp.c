@@ -356,3 +356,81 @@ bool asc__infer_unroll(run *r, asc__ast_expr *e) {
   }
   return true;
 }
+
+/* ------------------------------------------------- np.array, np.asarray */
+
+/* The dtype numpy gives an array made of numbers of type t: a Python int
+ * is int64, a Python float float64, a Python complex complex128 (array
+ * creation does not keep them weak). */
+static asc__type *strong(run *r, asc__type *t) {
+  return scalar(r, (ascDataType)asc__ty_find(t)->dtype);
+}
+
+static const char *const ARRAY_FORMS =
+    "numbers, lists of numbers of one length, or arrays of one shape";
+
+/* np.array(object, dtype=None), np.asarray(a, dtype=None): of an array, a
+ * copy (as its dtype, or dtype); of a number, a 0-d array; of a list or
+ * tuple written in place (or a comprehension): numbers make a 1-D array,
+ * lists of numbers a 2-D one, arrays of one shape their stack. */
+asc__type *asc__infer_np_array(run *r, asc__ast_expr *e) {
+  asc__ast_expr *a = e->u.call.rargs[0], *d = e->u.call.rargs[1];
+  const char *fn = e->u.call.builtin->name;
+  ascDataType want = ascDataTypeCount;
+  asc__type *t, *res = NULL;
+  int nd = 1, m = -1;
+  if (d != NULL && d->kind != ASC_EXPR_NONE &&
+      !asc__infer_dtype_arg(r, d, &want))
+    return err(r);
+  t = asc__infer_expr(r, a);
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind == ASC_TY_TENSOR || t->kind == ASC_TY_SCALAR)
+    return asc__ty_tensor(r->in->c,
+                          want != ascDataTypeCount ? want
+                                                   : (ascDataType)t->dtype,
+                          t->kind == ASC_TY_TENSOR ? t->ndim : 0, false);
+  if (t->kind != ASC_TY_TUPLE || a->kind != ASC_EXPR_TUPLE) {
+    report(r, a->loc, "np.%s() in kernels takes %s%s, not %s", fn,
+           ARRAY_FORMS, t->kind == ASC_TY_TUPLE
+                            ? " written in place (np.array(tuple(t)) for a "
+                              "tuple t)"
+                            : "",
+           py_name(r, t));
+    return err(r);
+  }
+  for (int k = 0; k < t->n; k++) {
+    asc__type *x = asc__ty_find(t->elems[k]);
+    asc__ast_expr *xe = a->u.tuple.elts[k];
+    int xn = x->kind == ASC_TY_TUPLE ? x->n : -1;
+    bool ok = x->kind == ASC_TY_SCALAR ||
+              (x->kind == ASC_TY_TENSOR && x->ndim + 1 <= ASC_MAX_DIMS) ||
+              (x->kind == ASC_TY_TUPLE && xe->kind == ASC_EXPR_TUPLE);
+    int xd = x->kind == ASC_TY_SCALAR ? 1
+             : x->kind == ASC_TY_TENSOR ? x->ndim + 1
+                                        : 2;
+    if (ok && k > 0 && (xd != nd || xn != m))
+      ok = false;
+    for (int j = 0; ok && x->kind == ASC_TY_TUPLE && j < x->n; j++)
+      ok = asc__ty_find(x->elems[j])->kind == ASC_TY_SCALAR;
+    if (!ok) {
+      report(r, xe->loc, "np.%s() in kernels takes %s; element %d is %s%s",
+             fn, ARRAY_FORMS, k, py_name(r, x),
+             k > 0 ? " and does not match element 0" : "");
+      return err(r);
+    }
+    nd = xd;
+    m = xn;
+    if (x->kind == ASC_TY_TUPLE)
+      for (int j = 0; j < x->n; j++)
+        res = res == NULL ? strong(r, x->elems[j])
+                          : asc__ty_promote(r->in->c, res,
+                                            strong(r, x->elems[j]));
+    else
+      res = res == NULL ? strong(r, x)
+                        : asc__ty_promote(r->in->c, res, strong(r, x));
+  }
+  if (want == ascDataTypeCount)
+    want = res != NULL ? (ascDataType)asc__ty_find(res)->dtype : ascFloat64;
+  return asc__ty_tensor(r->in->c, want, nd, false);
+}

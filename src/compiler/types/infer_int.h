@@ -219,5 +219,10 @@ asc__type *asc__infer_call(run *r, asc__ast_expr *e);
 
 /* The type of a call of an ASC_NUMPY_FUNCS function. */
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e);
+/* np.array, np.asarray (infer_comp.c). */
+asc__type *asc__infer_np_array(run *r, asc__ast_expr *e);
+/* The dtype a dtype argument names (asc.float32, float, x.dtype); false
+ * after reporting. */
+bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt);
 
 #endif /* ASC_INFER_INT_H */
