@@ -233,6 +233,25 @@ def test_unsupported_forms_have_clear_errors(src, msg):
         m.k(np.zeros(3), 1)
 
 
+def test_list_of_numbers_indexed_at_run_time():
+    m = asc.compile("""
+import asc
+
+@asc.kernel
+def k(a, i):
+    v = [a[0] * 2, a[1] + 1, a[2]]
+    w = [j * j for j in range(4)]
+    return v[i], w[i]
+""")
+    a = np.array([3.0, 5.0, 7.0])
+    for i in (0, 1, 2, -1, -3):
+        v, w = m.k(a, i)
+        assert v == [a[0] * 2, a[1] + 1, a[2]][i] and w == [j * j for j in range(4)][i]
+    for i in (3, -4):
+        with pytest.raises(IndexError, match=f"index {i} is out of range for 'v' of 3 elements"):
+            m.k(a, i)
+
+
 def test_comprehension_variable_does_not_leak():
     # Python 3: the comprehension's variable is local to it
     m = asc.compile("""
