@@ -379,9 +379,11 @@ asc__type *asc__infer_np_array(run *r, asc__ast_expr *e) {
   ascDataType want = ascDataTypeCount;
   asc__type *t, *res = NULL;
   int nd = 1, m = -1;
-  if (d != NULL && d->kind != ASC_EXPR_NONE &&
-      !asc__infer_dtype_arg(r, d, &want))
-    return err(r);
+  if (d != NULL && d->kind != ASC_EXPR_NONE) {
+    if (!asc__infer_dtype_arg(r, d, &want))
+      return err(r);
+    asc__infer_settype(r, d, scalar(r, want));
+  }
   t = asc__infer_expr(r, a);
   PROPAGATE(t);
   t = asc__ty_find(t);
@@ -389,7 +391,7 @@ asc__type *asc__infer_np_array(run *r, asc__ast_expr *e) {
     return asc__ty_tensor(r->in->c,
                           want != ascDataTypeCount ? want
                                                    : (ascDataType)t->dtype,
-                          t->kind == ASC_TY_TENSOR ? t->ndim : 0, false);
+                          t->kind == ASC_TY_TENSOR ? t->ndim : 0, true);
   if (t->kind != ASC_TY_TUPLE || a->kind != ASC_EXPR_TUPLE) {
     report(r, a->loc, "np.%s() in kernels takes %s%s, not %s", fn,
            ARRAY_FORMS, t->kind == ASC_TY_TUPLE
@@ -432,5 +434,5 @@ asc__type *asc__infer_np_array(run *r, asc__ast_expr *e) {
   }
   if (want == ascDataTypeCount)
     want = res != NULL ? (ascDataType)asc__ty_find(res)->dtype : ascFloat64;
-  return asc__ty_tensor(r->in->c, want, nd, false);
+  return asc__ty_tensor(r->in->c, want, nd, true);
 }
