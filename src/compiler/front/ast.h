@@ -112,6 +112,9 @@ typedef struct asc__ast_comp {
   int nfors;
   bool list;                /* [...]: a list (else a tuple or generator) */
   bool sum;                 /* sum(...): the elements added, from 0 */
+  /* np.concatenate(x) and the stacks: x made `v for v in x`; when x is
+   * no tuple the function reports it, not the comprehension */
+  bool quiet;
 } asc__ast_comp;
 
 struct asc__ast_expr {

@@ -448,10 +448,13 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
    * comprehension, is the tuple of its elements written in place */
   if (b != NULL && e->u.call.nargs > 0 &&
       e->u.call.args[0]->kind != ASC_EXPR_TUPLE &&
+      e->u.call.args[0]->kind != ASC_EXPR_COMP &&
       (b->id == ASC_BI_NP_CONCATENATE || b->id == ASC_BI_NP_STACK ||
        b->id == ASC_BI_NP_HSTACK || b->id == ASC_BI_NP_VSTACK ||
-       b->id == ASC_BI_NP_COLUMN_STACK))
+       b->id == ASC_BI_NP_COLUMN_STACK)) {
     as_sequence(r, e->u.call.args[0]);
+    e->u.call.args[0]->comp->quiet = true;
+  }
 
   /* arguments first; a parallel_for body may be a lambda */
   for (int i = 0; i < e->u.call.nargs; i++) {

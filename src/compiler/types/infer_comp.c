@@ -320,6 +320,16 @@ static void generate(unroller *u, int level) {
 
 bool asc__infer_unroll(run *r, asc__ast_expr *e) {
   unroller u;
+  if (e->comp->quiet) {
+    /* left a comprehension when x is no tuple: the caller says so */
+    asc__ast_expr *it = e->comp->fors[0].iter;
+    asc__type *t = it->kind == ASC_EXPR_TUPLE ? NULL
+                                              : asc__infer_expr(r, it);
+    if (t != NULL && asc__ty_find(t)->kind != ASC_TY_TUPLE) {
+      e->kind = ASC_EXPR_COMP;
+      return true;
+    }
+  }
   memset(&u, 0, sizeof u);
   u.r = r;
   u.comp = e;
