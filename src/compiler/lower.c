@@ -364,6 +364,36 @@ void asc__lower_agg(lstate *ls, const asc__ast_expr *e, asc__type *want,
     vals[k] = conv(ls, vals[k], agg_elem(want, k)->dtype);
 }
 
+/* t[k] of a tuple (or list) variable whose elements have one type, k
+ * known at run time: IndexError out of range as Python's, then the
+ * element k picks (a chain of selects: such tuples are short). */
+static int32_t runtime_elem(lstate *ls, const symreg *m, asc__irval k,
+                            const asc__ast_expr *base) {
+  asc__irval n = asc__irv_int(ascInt64, m->nelems), v;
+  asc__irval neg = op2(ls, ASC_IR_LT, ascInt64, k, asc__irv_int(ascInt64, 0));
+  asc__irval at = sel(ls, neg, op2(ls, ASC_IR_ADD, ascInt64, k, n), k);
+  asc__irval out = op2(ls, ASC_IR_OR, ascBool,
+                       op2(ls, ASC_IR_LT, ascInt64, at,
+                           asc__irv_int(ascInt64, 0)),
+                       op2(ls, ASC_IR_GE, ascInt64, at, n));
+  asc__lower_raise_if(ls, out, ASC_KEXC_INDEX_ERROR,
+                      asc__arena_printf(ls->c, "index {} is out of range "
+                                        "for '%s' of {} elements",
+                                        base->u.name.id),
+                      k, n);
+  v = asc__irv_reg(m->elems[m->nelems - 1]);
+  for (int j = m->nelems - 2; j >= 0; j--)
+    v = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, at, asc__irv_int(ascInt64, j)),
+            asc__irv_reg(m->elems[j]), v);
+  if (v.kind == ASC_IRV_REG)
+    return v.reg;
+  {
+    int32_t d = newreg(ls, asc__irv_dtype(ls->f, v), NULL);
+    mov(ls, d, v);
+    return d;
+  }
+}
+
 /* The register of p.x / shp[k] when the base is an aggregate variable;
  * -1 when it is not one. */
 int32_t asc__lower_agg_member(lstate *ls, const asc__ast_expr *e) {
@@ -392,7 +422,7 @@ int32_t asc__lower_agg_member(lstate *ls, const asc__ast_expr *e) {
   } else {
     asc__irval k = asc__lower_expr(ls, e->u.sub.index);
     if (k.kind != ASC_IRV_CONST)
-      unsupported(ls, e->loc, "indexing a tuple with a variable");
+      return runtime_elem(ls, m, conv(ls, k, ascInt64), base);
     idx = (int)(k.c.i < 0 ? k.c.i + m->nelems : k.c.i);
   }
   if (idx < 0 || idx >= m->nelems)

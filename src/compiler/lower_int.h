@@ -541,6 +541,10 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 /* A new array holding the result of a call of an ASC_NUMPY_FUNCS
  * function (front/builtins.h). */
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
+/* np.concatenate and the stacks (and np.array of arrays): a new array. */
+int32_t asc__lower_stack(lstate *ls, const asc__ast_expr *e);
+/* np.array, np.asarray (lower_list.c): a new array. */
+int32_t asc__lower_np_array(lstate *ls, const asc__ast_expr *e);
 /* The value of such a call whose result is a number (np.average(a)). */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
 /* The elements of such a call whose result is a tuple, into vals: a

@@ -265,7 +265,9 @@ static int stack_views(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     }
     return axis;
   case ASC_BI_NP_STACK:
-    if (given(e, 1))
+  case ASC_BI_NP_ARRAY: /* np.array of arrays: stacked along a new axis 0 */
+  case ASC_BI_NP_ASARRAY:
+    if (id == ASC_BI_NP_STACK && given(e, 1))
       asc__numpy_const_axis(e->u.call.rargs[1], nd, &axis);
     for (int j = 0; j < n; j++)
       insert_axis(&v[j], axis, i64(1));
@@ -288,9 +290,17 @@ static int stack_views(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   }
 }
 
+/* np.stack, and np.array of arrays: every axis of the arrays must
+ * match. */
+static bool joins_new_axis(const asc__ast_expr *e) {
+  asc__builtin_id id = e->u.call.builtin->id;
+  return id == ASC_BI_NP_STACK || id == ASC_BI_NP_ARRAY ||
+         id == ASC_BI_NP_ASARRAY;
+}
+
 /* The arrays one after another along the axis (in C order each when
  * axis is None), their other axes checked equal first. */
-static int32_t stack(lstate *ls, const asc__ast_expr *e) {
+int32_t asc__lower_stack(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *tup = e->u.call.rargs[0];
   int n = tup->u.tuple.n, dt = ty(e)->dtype, axis, nd;
   asc__lview *v = asc__arena_alloc(ls->c, sizeof *v * (size_t)n);
@@ -310,9 +320,9 @@ static int32_t stack(lstate *ls, const asc__ast_expr *e) {
     for (int j = 1; j < n; j++) {
       for (int k = 0; k < nd; k++) {
         const char *msg;
-        if (k == axis && e->u.call.builtin->id != ASC_BI_NP_STACK)
+        if (k == axis && !joins_new_axis(e))
           continue;
-        msg = e->u.call.builtin->id == ASC_BI_NP_STACK
+        msg = joins_new_axis(e)
                   ? "all input arrays must have the same shape"
                   : asc__arena_printf(
                         ls->c,
@@ -1250,7 +1260,7 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_HSTACK:
   case ASC_BI_NP_VSTACK:
   case ASC_BI_NP_COLUMN_STACK:
-    return stack(ls, e);
+    return asc__lower_stack(ls, e);
   case ASC_BI_NP_TRIU:
   case ASC_BI_NP_TRIL:
     return tri(ls, e);
@@ -1274,6 +1284,9 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return sort(ls, e);
   case ASC_BI_NP_ARGSORT:
     return argsort(ls, e);
+  case ASC_BI_NP_ARRAY:
+  case ASC_BI_NP_ASARRAY:
+    return asc__lower_np_array(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg(ls, e);

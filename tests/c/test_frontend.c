@@ -199,7 +199,7 @@ static void test_warning_does_not_fail(void **state) {
   (void)state;
   assert_int_equal(run_frontend(&k,
                                 "import asc\n"
-                                "X = [i for i in range(3)]\n"
+                                "X = {i for i in range(3)}\n"
                                 "@asc.kernel\n"
                                 "def k(x):\n"
                                 "    x[0] = 1\n",
@@ -208,8 +208,8 @@ static void test_warning_does_not_fail(void **state) {
   assert_int_equal(k.c.nerrors, 0);
   assert_int_equal(k.c.nwarnings, 1);
   assert_diag_contains(&k, "t.py:2:1: warning: module-level code that is not "
-                           "kernel code is ignored: list comprehensions are "
-                           "not supported in kernels");
+                           "kernel code is ignored: dict and set "
+                           "comprehensions are not supported in kernels");
   done(&k);
 }
 

@@ -261,6 +261,6 @@ def test_kernel_text_spellings_of_fastmath(spelling):
     assert (out == (-(2.0**-54) if _has_fma() else 0.0)).all()
 
 
-def test_list_displays_stay_errors_outside_decorators():
-    with pytest.raises(asc.CompileError, match="list displays are not supported"):
-        asc.compile("import asc\n@asc.kernel\ndef k(x):\n    y = [1, 2]\n")
+def test_set_displays_stay_errors_outside_decorators():
+    with pytest.raises(asc.CompileError, match="dict and set displays are not supported"):
+        asc.compile("import asc\n@asc.kernel\ndef k(x):\n    y = {1, 2}\n")

@@ -34,7 +34,7 @@ const char *asc__expr_kind_name(asc__expr_kind k) {
   static const char *const s[] = {
       "name",  "int",   "float",  "bool",   "none",    "str",
       "tuple", "attr",  "subscript", "slice", "call",  "unary",
-      "binary", "boolop", "compare", "ifexp", "lambda",
+      "binary", "boolop", "compare", "ifexp", "lambda", "comprehension",
   };
   _Static_assert(ASC_ARRAY_SIZE(s) == ASC_EXPR_COUNT, "expr names");
   return (unsigned)k < ASC_ARRAY_SIZE(s) ? s[k] : "?";

@@ -76,7 +76,7 @@ typedef enum asc__expr_kind {
   ASC_EXPR_BOOL,      /* u.bval: True / False */
   ASC_EXPR_NONE,
   ASC_EXPR_STR,       /* u.str: decoded bytes (messages, docstrings) */
-  ASC_EXPR_TUPLE,     /* u.tuple: (a, b), a, b, () */
+  ASC_EXPR_TUPLE,     /* u.tuple: (a, b), a, b, (), [a, b] */
   ASC_EXPR_ATTR,      /* u.attr: value.attr */
   ASC_EXPR_SUBSCRIPT, /* u.sub: value[index]; t[i, j] has a Tuple index */
   ASC_EXPR_SLICE,     /* u.slice: only inside a subscript; resolver rejects */
@@ -87,6 +87,7 @@ typedef enum asc__expr_kind {
   ASC_EXPR_COMPARE,   /* u.cmp: a < b <= c: ops[n], operands[n + 1] */
   ASC_EXPR_IFEXP,     /* u.ifexp: then if cond else orelse */
   ASC_EXPR_LAMBDA,    /* u.lambda.fn */
+  ASC_EXPR_COMP,      /* comp: [e for x in it], (e for x in it), sum(...) */
   ASC_EXPR_COUNT
 } asc__expr_kind;
 
@@ -96,6 +97,25 @@ typedef struct asc__ast_keyword {
   const char *name;
   asc__ast_expr *value;
 } asc__ast_keyword;
+
+/* `for target in iter` of a comprehension: target is a Name or a Tuple
+ * of them, each bound to a resolver symbol the comprehension owns. */
+typedef struct asc__ast_compfor {
+  asc__ast_expr *target;
+  asc__ast_expr *iter;
+} asc__ast_compfor;
+
+/* elt for ... for ...: the clauses nest left to right, as in Python. */
+typedef struct asc__ast_comp {
+  asc__ast_expr *elt;
+  asc__ast_compfor *fors;
+  int nfors;
+  bool list;                /* [...]: a list (else a tuple or generator) */
+  bool sum;                 /* sum(...): the elements added, from 0 */
+  /* np.concatenate(x) and the stacks: x made `v for v in x`; when x is
+   * no tuple the function reports it, not the comprehension */
+  bool quiet;
+} asc__ast_comp;
 
 struct asc__ast_expr {
   asc__expr_kind kind;
@@ -107,6 +127,10 @@ struct asc__ast_expr {
    * bounds.  NULL for every other expression. */
   struct asc__type *fit;
   int32_t depth;            /* height of this subtree (bounded by parser) */
+  /* COMP: the comprehension.  Inference unrolls it for the signature it
+   * types (a Tuple of the elements, or their sum) and keeps comp, so that
+   * the next signature or helper instance unrolls it afresh. */
+  struct asc__ast_comp *comp;
   bool imag;                /* FLOAT: an imaginary literal (2.5j: 0+2.5i) */
   union {
     struct {
@@ -123,6 +147,9 @@ struct asc__ast_expr {
     struct {
       asc__ast_expr **elts;
       int n;
+      /* [a, b]: a list display, read as a tuple of fixed length (kernels
+       * have no growable lists) */
+      bool list;
     } tuple;
     struct {
       asc__ast_expr *value;
@@ -430,6 +457,9 @@ typedef enum asc__sym_kind {
   ASC_SYM_BUILTIN,    /* u.builtin: range, min, ValueError, from asc
                        * import prange, ... */
   ASC_SYM_EXC_VAR,    /* except E as e: owner set */
+  ASC_SYM_COMP_VAR,   /* a comprehension's target: owner set, in no
+                       * function's locals; inference replaces each use by
+                       * the element it stands for */
   ASC_SYM_FOREIGN     /* import numpy as np: any use is an error */
 } asc__sym_kind;
 

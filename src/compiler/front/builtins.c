@@ -55,7 +55,8 @@ static const struct {
     {"dot", ASC_BI_NP_DOT}, {"matmul", ASC_BI_NP_DOT},
     {"where", ASC_BI_NP_WHERE},
     {"clip", ASC_BI_NP_CLIP}, {"copy", ASC_BI_NP_COPY},
-    {"empty", ASC_BI_NP_EMPTY}, {"zeros", ASC_BI_NP_ZEROS},
+    {"empty", ASC_BI_NP_EMPTY}, {"ndarray", ASC_BI_NP_EMPTY},
+    {"zeros", ASC_BI_NP_ZEROS},
     {"ones", ASC_BI_NP_ONES}, {"full", ASC_BI_NP_FULL},
     {"empty_like", ASC_BI_NP_EMPTY_LIKE},
     {"zeros_like", ASC_BI_NP_ZEROS_LIKE},
@@ -116,7 +117,7 @@ const char asc__numpy_names[] =
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
     "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
-    "1-D arrays), where, clip, copy, empty, zeros, ones, full, "
+    "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
     "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
@@ -126,7 +127,7 @@ const char asc__numpy_names[] =
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "
-    "corrcoef, indices, sort, argsort, median, the "
+    "corrcoef, indices, sort, argsort, median, array, asarray, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

@@ -76,6 +76,8 @@ typedef enum asc__builtin_kind {
   X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
     "a,axis,out,overwrite_input,keepdims")                                     \
+  X(NP_ARRAY, "array", 0, ASC_BK_FUNC, 1, 2, "object,dtype")                   \
+  X(NP_ASARRAY, "asarray", 0, ASC_BK_FUNC, 1, 2, "a,dtype")                    \
   /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
   X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
   X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \

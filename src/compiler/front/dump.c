@@ -44,6 +44,7 @@ static const char *sym_kind(asc__sym_kind k) {
   case ASC_SYM_MODULE: return "module";
   case ASC_SYM_BUILTIN: return "builtin";
   case ASC_SYM_EXC_VAR: return "excvar";
+  case ASC_SYM_COMP_VAR: return "compvar";
   case ASC_SYM_FOREIGN: return "foreign";
   }
   return "?";
@@ -98,10 +99,24 @@ static void expr(asc__buf *o, const asc__ast_expr *e) {
   case ASC_EXPR_NONE: asc__buf_puts(o, "None"); return;
   case ASC_EXPR_STR: asc__buf_put_quoted(o, e->u.str.s, e->u.str.len); return;
   case ASC_EXPR_TUPLE:
-    asc__buf_puts(o, "(tuple");
+    asc__buf_puts(o, e->u.tuple.list ? "(list" : "(tuple");
     list(o, e->u.tuple.elts, e->u.tuple.n);
     asc__buf_puts(o, ")");
     return;
+  case ASC_EXPR_COMP: {
+    const asc__ast_comp *c = e->comp;
+    asc__buf_puts(o, c->sum ? "(sum " : c->list ? "(listcomp " : "(genexp ");
+    expr(o, c->elt);
+    for (int i = 0; i < c->nfors; i++) {
+      asc__buf_puts(o, " (for ");
+      expr(o, c->fors[i].target);
+      asc__buf_puts(o, " ");
+      expr(o, c->fors[i].iter);
+      asc__buf_puts(o, ")");
+    }
+    asc__buf_puts(o, ")");
+    return;
+  }
   case ASC_EXPR_ATTR:
     asc__buf_puts(o, "(. ");
     expr(o, e->u.attr.value);

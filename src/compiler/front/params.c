@@ -300,6 +300,11 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
   case ASC_EXPR_LAMBDA:
     use_func(u, e->u.lambda.fn, depth + 1);
     break;
+  case ASC_EXPR_COMP:
+    use_expr(u, e->comp->elt, depth + 1);
+    for (int i = 0; i < e->comp->nfors; i++)
+      use_expr(u, e->comp->fors[i].iter, depth + 1);
+    break;
   default:
     break;
   }

@@ -29,6 +29,12 @@ static asc__ast_expr *finish(parser *p, asc__ast_expr *e) {
     for (int i = 0; i < e->u.tuple.n; i++)
       d = dmax(d, e->u.tuple.elts[i]);
     break;
+  case ASC_EXPR_COMP:
+    d = dmax(d, e->comp->elt);
+    for (int i = 0; i < e->comp->nfors; i++)
+      d = dmax(dmax(d, e->comp->fors[i].target),
+               e->comp->fors[i].iter);
+    break;
   case ASC_EXPR_ATTR: d = dmax(d, e->u.attr.value); break;
   case ASC_EXPR_SUBSCRIPT:
     d = dmax(dmax(d, e->u.sub.value), e->u.sub.index);
@@ -83,6 +89,7 @@ static asc__ast_expr *finish(parser *p, asc__ast_expr *e) {
 /* ------------------------------------------------------------ expressions */
 
 static asc__ast_expr *or_expr(parser *p);
+static asc__ast_expr *or_test(parser *p);
 
 static const char *expr_desc(const asc__ast_expr *e) {
   switch (e->kind) {
@@ -130,9 +137,43 @@ void asc__parse_check_target(parser *p, asc__ast_expr *e, bool tuple_ok) {
   }
 }
 
-static void reject_comprehension(parser *p, const char *what) {
-  if (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC))
-    syntax_error_at(p, tok(p)->loc, "%s are not supported in kernels", what);
+/* comp_for: ('for' exprlist 'in' or_test)+ after the element `elt`;
+ * the caller has seen 'for'.  Kernels unroll a comprehension at compile
+ * time, so a condition ('if') that would make its length depend on the
+ * values is refused here. */
+static asc__ast_expr *comprehension(parser *p, asc__ast_expr *elt, bool list,
+                                    asc__loc loc) {
+  asc__ast_expr *e = new_expr(p, ASC_EXPR_COMP, loc);
+  asc__ast_comp *c = asc__arena_alloc(p->c, sizeof *c);
+  vec v = {0};
+  c->elt = elt;
+  while (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC)) {
+    asc__token *kw = next(p);
+    asc__ast_compfor *f = asc__arena_alloc(p->c, sizeof *f);
+    if (kw->kind == ASC_TK_KW_ASYNC)
+      syntax_error_at(p, kw->loc, "asynchronous comprehensions are not "
+                      "supported in kernels");
+    f->target = asc__parse_exprlist(p);
+    asc__parse_check_target(p, f->target, true);
+    if (!accept(p, ASC_TK_KW_IN))
+      syntax_error_at(p, tok(p)->loc, "expected 'in' after the 'for' "
+                      "target of a comprehension");
+    f->iter = or_test(p);
+    vpush(p, &v, f);
+    if (at(p, ASC_TK_KW_IF))
+      syntax_error_at(p, tok(p)->loc, "a condition ('if') in a "
+                      "comprehension is not supported in kernels: the "
+                      "comprehension is unrolled at compile time and its "
+                      "length must not depend on values (use a conditional "
+                      "expression, `x if c else y`, as the element)");
+  }
+  c->nfors = v.n;
+  c->fors = asc__arena_alloc(p->c, sizeof *c->fors * (size_t)v.n);
+  for (int i = 0; i < v.n; i++)
+    c->fors[i] = *(asc__ast_compfor *)v.v[i];
+  e->comp = c;
+  c->list = list;
+  return finish(p, e);
 }
 
 /* strings: STRING+ (adjacent literals concatenate) */
@@ -176,7 +217,11 @@ static asc__ast_expr *paren(parser *p) {
     syntax_error_at(p, tok(p)->loc, "'yield' is not supported in kernels "
                     "(generators are not supported)");
   e = asc__parse_test(p);
-  reject_comprehension(p, "generator expressions");
+  if (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC)) {
+    e = comprehension(p, e, false, open->loc);
+    expect(p, ASC_TK_RPAR, "'('", open->loc);
+    return e;
+  }
   if (at(p, ASC_TK_COLONEQUAL))
     syntax_error_at(p, tok(p)->loc, "assignment expressions (:=) are not "
                     "supported in kernels");
@@ -220,8 +265,36 @@ static asc__ast_expr *option_display(parser *p) {
   return finish(p, e);
 }
 
+/* list_display: '[' [test (comp_for | (',' test)* [','])] ']'
+ * A tuple of fixed length marked as a list (numpy code writes shapes,
+ * axes and arrays to stack as lists). */
+static asc__ast_expr *list_display(parser *p) {
+  asc__token *open = next(p);
+  asc__ast_expr *e;
+  vec v = {0};
+  while (!at(p, ASC_TK_RSQB)) {
+    enter(p, open->loc);
+    e = asc__parse_test(p);
+    leave(p);
+    if (v.n == 0 && (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC))) {
+      e = comprehension(p, e, true, open->loc);
+      expect(p, ASC_TK_RSQB, "'['", open->loc);
+      return e;
+    }
+    vpush(p, &v, e);
+    if (!accept(p, ASC_TK_COMMA))
+      break;
+  }
+  expect(p, ASC_TK_RSQB, "'['", open->loc);
+  e = new_expr(p, ASC_EXPR_TUPLE, open->loc);
+  e->u.tuple.elts = vfinish(&v);
+  e->u.tuple.n = v.n;
+  e->u.tuple.list = true;
+  return finish(p, e);
+}
+
 /* atom: NAME | NUMBER | STRING+ | 'True' | 'False' | 'None'
- *     | '(' [testlist_inner] ')' */
+ *     | '(' [testlist_inner] ')' | list_display */
 static asc__ast_expr *atom(parser *p) {
   asc__token *t = tok(p);
   asc__ast_expr *e;
@@ -262,20 +335,17 @@ static asc__ast_expr *atom(parser *p) {
   case ASC_TK_LBRACE:
     if (p->in_decorator)
       return option_display(p);
+    if (t->kind == ASC_TK_LSQB)
+      return list_display(p);
     next(p);
-    if (!at(p, ASC_TK_RSQB) && !at(p, ASC_TK_RBRACE)) {
+    if (!at(p, ASC_TK_RBRACE)) {
       enter(p, t->loc);
       (void)asc__parse_test(p);
       leave(p);
       if (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC))
-        syntax_error_at(p, t->loc, "%s comprehensions are not supported in "
-                        "kernels", t->kind == ASC_TK_LSQB ? "list"
-                                                          : "dict and set");
+        syntax_error_at(p, t->loc, "dict and set comprehensions are not "
+                        "supported in kernels");
     }
-    if (t->kind == ASC_TK_LSQB)
-      syntax_error_at(p, t->loc, "list displays are not supported in "
-                      "kernels (use a tuple, or asc.local_array for "
-                      "storage)");
     syntax_error_at(p, t->loc, "dict and set displays are not supported in "
                     "kernels");
   case ASC_TK_ELLIPSIS:
@@ -335,7 +405,14 @@ void asc__parse_arguments(parser *p, asc__ast_expr *call, asc__token *open) {
       nkws++;
     } else {
       asc__ast_expr *a = asc__parse_test(p);
-      reject_comprehension(p, "generator expressions");
+      /* f(x for x in it): a generator expression, the call's only
+       * argument as in Python */
+      if (at(p, ASC_TK_KW_FOR) || at(p, ASC_TK_KW_ASYNC)) {
+        a = comprehension(p, a, false, a->loc);
+        if (args.n > 0 || nkws > 0 || !at(p, ASC_TK_RPAR))
+          syntax_error_at(p, a->loc, "Generator expression must be "
+                          "parenthesized");
+      }
       if (at(p, ASC_TK_COLONEQUAL))
         syntax_error_at(p, tok(p)->loc, "assignment expressions (:=) are "
                         "not supported in kernels");

@@ -201,11 +201,16 @@ static void collect(resolver *r, asc__ast_func *f, vec *locals,
 /* --------------------------------------------------------- expressions */
 
 static void expr(resolver *r, asc__ast_expr *e);
+static void as_sequence(resolver *r, asc__ast_expr *a);
 static void block(resolver *r, asc__ast_block *b);
 static void function(resolver *r, asc__ast_func *f);
 
 static asc__sym *lookup(resolver *r, const char *name) {
-  asc__sym *s = find(r, r->locals, name);
+  asc__sym *s;
+  for (int i = r->comp.n - 1; i >= 0; i--)
+    if (strcmp(((asc__sym *)r->comp.v[i])->name, name) == 0)
+      return r->comp.v[i];
+  s = find(r, r->locals, name);
   if (s != NULL)
     return s;
   for (asc__ast_func *f = r->fn ? r->fn->parent : NULL; f; f = f->parent) {
@@ -448,6 +453,16 @@ static const char **builtin_param_names(resolver *r, const asc__builtin *b) {
   return names;
 }
 
+/* Methods that grow or shrink a Python list. */
+static bool is_list_method(const char *m) {
+  static const char *const names[] = {"append", "extend", "insert", "pop",
+                                      "remove", "clear"};
+  for (size_t i = 0; i < ASC_ARRAY_SIZE(names); i++)
+    if (strcmp(m, names[i]) == 0)
+      return true;
+  return false;
+}
+
 static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
@@ -469,6 +484,17 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   }
   what = callee_name(r, f);
   b = asc__expr_builtin(f);
+  /* np.concatenate(arrays): a tuple or list held in a name, or made by a
+   * comprehension, is the tuple of its elements written in place */
+  if (b != NULL && e->u.call.nargs > 0 &&
+      e->u.call.args[0]->kind != ASC_EXPR_TUPLE &&
+      e->u.call.args[0]->kind != ASC_EXPR_COMP &&
+      (b->id == ASC_BI_NP_CONCATENATE || b->id == ASC_BI_NP_STACK ||
+       b->id == ASC_BI_NP_HSTACK || b->id == ASC_BI_NP_VSTACK ||
+       b->id == ASC_BI_NP_COLUMN_STACK)) {
+    as_sequence(r, e->u.call.args[0]);
+    e->u.call.args[0]->comp->quiet = true;
+  }
 
   /* arguments first; a parallel_for body may be a lambda */
   for (int i = 0; i < e->u.call.nargs; i++) {
@@ -542,6 +568,15 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
       asc__rewrite_tuple_axes(r, e, b);
+      return;
+    }
+    if (is_list_method(f->u.attr.attr)) {
+      asc__diag_error(r->c, f->u.attr.attr_loc, "lists in kernels have a "
+                      "fixed length ('.%s()'): a list display is read as "
+                      "a tuple; write the list whole, as a display or a "
+                      "comprehension, or keep values that change in an "
+                      "array (np.empty(n), asc.local_array)",
+                      f->u.attr.attr);
       return;
     }
     asc__diag_error(r->c, f->u.attr.attr_loc, "method calls are not "
@@ -633,6 +668,111 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   }
 }
 
+/* The names a comprehension's target binds, visible in the clauses after
+ * it and in the element (Python 3: not outside the comprehension). */
+static void comp_target(resolver *r, asc__ast_expr *t) {
+  if (t->kind == ASC_EXPR_TUPLE) {
+    for (int i = 0; i < t->u.tuple.n; i++)
+      comp_target(r, t->u.tuple.elts[i]);
+    return;
+  }
+  if (t->kind != ASC_EXPR_NAME) {
+    asc__diag_error(r->c, t->loc, "a comprehension's target must be a name "
+                    "or a tuple of names");
+    return;
+  }
+  t->u.name.sym = new_sym(r, ASC_SYM_COMP_VAR, t->u.name.id, t->loc);
+  t->u.name.sym->owner = r->fn;
+  vpush(r, &r->comp, t->u.name.sym);
+}
+
+/* A call of Python's builtin `name` (not shadowed by a kernel name). */
+static bool py_call(resolver *r, const asc__ast_expr *e, const char *name) {
+  const asc__ast_expr *f = e->u.call.func;
+  return f->kind == ASC_EXPR_NAME && strcmp(f->u.name.id, name) == 0 &&
+         lookup(r, name) == NULL;
+}
+
+static void comprehension(resolver *r, asc__ast_comp *c) {
+  int n0 = r->comp.n;
+  for (int i = 0; i < c->nfors; i++) {
+    asc__ast_expr *it = c->fors[i].iter;
+    /* zip() and enumerate() of sequences of static length: inference
+     * reads them by name */
+    if (it->kind == ASC_EXPR_CALL &&
+        (py_call(r, it, "zip") || py_call(r, it, "enumerate"))) {
+      if (it->u.call.nkws > 0)
+        asc__diag_error(r->c, it->loc, "%s() in a comprehension takes "
+                        "positional arguments only",
+                        it->u.call.func->u.name.id);
+      for (int j = 0; j < it->u.call.nargs; j++)
+        expr(r, it->u.call.args[j]);
+    } else {
+      expr(r, it);
+    }
+    comp_target(r, c->fors[i].target);
+  }
+  expr(r, c->elt);
+  r->comp.n = n0;
+}
+
+/* Makes a, in place, the comprehension `v for v in a` (unless it is a
+ * comprehension or a display already): inference unrolls it into the
+ * tuple a[0], a[1], ... of a's static length. */
+static void as_sequence(resolver *r, asc__ast_expr *a) {
+  asc__ast_comp *c;
+  asc__ast_expr *v, *it;
+  if (a->kind == ASC_EXPR_COMP)
+    return;
+  c = asc__arena_alloc(r->c, sizeof *c);
+  v = asc__arena_alloc(r->c, sizeof *v);
+  it = asc__arena_alloc(r->c, sizeof *it);
+  *it = *a;
+  v->kind = ASC_EXPR_NAME;
+  v->loc = a->loc;
+  v->depth = 1;
+  v->u.name.id = "<element>";
+  c->elt = asc__arena_alloc(r->c, sizeof *c->elt);
+  *c->elt = *v;
+  c->fors = asc__arena_alloc(r->c, sizeof *c->fors);
+  c->fors[0].target = v;
+  c->fors[0].iter = it;
+  c->nfors = 1;
+  c->list = a->kind == ASC_EXPR_TUPLE && a->u.tuple.list;
+  memset(a, 0, sizeof *a);
+  a->kind = ASC_EXPR_COMP;
+  a->loc = it->loc;
+  a->depth = it->depth + 1;
+  a->comp = c;
+}
+
+/* tuple(x), list(x) and sum(x) of a sequence of static length become
+ * the comprehension `v for v in x` (or x's own), which inference unrolls:
+ * a tuple of x's elements, or their sum.  True when e was rewritten. */
+static bool sequence_call(resolver *r, asc__ast_expr *e) {
+  bool is_sum = py_call(r, e, "sum"), is_list = py_call(r, e, "list");
+  asc__ast_expr *a;
+  if (!is_sum && !is_list && !py_call(r, e, "tuple"))
+    return false;
+  if (e->u.call.nargs != 1 || e->u.call.nkws > 0) {
+    asc__diag_error(r->c, e->loc, "%s() in a kernel takes one sequence of "
+                    "static length (%s)", e->u.call.func->u.name.id,
+                    is_sum ? "sum(x), without a start value"
+                           : "a tuple, a shape or a comprehension");
+    return false;
+  }
+  a = e->u.call.args[0];
+  as_sequence(r, a);
+  {
+    asc__loc loc = e->loc;
+    *e = *a;
+    e->loc = loc;
+  }
+  e->comp->list = is_list;
+  e->comp->sum = is_sum;
+  return true;
+}
+
 static void expr(resolver *r, asc__ast_expr *e) {
   if (e == NULL)
     return;
@@ -653,6 +793,9 @@ static void expr(resolver *r, asc__ast_expr *e) {
   case ASC_EXPR_TUPLE:
     for (int i = 0; i < e->u.tuple.n; i++)
       expr(r, e->u.tuple.elts[i]);
+    return;
+  case ASC_EXPR_COMP:
+    comprehension(r, e->comp);
     return;
   case ASC_EXPR_ATTR: {
     asc__ast_expr *v = e->u.attr.value;
@@ -735,6 +878,10 @@ static void expr(resolver *r, asc__ast_expr *e) {
       expr(r, e->u.slice.step);
     return;
   case ASC_EXPR_CALL:
+    if (sequence_call(r, e)) {
+      expr(r, e);
+      return;
+    }
     call_expr(r, e);
     return;
   case ASC_EXPR_UNARY:

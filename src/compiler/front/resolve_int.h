@@ -35,6 +35,8 @@ typedef struct resolver {
   const asc__ast_stmt *top; /* the statement of fn's own body being
                              * resolved (not one nested in it) */
   asc__sym *np_module;    /* numpy, for names `from numpy import`ed */
+  vec comp;               /* comprehension variables in scope, innermost
+                           * last (asc__sym *) */
 } resolver;
 
 static inline void vpush(resolver *r, vec *v, void *x) {

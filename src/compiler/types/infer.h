@@ -89,6 +89,12 @@ asc__tinst *asc__typed_callee(const asc__typed *t, const asc__ast_expr *call);
  * names rebound to the copies), for a second instance. */
 asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn);
 
+/* A copy of e in which each name of symbol from[i] is a copy of to[i]
+ * (a comprehension's element for one value of its variables). */
+asc__ast_expr *asc__ast_clone_subst(asc__cctx *c, const asc__ast_expr *e,
+                                    asc__sym *const *from,
+                                    asc__ast_expr *const *to, int n);
+
 /* Clears every type slot of fn, its nested functions and lambdas (types
  * of an earlier compilation may point into a freed arena). */
 void asc__ast_clear_types(asc__ast_func *fn);

@@ -86,6 +86,10 @@ static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
   return false;
 }
 
+bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
+  return dtype_arg(r, a, dt);
+}
+
 static asc__type *scratch_array(run *r, asc__ast_expr *e) {
   asc__ast_expr *shape = e->u.call.rargs[0], *dt = e->u.call.rargs[1];
   ascDataType d;
@@ -1336,6 +1340,16 @@ static asc__type *struct_ctor(run *r, asc__ast_expr *e) {
 }
 
 asc__type *asc__infer_call(run *r, asc__ast_expr *e) {
+  /* comprehensions among the arguments become tuples before the rules
+   * look at them, as if written in place */
+  for (int i = 0; i < e->u.call.nargs; i++)
+    if (e->u.call.args[i]->comp != NULL &&
+        !asc__infer_unroll(r, e->u.call.args[i]))
+      return err(r);
+  for (int i = 0; i < e->u.call.nkws; i++)
+    if (e->u.call.kws[i].value->comp != NULL &&
+        !asc__infer_unroll(r, e->u.call.kws[i].value))
+      return err(r);
   if (e->u.call.builtin != NULL)
     return builtin_call(r, e);
   if (e->u.call.callee != NULL)

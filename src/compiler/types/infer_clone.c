@@ -19,6 +19,10 @@ typedef struct cloner {
   int nsyms, capsyms;
   pair *fns;
   int nfns, capfns;
+  /* names of these symbols become copies of these expressions */
+  asc__sym *const *sfrom;
+  asc__ast_expr *const *sto;
+  int nsubst;
 } cloner;
 
 static void put(cloner *k, pair **v, int *n, int *cap, const void *from,
@@ -80,8 +84,25 @@ static asc__ast_expr *clone_expr(cloner *k, const asc__ast_expr *e,
   if (e == NULL)
     return NULL;
   ASC_CHECK(k->c, depth <= 4 * ASC_MAX_NESTING);
+  if (e->kind == ASC_EXPR_NAME)
+    for (int i = 0; i < k->nsubst; i++)
+      if (e->u.name.sym == k->sfrom[i])
+        return clone_expr(k, k->sto[i], depth + 1);
   d = dup(k, e, sizeof *e);
   d->type = NULL;
+  if (e->comp != NULL) {
+    /* a comprehension, unrolled or not: the copy unrolls it again */
+    asc__ast_comp *c = dup(k, e->comp, sizeof *e->comp);
+    c->elt = clone_expr(k, c->elt, depth + 1);
+    c->fors = dup(k, c->fors, sizeof *c->fors * (size_t)c->nfors);
+    for (int i = 0; i < c->nfors; i++) {
+      c->fors[i].target = clone_expr(k, c->fors[i].target, depth + 1);
+      c->fors[i].iter = clone_expr(k, c->fors[i].iter, depth + 1);
+    }
+    d->kind = ASC_EXPR_COMP;
+    d->comp = c;
+    return d;
+  }
   switch (e->kind) {
   case ASC_EXPR_NAME:
     d->u.name.sym = map_sym(k, e->u.name.sym);
@@ -306,6 +327,18 @@ static asc__ast_func *clone_fn(cloner *k, const asc__ast_func *fn,
   return d;
 }
 
+asc__ast_expr *asc__ast_clone_subst(asc__cctx *c, const asc__ast_expr *e,
+                                    asc__sym *const *from,
+                                    asc__ast_expr *const *to, int n) {
+  cloner k;
+  memset(&k, 0, sizeof k);
+  k.c = c;
+  k.sfrom = from;
+  k.sto = to;
+  k.nsubst = n;
+  return clone_expr(&k, e, 0);
+}
+
 asc__ast_func *asc__ast_clone_func(asc__cctx *c, const asc__ast_func *fn) {
   cloner k;
   asc__ast_func *d;
@@ -332,6 +365,15 @@ static void clear_expr(asc__ast_expr *e, int depth) {
   if (e == NULL || depth > 4 * ASC_MAX_NESTING)
     return;
   e->type = NULL;
+  if (e->comp != NULL) {
+    /* unrolled for an earlier signature (its elements may live in a
+     * freed arena): a comprehension again */
+    e->kind = ASC_EXPR_COMP;
+    clear_expr(e->comp->elt, depth + 1);
+    for (int i = 0; i < e->comp->nfors; i++)
+      clear_expr(e->comp->fors[i].iter, depth + 1);
+    return;
+  }
   switch (e->kind) {
   case ASC_EXPR_TUPLE:
     for (int i = 0; i < e->u.tuple.n; i++)

@@ -476,7 +476,9 @@ static asc__type *subscript(run *r, asc__ast_expr *e) {
     for (int32_t i = 1; i < vt->n; i++)
       if (!asc__infer_same(vt->elems[i], vt->elems[0])) {
         report(r, ix->loc,
-               "a %s can only be indexed with a constant", tn(r, vt));
+               "a %s can only be indexed with a constant (its elements "
+               "differ in type; to index values at run time, keep them in "
+               "an array: np.array([...]))", tn(r, vt));
         return err(r);
       }
     if (vt->n == 0) {
@@ -864,6 +866,8 @@ static int fold_int_literals(run *r, asc__ast_expr *e) {
 
 static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   asc__type *a, *b;
+  if (e->comp != NULL && !asc__infer_unroll(r, e))
+    return err(r);
   if (e->kind == ASC_EXPR_UNARY || e->kind == ASC_EXPR_BINARY) {
     int f = fold_int_literals(r, e);
     if (f < 0)
@@ -1005,6 +1009,7 @@ static asc__type *expr_inner(run *r, asc__ast_expr *e) {
   case ASC_EXPR_LAMBDA:
     report(r, e->loc, "a lambda can only be a parallel_for body");
     return err(r);
+  case ASC_EXPR_COMP: /* unrolled above */
   case ASC_EXPR_COUNT:
     break;
   }

@@ -179,6 +179,13 @@ bool asc__infer_literal_fits(uint64_t mag, bool neg, ascDataType dt);
 inst *asc__infer_instantiate(run *r, asc__ast_func *fn, asc__type **args,
                              int32_t nargs, asc__loc loc);
 
+/* -------------------------------------------------------- infer_comp.c */
+
+/* Unrolls comprehension e (kind COMP, or unrolled for an earlier run) into
+ * the tuple of its elements or their sum; false after reporting why its
+ * iterable has no static length. */
+bool asc__infer_unroll(run *r, asc__ast_expr *e);
+
 /* -------------------------------------------------------- infer_stmt.c */
 
 void asc__infer_block(run *r, asc__ast_block *b);
@@ -220,5 +227,10 @@ asc__type *asc__infer_numpy_array_arg(run *r, asc__ast_expr *e, int i);
 /* ------------------------------------------------------ infer_linalg.c */
 /* The np.linalg functions of ASC_NUMPY_FUNCS. */
 asc__type *asc__infer_linalg(run *r, asc__ast_expr *e);
+/* np.array, np.asarray (infer_comp.c). */
+asc__type *asc__infer_np_array(run *r, asc__ast_expr *e);
+/* The dtype a dtype argument names (asc.float32, float, x.dtype); false
+ * after reporting. */
+bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt);
 
 #endif /* ASC_INFER_INT_H */

@@ -682,6 +682,9 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return sort(r, e);
   case ASC_BI_NP_MEDIAN:
     return median(r, e);
+  case ASC_BI_NP_ARRAY:
+  case ASC_BI_NP_ASARRAY:
+    return asc__infer_np_array(r, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__infer_linalg(r, e);

@@ -123,8 +123,12 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       return;
     tt = asc__ty_find(tt);
     if (tt->kind != ASC_TY_TENSOR) {
-      report(r, target->loc, "cannot assign to an element of %s",
-             tn(r, tt));
+      report(r, target->loc, "cannot assign to an element of %s%s",
+             tn(r, tt), tt->kind == ASC_TY_TUPLE
+                            ? " (tuples and lists in kernels are values of "
+                              "fixed length: keep values that change in an "
+                              "array, np.empty(n) or asc.local_array)"
+                            : "");
       return;
     }
     if (asc__infer_index_is_view(target->u.sub.index, tt->ndim) ||
