@@ -243,6 +243,8 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   int adt = is_small_float(dt) ? ascFloat64 : dt;
   int32_t r, acc, la, lb;
   product_operands(e, &x, &y);
+  if (ty(x)->ndim > 2 || ty(y)->ndim > 2)
+    return asc__lower_matmul_nd(ls, e, x, y);
   if ((int)ty(y)->dtype == dt && asc__lower_blas_peel(x, dt, &scale, &x))
     sv = conv(ls, asc__lower_expr(ls, scale), dt);
   asc__lower_view(ls, x, &A);
