@@ -415,7 +415,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   const asc__builtin *b;
   const char *what;
 
-  if (asc__rewrite_op_ufunc(r, e))
+  if (asc__rewrite_ufunc_method(r, e) || asc__rewrite_op_ufunc(r, e))
     return;
   if (f->kind == ASC_EXPR_NAME)
     name_use(r, f, false);
@@ -508,7 +508,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
                     "argmin, argmax, dot, clip, copy, astype, fill, reshape, "
-                    "transpose, ravel, flatten, cumsum)", f->u.attr.attr);
+                    "transpose, ravel, flatten, cumsum, cumprod)", f->u.attr.attr);
     return;
   }
   {
