@@ -112,7 +112,8 @@ asc__ewop *asc__lower_push_op(lstate *ls, asc__ewctx *ew,
 /* ravel (when not a view), flatten, cumsum, outer: a new array. */
 bool asc__lower_makes_array(asc__builtin_id id) {
   return id == ASC_BI_NP_RAVEL || id == ASC_BI_NP_FLATTEN ||
-         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_OUTER ||
+         id == ASC_BI_NP_CUMSUM || id == ASC_BI_NP_CUMPROD ||
+         id == ASC_BI_NP_OUTER ||
          asc__builtin_is_numpy_func(id);
 }
 

@@ -243,6 +243,8 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   int adt = is_small_float(dt) ? ascFloat64 : dt;
   int32_t r, acc, la, lb;
   product_operands(e, &x, &y);
+  if (ty(x)->ndim > 2 || ty(y)->ndim > 2)
+    return asc__lower_matmul_nd(ls, e, x, y);
   if ((int)ty(y)->dtype == dt && asc__lower_blas_peel(x, dt, &scale, &x))
     sv = conv(ls, asc__lower_expr(ls, scale), dt);
   asc__lower_view(ls, x, &A);
@@ -403,23 +405,36 @@ static asc__irval cumsum_start(lstate *ls, int dt) {
   return conv(ls, i64(0), dt);
 }
 
+/* acc = acc op x, the next running sum (op ADD) or product (MUL); a
+ * product's first element, where pos is 0, is x itself (numpy's
+ * accumulate: (1+0j) * z is not z when a part of z is infinite). */
+static void running(lstate *ls, int32_t acc, int op, int dt, asc__irval x,
+                    asc__irval pos) {
+  asc__irval v = op2(ls, op, dt, asc__irv_reg(acc), x);
+  if (op == ASC_IR_MUL)
+    v = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, pos, i64(0)), x, v);
+  mov(ls, acc, v);
+}
+
 /* A new 1-D array of dt holding the elements of view in in C order
- * (ravel's copy, flatten); with running sums when sum (np.cumsum). */
-static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
-                         bool sum) {
+ * (ravel's copy, flatten); with running sums or products when op is
+ * ASC_IR_ADD or ASC_IR_MUL (np.cumsum, np.cumprod), else op is -1. */
+static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt, int op) {
   asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
   asc__irval cs[ASC_MAX_DIMS], x;
   asc__irblock *save;
   int32_t r = asc__lower_alloc_array(ls, dt, 1, &n), acc = -1;
   asc__lower_c_strides(ls, in->shape, in->nd, cs);
-  if (sum) {
+  if (op >= 0) {
     acc = newreg(ls, dt, "cumsum");
     mov(ls, acc, cumsum_start(ls, dt));
   }
   save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
   x = conv(ls, asc__lower_load_at(ls, in, idx, in->nd), dt);
-  if (sum) {
-    mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+  if (op >= 0) {
+    running(ls, acc, op, dt, x,
+            op == ASC_IR_MUL ? asc__lower_dot_idx(ls, idx, cs, in->nd)
+                             : i64(0));
     x = asc__irv_reg(acc);
   }
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd), x);
@@ -429,10 +444,13 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt,
 
 /* np.cumsum(a, axis=None) / a.cumsum(axis=k): running sums in the
  * result's dtype, in order along the axis (numpy's order: exact for
- * integers, the same rounding for floats). */
+ * integers, the same rounding for floats); np.cumprod: running
+ * products. */
 static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
   int dt = ty(e)->dtype, axis;
+  int op = e->u.call.builtin->id == ASC_BI_NP_CUMPROD ? ASC_IR_MUL
+                                                      : ASC_IR_ADD;
   asc__lview in;
   asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
   asc__irval cs[ASC_MAX_DIMS], iidx[1], x;
@@ -442,7 +460,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   memset(oshape, 0, sizeof oshape); /* gcc -O3 cannot see it filled */
   asc__lower_view(ls, e->u.call.rargs[0], &in);
   if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
-    return flat_copy(ls, &in, dt, true);
+    return flat_copy(ls, &in, dt, op);
   k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
                                : -(int64_t)ax->u.unary.operand->u.ival;
   axis = (int)(k < 0 ? k + in.nd : k);
@@ -458,7 +476,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   for (int j = 0, q = 0; j < in.nd; j++)
     idx[j] = j == axis ? iidx[0] : oidx[q++];
   x = conv(ls, asc__lower_load_at(ls, &in, idx, in.nd), dt);
-  mov(ls, acc, op2(ls, ASC_IR_ADD, dt, asc__irv_reg(acc), x));
+  running(ls, acc, op, dt, x, iidx[0]);
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in.nd),
                       asc__irv_reg(acc));
   ls->cur = save;
@@ -508,8 +526,9 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_RAVEL:
     case ASC_BI_NP_FLATTEN:
       asc__lower_view(ls, a[0], &src);
-      return flat_copy(ls, &src, dt, false);
+      return flat_copy(ls, &src, dt, -1);
     case ASC_BI_NP_CUMSUM:
+    case ASC_BI_NP_CUMPROD:
       return cumsum(ls, e);
     case ASC_BI_NP_OUTER:
       return outer(ls, e);

@@ -441,6 +441,13 @@ asc__irins *asc__lower_gemm(lstate *ls, int32_t c, asc__irval coff,
 bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
                            const asc__ast_expr *value, int op);
 
+/* ----------------------------------------------------- lower_matmul_nd.c */
+
+/* x @ y (the product e) with an operand of more than two axes: a new
+ * array, numpy's matmul of stacks of matrices. */
+int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
+                             const asc__ast_expr *x, const asc__ast_expr *y);
+
 /* ------------------------------------------------------- lower_create.c */
 
 /* name = value where value is a new array (np.zeros(n), a + b, a.copy()):

@@ -146,6 +146,9 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_RESHAPE:
     case ASC_BI_NP_TRANSPOSE:
     case ASC_BI_NP_FLIP:
+    case ASC_BI_NP_OUTER_LEFT:
+    case ASC_BI_NP_EINSUM_OPERAND:
+    case ASC_BI_NP_EINSUM_DIAG:
       return true;
     case ASC_BI_NP_RAVEL:
       return asc__lower_is_contiguous(ls, e->u.call.rargs[0]);
@@ -300,6 +303,40 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
         v->stride[k] = op1(ls, ASC_IR_NEG, ascInt64, in.stride[k]);
         v->src[k] = -1;
       }
+      return;
+    }
+    case ASC_BI_NP_OUTER_LEFT: { /* B.ndim new axes of size 1 at the end */
+      int nb = ty(e->u.call.rargs[1])->ndim;
+      asc__lower_view(ls, e->u.call.rargs[0], v);
+      for (int k = v->nd; k < v->nd + nb; k++) {
+        v->shape[k] = i64(1);
+        v->stride[k] = i64(0);
+        v->src[k] = -1;
+      }
+      v->nd += nb;
+      return;
+    }
+    case ASC_BI_NP_EINSUM_OPERAND: /* checked when typed */
+      asc__lower_view(ls, e->u.call.rargs[0], v);
+      return;
+    case ASC_BI_NP_EINSUM_DIAG: { /* a[i, i]: one axis, both strides */
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      asc__lower_raise_if(
+          ls, op2(ls, ASC_IR_NE, ascInt64, in.shape[0], in.shape[1]),
+          ASC_KEXC_VALUE_ERROR,
+          asc__arena_printf(ls->c,
+                            "dimensions in operand %d for collapsing index "
+                            "'%c' don't match ({} != {})",
+                            (int)e->u.call.rargs[1]->u.ival,
+                            (char)e->u.call.rargs[2]->u.ival),
+          in.shape[0], in.shape[1]);
+      memset(v, 0, sizeof *v);
+      v->t = in.t;
+      v->off = in.off;
+      v->nd = 1;
+      v->shape[0] = in.shape[0];
+      v->stride[0] = add(ls, in.stride[0], in.stride[1]);
+      v->src[0] = -1;
       return;
     }
     case ASC_BI_NP_RAVEL: /* contiguous: one axis of unit stride */

@@ -631,7 +631,7 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.tril(n)", "np.tril() in kernels takes an array here, not int"),
     ("np.subtract.outer(b, b)", "numpy boolean subtract, the `-` operator, is not supported"),
     ("np.multiply.outer(a, x)", "np.multiply.outer() in kernels takes an array here, not float"),
-    ("np.add.reduce(v)", "np.add.reduce is not supported in kernels"),
+    ("np.subtract.reduce(v)", "np.subtract.reduce is not supported in kernels"),
     ("np.average(a, weights=v)", "Axis must be specified when shapes of a and weights differ."),
     ("np.average(a, 0, a[None])", "1D weights expected when shapes of a and weights differ."),
     ("np.average(a, axis=n)", "np.average's axis must be an integer constant"),

@@ -65,6 +65,7 @@ static const struct {
     {"eye", ASC_BI_NP_EYE}, {"identity", ASC_BI_NP_IDENTITY},
     {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
     {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
+    {"cumprod", ASC_BI_NP_CUMPROD},
     {"outer", ASC_BI_NP_OUTER}, {"flip", ASC_BI_NP_FLIP},
     {"complex64", ASC_BI_DT_COMPLEX64}, {"csingle", ASC_BI_DT_COMPLEX64},
     {"complex128", ASC_BI_DT_COMPLEX128}, {"cdouble", ASC_BI_DT_COMPLEX128},
@@ -120,14 +121,15 @@ const char asc__numpy_names[] =
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
-    "reshape, transpose, ravel, flip, cumsum, outer, linalg.norm, "
+    "reshape, transpose, ravel, flip, cumsum, cumprod, outer, linalg.norm, "
     "linalg.inv, linalg.solve, linalg.cholesky, linalg.det, "
     "linalg.slogdet, linalg.eigh, linalg.eigvalsh, linalg.svd, linalg.qr, "
     "linalg.lstsq, "
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "
-    "corrcoef, indices, sort, argsort, median, array, asarray, the "
+    "corrcoef, indices, sort, argsort, median, array, asarray, einsum, "
+    "the ufunc methods reduce, accumulate and outer, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

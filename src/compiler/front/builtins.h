@@ -233,10 +233,19 @@ typedef enum asc__builtin_kind {
   X(NP_TRANSPOSE, "transpose", 0, ASC_BK_FUNC, 1, 9, "a,axes")              \
   X(NP_RAVEL, "ravel", 0, ASC_BK_FUNC, 1, 1, "a")                           \
   X(NP_FLATTEN, "flatten", 0, ASC_BK_FUNC, 1, 1, "a")                       \
+  X(NP_CUMPROD, "cumprod", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")        \
   X(NP_CUMSUM, "cumsum", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")          \
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
   X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
+  /* np.UF.outer(A, B)'s left operand: A viewed with B.ndim new trailing   \
+   * axes of size 1 (front/rewrite_ufunc.c; no source names it) */          \
+  X(NP_OUTER_LEFT, "outer:left", 0, ASC_BK_FUNC, 2, 2, "a,b")               \
+  /* np.einsum's operand k with nd subscripts (its number of axes checked) \
+   * and the diagonal of a 2-D operand k with subscript letter c (rewrite_ \
+   * einsum.c) */                                                           \
+  X(NP_EINSUM_OPERAND, "einsum:operand", 0, ASC_BK_FUNC, 3, 3, "a,nd,k")    \
+  X(NP_EINSUM_DIAG, "einsum:diagonal", 0, ASC_BK_FUNC, 3, 3, "a,k,c")       \
   /* complex numbers (docs/arrays.md) */                                      \
   X(DT_COMPLEX64, "complex64", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")          \
   X(DT_COMPLEX128, "complex128", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")        \

@@ -233,12 +233,16 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
          b->id == ASC_BI_NP_RESHAPE || b->id == ASC_BI_NP_TRANSPOSE ||
          b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
-         b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER ||
-         b->id == ASC_BI_NP_NORM || b->id == ASC_BI_NP_FLIP))
+         b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_CUMPROD ||
+         b->id == ASC_BI_NP_OUTER ||
+         b->id == ASC_BI_NP_NORM || b->id == ASC_BI_NP_FLIP ||
+         b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND))
       u->tensor = true;
     if (numpy_func_array(u, e))
       u->tensor = true;
-    if (b != NULL && b->id == ASC_BI_NP_OUTER && e->u.call.nrargs > 1 &&
+    if (b != NULL &&
+        (b->id == ASC_BI_NP_OUTER || b->id == ASC_BI_NP_OUTER_LEFT) &&
+        e->u.call.nrargs > 1 &&
         names(e->u.call.rargs[1], u->sym))
       u->tensor = true;
     if (b != NULL && b->id == ASC_BI_NP_DOT && e->u.call.nrargs > 1 &&

@@ -470,7 +470,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
 
   if (f->kind == ASC_EXPR_NAME && asc__resolve_numpy_name(r, f))
     f = e->u.call.func; /* now np.NAME */
-  if (asc__rewrite_op_ufunc(r, e))
+  if (asc__rewrite_ufunc_method(r, e) || asc__rewrite_op_ufunc(r, e))
     return;
   if (f->kind == ASC_EXPR_NAME)
     name_use(r, f, false);
@@ -583,7 +583,7 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
                     "argmin, argmax, dot, clip, copy, astype, fill, reshape, "
-                    "transpose, ravel, flatten, cumsum)", f->u.attr.attr);
+                    "transpose, ravel, flatten, cumsum, cumprod)", f->u.attr.attr);
     return;
   }
   {

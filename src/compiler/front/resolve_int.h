@@ -134,6 +134,18 @@ bool asc__fold_const(resolver *r, asc__ast_expr *e, ascScalar *out);
 int asc__rewrite_loop(resolver *r, asc__ast_block *b, int at);
 /* np.add(x, y) -> x + y, ...; false when e is no such call. */
 bool asc__rewrite_op_ufunc(resolver *r, asc__ast_expr *e);
+/* np.add.reduce, np.add.accumulate, np.maximum.outer and the like
+ * (rewrite_ufunc.c): true when e was one (rewritten and resolved). */
+bool asc__rewrite_ufunc_method(resolver *r, asc__ast_expr *e);
+/* np.einsum with a constant subscripts string (rewrite_einsum.c): true
+ * when e was one (rewritten into products, sums and transposes). */
+bool asc__rewrite_einsum(resolver *r, asc__ast_expr *e);
+/* A new expression node of kind k (rewrite.c). */
+asc__ast_expr *asc__rewrite_node(resolver *r, asc__expr_kind k,
+                                 asc__loc loc, int32_t depth);
+/* np.NAME as a callee, np the numpy module's name as written. */
+asc__ast_expr *asc__rewrite_np_attr(resolver *r, const asc__ast_expr *np,
+                                    const char *name, asc__loc loc);
 /* The statement `np.add(x, y, out)` -> `out[...] = x + y`; false when s
  * is no such statement. */
 bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s);

@@ -11,14 +11,19 @@
 
 #include "compiler/front/resolve_int.h"
 
-static asc__ast_expr *synth(resolver *r, asc__expr_kind k, asc__loc loc,
-                            int32_t depth) {
+asc__ast_expr *asc__rewrite_node(resolver *r, asc__expr_kind k,
+                                 asc__loc loc, int32_t depth) {
   asc__ast_expr *e = asc__arena_alloc(r->c, sizeof *e);
   memset(e, 0, sizeof *e);
   e->kind = k;
   e->loc = loc;
   e->depth = depth;
   return e;
+}
+
+static asc__ast_expr *synth(resolver *r, asc__expr_kind k, asc__loc loc,
+                            int32_t depth) {
+  return asc__rewrite_node(r, k, loc, depth);
 }
 
 /* `for x in a:` (a an array expression: numpy iterates its first axis)

@@ -715,8 +715,42 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
   t = asc__ty_find(t);
   if (t->kind != ASC_TY_TENSOR) {
     report(r, e->u.call.rargs[0]->loc, "%s() takes an array, not %s",
-           b->name, tn(r, t));
+           b->id == ASC_BI_NP_OUTER_LEFT ? "ufunc.outer"
+           : b->id == ASC_BI_NP_EINSUM_OPERAND ? "np.einsum"
+                                               : b->name,
+           tn(r, t));
     return err(r);
+  }
+  if (b->id == ASC_BI_NP_EINSUM_OPERAND) { /* its subscripts, one per axis */
+    int64_t nd = (int64_t)e->u.call.rargs[1]->u.ival;
+    if (nd > t->ndim) {
+      report(r, e->u.call.rargs[0]->loc, "einstein sum subscripts string "
+             "contains too many subscripts for operand %d",
+             (int)e->u.call.rargs[2]->u.ival);
+      return err(r);
+    }
+    if (nd < t->ndim) {
+      report(r, e->u.call.rargs[0]->loc, "operand has more dimensions than "
+             "subscripts given in einstein sum, but no '...' ellipsis "
+             "provided to broadcast the extra dimensions.");
+      return err(r);
+    }
+    return t;
+  }
+  if (b->id == ASC_BI_NP_EINSUM_DIAG) /* of a 2-D operand */
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, 1, false);
+  if (b->id == ASC_BI_NP_OUTER_LEFT) { /* np.UF.outer(A, B)'s A */
+    asc__type *u = call_arg(r, e, 1);
+    PROPAGATE(u);
+    u = asc__ty_find(u);
+    if (u->kind != ASC_TY_TENSOR || t->ndim + u->ndim > ASC_MAX_DIMS) {
+      report(r, e->loc, "ufunc.outer in kernels takes two arrays of at most "
+             "%d axes together, not %s and %s", ASC_MAX_DIMS, tn(r, t),
+             tn(r, u));
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype,
+                          t->ndim + u->ndim, false);
   }
   if (b->id == ASC_BI_NP_FLIP) {
     bool axes[ASC_MAX_DIMS];
@@ -773,8 +807,8 @@ static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
   }
   for (int i = 2; i < 4; i++)
     if (a[i] != NULL && a[i]->kind != ASC_EXPR_NONE) {
-      report(r, a[i]->loc, "cumsum(..., %s=) is not supported in kernels",
-             i == 2 ? "dtype" : "out");
+      report(r, a[i]->loc, "%s(..., %s=) is not supported in kernels",
+             b->name, i == 2 ? "dtype" : "out");
       return err(r);
     }
   axis = reduction_axis(r, a[1], t->ndim);
@@ -854,9 +888,12 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   if (b->id == ASC_BI_NP_RESHAPE)
     return reshape(r, e);
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
-      b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP)
+      b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP ||
+      b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND ||
+      b->id == ASC_BI_NP_EINSUM_DIAG)
     return view_call(r, e);
-  if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_OUTER)
+  if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_CUMPROD ||
+      b->id == ASC_BI_NP_OUTER)
     return cumsum_outer(r, e);
   if (asc__builtin_is_numpy_func(b->id))
     return asc__infer_numpy(r, e);

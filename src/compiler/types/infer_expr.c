@@ -21,21 +21,35 @@ bool asc__infer_is_neg_int_literal(const asc__ast_expr *e) {
 
 static const char *op_name(asc__binop op) { return asc__binop_str(op); }
 
-/* a @ b, np.dot(a, b), np.matmul(a, b) of 1-D and 2-D arrays: numpy's
- * shapes (a vector times a vector is a scalar) in the promoted dtype. */
+/* a @ b, np.dot(a, b), np.matmul(a, b): numpy's shapes in the promoted
+ * dtype.  A vector times a vector is a scalar; operands of more than two
+ * axes are stacks of matrices whose leading axes broadcast (matmul's
+ * rule, docs/arrays.md "N-D matrix products").  np.dot of a right
+ * operand of more than two axes sums over another axis than matmul
+ * does: a compile error. */
 asc__type *asc__infer_matmul(run *r, asc__type *a, asc__type *b,
                              asc__ast_expr *e) {
   asc__type *p;
-  int nd;
+  int nd, ba, bb;
   if (a->kind != ASC_TY_TENSOR || b->kind != ASC_TY_TENSOR ||
-      a->ndim < 1 || a->ndim > 2 || b->ndim < 1 || b->ndim > 2) {
-    report(r, e->loc, "matrix products in kernels take 1-D and 2-D arrays, "
-           "not %s and %s", tn(r, a), tn(r, b));
+      a->ndim < 1 || b->ndim < 1) {
+    report(r, e->loc, "matrix products in kernels take arrays of 1 or "
+           "more axes, not %s and %s", tn(r, a), tn(r, b));
+    return err(r);
+  }
+  if (b->ndim > 2 && e->kind == ASC_EXPR_CALL &&
+      e->u.call.func->kind == ASC_EXPR_ATTR &&
+      strcmp(e->u.call.func->u.attr.attr, "dot") == 0) {
+    report(r, e->loc, "np.dot of a right operand of more than 2 axes "
+           "(%s) is not supported in kernels: it sums over another axis "
+           "than np.matmul (use np.matmul or @)", tn(r, b));
     return err(r);
   }
   p = asc__ty_find(asc__infer_arith_promote(r, scalar(r, a->dtype),
                                             scalar(r, b->dtype)));
-  nd = (a->ndim == 2) + (b->ndim == 2);
+  ba = a->ndim > 2 ? a->ndim - 2 : 0;
+  bb = b->ndim > 2 ? b->ndim - 2 : 0;
+  nd = (ba > bb ? ba : bb) + (a->ndim >= 2) + (b->ndim >= 2);
   if (nd == 0)
     return scalar(r, p->dtype);
   return asc__ty_tensor(r->in->c, p->dtype, nd, true);
