@@ -449,6 +449,24 @@ bool asc__lower_new_array(lstate *ls, const asc__ast_expr *target,
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
 /* A new array holding e: a creation call or an array expression. */
 int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
+/* name target = the new array tmp (SET_ARRAY into the name's register,
+ * as asc__lower_new_array does); loc for the message when target held
+ * an array of another type. */
+void asc__lower_name_array(lstate *ls, const asc__ast_expr *target,
+                           int32_t tmp, asc__loc loc);
+/* Tuples of arrays (docs/architecture.md, "A numpy function whose result
+ * is a tuple of arrays"): is e's type a tuple whose elements are all
+ * arrays? */
+bool asc__lower_is_array_tuple(const asc__ast_expr *e);
+/* Is e np.mgrid[...] or np.ogrid[...]? */
+bool asc__lower_is_grid(const asc__ast_expr *e);
+/* Is e a subscript that makes a new array rather than a view: a grid,
+ * or an element of a tuple of arrays (np.histogram(a)[0])? */
+bool asc__lower_is_made_subscript(const asc__ast_expr *e);
+/* The arrays of e, a tuple of arrays, into regs[0..n): new arrays, each
+ * the caller's (name them, hand them over as results or free them). */
+void asc__lower_array_tuple(lstate *ls, const asc__ast_expr *e,
+                            int32_t *regs);
 /* The register of an array the kernel makes and a name (or a helper's
  * result) holds: set_array gives its earlier array back. */
 int32_t asc__lower_array_reg(lstate *ls, int dt, int nd, const char *hint);
@@ -521,6 +539,29 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
 /* The value of such a call whose result is a number (np.average(a)). */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
+/* The arrays of such a call whose result is a tuple of them
+ * (np.histogram, np.meshgrid, sparse np.indices) into regs. */
+void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
+                            int32_t *regs);
+
+/* --------------------------------------------------------- lower_grid.c */
+
+/* np.mgrid[...], np.ogrid[...] of one slice: a new array. */
+int32_t asc__lower_grid(lstate *ls, const asc__ast_expr *e);
+/* np.ogrid[...] of a tuple of slices: its arrays into regs. */
+void asc__lower_grid_tuple(lstate *ls, const asc__ast_expr *e,
+                           int32_t *regs);
+/* np.meshgrid(...) into regs. */
+void asc__lower_meshgrid(lstate *ls, const asc__ast_expr *e, int32_t *regs);
+/* np.indices(dims, sparse=True) into regs. */
+void asc__lower_sparse_indices(lstate *ls, const asc__ast_expr *e,
+                               int32_t *regs);
+
+/* -------------------------------------------------------- lower_stats.c */
+
+/* np.histogram(...) into regs (hist, bin_edges); np.histogram_bin_edges
+ * into regs[0]. */
+void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs);
 
 /* --------------------------------------------------------- lower_call.c */
 

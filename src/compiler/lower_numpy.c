@@ -1272,7 +1272,29 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return sort(ls, e);
   case ASC_BI_NP_ARGSORT:
     return argsort(ls, e);
+  case ASC_BI_NP_HISTOGRAM_BIN_EDGES: {
+    int32_t r;
+    asc__lower_histogram(ls, e, &r);
+    return r;
+  }
   default:
     unsupported(ls, e->loc, "this numpy function");
+  }
+}
+
+void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
+                            int32_t *regs) {
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_MESHGRID:
+    asc__lower_meshgrid(ls, e, regs);
+    return;
+  case ASC_BI_NP_INDICES:
+    asc__lower_sparse_indices(ls, e, regs);
+    return;
+  case ASC_BI_NP_HISTOGRAM:
+    asc__lower_histogram(ls, e, regs);
+    return;
+  default:
+    unsupported(ls, e->loc, "this numpy function as a tuple of arrays");
   }
 }

@@ -175,11 +175,78 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
   }
 }
 
+/* a, b = f(...) of a tuple of arrays: each name takes its new array. */
+static void unpack_arrays(lstate *ls, const asc__ast_expr *tg,
+                          const asc__ast_expr *value) {
+  int n = tg->u.tuple.n;
+  int32_t *regs = asc__arena_alloc(ls->c, sizeof *regs * (size_t)n);
+  asc__lower_array_tuple(ls, value, regs);
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *t = tg->u.tuple.elts[q];
+    if (t->kind != ASC_EXPR_NAME || t->u.name.sym == NULL)
+      unsupported(ls, t->loc, "unpacking an array into this target (a "
+                  "name takes it)");
+    asc__lower_name_array(ls, t, regs[q], value->loc);
+  }
+}
+
+/* a, b = x of an array x: numpy iterates x along its first axis, so the
+ * names take its rows (views of it), or its elements when it is 1-D;
+ * another number of rows is Python's ValueError. */
+static void unpack_rows(lstate *ls, const asc__ast_expr *tg,
+                        const asc__ast_expr *value) {
+  int n = tg->u.tuple.n;
+  asc__lview v;
+  int32_t t = asc__lower_materialize(ls, value);
+  if (t >= 0)
+    asc__lower_whole_tensor(ls, t, &v);
+  else
+    asc__lower_view(ls, value, &v);
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_GT, ascInt64, v.shape[0], i64(n)),
+                      ASC_KEXC_VALUE_ERROR,
+                      asc__arena_printf(ls->c, "too many values to unpack "
+                                        "(expected %d)", n),
+                      i64(0), i64(0));
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, v.shape[0], i64(n)),
+                      ASC_KEXC_VALUE_ERROR,
+                      asc__arena_printf(ls->c, "not enough values to unpack "
+                                        "(expected %d, got {})", n),
+                      v.shape[0], i64(0));
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *x = tg->u.tuple.elts[q];
+    asc__irval at = i64(q);
+    asc__lview row = v;
+    if (v.nd == 1) {
+      assign_to(ls, x, asc__lower_load_at(ls, &v, &at, 1), NULL);
+      continue;
+    }
+    if (x->kind != ASC_EXPR_NAME || x->u.name.sym == NULL)
+      unsupported(ls, x->loc, "unpacking an array into this target (a "
+                  "name takes it)");
+    row.off = add(ls, v.off, mul(ls, at, v.stride[0]));
+    row.nd = v.nd - 1;
+    for (int j = 0; j < row.nd; j++) {
+      row.shape[j] = v.shape[j + 1];
+      row.stride[j] = v.stride[j + 1];
+      row.src[j] = v.src[j + 1];
+    }
+    asc__lower_bind_view(ls, x->u.name.sym, &row);
+  }
+}
+
 static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *value = s->u.assign.value;
   for (int k = 0; k < s->u.assign.ntargets; k++) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
+    if (tg->kind == ASC_EXPR_TUPLE && asc__lower_is_array_tuple(value)) {
+      unpack_arrays(ls, tg, value);
+      continue;
+    }
+    if (tg->kind == ASC_EXPR_TUPLE && vt && vt->kind == ASC_TY_TENSOR) {
+      unpack_rows(ls, tg, value);
+      continue;
+    }
     if (lower_array_def(ls, tg, value))
       continue;
     if (asc__lower_blas_store(ls, tg, value, -1))
@@ -748,7 +815,13 @@ static void lower_result(lstate *ls, const asc__ast_expr *v) {
   int n = ls->f->nresults;
   int32_t taken[ASC_KMAX_RESULTS];
   asc__irval x[ASC_KMAX_RESULTS];
-  if (n > 1) {
+  if (n > 1 && v->kind != ASC_EXPR_TUPLE && asc__lower_is_array_tuple(v) &&
+      ty(v)->n == n) {
+    /* return np.histogram(a): its new arrays handed over */
+    asc__lower_array_tuple(ls, v, taken);
+    for (int k = 0; k < n; k++)
+      x[k] = asc__irv_reg(taken[k]);
+  } else if (n > 1) {
     if (v->kind != ASC_EXPR_TUPLE || v->u.tuple.n != n || t == NULL ||
         t->kind != ASC_TY_TUPLE || t->n != n)
       asc__diag_fatal(ls->c, v->loc, "the kernel returns %d values", n);

@@ -136,7 +136,7 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_NAME:
     return bound_view(ls, e) != NULL;
   case ASC_EXPR_SUBSCRIPT:
-    return !asc__lower_is_fancy(e);
+    return !asc__lower_is_fancy(e) && !asc__lower_is_made_subscript(e);
   case ASC_EXPR_ATTR:
     return strcmp(e->u.attr.attr, "T") == 0;
   case ASC_EXPR_CALL:

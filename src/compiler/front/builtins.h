@@ -46,7 +46,9 @@ typedef enum asc__builtin_kind {
  * ASC_BUILTINS.  The first argument takes an array (a tuple of arrays
  * for the stacks), and so do the second of the ufuncs' outer and
  * np.average's weights: a kernel parameter passed there is an array
- * parameter (params.c). */
+ * parameter (params.c).  np.meshgrid takes up to 8 arrays (*xi: the
+ * names "*0" ... cannot be keywords).  np.mgrid and np.ogrid are
+ * subscripted, not called (types/infer_grid.c). */
 #define ASC_NUMPY_FUNCS(X)                                                     \
   X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
   X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
@@ -75,7 +77,15 @@ typedef enum asc__builtin_kind {
   X(NP_SORT, "sort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")               \
   X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
-    "a,axis,out,overwrite_input,keepdims")
+    "a,axis,out,overwrite_input,keepdims")                                     \
+  X(NP_MESHGRID, "meshgrid", 0, ASC_BK_FUNC, 0, 11,                            \
+    "*0,*1,*2,*3,*4,*5,*6,*7,indexing,sparse,copy")                            \
+  X(NP_HISTOGRAM, "histogram", 0, ASC_BK_FUNC, 1, 5,                           \
+    "a,bins,range,density,weights")                                            \
+  X(NP_HISTOGRAM_BIN_EDGES, "histogram_bin_edges", 0, ASC_BK_FUNC, 1, 4,       \
+    "a,bins,range,weights")                                                    \
+  X(NP_MGRID, "mgrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
+  X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")
 
 /* X(ID, "name", namespaces, kind, min_args, max_args (-1: any), "params")
  * params names the parameters for keyword arguments, comma-separated. */

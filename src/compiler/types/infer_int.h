@@ -1,8 +1,9 @@
 /*
  * Shared by the files of type inference (infer.c: the solver;
  * infer_stmt.c: statements; infer_expr.c: expressions; infer_call.c:
- * calls; infer_numpy.c: the numpy functions of ASC_NUMPY_FUNCS) and by
- * nothing else.
+ * calls; infer_numpy.c: the numpy functions of ASC_NUMPY_FUNCS;
+ * infer_grid.c and infer_stats.c: grids and histograms) and by nothing
+ * else.
  */
 #ifndef ASC_INFER_INT_H
 #define ASC_INFER_INT_H
@@ -212,5 +213,19 @@ asc__type *asc__infer_call(run *r, asc__ast_expr *e);
 
 /* The type of a call of an ASC_NUMPY_FUNCS function. */
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e);
+
+/* -------------------------------------------------------- infer_grid.c */
+
+/* np.mgrid[...] / np.ogrid[...] (e the subscript). */
+asc__type *asc__infer_grid(run *r, asc__ast_expr *e);
+/* np.meshgrid(...). */
+asc__type *asc__infer_meshgrid(run *r, asc__ast_expr *e);
+/* np.indices(dims, sparse=True) of n dimensions. */
+asc__type *asc__infer_sparse_indices(run *r, int n);
+
+/* ------------------------------------------------------- infer_stats.c */
+
+/* np.histogram(...) and np.histogram_bin_edges(...). */
+asc__type *asc__infer_histogram(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */
