@@ -19,6 +19,8 @@ typedef struct asc__lview {
   asc__irval stride[ASC_MAX_DIMS];  /* in elements */
   int8_t src[ASC_MAX_DIMS];         /* the axis of t whose size and stride
                                      * these are unchanged, or -1 */
+  bool permuted;                    /* axes taken out of their order (a
+                                     * transpose): a reshape copies */
 } asc__lview;
 
 /* A whole-array statement's loop body being lowered: its array operands

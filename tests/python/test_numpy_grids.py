@@ -73,6 +73,15 @@ def sparse_indices(r: int, c: int):
     return i, j, i * j, np.indices((r, c, 2), sparse=True)[2]
 
 @asc.kernel
+def twiddle(r: int, k: int, x):
+    # an FFT's stride permutation: a reshape of a transposed view
+    ii, jj = np.mgrid[0:r, 0:r**k]
+    v = np.reshape(x, (r, r, r**(k - 2)))
+    t = np.transpose(v, axes=(1, 0, 2))
+    w = np.exp(-2.0j * np.pi * ii[:, :r] * jj[:, :r] / r**2)
+    return np.reshape(t, (r**k,)), np.reshape(x.reshape(r, r**(k - 1)).T, (r**k,)), w
+
+@asc.kernel
 def rows(a: asc.Tensor[asc.float64, 2]):
     p, q = a
     return p + q
@@ -154,6 +163,22 @@ def test_sparse_indices(m):
         check(m.sparse_indices(r, c), (i, j, i * j, np.indices((r, c, 2), sparse=True)[2]))
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         m.sparse_indices(-1, 2)
+
+
+def test_reshape_of_a_transpose_copies(m):
+    """A reshape of a transposed view is numpy's copy in C order (it was
+    the run-time ValueError of the contiguous-only rule)."""
+    for r, k in ((2, 3), (3, 2), (2, 4)):
+        x = np.arange(r**k) + 1j * np.arange(r**k)[::-1]
+        ii, jj = np.mgrid[0:r, 0:r**k]
+        want = (np.reshape(np.transpose(np.reshape(x, (r, r, r**(k - 2))), axes=(1, 0, 2)),
+                           (r**k,)),
+                np.reshape(x.reshape(r, r**(k - 1)).T, (r**k,)),
+                np.exp(-2.0j * np.pi * ii[:, :r] * jj[:, :r] / r**2))
+        got = m.twiddle(r, k, x)
+        same(got[0], want[0])
+        same(got[1], want[1])
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-14, atol=1e-15)
 
 
 def test_unpacking_an_array(m):
