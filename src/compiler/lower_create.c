@@ -754,6 +754,19 @@ void asc__lower_array_tuple(lstate *ls, const asc__ast_expr *e,
     asc__lower_numpy_tuple(ls, e, regs);
     return;
   }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.callee != NULL) {
+    /* a helper's arrays: copies, which the caller owns (the helper's
+     * registers keep theirs) */
+    int n = ty(e)->n;
+    asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n);
+    (void)asc__lower_inline_helper(ls, e, vals);
+    for (int k = 0; k < n; k++) {
+      asc__lview v;
+      asc__lower_whole_tensor(ls, vals[k].reg, &v);
+      regs[k] = asc__lower_c_copy(ls, &v);
+    }
+    return;
+  }
   unsupported(ls, e->loc, "this tuple of arrays (a numpy function's "
               "result is)");
 }

@@ -220,11 +220,7 @@ void asc__lower_meshgrid(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
   asc__irval len[ASC_MAX_DIMS], shape[ASC_MAX_DIMS];
   int axis[ASC_MAX_DIMS];
   for (int k = 0; k < n; k++) {
-    int32_t m = asc__lower_materialize(ls, a[k]);
-    if (m >= 0)
-      asc__lower_whole_tensor(ls, m, &v[k]);
-    else
-      asc__lower_view(ls, a[k], &v[k]);
+    asc__lower_arg_view(ls, a[k], &v[k]);
     len[k] = asc__lower_view_size(ls, &v[k]);
     axis[k] = k;
   }

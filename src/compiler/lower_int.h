@@ -356,6 +356,8 @@ asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
                                   const asc__ast_expr *sub);
 /* The view of all of tensor register t. */
 void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
+/* A new C-order array holding a copy of view in. */
+int32_t asc__lower_c_copy(lstate *ls, const asc__lview *in);
 
 /* -------------------------------------------------------- lower_array.c */
 
@@ -536,6 +538,9 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 
 /* -------------------------------------------------------- lower_numpy.c */
 
+/* The view of array argument e: a view or a whole array where it is, an
+ * expression (a + 1, np.arange(n)) made first. */
+void asc__lower_arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
 /* A new array holding the result of a call of an ASC_NUMPY_FUNCS
  * function (front/builtins.h). */
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);

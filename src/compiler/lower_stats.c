@@ -22,14 +22,6 @@ static bool given(const asc__ast_expr *call, int i) {
          call->u.call.rargs[i]->kind != ASC_EXPR_NONE;
 }
 
-static void arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
-  int32_t t = asc__lower_materialize(ls, e);
-  if (t >= 0)
-    asc__lower_whole_tensor(ls, t, v);
-  else
-    asc__lower_view(ls, e, v);
-}
-
 static asc__irval isfinite_f64(lstate *ls, asc__irval x) {
   int32_t d = newreg(ls, ascBool, NULL);
   asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
@@ -254,13 +246,13 @@ void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
   int acc_dt, ndt;
   int32_t edges, acc;
   asc__irblock *save;
-  arg_view(ls, a[0], &A);
+  asc__lower_arg_view(ls, a[0], &A);
   if (bins_array) {
     asc__type *p = asc__ty_promote(ls->c, asc__ty_scalar(ls->c, adt),
                                    asc__ty_scalar(ls->c, edt));
     asc__irval k[1], ne;
     ct = p ? asc__ty_concrete(ls->c, p)->dtype : ascFloat64;
-    arg_view(ls, a[1], &E);
+    asc__lower_arg_view(ls, a[1], &E);
     ne = E.shape[0];
     nb = op2(ls, ASC_IR_MAX, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, ne,
                                            i64(1)), i64(0));
@@ -293,7 +285,7 @@ void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
     return;
   }
   if (weighted) {
-    arg_view(ls, a[wi], &W);
+    asc__lower_arg_view(ls, a[wi], &W);
     for (int k = 0; k < A.nd; k++)
       value_error(ls, op2(ls, ASC_IR_NE, ascInt64, A.shape[k], W.shape[k]),
                   "weights should have the same shape as a.");

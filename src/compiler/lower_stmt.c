@@ -197,11 +197,7 @@ static void unpack_rows(lstate *ls, const asc__ast_expr *tg,
                         const asc__ast_expr *value) {
   int n = tg->u.tuple.n;
   asc__lview v;
-  int32_t t = asc__lower_materialize(ls, value);
-  if (t >= 0)
-    asc__lower_whole_tensor(ls, t, &v);
-  else
-    asc__lower_view(ls, value, &v);
+  asc__lower_arg_view(ls, value, &v);
   asc__lower_raise_if(ls, op2(ls, ASC_IR_GT, ascInt64, v.shape[0], i64(n)),
                       ASC_KEXC_VALUE_ERROR,
                       asc__arena_printf(ls->c, "too many values to unpack "
@@ -781,6 +777,26 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   ls->cur = save;
 }
 
+/* `return a, b` (or return f(...) of a tuple of arrays) of an inlined
+ * helper returning a tuple of arrays: each element register takes a new
+ * array (a copy of a name's or a view's), as a helper's one array does. */
+static void helper_array_tuple(lstate *ls, const asc__ast_expr *v) {
+  int n = agg_n(ls->ret_type);
+  int32_t *tmp = asc__arena_alloc(ls->c, sizeof *tmp * (size_t)n);
+  if (v->kind == ASC_EXPR_TUPLE && v->u.tuple.n == n) {
+    for (int k = 0; k < n; k++)
+      tmp[k] = asc__lower_make_array(ls, v->u.tuple.elts[k]);
+  } else if (asc__lower_is_array_tuple(v)) {
+    asc__lower_array_tuple(ls, v, tmp);
+  } else {
+    unsupported(ls, v->loc, "returning this tuple of arrays");
+  }
+  for (int k = 0; k < n; k++) {
+    asc__irins *i = emit(ls, ASC_IR_SET_ARRAY, ls->ret_elems[k], 1);
+    i->args[0] = asc__irv_reg(tmp[k]);
+  }
+}
+
 /* One value a kernel returns: an array register (in *reg, else -1) or a
  * number of the kernel's dtype of it.  Nothing is written yet. */
 static asc__irval result_value(lstate *ls, const asc__ast_expr *v,
@@ -929,7 +945,10 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
             conv(ls, asc__lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
       }
-      if (s->u.ret.value && ls->ret_elems != NULL) {
+      if (s->u.ret.value && ls->ret_elems != NULL &&
+          agg_elem(ls->ret_type, 0)->kind == ASC_TY_TENSOR) {
+        helper_array_tuple(ls, s->u.ret.value);
+      } else if (s->u.ret.value && ls->ret_elems != NULL) {
         int n = agg_n(ls->ret_type);
         asc__irval *vals =
             asc__arena_alloc(ls->c, sizeof *vals * ((size_t)n + 1));

@@ -178,8 +178,7 @@ bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e) {
   return false;
 }
 
-/* A new C-order copy of view in, in *in's place. */
-static void copy_in_place(lstate *ls, asc__lview *in) {
+int32_t asc__lower_c_copy(lstate *ls, const asc__lview *in) {
   asc__irval cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
   int32_t r = asc__lower_alloc_array(ls, ls->f->regs[in->t].ty.dtype, in->nd,
                                      in->shape);
@@ -189,7 +188,7 @@ static void copy_in_place(lstate *ls, asc__lview *in) {
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd),
                       asc__lower_load_at(ls, in, idx, in->nd));
   ls->cur = save;
-  asc__lower_whole_tensor(ls, r, in);
+  return r;
 }
 
 /* a.reshape(...): the same elements under a new C-order shape.  A
@@ -206,7 +205,7 @@ static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     na--;
   asc__lower_view(ls, a[0], &in);
   if (in.permuted)
-    copy_in_place(ls, &in);
+    asc__lower_whole_tensor(ls, asc__lower_c_copy(ls, &in), &in);
   if (na == 2) {
     asc__type *st = ty(a[1]);
     if (st != NULL && st->kind == ASC_TY_TUPLE) {

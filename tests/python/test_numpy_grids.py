@@ -81,6 +81,26 @@ def twiddle(r: int, k: int, x):
     w = np.exp(-2.0j * np.pi * ii[:, :r] * jj[:, :r] / r**2)
     return np.reshape(t, (r**k,)), np.reshape(x.reshape(r, r**(k - 1)).T, (r**k,)), w
 
+@asc.func
+def two_arrays(x):
+    return x + 1, x[::-1] * 2
+
+@asc.func
+def mesh_of(x, y):
+    return np.meshgrid(x, y, indexing='ij')
+
+@asc.func
+def rows_cols(r, c):
+    xi, yi = np.mgrid[0:r, 0:c]
+    return xi, yi
+
+@asc.kernel
+def helpers(x, y):
+    a, b = two_arrays(x)
+    c, d = mesh_of(x, y)
+    i, j = rows_cols(x.shape[0], 2)
+    return a, b, c, d, mesh_of(y, x)[1], i * 10 + j
+
 @asc.kernel
 def rows(a: asc.Tensor[asc.float64, 2]):
     p, q = a
@@ -179,6 +199,17 @@ def test_reshape_of_a_transpose_copies(m):
         same(got[0], want[0])
         same(got[1], want[1])
         np.testing.assert_allclose(got[2], want[2], rtol=1e-14, atol=1e-15)
+
+
+def test_helpers_returning_tuples_of_arrays(m):
+    """An @asc.func helper returns a tuple of arrays (written out, a
+    numpy call's, or names of its own), unpacked or indexed."""
+    for nx, ny in ((3, 2), (1, 4), (0, 2)):
+        x, y = np.arange(nx) * 1.5, np.arange(ny)
+        i, j = np.mgrid[0:nx, 0:2]
+        want = (x + 1, x[::-1] * 2, *np.meshgrid(x, y, indexing='ij'),
+                np.meshgrid(y, x, indexing='ij')[1], i * 10 + j)
+        check(m.helpers(x, y), want)
 
 
 def test_unpacking_an_array(m):
