@@ -541,6 +541,10 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 /* The view of array argument e: a view or a whole array where it is, an
  * expression (a + 1, np.arange(n)) made first. */
 void asc__lower_arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
+/* A new C-order copy of view in (flattened when flat), each line along
+ * the axis sorted in place (heapsort, NaN last as numpy sorts). */
+int32_t asc__lower_sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                               bool flat, int axis);
 /* A new array holding the result of a call of an ASC_NUMPY_FUNCS
  * function (front/builtins.h). */
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
@@ -569,6 +573,9 @@ void asc__lower_sparse_indices(lstate *ls, const asc__ast_expr *e,
 /* np.histogram(...) into regs (hist, bin_edges); np.histogram_bin_edges
  * into regs[0]. */
 void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs);
+/* np.unique(...) into regs (the values, then the counts with
+ * return_counts=True). */
+void asc__lower_unique(lstate *ls, const asc__ast_expr *e, int32_t *regs);
 
 /* --------------------------------------------------------- lower_call.c */
 

@@ -1113,10 +1113,8 @@ static void sort_lines(lstate *ls, int32_t r, int nd, int axis,
   ls->cur = save;
 }
 
-/* A new C-order copy of view in (flattened when flat), each line along
- * the axis sorted in place. */
-static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
-                           bool flat, int axis) {
+int32_t asc__lower_sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                               bool flat, int axis) {
   asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
   int32_t r = c_copy(ls, in, dt, flat, shape, cs);
   sort_lines(ls, r, flat ? 1 : in->nd, axis, shape, cs, dt, NULL);
@@ -1133,7 +1131,7 @@ static int32_t sort(lstate *ls, const asc__ast_expr *e) {
   axis = flat ? 0 : in.nd - 1;
   if (!flat && ax != NULL)
     asc__numpy_const_axis(ax, in.nd, &axis);
-  return sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
+  return asc__lower_sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
 }
 
 /* np.argsort(a, axis): each line's indices along the axis, ordered by
@@ -1184,7 +1182,7 @@ static asc__irval median(lstate *ls, const asc__ast_expr *e) {
   asc__irblock *save;
   int32_t r, res = newreg(ls, rdt, "median");
   asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
-  r = sorted_copy(ls, &in, dt, true, 0);
+  r = asc__lower_sorted_copy(ls, &in, dt, true, 0);
   asc__lower_whole_tensor(ls, r, &s);
   n = s.shape[0];
   mov(ls, res, conv(ls, nan, rdt));
@@ -1275,6 +1273,11 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     asc__lower_histogram(ls, e, &r);
     return r;
   }
+  case ASC_BI_NP_UNIQUE: {
+    int32_t r;
+    asc__lower_unique(ls, e, &r);
+    return r;
+  }
   default:
     unsupported(ls, e->loc, "this numpy function");
   }
@@ -1291,6 +1294,9 @@ void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
     return;
   case ASC_BI_NP_HISTOGRAM:
     asc__lower_histogram(ls, e, regs);
+    return;
+  case ASC_BI_NP_UNIQUE:
+    asc__lower_unique(ls, e, regs);
     return;
   default:
     unsupported(ls, e->loc, "this numpy function as a tuple of arrays");

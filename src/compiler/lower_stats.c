@@ -1,7 +1,8 @@
 /*
  * Lowering of numpy's histograms (docs/arrays.md, "Histograms"), as
  * types/infer_stats.c types them: np.histogram (a tuple of two new
- * arrays, asc__lower_array_tuple) and np.histogram_bin_edges.  The bins
+ * arrays, asc__lower_array_tuple), np.histogram_bin_edges and
+ * np.unique.  The bins
  * are numpy's: equal bins between the range's ends (a's least and
  * greatest element by default) with numpy's edges and its index
  * arithmetic, or the edges of an array; every bin half-open but the
@@ -351,4 +352,69 @@ void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
   in = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
   in->args[0] = asc__irv_reg(acc);
   regs[1] = edges;
+}
+
+/* ----------------------------------------------------------- np.unique */
+
+/* The sorted elements (a flat sorted copy), a new value where one differs
+ * from the one before (NaNs, sorted last, all one value with equal_nan):
+ * one pass counts the values, a second copies them and their counts. */
+void asc__lower_unique(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
+  asc__ast_expr *const *a = e->u.call.rargs;
+  int dt = ty(a[0])->dtype;
+  bool counts = given(e, 3) && a[3]->u.bval;
+  bool equal_nan = !given(e, 5) || a[5]->u.bval;
+  asc__lview in;
+  asc__irval n, k[1], x, y, is_new, nv;
+  asc__irblock *save, *body;
+  int32_t s, nu = newreg(ls, ascInt64, "unique_n");
+  int32_t j = newreg(ls, ascInt64, "unique_at");
+  asc__irins *i;
+  asc__lower_arg_view(ls, a[0], &in);
+  s = asc__lower_sorted_copy(ls, &in, dt, true, 0);
+  n = asc__lower_view_size(ls, &in);
+  mov(ls, nu, i64(0));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      nv = asc__irv_reg(nu);
+      regs[0] = asc__lower_alloc_array(ls, dt, 1, &nv);
+      if (counts)
+        regs[1] = asc__lower_alloc_array(ls, ascInt64, 1, &nv);
+      mov(ls, j, i64(-1));
+    }
+    save = asc__lower_open_nest(ls, &n, 1, k);
+    x = load1(ls, s, k[0]);
+    y = load1(ls, s, op2(ls, ASC_IR_MAX, ascInt64,
+                         op2(ls, ASC_IR_SUB, ascInt64, k[0], i64(1)), i64(0)));
+    is_new = op2(ls, ASC_IR_NE, dt, x, y);
+    if (equal_nan && asc__dt_is_float(dt))
+      is_new = op2(ls, ASC_IR_AND, ascBool, is_new,
+                   op2(ls, ASC_IR_OR, ascBool, op2(ls, ASC_IR_EQ, dt, x, x),
+                       op2(ls, ASC_IR_EQ, dt, y, y)));
+    is_new = op2(ls, ASC_IR_OR, ascBool, is_new,
+                 op2(ls, ASC_IR_EQ, ascInt64, k[0], i64(0)));
+    if (pass == 0) {
+      mov(ls, nu, op2(ls, ASC_IR_ADD, ascInt64, asc__irv_reg(nu),
+                      conv(ls, is_new, ascInt64)));
+      ls->cur = save;
+      continue;
+    }
+    mov(ls, j, op2(ls, ASC_IR_ADD, ascInt64, asc__irv_reg(j),
+                   conv(ls, is_new, ascInt64)));
+    body = ls->cur;
+    i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = is_new;
+    ls->cur = &i->body[0];
+    asc__lower_store_at(ls, regs[0], asc__irv_reg(j), x);
+    if (counts)
+      asc__lower_store_at(ls, regs[1], asc__irv_reg(j), i64(0));
+    ls->cur = body;
+    if (counts)
+      asc__lower_store_at(ls, regs[1], asc__irv_reg(j),
+                          op2(ls, ASC_IR_ADD, ascInt64,
+                              load1(ls, regs[1], asc__irv_reg(j)), i64(1)));
+    ls->cur = save;
+  }
+  i = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+  i->args[0] = asc__irv_reg(s);
 }

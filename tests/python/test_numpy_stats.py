@@ -1,4 +1,4 @@
-"""np.histogram and np.histogram_bin_edges in kernels (types/infer_stats.c,
+"""np.histogram, np.histogram_bin_edges and np.unique in kernels (types/infer_stats.c,
 lower_stats.c; docs/arrays.md, "Histograms"), against numpy on several
 dtypes and shapes (empty, one element, views that are not contiguous),
 with bins a count or an array of edges, range, weights and density, the
@@ -50,6 +50,11 @@ def hist_edges_weights(a, b, w):
 @asc.kernel
 def bin_edges(a, n: int):
     return np.histogram_bin_edges(a, n), np.histogram_bin_edges(a, n, range=(0, 1))
+
+@asc.kernel
+def uniques(a):
+    v, c = np.unique(a, return_counts=True)
+    return np.unique(a), v, c, np.unique(a[::-1], equal_nan=False), np.unique(a * 2)[0:2]
 
 @asc.kernel
 def ratio(data, radius, npt: int):
@@ -164,6 +169,18 @@ def test_bin_edges(m):
                                    np.histogram_bin_edges(a, 4, range=(0, 1))))
 
 
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int16, np.uint8, np.bool_])
+def test_unique(m, dt):
+    rng = np.random.default_rng(14)
+    for shape in ((0,), (1,), (2,), (50,), (4, 6)):
+        a = rng.integers(0, 6, shape).astype(dt)
+        if dt in (np.float64, np.float32) and a.size > 3:
+            a.flat[[0, 3]] = np.nan  # NaNs are one value, last (equal_nan)
+        want = (np.unique(a), *np.unique(a, return_counts=True),
+                np.unique(a[::-1], equal_nan=False), np.unique(a * 2)[0:2])
+        check(m.uniques(a), want)
+
+
 def test_ratio_of_histograms(m):
     """Two histograms of one array, indexed with [0], in an expression
     (NPBench azimint_hist's pattern)."""
@@ -228,6 +245,11 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
                            "indexed with a constant"),
     ("np.histogram(v)[2]", "tuple index out of range"),
     ("np.histogram_bin_edges(x, 3)", "np.histogram_bin_edges() in kernels takes an array"),
+    ("np.unique(x)", "np.unique() in kernels takes an array here, not float"),
+    ("np.unique(v, return_inverse=True)", "np.unique's return_inverse is not supported"),
+    ("np.unique(a, axis=0)", "np.unique's axis is not supported in kernels yet"),
+    ("np.unique(v, return_counts=n)", "np.unique's return_counts is True or False"),
+    ("np.unique(v.astype(np.complex128))", "np.unique of complex arrays is not supported"),
 ])
 def test_bad_arguments_are_compile_errors_at_the_line(body, message):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"

@@ -124,7 +124,7 @@ const char asc__numpy_names[] =
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "
     "corrcoef, indices, sort, argsort, median, meshgrid, histogram, "
-    "histogram_bin_edges, mgrid[...], ogrid[...], the "
+    "histogram_bin_edges, unique, mgrid[...], ogrid[...], the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "
     "... and "
     "the dtypes bool_, int8..int64, "

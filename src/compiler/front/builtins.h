@@ -84,6 +84,8 @@ typedef enum asc__builtin_kind {
     "a,bins,range,density,weights")                                            \
   X(NP_HISTOGRAM_BIN_EDGES, "histogram_bin_edges", 0, ASC_BK_FUNC, 1, 4,       \
     "a,bins,range,weights")                                                    \
+  X(NP_UNIQUE, "unique", 0, ASC_BK_FUNC, 1, 7,                                 \
+    "ar,return_index,return_inverse,return_counts,axis,equal_nan,sorted")      \
   X(NP_MGRID, "mgrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
   X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")
 

@@ -965,6 +965,10 @@ static int returned_count(const asc__ast_expr *v) {
     return 1;
   if (b->id == ASC_BI_NP_HISTOGRAM)
     return 2;
+  if (b->id == ASC_BI_NP_UNIQUE && v->u.call.nrargs > 3 &&
+      v->u.call.rargs[3] != NULL && v->u.call.rargs[3]->kind == ASC_EXPR_BOOL &&
+      v->u.call.rargs[3]->u.bval)
+    return 2;
   if (b->id == ASC_BI_NP_MESHGRID) {
     int n = 0;
     for (int k = 0; k < 8 && k < v->u.call.nrargs; k++)

@@ -227,5 +227,7 @@ asc__type *asc__infer_sparse_indices(run *r, int n);
 
 /* np.histogram(...) and np.histogram_bin_edges(...). */
 asc__type *asc__infer_histogram(run *r, asc__ast_expr *e);
+/* np.unique(...). */
+asc__type *asc__infer_unique(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

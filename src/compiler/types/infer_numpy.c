@@ -698,6 +698,8 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_HISTOGRAM:
   case ASC_BI_NP_HISTOGRAM_BIN_EDGES:
     return asc__infer_histogram(r, e);
+  case ASC_BI_NP_UNIQUE:
+    return asc__infer_unique(r, e);
   default:
     report(r, e->loc, "%s is not supported in kernels yet", np_name(r, e));
     return err(r);

@@ -1,8 +1,8 @@
 /*
  * Types of numpy's histograms (docs/arrays.md, "Histograms"):
  * np.histogram, whose result is a tuple of two arrays (the counts and
- * the bin edges), and np.histogram_bin_edges.  lower_stats.c lowers
- * them.
+ * the bin edges), np.histogram_bin_edges and np.unique.  lower_stats.c
+ * lowers them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -127,5 +127,56 @@ asc__type *asc__infer_histogram(run *r, asc__ast_expr *e) {
   }
   el[0] = asc__ty_tensor(r->in->c, hdt, 1, true);
   el[1] = asc__ty_tensor(r->in->c, edt, 1, true);
+  return asc__ty_tuple(r->in->c, 2, el);
+}
+
+/* np.unique(ar, return_counts=False, equal_nan=True, sorted=True): the
+ * sorted distinct elements of ar (flattened), 1-D of ar's dtype, and
+ * with return_counts the int64 counts of each (a tuple).  return_index,
+ * return_inverse and axis are not supported yet. */
+asc__type *asc__infer_unique(run *r, asc__ast_expr *e) {
+  static const char *const params[] = {"ar", "return_index",
+                                       "return_inverse", "return_counts",
+                                       "axis", "equal_nan", "sorted"};
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = asc__infer_array_value(r, a[0]), *el[2];
+  bool counts = false;
+  PROPAGATE(t);
+  t = asc__ty_find(t);
+  if (t->kind != ASC_TY_TENSOR) {
+    report(r, a[0]->loc, "np.unique() in kernels takes an array here, not "
+           "%s", py_name(r, t));
+    return err(r);
+  }
+  if (asc__dtype_is_complex(t->dtype)) {
+    report(r, a[0]->loc, "np.unique of complex arrays is not supported in "
+           "kernels yet");
+    return err(r);
+  }
+  for (int i = 1; i < 7; i++) {
+    if (!given(e, i))
+      continue;
+    if (i == 1 || i == 2 || i == 4) {
+      if (a[i]->kind == ASC_EXPR_BOOL && !a[i]->u.bval && i != 4) {
+        asc__infer_expr(r, a[i]);
+        continue;
+      }
+      report(r, a[i]->loc, "np.unique's %s is not supported in kernels yet",
+             params[i]);
+      return err(r);
+    }
+    if (a[i]->kind != ASC_EXPR_BOOL) {
+      report(r, a[i]->loc, "np.unique's %s is True or False written in "
+             "place in kernels", params[i]);
+      return err(r);
+    }
+    asc__infer_expr(r, a[i]);
+    if (i == 3)
+      counts = a[i]->u.bval;
+  }
+  el[0] = asc__ty_tensor(r->in->c, t->dtype, 1, true);
+  if (!counts)
+    return el[0];
+  el[1] = asc__ty_tensor(r->in->c, ascInt64, 1, true);
   return asc__ty_tuple(r->in->c, 2, el);
 }
