@@ -298,6 +298,11 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
     elems = asc__arena_alloc(ls->c, sizeof *elems * ((size_t)agg_n(rt) + 1));
     for (int k = 0; k < agg_n(rt); k++) {
       asc__type *et = agg_elem(rt, k);
+      if (et->kind == ASC_TY_TENSOR && asc__lower_is_array_tuple(e)) {
+        /* a tuple of arrays: each element register holds a copy */
+        elems[k] = asc__lower_array_reg(ls, et->dtype, et->ndim, fn->name);
+        continue;
+      }
       if (et->kind != ASC_TY_SCALAR)
         unsupported(ls, e->loc, "a nested tuple or struct");
       elems[k] = newreg(ls, et->dtype, fn->name);

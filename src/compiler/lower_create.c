@@ -506,6 +506,8 @@ static int32_t outer(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
+static int32_t tuple_pick(lstate *ls, const asc__ast_expr *e);
+
 /* A new array holding e: a creation call or an array expression. */
 int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
   asc__type *t = ty(e);
@@ -521,6 +523,10 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
     return matmul(ls, e);
   if (asc__lower_is_fancy(e))
     return asc__lower_gather(ls, e);
+  if (asc__lower_is_grid(e))
+    return asc__lower_grid(ls, e);
+  if (asc__lower_is_made_subscript(e))
+    return tuple_pick(ls, e);
   if (b != NULL && e->u.call.callee == NULL) {
     switch (b->id) {
     case ASC_BI_NP_RAVEL:
@@ -616,7 +622,7 @@ bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_COMPARE:
     return true;
   case ASC_EXPR_SUBSCRIPT:
-    return asc__lower_is_fancy(e);
+    return asc__lower_is_fancy(e) || asc__lower_is_made_subscript(e);
   case ASC_EXPR_CALL:
     b = e->u.call.builtin;
     if (b == NULL && e->u.call.callee != NULL)
@@ -723,6 +729,97 @@ void asc__lower_bind_new_array(lstate *ls, const asc__ast_expr *target,
                     target->u.name.sym->name);
   i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
   i->args[0] = asc__irv_reg(tmp);
+}
+
+void asc__lower_name_array(lstate *ls, const asc__ast_expr *target,
+                           int32_t tmp, asc__loc loc) {
+  const asc__irtype *tt = &ls->f->regs[tmp].ty;
+  asc__type t;
+  (void)loc;
+  memset(&t, 0, sizeof t);
+  t.kind = ASC_TY_TENSOR;
+  t.dtype = (ascDataType)tt->dtype;
+  t.ndim = tt->ndim;
+  asc__lower_bind_new_array(ls, target, &t, tmp);
+}
+
+/* ---------------------------------------------------- tuples of arrays */
+
+bool asc__lower_is_array_tuple(const asc__ast_expr *e) {
+  asc__type *t = ty(e);
+  if (t == NULL || t->kind != ASC_TY_TUPLE || t->n == 0)
+    return false;
+  for (int k = 0; k < t->n; k++)
+    if (asc__ty_find(t->elems[k])->kind != ASC_TY_TENSOR)
+      return false;
+  return true;
+}
+
+bool asc__lower_is_grid(const asc__ast_expr *e) {
+  const asc__ast_expr *v;
+  if (e->kind != ASC_EXPR_SUBSCRIPT)
+    return false;
+  v = e->u.sub.value;
+  return v->kind == ASC_EXPR_ATTR && v->u.attr.builtin != NULL &&
+         (v->u.attr.builtin->id == ASC_BI_NP_MGRID ||
+          v->u.attr.builtin->id == ASC_BI_NP_OGRID);
+}
+
+bool asc__lower_is_made_subscript(const asc__ast_expr *e) {
+  return e->kind == ASC_EXPR_SUBSCRIPT &&
+         (asc__lower_is_grid(e) || asc__lower_is_array_tuple(e->u.sub.value));
+}
+
+void asc__lower_array_tuple(lstate *ls, const asc__ast_expr *e,
+                            int32_t *regs) {
+  if (asc__lower_is_grid(e)) {
+    asc__lower_grid_tuple(ls, e, regs);
+    return;
+  }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+      e->u.call.callee == NULL &&
+      asc__builtin_is_numpy_func(e->u.call.builtin->id)) {
+    int n = ty(e)->n;
+    asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n);
+    asc__lower_numpy_tuple(ls, e, vals);
+    for (int k = 0; k < n; k++)
+      regs[k] = vals[k].reg;
+    return;
+  }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.callee != NULL) {
+    /* a helper's arrays: copies, which the caller owns (the helper's
+     * registers keep theirs) */
+    int n = ty(e)->n;
+    asc__irval *vals = asc__arena_alloc(ls->c, sizeof *vals * (size_t)n);
+    (void)asc__lower_inline_helper(ls, e, vals);
+    for (int k = 0; k < n; k++) {
+      asc__lview v;
+      asc__lower_whole_tensor(ls, vals[k].reg, &v);
+      regs[k] = asc__lower_c_copy(ls, &v);
+    }
+    return;
+  }
+  unsupported(ls, e->loc, "this tuple of arrays (a numpy function's "
+              "result is)");
+}
+
+/* Element k of a tuple of arrays (np.histogram(a)[0]): the others are
+ * freed. */
+static int32_t tuple_pick(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *ix = e->u.sub.index;
+  int n = ty(e->u.sub.value)->n;
+  int32_t *regs = asc__arena_alloc(ls->c, sizeof *regs * (size_t)n);
+  int k;
+  if (!asc__numpy_const_axis(ix, n, &k))
+    unsupported(ls, ix->loc, "indexing a tuple of arrays with anything but "
+                "an integer constant");
+  asc__lower_array_tuple(ls, e->u.sub.value, regs);
+  for (int q = 0; q < n; q++)
+    if (q != k) {
+      asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+      fr->args[0] = asc__irv_reg(regs[q]);
+    }
+  return regs[k];
 }
 
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call) {

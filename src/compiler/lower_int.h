@@ -19,6 +19,8 @@ typedef struct asc__lview {
   asc__irval stride[ASC_MAX_DIMS];  /* in elements */
   int8_t src[ASC_MAX_DIMS];         /* the axis of t whose size and stride
                                      * these are unchanged, or -1 */
+  bool permuted;                    /* axes taken out of their order (a
+                                     * transpose): a reshape copies */
 } asc__lview;
 
 /* A whole-array statement's loop body being lowered: its array operands
@@ -357,6 +359,8 @@ asc__irval asc__lower_view_offset(lstate *ls, const asc__lview *v,
                                   const asc__ast_expr *sub);
 /* The view of all of tensor register t. */
 void asc__lower_whole_tensor(lstate *ls, int32_t t, asc__lview *v);
+/* A new C-order array holding a copy of view in. */
+int32_t asc__lower_c_copy(lstate *ls, const asc__lview *in);
 
 /* -------------------------------------------------------- lower_array.c */
 
@@ -465,6 +469,24 @@ bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e);
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
 /* A new array holding e: a creation call or an array expression. */
 int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
+/* name target = the new array tmp (SET_ARRAY into the name's register,
+ * as asc__lower_new_array does); loc for the message when target held
+ * an array of another type. */
+void asc__lower_name_array(lstate *ls, const asc__ast_expr *target,
+                           int32_t tmp, asc__loc loc);
+/* Tuples of arrays (docs/architecture.md, "A numpy function whose result
+ * is a tuple of arrays"): is e's type a tuple whose elements are all
+ * arrays? */
+bool asc__lower_is_array_tuple(const asc__ast_expr *e);
+/* Is e np.mgrid[...] or np.ogrid[...]? */
+bool asc__lower_is_grid(const asc__ast_expr *e);
+/* Is e a subscript that makes a new array rather than a view: a grid,
+ * or an element of a tuple of arrays (np.histogram(a)[0])? */
+bool asc__lower_is_made_subscript(const asc__ast_expr *e);
+/* The arrays of e, a tuple of arrays, into regs[0..n): new arrays, each
+ * the caller's (name them, hand them over as results or free them). */
+void asc__lower_array_tuple(lstate *ls, const asc__ast_expr *e,
+                            int32_t *regs);
 /* The register of an array the kernel makes and a name (or a helper's
  * result) holds: set_array gives its earlier array back. */
 int32_t asc__lower_array_reg(lstate *ls, int dt, int nd, const char *hint);
@@ -545,6 +567,13 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
 
 /* -------------------------------------------------------- lower_numpy.c */
 
+/* The view of array argument e: a view or a whole array where it is, an
+ * expression (a + 1, np.arange(n)) made first. */
+void asc__lower_arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v);
+/* A new C-order copy of view in (flattened when flat), each line along
+ * the axis sorted in place (heapsort, NaN last as numpy sorts). */
+int32_t asc__lower_sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                               bool flat, int axis);
 /* A new array holding the result of a call of an ASC_NUMPY_FUNCS
  * function (front/builtins.h). */
 int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e);
@@ -554,7 +583,8 @@ int32_t asc__lower_stack(lstate *ls, const asc__ast_expr *e);
 int32_t asc__lower_np_array(lstate *ls, const asc__ast_expr *e);
 /* The value of such a call whose result is a number (np.average(a)). */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e);
-/* The elements of such a call whose result is a tuple, into vals: a
+/* The elements of such a call whose result is a tuple (np.histogram,
+ * np.meshgrid, sparse np.indices, np.linalg.eigh ...), into vals: a
  * number, or the register of a new array (asc__irv_reg). */
 void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
                             asc__irval *vals);
@@ -566,6 +596,28 @@ int32_t asc__lower_linalg(lstate *ls, const asc__ast_expr *e);
 asc__irval asc__lower_linalg_value(lstate *ls, const asc__ast_expr *e);
 void asc__lower_linalg_tuple(lstate *ls, const asc__ast_expr *e,
                              asc__irval *vals);
+
+/* --------------------------------------------------------- lower_grid.c */
+
+/* np.mgrid[...], np.ogrid[...] of one slice: a new array. */
+int32_t asc__lower_grid(lstate *ls, const asc__ast_expr *e);
+/* np.ogrid[...] of a tuple of slices: its arrays into regs. */
+void asc__lower_grid_tuple(lstate *ls, const asc__ast_expr *e,
+                           int32_t *regs);
+/* np.meshgrid(...) into regs. */
+void asc__lower_meshgrid(lstate *ls, const asc__ast_expr *e, int32_t *regs);
+/* np.indices(dims, sparse=True) into regs. */
+void asc__lower_sparse_indices(lstate *ls, const asc__ast_expr *e,
+                               int32_t *regs);
+
+/* -------------------------------------------------------- lower_stats.c */
+
+/* np.histogram(...) into regs (hist, bin_edges); np.histogram_bin_edges
+ * into regs[0]. */
+void asc__lower_histogram(lstate *ls, const asc__ast_expr *e, int32_t *regs);
+/* np.unique(...) into regs (the values, then the counts with
+ * return_counts=True). */
+void asc__lower_unique(lstate *ls, const asc__ast_expr *e, int32_t *regs);
 
 /* --------------------------------------------------------- lower_call.c */
 

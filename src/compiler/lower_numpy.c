@@ -29,9 +29,7 @@ static bool given(const asc__ast_expr *call, int i) {
          call->u.call.rargs[i]->kind != ASC_EXPR_NONE;
 }
 
-/* The view of array argument e: a view or a whole array where it is, an
- * expression (a + 1, np.arange(n)) made first. */
-static void arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
+void asc__lower_arg_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   int32_t t = asc__lower_materialize(ls, e);
   if (t >= 0)
     asc__lower_whole_tensor(ls, t, v);
@@ -89,7 +87,7 @@ static int32_t roll(lstate *ls, const asc__ast_expr *e) {
   asc__irblock *save;
   bool flat = ax == NULL;
   int32_t r;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   nsh = sh->kind == ASC_EXPR_TUPLE ? sh->u.tuple.n : 1;
   nax = ax != NULL && ax->kind == ASC_EXPR_TUPLE ? ax->u.tuple.n : 1;
   n = nsh > nax ? nsh : nax;
@@ -147,7 +145,7 @@ static int32_t tile(lstate *ls, const asc__ast_expr *e) {
   asc__irval cs[ASC_MAX_DIMS], neg = asc__irv_int(ascBool, 0), x;
   asc__irblock *save;
   int32_t r;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   nr = reps->kind == ASC_EXPR_TUPLE ? reps->u.tuple.n : 1;
   for (int k = 0; k < nd; k++)
     rep[k] = i64(1);
@@ -197,7 +195,7 @@ static int32_t repeat(lstate *ls, const asc__ast_expr *e) {
   asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], x;
   asc__irblock *save;
   int32_t r;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   rep = int_arg(ls, e->u.call.rargs[1]);
   if (given(e, 2))
     asc__numpy_const_axis(e->u.call.rargs[2], in.nd, &axis);
@@ -255,7 +253,7 @@ static int stack_views(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   const asc__ast_expr *tup = e->u.call.rargs[0];
   int n = tup->u.tuple.n, nd = ty(e)->ndim, axis = 0;
   for (int j = 0; j < n; j++)
-    arg_view(ls, tup->u.tuple.elts[j], &v[j]);
+    asc__lower_arg_view(ls, tup->u.tuple.elts[j], &v[j]);
   switch (id) {
   case ASC_BI_NP_CONCATENATE:
     if (e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL) {
@@ -378,7 +376,7 @@ static int32_t tri(lstate *ls, const asc__ast_expr *e) {
   asc__irval cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], x, d, keep;
   asc__irblock *save;
   int32_t r;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   if (in.nd == 1)
     insert_axis(&in, 0, in.shape[0]);
   nd = in.nd;
@@ -406,8 +404,8 @@ static int32_t ufunc_outer(lstate *ls, const asc__ast_expr *e) {
   asc__irval shape[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], x, y;
   asc__irblock *save;
   int32_t r;
-  arg_view(ls, e->u.call.rargs[0], &A);
-  arg_view(ls, e->u.call.rargs[1], &B);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &A);
+  asc__lower_arg_view(ls, e->u.call.rargs[1], &B);
   for (int k = 0; k < A.nd; k++)
     shape[k] = A.shape[k];
   for (int k = 0; k < B.nd; k++)
@@ -484,11 +482,11 @@ static int32_t average(lstate *ls, const asc__ast_expr *e, asc__irval *val) {
   asc__irblock *save, *obody;
   int32_t r = -1, s1, s2;
   memset(oshape, 0, sizeof oshape);
-  arg_view(ls, e->u.call.rargs[0], &A);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &A);
   if (ax != NULL)
     asc__numpy_const_axis(ax, A.nd, &axis);
   if (weighted) {
-    arg_view(ls, e->u.call.rargs[2], &W);
+    asc__lower_arg_view(ls, e->u.call.rargs[2], &W);
     average_weights_check(ls, &A, &W, axis);
   }
   ond = axis < 0 ? 0 : A.nd - 1;
@@ -555,9 +553,9 @@ static int32_t bincount(lstate *ls, const asc__ast_expr *e) {
   asc__irval i[1], v, len, one;
   asc__irblock *save;
   int32_t hi, lo, r;
-  arg_view(ls, e->u.call.rargs[0], &x);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &x);
   if (weighted)
-    arg_view(ls, e->u.call.rargs[1], &w);
+    asc__lower_arg_view(ls, e->u.call.rargs[1], &w);
   asc__lower_raise_if(ls, iop(ls, ASC_IR_LT, ml, i64(0)),
                       ASC_KEXC_VALUE_ERROR, "'minlength' must not be negative",
                       i64(0), i64(0));
@@ -694,7 +692,7 @@ static int32_t searchsorted(lstate *ls, const asc__ast_expr *e,
   asc__irval idx[ASC_MAX_DIMS], xv, k;
   asc__irblock *save = NULL;
   int32_t r = -1;
-  arg_view(ls, be, &b);
+  asc__lower_arg_view(ls, be, &b);
   if (dig) {
     right = !(given(e, 2) && e->u.call.rargs[2]->u.bval);
     /* numpy's order: increasing first, so equal bins are increasing */
@@ -720,7 +718,7 @@ static int32_t searchsorted(lstate *ls, const asc__ast_expr *e,
                      b.stride[0]);
   sb.src[0] = -1;
   if (xt->kind == ASC_TY_TENSOR) {
-    arg_view(ls, xe, &x);
+    asc__lower_arg_view(ls, xe, &x);
     r = asc__lower_alloc_array(ls, ascInt64, x.nd, x.shape);
     asc__lower_c_strides(ls, x.shape, x.nd, cs);
     save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
@@ -750,7 +748,7 @@ static void cov_rows(lstate *ls, const asc__ast_expr *a, bool rowvar,
                      bool is_y, asc__lview *v) {
   asc__irval tr, s0, s1, d0, d1;
   bool two;
-  arg_view(ls, a, v);
+  asc__lower_arg_view(ls, a, v);
   two = v->nd == 2;
   if (!two)
     insert_axis(v, 0, i64(1));
@@ -1125,10 +1123,8 @@ static void sort_lines(lstate *ls, int32_t r, int nd, int axis,
   ls->cur = save;
 }
 
-/* A new C-order copy of view in (flattened when flat), each line along
- * the axis sorted in place. */
-static int32_t sorted_copy(lstate *ls, const asc__lview *in, int dt,
-                           bool flat, int axis) {
+int32_t asc__lower_sorted_copy(lstate *ls, const asc__lview *in, int dt,
+                               bool flat, int axis) {
   asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS];
   int32_t r = c_copy(ls, in, dt, flat, shape, cs);
   sort_lines(ls, r, flat ? 1 : in->nd, axis, shape, cs, dt, NULL);
@@ -1141,11 +1137,11 @@ static int32_t sort(lstate *ls, const asc__ast_expr *e) {
   bool flat = ax != NULL && ax->kind == ASC_EXPR_NONE;
   asc__lview in;
   int axis;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   axis = flat ? 0 : in.nd - 1;
   if (!flat && ax != NULL)
     asc__numpy_const_axis(ax, in.nd, &axis);
-  return sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
+  return asc__lower_sorted_copy(ls, &in, ty(e)->dtype, flat, axis);
 }
 
 /* np.argsort(a, axis): each line's indices along the axis, ordered by
@@ -1159,7 +1155,7 @@ static int32_t argsort(lstate *ls, const asc__ast_expr *e) {
   asc__irval shape[ASC_MAX_DIMS], cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
   asc__irblock *save;
   int32_t r, copy = -1;
-  arg_view(ls, e->u.call.rargs[0], &in);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
   axis = flat ? 0 : in.nd - 1;
   if (!flat && ax != NULL)
     asc__numpy_const_axis(ax, in.nd, &axis);
@@ -1195,8 +1191,8 @@ static asc__irval median(lstate *ls, const asc__ast_expr *e) {
   asc__irins *some;
   asc__irblock *save;
   int32_t r, res = newreg(ls, rdt, "median");
-  arg_view(ls, e->u.call.rargs[0], &in);
-  r = sorted_copy(ls, &in, dt, true, 0);
+  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
+  r = asc__lower_sorted_copy(ls, &in, dt, true, 0);
   asc__lower_whole_tensor(ls, r, &s);
   n = s.shape[0];
   mov(ls, res, conv(ls, nan, rdt));
@@ -1287,6 +1283,16 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_ARRAY:
   case ASC_BI_NP_ASARRAY:
     return asc__lower_np_array(ls, e);
+  case ASC_BI_NP_HISTOGRAM_BIN_EDGES: {
+    int32_t r;
+    asc__lower_histogram(ls, e, &r);
+    return r;
+  }
+  case ASC_BI_NP_UNIQUE: {
+    int32_t r;
+    asc__lower_unique(ls, e, &r);
+    return r;
+  }
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg(ls, e);
@@ -1296,9 +1302,28 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
 
 void asc__lower_numpy_tuple(lstate *ls, const asc__ast_expr *e,
                             asc__irval *vals) {
-  if (asc__builtin_is_linalg(e->u.call.builtin->id)) {
-    asc__lower_linalg_tuple(ls, e, vals);
-    return;
+  int n = ty(e)->n;
+  int32_t *regs = asc__arena_alloc(ls->c, sizeof *regs * ((size_t)n + 1));
+  switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_MESHGRID:
+    asc__lower_meshgrid(ls, e, regs);
+    break;
+  case ASC_BI_NP_INDICES:
+    asc__lower_sparse_indices(ls, e, regs);
+    break;
+  case ASC_BI_NP_HISTOGRAM:
+    asc__lower_histogram(ls, e, regs);
+    break;
+  case ASC_BI_NP_UNIQUE:
+    asc__lower_unique(ls, e, regs);
+    break;
+  default:
+    if (asc__builtin_is_linalg(e->u.call.builtin->id)) {
+      asc__lower_linalg_tuple(ls, e, vals);
+      return;
+    }
+    unsupported(ls, e->loc, "this numpy function as a tuple of arrays");
   }
-  unsupported(ls, e->loc, "this numpy function's tuple");
+  for (int k = 0; k < n; k++)
+    vals[k] = asc__irv_reg(regs[k]);
 }

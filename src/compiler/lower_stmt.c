@@ -177,11 +177,74 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
   }
 }
 
+/* a, b = f(...) of a tuple of arrays: each name takes its new array. */
+static void unpack_arrays(lstate *ls, const asc__ast_expr *tg,
+                          const asc__ast_expr *value) {
+  int n = tg->u.tuple.n;
+  int32_t *regs = asc__arena_alloc(ls->c, sizeof *regs * (size_t)n);
+  asc__lower_array_tuple(ls, value, regs);
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *t = tg->u.tuple.elts[q];
+    if (t->kind != ASC_EXPR_NAME || t->u.name.sym == NULL)
+      unsupported(ls, t->loc, "unpacking an array into this target (a "
+                  "name takes it)");
+    asc__lower_name_array(ls, t, regs[q], value->loc);
+  }
+}
+
+/* a, b = x of an array x: numpy iterates x along its first axis, so the
+ * names take its rows (views of it), or its elements when it is 1-D;
+ * another number of rows is Python's ValueError. */
+static void unpack_rows(lstate *ls, const asc__ast_expr *tg,
+                        const asc__ast_expr *value) {
+  int n = tg->u.tuple.n;
+  asc__lview v;
+  asc__lower_arg_view(ls, value, &v);
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_GT, ascInt64, v.shape[0], i64(n)),
+                      ASC_KEXC_VALUE_ERROR,
+                      asc__arena_printf(ls->c, "too many values to unpack "
+                                        "(expected %d)", n),
+                      i64(0), i64(0));
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_LT, ascInt64, v.shape[0], i64(n)),
+                      ASC_KEXC_VALUE_ERROR,
+                      asc__arena_printf(ls->c, "not enough values to unpack "
+                                        "(expected %d, got {})", n),
+                      v.shape[0], i64(0));
+  for (int q = 0; q < n; q++) {
+    const asc__ast_expr *x = tg->u.tuple.elts[q];
+    asc__irval at = i64(q);
+    asc__lview row = v;
+    if (v.nd == 1) {
+      assign_to(ls, x, asc__lower_load_at(ls, &v, &at, 1), NULL);
+      continue;
+    }
+    if (x->kind != ASC_EXPR_NAME || x->u.name.sym == NULL)
+      unsupported(ls, x->loc, "unpacking an array into this target (a "
+                  "name takes it)");
+    row.off = add(ls, v.off, mul(ls, at, v.stride[0]));
+    row.nd = v.nd - 1;
+    for (int j = 0; j < row.nd; j++) {
+      row.shape[j] = v.shape[j + 1];
+      row.stride[j] = v.stride[j + 1];
+      row.src[j] = v.src[j + 1];
+    }
+    asc__lower_bind_view(ls, x->u.name.sym, &row);
+  }
+}
+
 static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *value = s->u.assign.value;
   for (int k = 0; k < s->u.assign.ntargets; k++) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
+    if (tg->kind == ASC_EXPR_TUPLE && asc__lower_is_array_tuple(value)) {
+      unpack_arrays(ls, tg, value);
+      continue;
+    }
+    if (tg->kind == ASC_EXPR_TUPLE && vt && vt->kind == ASC_TY_TENSOR) {
+      unpack_rows(ls, tg, value);
+      continue;
+    }
     if (lower_array_def(ls, tg, value))
       continue;
     if (asc__lower_blas_store(ls, tg, value, -1))
@@ -733,6 +796,26 @@ static void lower_try(lstate *ls, const asc__ast_stmt *s) {
   ls->cur = save;
 }
 
+/* `return a, b` (or return f(...) of a tuple of arrays) of an inlined
+ * helper returning a tuple of arrays: each element register takes a new
+ * array (a copy of a name's or a view's), as a helper's one array does. */
+static void helper_array_tuple(lstate *ls, const asc__ast_expr *v) {
+  int n = agg_n(ls->ret_type);
+  int32_t *tmp = asc__arena_alloc(ls->c, sizeof *tmp * (size_t)n);
+  if (v->kind == ASC_EXPR_TUPLE && v->u.tuple.n == n) {
+    for (int k = 0; k < n; k++)
+      tmp[k] = asc__lower_make_array(ls, v->u.tuple.elts[k]);
+  } else if (asc__lower_is_array_tuple(v)) {
+    asc__lower_array_tuple(ls, v, tmp);
+  } else {
+    unsupported(ls, v->loc, "returning this tuple of arrays");
+  }
+  for (int k = 0; k < n; k++) {
+    asc__irins *i = emit(ls, ASC_IR_SET_ARRAY, ls->ret_elems[k], 1);
+    i->args[0] = asc__irv_reg(tmp[k]);
+  }
+}
+
 /* One value a kernel returns: an array register (in *reg, else -1) or a
  * number of the kernel's dtype of it.  Nothing is written yet. */
 static asc__irval result_value(lstate *ls, const asc__ast_expr *v,
@@ -767,7 +850,13 @@ static void lower_result(lstate *ls, const asc__ast_expr *v) {
   int n = ls->f->nresults;
   int32_t taken[ASC_KMAX_RESULTS];
   asc__irval x[ASC_KMAX_RESULTS];
-  if (n > 1) {
+  if (n > 1 && v->kind != ASC_EXPR_TUPLE && asc__lower_is_array_tuple(v) &&
+      ty(v)->n == n) {
+    /* return np.histogram(a): its new arrays handed over */
+    asc__lower_array_tuple(ls, v, taken);
+    for (int k = 0; k < n; k++)
+      x[k] = asc__irv_reg(taken[k]);
+  } else if (n > 1) {
     if (v->kind != ASC_EXPR_TUPLE || v->u.tuple.n != n || t == NULL ||
         t->kind != ASC_TY_TUPLE || t->n != n)
       asc__diag_fatal(ls->c, v->loc, "the kernel returns %d values", n);
@@ -875,7 +964,10 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
             conv(ls, asc__lower_expr(ls, s->u.ret.value),
                  ls->f->regs[ls->ret_reg].ty.dtype));
       }
-      if (s->u.ret.value && ls->ret_elems != NULL) {
+      if (s->u.ret.value && ls->ret_elems != NULL &&
+          agg_elem(ls->ret_type, 0)->kind == ASC_TY_TENSOR) {
+        helper_array_tuple(ls, s->u.ret.value);
+      } else if (s->u.ret.value && ls->ret_elems != NULL) {
         int n = agg_n(ls->ret_type);
         asc__irval *vals =
             asc__arena_alloc(ls->c, sizeof *vals * ((size_t)n + 1));

@@ -136,7 +136,7 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
   case ASC_EXPR_NAME:
     return bound_view(ls, e) != NULL;
   case ASC_EXPR_SUBSCRIPT:
-    return !asc__lower_is_fancy(e);
+    return !asc__lower_is_fancy(e) && !asc__lower_is_made_subscript(e);
   case ASC_EXPR_ATTR:
     return strcmp(e->u.attr.attr, "T") == 0;
   case ASC_EXPR_CALL:
@@ -181,9 +181,24 @@ bool asc__lower_is_contiguous(lstate *ls, const asc__ast_expr *e) {
   return false;
 }
 
-/* a.reshape(...): the same elements under a new C-order shape.  Like
- * numba, kernels reshape contiguous arrays only (numpy would copy the
- * others): a run-time check raises ValueError otherwise. */
+int32_t asc__lower_c_copy(lstate *ls, const asc__lview *in) {
+  asc__irval cs[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
+  int32_t r = asc__lower_alloc_array(ls, ls->f->regs[in->t].ty.dtype, in->nd,
+                                     in->shape);
+  asc__irblock *save;
+  asc__lower_c_strides(ls, in->shape, in->nd, cs);
+  save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
+  asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd),
+                      asc__lower_load_at(ls, in, idx, in->nd));
+  ls->cur = save;
+  return r;
+}
+
+/* a.reshape(...): the same elements under a new C-order shape.  A
+ * transposed view (axes out of their order) is copied first, as numpy
+ * copies it; otherwise, like numba, kernels reshape contiguous arrays
+ * only (numpy would copy the others): a run-time check raises
+ * ValueError. */
 static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   asc__ast_expr *const *a = e->u.call.rargs;
   int na = e->u.call.nrargs, nd = ty(e)->ndim, unknown = -1;
@@ -192,6 +207,8 @@ static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
     na--;
   asc__lower_view(ls, a[0], &in);
+  if (in.permuted)
+    asc__lower_whole_tensor(ls, asc__lower_c_copy(ls, &in), &in);
   if (na == 2) {
     asc__type *st = ty(a[1]);
     if (st != NULL && st->kind == ASC_TY_TUPLE) {
@@ -283,6 +300,7 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
         v->shape[k] = in.shape[perm[k]];
         v->stride[k] = in.stride[perm[k]];
         v->src[k] = in.src[perm[k]];
+        v->permuted |= perm[k] != k;
       }
       return;
     case ASC_BI_NP_FLIP: { /* the axes reversed: from the last element */
@@ -363,6 +381,7 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
       v->stride[k] = in.stride[in.nd - 1 - k];
       v->src[k] = in.src[in.nd - 1 - k];
     }
+    v->permuted |= in.nd > 1;
     return;
   }
   if (e->kind == ASC_EXPR_SUBSCRIPT && is_tensor(e) &&

@@ -289,6 +289,9 @@ def r(a, out, out2, out3):
     out3[:, :] = np.reshape(a, (a.shape[1], a.shape[0]))
 @asc.kernel
 def bad(a, out):
+    out[:] = a[:, ::2].reshape(-1)
+@asc.kernel
+def tr(a, out):
     out[:] = a.T.reshape(-1)
 @asc.kernel
 def size(a, out, n):
@@ -302,7 +305,11 @@ def size(a, out, n):
     np.testing.assert_array_equal(out3, a.reshape(3, 4))
     # numba's rule: a non-contiguous array is not reshaped (numpy copies)
     with pytest.raises(ValueError, match="contiguous arrays only"):
-        m.bad(a, np.zeros(12))
+        m.bad(a, np.zeros(6))
+    # but a transposed view is copied, as numpy's
+    out = np.zeros(12)
+    m.tr(a, out)
+    np.testing.assert_array_equal(out, a.T.reshape(-1))
     with pytest.raises(ValueError, match="cannot reshape array of size 12"):
         m.size(a, np.zeros(3), 5)
 

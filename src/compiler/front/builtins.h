@@ -46,7 +46,9 @@ typedef enum asc__builtin_kind {
  * ASC_BUILTINS.  The first argument takes an array (a tuple of arrays
  * for the stacks), and so do the second of the ufuncs' outer and
  * np.average's weights: a kernel parameter passed there is an array
- * parameter (params.c). */
+ * parameter (params.c).  np.meshgrid takes up to 8 arrays (*xi: the
+ * names "*0" ... cannot be keywords).  np.mgrid and np.ogrid are
+ * subscripted, not called (types/infer_grid.c). */
 #define ASC_NUMPY_FUNCS(X)                                                     \
   X(NP_ROLL, "roll", 0, ASC_BK_FUNC, 2, 3, "a,shift,axis")                     \
   X(NP_TILE, "tile", 0, ASC_BK_FUNC, 2, 2, "A,reps")                           \
@@ -78,6 +80,16 @@ typedef enum asc__builtin_kind {
     "a,axis,out,overwrite_input,keepdims")                                     \
   X(NP_ARRAY, "array", 0, ASC_BK_FUNC, 1, 2, "object,dtype")                   \
   X(NP_ASARRAY, "asarray", 0, ASC_BK_FUNC, 1, 2, "a,dtype")                    \
+  X(NP_MESHGRID, "meshgrid", 0, ASC_BK_FUNC, 0, 11,                            \
+    "*0,*1,*2,*3,*4,*5,*6,*7,indexing,sparse,copy")                            \
+  X(NP_HISTOGRAM, "histogram", 0, ASC_BK_FUNC, 1, 5,                           \
+    "a,bins,range,density,weights")                                            \
+  X(NP_HISTOGRAM_BIN_EDGES, "histogram_bin_edges", 0, ASC_BK_FUNC, 1, 4,       \
+    "a,bins,range,weights")                                                    \
+  X(NP_UNIQUE, "unique", 0, ASC_BK_FUNC, 1, 7,                                 \
+    "ar,return_index,return_inverse,return_counts,axis,equal_nan,sorted")      \
+  X(NP_MGRID, "mgrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
+  X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
   /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
   X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
   X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \

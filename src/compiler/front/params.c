@@ -155,10 +155,13 @@ static bool numpy_func_array(const usage *u, const asc__ast_expr *e) {
   const asc__builtin *b = e->u.call.builtin;
   if (b == NULL || !asc__builtin_is_numpy_func(b->id))
     return false;
-  for (int i = 0; i < e->u.call.nrargs && i < 3; i++) {
+  for (int i = 0; i < e->u.call.nrargs && i < 8; i++) {
     const asc__ast_expr *a = e->u.call.rargs[i];
     bool arr = (i == 0 && b->id != ASC_BI_NP_DIGITIZE &&
                 b->id != ASC_BI_NP_INDICES) ||
+               b->id == ASC_BI_NP_MESHGRID ||
+               (i == 4 && b->id == ASC_BI_NP_HISTOGRAM) ||
+               (i == 3 && b->id == ASC_BI_NP_HISTOGRAM_BIN_EDGES) ||
                (i == 1 && (b->id == ASC_BI_NP_ADD_OUTER ||
                            b->id == ASC_BI_NP_SUBTRACT_OUTER ||
                            b->id == ASC_BI_NP_MULTIPLY_OUTER ||
@@ -240,6 +243,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
       u->tensor = true;
     if (numpy_func_array(u, e))
       u->tensor = true;
+    if (b != NULL && (b->id == ASC_BI_NP_HISTOGRAM ||
+                      b->id == ASC_BI_NP_HISTOGRAM_BIN_EDGES) &&
+        e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL)
+      use_array_operand(u, e->u.call.rargs[1], depth + 1); /* bins */
     if (b != NULL &&
         (b->id == ASC_BI_NP_OUTER || b->id == ASC_BI_NP_OUTER_LEFT) &&
         e->u.call.nrargs > 1 &&
@@ -951,6 +958,45 @@ typedef struct results {
 
 static void res_block(results *r, const asc__ast_block *b, int depth);
 
+/* How many values `return v` gives: those of a tuple written out, or of
+ * a numpy call or grid whose result is a tuple of arrays of a length its
+ * text tells (np.histogram, np.meshgrid, np.ogrid[...], sparse
+ * np.indices); 1 otherwise. */
+static int returned_count(const asc__ast_expr *v) {
+  const asc__builtin *b;
+  if (v->kind == ASC_EXPR_TUPLE)
+    return v->u.tuple.n >= 2 ? v->u.tuple.n : 1;
+  if (v->kind == ASC_EXPR_SUBSCRIPT &&
+      v->u.sub.value->kind == ASC_EXPR_ATTR &&
+      v->u.sub.value->u.attr.builtin != NULL &&
+      v->u.sub.value->u.attr.builtin->id == ASC_BI_NP_OGRID &&
+      v->u.sub.index->kind == ASC_EXPR_TUPLE && v->u.sub.index->u.tuple.n >= 2)
+    return v->u.sub.index->u.tuple.n;
+  if (v->kind != ASC_EXPR_CALL || v->u.call.callee != NULL ||
+      (b = v->u.call.builtin) == NULL || v->u.call.rargs == NULL)
+    return 1;
+  if (b->id == ASC_BI_NP_HISTOGRAM)
+    return 2;
+  if (b->id == ASC_BI_NP_UNIQUE && v->u.call.nrargs > 3 &&
+      v->u.call.rargs[3] != NULL && v->u.call.rargs[3]->kind == ASC_EXPR_BOOL &&
+      v->u.call.rargs[3]->u.bval)
+    return 2;
+  if (b->id == ASC_BI_NP_MESHGRID) {
+    int n = 0;
+    for (int k = 0; k < 8 && k < v->u.call.nrargs; k++)
+      if (v->u.call.rargs[k] != NULL &&
+          v->u.call.rargs[k]->kind != ASC_EXPR_NONE)
+        n = k + 1;
+    return n >= 2 ? n : 1;
+  }
+  if (b->id == ASC_BI_NP_INDICES && v->u.call.nrargs > 2 &&
+      v->u.call.rargs[2] != NULL && v->u.call.rargs[2]->kind == ASC_EXPR_BOOL &&
+      v->u.call.rargs[2]->u.bval && v->u.call.rargs[0]->kind == ASC_EXPR_TUPLE &&
+      v->u.call.rargs[0]->u.tuple.n >= 2)
+    return v->u.call.rargs[0]->u.tuple.n;
+  return 1;
+}
+
 static void res_stmt(results *r, const asc__ast_stmt *s, int depth) {
   switch (s->kind) {
   case ASC_STMT_RETURN: {
@@ -958,7 +1004,7 @@ static void res_stmt(results *r, const asc__ast_stmt *s, int depth) {
     int k;
     if (v == NULL)
       return;
-    k = v->kind == ASC_EXPR_TUPLE && v->u.tuple.n >= 2 ? v->u.tuple.n : 1;
+    k = returned_count(v);
     if (r->n < 0) {
       r->n = k;
       r->first = v->loc;

@@ -448,8 +448,14 @@ asc__type *asc__infer_array_value(run *r, asc__ast_expr *e) {
 }
 
 static asc__type *subscript(run *r, asc__ast_expr *e) {
-  asc__type *vt = asc__infer_array_value(r, e->u.sub.value);
+  asc__type *vt;
   asc__ast_expr *ix = e->u.sub.index;
+  if (e->u.sub.value->kind == ASC_EXPR_ATTR &&
+      e->u.sub.value->u.attr.builtin != NULL &&
+      (e->u.sub.value->u.attr.builtin->id == ASC_BI_NP_MGRID ||
+       e->u.sub.value->u.attr.builtin->id == ASC_BI_NP_OGRID))
+    return asc__infer_grid(r, e);
+  vt = asc__infer_array_value(r, e->u.sub.value);
   PROPAGATE(vt);
   vt = asc__ty_find(vt);
   if (vt->kind == ASC_TY_TENSOR) {
@@ -487,8 +493,9 @@ static asc__type *subscript(run *r, asc__ast_expr *e) {
       }
       return vt->elems[k];
     }
-    for (int32_t i = 1; i < vt->n; i++)
-      if (!asc__infer_same(vt->elems[i], vt->elems[0])) {
+    for (int32_t i = 0; i < vt->n; i++)
+      if (!asc__infer_same(vt->elems[i], vt->elems[0]) ||
+          is_kind(vt->elems[i], ASC_TY_TENSOR)) {
         report(r, ix->loc,
                "a %s can only be indexed with a constant (its elements "
                "differ in type; to index values at run time, keep them in "
@@ -512,6 +519,11 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
   if (b != NULL) {
     if (b->kind == ASC_BK_CONST)
       return weak(r, ascFloat64);
+    if (b->id == ASC_BI_NP_MGRID || b->id == ASC_BI_NP_OGRID) {
+      report(r, e->loc, "np.%s is indexed with slices in kernels "
+             "(np.%s[0:n, 0:m])", b->name, b->name);
+      return err(r);
+    }
     report(r, e->loc, "'%s' is not a value", b->name);
     return err(r);
   }

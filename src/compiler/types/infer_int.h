@@ -1,8 +1,9 @@
 /*
  * Shared by the files of type inference (infer.c: the solver;
  * infer_stmt.c: statements; infer_expr.c: expressions; infer_call.c:
- * calls; infer_numpy.c: the numpy functions of ASC_NUMPY_FUNCS) and by
- * nothing else.
+ * calls; infer_numpy.c: the numpy functions of ASC_NUMPY_FUNCS;
+ * infer_grid.c and infer_stats.c: grids and histograms) and by nothing
+ * else.
  */
 #ifndef ASC_INFER_INT_H
 #define ASC_INFER_INT_H
@@ -232,5 +233,21 @@ asc__type *asc__infer_np_array(run *r, asc__ast_expr *e);
 /* The dtype a dtype argument names (asc.float32, float, x.dtype); false
  * after reporting. */
 bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt);
+
+/* -------------------------------------------------------- infer_grid.c */
+
+/* np.mgrid[...] / np.ogrid[...] (e the subscript). */
+asc__type *asc__infer_grid(run *r, asc__ast_expr *e);
+/* np.meshgrid(...). */
+asc__type *asc__infer_meshgrid(run *r, asc__ast_expr *e);
+/* np.indices(dims, sparse=True) of n dimensions. */
+asc__type *asc__infer_sparse_indices(run *r, int n);
+
+/* ------------------------------------------------------- infer_stats.c */
+
+/* np.histogram(...) and np.histogram_bin_edges(...). */
+asc__type *asc__infer_histogram(run *r, asc__ast_expr *e);
+/* np.unique(...). */
+asc__type *asc__infer_unique(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

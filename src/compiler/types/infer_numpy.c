@@ -540,12 +540,21 @@ static asc__type *indices(run *r, asc__ast_expr *e) {
   asc__ast_expr **a = e->u.call.rargs;
   asc__type *t;
   int n;
-  for (int i = 1; i < 3; i++)
-    if (given(e, i)) {
-      report(r, a[i]->loc, "np.indices's %s is not supported in kernels "
-             "yet", i == 1 ? "dtype" : "sparse");
+  bool sparse = false;
+  if (given(e, 1)) {
+    report(r, a[1]->loc, "np.indices's dtype is not supported in kernels "
+           "yet");
+    return err(r);
+  }
+  if (given(e, 2)) {
+    if (a[2]->kind != ASC_EXPR_BOOL) {
+      report(r, a[2]->loc, "np.indices's sparse is True or False written "
+             "in place in kernels");
       return err(r);
     }
+    sparse = a[2]->u.bval;
+    asc__infer_expr(r, a[2]);
+  }
   if (a[0]->kind == ASC_EXPR_TUPLE) {
     if (!ints_value(r, e, a[0], "dimensions", &n))
       return err(r);
@@ -571,6 +580,8 @@ static asc__type *indices(run *r, asc__ast_expr *e) {
            "take at most %d)", n + 1, ASC_MAX_DIMS);
     return err(r);
   }
+  if (sparse)
+    return asc__infer_sparse_indices(r, n);
   return new_array_of(r, ascInt64, n + 1);
 }
 
@@ -685,6 +696,13 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_ARRAY:
   case ASC_BI_NP_ASARRAY:
     return asc__infer_np_array(r, e);
+  case ASC_BI_NP_MESHGRID:
+    return asc__infer_meshgrid(r, e);
+  case ASC_BI_NP_HISTOGRAM:
+  case ASC_BI_NP_HISTOGRAM_BIN_EDGES:
+    return asc__infer_histogram(r, e);
+  case ASC_BI_NP_UNIQUE:
+    return asc__infer_unique(r, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__infer_linalg(r, e);

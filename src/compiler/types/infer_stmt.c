@@ -24,6 +24,20 @@ static void assign_tuple(run *r, asc__ast_expr *target, asc__type *t,
       assign_target(r, target->u.tuple.elts[i], tt, NULL, loc, depth + 1);
     return;
   }
+  if (tt->kind == ASC_TY_TENSOR && tt->ndim >= 1) {
+    /* numpy iterates an array along its first axis: each name takes a
+     * row (a view), or an element of a 1-D array; the count is checked
+     * when the kernel runs (lower_stmt.c) */
+    asc__type *row = tt->ndim == 1
+                         ? scalar(r, tt->dtype)
+                         : asc__ty_tensor(r->in->c, tt->dtype, tt->ndim - 1,
+                                          tt->contiguous);
+    for (int i = 0; i < n; i++)
+      assign_target(r, target->u.tuple.elts[i], row, NULL, loc, depth + 1);
+    if (r->check)
+      asc__infer_settype(r, target, tt);
+    return;
+  }
   if (tt->kind != ASC_TY_TUPLE) {
     report(r, value ? value->loc : loc, "cannot unpack %s into %d names",
            tn(r, tt), n);
