@@ -371,6 +371,16 @@ static bool same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
     return a->u.binary.op == b->u.binary.op &&
            same_expr(a->u.binary.lhs, b->u.binary.lhs) &&
            same_expr(a->u.binary.rhs, b->u.binary.rhs);
+  case ASC_EXPR_COMPARE: /* the masks of x[y > lo] * y[y > lo] */
+    if (a->u.cmp.n != b->u.cmp.n)
+      return false;
+    for (int k = 0; k < a->u.cmp.n; k++)
+      if (a->u.cmp.ops[k] != b->u.cmp.ops[k])
+        return false;
+    for (int k = 0; k <= a->u.cmp.n; k++)
+      if (!same_expr(a->u.cmp.operands[k], b->u.cmp.operands[k]))
+        return false;
+    return true;
   default:
     return false;
   }

@@ -500,6 +500,22 @@ bool asc__lower_op_reads_within(const asc__ewop *op, int32_t t);
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value, int op);
 
+/* Is e a selection read by elements, f(a[m], b[m], ...) with f
+ * elementwise and every array read through the same mask m of the
+ * arrays' number of axes (x[m], x[m] * 2)?  Then *mask is m. */
+bool asc__lower_select_form(const asc__ast_expr *e,
+                            const asc__ast_expr **mask);
+/* The operands of selection e (asc__lower_select_form) for a loop nest
+ * over the mask's shape, computed into ms: the selected arrays' views
+ * into sub (a[m] reads a), the mask's operands into mew.  Raises numpy's
+ * IndexError where a selected array's shape is not the mask's. */
+void asc__lower_select_operands(lstate *ls, const asc__ast_expr *e,
+                                const asc__ast_expr *m, asc__ewctx *sub,
+                                asc__ewctx *mew, asc__irval *ms);
+/* Whether mask m (operands in mew) is true at idx[0..nd). */
+asc__irval asc__lower_mask_at(lstate *ls, const asc__ast_expr *m,
+                              asc__ewctx *mew, asc__irval *idx, int nd);
+
 /* ------------------------------------------------------- lower_reduce.c */
 
 /* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
