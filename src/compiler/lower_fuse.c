@@ -755,11 +755,16 @@ static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
  * symbol, or NULL.  Read once, inside a larger expression of a statement
  * stored by one loop nest, it is computed there once per row
  * (asc__lower_row_reduction). */
-static const asc__sym *row_candidate(const asc__ast_stmt *st) {
+static const asc__sym *row_candidate(const asc__ast_stmt *st, bool *expand) {
   const asc__sym *s = array_def(st);
-  if (s == NULL || !asc__lower_row_reduction(st->u.assign.value) ||
+  bool keep;
+  if (s == NULL ||
+      !asc__lower_row_axis_reduction(st->u.assign.value, &keep) ||
       !pure_value(st->u.assign.value))
     return NULL;
+  /* without keepdims, read as m[:, None], m[..., None] or
+   * m.reshape(-1, 1): the same values */
+  *expand = !keep;
   return s;
 }
 
@@ -823,50 +828,72 @@ static bool select_reader(const asc__ast_stmt *st, const asc__sym *s) {
   }
 }
 
-/* Whether every read of s in e is an operand of e's elementwise
- * operators, outside any reduction's argument (top: e is the whole
- * value). */
-static bool row_read(const asc__ast_expr *e, const asc__sym *s, bool top) {
+/* Whether e reads s as s[:, None] (asc__lower_expand_last). */
+static bool expand_of(const asc__ast_expr *e, const asc__sym *s) {
+  const asc__ast_expr *r = asc__lower_expand_last(e);
+  return r != NULL && r->kind == ASC_EXPR_NAME && r->u.name.sym == s;
+}
+
+/* The reads of s in e when each is an operand of e's elementwise
+ * operators, outside any reduction's argument: s itself, or expanded
+ * (s[:, None]) when expand; -1 when a read is of another kind (top: e is
+ * the whole value). */
+static int row_read(const asc__ast_expr *e, const asc__sym *s, bool top,
+                    bool expand) {
+  int n = 0, r;
   if (e == NULL || mentions_in_expr(e, s) == 0)
-    return true;
+    return 0;
+  if (expand_of(e, s))
+    return expand && !top ? 1 : -1;
   switch (e->kind) {
   case ASC_EXPR_NAME:
-    return !top;
+    return !top && !expand ? 1 : -1;
   case ASC_EXPR_UNARY:
-    return row_read(e->u.unary.operand, s, false);
+    return row_read(e->u.unary.operand, s, false, expand);
   case ASC_EXPR_BINARY:
-    return row_read(e->u.binary.lhs, s, false) &&
-           row_read(e->u.binary.rhs, s, false);
+    n = row_read(e->u.binary.lhs, s, false, expand);
+    r = row_read(e->u.binary.rhs, s, false, expand);
+    return n < 0 || r < 0 ? -1 : n + r;
   case ASC_EXPR_COMPARE:
-    return e->u.cmp.n == 1 && row_read(e->u.cmp.operands[0], s, false) &&
-           row_read(e->u.cmp.operands[1], s, false);
+    if (e->u.cmp.n != 1)
+      return -1;
+    n = row_read(e->u.cmp.operands[0], s, false, expand);
+    r = row_read(e->u.cmp.operands[1], s, false, expand);
+    return n < 0 || r < 0 ? -1 : n + r;
   case ASC_EXPR_CALL:
     if (!is_ew_call(e))
-      return false;
-    for (int k = 0; k < e->u.call.nrargs; k++)
-      if (!row_read(e->u.call.rargs[k], s, false))
-        return false;
-    return true;
+      return -1;
+    for (int k = 0; k < e->u.call.nrargs; k++) {
+      if ((r = row_read(e->u.call.rargs[k], s, false, expand)) < 0)
+        return -1;
+      n += r;
+    }
+    return n;
   default:
-    return false;
+    return -1;
   }
 }
 
-/* Whether statement st, a whole-array statement stored by one loop nest
- * (name = ..., out[...] = ..., out op= ..., return ...), reads s as
- * row_read says. */
-static bool row_reader(const asc__ast_stmt *st, const asc__sym *s) {
+/* The reads of s by statement st, a whole-array statement stored by one
+ * loop nest (name = ..., out[...] = ..., out op= ..., return ...), as
+ * row_read counts them; -1 for a statement of another kind. */
+static int row_reader(const asc__ast_stmt *st, const asc__sym *s,
+                      bool expand) {
   switch (st->kind) {
   case ASC_STMT_ASSIGN:
-    return st->u.assign.ntargets == 1 && is_tensor(st->u.assign.value) &&
-           row_read(st->u.assign.value, s, true);
+    return st->u.assign.ntargets == 1 && is_tensor(st->u.assign.value)
+               ? row_read(st->u.assign.value, s, true, expand)
+               : -1;
   case ASC_STMT_AUGASSIGN:
-    return is_tensor(st->u.aug.value) && row_read(st->u.aug.value, s, true);
+    return is_tensor(st->u.aug.value)
+               ? row_read(st->u.aug.value, s, true, expand)
+               : -1;
   case ASC_STMT_RETURN:
-    return st->u.ret.value != NULL && is_tensor(st->u.ret.value) &&
-           row_read(st->u.ret.value, s, true);
+    return st->u.ret.value != NULL && is_tensor(st->u.ret.value)
+               ? row_read(st->u.ret.value, s, true, expand)
+               : -1;
   default:
-    return false;
+    return -1;
   }
 }
 
@@ -903,12 +930,12 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     const asc__sym *s;
     int cost, m, reads, rank, total, seen;
     const char *why;
-    bool row = false;
+    bool row = false, expand = false;
     fused[k] = false;
     selk[k] = false;
     eff[k] = 1;
     if ((s = candidate(st, &cost)) == NULL) {
-      if ((s = row_candidate(st)) != NULL)
+      if ((s = row_candidate(st, &expand)) != NULL)
         row = true;
       else if ((s = select_candidate(st)) != NULL)
         selk[k] = true;
@@ -939,7 +966,8 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       int c = mentions_in_stmt(sm, s);
       bool quiet = fused[m] || pure[m];
       if (c > 0) {
-        reads = stmt_reads(sm, s, rank, fused[m] && selk[m]);
+        reads = expand ? row_reader(sm, s, true)
+                       : stmt_reads(sm, s, rank, fused[m] && selk[m]);
         if (reads <= 0) {
           why = asc__arena_printf(ls->c,
                                   "line %d reads it whole, in a loop or "
@@ -969,7 +997,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       break;
     }
     if (row && why == NULL && seen == total &&
-        (eff[k] != 1 || fused[m] || !row_reader(b->stmts[m], s)))
+        (eff[k] != 1 || fused[m] || row_reader(b->stmts[m], s, expand) != 1))
       why = eff[k] != 1
                 ? "a reduction per row, read more than once: each read "
                   "would run it again"

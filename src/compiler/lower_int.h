@@ -381,6 +381,12 @@ bool asc__lower_makes_array(asc__builtin_id id);
  * larger expression stored by one loop nest it is computed once per row
  * of the nest, not made first. */
 bool asc__lower_row_reduction(const asc__ast_expr *e);
+/* A float reduction along the last axis, *keep: with keepdims=True. */
+bool asc__lower_row_axis_reduction(const asc__ast_expr *e, bool *keep);
+/* r when e is r expanded over a new last axis of size 1: r[:, None]
+ * (a full slice per axis of r), r[..., None] (np.newaxis is None),
+ * r.reshape(-1, 1) of a 1-D r; NULL otherwise.  Syntax only. */
+const asc__ast_expr *asc__lower_expand_last(const asc__ast_expr *e);
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 bool asc__lower_is_matmul(const asc__ast_expr *e);
 /* The array operands of expression e and its scalar parts, collected
