@@ -83,8 +83,9 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
     }
   }
   if (sp != NULL) {
+    asc__irval b = asc__lower_mask_at(ls, sp->m, &sp->mew, ix, nd);
     asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-    i->args[0] = asc__lower_mask_at(ls, sp->m, &sp->mew, ix, nd);
+    i->args[0] = b;
     i->note = "select reduce: one predicated loop over the mask, no "
               "gathered array";
     ls->cur = &i->body[0];

@@ -317,3 +317,40 @@ def along_axis(x, lo, out):
         mod = asc.compile(src)
         x = np.array([3.0, 1.0, 5.0])
         assert mod.twice_read(x, 2.0) == 11.0
+
+
+FASTMATH = '''
+import numpy as np
+import asc
+
+@asc.kernel(fastmath=True)
+def azimint_fm(data, radius, npt):
+    rmax = radius.max()
+    res = np.zeros(npt, dtype=np.float64)
+    for i in range(npt):
+        r1 = rmax * i / npt
+        r2 = rmax * (i + 1) / npt
+        mask_r12 = np.logical_and((r1 <= radius), (radius < r2))
+        values_r12 = data[mask_r12]
+        res[i] = values_r12.mean()
+    return res
+
+@asc.kernel(fastmath=True)
+def count_sum_fm(x, lo):
+    return np.sum(x[x > lo]) + x[x > lo].max()
+'''
+
+
+def test_fastmath_kernels():
+    """Under fastmath the mask is still evaluated before the element it
+    selects (the predicate is computed ahead of its branch)."""
+    mod = asc.compile(FASTMATH)
+    ns = {}
+    exec(FASTMATH.replace("@asc.kernel(fastmath=True)", ""), ns)
+    rng = np.random.default_rng(23)
+    d, r = rng.random(200), rng.random(200)
+    np.testing.assert_allclose(mod.azimint_fm(d, r, 10),
+                               ns["azimint_fm"](d, r, 10), rtol=1e-12)
+    x = rng.random(5000)
+    np.testing.assert_allclose(mod.count_sum_fm(x, 0.3),
+                               ns["count_sum_fm"](x, 0.3), rtol=1e-12)
