@@ -297,6 +297,19 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
      * as numpy reads it. */
     int32_t t = asc__lower_make_array(ls, e);
     asc__lower_whole_tensor(ls, t, &asc__lower_push_op(ls, ew, e)->v);
+    if (asc__lower_is_matmul(e) || asc__lower_is_fancy(e) ||
+        (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+         asc__builtin_is_reduction(e->u.call.builtin->id))) {
+      /* a new array no name holds (the others may be an operand itself,
+       * np.asarray(a)): released after the statement */
+      ls->temps = asc__arena_grow(ls->c, ls->temps, ls->ntemps,
+                                  &ls->captemps, sizeof *ls->temps, 8);
+      ls->temp_blocks =
+          asc__arena_grow(ls->c, ls->temp_blocks, ls->ntemps, &ls->captemps2,
+                          sizeof *ls->temp_blocks, 8);
+      ls->temp_blocks[ls->ntemps] = ls->cur;
+      ls->temps[ls->ntemps++] = t;
+    }
     return;
   }
   switch (e->kind) {

@@ -121,6 +121,13 @@ typedef struct lstate {
   int *arr_pfors;
   int narr, caparr, caparr2;
   asc__fuse *fuse;       /* definitions fused into their readers */
+  /* Arrays made for the operands of the statement being lowered (a @ b
+   * in a larger expression) and the blocks they were made in: released
+   * after it (asc__lower_block), not kept until the launch ends, which a
+   * statement in a loop would make one per iteration. */
+  int32_t *temps;
+  asc__irblock **temp_blocks;
+  int ntemps, captemps, captemps2;
 } lstate;
 
 /* Fusion across statements (lower_fuse.c).  plan decides which
