@@ -82,6 +82,10 @@ def vec(r, n):
     return r.random(n)
 
 
+def cvec(r, shape):
+    return r.random(shape) + 1j * r.random(shape)
+
+
 def normal(r, *shape):
     return r.standard_normal(shape)
 
@@ -130,11 +134,14 @@ ROWS = [
     Row("soft_threshold", lambda s, r: (normal(r, s), 0.5), 2_000_000, 1000),
     Row("count_between", lambda s, r: (vec(r, s), 0.2, 0.7), 4_000_000, 1000),
     Row("mandelbrot_mask", lambda s, r: (grid(s), 40), 200, 24, norm=1e-3),
+    Row("radial_means", lambda s, r: (vec(r, s), vec(r, s), 100), 1_000_000, 1000),
+    Row("masked_stats", lambda s, r: (vec(r, s), 0.3), 4_000_000, 1000),
     Row("minmax_scale", lambda s, r: (normal(r, s),), 2_000_000, 1000),
     Row("zscore_cols", lambda s, r: (normal(r, *s),), (2000, 1000), (30, 20)),
     Row("l2_rows", lambda s, r: (normal(r, *s),), (2000, 1000), (30, 20)),
     Row("softmax_rows", lambda s, r: (normal(r, *s),), (1000, 1000), (30, 20), (100, 256)),
     Row("logsumexp_rows", lambda s, r: (normal(r, *s),), (1000, 1000), (30, 20)),
+    Row("softmax_newaxis", lambda s, r: (normal(r, *s),), (1000, 1000), (30, 20)),
     Row("layer_norm", lambda s, r: (normal(r, *s), vec(r, s[1]), vec(r, s[1])),
         (1000, 1024), (30, 20), (64, 256)),
     Row("rms_norm", lambda s, r: (normal(r, *s), vec(r, s[1])), (1000, 1024), (30, 20)),
@@ -167,6 +174,9 @@ ROWS = [
     Row("hist_masks", lambda s, r: (vec(r, s), 16), 1_000_000, 1000),
     Row("complex_mix", lambda s, r: (normal(r, s) + 1j * normal(r, s),
                                      normal(r, s) + 1j * normal(r, s)), 500_000, 1000),
+    Row("small_cmatmul_loop", lambda s, r: (cvec(r, (30, 12, 4, 4)), cvec(r, (s, 4, 4)),
+                                            r.integers(0, 12, s), np.zeros((30, 4, 4), complex)),
+        400, 8, mutates=True),
     Row("phase_rotate", lambda s, r: (normal(r, s) + 1j * normal(r, s), normal(r, s)),
         1_000_000, 1000),
     Row("gemm_ab", lambda s, r: (1.5, vec(r, (s, s)), vec(r, (s, s)), 0.5, vec(r, (s, s))),

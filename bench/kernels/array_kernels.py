@@ -104,6 +104,22 @@ def mandelbrot_mask(c, maxiter):
     return count
 
 
+@asc.kernel
+def radial_means(data, radius, nbins):
+    rmax = radius.max()
+    res = np.zeros(nbins)
+    for i in range(nbins):
+        inside = (radius >= rmax * i / nbins) & (radius < rmax * (i + 1) / nbins)
+        sel = data[inside]
+        res[i] = sel.mean()
+    return res
+
+
+@asc.kernel
+def masked_stats(x, lo):
+    return np.sum(x[x > lo]), x[x > lo].max()
+
+
 # ------------------------------------------------------ normalisations
 
 @asc.kernel
@@ -133,6 +149,13 @@ def softmax_rows(x):
 def logsumexp_rows(a):
     m = np.max(a, axis=1)
     return m + np.log(np.sum(np.exp(a - m[:, None]), axis=1))
+
+
+@asc.kernel
+def softmax_newaxis(x):
+    m = x.max(axis=1)
+    e = np.exp(x - m[:, None])
+    return e / e.sum(axis=1)[:, None]
 
 
 @asc.kernel
@@ -343,6 +366,15 @@ def complex_mix(z, w):
 @asc.kernel
 def phase_rotate(z, theta):
     return z * np.exp(1j * theta)
+
+
+@asc.kernel
+def small_cmatmul_loop(g, h, idx, out):
+    for k in range(g.shape[0]):
+        for a in range(h.shape[0]):
+            gh = g[k, idx[a]] @ h[a]
+            out[k] += gh @ np.conj(h[a])
+    return out
 
 
 # ------------------------------------------------------------------ BLAS

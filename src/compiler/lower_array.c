@@ -76,9 +76,8 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
  * innermost loop runs along the row, which is then still in cache: one
  * pass over memory instead of two, and no temporary.  The reduction runs
  * the same loop in the same order as when made first: the same bits. */
-bool asc__lower_row_reduction(const asc__ast_expr *e) {
+bool asc__lower_row_axis_reduction(const asc__ast_expr *e, bool *keep) {
   const asc__type *t = ty(e), *at;
-  bool keep;
   int nd;
   if (e->kind != ASC_EXPR_CALL || e->u.call.builtin == NULL ||
       e->u.call.callee != NULL ||
@@ -90,7 +89,87 @@ bool asc__lower_row_reduction(const asc__ast_expr *e) {
   if (at == NULL || at->kind != ASC_TY_TENSOR || at->ndim < 1)
     return false;
   nd = at->ndim;
-  return call_axis(e, nd, &keep) == nd - 1 && keep;
+  return call_axis(e, nd, keep) == nd - 1;
+}
+
+bool asc__lower_row_reduction(const asc__ast_expr *e) {
+  bool keep;
+  return asc__lower_row_axis_reduction(e, &keep) && keep;
+}
+
+static bool full_slice(const asc__ast_expr *x) {
+  return x->kind == ASC_EXPR_SLICE && !x->u.slice.ellipsis &&
+         x->u.slice.lower == NULL && x->u.slice.upper == NULL &&
+         x->u.slice.step == NULL;
+}
+
+/* -k written as a literal */
+static bool int_lit(const asc__ast_expr *x, int64_t k) {
+  if (x == NULL)
+    return false;
+  if (k < 0)
+    return x->kind == ASC_EXPR_UNARY && x->u.unary.op == ASC_UN_NEG &&
+           int_lit(x->u.unary.operand, -k);
+  return x->kind == ASC_EXPR_INT && (int64_t)x->u.ival == k;
+}
+
+const asc__ast_expr *asc__lower_expand_last(const asc__ast_expr *e) {
+  const asc__ast_expr *v, *ix;
+  const asc__type *vt;
+  if (e->kind == ASC_EXPR_SUBSCRIPT) {
+    int n, d;
+    v = e->u.sub.value;
+    ix = e->u.sub.index;
+    vt = ty(v);
+    if (vt == NULL || vt->kind != ASC_TY_TENSOR || ix->kind != ASC_EXPR_TUPLE)
+      return NULL;
+    n = ix->u.tuple.n;
+    d = (int)vt->ndim;
+    if (n < 2 || ix->u.tuple.elts[n - 1]->kind != ASC_EXPR_NONE)
+      return NULL;
+    if (n == 2 && ix->u.tuple.elts[0]->kind == ASC_EXPR_SLICE &&
+        ix->u.tuple.elts[0]->u.slice.ellipsis)
+      return v; /* r[..., None] */
+    if (n - 1 != d)
+      return NULL;
+    for (int k = 0; k < n - 1; k++)
+      if (!full_slice(ix->u.tuple.elts[k]))
+        return NULL;
+    return v; /* r[:, None], r[:, :, None] */
+  }
+  if (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+      e->u.call.callee == NULL &&
+      e->u.call.builtin->id == ASC_BI_NP_RESHAPE && e->u.call.nrargs >= 2) {
+    /* r.reshape(-1, 1) or r.reshape((-1, 1)) of a 1-D r */
+    asc__ast_expr *const *a = e->u.call.rargs;
+    v = a[0];
+    vt = ty(v);
+    if (vt == NULL || vt->kind != ASC_TY_TENSOR || vt->ndim != 1)
+      return NULL;
+    if (a[1]->kind == ASC_EXPR_TUPLE && a[1]->u.tuple.n == 2 &&
+        (e->u.call.nrargs < 3 || a[2] == NULL) &&
+        int_lit(a[1]->u.tuple.elts[0], -1) && int_lit(a[1]->u.tuple.elts[1], 1))
+      return v;
+    if (e->u.call.nrargs >= 3 && int_lit(a[1], -1) && int_lit(a[2], 1) &&
+        (e->u.call.nrargs < 4 || a[3] == NULL))
+      return v;
+  }
+  return NULL;
+}
+
+/* When e is r expanded over a last axis of size 1 (asc__lower_expand_last)
+ * with r a float reduction along the last axis without keepdims, or a
+ * name whose definition fused to one: that reduction, which then reads
+ * as with keepdims=True. */
+static const asc__ast_expr *expanded_reduction(lstate *ls,
+                                               const asc__ast_expr *e) {
+  const asc__ast_expr *r = asc__lower_expand_last(e), *f;
+  bool keep;
+  if (r == NULL)
+    return NULL;
+  while ((f = asc__lower_fused(ls, r)) != NULL)
+    r = f;
+  return asc__lower_row_axis_reduction(r, &keep) && !keep ? r : NULL;
 }
 
 static bool row_reduction(const asc__ewctx *ew, const asc__ast_expr *e) {
@@ -137,12 +216,53 @@ void asc__lower_collect(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
   collect_in(ls, ew, e, false);
 }
 
+/* Reduction call along an axis as an operand of ew read by expression
+ * e (the call itself, or the call expanded over a last axis: then it has
+ * keepdims=True's shape): an operand whose elements are loops; row:
+ * computed once per row of the nest. */
+static void push_reduction(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
+                           const asc__ast_expr *call, bool row, bool expand) {
+  const asc__ast_expr *arg = call->u.call.rargs[0];
+  asc__ewred *red = asc__arena_alloc(ls->c, sizeof *red);
+  asc__ewop *op;
+  int nd;
+  memset(red, 0, sizeof *red);
+  red->call = call;
+  red->nd = ty(arg)->ndim;
+  red->axis = call_axis(call, red->nd, &red->keep);
+  red->keep = red->keep || expand;
+  red->row = row;
+  collect_in(ls, &red->sub, arg, true);
+  asc__lower_broadcast_ops(ls, &red->sub, red->shape, red->nd);
+  if (red->axis >= 0)
+    asc__lower_empty_check(ls, call->u.call.builtin->id,
+                           red->shape[red->axis]);
+  op = asc__lower_push_op(ls, ew, e);
+  op->red = red;
+  op->v.t = -1;
+  op->v.off = i64(0);
+  nd = 0;
+  for (int k = 0; k < red->nd; k++) {
+    if (k == red->axis && !red->keep)
+      continue;
+    op->v.shape[nd] = k == red->axis ? i64(1) : red->shape[k];
+    op->v.stride[nd] = i64(1);
+    op->v.src[nd++] = -1;
+  }
+  op->v.nd = nd;
+}
+
 /* asc__lower_collect() of e, a part of a larger expression when nested. */
 static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
                        bool nested) {
-  const asc__ast_expr *fused;
+  const asc__ast_expr *fused, *red;
   while ((fused = asc__lower_fused(ls, e)) != NULL)
     e = fused; /* computed here, element by element (lower_fuse.c) */
+  if (nested && ew->rows && (red = expanded_reduction(ls, e)) != NULL) {
+    /* m[:, None] of m = x.max(axis=-1): once per row, as keepdims=True */
+    push_reduction(ls, ew, e, red, true, true);
+    return;
+  }
   if (!is_tensor(e)) {
     asc__ewval *s;
     ew->scalars = asc__arena_grow(ls->c, ew->scalars, ew->nscalars,
@@ -178,6 +298,19 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
      * as numpy reads it. */
     int32_t t = asc__lower_make_array(ls, e);
     asc__lower_whole_tensor(ls, t, &asc__lower_push_op(ls, ew, e)->v);
+    if (asc__lower_is_matmul(e) || asc__lower_is_fancy(e) ||
+        (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
+         asc__builtin_is_reduction(e->u.call.builtin->id))) {
+      /* a new array no name holds (the others may be an operand itself,
+       * np.asarray(a)): released after the statement */
+      ls->temps = asc__arena_grow(ls->c, ls->temps, ls->ntemps,
+                                  &ls->captemps, sizeof *ls->temps, 8);
+      ls->temp_blocks =
+          asc__arena_grow(ls->c, ls->temp_blocks, ls->ntemps, &ls->captemps2,
+                          sizeof *ls->temp_blocks, 8);
+      ls->temp_blocks[ls->ntemps] = ls->cur;
+      ls->temps[ls->ntemps++] = t;
+    }
     return;
   }
   switch (e->kind) {
@@ -195,34 +328,7 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
   case ASC_EXPR_CALL:
     if (e->u.call.builtin &&
         asc__builtin_is_reduction(e->u.call.builtin->id)) {
-      /* along an axis: an operand whose elements are loops */
-      const asc__ast_expr *arg = e->u.call.rargs[0];
-      asc__ewred *red = asc__arena_alloc(ls->c, sizeof *red);
-      asc__ewop *op;
-      int nd;
-      memset(red, 0, sizeof *red);
-      red->call = e;
-      red->nd = ty(arg)->ndim;
-      red->axis = call_axis(e, red->nd, &red->keep);
-      red->row = nested && row_reduction(ew, e);
-      collect_in(ls, &red->sub, arg, true);
-      asc__lower_broadcast_ops(ls, &red->sub, red->shape, red->nd);
-      if (red->axis >= 0)
-        asc__lower_empty_check(ls, e->u.call.builtin->id,
-                               red->shape[red->axis]);
-      op = asc__lower_push_op(ls, ew, e);
-      op->red = red;
-      op->v.t = -1;
-      op->v.off = i64(0);
-      nd = 0;
-      for (int k = 0; k < red->nd; k++) {
-        if (k == red->axis && !red->keep)
-          continue;
-        op->v.shape[nd] = k == red->axis ? i64(1) : red->shape[k];
-        op->v.stride[nd] = i64(1);
-        op->v.src[nd++] = -1;
-      }
-      op->v.nd = nd;
+      push_reduction(ls, ew, e, e, nested && row_reduction(ew, e), false);
       return;
     }
     if (e->u.call.builtin && asc__builtin_is_elementwise(e)) {
@@ -372,6 +478,16 @@ static bool same_expr(const asc__ast_expr *a, const asc__ast_expr *b) {
     return a->u.binary.op == b->u.binary.op &&
            same_expr(a->u.binary.lhs, b->u.binary.lhs) &&
            same_expr(a->u.binary.rhs, b->u.binary.rhs);
+  case ASC_EXPR_COMPARE: /* the masks of x[y > lo] * y[y > lo] */
+    if (a->u.cmp.n != b->u.cmp.n)
+      return false;
+    for (int k = 0; k < a->u.cmp.n; k++)
+      if (a->u.cmp.ops[k] != b->u.cmp.ops[k])
+        return false;
+    for (int k = 0; k <= a->u.cmp.n; k++)
+      if (!same_expr(a->u.cmp.operands[k], b->u.cmp.operands[k]))
+        return false;
+    return true;
   default:
     return false;
   }
@@ -431,8 +547,8 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
                        ? i64(0)
                        : mul(ls, ew->idx[ew->nd - v->nd + r], v->stride[r]);
       }
-      *out = asc__lower_reduce_loops(ls, e, &red->sub, red->shape, red->nd,
-                                     fixed, red->axis);
+      *out = asc__lower_reduce_loops(ls, red->call, &red->sub, red->shape,
+                                     red->nd, fixed, red->axis);
       return true;
     } else if (ew->ops[k].e == e && ew->ops[k].gat != NULL) {
       *out = asc__lower_gather_elem(ls, &ew->ops[k], ew->idx, ew->nd);

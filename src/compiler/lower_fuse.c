@@ -314,6 +314,50 @@ static bool is_reduction(const asc__ast_expr *e) {
          e->u.call.builtin->id != ASC_BI_NP_DOT;
 }
 
+/* A reduction of all the elements of a selection, to a number
+ * (np.sum(x[m]), x[m].mean()): one predicated loop over the mask
+ * (lower_reduce.c, select_reduce). */
+static bool whole_reduction(const asc__ast_expr *e) {
+  return is_reduction(e) && !is_tensor(e) &&
+         (e->u.call.nrargs < 2 || e->u.call.rargs[1] == NULL ||
+          e->u.call.rargs[1]->kind == ASC_EXPR_NONE);
+}
+
+static int selections(const asc__ast_expr *e) {
+  int n = 0;
+  if (e == NULL || !is_tensor(e))
+    return 0;
+  switch (e->kind) {
+  case ASC_EXPR_SUBSCRIPT:
+    return 1;
+  case ASC_EXPR_BINARY:
+    return selections(e->u.binary.lhs) + selections(e->u.binary.rhs);
+  case ASC_EXPR_UNARY:
+    return selections(e->u.unary.operand);
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      n += selections(e->u.call.rargs[k]);
+    return n;
+  default:
+    return 0;
+  }
+}
+
+/* How e reads s, per element of its mask, when e is a selection
+ * (asc__lower_select_form): 1 when s is the mask and read nowhere else in
+ * e (the mask is evaluated once per element, however many arrays it
+ * selects from), -1 when e reads s otherwise; 0 when e does not mention
+ * s or is not a selection. */
+static int select_mask_reads(const asc__ast_expr *e, const asc__sym *s) {
+  const asc__ast_expr *m;
+  int n = mentions_in_expr(e, s);
+  if (n == 0 || !asc__lower_select_form(e, &m))
+    return 0;
+  if (m->kind != ASC_EXPR_NAME || m->u.name.sym != s || n != selections(e))
+    return -1;
+  return 1;
+}
+
 /* A number computed without effects and without making an array (its
  * value is the same wherever the statement that reads it runs). */
 static bool pure_scalar(const asc__ast_expr *e) {
@@ -464,6 +508,15 @@ static int ew_cost(const asc__ast_expr *e) {
   }
 }
 
+/* The reads r of reduction e's argument, twice for var and std, which
+ * read it twice: the mean, then the deviations. */
+static int var_reads(const asc__ast_expr *e, int r) {
+  return r > 0 && (e->u.call.builtin->id == ASC_BI_NP_VAR ||
+                   e->u.call.builtin->id == ASC_BI_NP_STD)
+             ? 2 * r
+             : r;
+}
+
 /* How a statement's value reads s: the number of reads, each an element
  * of an elementwise expression (or of a reduction's argument) of s's own
  * rank; -1 when a read is of another kind. */
@@ -481,16 +534,13 @@ static int ew_reads(const asc__ast_expr *e, const asc__sym *s, int rank,
     for (int k = 1; k < e->u.call.nrargs; k++)
       if (e->u.call.rargs[k] && mentions_in_expr(e->u.call.rargs[k], s))
         return -1;
+    if (whole_reduction(e) &&
+        (r = select_mask_reads(e->u.call.rargs[0], s)) != 0)
+      return r < 0 ? -1 : var_reads(e, r); /* the mask of a selection */
     if (!is_tensor(e->u.call.rargs[0]) ||
         ty(e->u.call.rargs[0])->ndim != rank)
       return -1;
-    r = ew_reads(e->u.call.rargs[0], s, rank, false);
-    /* var and std read their argument twice: the mean, then the
-     * deviations */
-    return r > 0 && (e->u.call.builtin->id == ASC_BI_NP_VAR ||
-                     e->u.call.builtin->id == ASC_BI_NP_STD)
-               ? 2 * r
-               : r;
+    return var_reads(e, ew_reads(e->u.call.rargs[0], s, rank, false));
   }
   if (!is_tensor(e) && e->kind != ASC_EXPR_UNARY &&
       e->kind != ASC_EXPR_BINARY && e->kind != ASC_EXPR_COMPARE &&
@@ -530,8 +580,11 @@ static int ew_reads(const asc__ast_expr *e, const asc__sym *s, int rank,
 }
 
 /* The reads of s in statement st, which runs once, or -1 (a read of
- * another kind, or st assigns s). */
-static int stmt_reads(const asc__ast_stmt *st, const asc__sym *s, int rank) {
+ * another kind, or st assigns s).  sel: st defines a selection that is
+ * fused into a reduction, whose loop evaluates the mask element by
+ * element. */
+static int stmt_reads(const asc__ast_stmt *st, const asc__sym *s, int rank,
+                      bool sel) {
   const asc__ast_expr *v;
   switch (st->kind) {
   case ASC_STMT_ASSIGN:
@@ -539,6 +592,8 @@ static int stmt_reads(const asc__ast_stmt *st, const asc__sym *s, int rank) {
       if (mentions_in_expr(st->u.assign.targets[k], s))
         return -1;
     v = st->u.assign.value;
+    if (sel)
+      return select_mask_reads(v, s) > 0 ? 1 : -1;
     /* out[...] = s: a store of each element */
     if (v->kind == ASC_EXPR_NAME && v->u.name.sym == s &&
         st->u.assign.ntargets == 1 &&
@@ -700,36 +755,57 @@ static const asc__sym *candidate(const asc__ast_stmt *st, int *cost) {
  * symbol, or NULL.  Read once, inside a larger expression of a statement
  * stored by one loop nest, it is computed there once per row
  * (asc__lower_row_reduction). */
-static const asc__sym *row_candidate(const asc__ast_stmt *st) {
+static const asc__sym *row_candidate(const asc__ast_stmt *st, bool *expand) {
   const asc__sym *s = array_def(st);
-  if (s == NULL || !asc__lower_row_reduction(st->u.assign.value) ||
+  bool keep;
+  if (s == NULL ||
+      !asc__lower_row_axis_reduction(st->u.assign.value, &keep) ||
+      !pure_value(st->u.assign.value))
+    return NULL;
+  /* without keepdims, read as m[:, None], m[..., None] or
+   * m.reshape(-1, 1): the same values */
+  *expand = !keep;
+  return s;
+}
+
+/* `name = selection` of a local (s = x[m], s = x[m] * 2): its symbol, or
+ * NULL.  Reduced whole once (s.sum(), np.mean(s)), it is computed there
+ * as one predicated loop over the mask, never made. */
+static const asc__sym *select_candidate(const asc__ast_stmt *st) {
+  const asc__sym *s = array_def(st);
+  const asc__ast_expr *m;
+  if (s == NULL || !asc__lower_select_form(st->u.assign.value, &m) ||
       !pure_value(st->u.assign.value))
     return NULL;
   return s;
 }
 
-/* Whether every read of s in e is an operand of e's elementwise
- * operators, outside any reduction's argument (top: e is the whole
- * value). */
-static bool row_read(const asc__ast_expr *e, const asc__sym *s, bool top) {
+/* Whether every read of s in e is the argument of a reduction of all its
+ * elements to a number (s.sum(), np.max(s)). */
+static bool select_read(const asc__ast_expr *e, const asc__sym *s) {
   if (e == NULL || mentions_in_expr(e, s) == 0)
     return true;
   switch (e->kind) {
-  case ASC_EXPR_NAME:
-    return !top;
   case ASC_EXPR_UNARY:
-    return row_read(e->u.unary.operand, s, false);
+    return select_read(e->u.unary.operand, s);
   case ASC_EXPR_BINARY:
-    return row_read(e->u.binary.lhs, s, false) &&
-           row_read(e->u.binary.rhs, s, false);
+    return select_read(e->u.binary.lhs, s) && select_read(e->u.binary.rhs, s);
   case ASC_EXPR_COMPARE:
-    return e->u.cmp.n == 1 && row_read(e->u.cmp.operands[0], s, false) &&
-           row_read(e->u.cmp.operands[1], s, false);
+    return e->u.cmp.n == 1 && select_read(e->u.cmp.operands[0], s) &&
+           select_read(e->u.cmp.operands[1], s);
   case ASC_EXPR_CALL:
+    if (whole_reduction(e)) {
+      const asc__ast_expr *a = e->u.call.rargs[0];
+      /* (a method's object is both its func's and its first argument) */
+      for (int k = 1; k < e->u.call.nrargs; k++)
+        if (mentions_in_expr(e->u.call.rargs[k], s) > 0)
+          return false;
+      return a->kind == ASC_EXPR_NAME && a->u.name.sym == s;
+    }
     if (!is_ew_call(e))
       return false;
     for (int k = 0; k < e->u.call.nrargs; k++)
-      if (!row_read(e->u.call.rargs[k], s, false))
+      if (!select_read(e->u.call.rargs[k], s))
         return false;
     return true;
   default:
@@ -737,21 +813,87 @@ static bool row_read(const asc__ast_expr *e, const asc__sym *s, bool top) {
   }
 }
 
-/* Whether statement st, a whole-array statement stored by one loop nest
- * (name = ..., out[...] = ..., out op= ..., return ...), reads s as
- * row_read says. */
-static bool row_reader(const asc__ast_stmt *st, const asc__sym *s) {
+static bool select_reader(const asc__ast_stmt *st, const asc__sym *s) {
   switch (st->kind) {
   case ASC_STMT_ASSIGN:
-    return st->u.assign.ntargets == 1 && is_tensor(st->u.assign.value) &&
-           row_read(st->u.assign.value, s, true);
+    return st->u.assign.ntargets == 1 && select_read(st->u.assign.value, s);
   case ASC_STMT_AUGASSIGN:
-    return is_tensor(st->u.aug.value) && row_read(st->u.aug.value, s, true);
+    return select_read(st->u.aug.value, s);
   case ASC_STMT_RETURN:
-    return st->u.ret.value != NULL && is_tensor(st->u.ret.value) &&
-           row_read(st->u.ret.value, s, true);
+    return select_read(st->u.ret.value, s);
+  case ASC_STMT_EXPR:
+    return select_read(st->u.expr.value, s);
   default:
     return false;
+  }
+}
+
+/* Whether e reads s as s[:, None] (asc__lower_expand_last). */
+static bool expand_of(const asc__ast_expr *e, const asc__sym *s) {
+  const asc__ast_expr *r = asc__lower_expand_last(e);
+  return r != NULL && r->kind == ASC_EXPR_NAME && r->u.name.sym == s;
+}
+
+/* The reads of s in e when each is an operand of e's elementwise
+ * operators, outside any reduction's argument: s itself, or expanded
+ * (s[:, None]) when expand; -1 when a read is of another kind (top: e is
+ * the whole value). */
+static int row_read(const asc__ast_expr *e, const asc__sym *s, bool top,
+                    bool expand) {
+  int n = 0, r;
+  if (e == NULL || mentions_in_expr(e, s) == 0)
+    return 0;
+  if (expand_of(e, s))
+    return expand && !top ? 1 : -1;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+    return !top && !expand ? 1 : -1;
+  case ASC_EXPR_UNARY:
+    return row_read(e->u.unary.operand, s, false, expand);
+  case ASC_EXPR_BINARY:
+    n = row_read(e->u.binary.lhs, s, false, expand);
+    r = row_read(e->u.binary.rhs, s, false, expand);
+    return n < 0 || r < 0 ? -1 : n + r;
+  case ASC_EXPR_COMPARE:
+    if (e->u.cmp.n != 1)
+      return -1;
+    n = row_read(e->u.cmp.operands[0], s, false, expand);
+    r = row_read(e->u.cmp.operands[1], s, false, expand);
+    return n < 0 || r < 0 ? -1 : n + r;
+  case ASC_EXPR_CALL:
+    if (!is_ew_call(e))
+      return -1;
+    for (int k = 0; k < e->u.call.nrargs; k++) {
+      if ((r = row_read(e->u.call.rargs[k], s, false, expand)) < 0)
+        return -1;
+      n += r;
+    }
+    return n;
+  default:
+    return -1;
+  }
+}
+
+/* The reads of s by statement st, a whole-array statement stored by one
+ * loop nest (name = ..., out[...] = ..., out op= ..., return ...), as
+ * row_read counts them; -1 for a statement of another kind. */
+static int row_reader(const asc__ast_stmt *st, const asc__sym *s,
+                      bool expand) {
+  switch (st->kind) {
+  case ASC_STMT_ASSIGN:
+    return st->u.assign.ntargets == 1 && is_tensor(st->u.assign.value)
+               ? row_read(st->u.assign.value, s, true, expand)
+               : -1;
+  case ASC_STMT_AUGASSIGN:
+    return is_tensor(st->u.aug.value)
+               ? row_read(st->u.aug.value, s, true, expand)
+               : -1;
+  case ASC_STMT_RETURN:
+    return st->u.ret.value != NULL && is_tensor(st->u.ret.value)
+               ? row_read(st->u.ret.value, s, true, expand)
+               : -1;
+  default:
+    return -1;
   }
 }
 
@@ -766,7 +908,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
   asc__fuse *fu = ls->fuse;
   int mark, n = b->n;
   int *eff;   /* per statement: the times its value is computed */
-  bool *fused, *pure;
+  bool *fused, *pure, *selk;
   if (fu == NULL) {
     fu = ls->fuse = asc__arena_alloc(ls->c, sizeof *fu);
     memset(fu, 0, sizeof *fu);
@@ -777,6 +919,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
   eff = asc__arena_alloc(ls->c, sizeof *eff * (size_t)n);
   fused = asc__arena_alloc(ls->c, sizeof *fused * (size_t)n);
   pure = asc__arena_alloc(ls->c, sizeof *pure * (size_t)n);
+  selk = asc__arena_alloc(ls->c, sizeof *selk * (size_t)n);
   for (int k = 0; k < n; k++)
     pure[k] = pure_def(b->stmts[k]);
   /* backwards: whether the statements after a definition are fused is
@@ -787,13 +930,18 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     const asc__sym *s;
     int cost, m, reads, rank, total, seen;
     const char *why;
-    bool row = false;
+    bool row = false, expand = false;
     fused[k] = false;
+    selk[k] = false;
     eff[k] = 1;
     if ((s = candidate(st, &cost)) == NULL) {
-      if ((s = row_candidate(st)) == NULL)
+      if ((s = row_candidate(st, &expand)) != NULL)
+        row = true;
+      else if (ls->c->opts.code.selfuse &&
+               (s = select_candidate(st)) != NULL)
+        selk[k] = true;
+      else
         continue;
-      row = true;
       cost = 0;
     }
     v = st->u.assign.value;
@@ -819,7 +967,8 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       int c = mentions_in_stmt(sm, s);
       bool quiet = fused[m] || pure[m];
       if (c > 0) {
-        reads = stmt_reads(sm, s, rank);
+        reads = expand ? row_reader(sm, s, true)
+                       : stmt_reads(sm, s, rank, fused[m] && selk[m]);
         if (reads <= 0) {
           why = asc__arena_printf(ls->c,
                                   "line %d reads it whole, in a loop or "
@@ -849,7 +998,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
       break;
     }
     if (row && why == NULL && seen == total &&
-        (eff[k] != 1 || fused[m] || !row_reader(b->stmts[m], s)))
+        (eff[k] != 1 || fused[m] || row_reader(b->stmts[m], s, expand) != 1))
       why = eff[k] != 1
                 ? "a reduction per row, read more than once: each read "
                   "would run it again"
@@ -857,6 +1006,15 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
                                     "line %d does not read it in the "
                                     "elementwise operators of a stored "
                                     "statement, once per row",
+                                    b->stmts[m]->loc.line);
+    if (selk[k] && why == NULL && seen == total &&
+        (eff[k] > 2 || fused[m] || !select_reader(b->stmts[m], s)))
+      why = eff[k] > 2
+                ? "a selection reduced more than twice: each reduction "
+                  "would evaluate the mask again"
+                : asc__arena_printf(ls->c,
+                                    "line %d does not reduce it whole to "
+                                    "a number (s.sum(), np.mean(s))",
                                     b->stmts[m]->loc.line);
     if (why == NULL && seen == total && eff[k] > 1 && scalar_work(v))
       why = "a number in it takes a pass of its own, which each read "
@@ -888,6 +1046,8 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
                                s->name, st->loc.line,
                                row ? ", once per row before the row's "
                                      "elements"
+                               : selk[k] ? " as one predicated loop over "
+                                           "the mask"
                                : eff[k] > 1 ? " at each of its reads"
                                             : ""));
   }

@@ -126,6 +126,13 @@ typedef struct lstate {
   int32_t *avars;        /* the registers of array variables
                           * (lower_rebind.c) */
   int navars, capavars;
+  /* Arrays made for the operands of the statement being lowered (a @ b
+   * in a larger expression) and the blocks they were made in: released
+   * after it (asc__lower_block), not kept until the launch ends, which a
+   * statement in a loop would make one per iteration. */
+  int32_t *temps;
+  asc__irblock **temp_blocks;
+  int ntemps, captemps, captemps2;
 } lstate;
 
 /* Fusion across statements (lower_fuse.c).  plan decides which
@@ -388,6 +395,12 @@ bool asc__lower_makes_array(asc__builtin_id id);
  * larger expression stored by one loop nest it is computed once per row
  * of the nest, not made first. */
 bool asc__lower_row_reduction(const asc__ast_expr *e);
+/* A float reduction along the last axis, *keep: with keepdims=True. */
+bool asc__lower_row_axis_reduction(const asc__ast_expr *e, bool *keep);
+/* r when e is r expanded over a new last axis of size 1: r[:, None]
+ * (a full slice per axis of r), r[..., None] (np.newaxis is None),
+ * r.reshape(-1, 1) of a 1-D r; NULL otherwise.  Syntax only. */
+const asc__ast_expr *asc__lower_expand_last(const asc__ast_expr *e);
 /* a @ b, np.dot(a, b) or np.matmul(a, b) whose result is an array. */
 bool asc__lower_is_matmul(const asc__ast_expr *e);
 /* The array operands of expression e and its scalar parts, collected
@@ -550,6 +563,22 @@ bool asc__lower_op_reads_within(const asc__ewop *op, int32_t t);
 /* x[m] = value or x[m] op= value (op >= 0). */
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value, int op);
+
+/* Is e a selection read by elements, f(a[m], b[m], ...) with f
+ * elementwise and every array read through the same mask m of the
+ * arrays' number of axes (x[m], x[m] * 2)?  Then *mask is m. */
+bool asc__lower_select_form(const asc__ast_expr *e,
+                            const asc__ast_expr **mask);
+/* The operands of selection e (asc__lower_select_form) for a loop nest
+ * over the mask's shape, computed into ms: the selected arrays' views
+ * into sub (a[m] reads a), the mask's operands into mew.  Raises numpy's
+ * IndexError where a selected array's shape is not the mask's. */
+void asc__lower_select_operands(lstate *ls, const asc__ast_expr *e,
+                                const asc__ast_expr *m, asc__ewctx *sub,
+                                asc__ewctx *mew, asc__irval *ms);
+/* Whether mask m (operands in mew) is true at idx[0..nd). */
+asc__irval asc__lower_mask_at(lstate *ls, const asc__ast_expr *m,
+                              asc__ewctx *mew, asc__irval *idx, int nd);
 
 /* ------------------------------------------------------- lower_reduce.c */
 

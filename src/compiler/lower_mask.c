@@ -448,6 +448,58 @@ static void collect_masked(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e) {
   }
 }
 
+/* The mask of the first selection a[m] in elementwise expression e, or
+ * NULL. */
+static const asc__ast_expr *first_mask(const asc__ast_expr *e) {
+  const asc__ast_expr *m = NULL;
+  if (!is_tensor(e))
+    return NULL;
+  switch (e->kind) {
+  case ASC_EXPR_SUBSCRIPT:
+    return asc__lower_is_fancy(e) && is_mask(e) ? e->u.sub.index : NULL;
+  case ASC_EXPR_BINARY:
+    m = first_mask(e->u.binary.lhs);
+    return m != NULL ? m : first_mask(e->u.binary.rhs);
+  case ASC_EXPR_UNARY:
+    return first_mask(e->u.unary.operand);
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nrargs && m == NULL; k++)
+      if (e->u.call.rargs[k] != NULL)
+        m = first_mask(e->u.call.rargs[k]);
+    return m;
+  default:
+    return NULL;
+  }
+}
+
+bool asc__lower_select_form(const asc__ast_expr *e,
+                            const asc__ast_expr **mask) {
+  const asc__ast_expr *m = first_mask(e);
+  const asc__type *mt;
+  if (m == NULL || (mt = ty(m)) == NULL || mt->kind != ASC_TY_TENSOR ||
+      mt->ndim < 1 || !masked_ew(e, m, mt->ndim))
+    return false;
+  *mask = m;
+  return true;
+}
+
+void asc__lower_select_operands(lstate *ls, const asc__ast_expr *e,
+                                const asc__ast_expr *m, asc__ewctx *sub,
+                                asc__ewctx *mew, asc__irval *ms) {
+  memset(sub, 0, sizeof *sub);
+  index_operands(ls, m, NULL, mew, ms);
+  collect_masked(ls, sub, e);
+  /* numpy's IndexError for a selected array of another shape than the
+   * mask, before anything is read */
+  for (int k = 0; k < sub->nops; k++)
+    mask_shape_check(ls, &sub->ops[k].v, ms);
+}
+
+asc__irval asc__lower_mask_at(lstate *ls, const asc__ast_expr *m,
+                              asc__ewctx *mew, asc__irval *idx, int nd) {
+  return truthy(ls, index_value(ls, m, mew, idx, nd));
+}
+
 /* x[m] = f(a[m], b[m], ...) (or op=) as one predicated loop over x: at
  * each true element of m, f of a's, b's, ... elements there, without the
  * gathered arrays, the value array and the count of m numpy makes.  The

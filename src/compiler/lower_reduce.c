@@ -41,13 +41,23 @@ static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
   return asc__irv_reg(d);
 }
 
+/* A reduction of a selection f(a[m], ...) (asc__lower_select_form): its
+ * loops run over the mask's shape and fold the elements where m is true,
+ * in C order, the elements of the selection numpy would make. */
+typedef struct selpred {
+  const asc__ast_expr *m;
+  asc__ewctx mew;  /* m's operands */
+  int32_t n;       /* the count of true elements, or -1 (a second pass) */
+} selpred;
+
 /* One loop over the reduced axes (all when axis < 0, else that one, the
  * others at fixed[]), folding each element of the call's argument into
- * acc (and idx for arg*); center: PASS_SQDEV's mean. */
+ * acc (and idx for arg*); center: PASS_SQDEV's mean; sp: only the
+ * selected elements. */
 static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                  const asc__irval *shape, int nd, const asc__irval *fixed,
                  int axis, int kind, int32_t acc, int32_t idx,
-                 asc__irval center) {
+                 asc__irval center, selpred *sp) {
   asc__irval ix[ASC_MAX_DIMS], x;
   asc__irblock *save = ls->cur;
   asc__ewctx *outer = ls->ew;
@@ -71,6 +81,16 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
       ls->cur = &f->body[0];
       ix[k] = asc__irv_reg(r);
     }
+  }
+  if (sp != NULL) {
+    asc__irval b = asc__lower_mask_at(ls, sp->m, &sp->mew, ix, nd);
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = b;
+    i->note = "select reduce: one predicated loop over the mask, no "
+              "gathered array";
+    ls->cur = &i->body[0];
+    if (sp->n >= 0)
+      mov(ls, sp->n, add(ls, asc__irv_reg(sp->n), i64(1)));
   }
   sub->idx = ix;
   sub->nd = nd;
@@ -164,9 +184,12 @@ void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
                       i64(0), i64(0));
 }
 
-asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
-                                   asc__ewctx *sub, const asc__irval *shape,
-                                   int nd, const asc__irval *fixed, int axis) {
+/* asc__lower_reduce_loops(), of the selected elements only when sp is
+ * not NULL: then n is their count, known after the first pass. */
+static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
+                               asc__ewctx *sub, const asc__irval *shape,
+                               int nd, const asc__irval *fixed, int axis,
+                               selpred *sp) {
   asc__builtin_id id = call->u.call.builtin->id;
   asc__type *ct = ty(call);
   int rt = ct->dtype, edt, adt;
@@ -174,9 +197,14 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
   int32_t acc, idx = -1;
   const asc__ast_expr *arg = call->u.call.rargs[0];
   edt = ty(arg)->dtype;
-  for (int k = 0; k < nd; k++)
+  for (int k = 0; k < nd && sp == NULL; k++)
     if (axis < 0 || k == axis)
       n = mul(ls, n, shape[k]);
+  if (sp != NULL) {
+    sp->n = newreg(ls, ascInt64, "sel.n");
+    mov(ls, sp->n, i64(0));
+    n = asc__irv_reg(sp->n);
+  }
   switch (id) {
   case ASC_BI_NP_SUM:
   case ASC_BI_NP_PROD:
@@ -195,7 +223,9 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
     mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
                                       : conv(ls, i64(0), adt));
     pass(ls, call, sub, shape, nd, fixed, axis,
-         id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0));
+         id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0), sp);
+    if (sp != NULL)
+      sp->n = -1; /* counted */
     if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_DOT)
       return conv(ls, asc__irv_reg(acc), rt);
     {
@@ -210,11 +240,12 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
         ss = newreg(ls, adt, "red.ss");
         mov(ls, ss, conv(ls, i64(0), adt));
         pass(ls, call, sub, shape, nd, fixed, axis, PASS_CSQDEV, ss, -1,
-             mean);
+             mean, sp);
       } else {
         ss = newreg(ls, adt, "red.ss");
         mov(ls, ss, conv(ls, i64(0), adt));
-        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean);
+        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean,
+             sp);
       }
       ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
                      call->u.call.rargs[4]->kind != ASC_EXPR_NONE
@@ -240,12 +271,13 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
     acc = newreg(ls, ascBool, "red.acc");
     mov(ls, acc, asc__irv_int(ascBool, id == ASC_BI_NP_ALL));
     pass(ls, call, sub, shape, nd, fixed, axis,
-         id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0));
+         id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0), sp);
     return asc__irv_reg(acc);
   default: {
     bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
     bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
-    if (axis < 0) /* along an axis: checked once, before the statement */
+    if (axis < 0 && sp == NULL) /* along an axis: checked once, before
+                                 * the statement */
       asc__lower_empty_check(ls, id, n);
     adt = edt;
     acc = newreg(ls, adt, "red.acc");
@@ -259,10 +291,47 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
          : id == ASC_BI_NP_MAX    ? PASS_MAX
          : id == ASC_BI_NP_ARGMIN ? PASS_ARGMIN
                                   : PASS_ARGMAX,
-         acc, idx, i64(0));
+         acc, idx, i64(0), sp);
+    if (sp != NULL) /* no effect ran: the count is known after the loop */
+      asc__lower_empty_check(ls, id, n);
     return conv(ls, asc__irv_reg(arg_ ? idx : acc), rt);
   }
   }
+}
+
+asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
+                                   asc__ewctx *sub, const asc__irval *shape,
+                                   int nd, const asc__irval *fixed, int axis) {
+  return reduce_loops(ls, call, sub, shape, nd, fixed, axis, NULL);
+}
+
+/* A reduction of all the elements of a selection (np.sum(x[m]),
+ * x[m].mean(), s.max() with s = x[m] fused, lower_fuse.c): one loop over
+ * the mask that folds the elements where it is true, in C order, and
+ * counts them.  numpy makes the selection first (a pass counting the
+ * mask, one filling the new array, one reducing it); the elements, their
+ * order and the operations on each are the same, so the result is bit
+ * for bit that of the selection made first (ASC_FUSE=0). */
+static bool select_reduce(lstate *ls, const asc__ast_expr *e,
+                          asc__irval *out) {
+  const asc__ast_expr *a = e->u.call.rargs[0], *f, *m;
+  asc__ewctx sub;
+  asc__irval ms[ASC_MAX_DIMS];
+  selpred sp;
+  if (ls->c->opts.code.nofuse || !ls->c->opts.code.selfuse || is_tensor(e) ||
+      e->u.call.builtin->id == ASC_BI_NP_DOT ||
+      (e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL &&
+       e->u.call.rargs[1]->kind != ASC_EXPR_NONE))
+    return false;
+  while ((f = asc__lower_fused(ls, a)) != NULL)
+    a = f;
+  if (!asc__lower_select_form(a, &m))
+    return false;
+  memset(&sp, 0, sizeof sp);
+  sp.m = m;
+  asc__lower_select_operands(ls, a, m, &sub, &sp.mew, ms);
+  *out = reduce_loops(ls, e, &sub, ms, ty(m)->ndim, NULL, -1, &sp);
+  return true;
 }
 
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
@@ -321,8 +390,12 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
       return conv(ls, v, rt);
     }
   }
-  memset(&sub, 0, sizeof sub);
   ls->ew = NULL;
+  if (select_reduce(ls, e, &r)) {
+    ls->ew = outer;
+    return r;
+  }
+  memset(&sub, 0, sizeof sub);
   asc__lower_collect(ls, &sub, arg);
   nd = ty(arg)->ndim;
   if (id == ASC_BI_NP_DOT) {

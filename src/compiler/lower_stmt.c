@@ -1027,9 +1027,21 @@ void asc__lower_block(lstate *ls, const asc__ast_block *b) {
   for (int k = 0; k < b->n; k++) {
     asc__irblock *cur = ls->cur;
     asc__irins *last = cur->last;
+    int tmark = ls->ntemps;
     if (asc__lower_fuse_skip(ls, b->stmts[k]))
       continue;
     lower_stmt(ls, b->stmts[k]);
+    /* the statement's temporaries, dead now.  Only those made in this
+     * block, which every path through the statement made (one made in a
+     * branch, behind a BLAS call's status, may not exist), and not after
+     * a return: the launch's end takes the others back. */
+    for (int q = tmark; q < ls->ntemps; q++)
+      if (b->stmts[k]->kind != ASC_STMT_RETURN &&
+          ls->temp_blocks[q] == ls->cur) {
+        asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+        fr->args[0] = asc__irv_reg(ls->temps[q]);
+      }
+    ls->ntemps = tmark;
     asc__lower_fuse_note(ls, b->stmts[k], last ? last->next : cur->first);
   }
   asc__lower_fuse_end(ls, mark);
