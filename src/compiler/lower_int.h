@@ -126,6 +126,9 @@ typedef struct lstate {
   int32_t *avars;        /* the registers of array variables
                           * (lower_rebind.c) */
   int navars, capavars;
+  /* the values of `x = y` assignments that copy (asc__lower_alias_copy) */
+  const asc__ast_expr **alias_copies;
+  int nalias_copies, capalias_copies;
   /* Arrays made for the operands of the statement being lowered (a @ b
    * in a larger expression) and the blocks they were made in: released
    * after it (asc__lower_block), not kept until the launch ends, which a
@@ -535,6 +538,10 @@ asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
 /* Makes the array variables of function fn (its parameters bound): the
  * names bound to a view at one assignment and to a new array at another. */
 void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn);
+/* x = y where y is rebound in a loop or a branch and neither is written
+ * into: x takes a copy of y's array (true), as numpy's x keeps it. */
+bool asc__lower_alias_copy(lstate *ls, const asc__ast_expr *target,
+                           const asc__ast_expr *value);
 /* target = value where target is an array variable: lowered and true. */
 bool asc__lower_array_var_assign(lstate *ls, const asc__ast_expr *target,
                                  const asc__ast_expr *value);

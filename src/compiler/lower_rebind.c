@@ -22,13 +22,23 @@ typedef struct {
   bool view;     /* one of them is a view or another name's array */
   bool fresh;    /* one of them is a new array */
   bool refused;  /* one is neither (a local_array...), or in a prange */
+  bool written;  /* its elements are stored into (x[i] = v, x += v, a
+                  * helper given it) */
 } avcount;
+
+/* x = y of two array names (x bound to the array y holds). */
+typedef struct {
+  const asc__sym *x, *y;
+  const asc__ast_expr *value;
+} avalias;
 
 typedef struct {
   lstate *ls;
   const asc__ast_func *fn;
   avcount *v;
   int n, cap;
+  avalias *al;
+  int nal, capal;
   int pfors;
 } avscan;
 
@@ -64,6 +74,15 @@ static void count_bind(avscan *x, const asc__ast_expr *t,
     return;
   c = count_of(x, t->u.name.sym);
   c->binds++;
+  if (value != NULL && value->kind == ASC_EXPR_NAME &&
+      value->u.name.sym != t->u.name.sym &&
+      is_array_sym(x->fn, value->u.name.sym)) {
+    x->al = asc__arena_grow(x->ls->c, x->al, x->nal, &x->capal,
+                            sizeof *x->al, 4);
+    x->al[x->nal].x = t->u.name.sym;
+    x->al[x->nal].y = value->u.name.sym;
+    x->al[x->nal++].value = value;
+  }
   if (value == NULL || x->pfors > 0 || !is_tensor(value))
     c->refused = true;
   else if (asc__lower_is_new_array(x->ls, value))
@@ -74,14 +93,38 @@ static void count_bind(avscan *x, const asc__ast_expr *t,
     c->refused = true;
 }
 
+/* The array name whose elements target e stores into (x[i], x[i][j],
+ * x += v), if any. */
+static void mark_written(avscan *x, const asc__ast_expr *e, bool whole) {
+  while (e->kind == ASC_EXPR_SUBSCRIPT) {
+    e = e->u.sub.value;
+    whole = true;
+  }
+  if (whole && e->kind == ASC_EXPR_NAME && is_array_sym(x->fn, e->u.name.sym))
+    count_of(x, e->u.name.sym)->written = true;
+}
+
 static void scan_block(avscan *x, const asc__ast_block *b);
 
 static void scan_stmt(avscan *x, const asc__ast_stmt *s) {
   switch (s->kind) {
   case ASC_STMT_ASSIGN:
-    for (int k = 0; k < s->u.assign.ntargets; k++)
+    for (int k = 0; k < s->u.assign.ntargets; k++) {
+      mark_written(x, s->u.assign.targets[k], false);
       count_bind(x, s->u.assign.targets[k], s->u.assign.value);
+    }
     break;
+  case ASC_STMT_AUGASSIGN:
+    mark_written(x, s->u.aug.target, true);
+    break;
+  case ASC_STMT_EXPR: {
+    /* a helper may store into the arrays it is given */
+    const asc__ast_expr *e = s->u.expr.value;
+    if (e != NULL && e->kind == ASC_EXPR_CALL && e->u.call.callee != NULL)
+      for (int k = 0; k < e->u.call.nargs; k++)
+        mark_written(x, e->u.call.args[k], true);
+    break;
+  }
   case ASC_STMT_ANNASSIGN:
     if (s->u.ann.value != NULL)
       count_bind(x, s->u.ann.target, s->u.ann.value);
@@ -159,6 +202,58 @@ static void set_view(lstate *ls, int32_t dst, const asc__lview *v) {
   }
 }
 
+static bool is_array_var(lstate *ls, int32_t r);
+
+/* x = y where y is rebound in a loop or a branch (old = cur, then cur =
+ * f(cur)): numpy's x keeps the array y held, but y's register takes the
+ * next one.  When neither name's elements are ever stored into, a copy
+ * is the same value (asc__lower_alias_copy makes it); otherwise a
+ * compile error asks for the copy rather than reading the wrong array. */
+static void aliases(avscan *x) {
+  lstate *ls = x->ls;
+  for (int k = 0; k < x->nal; k++) {
+    const avalias *a = &x->al[k];
+    avcount *cy = count_of(x, a->y), *cx = count_of(x, a->x);
+    if (cy->binds < 2)
+      continue;
+    if (cx->written || cy->written)
+      asc__diag_fatal(ls->c, a->value->loc,
+                      "'%s = %s' would keep the array '%s' holds, but '%s' "
+                      "is bound to another array in a loop or a branch and "
+                      "the arrays are written into; kernels do not keep an "
+                      "array a name held before: bind a copy (%s = "
+                      "%s.copy())",
+                      a->x->name, a->y->name, a->y->name, a->y->name,
+                      a->x->name, a->y->name);
+    ls->alias_copies =
+        asc__arena_grow(ls->c, ls->alias_copies, ls->nalias_copies,
+                        &ls->capalias_copies, sizeof *ls->alias_copies, 4);
+    ls->alias_copies[ls->nalias_copies++] = a->value;
+  }
+}
+
+bool asc__lower_alias_copy(lstate *ls, const asc__ast_expr *target,
+                           const asc__ast_expr *value) {
+  asc__lview v;
+  int32_t tmp, r;
+  int k;
+  for (k = 0; k < ls->nalias_copies; k++)
+    if (ls->alias_copies[k] == value)
+      break;
+  if (k == ls->nalias_copies)
+    return false;
+  asc__lower_view(ls, value, &v);
+  tmp = asc__lower_c_copy(ls, &v);
+  r = asc__lower_lookup(ls, target->u.name.sym);
+  if (is_array_var(ls, r)) {
+    asc__irins *i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
+    i->args[0] = asc__irv_reg(tmp);
+  } else {
+    asc__lower_name_array(ls, target, tmp, value->loc);
+  }
+  return true;
+}
+
 void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn) {
   avscan x;
   memset(&x, 0, sizeof x);
@@ -173,6 +268,7 @@ void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn) {
     }
   }
   scan_block(&x, &fn->body);
+  aliases(&x);
   for (int k = 0; k < x.n; k++) {
     const avcount *c = &x.v[k];
     int32_t r, p;

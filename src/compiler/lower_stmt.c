@@ -144,6 +144,8 @@ static void assign_to(lstate *ls, const asc__ast_expr *target,
       /* t2 = t: an alias of the same tensor; row = a[i]: a view */
       if (value == NULL)
         unsupported(ls, target->loc, "this tensor assignment");
+      if (asc__lower_alias_copy(ls, target, value))
+        return;
       if (asc__lower_array_var_assign(ls, target, value))
         return;
       if (asc__lower_new_array(ls, target, value))
@@ -237,6 +239,8 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
   for (int k = 0; k < s->u.assign.ntargets; k++) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
+    if (asc__lower_array_tuple_assign(ls, tg, value))
+      continue;
     if (tg->kind == ASC_EXPR_TUPLE && asc__lower_is_array_tuple(value)) {
       unpack_arrays(ls, tg, value);
       continue;
@@ -250,8 +254,6 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
     if (asc__lower_blas_store(ls, tg, value, -1))
       continue;
     if (asc__lower_array_assign(ls, tg, value))
-      continue;
-    if (asc__lower_array_tuple_assign(ls, tg, value))
       continue;
     if (tg->kind == ASC_EXPR_TUPLE) {
       int n = tg->u.tuple.n;

@@ -207,7 +207,7 @@ static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
     na--;
   asc__lower_view(ls, a[0], &in);
-  if (in.permuted)
+  if (in.permuted && !e->u.call.set_shape) /* x.shape = n: never a copy */
     asc__lower_whole_tensor(ls, asc__lower_c_copy(ls, &in), &in);
   if (na == 2) {
     asc__type *st = ty(a[1]);

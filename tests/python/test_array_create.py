@@ -260,7 +260,7 @@ def test_matrix_products():
     np.testing.assert_array_equal(o, ai @ bi)          # integers: exact
     with pytest.raises(ValueError, match="mismatch in its core dimension"):
         m.mm_into(ai, ai, np.zeros((3, 4), np.int64))
-    with pytest.raises(asc.CompileError, match="1-D and 2-D arrays"):
+    with pytest.raises(asc.CompileError, match="take arrays of 1 or more axes, not int64"):
         asc.compile("import asc\n@asc.kernel\ndef k(a, n):\n"
                     "    a[0] = n @ n\n").k(np.zeros(2), 3)
 

@@ -498,3 +498,66 @@ def test_closures_read_the_locals_around_them():
     call of f)."""
     got, want = both(closure, np.arange(4.0), 3)
     np.testing.assert_array_equal(got, want)
+
+
+# ------------------------------------ a name bound to another name's array
+
+@asc.kernel
+def converge(A, tol):
+    x = np.ones(A.shape[0]) / A.shape[0]
+    steps = 0
+    for i in range(200):
+        old = x
+        x = A @ x
+        steps += 1
+        if np.max(np.abs(old - x)) < tol:
+            break
+    return x, steps
+
+
+@asc.kernel
+def keep_previous(a, n):
+    prev = np.zeros(a.shape[0])
+    cur = a.copy()
+    for i in range(n):
+        prev = cur
+        cur = cur * 0.5 + 1.0
+    return prev + cur
+
+
+def test_a_name_keeps_the_array_another_name_held():
+    """old = x, then x = A @ x in a loop: numpy's old keeps the array x
+    held (it read x's register, so the loop stopped after one step)."""
+    A = np.array([[0.5, 0.25], [0.5, 0.75]])
+    got, steps = converge(A, 1e-10)
+    want, wsteps = converge.py_func(A, 1e-10)
+    assert steps == wsteps and steps > 5
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    a = np.arange(5.0)
+    for n in (0, 1, 4):
+        np.testing.assert_array_equal(keep_previous(a, n),
+                                      keep_previous.py_func(a, n))
+
+
+def test_an_alias_of_a_rebound_array_that_is_written_is_an_error():
+    @asc.kernel
+    def k(u, n):
+        v = u * 0.0
+        for i in range(n):
+            v = u * 2.0
+            w = v
+            w[0] = 1.0
+        return v
+    with pytest.raises(asc.CompileError, match=r"'w = v' would keep the array 'v' "
+                       r"holds.*bind a copy \(w = v.copy\(\)\)"):
+        k(np.ones(3), 2)
+
+
+def test_an_alias_of_a_name_bound_once_still_shares_the_array():
+    @asc.kernel
+    def k(a):
+        b = a
+        b[0] = 7.0
+        return a[0]
+    a = np.zeros(3)
+    assert k(a) == 7.0 and a[0] == 7.0
