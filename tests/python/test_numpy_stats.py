@@ -8,6 +8,7 @@ import pytest
 
 import asc
 from test_np_ufuncs import same  # dtype, shape and every element (NaN equal)
+from badargs import assert_compile_error_at_line_6
 
 TEXT = """
 import numpy as np
@@ -252,10 +253,4 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.unique(v.astype(np.complex128))", "np.unique of complex arrays is not supported"),
 ])
 def test_bad_arguments_are_compile_errors_at_the_line(body, message):
-    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
-            f"def k({SIG}):\n"
-            f"    y = {body}\n")
-    with pytest.raises(asc.CompileError) as ei:
-        asc.compile(text)
-    assert message in str(ei.value)
-    assert ":6:" in str(ei.value)
+    assert_compile_error_at_line_6(SIG, body, message)
