@@ -44,6 +44,8 @@ TABLE = [
     ("mod", 2, FI, (1, 5)), ("less", 2, FI, (-3, 3)),
     ("greater_equal", 2, FI, (-3, 3)), ("equal", 2, FI, (-2, 2)),
     ("logical_and", 2, FI, (-1, 2)), ("logical_xor", 2, FI, (-1, 2)),
+    ("cbrt", 1, FI, (-8, 8)), ("arcsinh", 1, F, (-3, 3)),
+    ("arccosh", 1, F, (1, 4)), ("arctanh", 1, F, (-0.9, 0.9)),
 ]
 
 

@@ -1163,6 +1163,8 @@ static bool args_follow_result(asc__builtin_id id) {
   case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
   case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
   case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+  case ASC_BI_NP_CBRT: case ASC_BI_ASINH: case ASC_BI_ACOSH:
+  case ASC_BI_ATANH:
     return true;
   default:
     return false;
