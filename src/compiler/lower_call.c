@@ -638,6 +638,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   }
   default: {
     int id = intrinsic_of(b->id);
+    if (asc__lower_is_ufunc_more(b->id))
+      return asc__lower_ufunc_more(ls, e);
     int dt = scalar_dt(ls, e);
     int adt;
     int32_t d;
