@@ -1105,6 +1105,10 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
       return err(r);
     }
     return t; /* integers keep their dtype */
+  case ASC_BI_ATAN2:
+  case ASC_BI_HYPOT:
+  case ASC_BI_FMOD:
+  case ASC_BI_COPYSIGN:
   case ASC_BI_NP_FMAX:
   case ASC_BI_NP_FMIN:
   case ASC_BI_NP_HEAVISIDE:
@@ -1115,30 +1119,14 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     PROPAGATE(u);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
         asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
-      report(r, e->loc, "np.%s of complex numbers is not supported in "
-             "kernels", b->name);
-      return err(r);
-    }
-    t = asc__ty_promote(r->in->c, t, u);
-    /* fmax and fmin keep integers (and bools); heaviside and logaddexp
-     * have float loops only */
-    if (b->id == ASC_BI_NP_FMAX || b->id == ASC_BI_NP_FMIN)
-      return t;
-    return floatify(r, t);
-  case ASC_BI_ATAN2:
-  case ASC_BI_HYPOT:
-  case ASC_BI_FMOD:
-  case ASC_BI_COPYSIGN:
-    t = need_scalar(r, e, 0);
-    u = need_scalar(r, e, 1);
-    PROPAGATE(t);
-    PROPAGATE(u);
-    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
-        asc__dtype_is_complex(asc__ty_find(u)->dtype)) {
       report(r, e->loc, "'%s' of complex numbers is not supported",
              b->name);
       return err(r);
     }
+    /* fmax and fmin keep integers (and bools); heaviside and logaddexp
+     * have float loops only */
+    if (b->id == ASC_BI_NP_FMAX || b->id == ASC_BI_NP_FMIN)
+      return asc__ty_promote(r->in->c, t, u);
     /* np.fmod of integers is numpy's integer fmod (math.fmod a float) */
     if (b->id == ASC_BI_FMOD && asc__expr_via_asc(e->u.call.func)) {
       u = asc__ty_promote(r->in->c, t, u);
