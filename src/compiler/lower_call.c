@@ -31,6 +31,10 @@ static int intrinsic_of(asc__builtin_id id) {
   case ASC_BI_LOG10: return ASC_INTR_LOG10;
   case ASC_BI_LOG1P: return ASC_INTR_LOG1P;
   case ASC_BI_SQRT: return ASC_INTR_SQRT;
+  case ASC_BI_NP_CBRT: return ASC_INTR_CBRT;
+  case ASC_BI_ASINH: return ASC_INTR_ASINH; /* np.arcsinh of reals */
+  case ASC_BI_ACOSH: return ASC_INTR_ACOSH;
+  case ASC_BI_ATANH: return ASC_INTR_ATANH;
   case ASC_BI_FLOOR: return ASC_INTR_FLOOR;
   case ASC_BI_CEIL: return ASC_INTR_CEIL;
   case ASC_BI_TRUNC: return ASC_INTR_TRUNC;
@@ -634,6 +638,8 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   }
   default: {
     int id = intrinsic_of(b->id);
+    if (asc__lower_is_ufunc_more(b->id))
+      return asc__lower_ufunc_more(ls, e);
     int dt = scalar_dt(ls, e);
     int adt;
     int32_t d;

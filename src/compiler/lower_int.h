@@ -662,6 +662,10 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
                                     asc__irval *agg);
 /* A call of a builtin, an intrinsic or a helper. */
 asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e);
+/* np.sign, np.heaviside, np.fmax, np.fmin, np.logaddexp, np.reciprocal
+ * (lower_ufunc_more.c) */
+bool asc__lower_is_ufunc_more(asc__builtin_id id);
+asc__irval asc__lower_ufunc_more(lstate *ls, const asc__ast_expr *e);
 /* A complex intrinsic (CREAL, CIMAG, CABS, CARG: real result; CONJ) of
  * the complex value v. */
 asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v);

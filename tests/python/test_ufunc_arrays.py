@@ -44,6 +44,11 @@ TABLE = [
     ("mod", 2, FI, (1, 5)), ("less", 2, FI, (-3, 3)),
     ("greater_equal", 2, FI, (-3, 3)), ("equal", 2, FI, (-2, 2)),
     ("logical_and", 2, FI, (-1, 2)), ("logical_xor", 2, FI, (-1, 2)),
+    ("cbrt", 1, FI, (-8, 8)), ("arcsinh", 1, F, (-3, 3)),
+    ("arccosh", 1, F, (1, 4)), ("arctanh", 1, F, (-0.9, 0.9)),
+    ("sign", 1, FI, (-3, 3)), ("fmax", 2, FI, (-3, 3)),
+    ("fmin", 2, FI, (-3, 3)), ("heaviside", 2, F, (-1, 1)),
+    ("logaddexp", 2, F, (-30, 30)), ("reciprocal", 1, F, (0.5, 3)),
 ]
 
 

@@ -28,6 +28,11 @@ static const struct {
     {"arcsin", ASC_BI_ASIN}, {"arccos", ASC_BI_ACOS},
     {"arctan", ASC_BI_ATAN}, {"arctan2", ASC_BI_ATAN2},
     {"sinh", ASC_BI_SINH}, {"cosh", ASC_BI_COSH}, {"tanh", ASC_BI_TANH},
+    {"arcsinh", ASC_BI_ASINH}, {"arccosh", ASC_BI_ACOSH},
+    {"arctanh", ASC_BI_ATANH}, {"cbrt", ASC_BI_NP_CBRT},
+    {"sign", ASC_BI_NP_SIGN}, {"heaviside", ASC_BI_NP_HEAVISIDE},
+    {"fmax", ASC_BI_NP_FMAX}, {"fmin", ASC_BI_NP_FMIN},
+    {"logaddexp", ASC_BI_NP_LOGADDEXP}, {"reciprocal", ASC_BI_NP_RECIPROCAL},
     {"exp", ASC_BI_EXP}, {"exp2", ASC_BI_EXP2}, {"expm1", ASC_BI_EXPM1},
     {"log", ASC_BI_LOG}, {"log2", ASC_BI_LOG2}, {"log10", ASC_BI_LOG10},
     {"log1p", ASC_BI_LOG1P}, {"sqrt", ASC_BI_SQRT}, {"power", ASC_BI_POW},
@@ -113,10 +118,12 @@ const asc__builtin *asc__builtin_method(const char *name) {
 }
 
 const char asc__numpy_names[] =
-    "sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, exp, "
-    "exp2, expm1, log, log2, log10, log1p, sqrt, power, floor, ceil, trunc, "
+    "sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, "
+    "arcsinh, arccosh, arctanh, exp, exp2, expm1, log, log2, log10, log1p, "
+    "sqrt, cbrt, power, floor, ceil, trunc, "
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
-    "minimum, maximum, pi, e, inf, nan, the reductions sum, prod, min, "
+    "minimum, maximum, fmax, fmin, sign, heaviside, logaddexp, "
+    "reciprocal, pi, e, inf, nan, the reductions sum, prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "

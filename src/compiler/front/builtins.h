@@ -266,7 +266,16 @@ typedef enum asc__builtin_kind {
   X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 1, "z")                           \
   X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
-  /* cmath only (cmath.X; the others are the math builtins of that name) */   \
+  /* numpy only (np.cbrt) */                                                  \
+  X(NP_CBRT, "cbrt", 0, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(NP_SIGN, "sign", 0, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(NP_HEAVISIDE, "heaviside", 0, ASC_BK_FUNC, 2, 2, "x1,x2")               \
+  X(NP_FMAX, "fmax", 0, ASC_BK_FUNC, 2, 2, "x1,x2")                         \
+  X(NP_FMIN, "fmin", 0, ASC_BK_FUNC, 2, 2, "x1,x2")                         \
+  X(NP_LOGADDEXP, "logaddexp", 0, ASC_BK_FUNC, 2, 2, "x1,x2")               \
+  X(NP_RECIPROCAL, "reciprocal", 0, ASC_BK_FUNC, 1, 1, "x")                 \
+  /* cmath only (cmath.X; the others are the math builtins of that name;    \
+   * np.arcsinh, np.arccosh, np.arctanh are these of reals) */              \
   X(ASINH, "asinh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
   X(ACOSH, "acosh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
   X(ATANH, "atanh", 0, ASC_BK_FUNC, 1, 1, "z")                              \

@@ -162,9 +162,6 @@ static void vins(vstate *v, const asc__irins *i) {
         fail(v, i, "rect types");
       break;
     }
-    if ((i->aux == ASC_INTR_ASINH || i->aux == ASC_INTR_ACOSH ||
-         i->aux == ASC_INTR_ATANH) && !asc__dt_is_complex(vdt(v, i, 0)))
-      fail(v, i, "complex-only intrinsic on a real");
     if (i->aux == ASC_INTR_CREAL || i->aux == ASC_INTR_CIMAG ||
         i->aux == ASC_INTR_CABS || i->aux == ASC_INTR_CARG) {
       if (!asc__dt_is_complex(vdt(v, i, 0)) ||

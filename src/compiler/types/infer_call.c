@@ -1094,10 +1094,25 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     }
     return asc__ty_promote(r->in->c, t, asc__ty_promote(r->in->c, u, w));
   }
+  case ASC_BI_NP_SIGN:
+  case ASC_BI_NP_RECIPROCAL:
+    t = need_scalar(r, e, 0);
+    PROPAGATE(t);
+    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
+        asc__ty_find(t)->dtype == ascBool) {
+      report(r, e->loc, "np.%s of %s is not supported in kernels",
+             b->name, tn(r, t));
+      return err(r);
+    }
+    return t; /* integers keep their dtype */
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
   case ASC_BI_FMOD:
   case ASC_BI_COPYSIGN:
+  case ASC_BI_NP_FMAX:
+  case ASC_BI_NP_FMIN:
+  case ASC_BI_NP_HEAVISIDE:
+  case ASC_BI_NP_LOGADDEXP:
     t = need_scalar(r, e, 0);
     u = need_scalar(r, e, 1);
     PROPAGATE(t);
@@ -1108,6 +1123,10 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
              b->name);
       return err(r);
     }
+    /* fmax and fmin keep integers (and bools); heaviside and logaddexp
+     * have float loops only */
+    if (b->id == ASC_BI_NP_FMAX || b->id == ASC_BI_NP_FMIN)
+      return asc__ty_promote(r->in->c, t, u);
     /* np.fmod of integers is numpy's integer fmod (math.fmod a float) */
     if (b->id == ASC_BI_FMOD && asc__expr_via_asc(e->u.call.func)) {
       u = asc__ty_promote(r->in->c, t, u);
@@ -1163,6 +1182,10 @@ static bool args_follow_result(asc__builtin_id id) {
   case ASC_BI_TANH: case ASC_BI_EXP: case ASC_BI_EXP2: case ASC_BI_EXPM1:
   case ASC_BI_LOG: case ASC_BI_LOG2: case ASC_BI_LOG10: case ASC_BI_LOG1P:
   case ASC_BI_SQRT: case ASC_BI_FABS: case ASC_BI_ERF: case ASC_BI_ERFC:
+  case ASC_BI_NP_CBRT: case ASC_BI_ASINH: case ASC_BI_ACOSH:
+  case ASC_BI_ATANH: case ASC_BI_NP_SIGN: case ASC_BI_NP_HEAVISIDE:
+  case ASC_BI_NP_FMAX: case ASC_BI_NP_FMIN: case ASC_BI_NP_LOGADDEXP:
+  case ASC_BI_NP_RECIPROCAL:
     return true;
   default:
     return false;
