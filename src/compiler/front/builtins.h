@@ -90,6 +90,8 @@ typedef enum asc__builtin_kind {
     "ar,return_index,return_inverse,return_counts,axis,equal_nan,sorted")      \
   X(NP_MGRID, "mgrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
   X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
+  X(NP_TRACE, "trace", 0, ASC_BK_FUNC, 1, 2, "a,offset")                      \
+  X(NP_DIAG, "diag", 0, ASC_BK_FUNC, 1, 2, "v,k")                              \
   /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
   X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
   X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \
