@@ -1,9 +1,10 @@
 /*
  * Lowering of the diagonal functions of ASC_NUMPY_FUNCS (docs/arrays.md,
- * "Diagonals"), as types/infer_numpy2.c types them: np.trace (a number)
- * and np.diag (a new array).  A diagonal k of an (n0, n1) array starts
- * at row max(0, -k) and column max(0, k) and has max(0, min(n0 - row,
- * n1 - column)) elements, none when k is past either side.
+ * "Diagonals and flips"), as types/infer_numpy2.c types them: np.trace
+ * (a number) and np.diag (a new array).  A diagonal k of an (n0, n1)
+ * array starts at row max(0, -k) and column max(0, k) and has
+ * max(0, min(n0 - row, n1 - column)) elements, none when k is past
+ * either side.
  */
 #include <string.h>
 

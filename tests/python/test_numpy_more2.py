@@ -1,7 +1,8 @@
 """More numpy functions of ASC_NUMPY_FUNCS (types/infer_numpy2.c,
-lower_numpy2.c): np.trace and np.diag, each compared with numpy on several
+lower_numpy2.c): np.trace and np.diag, and np.flipud and np.fliplr (views,
+as np.flip; lower_view.c), each compared with numpy on several
 dtypes and shapes (empty, one element, offsets past either side, views that
-are not contiguous), and their errors (docs/arrays.md, "Diagonals")."""
+are not contiguous), and their errors (docs/arrays.md, "Diagonals and flips")."""
 import numpy as np
 import pytest
 
@@ -23,6 +24,20 @@ def diag_2d(a, k):
 @asc.kernel
 def diag_1d(v, k):
     return np.diag(v), np.diag(v, k), np.diag(v, k=-k), np.diag(v[::-2])
+
+@asc.kernel
+def flips_2d(a):
+    return np.flipud(a), np.fliplr(a), np.flipud(a.T) * 2, np.fliplr(a[::2, 1:]), np.flipud(np.fliplr(a))
+
+@asc.kernel
+def flipud_1d(v):
+    return np.flipud(v), np.flipud(v[::-2]) + 1
+
+@asc.kernel
+def flip_write(a):
+    b = np.flipud(a)
+    b[0, 0] = 7
+    np.fliplr(a)[0, 0] = 9
 """
 
 DTYPES = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.bool_,
@@ -94,6 +109,31 @@ def test_diag(mod, dt):
                 same(g, w)
 
 
+@pytest.mark.parametrize("dt", [np.float64, np.int32, np.bool_, np.complex128])
+def test_flipud_fliplr(mod, dt):
+    for shape in ((1, 1), (3, 4), (5, 2), (0, 3), (2, 3, 4)):
+        a = arr(shape, dt, 6)
+        got = mod.flips_2d(a)
+        want = (np.flipud(a), np.fliplr(a), np.flipud(a.T) * 2,
+                np.fliplr(a[::2, 1:]), np.flipud(np.fliplr(a)))
+        for g, w in zip(got, want):
+            same(g, w)
+    for n in (0, 1, 6):
+        v = arr((n,), dt, 7)
+        for g, w in zip(mod.flipud_1d(v), (np.flipud(v), np.flipud(v[::-2]) + 1)):
+            same(g, w)
+
+
+def test_flipud_fliplr_are_views(mod):
+    """numpy's flipud and fliplr are views: a store through them is a store
+    into the array."""
+    a, b = np.zeros((3, 4)), np.zeros((3, 4))
+    mod.flip_write(a)
+    np.flipud(b)[0, 0] = 7
+    np.fliplr(b)[0, 0] = 9
+    same(a, b)
+
+
 SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
        "c: asc.Tensor[asc.float64, 3], n: int, x: float")
 
@@ -107,6 +147,9 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.diag(c)", "Input must be 1- or 2-d."),
     ("np.diag(a, k=x)", "np.diag's k must be an integer, not float"),
     ("np.diag(x)", "np.diag() in kernels takes an array here, not float"),
+    ("np.fliplr(v)", "Input must be >= 2-d."),
+    ("np.flipud(n)", "flipud() takes an array, not a Python int"),
+    ("np.flipud(a, 0)", "np.flipud() takes 1 argument (2 given)"),
 ])
 def test_bad_arguments_are_compile_errors_at_the_line(body, message):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
@@ -125,3 +168,5 @@ def test_numpy_gives_the_same_errors():
         np.diag(np.ones((2, 2, 2)))
     with pytest.raises(TypeError):
         np.trace(np.ones((2, 2)), 1.5)
+    with pytest.raises(ValueError, match="Input must be >= 2-d."):
+        np.fliplr(np.ones(3))

@@ -252,6 +252,8 @@ typedef enum asc__builtin_kind {
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
   X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
+  X(NP_FLIPUD, "flipud", 0, ASC_BK_FUNC, 1, 1, "m")                         \
+  X(NP_FLIPLR, "fliplr", 0, ASC_BK_FUNC, 1, 1, "m")                         \
   /* np.UF.outer(A, B)'s left operand: A viewed with B.ndim new trailing   \
    * axes of size 1 (front/rewrite_ufunc.c; no source names it) */          \
   X(NP_OUTER_LEFT, "outer:left", 0, ASC_BK_FUNC, 2, 2, "a,b")               \

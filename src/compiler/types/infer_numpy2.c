@@ -1,6 +1,7 @@
 /*
  * Types of the diagonal functions of ASC_NUMPY_FUNCS (docs/arrays.md,
- * "Diagonals"): np.trace and np.diag.  lower_numpy2.c lowers them.
+ * "Diagonals and flips"): np.trace and np.diag.  lower_numpy2.c lowers
+ * them.
  */
 #include <stdio.h>
 #include <string.h>
