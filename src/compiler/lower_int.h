@@ -679,4 +679,11 @@ asc__irval asc__lower_cmplx(lstate *ls, int dt, asc__irval re, asc__irval im);
 void asc__lower_cmath_polar(lstate *ls, const asc__ast_expr *e,
                             asc__irval *vals);
 
+/* ------------------------------------------------------- lower_numpy2.c */
+
+/* np.trace(a, offset): a number. */
+asc__irval asc__lower_trace(lstate *ls, const asc__ast_expr *e);
+/* np.diag(v, k): a new array. */
+int32_t asc__lower_diag(lstate *ls, const asc__ast_expr *e);
+
 #endif /* ASC_LOWER_INT_H */

@@ -1234,6 +1234,8 @@ asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
     return v;
   case ASC_BI_NP_MEDIAN:
     return median(ls, e);
+  case ASC_BI_NP_TRACE:
+    return asc__lower_trace(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg_value(ls, e);
@@ -1293,6 +1295,8 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     asc__lower_unique(ls, e, &r);
     return r;
   }
+  case ASC_BI_NP_DIAG:
+    return asc__lower_diag(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg(ls, e);

@@ -146,6 +146,8 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_RESHAPE:
     case ASC_BI_NP_TRANSPOSE:
     case ASC_BI_NP_FLIP:
+    case ASC_BI_NP_FLIPUD:
+    case ASC_BI_NP_FLIPLR:
     case ASC_BI_NP_OUTER_LEFT:
     case ASC_BI_NP_EINSUM_OPERAND:
     case ASC_BI_NP_EINSUM_DIAG:
@@ -303,7 +305,9 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
         v->permuted |= perm[k] != k;
       }
       return;
-    case ASC_BI_NP_FLIP: { /* the axes reversed: from the last element */
+    case ASC_BI_NP_FLIP: /* the axes reversed: from the last element */
+    case ASC_BI_NP_FLIPUD:
+    case ASC_BI_NP_FLIPLR: {
       bool axes[ASC_MAX_DIMS];
       asc__lower_view(ls, e->u.call.rargs[0], &in);
       if (!asc__flip_axes(e, in.nd, axes, &bad))

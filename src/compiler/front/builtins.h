@@ -90,6 +90,8 @@ typedef enum asc__builtin_kind {
     "ar,return_index,return_inverse,return_counts,axis,equal_nan,sorted")      \
   X(NP_MGRID, "mgrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
   X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
+  X(NP_TRACE, "trace", 0, ASC_BK_FUNC, 1, 2, "a,offset")                      \
+  X(NP_DIAG, "diag", 0, ASC_BK_FUNC, 1, 2, "v,k")                              \
   /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
   X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
   X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \
@@ -250,6 +252,8 @@ typedef enum asc__builtin_kind {
   X(NP_OUTER, "outer", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                     \
   X(NP_NORM, "norm", 0, ASC_BK_FUNC, 1, 4, "x,ord,axis,keepdims")           \
   X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
+  X(NP_FLIPUD, "flipud", 0, ASC_BK_FUNC, 1, 1, "m")                         \
+  X(NP_FLIPLR, "fliplr", 0, ASC_BK_FUNC, 1, 1, "m")                         \
   /* np.UF.outer(A, B)'s left operand: A viewed with B.ndim new trailing   \
    * axes of size 1 (front/rewrite_ufunc.c; no source names it) */          \
   X(NP_OUTER_LEFT, "outer:left", 0, ASC_BK_FUNC, 2, 2, "a,b")               \

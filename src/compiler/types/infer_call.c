@@ -643,6 +643,14 @@ bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
   asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
   asc__ast_expr *const *ax = &a;
   int n = 1;
+  asc__builtin_id id = call->u.call.builtin->id;
+  if (id == ASC_BI_NP_FLIPUD || id == ASC_BI_NP_FLIPLR) {
+    int k = id == ASC_BI_NP_FLIPLR; /* numpy: m[::-1] and m[:, ::-1] */
+    for (int j = 0; j < nd; j++)
+      axes[j] = j == k;
+    *bad = call->u.call.rargs[0];
+    return k < nd;
+  }
   for (int k = 0; k < nd; k++)
     axes[k] = a == NULL || a->kind == ASC_EXPR_NONE;
   *bad = a;
@@ -752,7 +760,16 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
     return asc__ty_tensor(r->in->c, (ascDataType)t->dtype,
                           t->ndim + u->ndim, false);
   }
-  if (b->id == ASC_BI_NP_FLIP) {
+  if (b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR) {
+    bool axes[ASC_MAX_DIMS];
+    if (!asc__flip_axes(e, t->ndim, axes, &bad)) {
+      report(r, bad->loc, "Input must be >= %d-d.",
+             b->id == ASC_BI_NP_FLIPLR ? 2 : 1);
+      return err(r);
+    }
+  }
+  if (b->id == ASC_BI_NP_FLIP || b->id == ASC_BI_NP_FLIPUD ||
+      b->id == ASC_BI_NP_FLIPLR) {
     bool axes[ASC_MAX_DIMS];
     if (!asc__flip_axes(e, t->ndim, axes, &bad)) {
       report(r, bad->loc, "flip's axis is None, an integer constant or a "
@@ -889,6 +906,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     return reshape(r, e);
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
       b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP ||
+      b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR ||
       b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND ||
       b->id == ASC_BI_NP_EINSUM_DIAG)
     return view_call(r, e);

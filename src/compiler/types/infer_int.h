@@ -250,4 +250,11 @@ asc__type *asc__infer_histogram(run *r, asc__ast_expr *e);
 /* np.unique(...). */
 asc__type *asc__infer_unique(run *r, asc__ast_expr *e);
 
+/* ------------------------------------------------------ infer_numpy2.c */
+
+/* np.trace(a, offset). */
+asc__type *asc__infer_trace(run *r, asc__ast_expr *e);
+/* np.diag(v, k). */
+asc__type *asc__infer_diag(run *r, asc__ast_expr *e);
+
 #endif /* ASC_INFER_INT_H */

@@ -703,6 +703,10 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return asc__infer_histogram(r, e);
   case ASC_BI_NP_UNIQUE:
     return asc__infer_unique(r, e);
+  case ASC_BI_NP_TRACE:
+    return asc__infer_trace(r, e);
+  case ASC_BI_NP_DIAG:
+    return asc__infer_diag(r, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__infer_linalg(r, e);
