@@ -1,5 +1,5 @@
 """The table tests of bad arguments to numpy functions in kernels
-(test_numpy_more, test_numpy_grids, test_numpy_stats): a kernel whose
+(test_numpy_more, test_numpy_more2, test_numpy_grids, test_numpy_stats): a kernel whose
 line 6 is `y = BODY` must fail to compile with MESSAGE at that line."""
 import pytest
 

@@ -8,6 +8,7 @@ import pytest
 
 import asc
 from test_np_ufuncs import same  # dtype, shape and every element (NaN equal)
+from badargs import assert_compile_error_at_line_6
 
 DIAG = """
 import numpy as np
@@ -152,12 +153,7 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.flipud(a, 0)", "np.flipud() takes 1 argument (2 given)"),
 ])
 def test_bad_arguments_are_compile_errors_at_the_line(body, message):
-    text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"
-            f"def k({SIG}):\n"
-            f"    y = {body}\n")
-    with pytest.raises(asc.CompileError) as ei:
-        asc.compile(text)
-    assert message in str(ei.value) and ":6:" in str(ei.value)
+    assert_compile_error_at_line_6(SIG, body, message)
 
 
 def test_numpy_gives_the_same_errors():
