@@ -29,6 +29,7 @@ QA_NAMES = [n for n in h.names() if n.startswith("qa_")]
 QA_EXPECTED_TO_RUN = {
     "qa_batched_matmul_nd",
     "qa_cart2pol",
+    "qa_cbrt_sign",
     "qa_checkerboard_indices",
     "qa_checkerboard_tile",
     "qa_circle_mgrid",
@@ -71,8 +72,6 @@ QA_EXPECTED_TO_RUN = {
 QA_EXPECTED_FAILURES = {
     "qa_batchnorm_axes": (h.DIAG, 13,
         "axis must be an integer constant (or None) written in the call; 'axes' is a variable (a helper's parameter is one too, whatever its default or argument)"),
-    "qa_cbrt_sign": (h.DIAG, 13,
-        'np.cbrt is not supported in kernels yet'),
     "qa_einsum_matvec": (h.DIAG, 13,
         "np.einsum('ijk,ik->ij') is not supported in kernels: kernels take one or two operands: products of one contracted letter ('ij,jk->ik', 'ij,j->i', 'bij,bjk->bik', transposed operands), elementwise products and outer products ('ij,ij->ij', 'i,j->ij'), 'ii->', 'ii->i', transposes and sums ('ij->ji', 'ij->')"),
     "qa_game_of_life_roll": (h.DIAG, 15,
