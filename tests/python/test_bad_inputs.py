@@ -155,9 +155,20 @@ def test_an_array_for_a_number_parameter_names_the_line():
     out = np.zeros(3)
     mod.k(out, 2.0)
     assert out[0] == 3.0
-    with pytest.raises(TypeError, match=r"parameter 's'.*line 5 uses it as "
-                                        r"a number.*annotate it"):
+    # the argument's type wins (docs/arrays.md, "Parameters typed by what
+    # is passed"): the kernel compiled for the array fails at line 5
+    with pytest.raises(asc.CompileError, match=r"(?s)<string>:5:.*compiled "
+                       r"for the array passed for 's'.*annotate it"):
         mod.k(out, np.ones(3))
+    annotated = asc.compile(
+        "import asc\n"
+        "@asc.kernel\n"
+        "def k(out, s: float):\n"
+        "    for i in range(out.shape[0]):\n"
+        "        out[i] = s + 1.0\n"
+    )
+    with pytest.raises(TypeError, match=r"parameter 's'.*expected a scalar"):
+        annotated.k(out, np.ones(3))
 
 
 def test_a_variable_only_annotated_is_an_error_where_it_is_read():

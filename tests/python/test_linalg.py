@@ -382,8 +382,12 @@ def test_without_lapack_a_clear_error(tmp_path):
         "except RuntimeError as e:\n"
         "    print('RuntimeError', e)\n"
         "print(m.f(np.zeros((0, 0))).shape)\n")
+    # the child finds this asc (conftest puts it on sys.path, not the
+    # environment)
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(asc.__file__)))
+    path = os.pathsep.join(p for p in (pkg, os.environ.get("PYTHONPATH")) if p)
     env = dict(os.environ, ASC_LAPACK_LIB=str(tmp_path / "none.so"),
-               ASC_CACHE_DIR=str(tmp_path / "cache"))
+               ASC_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=path)
     out = subprocess.run([sys.executable, "-c", code], env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
