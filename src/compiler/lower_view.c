@@ -148,6 +148,7 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     case ASC_BI_NP_FLIP:
     case ASC_BI_NP_FLIPUD:
     case ASC_BI_NP_FLIPLR:
+    case ASC_BI_NP_ROT90:
     case ASC_BI_NP_OUTER_LEFT:
     case ASC_BI_NP_EINSUM_OPERAND:
     case ASC_BI_NP_EINSUM_DIAG:
@@ -282,6 +283,17 @@ static void reshape_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   }
 }
 
+/* v reversed along axis j: it starts at the last element of the axis. */
+static void flip_axis(lstate *ls, asc__lview *v, int j) {
+  v->off = add(ls, v->off,
+               mul(ls,
+                   op2(ls, ASC_IR_MAX, ascInt64, i64(0),
+                       op2(ls, ASC_IR_SUB, ascInt64, v->shape[j], i64(1))),
+                   v->stride[j]));
+  v->stride[j] = op1(ls, ASC_IR_NEG, ascInt64, v->stride[j]);
+  v->src[j] = -1;
+}
+
 void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
   const asc__lview *b = bound_view(ls, e);
   if (b != NULL) {
@@ -313,17 +325,34 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
       if (!asc__flip_axes(e, in.nd, axes, &bad))
         asc__diag_fatal(ls->c, bad->loc, "flip: bad axis");
       *v = in;
-      for (int k = 0; k < in.nd; k++) {
-        if (!axes[k])
-          continue;
-        v->off = add(ls, v->off,
-                     mul(ls,
-                         op2(ls, ASC_IR_MAX, ascInt64, i64(0),
-                             op2(ls, ASC_IR_SUB, ascInt64, in.shape[k],
-                                 i64(1))),
-                         in.stride[k]));
-        v->stride[k] = op1(ls, ASC_IR_NEG, ascInt64, in.stride[k]);
-        v->src[k] = -1;
+      for (int k = 0; k < in.nd; k++)
+        if (axes[k])
+          flip_axis(ls, v, k);
+      return;
+    }
+    case ASC_BI_NP_ROT90: { /* numpy's flips and a swap of the two axes */
+      int k, a0, a1;
+      const char *why;
+      asc__lower_view(ls, e->u.call.rargs[0], &in);
+      if (!asc__rot90_plan(e, in.nd, &k, &a0, &a1, &why, &bad))
+        asc__diag_fatal(ls->c, bad->loc, "%s", why);
+      *v = in;
+      if (k == 0)
+        return;
+      if (k == 2 || k == 3) /* k == 3: the transpose of m flipped along a0 */
+        flip_axis(ls, v, a0);
+      if (k == 1 || k == 2)
+        flip_axis(ls, v, a1);
+      if (k != 2) {
+        asc__irval s = v->shape[a0], st = v->stride[a0];
+        int8_t src = v->src[a0];
+        v->shape[a0] = v->shape[a1];
+        v->stride[a0] = v->stride[a1];
+        v->src[a0] = v->src[a1];
+        v->shape[a1] = s;
+        v->stride[a1] = st;
+        v->src[a1] = src;
+        v->permuted = true;
       }
       return;
     }

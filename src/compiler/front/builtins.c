@@ -73,6 +73,7 @@ static const struct {
     {"cumprod", ASC_BI_NP_CUMPROD},
     {"outer", ASC_BI_NP_OUTER}, {"flip", ASC_BI_NP_FLIP},
     {"flipud", ASC_BI_NP_FLIPUD}, {"fliplr", ASC_BI_NP_FLIPLR},
+    {"rot90", ASC_BI_NP_ROT90},
     {"complex64", ASC_BI_DT_COMPLEX64}, {"csingle", ASC_BI_DT_COMPLEX64},
     {"complex128", ASC_BI_DT_COMPLEX128}, {"cdouble", ASC_BI_DT_COMPLEX128},
     {"complex_", ASC_BI_DT_COMPLEX128}, {"conj", ASC_BI_NP_CONJ},
@@ -129,8 +130,8 @@ const char asc__numpy_names[] =
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
-    "reshape, transpose, ravel, flip, flipud, fliplr, cumsum, cumprod, "
-    "outer, linalg.norm, "
+    "reshape, transpose, ravel, flip, flipud, fliplr, rot90, cumsum, "
+    "cumprod, outer, linalg.norm, "
     "linalg.inv, linalg.solve, linalg.cholesky, linalg.det, "
     "linalg.slogdet, linalg.eigh, linalg.eigvalsh, linalg.svd, linalg.qr, "
     "linalg.lstsq, "

@@ -254,6 +254,7 @@ typedef enum asc__builtin_kind {
   X(NP_FLIP, "flip", 0, ASC_BK_FUNC, 1, 2, "m,axis")                        \
   X(NP_FLIPUD, "flipud", 0, ASC_BK_FUNC, 1, 1, "m")                         \
   X(NP_FLIPLR, "fliplr", 0, ASC_BK_FUNC, 1, 1, "m")                         \
+  X(NP_ROT90, "rot90", 0, ASC_BK_FUNC, 1, 3, "m,k,axes")                    \
   /* np.UF.outer(A, B)'s left operand: A viewed with B.ndim new trailing   \
    * axes of size 1 (front/rewrite_ufunc.c; no source names it) */          \
   X(NP_OUTER_LEFT, "outer:left", 0, ASC_BK_FUNC, 2, 2, "a,b")               \

@@ -240,6 +240,7 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_OUTER ||
          b->id == ASC_BI_NP_NORM || b->id == ASC_BI_NP_FLIP ||
          b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR ||
+         b->id == ASC_BI_NP_ROT90 ||
          b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND))
       u->tensor = true;
     if (numpy_func_array(u, e))

@@ -113,6 +113,10 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
 /* The axes np.flip(m, axis) reverses of an nd-axis array: axes[k] true
  * when axis k is.  false when axis is not None, an integer constant or a
  * tuple of distinct ones in range (*bad: where). */
+/* np.rot90(m, k, axes) of an nd-axis m: k mod 4 and the two axes, or
+ * false with numpy's message in *why and the argument at fault. */
+bool asc__rot90_plan(const asc__ast_expr *call, int nd, int *k, int *a0,
+                     int *a1, const char **why, const asc__ast_expr **bad);
 bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
                     const asc__ast_expr **bad);
 /* An axis argument of the numpy functions of infer_numpy.c, an integer

@@ -638,6 +638,51 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
 }
 
+bool asc__rot90_plan(const asc__ast_expr *call, int nd, int *k, int *a0,
+                     int *a1, const char **why, const asc__ast_expr **bad) {
+  const asc__ast_expr *kk = call->u.call.nrargs > 1 ? call->u.call.rargs[1]
+                                                    : NULL;
+  const asc__ast_expr *ax = call->u.call.nrargs > 2 ? call->u.call.rargs[2]
+                                                    : NULL;
+  int64_t v = 1, x[2] = {0, 1};
+  *bad = call->u.call.rargs[0];
+  if (kk != NULL && kk->kind != ASC_EXPR_NONE &&
+      !asc__expr_int_literal(kk, &v)) {
+    *bad = kk;
+    *why = "np.rot90's k is an integer constant in kernels";
+    return false;
+  }
+  if (ax != NULL && ax->kind != ASC_EXPR_NONE) {
+    *bad = ax;
+    if (ax->kind != ASC_EXPR_TUPLE) {
+      *why = "np.rot90's axes is a tuple of two integer constants in kernels";
+      return false;
+    }
+    if (ax->u.tuple.n != 2) {
+      *why = "len(axes) must be 2.";
+      return false;
+    }
+    for (int i = 0; i < 2; i++)
+      if (!asc__expr_int_literal(ax->u.tuple.elts[i], &x[i])) {
+        *why = "np.rot90's axes is a tuple of two integer constants in "
+               "kernels";
+        return false;
+      }
+  }
+  if (x[0] == x[1] || x[0] - x[1] == nd || x[1] - x[0] == nd) {
+    *why = "Axes must be different.";
+    return false;
+  }
+  if (x[0] >= nd || x[0] < -nd || x[1] >= nd || x[1] < -nd) {
+    *why = "Axes out of range for the array's number of dimensions.";
+    return false;
+  }
+  *k = (int)(((v % 4) + 4) % 4);
+  *a0 = (int)(x[0] < 0 ? x[0] + nd : x[0]);
+  *a1 = (int)(x[1] < 0 ? x[1] + nd : x[1]);
+  return true;
+}
+
 bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
                     const asc__ast_expr **bad) {
   asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
@@ -759,6 +804,15 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
     }
     return asc__ty_tensor(r->in->c, (ascDataType)t->dtype,
                           t->ndim + u->ndim, false);
+  }
+  if (b->id == ASC_BI_NP_ROT90) {
+    int k, a0, a1;
+    const char *why;
+    if (!asc__rot90_plan(e, t->ndim, &k, &a0, &a1, &why, &bad)) {
+      report(r, bad->loc, "%s", why);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
   }
   if (b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR) {
     bool axes[ASC_MAX_DIMS];
@@ -907,7 +961,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
       b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP ||
       b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR ||
-      b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND ||
+      b->id == ASC_BI_NP_ROT90 || b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND ||
       b->id == ASC_BI_NP_EINSUM_DIAG)
     return view_call(r, e);
   if (b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_CUMPROD ||
