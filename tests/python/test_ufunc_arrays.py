@@ -1,8 +1,9 @@
 """Every numpy ufunc kernels have a scalar for works on arrays as numpy's
 does (docs/arrays.md "ufunc methods", the table of ufuncs): one kernel
-per ufunc, applied to a 2-D array (and a strided view of it), its
-result's dtype, shape and values compared with numpy's, in float32,
-float64, an integer dtype and complex128 where numpy has the loop."""
+per ufunc, applied to a 2-D array (and, in its first dtype, a strided
+view of it), its result's dtype, shape and values compared with
+numpy's, in float32, float64, an integer dtype and complex128 where
+numpy has the loop."""
 import numpy as np
 import pytest
 
@@ -82,6 +83,8 @@ def test_ufunc_on_arrays(mod, name, n, dts, rng_):
         ops = [operand(rng, dt, *rng_) for _ in range(n)]
         for kern, view in (("k_", lambda x: x),
                            ("v_", lambda x: x[::2, ::-1])):
+            if kern == "v_" and dt != dts[0]:
+                continue    # views in one dtype: each pair is a compile
             got = np.asarray(getattr(mod, kern + name)(*ops))
             want = np.asarray(getattr(np, name)(*[view(o) for o in ops]))
             assert got.shape == want.shape, (name, dt)
