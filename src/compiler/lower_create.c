@@ -732,10 +732,9 @@ void asc__lower_bind_new_array(lstate *ls, const asc__ast_expr *target,
 }
 
 void asc__lower_name_array(lstate *ls, const asc__ast_expr *target,
-                           int32_t tmp, asc__loc loc) {
+                           int32_t tmp) {
   const asc__irtype *tt = &ls->f->regs[tmp].ty;
   asc__type t;
-  (void)loc;
   memset(&t, 0, sizeof t);
   t.kind = ASC_TY_TENSOR;
   t.dtype = (ascDataType)tt->dtype;

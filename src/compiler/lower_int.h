@@ -485,11 +485,10 @@ bool asc__lower_is_new_array(lstate *ls, const asc__ast_expr *e);
 int32_t asc__lower_materialize(lstate *ls, const asc__ast_expr *e);
 /* A new array holding e: a creation call or an array expression. */
 int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e);
-/* name target = the new array tmp (SET_ARRAY into the name's register,
- * as asc__lower_new_array does); loc for the message when target held
- * an array of another type. */
+/* name target = the new array tmp, of the type its register says
+ * (asc__lower_bind_new_array). */
 void asc__lower_name_array(lstate *ls, const asc__ast_expr *target,
-                           int32_t tmp, asc__loc loc);
+                           int32_t tmp);
 /* Tuples of arrays (docs/architecture.md, "A numpy function whose result
  * is a tuple of arrays"): is e's type a tuple whose elements are all
  * arrays? */

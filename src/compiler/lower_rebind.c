@@ -249,7 +249,7 @@ bool asc__lower_alias_copy(lstate *ls, const asc__ast_expr *target,
     asc__irins *i = emit(ls, ASC_IR_SET_ARRAY, r, 1);
     i->args[0] = asc__irv_reg(tmp);
   } else {
-    asc__lower_name_array(ls, target, tmp, value->loc);
+    asc__lower_name_array(ls, target, tmp);
   }
   return true;
 }

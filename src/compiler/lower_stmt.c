@@ -190,7 +190,7 @@ static void unpack_arrays(lstate *ls, const asc__ast_expr *tg,
     if (t->kind != ASC_EXPR_NAME || t->u.name.sym == NULL)
       unsupported(ls, t->loc, "unpacking an array into this target (a "
                   "name takes it)");
-    asc__lower_name_array(ls, t, regs[q], value->loc);
+    asc__lower_name_array(ls, t, regs[q]);
   }
 }
 
