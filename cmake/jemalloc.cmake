@@ -28,6 +28,28 @@ if(NOT ASC_JEMALLOC_SOURCE OR NOT EXISTS ${ASC_JEMALLOC_SOURCE}/configure)
     "(or pass -DASC_JEMALLOC_SOURCE=DIR, an unpacked jemalloc source tree)")
 endif()
 
+# ASC_JEMALLOC_BUILT names the jemalloc/ folder of another build tree of
+# this checkout: its archive and headers are used as they are instead of
+# configuring and building the same sources again (scripts/test.sh's
+# sanitizer, fuzz and Release builds reuse the first build's; the flags
+# below never depend on the build type or the sanitizers).
+set(ASC_JEMALLOC_BUILT "" CACHE PATH
+  "A jemalloc/ folder another build tree of this checkout built (optional)")
+if(ASC_JEMALLOC_BUILT)
+  if(NOT EXISTS ${ASC_JEMALLOC_BUILT}/lib/libjemalloc_pic.a OR
+     NOT EXISTS ${ASC_JEMALLOC_BUILT}/include/jemalloc/jemalloc.h)
+    message(FATAL_ERROR
+      "libasc: ASC_JEMALLOC_BUILT=${ASC_JEMALLOC_BUILT} holds no built "
+      "jemalloc (lib/libjemalloc_pic.a and include/jemalloc/jemalloc.h)")
+  endif()
+  add_library(asc_jemalloc STATIC IMPORTED GLOBAL)
+  set_target_properties(asc_jemalloc PROPERTIES
+    IMPORTED_LOCATION ${ASC_JEMALLOC_BUILT}/lib/libjemalloc_pic.a
+    INTERFACE_INCLUDE_DIRECTORIES ${ASC_JEMALLOC_BUILT}/include
+    INTERFACE_LINK_LIBRARIES "Threads::Threads;m;${CMAKE_DL_LIBS}")
+  return()
+endif()
+
 include(ExternalProject)
 set(ASC_JE_DIR ${CMAKE_CURRENT_BINARY_DIR}/jemalloc)
 set(ASC_JE_LIB ${ASC_JE_DIR}/lib/libjemalloc_pic.a)
