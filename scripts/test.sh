@@ -72,8 +72,9 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   # the tests marked serial then run alone.  Both runs share one kernel
   # cache, so the second one's collection compiles nothing again.
   pycache=$(mktemp -d "${TMPDIR:-/tmp}/asc-pytest-cache-XXXXXX")
+  # --durations: the slowest tests in the log, to see where CI time goes
   ASC_CACHE_DIR=$pycache python3 -m pytest -q -n "$jobs" --dist worksteal \
-    -m "not serial" tests/python "${no_plugins[@]}"
+    --durations=25 -m "not serial" tests/python "${no_plugins[@]}"
   ASC_CACHE_DIR=$pycache python3 -m pytest -q -m serial tests/python "${no_plugins[@]}"
   rm -rf "$pycache"
 
@@ -151,3 +152,7 @@ if command -v clang >/dev/null && ls tests/fuzz/fuzz_*.c >/dev/null 2>&1; then
 fi
 step done
 echo "all test stages passed in $((SECONDS - suite_start))s"
+# CI stops a run at 30 minutes: say so well before it gets there
+if [ $((SECONDS - suite_start)) -gt 1560 ]; then
+  echo "warning: the suite took over 26 minutes; CI's limit is 30"
+fi
