@@ -714,6 +714,8 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
    * nothing. */
   asc__sig_param small[16], *sp = small;
   char small_text[512];
+  unsigned char memo_key[ASC__SPECTAB_MEMO_KEY];
+  size_t memo_len;
   const ascKernelInfo *k;
   asc__sig sig;
   asc__buf text;
@@ -742,6 +744,23 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
   r.sig = &sig;
   r.may_alias = asc__args_overlap(k, args);
   r.opts = NULL;
+  /* The memo's key: the signature's own bytes (every field set, padding
+   * zeroed by asc__sig_of_args), so that a launch like the kernel's last
+   * one skips the text and its hash. */
+  memo_len = sizeof *sp * (size_t)k->numParams + 1;
+  if (memo_len <= sizeof memo_key) {
+    if (k->numParams > 0)
+      memcpy(memo_key, sp, memo_len - 1);
+    memo_key[memo_len - 1] = (unsigned char)r.may_alias;
+    if (asc__spectab_memo_get(&m->specs, i, memo_key, memo_len, &v, &p)) {
+      if (sp != small)
+        asc__free(sp);
+      *desc = ((drv_spec *)v)->desc;
+      *inflight = &((drv_spec *)v)->inflight;
+      *pin = p;
+      return ascSuccess;
+    }
+  }
   asc__buf_init_on(&text, small_text, sizeof small_text);
   asc__sig_format(&text, &sig);
   if (r.may_alias)
@@ -759,6 +778,8 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
   asc__buf_free(&text);
   if (sp != small)
     asc__free(sp);
+  if (err == ascSuccess && memo_len <= sizeof memo_key)
+    asc__spectab_memo_put(&m->specs, i, memo_key, memo_len, p);
   if (err == ascSuccess) {
     *desc = ((drv_spec *)v)->desc;
     *inflight = &((drv_spec *)v)->inflight;

@@ -119,6 +119,10 @@ static void unlink_spec(asc__spectab *t, asc__spec *s) {
   *p = s->next;
   s->linked = false;
   t->count--;
+  /* an unlinked entry may be freed: the memo forgets it */
+  for (int i = 0; i < ASC__SPECTAB_MEMO; i++)
+    if (t->memo[i].spec == s)
+      t->memo[i].spec = NULL;
 }
 
 /* Doubles the bucket array when the load passes 1; on allocation failure
@@ -264,6 +268,42 @@ ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
   }
   uv_mutex_unlock(&t->lock);
   return err;
+}
+
+static asc__spectab_memo *memo_slot(asc__spectab *t, int32_t kernel) {
+  return &t->memo[(uint32_t)kernel % ASC__SPECTAB_MEMO];
+}
+
+bool asc__spectab_memo_get(asc__spectab *t, int32_t kernel, const void *key,
+                           size_t len, void **value, asc__spec **pin) {
+  asc__spectab_memo *m = memo_slot(t, kernel);
+  bool hit;
+
+  uv_mutex_lock(&t->lock);
+  hit = m->spec != NULL && m->kernel == kernel && m->len == len &&
+        memcmp(m->key, key, len) == 0 && m->spec->state == SPEC_READY;
+  if (hit)
+    (void)answer(t, m->spec, value, pin);
+  uv_mutex_unlock(&t->lock);
+  return hit;
+}
+
+void asc__spectab_memo_put(asc__spectab *t, int32_t kernel, const void *key,
+                           size_t len, asc__spec *pin) {
+  asc__spectab_memo *m = memo_slot(t, kernel);
+
+  if (pin == NULL || len > sizeof m->key)
+    return;
+  uv_mutex_lock(&t->lock);
+  /* pinned, so not evicted since the lookup; still linked unless a
+   * failure replaced it (never for a ready entry) */
+  if (pin->linked && pin->state == SPEC_READY) {
+    m->spec = pin;
+    m->kernel = kernel;
+    m->len = len;
+    memcpy(m->key, key, len);
+  }
+  uv_mutex_unlock(&t->lock);
 }
 
 void asc__spectab_publish(asc__spectab *t, asc__spec *s, ascError_t err,

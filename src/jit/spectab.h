@@ -45,6 +45,19 @@ typedef struct asc__spec asc__spec;
  * signatures must not grow it without bound. */
 #define ASC__SPECTAB_MAX_FAILED 64
 
+/* The memo: per kernel (slot kernel % ASC__SPECTAB_MEMO), the ready entry
+ * its last slow lookup found, under the caller's own key of at most
+ * ASC__SPECTAB_MEMO_KEY bytes (cheaper to make than the table's key). */
+#define ASC__SPECTAB_MEMO 4
+#define ASC__SPECTAB_MEMO_KEY 544
+
+typedef struct asc__spectab_memo {
+  asc__spec *spec;       /* NULL: empty; cleared when spec is unlinked */
+  int32_t kernel;
+  size_t len;
+  unsigned char key[ASC__SPECTAB_MEMO_KEY];
+} asc__spectab_memo;
+
 typedef struct asc__spectab {
   /* lock guards every field and every entry; it is a leaf lock: nothing is
    * called with it held but memory allocation. */
@@ -65,6 +78,7 @@ typedef struct asc__spectab {
   /* Whether a value is used by queued launches; called with the lock
    * held, so it may only read atomics. */
   bool (*busy)(void *value);
+  asc__spectab_memo memo[ASC__SPECTAB_MEMO];
 } asc__spectab;
 
 ascError_t asc__spectab_init(asc__spectab *t, void (*drop)(void *value));
@@ -80,6 +94,17 @@ void asc__spectab_destroy(asc__spectab *t);
 ascError_t asc__spectab_lookup(asc__spectab *t, int32_t kernel,
                                const void *key, size_t len, void **value,
                                asc__spec **claim, asc__spec **pin);
+
+/* The memo's answer for (kernel, key[0..len)): true, with *value set and
+ * the entry pinned in *pin, when the kernel's memo holds that key and its
+ * entry is still ready; false (nothing done) otherwise, and the caller
+ * looks up as usual. */
+bool asc__spectab_memo_get(asc__spectab *t, int32_t kernel, const void *key,
+                           size_t len, void **value, asc__spec **pin);
+/* Remembers that (kernel, key[0..len)) answered with pinned entry pin;
+ * nothing for a key longer than ASC__SPECTAB_MEMO_KEY. */
+void asc__spectab_memo_put(asc__spectab *t, int32_t kernel, const void *key,
+                           size_t len, asc__spec *pin);
 
 /* Completes a claim: value on success (err == ascSuccess; pinned in *pin
  * if pin != NULL), else err with this thread's last error message. */

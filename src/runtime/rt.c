@@ -227,7 +227,7 @@ ascError_t ascDeviceReset(void) {
     asc__spin_unlock(&st->lock);
     if (!mine)
       continue;
-    ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
+    asc__stream_unlist(st);
   }
   while (rt->events != NULL)
     asc__event_free_locked(rt, rt->events);

@@ -400,12 +400,24 @@ bool asc__stream_check_reap(asc__stream *st) {
   return false;
 }
 
+static bool legacy_blocking(const asc__stream *st) {
+  return !st->is_default && !(st->flags & ascStreamNonBlocking);
+}
+
+void asc__stream_unlist(asc__stream *st) {
+  asc__rt *rt = st->rt;
+
+  if (legacy_blocking(st))
+    atomic_fetch_sub(&rt->nblocking, 1);
+  ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
+}
+
 /* Returns a drained, destroyed stream's memory to the free list. */
 void asc__stream_reap(asc__stream *st) {
   asc__rt *rt = st->rt;
 
   uv_mutex_lock(&rt->lock);
-  ASC__LIVE_RETIRE(rt->streams, rt->free_streams, st);
+  asc__stream_unlist(st);
   uv_mutex_unlock(&rt->lock);
 }
 
@@ -604,6 +616,8 @@ asc__stream *asc__stream_alloc(asc__rt *rt, unsigned flags, int priority,
   asc__stream_set_error(st, ascSuccess, 0, NULL);
   asc__spin_unlock(&st->lock);
   ASC__LIVE_PUSH(rt->streams, st);
+  if (legacy_blocking(st))
+    atomic_fetch_add(&rt->nblocking, 1);
   atomic_store(&st->magic, ASC__MAGIC_STREAM);
   uv_mutex_unlock(&rt->lock);
   return st;
@@ -708,6 +722,10 @@ static ascError_t legacy_deps(asc__stream *st, asc__fence **deps) {
     return asc__stream_pending(rt->null_stream)
                ? record_if_busy(rt->null_stream, deps)
                : ascSuccess;
+  /* A stream created before this call is counted already (the count
+   * changes under the rt lock, which its creation released). */
+  if (atomic_load(&rt->nblocking) == 0)
+    return ascSuccess;
   uv_mutex_lock(&rt->lock);
   for (asc__stream *t = rt->streams; t != NULL && err == ascSuccess;
        t = t->live_next)
@@ -1081,5 +1099,5 @@ void asc__stream_fork_drop(asc__stream *st) {
   atomic_store(&st->completed, atomic_load(&st->submitted));
   atomic_store(&st->completed_seen, atomic_load(&st->submitted));
   if (asc__stream_check_reap(st))
-    ASC__LIVE_RETIRE(st->rt->streams, st->rt->free_streams, st);
+    asc__stream_unlist(st);
 }

@@ -178,6 +178,11 @@ struct asc__rt {
   asc__event *events;
   asc__event *free_events;
   asc__stream *null_stream;
+  /* Live streams that are neither the default stream nor non-blocking:
+   * while there are none, work on the default stream has no earlier
+   * work of theirs to wait for, and its launches skip the rt lock.
+   * Changed under the rt lock. */
+  atomic_int nblocking;
   struct asc__modreg *modreg;   /* module.c */
   _Atomic uint64_t err_seq;
   uint64_t spin_ns;             /* host waits spin this long, then park */

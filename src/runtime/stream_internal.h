@@ -84,6 +84,8 @@ static inline bool asc__stream_pending(asc__stream *st) {
  * asc__stream_reap, which returns st's memory to the free list. */
 bool asc__stream_check_reap(asc__stream *st);
 void asc__stream_reap(asc__stream *st);
+/* rt lock held: moves st from rt's live list to its free list. */
+void asc__stream_unlist(asc__stream *st);
 
 /* In a forked child, for every stream of rt: first asc__stream_fork_stop
  * (stops st's work and signals its records), then asc__stream_fork_drop

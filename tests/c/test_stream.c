@@ -269,6 +269,37 @@ static void test_default_stream_semantics(void **state) {
   ASSERT_OK(ascModuleUnload(m));
 }
 
+/* The default stream skips its look at the blocking streams while none
+ * lives: a destroyed blocking stream with queued work still counts until
+ * that work has run, and one created later counts at once. */
+static void test_default_stream_after_destroy(void **state) {
+  ascModule_t m = test_load_kernels();
+  ascKernel_t ks = test_kernel(m, "sleepy"), ka = test_kernel(m, "append");
+  int32_t log[8], us = 30000, v1 = 1, v2 = 2;
+  ascTensor t = test_tensor1(log, ascInt32, 8);
+  void *sargs[] = {&us}, *a1[] = {&t, &v1}, *a2[] = {&t, &v2};
+  ascStream_t b;
+  (void)state;
+
+  for (int round = 0; round < 2; round++) {
+    memset(log, 0, sizeof log);
+    ASSERT_OK(ascStreamCreate(&b));
+    ASSERT_OK(ascLaunchKernel(ks, 1, sargs, b));
+    ASSERT_OK(ascLaunchKernel(ka, 1, a1, b));
+    ASSERT_OK(ascStreamDestroy(b));   /* its work still queued */
+    ASSERT_OK(ascLaunchKernel(ka, 1, a2, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    assert_int_equal(log[0], 2);
+    assert_int_equal(log[1], 1);
+    assert_int_equal(log[2], 2);
+    /* b drained and left: the default stream runs alone again */
+    ASSERT_OK(ascLaunchKernel(ka, 1, a2, NULL));
+    ASSERT_OK(ascStreamSynchronize(NULL));
+    assert_int_equal(log[0], 3);
+  }
+  ASSERT_OK(ascModuleUnload(m));
+}
+
 static void test_query_and_reset(void **state) {
   ascModule_t m = test_load_kernels();
   ascKernel_t ks = test_kernel(m, "sleepy");
@@ -565,6 +596,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_teardown(test_destroy_while_busy, test_teardown),
       cmocka_unit_test_teardown(test_four_host_threads, test_teardown),
       cmocka_unit_test_teardown(test_default_stream_semantics,
+                                test_teardown),
+      cmocka_unit_test_teardown(test_default_stream_after_destroy,
                                 test_teardown),
       cmocka_unit_test_teardown(test_query_and_reset, test_teardown),
       cmocka_unit_test_teardown(test_internal_callbacks, test_teardown),

@@ -270,9 +270,14 @@ static int wait_armed(const wait_call *c, ascError_t *e) {
   ascError_t r;
 
   if (_PyOS_IsMainThread() && watcher_start() == 0 && sigint_arm() == 0) {
-    atomic_store(&sig_stream, c->h);
-    atomic_fetch_add(&sig_gen, 1);
-    atomic_store(&sig_waiting, 1);
+    /* Only this thread (the main one) writes these: plain stores, which
+     * the release of sig_waiting publishes to the watcher, and no locked
+     * instruction on every launch. */
+    atomic_store_explicit(&sig_stream, c->h, memory_order_relaxed);
+    atomic_store_explicit(
+        &sig_gen, atomic_load_explicit(&sig_gen, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+    atomic_store_explicit(&sig_waiting, 1, memory_order_release);
     armed = 1;
   }
   Py_BEGIN_ALLOW_THREADS
@@ -281,7 +286,7 @@ static int wait_armed(const wait_call *c, ascError_t *e) {
           : ascStreamSynchronize(c->h);
   Py_END_ALLOW_THREADS
   if (armed)
-    atomic_store(&sig_waiting, 0);
+    atomic_store_explicit(&sig_waiting, 0, memory_order_release);
   if (PyErr_CheckSignals() < 0) {
     /* The watcher cancelled the stream; the cancellation is reported
      * as the handler's exception. */
