@@ -771,11 +771,12 @@ static const asc__sym *row_candidate(const asc__ast_stmt *st, bool *expand) {
 /* `name = selection` of a local (s = x[m], s = x[m] * 2): its symbol, or
  * NULL.  Reduced whole once (s.sum(), np.mean(s)), it is computed there
  * as one predicated loop over the mask, never made. */
-static const asc__sym *select_candidate(const asc__ast_stmt *st) {
+static const asc__sym *select_candidate(const lstate *ls,
+                                        const asc__ast_stmt *st) {
   const asc__sym *s = array_def(st);
   const asc__ast_expr *m;
   if (s == NULL || !asc__lower_select_form(st->u.assign.value, &m) ||
-      !pure_value(st->u.assign.value))
+      !asc__lower_select_fuses(ls, m) || !pure_value(st->u.assign.value))
     return NULL;
   return s;
 }
@@ -937,8 +938,7 @@ int asc__lower_fuse_plan(lstate *ls, const asc__ast_block *b) {
     if ((s = candidate(st, &cost)) == NULL) {
       if ((s = row_candidate(st, &expand)) != NULL)
         row = true;
-      else if (ls->c->opts.code.selfuse &&
-               (s = select_candidate(st)) != NULL)
+      else if ((s = select_candidate(ls, st)) != NULL)
         selk[k] = true;
       else
         continue;

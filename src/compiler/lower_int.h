@@ -587,6 +587,10 @@ asc__irval asc__lower_mask_at(lstate *ls, const asc__ast_expr *m,
                               asc__ewctx *mew, asc__irval *idx, int nd);
 
 /* ------------------------------------------------------- lower_reduce.c */
+/* Whether a selection with mask m reduced whole is one loop over the
+ * mask, not made (ASC_FUSE_SELECT; by default a 1-D mask, whose loop is
+ * chunked and vectorises; docs/optimizer.md "Selections"). */
+bool asc__lower_select_fuses(const lstate *ls, const asc__ast_expr *m);
 
 /* A reduction of all elements (np.sum(a), a.max(), np.dot(x, y)). */
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);

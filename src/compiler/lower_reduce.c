@@ -50,6 +50,88 @@ typedef struct selpred {
   int32_t n;       /* the count of true elements, or -1 (a second pass) */
 } selpred;
 
+/* The elements of a chunk of a 1-D selection's mask: a few KiB of the
+ * operands, read again by the fold while still in the L1 cache. */
+enum { SEL_CHUNK = 512 };
+
+/* The loops of a 1-D selection, in place of `for %red = 0, n, 1` and
+ * `if mask[%red]` (the loop of the old form did not vectorise: the mask,
+ * its operands' loads and the fold were one loop with a branch and the
+ * ordered fold's chain):
+ *
+ *   for %c = 0, n, CHUNK {
+ *     %e = min(%c + CHUNK, n);  %k = 0
+ *     for %j = %c, %e, 1 { %b = mask[%j]; buf[%j - %c] = %b; %k += %b }
+ *     if %k != 0 {  (a chunk with no true element is skipped)
+ *       sel.n += %k
+ *       for %red = %c, %e, 1 { if buf[%red - %c] { ...fold... } } } }
+ *
+ * The first inner loop has no branch and no chain but the count, which
+ * the C compiler vectorises; the fold sees the selected elements in C
+ * order, as before.  Leaves ls->cur in the innermost if, ix[0] = %red. */
+static void select_chunks(lstate *ls, selpred *sp, asc__irval n,
+                          asc__irval *ix) {
+  asc__irins *arr, *f, *i;
+  int32_t c = newreg(ls, ascInt64, "sel.c"), j = newreg(ls, ascInt64, "sel.j");
+  int32_t k = newreg(ls, ascInt64, "sel.k"), r = newreg(ls, ascInt64, "red");
+  asc__irval e, b, off, at[1];
+  arr = asc__ir_local_array(ls->c, ls->f, ascBool, SEL_CHUNK, "sel.buf",
+                            ls->line);
+  asc__ir_append(ls->cur, arr);
+  f = emit(ls, ASC_IR_FOR, c, 3);
+  f->args[0] = i64(0);
+  f->args[1] = n;
+  f->args[2] = i64(SEL_CHUNK);
+  f->note = "select reduce: the mask in chunks of 512 (a loop without "
+            "branches), then the true elements of each chunk folded in "
+            "order; no gathered array";
+  ls->cur = &f->body[0];
+  e = op2(ls, ASC_IR_MIN, ascInt64, add(ls, asc__irv_reg(c), i64(SEL_CHUNK)),
+          n);
+  mov(ls, k, i64(0));
+  f = emit(ls, ASC_IR_FOR, j, 3);
+  f->args[0] = asc__irv_reg(c);
+  f->args[1] = e;
+  f->args[2] = i64(1);
+  {
+    asc__irblock *save = ls->cur;
+    asc__irins *st;
+    ls->cur = &f->body[0];
+    at[0] = asc__irv_reg(j);
+    b = asc__lower_mask_at(ls, sp->m, &sp->mew, at, 1);
+    off = op2(ls, ASC_IR_SUB, ascInt64, asc__irv_reg(j), asc__irv_reg(c));
+    st = emit(ls, ASC_IR_STORE, -1, 3);
+    st->args[0] = asc__irv_reg(arr->dst);
+    st->args[1] = off;
+    st->args[2] = b;
+    mov(ls, k, add(ls, asc__irv_reg(k), conv(ls, b, ascInt64)));
+    ls->cur = save;
+  }
+  b = op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(k), i64(0));
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = b;
+  ls->cur = &i->body[0];
+  if (sp->n >= 0)
+    mov(ls, sp->n, add(ls, asc__irv_reg(sp->n), asc__irv_reg(k)));
+  f = emit(ls, ASC_IR_FOR, r, 3);
+  f->args[0] = asc__irv_reg(c);
+  f->args[1] = e;
+  f->args[2] = i64(1);
+  ls->cur = &f->body[0];
+  {
+    int32_t v = newreg(ls, ascBool, NULL);
+    asc__irins *ld;
+    off = op2(ls, ASC_IR_SUB, ascInt64, asc__irv_reg(r), asc__irv_reg(c));
+    ld = emit(ls, ASC_IR_LOAD, v, 2);
+    ld->args[0] = asc__irv_reg(arr->dst);
+    ld->args[1] = off;
+    i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = asc__irv_reg(v);
+    ls->cur = &i->body[0];
+  }
+  ix[0] = asc__irv_reg(r);
+}
+
 /* One loop over the reduced axes (all when axis < 0, else that one, the
  * others at fixed[]), folding each element of the call's argument into
  * acc (and idx for arg*); center: PASS_SQDEV's mean; sp: only the
@@ -63,11 +145,12 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
   asc__ewctx *outer = ls->ew;
   int adt = ls->f->regs[acc].ty.dtype;
   int32_t count = -1;
+  bool chunks = sp != NULL && nd == 1 && axis < 0;
   if (idx >= 0) {
     count = newreg(ls, ascInt64, "red.i");
     mov(ls, count, i64(0));
   }
-  for (int k = 0; k < nd; k++) {
+  for (int k = 0; k < nd && !chunks; k++) {
     if (axis >= 0 && k != axis) {
       ix[k] = fixed[k];
       continue;
@@ -82,7 +165,9 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
       ix[k] = asc__irv_reg(r);
     }
   }
-  if (sp != NULL) {
+  if (chunks) {
+    select_chunks(ls, sp, shape[0], ix);
+  } else if (sp != NULL) {
     asc__irval b = asc__lower_mask_at(ls, sp->m, &sp->mew, ix, nd);
     asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
     i->args[0] = b;
@@ -318,20 +403,25 @@ static bool select_reduce(lstate *ls, const asc__ast_expr *e,
   asc__ewctx sub;
   asc__irval ms[ASC_MAX_DIMS];
   selpred sp;
-  if (ls->c->opts.code.nofuse || !ls->c->opts.code.selfuse || is_tensor(e) ||
+  if (ls->c->opts.code.nofuse || is_tensor(e) ||
       e->u.call.builtin->id == ASC_BI_NP_DOT ||
       (e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL &&
        e->u.call.rargs[1]->kind != ASC_EXPR_NONE))
     return false;
   while ((f = asc__lower_fused(ls, a)) != NULL)
     a = f;
-  if (!asc__lower_select_form(a, &m))
+  if (!asc__lower_select_form(a, &m) || !asc__lower_select_fuses(ls, m))
     return false;
   memset(&sp, 0, sizeof sp);
   sp.m = m;
   asc__lower_select_operands(ls, a, m, &sub, &sp.mew, ms);
   *out = reduce_loops(ls, e, &sub, ms, ty(m)->ndim, NULL, -1, &sp);
   return true;
+}
+
+bool asc__lower_select_fuses(const lstate *ls, const asc__ast_expr *m) {
+  return ls->c->opts.code.selfuse == 2 ||
+         (ls->c->opts.code.selfuse == 1 && ty(m)->ndim == 1);
 }
 
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {

@@ -48,8 +48,9 @@
   X(tile_row_bytes)    /* the row of a tile of the tile pass */          \
   X(nofuse)            /* 1: every array statement makes its arrays        \
                           (ASC_FUSE=0; lower_fuse.c) */                       \
-  X(selfuse)           /* 1: a selection reduced whole is one predicated    \
-                          loop (ASC_FUSE_SELECT=1; lower_reduce.c) */
+  X(selfuse)           /* a selection reduced whole is one predicated loop: \
+                          0 never (ASC_FUSE_SELECT=0), 1 of a 1-D mask   \
+                          (default), 2 any (=1; lower_reduce.c) */
 
 typedef struct asc__codegen_opts {
 #define ASC__CODEGEN_FIELD(name) uint64_t name;

@@ -57,10 +57,11 @@ void asc__jit_compile_opts(asc__compile_opts *o, unsigned fastmath,
   o->code.ntstore_min_bytes = ntstore_from_env();
   s = getenv("ASC_FUSE");
   o->code.nofuse = s != NULL && strcmp(s, "0") == 0;
-  /* off by default: the predicated loop does not vectorise and measured
-   * slower than making the selection (docs/optimizer.md) */
+  /* 1-D masks by default: their loop is chunked and vectorises; the
+   * loop over a mask of more axes does not, and measured slower than
+   * making the selection (docs/optimizer.md) */
   s = getenv("ASC_FUSE_SELECT");
-  o->code.selfuse = s != NULL && strcmp(s, "1") == 0;
+  o->code.selfuse = s == NULL ? 1 : strcmp(s, "1") == 0 ? 2 : 0;
   o->timeout_ms = asc__env_u64(&timeout_env);
   o->memory_bytes = asc__env_u64(&memory_env);
   o->dump = getenv("ASC_DUMP");
