@@ -61,9 +61,10 @@ typedef struct drv_spec {
    * quick; launches counts them (the building one is the first). */
   atomic_bool quick;
   atomic_uint launches;
-  /* under asc__tier_lock: the optimised build, once asked for (NULL
-   * while making is true: a launch is emitting its C) */
-  asc__tier_job *up;
+  /* the optimised build, once asked for (NULL while making is true: a
+   * launch is emitting its C); both set under asc__tier_lock, up also
+   * read by drop_spec, which no launch runs beside */
+  _Atomic(asc__tier_job *) up;
   bool making;
 } drv_spec;
 
@@ -153,7 +154,7 @@ static bool valid(const asc__pymodule *m) {
 
 static void drop_spec(void *v) {
   drv_spec *s = v;
-  asc__tier_release(s->up);
+  asc__tier_release(atomic_load(&s->up));
   asc__jit_unload(s->lib);
   asc__free(s);
 }
@@ -736,6 +737,7 @@ static ascError_t build_spec(asc__pymodule *m, int i, asc__spec_req *r,
   atomic_init(&s->desc, d);
   atomic_init(&s->quick, got_quick);
   atomic_init(&s->launches, 1);
+  atomic_init(&s->up, NULL);
   *out = s;
   return ascSuccess;
 }
@@ -799,7 +801,7 @@ static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
   asc__tier_lock();
   while (s->making)
     asc__tier_wait();
-  if (s->up == NULL) {
+  if (atomic_load(&s->up) == NULL) {
     asc__compile_opts copts;
     asc__jit_inputs in;
     emit_ctx e;
@@ -820,9 +822,9 @@ static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
     }
     j->target = &s->desc;
     j->quick = &s->quick;
-    s->up = j;
+    atomic_store(&s->up, j);
   }
-  j = s->up;
+  j = atomic_load(&s->up);
   asc__tier_unlock();
   if (heavy)
     asc__tier_run_now(j);
