@@ -104,7 +104,9 @@ CHILD = textwrap.dedent('''
             if n >= 2:
                 break
             time.sleep(0.05)
-        time.sleep(0.2)
+        # published; the swap follows (loading it, at nice 10): a heavy
+        # launch waits for it rather than guess how long that takes
+        os.environ["ASC_TIER_BYTES"] = "0"
         mod.mix(x, x[::-1].copy(), o, acc)
         out["entries"] = n
         out["same"] = first == o.tobytes() + acc.tobytes()
@@ -189,7 +191,7 @@ def test_second_launch_tiers_up_in_the_background(tmp_path):
     """ASC_TIER=1, default threshold: the second (small) launch queues the
     -O3 build and runs the quick code; the builder thread publishes the
     -O3 entry to the cache beside the quick one and swaps; the later
-    launch gives the same bits."""
+    launch (heavy, so it waits for the swap) gives the same bits."""
     out, ev = run_case(tmp_path, "background", ASC_TIER="1")
     assert out["entries"] == 2 and out["same"], out
     up = named(ev, "tier up")
