@@ -675,6 +675,7 @@ ascError_t asc__jit_load_quick(asc__cache *cache, const asc__jit_inputs *in,
   asc__cache_key k, ik;
   char *path = NULL;
   ascError_t err;
+  uint64_t t0;
   int fd = -1;
 
   *lib = NULL;
@@ -687,8 +688,10 @@ ascError_t asc__jit_load_quick(asc__cache *cache, const asc__jit_inputs *in,
   if (ccopts.opt_level >= 0 || ccopts.debug || ccopts.fastmath != 0)
     return load(cache, in, emit, ud, &ccopts, false, lib, desc);
   /* The optimised entry when the index says the cache has it. */
+  t0 = asc__trace_clock();
   if (index_key(&ik, &ccopts, in) && index_lookup(cache, &ik, &k) &&
       asc__cache_lookup_fd(cache, &k, &path, &fd) == ascSuccess) {
+    ASC_TRACE(asc__trace_span("cache", "cache hit", "index", 0, t0));
     err = jit_open_fd(fd, path, lib);
     asc__free(path);
     if (err == ascSuccess && (*desc = find_kernel(*lib, in->kernel_name)) !=
