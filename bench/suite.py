@@ -471,6 +471,12 @@ print(json.dumps({"numba_s": time.perf_counter() - t}))
 """
 
 
+def cold_tier():
+    """ASC_TIER of the cold-compile rows: the caller's (bench/run.sh keeps
+    it in ASC_BENCH_TIER and times the other rows with ASC_TIER=0)."""
+    return os.environ.get("ASC_BENCH_TIER", os.environ.get("ASC_TIER", "auto"))
+
+
 def cold_case_rows(args, env, softmax_cold):
     """The rows of COLD_CASES: asc against numba's cold compile of the same
     loops where py_loops has them, else against the softmax's cold compile
@@ -484,7 +490,8 @@ def cold_case_rows(args, env, softmax_cold):
                 cache = tempfile.mkdtemp(prefix="asc-bench-cache-")
                 try:
                     out = run_tool([sys.executable, "-c", COLD_CHILD, path, kernel, expr],
-                                   dict(env, ASC_CACHE_DIR=cache), 300)
+                                   dict(env, ASC_CACHE_DIR=cache, ASC_TIER=cold_tier()),
+                                   300)
                 finally:
                     shutil.rmtree(cache, ignore_errors=True)
                 asc_s.append(json.loads(out.strip().splitlines()[-1])["asc_s"])
@@ -533,7 +540,7 @@ def compile_rows(args, env):
     try:
         for _ in range(reps):
             cache = tempfile.mkdtemp(prefix="asc-bench-cache-")
-            e = dict(env, ASC_CACHE_DIR=cache)
+            e = dict(env, ASC_CACHE_DIR=cache, ASC_TIER=cold_tier())
             out = run_tool([sys.executable, "-c", COMPILE_CHILD, text_path], e, 300)
             cold.append(json.loads(out.strip().splitlines()[-1])["asc_s"])
             out = run_tool([sys.executable, "-c", COMPILE_CHILD, text_path], e, 300)

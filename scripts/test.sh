@@ -71,11 +71,15 @@ if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then
   # One pytest-xdist worker a core (worksteal evens out the long tests);
   # the tests marked serial then run alone.  Both runs share one kernel
   # cache, so the second one's collection compiles nothing again.
+  # ASC_TIER=0: the tests check the optimised (-O3) code, each kernel
+  # built once; tests/python/test_tiered.py sets its own (docs/latency.md).
   pycache=$(mktemp -d "${TMPDIR:-/tmp}/asc-pytest-cache-XXXXXX")
   # --durations: the slowest tests in the log, to see where CI time goes
-  ASC_CACHE_DIR=$pycache python3 -m pytest -q -n "$jobs" --dist worksteal \
-    --durations=25 -m "not serial" tests/python "${no_plugins[@]}"
-  ASC_CACHE_DIR=$pycache python3 -m pytest -q -m serial tests/python "${no_plugins[@]}"
+  ASC_TIER=0 ASC_CACHE_DIR=$pycache python3 -m pytest -q -n "$jobs" \
+    --dist worksteal --durations=25 -m "not serial" tests/python \
+    "${no_plugins[@]}"
+  ASC_TIER=0 ASC_CACHE_DIR=$pycache python3 -m pytest -q -m serial \
+    tests/python "${no_plugins[@]}"
   rm -rf "$pycache"
 
   # PyTorch and JAX come from scripts/setup.sh --plugins (.ci/run passes

@@ -215,19 +215,32 @@ typedef struct run_state {
   uv_process_t proc;
   uv_pipe_t out;
   uv_timer_t timer;
+  uv_async_t cancel;             /* asc__run_cancel's wake-up */
+  asc__run_canceller *canceller; /* NULL: not registered */
   asc__buf *buf;
-  bool pipe_open, proc_open, timer_open;
-  bool exited, timed_out, truncated;
+  bool pipe_open, proc_open, timer_open, cancel_open;
+  bool exited, timed_out, truncated, cancelled;
   int status;
   char rbuf[16384];
 } run_state;
 
 static void on_close(uv_handle_t *h) { ASC_UNUSED(h); }
 
+/* The calling thread's canceller (asc__run_use_canceller). */
+static _Thread_local asc__run_canceller *thread_canceller;
+
 static void finish_if_done(run_state *r) {
   if (r->exited && !r->pipe_open && r->timer_open) {
     uv_close((uv_handle_t *)&r->timer, on_close);
     r->timer_open = false;
+  }
+  if (r->exited && r->cancel_open) {
+    /* unregistered first: asc__run_cancel never wakes a closed handle */
+    uv_mutex_lock(&r->canceller->lock);
+    r->canceller->run = NULL;
+    uv_mutex_unlock(&r->canceller->lock);
+    uv_close((uv_handle_t *)&r->cancel, on_close);
+    r->cancel_open = false;
   }
 }
 
@@ -279,6 +292,32 @@ static void on_exit_cb(uv_process_t *p, int64_t exit_status, int term_signal) {
     uv_timer_start(&r->timer, on_timer, AFTER_EXIT_GRACE_MS, 0);
   }
   finish_if_done(r);
+}
+
+static void on_cancel(uv_async_t *a) {
+  run_state *r = a->data;
+
+  if (!r->exited) {
+    r->cancelled = true;
+    uv_kill(-r->proc.pid, SIGKILL);
+    uv_process_kill(&r->proc, SIGKILL);
+  }
+}
+
+void asc__run_canceller_init(asc__run_canceller *c) {
+  uv_mutex_init(&c->lock);
+  c->run = NULL;
+  c->cancelled = false;
+}
+
+void asc__run_use_canceller(asc__run_canceller *c) { thread_canceller = c; }
+
+void asc__run_cancel(asc__run_canceller *c) {
+  uv_mutex_lock(&c->lock);
+  c->cancelled = true;
+  if (c->run != NULL)
+    uv_async_send(&((run_state *)c->run)->cancel);
+  uv_mutex_unlock(&c->lock);
 }
 
 static void on_timer(uv_timer_t *t) {
@@ -357,6 +396,15 @@ ascError_t asc__run_process(char *const *argv, uint64_t timeout_ms,
   int rc;
 
   *status = -1;
+  if (thread_canceller != NULL) {
+    bool cancelled;
+    uv_mutex_lock(&thread_canceller->lock);
+    cancelled = thread_canceller->cancelled;
+    uv_mutex_unlock(&thread_canceller->lock);
+    if (cancelled)
+      return asc__error(ascErrorCancelled, "'%s' not run: cancelled",
+                        argv[0]);
+  }
   r = asc__calloc(1, sizeof *r);
   env = child_env();
   if (r == NULL || env == NULL) {
@@ -419,6 +467,19 @@ ascError_t asc__run_process(char *const *argv, uint64_t timeout_ms,
     r->timer_open = true;
     uv_timer_start(&r->timer, on_timer, timeout_ms, 0);
     uv_read_start((uv_stream_t *)&r->out, on_alloc, on_read);
+    if (thread_canceller != NULL &&
+        uv_async_init(&r->loop, &r->cancel, on_cancel) == 0) {
+      bool now;
+      r->cancel.data = r;
+      r->cancel_open = true;
+      r->canceller = thread_canceller;
+      uv_mutex_lock(&r->canceller->lock);
+      r->canceller->run = r;
+      now = r->canceller->cancelled;
+      uv_mutex_unlock(&r->canceller->lock);
+      if (now)
+        on_cancel(&r->cancel);
+    }
   }
   uv_run(&r->loop, UV_RUN_DEFAULT);
   if (uv_loop_close(&r->loop) != 0 && err == ascSuccess)
@@ -431,6 +492,8 @@ ascError_t asc__run_process(char *const *argv, uint64_t timeout_ms,
     if (out->oom)
       err = asc__error(ascErrorOutOfMemory,
                        "out of memory capturing the output of %s", argv[0]);
+    else if (r->cancelled)
+      err = asc__error(ascErrorCancelled, "'%s' cancelled", argv[0]);
     else if (r->timed_out)
       err = asc__error(ascErrorTimeout, "'%s' timed out after %llu ms",
                        argv[0], (unsigned long long)timeout_ms);
@@ -989,6 +1052,9 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
     goto done;
   }
   if (err != ascSuccess) {
+    /* a cancelled build (process exit) leaves nothing to inspect */
+    if (err == ascErrorCancelled)
+      unlink(c_path.data);
     unlink(o_path.data);
     goto done;
   }

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "base/base.h"
 
 typedef struct asc__cc asc__cc;
@@ -95,5 +97,22 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
 #define ASC_CC_MAX_OUTPUT ((size_t)1 << 20)
 ascError_t asc__run_process(char *const *argv, uint64_t timeout_ms,
                             asc__buf *out, int *status);
+
+/* A way for another thread to stop the child processes one thread runs
+ * (the kernel cache's background builds, stopped at process exit).
+ * After asc__run_use_canceller(c) on a thread, its asc__run_process
+ * calls register with c; asc__run_cancel(c) kills the process group of
+ * the run in progress (from its own loop, so never a reaped process's
+ * reused id) and makes every later run on that thread return
+ * ascErrorCancelled at once; asc__cc_build then keeps no file.
+ * asc__run_canceller_init makes c usable (again: in a fork child). */
+typedef struct asc__run_canceller {
+  uv_mutex_t lock;
+  void *run;        /* the registered run in progress, or NULL */
+  bool cancelled;
+} asc__run_canceller;
+void asc__run_canceller_init(asc__run_canceller *c);
+void asc__run_use_canceller(asc__run_canceller *c);
+void asc__run_cancel(asc__run_canceller *c);
 
 #endif /* ASC_CC_H */

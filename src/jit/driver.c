@@ -39,6 +39,7 @@
 #include "jit/jit.h"
 #include "compiler/compile.h"
 #include "jit/spectab.h"
+#include "jit/tier.h"
 #include "compiler/types/types.h"
 #include "base/trace.h"
 #include "base/env.h"
@@ -52,8 +53,19 @@ typedef struct drv_kernel {
 /* One loaded specialisation. */
 typedef struct drv_spec {
   asc__jit_lib *lib;
-  const asc_kernel_desc *desc;
+  /* what launches run now: lib's kernel, or once the optimised build of
+   * a quick tier is loaded, that build's (each launch reads it once) */
+  _Atomic(const asc_kernel_desc *) desc;
   asc__inflight inflight;        /* its launches queued or running */
+  /* Tiered compilation (jit/tier.h): lib is the quick tier's while
+   * quick; launches counts them (the building one is the first). */
+  atomic_bool quick;
+  atomic_uint launches;
+  /* the optimised build, once asked for (NULL while making is true: a
+   * launch is emitting its C); both set under asc__tier_lock, up also
+   * read by drop_spec, which no launch runs beside */
+  _Atomic(asc__tier_job *) up;
+  bool making;
 } drv_spec;
 
 /* Loaded specialisations per module unless ASC_MAX_LOADED_SPECIALIZATIONS
@@ -142,6 +154,7 @@ static bool valid(const asc__pymodule *m) {
 
 static void drop_spec(void *v) {
   drv_spec *s = v;
+  asc__tier_release(atomic_load(&s->up));
   asc__jit_unload(s->lib);
   asc__free(s);
 }
@@ -660,48 +673,163 @@ uint64_t asc__jit_l1d_bytes(uint64_t device_l1d) {
   return v != 0 ? v : device_l1d;
 }
 
+/* The inputs of kernel i's compilation for r, r->opts and *e (in->copts
+ * is copts, read from the environment now). */
+static void spec_inputs(asc__pymodule *m, int i, asc__spec_req *r,
+                        uint64_t l1d_bytes, asc__compile_opts *copts,
+                        emit_ctx *e, asc__jit_inputs *in) {
+  e->m = m;
+  e->kernel = i;
+  e->req = r;
+  e->fastmath = m->opts.fastmath & ASC_FASTMATH_ALL;
+  asc__jit_compile_opts(copts, e->fastmath, asc__jit_l1d_bytes(l1d_bytes));
+  r->opts = copts;
+  memset(in, 0, sizeof *in);
+  in->kernel_name = m->kernels[i].info.name;
+  /* The whole module text: it holds the kernel and every helper it can
+   * call.  (A change to an unrelated kernel of the file recompiles this
+   * one too; the front end's call graph can narrow it.) */
+  in->source = m->text;
+  in->source_len = m->len;
+  in->signature = r->text;
+  in->globals = m->opts.globals;
+  in->nglobals = m->opts.numGlobals;
+  in->opts = &m->opts;
+  in->fastmath = &e->fastmath;
+  in->copts = copts;
+}
+
 /* Compiles (or loads from the disk cache) kernel i for r (its options
- * still to fill: read here, once for the key and the compilation). */
+ * still to fill: read here, once for the key and the compilation); the
+ * quick tier when quick and the options allow it. */
 static ascError_t build_spec(asc__pymodule *m, int i, asc__spec_req *r,
-                             uint64_t l1d_bytes, drv_spec **out) {
+                             uint64_t l1d_bytes, bool quick, drv_spec **out) {
   asc__compile_opts copts;
   asc__jit_inputs in;
-  emit_ctx e = {m, i, r, m->opts.fastmath & ASC_FASTMATH_ALL};
+  emit_ctx e;
   drv_spec *s;
+  const asc_kernel_desc *d = NULL;
   ascError_t err;
   uint64_t t0;
+  bool got_quick = false;
 
   *out = NULL;
   s = asc__calloc(1, sizeof *s);
   if (s == NULL)
     return asc__error(ascErrorOutOfMemory, "out of memory");
-  asc__jit_compile_opts(&copts, e.fastmath, asc__jit_l1d_bytes(l1d_bytes));
-  r->opts = &copts;
-  memset(&in, 0, sizeof in);
-  in.kernel_name = m->kernels[i].info.name;
-  /* The whole module text: it holds the kernel and every helper it can
-   * call.  (A change to an unrelated kernel of the file recompiles this
-   * one too; the front end's call graph can narrow it.) */
-  in.source = m->text;
-  in.source_len = m->len;
-  in.signature = r->text;
-  in.globals = m->opts.globals;
-  in.nglobals = m->opts.numGlobals;
-  in.opts = &m->opts;
-  in.fastmath = &e.fastmath;
-  in.copts = &copts;
+  spec_inputs(m, i, r, l1d_bytes, &copts, &e, &in);
   t0 = asc__trace_clock();
-  err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &s->desc);
+  if (quick)
+    err = asc__jit_load_quick(m->cache, &in, emit_stages, &e, &s->lib, &d,
+                              &got_quick);
+  else
+    err = asc__jit_load(m->cache, &in, emit_stages, &e, &s->lib, &d);
   ASC_TRACE(asc__trace_span("compile", in.kernel_name, r->text, 0, t0));
   if (err == ascSuccess)
-    ASC_TRACE(asc__trace_sig(s->desc, r->text));
+    ASC_TRACE(asc__trace_sig(d, r->text));
+  if (got_quick)
+    ASC_TRACE(asc__trace_mark("compile", "quick tier", in.kernel_name));
   r->opts = NULL;
   if (err != ascSuccess) {
     asc__free(s);
     return err;
   }
+  atomic_init(&s->desc, d);
+  atomic_init(&s->quick, got_quick);
+  atomic_init(&s->launches, 1);
+  atomic_init(&s->up, NULL);
   *out = s;
   return ascSuccess;
+}
+
+/* Whether a launch of k with args is small enough for the quick tier
+ * (jit/tier.h): its arrays span at most limit bytes together, and no
+ * integer scalar exceeds ASC__TIER_MAX_INT in magnitude (a loop bound
+ * can make a kernel's work large with tiny arrays). */
+static bool launch_small(const ascKernelInfo *k, void *const *args,
+                         uint64_t limit) {
+  uint64_t bytes = 0;
+
+  for (int i = 0; i < k->numParams; i++) {
+    const ascKernelParamInfo *p = &k->params[i];
+    ascDataType dt = p->dtype;
+    const void *v = args[i];
+    int64_t x;
+    if (p->isTensor) {
+      uintptr_t lo, hi;
+      if (tensor_span(args[i], &lo, &hi))
+        bytes += hi - lo;
+      if (bytes > limit)
+        return false;
+      continue;
+    }
+    if (p->generic || !asc__dtype_valid(dt)) {
+      const ascScalar *sc = args[i];
+      dt = sc->dtype;
+      v = &sc->value;
+    }
+    switch (dt) {
+    case ascInt8: x = *(const int8_t *)v; break;
+    case ascInt16: x = *(const int16_t *)v; break;
+    case ascInt32: x = *(const int32_t *)v; break;
+    case ascInt64: x = *(const int64_t *)v; break;
+    case ascUInt8: x = *(const uint8_t *)v; break;
+    case ascUInt16: x = *(const uint16_t *)v; break;
+    case ascUInt32: x = (int64_t)*(const uint32_t *)v; break;
+    case ascUInt64:
+      x = *(const uint64_t *)v > ASC__TIER_MAX_INT ? INT64_MAX : 0;
+      break;
+    default: x = 0; break;
+    }
+    if (x > ASC__TIER_MAX_INT || x < -ASC__TIER_MAX_INT)
+      return false;
+  }
+  return true;
+}
+
+/* A launch of the quick tier s (pinned): the second one asks for the
+ * optimised build in the background; a heavy one (not small) waits for
+ * it, or builds it now, and runs it.  A failed optimised build leaves
+ * the quick code in place. */
+static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
+                        uint64_t l1d_bytes, drv_spec *s, bool heavy) {
+  unsigned n = atomic_fetch_add(&s->launches, 1) + 1;
+  asc__tier_job *j;
+
+  if (!heavy && n < 2)
+    return;
+  asc__tier_lock();
+  while (s->making)
+    asc__tier_wait();
+  if (atomic_load(&s->up) == NULL) {
+    asc__compile_opts copts;
+    asc__jit_inputs in;
+    emit_ctx e;
+    ascError_t err;
+    s->making = true;
+    asc__tier_unlock();
+    spec_inputs(m, i, r, l1d_bytes, &copts, &e, &in);
+    err = asc__jit_tier_job(m->cache, &in, emit_stages, &e, &j);
+    r->opts = NULL;
+    asc__tier_lock();
+    s->making = false;
+    asc__tier_broadcast();
+    if (err != ascSuccess) {
+      /* no optimised build: the quick code stays */
+      atomic_store(&s->quick, false);
+      asc__tier_unlock();
+      return;
+    }
+    j->target = &s->desc;
+    j->quick = &s->quick;
+    atomic_store(&s->up, j);
+  }
+  j = atomic_load(&s->up);
+  asc__tier_unlock();
+  if (heavy)
+    asc__tier_run_now(j);
+  else
+    asc__tier_enqueue(j);
 }
 
 ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
@@ -721,8 +849,11 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
   asc__buf text;
   asc__spec_req r;
   asc__spec *claim, *p = NULL;
+  asc__tier_mode mode = ASC__TIER_OFF;
   void *v;
   ascError_t err;
+  drv_spec *s = NULL;
+  bool small_launch = true;
 
   if (desc != NULL)
     *desc = NULL;
@@ -769,11 +900,22 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
   err = text.oom ? asc__error(ascErrorOutOfMemory, "out of memory")
                  : asc__spectab_lookup(&m->specs, i, text.data, text.len, &v,
                                        &claim, &p);
+  if (err == ascSuccess) {
+    s = v;
+    if (claim != NULL || atomic_load(&s->quick)) {
+      mode = asc__tier_mode_env();
+      small_launch = mode != ASC__TIER_OFF &&
+                     launch_small(k, args, asc__tier_small_bytes());
+    }
+  }
   if (err == ascSuccess && claim != NULL) {
-    drv_spec *s = NULL;
-    err = build_spec(m, i, &r, l1d_bytes, &s);
+    err = build_spec(m, i, &r, l1d_bytes,
+                     mode == ASC__TIER_FIRST ||
+                         (mode == ASC__TIER_AUTO && small_launch),
+                     &s);
     asc__spectab_publish(&m->specs, claim, err, s, &p);
-    v = s;
+  } else if (err == ascSuccess && atomic_load(&s->quick)) {
+    tier_launch(m, i, &r, l1d_bytes, s, !small_launch);
   }
   asc__buf_free(&text);
   if (sp != small)
@@ -781,8 +923,8 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
   if (err == ascSuccess && memo_len <= sizeof memo_key)
     asc__spectab_memo_put(&m->specs, i, memo_key, memo_len, p);
   if (err == ascSuccess) {
-    *desc = ((drv_spec *)v)->desc;
-    *inflight = &((drv_spec *)v)->inflight;
+    *desc = atomic_load_explicit(&s->desc, memory_order_acquire);
+    *inflight = &s->inflight;
     *pin = p;
   }
   return err;

@@ -17,6 +17,7 @@
 
 #include "asc/version.h"
 #include "base/trace.h"
+#include "jit/tier.h"
 
 void asc__jit_cc_opts(const ascCompileOptions *opts, asc__cc_opts *out) {
   out->opt_level = -1;
@@ -261,7 +262,12 @@ typedef struct build_ctx {
   asc__jit_emit_fn emit;
   void *ud;
   bool built;   /* the cache missed and build_so ran */
+  bool quick;   /* the quick tier: refused for a fastmath kernel */
 } build_ctx;
+
+/* What build_so returns, with no message, when the quick tier does not
+ * apply (asc__jit_load_quick then builds the optimised code). */
+#define QUICK_REFUSED ascErrorNotReady
 
 static ascError_t jit_open_fd(int fd, const char *path, asc__jit_lib **out);
 
@@ -291,11 +297,27 @@ static ascError_t check_built(const char *path) {
                     why);
 }
 
+/* cc on the C text, into workdir, checked to load. */
+static ascError_t cc_checked(const asc__cc *cc, const asc__cc_opts *ccopts,
+                             const char *workdir, asc__buf *c,
+                             char **so_path) {
+  uint64_t t0 = asc__trace_clock();
+  ascError_t err = asc__cc_build(cc, ccopts, workdir, "kernel",
+                                 asc__buf_str(c), c->len, so_path);
+
+  ASC_TRACE(asc__trace_span("compile", "C compiler", asc__cc_path(cc),
+                            c->len, t0));
+  if (err == ascSuccess && (err = check_built(*so_path)) != ascSuccess) {
+    asc__free(*so_path);
+    *so_path = NULL;
+  }
+  return err;
+}
+
 static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
   build_ctx *b = ud;
   asc__buf c;
   ascError_t err;
-  uint64_t t0;
 
   b->built = true;
   asc__buf_init(&c);
@@ -304,17 +326,12 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
     err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
   if (b->fastmath != NULL)
     b->ccopts->fastmath = *b->fastmath & ASC_FASTMATH_ALL;
-  t0 = asc__trace_clock();
+  /* -O0 and -O3 agree bit for bit only without fast-math's licences */
+  if (err == ascSuccess && b->quick && b->ccopts->fastmath != 0)
+    err = QUICK_REFUSED;
   if (err == ascSuccess)
-    err = asc__cc_build(b->cc, b->ccopts, workdir, "kernel", asc__buf_str(&c),
-                        c.len, so_path);
-  ASC_TRACE(asc__trace_span("compile", "C compiler", asc__cc_path(b->cc),
-                            c.len, t0));
+    err = cc_checked(b->cc, b->ccopts, workdir, &c, so_path);
   asc__buf_free(&c);
-  if (err == ascSuccess && (err = check_built(*so_path)) != ascSuccess) {
-    asc__free(*so_path);
-    *so_path = NULL;
-  }
   return err;
 }
 
@@ -570,11 +587,13 @@ static void index_store(asc__cache *cache, const asc__cache_key *ik,
   asc__buf_free(&rec);
 }
 
-ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
-                         asc__jit_emit_fn emit, void *ud, asc__jit_lib **lib,
-                         const asc_kernel_desc **desc) {
+/* The entry for in built with ccopts (the quick tier's when quick),
+ * loaded. */
+static ascError_t load(asc__cache *cache, const asc__jit_inputs *in,
+                       asc__jit_emit_fn emit, void *ud, asc__cc_opts *ccopts,
+                       bool quick, asc__jit_lib **lib,
+                       const asc_kernel_desc **desc) {
   asc__cache_key k, ik;
-  asc__cc_opts ccopts;
   build_ctx b;
   char *path = NULL;
   ascError_t err;
@@ -582,17 +601,12 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   int fd = -1;
   bool indexed;
 
-  *lib = NULL;
-  *desc = NULL;
-  if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
-    return err;
   t0 = asc__trace_clock();
-  asc__jit_cc_opts(in->opts, &ccopts);
   /* A process's first lookup of a kernel another process built: the
    * index gives the entry's key without running the C compiler for its
    * identity.  A stale or missing record, or an entry evicted since,
    * takes the full way below, which writes the record again. */
-  indexed = index_key(&ik, &ccopts, in);
+  indexed = index_key(&ik, ccopts, in);
   if (indexed && index_lookup(cache, &ik, &k)) {
     uint64_t t1;
     ASC_TRACE(asc__trace_span("compile", "cache key", in->kernel_name, 0, t0));
@@ -606,11 +620,12 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
   err = asc__cc_get(&b.cc);
   if (err != ascSuccess)
     return err;
-  b.ccopts = &ccopts;
+  b.ccopts = ccopts;
   b.fastmath = in->fastmath;
   b.emit = emit;
   b.ud = ud;
-  asc__jit_key(&k, b.cc, &ccopts, in);
+  b.quick = quick;
+  asc__jit_key(&k, b.cc, ccopts, in);
   ASC_TRACE(asc__trace_span("compile", "cache key", in->kernel_name, 0, t0));
   /* Loaded through the descriptor the cache verified: another process
    * evicting or clearing the entry meanwhile cannot make this fail. */
@@ -636,4 +651,129 @@ load:
     *lib = NULL;
   }
   return err;
+}
+
+ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
+                         asc__jit_emit_fn emit, void *ud, asc__jit_lib **lib,
+                         const asc_kernel_desc **desc) {
+  asc__cc_opts ccopts;
+  ascError_t err;
+
+  *lib = NULL;
+  *desc = NULL;
+  if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
+    return err;
+  asc__jit_cc_opts(in->opts, &ccopts);
+  return load(cache, in, emit, ud, &ccopts, false, lib, desc);
+}
+
+ascError_t asc__jit_load_quick(asc__cache *cache, const asc__jit_inputs *in,
+                               asc__jit_emit_fn emit, void *ud,
+                               asc__jit_lib **lib,
+                               const asc_kernel_desc **desc, bool *quick) {
+  asc__cc_opts ccopts, qopts;
+  asc__cache_key k, ik;
+  char *path = NULL;
+  ascError_t err;
+  uint64_t t0;
+  int fd = -1;
+
+  *lib = NULL;
+  *desc = NULL;
+  *quick = false;
+  if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
+    return err;
+  asc__jit_cc_opts(in->opts, &ccopts);
+  /* An optimisation level, debug code or fast math asked for: as asked. */
+  if (ccopts.opt_level >= 0 || ccopts.debug || ccopts.fastmath != 0)
+    return load(cache, in, emit, ud, &ccopts, false, lib, desc);
+  /* The optimised entry when the index says the cache has it. */
+  t0 = asc__trace_clock();
+  if (index_key(&ik, &ccopts, in) && index_lookup(cache, &ik, &k) &&
+      asc__cache_lookup_fd(cache, &k, &path, &fd) == ascSuccess) {
+    ASC_TRACE(asc__trace_span("cache", "cache hit", "index", 0, t0));
+    err = jit_open_fd(fd, path, lib);
+    asc__free(path);
+    if (err == ascSuccess && (*desc = find_kernel(*lib, in->kernel_name)) !=
+                                 NULL)
+      return ascSuccess;
+    asc__jit_unload(*lib);
+    *lib = NULL;
+  }
+  qopts = ccopts;
+  qopts.opt_level = 0;
+  err = load(cache, in, emit, ud, &qopts, true, lib, desc);
+  *quick = err == ascSuccess;
+  if (err == QUICK_REFUSED)
+    err = load(cache, in, emit, ud, &ccopts, false, lib, desc);
+  return err;
+}
+
+/* ---------------------------------------------------------- tiering */
+
+ascError_t asc__jit_tier_job(asc__cache *cache, const asc__jit_inputs *in,
+                             asc__jit_emit_fn emit, void *ud,
+                             asc__tier_job **out) {
+  asc__tier_job *j;
+  ascError_t err;
+  uint64_t t0 = asc__trace_clock();
+
+  *out = NULL;
+  if (cache == NULL && (err = asc__cache_default(&cache)) != ascSuccess)
+    return err;
+  j = asc__calloc(1, sizeof *j);
+  if (j == NULL || (j->kernel_name = asc__strdup(in->kernel_name)) == NULL) {
+    asc__free(j);
+    return asc__error(ascErrorOutOfMemory, "out of memory");
+  }
+  j->cache = cache;
+  asc__buf_init(&j->text);
+  asc__jit_cc_opts(in->opts, &j->ccopts);
+  /* the keys of asc__jit_load's: computed before emit sets the mode */
+  err = asc__cc_get(&j->cc);
+  if (err == ascSuccess) {
+    asc__jit_key(&j->key, j->cc, &j->ccopts, in);
+    j->indexed = index_key(&j->ikey, &j->ccopts, in);
+    err = emit(ud, &j->text);
+  }
+  if (err == ascSuccess && j->text.oom)
+    err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
+  if (err != ascSuccess) {
+    asc__buf_free(&j->text);
+    asc__free(j->kernel_name);
+    asc__free(j);
+    return err;
+  }
+  if (in->fastmath != NULL)
+    j->ccopts.fastmath = *in->fastmath & ASC_FASTMATH_ALL;
+  ASC_TRACE(asc__trace_span("compile", "tier-up C", in->kernel_name, 0, t0));
+  *out = j;
+  return ascSuccess;
+}
+
+static ascError_t build_text(void *ud, const char *workdir, char **so_path) {
+  asc__tier_job *j = ud;
+  return cc_checked(j->cc, &j->ccopts, workdir, &j->text, so_path);
+}
+
+void asc__jit_tier_build(asc__tier_job *j) {
+  char *path = NULL;
+  int fd = -1;
+  uint64_t t0 = asc__trace_clock();
+  ascError_t err =
+      asc__cache_get_or_build_fd(j->cache, &j->key, build_text, j, &path, &fd);
+
+  if (err == ascSuccess && j->indexed)
+    index_store(j->cache, &j->ikey, &j->key, j->cc);
+  if (err == ascSuccess)
+    err = jit_open_fd(fd, path, &j->lib);
+  asc__free(path);
+  if (err == ascSuccess &&
+      (j->desc = find_kernel(j->lib, j->kernel_name)) == NULL)
+    err = asc__error(ascErrorInternal, "%s has no kernel '%s'", j->lib->path,
+                     j->kernel_name);
+  j->err = err;
+  ASC_TRACE(asc__trace_span("compile",
+                            err == ascSuccess ? "tier up" : "tier up failed",
+                            j->kernel_name, 0, t0));
 }

@@ -104,6 +104,27 @@ ascError_t asc__jit_load(asc__cache *cache, const asc__jit_inputs *in,
                          asc__jit_emit_fn emit, void *ud, asc__jit_lib **lib,
                          const asc_kernel_desc **desc);
 
+/* As asc__jit_load, for tiered compilation (jit/tier.h): the optimised
+ * entry when the cache's index has it, else the quick tier's (built at
+ * -O0, cached under its own key); *quick says which was loaded.  Options
+ * that ask for a level, debug code or fast math (the module's, or a
+ * kernel's fastmath=, seen when the C is emitted) load what they ask
+ * for, *quick false. */
+ascError_t asc__jit_load_quick(asc__cache *cache, const asc__jit_inputs *in,
+                               asc__jit_emit_fn emit, void *ud,
+                               asc__jit_lib **lib,
+                               const asc_kernel_desc **desc, bool *quick);
+
+/* The optimised build of in as a job for the background builder
+ * (tier.h): its keys, and its C emitted now (emit runs here). */
+struct asc__tier_job;
+ascError_t asc__jit_tier_job(asc__cache *cache, const asc__jit_inputs *in,
+                             asc__jit_emit_fn emit, void *ud,
+                             struct asc__tier_job **out);
+/* Builds (or finds in the cache) and loads j's entry: j->err, and on
+ * success j->lib and j->desc.  Any thread. */
+void asc__jit_tier_build(struct asc__tier_job *j);
+
 /* Loads the module file at path and checks its ABI version. */
 ascError_t asc__jit_open(const char *path, asc__jit_lib **lib);
 void asc__jit_unload(asc__jit_lib *lib);
