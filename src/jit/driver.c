@@ -884,12 +884,19 @@ ascError_t asc__pymodule_specialize_pin(asc__pymodule *m, int i,
       memcpy(memo_key, sp, memo_len - 1);
     memo_key[memo_len - 1] = (unsigned char)r.may_alias;
     if (asc__spectab_memo_get(&m->specs, i, memo_key, memo_len, &v, &p)) {
-      if (sp != small)
-        asc__free(sp);
-      *desc = ((drv_spec *)v)->desc;
-      *inflight = &((drv_spec *)v)->inflight;
-      *pin = p;
-      return ascSuccess;
+      s = v;
+      if (!atomic_load(&s->quick)) {
+        if (sp != small)
+          asc__free(sp);
+        *desc = atomic_load_explicit(&s->desc, memory_order_acquire);
+        *inflight = &s->inflight;
+        *pin = p;
+        return ascSuccess;
+      }
+      /* the quick tier: the way below decides its tier-up */
+      asc__spectab_unpin(p);
+      p = NULL;
+      s = NULL;
     }
   }
   asc__buf_init_on(&text, small_text, sizeof small_text);
