@@ -681,6 +681,17 @@ static const char *work_of(emitter *e, const asc__irblock *b,
   return w;
 }
 
+/* Are pfor i's reductions all of integers (or bools): the same result
+ * however its iterations are split? */
+static bool exact_reductions(const emitter *e, const asc__irins *i) {
+  for (int32_t q = 0; q < i->nred; q++) {
+    int dt = e->f->regs[i->red[q].reg].ty.dtype;
+    if (asc__dt_is_float(dt) || asc__dt_is_complex(dt))
+      return false;
+  }
+  return true;
+}
+
 void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
   const asc__irfunc *f = e->f;
   const char *K = asc__emit_kname(e);
@@ -691,9 +702,13 @@ void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
   e->depth++;
   J = asc__emit_pfor_env(e, i, "env");
   captures(e, i, &ps);
-  /* a pfor with reductions keeps one part per team thread: the parts fix
-   * the order its float sums are combined in (docs/parallelize.md) */
-  work = i->nred == 0 ? work_of(e, &i->body[0], &ps) : NULL;
+  /* a pfor with float reductions keeps one part per team thread: the
+   * parts fix the order its sums are combined in (docs/parallelize.md);
+   * integer ones give the serial result whatever the parts, so their
+   * parts are grains of work too */
+  work = i->nred == 0 || exact_reductions(e, i)
+             ? work_of(e, &i->body[0], &ps)
+             : NULL;
   if (work != NULL) {
     /* iterations worth PAR_MIN_WORK: fewer run on this thread */
     LINE(e, "const int64_t grain%d = %lld / (%s) + 1;", J,
@@ -702,6 +717,10 @@ void asc__emit_pfor_call(emitter *e, const asc__irins *i) {
   if (i->nred > 0) {
     LINE(e, "env%d.nb = ctx->rt->team_size(ctx);", J);
     LINE(e, "if (env%d.nb > env%d.n) env%d.nb = env%d.n;", J, J, J, J);
+    if (work != NULL)
+      LINE(e, "if (env%d.nb > env%d.n / grain%d) env%d.nb = env%d.n / "
+              "grain%d;",
+           J, J, J, J, J, J);
     LINE(e, "if (env%d.nb < 1) env%d.nb = 1;", J, J);
     for (int32_t q = 0; q < i->nred; q++) {
       int32_t r = i->red[q].reg;

@@ -781,7 +781,13 @@ int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
 static void copy_from(lstate *ls, const asc__ast_expr *where,
                       asc__lview *dst, const asc__ast_expr *value,
                       int32_t tmp, int op) {
-  /* a name only the lowering knows, bound to tmp, stands for value */
+  asc__lower_store_nest(ls, where, dst, asc__lower_tmp_name(ls, value, tmp),
+                        op);
+}
+
+const asc__ast_expr *asc__lower_tmp_name(lstate *ls,
+                                         const asc__ast_expr *value,
+                                         int32_t tmp) {
   asc__sym *s = asc__arena_alloc(ls->c, sizeof *s);
   asc__ast_expr *x = asc__arena_alloc(ls->c, sizeof *x);
   memset(s, 0, sizeof *s);
@@ -796,5 +802,5 @@ static void copy_from(lstate *ls, const asc__ast_expr *where,
   x->u.name.id = "copy";
   x->u.name.sym = s;
   asc__lower_bind(ls, s, tmp);
-  asc__lower_store_nest(ls, where, dst, x, op);
+  return x;
 }

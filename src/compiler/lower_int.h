@@ -436,6 +436,11 @@ void asc__lower_store_nest(lstate *ls, const asc__ast_expr *where,
 /* A new array holding array expression e (whose operands ew holds). */
 int32_t asc__lower_materialize_ew(lstate *ls, const asc__ast_expr *e,
                                   asc__ewctx *ew);
+/* A name only the lowering knows, bound to the array tmp, that stands
+ * for value (of value's type) as an operand. */
+const asc__ast_expr *asc__lower_tmp_name(lstate *ls,
+                                         const asc__ast_expr *value,
+                                         int32_t tmp);
 
 /* --------------------------------------------------------- lower_blas.c */
 

@@ -547,11 +547,130 @@ static bool store_masked_ew(lstate *ls, const asc__lview *x,
   return true;
 }
 
+/* The mask m of x[a[m], b[m], ...] (one index array per axis of x, each
+ * a[m] a selection from a 1-D array by the same 1-D mask m), or NULL. */
+static const asc__ast_expr *masked_indices(const asc__ast_expr *target,
+                                           int xnd) {
+  const asc__ast_expr *idx = target->u.sub.index, *m = NULL;
+  if (is_mask(target) || index_count(idx) != xnd)
+    return NULL;
+  for (int q = 0; q < index_count(idx); q++) {
+    const asc__ast_expr *s = index_at(idx, q), *a;
+    if (s->kind != ASC_EXPR_SUBSCRIPT || !asc__lower_is_fancy(s) ||
+        !is_mask(s) || ty(s->u.sub.index)->ndim != 1)
+      return NULL;
+    a = s->u.sub.value;
+    if (ty(a)->ndim != 1 ||
+        (a->kind != ASC_EXPR_NAME &&
+         (a->kind != ASC_EXPR_SUBSCRIPT || asc__lower_is_fancy(a))))
+      return NULL;
+    if (m == NULL)
+      m = s->u.sub.index;
+    else if (!asc__lower_same_expr(m, s->u.sub.index))
+      return NULL;
+  }
+  return m;
+}
+
+/* x[a[m], b[m], ...] = value, value a number or elementwise in selections
+ * c[m] by the same mask: one predicated loop over m that stores at
+ * (a[k], b[k], ...) each true k, without the selected index arrays, the
+ * value array and the counts of m numpy makes.  Every index is checked
+ * first (numpy's IndexError before anything is written), and the stores
+ * come in numpy's order, so a repeated position keeps the last.  False,
+ * with nothing stored, when an index array or the value reads x's
+ * tensor (numpy's copies first). */
+static bool store_masked_scatter(lstate *ls, const asc__lview *x,
+                                 const asc__ast_expr *target,
+                                 const asc__ast_expr *m,
+                                 const asc__ast_expr *value) {
+  const asc__ast_expr *ix = target->u.sub.index;
+  int n = index_count(ix);
+  asc__lview av[ASC_MAX_DIMS];
+  asc__ewctx mew, vew, *outer;
+  asc__irval ms[ASC_MAX_DIMS], idx[1], off, v = i64(0), k[ASC_MAX_DIMS], b;
+  asc__irblock *save, *isave, *bsave;
+  int32_t bad;
+  memset(&vew, 0, sizeof vew);
+  for (int q = 0; q < n; q++) {
+    asc__lower_view(ls, index_at(ix, q)->u.sub.value, &av[q]);
+    if (av[q].t == x->t)
+      return false;
+  }
+  if (is_tensor(value)) {
+    collect_masked(ls, &vew, value);
+    for (int q = 0; q < vew.nops; q++)
+      if (vew.ops[q].v.t == x->t)
+        return false;
+  }
+  /* numpy's IndexError of the value's selections first: Python
+   * evaluates the value before the target */
+  index_operands(ls, m, NULL, &mew, ms);
+  for (int q = 0; q < vew.nops; q++)
+    mask_shape_check(ls, &vew.ops[q].v, ms);
+  for (int q = 0; q < n; q++)
+    mask_shape_check(ls, &av[q], ms);
+  if (!is_tensor(value))
+    v = asc__lower_expr(ls, value);
+  /* one pass without branches over every index, then, only when one is
+   * out of range, the passes that raise numpy's IndexError for the first
+   * of them */
+  bad = newreg(ls, ascBool, "scat.bad");
+  mov(ls, bad, asc__irv_int(ascBool, 0));
+  save = asc__lower_open_nest(ls, ms, 1, idx);
+  b = asc__lower_mask_at(ls, m, &mew, idx, 1);
+  for (int q = 0; q < n; q++) {
+    asc__irval kq = conv(ls, asc__lower_load_at(ls, &av[q], idx, 1), ascInt64);
+    asc__irval out = op2(
+        ls, ASC_IR_OR, ascBool,
+        op2(ls, ASC_IR_LT, ascInt64, kq,
+            op2(ls, ASC_IR_SUB, ascInt64, i64(0), x->shape[q])),
+        op2(ls, ASC_IR_GE, ascInt64, kq, x->shape[q]));
+    mov(ls, bad, op2(ls, ASC_IR_OR, ascBool, asc__irv_reg(bad),
+                     op2(ls, ASC_IR_AND, ascBool, b, out)));
+  }
+  ls->cur = save;
+  bsave = open_if(ls, asc__irv_reg(bad));
+  bsave->last->note = "masked scatter (indices checked first)";
+  for (int q = 0; q < n; q++) {
+    save = asc__lower_open_nest(ls, ms, 1, idx);
+    isave = open_if(ls, asc__lower_mask_at(ls, m, &mew, idx, 1));
+    wrap_checked_axis(ls, asc__lower_load_at(ls, &av[q], idx, 1),
+                      x->shape[q], q);
+    ls->cur = isave;
+    ls->cur = save;
+  }
+  ls->cur = bsave;
+  save = asc__lower_open_nest(ls, ms, 1, idx);
+  isave = open_if(ls, asc__lower_mask_at(ls, m, &mew, idx, 1));
+  isave->last->note =
+      "masked scatter: one predicated loop, no selected index arrays";
+  if (is_tensor(value)) {
+    vew.nd = 1;
+    vew.idx = idx;
+    outer = ls->ew;
+    ls->ew = &vew;
+    v = asc__lower_expr(ls, value);
+    ls->ew = outer;
+  }
+  off = x->off;
+  for (int q = 0; q < n; q++) {
+    k[q] = conv(ls, asc__lower_load_at(ls, &av[q], idx, 1), ascInt64);
+    k[q] = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k[q], i64(0)),
+               add(ls, k[q], x->shape[q]), k[q]);
+    off = add(ls, off, mul(ls, k[q], x->stride[q]));
+  }
+  asc__lower_store_at(ls, x->t, off, v);
+  ls->cur = isave;
+  ls->cur = save;
+  return true;
+}
+
 /* x[m] = value or x[m] op= value (op >= 0), m a mask or an integer
  * array: numpy's masked store and scatter. */
 void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
                             const asc__ast_expr *value, int op) {
-  const asc__ast_expr *m = target->u.sub.index;
+  const asc__ast_expr *m = target->u.sub.index, *mm;
   asc__lview x, v;
   asc__ewctx ew;
   asc__irval ms[ASC_MAX_DIMS], idx[ASC_MAX_DIMS], sv = i64(0);
@@ -561,6 +680,10 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
   bool arr = is_tensor(value);
   asc__lower_view(ls, target->u.sub.value, &x);
   dt = ls->f->regs[x.t].ty.dtype;
+  if (op < 0 && (mm = masked_indices(target, x.nd)) != NULL &&
+      (!arr || masked_ew(value, mm, 1)) &&
+      store_masked_scatter(ls, &x, target, mm, value))
+    return;
   index_operands(ls, m, &x, &ew, ms);
   if (arr && is_mask(target) && ty(m)->ndim == x.nd &&
       masked_ew(value, m, x.nd) &&

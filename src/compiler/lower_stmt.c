@@ -234,8 +234,27 @@ static void unpack_rows(lstate *ls, const asc__ast_expr *tg,
   }
 }
 
+/* a[...] = b[...] = value with value an array expression that makes a
+ * new array (x @ y, x + y): Python evaluates value once; so does the
+ * kernel, into a temporary each target copies.  (A name target keeps
+ * the per-target lowering, which binds it to an array of its own.) */
+static bool shared_value(lstate *ls, const asc__ast_stmt *s) {
+  if (s->u.assign.ntargets < 2 ||
+      !asc__lower_is_new_array(ls, s->u.assign.value))
+    return false;
+  for (int k = 0; k < s->u.assign.ntargets; k++)
+    if (s->u.assign.targets[k]->kind != ASC_EXPR_SUBSCRIPT)
+      return false;
+  return true;
+}
+
 static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
   const asc__ast_expr *value = s->u.assign.value;
+  int32_t tmp = -1;
+  if (shared_value(ls, s)) {
+    tmp = asc__lower_make_array(ls, value);
+    value = asc__lower_tmp_name(ls, value, tmp);
+  }
   for (int k = 0; k < s->u.assign.ntargets; k++) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
@@ -297,6 +316,10 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
       continue;
     }
     assign_to(ls, tg, asc__lower_expr(ls, value), value);
+  }
+  if (tmp >= 0) {
+    asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+    fr->args[0] = asc__irv_reg(tmp);
   }
 }
 
