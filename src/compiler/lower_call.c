@@ -493,6 +493,14 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_ANGLE: {
     int dt = scalar_dt(ls, e), adt = scalar_dt(ls, a[0]);
     asc__irval x = asc__lower_expr(ls, a[0]);
+    if (b->id == ASC_BI_NP_ANGLE && n > 1 && a[1] != NULL &&
+        a[1]->kind == ASC_EXPR_BOOL && a[1]->u.bval) {
+      /* deg=True: numpy's radians times 180 / pi, a Python float */
+      asc__ast_expr rad = *e;
+      rad.u.call.nrargs = 1;
+      return op2(ls, ASC_IR_MUL, dt, asc__lower_call(ls, &rad),
+                 asc__irv_float(dt, 180.0 / 3.141592653589793));
+    }
     if (asc__dt_is_complex(adt))
       return conv(ls, asc__lower_cintr(ls, b->id == ASC_BI_NP_CONJ ? ASC_INTR_CONJ
                                            : b->id == ASC_BI_NP_REAL ? ASC_INTR_CREAL

@@ -405,20 +405,22 @@ static asc__irval cumsum_start(lstate *ls, int dt) {
   return conv(ls, i64(0), dt);
 }
 
-/* acc = acc op x, the next running sum (op ADD) or product (MUL); a
- * product's first element, where pos is 0, is x itself (numpy's
+/* acc = acc op x, the next running sum (op ADD), product (MUL) or
+ * maximum (PMAX: NaN wins, as numpy's maximum; PMIN); other than a
+ * sum's, the first element, where pos is 0, is x itself (numpy's
  * accumulate: (1+0j) * z is not z when a part of z is infinite). */
 static void running(lstate *ls, int32_t acc, int op, int dt, asc__irval x,
                     asc__irval pos) {
   asc__irval v = op2(ls, op, dt, asc__irv_reg(acc), x);
-  if (op == ASC_IR_MUL)
+  if (op != ASC_IR_ADD)
     v = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, pos, i64(0)), x, v);
   mov(ls, acc, v);
 }
 
 /* A new 1-D array of dt holding the elements of view in in C order
- * (ravel's copy, flatten); with running sums or products when op is
- * ASC_IR_ADD or ASC_IR_MUL (np.cumsum, np.cumprod), else op is -1. */
+ * (ravel's copy, flatten); with running sums, products, maxima or
+ * minima when op is ASC_IR_ADD, MUL, PMAX or PMIN (np.cumsum, np.cumprod,
+ * np.maximum.accumulate ...), else op is -1. */
 static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt, int op) {
   asc__irval n = asc__lower_view_size(ls, in), idx[ASC_MAX_DIMS];
   asc__irval cs[ASC_MAX_DIMS], x;
@@ -433,7 +435,7 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt, int op) {
   x = conv(ls, asc__lower_load_at(ls, in, idx, in->nd), dt);
   if (op >= 0) {
     running(ls, acc, op, dt, x,
-            op == ASC_IR_MUL ? asc__lower_dot_idx(ls, idx, cs, in->nd)
+            op != ASC_IR_ADD ? asc__lower_dot_idx(ls, idx, cs, in->nd)
                              : i64(0));
     x = asc__irv_reg(acc);
   }
@@ -445,12 +447,15 @@ static int32_t flat_copy(lstate *ls, const asc__lview *in, int dt, int op) {
 /* np.cumsum(a, axis=None) / a.cumsum(axis=k): running sums in the
  * result's dtype, in order along the axis (numpy's order: exact for
  * integers, the same rounding for floats); np.cumprod: running
- * products. */
+ * products; np.maximum.accumulate, np.minimum.accumulate (axis 0 when
+ * not given, as numpy's): running maxima and minima. */
 static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *ax = e->u.call.nrargs > 1 ? e->u.call.rargs[1] : NULL;
-  int dt = ty(e)->dtype, axis;
-  int op = e->u.call.builtin->id == ASC_BI_NP_CUMPROD ? ASC_IR_MUL
-                                                      : ASC_IR_ADD;
+  int dt = ty(e)->dtype, axis, id = e->u.call.builtin->id;
+  int op = id == ASC_BI_NP_CUMPROD               ? ASC_IR_MUL
+           : id == ASC_BI_NP_MAXIMUM_ACCUMULATE ? ASC_IR_PMAX
+           : id == ASC_BI_NP_MINIMUM_ACCUMULATE ? ASC_IR_PMIN
+                                                 : ASC_IR_ADD;
   asc__lview in;
   asc__irval oshape[ASC_MAX_DIMS], oidx[ASC_MAX_DIMS], idx[ASC_MAX_DIMS];
   asc__irval cs[ASC_MAX_DIMS], iidx[1], x;
@@ -459,10 +464,12 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
   int64_t k;
   memset(oshape, 0, sizeof oshape); /* gcc -O3 cannot see it filled */
   asc__lower_view(ls, e->u.call.rargs[0], &in);
-  if (ax == NULL || ax->kind == ASC_EXPR_NONE || in.nd == 1)
+  if (in.nd == 1 || (op != ASC_IR_PMAX && op != ASC_IR_PMIN &&
+                      (ax == NULL || ax->kind == ASC_EXPR_NONE)))
     return flat_copy(ls, &in, dt, op);
-  k = ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
-                               : -(int64_t)ax->u.unary.operand->u.ival;
+  k = ax == NULL ? 0
+      : ax->kind == ASC_EXPR_INT ? (int64_t)ax->u.ival
+                                 : -(int64_t)ax->u.unary.operand->u.ival;
   axis = (int)(k < 0 ? k + in.nd : k);
   r = asc__lower_alloc_array(ls, dt, in.nd, in.shape);
   asc__lower_c_strides(ls, in.shape, in.nd, cs);
@@ -535,6 +542,8 @@ int32_t asc__lower_make_array(lstate *ls, const asc__ast_expr *e) {
       return flat_copy(ls, &src, dt, -1);
     case ASC_BI_NP_CUMSUM:
     case ASC_BI_NP_CUMPROD:
+    case ASC_BI_NP_MAXIMUM_ACCUMULATE:
+    case ASC_BI_NP_MINIMUM_ACCUMULATE:
       return cumsum(ls, e);
     case ASC_BI_NP_OUTER:
       return outer(ls, e);

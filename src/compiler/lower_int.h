@@ -694,4 +694,13 @@ asc__irval asc__lower_trace(lstate *ls, const asc__ast_expr *e);
 /* np.diag(v, k): a new array. */
 int32_t asc__lower_diag(lstate *ls, const asc__ast_expr *e);
 
+/* ------------------------------------------------------- lower_numpy3.c */
+
+/* np.diff(a, n, axis): a new array. */
+int32_t asc__lower_diff(lstate *ls, const asc__ast_expr *e);
+/* np.percentile, np.quantile: a new array, or a number (of a number q
+ * over every element). */
+int32_t asc__lower_quantile(lstate *ls, const asc__ast_expr *e);
+asc__irval asc__lower_quantile_value(lstate *ls, const asc__ast_expr *e);
+
 #endif /* ASC_LOWER_INT_H */

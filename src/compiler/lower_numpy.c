@@ -1236,6 +1236,9 @@ asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
     return median(ls, e);
   case ASC_BI_NP_TRACE:
     return asc__lower_trace(ls, e);
+  case ASC_BI_NP_PERCENTILE:
+  case ASC_BI_NP_QUANTILE:
+    return asc__lower_quantile_value(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg_value(ls, e);
@@ -1297,6 +1300,11 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
   }
   case ASC_BI_NP_DIAG:
     return asc__lower_diag(ls, e);
+  case ASC_BI_NP_DIFF:
+    return asc__lower_diff(ls, e);
+  case ASC_BI_NP_PERCENTILE:
+  case ASC_BI_NP_QUANTILE:
+    return asc__lower_quantile(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__lower_linalg(ls, e);

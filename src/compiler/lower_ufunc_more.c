@@ -1,7 +1,7 @@
 /*
  * Lowering of the numpy ufuncs written as selections of their operands
  * (np.sign, np.heaviside, np.fmax, np.fmin, np.logaddexp,
- * np.reciprocal), each with
+ * np.reciprocal) and of np.round, each with
  * numpy's definition of the element, NaN included.
  */
 #include <math.h>
@@ -11,10 +11,21 @@
 #include "compiler/types/types.h"
 
 static asc__irval intr1(lstate *ls, int id, int dt, asc__irval a) {
-  int32_t d = newreg(ls, id == ASC_INTR_ISNAN ? ascBool : dt, NULL);
+  bool test = id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF;
+  int32_t d = newreg(ls, test ? ascBool : dt, NULL);
   asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
   i->aux = id;
   i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
+static asc__irval intr2(lstate *ls, int id, int dt, asc__irval a,
+                        asc__irval b) {
+  int32_t d = newreg(ls, dt, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 2);
+  i->aux = id;
+  i->args[0] = a;
+  i->args[1] = b;
   return asc__irv_reg(d);
 }
 
@@ -26,7 +37,80 @@ static asc__irval num(int dt, double v) {
 bool asc__lower_is_ufunc_more(asc__builtin_id id) {
   return id == ASC_BI_NP_SIGN || id == ASC_BI_NP_HEAVISIDE ||
          id == ASC_BI_NP_FMAX || id == ASC_BI_NP_FMIN ||
-         id == ASC_BI_NP_LOGADDEXP || id == ASC_BI_NP_RECIPROCAL;
+         id == ASC_BI_NP_LOGADDEXP || id == ASC_BI_NP_RECIPROCAL ||
+         id == ASC_BI_NP_ROUND;
+}
+
+/* numpy's power of ten for rounding: exact up to 1e8, beyond that 1e9
+ * times ten n - 9 times (its rounding, not pow's). */
+static double power_of_ten(int64_t n) {
+  static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4,
+                               1e5, 1e6, 1e7, 1e8};
+  double r = 1e9;
+  if (n < 9)
+    return p10[n];
+  while (n-- > 9)
+    r *= 10.;
+  return r;
+}
+
+/* x of float dtype dt rounded to d decimals as numpy rounds: half to
+ * even of x * 10**d, divided back (x / 10**-d and multiplied back for a
+ * negative d), the power in dt as numpy's Python float operand is. */
+static asc__irval round_float(lstate *ls, int dt, asc__irval x, int64_t d) {
+  asc__irval f = asc__irv_float(dt, power_of_ten(d < 0 ? -d : d));
+  if (d == 0)
+    return intr1(ls, ASC_INTR_ROUND, dt, x);
+  x = op2(ls, d > 0 ? ASC_IR_MUL : ASC_IR_DIV, dt, x, f);
+  x = intr1(ls, ASC_INTR_ROUND, dt, x);
+  return op2(ls, d > 0 ? ASC_IR_DIV : ASC_IR_MUL, dt, x, f);
+}
+
+/* np.round(x, decimals): floats as round_float, complex numbers each
+ * part so; integers unchanged for decimals >= 0, else rounded in
+ * float64 and cast back, as numpy does. */
+static asc__irval round_elem(lstate *ls, const asc__ast_expr *e, int dt,
+                             asc__irval x) {
+  int64_t d = 0;
+  if (e->u.call.nrargs > 1 && e->u.call.rargs[1] != NULL)
+    asc__expr_int_literal(e->u.call.rargs[1], &d);
+  if (asc__dt_is_complex(dt)) {
+    int pdt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+    asc__irval re = conv(ls, asc__lower_cintr(ls, ASC_INTR_CREAL, x), pdt);
+    asc__irval im = conv(ls, asc__lower_cintr(ls, ASC_INTR_CIMAG, x), pdt);
+    return asc__lower_cmplx(ls, dt, round_float(ls, pdt, re, d),
+                            round_float(ls, pdt, im, d));
+  }
+  if (asc__dt_is_float(dt))
+    return round_float(ls, dt, x, d);
+  if (d >= 0)
+    return x;
+  return conv(ls, round_float(ls, ascFloat64, conv(ls, x, ascFloat64), d),
+              dt);
+}
+
+/* numpy 2's sign of a complex z: z / |z|; 0 for 0; of an infinite z the
+ * unit along its infinite part (NaN when both are); NaN when |z| is. */
+static asc__irval csign(lstate *ls, int dt, asc__irval z) {
+  int pdt = dt == ascComplex64 ? ascFloat32 : ascFloat64;
+  asc__irval re = conv(ls, asc__lower_cintr(ls, ASC_INTR_CREAL, z), pdt);
+  asc__irval im = conv(ls, asc__lower_cintr(ls, ASC_INTR_CIMAG, z), pdt);
+  asc__irval zero = num(pdt, 0), nan = num(pdt, NAN), m, ir, ii, both;
+  asc__irval sr, si, is0;
+  m = intr2(ls, ASC_INTR_HYPOT, pdt, re, im);
+  ir = intr1(ls, ASC_INTR_ISINF, pdt, re);
+  ii = intr1(ls, ASC_INTR_ISINF, pdt, im);
+  both = op2(ls, ASC_IR_AND, ascBool, ir, ii);
+  is0 = op2(ls, ASC_IR_EQ, pdt, m, zero);
+  sr = sel(ls, is0, zero, op2(ls, ASC_IR_DIV, pdt, re, m));
+  si = sel(ls, is0, zero, op2(ls, ASC_IR_DIV, pdt, im, m));
+  sr = sel(ls, ii, zero, sr);
+  si = sel(ls, ir, zero, si);
+  sr = sel(ls, ir, intr2(ls, ASC_INTR_COPYSIGN, pdt, num(pdt, 1), re), sr);
+  si = sel(ls, ii, intr2(ls, ASC_INTR_COPYSIGN, pdt, num(pdt, 1), im), si);
+  sr = sel(ls, both, nan, sr);
+  si = sel(ls, both, nan, si);
+  return asc__lower_cmplx(ls, dt, sr, si);
 }
 
 asc__irval asc__lower_ufunc_more(lstate *ls, const asc__ast_expr *e) {
@@ -35,7 +119,11 @@ asc__irval asc__lower_ufunc_more(lstate *ls, const asc__ast_expr *e) {
   bool fl = asc__dt_is_float(dt);
   asc__irval x = conv(ls, asc__lower_expr(ls, a[0]), dt), y, r;
   switch (e->u.call.builtin->id) {
+  case ASC_BI_NP_ROUND:
+    return round_elem(ls, e, dt, x);
   case ASC_BI_NP_SIGN:
+    if (asc__dt_is_complex(dt))
+      return csign(ls, dt, x);
     /* x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0 : x (NaN stays NaN) */
     r = fl ? sel(ls, op2(ls, ASC_IR_EQ, dt, x, x), num(dt, 0), x)
            : num(dt, 0);

@@ -33,6 +33,7 @@ static const struct {
     {"sign", ASC_BI_NP_SIGN}, {"heaviside", ASC_BI_NP_HEAVISIDE},
     {"fmax", ASC_BI_NP_FMAX}, {"fmin", ASC_BI_NP_FMIN},
     {"logaddexp", ASC_BI_NP_LOGADDEXP}, {"reciprocal", ASC_BI_NP_RECIPROCAL},
+    {"round", ASC_BI_NP_ROUND}, {"around", ASC_BI_NP_ROUND},
     {"exp", ASC_BI_EXP}, {"exp2", ASC_BI_EXP2}, {"expm1", ASC_BI_EXPM1},
     {"log", ASC_BI_LOG}, {"log2", ASC_BI_LOG2}, {"log10", ASC_BI_LOG10},
     {"log1p", ASC_BI_LOG1P}, {"sqrt", ASC_BI_SQRT}, {"power", ASC_BI_POW},
@@ -116,6 +117,12 @@ const asc__builtin *asc__builtin_method(const char *name) {
   /* z.conj(), z.conjugate() */
   if (strcmp(name, "conj") == 0 || strcmp(name, "conjugate") == 0)
     return &entries[ASC_BI_NP_CONJ - 1];
+  if (strcmp(name, "round") == 0)
+    return &entries[ASC_BI_NP_ROUND - 1];
+  if (strcmp(name, "argsort") == 0)
+    return &entries[ASC_BI_NP_ARGSORT - 1];
+  if (strcmp(name, "repeat") == 0)
+    return &entries[ASC_BI_NP_REPEAT - 1];
   return NULL;
 }
 
@@ -125,7 +132,8 @@ const char asc__numpy_names[] =
     "sqrt, cbrt, power, floor, ceil, trunc, "
     "fabs, abs, absolute, hypot, fmod, copysign, isnan, isinf, isfinite, "
     "minimum, maximum, fmax, fmin, sign, heaviside, logaddexp, "
-    "reciprocal, pi, e, inf, nan, the reductions sum, prod, min, "
+    "reciprocal, round, around, pi, e, inf, nan, the reductions sum, "
+    "prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
@@ -138,7 +146,8 @@ const char asc__numpy_names[] =
     "roll, tile, repeat, concatenate, stack, hstack, vstack, "
     "column_stack, triu, tril, add.outer, subtract.outer, "
     "multiply.outer, average, bincount, searchsorted, digitize, cov, "
-    "corrcoef, indices, sort, argsort, median, array, asarray, einsum, "
+    "corrcoef, indices, sort, argsort, median, diff, array, asarray, "
+    "einsum, "
     "meshgrid, histogram, histogram_bin_edges, unique, mgrid[...], "
     "ogrid[...], the ufunc methods reduce, accumulate and outer, the "
     "operator ufuncs add, subtract, multiply, divide, less, logical_and, "

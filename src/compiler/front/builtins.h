@@ -92,6 +92,15 @@ typedef enum asc__builtin_kind {
   X(NP_OGRID, "ogrid", 0, ASC_BK_TYPE, 0, 0, "")                               \
   X(NP_TRACE, "trace", 0, ASC_BK_FUNC, 1, 2, "a,offset")                      \
   X(NP_DIAG, "diag", 0, ASC_BK_FUNC, 1, 2, "v,k")                              \
+  X(NP_DIFF, "diff", 0, ASC_BK_FUNC, 1, 5, "a,n,axis,prepend,append")         \
+  X(NP_MAXIMUM_ACCUMULATE, "maximum.accumulate", 0, ASC_BK_FUNC, 1, 2,         \
+    "array,axis")                                                              \
+  X(NP_MINIMUM_ACCUMULATE, "minimum.accumulate", 0, ASC_BK_FUNC, 1, 2,         \
+    "array,axis")                                                              \
+  X(NP_PERCENTILE, "percentile", 0, ASC_BK_FUNC, 2, 7,                         \
+    "a,q,axis,out,overwrite_input,method,keepdims")                            \
+  X(NP_QUANTILE, "quantile", 0, ASC_BK_FUNC, 2, 7,                             \
+    "a,q,axis,out,overwrite_input,method,keepdims")                            \
   /* np.linalg on LAPACK (types/infer_linalg.c, lower_linalg.c) */              \
   X(NP_LINALG_INV, "linalg.inv", 0, ASC_BK_FUNC, 1, 1, "a")                    \
   X(NP_LINALG_SOLVE, "linalg.solve", 0, ASC_BK_FUNC, 2, 2, "a,b")              \
@@ -268,7 +277,7 @@ typedef enum asc__builtin_kind {
   X(DT_COMPLEX128, "complex128", ASC_NS_ASC, ASC_BK_DTYPE, 1, 1, "x")        \
   X(COMPLEX, "complex", ASC_NS_PY, ASC_BK_FUNC, 1, 2, "real,imag")           \
   X(NP_CONJ, "conj", 0, ASC_BK_FUNC, 1, 1, "x")                             \
-  X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 1, "z")                           \
+  X(NP_ANGLE, "angle", 0, ASC_BK_FUNC, 1, 2, "z,deg")                       \
   X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   /* numpy only (np.cbrt) */                                                  \
@@ -279,6 +288,7 @@ typedef enum asc__builtin_kind {
   X(NP_FMIN, "fmin", 0, ASC_BK_FUNC, 2, 2, "x1,x2")                         \
   X(NP_LOGADDEXP, "logaddexp", 0, ASC_BK_FUNC, 2, 2, "x1,x2")               \
   X(NP_RECIPROCAL, "reciprocal", 0, ASC_BK_FUNC, 1, 1, "x")                 \
+  X(NP_ROUND, "round", 0, ASC_BK_FUNC, 1, 2, "a,decimals")                  \
   /* cmath only (cmath.X; the others are the math builtins of that name;    \
    * np.arcsinh, np.arccosh, np.arctanh are these of reals) */              \
   X(ASINH, "asinh", 0, ASC_BK_FUNC, 1, 1, "z")                              \

@@ -583,7 +583,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                     "supported in kernels ('.%s()'; array methods kernels "
                     "accept: sum, prod, min, max, mean, var, std, any, all, "
                     "argmin, argmax, dot, clip, copy, astype, fill, reshape, "
-                    "transpose, ravel, flatten, cumsum, cumprod)", f->u.attr.attr);
+                    "transpose, ravel, flatten, cumsum, cumprod, round, argsort, "
+                    "repeat)", f->u.attr.attr);
     return;
   }
   {

@@ -6,6 +6,9 @@
  *                                    all, any for multiply, maximum,
  *                                    minimum, logical_and, logical_or)
  *   np.add.accumulate(a, axis=0)     np.cumsum(a, axis=0)
+ *
+ * np.maximum.accumulate and np.minimum.accumulate are builtins of their
+ * own (numpy keeps the dtype, where np.cumsum widens integers).
  *   np.UF.outer(A, B)                np.UF(<A with B.ndim new axes>, B)
  *
  * numpy's reduce and accumulate default to axis 0 (not None as np.sum
@@ -225,13 +228,17 @@ bool asc__rewrite_ufunc_method(resolver *r, asc__ast_expr *e) {
     asc__resolve_expr(r, e);
     return true;
   }
+  if (method[0] == 'a' && (strcmp(uf, "maximum") == 0 ||
+                           strcmp(uf, "minimum") == 0))
+    return false; /* builtins of their own (lower_create.c) */
   for (i = 0; i < n; i++)
     if (strcmp(methods[i].ufunc, uf) == 0)
       break;
   if (i == n || (method[0] == 'a' && methods[i].accumulate == NULL)) {
     asc__diag_error(r->c, e->loc, "np.%s.%s is not supported in kernels "
                     "(reduce: add, multiply, maximum, minimum, logical_and, "
-                    "logical_or; accumulate: add, multiply; outer: the "
+                    "logical_or; accumulate: add, multiply, maximum, minimum; "
+                    "outer: the "
                     "binary ufuncs)", uf, method);
     return true;
   }

@@ -1074,6 +1074,8 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_IMAG:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
+    if (b->id == ASC_BI_NP_ANGLE && !asc__infer_angle_deg(r, e))
+      return err(r);
     if (asc__dtype_is_complex(asc__ty_find(t)->dtype))
       return complex_part(r, t);
     if (b->id == ASC_BI_NP_ANGLE)
@@ -1168,15 +1170,10 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   }
   case ASC_BI_NP_SIGN:
   case ASC_BI_NP_RECIPROCAL:
+  case ASC_BI_NP_ROUND:
     t = need_scalar(r, e, 0);
     PROPAGATE(t);
-    if (asc__dtype_is_complex(asc__ty_find(t)->dtype) ||
-        asc__ty_find(t)->dtype == ascBool) {
-      report(r, e->loc, "np.%s of %s is not supported in kernels",
-             b->name, tn(r, t));
-      return err(r);
-    }
-    return t; /* integers keep their dtype */
+    return asc__infer_ufunc_more(r, e, t);
   case ASC_BI_ATAN2:
   case ASC_BI_HYPOT:
   case ASC_BI_FMOD:
@@ -1280,6 +1277,7 @@ bool asc__builtin_is_elementwise(const asc__ast_expr *e) {
   case ASC_BI_ISNAN:
   case ASC_BI_ISINF:
   case ASC_BI_ISFINITE:
+  case ASC_BI_NP_ROUND: /* its decimals is a number, not an element */
   case ASC_BI_NP_WHERE:
   case ASC_BI_NP_CLIP:
   case ASC_BI_NP_CONJ:  /* np.conj(a), np.real(a), ... of an array: */

@@ -225,6 +225,10 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e);
 /* Argument i of numpy call e, an array: its type, NULL (unknown yet) or
  * an error naming the function. */
 asc__type *asc__infer_numpy_array_arg(run *r, asc__ast_expr *e, int i);
+/* Axis a of call e, an integer constant, of an array of nd axes:
+ * normalised into *axis; false after numpy's AxisError. */
+bool asc__infer_numpy_axis(run *r, const asc__ast_expr *call,
+                           asc__ast_expr *a, int nd, int *axis);
 /* ------------------------------------------------------ infer_linalg.c */
 /* The np.linalg functions of ASC_NUMPY_FUNCS. */
 asc__type *asc__infer_linalg(run *r, asc__ast_expr *e);
@@ -256,5 +260,21 @@ asc__type *asc__infer_unique(run *r, asc__ast_expr *e);
 asc__type *asc__infer_trace(run *r, asc__ast_expr *e);
 /* np.diag(v, k). */
 asc__type *asc__infer_diag(run *r, asc__ast_expr *e);
+
+/* --------------------------------------------------- infer_ufunc_more.c */
+
+/* np.sign, np.reciprocal, np.round of an element of type t. */
+asc__type *asc__infer_ufunc_more(run *r, asc__ast_expr *e, asc__type *t);
+/* np.angle's deg, when given: True or False; false after reporting. */
+bool asc__infer_angle_deg(run *r, asc__ast_expr *e);
+
+/* ------------------------------------------------------ infer_numpy3.c */
+
+/* np.diff(a, n, axis). */
+asc__type *asc__infer_diff(run *r, asc__ast_expr *e);
+/* np.maximum.accumulate(array, axis), np.minimum.accumulate. */
+asc__type *asc__infer_accumulate(run *r, asc__ast_expr *e);
+/* np.percentile(a, q, axis, ..., keepdims), np.quantile. */
+asc__type *asc__infer_quantile(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

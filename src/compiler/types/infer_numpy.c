@@ -98,6 +98,11 @@ static bool const_axis(run *r, const asc__ast_expr *call, asc__ast_expr *a,
   return true;
 }
 
+bool asc__infer_numpy_axis(run *r, const asc__ast_expr *call,
+                           asc__ast_expr *a, int nd, int *axis) {
+  return const_axis(r, call, a, nd, axis);
+}
+
 bool asc__numpy_const_axis(const asc__ast_expr *a, int nd, int *axis) {
   uint64_t mag;
   bool neg;
@@ -707,6 +712,14 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
     return asc__infer_trace(r, e);
   case ASC_BI_NP_DIAG:
     return asc__infer_diag(r, e);
+  case ASC_BI_NP_DIFF:
+    return asc__infer_diff(r, e);
+  case ASC_BI_NP_MAXIMUM_ACCUMULATE:
+  case ASC_BI_NP_MINIMUM_ACCUMULATE:
+    return asc__infer_accumulate(r, e);
+  case ASC_BI_NP_PERCENTILE:
+  case ASC_BI_NP_QUANTILE:
+    return asc__infer_quantile(r, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
       return asc__infer_linalg(r, e);
