@@ -315,8 +315,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     break;
   case ASC_EXPR_COMP:
     use_expr(u, e->comp->elt, depth + 1);
-    for (int i = 0; i < e->comp->nfors; i++)
+    for (int i = 0; i < e->comp->nfors; i++) {
       use_expr(u, e->comp->fors[i].iter, depth + 1);
+      use_expr(u, e->comp->fors[i].cond, depth + 1);
+    }
     break;
   default:
     break;
