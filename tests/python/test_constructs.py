@@ -1,6 +1,6 @@
 """numpy code's constructs around the numpy functions, each against numpy:
-comprehensions with conditions (docs/arrays.md, "Constructs of numpy
-code").  Few kernels, many cases in each: every kernel is a compile."""
+comprehensions with conditions, dtypes passed as values (docs/arrays.md,
+"Constructs of numpy code").  Few kernels, many cases in each: every kernel is a compile."""
 import numpy as np
 import pytest
 
@@ -21,6 +21,25 @@ def comp_if(a):
     nest = np.array([x for x in range(10) if x % 3 == 0 and (x > 2 or x == 0)])
     none = tuple(x for x in range(3) if x > 5)
     return odd, pairs, rows, both, nest, len(none)
+
+@asc.func
+def filled(n, dtype, v):
+    x = np.zeros(n, dtype=dtype)
+    x[:] = v
+    return x
+
+@asc.func
+def ramp(n, dtype=np.float32):
+    return np.arange(n).astype(dtype)
+
+@asc.kernel
+def dtypes(a, n):
+    dt = np.float32
+    one = np.ones(4, dt)
+    same = a.dtype
+    return (filled(n, np.float64, 1.5), filled(n, dtype=np.complex128, v=2.0),
+            filled(n, np.int32, 7), one, ramp(n), ramp(n, np.int16),
+            filled(n, same, 3), np.empty(2, dtype=a.dtype).size)
 """
 
 M = asc.compile(SRC)
@@ -51,3 +70,28 @@ def k(a, n):
     with pytest.raises(asc.CompileError, match=r"(?s):7:.*its condition \('if'\) must be "
                        r"known at compile time.*depends on run-time values"):
         asc.compile(src).k(np.arange(4.0), 2)
+
+
+def test_dtype_values():
+    a = np.arange(3, dtype=np.int8)
+    got = M.dtypes(a, 5)
+    want = (np.full(5, 1.5), np.full(5, 2.0, np.complex128), np.full(5, 7, np.int32),
+            np.ones(4, np.float32), np.arange(5).astype(np.float32),
+            np.arange(5).astype(np.int16), np.full(5, 3, np.int8))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    assert got[-1] == 2
+
+
+@pytest.mark.parametrize("body,msg", [
+    ("def k(x, dtype=np.float64):\n    x[0] = 1\n",
+     r"(?s):4:.*parameter 'dtype': a kernel's parameters take arrays and numbers, not a dtype"),
+    ("def k(x):\n    dt = np.float32\n    x[0] = dt + 1\n",
+     r"unsupported operand types for \+: type\[numpy.float32\]"),
+    ("def k(x):\n    dt = np.float32\n    dt = np.float64\n    x[:] = np.ones(3, dt)\n",
+     r"cannot assign type\[numpy.float64\] to 'dt', which has type type\[numpy.float32\]"),
+])
+def test_dtype_value_errors(body, msg):
+    with pytest.raises(asc.CompileError, match=msg):
+        asc.compile("import asc\nimport numpy as np\n@asc.jit\n" + body).k(np.zeros(3))

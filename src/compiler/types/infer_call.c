@@ -81,6 +81,16 @@ static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
       *dt = (ascDataType)asc__ty_find(t)->dtype;
       return true;
     }
+  } else if (a->kind == ASC_EXPR_NAME) {
+    /* a name holding a dtype (dt = np.float32, a helper's parameter
+     * given one): the dtype is a constant of the instance being typed */
+    asc__type *t = asc__infer_expr(r, a);
+    if (t == NULL || is_err(t))
+      return false;
+    if (asc__ty_find(t)->kind == ASC_TY_DTYPE) {
+      *dt = (ascDataType)asc__ty_find(t)->dtype;
+      return true;
+    }
   }
   report(r, a->loc, "expected a dtype such as asc.float32 or x.dtype");
   return false;

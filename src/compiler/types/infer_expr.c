@@ -524,6 +524,8 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
              "(np.%s[0:n, 0:m])", b->name, b->name);
       return err(r);
     }
+    if (b->kind == ASC_BK_DTYPE)
+      return asc__ty_dtype(r->in->c, asc__builtin_dtype(b));
     report(r, e->loc, "'%s' is not a value", b->name);
     return err(r);
   }
@@ -539,13 +541,8 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
       return scalar(r, ascInt64);
     if (strcmp(a, "T") == 0)
       return asc__ty_tensor(r->in->c, vt->dtype, vt->ndim, false);
-    if (strcmp(a, "dtype") == 0) {
-      report(r, e->u.attr.attr_loc, "kernels use x.dtype only as a dtype "
-             "argument (np.zeros(n, dtype=x.dtype), y.astype(x.dtype)), "
-             "not as a value: the dtype of %s is known when the kernel is "
-             "compiled", tn(r, vt));
-      return err(r);
-    }
+    if (strcmp(a, "dtype") == 0) /* known when the kernel is compiled */
+      return asc__ty_dtype(r->in->c, (ascDataType)vt->dtype);
     if (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0) {
       /* numpy's a.real is a view (writable for complex a); kernels have
        * the function form, a new array, for reading */
@@ -606,6 +603,8 @@ static asc__type *name(run *r, asc__ast_expr *e) {
   case ASC_SYM_BUILTIN:
     if (s->u.builtin->kind == ASC_BK_CONST)
       return weak(r, ascFloat64);
+    if (s->u.builtin->kind == ASC_BK_DTYPE)
+      return asc__ty_dtype(r->in->c, asc__builtin_dtype(s->u.builtin));
     report(r, e->loc, "'%s' is not a value", s->name);
     return err(r);
   case ASC_SYM_FUNC:
