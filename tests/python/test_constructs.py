@@ -1,6 +1,6 @@
 """numpy code's constructs around the numpy functions, each against numpy:
-comprehensions with conditions, dtypes passed as values (docs/arrays.md,
-"Constructs of numpy code").  Few kernels, many cases in each: every kernel is a compile."""
+comprehensions with conditions, dtypes passed as values, a.flat
+(docs/arrays.md, "Constructs of numpy code").  Few kernels, many cases in each: every kernel is a compile."""
 import numpy as np
 import pytest
 
@@ -40,6 +40,19 @@ def dtypes(a, n):
     return (filled(n, np.float64, 1.5), filled(n, dtype=np.complex128, v=2.0),
             filled(n, np.int32, 7), one, ramp(n), ramp(n, np.int16),
             filled(n, same, 3), np.empty(2, dtype=a.dtype).size)
+
+@asc.kernel
+def flat(a, b, k):
+    s = 0.0
+    n = 0
+    for v in a.flat:
+        s += v * (n + 1)
+        n += 1
+    a.flat[k] = -1.0
+    a.flat[-1] += 100.0
+    t = b[:, ::-2]
+    t.flat[1] = 7
+    return s, a.flat[2], t.flat[-1], b.flat[k]
 """
 
 M = asc.compile(SRC)
@@ -93,5 +106,39 @@ def test_dtype_values():
      r"cannot assign type\[numpy.float64\] to 'dt', which has type type\[numpy.float32\]"),
 ])
 def test_dtype_value_errors(body, msg):
+    with pytest.raises(asc.CompileError, match=msg):
+        asc.compile("import asc\nimport numpy as np\n@asc.jit\n" + body).k(np.zeros(3))
+
+
+def test_flat():
+    for shape in [(2, 3), (4,), (2, 2, 3)]:
+        a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)[..., ::-1] * 1.5
+        b = np.arange(24, dtype=np.int32).reshape(4, 6)
+        a0, b0 = a.copy(), b.copy()
+        got = M.flat(a, b, 1)
+        want_s = sum(v * (i + 1) for i, v in enumerate(a0.flat))
+        a0.flat[1] = -1.0
+        a0.flat[-1] += 100.0
+        t = b0[:, ::-2]
+        t.flat[1] = 7
+        assert got[0] == pytest.approx(want_s)
+        assert got[1:] == (a0.flat[2], t.flat[-1], b0.flat[1])
+        np.testing.assert_array_equal(a, a0)
+        np.testing.assert_array_equal(b, b0)
+    a = np.zeros(3)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for size 3"):
+        M.flat(a, np.zeros((4, 6), np.int32), 3)
+    with pytest.raises(IndexError, match="index -4 is out of bounds for size 3"):
+        M.flat(a, np.zeros((4, 6), np.int32), -4)
+    assert not a.any()
+
+
+@pytest.mark.parametrize("body,msg", [
+    ("def k(x):\n    y = x.flat\n    x[0] = 1\n",
+     r"kernels read a.flat indexed by one integer .*use a.ravel\(\)"),
+    ("def k(x):\n    x[0] = x.flat[1:].sum()\n",
+     r"kernels index a.flat with one integer .*a.ravel\(\)\[...\]"),
+])
+def test_flat_errors(body, msg):
     with pytest.raises(asc.CompileError, match=msg):
         asc.compile("import asc\nimport numpy as np\n@asc.jit\n" + body).k(np.zeros(3))

@@ -132,7 +132,15 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     assign_tuple(r, target, t, value, loc, depth);
     return;
   case ASC_EXPR_SUBSCRIPT: {
-    asc__type *tt = asc__infer_array_value(r, target->u.sub.value), *elem;
+    asc__type *tt, *elem;
+    if (asc__infer_is_flat(target->u.sub.value)) {
+      /* a.flat[i] = v: one element, as a[i, j] = v */
+      if (is_err(asc__infer_expr(r, target)))
+        return;
+      tt = asc__infer_expr(r, target->u.sub.value->u.attr.value);
+    } else {
+      tt = asc__infer_array_value(r, target->u.sub.value);
+    }
     if (tt == NULL || is_err(tt))
       return;
     tt = asc__ty_find(tt);
@@ -150,7 +158,9 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       array_store(r, target, asc__infer_expr(r, target), t, value, loc);
       return;
     }
-    asc__infer_check_tensor_index(r, tt, target->u.sub.index, target->loc);
+    if (!asc__infer_is_flat(target->u.sub.value))
+      asc__infer_check_tensor_index(r, tt, target->u.sub.index,
+                                    target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
       asc__infer_settype(r, target, elem);
@@ -224,6 +234,9 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
       return NULL;
     return asc__infer_cell(r, s)->t;
   }
+  if (target->kind == ASC_EXPR_SUBSCRIPT &&
+      asc__infer_is_flat(target->u.sub.value))
+    return asc__infer_expr(r, target);
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
     asc__type *tt =
         asc__ty_find(asc__infer_array_value(r, target->u.sub.value));
