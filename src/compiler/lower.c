@@ -324,6 +324,12 @@ symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
   m->elems = asc__arena_alloc(ls->c, sizeof *m->elems * ((size_t)m->nelems + 1));
   for (int k = 0; k < m->nelems; k++) {
     asc__type *et = agg_elem(t, k);
+    if (et->kind == ASC_TY_TENSOR && t->kind == ASC_TY_TUPLE)
+      asc__diag_fatal(ls->c, loc, "a list or tuple of arrays held in a name "
+                      "('%s') is not supported in kernels yet: write it in "
+                      "place where it is used (np.concatenate([a, b]), "
+                      "for p in (a, b):), or as a comprehension, or "
+                      "unpack it (p, q = ...)", s->name);
     if (et->kind != ASC_TY_SCALAR)
       unsupported(ls, loc, "a nested tuple or struct");
     m->elems[k] = newreg(ls, et->dtype,

@@ -142,3 +142,33 @@ def test_flat():
 def test_flat_errors(body, msg):
     with pytest.raises(asc.CompileError, match=msg):
         asc.compile("import asc\nimport numpy as np\n@asc.jit\n" + body).k(np.zeros(3))
+
+
+@pytest.mark.parametrize("body,msg", [
+    ("def k(x):\n    parts = [x, x * 2]\n    return np.concatenate(parts)\n",
+     r"(?s):5:.*a list or tuple of arrays held in a name \('parts'\) is not supported in "
+     r"kernels yet: write it in place where it is used"),
+    ("def k(x):\n    s = 0.0\n    for p in (x, x * 2):\n        s += p.sum()\n    return s\n",
+     r"(?s):6:.*a for loop over a tuple or list of Tensor\[float64, 1\] is not supported.*"
+     r"use a comprehension, which is unrolled"),
+])
+def test_lists_of_arrays_errors(body, msg):
+    with pytest.raises(asc.CompileError, match=msg):
+        asc.compile("import asc\nimport numpy as np\n@asc.jit\n" + body).k(np.zeros(3))
+
+
+def test_lists_of_arrays_nearest_spellings():
+    m = asc.compile("""
+import numpy as np
+import asc
+
+@asc.kernel
+def k(a, b):
+    return (np.concatenate([a, b * 2, a]), np.stack([a, b * 2], axis=1),
+            sum(p.sum() for p in (a, b * 2)))
+""")
+    a, b = np.arange(3.0), np.arange(3.0, 6.0)
+    c, s, t = m.k(a, b)
+    np.testing.assert_array_equal(c, np.concatenate([a, b * 2, a]))
+    np.testing.assert_array_equal(s, np.stack([a, b * 2], axis=1))
+    assert t == a.sum() + (b * 2).sum()
