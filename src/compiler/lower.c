@@ -202,12 +202,48 @@ static void raise_values(lstate *ls, int kind, const char *msg,
 }
 
 
+/* The element offset of a.flat[k]: k (from the end when negative) taken
+ * apart into the indices of a's axes, last axis fastest (C order). */
+static asc__irval flat_offset(lstate *ls, const asc__ast_expr *sub,
+                              int32_t *treg) {
+  asc__lview v;
+  asc__irval k, size = i64(1), idx[ASC_MAX_DIMS], given, bad;
+  asc__irins *i;
+  asc__irblock *save = ls->cur;
+  asc__lower_arg_view(ls, sub->u.sub.value->u.attr.value, &v);
+  for (int d = 0; d < v.nd; d++)
+    size = op2(ls, ASC_IR_MUL, ascInt64, size, v.shape[d]);
+  k = given = conv(ls, asc__lower_expr(ls, sub->u.sub.index), ascInt64);
+  k = sel(ls, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)),
+          op2(ls, ASC_IR_ADD, ascInt64, k, size), k);
+  /* always checked: the division below must not meet an empty axis */
+  bad = op2(ls, ASC_IR_OR, ascBool, op2(ls, ASC_IR_LT, ascInt64, k, i64(0)),
+            op2(ls, ASC_IR_GE, ascInt64, k, size));
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = bad;
+  ls->cur = &i->body[0];
+  raise_values(ls, ASC_KEXC_INDEX_ERROR,
+               "index {} is out of bounds for size {}", given, size);
+  ls->cur = save;
+  for (int d = v.nd - 1; d >= 0; d--) {
+    idx[d] = d == 0 ? k : op2(ls, ASC_IR_MOD, ascInt64, k, v.shape[d]);
+    if (d > 0)
+      k = op2(ls, ASC_IR_FLOORDIV, ascInt64, k, v.shape[d]);
+  }
+  *treg = v.t;
+  return asc__lower_elem_offset(ls, &v, idx, v.nd);
+}
+
 /* The element offset of t[idx...]. */
 asc__irval asc__lower_element_offset(lstate *ls, const asc__ast_expr *sub,
                                      int32_t *treg) {
   const asc__ast_expr *idx = sub->u.sub.index;
   int32_t t;
   int nd;
+  if (sub->u.sub.value->kind == ASC_EXPR_ATTR &&
+      sub->u.sub.value->u.attr.builtin == NULL &&
+      strcmp(sub->u.sub.value->u.attr.attr, "flat") == 0)
+    return flat_offset(ls, sub, treg);
   if (asc__lower_is_view(ls, sub->u.sub.value)) {
     asc__lview v;
     asc__lower_view(ls, sub->u.sub.value, &v);
@@ -288,6 +324,12 @@ symreg *asc__lower_agg_sym(lstate *ls, const asc__sym *s, asc__loc loc) {
   m->elems = asc__arena_alloc(ls->c, sizeof *m->elems * ((size_t)m->nelems + 1));
   for (int k = 0; k < m->nelems; k++) {
     asc__type *et = agg_elem(t, k);
+    if (et->kind == ASC_TY_TENSOR && t->kind == ASC_TY_TUPLE)
+      asc__diag_fatal(ls->c, loc, "a list or tuple of arrays held in a name "
+                      "('%s') is not supported in kernels yet: write it in "
+                      "place where it is used (np.concatenate([a, b]), "
+                      "for p in (a, b):), or as a comprehension, or "
+                      "unpack it (p, q = ...)", s->name);
     if (et->kind != ASC_TY_SCALAR)
       unsupported(ls, loc, "a nested tuple or struct");
     m->elems[k] = newreg(ls, et->dtype,

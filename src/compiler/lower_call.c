@@ -316,6 +316,8 @@ asc__irval asc__lower_inline_helper(lstate *ls, const asc__ast_expr *e,
     const asc__sym *ps = fn->params[k].sym;
     asc__type *pt = ps && ps->type ? asc__ty_find(ps->type) : NULL;
     const asc__ast_expr *a = e->u.call.rargs[k];
+    if (pt && pt->kind == ASC_TY_DTYPE)
+      continue; /* a dtype: the instance was typed for it */
     if (pt && pt->kind == ASC_TY_TENSOR && asc__lower_is_view(ls, a)) {
       asc__lview v; /* h(a[i]), h(x[1:]): the helper sees the view */
       asc__lower_view(ls, a, &v);

@@ -258,6 +258,8 @@ static void lower_assign(lstate *ls, const asc__ast_stmt *s) {
   for (int k = 0; k < s->u.assign.ntargets; k++) {
     const asc__ast_expr *tg = s->u.assign.targets[k];
     asc__type *vt = ty(value);
+    if (vt && vt->kind == ASC_TY_DTYPE)
+      continue; /* dt = np.float32: its uses were typed with the dtype */
     if (asc__lower_array_tuple_assign(ls, tg, value))
       continue;
     if (tg->kind == ASC_EXPR_TUPLE && asc__lower_is_array_tuple(value)) {

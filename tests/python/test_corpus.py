@@ -80,6 +80,8 @@ EXPECTED_TO_RUN = {
     "npb_k3mm",
     "npb_lu",
     "npb_ludcmp",
+    "npb_mandelbrot1",
+    "npb_mandelbrot2",
     "npb_mvt",
     "npb_nussinov",
     "npb_scattering_self_energies",

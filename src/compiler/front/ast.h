@@ -98,11 +98,15 @@ typedef struct asc__ast_keyword {
   asc__ast_expr *value;
 } asc__ast_keyword;
 
-/* `for target in iter` of a comprehension: target is a Name or a Tuple
- * of them, each bound to a resolver symbol the comprehension owns. */
+/* `for target in iter if cond` of a comprehension: target is a Name or a
+ * Tuple of them, each bound to a resolver symbol the comprehension owns;
+ * cond (NULL without one; several `if`s joined by `and`) keeps an element
+ * only where it holds, and must be a compile-time constant for each
+ * element, since the comprehension is unrolled. */
 typedef struct asc__ast_compfor {
   asc__ast_expr *target;
   asc__ast_expr *iter;
+  asc__ast_expr *cond;
 } asc__ast_compfor;
 
 /* elt for ... for ...: the clauses nest left to right, as in Python. */

@@ -112,6 +112,11 @@ static void expr(asc__buf *o, const asc__ast_expr *e) {
       expr(o, c->fors[i].target);
       asc__buf_puts(o, " ");
       expr(o, c->fors[i].iter);
+      if (c->fors[i].cond != NULL) {
+        asc__buf_puts(o, " (if ");
+        expr(o, c->fors[i].cond);
+        asc__buf_puts(o, ")");
+      }
       asc__buf_puts(o, ")");
     }
     asc__buf_puts(o, ")");

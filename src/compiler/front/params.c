@@ -315,8 +315,10 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
     break;
   case ASC_EXPR_COMP:
     use_expr(u, e->comp->elt, depth + 1);
-    for (int i = 0; i < e->comp->nfors; i++)
+    for (int i = 0; i < e->comp->nfors; i++) {
       use_expr(u, e->comp->fors[i].iter, depth + 1);
+      use_expr(u, e->comp->fors[i].cond, depth + 1);
+    }
     break;
   default:
     break;
@@ -907,6 +909,17 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
     p->name = pa->name;
     p->dtype = ascDataTypeCount;
     p->ndim = -1;
+    if (pa->def != NULL && asc__expr_builtin(pa->def) != NULL &&
+        asc__expr_builtin(pa->def)->kind == ASC_BK_DTYPE) {
+      /* a launch passes arrays and numbers: a dtype is no argument */
+      asc__diag_error(c, pa->def->loc, "parameter '%s': a kernel's "
+                      "parameters take arrays and numbers, not a dtype "
+                      "(its default is one); give the dtype in the body "
+                      "(np.zeros(n, dtype=np.float64), x.astype(...)) or "
+                      "to an @asc.func helper's parameter, which may take "
+                      "one", pa->name);
+      ok = false;
+    }
     if (pa->annotation != NULL) {
       if (!from_annotation(p, pa->annotation, 0)) {
         asc__diag_error(c, pa->annotation->loc,

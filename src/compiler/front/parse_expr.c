@@ -34,6 +34,9 @@ static asc__ast_expr *finish(parser *p, asc__ast_expr *e) {
     for (int i = 0; i < e->comp->nfors; i++)
       d = dmax(dmax(d, e->comp->fors[i].target),
                e->comp->fors[i].iter);
+    for (int i = 0; i < e->comp->nfors; i++)
+      if (e->comp->fors[i].cond != NULL)
+        d = dmax(d, e->comp->fors[i].cond);
     break;
   case ASC_EXPR_ATTR: d = dmax(d, e->u.attr.value); break;
   case ASC_EXPR_SUBSCRIPT:
@@ -137,10 +140,10 @@ void asc__parse_check_target(parser *p, asc__ast_expr *e, bool tuple_ok) {
   }
 }
 
-/* comp_for: ('for' exprlist 'in' or_test)+ after the element `elt`;
- * the caller has seen 'for'.  Kernels unroll a comprehension at compile
- * time, so a condition ('if') that would make its length depend on the
- * values is refused here. */
+/* comp_for: ('for' exprlist 'in' or_test ('if' or_test)*)+ after the
+ * element `elt`; the caller has seen 'for'.  Kernels unroll a
+ * comprehension at compile time: inference evaluates each condition for
+ * each element (it must be a compile-time constant there). */
 static asc__ast_expr *comprehension(parser *p, asc__ast_expr *elt, bool list,
                                     asc__loc loc) {
   asc__ast_expr *e = new_expr(p, ASC_EXPR_COMP, loc);
@@ -160,12 +163,17 @@ static asc__ast_expr *comprehension(parser *p, asc__ast_expr *elt, bool list,
                       "target of a comprehension");
     f->iter = or_test(p);
     vpush(p, &v, f);
-    if (at(p, ASC_TK_KW_IF))
-      syntax_error_at(p, tok(p)->loc, "a condition ('if') in a "
-                      "comprehension is not supported in kernels: the "
-                      "comprehension is unrolled at compile time and its "
-                      "length must not depend on values (use a conditional "
-                      "expression, `x if c else y`, as the element)");
+    while (accept(p, ASC_TK_KW_IF)) {
+      asc__ast_expr *cond = or_test(p);
+      if (f->cond != NULL) {
+        asc__ast_expr *both = new_expr(p, ASC_EXPR_BOOLOP, f->cond->loc);
+        both->u.boolop.is_and = true;
+        both->u.boolop.lhs = f->cond;
+        both->u.boolop.rhs = cond;
+        cond = finish(p, both);
+      }
+      f->cond = cond;
+    }
   }
   c->nfors = v.n;
   c->fors = asc__arena_alloc(p->c, sizeof *c->fors * (size_t)v.n);

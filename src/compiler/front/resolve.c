@@ -712,6 +712,8 @@ static void comprehension(resolver *r, asc__ast_comp *c) {
       expr(r, it);
     }
     comp_target(r, c->fors[i].target);
+    if (c->fors[i].cond != NULL)
+      expr(r, c->fors[i].cond);
   }
   expr(r, c->elt);
   r->comp.n = n0;

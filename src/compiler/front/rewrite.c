@@ -28,7 +28,7 @@ static asc__ast_expr *synth(resolver *r, asc__expr_kind k, asc__loc loc,
 
 /* `for x in a:` (a an array expression: numpy iterates its first axis)
  * becomes `for <i> in range(a.shape[0]): x = a[<i>]`, <i> a name no
- * source can write. */
+ * source can write; `for x in a.flat:` runs over range(a.size). */
 static void array_loop(resolver *r, asc__ast_stmt *s) {
   asc__ast_expr *a = s->u.for_.iter, *x = s->u.for_.target;
   asc__loc loc = a->loc;
@@ -50,6 +50,12 @@ static void array_loop(resolver *r, asc__ast_stmt *s) {
   zero->u.ival = 0;
   stop->u.sub.value = shape;
   stop->u.sub.index = zero;
+  if (a->kind == ASC_EXPR_ATTR && strcmp(a->u.attr.attr, "flat") == 0) {
+    /* for x in a.flat: every element, range(a.size), x = a.flat[<i>] */
+    shape->u.attr.value = a->u.attr.value;
+    shape->u.attr.attr = "size";
+    stop = shape;
+  }
   elem->u.sub.value = a;
   elem->u.sub.index = i2;
   memset(set, 0, sizeof *set);

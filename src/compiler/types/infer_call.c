@@ -60,7 +60,7 @@ static void loop_body(run *r, asc__ast_expr *arg) {
 }
 
 /* ascDataType named by a dtype argument (asc.float32, float, int). */
-static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
+bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
   const asc__builtin *b = asc__expr_builtin(a);
   if (b != NULL && b->kind == ASC_BK_DTYPE) {
     *dt = asc__builtin_dtype(b);
@@ -81,13 +81,19 @@ static bool dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
       *dt = (ascDataType)asc__ty_find(t)->dtype;
       return true;
     }
+  } else if (a->kind == ASC_EXPR_NAME) {
+    /* a name holding a dtype (dt = np.float32, a helper's parameter
+     * given one): the dtype is a constant of the instance being typed */
+    asc__type *t = asc__ty_find(asc__infer_expr(r, a));
+    if (t != NULL && t->kind == ASC_TY_DTYPE) {
+      *dt = (ascDataType)t->dtype;
+      return true;
+    }
+    if (t == NULL || is_err(t))
+      return false;
   }
   report(r, a->loc, "expected a dtype such as asc.float32 or x.dtype");
   return false;
-}
-
-bool asc__infer_dtype_arg(run *r, asc__ast_expr *a, ascDataType *dt) {
-  return dtype_arg(r, a, dt);
 }
 
 static asc__type *scratch_array(run *r, asc__ast_expr *e) {
@@ -129,7 +135,7 @@ static asc__type *scratch_array(run *r, asc__ast_expr *e) {
            ASC_MAX_DIMS);
     ok = false;
   }
-  if (!dtype_arg(r, dt, &d) || !ok)
+  if (!asc__infer_dtype_arg(r, dt, &d) || !ok)
     return err(r);
   if (r->check)
     asc__infer_settype(r, dt, scalar(r, d));
@@ -333,7 +339,7 @@ static asc__type *creation(run *r, asc__ast_expr *e) {
   if (nd < 0)
     return err(r);
   if (dta != NULL) {
-    if (!dtype_arg(r, dta, &d))
+    if (!asc__infer_dtype_arg(r, dta, &d))
       return err(r);
     if (r->check)
       asc__infer_settype(r, dta, scalar(r, d));

@@ -98,6 +98,7 @@ static asc__ast_expr *clone_expr(cloner *k, const asc__ast_expr *e,
     for (int i = 0; i < c->nfors; i++) {
       c->fors[i].target = clone_expr(k, c->fors[i].target, depth + 1);
       c->fors[i].iter = clone_expr(k, c->fors[i].iter, depth + 1);
+      c->fors[i].cond = clone_expr(k, c->fors[i].cond, depth + 1);
     }
     d->kind = ASC_EXPR_COMP;
     d->comp = c;
@@ -370,8 +371,10 @@ static void clear_expr(asc__ast_expr *e, int depth) {
      * freed arena): a comprehension again */
     e->kind = ASC_EXPR_COMP;
     clear_expr(e->comp->elt, depth + 1);
-    for (int i = 0; i < e->comp->nfors; i++)
+    for (int i = 0; i < e->comp->nfors; i++) {
       clear_expr(e->comp->fors[i].iter, depth + 1);
+      clear_expr(e->comp->fors[i].cond, depth + 1);
+    }
     return;
   }
   switch (e->kind) {

@@ -6,7 +6,9 @@
  * of their elements, or the sum of them, before they are typed.  Each
  * element is a copy of the comprehension's element expression with the
  * variables replaced by the values they take (the literal i of range(),
- * t[i] of a tuple t, the i-th expression of a tuple display).
+ * t[i] of a tuple t, the i-th expression of a tuple display).  A
+ * condition (`if c`) is evaluated for each element with the variables
+ * replaced, and must be a compile-time truth there.
  *
  * The node keeps its comprehension (asc__ast_expr.comp), so the next
  * signature or helper instance unrolls it again for its own types.
@@ -134,9 +136,70 @@ static bool const_value(run *r, const asc__ast_expr *e, int64_t *v,
     default:
       return false;
     }
+  case ASC_EXPR_IFEXP:
+    if (!const_value(r, e->u.ifexp.cond, &a, depth + 1))
+      return false;
+    return const_value(r, a ? e->u.ifexp.then : e->u.ifexp.orelse, v,
+                       depth + 1);
   default:
     return false;
   }
+}
+
+/* The truth of a comprehension's condition: comparisons, and, or, not of
+ * compile-time integers (Python's short circuit: the side not reached
+ * need not be constant).  False when it is not known at compile time. */
+static bool const_truth(run *r, const asc__ast_expr *e, bool *v, int depth) {
+  int64_t a, b;
+  bool x;
+  if (e == NULL || depth > ASC_MAX_NESTING)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_BOOLOP:
+    if (!const_truth(r, e->u.boolop.lhs, &x, depth + 1))
+      return false;
+    if (x != e->u.boolop.is_and) {
+      *v = x;
+      return true;
+    }
+    return const_truth(r, e->u.boolop.rhs, v, depth + 1);
+  case ASC_EXPR_UNARY:
+    if (e->u.unary.op != ASC_UN_NOT)
+      break;
+    if (!const_truth(r, e->u.unary.operand, &x, depth + 1))
+      return false;
+    *v = !x;
+    return true;
+  case ASC_EXPR_COMPARE:
+    if (!const_value(r, e->u.cmp.operands[0], &a, depth + 1))
+      return false;
+    for (int i = 0; i < e->u.cmp.n; i++) {
+      if (!const_value(r, e->u.cmp.operands[i + 1], &b, depth + 1))
+        return false;
+      switch (e->u.cmp.ops[i]) {
+      case ASC_CMP_EQ: x = a == b; break;
+      case ASC_CMP_NE: x = a != b; break;
+      case ASC_CMP_LT: x = a < b; break;
+      case ASC_CMP_LE: x = a <= b; break;
+      case ASC_CMP_GT: x = a > b; break;
+      case ASC_CMP_GE: x = a >= b; break;
+      default: return false;
+      }
+      if (!x) {
+        *v = false;
+        return true;
+      }
+      a = b;
+    }
+    *v = true;
+    return true;
+  default:
+    break;
+  }
+  if (!const_value(r, e, &a, depth + 1))
+    return false;
+  *v = a != 0;
+  return true;
 }
 
 static bool is_py_call(const asc__ast_expr *e, const char *name) {
@@ -293,8 +356,23 @@ static void clause(unroller *u, int level) {
   int64_t n = length(u, it);
   int nb = u->nbound;
   for (int64_t k = 0; k < n && !u->failed; k++) {
+    bool keep = true;
     bind(u, c->fors[level].target, element(u, it, k));
-    generate(u, level + 1);
+    if (c->fors[level].cond != NULL && !u->failed) {
+      asc__ast_expr *cond = asc__ast_clone_subst(
+          u->r->in->c, c->fors[level].cond, u->from, u->to, u->nbound);
+      if (!const_truth(u->r, cond, &keep, 0)) {
+        report(u->r, c->fors[level].cond->loc, "a comprehension in a "
+               "kernel is unrolled at compile time, so its condition "
+               "('if') must be known at compile time for each element (a "
+               "comparison of the loop variables and constants); this one "
+               "depends on run-time values (make the element `x if c else "
+               "y`, or fill an array in a loop)");
+        u->failed = true;
+      }
+    }
+    if (keep)
+      generate(u, level + 1);
     u->nbound = nb;
   }
 }

@@ -447,9 +447,44 @@ asc__type *asc__infer_array_value(run *r, asc__ast_expr *e) {
   return ct;
 }
 
+/* a.flat[i]: the element i of a in C order (numpy's flat iterator
+ * indexed by one integer), read or written. */
+static asc__type *flat_index(run *r, asc__ast_expr *e) {
+  asc__ast_expr *ix = e->u.sub.index;
+  asc__type *vt = asc__infer_expr(r, e->u.sub.value->u.attr.value), *it;
+  PROPAGATE(vt);
+  vt = asc__ty_find(vt);
+  if (vt->kind != ASC_TY_TENSOR) {
+    report(r, e->u.sub.value->u.attr.attr_loc, "%s has no attribute "
+           "'flat'", tn(r, vt));
+    return err(r);
+  }
+  it = ix->kind == ASC_EXPR_SLICE || ix->kind == ASC_EXPR_TUPLE
+           ? NULL
+           : asc__infer_expr(r, ix);
+  if (it != NULL && is_err(it))
+    return it;
+  if (it == NULL || !asc__ty_is_intlike(asc__ty_find(it)) ||
+      asc__ty_find(it)->dtype == ascBool) {
+    report(r, ix->loc, "kernels index a.flat with one integer (a.flat[i], "
+           "a.flat[i] = v); for slices or index arrays of the flattened "
+           "array use a.ravel()[...] (a copy unless a is contiguous)");
+    return err(r);
+  }
+  asc__infer_coerce(r, ix, scalar(r, ascInt64), 0);
+  return scalar(r, vt->dtype);
+}
+
+bool asc__infer_is_flat(const asc__ast_expr *e) {
+  return e->kind == ASC_EXPR_ATTR && e->u.attr.builtin == NULL &&
+         strcmp(e->u.attr.attr, "flat") == 0;
+}
+
 static asc__type *subscript(run *r, asc__ast_expr *e) {
   asc__type *vt;
   asc__ast_expr *ix = e->u.sub.index;
+  if (asc__infer_is_flat(e->u.sub.value))
+    return flat_index(r, e);
   if (e->u.sub.value->kind == ASC_EXPR_ATTR &&
       e->u.sub.value->u.attr.builtin != NULL &&
       (e->u.sub.value->u.attr.builtin->id == ASC_BI_NP_MGRID ||
@@ -524,6 +559,8 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
              "(np.%s[0:n, 0:m])", b->name, b->name);
       return err(r);
     }
+    if (b->kind == ASC_BK_DTYPE)
+      return asc__ty_dtype(r->in->c, asc__builtin_dtype(b));
     report(r, e->loc, "'%s' is not a value", b->name);
     return err(r);
   }
@@ -539,13 +576,14 @@ static asc__type *attribute(run *r, asc__ast_expr *e) {
       return scalar(r, ascInt64);
     if (strcmp(a, "T") == 0)
       return asc__ty_tensor(r->in->c, vt->dtype, vt->ndim, false);
-    if (strcmp(a, "dtype") == 0) {
-      report(r, e->u.attr.attr_loc, "kernels use x.dtype only as a dtype "
-             "argument (np.zeros(n, dtype=x.dtype), y.astype(x.dtype)), "
-             "not as a value: the dtype of %s is known when the kernel is "
-             "compiled", tn(r, vt));
+    if (strcmp(a, "flat") == 0) {
+      report(r, e->u.attr.attr_loc, "kernels read a.flat indexed by one "
+             "integer (a.flat[i], a.flat[i] = v) or in a loop (for v in "
+             "a.flat); for the flattened array itself use a.ravel()");
       return err(r);
     }
+    if (strcmp(a, "dtype") == 0) /* known when the kernel is compiled */
+      return asc__ty_dtype(r->in->c, (ascDataType)vt->dtype);
     if (strcmp(a, "real") == 0 || strcmp(a, "imag") == 0) {
       /* numpy's a.real is a view (writable for complex a); kernels have
        * the function form, a new array, for reading */
@@ -606,6 +644,8 @@ static asc__type *name(run *r, asc__ast_expr *e) {
   case ASC_SYM_BUILTIN:
     if (s->u.builtin->kind == ASC_BK_CONST)
       return weak(r, ascFloat64);
+    if (s->u.builtin->kind == ASC_BK_DTYPE)
+      return asc__ty_dtype(r->in->c, asc__builtin_dtype(s->u.builtin));
     report(r, e->loc, "'%s' is not a value", s->name);
     return err(r);
   case ASC_SYM_FUNC:

@@ -212,6 +212,8 @@ asc__type *asc__infer_fancy_index(run *r, asc__type *vt, asc__ast_expr *ix);
 /* The type of e where an array is wanted (a 0-d array parameter is its
  * array there). */
 asc__type *asc__infer_array_value(run *r, asc__ast_expr *e);
+/* Is e `a.flat` (indexed by one integer: an element in C order)? */
+bool asc__infer_is_flat(const asc__ast_expr *e);
 
 /* -------------------------------------------------------- infer_call.c */
 

@@ -132,7 +132,15 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
     assign_tuple(r, target, t, value, loc, depth);
     return;
   case ASC_EXPR_SUBSCRIPT: {
-    asc__type *tt = asc__infer_array_value(r, target->u.sub.value), *elem;
+    asc__type *tt, *elem;
+    if (asc__infer_is_flat(target->u.sub.value)) {
+      /* a.flat[i] = v: one element, as a[i, j] = v */
+      if (is_err(asc__infer_expr(r, target)))
+        return;
+      tt = asc__infer_expr(r, target->u.sub.value->u.attr.value);
+    } else {
+      tt = asc__infer_array_value(r, target->u.sub.value);
+    }
     if (tt == NULL || is_err(tt))
       return;
     tt = asc__ty_find(tt);
@@ -150,7 +158,9 @@ static void assign_target(run *r, asc__ast_expr *target, asc__type *t,
       array_store(r, target, asc__infer_expr(r, target), t, value, loc);
       return;
     }
-    asc__infer_check_tensor_index(r, tt, target->u.sub.index, target->loc);
+    if (!asc__infer_is_flat(target->u.sub.value))
+      asc__infer_check_tensor_index(r, tt, target->u.sub.index,
+                                    target->loc);
     elem = scalar(r, tt->dtype);
     if (r->check)
       asc__infer_settype(r, target, elem);
@@ -224,6 +234,9 @@ static asc__type *target_value(run *r, asc__ast_expr *target) {
       return NULL;
     return asc__infer_cell(r, s)->t;
   }
+  if (target->kind == ASC_EXPR_SUBSCRIPT &&
+      asc__infer_is_flat(target->u.sub.value))
+    return asc__infer_expr(r, target);
   if (target->kind == ASC_EXPR_SUBSCRIPT) {
     asc__type *tt =
         asc__ty_find(asc__infer_array_value(r, target->u.sub.value));
@@ -242,6 +255,24 @@ static void for_stmt(run *r, asc__ast_stmt *s) {
   asc__ast_expr *bounds[3] = {s->u.for_.start, s->u.for_.stop,
                               s->u.for_.step};
   asc__type *i64 = scalar(r, ascInt64);
+  if (s->u.for_.over_array && s->u.for_.stop != NULL &&
+      s->u.for_.stop->kind == ASC_EXPR_SUBSCRIPT &&
+      s->u.for_.stop->u.sub.value->kind == ASC_EXPR_ATTR) {
+    /* for x in t, t a tuple or list: read at a run-time index, so its
+     * elements must be numbers of one type */
+    asc__ast_expr *seq = s->u.for_.stop->u.sub.value->u.attr.value;
+    asc__type *t = asc__ty_find(asc__infer_expr(r, seq));
+    for (int k = 0; t != NULL && t->kind == ASC_TY_TUPLE && k < t->n; k++)
+      if (asc__ty_find(t->elems[k])->kind != ASC_TY_SCALAR) {
+        report(r, seq->loc, "a for loop over a tuple or list of %s is not "
+               "supported in kernels yet (the loop reads it at a run-time "
+               "index): use a comprehension, which is unrolled "
+               "(sum(p.sum() for p in (a, b)), np.concatenate([p * 2 for "
+               "p in (a, b)])), or write the body once for each element",
+               tn(r, t->elems[k]));
+        return;
+      }
+  }
   for (int i = 0; i < 3; i++) {
     asc__type *t;
     if (bounds[i] == NULL)

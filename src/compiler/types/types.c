@@ -148,6 +148,12 @@ asc__type *asc__ty_error(asc__cctx *c) { return mk(c, ASC_TY_ERROR); }
 asc__type *asc__ty_none(asc__cctx *c) { return mk(c, ASC_TY_NONE); }
 asc__type *asc__ty_str(asc__cctx *c) { return mk(c, ASC_TY_STR); }
 
+asc__type *asc__ty_dtype(asc__cctx *c, ascDataType dt) {
+  asc__type *t = mk(c, ASC_TY_DTYPE);
+  t->dtype = dt;
+  return t;
+}
+
 asc__type *asc__ty_scalar(asc__cctx *c, ascDataType dt) {
   asc__type *t = mk(c, ASC_TY_SCALAR);
   ASC_CHECK(c, asc__dtype_valid(dt));
@@ -270,6 +276,8 @@ static bool equal_rec(asc__type *a, asc__type *b, int depth) {
     return true;
   case ASC_TY_SCALAR:
     return a->dtype == b->dtype && a->weak == b->weak;
+  case ASC_TY_DTYPE:
+    return a->dtype == b->dtype;
   case ASC_TY_TENSOR:
     return a->dtype == b->dtype && a->ndim == b->ndim &&
            a->contiguous == b->contiguous;
@@ -449,6 +457,9 @@ static void print_rec(asc__buf *b, asc__type *t, int depth, bool user) {
     return;
   case ASC_TY_STR:
     asc__buf_puts(b, "str");
+    return;
+  case ASC_TY_DTYPE:
+    asc__buf_printf(b, "type[numpy.%s]", asc__dtype_long(t->dtype));
     return;
   case ASC_TY_SCALAR:
     if (t->weak && user)

@@ -57,7 +57,10 @@ typedef enum asc__tkind {
   ASC_TY_TENSOR,
   ASC_TY_TUPLE,
   ASC_TY_STRUCT,
-  ASC_TY_FUNC
+  ASC_TY_FUNC,
+  /* a dtype used as a value (dt = np.float32, a helper's dtype
+   * parameter): a compile-time constant, no register; dtype says which */
+  ASC_TY_DTYPE
 } asc__tkind;
 
 typedef struct asc__type asc__type;
@@ -69,7 +72,7 @@ typedef struct asc__field {
 
 struct asc__type {
   asc__tkind kind;
-  ascDataType dtype;   /* SCALAR; TENSOR: element type */
+  ascDataType dtype;   /* SCALAR, DTYPE; TENSOR: element type */
   bool weak;           /* SCALAR: weak int (ascInt64) / weak float (ascFloat64) */
   bool contiguous;     /* TENSOR: row-major dense, from the launch signature */
   int32_t ndim;        /* TENSOR */
@@ -87,6 +90,7 @@ asc__type *asc__ty_var(asc__cctx *c, int32_t id);
 asc__type *asc__ty_error(asc__cctx *c);
 asc__type *asc__ty_none(asc__cctx *c);
 asc__type *asc__ty_str(asc__cctx *c);
+asc__type *asc__ty_dtype(asc__cctx *c, ascDataType dt);
 asc__type *asc__ty_scalar(asc__cctx *c, ascDataType dt);
 /* dt is ascInt64 (weak int) or ascFloat64 (weak float); ascBool gives
  * strong bool. */
