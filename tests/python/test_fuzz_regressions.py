@@ -22,6 +22,14 @@ def angle_view(a):
     return np.angle(a[::-2]) + 1.0
 
 @asc.kernel
+def gather_add(x, i, v):
+    x[i] += v
+
+@asc.kernel
+def gather_mul(x, i):
+    x[i] *= 3
+
+@asc.kernel
 def cat_flat(a, b, c):
     return np.concatenate((a.T, b[::-1], c), axis=None)
 """
@@ -58,6 +66,26 @@ def test_concatenate_flat_of_other_ranks():
     e = np.zeros((0, 3, 2))
     np.testing.assert_array_equal(M.cat_flat(a, b[:0], e),
                                   np.concatenate((a.T, b[:0], e), axis=None))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (5, 2, 3)])
+def test_index_array_update_of_rows(shape):
+    """x[i] op= v with an index array into an array of 2 or more axes: the
+    new values go to a temporary, then are stored; the offset into the
+    temporary was computed after the load that reads it (an uninitialised
+    offset: wrong values or a crash).  The same misplaced-operand pattern
+    as np.angle's, found by reading the lowering for it."""
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    i = np.array([2, 0, 3, 0])
+    v = np.arange(float(np.prod((4,) + shape[1:]))).reshape((4,) + shape[1:]) * 10
+    got, want = x.copy(), x.copy()
+    M.gather_add(got, i, v)
+    want[i] += v                       # a repeated index takes the last value
+    np.testing.assert_array_equal(got, want)
+    got, want = x.copy(), x.copy()
+    M.gather_mul(got, i[::-1])
+    want[i[::-1]] *= 3
+    np.testing.assert_array_equal(got, want)
 
 
 def test_numpy_fuzz_matches_numpy(root, tmp_path):
