@@ -30,6 +30,14 @@ def gather_mul(x, i):
     x[i] *= 3
 
 @asc.kernel
+def cov(m):
+    return np.cov(m)
+
+@asc.kernel
+def corr(m, y):
+    return np.corrcoef(m, y, rowvar=False)
+
+@asc.kernel
 def cat_flat(a, b, c):
     return np.concatenate((a.T, b[::-1], c), axis=None)
 """
@@ -86,6 +94,22 @@ def test_index_array_update_of_rows(shape):
     M.gather_mul(got, i[::-1])
     want[i[::-1]] *= 3
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cov_without_blas(monkeypatch, dtype):
+    """np.cov and np.corrcoef of float arrays call the BLAS and fall back
+    to loops when the call does nothing (ASC_BLAS=0, no library); the test
+    of the call's status was placed after the branch that reads it, so
+    the fallback ran or not by an uninitialised flag (main's build: a
+    wrong result with ASC_BLAS=0).  Found with np.angle's pattern."""
+    monkeypatch.setenv("ASC_BLAS", "0")
+    a = (np.arange(12.0).reshape(3, 4) ** 1.5).astype(dtype)
+    y = np.cos(np.arange(8.0)).reshape(4, 2).astype(dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(M.cov(a), np.cov(a), rtol=tol)
+    np.testing.assert_allclose(M.corr(a.T, y), np.corrcoef(a.T, y, rowvar=False),
+                               rtol=tol, atol=tol)
 
 
 def test_numpy_fuzz_matches_numpy(root, tmp_path):
