@@ -131,6 +131,9 @@ class Case:
             self.family = rng.choice(families)
             try:
                 self.body = FAMILIES[self.family](self)
+                if "," not in self.body.split("(")[0] and rng.random() < 0.06:
+                    # the result used in an expression
+                    self.body = f"{self.body} * 2"
                 break
             except Skip:
                 continue
@@ -202,6 +205,10 @@ class Case:
         if len(v.base) and rng.random() < 0.15:
             self.strided[n] = rng.choice(["step", "reverse", "fortran"])
         ref = n + v.index
+        if view and rng.random() < 0.06:
+            # an expression for the argument: the function reads a
+            # temporary (doubling keeps order, sign and distinctness)
+            ref = rng.choice([f"({ref} * 2)", f"({ref} + {ref})"])
         if trans:
             ref = rng.choice([f"{ref}.T", f"np.transpose({ref})"]) if v.index == "" \
                 else f"{ref}.T"
