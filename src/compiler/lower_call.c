@@ -513,12 +513,15 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     if (b->id == ASC_BI_NP_IMAG)
       return conv(ls, asc__irv_int(ascInt64, 0), dt);
     if (b->id == ASC_BI_NP_ANGLE) {
-      /* the angle of a real number: 0, or pi when negative */
+      /* the angle of a real number: 0, or pi when negative; x converted
+       * before the call is placed (an integer's conversion is an
+       * instruction of its own, which must come first) */
+      asc__irval xf = conv(ls, x, dt);
       int32_t d = newreg(ls, dt, NULL);
       asc__irins *i = emit(ls, ASC_IR_CALL, d, 2);
       i->aux = ASC_INTR_ATAN2;
       i->args[0] = asc__irv_float(dt, 0.0);
-      i->args[1] = conv(ls, x, dt);
+      i->args[1] = xf;
       return asc__irv_reg(d);
     }
     return conv(ls, x, dt);

@@ -784,10 +784,12 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
       save = asc__lower_open_nest(ls, shape, nd, idx);
       off = fancy_offset(ls, &x, m, &ew, idx, ni, n == 1);
       if (op >= 0 && pass == 1) {
+        /* the offset's arithmetic is placed before the load that reads it */
+        asc__irval at = asc__lower_dot_idx(ls, idx, cs, nd);
         int32_t d = newreg(ls, dt, NULL);
         asc__irins *l = emit(ls, ASC_IR_LOAD, d, 2);
         l->args[0] = asc__irv_reg(vals);
-        l->args[1] = asc__lower_dot_idx(ls, idx, cs, nd);
+        l->args[1] = at;
         asc__lower_store_at(ls, x.t, off, asc__irv_reg(d));
         ls->cur = save;
         continue;

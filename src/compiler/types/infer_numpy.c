@@ -209,6 +209,11 @@ static asc__type *stack(run *r, asc__ast_expr *e) {
   asc__ast_expr *tup = e->u.call.rargs[0];
   asc__type *res = NULL;
   int nd = 0, axis;
+  /* concatenate's axis=None flattens each array first, so their numbers
+   * of axes may differ (numpy's ravel of each, 0-d arrays too) */
+  bool flat = id == ASC_BI_NP_CONCATENATE && e->u.call.nrargs > 1 &&
+              e->u.call.rargs[1] != NULL &&
+              e->u.call.rargs[1]->kind == ASC_EXPR_NONE;
   if (tup->kind != ASC_EXPR_TUPLE) {
     report(r, tup->loc, "%s() in kernels takes a tuple of arrays written in "
            "place (%s((a, b)))", np_name(r, e), np_name(r, e));
@@ -233,11 +238,11 @@ static asc__type *stack(run *r, asc__ast_expr *e) {
     d = asc__numpy_stack_ndim(id, t->ndim);
     if (k == 0)
       nd = d;
-    if (d == 0 && id == ASC_BI_NP_CONCATENATE) {
+    if (d == 0 && id == ASC_BI_NP_CONCATENATE && !flat) {
       report(r, x->loc, "zero-dimensional arrays cannot be concatenated");
       return err(r);
     }
-    if (d != nd) {
+    if (d != nd && !flat) {
       if (id == ASC_BI_NP_STACK)
         report(r, x->loc, "all input arrays must have the same shape (the "
                "array at index 0 has %d dimension(s) and the array at "
