@@ -698,8 +698,8 @@ int32_t asc__lower_diag(lstate *ls, const asc__ast_expr *e);
 
 /* np.diff(a, n, axis): a new array. */
 int32_t asc__lower_diff(lstate *ls, const asc__ast_expr *e);
-/* np.percentile, np.quantile: a new array, or a number (of a number q
- * over every element). */
+/* np.percentile, np.quantile, np.median: a new array, or a number (of a
+ * number q, or the median, over every element without keepdims). */
 int32_t asc__lower_quantile(lstate *ls, const asc__ast_expr *e);
 asc__irval asc__lower_quantile_value(lstate *ls, const asc__ast_expr *e);
 

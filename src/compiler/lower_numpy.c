@@ -10,7 +10,6 @@
  * match, repeats that must not be negative) is checked at run time
  * before the new array is made, raising numpy's exception and message.
  */
-#include <math.h>
 #include <string.h>
 
 #include "asc/kernel_abi.h"
@@ -1181,49 +1180,6 @@ static int32_t argsort(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
-/* ----------------------------------------------------------- np.median */
-
-/* The middle of the sorted elements, or the mean of the two middle ones
- * (their sum halved in the result's dtype, as numpy's mean of them); nan
- * when there is none or a NaN sorts last, as numpy's. */
-static asc__irval median(lstate *ls, const asc__ast_expr *e) {
-  int rdt = ty(e)->dtype, dt = ty(e->u.call.rargs[0])->dtype;
-  asc__lview in, s;
-  asc__irval n, half, hi, lo, mid, last, cond;
-  asc__irval nan = asc__irv_float(ascFloat64, NAN);
-  asc__irins *some;
-  asc__irblock *save;
-  int32_t r, res = newreg(ls, rdt, "median");
-  asc__lower_arg_view(ls, e->u.call.rargs[0], &in);
-  r = asc__lower_sorted_copy(ls, &in, dt, true, 0);
-  asc__lower_whole_tensor(ls, r, &s);
-  n = s.shape[0];
-  mov(ls, res, conv(ls, nan, rdt));
-  cond = iop(ls, ASC_IR_GT, n, i64(0));
-  some = emit(ls, ASC_IR_IF, -1, 1);
-  some->args[0] = cond;
-  save = ls->cur;
-  ls->cur = &some->body[0];
-  half = iop(ls, ASC_IR_SHR, n, i64(1));
-  lo = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, half, i64(1)), i64(0));
-  hi = conv(ls, asc__lower_load_at(ls, &s, &half, 1), rdt);
-  mid = op2(ls, ASC_IR_DIV, rdt,
-            op2(ls, ASC_IR_ADD, rdt, hi,
-                conv(ls, asc__lower_load_at(ls, &s, &lo, 1), rdt)),
-            conv(ls, i64(2), rdt));
-  mid = sel(ls, iop(ls, ASC_IR_EQ, iop(ls, ASC_IR_AND, n, i64(1)), i64(1)),
-            hi, mid);
-  if (asc__dt_is_float(dt)) {
-    asc__irval at = iop(ls, ASC_IR_SUB, n, i64(1));
-    last = conv(ls, asc__lower_load_at(ls, &s, &at, 1), rdt);
-    mid = sel(ls, op2(ls, ASC_IR_NE, rdt, last, last), last, mid);
-  }
-  mov(ls, res, mid);
-  ls->cur = save;
-  free_array(ls, r);
-  return asc__irv_reg(res);
-}
-
 /* np.average(a) and the others whose result is a number. */
 asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
   asc__irval v = i64(0);
@@ -1235,12 +1191,11 @@ asc__irval asc__lower_numpy_value(lstate *ls, const asc__ast_expr *e) {
   case ASC_BI_NP_DIGITIZE:
     searchsorted(ls, e, &v);
     return v;
-  case ASC_BI_NP_MEDIAN:
-    return median(ls, e);
   case ASC_BI_NP_TRACE:
     return asc__lower_trace(ls, e);
   case ASC_BI_NP_PERCENTILE:
   case ASC_BI_NP_QUANTILE:
+  case ASC_BI_NP_MEDIAN:
     return asc__lower_quantile_value(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))
@@ -1307,6 +1262,7 @@ int32_t asc__lower_numpy(lstate *ls, const asc__ast_expr *e) {
     return asc__lower_diff(ls, e);
   case ASC_BI_NP_PERCENTILE:
   case ASC_BI_NP_QUANTILE:
+  case ASC_BI_NP_MEDIAN:
     return asc__lower_quantile(ls, e);
   default:
     if (asc__builtin_is_linalg(e->u.call.builtin->id))

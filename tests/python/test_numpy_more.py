@@ -665,7 +665,7 @@ SIG = ("a: asc.Tensor[asc.float64, 2], v: asc.Tensor[asc.float64, 1], "
     ("np.sort(v.astype(np.complex64))", "np.sort of complex arrays is not supported"),
     ("np.sort(v, kind=n)", "np.sort's kind is a string written in place"),
     ("np.argsort(v.astype(np.complex64))", "np.argsort of complex arrays is not supported"),
-    ("np.median(a, axis=0)", "np.median's axis is not supported in kernels yet"),
+    ("np.median(a, axis=2)", "axis 2 is out of bounds for array of dimension 2"),
     ("np.median(v.astype(np.complex128))", "np.median of complex arrays is not supported"),
     ("np.roll(a)", "roll() missing required argument 'shift'"),
     ("np.tile(a, 2, 3)", "tile() takes 2 arguments (3 given)"),

@@ -278,5 +278,7 @@ asc__type *asc__infer_diff(run *r, asc__ast_expr *e);
 asc__type *asc__infer_accumulate(run *r, asc__ast_expr *e);
 /* np.percentile(a, q, axis, ..., keepdims), np.quantile. */
 asc__type *asc__infer_quantile(run *r, asc__ast_expr *e);
+/* np.median(a, axis, out, overwrite_input, keepdims). */
+asc__type *asc__infer_median(run *r, asc__ast_expr *e);
 
 #endif /* ASC_INFER_INT_H */

@@ -637,31 +637,6 @@ static asc__type *sort(run *r, asc__ast_expr *e) {
   return new_array_of(r, rdt, t->ndim);
 }
 
-/* ----------------------------------------------------------- np.median */
-
-/* np.median(a): of every element (axis None), a number of a's float
- * dtype (float64 for integers and bools); complex arrays, axis, out,
- * overwrite_input and keepdims not yet. */
-static asc__type *median(run *r, asc__ast_expr *e) {
-  static const char *const params[] = {"a", "axis", "out", "overwrite_input",
-                                       "keepdims"};
-  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
-  PROPAGATE(t);
-  for (int i = 1; i < 5; i++)
-    if (given(e, i)) {
-      report(r, e->u.call.rargs[i]->loc, "np.median's %s is not supported "
-             "in kernels yet (the median of every element is)", params[i]);
-      return err(r);
-    }
-  if (asc__dtype_is_complex(t->dtype)) {
-    report(r, e->u.call.rargs[0]->loc, "np.median of complex arrays is not "
-           "supported in kernels yet");
-    return err(r);
-  }
-  return scalar(r, asc__dtype_is_float(t->dtype) ? (ascDataType)t->dtype
-                                                 : ascFloat64);
-}
-
 /* ------------------------------------------------------------ dispatch */
 
 asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
@@ -702,7 +677,7 @@ asc__type *asc__infer_numpy(run *r, asc__ast_expr *e) {
   case ASC_BI_NP_ARGSORT:
     return sort(r, e);
   case ASC_BI_NP_MEDIAN:
-    return median(r, e);
+    return asc__infer_median(r, e);
   case ASC_BI_NP_ARRAY:
   case ASC_BI_NP_ASARRAY:
     return asc__infer_np_array(r, e);

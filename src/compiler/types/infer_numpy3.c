@@ -1,8 +1,8 @@
 /*
  * Types of more functions of ASC_NUMPY_FUNCS (docs/arrays.md,
  * "Rounding, signs, differences and quantiles"): np.diff,
- * np.maximum.accumulate and np.minimum.accumulate, np.percentile and
- * np.quantile.
+ * np.maximum.accumulate and np.minimum.accumulate, np.percentile,
+ * np.quantile and np.median.
  * lower_numpy3.c lowers them.
  */
 #include <stdio.h>
@@ -73,6 +73,25 @@ asc__type *asc__infer_accumulate(run *r, asc__ast_expr *e) {
   if (given(e, 1) && !asc__infer_numpy_axis(r, e, a[1], t->ndim, &axis))
     return err(r);
   return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
+}
+
+/* Argument i of call e (what names it), if given: True or False written
+ * in place into *val (left as it is when not given); false after an
+ * error. */
+static bool bool_arg(run *r, asc__ast_expr *e, int i, const char *what,
+                     bool *val) {
+  asc__ast_expr *x;
+  if (!given(e, i))
+    return true;
+  x = e->u.call.rargs[i];
+  if (x->kind != ASC_EXPR_BOOL) {
+    report(r, x->loc, "np.%s's %s is True or False written in place in "
+           "kernels", e->u.call.builtin->name, what);
+    return false;
+  }
+  *val = x->u.bval;
+  asc__infer_expr(r, x);
+  return true;
 }
 
 /* The q of np.percentile / np.quantile call e: a number, or a tuple or
@@ -150,20 +169,47 @@ asc__type *asc__infer_quantile(run *r, asc__ast_expr *e) {
            "in kernels", name);
     return err(r);
   }
-  if (given(e, 6)) {
-    if (a[6]->kind != ASC_EXPR_BOOL) {
-      report(r, a[6]->loc, "np.%s's keepdims is True or False written in "
-             "place in kernels", name);
-      return err(r);
-    }
-    keep = a[6]->u.bval;
-    asc__infer_expr(r, a[6]);
-  }
+  if (!bool_arg(r, e, 6, "keepdims", &keep))
+    return err(r);
   rdt = asc__dtype_is_float(t->dtype) && weak ? (ascDataType)t->dtype
                                               : ascFloat64;
   nd = keep ? t->ndim : axis >= 0 ? t->ndim - 1 : 0;
   if (nq >= 0)
     nd++;
+  if (nd == 0)
+    return scalar(r, rdt);
+  return asc__ty_tensor(r->in->c, rdt, nd, false);
+}
+
+/* np.median(a, axis=None, out=None, overwrite_input=False,
+ * keepdims=False): a's float dtype (float64 for integers and bools, as
+ * numpy's mean); a number of every element, else an array of a's axes
+ * but the reduced one (kept of length 1 with keepdims).  overwrite_input
+ * True or False (a is left as it is, which numpy allows); complex arrays
+ * and out not yet. */
+asc__type *asc__infer_median(run *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__type *t = asc__infer_numpy_array_arg(r, e, 0);
+  int axis = -1, nd;
+  bool keep = false, over = false;
+  ascDataType rdt;
+  PROPAGATE(t);
+  if (asc__dtype_is_complex(t->dtype)) {
+    report(r, a[0]->loc, "np.median of complex arrays is not supported in "
+           "kernels yet");
+    return err(r);
+  }
+  if (given(e, 1) && !asc__infer_numpy_axis(r, e, a[1], t->ndim, &axis))
+    return err(r);
+  if (given(e, 2)) {
+    report(r, a[2]->loc, "np.median's out is not supported in kernels");
+    return err(r);
+  }
+  if (!bool_arg(r, e, 3, "overwrite_input", &over) ||
+      !bool_arg(r, e, 4, "keepdims", &keep))
+    return err(r);
+  rdt = asc__dtype_is_float(t->dtype) ? (ascDataType)t->dtype : ascFloat64;
+  nd = keep ? t->ndim : axis >= 0 ? t->ndim - 1 : 0;
   if (nd == 0)
     return scalar(r, rdt);
   return asc__ty_tensor(r->in->c, rdt, nd, false);
