@@ -24,6 +24,10 @@ typedef struct {
   bool refused;  /* one is neither (a local_array...), or in a prange */
   bool written;  /* its elements are stored into (x[i] = v, x += v, a
                   * helper given it) */
+  bool stored;   /* x[i] = v or x += v in the function itself */
+  const asc__ast_expr *hview; /* a helper call returning a view of its
+                               * argument that the name is bound to */
+  const asc__ast_expr *store_at; /* the first such store */
 } avcount;
 
 /* x = y of two array names (x bound to the array y holds). */
@@ -52,6 +56,10 @@ static avcount *count_of(avscan *x, const asc__sym *s) {
   return &x->v[x->n++];
 }
 
+static const asc__ast_expr *helper_view(lstate *ls, const asc__ast_expr *e);
+static void stored_view(lstate *ls, const asc__ast_expr *call,
+                        const asc__ast_expr *at, const char *name);
+
 static bool is_array_sym(const asc__ast_func *fn, const asc__sym *s) {
   asc__type *t = s && s->type ? asc__ty_find(s->type) : NULL;
   return t != NULL && t->kind == ASC_TY_TENSOR && t->ndim > 0 &&
@@ -74,6 +82,8 @@ static void count_bind(avscan *x, const asc__ast_expr *t,
     return;
   c = count_of(x, t->u.name.sym);
   c->binds++;
+  if (value != NULL && helper_view(x->ls, value) != NULL)
+    c->hview = value;
   if (value != NULL && value->kind == ASC_EXPR_NAME &&
       value->u.name.sym != t->u.name.sym &&
       is_array_sym(x->fn, value->u.name.sym)) {
@@ -94,14 +104,24 @@ static void count_bind(avscan *x, const asc__ast_expr *t,
 }
 
 /* The array name whose elements target e stores into (x[i], x[i][j],
- * x += v), if any. */
-static void mark_written(avscan *x, const asc__ast_expr *e, bool whole) {
+ * x += v), if any; store: by the function itself, not a helper. */
+static void mark_written(avscan *x, const asc__ast_expr *e, bool whole,
+                         bool store) {
+  const asc__ast_expr *t = e;
   while (e->kind == ASC_EXPR_SUBSCRIPT) {
     e = e->u.sub.value;
     whole = true;
   }
-  if (whole && e->kind == ASC_EXPR_NAME && is_array_sym(x->fn, e->u.name.sym))
-    count_of(x, e->u.name.sym)->written = true;
+  if (whole && store && helper_view(x->ls, e) != NULL)
+    stored_view(x->ls, e, t, NULL);
+  if (whole && e->kind == ASC_EXPR_NAME && is_array_sym(x->fn, e->u.name.sym)) {
+    avcount *c = count_of(x, e->u.name.sym);
+    c->written = true;
+    if (store && c->stored == false) {
+      c->stored = true;
+      c->store_at = t;
+    }
+  }
 }
 
 static void scan_block(avscan *x, const asc__ast_block *b);
@@ -110,19 +130,19 @@ static void scan_stmt(avscan *x, const asc__ast_stmt *s) {
   switch (s->kind) {
   case ASC_STMT_ASSIGN:
     for (int k = 0; k < s->u.assign.ntargets; k++) {
-      mark_written(x, s->u.assign.targets[k], false);
+      mark_written(x, s->u.assign.targets[k], false, true);
       count_bind(x, s->u.assign.targets[k], s->u.assign.value);
     }
     break;
   case ASC_STMT_AUGASSIGN:
-    mark_written(x, s->u.aug.target, true);
+    mark_written(x, s->u.aug.target, true, true);
     break;
   case ASC_STMT_EXPR: {
     /* a helper may store into the arrays it is given */
     const asc__ast_expr *e = s->u.expr.value;
     if (e != NULL && e->kind == ASC_EXPR_CALL && e->u.call.callee != NULL)
       for (int k = 0; k < e->u.call.nargs; k++)
-        mark_written(x, e->u.call.args[k], true);
+        mark_written(x, e->u.call.args[k], true, false);
     break;
   }
   case ASC_STMT_ANNASSIGN:
@@ -166,6 +186,152 @@ static void scan_stmt(avscan *x, const asc__ast_stmt *s) {
 static void scan_block(avscan *x, const asc__ast_block *b) {
   for (int k = 0; k < b->n; k++)
     scan_stmt(x, b->stmts[k]);
+}
+
+/* Helpers returning a view of their argument.  numpy's `def first_row(a):
+ * return a[0]` hands back a view of the caller's array; the inlined helper
+ * hands back a copy (asc__lower_inline_helper), so a store through the
+ * result would not reach the argument.  Such a store is a compile error
+ * rather than a silently different result. */
+
+typedef void (*stmt_fn)(const asc__ast_stmt *s, void *arg);
+
+/* f on every statement of b and of the blocks inside it (not nested
+ * defs). */
+static void each_stmt(const asc__ast_block *b, stmt_fn f, void *arg) {
+  for (int k = 0; k < b->n; k++) {
+    const asc__ast_stmt *s = b->stmts[k];
+    f(s, arg);
+    switch (s->kind) {
+    case ASC_STMT_IF:
+      each_stmt(&s->u.if_.body, f, arg);
+      each_stmt(&s->u.if_.orelse, f, arg);
+      break;
+    case ASC_STMT_FOR:
+      each_stmt(&s->u.for_.body, f, arg);
+      break;
+    case ASC_STMT_WHILE:
+      each_stmt(&s->u.while_.body, f, arg);
+      break;
+    case ASC_STMT_TRY:
+      each_stmt(&s->u.try_.body, f, arg);
+      for (int h = 0; h < s->u.try_.nhandlers; h++)
+        each_stmt(&s->u.try_.handlers[h].body, f, arg);
+      each_stmt(&s->u.try_.orelse, f, arg);
+      each_stmt(&s->u.try_.finalbody, f, arg);
+      break;
+    case ASC_STMT_WITH:
+      each_stmt(&s->u.with.body, f, arg);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+typedef struct {
+  lstate *ls;
+  const asc__ast_func *fn;
+  const asc__sym *param; /* a parameter some return hands out a view of */
+  const char *name;      /* rebound: a name the helper assigns */
+  bool rebound;
+} hvscan;
+
+/* The parameter whose array e views (a, a[0], a[1:, ::2], a.T), or NULL. */
+static const asc__sym *viewed_param(lstate *ls, const asc__ast_func *fn,
+                                    const asc__ast_expr *e) {
+  while (e->kind == ASC_EXPR_SUBSCRIPT || e->kind == ASC_EXPR_ATTR) {
+    if (e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") != 0)
+      return NULL;
+    if (e->kind == ASC_EXPR_SUBSCRIPT && !asc__lower_is_view(ls, e))
+      return NULL;
+    e = e->kind == ASC_EXPR_ATTR ? e->u.attr.value : e->u.sub.value;
+  }
+  if (e->kind != ASC_EXPR_NAME || e->u.name.sym == NULL ||
+      e->u.name.sym->kind != ASC_SYM_PARAM || e->u.name.sym->owner != fn ||
+      !is_tensor(e))
+    return NULL;
+  return e->u.name.sym;
+}
+
+static void find_return(const asc__ast_stmt *s, void *arg) {
+  hvscan *h = arg;
+  if (s->kind == ASC_STMT_RETURN && s->u.ret.value != NULL &&
+      h->param == NULL)
+    h->param = viewed_param(h->ls, h->fn, s->u.ret.value);
+}
+
+static void name_bound(hvscan *h, const asc__ast_expr *t) {
+  if (t->kind == ASC_EXPR_TUPLE)
+    for (int k = 0; k < t->u.tuple.n; k++)
+      name_bound(h, t->u.tuple.elts[k]);
+  else if (t->kind == ASC_EXPR_NAME && strcmp(t->u.name.id, h->name) == 0)
+    h->rebound = true;
+}
+
+static void find_rebind(const asc__ast_stmt *s, void *arg) {
+  hvscan *h = arg;
+  if (s->kind == ASC_STMT_ASSIGN)
+    for (int k = 0; k < s->u.assign.ntargets; k++)
+      name_bound(h, s->u.assign.targets[k]);
+  else if (s->kind == ASC_STMT_ANNASSIGN)
+    name_bound(h, s->u.ann.target);
+  else if (s->kind == ASC_STMT_FOR)
+    name_bound(h, s->u.for_.target);
+}
+
+/* The parameter of the helper that call e returns a view of, when the
+ * argument given for it is an array the caller holds (a name or a view
+ * of one); NULL otherwise. */
+static const asc__sym *returned_view(lstate *ls, const asc__ast_expr *e) {
+  asc__tinst *inst;
+  hvscan h;
+  if (e->kind != ASC_EXPR_CALL || e->u.call.callee == NULL || !is_tensor(e))
+    return NULL;
+  inst = asc__typed_callee(ls->t, e);
+  if (inst == NULL)
+    return NULL;
+  memset(&h, 0, sizeof h);
+  h.ls = ls;
+  h.fn = inst->fn;
+  each_stmt(&inst->fn->body, find_return, &h);
+  if (h.param == NULL)
+    return NULL;
+  h.name = h.param->name;
+  each_stmt(&inst->fn->body, find_rebind, &h);
+  if (h.rebound)
+    return NULL;
+  for (int k = 0; k < inst->fn->nparams && k < e->u.call.nrargs; k++) {
+    const asc__ast_expr *a = e->u.call.rargs[k];
+    if (inst->fn->params[k].sym == h.param)
+      return a->kind == ASC_EXPR_NAME || asc__lower_is_view(ls, a) ? h.param
+                                                                   : NULL;
+  }
+  return NULL;
+}
+
+static const asc__ast_expr *helper_view(lstate *ls, const asc__ast_expr *e) {
+  return returned_view(ls, e) != NULL ? e : NULL;
+}
+
+/* A store at `at` into the result of call (through the name `name`, or
+ * NULL: into the call's result itself). */
+static void stored_view(lstate *ls, const asc__ast_expr *call,
+                        const asc__ast_expr *at, const char *name) {
+  const asc__tinst *inst = asc__typed_callee(ls->t, call);
+  const asc__sym *p = returned_view(ls, call);
+  if (name != NULL)
+    asc__diag_fatal(ls->c, at->loc,
+                    "'%s' holds a copy of the view of '%s' that '%s' "
+                    "returns, not the view numpy gives, so this store "
+                    "would not reach the argument; write into the "
+                    "argument directly",
+                    name, p->name, inst->fn->name);
+  asc__diag_fatal(ls->c, at->loc,
+                  "'%s' returns a copy of the view of '%s', not the view "
+                  "numpy gives, so this store would not reach the "
+                  "argument; write into the argument directly",
+                  inst->fn->name, p->name);
 }
 
 /* The strided register of array variable s. */
@@ -268,6 +434,14 @@ void asc__lower_array_vars(lstate *ls, const asc__ast_func *fn) {
     }
   }
   scan_block(&x, &fn->body);
+  for (int k = 0; k < x.n; k++)
+    if (x.v[k].hview != NULL && x.v[k].stored)
+      stored_view(ls, x.v[k].hview, x.v[k].store_at, x.v[k].sym->name);
+  for (int k = 0; k < x.nal; k++) {
+    avcount *cy = count_of(&x, x.al[k].y), *cx = count_of(&x, x.al[k].x);
+    if (cy->hview != NULL && cx->stored)
+      stored_view(ls, cy->hview, cx->store_at, cx->sym->name);
+  }
   aliases(&x);
   for (int k = 0; k < x.n; k++) {
     const avcount *c = &x.v[k];
