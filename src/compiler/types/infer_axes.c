@@ -20,7 +20,8 @@ int asc__infer_reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
     k = -(int64_t)a->u.unary.operand->u.ival;
   else if (a->kind == ASC_EXPR_TUPLE) {
     report(r, a->loc, "a tuple of axes is supported for sum, prod, mean, "
-           "min, max, any and all; reduce along one axis at a time here");
+           "min, max, any, all, var and std; reduce along one axis at a "
+           "time here");
     return -2;
   } else if (a->kind == ASC_EXPR_NAME) {
     /* the axis decides the result's shape when the kernel is compiled;
