@@ -43,7 +43,8 @@ void asc__lower_raise_if(lstate *ls, asc__irval cond, int kind,
 /* ------------------------------------------------- whole-array statements */
 
 
-/* The constant axis of a reduction call, normalised, or -1. */
+/* The constant axis of a reduction call, normalised, or -1 (-2 for a
+ * tuple of axes: call_axes). */
 static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
   const asc__ast_expr *a =
       call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
@@ -59,6 +60,8 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
           call->u.call.rargs[ki]->u.bval;
   if (a == NULL || a->kind == ASC_EXPR_NONE)
     return -1;
+  if (a->kind == ASC_EXPR_TUPLE)
+    return -2;
   if (a->kind == ASC_EXPR_INT)
     k = (int64_t)a->u.ival;
   else
@@ -66,6 +69,22 @@ static int call_axis(const asc__ast_expr *call, int nd, bool *keep) {
   return (int)(k < 0 ? k + nd : k);
 }
 
+/* The axes a reduction call reduces, a bit each: its axis, or the tuple
+ * of axes of var and std (checked by the typing: constants in bounds,
+ * none twice), or all of them when it has no axis. */
+static unsigned call_axes(const asc__ast_expr *call, int nd, bool *keep) {
+  int k = call_axis(call, nd, keep);
+  const asc__ast_expr *t = call->u.call.rargs[1];
+  unsigned m = 0;
+  if (k != -2)
+    return k < 0 ? ASC_LOWER_ALL_AXES : 1u << k;
+  for (int i = 0; i < t->u.tuple.n; i++) {
+    int64_t v = 0;
+    asc__expr_int_literal(t->u.tuple.elts[i], &v);
+    m |= 1u << (v < 0 ? v + nd : v);
+  }
+  return m;
+}
 
 /* Whether reduction call e, when part of a larger expression of a nest
  * that allows it (ew->rows), is computed once per row of that nest instead of
@@ -229,23 +248,24 @@ static void push_reduction(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
   memset(red, 0, sizeof *red);
   red->call = call;
   red->nd = ty(arg)->ndim;
-  red->axis = call_axis(call, red->nd, &red->keep);
+  red->axes = call_axes(call, red->nd, &red->keep);
   red->keep = red->keep || expand;
   red->row = row;
   collect_in(ls, &red->sub, arg, true);
   asc__lower_broadcast_ops(ls, &red->sub, red->shape, red->nd);
-  if (red->axis >= 0)
-    asc__lower_empty_check(ls, call->u.call.builtin->id,
-                           red->shape[red->axis]);
+  for (int k = 0; k < red->nd && red->axes != ASC_LOWER_ALL_AXES; k++)
+    if (red->axes >> k & 1u)
+      asc__lower_empty_check(ls, call->u.call.builtin->id, red->shape[k]);
   op = asc__lower_push_op(ls, ew, e);
   op->red = red;
   op->v.t = -1;
   op->v.off = i64(0);
   nd = 0;
   for (int k = 0; k < red->nd; k++) {
-    if (k == red->axis && !red->keep)
+    bool reduced = red->axes >> k & 1u;
+    if (reduced && !red->keep)
       continue;
-    op->v.shape[nd] = k == red->axis ? i64(1) : red->shape[k];
+    op->v.shape[nd] = reduced ? i64(1) : red->shape[k];
     op->v.stride[nd] = i64(1);
     op->v.src[nd++] = -1;
   }
@@ -537,18 +557,19 @@ bool asc__lower_ew_lookup(lstate *ls, const asc__ast_expr *e,
       asc__irval fixed[ASC_MAX_DIMS];
       for (int j = 0, q = 0; j < red->nd; j++) {
         int r;
-        if (j == red->axis) {
+        bool reduced = red->axes >> j & 1u;
+        if (reduced) {
           fixed[j] = i64(0);
           if (!red->keep)
             continue;
         }
         r = q++;
-        fixed[j] = j == red->axis
+        fixed[j] = reduced
                        ? i64(0)
                        : mul(ls, ew->idx[ew->nd - v->nd + r], v->stride[r]);
       }
       *out = asc__lower_reduce_loops(ls, red->call, &red->sub, red->shape,
-                                     red->nd, fixed, red->axis);
+                                     red->nd, fixed, red->axes);
       return true;
     } else if (ew->ops[k].e == e && ew->ops[k].gat != NULL) {
       *out = asc__lower_gather_elem(ls, &ew->ops[k], ew->idx, ew->nd);

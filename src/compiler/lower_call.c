@@ -534,17 +534,22 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     bool clip = b->id == ASC_BI_NP_CLIP;
     asc__irval x = asc__lower_expr(ls, a[0]);
     /* a Python int bound of np.clip that dt cannot hold (typed so) */
-    asc__irval y = asc__lower_fit_int(ls, asc__lower_expr(ls, a[1]), dt,
-                                      clip ? 1 : 0);
-    asc__irval z = asc__lower_fit_int(ls, asc__lower_expr(ls, a[2]), dt,
-                                      clip ? -1 : 0);
+    /* a clip bound left out (None) is no bound */
+    asc__irval y = a[1] == NULL ? x
+                   : asc__lower_fit_int(ls, asc__lower_expr(ls, a[1]), dt,
+                                        clip ? 1 : 0);
+    asc__irval z = a[2] == NULL ? x
+                   : asc__lower_fit_int(ls, asc__lower_expr(ls, a[2]), dt,
+                                        clip ? -1 : 0);
     asc__irval r;
     if (!clip)
       return sel(ls, truthy(ls, x), y, z);
     /* numpy's minimum(maximum(x, lo), hi): hi wins when lo > hi, and a
      * NaN anywhere gives NaN */
-    r = clip_max(ls, dt, conv(ls, x, dt), y, false);
-    return clip_max(ls, dt, r, z, true);
+    r = conv(ls, x, dt);
+    if (a[1] != NULL)
+      r = clip_max(ls, dt, r, y, false);
+    return a[2] == NULL ? r : clip_max(ls, dt, r, z, true);
   }
   case ASC_BI_POW: {
     int dt = scalar_dt(ls, e);

@@ -59,7 +59,7 @@ typedef struct asc__ewred {
   asc__ewctx sub;                  /* the reduced expression's operands */
   asc__irval shape[ASC_MAX_DIMS];  /* the reduced expression's shape */
   int nd;
-  int axis;
+  unsigned axes; /* the reduced axes, a bit each (lower_array.c) */
   bool keep;
   bool row;           /* computed once per row of the nest, before its
                        * innermost loop */
@@ -603,11 +603,13 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e);
  * when n is 0 (before the loops of a statement, as numpy). */
 void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n);
 /* The value of reduction call over the elements of sub, of shape[0..nd):
- * over all axes when axis < 0, else along that one, the others at the
- * offsets fixed[]. */
+ * along the axes k with bit k of axes set (ASC_LOWER_ALL_AXES: over all
+ * the elements, no axis given), the others at the offsets fixed[]. */
+#define ASC_LOWER_ALL_AXES (~0u)
 asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
                                    asc__ewctx *sub, const asc__irval *shape,
-                                   int nd, const asc__irval *fixed, int axis);
+                                   int nd, const asc__irval *fixed,
+                                   unsigned axes);
 
 /* -------------------------------------------------------- lower_numpy.c */
 

@@ -132,26 +132,26 @@ static void select_chunks(lstate *ls, selpred *sp, asc__irval n,
   ix[0] = asc__irv_reg(r);
 }
 
-/* One loop over the reduced axes (all when axis < 0, else that one, the
+/* One loop over the reduced axes (bit k of axes set for axis k; the
  * others at fixed[]), folding each element of the call's argument into
  * acc (and idx for arg*); center: PASS_SQDEV's mean; sp: only the
  * selected elements. */
 static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                  const asc__irval *shape, int nd, const asc__irval *fixed,
-                 int axis, int kind, int32_t acc, int32_t idx,
+                 unsigned axes, int kind, int32_t acc, int32_t idx,
                  asc__irval center, selpred *sp) {
   asc__irval ix[ASC_MAX_DIMS], x;
   asc__irblock *save = ls->cur;
   asc__ewctx *outer = ls->ew;
   int adt = ls->f->regs[acc].ty.dtype;
   int32_t count = -1;
-  bool chunks = sp != NULL && nd == 1 && axis < 0;
+  bool chunks = sp != NULL && nd == 1 && axes == ASC_LOWER_ALL_AXES;
   if (idx >= 0) {
     count = newreg(ls, ascInt64, "red.i");
     mov(ls, count, i64(0));
   }
   for (int k = 0; k < nd && !chunks; k++) {
-    if (axis >= 0 && k != axis) {
+    if (!(axes >> k & 1u)) {
       ix[k] = fixed[k];
       continue;
     }
@@ -273,8 +273,8 @@ void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
  * not NULL: then n is their count, known after the first pass. */
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                                asc__ewctx *sub, const asc__irval *shape,
-                               int nd, const asc__irval *fixed, int axis,
-                               selpred *sp) {
+                               int nd, const asc__irval *fixed,
+                               unsigned axes, selpred *sp) {
   asc__builtin_id id = call->u.call.builtin->id;
   asc__type *ct = ty(call);
   int rt = ct->dtype, edt, adt;
@@ -283,7 +283,7 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   const asc__ast_expr *arg = call->u.call.rargs[0];
   edt = ty(arg)->dtype;
   for (int k = 0; k < nd && sp == NULL; k++)
-    if (axis < 0 || k == axis)
+    if (axes >> k & 1u)
       n = mul(ls, n, shape[k]);
   if (sp != NULL) {
     sp->n = newreg(ls, ascInt64, "sel.n");
@@ -307,7 +307,7 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, id == ASC_BI_NP_PROD ? conv(ls, i64(1), adt)
                                       : conv(ls, i64(0), adt));
-    pass(ls, call, sub, shape, nd, fixed, axis,
+    pass(ls, call, sub, shape, nd, fixed, axes,
          id == ASC_BI_NP_PROD ? PASS_PROD : PASS_SUM, acc, -1, i64(0), sp);
     if (sp != NULL)
       sp->n = -1; /* counted */
@@ -324,12 +324,12 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
         adt = ascFloat64;
         ss = newreg(ls, adt, "red.ss");
         mov(ls, ss, conv(ls, i64(0), adt));
-        pass(ls, call, sub, shape, nd, fixed, axis, PASS_CSQDEV, ss, -1,
+        pass(ls, call, sub, shape, nd, fixed, axes, PASS_CSQDEV, ss, -1,
              mean, sp);
       } else {
         ss = newreg(ls, adt, "red.ss");
         mov(ls, ss, conv(ls, i64(0), adt));
-        pass(ls, call, sub, shape, nd, fixed, axis, PASS_SQDEV, ss, -1, mean,
+        pass(ls, call, sub, shape, nd, fixed, axes, PASS_SQDEV, ss, -1, mean,
              sp);
       }
       ddof = call->u.call.nrargs > 4 && call->u.call.rargs[4] != NULL &&
@@ -355,14 +355,14 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
   case ASC_BI_NP_ALL:
     acc = newreg(ls, ascBool, "red.acc");
     mov(ls, acc, asc__irv_int(ascBool, id == ASC_BI_NP_ALL));
-    pass(ls, call, sub, shape, nd, fixed, axis,
+    pass(ls, call, sub, shape, nd, fixed, axes,
          id == ASC_BI_NP_ANY ? PASS_ANY : PASS_ALL, acc, -1, i64(0), sp);
     return asc__irv_reg(acc);
   default: {
     bool arg_ = id == ASC_BI_NP_ARGMIN || id == ASC_BI_NP_ARGMAX;
     bool lt = id == ASC_BI_NP_MIN || id == ASC_BI_NP_ARGMIN;
-    if (axis < 0 && sp == NULL) /* along an axis: checked once, before
-                                 * the statement */
+    if (axes == ASC_LOWER_ALL_AXES && sp == NULL) /* along an axis:
+                                 * checked once, before the statement */
       asc__lower_empty_check(ls, id, n);
     adt = edt;
     acc = newreg(ls, adt, "red.acc");
@@ -371,7 +371,7 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
       idx = newreg(ls, ascInt64, "red.idx");
       mov(ls, idx, i64(0));
     }
-    pass(ls, call, sub, shape, nd, fixed, axis,
+    pass(ls, call, sub, shape, nd, fixed, axes,
          id == ASC_BI_NP_MIN      ? PASS_MIN
          : id == ASC_BI_NP_MAX    ? PASS_MAX
          : id == ASC_BI_NP_ARGMIN ? PASS_ARGMIN
@@ -386,8 +386,9 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
 
 asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
                                    asc__ewctx *sub, const asc__irval *shape,
-                                   int nd, const asc__irval *fixed, int axis) {
-  return reduce_loops(ls, call, sub, shape, nd, fixed, axis, NULL);
+                                   int nd, const asc__irval *fixed,
+                                   unsigned axes) {
+  return reduce_loops(ls, call, sub, shape, nd, fixed, axes, NULL);
 }
 
 /* A reduction of all the elements of a selection (np.sum(x[m]),
@@ -415,7 +416,8 @@ static bool select_reduce(lstate *ls, const asc__ast_expr *e,
   memset(&sp, 0, sizeof sp);
   sp.m = m;
   asc__lower_select_operands(ls, a, m, &sub, &sp.mew, ms);
-  *out = reduce_loops(ls, e, &sub, ms, ty(m)->ndim, NULL, -1, &sp);
+  *out = reduce_loops(ls, e, &sub, ms, ty(m)->ndim, NULL, ASC_LOWER_ALL_AXES,
+                      &sp);
   return true;
 }
 
@@ -505,7 +507,8 @@ asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
     shape[0] = sub.ops[0].v.shape[0];
   else
     asc__lower_broadcast_ops(ls, &sub, shape, nd);
-  r = asc__lower_reduce_loops(ls, e, &sub, shape, nd, NULL, -1);
+  r = asc__lower_reduce_loops(ls, e, &sub, shape, nd, NULL,
+                              ASC_LOWER_ALL_AXES);
   ls->ew = outer;
   return r;
 }

@@ -70,6 +70,7 @@ QA_EXPECTED_TO_RUN = {
     "qa_rolling_sum_rows",
     "qa_rot90_augment",
     "qa_rotation_matrix",
+    "qa_sum_axes_tuple",
     "qa_svd_low_rank",
     "qa_upsample_repeat",
     "qa_weighted_std",
@@ -99,8 +100,6 @@ QA_EXPECTED_FAILURES = {
         'a comprehension in a kernel is unrolled at compile time, so it must run over a sequence of static length (a shape, a tuple, range() with constant bounds, zip() or enumerate() of those): this bound of range() is not a compile-time constant'),
     "qa_spectrum_phase": (h.DIAG, 15,
         "'.real' of an array (Tensor[complex128, 1]) is not supported in kernels yet; np.real(a) gives it as a new array"),
-    "qa_sum_axes_tuple": (h.DIAG, 16,
-        'a tuple of axes is supported for sum, prod, mean, min, max, any and all; reduce along one axis at a time here'),
 }
 
 

@@ -233,7 +233,7 @@ typedef enum asc__builtin_kind {
   X(NP_ARGMAX, "argmax", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")       \
   X(NP_DOT, "dot", 0, ASC_BK_FUNC, 2, 3, "a,b,out")                         \
   X(NP_WHERE, "where", 0, ASC_BK_FUNC, 3, 3, "condition,x,y")               \
-  X(NP_CLIP, "clip", 0, ASC_BK_FUNC, 3, 3, "a,a_min,a_max")                 \
+  X(NP_CLIP, "clip", 0, ASC_BK_FUNC, 1, 3, "a,a_min|min,a_max|max")         \
   /* arrays a kernel creates (np.X; copy, astype and fill also as methods) */ \
   X(NP_COPY, "copy", 0, ASC_BK_FUNC, 1, 1, "a")                             \
   X(NP_ASTYPE, "astype", 0, ASC_BK_FUNC, 2, 2, "a,dtype")                   \

@@ -384,6 +384,21 @@ static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
 
 /* Maps a call's arguments to parameters: names[i] for keywords, n slots,
  * min required. */
+/* Whether parameter p (a name, or names of the one parameter separated
+ * by '|', as np.clip's a_min|min) is called name. */
+static bool param_named(const char *p, const char *name) {
+  size_t l = strlen(name);
+  for (;;) {
+    const char *e = strchr(p, '|');
+    size_t pl = e ? (size_t)(e - p) : strlen(p);
+    if (pl == l && strncmp(p, name, l) == 0)
+      return true;
+    if (e == NULL)
+      return false;
+    p = e + 1;
+  }
+}
+
 static void bind_args(resolver *r, asc__ast_expr *call, const char *what,
                       int min, int max, const char *const *names,
                       asc__ast_expr *const *defaults) {
@@ -408,7 +423,7 @@ static void bind_args(resolver *r, asc__ast_expr *call, const char *what,
     asc__ast_keyword *k = &call->u.call.kws[i];
     int idx = -1;
     for (int j = 0; j < slots && names != NULL; j++)
-      if (names[j] != NULL && strcmp(names[j], k->name) == 0)
+      if (names[j] != NULL && param_named(names[j], k->name))
         idx = j;
     if (idx < 0) {
       asc__diag_error(r->c, k->loc, "%s() got an unexpected keyword "
@@ -533,6 +548,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
         asc__rewrite_norm(r, e);
       asc__rewrite_tuple_axes(r, e, b);
+      if (b->id == ASC_BI_NP_CLIP)
+        asc__rewrite_clip_none(r, e, false);
       if (b->id == ASC_BI_BARRIER && r->parallel > 0)
         asc__diag_error(r->c, e->loc, "asc.barrier() cannot be used inside "
                         "a parallel loop");
@@ -568,6 +585,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
       asc__rewrite_tuple_axes(r, e, b);
+      if (b->id == ASC_BI_NP_CLIP)
+        asc__rewrite_clip_none(r, e, true);
       return;
     }
     if (is_list_method(f->u.attr.attr)) {

@@ -155,6 +155,8 @@ void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
                              asc__ast_block *b);
 /* np.linalg.norm(x, ...) -> np.sqrt(np.sum(x * x, ...)). */
 void asc__rewrite_norm(resolver *r, asc__ast_expr *e);
+/* np.clip's None bounds -> NULL arguments (method: a.clip()). */
+void asc__rewrite_clip_none(resolver *r, asc__ast_expr *e, bool method);
 /* A reduction b over a tuple of axes -> one reduction per axis. */
 void asc__rewrite_tuple_axes(resolver *r, asc__ast_expr *e,
                              const asc__builtin *b);

@@ -741,6 +741,31 @@ bool asc__rewrite_op_ufunc(resolver *r, asc__ast_expr *e) {
   return true;
 }
 
+/* np.clip(a, None, hi), a.clip(max=hi): a bound that is None or left out
+ * is no bound on that side (its argument becomes NULL; with neither, a
+ * copy of a, as numpy 2 gives).  The function np.clip takes its a_min and
+ * a_max both or neither (min= and max= on their own), as numpy's does. */
+void asc__rewrite_clip_none(resolver *r, asc__ast_expr *e, bool method) {
+  asc__ast_expr **a = e->u.call.rargs;
+  bool given[2];
+  if (a == NULL || e->u.call.nrargs != 3)
+    return;
+  given[0] = e->u.call.nargs > 1;
+  given[1] = e->u.call.nargs > 2;
+  for (int i = 0; i < e->u.call.nkws; i++)
+    for (int k = 0; k < 2; k++)
+      if (strcmp(e->u.call.kws[i].name, k == 0 ? "a_min" : "a_max") == 0)
+        given[k] = true;
+  if (!method && given[0] != given[1]) {
+    asc__diag_error(r->c, e->loc, "clip() missing 1 required positional "
+                    "argument: '%s'", given[0] ? "a_max" : "a_min");
+    return;
+  }
+  for (int k = 1; k < 3; k++)
+    if (a[k] != NULL && a[k]->kind == ASC_EXPR_NONE)
+      a[k] = NULL;
+}
+
 static bool tuple_axes_ok(asc__builtin_id id) {
   return id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN ||
          id == ASC_BI_NP_MIN || id == ASC_BI_NP_MAX || id == ASC_BI_NP_ANY ||

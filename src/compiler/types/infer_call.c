@@ -478,42 +478,6 @@ static asc__type *need_scalar(run *r, asc__ast_expr *e, int i) {
   return t;
 }
 
-/* A constant axis argument (an int literal, maybe negated) of an array of
- * nd axes, normalised; -1 when there is no axis (None or left out), -2
- * after an error. */
-static int reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
-  int64_t k;
-  if (a == NULL || a->kind == ASC_EXPR_NONE)
-    return -1;
-  if (a->kind == ASC_EXPR_INT && a->u.ival < 64)
-    k = (int64_t)a->u.ival;
-  else if (asc__infer_is_neg_int_literal(a) &&
-           a->u.unary.operand->u.ival < 64)
-    k = -(int64_t)a->u.unary.operand->u.ival;
-  else if (a->kind == ASC_EXPR_TUPLE) {
-    report(r, a->loc, "a tuple of axes is supported for sum, prod, mean, "
-           "min, max, any and all; reduce along one axis at a time here");
-    return -2;
-  } else if (a->kind == ASC_EXPR_NAME) {
-    /* the axis decides the result's shape when the kernel is compiled;
-     * a name's value is known only when it runs */
-    report(r, a->loc, "axis must be an integer constant (or None) written "
-           "in the call; '%s' is a variable (a helper's parameter is one "
-           "too, whatever its default or argument)", a->u.name.id);
-    return -2;
-  } else {
-    report(r, a->loc, "axis must be an integer constant (or None)");
-    return -2;
-  }
-  if (k < -nd || k >= nd) {
-    report(r, a->loc, "axis %lld is out of bounds for an array of "
-           "dimension %d", (long long)k, (int)nd);
-    return -2;
-  }
-  asc__infer_settype(r, a, scalar(r, ascInt64));
-  return (int)(k < 0 ? k + nd : k);
-}
-
 /* numpy's accumulator dtype of sum and prod: small integers and bools
  * widen to 64 bits. */
 static ascDataType sum_dtype(ascDataType dt) {
@@ -531,7 +495,7 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
   int n = e->u.call.nrargs;
   asc__type *t = call_arg(r, e, 0), *u;
   ascDataType dt, rt;
-  int axis, keep = 0;
+  int axis, keep = 0, naxes = 1;
   int32_t nd;
   PROPAGATE(t);
   t = asc__ty_find(t);
@@ -589,9 +553,15 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
       asc__infer_coerce(r, a[i], scalar(r, ascInt64), 0);
     }
   }
-  axis = reduction_axis(r, n > 1 ? a[1] : NULL, nd);
+  if (n > 1 && a[1] != NULL && a[1]->kind == ASC_EXPR_TUPLE &&
+      (b->id == ASC_BI_NP_VAR || b->id == ASC_BI_NP_STD))
+    axis = asc__infer_tuple_axes(r, a[1], nd, &naxes);
+  else
+    axis = asc__infer_reduction_axis(r, n > 1 ? a[1] : NULL, nd);
   if (axis == -2)
     return err(r);
+  if (axis >= 0 && naxes == nd && !keep)
+    axis = -1; /* every axis: a number, as numpy gives */
   if (asc__dtype_is_complex(dt) &&
       b->id != ASC_BI_NP_SUM && b->id != ASC_BI_NP_PROD &&
       b->id != ASC_BI_NP_MEAN && b->id != ASC_BI_NP_ANY &&
@@ -641,7 +611,7 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
     }
     return scalar(r, rt);
   }
-  return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - 1, true);
+  return asc__ty_tensor(r->in->c, rt, keep ? nd : nd - naxes, true);
 }
 
 bool asc__rot90_plan(const asc__ast_expr *call, int nd, int *k, int *a0,
@@ -888,7 +858,7 @@ static asc__type *cumsum_outer(run *r, asc__ast_expr *e) {
              b->name, i == 2 ? "dtype" : "out");
       return err(r);
     }
-  axis = reduction_axis(r, a[1], t->ndim);
+  axis = asc__infer_reduction_axis(r, a[1], t->ndim);
   if (axis == -2)
     return err(r);
   return asc__ty_tensor(r->in->c, sum_dtype((ascDataType)t->dtype),
@@ -1147,9 +1117,10 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
     asc__type *w;
     bool where = b->id == ASC_BI_NP_WHERE;
     t = need_scalar(r, e, 0);
-    u = need_scalar(r, e, 1);
-    w = need_scalar(r, e, 2);
     PROPAGATE(t);
+    /* a clip bound left out (NULL) takes no part in the type */
+    u = e->u.call.rargs[1] == NULL ? t : need_scalar(r, e, 1);
+    w = e->u.call.rargs[2] == NULL ? t : need_scalar(r, e, 2);
     PROPAGATE(u);
     PROPAGATE(w);
     /* a choice, not arithmetic: bools stay bool, as in numpy */
@@ -1167,9 +1138,9 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
      * 2**63) is int64; clip_bound checks the other end) */
     if (asc__ty_is_intlike(asc__ty_find(t)) && !asc__ty_find(t)->weak &&
         asc__ty_find(t)->dtype != ascBool) {
-      if (python_int(e->u.call.rargs[1], u))
+      if (u != t && python_int(e->u.call.rargs[1], u))
         u = t;
-      if (python_int(e->u.call.rargs[2], w))
+      if (w != t && python_int(e->u.call.rargs[2], w))
         w = t;
     }
     return asc__ty_promote(r->in->c, t, asc__ty_promote(r->in->c, u, w));
@@ -1330,8 +1301,10 @@ static void follow_result(run *r, asc__ast_expr *e, asc__type *f) {
     return;
   case ASC_BI_NP_CLIP:
     asc__infer_coerce(r, a[0], f, 0);
-    clip_bound(r, a[1], f, false);
-    clip_bound(r, a[2], f, true);
+    if (a[1] != NULL)
+      clip_bound(r, a[1], f, false);
+    if (a[2] != NULL)
+      clip_bound(r, a[2], f, true);
     return;
   default:
     if (args_follow_result(e->u.call.builtin->id))

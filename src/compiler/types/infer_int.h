@@ -249,6 +249,16 @@ asc__type *asc__infer_meshgrid(run *r, asc__ast_expr *e);
 /* np.indices(dims, sparse=True) of n dimensions. */
 asc__type *asc__infer_sparse_indices(run *r, int n);
 
+/* -------------------------------------------------------- infer_axes.c */
+
+/* A reduction's constant axis argument a of an array of nd axes,
+ * normalised; -1 when there is none (None or left out), -2 after an
+ * error. */
+int asc__infer_reduction_axis(run *r, asc__ast_expr *a, int32_t nd);
+/* var's and std's tuple of axes t of an array of nd axes, checked as
+ * numpy does; *count: how many.  The first axis, or -2 after an error. */
+int asc__infer_tuple_axes(run *r, asc__ast_expr *t, int32_t nd, int *count);
+
 /* ------------------------------------------------------- infer_stats.c */
 
 /* np.histogram(...) and np.histogram_bin_edges(...). */
