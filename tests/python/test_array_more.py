@@ -323,7 +323,7 @@ def test_norm(m, py):
     ("c = a.transpose(0, 0)", "permutation"),
     ("c = b.transpose(1)", "permutation"),
     ("c = np.transpose(b, (0, n))", "permutation"),
-    ("if a.dtype == np.float64:\n        a[0] = 1.0", "dtype argument"),
+    ("if a.dtype == np.float64:\n        a[0] = 1.0", "comparing dtypes"),
 ])
 def test_view_and_function_diagnostics(body, match):
     text = ("import numpy as np\nimport asc\n\n@asc.kernel\n"

@@ -465,7 +465,10 @@ def test_digitize_of_unordered_bins_is_numpys_error(m):
 def test_cov_corrcoef(m, dt):
     for shape in ((3, 5), (2, 2), (4, 1), (3, 0)):
         a, b = arr(shape, dt, 20), arr((2, shape[1]), dt, 21)
-        for x, y in ((a, b), (a[::-1, ::-1], b[:, ::-1])):
+        # reversed views (another specialisation, a long compile) in the
+        # float64 and complex128 kernels only: CI time
+        pairs = ((a, b), (a[::-1, ::-1], b[:, ::-1]))
+        for x, y in pairs if dt in (np.float64, np.complex128) else pairs[:1]:
             for d in (0, 1, 2):
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")

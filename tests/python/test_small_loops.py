@@ -35,6 +35,13 @@ def isum(a):
     return s
 
 @asc.kernel
+def fsum(a):
+    s = 0.0
+    for i in asc.prange(a.shape[0]):
+        s += a[i] * 3.0
+    return s
+
+@asc.kernel
 def nested(a, out):
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
@@ -81,9 +88,13 @@ def test_row_loop_counts_its_columns(tmp_path):
 
 def test_reductions_keep_a_part_per_thread(tmp_path):
     # the parts fix the order float sums combine in: not cut by the grain
-    c = c_of(tmp_path, "isum(i64[:])")
+    c = c_of(tmp_path, "fsum(f64[:])")
     assert "grain" not in c
     assert re.search(r"env\d+\.nb = ctx->rt->team_size\(ctx\);", c)
+    # integer sums give the same result in any order: they take the grain
+    # (test_speed31a.py::test_integer_reduction_takes_a_grain)
+    c = c_of(tmp_path, "isum(i64[:])")
+    assert re.search(r"env\d+\.nb > env\d+\.n / grain\d+", c)
 
 
 def test_unknown_work_keeps_the_old_grain(tmp_path):

@@ -746,6 +746,11 @@ static asc__type *compare(run *r, asc__ast_expr *e) {
                asc__cmpop_str(op));
         bad = true;
       }
+    } else if (is_kind(t, ASC_TY_DTYPE) || is_kind(prev, ASC_TY_DTYPE)) {
+      report(r, e->loc, "comparing dtypes is not supported in kernels yet "
+             "(a kernel is compiled for each dtype passed: branch before the "
+             "call, or pass the choice as a parameter)");
+      bad = true;
     } else if (!is_kind(t, ASC_TY_SCALAR) || !is_kind(prev, ASC_TY_SCALAR)) {
       report(r, e->loc, "cannot compare %s and %s with %s", tn(r, prev),
              tn(r, t), asc__cmpop_str(op));
