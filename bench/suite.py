@@ -474,7 +474,7 @@ print(json.dumps({"numba_s": time.perf_counter() - t}))
 def cold_tier():
     """ASC_TIER of the cold-compile rows: the caller's (bench/run.sh keeps
     it in ASC_BENCH_TIER and times the other rows with ASC_TIER=0)."""
-    return os.environ.get("ASC_BENCH_TIER", os.environ.get("ASC_TIER", "auto"))
+    return os.environ.get("ASC_BENCH_TIER", os.environ.get("ASC_TIER", "0"))
 
 
 def cold_case_rows(args, env, softmax_cold):

@@ -37,15 +37,18 @@ static atomic_bool mode_warned;
 asc__tier_mode asc__tier_mode_env(void) {
   const char *s = getenv("ASC_TIER");
 
-  if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
-    return ASC__TIER_AUTO;
-  if (strcmp(s, "0") == 0)
+  /* Off unless asked for (docs/decisions.md, "Tiered compilation is
+   * opt-in"): a loop-heavy kernel of small arguments runs -O0 code until
+   * the background build lands, 10x slower and more. */
+  if (s == NULL || *s == '\0' || strcmp(s, "0") == 0)
     return ASC__TIER_OFF;
+  if (strcmp(s, "auto") == 0)
+    return ASC__TIER_AUTO;
   if (strcmp(s, "1") == 0)
     return ASC__TIER_FIRST;
   if (!atomic_exchange(&mode_warned, true))
-    fprintf(stderr, "asc: ASC_TIER=%s is not 0, 1 or auto; using auto\n", s);
-  return ASC__TIER_AUTO;
+    fprintf(stderr, "asc: ASC_TIER=%s is not 0, 1 or auto; using 0\n", s);
+  return ASC__TIER_OFF;
 }
 
 uint64_t asc__tier_small_bytes(void) { return asc__env_u64(&bytes_env); }

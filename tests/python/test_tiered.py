@@ -204,17 +204,24 @@ def test_second_launch_tiers_up_in_the_background(tmp_path):
 
 
 def test_auto_policy_quick_only_for_small_launches(tmp_path):
-    """ASC_TIER unset (auto): a miss of a launch with small arrays and small
+    """ASC_TIER=auto: a miss of a launch with small arrays and small
     integer scalars is quick; one whose arrays span more than 64 KiB, or
     whose integer scalar (a loop bound) exceeds 256, is built -O3 at once.
     A kernel called once never builds -O3 in the background."""
-    out, ev = run_case(tmp_path, "policy")
+    out, ev = run_case(tmp_path, "policy", ASC_TIER="auto")
     quick = [x["args"]["detail"] for x in named(ev, "quick tier")]
     assert sorted(quick) == ["checked", "mix"], quick
     # the big launch of mix has the small one's signature: heavy, it
     # built the -O3 code itself and ran it
     assert [x["args"]["detail"] for x in named(ev, "tier up")] == ["mix"]
     assert len(named(ev, "tier swap")) == 1
+
+
+def test_unset_is_off(tmp_path):
+    """ASC_TIER unset: no quick tier, no background build (tiering is
+    opt-in, docs/decisions.md)."""
+    out, ev = run_case(tmp_path, "policy")
+    assert named(ev, "quick tier") == [] and named(ev, "tier up") == []
 
 
 def test_tier_zero_is_the_old_path(tmp_path):
