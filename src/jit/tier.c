@@ -110,11 +110,8 @@ static void queue_remove(asc__tier_job *j) {
     }
 }
 
-static void on_exit_stop(void) {
-  uint64_t deadline;
-
-  uv_mutex_lock(&lock);
-  exiting = true;
+/* Every queued job back to idle, the queue empty (lock held). */
+static void drop_queue(void) {
   while (queue_head != NULL) {
     asc__tier_job *j = queue_head;
     queue_head = j->next;
@@ -122,6 +119,14 @@ static void on_exit_stop(void) {
     j->state = ASC__TIER_IDLE;
   }
   queue_tail = NULL;
+}
+
+static void on_exit_stop(void) {
+  uint64_t deadline;
+
+  uv_mutex_lock(&lock);
+  exiting = true;
+  drop_queue();
   uv_cond_broadcast(&changed);
   if (building != NULL)
     asc__run_cancel(&canceller);
@@ -147,13 +152,7 @@ static void fork_child(void) {
   if (building != NULL)
     building->state = ASC__TIER_IDLE;
   building = NULL;
-  while (queue_head != NULL) {
-    asc__tier_job *j = queue_head;
-    queue_head = j->next;
-    j->next = NULL;
-    j->state = ASC__TIER_IDLE;
-  }
-  queue_tail = NULL;
+  drop_queue();
   thread_started = false;
 }
 
