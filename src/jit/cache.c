@@ -344,6 +344,16 @@ static int lock_file(int dfd, const char *name, const char *path,
   }
 }
 
+/* Releases a lock lock_file took.  flock belongs to the open file
+ * description, which a fork() child shares: closing only our descriptor
+ * would leave the lock held for as long as a child made while it was held
+ * lives (and that child, building the same key, would wait for itself
+ * until ASC_CACHE_LOCK_TIMEOUT_MS).  LOCK_UN releases it for all. */
+static void unlock_file(int fd) {
+  (void)flock(fd, LOCK_UN);
+  close(fd);
+}
+
 /* ------------------------------------------------------------- entries */
 
 typedef enum entry_state { ENTRY_MISSING, ENTRY_OK, ENTRY_BAD } entry_state;
@@ -938,7 +948,7 @@ static void temp_maybe_remove(int subfd, const char *name,
     if (fstatat(subfd, entryn, &es, AT_SYMLINK_NOFOLLOW) != 0 &&
         errno == ENOENT)
       unlinkat(subfd, lockn, 0); /* held: see entry_remove */
-    close(fd);
+    unlock_file(fd);
   }
 }
 
@@ -960,7 +970,7 @@ static void lock_maybe_remove(int subfd, const char *name,
     if (fstatat(subfd, entryn, &es, AT_SYMLINK_NOFOLLOW) != 0 &&
         errno == ENOENT)
       unlinkat(subfd, name, 0);
-    close(fd);
+    unlock_file(fd);
   }
 }
 
@@ -1046,7 +1056,7 @@ static bool entry_remove(int dfd, const scan_entry *v) {
   if (lock_file(subfd, lockn, NULL, 0, &fd) == 0) {
     removed = unlinkat(subfd, v->name, 0) == 0;
     unlinkat(subfd, lockn, 0);
-    close(fd);
+    unlock_file(fd);
   }
   close(subfd);
   return removed;
@@ -1299,7 +1309,7 @@ static ascError_t get_in_dir(asc__cache *c, const char *dir, int dfd,
     goto trouble;
   }
   if (lfd >= 0) {
-    close(lfd);
+    unlock_file(lfd);
     lfd = -1;
   }
   evict(c, dfd, k);
@@ -1318,7 +1328,7 @@ trouble:
     err = ascErrorCache;
 out:
   if (lfd >= 0)
-    close(lfd);
+    unlock_file(lfd);
   if (workfd >= 0)
     close(workfd);
   if (subfd >= 0)

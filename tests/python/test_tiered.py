@@ -123,6 +123,26 @@ CHILD = textwrap.dedent('''
         deadline = time.time() + 120
         while not os.path.exists(os.environ["SLOWCC_PIDFILE"]) and time.time() < deadline:
             time.sleep(0.02)
+    elif case == "fork_locked":
+        x = np.linspace(-1, 1, 16)
+        o = np.zeros(16); acc = np.zeros(3)
+        mod.mix(x, x, o, acc)
+        first = o.tobytes() + acc.tobytes()
+        mod.mix(x, x, o, acc)            # the builder takes the lock, runs cc
+        deadline = time.time() + 120
+        while not os.path.exists(os.environ["SLOWCC_PIDFILE"]) and time.time() < deadline:
+            time.sleep(0.02)
+        pid = os.fork()
+        if pid == 0:
+            os.environ["ASC_TIER_BYTES"] = "0"   # heavy: needs the -O3 entry
+            o2 = np.zeros(16); acc2 = np.zeros(3)
+            t0 = time.monotonic()
+            mod.mix(x, x, o2, acc2)
+            with open(os.environ["CHILD_SECONDS"], "w") as f:
+                f.write(str(time.monotonic() - t0))
+            os._exit(0 if o2.tobytes() + acc2.tobytes() == first else 3)
+        _, status = os.waitpid(pid, 0)
+        out["child"] = os.waitstatus_to_exitcode(status)
     elif case == "fork":
         x = np.linspace(-1, 1, 16)
         o = np.zeros(16); acc = np.zeros(3)
@@ -230,13 +250,16 @@ def test_tier_zero_is_the_old_path(tmp_path):
     assert named(ev, "quick tier") == [] and named(ev, "tier up") == []
 
 
-# The first -O3 compile it runs hangs (until killed); later ones compile.
+# The first -O3 compile it runs hangs (until killed, or SLOWCC_SLEEP
+# seconds); later ones compile.  Each -O3 run appends a line to
+# SLOWCC_LOG when that is set.
 SLOWCC = """#!/bin/sh
 case " $* " in
-*" -O3 "*) if [ ! -e "$SLOWCC_PIDFILE" ]; then
+*" -O3 "*) [ -n "$SLOWCC_LOG" ] && echo O3 >> "$SLOWCC_LOG"
+           if [ ! -e "$SLOWCC_PIDFILE" ]; then
              echo $$ > "$SLOWCC_PIDFILE.tmp"
              mv "$SLOWCC_PIDFILE.tmp" "$SLOWCC_PIDFILE"
-             sleep 300
+             sleep "${SLOWCC_SLEEP:-300}"
            fi ;;
 esac
 exec cc "$@"
@@ -274,3 +297,28 @@ def test_fork_child_builds_the_parents_pending_job(tmp_path):
     the job itself and gets the same bits."""
     out, ev = run_case(tmp_path, "fork", ASC_TIER="1")
     assert out["child"] == 0, out
+
+
+def test_fork_child_does_not_wait_for_a_lock_it_inherited(tmp_path):
+    """fork() while the parent's builder holds the entry's cache lock (its
+    -O3 compile running): the lock is flock's, shared with the child
+    through the inherited descriptor, so closing the parent's copy alone
+    left it held for the child's life.  The child's build of the same key
+    then waited for itself until ASC_CACHE_LOCK_TIMEOUT_MS and compiled a
+    second time, or found the entry once it gave up.  Now the parent's
+    release frees it: the child waits for the parent's build (seconds) and
+    loads its entry; it never waits out the lock's 60 s timeout."""
+    cc = tmp_path / "slowcc"
+    cc.write_text(SLOWCC)
+    cc.chmod(0o755)
+    log = tmp_path / "o3.log"
+    out, ev = run_case(tmp_path, "fork_locked", ASC_TIER="1", ASC_CC=str(cc),
+                       SLOWCC_PIDFILE=str(tmp_path / "cc.pid"),
+                       SLOWCC_SLEEP="2", SLOWCC_LOG=str(log),
+                       ASC_CACHE_LOCK_TIMEOUT_MS="60000",
+                       CHILD_SECONDS=str(tmp_path / "child.txt"))
+    assert out["child"] == 0, out
+    assert log.read_text().split() == ["O3"], log.read_text()
+    # not a speed figure: the lock's timeout, which only a wait for a
+    # lock nobody releases reaches
+    assert float((tmp_path / "child.txt").read_text()) < 50
