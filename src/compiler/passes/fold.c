@@ -84,6 +84,18 @@ static void identities(fstate *s, asc__irins *i) {
     return;
   a = i->args[0];
   b = i->args[1];
+  /* x cmp x of integers (the launch test of a parallel loop over an
+   * array the kernel created: `dim %new, 0 >= n` with %new made n long;
+   * its serial fallback goes with it).  Not of floats: NaN. */
+  if ((asc__irop_flags(i->op) & ASC_OPF_CMP) && a.kind == ASC_IRV_REG &&
+      asc__irv_eq(a, b)) {
+    int st = asc__irv_dtype(s->f, a);
+    if (!asc__dt_is_float(st) && !asc__dt_is_complex(st)) {
+      bool t = i->op == ASC_IR_EQ || i->op == ASC_IR_LE || i->op == ASC_IR_GE;
+      to_mov(s, i, asc__irv_int(ascBool, t));
+      return;
+    }
+  }
   switch (i->op) {
   case ASC_IR_ADD:
     if (!fl && is_const(b, 0))
@@ -141,6 +153,18 @@ static void fold_ins(fstate *s, asc__irblock *b, asc__irins *i) {
   case ASC_IR_IF:
     if (i->args[0].kind == ASC_IRV_CONST) {
       asc__irblock *keep = &i->body[i->args[0].c.i ? 0 : 1];
+      /* the branch's notes (parallelize's run-time test, a fusion
+       * decision of the statement) stay, on what takes its place, saying
+       * what became of the test */
+      asc__irins *to = keep->first != NULL ? keep->first : i->next;
+      if (i->note != NULL && to != NULL) {
+        const char *t = asc__arena_printf(
+            s->c, "%s\nfold: the branch's test is always %s", i->note,
+            i->args[0].c.i ? "true" : "false");
+        if (to->note != NULL)
+          t = asc__arena_printf(s->c, "%s\n%s", t, to->note);
+        to->note = t;
+      }
       asc__ir_splice(b, i, keep);
       asc__ir_remove(b, i);
       s->changed = true;
@@ -152,11 +176,19 @@ static void fold_ins(fstate *s, asc__irblock *b, asc__irins *i) {
     int32_t t = i->args[0].reg;
     const asc__irins *a = s->arr[t];
     if (a != NULL && a->op == ASC_IR_NEW_ARRAY) {
-      if (i->op == ASC_IR_DIM && i->aux < a->nargs &&
-          a->args[i->aux].kind == ASC_IRV_CONST)
-        to_mov(s, i, asc__irv_int(ascInt64, a->args[i->aux].c.i));
-      else if (i->op == ASC_IR_STRIDE && i->aux == a->nargs - 1)
-        to_mov(s, i, asc__irv_int(ascInt64, 1));
+      asc__irval e;
+      if (i->op == ASC_IR_STRIDE) {
+        if (i->aux == a->nargs - 1)
+          to_mov(s, i, asc__irv_int(ascInt64, 1));
+      } else if (i->aux < a->nargs && (e = a->args[i->aux]).kind == ASC_IRV_CONST) {
+        to_mov(s, i, asc__irv_int(ascInt64, e.c.i));
+      } else if (i->aux < a->nargs && e.kind == ASC_IRV_REG &&
+                 (single(f, e.reg) || f->regs[e.reg].param) &&
+                 asc__irv_dtype(f, e) == ascInt64) {
+        /* an extent in a register bound once (or a parameter) still has
+         * the value it had when the array was made */
+        to_mov(s, i, e);
+      }
     } else if (a != NULL && i->aux < a->nimm) {
       int64_t v = 1;
       if (i->op == ASC_IR_DIM)
