@@ -25,6 +25,7 @@ run it).
 import atexit
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -103,10 +104,15 @@ class BuildExt(build_ext):
         jobs = str(os.cpu_count() or 2)
         run = subprocess.check_call
         if not (bdir / "CMakeCache.txt").exists():
+            # CMAKE_ARGS: more -D options for a fresh build (as
+            # scikit-build reads it), after the defaults so they win
+            extra = shlex.split(os.environ.get("CMAKE_ARGS", ""))
+            if extra:
+                say(f"CMAKE_ARGS: {' '.join(extra)}")
             run([
                 "cmake", "-S", str(ROOT), "-B", str(bdir),
                 "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_TESTING=OFF",
-                "-DASC_BUILD_EXAMPLES=OFF", "-DASC_BUILD_BENCH=OFF"])
+                "-DASC_BUILD_EXAMPLES=OFF", "-DASC_BUILD_BENCH=OFF", *extra])
         targets = ["asc", "ascc"]
         # cmake/mpi.cmake defines asc_mpi where it finds MPI
         if (bdir / "CMakeFiles" / "asc_mpi.dir").is_dir():
