@@ -240,6 +240,12 @@ static inline void mov(lstate *ls, int32_t dst, asc__irval v) {
   i->args[0] = v;
 }
 
+/* Gives back array t, made by the lowering and read no more. */
+static inline void free_array(lstate *ls, int32_t t) {
+  asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+  fr->args[0] = asc__irv_reg(t);
+}
+
 static inline int vdt(lstate *ls, asc__irval v) {
   return asc__irv_dtype(ls->f, v);
 }

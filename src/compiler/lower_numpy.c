@@ -763,12 +763,6 @@ static void cov_rows(lstate *ls, const asc__ast_expr *a, bool rowvar,
   v->src[0] = v->src[1] = -1;
 }
 
-/* Gives back array t, made here and read no more. */
-static void free_array(lstate *ls, int32_t t) {
-  asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
-  fr->args[0] = asc__irv_reg(t);
-}
-
 /* The float intrinsic intr (SQRT) of float64 x. */
 static asc__irval fintr(lstate *ls, int intr, asc__irval x) {
   int32_t d = newreg(ls, ascFloat64, NULL);

@@ -17,11 +17,6 @@ static asc__irval iop(lstate *ls, int op, asc__irval a, asc__irval b) {
   return op2(ls, op, ascInt64, a, b);
 }
 
-static void free_array(lstate *ls, int32_t t) {
-  asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
-  fr->args[0] = asc__irv_reg(t);
-}
-
 /* ------------------------------------------------------------- np.diff */
 
 /* A new array of in's differences along axis: out[.., i, ..] =
