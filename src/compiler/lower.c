@@ -87,6 +87,32 @@ void asc__lower_bind_view(lstate *ls, const asc__sym *s,
   ls->map[ls->nmap - 1].view = copy;
 }
 
+/* Is t an array the lowering made after register mark that nothing
+ * holds: no name (its register, a view of it, a tuple's element) and no
+ * helper's result?  (A name's array is older than mark unless a fused
+ * definition was made meanwhile, which binds it; a parameter is never
+ * 64-byte aligned.)  Such an array is the statement's to give back. */
+bool asc__lower_is_made_temp(lstate *ls, int32_t t, int32_t mark) {
+  const asc__irtype *ty;
+  if (t < mark || t >= ls->f->nregs || t == ls->ret_reg)
+    return false;
+  ty = &ls->f->regs[t].ty;
+  if (ty->kind != ASC_IRK_TENSOR || !(ty->flags & ASC_IRT_ALIGN64))
+    return false;
+  for (int k = 0; k < ls->nmap; k++) {
+    const symreg *m = &ls->map[k];
+    if (m->reg == t || (m->view != NULL && m->view->t == t))
+      return false;
+    for (int j = 0; j < m->nelems && m->elems != NULL; j++)
+      if (m->elems[j] == t)
+        return false;
+  }
+  for (int j = 0; ls->ret_elems != NULL && j < agg_n(ls->ret_type); j++)
+    if (ls->ret_elems[j] == t)
+      return false;
+  return true;
+}
+
 const asc__lview *asc__lower_sym_view(lstate *ls, const asc__sym *s) {
   int32_t k = first_of(ls, s);
   return k >= 0 ? ls->map[k].view : NULL;

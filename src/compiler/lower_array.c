@@ -316,13 +316,12 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
      * first, it is one pass and a result smaller than its operand by the
      * reduced axis; and its operand is read before the statement writes,
      * as numpy reads it. */
+    int32_t mark = ls->f->nregs;
     int32_t t = asc__lower_make_array(ls, e);
     asc__lower_whole_tensor(ls, t, &asc__lower_push_op(ls, ew, e)->v);
-    if (asc__lower_is_matmul(e) || asc__lower_is_fancy(e) ||
-        (e->kind == ASC_EXPR_CALL && e->u.call.builtin != NULL &&
-         asc__builtin_is_reduction(e->u.call.builtin->id))) {
-      /* a new array no name holds (the others may be an operand itself,
-       * np.asarray(a)): released after the statement */
+    if (asc__lower_is_made_temp(ls, t, mark)) {
+      /* a new array no name holds (np.asarray(a) may be a itself, which
+       * this is not): released after the statement */
       ls->temps = asc__arena_grow(ls->c, ls->temps, ls->ntemps,
                                   &ls->captemps, sizeof *ls->temps, 8);
       ls->temp_blocks =

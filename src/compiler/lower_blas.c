@@ -227,6 +227,7 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
   asc__irval failed;
   asc__irblock *save;
   int nd;
+  int32_t mark;
   if (!is_tensor(target) || asc__lower_is_fancy(target))
     return false;
   if (op < 0) {
@@ -261,6 +262,7 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
       (int)ty(value)->dtype != p.dt)
     return false;
 
+  mark = ls->f->nregs;
   asc__lower_view(ls, p.x, &A);
   asc__lower_view(ls, p.y, &B);
   asc__lower_view(ls, target, &C);
@@ -313,5 +315,8 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
   else
     (void)asc__lower_array_aug(ls, target, value, op);
   ls->cur = save;
+  free_operand(ls, A.t, mark);
+  if (B.t != A.t)
+    free_operand(ls, B.t, mark);
   return true;
 }

@@ -241,12 +241,13 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   asc__irins *st;
   int dt = ty(e)->dtype, nd = ty(e)->ndim;
   int adt = is_small_float(dt) ? ascFloat64 : dt;
-  int32_t r, acc, la, lb;
+  int32_t r, acc, la, lb, mark;
   product_operands(e, &x, &y);
   if (ty(x)->ndim > 2 || ty(y)->ndim > 2)
     return asc__lower_matmul_nd(ls, e, x, y);
   if ((int)ty(y)->dtype == dt && asc__lower_blas_peel(x, dt, &scale, &x))
     sv = conv(ls, asc__lower_expr(ls, scale), dt);
+  mark = ls->f->nregs;
   asc__lower_view(ls, x, &A);
   asc__lower_view(ls, y, &B);
   k = A.shape[A.nd - 1];
@@ -333,6 +334,9 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     st->args[2] = v;
   }
   ls->cur = outer;
+  free_operand(ls, A.t, mark);
+  if (B.t != A.t)
+    free_operand(ls, B.t, mark);
   return r;
 }
 

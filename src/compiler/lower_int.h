@@ -246,6 +246,18 @@ static inline void free_array(lstate *ls, int32_t t) {
   fr->args[0] = asc__irv_reg(t);
 }
 
+bool asc__lower_is_made_temp(lstate *ls, int32_t t, int32_t mark);
+
+/* Array t, when the lowering made it after register mark for an operand
+ * (an expression such as np.conj(h[a]) read through a view) and nothing
+ * holds it (asc__lower_is_made_temp), given back: the product that made
+ * it reads it no more.  Without this an operand made inside a loop stayed
+ * held until the launch ended, one more buffer each iteration. */
+static inline void free_operand(lstate *ls, int32_t t, int32_t mark) {
+  if (asc__lower_is_made_temp(ls, t, mark))
+    free_array(ls, t);
+}
+
 static inline int vdt(lstate *ls, asc__irval v) {
   return asc__irv_dtype(ls->f, v);
 }

@@ -146,7 +146,7 @@ int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
   stack s;
   int dt = ty(e)->dtype, nd = ty(e)->ndim;
   bool blas;
-  int32_t r;
+  int32_t r, mark = ls->f->nregs;
   asc__lower_view(ls, x, &A);
   asc__lower_view(ls, y, &B);
   asc__lower_matmul_check(ls, A.shape[A.nd - 1],
@@ -216,5 +216,8 @@ int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
   product_loops(ls, r, roff, &cs[s.nb], &A2, &B2, dt);
   ls->cur = save;
   ls->cur = outer;
+  free_operand(ls, A.t, mark);
+  if (B.t != A.t)
+    free_operand(ls, B.t, mark);
   return r;
 }

@@ -71,6 +71,7 @@ typedef struct team {
   asc__spinlock tmp_lock;
   struct tmpbuf *tmp;
   int ntmp, tmp_cap;
+  int tmp_idle;     /* entries not busy: none, and alloc skips the scan */
   size_t tmp_bytes;
 } team;
 
@@ -539,13 +540,14 @@ static void *krt_alloc(asc_kctx *ctx, uint64_t bytes) {
   if (bytes == 0)
     bytes = 1;
   asc__spin_lock(&t->tmp_lock);
-  for (int i = 0; i < t->ntmp; i++) {
+  for (int i = 0; i < t->ntmp && t->tmp_idle > 0; i++) {
     tmpbuf *x = &t->tmp[i];
     if (!x->busy && x->cap >= bytes && (best == NULL || x->cap < best->cap))
       best = x;
   }
   if (best != NULL) {
     best->busy = true;
+    t->tmp_idle--;
     p = best->p;
   }
   asc__spin_unlock(&t->tmp_lock);
@@ -584,9 +586,13 @@ static void krt_release(asc_kctx *ctx, void *p) {
 
   if (t == NULL || p == NULL)
     return;
+  /* from the newest: temporaries mostly go in the reverse order of
+   * their making */
   asc__spin_lock(&t->tmp_lock);
-  for (int i = 0; i < t->ntmp; i++)
+  for (int i = t->ntmp - 1; i >= 0; i--)
     if (t->tmp[i].p == p) {
+      if (t->tmp[i].busy)
+        t->tmp_idle++;
       t->tmp[i].busy = false;
       break;
     }
@@ -645,7 +651,7 @@ static void tmp_free_all(team *t) {
     asc__array_free(t->tmp[i].p);
   asc__free(t->tmp);
   t->tmp = NULL;
-  t->ntmp = t->tmp_cap = 0;
+  t->ntmp = t->tmp_cap = t->tmp_idle = 0;
   t->tmp_bytes = 0;
 }
 
@@ -660,6 +666,7 @@ static void tmp_block_end(team *t) {
   }
   for (int i = 0; i < t->ntmp; i++)
     t->tmp[i].busy = false;
+  t->tmp_idle = t->ntmp;
 }
 
 /* Runs block b of l on w's team.  Two copies: run_block's untraced one
