@@ -426,7 +426,124 @@ bool asc__lower_select_fuses(const lstate *ls, const asc__ast_expr *m) {
          (ls->c->opts.code.selfuse == 1 && ty(m)->ndim == 1);
 }
 
+static asc__irval reduce(lstate *ls, const asc__ast_expr *e);
+
+/* x, or the array x is a view of, a name's (x[1:], x[::2].T[3]) */
+static bool in_place_base(const asc__ast_expr *x) {
+  while (x->kind == ASC_EXPR_SUBSCRIPT)
+    x = x->u.sub.value;
+  return x->kind == ASC_EXPR_NAME && is_tensor(x);
+}
+
+/* An operand the BLAS reads in place: a name's array or a view of one
+ * (a slice, a row, x.T), not an expression to be made first. */
+static bool in_place(lstate *ls, const asc__ast_expr *x) {
+  if (!is_tensor(x) || ty(x)->ndim != 1 || asc__lower_is_fancy(x))
+    return false;
+  if (x->kind == ASC_EXPR_NAME)
+    return true;
+  return x->kind == ASC_EXPR_SUBSCRIPT && asc__lower_is_view(ls, x) &&
+         in_place_base(x->u.sub.value);
+}
+
+/* Below this many elements a dot product of vectors is the reduction's
+ * loop: a library call costs more than such a sum (docs/arrays.md). */
+#define DOT_BLAS_MIN 1024
+
+/* np.dot(x, y) and x @ y of two float32 or float64 vectors, outside a
+ * whole-array statement's loops: a library call, as numpy's (its order
+ * is the library's; docs/optimizer.md, "The order rule"): the runtime's
+ * asc_krt.gemm_ab with m = n = 1 into a one-element local array.  Short
+ * vectors, and a call that does nothing (ASC_BLAS=0), run the loop of the
+ * reduction (exact, in C order). */
+static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
+  const asc__ast_expr *x = e->u.call.rargs[0], *y = e->u.call.rargs[1];
+  int dt = scalar_dt(ls, e);
+  asc__lview A, B;
+  asc__irval failed, loops;
+  asc__irins *buf, *g, *ifi, *st, *ld;
+  asc__irblock *save;
+  int32_t r;
+  if (ls->ew != NULL || (dt != ascFloat32 && dt != ascFloat64) ||
+      (int)ty(x)->dtype != dt || (int)ty(y)->dtype != dt ||
+      !in_place(ls, x) || !in_place(ls, y))
+    return false;
+  asc__lower_view(ls, x, &A);
+  asc__lower_view(ls, y, &B);
+  asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, A.shape[0], B.shape[0]),
+                      ASC_KEXC_VALUE_ERROR,
+                      "shapes ({},) and ({},) not aligned", A.shape[0],
+                      B.shape[0]);
+  buf = asc__ir_local_array(ls->c, ls->f, dt, 1, "dot", ls->line);
+  asc__ir_append(ls->cur, buf);
+  g = asc__lower_gemm(ls, buf->dst, i64(0), i64(0), i64(1), &A, &B,
+                      asc__irv_float(ascFloat64, 1.0),
+                      asc__irv_float(ascFloat64, 0.0),
+                      op2(ls, ASC_IR_GE, ascInt64, A.shape[0],
+                          i64(DOT_BLAS_MIN)));
+  g->note = asc__arena_printf(ls->c,
+                              "blas: the dot product at line %d is one "
+                              "library call (m = n = 1) from %d elements; "
+                              "the reduction's loop runs below that or "
+                              "when the call does nothing",
+                              e->loc.line, DOT_BLAS_MIN);
+  failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
+               asc__irv_int(ascInt32, 0));
+  ifi = emit(ls, ASC_IR_IF, -1, 1);
+  ifi->args[0] = failed;
+  save = ls->cur;
+  ls->cur = &ifi->body[0];
+  loops = conv(ls, reduce(ls, e), dt);
+  st = emit(ls, ASC_IR_STORE, -1, 3);
+  st->args[0] = asc__irv_reg(buf->dst);
+  st->args[1] = i64(0);
+  st->args[2] = loops;
+  ls->cur = save;
+  r = newreg(ls, dt, NULL);
+  ld = emit(ls, ASC_IR_LOAD, r, 2);
+  ld->args[0] = asc__irv_reg(buf->dst);
+  ld->args[1] = i64(0);
+  *out = asc__irv_reg(r);
+  return true;
+}
+
+/* np.linalg.norm(x) of a float64 vector: the resolver made it
+ * np.sqrt(np.sum(x * x)) with one node x on both sides (a user's x * x
+ * has two).  numpy computes it as x.dot(x); so does this, through
+ * dot_blas, as a call of np.dot(x, x). */
+static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *m = e->u.call.rargs[0];
+  asc__ast_expr *call, **args;
+  for (int k = 1; k < e->u.call.nrargs; k++)
+    if (e->u.call.rargs[k] != NULL && e->u.call.rargs[k]->kind != ASC_EXPR_NONE)
+      return NULL;
+  if (m->kind != ASC_EXPR_BINARY || m->u.binary.op != ASC_BIN_MUL ||
+      m->u.binary.lhs != m->u.binary.rhs || scalar_dt(ls, e) != ascFloat64 ||
+      !is_tensor(m->u.binary.lhs) || ty(m->u.binary.lhs)->dtype != ascFloat64)
+    return NULL;
+  call = asc__arena_alloc(ls->c, sizeof *call);
+  args = asc__arena_alloc(ls->c, sizeof *args * 2);
+  *call = *e;
+  args[0] = args[1] = m->u.binary.lhs;
+  call->u.call.args = call->u.call.rargs = args;
+  call->u.call.nargs = call->u.call.nrargs = 2;
+  call->u.call.builtin = asc__builtin_get(ASC_BI_NP_DOT);
+  return call;
+}
+
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
+  asc__irval v;
+  const asc__ast_expr *d;
+  if (e->u.call.builtin->id == ASC_BI_NP_DOT && !is_tensor(e) &&
+      e->u.call.nrargs >= 2 && dot_blas(ls, e, &v))
+    return v;
+  if (e->u.call.builtin->id == ASC_BI_NP_SUM && !is_tensor(e) &&
+      (d = norm_dot(ls, e)) != NULL && dot_blas(ls, d, &v))
+    return v;
+  return reduce(ls, e);
+}
+
+static asc__irval reduce(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *arg = e->u.call.rargs[0];
   asc__builtin_id id = e->u.call.builtin->id;
   asc__ewctx sub, *outer = ls->ew;

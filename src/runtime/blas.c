@@ -246,6 +246,74 @@ static int64_t body(void *env, int64_t lo, int64_t hi, int32_t tid,
  * per thread costs a parallel loop's start (microseconds). */
 #define PARALLEL_MIN_FMA ((int64_t)1 << 18)
 
+/* A dot product (m = n = 1, np.dot of two vectors; the compiler calls
+ * for 1,024 elements and more): from DOT_PARALLEL_MIN each thread of the
+ * team takes a slab of at least DOT_SLAB_MIN elements, and the slabs'
+ * sums are added in order. */
+#define DOT_PARALLEL_MIN ((int64_t)1 << 16)
+#define DOT_SLAB_MIN ((int64_t)1 << 15)
+#define DOT_MAX_SLABS 64
+
+typedef struct dotjob {
+  const job *g;
+  int64_t nslab;
+  double part[DOT_MAX_SLABS];
+} dotjob;
+
+static int64_t dot_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                        asc_kexc *exc) {
+  dotjob *d = env;
+  const job *g = d->g;
+  (void)tid;
+  (void)exc;
+  for (int64_t s = lo; s < hi; s++) {
+    job gs = *g;
+    float f = 0.0f;
+    int64_t x0, x1;
+    slab(g->k, d->nslab, s, &x0, &x1);
+    gs.k = x1 - x0;
+    gs.alpha = 1.0;
+    gs.beta = 0.0;
+    /* a is 1 x k: along k a step of 1 (as is) or lda (transposed);
+     * b is k x 1: ldb (as is) or 1 */
+    gs.a = g->a + (size_t)(x0 * (g->ta ? g->lda : 1)) * g->es;
+    gs.b = g->b + (size_t)(x0 * (g->tb ? 1 : g->ldb)) * g->es;
+    gs.c = g->dt == ascFloat32 ? (char *)&f : (char *)&d->part[s];
+    if (gs.k > 0)
+      run(&gs, 0, 1, 0, 1);
+    if (g->dt == ascFloat32)
+      d->part[s] = f;
+  }
+  return 0;
+}
+
+/* c = alpha * (the slabs' dot products, added in order) + beta * c. */
+static int dot_parallel(asc_kctx *ctx, const job *g, int32_t team) {
+  dotjob d;
+  asc_kexc exc;
+  double sum = 0.0;
+  float sumf = 0.0f;
+  int64_t n = g->k / DOT_SLAB_MIN;
+  d.g = g;
+  d.nslab = n < team ? n : team;
+  if (d.nslab > DOT_MAX_SLABS)
+    d.nslab = DOT_MAX_SLABS;
+  if (ctx->rt->parallel_for(ctx, d.nslab, 1, dot_body, &d, &exc) != 0)
+    return 1;
+  for (int64_t s = 0; s < d.nslab; s++) {
+    sum += d.part[s];
+    sumf += (float)d.part[s];
+  }
+  if (g->dt == ascFloat32) {
+    float *c = (float *)g->c;
+    *c = (float)g->alpha * sumf + (g->beta != 0.0 ? (float)g->beta * *c : 0.0f);
+  } else {
+    double *c = (double *)g->c;
+    *c = g->alpha * sum + (g->beta != 0.0 ? g->beta * *c : 0.0);
+  }
+  return 0;
+}
+
 /* The bytes [*lo, *hi) that a rows x cols operand at x with strides s0,
  * s1 (elements of es bytes) spans; false when it has no element. */
 static bool span(const void *x, int64_t rows, int64_t cols, int64_t s0,
@@ -365,6 +433,13 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
   g.sa_row = g.ta ? 1 : g.lda;
   g.sb_col = g.tb ? g.ldb : 1;
   team = ctx->rt->team_size(ctx);
+  if (m == 1 && n == 1 && team > 1 && !one_at_a_time &&
+      k >= DOT_PARALLEL_MIN) {
+    r = dot_parallel(ctx, &g, team);
+    ctx->rt->release(ctx, pb);
+    ctx->rt->release(ctx, pa);
+    return r;
+  }
   g.rows = m >= n;
   g.nslab = 1;
   if (team > 1 && !one_at_a_time && m * n > PARALLEL_MIN_FMA / k) {
