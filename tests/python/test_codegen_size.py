@@ -1,0 +1,52 @@
+"""Budgets for the size of generated C (docs/latency.md): the C compiler's
+time on a cold compile grows with it, and it grew unnoticed before.  A
+change that makes one of these kernels' C larger than its budget fails
+here; raise a budget only with the reason in docs/latency.md.
+
+Lines of `ascc --emit=c` (deterministic: not a timing), with the figure
+at the time each budget was set:
+  bench/kernels/latency_array.py score_rows   6,843 (11,440 before the
+                                              launch tests over new arrays
+                                              folded, codegen 40)
+  the bench suite's softmax                   1,538
+  examples/python/seed_kernels.asc conv2d     1,615"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ASCC = os.path.join(ROOT, "build", "ascc")
+
+BUDGETS = [
+    ("bench/kernels/latency_array.py",
+     "score_rows(f64[2], f64[1], f64[1], f64[2])", 7_500),
+    (None, "softmax(f32[2], f32[2])", 1_700),
+    ("examples/python/seed_kernels.asc", "conv2d(f32[4], f32[4], f32[4])", 1_800),
+]
+
+
+def softmax_file(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        from suite import write_softmax_kernel
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "softmax_kernel.py"
+    write_softmax_kernel(str(path))
+    return str(path)
+
+
+@pytest.mark.parametrize("src,sig,budget", BUDGETS, ids=["array30", "softmax", "conv2d"])
+def test_generated_c_within_budget(tmp_path, src, sig, budget):
+    if not os.path.exists(ASCC):
+        pytest.fail("build/ascc not built (cmake --build build)")
+    path = softmax_file(tmp_path) if src is None else os.path.join(ROOT, src)
+    out = tmp_path / "k.c"
+    r = subprocess.run([ASCC, "--emit=c", "--signature", sig, path, "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().count("\n")
+    assert lines <= budget, (
+        f"{sig}: {lines} lines of C, budget {budget} (docs/latency.md)")
