@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from envvars import ascc_ir
+from envvars import ROOT, ascc_ir
 
 asc = pytest.importorskip("asc")
 
@@ -138,6 +138,7 @@ def test_asc_blas_0_runs_the_loops_in_order(tmp_path):
     r = subprocess.run([sys.executable, "-c", CHILD, str(f)], capture_output=True,
                        text=True, timeout=600,
                        env=dict(os.environ, ASC_BLAS="0",
+                                PYTHONPATH=os.path.join(ROOT, "bindings", "python"),
                                 ASC_CACHE_DIR=str(tmp_path / "c")))
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "True", r.stdout

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from envvars import ascc_ir
+from envvars import ROOT, ascc_ir
 
 asc = pytest.importorskip("asc")
 
@@ -148,6 +148,7 @@ def test_a_loop_of_made_arrays_holds_one(tmp_path):
     300 (2.4 GB)."""
     r = subprocess.run([sys.executable, "-c", LOOP], capture_output=True,
                        text=True, timeout=600,
-                       env=dict(os.environ, ASC_CACHE_DIR=str(tmp_path)))
+                       env=dict(os.environ, ASC_CACHE_DIR=str(tmp_path),
+                                PYTHONPATH=os.path.join(ROOT, "bindings", "python")))
     assert r.returncode == 0, r.stderr
     assert int(r.stdout.split()[-1]) < 200, r.stdout   # MB of peak growth
