@@ -157,6 +157,16 @@ asc__irins *asc__lower_gemm(lstate *ls, int32_t c, asc__irval coff,
   return g;
 }
 
+asc__irblock *asc__lower_when_failed(lstate *ls, const asc__irins *g) {
+  asc__irval failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
+                          asc__irv_int(ascInt32, 0));
+  asc__irblock *save = ls->cur;
+  asc__irins *ifi = emit(ls, ASC_IR_IF, -1, 1);
+  ifi->args[0] = failed;
+  ls->cur = &ifi->body[0];
+  return save;
+}
+
 /* Is e the whole of the array that name sym holds: `C`, `C[:]`,
  * `C[:, :]` or `C[...]`? */
 static const asc__sym *whole_name(const asc__ast_expr *e) {
@@ -223,8 +233,7 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
   bool with_target = false;
   asc__lview A, B, C;
   asc__irval m, n, alpha, beta, ok;
-  asc__irins *g, *ifi;
-  asc__irval failed;
+  asc__irins *g;
   asc__irblock *save;
   int nd;
   int32_t mark;
@@ -304,12 +313,7 @@ bool asc__lower_blas_store(lstate *ls, const asc__ast_expr *target,
       p.scale ? "the product's scale" : op == ASC_IR_SUB ? "-1" : "1",
       op >= 0 ? "1" : with_target ? (bscale ? "the target's scale" : "1")
                                   : "0");
-  failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
-               asc__irv_int(ascInt32, 0));
-  ifi = emit(ls, ASC_IR_IF, -1, 1);
-  ifi->args[0] = failed;
-  save = ls->cur;
-  ls->cur = &ifi->body[0];
+  save = asc__lower_when_failed(ls, g);
   if (op < 0)
     (void)asc__lower_array_assign(ls, target, value);
   else

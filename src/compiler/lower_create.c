@@ -265,8 +265,8 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     /* the runtime's BLAS first (asc_krt.gemm_ab); the loops below only
      * when it did nothing (docs/arrays.md); alpha 0 is the loops' too
      * (BLAS would not read a and b: numpy's 0 * nan is nan) */
-    asc__irval alpha = asc__irv_float(ascFloat64, 1.0), go, cond;
-    asc__irins *g, *ifi;
+    asc__irval alpha = asc__irv_float(ascFloat64, 1.0), go;
+    asc__irins *g;
     go = asc__irv_int(ascBool, 1);
     if (scale != NULL) {
       alpha = conv(ls, sv, ascFloat64);
@@ -282,11 +282,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
                                   "left operand's scale as alpha (no pass "
                                   "scales the operand)",
                                   e->loc.line);
-    cond = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
-               asc__irv_int(ascInt32, 0));
-    ifi = emit(ls, ASC_IR_IF, -1, 1);
-    ifi->args[0] = cond;
-    ls->cur = &ifi->body[0];
+    (void)asc__lower_when_failed(ls, g);
   }
   (void)asc__lower_open_nest(ls, shape, nd, idx);
   acc = newreg(ls, adt, "mm.acc");

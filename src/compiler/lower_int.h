@@ -478,6 +478,9 @@ asc__irins *asc__lower_gemm(lstate *ls, int32_t c, asc__irval coff,
                             const asc__lview *a, const asc__lview *b,
                             asc__irval alpha, asc__irval beta,
                             asc__irval cond);
+/* if (status of g != 0) { ... }: opens the block run when the call did
+ * nothing (ls->cur is then inside it); returns the block to restore. */
+asc__irblock *asc__lower_when_failed(lstate *ls, const asc__irins *g);
 /* target[...] = value or target op= value as one BLAS call into target
  * (value a product, alpha * x @ y, plus beta * target when op < 0),
  * the general lowering behind it: true when lowered so. */

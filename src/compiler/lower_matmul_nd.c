@@ -110,18 +110,6 @@ static void product_loops(lstate *ls, int32_t r, asc__irval roff,
   ls->cur = save;
 }
 
-/* if (status != 0) { ... }: opens the block run when a call did nothing;
- * returns the block to restore. */
-static asc__irblock *when_failed(lstate *ls, const asc__irins *g) {
-  asc__irval failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
-                          asc__irv_int(ascInt32, 0));
-  asc__irblock *save = ls->cur;
-  asc__irins *ifi = emit(ls, ASC_IR_IF, -1, 1);
-  ifi->args[0] = failed;
-  ls->cur = &ifi->body[0];
-  return save;
-}
-
 /* Are A's leading axes and rows one run of evenly spaced rows (stride
  * A.stride[nd - 2])?  Axes of size 1 do not count. */
 static asc__irval rows_collapse(lstate *ls, const asc__lview *A) {
@@ -189,7 +177,7 @@ int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
                                 "stack; one call per matrix when they are "
                                 "not evenly spaced",
                                 e->loc.line, B.nd == 2 ? "gemm" : "gemv");
-    (void)when_failed(ls, g);
+    (void)asc__lower_when_failed(ls, g);
   }
   /* one product per matrix of the stack */
   save = asc__lower_open_nest(ls, s.size, s.nb, bidx);
@@ -211,7 +199,7 @@ int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
     else
       g = asc__lower_gemm(ls, r, roff, i64(0), cs[nd - 1], &A2, &B2, f64_1,
                           f64_0, asc__irv_int(ascBool, 1)); /* a row */
-    (void)when_failed(ls, g);
+    (void)asc__lower_when_failed(ls, g);
   }
   product_loops(ls, r, roff, &cs[s.nb], &A2, &B2, dt);
   ls->cur = save;

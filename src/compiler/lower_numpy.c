@@ -877,8 +877,7 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
      * each element times 1 / fact; the loops below only when the call
      * did nothing (no BLAS), and they leave the scaling to that pass */
     asc__lview Dt = D;
-    asc__irins *g, *ifi;
-    asc__irval failed;
+    asc__irins *g;
     Dt.shape[0] = D.shape[1], Dt.shape[1] = D.shape[0];
     Dt.stride[0] = D.stride[1], Dt.stride[1] = D.stride[0];
     Dt.src[0] = Dt.src[1] = -1;
@@ -886,13 +885,7 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
                         asc__irv_float(ascFloat64, 1.0),
                         asc__irv_float(ascFloat64, 0.0),
                         asc__irv_int(ascBool, 1));
-    /* the test is placed before the if that reads it */
-    failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
-                 asc__irv_int(ascInt32, 0));
-    ifi = emit(ls, ASC_IR_IF, -1, 1);
-    ifi->args[0] = failed;
-    outer = ls->cur;
-    ls->cur = &ifi->body[0];
+    outer = asc__lower_when_failed(ls, g);
   }
   save = asc__lower_open_nest(ls, shape, 2, idx);
   body = ls->cur;

@@ -460,8 +460,8 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   const asc__ast_expr *x = e->u.call.rargs[0], *y = e->u.call.rargs[1];
   int dt = scalar_dt(ls, e);
   asc__lview A, B;
-  asc__irval failed, loops;
-  asc__irins *buf, *g, *ifi, *st, *ld;
+  asc__irval loops;
+  asc__irins *buf, *g, *st, *ld;
   asc__irblock *save;
   int32_t r;
   if (ls->ew != NULL || (dt != ascFloat32 && dt != ascFloat64) ||
@@ -487,12 +487,7 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
                               "the reduction's loop runs below that or "
                               "when the call does nothing",
                               e->loc.line, DOT_BLAS_MIN);
-  failed = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(g->dst),
-               asc__irv_int(ascInt32, 0));
-  ifi = emit(ls, ASC_IR_IF, -1, 1);
-  ifi->args[0] = failed;
-  save = ls->cur;
-  ls->cur = &ifi->body[0];
+  save = asc__lower_when_failed(ls, g);
   loops = conv(ls, reduce(ls, e), dt);
   st = emit(ls, ASC_IR_STORE, -1, 3);
   st->args[0] = asc__irv_reg(buf->dst);
