@@ -336,23 +336,30 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   return r;
 }
 
-asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
-  /* np.dot(x, y) of two vectors, as the reduction lowers it */
+const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,
+                                         const asc__ast_expr *x,
+                                         const asc__ast_expr *y) {
   asc__ast_expr *call = asc__arena_alloc(ls->c, sizeof *call);
   asc__ast_expr **args = asc__arena_alloc(ls->c, sizeof *args * 2);
-  *call = *e;
+  *call = *at;
   call->kind = ASC_EXPR_CALL;
   memset(&call->u, 0, sizeof call->u);
-  args[0] = e->u.binary.lhs;
-  args[1] = e->u.binary.rhs;
+  args[0] = (asc__ast_expr *)x;
+  args[1] = (asc__ast_expr *)y;
   call->u.call.args = args;
   call->u.call.nargs = 2;
   call->u.call.rargs = args;
   call->u.call.nrargs = 2;
   call->u.call.builtin = asc__builtin_get(ASC_BI_NP_DOT);
+  return call;
+}
+
+asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e) {
+  /* np.dot(x, y) of two vectors, as the reduction lowers it */
   if (is_tensor(e))
     return asc__irv_reg(matmul(ls, e));
-  return asc__lower_reduce(ls, call);
+  return asc__lower_reduce(
+      ls, asc__lower_dot_call(ls, e, e->u.binary.lhs, e->u.binary.rhs));
 }
 
 /* The C-order offsets of an array of shape[0..nd). */

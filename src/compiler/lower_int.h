@@ -541,6 +541,11 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
                                 const int32_t *taken, int ntaken);
 /* x @ y of two vectors (a scalar): np.dot's sum. */
 asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
+/* A call np.dot(x, y) at e's place and with e's type (a scalar), made
+ * for the reduction's lowering. */
+const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,
+                                         const asc__ast_expr *x,
+                                         const asc__ast_expr *y);
 /* a.fill(v) */
 void asc__lower_fill(lstate *ls, const asc__ast_expr *call);
 /* A new array of dtype dt and shape[0..nd), its elements unset. */

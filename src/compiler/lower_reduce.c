@@ -508,7 +508,6 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
  * dot_blas, as a call of np.dot(x, x). */
 static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *m = e->u.call.rargs[0];
-  asc__ast_expr *call, **args;
   for (int k = 1; k < e->u.call.nrargs; k++)
     if (e->u.call.rargs[k] != NULL && e->u.call.rargs[k]->kind != ASC_EXPR_NONE)
       return NULL;
@@ -516,14 +515,7 @@ static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
       m->u.binary.lhs != m->u.binary.rhs || scalar_dt(ls, e) != ascFloat64 ||
       !is_tensor(m->u.binary.lhs) || ty(m->u.binary.lhs)->dtype != ascFloat64)
     return NULL;
-  call = asc__arena_alloc(ls->c, sizeof *call);
-  args = asc__arena_alloc(ls->c, sizeof *args * 2);
-  *call = *e;
-  args[0] = args[1] = m->u.binary.lhs;
-  call->u.call.args = call->u.call.rargs = args;
-  call->u.call.nargs = call->u.call.nrargs = 2;
-  call->u.call.builtin = asc__builtin_get(ASC_BI_NP_DOT);
-  return call;
+  return asc__lower_dot_call(ls, e, m->u.binary.lhs, m->u.binary.lhs);
 }
 
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {
