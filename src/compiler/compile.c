@@ -9,17 +9,6 @@
 #include "base/fastmath.h"
 #include "base/trace.h"
 
-unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt) {
-  unsigned m = t->kernel->opts.fastmath >= 0 ? (unsigned)t->kernel->opts.fastmath
-                                             : dflt;
-  for (const asc__tinst *in = t->helpers; in != NULL; in = in->next) {
-    const asc__ast_func *h = in->orig != NULL ? in->orig : in->fn;
-    if (h->opts.fastmath >= 0)
-      m &= (unsigned)h->opts.fastmath;
-  }
-  return m & ASC_FASTMATH_ALL;
-}
-
 static void emit(asc__cctx *c, const asc__irmodule *ir, bool may_alias,
                  asc__buf *c_out) {
   asc__emit_src src;

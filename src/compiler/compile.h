@@ -49,12 +49,7 @@ typedef struct asc__compile_out {
   unsigned fastmath;
 } asc__compile_out;
 
-/* The floating-point mode a typed kernel is compiled in: its decorator's
- * fastmath= (else dflt), less every bit that a helper it calls leaves out
- * of its own fastmath= (helpers that do not say inherit the kernel's).
- * One mode per kernel: helpers are compiled into the kernel's C, and
- * neither compiler offers each flag per function (docs/fastmath.md). */
-unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt);
+/* asc__kernel_fastmath: compiler/lower.h */
 
 /* Runs the pipeline above for one specialisation, up to in->stop; the C
  * (ASC_STOP_C) is appended to c_out, which may be NULL otherwise.  Returns

@@ -499,10 +499,14 @@ const char *asc__emit_ident_of(emitter *e, int op, int dt) {
 }
 
 /* True when the counted loop i certainly spans at most limit (constant
- * bounds): it needs no poll of its own. */
+ * bounds), or the lowering marked it short: it needs no poll of its
+ * own. */
 static bool short_loop(const asc__irins *i, uint64_t limit) {
   const asc__irval *a = i->args;
   uint64_t span;
+  if (i->op == ASC_IR_FOR && i->nimm == 1 && i->imm[0] >= 0 &&
+      i->imm[0] <= ASC_IR_SHORT_SPAN)
+    return true; /* marked short by the lowering */
   if (a[0].kind != ASC_IRV_CONST || a[1].kind != ASC_IRV_CONST ||
       a[2].kind != ASC_IRV_CONST || a[2].c.i == 0)
     return false;

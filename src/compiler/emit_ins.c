@@ -882,7 +882,8 @@ static bool emit_control(emitter *e, const asc__irins *i, int dt) {
     LINE(e, "for (;;) {");
     e->depth++;
     push(e, F_LOOP, -1, i);
-    asc__emit_poll(e, i->line);
+    if (i->nimm != 1) /* nimm 1: at most imm[0] iterations (ir.h) */
+      asc__emit_poll(e, i->line);
     e->sdepth++;
     asc__emit_block(e, &i->body[0]);
     e->sdepth--;

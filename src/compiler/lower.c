@@ -17,6 +17,7 @@
 #include "compiler/lower.h"
 #include "compiler/lower_int.h"
 #include "compiler/prange.h"
+#include "asc/asc.h"
 #include "asc/kernel_abi.h"
 #include "compiler/types/types.h"
 
@@ -916,6 +917,17 @@ static bool bare_constexpr(const asc__ast_expr *a) {
   return b != NULL && b->id == ASC_BI_CONSTEXPR;
 }
 
+unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt) {
+  unsigned m = t->kernel->opts.fastmath >= 0 ? (unsigned)t->kernel->opts.fastmath
+                                             : dflt;
+  for (const asc__tinst *in = t->helpers; in != NULL; in = in->next) {
+    const asc__ast_func *h = in->orig != NULL ? in->orig : in->fn;
+    if (h->opts.fastmath >= 0)
+      m &= (unsigned)h->opts.fastmath;
+  }
+  return m & ASC_FASTMATH_ALL;
+}
+
 asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   lstate ls;
   asc__ast_func *k = t->kernel;
@@ -925,6 +937,9 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   ls.t = t;
   ls.f = asc__ir_func_new(c, k->name);
   ls.f->file = c->filename;
+  /* the passes read it again after lowering (compile.c sets the same);
+   * the lowering's order of float sums reads it too */
+  ls.f->fastmath = asc__kernel_fastmath(t, (unsigned)c->opts.code.fastmath);
   ls.cur = &ls.f->body;
   ls.ret_reg = -1;
   ls.ret_flag = -1;

@@ -21,4 +21,11 @@
  * unwinding). */
 asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t);
 
+/* The floating-point mode a typed kernel is compiled in: its decorator's
+ * fastmath= (else dflt), less every bit that a helper it calls leaves out
+ * of its own fastmath= (helpers that do not say inherit the kernel's).
+ * One mode per kernel: helpers are compiled into the kernel's C, and
+ * neither compiler offers each flag per function (docs/fastmath.md). */
+unsigned asc__kernel_fastmath(const asc__typed *t, unsigned dflt);
+
 #endif /* ASC_LOWER_H */

@@ -443,6 +443,23 @@ void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
   }
 }
 
+asc__irval asc__lower_own_strides(lstate *ls, asc__ewctx *ew,
+                                  const asc__irval *shape, int nd) {
+  asc__irval same = asc__irv_int(ascBool, 1);
+  for (int k = 0; k < ew->nops; k++) {
+    asc__lview *v = &ew->ops[k].v;
+    for (int q = 0; q < v->nd; q++) {
+      asc__irval s = v->shape[q], t = shape[nd - v->nd + q];
+      if (s.kind == ASC_IRV_CONST && s.c.i == 1)
+        v->stride[q] = i64(0);
+      else if (!same_val(s, t))
+        same = op2(ls, ASC_IR_AND, ascBool, same,
+                   op2(ls, ASC_IR_EQ, ascInt64, s, t));
+    }
+  }
+  return same;
+}
+
 /* Are a and b the same elements in the same order? */
 bool asc__lower_same_view(const asc__lview *a, const asc__lview *b) {
   if (a->t != b->t || a->nd != b->nd || !same_val(a->off, b->off))

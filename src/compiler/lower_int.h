@@ -101,6 +101,8 @@ typedef struct lstate {
   int32_t *heads;        /* per bucket: its newest entry, or -1 */
   uint32_t nheads;
   int loops;             /* enclosing loops (for break/continue) */
+  int loop_depth;        /* enclosing loops of the kernel's text, those
+                          * around an inlined helper's call included */
   int pfors;             /* enclosing parallel loops */
   bool in_pbody;         /* lowering a parallel_for body function */
   bool boundscheck;
@@ -436,6 +438,12 @@ void asc__lower_broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
 void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
                               int nd);
 /* Are a and b the same elements in the same order? */
+/* For ew, a copy of a context's operands made before
+ * asc__lower_broadcast_ops broadcast them to shape[0..nd): stride 0 on
+ * their constant size-1 axes, their own strides on the others; returns
+ * when that is right (every other axis has shape's size), a bool. */
+asc__irval asc__lower_own_strides(lstate *ls, asc__ewctx *ew,
+                                  const asc__irval *shape, int nd);
 bool asc__lower_same_view(const asc__lview *a, const asc__lview *b);
 /* Opens the loop nest over shape[0..nd) (indices into idx); returns the
  * block to restore. */
@@ -636,6 +644,23 @@ asc__irval asc__lower_reduce_loops(lstate *ls, const asc__ast_expr *call,
                                    asc__ewctx *sub, const asc__irval *shape,
                                    int nd, const asc__irval *fixed,
                                    unsigned axes);
+
+/* ----------------------------------------------------- lower_pairwise.c */
+
+/* The term of a pairwise sum's element at column col of row row (i64
+ * indices), of the sum's dtype; called once for each place the sum's loops
+ * read an element. */
+typedef asc__irval (*asc__pw_term)(lstate *ls, asc__irval row,
+                                   asc__irval col, void *arg);
+/* The sum of the terms of elements f in [0, n), of float dtype dt, added
+ * in numpy's pairwise order (docs/arrays.md): element f is column
+ * f % rowlen of row f / rowlen (the elements of several axes in C order,
+ * rowlen the last one's extent), or column f of row 0 when rowlen is the
+ * constant 0.  par: split over the team when n is large (a statement
+ * outside loops).  The same bits either way. */
+asc__irval asc__lower_pairwise(lstate *ls, int dt, asc__irval n,
+                               asc__irval rowlen, bool par,
+                               asc__pw_term term, void *arg);
 
 /* -------------------------------------------------------- lower_numpy.c */
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "asc/asc.h"
 #include "asc/kernel_abi.h"
 #include "compiler/lower.h"
 #include "compiler/lower_int.h"
@@ -29,8 +30,11 @@ static asc__irval extreme(int dt, bool largest) {
   }
 }
 
+/* PASS_KEEP_*: the terms of a selection's pairwise sum, stored in
+ * order into the array acc at idx, idx counting them */
 enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
-       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV, PASS_CSQDEV };
+       PASS_ARGMIN, PASS_ARGMAX, PASS_SQDEV, PASS_CSQDEV, PASS_KEEP_SUM,
+       PASS_KEEP_SQDEV };
 
 /* The real or imaginary part of a complex128 value. */
 static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
@@ -136,17 +140,176 @@ static void select_chunks(lstate *ls, selpred *sp, asc__irval n,
  * others at fixed[]), folding each element of the call's argument into
  * acc (and idx for arg*); center: PASS_SQDEV's mean; sp: only the
  * selected elements. */
+/* The element of the call's argument at ix[0..nd) (of np.dot, the
+ * product of its two), as the reduction's loops read it. */
+static asc__irval element(lstate *ls, const asc__ast_expr *call,
+                          asc__ewctx *sub, asc__irval *ix, int nd, int adt) {
+  asc__ewctx *outer = ls->ew;
+  asc__irval x;
+  sub->idx = ix;
+  sub->nd = nd;
+  ls->ew = sub;
+  if (call->u.call.builtin->id == ASC_BI_NP_DOT) {
+    asc__irval a = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), adt);
+    asc__irval b = conv(ls, asc__lower_expr(ls, call->u.call.rargs[1]), adt);
+    x = op2(ls, ASC_IR_MUL, adt, a, b);
+  } else {
+    x = asc__lower_expr(ls, call->u.call.rargs[0]);
+  }
+  ls->ew = outer;
+  return x;
+}
+
+/* What PASS_SUM and PASS_SQDEV add for element x. */
+static asc__irval sum_term(lstate *ls, asc__irval x, int kind, int adt,
+                           asc__irval center) {
+  if (kind == PASS_SQDEV) {
+    asc__irval d = op2(ls, ASC_IR_SUB, adt, conv(ls, x, adt), center);
+    return op2(ls, ASC_IR_MUL, adt, d, d);
+  }
+  return conv(ls, x, adt);
+}
+
+/* A float sum in numpy's pairwise order (lower_pairwise.c) over the
+ * trailing axes lo .. nd - 1 in C order, the axes before lo at ix[]. */
+typedef struct pwsum {
+  const asc__ast_expr *call;
+  asc__ewctx *sub;
+  const asc__irval *shape;
+  asc__irval ix[ASC_MAX_DIMS];
+  int nd, lo, kind, adt;
+  asc__irval center;
+} pwsum;
+
+/* Row row of the trailing axes: its indices along axes lo .. nd - 2 */
+static asc__irval pw_term(lstate *ls, asc__irval row, asc__irval col,
+                          void *arg) {
+  pwsum *p = arg;
+  asc__irval ix[ASC_MAX_DIMS];
+  memcpy(ix, p->ix, sizeof ix);
+  ix[p->nd - 1] = col;
+  for (int k = p->nd - 2; k >= p->lo; k--) {
+    if (k == p->lo) {
+      ix[k] = row;
+      break;
+    }
+    ix[k] = op2(ls, ASC_IR_MOD, ascInt64, row, p->shape[k]);
+    row = op2(ls, ASC_IR_FLOORDIV, ascInt64, row, p->shape[k]);
+  }
+  return sum_term(ls, element(ls, p->call, p->sub, ix, p->nd, p->adt),
+                  p->kind, p->adt, p->center);
+}
+
+/* Whether a sum's pass adds in numpy's pairwise order, and from which
+ * axis on: a float64 sum (or of smaller floats, in float64) of all the
+ * elements, or along the last axes (the last one, or a tuple of the last
+ * few), which numpy adds pairwise as one inner loop; not np.dot (numpy's
+ * BLAS has its own order), fastmath `reassoc` (the C order, which the
+ * compiler may reorder, is faster still) or ASC_PAIRWISE=0.  A selection
+ * of all elements is summed pairwise too (pass: numpy sums the selected
+ * elements). */
+static bool pairwise(lstate *ls, const asc__ast_expr *call, int kind,
+                     int adt, int nd, unsigned axes, const selpred *sp,
+                     int *lo) {
+  unsigned all = nd >= 1 ? (1u << nd) - 1 : 0, a = axes & all;
+  if ((kind != PASS_SUM && kind != PASS_SQDEV) || adt != ascFloat64 ||
+      (sp != NULL && axes != ASC_LOWER_ALL_AXES) ||
+      call->u.call.builtin->id == ASC_BI_NP_DOT ||
+      ls->c->opts.code.corder_sums ||
+      (ls->f->fastmath & ASC_FASTMATH_REASSOC) != 0 || nd < 1 || a == 0)
+    return false;
+  /* a run of axes ending with the last: all bits from the lowest set */
+  *lo = __builtin_ctz(a);
+  return a == (all & ~((1u << *lo) - 1));
+}
+
+/* Whether a whole-array reduction call sums in pairwise order
+ * (pairwise() says the same of its passes). */
+static bool sums_pairwise(lstate *ls, const asc__ast_expr *call) {
+  asc__builtin_id id = call->u.call.builtin->id;
+  int edt = ty(call->u.call.rargs[0])->dtype;
+  return (id == ASC_BI_NP_SUM || id == ASC_BI_NP_MEAN ||
+          id == ASC_BI_NP_VAR || id == ASC_BI_NP_STD) &&
+         asc__dt_is_float(edt) && !asc__dt_is_complex(edt) &&
+         asc__dt_is_float(ty(call)->dtype) && !asc__dt_is_complex(ty(call)->dtype) &&
+         !ls->c->opts.code.corder_sums &&
+         (ls->f->fastmath & ASC_FASTMATH_REASSOC) == 0;
+}
+
+/* May a sum split itself over the team?  Not inside a loop: the
+ * parallelize pass may run the loop's iterations in parallel, which a
+ * parallel loop inside it would stop. */
+static bool whole_statement(const lstate *ls) {
+  return ls->loop_depth == 0 && ls->pfors == 0 && !ls->in_pbody;
+}
+
+/* The term of element f of a sum of stored terms: t[f]. */
+static asc__irval stored_term(lstate *ls, asc__irval row, asc__irval f,
+                              void *arg) {
+  int32_t t = *(const int32_t *)arg, d;
+  asc__irins *ld;
+  (void)row;
+  d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
+  ld = emit(ls, ASC_IR_LOAD, d, 2);
+  ld->args[0] = asc__irv_reg(t);
+  ld->args[1] = f;
+  return asc__irv_reg(d);
+}
+
 static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                  const asc__irval *shape, int nd, const asc__irval *fixed,
                  unsigned axes, int kind, int32_t acc, int32_t idx,
                  asc__irval center, selpred *sp) {
   asc__irval ix[ASC_MAX_DIMS], x;
   asc__irblock *save = ls->cur;
-  asc__ewctx *outer = ls->ew;
-  int adt = ls->f->regs[acc].ty.dtype;
+  int adt = ls->f->regs[acc].ty.dtype, axis;
   int32_t count = -1;
   bool chunks = sp != NULL && nd == 1 && axes == ASC_LOWER_ALL_AXES;
-  if (idx >= 0) {
+  if (sp != NULL && pairwise(ls, call, kind, adt, nd, axes, sp, &axis)) {
+    /* numpy sums the array of the selected elements: their terms are
+     * stored in order as the mask's loops find them (the one pass over
+     * the mask), then summed as that array */
+    asc__irval total = i64(1);
+    int32_t t, n = newreg(ls, ascInt64, "sel.k");
+    for (int k = 0; k < nd; k++)
+      total = mul(ls, total, shape[k]);
+    t = asc__lower_alloc_array(ls, adt, 1, &total);
+    mov(ls, n, i64(0));
+    pass(ls, call, sub, shape, nd, fixed, axes,
+         kind == PASS_SUM ? PASS_KEEP_SUM : PASS_KEEP_SQDEV, t, n, center,
+         sp);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     asc__lower_pairwise(ls, adt, asc__irv_reg(n), i64(0),
+                                         whole_statement(ls), stored_term,
+                                         &t)));
+    free_array(ls, t);
+    return;
+  }
+  if (pairwise(ls, call, kind, adt, nd, axes, sp, &axis)) {
+    pwsum p;
+    bool par = fixed == NULL && whole_statement(ls);
+    asc__irval n = shape[axis];
+    memset(&p, 0, sizeof p);
+    p.call = call;
+    p.sub = sub;
+    p.shape = shape;
+    for (int k = 0; k < nd; k++)
+      p.ix[k] = fixed != NULL && k < axis ? fixed[k] : i64(0);
+    p.nd = nd;
+    p.lo = axis;
+    p.kind = kind;
+    p.adt = adt;
+    p.center = center;
+    for (int k = axis + 1; k < nd; k++)
+      n = mul(ls, n, shape[k]);
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     asc__lower_pairwise(ls, adt, n,
+                                         axis < nd - 1 ? shape[nd - 1]
+                                                       : i64(0),
+                                         par, pw_term, &p)));
+    return;
+  }
+  if (idx >= 0 && kind != PASS_KEEP_SUM && kind != PASS_KEEP_SQDEV) {
     count = newreg(ls, ascInt64, "red.i");
     mov(ls, count, i64(0));
   }
@@ -177,28 +340,27 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
     if (sp->n >= 0)
       mov(ls, sp->n, add(ls, asc__irv_reg(sp->n), i64(1)));
   }
-  sub->idx = ix;
-  sub->nd = nd;
-  ls->ew = sub;
-  if (call->u.call.builtin->id == ASC_BI_NP_DOT) {
-    asc__irval a = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), adt);
-    asc__irval b = conv(ls, asc__lower_expr(ls, call->u.call.rargs[1]), adt);
-    x = op2(ls, ASC_IR_MUL, adt, a, b);
-  } else {
-    x = asc__lower_expr(ls, call->u.call.rargs[0]);
-  }
-  ls->ew = outer;
+  x = element(ls, call, sub, ix, nd, adt);
   switch (kind) {
   case PASS_SUM:
-    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc), conv(ls, x, adt)));
+  case PASS_SQDEV:
+    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
+                     sum_term(ls, x, kind, adt, center)));
     break;
   case PASS_PROD:
     mov(ls, acc, op2(ls, ASC_IR_MUL, adt, asc__irv_reg(acc), conv(ls, x, adt)));
     break;
-  case PASS_SQDEV: {
-    asc__irval d = op2(ls, ASC_IR_SUB, adt, conv(ls, x, adt), center);
-    mov(ls, acc, op2(ls, ASC_IR_ADD, adt, asc__irv_reg(acc),
-                     op2(ls, ASC_IR_MUL, adt, d, d)));
+  case PASS_KEEP_SUM:
+  case PASS_KEEP_SQDEV: { /* acc[idx++] = the term */
+    asc__irins *st;
+    asc__irval v = sum_term(ls, x, kind == PASS_KEEP_SUM ? PASS_SUM
+                                                         : PASS_SQDEV,
+                            adt, center);
+    st = emit(ls, ASC_IR_STORE, -1, 3);
+    st->args[0] = asc__irv_reg(acc);
+    st->args[1] = asc__irv_reg(idx);
+    st->args[2] = v;
+    mov(ls, idx, add(ls, asc__irv_reg(idx), i64(1)));
     break;
   }
   case PASS_CSQDEV: { /* |x - mean|^2 of a complex x, summed in float64 */
@@ -606,11 +768,41 @@ static asc__irval reduce(lstate *ls, const asc__ast_expr *e) {
                           "shapes ({},) and ({},) not aligned",
                           sub.ops[0].v.shape[0], sub.ops[1].v.shape[0]);
   }
-  if (aligned) /* numpy's dot does not broadcast: each vector keeps its
-                * own stride */
+  if (aligned) { /* numpy's dot does not broadcast: each vector keeps its
+                  * own stride */
     shape[0] = sub.ops[0].v.shape[0];
-  else
+  } else if (sums_pairwise(ls, e)) {
+    /* twice, as a whole-array statement's nest (lower_array.c): with the
+     * operands' own strides when none broadcasts (unit strides the C
+     * compiler vectorises), else with stride 0 on size-1 axes */
+    asc__ewctx own = sub;
+    asc__irval same;
+    own.ops = asc__arena_alloc(ls->c, sizeof *own.ops * (size_t)sub.nops);
+    memcpy(own.ops, sub.ops, sizeof *own.ops * (size_t)sub.nops);
     asc__lower_broadcast_ops(ls, &sub, shape, nd);
+    same = asc__lower_own_strides(ls, &own, shape, nd);
+    if (same.kind != ASC_IRV_CONST) {
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      asc__irblock *save = ls->cur;
+      int32_t res;
+      i->args[0] = same;
+      i->note = "reduce: with the operands' own strides when none "
+                "broadcasts";
+      ls->cur = &i->body[0];
+      r = asc__lower_reduce_loops(ls, e, &own, shape, nd, NULL,
+                                  ASC_LOWER_ALL_AXES);
+      res = newreg(ls, asc__irv_dtype(ls->f, r), "red.v");
+      mov(ls, res, r);
+      ls->cur = &i->body[1];
+      mov(ls, res, asc__lower_reduce_loops(ls, e, &sub, shape, nd, NULL,
+                                           ASC_LOWER_ALL_AXES));
+      ls->cur = save;
+      ls->ew = outer;
+      return asc__irv_reg(res);
+    }
+  } else {
+    asc__lower_broadcast_ops(ls, &sub, shape, nd);
+  }
   r = asc__lower_reduce_loops(ls, e, &sub, shape, nd, NULL,
                               ASC_LOWER_ALL_AXES);
   ls->ew = outer;

@@ -647,6 +647,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
     mov(ls, vr, conv(ls, asc__irv_reg(iv), ls->f->regs[vr].ty.dtype));
   }
   ls->loops++;
+  ls->loop_depth++;
   if (i->op == ASC_IR_PFOR) {
     ls->pfors++;
     ls->excepts = 0; /* the body is another function */
@@ -662,6 +663,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   for (int k = loc_from; k < loc_from + nloc; k++)
     ls->map[k].sym = NULL;
   ls->loops--;
+  ls->loop_depth--;
   ls->fors = fr.up;
   ls->cur = save;
   if (i->op == ASC_IR_FOR)
@@ -713,6 +715,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
     ls->fors = &fr;
   }
   ls->loops++;
+  ls->loop_depth++;
   ls->pfors++;
   ls->in_pbody = true;
   ls->excepts = 0;
@@ -728,6 +731,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
   ls->excepts = saved_excepts;
   ls->pfors--;
   ls->loops--;
+  ls->loop_depth--;
   ls->fors = fr.up;
   asc__lower_unbind_to(ls, saved_map);
   ls->cur = save;
@@ -963,8 +967,10 @@ static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
     emit(ls, ASC_IR_BREAK, -1, 0);
     ls->cur = &l->body[0];
     ls->loops++;
+    ls->loop_depth++;
     asc__lower_block(ls, &s->u.while_.body);
     ls->loops--;
+    ls->loop_depth--;
     ls->cur = save;
     asc__lower_after_helper_loop(ls);
     return;

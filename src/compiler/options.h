@@ -50,7 +50,10 @@
                           (ASC_FUSE=0; lower_fuse.c) */                       \
   X(selfuse)           /* a selection reduced whole is one predicated loop: \
                           0 never (ASC_FUSE_SELECT=0), 1 of a 1-D mask   \
-                          (default), 2 any (=1; lower_reduce.c) */
+                          (default), 2 any (=1; lower_reduce.c) */       \
+  X(corder_sums)       /* 1: float sums add in C order, not numpy's        \
+                          pairwise order (ASC_PAIRWISE=0;                  \
+                          lower_pairwise.c) */
 
 typedef struct asc__codegen_opts {
 #define ASC__CODEGEN_FIELD(name) uint64_t name;

@@ -62,6 +62,8 @@ void asc__jit_compile_opts(asc__compile_opts *o, unsigned fastmath,
    * making the selection (docs/optimizer.md) */
   s = getenv("ASC_FUSE_SELECT");
   o->code.selfuse = s == NULL ? 1 : strcmp(s, "1") == 0 ? 2 : 0;
+  s = getenv("ASC_PAIRWISE");
+  o->code.corder_sums = s != NULL && strcmp(s, "0") == 0;
   o->timeout_ms = asc__env_u64(&timeout_env);
   o->memory_bytes = asc__env_u64(&memory_env);
   o->dump = getenv("ASC_DUMP");

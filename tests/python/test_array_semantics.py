@@ -373,8 +373,11 @@ def test_reductions_over_a_tuple_of_axes():
 
 
 @pytest.mark.parametrize("expr, msg", [
-    ("np.sum(a, axis=(1, -1))", "axes of one sign"),
-    ("np.sum(a, axis=(1, 1))", "axis 1 is repeated"),
+    ("np.prod(a, axis=(1, -1))", "axes of one sign"),
+    ("np.prod(a, axis=(1, 1))", "axis 1 is repeated"),
+    # sum and mean take their tuple as var and std do: numpy's rules
+    ("np.sum(a, axis=(1, 1))", "duplicate value in 'axis'"),
+    ("np.mean(a, axis=(-1, 2))", "duplicate value in 'axis'"),
     ("np.argmax(a, axis=(0, 1))", "a tuple of axes is supported for sum"),
     ("np.sum(a, axis=(0, 5))", "out of bounds"),
 ])

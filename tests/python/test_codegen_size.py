@@ -7,7 +7,10 @@ Lines of `ascc --emit=c` (deterministic: not a timing), with the figure
 at the time each budget was set:
   bench/kernels/latency_array.py score_rows   6,843 (11,440 before the
                                               launch tests over new arrays
-                                              folded, codegen 40)
+                                              folded, codegen 40); 8,127
+                                              with its 11 float row sums
+                                              in numpy's pairwise order
+                                              (codegen 42, budget 8,500)
   the bench suite's softmax                   1,538
   examples/python/seed_kernels.asc conv2d     1,615"""
 import os
@@ -21,7 +24,7 @@ ASCC = os.path.join(ROOT, "build", "ascc")
 
 BUDGETS = [
     ("bench/kernels/latency_array.py",
-     "score_rows(f64[2], f64[1], f64[1], f64[2])", 7_500),
+     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_500),
     (None, "softmax(f32[2], f32[2])", 1_700),
     ("examples/python/seed_kernels.asc", "conv2d(f32[4], f32[4], f32[4])", 1_800),
 ]

@@ -766,19 +766,20 @@ void asc__rewrite_clip_none(resolver *r, asc__ast_expr *e, bool method) {
       a[k] = NULL;
 }
 
+/* sum and mean keep their tuple, as var and std do: one loop nest over
+ * the axes (lower_array.c, call_axes), which adds a float sum in numpy's
+ * order and divides a mean once, as numpy does */
 static bool tuple_axes_ok(asc__builtin_id id) {
-  return id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN ||
-         id == ASC_BI_NP_MIN || id == ASC_BI_NP_MAX || id == ASC_BI_NP_ANY ||
-         id == ASC_BI_NP_ALL;
+  return id == ASC_BI_NP_PROD || id == ASC_BI_NP_MIN ||
+         id == ASC_BI_NP_MAX || id == ASC_BI_NP_ANY || id == ASC_BI_NP_ALL;
 }
 
-/* np.sum(a, axis=(1, 2)) (and prod, mean, min, max, any, all, as
- * functions or methods) is a reduction along each axis in turn:
- * np.sum(np.sum(a, axis=2), axis=1).  Without keepdims an axis reduced
+/* np.prod(a, axis=(1, 2)) (and min, max, any, all, as functions or
+ * methods) is a reduction along each axis in turn:
+ * np.prod(np.prod(a, axis=2), axis=1).  Without keepdims an axis reduced
  * first must not move the others: the largest axis goes first, or with
  * negative axes the most negative.  The axes are integer literals of one
- * sign, none twice.  A float mean is then a mean of means (rounded once
- * per axis; numpy divides the sum once). */
+ * sign, none twice. */
 void asc__rewrite_tuple_axes(resolver *r, asc__ast_expr *e,
                              const asc__builtin *b) {
   asc__ast_expr **a = e->u.call.rargs, *t;

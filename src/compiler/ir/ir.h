@@ -278,6 +278,8 @@ typedef struct asc__irblock {
 } asc__irblock;
 
 #define ASC_IR_MAXDIMS 8
+/* The longest span of a FOR marked short by the lowering (nimm 1) */
+#define ASC_IR_SHORT_SPAN 128
 /* The largest row radius of a wavefront (passes/wavefront.c), and the
  * mark of its sweeps (asc__irins.wave). */
 #define ASC_WAVE_MAXR 8
@@ -301,7 +303,13 @@ struct asc__irins {
   int32_t aux;        /* CALL intrinsic, ATOMIC op, RAISE kind, dim axis */
   int32_t nargs;
   asc__irval *args;
-  /* LOCAL_ARRAY / SHARED_ARRAY: constant shape */
+  /* LOCAL_ARRAY / SHARED_ARRAY: constant shape.  FOR, nimm 1: the
+   * lowering knows the loop spans at most imm[0] (a pairwise sum's leaf,
+   * ASC_IR_SHORT_SPAN at most), which the emitter treats as a short loop
+   * that needs no poll; LOOP, nimm 1: it runs at most imm[0] times (a
+   * walk up or down a pairwise sum's tree), no poll either.  Not printed,
+   * lost by a text round trip (the loop then gets the polls of any
+   * other) */
   int32_t nimm;
   int64_t imm[ASC_IR_MAXDIMS];
   const char *str;    /* RAISE message (raw bytes, escaped on output); with

@@ -1101,6 +1101,7 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       L1->op = ASC_IR_PFOR;
     } else {
       par = collapse(s, &np, m, &pre);
+      par->note = L1->note; /* the nest's notes (fuse, ...) stay with it */
     }
     if (np.nred > 0) {
       par->nred = np.nred;

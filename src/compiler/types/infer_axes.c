@@ -1,7 +1,7 @@
 /*
  * The axis= argument of numpy's reductions (docs/arrays.md, "Reductions
- * and comparisons"): one constant axis, or for var and std a tuple of
- * them, normalised against the array's number of axes.
+ * and comparisons"): one constant axis, or for sum, mean, var and std
+ * a tuple of them, normalised against the array's number of axes.
  */
 #include "compiler/types/infer.h"
 #include "compiler/types/infer_int.h"
@@ -43,11 +43,11 @@ int asc__infer_reduction_axis(run *r, asc__ast_expr *a, int32_t nd) {
   return (int)(k < 0 ? k + nd : k);
 }
 
-/* The tuple of axes t of var or std over an array of nd axes: each a
- * constant in bounds, negative ones counted from the end, none twice
- * (numpy's rule).  The reduction lowers it as one loop nest over those
- * axes (lower_array.c, call_axes); *count: how many.  Returns the first
- * axis, or -2 after an error. */
+/* The tuple of axes t of sum, mean, var or std over an array of nd
+ * axes: each a constant in bounds, negative ones counted from the end,
+ * none twice (numpy's rule).  The reduction lowers it as one loop nest
+ * over those axes (lower_array.c, call_axes); *count: how many.  Returns
+ * the first axis, or -2 after an error. */
 int asc__infer_tuple_axes(run *r, asc__ast_expr *t, int32_t nd, int *count) {
   unsigned seen = 0;
   int first = -2;

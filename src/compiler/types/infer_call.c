@@ -554,7 +554,8 @@ static asc__type *reduction(run *r, asc__ast_expr *e) {
     }
   }
   if (n > 1 && a[1] != NULL && a[1]->kind == ASC_EXPR_TUPLE &&
-      (b->id == ASC_BI_NP_VAR || b->id == ASC_BI_NP_STD))
+      (b->id == ASC_BI_NP_VAR || b->id == ASC_BI_NP_STD ||
+       b->id == ASC_BI_NP_SUM || b->id == ASC_BI_NP_MEAN))
     axis = asc__infer_tuple_axes(r, a[1], nd, &naxes);
   else
     axis = asc__infer_reduction_axis(r, n > 1 ? a[1] : NULL, nd);
