@@ -431,6 +431,104 @@ void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
                       i64(0), i64(0));
 }
 
+/* argmin / argmax of floats along one axis: the extreme first, with
+ * pmin / pmax (which redlanes spreads over vector lanes), then the first
+ * index holding it (or, when it is a NaN, the first NaN), a search that
+ * stops there.  The same index as one pass keeping the first extreme, for
+ * a fraction of its time: that pass's compare-and-select of the value and
+ * the index is one chain the C compiler cannot vectorise. */
+enum { SEARCH_BLOCK = 32 };
+
+/* Whether the element at ix is extreme a: equal to it, or a NaN when a
+ * is one (the first NaN wins) */
+static asc__irval holds(lstate *ls, const asc__ast_expr *call,
+                        asc__ewctx *sub, asc__irval *ix, int nd, int adt,
+                        asc__irval a) {
+  asc__irval x = conv(ls, element(ls, call, sub, ix, nd, adt), adt);
+  return op2(ls, ASC_IR_OR, ascBool, op2(ls, ASC_IR_EQ, adt, x, a),
+             op2(ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, adt, a, a),
+                 op2(ls, ASC_IR_NE, adt, x, x)));
+}
+
+static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
+                                asc__ewctx *sub, const asc__irval *shape,
+                                int nd, const asc__irval *fixed, int ax,
+                                bool lt, int32_t acc, int rt) {
+  int adt = ls->f->regs[acc].ty.dtype;
+  int32_t idx = newreg(ls, ascInt64, "red.idx"), k;
+  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc);
+  asc__irblock *save;
+  asc__irins *f, *i;
+  pass(ls, call, sub, shape, nd, fixed, nd == 1 ? ASC_LOWER_ALL_AXES
+                                                : 1u << ax,
+       lt ? PASS_MIN : PASS_MAX, acc, -1, i64(0), NULL);
+  mov(ls, idx, i64(0));
+  for (int q = 0; q < nd; q++)
+    ix[q] = fixed != NULL && q != ax ? fixed[q] : i64(0);
+  save = ls->cur;
+  /* blocks of SEARCH_BLOCK elements, each tested whole (an or of its
+   * compares, which vectorises) until one holds the extreme */
+  {
+    int32_t b = newreg(ls, ascInt64, "red.blk");
+    int32_t from = newreg(ls, ascInt64, "red.from");
+    int32_t any = newreg(ls, ascInt64, "red.any");
+    int32_t j = newreg(ls, ascInt64, "red.j");
+    asc__irval m = op2(ls, ASC_IR_AND, ascInt64, shape[ax],
+                       i64(-SEARCH_BLOCK));
+    mov(ls, from, m);
+    f = emit(ls, ASC_IR_FOR, b, 3);
+    f->args[0] = i64(0);
+    f->args[1] = m;
+    f->args[2] = i64(SEARCH_BLOCK);
+    f->note = "reduce: the extreme first (vector lanes), then the first "
+              "index holding it, a block at a time";
+    ls->cur = &f->body[0];
+    mov(ls, any, i64(0));
+    i = emit(ls, ASC_IR_FOR, j, 3);
+    i->args[0] = i64(0);
+    i->args[1] = i64(SEARCH_BLOCK);
+    i->args[2] = i64(1);
+    {
+      asc__irblock *blk = ls->cur;
+      ls->cur = &i->body[0];
+      ix[ax] = add(ls, asc__irv_reg(b), asc__irv_reg(j));
+      /* a count, not a bool's or: gcc vectorises an integer sum */
+      mov(ls, any, add(ls, asc__irv_reg(any),
+                       conv(ls, holds(ls, call, sub, ix, nd, adt, a),
+                            ascInt64)));
+      ls->cur = blk;
+    }
+    {
+      asc__irval found = op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(any),
+                             i64(0));
+      i = emit(ls, ASC_IR_IF, -1, 1);
+      i->args[0] = found;
+    }
+    ls->cur = &i->body[0];
+    mov(ls, from, asc__irv_reg(b));
+    emit(ls, ASC_IR_BREAK, -1, 0);
+    ls->cur = save;
+    /* the block found (or the last elements): the first that holds it */
+    k = newreg(ls, ascInt64, "red");
+    f = emit(ls, ASC_IR_FOR, k, 3);
+    f->args[0] = asc__irv_reg(from);
+    f->args[1] = shape[ax];
+    f->args[2] = i64(1);
+    ls->cur = &f->body[0];
+    ix[ax] = asc__irv_reg(k);
+    {
+      asc__irval h = holds(ls, call, sub, ix, nd, adt, a);
+      i = emit(ls, ASC_IR_IF, -1, 1);
+      i->args[0] = h;
+    }
+    ls->cur = &i->body[0];
+    mov(ls, idx, asc__irv_reg(k));
+    emit(ls, ASC_IR_BREAK, -1, 0);
+    ls->cur = save;
+  }
+  return conv(ls, asc__irv_reg(idx), rt);
+}
+
 /* asc__lower_reduce_loops(), of the selected elements only when sp is
  * not NULL: then n is their count, known after the first pass. */
 static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
@@ -529,6 +627,11 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
     adt = edt;
     acc = newreg(ls, adt, "red.acc");
     mov(ls, acc, extreme(adt, lt));
+    if (arg_ && sp == NULL && (adt == ascFloat32 || adt == ascFloat64) &&
+        nd >= 1 &&
+        __builtin_popcount(nd == 1 ? 1u : axes & ((1u << nd) - 1)) == 1)
+      return first_extreme(ls, call, sub, shape, nd, fixed,
+                           nd == 1 ? 0 : __builtin_ctz(axes), lt, acc, rt);
     if (arg_) {
       idx = newreg(ls, ascInt64, "red.idx");
       mov(ls, idx, i64(0));
