@@ -49,7 +49,6 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   asc__ir_module_add(c, out->ir, asc__lower_kernel(c, out->typed));
   ASC_TRACE(asc__trace_span("compile", "lower", NULL, 0, t0));
   out->ir->funcs[0]->may_alias = in->may_alias;
-  out->ir->funcs[0]->fastmath = out->fastmath;
   asc__ir_pipeline(c, out->ir);
   asc__cctx_budget(c, "the passes");
   if (in->stop == ASC_STOP_IR)
@@ -98,7 +97,6 @@ bool asc__compile_module(asc__cctx *c, asc__ast_module *m,
         continue;
       }
       asc__ir_module_add(c, ir, asc__lower_kernel(c, t));
-      ir->funcs[ir->nfuncs - 1]->fastmath = fm;
     }
     ir->funcs[ir->nfuncs - 1]->may_alias = specs[i].may_alias;
   }

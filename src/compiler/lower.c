@@ -937,8 +937,8 @@ asc__irfunc *asc__lower_kernel(asc__cctx *c, const asc__typed *t) {
   ls.t = t;
   ls.f = asc__ir_func_new(c, k->name);
   ls.f->file = c->filename;
-  /* the passes read it again after lowering (compile.c sets the same);
-   * the lowering's order of float sums reads it too */
+  /* the kernel's floating-point mode: the order of its float sums
+   * (lower_reduce.c) and the passes' reorderings read it */
   ls.f->fastmath = asc__kernel_fastmath(t, (unsigned)c->opts.code.fastmath);
   ls.cur = &ls.f->body;
   ls.ret_reg = -1;

@@ -391,6 +391,14 @@ void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
   st->args[2] = v;
 }
 
+asc__irval asc__lower_load_off(lstate *ls, int32_t t, asc__irval off) {
+  int32_t d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
+  asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2);
+  ld->args[0] = asc__irv_reg(t);
+  ld->args[1] = off;
+  return asc__irv_reg(d);
+}
+
 asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
                               const asc__irval *cs, int nd) {
   asc__irval off = i64(0);

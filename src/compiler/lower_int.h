@@ -314,6 +314,45 @@ static inline asc__irval mul(lstate *ls, asc__irval a, asc__irval b) {
   return op2(ls, ASC_IR_MUL, ascInt64, a, b);
 }
 
+/* Opens a FOR or PFOR (op) %r = lo, hi, step: ls->cur is its body.
+ * Returns the loop; its dst is the induction register. */
+static inline asc__irins *open_for(lstate *ls, int op, asc__irval lo,
+                                   asc__irval hi, asc__irval step,
+                                   const char *hint) {
+  asc__irins *f = emit(ls, op, newreg(ls, ascInt64, hint), 3);
+  f->args[0] = lo;
+  f->args[1] = hi;
+  f->args[2] = step;
+  ls->cur = &f->body[0];
+  return f;
+}
+
+/* Opens a LOOP (run until a break in its body): ls->cur is its body.
+ * Returns the block to restore after it. */
+static inline asc__irblock *open_loop(lstate *ls) {
+  asc__irblock *save = ls->cur;
+  ls->cur = &emit(ls, ASC_IR_LOOP, -1, 0)->body[0];
+  return save;
+}
+
+/* Leaves the innermost loop when c (computed before the call) holds,
+ * setting dst = v first when dst >= 0; ls->cur stays where it is. */
+static inline void leave_if(lstate *ls, asc__irval c, int32_t dst,
+                            asc__irval v) {
+  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+  asc__irblock *save = ls->cur;
+  i->args[0] = c;
+  ls->cur = &i->body[0];
+  if (dst >= 0)
+    mov(ls, dst, v);
+  emit(ls, ASC_IR_BREAK, -1, 0);
+  ls->cur = save;
+}
+
+static inline void break_if(lstate *ls, asc__irval c) {
+  leave_if(ls, c, -1, i64(0));
+}
+
 static inline bool same_val(asc__irval a, asc__irval b) {
   if (a.kind != b.kind)
     return false;
@@ -567,6 +606,8 @@ asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
                               const asc__irval *idx, int nd);
 /* Stores v, converted to t's dtype, at element offset off of t. */
 void asc__lower_store_at(lstate *ls, int32_t t, asc__irval off, asc__irval v);
+/* The element at element offset off of tensor t. */
+asc__irval asc__lower_load_off(lstate *ls, int32_t t, asc__irval off);
 /* The offset of idx[0..nd) under the strides cs (asc__lower_c_strides). */
 asc__irval asc__lower_dot_idx(lstate *ls, const asc__irval *idx,
                               const asc__irval *cs, int nd);

@@ -606,36 +606,17 @@ static asc__irval sort_lt(lstate *ls, int dt, asc__irval a, asc__irval b) {
                  op2(ls, ASC_IR_EQ, dt, a, a)));
 }
 
-/* Opens a LOOP (run until a break_if in its body), returns the block to
- * restore after it. */
-static asc__irblock *open_loop(lstate *ls, asc__irins **loop) {
-  asc__irblock *save = ls->cur;
-  *loop = emit(ls, ASC_IR_LOOP, -1, 0);
-  ls->cur = &(*loop)->body[0];
-  return save;
-}
-
-/* Leaves loop when cond (computed before the call) holds. */
-static void break_if(lstate *ls, asc__irins *loop, asc__irval cond) {
-  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-  i->args[0] = cond;
-  ls->cur = &i->body[0];
-  emit(ls, ASC_IR_BREAK, -1, 0);
-  ls->cur = &loop->body[0];
-}
-
 /* How many elements of the sorted 1-D b go before x (x compared in dt):
  * those < x (left) or <= x (right, !(x < b[i])), by binary search. */
 static asc__irval search(lstate *ls, const asc__lview *b, asc__irval x,
                          int dt, bool right) {
   int32_t lo = newreg(ls, ascInt64, "ss_lo"), n = newreg(ls, ascInt64, "ss_n");
-  asc__irins *loop;
   asc__irblock *save;
   asc__irval half, mid, y, go;
   mov(ls, lo, i64(0));
   mov(ls, n, b->shape[0]);
-  save = open_loop(ls, &loop);
-  break_if(ls, loop, iop(ls, ASC_IR_LE, asc__irv_reg(n), i64(0)));
+  save = open_loop(ls);
+  break_if(ls, iop(ls, ASC_IR_LE, asc__irv_reg(n), i64(0)));
   half = iop(ls, ASC_IR_SHR, asc__irv_reg(n), i64(1));
   mid = iop(ls, ASC_IR_ADD, asc__irv_reg(lo), half);
   y = conv(ls, asc__lower_load_at(ls, b, &mid, 1), dt);
@@ -1007,14 +988,13 @@ static asc__irval heap_lt(lstate *ls, const sorter *s, asc__irval x,
 static void sift_down(lstate *ls, const asc__lview *v, const sorter *srt,
                       asc__irval start, asc__irval n) {
   int32_t root = newreg(ls, ascInt64, "heap_root");
-  asc__irins *loop;
   asc__irblock *save;
   asc__irval child, c1, x, y, pick, cv, rv, rt;
   mov(ls, root, start);
-  save = open_loop(ls, &loop);
+  save = open_loop(ls);
   child = iop(ls, ASC_IR_ADD, iop(ls, ASC_IR_MUL, asc__irv_reg(root), i64(2)),
               i64(1));
-  break_if(ls, loop, iop(ls, ASC_IR_GE, child, n));
+  break_if(ls, iop(ls, ASC_IR_GE, child, n));
   /* the right child, clamped inside the heap so that its load is */
   c1 = iop(ls, ASC_IR_ADD, child, i64(1));
   x = asc__lower_load_at(ls, v, &child, 1);
@@ -1028,7 +1008,7 @@ static void sift_down(lstate *ls, const asc__lview *v, const sorter *srt,
   cv = sel(ls, pick, y, x);
   rt = asc__irv_reg(root);
   rv = asc__lower_load_at(ls, v, &rt, 1);
-  break_if(ls, loop, op1(ls, ASC_IR_NOT, ascBool, heap_lt(ls, srt, rv, cv)));
+  break_if(ls, op1(ls, ASC_IR_NOT, ascBool, heap_lt(ls, srt, rv, cv)));
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &rt, 1), cv);
   asc__lower_store_at(ls, v->t, asc__lower_elem_offset(ls, v, &child, 1), rv);
   mov(ls, root, child);

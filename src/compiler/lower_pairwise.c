@@ -55,31 +55,10 @@ static int32_t local(lstate *ls, int dt, int64_t n, const char *name) {
   return a->dst;
 }
 
-static void store(lstate *ls, int32_t t, asc__irval off, asc__irval v) {
-  asc__irins *st = emit(ls, ASC_IR_STORE, -1, 3);
-  st->args[0] = asc__irv_reg(t);
-  st->args[1] = off;
-  st->args[2] = v;
-}
-
-static asc__irval load(lstate *ls, int32_t t, asc__irval off) {
-  int32_t d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
-  asc__irins *ld = emit(ls, ASC_IR_LOAD, d, 2);
-  ld->args[0] = asc__irv_reg(t);
-  ld->args[1] = off;
-  return asc__irv_reg(d);
-}
-
 /* for %r = lo, hi, step { ... }: leaves ls->cur in the body */
 static asc__irval loop_for(lstate *ls, int op, asc__irval lo, asc__irval hi,
                            int64_t step, const char *hint) {
-  int32_t r = newreg(ls, ascInt64, hint);
-  asc__irins *f = emit(ls, op, r, 3);
-  f->args[0] = lo;
-  f->args[1] = hi;
-  f->args[2] = i64(step);
-  ls->cur = &f->body[0];
-  return asc__irv_reg(r);
+  return asc__irv_reg(open_for(ls, op, lo, hi, i64(step), hint)->dst);
 }
 
 /* The same, of a loop inside a leaf: it spans at most PW_LEAF, which
@@ -93,29 +72,13 @@ static asc__irval leaf_for(lstate *ls, asc__irval lo, asc__irval hi,
   return r;
 }
 
-static asc__irblock *loop_forever(lstate *ls) {
-  asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0);
-  asc__irblock *save = ls->cur;
-  ls->cur = &l->body[0];
-  return save;
-}
-
 /* A loop the lowering knows runs at most max times (a walk of the tree,
  * the rows of a leaf): no poll (ir.h) */
 static asc__irblock *loop_bounded(lstate *ls, int64_t max) {
-  asc__irblock *save = loop_forever(ls);
+  asc__irblock *save = open_loop(ls);
   save->last->nimm = 1;
   save->last->imm[0] = max;
   return save;
-}
-
-static void break_if(lstate *ls, asc__irval c) {
-  asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-  asc__irblock *save = ls->cur;
-  i->args[0] = c;
-  ls->cur = &i->body[0];
-  emit(ls, ASC_IR_BREAK, -1, 0);
-  ls->cur = save;
 }
 
 static asc__irval cmp(lstate *ls, int op, asc__irval a, asc__irval b) {
@@ -159,7 +122,8 @@ static void terms(lstate *ls, const pw *p, int32_t t, asc__irval pos,
   asc__irval c, row, col, cnt;
   if (one_row(p)) {
     c = leaf_for(ls, i64(0), len, 1, "pw.i");
-    store(ls, t, c, p->term(ls, i64(0), add(ls, pos, c), p->arg));
+    asc__lower_store_at(ls, t, c,
+                        p->term(ls, i64(0), add(ls, pos, c), p->arg));
     ls->cur = save;
     return;
   }
@@ -176,7 +140,7 @@ static void terms(lstate *ls, const pw *p, int32_t t, asc__irval pos,
   {
     asc__irblock *here = ls->cur;
     c = leaf_for(ls, i64(0), cnt, 1, "pw.c");
-    store(ls, t, add(ls, asc__irv_reg(i), c),
+    asc__lower_store_at(ls, t, add(ls, asc__irv_reg(i), c),
           p->term(ls, row, add(ls, col, c), p->arg));
     ls->cur = here;
   }
@@ -200,21 +164,23 @@ static asc__irval leaf(lstate *ls, const pw *p, asc__irval pos,
   asc__irval m, i, j, x[PW_LANES];
   terms(ls, p, t, pos, len);
   j = loop_for(ls, ASC_IR_FOR, i64(0), i64(PW_LANES), 1, "pw.j");
-  store(ls, r, j, conv(ls, i64(0), dt));
+  asc__lower_store_at(ls, r, j, conv(ls, i64(0), dt));
   ls->cur = save;
   m = op2(ls, ASC_IR_AND, ascInt64, len, i64(-PW_LANES));
   i = leaf_for(ls, i64(0), m, PW_LANES, "pw.i");
   j = loop_for(ls, ASC_IR_FOR, i64(0), i64(PW_LANES), 1, "pw.j");
-  store(ls, r, j, fadd(ls, dt, load(ls, r, j), load(ls, t, add(ls, i, j))));
+  asc__lower_store_at(ls, r, j,
+                      fadd(ls, dt, asc__lower_load_off(ls, r, j),
+                           asc__lower_load_off(ls, t, add(ls, i, j))));
   ls->cur = save;
   for (int k = 0; k < PW_LANES; k++)
-    x[k] = load(ls, r, i64(k));
+    x[k] = asc__lower_load_off(ls, r, i64(k));
   mov(ls, s, fadd(ls, dt, fadd(ls, dt, fadd(ls, dt, x[0], x[1]),
                                fadd(ls, dt, x[2], x[3])),
                   fadd(ls, dt, fadd(ls, dt, x[4], x[5]),
                        fadd(ls, dt, x[6], x[7]))));
   i = leaf_for(ls, m, len, 1, "pw.i");
-  mov(ls, s, fadd(ls, dt, asc__irv_reg(s), load(ls, t, i)));
+  mov(ls, s, fadd(ls, dt, asc__irv_reg(s), asc__lower_load_off(ls, t, i)));
   ls->cur = save;
   return asc__irv_reg(s);
 }
@@ -235,12 +201,13 @@ static asc__irval serial(lstate *ls, const pw *p, asc__irval pos0,
   mov(ls, pos, pos0);
   mov(ls, len, len0);
   mov(ls, res, conv(ls, i64(0), dt));
-  outer = loop_forever(ls);
+  outer = open_loop(ls);
   /* down the left children */
   in = loop_bounded(ls, PW_STACK);
   break_if(ls, cmp(ls, ASC_IR_LE, asc__irv_reg(len), i64(PW_LEAF)));
   n2 = half(ls, asc__irv_reg(len));
-  store(ls, stk_n, asc__irv_reg(depth), sub(ls, asc__irv_reg(len), n2));
+  asc__lower_store_at(ls, stk_n, asc__irv_reg(depth),
+                      sub(ls, asc__irv_reg(len), n2));
   mov(ls, depth, add(ls, asc__irv_reg(depth), i64(1)));
   mov(ls, len, n2);
   ls->cur = in;
@@ -250,24 +217,18 @@ static asc__irval serial(lstate *ls, const pw *p, asc__irval pos0,
   in = loop_bounded(ls, PW_STACK);
   break_if(ls, cmp(ls, ASC_IR_EQ, asc__irv_reg(depth), i64(0)));
   d1 = sub(ls, asc__irv_reg(depth), i64(1));
-  break_if(ls, cmp(ls, ASC_IR_NE, load(ls, stk_n, d1), i64(0)));
+  break_if(ls,
+           cmp(ls, ASC_IR_NE, asc__lower_load_off(ls, stk_n, d1), i64(0)));
   mov(ls, depth, d1);
-  mov(ls, s, fadd(ls, dt, load(ls, stk_s, d1), asc__irv_reg(s)));
+  mov(ls, s,
+      fadd(ls, dt, asc__lower_load_off(ls, stk_s, d1), asc__irv_reg(s)));
   ls->cur = in;
-  {
-    asc__irval done = cmp(ls, ASC_IR_EQ, asc__irv_reg(depth), i64(0));
-    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
-    asc__irblock *here = ls->cur;
-    i->args[0] = done;
-    ls->cur = &i->body[0];
-    mov(ls, res, asc__irv_reg(s));
-    emit(ls, ASC_IR_BREAK, -1, 0);
-    ls->cur = here;
-  }
+  leave_if(ls, cmp(ls, ASC_IR_EQ, asc__irv_reg(depth), i64(0)), res,
+           asc__irv_reg(s));
   d1 = sub(ls, asc__irv_reg(depth), i64(1));
-  store(ls, stk_s, d1, asc__irv_reg(s));
-  mov(ls, len, load(ls, stk_n, d1));
-  store(ls, stk_n, d1, i64(0));
+  asc__lower_store_at(ls, stk_s, d1, asc__irv_reg(s));
+  mov(ls, len, asc__lower_load_off(ls, stk_n, d1));
+  asc__lower_store_at(ls, stk_n, d1, i64(0));
   ls->cur = outer;
   return asc__irv_reg(res);
 }
@@ -293,13 +254,13 @@ static asc__irval parallel(lstate *ls, const pw *p, asc__irval n) {
   int32_t res = newreg(ls, dt, "pw.res");
   asc__irval h, L, n2, k;
   /* the nodes' lengths, node h's children 2h and 2h + 1 */
-  store(ls, lens, i64(1), n);
+  asc__lower_store_at(ls, lens, i64(1), n);
   h = loop_for(ls, ASC_IR_FOR, i64(1), i64(K), 1, "pw.h");
-  L = load(ls, lens, h);
+  L = asc__lower_load_off(ls, lens, h);
   n2 = left_len(ls, L);
   h = mul(ls, h, i64(2));
-  store(ls, lens, h, n2);
-  store(ls, lens, add(ls, h, i64(1)), sub(ls, L, n2));
+  asc__lower_store_at(ls, lens, h, n2);
+  asc__lower_store_at(ls, lens, add(ls, h, i64(1)), sub(ls, L, n2));
   ls->cur = save;
   {
     int saved_excepts = ls->excepts;
@@ -323,8 +284,8 @@ static asc__irval parallel(lstate *ls, const pw *p, asc__irval n) {
                      asc__irv_reg(pos)));
     mov(ls, len, sel(ls, bit, sub(ls, asc__irv_reg(len), n2), n2));
     ls->cur = body;
-    store(ls, sums, add(ls, k, i64(K)),
-          serial(ls, p, asc__irv_reg(pos), asc__irv_reg(len)));
+    asc__lower_store_at(ls, sums, add(ls, k, i64(K)),
+                        serial(ls, p, asc__irv_reg(pos), asc__irv_reg(len)));
     ls->pfors--;
     ls->excepts = saved_excepts;
     ls->cur = save;
@@ -334,13 +295,16 @@ static asc__irval parallel(lstate *ls, const pw *p, asc__irval n) {
   h = sub(ls, i64(K - 1), h);
   {
     asc__irval l2 = mul(ls, h, i64(2)), r2 = add(ls, l2, i64(1));
-    asc__irval a = load(ls, sums, l2);
-    store(ls, sums, h,
-          sel(ls, cmp(ls, ASC_IR_EQ, load(ls, lens, r2), i64(0)), a,
-              fadd(ls, dt, a, load(ls, sums, r2))));
+    asc__irval a = asc__lower_load_off(ls, sums, l2);
+    asc__irval empty = cmp(ls, ASC_IR_EQ, asc__lower_load_off(ls, lens, r2),
+                           i64(0));
+    asc__lower_store_at(ls, sums, h,
+                        sel(ls, empty, a,
+                            fadd(ls, dt, a,
+                                 asc__lower_load_off(ls, sums, r2))));
   }
   ls->cur = save;
-  mov(ls, res, load(ls, sums, i64(1)));
+  mov(ls, res, asc__lower_load_off(ls, sums, i64(1)));
   return asc__irv_reg(res);
 }
 

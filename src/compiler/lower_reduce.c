@@ -200,12 +200,19 @@ static asc__irval pw_term(lstate *ls, asc__irval row, asc__irval col,
                   p->kind, p->adt, p->center);
 }
 
+/* Whether the kernel's float sums take numpy's pairwise order at all:
+ * not under fastmath `reassoc` (the C order, which the compiler may
+ * reorder, is faster still) nor ASC_PAIRWISE=0. */
+static bool pairwise_mode(const lstate *ls) {
+  return !ls->c->opts.code.corder_sums &&
+         (ls->f->fastmath & ASC_FASTMATH_REASSOC) == 0;
+}
+
 /* Whether a sum's pass adds in numpy's pairwise order, and from which
  * axis on: a float64 sum (or of smaller floats, in float64) of all the
  * elements, or along the last axes (the last one, or a tuple of the last
- * few), which numpy adds pairwise as one inner loop; not np.dot (numpy's
- * BLAS has its own order), fastmath `reassoc` (the C order, which the
- * compiler may reorder, is faster still) or ASC_PAIRWISE=0.  A selection
+ * few), which numpy adds pairwise as one inner loop, in pairwise_mode;
+ * not np.dot (numpy's BLAS has its own order).  A selection
  * of all elements is summed pairwise too (pass: numpy sums the selected
  * elements). */
 static bool pairwise(lstate *ls, const asc__ast_expr *call, int kind,
@@ -214,9 +221,8 @@ static bool pairwise(lstate *ls, const asc__ast_expr *call, int kind,
   unsigned all = nd >= 1 ? (1u << nd) - 1 : 0, a = axes & all;
   if ((kind != PASS_SUM && kind != PASS_SQDEV) || adt != ascFloat64 ||
       (sp != NULL && axes != ASC_LOWER_ALL_AXES) ||
-      call->u.call.builtin->id == ASC_BI_NP_DOT ||
-      ls->c->opts.code.corder_sums ||
-      (ls->f->fastmath & ASC_FASTMATH_REASSOC) != 0 || nd < 1 || a == 0)
+      call->u.call.builtin->id == ASC_BI_NP_DOT || !pairwise_mode(ls) ||
+      nd < 1 || a == 0)
     return false;
   /* a run of axes ending with the last: all bits from the lowest set */
   *lo = __builtin_ctz(a);
@@ -231,9 +237,8 @@ static bool sums_pairwise(lstate *ls, const asc__ast_expr *call) {
   return (id == ASC_BI_NP_SUM || id == ASC_BI_NP_MEAN ||
           id == ASC_BI_NP_VAR || id == ASC_BI_NP_STD) &&
          asc__dt_is_float(edt) && !asc__dt_is_complex(edt) &&
-         asc__dt_is_float(ty(call)->dtype) && !asc__dt_is_complex(ty(call)->dtype) &&
-         !ls->c->opts.code.corder_sums &&
-         (ls->f->fastmath & ASC_FASTMATH_REASSOC) == 0;
+         asc__dt_is_float(ty(call)->dtype) &&
+         !asc__dt_is_complex(ty(call)->dtype) && pairwise_mode(ls);
 }
 
 /* May a sum split itself over the team?  Not inside a loop: the
@@ -246,14 +251,8 @@ static bool whole_statement(const lstate *ls) {
 /* The term of element f of a sum of stored terms: t[f]. */
 static asc__irval stored_term(lstate *ls, asc__irval row, asc__irval f,
                               void *arg) {
-  int32_t t = *(const int32_t *)arg, d;
-  asc__irins *ld;
   (void)row;
-  d = newreg(ls, ls->f->regs[t].ty.dtype, NULL);
-  ld = emit(ls, ASC_IR_LOAD, d, 2);
-  ld->args[0] = asc__irv_reg(t);
-  ld->args[1] = f;
-  return asc__irv_reg(d);
+  return asc__lower_load_off(ls, *(const int32_t *)arg, f);
 }
 
 static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
@@ -351,18 +350,13 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
     mov(ls, acc, op2(ls, ASC_IR_MUL, adt, asc__irv_reg(acc), conv(ls, x, adt)));
     break;
   case PASS_KEEP_SUM:
-  case PASS_KEEP_SQDEV: { /* acc[idx++] = the term */
-    asc__irins *st;
-    asc__irval v = sum_term(ls, x, kind == PASS_KEEP_SUM ? PASS_SUM
-                                                         : PASS_SQDEV,
-                            adt, center);
-    st = emit(ls, ASC_IR_STORE, -1, 3);
-    st->args[0] = asc__irv_reg(acc);
-    st->args[1] = asc__irv_reg(idx);
-    st->args[2] = v;
+  case PASS_KEEP_SQDEV: /* acc[idx++] = the term */
+    asc__lower_store_at(ls, acc, asc__irv_reg(idx),
+                        sum_term(ls, x, kind == PASS_KEEP_SUM ? PASS_SUM
+                                                              : PASS_SQDEV,
+                                 adt, center));
     mov(ls, idx, add(ls, asc__irv_reg(idx), i64(1)));
     break;
-  }
   case PASS_CSQDEV: { /* |x - mean|^2 of a complex x, summed in float64 */
     asc__irval d = op2(ls, ASC_IR_SUB, ascComplex128,
                        conv(ls, x, ascComplex128), center);
@@ -455,10 +449,12 @@ static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
                                 int nd, const asc__irval *fixed, int ax,
                                 bool lt, int32_t acc, int rt) {
   int adt = ls->f->regs[acc].ty.dtype;
-  int32_t idx = newreg(ls, ascInt64, "red.idx"), k;
-  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc);
-  asc__irblock *save;
-  asc__irins *f, *i;
+  int32_t idx = newreg(ls, ascInt64, "red.idx");
+  int32_t from = newreg(ls, ascInt64, "red.from");
+  int32_t any = newreg(ls, ascInt64, "red.any");
+  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc), m, b, k;
+  asc__irblock *save, *blk;
+  asc__irins *f;
   pass(ls, call, sub, shape, nd, fixed, nd == 1 ? ASC_LOWER_ALL_AXES
                                                 : 1u << ax,
        lt ? PASS_MIN : PASS_MAX, acc, -1, i64(0), NULL);
@@ -466,66 +462,30 @@ static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
   for (int q = 0; q < nd; q++)
     ix[q] = fixed != NULL && q != ax ? fixed[q] : i64(0);
   save = ls->cur;
-  /* blocks of SEARCH_BLOCK elements, each tested whole (an or of its
-   * compares, which vectorises) until one holds the extreme */
-  {
-    int32_t b = newreg(ls, ascInt64, "red.blk");
-    int32_t from = newreg(ls, ascInt64, "red.from");
-    int32_t any = newreg(ls, ascInt64, "red.any");
-    int32_t j = newreg(ls, ascInt64, "red.j");
-    asc__irval m = op2(ls, ASC_IR_AND, ascInt64, shape[ax],
-                       i64(-SEARCH_BLOCK));
-    mov(ls, from, m);
-    f = emit(ls, ASC_IR_FOR, b, 3);
-    f->args[0] = i64(0);
-    f->args[1] = m;
-    f->args[2] = i64(SEARCH_BLOCK);
-    f->note = "reduce: the extreme first (vector lanes), then the first "
-              "index holding it, a block at a time";
-    ls->cur = &f->body[0];
-    mov(ls, any, i64(0));
-    i = emit(ls, ASC_IR_FOR, j, 3);
-    i->args[0] = i64(0);
-    i->args[1] = i64(SEARCH_BLOCK);
-    i->args[2] = i64(1);
-    {
-      asc__irblock *blk = ls->cur;
-      ls->cur = &i->body[0];
-      ix[ax] = add(ls, asc__irv_reg(b), asc__irv_reg(j));
-      /* a count, not a bool's or: gcc vectorises an integer sum */
-      mov(ls, any, add(ls, asc__irv_reg(any),
-                       conv(ls, holds(ls, call, sub, ix, nd, adt, a),
-                            ascInt64)));
-      ls->cur = blk;
-    }
-    {
-      asc__irval found = op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(any),
-                             i64(0));
-      i = emit(ls, ASC_IR_IF, -1, 1);
-      i->args[0] = found;
-    }
-    ls->cur = &i->body[0];
-    mov(ls, from, asc__irv_reg(b));
-    emit(ls, ASC_IR_BREAK, -1, 0);
-    ls->cur = save;
-    /* the block found (or the last elements): the first that holds it */
-    k = newreg(ls, ascInt64, "red");
-    f = emit(ls, ASC_IR_FOR, k, 3);
-    f->args[0] = asc__irv_reg(from);
-    f->args[1] = shape[ax];
-    f->args[2] = i64(1);
-    ls->cur = &f->body[0];
-    ix[ax] = asc__irv_reg(k);
-    {
-      asc__irval h = holds(ls, call, sub, ix, nd, adt, a);
-      i = emit(ls, ASC_IR_IF, -1, 1);
-      i->args[0] = h;
-    }
-    ls->cur = &i->body[0];
-    mov(ls, idx, asc__irv_reg(k));
-    emit(ls, ASC_IR_BREAK, -1, 0);
-    ls->cur = save;
-  }
+  /* blocks of SEARCH_BLOCK elements, each tested whole until one holds
+   * the extreme: a count of its hits, not a bool's or (gcc vectorises an
+   * integer sum) */
+  m = op2(ls, ASC_IR_AND, ascInt64, shape[ax], i64(-SEARCH_BLOCK));
+  mov(ls, from, m);
+  f = open_for(ls, ASC_IR_FOR, i64(0), m, i64(SEARCH_BLOCK), "red.blk");
+  f->note = "reduce: the extreme first (vector lanes), then the first "
+            "index holding it, a block at a time";
+  b = asc__irv_reg(f->dst);
+  mov(ls, any, i64(0));
+  blk = ls->cur;
+  f = open_for(ls, ASC_IR_FOR, i64(0), i64(SEARCH_BLOCK), i64(1), "red.j");
+  ix[ax] = add(ls, b, asc__irv_reg(f->dst));
+  mov(ls, any, add(ls, asc__irv_reg(any),
+                   conv(ls, holds(ls, call, sub, ix, nd, adt, a), ascInt64)));
+  ls->cur = blk;
+  leave_if(ls, op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(any), i64(0)), from,
+           b);
+  ls->cur = save;
+  /* the block found (or the last elements): the first that holds it */
+  f = open_for(ls, ASC_IR_FOR, asc__irv_reg(from), shape[ax], i64(1), "red");
+  k = ix[ax] = asc__irv_reg(f->dst);
+  leave_if(ls, holds(ls, call, sub, ix, nd, adt, a), idx, k);
+  ls->cur = save;
   return conv(ls, asc__irv_reg(idx), rt);
 }
 
