@@ -809,6 +809,41 @@ static bool unit_stride(pstate *s, int lvl) {
   return false;
 }
 
+static bool defines(const asc__irblock *b, int32_t r) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i->dst == r)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (defines(&i->body[k], r))
+        return true;
+  }
+  return false;
+}
+
+/* Why inner loop L may not join the collapsed loop: a scalar it assigns,
+ * other than an index or a reduction of the nest, is read in an
+ * iteration of L before that iteration assigns it (`s = 0` in the outer
+ * body, `s += a[i, j]` in L: a running value, which one flat parallel
+ * loop would lose); NULL when none is. */
+static const char *carried_in(pstate *s, const asc__irins *L,
+                              const nestplan *np, const int32_t *defd,
+                              int32_t ndefd) {
+  for (int32_t q = 0; q < ndefd; q++) {
+    int32_t r = defd[q];
+    bool red = false;
+    if (isiv(s, r))
+      continue;
+    for (int k = 0; k < np->nred; k++)
+      red |= np->red[k].reg == r;
+    if (red || !defines(&L->body[0], r))
+      continue;
+    if (scan_seq(L->body[0].first, r) == S_USE)
+      return asc__arena_printf(s->c, "%s is carried from one of its "
+                                     "iterations to the next", rn(s, r));
+  }
+  return NULL;
+}
+
 /* Tries nest L1 (a serial for in cx->b); true when it became parallel. */
 static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
   asc__irfunc *f = s->f;
@@ -956,6 +991,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
           w = "its bounds depend on the outer loops";
       if (!w && has_break(&L->body[0], 0))
         w = "a break leaves it";
+      if (!w)
+        w = carried_in(s, L, &np, defd, ndefd);
     }
     if (!w && s->nchk > 0 && f->regs[L->dst].ty.dtype != ascInt64)
       w = "its index is not i64";
