@@ -372,6 +372,26 @@ void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
   }
 }
 
+/* The strides of the C-order array t that the lowering just made, read
+ * from it (`stride %t, k`, the last 1): the same offsets as
+ * asc__lower_c_strides, in the form the dependence test splits into axes,
+ * so that a nest storing into t can run in parallel. */
+void asc__lower_own_cstrides(lstate *ls, int32_t t, int nd, asc__irval *cs) {
+  for (int k = 0; k < nd; k++) {
+    int32_t d;
+    asc__irins *i;
+    if (k == nd - 1) {
+      cs[k] = i64(1);
+      break;
+    }
+    d = newreg(ls, ascInt64, NULL);
+    i = emit(ls, ASC_IR_STRIDE, d, 1);
+    i->args[0] = asc__irv_reg(t);
+    i->aux = k;
+    cs[k] = asc__irv_reg(d);
+  }
+}
+
 asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
                               const asc__irval *idx, int nd) {
   asc__irval off = asc__lower_elem_offset(ls, v, idx, nd);
@@ -487,7 +507,7 @@ static int32_t cumsum(lstate *ls, const asc__ast_expr *e) {
                                  : -(int64_t)ax->u.unary.operand->u.ival;
   axis = (int)(k < 0 ? k + in.nd : k);
   r = asc__lower_alloc_array(ls, dt, in.nd, in.shape);
-  asc__lower_c_strides(ls, in.shape, in.nd, cs);
+  asc__lower_own_cstrides(ls, r, in.nd, cs);
   for (int j = 0, q = 0; j < in.nd; j++)
     if (j != axis)
       oshape[q++] = in.shape[j];
@@ -518,7 +538,7 @@ static int32_t outer(lstate *ls, const asc__ast_expr *e) {
   shape[0] = A.shape[0];
   shape[1] = B.shape[0];
   r = asc__lower_alloc_array(ls, dt, 2, shape);
-  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_own_cstrides(ls, r, 2, cs);
   save = asc__lower_open_nest(ls, shape, 2, idx);
   x = conv(ls, asc__lower_load_at(ls, &A, idx, 1), dt);
   y = conv(ls, asc__lower_load_at(ls, &B, idx + 1, 1), dt);

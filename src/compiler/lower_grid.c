@@ -161,7 +161,7 @@ int32_t asc__lower_grid(lstate *ls, const asc__ast_expr *e) {
   for (int k = 0; k < n; k++)
     shape[k + 1] = g[k].n;
   r = asc__lower_alloc_array(ls, dt, n + 1, shape);
-  asc__lower_c_strides(ls, shape, n + 1, cs);
+  asc__lower_own_cstrides(ls, r, n + 1, cs);
   /* slab k: element [k, i0, ..., in-1] is axis k's value at ik */
   for (int k = 0; k < n; k++) {
     save = asc__lower_open_nest(ls, &shape[1], n, &idx[1]);
@@ -238,7 +238,7 @@ void asc__lower_meshgrid(lstate *ls, const asc__ast_expr *e, int32_t *regs) {
     for (int j = 0; j < n; j++)
       oshape[j] = sparse && j != axis[k] ? i64(1) : shape[j];
     regs[k] = asc__lower_alloc_array(ls, dt, n, oshape);
-    asc__lower_c_strides(ls, oshape, n, cs);
+    asc__lower_own_cstrides(ls, regs[k], n, cs);
     asc__lower_c_strides(ls, v[k].shape, v[k].nd, vcs);
     save = asc__lower_open_nest(ls, oshape, n, idx);
     /* element idx[axis] of xi in C order */

@@ -601,6 +601,9 @@ int32_t asc__lower_alloc_array(lstate *ls, int dt, int nd,
 /* The C-order strides cs[0..nd) of an array of shape[0..nd). */
 void asc__lower_c_strides(lstate *ls, const asc__irval *shape, int nd,
                           asc__irval *cs);
+/* The same of the C-order array t the lowering made, read from t (the
+ * form a nest storing into t is parallelised by). */
+void asc__lower_own_cstrides(lstate *ls, int32_t t, int nd, asc__irval *cs);
 /* The element v[idx[0], ..., idx[nd - 1]]. */
 asc__irval asc__lower_load_at(lstate *ls, const asc__lview *v,
                               const asc__irval *idx, int nd);

@@ -58,7 +58,7 @@ static void arg_in(lstate *ls, const asc__ast_expr *e, int dt,
   if ((int)ls->f->regs[v->t].ty.dtype == dt)
     return;
   t = asc__lower_alloc_array(ls, dt, v->nd, v->shape);
-  asc__lower_c_strides(ls, v->shape, v->nd, cs);
+  asc__lower_own_cstrides(ls, t, v->nd, cs);
   save = asc__lower_open_nest(ls, v->shape, v->nd, idx);
   asc__lower_store_at(ls, t, asc__lower_dot_idx(ls, idx, cs, v->nd),
                       conv(ls, asc__lower_load_at(ls, v, idx, v->nd), dt));

@@ -261,7 +261,7 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
     if (n > 1)
       check_all(ls, &x, m, &ew, ms, ni);
     r = asc__lower_alloc_array(ls, dt, nd, shape);
-    asc__lower_c_strides(ls, shape, nd, cs);
+    asc__lower_own_cstrides(ls, r, nd, cs);
     save = asc__lower_open_nest(ls, shape, nd, idx);
     off = fancy_offset(ls, &x, m, &ew, idx, ni, n == 1);
     {
@@ -777,7 +777,7 @@ void asc__lower_fancy_store(lstate *ls, const asc__ast_expr *target,
     }
     if (op >= 0) {
       vals = asc__lower_alloc_array(ls, dt, nd, shape);
-      asc__lower_c_strides(ls, shape, nd, cs);
+      asc__lower_own_cstrides(ls, vals, nd, cs);
     }
     for (int pass = 0; pass < passes; pass++) {
       asc__irval off, cur;

@@ -147,7 +147,7 @@ int32_t asc__lower_matmul_nd(lstate *ls, const asc__ast_expr *e,
   if (B.nd >= 2)
     shape[nd - 1] = B.shape[B.nd - 1];
   r = asc__lower_alloc_array(ls, dt, nd, shape);
-  asc__lower_c_strides(ls, shape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   outer = ls->cur;
   blas = (dt == ascFloat32 || dt == ascFloat64) &&
          ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt;

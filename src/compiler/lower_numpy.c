@@ -115,7 +115,7 @@ static int32_t roll(lstate *ls, const asc__ast_expr *e) {
       m[k] = mod_len(ls, m[k], in.shape[k]);
   }
   r = asc__lower_alloc_array(ls, dt, in.nd, in.shape);
-  asc__lower_c_strides(ls, in.shape, in.nd, cs);
+  asc__lower_own_cstrides(ls, r, in.nd, cs);
   save = asc__lower_open_nest(ls, in.shape, in.nd, idx);
   x = asc__lower_load_at(ls, &in, idx, in.nd);
   if (flat) {
@@ -169,7 +169,7 @@ static int32_t tile(lstate *ls, const asc__ast_expr *e) {
   for (int k = 0; k < nd; k++)
     negative_check(ls, iop(ls, ASC_IR_LT, oshape[k], i64(0)));
   r = asc__lower_alloc_array(ls, dt, nd, oshape);
-  asc__lower_c_strides(ls, oshape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   save = asc__lower_open_nest(ls, loops, 2 * nd, idx);
   for (int k = 0; k < nd; k++) {
     oidx[k] = iop(ls, ASC_IR_ADD,
@@ -227,7 +227,7 @@ static int32_t repeat(lstate *ls, const asc__ast_expr *e) {
     oshape[k] = k == axis ? iop(ls, ASC_IR_MUL, in.shape[k], rep)
                           : in.shape[k];
   r = asc__lower_alloc_array(ls, dt, in.nd, oshape);
-  asc__lower_c_strides(ls, oshape, in.nd, cs);
+  asc__lower_own_cstrides(ls, r, in.nd, cs);
   for (int k = 0, q = 0; k <= in.nd; k++)
     loops[k] = k == axis + 1 ? rep : in.shape[q++];
   save = asc__lower_open_nest(ls, loops, in.nd + 1, idx);
@@ -338,7 +338,7 @@ int32_t asc__lower_stack(lstate *ls, const asc__ast_expr *e) {
   }
   r = asc__lower_alloc_array(ls, dt, axis < 0 ? 1 : nd, oshape);
   if (axis >= 0)
-    asc__lower_c_strides(ls, oshape, nd, cs);
+    asc__lower_own_cstrides(ls, r, nd, cs);
   for (int j = 0; j < n; j++) {
     asc__irblock *save;
     asc__irval x, off;
@@ -380,7 +380,7 @@ static int32_t tri(lstate *ls, const asc__ast_expr *e) {
     insert_axis(&in, 0, in.shape[0]);
   nd = in.nd;
   r = asc__lower_alloc_array(ls, dt, nd, in.shape);
-  asc__lower_c_strides(ls, in.shape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   save = asc__lower_open_nest(ls, in.shape, nd, idx);
   x = asc__lower_load_at(ls, &in, idx, nd);
   d = iop(ls, ASC_IR_SUB, idx[nd - 1], idx[nd - 2]);
@@ -410,7 +410,7 @@ static int32_t ufunc_outer(lstate *ls, const asc__ast_expr *e) {
   for (int k = 0; k < B.nd; k++)
     shape[A.nd + k] = B.shape[k];
   r = asc__lower_alloc_array(ls, dt, A.nd + B.nd, shape);
-  asc__lower_c_strides(ls, shape, A.nd + B.nd, cs);
+  asc__lower_own_cstrides(ls, r, A.nd + B.nd, cs);
   save = asc__lower_open_nest(ls, shape, A.nd + B.nd, idx);
   x = conv(ls, asc__lower_load_at(ls, &A, idx, A.nd), dt);
   y = conv(ls, asc__lower_load_at(ls, &B, idx + A.nd, B.nd), dt);
@@ -494,7 +494,7 @@ static int32_t average(lstate *ls, const asc__ast_expr *e, asc__irval *val) {
       oshape[q++] = A.shape[j];
   if (axis >= 0) {
     r = asc__lower_alloc_array(ls, rdt, ond, oshape);
-    asc__lower_c_strides(ls, oshape, ond, cs);
+    asc__lower_own_cstrides(ls, r, ond, cs);
   }
   save = asc__lower_open_nest(ls, oshape, ond, oidx);
   obody = ls->cur;
@@ -700,7 +700,7 @@ static int32_t searchsorted(lstate *ls, const asc__ast_expr *e,
   if (xt->kind == ASC_TY_TENSOR) {
     asc__lower_arg_view(ls, xe, &x);
     r = asc__lower_alloc_array(ls, ascInt64, x.nd, x.shape);
-    asc__lower_c_strides(ls, x.shape, x.nd, cs);
+    asc__lower_own_cstrides(ls, r, x.nd, cs);
     save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
     xv = asc__lower_load_at(ls, &x, idx, x.nd);
   } else {
@@ -811,7 +811,7 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
   shape[0] = iop(ls, ASC_IR_ADD, X.shape[0], ny);
   shape[1] = nobs;
   d = asc__lower_alloc_array(ls, dt, 2, shape);
-  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_own_cstrides(ls, d, 2, cs);
   asc__lower_whole_tensor(ls, d, &D);
   for (int j = 0; j < (given(e, 1) ? 2 : 1); j++) {
     asc__lview *v = j == 0 ? &X : &Y;
@@ -850,7 +850,7 @@ static int32_t cov(lstate *ls, const asc__ast_expr *e) {
             dt);
   shape[1] = shape[0];
   r = asc__lower_alloc_array(ls, dt, nd, shape);
-  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   asc__lower_whole_tensor(ls, r, &C);
   gemm = nd == 2 && (dt == ascFloat32 || dt == ascFloat64);
   if (gemm) {
@@ -947,7 +947,7 @@ static int32_t indices(lstate *ls, const asc__ast_expr *e) {
   r = asc__lower_alloc_array(ls, ascInt64, nd, shape);
   if (n == 0)
     return r; /* np.indices(()): no element */
-  asc__lower_c_strides(ls, shape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   save = asc__lower_open_nest(ls, shape, nd, idx);
   {
     /* idx[1 + idx[0]]: the index of the axis the first index names */
@@ -1049,7 +1049,7 @@ static int32_t c_copy(lstate *ls, const asc__lview *in, int dt, bool flat,
   else
     memcpy(shape, in->shape, sizeof(asc__irval) * (size_t)nd);
   r = asc__lower_alloc_array(ls, dt, nd, shape);
-  asc__lower_c_strides(ls, shape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   asc__lower_c_strides(ls, in->shape, in->nd, ics);
   save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
   x = asc__lower_load_at(ls, in, idx, in->nd);
@@ -1137,7 +1137,7 @@ static int32_t argsort(lstate *ls, const asc__ast_expr *e) {
   }
   nd = key.nd;
   r = asc__lower_alloc_array(ls, ascInt64, nd, shape);
-  asc__lower_c_strides(ls, shape, nd, cs);
+  asc__lower_own_cstrides(ls, r, nd, cs);
   save = asc__lower_open_nest(ls, shape, nd, idx);
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, nd), idx[axis]);
   ls->cur = save;

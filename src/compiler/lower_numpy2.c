@@ -95,7 +95,7 @@ int32_t asc__lower_diag(lstate *ls, const asc__ast_expr *e) {
                  iop(ls, ASC_IR_MAX, k, iop(ls, ASC_IR_SUB, i64(0), k)));
   shape[1] = shape[0];
   r = asc__lower_alloc_array(ls, dt, 2, shape);
-  asc__lower_c_strides(ls, shape, 2, cs);
+  asc__lower_own_cstrides(ls, r, 2, cs);
   save = asc__lower_open_nest(ls, shape, 2, idx);
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, 2),
                       zero_of(ls, dt));

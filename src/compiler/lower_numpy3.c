@@ -31,7 +31,7 @@ static int32_t diff_once(lstate *ls, const asc__lview *in, int dt, int axis) {
   shape[axis] = iop(ls, ASC_IR_MAX, iop(ls, ASC_IR_SUB, shape[axis], i64(1)),
                     i64(0));
   r = asc__lower_alloc_array(ls, dt, in->nd, shape);
-  asc__lower_c_strides(ls, shape, in->nd, cs);
+  asc__lower_own_cstrides(ls, r, in->nd, cs);
   save = asc__lower_open_nest(ls, shape, in->nd, idx);
   memcpy(nxt, idx, sizeof(asc__irval) * (size_t)in->nd);
   nxt[axis] = iop(ls, ASC_IR_ADD, idx[axis], i64(1));

@@ -189,7 +189,7 @@ int32_t asc__lower_c_copy(lstate *ls, const asc__lview *in) {
   int32_t r = asc__lower_alloc_array(ls, ls->f->regs[in->t].ty.dtype, in->nd,
                                      in->shape);
   asc__irblock *save;
-  asc__lower_c_strides(ls, in->shape, in->nd, cs);
+  asc__lower_own_cstrides(ls, r, in->nd, cs);
   save = asc__lower_open_nest(ls, in->shape, in->nd, idx);
   asc__lower_store_at(ls, r, asc__lower_dot_idx(ls, idx, cs, in->nd),
                       asc__lower_load_at(ls, in, idx, in->nd));

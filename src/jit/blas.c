@@ -91,6 +91,10 @@ static int try_load(const char *name) {
     dlclose(h);
     return 0;
   }
+  lib.ssyrk = asc__jit_sym(h, "cblas_ssyrk");
+  lib.dsyrk = asc__jit_sym(h, "cblas_dsyrk");
+  if (!lib.ssyrk || !lib.dsyrk)
+    lib.ssyrk = lib.dsyrk = NULL;
   /* a threaded build: one thread per call, the team gives the rest */
   st = asc__jit_sym(h, "openblas_set_num_threads");
   if (st == NULL)

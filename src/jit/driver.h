@@ -182,6 +182,9 @@ typedef struct asc__blas {
   void (*dgemm)(void);
   void (*sgemv)(void);
   void (*dgemv)(void);
+  /* cblas_ssyrk/dsyrk (a @ a.T, half the work); NULL when missing */
+  void (*ssyrk)(void);
+  void (*dsyrk)(void);
   /* a sequential OpenBLAS (openblas_get_parallel() == 0): Debian builds
    * it without USE_LOCKING, and calls from two threads at once can give
    * wrong results, so the caller makes one call at a time */

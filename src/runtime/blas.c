@@ -23,6 +23,7 @@
 #include "runtime/scheduler.h"
 #include "jit/driver.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,12 +34,17 @@
 /* CBLAS's enums (cblas.h); the values are fixed by the standard. */
 enum { CBLAS_ROW_MAJOR = 101 };
 enum { CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+enum { CBLAS_LOWER = 122 };
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *,
                          int, const float *, int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double,
                          const double *, int, const double *, int, double,
                          double *, int);
+typedef void (*ssyrk_fn)(int, int, int, int, int, float, const float *, int,
+                         float, float *, int);
+typedef void (*dsyrk_fn)(int, int, int, int, int, double, const double *,
+                         int, double, double *, int);
 typedef void (*sgemv_fn)(int, int, int, int, float, const float *, int,
                          const float *, int, float, float *, int);
 typedef void (*dgemv_fn)(int, int, int, int, double, const double *, int,
@@ -50,6 +56,8 @@ static struct {
   dgemm_fn dgemm;
   sgemv_fn sgemv;
   dgemv_fn dgemv;
+  ssyrk_fn ssyrk;   /* NULL when the library lacks them */
+  dsyrk_fn dsyrk;
 } lib;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 static bool lib_ok;
@@ -75,6 +83,8 @@ static void bind_lib(void) {
   lib.dgemm = (dgemm_fn)b->dgemm;
   lib.sgemv = (sgemv_fn)b->sgemv;
   lib.dgemv = (dgemv_fn)b->dgemv;
+  lib.ssyrk = (ssyrk_fn)b->ssyrk;
+  lib.dsyrk = (dsyrk_fn)b->dsyrk;
   one_at_a_time = b->one_at_a_time != 0;
   lib_ok = true;
 }
@@ -143,6 +153,7 @@ typedef struct job {
   int64_t lda, ldb, ldc;
   int64_t sa_row, sb_col;   /* element steps of a's row i, b's column j */
   bool rows;                /* slabs of rows of c (else of columns) */
+  bool sym;                 /* b is a's transpose: c = a @ a.T (syrk) */
   int64_t nslab;
   size_t es;
 } job;
@@ -224,6 +235,64 @@ static void slab(int64_t len, int64_t nslab, int64_t s, int64_t *lo,
     *hi = len;
 }
 
+/* c = alpha * a @ a.T is symmetric: numpy computes one triangle (syrk)
+ * and copies it to the other, half the multiply-adds of a gemm, and so
+ * do we.  Slab [x0, x1) of c's rows is the product of its rows left of
+ * the diagonal block (a gemm), the diagonal block's lower triangle (a
+ * syrk), then the mirror of both into the upper triangle: columns
+ * [x0, x1) of rows [0, x1), which no other slab reads or writes. */
+static void sym_slab(const job *g, int64_t x0, int64_t x1) {
+  enum { T = 32 };
+  int nb = (int)(x1 - x0), k = (int)g->k;
+  const char *a = g->a + (size_t)(x0 * g->sa_row) * g->es;
+  char *c = g->c + (size_t)(x0 * g->ldc + x0) * g->es;
+  int tr = g->ta ? CBLAS_TRANS : CBLAS_NO_TRANS;
+  if (nb <= 0)
+    return;
+  if (x0 > 0)
+    run(g, x0, x1, 0, x0);
+  if (one_at_a_time)
+    pthread_mutex_lock(&one_lock);
+  if (g->dt == ascFloat32)
+    lib.ssyrk(CBLAS_ROW_MAJOR, CBLAS_LOWER, tr, nb, k, (float)g->alpha,
+              (const float *)a, (int)g->lda, 0.0f, (float *)c, (int)g->ldc);
+  else
+    lib.dsyrk(CBLAS_ROW_MAJOR, CBLAS_LOWER, tr, nb, k, g->alpha,
+              (const double *)a, (int)g->lda, 0.0, (double *)c, (int)g->ldc);
+  if (one_at_a_time)
+    pthread_mutex_unlock(&one_lock);
+  /* in tiles, so that the column writes reuse their cache lines */
+  for (int64_t i0 = x0; i0 < x1; i0 += T) {
+    int64_t i1 = i0 + T < x1 ? i0 + T : x1;
+    for (int64_t j0 = 0; j0 < i1; j0 += T)
+      for (int64_t i = i0; i < i1; i++)
+        for (int64_t j = j0; j < j0 + T && j < i; j++) {
+          if (g->dt == ascFloat32) {
+            float *f = (float *)g->c;
+            f[j * g->ldc + i] = f[i * g->ldc + j];
+          } else {
+            double *d = (double *)g->c;
+            d[j * g->ldc + i] = d[i * g->ldc + j];
+          }
+        }
+  }
+}
+
+/* The rows of sym slab s of nslab: slab s ends at len * sqrt((s+1) /
+ * nslab), so that each holds about the same share of the triangle; at
+ * multiples of 16 where the slabs are long enough. */
+static void sym_cut(int64_t len, int64_t nslab, int64_t s, int64_t *lo,
+                    int64_t *hi) {
+  int64_t q = len >= 16 * nslab ? 16 : 1, cut[2];
+  for (int e = 0; e < 2; e++) {
+    double f = sqrt((double)(s + e) / (double)nslab) * (double)len;
+    int64_t x = (int64_t)(f / (double)q + 0.5) * q;
+    cut[e] = s + e == nslab || x > len ? len : x;
+  }
+  *lo = cut[0];
+  *hi = cut[1];
+}
+
 static int64_t body(void *env, int64_t lo, int64_t hi, int32_t tid,
                     asc_kexc *exc) {
   const job *g = env;
@@ -231,7 +300,10 @@ static int64_t body(void *env, int64_t lo, int64_t hi, int32_t tid,
   (void)exc;
   for (int64_t s = lo; s < hi; s++) {
     int64_t x0, x1;
-    if (g->rows) {
+    if (g->sym) {
+      sym_cut(g->m, g->nslab, s, &x0, &x1);
+      sym_slab(g, x0, x1);
+    } else if (g->rows) {
       slab(g->m, g->nslab, s, &x0, &x1);
       run(g, x0, x1, 0, g->n);
     } else {
@@ -411,6 +483,9 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
   }
   if (g.ldc > INT32_MAX || g.ldc < 1)
     return 1;
+  /* a @ a.T: b is a's own elements, transposed, and c is written whole */
+  g.sym = a == b && sb0 == sa1 && sb1 == sa0 && m == n && m > 1 &&
+          beta == 0.0 && lib.dsyrk != NULL;
   if (!layout(m, k, sa0, sa1, &g.ta, &g.lda)) {
     pa = pack(ctx, dt, a, m, k, sa0, sa1);
     if (pa == NULL)
@@ -419,6 +494,11 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
     sa0 = k;
     sa1 = 1;
     (void)layout(m, k, sa0, sa1, &g.ta, &g.lda);
+  }
+  if (g.sym) {
+    b = a;
+    sb0 = sa1;
+    sb1 = sa0;
   }
   if (!layout(k, n, sb0, sb1, &g.tb, &g.ldb)) {
     pb = pack(ctx, dt, b, k, n, sb0, sb1);
@@ -448,12 +528,14 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
   g.rows = m >= n;
   g.nslab = 1;
   if (team > 1 && !one_at_a_time &&
-      m * n > (m == 1 || n == 1 ? GEMV_PARALLEL_MIN_FMA : PARALLEL_MIN_FMA) /
-                  k) {
+      m * n / (g.sym ? 2 : 1) >
+          (m == 1 || n == 1 ? GEMV_PARALLEL_MIN_FMA : PARALLEL_MIN_FMA) / k) {
     int64_t len = g.rows ? m : n;
     g.nslab = len < team ? len : team;
   }
-  if (g.nslab <= 1) {
+  if (g.nslab <= 1 && g.sym) {
+    sym_slab(&g, 0, m);
+  } else if (g.nslab <= 1) {
     run(&g, 0, m, 0, n);
   } else {
     asc_kexc exc;
