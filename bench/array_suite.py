@@ -187,6 +187,9 @@ ROWS = [
     Row("dense_relu", lambda s, r: (normal(r, s, 1024), normal(r, 1024, 512), normal(r, 512)),
         256, 8, blas=True),
     Row("covariance", lambda s, r: (normal(r, s, 200),), 2000, 30, blas=True),
+    Row("np_cov", lambda s, r: (normal(r, s, 600),), 1500, 30, blas=True),
+    Row("bicg_step", lambda s, r: (vec(r, (s, s)), vec(r, s), vec(r, s)), 3000, 16, 300,
+        blas=True),
 ]
 
 # numpy's time band of each kind of row (ms), where the sizes were chosen

@@ -408,3 +408,13 @@ def dense_relu(x, w, b):
 def covariance(x):
     d = x - np.mean(x, axis=0)
     return d.T @ d / (x.shape[0] - 1)
+
+
+@asc.kernel
+def np_cov(x):
+    return np.cov(x.T)
+
+
+@asc.kernel
+def bicg_step(a, p, r):
+    return r @ a, a @ p

@@ -199,6 +199,21 @@ enum {
                             a @ x where m > n, else zeros), rank (an
                             int64), s (min(m, n), real): numpy's lstsq
                             with rcond eps * max(m, n) */
+  ASC_KLINALG_DOTS,      /* no LAPACK: m (1..8) dot products of float32
+                            or float64 vectors of n elements, in one pass
+                            over them.  Operands 2i and 2i + 1 (i < m) are
+                            pair i, each with its step in its first
+                            stride, all read only (an operand may appear
+                            in several pairs); operand 2m, the input
+                            being the first, holds the m results
+                            (contiguous).  The dtype's arithmetic, in the
+                            call's own order (blocked, in lanes, the
+                            team's slabs added in order) */
+  ASC_KLINALG_GEMV2,     /* no LAPACK: a (m x n, float32 or float64, its
+                            rows contiguous), p (n), r (m), all read;
+                            q (m) = a @ p and s (n) = r @ a, written, in
+                            one pass over a (the team's slabs of rows,
+                            their parts of s added in order) */
   ASC_KLINALG_COUNT
 };
 

@@ -232,7 +232,18 @@ static void product_operands(const asc__ast_expr *e, const asc__ast_expr **x,
  * as the reductions are; docs/arrays.md).  x = s * a (a number times an
  * array of the product's float dtype) is a BLAS call's alpha: a is not
  * scaled first; the loops scale each element of a as numpy's s * a. */
+static int32_t matmul_into(lstate *ls, const asc__ast_expr *e, int32_t into);
+
 static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
+  for (int k = 0; k < ls->dots.nmat; k++)
+    if (ls->dots.mat[k] == e)
+      return ls->dots.mat_r[k]; /* made with the statement's other product */
+  return matmul_into(ls, e, -1);
+}
+
+/* matmul, into the new array `into` of the product's shape when it is
+ * not -1. */
+static int32_t matmul_into(lstate *ls, const asc__ast_expr *e, int32_t into) {
   const asc__ast_expr *x, *y, *scale = NULL;
   asc__lview A, B;
   asc__irval shape[2], idx[2], pidx[1], ia[2], ib[2], k, kb, v, sv = i64(0);
@@ -258,7 +269,7 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
     shape[nd++] = A.shape[0];
   if (B.nd == 2)
     shape[nd++] = B.shape[1];
-  r = asc__lower_alloc_array(ls, dt, nd, shape);
+  r = into >= 0 ? into : asc__lower_alloc_array(ls, dt, nd, shape);
   outer = ls->cur;
   if ((dt == ascFloat32 || dt == ascFloat64) &&
       ls->f->regs[A.t].ty.dtype == dt && ls->f->regs[B.t].ty.dtype == dt) {
@@ -334,6 +345,153 @@ static int32_t matmul(lstate *ls, const asc__ast_expr *e) {
   if (B.t != A.t)
     free_operand(ls, B.t, mark);
   return r;
+}
+
+/* ------------------------------- a @ p and r @ a: one pass over a */
+
+/* Is e `a @ v` (side 0) or `v @ a` (side 1) of a float matrix name a and
+ * a vector name v of its dtype?  *a is the matrix's node. */
+static bool mv_product(const asc__ast_expr *e, int *side,
+                       const asc__ast_expr **a) {
+  const asc__ast_expr *l, *r;
+  int dt;
+  if (e->kind != ASC_EXPR_BINARY || e->u.binary.op != ASC_BIN_MATMUL ||
+      !is_tensor(e) || ty(e)->ndim != 1)
+    return false;
+  l = e->u.binary.lhs;
+  r = e->u.binary.rhs;
+  dt = ty(e)->dtype;
+  if ((dt != ascFloat32 && dt != ascFloat64) || l->kind != ASC_EXPR_NAME ||
+      r->kind != ASC_EXPR_NAME || !is_tensor(l) || !is_tensor(r) ||
+      (int)ty(l)->dtype != dt || (int)ty(r)->dtype != dt)
+    return false;
+  if (ty(l)->ndim == 2 && ty(r)->ndim == 1) {
+    *side = 0;
+    *a = l;
+  } else if (ty(l)->ndim == 1 && ty(r)->ndim == 2) {
+    *side = 1;
+    *a = r;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* The products of e that e evaluates whatever the values (as
+ * lower_reduce.c's find_dots): the first of each side, prod[side]. */
+static void find_mv(const asc__ast_expr *e, const asc__ast_expr **prod,
+                    const asc__ast_expr **mat) {
+  const asc__ast_expr *a;
+  int side;
+  if (e == NULL)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n; k++)
+      find_mv(e->u.tuple.elts[k], prod, mat);
+    return;
+  case ASC_EXPR_UNARY:
+    find_mv(e->u.unary.operand, prod, mat);
+    return;
+  case ASC_EXPR_BINARY:
+    if (mv_product(e, &side, &a)) {
+      if (prod[side] == NULL) {
+        prod[side] = e;
+        mat[side] = a;
+      }
+      return;
+    }
+    find_mv(e->u.binary.lhs, prod, mat);
+    find_mv(e->u.binary.rhs, prod, mat);
+    return;
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      find_mv(e->u.call.rargs[k], prod, mat);
+    return;
+  default:
+    return;
+  }
+}
+
+void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
+  const asc__ast_expr *prod[2] = {NULL, NULL}, *mat[2] = {NULL, NULL};
+  asc__lview ops[5];
+  asc__irval ok;
+  asc__irins *call, *when;
+  asc__irblock *save;
+  int32_t st, out[2];
+  int dt, first;
+  if (ls->ew != NULL || !asc__lower_harmless(v))
+    return;
+  find_mv(v, prod, mat);
+  if (prod[0] == NULL || prod[1] == NULL ||
+      mat[0]->u.name.sym != mat[1]->u.name.sym || mat[0]->u.name.sym == NULL ||
+      ty(prod[0])->dtype != ty(prod[1])->dtype)
+    return;
+  dt = ty(prod[0])->dtype;
+  /* operands: a, p (of a @ p), r (of r @ a); checked in the source's
+   * order, as each product alone checks them */
+  first = prod[0]->loc.line < prod[1]->loc.line ||
+                  (prod[0]->loc.line == prod[1]->loc.line &&
+                   prod[0]->loc.col <= prod[1]->loc.col)
+              ? 0
+              : 1;
+  for (int j = 0; j < 2; j++) {
+    int side = j == 0 ? first : 1 - first;
+    const asc__ast_expr *e = prod[side];
+    if (side == 0) {
+      asc__lower_view(ls, e->u.binary.lhs, &ops[0]);
+      asc__lower_view(ls, e->u.binary.rhs, &ops[1]);
+      asc__lower_matmul_check(ls, ops[0].shape[1], ops[1].shape[0]);
+    } else {
+      asc__lview a2;
+      asc__lower_view(ls, e->u.binary.lhs, &ops[2]);
+      asc__lower_view(ls, e->u.binary.rhs, &a2);
+      asc__lower_matmul_check(ls, ops[2].shape[0], a2.shape[0]);
+    }
+  }
+  out[0] = asc__lower_alloc_array(ls, dt, 1, &ops[0].shape[0]);
+  out[1] = asc__lower_alloc_array(ls, dt, 1, &ops[0].shape[1]);
+  asc__lower_whole_tensor(ls, out[0], &ops[3]);
+  asc__lower_whole_tensor(ls, out[1], &ops[4]);
+  /* a's rows contiguous: the call's layout (else each product's own) */
+  ok = op2(ls, ASC_IR_EQ, ascInt64, ops[0].stride[1], i64(1));
+  st = newreg(ls, ascInt32, "gemv2");
+  mov(ls, st, asc__irv_int(ascInt32, 1));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  when->note = asc__arena_printf(
+      ls->c, "blas: the products at line %d of one matrix and two vectors "
+             "(a @ p, r @ a) are one pass over the matrix (asc_krt.linalg "
+             "gemv2); each is its own call when the call does nothing",
+      ls->line);
+  save = ls->cur;
+  ls->cur = &when->body[0];
+  call = emit(ls, ASC_IR_LINALG, st, 3 + 4 * 5);
+  call->aux = ASC_KLINALG_GEMV2;
+  call->args[0] = ops[0].shape[0];
+  call->args[1] = ops[0].shape[1];
+  call->args[2] = i64(0);
+  for (int j = 0; j < 5; j++) {
+    call->args[3 + 4 * j] = asc__irv_reg(ops[j].t);
+    call->args[4 + 4 * j] = ops[j].off;
+    call->args[5 + 4 * j] = ops[j].stride[0];
+    call->args[6 + 4 * j] = j == 0 ? ops[0].stride[1] : i64(0);
+  }
+  ls->cur = save;
+  ok = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(st),
+           asc__irv_int(ascInt32, 0));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  ls->cur = &when->body[0];
+  (void)matmul_into(ls, prod[first], out[first]);
+  (void)matmul_into(ls, prod[1 - first], out[1 - first]);
+  ls->cur = save;
+  ls->dots.mat[0] = prod[0];
+  ls->dots.mat[1] = prod[1];
+  ls->dots.mat_r[0] = out[0];
+  ls->dots.mat_r[1] = out[1];
+  ls->dots.nmat = 2;
 }
 
 const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,

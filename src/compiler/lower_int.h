@@ -87,6 +87,20 @@ typedef struct lfor {
 
 typedef struct asc__fuse asc__fuse; /* lower_fuse.c */
 
+/* The dot products of a statement that one call computed. */
+typedef struct asc__ldots {
+  const struct asc__ast_expr *x[8], *y[8];
+  const struct asc__ast_expr *at[8];   /* the product's own node */
+  int32_t buf;
+  int n;
+  /* a @ p and r @ a over one matrix, made by one call before the
+   * statement (lower_create.c, asc__lower_mv_pair_begin): the product
+   * node mat[k] is the new array mat_r[k] */
+  const struct asc__ast_expr *mat[2];
+  int32_t mat_r[2];
+  int nmat;
+} asc__ldots;
+
 typedef struct lstate {
   asc__cctx *c;
   const asc__typed *t;
@@ -138,6 +152,10 @@ typedef struct lstate {
   int32_t *temps;
   asc__irblock **temp_blocks;
   int ntemps, captemps, captemps2;
+  /* The dot products of the statement being lowered that one call
+   * computed (lower_reduce.c, asc__lower_dots_begin): pair k is
+   * (dot_x[k], dot_y[k]), its result element k of dot_buf. */
+  asc__ldots dots;
 } lstate;
 
 /* Fusion across statements (lower_fuse.c).  plan decides which
@@ -590,6 +608,20 @@ int32_t asc__lower_result_array(lstate *ls, const asc__ast_expr *e,
 asc__irval asc__lower_dot(lstate *ls, const asc__ast_expr *e);
 /* A call np.dot(x, y) at e's place and with e's type (a scalar), made
  * for the reduction's lowering. */
+/* Before statement value v is lowered: its dot products of vectors, when
+ * two or more are the library's kind and nothing in v can change their
+ * operands, as one pass over the vectors (ASC_KLINALG_DOTS); the dot
+ * lowering then reads each result (ls->dots).  The caller saves and
+ * puts back ls->dots around the statement. */
+void asc__lower_dots_begin(lstate *ls, const asc__ast_expr *v);
+/* May v be evaluated before the rest of its statement without changing
+ * what the statement computes (lower_reduce.c)? */
+bool asc__lower_harmless(const asc__ast_expr *v);
+/* Before statement value v is lowered: a matrix-vector product a @ p and
+ * a vector-matrix product r @ a over the same float matrix a, as one pass
+ * over a (ASC_KLINALG_GEMV2; BiCG's `return r @ A, A @ p`); the product
+ * lowering then takes each result (ls->dots.mat). */
+void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v);
 const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,
                                          const asc__ast_expr *x,
                                          const asc__ast_expr *y);

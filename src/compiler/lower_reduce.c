@@ -681,18 +681,41 @@ static bool in_place(lstate *ls, const asc__ast_expr *x) {
  * asc_krt.gemm_ab with m = n = 1 into a one-element local array.  Short
  * vectors, and a call that does nothing (ASC_BLAS=0), run the loop of the
  * reduction (exact, in C order). */
+/* Is np.dot(x, y) (result e) the library's kind: float32 or float64
+ * vectors of the result's dtype, read in place, outside a whole-array
+ * statement's loops? */
+static bool blas_pair(lstate *ls, const asc__ast_expr *e,
+                      const asc__ast_expr *x, const asc__ast_expr *y) {
+  int dt = scalar_dt(ls, e);
+  return ls->ew == NULL && (dt == ascFloat32 || dt == ascFloat64) &&
+         (int)ty(x)->dtype == dt && (int)ty(y)->dtype == dt &&
+         in_place(ls, x) && in_place(ls, y);
+}
+
+/* The element of buf at k. */
+static asc__irval load_elem(lstate *ls, int32_t buf, int64_t k) {
+  int32_t r = newreg(ls, ls->f->regs[buf].ty.dtype, NULL);
+  asc__irins *ld = emit(ls, ASC_IR_LOAD, r, 2);
+  ld->args[0] = asc__irv_reg(buf);
+  ld->args[1] = i64(k);
+  return asc__irv_reg(r);
+}
+
 static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   const asc__ast_expr *x = e->u.call.rargs[0], *y = e->u.call.rargs[1];
   int dt = scalar_dt(ls, e);
   asc__lview A, B;
   asc__irval loops;
-  asc__irins *buf, *g, *st, *ld;
+  asc__irins *buf, *g, *st;
   asc__irblock *save;
-  int32_t r;
-  if (ls->ew != NULL || (dt != ascFloat32 && dt != ascFloat64) ||
-      (int)ty(x)->dtype != dt || (int)ty(y)->dtype != dt ||
-      !in_place(ls, x) || !in_place(ls, y))
+  if (!blas_pair(ls, e, x, y))
     return false;
+  for (int k = 0; k < ls->dots.n; k++)
+    if (ls->dots.x[k] == x && ls->dots.y[k] == y) {
+      /* computed with the statement's other dot products */
+      *out = load_elem(ls, ls->dots.buf, k);
+      return true;
+    }
   asc__lower_view(ls, x, &A);
   asc__lower_view(ls, y, &B);
   asc__lower_raise_if(ls, op2(ls, ASC_IR_NE, ascInt64, A.shape[0], B.shape[0]),
@@ -719,11 +742,7 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   st->args[1] = i64(0);
   st->args[2] = loops;
   ls->cur = save;
-  r = newreg(ls, dt, NULL);
-  ld = emit(ls, ASC_IR_LOAD, r, 2);
-  ld->args[0] = asc__irv_reg(buf->dst);
-  ld->args[1] = i64(0);
-  *out = asc__irv_reg(r);
+  *out = load_elem(ls, buf->dst, 0);
   return true;
 }
 
@@ -731,7 +750,7 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
  * np.sqrt(np.sum(x * x)) with one node x on both sides (a user's x * x
  * has two).  numpy computes it as x.dot(x); so does this, through
  * dot_blas, as a call of np.dot(x, x). */
-static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
+static const asc__ast_expr *norm_vector(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *m = e->u.call.rargs[0];
   for (int k = 1; k < e->u.call.nrargs; k++)
     if (e->u.call.rargs[k] != NULL && e->u.call.rargs[k]->kind != ASC_EXPR_NONE)
@@ -740,7 +759,215 @@ static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
       m->u.binary.lhs != m->u.binary.rhs || scalar_dt(ls, e) != ascFloat64 ||
       !is_tensor(m->u.binary.lhs) || ty(m->u.binary.lhs)->dtype != ascFloat64)
     return NULL;
-  return asc__lower_dot_call(ls, e, m->u.binary.lhs, m->u.binary.lhs);
+  return m->u.binary.lhs;
+}
+
+static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
+  const asc__ast_expr *x = norm_vector(ls, e);
+  return x != NULL ? asc__lower_dot_call(ls, e, x, x) : NULL;
+}
+
+/* ------------------------------------------ a statement's dot products */
+
+/* May e be evaluated before the rest of its statement without changing
+ * what the statement computes: names, numbers, views, arithmetic and
+ * calls of pure numerical builtins, nothing that writes an array or
+ * runs a helper. */
+static bool harmless(const asc__ast_expr *e);
+
+bool asc__lower_harmless(const asc__ast_expr *v) { return harmless(v); }
+
+static bool harmless(const asc__ast_expr *e) {
+  if (e == NULL)
+    return true;
+  if (e->comp != NULL)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_NAME:
+  case ASC_EXPR_INT:
+  case ASC_EXPR_FLOAT:
+  case ASC_EXPR_BOOL:
+  case ASC_EXPR_NONE:
+    return true;
+  case ASC_EXPR_ATTR:
+    return harmless(e->u.attr.value);
+  case ASC_EXPR_SUBSCRIPT:
+    return harmless(e->u.sub.value) && harmless(e->u.sub.index);
+  case ASC_EXPR_SLICE:
+    return harmless(e->u.slice.lower) && harmless(e->u.slice.upper) &&
+           harmless(e->u.slice.step);
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n; k++)
+      if (!harmless(e->u.tuple.elts[k]))
+        return false;
+    return true;
+  case ASC_EXPR_UNARY:
+    return harmless(e->u.unary.operand);
+  case ASC_EXPR_BINARY:
+    return harmless(e->u.binary.lhs) && harmless(e->u.binary.rhs);
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin == NULL)
+      return false;
+    switch (e->u.call.builtin->id) {
+    case ASC_BI_NP_DOT:
+    case ASC_BI_NP_SUM:
+    case ASC_BI_SQRT:
+    case ASC_BI_EXP:
+    case ASC_BI_LOG:
+    case ASC_BI_ABS:
+    case ASC_BI_FABS:
+      break;
+    default:
+      return false;
+    }
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      if (!harmless(e->u.call.rargs[k]))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The library-kind dot products of e, where e evaluates them whatever
+ * the values: arithmetic, tuples and the arguments of calls (not the
+ * branches of `a if c else b`, nor `and` / `or`). */
+static void find_dots(lstate *ls, const asc__ast_expr *e, asc__ldots *d) {
+  const asc__ast_expr *x;
+  if (e == NULL || d->n < 0)
+    return;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n; k++)
+      find_dots(ls, e->u.tuple.elts[k], d);
+    return;
+  case ASC_EXPR_UNARY:
+    find_dots(ls, e->u.unary.operand, d);
+    return;
+  case ASC_EXPR_BINARY:
+    if (e->u.binary.op == ASC_BIN_MATMUL && !is_tensor(e) &&
+        blas_pair(ls, e, e->u.binary.lhs, e->u.binary.rhs)) {
+      d->x[d->n] = e->u.binary.lhs;
+      d->y[d->n] = e->u.binary.rhs;
+      d->at[d->n] = e;
+      break;
+    }
+    find_dots(ls, e->u.binary.lhs, d);
+    find_dots(ls, e->u.binary.rhs, d);
+    return;
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin == NULL)
+      return;
+    if (e->u.call.builtin->id == ASC_BI_NP_DOT && !is_tensor(e) &&
+        e->u.call.nrargs >= 2 &&
+        (e->u.call.nrargs == 2 || e->u.call.rargs[2] == NULL ||
+         e->u.call.rargs[2]->kind == ASC_EXPR_NONE) &&
+        blas_pair(ls, e, e->u.call.rargs[0], e->u.call.rargs[1])) {
+      d->x[d->n] = e->u.call.rargs[0];
+      d->y[d->n] = e->u.call.rargs[1];
+      d->at[d->n] = e;
+      break;
+    }
+    if (e->u.call.builtin->id == ASC_BI_NP_SUM && !is_tensor(e) &&
+        (x = norm_vector(ls, e)) != NULL && blas_pair(ls, e, x, x)) {
+      d->x[d->n] = d->y[d->n] = x;
+      d->at[d->n] = e;
+      break;
+    }
+    for (int k = 0; k < e->u.call.nrargs; k++)
+      find_dots(ls, e->u.call.rargs[k], d);
+    return;
+  default:
+    return;
+  }
+  /* one more pair; past the call's limit, none */
+  if (++d->n == (int)ASC_ARRAY_SIZE(d->x))
+    d->n = -1;
+}
+
+void asc__lower_dots_begin(lstate *ls, const asc__ast_expr *v) {
+  asc__ldots d;
+  asc__lview ops[2 * ASC_ARRAY_SIZE(d.x) + 1];
+  asc__irval n0, ok;
+  asc__irins *buf, *call, *when;
+  int32_t st;
+  int dt;
+  if (ls->ew != NULL || !harmless(v))
+    return;
+  d.n = 0;
+  find_dots(ls, v, &d);
+  if (d.n < 2)
+    return;
+  dt = ty(d.x[0])->dtype;
+  for (int k = 1; k < d.n; k++)
+    if ((int)ty(d.x[k])->dtype != dt)
+      return;
+  for (int k = 0; k < d.n; k++) {
+    asc__lower_view(ls, d.x[k], &ops[2 * k]);
+    asc__lower_view(ls, d.y[k], &ops[2 * k + 1]);
+    asc__lower_raise_if(
+        ls, op2(ls, ASC_IR_NE, ascInt64, ops[2 * k].shape[0],
+                ops[2 * k + 1].shape[0]),
+        ASC_KEXC_VALUE_ERROR, "shapes ({},) and ({},) not aligned",
+        ops[2 * k].shape[0], ops[2 * k + 1].shape[0]);
+  }
+  buf = asc__ir_local_array(ls->c, ls->f, dt, d.n, "dots", ls->line);
+  asc__ir_append(ls->cur, buf);
+  asc__lower_whole_tensor(ls, buf->dst, &ops[2 * d.n]);
+  /* one call when the vectors are as long as the library's dots (each
+   * pair's own call, or its loop, otherwise) */
+  n0 = ops[0].shape[0];
+  ok = op2(ls, ASC_IR_GE, ascInt64, n0, i64(DOT_BLAS_MIN));
+  for (int k = 1; k < d.n; k++)
+    ok = op2(ls, ASC_IR_AND, ascBool, ok,
+             op2(ls, ASC_IR_EQ, ascInt64, ops[2 * k].shape[0], n0));
+  st = newreg(ls, ascInt32, "dots");
+  mov(ls, st, asc__irv_int(ascInt32, 1));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  when->note = asc__arena_printf(
+      ls->c, "blas: the %d dot products of the statement at line %d are one "
+             "pass over their vectors (asc_krt.linalg dots) from %d "
+             "elements; each is its own call or loop below that, or when "
+             "the call does nothing", d.n, ls->line, DOT_BLAS_MIN);
+  {
+    asc__irblock *save = ls->cur;
+    ls->cur = &when->body[0];
+    call = emit(ls, ASC_IR_LINALG, st, 3 + 4 * (2 * d.n + 1));
+    call->aux = ASC_KLINALG_DOTS;
+    call->args[0] = i64(d.n);
+    call->args[1] = n0;
+    call->args[2] = i64(0);
+    for (int j = 0; j < 2 * d.n + 1; j++) {
+      call->args[3 + 4 * j] = asc__irv_reg(ops[j].t);
+      call->args[4 + 4 * j] = ops[j].off;
+      call->args[5 + 4 * j] = ops[j].stride[0];
+      call->args[6 + 4 * j] = i64(0);
+    }
+    ls->cur = save;
+  }
+  /* the call did nothing: each product as the statement alone makes it */
+  ok = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(st),
+           asc__irv_int(ascInt32, 0));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  {
+    asc__irblock *save = ls->cur;
+    ls->cur = &when->body[0];
+    for (int k = 0; k < d.n; k++) {
+      asc__irval r;
+      asc__irins *s;
+      if (!dot_blas(ls, asc__lower_dot_call(ls, d.at[k], d.x[k], d.y[k]), &r))
+        ASC_CHECK(ls->c, false);
+      s = emit(ls, ASC_IR_STORE, -1, 3);
+      s->args[0] = asc__irv_reg(buf->dst);
+      s->args[1] = i64(k);
+      s->args[2] = conv(ls, r, dt);
+    }
+    ls->cur = save;
+  }
+  d.buf = buf->dst;
+  ls->dots = d;
 }
 
 asc__irval asc__lower_reduce(lstate *ls, const asc__ast_expr *e) {

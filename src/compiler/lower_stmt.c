@@ -905,7 +905,42 @@ static void lower_result(lstate *ls, const asc__ast_expr *v) {
   }
 }
 
+/* The value a statement computes before anything else it does, when it
+ * is one: the right side of an assignment, a returned value, a call. */
+static const asc__ast_expr *stmt_value(const asc__ast_stmt *s) {
+  switch (s->kind) {
+  case ASC_STMT_EXPR:
+    return s->u.expr.value;
+  case ASC_STMT_ASSIGN:
+    return s->u.assign.ufunc == NULL ? s->u.assign.value : NULL;
+  case ASC_STMT_ANNASSIGN:
+    return s->u.ann.value;
+  case ASC_STMT_AUGASSIGN:
+    return s->u.aug.value;
+  case ASC_STMT_RETURN:
+    return s->u.ret.value;
+  default:
+    return NULL;
+  }
+}
+
+static void lower_stmt_kind(lstate *ls, const asc__ast_stmt *s);
+
 static void lower_stmt(lstate *ls, const asc__ast_stmt *s) {
+  asc__ldots outer = ls->dots;
+  const asc__ast_expr *v = stmt_value(s);
+  ls->dots.n = 0;
+  ls->dots.nmat = 0;
+  ls->line = s->loc.line;
+  if (v != NULL) {
+    asc__lower_dots_begin(ls, v);
+    asc__lower_mv_pair_begin(ls, v);
+  }
+  lower_stmt_kind(ls, s);
+  ls->dots = outer;
+}
+
+static void lower_stmt_kind(lstate *ls, const asc__ast_stmt *s) {
   asc__irblock *save = ls->cur;
   ls->line = s->loc.line;
   asc__cctx_tick(ls->c, "lower");

@@ -547,3 +547,331 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
   ctx->rt->release(ctx, pa);
   return r != 0;
 }
+
+/* ------------------------------------------------ several dot products */
+
+/* asc_krt.linalg's ASC_KLINALG_DOTS: the m dot products of a statement
+ * (np.dot(x, y) / (np.linalg.norm(x) * np.linalg.norm(y))) in one pass
+ * over their vectors, where separate calls would read x and y once per
+ * product.  The index range is cut into blocks that stay in L1 while
+ * every pair takes its turn; each pair sums a block in eight lanes; the
+ * team takes slabs as dot_parallel does, their sums added in order. */
+enum { DOTS_MAX = 8, DOTS_BLOCK = 512 };
+
+typedef struct dotsjob {
+  int32_t dt;
+  bool avx2;   /* the CPU runs the AVX2 + FMA block */
+  int64_t m, n, nslab;
+  const char *x[2 * DOTS_MAX];
+  int64_t s[2 * DOTS_MAX];
+  double part[DOT_MAX_SLABS][DOTS_MAX];
+} dotsjob;
+
+/* A block's dot product in sixteen lanes (a float32 one in sixteen
+ * float32 lanes): enough independent sums for the adds' latency with
+ * AVX2 or AVX-512, compiled for those where the CPU has them. */
+#define DOT_BLOCK(T, NAME, ATTR)                                             \
+  ATTR static T NAME(const T *x, int64_t sx, const T *y, int64_t sy,         \
+                     int64_t len) {                                          \
+    T r[16] = {0}, t = 0, h[8];                                              \
+    int64_t i = 0;                                                           \
+    if (sx == 1 && sy == 1) {                                                \
+      for (; i + 16 <= len; i += 16)                                         \
+        for (int l = 0; l < 16; l++)                                         \
+          r[l] += x[i + l] * y[i + l];                                       \
+    } else {                                                                 \
+      for (; i + 16 <= len; i += 16)                                         \
+        for (int l = 0; l < 16; l++)                                         \
+          r[l] += x[(i + l) * sx] * y[(i + l) * sy];                         \
+    }                                                                        \
+    for (; i < len; i++)                                                     \
+      t += x[i * sx] * y[i * sy];                                            \
+    for (int l = 0; l < 8; l++)                                              \
+      h[l] = r[l] + r[l + 8];                                                \
+    return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7])) \
+           + t;                                                              \
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DOTS_AVX2 1
+DOT_BLOCK(float, dot_block_f_avx2, __attribute__((target("avx2,fma"))))
+DOT_BLOCK(double, dot_block_d_avx2, __attribute__((target("avx2,fma"))))
+#endif
+DOT_BLOCK(float, dot_block_f_any, )
+DOT_BLOCK(double, dot_block_d_any, )
+
+typedef float (*dot_block_f_fn)(const float *, int64_t, const float *,
+                                int64_t, int64_t);
+typedef double (*dot_block_d_fn)(const double *, int64_t, const double *,
+                                 int64_t, int64_t);
+
+static void dots_range(const dotsjob *d, int64_t lo, int64_t hi,
+                       double *out) {
+  float accf[DOTS_MAX] = {0};
+  double accd[DOTS_MAX] = {0};
+  dot_block_f_fn dot_block_f = dot_block_f_any;
+  dot_block_d_fn dot_block_d = dot_block_d_any;
+#ifdef DOTS_AVX2
+  if (d->avx2) {
+    dot_block_f = dot_block_f_avx2;
+    dot_block_d = dot_block_d_avx2;
+  }
+#endif
+  for (int64_t b = lo; b < hi; b += DOTS_BLOCK) {
+    int64_t len = hi - b < DOTS_BLOCK ? hi - b : DOTS_BLOCK;
+    for (int64_t p = 0; p < d->m; p++) {
+      int64_t sx = d->s[2 * p], sy = d->s[2 * p + 1];
+      if (d->dt == ascFloat32)
+        accf[p] += dot_block_f((const float *)d->x[2 * p] + b * sx, sx,
+                               (const float *)d->x[2 * p + 1] + b * sy, sy,
+                               len);
+      else
+        accd[p] += dot_block_d((const double *)d->x[2 * p] + b * sx, sx,
+                               (const double *)d->x[2 * p + 1] + b * sy, sy,
+                               len);
+    }
+  }
+  for (int64_t p = 0; p < d->m; p++)
+    out[p] = d->dt == ascFloat32 ? (double)accf[p] : accd[p];
+}
+
+static int64_t dots_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                         asc_kexc *exc) {
+  dotsjob *d = env;
+  (void)tid;
+  (void)exc;
+  for (int64_t s = lo; s < hi; s++) {
+    int64_t x0, x1;
+    slab(d->n, d->nslab, s, &x0, &x1);
+    dots_range(d, x0, x1, d->part[s]);
+  }
+  return 0;
+}
+
+int asc__krt_dots(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
+                  int32_t nops, void *const *data, const int64_t *strides) {
+  dotsjob d;
+  int32_t team;
+  if ((dtype != ascFloat32 && dtype != ascFloat64) || m < 1 ||
+      m > DOTS_MAX || n < 0 || nops != 2 * m + 1 || data[2 * m] == NULL)
+    return ASC_KLINALG_UNSUPPORTED;
+  d.dt = dtype;
+#ifdef DOTS_AVX2
+  d.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  d.avx2 = false;
+#endif
+  d.m = m;
+  d.n = n;
+  for (int64_t k = 0; k < 2 * m; k++) {
+    /* a step so large that the offsets could overflow: not this call */
+    if (data[k] == NULL ||
+        (n > 0 && (strides[2 * k] > INT64_MAX / n ||
+                   strides[2 * k] < -(INT64_MAX / n))))
+      return ASC_KLINALG_UNSUPPORTED;
+    d.x[k] = data[k];
+    d.s[k] = strides[2 * k];
+  }
+  team = ctx->rt->team_size(ctx);
+  d.nslab = n / DOT_SLAB_MIN;
+  if (d.nslab > team)
+    d.nslab = team;
+  if (d.nslab > DOT_MAX_SLABS)
+    d.nslab = DOT_MAX_SLABS;
+  if (d.nslab <= 1 || n < DOT_PARALLEL_MIN) {
+    d.nslab = 1;
+    dots_range(&d, 0, n, d.part[0]);
+  } else {
+    asc_kexc exc;
+    if (ctx->rt->parallel_for(ctx, d.nslab, 1, dots_body, &d, &exc) != 0)
+      return ASC_KLINALG_UNSUPPORTED; /* stopped: the loops finish it */
+  }
+  for (int64_t p = 0; p < m; p++) {
+    double sum = 0.0;
+    float sumf = 0.0f;
+    for (int64_t s = 0; s < d.nslab; s++) {
+      sum += d.part[s][p];
+      sumf += (float)d.part[s][p];
+    }
+    if (dtype == ascFloat32)
+      ((float *)data[2 * m])[p] = sumf;
+    else
+      ((double *)data[2 * m])[p] = sum;
+  }
+  return ASC_KLINALG_OK;
+}
+
+/* ------------------------------------- a @ p and r @ a: one pass over a */
+
+/* asc_krt.linalg's ASC_KLINALG_GEMV2: q = a @ p and s = r @ a, where two
+ * matrix-vector calls would read a twice (BiCG's step).  Each thread
+ * takes a slab of a's rows, four rows at a time and their columns in
+ * blocks that stay in L1: the rows' dot products with p (dot_block), and
+ * r[i] * a[i, :] of the four added into the slab's part of s.  The parts
+ * are added in slab order. */
+enum { GEMV2_BLOCK = 512 };
+
+typedef struct gemv2job {
+  int32_t dt;
+  bool avx2;
+  int64_t m, n, lda, sp, sr, sq, nslab;
+  const char *a, *p, *r;
+  char *q;
+  char *part;   /* nslab rows of n: slab s's share of s */
+} gemv2job;
+
+#define AXPY4(T, NAME, ATTR)                                                 \
+  ATTR static void NAME(T *restrict s, const T *a0, const T *a1,             \
+                        const T *a2, const T *a3, T r0, T r1, T r2, T r3,    \
+                        int64_t len) {                                       \
+    int64_t j = 0;                                                           \
+    for (; j + 16 <= len; j += 16)                                           \
+      for (int l = 0; l < 16; l++)                                           \
+        s[j + l] += ((r0 * a0[j + l] + r1 * a1[j + l]) + r2 * a2[j + l]) +   \
+                    r3 * a3[j + l];                                          \
+    for (; j < len; j++)                                                     \
+      s[j] += ((r0 * a0[j] + r1 * a1[j]) + r2 * a2[j]) + r3 * a3[j];         \
+  }
+#ifdef DOTS_AVX2
+AXPY4(float, axpy4_f_avx2, __attribute__((target("avx2,fma"))))
+AXPY4(double, axpy4_d_avx2, __attribute__((target("avx2,fma"))))
+#endif
+AXPY4(float, axpy4_f_any, )
+AXPY4(double, axpy4_d_any, )
+
+#define GEMV2_ROWS(T, SUF)                                                   \
+  static void gemv2_rows_##SUF(const gemv2job *g, int64_t lo, int64_t hi,    \
+                               T *part) {                                    \
+    T (*dot)(const T *, int64_t, const T *, int64_t, int64_t) =              \
+        dot_block_##SUF##_any;                                               \
+    void (*axpy)(T *restrict, const T *, const T *, const T *, const T *, T, \
+                 T, T, T, int64_t) = axpy4_##SUF##_any;                      \
+    const T *a = (const T *)g->a, *p = (const T *)g->p;                      \
+    const T *r = (const T *)g->r;                                            \
+    T *q = (T *)g->q;                                                        \
+    T zero = 0;                                                              \
+    GEMV2_FAST(SUF)                                                          \
+    for (int64_t j = 0; j < g->n; j++)                                       \
+      part[j] = 0;                                                           \
+    for (int64_t i = lo; i < hi; i += 4) {                                   \
+      int64_t rows = hi - i < 4 ? hi - i : 4;                                \
+      const T *ar[4];                                                        \
+      T rr[4], acc[4] = {0, 0, 0, 0};                                        \
+      for (int64_t k = 0; k < 4; k++) {                                      \
+        /* a short group repeats its last row with a zero weight */         \
+        int64_t ik = i + (k < rows ? k : rows - 1);                          \
+        ar[k] = a + ik * g->lda;                                             \
+        rr[k] = k < rows ? r[ik * g->sr] : zero;                             \
+      }                                                                      \
+      for (int64_t j0 = 0; j0 < g->n; j0 += GEMV2_BLOCK) {                   \
+        int64_t len = g->n - j0 < GEMV2_BLOCK ? g->n - j0 : GEMV2_BLOCK;     \
+        for (int64_t k = 0; k < rows; k++)                                   \
+          acc[k] += dot(ar[k] + j0, 1, p + j0 * g->sp, g->sp, len);          \
+        axpy(part + j0, ar[0] + j0, ar[1] + j0, ar[2] + j0, ar[3] + j0,      \
+             rr[0], rr[1], rr[2], rr[3], len);                               \
+      }                                                                      \
+      for (int64_t k = 0; k < rows; k++)                                     \
+        q[(i + k) * g->sq] = acc[k];                                         \
+    }                                                                        \
+  }
+#ifdef DOTS_AVX2
+#define GEMV2_FAST(SUF)                                                      \
+  if (g->avx2) {                                                             \
+    dot = dot_block_##SUF##_avx2;                                            \
+    axpy = axpy4_##SUF##_avx2;                                               \
+  }
+#else
+#define GEMV2_FAST(SUF)
+#endif
+GEMV2_ROWS(float, f)
+GEMV2_ROWS(double, d)
+
+static int64_t gemv2_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                          asc_kexc *exc) {
+  gemv2job *g = env;
+  size_t es = g->dt == ascFloat32 ? 4 : 8;
+  (void)tid;
+  (void)exc;
+  for (int64_t s = lo; s < hi; s++) {
+    int64_t x0, x1;
+    void *part = g->part + (size_t)s * (size_t)g->n * es;
+    slab(g->m, g->nslab, s, &x0, &x1);
+    if (g->dt == ascFloat32)
+      gemv2_rows_f(g, x0, x1, part);
+    else
+      gemv2_rows_d(g, x0, x1, part);
+  }
+  return 0;
+}
+
+int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
+                   int32_t nops, void *const *data, const int64_t *strides) {
+  gemv2job g;
+  size_t es = dtype == ascFloat32 ? 4 : 8;
+  uint64_t nb;
+  int32_t team;
+  int rc = ASC_KLINALG_OK;
+  if ((dtype != ascFloat32 && dtype != ascFloat64) || nops != 5 || m < 0 ||
+      n < 0 || strides[1] != 1 || strides[0] < n || data[3] == NULL ||
+      data[4] == NULL)
+    return ASC_KLINALG_UNSUPPORTED;
+  if (m == 0 || n == 0) {
+    /* r @ a of no rows is zeros; a @ p of no columns too */
+    memset(data[4], 0, (size_t)n * es);
+    memset(data[3], 0, (size_t)m * es);
+    return ASC_KLINALG_OK;
+  }
+  memset(&g, 0, sizeof g);
+  g.dt = dtype;
+#ifdef DOTS_AVX2
+  g.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  g.m = m;
+  g.n = n;
+  g.a = data[0];
+  g.lda = strides[0];
+  g.p = data[1];
+  g.sp = strides[2];
+  g.r = data[2];
+  g.sr = strides[4];
+  g.q = data[3];
+  g.sq = strides[6];
+  team = ctx->rt->team_size(ctx);
+  g.nslab = 1;
+  if (team > 1 && m * n >= GEMV_PARALLEL_MIN_FMA)
+    g.nslab = m < team ? m : team;
+  if (g.nslab > DOT_MAX_SLABS)
+    g.nslab = DOT_MAX_SLABS;
+  if (__builtin_mul_overflow((uint64_t)g.nslab, (uint64_t)n, &nb) ||
+      __builtin_mul_overflow(nb, (uint64_t)es, &nb))
+    return ASC_KLINALG_UNSUPPORTED;
+  g.part = ctx->rt->alloc(ctx, nb);
+  if (g.part == NULL)
+    return ASC_KLINALG_NO_MEMORY;
+  if (g.nslab == 1) {
+    (void)gemv2_body(&g, 0, 1, 0, NULL);
+  } else {
+    asc_kexc exc;
+    if (ctx->rt->parallel_for(ctx, g.nslab, 1, gemv2_body, &g, &exc) != 0)
+      rc = ASC_KLINALG_UNSUPPORTED; /* stopped: the products' own paths */
+  }
+  if (rc == ASC_KLINALG_OK) {
+    /* s: the slabs' parts in order */
+    for (int64_t j = 0; j < n; j++) {
+      if (dtype == ascFloat32) {
+        const float *pt = (const float *)g.part;
+        float v = pt[j];
+        for (int64_t s = 1; s < g.nslab; s++)
+          v += pt[s * n + j];
+        ((float *)data[4])[j * strides[8]] = v;
+      } else {
+        const double *pt = (const double *)g.part;
+        double v = pt[j];
+        for (int64_t s = 1; s < g.nslab; s++)
+          v += pt[s * n + j];
+        ((double *)data[4])[j * strides[8]] = v;
+      }
+    }
+  }
+  ctx->rt->release(ctx, g.part);
+  return rc;
+}

@@ -688,6 +688,10 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
                     int64_t n, int64_t k, int32_t nops, void *const *data,
                     const int64_t *strides) {
   call c;
+  if (op == ASC_KLINALG_DOTS)
+    return asc__krt_dots(ctx, dtype, m, n, nops, data, strides);
+  if (op == ASC_KLINALG_GEMV2)
+    return asc__krt_gemv2(ctx, dtype, m, n, nops, data, strides);
   memset(&c, 0, sizeof c);
   c.ti = type_index(dtype);
   if (c.ti < 0 || op <= 0 || op >= ASC_KLINALG_COUNT ||

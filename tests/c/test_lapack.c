@@ -37,6 +37,11 @@ static void t_release(asc_kctx *ctx, void *p) {
   }
 }
 
+static int32_t t_team_size(asc_kctx *ctx) {
+  (void)ctx;
+  return 1;
+}
+
 static asc_krt rt;
 static asc_kctx ctx;
 
@@ -47,6 +52,7 @@ static int setup(void **state) {
   rt.alloc = t_alloc;
   rt.release = t_release;
   rt.linalg = asc__krt_linalg;
+  rt.team_size = t_team_size;
   ctx.rt = &rt;
   live = 0;
   return 0;
@@ -302,6 +308,97 @@ static void test_empty(void **state) {
   assert_int_equal(live, 0);
 }
 
+/* ASC_KLINALG_DOTS and _GEMV2, which need no LAPACK: against their
+ * definitions (strided and reversed operands, a row group short of four),
+ * and the statuses of what they do not take. */
+static void test_dots_and_gemv2(void **state) {
+  enum { N = 1000, M = 7, K = 37 };
+  static double x[2 * N], y[N], res[3];
+  static double a[M * 40], p[K], r[M], q[M], s[K];
+  void *data[7];
+  int64_t st[14] = {0};
+  (void)state;
+  for (int i = 0; i < 2 * N; i++)
+    x[i] = (double)(i % 13) - 6.0;
+  for (int i = 0; i < N; i++)
+    y[i] = (double)(i % 7) * 0.5 - 1.0;
+  /* x[::2] . y, y . y, x[::-1][:N] . y */
+  data[0] = x, st[0] = 2;
+  data[1] = y, st[2] = 1;
+  data[2] = y, st[4] = 1;
+  data[3] = y, st[6] = 1;
+  data[4] = x + 2 * N - 1, st[8] = -1;
+  data[5] = y, st[10] = 1;
+  data[6] = res, st[12] = 1;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_DOTS, ascFloat64, 3, N,
+                                   0, 7, data, st),
+                   ASC_KLINALG_OK);
+  {
+    double w0 = 0, w1 = 0, w2 = 0;
+    for (int i = 0; i < N; i++) {
+      w0 += x[2 * i] * y[i];
+      w1 += y[i] * y[i];
+      w2 += x[2 * N - 1 - i] * y[i];
+    }
+    assert_true(fabs(res[0] - w0) < 1e-9 && fabs(res[1] - w1) < 1e-9 &&
+                fabs(res[2] - w2) < 1e-9);
+  }
+  /* what it does not take */
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_DOTS, ascFloat64, 3, N,
+                                   0, 5, data, st),
+                   ASC_KLINALG_UNSUPPORTED);
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_DOTS, ascFloat64, 9, N,
+                                   0, 19, data, st),
+                   ASC_KLINALG_UNSUPPORTED);
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_DOTS, ascInt64, 3, N, 0,
+                                   7, data, st),
+                   ASC_KLINALG_UNSUPPORTED);
+
+  /* q = a @ p, s = r @ a; a's rows 40 apart (a view of 37 columns) */
+  for (int i = 0; i < M * 40; i++)
+    a[i] = (double)((i * 7) % 11) - 5.0;
+  for (int j = 0; j < K; j++)
+    p[j] = (double)(j % 5) - 2.0;
+  for (int i = 0; i < M; i++)
+    r[i] = (double)i - 3.0;
+  memset(st, 0, sizeof st);
+  data[0] = a, st[0] = 40, st[1] = 1;
+  data[1] = p, st[2] = 1;
+  data[2] = r + M - 1, st[4] = -1;   /* r[::-1] */
+  data[3] = q, st[6] = 1;
+  data[4] = s, st[8] = 1;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_GEMV2, ascFloat64, M, K,
+                                   0, 5, data, st),
+                   ASC_KLINALG_OK);
+  for (int i = 0; i < M; i++) {
+    double w = 0;
+    for (int j = 0; j < K; j++)
+      w += a[i * 40 + j] * p[j];
+    assert_true(fabs(q[i] - w) < 1e-9);
+  }
+  for (int j = 0; j < K; j++) {
+    double w = 0;
+    for (int i = 0; i < M; i++)
+      w += r[M - 1 - i] * a[i * 40 + j];
+    assert_true(fabs(s[j] - w) < 1e-9);
+  }
+  assert_int_equal(live, 0);
+  /* its work array cannot be had: nothing written, nothing kept */
+  q[0] = 99.0;
+  s[0] = 99.0;
+  fail_alloc = 1;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_GEMV2, ascFloat64, M, K,
+                                   0, 5, data, st),
+                   ASC_KLINALG_NO_MEMORY);
+  assert_true(q[0] == 99.0 && s[0] == 99.0);
+  assert_int_equal(live, 0);
+  /* columns not contiguous: the products' own paths */
+  st[1] = 2;
+  assert_int_equal(asc__krt_linalg(&ctx, ASC_KLINALG_GEMV2, ascFloat64, M, K,
+                                   0, 5, data, st),
+                   ASC_KLINALG_UNSUPPORTED);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_inv_solve_det_f64, setup),
@@ -311,6 +408,7 @@ int main(void) {
       cmocka_unit_test_setup(test_qr_svd, setup),
       cmocka_unit_test_setup(test_lstsq, setup),
       cmocka_unit_test_setup(test_empty, setup),
+      cmocka_unit_test_setup(test_dots_and_gemv2, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

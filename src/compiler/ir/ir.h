@@ -185,8 +185,9 @@ typedef enum asc__irop {
   ASC_IR_NOPS
 } asc__irop;
 
-/* linalg: m, n, k and at most 6 operands of 4 values each */
-#define ASC_IR_LINALG_MAXARGS (3 + 4 * 6)
+/* linalg: m, n, k and at most 17 operands of 4 values each (dots: 8
+ * pairs and the results) */
+#define ASC_IR_LINALG_MAXARGS (3 + 4 * 17)
 
 /* gemm_exact's aux (printed `, flags` after its operands) */
 enum { ASC_GEMM_ACCUMULATE = 1 << 0, ASC_GEMM_BLAS_FIRST = 1 << 1 };
