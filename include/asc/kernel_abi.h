@@ -213,9 +213,15 @@ enum {
                             rows contiguous), p (n), r (m), all read;
                             q (m) = a @ p and s (n) = r @ a, written, in
                             one pass over a (the team's slabs of rows,
-                            their parts of s added in order) */
+                            their parts of s added in order).  k: flags
+                            ASC_KGEMV2_ADD_Q (q += a @ p) and _ADD_S;
+                            _UNSUPPORTED, nothing written, when q or s
+                            shares memory with another operand */
   ASC_KLINALG_COUNT
 };
+
+/* ASC_KLINALG_GEMV2's k: add the products into q, s (else set them). */
+enum { ASC_KGEMV2_ADD_Q = 1, ASC_KGEMV2_ADD_S = 2 };
 
 /* ABI 7.  What asc_krt.linalg returns. */
 enum {

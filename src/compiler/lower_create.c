@@ -413,13 +413,45 @@ static void find_mv(const asc__ast_expr *e, const asc__ast_expr **prod,
   }
 }
 
+/* Under ok, status = asc_krt.linalg gemv2 (flags) of ops: a, p, r, q, s,
+ * the IF carrying note; returns the IF run when the call did nothing,
+ * whose body the caller fills. */
+static asc__irins *gemv2_call(lstate *ls, const asc__lview *ops,
+                              asc__irval ok, int64_t flags,
+                              const char *note) {
+  asc__irins *call, *when;
+  asc__irblock *save = ls->cur;
+  int32_t st = newreg(ls, ascInt32, "gemv2");
+  mov(ls, st, asc__irv_int(ascInt32, 1));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  when->note = note;
+  ls->cur = &when->body[0];
+  call = emit(ls, ASC_IR_LINALG, st, 3 + 4 * 5);
+  call->aux = ASC_KLINALG_GEMV2;
+  call->args[0] = ops[0].shape[0];
+  call->args[1] = ops[0].shape[1];
+  call->args[2] = i64(flags);
+  for (int j = 0; j < 5; j++) {
+    call->args[3 + 4 * j] = asc__irv_reg(ops[j].t);
+    call->args[4 + 4 * j] = ops[j].off;
+    call->args[5 + 4 * j] = ops[j].stride[0];
+    call->args[6 + 4 * j] = j == 0 ? ops[0].stride[1] : i64(0);
+  }
+  ls->cur = save;
+  ok = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(st),
+           asc__irv_int(ascInt32, 0));
+  when = emit(ls, ASC_IR_IF, -1, 1);
+  when->args[0] = ok;
+  return when;
+}
+
 void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
   const asc__ast_expr *prod[2] = {NULL, NULL}, *mat[2] = {NULL, NULL};
   asc__lview ops[5];
-  asc__irval ok;
-  asc__irins *call, *when;
+  asc__irins *when;
   asc__irblock *save;
-  int32_t st, out[2];
+  int32_t out[2];
   int dt, first;
   if (ls->ew != NULL || !asc__lower_harmless(v))
     return;
@@ -455,34 +487,15 @@ void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
   asc__lower_whole_tensor(ls, out[0], &ops[3]);
   asc__lower_whole_tensor(ls, out[1], &ops[4]);
   /* a's rows contiguous: the call's layout (else each product's own) */
-  ok = op2(ls, ASC_IR_EQ, ascInt64, ops[0].stride[1], i64(1));
-  st = newreg(ls, ascInt32, "gemv2");
-  mov(ls, st, asc__irv_int(ascInt32, 1));
-  when = emit(ls, ASC_IR_IF, -1, 1);
-  when->args[0] = ok;
-  when->note = asc__arena_printf(
-      ls->c, "blas: the products at line %d of one matrix and two vectors "
-             "(a @ p, r @ a) are one pass over the matrix (asc_krt.linalg "
-             "gemv2); each is its own call when the call does nothing",
-      ls->line);
+  when = gemv2_call(
+      ls, ops, op2(ls, ASC_IR_EQ, ascInt64, ops[0].stride[1], i64(1)), 0,
+      asc__arena_printf(ls->c,
+                        "blas: the products at line %d of one matrix and "
+                        "two vectors (a @ p, r @ a) are one pass over the "
+                        "matrix (asc_krt.linalg gemv2); each is its own "
+                        "call when the call does nothing",
+                        ls->line));
   save = ls->cur;
-  ls->cur = &when->body[0];
-  call = emit(ls, ASC_IR_LINALG, st, 3 + 4 * 5);
-  call->aux = ASC_KLINALG_GEMV2;
-  call->args[0] = ops[0].shape[0];
-  call->args[1] = ops[0].shape[1];
-  call->args[2] = i64(0);
-  for (int j = 0; j < 5; j++) {
-    call->args[3 + 4 * j] = asc__irv_reg(ops[j].t);
-    call->args[4 + 4 * j] = ops[j].off;
-    call->args[5 + 4 * j] = ops[j].stride[0];
-    call->args[6 + 4 * j] = j == 0 ? ops[0].stride[1] : i64(0);
-  }
-  ls->cur = save;
-  ok = op2(ls, ASC_IR_NE, ascInt32, asc__irv_reg(st),
-           asc__irv_int(ascInt32, 0));
-  when = emit(ls, ASC_IR_IF, -1, 1);
-  when->args[0] = ok;
   ls->cur = &when->body[0];
   (void)matmul_into(ls, prod[first], out[first]);
   (void)matmul_into(ls, prod[1 - first], out[1 - first]);
@@ -492,6 +505,67 @@ void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
   ls->dots.mat_r[0] = out[0];
   ls->dots.mat_r[1] = out[1];
   ls->dots.nmat = 2;
+}
+
+/* `x += a @ v` or `x += v @ a`: its product (side, matrix node) when x is
+ * a 1-D name of the product's dtype. */
+static bool mv_update(const asc__ast_stmt *s, int *side,
+                      const asc__ast_expr **a) {
+  const asc__ast_expr *x;
+  if (s->kind != ASC_STMT_AUGASSIGN || s->u.aug.op != ASC_BIN_ADD)
+    return false;
+  x = s->u.aug.target;
+  return x->kind == ASC_EXPR_NAME && is_tensor(x) && ty(x)->ndim == 1 &&
+         mv_product(s->u.aug.value, side, a) &&
+         ty(x)->dtype == ty(s->u.aug.value)->dtype;
+}
+
+asc__irins *asc__lower_mv_stmts(lstate *ls, const asc__ast_stmt *s,
+                                const asc__ast_stmt *t) {
+  const asc__ast_stmt *st2[2] = {s, t};
+  const asc__ast_expr *mat[2];
+  int side[2];
+  asc__lview ops[5], x[2];
+  asc__irval ok;
+  if (ls->ew != NULL || !mv_update(s, &side[0], &mat[0]) ||
+      !mv_update(t, &side[1], &mat[1]) || side[0] == side[1] ||
+      mat[0]->u.name.sym == NULL ||
+      mat[0]->u.name.sym != mat[1]->u.name.sym ||
+      ty(s->u.aug.value)->dtype != ty(t->u.aug.value)->dtype)
+    return NULL;
+  ls->line = s->loc.line;
+  /* ops: a, p, r, q (the target of a @ p), s (of r @ a) */
+  for (int j = 0; j < 2; j++) {
+    const asc__ast_expr *e = st2[j]->u.aug.value;
+    asc__lower_view(ls, st2[j]->u.aug.target, &x[side[j]]);
+    if (side[j] == 0) {
+      asc__lower_view(ls, e->u.binary.lhs, &ops[0]);
+      asc__lower_view(ls, e->u.binary.rhs, &ops[1]);
+    } else {
+      asc__lower_view(ls, e->u.binary.lhs, &ops[2]);
+    }
+  }
+  ops[3] = x[0];
+  ops[4] = x[1];
+  /* the call takes the shapes that need no broadcasting and rows that are
+   * contiguous; the statements check and broadcast the others */
+  ok = op2(ls, ASC_IR_EQ, ascInt64, ops[0].stride[1], i64(1));
+  ok = op2(ls, ASC_IR_AND, ascBool, ok,
+           op2(ls, ASC_IR_EQ, ascInt64, ops[1].shape[0], ops[0].shape[1]));
+  ok = op2(ls, ASC_IR_AND, ascBool, ok,
+           op2(ls, ASC_IR_EQ, ascInt64, ops[2].shape[0], ops[0].shape[0]));
+  ok = op2(ls, ASC_IR_AND, ascBool, ok,
+           op2(ls, ASC_IR_EQ, ascInt64, ops[3].shape[0], ops[0].shape[0]));
+  ok = op2(ls, ASC_IR_AND, ascBool, ok,
+           op2(ls, ASC_IR_EQ, ascInt64, ops[4].shape[0], ops[0].shape[1]));
+  return gemv2_call(
+      ls, ops, ok, ASC_KGEMV2_ADD_Q | ASC_KGEMV2_ADD_S,
+      asc__arena_printf(ls->c,
+                        "blas: the statements at lines %d and %d (x += a @ "
+                        "p, y += r @ a of one matrix) are one pass over the "
+                        "matrix (asc_krt.linalg gemv2, accumulating); the "
+                        "statements run when the call does nothing",
+                        s->loc.line, t->loc.line));
 }
 
 const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,

@@ -622,6 +622,14 @@ bool asc__lower_harmless(const asc__ast_expr *v);
  * over a (ASC_KLINALG_GEMV2; BiCG's `return r @ A, A @ p`); the product
  * lowering then takes each result (ls->dots.mat). */
 void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v);
+/* Statements s and t are `x += a @ p` and `y += r @ a` (either order) of
+ * one float matrix name a and vector names: emits one call that makes
+ * both updates in one pass over a (ASC_KLINALG_GEMV2, accumulating) and
+ * returns an IF whose body the caller fills with s and t themselves, run
+ * when the call did nothing (the arrays overlap, shapes that broadcast);
+ * NULL, emitting nothing, when they are not such a pair. */
+asc__irins *asc__lower_mv_stmts(lstate *ls, const struct asc__ast_stmt *s,
+                                const struct asc__ast_stmt *t);
 const asc__ast_expr *asc__lower_dot_call(lstate *ls, const asc__ast_expr *at,
                                          const asc__ast_expr *x,
                                          const asc__ast_expr *y);

@@ -1090,27 +1090,45 @@ static void lower_stmt_kind(lstate *ls, const asc__ast_stmt *s) {
   }
 }
 
+/* Statement s, then its temporaries given back. */
+static void lower_one(lstate *ls, const asc__ast_stmt *s) {
+  asc__irblock *cur = ls->cur;
+  asc__irins *last = cur->last;
+  int tmark = ls->ntemps;
+  lower_stmt(ls, s);
+  /* the statement's temporaries, dead now.  Only those made in this
+   * block, which every path through the statement made (one made in a
+   * branch, behind a BLAS call's status, may not exist), and not after
+   * a return: the launch's end takes the others back. */
+  for (int q = tmark; q < ls->ntemps; q++)
+    if (s->kind != ASC_STMT_RETURN && ls->temp_blocks[q] == ls->cur) {
+      asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
+      fr->args[0] = asc__irv_reg(ls->temps[q]);
+    }
+  ls->ntemps = tmark;
+  asc__lower_fuse_note(ls, s, last ? last->next : cur->first);
+}
+
 void asc__lower_block(lstate *ls, const asc__ast_block *b) {
   int mark = asc__lower_fuse_plan(ls, b);
   for (int k = 0; k < b->n; k++) {
-    asc__irblock *cur = ls->cur;
-    asc__irins *last = cur->last;
-    int tmark = ls->ntemps;
+    asc__irins *pair;
     if (asc__lower_fuse_skip(ls, b->stmts[k]))
       continue;
-    lower_stmt(ls, b->stmts[k]);
-    /* the statement's temporaries, dead now.  Only those made in this
-     * block, which every path through the statement made (one made in a
-     * branch, behind a BLAS call's status, may not exist), and not after
-     * a return: the launch's end takes the others back. */
-    for (int q = tmark; q < ls->ntemps; q++)
-      if (b->stmts[k]->kind != ASC_STMT_RETURN &&
-          ls->temp_blocks[q] == ls->cur) {
-        asc__irins *fr = emit(ls, ASC_IR_FREE_ARRAY, -1, 1);
-        fr->args[0] = asc__irv_reg(ls->temps[q]);
-      }
-    ls->ntemps = tmark;
-    asc__lower_fuse_note(ls, b->stmts[k], last ? last->next : cur->first);
+    if (k + 1 < b->n && !asc__lower_fuse_skip(ls, b->stmts[k + 1]) &&
+        (pair = asc__lower_mv_stmts(ls, b->stmts[k], b->stmts[k + 1])) !=
+            NULL) {
+      /* both made by one call; the statements themselves run when it
+       * did nothing */
+      asc__irblock *save = ls->cur;
+      ls->cur = &pair->body[0];
+      lower_one(ls, b->stmts[k]);
+      lower_one(ls, b->stmts[k + 1]);
+      ls->cur = save;
+      k++;
+      continue;
+    }
+    lower_one(ls, b->stmts[k]);
   }
   asc__lower_fuse_end(ls, mark);
 }

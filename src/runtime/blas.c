@@ -712,7 +712,7 @@ enum { GEMV2_BLOCK = 512 };
 
 typedef struct gemv2job {
   int32_t dt;
-  bool avx2;
+  bool avx2, add_q;
   int64_t m, n, lda, sp, sr, sq, nslab;
   const char *a, *p, *r;
   char *q;
@@ -770,7 +770,7 @@ AXPY4(double, axpy4_d_any, )
              rr[0], rr[1], rr[2], rr[3], len);                               \
       }                                                                      \
       for (int64_t k = 0; k < rows; k++)                                     \
-        q[(i + k) * g->sq] = acc[k];                                         \
+        q[(i + k) * g->sq] = g->add_q ? q[(i + k) * g->sq] + acc[k] : acc[k];\
     }                                                                        \
   }
 #ifdef DOTS_AVX2
@@ -804,20 +804,36 @@ static int64_t gemv2_body(void *env, int64_t lo, int64_t hi, int32_t tid,
 }
 
 int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
-                   int32_t nops, void *const *data, const int64_t *strides) {
+                   int64_t flags, int32_t nops, void *const *data,
+                   const int64_t *strides) {
   gemv2job g;
   size_t es = dtype == ascFloat32 ? 4 : 8;
   uint64_t nb;
   int32_t team;
   int rc = ASC_KLINALG_OK;
+  bool add_q = (flags & ASC_KGEMV2_ADD_Q) != 0;
+  bool add_s = (flags & ASC_KGEMV2_ADD_S) != 0;
+  /* the operands' extents: a m x n, p n, r m, q m, s n */
+  const int64_t rows[5] = {m, n, m, m, n}, cols[5] = {n, 1, 1, 1, 1};
   if ((dtype != ascFloat32 && dtype != ascFloat64) || nops != 5 || m < 0 ||
-      n < 0 || strides[1] != 1 || strides[0] < n || data[3] == NULL ||
+      n < 0 || (flags & ~(int64_t)(ASC_KGEMV2_ADD_Q | ASC_KGEMV2_ADD_S)) ||
+      strides[1] != 1 || strides[0] < n || data[3] == NULL ||
       data[4] == NULL)
     return ASC_KLINALG_UNSUPPORTED;
+  /* an output that shares memory with another operand: the caller's own
+   * statements, in their order */
+  for (int o = 3; o < 5; o++)
+    for (int x = 0; x < 5; x++)
+      if (x != o && may_overlap(data[o], rows[o], 1, strides[2 * o], 0,
+                                data[x], rows[x], cols[x], strides[2 * x],
+                                x == 0 ? strides[1] : 0, es))
+        return ASC_KLINALG_UNSUPPORTED;
   if (m == 0 || n == 0) {
     /* r @ a of no rows is zeros; a @ p of no columns too */
-    memset(data[4], 0, (size_t)n * es);
-    memset(data[3], 0, (size_t)m * es);
+    for (int64_t j = 0; j < n && !add_s; j++)
+      memset((char *)data[4] + (size_t)(j * strides[8]) * es, 0, es);
+    for (int64_t i = 0; i < m && !add_q; i++)
+      memset((char *)data[3] + (size_t)(i * strides[6]) * es, 0, es);
     return ASC_KLINALG_OK;
   }
   memset(&g, 0, sizeof g);
@@ -835,6 +851,7 @@ int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
   g.sr = strides[4];
   g.q = data[3];
   g.sq = strides[6];
+  g.add_q = add_q;
   team = ctx->rt->team_size(ctx);
   g.nslab = 1;
   if (team > 1 && m * n >= GEMV_PARALLEL_MIN_FMA)
@@ -862,13 +879,15 @@ int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
         float v = pt[j];
         for (int64_t s = 1; s < g.nslab; s++)
           v += pt[s * n + j];
-        ((float *)data[4])[j * strides[8]] = v;
+        float *o = (float *)data[4] + j * strides[8];
+        *o = add_s ? *o + v : v;
       } else {
         const double *pt = (const double *)g.part;
         double v = pt[j];
         for (int64_t s = 1; s < g.nslab; s++)
           v += pt[s * n + j];
-        ((double *)data[4])[j * strides[8]] = v;
+        double *o = (double *)data[4] + j * strides[8];
+        *o = add_s ? *o + v : v;
       }
     }
   }

@@ -29,7 +29,8 @@ int asc__krt_dots(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
 /* asc_krt.linalg's ASC_KLINALG_GEMV2: a @ p and r @ a in one pass over
  * a, on the team; needs no library. */
 int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
-                   int32_t nops, void *const *data, const int64_t *strides);
+                   int64_t flags, int32_t nops, void *const *data,
+                   const int64_t *strides);
 
 /* The library loaded (its path or soname), loading it on the first call;
  * NULL when none could be loaded. */

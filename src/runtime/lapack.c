@@ -691,7 +691,7 @@ int asc__krt_linalg(asc_kctx *ctx, int32_t op, int32_t dtype, int64_t m,
   if (op == ASC_KLINALG_DOTS)
     return asc__krt_dots(ctx, dtype, m, n, nops, data, strides);
   if (op == ASC_KLINALG_GEMV2)
-    return asc__krt_gemv2(ctx, dtype, m, n, nops, data, strides);
+    return asc__krt_gemv2(ctx, dtype, m, n, k, nops, data, strides);
   memset(&c, 0, sizeof c);
   c.ti = type_index(dtype);
   if (c.ti < 0 || op <= 0 || op >= ASC_KLINALG_COUNT ||

@@ -32,6 +32,24 @@ def one(A, p):
     return A @ p
 
 
+@asc.kernel
+def mvt(x1, x2, y_1, y_2, A):
+    x1 += A @ y_1
+    x2 += y_2 @ A
+
+
+@asc.kernel
+def tvm(x1, x2, y_1, y_2, A):
+    x2 += y_2 @ A
+    x1 += A @ y_1
+
+
+@asc.kernel
+def minus(x1, x2, y_1, y_2, A):
+    x1 -= A @ y_1
+    x2 += y_2 @ A
+
+
 @asc.func
 def touch(p):
     p[0] = 5.0
@@ -110,3 +128,82 @@ def test_the_ir(tmp_path):
     assert "linalg 11," in ir
     for sig in ("one(f64[2], f64[1])", "helper(f64[2], f64[1], f64[1])"):
         assert "gemv2" not in ascc_ir(f, sig)
+
+
+def mvt_ref(x1, x2, y1, y2, A, order=0):
+    x1, x2 = x1.copy(), x2.copy()
+    if order == 0:
+        x1 += A @ y1
+        x2 += y2 @ A
+    else:
+        x2 += y2 @ A
+        x1 += A @ y1
+    return x1, x2
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (5, 7), (333, 517), (1500, 1300)])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_two_statements_one_pass(mod, shape, dt):
+    r = np.random.default_rng(sum(shape) + 7)
+    m, n = shape
+    A = r.standard_normal(shape).astype(dt)
+    x1, y1 = r.standard_normal(m).astype(dt), r.standard_normal(n).astype(dt)
+    x2, y2 = r.standard_normal(n).astype(dt), r.standard_normal(m).astype(dt)
+    for f, order in ((mod.mvt, 0), (mod.tvm, 1)):
+        w1, w2 = mvt_ref(x1, x2, y1, y2, A, order)
+        g1, g2 = x1.copy(), x2.copy()
+        f(g1, g2, y1, y2, A)
+        check(g1, w1, dt)
+        check(g2, w2, dt)
+
+
+def test_two_statements_that_share_memory_keep_their_order(mod):
+    r = np.random.default_rng(11)
+    A = r.standard_normal((300, 300))
+    # x1 is y_2: the second product reads the first statement's result
+    x = r.standard_normal(300)
+    y1, x2 = r.standard_normal(300), r.standard_normal(300)
+    w = x.copy()
+    w += A @ y1
+    w2 = x2 + w @ A
+    mod.mvt(x, x2, y1, x, A)
+    check(x, w, np.float64)
+    check(x2, w2, np.float64)
+    # x1 is a row of A
+    B = A.copy()
+    wB = B.copy()
+    wB[0] += wB @ y1
+    wx2 = x2 + r.standard_normal(300) * 0
+    y2 = r.standard_normal(300)
+    wx2 = x2 + y2 @ wB
+    mod.mvt(B[0], x2, y1, y2, B)
+    check(B, wB, np.float64)
+    check(x2, wx2, np.float64)
+    # x1 is x2
+    z = r.standard_normal(300)
+    wz = z.copy()
+    wz += A @ y1
+    wz += y2 @ A
+    mod.mvt(z, z, y1, y2, A)
+    check(z, wz, np.float64)
+
+
+def test_two_statements_errors_and_other_forms(mod, tmp_path):
+    r = np.random.default_rng(12)
+    A = r.standard_normal((40, 30))
+    with pytest.raises(ValueError):
+        mod.mvt(np.zeros(1), np.zeros(30), np.ones(30), np.ones(40), A)
+    with pytest.raises(ValueError, match="mismatch"):
+        mod.mvt(np.zeros(40), np.zeros(30), np.ones(31), np.ones(40), A)
+    x1, x2 = np.zeros(40), np.zeros(30)
+    y1, y2 = r.standard_normal(30), r.standard_normal(40)
+    mod.minus(x1, x2, y1, y2, A)
+    check(x1, -(A @ y1), np.float64)
+    check(x2, y2 @ A, np.float64)
+    f = tmp_path / "k.py"
+    f.write_text(SRC)
+    sig = "(f64[1], f64[1], f64[1], f64[1], f64[2])"
+    ir = ascc_ir(f, "mvt" + sig)
+    assert "(x += a @ p, y += r @ a of one matrix) are one pass" in ir, ir
+    assert "linalg 11," in ir
+    assert "one pass" not in ascc_ir(f, "minus" + sig)
