@@ -805,12 +805,18 @@ static bool harmless(const asc__ast_expr *e) {
     return harmless(e->u.unary.operand);
   case ASC_EXPR_BINARY:
     return harmless(e->u.binary.lhs) && harmless(e->u.binary.rhs);
-  case ASC_EXPR_CALL:
+  case ASC_EXPR_CALL: {
+    int out = -1; /* where an `out` argument goes: a write */
+    const asc__ast_expr *o;
     if (e->u.call.builtin == NULL)
       return false;
     switch (e->u.call.builtin->id) {
     case ASC_BI_NP_DOT:
+      out = 2;
+      break;
     case ASC_BI_NP_SUM:
+      out = 3;
+      break;
     case ASC_BI_SQRT:
     case ASC_BI_EXP:
     case ASC_BI_LOG:
@@ -820,10 +826,14 @@ static bool harmless(const asc__ast_expr *e) {
     default:
       return false;
     }
+    o = out >= 0 && out < e->u.call.nrargs ? e->u.call.rargs[out] : NULL;
+    if (o != NULL && o->kind != ASC_EXPR_NONE)
+      return false;
     for (int k = 0; k < e->u.call.nrargs; k++)
       if (!harmless(e->u.call.rargs[k]))
         return false;
     return true;
+  }
   default:
     return false;
   }
