@@ -675,12 +675,6 @@ static bool in_place(lstate *ls, const asc__ast_expr *x) {
  * loop: a library call costs more than such a sum (docs/arrays.md). */
 #define DOT_BLAS_MIN 1024
 
-/* np.dot(x, y) and x @ y of two float32 or float64 vectors, outside a
- * whole-array statement's loops: a library call, as numpy's (its order
- * is the library's; docs/optimizer.md, "The order rule"): the runtime's
- * asc_krt.gemm_ab with m = n = 1 into a one-element local array.  Short
- * vectors, and a call that does nothing (ASC_BLAS=0), run the loop of the
- * reduction (exact, in C order). */
 /* Is np.dot(x, y) (result e) the library's kind: float32 or float64
  * vectors of the result's dtype, read in place, outside a whole-array
  * statement's loops? */
@@ -692,15 +686,12 @@ static bool blas_pair(lstate *ls, const asc__ast_expr *e,
          in_place(ls, x) && in_place(ls, y);
 }
 
-/* The element of buf at k. */
-static asc__irval load_elem(lstate *ls, int32_t buf, int64_t k) {
-  int32_t r = newreg(ls, ls->f->regs[buf].ty.dtype, NULL);
-  asc__irins *ld = emit(ls, ASC_IR_LOAD, r, 2);
-  ld->args[0] = asc__irv_reg(buf);
-  ld->args[1] = i64(k);
-  return asc__irv_reg(r);
-}
-
+/* np.dot(x, y) and x @ y of two float32 or float64 vectors, outside a
+ * whole-array statement's loops: a library call, as numpy's (its order
+ * is the library's; docs/optimizer.md, "The order rule"): the runtime's
+ * asc_krt.gemm_ab with m = n = 1 into a one-element local array.  Short
+ * vectors, and a call that does nothing (ASC_BLAS=0), run the loop of the
+ * reduction (exact, in C order). */
 static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   const asc__ast_expr *x = e->u.call.rargs[0], *y = e->u.call.rargs[1];
   int dt = scalar_dt(ls, e);
@@ -713,7 +704,7 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   for (int k = 0; k < ls->dots.n; k++)
     if (ls->dots.x[k] == x && ls->dots.y[k] == y) {
       /* computed with the statement's other dot products */
-      *out = load_elem(ls, ls->dots.buf, k);
+      *out = asc__lower_load_off(ls, ls->dots.buf, i64(k));
       return true;
     }
   asc__lower_view(ls, x, &A);
@@ -742,7 +733,7 @@ static bool dot_blas(lstate *ls, const asc__ast_expr *e, asc__irval *out) {
   st->args[1] = i64(0);
   st->args[2] = loops;
   ls->cur = save;
-  *out = load_elem(ls, buf->dst, 0);
+  *out = asc__lower_load_off(ls, buf->dst, i64(0));
   return true;
 }
 
@@ -773,10 +764,6 @@ static const asc__ast_expr *norm_dot(lstate *ls, const asc__ast_expr *e) {
  * what the statement computes: names, numbers, views, arithmetic and
  * calls of pure numerical builtins, nothing that writes an array or
  * runs a helper. */
-static bool harmless(const asc__ast_expr *e);
-
-bool asc__lower_harmless(const asc__ast_expr *v) { return harmless(v); }
-
 static bool harmless(const asc__ast_expr *e) {
   if (e == NULL)
     return true;
@@ -838,6 +825,8 @@ static bool harmless(const asc__ast_expr *e) {
     return false;
   }
 }
+
+bool asc__lower_harmless(const asc__ast_expr *v) { return harmless(v); }
 
 /* The library-kind dot products of e, where e evaluates them whatever
  * the values: arithmetic, tuples and the arguments of calls (not the
@@ -966,13 +955,9 @@ void asc__lower_dots_begin(lstate *ls, const asc__ast_expr *v) {
     ls->cur = &when->body[0];
     for (int k = 0; k < d.n; k++) {
       asc__irval r;
-      asc__irins *s;
       if (!dot_blas(ls, asc__lower_dot_call(ls, d.at[k], d.x[k], d.y[k]), &r))
         ASC_CHECK(ls->c, false);
-      s = emit(ls, ASC_IR_STORE, -1, 3);
-      s->args[0] = asc__irv_reg(buf->dst);
-      s->args[1] = i64(k);
-      s->args[2] = conv(ls, r, dt);
+      asc__lower_store_at(ls, buf->dst, i64(k), r);
     }
     ls->cur = save;
   }
