@@ -57,6 +57,17 @@ static const char *const default_flags[] = {
  * older clang rejects the option). */
 static const char *const gcc_flags[] = {"-fexcess-precision=standard"};
 
+/* The lean link: the libraries a kernel's object links, after libm, under
+ * -nostdlib (build_flags).  The driver's default link reads the C
+ * library's link script and archives, the start files and libgcc_s: 16 of
+ * the 27 ms a softmax's link took (gcc 12, docs/latency.md), on every
+ * cold compile.  A kernel needs none of them: it has no constructors of
+ * its own, it reaches libasc through its ABI table, and its few C library
+ * calls (memcpy, memset) bind at load time to the libc every process has
+ * (the default version of each symbol).  libgcc's archive stays: the
+ * compiler's helpers (complex multiply, 128-bit division) are linked in. */
+#define LEAN_LIBS "-lgcc"
+
 /* How long a run may still hold its output pipe open after the child
  * exited (a grandchild that escaped the process group). */
 #define AFTER_EXIT_GRACE_MS 2000
@@ -848,6 +859,13 @@ static int build_flags(const asc__cc *cc, const asc__cc_opts *opts,
       argv[n] = words[i];
     n++;
   }
+  /* The lean link (see LEAN_LIBS): without ASC_CFLAGS only, whose flags
+   * may need the driver's own libraries (a sanitizer's runtime). */
+  if (words == NULL) {
+    if (argv)
+      argv[n] = "-nostdlib";
+    n++;
+  }
   return n;
 }
 
@@ -952,7 +970,7 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
   nflags = build_flags(cc, opts, words, vm, NULL, olevel, march);
-  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 7) *
+  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 8) *
                      sizeof *argv);
   if (argv == NULL) {
     asc__free(words);
@@ -969,6 +987,8 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   if (vm != NULL)
     argv[n++] = vm;
   argv[n++] = "-lm";
+  if (words == NULL)
+    argv[n++] = LEAN_LIBS;
   argv[n] = NULL;
   err = asc__run_process((char *const *)argv, timeout_ms_from_env(), diag,
                          &status);
