@@ -752,7 +752,10 @@ static void emit_for_work(emitter *e, const asc__irins *i, const char *iv,
  *    between them, taken when it is longer; n is ASC_POLL_OUTER (64) for
  *    the outer loop, ASC_POLL_CHUNK (65536) for the innermost one, whose
  *    chunks stay vectorisable.  A loop with constant bounds spanning at
- *    most n is emitted once;
+ *    most n is emitted once.  The plain copy is in `#if ASC_TWO_COPIES`
+ *    (emit_helpers.h): an unoptimised build (the quick tier's -O0) has
+ *    the chunked copy alone, which is right for any span, and half the
+ *    text to compile;
  *  - the loops nested in others count their work towards the next poll
  *    on entry (emit_work), and those of them that hold loops run in
  *    chunks of ASC_POLL_WORK work (emit_for_work), so that a loop running
@@ -774,11 +777,16 @@ void asc__emit_for(emitter *e, const asc__irins *i, const char *iv,
   if (outer ? e->sdepth == 0 && !short_loop(i, 64)
             : e->sdepth <= 1 && !short_loop(i, 65536)) {
     L = e->labels++;
+    LINE(e, "#if ASC_TWO_COPIES");
     LINE(e, "if (%s) { /* long: in chunks, polling between them */",
          long_cond(e, i, n));
+    LINE(e, "#else");
+    LINE(e, "{");
+    LINE(e, "#endif");
     e->depth++;
     brk = emit_chunked(e, i, L, iv, ity, n, false, &defs);
     e->depth--;
+    LINE(e, "#if ASC_TWO_COPIES");
     LINE(e, "} else {");
     e->depth++;
   }
@@ -792,6 +800,9 @@ void asc__emit_for(emitter *e, const asc__irins *i, const char *iv,
   if (L >= 0) {
     e->depth--;
     LINE(e, "}");
+    LINE(e, "#else");
+    LINE(e, "}");
+    LINE(e, "#endif");
     if (brk)
       LINE(e, "L%d_brk:;", L);
   }

@@ -227,6 +227,14 @@ static inline int64_t asc_wmul(int64_t a, int64_t b) {
 static inline int64_t asc_wadd(int64_t a, int64_t b) {
   return a + b < ASC_POLL_WORK ? a + b : ASC_POLL_WORK;
 }
+/* Loops that poll are emitted twice, as written for short runs and in
+ * chunks for long ones (emit_c.c, asc__emit_for); unoptimised code (the
+ * quick tier, docs/latency.md) compiles the chunked copy alone. */
+#ifdef __OPTIMIZE__
+#define ASC_TWO_COPIES 1
+#else
+#define ASC_TWO_COPIES 0
+#endif
 #ifdef ASC_NO_POLL
 #define ASC_POLL(stop) 0
 #define ASC_LONG(lo, hi, n) 0
@@ -358,9 +366,14 @@ typedef asc_vd2 asc_vdw;
 #else
 #define ASC_VM_VE(V, F, T, I)
 #endif
+/* Unoptimised code (the quick tier) vectorises nothing: no variants. */
+#ifdef __OPTIMIZE__
 #define ASC_VM_VARS(V, F, T, I) \
   ASC_VM_VB(V, F, T, I) ASC_VM_VC(V, F, T, I) ASC_VM_VD(V, F, T, I) \
   ASC_VM_VE(V, F, T, I)
+#else
+#define ASC_VM_VARS(V, F, T, I)
+#endif
 /* SLEEF's widest variants of every function used. */
 #define ASC_VM_PROTO1(F) \
   asc_vfw ASC_VM_F(F)(asc_vfw) __attribute__((const, nothrow)); \

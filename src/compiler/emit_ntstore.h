@@ -9,40 +9,51 @@
  * publishes them like any other store. */
 #ifndef ASC_NT_HELPERS
 #define ASC_NT_HELPERS 1
-#if defined(__AVX__) || defined(__AVX512F__)
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 typedef float asc_v_f32 __attribute__((vector_size(64)));
 typedef double asc_v_f64 __attribute__((vector_size(64)));
 typedef int32_t asc_v_i32 __attribute__((vector_size(64)));
 typedef uint32_t asc_v_u32 __attribute__((vector_size(64)));
 typedef int64_t asc_v_i64 __attribute__((vector_size(64)));
 typedef uint64_t asc_v_u64 __attribute__((vector_size(64)));
+/* The compilers' builtins, not <immintrin.h>: with -march=native that
+ * header is half a million lines, which cost an unoptimised build (the
+ * quick tier) 0.35 s of parsing (docs/latency.md). */
+typedef long long asc_nt_q8 __attribute__((vector_size(64)));
+typedef long long asc_nt_q4 __attribute__((vector_size(32)));
+typedef long long asc_nt_q2 __attribute__((vector_size(16)));
 /* The 64 bytes at v to p, 64-byte aligned, bypassing the caches. */
 static inline void asc_nt_store64(void *p, const void *v) {
-#if defined(__AVX512F__)
-  __m512i x;
+#if defined(__clang__) && defined(__AVX512F__)
+  /* clang splits a 64-byte __builtin_nontemporal_store in two on a
+   * target that prefers 256-bit vectors */
+  asc_nt_q8 x;
   memcpy(&x, v, 64);
-  _mm512_stream_si512((__m512i *)p, x);
+  __asm__ volatile("vmovntdq %1, %0" : "=m"(*(asc_nt_q8 *)p) : "v"(x));
+#elif defined(__clang__) && defined(__SSE2__)
+  asc_nt_q8 x;
+  memcpy(&x, v, 64);
+  __builtin_nontemporal_store(x, (asc_nt_q8 *)p);
+#elif defined(__AVX512F__)
+  asc_nt_q8 x;
+  memcpy(&x, v, 64);
+  __builtin_ia32_movntdq512((asc_nt_q8 *)p, x);
 #elif defined(__AVX__)
-  __m256i x[2];
+  asc_nt_q4 x[2];
   memcpy(x, v, 64);
-  _mm256_stream_si256((__m256i *)p, x[0]);
-  _mm256_stream_si256((__m256i *)p + 1, x[1]);
+  __builtin_ia32_movntdq256((asc_nt_q4 *)p, x[0]);
+  __builtin_ia32_movntdq256((asc_nt_q4 *)p + 1, x[1]);
 #elif defined(__SSE2__)
-  __m128i x[4];
+  asc_nt_q2 x[4];
   memcpy(x, v, 64);
   for (int j = 0; j < 4; j++)
-    _mm_stream_si128((__m128i *)p + j, x[j]);
+    __builtin_ia32_movntdq((asc_nt_q2 *)p + j, x[j]);
 #else
   memcpy(p, v, 64);
 #endif
 }
 static inline void asc_nt_fence(void) {
-#if defined(__SSE2__) || defined(__AVX__) || defined(__AVX512F__)
-  _mm_sfence();
+#if defined(__SSE2__)
+  __builtin_ia32_sfence();
 #endif
 }
 #endif /* ASC_NT_HELPERS */
