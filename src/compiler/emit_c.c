@@ -252,14 +252,22 @@ static void emit_complex_decls(emitter *e, const asc__irmodule *m) {
      * loops do not fuse a multiply and an add): C's `*` recovers
      * infinities from a nan result (Annex G) through a library call that
      * keeps loops of complex products from vectorising.  ar * br + ai *
-     * -bi is ar * br - ai * bi bit for bit; written as a sum, gcc 12's
-     * vectoriser does not turn it into vfmaddsub (one rounding for a
-     * product and the subtraction, despite -ffp-contract=off). */
+     * -bi is ar * br - ai * bi for every number; written as a sum, gcc
+     * 12's vectoriser does not turn it into vfmaddsub (one rounding for a
+     * product and the subtraction, despite -ffp-contract=off).  Only when
+     * optimising: gcc then folds the sum back into the difference, whose
+     * nan keeps the operand's sign, as CPython's does; unoptimised code
+     * (the quick tier) computed -bi and gave a nan bi's sign flipped
+     * ((0+infj) * (0+nanj), test_mask_gather.py). */
     out(e, "static inline %s asc_cmul%s(%s a, %s b) {\n"
            "  %s ar = __real__ a, ai = __imag__ a, br = __real__ b,\n"
            "    bi = __imag__ b;\n"
-           "  return __builtin_complex(ar * br + ai * -bi, ar * bi + ai * br);"
-           "\n}\n",
+           "#ifdef __OPTIMIZE__\n"
+           "  return __builtin_complex(ar * br + ai * -bi, ar * bi + ai * br);\n"
+           "#else\n"
+           "  return __builtin_complex(ar * br - ai * bi, ar * bi + ai * br);\n"
+           "#endif\n"
+           "}\n",
         ty, fs, ty, ty, re);
     /* |z| as sqrt(re * re + im * im), scaled by a power of two where the
      * squares would overflow or lose bits: no library call, so loops of
