@@ -30,8 +30,9 @@ export PYTHONPATH=$PWD/bindings/python${PYTHONPATH:+:$PYTHONPATH}
 # Kernels of the suite compile into a cache of the build, not the user's.
 export ASC_CACHE_DIR=${ASC_CACHE_DIR:-$PWD/$build/bench/asc-cache}
 # The rows time optimised code: no quick tier (docs/latency.md), except in
-# the cold-compile rows, which run as the caller's ASC_TIER says.
-export ASC_BENCH_TIER=${ASC_TIER:-0} ASC_TIER=0
+# the cold-compile rows, which run as the caller's ASC_TIER says (unset:
+# the default, auto).
+export ASC_BENCH_TIER=${ASC_TIER:-auto} ASC_TIER=0
 "$py" bench/suite.py --build "$build" "$@"
 array_args=()
 for a in "$@"; do

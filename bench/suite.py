@@ -472,9 +472,10 @@ print(json.dumps({"numba_s": time.perf_counter() - t}))
 
 
 def cold_tier():
-    """ASC_TIER of the cold-compile rows: the caller's (bench/run.sh keeps
-    it in ASC_BENCH_TIER and times the other rows with ASC_TIER=0)."""
-    return os.environ.get("ASC_BENCH_TIER", os.environ.get("ASC_TIER", "0"))
+    """ASC_TIER of the cold-compile rows: the caller's, unset meaning the
+    library's default, auto (bench/run.sh keeps it in ASC_BENCH_TIER and
+    times the other rows with ASC_TIER=0)."""
+    return os.environ.get("ASC_BENCH_TIER", os.environ.get("ASC_TIER", "auto"))
 
 
 def cold_case_rows(args, env, softmax_cold):

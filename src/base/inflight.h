@@ -19,8 +19,13 @@
  * launch. */
 typedef struct asc__inflight {
   _Atomic uint64_t launched;
-  char pad[ASC_CACHE_LINE - sizeof(uint64_t)];
+  /* Set by jit/ while a specialisation runs its quick tier (tier.h): the
+   * runtime then adds each launch's time, from its dispatch to its
+   * completion, to busy_ns (read with the submitter's line). */
+  atomic_bool timed;
+  char pad[ASC_CACHE_LINE - sizeof(uint64_t) - sizeof(atomic_bool)];
   _Atomic uint64_t retired;
+  _Atomic uint64_t busy_ns;
 } asc__inflight;
 
 /* True if, at some moment during the call, nothing was in flight. */

@@ -51,6 +51,7 @@ bool asc__compile_kernel(asc__cctx *c, const asc__compile_in *in,
   out->ir->funcs[0]->may_alias = in->may_alias;
   asc__ir_pipeline(c, out->ir);
   asc__cctx_budget(c, "the passes");
+  out->work_bounded = asc__ir_work_bounded(c, out->ir->funcs[0]);
   if (in->stop == ASC_STOP_IR)
     return true;
 

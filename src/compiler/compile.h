@@ -47,6 +47,9 @@ typedef struct asc__compile_out {
   asc__irmodule *ir;                /* ASC_STOP_IR and later */
   /* asc__kernel_fastmath's answer, from the options' fastmath */
   unsigned fastmath;
+  /* asc__ir_work_bounded of the kernel after the passes (ASC_STOP_IR and
+   * later): its arguments' sizes bound its work */
+  bool work_bounded;
 } asc__compile_out;
 
 /* asc__kernel_fastmath: compiler/lower.h */

@@ -625,6 +625,7 @@ static void lower_for(lstate *ls, const asc__ast_stmt *s) {
   }
   iv = newreg(ls, ascInt64, asc__arena_printf(ls->c, "%s.it", vs->name));
   i = emit(ls, par && ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
+  i->user = true;
   i->args[0] = lo;
   i->args[1] = hi;
   i->args[2] = st;
@@ -694,6 +695,7 @@ static void lower_parallel_for(lstate *ls, const asc__ast_expr *call) {
     unsupported(ls, fe->loc, "this parallel_for body");
   iv = newreg(ls, ascInt64, fn->params[0].name);
   i = emit(ls, ls->pfors == 0 ? ASC_IR_PFOR : ASC_IR_FOR, iv, 3);
+  i->user = true;
   i->args[0] = asc__irv_int(ascInt64, 0);
   i->args[1] = conv(ls, asc__lower_expr(ls, call->u.call.rargs[0]), ascInt64);
   i->args[2] = asc__irv_int(ascInt64, 1);
@@ -994,6 +996,7 @@ static void lower_stmt_kind(lstate *ls, const asc__ast_stmt *s) {
   case ASC_STMT_WHILE: {
     asc__irins *l = emit(ls, ASC_IR_LOOP, -1, 0), *i;
     asc__irval c;
+    l->user = true;
     ls->cur = &l->body[0];
     c = truthy(ls, asc__lower_expr(ls, s->u.while_.cond));
     i = emit(ls, ASC_IR_IF, -1, 1);

@@ -362,7 +362,7 @@ static ascError_t py_stages(void *ud, asc__pymodule *m, int kernel,
                           .may_alias = r->may_alias,
                           .stop = ASC_STOP_C};
     if (asc__compile_kernel(&c, &in, &co, out))
-      *fastmath = co.fastmath;
+      *fastmath = co.fastmath | (co.work_bounded ? 0 : ASC__STAGES_UNBOUNDED);
     ASC_TRACE(asc__trace_span("compile", "types, passes, emit C",
                               info->name, 0, t0));
   }
@@ -736,6 +736,8 @@ static ascError_t build_spec(asc__pymodule *m, int i, asc__spec_req *r,
   }
   atomic_init(&s->desc, d);
   atomic_init(&s->quick, got_quick);
+  /* the quick code's launches are timed (tier_launch) */
+  atomic_store(&s->inflight.timed, got_quick);
   atomic_init(&s->launches, 1);
   atomic_init(&s->up, NULL);
   *out = s;
@@ -743,7 +745,8 @@ static ascError_t build_spec(asc__pymodule *m, int i, asc__spec_req *r,
 }
 
 /* Whether a launch of k with args is small enough for the quick tier
- * (jit/tier.h): its arrays span at most limit bytes together, and no
+ * (jit/tier.h): its arrays span at most limit bytes together, none has
+ * more than limit elements (a broadcast view's span is small), and no
  * integer scalar exceeds ASC__TIER_MAX_INT in magnitude (a loop bound
  * can make a kernel's work large with tiny arrays). */
 static bool launch_small(const ascKernelInfo *k, void *const *args,
@@ -756,10 +759,17 @@ static bool launch_small(const ascKernelInfo *k, void *const *args,
     const void *v = args[i];
     int64_t x;
     if (p->isTensor) {
+      const ascTensor *t = args[i];
       uintptr_t lo, hi;
-      if (tensor_span(args[i], &lo, &hi))
+      uint64_t elems = 1;
+      if (tensor_span(t, &lo, &hi))
         bytes += hi - lo;
-      if (bytes > limit)
+      /* a broadcast view (stride 0) spans less than its loops run over */
+      for (int d = 0; d < t->ndim && d < ASC_MAX_DIMS; d++)
+        elems = t->shape[d] <= 0 ? 0
+                : elems > limit ? elems
+                                : elems * (uint64_t)t->shape[d];
+      if (bytes > limit || elems > limit)
         return false;
       continue;
     }
@@ -787,10 +797,19 @@ static bool launch_small(const ascKernelInfo *k, void *const *args,
   return true;
 }
 
+/* Whether the quick code of s ran slowly: its finished launches took
+ * ASC_TIER_SLOW_US or more on average, dispatch to completion. */
+static bool ran_slow(drv_spec *s) {
+  uint64_t done = atomic_load(&s->inflight.retired);
+  uint64_t busy = atomic_load(&s->inflight.busy_ns);
+  return done > 0 && busy / done >= asc__tier_slow_ns();
+}
+
 /* A launch of the quick tier s (pinned): the second one asks for the
- * optimised build in the background; a heavy one (not small) waits for
- * it, or builds it now, and runs it.  A failed optimised build leaves
- * the quick code in place. */
+ * optimised build in the background; a heavy one (not small, or one
+ * after quick launches that ran slowly) waits for it, or builds it now,
+ * and runs it.  A failed optimised build leaves the quick code in
+ * place. */
 static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
                         uint64_t l1d_bytes, drv_spec *s, bool heavy) {
   unsigned n = atomic_fetch_add(&s->launches, 1) + 1;
@@ -798,6 +817,7 @@ static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
 
   if (!heavy && n < 2)
     return;
+  heavy = heavy || ran_slow(s);
   asc__tier_lock();
   while (s->making)
     asc__tier_wait();
@@ -817,11 +837,13 @@ static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
     if (err != ascSuccess) {
       /* no optimised build: the quick code stays */
       atomic_store(&s->quick, false);
+      atomic_store(&s->inflight.timed, false);
       asc__tier_unlock();
       return;
     }
     j->target = &s->desc;
     j->quick = &s->quick;
+    j->timed = &s->inflight.timed;
     atomic_store(&s->up, j);
   }
   j = atomic_load(&s->up);

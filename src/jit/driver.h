@@ -96,7 +96,9 @@ typedef struct asc__spec_req {
  * translation unit to out.  Runs only when neither this process nor the
  * disk cache has the specialisation.  User errors return ascErrorCompile
  * with diagnostics.  *fastmath receives the ASC_FASTMATH_* bits the C is
- * compiled with (asc__kernel_fastmath, from r->opts). */
+ * compiled with (asc__kernel_fastmath, from r->opts), and
+ * ASC__STAGES_UNBOUNDED (jit.h) when the kernel's arguments do not bound
+ * its work. */
 typedef ascError_t (*asc__pymodule_stages_fn)(void *ud, asc__pymodule *m,
                                               int kernel,
                                               const asc__spec_req *r,

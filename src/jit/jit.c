@@ -326,8 +326,11 @@ static ascError_t build_so(void *ud, const char *workdir, char **so_path) {
     err = asc__error(ascErrorOutOfMemory, "out of memory emitting C");
   if (b->fastmath != NULL)
     b->ccopts->fastmath = *b->fastmath & ASC_FASTMATH_ALL;
-  /* -O0 and -O3 agree bit for bit only without fast-math's licences */
-  if (err == ascSuccess && b->quick && b->ccopts->fastmath != 0)
+  /* -O0 and -O3 agree bit for bit only without fast-math's licences; and
+   * a kernel whose loops its arguments do not bound may run long */
+  if (err == ascSuccess && b->quick &&
+      (b->ccopts->fastmath != 0 ||
+       (b->fastmath != NULL && (*b->fastmath & ASC__STAGES_UNBOUNDED))))
     err = QUICK_REFUSED;
   if (err == ascSuccess)
     err = cc_checked(b->cc, b->ccopts, workdir, &c, so_path);

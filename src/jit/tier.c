@@ -37,21 +37,26 @@ static atomic_bool mode_warned;
 asc__tier_mode asc__tier_mode_env(void) {
   const char *s = getenv("ASC_TIER");
 
-  /* Off unless asked for (docs/decisions.md, "Tiered compilation is
-   * opt-in"): a loop-heavy kernel of small arguments runs -O0 code until
-   * the background build lands, 10x slower and more. */
-  if (s == NULL || *s == '\0' || strcmp(s, "0") == 0)
-    return ASC__TIER_OFF;
-  if (strcmp(s, "auto") == 0)
+  /* On unless turned off (docs/decisions.md, "Tiered compilation is
+   * on"): the policy keeps -O0 code to launches whose arguments bound
+   * their work, and to their first launch when it ran long. */
+  if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
     return ASC__TIER_AUTO;
+  if (strcmp(s, "0") == 0)
+    return ASC__TIER_OFF;
   if (strcmp(s, "1") == 0)
     return ASC__TIER_FIRST;
   if (!atomic_exchange(&mode_warned, true))
-    fprintf(stderr, "asc: ASC_TIER=%s is not 0, 1 or auto; using 0\n", s);
-  return ASC__TIER_OFF;
+    fprintf(stderr, "asc: ASC_TIER=%s is not 0, 1 or auto; using auto\n", s);
+  return ASC__TIER_AUTO;
 }
 
 uint64_t asc__tier_small_bytes(void) { return asc__env_u64(&bytes_env); }
+
+static asc__env_num slow_env = {"ASC_TIER_SLOW_US", 0, 0,
+                                (uint64_t)1 << 40, ASC__ENV_CLAMP, false};
+
+uint64_t asc__tier_slow_ns(void) { return asc__env_u64(&slow_env) * 1000; }
 
 static uv_once_t init_once = UV_ONCE_INIT;
 static uv_mutex_t lock;
@@ -94,6 +99,8 @@ static asc__tier_job *job_finish(asc__tier_job *j) {
   }
   /* failed: the quick code stays, and no launch asks again */
   atomic_store(j->quick, false);
+  if (j->timed != NULL)
+    atomic_store(j->timed, false);
   return NULL;
 }
 

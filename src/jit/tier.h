@@ -8,13 +8,18 @@
  * never runs the quick code: it waits for the optimised build, or makes
  * it itself.
  *
- *   ASC_TIER        0: no quick tier (every miss builds -O3, as before);
+ *   ASC_TIER        0: no quick tier (every miss builds -O3);
  *                   auto (unset): the policy below; 1: the quick tier
  *                   for every first launch, whatever its size
  *   ASC_TIER_BYTES  a launch is small when its arrays span at most this
- *                   many bytes together (default 64K; suffixes K, M, G)
- *                   and none of its integer scalars exceeds
- *                   ASC__TIER_MAX_INT in magnitude
+ *                   many bytes together (default 64K; suffixes K, M, G),
+ *                   none has more elements, and none of its integer
+ *                   scalars exceeds ASC__TIER_MAX_INT in magnitude; its
+ *                   kernel must also be one whose loops its arguments
+ *                   bound (asc__ir_work_bounded), else it builds -O3
+ *   ASC_TIER_SLOW_US a quick specialisation whose launches ran this long
+ *                   on average (default 1000) is heavy from its second
+ *                   launch on
  *
  * The optimised build of a specialisation is one asc__tier_job, made by
  * the launch that asks for it (the C text, the key) and run by the
@@ -48,6 +53,9 @@ typedef enum asc__tier_mode {
 asc__tier_mode asc__tier_mode_env(void);
 /* ASC_TIER_BYTES now. */
 uint64_t asc__tier_small_bytes(void);
+/* ASC_TIER_SLOW_US now, in nanoseconds: a quick specialisation whose
+ * launches ran this long on average is heavy from then on. */
+uint64_t asc__tier_slow_ns(void);
 
 struct asc__jit_lib;
 
@@ -79,6 +87,7 @@ typedef struct asc__tier_job {
    * descriptor pointer, which launches read once each */
   _Atomic(const asc_kernel_desc *) *target;
   atomic_bool *quick;        /* the specialisation's flag, cleared when done */
+  atomic_bool *timed;        /* its launches' timing (inflight.h), the same */
   struct asc__tier_job *next;
 } asc__tier_job;
 

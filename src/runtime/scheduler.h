@@ -99,7 +99,7 @@ struct asc__launch {
    * by the stream under its lock, read by generated polls through
    * asc_kctx.stop. */
   atomic_int stop;
-  uint64_t start_ns;        /* when dispatched, for the stream's timeout */
+  uint64_t start_ns;        /* when dispatched (timeout, quick tier), or 0 */
   atomic_flag exc_lock;     /* guards exc; leaf lock, spun on briefly */
   asc_kexc exc;
 

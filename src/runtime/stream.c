@@ -162,6 +162,7 @@ static void op_reset(asc__stream *st, asc__op *op) {
   op->inflight = NULL;
   op->spec_inflight = NULL;
   op->launch.heap_args = NULL;
+  op->launch.start_ns = 0;
 }
 
 /* st's lock held: a blank op of st, NULL when out of memory. */
@@ -214,8 +215,13 @@ static void head_pop(asc__stream *st, asc__op *op) {
     st->tail = NULL;
   /* The specialisation's count first: once the module's shows it idle,
    * an unload frees the specialisation's counters. */
-  if (op->spec_inflight != NULL)
+  if (op->spec_inflight != NULL) {
+    if (op->launch.start_ns != 0 &&
+        atomic_load_explicit(&op->spec_inflight->timed, memory_order_relaxed))
+      atomic_fetch_add(&op->spec_inflight->busy_ns,
+                       uv_hrtime() - op->launch.start_ns);
     atomic_fetch_add(&op->spec_inflight->retired, 1);
+  }
   if (op->inflight != NULL)
     atomic_fetch_add(&op->inflight->retired, 1);
   op_put(st, op);
@@ -246,8 +252,12 @@ static asc__op *stream_advance(asc__stream *st, asc__op **wl) {
     case OP_LAUNCH:
       if (st->err == ascSuccess) {
         asc__sched *s;
+        /* for the stream's timeout, and the quick tier's run time */
         op->launch.start_ns =
-            atomic_load_explicit(&st->timeout_ms, memory_order_relaxed) != 0
+            atomic_load_explicit(&st->timeout_ms, memory_order_relaxed) != 0 ||
+                    (op->spec_inflight != NULL &&
+                     atomic_load_explicit(&op->spec_inflight->timed,
+                                          memory_order_relaxed))
                 ? uv_hrtime()
                 : 0;
         if (asc__sched_get(st->rt->dev, &s) == ascSuccess)

@@ -55,6 +55,33 @@ KERNELS = textwrap.dedent('''
             for j in range(n):
                 t += math.sin(a[i] + j)
             a[i] = t
+
+
+    @asc.kernel
+    def cmul(a, b, out):
+        out[:] = a * b
+
+
+    @asc.kernel
+    def steps(a, t_end, dt):
+        n = int(t_end / dt)          # a trip count made from floats
+        for k in range(n):
+            a[0] += dt
+
+
+    @asc.kernel
+    def halve(a, eps):
+        x = a[0]
+        while x > eps:               # no trip count at all
+            x = x / 2.0
+        a[1] = x
+
+
+    @asc.kernel
+    def spin(a, reps):
+        for r in range(reps):
+            for i in range(a.shape[0]):
+                a[i] = math.sin(a[i]) + 1.0
 ''')
 
 CHILD = textwrap.dedent('''
@@ -91,6 +118,17 @@ CHILD = textwrap.dedent('''
             out[dt] = a == b
             out[dt + "-finite"] = bool(np.isfinite(np.frombuffer(a, dt)[:1000]).all())
         out["raise"] = [raise_message(), raise_message()]
+        # nan signs: CPython's complex product, both tiers
+        inf, nan = float("inf"), float("nan")
+        ca = np.array([complex(inf, nan), complex(inf, inf), 1 + 2j, complex(0, inf)])
+        cb = np.array([1 + 0j, 0j, complex(nan, 0), complex(0, nan)])
+        want = np.array([complex(x) * complex(y) for x, y in zip(ca, cb)]).tobytes()
+        res = []
+        for _ in range(2):
+            o = np.zeros(4, complex)
+            mod.cmul(ca, cb, o)
+            res.append(o.tobytes())
+        out["cmul"] = [r == want for r in res]
     elif case == "background":
         x = np.linspace(-2, 2, 64)
         o = np.zeros(64); acc = np.zeros(3)
@@ -116,6 +154,18 @@ CHILD = textwrap.dedent('''
         mod.mix(np.ones(1 << 16), np.ones(1 << 16), np.zeros(1 << 16), np.zeros(3))
         mod.loops(np.ones(4), 1000)
         mod.checked(np.ones(4), 3.0)
+        # small arguments, but work they do not bound: -O3 at once
+        mod.steps(np.zeros(2), 1.0, 0.25)
+        mod.halve(np.array([1.0, 0.0]), 0.1)
+    elif case == "slow":
+        # the quick code's launches ran ASC_TIER_SLOW_US or longer: the
+        # second launch builds -O3 itself and runs it
+        a = np.ones(64)
+        mod.spin(a, 200)
+        first = a.copy()
+        a[:] = 1.0
+        mod.spin(a, 200)
+        out["same"] = a.tobytes() == first.tobytes()
     elif case == "exit":
         x = np.ones(8)
         mod.mix(x, x, np.zeros(8), np.zeros(3))
@@ -150,6 +200,11 @@ CHILD = textwrap.dedent('''
 ''')
 
 
+# ASC_TIER_SLOW_US for the cases that need the background build: quick
+# launches faster than 1000 s leave the -O3 build to the builder thread.
+BACKGROUND = "1000000000"
+
+
 def run_case(tmp_path, case, **env):
     src = tmp_path / "tiered.py"
     src.write_text(KERNELS)
@@ -158,6 +213,7 @@ def run_case(tmp_path, case, **env):
              ASC_CACHE_DIR=str(tmp_path / "cache"), ASC_TRACE=str(trace))
     e.pop("ASC_TIER", None)
     e.pop("ASC_TIER_BYTES", None)
+    e.pop("ASC_TIER_SLOW_US", None)
     e.update(env)
     r = subprocess.run([sys.executable, "-c", CHILD, str(src), case], env=e,
                        capture_output=True, text=True, timeout=900)
@@ -180,16 +236,18 @@ def test_tiers_give_the_same_bits(tmp_path):
     """ASC_TIER=1 with every later launch heavy (ASC_TIER_BYTES=0): each
     specialisation's first launch runs -O0 code, its second waits for the
     -O3 build and runs it (the swap lies between the two launches).
-    Math functions, a prange loop, reductions, numpy reductions and a
-    raised exception agree bit for bit."""
+    Math functions, a prange loop, reductions, numpy reductions, a raised
+    exception and complex products of infinities and nans (CPython's nan
+    signs) agree bit for bit."""
     out, ev = run_case(tmp_path, "bits", ASC_TIER="1", ASC_TIER_BYTES="0")
     assert out["float32"] and out["float64"], out
     assert out["float32-finite"] and out["float64-finite"], out
     assert out["raise"][0] is not None and out["raise"][0] == out["raise"][1], out
-    assert len(named(ev, "quick tier")) == 3, [x["name"] for x in ev]
-    assert len(named(ev, "tier up")) == 3
+    assert out["cmul"] == [True, True], out
+    assert len(named(ev, "quick tier")) == 4, [x["name"] for x in ev]
+    assert len(named(ev, "tier up")) == 4
     swaps = sorted(x["ts"] for x in named(ev, "tier swap"))
-    assert len(swaps) == 3
+    assert len(swaps) == 4
     mix = launches(ev, "mix")
     assert len(mix) == 4
     # f32: launch, swap, launch; then f64 the same
@@ -197,11 +255,12 @@ def test_tiers_give_the_same_bits(tmp_path):
 
 
 def test_second_launch_tiers_up_in_the_background(tmp_path):
-    """ASC_TIER=1, default threshold: the second (small) launch queues the
+    """ASC_TIER=1, ASC_TIER_SLOW_US above the launch's time: the second
+    (small) launch queues the
     -O3 build and runs the quick code; the builder thread publishes the
     -O3 entry to the cache beside the quick one and swaps; the later
     launch (heavy, so it waits for the swap) gives the same bits."""
-    out, ev = run_case(tmp_path, "background", ASC_TIER="1")
+    out, ev = run_case(tmp_path, "background", ASC_TIER="1", ASC_TIER_SLOW_US=BACKGROUND)
     assert out["entries"] == 2 and out["same"], out
     up = named(ev, "tier up")
     swap = named(ev, "tier swap")
@@ -212,25 +271,62 @@ def test_second_launch_tiers_up_in_the_background(tmp_path):
     assert mix[1] < swap[0]["ts"] < mix[2], (mix, swap)
 
 
-def test_auto_policy_quick_only_for_small_launches(tmp_path):
-    """ASC_TIER=auto: a miss of a launch with small arrays and small
-    integer scalars is quick; one whose arrays span more than 64 KiB, or
-    whose integer scalar (a loop bound) exceeds 256, is built -O3 at once.
-    A kernel called once never builds -O3 in the background."""
-    out, ev = run_case(tmp_path, "policy", ASC_TIER="auto")
+def check_auto_policy(ev):
     quick = [x["args"]["detail"] for x in named(ev, "quick tier")]
     assert sorted(quick) == ["checked", "mix"], quick
     # the big launch of mix has the small one's signature: heavy, it
     # built the -O3 code itself and ran it
     assert [x["args"]["detail"] for x in named(ev, "tier up")] == ["mix"]
     assert len(named(ev, "tier swap")) == 1
+    # steps and halve were built once each, at -O3 (a quick build that
+    # the analysis refuses is not compiled)
+    assert len(named(ev, "C compiler")) == 2 + 1 + 1 + 1 + 1, \
+        [x["name"] for x in ev]
 
 
-def test_unset_is_off(tmp_path):
-    """ASC_TIER unset: no quick tier, no background build (tiering is
-    opt-in, docs/decisions.md)."""
+def test_auto_policy_quick_only_for_small_launches(tmp_path):
+    """ASC_TIER=auto: a miss of a launch with small arrays and small
+    integer scalars is quick; one whose arrays span more than 64 KiB, or
+    whose integer scalar (a loop bound) exceeds 256, is built -O3 at once,
+    and so is a kernel whose loops its arguments do not bound (a trip
+    count made from floats, a while loop).  A kernel called once never
+    builds -O3 in the background."""
+    out, ev = run_case(tmp_path, "policy", ASC_TIER="auto")
+    check_auto_policy(ev)
+
+
+def test_unset_is_auto(tmp_path):
+    """ASC_TIER unset is auto (docs/decisions.md, "Tiered compilation is
+    on")."""
     out, ev = run_case(tmp_path, "policy")
-    assert named(ev, "quick tier") == [] and named(ev, "tier up") == []
+    check_auto_policy(ev)
+
+
+def test_second_launch_tiers_up_at_once(tmp_path):
+    """The default (ASC_TIER unset, ASC_TIER_SLOW_US 0): a quick
+    specialisation does not run its -O0 code a second time: its second
+    launch builds the -O3 code on the calling thread, swaps and runs it,
+    with the same bits."""
+    out, ev = run_case(tmp_path, "slow")
+    assert out["same"], out
+    up = named(ev, "tier up")
+    swap = named(ev, "tier swap")
+    assert len(up) == 1 and len(swap) == 1, [x["name"] for x in ev]
+    assert up[0]["tid"] == named(ev, "quick tier")[0]["tid"]
+    spin = launches(ev, "spin")
+    assert spin[0] < swap[0]["ts"] < spin[1], (spin, swap)
+
+
+def test_fast_quick_code_tiers_up_in_the_background(tmp_path):
+    """With ASC_TIER_SLOW_US far above the quick launch's time, the second
+    launch queues the -O3 build for the background thread and runs the
+    quick code again."""
+    out, ev = run_case(tmp_path, "slow", ASC_TIER_SLOW_US=BACKGROUND)
+    assert out["same"], out
+    up = named(ev, "tier up")
+    assert len(up) <= 1
+    if up:
+        assert up[0]["tid"] != named(ev, "quick tier")[0]["tid"]
 
 
 def test_tier_zero_is_the_old_path(tmp_path):
@@ -264,7 +360,8 @@ def test_exit_kills_the_background_compiler(tmp_path):
     cc.write_text(SLOWCC)
     cc.chmod(0o755)
     pidfile = tmp_path / "cc.pid"
-    out, ev = run_case(tmp_path, "exit", ASC_TIER="1", ASC_CC=str(cc),
+    out, ev = run_case(tmp_path, "exit", ASC_TIER="1", ASC_TIER_SLOW_US=BACKGROUND,
+                       ASC_CC=str(cc),
                        SLOWCC_PIDFILE=str(pidfile))
     pid = int(pidfile.read_text())
     with pytest.raises(ProcessLookupError):
@@ -277,14 +374,15 @@ def test_exit_kills_the_background_compiler(tmp_path):
     assert not any(d.startswith(".tmp-") for d in dirs), dirs
     out, ev = run_case(tmp_path, "policy", ASC_TIER="0", ASC_CC=str(cc),
                        SLOWCC_PIDFILE=str(pidfile))
-    assert len(named(ev, "C compiler")) == 3
+    # mix (its -O3 entry was never made), loops, checked, steps, halve
+    assert len(named(ev, "C compiler")) == 5
 
 
 def test_fork_child_builds_the_parents_pending_job(tmp_path):
     """fork() while the -O3 build is queued or running in the parent's
     builder thread: the child has no such thread; its heavy launch builds
     the job itself and gets the same bits."""
-    out, ev = run_case(tmp_path, "fork", ASC_TIER="1")
+    out, ev = run_case(tmp_path, "fork", ASC_TIER="1", ASC_TIER_SLOW_US=BACKGROUND)
     assert out["child"] == 0, out
 
 
@@ -301,7 +399,8 @@ def test_fork_child_does_not_wait_for_a_lock_it_inherited(tmp_path):
     cc.write_text(SLOWCC)
     cc.chmod(0o755)
     log = tmp_path / "o3.log"
-    out, ev = run_case(tmp_path, "fork", ASC_TIER="1", ASC_CC=str(cc),
+    out, ev = run_case(tmp_path, "fork", ASC_TIER="1", ASC_TIER_SLOW_US=BACKGROUND,
+                       ASC_CC=str(cc),
                        SLOWCC_PIDFILE=str(tmp_path / "cc.pid"),
                        SLOWCC_SLEEP="2", SLOWCC_LOG=str(log),
                        ASC_CACHE_LOCK_TIMEOUT_MS="60000",

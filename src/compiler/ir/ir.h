@@ -317,6 +317,11 @@ struct asc__irins {
                        * args, each {} stands for the next arg's value */
   /* FOR: unroll request (static_range) */
   bool unroll;
+  /* FOR, PFOR, LOOP: lowered from the kernel's own `for` or `while`
+   * statement (or asc.parallel_for), not made by the lowering of an
+   * operation (asc__ir_work_bounded reads it; copies keep it).  Not
+   * printed. */
+  bool user;
   /* FOR: 1 + the radius R of a wavefront (passes/wavefront.c: its body's
    * loops are sweeps run as one wavefront over rows), 0 when none; FOR or
    * PFOR: ASC_WAVE_SWEEP when a sweep of such a loop (other passes leave
@@ -494,6 +499,14 @@ bool asc__ir_may_trap(const asc__irfunc *f, const asc__irins *i);
 bool asc__ir_has_loop_exit(const asc__irblock *b);
 /* True when b holds a loop (for, pfor, while), at any depth. */
 bool asc__ir_has_loop(const asc__irblock *b);
+/* Whether every loop of the kernel's own statements (asc__irins.user)
+ * runs a number of times that the kernel's arguments bound: each such
+ * loop's limits come from extents, integer arguments, constants and the
+ * inductions of loops, through integer arithmetic (no while loop, no
+ * limit read from memory or made from a float).  The loops that the
+ * lowering makes for an operation run over its arrays.  The quick tier (docs/latency.md) needs it: the size of a
+ * launch's arguments then bounds its work. */
+bool asc__ir_work_bounded(asc__cctx *c, const asc__irfunc *f);
 /* Occurrences (defs + uses) of each register inside b, added to cnt. */
 void asc__ir_occurrences(const asc__irblock *b, asc__regtab *cnt);
 /* Sets to 1 in def the registers assigned inside b. */
