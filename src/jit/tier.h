@@ -3,10 +3,12 @@
  * kernel-cache miss a small launch gets a quick build of its
  * specialisation (the same C at -O0, cached under its own key); when the
  * specialisation is launched again its optimised build (the usual -O3
- * entry) is made by one background thread, published to the cache as
- * any entry, and later launches run it.  A launch the policy calls heavy
- * never runs the quick code: it waits for the optimised build, or makes
- * it itself.
+ * entry) is made, published to the cache as any entry, and that launch
+ * and the later ones run it: by the launch itself (the default, every
+ * later launch being heavy), or by one background thread while the
+ * quick code keeps running (ASC_TIER_SLOW_US).  A launch the policy
+ * calls heavy never runs the quick code: it waits for the optimised
+ * build, or makes it itself.
  *
  *   ASC_TIER        0: no quick tier (every miss builds -O3);
  *                   auto (unset): the policy below; 1: the quick tier
@@ -18,8 +20,9 @@
  *                   kernel must also be one whose loops its arguments
  *                   bound (asc__ir_work_bounded), else it builds -O3
  *   ASC_TIER_SLOW_US a quick specialisation whose launches ran this long
- *                   on average (default 1000) is heavy from its second
- *                   launch on
+ *                   on average (default 0: any) is heavy from its second
+ *                   launch on; a faster one leaves its -O3 build to the
+ *                   background thread
  *
  * The optimised build of a specialisation is one asc__tier_job, made by
  * the launch that asks for it (the C text, the key) and run by the
