@@ -764,11 +764,16 @@ static bool launch_small(const ascKernelInfo *k, void *const *args,
       uint64_t elems = 1;
       if (tensor_span(t, &lo, &hi))
         bytes += hi - lo;
-      /* a broadcast view (stride 0) spans less than its loops run over */
-      for (int d = 0; d < t->ndim && d < ASC_MAX_DIMS; d++)
-        elems = t->shape[d] <= 0 ? 0
-                : elems > limit ? elems
-                                : elems * (uint64_t)t->shape[d];
+      /* a broadcast view (stride 0) spans less than its loops run over
+       * (numpy keeps the element count within int64) */
+      for (int d = 0; d < t->ndim && d < ASC_MAX_DIMS; d++) {
+        if (t->shape[d] <= 0) {
+          elems = 0;
+          break;
+        }
+        if (elems <= limit)
+          elems *= (uint64_t)t->shape[d];
+      }
       if (bytes > limit || elems > limit)
         return false;
       continue;
@@ -805,11 +810,12 @@ static bool ran_slow(drv_spec *s) {
   return done > 0 && busy / done >= asc__tier_slow_ns();
 }
 
-/* A launch of the quick tier s (pinned): the second one asks for the
- * optimised build in the background; a heavy one (not small, or one
- * after quick launches that ran slowly) waits for it, or builds it now,
- * and runs it.  A failed optimised build leaves the quick code in
- * place. */
+/* A launch of the quick tier s (pinned): from the second on, a heavy one
+ * (not small, or one after quick launches that ran ASC_TIER_SLOW_US on
+ * average: by default any that finished) waits for the optimised build,
+ * or builds it now, and runs it; a light one queues the build for the
+ * background thread and runs the quick code.  A failed optimised build
+ * leaves the quick code in place. */
 static void tier_launch(asc__pymodule *m, int i, asc__spec_req *r,
                         uint64_t l1d_bytes, drv_spec *s, bool heavy) {
   unsigned n = atomic_fetch_add(&s->launches, 1) + 1;

@@ -66,14 +66,15 @@ typedef struct asc__jit_inputs {
    * kernel is built with (its decorator's, narrowed by its helpers'): a
    * function of the source and the options, so the key stays complete. */
   const unsigned *fastmath;
-  /* The same word's ASC__STAGES_UNBOUNDED bit, outside ASC_FASTMATH_ALL:
-   * the kernel's arguments do not bound its work (asc__ir_work_bounded),
-   * so it is never built as the quick tier. */
-#define ASC__STAGES_UNBOUNDED (1u << 30)
   /* The compiler's options (asc__jit_compile_opts); NULL: the defaults.
    * The key holds every field of their `code`. */
   const asc__compile_opts *copts;
 } asc__jit_inputs;
+
+/* A bit of *asc__jit_inputs.fastmath outside ASC_FASTMATH_ALL, set by
+ * the emit callback: the kernel's arguments do not bound its work
+ * (asc__ir_work_bounded), so it is never built as the quick tier. */
+#define ASC__STAGES_UNBOUNDED (1u << 30)
 
 /* Produces the C translation unit (appended to out).  Runs on a miss only.
  * Compile errors return ascErrorCompile with the diagnostics set. */

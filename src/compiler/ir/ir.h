@@ -504,8 +504,9 @@ bool asc__ir_has_loop(const asc__irblock *b);
  * loop's limits come from extents, integer arguments, constants and the
  * inductions of loops, through integer arithmetic (no while loop, no
  * limit read from memory or made from a float).  The loops that the
- * lowering makes for an operation run over its arrays.  The quick tier (docs/latency.md) needs it: the size of a
- * launch's arguments then bounds its work. */
+ * lowering makes for an operation run over its arrays.  The quick tier
+ * (docs/latency.md) needs it: the size of a launch's arguments then
+ * bounds its work. */
 bool asc__ir_work_bounded(asc__cctx *c, const asc__irfunc *f);
 /* Occurrences (defs + uses) of each register inside b, added to cnt. */
 void asc__ir_occurrences(const asc__irblock *b, asc__regtab *cnt);

@@ -192,12 +192,11 @@ static bool wb_def_ok(wb_ctx *w, const asc__irins *i, int32_t r) {
   case ASC_IR_FLOORDIV: case ASC_IR_MOD: case ASC_IR_MIN: case ASC_IR_MAX:
   case ASC_IR_NEG: case ASC_IR_ABS: case ASC_IR_AND: case ASC_IR_OR:
   case ASC_IR_XOR: case ASC_IR_SHR: case ASC_IR_CAST: case ASC_IR_CVT:
-    return wb_args(w, i, 0);
-  case ASC_IR_SELECT:
-    return wb_args(w, i, 1);
   case ASC_IR_DIM: case ASC_IR_STRIDE:
   case ASC_IR_NEW_ARRAY: case ASC_IR_SET_ARRAY: case ASC_IR_SET_VIEW:
     return wb_args(w, i, 0);
+  case ASC_IR_SELECT:
+    return wb_args(w, i, 1);
   case ASC_IR_LOCAL_ARRAY: case ASC_IR_SHARED_ARRAY:
   case ASC_IR_BLOCK_IDX: case ASC_IR_BLOCK_NUM: case ASC_IR_TEAM_SIZE:
   case ASC_IR_WORKER_ID:
@@ -211,8 +210,7 @@ static bool wb_reg(wb_ctx *w, int32_t r) {
   const asc__irreg *g = &w->f->regs[r];
   bool ok = true;
 
-  if (w->state[r] == WB_YES || w->state[r] == WB_NO ||
-      w->state[r] == WB_VISITING)
+  if (w->state[r] != WB_UNSEEN)   /* VISITING: defined in terms of itself */
     return w->state[r] == WB_YES;
   w->state[r] = WB_VISITING;
   if (g->param)
@@ -243,9 +241,8 @@ bool asc__ir_work_bounded(asc__cctx *c, const asc__irfunc *f) {
 
   memset(&w, 0, sizeof w);
   w.f = f;
-  w.state = asc__arena_alloc(c, (size_t)f->nregs + 1);
+  w.state = asc__arena_alloc(c, (size_t)f->nregs + 1);   /* zeroed: UNSEEN */
   w.first = asc__arena_alloc(c, ((size_t)f->nregs + 1) * sizeof *w.first);
-  memset(w.state, WB_UNSEEN, (size_t)f->nregs + 1);
   asc__ir_walk(&f->body, wb_collect, &w);   /* count */
   w.defs = asc__arena_alloc(c, ((size_t)w.ndefs + 1) * sizeof *w.defs);
   w.ndefs = 0;
