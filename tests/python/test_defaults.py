@@ -43,6 +43,19 @@ def test_text_kernel_defaults_and_keywords():
         m.k(a, b)
 
 
+def test_text_defaults_are_read_when_a_call_leaves_one_out():
+    """Reading a text kernel's defaults parses its text (a quarter of a
+    millisecond of a cached first call, docs/latency.md): a call that
+    passes every argument never reads them."""
+    m = asc.compile(SRC)
+    out = np.zeros(6)
+    m.k(a, b, out, 1.0, 3, -1.5)
+    assert callable(m.k._defaults)
+    m.k(a, b, out)
+    assert m.k._defaults == {"alpha": 1.0, "shift": 3, "neg": -1.5}
+    np.testing.assert_array_equal(out, a + b + 3 - 1.5)
+
+
 def test_helper_defaults_and_keywords():
     m = asc.compile(SRC)
     out = np.zeros(6)

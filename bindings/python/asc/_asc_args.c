@@ -852,9 +852,30 @@ int ascpy_bind_args(KernelObject *k, Launch *L, PyObject *const *args,
   for (i = 0; i < k->nparams; i++) {
     if (L->objs[i] == NULL && k->dict != NULL) {
       /* the Python default of the parameter (kernel._defaults, filled by
-       * the Python layer): passed like an argument, so it specialises the
-       * same way; the dict keeps it alive during the launch */
+       * the Python layer, or a function that makes them): passed like an
+       * argument, so it specialises the same way; the dict keeps it alive
+       * during the launch */
       PyObject *defs = PyDict_GetItemString(k->dict, "_defaults");
+      if (defs != NULL && !PyDict_Check(defs) && PyCallable_Check(defs)) {
+        /* made on first need: reading them parses the kernel text */
+        PyObject *made;
+        int rc;
+        Py_INCREF(defs);
+        made = PyObject_CallNoArgs(defs);
+        Py_DECREF(defs);
+        rc = made != NULL && PyDict_Check(made)
+                     ? PyDict_SetItemString(k->dict, "_defaults", made)
+                     : -1;
+        Py_XDECREF(made);
+        if (rc != 0) {
+          if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError,
+                         "kernel '%s': its defaults are not a dict",
+                         k->cname);
+          return -1;
+        }
+        defs = PyDict_GetItemString(k->dict, "_defaults");
+      }
       if (defs != NULL && PyDict_Check(defs))
         L->objs[i] =
             PyDict_GetItem(defs, PyTuple_GET_ITEM(k->param_names, i));

@@ -333,7 +333,7 @@ class _TextVariants:
                                      **self.options)
                 k = module.get_kernel(name)
                 k.__name__ = k.__qualname__ = name
-                k._defaults = _text_defaults(self.text, name)
+                k._defaults = functools.partial(_text_defaults, self.text, name)
                 self.attach(k, name, arrays)
                 self.made[(name, arrays)] = k
             return k
@@ -361,7 +361,8 @@ class CompiledModule:
             except AttributeError:
                 raise KeyError(name) from None
             k.__name__ = k.__qualname__ = name
-            k._defaults = _text_defaults(self._text, name)
+            # parsed when a call leaves a parameter out (_asc_args.c)
+            k._defaults = functools.partial(_text_defaults, self._text, name)
             self._kernels[name] = k
             if self._variants is not None:
                 k._text_variants = self._variants   # kept while k lives
