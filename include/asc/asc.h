@@ -495,7 +495,9 @@ typedef struct ascKernelParamInfo {
                        * (docs/arrays.md); the Python binding does so */
   int useLine;        /* unannotated scalars of Python kernels: the source
                        * line where the kernel first uses it (0 unknown),
-                       * for the error an array argument gets */
+                       * for the error an array argument gets; -1 when
+                       * the kernel never reads it (the Python binding
+                       * then passes any argument as the integer 0) */
   uint8_t reserved[20];
 } ascKernelParamInfo;
 

@@ -297,3 +297,40 @@ def writes_default(a, mask=(1, 0, 1)):
 def test_a_tuple_default_is_read_only():
     with pytest.raises(ValueError, match="parameter .mask. is written.*read-only"):
         writes_default(np.ones(3))
+
+
+# ---------------------------------------------- parameters never read
+
+@asc.kernel
+def sum_ignoring(a, unused, n_unused=0):
+    return a.sum()
+
+
+@asc.kernel
+def scale_in_lambda(a, s, ignored):
+    f = lambda v: v * s
+    return f(a[0])
+
+
+def test_a_parameter_the_kernel_never_reads_takes_anything():
+    """As numba does, a parameter the kernel never reads takes any object
+    (an array was 'expected a scalar, got a 1-dimensional
+    numpy.ndarray'); whatever is passed, one specialisation runs."""
+    a = rnd(8)
+    for v in (rnd(3), rnd(2, 2).astype(np.float32), 7, 2.5, True, None,
+              "text", [1, 2], {"k": 1}, object()):
+        assert sum_ignoring(a, v) == a.sum()
+        assert sum_ignoring(a, v, n_unused=v) == a.sum()
+    # a parameter read only inside a lambda is read: it keeps its value
+    for v in (rnd(4), None):
+        assert scale_in_lambda(a, 3.0, v) == a[0] * 3.0
+    with pytest.raises(TypeError, match="parameter 's'"):
+        scale_in_lambda(a, None, 1)
+
+
+def test_compiled_text_ignores_a_parameter_it_never_reads():
+    m = asc.compile("import asc\n\n@asc.kernel\ndef g(a, unused):\n"
+                    "    return a.sum()\n")
+    a = rnd(5)
+    for v in (rnd(3), None, 4):
+        assert m.g(a, v) == a.sum()

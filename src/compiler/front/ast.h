@@ -474,6 +474,8 @@ struct asc__sym {
   asc__ast_func *owner;       /* PARAM, LOCAL, EXC_VAR, nested FUNC */
   bool captured;              /* read or written from a nested function */
   bool bound;                 /* resolver: assigned at a statement seen */
+  bool read;                  /* resolver: read somewhere (a name's load,
+                               * or an augmented assignment's target) */
   /* resolver: the variable this local follows when the function's own
    * body rebinds the name (x = ...; x = x.astype(...)).  Inference gives
    * both one type unless an array is involved and the types differ

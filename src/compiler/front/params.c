@@ -935,6 +935,9 @@ bool asc__kernel_params(asc__cctx *c, const asc__ast_func *fn,
     } else {
       classify(fn, pa->sym, &m, NULL, 0, p);
       p->generic = 1;
+      /* never read: whatever is passed is ignored (useLine -1) */
+      if (!p->isTensor && pa->sym != NULL && !pa->sym->read)
+        p->useLine = -1;
     }
   }
   /* second look: operands of `out op= v` where out is an array */

@@ -318,6 +318,8 @@ bool asc__resolve_numpy_name(resolver *r, asc__ast_expr *e) {
 static void name_use(resolver *r, asc__ast_expr *e, bool as_attr_base) {
   asc__sym *s = lookup(r, e->u.name.id);
   e->u.name.sym = s;
+  if (s != NULL)
+    s->read = true;
   if (s == NULL) {
     if (strcmp(e->u.name.id, "print") == 0)
       asc__diag_error(r->c, e->loc, "printing is not supported in kernels "
@@ -1068,6 +1070,10 @@ static void stmt(resolver *r, asc__ast_stmt *s) {
   case ASC_STMT_AUGASSIGN:
     expr(r, s->u.aug.value);
     target(r, s->u.aug.target);
+    /* `out += v` reads out first (and changes a caller's array in place) */
+    if (s->u.aug.target->kind == ASC_EXPR_NAME &&
+        s->u.aug.target->u.name.sym != NULL)
+      s->u.aug.target->u.name.sym->read = true;
     return;
   case ASC_STMT_ANNASSIGN:
     annotation(r, s->u.ann.annotation);
