@@ -121,6 +121,9 @@ const asc__builtin *asc__builtin_method(const char *name) {
     return &entries[ASC_BI_NP_ROUND - 1];
   if (strcmp(name, "argsort") == 0)
     return &entries[ASC_BI_NP_ARGSORT - 1];
+  /* a.sort(): a statement of its own only (asc__rewrite_sort_stmt) */
+  if (strcmp(name, "sort") == 0)
+    return &entries[ASC_BI_NP_SORT - 1];
   if (strcmp(name, "repeat") == 0)
     return &entries[ASC_BI_NP_REPEAT - 1];
   return NULL;
@@ -134,7 +137,8 @@ const char asc__numpy_names[] =
     "minimum, maximum, fmax, fmin, sign, heaviside, logaddexp, "
     "reciprocal, round, around, pi, e, inf, nan, the reductions sum, "
     "prod, min, "
-    "max, amin, amax, mean, var, std, any, all, argmin, argmax, dot (of "
+    "max, amin, amax, mean, var, std, any, all, argmin, argmax, "
+    "count_nonzero, isclose, allclose, dot (of "
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "

@@ -78,6 +78,12 @@ typedef enum asc__builtin_kind {
   X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
     "a,axis,out,overwrite_input,keepdims")                                     \
+  /* rewritten while resolving into sums, comparisons and np.all          \
+   * (front/rewrite.c, asc__rewrite_closeness) */                           \
+  X(NP_COUNT_NONZERO, "count_nonzero", 0, ASC_BK_FUNC, 1, 3,                   \
+    "a,axis,keepdims")                                                         \
+  X(NP_ISCLOSE, "isclose", 0, ASC_BK_FUNC, 2, 5, "a,b,rtol,atol,equal_nan")    \
+  X(NP_ALLCLOSE, "allclose", 0, ASC_BK_FUNC, 2, 5, "a,b,rtol,atol,equal_nan")  \
   X(NP_ARRAY, "array", 0, ASC_BK_FUNC, 1, 2, "object,dtype")                   \
   X(NP_ASARRAY, "asarray", 0, ASC_BK_FUNC, 1, 2, "a,dtype")                    \
   X(NP_MESHGRID, "meshgrid", 0, ASC_BK_FUNC, 0, 11,                            \

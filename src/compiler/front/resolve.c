@@ -484,6 +484,9 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
   asc__ast_expr *f = e->u.call.func;
   const asc__builtin *b;
   const char *what;
+  bool sort_stmt = r->sort_stmt;
+
+  r->sort_stmt = false;
 
   if (f->kind == ASC_EXPR_NAME && asc__resolve_numpy_name(r, f))
     f = e->u.call.func; /* now np.NAME */
@@ -549,6 +552,10 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                 builtin_param_names(r, b), NULL);
       if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
         asc__rewrite_norm(r, e);
+      if ((b->id == ASC_BI_NP_COUNT_NONZERO || b->id == ASC_BI_NP_ISCLOSE ||
+           b->id == ASC_BI_NP_ALLCLOSE) &&
+          e->u.call.rargs != NULL)
+        asc__rewrite_closeness(r, e);
       asc__rewrite_tuple_axes(r, e, b);
       if (b->id == ASC_BI_NP_CLIP)
         asc__rewrite_clip_none(r, e, false);
@@ -574,6 +581,12 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
          f->u.attr.value->u.name.sym->kind == ASC_SYM_FOREIGN))
       return; /* unknown module attribute: already reported */
     b = asc__builtin_method(f->u.attr.attr);
+    if (b != NULL && b->id == ASC_BI_NP_SORT && !sort_stmt) {
+      asc__diag_error(r->c, f->u.attr.attr_loc, "a.sort() sorts a in place "
+                      "and gives None: write it as a statement of its own "
+                      "(a a name), or take a sorted copy with np.sort(a)");
+      return;
+    }
     if (b != NULL) {
       /* a.sum(axis=1) is np.sum(a, axis=1): the receiver goes first */
       asc__ast_expr **args = asc__arena_alloc(
@@ -1053,7 +1066,7 @@ static void stmt(resolver *r, asc__ast_stmt *s) {
   asc__cctx_tick(r->c, "resolve");
   switch (s->kind) {
   case ASC_STMT_EXPR:
-    if (asc__rewrite_op_ufunc_out(r, s)) {
+    if (asc__rewrite_op_ufunc_out(r, s) || asc__rewrite_sort_stmt(r, s)) {
       stmt(r, s); /* now an assignment */
       return;
     }

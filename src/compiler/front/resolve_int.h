@@ -31,6 +31,7 @@ typedef struct resolver {
   int parallel;           /* inside a parallel-loop body */
   int handlers;           /* inside an except block */
   bool lambda_ok;         /* the next lambda is a parallel_for body */
+  bool sort_stmt;         /* the next call is `a.sort()`, a statement */
   int array_loops;        /* `for x in a` loops rewritten so far */
   const asc__ast_stmt *top; /* the statement of fn's own body being
                              * resolved (not one nested in it) */
@@ -153,6 +154,12 @@ bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s);
  * too) become x = x.reshape(v), one per target. */
 void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
                              asc__ast_block *b);
+/* np.count_nonzero -> np.sum(a != 0, ...); np.isclose, np.allclose ->
+ * numpy's test written out (and np.all of it). */
+void asc__rewrite_closeness(resolver *r, asc__ast_expr *e);
+/* The statement `a.sort(...)`, a a name, -> `a[...] = a.sort(...)` with
+ * r->sort_stmt set for its call; false when s is no such statement. */
+bool asc__rewrite_sort_stmt(resolver *r, asc__ast_stmt *s);
 /* np.linalg.norm(x, ...) -> np.sqrt(np.sum(x * x, ...)). */
 void asc__rewrite_norm(resolver *r, asc__ast_expr *e);
 /* np.clip's None bounds -> NULL arguments (method: a.clip()). */

@@ -851,3 +851,201 @@ void asc__rewrite_tuple_axes(resolver *r, asc__ast_expr *e,
     inner = c;
   }
 }
+
+/* ------------------------------------------- count_nonzero, isclose */
+
+/* A resolved call of numpy builtin id with the argument slots rargs (nr
+ * of them, the first nargs written), np the numpy module's resolved
+ * name. */
+static asc__ast_expr *np_call(resolver *r, asc__ast_expr *np,
+                              asc__builtin_id id, asc__ast_expr **rargs,
+                              int nr, int nargs, asc__loc loc) {
+  const asc__builtin *b = asc__builtin_get(id);
+  asc__ast_expr *f = synth(r, ASC_EXPR_ATTR, loc, 2), *c;
+  int32_t d = 1;
+  for (int i = 0; i < nr; i++)
+    if (rargs[i] != NULL && rargs[i]->depth > d)
+      d = rargs[i]->depth;
+  f->u.attr.value = np;
+  f->u.attr.attr = b->name;
+  f->u.attr.attr_loc = loc;
+  f->u.attr.builtin = b;
+  c = synth(r, ASC_EXPR_CALL, loc, d + 1);
+  c->u.call.func = f;
+  c->u.call.args = rargs;
+  c->u.call.nargs = nargs;
+  c->u.call.rargs = rargs;
+  c->u.call.nrargs = nr;
+  c->u.call.builtin = b;
+  return c;
+}
+
+static asc__ast_expr *np_call1(resolver *r, asc__ast_expr *np,
+                               asc__builtin_id id, asc__ast_expr *x) {
+  asc__ast_expr **a = asc__arena_alloc(r->c, sizeof *a);
+  a[0] = x;
+  return np_call(r, np, id, a, 1, 1, x->loc);
+}
+
+static asc__ast_expr *cmp(resolver *r, int op, asc__ast_expr *x,
+                          asc__ast_expr *y) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_COMPARE, x->loc,
+                           (x->depth > y->depth ? x->depth : y->depth) + 1);
+  make_compare(r, e, op, x, y);
+  return e;
+}
+
+static asc__ast_expr *fconst(resolver *r, double v, asc__loc loc) {
+  asc__ast_expr *e = synth(r, ASC_EXPR_FLOAT, loc, 1);
+  e->u.fval = v;
+  return e;
+}
+
+/* True if evaluating e more than once gives the same values at the same
+ * cost: no call but of numpy's and math's functions. */
+static bool repeatable(const asc__ast_expr *e, int depth) {
+  if (e == NULL)
+    return true;
+  if (depth > 64)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_CALL:
+    if (e->u.call.builtin == NULL || e->u.call.rargs == NULL)
+      return false;
+    for (int i = 0; i < e->u.call.nrargs; i++)
+      if (!repeatable(e->u.call.rargs[i], depth + 1))
+        return false;
+    return true;
+  case ASC_EXPR_BINARY:
+    return repeatable(e->u.binary.lhs, depth + 1) &&
+           repeatable(e->u.binary.rhs, depth + 1);
+  case ASC_EXPR_UNARY:
+    return repeatable(e->u.unary.operand, depth + 1);
+  case ASC_EXPR_ATTR:
+    return repeatable(e->u.attr.value, depth + 1);
+  case ASC_EXPR_SUBSCRIPT:
+    return repeatable(e->u.sub.value, depth + 1) &&
+           repeatable(e->u.sub.index, depth + 1);
+  case ASC_EXPR_SLICE:
+    return repeatable(e->u.slice.lower, depth + 1) &&
+           repeatable(e->u.slice.upper, depth + 1) &&
+           repeatable(e->u.slice.step, depth + 1);
+  case ASC_EXPR_TUPLE:
+    for (int i = 0; i < e->u.tuple.n; i++)
+      if (!repeatable(e->u.tuple.elts[i], depth + 1))
+        return false;
+    return true;
+  case ASC_EXPR_NAME:
+  case ASC_EXPR_INT:
+  case ASC_EXPR_FLOAT:
+  case ASC_EXPR_BOOL:
+  case ASC_EXPR_NONE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* np.count_nonzero(a, axis=None, keepdims=False) is
+ * np.sum(a != 0, axis=axis, keepdims=keepdims), an int64 count as
+ * numpy's.  np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) is
+ * numpy's test written out, with b (and a) taken as floats as numpy
+ * does:
+ *   (a == b) | (isfinite(a) & isfinite(b) & (|a - b| <= atol + rtol |b|))
+ * (equal values, infinities included, or both finite and close), and
+ * `| (isnan(a) & isnan(b))` with equal_nan=True; np.allclose is np.all
+ * of it.  e's arguments are resolved (bind_args); a and b are read more
+ * than once, so each must be repeatable(). */
+void asc__rewrite_closeness(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__ast_expr *np = e->u.call.func->kind == ASC_EXPR_ATTR
+                          ? e->u.call.func->u.attr.value
+                          : NULL;
+  asc__builtin_id id = e->u.call.builtin->id;
+  asc__ast_expr *x, *y, *xf, *yf, *res, *tol, *close, **sargs;
+  bool equal_nan = false;
+
+  if (np == NULL || np->kind != ASC_EXPR_NAME)
+    return; /* not np.NAME: already reported */
+  if (id == ASC_BI_NP_COUNT_NONZERO) {
+    sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
+    sargs[0] = nonzero(r, a[0]);
+    sargs[1] = a[1];
+    sargs[2] = NULL;
+    sargs[3] = NULL;
+    sargs[4] = a[2];
+    *e = *np_call(r, np, ASC_BI_NP_SUM, sargs, 5, 1, e->loc);
+    return;
+  }
+  x = a[0];
+  y = a[1];
+  if (!repeatable(x, 0) || !repeatable(y, 0)) {
+    asc__diag_error(r->c, (repeatable(x, 0) ? y : x)->loc,
+                    "np.%s in kernels reads each operand several times: "
+                    "give it arrays, numbers or expressions of them "
+                    "(assign a call's value to a name first)",
+                    e->u.call.builtin->name);
+    return;
+  }
+  if (a[4] != NULL && a[4]->kind != ASC_EXPR_BOOL) {
+    asc__diag_error(r->c, a[4]->loc, "np.%s's equal_nan must be True or "
+                    "False, written in the call", e->u.call.builtin->name);
+    return;
+  }
+  equal_nan = a[4] != NULL && a[4]->u.bval;
+  /* numpy compares in floating point: x * 1.0 keeps a float's dtype */
+  xf = syn_bin(r, ASC_BIN_MUL, x, fconst(r, 1.0, x->loc));
+  yf = syn_bin(r, ASC_BIN_MUL, y, fconst(r, 1.0, y->loc));
+  tol = syn_bin(r, ASC_BIN_ADD, a[3] != NULL ? a[3] : fconst(r, 1e-08, e->loc),
+            syn_bin(r, ASC_BIN_MUL, a[2] != NULL ? a[2] : fconst(r, 1e-05, e->loc),
+                np_call1(r, np, ASC_BI_ABS, yf)));
+  close = syn_bin(r, ASC_BIN_BITAND,
+              syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISFINITE, xf),
+                  np_call1(r, np, ASC_BI_ISFINITE, yf)),
+              cmp(r, ASC_CMP_LE,
+                  np_call1(r, np, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, xf, yf)),
+                  tol));
+  res = syn_bin(r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, x, y), close);
+  if (equal_nan)
+    res = syn_bin(r, ASC_BIN_BITOR, res,
+              syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISNAN, xf),
+                  np_call1(r, np, ASC_BI_ISNAN, yf)));
+  if (id == ASC_BI_NP_ALLCLOSE) {
+    sargs = asc__arena_alloc(r->c, sizeof *sargs * 4);
+    sargs[0] = res;
+    sargs[1] = sargs[2] = sargs[3] = NULL;
+    res = np_call(r, np, ASC_BI_NP_ALL, sargs, 4, 1, e->loc);
+  }
+  res->loc = e->loc;
+  *e = *res;
+}
+
+/* `a.sort()` (a a name; axis= and the other arguments as np.sort's)
+ * sorts a in place: it becomes `a[...] = a.sort()`, whose call is
+ * np.sort(a) (asc__builtin_method) and allowed only there. */
+bool asc__rewrite_sort_stmt(resolver *r, asc__ast_stmt *s) {
+  asc__ast_expr *e = s->u.expr.value, *f, *name, *all, *t;
+  asc__ast_expr **targets;
+  if (e->kind != ASC_EXPR_CALL || e->u.call.func->kind != ASC_EXPR_ATTR)
+    return false;
+  f = e->u.call.func;
+  if (strcmp(f->u.attr.attr, "sort") != 0 ||
+      f->u.attr.value->kind != ASC_EXPR_NAME)
+    return false;
+  name = synth(r, ASC_EXPR_NAME, f->u.attr.value->loc, 1);
+  *name = *f->u.attr.value;
+  all = synth(r, ASC_EXPR_SLICE, name->loc, 1);
+  all->u.slice.ellipsis = true;
+  t = synth(r, ASC_EXPR_SUBSCRIPT, name->loc, 2);
+  t->u.sub.value = name;
+  t->u.sub.index = all;
+  targets = asc__arena_alloc(r->c, sizeof *targets);
+  targets[0] = t;
+  s->kind = ASC_STMT_ASSIGN;
+  memset(&s->u.assign, 0, sizeof s->u.assign);
+  s->u.assign.targets = targets;
+  s->u.assign.ntargets = 1;
+  s->u.assign.value = e;
+  r->sort_stmt = true;
+  return true;
+}
