@@ -78,12 +78,17 @@ typedef enum asc__builtin_kind {
   X(NP_ARGSORT, "argsort", 0, ASC_BK_FUNC, 1, 4, "a,axis,kind,order")          \
   X(NP_MEDIAN, "median", 0, ASC_BK_FUNC, 1, 5,                                 \
     "a,axis,out,overwrite_input,keepdims")                                     \
-  /* rewritten while resolving into sums, comparisons and np.all          \
-   * (front/rewrite.c, asc__rewrite_closeness) */                           \
+  /* rewritten while resolving into the functions above (front/rewrite.c, \
+   * asc__rewrite_numpy_more) */                                           \
   X(NP_COUNT_NONZERO, "count_nonzero", 0, ASC_BK_FUNC, 1, 3,                   \
     "a,axis,keepdims")                                                         \
   X(NP_ISCLOSE, "isclose", 0, ASC_BK_FUNC, 2, 5, "a,b,rtol,atol,equal_nan")    \
   X(NP_ALLCLOSE, "allclose", 0, ASC_BK_FUNC, 2, 5, "a,b,rtol,atol,equal_nan")  \
+  X(NP_PTP, "ptp", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")                \
+  X(NP_NANSUM, "nansum", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")    \
+  X(NP_NANPROD, "nanprod", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")  \
+  X(NP_CROSS, "cross", 0, ASC_BK_FUNC, 2, 2, "a,b")                            \
+  X(NP_EXPAND_DIMS, "expand_dims", 0, ASC_BK_FUNC, 2, 2, "a,axis")             \
   X(NP_ARRAY, "array", 0, ASC_BK_FUNC, 1, 2, "object,dtype")                   \
   X(NP_ASARRAY, "asarray", 0, ASC_BK_FUNC, 1, 2, "a,dtype")                    \
   X(NP_MESHGRID, "meshgrid", 0, ASC_BK_FUNC, 0, 11,                            \

@@ -552,10 +552,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
                 builtin_param_names(r, b), NULL);
       if (b->id == ASC_BI_NP_NORM && e->u.call.rargs != NULL)
         asc__rewrite_norm(r, e);
-      if ((b->id == ASC_BI_NP_COUNT_NONZERO || b->id == ASC_BI_NP_ISCLOSE ||
-           b->id == ASC_BI_NP_ALLCLOSE) &&
-          e->u.call.rargs != NULL)
-        asc__rewrite_closeness(r, e);
+      if (e->u.call.rargs != NULL && asc__rewrite_numpy_more(r, e))
+        return;
       asc__rewrite_tuple_axes(r, e, b);
       if (b->id == ASC_BI_NP_CLIP)
         asc__rewrite_clip_none(r, e, false);
@@ -599,6 +597,8 @@ static void call_expr(resolver *r, asc__ast_expr *e) {
       e->u.call.builtin = b;
       bind_args(r, e, what, b->min_args, b->max_args,
                 builtin_param_names(r, b), NULL);
+      if (e->u.call.rargs != NULL && asc__rewrite_numpy_more(r, e))
+        return;
       asc__rewrite_tuple_axes(r, e, b);
       if (b->id == ASC_BI_NP_CLIP)
         asc__rewrite_clip_none(r, e, true);

@@ -154,9 +154,13 @@ bool asc__rewrite_op_ufunc_out(resolver *r, asc__ast_stmt *s);
  * too) become x = x.reshape(v), one per target. */
 void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
                              asc__ast_block *b);
-/* np.count_nonzero -> np.sum(a != 0, ...); np.isclose, np.allclose ->
- * numpy's test written out (and np.all of it). */
-void asc__rewrite_closeness(resolver *r, asc__ast_expr *e);
+/* Numpy functions written with others, e resolved (bind_args); true
+ * when e became another expression (resolved, its reductions' axis
+ * tuples split):
+ * np.count_nonzero, np.isclose, np.allclose, np.ptp, np.nansum,
+ * np.nanprod, np.cross, np.expand_dims, and the dtype= of sum, prod and
+ * mean (rewrite.c). */
+bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e);
 /* The statement `a.sort(...)`, a a name, -> `a[...] = a.sort(...)` with
  * r->sort_stmt set for its call; false when s is no such statement. */
 bool asc__rewrite_sort_stmt(resolver *r, asc__ast_stmt *s);

@@ -946,71 +946,41 @@ static bool repeatable(const asc__ast_expr *e, int depth) {
   }
 }
 
-/* np.count_nonzero(a, axis=None, keepdims=False) is
- * np.sum(a != 0, axis=axis, keepdims=keepdims), an int64 count as
- * numpy's.  np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) is
- * numpy's test written out, with b (and a) taken as floats as numpy
- * does:
+/* np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) is numpy's
+ * test written out, with b (and a) taken as floats as numpy does:
  *   (a == b) | (isfinite(a) & isfinite(b) & (|a - b| <= atol + rtol |b|))
  * (equal values, infinities included, or both finite and close), and
  * `| (isnan(a) & isnan(b))` with equal_nan=True; np.allclose is np.all
- * of it.  e's arguments are resolved (bind_args); a and b are read more
- * than once, so each must be repeatable(). */
-void asc__rewrite_closeness(resolver *r, asc__ast_expr *e) {
+ * of it. */
+static void closeness(resolver *r, asc__ast_expr *e, asc__ast_expr *np,
+                      asc__ast_expr *x, asc__ast_expr *y) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__ast_expr *np = e->u.call.func->kind == ASC_EXPR_ATTR
-                          ? e->u.call.func->u.attr.value
-                          : NULL;
-  asc__builtin_id id = e->u.call.builtin->id;
-  asc__ast_expr *x, *y, *xf, *yf, *res, *tol, *close, **sargs;
-  bool equal_nan = false;
+  asc__ast_expr *xf, *yf, *res, *tol, *close, **sargs;
 
-  if (np == NULL || np->kind != ASC_EXPR_NAME)
-    return; /* not np.NAME: already reported */
-  if (id == ASC_BI_NP_COUNT_NONZERO) {
-    sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
-    sargs[0] = nonzero(r, a[0]);
-    sargs[1] = a[1];
-    sargs[2] = NULL;
-    sargs[3] = NULL;
-    sargs[4] = a[2];
-    *e = *np_call(r, np, ASC_BI_NP_SUM, sargs, 5, 1, e->loc);
-    return;
-  }
-  x = a[0];
-  y = a[1];
-  if (!repeatable(x, 0) || !repeatable(y, 0)) {
-    asc__diag_error(r->c, (repeatable(x, 0) ? y : x)->loc,
-                    "np.%s in kernels reads each operand several times: "
-                    "give it arrays, numbers or expressions of them "
-                    "(assign a call's value to a name first)",
-                    e->u.call.builtin->name);
-    return;
-  }
   if (a[4] != NULL && a[4]->kind != ASC_EXPR_BOOL) {
     asc__diag_error(r->c, a[4]->loc, "np.%s's equal_nan must be True or "
                     "False, written in the call", e->u.call.builtin->name);
     return;
   }
-  equal_nan = a[4] != NULL && a[4]->u.bval;
   /* numpy compares in floating point: x * 1.0 keeps a float's dtype */
   xf = syn_bin(r, ASC_BIN_MUL, x, fconst(r, 1.0, x->loc));
   yf = syn_bin(r, ASC_BIN_MUL, y, fconst(r, 1.0, y->loc));
   tol = syn_bin(r, ASC_BIN_ADD, a[3] != NULL ? a[3] : fconst(r, 1e-08, e->loc),
-            syn_bin(r, ASC_BIN_MUL, a[2] != NULL ? a[2] : fconst(r, 1e-05, e->loc),
-                np_call1(r, np, ASC_BI_ABS, yf)));
-  close = syn_bin(r, ASC_BIN_BITAND,
-              syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISFINITE, xf),
-                  np_call1(r, np, ASC_BI_ISFINITE, yf)),
-              cmp(r, ASC_CMP_LE,
-                  np_call1(r, np, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, xf, yf)),
-                  tol));
+                syn_bin(r, ASC_BIN_MUL,
+                        a[2] != NULL ? a[2] : fconst(r, 1e-05, e->loc),
+                        np_call1(r, np, ASC_BI_ABS, yf)));
+  close = syn_bin(
+      r, ASC_BIN_BITAND,
+      syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISFINITE, xf),
+              np_call1(r, np, ASC_BI_ISFINITE, yf)),
+      cmp(r, ASC_CMP_LE,
+          np_call1(r, np, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, xf, yf)), tol));
   res = syn_bin(r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, x, y), close);
-  if (equal_nan)
+  if (a[4] != NULL && a[4]->u.bval)
     res = syn_bin(r, ASC_BIN_BITOR, res,
-              syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISNAN, xf),
-                  np_call1(r, np, ASC_BI_ISNAN, yf)));
-  if (id == ASC_BI_NP_ALLCLOSE) {
+                  syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISNAN, xf),
+                          np_call1(r, np, ASC_BI_ISNAN, yf)));
+  if (e->u.call.builtin->id == ASC_BI_NP_ALLCLOSE) {
     sargs = asc__arena_alloc(r->c, sizeof *sargs * 4);
     sargs[0] = res;
     sargs[1] = sargs[2] = sargs[3] = NULL;
@@ -1018,6 +988,210 @@ void asc__rewrite_closeness(resolver *r, asc__ast_expr *e) {
   }
   res->loc = e->loc;
   *e = *res;
+}
+
+/* x[..., k] */
+static asc__ast_expr *last_axis(resolver *r, asc__ast_expr *x, int k) {
+  asc__ast_expr *ix = synth(r, ASC_EXPR_TUPLE, x->loc, 2);
+  asc__ast_expr *all = synth(r, ASC_EXPR_SLICE, x->loc, 1);
+  asc__ast_expr *s = synth(r, ASC_EXPR_SUBSCRIPT, x->loc, x->depth + 3);
+  asc__ast_expr **elts = asc__arena_alloc(r->c, 2 * sizeof *elts);
+  all->u.slice.ellipsis = true;
+  elts[0] = all;
+  elts[1] = syn_int(r, k, x->loc);
+  ix->u.tuple.elts = elts;
+  ix->u.tuple.n = 2;
+  s->u.sub.value = x;
+  s->u.sub.index = ix;
+  return s;
+}
+
+/* np.cross of 3-vectors along the last axis (numpy's default axes):
+ * np.stack((a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0), axis=-1). */
+static asc__ast_expr *cross(resolver *r, asc__ast_expr *np, asc__ast_expr *x,
+                            asc__ast_expr *y, asc__loc loc) {
+  asc__ast_expr *t = synth(r, ASC_EXPR_TUPLE, loc, 1), **c, **sargs;
+  c = asc__arena_alloc(r->c, 3 * sizeof *c);
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    c[i] = syn_bin(r, ASC_BIN_SUB,
+                   syn_bin(r, ASC_BIN_MUL, last_axis(r, x, j),
+                           last_axis(r, y, k)),
+                   syn_bin(r, ASC_BIN_MUL, last_axis(r, x, k),
+                           last_axis(r, y, j)));
+    if (c[i]->depth + 1 > t->depth)
+      t->depth = c[i]->depth + 1;
+  }
+  t->u.tuple.elts = c;
+  t->u.tuple.n = 3;
+  sargs = asc__arena_alloc(r->c, 2 * sizeof *sargs);
+  sargs[0] = t;
+  sargs[1] = synth(r, ASC_EXPR_UNARY, loc, 2);  /* -1, as written */
+  sargs[1]->u.unary.op = ASC_UN_NEG;
+  sargs[1]->u.unary.operand = syn_int(r, 1, loc);
+  return np_call(r, np, ASC_BI_NP_STACK, sargs, 2, 2, loc);
+}
+
+/* np.expand_dims(a, k), k an integer written in the call: a[:, .., None,
+ * ...] with k full slices before None (k >= 0), or a[..., None, :, ..]
+ * with -k - 1 after it (k < 0); NULL after an error. */
+static asc__ast_expr *expand_dims(resolver *r, asc__ast_expr *x,
+                                  asc__ast_expr *axis) {
+  asc__ast_expr *ix, *s, **elts;
+  int64_t k;
+  int n, at;
+  if (axis->kind == ASC_EXPR_INT)
+    k = (int64_t)axis->u.ival;
+  else if (axis->kind == ASC_EXPR_UNARY && axis->u.unary.op == ASC_UN_NEG &&
+           axis->u.unary.operand->kind == ASC_EXPR_INT)
+    k = -(int64_t)axis->u.unary.operand->u.ival;
+  else {
+    asc__diag_error(r->c, axis->loc, "np.expand_dims in kernels takes one "
+                    "axis, an integer written in the call");
+    return NULL;
+  }
+  if (k > ASC_MAX_DIMS || k < -ASC_MAX_DIMS - 1) {
+    asc__diag_error(r->c, axis->loc, "np.expand_dims: axis %lld is out of "
+                    "bounds for an array of at most %d dimensions",
+                    (long long)k, ASC_MAX_DIMS);
+    return NULL;
+  }
+  n = (int)(k >= 0 ? k + 2 : -k + 1);
+  at = k >= 0 ? (int)k : 1;
+  elts = asc__arena_alloc(r->c, (size_t)n * sizeof *elts);
+  for (int i = 0; i < n; i++) {
+    elts[i] = synth(r, i == at ? ASC_EXPR_NONE : ASC_EXPR_SLICE, x->loc, 1);
+    /* the Ellipsis: last for k >= 0, first for k < 0 */
+    if (i != at && (k >= 0 ? i == n - 1 : i == 0))
+      elts[i]->u.slice.ellipsis = true;
+  }
+  ix = synth(r, ASC_EXPR_TUPLE, x->loc, 2);
+  ix->u.tuple.elts = elts;
+  ix->u.tuple.n = n;
+  s = synth(r, ASC_EXPR_SUBSCRIPT, x->loc, x->depth + 3);
+  s->u.sub.value = x;
+  s->u.sub.index = ix;
+  return s;
+}
+
+/* np.NAME(where(isnan(a), fill, a), axis, keepdims=keepdims): nansum,
+ * nanprod (a NaN counts as 0 and 1, numpy's rule). */
+static asc__ast_expr *nan_reduce(resolver *r, asc__ast_expr *np,
+                                 asc__ast_expr **a, asc__builtin_id id,
+                                 int fill, asc__loc loc) {
+  asc__ast_expr **w = asc__arena_alloc(r->c, 3 * sizeof *w), **sargs;
+  w[0] = np_call1(r, np, ASC_BI_ISNAN, a[0]);
+  w[1] = syn_int(r, fill, loc);
+  w[2] = a[0];
+  sargs = asc__arena_alloc(r->c, 5 * sizeof *sargs);
+  sargs[0] = np_call(r, np, ASC_BI_NP_WHERE, w, 3, 3, loc);
+  sargs[1] = a[1];
+  sargs[2] = a[2];
+  sargs[3] = a[3];
+  sargs[4] = a[4];
+  return np_call(r, np, id, sargs, 5, 1, loc);
+}
+
+/* np.ptp(a, axis, keepdims=...) is np.max(...) - np.min(...). */
+static asc__ast_expr *ptp(resolver *r, asc__ast_expr *np, asc__ast_expr **a,
+                          asc__loc loc) {
+  asc__ast_expr *m[2];
+  for (int i = 0; i < 2; i++) {
+    asc__ast_expr **sargs = asc__arena_alloc(r->c, 4 * sizeof *sargs);
+    sargs[0] = a[0];
+    sargs[1] = a[1];
+    sargs[2] = NULL;
+    sargs[3] = a[3];
+    m[i] = np_call(r, np, i == 0 ? ASC_BI_NP_MAX : ASC_BI_NP_MIN, sargs, 4,
+                   1, loc);
+  }
+  return syn_bin(r, ASC_BIN_SUB, m[0], m[1]);
+}
+
+bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__ast_expr *np = e->u.call.func->kind == ASC_EXPR_ATTR
+                          ? e->u.call.func->u.attr.value
+                          : NULL, *res = NULL, **sargs;
+  asc__builtin_id id = e->u.call.builtin->id;
+  const char *name = e->u.call.builtin->name;
+  int nread = id == ASC_BI_NP_PTP ? 2 : id == ASC_BI_NP_ISCLOSE ||
+              id == ASC_BI_NP_ALLCLOSE || id == ASC_BI_NP_CROSS ? 3 : 1;
+
+  if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN) {
+    /* dtype=: the elements converted first, numpy's rule (its sum then
+     * runs in that dtype) */
+    if (a[2] != NULL && a[2]->kind != ASC_EXPR_NONE) {
+      sargs = asc__arena_alloc(r->c, 2 * sizeof *sargs);
+      sargs[0] = a[0];
+      sargs[1] = a[2];
+      a[0] = np_call(r, np != NULL ? np : a[0], ASC_BI_NP_ASTYPE, sargs, 2, 2,
+                     a[0]->loc);
+      a[0]->u.call.func->u.attr.value = a[0]->u.call.args[0];
+      a[2] = NULL;
+    }
+    return false;
+  }
+  if (id < ASC_BI_NP_COUNT_NONZERO || id > ASC_BI_NP_EXPAND_DIMS)
+    return false;
+  if (np == NULL || np->kind != ASC_EXPR_NAME)
+    return false; /* not np.NAME: already reported */
+  for (int i = 0; i < (nread > 1 ? 2 : 0); i++)
+    if (a[i] != NULL && !repeatable(a[i], 0)) {
+      asc__diag_error(r->c, a[i]->loc, "np.%s in kernels reads each operand "
+                      "several times: give it arrays, numbers or expressions "
+                      "of them (assign a call's value to a name first)",
+                      name);
+      return true;
+    }
+  if ((id == ASC_BI_NP_PTP && a[2] != NULL) ||
+      ((id == ASC_BI_NP_NANSUM || id == ASC_BI_NP_NANPROD) && a[3] != NULL)) {
+    asc__diag_error(r->c, (id == ASC_BI_NP_PTP ? a[2] : a[3])->loc,
+                    "np.%s(..., out=) is not supported in kernels", name);
+    return true;
+  }
+  switch (id) {
+  case ASC_BI_NP_COUNT_NONZERO:
+    /* np.sum(a != 0, axis, keepdims=...): an int64 count */
+    sargs = asc__arena_alloc(r->c, sizeof *sargs * 5);
+    sargs[0] = nonzero(r, a[0]);
+    sargs[1] = a[1];
+    sargs[2] = NULL;
+    sargs[3] = NULL;
+    sargs[4] = a[2];
+    res = np_call(r, np, ASC_BI_NP_SUM, sargs, 5, 1, e->loc);
+    break;
+  case ASC_BI_NP_ISCLOSE:
+  case ASC_BI_NP_ALLCLOSE:
+    closeness(r, e, np, a[0], a[1]);
+    return true;
+  case ASC_BI_NP_PTP:
+    res = ptp(r, np, a, e->loc);
+    break;
+  case ASC_BI_NP_NANSUM:
+  case ASC_BI_NP_NANPROD:
+    res = nan_reduce(r, np, a,
+                     id == ASC_BI_NP_NANSUM ? ASC_BI_NP_SUM : ASC_BI_NP_PROD,
+                     id == ASC_BI_NP_NANSUM ? 0 : 1, e->loc);
+    /* its dtype=, as the reduction's */
+    (void)asc__rewrite_numpy_more(r, res);
+    break;
+  case ASC_BI_NP_CROSS:
+    res = cross(r, np, a[0], a[1], e->loc);
+    break;
+  case ASC_BI_NP_EXPAND_DIMS:
+    res = expand_dims(r, a[0], a[1]);
+    if (res == NULL)
+      return true;
+    break;
+  default:
+    return false;
+  }
+  res->loc = e->loc;
+  *e = *res;
+  if (e->kind == ASC_EXPR_CALL)
+    asc__rewrite_tuple_axes(r, e, e->u.call.builtin);
+  return true;
 }
 
 /* `a.sort()` (a a name; axis= and the other arguments as np.sort's)

@@ -1,7 +1,10 @@
-"""np.count_nonzero, np.isclose, np.allclose and a.sort() in kernels
-(docs/arrays.md): each against numpy on the same inputs, infinities,
-nans and integer arrays included; and the errors of the forms kernels
-do not take."""
+"""numpy functions kernels write with others while resolving
+(front/rewrite.c, asc__rewrite_numpy_more; docs/arrays.md):
+np.count_nonzero, np.isclose, np.allclose, np.ptp, np.nansum,
+np.nanprod, np.cross, np.expand_dims, the dtype= of sum, prod and mean,
+and a.sort().  Each against numpy on the same inputs (values and
+dtypes), infinities, nans and integer arrays included; and the errors of
+the forms kernels do not take."""
 import numpy as np
 import pytest
 
@@ -91,12 +94,82 @@ def test_sort_method_sorts_in_place():
     np.testing.assert_array_equal(sorted_columns(m), np.sort(m, axis=0))
 
 
+@asc.kernel
+def spreads(a):
+    return (np.ptp(a), np.ptp(a, axis=0), np.ptp(a, axis=1, keepdims=True),
+            np.nansum(a), np.nansum(a, axis=0),
+            np.nanprod(a, axis=1, keepdims=True),
+            np.nansum(a, dtype=np.float32))
+
+
+@asc.kernel
+def crossed(a, b):
+    return np.cross(a, b)
+
+
+@asc.kernel
+def expanded(a):
+    return (np.expand_dims(a, 0), np.expand_dims(a, 1),
+            np.expand_dims(a, -1), np.expand_dims(a, axis=-2))
+
+
+@asc.kernel
+def sums_in(a):
+    return (a.sum(dtype=np.float64), np.sum(a, axis=0, dtype=np.float64),
+            a.mean(dtype=np.float64), np.prod(a, dtype=np.int64),
+            np.count_nonzero(a, axis=(0, 1)))
+
+
+def same(got, want):
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_ptp_nansum_nanprod():
+    a = np.random.default_rng(3).random((3, 4))
+    same(spreads(a)[:3], (np.ptp(a), np.ptp(a, axis=0),
+                          np.ptp(a, axis=1, keepdims=True)))
+    a[1, 2] = np.nan
+    a[0, :] = np.nan
+    same(spreads(a)[3:], (np.nansum(a), np.nansum(a, axis=0),
+                          np.nanprod(a, axis=1, keepdims=True),
+                          np.nansum(a, dtype=np.float32)))
+
+
+def test_cross_of_3_vectors():
+    a = np.random.default_rng(4).random((5, 3))
+    b = np.random.default_rng(5).random((5, 3))
+    same([crossed(a[0], b[0])], [np.cross(a[0], b[0])])
+    same([crossed(a, b)], [np.cross(a, b)])
+    same([crossed(a, b[1])], [np.cross(a, b[1])])      # broadcast
+
+
+def test_expand_dims():
+    a = np.arange(12.0).reshape(3, 4)
+    same(expanded(a), (np.expand_dims(a, 0), np.expand_dims(a, 1),
+                       np.expand_dims(a, -1), np.expand_dims(a, -2)))
+
+
+def test_reductions_with_a_dtype():
+    a = np.random.default_rng(6).random((2, 3, 4)).astype(np.float32) * 3
+    same(sums_in(a), (a.sum(dtype=np.float64),
+                      np.sum(a, axis=0, dtype=np.float64),
+                      a.mean(dtype=np.float64), np.prod(a, dtype=np.int64),
+                      np.count_nonzero(a, axis=(0, 1))))
+
+
 @pytest.mark.parametrize("body, message", [
     ("    b = a.sort()\n    return b\n", "sorts a in place and gives None"),
     ("    return np.isclose(twice(a), a)\n",
      "reads each operand several times"),
     ("    return np.isclose(a, a, equal_nan=a[0] > 0)\n",
      "equal_nan must be True or False"),
+    ("    return np.ptp(twice(a))\n", "reads each operand several times"),
+    ("    return np.expand_dims(a, a.ndim)\n", "an integer written in the"),
+    ("    return np.nansum(a, out=a)\n",
+     r"nansum\(\.\.\., out=\) is not supported"),
 ])
 def test_forms_kernels_do_not_take(body, message):
     src = ("import asc\nimport numpy as np\n\n@asc.func\ndef twice(x):\n"
