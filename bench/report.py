@@ -54,6 +54,46 @@ def fmt(x):
     return f"{x:.3g}"
 
 
+# The latency goals (docs/latency.md, "Where the rows stand"): a row
+# that slips past its goal says so under the table, so that a change
+# that undoes one is seen in the run that measures it.  (benchmark, the
+# row checked, kind, goal): "ms" bounds that row's median; "ratio" is the
+# least ref/asc of that reference row (1.0: asc at least as fast).
+GOALS = (
+    ("compile softmax: cold", "asc cold (empty cache dir)", "ms", 100.0),
+    ("compile conv2d (seed): cold", "asc cold (empty cache dir)", "ms", 150.0),
+    ("compile 30-line array: cold", "asc cold (empty cache dir)", "ms", 150.0),
+    ("compile softmax: cache hit", "asc cache hit (new process)", "ms", 2.0),
+    ("launch round trip", "OpenMP empty parallel for", "ratio", 1.0),
+    ("pool alloc+free 64 B", "jemalloc mallocx/sdallocx (tcache)", "ratio", 0.5),
+    ("py launch: empty prange", "numba @njit(parallel=True)", "ratio", 1.0),
+)
+
+
+def goal_lines(rows):
+    """One line per goal whose row ran: its figure, the goal, met or
+    MISSED."""
+    out = []
+    for bench, impl, kind, goal in GOALS:
+        r = next((x for x in rows if x["benchmark"] == bench and x["impl"] == impl
+                  and x["status"] == "ok"), None)
+        if r is None:
+            continue
+        if kind == "ms":
+            if r["median"] is None or r["unit"] != "ms":
+                continue
+            ok = r["median"] <= goal
+            got, want = f"{fmt(r['median'])} ms", f"<= {goal:g} ms"
+        else:
+            if r["ratio"] is None:
+                continue
+            ok = r["ratio"] >= goal
+            got, want = f"{ratio_text(r['ratio'])} ({impl})", f">= {goal:g}x"
+        r["goal"] = {"kind": kind, "goal": goal, "met": ok}
+        out.append(f"  {bench:30s} {got:48s} goal {want:10s} {'met' if ok else 'MISSED'}")
+    return out
+
+
 def print_table(rows, info, quick):
     print()
     print(f"machine: {info['cpu']}; {info['cores_usable']} usable cores; {info['memory']}")
@@ -92,6 +132,10 @@ def print_table(rows, info, quick):
             notes[r["benchmark"]] = r["case_note"]
     for k, v in notes.items():
         print(f"  {k}: {v}")
+    goals = goal_lines(rows)
+    if goals and not quick:
+        print("\nlatency goals (docs/latency.md; one run: read two before trusting a miss):")
+        print("\n".join(goals))
     print_summary(rows)
 
 
