@@ -94,6 +94,7 @@ static int math_error_kind(int intr) {
   case ASC_INTR_LOG1P:
   case ASC_INTR_SQRT:
   case ASC_INTR_FMOD:
+  case ASC_INTR_ATANH:
     return MATH_INF_DOMAIN;
   case ASC_INTR_ATAN:
   case ASC_INTR_ATAN2:
@@ -101,6 +102,8 @@ static int math_error_kind(int intr) {
   case ASC_INTR_HYPOT:
   case ASC_INTR_ERF:
   case ASC_INTR_ERFC:
+  case ASC_INTR_ASINH:
+  case ASC_INTR_ACOSH:
     return MATH_NAN_ONLY;
   default:
     return MATH_NONE;

@@ -292,7 +292,7 @@ typedef enum asc__builtin_kind {
   X(NP_REAL, "real", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   X(NP_IMAG, "imag", 0, ASC_BK_FUNC, 1, 1, "val")                           \
   /* numpy only (np.cbrt) */                                                  \
-  X(NP_CBRT, "cbrt", 0, ASC_BK_FUNC, 1, 1, "x")                             \
+  X(NP_CBRT, "cbrt", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                     \
   X(NP_SIGN, "sign", 0, ASC_BK_FUNC, 1, 1, "x")                             \
   X(NP_HEAVISIDE, "heaviside", 0, ASC_BK_FUNC, 2, 2, "x1,x2")               \
   X(NP_FMAX, "fmax", 0, ASC_BK_FUNC, 2, 2, "x1,x2")                         \
@@ -300,11 +300,11 @@ typedef enum asc__builtin_kind {
   X(NP_LOGADDEXP, "logaddexp", 0, ASC_BK_FUNC, 2, 2, "x1,x2")               \
   X(NP_RECIPROCAL, "reciprocal", 0, ASC_BK_FUNC, 1, 1, "x")                 \
   X(NP_ROUND, "round", 0, ASC_BK_FUNC, 1, 2, "a,decimals")                  \
-  /* cmath only (cmath.X; the others are the math builtins of that name;    \
-   * np.arcsinh, np.arccosh, np.arctanh are these of reals) */              \
-  X(ASINH, "asinh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
-  X(ACOSH, "acosh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
-  X(ATANH, "atanh", 0, ASC_BK_FUNC, 1, 1, "z")                              \
+  /* cmath.X and, of reals, math.X (the others are the math builtins of    \
+   * that name; np.arcsinh, np.arccosh, np.arctanh are these of reals) */   \
+  X(ASINH, "asinh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "z")                      \
+  X(ACOSH, "acosh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "z")                      \
+  X(ATANH, "atanh", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "z")                      \
   X(CM_PHASE, "phase", 0, ASC_BK_FUNC, 1, 1, "z")                           \
   X(CM_POLAR, "polar", 0, ASC_BK_FUNC, 1, 1, "z")                           \
   X(CM_RECT, "rect", 0, ASC_BK_FUNC, 2, 2, "r,phi")                         \

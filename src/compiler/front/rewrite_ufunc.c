@@ -166,8 +166,9 @@ static void to_outer(resolver *r, asc__ast_expr *e, const asc__ast_expr *np,
     e->depth = left->depth + 1;
 }
 
-/* np.deg2rad(x) (np.radians) is x * (pi / 180) and np.rad2deg(x)
- * (np.degrees) x * (180 / pi), as numpy computes them: the constant a
+/* np.deg2rad(x) (np.radians, math.radians) is x * (pi / 180) and
+ * np.rad2deg(x) (np.degrees, math.degrees) x * (180 / pi), as numpy and
+ * CPython compute them: the constant a
  * Python float, so float32 stays float32 and integers give float64. */
 static bool angle_units(resolver *r, asc__ast_expr *e) {
   const asc__ast_expr *f = e->u.call.func;
@@ -182,11 +183,15 @@ static bool angle_units(resolver *r, asc__ast_expr *e) {
       strcmp(f->u.attr.attr, "degrees") != 0)
     return false;
   s = asc__resolve_lookup(r, f->u.attr.value->u.name.id);
-  if (s == NULL || s->kind != ASC_SYM_MODULE || s->u.module != ASC_NS_NP)
+  /* math.degrees and math.radians too: CPython's are the same product */
+  if (s == NULL || s->kind != ASC_SYM_MODULE ||
+      (s->u.module != ASC_NS_NP &&
+       !(s->u.module == ASC_NS_MATH && strchr(f->u.attr.attr, '2') == NULL)))
     return false;
   if (e->u.call.nargs != 1 || e->u.call.nkws != 0) {
-    asc__diag_error(r->c, e->loc, "np.%s takes 1 positional argument in "
-                    "kernels", f->u.attr.attr);
+    asc__diag_error(r->c, e->loc, "%s.%s takes 1 positional argument in "
+                    "kernels", s->u.module == ASC_NS_NP ? "np" : "math",
+                    f->u.attr.attr);
     return true;
   }
   x = e->u.call.args[0];
