@@ -1,7 +1,8 @@
 """numpy functions kernels write with others while resolving
 (front/rewrite.c, asc__rewrite_numpy_more; docs/arrays.md):
 np.count_nonzero, np.isclose, np.allclose, np.ptp, np.nansum,
-np.nanprod, np.cross, np.expand_dims, the dtype= of sum, prod and mean,
+np.nanprod, np.cross, np.expand_dims, np.flatnonzero, the dtype= of sum,
+prod and mean,
 and a.sort().  Each against numpy on the same inputs (values and
 dtypes), infinities, nans and integer arrays included; and the errors of
 the forms kernels do not take."""
@@ -144,6 +145,19 @@ def test_cross_of_3_vectors():
     same([crossed(a[0], b[0])], [np.cross(a[0], b[0])])
     same([crossed(a, b)], [np.cross(a, b)])
     same([crossed(a, b[1])], [np.cross(a, b[1])])      # broadcast
+
+
+@asc.kernel
+def nonzero_at(a):
+    return np.flatnonzero(a), np.flatnonzero(a > 0.5)
+
+
+def test_flatnonzero():
+    a = np.random.default_rng(7).random((3, 4))
+    a[a < 0.3] = 0
+    same(nonzero_at(a), (np.flatnonzero(a), np.flatnonzero(a > 0.5)))
+    same(nonzero_at(np.zeros(5)), (np.flatnonzero(np.zeros(5)),) * 2)
+    same(nonzero_at(a.T), (np.flatnonzero(a.T), np.flatnonzero(a.T > 0.5)))
 
 
 def test_expand_dims():

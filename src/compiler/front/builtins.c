@@ -139,7 +139,7 @@ const char asc__numpy_names[] =
     "prod, min, "
     "max, amin, amax, mean, var, std, any, all, argmin, argmax, "
     "count_nonzero, isclose, allclose, ptp, nansum, nanprod, cross, "
-    "expand_dims, dot (of "
+    "expand_dims, flatnonzero, dot (of "
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "

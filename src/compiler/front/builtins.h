@@ -89,6 +89,7 @@ typedef enum asc__builtin_kind {
   X(NP_NANPROD, "nanprod", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")  \
   X(NP_CROSS, "cross", 0, ASC_BK_FUNC, 2, 2, "a,b")                            \
   X(NP_EXPAND_DIMS, "expand_dims", 0, ASC_BK_FUNC, 2, 2, "a,axis")             \
+  X(NP_FLATNONZERO, "flatnonzero", 0, ASC_BK_FUNC, 1, 1, "a")                   \
   X(NP_ARRAY, "array", 0, ASC_BK_FUNC, 1, 2, "object,dtype")                   \
   X(NP_ASARRAY, "asarray", 0, ASC_BK_FUNC, 1, 2, "a,dtype")                    \
   X(NP_MESHGRID, "meshgrid", 0, ASC_BK_FUNC, 0, 11,                            \

@@ -921,6 +921,11 @@ static bool repeatable(const asc__ast_expr *e, int depth) {
            repeatable(e->u.binary.rhs, depth + 1);
   case ASC_EXPR_UNARY:
     return repeatable(e->u.unary.operand, depth + 1);
+  case ASC_EXPR_COMPARE:
+    for (int i = 0; i <= e->u.cmp.n; i++)
+      if (!repeatable(e->u.cmp.operands[i], depth + 1))
+        return false;
+    return true;
   case ASC_EXPR_ATTR:
     return repeatable(e->u.attr.value, depth + 1);
   case ASC_EXPR_SUBSCRIPT:
@@ -1092,6 +1097,26 @@ static asc__ast_expr *nan_reduce(resolver *r, asc__ast_expr *np,
   return np_call(r, np, id, sargs, 5, 1, loc);
 }
 
+/* np.flatnonzero(a) is np.arange(a.size)[np.ravel(a) != 0]: the int64
+ * indices of a's nonzero elements in C order, through a mask. */
+static asc__ast_expr *flatnonzero(resolver *r, asc__ast_expr *np,
+                                  asc__ast_expr *x, asc__loc loc) {
+  asc__ast_expr *size = synth(r, ASC_EXPR_ATTR, loc, x->depth + 1);
+  asc__ast_expr **ar = asc__arena_alloc(r->c, 4 * sizeof *ar), *idx, *s;
+  size->u.attr.value = x;
+  size->u.attr.attr = "size";
+  size->u.attr.attr_loc = loc;
+  ar[0] = size;
+  ar[1] = ar[2] = ar[3] = NULL;
+  idx = np_call(r, np, ASC_BI_NP_ARANGE, ar, 4, 1, loc);
+  s = synth(r, ASC_EXPR_SUBSCRIPT, loc, 1);
+  s->u.sub.value = idx;
+  s->u.sub.index = nonzero(r, np_call1(r, np, ASC_BI_NP_RAVEL, x));
+  s->depth = (idx->depth > s->u.sub.index->depth ? idx->depth
+                                                 : s->u.sub.index->depth) + 1;
+  return s;
+}
+
 /* np.ptp(a, axis, keepdims=...) is np.max(...) - np.min(...). */
 static asc__ast_expr *ptp(resolver *r, asc__ast_expr *np, asc__ast_expr **a,
                           asc__loc loc) {
@@ -1115,8 +1140,11 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
                           : NULL, *res = NULL, **sargs;
   asc__builtin_id id = e->u.call.builtin->id;
   const char *name = e->u.call.builtin->name;
-  int nread = id == ASC_BI_NP_PTP ? 2 : id == ASC_BI_NP_ISCLOSE ||
-              id == ASC_BI_NP_ALLCLOSE || id == ASC_BI_NP_CROSS ? 3 : 1;
+  int nread = id == ASC_BI_NP_PTP || id == ASC_BI_NP_FLATNONZERO ? 2
+              : id == ASC_BI_NP_ISCLOSE || id == ASC_BI_NP_ALLCLOSE ||
+                      id == ASC_BI_NP_CROSS
+                  ? 3
+                  : 1;
 
   if (id == ASC_BI_NP_SUM || id == ASC_BI_NP_PROD || id == ASC_BI_NP_MEAN) {
     /* dtype=: the elements converted first, numpy's rule (its sum then
@@ -1132,11 +1160,11 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
     }
     return false;
   }
-  if (id < ASC_BI_NP_COUNT_NONZERO || id > ASC_BI_NP_EXPAND_DIMS)
+  if (id < ASC_BI_NP_COUNT_NONZERO || id > ASC_BI_NP_FLATNONZERO)
     return false;
   if (np == NULL || np->kind != ASC_EXPR_NAME)
     return false; /* not np.NAME: already reported */
-  for (int i = 0; i < (nread > 1 ? 2 : 0); i++)
+  for (int i = 0; i < (nread > 1 ? 2 : 0) && i < e->u.call.nrargs; i++)
     if (a[i] != NULL && !repeatable(a[i], 0)) {
       asc__diag_error(r->c, a[i]->loc, "np.%s in kernels reads each operand "
                       "several times: give it arrays, numbers or expressions "
@@ -1178,6 +1206,9 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
     break;
   case ASC_BI_NP_CROSS:
     res = cross(r, np, a[0], a[1], e->loc);
+    break;
+  case ASC_BI_NP_FLATNONZERO:
+    res = flatnonzero(r, np, a[0], e->loc);
     break;
   case ASC_BI_NP_EXPAND_DIMS:
     res = expand_dims(r, a[0], a[1]);
