@@ -128,10 +128,23 @@ def same(got, want):
         np.testing.assert_array_equal(g, w)
 
 
+@asc.kernel
+def spreads_3d(a):
+    return (np.ptp(a, axis=(0, 1)), np.ptp(a, axis=(0, 2), keepdims=True),
+            np.nansum(a, axis=(1, 2)))
+
+
 def test_ptp_nansum_nanprod():
     a = np.random.default_rng(3).random((3, 4))
     same(spreads(a)[:3], (np.ptp(a), np.ptp(a, axis=0),
                           np.ptp(a, axis=1, keepdims=True)))
+    b = np.random.default_rng(8).random((2, 3, 4))
+    b[1, 1, 1] = np.nan
+    same(spreads_3d(b)[2:], (np.nansum(b, axis=(1, 2)),))
+    b[1, 1, 1] = 0.5
+    same(spreads_3d(b), (np.ptp(b, axis=(0, 1)),
+                         np.ptp(b, axis=(0, 2), keepdims=True),
+                         np.nansum(b, axis=(1, 2))))
     a[1, 2] = np.nan
     a[0, :] = np.nan
     same(spreads(a)[3:], (np.nansum(a), np.nansum(a, axis=0),

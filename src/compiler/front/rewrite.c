@@ -1129,6 +1129,7 @@ static asc__ast_expr *ptp(resolver *r, asc__ast_expr *np, asc__ast_expr **a,
     sargs[3] = a[3];
     m[i] = np_call(r, np, i == 0 ? ASC_BI_NP_MAX : ASC_BI_NP_MIN, sargs, 4,
                    1, loc);
+    asc__rewrite_tuple_axes(r, m[i], m[i]->u.call.builtin);
   }
   return syn_bin(r, ASC_BIN_SUB, m[0], m[1]);
 }
