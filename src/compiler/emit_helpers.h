@@ -3,6 +3,9 @@
 #include <string.h>
 
 /* ---- helpers: Python semantics the C operators do not give ---- */
+/* math.lgamma: lgamma_r, as lgamma writes the global signgam */
+static inline double asc_lgamma(double x) { int s; return lgamma_r(x, &s); }
+static inline float asc_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
 /* float16 needs a C compiler with _Float16 (gcc 12, clang 15); older
  * clang rejects even an unused typedef, so a kernel without float16
  * compiles anywhere and one with it names the reason. */

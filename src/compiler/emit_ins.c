@@ -531,6 +531,9 @@ static void emit_call(emitter *e, const asc__irins *i) {
   case ASC_INTR_ROUND:
     nm = "nearbyint"; /* Python rounds half to even */
     break;
+  case ASC_INTR_LGAMMA:
+    nm = "asc_lgamma"; /* lgamma_r: lgamma writes the global signgam */
+    break;
   default:
     if (vm_index(e->f, i) >= 0)
       nm = asc__arena_printf(e->c, "asc_vm_%s", nm);

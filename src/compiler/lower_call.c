@@ -41,6 +41,8 @@ static int intrinsic_of(asc__builtin_id id) {
   case ASC_BI_FABS: return ASC_INTR_FABS;
   case ASC_BI_ERF: return ASC_INTR_ERF;
   case ASC_BI_ERFC: return ASC_INTR_ERFC;
+  case ASC_BI_GAMMA: return ASC_INTR_TGAMMA;
+  case ASC_BI_LGAMMA: return ASC_INTR_LGAMMA;
   case ASC_BI_HYPOT: return ASC_INTR_HYPOT;
   case ASC_BI_FMOD: return ASC_INTR_FMOD;
   case ASC_BI_COPYSIGN: return ASC_INTR_COPYSIGN;
@@ -82,6 +84,8 @@ static int math_error_kind(int intr) {
   case ASC_INTR_EXPM1:
   case ASC_INTR_SINH:
   case ASC_INTR_COSH:
+  case ASC_INTR_TGAMMA:
+  case ASC_INTR_LGAMMA:
     return MATH_INF_OVERFLOW;
   case ASC_INTR_SIN:
   case ASC_INTR_COS:
@@ -699,6 +703,20 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
+    if ((id == ASC_INTR_TGAMMA || id == ASC_INTR_LGAMMA) &&
+        asc__dt_is_float(adt))
+      /* CPython's math.gamma and math.lgamma: a pole (0 and the negative
+       * integers) is a ValueError, before an infinity would overflow */
+      raise_if(ls,
+               op2(ls, ASC_IR_AND, ascBool,
+                   fpclass(ls, ASC_INTR_ISFINITE, args[0]),
+                   op2(ls, ASC_IR_AND, ascBool,
+                       op2(ls, ASC_IR_LE, adt, args[0],
+                           asc__irv_float(adt, 0.0)),
+                       op2(ls, ASC_IR_EQ, adt,
+                           call1(ls, ASC_INTR_FLOOR, adt, args[0]),
+                           args[0]))),
+               ASC_KEXC_VALUE_ERROR, "math domain error");
     if (!asc__expr_via_asc(e->u.call.func) && n <= 3 &&
         !asc__dt_is_complex(adt))
       math_errors(ls, math_error_kind(id), false, adt, args, n,

@@ -231,3 +231,31 @@ def test_math_functions_of_a_real(name):
             continue
         got = k(x)
         assert got == pytest.approx(want, rel=4e-16, abs=0), (name, x)
+
+
+GAMMA = asc.compile("import asc\nimport math\n\n@asc.kernel\ndef g(x):\n"
+                    "    return math.gamma(x)\n\n@asc.kernel\ndef lg(x):\n"
+                    "    return math.lgamma(x)\n")
+
+
+@pytest.mark.parametrize("x", [0.5, 1.0, 2.5, 10.0, -0.5, -2.5, 170.5,
+                               171.7, 1e300, np.inf, -np.inf, np.nan, 0.0,
+                               -0.0, -1.0, -3.0])
+def test_math_gamma_and_lgamma_are_cpythons(x):
+    """math.gamma and math.lgamma (libm's tgamma and lgamma_r, a few ulps
+    from CPython's own): CPython's values, and its errors, a pole
+    (0, the negative integers, and gamma's -inf) a ValueError and an
+    overflow an OverflowError."""
+    import math
+    for kernel, ref in ((GAMMA.g, math.gamma), (GAMMA.lg, math.lgamma)):
+        try:
+            want = ref(x)
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e), match="math (domain|range) error"):
+                kernel(x)
+            continue
+        got = kernel(x)
+        if math.isnan(want):
+            assert math.isnan(got)
+        else:
+            assert got == pytest.approx(want, rel=1e-13, abs=1e-15), (ref, x)

@@ -189,6 +189,8 @@ typedef enum asc__builtin_kind {
   X(FABS, "fabs", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
   X(ERF, "erf", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                             \
   X(ERFC, "erfc", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                           \
+  X(GAMMA, "gamma", ASC_NS_MATH, ASC_BK_FUNC, 1, 1, "x")                       \
+  X(LGAMMA, "lgamma", ASC_NS_MATH, ASC_BK_FUNC, 1, 1, "x")                     \
   X(HYPOT, "hypot", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                       \
   X(FMOD, "fmod", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                         \
   X(COPYSIGN, "copysign", ASC_NS_AM, ASC_BK_FUNC, 2, 2, "x,y")                 \

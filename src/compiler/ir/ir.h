@@ -207,6 +207,7 @@ unsigned asc__irop_flags(int op);
   X(FLOOR, "floor", 1) X(CEIL, "ceil", 1) X(TRUNC, "trunc", 1)               \
   X(ROUND, "round", 1) X(FABS, "fabs", 1) X(ERF, "erf", 1)                   \
   X(ERFC, "erfc", 1) X(FMA, "fma", 3) X(HYPOT, "hypot", 2)                   \
+  X(TGAMMA, "tgamma", 1) X(LGAMMA, "lgamma", 1)                              \
   X(COPYSIGN, "copysign", 2) X(FMOD, "fmod", 2) X(ISNAN, "isnan", 1)         \
   X(ISINF, "isinf", 1) X(ISFINITE, "isfinite", 1)                           \
   /* complex: cmplx(re, im) of two floats; the parts, conjugate, modulus \
