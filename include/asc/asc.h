@@ -497,7 +497,8 @@ typedef struct ascKernelParamInfo {
                        * line where the kernel first uses it (0 unknown),
                        * for the error an array argument gets; -1 when
                        * the kernel never reads it (the Python binding
-                       * then passes any argument as the integer 0) */
+                       * then passes a non-number argument as the
+                       * integer 0) */
   uint8_t reserved[20];
 } ascKernelParamInfo;
 

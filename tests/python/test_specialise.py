@@ -315,7 +315,8 @@ def scale_in_lambda(a, s, ignored):
 def test_a_parameter_the_kernel_never_reads_takes_anything():
     """As numba does, a parameter the kernel never reads takes any object
     (an array was 'expected a scalar, got a 1-dimensional
-    numpy.ndarray'); whatever is passed, one specialisation runs."""
+    numpy.ndarray'); a number keeps its type (an ahead-of-time
+    signature names it), anything else is passed as the integer 0."""
     a = rnd(8)
     for v in (rnd(3), rnd(2, 2).astype(np.float32), 7, 2.5, True, None,
               "text", [1, 2], {"k": 1}, object()):
@@ -334,3 +335,26 @@ def test_compiled_text_ignores_a_parameter_it_never_reads():
     a = rnd(5)
     for v in (rnd(3), None, 4):
         assert m.g(a, v) == a.sum()
+
+
+def test_an_unread_parameter_keeps_an_ahead_of_time_signature(tmp_path):
+    """A module compiled ahead of time keeps its signatures' types: with
+    ascc's k(f64[1], f64), a float for the unread parameter finds that
+    specialisation and an array there stays a TypeError."""
+    import subprocess
+    import sys
+    src = tmp_path / "unread.py"
+    src.write_text("import asc\n\n@asc.kernel\ndef k(a, unused):\n"
+                   "    return a.sum()\n")
+    so = tmp_path / "unread.so"
+    import os
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(asc.__file__)))
+    subprocess.run([sys.executable, "-m", "asc.ascc", "--signature",
+                    "k(f64[1], f64)", str(src), "-o", str(so)], check=True,
+                   env=env)
+    k = asc.load_module(str(so)).k
+    a = rnd(5)
+    assert k(a, np.float64(2.5)) == a.sum()
+    with pytest.raises(TypeError, match="parameter 'unused'"):
+        k(a, rnd(3))

@@ -768,18 +768,20 @@ int ascpy_marshal_scalar(KernelObject *k, int i, PyObject *o,
                          union slot *slot) {
   const ParamInfo *p = &k->params[i];
   ascScalar s;
-  if (p->generic && p->use_line < 0) {
-    /* the kernel never reads it (as numba, any object goes): one
-     * specialisation whatever is passed */
-    (void)o;
-    memset(&slot->s, 0, sizeof slot->s);
-    slot->s.dtype = ascInt64;
-    slot->s.weak = 1;
-    return 0;
-  }
   if (ascpy_scalar_from_object(o, &s, p->what) < 0) {
     PyObject *t, *v, *tb;
     int arr;
+    if (p->generic && p->use_line < 0 &&
+        PyErr_ExceptionMatches(PyExc_TypeError)) {
+      /* the kernel never reads it: any object goes, as in numba (a
+       * number keeps its type above, so an ahead-of-time signature
+       * still matches) */
+      PyErr_Clear();
+      memset(&slot->s, 0, sizeof slot->s);
+      slot->s.dtype = ascInt64;
+      slot->s.weak = 1;
+      return 0;
+    }
     if (!p->generic || p->use_line <= 0 ||
         !PyErr_ExceptionMatches(PyExc_TypeError))
       return -1;
