@@ -306,3 +306,22 @@ def k(x, out):
         got.append(out)
     same(got[0], got[1])
     assert np.count_nonzero(got[0]) == np.count_nonzero(np.exp(x) > 2.0)
+
+
+@asc.kernel
+def erf_plus_constant(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += math.erf(a[i]) + math.exp(1.5)
+    return s
+
+
+def test_a_check_computed_before_the_loop():
+    """math.exp(1.5) is hoisted out of the loop with its overflow test;
+    the chunk's tests read that test as it is (it was an internal
+    compiler error: 'register out of range' after vmchunk)."""
+    a = np.linspace(-2.0, 2.0, 600)
+    want = 0.0
+    for v in a:
+        want += math.erf(v) + math.exp(1.5)
+    assert erf_plus_constant(a) == pytest.approx(want, rel=1e-14)

@@ -856,11 +856,14 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       store_into(x, &P->body[0], bufs[q], op, ren_get(&ren, top[k]->dst),
                  top[k]->line);
   }
-  /* the checks' tests, or-ed into the flag */
+  /* the checks' tests, or-ed into the flag; a test computed before the
+   * loop (licm hoists one of a call of constants) is read as it is */
   for (int k = 0; k < ntop && fast; k++)
-    if (check_if(top[k]))
-      or_into(x, &P->body[0], flag, fdt, ren_get(&ren, top[k]->args[0].reg),
-              top[k]->line);
+    if (check_if(top[k])) {
+      int32_t t = ren_get(&ren, top[k]->args[0].reg);
+      or_into(x, &P->body[0], flag, fdt,
+              t >= 0 ? t : top[k]->args[0].reg, top[k]->line);
+    }
   /* L now runs one chunk, and reads the buffers */
   L->args[0] = asc__irv_reg(j0);
   L->args[1] = asc__irv_reg(je);
