@@ -494,10 +494,16 @@ static void ren_set(asc__regtab *ren, int32_t r, int32_t to) {
   asc__regtab_set(ren, r, to + 1);
 }
 
+/* r's copy ahead, or r itself where it has none (defined before L) */
+static int32_t renamed(const asc__regtab *ren, int32_t r) {
+  int32_t t = ren_get(ren, r);
+  return t >= 0 ? t : r;
+}
+
 static void rename_args(asc__irins *i, const asc__regtab *ren) {
   for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && ren_get(ren, i->args[k].reg) >= 0)
-      i->args[k].reg = ren_get(ren, i->args[k].reg);
+    if (i->args[k].kind == ASC_IRV_REG)
+      i->args[k].reg = renamed(ren, i->args[k].reg);
 }
 
 static const char *call_name(const asc__irins *i) {
@@ -836,8 +842,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
     if (cast_trap(f, top[k])) {
       /* only in a fast chunk's slices: the flag is there */
       asc__irval v = top[k]->args[0];
-      if (v.kind == ASC_IRV_REG && ren_get(&ren, v.reg) >= 0)
-        v.reg = ren_get(&ren, v.reg);
+      if (v.kind == ASC_IRV_REG)
+        v.reg = renamed(&ren, v.reg);
       ren_set(&ren, top[k]->dst,
               conv_ahead(x, &P->body[0], top[k], v, flag, fdt));
     } else {
@@ -859,11 +865,9 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   /* the checks' tests, or-ed into the flag; a test computed before the
    * loop (licm hoists one of a call of constants) is read as it is */
   for (int k = 0; k < ntop && fast; k++)
-    if (check_if(top[k])) {
-      int32_t t = ren_get(&ren, top[k]->args[0].reg);
-      or_into(x, &P->body[0], flag, fdt,
-              t >= 0 ? t : top[k]->args[0].reg, top[k]->line);
-    }
+    if (check_if(top[k]))
+      or_into(x, &P->body[0], flag, fdt, renamed(&ren, top[k]->args[0].reg),
+              top[k]->line);
   /* L now runs one chunk, and reads the buffers */
   L->args[0] = asc__irv_reg(j0);
   L->args[1] = asc__irv_reg(je);
