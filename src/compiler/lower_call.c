@@ -62,6 +62,14 @@ static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
   return asc__irv_reg(d);
 }
 
+static asc__irval call1(lstate *ls, int id, int dt, asc__irval a) {
+  int32_t d = newreg(ls, dt, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = id;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
 static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
   asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
   asc__irblock *save = ls->cur;
@@ -74,8 +82,10 @@ static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
 /* How a math.X function reports errors (CPython's Modules/mathmodule.c):
  * a NaN from non-NaN arguments is a ValueError; an infinity from finite
  * arguments is an OverflowError for functions that can overflow, a
- * ValueError for the others (log(0)), and no error for hypot and atan2. */
-enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_NONE };
+ * ValueError for the others (log(0)), and no error for hypot and atan2;
+ * gamma and lgamma overflow too, but at a pole (0 and the negative
+ * integers) raise a ValueError (MATH_POLE). */
+enum { MATH_NAN_ONLY, MATH_INF_DOMAIN, MATH_INF_OVERFLOW, MATH_POLE, MATH_NONE };
 
 static int math_error_kind(int intr) {
   switch (intr) {
@@ -84,9 +94,10 @@ static int math_error_kind(int intr) {
   case ASC_INTR_EXPM1:
   case ASC_INTR_SINH:
   case ASC_INTR_COSH:
+    return MATH_INF_OVERFLOW;
   case ASC_INTR_TGAMMA:
   case ASC_INTR_LGAMMA:
-    return MATH_INF_OVERFLOW;
+    return MATH_POLE;
   case ASC_INTR_SIN:
   case ASC_INTR_COS:
   case ASC_INTR_TAN:
@@ -141,21 +152,21 @@ static void math_errors(lstate *ls, int kind, bool pow_zero, int dt,
              op2(ls, ASC_IR_AND, ascBool, inf,
                  op2(ls, ASC_IR_EQ, dt, args[0], asc__irv_float(dt, 0.0))),
              ASC_KEXC_VALUE_ERROR, "math domain error");
-  if (kind == MATH_INF_OVERFLOW)
+  if (kind == MATH_POLE)
+    raise_if(ls,
+             op2(ls, ASC_IR_AND, ascBool, inf,
+                 op2(ls, ASC_IR_AND, ascBool,
+                     op2(ls, ASC_IR_LE, dt, args[0], asc__irv_float(dt, 0.0)),
+                     op2(ls, ASC_IR_EQ, dt,
+                         call1(ls, ASC_INTR_FLOOR, dt, args[0]), args[0]))),
+             ASC_KEXC_VALUE_ERROR, "math domain error");
+  if (kind == MATH_INF_OVERFLOW || kind == MATH_POLE)
     raise_if(ls, inf, ASC_KEXC_OVERFLOW_ERROR, "math range error");
   else
     raise_if(ls, inf, ASC_KEXC_VALUE_ERROR, "math domain error");
 }
 
 /* ------------------------------------------------------------- cmath */
-
-static asc__irval call1(lstate *ls, int id, int dt, asc__irval a) {
-  int32_t d = newreg(ls, dt, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = id;
-  i->args[0] = a;
-  return asc__irv_reg(d);
-}
 
 /* The parts of a complex128 value. */
 static void cparts(lstate *ls, asc__irval z, asc__irval *re, asc__irval *im) {
@@ -703,20 +714,6 @@ asc__irval asc__lower_call(lstate *ls, const asc__ast_expr *e) {
     i->aux = id;
     for (int k = 0; k < n; k++)
       i->args[k] = args[k];
-    if ((id == ASC_INTR_TGAMMA || id == ASC_INTR_LGAMMA) &&
-        asc__dt_is_float(adt))
-      /* CPython's math.gamma and math.lgamma: a pole (0 and the negative
-       * integers) is a ValueError, before an infinity would overflow */
-      raise_if(ls,
-               op2(ls, ASC_IR_AND, ascBool,
-                   fpclass(ls, ASC_INTR_ISFINITE, args[0]),
-                   op2(ls, ASC_IR_AND, ascBool,
-                       op2(ls, ASC_IR_LE, adt, args[0],
-                           asc__irv_float(adt, 0.0)),
-                       op2(ls, ASC_IR_EQ, adt,
-                           call1(ls, ASC_INTR_FLOOR, adt, args[0]),
-                           args[0]))),
-               ASC_KEXC_VALUE_ERROR, "math domain error");
     if (!asc__expr_via_asc(e->u.call.func) && n <= 3 &&
         !asc__dt_is_complex(adt))
       math_errors(ls, math_error_kind(id), false, adt, args, n,
