@@ -215,13 +215,18 @@ enum {
                             one pass over a (the team's slabs of rows,
                             their parts of s added in order).  k: flags
                             ASC_KGEMV2_ADD_Q (q += a @ p) and _ADD_S;
+                            with ASC_KGEMV2_CHAIN, s = q @ a (r is not
+                            read: `(a @ p) @ a`, each row's q[i] made
+                            before its r[i] * a[i, :] is added, while
+                            the row is in cache);
                             _UNSUPPORTED, nothing written, when q or s
                             shares memory with another operand */
   ASC_KLINALG_COUNT
 };
 
-/* ASC_KLINALG_GEMV2's k: add the products into q, s (else set them). */
-enum { ASC_KGEMV2_ADD_Q = 1, ASC_KGEMV2_ADD_S = 2 };
+/* ASC_KLINALG_GEMV2's k: add the products into q, s (else set them);
+ * CHAIN: s = q @ a, the r operand unread. */
+enum { ASC_KGEMV2_ADD_Q = 1, ASC_KGEMV2_ADD_S = 2, ASC_KGEMV2_CHAIN = 4 };
 
 /* ABI 7.  What asc_krt.linalg returns. */
 enum {

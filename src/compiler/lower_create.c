@@ -446,6 +446,97 @@ static asc__irins *gemv2_call(lstate *ls, const asc__lview *ops,
   return when;
 }
 
+/* Is e `a.T` of the matrix name of m (a side-0 product `a @ p`)? */
+static bool transpose_of(const asc__ast_expr *e, const asc__ast_expr *m) {
+  const asc__ast_expr *a = m->u.binary.lhs;
+  return e->kind == ASC_EXPR_ATTR && strcmp(e->u.attr.attr, "T") == 0 &&
+         e->u.attr.value->kind == ASC_EXPR_NAME &&
+         e->u.attr.value->u.name.sym == a->u.name.sym &&
+         a->u.name.sym != NULL;
+}
+
+/* The first `(a @ p) @ a` or `a.T @ (a @ p)` of e that e evaluates
+ * whatever the values (as find_mv), a and p float names; *inner is its
+ * `a @ p`. */
+static const asc__ast_expr *find_chain(const asc__ast_expr *e,
+                                       const asc__ast_expr **inner) {
+  const asc__ast_expr *a, *found = NULL;
+  int side;
+  if (e == NULL)
+    return NULL;
+  switch (e->kind) {
+  case ASC_EXPR_TUPLE:
+    for (int k = 0; k < e->u.tuple.n && found == NULL; k++)
+      found = find_chain(e->u.tuple.elts[k], inner);
+    return found;
+  case ASC_EXPR_UNARY:
+    return find_chain(e->u.unary.operand, inner);
+  case ASC_EXPR_BINARY: {
+    const asc__ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
+    if (e->u.binary.op == ASC_BIN_MATMUL && is_tensor(e) &&
+        ty(e)->ndim == 1) {
+      if (mv_product(l, &side, &a) && side == 0 &&
+          r->kind == ASC_EXPR_NAME && r->u.name.sym == a->u.name.sym &&
+          a->u.name.sym != NULL && ty(r)->dtype == ty(e)->dtype) {
+        *inner = l;
+        return e;
+      }
+      if (mv_product(r, &side, &a) && side == 0 && transpose_of(l, r) &&
+          ty(l)->dtype == ty(e)->dtype) {
+        *inner = r;
+        return e;
+      }
+    }
+    found = find_chain(l, inner);
+    return found != NULL ? found : find_chain(r, inner);
+  }
+  case ASC_EXPR_CALL:
+    for (int k = 0; k < e->u.call.nrargs && found == NULL; k++)
+      found = find_chain(e->u.call.rargs[k], inner);
+    return found;
+  default:
+    return NULL;
+  }
+}
+
+/* `(a @ p) @ a` (atax) as one pass over a: gemv2 chained, q = a @ p a
+ * new array the call writes and s the product's result. */
+static void mv_chain_begin(lstate *ls, const asc__ast_expr *v) {
+  const asc__ast_expr *inner = NULL, *e = find_chain(v, &inner);
+  asc__lview ops[5];
+  asc__irins *when;
+  asc__irblock *save;
+  int32_t q, s;
+  int dt;
+  if (e == NULL)
+    return;
+  dt = ty(e)->dtype;
+  asc__lower_view(ls, inner->u.binary.lhs, &ops[0]);
+  asc__lower_view(ls, inner->u.binary.rhs, &ops[1]);
+  asc__lower_matmul_check(ls, ops[0].shape[1], ops[1].shape[0]);
+  q = asc__lower_alloc_array(ls, dt, 1, &ops[0].shape[0]);
+  s = asc__lower_alloc_array(ls, dt, 1, &ops[0].shape[1]);
+  asc__lower_whole_tensor(ls, q, &ops[3]);
+  asc__lower_whole_tensor(ls, s, &ops[4]);
+  ops[2] = ops[3]; /* not read */
+  when = gemv2_call(
+      ls, ops, op2(ls, ASC_IR_EQ, ascInt64, ops[0].stride[1], i64(1)),
+      ASC_KGEMV2_CHAIN,
+      asc__arena_printf(ls->c,
+                        "blas: the product of a product at line %d ((a @ "
+                        "p) @ a) is one pass over the matrix (asc_krt."
+                        "linalg gemv2, chained); two products when the "
+                        "call does nothing",
+                        ls->line));
+  save = ls->cur;
+  ls->cur = &when->body[0];
+  (void)matmul_into(ls, e, s);
+  ls->cur = save;
+  ls->dots.mat[0] = e;
+  ls->dots.mat_r[0] = s;
+  ls->dots.nmat = 1;
+}
+
 void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
   const asc__ast_expr *prod[2] = {NULL, NULL}, *mat[2] = {NULL, NULL};
   asc__lview ops[5];
@@ -456,6 +547,10 @@ void asc__lower_mv_pair_begin(lstate *ls, const asc__ast_expr *v) {
   if (ls->ew != NULL || !asc__lower_harmless(v))
     return;
   find_mv(v, prod, mat);
+  if (prod[0] != NULL && prod[1] == NULL) {
+    mv_chain_begin(ls, v);
+    return;
+  }
   if (prod[0] == NULL || prod[1] == NULL ||
       mat[0]->u.name.sym != mat[1]->u.name.sym || mat[0]->u.name.sym == NULL ||
       ty(prod[0])->dtype != ty(prod[1])->dtype)

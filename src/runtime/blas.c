@@ -707,12 +707,15 @@ int asc__krt_dots(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
  * takes a slab of a's rows, four rows at a time and their columns in
  * blocks that stay in L1: the rows' dot products with p (dot_block), and
  * r[i] * a[i, :] of the four added into the slab's part of s.  The parts
- * are added in slab order. */
+ * are added in slab order.  Chained (ASC_KGEMV2_CHAIN, `(a @ p) @ a`)
+ * r is q itself: the four rows' dot products are made over all their
+ * columns first, then the rows, read again from L2 rather than memory,
+ * are added with those weights. */
 enum { GEMV2_BLOCK = 512 };
 
 typedef struct gemv2job {
   int32_t dt;
-  bool avx2, add_q;
+  bool avx2, add_q, chain;
   int64_t m, n, lda, sp, sr, sq, nslab;
   const char *a, *p, *r;
   char *q;
@@ -773,6 +776,51 @@ AXPY4(double, axpy4_d_any, )
         q[(i + k) * g->sq] = g->add_q ? q[(i + k) * g->sq] + acc[k] : acc[k];\
     }                                                                        \
   }
+/* Chained, r is q: a group's rows are added with their weights in the
+ * sweep over the columns that makes the next group's dot products, so
+ * the memory streams in while the added rows are read back from L2. */
+#define GEMV2_CHAIN(T, SUF)                                                  \
+  static void gemv2_chain_##SUF(const gemv2job *g, int64_t lo, int64_t hi,   \
+                                T *part) {                                   \
+    T (*dot)(const T *, int64_t, const T *, int64_t, int64_t) =              \
+        dot_block_##SUF##_any;                                               \
+    void (*axpy)(T *restrict, const T *, const T *, const T *, const T *, T, \
+                 T, T, T, int64_t) = axpy4_##SUF##_any;                      \
+    const T *a = (const T *)g->a, *p = (const T *)g->p;                      \
+    T *q = (T *)g->q;                                                        \
+    const T *pr[4] = {a, a, a, a};                                           \
+    T prr[4] = {0, 0, 0, 0};                                                 \
+    bool prev = false;                                                       \
+    GEMV2_FAST(SUF)                                                          \
+    for (int64_t j = 0; j < g->n; j++)                                       \
+      part[j] = 0;                                                           \
+    for (int64_t i = lo;; i += 4) {                                          \
+      int64_t rows = i >= hi ? 0 : hi - i < 4 ? hi - i : 4;                  \
+      const T *ar[4];                                                        \
+      T acc[4] = {0, 0, 0, 0};                                               \
+      for (int64_t k = 0; k < 4 && rows > 0; k++)                            \
+        ar[k] = a + (i + (k < rows ? k : rows - 1)) * g->lda;                \
+      for (int64_t j0 = 0; j0 < g->n; j0 += GEMV2_BLOCK) {                   \
+        int64_t len = g->n - j0 < GEMV2_BLOCK ? g->n - j0 : GEMV2_BLOCK;     \
+        for (int64_t k = 0; k < rows; k++)                                   \
+          acc[k] += dot(ar[k] + j0, 1, p + j0 * g->sp, g->sp, len);          \
+        if (prev)                                                            \
+          axpy(part + j0, pr[0] + j0, pr[1] + j0, pr[2] + j0, pr[3] + j0,    \
+               prr[0], prr[1], prr[2], prr[3], len);                         \
+      }                                                                      \
+      if (rows == 0)                                                         \
+        break;                                                               \
+      for (int64_t k = 0; k < 4; k++) {                                      \
+        /* a short group repeats its last row with a zero weight */         \
+        pr[k] = ar[k];                                                       \
+        prr[k] = k < rows ? acc[k] : 0;                                      \
+        if (k < rows)                                                        \
+          q[(i + k) * g->sq] =                                               \
+              g->add_q ? q[(i + k) * g->sq] + acc[k] : acc[k];               \
+      }                                                                      \
+      prev = true;                                                           \
+    }                                                                        \
+  }
 #ifdef DOTS_AVX2
 #define GEMV2_FAST(SUF)                                                      \
   if (g->avx2) {                                                             \
@@ -784,6 +832,8 @@ AXPY4(double, axpy4_d_any, )
 #endif
 GEMV2_ROWS(float, f)
 GEMV2_ROWS(double, d)
+GEMV2_CHAIN(float, f)
+GEMV2_CHAIN(double, d)
 
 static int64_t gemv2_body(void *env, int64_t lo, int64_t hi, int32_t tid,
                           asc_kexc *exc) {
@@ -796,9 +846,9 @@ static int64_t gemv2_body(void *env, int64_t lo, int64_t hi, int32_t tid,
     void *part = g->part + (size_t)s * (size_t)g->n * es;
     slab(g->m, g->nslab, s, &x0, &x1);
     if (g->dt == ascFloat32)
-      gemv2_rows_f(g, x0, x1, part);
+      (g->chain ? gemv2_chain_f : gemv2_rows_f)(g, x0, x1, part);
     else
-      gemv2_rows_d(g, x0, x1, part);
+      (g->chain ? gemv2_chain_d : gemv2_rows_d)(g, x0, x1, part);
   }
   return 0;
 }
@@ -813,18 +863,21 @@ int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
   int rc = ASC_KLINALG_OK;
   bool add_q = (flags & ASC_KGEMV2_ADD_Q) != 0;
   bool add_s = (flags & ASC_KGEMV2_ADD_S) != 0;
+  bool chain = (flags & ASC_KGEMV2_CHAIN) != 0;
   /* the operands' extents: a m x n, p n, r m, q m, s n */
   const int64_t rows[5] = {m, n, m, m, n}, cols[5] = {n, 1, 1, 1, 1};
   if ((dtype != ascFloat32 && dtype != ascFloat64) || nops != 5 || m < 0 ||
-      n < 0 || (flags & ~(int64_t)(ASC_KGEMV2_ADD_Q | ASC_KGEMV2_ADD_S)) ||
+      n < 0 ||
+      (flags & ~(int64_t)(ASC_KGEMV2_ADD_Q | ASC_KGEMV2_ADD_S |
+                          ASC_KGEMV2_CHAIN)) ||
       strides[1] != 1 || strides[0] < n || data[3] == NULL ||
       data[4] == NULL)
     return ASC_KLINALG_UNSUPPORTED;
   /* an output that shares memory with another operand: the caller's own
-   * statements, in their order */
+   * statements, in their order (a chain's r is not read) */
   for (int o = 3; o < 5; o++)
     for (int x = 0; x < 5; x++)
-      if (x != o && may_overlap(data[o], rows[o], 1, strides[2 * o], 0,
+      if (x != o && !(chain && x == 2) && may_overlap(data[o], rows[o], 1, strides[2 * o], 0,
                                 data[x], rows[x], cols[x], strides[2 * x],
                                 x == 0 ? strides[1] : 0, es))
         return ASC_KLINALG_UNSUPPORTED;
@@ -852,6 +905,7 @@ int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
   g.q = data[3];
   g.sq = strides[6];
   g.add_q = add_q;
+  g.chain = chain;
   team = ctx->rt->team_size(ctx);
   g.nslab = 1;
   if (team > 1 && m * n >= GEMV_PARALLEL_MIN_FMA)
