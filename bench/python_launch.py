@@ -9,6 +9,10 @@ real parallel region (fork/join over the worker threads).
 
     python3 bench/python_launch.py [--calls N] [--repeat R]
 
+A third pair returns a new 500-element array (`a * 2.0`; numba's plain
+@njit, numpy's own expression beside them): the cost of making the
+returned array and handing it to Python.
+
 Prints microseconds per call (median of R repeats of N calls) for each,
 and the ratio asc / numba.  numba is optional; without it only asc and a
 plain Python call are shown.
@@ -35,6 +39,11 @@ def tiny_parallel(a):
         a[i] = 0.0
 
 
+@asc.kernel
+def doubled(a):
+    return a * 2.0
+
+
 def per_call_us(fn, calls, repeat):
     """Microseconds per call of each of `repeat` runs of `calls` calls."""
     fn()
@@ -52,7 +61,7 @@ def numba_kernels():
     try:
         import numba
     except ImportError:
-        return None, None, None
+        return None, None, None, None
 
     @numba.njit(parallel=True)
     def nb_empty(n):
@@ -64,13 +73,18 @@ def numba_kernels():
         for i in numba.prange(a.shape[0]):
             a[i] = 0.0
 
+    @numba.njit
+    def nb_doubled(a):
+        return a * 2.0
+
     nb_empty(1000)
     nb_tiny(np.zeros(64, np.float32))
+    nb_doubled(np.zeros(500))
     try:
         layer = numba.threading_layer()
     except Exception as exc:  # no parallel region ran
         layer = f"unknown ({exc})"
-    return nb_empty, nb_tiny, f"numba {numba.__version__}, threading layer {layer}, {numba.config.NUMBA_NUM_THREADS} threads"
+    return nb_empty, nb_tiny, nb_doubled, f"numba {numba.__version__}, threading layer {layer}, {numba.config.NUMBA_NUM_THREADS} threads"
 
 
 def measure(calls=20000, repeat=7):
@@ -80,6 +94,7 @@ def measure(calls=20000, repeat=7):
     reuses this."""
     n = 1000
     a = np.zeros(64, np.float32)
+    b = np.ones(500)
 
     def noop(x):
         pass
@@ -92,11 +107,14 @@ def measure(calls=20000, repeat=7):
 
     rows = [("python no-op call", per_call_us(lambda: noop(n), calls, repeat)),
             ("asc   empty prange(n)", attempt(lambda: empty_parallel(n))),
-            ("asc   prange storing 64 floats", attempt(lambda: tiny_parallel(a)))]
-    nb_empty, nb_tiny, info = numba_kernels()
+            ("asc   prange storing 64 floats", attempt(lambda: tiny_parallel(a))),
+            ("asc   returning 500 floats", attempt(lambda: doubled(b))),
+            ("numpy returning 500 floats", per_call_us(lambda: b * 2.0, calls, repeat))]
+    nb_empty, nb_tiny, nb_doubled, info = numba_kernels()
     if nb_empty is not None:
         rows += [("numba empty prange(n)", per_call_us(lambda: nb_empty(n), calls, repeat)),
-                 ("numba prange storing 64 floats", per_call_us(lambda: nb_tiny(a), calls, repeat))]
+                 ("numba prange storing 64 floats", per_call_us(lambda: nb_tiny(a), calls, repeat)),
+                 ("numba returning 500 floats", per_call_us(lambda: nb_doubled(b), calls, repeat))]
     return rows, info
 
 
@@ -115,7 +133,9 @@ def main():
         print(f"  {name:34s} {us[name]:9.3f} us/call" if name in us else f"  {name:34s} FAILED: {t}")
     if info is not None and len(us) == len(rows):
         print(f"ratio asc/numba: empty {us['asc   empty prange(n)'] / us['numba empty prange(n)']:.2f}x, "
-              f"64-float store {us['asc   prange storing 64 floats'] / us['numba prange storing 64 floats']:.2f}x  (< 1: asc is faster)")
+              f"64-float store {us['asc   prange storing 64 floats'] / us['numba prange storing 64 floats']:.2f}x, "
+              f"returning 500 floats {us['asc   returning 500 floats'] / us['numba returning 500 floats']:.2f}x"
+              "  (< 1: asc is faster)")
 
 
 if __name__ == "__main__":

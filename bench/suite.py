@@ -596,18 +596,25 @@ def python_launch_rows(args, env):
     calls, repeat = args.sizes["py_launch"]
     rows = []
     for name, ts in data["rows"]:
+        what = ("empty prange" if "empty" in name or name.startswith("python") else
+                "500-float return" if "returning" in name else "64-float store")
         if isinstance(ts, str):
-            what = "empty prange" if "empty" in name else "64-float store"
             rows.append(failed_row("runtime", f"{bench}: {what}", "asc", ts))
             continue
-        what = "empty prange" if "empty" in name or name.startswith("python") else "64-float store"
+        if name.startswith("numpy"):
+            rows.append(row("runtime", f"{bench}: {what}", "numpy a * 2.0",
+                            statistics.median(ts), min(ts), max(ts), "us", reps=repeat,
+                            size=f"{calls} calls", is_asc=False,
+                            note="numpy's own expression, for scale"))
+            continue
         if name.startswith("python"):
             rows.append(row("runtime", f"{bench}: {what}", "CPython no-op function call",
                             statistics.median(ts), min(ts), max(ts), "us", reps=repeat,
                             size=f"{calls} calls", is_asc=False,
                             note="the floor of any call from Python"))
             continue
-        impl = "asc" if name.startswith("asc") else "numba @njit(parallel=True)"
+        impl = ("asc" if name.startswith("asc") else
+                "numba @njit" if "returning" in name else "numba @njit(parallel=True)")
         rows.append(row("runtime", f"{bench}: {what}", impl, statistics.median(ts), min(ts),
                         max(ts), "us", reps=repeat, size=f"{calls} calls",
                         note="synchronous call from Python"))

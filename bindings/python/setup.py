@@ -164,8 +164,18 @@ cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wshadow",
 if os.environ.get("ASC_PY_WERROR"):
     cflags.append("-Werror")
 
+# numpy's C API makes the arrays and scalars kernels return (the
+# extension falls back to numpy's Python functions when built without it).
+try:
+    import numpy
+    numpy_include, numpy_macros = [numpy.get_include()], [("ASCPY_NUMPY_CAPI", "1")]
+except ImportError:
+    numpy_include, numpy_macros = [], []
+
 ext = Extension(
     "asc._asc",
+    include_dirs=numpy_include,
+    define_macros=numpy_macros,
     sources=["asc/_asc.c", "asc/_asc_stream.c", "asc/_asc_array.c",
              "asc/_asc_kernel.c", "asc/_asc_args.c"],
     depends=["asc/_asc.h", "asc/_asc_kernel.h"],

@@ -226,3 +226,28 @@ def test_a_return_replaced_by_a_later_one_frees_the_first():
         r = replaced(a)
     assert (r == 3.0).all()
     assert _rss_kb() - before < 64 * 1024  # a leak would be 300 MiB
+
+
+@asc.kernel
+def first_and_copy(a):
+    b = a.copy()
+    return a[0], b
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.int16, np.int32, np.int64,
+                                np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
+                                np.float32, np.float64, np.complex64, np.complex128])
+def test_every_dtype_comes_back_as_numpys(dt):
+    # made by numpy's C API where the extension has it, by numpy's
+    # functions otherwise: the same types and values either way
+    a = (np.arange(0, 7) % 3).astype(dt)
+    s, b = first_and_copy(a)
+    assert type(s) is type(a[0]) and s == a[0]
+    assert type(b) is np.ndarray and b.dtype == a.dtype and b.shape == a.shape
+    np.testing.assert_array_equal(b, a)
+    b[0] = a[1]
+    assert b[0] == a[1] and a[0] != a[1]
+    owner = b.base.obj if isinstance(b.base, memoryview) else b.base
+    assert isinstance(owner, asc._asc.Array)
+    del owner, b
+    gc.collect()

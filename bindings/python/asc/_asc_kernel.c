@@ -22,6 +22,15 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef ASCPY_NUMPY_CAPI
+/* numpy's C API, when setup.py found numpy's headers: a returned array
+ * or scalar is made directly, not through numpy.asarray (which reads the
+ * buffer protocol) or a call of numpy.float64 (docs/latency.md, "Returned
+ * arrays").  Loaded on the first result; without it the calls below. */
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#endif
+
 #include "structmember.h"
 
 typedef struct {
@@ -115,11 +124,118 @@ static int keep_alive(KernelObject *k, Launch *L, ascpy_Stream *s) {
   return r;
 }
 
+#ifdef ASCPY_NUMPY_CAPI
+/* numpy's type number of an asc dtype; -1 for bfloat16 (numpy has
+ * none). */
+static int numpy_type(ascDataType dt) {
+  switch (dt) {
+  case ascBool: return NPY_BOOL;
+  case ascInt8: return NPY_INT8;
+  case ascInt16: return NPY_INT16;
+  case ascInt32: return NPY_INT32;
+  case ascInt64: return NPY_INT64;
+  case ascUInt8: return NPY_UINT8;
+  case ascUInt16: return NPY_UINT16;
+  case ascUInt32: return NPY_UINT32;
+  case ascUInt64: return NPY_UINT64;
+  case ascFloat16: return NPY_HALF;
+  case ascFloat32: return NPY_FLOAT32;
+  case ascFloat64: return NPY_FLOAT64;
+  case ascComplex64: return NPY_COMPLEX64;
+  case ascComplex128: return NPY_COMPLEX128;
+  default: return -1;
+  }
+}
+
+/* 1 once numpy's C API is loaded, -1 when it cannot be (the calls
+ * through numpy's Python functions then). */
+static int numpy_api(void) {
+  static int state;
+  if (state == 0) {
+    state = _import_array() < 0 ? -1 : 1;
+    if (state < 0)
+      PyErr_Clear();
+  }
+  return state;
+}
+
+/* A numpy array over the asc.Array a (its base), or NULL with no error
+ * set when the C API does not make this one. */
+static PyObject *numpy_view(PyObject *a, const ascTensor *t, int *failed) {
+  npy_intp dims[ASC_MAX_DIMS];
+  PyArray_Descr *d;
+  PyObject *v;
+  int type = numpy_type(t->dtype);
+  *failed = 0;
+  if (type < 0 || numpy_api() < 0)
+    return NULL;
+  for (int i = 0; i < t->ndim; i++)
+    dims[i] = (npy_intp)t->shape[i];
+  d = PyArray_DescrFromType(type);
+  if (d == NULL)
+    goto fail;
+  v = PyArray_NewFromDescr(&PyArray_Type, d, t->ndim, dims, NULL,
+                           ((ascpy_Array *)a)->data, NPY_ARRAY_CARRAY, NULL);
+  if (v == NULL)
+    goto fail;
+  if (PyArray_SetBaseObject((PyArrayObject *)v, Py_NewRef(a)) < 0) {
+    Py_DECREF(v);
+    goto fail;
+  }
+  if (t->ndim == 0)
+    return PyArray_Return((PyArrayObject *)v); /* its number, as numpy's */
+  return v;
+fail:
+  *failed = 1;
+  return NULL;
+}
+
+/* numpy's scalar of s's dtype, or NULL with no error set when the C API
+ * does not make this one. */
+static PyObject *numpy_scalar(const ascScalar *s, int *failed) {
+  union {
+    npy_bool b;
+    int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+    uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+    float f32; double f64;
+  } x;
+  PyArray_Descr *d;
+  PyObject *v;
+  int type = numpy_type(s->dtype);
+  *failed = 0;
+  /* (a float16 scalar would need npymath's conversion) */
+  if (type < 0 || type == NPY_HALF || type == NPY_COMPLEX64 ||
+      type == NPY_COMPLEX128 || numpy_api() < 0)
+    return NULL;
+  switch (s->dtype) {
+  case ascBool: x.b = s->value.i != 0; break;
+  case ascInt8: x.i8 = (int8_t)s->value.i; break;
+  case ascInt16: x.i16 = (int16_t)s->value.i; break;
+  case ascInt32: x.i32 = (int32_t)s->value.i; break;
+  case ascInt64: x.i64 = s->value.i; break;
+  case ascUInt8: x.u8 = (uint8_t)s->value.u; break;
+  case ascUInt16: x.u16 = (uint16_t)s->value.u; break;
+  case ascUInt32: x.u32 = (uint32_t)s->value.u; break;
+  case ascUInt64: x.u64 = s->value.u; break;
+  case ascFloat32: x.f32 = (float)s->value.f; break;
+  default: x.f64 = s->value.f; break;
+  }
+  d = PyArray_DescrFromType(type);
+  v = d != NULL ? PyArray_Scalar(&x, d, NULL) : NULL;
+  Py_XDECREF(d);
+  *failed = v == NULL;
+  return v;
+}
+#endif
+
 /* One value a kernel returned: a numpy scalar, a numpy array over the
  * returned block (no copy; the asc.Array that owns it is its base), or
  * None.  A returned array is freed when the conversion fails. */
 static PyObject *result_value(ascResult *r) {
   PyObject *np, *v = NULL, *a;
+#ifdef ASCPY_NUMPY_CAPI
+  int failed;
+#endif
   if (r->kind == ascResultTensor) {
     a = ascpy_array_adopt(&r->tensor);
     r->kind = ascResultNone; /* owned by a now */
@@ -127,6 +243,13 @@ static PyObject *result_value(ascResult *r) {
       return NULL;
     if (r->tensor.dtype == ascBFloat16)
       return a; /* numpy has no bfloat16: the asc.Array itself */
+#ifdef ASCPY_NUMPY_CAPI
+    v = numpy_view(a, &r->tensor, &failed);
+    if (v != NULL || failed) {
+      Py_DECREF(a);
+      return v;
+    }
+#endif
     np = PyImport_ImportModule("numpy");
     if (np != NULL)
       v = PyObject_CallMethod(np, "asarray", "O", a);
@@ -158,6 +281,13 @@ static PyObject *result_value(ascResult *r) {
       x = PyLong_FromLongLong(s->value.i);
     if (x == NULL || s->dtype == ascBFloat16)
       return x;
+#ifdef ASCPY_NUMPY_CAPI
+    v = numpy_scalar(s, &failed);
+    if (v != NULL || failed) {
+      Py_DECREF(x);
+      return v;
+    }
+#endif
     /* numpy's scalar of the kernel's dtype, as numba returns it */
     np = PyImport_ImportModule("numpy");
     if (np != NULL)
