@@ -291,6 +291,14 @@ static inline void asc_stopped(asc_kexc *e, int line) {
 #if defined(ASC_VECMATH_SLEEF) && defined(__x86_64__)
 #define ASC_VM_HID \
   __attribute__((visibility("hidden"), const, nothrow, unused))
+/* The functions are hidden symbols, not static (the vector variants the
+ * compiler calls are found by name): in a build in two parts (ASC_PART)
+ * the entries' half defines them and the bodies' half declares them. */
+#if ASC_PART == 2
+#define ASC_VM_DEF(...) ;
+#else
+#define ASC_VM_DEF(...) __VA_ARGS__
+#endif
 #if defined(__GNUC__) && !defined(__clang__)
 #define ASC_VM_SIMD __attribute__((simd("notinbranch"), const, nothrow))
 #else
@@ -339,15 +347,15 @@ typedef asc_vd2 asc_vdw;
 #define ASC_VM_VAR1(F, NS, VT, VW, IMPL, X, N) \
   ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) \
       __asm__("_ZGV" #X "N" #N "v_asc_vms_" #F #NS); \
-  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) { \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a) ASC_VM_DEF({ \
     VW w = {0}; memcpy(&w, &a, sizeof a); w = IMPL(F)(w); \
-    memcpy(&a, &w, sizeof a); return a; }
+    memcpy(&a, &w, sizeof a); return a; })
 #define ASC_VM_VAR2(F, NS, VT, VW, IMPL, X, N) \
   ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) \
       __asm__("_ZGV" #X "N" #N "vv_asc_vms_" #F #NS); \
-  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) { \
+  ASC_VM_HID VT asc_vm##X##_##F##NS(VT a, VT b) ASC_VM_DEF({ \
     VW w = {0}, v = {0}; memcpy(&w, &a, sizeof a); memcpy(&v, &b, sizeof b); \
-    w = IMPL(F)(w, v); memcpy(&a, &w, sizeof a); return a; }
+    w = IMPL(F)(w, v); memcpy(&a, &w, sizeof a); return a; })
 /* The variants gcc may call for the target: b (SSE), c (AVX), d (AVX2),
  * e (AVX-512); of type T (f: float, d: double), with its lane counts
  * (NF floats or ND doubles) and widest variant I. */
@@ -436,21 +444,23 @@ ASC_VM_DFIX(cosh, fabs(x) > 709.78) ASC_VM_DFIX(log1p, x > 1e300)
  * SLEEF's; ASC_VM_FW / ASC_VM_DW: the wrappers above), I##_S the scalar
  * one. */
 #define ASC_VM_FN1_f(F, I) \
-  ASC_VM_HID float asc_vms_##F##f(float a) { return I##_S(F)(a); } \
+  ASC_VM_HID float asc_vms_##F##f(float a) \
+      ASC_VM_DEF({ return I##_S(F)(a); }) \
   ASC_VM_VARS(ASC_VM_VAR1, F, f, I) \
   ASC_VM_SIMD float asc_vm_##F##f(float) __asm__("asc_vms_" #F "f");
 #define ASC_VM_FN1_d(F, I) \
-  ASC_VM_HID double asc_vms_##F(double a) { return I##_S(F)(a); } \
+  ASC_VM_HID double asc_vms_##F(double a) \
+      ASC_VM_DEF({ return I##_S(F)(a); }) \
   ASC_VM_VARS(ASC_VM_VAR1, F, d, I) \
   ASC_VM_SIMD double asc_vm_##F(double) __asm__("asc_vms_" #F);
 #define ASC_VM_FN2_f(F, I) \
-  ASC_VM_HID float asc_vms_##F##f(float a, float b) { \
-    return I##_S(F)(a, b); } \
+  ASC_VM_HID float asc_vms_##F##f(float a, float b) ASC_VM_DEF({ \
+    return I##_S(F)(a, b); }) \
   ASC_VM_VARS(ASC_VM_VAR2, F, f, I) \
   ASC_VM_SIMD float asc_vm_##F##f(float, float) __asm__("asc_vms_" #F "f");
 #define ASC_VM_FN2_d(F, I) \
-  ASC_VM_HID double asc_vms_##F(double a, double b) { \
-    return I##_S(F)(a, b); } \
+  ASC_VM_HID double asc_vms_##F(double a, double b) ASC_VM_DEF({ \
+    return I##_S(F)(a, b); }) \
   ASC_VM_VARS(ASC_VM_VAR2, F, d, I) \
   ASC_VM_SIMD double asc_vm_##F(double, double) __asm__("asc_vms_" #F);
 #else

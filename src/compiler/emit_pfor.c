@@ -452,7 +452,10 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   e->last_line = 0;
   if (i->line > 0)
     out(e, "/* body of the parallel loop at line %d */\n", (int)i->line);
-  out(e, "static int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
+  /* the bodies' half of a build in two parts (ASC_PART, jit/cc.c) */
+  out(e, "ASC_BODY int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
+         "int32_t tid, asc_kexc *exc);\n#if ASC_PART != 1\n", K, J);
+  out(e, "ASC_BODY int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
          "int32_t tid, asc_kexc *exc) {\n", K, J);
   e->depth = 1;
   LINE(e, "%s_env%d *env = (%s_env%d *)envp;", K, J, K, J);
@@ -571,7 +574,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     asc__emit_release_arrays(e, &ps.defs);
     LINE(e, "return k + 1;");
   }
-  out(e, "}\n\n");
+  out(e, "}\n#endif\n\n");
   e->in_body = false;
   e->odo.cast = NULL;
   e->depth = 0;

@@ -13,12 +13,14 @@
  * list lock is held only to find or insert an entry; `--version` runs under
  * the entry's own lock, so a slow compiler never blocks another one.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "jit/cc.h"
 #include "base/env.h"
 #include "jit/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -956,9 +958,28 @@ const char *asc__cc_cpu_features(void) {
 
 /* ------------------------------------------------------------ compiling */
 
-ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
-                           const char *c_path, const char *so_path,
-                           asc__buf *diag) {
+/* A build in two parts: the shell runs the compiler twice at once on
+ * the same file, -DASC_PART=1 (the kernels' entries and tables) and
+ * -DASC_PART=2 (their parallel bodies, hidden symbols the entries call
+ * through), then links the two objects.  One process group, so the run's
+ * time limit and cancellation reach every compiler it started.  Its
+ * arguments: the C file, the two objects, the shared object, three
+ * libraries (an empty one is none), then the compiler and its flags. */
+static const char split_script[] =
+    "c=$1 a=$2 b=$3 so=$4 l1=$5 l2=$6 l3=$7; shift 7\n"
+    "\"$@\" -DASC_PART=1 -c -o \"$a\" \"$c\" & p=$!\n"
+    "\"$@\" -DASC_PART=2 -c -o \"$b\" \"$c\"; s=$?\n"
+    "wait $p || exit 1\n"
+    "[ $s -eq 0 ] || exit $s\n"
+    "exec \"$@\" -o \"$so\" \"$a\" \"$b\" ${l1:+\"$l1\"} ${l2:+\"$l2\"} "
+    "${l3:+\"$l3\"}\n";
+
+/* asc__cc_compile, in two parts when o1 and o2 (the objects' paths) are
+ * not NULL. */
+static ascError_t cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
+                             const char *c_path, const char *so_path,
+                             const char *o1, const char *o2,
+                             asc__buf *diag) {
   bool oom;
   char **words = cflags_from_env(&oom);
   const char **argv;
@@ -970,25 +991,40 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   if (oom)
     return asc__error(ascErrorOutOfMemory, "out of memory");
   nflags = build_flags(cc, opts, words, vm, NULL, olevel, march);
-  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 8) *
+  argv = asc__malloc(((size_t)cc->nprefix + (size_t)nflags + 16) *
                      sizeof *argv);
   if (argv == NULL) {
     asc__free(words);
     return asc__error(ascErrorOutOfMemory, "out of memory");
   }
   n = 0;
+  if (o1 != NULL) {
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = split_script;
+    argv[n++] = "asc-cc";
+    argv[n++] = c_path;
+    argv[n++] = o1;
+    argv[n++] = o2;
+    argv[n++] = so_path;
+    argv[n++] = vm != NULL ? vm : "";
+    argv[n++] = "-lm";
+    argv[n++] = words == NULL ? LEAN_LIBS : "";
+  }
   argv[n++] = cc->path;
   for (i = 1; i < cc->nprefix; i++)
     argv[n++] = cc->prefix[i];
   n += build_flags(cc, opts, words, vm, argv + n, olevel, march);
-  argv[n++] = "-o";
-  argv[n++] = so_path;
-  argv[n++] = c_path;
-  if (vm != NULL)
-    argv[n++] = vm;
-  argv[n++] = "-lm";
-  if (words == NULL)
-    argv[n++] = LEAN_LIBS;
+  if (o1 == NULL) {
+    argv[n++] = "-o";
+    argv[n++] = so_path;
+    argv[n++] = c_path;
+    if (vm != NULL)
+      argv[n++] = vm;
+    argv[n++] = "-lm";
+    if (words == NULL)
+      argv[n++] = LEAN_LIBS;
+  }
   argv[n] = NULL;
   err = asc__run_process((char *const *)argv, timeout_ms_from_env(), diag,
                          &status);
@@ -1007,6 +1043,32 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
   return err;
 }
 
+ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
+                           const char *c_path, const char *so_path,
+                           asc__buf *diag) {
+  return cc_compile(cc, opts, c_path, so_path, NULL, NULL, diag);
+}
+
+/* Below this much C a module builds in one compilation: the second
+ * process, the helpers' text read twice and the link cost more than half
+ * the kernels' own code saves (docs/latency.md, "A build in two parts"). */
+#define SPLIT_MIN_BYTES ((size_t)96 << 10)
+
+/* Whether text builds in two parts: generated with parallel bodies, large
+ * enough, ASC_CFLAGS unset (its flags may make anything but a shared
+ * object), two CPUs to run on, and ASC_CC_JOBS not 1. */
+static bool build_split(const char *text, size_t len) {
+  static asc__env_num jobs_env = {"ASC_CC_JOBS", 2, 1, 2, 0, false};
+  cpu_set_t set;
+  if (len < SPLIT_MIN_BYTES || getenv("ASC_CFLAGS") != NULL ||
+      asc__env_u64(&jobs_env) < 2 ||
+      strstr(text, "\n#if ASC_PART != 1\n") == NULL ||
+      access("/bin/sh", X_OK) != 0)
+    return false;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
 /* Whether compiler output says it could not write its files (the child
  * runs with LC_ALL=C, so these are the C library's English messages). */
 static bool out_of_space(const char *diag) {
@@ -1018,18 +1080,23 @@ static bool out_of_space(const char *diag) {
 ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
                          const char *dir, const char *name, const char *text,
                          size_t len, char **so_path) {
-  asc__buf c_path, o_path, diag;
+  asc__buf c_path, o_path, p1, p2, diag;
   ascError_t err = ascSuccess;
+  bool split = build_split(text, len);
   int fd, e;
 
   if (so_path != NULL)
     *so_path = NULL;
   asc__buf_init(&c_path);
   asc__buf_init(&o_path);
+  asc__buf_init(&p1);
+  asc__buf_init(&p2);
   asc__buf_init(&diag);
   asc__buf_printf(&c_path, "%s/%s.c", dir, name);
   asc__buf_printf(&o_path, "%s/%s.so", dir, name);
-  if (c_path.oom || o_path.oom) {
+  asc__buf_printf(&p1, "%s/%s.1.o", dir, name);
+  asc__buf_printf(&p2, "%s/%s.2.o", dir, name);
+  if (c_path.oom || o_path.oom || p1.oom || p2.oom) {
     err = asc__error(ascErrorOutOfMemory, "out of memory");
     goto done;
   }
@@ -1047,7 +1114,12 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
                      strerror(e));
     goto done;
   }
-  err = asc__cc_compile(cc, opts, c_path.data, o_path.data, &diag);
+  err = cc_compile(cc, opts, c_path.data, o_path.data,
+                   split ? p1.data : NULL, split ? p2.data : NULL, &diag);
+  if (split) {
+    unlink(p1.data);
+    unlink(p2.data);
+  }
   if (err == ascErrorInternal && out_of_space(asc__buf_str(&diag))) {
     /* Not the generated code's fault: let the cache move elsewhere. */
     err = asc__error(ascErrorCache, "C compiler could not write in %s:\n%s",
@@ -1086,6 +1158,8 @@ ascError_t asc__cc_build(const asc__cc *cc, const asc__cc_opts *opts,
 done:
   asc__buf_free(&c_path);
   asc__buf_free(&o_path);
+  asc__buf_free(&p1);
+  asc__buf_free(&p2);
   asc__buf_free(&diag);
   return err;
 }

@@ -10,8 +10,14 @@ at the time each budget was set:
                                               folded, codegen 40); 8,127
                                               with its 11 float row sums
                                               in numpy's pairwise order
-                                              (codegen 42, budget 8,500)
-  the bench suite's softmax                   1,538
+                                              (codegen 42, budget 8,500);
+                                              8,598 with the lines of the
+                                              build in two parts (codegen
+                                              49: a prototype, #if and
+                                              #endif per parallel body;
+                                              budget 8,650)
+  the bench suite's softmax                   1,538 (1,704 at codegen 49,
+                                              budget 1,720)
   examples/python/seed_kernels.asc conv2d     1,615
 
 And of what an unoptimised build (the quick tier's -O0, docs/latency.md)
@@ -32,8 +38,8 @@ ASCC = os.path.join(ROOT, "build", "ascc")
 
 BUDGETS = [
     ("bench/kernels/latency_array.py",
-     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_500),
-    (None, "softmax(f32[2], f32[2])", 1_700),
+     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_650),
+    (None, "softmax(f32[2], f32[2])", 1_720),
     ("examples/python/seed_kernels.asc", "conv2d(f32[4], f32[4], f32[4])", 1_800),
 ]
 # (lines of C, preprocessed lines of the unoptimised build)

@@ -293,6 +293,7 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
     return 0; /* type errors, in c's diagnostics */
   asc__buf_puts(out, "\n/* The signature of each entry of asc_module_v1 "
                      "(ascc --emit=so). */\n"
+                     "#if ASC_PART != 2\n"
                      "static const asc_kspec asc_spec_list[] = {\n");
   for (int i = 0; i < specs->n; i++) {
     asc__buf_puts(out, "  {");
@@ -302,7 +303,7 @@ static int build_c(const ascc_emit_args *a, asc__cctx *c, aot_specs *specs,
   }
   asc__buf_printf(out, "};\n\n__attribute__((visibility(\"default\")))\n"
                        "const asc_kspecs_desc asc_specs_v1 = "
-                       "{ASC_KABI_VERSION, %d, asc_spec_list};\n",
+                       "{ASC_KABI_VERSION, %d, asc_spec_list};\n#endif\n",
                   specs->n);
   if (out->oom)
     asc__cctx_throw(c, ASC_FAIL_OOM);
