@@ -15,7 +15,10 @@ at the time each budget was set:
                                               build in two parts (codegen
                                               49: a prototype, #if and
                                               #endif per parallel body;
-                                              budget 8,650)
+                                              budget 8,650); 8,360 when
+                                              fold drops the broadcast
+                                              checks that cannot fail
+                                              (codegen 50, budget 8,450)
   the bench suite's softmax                   1,538 (1,704 at codegen 49,
                                               budget 1,720)
   examples/python/seed_kernels.asc conv2d     1,615
@@ -26,7 +29,8 @@ system headers included, Debian 12's glibc), counting lines that are not
 blank or line markers: 7,663 / 1,269 / 1,407 when set (8,204 / 1,556 /
 1,610 with __OPTIMIZE__, whose second copies of polling loops the quick
 build leaves out; and with <immintrin.h>, which streaming stores
-included before, over 550,000)."""
+included before, over 550,000); 7,463 / 1,272 / 1,410 at codegen 50
+(budget 7,700 / 1,400 / 1,550)."""
 import os
 import subprocess
 import sys
@@ -38,12 +42,12 @@ ASCC = os.path.join(ROOT, "build", "ascc")
 
 BUDGETS = [
     ("bench/kernels/latency_array.py",
-     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_650),
+     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_450),
     (None, "softmax(f32[2], f32[2])", 1_720),
     ("examples/python/seed_kernels.asc", "conv2d(f32[4], f32[4], f32[4])", 1_800),
 ]
 # (lines of C, preprocessed lines of the unoptimised build)
-O0_BUDGETS = [8_000, 1_400, 1_550]
+O0_BUDGETS = [7_700, 1_400, 1_550]
 
 
 def softmax_file(tmp_path):

@@ -128,6 +128,21 @@ static void identities(fstate *s, asc__irins *i) {
     if (is_const(b, 0))
       to_mov(s, i, a);
     break;
+  case ASC_IR_OR:
+  case ASC_IR_AND:
+    /* x with itself is x; of bools (a broadcast check with one side
+     * known: `eq | 1`), true absorbs or and false absorbs and, the other
+     * constant is the identity */
+    if (a.kind == ASC_IRV_REG && asc__irv_eq(a, b)) {
+      to_mov(s, i, a); /* x & x, x | x */
+    } else if (dt == ascBool &&
+               (a.kind == ASC_IRV_CONST) != (b.kind == ASC_IRV_CONST)) {
+      asc__irval k = a.kind == ASC_IRV_CONST ? a : b;
+      asc__irval x = a.kind == ASC_IRV_CONST ? b : a;
+      if (asc__irv_dtype(s->f, x) == ascBool)
+        to_mov(s, i, (k.c.i != 0) == (i->op == ASC_IR_OR) ? k : x);
+    }
+    break;
   default:
     break;
   }
