@@ -1126,8 +1126,70 @@ static const char *kernel_flags(bool barrier, bool reads_block) {
                  : "ASC_KERNEL_NOT_SPMD";
 }
 
+/* The bytes of text[from, to) that an unoptimised build compiles: not
+ * the first branches of `#if ASC_TWO_COPIES` (the quick tier is the
+ * build whose time is waited for; -O3 compiles both copies). */
+static size_t compiled_bytes(const char *text, size_t from, size_t to) {
+  uint32_t skip = 0; /* bit d: in the first branch of an #if level d of
+                       ASC_TWO_COPIES */
+  int depth = 0;
+  size_t n = 0;
+  while (from < to) {
+    const char *l = text + from, *nl = memchr(l, '\n', to - from);
+    size_t len = nl != NULL ? (size_t)(nl - l) + 1 : to - from;
+    const char *w = l;
+    while (w < l + len && *w == ' ')
+      w++;
+    if (strncmp(w, "#if", 3) == 0 && depth < 31) {
+      depth++;
+      if (strncmp(w, "#if ASC_TWO_COPIES", 18) == 0)
+        skip |= 1u << depth;
+    } else if (strncmp(w, "#else", 5) == 0 && depth > 0) {
+      skip &= ~(1u << depth);
+    } else if (strncmp(w, "#endif", 6) == 0 && depth > 0) {
+      skip &= ~(1u << depth);
+      depth--;
+    } else if (skip == 0) {
+      n += len;
+    }
+    from += len;
+  }
+  return n;
+}
+
+/* The halves of a build in two parts (ASC_PART; jit/cc.c) as even as
+ * the text an unoptimised build compiles makes them: part 1 has the
+ * entries and tables (from `start` on, less the bodies), and each body,
+ * heaviest first, goes to the lighter half (its guard's digit:
+ * `#if ASC_PART != 1` is part 2's, `!= 2` part 1's). */
+static void balance_parts(emitter *e, size_t start) {
+  struct asc__emit_part *p = e->parts;
+  size_t one = compiled_bytes(e->o->data, start, e->o->len), two = 0;
+  for (int32_t k = 0; k < e->nparts; k++) {
+    size_t w = compiled_bytes(e->o->data, p[k].digit, p[k].digit + p[k].len);
+    one -= w < one ? w : one;
+    p[k].len = w; /* from here on, the weight */
+  }
+  /* longest first (an insertion sort: a module has tens of bodies) */
+  for (int32_t k = 1; k < e->nparts; k++)
+    for (int32_t j = k; j > 0 && p[j].len > p[j - 1].len; j--) {
+      struct asc__emit_part t = p[j];
+      p[j] = p[j - 1];
+      p[j - 1] = t;
+    }
+  for (int32_t k = 0; k < e->nparts; k++) {
+    if (one < two) {
+      e->o->data[p[k].digit] = '2';
+      one += p[k].len;
+    } else {
+      two += p[k].len;
+    }
+  }
+}
+
 void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
                       const asc__emit_src *src, asc__buf *o) {
+  size_t start;
   emitter e;
   uint64_t *shared;
   bool *barrier;
@@ -1153,6 +1215,7 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
   emit_complex_decls(&e, m);
   emit_gemm_exact(&e, m);
   emit_wavefront_text(&e, m);
+  start = o->len;
   for (int32_t k = 0; k < m->nfuncs; k++) {
     e.f = m->funcs[k];
     e.kidx = (int)k;
@@ -1195,4 +1258,5 @@ void asc__emit_module(asc__cctx *c, const asc__irmodule *m,
       (int)m->nfuncs);
   if (o->oom)
     asc__cctx_throw(c, ASC_FAIL_OOM);
+  balance_parts(&e, start);
 }

@@ -126,6 +126,47 @@ static inline void asc_raise_fmt(asc_kexc *e, int kind, int line,
   }
   e->msg[m] = 0; e->kind = kind; e->line = line;
 }
+/* A new C-order array of n extents into *t (dtype dt, item bytes each):
+ * the extents checked, the bytes counted without overflow, the memory
+ * from the runtime.  Nonzero after raising numpy's error at line. */
+static __attribute__((unused, noinline)) int
+asc_new_array(asc_kctx *ctx, asc_kexc *exc, asc_ktensor *t, int dt,
+              uint64_t item, int n, int line, const int64_t *shape) {
+  static const char too_big[] = "array is too big; `arr.size * "
+      "arr.dtype.itemsize` is larger than the maximum possible size";
+  uint64_t nb = item;
+  for (int k = 0; k < n; k++) {
+    t->shape[k] = shape[k];
+    if (shape[k] < 0) {
+      asc_raise(exc, ASC_KEXC_VALUE_ERROR, line,
+                "negative dimensions are not allowed");
+      return 1;
+    }
+    if (__builtin_mul_overflow(nb, (uint64_t)shape[k], &nb)) {
+      asc_raise(exc, ASC_KEXC_VALUE_ERROR, line, too_big);
+      return 1;
+    }
+  }
+  if (nb > (uint64_t)INT64_MAX) {
+    asc_raise(exc, ASC_KEXC_VALUE_ERROR, line, too_big);
+    return 1;
+  }
+  t->data = ctx->rt->alloc(ctx, nb);
+  if (t->data == NULL) {
+    asc_raise_fmt(exc, ASC_KEXC_MEMORY_ERROR, line,
+                  "unable to allocate {} bytes for an array", 1,
+                  (int64_t)nb, 0, 0);
+    return 1;
+  }
+  t->dtype = dt;
+  t->ndim = n;
+  int64_t st = 1;
+  for (int k = n - 1; k >= 0; k--) {
+    t->strides[k] = st;
+    st *= t->shape[k];
+  }
+  return 0;
+}
 /* except clause matching, with Python's ArithmeticError family. */
 static inline int asc_exc_match(int kind, uint32_t mask) {
   if (kind == ASC_KEXC_CANCELLED) return 0;

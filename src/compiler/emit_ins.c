@@ -185,61 +185,21 @@ bool asc__emit_known_positive(emitter *e, asc__irval v, int depth) {
   }
 }
 
-/* A new array: the extents checked, the bytes counted without overflow,
- * the memory from the runtime, then C-order strides. */
+/* A new array: asc_new_array checks the extents, counts the bytes
+ * without overflow, takes the memory from the runtime and sets C-order
+ * strides, or raises. */
 static void emit_new_array(emitter *e, const asc__irins *i) {
   const char *d = rname(e, i->dst), *t = tname(e, i->dst);
-  const char *too_big = "array is too big; `arr.size * arr.dtype.itemsize` "
-                        "is larger than the maximum possible size";
   int dt = e->f->regs[i->dst].ty.dtype;
   int n = i->nargs;
-  LINE(e, "{");
-  e->depth++;
-  LINE(e, "uint64_t nb = sizeof(%s);", ctype(dt));
-  for (int k = 0; k < n; k++) {
-    const char *x = asc__emit_val(e, i->args[k]);
-    LINE(e, "%s_s.shape[%d] = %s;", t, k, x);
-  }
-  LINE(e, "for (int k = 0; k < %d; k++) {", n);
-  e->depth++;
-  LINE(e, "if (%s_s.shape[k] < 0) {", t);
-  e->depth++;
-  asc__emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line,
-                  "negative dimensions are not allowed");
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "if (__builtin_mul_overflow(nb, (uint64_t)%s_s.shape[k], &nb)) {",
-       t);
-  e->depth++;
-  asc__emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line, too_big);
-  e->depth--;
-  LINE(e, "}");
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "if (nb > (uint64_t)INT64_MAX) {");
-  e->depth++;
-  asc__emit_raise(e, ASC_KEXC_VALUE_ERROR, i->line, too_big);
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "%s = (%s *)ctx->rt->alloc(ctx, nb);", d, ctype(dt));
-  LINE(e, "if (%s == NULL) {", d);
-  e->depth++;
-  LINE(e, "asc_raise_fmt(exc, %d /* MemoryError */, %d, \"unable to "
-          "allocate {} bytes for an array\", 1, (int64_t)nb, 0, 0);",
-       ASC_KEXC_MEMORY_ERROR, (int)i->line);
-  LINE(e, "goto %s;", asc__emit_exc_target(e));
-  e->depth--;
-  LINE(e, "}");
-  LINE(e, "%s_s.data = %s;", t, d);
-  LINE(e, "%s_s.dtype = %d;", t, dt);
-  LINE(e, "%s_s.ndim = %d;", t, n);
-  if (n > 0)
-    LINE(e, "%s_s.strides[%d] = 1;", t, n - 1);
-  for (int k = n - 2; k >= 0; k--)
-    LINE(e, "%s_s.strides[%d] = %s_s.strides[%d] * %s_s.shape[%d];", t, k, t,
-         k + 1, t, k + 1);
-  e->depth--;
-  LINE(e, "}");
+  const char *ext = n > 0 ? asc__emit_val(e, i->args[0]) : "0";
+  for (int k = 1; k < n; k++)
+    ext = asc__arena_printf(e->c, "%s, %s", ext, asc__emit_val(e, i->args[k]));
+  LINE(e, "if (asc_new_array(ctx, exc, &%s_s, %d, sizeof(%s), %d, %d, "
+          "(const int64_t[]){%s}))",
+       t, dt, ctype(dt), n, (int)i->line, ext);
+  LINE(e, "  goto %s;", asc__emit_exc_target(e));
+  LINE(e, "%s = (%s *)%s_s.data;", d, ctype(dt), t);
 }
 
 /* An array variable bound to a view: the view's pointer, extents and

@@ -47,6 +47,11 @@ typedef struct emitter {
   int32_t last_line;
   asc__lineidx lines;   /* of src->text, built on first use */
   int npfor;            /* pfor bodies emitted so far */
+  /* Every body function of the module, for the balance of a build in two
+   * parts (emit_c.c, balance_parts): where the digit of its
+   * `#if ASC_PART != 1` is in o, and its length. */
+  struct asc__emit_part { size_t digit, len; } *parts;
+  int32_t nparts, capparts;
   /* The pfor instructions in body order: body function J is pfors[J].  A
    * loop emitted twice (polled and plain) calls the same body twice. */
   const asc__irins **pfors;

@@ -411,6 +411,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   /* on the stack: dead once the body is emitted, and a kernel has a
    * body per whole-array statement */
   ntplan plan, *nt = &plan;
+  int32_t pidx;
   bool streams;
   captures(e, i, &ps);
   streams = simple && i->nred == 0 && i->wave != ASC_WAVE_SWEEP &&
@@ -455,6 +456,11 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
   /* the bodies' half of a build in two parts (ASC_PART, jit/cc.c) */
   out(e, "ASC_BODY int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
          "int32_t tid, asc_kexc *exc);\n#if ASC_PART != 1\n", K, J);
+  e->parts = asc__arena_grow(e->c, (void *)e->parts, e->nparts, &e->capparts,
+                             sizeof *e->parts, 16);
+  pidx = e->nparts++;
+  e->parts[pidx].digit = e->o->len - 2;
+  e->parts[pidx].len = e->o->len;
   out(e, "ASC_BODY int64_t %s_body%d(void *envp, int64_t lo, int64_t hi, "
          "int32_t tid, asc_kexc *exc) {\n", K, J);
   e->depth = 1;
@@ -575,6 +581,7 @@ static void emit_pfor_body(emitter *e, const asc__irins *i, int J) {
     LINE(e, "return k + 1;");
   }
   out(e, "}\n#endif\n\n");
+  e->parts[pidx].len = e->o->len - e->parts[pidx].len;
   e->in_body = false;
   e->odo.cast = NULL;
   e->depth = 0;

@@ -1056,7 +1056,14 @@ ascError_t asc__cc_compile(const asc__cc *cc, const asc__cc_opts *opts,
 
 /* Whether text builds in two parts: generated with parallel bodies, large
  * enough, ASC_CFLAGS unset (its flags may make anything but a shared
- * object), two CPUs to run on, and ASC_CC_JOBS not 1. */
+ * object), two usable CPUs, and ASC_CC_JOBS not 1.  The second half
+ * costs CPU time of its own (the helpers parsed again, the link: about a
+ * sixth more for the 30-line kernel), which an idle CPU repays in wall
+ * time; a machine whose CPUs are all busy would rather have one
+ * compilation, and ASC_CC_JOBS=1 says so.  (Neither the load average,
+ * which lags a minute behind, nor the count of threads ready to run,
+ * which kernel threads make flicker between 1 and 2 on an idle machine,
+ * tells an idle machine from a busy one well enough: docs/latency.md.) */
 static bool build_split(const char *text, size_t len) {
   static asc__env_num jobs_env = {"ASC_CC_JOBS", 2, 1, 2, 0, false};
   cpu_set_t set;

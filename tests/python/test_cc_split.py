@@ -42,6 +42,7 @@ def run_child(tmp_path, name, env_extra):
     env = dict(os.environ, ASC_CACHE_DIR=str(cache),
                PYTHONPATH=BINDINGS + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("ASC_CFLAGS", None)
+    env.pop("ASC_CC_JOBS", None)
     env.update(env_extra)
     p = subprocess.run([sys.executable, "-c", CHILD, KERNELS], env=env,
                        capture_output=True, text=True, timeout=600)
@@ -71,6 +72,7 @@ def test_two_parts_give_the_same_bits(tmp_path, tier):
     lines = log.read_text().splitlines()
     assert lines and not any("ASC_PART" in x for x in lines), lines
     log.unlink()
+    # ASC_CC_JOBS unset: two parts are the default with two CPUs
     two, cache = run_child(tmp_path, "two", {"ASC_CC": cc, "ASC_TIER": tier})
     assert two.returncode == 0, two.stderr
     lines = log.read_text().splitlines()
@@ -83,7 +85,7 @@ def test_two_parts_give_the_same_bits(tmp_path, tier):
 
 
 def test_only_the_descriptors_are_exported(tmp_path):
-    p, cache = run_child(tmp_path, "sym", {"ASC_TIER": "0"})
+    p, cache = run_child(tmp_path, "sym", {"ASC_TIER": "0", "ASC_CC_JOBS": "2"})
     assert p.returncode == 0, p.stderr
     sos = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs if f.endswith(".so")]
     assert sos
@@ -96,7 +98,8 @@ def test_only_the_descriptors_are_exported(tmp_path):
 @pytest.mark.parametrize("part", [1, 2])
 def test_a_failing_half_fails_the_build(tmp_path, part):
     cc, _ = logging_cc(tmp_path, fail_part=part)
-    p, cache = run_child(tmp_path, f"fail{part}", {"ASC_CC": cc, "ASC_TIER": "0"})
+    p, cache = run_child(tmp_path, f"fail{part}", {"ASC_CC": cc, "ASC_TIER": "0",
+                                                   "ASC_CC_JOBS": "2"})
     assert p.returncode != 0
     assert f"injected failure in part {part}" in p.stderr, p.stderr
     assert "C compiler" in p.stderr and "failed" in p.stderr, p.stderr
@@ -106,7 +109,8 @@ def test_a_failing_half_fails_the_build(tmp_path, part):
 
 def test_cflags_keep_one_compilation(tmp_path):
     cc, log = logging_cc(tmp_path)
-    p, _ = run_child(tmp_path, "cflags", {"ASC_CC": cc, "ASC_TIER": "0", "ASC_CFLAGS": "-g0"})
+    p, _ = run_child(tmp_path, "cflags", {"ASC_CC": cc, "ASC_TIER": "0", "ASC_CC_JOBS": "2",
+                                          "ASC_CFLAGS": "-g0"})
     assert p.returncode == 0, p.stderr
     lines = log.read_text().splitlines()
     assert lines and not any("ASC_PART" in x for x in lines), lines

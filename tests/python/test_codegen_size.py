@@ -18,10 +18,15 @@ at the time each budget was set:
                                               budget 8,650); 8,360 when
                                               fold drops the broadcast
                                               checks that cannot fail
-                                              (codegen 50, budget 8,450)
+                                              (codegen 50, budget 8,450);
+                                              7,931 with a new array one
+                                              call of asc_new_array
+                                              (codegen 51, budget 8,000)
   the bench suite's softmax                   1,538 (1,704 at codegen 49,
-                                              budget 1,720)
-  examples/python/seed_kernels.asc conv2d     1,615
+                                              budget 1,720; 1,745 at 51:
+                                              asc_new_array's 41 lines in
+                                              every module, budget 1,760)
+  examples/python/seed_kernels.asc conv2d     1,615 (1,774 at codegen 51)
 
 And of what an unoptimised build (the quick tier's -O0, docs/latency.md)
 compiles: the text after the preprocessor without __OPTIMIZE__ (the
@@ -30,7 +35,8 @@ blank or line markers: 7,663 / 1,269 / 1,407 when set (8,204 / 1,556 /
 1,610 with __OPTIMIZE__, whose second copies of polling loops the quick
 build leaves out; and with <immintrin.h>, which streaming stores
 included before, over 550,000); 7,463 / 1,272 / 1,410 at codegen 50
-(budget 7,700 / 1,400 / 1,550)."""
+(budget 7,700 / 1,400 / 1,550); 6,959 / 1,314 / 1,452 at codegen 51
+(budget 7,100 / 1,400 / 1,550)."""
 import os
 import subprocess
 import sys
@@ -42,12 +48,12 @@ ASCC = os.path.join(ROOT, "build", "ascc")
 
 BUDGETS = [
     ("bench/kernels/latency_array.py",
-     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_450),
-    (None, "softmax(f32[2], f32[2])", 1_720),
+     "score_rows(f64[2], f64[1], f64[1], f64[2])", 8_000),
+    (None, "softmax(f32[2], f32[2])", 1_760),
     ("examples/python/seed_kernels.asc", "conv2d(f32[4], f32[4], f32[4])", 1_800),
 ]
 # (lines of C, preprocessed lines of the unoptimised build)
-O0_BUDGETS = [7_700, 1_400, 1_550]
+O0_BUDGETS = [7_100, 1_400, 1_550]
 
 
 def softmax_file(tmp_path):

@@ -22,13 +22,27 @@ static bool is_exit(int op) {
          op == ASC_IR_RAISE || op == ASC_IR_RERAISE;
 }
 
-static bool dce_block(asc__irfunc *f, asc__irblock *b) {
+/* Removes i from b; its note (a pass's decision about the statement it
+ * began: a fusion, a branch folded) stays, on the instruction after it,
+ * or the one before at a block's end. */
+static void drop(asc__cctx *c, asc__irblock *b, asc__irins *i) {
+  asc__irins *to = i->next != NULL ? i->next : i->prev;
+  if (i->note != NULL && to != NULL)
+    to->note = to->note == NULL ? i->note
+               : to == i->next  ? asc__arena_printf(c, "%s\n%s", i->note,
+                                                    to->note)
+                                : asc__arena_printf(c, "%s\n%s", to->note,
+                                                    i->note);
+  asc__ir_remove(b, i);
+}
+
+static bool dce_block(asc__cctx *c, asc__irfunc *f, asc__irblock *b) {
   bool changed = false;
   asc__irins *i = b->first;
   while (i != NULL) {
     asc__irins *next = i->next;
     for (int k = 0; k < asc__ir_nregions(i); k++)
-      changed |= dce_block(f, &i->body[k]);
+      changed |= dce_block(c, f, &i->body[k]);
     if (is_exit(i->op) && i->next != NULL) {
       /* unreachable tail */
       while (i->next != NULL)
@@ -37,22 +51,22 @@ static bool dce_block(asc__irfunc *f, asc__irblock *b) {
       changed = true;
     }
     if (removable(f, i)) {
-      asc__ir_remove(b, i);
+      drop(c, b, i);
       changed = true;
     } else if ((i->op == ASC_IR_FOR ||
                 (i->op == ASC_IR_PFOR && i->nred == 0)) &&
                i->body[0].first == NULL) {
-      asc__ir_remove(b, i);
+      drop(c, b, i);
       changed = true;
     } else if ((i->op == ASC_IR_IF && i->body[0].first == NULL &&
                 i->body[1].first == NULL) ||
                (i->op == ASC_IR_CRITICAL && i->body[0].first == NULL)) {
-      asc__ir_remove(b, i);
+      drop(c, b, i);
       changed = true;
     } else if (i->op == ASC_IR_TRY && i->body[0].first == NULL) {
       /* nothing can raise: only the finally part runs */
       asc__ir_splice(b, i, &i->body[2]);
-      asc__ir_remove(b, i);
+      drop(c, b, i);
       changed = true;
     }
     i = next;
@@ -66,7 +80,7 @@ void asc__pass_dce(asc__cctx *c, asc__irfunc *f) {
   do {
     asc__cctx_budget(c, "dce");
     asc__ir_count(f);
-    changed = dce_block(f, &f->body);
+    changed = dce_block(c, f, &f->body);
   } while (changed && ++rounds < 64);
   asc__ir_count(f);
 }
