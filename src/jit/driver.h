@@ -213,6 +213,7 @@ typedef struct asc__lapack {
   const char *name;
   void (*gesv[4])(void);
   void (*getrf[4])(void);
+  void (*getrs[4])(void);   /* NULL where the library lacks them */
   void (*potrf[4])(void);
   void (*syevd[4])(void);   /* ssyevd, dsyevd, cheevd, zheevd */
   void (*gesdd[4])(void);

@@ -61,6 +61,9 @@ static int try_load(const char *name) {
     dlclose(h);
     return 0;
   }
+  /* getrs only serves the team's solve in slabs (runtime/lapack.c) */
+  if (!family(h, lib.getrs, "getrs", "getrs"))
+    memset(lib.getrs, 0, sizeof lib.getrs);
   /* an OpenBLAS not loaded for the BLAS yet: one thread per call, as
    * jit/blas.c sets it (the team gives the rest) */
   st = asc__jit_sym(h, "openblas_set_num_threads");

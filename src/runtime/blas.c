@@ -741,20 +741,25 @@ AXPY4(double, axpy4_d_avx2, __attribute__((target("avx2,fma"))))
 AXPY4(float, axpy4_f_any, )
 AXPY4(double, axpy4_d_any, )
 
+/* What both sweeps start with: the block functions for the CPU, the
+ * operands, the slab's part of s zeroed. */
+#define GEMV2_START(T, SUF)                                                  \
+  T (*dot)(const T *, int64_t, const T *, int64_t, int64_t) =                \
+      dot_block_##SUF##_any;                                                 \
+  void (*axpy)(T *restrict, const T *, const T *, const T *, const T *, T,   \
+               T, T, T, int64_t) = axpy4_##SUF##_any;                        \
+  const T *a = (const T *)g->a, *p = (const T *)g->p;                        \
+  T *q = (T *)g->q;                                                          \
+  GEMV2_FAST(SUF)                                                            \
+  for (int64_t j = 0; j < g->n; j++)                                         \
+    part[j] = 0;
+
 #define GEMV2_ROWS(T, SUF)                                                   \
   static void gemv2_rows_##SUF(const gemv2job *g, int64_t lo, int64_t hi,    \
                                T *part) {                                    \
-    T (*dot)(const T *, int64_t, const T *, int64_t, int64_t) =              \
-        dot_block_##SUF##_any;                                               \
-    void (*axpy)(T *restrict, const T *, const T *, const T *, const T *, T, \
-                 T, T, T, int64_t) = axpy4_##SUF##_any;                      \
-    const T *a = (const T *)g->a, *p = (const T *)g->p;                      \
+    GEMV2_START(T, SUF)                                                      \
     const T *r = (const T *)g->r;                                            \
-    T *q = (T *)g->q;                                                        \
     T zero = 0;                                                              \
-    GEMV2_FAST(SUF)                                                          \
-    for (int64_t j = 0; j < g->n; j++)                                       \
-      part[j] = 0;                                                           \
     for (int64_t i = lo; i < hi; i += 4) {                                   \
       int64_t rows = hi - i < 4 ? hi - i : 4;                                \
       const T *ar[4];                                                        \
@@ -782,18 +787,10 @@ AXPY4(double, axpy4_d_any, )
 #define GEMV2_CHAIN(T, SUF)                                                  \
   static void gemv2_chain_##SUF(const gemv2job *g, int64_t lo, int64_t hi,   \
                                 T *part) {                                   \
-    T (*dot)(const T *, int64_t, const T *, int64_t, int64_t) =              \
-        dot_block_##SUF##_any;                                               \
-    void (*axpy)(T *restrict, const T *, const T *, const T *, const T *, T, \
-                 T, T, T, int64_t) = axpy4_##SUF##_any;                      \
-    const T *a = (const T *)g->a, *p = (const T *)g->p;                      \
-    T *q = (T *)g->q;                                                        \
+    GEMV2_START(T, SUF)                                                      \
     const T *pr[4] = {a, a, a, a};                                           \
     T prr[4] = {0, 0, 0, 0};                                                 \
     bool prev = false;                                                       \
-    GEMV2_FAST(SUF)                                                          \
-    for (int64_t j = 0; j < g->n; j++)                                       \
-      part[j] = 0;                                                           \
     for (int64_t i = lo;; i += 4) {                                          \
       int64_t rows = i >= hi ? 0 : hi - i < 4 ? hi - i : 4;                  \
       const T *ar[4];                                                        \

@@ -31,6 +31,9 @@ typedef void (*gesv_fn)(const int *n, const int *nrhs, void *a,
 typedef void (*getrf_fn)(const int *m, const int *n, void *a, const int *lda,
                          int *ipiv, int *info);
 /* the trailing size_t: gfortran's hidden length of a character argument */
+typedef void (*getrs_fn)(const char *trans, const int *n, const int *nrhs,
+                         const void *a, const int *lda, const int *ipiv,
+                         void *b, const int *ldb, int *info, size_t);
 typedef void (*potrf_fn)(const char *uplo, const int *n, void *a,
                          const int *lda, int *info, size_t);
 typedef void (*syevd_fn)(const char *jobz, const char *uplo, const int *n,
@@ -154,6 +157,85 @@ static void input(const call *c, char *w) {
 
 /* ------------------------------------------------------- inv, solve */
 
+/* From this many multiply-adds of the solve (n * n * nrhs) the team
+ * shares it: the LU factors once (getrf), then each thread solves a slab
+ * of the right-hand sides' columns (getrs), as numpy's threaded OpenBLAS
+ * does; below, one gesv call. */
+#define GESV_PARALLEL_MIN ((int64_t)1 << 20)
+
+typedef struct getrs_job {
+  const call *c;
+  int n, nrhs, nslab;
+  const char *lu;
+  const int *ipiv;
+  char *b;
+  int bad;   /* a slab's info, which cannot be nonzero after getrf's 0 */
+} getrs_job;
+
+static int64_t getrs_body(void *env, int64_t lo, int64_t hi, int32_t tid,
+                          asc_kexc *exc) {
+  getrs_job *j = env;
+  int ld = j->n > 1 ? j->n : 1;
+  (void)tid;
+  (void)exc;
+  for (int64_t s = lo; s < hi; s++) {
+    int64_t c0 = j->nrhs * s / j->nslab, c1 = j->nrhs * (s + 1) / j->nslab;
+    int k = (int)(c1 - c0), info = 0;
+    ((getrs_fn)j->c->L->getrs[j->c->ti])("N", &j->n, &k, j->lu, &ld, j->ipiv,
+                                         j->b + (size_t)c0 * (size_t)ld *
+                                                    j->c->es,
+                                         &ld, &info, 1);
+    if (info != 0)
+      j->bad = info;
+  }
+  return 0;
+}
+
+/* gesv's work on the team: getrf, then getrs in slabs of columns.  -1
+ * when it does not apply (one thread, a library without getrs or that
+ * takes one call at a time, a small system), else gesv's info. */
+static int gesv_team(const call *c, char *w, char *b, int *ipiv,
+                     int64_t nrhs) {
+  int n = c->n, ld = n > 1 ? n : 1, info = 0;
+  int32_t team = c->ctx->rt->team_size(c->ctx);
+  getrs_job j;
+  asc_kexc exc;
+  if (team < 2 || c->L->one_at_a_time || c->L->getrs[c->ti] == NULL ||
+      nrhs < 2 * (int64_t)team ||
+      (int64_t)n * n * nrhs < GESV_PARALLEL_MIN)
+    return -1;
+  ((getrf_fn)c->L->getrf[c->ti])(&n, &n, w, &ld, ipiv, &info);
+  if (info != 0)
+    return info;
+  j.c = c;
+  j.n = n;
+  j.nrhs = (int)nrhs;
+  j.nslab = team;
+  j.lu = w;
+  j.ipiv = ipiv;
+  j.b = b;
+  j.bad = 0;
+  if (c->ctx->rt->parallel_for(c->ctx, team, 1, getrs_body, &j, &exc) != 0)
+    return -2; /* stopped: the operands again, and gesv's own call */
+  return j.bad;
+}
+
+/* gesv's operands in the column-major buffer: a's copy at w, the
+ * right-hand sides (the identity for inv, operand 1 for solve) at b. */
+static void gesv_fill(const call *c, char *w, char *b, uint64_t bb,
+                      bool inv, int64_t nrhs) {
+  int n = c->n;
+  input(c, w);
+  if (inv) {
+    memset(b, 0, bb);
+    for (int64_t i = 0; i < n; i++)
+      set_one(b, n, i, c->ti);
+  } else {
+    to_cols(b, n > 1 ? n : 1, c->data[1], n, nrhs, c->st[2], c->st[3],
+            c->es);
+  }
+}
+
 /* gesv on a's copy with b (n x nrhs): identity for inv, operand 1 for
  * solve; the solution to operand 1 (inv) or 2 (solve). */
 static int gesv(const call *c, bool inv, int64_t nrhs) {
@@ -169,18 +251,17 @@ static int gesv(const call *c, bool inv, int64_t nrhs) {
   w = c->ctx->rt->alloc(c->ctx, ab + bb + pb);
   if (w == NULL)
     return ASC_KLINALG_NO_MEMORY;
-  input(c, w);
-  if (inv) {
-    memset(w + ab, 0, bb);
-    for (int64_t i = 0; i < n; i++)
-      set_one(w + ab, n, i, c->ti);
-  } else {
-    to_cols(w + ab, ld, c->data[1], n, nrhs, c->st[2], c->st[3], c->es);
+  gesv_fill(c, w, w + ab, bb, inv, nrhs);
+  info = gesv_team(c, w, w + ab, (int *)(w + ab + bb), nrhs);
+  if (info == -2)
+    gesv_fill(c, w, w + ab, bb, inv, nrhs);
+  if (info < 0) {
+    info = 0;
+    lock(c);
+    ((gesv_fn)c->L->gesv[c->ti])(&n, &k, w, &ld, (int *)(w + ab + bb),
+                                 w + ab, &ld, &info);
+    unlock(c);
   }
-  lock(c);
-  ((gesv_fn)c->L->gesv[c->ti])(&n, &k, w, &ld, (int *)(w + ab + bb),
-                               w + ab, &ld, &info);
-  unlock(c);
   if (info == 0)
     from_cols(c->data[out], n, nrhs, c->st[2 * out], c->st[2 * out + 1],
               w + ab, ld, c->es);
