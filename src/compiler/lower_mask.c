@@ -500,6 +500,67 @@ asc__irval asc__lower_mask_at(lstate *ls, const asc__ast_expr *m,
   return truthy(ls, index_value(ls, m, mew, idx, nd));
 }
 
+/* Whether e may be computed at every element of a masked store, the
+ * mask's false ones too: float or complex arithmetic (+ - * / ** and
+ * signs) of the selected operands, names and constants.  In numpy's
+ * elementwise rules such arithmetic neither raises nor has an effect (a
+ * division by zero is an infinity, a negative base's fractional power a
+ * NaN), and the selected operands are read within their extents (the
+ * mask's shape) at every element. */
+static bool speculable(const asc__ast_expr *e, int depth) {
+  const asc__type *t = ty(e);
+  bool fl = t != NULL && (asc__dt_is_float(t->dtype) ||
+                          asc__dt_is_complex(t->dtype));
+  if (depth > 32)
+    return false;
+  switch (e->kind) {
+  case ASC_EXPR_INT:
+  case ASC_EXPR_FLOAT:
+  case ASC_EXPR_BOOL:
+  case ASC_EXPR_NAME:
+    return true;
+  case ASC_EXPR_SUBSCRIPT:
+    return asc__lower_is_fancy(e) && is_mask(e);
+  case ASC_EXPR_UNARY:
+    return fl &&
+           (e->u.unary.op == ASC_UN_NEG || e->u.unary.op == ASC_UN_POS) &&
+           speculable(e->u.unary.operand, depth + 1);
+  case ASC_EXPR_BINARY:
+    switch (e->u.binary.op) {
+    case ASC_BIN_ADD:
+    case ASC_BIN_SUB:
+    case ASC_BIN_MUL:
+    case ASC_BIN_DIV:
+    case ASC_BIN_POW:
+      return fl && speculable(e->u.binary.lhs, depth + 1) &&
+             speculable(e->u.binary.rhs, depth + 1);
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
+/* Whether e raises a float to a power that is not 2 (a call of the
+ * vector math, not a multiplication). */
+static bool has_power(const asc__ast_expr *e) {
+  const asc__ast_expr *r;
+  switch (e->kind) {
+  case ASC_EXPR_UNARY:
+    return has_power(e->u.unary.operand);
+  case ASC_EXPR_BINARY:
+    r = e->u.binary.rhs;
+    if (e->u.binary.op == ASC_BIN_POW && asc__dt_is_float(ty(e)->dtype) &&
+        !(r->kind == ASC_EXPR_FLOAT && r->u.fval == 2.0) &&
+        !(r->kind == ASC_EXPR_INT && r->u.ival == 2))
+      return true;
+    return has_power(e->u.binary.lhs) || has_power(r);
+  default:
+    return false;
+  }
+}
+
 /* x[m] = f(a[m], b[m], ...) (or op=) as one predicated loop over x: at
  * each true element of m, f of a's, b's, ... elements there, without the
  * gathered arrays, the value array and the count of m numpy makes.  The
@@ -511,9 +572,10 @@ static bool store_masked_ew(lstate *ls, const asc__lview *x,
                             const asc__irval *ms, const asc__ast_expr *value,
                             int op) {
   asc__ewctx vew, *outer;
-  asc__irval idx[ASC_MAX_DIMS], b, v, off, old = i64(0);
+  asc__irval idx[ASC_MAX_DIMS], b, v = i64(0), off, old = i64(0);
   asc__irblock *save, *isave;
   int dt = ls->f->regs[x->t].ty.dtype;
+  bool spec;
   memset(&vew, 0, sizeof vew);
   collect_masked(ls, &vew, value);
   for (int k = 0; k < vew.nops; k++)
@@ -524,15 +586,30 @@ static bool store_masked_ew(lstate *ls, const asc__lview *x,
     if (!asc__lower_same_view(&vew.ops[k].v, x))
       mask_shape_check(ls, &vew.ops[k].v, ms);
   save = asc__lower_open_nest(ls, x->shape, x->nd, idx);
-  b = truthy(ls, index_value(ls, m, mew, idx, x->nd));
-  isave = open_if(ls, b);
-  isave->last->note = "masked store: one predicated loop, no gathered arrays";
+  /* a power computed at every element, before the test: vmchunk then
+   * computes it ahead in a loop that vectorises (the store stays in the
+   * branch, so no element the mask leaves is written) */
+  spec = has_power(value) && speculable(value, 0);
   vew.nd = x->nd;
   vew.idx = idx;
   outer = ls->ew;
-  ls->ew = &vew;
-  v = asc__lower_expr(ls, value);
-  ls->ew = outer;
+  if (spec) {
+    ls->ew = &vew;
+    v = asc__lower_expr(ls, value);
+    ls->ew = outer;
+  }
+  b = truthy(ls, index_value(ls, m, mew, idx, x->nd));
+  isave = open_if(ls, b);
+  isave->last->note =
+      spec ? "masked store: one predicated loop, no gathered arrays; the "
+             "value computed at every element, stored where the mask is "
+             "true"
+           : "masked store: one predicated loop, no gathered arrays";
+  if (!spec) {
+    ls->ew = &vew;
+    v = asc__lower_expr(ls, value);
+    ls->ew = outer;
+  }
   off = asc__lower_elem_offset(ls, x, idx, x->nd);
   if (op >= 0) { /* loaded after the value's operands, which may be x */
     int32_t d = newreg(ls, dt, NULL);

@@ -87,6 +87,7 @@ typedef struct vctx {
   int32_t nregs0;
   asc__regtab indef;  /* registers the loop being looked at assigns */
   int nbufs;          /* buffers made so far in this kernel */
+  int ntop;           /* top-level instructions of the loop looked at */
 } vctx;
 
 /* what the body of a candidate loop holds */
@@ -99,6 +100,10 @@ typedef struct scan {
   int nraise;         /* raises */
   int32_t stores[64]; /* tensor roots stored to */
   int nstores;
+  /* each store's tensor and offset (stores of atomics: -1), for loads of
+   * the element an iteration stores (own_element) */
+  int32_t st_t[64];
+  asc__irval st_off[64];
 } scan;
 
 static void note_def(asc__irins *i, void *ctx) {
@@ -144,11 +149,13 @@ static bool math_raise(const asc__irins *i) {
            strcmp(i->str, "math domain error") == 0));
 }
 
-static void add_store(scan *s, int32_t t) {
+static void add_store(scan *s, int32_t t, asc__irval off, bool atomic) {
   if (s->nstores == (int)ASC_ARRAY_SIZE(s->stores)) {
     s->bad = "the loop stores to too many tensors";
     return;
   }
+  s->st_t[s->nstores] = atomic ? -1 : t;
+  s->st_off[s->nstores] = off;
   s->stores[s->nstores++] =
       asc__tensor_root(s->x->f, s->x->gdef, s->x->nregs0, t);
 }
@@ -157,7 +164,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
   scan *s = ctx;
   switch (i->op) {
   case ASC_IR_STORE:
-    add_store(s, i->args[0].reg);
+    add_store(s, i->args[0].reg, i->args[1], false);
     break;
   case ASC_IR_RAISE:
     s->nraise++;
@@ -171,7 +178,7 @@ static void scan_ins(asc__irins *i, void *ctx) {
     break;
   case ASC_IR_ATOMIC:
     s->atomics = true;
-    add_store(s, i->args[0].reg);
+    add_store(s, i->args[0].reg, i->args[1], true);
     break;
   case ASC_IR_CAS: case ASC_IR_LOCK: case ASC_IR_UNLOCK:
   case ASC_IR_BARRIER: case ASC_IR_CRITICAL:
@@ -215,6 +222,77 @@ static bool stored(const scan *s, int32_t t) {
     int32_t w = s->stores[k];
     if (w == ASC_ROOT_ANY || w == rt ||
         (rt == ASC_ROOT_PARAMS && w == ASC_ROOT_PARAMS))
+      return true;
+  }
+  return false;
+}
+
+/* Whether offsets a and b of the loop L's body always have the same
+ * value: the same register or constant, or made by the same pure
+ * instruction (add, mul, a tensor's stride or extent) of such
+ * operands.  A register the body assigns counts only as its own
+ * instruction, or as L's induction. */
+static bool same_value(const vctx *x, const asc__irins *L, asc__irval a,
+                       asc__irval b, int depth) {
+  const asc__irins *da, *db;
+  if (asc__irv_eq(a, b))
+    return a.kind == ASC_IRV_CONST || a.reg == L->dst ||
+           !asc__regtab_get(&x->indef, a.reg) ||
+           (depth < 8 && a.reg < x->nregs0 &&
+            x->f->regs[a.reg].ndefs == 1 && x->gdef[a.reg] != NULL &&
+            (x->gdef[a.reg]->op == ASC_IR_ADD ||
+             x->gdef[a.reg]->op == ASC_IR_MUL) &&
+            same_value(x, L, x->gdef[a.reg]->args[0],
+                       x->gdef[a.reg]->args[0], depth + 1) &&
+            same_value(x, L, x->gdef[a.reg]->args[1],
+                       x->gdef[a.reg]->args[1], depth + 1));
+  if (depth >= 8 || a.kind != ASC_IRV_REG || b.kind != ASC_IRV_REG ||
+      a.reg >= x->nregs0 || b.reg >= x->nregs0 ||
+      x->f->regs[a.reg].ndefs != 1 || x->f->regs[b.reg].ndefs != 1 ||
+      (da = x->gdef[a.reg]) == NULL || (db = x->gdef[b.reg]) == NULL ||
+      da->op != db->op || da->aux != db->aux || da->nargs != db->nargs)
+    return false;
+  switch (da->op) {
+  case ASC_IR_ADD:
+  case ASC_IR_MUL:
+    return same_value(x, L, da->args[0], db->args[0], depth + 1) &&
+           same_value(x, L, da->args[1], db->args[1], depth + 1);
+  case ASC_IR_STRIDE:
+  case ASC_IR_DIM:
+    return asc__irv_eq(da->args[0], db->args[0]) &&
+           !asc__regtab_get(&x->indef, da->args[0].reg);
+  default:
+    return false;
+  }
+}
+
+/* Whether load d reads the one element its iteration stores, so that
+ * reading it ahead for later iterations is reading what they would: every
+ * store of the loop is to d's tensor, at d's offset, an offset that grows
+ * with the loop's induction (the induction, or it plus a value from
+ * before the loop), so no iteration stores an element another reads. */
+static bool own_element(const vctx *x, const scan *s, const asc__irins *L,
+                        asc__irins **top, int ntop, const asc__irins *d) {
+  asc__irval off = d->args[1];
+  int k;
+  if (s->nstores == 0 || d->args[0].kind != ASC_IRV_REG ||
+      off.kind != ASC_IRV_REG)
+    return false;
+  for (k = 0; k < s->nstores; k++)
+    if (s->st_t[k] != d->args[0].reg ||
+        !same_value(x, L, s->st_off[k], off, 0))
+      return false;
+  if (off.reg == L->dst)
+    return true;
+  for (k = 0; k < ntop && top[k]->dst != off.reg; k++)
+    ;
+  if (k == ntop || top[k]->op != ASC_IR_ADD || top[k]->nargs != 2)
+    return false;
+  for (int a = 0; a < 2; a++) {
+    asc__irval iv = top[k]->args[a], inv = top[k]->args[1 - a];
+    if (iv.kind == ASC_IRV_REG && iv.reg == L->dst &&
+        (inv.kind == ASC_IRV_CONST ||
+         (inv.kind == ASC_IRV_REG && !asc__regtab_get(&x->indef, inv.reg))))
       return true;
   }
   return false;
@@ -329,7 +407,9 @@ static bool slice_from(vctx *x, const scan *s, const asc__irins *L,
     if (slice[k])
       continue;
     if (d->op == ASC_IR_LOAD) {
-      if (d->args[0].kind != ASC_IRV_REG || stored(s, d->args[0].reg)) {
+      if (d->args[0].kind != ASC_IRV_REG ||
+          (stored(s, d->args[0].reg) &&
+           !own_element(x, s, L, top, x->ntop, d))) {
         *why = asc__arena_printf(x->c, "the loop stores to what %%%s reads",
                                  x->f->regs[r].name);
         return false;
@@ -569,6 +649,37 @@ static bool scatters(vctx *x, const scan *s, const asc__irins *L,
   return o->n == (int)ASC_ARRAY_SIZE(o->r);
 }
 
+/* Whether an instruction in the branch of one of the loop's top-level
+ * ifs reads a math call made at the top level (a masked store of a power
+ * computed at every element, lower_mask.c): gcc moves such a call into
+ * the branch, and a call in a branch does not vectorise. */
+typedef struct branch_use {
+  const asc__irfunc *f;
+  asc__irins **top;
+  int ntop;
+  bool found;
+} branch_use;
+
+static void reads_call(asc__irins *i, void *ctx) {
+  branch_use *u = ctx;
+  for (int32_t a = 0; a < i->nargs && !u->found; a++)
+    for (int k = 0; k < u->ntop && i->args[a].kind == ASC_IRV_REG; k++)
+      if (u->top[k]->dst == i->args[a].reg && vm_call(u->f, u->top[k])) {
+        u->found = true;
+        break;
+      }
+}
+
+static bool call_used_in_branch(const asc__irfunc *f, asc__irins **top,
+                                int ntop) {
+  branch_use u = {f, top, ntop, false};
+  for (int k = 0; k < ntop && !u.found; k++)
+    if (top[k]->op == ASC_IR_IF)
+      for (int r = 0; r < 2; r++)
+        asc__ir_walk(&top[k]->body[r], reads_call, &u);
+  return u.found;
+}
+
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   vctx *x = ctx;
   asc__irfunc *f = x->f;
@@ -579,6 +690,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   int offk[MAXCALLS];
   int32_t offr[MAXCALLS], obufs[MAXCALLS];
   int32_t carried, ity, line = L->line;
+  bool branch;
   scan s;
   asc__irins *J0, *P, *ins, *anchor;
   bool fast;
@@ -604,6 +716,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
       return false;
     top[ntop++] = i;
   }
+  x->ntop = ntop;
   memset(&s, 0, sizeof s);
   s.x = x;
   asc__ir_walk(&L->body[0], scan_ins, &s);
@@ -619,7 +732,8 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__regtab_init(x->c, &x->indef, ntop);
   asc__ir_defined_in(&L->body[0], &x->indef);
   carried = carried_float(x, &L->body[0]);
-  if (!s.raises && carried < 0)
+  branch = call_used_in_branch(f, top, ntop);
+  if (!s.raises && carried < 0 && !branch)
     return false;   /* gcc vectorises the loop as it is */
 
   memset(slice, 0, sizeof slice);
@@ -913,9 +1027,12 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
                                f->regs[carried].name);
   else if (s.raises)
     reason = "the loop raises";
-  else
+  else if (carried >= 0)
     reason = asc__arena_printf(x->c, "the loop carries %%%s",
                                f->regs[carried].name);
+  else
+    reason = "a branch reads the value: the C compiler would move the call "
+             "into it";
   if (ncalls == 0 && noff == 0) {
     why = "the range tests of int()";
     for (int k = 0, n = 0; k < ntop; k++)
@@ -945,5 +1062,6 @@ void asc__pass_vmchunk(asc__cctx *c, asc__irfunc *f) {
   memset(&x.indef, 0, sizeof x.indef);
   x.nbufs = 0;
   asc__ir_walk(&f->body, note_def, &x);
+  asc__ir_count(f); /* ndefs, for same_value */
   asc__nest_walk(c, f, "vmchunk", try_loop, &x);
 }
