@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,18 +330,38 @@ static pid_t spawn_child(const cachetest *t, const char *mode,
   return pid;
 }
 
+/* How long one child may take: seconds of a sanitizer build's compile
+ * and load, far from ctest's limit, so that a child that hangs fails
+ * here with what it printed (a TSan run once spent ctest's 300 s in
+ * this test's first child). */
+#define CHILD_LIMIT_S 120
+
 static void wait_child(pid_t pid, const char *outfile, char *out,
                        size_t outsz) {
-  int st;
+  int st = 0, waited = 0;
   FILE *fp;
   size_t n;
-  while (waitpid(pid, &st, 0) < 0)
-    assert_int_equal(errno, EINTR);
+  pid_t r;
+  while ((r = waitpid(pid, &st, WNOHANG)) == 0 ||
+         (r < 0 && errno == EINTR)) {
+    if (waited++ >= CHILD_LIMIT_S * 100) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+      r = -2;
+      break;
+    }
+    usleep(10000);
+  }
   fp = fopen(outfile, "r");
   assert_non_null(fp);
   n = fread(out, 1, outsz - 1, fp);
   out[n] = '\0';
   fclose(fp);
+  if (r == -2)
+    fail_msg("child still running after %d s, killed; it printed:\n%s",
+             CHILD_LIMIT_S, out);
+  assert_int_equal(r, pid);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
     fail_msg("child failed (status %d):\n%s", st, out);
 }
