@@ -55,19 +55,7 @@ static int intrinsic_of(asc__builtin_id id) {
 
 
 static asc__irval fpclass(lstate *ls, int id, asc__irval a) {
-  int32_t d = newreg(ls, ascBool, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = id;
-  i->args[0] = a;
-  return asc__irv_reg(d);
-}
-
-static asc__irval call1(lstate *ls, int id, int dt, asc__irval a) {
-  int32_t d = newreg(ls, dt, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = id;
-  i->args[0] = a;
-  return asc__irv_reg(d);
+  return call1(ls, id, ascBool, a);
 }
 
 static void raise_if(lstate *ls, asc__irval cond, int kind, const char *msg) {
@@ -395,11 +383,7 @@ asc__irval asc__lower_cintr(lstate *ls, int intr, asc__irval v) {
   int rdt = intr == ASC_INTR_CONJ ? cdt
             : cdt == ascComplex64 ? ascFloat32
                                   : ascFloat64;
-  int32_t d = newreg(ls, rdt, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = intr;
-  i->args[0] = v;
-  return asc__irv_reg(d);
+  return call1(ls, intr, rdt, v);
 }
 
 asc__irval asc__lower_div(lstate *ls, int dt, asc__irval a, asc__irval b,

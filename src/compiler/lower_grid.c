@@ -18,14 +18,6 @@ static asc__irval fop(lstate *ls, int op, asc__irval a, asc__irval b) {
 
 static asc__irval f64(double v) { return asc__irv_float(ascFloat64, v); }
 
-static asc__irval fcall1(lstate *ls, int intr, int dt, asc__irval x) {
-  int32_t d = newreg(ls, dt, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = intr;
-  i->args[0] = x;
-  return asc__irv_reg(d);
-}
-
 /* ------------------------------------------------- np.mgrid, np.ogrid */
 
 /* One slice of a grid: element i of its axis is i * step + start, in
@@ -52,7 +44,7 @@ static gaxis grid_axis(lstate *ls, const asc__ast_expr *s, int dt,
   asc__irval stop = asc__lower_expr(ls, s->u.slice.upper);
   gaxis g;
   if (is_complex_part(st)) {
-    asc__irval m = fcall1(ls, ASC_INTR_CABS, ascFloat64,
+    asc__irval m = call1(ls, ASC_INTR_CABS, ascFloat64,
                           conv(ls, asc__lower_expr(ls, st), ascComplex128));
     asc__irval d;
     g.n = conv(ls, m, ascInt64);
@@ -86,11 +78,11 @@ static gaxis grid_axis(lstate *ls, const asc__ast_expr *s, int dt,
                                     g.start),
                             ascFloat64),
                        conv(ls, g.step, ascFloat64));
-    asc__irval c = fcall1(ls, ASC_INTR_CEIL, ascFloat64, q);
+    asc__irval c = call1(ls, ASC_INTR_CEIL, ascFloat64, q);
     asc__lower_raise_if(ls,
                         op1(ls, ASC_IR_NOT, ascBool,
                             op2(ls, ASC_IR_LT, ascFloat64,
-                                fcall1(ls, ASC_INTR_FABS, ascFloat64, c),
+                                call1(ls, ASC_INTR_FABS, ascFloat64, c),
                                 f64(9.2e18))),
                         ASC_KEXC_VALUE_ERROR,
                         "Maximum allowed size exceeded", i64(0), i64(0));

@@ -240,6 +240,15 @@ static inline asc__irval op1(lstate *ls, int op, int dt, asc__irval a) {
   return asc__irv_reg(d);
 }
 
+/* The intrinsic call intr (ASC_INTR_*) of a, of dtype dt. */
+static inline asc__irval call1(lstate *ls, int intr, int dt, asc__irval a) {
+  int32_t d = newreg(ls, dt, NULL);
+  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
+  i->aux = intr;
+  i->args[0] = a;
+  return asc__irv_reg(d);
+}
+
 /* `a if c else b` (both evaluated), of a's type; a constant c picks. */
 static inline asc__irval sel(lstate *ls, asc__irval c, asc__irval a,
                              asc__irval b) {

@@ -746,11 +746,7 @@ static void cov_rows(lstate *ls, const asc__ast_expr *a, bool rowvar,
 
 /* The float intrinsic intr (SQRT) of float64 x. */
 static asc__irval fintr(lstate *ls, int intr, asc__irval x) {
-  int32_t d = newreg(ls, ascFloat64, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = intr;
-  i->args[0] = x;
-  return asc__irv_reg(d);
+  return call1(ls, intr, ascFloat64, x);
 }
 
 /* numpy's np.clip(x, -1, 1) of a float64 (NaN stays NaN). */

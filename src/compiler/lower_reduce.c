@@ -38,11 +38,7 @@ enum { PASS_SUM, PASS_PROD, PASS_MIN, PASS_MAX, PASS_ANY, PASS_ALL,
 
 /* The real or imaginary part of a complex128 value. */
 static asc__irval cpart(lstate *ls, asc__irval z, bool imag) {
-  int32_t d = newreg(ls, ascFloat64, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = imag ? ASC_INTR_CIMAG : ASC_INTR_CREAL;
-  i->args[0] = z;
-  return asc__irv_reg(d);
+  return call1(ls, imag ? ASC_INTR_CIMAG : ASC_INTR_CREAL, ascFloat64, z);
 }
 
 /* A reduction of a selection f(a[m], ...) (asc__lower_select_form): its
@@ -562,13 +558,8 @@ static asc__irval reduce_loops(lstate *ls, const asc__ast_expr *call,
                 conv(ls, op2(ls, ASC_IR_MAX, ascInt64,
                              op2(ls, ASC_IR_SUB, ascInt64, n, ddof), i64(0)),
                      adt));
-      if (id == ASC_BI_NP_STD) {
-        int32_t d = newreg(ls, adt, NULL);
-        asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-        i->aux = ASC_INTR_SQRT;
-        i->args[0] = var;
-        var = asc__irv_reg(d);
-      }
+      if (id == ASC_BI_NP_STD)
+        var = call1(ls, ASC_INTR_SQRT, adt, var);
       return conv(ls, var, rt);
     }
   case ASC_BI_NP_ANY:

@@ -24,11 +24,7 @@ static bool given(const asc__ast_expr *call, int i) {
 }
 
 static asc__irval isfinite_f64(lstate *ls, asc__irval x) {
-  int32_t d = newreg(ls, ascBool, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = ASC_INTR_ISFINITE;
-  i->args[0] = x;
-  return asc__irv_reg(d);
+  return call1(ls, ASC_INTR_ISFINITE, ascBool, x);
 }
 
 static void value_error(lstate *ls, asc__irval cond, const char *msg) {

@@ -12,11 +12,7 @@
 
 static asc__irval intr1(lstate *ls, int id, int dt, asc__irval a) {
   bool test = id == ASC_INTR_ISNAN || id == ASC_INTR_ISINF;
-  int32_t d = newreg(ls, test ? ascBool : dt, NULL);
-  asc__irins *i = emit(ls, ASC_IR_CALL, d, 1);
-  i->aux = id;
-  i->args[0] = a;
-  return asc__irv_reg(d);
+  return call1(ls, id, test ? ascBool : dt, a);
 }
 
 static asc__irval intr2(lstate *ls, int id, int dt, asc__irval a,
