@@ -186,6 +186,9 @@ ROWS = [
     Row("chain3", lambda s, r: tuple(vec(r, (s, s)) for _ in range(3)), 400, 16, blas=True),
     Row("dense_relu", lambda s, r: (normal(r, s, 1024), normal(r, 1024, 512), normal(r, 512)),
         256, 8, blas=True),
+    Row("batch_layer", lambda s, r: tuple(a.astype(np.float32) for a in (
+        normal(r, 8, s), normal(r, s, s * 3 // 4), normal(r, s * 3 // 4))), 10000, 64,
+        blas=True, norm=1e-5),
     Row("covariance", lambda s, r: (normal(r, s, 200),), 2000, 30, blas=True),
     Row("np_cov", lambda s, r: (normal(r, s, 600),), 1500, 30, blas=True),
     Row("bicg_step", lambda s, r: (vec(r, (s, s)), vec(r, s), vec(r, s)), 3000, 16, 300,

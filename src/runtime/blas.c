@@ -154,16 +154,153 @@ typedef struct job {
   int64_t sa_row, sb_col;   /* element steps of a's row i, b's column j */
   bool rows;                /* slabs of rows of c (else of columns) */
   bool sym;                 /* b is a's transpose: c = a @ a.T (syrk) */
+  bool skinny;              /* few rows of c, b large: skinny() streams b */
+  bool skinny512, avx2;     /* ... with the AVX-512 or the AVX2 loop */
   int64_t nslab;
   size_t es;
 } job;
 
 static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
                  int64_t c1);
+static void run_blas(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                     int64_t c1);
 
-/* One serial BLAS call on c[r0:r1, c0:c1]. */
+/* ----------------------------------------------- a product of few rows */
+
+/* c = alpha * a @ b + beta * c where c has a few rows (a batch of eight
+ * inputs through a layer's weights, NPBench's mlp) and b is large: the
+ * product reads each element of b once and does a few multiply-adds with
+ * it, so its speed is the speed b streams from memory.  A BLAS packs b
+ * into panels first (a (8, 30000) @ (30000, 10000) float32 sgemm, the
+ * column halves on two threads, moved 12 GB/s where the machine's STREAM
+ * triad moves 26).  Here b's rows are read eight at a time, each one
+ * contiguous stream across the slab's columns, and each row of c takes
+ * the eight into its running sums in one pass of fused multiply-adds;
+ * c's block (at most SKINNY_BLOCK bytes) stays in L2.  Each element of
+ * c is its sum over k in order, one rounding per multiply-add. */
+enum { SKINNY_ROW_BYTES = 32, SKINNY_KU = 8, SKINNY_JT = 64, SKINNY_KB = 256 };
+#define SKINNY_BLOCK ((int64_t)128 << 10)
+#define SKINNY_MIN_BYTES ((int64_t)16 << 20)
+
+#define SKINNY(T, NAME, ATTR)                                                \
+  ATTR static void NAME(const job *g, void *tv, int64_t nb, int64_t r0,      \
+                        int64_t r1, int64_t c0, int64_t c1) {                \
+    T *restrict t = tv;                                                      \
+    int64_t m = r1 - r0, kn = g->k, ldb = g->ldb, ldc = g->ldc;              \
+    int64_t si = g->ta ? 1 : g->lda, sk = g->ta ? g->lda : 1;                \
+    const T *a = (const T *)g->a + r0 * si, *b = (const T *)g->b;            \
+    T *c = (T *)g->c + r0 * ldc, alpha = (T)g->alpha, beta = (T)g->beta;     \
+    for (int64_t j0 = c0; j0 < c1; j0 += nb) {                               \
+      int64_t j1 = c1 - j0 < nb ? c1 : j0 + nb, w = j1 - j0;                 \
+      for (int64_t k0 = 0; k0 < kn; k0 += SKINNY_KB) {                       \
+        int64_t k1 = kn - k0 < SKINNY_KB ? kn : k0 + SKINNY_KB, kk = k0;     \
+        memset(t, 0, (size_t)(m * w) * sizeof(T));                           \
+        for (; kk + SKINNY_KU <= k1; kk += SKINNY_KU) {                      \
+          const T *restrict b0 = b + kk * ldb + j0, *restrict b1 = b0 + ldb; \
+          const T *restrict b2 = b1 + ldb, *restrict b3 = b2 + ldb;          \
+          const T *restrict b4 = b3 + ldb, *restrict b5 = b4 + ldb;          \
+          const T *restrict b6 = b5 + ldb, *restrict b7 = b6 + ldb;          \
+          for (int64_t jt = 0; jt < w; jt += SKINNY_JT) {                    \
+            int64_t je = w - jt < SKINNY_JT ? w : jt + SKINNY_JT;            \
+            for (int64_t i = 0; i < m; i++) {                                \
+              const T *ai = a + i * si + kk * sk;                            \
+              T x0 = ai[0], x1 = ai[sk], x2 = ai[2 * sk], x3 = ai[3 * sk];   \
+              T x4 = ai[4 * sk], x5 = ai[5 * sk], x6 = ai[6 * sk];           \
+              T x7 = ai[7 * sk], *restrict ti = t + i * w;                   \
+              for (int64_t j = jt; j < je; j++)                              \
+                ti[j] = ti[j] + x0 * b0[j] + x1 * b1[j] + x2 * b2[j] +       \
+                        x3 * b3[j] + x4 * b4[j] + x5 * b5[j] + x6 * b6[j] +  \
+                        x7 * b7[j];                                          \
+            }                                                                \
+          }                                                                  \
+        }                                                                    \
+        for (; kk < k1; kk++) {                                              \
+          const T *restrict bk = b + kk * ldb + j0;                          \
+          for (int64_t i = 0; i < m; i++) {                                  \
+            T x = a[i * si + kk * sk], *restrict ti = t + i * w;             \
+            for (int64_t j = 0; j < w; j++)                                  \
+              ti[j] = ti[j] + x * bk[j];                                     \
+          }                                                                  \
+        }                                                                    \
+        for (int64_t i = 0; i < m; i++) {                                    \
+          T *restrict ci = c + i * ldc + j0, *restrict ti = t + i * w;       \
+          if (k0 > 0)                                                        \
+            for (int64_t j = 0; j < w; j++)                                  \
+              ci[j] = ci[j] + alpha * ti[j];                                 \
+          else if (beta == 0)                                                \
+            for (int64_t j = 0; j < w; j++)                                  \
+              ci[j] = alpha * ti[j];                                         \
+          else                                                               \
+            for (int64_t j = 0; j < w; j++)                                  \
+              ci[j] = beta * ci[j] + alpha * ti[j];                          \
+        }                                                                    \
+      }                                                                      \
+    }                                                                        \
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SKINNY_AVX 1
+SKINNY(float, skinny_f_avx512, __attribute__((target("avx512f,fma"))))
+SKINNY(double, skinny_d_avx512, __attribute__((target("avx512f,fma"))))
+SKINNY(float, skinny_f_avx2, __attribute__((target("avx2,fma"))))
+SKINNY(double, skinny_d_avx2, __attribute__((target("avx2,fma"))))
+#endif
+SKINNY(float, skinny_f_any, )
+SKINNY(double, skinny_d_any, )
+
+static void skinny(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                   int64_t c1) {
+  bool f = g->dt == ascFloat32;
+  int64_t m = r1 - r0, nb = SKINNY_BLOCK / (m * (int64_t)g->es);
+  void *t;
+  if (m <= 0 || c1 <= c0)
+    return;
+  nb = nb < SKINNY_JT ? SKINNY_JT : nb / SKINNY_JT * SKINNY_JT;
+  if (nb > c1 - c0)
+    nb = c1 - c0;
+  t = aligned_alloc(64, ((size_t)(m * nb) * g->es + 63) / 64 * 64);
+  if (t == NULL) {
+    /* no room for the block's sums: the BLAS, which needs none */
+    run_blas(g, r0, r1, c0, c1);
+    return;
+  }
+#ifdef SKINNY_AVX
+  if (g->skinny512)
+    (f ? skinny_f_avx512 : skinny_d_avx512)(g, t, nb, r0, r1, c0, c1);
+  else if (g->avx2)
+    (f ? skinny_f_avx2 : skinny_d_avx2)(g, t, nb, r0, r1, c0, c1);
+  else
+#endif
+    (f ? skinny_f_any : skinny_d_any)(g, t, nb, r0, r1, c0, c1);
+  free(t);
+}
+
+/* c[r0:r1, c0:c1]: skinny() or one serial BLAS call. */
 static void run(const job *g, int64_t r0, int64_t r1, int64_t c0,
                 int64_t c1) {
+  if (g->skinny)
+    skinny(g, r0, r1, c0, c1);
+  else
+    run_blas(g, r0, r1, c0, c1);
+}
+
+/* Does c = a @ b go to skinny()?  c of 2 rows or more, a column of c
+ * at most SKINNY_ROW_BYTES (8 float32 or 4 float64 rows), b's rows
+ * contiguous, and b past SKINNY_MIN_BYTES (a b that stays in the caches
+ * goes to the BLAS, whose blocked product is faster there).  Each
+ * element of b takes one multiply-add per row of c, from the L1 cache:
+ * past 32 bytes of rows the loop, not the memory, set its speed (a
+ * (16, 8000) @ (8000, 6000) float64 product took 48-56 ms here, numpy's
+ * BLAS 26-32; 8 rows, 28-33 against 24-29; 4 rows, 19-21 against 24-27). */
+static bool skinny_fits(const job *g) {
+  return g->m >= 2 && g->m * (int64_t)g->es <= SKINNY_ROW_BYTES &&
+         !g->tb && !g->sym &&
+         g->k >= SKINNY_KU &&
+         g->k * g->n * (int64_t)g->es >= SKINNY_MIN_BYTES;
+}
+
+/* One serial BLAS call on c[r0:r1, c0:c1]. */
+static void run_blas(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                     int64_t c1) {
   if (!one_at_a_time) {
     call(g, r0, r1, c0, c1);
     return;
@@ -525,9 +662,14 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
     ctx->rt->release(ctx, pa);
     return r;
   }
-  g.rows = m >= n;
+  g.skinny = skinny_fits(&g);
+#ifdef SKINNY_AVX
+  g.skinny512 = __builtin_cpu_supports("avx512f");
+  g.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  g.rows = m >= n && !g.skinny;
   g.nslab = 1;
-  if (team > 1 && !one_at_a_time &&
+  if (team > 1 && (!one_at_a_time || g.skinny) &&
       m * n / (g.sym ? 2 : 1) >
           (m == 1 || n == 1 ? GEMV_PARALLEL_MIN_FMA : PARALLEL_MIN_FMA) / k) {
     int64_t len = g.rows ? m : n;
