@@ -374,6 +374,44 @@ static void collect_in(lstate *ls, asc__ewctx *ew, const asc__ast_expr *e,
   unsupported(ls, e->loc, "this array expression");
 }
 
+/* The instruction of the current block that last wrote reg, found
+ * within its last 64 instructions, or NULL. */
+static const asc__irins *def_here(lstate *ls, int32_t reg) {
+  int n = 0;
+  for (const asc__irins *i = ls->cur->last; i != NULL && n < 64;
+       i = i->prev, n++)
+    if (i->dst == reg)
+      return i;
+  return NULL;
+}
+
+/* Are sizes a and b equal?  The same value, or two `dim` of one tensor's
+ * axis read in this block with no write of the tensor after either (a
+ * statement that reads one array twice, np.multiply(z, z, z): each view
+ * reads its sizes anew). */
+static bool same_size(lstate *ls, asc__irval a, asc__irval b) {
+  const asc__irins *da, *db;
+  if (same_val(a, b))
+    return true;
+  if (a.kind != ASC_IRV_REG || b.kind != ASC_IRV_REG)
+    return false;
+  da = def_here(ls, a.reg);
+  db = def_here(ls, b.reg);
+  if (da == NULL || db == NULL || da->op != ASC_IR_DIM ||
+      db->op != ASC_IR_DIM || da->aux != db->aux ||
+      !same_val(da->args[0], db->args[0]) ||
+      da->args[0].kind != ASC_IRV_REG)
+    return false;
+  /* the tensor register is not written after the earlier of the two */
+  for (const asc__irins *i = ls->cur->last; i != NULL; i = i->prev) {
+    if (i->dst == da->args[0].reg)
+      return false;
+    if (i == da || i == db)
+      break;
+  }
+  return true;
+}
+
 /* Broadcasts operand v against the loop shape: each of its axes is of
  * the shape's size (checked) or 1 (stride 0).  grow: the shape may take
  * the operand's size where it is 1 so far (no target). */
@@ -390,7 +428,7 @@ void asc__lower_broadcast(lstate *ls, asc__lview *v, asc__irval *shape, int nd,
       shape[a] = s; /* the first operand of this size: it sets it */
       continue;
     }
-    if (same_val(s, shape[a]))
+    if (same_size(ls, s, shape[a]))
       continue;
     if (grow)
       shape[a] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, shape[a], i64(1)), s,
@@ -436,7 +474,7 @@ void asc__lower_broadcast_ops(lstate *ls, asc__ewctx *ew, asc__irval *shape,
       asc__irval s = v->shape[q];
       if (s.kind == ASC_IRV_CONST && s.c.i == 1)
         v->stride[q] = i64(0);
-      else if (!same_val(s, shape[nd - v->nd + q])) /* checked above */
+      else if (!same_size(ls, s, shape[nd - v->nd + q])) /* checked above */
         v->stride[q] = sel(ls, op2(ls, ASC_IR_EQ, ascInt64, s, i64(1)),
                            i64(0), v->stride[q]);
     }
@@ -452,7 +490,7 @@ asc__irval asc__lower_own_strides(lstate *ls, asc__ewctx *ew,
       asc__irval s = v->shape[q], t = shape[nd - v->nd + q];
       if (s.kind == ASC_IRV_CONST && s.c.i == 1)
         v->stride[q] = i64(0);
-      else if (!same_val(s, t))
+      else if (!same_size(ls, s, t))
         same = op2(ls, ASC_IR_AND, ascBool, same,
                    op2(ls, ASC_IR_EQ, ascInt64, s, t));
     }

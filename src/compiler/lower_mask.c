@@ -223,6 +223,102 @@ static void check_all(lstate *ls, const asc__lview *x, const asc__ast_expr *m,
 /* x[m]: a new array.  A mask gives the elements where it is true, in C
  * order (1-D); an integer array i gives x[i[p], ...] for each p, of
  * shape i.shape + x.shape[1:]. */
+/* x[m] of a 1-D x from 32,768 elements (outside a parallel loop's
+ * body): the selection split over the team.  The index range is cut into
+ * nch chunks of len elements (4,096 at least, 64 chunks at most); a pfor
+ * counts each chunk's true elements into a local array, a short serial
+ * pass turns the counts into each chunk's first output position (their
+ * sum is the result's size), and a second pfor copies each chunk's
+ * selected elements from there, so the result has numpy's order.  Below
+ * that size, one serial count and one serial copy: a team's start costs
+ * more than such a copy. */
+enum { SEL_PAR_MIN = 1 << 15, SEL_CHUNK = 4096, SEL_CHUNKS = 64 };
+
+typedef struct selpar {
+  int32_t cnt;        /* local array: counts, then first positions */
+  asc__irval len, nch;
+} selpar;
+
+/* Opens `pfor %c = 0, nch` over the chunks: ls->cur is its body, *lo and
+ * *hi its chunk's range.  Returns the block to restore. */
+static asc__irblock *chunk_pfor(lstate *ls, const selpar *sp, asc__irval n,
+                                asc__irval *c, asc__irval *lo,
+                                asc__irval *hi) {
+  asc__irblock *save = ls->cur;
+  *c = asc__irv_reg(open_for(ls, ASC_IR_PFOR, i64(0), sp->nch, i64(1),
+                             "sel.c")->dst);
+  ls->pfors++;
+  ls->excepts = 0; /* the body is another function */
+  *lo = mul(ls, *c, sp->len);
+  *hi = op2(ls, ASC_IR_MIN, ascInt64, add(ls, *lo, sp->len), n);
+  return save;
+}
+
+/* Each chunk's count, then the first positions; total = their sum. */
+static void select_count_par(lstate *ls, selpar *sp, const asc__lview *x,
+                             const asc__ast_expr *m, asc__ewctx *ew,
+                             int32_t total) {
+  asc__irval n = x->shape[0], c, lo, hi, idx[1], b;
+  asc__irblock *save, *body;
+  asc__irins *a = asc__ir_local_array(ls->c, ls->f, ascInt64, SEL_CHUNKS,
+                                      "sel.cnt", ls->line);
+  int32_t k, t;
+  int saved_excepts = ls->excepts;
+  asc__ir_append(ls->cur, a);
+  sp->cnt = a->dst;
+  sp->len = op2(ls, ASC_IR_MAX, ascInt64, i64(SEL_CHUNK),
+                op2(ls, ASC_IR_SHR, ascInt64,
+                    add(ls, n, i64(SEL_CHUNKS - 1)), i64(6)));
+  sp->nch = op2(ls, ASC_IR_MIN, ascInt64, i64(SEL_CHUNKS),
+                op2(ls, ASC_IR_SHR, ascInt64,
+                    add(ls, n, i64(SEL_CHUNK - 1)), i64(12)));
+  save = chunk_pfor(ls, sp, n, &c, &lo, &hi);
+  k = newreg(ls, ascInt64, "sel.n");
+  mov(ls, k, i64(0));
+  body = ls->cur;
+  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, lo, hi, i64(1),
+                                 "sel.i")->dst);
+  b = truthy(ls, index_value(ls, m, ew, idx, 1));
+  mov(ls, k, add(ls, asc__irv_reg(k), conv(ls, b, ascInt64)));
+  ls->cur = body;
+  asc__lower_store_at(ls, sp->cnt, c, asc__irv_reg(k));
+  ls->pfors--;
+  ls->excepts = saved_excepts;
+  ls->cur = save;
+  mov(ls, total, i64(0));
+  c = asc__irv_reg(open_for(ls, ASC_IR_FOR, i64(0), sp->nch, i64(1),
+                            "sel.s")->dst);
+  t = newreg(ls, ascInt64, "sel.k");
+  mov(ls, t, asc__lower_load_off(ls, sp->cnt, c));
+  asc__lower_store_at(ls, sp->cnt, c, asc__irv_reg(total));
+  mov(ls, total, add(ls, asc__irv_reg(total), asc__irv_reg(t)));
+  ls->cur = save;
+}
+
+/* Each chunk's selected elements of x into r from its first position. */
+static void select_copy_par(lstate *ls, const selpar *sp,
+                            const asc__lview *x, const asc__ast_expr *m,
+                            asc__ewctx *ew, int32_t r) {
+  asc__irval n = x->shape[0], c, lo, hi, idx[1], b;
+  asc__irblock *save, *isave;
+  int32_t pos;
+  int saved_excepts = ls->excepts;
+  save = chunk_pfor(ls, sp, n, &c, &lo, &hi);
+  pos = newreg(ls, ascInt64, "sel.pos");
+  mov(ls, pos, asc__lower_load_off(ls, sp->cnt, c));
+  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, lo, hi, i64(1),
+                                 "sel.i")->dst);
+  b = truthy(ls, index_value(ls, m, ew, idx, 1));
+  isave = open_if(ls, b);
+  asc__lower_store_at(ls, r, asc__irv_reg(pos),
+                      asc__lower_load_at(ls, x, idx, 1));
+  mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
+  ls->cur = isave;
+  ls->pfors--;
+  ls->excepts = saved_excepts;
+  ls->cur = save;
+}
+
 int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *m = e->u.sub.index;
   asc__lview x;
@@ -237,9 +333,37 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
     asc__irval n, b;
     asc__irblock *isave;
     int32_t pos;
+    asc__irval big = i64(0);
+    asc__irblock *outer = ls->cur;
+    asc__irins *par = NULL;
+    selpar sp;
     mask_shape_check(ls, &x, ms);
-    n = mask_count(ls, m, &ew, &x);
+    if (x.nd == 1 && ls->pfors == 0) {
+      int32_t total = newreg(ls, ascInt64, "sel.total");
+      big = asc__irv_reg(newreg(ls, ascBool, "sel.big"));
+      mov(ls, big.reg, op2(ls, ASC_IR_GE, ascInt64, x.shape[0],
+                           i64(SEL_PAR_MIN)));
+      par = emit(ls, ASC_IR_IF, -1, 1);
+      par->args[0] = big;
+      par->note = "boolean selection: counted, then copied, in chunks "
+                  "split over the team from 32768 elements";
+      ls->cur = &par->body[0];
+      select_count_par(ls, &sp, &x, m, &ew, total);
+      ls->cur = &par->body[1];
+      mov(ls, total, mask_count(ls, m, &ew, &x));
+      ls->cur = outer;
+      n = asc__irv_reg(total);
+    } else {
+      n = mask_count(ls, m, &ew, &x);
+    }
     r = asc__lower_alloc_array(ls, dt, 1, &n);
+    if (par != NULL) {
+      asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+      i->args[0] = big;
+      ls->cur = &i->body[0];
+      select_copy_par(ls, &sp, &x, m, &ew, r);
+      ls->cur = &i->body[1];
+    }
     pos = newreg(ls, ascInt64, "mask.i");
     mov(ls, pos, i64(0));
     save = asc__lower_open_nest(ls, x.shape, x.nd, idx);
@@ -250,6 +374,7 @@ int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
     mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
     ls->cur = isave;
     ls->cur = save;
+    ls->cur = outer;
     return r;
   } else {
     int ni = ty(m)->ndim, n = index_count(m);

@@ -388,9 +388,12 @@ static asc__type *index_arrays(run *r, asc__type *vt, asc__ast_expr *ix) {
   }
   if (r->check)
     asc__infer_settype(r, ix, asc__ty_tensor(r->in->c, ascInt64, ni, false));
-  return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
+  return asc__ty_tensor(r->in->c, vt->dtype, nd, true);
 }
 
+/* The type of vt[ix] where ix is a boolean array or index arrays: a new
+ * array in C order (asc__lower_gather), so contiguous: `z = z[keep]`
+ * fits a contiguous z, a parameter's included. */
 asc__type *asc__infer_fancy_index(run *r, asc__type *vt,
                                   asc__ast_expr *ix) {
   asc__type *it;
@@ -415,7 +418,7 @@ asc__type *asc__infer_fancy_index(run *r, asc__type *vt,
              "number of axes (%d), not %d", (int)vt->ndim, (int)it->ndim);
       return err(r);
     }
-    return asc__ty_tensor(r->in->c, vt->dtype, 1, false);
+    return asc__ty_tensor(r->in->c, vt->dtype, 1, true);
   }
   if (asc__dtype_is_float(it->dtype)) {
     report(r, ix->loc, "arrays used as indices must be of integer (or "
@@ -428,7 +431,7 @@ asc__type *asc__infer_fancy_index(run *r, asc__type *vt,
            (int)nd, ASC_MAX_DIMS);
     return err(r);
   }
-  return asc__ty_tensor(r->in->c, vt->dtype, nd, false);
+  return asc__ty_tensor(r->in->c, vt->dtype, nd, true);
 }
 
 /* The type of e where an array is wanted (subscripted, or assigned
