@@ -87,6 +87,7 @@ typedef enum asc__builtin_kind {
   X(NP_PTP, "ptp", 0, ASC_BK_FUNC, 1, 4, "a,axis,out,keepdims")                \
   X(NP_NANSUM, "nansum", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")    \
   X(NP_NANPROD, "nanprod", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")  \
+  X(NP_NANMEAN, "nanmean", 0, ASC_BK_FUNC, 1, 5, "a,axis,dtype,out,keepdims")  \
   X(NP_CROSS, "cross", 0, ASC_BK_FUNC, 2, 2, "a,b")                            \
   X(NP_EXPAND_DIMS, "expand_dims", 0, ASC_BK_FUNC, 2, 2, "a,axis")             \
   X(NP_FLATNONZERO, "flatnonzero", 0, ASC_BK_FUNC, 1, 1, "a")                   \

@@ -158,7 +158,7 @@ void asc__rewrite_shape_sets(resolver *r, asc__ast_func *fn,
  * when e became another expression (resolved, its reductions' axis
  * tuples split):
  * np.count_nonzero, np.isclose, np.allclose, np.ptp, np.nansum,
- * np.nanprod, np.cross, np.expand_dims, and the dtype= of sum, prod and
+ * np.nanprod, np.nanmean, np.cross, np.expand_dims, and the dtype= of sum, prod and
  * mean (rewrite.c). */
 bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e);
 /* The statement `a.sort(...)`, a a name, -> `a[...] = a.sort(...)` with

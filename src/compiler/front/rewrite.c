@@ -1097,6 +1097,35 @@ static asc__ast_expr *nan_reduce(resolver *r, asc__ast_expr *np,
   return np_call(r, np, id, sargs, 5, 1, loc);
 }
 
+/* np.nanmean(a, axis, keepdims=...) is np.nansum(a, ...) over the count
+ * of a's elements that are not NaN, counted in a's dtype (np.sum of
+ * where(isnan(a), zeros_like(a), ones_like(a))), as numpy divides: an
+ * integer array's mean is float64, a float32 array's float32, and a
+ * slice of NaNs only is 0 / 0, NaN. */
+static asc__ast_expr *nanmean(resolver *r, asc__ast_expr *np,
+                              asc__ast_expr **a, asc__loc loc) {
+  asc__ast_expr **sargs = asc__arena_alloc(r->c, 5 * sizeof *sargs);
+  asc__ast_expr **w = asc__arena_alloc(r->c, 3 * sizeof *w);
+  asc__ast_expr **cargs = asc__arena_alloc(r->c, 5 * sizeof *cargs);
+  asc__ast_expr *num, *den;
+  sargs[0] = a[0];
+  sargs[1] = a[1];
+  sargs[2] = sargs[3] = NULL;
+  sargs[4] = a[4];
+  num = nan_reduce(r, np, sargs, ASC_BI_NP_SUM, 0, loc);
+  w[0] = np_call1(r, np, ASC_BI_ISNAN, a[0]);
+  w[1] = np_call1(r, np, ASC_BI_NP_ZEROS_LIKE, a[0]);
+  w[2] = np_call1(r, np, ASC_BI_NP_ONES_LIKE, a[0]);
+  cargs[0] = np_call(r, np, ASC_BI_NP_WHERE, w, 3, 3, loc);
+  cargs[1] = a[1];
+  cargs[2] = cargs[3] = NULL;
+  cargs[4] = a[4];
+  den = np_call(r, np, ASC_BI_NP_SUM, cargs, 5, 1, loc);
+  asc__rewrite_tuple_axes(r, num, num->u.call.builtin);
+  asc__rewrite_tuple_axes(r, den, den->u.call.builtin);
+  return syn_bin(r, ASC_BIN_DIV, num, den);
+}
+
 /* np.flatnonzero(a) is np.arange(a.size)[np.ravel(a) != 0]: the int64
  * indices of a's nonzero elements in C order, through a mask. */
 static asc__ast_expr *flatnonzero(resolver *r, asc__ast_expr *np,
@@ -1141,7 +1170,9 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
                           : NULL, *res = NULL, **sargs;
   asc__builtin_id id = e->u.call.builtin->id;
   const char *name = e->u.call.builtin->name;
-  int nread = id == ASC_BI_NP_PTP || id == ASC_BI_NP_FLATNONZERO ? 2
+  int nread = id == ASC_BI_NP_PTP || id == ASC_BI_NP_FLATNONZERO ||
+                      id == ASC_BI_NP_NANMEAN
+                  ? 2
               : id == ASC_BI_NP_ISCLOSE || id == ASC_BI_NP_ALLCLOSE ||
                       id == ASC_BI_NP_CROSS
                   ? 3
@@ -1173,8 +1204,14 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
                       name);
       return true;
     }
+  if (id == ASC_BI_NP_NANMEAN && a[2] != NULL) {
+    asc__diag_error(r->c, a[2]->loc, "np.nanmean(..., dtype=) is not "
+                    "supported in kernels");
+    return true;
+  }
   if ((id == ASC_BI_NP_PTP && a[2] != NULL) ||
-      ((id == ASC_BI_NP_NANSUM || id == ASC_BI_NP_NANPROD) && a[3] != NULL)) {
+      ((id == ASC_BI_NP_NANSUM || id == ASC_BI_NP_NANPROD ||
+        id == ASC_BI_NP_NANMEAN) && a[3] != NULL)) {
     asc__diag_error(r->c, (id == ASC_BI_NP_PTP ? a[2] : a[3])->loc,
                     "np.%s(..., out=) is not supported in kernels", name);
     return true;
@@ -1204,6 +1241,9 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
                      id == ASC_BI_NP_NANSUM ? 0 : 1, e->loc);
     /* its dtype=, as the reduction's */
     (void)asc__rewrite_numpy_more(r, res);
+    break;
+  case ASC_BI_NP_NANMEAN:
+    res = nanmean(r, np, a, e->loc);
     break;
   case ASC_BI_NP_CROSS:
     res = cross(r, np, a[0], a[1], e->loc);
