@@ -145,6 +145,8 @@ bool asc__lower_is_view(lstate *ls, const asc__ast_expr *e) {
     switch (e->u.call.builtin->id) {
     case ASC_BI_NP_RESHAPE:
     case ASC_BI_NP_TRANSPOSE:
+    case ASC_BI_NP_SWAPAXES:
+    case ASC_BI_NP_MOVEAXIS:
     case ASC_BI_NP_FLIP:
     case ASC_BI_NP_FLIPUD:
     case ASC_BI_NP_FLIPLR:
@@ -306,6 +308,8 @@ void asc__lower_view(lstate *ls, const asc__ast_expr *e, asc__lview *v) {
     const asc__ast_expr *bad;
     switch (e->u.call.builtin->id) {
     case ASC_BI_NP_TRANSPOSE: /* the axes permuted */
+    case ASC_BI_NP_SWAPAXES:
+    case ASC_BI_NP_MOVEAXIS:
       asc__lower_view(ls, e->u.call.rargs[0], &in);
       if (!asc__transpose_axes(e, in.nd, perm, &bad))
         asc__diag_fatal(ls->c, bad->loc, "transpose: bad axes");

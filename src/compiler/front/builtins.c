@@ -70,6 +70,7 @@ static const struct {
     {"arange", ASC_BI_NP_ARANGE}, {"linspace", ASC_BI_NP_LINSPACE},
     {"eye", ASC_BI_NP_EYE}, {"identity", ASC_BI_NP_IDENTITY},
     {"reshape", ASC_BI_NP_RESHAPE}, {"transpose", ASC_BI_NP_TRANSPOSE},
+    {"swapaxes", ASC_BI_NP_SWAPAXES}, {"moveaxis", ASC_BI_NP_MOVEAXIS},
     {"ravel", ASC_BI_NP_RAVEL}, {"cumsum", ASC_BI_NP_CUMSUM},
     {"cumprod", ASC_BI_NP_CUMPROD},
     {"outer", ASC_BI_NP_OUTER}, {"flip", ASC_BI_NP_FLIP},
@@ -144,7 +145,8 @@ const char asc__numpy_names[] =
     "1-D arrays), where, clip, copy, empty, ndarray, zeros, ones, full, "
     "empty_like, zeros_like, ones_like, full_like, arange, linspace, eye, "
     "identity, "
-    "reshape, transpose, ravel, flip, flipud, fliplr, rot90, cumsum, "
+    "reshape, transpose, swapaxes, moveaxis, ravel, flip, flipud, "
+    "fliplr, rot90, cumsum, "
     "cumprod, outer, linalg.norm, "
     "linalg.inv, linalg.solve, linalg.cholesky, linalg.det, "
     "linalg.slogdet, linalg.eigh, linalg.eigvalsh, linalg.svd, linalg.qr, "

@@ -269,6 +269,7 @@ typedef enum asc__builtin_kind {
   X(NP_IDENTITY, "identity", 0, ASC_BK_FUNC, 1, 2, "n,dtype")               \
   /* views and copies of an array's elements; cumsum, outer, linalg.norm */  \
   X(NP_TRANSPOSE, "transpose", 0, ASC_BK_FUNC, 1, 9, "a,axes")              \
+  X(NP_SWAPAXES, "swapaxes", 0, ASC_BK_FUNC, 3, 3, "a,axis1,axis2")         \
   X(NP_RAVEL, "ravel", 0, ASC_BK_FUNC, 1, 1, "a")                           \
   X(NP_FLATTEN, "flatten", 0, ASC_BK_FUNC, 1, 1, "a")                       \
   X(NP_CUMPROD, "cumprod", 0, ASC_BK_FUNC, 1, 4, "a,axis,dtype,out")        \
@@ -279,6 +280,7 @@ typedef enum asc__builtin_kind {
   X(NP_FLIPUD, "flipud", 0, ASC_BK_FUNC, 1, 1, "m")                         \
   X(NP_FLIPLR, "fliplr", 0, ASC_BK_FUNC, 1, 1, "m")                         \
   X(NP_ROT90, "rot90", 0, ASC_BK_FUNC, 1, 3, "m,k,axes")                    \
+  X(NP_MOVEAXIS, "moveaxis", 0, ASC_BK_FUNC, 3, 3, "a,source,destination") \
   /* np.UF.outer(A, B)'s left operand: A viewed with B.ndim new trailing   \
    * axes of size 1 (front/rewrite_ufunc.c; no source names it) */          \
   X(NP_OUTER_LEFT, "outer:left", 0, ASC_BK_FUNC, 2, 2, "a,b")               \

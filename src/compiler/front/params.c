@@ -235,6 +235,7 @@ static void use_expr(usage *u, const asc__ast_expr *e, int depth) {
          b->id == ASC_BI_NP_EMPTY_LIKE || b->id == ASC_BI_NP_ZEROS_LIKE ||
          b->id == ASC_BI_NP_ONES_LIKE || b->id == ASC_BI_NP_FULL_LIKE ||
          b->id == ASC_BI_NP_RESHAPE || b->id == ASC_BI_NP_TRANSPOSE ||
+         b->id == ASC_BI_NP_SWAPAXES || b->id == ASC_BI_NP_MOVEAXIS ||
          b->id == ASC_BI_NP_RAVEL || b->id == ASC_BI_NP_FLATTEN ||
          b->id == ASC_BI_NP_CUMSUM || b->id == ASC_BI_NP_CUMPROD ||
          b->id == ASC_BI_NP_OUTER ||

@@ -702,6 +702,31 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
   asc__ast_expr *const *ax;
   int na = call->u.call.nrargs, n;
   bool seen[ASC_MAX_DIMS] = {false};
+  if (call->u.call.builtin->id == ASC_BI_NP_SWAPAXES ||
+      call->u.call.builtin->id == ASC_BI_NP_MOVEAXIS) {
+    /* np.swapaxes(a, i, j): the two exchanged; np.moveaxis(a, s, d):
+     * axis s taken out and put back at d, the others in order */
+    int64_t v[2];
+    for (int k = 0; k < 2; k++) {
+      *bad = a[k + 1];
+      if (na < 3 || !asc__expr_int_literal(a[k + 1], &v[k]) ||
+          v[k] < -nd || v[k] >= nd)
+        return false;
+      if (v[k] < 0)
+        v[k] += nd;
+    }
+    if (call->u.call.builtin->id == ASC_BI_NP_SWAPAXES) {
+      for (int k = 0; k < nd; k++)
+        perm[k] = k == v[0] ? (int)v[1] : k == v[1] ? (int)v[0] : k;
+    } else {
+      for (int k = 0, o = 0; k < nd; k++) {
+        if (o == v[0])
+          o++;
+        perm[k] = k == v[1] ? (int)v[0] : o++;
+      }
+    }
+    return true;
+  }
   while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
     na--;
   *bad = call;
@@ -805,6 +830,17 @@ static asc__type *view_call(run *r, asc__ast_expr *e) {
     if (!asc__flip_axes(e, t->ndim, axes, &bad)) {
       report(r, bad->loc, "flip's axis is None, an integer constant or a "
              "tuple of them, each one of the %d axes", (int)t->ndim);
+      return err(r);
+    }
+    return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
+  }
+  if (b->id == ASC_BI_NP_SWAPAXES || b->id == ASC_BI_NP_MOVEAXIS) {
+    if (!asc__transpose_axes(e, t->ndim, perm, &bad)) {
+      report(r, bad->loc, "%s's axes are integer constants, each one of "
+             "the %d axes (-%d to %d)%s", b->name, (int)t->ndim,
+             (int)t->ndim, (int)t->ndim - 1,
+             b->id == ASC_BI_NP_MOVEAXIS ? " (one axis each: not yet "
+                                           "sequences of them)" : "");
       return err(r);
     }
     return asc__ty_tensor(r->in->c, (ascDataType)t->dtype, t->ndim, false);
@@ -936,6 +972,7 @@ static asc__type *builtin_call_inner(run *r, asc__ast_expr *e) {
   if (b->id == ASC_BI_NP_RESHAPE)
     return reshape(r, e);
   if (b->id == ASC_BI_NP_TRANSPOSE || b->id == ASC_BI_NP_RAVEL ||
+      b->id == ASC_BI_NP_SWAPAXES || b->id == ASC_BI_NP_MOVEAXIS ||
       b->id == ASC_BI_NP_FLATTEN || b->id == ASC_BI_NP_FLIP ||
       b->id == ASC_BI_NP_FLIPUD || b->id == ASC_BI_NP_FLIPLR ||
       b->id == ASC_BI_NP_ROT90 || b->id == ASC_BI_NP_OUTER_LEFT || b->id == ASC_BI_NP_EINSUM_OPERAND ||
