@@ -198,6 +198,9 @@ typedef enum asc__builtin_kind {
   X(ISNAN, "isnan", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
   X(ISINF, "isinf", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                         \
   X(ISFINITE, "isfinite", ASC_NS_AM, ASC_BK_FUNC, 1, 1, "x")                   \
+  /* rewritten while resolving (front/rewrite.c, math_isclose) */              \
+  X(MATH_ISCLOSE, "isclose", ASC_NS_MATH, ASC_BK_FUNC, 2, 4,                   \
+    "a,b,rel_tol,abs_tol")                                                     \
   /* math constants */                                                         \
   X(PI, "pi", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                               \
   X(E, "e", ASC_NS_AM, ASC_BK_CONST, 0, 0, "")                                 \

@@ -995,6 +995,44 @@ static void closeness(resolver *r, asc__ast_expr *e, asc__ast_expr *np,
   *e = *res;
 }
 
+/* math.isclose(a, b, rel_tol=1e-09, abs_tol=0.0), Python's rule on
+ * floats: a == b, or both finite and |a - b| <= max(rel_tol * max(|a|,
+ * |b|), abs_tol), written as three comparisons joined by | (multiplying
+ * by rel_tol >= 0 keeps the order, so the bound is the same number).
+ * A negative tolerance is not checked (Python raises ValueError). */
+static void math_isclose(resolver *r, asc__ast_expr *e, asc__ast_expr *m) {
+  asc__ast_expr **a = e->u.call.rargs;
+  asc__ast_expr *af, *bf, *d, *rt, *res, *within;
+  for (int i = 0; i < 2; i++)
+    if (!repeatable(a[i], 0)) {
+      asc__diag_error(r->c, a[i]->loc, "math.isclose in kernels reads each "
+                      "operand several times: give it names, numbers or "
+                      "expressions of them (assign a call's value to a "
+                      "name first)");
+      return;
+    }
+  af = syn_bin(r, ASC_BIN_MUL, a[0], fconst(r, 1.0, a[0]->loc));
+  bf = syn_bin(r, ASC_BIN_MUL, a[1], fconst(r, 1.0, a[1]->loc));
+  d = np_call1(r, m, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, af, bf));
+  rt = a[2] != NULL ? a[2] : fconst(r, 1e-09, e->loc);
+  within = syn_bin(
+      r, ASC_BIN_BITOR,
+      syn_bin(r, ASC_BIN_BITOR,
+              cmp(r, ASC_CMP_LE, d,
+                  syn_bin(r, ASC_BIN_MUL, rt, np_call1(r, m, ASC_BI_ABS, af))),
+              cmp(r, ASC_CMP_LE, d,
+                  syn_bin(r, ASC_BIN_MUL, rt, np_call1(r, m, ASC_BI_ABS, bf)))),
+      cmp(r, ASC_CMP_LE, d, a[3] != NULL ? a[3] : fconst(r, 0.0, e->loc)));
+  res = syn_bin(
+      r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, a[0], a[1]),
+      syn_bin(r, ASC_BIN_BITAND,
+              syn_bin(r, ASC_BIN_BITAND, np_call1(r, m, ASC_BI_ISFINITE, af),
+                      np_call1(r, m, ASC_BI_ISFINITE, bf)),
+              within));
+  res->loc = e->loc;
+  *e = *res;
+}
+
 /* x[..., k] */
 static asc__ast_expr *last_axis(resolver *r, asc__ast_expr *x, int k) {
   asc__ast_expr *ix = synth(r, ASC_EXPR_TUPLE, x->loc, 2);
@@ -1191,6 +1229,10 @@ bool asc__rewrite_numpy_more(resolver *r, asc__ast_expr *e) {
       a[2] = NULL;
     }
     return false;
+  }
+  if (id == ASC_BI_MATH_ISCLOSE && np != NULL && np->kind == ASC_EXPR_NAME) {
+    math_isclose(r, e, np);
+    return true;
   }
   if (id < ASC_BI_NP_COUNT_NONZERO || id > ASC_BI_NP_FLATNONZERO)
     return false;
