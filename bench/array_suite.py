@@ -136,6 +136,7 @@ ROWS = [
     Row("mandelbrot_mask", lambda s, r: (grid(s), 40), 200, 24, norm=1e-3),
     Row("radial_means", lambda s, r: (vec(r, s), vec(r, s), 100), 1_000_000, 1000),
     Row("masked_stats", lambda s, r: (vec(r, s), 0.3), 4_000_000, 1000),
+    Row("keep_inside", lambda s, r: (cvec(r, s) * 2.5, cvec(r, s)), 2_000_000, 1000, 100_000),
     Row("minmax_scale", lambda s, r: (normal(r, s),), 2_000_000, 1000),
     Row("zscore_cols", lambda s, r: (normal(r, *s),), (2000, 1000), (30, 20)),
     Row("l2_rows", lambda s, r: (normal(r, *s),), (2000, 1000), (30, 20)),

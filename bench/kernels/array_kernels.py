@@ -120,6 +120,13 @@ def masked_stats(x, lo):
     return np.sum(x[x > lo]), x[x > lo].max()
 
 
+@asc.kernel
+def keep_inside(z, c):
+    # an escape-time step: the points still inside, and their constants
+    keep = np.abs(z) <= 2.0
+    return z[keep], c[keep]
+
+
 # ------------------------------------------------------ normalisations
 
 @asc.kernel
