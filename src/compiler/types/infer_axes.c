@@ -1,7 +1,11 @@
 /*
  * The axis= argument of numpy's reductions (docs/arrays.md, "Reductions
  * and comparisons"): one constant axis, or for sum, mean, var and std
- * a tuple of them, normalised against the array's number of axes.
+ * a tuple of them, normalised against the array's number of axes.  And
+ * the axes of the view calls, read from the call as written (integer
+ * constants): np.transpose / a.transpose, np.swapaxes / a.swapaxes,
+ * np.moveaxis, np.flip / flipud / fliplr and np.rot90, for the type
+ * rules (infer_call.c, view_call) and the lowering (lower_view.c).
  */
 #include "compiler/types/infer.h"
 #include "compiler/types/infer_int.h"
@@ -76,4 +80,148 @@ int asc__infer_tuple_axes(run *r, asc__ast_expr *t, int32_t nd, int *count) {
   asc__infer_expr(r, t);
   *count = t->u.tuple.n;
   return first;
+}
+
+bool asc__rot90_plan(const asc__ast_expr *call, int nd, int *k, int *a0,
+                     int *a1, const char **why, const asc__ast_expr **bad) {
+  const asc__ast_expr *kk = call->u.call.nrargs > 1 ? call->u.call.rargs[1]
+                                                    : NULL;
+  const asc__ast_expr *ax = call->u.call.nrargs > 2 ? call->u.call.rargs[2]
+                                                    : NULL;
+  int64_t v = 1, x[2] = {0, 1};
+  *bad = call->u.call.rargs[0];
+  if (kk != NULL && kk->kind != ASC_EXPR_NONE &&
+      !asc__expr_int_literal(kk, &v)) {
+    *bad = kk;
+    *why = "np.rot90's k is an integer constant in kernels";
+    return false;
+  }
+  if (ax != NULL && ax->kind != ASC_EXPR_NONE) {
+    *bad = ax;
+    if (ax->kind != ASC_EXPR_TUPLE) {
+      *why = "np.rot90's axes is a tuple of two integer constants in kernels";
+      return false;
+    }
+    if (ax->u.tuple.n != 2) {
+      *why = "len(axes) must be 2.";
+      return false;
+    }
+    for (int i = 0; i < 2; i++)
+      if (!asc__expr_int_literal(ax->u.tuple.elts[i], &x[i])) {
+        *why = "np.rot90's axes is a tuple of two integer constants in "
+               "kernels";
+        return false;
+      }
+  }
+  if (x[0] == x[1] || x[0] - x[1] == nd || x[1] - x[0] == nd) {
+    *why = "Axes must be different.";
+    return false;
+  }
+  if (x[0] >= nd || x[0] < -nd || x[1] >= nd || x[1] < -nd) {
+    *why = "Axes out of range for the array's number of dimensions.";
+    return false;
+  }
+  *k = (int)(((v % 4) + 4) % 4);
+  *a0 = (int)(x[0] < 0 ? x[0] + nd : x[0]);
+  *a1 = (int)(x[1] < 0 ? x[1] + nd : x[1]);
+  return true;
+}
+
+bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
+                    const asc__ast_expr **bad) {
+  asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
+  asc__ast_expr *const *ax = &a;
+  int n = 1;
+  asc__builtin_id id = call->u.call.builtin->id;
+  if (id == ASC_BI_NP_FLIPUD || id == ASC_BI_NP_FLIPLR) {
+    int k = id == ASC_BI_NP_FLIPLR; /* numpy: m[::-1] and m[:, ::-1] */
+    for (int j = 0; j < nd; j++)
+      axes[j] = j == k;
+    *bad = call->u.call.rargs[0];
+    return k < nd;
+  }
+  for (int k = 0; k < nd; k++)
+    axes[k] = a == NULL || a->kind == ASC_EXPR_NONE;
+  *bad = a;
+  if (a == NULL || a->kind == ASC_EXPR_NONE)
+    return true;
+  if (a->kind == ASC_EXPR_TUPLE) {
+    ax = a->u.tuple.elts;
+    n = a->u.tuple.n;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    *bad = ax[i];
+    if (!asc__expr_int_literal(ax[i], &v) || v < -nd || v >= nd)
+      return false;
+    if (v < 0)
+      v += nd;
+    if (axes[v])
+      return false;
+    axes[v] = true;
+  }
+  return true;
+}
+
+bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
+                         const asc__ast_expr **bad) {
+  asc__ast_expr *const *a = call->u.call.rargs;
+  asc__ast_expr *const *ax;
+  int na = call->u.call.nrargs, n;
+  bool seen[ASC_MAX_DIMS] = {false};
+  if (call->u.call.builtin->id == ASC_BI_NP_SWAPAXES ||
+      call->u.call.builtin->id == ASC_BI_NP_MOVEAXIS) {
+    /* np.swapaxes(a, i, j): the two exchanged; np.moveaxis(a, s, d):
+     * axis s taken out and put back at d, the others in order */
+    int64_t v[2];
+    for (int k = 0; k < 2; k++) {
+      *bad = a[k + 1];
+      if (na < 3 || !asc__expr_int_literal(a[k + 1], &v[k]) ||
+          v[k] < -nd || v[k] >= nd)
+        return false;
+      if (v[k] < 0)
+        v[k] += nd;
+    }
+    if (call->u.call.builtin->id == ASC_BI_NP_SWAPAXES) {
+      for (int k = 0; k < nd; k++)
+        perm[k] = k == v[0] ? (int)v[1] : k == v[1] ? (int)v[0] : k;
+    } else {
+      for (int k = 0, o = 0; k < nd; k++) {
+        if (o == v[0])
+          o++;
+        perm[k] = k == v[1] ? (int)v[0] : o++;
+      }
+    }
+    return true;
+  }
+  while (na > 1 && a[na - 1] == NULL) /* the unused parameter slots */
+    na--;
+  *bad = call;
+  if (na == 1 || (na == 2 && a[1]->kind == ASC_EXPR_NONE)) {
+    for (int k = 0; k < nd; k++)
+      perm[k] = nd - 1 - k;
+    return true;
+  }
+  if (na == 2 && a[1]->kind == ASC_EXPR_TUPLE) {
+    ax = a[1]->u.tuple.elts;
+    n = a[1]->u.tuple.n;
+  } else {
+    ax = a + 1;
+    n = na - 1;
+  }
+  if (n != nd)
+    return false;
+  for (int k = 0; k < n; k++) {
+    int64_t v;
+    *bad = ax[k];
+    if (!asc__expr_int_literal(ax[k], &v) || v < -nd || v >= nd)
+      return false;
+    if (v < 0)
+      v += nd;
+    if (seen[v])
+      return false;
+    seen[v] = true;
+    perm[k] = (int)v;
+  }
+  return true;
 }
