@@ -391,6 +391,7 @@ static const asc__irins *def_here(lstate *ls, int32_t reg) {
  * reads its sizes anew). */
 static bool same_size(lstate *ls, asc__irval a, asc__irval b) {
   const asc__irins *da, *db;
+  int seen = 0;
   if (same_val(a, b))
     return true;
   if (a.kind != ASC_IRV_REG || b.kind != ASC_IRV_REG)
@@ -402,14 +403,18 @@ static bool same_size(lstate *ls, asc__irval a, asc__irval b) {
       !same_val(da->args[0], db->args[0]) ||
       da->args[0].kind != ASC_IRV_REG)
     return false;
-  /* the tensor register is not written after the earlier of the two */
+  /* the tensor register is not written after the earlier of the two
+   * (both are in this block, so the walk meets them) */
   for (const asc__irins *i = ls->cur->last; i != NULL; i = i->prev) {
+    if (i == da || i == db) {
+      if (seen++ > 0)
+        return true;
+      continue;
+    }
     if (i->dst == da->args[0].reg)
       return false;
-    if (i == da || i == db)
-      break;
   }
-  return true;
+  return false;
 }
 
 /* Broadcasts operand v against the loop shape: each of its axes is of

@@ -220,9 +220,6 @@ static void check_all(lstate *ls, const asc__lview *x, const asc__ast_expr *m,
   }
 }
 
-/* x[m]: a new array.  A mask gives the elements where it is true, in C
- * order (1-D); an integer array i gives x[i[p], ...] for each p, of
- * shape i.shape + x.shape[1:]. */
 /* x[m] of a 1-D x from 32,768 elements (outside a parallel loop's
  * body): the selection split over the team.  The index range is cut into
  * nch chunks of len elements (4,096 at least, 64 chunks at most); a pfor
@@ -319,6 +316,9 @@ static void select_copy_par(lstate *ls, const selpar *sp,
   ls->cur = save;
 }
 
+/* x[m]: a new array.  A mask gives the elements where it is true, in C
+ * order (1-D); an integer array i gives x[i[p], ...] for each p, of
+ * shape i.shape + x.shape[1:]. */
 int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e) {
   const asc__ast_expr *m = e->u.sub.index;
   asc__lview x;

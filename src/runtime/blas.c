@@ -155,7 +155,6 @@ typedef struct job {
   bool rows;                /* slabs of rows of c (else of columns) */
   bool sym;                 /* b is a's transpose: c = a @ a.T (syrk) */
   bool skinny;              /* few rows of c, b large: skinny() streams b */
-  bool skinny512, avx2;     /* ... with the AVX-512 or the AVX2 loop */
   int64_t nslab;
   size_t es;
 } job;
@@ -177,7 +176,9 @@ static void run_blas(const job *g, int64_t r0, int64_t r1, int64_t c0,
  * contiguous stream across the slab's columns, and each row of c takes
  * the eight into its running sums in one pass of fused multiply-adds;
  * c's block (at most SKINNY_BLOCK bytes) stays in L2.  Each element of
- * c is its sum over k in order, one rounding per multiply-add. */
+ * c sums SKINNY_KB products at a time in order, one rounding per
+ * multiply-add, and adds those sums in order (the BLAS's kind of order;
+ * the same on any number of threads). */
 enum { SKINNY_ROW_BYTES = 32, SKINNY_KU = 8, SKINNY_JT = 64, SKINNY_KB = 256 };
 #define SKINNY_BLOCK ((int64_t)128 << 10)
 #define SKINNY_MIN_BYTES ((int64_t)16 << 20)
@@ -264,9 +265,9 @@ static void skinny(const job *g, int64_t r0, int64_t r1, int64_t c0,
     return;
   }
 #ifdef SKINNY_AVX
-  if (g->skinny512)
+  if (__builtin_cpu_supports("avx512f"))
     (f ? skinny_f_avx512 : skinny_d_avx512)(g, t, nb, r0, r1, c0, c1);
-  else if (g->avx2)
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     (f ? skinny_f_avx2 : skinny_d_avx2)(g, t, nb, r0, r1, c0, c1);
   else
 #endif
@@ -663,10 +664,6 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
     return r;
   }
   g.skinny = skinny_fits(&g);
-#ifdef SKINNY_AVX
-  g.skinny512 = __builtin_cpu_supports("avx512f");
-  g.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
   g.rows = m >= n && !g.skinny;
   g.nslab = 1;
   if (team > 1 && (!one_at_a_time || g.skinny) &&
