@@ -45,10 +45,23 @@
 
 #include "compiler/passes/depend.h"
 
+/* jam(): iterations of the reduction loop per pass over the tile, and the
+ * largest tile body (instructions) it copies */
+enum { JAM = 4, JAM_BODY = 24 };
+
+/* A rewritten nest: its tile loop, the loop Pin of P that holds the tile's
+ * loop, and the block Pin is in (jam's candidates). */
+typedef struct icand {
+  asc__irins *J0, *Pin;
+  asc__irblock *pb;
+} icand;
+
 typedef struct ictx {
   asc__cctx *c;
   asc__irfunc *f;
   asc__regtab ren;  /* clone map: 1 + the new register; 0 keeps */
+  icand *cand;
+  int ncand, capcand;
 } ictx;
 
 static void add_note(ictx *x, asc__irins *i, const char *text) {
@@ -342,7 +355,8 @@ static const char *profitable(ictx *x, asc__irins *J, asc__irins *P,
   return NULL;
 }
 
-static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
+static asc__irins *rewrite(ictx *x, asc__irblock *b, asc__irins *J,
+                           asc__irins *P0,
                     asc__irins *P, asc__irblock *pre, asc__irblock *post,
                     int32_t s, asc__irins *upd, asc__irins *mv) {
   int dt = x->f->regs[s].ty.dtype;
@@ -443,11 +457,109 @@ static void rewrite(ictx *x, asc__irblock *b, asc__irins *J, asc__irins *P0,
 
   asc__ir_insert_before(b, J, J0);
   asc__ir_remove(b, J);
+  return J0;
+}
+
+/* Registers defined in a copy get fresh names (x->ren maps them). */
+static void fresh_defs(asc__irins *i, void *ctx) {
+  ictx *x = ctx;
+  if (i->dst >= 0 && asc__regtab_get(&x->ren, i->dst) == 0)
+    asc__regtab_set(&x->ren, i->dst,
+                    asc__ir_reg(x->c, x->f, x->f->regs[i->dst].ty,
+                                x->f->regs[i->dst].name) + 1);
+}
+
+static void rename_all(asc__irins *i, void *ctx) {
+  ictx *x = ctx;
+  rename_args(x, i);
+  if (i->dst >= 0 && asc__regtab_get(&x->ren, i->dst) > 0)
+    i->dst = (int32_t)asc__regtab_get(&x->ren, i->dst) - 1;
+}
+
+/* Appends to b a copy of the instructions first..last (straight-line),
+ * each definition under a fresh name. */
+static void copy_body(ictx *x, asc__irblock *b, const asc__irins *first,
+                      const asc__irins *last) {
+  for (const asc__irins *i = first;; i = i->next) {
+    asc__irins *n = asc__ir_clone(x->c, i);
+    n->note = NULL;
+    rename_args(x, n);
+    if (n->dst >= 0) {
+      int32_t d = asc__ir_reg(x->c, x->f, x->f->regs[n->dst].ty,
+                              x->f->regs[n->dst].name);
+      asc__regtab_set(&x->ren, i->dst, d + 1);
+      n->dst = d;
+    }
+    asc__ir_append(b, n);
+    if (i == last)
+      break;
+  }
+}
+
+/* The loop Pin of the rewritten nest, `for %p = A, B, 1 { for %jj = 0,
+ * %w, 1 { body } }` (its body the tile loop alone, straight-line), made to
+ * take JAM of its iterations in each pass over the tile:
+ *
+ *   %pm = A + (max(B - A, 0) & -JAM)
+ *   for %p = A, %pm, JAM { for %jj { body(p)  body(p + 1) ... } }
+ *   for %p' = %pm, B, 1 { for %jj' { body(p') } }
+ *
+ * Every element's accumulator still takes p, p + 1, ... in order (the
+ * copies run in that order in one jj iteration, and the jj are distinct
+ * elements), so the values are the same; the tile's accumulators are
+ * read and written once per JAM iterations of p, and JAM rows of what P
+ * reads stream at once.  pb is the block Pin is in. */
+static bool jam(ictx *x, asc__irblock *pb, asc__irins *Pin) {
+  asc__irins *Lp = Pin->body[0].first, *rem, *last;
+  asc__irblock set = {NULL, NULL};
+  int32_t n, pm, line = Pin->line;
+  if (Lp == NULL || Lp != Pin->body[0].last || Lp->op != ASC_IR_FOR ||
+      !(Pin->args[2].kind == ASC_IRV_CONST && Pin->args[2].c.i == 1) ||
+      Lp->body[0].first == NULL || asc__ir_size(&Lp->body[0]) > JAM_BODY)
+    return false;
+  for (const asc__irins *i = Lp->body[0].first; i; i = i->next)
+    if (asc__ir_nregions(i) > 0)
+      return false;
+  n = asc__ir_bin(x->c, x->f, &set, ASC_IR_SUB, ascInt64, Pin->args[1],
+                  Pin->args[0], line);
+  n = asc__ir_bin(x->c, x->f, &set, ASC_IR_MAX, ascInt64, asc__irv_reg(n),
+                  asc__irv_int(ascInt64, 0), line);
+  n = asc__ir_bin(x->c, x->f, &set, ASC_IR_AND, ascInt64, asc__irv_reg(n),
+                  asc__irv_int(ascInt64, -JAM), line);
+  pm = asc__ir_bin_named(x->c, x->f, &set, ASC_IR_ADD, ascInt64,
+                         Pin->args[0], asc__irv_reg(n), "pm", line);
+  /* the iterations left over: a copy under fresh names */
+  asc__regtab_clear(&x->ren);
+  rem = asc__ir_clone(x->c, Pin);
+  rem->note = NULL;
+  fresh_defs(rem, x);
+  asc__ir_walk(&rem->body[0], fresh_defs, x);
+  rename_all(rem, x);
+  asc__ir_walk(&rem->body[0], rename_all, x);
+  rem->args[0] = asc__irv_reg(pm);
+  /* JAM iterations of p in each pass over the tile */
+  last = Lp->body[0].last;
+  for (int k = 1; k < JAM; k++) {
+    int32_t pk;
+    asc__regtab_clear(&x->ren);
+    pk = asc__ir_bin(x->c, x->f, &Lp->body[0], ASC_IR_ADD, ascInt64,
+                     asc__irv_reg(Pin->dst), asc__irv_int(ascInt64, k), line);
+    asc__regtab_set(&x->ren, Pin->dst, pk + 1);
+    copy_body(x, &Lp->body[0], Lp->body[0].first, last);
+  }
+  Pin->args[1] = asc__irv_reg(pm);
+  Pin->args[2] = asc__irv_int(ascInt64, JAM);
+  asc__ir_splice(pb, Pin, &set);
+  if (Pin->next != NULL)
+    asc__ir_insert_before(pb, Pin->next, rem);
+  else
+    asc__ir_append(pb, rem);
+  return true;
 }
 
 /* Tries J (a serial for in b); true when it was rewritten. */
 static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
-  asc__irins *P = NULL, *Pin, *upd, *mv;
+  asc__irins *P = NULL, *Pin, *upd, *mv, *J0;
   asc__irblock pre = {NULL, NULL}, post = {NULL, NULL};
   asc__irins *Ls[ASC_DEP_MAXL];
   asc__depnest d;
@@ -522,7 +634,13 @@ static bool try_loop(ictx *x, asc__irblock *b, asc__irins *J) {
     post.first->prev = NULL;
     P->next = NULL;
   }
-  rewrite(x, b, J, P, Pin, &pre, &post, s, upd, mv);
+  J0 = rewrite(x, b, J, P, Pin, &pre, &post, s, upd, mv);
+  x->cand = asc__arena_grow(x->c, x->cand, x->ncand, &x->capcand,
+                            sizeof *x->cand, 8);
+  x->cand[x->ncand].J0 = J0;
+  x->cand[x->ncand].Pin = Pin;
+  x->cand[x->ncand].pb = nl == 2 ? &J0->body[0] : &Ls[nl - 2]->body[0];
+  x->ncand++;
   return true;
 }
 
@@ -531,10 +649,51 @@ static bool try_any(void *ctx, asc__irblock *b, asc__irins *i) {
   return i->op == ASC_IR_FOR && try_loop(x, b, i);
 }
 
+/* The loop whose body block b is (NULL: the function's body), searching
+ * below owner. */
+static asc__irins *owner_of(asc__irblock *in, asc__irins *owner,
+                            const asc__irins *x, bool *found) {
+  for (asc__irins *i = in->first; i; i = i->next) {
+    if (i == x) {
+      *found = true;
+      return owner;
+    }
+    for (int k = 0; k < asc__ir_nregions(i); k++) {
+      asc__irins *o = owner_of(&i->body[k], i, x, found);
+      if (*found)
+        return o;
+    }
+  }
+  return NULL;
+}
+
 void asc__pass_interchange(asc__cctx *c, asc__irfunc *f) {
   ictx x;
+  bool any = false;
+  memset(&x, 0, sizeof x);
   x.c = c;
   x.f = f;
   asc__regtab_init(c, &x.ren, 0);
   asc__nest_walk(c, f, "interchange", try_any, &x);
+  /* A tile loop that ends the body of a loop over rows is unrolljam's: it
+   * takes 4 rows through the tile, each load serving them all.  The
+   * others take 4 iterations of P per pass over the tile. */
+  for (int k = 0; k < x.ncand; k++) {
+    icand *q = &x.cand[k];
+    bool found = false;
+    asc__irins *o = owner_of(&f->body, NULL, q->J0, &found);
+    asc__cctx_tick(c, "interchange");
+    if (o != NULL && (o->op == ASC_IR_FOR || o->op == ASC_IR_PFOR) &&
+        o->body[0].last == q->J0)
+      continue;
+    if (jam(&x, q->pb, q->Pin)) {
+      add_note(&x, q->J0, asc__arena_printf(
+                              c, "loop %%%s takes %d of its iterations per "
+                                 "pass over the tile",
+                              rname(&x, q->Pin->dst), JAM));
+      any = true;
+    }
+  }
+  if (any)
+    asc__ir_count(f);
 }

@@ -438,8 +438,69 @@ static const char *rn(pstate *s, int32_t r) {
   return asc__arena_printf(s->c, "%%%s", s->f->regs[r].name);
 }
 
+/* Is x inside block b (at any depth)? */
+static bool inside(const asc__irblock *b, const asc__irins *x) {
+  for (const asc__irins *i = b->first; i; i = i->next) {
+    if (i == x)
+      return true;
+    for (int k = 0; k < asc__ir_nregions(i); k++)
+      if (inside(&i->body[k], x))
+        return true;
+  }
+  return false;
+}
+
+/* Is level lq the loop over one tile of loop Lp (level lp), as the
+ * interchange pass writes it:
+ *
+ *   for %j0 = lo, hi, S { %w = min (hi - j0), T   for %jj = 0, %w, 1 }
+ *
+ * with T <= S?  Then j0 + jj stays in [j0, min(j0 + S, hi)): iterations
+ * of j0 touch disjoint elements through it, and within the range the
+ * checks of j0 alone give. */
+static bool tile_of(pstate *s, const asc__irins *Lp, int lp, int lq) {
+  const int32_t *ivs;
+  int32_t n, w;
+  const asc__irins *Lq = NULL, *m;
+  asc__affine want, hi, x, piv;
+  if (Lp->args[2].kind != ASC_IRV_CONST)
+    return false;
+  ivs = asc__regtab_keys(&s->d.lv, &n);
+  for (int32_t k = 0; k < n && Lq == NULL; k++)
+    if (asc__dep_level(&s->d, ivs[k]) == lq)
+      Lq = din(s, ivs[k]);
+  if (Lq == NULL || Lq->op != ASC_IR_FOR || !inside(&Lp->body[0], Lq) ||
+      !(Lq->args[0].kind == ASC_IRV_CONST && Lq->args[0].c.i == 0) ||
+      !(Lq->args[2].kind == ASC_IRV_CONST && Lq->args[2].c.i == 1) ||
+      Lq->args[1].kind != ASC_IRV_REG)
+    return false;
+  w = Lq->args[1].reg;
+  if (nin(s, w) != 1 || (m = din(s, w)) == NULL || m->op != ASC_IR_MIN ||
+      m->nargs != 2)
+    return false;
+  /* want = hi - j0 */
+  piv.n = 1;
+  piv.t[0].c = 1;
+  piv.t[0].iv = (int16_t)lp;
+  piv.t[0].ns = 0;
+  if (!asc__dep_affine(&s->d, Lp->args[1], &hi) ||
+      !asc__dep_add(&want, &hi, &piv, -1))
+    return false;
+  for (int k = 0; k < 2; k++) {
+    asc__irval t = m->args[k], o = m->args[1 - k];
+    if (t.kind == ASC_IRV_CONST && t.c.i >= 1 &&
+        t.c.i <= Lp->args[2].c.i && asc__dep_affine(&s->d, o, &x) &&
+        asc__dep_eq(&x, &want))
+      return true;
+  }
+  return false;
+}
+
 /* The axis of access a that holds parallel index p: 0 ok, 1 p absent,
- * 2 mixed with other loop indices. */
+ * 2 mixed with other loop indices.  When p is the nest's outermost loop,
+ * a tile index of p (tile_of) with p's coefficient is p's own: it is left
+ * out of *c.  (Inside an outer pfor a tile loop stays serial, where
+ * unrolljam takes rows through it.) */
 static int axis_of(pstate *s, const access *a, int32_t p, int *axis,
                    int64_t *alpha, asc__affine *c) {
   int nd = s->f->regs[a->t].ty.ndim;
@@ -458,11 +519,19 @@ static int axis_of(pstate *s, const access *a, int32_t p, int *axis,
           return 2;
         has = true;
         al = t->c;
-      } else {
-        if (t->iv >= 0)
-          other = true;
-        rest.t[rest.n++] = *t;
       }
+    }
+    for (int q = 0; q < e->n; q++) {
+      const asc__aterm *t = &e->t[q];
+      if (t->iv == lp)
+        continue;
+      if (t->iv >= 0) {
+        if (lp == 0 && has && t->ns == 0 && t->c == al &&
+            tile_of(s, din(s, p), lp, t->iv))
+          continue;
+        other = true;
+      }
+      rest.t[rest.n++] = *t;
     }
     if (!has)
       continue;
@@ -1138,7 +1207,15 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       L1->op = ASC_IR_PFOR;
     } else {
       par = collapse(s, &np, m, &pre);
-      par->note = L1->note; /* the nest's notes (fuse, ...) stay with it */
+      /* the nest's notes (fuse, interchange, ...) stay with it, the
+       * collapsed loops' too */
+      par->note = L1->note;
+      for (int j = 1; j < m; j++)
+        if (np.L[j]->note != NULL)
+          par->note = par->note == NULL
+                          ? np.L[j]->note
+                          : asc__arena_printf(s->c, "%s\n%s", par->note,
+                                              np.L[j]->note);
     }
     if (np.nred > 0) {
       par->nred = np.nred;
@@ -1219,9 +1296,12 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       if (guarded)
         t = asc__arena_printf(s->c, "%s\n  runs serially unless, at run "
                                     "time: %s", t, desc);
-      top->note = asc__arena_printf(s->c, "parallelize: loop %s at line %d "
-                                          "%s",
-                                    rn(s, L1->dst), (int)L1->line, t);
+      t = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
+                            rn(s, L1->dst), (int)L1->line, t);
+      /* an earlier pass's notes on the loop stay above this one */
+      top->note = top->note != NULL && top == par
+                      ? asc__arena_printf(s->c, "%s\n%s", top->note, t)
+                      : t;
     }
     return true;
   }
