@@ -155,6 +155,7 @@ typedef struct job {
   bool rows;                /* slabs of rows of c (else of columns) */
   bool sym;                 /* b is a's transpose: c = a @ a.T (syrk) */
   bool skinny;              /* few rows of c, b large: skinny() streams b */
+  bool dotrows;             /* a matrix times a vector: dotrows() */
   int64_t nslab;
   size_t es;
 } job;
@@ -275,11 +276,143 @@ static void skinny(const job *g, int64_t r0, int64_t r1, int64_t c0,
   free(t);
 }
 
-/* c[r0:r1, c0:c1]: skinny() or one serial BLAS call. */
+/* ------------------------------------------ a matrix times a vector */
+
+/* y[i * incy] = alpha * (row i of m) . v + beta * y[i * incy] for the
+ * rows i < rows of m (k contiguous elements each, ldm apart) and a
+ * contiguous v: the product a @ x of a C-order a, or x @ b.T.  The
+ * product reads each element of m once, so its speed is the speed m
+ * streams from memory: four rows at a time share each load of v, and
+ * each row sums in DOTROWS_LANES lanes (one vector register of float64
+ * under AVX-512, two under AVX2, the same lanes and order everywhere),
+ * folded pairwise, then the tail past the last whole group of lanes.
+ * (3000 x 3000 float64 on two threads of the 2-core EPYC: 2.43-2.56 ms
+ * against 2.78-2.94 for Debian's OpenBLAS dgemv.) */
+enum { DOTROWS_LANES = 8 };
+
+/* GCC's vector extension: eight lanes, whatever registers hold them */
+typedef double dotrows_vd __attribute__((vector_size(8 * sizeof(double))));
+typedef float dotrows_vf __attribute__((vector_size(8 * sizeof(float))));
+
+#define DOTROWS_LD(V, p)                                                     \
+  __extension__({                                                            \
+    V x_;                                                                    \
+    memcpy(&x_, (p), sizeof x_);                                             \
+    x_;                                                                      \
+  })
+#define DOTROWS_FOLD(s)                                                      \
+  (((s)[0] + (s)[1]) + ((s)[2] + (s)[3])) +                                  \
+      (((s)[4] + (s)[5]) + ((s)[6] + (s)[7]))
+#define DOTROWS(T, V, NAME, ATTR)                                            \
+  ATTR static void NAME(int64_t rows, int64_t k, T alpha, const T *m,       \
+                        int64_t ldm, const T *v, T beta, T *y,               \
+                        int64_t incy) {                                      \
+    enum { L = DOTROWS_LANES };                                              \
+    int64_t kl = k / L * L, i = 0;                                           \
+    T r[4];                                                                  \
+    for (; i < rows; i += 4) {                                               \
+      int64_t nr = rows - i < 4 ? rows - i : 4;                              \
+      const T *m0 = m + i * ldm;                                             \
+      if (nr == 4) {                                                         \
+        const T *m1 = m0 + ldm, *m2 = m1 + ldm, *m3 = m2 + ldm;              \
+        V s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                            \
+        for (int64_t j = 0; j < kl; j += L) {                                \
+          V x = DOTROWS_LD(V, v + j);                                        \
+          s0 += DOTROWS_LD(V, m0 + j) * x;                                   \
+          s1 += DOTROWS_LD(V, m1 + j) * x;                                   \
+          s2 += DOTROWS_LD(V, m2 + j) * x;                                   \
+          s3 += DOTROWS_LD(V, m3 + j) * x;                                   \
+        }                                                                    \
+        r[0] = DOTROWS_FOLD(s0);                                             \
+        r[1] = DOTROWS_FOLD(s1);                                             \
+        r[2] = DOTROWS_FOLD(s2);                                             \
+        r[3] = DOTROWS_FOLD(s3);                                             \
+      } else {                                                               \
+        /* the last rows one at a time, in the same lanes */                 \
+        for (int64_t q = 0; q < nr; q++) {                                   \
+          const T *mq = m0 + q * ldm;                                        \
+          V s = {0};                                                         \
+          for (int64_t j = 0; j < kl; j += L)                                \
+            s += DOTROWS_LD(V, mq + j) * DOTROWS_LD(V, v + j);               \
+          r[q] = DOTROWS_FOLD(s);                                            \
+        }                                                                    \
+      }                                                                      \
+      for (int64_t q = 0; q < nr; q++) {                                     \
+        const T *mq = m0 + q * ldm;                                          \
+        T t = r[q], *yq = y + (i + q) * incy;                                \
+        for (int64_t j = kl; j < k; j++)                                     \
+          t += mq[j] * v[j];                                                 \
+        *yq = beta == 0 ? alpha * t : alpha * t + beta * *yq;                \
+      }                                                                      \
+    }                                                                        \
+  }
+_Static_assert(DOTROWS_LANES == 8, "DOTROWS folds eight lanes");
+#ifdef SKINNY_AVX
+DOTROWS(float, dotrows_vf, dotrows_f_avx512,
+        __attribute__((target("avx512f,fma"))))
+DOTROWS(double, dotrows_vd, dotrows_d_avx512,
+        __attribute__((target("avx512f,fma"))))
+DOTROWS(float, dotrows_vf, dotrows_f_avx2, __attribute__((target("avx2,fma"))))
+DOTROWS(double, dotrows_vd, dotrows_d_avx2, __attribute__((target("avx2,fma"))))
+#endif
+DOTROWS(float, dotrows_vf, dotrows_f_any, )
+DOTROWS(double, dotrows_vd, dotrows_d_any, )
+
+static void dotrows(const job *g, int64_t rows, const void *m, int64_t ldm,
+                    const void *v, void *y, int64_t incy) {
+  const float *mf = m, *vf = v;
+  const double *md = m, *vd = v;
+  float af = (float)g->alpha, bf = (float)g->beta;
+  double ad = g->alpha, bd = g->beta;
+  bool f = g->dt == ascFloat32;
+#ifdef SKINNY_AVX
+  if (__builtin_cpu_supports("avx512f")) {
+    if (f)
+      dotrows_f_avx512(rows, g->k, af, mf, ldm, vf, bf, y, incy);
+    else
+      dotrows_d_avx512(rows, g->k, ad, md, ldm, vd, bd, y, incy);
+    return;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (f)
+      dotrows_f_avx2(rows, g->k, af, mf, ldm, vf, bf, y, incy);
+    else
+      dotrows_d_avx2(rows, g->k, ad, md, ldm, vd, bd, y, incy);
+    return;
+  }
+#endif
+  if (f)
+    dotrows_f_any(rows, g->k, af, mf, ldm, vf, bf, y, incy);
+  else
+    dotrows_d_any(rows, g->k, ad, md, ldm, vd, bd, y, incy);
+}
+
+/* Does c = a @ b go to dotrows()?  A column c = a @ x with a's rows
+ * and x contiguous, or a row c = x @ b.T with x and b.T's rows
+ * contiguous. */
+static bool dotrows_fits(const job *g) {
+  return (g->n == 1 && !g->ta && (g->tb || g->ldb == 1)) ||
+         (g->m == 1 && g->n > 1 && g->tb && (!g->ta || g->k <= 1));
+}
+
+/* c[r0:r1, c0:c1] of a product dotrows_fits() took. */
+static void dotrows_part(const job *g, int64_t r0, int64_t r1, int64_t c0,
+                         int64_t c1) {
+  if (g->n == 1)
+    dotrows(g, r1 - r0, g->a + (size_t)(r0 * g->sa_row) * g->es, g->lda,
+            g->b, g->c + (size_t)(r0 * g->ldc) * g->es, g->ldc);
+  else
+    dotrows(g, c1 - c0, g->b + (size_t)(c0 * g->sb_col) * g->es, g->ldb,
+            g->a, g->c + (size_t)c0 * g->es, 1);
+}
+
+/* c[r0:r1, c0:c1]: skinny(), dotrows() or one serial BLAS call. */
 static void run(const job *g, int64_t r0, int64_t r1, int64_t c0,
                 int64_t c1) {
   if (g->skinny)
     skinny(g, r0, r1, c0, c1);
+  else if (g->dotrows)
+    dotrows_part(g, r0, r1, c0, c1);
   else
     run_blas(g, r0, r1, c0, c1);
 }
@@ -664,9 +797,10 @@ int asc__krt_gemm_ab(asc_kctx *ctx, int32_t dt, int64_t m, int64_t n,
     return r;
   }
   g.skinny = skinny_fits(&g);
+  g.dotrows = !g.skinny && !g.sym && dotrows_fits(&g);
   g.rows = m >= n && !g.skinny;
   g.nslab = 1;
-  if (team > 1 && (!one_at_a_time || g.skinny) &&
+  if (team > 1 && (!one_at_a_time || g.skinny || g.dotrows) &&
       m * n / (g.sym ? 2 : 1) >
           (m == 1 || n == 1 ? GEMV_PARALLEL_MIN_FMA : PARALLEL_MIN_FMA) / k) {
     int64_t len = g.rows ? m : n;
