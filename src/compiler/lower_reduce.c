@@ -421,13 +421,17 @@ void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
                       i64(0), i64(0));
 }
 
-/* argmin / argmax of floats along one axis: the extreme first, with
- * pmin / pmax (which redlanes spreads over vector lanes), then the first
- * index holding it (or, when it is a NaN, the first NaN), a search that
- * stops there.  The same index as one pass keeping the first extreme, for
- * a fraction of its time: that pass's compare-and-select of the value and
- * the index is one chain the C compiler cannot vectorise. */
-enum { SEARCH_BLOCK = 32 };
+/* argmin / argmax of floats along one axis, in one pass over it: blocks
+ * of EXTREME_BLOCK elements, each block's extreme with pmin / pmax (which
+ * redlanes spreads over vector lanes), and the first block whose extreme
+ * beats every block before it (strictly, or a NaN where there was none)
+ * holds the first extreme element; a search in that block finds it (or,
+ * when the extreme is a NaN, the first NaN).  The same index as one pass
+ * keeping the first extreme element, whose compare-and-select of the
+ * value and the index is one chain the C compiler cannot vectorise; and
+ * the array is read once (an earlier form found the extreme, then
+ * searched the whole axis again from its start). */
+enum { EXTREME_BLOCK = 1024, SEARCH_BLOCK = 32 };
 
 /* Whether the element at ix is extreme a: equal to it, or a NaN when a
  * is one (the first NaN wins) */
@@ -447,40 +451,72 @@ static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
   int adt = ls->f->regs[acc].ty.dtype;
   int32_t idx = newreg(ls, ascInt64, "red.idx");
   int32_t from = newreg(ls, ascInt64, "red.from");
+  int32_t bm = newreg(ls, adt, "red.bm");
   int32_t any = newreg(ls, ascInt64, "red.any");
-  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc), m, b, k;
+  int32_t piece = newreg(ls, ascInt64, "red.piece");
+  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc), b, w, x, beats;
   asc__irblock *save, *blk;
-  asc__irins *f;
-  pass(ls, call, sub, shape, nd, fixed, nd == 1 ? ASC_LOWER_ALL_AXES
-                                                : 1u << ax,
-       lt ? PASS_MIN : PASS_MAX, acc, -1, i64(0), NULL);
-  mov(ls, idx, i64(0));
+  asc__irins *f, *i;
+  mov(ls, from, i64(0));
   for (int q = 0; q < nd; q++)
     ix[q] = fixed != NULL && q != ax ? fixed[q] : i64(0);
   save = ls->cur;
-  /* blocks of SEARCH_BLOCK elements, each tested whole until one holds
-   * the extreme: a count of its hits, not a bool's or (gcc vectorises an
-   * integer sum) */
-  m = op2(ls, ASC_IR_AND, ascInt64, shape[ax], i64(-SEARCH_BLOCK));
-  mov(ls, from, m);
-  f = open_for(ls, ASC_IR_FOR, i64(0), m, i64(SEARCH_BLOCK), "red.blk");
-  f->note = "reduce: the extreme first (vector lanes), then the first "
-            "index holding it, a block at a time";
+  f = open_for(ls, ASC_IR_FOR, i64(0), shape[ax], i64(EXTREME_BLOCK),
+               "red.blk");
+  f->note = "reduce: each block's extreme (vector lanes), the first block "
+            "that beats those before it, then the first index holding it "
+            "in that block";
+  b = asc__irv_reg(f->dst);
+  blk = ls->cur;
+  w = op2(ls, ASC_IR_MIN, ascInt64,
+          op2(ls, ASC_IR_SUB, ascInt64, shape[ax], b), i64(EXTREME_BLOCK));
+  mov(ls, bm, extreme(adt, lt));
+  f = open_for(ls, ASC_IR_FOR, i64(0), w, i64(1), "red.j");
+  ix[ax] = add(ls, b, asc__irv_reg(f->dst));
+  x = conv(ls, element(ls, call, sub, ix, nd, adt), adt);
+  mov(ls, bm, op2(ls, lt ? ASC_IR_PMIN : ASC_IR_PMAX, adt,
+                  asc__irv_reg(bm), x));
+  ls->cur = blk;
+  beats = op2(ls, ASC_IR_OR, ascBool,
+              op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, asc__irv_reg(bm), a),
+              op2(ls, ASC_IR_AND, ascBool,
+                  op2(ls, ASC_IR_NE, adt, asc__irv_reg(bm),
+                      asc__irv_reg(bm)),
+                  op2(ls, ASC_IR_EQ, adt, a, a)));
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = beats;
+  ls->cur = &i->body[0];
+  mov(ls, acc, asc__irv_reg(bm));
+  mov(ls, from, b);
+  ls->cur = save;
+  /* the block found: its pieces of SEARCH_BLOCK elements, each tested
+   * whole until one holds the extreme (a count of its hits, not a bool's
+   * or: gcc vectorises an integer sum), then that piece (or the block's
+   * last elements) one element at a time */
+  mov(ls, idx, i64(0));
+  w = op2(ls, ASC_IR_AND, ascInt64,
+          op2(ls, ASC_IR_MIN, ascInt64,
+              op2(ls, ASC_IR_SUB, ascInt64, shape[ax], asc__irv_reg(from)),
+              i64(EXTREME_BLOCK)),
+          i64(-SEARCH_BLOCK));
+  w = add(ls, asc__irv_reg(from), w);
+  mov(ls, piece, w);
+  f = open_for(ls, ASC_IR_FOR, asc__irv_reg(from), w, i64(SEARCH_BLOCK),
+               "red.pc");
   b = asc__irv_reg(f->dst);
   mov(ls, any, i64(0));
   blk = ls->cur;
-  f = open_for(ls, ASC_IR_FOR, i64(0), i64(SEARCH_BLOCK), i64(1), "red.j");
+  f = open_for(ls, ASC_IR_FOR, i64(0), i64(SEARCH_BLOCK), i64(1), "red.q");
   ix[ax] = add(ls, b, asc__irv_reg(f->dst));
   mov(ls, any, add(ls, asc__irv_reg(any),
                    conv(ls, holds(ls, call, sub, ix, nd, adt, a), ascInt64)));
   ls->cur = blk;
-  leave_if(ls, op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(any), i64(0)), from,
-           b);
+  leave_if(ls, op2(ls, ASC_IR_NE, ascInt64, asc__irv_reg(any), i64(0)),
+           piece, b);
   ls->cur = save;
-  /* the block found (or the last elements): the first that holds it */
-  f = open_for(ls, ASC_IR_FOR, asc__irv_reg(from), shape[ax], i64(1), "red");
-  k = ix[ax] = asc__irv_reg(f->dst);
-  leave_if(ls, holds(ls, call, sub, ix, nd, adt, a), idx, k);
+  f = open_for(ls, ASC_IR_FOR, asc__irv_reg(piece), shape[ax], i64(1), "red");
+  ix[ax] = asc__irv_reg(f->dst);
+  leave_if(ls, holds(ls, call, sub, ix, nd, adt, a), idx, ix[ax]);
   ls->cur = save;
   return conv(ls, asc__irv_reg(idx), rt);
 }

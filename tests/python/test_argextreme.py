@@ -1,9 +1,11 @@
 """argmin / argmax of floats along one axis (lower_reduce.c,
-first_extreme): the extreme first in vector lanes, then the first index
-holding it, block by block.  Against numpy: ties (the first index), NaN
-(the first NaN), signed zeros, infinities, rows whose length is below,
-at and past the search's block of 32, float32 and float64, 1-D, each
-axis of 2-D and 3-D arrays, views."""
+first_extreme): one pass in blocks of 1024, each block's extreme in
+vector lanes, the first block that beats those before it, then the first
+index holding it in that block, in pieces of 32.  Against numpy: ties
+(the first index, also across blocks), NaN (the first NaN), signed zeros,
+infinities, rows whose length is below, at and past the pieces of 32 and
+the blocks of 1024, float32 and float64, 1-D, each axis of 2-D and 3-D
+arrays, views."""
 import numpy as np
 import pytest
 
@@ -103,5 +105,36 @@ def test_ir(tmp_path):
     f = tmp_path / "k.py"
     f.write_text(SRC)
     ir = ascc_ir(f, "arg2(f64[:,:])")
-    assert ir.count("then the first index holding it, a block at a time") == 4, ir
+    assert ir.count("reduce: each block's extreme (vector lanes), the first "
+                    "block that beats those before it") == 4, ir
     assert "redlanes: pmax" in ir and "redlanes: pmin" in ir, ir
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [1023, 1024, 1025, 2047, 2048, 2049, 3000, 5121])
+def test_across_blocks(mod, dt, n):
+    """The extreme's first occurrence in each block, ties in later
+    blocks, in the last piece of a block, in the short last block."""
+    base = np.linspace(-1.0, 1.0, n).astype(dt) * 0.5
+    spots = sorted({0, 31, 32, 1023 % n, 1024 % n, 1055 % n, n - 1, n // 2})
+    for p in spots:
+        for later in (None, n - 1, min(p + 1024, n - 1)):
+            x = base.copy()
+            x[p] = 7.0
+            if later is not None:
+                x[later] = 7.0               # a tie: the first one wins
+            y = -x
+            got = mod.arg1(x)
+            assert (int(got[0]), int(got[1])) == (np.argmax(x), np.argmin(x)), p
+            got = mod.arg1(y)
+            assert (int(got[0]), int(got[1])) == (np.argmax(y), np.argmin(y)), p
+            z = x.copy()
+            z[min(p + 5, n - 1)] = np.nan    # a NaN after the extreme wins
+            got = mod.arg1(z)
+            assert (int(got[0]), int(got[1])) == (np.argmax(z), np.argmin(z)), p
+    rows = np.stack([base, base[::-1], np.where(base > 0, 0.0, -0.0).astype(dt)])
+    got = mod.arg2(rows)
+    want = (np.argmax(rows, axis=1), np.argmin(rows, axis=1),
+            np.argmax(rows, axis=0), np.argmin(rows, axis=-2))
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes(), (g, w)
