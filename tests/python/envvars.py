@@ -58,3 +58,24 @@ def ascc_ir(src, sig, extra_env=None, boundscheck=False):
     r = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+def shim_child(tmp_path, src, code, shim, cores=None):
+    """Runs code (python -c, argv: the kernel file holding src, and the
+    stand-in BLAS's path or "-") in a child process with the stand-in
+    BLAS (ASC_BLAS_LIB) unless shim is "-", on the cores named (ASC_VISIBLE_CORES)
+    when given; returns its output lines as {first word: the others}."""
+    import sys
+    f = tmp_path / "k.py"
+    f.write_text(src)
+    env = dict(os.environ, ASC_CACHE_DIR=str(tmp_path / "c"),
+               PYTHONPATH=os.path.join(ROOT, "bindings", "python"))
+    env.pop("ASC_BLAS", None)
+    if shim != "-":
+        env["ASC_BLAS_LIB"] = str(shim)
+    if cores is not None:
+        env["ASC_VISIBLE_CORES"] = cores
+    p = subprocess.run([sys.executable, "-c", code, str(f), str(shim)],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr + p.stdout
+    return {w[0]: w[1:] for w in (x.split() for x in p.stdout.splitlines())}

@@ -6,15 +6,12 @@ pass over a tile (interchange.c, jam).  Each column still adds its rows
 in order, one at a time: the results are the bytes of a plain row-by-row
 loop, for every count of rows around the 4-row step and every width
 around the tile."""
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
-asc = pytest.importorskip("asc")
+from envvars import ascc_ir
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+asc = pytest.importorskip("asc")
 
 SRC = '''
 import asc
@@ -137,20 +134,10 @@ def test_nan_and_inf_keep_their_place():
     assert got[0] == 9.0
 
 
-def ascc_ir(tmp_path, sig):
-    ascc = os.path.join(ROOT, "build", "ascc")
-    if not os.path.exists(ascc):
-        pytest.skip("no build/ascc")
-    path = tmp_path / "k.py"
-    path.write_text(SRC)
-    r = subprocess.run([ascc, "--emit=ir", "--signature", sig, str(path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
 def test_ir_notes(tmp_path):
-    out = ascc_ir(tmp_path, "col_sum(f64[:, ::1])")
+    f = tmp_path / "k.py"
+    f.write_text(SRC)
+    out = ascc_ir(f, "col_sum(f64[:, ::1])")
     assert "; parallelize: loop %j0 at line 8 becomes a pfor" in out, out
     assert "; interchange: loop %red takes 4 of its iterations per pass " \
            "over the tile" in out, out

@@ -7,15 +7,12 @@ sizes that leave remainders in every blocking, a transposed and a strided
 left operand, alpha and beta; with the counting stand-in BLAS of
 test_syrk, which products take the loop (no gemm call) and which stay on
 the library; and one core against two, equal bit for bit."""
-import os
 import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
-from envvars import ROOT
+from envvars import shim_child
 from test_syrk import SHIM
 
 asc = pytest.importorskip("asc")
@@ -152,19 +149,7 @@ if shim:
 
 
 def child(tmp_path, shim, cores=None):
-    f = tmp_path / "k.py"
-    f.write_text(SRC)
-    env = dict(os.environ, ASC_CACHE_DIR=str(tmp_path / "c"),
-               PYTHONPATH=os.path.join(ROOT, "bindings", "python"))
-    env.pop("ASC_BLAS", None)
-    if shim != "-":
-        env["ASC_BLAS_LIB"] = str(shim)
-    if cores is not None:
-        env["ASC_VISIBLE_CORES"] = cores
-    p = subprocess.run([sys.executable, "-c", CHILD, str(f), str(shim)],
-                       env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr + p.stdout
-    return {w[0]: w[1:] for w in (x.split() for x in p.stdout.splitlines())}
+    return shim_child(tmp_path, SRC, CHILD, shim, cores)
 
 
 def test_which_products_take_the_loop(tmp_path):
