@@ -432,6 +432,10 @@ void asc__lower_empty_check(lstate *ls, asc__builtin_id id, asc__irval n) {
  * the array is read once (an earlier form found the extreme, then
  * searched the whole axis again from its start). */
 enum { EXTREME_BLOCK = 1024, SEARCH_BLOCK = 32 };
+/* a whole 1-D array from EXTREME_PAR_MIN elements: chunks of at least
+ * EXTREME_CHUNK (whole blocks) on the team, at most EXTREME_CHUNKS */
+enum { EXTREME_PAR_MIN = 1 << 17, EXTREME_CHUNK = 1 << 16,
+       EXTREME_CHUNKS = 64 };
 
 /* Whether the element at ix is extreme a: equal to it, or a NaN when a
  * is one (the first NaN wins) */
@@ -444,32 +448,36 @@ static asc__irval holds(lstate *ls, const asc__ast_expr *call,
                  op2(ls, ASC_IR_NE, adt, x, x)));
 }
 
-static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
-                                asc__ewctx *sub, const asc__irval *shape,
-                                int nd, const asc__irval *fixed, int ax,
-                                bool lt, int32_t acc, int rt) {
-  int adt = ls->f->regs[acc].ty.dtype;
-  int32_t idx = newreg(ls, ascInt64, "red.idx");
-  int32_t from = newreg(ls, ascInt64, "red.from");
+/* `beats` of block extreme v against the best so far a: strictly past
+ * it, or a NaN where a is none */
+static asc__irval beats(lstate *ls, int adt, bool lt, asc__irval v,
+                        asc__irval a) {
+  return op2(ls, ASC_IR_OR, ascBool,
+             op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, v, a),
+             op2(ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, adt, v, v),
+                 op2(ls, ASC_IR_EQ, adt, a, a)));
+}
+
+/* The blocks of [lo, hi) along axis ax (ix[] the other indices): best
+ * (an extreme, or the identity) and from (a block start) become the
+ * first block's extreme that beats those before it and that block's
+ * start, when one beats what they held. */
+static void scan_blocks(lstate *ls, const asc__ast_expr *call,
+                        asc__ewctx *sub, asc__irval *ix, int nd, int ax,
+                        bool lt, int adt, asc__irval lo, asc__irval hi,
+                        int32_t best, int32_t from) {
   int32_t bm = newreg(ls, adt, "red.bm");
-  int32_t any = newreg(ls, ascInt64, "red.any");
-  int32_t piece = newreg(ls, ascInt64, "red.piece");
-  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc), b, w, x, beats;
-  asc__irblock *save, *blk;
+  asc__irblock *save = ls->cur, *blk;
   asc__irins *f, *i;
-  mov(ls, from, i64(0));
-  for (int q = 0; q < nd; q++)
-    ix[q] = fixed != NULL && q != ax ? fixed[q] : i64(0);
-  save = ls->cur;
-  f = open_for(ls, ASC_IR_FOR, i64(0), shape[ax], i64(EXTREME_BLOCK),
-               "red.blk");
+  asc__irval b, w, x;
+  f = open_for(ls, ASC_IR_FOR, lo, hi, i64(EXTREME_BLOCK), "red.blk");
   f->note = "reduce: each block's extreme (vector lanes), the first block "
             "that beats those before it, then the first index holding it "
             "in that block";
   b = asc__irv_reg(f->dst);
   blk = ls->cur;
-  w = op2(ls, ASC_IR_MIN, ascInt64,
-          op2(ls, ASC_IR_SUB, ascInt64, shape[ax], b), i64(EXTREME_BLOCK));
+  w = op2(ls, ASC_IR_MIN, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, hi, b),
+          i64(EXTREME_BLOCK));
   mov(ls, bm, extreme(adt, lt));
   f = open_for(ls, ASC_IR_FOR, i64(0), w, i64(1), "red.j");
   ix[ax] = add(ls, b, asc__irv_reg(f->dst));
@@ -477,18 +485,101 @@ static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
   mov(ls, bm, op2(ls, lt ? ASC_IR_PMIN : ASC_IR_PMAX, adt,
                   asc__irv_reg(bm), x));
   ls->cur = blk;
-  beats = op2(ls, ASC_IR_OR, ascBool,
-              op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, asc__irv_reg(bm), a),
-              op2(ls, ASC_IR_AND, ascBool,
-                  op2(ls, ASC_IR_NE, adt, asc__irv_reg(bm),
-                      asc__irv_reg(bm)),
-                  op2(ls, ASC_IR_EQ, adt, a, a)));
+  x = beats(ls, adt, lt, asc__irv_reg(bm), asc__irv_reg(best));
   i = emit(ls, ASC_IR_IF, -1, 1);
-  i->args[0] = beats;
+  i->args[0] = x;
   ls->cur = &i->body[0];
-  mov(ls, acc, asc__irv_reg(bm));
+  mov(ls, best, asc__irv_reg(bm));
   mov(ls, from, b);
   ls->cur = save;
+}
+
+/* A whole 1-D array of at least EXTREME_PAR_MIN elements: chunks of it
+ * on the team (at most EXTREME_CHUNKS), each chunk's best block found
+ * as scan_blocks does, then the chunks' results taken in order, so that
+ * the first of equal extremes still wins. */
+static void scan_chunks(lstate *ls, const asc__ast_expr *call,
+                        asc__ewctx *sub, asc__irval *ix, bool lt, int adt,
+                        asc__irval n, int32_t acc, int32_t from) {
+  asc__irins *va = asc__ir_local_array(ls->c, ls->f, adt, EXTREME_CHUNKS,
+                                       "red.cv", ls->line);
+  asc__irins *ba = asc__ir_local_array(ls->c, ls->f, ascInt64,
+                                       EXTREME_CHUNKS, "red.cb", ls->line);
+  asc__irval len, nch, c, lo, hi;
+  asc__irblock *save = ls->cur;
+  int32_t best = newreg(ls, adt, "red.cbest");
+  int32_t bfrom = newreg(ls, ascInt64, "red.cfrom");
+  int32_t v = newreg(ls, adt, "red.v");
+  int saved_excepts = ls->excepts;
+  asc__irins *i;
+  asc__ir_append(ls->cur, va);
+  asc__ir_append(ls->cur, ba);
+  /* chunks of at least EXTREME_CHUNK elements, whole blocks each */
+  len = op2(ls, ASC_IR_FLOORDIV, ascInt64,
+            add(ls, n, i64(EXTREME_CHUNKS - 1)), i64(EXTREME_CHUNKS));
+  len = op2(ls, ASC_IR_MAX, ascInt64, i64(EXTREME_CHUNK),
+            op2(ls, ASC_IR_AND, ascInt64,
+                add(ls, len, i64(EXTREME_BLOCK - 1)), i64(-EXTREME_BLOCK)));
+  nch = op2(ls, ASC_IR_FLOORDIV, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, add(ls, n, len), i64(1)),
+            len);
+  c = asc__irv_reg(open_for(ls, ASC_IR_PFOR, i64(0), nch, i64(1),
+                            "red.c")->dst);
+  ls->pfors++;
+  ls->excepts = 0; /* the body is another function */
+  lo = mul(ls, c, len);
+  hi = op2(ls, ASC_IR_MIN, ascInt64, add(ls, lo, len), n);
+  mov(ls, best, extreme(adt, lt));
+  mov(ls, bfrom, lo);
+  scan_blocks(ls, call, sub, ix, 1, 0, lt, adt, lo, hi, best, bfrom);
+  asc__lower_store_at(ls, va->dst, c, asc__irv_reg(best));
+  asc__lower_store_at(ls, ba->dst, c, asc__irv_reg(bfrom));
+  ls->pfors--;
+  ls->excepts = saved_excepts;
+  ls->cur = save;
+  c = asc__irv_reg(open_for(ls, ASC_IR_FOR, i64(0), nch, i64(1),
+                            "red.k")->dst);
+  mov(ls, v, asc__lower_load_off(ls, va->dst, c));
+  lo = beats(ls, adt, lt, asc__irv_reg(v), asc__irv_reg(acc));
+  i = emit(ls, ASC_IR_IF, -1, 1);
+  i->args[0] = lo;
+  ls->cur = &i->body[0];
+  mov(ls, acc, asc__irv_reg(v));
+  mov(ls, from, asc__lower_load_off(ls, ba->dst, c));
+  ls->cur = save;
+}
+
+static asc__irval first_extreme(lstate *ls, const asc__ast_expr *call,
+                                asc__ewctx *sub, const asc__irval *shape,
+                                int nd, const asc__irval *fixed, int ax,
+                                bool lt, int32_t acc, int rt) {
+  int adt = ls->f->regs[acc].ty.dtype;
+  int32_t idx = newreg(ls, ascInt64, "red.idx");
+  int32_t from = newreg(ls, ascInt64, "red.from");
+  int32_t any = newreg(ls, ascInt64, "red.any");
+  int32_t piece = newreg(ls, ascInt64, "red.piece");
+  asc__irval ix[ASC_MAX_DIMS], a = asc__irv_reg(acc), b, w;
+  asc__irblock *save, *blk;
+  asc__irins *f;
+  mov(ls, from, i64(0));
+  for (int q = 0; q < nd; q++)
+    ix[q] = fixed != NULL && q != ax ? fixed[q] : i64(0);
+  save = ls->cur;
+  if (nd == 1 && fixed == NULL && whole_statement(ls)) {
+    /* long arrays on the team, short ones here */
+    asc__irval big = op2(ls, ASC_IR_GE, ascInt64, shape[0],
+                         i64(EXTREME_PAR_MIN));
+    asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
+    i->args[0] = big;
+    ls->cur = &i->body[0];
+    scan_chunks(ls, call, sub, ix, lt, adt, shape[0], acc, from);
+    ls->cur = &i->body[1];
+    scan_blocks(ls, call, sub, ix, nd, ax, lt, adt, i64(0), shape[ax], acc,
+                from);
+    ls->cur = save;
+  } else {
+    scan_blocks(ls, call, sub, ix, nd, ax, lt, adt, i64(0), shape[ax], acc,
+                from);
+  }
   /* the block found: its pieces of SEARCH_BLOCK elements, each tested
    * whole until one holds the extreme (a count of its hits, not a bool's
    * or: gcc vectorises an integer sum), then that piece (or the block's

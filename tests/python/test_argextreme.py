@@ -138,3 +138,67 @@ def test_across_blocks(mod, dt, n):
             np.argmax(rows, axis=0), np.argmin(rows, axis=-2))
     for g, w in zip(got, want):
         assert g.tobytes() == w.tobytes(), (g, w)
+
+
+PAR_SRC = '''
+import numpy as np
+import asc
+
+@asc.kernel
+def both(x):
+    return np.argmax(x), np.argmin(x)
+
+@asc.kernel
+def of_expr(x, y):
+    return np.argmax(x * 2.0 - y), np.argmin(np.abs(x))
+
+@asc.kernel
+def in_loop(x, k):
+    r = 0
+    for _ in range(k):
+        r += np.argmax(x)
+    return r
+'''
+
+
+@pytest.fixture(scope="module")
+def pmod():
+    return asc.compile(PAR_SRC)
+
+
+@pytest.mark.parametrize("n", [131072, 131073, 200001, 1000003])
+def test_whole_array_on_the_team(pmod, n):
+    """A whole 1-D array of 131,072 elements or more goes in chunks of
+    whole blocks on the team (at least 65,536 elements, at most 64
+    chunks); the chunks' results are taken in order."""
+    r = np.random.default_rng(n)
+    base = r.random(n) * 0.5
+    chunk = max(65536, (-(-n // 64) + 1023) // 1024 * 1024)
+    spots = sorted({0, chunk - 1, chunk, chunk + 1, n // 2, n - 1})
+    for p in spots:
+        for tie in (None, min(p + chunk, n - 1), n - 1):
+            x = base.copy()
+            x[p] = 3.0
+            x[(p + 17) % n] = -3.0
+            if tie is not None:
+                x[tie] = 3.0
+            got = pmod.both(x)
+            assert (int(got[0]), int(got[1])) == (np.argmax(x), np.argmin(x)), (p, tie)
+        z = base.copy()
+        z[p] = 3.0
+        z[min(p + chunk + 5, n - 1)] = np.nan     # a NaN in a later chunk wins
+        got = pmod.both(z)
+        assert (int(got[0]), int(got[1])) == (np.argmax(z), np.argmin(z)), p
+    x = np.full(n, -np.inf)
+    assert tuple(map(int, pmod.both(x))) == (0, 0)
+    x = np.zeros(n, np.float32)
+    x[n - 3] = -0.0
+    assert tuple(map(int, pmod.both(x))) == (0, 0)
+    y = r.random(n)
+    got = pmod.of_expr(base, y)
+    assert (int(got[0]), int(got[1])) == (np.argmax(base * 2.0 - y),
+                                          np.argmin(np.abs(base)))
+    v = np.repeat(base, 2)[::2]                   # a strided view
+    got = pmod.both(v)
+    assert (int(got[0]), int(got[1])) == (np.argmax(v), np.argmin(v))
+    assert int(pmod.in_loop(base, 3)) == 3 * int(np.argmax(base))
