@@ -127,6 +127,16 @@ bool asc__rot90_plan(const asc__ast_expr *call, int nd, int *k, int *a0,
   return true;
 }
 
+/* Axis e of an array of nd axes: an integer constant in [-nd, nd), *v
+ * counted from the start; false otherwise. */
+static bool const_axis(const asc__ast_expr *e, int nd, int64_t *v) {
+  if (!asc__expr_int_literal(e, v) || *v < -nd || *v >= nd)
+    return false;
+  if (*v < 0)
+    *v += nd;
+  return true;
+}
+
 bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
                     const asc__ast_expr **bad) {
   asc__ast_expr *a = call->u.call.nrargs > 1 ? call->u.call.rargs[1] : NULL;
@@ -152,11 +162,7 @@ bool asc__flip_axes(const asc__ast_expr *call, int nd, bool *axes,
   for (int i = 0; i < n; i++) {
     int64_t v;
     *bad = ax[i];
-    if (!asc__expr_int_literal(ax[i], &v) || v < -nd || v >= nd)
-      return false;
-    if (v < 0)
-      v += nd;
-    if (axes[v])
+    if (!const_axis(ax[i], nd, &v) || axes[v])
       return false;
     axes[v] = true;
   }
@@ -176,11 +182,8 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
     int64_t v[2];
     for (int k = 0; k < 2; k++) {
       *bad = a[k + 1];
-      if (na < 3 || !asc__expr_int_literal(a[k + 1], &v[k]) ||
-          v[k] < -nd || v[k] >= nd)
+      if (na < 3 || !const_axis(a[k + 1], nd, &v[k]))
         return false;
-      if (v[k] < 0)
-        v[k] += nd;
     }
     if (call->u.call.builtin->id == ASC_BI_NP_SWAPAXES) {
       for (int k = 0; k < nd; k++)
@@ -214,11 +217,7 @@ bool asc__transpose_axes(const asc__ast_expr *call, int nd, int *perm,
   for (int k = 0; k < n; k++) {
     int64_t v;
     *bad = ax[k];
-    if (!asc__expr_int_literal(ax[k], &v) || v < -nd || v >= nd)
-      return false;
-    if (v < 0)
-      v += nd;
-    if (seen[v])
+    if (!const_axis(ax[k], nd, &v) || seen[v])
       return false;
     seen[v] = true;
     perm[k] = (int)v;
