@@ -951,6 +951,27 @@ static bool repeatable(const asc__ast_expr *e, int depth) {
   }
 }
 
+/* x * 1.0: x compared in floating point, a float keeping its dtype */
+static asc__ast_expr *as_float(resolver *r, asc__ast_expr *x) {
+  return syn_bin(r, ASC_BIN_MUL, x, fconst(r, 1.0, x->loc));
+}
+
+/* (x == y) | (isfinite(xf) & isfinite(yf) & within): equal values
+ * (infinities included), or both finite and within the tolerance; the
+ * skeleton of np.isclose and math.isclose (m: the module whose abs and
+ * isfinite the rewrite calls) */
+static asc__ast_expr *equal_or_within(resolver *r, asc__ast_expr *m,
+                                      asc__ast_expr *x, asc__ast_expr *y,
+                                      asc__ast_expr *xf, asc__ast_expr *yf,
+                                      asc__ast_expr *within) {
+  return syn_bin(
+      r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, x, y),
+      syn_bin(r, ASC_BIN_BITAND,
+              syn_bin(r, ASC_BIN_BITAND, np_call1(r, m, ASC_BI_ISFINITE, xf),
+                      np_call1(r, m, ASC_BI_ISFINITE, yf)),
+              within));
+}
+
 /* np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) is numpy's
  * test written out, with b (and a) taken as floats as numpy does:
  *   (a == b) | (isfinite(a) & isfinite(b) & (|a - b| <= atol + rtol |b|))
@@ -960,27 +981,24 @@ static bool repeatable(const asc__ast_expr *e, int depth) {
 static void closeness(resolver *r, asc__ast_expr *e, asc__ast_expr *np,
                       asc__ast_expr *x, asc__ast_expr *y) {
   asc__ast_expr **a = e->u.call.rargs;
-  asc__ast_expr *xf, *yf, *res, *tol, *close, **sargs;
+  asc__ast_expr *xf, *yf, *res, *tol, **sargs;
 
   if (a[4] != NULL && a[4]->kind != ASC_EXPR_BOOL) {
     asc__diag_error(r->c, a[4]->loc, "np.%s's equal_nan must be True or "
                     "False, written in the call", e->u.call.builtin->name);
     return;
   }
-  /* numpy compares in floating point: x * 1.0 keeps a float's dtype */
-  xf = syn_bin(r, ASC_BIN_MUL, x, fconst(r, 1.0, x->loc));
-  yf = syn_bin(r, ASC_BIN_MUL, y, fconst(r, 1.0, y->loc));
+  /* numpy compares in floating point */
+  xf = as_float(r, x);
+  yf = as_float(r, y);
   tol = syn_bin(r, ASC_BIN_ADD, a[3] != NULL ? a[3] : fconst(r, 1e-08, e->loc),
                 syn_bin(r, ASC_BIN_MUL,
                         a[2] != NULL ? a[2] : fconst(r, 1e-05, e->loc),
                         np_call1(r, np, ASC_BI_ABS, yf)));
-  close = syn_bin(
-      r, ASC_BIN_BITAND,
-      syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISFINITE, xf),
-              np_call1(r, np, ASC_BI_ISFINITE, yf)),
+  res = equal_or_within(
+      r, np, x, y, xf, yf,
       cmp(r, ASC_CMP_LE,
           np_call1(r, np, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, xf, yf)), tol));
-  res = syn_bin(r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, x, y), close);
   if (a[4] != NULL && a[4]->u.bval)
     res = syn_bin(r, ASC_BIN_BITOR, res,
                   syn_bin(r, ASC_BIN_BITAND, np_call1(r, np, ASC_BI_ISNAN, xf),
@@ -1011,8 +1029,8 @@ static void math_isclose(resolver *r, asc__ast_expr *e, asc__ast_expr *m) {
                       "name first)");
       return;
     }
-  af = syn_bin(r, ASC_BIN_MUL, a[0], fconst(r, 1.0, a[0]->loc));
-  bf = syn_bin(r, ASC_BIN_MUL, a[1], fconst(r, 1.0, a[1]->loc));
+  af = as_float(r, a[0]);
+  bf = as_float(r, a[1]);
   d = np_call1(r, m, ASC_BI_ABS, syn_bin(r, ASC_BIN_SUB, af, bf));
   rt = a[2] != NULL ? a[2] : fconst(r, 1e-09, e->loc);
   within = syn_bin(
@@ -1023,12 +1041,7 @@ static void math_isclose(resolver *r, asc__ast_expr *e, asc__ast_expr *m) {
               cmp(r, ASC_CMP_LE, d,
                   syn_bin(r, ASC_BIN_MUL, rt, np_call1(r, m, ASC_BI_ABS, bf)))),
       cmp(r, ASC_CMP_LE, d, a[3] != NULL ? a[3] : fconst(r, 0.0, e->loc)));
-  res = syn_bin(
-      r, ASC_BIN_BITOR, cmp(r, ASC_CMP_EQ, a[0], a[1]),
-      syn_bin(r, ASC_BIN_BITAND,
-              syn_bin(r, ASC_BIN_BITAND, np_call1(r, m, ASC_BI_ISFINITE, af),
-                      np_call1(r, m, ASC_BI_ISFINITE, bf)),
-              within));
+  res = equal_or_within(r, m, a[0], a[1], af, bf, within);
   res->loc = e->loc;
   *e = *res;
 }
