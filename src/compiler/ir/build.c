@@ -74,6 +74,56 @@ static void swap_uses(asc__irins *i, void *ctx) {
       i->args[k].reg = w->to;
 }
 
+typedef struct fresh {
+  asc__cctx *c;
+  asc__irfunc *f;
+  asc__regtab *map;
+} fresh;
+
+static void fresh_def(asc__irins *i, void *ctx) {
+  fresh *F = ctx;
+  if (i->dst >= 0 && asc__regtab_get(F->map, i->dst) == 0)
+    asc__regtab_set(F->map, i->dst,
+                    asc__ir_reg(F->c, F->f, F->f->regs[i->dst].ty,
+                                F->f->regs[i->dst].name) + 1);
+}
+
+static int32_t fresh_name(const fresh *F, int32_t r) {
+  intptr_t n = asc__regtab_get(F->map, r);
+  return n > 0 ? (int32_t)n - 1 : r;
+}
+
+static void fresh_use(asc__irins *i, void *ctx) {
+  const fresh *F = ctx;
+  for (int32_t k = 0; k < i->nargs; k++)
+    if (i->args[k].kind == ASC_IRV_REG)
+      i->args[k].reg = fresh_name(F, i->args[k].reg);
+  for (int32_t k = 0; k < i->nred; k++)
+    i->red[k].reg = fresh_name(F, i->red[k].reg);
+  if (i->dst >= 0)
+    i->dst = fresh_name(F, i->dst);
+}
+
+asc__irblock asc__ir_clone_fresh(asc__cctx *c, asc__irfunc *f,
+                                 const asc__irins *first,
+                                 const asc__irins *last, asc__regtab *map) {
+  asc__irblock out = {NULL, NULL};
+  fresh F;
+  F.c = c;
+  F.f = f;
+  F.map = map;
+  for (const asc__irins *i = first; i != NULL; i = i->next) {
+    asc__irins *n = asc__ir_clone(c, i);
+    n->note = NULL;
+    asc__ir_append(&out, n);
+    if (i == last)
+      break;
+  }
+  asc__ir_walk(&out, fresh_def, &F);
+  asc__ir_walk(&out, fresh_use, &F);
+  return out;
+}
+
 asc__irins *asc__ir_clone_loop(asc__cctx *c, asc__irfunc *f,
                                const asc__irins *L) {
   asc__irins *C = asc__ir_clone(c, L);

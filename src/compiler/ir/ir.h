@@ -442,6 +442,15 @@ asc__irins *asc__ir_clone(asc__cctx *c, const asc__irins *i);
  * one loop. */
 asc__irins *asc__ir_clone_loop(asc__cctx *c, asc__irfunc *f,
                                const asc__irins *L);
+/* A copy of the instructions first .. last of one block (last NULL: to
+ * the block's end), regions included, in which every register defined
+ * inside gets a new register and its uses the new name.  map (scratch,
+ * 1 + the new register; 0 keeps) may come with renames set by the caller,
+ * which rename uses and are not defined again; it holds every rename
+ * after.  Notes of the copied instructions are dropped. */
+asc__irblock asc__ir_clone_fresh(asc__cctx *c, asc__irfunc *f,
+                                 const asc__irins *first,
+                                 const asc__irins *last, asc__regtab *map);
 
 /* Recounts every register's ndefs / nuses / def. */
 void asc__ir_count(asc__irfunc *f);

@@ -460,42 +460,6 @@ static asc__irins *rewrite(ictx *x, asc__irblock *b, asc__irins *J,
   return J0;
 }
 
-/* Registers defined in a copy get fresh names (x->ren maps them). */
-static void fresh_defs(asc__irins *i, void *ctx) {
-  ictx *x = ctx;
-  if (i->dst >= 0 && asc__regtab_get(&x->ren, i->dst) == 0)
-    asc__regtab_set(&x->ren, i->dst,
-                    asc__ir_reg(x->c, x->f, x->f->regs[i->dst].ty,
-                                x->f->regs[i->dst].name) + 1);
-}
-
-static void rename_all(asc__irins *i, void *ctx) {
-  ictx *x = ctx;
-  rename_args(x, i);
-  if (i->dst >= 0 && asc__regtab_get(&x->ren, i->dst) > 0)
-    i->dst = (int32_t)asc__regtab_get(&x->ren, i->dst) - 1;
-}
-
-/* Appends to b a copy of the instructions first..last (straight-line),
- * each definition under a fresh name. */
-static void copy_body(ictx *x, asc__irblock *b, const asc__irins *first,
-                      const asc__irins *last) {
-  for (const asc__irins *i = first;; i = i->next) {
-    asc__irins *n = asc__ir_clone(x->c, i);
-    n->note = NULL;
-    rename_args(x, n);
-    if (n->dst >= 0) {
-      int32_t d = asc__ir_reg(x->c, x->f, x->f->regs[n->dst].ty,
-                              x->f->regs[n->dst].name);
-      asc__regtab_set(&x->ren, i->dst, d + 1);
-      n->dst = d;
-    }
-    asc__ir_append(b, n);
-    if (i == last)
-      break;
-  }
-}
-
 /* The loop Pin of the rewritten nest, `for %p = A, B, 1 { for %jj = 0,
  * %w, 1 { body } }` (its body the tile loop alone, straight-line), made to
  * take JAM of its iterations in each pass over the tile:
@@ -510,7 +474,7 @@ static void copy_body(ictx *x, asc__irblock *b, const asc__irins *first,
  * read and written once per JAM iterations of p, and JAM rows of what P
  * reads stream at once.  pb is the block Pin is in. */
 static bool jam(ictx *x, asc__irblock *pb, asc__irins *Pin) {
-  asc__irins *Lp = Pin->body[0].first, *rem, *last;
+  asc__irins *Lp = Pin->body[0].first, *rem, *first, *last;
   asc__irblock set = {NULL, NULL};
   int32_t n, pm, line = Pin->line;
   if (Lp == NULL || Lp != Pin->body[0].last || Lp->op != ASC_IR_FOR ||
@@ -530,22 +494,20 @@ static bool jam(ictx *x, asc__irblock *pb, asc__irins *Pin) {
                          Pin->args[0], asc__irv_reg(n), "pm", line);
   /* the iterations left over: a copy under fresh names */
   asc__regtab_clear(&x->ren);
-  rem = asc__ir_clone(x->c, Pin);
-  rem->note = NULL;
-  fresh_defs(rem, x);
-  asc__ir_walk(&rem->body[0], fresh_defs, x);
-  rename_all(rem, x);
-  asc__ir_walk(&rem->body[0], rename_all, x);
+  rem = asc__ir_clone_fresh(x->c, x->f, Pin, Pin, &x->ren).first;
   rem->args[0] = asc__irv_reg(pm);
   /* JAM iterations of p in each pass over the tile */
+  first = Lp->body[0].first;
   last = Lp->body[0].last;
   for (int k = 1; k < JAM; k++) {
+    asc__irblock copy;
     int32_t pk;
-    asc__regtab_clear(&x->ren);
     pk = asc__ir_bin(x->c, x->f, &Lp->body[0], ASC_IR_ADD, ascInt64,
                      asc__irv_reg(Pin->dst), asc__irv_int(ascInt64, k), line);
+    asc__regtab_clear(&x->ren);
     asc__regtab_set(&x->ren, Pin->dst, pk + 1);
-    copy_body(x, &Lp->body[0], Lp->body[0].first, last);
+    copy = asc__ir_clone_fresh(x->c, x->f, first, last, &x->ren);
+    asc__ir_splice(&Lp->body[0], NULL, &copy);
   }
   Pin->args[1] = asc__irv_reg(pm);
   Pin->args[2] = asc__irv_int(ascInt64, JAM);

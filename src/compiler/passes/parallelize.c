@@ -752,15 +752,21 @@ typedef struct nestplan {
   int nred;
 } nestplan;
 
-/* Replaces this pass's note on i; a note of an earlier pass (interchange)
- * stays above it. */
-static void note(pstate *s, asc__irins *i, const char *why) {
+/* Replaces this pass's note on i (about loop L: i itself, or the branch
+ * that guards it); a note of an earlier pass (interchange) stays above
+ * it. */
+static void note_on(pstate *s, asc__irins *i, const asc__irins *L,
+                    const char *why) {
   const char *t = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
-                                    rn(s, i->dst), (int)i->line, why);
+                                    rn(s, L->dst), (int)L->line, why);
   if (i->note != NULL && strncmp(i->note, "parallelize:", 12) != 0 &&
       strstr(i->note, "\nparallelize:") == NULL)
     t = asc__arena_printf(s->c, "%s\n%s", i->note, t);
   i->note = t;
+}
+
+static void note(pstate *s, asc__irins *i, const char *why) {
+  note_on(s, i, i, why);
 }
 
 /* Trip count of L (constant step > 0) as an i64 value built in b. */
@@ -1296,12 +1302,8 @@ static bool try_nest(pstate *s, asc__irins *L1, const pctx *cx) {
       if (guarded)
         t = asc__arena_printf(s->c, "%s\n  runs serially unless, at run "
                                     "time: %s", t, desc);
-      t = asc__arena_printf(s->c, "parallelize: loop %s at line %d %s",
-                            rn(s, L1->dst), (int)L1->line, t);
-      /* an earlier pass's notes on the loop stay above this one */
-      top->note = top->note != NULL && top == par
-                      ? asc__arena_printf(s->c, "%s\n%s", top->note, t)
-                      : t;
+      /* on the pfor itself, an earlier pass's notes stay above it */
+      note_on(s, top, L1, t);
     }
     return true;
   }

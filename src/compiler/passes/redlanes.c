@@ -150,21 +150,12 @@ static void rename_args(asc__irins *c, const asc__regtab *ren, int32_t nren) {
 
 /* A copy of loop L (straight-line body) with its own induction and
  * temporaries (an induction belongs to one loop); m, the accumulator,
- * stays.  ren: scratch, for registers below nren. */
+ * stays.  ren: scratch. */
 static asc__irins *clone_fresh(rctx *x, const asc__irins *L, int32_t m,
-                               asc__regtab *ren, int32_t nren) {
-  asc__irfunc *f = x->f;
-  asc__irins *R = asc__ir_clone_loop(x->c, f, L);
+                               asc__regtab *ren) {
   asc__regtab_clear(ren);
-  for (asc__irins *i = R->body[0].first; i; i = i->next) {
-    rename_args(i, ren, nren);
-    if (i->dst != m) {
-      int32_t old = i->dst;
-      i->dst = asc__ir_reg(x->c, f, f->regs[old].ty, f->regs[old].name);
-      asc__regtab_set(ren, old, i->dst + 1);
-    }
-  }
-  return R;
+  asc__regtab_set(ren, m, m + 1);
+  return asc__ir_clone_fresh(x->c, x->f, L, L, ren).first;
 }
 
 static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
@@ -215,7 +206,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   T = &G->body[0];
   nren = f->nregs;
   asc__regtab_init(x->c, &ren, 0);
-  asc__ir_append(&G->body[1], clone_fresh(x, L, m, &ren, nren));
+  asc__ir_append(&G->body[1], clone_fresh(x, L, m, &ren));
 
   /* %m0 = mov %m; the lanes start at %m */
   m0 = asc__ir_reg(x->c, f, f->regs[m].ty, "m0");
@@ -323,7 +314,7 @@ static bool try_loop(void *ctx, asc__irblock *b, asc__irins *L) {
   asc__ir_append(T, C);
 
   /* a zero: the loop as written again, from the start */
-  R = clone_fresh(x, L, m, &ren, nren);
+  R = clone_fresh(x, L, m, &ren);
   z = asc__ir_reg(x->c, f, asc__irt_scalar(ascBool), "zero");
   Z = asc__ir_ins(x->c, ASC_IR_IF, -1, 1, line);
   Z->args[0] = asc__irv_reg(z);

@@ -232,47 +232,6 @@ static void jam_loop(jctx *x, asc__irins *L, asc__regtab *maps) {
   L->body[0] = body;
 }
 
-typedef struct fresh {
-  jctx *x;
-  asc__regtab map;    /* 1 + the new register */
-  int32_t n;
-} fresh;
-
-static void fresh_defs(asc__irins *i, void *ctx) {
-  fresh *F = ctx;
-  if (i->dst >= 0 && i->dst < F->n) {
-    int32_t r = asc__ir_reg(F->x->c, F->x->f, F->x->f->regs[i->dst].ty,
-                            F->x->f->regs[i->dst].name);
-    asc__regtab_set(&F->map, i->dst, r + 1);
-    i->dst = r;
-  }
-}
-
-static void fresh_args(asc__irins *i, void *ctx) {
-  fresh *F = ctx;
-  for (int32_t k = 0; k < i->nargs; k++)
-    if (i->args[k].kind == ASC_IRV_REG && i->args[k].reg < F->n &&
-        asc__regtab_get(&F->map, i->args[k].reg) > 0)
-      i->args[k].reg = (int32_t)asc__regtab_get(&F->map, i->args[k].reg) - 1;
-}
-
-/* A copy of block b whose every definition is a new register. */
-static asc__irblock clone_fresh(jctx *x, const asc__irblock *b) {
-  asc__irblock out = {NULL, NULL};
-  fresh F;
-  F.x = x;
-  F.n = x->f->nregs;
-  asc__regtab_init(x->c, &F.map, 0);
-  for (const asc__irins *i = b->first; i; i = i->next) {
-    asc__irins *n = asc__ir_clone(x->c, i);
-    n->note = NULL;
-    asc__ir_append(&out, n);
-  }
-  asc__ir_walk(&out, fresh_defs, &F);
-  asc__ir_walk(&out, fresh_args, &F);
-  return out;
-}
-
 static void collect_loops(asc__irins *L, asc__irins **Ls, int *n) {
   if (*n < ASC_DEP_MAXL)
     Ls[(*n)++] = L;
@@ -399,8 +358,10 @@ static bool try_loop(jctx *x, asc__irblock *b, asc__irins *I) {
   rest->args[1] = I->args[1];
   rest->args[2] = asc__irv_int(ascInt64, 1);
   {
-    asc__irblock copy = clone_fresh(x, &I->body[0]);
-    asc__irblock top = {NULL, NULL};
+    asc__regtab fm;
+    asc__irblock copy, top = {NULL, NULL};
+    asc__regtab_init(x->c, &fm, 0);
+    copy = asc__ir_clone_fresh(x->c, x->f, I->body[0].first, NULL, &fm);
     asc__ir_splice(&rest->body[0], NULL, &copy);
     /* X's straight-line set-up stays once; local arrays once per row */
     asc__ir_remove(&I->body[0], X);
