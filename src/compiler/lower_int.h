@@ -688,6 +688,18 @@ bool asc__lower_array_tuple_assign(lstate *ls, const asc__ast_expr *target,
 bool asc__lower_is_fancy(const asc__ast_expr *e);
 /* x[m]: a new array. */
 int32_t asc__lower_gather(lstate *ls, const asc__ast_expr *e);
+/* A pfor over nch chunks of len elements of [0, n) (the chunked
+ * selections, argmin/argmax of a long 1-D array): open makes ls->cur its
+ * body, the body of another function, whose chunk is c and range [lo,
+ * hi); close goes back to the block it was opened in. */
+typedef struct asc__lchunks {
+  asc__irblock *save;
+  int excepts;
+  asc__irval c, lo, hi;
+} asc__lchunks;
+void asc__lower_chunks_open(lstate *ls, asc__lchunks *k, asc__irval nch,
+                            asc__irval len, asc__irval n, const char *hint);
+void asc__lower_chunks_close(lstate *ls, const asc__lchunks *k);
 /* x[i] with i an integer array as an operand of ew read element by
  * element: each element loads x at i's value, no new array.  The indices
  * are checked (numpy's IndexError) before the statement's loops. */

@@ -236,31 +236,34 @@ typedef struct selpar {
   asc__irval len, nch;
 } selpar;
 
-/* Opens `pfor %c = 0, nch` over the chunks: ls->cur is its body, *lo and
- * *hi its chunk's range.  Returns the block to restore. */
-static asc__irblock *chunk_pfor(lstate *ls, const selpar *sp, asc__irval n,
-                                asc__irval *c, asc__irval *lo,
-                                asc__irval *hi) {
-  asc__irblock *save = ls->cur;
-  *c = asc__irv_reg(open_for(ls, ASC_IR_PFOR, i64(0), sp->nch, i64(1),
-                             "sel.c")->dst);
+void asc__lower_chunks_open(lstate *ls, asc__lchunks *k, asc__irval nch,
+                            asc__irval len, asc__irval n, const char *hint) {
+  k->save = ls->cur;
+  k->excepts = ls->excepts;
+  k->c = asc__irv_reg(open_for(ls, ASC_IR_PFOR, i64(0), nch, i64(1),
+                               hint)->dst);
   ls->pfors++;
   ls->excepts = 0; /* the body is another function */
-  *lo = mul(ls, *c, sp->len);
-  *hi = op2(ls, ASC_IR_MIN, ascInt64, add(ls, *lo, sp->len), n);
-  return save;
+  k->lo = mul(ls, k->c, len);
+  k->hi = op2(ls, ASC_IR_MIN, ascInt64, add(ls, k->lo, len), n);
+}
+
+void asc__lower_chunks_close(lstate *ls, const asc__lchunks *k) {
+  ls->pfors--;
+  ls->excepts = k->excepts;
+  ls->cur = k->save;
 }
 
 /* Each chunk's count, then the first positions; total = their sum. */
 static void select_count_par(lstate *ls, selpar *sp, const asc__lview *x,
                              const asc__ast_expr *m, asc__ewctx *ew,
                              int32_t total) {
-  asc__irval n = x->shape[0], c, lo, hi, idx[1], b;
-  asc__irblock *save, *body;
+  asc__irval n = x->shape[0], c, idx[1], b;
+  asc__irblock *save = ls->cur, *body;
   asc__irins *a = asc__ir_local_array(ls->c, ls->f, ascInt64, SEL_CHUNKS,
                                       "sel.cnt", ls->line);
+  asc__lchunks ch;
   int32_t k, t;
-  int saved_excepts = ls->excepts;
   asc__ir_append(ls->cur, a);
   sp->cnt = a->dst;
   sp->len = op2(ls, ASC_IR_MAX, ascInt64, i64(SEL_CHUNK),
@@ -269,19 +272,17 @@ static void select_count_par(lstate *ls, selpar *sp, const asc__lview *x,
   sp->nch = op2(ls, ASC_IR_MIN, ascInt64, i64(SEL_CHUNKS),
                 op2(ls, ASC_IR_SHR, ascInt64,
                     add(ls, n, i64(SEL_CHUNK - 1)), i64(12)));
-  save = chunk_pfor(ls, sp, n, &c, &lo, &hi);
+  asc__lower_chunks_open(ls, &ch, sp->nch, sp->len, n, "sel.c");
   k = newreg(ls, ascInt64, "sel.n");
   mov(ls, k, i64(0));
   body = ls->cur;
-  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, lo, hi, i64(1),
+  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, ch.lo, ch.hi, i64(1),
                                  "sel.i")->dst);
   b = truthy(ls, index_value(ls, m, ew, idx, 1));
   mov(ls, k, add(ls, asc__irv_reg(k), conv(ls, b, ascInt64)));
   ls->cur = body;
-  asc__lower_store_at(ls, sp->cnt, c, asc__irv_reg(k));
-  ls->pfors--;
-  ls->excepts = saved_excepts;
-  ls->cur = save;
+  asc__lower_store_at(ls, sp->cnt, ch.c, asc__irv_reg(k));
+  asc__lower_chunks_close(ls, &ch);
   mov(ls, total, i64(0));
   c = asc__irv_reg(open_for(ls, ASC_IR_FOR, i64(0), sp->nch, i64(1),
                             "sel.s")->dst);
@@ -296,14 +297,14 @@ static void select_count_par(lstate *ls, selpar *sp, const asc__lview *x,
 static void select_copy_par(lstate *ls, const selpar *sp,
                             const asc__lview *x, const asc__ast_expr *m,
                             asc__ewctx *ew, int32_t r) {
-  asc__irval n = x->shape[0], c, lo, hi, idx[1], b;
-  asc__irblock *save, *isave;
+  asc__irval idx[1], b;
+  asc__irblock *isave;
+  asc__lchunks ch;
   int32_t pos;
-  int saved_excepts = ls->excepts;
-  save = chunk_pfor(ls, sp, n, &c, &lo, &hi);
+  asc__lower_chunks_open(ls, &ch, sp->nch, sp->len, x->shape[0], "sel.c");
   pos = newreg(ls, ascInt64, "sel.pos");
-  mov(ls, pos, asc__lower_load_off(ls, sp->cnt, c));
-  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, lo, hi, i64(1),
+  mov(ls, pos, asc__lower_load_off(ls, sp->cnt, ch.c));
+  idx[0] = asc__irv_reg(open_for(ls, ASC_IR_FOR, ch.lo, ch.hi, i64(1),
                                  "sel.i")->dst);
   b = truthy(ls, index_value(ls, m, ew, idx, 1));
   isave = open_if(ls, b);
@@ -311,9 +312,7 @@ static void select_copy_par(lstate *ls, const selpar *sp,
                       asc__lower_load_at(ls, x, idx, 1));
   mov(ls, pos, add(ls, asc__irv_reg(pos), i64(1)));
   ls->cur = isave;
-  ls->pfors--;
-  ls->excepts = saved_excepts;
-  ls->cur = save;
+  asc__lower_chunks_close(ls, &ch);
 }
 
 /* x[m]: a new array.  A mask gives the elements where it is true, in C

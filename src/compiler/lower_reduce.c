@@ -251,6 +251,20 @@ static asc__irval stored_term(lstate *ls, asc__irval row, asc__irval f,
   return asc__lower_load_off(ls, *(const int32_t *)arg, f);
 }
 
+/* Does float v beat a, the extreme so far: strictly past it, or a NaN
+ * where a is none (so the first NaN wins, and of equal extremes the
+ * first) */
+static asc__irval beats(lstate *ls, int adt, bool lt, asc__irval v,
+                        asc__irval a) {
+  /* one instruction after another, in this order whatever the C
+   * compiler's order of arguments */
+  asc__irval past = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, v, a);
+  asc__irval vnan = op2(ls, ASC_IR_NE, adt, v, v);
+  asc__irval anum = op2(ls, ASC_IR_EQ, adt, a, a);
+  return op2(ls, ASC_IR_OR, ascBool, past,
+             op2(ls, ASC_IR_AND, ascBool, vnan, anum));
+}
+
 static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
                  const asc__irval *shape, int nd, const asc__irval *fixed,
                  unsigned axes, int kind, int32_t acc, int32_t idx,
@@ -377,12 +391,9 @@ static void pass(lstate *ls, const asc__ast_expr *call, asc__ewctx *sub,
       mov(ls, acc, op2(ls, lt ? ASC_IR_PMIN : ASC_IR_PMAX, adt, a, x));
       break;
     }
-    better = op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
-    if (asc__dt_is_float(adt))
-      better = op2(ls, ASC_IR_OR, ascBool, better,
-                   op2(ls, ASC_IR_AND, ascBool,
-                       op2(ls, ASC_IR_NE, adt, x, x),
-                       op2(ls, ASC_IR_EQ, adt, a, a)));
+    better = asc__dt_is_float(adt)
+                 ? beats(ls, adt, lt, x, a)
+                 : op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, x, a);
     if (idx >= 0) {
       asc__irins *i = emit(ls, ASC_IR_IF, -1, 1);
       asc__irblock *here = ls->cur;
@@ -448,16 +459,6 @@ static asc__irval holds(lstate *ls, const asc__ast_expr *call,
                  op2(ls, ASC_IR_NE, adt, x, x)));
 }
 
-/* `beats` of block extreme v against the best so far a: strictly past
- * it, or a NaN where a is none */
-static asc__irval beats(lstate *ls, int adt, bool lt, asc__irval v,
-                        asc__irval a) {
-  return op2(ls, ASC_IR_OR, ascBool,
-             op2(ls, lt ? ASC_IR_LT : ASC_IR_GT, adt, v, a),
-             op2(ls, ASC_IR_AND, ascBool, op2(ls, ASC_IR_NE, adt, v, v),
-                 op2(ls, ASC_IR_EQ, adt, a, a)));
-}
-
 /* The blocks of [lo, hi) along axis ax (ix[] the other indices): best
  * (an extreme, or the identity) and from (a block start) become the
  * first block's extreme that beats those before it and that block's
@@ -505,12 +506,12 @@ static void scan_chunks(lstate *ls, const asc__ast_expr *call,
                                        "red.cv", ls->line);
   asc__irins *ba = asc__ir_local_array(ls->c, ls->f, ascInt64,
                                        EXTREME_CHUNKS, "red.cb", ls->line);
-  asc__irval len, nch, c, lo, hi;
+  asc__irval len, nch, c, better;
   asc__irblock *save = ls->cur;
+  asc__lchunks ch;
   int32_t best = newreg(ls, adt, "red.cbest");
   int32_t bfrom = newreg(ls, ascInt64, "red.cfrom");
   int32_t v = newreg(ls, adt, "red.v");
-  int saved_excepts = ls->excepts;
   asc__irins *i;
   asc__ir_append(ls->cur, va);
   asc__ir_append(ls->cur, ba);
@@ -520,28 +521,21 @@ static void scan_chunks(lstate *ls, const asc__ast_expr *call,
   len = op2(ls, ASC_IR_MAX, ascInt64, i64(EXTREME_CHUNK),
             op2(ls, ASC_IR_AND, ascInt64,
                 add(ls, len, i64(EXTREME_BLOCK - 1)), i64(-EXTREME_BLOCK)));
-  nch = op2(ls, ASC_IR_FLOORDIV, ascInt64, op2(ls, ASC_IR_SUB, ascInt64, add(ls, n, len), i64(1)),
-            len);
-  c = asc__irv_reg(open_for(ls, ASC_IR_PFOR, i64(0), nch, i64(1),
-                            "red.c")->dst);
-  ls->pfors++;
-  ls->excepts = 0; /* the body is another function */
-  lo = mul(ls, c, len);
-  hi = op2(ls, ASC_IR_MIN, ascInt64, add(ls, lo, len), n);
+  nch = op2(ls, ASC_IR_FLOORDIV, ascInt64,
+            op2(ls, ASC_IR_SUB, ascInt64, add(ls, n, len), i64(1)), len);
+  asc__lower_chunks_open(ls, &ch, nch, len, n, "red.c");
   mov(ls, best, extreme(adt, lt));
-  mov(ls, bfrom, lo);
-  scan_blocks(ls, call, sub, ix, 1, 0, lt, adt, lo, hi, best, bfrom);
-  asc__lower_store_at(ls, va->dst, c, asc__irv_reg(best));
-  asc__lower_store_at(ls, ba->dst, c, asc__irv_reg(bfrom));
-  ls->pfors--;
-  ls->excepts = saved_excepts;
-  ls->cur = save;
+  mov(ls, bfrom, ch.lo);
+  scan_blocks(ls, call, sub, ix, 1, 0, lt, adt, ch.lo, ch.hi, best, bfrom);
+  asc__lower_store_at(ls, va->dst, ch.c, asc__irv_reg(best));
+  asc__lower_store_at(ls, ba->dst, ch.c, asc__irv_reg(bfrom));
+  asc__lower_chunks_close(ls, &ch);
   c = asc__irv_reg(open_for(ls, ASC_IR_FOR, i64(0), nch, i64(1),
                             "red.k")->dst);
   mov(ls, v, asc__lower_load_off(ls, va->dst, c));
-  lo = beats(ls, adt, lt, asc__irv_reg(v), asc__irv_reg(acc));
+  better = beats(ls, adt, lt, asc__irv_reg(v), asc__irv_reg(acc));
   i = emit(ls, ASC_IR_IF, -1, 1);
-  i->args[0] = lo;
+  i->args[0] = better;
   ls->cur = &i->body[0];
   mov(ls, acc, asc__irv_reg(v));
   mov(ls, from, asc__lower_load_off(ls, ba->dst, c));
