@@ -165,6 +165,20 @@ static void call(const job *g, int64_t r0, int64_t r1, int64_t c0,
 static void run_blas(const job *g, int64_t r0, int64_t r1, int64_t c0,
                      int64_t c1);
 
+/* The widest of this file's vector loops the CPU runs: the AVX-512
+ * ones, the AVX2 + FMA ones, or the plain C ones. */
+enum { ISA_ANY, ISA_AVX2, ISA_AVX512 };
+
+static inline int vector_isa(void) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx512f"))
+    return ISA_AVX512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return ISA_AVX2;
+#endif
+  return ISA_ANY;
+}
+
 /* ----------------------------------------------- a product of few rows */
 
 /* c = alpha * a @ b + beta * c where c has a few rows (a batch of eight
@@ -266,9 +280,10 @@ static void skinny(const job *g, int64_t r0, int64_t r1, int64_t c0,
     return;
   }
 #ifdef SKINNY_AVX
-  if (__builtin_cpu_supports("avx512f"))
+  int isa = vector_isa();
+  if (isa == ISA_AVX512)
     (f ? skinny_f_avx512 : skinny_d_avx512)(g, t, nb, r0, r1, c0, c1);
-  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  else if (isa == ISA_AVX2)
     (f ? skinny_f_avx2 : skinny_d_avx2)(g, t, nb, r0, r1, c0, c1);
   else
 #endif
@@ -366,14 +381,15 @@ static void dotrows(const job *g, int64_t rows, const void *m, int64_t ldm,
   double ad = g->alpha, bd = g->beta;
   bool f = g->dt == ascFloat32;
 #ifdef SKINNY_AVX
-  if (__builtin_cpu_supports("avx512f")) {
+  int isa = vector_isa();
+  if (isa == ISA_AVX512) {
     if (f)
       dotrows_f_avx512(rows, g->k, af, mf, ldm, vf, bf, y, incy);
     else
       dotrows_d_avx512(rows, g->k, ad, md, ldm, vd, bd, y, incy);
     return;
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+  if (isa == ISA_AVX2) {
     if (f)
       dotrows_f_avx2(rows, g->k, af, mf, ldm, vf, bf, y, incy);
     else
@@ -929,7 +945,7 @@ int asc__krt_dots(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
     return ASC_KLINALG_UNSUPPORTED;
   d.dt = dtype;
 #ifdef DOTS_AVX2
-  d.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  d.avx2 = vector_isa() >= ISA_AVX2;
 #else
   d.avx2 = false;
 #endif
@@ -1162,7 +1178,7 @@ int asc__krt_gemv2(asc_kctx *ctx, int32_t dtype, int64_t m, int64_t n,
   memset(&g, 0, sizeof g);
   g.dt = dtype;
 #ifdef DOTS_AVX2
-  g.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  g.avx2 = vector_isa() >= ISA_AVX2;
 #endif
   g.m = m;
   g.n = n;
